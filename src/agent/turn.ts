@@ -1,0 +1,214 @@
+import type { Config } from "../config/schema.ts";
+import { PrxError, errorMessage, toPrxError } from "../core/errors.ts";
+import type { EventPublisher } from "../core/events.ts";
+import type { MemoryBackend } from "../memory/types.ts";
+import type { ChatMessage, ProviderResolver, ToolSpec, Usage } from "../providers/types.ts";
+import type { ToolContext, ToolResult } from "../tools/types.ts";
+import type { MiddlewareRunner } from "./envelopes.ts";
+import { lifecycleTopic, type LifecycleName } from "./lifecycle.ts";
+import { buildMessages } from "./prompt.ts";
+import type { SqliteSessionStore } from "./sessions.ts";
+import type { TurnInput, TurnResult, TurnToolRecord } from "./types.ts";
+
+export interface TurnTools {
+  specs(): ToolSpec[];
+  call(name: string, rawArguments: string, context: ToolContext): Promise<ToolResult>;
+}
+
+/** Optional contributions from plugins: prompt context before a turn, evaluators after it. */
+export interface TurnExtensions {
+  context?(input: TurnInput): Promise<string[]>;
+  afterTurn?(input: TurnInput, result: TurnResult): Promise<void>;
+}
+
+export interface TurnDeps {
+  config: Config;
+  workspace: string;
+  sessions: SqliteSessionStore;
+  providers: ProviderResolver;
+  resolveModelChoice(opts: { provider?: string; model?: string }): { provider: string; model: string };
+  tools: TurnTools;
+  memory: () => MemoryBackend;
+  middleware: MiddlewareRunner;
+  events: EventPublisher;
+  extensions?: TurnExtensions;
+}
+
+const ZERO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
+function addUsage(a: Usage, b: Usage | null | undefined): Usage {
+  if (!b) return a;
+  return {
+    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+    completion_tokens: a.completion_tokens + b.completion_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+  };
+}
+
+function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // Observers are UI callbacks; a failing UI must not break the turn.
+  }
+}
+
+/**
+ * One turn of the agent: inbound middleware -> loop { llm_request -> provider -> llm_response -> tools }
+ * -> outbound middleware. The session keeps everything said, even when the turn fails part-way.
+ */
+export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<TurnResult> {
+  const { config, events, middleware } = deps;
+  const signal = input.signal ?? new AbortController().signal;
+  const observer = input.observer ?? {};
+  const persist = !input.historyOverride;
+  const emit = (name: LifecycleName, payload: Record<string, unknown>) =>
+    events.publish(lifecycleTopic(name), { session_id: input.sessionId, channel: input.channel, ...payload });
+  const delivered: string[] = [];
+  const sendMessage = (text: string) => {
+    delivered.push(text);
+    safely(() => observer.onMessage?.(text));
+  };
+  // Streaming raw deltas would bypass llm_response/outbound transformations, so buffer when they are active.
+  const streamDeltas = !middleware.active || (!middleware.active("llm_response") && !middleware.active("outbound"));
+
+  emit("agent_start", { text_length: input.text.length });
+  const pending: ChatMessage[] = [];
+  const flush = () => {
+    if (persist && pending.length) deps.sessions.append(input.sessionId, pending.splice(0));
+    else pending.length = 0;
+  };
+  let partial = "";
+  try {
+    if (persist) deps.sessions.ensure(input.sessionId, input.channel);
+    const inbound = await middleware.run("inbound", {
+      text: input.text,
+      channel: input.channel,
+      user_id: input.userId ?? null,
+      session_id: input.sessionId,
+      metadata: input.metadata ?? {},
+    });
+    const history = input.historyOverride ?? deps.sessions.history(input.sessionId, config.agent.max_history_messages);
+    const memories = config.memory.auto_recall
+      ? await deps.memory().recall(inbound.text, config.memory.recall_limit, input.sessionId).catch((error) => {
+          emit("error", { stage: "memory_recall", message: errorMessage(error) });
+          return [];
+        })
+      : [];
+    const context = (await deps.extensions?.context?.(input)) ?? [];
+    let messages = buildMessages({ systemPrompt: config.agent.system_prompt, memories, context, history, user: inbound.text });
+    pending.push({ role: "user", content: inbound.text });
+    flush();
+
+    const choice = deps.resolveModelChoice({ provider: input.provider, model: input.model });
+    const provider = deps.providers.resolve(choice.provider);
+    let usage = ZERO_USAGE;
+    const toolRecords: TurnToolRecord[] = [];
+    let finalText = "";
+    let model = choice.model;
+    let answeredBy = provider.name;
+    let iterations = 0;
+    let streamedFinal = false;
+
+    while (true) {
+      if (signal.aborted) throw new PrxError("ABORTED", "turn cancelled");
+      iterations++;
+      const request = await middleware.run("llm_request", {
+        messages,
+        model: choice.model,
+        temperature: config.agent.temperature,
+        tools: iterations > config.agent.max_tool_iterations ? [] : deps.tools.specs(),
+      });
+      emit("llm_request", { model: request.model, messages: request.messages.length, iteration: iterations });
+      partial = "";
+      streamedFinal = false;
+      const raw = await provider.chat({
+        messages: request.messages,
+        model: request.model,
+        temperature: request.temperature,
+        tools: request.tools.length ? request.tools : undefined,
+        signal,
+        onDelta: (delta) => {
+          if (delta.type !== "text") return;
+          partial += delta.text;
+          if (!streamDeltas) return;
+          streamedFinal = true;
+          safely(() => observer.onDelta?.(delta.text));
+        },
+      });
+      partial = "";
+      answeredBy = raw.provider;
+      const response = await middleware.run("llm_response", {
+        text: raw.text,
+        tool_calls: raw.toolCalls,
+        model: raw.model,
+        usage: raw.usage ?? null,
+      });
+      model = response.model;
+      usage = addUsage(usage, response.usage);
+      emit("llm_response", { model, tool_calls: response.tool_calls.length, iteration: iterations });
+
+      if (response.tool_calls.length === 0 || iterations > config.agent.max_tool_iterations) {
+        finalText = response.text || (response.tool_calls.length ? `(stopped after ${config.agent.max_tool_iterations} tool iterations)` : "");
+        break;
+      }
+      const assistant: ChatMessage = { role: "assistant", content: response.text, tool_calls: response.tool_calls };
+      const results: ChatMessage[] = [];
+      try {
+        for (const call of response.tool_calls) {
+          if (signal.aborted) {
+            results.push({ role: "tool", content: "error: cancelled", tool_call_id: call.id, name: call.name });
+            continue;
+          }
+          emit("tool_call_start", { tool: call.name, id: call.id });
+          safely(() => observer.onToolCallStart?.(call));
+          const result = await deps.tools.call(call.name, call.arguments, {
+            sessionId: input.sessionId,
+            workspace: deps.workspace,
+            signal,
+            sendMessage,
+          });
+          toolRecords.push({ call, result });
+          emit("tool_call", { tool: call.name, id: call.id, success: result.success });
+          safely(() => observer.onToolResult?.(call, result));
+          const content = result.success ? result.output : `error: ${result.error ?? result.output}`;
+          results.push({ role: "tool", content, tool_call_id: call.id, name: call.name });
+        }
+      } finally {
+        // The call and its results land together, so history never holds unanswered tool calls.
+        pending.push(assistant, ...results);
+        flush();
+      }
+      messages = [...messages, assistant, ...results];
+    }
+
+    const outbound = await middleware.run("outbound", { text: finalText, channel: input.channel, session_id: input.sessionId });
+    // Providers that do not stream, and buffered turns, deliver the final text as one delta.
+    if (!streamedFinal && outbound.text) safely(() => observer.onDelta?.(outbound.text));
+    pending.push({ role: "assistant", content: outbound.text });
+    flush();
+    const result: TurnResult = {
+      sessionId: input.sessionId,
+      text: outbound.text,
+      model,
+      provider: answeredBy,
+      usage,
+      toolCalls: toolRecords,
+      iterations,
+      messages: delivered,
+    };
+    emit("turn_complete", { iterations, tool_calls: toolRecords.length, usage });
+    emit("agent_end", { ok: true });
+    await deps.extensions?.afterTurn?.(input, result).catch((error) =>
+      emit("error", { stage: "after_turn", message: errorMessage(error) }),
+    );
+    return result;
+  } catch (error) {
+    const failure = signal.aborted ? new PrxError("ABORTED", "turn cancelled", { cause: error }) : toPrxError(error);
+    if (partial) pending.push({ role: "assistant", content: `${partial}\n[interrupted: ${failure.message}]` });
+    flush();
+    emit("error", { code: failure.code, message: failure.message });
+    emit("agent_end", { ok: false, code: failure.code });
+    throw failure;
+  }
+}

@@ -1,0 +1,78 @@
+import type { ChatMessage, ToolCall, Usage } from "../providers/types.ts";
+import type { ToolResult } from "../tools/types.ts";
+
+/** One user message entering the agent, from any entry point (chat, agent CLI, gateway, channel). */
+export interface TurnInput {
+  /** Existing or new session id; created if absent in the store. */
+  sessionId: string;
+  text: string;
+  /** "cli", "chat", "gateway", "webhook", "openai", "telegram", ... */
+  channel: string;
+  userId?: string | null;
+  metadata?: Record<string, unknown>;
+  /** Provider name override ("openai", "wasm:x"); default from config. */
+  provider?: string;
+  /** Model override; "hint:<name>" selects a model route. */
+  model?: string;
+  signal?: AbortSignal;
+  observer?: TurnObserver;
+  /**
+   * When set, the turn uses these messages as history instead of the stored session
+   * (OpenAI-compatible API: the client sends the whole conversation). Nothing is persisted then.
+   */
+  historyOverride?: ChatMessage[];
+}
+
+/** Live progress of a turn, for streaming UIs (chat, SSE). All callbacks are optional and must not throw. */
+export interface TurnObserver {
+  onDelta?(text: string): void;
+  onToolCallStart?(call: ToolCall): void;
+  onToolResult?(call: ToolCall, result: ToolResult): void;
+  /** An intermediate message for the user during the turn (e.g. a remote plugin's actionCallback). */
+  onMessage?(text: string): void;
+}
+
+export interface TurnToolRecord {
+  call: ToolCall;
+  result: ToolResult;
+}
+
+export interface TurnResult {
+  sessionId: string;
+  /** Final assistant text after outbound middleware. */
+  text: string;
+  model: string;
+  provider: string;
+  usage: Usage;
+  toolCalls: TurnToolRecord[];
+  iterations: number;
+  /** Intermediate messages delivered during the turn. */
+  messages: string[];
+}
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+  channel: string;
+  createdAt: string;
+  updatedAt: string;
+  messageCount: number;
+}
+
+export interface StoredMessage {
+  seq: number;
+  role: ChatMessage["role"];
+  content: string;
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+  name?: string;
+  createdAt: string;
+}
+
+export interface SessionStore {
+  list(limit?: number): SessionSummary[];
+  get(id: string): SessionSummary | null;
+  /** Creates the session if it does not exist. */
+  ensure(id: string, channel: string): SessionSummary;
+  messages(id: string, limit?: number): StoredMessage[];
+}

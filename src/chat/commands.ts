@@ -1,0 +1,67 @@
+import type { AgentHost } from "../agent/index.ts";
+import { newId } from "../core/ids.ts";
+import type { ChatOutput } from "./render.ts";
+
+export interface ChatState {
+  sessionId: string;
+  model?: string;
+  provider?: string;
+}
+
+export const CHAT_HELP = `Commands:
+  /help              this help
+  /new               start a new session
+  /sessions          list recent sessions
+  /switch <id>       continue another session
+  /model <m>         use another model (or hint:<name>); /model alone shows the current one
+  /exit              leave (Ctrl-D works too; Ctrl-C cancels a running turn)`;
+
+const NAMES = ["/help", "/new", "/sessions", "/switch", "/model", "/exit", "/quit"];
+
+/** Returns "exit" to leave, true when the line was a command, false when it is a message for the agent. */
+export function runChatCommand(line: string, state: ChatState, host: AgentHost, out: ChatOutput): "exit" | boolean {
+  if (!line.startsWith("/")) return false;
+  const [name, ...args] = line.trim().split(/\s+/);
+  switch (name) {
+    case "/help":
+      out.line(CHAT_HELP);
+      return true;
+    case "/exit":
+    case "/quit":
+      return "exit";
+    case "/new":
+      state.sessionId = newId("chat");
+      out.info(`new session ${state.sessionId}`);
+      return true;
+    case "/sessions": {
+      const sessions = host.sessions.list(20);
+      if (sessions.length === 0) out.info("no sessions yet");
+      for (const s of sessions) {
+        const mark = s.id === state.sessionId ? "*" : " ";
+        out.line(`${mark} ${s.id}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${s.messageCount} msgs  ${s.title}`);
+      }
+      return true;
+    }
+    case "/switch": {
+      const id = args[0];
+      if (!id) {
+        out.error("usage: /switch <session id> (see /sessions)");
+      } else if (!host.sessions.get(id)) {
+        out.error(`no session ${id} (see /sessions)`);
+      } else {
+        state.sessionId = id;
+        out.info(`switched to ${id}`);
+      }
+      return true;
+    }
+    case "/model": {
+      if (args[0]) state.model = args[0];
+      const choice = host.resolveModelChoice({ provider: state.provider, model: state.model });
+      out.info(`model: ${choice.model} (provider ${choice.provider})`);
+      return true;
+    }
+  }
+  const guess = NAMES.find((n) => n.startsWith(name!.slice(0, 3)));
+  out.error(`unknown command ${name}${guess ? `; did you mean ${guess}?` : ""} (/help lists them)`);
+  return true;
+}

@@ -1,0 +1,84 @@
+import { createInterface } from "node:readline";
+import type { AgentHost, TurnInput } from "../agent/index.ts";
+import { errorMessage } from "../core/errors.ts";
+import { newId } from "../core/ids.ts";
+import { parseCommand } from "./args.ts";
+import { InterruptController } from "./interrupt.ts";
+import { openHost } from "./open-host.ts";
+
+const USAGE = `Usage: prx agent -m "message" [--json] [--session ID] [--provider P] [--model M]
+       prx agent            (interactive: one turn per input line)
+`;
+
+export async function agentCommand(argv: string[]): Promise<number> {
+  const { values } = parseCommand(
+    "prx agent",
+    argv,
+    {
+      message: { type: "string", short: "m" },
+      json: { type: "boolean" },
+      session: { type: "string", short: "s" },
+      provider: { type: "string" },
+      model: { type: "string" },
+    },
+    false,
+  );
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const host = await openHost(values.workspace);
+  const sessionId = values.session ?? newId("cli");
+  let exitRequested = false;
+  const interrupts = new InterruptController(
+    () => {
+      exitRequested = true;
+      void host.close().finally(() => process.exit(130));
+    },
+    (m) => process.stderr.write(`\n${m}\n`),
+  );
+  process.on("SIGINT", () => interrupts.interrupt());
+
+  const turn = async (text: string): Promise<boolean> => {
+    const input: TurnInput = {
+      sessionId,
+      text,
+      channel: "cli",
+      provider: values.provider,
+      model: values.model,
+      signal: interrupts.begin(),
+      observer: values.json
+        ? {}
+        : {
+            onDelta: (t) => process.stdout.write(t),
+            onToolCallStart: (call) => process.stderr.write(`\n  → ${call.name}(${call.arguments.slice(0, 80)})\n`),
+            onMessage: (m) => process.stdout.write(`\n${m}\n`),
+          },
+    };
+    try {
+      const result = await host.runTurn(input);
+      process.stdout.write(values.json ? JSON.stringify(result) + "\n" : "\n");
+      return true;
+    } catch (error) {
+      if (values.json) process.stdout.write(JSON.stringify({ error: { code: (error as { code?: string }).code ?? "INTERNAL", message: errorMessage(error) } }) + "\n");
+      process.stderr.write(`error: ${errorMessage(error)}\n`);
+      return false;
+    } finally {
+      interrupts.end();
+    }
+  };
+
+  try {
+    if (values.message !== undefined) return (await turn(values.message)) ? 0 : 1;
+    const rl = createInterface({ input: process.stdin, terminal: false });
+    let ok = true;
+    for await (const line of rl) {
+      if (exitRequested) break;
+      if (!line.trim()) continue;
+      ok = (await turn(line)) && ok;
+    }
+    return ok ? 0 : 1;
+  } finally {
+    await host.close();
+  }
+}

@@ -1,0 +1,97 @@
+import { accessSync, constants } from "node:fs";
+import { loadConfig } from "../config/loader.ts";
+import type { Config } from "../config/schema.ts";
+import { openDatabase } from "../core/database.ts";
+import { errorMessage } from "../core/errors.ts";
+import { openWorkspace, type Workspace } from "../core/workspace.ts";
+import { parseCommand } from "./args.ts";
+
+export const DOCTOR_PROBE_TIMEOUT_MS = 5000;
+
+type Status = "ok" | "warn" | "fail";
+interface Check {
+  status: Status;
+  name: string;
+  detail: string;
+}
+
+async function probeProviders(config: Config): Promise<Check[]> {
+  const { createProviderResolver } = await import("../providers/index.ts");
+  const resolver = createProviderResolver(config);
+  const names = new Set([config.default_provider, ...Object.keys(config.providers), ...config.reliability.fallback_providers]);
+  const checks: Check[] = [];
+  for (const name of names) {
+    if (name.startsWith("wasm:") || name.startsWith("remote:")) {
+      checks.push({ status: "ok", name: `provider ${name}`, detail: "plugin provider (see plugins below)" });
+      continue;
+    }
+    try {
+      const provider = resolver.resolve(name);
+      const problem = provider.probe ? await provider.probe(AbortSignal.timeout(DOCTOR_PROBE_TIMEOUT_MS)) : null;
+      checks.push(problem ? { status: "fail", name: `provider ${name}`, detail: problem } : { status: "ok", name: `provider ${name}`, detail: "reachable" });
+    } catch (error) {
+      checks.push({ status: "fail", name: `provider ${name}`, detail: errorMessage(error) });
+    }
+  }
+  return checks;
+}
+
+async function pluginChecks(workspace: Workspace, config: Config): Promise<Check[]> {
+  const { describePlugins } = await import("../plugins/host-extensions.ts");
+  try {
+    const plugins = await describePlugins(workspace, config);
+    if (plugins.length === 0) return [{ status: "ok", name: "plugins", detail: `none in ${workspace.pluginsDir}` }];
+    return plugins.map((p) => ({
+      status: p.status === "error" ? "fail" : p.status === "disabled" ? "warn" : "ok",
+      name: `plugin ${p.name}`,
+      detail: p.message ?? p.status,
+    }));
+  } catch (error) {
+    return [{ status: "fail", name: "plugins", detail: errorMessage(error) }];
+  }
+}
+
+export async function doctorCommand(argv: string[]): Promise<number> {
+  const { values } = parseCommand("prx doctor", argv, { json: { type: "boolean" } }, false);
+  if (values.help) {
+    process.stdout.write("Usage: prx doctor [--json]\nChecks workspace, config, database, providers and plugins.\n");
+    return 0;
+  }
+  const checks: Check[] = [];
+  const workspace = openWorkspace(values.workspace);
+  try {
+    accessSync(workspace.root, constants.W_OK);
+    checks.push({ status: "ok", name: "workspace", detail: workspace.root });
+  } catch (error) {
+    checks.push({ status: "fail", name: "workspace", detail: `${workspace.root} is not writable: ${errorMessage(error)}` });
+  }
+  let config: Config | null = null;
+  try {
+    const loaded = loadConfig(workspace.configPath);
+    config = loaded.config;
+    checks.push({ status: "ok", name: "config", detail: loaded.path ?? "no config.toml (defaults; run prx init)" });
+  } catch (error) {
+    checks.push({ status: "fail", name: "config", detail: errorMessage(error) });
+  }
+  try {
+    const db = openDatabase(workspace.dbPath);
+    const result = db.query<{ quick_check: string }, []>("PRAGMA quick_check").get();
+    checks.push(
+      result?.quick_check === "ok"
+        ? { status: "ok", name: "database", detail: workspace.dbPath }
+        : { status: "fail", name: "database", detail: `${workspace.dbPath}: ${result?.quick_check}` },
+    );
+  } catch (error) {
+    checks.push({ status: "fail", name: "database", detail: errorMessage(error) });
+  }
+  if (config) {
+    checks.push(...(await probeProviders(config)));
+    checks.push(...(await pluginChecks(workspace, config)));
+  }
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ ok: checks.every((c) => c.status !== "fail"), checks }, null, 2) + "\n");
+  } else {
+    for (const c of checks) process.stdout.write(`${c.status.toUpperCase().padEnd(4)} ${c.name}: ${c.detail}\n`);
+  }
+  return checks.some((c) => c.status === "fail") ? 1 : 0;
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bun
+/**
+ * prx entry point. Decides the mode from argv before importing anything heavy: `--version` and `--help`
+ * must stay instant, and child modes (plugin workers, channel processes) load only what they need.
+ */
+import { version } from "../../package.json" with { type: "json" };
+
+const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins"] as const;
+
+const HELP = `prx ${version} — a self-hosted AI agent host
+
+Usage: prx <command> [options]
+
+Commands:
+  init [--force]                 write a commented config.toml into the workspace
+  config show|validate|schema    print, check, or describe the configuration
+  doctor                         check workspace, config, database, providers and plugins
+  agent -m "..." [--json]        one turn (or, without -m, a line-by-line interactive agent)
+        [--session ID] [--provider P] [--model M]
+  chat [--session ID|--continue] interactive terminal chat with streaming
+  gateway [--host H] [--port P]  run the HTTP gateway (also: gateway token create|list|revoke)
+  plugins list|info|reload|validate|probe   manage plugins
+
+Global options:
+  -w, --workspace DIR   workspace directory (default $PRX_WORKSPACE or ~/.prx)
+  -h, --help            help
+  -V, --version         print the version
+`;
+
+async function dispatch(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (command === "--version" || command === "-V" || command === "version") {
+    process.stdout.write(`prx ${version}\n`);
+    return 0;
+  }
+  switch (command) {
+    case "init":
+      return (await import("./init.ts")).initCommand(rest);
+    case "config":
+      return (await import("./config.ts")).configCommand(rest);
+    case "doctor":
+      return (await import("./doctor.ts")).doctorCommand(rest);
+    case "agent":
+      return (await import("./agent.ts")).agentCommand(rest);
+    case "chat":
+      return (await import("./chat.ts")).chatCommand(rest);
+    case "gateway":
+      return (await import("./gateway.ts")).gatewayCommand(rest, {});
+    case "plugins":
+      return (await import("./plugins.ts")).pluginsCommand(rest, {});
+    case "__child":
+      return (await import("./child.ts")).childCommand(rest);
+  }
+  const { unknownName } = await import("./args.ts");
+  throw unknownName("command", command, command.startsWith("-") ? ["--help", "--version"] : COMMANDS);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    return await dispatch(argv);
+  } catch (error) {
+    const { PrxError } = await import("../core/errors.ts");
+    if (error instanceof PrxError) {
+      process.stderr.write(`error: ${error.describe()}\n`);
+      return error.code === "USAGE" ? 2 : 1;
+    }
+    process.stderr.write(`error: ${(error as Error)?.stack ?? String(error)}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  const code = await main(process.argv.slice(2));
+  process.exitCode = code;
+}

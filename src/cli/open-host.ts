@@ -1,0 +1,10 @@
+import { openAgentHost, type AgentHost } from "../agent/index.ts";
+
+/**
+ * Open the agent host for a CLI command. Every entry point (agent, chat, gateway, channels) goes through
+ * here so the workspace plugin runtime is initialised before an explicitly selected wasm: backend resolves.
+ */
+export async function openHost(workspace?: string): Promise<AgentHost> {
+  const { pluginExtensions } = await import("../plugins/host-extensions.ts");
+  return openAgentHost({ workspace, extend: pluginExtensions });
+}

@@ -1,0 +1,48 @@
+import { PrxError } from "../core/errors.ts";
+import { ConfigSchema, type Config } from "./schema.ts";
+
+/** Environment overrides for the common keys. Values are validated by the same schema. */
+export const ENV_OVERRIDES: Record<string, string> = {
+  PRX_PROVIDER: "default_provider",
+  PRX_MODEL: "default_model",
+  PRX_GATEWAY_HOST: "gateway.host",
+  PRX_GATEWAY_PORT: "gateway.port",
+  PRX_MEMORY_BACKEND: "memory.backend",
+  PRX_TEMPERATURE: "agent.temperature",
+  PRX_MAX_TOOL_ITERATIONS: "agent.max_tool_iterations",
+};
+
+function coerce(value: string): unknown {
+  if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  if (value === "true" || value === "false") return value === "true";
+  return value;
+}
+
+export function applyEnvOverrides(config: Config, env: Record<string, string | undefined>): Config {
+  let changed = false;
+  const next = structuredClone(config) as Record<string, any>;
+  for (const [name, path] of Object.entries(ENV_OVERRIDES)) {
+    const value = env[name];
+    if (value === undefined || value === "") continue;
+    const keys = path.split(".");
+    let target = next;
+    for (const key of keys.slice(0, -1)) target = target[key];
+    target[keys.at(-1)!] = keys.at(-1) === "default_model" || keys.at(-1) === "default_provider" || keys.at(-1) === "host" || keys.at(-1) === "backend" ? value : coerce(value);
+    changed = true;
+  }
+  if (!changed) return config;
+  const result = ConfigSchema.safeParse(next);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const env = Object.entries(ENV_OVERRIDES).find(([, p]) => p === issue.path.join("."))?.[0] ?? "environment";
+    throw new PrxError("CONFIG_INVALID", `${env}: ${issue.path.join(".")}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+/** Resolve a provider's key from the environment variable it names. */
+export function secretFromEnv(varName: string | undefined, env: Record<string, string | undefined> = process.env): string | undefined {
+  if (!varName) return undefined;
+  const value = env[varName];
+  return value && value.length > 0 ? value : undefined;
+}

@@ -1,0 +1,71 @@
+import { existsSync, readFileSync } from "node:fs";
+import { parse as parseToml, TomlError } from "smol-toml";
+import type { z } from "zod";
+import { PrxError } from "../core/errors.ts";
+import { ConfigSchema, type Config } from "./schema.ts";
+import { lineOf, locatePaths } from "./locate.ts";
+import { applyEnvOverrides } from "./env.ts";
+
+export const CONFIG_MAX_BYTES = 1024 * 1024;
+
+export interface LoadedConfig {
+  config: Config;
+  /** Absolute path of the file read, or null when the defaults were used. */
+  path: string | null;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, source: string, file: string): string {
+  const lines = locatePaths(source);
+  if (issue.code === "unrecognized_keys") {
+    return issue.keys
+      .map((key) => {
+        const path = [...issue.path, key].map(String);
+        const line = lineOf(lines, path);
+        return `${file}${line ? `:${line}` : ""}: unknown key "${path.join(".")}"`;
+      })
+      .join("\n");
+  }
+  const path = issue.path.map(String);
+  const line = lineOf(lines, path);
+  const where = path.length ? `"${path.join(".")}"` : "(top level)";
+  return `${file}${line ? `:${line}` : ""}: ${where}: ${issue.message}`;
+}
+
+/** Parse and validate TOML text. `file` only names the source in messages. */
+export function parseConfig(source: string, file = "config.toml"): Config {
+  if (source.length > CONFIG_MAX_BYTES) {
+    throw new PrxError("CONFIG_INVALID", `${file}: larger than ${CONFIG_MAX_BYTES} bytes`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseToml(source);
+  } catch (cause) {
+    const where = cause instanceof TomlError ? `:${cause.line}:${cause.column}` : "";
+    const first = (cause as Error).message.split("\n")[0];
+    throw new PrxError("CONFIG_PARSE", `${file}${where}: invalid TOML: ${first}`, {
+      cause,
+      hint: "fix the syntax at that line (prx config validate checks it)",
+    });
+  }
+  const result = ConfigSchema.safeParse(raw);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => describeIssue(issue, source, file));
+    throw new PrxError("CONFIG_INVALID", lines.join("\n"), {
+      hint: "see `prx config schema` for every key and its type",
+      details: { issues: result.error.issues },
+    });
+  }
+  return result.data;
+}
+
+/** Load config.toml from a path; a missing file means defaults. Env overrides are applied last. */
+export function loadConfig(path: string, env: Record<string, string | undefined> = process.env): LoadedConfig {
+  if (!existsSync(path)) return { config: applyEnvOverrides(ConfigSchema.parse({}), env), path: null };
+  let source: string;
+  try {
+    source = readFileSync(path, "utf8");
+  } catch (cause) {
+    throw new PrxError("CONFIG_NOT_FOUND", `cannot read ${path}: ${(cause as Error).message}`, { cause });
+  }
+  return { config: applyEnvOverrides(parseConfig(source, path), env), path };
+}

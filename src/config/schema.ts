@@ -1,0 +1,108 @@
+import { z } from "zod";
+
+/**
+ * The one schema of config.toml. Every object is strict: an unknown key is an error naming its path.
+ * Secrets never live here: providers name the environment variable that holds their key.
+ */
+export const ProviderKinds = ["openai-compatible", "anthropic", "offline"] as const;
+
+export const ProviderConfigSchema = z
+  .strictObject({
+    kind: z.enum(ProviderKinds).default("openai-compatible"),
+    base_url: z.url().optional().describe("API root, e.g. https://api.openai.com/v1"),
+    api_key_env: z.string().min(1).optional().describe("name of the environment variable holding the API key"),
+    models: z.array(z.string().min(1)).default([]),
+    timeout_ms: z.number().int().min(100).max(600_000).default(120_000),
+    headers: z.record(z.string(), z.string()).default({}),
+    max_tokens: z.number().int().positive().optional(),
+  })
+  .describe("one LLM provider endpoint");
+
+export const ModelRouteSchema = z.strictObject({
+  hint: z.string().min(1).describe("use as model = \"hint:<hint>\""),
+  provider: z.string().min(1),
+  model: z.string().min(1),
+});
+
+export const ReliabilitySchema = z.strictObject({
+  retries: z.number().int().min(0).max(10).default(2),
+  backoff_ms: z.number().int().min(0).max(60_000).default(500),
+  max_backoff_ms: z.number().int().min(0).max(300_000).default(10_000),
+  fallback_providers: z.array(z.string().min(1)).default([]),
+});
+
+export const AgentSchema = z.strictObject({
+  system_prompt: z
+    .string()
+    .default("You are prx, a helpful personal assistant. Use tools when they help; answer concisely."),
+  max_tool_iterations: z.number().int().min(1).max(100).default(10),
+  temperature: z.number().min(0).max(2).default(0.7),
+  max_history_messages: z.number().int().min(2).max(1000).default(50),
+});
+
+export const MemorySchema = z.strictObject({
+  backend: z
+    .string()
+    .regex(/^(sqlite|none|wasm:.+)$/, 'expected "sqlite", "none" or "wasm:<name>"')
+    .default("sqlite"),
+  auto_recall: z.boolean().default(true).describe("add relevant memories to the prompt of each turn"),
+  recall_limit: z.number().int().min(1).max(50).default(5),
+});
+
+export const ToolsSchema = z.strictObject({
+  http_allowlist: z.array(z.string().min(1)).default([]).describe("URL prefixes http_request may fetch; a trailing * is a prefix match"),
+  http_timeout_ms: z.number().int().min(100).max(300_000).default(15_000),
+  http_max_response_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  file_max_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  shell_enabled: z.boolean().default(false),
+  shell_allowlist: z.array(z.string().min(1)).default([]).describe("program names the shell tool may run"),
+  shell_timeout_ms: z.number().int().min(100).max(600_000).default(30_000),
+  disabled: z.array(z.string()).default([]).describe("built-in tool names to hide from the model"),
+});
+
+export const GatewaySchema = z.strictObject({
+  host: z.string().min(1).default("127.0.0.1"),
+  port: z.number().int().min(0).max(65_535).default(16_830),
+  allow_public_bind: z.boolean().default(false),
+  require_pairing: z.boolean().default(true),
+  pairing_code_ttl_s: z.number().int().min(30).max(86_400).default(600),
+  max_body_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  rate_limit_per_minute: z.number().int().min(1).default(120).describe("requests per minute per client address"),
+  rate_limit_per_token_per_minute: z.number().int().min(1).default(600),
+  idempotency_ttl_s: z.number().int().min(60).default(86_400),
+  shutdown_grace_ms: z.number().int().min(0).max(600_000).default(10_000),
+});
+
+export const PluginGrantSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  grant: z.array(z.string().min(1)).default([]).describe("sensitive permissions granted, e.g. http-outbound"),
+  config: z.record(z.string(), z.string()).default({}).describe("overrides of the manifest's [config]"),
+});
+
+export const ConfigSchema = z.strictObject({
+  default_provider: z.string().min(1).default("offline"),
+  default_model: z.string().min(1).default("offline"),
+  providers: z.record(z.string().min(1), ProviderConfigSchema).default({}),
+  model_routes: z.array(ModelRouteSchema).default([]),
+  reliability: ReliabilitySchema.default(ReliabilitySchema.parse({})),
+  agent: AgentSchema.default(AgentSchema.parse({})),
+  memory: MemorySchema.default(MemorySchema.parse({})),
+  tools: ToolsSchema.default(ToolsSchema.parse({})),
+  gateway: GatewaySchema.default(GatewaySchema.parse({})),
+  plugins: z.record(z.string().min(1), PluginGrantSchema).default({}),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
+export type ModelRoute = z.infer<typeof ModelRouteSchema>;
+export type ReliabilityConfig = z.infer<typeof ReliabilitySchema>;
+export type AgentConfig = z.infer<typeof AgentSchema>;
+export type MemoryConfig = z.infer<typeof MemorySchema>;
+export type ToolsConfig = z.infer<typeof ToolsSchema>;
+export type GatewayConfig = z.infer<typeof GatewaySchema>;
+export type PluginGrant = z.infer<typeof PluginGrantSchema>;
+
+/** The config a fresh workspace behaves as if it had. */
+export function defaultConfig(): Config {
+  return ConfigSchema.parse({});
+}

@@ -1,0 +1,57 @@
+/** The commented config.toml that `prx init` writes. Every value shown is the default unless noted. */
+export const CONFIG_TEMPLATE = `# prx configuration. Run \`prx config validate\` after editing; \`prx config schema\` lists every key.
+# Secrets never go in this file: providers name the environment variable that holds their key.
+
+# Which provider answers by default. "offline" is built in and needs no key.
+default_provider = "offline"
+default_model = "offline"
+
+# An OpenAI-compatible provider (OpenAI, OpenRouter, Ollama, vLLM, LM Studio, Groq, Together, DeepSeek, ...).
+# Uncomment, export OPENAI_API_KEY, and set default_provider = "openai", default_model = "gpt-4o-mini".
+# [providers.openai]
+# kind = "openai-compatible"
+# base_url = "https://api.openai.com/v1"
+# api_key_env = "OPENAI_API_KEY"
+# models = ["gpt-4o-mini"]
+# timeout_ms = 120000
+
+# [providers.anthropic]
+# kind = "anthropic"
+# base_url = "https://api.anthropic.com"
+# api_key_env = "ANTHROPIC_API_KEY"
+# models = ["claude-sonnet-4-5"]
+
+# Model routes: use model = "hint:fast" to pick a provider and model by purpose.
+# [[model_routes]]
+# hint = "fast"
+# provider = "openai"
+# model = "gpt-4o-mini"
+
+[reliability]
+retries = 2              # retries per provider on 408, 429, 5xx and network errors
+backoff_ms = 500         # first backoff; doubles each retry; Retry-After is honoured
+fallback_providers = []  # tried in order when the default provider keeps failing
+
+[agent]
+max_tool_iterations = 10
+temperature = 0.7
+# system_prompt = "You are prx, a helpful personal assistant."
+
+[memory]
+backend = "sqlite"       # "sqlite" (data/prx.db), "none", or "wasm:<plugin storage name>"
+auto_recall = true       # add relevant memories to each turn's prompt
+
+[tools]
+http_allowlist = []      # URL prefixes http_request may fetch, e.g. ["https://api.github.com/*"]
+shell_enabled = false    # the shell tool is off unless enabled
+shell_allowlist = []     # programs the shell tool may run, e.g. ["ls", "git"]
+
+[gateway]
+host = "127.0.0.1"
+port = 16830
+require_pairing = true   # a one-time code is printed at start; POST /pair exchanges it for a token
+
+# Grant sensitive permissions to a plugin:
+# [plugins.weather]
+# grant = ["http-outbound"]
+`;

@@ -1,0 +1,83 @@
+import type { Database } from "bun:sqlite";
+import type { Logger } from "../core/logger.ts";
+import type { EventPublisher } from "../core/events.ts";
+import type { Workspace } from "../core/workspace.ts";
+import type { MemoryBackend } from "../memory/types.ts";
+import type { ProviderResolver } from "../providers/types.ts";
+
+/**
+ * Contracts between the plugin runtime (registry, generations, adapters) and the loaders that turn an
+ * admitted plugin into something callable (WASM sandbox, remote JS supervisor).
+ */
+export const PluginKinds = ["wasm-component", "wasm-module", "remote"] as const;
+export type PluginKind = (typeof PluginKinds)[number];
+
+export const CapabilityTypes = ["tool", "middleware", "hook", "cron", "provider", "storage"] as const;
+export type CapabilityType = (typeof CapabilityTypes)[number];
+
+/** Permissions granted without asking. Everything else a plugin requires must be granted in config. */
+export const AUTO_GRANTED_PERMISSIONS = ["log", "config", "kv"] as const;
+
+export interface CapabilityRef {
+  type: CapabilityType;
+  name: string;
+}
+
+/** Resource limits after defaults are applied. */
+export interface PluginResources {
+  maxMemoryMb: number;
+  maxExecutionTimeMs: number;
+  maxHttpRequestsPerCall: number;
+  maxKvStorageMb: number;
+  /** Declared by PRX manifests; JavaScriptCore has no fuel metering, so it is reported, not enforced. */
+  maxFuel: number | null;
+}
+
+/** A plugin that passed discovery and admission, ready to be loaded by a loader of its kind. */
+export interface AdmittedPlugin {
+  name: string;
+  version: string;
+  kind: PluginKind;
+  /** Canonical plugin directory. */
+  dir: string;
+  /** Canonical path of the wasm file (wasm kinds) or entry file (remote). */
+  entryPath: string;
+  capabilities: CapabilityRef[];
+  resources: PluginResources;
+  /** Effective permissions: auto-granted plus required/optional ones granted in config. */
+  granted: ReadonlySet<string>;
+  /** Manifest [config] merged with `[plugins.<name>].config` from config.toml. */
+  config: Record<string, string>;
+  /** Manifest `[permissions] http_allowlist`. */
+  httpAllowlist: string[];
+}
+
+/** Services the host offers to every plugin instance (KV, memory, events, logs, models). */
+export interface PluginHostServices {
+  workspace: Workspace;
+  db: Database;
+  events: EventPublisher;
+  /** The live memory backend, resolved at call time (it may change). Null when memory is "none". */
+  memory: () => MemoryBackend | null;
+  providers?: ProviderResolver;
+  logger: Logger;
+}
+
+/** A loaded plugin inside one generation. */
+export interface PluginInstance {
+  readonly plugin: AdmittedPlugin;
+  /**
+   * Call an export of one capability's instance. `fn` is the WIT function name (e.g. "get-spec",
+   * "execute", "process", "on-event", "run", "chat", "store-memory"); args and the resolved value use
+   * jco's JS mapping of WIT types (strings, numbers, arrays, plain objects; `result<T, E>` resolves T or
+   * rejects with a PrxError carrying E; `option<T>` is T | undefined). Calls to one capability instance are queued.
+   */
+  invoke(capability: CapabilityRef, fn: string, args: unknown[]): Promise<unknown>;
+  /** Release after in-flight calls finish (old generation). Idempotent. */
+  release(): Promise<void>;
+}
+
+export interface PluginLoader {
+  readonly kinds: readonly PluginKind[];
+  load(plugin: AdmittedPlugin, host: PluginHostServices): Promise<PluginInstance>;
+}

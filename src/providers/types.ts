@@ -1,0 +1,79 @@
+import { z } from "zod";
+
+/** Chat messages as stored in sessions and sent to providers (OpenAI-shaped, the lingua franca). */
+export const ToolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Raw JSON text of the arguments, exactly as the model produced it. */
+  arguments: z.string(),
+});
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+
+export const ChatMessageSchema = z.object({
+  role: z.enum(["system", "user", "assistant", "tool"]),
+  content: z.string(),
+  tool_calls: z.array(ToolCallSchema).optional(),
+  /** For role "tool": the id of the call this answers. */
+  tool_call_id: z.string().optional(),
+  /** For role "tool": the tool's name. */
+  name: z.string().optional(),
+});
+export type ChatMessage = z.infer<typeof ChatMessageSchema>;
+
+export const ToolSpecSchema = z.object({
+  name: z.string().min(1),
+  description: z.string(),
+  /** JSON Schema of the arguments object. */
+  parameters: z.record(z.string(), z.unknown()),
+});
+export type ToolSpec = z.infer<typeof ToolSpecSchema>;
+
+export const UsageSchema = z.object({
+  prompt_tokens: z.number().int().nonnegative(),
+  completion_tokens: z.number().int().nonnegative(),
+  total_tokens: z.number().int().nonnegative(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** Incremental output while a response streams. */
+export type StreamDelta =
+  | { type: "text"; text: string }
+  | { type: "tool_call"; index: number; id?: string; name?: string; argumentsDelta?: string };
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  model: string;
+  temperature?: number;
+  tools?: ToolSpec[];
+  maxTokens?: number;
+  signal?: AbortSignal;
+  /** When set, the provider streams and calls this for each delta; the resolved response is still complete. */
+  onDelta?: (delta: StreamDelta) => void;
+}
+
+export interface ChatResponse {
+  text: string;
+  toolCalls: ToolCall[];
+  usage?: Usage;
+  /** The model that actually answered (as reported by the provider when it says). */
+  model: string;
+  finishReason?: string;
+  /** Name of the provider that answered (after fallback). */
+  provider: string;
+}
+
+export interface Provider {
+  /** Configured name, e.g. "openai", "offline", "wasm:echo". */
+  readonly name: string;
+  chat(request: ChatRequest): Promise<ChatResponse>;
+  /** Models this provider is known to serve, for /v1/models and doctor. */
+  listModels?(): Promise<string[]>;
+  /** Cheap reachability probe for `prx doctor` and /health. Resolves to an error message or null. */
+  probe?(signal?: AbortSignal): Promise<string | null>;
+}
+
+/** Resolves names like "openai", "wasm:echo", "remote:plugin" to a provider (stable proxies for plugins). */
+export interface ProviderResolver {
+  resolve(name: string): Provider;
+  names(): string[];
+}

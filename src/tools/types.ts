@@ -1,0 +1,33 @@
+import { z } from "zod";
+import type { ToolSpec } from "../providers/types.ts";
+
+export const ToolResultSchema = z.object({
+  success: z.boolean(),
+  output: z.string(),
+  error: z.string().nullable().optional(),
+});
+export type ToolResult = z.infer<typeof ToolResultSchema>;
+
+export interface ToolContext {
+  sessionId: string;
+  workspace: string;
+  signal: AbortSignal;
+  /** Deliver an intermediate message to the user during the current turn (remote actionCallback). */
+  sendMessage?: (text: string) => void;
+}
+
+export interface Tool {
+  readonly spec: ToolSpec;
+  /** `args` is the parsed JSON object the model sent. Throwing is allowed; the registry turns it into an error result. */
+  execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
+}
+
+/**
+ * A set of tools whose membership can change over time (plugin generations). The registry asks at
+ * call time, so a source must never be cached by consumers as a fixed list.
+ */
+export interface ToolSource {
+  readonly id: string;
+  list(): ToolSpec[];
+  get(name: string): Tool | undefined;
+}

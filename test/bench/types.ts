@@ -1,0 +1,32 @@
+/** One measured quantity. `target` is the issue's goal, when it has one, in the same unit. */
+export interface BenchRow {
+  suite: string;
+  name: string;
+  value: number;
+  unit: "ms" | "us" | "MB" | "ops/s" | "req/s" | "count" | "%";
+  target?: { op: "<=" | ">="; value: number };
+  note?: string;
+}
+
+export interface BenchContext {
+  /** Absolute path of the repository root. */
+  root: string;
+  /** Path of the compiled binary (built by the harness before suites run if missing). */
+  binary: string;
+  /** A fresh temporary directory for this suite. */
+  tmp: string;
+}
+
+export type BenchSuite = (ctx: BenchContext) => Promise<BenchRow[]>;
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export function stats(samples: number[]): { p50: number; p99: number; mean: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean };
+}
