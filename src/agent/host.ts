@@ -73,10 +73,10 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   memory = createMemoryBackend(config.memory.backend, db, (name) => extensions.storage?.(name));
   const currentMemory = () => memory!;
 
-  const tools = new ToolRegistry(
-    createBuiltinTools({ config: config.tools, workspace: workspace.root, memory: currentMemory }),
-    { disabled: config.tools.disabled },
-  );
+  const tools = new ToolRegistry({
+    builtins: createBuiltinTools({ config: config.tools, workspace: workspace.root, memory: currentMemory }),
+    disabled: config.tools.disabled,
+  });
   for (const source of extensions.toolSources ?? []) tools.addSource(source);
 
   const sessions = new SqliteSessionStore(db);

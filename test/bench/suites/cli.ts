@@ -1,0 +1,43 @@
+/** Issue 2 targets: `--version` cold start, one `prx agent -m` turn (overhead over the fake provider), peak RSS. */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startFakeOpenAI } from "../../fakes/openai-server.ts";
+import { stats, type BenchRow, type BenchSuite } from "../types.ts";
+
+const FAKE_LATENCY_MS = 50;
+
+function timeRun(argv: string[], env: Record<string, string | undefined> = process.env): { ms: number; maxRssMb: number; stdout: string } {
+  const started = performance.now();
+  const proc = Bun.spawnSync(argv, { env, stdout: "pipe", stderr: "pipe" });
+  const ms = performance.now() - started;
+  if (proc.exitCode !== 0) throw new Error(`${argv.join(" ")} exited ${proc.exitCode}: ${proc.stderr.toString()}`);
+  const maxRss = proc.resourceUsage?.maxRSS ?? 0;
+  return { ms, maxRssMb: maxRss / 1024 / 1024, stdout: proc.stdout.toString() };
+}
+
+const suite: BenchSuite = async ({ binary, tmp }) => {
+  const rows: BenchRow[] = [];
+  timeRun([binary, "--version"]); // warm the page cache
+  const version = Array.from({ length: 15 }, () => timeRun([binary, "--version"]).ms);
+  rows.push({ suite: "cli", name: "prx --version cold start (median of 15)", value: stats(version).p50, unit: "ms", target: { op: "<=", value: 30 } });
+
+  const fake = await startFakeOpenAI({ latencyMs: FAKE_LATENCY_MS });
+  try {
+    writeFileSync(
+      join(tmp, "config.toml"),
+      `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fake.url}"\n`,
+    );
+    const argv = [binary, "agent", "--workspace", tmp, "-m", "hello bench"];
+    timeRun(argv);
+    const runs = Array.from({ length: 10 }, () => timeRun(argv));
+    const wall = stats(runs.map((r) => r.ms)).p50;
+    rows.push({ suite: "cli", name: `prx agent -m turn wall time (fake latency ${FAKE_LATENCY_MS} ms)`, value: wall, unit: "ms" });
+    rows.push({ suite: "cli", name: "prx agent -m turn overhead (wall - fake latency)", value: wall - FAKE_LATENCY_MS, unit: "ms", target: { op: "<=", value: 100 } });
+    rows.push({ suite: "cli", name: "prx agent -m peak RSS", value: Math.max(...runs.map((r) => r.maxRssMb)), unit: "MB" });
+  } finally {
+    await fake.stop();
+  }
+  return rows;
+};
+
+export default suite;

@@ -1,0 +1,85 @@
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CONFIG_MAX_BYTES, loadConfig, parseConfig } from "../../src/config/index.ts";
+import { isPrxError, PrxError } from "../../src/core/errors.ts";
+import { CONFIG_TEMPLATE } from "../../src/config/template.ts";
+
+function failure(source: string): PrxError {
+  try {
+    parseConfig(source, "config.toml");
+  } catch (error) {
+    if (isPrxError(error)) return error;
+    throw error;
+  }
+  throw new Error("expected parseConfig to fail");
+}
+
+describe("config loader", () => {
+  test("empty file gives defaults", () => {
+    const config = parseConfig("");
+    expect(config.default_provider).toBe("offline");
+    expect(config.memory.backend).toBe("sqlite");
+    expect(config.gateway.port).toBe(16830);
+    expect(config.tools.shell_enabled).toBe(false);
+  });
+
+  test("the init template is valid and matches the defaults it documents", () => {
+    const config = parseConfig(CONFIG_TEMPLATE);
+    expect(config.default_provider).toBe("offline");
+    expect(config.reliability.retries).toBe(2);
+  });
+
+  test("unknown keys name the key path and the line", () => {
+    const error = failure(`default_model = "x"\n\n[agent]\ntemperature = 0.5\nfoo = 1\n`);
+    expect(error.code).toBe("CONFIG_INVALID");
+    expect(error.message).toContain('config.toml:5: unknown key "agent.foo"');
+  });
+
+  test("unknown keys inside array tables and provider tables", () => {
+    const source = `[providers.openai]\nbase_url = "https://api.openai.com/v1"\napi_key = "sk-oops"\n\n[[model_routes]]\nhint = "a"\nprovider = "openai"\nmodel = "m"\n\n[[model_routes]]\nhint = "b"\nprovider = "openai"\nmodle = "m"\n`;
+    const error = failure(source);
+    expect(error.message).toContain('config.toml:3: unknown key "providers.openai.api_key"');
+    expect(error.message).toContain('config.toml:13: unknown key "model_routes.1.modle"');
+    expect(error.message).toContain('"model_routes.1.model"');
+  });
+
+  test("wrong types name the path and line", () => {
+    const error = failure(`[gateway]\nport = "eighty"\n`);
+    expect(error.message).toMatch(/config\.toml:2: "gateway\.port": .*number/);
+  });
+
+  test("broken TOML names line and column", () => {
+    const error = failure(`[agent]\ntemperature = = 1\n`);
+    expect(error.code).toBe("CONFIG_PARSE");
+    expect(error.message).toMatch(/^config\.toml:2:\d+: invalid TOML/);
+  });
+
+  test("memory backend accepts sqlite, none and wasm:<name> only", () => {
+    expect(parseConfig(`[memory]\nbackend = "wasm:kvstore"`).memory.backend).toBe("wasm:kvstore");
+    expect(failure(`[memory]\nbackend = "postgres"`).message).toContain("memory.backend");
+  });
+
+  test("size limit: at the limit parses, one past fails", () => {
+    const filler = (n: number) => "#".repeat(n - 1) + "\n";
+    expect(() => parseConfig(filler(CONFIG_MAX_BYTES))).not.toThrow();
+    expect(failure(filler(CONFIG_MAX_BYTES + 1)).message).toContain(`larger than ${CONFIG_MAX_BYTES} bytes`);
+  });
+
+  test("env overrides apply and are validated", () => {
+    const dir = mkdtempSync(join(tmpdir(), "prx-config-"));
+    const path = join(dir, "config.toml");
+    writeFileSync(path, `default_provider = "offline"\n`);
+    const { config } = loadConfig(path, { PRX_MODEL: "gpt-x", PRX_GATEWAY_PORT: "9999" });
+    expect(config.default_model).toBe("gpt-x");
+    expect(config.gateway.port).toBe(9999);
+    expect(() => loadConfig(path, { PRX_GATEWAY_PORT: "99999" })).toThrow(/PRX_GATEWAY_PORT/);
+  });
+
+  test("missing file means defaults", () => {
+    const { config, path } = loadConfig(join(tmpdir(), "does-not-exist-prx", "config.toml"), {});
+    expect(path).toBeNull();
+    expect(config.agent.max_tool_iterations).toBe(10);
+  });
+});

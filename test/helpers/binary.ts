@@ -1,0 +1,49 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+export const BINARY = process.env.PRX_BINARY ?? join(ROOT, "dist", "prx");
+
+let building: Promise<void> | null = null;
+
+/** The e2e tests run the compiled binary; build it once if it is missing (CI builds it before bench, not before tests). */
+export function ensureBinary(): Promise<void> {
+  if (existsSync(BINARY)) return Promise.resolve();
+  building ??= (async () => {
+    const proc = Bun.spawn([process.execPath, join(ROOT, "build.ts")], { stdout: "inherit", stderr: "inherit" });
+    if ((await proc.exited) !== 0) throw new Error("bun build.ts failed; see output above");
+  })();
+  return building;
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the binary to completion with a clean environment (no inherited PRX_* or provider keys). */
+export async function runPrx(args: string[], options: { stdin?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<RunResult> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...options.env };
+  const proc = Bun.spawn([BINARY, ...args], {
+    env,
+    stdin: options.stdin === undefined ? "ignore" : new Blob([options.stdin]),
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: options.timeoutMs ?? 30_000,
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+/** A temporary workspace, optionally with a config.toml; call cleanup() when done. */
+export function tempWorkspace(config?: string): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "prx-e2e-"));
+  if (config !== undefined) writeFileSync(join(dir, "config.toml"), config);
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function fakeProviderConfig(url: string, extra = ""): string {
+  return `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${url}"\n${extra}`;
+}
