@@ -6,7 +6,6 @@ export interface ChatOutput {
   info(message: string): void;
   tool(message: string): void;
   error(message: string): void;
-  prompt(): void;
 }
 
 export function createChatOutput(stream: NodeJS.WriteStream = process.stdout, tty = Boolean(stream.isTTY)): ChatOutput {
@@ -18,8 +17,5 @@ export function createChatOutput(stream: NodeJS.WriteStream = process.stdout, tt
     info: (message) => void stream.write(style("2", message) + "\n"),
     tool: (message) => void stream.write(style("36", `  → ${message}`) + "\n"),
     error: (message) => void stream.write(style("31", `error: ${message}`) + "\n"),
-    prompt: () => {
-      if (tty) stream.write(style("1", "you> "));
-    },
   };
 }

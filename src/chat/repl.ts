@@ -20,7 +20,8 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
   const choice = host.resolveModelChoice({ provider: state.provider, model: state.model });
   out.info(`prx chat — session ${state.sessionId}, ${choice.provider}/${choice.model}. /help for commands.`);
 
-  const rl = createInterface({ input, terminal: out.tty });
+  const rl = createInterface(out.tty ? { input, output: process.stdout, terminal: true, prompt: "you> " } : { input, terminal: false });
+  const prompt = () => (out.tty ? rl.prompt() : undefined);
   let exiting = false;
   const interrupts = new InterruptController(
     () => {
@@ -34,19 +35,19 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
   process.on("SIGINT", onSignal);
 
   let failures = 0;
-  out.prompt();
+  prompt();
   try {
     for await (const raw of rl) {
       if (exiting) break;
       const line = raw.trim();
       if (!line) {
-        out.prompt();
+        prompt();
         continue;
       }
       const command = runChatCommand(line, state, host, out);
       if (command === "exit") break;
       if (command) {
-        out.prompt();
+        prompt();
         continue;
       }
       const signal = interrupts.begin();
@@ -75,7 +76,7 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
       } finally {
         interrupts.end();
       }
-      out.prompt();
+      prompt();
     }
   } finally {
     process.off("SIGINT", onSignal);
