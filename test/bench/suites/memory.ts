@@ -20,7 +20,9 @@ const COMMON = (
   "not but what all were we when your can said there use an each which she do how their if will up other about out " +
   "many then them these so some her would make like him into time has look two more write go see number no way could"
 ).split(" ");
-const SYLLABLES = "ka lo mi ne ru sa ti vo pe da ge hu ji ko lu ma ni po re si to va we xi yo zu ba ce fi go".split(" ");
+const SYLLABLES = "ka lo mi ne ru sa ti vo pe da ge hu ji ko lu ma ni po re si to va we xi yo zu ba ce fi go".split(
+  " ",
+);
 
 /** A vocabulary of common words followed by pseudo-words, drawn with a Zipf-like distribution like real text. */
 function wordSource(seed: number, vocabularySize = 20_000): () => string {

@@ -1,0 +1,41 @@
+import type { Database } from "bun:sqlite";
+import { PrxError } from "../core/errors.ts";
+import { NoneMemory } from "./none.ts";
+import { SqliteMemory } from "./sqlite.ts";
+import type { MemoryBackend } from "./types.ts";
+
+export type { MemoryBackend, MemoryEntry } from "./types.ts";
+export { MemoryEntrySchema } from "./types.ts";
+export { SqliteMemory } from "./sqlite.ts";
+export { NoneMemory } from "./none.ts";
+export * from "./limits.ts";
+export { toFtsMatch, queryTerms } from "./fts-query.ts";
+
+export const BUILTIN_MEMORY_BACKENDS = ["sqlite", "none"] as const;
+
+/** Resolves a wasm storage export by name (the plugin runtime's stable proxy), or undefined when absent. */
+export type ExternalMemoryResolver = ((name: string) => MemoryBackend | undefined) & {
+  /** Optional: names the resolver can provide, listed in the error when a wanted one is missing. */
+  names?: () => string[];
+};
+
+/** Build the backend named by memory.backend: "sqlite", "none" or "wasm:<name>". */
+export function createMemoryBackend(name: string, db: Database, external?: ExternalMemoryResolver): MemoryBackend {
+  if (name === "sqlite") return new SqliteMemory(db);
+  if (name === "none") return new NoneMemory();
+  if (name.startsWith("wasm:")) {
+    const wanted = name.slice("wasm:".length);
+    const backend = wanted ? external?.(wanted) : undefined;
+    if (backend) return backend;
+    const available = [...BUILTIN_MEMORY_BACKENDS, ...(external?.names?.() ?? []).map((n) => `wasm:${n}`)];
+    throw new PrxError("MEMORY", `memory backend "${name}" is not provided by any loaded plugin`, {
+      hint:
+        `available: ${available.join(", ")}; ` +
+        `a wasm backend needs an enabled plugin exporting storage "${wanted}" (prx plugins list)`,
+      details: { available },
+    });
+  }
+  throw new PrxError("MEMORY", `unknown memory backend "${name}"`, {
+    hint: `set memory.backend to one of ${BUILTIN_MEMORY_BACKENDS.join(", ")} or "wasm:<name>"`,
+  });
+}

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { fail } from "./result.ts";
+import type { Tool, ToolContext, ToolResult } from "./types.ts";
+
+/** Human-readable summary of zod issues: `path: message; path: message`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(arguments)"}: ${issue.message}`)
+    .join("; ");
+}
+
+export interface ToolDefinition<S extends z.ZodType<Record<string, unknown>>> {
+  name: string;
+  description: string;
+  /** The one schema of the arguments: validates calls and is published to the model as JSON Schema. */
+  args: S;
+  run(args: z.output<S>, context: ToolContext): Promise<ToolResult>;
+}
+
+/** Build a Tool whose arguments are parsed by its zod schema before `run` sees them. */
+export function defineTool<S extends z.ZodType<Record<string, unknown>>>(definition: ToolDefinition<S>): Tool {
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(definition.args, { io: "input" }) as Record<
+    string,
+    unknown
+  >;
+  return {
+    spec: { name: definition.name, description: definition.description, parameters },
+    async execute(args, context) {
+      const parsed = definition.args.safeParse(args);
+      if (!parsed.success) {
+        return fail(`invalid arguments for ${definition.name}: ${describeIssues(parsed.error)}`);
+      }
+      return definition.run(parsed.data, context);
+    },
+  };
+}

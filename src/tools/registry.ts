@@ -1,0 +1,195 @@
+import { errorMessage } from "../core/errors.ts";
+import { createLogger, type Logger } from "../core/logger.ts";
+import type { ToolSpec } from "../providers/types.ts";
+import { TOOL_MAX_ARGUMENT_BYTES, TOOL_MAX_OUTPUT_BYTES } from "./limits.ts";
+import { capResult, fail } from "./result.ts";
+import { ToolResultSchema, type Tool, type ToolContext, type ToolResult, type ToolSource } from "./types.ts";
+
+export interface ToolRegistryOptions {
+  builtins: Tool[];
+  /** Built-in names hidden from the model and refused (config.tools.disabled); a getter follows config reloads. */
+  disabled?: readonly string[] | (() => readonly string[]);
+  logger?: Logger;
+  /** Defaults to TOOL_MAX_OUTPUT_BYTES. */
+  maxOutputBytes?: number;
+}
+
+export interface ToolCounts {
+  calls: number;
+  errors: number;
+}
+
+/**
+ * Built-in tools plus dynamic sources (plugin generations). Sources are asked on every specs()/call(), never
+ * cached, so a reload is seen by the next call. On a name clash built-ins win, then the earlier source.
+ */
+export class ToolRegistry {
+  private readonly builtins = new Map<string, Tool>();
+  private readonly sources: ToolSource[] = [];
+  private readonly disabled: () => readonly string[];
+  private readonly logger: Logger;
+  private readonly maxOutputBytes: number;
+  private readonly warned = new Set<string>();
+  private readonly counters = new Map<string, ToolCounts>();
+
+  constructor(options: ToolRegistryOptions) {
+    for (const tool of options.builtins) this.builtins.set(tool.spec.name, tool);
+    const disabled = options.disabled ?? [];
+    this.disabled = typeof disabled === "function" ? disabled : () => disabled;
+    this.logger = options.logger ?? createLogger("tools");
+    this.maxOutputBytes = options.maxOutputBytes ?? TOOL_MAX_OUTPUT_BYTES;
+  }
+
+  /** Add a source, replacing any source with the same id. */
+  addSource(source: ToolSource): void {
+    const index = this.sources.findIndex((existing) => existing.id === source.id);
+    if (index >= 0) this.sources[index] = source;
+    else this.sources.push(source);
+  }
+
+  removeSource(id: string): boolean {
+    const index = this.sources.findIndex((source) => source.id === id);
+    if (index < 0) return false;
+    this.sources.splice(index, 1);
+    return true;
+  }
+
+  /** What the model is offered: enabled built-ins, then each source's tools that do not clash. */
+  specs(): ToolSpec[] {
+    const disabled = new Set(this.disabled());
+    const specs: ToolSpec[] = [];
+    const taken = new Set<string>(this.builtins.keys());
+    for (const [name, tool] of this.builtins) if (!disabled.has(name)) specs.push(tool.spec);
+    for (const source of this.sources) {
+      for (const spec of this.listSource(source)) {
+        if (taken.has(spec.name)) {
+          this.warnClash(source.id, spec.name);
+          continue;
+        }
+        taken.add(spec.name);
+        specs.push(spec);
+      }
+    }
+    return specs;
+  }
+
+  names(): string[] {
+    return this.specs().map((spec) => spec.name);
+  }
+
+  /** The tool a call by this name would run right now, if any. */
+  resolve(name: string): Tool | undefined {
+    const builtin = this.builtins.get(name);
+    if (builtin) return this.disabled().includes(name) ? undefined : builtin;
+    for (const source of this.sources) {
+      const tool = this.getFromSource(source, name);
+      if (tool) return tool;
+    }
+    return undefined;
+  }
+
+  /** Run one tool call from the model. Never throws: every failure is an error result the model can read. */
+  async call(name: string, rawArguments: string, context: ToolContext): Promise<ToolResult> {
+    const tool = this.resolve(name);
+    if (!tool) {
+      const available = this.names();
+      return fail(`unknown tool "${name}"; available tools: ${available.length > 0 ? available.join(", ") : "(none)"}`);
+    }
+    const counter = this.counter(name);
+    counter.calls++;
+    const result = capResult(await this.execute(tool, name, rawArguments, context), this.maxOutputBytes);
+    if (!result.success) counter.errors++;
+    return result;
+  }
+
+  /** Per-tool call and error counters since start, for metrics. */
+  counts(): Record<string, ToolCounts> {
+    const out: Record<string, ToolCounts> = {};
+    for (const [name, counts] of this.counters) out[name] = { ...counts };
+    return out;
+  }
+
+  private async execute(tool: Tool, name: string, rawArguments: string, context: ToolContext): Promise<ToolResult> {
+    const parsed = parseArguments(name, rawArguments);
+    if ("error" in parsed) return fail(parsed.error);
+    const { signal } = context;
+    if (signal.aborted) return fail(`tool ${name} was not run: the turn was aborted (${abortReason(signal)})`);
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<ToolResult>((resolve) => {
+      onAbort = () => resolve(fail(`tool ${name} was aborted: ${abortReason(signal)}`));
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      const result = await Promise.race([tool.execute(parsed.args, context), aborted]);
+      const checked = ToolResultSchema.safeParse(result);
+      if (!checked.success) return fail(`tool ${name} returned a malformed result: ${checked.error.message}`);
+      return checked.data;
+    } catch (error) {
+      return fail(`tool ${name} failed: ${errorMessage(error)}`);
+    } finally {
+      if (onAbort) signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  private counter(name: string): ToolCounts {
+    let counter = this.counters.get(name);
+    if (!counter) this.counters.set(name, (counter = { calls: 0, errors: 0 }));
+    return counter;
+  }
+
+  private listSource(source: ToolSource): ToolSpec[] {
+    try {
+      return source.list();
+    } catch (error) {
+      this.logger.warn(`tool source ${source.id} failed to list its tools; skipping it`, {
+        error: errorMessage(error),
+      });
+      return [];
+    }
+  }
+
+  private getFromSource(source: ToolSource, name: string): Tool | undefined {
+    try {
+      return source.get(name);
+    } catch (error) {
+      this.logger.warn(`tool source ${source.id} failed to resolve ${name}; skipping it`, {
+        error: errorMessage(error),
+      });
+      return undefined;
+    }
+  }
+
+  private warnClash(sourceId: string, name: string): void {
+    const key = `${sourceId}\u0000${name}`;
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.logger.warn(`tool "${name}" from ${sourceId} is hidden: the name is already taken`, {
+      hint: "rename the plugin tool; built-in tools and earlier plugins keep their names",
+    });
+  }
+}
+
+function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason.message;
+  return reason === undefined ? "aborted" : String(reason);
+}
+
+/** The model's argument text as an object: "" means {}, anything else must be a JSON object. */
+export function parseArguments(name: string, raw: string): { args: Record<string, unknown> } | { error: string } {
+  if (raw.trim() === "") return { args: {} };
+  if (raw.length > TOOL_MAX_ARGUMENT_BYTES || Buffer.byteLength(raw, "utf8") > TOOL_MAX_ARGUMENT_BYTES) {
+    return { error: `arguments for tool ${name} exceed ${TOOL_MAX_ARGUMENT_BYTES} bytes; send less data per call` };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return { error: `invalid JSON arguments for tool ${name}: ${errorMessage(error)}; send one JSON object` };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    const kind = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+    return { error: `arguments for tool ${name} must be a JSON object, got ${kind}` };
+  }
+  return { args: value as Record<string, unknown> };
+}
