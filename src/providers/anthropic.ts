@@ -1,0 +1,229 @@
+import { PrxError } from "../core/errors.ts";
+import { secretFromEnv } from "../config/env.ts";
+import { joinUrl, missingKeyError, protocolError, ProviderCall, PROVIDER_PROBE_TIMEOUT_MS } from "./http.ts";
+import type { FetchLike, HttpTarget } from "./http.ts";
+import { readSseJson, excerpt, PROVIDER_MAX_RESPONSE_BYTES } from "./sse.ts";
+import {
+  ANTHROPIC_STREAM_EVENT_TYPES,
+  ANTHROPIC_VERSION,
+  AnthropicModelListSchema,
+  AnthropicResponseSchema,
+  AnthropicStreamEventSchema,
+  AnthropicToolUseBlockSchema,
+  type AnthropicUsage,
+} from "./anthropic-wire.ts";
+import { mapStopReason, mapUsage, statusForErrorType, toAnthropicMessages, toAnthropicTools } from "./anthropic-map.ts";
+import { DEFAULT_PROVIDER_TIMEOUT_MS, emitWhole, type HttpProviderOptions } from "./openai-compatible.ts";
+import { probeOutcome } from "./probe.ts";
+import type { ChatRequest, ChatResponse, Provider, ToolCall } from "./types.ts";
+
+/** max_tokens is mandatory in the Messages API; this is used when neither the request nor the config sets it. */
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+
+type Block = { kind: "text" } | { kind: "tool"; ordinal: number; id: string; name: string; json: string };
+
+export class AnthropicProvider implements Provider {
+  readonly name: string;
+  private readonly target: HttpTarget;
+  private readonly fetchImpl: FetchLike;
+
+  constructor(private readonly options: HttpProviderOptions) {
+    this.name = options.name;
+    this.target = { provider: options.name, keyEnv: options.keyEnv };
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  private headers(): Record<string, string> {
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "anthropic-version": ANTHROPIC_VERSION,
+      ...this.options.headers,
+    };
+    if (this.options.keyEnv) {
+      const key = secretFromEnv(this.options.keyEnv, this.options.env);
+      if (!key) throw missingKeyError(this.name, this.options.keyEnv);
+      headers["x-api-key"] = key;
+    }
+    return headers;
+  }
+
+  async chat(request: ChatRequest): Promise<ChatResponse> {
+    const url = anthropicUrl(this.options.baseUrl, "messages");
+    const streaming = request.onDelta !== undefined;
+    const { system, messages } = toAnthropicMessages(request.messages);
+    const body: Record<string, unknown> = {
+      model: request.model,
+      max_tokens: request.maxTokens ?? this.options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+      messages,
+    };
+    if (system !== undefined) body.system = system;
+    if (request.tools && request.tools.length > 0) body.tools = toAnthropicTools(request.tools);
+    // Anthropic accepts 0..1 where prx (OpenAI-style) allows up to 2.
+    if (request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
+    if (streaming) body.stream = true;
+    const call = new ProviderCall(this.target, this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS, request.signal);
+    try {
+      const init = { method: "POST", headers: this.headers(), body: JSON.stringify(body) };
+      const response = await call.fetch(this.fetchImpl, url, init);
+      const type = response.headers.get("content-type") ?? "";
+      if (streaming && response.body && type.includes("text/event-stream")) {
+        return await this.readStream(response.body, call, request);
+      }
+      const result = this.parseResponse(await call.readJson(response, url, this.maxBytes()), url);
+      if (request.onDelta) emitWhole(result, request.onDelta);
+      return result;
+    } catch (error) {
+      throw call.fail(error, url);
+    } finally {
+      call.dispose();
+    }
+  }
+
+  private parseResponse(json: unknown, url: string): ChatResponse {
+    const parsed = AnthropicResponseSchema.safeParse(json);
+    if (!parsed.success) {
+      throw protocolError(this.name, `unexpected response shape from ${url}: ${excerpt(JSON.stringify(json))}`);
+    }
+    const message = parsed.data;
+    let text = "";
+    const toolCalls: ToolCall[] = [];
+    for (const block of message.content) {
+      const tool = AnthropicToolUseBlockSchema.safeParse(block);
+      if (tool.success) {
+        toolCalls.push({ id: tool.data.id, name: tool.data.name, arguments: JSON.stringify(tool.data.input) });
+      } else if (block.type === "text" && typeof block.text === "string") text += block.text;
+    }
+    const response: ChatResponse = { text, toolCalls, model: message.model, provider: this.name };
+    response.usage = mapUsage(message.usage);
+    const finish = mapStopReason(message.stop_reason);
+    if (finish) response.finishReason = finish;
+    return response;
+  }
+
+  private async readStream(
+    body: ReadableStream<Uint8Array>,
+    call: ProviderCall,
+    request: ChatRequest,
+  ): Promise<ChatResponse> {
+    const onDelta = request.onDelta!;
+    const blocks = new Map<number, Block>();
+    const tools: Extract<Block, { kind: "tool" }>[] = [];
+    let text = "";
+    let model = request.model;
+    let usage: AnthropicUsage = {};
+    let stopReason: string | null | undefined;
+    const options = {
+      provider: this.name,
+      maxBytes: this.maxBytes(),
+      onChunk: () => call.touch(),
+    };
+    for await (const { json } of readSseJson(body, options)) {
+      const type = (json as { type?: unknown } | null)?.type;
+      if (!ANTHROPIC_STREAM_EVENT_TYPES.includes(type as never)) continue; // new event types are ignorable
+      const parsed = AnthropicStreamEventSchema.safeParse(json);
+      if (!parsed.success) throw protocolError(this.name, `unexpected stream event: ${excerpt(JSON.stringify(json))}`);
+      const event = parsed.data;
+      switch (event.type) {
+        case "message_start":
+          model = event.message.model;
+          usage = { ...usage, ...stripNulls(event.message.usage) };
+          break;
+        case "content_block_start": {
+          const block = event.content_block;
+          const use = AnthropicToolUseBlockSchema.safeParse(block);
+          if (use.success) {
+            const { id, name } = use.data;
+            const tool = { kind: "tool" as const, ordinal: tools.length, id, name, json: "" };
+            tools.push(tool);
+            blocks.set(event.index, tool);
+            onDelta({ type: "tool_call", index: tool.ordinal, id: tool.id, name: tool.name });
+          } else if (block.type === "text") {
+            blocks.set(event.index, { kind: "text" });
+            const initial = typeof block.text === "string" ? block.text : "";
+            if (initial) {
+              text += initial;
+              onDelta({ type: "text", text: initial });
+            }
+          }
+          break;
+        }
+        case "content_block_delta": {
+          const delta = event.delta;
+          const block = blocks.get(event.index);
+          if (delta.type === "text_delta" && "text" in delta && typeof delta.text === "string") {
+            text += delta.text;
+            onDelta({ type: "text", text: delta.text });
+          } else if (delta.type === "input_json_delta" && "partial_json" in delta && block?.kind === "tool") {
+            const piece = String(delta.partial_json);
+            block.json += piece;
+            if (piece) onDelta({ type: "tool_call", index: block.ordinal, argumentsDelta: piece });
+          }
+          break;
+        }
+        case "message_delta":
+          if (event.delta.stop_reason !== undefined) stopReason = event.delta.stop_reason;
+          if (event.usage) usage = { ...usage, ...stripNulls(event.usage) };
+          break;
+        case "error": {
+          const said = excerpt(event.error.message);
+          throw new PrxError("PROVIDER_HTTP", `${this.name}: ${event.error.type} in stream: ${said}`, {
+            hint: "the provider failed mid-answer: retry, or add [reliability] fallback_providers",
+            status: 502,
+            details: { status: statusForErrorType(event.error.type), provider: this.name },
+          });
+        }
+        default:
+          break; // content_block_stop, message_stop, ping
+      }
+    }
+    const toolCalls = tools.map((tool) => ({
+      id: tool.id,
+      name: tool.name,
+      arguments: tool.json === "" ? "{}" : tool.json,
+    }));
+    const response: ChatResponse = { text, toolCalls, model, provider: this.name, usage: mapUsage(usage) };
+    const finish = mapStopReason(stopReason);
+    if (finish) response.finishReason = finish;
+    return response;
+  }
+
+  private maxBytes(): number {
+    return this.options.maxResponseBytes ?? PROVIDER_MAX_RESPONSE_BYTES;
+  }
+
+  async listModels(): Promise<string[]> {
+    if (this.options.models && this.options.models.length > 0) return [...this.options.models];
+    const url = anthropicUrl(this.options.baseUrl, "models");
+    const call = new ProviderCall(this.target, this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS);
+    try {
+      const response = await call.fetch(this.fetchImpl, url, { headers: this.headers() });
+      const parsed = AnthropicModelListSchema.safeParse(await call.readJson(response, url));
+      if (!parsed.success) throw protocolError(this.name, `unexpected model list from ${url}`);
+      return parsed.data.data.map((model) => model.id);
+    } catch (error) {
+      throw call.fail(error, url);
+    } finally {
+      call.dispose();
+    }
+  }
+
+  /** GET /v1/models: free, authenticated, and answers 401 for a bad key. */
+  probe(signal?: AbortSignal): Promise<string | null> {
+    const url = anthropicUrl(this.options.baseUrl, "models");
+    return probeOutcome(this.target, url, () => ({ headers: this.headers() }), {
+      fetch: this.fetchImpl,
+      timeoutMs: Math.min(this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS, PROVIDER_PROBE_TIMEOUT_MS),
+      signal,
+    });
+  }
+}
+
+/** `{base_url}/v1/<path>`, accepting a base_url that already ends in /v1. */
+export function anthropicUrl(baseUrl: string, path: string): string {
+  const base = baseUrl.replace(/\/+$/, "");
+  return base.endsWith("/v1") ? joinUrl(base, path) : joinUrl(base, `v1/${path}`);
+}
+
+function stripNulls(usage: AnthropicUsage): AnthropicUsage {
+  return Object.fromEntries(Object.entries(usage).filter(([, value]) => value !== null && value !== undefined));
+}

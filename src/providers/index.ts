@@ -1,0 +1,32 @@
+/** Public face of the providers subsystem. */
+export * from "./types.ts";
+export {
+  createProviderResolver,
+  isExternalProviderName,
+  EXTERNAL_PROVIDER_PREFIXES,
+  CUSTOM_PROVIDER_PREFIX,
+} from "./resolver.ts";
+export type { ProviderResolverOptions } from "./resolver.ts";
+export { resolveModelChoice, HINT_PREFIX, OFFLINE_PROVIDER, type ModelChoice } from "./routes.ts";
+export { OfflineProvider, offlineMemoryKey, OFFLINE_SETUP_HELP } from "./offline.ts";
+export {
+  OpenAICompatibleProvider,
+  toOpenAIMessages,
+  toOpenAITools,
+  DEFAULT_PROVIDER_TIMEOUT_MS,
+} from "./openai-compatible.ts";
+export type { HttpProviderOptions } from "./openai-compatible.ts";
+export { AnthropicProvider, ANTHROPIC_DEFAULT_MAX_TOKENS } from "./anthropic.ts";
+export {
+  withReliability,
+  classifyFailure,
+  isRetryableStatus,
+  retryDelayMs,
+  PROVIDER_RETRY_AFTER_MAX_MS,
+  type ReliabilityOptions,
+} from "./reliability.ts";
+export { readSseEvents, readSseJson, PROVIDER_MAX_RESPONSE_BYTES, type SseEvent } from "./sse.ts";
+export { parseRetryAfter, PROVIDER_PROBE_TIMEOUT_MS } from "./http.ts";
+export { PROVIDER_PRESETS } from "./presets.ts";
+export * as openaiWire from "./openai-wire.ts";
+export * as anthropicWire from "./anthropic-wire.ts";

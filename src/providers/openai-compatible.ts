@@ -1,0 +1,254 @@
+import { PrxError } from "../core/errors.ts";
+import { secretFromEnv } from "../config/env.ts";
+import {
+  joinUrl,
+  missingKeyError,
+  protocolError,
+  ProviderCall,
+  PROVIDER_PROBE_TIMEOUT_MS,
+  type FetchLike,
+  type HttpTarget,
+} from "./http.ts";
+import { readSseJson, excerpt, PROVIDER_MAX_RESPONSE_BYTES } from "./sse.ts";
+import {
+  OpenAIChatResponseSchema,
+  OpenAIChunkSchema,
+  OpenAIModelListSchema,
+  type OpenAIRequestMessage,
+} from "./openai-wire.ts";
+import type { ChatMessage, ChatRequest, ChatResponse, Provider, ToolCall, ToolSpec, Usage } from "./types.ts";
+import { probeOutcome } from "./probe.ts";
+
+/** Settings shared by the HTTP providers. */
+export interface HttpProviderOptions {
+  name: string;
+  baseUrl: string;
+  /** Environment variable holding the key; when set and empty, requests fail fast. */
+  keyEnv?: string;
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+  headers?: Record<string, string>;
+  maxTokens?: number;
+  models?: string[];
+  fetch?: FetchLike;
+  maxResponseBytes?: number;
+}
+
+export const DEFAULT_PROVIDER_TIMEOUT_MS = 120_000;
+
+export function toOpenAIMessages(messages: ChatMessage[]): OpenAIRequestMessage[] {
+  return messages.map((message): OpenAIRequestMessage => {
+    if (message.role === "tool") {
+      return { role: "tool", tool_call_id: message.tool_call_id ?? "", content: message.content };
+    }
+    if (message.role === "assistant" && message.tool_calls && message.tool_calls.length > 0) {
+      return {
+        role: "assistant",
+        content: message.content === "" ? null : message.content,
+        tool_calls: message.tool_calls.map((call) => ({
+          id: call.id,
+          type: "function" as const,
+          function: { name: call.name, arguments: call.arguments },
+        })),
+      };
+    }
+    return { role: message.role, content: message.content };
+  });
+}
+
+export function toOpenAITools(tools: ToolSpec[]) {
+  return tools.map((tool) => ({
+    type: "function" as const,
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
+}
+
+/** Accumulates streamed tool-call fragments by their index. */
+export class ToolCallAccumulator {
+  private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
+
+  add(index: number, id?: string | null, name?: string | null, args?: string | null): void {
+    const entry = this.calls.get(index) ?? { id: "", name: "", arguments: "" };
+    if (id) entry.id = id;
+    // Most servers send the whole name once; some repeat it in every delta, a few split it.
+    if (name && name !== entry.name) entry.name += name;
+    if (args) entry.arguments += args;
+    this.calls.set(index, entry);
+  }
+
+  result(): ToolCall[] {
+    return [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, call]) => ({
+        id: call.id || `call_${index}`,
+        name: call.name,
+        arguments: call.arguments === "" ? "{}" : call.arguments,
+      }));
+  }
+}
+
+export class OpenAICompatibleProvider implements Provider {
+  readonly name: string;
+  private readonly target: HttpTarget;
+  private readonly fetchImpl: FetchLike;
+
+  constructor(private readonly options: HttpProviderOptions) {
+    this.name = options.name;
+    this.target = { provider: options.name, keyEnv: options.keyEnv };
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  private headers(): Record<string, string> {
+    const headers: Record<string, string> = { "content-type": "application/json", ...this.options.headers };
+    if (this.options.keyEnv) {
+      const key = secretFromEnv(this.options.keyEnv, this.options.env);
+      if (!key) throw missingKeyError(this.name, this.options.keyEnv);
+      headers.authorization = `Bearer ${key}`;
+    }
+    return headers;
+  }
+
+  async chat(request: ChatRequest): Promise<ChatResponse> {
+    const url = joinUrl(this.options.baseUrl, "chat/completions");
+    const streaming = request.onDelta !== undefined;
+    const maxTokens = request.maxTokens ?? this.options.maxTokens;
+    const body: Record<string, unknown> = { model: request.model, messages: toOpenAIMessages(request.messages) };
+    if (request.tools && request.tools.length > 0) body.tools = toOpenAITools(request.tools);
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (maxTokens !== undefined) body.max_tokens = maxTokens;
+    if (streaming) {
+      body.stream = true;
+      body.stream_options = { include_usage: true };
+    }
+    const call = new ProviderCall(this.target, this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS, request.signal);
+    try {
+      const init = { method: "POST", headers: this.headers(), body: JSON.stringify(body) };
+      const response = await call.fetch(this.fetchImpl, url, init);
+      const type = response.headers.get("content-type") ?? "";
+      if (streaming && response.body && type.includes("text/event-stream")) {
+        return await this.readStream(response.body, call, request);
+      }
+      const result = this.parseResponse(await call.readJson(response, url, this.maxBytes()), request.model, url);
+      if (request.onDelta) emitWhole(result, request.onDelta);
+      return result;
+    } catch (error) {
+      throw call.fail(error, url);
+    } finally {
+      call.dispose();
+    }
+  }
+
+  private parseResponse(json: unknown, requestedModel: string, url: string): ChatResponse {
+    const parsed = OpenAIChatResponseSchema.safeParse(json);
+    if (!parsed.success) {
+      throw protocolError(this.name, `unexpected response shape from ${url}: ${excerpt(JSON.stringify(json))}`);
+    }
+    const choice = parsed.data.choices[0]!;
+    const response: ChatResponse = {
+      text: choice.message.content ?? "",
+      toolCalls: (choice.message.tool_calls ?? []).map((call) => ({
+        id: call.id,
+        name: call.function.name,
+        arguments: call.function.arguments,
+      })),
+      model: parsed.data.model ?? requestedModel,
+      provider: this.name,
+    };
+    if (parsed.data.usage) response.usage = parsed.data.usage;
+    if (choice.finish_reason) response.finishReason = choice.finish_reason;
+    return response;
+  }
+
+  private async readStream(
+    body: ReadableStream<Uint8Array>,
+    call: ProviderCall,
+    request: ChatRequest,
+  ): Promise<ChatResponse> {
+    const onDelta = request.onDelta!;
+    const tools = new ToolCallAccumulator();
+    let text = "";
+    let model = request.model;
+    let usage: Usage | undefined;
+    let finishReason: string | undefined;
+    const options = {
+      provider: this.name,
+      maxBytes: this.maxBytes(),
+      onChunk: () => call.touch(),
+    };
+    for await (const { json } of readSseJson(body, options)) {
+      const parsed = OpenAIChunkSchema.safeParse(json);
+      if (!parsed.success) throw protocolError(this.name, `unexpected stream chunk: ${excerpt(JSON.stringify(json))}`);
+      const chunk = parsed.data;
+      if (chunk.error) {
+        const status = typeof chunk.error.code === "number" ? chunk.error.code : 502;
+        throw new PrxError("PROVIDER_HTTP", `${this.name}: error in stream: ${excerpt(chunk.error.message ?? "")}`, {
+          hint: "the provider failed mid-answer: retry, or add [reliability] fallback_providers",
+          status: 502,
+          details: { status, provider: this.name },
+        });
+      }
+      if (chunk.model) model = chunk.model;
+      if (chunk.usage) usage = chunk.usage;
+      const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+      if (!choice) continue;
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+      const delta = choice.delta;
+      if (delta?.content) {
+        text += delta.content;
+        onDelta({ type: "text", text: delta.content });
+      }
+      for (const piece of delta?.tool_calls ?? []) {
+        tools.add(piece.index, piece.id, piece.function?.name, piece.function?.arguments);
+        const out: { type: "tool_call"; index: number; id?: string; name?: string; argumentsDelta?: string } = {
+          type: "tool_call",
+          index: piece.index,
+        };
+        if (piece.id) out.id = piece.id;
+        if (piece.function?.name) out.name = piece.function.name;
+        if (piece.function?.arguments) out.argumentsDelta = piece.function.arguments;
+        onDelta(out);
+      }
+    }
+    const response: ChatResponse = { text, toolCalls: tools.result(), model, provider: this.name };
+    if (usage) response.usage = usage;
+    if (finishReason) response.finishReason = finishReason;
+    return response;
+  }
+
+  private maxBytes(): number {
+    return this.options.maxResponseBytes ?? PROVIDER_MAX_RESPONSE_BYTES;
+  }
+
+  async listModels(): Promise<string[]> {
+    if (this.options.models && this.options.models.length > 0) return [...this.options.models];
+    const url = joinUrl(this.options.baseUrl, "models");
+    const call = new ProviderCall(this.target, this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS);
+    try {
+      const response = await call.fetch(this.fetchImpl, url, { headers: this.headers() });
+      const parsed = OpenAIModelListSchema.safeParse(await call.readJson(response, url));
+      if (!parsed.success) throw protocolError(this.name, `unexpected model list from ${url}`);
+      return parsed.data.data.map((model) => model.id);
+    } catch (error) {
+      throw call.fail(error, url);
+    } finally {
+      call.dispose();
+    }
+  }
+
+  probe(signal?: AbortSignal): Promise<string | null> {
+    const url = joinUrl(this.options.baseUrl, "models");
+    return probeOutcome(this.target, url, () => ({ headers: this.headers() }), {
+      fetch: this.fetchImpl,
+      timeoutMs: Math.min(this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS, PROVIDER_PROBE_TIMEOUT_MS),
+      signal,
+    });
+  }
+}
+
+/** A server that ignored `stream: true` still gets its answer delivered as deltas. */
+export function emitWhole(result: ChatResponse, onDelta: NonNullable<ChatRequest["onDelta"]>): void {
+  if (result.text) onDelta({ type: "text", text: result.text });
+  result.toolCalls.forEach((call, index) =>
+    onDelta({ type: "tool_call", index, id: call.id, name: call.name, argumentsDelta: call.arguments }),
+  );
+}

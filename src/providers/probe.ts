@@ -1,0 +1,42 @@
+import { errorMessage } from "../core/errors.ts";
+import { hintForStatus, ProviderCall, type FetchLike, type HttpTarget } from "./http.ts";
+
+export interface ProbeOptions {
+  fetch: FetchLike;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * One cheap request: null when the server answered sensibly; a message when it did not. Any answer
+ * >= 500 and any network failure count as unreachable; 401/403 mean reachable but the key was rejected.
+ */
+export async function probeOutcome(
+  target: HttpTarget,
+  url: string,
+  init: () => RequestInit,
+  options: ProbeOptions,
+): Promise<string | null> {
+  let requestInit: RequestInit;
+  try {
+    requestInit = init();
+  } catch (error) {
+    return errorMessage(error);
+  }
+  const call = new ProviderCall(target, options.timeoutMs, options.signal);
+  try {
+    const response = await options.fetch(url, { ...requestInit, signal: call.signal });
+    await response.body?.cancel().catch(() => undefined);
+    const { status } = response;
+    if (status === 401 || status === 403) {
+      const hint = hintForStatus(target, status);
+      return `${target.provider}: reachable but key rejected (HTTP ${status} from ${url}); ${hint}`;
+    }
+    if (status >= 500) return `${target.provider}: unreachable: HTTP ${status} from ${url}`;
+    return null;
+  } catch (error) {
+    return `${target.provider}: unreachable: ${call.fail(error, url).message}`;
+  } finally {
+    call.dispose();
+  }
+}

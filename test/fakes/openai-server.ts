@@ -1,0 +1,195 @@
+/**
+ * A fake OpenAI Chat Completions server on 127.0.0.1 speaking the real wire format (JSON and SSE).
+ * Default behaviour is deterministic (see defaultReply); tests script answers with enqueue()/script().
+ * Standalone: `bun test/fakes/openai-server.ts --port N [--latency-ms N] [--chunk-delay-ms N] [--api-key K]`
+ * prints its URL on the first line of stdout.
+ */
+import { OpenAIChatRequestSchema, type OpenAIChatRequest } from "../../src/providers/openai-wire.ts";
+import {
+  estimateTokens,
+  hangResponse,
+  parseUseTool,
+  pieces,
+  recordRequest,
+  runStandalone,
+  sseResponse,
+  stepContent,
+  StepSource,
+  type FakeServer,
+  type FakeServerOptions,
+  type FakeStep,
+} from "./common.ts";
+
+export type { FakeServer, FakeServerOptions, FakeStep, RecordedRequest, ScriptedToolCall } from "./common.ts";
+
+function lastText(body: OpenAIChatRequest): { role: string; text: string } {
+  const last = body.messages.at(-1)!;
+  const content = last.content;
+  const text = typeof content === "string" ? content : (content ?? []).map((part) => part.text ?? "").join("");
+  return { role: last.role, text };
+}
+
+/**
+ * Default answer: "tool said: <content>" after a tool message, a tool call for "use tool <name> <json>" when that
+ * tool is offered, else "echo: <text>".
+ */
+export function defaultReply(body: OpenAIChatRequest): FakeStep {
+  const { role, text } = lastText(body);
+  if (role === "tool") return { type: "text", text: `tool said: ${text}` };
+  const offered = (body.tools ?? []).map((tool) => tool.function.name);
+  const call = parseUseTool(text, offered);
+  if (call) return { type: "tool_calls", calls: [call] };
+  return { type: "text", text: `echo: ${text}` };
+}
+
+function openaiError(
+  status: number,
+  message: string,
+  type: string,
+  code: string | null,
+  headers: Record<string, string> = {},
+): Response {
+  return Response.json({ error: { message, type, param: null, code } }, { status, headers });
+}
+
+export function errorStepResponse(step: Extract<FakeStep, { type: "error" }>): Response {
+  const headers: Record<string, string> = {};
+  if (step.retryAfter !== undefined) headers["retry-after"] = String(step.retryAfter);
+  const defaults: Record<number, [string, string, string | null]> = {
+    401: ["Incorrect API key provided.", "invalid_request_error", "invalid_api_key"],
+    429: ["Rate limit reached for requests.", "requests", "rate_limit_exceeded"],
+    500: ["The server had an error while processing your request.", "server_error", null],
+  };
+  const [message, type, code] = defaults[step.status] ?? [`fake error ${step.status}`, "invalid_request_error", null];
+  return openaiError(step.status, step.message ?? message, step.errorType ?? type, code, headers);
+}
+
+/** The real API rejects a tool message that does not answer a tool call made earlier. */
+export function toolPairingError(body: OpenAIChatRequest): string | undefined {
+  const called = new Set<string>();
+  for (const [i, message] of body.messages.entries()) {
+    for (const call of message.tool_calls ?? []) called.add(call.id);
+    if (message.role === "tool" && !called.has(message.tool_call_id ?? "")) {
+      const rule = "messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+      return `messages.[${i}].role: ${rule}`;
+    }
+  }
+  return undefined;
+}
+let sequence = 0;
+
+function chatResponse(body: OpenAIChatRequest, step: FakeStep, options: FakeServerOptions): Response {
+  if (step.type === "error") return errorStepResponse(step);
+  if (step.type === "raw") return new Response(step.body, { status: step.status ?? 200, headers: step.headers });
+  const n = ++sequence;
+  const base = { id: `chatcmpl-fake${n}`, created: Math.floor(Date.now() / 1000), model: body.model };
+  const streaming = body.stream === true;
+  if (step.type === "malformed" && !streaming) {
+    const broken = step.line ?? '{"id": "chatcmpl-broken", "choices": [';
+    return new Response(broken, { headers: { "content-type": "application/json" } });
+  }
+  const content = stepContent(step);
+  const text = content.text;
+  const calls = content.calls.map((call, index) => ({
+    id: call.id ?? `call_fake${n}_${index}`,
+    type: "function" as const,
+    function: { name: call.name, arguments: call.arguments },
+  }));
+  const finish = calls.length > 0 ? "tool_calls" : step.type === "text" ? (step.finishReason ?? "stop") : "stop";
+  const promptTokens = estimateTokens(JSON.stringify(body.messages));
+  const completionTokens = estimateTokens(text + calls.map((call) => call.function.arguments).join(""));
+  const usage = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
+  const initialContent = calls.length > 0 && text === "" ? null : text;
+  if (!streaming) {
+    const message: Record<string, unknown> = { role: "assistant", content: initialContent, refusal: null };
+    if (calls.length > 0) message.tool_calls = calls;
+    const choices = [{ index: 0, message, logprobs: null, finish_reason: finish }];
+    return Response.json({ ...base, object: "chat.completion", system_fingerprint: "fp_fake", choices, usage });
+  }
+  const includeUsage = body.stream_options?.include_usage === true;
+  const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+  const chunkOf = (choices: unknown[], extra: Record<string, unknown> = includeUsage ? { usage: null } : {}) =>
+    data({ ...base, object: "chat.completion.chunk", system_fingerprint: "fp_fake", choices, ...extra });
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
+    chunkOf([{ index: 0, delta, logprobs: null, finish_reason: finishReason }]);
+
+  const events = [chunk({ role: "assistant", content: initialContent === null ? null : "", refusal: null })];
+  if (step.type === "malformed") {
+    events.push(`data: ${step.line ?? '{"id": "chatcmpl-broken", "choices": [{'}\n\n`);
+    return sseResponse(events, step, options);
+  }
+  const before = step.type === "stream_error" ? (step.textBefore ?? "") : text;
+  for (const piece of pieces(before)) events.push(chunk({ content: piece }));
+  if (step.type === "stream_error") {
+    events.push(data({ error: { message: step.message ?? "upstream failed", code: 502 } }));
+    return sseResponse(events, step, options);
+  }
+  calls.forEach((call, index) => {
+    const start = { index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } };
+    events.push(chunk({ tool_calls: [start] }));
+    const args = call.function.arguments;
+    const cut = Math.ceil(args.length / 2);
+    for (const part of [args.slice(0, cut), args.slice(cut)]) {
+      if (part) events.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
+    }
+  });
+  events.push(chunk({}, finish));
+  if (includeUsage) events.push(chunkOf([], { usage }));
+  events.push("data: [DONE]\n\n");
+  return sseResponse(events, step, options);
+}
+
+export function startFakeOpenAI(options: FakeServerOptions = {}): FakeServer {
+  const source = new StepSource();
+  const stopped = new AbortController();
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: options.port ?? 0,
+    idleTimeout: 0,
+    async fetch(request) {
+      const recorded = await recordRequest(request);
+      source.requests.push(recorded);
+      const authorized = request.headers.get("authorization") === `Bearer ${options.apiKey}`;
+      if (options.apiKey !== undefined && !authorized) {
+        return openaiError(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key");
+      }
+      if (request.method === "GET" && recorded.path === "/v1/models") {
+        const ids = options.models ?? ["fake-model"];
+        const data = ids.map((id) => ({ id, object: "model", created: 0, owned_by: "fake" }));
+        return Response.json({ object: "list", data });
+      }
+      if (request.method !== "POST" || recorded.path !== "/v1/chat/completions") {
+        const message = `Unknown request URL: ${request.method} ${recorded.path}.`;
+        return openaiError(404, message, "invalid_request_error", "unknown_url");
+      }
+      const parsed = OpenAIChatRequestSchema.safeParse(recorded.body);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const message = `Invalid request: ${issue.path.join(".")}: ${issue.message}`;
+        return openaiError(400, message, "invalid_request_error", null);
+      }
+      const pairing = toolPairingError(parsed.data);
+      if (pairing) return openaiError(400, pairing, "invalid_request_error", null);
+      const step = source.next(recorded) ?? defaultReply(parsed.data);
+      const delay = step.delayMs ?? options.latencyMs ?? 0;
+      if (delay > 0) await Bun.sleep(delay);
+      if (step.type === "hang") return hangResponse(request, stopped.signal);
+      return chatResponse(parsed.data, step, options);
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}/v1`,
+    port: server.port!,
+    ...source.api("/v1/chat/completions"),
+    async stop() {
+      stopped.abort();
+      await server.stop(true);
+    },
+  };
+}
+
+if (import.meta.main) runStandalone(startFakeOpenAI);

@@ -1,0 +1,96 @@
+import { describe, expect, test } from "bun:test";
+import { isPrxError, PrxError } from "../../src/core/errors.ts";
+import { PROVIDER_MAX_RESPONSE_BYTES, readSseEvents, readSseJson, type SseEvent } from "../../src/providers/sse.ts";
+
+function streamOf(chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let i = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (i >= chunks.length) return controller.close();
+      const chunk = chunks[i++]!;
+      controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
+    },
+  });
+}
+
+async function collect(chunks: (string | Uint8Array)[], maxBytes?: number): Promise<SseEvent[]> {
+  const events: SseEvent[] = [];
+  for await (const event of readSseEvents(streamOf(chunks), { provider: "test", maxBytes })) events.push(event);
+  return events;
+}
+
+async function caught(run: () => Promise<unknown>): Promise<PrxError> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof PrxError) return error;
+    throw error;
+  }
+  throw new Error("expected a PrxError");
+}
+
+describe("readSseEvents", () => {
+  test("data, event names, comments, multi-line data and CRLF/CR line ends", async () => {
+    const events = await collect([
+      ": keep-alive comment\n\n",
+      "event: message_start\r\ndata: {\"a\":1}\r\n\r\n",
+      "data: line one\ndata:line two\n\n",
+      "event: ping\rdata: {}\r\r",
+    ]);
+    expect(events).toEqual([
+      { event: "message_start", data: '{"a":1}' },
+      { data: "line one\nline two" },
+      { event: "ping", data: "{}" },
+    ]);
+  });
+
+  test("lines and CRLF pairs split across chunks", async () => {
+    const events = await collect(["da", "ta: hel", "lo\r", "\n\r", "\ndata: x\n", "\n"]);
+    expect(events).toEqual([{ data: "hello" }, { data: "x" }]);
+  });
+
+  test("a multibyte UTF-8 character split across two chunks is decoded intact", async () => {
+    const bytes = new TextEncoder().encode("data: héllo 🌍\n\n");
+    const globe = bytes.indexOf(0xf0);
+    const events = await collect([bytes.subarray(0, 8), bytes.subarray(8, globe + 2), bytes.subarray(globe + 2)]);
+    expect(events).toEqual([{ data: "héllo 🌍" }]);
+  });
+
+  test("a pending event without the final blank line is still dispatched", async () => {
+    expect(await collect(["data: last"])).toEqual([{ data: "last" }]);
+  });
+
+  test("response size: exactly the cap passes, one byte more fails", async () => {
+    const body = "data: 12345\n\n";
+    const size = new TextEncoder().encode(body).length;
+    expect(await collect([body], size)).toEqual([{ data: "12345" }]);
+    const error = await caught(() => collect([body], size - 1));
+    expect(error.code).toBe("PROVIDER_RESPONSE_TOO_LARGE");
+    expect(error.message).toContain("test");
+  });
+
+  test("the default cap is 8 MiB", () => {
+    expect(PROVIDER_MAX_RESPONSE_BYTES).toBe(8 * 1024 * 1024);
+  });
+});
+
+describe("readSseJson", () => {
+  test("parses JSON payloads and stops at [DONE]", async () => {
+    const seen: unknown[] = [];
+    const stream = streamOf(['data: {"n":1}\n\n', "data: [DONE]\n\n", 'data: {"n":2}\n\n']);
+    for await (const item of readSseJson(stream, { provider: "p" })) seen.push(item.json);
+    expect(seen).toEqual([{ n: 1 }]);
+  });
+
+  test("malformed JSON names the provider and quotes the line, truncated", async () => {
+    const long = `{"broken": "${"z".repeat(500)}`;
+    const error = await caught(async () => {
+      for await (const _ of readSseJson(streamOf([`data: ${long}\n\n`]), { provider: "acme" })) void _;
+    });
+    expect(isPrxError(error, "PROVIDER_PROTOCOL")).toBe(true);
+    expect(error.message).toContain("acme");
+    expect(error.message).toContain('{"broken"');
+    expect(error.message.length).toBeLessThan(300);
+  });
+});
