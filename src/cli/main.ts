@@ -52,8 +52,10 @@ async function dispatch(argv: string[]): Promise<number> {
       return (await import("./gateway.ts")).gatewayCommand(rest, {});
     case "plugins":
       return (await import("./plugins.ts")).pluginsCommand(rest, {});
-    case "__child":
-      return (await import("./child.ts")).childCommand(rest);
+    case "__remote-plugin-child":
+      // The compiled binary re-executes itself as a remote plugin subprocess (NDJSON over stdio).
+      await (await import("../plugins/remote/child-main.ts")).runRemoteChild(rest);
+      return 0;
   }
   const { unknownName } = await import("./args.ts");
   throw unknownName("command", command, command.startsWith("-") ? ["--help", "--version"] : COMMANDS);
