@@ -50,6 +50,18 @@ export interface AdmittedPlugin {
   config: Record<string, string>;
   /** Manifest `[permissions] http_allowlist`. */
   httpAllowlist: string[];
+  /** The manifest's `[remote]` table, for kind "remote" only (defaults applied). */
+  remote?: RemotePluginOptions;
+}
+
+/** `[remote]` of a `runtime = "remote"` plugin.toml, after defaults (src/plugins/manifest.ts). */
+export interface RemotePluginOptions {
+  /** Relative to the plugin directory, as written; AdmittedPlugin.entryPath has the canonical path. */
+  entry: string;
+  transport: "worker" | "process";
+  settings: Record<string, string>;
+  rpc_timeout_ms: number;
+  ready_timeout_ms: number;
 }
 
 /** Services the host offers to every plugin instance (KV, memory, events, logs, models). */

@@ -1,0 +1,195 @@
+import { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import { loadConfig } from "../config/loader.ts";
+import { ConfigSchema } from "../config/schema.ts";
+import { openDatabase } from "../core/database.ts";
+import { errorMessage } from "../core/errors.ts";
+import { nullPublisher } from "../core/events.ts";
+import { createLogger } from "../core/logger.ts";
+import { openWorkspace, type Workspace } from "../core/workspace.ts";
+import { describePlugin, listPlugins, pluginInfo, reloadPlugin, type PluginInfo } from "../plugins/api.ts";
+import { defaultAdapterFactories } from "../plugins/adapters/index.ts";
+import { inspectPluginDir } from "../plugins/discovery.ts";
+import { buildGeneration } from "../plugins/generation.ts";
+import { getPluginRuntime, loaderResolver, type PluginRuntime } from "../plugins/runtime.ts";
+import { StatusStore } from "../plugins/status.ts";
+import { isSensitivePermission } from "../plugins/permissions.ts";
+import { MAX_FUEL_UNSUPPORTED_MESSAGE } from "../plugins/wasm/limits.ts";
+import { parseCommand, unknownName, usageError } from "./args.ts";
+
+const SUBCOMMANDS = ["list", "info", "reload", "validate"] as const;
+const USAGE = `Usage: prx plugins <command> [--json]
+  list              every plugin of the workspace with its status
+  info <name>       one plugin: capabilities, permissions, counters, warnings
+  reload <name>     build a new generation in this process and report it (a running gateway reloads live
+                    with POST /api/plugins/<name>/reload)
+  validate <dir>    check a plugin directory: manifest, admission limits, permissions, load and specs
+`;
+const FUEL_NOTE = MAX_FUEL_UNSUPPORTED_MESSAGE;
+
+function out(text: string): void {
+  process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => row[col]!.length)));
+  return rows.map((row) => row.map((cell, col) => cell.padEnd(widths[col]!)).join("  ").trimEnd()).join("\n");
+}
+
+function capabilityList(info: PluginInfo): string {
+  return info.capabilities.map((c) => `${c.type}:${c.name}`).join(", ") || "-";
+}
+
+function firstLine(text: string | null): string {
+  return text ? text.split("\n")[0]! : "";
+}
+
+function formatInfo(info: PluginInfo): string {
+  const lines = [
+    `${info.name} ${info.version ?? "?"} (${info.kind ?? "unknown kind"}) — ${info.status}`,
+    ...(info.message ? [`  message: ${info.message.replaceAll("\n", "\n    ")}`] : []),
+    `  dir: ${info.dir}`,
+    ...(info.description ? [`  description: ${info.description}`] : []),
+    `  permissions: required [${info.permissions.required.join(", ")}], optional [${info.permissions.optional.join(", ")}]`,
+    `               granted [${info.permissions.granted.join(", ")}]` +
+      (info.permissions.missing.length ? `, missing [${info.permissions.missing.join(", ")}]` : ""),
+    "  capabilities:",
+  ];
+  for (const cap of info.capabilities) {
+    const c = cap.counters;
+    const extra = [
+      cap.events.length ? `events ${cap.events.join(" ")}` : "",
+      cap.schedule ? `schedule "${cap.schedule}"` : "",
+      cap.type === "middleware" ? `stages ${cap.stages.join(",")}` : "",
+    ].filter(Boolean);
+    lines.push(
+      `    ${cap.type}:${cap.name} priority ${cap.priority}${cap.live ? "" : " (no live adapter)"}${extra.length ? " " + extra.join(" ") : ""}`,
+      `      invocations ${c.invocations}, errors ${c.errors}, last ${c.last_duration_ms ?? "-"} ms` +
+        (c.last_event ? `, last event ${c.last_event.name} at ${c.last_event.at}` : "") +
+        (c.last_error ? `\n      last error at ${c.last_error.at}: ${c.last_error.message}` : ""),
+    );
+  }
+  if (info.capabilities.length === 0) lines.push("    (none)");
+  for (const warning of info.warnings) lines.push(`  warning: ${warning}`);
+  return lines.join("\n");
+}
+
+function openRuntime(workspace: Workspace): PluginRuntime {
+  return getPluginRuntime(workspace, {
+    db: openDatabase(workspace.dbPath),
+    events: nullPublisher,
+    memory: () => null,
+    logger: createLogger("plugins"),
+  });
+}
+
+async function withRuntime(workspace: Workspace, run: (runtime: PluginRuntime) => Promise<number>): Promise<number> {
+  const runtime = openRuntime(workspace);
+  try {
+    await runtime.start();
+    return await run(runtime);
+  } finally {
+    await runtime.stop();
+  }
+}
+
+async function validate(dirArg: string, workspace: Workspace, json: boolean): Promise<number> {
+  const dir = resolve(dirArg);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw usageError(`prx plugins validate: ${dir} is not a directory`);
+  const found = inspectPluginDir(dir, basename(dir));
+  const manifest = found.ok ? found.manifest : found.manifest;
+  const notes: string[] = [];
+  if (manifest) {
+    const sensitive = [...manifest.permissions.required, ...manifest.permissions.optional].filter(isSensitivePermission);
+    if (sensitive.length) {
+      notes.push(`needs grants in config.toml: [plugins.${manifest.plugin.name}] grant = [${sensitive.map((p) => `"${p}"`).join(", ")}]`);
+    }
+    if (manifest.plugin.runtime === "wasm") notes.push(manifest.resources.max_fuel !== undefined ? FUEL_NOTE : `note: ${FUEL_NOTE}`);
+  }
+  // Load with every declared permission granted, in a throwaway database: validate checks loadability, not policy.
+  const name = found.name;
+  const grant = manifest ? [...manifest.permissions.required, ...manifest.permissions.optional] : [];
+  const config = ConfigSchema.parse({ plugins: { [name]: { grant } } });
+  const db = new Database(":memory:");
+  const logger = createLogger("plugins.validate");
+  const status = new StatusStore();
+  const generation = await buildGeneration({
+    number: 1,
+    pluginsDir: dir,
+    config,
+    host: { workspace, db, events: nullPublisher, memory: () => null, logger },
+    loaders: loaderResolver(),
+    factories: defaultAdapterFactories(),
+    status,
+    logger,
+    discovered: [found],
+  });
+  try {
+    const record = generation.plugins[0]!;
+    const info = describePlugin(record, generation, status);
+    const tools = generation.adapters.tool.map((t) => ({ name: t.spec.name, description: t.spec.description }));
+    const ok = record.state === "active";
+    if (json) {
+      out(JSON.stringify({ valid: ok, plugin: info, tools, notes }, null, 2));
+    } else {
+      out(`${dir}: ${ok ? "valid" : "INVALID"}`);
+      out(formatInfo(info));
+      for (const tool of tools) out(`  tool spec: ${tool.name} — ${tool.description}`);
+      for (const note of notes) out(`  ${note}`);
+    }
+    return ok ? 0 : 1;
+  } finally {
+    await generation.release(0);
+    db.close();
+  }
+}
+
+export async function pluginsCommand(argv: string[], globals: { workspace?: string }): Promise<number> {
+  const { values, positionals } = parseCommand("prx plugins", argv, { json: { type: "boolean" } });
+  const [sub, arg] = positionals;
+  if (values.help || !sub) {
+    process.stdout.write(USAGE);
+    return sub || values.help ? 0 : 2;
+  }
+  if (!SUBCOMMANDS.includes(sub as (typeof SUBCOMMANDS)[number])) throw unknownName("subcommand", sub, SUBCOMMANDS, "prx plugins");
+  const json = values.json === true;
+  const workspace = openWorkspace(values.workspace ?? globals.workspace);
+  if (sub !== "list" && !arg) throw usageError(`prx plugins ${sub}: missing ${sub === "validate" ? "<dir>" : "<name>"}`);
+  // Fail early with the config's own message rather than inside a generation build.
+  loadConfig(workspace.configPath);
+  switch (sub) {
+    case "validate":
+      return validate(arg!, workspace, json);
+    case "list":
+      return withRuntime(workspace, async (runtime) => {
+        const list = listPlugins(runtime);
+        if (json) out(JSON.stringify(list, null, 2));
+        else if (list.count === 0) out(`no plugins in ${workspace.pluginsDir}`);
+        else {
+          const rows = list.plugins.map((p) => [p.name, p.version ?? "?", p.kind ?? "-", p.status, capabilityList(p), firstLine(p.message)]);
+          out(table([["NAME", "VERSION", "KIND", "STATUS", "CAPABILITIES", "MESSAGE"], ...rows]));
+        }
+        return 0;
+      });
+    case "info":
+      return withRuntime(workspace, async (runtime) => {
+        const info = pluginInfo(runtime, arg!);
+        out(json ? JSON.stringify(info, null, 2) : formatInfo(info));
+        return info.status === "error" ? 1 : 0;
+      });
+    default:
+      return withRuntime(workspace, async (runtime) => {
+        try {
+          const result = await reloadPlugin(runtime, arg!);
+          const info = pluginInfo(runtime, arg!);
+          if (json) out(JSON.stringify({ ...result, plugin: info }, null, 2));
+          else out(`reload of "${arg}" succeeded: generation ${result.generation} (in this process; a running gateway reloads live via POST /api/plugins/${arg}/reload)\n${formatInfo(info)}`);
+          return 0;
+        } catch (error) {
+          if (json) out(JSON.stringify({ success: false, error: errorMessage(error) }, null, 2));
+          throw error;
+        }
+      });
+  }
+}

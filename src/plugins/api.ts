@@ -1,0 +1,137 @@
+import { z } from "zod";
+import { PrxError } from "../core/errors.ts";
+import type { Generation, PluginRecord } from "./generation.ts";
+import { MIDDLEWARE_STAGES } from "./manifest.ts";
+import type { PluginRuntime } from "./runtime.ts";
+import type { AdapterCounters, StatusStore } from "./status.ts";
+import { CapabilityTypes, PluginKinds } from "./types.ts";
+
+/**
+ * Framework-agnostic handlers behind `GET /api/plugins`, `GET /api/plugins/:name` and
+ * `POST /api/plugins/:name/reload`, with their zod response schemas (the gateway exposes them in OpenAPI).
+ * Errors are PrxErrors carrying the HTTP status (404 PLUGIN_NOT_FOUND, 400 PLUGIN_RELOAD).
+ */
+export const AdapterCountersSchema = z.object({
+  invocations: z.number().int().nonnegative(),
+  errors: z.number().int().nonnegative(),
+  last_duration_ms: z.number().nullable(),
+  last_event: z.object({ name: z.string(), at: z.string() }).nullable(),
+  last_error: z.object({ message: z.string(), at: z.string() }).nullable(),
+  extra: z.record(z.string(), z.number()),
+});
+
+export const PluginCapabilityInfoSchema = z.object({
+  type: z.enum(CapabilityTypes),
+  name: z.string(),
+  description: z.string(),
+  priority: z.number().int(),
+  events: z.array(z.string()),
+  schedule: z.string().nullable(),
+  stages: z.array(z.enum(MIDDLEWARE_STAGES)),
+  /** Whether the current generation has a live adapter for it. */
+  live: z.boolean(),
+  counters: AdapterCountersSchema,
+});
+
+export const PluginInfoSchema = z.object({
+  name: z.string(),
+  version: z.string().nullable(),
+  kind: z.enum(PluginKinds).nullable(),
+  description: z.string(),
+  dir: z.string(),
+  capabilities: z.array(PluginCapabilityInfoSchema),
+  status: z.enum(["active", "error", "disabled"]),
+  message: z.string().nullable(),
+  error_code: z.string().nullable(),
+  permissions: z.object({
+    required: z.array(z.string()),
+    optional: z.array(z.string()),
+    granted: z.array(z.string()),
+    missing: z.array(z.string()),
+  }),
+  warnings: z.array(z.string()),
+});
+
+export const PluginListResponseSchema = z.object({
+  plugins: z.array(PluginInfoSchema),
+  count: z.number().int().nonnegative(),
+  generation: z.number().int().positive(),
+});
+
+export const PluginReloadResponseSchema = z.object({
+  success: z.literal(true),
+  generation: z.number().int().positive(),
+});
+
+export type AdapterCountersInfo = z.infer<typeof AdapterCountersSchema>;
+export type PluginInfo = z.infer<typeof PluginInfoSchema>;
+export type PluginListResponse = z.infer<typeof PluginListResponseSchema>;
+export type PluginReloadResponse = z.infer<typeof PluginReloadResponseSchema>;
+
+function countersInfo(c: AdapterCounters): AdapterCountersInfo {
+  return {
+    invocations: c.invocations,
+    errors: c.errors,
+    last_duration_ms: c.lastDurationMs,
+    last_event: c.lastEvent,
+    last_error: c.lastError,
+    extra: c.extra,
+  };
+}
+
+/** One plugin record of a generation as the API shows it. */
+export function describePlugin(record: PluginRecord, generation: Generation, status: StatusStore): PluginInfo {
+  const live = new Set(generation.adaptersOf(record.name).map((a) => `${a.type}:${a.capability.name}`));
+  const counters = status.list(record.name, record.capabilities);
+  return {
+    name: record.name,
+    version: record.version,
+    kind: record.kind,
+    description: record.description,
+    dir: record.dir,
+    capabilities: record.capabilities.map((cap, i) => ({
+      type: cap.type,
+      name: cap.name,
+      description: cap.description,
+      priority: cap.priority,
+      events: cap.events,
+      schedule: cap.schedule ?? null,
+      stages: cap.stages,
+      live: live.has(`${cap.type}:${cap.name}`),
+      counters: countersInfo(counters[i]!.counters),
+    })),
+    status: record.state,
+    message: record.error ? record.error.describe() : record.state === "disabled" ? "disabled in config.toml" : null,
+    error_code: record.error?.code ?? null,
+    permissions: {
+      required: record.permissions.required,
+      optional: record.permissions.optional,
+      granted: record.permissions.granted,
+      missing: record.permissions.missing,
+    },
+    warnings: record.warnings,
+  };
+}
+
+export function listPlugins(runtime: PluginRuntime): PluginListResponse {
+  const generation = runtime.current();
+  const plugins = generation.plugins.map((record) => describePlugin(record, generation, runtime.status));
+  return { plugins, count: plugins.length, generation: generation.number };
+}
+
+export function pluginInfo(runtime: PluginRuntime, name: string): PluginInfo {
+  const generation = runtime.current();
+  const record = generation.plugin(name);
+  if (!record) {
+    throw new PrxError("PLUGIN_NOT_FOUND", `no plugin named "${name}" in generation ${generation.number}`, {
+      status: 404,
+      hint: "list plugins with GET /api/plugins or `prx plugins list`",
+    });
+  }
+  return describePlugin(record, generation, runtime.status);
+}
+
+export async function reloadPlugin(runtime: PluginRuntime, name: string): Promise<PluginReloadResponse> {
+  const generation = await runtime.reload(name);
+  return { success: true, generation };
+}

@@ -1,0 +1,215 @@
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, join, normalize, sep } from "node:path";
+import { PrxError, toPrxError } from "../core/errors.ts";
+import { parseManifest, type PluginManifest } from "./manifest.ts";
+import type { PluginKind } from "./types.ts";
+
+/** Admission limits: checked before anything is parsed or loaded. */
+export const PLUGINS_DIR_MAX_ENTRIES = 256;
+export const MANIFEST_MAX_BYTES = 256 * 1024;
+/** Applies to the wasm file and, for remote plugins, to the entry file. */
+export const WASM_MAX_BYTES = 128 * 1024 * 1024;
+export const MANIFEST_FILE = "plugin.toml";
+const WASM_HEADER_BYTES = 8;
+
+interface DiscoveredBase {
+  /** Directory name under plugins/ (or the basename given to validate). */
+  dirName: string;
+  /** Canonical plugin directory. */
+  dir: string;
+  manifestPath: string;
+  /** Manifest name when the manifest parsed, else the directory name. */
+  name: string;
+  warnings: string[];
+}
+
+export interface DiscoveredOk extends DiscoveredBase {
+  ok: true;
+  manifest: PluginManifest;
+  kind: PluginKind;
+  /** Canonical path of the wasm file or remote entry. */
+  entryPath: string;
+}
+
+export interface DiscoveredError extends DiscoveredBase {
+  ok: false;
+  error: PrxError;
+  manifest?: PluginManifest;
+}
+
+export type DiscoveredPlugin = DiscoveredOk | DiscoveredError;
+
+function admissionError(message: string, hint?: string): PrxError {
+  return new PrxError("PLUGIN_ADMISSION", message, hint ? { hint } : {});
+}
+
+/** Open a file refusing symlinks (lstat for a clear message, O_NOFOLLOW against a swap in between). */
+function openRegularFile(path: string, label: string, maxBytes: number): { fd: number; size: number } {
+  let info;
+  try {
+    info = lstatSync(path);
+  } catch {
+    throw admissionError(`${path}: ${label} not found`);
+  }
+  if (info.isSymbolicLink()) {
+    throw admissionError(`${path}: ${label} is a symlink; symlinks are refused`, "replace the link by the file itself");
+  }
+  if (!info.isFile()) throw admissionError(`${path}: ${label} is not a regular file`);
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const size = fstatSync(fd).size;
+  if (size > maxBytes) {
+    closeSync(fd);
+    throw admissionError(`${path}: ${label} is ${size} bytes, larger than the limit of ${maxBytes} bytes`);
+  }
+  return { fd, size };
+}
+
+/** Read plugin.toml: <= MANIFEST_MAX_BYTES, not a symlink, valid UTF-8. */
+export function readManifestFile(path: string): string {
+  const { fd, size } = openRegularFile(path, MANIFEST_FILE, MANIFEST_MAX_BYTES);
+  try {
+    const bytes = new Uint8Array(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, bytes, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, read));
+    } catch {
+      throw new PrxError("PLUGIN_MANIFEST", `${path}: ${MANIFEST_FILE} is not valid UTF-8`, {
+        hint: "save the manifest as UTF-8",
+      });
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Resolve a manifest-relative path inside the plugin directory: no absolute path, no `..` segment, and the
+ * canonical result must stay inside `dir` (a symlinked parent directory cannot lead out).
+ */
+export function resolveInsidePlugin(dir: string, relative: string, key: string, manifestPath: string): string {
+  const segments = relative.split(/[\\/]+/);
+  if (isAbsolute(relative) || /^[A-Za-z]:/.test(relative) || segments.includes("..")) {
+    throw admissionError(
+      `${manifestPath}: "${key}" = "${relative}" escapes the plugin directory`,
+      "use a path relative to the plugin directory without .. segments",
+    );
+  }
+  const full = join(dir, normalize(relative));
+  if (!existsSync(full) && !isSymlink(full)) throw admissionError(`${manifestPath}: "${key}" = "${relative}": ${full} not found`);
+  let parent: string;
+  try {
+    parent = realpathSync(join(full, ".."));
+  } catch (cause) {
+    throw toPrxError(cause, "PLUGIN_ADMISSION", `${manifestPath}: "${key}"`);
+  }
+  if (parent !== dir && !parent.startsWith(dir + sep)) {
+    throw admissionError(`${manifestPath}: "${key}" = "${relative}" resolves outside the plugin directory`);
+  }
+  return full;
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** Component vs core module from the 8-byte header: magic, then version (u16 LE) and layer (u16 LE). */
+export function detectWasmKind(header: Uint8Array, path: string): "wasm-component" | "wasm-module" {
+  const magic = header[0] === 0x00 && header[1] === 0x61 && header[2] === 0x73 && header[3] === 0x6d;
+  if (header.length < WASM_HEADER_BYTES || !magic) {
+    throw new PrxError("PLUGIN_LOAD", `${path}: not a WebAssembly file (bad magic)`, {
+      hint: "build the plugin to a .wasm component or core module",
+    });
+  }
+  const version = header[4]! | (header[5]! << 8);
+  const layer = header[6]! | (header[7]! << 8);
+  if (layer === 1) return "wasm-component";
+  if (layer === 0 && version === 1) return "wasm-module";
+  throw new PrxError("PLUGIN_LOAD", `${path}: unsupported WebAssembly version ${version} layer ${layer}`);
+}
+
+function checkEntryFile(path: string, label: string): Uint8Array {
+  const { fd, size } = openRegularFile(path, label, WASM_MAX_BYTES);
+  try {
+    const header = new Uint8Array(Math.min(WASM_HEADER_BYTES, size));
+    readSync(fd, header, 0, header.length, 0);
+    return header;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Inspect one plugin directory: manifest, admission limits and kind. Never throws. */
+export function inspectPluginDir(dirPath: string, dirName: string): DiscoveredPlugin {
+  let dir = dirPath;
+  const manifestPath = join(dirPath, MANIFEST_FILE);
+  const base = { dirName, dir, manifestPath, name: dirName, warnings: [] as string[] };
+  let manifest: PluginManifest | undefined;
+  try {
+    dir = realpathSync(dirPath);
+    base.dir = dir;
+    base.manifestPath = join(dir, MANIFEST_FILE);
+    const parsed = parseManifest(readManifestFile(base.manifestPath), base.manifestPath);
+    manifest = parsed.manifest;
+    base.warnings.push(...parsed.warnings);
+    base.name = manifest.plugin.name;
+    let kind: PluginKind;
+    let entryPath: string;
+    if (manifest.plugin.runtime === "remote") {
+      entryPath = resolveInsidePlugin(dir, manifest.remote!.entry, "remote.entry", base.manifestPath);
+      checkEntryFile(entryPath, "remote entry");
+      kind = "remote";
+    } else {
+      entryPath = resolveInsidePlugin(dir, manifest.plugin.wasm, "plugin.wasm", base.manifestPath);
+      kind = detectWasmKind(checkEntryFile(entryPath, "wasm file"), entryPath);
+    }
+    return { ...base, ok: true, manifest, kind, entryPath };
+  } catch (cause) {
+    const error = toPrxError(cause, "PLUGIN_ADMISSION", base.manifestPath);
+    const warnings = (error.details?.warnings as string[] | undefined) ?? [];
+    base.warnings.push(...warnings.filter((w) => !base.warnings.includes(w)));
+    return manifest ? { ...base, ok: false, error, manifest } : { ...base, ok: false, error };
+  }
+}
+
+/**
+ * Every `<pluginsDir>/*` entry in sorted (code unit) order. Non-directories and dot entries are skipped but
+ * count toward the entry limit; more than PLUGINS_DIR_MAX_ENTRIES entries is an error for the whole discovery.
+ */
+export function discoverPlugins(pluginsDir: string): DiscoveredPlugin[] {
+  if (!existsSync(pluginsDir)) return [];
+  let entries: string[];
+  try {
+    entries = readdirSync(pluginsDir);
+  } catch (cause) {
+    throw toPrxError(cause, "PLUGIN_ADMISSION", `cannot list ${pluginsDir}`);
+  }
+  if (entries.length > PLUGINS_DIR_MAX_ENTRIES) {
+    throw admissionError(
+      `${pluginsDir}: ${entries.length} entries, more than the limit of ${PLUGINS_DIR_MAX_ENTRIES}`,
+      "remove unused plugin directories",
+    );
+  }
+  entries.sort();
+  const found: DiscoveredPlugin[] = [];
+  for (const name of entries) {
+    if (name.startsWith(".")) continue;
+    const path = join(pluginsDir, name);
+    let isDir = false;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      isDir = false;
+    }
+    if (isDir) found.push(inspectPluginDir(path, name));
+  }
+  return found;
+}

@@ -1,0 +1,37 @@
+/** Public face of the plugin runtime. */
+export * from "./types.ts";
+export {
+  getPluginRuntime,
+  findPluginRuntime,
+  loaderResolver,
+  registerLoader,
+  registeredLoader,
+  PluginRuntime,
+  type PluginRuntimeOptions,
+  type RuntimeServices,
+  type GenerationListener,
+} from "./runtime.ts";
+export {
+  buildGeneration,
+  Generation,
+  GENERATION_DRAIN_TIMEOUT_MS,
+  PLUGIN_LOAD_TIMEOUT_MS,
+  type LoaderResolver,
+  type PluginRecord,
+  type PluginState,
+} from "./generation.ts";
+export * from "./manifest.ts";
+export {
+  discoverPlugins,
+  inspectPluginDir,
+  detectWasmKind,
+  MANIFEST_FILE,
+  MANIFEST_MAX_BYTES,
+  PLUGINS_DIR_MAX_ENTRIES,
+  WASM_MAX_BYTES,
+  type DiscoveredPlugin,
+} from "./discovery.ts";
+export { decidePermissions, isSensitivePermission, type PermissionDecision } from "./permissions.ts";
+export { StatusStore, AdapterStatus, STATUS_MESSAGE_MAX_CHARS, type AdapterCounters } from "./status.ts";
+export * from "./api.ts";
+export * from "./adapters/index.ts";

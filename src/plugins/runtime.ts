@@ -1,0 +1,271 @@
+import { realpathSync } from "node:fs";
+import { errorMessage, PrxError } from "../core/errors.ts";
+import type { Workspace } from "../core/workspace.ts";
+import { loadConfig } from "../config/loader.ts";
+import type { Config } from "../config/schema.ts";
+import type { ToolSource } from "../tools/types.ts";
+import { defaultAdapterFactories } from "./adapters/index.ts";
+import type { AdapterFactories } from "./adapters/types.ts";
+import { createToolRouter } from "./adapters/tool-router.ts";
+import { buildGeneration, Generation, GENERATION_DRAIN_TIMEOUT_MS, type LoaderResolver } from "./generation.ts";
+import { StatusStore } from "./status.ts";
+import type { PluginHostServices, PluginKind, PluginLoader } from "./types.ts";
+
+export type RuntimeServices = Omit<PluginHostServices, "workspace">;
+
+export interface PluginRuntimeOptions {
+  /** Read at every build (start and each reload) for enabled/grant/config. Default: the workspace's config.toml. */
+  config?: Config | (() => Config);
+  /** Loaders for this runtime only; they win over registerLoader() and the built-ins. */
+  loaders?: PluginLoader[];
+  /** Adapter factories per capability type (default: defaultAdapterFactories()). */
+  factories?: AdapterFactories;
+  drainTimeoutMs?: number;
+  /** Per-plugin load timeout (default PLUGIN_LOAD_TIMEOUT_MS). */
+  loadTimeoutMs?: number;
+}
+
+export type GenerationListener = (next: Generation, previous: Generation | null) => void;
+
+const registry = new Map<PluginKind, PluginLoader>();
+
+/** Register a loader for every kind it declares (process-wide; a runtime's own `loaders` option wins). */
+export function registerLoader(loader: PluginLoader): void {
+  for (const kind of loader.kinds) registry.set(kind, loader);
+}
+
+export function registeredLoader(kind: PluginKind): PluginLoader | undefined {
+  return registry.get(kind);
+}
+
+/** The built-in loaders, imported on first use so commands without plugins stay light. */
+async function builtinLoader(kind: PluginKind): Promise<PluginLoader | undefined> {
+  if (kind === "wasm-component" || kind === "wasm-module") {
+    const { wasmLoader } = await import("./wasm/index.ts");
+    return wasmLoader;
+  }
+  return undefined;
+}
+
+/** Loader lookup: the given loaders first, then registerLoader(), then the built-ins. */
+export function loaderResolver(own: readonly PluginLoader[] = []): LoaderResolver {
+  const byKind = new Map<PluginKind, PluginLoader>();
+  for (const loader of own) for (const kind of loader.kinds) byKind.set(kind, loader);
+  return async (kind) => byKind.get(kind) ?? registeredLoader(kind) ?? (await builtinLoader(kind));
+}
+
+/**
+ * The plugin runtime of one canonical workspace: the active generation, the reload lock and the stable
+ * proxies consumers hold. Obtain it with getPluginRuntime(); never construct a second one for a workspace.
+ */
+export class PluginRuntime {
+  readonly status = new StatusStore();
+  /** Stable ToolSource for the agent's tool registry; resolves the current generation at call time. */
+  readonly tools: ToolSource;
+  readonly host: PluginHostServices;
+  private active: Generation | null = null;
+  private lock: Promise<unknown> = Promise.resolve();
+  private readonly retiring = new Set<Promise<void>>();
+  private readonly listeners = new Set<GenerationListener>();
+  private readonly loaders: LoaderResolver;
+  private readonly factories: AdapterFactories;
+  private readonly drainTimeoutMs: number;
+  private stopped = false;
+  private stopping: Promise<void> | null = null;
+
+  constructor(
+    readonly workspace: Workspace,
+    services: RuntimeServices,
+    private readonly options: PluginRuntimeOptions = {},
+  ) {
+    this.host = { ...services, workspace };
+    this.loaders = loaderResolver(options.loaders);
+    this.factories = options.factories ?? defaultAdapterFactories();
+    this.drainTimeoutMs = options.drainTimeoutMs ?? GENERATION_DRAIN_TIMEOUT_MS;
+    this.tools = createToolRouter(() => this.active);
+  }
+
+  /** The active generation. Throws when start() has not completed. */
+  current(): Generation {
+    if (!this.active) {
+      throw new PrxError("INTERNAL", `plugin runtime of ${this.workspace.root} is not started`, {
+        hint: "await getPluginRuntime(...).start() before using plugins",
+      });
+    }
+    return this.active;
+  }
+
+  get started(): boolean {
+    return this.active !== null;
+  }
+
+  /** Called synchronously after every swap (part 2: cron scheduler, event pumps). Returns an unsubscribe function. */
+  onGeneration(listener: GenerationListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Build generation 1 if not built yet. Plugin failures are statuses; only discovery/config failures throw. */
+  start(): Promise<Generation> {
+    return this.serialize(async () => this.active ?? this.publish(await this.build(1)));
+  }
+
+  /**
+   * Build a complete candidate without touching the active generation, check the named plugin loaded in it,
+   * then swap atomically. On any failure the previous generation keeps serving and a PrxError is thrown:
+   * PLUGIN_NOT_FOUND (404) when the name is unknown to both, PLUGIN_RELOAD (400) otherwise.
+   */
+  reload(name?: string): Promise<number> {
+    return this.serialize(async () => {
+      const previous = this.active ?? this.publish(await this.build(1));
+      const what = name ? `reload of plugin "${name}"` : "plugin reload";
+      const keeps = `generation ${previous.number} keeps serving`;
+      let candidate: Generation;
+      try {
+        candidate = await this.build(previous.number + 1);
+      } catch (cause) {
+        throw new PrxError("PLUGIN_RELOAD", `${what} failed, ${keeps}: ${errorMessage(cause)}`, { cause, status: 400 });
+      }
+      if (name !== undefined) {
+        const record = candidate.plugin(name);
+        if (!record || record.state !== "active") {
+          await candidate.release(0);
+          if (!record && !previous.plugin(name)) {
+            throw new PrxError("PLUGIN_NOT_FOUND", `no plugin named "${name}" in ${this.workspace.pluginsDir}`, {
+              status: 404,
+              hint: "list plugins with `prx plugins list`",
+            });
+          }
+          const why = !record
+            ? `it is no longer present in ${this.workspace.pluginsDir}`
+            : record.state === "disabled"
+              ? "it is disabled in config.toml"
+              : errorMessage(record.error);
+          throw new PrxError("PLUGIN_RELOAD", `${what} failed, ${keeps}: ${why}`, { cause: record?.error ?? undefined, status: 400 });
+        }
+      }
+      this.publish(candidate);
+      return candidate.number;
+    });
+  }
+
+  /** Release every generation and forget this runtime (the next getPluginRuntime builds a new one). */
+  stop(): Promise<void> {
+    return (this.stopping ??= this.serialize(async () => {
+      const last = this.active;
+      this.active = null;
+      if (last) this.retire(last);
+      this.stopped = true;
+      await this.settled();
+      if (runtimes.get(this.workspace.root) === this) runtimes.delete(this.workspace.root);
+    }));
+  }
+
+  /** Resolves once every replaced generation has been released. */
+  async settled(): Promise<void> {
+    while (this.retiring.size > 0) await Promise.all([...this.retiring]);
+  }
+
+  private serialize<T>(task: () => Promise<T>): Promise<T> {
+    const guarded = () => {
+      if (this.stopped) {
+        return Promise.reject(
+          new PrxError("INTERNAL", `plugin runtime of ${this.workspace.root} was stopped`, {
+            hint: "obtain a new one with getPluginRuntime()",
+          }),
+        );
+      }
+      return task();
+    };
+    const run = this.lock.then(guarded, guarded);
+    this.lock = run.catch(() => undefined);
+    return run;
+  }
+
+  private publish(next: Generation): Generation {
+    const previous = this.active;
+    this.active = next;
+    if (previous) this.retire(previous);
+    for (const listener of this.listeners) {
+      try {
+        listener(next, previous);
+      } catch (error) {
+        this.host.logger.warn(`generation listener failed: ${errorMessage(error)}`);
+      }
+    }
+    return next;
+  }
+
+  private retire(generation: Generation): void {
+    const done = generation
+      .release(this.drainTimeoutMs)
+      .catch((error) => this.host.logger.warn(`release of generation ${generation.number} failed: ${errorMessage(error)}`))
+      .finally(() => this.retiring.delete(done));
+    this.retiring.add(done);
+  }
+
+  private config(): Config {
+    const source = this.options.config;
+    if (typeof source === "function") return source();
+    return source ?? loadConfig(this.workspace.configPath).config;
+  }
+
+  private build(number: number): Promise<Generation> {
+    return buildGeneration({
+      number,
+      pluginsDir: this.workspace.pluginsDir,
+      config: this.config(),
+      host: this.host,
+      loaders: this.loaders,
+      factories: this.factories,
+      status: this.status,
+      logger: this.host.logger,
+      ...(this.options.loadTimeoutMs !== undefined ? { loadTimeoutMs: this.options.loadTimeoutMs } : {}),
+    });
+  }
+}
+
+const runtimes = new Map<string, PluginRuntime>();
+
+/**
+ * The one runtime of a workspace in this process, keyed by the canonical (realpath) root: a symlinked path
+ * to the same workspace gets the same object. Services and options of later calls are ignored.
+ */
+export function getPluginRuntime(workspace: Workspace, services: RuntimeServices, options?: PluginRuntimeOptions): PluginRuntime {
+  let root: string;
+  try {
+    root = realpathSync(workspace.root);
+  } catch (cause) {
+    throw new PrxError("WORKSPACE", `workspace ${workspace.root} does not exist: ${errorMessage(cause)}`, { cause });
+  }
+  let runtime = runtimes.get(root);
+  if (!runtime) {
+    const canonical = root === workspace.root ? workspace : canonicalWorkspace(workspace, root);
+    runtime = new PluginRuntime(canonical, services, options);
+    runtimes.set(root, runtime);
+  }
+  return runtime;
+}
+
+function canonicalWorkspace(workspace: Workspace, root: string): Workspace {
+  const swap = (path: string) => (path.startsWith(workspace.root) ? root + path.slice(workspace.root.length) : path);
+  return {
+    root,
+    configPath: swap(workspace.configPath),
+    pluginsDir: swap(workspace.pluginsDir),
+    hooksPath: swap(workspace.hooksPath),
+    dataDir: swap(workspace.dataDir),
+    dbPath: swap(workspace.dbPath),
+    cacheDir: swap(workspace.cacheDir),
+    logsDir: swap(workspace.logsDir),
+  };
+}
+
+/** The runtime of a workspace if one exists in this process (does not create one). */
+export function findPluginRuntime(workspaceRoot: string): PluginRuntime | undefined {
+  try {
+    return runtimes.get(realpathSync(workspaceRoot));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,104 @@
+import type { CapabilityType } from "./types.ts";
+
+/**
+ * Per-adapter counters. They live on the runtime (not in a generation), keyed by plugin/capability type/name,
+ * so a reload keeps counting where the previous generation stopped; they reset only with the process.
+ * A reloaded plugin whose capability disappears keeps its entry, but listings only show capabilities of the
+ * current generation.
+ */
+export const STATUS_MESSAGE_MAX_CHARS = 1024;
+export const STATUS_EVENT_NAME_MAX_CHARS = 256;
+
+export interface AdapterCounters {
+  invocations: number;
+  errors: number;
+  lastDurationMs: number | null;
+  lastEvent: { name: string; at: string } | null;
+  lastError: { message: string; at: string } | null;
+  /** Named extra counters an adapter may keep (e.g. dropped events, skipped cron slots). */
+  extra: Record<string, number>;
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : text.slice(0, max - 1) + "…";
+}
+
+/** The recorder one adapter writes to. */
+export class AdapterStatus {
+  readonly counters: AdapterCounters = {
+    invocations: 0,
+    errors: 0,
+    lastDurationMs: null,
+    lastEvent: null,
+    lastError: null,
+    extra: {},
+  };
+
+  /** Count an invocation now; call the returned function when it ends (with an error message if it failed). */
+  begin(eventName: string): (error?: string) => void {
+    const started = performance.now();
+    this.counters.invocations++;
+    this.event(eventName);
+    let done = false;
+    return (error?: string) => {
+      if (done) return;
+      done = true;
+      this.counters.lastDurationMs = Math.round((performance.now() - started) * 1000) / 1000;
+      if (error !== undefined) this.error(error);
+    };
+  }
+
+  event(name: string): void {
+    this.counters.lastEvent = { name: clip(name, STATUS_EVENT_NAME_MAX_CHARS), at: new Date().toISOString() };
+  }
+
+  error(message: string): void {
+    this.counters.errors++;
+    this.counters.lastError = { message: clip(message, STATUS_MESSAGE_MAX_CHARS), at: new Date().toISOString() };
+  }
+
+  increment(counter: string, by = 1): void {
+    this.counters.extra[counter] = (this.counters.extra[counter] ?? 0) + by;
+  }
+
+  snapshot(): AdapterCounters {
+    const c = this.counters;
+    return {
+      ...c,
+      lastEvent: c.lastEvent && { ...c.lastEvent },
+      lastError: c.lastError && { ...c.lastError },
+      extra: { ...c.extra },
+    };
+  }
+}
+
+export interface AdapterStatusEntry {
+  type: CapabilityType;
+  name: string;
+  counters: AdapterCounters;
+}
+
+export class StatusStore {
+  private readonly entries = new Map<string, AdapterStatus>();
+
+  private key(plugin: string, type: CapabilityType, name: string): string {
+    return `${plugin}\u0000${type}\u0000${name}`;
+  }
+
+  /** Get or create the recorder of one capability. */
+  for(plugin: string, type: CapabilityType, name: string): AdapterStatus {
+    const key = this.key(plugin, type, name);
+    let status = this.entries.get(key);
+    if (!status) this.entries.set(key, (status = new AdapterStatus()));
+    return status;
+  }
+
+  get(plugin: string, type: CapabilityType, name: string): AdapterCounters | undefined {
+    return this.entries.get(this.key(plugin, type, name))?.snapshot();
+  }
+
+  /** Counters of the given capabilities (zeroes for one never called), in the given order. */
+  list(plugin: string, capabilities: readonly { type: CapabilityType; name: string }[]): AdapterStatusEntry[] {
+    return capabilities.map((cap) => ({ type: cap.type, name: cap.name, counters: this.for(plugin, cap.type, cap.name).snapshot() }));
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Issue 4 target: reload latency with 10 cached plugins <= 200 ms. Ten copies of a tool plugin under different
+ * names (and tool names) run through the real WASM engine, one sandbox Worker each: once as components (the echo
+ * test plugin of plugins/test-wasm rebuilt with ten tool names; transpile output cached after the first load) and
+ * once as WAT-built core modules. A reload builds a complete candidate (discover, admit, load all ten, get-spec for
+ * every tool) and swaps it in; releasing the old generation happens after the swap and is reported separately.
+ * A last row isolates the runtime's own cost with an instant loader.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { componentEmbed, componentNew, parse } from "@bytecodealliance/jco";
+import { ConfigSchema } from "../../../src/config/schema.ts";
+import { closeDatabase, openDatabase } from "../../../src/core/database.ts";
+import { nullPublisher } from "../../../src/core/events.ts";
+import { createLogger } from "../../../src/core/logger.ts";
+import { openWorkspace } from "../../../src/core/workspace.ts";
+import { getPluginRuntime } from "../../../src/plugins/runtime.ts";
+import type { PluginLoader } from "../../../src/plugins/types.ts";
+import { wasmLoader } from "../../../src/plugins/wasm/index.ts";
+import { expandWat, WIT_SOURCE } from "../../../plugins/test-wasm/build.ts";
+import { manifest, toolModule, writePlugin } from "../../plugins/runtime/helpers.ts";
+import { stats, type BenchRow, type BenchSuite } from "../types.ts";
+
+const PLUGINS = 10;
+const RELOADS = 12;
+const SUITE = "reload";
+const ECHO_WAT = join(import.meta.dir, "../../../plugins/test-wasm/src/echo-tool.wat");
+
+async function echoComponent(tool: string): Promise<Uint8Array> {
+  const source = readFileSync(ECHO_WAT, "utf8").replace('@str $name "echo_upper"', `@str $name "${tool}"`);
+  const core = await parse(expandWat(source));
+  return componentNew(await componentEmbed({ binary: core, witSource: WIT_SOURCE, world: "prx:plugin/tool@0.1.0" }));
+}
+
+function openRuntime(root: string, loader: PluginLoader) {
+  const workspace = openWorkspace(root);
+  const db = openDatabase(workspace.dbPath);
+  const runtime = getPluginRuntime(
+    workspace,
+    { db, events: nullPublisher, memory: () => null, logger: createLogger("bench.reload") },
+    { config: ConfigSchema.parse({}), loaders: [loader] },
+  );
+  return { workspace, runtime, close: () => runtime.stop().then(() => closeDatabase(workspace.dbPath)) };
+}
+
+async function measure(root: string, label: string, build: (tool: string) => Promise<Uint8Array>): Promise<BenchRow[]> {
+  const loads: number[] = [];
+  const timed: PluginLoader = {
+    kinds: wasmLoader.kinds,
+    async load(plugin, host) {
+      const started = performance.now();
+      const instance = await wasmLoader.load(plugin, host);
+      loads.push(performance.now() - started);
+      return instance;
+    },
+  };
+  const { workspace, runtime, close } = openRuntime(root, timed);
+  try {
+    for (let i = 0; i < PLUGINS; i++) {
+      const tool = `bench_tool_${i}`;
+      writePlugin(workspace, `bench-${i}`, manifest({ name: `bench-${i}`, tools: [tool] }), await build(tool));
+    }
+    let started = performance.now();
+    const first = await runtime.start();
+    const startMs = performance.now() - started;
+    const failed = first.plugins.filter((p) => p.state !== "active");
+    if (failed.length) throw new Error(`plugins failed to load: ${failed.map((p) => `${p.name}: ${p.error?.message}`).join("; ")}`);
+    await runtime.reload(); // warm
+    await runtime.settled();
+    loads.length = 0;
+    const reloads: number[] = [];
+    const release: number[] = [];
+    for (let i = 0; i < RELOADS; i++) {
+      started = performance.now();
+      await runtime.reload(i % 2 ? "bench-3" : undefined);
+      reloads.push(performance.now() - started);
+      started = performance.now();
+      await runtime.settled();
+      release.push(performance.now() - started);
+    }
+    const all = stats(reloads);
+    return [
+      { suite: SUITE, name: `${label}: start (first load${label.includes("component") ? ", transpile" : ""})`, value: startMs, unit: "ms" },
+      {
+        suite: SUITE,
+        name: `${label}: reload with ${PLUGINS} cached plugins p50`,
+        value: all.p50,
+        unit: "ms",
+        target: { op: "<=", value: 200 },
+        note: `${RELOADS} reloads (unnamed and named), one sandbox Worker per plugin`,
+      },
+      { suite: SUITE, name: `${label}: reload with ${PLUGINS} cached plugins p99`, value: all.p99, unit: "ms" },
+      {
+        suite: SUITE,
+        name: `${label}: one plugin's load inside a reload (wasmLoader.load, concurrent) p50`,
+        value: stats(loads).p50,
+        unit: "ms",
+      },
+      { suite: SUITE, name: `${label}: release of the old generation after the swap p50`, value: stats(release).p50, unit: "ms" },
+    ];
+  } finally {
+    await close();
+  }
+}
+
+/** The runtime's own cost per reload (discover, parse, admit, get-spec, swap, release) with an instant loader. */
+async function runtimeOwnCost(root: string): Promise<BenchRow> {
+  const instant: PluginLoader = {
+    kinds: ["wasm-module"],
+    async load(plugin) {
+      const spec = { name: plugin.capabilities[0]!.name, description: "d", parametersSchema: "{}" };
+      return { plugin, invoke: async () => spec, release: async () => {} };
+    },
+  };
+  const { workspace, runtime, close } = openRuntime(root, instant);
+  const samples: number[] = [];
+  try {
+    const header = new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
+    for (let i = 0; i < PLUGINS; i++) writePlugin(workspace, `bench-${i}`, manifest({ name: `bench-${i}`, tools: [`bench_tool_${i}`] }), header);
+    await runtime.start();
+    for (let i = 0; i < 50; i++) {
+      const started = performance.now();
+      await runtime.reload();
+      await runtime.settled();
+      samples.push(performance.now() - started);
+    }
+  } finally {
+    await close();
+  }
+  return {
+    suite: SUITE,
+    name: `runtime's own cost per reload of ${PLUGINS} plugins (instant loader) p50`,
+    value: stats(samples).p50,
+    unit: "ms",
+    note: "discovery, manifest parse, admission, get-spec, swap and release; no plugin code",
+  };
+}
+
+const suite: BenchSuite = async ({ tmp }) => [
+  ...(await measure(join(tmp, "components"), "components", echoComponent)),
+  ...(await measure(join(tmp, "modules"), "core modules", (tool) => toolModule({ tool, output: "out" }))),
+  await runtimeOwnCost(join(tmp, "own")),
+];
+
+export default suite;
