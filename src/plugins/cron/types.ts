@@ -1,0 +1,47 @@
+/** A cron capability of one plugin, as the current generation provides it. */
+export interface CronJob {
+  /** "<plugin>/<capability>"; the key of its last-fire record in SQLite. */
+  id: string;
+  /** 5- or 6-field cron expression (or a macro such as @hourly). */
+  schedule: string;
+  /** Calls the guest's `run` export; resolves with its output. */
+  run(): Promise<string>;
+  /** Overrides the scheduler's run timeout (CRON_RUN_TIMEOUT_MS). */
+  timeoutMs?: number;
+}
+
+/** Time source and one-shot timers; injected by tests. */
+export interface CronClock {
+  now(): number;
+  setTimer(fn: () => void, delayMs: number): { cancel(): void };
+}
+
+/** One run of a job, as logged, published on `prx.cron.<plugin>` (without durationMs) and returned by runNow. */
+export interface CronRunRecord {
+  job: string;
+  /** ISO time of the slot this run is for; null for a manual run (cron_run probe). */
+  slot: string | null;
+  ok: boolean;
+  output?: string;
+  error?: string;
+  /** How many due slots this run stands for (> 1 when missed slots were coalesced). */
+  coalesced: number;
+  durationMs: number;
+}
+
+export interface CronJobStatus {
+  id: string;
+  schedule: string;
+  /** ISO time of the next slot this process will try to claim; null when the schedule never fires again. */
+  nextDue: string | null;
+  /** ISO time of the last slot claimed (by any process sharing the database), or the baseline. */
+  lastSlot: string;
+  running: boolean;
+  fired: number;
+  ok: number;
+  errors: number;
+  /** Slots claimed while the previous run of the job was still in progress (not run; logged and published). */
+  skipped: number;
+  lastRun: { slot: string | null; ok: boolean; at: string } | null;
+  lastError: { message: string; at: string } | null;
+}

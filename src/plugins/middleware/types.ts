@@ -1,0 +1,44 @@
+import type { Stage } from "../../agent/envelopes.ts";
+
+/** One middleware capability of one plugin, as a generation's adapter exposes it to the chain. */
+export interface MiddlewareEntry {
+  plugin: string;
+  /** Capability name inside the plugin. */
+  name: string;
+  /** Lower runs first; ties are ordered by plugin name, then capability name. */
+  priority: number;
+  /** Stages the capability declared (`stages = [...]` in its manifest); "all" when it declared none. */
+  stages: readonly Stage[] | "all";
+  /** Per-entry timeout in ms; defaults to the chain's (MIDDLEWARE_TIMEOUT_MS unless overridden). */
+  timeoutMs?: number;
+  /** Receives the stage's envelope as JSON and returns the (possibly changed) envelope as JSON. */
+  process(stage: Stage, dataJson: string): Promise<string>;
+}
+
+export const MiddlewareFailureKinds = ["invalid_json", "invalid_envelope", "error", "timeout"] as const;
+export type MiddlewareFailureKind = (typeof MiddlewareFailureKinds)[number];
+
+export interface MiddlewareOutcome {
+  stage: Stage;
+  ok: boolean;
+  durationMs: number;
+  /** Set when ok is false. */
+  failure?: MiddlewareFailureKind;
+  error?: string;
+}
+
+/** Receives the outcome of every middleware call (the runtime's status counters). Its errors are isolated. */
+export interface MiddlewareStatusSink {
+  onResult(entry: MiddlewareEntry, outcome: MiddlewareOutcome): void;
+}
+
+export interface MiddlewareEntryStats {
+  plugin: string;
+  name: string;
+  priority: number;
+  stages: readonly Stage[] | "all";
+  calls: number;
+  failures: number;
+  byKind: Record<MiddlewareFailureKind, number>;
+  lastError: { stage: Stage; kind: MiddlewareFailureKind; message: string; at: number } | null;
+}

@@ -1,0 +1,189 @@
+import { describe, expect, test } from "bun:test";
+import type { Envelopes, MiddlewareRunner, Stage } from "../../../src/agent/envelopes.ts";
+import { createStableMiddlewareRunner, MiddlewareChain } from "../../../src/plugins/middleware/index.ts";
+import type {
+  MiddlewareEntry,
+  MiddlewareFailureKind,
+  MiddlewareOutcome,
+} from "../../../src/plugins/middleware/index.ts";
+import { captureLogger } from "../events/log.ts";
+
+const inbound: Envelopes["inbound"] = {
+  text: "mail me at a@b.com",
+  channel: "cli",
+  user_id: null,
+  session_id: "s1",
+  metadata: {},
+};
+
+function entry(
+  plugin: string,
+  name: string,
+  priority: number,
+  process: (stage: Stage, data: string) => Promise<string>,
+  extra: Partial<MiddlewareEntry> = {},
+): MiddlewareEntry {
+  return { plugin, name, priority, stages: "all", process, ...extra };
+}
+
+/** Appends a tag to the text of an envelope that has one. */
+function tagger(tag: string, log?: string[]) {
+  return async (stage: Stage, data: string) => {
+    log?.push(`${tag}:${stage}`);
+    const env = JSON.parse(data);
+    if (typeof env.text === "string") env.text += tag;
+    return JSON.stringify(env);
+  };
+}
+
+function newChain(entries: MiddlewareEntry[], timeoutMs?: number) {
+  const logger = captureLogger();
+  const outcomes: { entry: string; outcome: MiddlewareOutcome }[] = [];
+  const chain = new MiddlewareChain(entries, {
+    logger,
+    timeoutMs,
+    sink: { onResult: (e, outcome) => outcomes.push({ entry: `${e.plugin}/${e.name}`, outcome }) },
+  });
+  return { chain, logger, outcomes };
+}
+
+describe("MiddlewareChain", () => {
+  test("orders by priority, then plugin name, then capability name", async () => {
+    const log: string[] = [];
+    const { chain } = newChain([
+      entry("zeta", "a", 10, tagger("Z", log)),
+      entry("beta", "b", 5, tagger("Bb", log)),
+      entry("beta", "a", 5, tagger("Ba", log)),
+      entry("alpha", "z", 5, tagger("A", log)),
+      entry("first", "x", -1, tagger("F", log)),
+    ]);
+    const out = await chain.run("inbound", inbound);
+    expect(out.text).toBe("mail me at a@b.comFABaBbZ");
+    expect(chain.entries().map((e) => `${e.plugin}/${e.name}`)).toEqual([
+      "first/x",
+      "alpha/z",
+      "beta/a",
+      "beta/b",
+      "zeta/a",
+    ]);
+  });
+
+  test("an entry runs only for its declared stages", async () => {
+    const log: string[] = [];
+    const { chain } = newChain([
+      entry("p", "in", 0, tagger("I", log), { stages: ["inbound"] }),
+      entry("p", "out", 0, tagger("O", log), { stages: ["outbound", "llm_response"] }),
+    ]);
+    await chain.run("inbound", inbound);
+    await chain.run("outbound", { text: "hi", channel: "cli", session_id: "s" });
+    await chain.run("llm_request", { messages: [], model: "m", temperature: 0, tools: [] });
+    expect(log).toEqual(["I:inbound", "O:outbound"]);
+    expect(chain.entriesFor("llm_request")).toHaveLength(0);
+  });
+
+  test("redaction through all four stages", async () => {
+    const redact = (s: string) => s.replace(/[\w.+-]+@[\w-]+\.[\w.]+/g, "[email]");
+    const { chain } = newChain([
+      entry("redactor", "email", 0, async (_stage, data) =>
+        JSON.stringify(JSON.parse(data, (_k, v) => (typeof v === "string" ? redact(v) : v))),
+      ),
+    ]);
+    expect((await chain.run("inbound", inbound)).text).toBe("mail me at [email]");
+    const req = await chain.run("llm_request", {
+      messages: [{ role: "user", content: "to x@y.org" }],
+      model: "m",
+      temperature: 0.2,
+      tools: [],
+    });
+    expect(req.messages[0]?.content).toBe("to [email]");
+    const res = await chain.run("llm_response", { text: "write a@b.io", tool_calls: [], model: "m", usage: null });
+    expect(res.text).toBe("write [email]");
+    const out = await chain.run("outbound", { text: "c@d.net", channel: "cli", session_id: "s" });
+    expect(out.text).toBe("[email]");
+  });
+
+  const failures: [string, (stage: Stage, data: string) => Promise<string>, MiddlewareFailureKind][] = [
+    ["invalid JSON", async () => "not json {", "invalid_json"],
+    ["a non-string reply", async () => ({ text: "x" }) as unknown as string, "invalid_json"],
+    ["a structurally invalid envelope", async () => JSON.stringify({ text: 42 }), "invalid_envelope"],
+    [
+      "a wrong-stage envelope",
+      async () => JSON.stringify({ text: "x", channel: "c", session_id: "s" }),
+      "invalid_envelope",
+    ],
+    ["a rejected promise", async () => Promise.reject(new Error("trap: unreachable")), "error"],
+    [
+      "a synchronous throw",
+      (() => {
+        throw new Error("sync boom");
+      }) as unknown as (stage: Stage, data: string) => Promise<string>,
+      "error",
+    ],
+    ["a timeout", () => new Promise<string>(() => {}), "timeout"],
+  ];
+  for (const [what, process, kind] of failures) {
+    test(`${what} is isolated: the received envelope passes on, later entries still run`, async () => {
+      const { chain, logger, outcomes } = newChain([
+        entry("a", "before", 0, tagger("1")),
+        entry("b", "bad", 1, process, { timeoutMs: 20 }),
+        entry("c", "after", 2, tagger("3")),
+      ]);
+      const out = await chain.run("inbound", inbound);
+      expect(out.text).toBe("mail me at a@b.com13");
+      const bad = outcomes.find((o) => o.entry === "b/bad")!.outcome;
+      expect(bad).toMatchObject({ ok: false, failure: kind, stage: "inbound" });
+      expect(outcomes.filter((o) => o.outcome.ok)).toHaveLength(2);
+      const stats = chain.stats().find((s) => s.plugin === "b")!;
+      expect(stats.calls).toBe(1);
+      expect(stats.failures).toBe(1);
+      expect(stats.byKind[kind]).toBe(1);
+      expect(stats.lastError?.kind).toBe(kind);
+      expect(logger.records.some((r) => r.level === "warn" && r.fields?.kind === kind)).toBe(true);
+    });
+  }
+
+  test("the chain-wide timeout applies when an entry sets none", async () => {
+    const { chain, outcomes } = newChain([entry("slow", "x", 0, () => new Promise<string>(() => {}))], 15);
+    expect(await chain.run("inbound", inbound)).toBe(inbound);
+    expect(outcomes[0]?.outcome.failure).toBe("timeout");
+    expect(outcomes[0]?.outcome.error).toContain("15 ms");
+  });
+
+  test("a throwing status sink does not break the turn", async () => {
+    const logger = captureLogger();
+    const chain = new MiddlewareChain([entry("p", "x", 0, tagger("!"))], {
+      logger,
+      sink: {
+        onResult: () => {
+          throw new Error("sink down");
+        },
+      },
+    });
+    expect((await chain.run("inbound", inbound)).text).toBe("mail me at a@b.com!");
+    expect(logger.records.some((r) => r.message === "middleware status sink failed")).toBe(true);
+  });
+
+  test("an empty chain returns the same envelope", async () => {
+    const { chain } = newChain([]);
+    expect(await chain.run("inbound", inbound)).toBe(inbound);
+  });
+});
+
+describe("createStableMiddlewareRunner", () => {
+  test("resolves the current chain at call time", async () => {
+    let current: MiddlewareRunner = newChain([entry("p", "x", 0, tagger("1"))]).chain;
+    const stable = createStableMiddlewareRunner(() => current, captureLogger());
+    expect((await stable.run("inbound", inbound)).text).toBe("mail me at a@b.com1");
+    current = newChain([entry("p", "x", 0, tagger("2"))]).chain;
+    expect((await stable.run("inbound", inbound)).text).toBe("mail me at a@b.com2");
+  });
+
+  test("never throws, even when resolving the chain fails", async () => {
+    const logger = captureLogger();
+    const stable = createStableMiddlewareRunner(() => {
+      throw new Error("no generation");
+    }, logger);
+    expect(await stable.run("inbound", inbound)).toBe(inbound);
+    expect(logger.records.some((r) => r.level === "error")).toBe(true);
+  });
+});
