@@ -1,0 +1,62 @@
+import { readFileSync } from "node:fs";
+import type { AdmittedPlugin, PluginHostServices } from "../types.ts";
+import { ComponentArtifact, ComponentGuest } from "./guest/component.ts";
+import { CoreModuleGuest } from "./guest/core-module.ts";
+import type { Guest } from "./guest/types.ts";
+import type { HostContext } from "./host/context.ts";
+import { componentImports } from "./host/index.ts";
+import { KvStore } from "./host/kv.ts";
+import { WebSocketTable } from "./host/websocket.ts";
+import { transpileCached } from "./transpile.ts";
+
+/**
+ * One capability instance on the calling thread, without a sandbox: no timeout, no isolation. Only for
+ * benchmarks (the "bare" baseline beside the sandboxed call) and tooling; the runtime always uses wasmLoader.
+ */
+export async function loadInThread(
+  plugin: AdmittedPlugin,
+  host: PluginHostServices,
+  cap = 0,
+): Promise<Guest & { close(): void }> {
+  const kv = new KvStore(host.db.filename, plugin.name, plugin.resources.maxKvStorageMb);
+  const log = host.logger.child(`plugin.${plugin.name}`);
+  const info = {
+    name: plugin.name,
+    kind: plugin.kind,
+    entryPath: plugin.entryPath,
+    capabilities: plugin.capabilities,
+    granted: [...plugin.granted],
+    config: plugin.config,
+    httpAllowlist: plugin.httpAllowlist,
+    maxMemoryMb: plugin.resources.maxMemoryMb,
+    maxHttpRequestsPerCall: plugin.resources.maxHttpRequestsPerCall,
+    maxKvStorageMb: plugin.resources.maxKvStorageMb,
+  };
+  const ctx: HostContext = {
+    plugin: info,
+    granted: plugin.granted,
+    capIndex: cap,
+    capability: plugin.capabilities[cap]!,
+    canSubscribe: false,
+    call: { httpRequests: 0 },
+    kv,
+    sockets: new WebSocketTable(),
+    log: (level, message) => log[level](message),
+    publish: (topic, payload) => host.events.publish(topic, payload),
+    rpc: () => Promise.reject(new Error("host RPCs are not available in-thread")),
+  };
+  const bytes = readFileSync(plugin.entryPath);
+  let guest: Guest;
+  if (plugin.kind === "wasm-component") {
+    const t = await transpileCached(plugin.name, bytes, host.workspace.cacheDir);
+    const maxPages = Math.floor((plugin.resources.maxMemoryMb * 1024 * 1024) / 65536);
+    const artifact = new ComponentArtifact(t.dir, t.meta, maxPages, plugin.name);
+    guest = await ComponentGuest.create(artifact, ctx, await componentImports(ctx, t.meta.interfaces.imports));
+  } else {
+    guest = await CoreModuleGuest.create(
+      await CoreModuleGuest.compile(bytes, plugin.resources.maxMemoryMb, plugin.name),
+      ctx,
+    );
+  }
+  return Object.assign(guest, { close: () => kv.close() });
+}

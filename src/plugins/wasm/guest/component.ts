@@ -1,0 +1,135 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { WASM_PAGE_BYTES } from "../limits.ts";
+import { capModuleMemory } from "../memory-cap.ts";
+import { TRANSPILED_MODULE_NAME, type TranspileMeta } from "../transpile.ts";
+import type { HostContext } from "../host/context.ts";
+import { checkOutputSize } from "./output.ts";
+import { type Guest, GuestFailure, camelCase } from "./types.ts";
+
+type CoreImports = NonNullable<Parameters<typeof WebAssembly.instantiate>[1]>;
+
+type Instantiate = (
+  getCoreModule: (name: string) => Promise<WebAssembly.Module>,
+  imports: Record<string, unknown>,
+  instantiateCore: (module: WebAssembly.Module, imports?: CoreImports) => Promise<WebAssembly.Instance>,
+) => Promise<Record<string, unknown>>;
+
+/** Per worker: the transpiled JS module and compiled (memory-capped) core modules, reused on re-instantiation. */
+export class ComponentArtifact {
+  private instantiateFn: Promise<Instantiate> | null = null;
+  private readonly modules = new Map<string, Promise<WebAssembly.Module>>();
+
+  constructor(
+    readonly dir: string,
+    readonly meta: TranspileMeta,
+    private readonly maxPages: number,
+    private readonly plugin: string,
+  ) {}
+
+  instantiateFunction(): Promise<Instantiate> {
+    this.instantiateFn ??= (async () => {
+      const js = readFileSync(join(this.dir, `${TRANSPILED_MODULE_NAME}.js`), "utf8");
+      const url = URL.createObjectURL(new Blob([js], { type: "text/javascript" }));
+      try {
+        const mod = (await import(url)) as { instantiate: Instantiate };
+        return mod.instantiate;
+      } finally {
+        URL.revokeObjectURL(url);
+      }
+    })();
+    return this.instantiateFn;
+  }
+
+  coreModule(name: string): Promise<WebAssembly.Module> {
+    let mod = this.modules.get(name);
+    if (!mod) {
+      const bytes = readFileSync(join(this.dir, name));
+      mod = WebAssembly.compile(capModuleMemory(bytes, this.maxPages, `plugin ${this.plugin} (${name})`));
+      this.modules.set(name, mod);
+    }
+    return mod;
+  }
+}
+
+export class ComponentGuest implements Guest {
+  private constructor(
+    private readonly exportsObj: Record<string, unknown>,
+    private readonly memories: WebAssembly.Memory[],
+    private readonly ctx: HostContext,
+  ) {}
+
+  static async create(
+    artifact: ComponentArtifact,
+    ctx: HostContext,
+    imports: Record<string, unknown>,
+  ): Promise<ComponentGuest> {
+    const instantiate = await artifact.instantiateFunction();
+    const memories: WebAssembly.Memory[] = [];
+    const instantiateCore = async (module: WebAssembly.Module, coreImports?: CoreImports) => {
+      const instance = await WebAssembly.instantiate(module, coreImports ?? {});
+      for (const value of Object.values(instance.exports)) {
+        if (value instanceof WebAssembly.Memory && !memories.includes(value)) memories.push(value);
+      }
+      return instance;
+    };
+    const exportsObj = await instantiate((name) => artifact.coreModule(name), imports, instantiateCore);
+    return new ComponentGuest(exportsObj, memories, ctx);
+  }
+
+  memoryBytes(): number {
+    let total = 0;
+    for (const m of this.memories) total += m.buffer.byteLength;
+    return total;
+  }
+
+  private lookup(fn: string): ((...args: unknown[]) => unknown) | null {
+    const name = camelCase(fn);
+    const direct = this.exportsObj[name];
+    if (typeof direct === "function") return direct as (...args: unknown[]) => unknown;
+    for (const value of Object.values(this.exportsObj)) {
+      if (value && typeof value === "object" && typeof (value as Record<string, unknown>)[name] === "function") {
+        return (value as Record<string, (...args: unknown[]) => unknown>)[name]!.bind(value);
+      }
+    }
+    return null;
+  }
+
+  async call(fn: string, args: unknown[]): Promise<unknown> {
+    const target = this.lookup(fn);
+    const where = `plugin ${this.ctx.plugin.name} ${this.ctx.capability.type} ${this.ctx.capability.name} ${fn}`;
+    if (!target) throw new GuestFailure("error", `${where}: the component has no export ${fn}`, false);
+    this.ctx.call.httpRequests = 0;
+    let value: unknown;
+    try {
+      value = await target(...args);
+    } catch (error) {
+      throw classify(error, where, this.memoryBytes(), this.ctx.plugin.maxMemoryMb);
+    }
+    checkOutputSize(value, where);
+    return value;
+  }
+}
+
+/** jco's ComponentError (a guest `err(E)`) is an error result; everything else is a trap that poisons the instance. */
+export function classify(error: unknown, where: string, memoryBytes: number, maxMemoryMb: number): GuestFailure {
+  if (error instanceof GuestFailure) return error;
+  if (
+    error &&
+    typeof error === "object" &&
+    "payload" in error &&
+    (error as object).constructor?.name === "ComponentError"
+  ) {
+    const payload = (error as { payload: unknown }).payload;
+    return new GuestFailure("error", typeof payload === "string" ? payload : JSON.stringify(payload), false);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (memoryBytes + WASM_PAGE_BYTES * 16 > maxMemoryMb * 1024 * 1024) {
+    return new GuestFailure(
+      "memory",
+      `${where} hit its memory limit (max_memory_mb = ${maxMemoryMb}): ${message}`,
+      true,
+    );
+  }
+  return new GuestFailure("trap", `${where} trapped: ${message}`, true);
+}

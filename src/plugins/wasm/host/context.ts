@@ -1,0 +1,49 @@
+import type { CapabilityRef } from "../../types.ts";
+import type { RpcMethod, SandboxInit } from "../protocol.ts";
+import type { KvStore } from "./kv.ts";
+import type { WebSocketTable } from "./websocket.ts";
+
+export type PluginInfo = SandboxInit["plugin"];
+
+/** Mutable state of the call in flight on one capability instance (calls to an instance are queued). */
+export interface CallState {
+  httpRequests: number;
+}
+
+/** What the host functions of one capability instance can reach, inside the sandbox Worker. */
+export interface HostContext {
+  plugin: PluginInfo;
+  granted: ReadonlySet<string>;
+  capIndex: number;
+  capability: CapabilityRef;
+  /** True when the instance exports on-event (events.subscribe is allowed). */
+  canSubscribe: boolean;
+  call: CallState;
+  kv: KvStore;
+  sockets: WebSocketTable;
+  log(level: "trace" | "debug" | "info" | "warn" | "error", message: string): void;
+  publish(topic: string, payload: string): void;
+  rpc(method: RpcMethod, args: unknown[]): Promise<unknown>;
+}
+
+/**
+ * The error value of a result-typed host import. jco lowers a thrown value with a `payload` into `err(payload)`;
+ * the core-module ABI turns it into `{"err": message}`.
+ */
+export class HostError extends Error {
+  readonly payload: string;
+  constructor(message: string) {
+    super(message);
+    this.payload = message;
+  }
+}
+
+/** Permissions are enforced when the guest calls an import, never at load. */
+export function requirePermission(ctx: HostContext, ...anyOf: string[]): void {
+  if (anyOf.some((p) => ctx.granted.has(p))) return;
+  const name = anyOf[0]!;
+  throw new HostError(
+    `permission denied: plugin ${ctx.plugin.name} lacks the "${name}" permission; ` +
+      `declare it in plugin.toml [permissions] and grant it with [plugins.${ctx.plugin.name}] grant = ["${name}"] in config.toml`,
+  );
+}

@@ -1,0 +1,75 @@
+import { readFileSync } from "node:fs";
+import { PrxError } from "../../core/errors.ts";
+import type { CapabilityRef } from "../types.ts";
+import { REQUIRED_EXPORTS, snakeCase } from "./guest/types.ts";
+import { MAX_FUEL_UNSUPPORTED_MESSAGE } from "./limits.ts";
+import { type ComponentInterfaces, checkInterfaceVersions, interfacesFromWit } from "./wit.ts";
+
+/** What `prx plugins validate <dir>` reports about a wasm file, without starting a sandbox. */
+export interface WasmInspection {
+  kind: "wasm-component" | "wasm-module";
+  imports: string[];
+  exports: string[];
+  /** Capability exports the binary lacks, e.g. "tool echo: execute". Empty when every capability can load. */
+  missingExports: string[];
+  /** Problems that do not stop loading (max_fuel is not enforced, ...). */
+  warnings: string[];
+}
+
+/**
+ * Inspect a wasm file for `prx plugins validate`: binary kind, imports/exports, prx WIT version check (throws
+ * PrxError PLUGIN_LOAD like the loader), exports each capability needs. Uses jco's wasm-tools for components.
+ */
+export async function inspectWasm(
+  plugin: string,
+  path: string,
+  capabilities: CapabilityRef[],
+  maxFuel: number | null = null,
+): Promise<WasmInspection> {
+  const bytes = readFileSync(path);
+  const warnings = maxFuel !== null ? [MAX_FUEL_UNSUPPORTED_MESSAGE] : [];
+  if (bytes.length < 8 || bytes.readUInt32LE(0) !== 0x6d736100) {
+    throw new PrxError("PLUGIN_LOAD", `plugin ${plugin}: ${path} is not a WebAssembly binary`);
+  }
+  if (bytes[4] === 0x0d) {
+    const { componentWit } = await import("@bytecodealliance/jco-transpile/wasm-tools");
+    let ifaces: ComponentInterfaces;
+    try {
+      ifaces = interfacesFromWit(await componentWit(bytes));
+    } catch (error) {
+      throw new PrxError(
+        "PLUGIN_LOAD",
+        `plugin ${plugin}: ${path} is not a valid component: ${(error as Error).message}`,
+      );
+    }
+    checkInterfaceVersions(plugin, ifaces);
+    const missingExports = capabilities.flatMap((c) =>
+      REQUIRED_EXPORTS[c.type].filter((fn) => !ifaces.exports.includes(fn)).map((fn) => `${c.type} ${c.name}: ${fn}`),
+    );
+    return { kind: "wasm-component", imports: ifaces.imports, exports: ifaces.exports, missingExports, warnings };
+  }
+  let module: WebAssembly.Module;
+  try {
+    module = new WebAssembly.Module(bytes);
+  } catch (error) {
+    throw new PrxError("PLUGIN_LOAD", `plugin ${plugin}: ${path} does not compile: ${(error as Error).message}`);
+  }
+  const exports = WebAssembly.Module.exports(module).map((e) => e.name);
+  const imports = [...new Set(WebAssembly.Module.imports(module).map((i) => `${i.module}.${i.name}`))];
+  const missingExports = capabilities.flatMap((c) =>
+    ["memory", "alloc", "dealloc", ...REQUIRED_EXPORTS[c.type].map(snakeCase)]
+      .filter((fn) => !exports.includes(fn))
+      .map((fn) => `${c.type} ${c.name}: ${fn}`),
+  );
+  const foreign = imports.filter((i) => !i.startsWith("prx_host."));
+  if (foreign.length > 0) {
+    throw new PrxError(
+      "PLUGIN_LOAD",
+      `plugin ${plugin}: core module imports ${foreign.join(", ")}; only prx_host.call is provided`,
+      {
+        hint: "see src/plugins/wasm/CORE-ABI.md",
+      },
+    );
+  }
+  return { kind: "wasm-module", imports, exports, missingExports, warnings };
+}

@@ -1,0 +1,28 @@
+import { PrxError } from "../../core/errors.ts";
+import type { AdmittedPlugin, CapabilityRef, PluginInstance } from "../types.ts";
+import type { Sandbox } from "./sandbox.ts";
+
+/** PluginInstance of kinds wasm-component and wasm-module: a capability ref picks the instance inside the sandbox. */
+export class WasmPluginInstance implements PluginInstance {
+  constructor(
+    readonly plugin: AdmittedPlugin,
+    readonly sandbox: Sandbox,
+  ) {}
+
+  invoke(capability: CapabilityRef, fn: string, args: unknown[]): Promise<unknown> {
+    const index = this.plugin.capabilities.findIndex((c) => c.type === capability.type && c.name === capability.name);
+    if (index < 0) {
+      return Promise.reject(
+        new PrxError(
+          "PLUGIN_NOT_FOUND",
+          `plugin ${this.plugin.name} has no ${capability.type} capability named ${capability.name}`,
+        ),
+      );
+    }
+    return this.sandbox.call(index, fn, args);
+  }
+
+  release(): Promise<void> {
+    return this.sandbox.release();
+  }
+}

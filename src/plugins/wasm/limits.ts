@@ -1,0 +1,38 @@
+/** Every bound the WASM engine enforces, in one place. Per-plugin limits come from the manifest's [resources]. */
+
+/** Largest JSON-encoded result a plugin call may return (bytes). Bigger results fail the call (PLUGIN_OUTPUT). */
+export const MAX_OUTPUT_BYTES = 1024 * 1024;
+/** Calls waiting on one capability instance; one more is rejected (LIMIT_EXCEEDED). */
+export const MAX_QUEUED_CALLS_PER_INSTANCE = 1024;
+/** Time a sandbox gets to start and instantiate every capability instance. */
+export const SANDBOX_INIT_TIMEOUT_MS = 30_000;
+/** Timeout of one outbound HTTP request made by a plugin. */
+export const HTTP_REQUEST_TIMEOUT_MS = 10_000;
+/** Largest HTTP response body a plugin may receive (bytes). */
+export const MAX_HTTP_RESPONSE_BYTES = 4 * 1024 * 1024;
+/** Largest KV key (bytes of UTF-8). */
+export const MAX_KV_KEY_BYTES = 1024;
+/** Keys returned by one kv.list-keys call. */
+export const MAX_KV_LIST_KEYS = 10_000;
+/** One log message from a plugin is truncated to this many characters. */
+export const MAX_LOG_MESSAGE_CHARS = 8 * 1024;
+/** Open WebSocket connections per plugin sandbox. */
+export const MAX_WEBSOCKETS_PER_PLUGIN = 8;
+/** Received WebSocket messages buffered per connection; older ones are dropped beyond it. */
+export const MAX_WEBSOCKET_BUFFERED_MESSAGES = 256;
+/** Largest WebSocket message accepted or sent (bytes). */
+export const MAX_WEBSOCKET_MESSAGE_BYTES = 1024 * 1024;
+/** Longest wait of one websocket.receive call. */
+export const MAX_WEBSOCKET_RECEIVE_WAIT_MS = 30_000;
+/** Event subscriptions per plugin sandbox. */
+export const MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN = 64;
+/** WebAssembly page size. */
+export const WASM_PAGE_BYTES = 64 * 1024;
+
+/**
+ * JavaScriptCore has no fuel metering: `max_fuel` is accepted and reported but not enforced;
+ * `max_execution_time_ms` (a Worker that is terminated) bounds run time instead.
+ */
+export const MAX_FUEL_UNSUPPORTED_MESSAGE =
+  "max_fuel is not enforced: Bun's JavaScriptCore has no fuel metering; prx enforces max_execution_time_ms instead " +
+  "(the plugin's sandbox Worker is terminated when a call exceeds it)";

@@ -1,0 +1,160 @@
+/**
+ * Entry of one plugin's sandbox Worker: holds one instance per capability, runs calls the main thread sends
+ * (one at a time per instance), re-instantiates poisoned instances, and forwards logs, events and RPCs.
+ */
+import { readFileSync } from "node:fs";
+import { type FromWorker, type RpcMethod, type SandboxInit, ToWorkerSchema } from "./protocol.ts";
+import { type HostContext } from "./host/context.ts";
+import { KvStore } from "./host/kv.ts";
+import { WebSocketTable } from "./host/websocket.ts";
+import { componentImports } from "./host/index.ts";
+import { ComponentArtifact, ComponentGuest } from "./guest/component.ts";
+import { CoreModuleGuest } from "./guest/core-module.ts";
+import { type Guest, GuestFailure, REQUIRED_EXPORTS, camelCase } from "./guest/types.ts";
+import { TranspileMetaSchema } from "./transpile.ts";
+
+declare const self: Worker;
+
+let init: SandboxInit | null = null;
+let kv: KvStore | null = null;
+const sockets = new WebSocketTable();
+let artifact: ComponentArtifact | null = null;
+let coreModule: Promise<WebAssembly.Module> | null = null;
+const guests: (Guest | null)[] = [];
+const contexts: HostContext[] = [];
+let nextRpc = 1;
+const pendingRpc = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+
+function send(message: FromWorker): void {
+  self.postMessage(message);
+}
+
+function serialize(error: unknown): { code: string; message: string } {
+  if (error instanceof GuestFailure) {
+    const code = {
+      error: "PLUGIN_ERROR",
+      trap: "PLUGIN_TRAP",
+      timeout: "PLUGIN_TIMEOUT",
+      output: "PLUGIN_OUTPUT",
+      memory: "LIMIT_EXCEEDED",
+    }[error.kind];
+    return { code, message: error.message };
+  }
+  const e = error as { code?: unknown; message?: unknown };
+  return {
+    code: typeof e?.code === "string" ? e.code : "PLUGIN_LOAD",
+    message: typeof e?.message === "string" ? e.message : String(error),
+  };
+}
+
+const LEVEL_RANK = { trace: 0, debug: 1, info: 2, warn: 3, error: 4, silent: 5 } as const;
+
+function contextFor(cap: number): HostContext {
+  const plugin = init!.plugin;
+  const threshold = LEVEL_RANK[init!.logLevel];
+  const capability = plugin.capabilities[cap]!;
+  return {
+    plugin,
+    granted: new Set(plugin.granted),
+    capIndex: cap,
+    capability,
+    canSubscribe: capability.type === "hook",
+    call: { httpRequests: 0 },
+    kv: kv!,
+    sockets,
+    log: (level, message) => {
+      if (LEVEL_RANK[level] >= threshold) send({ type: "log", level, message });
+    },
+    publish: (topic, payload) => send({ type: "publish", topic, payload }),
+    rpc: (method: RpcMethod, args: unknown[]) =>
+      new Promise((resolve, reject) => {
+        const id = nextRpc++;
+        pendingRpc.set(id, { resolve, reject });
+        send({ type: "rpc", id, cap, method, args });
+      }),
+  };
+}
+
+async function instantiate(cap: number): Promise<Guest> {
+  const ctx = (contexts[cap] ??= contextFor(cap));
+  if (artifact) {
+    const imports = await componentImports(ctx, artifact.meta.interfaces.imports);
+    return ComponentGuest.create(artifact, ctx, imports);
+  }
+  const guest = await CoreModuleGuest.create(await coreModule!, ctx);
+  for (const fn of REQUIRED_EXPORTS[ctx.capability.type]) {
+    if (!guest.hasExport(fn)) {
+      throw new GuestFailure(
+        "error",
+        `plugin ${ctx.plugin.name}: capability ${ctx.capability.type} ${ctx.capability.name} ` +
+          `needs the export ${fn.replace(/-/g, "_")} (CORE-ABI.md)`,
+        false,
+      );
+    }
+  }
+  return guest;
+}
+
+async function start(message: SandboxInit): Promise<void> {
+  init = message;
+  const plugin = message.plugin;
+  kv = new KvStore(message.dbPath, plugin.name, plugin.maxKvStorageMb);
+  const maxPages = Math.floor((plugin.maxMemoryMb * 1024 * 1024) / 65536);
+  if (message.artifactDir) {
+    const meta = TranspileMetaSchema.parse(JSON.parse(readFileSync(`${message.artifactDir}/meta.json`, "utf8")));
+    for (const cap of plugin.capabilities) {
+      for (const fn of REQUIRED_EXPORTS[cap.type]) {
+        if (!meta.exportNames.includes(camelCase(fn)) && !meta.interfaces.exports.includes(fn)) {
+          throw new GuestFailure(
+            "error",
+            `plugin ${plugin.name}: capability ${cap.type} ${cap.name} needs the export ${fn}, which the component does not have`,
+            false,
+          );
+        }
+      }
+    }
+    artifact = new ComponentArtifact(message.artifactDir, meta, maxPages, plugin.name);
+  } else {
+    coreModule = CoreModuleGuest.compile(readFileSync(plugin.entryPath), plugin.maxMemoryMb, plugin.name);
+  }
+  for (let cap = 0; cap < plugin.capabilities.length; cap++) guests[cap] = await instantiate(cap);
+}
+
+async function runCall(id: number, cap: number, fn: string, args: unknown[]): Promise<void> {
+  try {
+    let guest = guests[cap];
+    if (!guest) guest = guests[cap] = await instantiate(cap);
+    const value = await guest.call(fn, args);
+    send({ type: "result", id, ok: true, value });
+  } catch (error) {
+    if (!(error instanceof GuestFailure) || error.poison) guests[cap] = null;
+    send({ type: "result", id, ok: false, value: undefined, error: serialize(error) });
+  }
+}
+
+self.onmessage = (event: MessageEvent) => {
+  const parsed = ToWorkerSchema.safeParse(event.data);
+  if (!parsed.success) {
+    send({ type: "log", level: "error", message: `sandbox ignored a malformed message: ${parsed.error.message}` });
+    return;
+  }
+  const msg = parsed.data;
+  switch (msg.type) {
+    case "init":
+      start(msg).then(
+        () => send({ type: "ready" }),
+        (error) => send({ type: "init-error", error: { ...serialize(error), code: "PLUGIN_LOAD" } }),
+      );
+      break;
+    case "call":
+      void runCall(msg.id, msg.cap, msg.fn, msg.args);
+      break;
+    case "rpc-result": {
+      const pending = pendingRpc.get(msg.id);
+      pendingRpc.delete(msg.id);
+      if (msg.ok) pending?.resolve(msg.value);
+      else pending?.reject(new Error(msg.error ?? "rpc failed"));
+      break;
+    }
+  }
+};

@@ -1,0 +1,308 @@
+import { randomUUID } from "node:crypto";
+import { type ErrorCode, ErrorCodes, PrxError } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
+import type { AdmittedPlugin, PluginHostServices } from "../types.ts";
+import {
+  MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN,
+  MAX_QUEUED_CALLS_PER_INSTANCE,
+  SANDBOX_INIT_TIMEOUT_MS,
+} from "./limits.ts";
+import { sandboxWorkerUrl } from "./worker-url.ts";
+import { type FromWorker, FromWorkerSchema, type SandboxInit, type ToWorker } from "./protocol.ts";
+
+/** Optional bus feature: when the host's event publisher can subscribe, hook instances may call events.subscribe. */
+export interface EventSubscriber {
+  subscribe(pattern: string, handler: (topic: string, payload: unknown) => void): () => void;
+}
+
+interface PendingCall {
+  fn: string;
+  args: unknown[];
+  resolve: (value: unknown) => void;
+  reject: (error: PrxError) => void;
+}
+
+interface Lane {
+  queue: PendingCall[];
+  inFlight: (PendingCall & { id: number; timer: ReturnType<typeof setTimeout> }) | null;
+}
+
+/** The Worker entry; `bun build --compile` must get it as an extra entrypoint (WASM_WORKER_ENTRYPOINTS). */
+const WORKER_URL = sandboxWorkerUrl();
+
+/**
+ * Main-thread side of one plugin's sandbox: a Worker holding the capability instances, a FIFO lane per
+ * instance, a timer per call that terminates the Worker when max_execution_time_ms passes, lazy restart.
+ */
+export class Sandbox {
+  private worker: Worker | null = null;
+  private starting: Promise<void> | null = null;
+  private readonly lanes: Lane[];
+  private nextId = 1;
+  private released: Promise<void> | null = null;
+  private readonly log: Logger;
+  private readonly subscriptions = new Map<number, () => void>();
+  private nextSubscription = 1;
+  private onIdle: (() => void) | null = null;
+  /** Restarts after a timeout or crash, for status and tests. */
+  restarts = 0;
+
+  constructor(
+    readonly plugin: AdmittedPlugin,
+    private readonly host: PluginHostServices,
+    private readonly init: SandboxInit,
+  ) {
+    this.lanes = plugin.capabilities.map(() => ({ queue: [], inFlight: null }));
+    this.log = host.logger.child(`plugin.${plugin.name}`);
+  }
+
+  /** Start the Worker and instantiate every capability instance; rejects with the load error. */
+  start(): Promise<void> {
+    if (this.worker) return Promise.resolve();
+    this.starting ??= this.spawn().finally(() => (this.starting = null));
+    return this.starting;
+  }
+
+  private spawn(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const worker = new Worker(WORKER_URL);
+      const fail = (error: PrxError) => {
+        clearTimeout(timer);
+        worker.terminate();
+        reject(error);
+      };
+      const timer = setTimeout(
+        () =>
+          fail(
+            new PrxError(
+              "PLUGIN_TIMEOUT",
+              `plugin ${this.plugin.name}: sandbox did not start within ${SANDBOX_INIT_TIMEOUT_MS} ms`,
+            ),
+          ),
+        SANDBOX_INIT_TIMEOUT_MS,
+      );
+      worker.onerror = (event) => {
+        const message = (event as ErrorEvent).message ?? "unknown error";
+        if (this.worker === worker) this.crashed(`sandbox worker error: ${message}`);
+        else
+          fail(new PrxError("PLUGIN_LOAD", `plugin ${this.plugin.name}: sandbox worker failed to start: ${message}`));
+      };
+      worker.addEventListener("close", () => {
+        if (this.worker === worker) this.crashed("sandbox worker exited unexpectedly");
+      });
+      worker.onmessage = (event: MessageEvent) => {
+        const parsed = FromWorkerSchema.safeParse(event.data);
+        if (!parsed.success) {
+          this.log.error("malformed message from sandbox", { error: parsed.error.message });
+          return;
+        }
+        const msg = parsed.data;
+        if (msg.type === "ready") {
+          clearTimeout(timer);
+          this.worker = worker;
+          resolve();
+          for (let i = 0; i < this.lanes.length; i++) this.pump(i);
+        } else if (msg.type === "init-error") {
+          fail(toError(msg.error, `plugin ${this.plugin.name}`));
+        } else this.onMessage(worker, msg);
+      };
+      worker.postMessage({ ...this.init } satisfies ToWorker);
+    });
+  }
+
+  call(cap: number, fn: string, args: unknown[]): Promise<unknown> {
+    if (this.released)
+      return Promise.reject(new PrxError("PLUGIN_NOT_FOUND", `plugin ${this.plugin.name} was released`));
+    const lane = this.lanes[cap]!;
+    if (lane.queue.length >= MAX_QUEUED_CALLS_PER_INSTANCE) {
+      return Promise.reject(
+        new PrxError(
+          "LIMIT_EXCEEDED",
+          `plugin ${this.plugin.name}: more than ${MAX_QUEUED_CALLS_PER_INSTANCE} calls queued on one instance`,
+        ),
+      );
+    }
+    return new Promise((resolve, reject) => {
+      lane.queue.push({ fn, args, resolve, reject });
+      this.pump(cap);
+    });
+  }
+
+  private pump(cap: number): void {
+    const lane = this.lanes[cap]!;
+    if (lane.inFlight || lane.queue.length === 0) return;
+    if (!this.worker) {
+      this.start().catch((error: unknown) => this.failAll(error as PrxError));
+      return;
+    }
+    const next = lane.queue.shift()!;
+    const id = this.nextId++;
+    const limit = this.plugin.resources.maxExecutionTimeMs;
+    const timer = setTimeout(() => this.timedOut(cap, next.fn, limit), limit);
+    lane.inFlight = { ...next, id, timer };
+    this.worker.postMessage({ type: "call", id, cap, fn: next.fn, args: next.args } satisfies ToWorker);
+  }
+
+  private onMessage(worker: Worker, msg: FromWorker): void {
+    switch (msg.type) {
+      case "result": {
+        const lane = this.lanes.find((l) => l.inFlight?.id === msg.id);
+        if (!lane || !lane.inFlight) return;
+        const call = lane.inFlight;
+        lane.inFlight = null;
+        clearTimeout(call.timer);
+        if (msg.ok) call.resolve(msg.value);
+        else call.reject(toError(msg.error!, `plugin ${this.plugin.name}`));
+        this.pump(this.lanes.indexOf(lane));
+        if (this.onIdle && this.idle()) this.onIdle();
+        break;
+      }
+      case "log":
+        this.log[msg.level](msg.message);
+        break;
+      case "publish":
+        this.host.events.publish(msg.topic, parsePayload(msg.payload));
+        break;
+      case "rpc":
+        this.rpc(msg.cap, msg.method, msg.args).then(
+          (value) => worker.postMessage({ type: "rpc-result", id: msg.id, ok: true, value } satisfies ToWorker),
+          (error: unknown) =>
+            worker.postMessage({
+              type: "rpc-result",
+              id: msg.id,
+              ok: false,
+              value: undefined,
+              error: (error as Error).message,
+            } satisfies ToWorker),
+        );
+        break;
+    }
+  }
+
+  private async rpc(cap: number, method: string, args: unknown[]): Promise<unknown> {
+    switch (method) {
+      case "memory.store": {
+        const backend = this.memoryBackend();
+        const key = `plugin:${this.plugin.name}:${randomUUID()}`;
+        await backend.store(key, String(args[0]), String(args[1]));
+        return key;
+      }
+      case "memory.recall": {
+        const entries = await this.memoryBackend().recall(String(args[0]), Number(args[1]));
+        return entries.map((e) => ({ id: e.id, text: e.content, category: e.category, importance: e.score ?? 0 }));
+      }
+      case "events.subscribe": {
+        const bus = this.host.events as unknown as Partial<EventSubscriber>;
+        if (typeof bus.subscribe !== "function")
+          throw new Error("events.subscribe is unsupported: this host's event bus cannot subscribe");
+        if (this.subscriptions.size >= MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN) {
+          throw new Error(`more than ${MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN} event subscriptions`);
+        }
+        const id = this.nextSubscription++;
+        const off = bus.subscribe.call(this.host.events, String(args[0]), (topic, payload) => {
+          const text = typeof payload === "string" ? payload : JSON.stringify(payload ?? null);
+          this.call(cap, "on-event", [topic, text]).catch((error: unknown) =>
+            this.log.warn(`on-event for ${topic} failed`, { error: (error as Error).message }),
+          );
+        });
+        this.subscriptions.set(id, off);
+        return id;
+      }
+      case "events.unsubscribe": {
+        const off = this.subscriptions.get(Number(args[0]));
+        if (!off) throw new Error(`no subscription ${String(args[0])}`);
+        off();
+        this.subscriptions.delete(Number(args[0]));
+        return null;
+      }
+    }
+    throw new Error(`unknown rpc ${method}`);
+  }
+
+  private memoryBackend() {
+    const backend = this.host.memory();
+    if (!backend) throw new Error('no memory backend is configured (memory.backend = "none")');
+    return backend;
+  }
+
+  private timedOut(cap: number, fn: string, limit: number): void {
+    const capability = this.plugin.capabilities[cap]!;
+    const message = `plugin ${this.plugin.name} ${capability.type} ${capability.name} ${fn} exceeded max_execution_time_ms (${limit} ms)`;
+    this.log.warn(`${message}; terminating its sandbox`);
+    const error = new PrxError("PLUGIN_TIMEOUT", message, {
+      hint: "raise [resources] max_execution_time_ms or fix the plugin",
+    });
+    this.kill(this.lanes[cap]!.inFlight, error, message);
+  }
+
+  private crashed(reason: string): void {
+    this.log.error(reason);
+    this.kill(null, new PrxError("PLUGIN_TRAP", `plugin ${this.plugin.name}: ${reason}`), reason);
+  }
+
+  /** Terminate the Worker and fail every call in flight or queued on it; the next call starts a new one. */
+  private kill(culprit: PendingCall | null, error: PrxError, reason: string): void {
+    const worker = this.worker;
+    this.worker = null;
+    worker?.terminate();
+    this.restarts++;
+    for (const lane of this.lanes) {
+      const calls = [...(lane.inFlight ? [lane.inFlight] : []), ...lane.queue];
+      if (lane.inFlight) clearTimeout(lane.inFlight.timer);
+      lane.inFlight = null;
+      lane.queue = [];
+      for (const call of calls) {
+        call.reject(
+          call === culprit || (culprit === null && call === calls[0])
+            ? error
+            : new PrxError(
+                error.code,
+                `plugin ${this.plugin.name}: call ${call.fn} aborted because its sandbox was terminated (${reason})`,
+              ),
+        );
+      }
+    }
+    this.onIdle?.();
+  }
+
+  private failAll(error: PrxError): void {
+    for (const lane of this.lanes) {
+      const calls = lane.queue;
+      lane.queue = [];
+      for (const call of calls) call.reject(error);
+    }
+    this.onIdle?.();
+  }
+
+  private idle(): boolean {
+    return this.lanes.every((l) => !l.inFlight && l.queue.length === 0);
+  }
+
+  /** Wait for in-flight and queued calls, then stop the Worker. Idempotent. */
+  release(): Promise<void> {
+    this.released ??= (async () => {
+      if (!this.idle()) await new Promise<void>((resolve) => (this.onIdle = resolve));
+      for (const off of this.subscriptions.values()) off();
+      this.subscriptions.clear();
+      this.worker?.terminate();
+      this.worker = null;
+    })();
+    return this.released;
+  }
+}
+
+function toError(error: { code: string; message: string; hint?: string }, where: string): PrxError {
+  const code = (ErrorCodes as readonly string[]).includes(error.code) ? (error.code as ErrorCode) : "PLUGIN_LOAD";
+  const message = error.message.startsWith("plugin ") ? error.message : `${where}: ${error.message}`;
+  // a guest err(E) keeps E as the message, verbatim, so adapters can hand it on (tool result, middleware error)
+  if (code === "PLUGIN_ERROR") return new PrxError(code, error.message, { details: { guestError: error.message } });
+  return new PrxError(code, message, error.hint ? { hint: error.hint } : {});
+}
+
+function parsePayload(payload: string): unknown {
+  try {
+    return JSON.parse(payload);
+  } catch {
+    return payload;
+  }
+}

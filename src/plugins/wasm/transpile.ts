@@ -1,0 +1,135 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import jcoPkg from "@bytecodealliance/jco-transpile/package.json" with { type: "json" };
+import { z } from "zod";
+import { PrxError } from "../../core/errors.ts";
+import { asyncImportNames } from "./host/index.ts";
+import { type ComponentInterfaces, checkInterfaceVersions, interfacesFromWit } from "./wit.ts";
+
+/** Every export function name of the prx:plugin worlds: all are JSPI-promising so any may call an async import. */
+export const PLUGIN_EXPORT_FUNCTIONS = [
+  "get-spec",
+  "execute",
+  "process",
+  "on-event",
+  "run",
+  "name",
+  "chat",
+  "store-memory",
+  "recall-memory",
+  "forget-memory",
+  "count-memories",
+  "health-check",
+] as const;
+
+export const TRANSPILED_MODULE_NAME = "component";
+/** Bump when the cached layout or the options below change. */
+const CACHE_FORMAT = 1;
+
+export const TranspileMetaSchema = z.object({
+  format: z.literal(CACHE_FORMAT),
+  /** Interfaces the component imports and exports, as named in its WIT (with versions). */
+  interfaces: z.object({ imports: z.array(z.string()), exports: z.array(z.string()) }),
+  /** Top-level export names as mapped by jco (camelCase). */
+  exportNames: z.array(z.string()),
+  files: z.array(z.string()),
+});
+export type TranspileMeta = z.infer<typeof TranspileMetaSchema>;
+
+export interface TranspiledComponent {
+  dir: string;
+  meta: TranspileMeta;
+  /** True when this call ran jco (cache miss). */
+  transpiled: boolean;
+}
+
+let transpiles = 0;
+/** How many times this process ran jco's transpiler (tests and benchmarks assert cache hits with it). */
+export function transpileCount(): number {
+  return transpiles;
+}
+
+function transpileOptions(exportsPresent: string[]) {
+  return {
+    name: TRANSPILED_MODULE_NAME,
+    instantiation: "async" as const,
+    asyncMode: "jspi" as const,
+    asyncImports: asyncImportNames(),
+    asyncExports: exportsPresent,
+    noComponentErrorWrapping: false,
+    base64Cutoff: 0,
+  };
+}
+
+export function cacheKey(wasm: Uint8Array): string {
+  const hash = createHash("sha256");
+  hash.update(wasm);
+  hash.update(
+    `\0jco-transpile@${jcoPkg.version}\0format=${CACHE_FORMAT}\0${JSON.stringify(transpileOptions([...PLUGIN_EXPORT_FUNCTIONS]))}`,
+  );
+  return hash.digest("hex");
+}
+
+/** Transpile a component with jco, or reuse `<cacheDir>/wasm/<key>/` when an earlier run did it. */
+export async function transpileCached(
+  plugin: string,
+  wasm: Uint8Array,
+  cacheDir: string,
+): Promise<TranspiledComponent> {
+  const dir = join(cacheDir, "wasm", cacheKey(wasm));
+  const metaPath = join(dir, "meta.json");
+  if (existsSync(metaPath)) {
+    const parsed = TranspileMetaSchema.safeParse(JSON.parse(readFileSync(metaPath, "utf8")));
+    if (parsed.success) {
+      checkInterfaceVersions(plugin, parsed.data.interfaces);
+      return { dir, meta: parsed.data, transpiled: false };
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const { transpileBytes } = await import("@bytecodealliance/jco-transpile");
+  const { componentWit } = await import("@bytecodealliance/jco-transpile/wasm-tools");
+  let interfaces: ComponentInterfaces;
+  try {
+    interfaces = interfacesFromWit(await componentWit(wasm));
+  } catch (error) {
+    throw new PrxError(
+      "PLUGIN_LOAD",
+      `plugin ${plugin}: not a valid WebAssembly component: ${(error as Error).message}`,
+      {
+        cause: error,
+        hint: "build the plugin with a component toolchain (cargo component, jco componentize) or declare a core module",
+      },
+    );
+  }
+  checkInterfaceVersions(plugin, interfaces);
+  const exportsPresent = PLUGIN_EXPORT_FUNCTIONS.filter((fn) => interfaces.exports.includes(fn));
+  let result: Awaited<ReturnType<typeof transpileBytes>>;
+  try {
+    result = await transpileBytes(wasm, transpileOptions(exportsPresent));
+  } catch (error) {
+    throw new PrxError(
+      "PLUGIN_LOAD",
+      `plugin ${plugin}: jco could not transpile the component: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  transpiles++;
+  const files = Object.keys(result.files).filter((f) => !f.endsWith(".d.ts"));
+  const meta: TranspileMeta = { format: CACHE_FORMAT, interfaces, exportNames: result.exports.map(([n]) => n), files };
+  const tmp = `${dir}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  for (const file of files) {
+    mkdirSync(dirname(join(tmp, file)), { recursive: true });
+    writeFileSync(join(tmp, file), result.files[file]!);
+  }
+  writeFileSync(join(tmp, "meta.json"), JSON.stringify(meta));
+  try {
+    renameSync(tmp, dir);
+  } catch {
+    // another process cached the same component first: theirs is identical
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return { dir, meta, transpiled: true };
+}

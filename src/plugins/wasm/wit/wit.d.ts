@@ -1,0 +1,4 @@
+declare module "*.wit" {
+  const text: string;
+  export default text;
+}
