@@ -1,35 +1,37 @@
 /**
- * Builds the single `dist/prx` executable with `bun build --compile`.
- * Worker scripts are extra entrypoints (Bun embeds them and resolves `new Worker(new URL(...))`),
- * and run-time assets are embedded so the binary needs nothing beside it.
+ * Builds the single `dist/prx` executable with Bun's bundler in compile mode.
+ * Worker scripts are extra entrypoints (Bun embeds them; each subsystem finds its entry inside /$bunfs),
+ * and run-time assets (jco's own wasm, WIT files) are embedded so the binary needs nothing beside it.
+ * `--bytecode` with ESM output starts fastest (see README, Performance).
  */
-import { $ } from "bun";
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { WASM_WORKER_ENTRYPOINTS } from "./src/plugins/wasm/entrypoints.ts";
+import { wasmBuildPlugin } from "./src/plugins/wasm/build-plugin.ts";
 
 const root = import.meta.dir;
-const outfile = process.env.PRX_BUILD_OUT ?? `${root}/dist/prx`;
+const outfile = process.env.PRX_BUILD_OUT ?? join(root, "dist", "prx");
 
-/** Every file that runs as a Worker or is imported by path at run time. */
-export const EXTRA_ENTRYPOINTS: string[] = [];
+/** Every file that runs as a Worker or a child entry at run time. */
+const entrypoints = ["src/cli/main.ts", ...WASM_WORKER_ENTRYPOINTS].map((p) => join(root, p));
 
-const args = [
-  "build",
-  "--compile",
-  "--bytecode",
-  "--minify",
-  "--format=esm",
-  "--sourcemap=none",
-  `--outfile=${outfile}`,
-  `${root}/src/cli/main.ts`,
-  ...EXTRA_ENTRYPOINTS.map((p) => `${root}/${p}`).filter((p) => existsSync(p)),
-];
-
-mkdirSync(`${root}/dist`, { recursive: true });
+mkdirSync(join(root, "dist"), { recursive: true });
 const started = performance.now();
-const result = await $`${process.execPath} ${args}`.nothrow();
-if (result.exitCode !== 0) {
-  console.error(`build failed (exit ${result.exitCode})`);
-  process.exit(result.exitCode);
+const result = await Bun.build({
+  entrypoints,
+  compile: { outfile },
+  bytecode: true,
+  minify: true,
+  format: "esm",
+  target: "bun",
+  sourcemap: "none",
+  plugins: [wasmBuildPlugin()],
+  throw: false,
+});
+if (!result.success) {
+  for (const log of result.logs) console.error(log);
+  console.error("build failed");
+  process.exit(1);
 }
 const size = (statSync(outfile).size / 1024 / 1024).toFixed(1);
 console.log(`built ${outfile} (${size} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -11,11 +11,4 @@ export { inspectWasm, type WasmInspection } from "./inspect.ts";
 export { wasmBuildPlugin } from "./build-plugin.ts";
 export * from "./limits.ts";
 
-/**
- * Worker entry files `bun build --compile` must add as extra entrypoints (paths relative to the repo root).
- * Both must stay in this folder: preview2-shim looks for its I/O worker next to the sandbox worker. See EMBEDDING.md.
- */
-export const WASM_WORKER_ENTRYPOINTS = [
-  "src/plugins/wasm/sandbox-worker.ts",
-  "src/plugins/wasm/worker-thread.bundle.ts",
-] as const;
+export { WASM_WORKER_ENTRYPOINTS } from "./entrypoints.ts";
