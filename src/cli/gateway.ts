@@ -1,0 +1,105 @@
+import { version } from "../../package.json" with { type: "json" };
+import { parseCommand, unknownName, usageError } from "./args.ts";
+
+const USAGE = `Usage: prx gateway [--host H] [--port P]      run the HTTP gateway (default 127.0.0.1:16830)
+       prx gateway token create [--name N] [--json]   print a new bearer token (shown once)
+       prx gateway token list [--json]                list tokens (never the tokens themselves)
+       prx gateway token revoke <id>                  revoke a token
+`;
+
+const TOKEN_COMMANDS = ["create", "list", "revoke"] as const;
+
+export async function gatewayCommand(argv: string[], globals: { workspace?: string }): Promise<number> {
+  if (argv[0] === "token") return tokenCommand(argv.slice(1), globals);
+  const { values, positionals } = parseCommand("prx gateway", argv, {
+    host: { type: "string" },
+    port: { type: "string" },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length > 0) throw unknownName("subcommand", positionals[0]!, ["token"], "prx gateway");
+  const port = values.port === undefined ? undefined : parsePort(values.port);
+
+  const { openHost } = await import("./open-host.ts");
+  const host = await openHost(values.workspace ?? globals.workspace);
+  let server;
+  try {
+    const { startGateway } = await import("../gateway/server.ts");
+    server = await startGateway({ host, hostname: values.host, port, version });
+  } catch (error) {
+    await host.close();
+    throw error;
+  }
+  await server.closed;
+  await host.close();
+  return 0;
+}
+
+function parsePort(raw: string): number {
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65_535)
+    throw usageError(`prx gateway: --port must be an integer 0-65535, got '${raw}'`);
+  return port;
+}
+
+async function tokenCommand(argv: string[], globals: { workspace?: string }): Promise<number> {
+  const { values, positionals } = parseCommand("prx gateway token", argv, {
+    name: { type: "string" },
+    json: { type: "boolean" },
+  });
+  const [sub, ...rest] = positionals;
+  if (values.help || sub === undefined) {
+    (values.help ? process.stdout : process.stderr).write(USAGE);
+    return values.help ? 0 : 2;
+  }
+  if (!(TOKEN_COMMANDS as readonly string[]).includes(sub))
+    throw unknownName("subcommand", sub, TOKEN_COMMANDS, "prx gateway token");
+
+  // Offline: only the workspace database, no providers or plugins.
+  const { openWorkspace } = await import("../core/workspace.ts");
+  const { openDatabase, closeDatabase } = await import("../core/database.ts");
+  const { TokenStore } = await import("../gateway/auth/tokens.ts");
+  const workspace = openWorkspace(values.workspace ?? globals.workspace);
+  const store = new TokenStore(openDatabase(workspace.dbPath));
+  try {
+    switch (sub) {
+      case "create": {
+        if (rest.length) throw usageError(`prx gateway token create: unexpected argument '${rest[0]}'`);
+        const { token, record } = store.create(values.name ?? `cli ${new Date().toISOString().slice(0, 19)}`);
+        if (values.json) process.stdout.write(JSON.stringify({ ...record, token }) + "\n");
+        else {
+          process.stdout.write(token + "\n");
+          process.stderr.write(`created token ${record.id} ("${record.name}"); it is shown only once\n`);
+        }
+        return 0;
+      }
+      case "list": {
+        const tokens = store.list();
+        if (values.json) process.stdout.write(JSON.stringify(tokens) + "\n");
+        else if (tokens.length === 0)
+          process.stdout.write("no gateway tokens (pair with the gateway, or `prx gateway token create`)\n");
+        else {
+          for (const t of tokens) {
+            const state = t.revoked ? "revoked" : "active";
+            process.stdout.write(
+              `${t.id}  ${state.padEnd(7)}  created ${t.created_at}  last used ${t.last_used_at ?? "never"}  ${t.name}\n`,
+            );
+          }
+        }
+        return 0;
+      }
+      default: {
+        const id = rest[0];
+        if (!id || rest.length > 1)
+          throw usageError("prx gateway token revoke: expected exactly one token id (see `prx gateway token list`)");
+        const revoked = store.revoke(id);
+        process.stdout.write(revoked ? `revoked ${id}\n` : `${id} was already revoked\n`);
+        return 0;
+      }
+    }
+  } finally {
+    closeDatabase(workspace.dbPath);
+  }
+}

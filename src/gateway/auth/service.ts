@@ -1,0 +1,100 @@
+import type { Database } from "bun:sqlite";
+import { PrxError } from "../../core/errors.ts";
+import { BEARER_MAX_CHARS } from "../limits.ts";
+import { PairingGate } from "./pairing.ts";
+import { TokenStore, type TokenRecord } from "./tokens.ts";
+
+/**
+ * Who made a request: a bearer token, or nobody when pairing is off.
+ * Idempotency keys and rate limits are per credential.
+ */
+export interface Credential {
+  id: string;
+  name: string;
+  kind: "token" | "open";
+}
+
+export const OPEN_CREDENTIAL: Credential = { id: "open", name: "open (pairing disabled)", kind: "open" };
+
+export interface AuthOptions {
+  db: Database;
+  /** `gateway.require_pairing`; when false every request is accepted as OPEN_CREDENTIAL. */
+  required: boolean;
+  pairingCodeTtlMs: number;
+  now: () => number;
+}
+
+export class AuthService {
+  readonly tokens: TokenStore;
+  readonly pairing: PairingGate;
+  readonly required: boolean;
+
+  constructor(options: AuthOptions) {
+    this.required = options.required;
+    this.tokens = new TokenStore(options.db, options.now);
+    this.pairing = new PairingGate(options.pairingCodeTtlMs, options.now);
+  }
+
+  /** At start: when auth is on and no live token exists, open pairing and return the code to print. */
+  openPairingIfUnpaired(): { code: string; expiresAt: number } | null {
+    if (!this.required || this.tokens.activeCount() > 0) return null;
+    return this.pairing.issue();
+  }
+
+  /** Checks an Authorization header; throws UNAUTHORIZED naming what is wrong. */
+  authenticate(header: string | null): Credential {
+    if (!this.required) return OPEN_CREDENTIAL;
+    if (!header) {
+      throw new PrxError("UNAUTHORIZED", "missing Authorization header; send Authorization: Bearer <token>", {
+        hint: "pair with POST /pair (code printed at gateway start) or create a token with `prx gateway token create`",
+      });
+    }
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    if (!match) throw new PrxError("UNAUTHORIZED", "malformed Authorization header; expected `Bearer <token>`");
+    if (match[1]!.length > BEARER_MAX_CHARS) {
+      throw new PrxError(
+        "UNAUTHORIZED",
+        `bearer token longer than ${BEARER_MAX_CHARS} characters; tokens look like prx_…`,
+      );
+    }
+    const record: TokenRecord | null = this.tokens.verify(match[1]!);
+    if (!record) {
+      throw new PrxError("UNAUTHORIZED", "invalid or revoked bearer token", {
+        hint: "pair again or create a token with `prx gateway token create`",
+      });
+    }
+    return { id: record.id, name: record.name, kind: "token" };
+  }
+
+  /** Exchange the one-time code for a new token. Throws 401 (wrong), 403 (closed) or 429 (locked out). */
+  pair(client: string, code: string | null, name: string): { token: string; record: TokenRecord } {
+    if (!this.required) {
+      throw new PrxError("FORBIDDEN", "pairing is disabled (gateway.require_pairing = false); no token is needed", {
+        status: 409,
+      });
+    }
+    if (!code)
+      throw new PrxError("UNAUTHORIZED", "missing X-Pairing-Code header with the 6-digit code printed at start");
+    const result = this.pairing.attempt(client, code.trim());
+    if (result.ok) return this.tokens.create(name);
+    if (result.reason === "locked") {
+      throw new PrxError(
+        "RATE_LIMITED",
+        `too many wrong pairing codes from ${client}; locked out for ${result.retryAfterS} s`,
+        {
+          details: { retryAfterS: result.retryAfterS },
+        },
+      );
+    }
+    if (result.reason === "closed") {
+      throw new PrxError(
+        "FORBIDDEN",
+        "pairing is closed: the code expired, was already used, or a token already exists",
+        {
+          hint: "create a token with `prx gateway token create`, or restart the gateway with no tokens to get a new code",
+        },
+      );
+    }
+    throw new PrxError("UNAUTHORIZED", `wrong pairing code (${result.attemptsLeft} attempts left before a lockout)`);
+  }
+}

@@ -1,0 +1,117 @@
+import type { Database } from "bun:sqlite";
+import { timingSafeEqual } from "node:crypto";
+import { ensureSchema } from "../../core/database.ts";
+import { PrxError } from "../../core/errors.ts";
+import { newId, sha256Hex } from "../../core/ids.ts";
+import { BEARER_MAX_CHARS, TOKEN_BYTES, TOKEN_NAME_MAX_CHARS, TOKEN_TOUCH_INTERVAL_MS } from "../limits.ts";
+
+/** A bearer token as listed; the token itself is shown once at creation and never stored. */
+export interface TokenRecord {
+  id: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked: boolean;
+}
+
+export const TOKEN_PREFIX = "prx_";
+
+const DDL = `
+CREATE TABLE IF NOT EXISTS gateway_tokens (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  token_sha256 TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  last_used_at TEXT,
+  revoked INTEGER NOT NULL DEFAULT 0
+);`;
+
+interface Row {
+  id: string;
+  name: string;
+  token_sha256: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked: number;
+}
+
+function toRecord(row: Row): TokenRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+    revoked: row.revoked !== 0,
+  };
+}
+
+/** Gateway bearer tokens in the workspace database: only their SHA-256 is kept. */
+export class TokenStore {
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number = Date.now,
+  ) {
+    ensureSchema(db, "gateway_tokens", DDL);
+  }
+
+  create(name: string): { token: string; record: TokenRecord } {
+    const trimmed = name.trim();
+    if (trimmed.length === 0 || trimmed.length > TOKEN_NAME_MAX_CHARS) {
+      throw new PrxError("USAGE", `token name must be 1-${TOKEN_NAME_MAX_CHARS} characters, got ${trimmed.length}`);
+    }
+    const token = TOKEN_PREFIX + Buffer.from(crypto.getRandomValues(new Uint8Array(TOKEN_BYTES))).toString("base64url");
+    const record: TokenRecord = {
+      id: newId("tok"),
+      name: trimmed,
+      created_at: new Date(this.now()).toISOString(),
+      last_used_at: null,
+      revoked: false,
+    };
+    this.db
+      .query("INSERT INTO gateway_tokens (id, name, token_sha256, created_at) VALUES (?, ?, ?, ?)")
+      .run(record.id, record.name, sha256Hex(token), record.created_at);
+    return { token, record };
+  }
+
+  list(): TokenRecord[] {
+    return this.db.query<Row, []>("SELECT * FROM gateway_tokens ORDER BY created_at, id").all().map(toRecord);
+  }
+
+  /** True when a token was revoked now; false when it was already revoked. Unknown ids are an error. */
+  revoke(id: string): boolean {
+    const row = this.db.query<Row, [string]>("SELECT * FROM gateway_tokens WHERE id = ?").get(id);
+    if (!row)
+      throw new PrxError("NOT_FOUND", `no gateway token with id "${id}"`, {
+        hint: "list them with `prx gateway token list`",
+      });
+    if (row.revoked) return false;
+    this.db.query("UPDATE gateway_tokens SET revoked = 1 WHERE id = ?").run(id);
+    return true;
+  }
+
+  activeCount(): number {
+    return this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM gateway_tokens WHERE revoked = 0").get()!.n;
+  }
+
+  /** The live token matching `presented`, or null. Revocation by another process takes effect at once. */
+  verify(presented: string): TokenRecord | null {
+    if (presented.length === 0 || presented.length > BEARER_MAX_CHARS) return null;
+    const digest = sha256Hex(presented);
+    const row = this.db.query<Row, [string]>("SELECT * FROM gateway_tokens WHERE token_sha256 = ?").get(digest);
+    if (!row) return null;
+    const same = timingSafeEqual(Buffer.from(row.token_sha256, "hex"), Buffer.from(digest, "hex"));
+    if (!same || row.revoked) return null;
+    this.touch(row.id);
+    return toRecord(row);
+  }
+
+  private touch(id: string): void {
+    const now = this.now();
+    const last = this.touched.get(id);
+    if (last !== undefined && now - last < TOKEN_TOUCH_INTERVAL_MS) return;
+    this.touched.set(id, now);
+    this.db.query("UPDATE gateway_tokens SET last_used_at = ? WHERE id = ?").run(new Date(now).toISOString(), id);
+  }
+}

@@ -1,0 +1,53 @@
+import type { GatewayConfig } from "../config/schema.ts";
+import { createLogger, type Logger } from "../core/logger.ts";
+import type { AuthService } from "./auth/service.ts";
+import { recordedClientAddress } from "./client.ts";
+import { IdempotencyStore } from "./idempotency.ts";
+import { GatewayMetrics } from "./metrics.ts";
+import { RateLimiter } from "./rate-limit.ts";
+import { TurnTracker } from "./turns.ts";
+import type { Clock, GatewayDeps, GatewayHost, HealthCheck } from "./types.ts";
+
+/** What route handlers share: the deps, normalised, plus the gateway's own state. */
+export interface GatewayContext {
+  host: GatewayHost;
+  auth: AuthService;
+  config: GatewayConfig;
+  metrics: GatewayMetrics;
+  now: Clock;
+  version: string;
+  startedAt: number;
+  logger: Logger;
+  accessLog: Logger;
+  turns: TurnTracker;
+  clientLimiter: RateLimiter;
+  tokenLimiter: RateLimiter;
+  checks: Record<string, () => HealthCheck | Promise<HealthCheck>>;
+  clientAddress(request: Request): string;
+  /** Created on first use: most gateways never see a webhook. */
+  idempotency(): IdempotencyStore;
+}
+
+export function buildContext(deps: GatewayDeps): GatewayContext {
+  const now = deps.clock ?? Date.now;
+  const config = deps.host.config.gateway;
+  const logger = deps.logger ?? createLogger("gateway");
+  let idempotency: IdempotencyStore | undefined;
+  return {
+    host: deps.host,
+    auth: deps.auth,
+    config,
+    metrics: deps.metrics ?? new GatewayMetrics(),
+    now,
+    version: deps.version,
+    startedAt: deps.startedAt,
+    logger,
+    accessLog: createLogger("gateway.access"),
+    turns: new TurnTracker(),
+    clientLimiter: new RateLimiter(config.rate_limit_per_minute, now),
+    tokenLimiter: new RateLimiter(config.rate_limit_per_token_per_minute, now),
+    checks: deps.checks ?? {},
+    clientAddress: deps.clientAddress ?? recordedClientAddress,
+    idempotency: () => (idempotency ??= new IdempotencyStore(deps.host.db, config.idempotency_ttl_s * 1000, now)),
+  };
+}

@@ -1,0 +1,11 @@
+export { createGatewayApp, buildGateway, type GatewayApp } from "./app.ts";
+export { startGateway, type GatewayServer, type StartGatewayOptions } from "./server.ts";
+export { AuthService, TokenStore, OPEN_CREDENTIAL, type Credential, type TokenRecord } from "./auth/index.ts";
+export { GatewayMetrics } from "./metrics.ts";
+export { doc, type RouteDoc } from "./openapi/doc.ts";
+export { isPublicPath, credentialOf, requestIdOf } from "./pipeline.ts";
+export { jsonResponse, errorResponse, statusOf } from "./errors.ts";
+export { readJsonBody } from "./body.ts";
+export type { GatewayContext } from "./context.ts";
+export type { GatewayDeps, GatewayHost, GatewayMount, HealthCheck, Clock } from "./types.ts";
+export * from "./limits.ts";

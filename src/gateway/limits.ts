@@ -1,0 +1,46 @@
+/** Every bound the gateway enforces, in one place. Config-driven limits live in `[gateway]` of config.toml. */
+
+/** Longest accepted `X-Idempotency-Key`, in UTF-8 bytes. */
+export const IDEMPOTENCY_KEY_MAX_BYTES = 256;
+/** A pending idempotency record older than this is treated as abandoned (the process died mid-turn). */
+export const IDEMPOTENCY_PENDING_TIMEOUT_MS = 15 * 60_000;
+/** Expired idempotency rows removed per cleanup pass (keeps one request's cost bounded). */
+export const IDEMPOTENCY_PURGE_BATCH = 500;
+
+/** Wrong pairing codes from one client before it is locked out. */
+export const PAIRING_MAX_FAILURES = 5;
+/** How long a client stays locked out after too many wrong pairing codes. */
+export const PAIRING_LOCKOUT_MS = 5 * 60_000;
+/** Digits of the one-time pairing code. */
+export const PAIRING_CODE_DIGITS = 6;
+/** Clients whose failed pairing attempts are remembered; the oldest are forgotten first. */
+export const PAIRING_MAX_TRACKED_CLIENTS = 10_000;
+
+/** Random bytes in a bearer token (256 bits). */
+export const TOKEN_BYTES = 32;
+/** `last_used_at` is written at most this often per token, so reads do not turn into writes. */
+export const TOKEN_TOUCH_INTERVAL_MS = 60_000;
+/** Longest token name accepted by `prx gateway token create --name`. */
+export const TOKEN_NAME_MAX_CHARS = 64;
+/** Longest bearer token accepted in an Authorization header (ours are ~47 chars). */
+export const BEARER_MAX_CHARS = 512;
+
+/** Rate-limit buckets kept in memory per limiter; idle full buckets are evicted first. */
+export const RATE_LIMIT_MAX_KEYS = 10_000;
+
+/** Session ids accepted in URLs and bodies. */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
+/** Most sessions returned by GET /api/sessions. */
+export const SESSIONS_LIST_MAX = 500;
+/** Most messages returned by GET /api/sessions/:id/messages. */
+export const SESSION_MESSAGES_MAX = 1000;
+/** Longest user message accepted by the session, webhook and OpenAI routes (characters). */
+export const MESSAGE_MAX_CHARS = 256 * 1024;
+/** Most messages accepted in one OpenAI-compatible request. */
+export const OPENAI_MAX_MESSAGES = 1000;
+
+/** SSE comment sent this often while a turn is silent, so proxies keep the connection open. */
+export const SSE_KEEPALIVE_MS = 15_000;
+
+/** Longest accepted `X-Request-Id` from a client (echoed back); longer ones are replaced. */
+export const REQUEST_ID_MAX_CHARS = 128;

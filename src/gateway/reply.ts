@@ -1,0 +1,68 @@
+import type { TurnInput, TurnResult } from "../agent/types.ts";
+import { toPrxError } from "../core/errors.ts";
+import type { GatewayContext } from "./context.ts";
+import type { SessionEvents, TurnReply } from "./schemas.ts";
+import { sseResponse, type SseWriter } from "./sse.ts";
+import { runGatewayTurn } from "./turns.ts";
+
+export function toTurnReply(result: TurnResult): TurnReply {
+  return {
+    session_id: result.sessionId,
+    reply: result.text,
+    model: result.model,
+    provider: result.provider,
+    usage: result.usage,
+    tool_calls: result.toolCalls.map(({ call, result: r }) => ({
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+      success: r.success,
+      output: r.success ? r.output : (r.error ?? r.output),
+    })),
+    messages: result.messages,
+  };
+}
+
+/** Refuse before any byte is sent when the turn could not start (shutting down, unknown model). */
+export function preflight(gw: GatewayContext, input: Pick<TurnInput, "provider" | "model">): void {
+  gw.turns.assertAdmitting();
+  gw.host.resolveModelChoice({ provider: input.provider, model: input.model });
+}
+
+/**
+ * A turn streamed as SSE: delta, tool_call, tool_result, message, then done or error. A provider failure
+ * mid-stream ends the stream with `error`; the session keeps what was said (the agent persists it).
+ */
+export function streamTurn(gw: GatewayContext, input: Omit<TurnInput, "observer" | "signal">): Response {
+  preflight(gw, input);
+  return sseResponse(async (writer, signal) => {
+    const sse = typed(writer);
+    try {
+      const result = await runGatewayTurn(gw, {
+        ...input,
+        signal,
+        observer: {
+          onDelta: (text) => sse.send("delta", { text }),
+          onToolCallStart: (call) => sse.send("tool_call", { id: call.id, name: call.name, arguments: call.arguments }),
+          onToolResult: (call, result) =>
+            sse.send("tool_result", {
+              id: call.id,
+              name: call.name,
+              success: result.success,
+              output: result.success ? result.output : (result.error ?? result.output),
+            }),
+          onMessage: (text) => sse.send("message", { text }),
+        },
+      });
+      sse.send("done", toTurnReply(result));
+    } catch (thrown) {
+      const error = toPrxError(thrown);
+      gw.logger.warn(`streamed turn failed: ${error.message}`, { session: input.sessionId, code: error.code });
+      sse.send("error", { code: error.code, message: error.message });
+    }
+  });
+}
+
+function typed(writer: SseWriter): { send<K extends keyof SessionEvents>(event: K, data: SessionEvents[K]): void } {
+  return { send: (event, data) => writer.send(event, data) };
+}

@@ -1,0 +1,57 @@
+import type { AnyElysia } from "elysia";
+import { errorMessage } from "../../core/errors.ts";
+import type { GatewayContext } from "../context.ts";
+import { jsonResponse } from "../errors.ts";
+import { doc } from "../openapi/doc.ts";
+import { HealthSchema, type Health } from "../schemas.ts";
+import type { HealthCheck } from "../types.ts";
+
+function databaseCheck(gw: GatewayContext): HealthCheck {
+  try {
+    gw.host.db.query("SELECT 1").get();
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, detail: `database unreachable: ${errorMessage(error)}` };
+  }
+}
+
+function providersCheck(gw: GatewayContext): HealthCheck {
+  try {
+    const choice = gw.host.resolveModelChoice({});
+    gw.host.providers.resolve(choice.provider);
+    return { ok: true, detail: `${choice.provider}/${choice.model}` };
+  } catch (error) {
+    return { ok: false, detail: errorMessage(error) };
+  }
+}
+
+export async function readiness(gw: GatewayContext): Promise<Health> {
+  const checks: Record<string, HealthCheck> = { database: databaseCheck(gw), providers: providersCheck(gw) };
+  for (const [name, check] of Object.entries(gw.checks)) {
+    try {
+      checks[name] = await check();
+    } catch (error) {
+      checks[name] = { ok: false, detail: errorMessage(error) };
+    }
+  }
+  const ok = Object.values(checks).every((check) => check.ok);
+  return { status: ok ? "ok" : "unavailable", checks };
+}
+
+export function healthRoutes(app: AnyElysia, gw: GatewayContext): void {
+  app.get(
+    "/health",
+    async () => {
+      const health = await readiness(gw);
+      return jsonResponse(health, health.status === "ok" ? 200 : 503);
+    },
+    {
+      detail: doc({
+        summary: "Readiness: database, providers, plugins and channels",
+        tags: ["system"],
+        auth: false,
+        responses: { 200: HealthSchema, 503: { description: "not ready", schema: HealthSchema } },
+      }),
+    },
+  );
+}

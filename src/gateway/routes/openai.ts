@@ -1,0 +1,29 @@
+import type { AnyElysia } from "elysia";
+import type { GatewayContext } from "../context.ts";
+import { doc } from "../openapi/doc.ts";
+import { ChatCompletionRequestSchema, ChatCompletionSchema, ModelListSchema } from "../openai/schemas.ts";
+
+type Handlers = typeof import("../openai/handlers.ts");
+let handlers: Promise<Handlers> | undefined;
+/** The OpenAI route internals load on first use, keeping gateway start-up lean. */
+const load = () => (handlers ??= import("../openai/handlers.ts"));
+
+export function openaiRoutes(app: AnyElysia, gw: GatewayContext): void {
+  app.post("/v1/chat/completions", async ({ request }) => (await load()).chatCompletions(gw, request), {
+    detail: doc({
+      summary: "OpenAI-compatible chat completion (JSON, or SSE with stream: true)",
+      description:
+        "The client's messages are the conversation; nothing is stored. The agent runs its own tools, so only " +
+        "assistant content comes back. `model` is honoured when configured (provider model or hint:<route>), " +
+        "else the default model is used and reported. With stream: true, `data:` chunks end with `data: [DONE]`; " +
+        "stream_options.include_usage adds a usage chunk.",
+      tags: ["openai"],
+      body: ChatCompletionRequestSchema,
+      responses: { 200: ChatCompletionSchema },
+      errors: [400, 413, 415, 502, 503],
+    }),
+  });
+  app.get("/v1/models", async () => (await load()).listModels(gw), {
+    detail: doc({ summary: "Models this gateway answers to", tags: ["openai"], responses: { 200: ModelListSchema } }),
+  });
+}

@@ -1,0 +1,29 @@
+import type { AnyElysia } from "elysia";
+import type { GatewayContext } from "../context.ts";
+import { jsonResponse } from "../errors.ts";
+import { doc } from "../openapi/doc.ts";
+import { PairResponseSchema } from "../schemas.ts";
+
+export function pairRoutes(app: AnyElysia, gw: GatewayContext): void {
+  app.post(
+    "/pair",
+    ({ request }) => {
+      const client = gw.clientAddress(request);
+      const { token, record } = gw.auth.pair(client, request.headers.get("x-pairing-code"), `paired from ${client}`);
+      gw.logger.info("paired a new client", { client, token: record.id });
+      return jsonResponse({ token, id: record.id });
+    },
+    {
+      detail: doc({
+        summary: "Exchange the one-time pairing code (header X-Pairing-Code) for a bearer token",
+        description:
+          "The gateway prints a 6-digit code at start when no token exists. The code works once; " +
+          "5 wrong codes from one client lock it out for 5 minutes.",
+        tags: ["auth"],
+        auth: false,
+        responses: { 200: PairResponseSchema },
+        errors: [401, 403, 409, 429],
+      }),
+    },
+  );
+}

@@ -1,0 +1,119 @@
+import type { AnyElysia } from "elysia";
+import { z } from "zod";
+import { PrxError } from "../../core/errors.ts";
+import { readJsonBody } from "../body.ts";
+import type { GatewayContext } from "../context.ts";
+import { jsonResponse } from "../errors.ts";
+import { SESSION_ID_PATTERN, SESSION_MESSAGES_MAX, SESSIONS_LIST_MAX } from "../limits.ts";
+import { doc } from "../openapi/doc.ts";
+import { streamTurn, toTurnReply } from "../reply.ts";
+import {
+  MessageBodySchema,
+  SessionListSchema,
+  SessionMessagesSchema,
+  SSE_DESCRIPTION,
+  TurnReplySchema,
+} from "../schemas.ts";
+import { wantsEventStream } from "../sse.ts";
+import { runGatewayTurn } from "../turns.ts";
+
+const LimitQuery = z.coerce.number().int().min(1);
+
+/** `?limit=N`, clamped to `max` (SESSIONS_LIST_MAX, SESSION_MESSAGES_MAX). */
+export function limitFrom(request: Request, max: number): number {
+  const raw = new URL(request.url).searchParams.get("limit");
+  if (raw === null) return max;
+  const parsed = LimitQuery.safeParse(raw);
+  if (!parsed.success)
+    throw new PrxError("BAD_REQUEST", `query parameter limit must be a positive integer, got "${raw.slice(0, 20)}"`);
+  return Math.min(parsed.data, max);
+}
+
+function sessionIdFrom(id: string): string {
+  if (!SESSION_ID_PATTERN.test(id)) {
+    throw new PrxError(
+      "BAD_REQUEST",
+      `invalid session id ${JSON.stringify(id.slice(0, 40))}: use 1-128 characters from A-Z a-z 0-9 . _ : @ -`,
+    );
+  }
+  return id;
+}
+
+export function sessionRoutes(app: AnyElysia, gw: GatewayContext): void {
+  app.get(
+    "/api/sessions",
+    ({ request }) => {
+      const sessions = gw.host.sessions.list(limitFrom(request, SESSIONS_LIST_MAX)).map((s) => ({
+        id: s.id,
+        title: s.title,
+        channel: s.channel,
+        created_at: s.createdAt,
+        updated_at: s.updatedAt,
+        message_count: s.messageCount,
+      }));
+      return jsonResponse({ sessions });
+    },
+    {
+      detail: doc({
+        summary: "List sessions, newest first (?limit=N)",
+        tags: ["sessions"],
+        responses: { 200: SessionListSchema },
+        errors: [400],
+      }),
+    },
+  );
+
+  app.get(
+    "/api/sessions/:id/messages",
+    ({ request, params }) => {
+      const id = sessionIdFrom(params.id);
+      if (!gw.host.sessions.get(id)) {
+        throw new PrxError("SESSION_NOT_FOUND", `no session "${id}"`, { hint: "list sessions with GET /api/sessions" });
+      }
+      const messages = gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX)).map((m) => ({
+        seq: m.seq,
+        role: m.role,
+        content: m.content,
+        ...(m.toolCalls ? { tool_calls: m.toolCalls } : {}),
+        ...(m.toolCallId ? { tool_call_id: m.toolCallId } : {}),
+        ...(m.name ? { name: m.name } : {}),
+        created_at: m.createdAt,
+      }));
+      return jsonResponse({ session_id: id, messages });
+    },
+    {
+      detail: doc({
+        summary: "A session's messages, oldest first (?limit=N keeps the newest N)",
+        tags: ["sessions"],
+        responses: { 200: SessionMessagesSchema },
+        errors: [400, 404],
+      }),
+    },
+  );
+
+  app.post(
+    "/api/sessions/:id/message",
+    async ({ request, params }) => {
+      const id = sessionIdFrom(params.id);
+      const body = await readJsonBody(request, MessageBodySchema(), gw.config.max_body_bytes);
+      const input = { sessionId: id, text: body.message, channel: "gateway" };
+      if (wantsEventStream(request)) return streamTurn(gw, input);
+      const result = await runGatewayTurn(gw, { ...input, signal: request.signal });
+      return jsonResponse(toTurnReply(result));
+    },
+    {
+      detail: doc({
+        summary: "Send a message to a session (created if new); JSON reply, or SSE with Accept: text/event-stream",
+        tags: ["sessions"],
+        body: MessageBodySchema,
+        responses: {
+          200: {
+            description: `the turn's reply as JSON, or with Accept: text/event-stream a ${SSE_DESCRIPTION}`,
+            schema: TurnReplySchema,
+          },
+        },
+        errors: [400, 413, 415, 502, 503],
+      }),
+    },
+  );
+}

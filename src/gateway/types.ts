@@ -1,0 +1,46 @@
+import type { AnyElysia } from "elysia";
+import type { AgentHost } from "../agent/index.ts";
+import type { Logger } from "../core/logger.ts";
+import type { AuthService } from "./auth/service.ts";
+import type { GatewayMetrics } from "./metrics.ts";
+
+/** The part of the agent host the gateway uses (an AgentHost satisfies it). */
+export type GatewayHost = Pick<
+  AgentHost,
+  "workspace" | "config" | "db" | "providers" | "memory" | "tools" | "sessions" | "runTurn" | "resolveModelChoice"
+>;
+
+/** Milliseconds since the epoch; tests pass a fake clock. */
+export type Clock = () => number;
+
+export interface HealthCheck {
+  ok: boolean;
+  detail?: string;
+}
+
+/**
+ * Adds routes to the gateway app. Mounted routes sit behind the same request pipeline: request id, access
+ * log, metrics, per-client rate limit and bearer auth (only /health, /pair and /swagger* are public).
+ * Example: `(app) => app.get("/api/plugins", handler, { detail: doc({...}) })`.
+ */
+export type GatewayMount = (app: AnyElysia) => AnyElysia;
+
+export interface GatewayDeps {
+  host: GatewayHost;
+  auth: AuthService;
+  version: string;
+  /** Epoch ms when the gateway started (for uptime). */
+  startedAt: number;
+  metrics?: GatewayMetrics;
+  clock?: Clock;
+  logger?: Logger;
+  /** Extra readiness checks shown by /health (plugins, channels). A failing one makes /health 503. */
+  checks?: Record<string, () => HealthCheck | Promise<HealthCheck>>;
+  /** Extension point for the plugin subsystem (/api/plugins*, /api/hooks, /plugins/<name>/*). */
+  mounts?: GatewayMount[];
+  /**
+   * Client address of a request, for rate limits and pairing lockout. Default: the address the server
+   * recorded (server.requestIP), or "local" for requests handed to app.handle directly.
+   */
+  clientAddress?: (request: Request) => string;
+}

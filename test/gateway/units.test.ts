@@ -1,0 +1,317 @@
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { isPrxError } from "../../src/core/errors.ts";
+import { sha256Hex } from "../../src/core/ids.ts";
+import { PairingGate } from "../../src/gateway/auth/pairing.ts";
+import { TokenStore, TOKEN_PREFIX } from "../../src/gateway/auth/tokens.ts";
+import { readLimited } from "../../src/gateway/body.ts";
+import { IdempotencyStore } from "../../src/gateway/idempotency.ts";
+import {
+  IDEMPOTENCY_KEY_MAX_BYTES,
+  IDEMPOTENCY_PENDING_TIMEOUT_MS,
+  PAIRING_CODE_DIGITS,
+  PAIRING_LOCKOUT_MS,
+  PAIRING_MAX_FAILURES,
+  TOKEN_BYTES,
+  TOKEN_NAME_MAX_CHARS,
+} from "../../src/gateway/limits.ts";
+import { GatewayMetrics, METRIC_MAX_SERIES, Counter } from "../../src/gateway/metrics.ts";
+import { toTurnMessages } from "../../src/gateway/openai/convert.ts";
+import { modelCatalog, selectModel } from "../../src/gateway/openai/models.ts";
+import { isPublicPath } from "../../src/gateway/pipeline.ts";
+import { RateLimiter } from "../../src/gateway/rate-limit.ts";
+import { isLoopback } from "../../src/gateway/server.ts";
+import { ConfigSchema } from "../../src/config/schema.ts";
+
+function fakeClock(start = 1_000_000) {
+  const clock = { t: start, now: () => clock.t };
+  return clock;
+}
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a throw");
+}
+
+describe("RateLimiter", () => {
+  test("allows exactly perMinute in a burst, then 429 with Retry-After, refills over time", () => {
+    const clock = fakeClock();
+    const limiter = new RateLimiter(3, clock.now);
+    expect([limiter.take("a"), limiter.take("a"), limiter.take("a")].every((d) => d.ok)).toBe(true);
+    const denied = limiter.take("a");
+    expect(denied).toEqual({ ok: false, retryAfterS: 20 });
+    expect(limiter.take("b").ok).toBe(true);
+    clock.t += 20_000;
+    expect(limiter.take("a").ok).toBe(true);
+    expect(limiter.take("a").ok).toBe(false);
+  });
+
+  test("key map is bounded: the least recently used key is evicted", () => {
+    const clock = fakeClock();
+    const limiter = new RateLimiter(1, clock.now, 2);
+    limiter.take("a");
+    limiter.take("b");
+    limiter.take("c");
+    expect(limiter.size).toBe(2);
+    expect(limiter.take("a").ok).toBe(true); // forgotten, starts with a full bucket
+    expect(limiter.take("c").ok).toBe(false);
+  });
+});
+
+describe("PairingGate", () => {
+  test("code has the named number of digits and works once", () => {
+    const clock = fakeClock();
+    const gate = new PairingGate(60_000, clock.now);
+    const { code } = gate.issue();
+    expect(code).toMatch(new RegExp(`^\\d{${PAIRING_CODE_DIGITS}}$`));
+    expect(gate.attempt("c", code)).toEqual({ ok: true });
+    expect(gate.attempt("c2", code)).toEqual({ ok: false, reason: "closed" });
+  });
+
+  test("expires after the ttl", () => {
+    const clock = fakeClock();
+    const gate = new PairingGate(60_000, clock.now);
+    const { code } = gate.issue();
+    clock.t += 60_000;
+    expect(gate.isOpen()).toBe(false);
+    expect(gate.attempt("c", code)).toEqual({ ok: false, reason: "closed" });
+  });
+
+  test(`${PAIRING_MAX_FAILURES - 1} wrong codes pass, the ${PAIRING_MAX_FAILURES}th locks out for ${PAIRING_LOCKOUT_MS / 60_000} minutes`, () => {
+    const clock = fakeClock();
+    const gate = new PairingGate(3_600_000, clock.now);
+    const { code } = gate.issue();
+    const wrong = code === "000000" ? "111111" : "000000";
+    for (let i = 1; i < PAIRING_MAX_FAILURES; i++) {
+      expect(gate.attempt("evil", wrong)).toEqual({
+        ok: false,
+        reason: "wrong",
+        attemptsLeft: PAIRING_MAX_FAILURES - i,
+      });
+    }
+    expect(gate.attempt("evil", wrong)).toMatchObject({ ok: false, reason: "locked" });
+    // Locked: even the right code is refused, other clients are not affected.
+    expect(gate.attempt("evil", code)).toMatchObject({ ok: false, reason: "locked" });
+    clock.t += PAIRING_LOCKOUT_MS - 1000;
+    expect(gate.attempt("evil", code)).toEqual({ ok: false, reason: "locked", retryAfterS: 1 });
+    clock.t += 1000;
+    expect(gate.attempt("evil", code)).toEqual({ ok: true });
+  });
+});
+
+describe("TokenStore", () => {
+  test("stores only the SHA-256, verifies, revokes", () => {
+    const db = new Database(":memory:");
+    const store = new TokenStore(db, () => 0);
+    const { token, record } = store.create("ci");
+    expect(token.startsWith(TOKEN_PREFIX)).toBe(true);
+    expect(Buffer.from(token.slice(TOKEN_PREFIX.length), "base64url").length).toBe(TOKEN_BYTES);
+    const row = db.query("SELECT * FROM gateway_tokens").get() as Record<string, unknown>;
+    expect(JSON.stringify(row)).not.toContain(token);
+    expect(row.token_sha256).toBe(sha256Hex(token));
+    expect(store.verify(token)?.id).toBe(record.id);
+    expect(store.verify(token + "x")).toBeNull();
+    expect(store.list()[0]!.last_used_at).not.toBeNull();
+    expect(store.revoke(record.id)).toBe(true);
+    expect(store.revoke(record.id)).toBe(false);
+    expect(store.verify(token)).toBeNull();
+    expect(store.activeCount()).toBe(0);
+    expect(
+      isPrxError(
+        thrown(() => store.revoke("tok_nope")),
+        "NOT_FOUND",
+      ),
+    ).toBe(true);
+    db.close();
+  });
+
+  test(`names up to ${TOKEN_NAME_MAX_CHARS} characters`, () => {
+    const db = new Database(":memory:");
+    const store = new TokenStore(db);
+    expect(store.create("n".repeat(TOKEN_NAME_MAX_CHARS)).record.name.length).toBe(TOKEN_NAME_MAX_CHARS);
+    expect(
+      isPrxError(
+        thrown(() => store.create("n".repeat(TOKEN_NAME_MAX_CHARS + 1))),
+        "USAGE",
+      ),
+    ).toBe(true);
+    db.close();
+  });
+});
+
+describe("IdempotencyStore", () => {
+  test("new, in progress, replay, conflict, expiry", () => {
+    const db = new Database(":memory:");
+    const clock = fakeClock();
+    const store = new IdempotencyStore(db, 60_000, clock.now);
+    expect(store.begin("tok", "k", "h1")).toEqual({ kind: "new" });
+    expect(thrown(() => store.begin("tok", "k", "h1"))).toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining("in progress"),
+    });
+    expect(thrown(() => store.begin("tok", "k", "h2"))).toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining("different request body"),
+    });
+    expect(store.begin("other-token", "k", "h2")).toEqual({ kind: "new" });
+    store.complete("tok", "k", 200, '{"ok":1}');
+    expect(store.begin("tok", "k", "h1")).toEqual({ kind: "replay", status: 200, body: '{"ok":1}' });
+    clock.t += 60_000;
+    expect(store.begin("tok", "k", "h2")).toEqual({ kind: "new" });
+    db.close();
+  });
+
+  test("a pending claim older than the pending timeout is taken over; release frees a key", () => {
+    const db = new Database(":memory:");
+    const clock = fakeClock();
+    const store = new IdempotencyStore(db, 3_600_000, clock.now);
+    store.begin("t", "k", "h");
+    clock.t += IDEMPOTENCY_PENDING_TIMEOUT_MS + 1;
+    expect(store.begin("t", "k", "h")).toEqual({ kind: "new" });
+    store.release("t", "k");
+    expect(store.begin("t", "k", "h")).toEqual({ kind: "new" });
+    db.close();
+  });
+
+  test(`keys up to ${IDEMPOTENCY_KEY_MAX_BYTES} bytes`, () => {
+    const db = new Database(":memory:");
+    const store = new IdempotencyStore(db, 60_000, () => 0);
+    expect(store.begin("t", "k".repeat(IDEMPOTENCY_KEY_MAX_BYTES), "h")).toEqual({ kind: "new" });
+    expect(thrown(() => store.begin("t", "k".repeat(IDEMPOTENCY_KEY_MAX_BYTES + 1), "h"))).toMatchObject({
+      code: "BAD_REQUEST",
+    });
+    expect(thrown(() => store.begin("t", "é".repeat(IDEMPOTENCY_KEY_MAX_BYTES / 2 + 1), "h"))).toMatchObject({
+      code: "BAD_REQUEST",
+    });
+    db.close();
+  });
+});
+
+describe("readLimited", () => {
+  const streamed = (bytes: number) =>
+    new Request("http://localhost/", {
+      method: "POST",
+      body: new ReadableStream({
+        start(c) {
+          c.enqueue(new Uint8Array(bytes));
+          c.close();
+        },
+      }),
+    });
+
+  test("a chunked body at the limit is read; one byte past it is 413 naming the limit", async () => {
+    expect((await readLimited(streamed(100), 100)).length).toBe(100);
+    const error = await readLimited(streamed(101), 100).catch((e) => e);
+    expect(error).toMatchObject({
+      code: "PAYLOAD_TOO_LARGE",
+      message: expect.stringContaining("gateway.max_body_bytes = 100"),
+    });
+  });
+});
+
+describe("metrics", () => {
+  test("renders counters and histograms in Prometheus text format", () => {
+    const metrics = new GatewayMetrics();
+    metrics.request("/health", "GET", 200, 0.0007);
+    metrics.turnDuration.observe(1.5);
+    metrics.providerCalls.inc({ provider: "fake" }, 2);
+    const text = metrics.render({ memory_store: 3 });
+    expect(text).toContain('prx_http_requests_total{route="/health",method="GET",status="200"} 1');
+    expect(text).toContain('prx_http_request_duration_seconds_bucket{route="/health",le="0.0005"} 0');
+    expect(text).toContain('prx_http_request_duration_seconds_bucket{route="/health",le="0.001"} 1');
+    expect(text).toContain('prx_http_request_duration_seconds_bucket{route="/health",le="+Inf"} 1');
+    expect(text).toContain("prx_turn_duration_seconds_count 1");
+    expect(text).toContain('prx_provider_calls_total{provider="fake"} 2');
+    expect(text).toContain('prx_tool_calls_total{tool="memory_store"} 3');
+    expect(text).toContain("# TYPE prx_provider_errors_total counter");
+  });
+
+  test(`series are capped at ${METRIC_MAX_SERIES}; the rest fold into "other"`, () => {
+    const counter = new Counter("c", "help");
+    for (let i = 0; i < METRIC_MAX_SERIES + 5; i++) counter.inc({ k: `v${i}` });
+    expect(counter.get({ k: `v${METRIC_MAX_SERIES - 1}` })).toBe(1);
+    expect(counter.get({ k: "other" })).toBe(5);
+    expect(counter.render()).toContain('c{k="other"} 5');
+  });
+
+  test("label values are escaped", () => {
+    const counter = new Counter("c", "help");
+    counter.inc({ k: 'a"b\\c\nd' });
+    expect(counter.render()).toContain('c{k="a\\"b\\\\c\\nd"} 1');
+  });
+});
+
+describe("OpenAI model selection and message conversion", () => {
+  const config = ConfigSchema.parse({
+    default_provider: "a",
+    default_model: "a-1",
+    providers: {
+      a: { base_url: "http://127.0.0.1:1/v1", models: ["a-1", "a-2"] },
+      b: { base_url: "http://127.0.0.1:2/v1", models: ["b-1"] },
+    },
+    model_routes: [{ hint: "fast", provider: "b", model: "b-1" }],
+  });
+
+  test("configured models and hints are honoured, anything else is the default", () => {
+    expect(selectModel(config, "a-2", "a-1")).toEqual({ reported: "a-2", model: "a-2" });
+    expect(selectModel(config, "b-1", "a-1")).toEqual({ reported: "b-1", provider: "b", model: "b-1" });
+    expect(selectModel(config, "hint:fast", "a-1")).toEqual({ reported: "hint:fast", model: "hint:fast" });
+    expect(selectModel(config, "fast", "a-1")).toEqual({ reported: "fast", model: "hint:fast" });
+    expect(selectModel(config, "gpt-4o", "a-1")).toEqual({ reported: "a-1" });
+    expect(modelCatalog(config, { provider: "a", model: "a-1" }).map((m) => m.id)).toEqual([
+      "a-1",
+      "a-2",
+      "b-1",
+      "hint:fast",
+    ]);
+  });
+
+  test("the client's conversation becomes history; the last user message is the turn's text", () => {
+    const { history, text } = toTurnMessages([
+      { role: "developer", content: "be brief" },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+      },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "t", arguments: "{}" } }],
+      },
+      { role: "tool", content: "r", tool_call_id: "c1" },
+      { role: "user", content: "now" },
+    ]);
+    expect(text).toBe("now");
+    expect(history).toEqual([
+      { role: "system", content: "be brief" },
+      { role: "user", content: "ab" },
+      { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "t", arguments: "{}" }] },
+      { role: "tool", content: "r", tool_call_id: "c1" },
+    ]);
+    expect(thrown(() => toTurnMessages([{ role: "assistant", content: "x" }]))).toMatchObject({ code: "BAD_REQUEST" });
+    expect(thrown(() => toTurnMessages([{ role: "user", content: [{ type: "image_url" }] }]))).toMatchObject({
+      message: expect.stringContaining("only text parts"),
+    });
+  });
+});
+
+describe("paths and binds", () => {
+  test("public paths", () => {
+    expect(
+      ["/health", "/pair", "/swagger", "/swagger/json", "/swagger/assets/x.js", "/health/"].every(isPublicPath),
+    ).toBe(true);
+    expect(["/api/status", "/swaggerx", "/v1/models", "/metrics", "/"].some(isPublicPath)).toBe(false);
+  });
+
+  test("loopback detection", () => {
+    expect(["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"].every(isLoopback)).toBe(true);
+    expect(["0.0.0.0", "::", "192.168.1.2", "example.com"].some(isLoopback)).toBe(false);
+  });
+});
