@@ -27,7 +27,15 @@ export async function gatewayCommand(argv: string[], globals: { workspace?: stri
   let server;
   try {
     const { startGateway } = await import("../gateway/server.ts");
-    server = await startGateway({ host, hostname: values.host, port, version });
+    const { pluginGatewayMounts, pluginHealthCheck } = await import("../gateway/routes/plugins.ts");
+    server = await startGateway({
+      host,
+      hostname: values.host,
+      port,
+      version,
+      mounts: pluginGatewayMounts(host.workspace.root),
+      checks: { plugins: pluginHealthCheck(host.workspace.root) },
+    });
   } catch (error) {
     await host.close();
     throw error;

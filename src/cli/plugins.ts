@@ -18,13 +18,18 @@ import { isSensitivePermission } from "../plugins/permissions.ts";
 import { MAX_FUEL_UNSUPPORTED_MESSAGE } from "../plugins/wasm/limits.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
-const SUBCOMMANDS = ["list", "info", "reload", "validate"] as const;
+const SUBCOMMANDS = ["list", "info", "reload", "validate", "probe"] as const;
 const USAGE = `Usage: prx plugins <command> [--json]
   list              every plugin of the workspace with its status
   info <name>       one plugin: capabilities, permissions, counters, warnings
   reload <name>     build a new generation in this process and report it (a running gateway reloads live
                     with POST /api/plugins/<name>/reload)
   validate <dir>    check a plugin directory: manifest, admission limits, permissions, load and specs
+  probe <action> [<json>] [--plugin P]
+                    run wasm_plugins_manage in this process: list, status, reload, middleware_test, cron_run,
+                    provider_chat, storage; <json> holds the action's fields, e.g.
+                    prx plugins probe middleware_test '{"stage":"inbound","data":{...}}' --plugin redact
+                    (a running gateway answers the same probes at POST /api/plugins/<name>/probe)
 `;
 const FUEL_NOTE = MAX_FUEL_UNSUPPORTED_MESSAGE;
 
@@ -145,8 +150,45 @@ async function validate(dirArg: string, workspace: Workspace, json: boolean): Pr
   }
 }
 
+async function probe(
+  workspace: Workspace,
+  action: string,
+  rest: string[],
+  plugin: string | undefined,
+  json: boolean,
+): Promise<number> {
+  if (rest.length > 1) {
+    throw usageError(`prx plugins probe: expected at most one JSON argument after the action, got ${rest.length}`);
+  }
+  let fields: unknown = {};
+  if (rest[0] !== undefined) {
+    try {
+      fields = JSON.parse(rest[0]);
+    } catch (error) {
+      throw usageError(`prx plugins probe: the argument after the action must be a JSON object: ${(error as Error).message}`);
+    }
+    if (!fields || typeof fields !== "object" || Array.isArray(fields)) {
+      throw usageError("prx plugins probe: the JSON argument must be an object");
+    }
+  }
+  const { parseProbeRequest, runProbe } = await import("../plugins/probes.ts");
+  const { withPluginServices } = await import("../plugins/host-extensions.ts");
+  const request = parseProbeRequest({ ...(fields as object), action, ...(plugin !== undefined ? { plugin } : {}) });
+  const { config } = loadConfig(workspace.configPath);
+  const response = await withPluginServices(workspace, config, (services) => runProbe(services, request));
+  if (json) out(JSON.stringify(response, null, 2));
+  else {
+    const scope = response.plugin ? ` ${response.plugin}` : "";
+    out(`${response.action}${scope} (generation ${response.generation}):\n${JSON.stringify(response.result, null, 2)}`);
+  }
+  return 0;
+}
+
 export async function pluginsCommand(argv: string[], globals: { workspace?: string }): Promise<number> {
-  const { values, positionals } = parseCommand("prx plugins", argv, { json: { type: "boolean" } });
+  const { values, positionals } = parseCommand("prx plugins", argv, {
+    json: { type: "boolean" },
+    plugin: { type: "string" },
+  });
   const [sub, arg] = positionals;
   if (values.help || !sub) {
     process.stdout.write(USAGE);
@@ -155,12 +197,15 @@ export async function pluginsCommand(argv: string[], globals: { workspace?: stri
   if (!SUBCOMMANDS.includes(sub as (typeof SUBCOMMANDS)[number])) throw unknownName("subcommand", sub, SUBCOMMANDS, "prx plugins");
   const json = values.json === true;
   const workspace = openWorkspace(values.workspace ?? globals.workspace);
-  if (sub !== "list" && !arg) throw usageError(`prx plugins ${sub}: missing ${sub === "validate" ? "<dir>" : "<name>"}`);
+  const what = sub === "validate" ? "<dir>" : sub === "probe" ? "<action>" : "<name>";
+  if (sub !== "list" && !arg) throw usageError(`prx plugins ${sub}: missing ${what}`);
   // Fail early with the config's own message rather than inside a generation build.
   loadConfig(workspace.configPath);
   switch (sub) {
     case "validate":
       return validate(arg!, workspace, json);
+    case "probe":
+      return probe(workspace, arg!, positionals.slice(2), values.plugin, json);
     case "list":
       return withRuntime(workspace, async (runtime) => {
         const list = listPlugins(runtime);

@@ -3,9 +3,16 @@ import type { Config } from "../config/schema.ts";
 import { openDatabase } from "../core/database.ts";
 import { createLogger } from "../core/logger.ts";
 import type { Workspace } from "../core/workspace.ts";
+import {
+  attachPluginServices,
+  pluginServicesOf,
+  type PluginServices,
+  type PluginServicesOptions,
+} from "./adapters/services.ts";
 import { listPlugins } from "./api.ts";
-import { EventBus } from "./events/index.ts";
-import { getPluginRuntime, type PluginRuntime, type RuntimeServices } from "./runtime.ts";
+import { EventBus, lenientPublisher } from "./events/index.ts";
+import { createManageToolSource } from "./manage-tool.ts";
+import { findPluginRuntime, getPluginRuntime, type PluginRuntime, type RuntimeServices } from "./runtime.ts";
 
 export interface PluginSummary {
   name: string;
@@ -19,48 +26,109 @@ const buses = new WeakMap<PluginRuntime, EventBus>();
 
 async function acquire(runtime: PluginRuntime): Promise<void> {
   users.set(runtime, (users.get(runtime) ?? 0) + 1);
-  await runtime.start();
+  try {
+    await runtime.start();
+  } catch (error) {
+    await release(runtime);
+    throw error;
+  }
 }
 
 async function release(runtime: PluginRuntime): Promise<void> {
   const left = (users.get(runtime) ?? 1) - 1;
   if (left > 0) return void users.set(runtime, left);
   users.delete(runtime);
+  await pluginServicesOf(runtime)?.close();
   await runtime.stop();
   buses.get(runtime)?.close();
 }
 
 /** Obtain the workspace's runtime (creating it and its event bus on first use) and count this user. */
-async function openRuntime(workspace: Workspace, config: Config, services: Omit<RuntimeServices, "events" | "logger">): Promise<PluginRuntime> {
+async function openRuntime(
+  workspace: Workspace,
+  config: Config,
+  services: Omit<RuntimeServices, "events" | "logger">,
+  attach?: PluginServicesOptions,
+): Promise<PluginRuntime> {
   const logger = createLogger("plugins");
   const bus = new EventBus({ logger: logger.child("events") });
   const runtime = getPluginRuntime(workspace, { ...services, events: bus, logger }, { config });
   // An existing runtime keeps the bus it was created with (the bus is stable for the runtime's life).
   if (runtime.host.events === bus) buses.set(runtime, bus);
   else bus.close();
+  // Attached before start so generation 1 activates its hooks and cron jobs like every later one.
+  if (attach) attachPluginServices(runtime, attach);
   await acquire(runtime);
   return runtime;
 }
 
+/** Options of createPluginExtensions. */
+export type PluginExtensionOptions = PluginServicesOptions;
+
 /**
- * The workspace plugin runtime's contributions to an agent host: its event bus, the stable tool router
- * and (part 2) middleware, providers and storage. Everything resolves the current generation at call time.
+ * The workspace plugin runtime's contributions to an agent host: its event bus (lenient: a refused lifecycle
+ * publish never fails a turn), the stable tool router plus wasm_plugins_manage, the stable middleware runner, and
+ * `wasm:` provider and storage proxies. Everything resolves the current generation at call time.
  */
-export const pluginExtensions: NonNullable<OpenAgentHostOptions["extend"]> = async ({ workspace, config, db, memory, providers }) => {
-  const runtime = await openRuntime(workspace, config, { db, memory, providers });
-  const extensions: HostExtensions = {
-    events: runtime.host.events,
-    toolSources: [runtime.tools],
-    close: () => release(runtime),
+export function createPluginExtensions(
+  options: PluginExtensionOptions = {},
+): NonNullable<OpenAgentHostOptions["extend"]> {
+  return async ({ workspace, config, db, memory, providers }) => {
+    const runtime = await openRuntime(workspace, config, { db, memory, providers }, options);
+    const services = pluginServicesOf(runtime) ?? attachPluginServices(runtime, options);
+    const extensions: HostExtensions = {
+      events: lenientPublisher(runtime.host.events, runtime.host.logger.child("events")),
+      middleware: services.middleware,
+      toolSources: [runtime.tools, createManageToolSource(services)],
+      provider: (name) => services.providers.resolve(name),
+      storage: (name) => services.storages.resolve(name),
+      close: () => release(runtime),
+    };
+    return extensions;
   };
-  return extensions;
-};
+}
+
+/** The default extensions every CLI host uses (cron scheduler and hooks.json on). */
+export const pluginExtensions: NonNullable<OpenAgentHostOptions["extend"]> = createPluginExtensions();
+
+/** The services of a workspace whose runtime a host of this process opened (for the gateway's plugin routes). */
+export function pluginServicesFor(workspaceRoot: string): PluginServices | undefined {
+  const runtime = findPluginRuntime(workspaceRoot);
+  return runtime ? pluginServicesOf(runtime) : undefined;
+}
+
+/**
+ * Run `fn` with the workspace's runtime and services outside an agent host (`prx plugins probe`): cron jobs are
+ * registered but the scheduler does not fire, hooks.json is not fed. Stops the runtime afterwards unless another
+ * user of this process holds it.
+ */
+export async function withPluginServices<T>(
+  workspace: Workspace,
+  config: Config,
+  fn: (services: PluginServices) => Promise<T>,
+): Promise<T> {
+  const runtime = await openRuntime(
+    workspace,
+    config,
+    { db: openDatabase(workspace.dbPath), memory: () => null },
+    { cron: false, hooks: false },
+  );
+  try {
+    return await fn(pluginServicesOf(runtime)!);
+  } finally {
+    await release(runtime);
+  }
+}
 
 /** Plugin statuses for `prx doctor`: builds a generation as a start would, then releases it. */
 export async function describePlugins(workspace: Workspace, config: Config): Promise<PluginSummary[]> {
   const runtime = await openRuntime(workspace, config, { db: openDatabase(workspace.dbPath), memory: () => null });
   try {
-    return listPlugins(runtime).plugins.map((p) => ({ name: p.name, status: p.status, message: p.message ?? undefined }));
+    return listPlugins(runtime).plugins.map((p) => ({
+      name: p.name,
+      status: p.status,
+      message: p.message ?? undefined,
+    }));
   } finally {
     await release(runtime);
   }

@@ -1,14 +1,65 @@
+import { createCronAdapter } from "./cron.ts";
+import { createHookAdapter } from "./hook.ts";
+import { createMiddlewareAdapter } from "./middleware.ts";
+import { createProviderAdapter } from "./provider.ts";
+import { createStorageAdapter } from "./storage.ts";
 import { createToolAdapter } from "./tool.ts";
 import type { AdapterFactories } from "./types.ts";
 
-export type { AdapterContext, AdapterFactories, AdapterFactory, CapabilityAdapter, CapabilityAdapterMap, GenerationAdapters } from "./types.ts";
-export { createToolAdapter, GuestToolResultSchema, GuestToolSpecSchema, TOOL_NAME_PATTERN, type ToolAdapter } from "./tool.ts";
+export type {
+  AdapterContext,
+  AdapterFactories,
+  AdapterFactory,
+  CapabilityAdapter,
+  CapabilityAdapterMap,
+  GenerationAdapters,
+} from "./types.ts";
+export {
+  createToolAdapter,
+  GuestToolResultSchema,
+  GuestToolSpecSchema,
+  TOOL_NAME_PATTERN,
+  type ToolAdapter,
+} from "./tool.ts";
 export { createToolRouter, type ToolAdapterLookup } from "./tool-router.ts";
+export { ADAPTER_TIMEOUT_MARGIN_MS } from "./call.ts";
+export {
+  createMiddlewareAdapter,
+  createPluginMiddlewareRunner,
+  middlewareChainOf,
+  middlewareStatusSink,
+  type MiddlewareAdapter,
+  type MiddlewareGenerationSource,
+} from "./middleware.ts";
+export { busOf, createHookAdapter, type HookAdapter } from "./hook.ts";
+export { createCronAdapter, cronJobId, type CronAdapter } from "./cron.ts";
+export {
+  createProviderAdapter,
+  EXPORT_NAME_PATTERN,
+  exportedProviders,
+  GuestChatResponseSchema,
+  WASM_PROVIDER_DEFAULT_TEMPERATURE,
+  WASM_PROVIDER_PREFIX,
+  type ProviderAdapter,
+} from "./provider.ts";
+export {
+  createStorageAdapter,
+  exportedStorages,
+  GuestMemoryEntrySchema,
+  STORAGE_GET_RECALL_LIMIT,
+  type StorageAdapter,
+} from "./storage.ts";
+export { ProviderProxies, StorageProxies, providerNames, storageNames, type CurrentAdapters } from "./proxies.ts";
+export { attachPluginServices, pluginServicesOf, type PluginServices, type PluginServicesOptions } from "./services.ts";
 
-/**
- * One factory per capability type. A capability whose type has no factory here loads (its plugin stays active)
- * but gets no adapter and a warning on the plugin's status. Part 2 adds middleware, hook, cron, provider and storage.
- */
+/** One factory per capability type. A type without one loads (its plugin stays active) but gets no adapter and a warning. */
 export function defaultAdapterFactories(): AdapterFactories {
-  return { tool: createToolAdapter };
+  return {
+    tool: createToolAdapter,
+    middleware: createMiddlewareAdapter,
+    hook: createHookAdapter,
+    cron: createCronAdapter,
+    provider: createProviderAdapter,
+    storage: createStorageAdapter,
+  };
 }

@@ -2,6 +2,11 @@ import type { Logger } from "../../core/logger.ts";
 import type { ManifestCapability } from "../manifest.ts";
 import type { AdapterStatus } from "../status.ts";
 import type { AdmittedPlugin, CapabilityType, PluginHostServices, PluginInstance } from "../types.ts";
+import type { CronAdapter } from "./cron.ts";
+import type { HookAdapter } from "./hook.ts";
+import type { MiddlewareAdapter } from "./middleware.ts";
+import type { ProviderAdapter } from "./provider.ts";
+import type { StorageAdapter } from "./storage.ts";
 import type { ToolAdapter } from "./tool.ts";
 
 /**
@@ -14,6 +19,13 @@ export interface CapabilityAdapter {
   /** Plugin name. */
   readonly plugin: string;
   readonly capability: ManifestCapability;
+  /**
+   * Called when the generation becomes the current one (after the atomic swap), for adapters that must only be
+   * live in the current generation (hook pumps). Never called for a candidate that is not published.
+   */
+  activate?(): void;
+  /** Called when the generation stops being current (the next swap or runtime stop). Idempotent. */
+  deactivate?(): Promise<void>;
   /** Called when the generation is released, after its in-flight calls finished (close pumps, timers...). */
   dispose?(): Promise<void> | void;
 }
@@ -31,17 +43,14 @@ export interface AdapterContext {
   logger: Logger;
 }
 
-/**
- * Adapter type per capability. Part 2 replaces the generic entries with its middleware, hook, cron, provider and
- * storage adapter interfaces and registers their factories in ./index.ts.
- */
+/** Adapter type per capability; the factories are registered in ./index.ts. */
 export interface CapabilityAdapterMap {
   tool: ToolAdapter;
-  middleware: CapabilityAdapter;
-  hook: CapabilityAdapter;
-  cron: CapabilityAdapter;
-  provider: CapabilityAdapter;
-  storage: CapabilityAdapter;
+  middleware: MiddlewareAdapter;
+  hook: HookAdapter;
+  cron: CronAdapter;
+  provider: ProviderAdapter;
+  storage: StorageAdapter;
 }
 
 export type AdapterFactory<K extends CapabilityType> = (context: AdapterContext) => Promise<CapabilityAdapterMap[K]>;

@@ -236,7 +236,7 @@ describe("plugin runtime", () => {
     expect(loader.releases).toBe(1);
   });
 
-  test("capabilities without an adapter factory yet load with a warning; kinds without a loader are errors", async () => {
+  test("every capability type gets an adapter; kinds without a loader are errors", async () => {
     const dir = writePlugin(
       t.workspace,
       "mw",
@@ -248,7 +248,7 @@ describe("plugin runtime", () => {
     writeFileSync(join(remote, "w.ts"), "export default {};\n");
     const gen = await runtime.start();
     expect(gen.plugin("mw")!.state).toBe("active");
-    expect(gen.plugin("mw")!.warnings.join()).toContain('middleware "redact": no middleware adapter');
+    expect(gen.adaptersOf("mw").map((a) => a.type).sort()).toEqual(["middleware", "tool"]);
     expect(gen.plugin("rem")!.state).toBe("error");
     expect(gen.plugin("rem")!.error?.message).toContain('no loader for plugin kind "remote"');
   });

@@ -1,0 +1,14 @@
+;; Middleware "garbage": process(stage, data-json) returns text that is not JSON, for every stage.
+(module
+  ;;@prelude
+  ;;@component-prelude
+  ;;@post process
+  ;;@str $junk "this is {not json"
+  (func (export "process") (param $s i32) (param $sl i32) (param $d i32) (param $dl i32) (result i32)
+    (local $r i32)
+    (local.set $r (call $malloc (i32.const 12)))
+    (i32.store8 (local.get $r) (i32.const 0))
+    (i32.store offset=4 (local.get $r) $junk.ptr)
+    (i32.store offset=8 (local.get $r) $junk.len)
+    (local.get $r))
+)

@@ -1,0 +1,37 @@
+import { errorMessage } from "../../core/errors.ts";
+import type { CapabilityRef } from "../types.ts";
+import type { AdapterContext } from "./types.ts";
+
+/** Extra time the host-side timers of an adapter allow beyond the sandbox's own max_execution_time_ms. */
+export const ADAPTER_TIMEOUT_MARGIN_MS = 500;
+
+/**
+ * One guest call as every part-2 adapter makes it: counted as in flight on the generation (its release waits),
+ * counted in the capability's status (invocation, duration, last event; the error when it fails), parsed by
+ * `parse` (which throws a PrxError for output that does not fit the WIT contract).
+ */
+export function guestCall<T>(
+  context: AdapterContext,
+  fn: string,
+  args: unknown[],
+  event: string,
+  parse: (raw: unknown) => T,
+): Promise<T> {
+  const ref: CapabilityRef = { type: context.capability.type, name: context.capability.name };
+  return context.track(async () => {
+    const finish = context.status.begin(event);
+    try {
+      const value = parse(await context.instance.invoke(ref, fn, args));
+      finish();
+      return value;
+    } catch (error) {
+      finish(`${event}: ${errorMessage(error)}`);
+      throw error;
+    }
+  });
+}
+
+/** `plugin "x" <type> "y"`, for messages. */
+export function describeCapability(context: AdapterContext): string {
+  return `plugin "${context.plugin.name}" ${context.capability.type} "${context.capability.name}"`;
+}

@@ -1,0 +1,133 @@
+import { PrxError } from "../../core/errors.ts";
+import type { MemoryBackend } from "../../memory/types.ts";
+import type { ChatRequest, ChatResponse, Provider } from "../../providers/types.ts";
+import { exportedProviders, WASM_PROVIDER_PREFIX, type ProviderAdapter } from "./provider.ts";
+import { exportedStorages, type StorageAdapter } from "./storage.ts";
+import type { GenerationAdapters } from "./types.ts";
+
+/** What the proxies need from the runtime: the generation current at call time (null when not started). */
+export type CurrentAdapters = () => { adapters: GenerationAdapters } | null;
+
+export function providerNames(current: CurrentAdapters): string[] {
+  const generation = current();
+  return generation ? [...exportedProviders(generation).keys()].sort().map((n) => WASM_PROVIDER_PREFIX + n) : [];
+}
+
+export function storageNames(current: CurrentAdapters): string[] {
+  const generation = current();
+  return generation ? [...exportedStorages(generation).keys()].sort().map((n) => WASM_PROVIDER_PREFIX + n) : [];
+}
+
+function unknownProvider(name: string, current: CurrentAdapters, now = false): PrxError {
+  const available = providerNames(current);
+  return new PrxError(
+    "PROVIDER_UNKNOWN",
+    `${now ? "provider" : "no loaded plugin provides"} "${name}"${now ? " is no longer provided by any loaded plugin" : ""}`,
+    {
+      status: 400,
+      hint: `available plugin providers: ${available.join(", ") || "(none)"}; check \`prx plugins list\` (installed, enabled, granted)`,
+      details: { name, available },
+    },
+  );
+}
+
+function unknownStorage(name: string, current: CurrentAdapters): PrxError {
+  const available = ["sqlite", "none", ...storageNames(current)];
+  return new PrxError(
+    "MEMORY",
+    `memory backend "${WASM_PROVIDER_PREFIX}${name}" is not provided by any loaded plugin`,
+    {
+      hint: `available: ${available.join(", ")}; a wasm backend needs an enabled plugin exporting storage "${name}" (prx plugins list)`,
+      details: { available },
+    },
+  );
+}
+
+/**
+ * Stable `wasm:<name>` providers: the proxy holds no adapter; every call resolves the current generation, so a
+ * reload swaps the implementation under long-lived consumers. `resolve` throws PROVIDER_UNKNOWN (listing what is
+ * available) for a name the current generation does not export, so an unknown name fails at start.
+ */
+export class ProviderProxies {
+  private readonly proxies = new Map<string, Provider>();
+
+  constructor(private readonly current: CurrentAdapters) {}
+
+  /** The proxy for "wasm:<name>"; undefined for names of other kinds (remote:, built-ins). */
+  resolve(full: string): Provider | undefined {
+    if (!full.startsWith(WASM_PROVIDER_PREFIX)) return undefined;
+    const name = full.slice(WASM_PROVIDER_PREFIX.length);
+    if (!this.adapter(name)) throw unknownProvider(full, this.current);
+    let proxy = this.proxies.get(name);
+    if (!proxy) {
+      const adapter = (): ProviderAdapter => {
+        const found = this.adapter(name);
+        if (!found) throw unknownProvider(full, this.current, true);
+        return found;
+      };
+      proxy = {
+        name: full,
+        chat: (request: ChatRequest): Promise<ChatResponse> => {
+          try {
+            return adapter().chat(request);
+          } catch (error) {
+            return Promise.reject(error);
+          }
+        },
+        probe: async () => (this.adapter(name) ? null : `${full} is not provided by the current plugin generation`),
+      };
+      this.proxies.set(name, proxy);
+    }
+    return proxy;
+  }
+
+  names(): string[] {
+    return providerNames(this.current);
+  }
+
+  private adapter(name: string): ProviderAdapter | undefined {
+    const generation = this.current();
+    return generation ? exportedProviders(generation).get(name) : undefined;
+  }
+}
+
+/** Stable `wasm:<name>` memory backends, resolved per call like ProviderProxies. `name` comes without the prefix. */
+export class StorageProxies {
+  private readonly proxies = new Map<string, MemoryBackend>();
+
+  constructor(private readonly current: CurrentAdapters) {}
+
+  resolve(name: string): MemoryBackend | undefined {
+    const bare = name.startsWith(WASM_PROVIDER_PREFIX) ? name.slice(WASM_PROVIDER_PREFIX.length) : name;
+    if (!this.adapter(bare)) throw unknownStorage(bare, this.current);
+    let proxy = this.proxies.get(bare);
+    if (!proxy) {
+      // Synchronous lookup: the generation's in-flight count is taken in the same tick (no release in between).
+      const backend = (): MemoryBackend => {
+        const found = this.adapter(bare);
+        if (!found) throw unknownStorage(bare, this.current);
+        return found.backend;
+      };
+      proxy = {
+        name: `${WASM_PROVIDER_PREFIX}${bare}`,
+        store: async (key, content, category, sessionId) => backend().store(key, content, category, sessionId),
+        recall: async (query, limit, sessionId) => backend().recall(query, limit, sessionId),
+        get: async (key) => backend().get(key),
+        forget: async (key) => backend().forget(key),
+        count: async () => backend().count(),
+        health: async () => (this.adapter(bare) ? backend().health() : false),
+      };
+      this.proxies.set(bare, proxy);
+    }
+    return proxy;
+  }
+
+  names(): string[] {
+    return storageNames(this.current);
+  }
+
+  private adapter(name: string): StorageAdapter | undefined {
+    const generation = this.current();
+    return generation ? exportedStorages(generation).get(name) : undefined;
+  }
+}

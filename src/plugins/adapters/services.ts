@@ -1,0 +1,122 @@
+import type { MiddlewareRunner } from "../../agent/envelopes.ts";
+import { errorMessage } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
+import { CronScheduler } from "../cron/scheduler.ts";
+import { EventBus } from "../events/bus.ts";
+import type { Pump } from "../events/pump.ts";
+import type { EventBusApi } from "../events/types.ts";
+import type { Generation } from "../generation.ts";
+import { connectHooksToBus } from "../hooks/bus.ts";
+import { HooksManager } from "../hooks/manager.ts";
+import type { PluginRuntime } from "../runtime.ts";
+import { busOf } from "./hook.ts";
+import { createPluginMiddlewareRunner } from "./middleware.ts";
+import { ProviderProxies, StorageProxies } from "./proxies.ts";
+
+/** On close, how long queued bus events may take to reach hooks before their pumps close. */
+export const SERVICES_CLOSE_DRAIN_MS = 5_000;
+
+export interface PluginServicesOptions {
+  /** Start the cron scheduler (default true). When false, jobs are registered (cron_run works) but never fire. */
+  cron?: boolean;
+  /** Feed bus events to hooks.json command hooks (default true). */
+  hooks?: boolean;
+}
+
+/**
+ * What the runtime of a workspace offers beyond tools, for its whole life: the stable middleware runner, provider
+ * and storage proxies, the cron scheduler and the hooks.json manager. Generation swaps activate the new
+ * generation's hook pumps (closing the old ones) and hand its cron jobs to the scheduler.
+ */
+export interface PluginServices {
+  readonly runtime: PluginRuntime;
+  /** The runtime's event bus, or null when its publisher cannot subscribe. */
+  readonly bus: EventBusApi | null;
+  readonly cron: CronScheduler;
+  readonly hooks: HooksManager;
+  readonly middleware: MiddlewareRunner;
+  readonly providers: ProviderProxies;
+  readonly storages: StorageProxies;
+  /** Deliver queued events (bounded), close every pump, stop the scheduler. Idempotent. */
+  close(): Promise<void>;
+}
+
+const attached = new WeakMap<PluginRuntime, PluginServices>();
+
+export function pluginServicesOf(runtime: PluginRuntime): PluginServices | undefined {
+  return attached.get(runtime);
+}
+
+async function drain(bus: EventBusApi | null, timeoutMs: number): Promise<void> {
+  if (!bus) return;
+  const deadline = performance.now() + timeoutMs;
+  while (bus.stats().subscriptions.some((s) => !s.closed && s.queued > 0) && performance.now() < deadline)
+    await Bun.sleep(5);
+}
+
+/** Attach the services to a runtime (once; later calls return the same object and ignore their options). */
+export function attachPluginServices(runtime: PluginRuntime, options: PluginServicesOptions = {}): PluginServices {
+  const existing = attached.get(runtime);
+  if (existing) return existing;
+  const logger: Logger = runtime.host.logger;
+  const bus = busOf(runtime.host.events);
+  const current = () => (runtime.started ? runtime.current() : null);
+  const cron = new CronScheduler({ db: runtime.host.db, bus: runtime.host.events, logger: logger.child("cron") });
+  const hooks = new HooksManager({
+    path: runtime.workspace.hooksPath,
+    root: runtime.workspace.root,
+    logger: logger.child("hooks"),
+  });
+  const loaded = hooks.reload();
+  if (!loaded.ok) logger.warn("hooks.json not loaded", { error: loaded.error });
+  const hooksPump: Pump | null =
+    options.hooks !== false && bus instanceof EventBus ? connectHooksToBus(bus, hooks, logger.child("hooks")) : null;
+  let live: Generation | null = null;
+  let cronStarted = false;
+
+  const swap = (next: Generation, previous: Generation | null): void => {
+    for (const adapter of previous?.adapters.hook ?? []) {
+      adapter
+        .deactivate()
+        .catch((error) => logger.warn("hook pump did not stop cleanly", { error: errorMessage(error) }));
+    }
+    live = next;
+    for (const adapter of next.adapters.hook) adapter.activate();
+    try {
+      cron.setJobs(next.adapters.cron.map((a) => a.job));
+    } catch (error) {
+      logger.error("cron jobs of the new generation rejected; the previous jobs stay scheduled", {
+        error: errorMessage(error),
+      });
+    }
+    if (options.cron !== false && !cronStarted) {
+      cronStarted = true;
+      cron.start();
+    }
+  };
+  const off = runtime.onGeneration(swap);
+  if (runtime.started) swap(runtime.current(), null);
+
+  let closing: Promise<void> | null = null;
+  const services: PluginServices = {
+    runtime,
+    bus,
+    cron,
+    hooks,
+    middleware: createPluginMiddlewareRunner(runtime),
+    providers: new ProviderProxies(current),
+    storages: new StorageProxies(current),
+    close: () =>
+      (closing ??= (async () => {
+        off();
+        await cron.stop();
+        await drain(bus, SERVICES_CLOSE_DRAIN_MS);
+        const last = live;
+        live = null;
+        await Promise.all([...(last?.adapters.hook ?? []).map((a) => a.deactivate()), hooksPump?.stop()]);
+        attached.delete(runtime);
+      })()),
+  };
+  attached.set(runtime, services);
+  return services;
+}

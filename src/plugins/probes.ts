@@ -1,0 +1,292 @@
+import { z } from "zod";
+import { EnvelopeSchemas, Stages, type Stage } from "../agent/envelopes.ts";
+import { PrxError } from "../core/errors.ts";
+import { ChatMessageSchema } from "../providers/types.ts";
+import { cronJobId } from "./adapters/cron.ts";
+import { middlewareStatusSink } from "./adapters/middleware.ts";
+import { exportedProviders, WASM_PROVIDER_PREFIX } from "./adapters/provider.ts";
+import type { PluginServices } from "./adapters/services.ts";
+import { exportedStorages } from "./adapters/storage.ts";
+import { listPlugins, pluginInfo } from "./api.ts";
+import type { Generation } from "./generation.ts";
+import { MiddlewareChain } from "./middleware/chain.ts";
+import type { MiddlewareOutcome } from "./middleware/types.ts";
+
+/**
+ * Direct probes of the current production generation (`wasm_plugins_manage`, `prx plugins probe`,
+ * `POST /api/plugins/:name/probe`): the same adapters that serve traffic, counted in their status.
+ * A probe scoped to a plugin (the API's :name, or `plugin` in the request) only touches that plugin's capabilities.
+ */
+export const PROBE_MAX_MESSAGES = 256;
+export const STORAGE_OPS = ["health", "store", "recall", "forget", "count"] as const;
+
+const Plugin = z.string().min(1).max(64).optional();
+
+export const ProbeRequestSchema = z.discriminatedUnion("action", [
+  z.strictObject({ action: z.literal("list") }),
+  z.strictObject({ action: z.literal("status"), plugin: Plugin }),
+  z.strictObject({ action: z.literal("reload"), plugin: Plugin }),
+  z.strictObject({ action: z.literal("middleware_test"), plugin: Plugin, stage: z.enum(Stages), data: z.unknown() }),
+  z.strictObject({ action: z.literal("cron_run"), plugin: Plugin, name: z.string().min(1).max(200) }),
+  z.strictObject({
+    action: z.literal("provider_chat"),
+    plugin: Plugin,
+    name: z.string().min(1).max(200),
+    messages: z.array(ChatMessageSchema).min(1).max(PROBE_MAX_MESSAGES),
+    model: z.string().min(1).max(200).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+  }),
+  z.strictObject({
+    action: z.literal("storage"),
+    plugin: Plugin,
+    name: z.string().min(1).max(200),
+    op: z.enum(STORAGE_OPS),
+    key: z.string().optional(),
+    content: z.string().optional(),
+    category: z.string().optional(),
+    query: z.string().optional(),
+    limit: z.number().int().optional(),
+    session_id: z.string().nullable().optional(),
+  }),
+]);
+export type ProbeRequest = z.infer<typeof ProbeRequestSchema>;
+export const ProbeActions = [
+  "list",
+  "status",
+  "reload",
+  "middleware_test",
+  "cron_run",
+  "provider_chat",
+  "storage",
+] as const;
+
+export const ProbeResponseSchema = z.object({
+  action: z.enum(ProbeActions),
+  plugin: z.string().nullable(),
+  /** The generation the probe ran on (after a reload: the new one). */
+  generation: z.number().int().positive(),
+  result: z.record(z.string(), z.unknown()),
+});
+export type ProbeResponse = z.infer<typeof ProbeResponseSchema>;
+
+function describe(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join(".") || "(request)"}: ${i.message}`)
+    .join("; ");
+}
+
+/** Parse a probe request (tool arguments, CLI JSON, API body); `plugin` from the API path overrides the body's. */
+export function parseProbeRequest(raw: unknown, plugin?: string): ProbeRequest {
+  const input = plugin !== undefined && raw && typeof raw === "object" ? { ...raw, plugin } : raw;
+  const parsed = ProbeRequestSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new PrxError("BAD_REQUEST", `invalid probe: ${describe(parsed.error)}`, {
+      status: 400,
+      hint: `actions: ${ProbeActions.join(", ")}; e.g. {"action":"middleware_test","stage":"inbound","data":{...}}`,
+    });
+  }
+  return parsed.data;
+}
+
+function requirePlugin(generation: Generation, plugin: string | undefined): void {
+  if (plugin !== undefined && !generation.plugin(plugin)) {
+    throw new PrxError("PLUGIN_NOT_FOUND", `no plugin named "${plugin}" in generation ${generation.number}`, {
+      status: 404,
+    });
+  }
+}
+
+function notOwned(what: string, name: string, plugin: string): PrxError {
+  return new PrxError("BAD_REQUEST", `${what} "${name}" does not belong to plugin "${plugin}"`, { status: 400 });
+}
+
+async function middlewareTest(generation: Generation, plugin: string | undefined, stage: Stage, data: unknown) {
+  const envelope = EnvelopeSchemas[stage].safeParse(data);
+  if (!envelope.success)
+    throw new PrxError("BAD_REQUEST", `data is not a valid ${stage} envelope: ${describe(envelope.error)}`, {
+      status: 400,
+    });
+  const adapters = generation.adapters.middleware.filter((a) => plugin === undefined || a.plugin === plugin);
+  if (plugin !== undefined && adapters.length === 0)
+    throw new PrxError("BAD_REQUEST", `plugin "${plugin}" has no middleware capability`, { status: 400 });
+  const steps: Record<string, unknown>[] = [];
+  const chain = new MiddlewareChain(
+    adapters.map((a) => a.entry),
+    {
+      sink: {
+        onResult(entry, outcome: MiddlewareOutcome) {
+          steps.push({
+            plugin: entry.plugin,
+            capability: entry.name,
+            ok: outcome.ok,
+            failure: outcome.failure ?? null,
+            error: outcome.error ?? null,
+            duration_ms: outcome.durationMs,
+          });
+          middlewareStatusSink.onResult(entry, outcome);
+        },
+      },
+    },
+  );
+  const output = await generation.track(() => chain.run(stage, envelope.data as never));
+  return {
+    stage,
+    input: envelope.data,
+    output,
+    changed: JSON.stringify(output) !== JSON.stringify(envelope.data),
+    steps,
+  };
+}
+
+async function cronRun(services: PluginServices, generation: Generation, plugin: string | undefined, name: string) {
+  const jobs = generation.adapters.cron.filter((a) => plugin === undefined || a.plugin === plugin);
+  const match =
+    jobs.find((a) => a.job.id === name) ??
+    jobs.find((a) => a.capability.name === name) ??
+    (jobs.filter((a) => a.plugin === name).length === 1 ? jobs.find((a) => a.plugin === name) : undefined);
+  if (!match) {
+    throw new PrxError("PLUGIN_NOT_FOUND", `no cron job "${name}"${plugin ? ` in plugin "${plugin}"` : ""}`, {
+      status: 404,
+      hint: `jobs: ${jobs.map((a) => a.job.id).join(", ") || "(none)"} (use "<plugin>/<capability>", the capability or the plugin name)`,
+    });
+  }
+  const record = await services.cron.runNow(cronJobId(match.plugin, match.capability.name));
+  return {
+    job: record.job,
+    ok: record.ok,
+    output: record.output ?? null,
+    error: record.error ?? null,
+    duration_ms: record.durationMs,
+  };
+}
+
+function bare(name: string): string {
+  return name.startsWith(WASM_PROVIDER_PREFIX) ? name.slice(WASM_PROVIDER_PREFIX.length) : name;
+}
+
+async function providerChat(
+  services: PluginServices,
+  generation: Generation,
+  request: Extract<ProbeRequest, { action: "provider_chat" }>,
+) {
+  const name = bare(request.name);
+  const owner = exportedProviders(generation).get(name)?.plugin;
+  if (request.plugin !== undefined && owner !== undefined && owner !== request.plugin)
+    throw notOwned("provider", request.name, request.plugin);
+  const provider = services.providers.resolve(WASM_PROVIDER_PREFIX + name)!;
+  const response = await provider.chat({
+    messages: request.messages,
+    model: request.model ?? "default",
+    temperature: request.temperature,
+  });
+  return { provider: response.provider, model: response.model, text: response.text, tool_calls: response.toolCalls };
+}
+
+function need<T>(value: T | undefined, field: string, op: string): T {
+  if (value === undefined) throw new PrxError("BAD_REQUEST", `storage op "${op}" needs "${field}"`, { status: 400 });
+  return value;
+}
+
+async function storage(
+  services: PluginServices,
+  generation: Generation,
+  request: Extract<ProbeRequest, { action: "storage" }>,
+) {
+  const name = bare(request.name);
+  const owner = exportedStorages(generation).get(name)?.plugin;
+  if (request.plugin !== undefined && owner !== undefined && owner !== request.plugin)
+    throw notOwned("storage", request.name, request.plugin);
+  const backend = services.storages.resolve(name)!;
+  const op = request.op;
+  switch (op) {
+    case "health":
+      return { backend: backend.name, op, healthy: await backend.health() };
+    case "count":
+      return { backend: backend.name, op, count: await backend.count() };
+    case "forget":
+      return { backend: backend.name, op, forgotten: await backend.forget(need(request.key, "key", op)) };
+    case "store": {
+      const key = need(request.key, "key", op);
+      await backend.store(
+        key,
+        need(request.content, "content", op),
+        request.category ?? "probe",
+        request.session_id ?? null,
+      );
+      return { backend: backend.name, op, stored: key };
+    }
+    case "recall": {
+      const entries = await backend.recall(
+        request.query ?? request.key ?? "",
+        request.limit ?? 10,
+        request.session_id ?? null,
+      );
+      return { backend: backend.name, op, entries };
+    }
+  }
+}
+
+function status(services: PluginServices, plugin: string | undefined) {
+  const { runtime, cron, hooks, bus } = services;
+  if (plugin !== undefined) {
+    return { plugin: pluginInfo(runtime, plugin), cron: cron.status().filter((j) => j.id.startsWith(`${plugin}/`)) };
+  }
+  const events = bus?.stats();
+  return {
+    plugins: listPlugins(runtime).plugins,
+    cron: cron.status(),
+    hooks: hooks.status(),
+    events: events
+      ? {
+          published: events.published,
+          rejected: events.rejected,
+          delivered: events.delivered,
+          dropped: events.dropped,
+          subscriptions: events.subscriptions.length,
+        }
+      : null,
+  };
+}
+
+/** Run one probe on the current generation. Failures are PrxErrors carrying their HTTP status. */
+export async function runProbe(services: PluginServices, request: ProbeRequest): Promise<ProbeResponse> {
+  const { runtime } = services;
+  const plugin = "plugin" in request ? request.plugin : undefined;
+  if (request.action === "reload") {
+    const generation = await runtime.reload(plugin);
+    return { action: "reload", plugin: plugin ?? null, generation, result: { success: true, generation } };
+  }
+  const generation = runtime.current();
+  requirePlugin(generation, plugin);
+  let result: Record<string, unknown>;
+  switch (request.action) {
+    case "list":
+      result = {
+        plugins: generation.plugins.map((p) => ({
+          name: p.name,
+          version: p.version,
+          status: p.state,
+          capabilities: p.capabilities.map((c) => `${c.type}:${c.name}`),
+          message: p.error?.message ?? null,
+        })),
+      };
+      break;
+    case "status":
+      result = status(services, plugin);
+      break;
+    case "middleware_test":
+      result = await middlewareTest(generation, plugin, request.stage, request.data);
+      break;
+    case "cron_run":
+      result = await cronRun(services, generation, plugin, request.name);
+      break;
+    case "provider_chat":
+      result = await providerChat(services, generation, request);
+      break;
+    case "storage":
+      result = await storage(services, generation, request);
+      break;
+  }
+  return { action: request.action, plugin: plugin ?? null, generation: generation.number, result };
+}

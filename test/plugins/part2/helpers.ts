@@ -1,0 +1,92 @@
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Database } from "bun:sqlite";
+import { openAgentHost, type AgentHost } from "../../../src/agent/index.ts";
+import { setLogSink } from "../../../src/core/logger.ts";
+import {
+  createPluginExtensions,
+  type PluginExtensionOptions,
+  pluginServicesFor,
+} from "../../../src/plugins/host-extensions.ts";
+import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
+import type { PrxError } from "../../../src/core/errors.ts";
+
+export const PLUGINS2_DIR = resolve(import.meta.dir, "../../../plugins/test-wasm2");
+/** Transpiled components are content-addressed: every test workspace shares one cache so each is transpiled once. */
+export const SHARED_CACHE = join(tmpdir(), "prx-part2-transpile-cache");
+
+/** Quiet logs unless PRX_TEST_LOGS is set; returns the captured lines. */
+export function captureLogs(): string[] {
+  const lines: string[] = [];
+  if (!process.env.PRX_TEST_LOGS) setLogSink((line) => lines.push(line));
+  return lines;
+}
+
+export interface TestWorkspace {
+  root: string;
+  pluginsDir: string;
+  cleanup(): void;
+}
+
+/** A temp workspace holding copies of the named test-wasm2 plugins and the given config.toml. */
+export function workspaceWith(plugins: string[], config = ""): TestWorkspace {
+  const root = mkdtempSync(join(tmpdir(), "prx-part2-"));
+  mkdirSync(SHARED_CACHE, { recursive: true });
+  symlinkSync(SHARED_CACHE, join(root, "cache"));
+  const pluginsDir = join(root, "plugins");
+  mkdirSync(pluginsDir);
+  for (const name of plugins) cpSync(join(PLUGINS2_DIR, name), join(pluginsDir, name), { recursive: true });
+  writeFileSync(join(root, "config.toml"), config);
+  return { root, pluginsDir, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+export function fakeConfig(url: string, extra = ""): string {
+  return `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${url}"\n${extra}`;
+}
+
+export interface OpenedHost {
+  host: AgentHost;
+  services: PluginServices;
+}
+
+/** An agent host with the plugin extensions, as the CLI opens it (cron off unless asked). */
+export async function openHost(root: string, options: PluginExtensionOptions = { cron: false }): Promise<OpenedHost> {
+  const host = await openAgentHost({ workspace: root, extend: createPluginExtensions(options), env: {} });
+  return { host, services: pluginServicesFor(host.workspace.root)! };
+}
+
+/** A plugin's KV value as text (plugin KV lives in the workspace database). */
+export function kvText(db: Database, plugin: string, key: string): string | null {
+  const row = db
+    .query<{ value: Uint8Array }, [string, string]>("SELECT value FROM plugin_kv WHERE plugin = ? AND key = ?")
+    .get(plugin, key);
+  return row ? new TextDecoder().decode(row.value) : null;
+}
+
+/** The error a promise rejects with (fails the test when it resolves). */
+export async function failure(promise: Promise<unknown>): Promise<PrxError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as PrxError;
+  }
+  throw new Error("expected a failure");
+}
+
+/** A JSON response body, for assertions. */
+export const body = async (response: Response): Promise<any> => response.json();
+
+/** Poll (bounded) until `check` returns a value other than undefined/null/false. */
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  tries = 400,
+  everyMs = 10,
+): Promise<Exclude<T, null | undefined | false>> {
+  for (let i = 0; ; i++) {
+    const value = await check();
+    if (value !== undefined && value !== null && value !== false) return value as Exclude<T, null | undefined | false>;
+    if (i >= tries) throw new Error(`condition not met after ${tries * everyMs} ms`);
+    await Bun.sleep(everyMs);
+  }
+}

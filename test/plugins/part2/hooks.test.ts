@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { EVENT_QUEUE_CAPACITY } from "../../../src/plugins/events/index.ts";
+import type { HookAdapter } from "../../../src/plugins/adapters/hook.ts";
+import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
+import {
+  captureLogs,
+  eventually,
+  fakeConfig,
+  kvText,
+  openHost,
+  workspaceWith,
+  type OpenedHost,
+  type TestWorkspace,
+} from "./helpers.ts";
+
+const topics = (opened: OpenedHost) => (kvText(opened.host.db, "hook-rec", "topics") ?? "").split("\n").filter(Boolean);
+
+describe("hook plugins on the runtime's bus", () => {
+  let fake: FakeServer;
+  let ws: TestWorkspace;
+  let opened: OpenedHost;
+  beforeAll(async () => {
+    captureLogs();
+    fake = startFakeOpenAI();
+    ws = workspaceWith(["hook-rec"], fakeConfig(fake.url));
+    opened = await openHost(ws.root);
+  });
+  afterAll(async () => {
+    await opened.host.close();
+    await fake.stop();
+    ws.cleanup();
+  });
+
+  test("a hook plugin receives prx.lifecycle.agent_stop after a turn", async () => {
+    await opened.host.runTurn({ sessionId: "h1", channel: "test", text: "hi" });
+    const got = await eventually(() => (topics(opened).includes("prx.lifecycle.agent_stop") ? topics(opened) : null));
+    expect(got.slice(0, 2)).toEqual(["prx.lifecycle.agent_start", "prx.lifecycle.llm_request"]);
+    expect(got).toContain("prx.lifecycle.turn_complete");
+    // on-event writes "topics" then "last-payload": wait for the second write of the agent_stop delivery.
+    const payload = await eventually(() => {
+      const last = JSON.parse(kvText(opened.host.db, "hook-rec", "last-payload") ?? "{}");
+      return last.ok === true ? last : null;
+    });
+    expect(payload).toMatchObject({ session_id: "h1", ok: true });
+    const counters = opened.services.runtime.status.get("hook-rec", "hook", "record-topics")!;
+    expect(counters.invocations).toBe(got.length);
+    expect(counters.lastEvent?.name).toBe("prx.lifecycle.agent_stop");
+  });
+
+  test("native names published on the bus are bridged to prx.lifecycle.* before the guest sees them", async () => {
+    opened.services.bus!.publish("agent_end", { native: true });
+    await eventually(() => kvText(opened.host.db, "hook-rec", "last-payload") === '{"native":true}');
+    expect(topics(opened).at(-1)).toBe("prx.lifecycle.agent_stop");
+  });
+
+  test("a reload closes the old generation's pump: every event reaches exactly one generation", async () => {
+    const runtime = opened.services.runtime;
+    const before = runtime.current();
+    const oldHook = before.adapters.hook[0] as HookAdapter;
+    const count = topics(opened).length;
+    await runtime.reload("hook-rec");
+    expect(oldHook.subscribed).toBe(false);
+    expect((runtime.current().adapters.hook[0] as HookAdapter).subscribed).toBe(true);
+    await runtime.settled();
+    expect(before.isReleased).toBe(true);
+    const subs = opened.services.bus!.stats().subscriptions.filter((s) => s.name === "hook-rec/record-topics");
+    expect(subs).toHaveLength(1);
+    opened.services.bus!.publish("prx.lifecycle.error", { n: 1 });
+    await eventually(() => topics(opened).length === count + 1);
+    await Bun.sleep(30);
+    expect(topics(opened).length).toBe(count + 1);
+  });
+
+  test("a bus subscriber that never drains does not slow publishers or other subscribers", async () => {
+    const bus = opened.services.bus!;
+    const stalled = bus.subscribe("prx.load.*", { name: "stalled" });
+    try {
+      const n = EVENT_QUEUE_CAPACITY * 20;
+      for (let i = 0; i < n; i++) bus.publish("prx.load.tick", { i });
+      const stats = stalled.stats();
+      expect(stats.queued).toBe(EVENT_QUEUE_CAPACITY);
+      expect(stats.dropped).toBe(n - EVENT_QUEUE_CAPACITY);
+      // The hook plugin still gets lifecycle events of a turn while the stalled queue stays full.
+      await opened.host.runTurn({ sessionId: "h2", channel: "test", text: "again" });
+      await eventually(() => JSON.parse(kvText(opened.host.db, "hook-rec", "last-payload")!).session_id === "h2");
+      expect(stalled.stats().queued).toBe(EVENT_QUEUE_CAPACITY);
+    } finally {
+      stalled.close();
+    }
+  });
+});
+
+describe("hooks.json command hooks", () => {
+  test("fire on lifecycle events of a real turn (stdin payload, event name, payload file removed)", async () => {
+    captureLogs();
+    const fake = startFakeOpenAI();
+    const ws = workspaceWith([], fakeConfig(fake.url));
+    const out = join(ws.root, "agent-end.json");
+    const envOut = join(ws.root, "env.txt");
+    writeFileSync(
+      join(ws.root, "hooks.json"),
+      JSON.stringify({
+        hooks: {
+          "Agent-End": [{ command: "tee", args: [out] }],
+          "prx.lifecycle.turn_complete": [
+            {
+              command: "sh",
+              args: ["-c", `printf '%s %s' "$PRX_HOOK_EVENT" "$PRX_HOOK_PAYLOAD_FILE" > ${envOut}`],
+              stdin_json: false,
+            },
+          ],
+        },
+      }),
+    );
+    const opened = await openHost(ws.root);
+    try {
+      await opened.host.runTurn({ sessionId: "hj", channel: "test", text: "hello hooks" });
+      const payload = await eventually(() =>
+        existsSync(out) && readFileSync(out, "utf8").length > 0 ? readFileSync(out, "utf8") : null,
+      );
+      expect(JSON.parse(payload)).toMatchObject({ session_id: "hj", ok: true });
+      const [event, file] = (await eventually(() => (existsSync(envOut) ? readFileSync(envOut, "utf8") : null))).split(
+        " ",
+      );
+      expect(event).toBe("prx.lifecycle.turn_complete");
+      expect(existsSync(file!)).toBe(false);
+      const status = opened.services.hooks.status();
+      expect(status.actions).toBe(2);
+      await eventually(() => opened.services.hooks.status().runs >= 2);
+      expect(opened.services.hooks.status().failures).toBe(0);
+    } finally {
+      await opened.host.close();
+      await fake.stop();
+      ws.cleanup();
+    }
+  });
+
+  test("a hook past its timeout is killed and the turn is unaffected", async () => {
+    captureLogs();
+    const fake = startFakeOpenAI();
+    const ws = workspaceWith([], fakeConfig(fake.url));
+    writeFileSync(
+      join(ws.root, "hooks.json"),
+      JSON.stringify({ hooks: { agent_end: [{ command: "sleep", args: ["30"], timeout_ms: 100 }] } }),
+    );
+    const opened = await openHost(ws.root);
+    try {
+      const result = await opened.host.runTurn({ sessionId: "ht", channel: "test", text: "slow hook" });
+      expect(result.text).toBe("echo: slow hook");
+      await eventually(() => opened.services.hooks.status().failures === 1);
+      expect(opened.services.hooks.status().lastError?.message).toContain("timed out");
+    } finally {
+      await opened.host.close();
+      await fake.stop();
+      ws.cleanup();
+    }
+  });
+});
