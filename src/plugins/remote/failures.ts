@@ -1,0 +1,37 @@
+import { PrxError } from "../../core/errors.ts";
+import { REMOTE_MAX_PENDING_CALLS } from "./limits.ts";
+
+/** The errors callers of a remote plugin see, in one place so their wording stays consistent. */
+export const remoteErrors = {
+  shutDown: (plugin: string, label: string) =>
+    new PrxError("PLUGIN_NOT_FOUND", `remote plugin ${plugin} is shut down; ${label} not called`),
+  errorState: (plugin: string, lastError: string | null) =>
+    new PrxError("REMOTE_CRASHED", `remote plugin ${plugin} is in error state: ${lastError ?? "unknown"}`, {
+      hint: "fix the plugin and reload it (prx plugins reload)",
+    }),
+  busy: (plugin: string, label: string) =>
+    new PrxError(
+      "LIMIT_EXCEEDED",
+      `remote plugin ${plugin} has ${REMOTE_MAX_PENDING_CALLS} calls in flight; ${label} refused`,
+      {
+        hint: "the plugin is overloaded or stuck; retry later",
+      },
+    ),
+  aborted: (plugin: string, label: string) =>
+    new PrxError("ABORTED", `call to remote plugin ${plugin} ${label} aborted`),
+  timedOut: (plugin: string, label: string, ms: number) =>
+    new PrxError(
+      "PLUGIN_TIMEOUT",
+      `remote plugin ${plugin}: ${label} did not answer within ${ms} ms and was cancelled`,
+      {
+        hint: "raise [remote] rpc_timeout_ms in plugin.toml if the call is legitimately slow",
+      },
+    ),
+  notReady: (plugin: string, ms: number) =>
+    new PrxError("PLUGIN_TIMEOUT", `remote plugin ${plugin} did not become ready within ${ms} ms`),
+  crashed: (plugin: string, label: string, reason: string, stderr: string[]) =>
+    new PrxError("REMOTE_CRASHED", `remote plugin ${plugin} crashed during ${label} (${reason})`, {
+      hint: "the plugin is restarted automatically; see its stderr in details",
+      details: { stderr },
+    }),
+};

@@ -1,0 +1,62 @@
+/** Remote-mode JS plugins (elizaOS-style), run in a Bun Worker or a subprocess. See PROTOCOL.md. */
+import { PrxError } from "../../core/errors.ts";
+import type { AdmittedPlugin } from "../types.ts";
+import { createHandle } from "./handle.ts";
+import { RemoteSupervisor } from "./supervisor.ts";
+import type { RemoteHostBindings, RemotePluginHandle, StartRemotePluginOptions } from "./types.ts";
+
+export type {
+  HistoryMessage,
+  RemoteCallOptions,
+  RemoteEvaluatorInput,
+  RemoteEventSubscription,
+  RemoteHostBindings,
+  RemoteMessageInput,
+  RemotePluginHandle,
+  RemoteState,
+  RemoteStatus,
+  StartRemotePluginOptions,
+} from "./types.ts";
+export { RemoteSectionSchema, RemoteTransports, type RemoteSection, type RemoteTransport } from "./manifest.ts";
+export * from "./limits.ts";
+export {
+  createRemoteHostBindings,
+  REMOTE_MEMORY_MAX_BYTES,
+  type RemoteHostBindingsOptions,
+  type ModelChoice,
+} from "./bindings.ts";
+export { createRemoteProvider } from "./provider.ts";
+export { eventTopic, ELIZA_EVENT_TOPICS } from "./events.ts";
+export { REMOTE_CHILD_ARG, REMOTE_WORKER_ENTRYPOINTS, isCompiledBinary } from "./transport.ts";
+export type { PluginDescriptor } from "./protocol.ts";
+
+/**
+ * Start a remote plugin and resolve once it announced its surfaces and finished init. Rejects with a PrxError
+ * (PLUGIN_LOAD, PLUGIN_TIMEOUT) when it cannot; nothing is left running then.
+ */
+export async function startRemotePlugin(options: StartRemotePluginOptions): Promise<RemotePluginHandle> {
+  const supervisor = new RemoteSupervisor(options);
+  await supervisor.start();
+  return createHandle(supervisor);
+}
+
+/**
+ * Options for an admitted plugin of kind "remote": `[remote]` of its manifest, with `[config]` and config.toml's
+ * `[plugins.<name>].config` overriding `[remote.settings]` of the same name.
+ */
+export function remoteOptionsFor(plugin: AdmittedPlugin, host: RemoteHostBindings): StartRemotePluginOptions {
+  const remote = plugin.remote;
+  if (plugin.kind !== "remote" || !remote) {
+    throw new PrxError("PLUGIN_LOAD", `plugin ${plugin.name} is not a remote plugin (kind ${plugin.kind})`);
+  }
+  return {
+    name: plugin.name,
+    dir: plugin.dir,
+    entryPath: plugin.entryPath,
+    transport: remote.transport,
+    settings: { ...remote.settings, ...plugin.config },
+    rpcTimeoutMs: remote.rpc_timeout_ms,
+    readyTimeoutMs: remote.ready_timeout_ms,
+    host,
+  };
+}

@@ -1,0 +1,41 @@
+/** Every bound of the remote plugin family, shared by the host and the worker side. */
+
+/** Largest protocol message (one NDJSON line or one postMessage string), in UTF-8 bytes, refused on both sides. */
+export const REMOTE_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/** Protocol version announced by the worker; the host refuses other versions. */
+export const REMOTE_PROTOCOL_VERSION = 1;
+
+export const REMOTE_DEFAULT_RPC_TIMEOUT_MS = 30_000;
+export const REMOTE_MIN_RPC_TIMEOUT_MS = 10;
+export const REMOTE_MAX_RPC_TIMEOUT_MS = 600_000;
+export const REMOTE_DEFAULT_READY_TIMEOUT_MS = 10_000;
+export const REMOTE_MIN_READY_TIMEOUT_MS = 50;
+export const REMOTE_MAX_READY_TIMEOUT_MS = 120_000;
+
+/** After a call times out and `cancel` is sent, the worker must acknowledge within this or it is treated as hung. */
+export const REMOTE_CANCEL_GRACE_MS = 1_000;
+/** Calls waiting for an answer from one plugin at once; more are refused (bounded queue). */
+export const REMOTE_MAX_PENDING_CALLS = 4_096;
+/** Restarts allowed in a sliding minute before the plugin is left in status "error". */
+export const REMOTE_MAX_RESTARTS_PER_MINUTE = 5;
+export const REMOTE_RESTART_BACKOFF_BASE_MS = 100;
+export const REMOTE_RESTART_BACKOFF_MAX_MS = 5_000;
+/** shutdown() waits this long for in-flight calls, then for the process/worker to exit, before killing it. */
+export const REMOTE_SHUTDOWN_GRACE_MS = 5_000;
+
+/** stderr lines of a subprocess kept for crash reports. */
+export const REMOTE_STDERR_TAIL_LINES = 50;
+/** Longest stderr line forwarded to the log (the rest is cut). */
+export const REMOTE_STDERR_MAX_LINE_CHARS = 2_000;
+
+/** Per-plugin persisted settings (setSetting). */
+export const REMOTE_SETTING_MAX_KEY_BYTES = 256;
+export const REMOTE_SETTING_MAX_VALUE_BYTES = 64 * 1024;
+export const REMOTE_SETTINGS_MAX_PER_PLUGIN = 1_000;
+
+/** Tool description built from description + similes + examples is cut to this. */
+export const REMOTE_TOOL_DESCRIPTION_MAX_CHARS = 2_000;
+/** composeState includes at most this many recent session messages. */
+export const REMOTE_COMPOSE_STATE_MAX_MESSAGES = 20;
+/** Surfaces per kind a plugin may announce (actions, providers, routes, ...). */
+export const REMOTE_MAX_SURFACES_PER_KIND = 256;

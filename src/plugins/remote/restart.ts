@@ -1,0 +1,45 @@
+import {
+  REMOTE_MAX_RESTARTS_PER_MINUTE,
+  REMOTE_RESTART_BACKOFF_BASE_MS,
+  REMOTE_RESTART_BACKOFF_MAX_MS,
+} from "./limits.ts";
+
+/** Exponential backoff over a sliding minute: null once the plugin crashed too often to restart again. */
+export class RestartPolicy {
+  private times: number[] = [];
+
+  nextDelay(now = Date.now()): number | null {
+    this.times = this.times.filter((t) => now - t < 60_000);
+    if (this.times.length >= REMOTE_MAX_RESTARTS_PER_MINUTE) return null;
+    const delay = Math.min(REMOTE_RESTART_BACKOFF_MAX_MS, REMOTE_RESTART_BACKOFF_BASE_MS * 2 ** this.times.length);
+    this.times.push(now);
+    return delay;
+  }
+}
+
+/** Callers waiting for the plugin to become ready (again). */
+export class ReadyGate {
+  private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+
+  wait(timeoutMs: number, onTimeout: () => Error): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: () => (clearTimeout(timer), resolve()),
+        reject: (e: Error) => (clearTimeout(timer), reject(e)),
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(onTimeout());
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  open(): void {
+    for (const w of this.waiters.splice(0)) w.resolve();
+  }
+
+  fail(error: Error): void {
+    for (const w of this.waiters.splice(0)) w.reject(error);
+  }
+}

@@ -1,0 +1,119 @@
+import { errorMessage } from "../../core/errors.ts";
+import { newId } from "../../core/ids.ts";
+import type { Tool, ToolContext, ToolResult } from "../../tools/types.ts";
+import { REMOTE_TOOL_DESCRIPTION_MAX_CHARS } from "./limits.ts";
+import type { ActionDescriptor } from "./protocol.ts";
+import type { RemoteSupervisor } from "./supervisor.ts";
+
+const DEFAULT_PARAMETERS = {
+  type: "object",
+  properties: { text: { type: "string", description: "what the action should act on, in plain words" } },
+  additionalProperties: true,
+};
+
+/** Tool names providers accept: letters, digits, _ and -, at most 64. */
+export function toolNameOf(action: string): string {
+  return action.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "action";
+}
+
+function exampleLines(examples: unknown): string[] {
+  if (!Array.isArray(examples)) return [];
+  const lines: string[] = [];
+  for (const conversation of examples.slice(0, 2)) {
+    if (!Array.isArray(conversation)) continue;
+    const turns = conversation
+      .map((t: { name?: unknown; content?: { text?: unknown } }) =>
+        typeof t?.content?.text === "string" ? `${String(t.name ?? "user")}: ${t.content.text}` : null,
+      )
+      .filter((t): t is string => t !== null);
+    if (turns.length) lines.push(`Example: ${turns.join(" / ")}`);
+  }
+  return lines;
+}
+
+export function describeAction(action: ActionDescriptor, plugin: string): string {
+  const parts = [action.description || `Action ${action.name} of remote plugin ${plugin}.`];
+  if (action.similes?.length) parts.push(`Also known as: ${action.similes.join(", ")}.`);
+  parts.push(...exampleLines(action.examples));
+  const text = parts.join("\n");
+  return text.length > REMOTE_TOOL_DESCRIPTION_MAX_CHARS
+    ? text.slice(0, REMOTE_TOOL_DESCRIPTION_MAX_CHARS - 3) + "..."
+    : text;
+}
+
+export function actionMessage(text: string, sessionId: string, userId?: string | null) {
+  return {
+    id: newId("msg"),
+    entityId: userId ?? "user",
+    agentId: "prx",
+    roomId: sessionId,
+    createdAt: Date.now(),
+    content: { text, source: "prx" },
+  };
+}
+
+function resultOf(value: unknown, callbackTexts: string[]): ToolResult {
+  if (value === false)
+    return { success: false, output: callbackTexts.join("\n"), error: "the action reported failure" };
+  if (typeof value === "string") return { success: true, output: value };
+  if (value && typeof value === "object") {
+    const r = value as { success?: unknown; text?: unknown; error?: unknown; data?: unknown; values?: unknown };
+    const success = r.success !== false;
+    const text =
+      typeof r.text === "string" ? r.text : callbackTexts.join("\n") || JSON.stringify(r.data ?? r.values ?? {});
+    return {
+      success,
+      output: text,
+      error: success ? null : typeof r.error === "string" ? r.error : "the action reported failure",
+    };
+  }
+  return { success: true, output: callbackTexts.join("\n") || "done" };
+}
+
+/** One action as a prx tool. Validate runs first; callbacks reach `context.sendMessage` during the call. */
+export function actionTool(sup: RemoteSupervisor, action: ActionDescriptor): Tool {
+  const plugin = sup.options.name;
+  return {
+    spec: {
+      name: toolNameOf(action.name),
+      description: describeAction(action, plugin),
+      parameters: action.parameters ?? DEFAULT_PARAMETERS,
+    },
+    async execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+      const text = typeof args.text === "string" ? args.text : JSON.stringify(args);
+      const message = actionMessage(text, context.sessionId);
+      const state = { values: {}, data: {}, text: "" };
+      try {
+        if (action.validate) {
+          const ok = await sup.call("action", action.validate.id, { message, state }, { signal: context.signal });
+          if (ok !== true) {
+            return {
+              success: false,
+              output: "",
+              error: `action ${action.name} of plugin ${plugin} declined this request (validate returned false)`,
+            };
+          }
+        }
+        const callbackId = newId("cb");
+        const texts: string[] = [];
+        sup.callbacks.set(callbackId, (t) => {
+          texts.push(t);
+          context.sendMessage?.(t);
+        });
+        try {
+          const value = await sup.call(
+            "action",
+            action.handler.id,
+            { message, state, options: args, callbackId, responses: [] },
+            { signal: context.signal },
+          );
+          return resultOf(value, texts);
+        } finally {
+          sup.callbacks.delete(callbackId);
+        }
+      } catch (error) {
+        return { success: false, output: "", error: errorMessage(error) };
+      }
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import type { Tool, ToolContext } from "../../tools/types.ts";
+import type { PluginDescriptor } from "./protocol.ts";
+import type { RemoteTransport } from "./manifest.ts";
+import type { Memory } from "./worker-runtime/types.ts";
+
+/** A message of the session history, as composeState returns it. */
+export interface HistoryMessage {
+  role: string;
+  content: string;
+}
+
+/** What the host gives remote plugins. Every method gets the calling plugin's name; data is scoped by it. */
+export interface RemoteHostBindings {
+  /** TEXT_SMALL / TEXT_LARGE (and their aliases) -> the configured provider; returns the text. */
+  useModel(plugin: string, modelType: string, params: Record<string, unknown>): Promise<unknown>;
+  getMemory(plugin: string, memoryId: string): Promise<Memory | null>;
+  /** Returns the memory id (the given one or a new one). */
+  createMemory(plugin: string, memory: Memory, tableName: string | null): Promise<string>;
+  /** False when no memory with that id exists for this plugin. */
+  updateMemory(plugin: string, memory: Memory & { id: string }): Promise<boolean>;
+  emitEvent(plugin: string, name: string, payload: unknown): void;
+  /** The persisted value, or undefined when never set (the caller then falls back to the manifest settings). */
+  getSetting(plugin: string, key: string): unknown;
+  setSetting(plugin: string, key: string, value: unknown): void;
+  /** Recent messages of a session (oldest first) for composeState. */
+  recentMessages(sessionId: string, limit: number): Promise<HistoryMessage[]>;
+  /** A service of another plugin, for runtime.getService across plugins. */
+  findService?(serviceType: string): { plugin: string; serviceType: string; rpcMethods: string[] } | null;
+}
+
+export interface StartRemotePluginOptions {
+  name: string;
+  /** Canonical plugin directory. */
+  dir: string;
+  /** Canonical entry file inside dir. */
+  entryPath: string;
+  transport: RemoteTransport;
+  /** Manifest `[remote] settings` (merged with config); getSetting falls back to them, init(config) receives them. */
+  settings: Record<string, string>;
+  rpcTimeoutMs: number;
+  readyTimeoutMs: number;
+  host: RemoteHostBindings;
+}
+
+export const RemoteStates = ["starting", "ready", "restarting", "error", "stopped"] as const;
+export type RemoteState = (typeof RemoteStates)[number];
+
+export interface RemoteStatus {
+  name: string;
+  transport: RemoteTransport;
+  state: RemoteState;
+  pid: number | null;
+  restarts: number;
+  calls: number;
+  failures: number;
+  timeouts: number;
+  inFlight: number;
+  hostCalls: number;
+  /** Refused input: lines/messages that were not valid JSON protocol messages, and ones over the size cap. */
+  malformed: number;
+  oversize: number;
+  callbacks: number;
+  lastError: string | null;
+  lastEvent: string | null;
+  readyMs: number | null;
+}
+
+export interface RemoteMessageInput {
+  /** The user's text of the current turn (becomes message.content.text). */
+  text: string;
+  sessionId: string;
+  userId?: string | null;
+}
+
+export interface RemoteEvaluatorInput extends RemoteMessageInput {
+  /** The assistant's final answer of the turn. */
+  response: string;
+}
+
+export interface RemoteEventSubscription {
+  /** The event name the plugin declared. */
+  name: string;
+  /** The bus topic pattern to subscribe (see PROTOCOL.md, "Events"). */
+  topic: string;
+}
+
+export interface RemotePluginHandle {
+  readonly name: string;
+  /** Announced surfaces (announce plus init-time additions); follows restarts. */
+  descriptor(): PluginDescriptor;
+  /** Actions as tools: validate runs before the handler; context.sendMessage receives actionCallback messages. */
+  tools(): Tool[];
+  /** Provider outputs (text) for the prompt; a failing provider is logged and skipped. */
+  contextProviders(message: RemoteMessageInput, signal?: AbortSignal): Promise<string[]>;
+  /** Model types the plugin serves ("TEXT_LARGE", ...). */
+  modelTypes(): string[];
+  useModel(modelType: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>;
+  eventSubscriptions(): RemoteEventSubscription[];
+  /** Deliver one bus event to every handler the plugin declared for `name`. */
+  deliverEvent(name: string, payload: unknown): Promise<void>;
+  /** Run the evaluators after a turn (validate first); failures are logged and counted, never thrown. */
+  runEvaluators(input: RemoteEvaluatorInput): Promise<{ ran: string[]; failed: string[] }>;
+  /** `path` is relative to /plugins/<name> (e.g. "/notes"). Unmatched routes answer 404. */
+  handleRoute(method: string, path: string, request: Request): Promise<Response>;
+  /** Call a service method listed in its static rpcMethods. */
+  callService(serviceType: string, method: string, args: unknown[]): Promise<unknown>;
+  status(): RemoteStatus;
+  /** Resolves once the worker is ready again (after a restart). */
+  ready(): Promise<void>;
+  /** Finish in-flight calls, stop services, end the worker/process. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+/** Per-call options of the supervisor. */
+export interface RemoteCallOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Delivery target of `worker-action-callback` / runtime.actionCallback for this call. */
+  onCallback?: ToolContext["sendMessage"];
+}

@@ -1,0 +1,138 @@
+import { BatchedWriter, LineDecoder, decodeText, encodeMessage, preview } from "../codec.ts";
+
+/** The worker side's view of its transport. Messages are plain objects; the transport does the encoding. */
+export interface WorkerChannel {
+  send(message: object): void;
+  /** Subscribe to host -> worker messages. Returns an unsubscribe function. */
+  onMessage(handler: (message: unknown) => void): () => void;
+  close(): void;
+}
+
+export type ChannelProblem = { kind: "malformed" | "oversize"; detail: string };
+/** Where a transport reports input it refused (the bootstrap counts it, logs it and tells the host). */
+export type ProblemSink = (problem: ChannelProblem) => void;
+
+class Subscribers {
+  private readonly handlers = new Set<(message: unknown) => void>();
+  add(handler: (message: unknown) => void): () => void {
+    this.handlers.add(handler);
+    return () => this.handlers.delete(handler);
+  }
+  emit(message: unknown): void {
+    for (const handler of this.handlers) handler(message);
+  }
+  clear(): void {
+    this.handlers.clear();
+  }
+}
+
+interface WorkerScope {
+  postMessage(message: unknown): void;
+  addEventListener(type: "message", handler: (event: MessageEvent) => void): void;
+  removeEventListener(type: "message", handler: (event: MessageEvent) => void): void;
+}
+
+/** Bun Worker thread: one JSON string per postMessage. */
+export function createWorkerChannel(onProblem: ProblemSink = () => {}): WorkerChannel {
+  const scope = globalThis as unknown as WorkerScope;
+  const subscribers = new Subscribers();
+  let closed = false;
+  const listener = (event: MessageEvent): void => {
+    if (closed) return;
+    if (typeof event.data !== "string") {
+      onProblem({ kind: "malformed", detail: `non-string message of type ${typeof event.data}` });
+      return;
+    }
+    const decoded = decodeText(event.data);
+    if (decoded.ok) subscribers.emit(decoded.value);
+    else onProblem({ kind: decoded.reason, detail: decoded.detail });
+  };
+  scope.addEventListener("message", listener);
+  return {
+    send(message) {
+      if (!closed) scope.postMessage(encodeMessage(message));
+    },
+    onMessage: (handler) => subscribers.add(handler),
+    close() {
+      if (closed) return;
+      closed = true;
+      subscribers.clear();
+      scope.removeEventListener("message", listener);
+    },
+  };
+}
+
+/**
+ * Subprocess: newline-delimited JSON, host -> stdin, stdout -> host. Writes of one tick are batched into one.
+ * `onEnd` runs when stdin closes (the host went away).
+ */
+export function createStdioChannel(onProblem: ProblemSink = () => {}, onEnd: () => void = () => {}): WorkerChannel {
+  const subscribers = new Subscribers();
+  const out = Bun.stdout.writer();
+  const writer = new BatchedWriter((chunk) => {
+    out.write(chunk);
+    out.flush();
+  });
+  let closed = false;
+  const decoder = new LineDecoder(
+    (line) => {
+      const decoded = decodeText(line);
+      if (decoded.ok) subscribers.emit(decoded.value);
+      else onProblem({ kind: decoded.reason, detail: decoded.detail });
+    },
+    (bytes) => onProblem({ kind: "oversize", detail: `input line of ${bytes} bytes` }),
+  );
+  const reader = Bun.stdin.stream().getReader();
+  void (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done || closed) break;
+        decoder.push(value);
+      }
+    } catch (cause) {
+      // close() releases the reader while a read is pending: that is the end, not a fault
+      if (!closed) onProblem({ kind: "malformed", detail: `stdin read failed: ${preview(String(cause))}` });
+    }
+    if (!closed) onEnd();
+  })();
+  return {
+    send(message) {
+      if (!closed) writer.write(encodeMessage(message) + "\n");
+    },
+    onMessage: (handler) => subscribers.add(handler),
+    close() {
+      if (closed) return;
+      writer.flush();
+      closed = true;
+      subscribers.clear();
+      reader.releaseLock();
+    },
+  };
+}
+
+export const REMOTE_CHANNEL_ENV = "PRX_REMOTE_PLUGIN_CHANNEL";
+export const ELIZA_REMOTE_CHANNEL_ENV = "ELIZA_REMOTE_PLUGIN_CHANNEL";
+
+export function isStdioMode(env: Record<string, string | undefined> = process.env): boolean {
+  return env[REMOTE_CHANNEL_ENV] === "stdio" || env[ELIZA_REMOTE_CHANNEL_ENV] === "stdio";
+}
+
+/** Worker channel by default; stdio when PRX_REMOTE_PLUGIN_CHANNEL=stdio (or ELIZA_REMOTE_PLUGIN_CHANNEL=stdio). */
+export function createDefaultChannel(onProblem?: ProblemSink, onEnd?: () => void): WorkerChannel {
+  return isStdioMode() ? createStdioChannel(onProblem, onEnd) : createWorkerChannel(onProblem);
+}
+
+/** In stdio mode stdout carries only protocol lines: send console output and stray stdout writes to stderr. */
+export function redirectConsoleToStderr(): void {
+  const toErr = (...args: unknown[]) => console.error(...args);
+  console.log = toErr;
+  console.info = toErr;
+  console.debug = toErr;
+  console.trace = toErr;
+  console.dir = toErr;
+  console.table = toErr;
+  const stderrWrite = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) =>
+    (stderrWrite as (...a: unknown[]) => boolean)(chunk, ...rest)) as typeof process.stdout.write;
+}

@@ -1,0 +1,39 @@
+import type { ChannelProblem, WorkerChannel } from "./channel.ts";
+
+/**
+ * What the launcher (worker-entry.ts or child-main.ts) prepared before importing the plugin's entry file, so that
+ * an entry calling `bootstrap(plugin)` itself uses the launcher's channel and settings. Kept on globalThis: it must
+ * be shared even if the entry resolved its own copy of this module.
+ */
+export interface LaunchContext {
+  channel: WorkerChannel;
+  initConfig: Record<string, string>;
+  rpcTimeoutMs: number;
+  onShutdown: () => void;
+  setProblemSink?: (sink: (problem: ChannelProblem) => void) => void;
+  bootstrapped: boolean;
+}
+
+const KEY = Symbol.for("prx.remote.launch");
+const FLAG = Symbol.for("prx.remote.bootstrapped");
+type Slots = { [KEY]?: LaunchContext; [FLAG]?: boolean };
+
+export function setLaunchContext(context: LaunchContext): void {
+  (globalThis as Slots)[KEY] = context;
+}
+
+export function getLaunchContext(): LaunchContext | undefined {
+  return (globalThis as Slots)[KEY];
+}
+
+export function markBootstrapped(): void {
+  (globalThis as Slots)[FLAG] = true;
+}
+
+export function wasBootstrapped(): boolean {
+  return (globalThis as Slots)[FLAG] === true;
+}
+
+export function resetBootstrapped(): void {
+  (globalThis as Slots)[FLAG] = false;
+}

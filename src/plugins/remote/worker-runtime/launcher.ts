@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { REMOTE_DEFAULT_RPC_TIMEOUT_MS } from "../limits.ts";
+import { toWireError } from "../wire-error.ts";
+import { bootstrap } from "./bootstrap.ts";
+import { createStdioChannel, createWorkerChannel, redirectConsoleToStderr, type ChannelProblem } from "./channel.ts";
+import { setLaunchContext, wasBootstrapped } from "./launch.ts";
+import { registerWorkerRuntimeResolver } from "./resolver.ts";
+import type { Plugin } from "./types.ts";
+
+/** Env var carrying the launch config (JSON) from the host to the Worker or subprocess. */
+export const REMOTE_LAUNCH_ENV = "PRX_REMOTE_PLUGIN_LAUNCH";
+
+export const LaunchConfigSchema = z.object({
+  name: z.string(),
+  entry: z.string().min(1),
+  settings: z.record(z.string(), z.string()).default({}),
+  rpcTimeoutMs: z.number().int().positive().default(REMOTE_DEFAULT_RPC_TIMEOUT_MS),
+});
+export type LaunchConfig = z.infer<typeof LaunchConfigSchema>;
+
+function isPluginLike(value: unknown): value is Plugin {
+  return !!value && typeof value === "object" && typeof (value as { name?: unknown }).name === "string";
+}
+
+/**
+ * Run a plugin entry inside this Worker thread or subprocess: set up the channel and the module resolver, import the
+ * entry, and bootstrap its default export unless the entry called bootstrap() itself.
+ */
+export async function launchPlugin(mode: "worker" | "stdio", rawConfig: string | undefined): Promise<void> {
+  let sink: (problem: ChannelProblem) => void = (p) => process.stderr.write(`[prx remote] ${p.kind}: ${p.detail}\n`);
+  const onProblem = (p: ChannelProblem) => sink(p);
+  const exit = (code: number) => setTimeout(() => process.exit(code), 0);
+  const channel = mode === "stdio" ? createStdioChannel(onProblem, () => exit(0)) : createWorkerChannel(onProblem);
+  if (mode === "stdio") redirectConsoleToStderr();
+  const failInit = (error: unknown) => {
+    channel.send({ type: "init-failed", error: toWireError(error) });
+    channel.close();
+    exit(1);
+  };
+  let config: LaunchConfig;
+  try {
+    config = LaunchConfigSchema.parse(JSON.parse(rawConfig ?? "null"));
+  } catch (error) {
+    return failInit(
+      new Error(`remote plugin launcher: missing or invalid ${REMOTE_LAUNCH_ENV}: ${(error as Error).message}`),
+    );
+  }
+  setLaunchContext({
+    channel,
+    initConfig: config.settings,
+    rpcTimeoutMs: config.rpcTimeoutMs,
+    onShutdown: () => exit(0),
+    setProblemSink: (next) => (sink = next),
+    bootstrapped: false,
+  });
+  let module: Record<string, unknown>;
+  try {
+    await registerWorkerRuntimeResolver();
+    module = (await import(config.entry)) as Record<string, unknown>;
+  } catch (error) {
+    return failInit(error);
+  }
+  if (wasBootstrapped()) return;
+  const plugin = module.default ?? module.plugin;
+  if (!isPluginLike(plugin)) {
+    return failInit(
+      new Error(`entry ${config.entry} neither called bootstrap(plugin) nor exports a plugin object as default`),
+    );
+  }
+  try {
+    await bootstrap(plugin);
+  } catch {
+    // bootstrap already sent init-failed with the error
+    channel.close();
+    exit(1);
+  }
+}

@@ -1,0 +1,116 @@
+import { PrxError } from "../../../core/errors.ts";
+import { HostRpcResultMessageSchema, type RuntimeMethod } from "../protocol.ts";
+import { fromWireError } from "../wire-error.ts";
+import type { WorkerChannel } from "./channel.ts";
+import type { Services } from "./services.ts";
+import type { Content, JsonValue, Memory, RuntimeProxyApi, State } from "./types.ts";
+
+interface Slot {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+/** The worker side of host-rpc: sends `host-rpc`, correlates `host-rpc-result` by requestId. */
+export class HostRpcClient {
+  private next = 0;
+  private readonly pending = new Map<number, Slot>();
+
+  constructor(
+    private readonly channel: WorkerChannel,
+    private readonly timeoutMs: number,
+  ) {}
+
+  call(method: RuntimeMethod, args: unknown): Promise<unknown> {
+    const requestId = (this.next = (this.next + 1) >>> 0);
+    return new Promise((resolve, reject) => {
+      const slot: Slot = { resolve, reject };
+      if (this.timeoutMs > 0) {
+        slot.timer = setTimeout(() => {
+          if (!this.pending.delete(requestId)) return;
+          reject(
+            new PrxError(
+              "PLUGIN_TIMEOUT",
+              `runtime.${method} got no answer from the host within ${this.timeoutMs} ms`,
+              {
+                hint: "the host may be overloaded or shutting down; retry later",
+              },
+            ),
+          );
+        }, this.timeoutMs);
+      }
+      this.pending.set(requestId, slot);
+      try {
+        this.channel.send({ type: "host-rpc", requestId, api: "runtime", method, args });
+      } catch (error) {
+        this.pending.delete(requestId);
+        if (slot.timer) clearTimeout(slot.timer);
+        reject(error as Error);
+      }
+    });
+  }
+
+  /** Returns true when the message was a host-rpc-result (handled here). */
+  handle(raw: { type?: unknown }): boolean {
+    if (raw.type !== "host-rpc-result") return false;
+    const parsed = HostRpcResultMessageSchema.safeParse(raw);
+    if (!parsed.success) return false;
+    const msg = parsed.data;
+    const slot = this.pending.get(msg.requestId);
+    if (!slot) return true;
+    this.pending.delete(msg.requestId);
+    if (slot.timer) clearTimeout(slot.timer);
+    if (msg.ok) slot.resolve(msg.payload ?? null);
+    else slot.reject(fromWireError(msg.error ?? { name: "Error", message: "host-rpc failed" }, "prx host"));
+    return true;
+  }
+
+  failAll(reason: string): void {
+    for (const [id, slot] of this.pending) {
+      if (slot.timer) clearTimeout(slot.timer);
+      slot.reject(new PrxError("REMOTE_PROTOCOL", reason));
+      this.pending.delete(id);
+    }
+  }
+}
+
+/** The `runtime` object handed to plugin code. Exactly the documented methods; nothing else. */
+export function buildRuntimeProxyApi(client: HostRpcClient, services: Services, pluginName: string): RuntimeProxyApi {
+  const api: RuntimeProxyApi = {
+    agentId: "prx",
+    pluginName,
+    async getService<T>(serviceType: string): Promise<T | null> {
+      const remote = await client.call("getService", { serviceType });
+      if (services.has(serviceType)) return (await services.instance(serviceType, api)) as T;
+      return (remote ?? null) as T | null;
+    },
+    useModel: <T>(modelType: string, params: Record<string, unknown>) =>
+      client.call("useModel", { modelType, params }) as Promise<T>,
+    getMemory: (memoryId: string) => client.call("getMemory", { memoryId }) as Promise<Memory | null>,
+    createMemory: (memory: Memory, tableName?: string) =>
+      client.call("createMemory", { memory, tableName: tableName ?? null }) as Promise<string>,
+    updateMemory: (memory: Memory & { id: string }) => client.call("updateMemory", { memory }) as Promise<boolean>,
+    emitEvent: async (name: string, payload: JsonValue) => {
+      await client.call("emitEvent", { name, payload });
+    },
+    getSetting: (key: string) => client.call("getSetting", { key }) as Promise<JsonValue | null>,
+    setSetting: async (key: string, value: JsonValue) => {
+      await client.call("setSetting", { key, value });
+    },
+    composeState: (message: Memory, options?: { providers?: string[] }) =>
+      client.call("composeState", { message, options: options ?? null }) as Promise<State>,
+    actionCallback: (callbackId: string, response: Content, actionName?: string) =>
+      client.call("actionCallback", { callbackId, response, actionName: actionName ?? null }) as Promise<JsonValue>,
+    registerEvent(name: string): never {
+      throw new PrxError(
+        "PLUGIN_UNSUPPORTED",
+        `runtime.registerEvent("${name}") is not available in a remote plugin: ` +
+          "function values cannot cross the worker boundary",
+        {
+          hint: `declare the handler statically on Plugin.events, e.g. events: { ${JSON.stringify(name)}: [handler] }`,
+        },
+      );
+    },
+  };
+  return Object.freeze(api);
+}

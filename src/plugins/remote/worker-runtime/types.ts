@@ -1,0 +1,181 @@
+/**
+ * Plugin-facing types of remote-mode plugins, shaped like elizaOS's Plugin so plugins written for elizaOS run
+ * unchanged. Everything that crosses the boundary is JSON.
+ */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** What a handler sees as its message: an elizaOS Memory. `roomId` is the prx session id. */
+export interface Memory {
+  id?: string;
+  entityId?: string;
+  agentId?: string;
+  roomId?: string;
+  createdAt?: number;
+  content: { text?: string; [key: string]: unknown };
+  metadata?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface State {
+  values: Record<string, unknown>;
+  data: Record<string, unknown>;
+  text: string;
+  [key: string]: unknown;
+}
+
+export interface Content {
+  text?: string;
+  actions?: string[];
+  [key: string]: unknown;
+}
+
+/** Sends an intermediate message to the user of the current turn. */
+export type HandlerCallback = (response: Content) => Promise<unknown> | unknown;
+
+export interface ActionResult {
+  success?: boolean;
+  text?: string;
+  values?: Record<string, unknown>;
+  data?: Record<string, unknown>;
+  error?: string;
+}
+
+export type Validator = (runtime: RuntimeProxyApi, message: Memory, state?: State) => Promise<boolean> | boolean;
+
+export interface ActionExample {
+  name: string;
+  content: Content;
+}
+
+export interface Action {
+  name: string;
+  description?: string;
+  similes?: string[];
+  examples?: ActionExample[][];
+  /** JSON Schema of the arguments the model passes (prx extension). */
+  parameters?: Record<string, unknown>;
+  validate?: Validator;
+  handler: (
+    runtime: RuntimeProxyApi,
+    message: Memory,
+    state: State | undefined,
+    options: Record<string, unknown> | undefined,
+    callback: HandlerCallback,
+    responses?: Memory[],
+  ) => Promise<ActionResult | boolean | void | undefined | string> | ActionResult | boolean | void | string;
+}
+
+export interface ProviderResult {
+  text?: string;
+  values?: Record<string, unknown>;
+  data?: Record<string, unknown>;
+}
+
+export interface Provider {
+  name: string;
+  description?: string;
+  dynamic?: boolean;
+  position?: number;
+  private?: boolean;
+  get: (
+    runtime: RuntimeProxyApi,
+    message: Memory,
+    state: State,
+  ) => Promise<ProviderResult | string> | ProviderResult | string;
+}
+
+export interface Evaluator {
+  name: string;
+  description?: string;
+  similes?: string[];
+  alwaysRun?: boolean;
+  examples?: unknown[];
+  validate?: Validator;
+  handler: (runtime: RuntimeProxyApi, message: Memory, state?: State) => Promise<unknown> | unknown;
+}
+
+/** An Express-like request: JSON only. */
+export interface RouteRequest {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** Collects the reply of an Express-style route handler (`res.status(201).json({...})`). */
+export interface RouteResponse {
+  status(code: number): RouteResponse;
+  setHeader(name: string, value: string): RouteResponse;
+  json(body: unknown): RouteResponse;
+  send(body: unknown): RouteResponse;
+  end(): RouteResponse;
+}
+
+export type RouteHandler = (
+  req: RouteRequest,
+  res: RouteResponse,
+  runtime: RuntimeProxyApi,
+) => Promise<unknown> | unknown;
+
+export interface Route {
+  type: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  path: string;
+  name?: string;
+  public?: boolean;
+  handler?: RouteHandler;
+  /** elizaOS's descriptor name for the handler; either field works. */
+  routeHandler?: RouteHandler;
+}
+
+export interface ServiceInstance {
+  stop?(): Promise<void> | void;
+  [key: string]: unknown;
+}
+
+/** A service class: `static serviceType`, `static rpcMethods` (the only host-reachable methods), `static start`. */
+export interface ServiceClass {
+  serviceType: string;
+  rpcMethods: readonly string[];
+  capabilityDescription?: string;
+  start(runtime: RuntimeProxyApi): Promise<object> | object;
+  stop?(runtime: RuntimeProxyApi): Promise<void> | void;
+}
+
+export type ModelHandler = (runtime: RuntimeProxyApi, params: Record<string, unknown>) => Promise<unknown> | unknown;
+export type EventHandler = (payload: Record<string, unknown> & { runtime: RuntimeProxyApi }) => Promise<void> | void;
+
+export interface Plugin {
+  name: string;
+  description?: string;
+  config?: Record<string, string | number | boolean | null>;
+  init?: (config: Record<string, string>, runtime: RuntimeProxyApi) => Promise<void> | void;
+  actions?: Action[];
+  providers?: Provider[];
+  evaluators?: Evaluator[];
+  services?: ServiceClass[];
+  models?: Record<string, ModelHandler>;
+  events?: Record<string, EventHandler[]>;
+  routes?: Route[];
+  [key: string]: unknown;
+}
+
+/** The subset of elizaOS's IAgentRuntime a remote plugin gets; every method round-trips to the host. */
+export interface RuntimeProxyApi {
+  readonly agentId: string;
+  readonly pluginName: string;
+  /** A local service of this plugin (started lazily) or, for another plugin's service, its JSON descriptor. */
+  getService<T = unknown>(serviceType: string): Promise<T | null>;
+  useModel<T = unknown>(modelType: string, params: Record<string, unknown>): Promise<T>;
+  getMemory(memoryId: string): Promise<Memory | null>;
+  createMemory(memory: Memory, tableName?: string): Promise<string>;
+  updateMemory(memory: Memory & { id: string }): Promise<boolean>;
+  emitEvent(name: string, payload: JsonValue): Promise<void>;
+  getSetting(key: string): Promise<JsonValue | null>;
+  setSetting(key: string, value: JsonValue): Promise<void>;
+  composeState(message: Memory, options?: { providers?: string[] }): Promise<State>;
+  actionCallback(callbackId: string, response: Content, actionName?: string): Promise<JsonValue>;
+  /** Always throws: function values cannot cross the boundary; declare handlers on Plugin.events. */
+  registerEvent(name: string, handler: unknown): never;
+}

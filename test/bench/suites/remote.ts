@@ -1,0 +1,188 @@
+import { Database } from "bun:sqlite";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  createRemoteHostBindings,
+  startRemotePlugin,
+  type RemotePluginHandle,
+  type RemoteTransport,
+} from "../../../src/plugins/remote/index.ts";
+import { stats, type BenchRow, type BenchSuite } from "../types.ts";
+
+/** Remote plugins: RPC round trip, pipelined throughput, spawn-to-ready and memory per plugin, for both transports. */
+const ROUNDS = 5;
+const PER_ROUND = 1000;
+const WARMUP = 500;
+const PIPELINED = 20_000;
+const WINDOW = 1000;
+const STARTS = 7;
+const RSS_PLUGINS = 4;
+
+const TARGETS: Record<RemoteTransport, { rtt: number; ready: number }> = {
+  worker: { rtt: 40, ready: 100 },
+  process: { rtt: 30, ready: 200 },
+};
+
+async function sample(call: (i: number) => Promise<unknown>): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < PER_ROUND; i++) {
+    const t0 = Bun.nanoseconds();
+    await call(i);
+    samples.push((Bun.nanoseconds() - t0) / 1000);
+  }
+  return samples;
+}
+
+/** A JSON echo over a bare Worker or NDJSON pipe: the transport's floor on this machine right now. */
+function rawEcho(transport: RemoteTransport): { call: (i: number) => Promise<unknown>; close: () => void } {
+  const reply =
+    "const r = (t) => JSON.stringify({ type: 'worker-rpc-result', requestId: JSON.parse(t).requestId, ok: true });";
+  const request = (i: number) =>
+    JSON.stringify({
+      type: "worker-rpc",
+      requestId: i,
+      surface: "service",
+      target: "service:ECHO.echo",
+      args: { args: [i] },
+    });
+  let resolve: (value: unknown) => void = () => {};
+  if (transport === "worker") {
+    const code = `${reply} self.onmessage = (e) => postMessage(r(e.data));`;
+    const worker = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
+    worker.onmessage = (e: MessageEvent) => resolve(JSON.parse(e.data as string));
+    return {
+      call: (i) => new Promise((r) => ((resolve = r), worker.postMessage(request(i)))),
+      close: () => worker.terminate(),
+    };
+  }
+  const code = `${reply} const out = Bun.stdout.writer(); let b = '';
+    process.stdin.on('data', (c) => { b += c; let n;
+      while ((n = b.indexOf('\\n')) >= 0) {
+        out.write(r(b.slice(0, n)) + '\\n'); out.flush(); b = b.slice(n + 1); } });`;
+  const proc = Bun.spawn([process.execPath, "-e", code], {
+    stdin: "pipe",
+    stdout: "pipe",
+    env: { PATH: process.env.PATH ?? "" },
+  });
+  void (async () => {
+    let buffer = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stdout) {
+      buffer += decoder.decode(chunk);
+      for (let n = buffer.indexOf("\n"); n >= 0; n = buffer.indexOf("\n")) {
+        resolve(JSON.parse(buffer.slice(0, n)));
+        buffer = buffer.slice(n + 1);
+      }
+    }
+  })();
+  return {
+    call: (i) => new Promise((r) => ((resolve = r), proc.stdin.write(request(i) + "\n"), proc.stdin.flush())),
+    close: () => proc.kill(),
+  };
+}
+
+function rssOfPid(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+const suite: BenchSuite = async (ctx) => {
+  const dir = join(ctx.root, "test/plugins/remote/fixtures");
+  const db = new Database(join(ctx.tmp, "remote-bench.db"));
+  const host = createRemoteHostBindings({
+    db,
+    memory: () => null,
+    providers: {
+      resolve: () => {
+        throw new Error("no provider in the remote bench");
+      },
+      names: () => [],
+    },
+    events: { publish() {} },
+    model: { provider: "none", model: "none" },
+  });
+  const start = (transport: RemoteTransport) =>
+    startRemotePlugin({
+      name: "probe",
+      dir,
+      entryPath: join(dir, "probe.ts"),
+      transport,
+      settings: {},
+      rpcTimeoutMs: 30_000,
+      readyTimeoutMs: 30_000,
+      host,
+    });
+  const rows: BenchRow[] = [];
+  const row = (name: string, value: number, unit: BenchRow["unit"], extra: Partial<BenchRow> = {}) =>
+    rows.push({ suite: "remote", name, value, unit, ...extra });
+  try {
+    for (const transport of ["worker", "process"] as const) {
+      const readies: number[] = [];
+      for (let i = 0; i < STARTS; i++) {
+        const t0 = performance.now();
+        const h = await start(transport);
+        readies.push(performance.now() - t0);
+        await h.shutdown();
+      }
+      // the first start pays for transpiling the plugin and the runtime; report the steady state and the cold one
+      row(`${transport} spawn-to-ready p50`, stats(readies.slice(1)).p50, "ms", {
+        target: { op: "<=", value: TARGETS[transport].ready },
+      });
+      row(`${transport} spawn-to-ready first`, readies[0]!, "ms");
+
+      const handle = await start(transport);
+      // rounds alternate with a bare echo over the same transport, so the floor is measured under the same load
+      const floor = rawEcho(transport);
+      try {
+        const echo = (i: number) => handle.callService("ECHO", "echo", [i]);
+        for (let i = 0; i < WARMUP; i++) await Promise.all([echo(i), floor.call(i)]);
+        const ours: number[] = [];
+        const raw: number[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          ours.push(...(await sample(echo)));
+          raw.push(...(await sample(floor.call)));
+        }
+        const { p50, p99 } = stats(ours);
+        row(`${transport} rpc round trip p50`, p50, "us", { target: { op: "<=", value: TARGETS[transport].rtt } });
+        row(`${transport} rpc round trip p99`, p99, "us");
+        row(`${transport} bare transport floor p50`, stats(raw).p50, "us", {
+          note: "JSON echo without prx, same moment",
+        });
+        const t0 = performance.now();
+        for (let done = 0; done < PIPELINED; done += WINDOW) {
+          await Promise.all(Array.from({ length: WINDOW }, (_, i) => echo(done + i)));
+        }
+        row(`${transport} pipelined calls`, PIPELINED / ((performance.now() - t0) / 1000), "ops/s", {
+          note: `${WINDOW} in flight`,
+        });
+      } finally {
+        floor.close();
+        await handle.shutdown();
+      }
+    }
+
+    // memory: subprocess RSS is measured directly; a Worker shares the process, so use the RSS growth per Worker
+    const handles: RemotePluginHandle[] = [];
+    try {
+      Bun.gc(true);
+      const before = process.memoryUsage().rss;
+      for (let i = 0; i < RSS_PLUGINS; i++) handles.push(await start("worker"));
+      for (const h of handles) await h.callService("ECHO", "echo", [1]);
+      Bun.gc(true);
+      const perWorker = (process.memoryUsage().rss - before) / RSS_PLUGINS / (1024 * 1024);
+      row("worker RSS per plugin", perWorker, "MB", { note: `growth over ${RSS_PLUGINS} Workers` });
+      const proc = await start("process");
+      handles.push(proc);
+      await proc.callService("ECHO", "echo", [1]);
+      row("process RSS per plugin", rssOfPid(proc.status().pid!), "MB", { note: "VmRSS of the child" });
+    } finally {
+      await Promise.all(handles.map((h) => h.shutdown()));
+    }
+  } finally {
+    db.close();
+  }
+  return rows;
+};
+
+export default suite;

@@ -1,0 +1,124 @@
+import { setLogLevel } from "../../../src/core/logger.ts";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import type { EventPublisher } from "../../../src/core/events.ts";
+import { SqliteMemory } from "../../../src/memory/sqlite.ts";
+import type { ChatRequest, ChatResponse, Provider, ProviderResolver } from "../../../src/providers/types.ts";
+import {
+  createRemoteHostBindings,
+  startRemotePlugin,
+  type RemotePluginHandle,
+} from "../../../src/plugins/remote/index.ts";
+import type { WorkerChannel } from "../../../src/plugins/remote/worker-runtime/index.ts";
+
+// expected failures are asserted through status and errors; keep the output readable
+setLogLevel("silent");
+
+export const FIXTURES = join(import.meta.dir, "fixtures");
+export const PROBE = join(FIXTURES, "probe.ts");
+export const EXAMPLE_DIR = join(import.meta.dir, "../../../plugins/example-remote");
+
+/** An in-memory WorkerChannel: what the worker sends is recorded; `deliver` plays the host. */
+export function memoryChannel() {
+  const sent: Array<Record<string, unknown>> = [];
+  const handlers = new Set<(m: unknown) => void>();
+  const waiters: Array<{
+    test: (m: Record<string, unknown>) => boolean;
+    resolve: (m: Record<string, unknown>) => void;
+  }> = [];
+  const channel: WorkerChannel = {
+    send(message) {
+      const copy = JSON.parse(JSON.stringify(message)) as Record<string, unknown>;
+      sent.push(copy);
+      for (const w of [...waiters]) {
+        if (w.test(copy)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(copy);
+        }
+      }
+    },
+    onMessage(handler) {
+      handlers.add(handler);
+      return () => handlers.delete(handler);
+    },
+    close() {
+      handlers.clear();
+    },
+  };
+  return {
+    channel,
+    sent,
+    deliver(message: unknown) {
+      for (const h of [...handlers]) h(message);
+    },
+    next(test: (m: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+      const found = sent.find(test);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve) => waiters.push({ test, resolve }));
+    },
+  };
+}
+
+/** A provider that answers with what it was asked: a stand-in for a configured LLM, not the unit under test. */
+export class EchoProvider implements Provider {
+  readonly name = "echo";
+  requests: ChatRequest[] = [];
+  async chat(request: ChatRequest): Promise<ChatResponse> {
+    this.requests.push(request);
+    const last = request.messages[request.messages.length - 1]?.content ?? "";
+    return { text: `echo: ${last}`, toolCalls: [], model: request.model, provider: this.name };
+  }
+}
+
+export function hostFixture() {
+  const db = new Database(":memory:", { strict: true });
+  const memory = new SqliteMemory(db);
+  const events: Array<{ topic: string; payload: unknown }> = [];
+  const publisher: EventPublisher = { publish: (topic, payload) => void events.push({ topic, payload }) };
+  const provider = new EchoProvider();
+  const providers: ProviderResolver = { resolve: () => provider, names: () => ["echo"] };
+  const history = new Map<string, Array<{ role: string; content: string }>>();
+  const bindings = createRemoteHostBindings({
+    db,
+    memory: () => memory,
+    providers,
+    events: publisher,
+    model: { provider: "echo", model: "echo-1" },
+    history: (sessionId, limit) => (history.get(sessionId) ?? []).slice(-limit),
+  });
+  return { db, memory, events, provider, bindings, history, close: () => db.close() };
+}
+
+export type Transport = "worker" | "process";
+
+export async function startProbe(
+  host: ReturnType<typeof hostFixture>,
+  transport: Transport,
+  extra: {
+    settings?: Record<string, string>;
+    rpcTimeoutMs?: number;
+    readyTimeoutMs?: number;
+    entry?: string;
+    name?: string;
+  } = {},
+): Promise<RemotePluginHandle> {
+  return startRemotePlugin({
+    name: extra.name ?? "probe",
+    dir: FIXTURES,
+    entryPath: extra.entry ?? PROBE,
+    transport,
+    settings: extra.settings ?? {},
+    rpcTimeoutMs: extra.rpcTimeoutMs ?? 5000,
+    readyTimeoutMs: extra.readyTimeoutMs ?? 10_000,
+    host: host.bindings,
+  });
+}
+
+export function toolContext(sent: string[] = [], sessionId = "s1") {
+  return {
+    sessionId,
+    workspace: "/tmp",
+    signal: new AbortController().signal,
+    sendMessage: (t: string) => void sent.push(t),
+  };
+}
