@@ -6,6 +6,7 @@
  */
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { REMOTE_WORKER_ENTRYPOINTS } from "./src/plugins/remote/entrypoints.ts";
 import { WASM_WORKER_ENTRYPOINTS } from "./src/plugins/wasm/entrypoints.ts";
 import { wasmBuildPlugin } from "./src/plugins/wasm/build-plugin.ts";
 
@@ -13,7 +14,7 @@ const root = import.meta.dir;
 const outfile = process.env.PRX_BUILD_OUT ?? join(root, "dist", "prx");
 
 /** Every file that runs as a Worker or a child entry at run time. */
-const entrypoints = ["src/cli/main.ts", ...WASM_WORKER_ENTRYPOINTS].map((p) => join(root, p));
+const entrypoints = ["src/cli/main.ts", ...WASM_WORKER_ENTRYPOINTS, ...REMOTE_WORKER_ENTRYPOINTS].map((p) => join(root, p));
 
 mkdirSync(join(root, "dist"), { recursive: true });
 const started = performance.now();
