@@ -6,7 +6,6 @@ import { readSseJson, excerpt, PROVIDER_MAX_RESPONSE_BYTES } from "./sse.ts";
 import {
   ANTHROPIC_STREAM_EVENT_TYPES,
   ANTHROPIC_VERSION,
-  AnthropicModelListSchema,
   AnthropicResponseSchema,
   AnthropicStreamEventSchema,
   AnthropicToolUseBlockSchema,
@@ -14,7 +13,7 @@ import {
 } from "./anthropic-wire.ts";
 import { mapStopReason, mapUsage, statusForErrorType, toAnthropicMessages, toAnthropicTools } from "./anthropic-map.ts";
 import { DEFAULT_PROVIDER_TIMEOUT_MS, emitWhole, type HttpProviderOptions } from "./openai-compatible.ts";
-import { probeOutcome } from "./probe.ts";
+import { fetchModelIds, probeOutcome } from "./probe.ts";
 import type { ChatRequest, ChatResponse, Provider, ToolCall } from "./types.ts";
 
 /** max_tokens is mandatory in the Messages API; this is used when neither the request nor the config sets it. */
@@ -193,18 +192,10 @@ export class AnthropicProvider implements Provider {
 
   async listModels(): Promise<string[]> {
     if (this.options.models && this.options.models.length > 0) return [...this.options.models];
-    const url = anthropicUrl(this.options.baseUrl, "models");
-    const call = new ProviderCall(this.target, this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS);
-    try {
-      const response = await call.fetch(this.fetchImpl, url, { headers: this.headers() });
-      const parsed = AnthropicModelListSchema.safeParse(await call.readJson(response, url));
-      if (!parsed.success) throw protocolError(this.name, `unexpected model list from ${url}`);
-      return parsed.data.data.map((model) => model.id);
-    } catch (error) {
-      throw call.fail(error, url);
-    } finally {
-      call.dispose();
-    }
+    return fetchModelIds(this.target, anthropicUrl(this.options.baseUrl, "models"), () => this.headers(), {
+      fetch: this.fetchImpl,
+      timeoutMs: this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
+    });
   }
 
   /** GET /v1/models: free, authenticated, and answers 401 for a bad key. */

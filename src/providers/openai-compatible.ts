@@ -13,11 +13,10 @@ import { readSseJson, excerpt, PROVIDER_MAX_RESPONSE_BYTES } from "./sse.ts";
 import {
   OpenAIChatResponseSchema,
   OpenAIChunkSchema,
-  OpenAIModelListSchema,
   type OpenAIRequestMessage,
 } from "./openai-wire.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, Provider, ToolCall, ToolSpec, Usage } from "./types.ts";
-import { probeOutcome } from "./probe.ts";
+import { fetchModelIds, probeOutcome } from "./probe.ts";
 
 /** Settings shared by the HTTP providers. */
 export interface HttpProviderOptions {
@@ -221,18 +220,10 @@ export class OpenAICompatibleProvider implements Provider {
 
   async listModels(): Promise<string[]> {
     if (this.options.models && this.options.models.length > 0) return [...this.options.models];
-    const url = joinUrl(this.options.baseUrl, "models");
-    const call = new ProviderCall(this.target, this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS);
-    try {
-      const response = await call.fetch(this.fetchImpl, url, { headers: this.headers() });
-      const parsed = OpenAIModelListSchema.safeParse(await call.readJson(response, url));
-      if (!parsed.success) throw protocolError(this.name, `unexpected model list from ${url}`);
-      return parsed.data.data.map((model) => model.id);
-    } catch (error) {
-      throw call.fail(error, url);
-    } finally {
-      call.dispose();
-    }
+    return fetchModelIds(this.target, joinUrl(this.options.baseUrl, "models"), () => this.headers(), {
+      fetch: this.fetchImpl,
+      timeoutMs: this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
+    });
   }
 
   probe(signal?: AbortSignal): Promise<string | null> {

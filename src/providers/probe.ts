@@ -1,5 +1,29 @@
+import { z } from "zod";
 import { errorMessage } from "../core/errors.ts";
-import { hintForStatus, ProviderCall, type FetchLike, type HttpTarget } from "./http.ts";
+import { hintForStatus, protocolError, ProviderCall, type FetchLike, type HttpTarget } from "./http.ts";
+
+/** The part of a model list both OpenAI (`GET /models`) and Anthropic (`GET /v1/models`) answer with. */
+const ModelIdsSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
+
+/** GET a provider's model list and return the ids. */
+export async function fetchModelIds(
+  target: HttpTarget,
+  url: string,
+  headers: () => Record<string, string>,
+  options: { fetch: FetchLike; timeoutMs: number },
+): Promise<string[]> {
+  const call = new ProviderCall(target, options.timeoutMs);
+  try {
+    const response = await call.fetch(options.fetch, url, { headers: headers() });
+    const parsed = ModelIdsSchema.safeParse(await call.readJson(response, url));
+    if (!parsed.success) throw protocolError(target.provider, `unexpected model list from ${url}`);
+    return parsed.data.data.map((model) => model.id);
+  } catch (error) {
+    throw call.fail(error, url);
+  } finally {
+    call.dispose();
+  }
+}
 
 export interface ProbeOptions {
   fetch: FetchLike;
