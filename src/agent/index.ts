@@ -1,6 +1,6 @@
 export { openAgentHost, type AgentHost, type HostExtensions, type OpenAgentHostOptions } from "./host.ts";
 export { executeTurn, type TurnDeps, type TurnExtensions, type TurnTools } from "./turn.ts";
-export { SqliteSessionStore, validateSessionId, SESSION_ID_MAX_BYTES } from "./sessions.ts";
+export { SqliteSessionStore, validateSessionId, SESSION_ID_MAX_BYTES, SESSION_ID_PATTERN } from "./sessions.ts";
 export { SessionQueue, SESSION_QUEUE_MAX } from "./session-queue.ts";
 export * from "./types.ts";
 export * from "./envelopes.ts";

@@ -6,7 +6,8 @@ import type { SessionStore, SessionSummary, StoredMessage } from "./types.ts";
 
 export const SESSION_ID_MAX_BYTES = 128;
 export const SESSION_TITLE_CHARS = 60;
-const SESSION_ID_RE = /^[A-Za-z0-9._:@-]+$/;
+/** Session ids are ASCII, so characters and bytes agree. */
+export const SESSION_ID_PATTERN = new RegExp(`^[A-Za-z0-9._:@-]{1,${SESSION_ID_MAX_BYTES}}$`);
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -50,7 +51,7 @@ interface MessageRow {
 }
 
 export function validateSessionId(id: string): string {
-  if (id.length === 0 || Buffer.byteLength(id) > SESSION_ID_MAX_BYTES || !SESSION_ID_RE.test(id)) {
+  if (!SESSION_ID_PATTERN.test(id)) {
     throw new PrxError(
       "BAD_REQUEST",
       `invalid session id ${JSON.stringify(id.slice(0, 40))}: use 1-${SESSION_ID_MAX_BYTES} characters from A-Z a-z 0-9 . _ : @ -`,
