@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { AdmittedPlugin, PluginHostServices } from "../types.ts";
+import { prepareComponent, prepareModule } from "./artifact-cache.ts";
 import { ComponentArtifact, ComponentGuest } from "./guest/component.ts";
 import { CoreModuleGuest } from "./guest/core-module.ts";
 import type { Guest } from "./guest/types.ts";
@@ -7,7 +8,6 @@ import type { HostContext } from "./host/context.ts";
 import { componentImports } from "./host/index.ts";
 import { KvStore } from "./host/kv.ts";
 import { WebSocketTable } from "./host/websocket.ts";
-import { transpileCached } from "./transpile.ts";
 
 /**
  * One capability instance on the calling thread, without a sandbox: no timeout, no isolation. Only for
@@ -48,15 +48,12 @@ export async function loadInThread(
   const bytes = readFileSync(plugin.entryPath);
   let guest: Guest;
   if (plugin.kind === "wasm-component") {
-    const t = await transpileCached(plugin.name, bytes, host.workspace.cacheDir);
-    const maxPages = Math.floor((plugin.resources.maxMemoryMb * 1024 * 1024) / 65536);
-    const artifact = new ComponentArtifact(t.dir, t.meta, maxPages, plugin.name);
-    guest = await ComponentGuest.create(artifact, ctx, await componentImports(ctx, t.meta.interfaces.imports));
+    const p = await prepareComponent(plugin.name, bytes, host.workspace.cacheDir, plugin.resources.maxMemoryMb);
+    const artifact = new ComponentArtifact(p.js, p.modules, plugin.name);
+    guest = await ComponentGuest.create(artifact, ctx, await componentImports(ctx, p.meta.interfaces.imports));
   } else {
-    guest = await CoreModuleGuest.create(
-      await CoreModuleGuest.compile(bytes, plugin.resources.maxMemoryMb, plugin.name),
-      ctx,
-    );
+    const p = await prepareModule(plugin.name, bytes, plugin.resources.maxMemoryMb);
+    guest = await CoreModuleGuest.create(p.module, ctx);
   }
   return Object.assign(guest, { close: () => kv.close() });
 }

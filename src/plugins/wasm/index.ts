@@ -3,6 +3,8 @@ export { wasmLoader } from "./loader.ts";
 export { WasmPluginInstance } from "./instance.ts";
 export type { EventSubscriber } from "./sandbox.ts";
 export { transpileCount, transpileCached } from "./transpile.ts";
+export { compileCount } from "./artifact-cache.ts";
+export { sandboxWorkerPool } from "./worker-pool.ts";
 export { KV_DDL } from "./host/kv.ts";
 export { allowlistMatches } from "./host/http-outbound.ts";
 export { PRX_WIT_VERSION, HOST_WIT_SOURCE, PLUGIN_WIT_SOURCE, combinedWitSource } from "./wit.ts";

@@ -6,6 +6,18 @@ export const MAX_OUTPUT_BYTES = 1024 * 1024;
 export const MAX_QUEUED_CALLS_PER_INSTANCE = 1024;
 /** Time a sandbox gets to start and instantiate every capability instance. */
 export const SANDBOX_INIT_TIMEOUT_MS = 30_000;
+/**
+ * Pre-started idle sandbox Workers kept per process while any sandbox is live. A load takes one (it becomes that
+ * plugin's, never shared) instead of starting a Worker; sized so a reload of ten plugins finds ten warm Workers.
+ */
+export const SANDBOX_POOL_SIZE = 10;
+/** Quiet time after the last take before the pool refills, so pre-starting does not compete with a reload. */
+export const SANDBOX_POOL_REFILL_DELAY_MS = 20;
+/**
+ * Prepared plugin binaries kept in memory (LRU): a component's transpiled JS with its compiled core modules, or a
+ * compiled core module, keyed by content hash and memory cap. A reload of an unchanged plugin compiles nothing.
+ */
+export const MAX_CACHED_ARTIFACTS = 64;
 /** Timeout of one outbound HTTP request made by a plugin. */
 export const HTTP_REQUEST_TIMEOUT_MS = 10_000;
 /** Largest HTTP response body a plugin may receive (bytes). */

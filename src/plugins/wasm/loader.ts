@@ -4,9 +4,11 @@ import { PrxError } from "../../core/errors.ts";
 import { getLogLevel } from "../../core/logger.ts";
 import type { AdmittedPlugin, PluginHostServices, PluginInstance, PluginKind, PluginLoader } from "../types.ts";
 import { KV_DDL } from "./host/kv.ts";
+import { type PreparedComponent, type PreparedModule, prepareComponent, prepareModule } from "./artifact-cache.ts";
+import { REQUIRED_EXPORTS, camelCase, snakeCase } from "./guest/types.ts";
 import { WasmPluginInstance } from "./instance.ts";
+import { SandboxInitSchema } from "./protocol.ts";
 import { Sandbox } from "./sandbox.ts";
-import { transpileCached } from "./transpile.ts";
 
 const COMPONENT_LAYER = [0x0d, 0x00, 0x01, 0x00];
 const CORE_VERSION = [0x01, 0x00, 0x00, 0x00];
@@ -19,7 +21,10 @@ function binaryKind(bytes: Uint8Array): "component" | "module" | null {
   return null;
 }
 
-/** Load an admitted wasm plugin: transpile (cached) when it is a component, then start its sandbox. */
+/**
+ * Load an admitted wasm plugin: prepare it on the main thread (transpile and compile, both cached by content), check
+ * its exports, then start its sandbox, which only instantiates.
+ */
 async function load(plugin: AdmittedPlugin, host: PluginHostServices): Promise<PluginInstance> {
   let bytes: Uint8Array;
   try {
@@ -41,9 +46,14 @@ async function load(plugin: AdmittedPlugin, host: PluginHostServices): Promise<P
     );
   }
   ensureSchema(host.db, "plugin-kv", KV_DDL);
-  const artifactDir =
-    plugin.kind === "wasm-component" ? (await transpileCached(plugin.name, bytes, host.workspace.cacheDir)).dir : null;
-  const sandbox = new Sandbox(plugin, host, {
+  const maxMemoryMb = plugin.resources.maxMemoryMb;
+  const prepared =
+    actual === "component"
+      ? await prepareComponent(plugin.name, bytes, host.workspace.cacheDir, maxMemoryMb)
+      : await prepareModule(plugin.name, bytes, maxMemoryMb);
+  checkExports(plugin, prepared);
+  // checked once here, on the sending side: the Worker trusts it (protocol.ts)
+  const init = SandboxInitSchema.parse({
     type: "init",
     plugin: {
       name: plugin.name,
@@ -53,16 +63,49 @@ async function load(plugin: AdmittedPlugin, host: PluginHostServices): Promise<P
       granted: [...plugin.granted],
       config: plugin.config,
       httpAllowlist: plugin.httpAllowlist,
-      maxMemoryMb: plugin.resources.maxMemoryMb,
+      maxMemoryMb,
       maxHttpRequestsPerCall: plugin.resources.maxHttpRequestsPerCall,
       maxKvStorageMb: plugin.resources.maxKvStorageMb,
     },
-    artifactDir,
+    component:
+      prepared.kind === "component"
+        ? { js: prepared.js, imports: prepared.meta.interfaces.imports, modules: prepared.modules }
+        : null,
+    module: prepared.kind === "module" ? prepared.module : null,
     logLevel: getLogLevel(),
     dbPath: host.db.filename,
   });
-  await sandbox.start();
+  const sandbox = new Sandbox(plugin, host, init);
+  try {
+    await sandbox.start();
+  } catch (error) {
+    await sandbox.release();
+    throw error;
+  }
   return new WasmPluginInstance(plugin, sandbox);
+}
+
+/** Every capability's exports must be present before a sandbox is started for it. */
+function checkExports(plugin: AdmittedPlugin, prepared: PreparedComponent | PreparedModule): void {
+  const moduleExports =
+    prepared.kind === "module" ? new Set(WebAssembly.Module.exports(prepared.module).map((e) => e.name)) : null;
+  for (const cap of plugin.capabilities) {
+    for (const fn of REQUIRED_EXPORTS[cap.type]) {
+      if (moduleExports) {
+        if (moduleExports.has(snakeCase(fn))) continue;
+        throw new PrxError(
+          "PLUGIN_LOAD",
+          `plugin ${plugin.name}: capability ${cap.type} ${cap.name} needs the export ${snakeCase(fn)} (CORE-ABI.md)`,
+        );
+      }
+      const { meta } = prepared as PreparedComponent;
+      if (meta.exportNames.includes(camelCase(fn)) || meta.interfaces.exports.includes(fn)) continue;
+      throw new PrxError(
+        "PLUGIN_LOAD",
+        `plugin ${plugin.name}: capability ${cap.type} ${cap.name} needs the export ${fn}, which the component does not have`,
+      );
+    }
+  }
 }
 
 export const wasmLoader: PluginLoader = {

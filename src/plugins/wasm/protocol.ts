@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { CapabilityTypes, PluginKinds } from "../types.ts";
 
-/** Messages between the main thread (sandbox.ts) and a plugin's sandbox Worker (sandbox-worker.ts). */
+/**
+ * Messages between the main thread (sandbox.ts) and a plugin's sandbox Worker (sandbox-worker.ts). The main thread
+ * parses every FromWorker message, and the init message once before sending it (loader.ts). The Worker only
+ * imports the types: its one sender is sandbox.ts, which builds each message against ToWorker, and importing zod
+ * would add ~25 ms to every Worker start.
+ */
 
 const Capability = z.object({ type: z.enum(CapabilityTypes), name: z.string() });
 
@@ -19,8 +24,16 @@ export const SandboxInitSchema = z.object({
     maxHttpRequestsPerCall: z.number().int().nonnegative(),
     maxKvStorageMb: z.number().nonnegative(),
   }),
-  /** For components: directory holding the cached transpiled output. */
-  artifactDir: z.string().nullable(),
+  /** A component: jco's transpiled JS, the interfaces it imports, and its core modules compiled by the main thread. */
+  component: z
+    .object({
+      js: z.string(),
+      imports: z.array(z.string()),
+      modules: z.record(z.string(), z.instanceof(WebAssembly.Module)),
+    })
+    .nullable(),
+  /** A core module, compiled (memory-capped) by the main thread; null for a component. */
+  module: z.instanceof(WebAssembly.Module).nullable(),
   /** Host log threshold when the sandbox started: guest log lines below it are dropped in the worker. */
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]),
   /** SQLite file holding plugin KV (opened by the worker, WAL). */
@@ -54,6 +67,8 @@ export const RpcMethods = ["memory.store", "memory.recall", "events.subscribe", 
 export type RpcMethod = (typeof RpcMethods)[number];
 
 export const FromWorkerSchema = z.discriminatedUnion("type", [
+  /** The Worker evaluated its modules and waits for init (a pre-started pool Worker is warm). */
+  z.object({ type: z.literal("booted") }),
   z.object({ type: z.literal("ready") }),
   z.object({ type: z.literal("init-error"), error: SerializedError }),
   z.object({

@@ -2,16 +2,14 @@
  * Entry of one plugin's sandbox Worker: holds one instance per capability, runs calls the main thread sends
  * (one at a time per instance), re-instantiates poisoned instances, and forwards logs, events and RPCs.
  */
-import { readFileSync } from "node:fs";
-import { type FromWorker, type RpcMethod, type SandboxInit, ToWorkerSchema } from "./protocol.ts";
-import { type HostContext } from "./host/context.ts";
+import type { FromWorker, RpcMethod, SandboxInit, ToWorker } from "./protocol.ts";
+import type { HostContext } from "./host/context.ts";
 import { KvStore } from "./host/kv.ts";
 import { WebSocketTable } from "./host/websocket.ts";
 import { componentImports } from "./host/index.ts";
 import { ComponentArtifact, ComponentGuest } from "./guest/component.ts";
 import { CoreModuleGuest } from "./guest/core-module.ts";
-import { type Guest, GuestFailure, REQUIRED_EXPORTS, camelCase } from "./guest/types.ts";
-import { TranspileMetaSchema } from "./transpile.ts";
+import { type Guest, GuestFailure } from "./guest/types.ts";
 
 declare const self: Worker;
 
@@ -19,7 +17,8 @@ let init: SandboxInit | null = null;
 let kv: KvStore | null = null;
 const sockets = new WebSocketTable();
 let artifact: ComponentArtifact | null = null;
-let coreModule: Promise<WebAssembly.Module> | null = null;
+let coreModule: WebAssembly.Module | null = null;
+let componentImportNames: string[] = [];
 const guests: (Guest | null)[] = [];
 const contexts: HostContext[] = [];
 let nextRpc = 1;
@@ -77,45 +76,23 @@ function contextFor(cap: number): HostContext {
 
 async function instantiate(cap: number): Promise<Guest> {
   const ctx = (contexts[cap] ??= contextFor(cap));
-  if (artifact) {
-    const imports = await componentImports(ctx, artifact.meta.interfaces.imports);
-    return ComponentGuest.create(artifact, ctx, imports);
-  }
-  const guest = await CoreModuleGuest.create(await coreModule!, ctx);
-  for (const fn of REQUIRED_EXPORTS[ctx.capability.type]) {
-    if (!guest.hasExport(fn)) {
-      throw new GuestFailure(
-        "error",
-        `plugin ${ctx.plugin.name}: capability ${ctx.capability.type} ${ctx.capability.name} ` +
-          `needs the export ${fn.replace(/-/g, "_")} (CORE-ABI.md)`,
-        false,
-      );
-    }
-  }
-  return guest;
+  if (artifact) return ComponentGuest.create(artifact, ctx, await componentImports(ctx, componentImportNames));
+  // the main thread checked the capability exports against the compiled module (loader.ts)
+  return CoreModuleGuest.create(coreModule!, ctx);
 }
 
+/** Required exports were checked and modules compiled by the main thread: only instantiate here. */
 async function start(message: SandboxInit): Promise<void> {
   init = message;
   const plugin = message.plugin;
   kv = new KvStore(message.dbPath, plugin.name, plugin.maxKvStorageMb);
-  const maxPages = Math.floor((plugin.maxMemoryMb * 1024 * 1024) / 65536);
-  if (message.artifactDir) {
-    const meta = TranspileMetaSchema.parse(JSON.parse(readFileSync(`${message.artifactDir}/meta.json`, "utf8")));
-    for (const cap of plugin.capabilities) {
-      for (const fn of REQUIRED_EXPORTS[cap.type]) {
-        if (!meta.exportNames.includes(camelCase(fn)) && !meta.interfaces.exports.includes(fn)) {
-          throw new GuestFailure(
-            "error",
-            `plugin ${plugin.name}: capability ${cap.type} ${cap.name} needs the export ${fn}, which the component does not have`,
-            false,
-          );
-        }
-      }
-    }
-    artifact = new ComponentArtifact(message.artifactDir, meta, maxPages, plugin.name);
+  if (message.component) {
+    artifact = new ComponentArtifact(message.component.js, message.component.modules, plugin.name);
+    componentImportNames = message.component.imports;
+  } else if (message.module) {
+    coreModule = message.module;
   } else {
-    coreModule = CoreModuleGuest.compile(readFileSync(plugin.entryPath), plugin.maxMemoryMb, plugin.name);
+    throw new Error(`plugin ${plugin.name}: sandbox init carries neither a component nor a core module`);
   }
   for (let cap = 0; cap < plugin.capabilities.length; cap++) guests[cap] = await instantiate(cap);
 }
@@ -133,12 +110,8 @@ async function runCall(id: number, cap: number, fn: string, args: unknown[]): Pr
 }
 
 self.onmessage = (event: MessageEvent) => {
-  const parsed = ToWorkerSchema.safeParse(event.data);
-  if (!parsed.success) {
-    send({ type: "log", level: "error", message: `sandbox ignored a malformed message: ${parsed.error.message}` });
-    return;
-  }
-  const msg = parsed.data;
+  const msg = event.data as ToWorker | null;
+  if (!msg || typeof msg !== "object") return;
   switch (msg.type) {
     case "init":
       start(msg).then(
@@ -156,5 +129,13 @@ self.onmessage = (event: MessageEvent) => {
       else pending?.reject(new Error(msg.error ?? "rpc failed"));
       break;
     }
+    default:
+      send({
+        type: "log",
+        level: "error",
+        message: `sandbox ignored a message it does not know: ${String((msg as { type?: unknown }).type)}`,
+      });
   }
 };
+
+send({ type: "booted" });

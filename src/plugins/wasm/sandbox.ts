@@ -7,8 +7,8 @@ import {
   MAX_QUEUED_CALLS_PER_INSTANCE,
   SANDBOX_INIT_TIMEOUT_MS,
 } from "./limits.ts";
-import { sandboxWorkerUrl } from "./worker-url.ts";
 import { type FromWorker, FromWorkerSchema, type SandboxInit, type ToWorker } from "./protocol.ts";
+import { sandboxWorkerPool } from "./worker-pool.ts";
 
 /** Optional bus feature: when the host's event publisher can subscribe, hook instances may call events.subscribe. */
 export interface EventSubscriber {
@@ -27,12 +27,11 @@ interface Lane {
   inFlight: (PendingCall & { id: number; timer: ReturnType<typeof setTimeout> }) | null;
 }
 
-/** The Worker entry; `bun build --compile` must get it as an extra entrypoint (WASM_WORKER_ENTRYPOINTS). */
-const WORKER_URL = sandboxWorkerUrl();
-
 /**
  * Main-thread side of one plugin's sandbox: a Worker holding the capability instances, a FIFO lane per
  * instance, a timer per call that terminates the Worker when max_execution_time_ms passes, lazy restart.
+ * Workers come from the process's pool of pre-started ones (worker-pool.ts); the sandbox holds the pool open
+ * until it is released.
  */
 export class Sandbox {
   private worker: Worker | null = null;
@@ -46,6 +45,7 @@ export class Sandbox {
   private onIdle: (() => void) | null = null;
   /** Restarts after a timeout or crash, for status and tests. */
   restarts = 0;
+  private readonly letGoOfPool = sandboxWorkerPool.hold();
 
   constructor(
     readonly plugin: AdmittedPlugin,
@@ -65,9 +65,10 @@ export class Sandbox {
 
   private spawn(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const worker = new Worker(WORKER_URL);
+      const { worker, started } = sandboxWorkerPool.take();
       const fail = (error: PrxError) => {
         clearTimeout(timer);
+        started();
         worker.terminate();
         reject(error);
       };
@@ -97,8 +98,10 @@ export class Sandbox {
           return;
         }
         const msg = parsed.data;
+        if (msg.type === "booted") return;
         if (msg.type === "ready") {
           clearTimeout(timer);
+          started();
           this.worker = worker;
           resolve();
           for (let i = 0; i < this.lanes.length; i++) this.pump(i);
@@ -286,6 +289,7 @@ export class Sandbox {
       this.subscriptions.clear();
       this.worker?.terminate();
       this.worker = null;
+      this.letGoOfPool();
     })();
     return this.released;
   }

@@ -4,7 +4,8 @@ import { closeDatabase, openDatabase } from "../../../src/core/database.ts";
 import { createLogger } from "../../../src/core/logger.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
 import { loadInThread } from "../../../src/plugins/wasm/bare.ts";
-import { transpileCached, wasmLoader } from "../../../src/plugins/wasm/index.ts";
+import { SANDBOX_POOL_SIZE, transpileCached, wasmLoader } from "../../../src/plugins/wasm/index.ts";
+import { sandboxWorkerPool } from "../../../src/plugins/wasm/worker-pool.ts";
 import type { AdmittedPlugin, PluginHostServices } from "../../../src/plugins/types.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
@@ -12,6 +13,7 @@ const SUITE = "wasm";
 const CALLS = 3000;
 const WARMUP = 3000;
 const RSS_PLUGINS = 8;
+const LOADS = 8;
 const OVERHEAD_TARGET_US = 40;
 
 function plugin(
@@ -129,6 +131,56 @@ const suite: BenchSuite = async (ctx) => {
     });
   }
 
+  // one cached plugin's load: with a pre-started pool Worker (another sandbox holds the pool open), and cold
+  for (const c of cases) {
+    const cap = c.p.capabilities[0]!;
+    const keeper = await wasmLoader.load({ ...c.p, name: `${c.p.name}-keeper` }, host);
+    const warm: number[] = [];
+    for (let i = 0; i < LOADS; i++) {
+      await sandboxWorkerPool.settled();
+      const t0 = performance.now();
+      const inst = await wasmLoader.load(c.p, host);
+      warm.push(performance.now() - t0);
+      await inst.invoke(cap, "get-spec", []);
+      await inst.release();
+    }
+    await keeper.release();
+    const cold: number[] = [];
+    for (let i = 0; i < LOADS; i++) {
+      const t0 = performance.now();
+      const inst = await wasmLoader.load(c.p, host); // no other sandbox: the pool is empty
+      cold.push(performance.now() - t0);
+      await inst.release();
+    }
+    rows.push({
+      suite: SUITE,
+      name: `${c.label}: load of one cached plugin, pre-started pool Worker p50`,
+      value: stats(warm).p50,
+      unit: "ms",
+    });
+    rows.push({ suite: SUITE, name: `${c.label}: load of one cached plugin, cold Worker p50`, value: stats(cold).p50, unit: "ms" });
+  }
+
+  // RSS of the idle pool: one loaded plugin holds the pool open, which pre-starts min(SANDBOX_POOL_SIZE, holders)
+  {
+    const p = plugin(ctx.root, "echo-tool", "bench-idle", "echo_upper", "wasm-component");
+    const holds = Array.from({ length: SANDBOX_POOL_SIZE - 1 }, () => sandboxWorkerPool.hold());
+    const base = rssMb();
+    const inst = await wasmLoader.load(p, host);
+    await sandboxWorkerPool.settled();
+    const idle = sandboxWorkerPool.stats().idle;
+    const full = rssMb();
+    await inst.release();
+    for (const release of holds) release();
+    rows.push({
+      suite: SUITE,
+      name: "RSS per idle pre-started pool Worker",
+      value: (full - base) / Math.max(1, idle + 1),
+      unit: "MB",
+      note: `${idle} idle + 1 loaded: ${base.toFixed(0)} -> ${full.toFixed(0)} MB (counts the loaded plugin's Worker too)`,
+    });
+  }
+
   // RSS per loaded plugin: several sandboxed components (each its own Worker)
   const before = rssMb();
   const loaded = [];
@@ -138,13 +190,15 @@ const suite: BenchSuite = async (ctx) => {
     await inst.invoke(p.capabilities[0]!, "execute", ["warm"]);
     loaded.push(inst);
   }
+  await sandboxWorkerPool.settled();
+  const idle = sandboxWorkerPool.stats().idle;
   const after = rssMb();
   rows.push({
     suite: SUITE,
-    name: "RSS per loaded plugin (small component, own Worker)",
+    name: "RSS per loaded plugin (small component, own Worker, with its share of the idle pool)",
     value: (after - before) / RSS_PLUGINS,
     unit: "MB",
-    note: `${RSS_PLUGINS} plugins: ${before.toFixed(0)} -> ${after.toFixed(0)} MB`,
+    note: `${RSS_PLUGINS} plugins + ${idle} idle pool Workers: ${before.toFixed(0)} -> ${after.toFixed(0)} MB`,
   });
   await Promise.all(loaded.map((i) => i.release()));
   closeDatabase(workspace.dbPath);

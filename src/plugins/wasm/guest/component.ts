@@ -1,8 +1,4 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { WASM_PAGE_BYTES } from "../limits.ts";
-import { capModuleMemory } from "../memory-cap.ts";
-import { TRANSPILED_MODULE_NAME, type TranspileMeta } from "../transpile.ts";
 import type { HostContext } from "../host/context.ts";
 import { checkOutputSize } from "./output.ts";
 import { type Guest, GuestFailure, camelCase } from "./types.ts";
@@ -15,22 +11,22 @@ type Instantiate = (
   instantiateCore: (module: WebAssembly.Module, imports?: CoreImports) => Promise<WebAssembly.Instance>,
 ) => Promise<Record<string, unknown>>;
 
-/** Per worker: the transpiled JS module and compiled (memory-capped) core modules, reused on re-instantiation. */
+/**
+ * A transpiled component inside one sandbox: jco's JS (imported once, reused on re-instantiation) and its core
+ * modules, already compiled and memory-capped by the main thread (artifact-cache.ts).
+ */
 export class ComponentArtifact {
   private instantiateFn: Promise<Instantiate> | null = null;
-  private readonly modules = new Map<string, Promise<WebAssembly.Module>>();
 
   constructor(
-    readonly dir: string,
-    readonly meta: TranspileMeta,
-    private readonly maxPages: number,
+    private readonly js: string,
+    private readonly modules: Readonly<Record<string, WebAssembly.Module>>,
     private readonly plugin: string,
   ) {}
 
   instantiateFunction(): Promise<Instantiate> {
     this.instantiateFn ??= (async () => {
-      const js = readFileSync(join(this.dir, `${TRANSPILED_MODULE_NAME}.js`), "utf8");
-      const url = URL.createObjectURL(new Blob([js], { type: "text/javascript" }));
+      const url = URL.createObjectURL(new Blob([this.js], { type: "text/javascript" }));
       try {
         const mod = (await import(url)) as { instantiate: Instantiate };
         return mod.instantiate;
@@ -42,13 +38,9 @@ export class ComponentArtifact {
   }
 
   coreModule(name: string): Promise<WebAssembly.Module> {
-    let mod = this.modules.get(name);
-    if (!mod) {
-      const bytes = readFileSync(join(this.dir, name));
-      mod = WebAssembly.compile(capModuleMemory(bytes, this.maxPages, `plugin ${this.plugin} (${name})`));
-      this.modules.set(name, mod);
-    }
-    return mod;
+    const mod = this.modules[name];
+    if (!mod) return Promise.reject(new Error(`plugin ${this.plugin}: transpiled component has no core module ${name}`));
+    return Promise.resolve(mod);
   }
 }
 

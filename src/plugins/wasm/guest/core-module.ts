@@ -1,5 +1,4 @@
 import { MAX_OUTPUT_BYTES } from "../limits.ts";
-import { capModuleMemory } from "../memory-cap.ts";
 import { type HostContext, HostError } from "../host/context.ts";
 import { hostInterfaces } from "../host/index.ts";
 import { classify } from "./component.ts";
@@ -92,12 +91,6 @@ export class CoreModuleGuest implements Guest {
     }
     self = new CoreModuleGuest(instance, ex.memory, exportsByName, ctx);
     return self;
-  }
-
-  static compile(bytes: Uint8Array, maxMemoryMb: number, plugin: string): Promise<WebAssembly.Module> {
-    return WebAssembly.compile(
-      capModuleMemory(bytes, Math.floor((maxMemoryMb * 1024 * 1024) / 65536), `plugin ${plugin}`),
-    );
   }
 
   hasExport(fn: string): boolean {

@@ -10,20 +10,33 @@ export const KV_DDL = `CREATE TABLE IF NOT EXISTS plugin_kv (
   PRIMARY KEY (plugin, key)
 ) WITHOUT ROWID;`;
 
+/** Opens its connection on first use: most plugins never touch kv, and a sandbox should start without SQLite. */
 export class KvStore {
-  private readonly db: Database;
+  private connection: Database | null = null;
   private readonly quotaBytes: number;
 
   constructor(
-    dbPath: string,
+    private readonly dbPath: string,
     private readonly plugin: string,
     quotaMb: number,
   ) {
-    this.db = new Database(dbPath, { create: true, strict: true });
-    this.db.exec("PRAGMA busy_timeout = 5000");
-    this.db.exec("PRAGMA journal_mode = WAL");
-    this.db.exec(KV_DDL);
     this.quotaBytes = Math.floor(quotaMb * 1024 * 1024);
+  }
+
+  private get db(): Database {
+    if (this.connection) return this.connection;
+    let db: Database | null = null;
+    try {
+      db = new Database(this.dbPath, { create: true, strict: true });
+      db.exec("PRAGMA busy_timeout = 5000");
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec(KV_DDL);
+    } catch (error) {
+      db?.close();
+      throw new HostError(`kv of plugin ${this.plugin}: cannot open ${this.dbPath}: ${(error as Error).message}`);
+    }
+    this.connection = db;
+    return db;
   }
 
   get(key: string): Uint8Array | undefined {
@@ -69,7 +82,8 @@ export class KvStore {
   }
 
   close(): void {
-    this.db.close();
+    this.connection?.close();
+    this.connection = null;
   }
 }
 

@@ -1,0 +1,110 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PrxError } from "../../core/errors.ts";
+import { MAX_CACHED_ARTIFACTS, WASM_PAGE_BYTES } from "./limits.ts";
+import { capModuleMemory } from "./memory-cap.ts";
+import { cacheKey, TRANSPILED_MODULE_NAME, type TranspileMeta, transpileCached } from "./transpile.ts";
+
+/**
+ * Main-thread, in-memory cache of what a sandbox needs to instantiate a plugin: for a component its transpiled JS
+ * text and its core modules compiled (memory-capped), for a core module the compiled module. WebAssembly.Module
+ * objects are structured-cloneable, so every sandbox Worker gets the compiled code by postMessage instead of reading
+ * and compiling files. Entries are keyed by content hash and memory cap, so a reload of an unchanged plugin only
+ * hashes its bytes.
+ */
+export interface PreparedComponent {
+  kind: "component";
+  meta: TranspileMeta;
+  js: string;
+  modules: Record<string, WebAssembly.Module>;
+}
+
+export interface PreparedModule {
+  kind: "module";
+  module: WebAssembly.Module;
+}
+
+type Prepared = PreparedComponent | PreparedModule;
+
+const entries = new Map<string, { plugin: string; made: Promise<Prepared> }>();
+let compiles = 0;
+
+/** How many times this process compiled a plugin's core modules (tests and benchmarks assert cache hits). */
+export function compileCount(): number {
+  return compiles;
+}
+
+/** Entries held now (at most MAX_CACHED_ARTIFACTS). */
+export function cachedArtifactCount(): number {
+  return entries.size;
+}
+
+export function maxPagesFor(maxMemoryMb: number): number {
+  return Math.floor((maxMemoryMb * 1024 * 1024) / WASM_PAGE_BYTES);
+}
+
+/**
+ * Least recently used first out. A failed preparation is forgotten so the next load retries it; another plugin
+ * sharing the failed in-flight entry prepares again so its error names it.
+ */
+function cached<T extends Prepared>(key: string, plugin: string, make: () => Promise<T>): Promise<T> {
+  const hit = entries.get(key);
+  if (hit) {
+    entries.delete(key);
+    entries.set(key, hit);
+    return (hit.plugin === plugin ? hit.made : hit.made.catch(make)) as Promise<T>;
+  }
+  const made = make();
+  const entry = { plugin, made };
+  entries.set(key, entry);
+  made.catch(() => {
+    if (entries.get(key) === entry) entries.delete(key);
+  });
+  while (entries.size > MAX_CACHED_ARTIFACTS) entries.delete(entries.keys().next().value!);
+  return made;
+}
+
+async function compile(bytes: Uint8Array, maxPages: number, where: string): Promise<WebAssembly.Module> {
+  const capped = capModuleMemory(bytes, maxPages, where);
+  compiles++;
+  try {
+    return await WebAssembly.compile(capped);
+  } catch (error) {
+    throw new PrxError("PLUGIN_LOAD", `${where} does not compile: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** Transpile (disk cache) and compile a component once per content and memory cap. */
+export function prepareComponent(
+  plugin: string,
+  wasm: Uint8Array,
+  cacheDir: string,
+  maxMemoryMb: number,
+): Promise<PreparedComponent> {
+  const maxPages = maxPagesFor(maxMemoryMb);
+  return cached(`component\0${cacheDir}\0${cacheKey(wasm)}\0${maxPages}`, plugin, async () => {
+    const transpiled = await transpileCached(plugin, wasm, cacheDir);
+    const js = readFileSync(join(transpiled.dir, `${TRANSPILED_MODULE_NAME}.js`), "utf8");
+    const modules: Record<string, WebAssembly.Module> = {};
+    await Promise.all(
+      transpiled.meta.files
+        .filter((file) => file.endsWith(".wasm"))
+        .map(async (file) => {
+          const bytes = readFileSync(join(transpiled.dir, file));
+          modules[file] = await compile(bytes, maxPages, `plugin ${plugin} (${file})`);
+        }),
+    );
+    return { kind: "component", meta: transpiled.meta, js, modules };
+  });
+}
+
+/** Compile a core module once per content and memory cap. */
+export function prepareModule(plugin: string, wasm: Uint8Array, maxMemoryMb: number): Promise<PreparedModule> {
+  const maxPages = maxPagesFor(maxMemoryMb);
+  const hash = createHash("sha256").update(wasm).digest("hex");
+  return cached(`module\0${hash}\0${maxPages}`, plugin, async () => ({
+    kind: "module",
+    module: await compile(wasm, maxPages, `plugin ${plugin}`),
+  }));
+}
