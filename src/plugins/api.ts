@@ -2,6 +2,7 @@ import { z } from "zod";
 import { PrxError } from "../core/errors.ts";
 import type { Generation, PluginRecord } from "./generation.ts";
 import { MIDDLEWARE_STAGES } from "./manifest.ts";
+import { remoteInfo, RemoteInfoSchema } from "./remote/info.ts";
 import type { PluginRuntime } from "./runtime.ts";
 import type { AdapterCounters, StatusStore } from "./status.ts";
 import { CapabilityTypes, PluginKinds } from "./types.ts";
@@ -50,6 +51,8 @@ export const PluginInfoSchema = z.object({
     missing: z.array(z.string()),
   }),
   warnings: z.array(z.string()),
+  /** Kind "remote" with a loaded worker: its supervisor's state, counters and announced surfaces. */
+  remote: RemoteInfoSchema.nullable(),
 });
 
 export const PluginListResponseSchema = z.object({
@@ -83,6 +86,10 @@ function countersInfo(c: AdapterCounters): AdapterCountersInfo {
 export function describePlugin(record: PluginRecord, generation: Generation, status: StatusStore): PluginInfo {
   const live = new Set(generation.adaptersOf(record.name).map((a) => `${a.type}:${a.capability.name}`));
   const counters = status.list(record.name, record.capabilities);
+  const remote = generation.remote(record.name);
+  const worker = remote ? remoteInfo(remote.handle) : null;
+  // A loaded remote plugin that gave up restarting (or was stopped) is not serving: report it as an error.
+  const down = record.state === "active" && (worker?.state === "error" || worker?.state === "stopped");
   return {
     name: record.name,
     version: record.version,
@@ -100,9 +107,15 @@ export function describePlugin(record: PluginRecord, generation: Generation, sta
       live: live.has(`${cap.type}:${cap.name}`),
       counters: countersInfo(counters[i]!.counters),
     })),
-    status: record.state,
-    message: record.error ? record.error.describe() : record.state === "disabled" ? "disabled in config.toml" : null,
-    error_code: record.error?.code ?? null,
+    status: down ? "error" : record.state,
+    message: record.error
+      ? record.error.describe()
+      : down
+        ? `remote plugin is ${worker!.state}: ${worker!.last_error ?? "no error recorded"}`
+        : record.state === "disabled"
+          ? "disabled in config.toml"
+          : null,
+    error_code: record.error?.code ?? (down ? "REMOTE_CRASHED" : null),
     permissions: {
       required: record.permissions.required,
       optional: record.permissions.optional,
@@ -110,6 +123,7 @@ export function describePlugin(record: PluginRecord, generation: Generation, sta
       missing: record.permissions.missing,
     },
     warnings: record.warnings,
+    remote: worker,
   };
 }
 

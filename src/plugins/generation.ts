@@ -5,6 +5,7 @@ import type { ToolSpec } from "../providers/types.ts";
 import type { AdapterFactories, CapabilityAdapter, GenerationAdapters } from "./adapters/types.ts";
 import type { ToolAdapter } from "./adapters/tool.ts";
 import type { ToolAdapterLookup } from "./adapters/tool-router.ts";
+import { remoteAdaptersOf, type RemoteAdapter } from "./adapters/remote.ts";
 import { discoverPlugins, type DiscoveredPlugin } from "./discovery.ts";
 import type { ManifestCapability, PluginManifest } from "./manifest.ts";
 import { decidePermissions, missingGrantsError, type PermissionDecision } from "./permissions.ts";
@@ -62,6 +63,7 @@ export class Generation implements ToolAdapterLookup {
   readonly adapters: GenerationAdapters = emptyAdapters();
   private readonly tools = new Map<string, ToolAdapter>();
   private readonly instances = new Map<string, PluginInstance>();
+  private readonly remoteAdapters = new Map<string, RemoteAdapter>();
   private inflight = 0;
   private drained: (() => void) | null = null;
   private releasing: Promise<void> | null = null;
@@ -79,6 +81,15 @@ export class Generation implements ToolAdapterLookup {
 
   instance(name: string): PluginInstance | undefined {
     return this.instances.get(name);
+  }
+
+  /** The context/evaluator/model/route surfaces of a loaded remote plugin. */
+  remote(name: string): RemoteAdapter | undefined {
+    return this.remoteAdapters.get(name);
+  }
+
+  remotes(): RemoteAdapter[] {
+    return [...this.remoteAdapters.values()];
   }
 
   tool(name: string): ToolAdapter | undefined {
@@ -128,8 +139,9 @@ export class Generation implements ToolAdapterLookup {
   }
 
   /** @internal used while building */
-  attach(name: string, instance: PluginInstance, adapters: CapabilityAdapter[]): void {
+  attach(name: string, instance: PluginInstance, adapters: CapabilityAdapter[], remote?: RemoteAdapter): void {
     this.instances.set(name, instance);
+    if (remote) this.remoteAdapters.set(name, remote);
     for (const adapter of adapters) {
       (this.adapters[adapter.type] as CapabilityAdapter[]).push(adapter);
       if (adapter.type === "tool") this.tools.set((adapter as ToolAdapter).spec.name, adapter as ToolAdapter);
@@ -265,6 +277,7 @@ interface Loaded {
   record: PluginRecord;
   instance: PluginInstance;
   adapters: CapabilityAdapter[];
+  remote?: RemoteAdapter;
 }
 
 async function loadOne(generation: Generation, record: PluginRecord, input: BuildInput): Promise<Loaded | null> {
@@ -283,6 +296,16 @@ async function loadOne(generation: Generation, record: PluginRecord, input: Buil
   }
   const adapters: CapabilityAdapter[] = [];
   try {
+    if (admitted.kind === "remote") {
+      const built = await remoteAdaptersOf(record, instance, {
+        factory: input.factories.remote,
+        status: input.status,
+        track: (fn) => generation.track(fn),
+        host: input.host,
+        logger: input.logger,
+      });
+      return { record, instance, adapters: built.adapters, remote: built.remote };
+    }
     for (const capability of record.capabilities) {
       const factory = input.factories[capability.type] as ((c: unknown) => Promise<CapabilityAdapter>) | undefined;
       if (!factory) {
@@ -333,7 +356,7 @@ export async function buildGeneration(input: BuildInput): Promise<Generation> {
       continue;
     }
     for (const a of entry.adapters) if (a.type === "tool") toolOwners.set((a as ToolAdapter).spec.name, entry.record.name);
-    generation.attach(entry.record.name, entry.instance, entry.adapters);
+    generation.attach(entry.record.name, entry.instance, entry.adapters, entry.remote);
   }
   generation.seal();
   return generation;

@@ -9,6 +9,7 @@ import {
   type PluginServices,
   type PluginServicesOptions,
 } from "./adapters/services.ts";
+import { remoteContext, runRemoteEvaluators } from "./adapters/remote-proxies.ts";
 import { listPlugins } from "./api.ts";
 import { EventBus, lenientPublisher } from "./events/index.ts";
 import { createManageToolSource } from "./manage-tool.ts";
@@ -68,7 +69,8 @@ export type PluginExtensionOptions = PluginServicesOptions;
 /**
  * The workspace plugin runtime's contributions to an agent host: its event bus (lenient: a refused lifecycle
  * publish never fails a turn), the stable tool router plus wasm_plugins_manage, the stable middleware runner, and
- * `wasm:` provider and storage proxies. Everything resolves the current generation at call time.
+ * `wasm:` provider and storage proxies, and remote plugins' prompt context, evaluators and `remote:` providers.
+ * Everything resolves the current generation at call time.
  */
 export function createPluginExtensions(
   options: PluginExtensionOptions = {},
@@ -76,12 +78,15 @@ export function createPluginExtensions(
   return async ({ workspace, config, db, memory, providers }) => {
     const runtime = await openRuntime(workspace, config, { db, memory, providers }, options);
     const services = pluginServicesOf(runtime) ?? attachPluginServices(runtime, options);
+    const remoteLog = runtime.host.logger.child("remote");
     const extensions: HostExtensions = {
       events: lenientPublisher(runtime.host.events, runtime.host.logger.child("events")),
       middleware: services.middleware,
       toolSources: [runtime.tools, createManageToolSource(services)],
-      provider: (name) => services.providers.resolve(name),
+      provider: (name) => services.providers.resolve(name) ?? services.remoteProviders.resolve(name),
       storage: (name) => services.storages.resolve(name),
+      context: (input) => remoteContext(services.remotes, input, remoteLog),
+      afterTurn: (input, result) => runRemoteEvaluators(services.remotes, input, result.text, remoteLog),
       close: () => release(runtime),
     };
     return extensions;

@@ -8,6 +8,7 @@ import { defaultAdapterFactories } from "./adapters/index.ts";
 import type { AdapterFactories } from "./adapters/types.ts";
 import { createToolRouter } from "./adapters/tool-router.ts";
 import { buildGeneration, Generation, GENERATION_DRAIN_TIMEOUT_MS, type LoaderResolver } from "./generation.ts";
+import { setRemoteHostContext } from "./remote/host-context.ts";
 import { StatusStore } from "./status.ts";
 import type { PluginHostServices, PluginKind, PluginLoader } from "./types.ts";
 
@@ -43,6 +44,10 @@ async function builtinLoader(kind: PluginKind): Promise<PluginLoader | undefined
   if (kind === "wasm-component" || kind === "wasm-module") {
     const { wasmLoader } = await import("./wasm/index.ts");
     return wasmLoader;
+  }
+  if (kind === "remote") {
+    const { remoteLoader } = await import("./remote/loader.ts");
+    return remoteLoader;
   }
   return undefined;
 }
@@ -83,6 +88,8 @@ export class PluginRuntime {
     this.factories = options.factories ?? defaultAdapterFactories();
     this.drainTimeoutMs = options.drainTimeoutMs ?? GENERATION_DRAIN_TIMEOUT_MS;
     this.tools = createToolRouter(() => this.active);
+    // Remote plugins' useModel resolves the default model from the config this runtime builds with.
+    setRemoteHostContext(this.host, { config: () => this.config() });
   }
 
   /** The active generation. Throws when start() has not completed. */

@@ -12,7 +12,8 @@ import {
 import type { PluginServices } from "../../plugins/adapters/services.ts";
 import { pluginServicesFor } from "../../plugins/host-extensions.ts";
 import { parseProbeRequest, ProbeResponseSchema, runProbe } from "../../plugins/probes.ts";
-import { readJsonBody } from "../body.ts";
+import { REMOTE_MAX_MESSAGE_BYTES } from "../../plugins/remote/limits.ts";
+import { readJsonBody, readLimited } from "../body.ts";
 import { jsonResponse } from "../errors.ts";
 import { doc } from "../openapi/doc.ts";
 import type { GatewayMount, HealthCheck } from "../types.ts";
@@ -81,6 +82,43 @@ export function pluginRoutes(services: () => PluginServices): GatewayMount {
       );
 }
 
+const BODYLESS = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
+
+/**
+ * `/plugins/<name>/...` for the routes remote plugins announce, behind the gateway's auth like every non-public
+ * route. The body (capped at the remote protocol's message size) is read before the current generation is looked up,
+ * so the lookup and the in-flight count happen in the same tick and a reload never releases the worker mid-call.
+ */
+export function remotePluginRoutes(services: () => PluginServices): GatewayMount {
+  const serve = async (request: Request): Promise<Response> => {
+    const [, , name = "", ...rest] = new URL(request.url).pathname.split("/");
+    let forwarded = request;
+    if (!BODYLESS.has(request.method) && request.body) {
+      const bytes = await readLimited(request, REMOTE_MAX_MESSAGE_BYTES);
+      forwarded = new Request(request.url, { method: request.method, headers: request.headers, body: bytes, signal: request.signal });
+    }
+    const plugin = decodeURIComponent(name);
+    const remote = services().remotes()?.remote(plugin);
+    if (!remote) {
+      throw new PrxError("NOT_FOUND", `no loaded remote plugin named "${plugin}" serves routes`, {
+        status: 404,
+        hint: "remote plugins mount their announced routes under /plugins/<name>/; see GET /api/plugins",
+      });
+    }
+    return remote.route(request.method, `/${rest.join("/")}`, forwarded);
+  };
+  const detail = doc({
+    summary: "A route announced by a remote plugin (method and path as the plugin declares them)",
+    tags: ["plugins"],
+    responses: { 200: { description: "what the plugin's route handler answers" } },
+    errors: [404, 413, 502],
+  });
+  return (app: AnyElysia) =>
+    app
+      .all("/plugins/:name", ({ request }) => serve(request), { detail })
+      .all("/plugins/:name/*", ({ request }) => serve(request), { detail });
+}
+
 /**
  * The plugin and hooks route groups for a gateway whose host runs in this process (what the lead passes as
  * `mounts`). Each request resolves the workspace's services; 503 while the runtime is not open.
@@ -96,7 +134,7 @@ export function pluginGatewayMounts(workspaceRoot: string): GatewayMount[] {
     }
     return found;
   };
-  return [pluginRoutes(services), hooksRoutes(() => services().hooks)];
+  return [pluginRoutes(services), hooksRoutes(() => services().hooks), remotePluginRoutes(services)];
 }
 
 /**

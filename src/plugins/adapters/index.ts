@@ -2,6 +2,7 @@ import { createCronAdapter } from "./cron.ts";
 import { createHookAdapter } from "./hook.ts";
 import { createMiddlewareAdapter } from "./middleware.ts";
 import { createProviderAdapter } from "./provider.ts";
+import { createRemoteAdapters } from "./remote.ts";
 import { createStorageAdapter } from "./storage.ts";
 import { createToolAdapter } from "./tool.ts";
 import type { AdapterFactories } from "./types.ts";
@@ -13,7 +14,16 @@ export type {
   CapabilityAdapter,
   CapabilityAdapterMap,
   GenerationAdapters,
+  RemoteAdapterFactory,
 } from "./types.ts";
+export {
+  createRemoteAdapters,
+  REMOTE_PROVIDER_PREFIX,
+  type RemoteAdapter,
+  type RemoteAdapterContext,
+  type RemoteAdapters,
+} from "./remote.ts";
+export { RemoteProviderProxies, remoteContext, runRemoteEvaluators, type CurrentRemotes } from "./remote-proxies.ts";
 export {
   createToolAdapter,
   GuestToolResultSchema,
@@ -61,5 +71,6 @@ export function defaultAdapterFactories(): AdapterFactories {
     cron: createCronAdapter,
     provider: createProviderAdapter,
     storage: createStorageAdapter,
+    remote: createRemoteAdapters,
   };
 }

@@ -12,6 +12,7 @@ import type { PluginRuntime } from "../runtime.ts";
 import { busOf } from "./hook.ts";
 import { createPluginMiddlewareRunner } from "./middleware.ts";
 import { ProviderProxies, StorageProxies } from "./proxies.ts";
+import { RemoteProviderProxies, type CurrentRemotes } from "./remote-proxies.ts";
 
 /** On close, how long queued bus events may take to reach hooks before their pumps close. */
 export const SERVICES_CLOSE_DRAIN_MS = 5_000;
@@ -37,6 +38,10 @@ export interface PluginServices {
   readonly middleware: MiddlewareRunner;
   readonly providers: ProviderProxies;
   readonly storages: StorageProxies;
+  /** Stable `remote:<plugin>` providers (remote plugins that declare models). */
+  readonly remoteProviders: RemoteProviderProxies;
+  /** The current generation's remote plugins (prompt context, evaluators, gateway routes resolve through it). */
+  readonly remotes: CurrentRemotes;
   /** Deliver queued events (bounded), close every pump, stop the scheduler. Idempotent. */
   close(): Promise<void>;
 }
@@ -106,6 +111,8 @@ export function attachPluginServices(runtime: PluginRuntime, options: PluginServ
     middleware: createPluginMiddlewareRunner(runtime),
     providers: new ProviderProxies(current),
     storages: new StorageProxies(current),
+    remoteProviders: new RemoteProviderProxies(current),
+    remotes: current,
     close: () =>
       (closing ??= (async () => {
         off();

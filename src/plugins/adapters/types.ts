@@ -5,6 +5,7 @@ import type { AdmittedPlugin, CapabilityType, PluginHostServices, PluginInstance
 import type { CronAdapter } from "./cron.ts";
 import type { HookAdapter } from "./hook.ts";
 import type { MiddlewareAdapter } from "./middleware.ts";
+import type { RemoteAdapterContext, RemoteAdapters } from "./remote.ts";
 import type { ProviderAdapter } from "./provider.ts";
 import type { StorageAdapter } from "./storage.ts";
 import type { ToolAdapter } from "./tool.ts";
@@ -54,7 +55,9 @@ export interface CapabilityAdapterMap {
 }
 
 export type AdapterFactory<K extends CapabilityType> = (context: AdapterContext) => Promise<CapabilityAdapterMap[K]>;
-export type AdapterFactories = { [K in CapabilityType]?: AdapterFactory<K> };
+/** Builds the adapters of a started remote plugin from its announced surfaces (remote plugins declare no capabilities). */
+export type RemoteAdapterFactory = (context: RemoteAdapterContext) => Promise<RemoteAdapters>;
+export type AdapterFactories = { [K in CapabilityType]?: AdapterFactory<K> } & { remote?: RemoteAdapterFactory };
 
 /** A generation's adapters grouped by capability type, each list in chain order (priority, then plugin name). */
 export type GenerationAdapters = { [K in CapabilityType]: CapabilityAdapterMap[K][] };

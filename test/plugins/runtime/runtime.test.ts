@@ -236,7 +236,7 @@ describe("plugin runtime", () => {
     expect(loader.releases).toBe(1);
   });
 
-  test("every capability type gets an adapter; kinds without a loader are errors", async () => {
+  test("every capability type gets an adapter; a remote entry without a plugin is an error", async () => {
     const dir = writePlugin(
       t.workspace,
       "mw",
@@ -250,7 +250,7 @@ describe("plugin runtime", () => {
     expect(gen.plugin("mw")!.state).toBe("active");
     expect(gen.adaptersOf("mw").map((a) => a.type).sort()).toEqual(["middleware", "tool"]);
     expect(gen.plugin("rem")!.state).toBe("error");
-    expect(gen.plugin("rem")!.error?.message).toContain('no loader for plugin kind "remote"');
+    expect(gen.plugin("rem")!.error?.message).toContain("neither called bootstrap(plugin) nor exports a plugin object");
   });
 
   test("grants are read from the workspace config.toml by default, at every build", async () => {

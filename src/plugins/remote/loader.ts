@@ -1,0 +1,87 @@
+import { SqliteSessionStore } from "../../agent/sessions.ts";
+import { loadConfig } from "../../config/loader.ts";
+import { PrxError } from "../../core/errors.ts";
+import { resolveModelChoice } from "../../providers/routes.ts";
+import type { ProviderResolver } from "../../providers/types.ts";
+import type { PluginHostServices, PluginLoader } from "../types.ts";
+import { createRemoteHostBindings } from "./bindings.ts";
+import { runHandlingEvent } from "../events/depth.ts";
+import { deliveryDepthsFor } from "./event-depth.ts";
+import { remoteHostContext } from "./host-context.ts";
+import { remoteOptionsFor, startRemotePlugin } from "./index.ts";
+import type { RemotePluginInstance } from "./instance.ts";
+import type { HistoryMessage, RemoteHostBindings } from "./types.ts";
+
+/** A host without providers (`prx plugins list`): useModel fails with a clear error instead of a crash. */
+const noProviders: ProviderResolver = {
+  resolve(name) {
+    throw new PrxError("PROVIDER_UNKNOWN", `no providers in this host; useModel cannot reach "${name}"`, {
+      hint: "remote plugins can use models inside an agent host (prx chat, prx agent, prx gateway)",
+    });
+  },
+  names: () => [],
+};
+
+const cache = new WeakMap<PluginHostServices, RemoteHostBindings>();
+
+/**
+ * Host bindings wired to the live host: the memory backend and event bus of the runtime, the provider resolver with
+ * the configured default model (read at call time, so it follows the config the runtime builds with), settings and
+ * memories persisted per plugin in the workspace database, and composeState's history from the sessions table.
+ * One set per host services object (every generation of a runtime shares it).
+ */
+export function remoteBindingsFor(host: PluginHostServices): RemoteHostBindings {
+  const cached = cache.get(host);
+  if (cached) return cached;
+  const sessions = new SqliteSessionStore(host.db);
+  const config = () => remoteHostContext(host)?.config() ?? loadConfig(host.workspace.configPath).config;
+  const bindings = createRemoteHostBindings({
+    db: host.db,
+    memory: host.memory,
+    providers: host.providers ?? noProviders,
+    events: host.events,
+    model: () => resolveModelChoice(config(), {}),
+    history: (sessionId, limit): HistoryMessage[] =>
+      sessions
+        .history(sessionId, limit)
+        .filter((m) => (m.role === "user" || m.role === "assistant") && m.content.trim() !== "")
+        .map((m) => ({ role: m.role, content: m.content })),
+  });
+  const depths = deliveryDepthsFor(host);
+  const wired: RemoteHostBindings = {
+    ...bindings,
+    emitEvent(plugin, name, payload) {
+      const depth = depths.depthOf(plugin);
+      if (depth === 0) return bindings.emitEvent(plugin, name, payload);
+      runHandlingEvent(depth - 1, () => bindings.emitEvent(plugin, name, payload));
+    },
+  };
+  cache.set(host, wired);
+  return wired;
+}
+
+/**
+ * The loader of `runtime = "remote"` plugins: starts the Worker or subprocess and resolves once it is ready (a plugin
+ * that cannot start fails this load, so a reload keeps the previous generation). release() shuts the plugin down
+ * after its in-flight calls (the generation has already drained its own tracked calls by then).
+ */
+export const remoteLoader: PluginLoader = {
+  kinds: ["remote"],
+  async load(plugin, host): Promise<RemotePluginInstance> {
+    const handle = await startRemotePlugin(remoteOptionsFor(plugin, remoteBindingsFor(host)));
+    return {
+      plugin,
+      handle,
+      invoke(capability, fn) {
+        return Promise.reject(
+          new PrxError(
+            "PLUGIN_UNSUPPORTED",
+            `remote plugin "${plugin.name}" has no WIT exports (asked ${capability.type} "${capability.name}" ${fn})`,
+            { hint: "remote plugins announce actions, providers, models, events, evaluators and routes instead" },
+          ),
+        );
+      },
+      release: () => handle.shutdown(),
+    };
+  },
+};
