@@ -2,7 +2,7 @@
  * `bun run bench`: runs every suite in test/bench/suites (or those named on the command line), prints a
  * table and writes test/bench/results.json. A benchmark harness, not tests: nothing here fails a build.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { BenchRow, BenchSuite } from "./types.ts";
@@ -51,9 +51,13 @@ const table = [
 const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
 for (const row of table) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join("  "));
 
+// Suites not run this time keep their last rows, so `bun run bench gateway` refreshes only the gateway's.
 const out = join(import.meta.dir, "results.json");
+const ran = new Set(names);
+const previous: BenchRow[] = existsSync(out) ? (JSON.parse(readFileSync(out, "utf8")).rows ?? []) : [];
+const merged = [...previous.filter((r) => !ran.has(r.suite)), ...rows].sort((a, b) => a.suite.localeCompare(b.suite));
 writeFileSync(
   out,
-  JSON.stringify({ date: new Date().toISOString(), bun: Bun.version, cpus: navigator.hardwareConcurrency, rows }, null, 2),
+  JSON.stringify({ date: new Date().toISOString(), bun: Bun.version, cpus: navigator.hardwareConcurrency, rows: merged }, null, 2),
 );
 console.log(`wrote ${out}`);

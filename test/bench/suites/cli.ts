@@ -6,19 +6,22 @@ import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
 const FAKE_LATENCY_MS = 50;
 
-function timeRun(argv: string[], env: Record<string, string | undefined> = process.env): { ms: number; maxRssMb: number; stdout: string } {
+/** Async spawn: the fake provider runs in this process, so its event loop must keep turning while we wait. */
+async function timeRun(argv: string[]): Promise<{ ms: number; maxRssMb: number }> {
   const started = performance.now();
-  const proc = Bun.spawnSync(argv, { env, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(argv, { stdout: "ignore", stderr: "pipe" });
+  const code = await proc.exited;
   const ms = performance.now() - started;
-  if (proc.exitCode !== 0) throw new Error(`${argv.join(" ")} exited ${proc.exitCode}: ${proc.stderr.toString()}`);
-  const maxRss = proc.resourceUsage?.maxRSS ?? 0;
-  return { ms, maxRssMb: maxRss / 1024 / 1024, stdout: proc.stdout.toString() };
+  if (code !== 0) throw new Error(`${argv.join(" ")} exited ${code}: ${await new Response(proc.stderr).text()}`);
+  const maxRss = proc.resourceUsage()?.maxRSS ?? 0;
+  return { ms, maxRssMb: maxRss / 1024 / 1024 };
 }
 
 const suite: BenchSuite = async ({ binary, tmp }) => {
   const rows: BenchRow[] = [];
-  timeRun([binary, "--version"]); // warm the page cache
-  const version = Array.from({ length: 15 }, () => timeRun([binary, "--version"]).ms);
+  await timeRun([binary, "--version"]); // warm the page cache
+  const version: number[] = [];
+  for (let i = 0; i < 15; i++) version.push((await timeRun([binary, "--version"])).ms);
   rows.push({ suite: "cli", name: "prx --version cold start (median of 15)", value: stats(version).p50, unit: "ms", target: { op: "<=", value: 30 } });
 
   const fake = await startFakeOpenAI({ latencyMs: FAKE_LATENCY_MS });
@@ -28,8 +31,9 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
       `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fake.url}"\n`,
     );
     const argv = [binary, "agent", "--workspace", tmp, "-m", "hello bench"];
-    timeRun(argv);
-    const runs = Array.from({ length: 10 }, () => timeRun(argv));
+    await timeRun(argv);
+    const runs: { ms: number; maxRssMb: number }[] = [];
+    for (let i = 0; i < 10; i++) runs.push(await timeRun(argv));
     const wall = stats(runs.map((r) => r.ms)).p50;
     rows.push({ suite: "cli", name: `prx agent -m turn wall time (fake latency ${FAKE_LATENCY_MS} ms)`, value: wall, unit: "ms" });
     rows.push({ suite: "cli", name: "prx agent -m turn overhead (wall - fake latency)", value: wall - FAKE_LATENCY_MS, unit: "ms", target: { op: "<=", value: 100 } });
