@@ -76,8 +76,21 @@ function formatInfo(info: PluginInfo): string {
     );
   }
   if (info.capabilities.length === 0) lines.push("    (none)");
+  if (info.remote) lines.push(...formatRemote(info.remote));
   for (const warning of info.warnings) lines.push(`  warning: ${warning}`);
   return lines.join("\n");
+}
+
+function formatRemote(r: NonNullable<PluginInfo["remote"]>): string[] {
+  const surfaces = Object.entries(r.surfaces)
+    .filter(([, names]) => names.length > 0)
+    .map(([kind, names]) => `${kind} ${names.join(", ")}`);
+  return [
+    `  remote: ${r.transport} ${r.state}${r.pid ? ` pid ${r.pid}` : ""}${r.ready_ms === null ? "" : `, ready in ${r.ready_ms.toFixed(0)} ms`}, restarts ${r.restarts}`,
+    `    calls ${r.calls}, failures ${r.failures}, timeouts ${r.timeouts}, in flight ${r.in_flight}, host calls ${r.host_calls}, callbacks ${r.callbacks}, refused lines ${r.malformed + r.oversize}`,
+    ...(surfaces.length ? [`    surfaces: ${surfaces.join("; ")}`] : []),
+    ...(r.last_error ? [`    last error: ${r.last_error}`] : []),
+  ];
 }
 
 function openRuntime(workspace: Workspace): PluginRuntime {
