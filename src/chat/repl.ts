@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import type { AgentHost } from "../agent/index.ts";
-import { errorMessage } from "../core/errors.ts";
+import { errorMessage, isPrxError } from "../core/errors.ts";
 import { setLogSink } from "../core/logger.ts";
 import { InterruptController } from "../cli/interrupt.ts";
 import { runChatCommand, type ChatState } from "./commands.ts";
@@ -70,9 +70,13 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
         });
         out.text("\n");
       } catch (error) {
-        failures++;
         out.text("\n");
-        out.error(errorMessage(error));
+        if (isPrxError(error, "ABORTED")) {
+          out.info("turn cancelled; what was said so far is kept in the session");
+        } else {
+          failures++;
+          out.error(errorMessage(error));
+        }
       } finally {
         interrupts.end();
       }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
-import { ensureBinary, fakeProviderConfig, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { BINARY, ensureBinary, fakeProviderConfig, runPrx, tempWorkspace } from "../helpers/binary.ts";
 
 let fake: FakeServer;
 const cleanups: (() => void)[] = [];
@@ -125,5 +125,34 @@ describe("prx binary", () => {
     const fail = await runPrx(["doctor", "--workspace", bad]);
     expect(fail.code).toBe(1);
     expect(fail.stdout).toContain("FAIL provider fake");
+  });
+});
+
+describe("prx chat interrupts", () => {
+  test("Ctrl-C cancels the running turn, the chat goes on, and a second Ctrl-C while idle exits", async () => {
+    const dir = workspace(fakeProviderConfig(fake.url));
+    fake.enqueue({ type: "hang" });
+    const proc = Bun.spawn([BINARY, "chat", "--workspace", dir], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { PATH: process.env.PATH ?? "/usr/bin", HOME: dir },
+    });
+    const before = fake.chatRequests().length;
+    proc.stdin.write("please hang\n");
+    proc.stdin.flush();
+    while (fake.chatRequests().length === before) await Bun.sleep(10);
+    proc.kill("SIGINT");
+    await Bun.sleep(200);
+    proc.stdin.write("second message\n");
+    proc.stdin.flush();
+    while (fake.chatRequests().length < before + 2) await Bun.sleep(10);
+    await Bun.sleep(200);
+    proc.kill("SIGINT");
+    const code = await proc.exited;
+    const stdout = await new Response(proc.stdout).text();
+    expect(stdout).toContain("cancelled");
+    expect(stdout).toContain("echo: second message");
+    expect(code).toBe(0);
   });
 });
