@@ -2,11 +2,12 @@ import type { Database } from "bun:sqlite";
 import { loadConfig } from "../config/loader.ts";
 import type { Config } from "../config/schema.ts";
 import { closeDatabase, openDatabase } from "../core/database.ts";
+import { errorMessage, PrxError } from "../core/errors.ts";
 import { nullPublisher, type EventPublisher } from "../core/events.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 import { createMemoryBackend } from "../memory/index.ts";
 import type { MemoryBackend } from "../memory/types.ts";
-import { createProviderResolver, resolveModelChoice } from "../providers/index.ts";
+import { createProviderResolver, isExternalProviderName, resolveModelChoice } from "../providers/index.ts";
 import type { Provider, ProviderResolver } from "../providers/types.ts";
 import { createBuiltinTools, ToolRegistry } from "../tools/index.ts";
 import type { ToolSource } from "../tools/types.ts";
@@ -45,7 +46,18 @@ export interface AgentHost {
   resolveModelChoice(opts: { provider?: string; model?: string }): { provider: string; model: string };
   /** Turns running or queued. */
   readonly activeTurns: number;
+  /** Where `extend` (the plugin runtime) stands; see OpenAgentHostOptions.deferExtend. */
+  readonly extensions: ExtensionsStatus;
+  /** Run `extend` now if it was deferred and has not started; resolves once it has finished (rejects if it threw). */
+  loadExtensions(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface ExtensionsStatus {
+  /** "idle": deferred and not started yet; "loading"; "ready" (also when there is no `extend`); "failed". */
+  state: "idle" | "loading" | "ready" | "failed";
+  /** Why it failed. */
+  error?: string;
 }
 
 export interface OpenAgentHostOptions {
@@ -57,6 +69,21 @@ export interface OpenAgentHostOptions {
    * explicitly selected `wasm:` backend can be found. The plugin runtime hooks in here.
    */
   extend?: (base: { workspace: Workspace; config: Config; db: Database; memory: () => MemoryBackend | null; providers: ProviderResolver }) => Promise<HostExtensions>;
+  /**
+   * Return before `extend` has run: it starts with loadExtensions() (the gateway calls it once it listens) or with
+   * the first turn, and every turn waits for it. Ignored when the configuration needs a plugin at open (a wasm:
+   * memory backend, or a wasm:/remote: default or fallback provider).
+   */
+  deferExtend?: boolean;
+}
+
+/** True when opening the host must resolve something only a plugin provides. */
+function needsExtensionsAtOpen(config: Config): boolean {
+  return (
+    config.memory.backend.startsWith("wasm:") ||
+    isExternalProviderName(config.default_provider) ||
+    config.reliability.fallback_providers.some(isExternalProviderName)
+  );
 }
 
 export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise<AgentHost> {
@@ -69,7 +96,14 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   let extensions: HostExtensions = {};
   let memory: MemoryBackend | null = null;
   const providers = createProviderResolver(config, { env, external: (name) => extensions.provider?.(name) });
-  if (options.extend) extensions = await options.extend({ workspace, config, db, memory: () => memory, providers });
+  const base = { workspace, config, db, memory: () => memory, providers };
+  const status: ExtensionsStatus = { state: options.extend ? "idle" : "ready" };
+  const deferred = options.extend !== undefined && options.deferExtend === true && !needsExtensionsAtOpen(config);
+  if (options.extend && !deferred) {
+    status.state = "loading";
+    extensions = await options.extend(base);
+    status.state = "ready";
+  }
   memory = createMemoryBackend(config.memory.backend, db, (name) => extensions.storage?.(name));
   const currentMemory = () => memory!;
 
@@ -79,12 +113,55 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   });
   for (const source of extensions.toolSources ?? []) tools.addSource(source);
 
+  let loading: Promise<void> | null = deferred ? null : Promise.resolve();
+  let closed = false;
+  const loadExtensions = (): Promise<void> =>
+    (loading ??= (async () => {
+      if (closed) throw new PrxError("ABORTED", "the agent host is closed; its plugins are not loaded any more");
+      status.state = "loading";
+      try {
+        extensions = await options.extend!(base);
+      } catch (cause) {
+        status.state = "failed";
+        status.error = errorMessage(cause);
+        throw new PrxError("PLUGIN_LOAD", `the plugin runtime did not start: ${status.error}`, {
+          cause,
+          status: 503,
+          hint: "see the log above, fix the plugin or its manifest, and restart",
+        });
+      }
+      for (const source of extensions.toolSources ?? []) tools.addSource(source);
+      status.state = "ready";
+    })());
+
   const sessions = new SqliteSessionStore(db);
   const queue = new SessionQueue();
-  const events = extensions.events ?? nullPublisher;
+  // Resolved per publish: with a deferred `extend`, the plugin bus arrives after open.
+  const events: EventPublisher = {
+    publish: (topic, payload) => (extensions.events ?? nullPublisher).publish(topic, payload),
+  };
   const choose = (opts: { provider?: string; model?: string }) => resolveModelChoice(config, opts);
   // Fail at start, not at the first turn, when the configured provider cannot be resolved.
   providers.resolve(choose({}).provider);
+
+  const run = (input: TurnInput) =>
+    queue.run(input.historyOverride ? `${input.sessionId}#${crypto.randomUUID()}` : input.sessionId, () =>
+      executeTurn(
+        {
+          config,
+          workspace: workspace.root,
+          sessions,
+          providers,
+          resolveModelChoice: choose,
+          tools,
+          memory: currentMemory,
+          middleware: extensions.middleware ?? identityMiddleware,
+          events,
+          extensions,
+        },
+        input,
+      ),
+    );
 
   return {
     workspace,
@@ -100,25 +177,12 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     get activeTurns() {
       return queue.active;
     },
-    runTurn: (input) =>
-      queue.run(input.historyOverride ? `${input.sessionId}#${crypto.randomUUID()}` : input.sessionId, () =>
-        executeTurn(
-          {
-            config,
-            workspace: workspace.root,
-            sessions,
-            providers,
-            resolveModelChoice: choose,
-            tools,
-            memory: currentMemory,
-            middleware: extensions.middleware ?? identityMiddleware,
-            events,
-            extensions,
-          },
-          input,
-        ),
-      ),
+    extensions: status,
+    loadExtensions,
+    runTurn: (input) => (status.state === "ready" ? run(input) : loadExtensions().then(() => run(input))),
     async close() {
+      closed = true;
+      if (loading) await loading.catch(() => undefined);
       await extensions.close?.();
       closeDatabase(workspace.dbPath);
     },

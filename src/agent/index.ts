@@ -1,4 +1,10 @@
-export { openAgentHost, type AgentHost, type HostExtensions, type OpenAgentHostOptions } from "./host.ts";
+export {
+  openAgentHost,
+  type AgentHost,
+  type ExtensionsStatus,
+  type HostExtensions,
+  type OpenAgentHostOptions,
+} from "./host.ts";
 export { executeTurn, type TurnDeps, type TurnExtensions, type TurnTools } from "./turn.ts";
 export { SqliteSessionStore, validateSessionId, SESSION_ID_MAX_BYTES, SESSION_ID_PATTERN } from "./sessions.ts";
 export { SessionQueue, SESSION_QUEUE_MAX } from "./session-queue.ts";

@@ -2,9 +2,9 @@ import type { Config } from "../config/schema.ts";
 import { PrxError, errorMessage, toPrxError } from "../core/errors.ts";
 import type { EventPublisher } from "../core/events.ts";
 import type { MemoryBackend } from "../memory/types.ts";
-import type { ChatMessage, ProviderResolver, ToolSpec, Usage } from "../providers/types.ts";
+import type { StreamDelta, ChatMessage, ProviderResolver, ToolSpec, Usage } from "../providers/types.ts";
 import type { ToolContext, ToolResult } from "../tools/types.ts";
-import type { MiddlewareRunner } from "./envelopes.ts";
+import type { Envelopes, MiddlewareRunner, Stage } from "./envelopes.ts";
 import { lifecycleTopic, type LifecycleName } from "./lifecycle.ts";
 import { buildMessages } from "./prompt.ts";
 import type { SqliteSessionStore } from "./sessions.ts";
@@ -71,6 +71,13 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
   };
   // Streaming raw deltas would bypass llm_response/outbound transformations, so buffer when they are active.
   const streamDeltas = !middleware.active || (!middleware.active("llm_response") && !middleware.active("outbound"));
+  // A stage no middleware sees passes its envelope through: skip the runner (a promise and a generation lookup).
+  const stage = <S extends Stage>(name: S, envelope: Envelopes[S]): Envelopes[S] | Promise<Envelopes[S]> =>
+    middleware.active && !middleware.active(name) ? envelope : middleware.run(name, envelope);
+  // Deltas matter to an observer, and to a stored session (it keeps the partial answer of a failed stream). A
+  // stateless turn with no observer (the gateway's JSON chat completion) asks for one whole response: fewer bytes,
+  // packets and parses per turn.
+  const wantDeltas = observer.onDelta !== undefined || persist;
 
   emit("agent_start", { text_length: input.text.length });
   const pending: ChatMessage[] = [];
@@ -81,7 +88,7 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
   let partial = "";
   try {
     if (persist) deps.sessions.ensure(input.sessionId, input.channel);
-    const inbound = await middleware.run("inbound", {
+    const inbound = await stage("inbound", {
       text: input.text,
       channel: input.channel,
       user_id: input.userId ?? null,
@@ -113,7 +120,7 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
     while (true) {
       if (signal.aborted) throw new PrxError("ABORTED", "turn cancelled");
       iterations++;
-      const request = await middleware.run("llm_request", {
+      const request = await stage("llm_request", {
         messages,
         model: choice.model,
         temperature: config.agent.temperature,
@@ -128,17 +135,21 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
         temperature: request.temperature,
         tools: request.tools.length ? request.tools : undefined,
         signal,
-        onDelta: (delta) => {
-          if (delta.type !== "text") return;
-          partial += delta.text;
-          if (!streamDeltas) return;
-          streamedFinal = true;
-          safely(() => observer.onDelta?.(delta.text));
-        },
+        ...(wantDeltas
+          ? {
+              onDelta: (delta: StreamDelta) => {
+                if (delta.type !== "text") return;
+                partial += delta.text;
+                if (!streamDeltas) return;
+                streamedFinal = true;
+                safely(() => observer.onDelta?.(delta.text));
+              },
+            }
+          : {}),
       });
       partial = "";
       answeredBy = raw.provider;
-      const response = await middleware.run("llm_response", {
+      const response = await stage("llm_response", {
         text: raw.text,
         tool_calls: raw.toolCalls,
         model: raw.model,
@@ -182,7 +193,7 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
       messages = [...messages, assistant, ...results];
     }
 
-    const outbound = await middleware.run("outbound", { text: finalText, channel: input.channel, session_id: input.sessionId });
+    const outbound = await stage("outbound", { text: finalText, channel: input.channel, session_id: input.sessionId });
     // Providers that do not stream, and buffered turns, deliver the final text as one delta.
     if (!streamedFinal && outbound.text) safely(() => observer.onDelta?.(outbound.text));
     pending.push({ role: "assistant", content: outbound.text });

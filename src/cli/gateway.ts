@@ -1,4 +1,5 @@
 import { version } from "../../package.json" with { type: "json" };
+import { errorMessage } from "../core/errors.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
 const USAGE = `Usage: prx gateway [--host H] [--port P]      run the HTTP gateway (default 127.0.0.1:16830)
@@ -8,6 +9,9 @@ const USAGE = `Usage: prx gateway [--host H] [--port P]      run the HTTP gatewa
 `;
 
 const TOKEN_COMMANDS = ["create", "list", "revoke"] as const;
+
+/** How long after listening the gateway starts its plugin runtime unless a request needs it sooner. */
+export const PLUGINS_LOAD_DELAY_MS = 25;
 
 export async function gatewayCommand(argv: string[], globals: { workspace?: string }): Promise<number> {
   if (argv[0] === "token") return tokenCommand(argv.slice(1), globals);
@@ -22,8 +26,14 @@ export async function gatewayCommand(argv: string[], globals: { workspace?: stri
   if (positionals.length > 0) throw unknownName("subcommand", positionals[0]!, ["token"], "prx gateway");
   const port = values.port === undefined ? undefined : parsePort(values.port);
 
-  const { openHost } = await import("./open-host.ts");
-  const host = await openHost(values.workspace ?? globals.workspace);
+  const { openAgentHost } = await import("../agent/index.ts");
+  // The plugin runtime (and its modules) load once the gateway listens: /health answers meanwhile ("starting") and
+  // turns wait for it.
+  const host = await openAgentHost({
+    workspace: values.workspace ?? globals.workspace,
+    extend: async (base) => (await import("../plugins/host-extensions.ts")).pluginExtensions(base),
+    deferExtend: true,
+  });
   let server;
   try {
     const { startGateway } = await import("../gateway/server.ts");
@@ -33,14 +43,24 @@ export async function gatewayCommand(argv: string[], globals: { workspace?: stri
       hostname: values.host,
       port,
       version,
-      mounts: pluginGatewayMounts(host.workspace.root),
-      checks: { plugins: pluginHealthCheck(host.workspace.root) },
+      mounts: pluginGatewayMounts(host),
+      checks: { plugins: pluginHealthCheck(host) },
     });
   } catch (error) {
     await host.close();
     throw error;
   }
+  const gateway = server;
+  // Requests that need plugins (turns, /api/plugins) load them at once; otherwise they load shortly after
+  // listening, so the first health checks are answered without waiting behind the plugin start.
+  const loadLater = setTimeout(() => {
+    if (gateway.context.turns.draining) return;
+    host.loadExtensions().catch((error: unknown) =>
+      gateway.context.logger.error(`plugins did not load; /health reports 503, turns fail: ${errorMessage(error)}`),
+    );
+  }, PLUGINS_LOAD_DELAY_MS);
   await server.closed;
+  clearTimeout(loadLater);
   await host.close();
   return 0;
 }

@@ -38,8 +38,15 @@ export interface Logger {
   child(scope: string): Logger;
 }
 
-function format(level: LogLevel, scope: string, message: string, fields?: Record<string, unknown>): string {
-  const time = new Date().toISOString();
+/** One log line: `<ISO time> <LEVEL> [scope] message {fields as JSON}`; `at` (epoch ms) defaults to now. */
+export function formatLogLine(
+  level: LogLevel,
+  scope: string,
+  message: string,
+  fields?: Record<string, unknown>,
+  at?: number,
+): string {
+  const time = (at === undefined ? new Date() : new Date(at)).toISOString();
   const extra = fields && Object.keys(fields).length > 0 ? " " + JSON.stringify(fields) : "";
   return `${time} ${level.toUpperCase().padEnd(5)} [${scope}] ${message}${extra}`;
 }
@@ -47,7 +54,7 @@ function format(level: LogLevel, scope: string, message: string, fields?: Record
 export function createLogger(scope: string): Logger {
   const at = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
     if (rank[level] < rank[threshold]) return;
-    sink(format(level, scope, message, fields));
+    sink(formatLogLine(level, scope, message, fields));
   };
   return {
     trace: at("trace"),
@@ -57,4 +64,58 @@ export function createLogger(scope: string): Logger {
     error: at("error"),
     child: (sub) => createLogger(`${scope}.${sub}`),
   };
+}
+
+/** Bytes a buffered sink holds before writing without waiting for the end of the event-loop turn. */
+export const LOG_BUFFER_MAX_BYTES = 64 * 1024;
+
+export interface BufferedSink {
+  /** A line, or a function making it: called when the buffer is written, off the caller's path. */
+  (line: string | (() => string)): void;
+  /** Write whatever is pending now. */
+  flush(): void;
+}
+
+const unflushed = new Set<BufferedSink>();
+let exitHooked = false;
+
+/**
+ * A sink for hot paths (the gateway's access log): lines are joined and written once per event-loop turn, or at
+ * once past LOG_BUFFER_MAX_BYTES, so a busy server makes one write per batch instead of one per line. Whatever is
+ * pending when the process exits is written then.
+ */
+export function createBufferedSink(
+  write: (text: string) => void = (text) => void process.stderr.write(text),
+): BufferedSink {
+  let pending: Array<string | (() => string)> = [];
+  let bytes = 0;
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    unflushed.delete(sink);
+    if (pending.length === 0) return;
+    let text = "";
+    for (const line of pending) text += (typeof line === "string" ? line : line()) + "\n";
+    pending = [];
+    bytes = 0;
+    write(text);
+  };
+  const sink = ((line: string | (() => string)) => {
+    pending.push(line);
+    // A deferred line counts as a typical access-log line until it is made.
+    bytes += typeof line === "string" ? line.length + 1 : 160;
+    if (bytes >= LOG_BUFFER_MAX_BYTES) return flush();
+    if (scheduled) return;
+    scheduled = true;
+    unflushed.add(sink);
+    if (!exitHooked) {
+      exitHooked = true;
+      process.once("exit", () => {
+        for (const s of [...unflushed]) s.flush();
+      });
+    }
+    setImmediate(flush);
+  }) as BufferedSink;
+  sink.flush = flush;
+  return sink;
 }

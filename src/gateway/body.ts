@@ -37,11 +37,14 @@ export function requireJson(request: Request): void {
   }
 }
 
+/** Decoding without `stream` keeps no state between calls, so one strict decoder serves every request. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 export function parseJsonBytes<S extends z.ZodType>(bytes: Uint8Array, schema: S): z.infer<S> {
   if (bytes.length === 0) throw new PrxError("BAD_REQUEST", "the request body is empty; expected a JSON object");
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     throw new PrxError("BAD_REQUEST", "the request body is not valid UTF-8");
   }
@@ -73,11 +76,15 @@ export function tooLarge(size: number | string, maxBytes: number): PrxError {
   );
 }
 
-/** Content-Length over the limit is refused before reading; chunked bodies are counted as they stream. */
+/**
+ * Content-Length over the limit is refused before reading; a body within its declared length is read whole (the
+ * server never hands over more than Content-Length); chunked bodies are counted as they stream.
+ */
 export async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(declared, maxBytes);
   if (!request.body) return new Uint8Array(0);
+  if (declared !== null && /^\d+$/.test(declared)) return new Uint8Array(await request.arrayBuffer());
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;

@@ -1,5 +1,6 @@
 import type { GatewayConfig } from "../config/schema.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
+import { loggerAccessLog, type AccessLog } from "./access-log.ts";
 import type { AuthService } from "./auth/service.ts";
 import { recordedClientAddress } from "./client.ts";
 import { IdempotencyStore } from "./idempotency.ts";
@@ -18,7 +19,7 @@ export interface GatewayContext {
   version: string;
   startedAt: number;
   logger: Logger;
-  accessLog: Logger;
+  accessLog: AccessLog;
   turns: TurnTracker;
   clientLimiter: RateLimiter;
   tokenLimiter: RateLimiter;
@@ -42,7 +43,7 @@ export function buildContext(deps: GatewayDeps): GatewayContext {
     version: deps.version,
     startedAt: deps.startedAt,
     logger,
-    accessLog: createLogger("gateway.access"),
+    accessLog: deps.accessLog ?? loggerAccessLog(createLogger("gateway.access")),
     turns: new TurnTracker(),
     clientLimiter: new RateLimiter(config.rate_limit_per_minute, now),
     tokenLimiter: new RateLimiter(config.rate_limit_per_token_per_minute, now),

@@ -1,5 +1,6 @@
-export { createGatewayApp, buildGateway, type GatewayApp } from "./app.ts";
+export { createGatewayApp, buildGateway, type GatewayApp, type NativeRoutes } from "./app.ts";
 export { startGateway, type GatewayServer, type StartGatewayOptions } from "./server.ts";
+export { lineAccessLog, loggerAccessLog, type AccessEntry, type AccessLog } from "./access-log.ts";
 export { AuthService, TokenStore, OPEN_CREDENTIAL, type Credential, type TokenRecord } from "./auth/index.ts";
 export { GatewayMetrics } from "./metrics.ts";
 export { doc, type RouteDoc } from "./openapi/doc.ts";

@@ -29,18 +29,36 @@ function capped(labels: Labels, size: number, key: string, has: boolean): [strin
   return [seriesKey(other), other];
 }
 
+interface CounterSeries {
+  labels: Labels;
+  value: number;
+}
+
+interface HistogramSeries {
+  labels: Labels;
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
 export class Counter {
-  private readonly series = new Map<string, { labels: Labels; value: number }>();
+  private readonly series = new Map<string, CounterSeries>();
   constructor(
     readonly name: string,
     readonly help: string,
   ) {}
 
+  /** The series of these labels, created on first use (past METRIC_MAX_SERIES: the "other" series). */
+  seriesFor(labels: Labels): CounterSeries {
+    const wanted = seriesKey(labels);
+    const [key, chosen] = capped(labels, this.series.size, wanted, this.series.has(wanted));
+    let entry = this.series.get(key);
+    if (!entry) this.series.set(key, (entry = { labels: chosen, value: 0 }));
+    return entry;
+  }
+
   inc(labels: Labels = {}, by = 1): void {
-    const [key, chosen] = capped(labels, this.series.size, seriesKey(labels), this.series.has(seriesKey(labels)));
-    const entry = this.series.get(key);
-    if (entry) entry.value += by;
-    else this.series.set(key, { labels: chosen, value: by });
+    this.seriesFor(labels).value += by;
   }
 
   get(labels: Labels = {}): number {
@@ -55,20 +73,30 @@ export class Counter {
 }
 
 export class Histogram {
-  private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+  private readonly series = new Map<string, HistogramSeries>();
   constructor(
     readonly name: string,
     readonly help: string,
     readonly buckets: number[],
   ) {}
 
-  observe(value: number, labels: Labels = {}): void {
-    const [key, chosen] = capped(labels, this.series.size, seriesKey(labels), this.series.has(seriesKey(labels)));
+  /** The series of these labels, created on first use (past METRIC_MAX_SERIES: the "other" series). */
+  seriesFor(labels: Labels): HistogramSeries {
+    const wanted = seriesKey(labels);
+    const [key, chosen] = capped(labels, this.series.size, wanted, this.series.has(wanted));
     let entry = this.series.get(key);
     if (!entry) {
       entry = { labels: chosen, counts: new Array(this.buckets.length).fill(0), sum: 0, count: 0 };
       this.series.set(key, entry);
     }
+    return entry;
+  }
+
+  observe(value: number, labels: Labels = {}): void {
+    this.observeInto(this.seriesFor(labels), value);
+  }
+
+  observeInto(entry: HistogramSeries, value: number): void {
     for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]!) entry.counts[i]!++;
     entry.sum += value;
     entry.count++;
@@ -107,9 +135,22 @@ export class GatewayMetrics {
     "failed gateway turns caused by a provider, by provider",
   );
 
+  /** Series of each (route, method, status) seen, so a request costs two map lookups and no label objects. */
+  private readonly requestSeries = new Map<string, { count: CounterSeries; duration: HistogramSeries }>();
+
   request(route: string, method: string, status: number, seconds: number): void {
-    this.httpRequests.inc({ route, method, status: String(status) });
-    this.httpDuration.observe(seconds, { route });
+    const key = `${method} ${status} ${route}`;
+    let series = this.requestSeries.get(key);
+    if (!series) {
+      series = {
+        count: this.httpRequests.seriesFor({ route, method, status: String(status) }),
+        duration: this.httpDuration.seriesFor({ route }),
+      };
+      // Bounded like the series themselves; past the cap, lookups go through the labels every time.
+      if (this.requestSeries.size < METRIC_MAX_SERIES) this.requestSeries.set(key, series);
+    }
+    series.count.value++;
+    this.httpDuration.observeInto(series.duration, seconds);
   }
 
   render(toolCalls: Record<string, number>): string {

@@ -7,7 +7,9 @@ import { REQUEST_ID_MAX_CHARS } from "./limits.ts";
 
 /**
  * The request pipeline every route shares, as three Elysia hooks: `before` (request id, rate limits, auth,
- * declared body size), `onError` (PrxError -> JSON with the right status) and `after` (metrics, access log).
+ * declared body size), `handled` (the route's response: x-request-id, metrics, access log) and `onError`
+ * (PrxError -> JSON with the right status, metrics, access log). Nothing is left to onAfterResponse: it costs a
+ * macrotask per request, and setting `set.headers` would make Elysia copy every response into a new one.
  */
 interface RequestState {
   id: string;
@@ -15,10 +17,6 @@ interface RequestState {
   path: string;
   client: string;
   credential: Credential | null;
-  status: number;
-  route: string;
-  /** When the response was produced; onAfterResponse runs a tick later. */
-  end: number;
   done: boolean;
 }
 
@@ -47,15 +45,30 @@ export function requestIdOf(request: Request): string {
   return states.get(request)?.id ?? "";
 }
 
+/** The response with x-request-id set: in place when its headers are mutable, else a copy. */
+function withRequestId(response: Response, id: string): Response {
+  try {
+    response.headers.set("x-request-id", id);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    copy.headers.set("x-request-id", id);
+    return copy;
+  }
+}
+
 export function createPipeline(gw: GatewayContext) {
-  function finish(request: Request, state: RequestState, status: number): void {
+  function finish(request: Request, state: RequestState, route: string, status: number): void {
     if (state.done) return;
     state.done = true;
-    const seconds = ((state.end || performance.now()) - state.start) / 1000;
-    gw.metrics.request(state.route, request.method, status, seconds);
-    gw.accessLog.info(`${request.method} ${state.path} ${status}`, {
+    const ms = performance.now() - state.start;
+    gw.metrics.request(route, request.method, status, ms / 1000);
+    gw.accessLog({
+      method: request.method,
+      path: state.path,
+      status,
       id: state.id,
-      ms: Math.round(seconds * 10_000) / 10,
+      ms: Math.round(ms * 10) / 10,
       client: state.client,
       ...(state.credential && state.credential.kind === "token" ? { token: state.credential.id } : {}),
     });
@@ -63,13 +76,11 @@ export function createPipeline(gw: GatewayContext) {
 
   function reject(request: Request, state: RequestState, error: PrxError): Response {
     const response = errorResponse(error, headersFor(error, state.id));
-    state.status = response.status;
-    state.route = "rejected";
-    finish(request, state, response.status);
+    finish(request, state, "rejected", response.status);
     return response;
   }
 
-  function before(request: Request, headers: Record<string, string | number>): Response | undefined {
+  function before(request: Request): Response | undefined {
     const given = request.headers.get("x-request-id");
     const id = given && given.length <= REQUEST_ID_MAX_CHARS && REQUEST_ID_RE.test(given) ? given : crypto.randomUUID();
     const path = pathOf(request.url);
@@ -79,13 +90,9 @@ export function createPipeline(gw: GatewayContext) {
       path,
       client: gw.clientAddress(request),
       credential: null,
-      status: 0,
-      route: "unmatched",
-      end: 0,
       done: false,
     };
     states.set(request, state);
-    headers["x-request-id"] = id;
 
     if (path !== "/health") {
       const decision = gw.clientLimiter.take(state.client);
@@ -127,38 +134,63 @@ export function createPipeline(gw: GatewayContext) {
     return undefined;
   }
 
-  function onError(request: Request, code: string | number, thrown: unknown): Response {
+  function onError(request: Request, code: string | number, thrown: unknown, route: string | undefined): Response {
     const state = states.get(request);
     const error = fromElysiaError(code, thrown, request.method, state?.path ?? pathOf(request.url));
     const status = statusOf(error);
     if (status === 500) gw.logger.error(error.message, { id: state?.id, code: error.code });
     else if (status > 500) gw.logger.warn(error.message, { id: state?.id, code: error.code });
     const response = errorResponse(error, state ? headersFor(error, state.id) : undefined);
-    if (state) {
-      state.status = response.status;
-      state.end = performance.now();
-      if (code === "NOT_FOUND") state.route = "unmatched";
-    }
+    if (state) finish(request, state, code === "NOT_FOUND" || !route ? "unmatched" : route, response.status);
     return response;
   }
 
-  /** Marks the moment the handler produced its response. */
-  function handled(request: Request): void {
+  /**
+   * The route produced its response (the head; a stream may follow): stamp x-request-id, count it, log it.
+   * Returns a replacement only when the value is not a Response (Elysia then maps it with `set.headers`).
+   */
+  function handled(
+    request: Request,
+    route: string,
+    value: unknown,
+    set: { headers: unknown; status?: unknown },
+  ): Response | undefined {
     const state = states.get(request);
-    if (state) state.end = performance.now();
+    if (!state) return undefined;
+    if (value instanceof Response) {
+      const response = withRequestId(value, state.id);
+      finish(request, state, route, response.status);
+      return response === value ? undefined : response;
+    }
+    (set.headers as Record<string, string>)["x-request-id"] = state.id;
+    finish(request, state, route, typeof set.status === "number" ? set.status : 200);
+    return undefined;
   }
 
-  function after(request: Request, route: string | undefined, response: unknown, setStatus: unknown): void {
-    const state = states.get(request);
-    if (!state) return;
-    if (route && state.status !== 404) state.route = route;
-    let status = state.status;
-    if (!status)
-      status = response instanceof Response ? response.status : typeof setStatus === "number" ? setStatus : 200;
-    finish(request, state, status);
+  /**
+   * One request served outside Elysia (Bun.serve's native routes for the hottest paths, see app.ts): the same
+   * steps as the Elysia hooks, in the same order.
+   */
+  async function serve(
+    request: Request,
+    route: string,
+    handler: (request: Request) => Response | Promise<Response>,
+  ): Promise<Response> {
+    const early = before(request);
+    if (early) return early;
+    let response: Response;
+    try {
+      response = await handler(request);
+    } catch (thrown) {
+      return onError(request, "UNKNOWN", thrown, route);
+    }
+    const state = states.get(request)!;
+    const stamped = withRequestId(response, state.id);
+    finish(request, state, route, stamped.status);
+    return stamped;
   }
 
-  return { before, onError, handled, after };
+  return { before, onError, handled, serve };
 }
 
 function headersFor(error: PrxError, id: string): Record<string, string> {

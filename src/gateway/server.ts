@@ -1,7 +1,8 @@
 import type { AgentHost } from "../agent/index.ts";
 import type { GatewayConfig } from "../config/schema.ts";
 import { PrxError } from "../core/errors.ts";
-import { buildGateway } from "./app.ts";
+import { lineAccessLog, type AccessLog } from "./access-log.ts";
+import { buildGateway, type NativeRoutes } from "./app.ts";
 import { AuthService } from "./auth/service.ts";
 import { rememberClientAddress } from "./client.ts";
 import type { GatewayContext } from "./context.ts";
@@ -31,6 +32,8 @@ export interface StartGatewayOptions {
   handleSignals?: boolean;
   mounts?: GatewayDeps["mounts"];
   checks?: GatewayDeps["checks"];
+  /** One line per request; default: printed to stderr (buffered), whatever PRX_LOG says unless "silent". */
+  accessLog?: AccessLog;
 }
 
 export interface GatewayServer {
@@ -69,7 +72,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     pairingCodeTtlMs: config.pairing_code_ttl_s * 1000,
     now,
   });
-  const { app, context } = buildGateway({
+  const { app, context, native } = buildGateway({
     host: options.config ? { ...pick(host), config: { ...host.config, gateway: config } } : host,
     auth,
     version: options.version ?? "0.0.0",
@@ -77,6 +80,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     clock: now,
     mounts: options.mounts,
     checks: options.checks,
+    accessLog: options.accessLog ?? lineAccessLog(),
   });
 
   let server: ReturnType<typeof Bun.serve>;
@@ -86,6 +90,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       port,
       idleTimeout: GATEWAY_IDLE_TIMEOUT_S,
       maxRequestBodySize: BUN_MAX_REQUEST_BODY_BYTES,
+      routes: nativeRoutes(native),
       fetch(request, srv) {
         rememberClientAddress(request, srv.requestIP(request)?.address);
         return app.handle(request);
@@ -150,6 +155,23 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   }
 
   return { url, hostname, port: server.port ?? port, context, pairingCode: pairing?.code ?? null, stop, closed };
+}
+
+type Served = (request: Request, server: Bun.Server<undefined>) => Promise<Response>;
+
+/** The app's native routes for Bun.serve (path -> method -> handler), recording each client address first. */
+function nativeRoutes(native: NativeRoutes): Record<string, Record<string, Served>> {
+  const routes: Record<string, Record<string, Served>> = {};
+  for (const [path, methods] of Object.entries(native)) {
+    routes[path] = {};
+    for (const [method, handle] of Object.entries(methods)) {
+      routes[path][method] = (request, srv) => {
+        rememberClientAddress(request, srv.requestIP(request)?.address);
+        return handle(request);
+      };
+    }
+  }
+  return routes;
 }
 
 function pick(host: GatewayHost): GatewayHost {

@@ -1,6 +1,7 @@
 import type { AnyElysia } from "elysia";
 import type { AgentHost } from "../agent/index.ts";
 import type { Logger } from "../core/logger.ts";
+import type { AccessLog } from "./access-log.ts";
 import type { AuthService } from "./auth/service.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 
@@ -43,4 +44,6 @@ export interface GatewayDeps {
    * recorded (server.requestIP), or "local" for requests handed to app.handle directly.
    */
   clientAddress?: (request: Request) => string;
+  /** One line per request. Default: INFO lines of the "gateway.access" logger; startGateway prints them always. */
+  accessLog?: AccessLog;
 }

@@ -70,20 +70,36 @@ function toEntry(row: Row): MemoryEntry {
   };
 }
 
+/** SQL of every statement, prepared on first use (bun:sqlite's query() caches them): opening a host stays cheap. */
+const search = (sessionFilter: string, order: string) =>
+  `SELECT ${COLUMNS}, -bm25(memories_fts, ${BM25_WEIGHTS}) AS score
+   FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
+   WHERE memories_fts MATCH $match ${sessionFilter} ORDER BY ${order} LIMIT $limit`;
+const IN_SESSION = "AND (m.session_id = $session OR m.session_id IS NULL)";
+const BY_RANK = `bm25(memories_fts, ${BM25_WEIGHTS})`;
+const BY_LATEST = "memories_fts.rowid DESC";
+const SQL = {
+  upsert: `INSERT INTO memories (id, key, content, category, session_id, created_at, updated_at)
+       VALUES ($id, $key, $content, $category, $session, $now, $now)
+       ON CONFLICT(key) DO UPDATE SET content = excluded.content, category = excluded.category,
+         session_id = excluded.session_id, updated_at = excluded.updated_at`,
+  searchAll: search("", BY_RANK),
+  searchSession: search(IN_SESSION, BY_RANK),
+  latestMatchAll: search("", BY_LATEST),
+  latestMatchSession: search(IN_SESSION, BY_LATEST),
+  termDocs: "SELECT count(*) AS n FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH $match LIMIT $cap)",
+  recentAll: `SELECT ${COLUMNS} FROM memories m ORDER BY m.updated_at DESC, m.seq DESC LIMIT $limit`,
+  recentSession: `SELECT ${COLUMNS} FROM memories m WHERE m.session_id = $session OR m.session_id IS NULL
+       ORDER BY m.updated_at DESC, m.seq DESC LIMIT $limit`,
+  byKey: `SELECT ${COLUMNS} FROM memories m WHERE m.key = $key`,
+  deleteKey: "DELETE FROM memories WHERE key = $key",
+  countAll: "SELECT count(*) AS n FROM memories",
+  any: "SELECT 1 AS one FROM memories LIMIT 1",
+  ping: "SELECT 1 AS ok FROM memories_fts LIMIT 0",
+} as const;
+
 export class SqliteMemory implements MemoryBackend {
   readonly name = "sqlite";
-  private readonly upsert: Statement;
-  private readonly searchAll: Statement<Row>;
-  private readonly searchSession: Statement<Row>;
-  private readonly latestMatchAll: Statement<Row>;
-  private readonly latestMatchSession: Statement<Row>;
-  private readonly termDocs: Statement<{ n: number }>;
-  private readonly recentAll: Statement<Row>;
-  private readonly recentSession: Statement<Row>;
-  private readonly byKey: Statement<Row>;
-  private readonly deleteKey: Statement;
-  private readonly countAll: Statement<{ n: number }>;
-  private readonly ping: Statement<{ ok: number }>;
 
   constructor(private readonly db: Database) {
     try {
@@ -94,39 +110,43 @@ export class SqliteMemory implements MemoryBackend {
         hint: "the SQLite build must include FTS5; check the database file with prx doctor",
       });
     }
-    this.upsert = db.prepare(
-      `INSERT INTO memories (id, key, content, category, session_id, created_at, updated_at)
-       VALUES ($id, $key, $content, $category, $session, $now, $now)
-       ON CONFLICT(key) DO UPDATE SET content = excluded.content, category = excluded.category,
-         session_id = excluded.session_id, updated_at = excluded.updated_at`,
-    );
-    const search = (sessionFilter: string, order: string) =>
-      db.prepare<Row, Record<string, string | number>>(
-        `SELECT ${COLUMNS}, -bm25(memories_fts, ${BM25_WEIGHTS}) AS score
-         FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
-         WHERE memories_fts MATCH $match ${sessionFilter} ORDER BY ${order} LIMIT $limit`,
-      );
-    const inSession = "AND (m.session_id = $session OR m.session_id IS NULL)";
-    const byRank = `bm25(memories_fts, ${BM25_WEIGHTS})`;
-    const byLatest = "memories_fts.rowid DESC";
-    this.searchAll = search("", byRank);
-    this.searchSession = search(inSession, byRank);
-    this.latestMatchAll = search("", byLatest);
-    this.latestMatchSession = search(inSession, byLatest);
-    this.termDocs = db.prepare(
-      "SELECT count(*) AS n FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH $match LIMIT $cap)",
-    );
-    this.recentAll = db.prepare(
-      `SELECT ${COLUMNS} FROM memories m ORDER BY m.updated_at DESC, m.seq DESC LIMIT $limit`,
-    );
-    this.recentSession = db.prepare(
-      `SELECT ${COLUMNS} FROM memories m WHERE m.session_id = $session OR m.session_id IS NULL
-       ORDER BY m.updated_at DESC, m.seq DESC LIMIT $limit`,
-    );
-    this.byKey = db.prepare(`SELECT ${COLUMNS} FROM memories m WHERE m.key = $key`);
-    this.deleteKey = db.prepare("DELETE FROM memories WHERE key = $key");
-    this.countAll = db.prepare("SELECT count(*) AS n FROM memories");
-    this.ping = db.prepare("SELECT 1 AS ok FROM memories_fts LIMIT 0");
+  }
+
+  private get upsert(): Statement {
+    return this.db.query(SQL.upsert);
+  }
+  private get searchAll(): Statement<Row> {
+    return this.db.query(SQL.searchAll);
+  }
+  private get searchSession(): Statement<Row> {
+    return this.db.query(SQL.searchSession);
+  }
+  private get latestMatchAll(): Statement<Row> {
+    return this.db.query(SQL.latestMatchAll);
+  }
+  private get latestMatchSession(): Statement<Row> {
+    return this.db.query(SQL.latestMatchSession);
+  }
+  private get termDocs(): Statement<{ n: number }> {
+    return this.db.query(SQL.termDocs);
+  }
+  private get recentAll(): Statement<Row> {
+    return this.db.query(SQL.recentAll);
+  }
+  private get recentSession(): Statement<Row> {
+    return this.db.query(SQL.recentSession);
+  }
+  private get byKey(): Statement<Row> {
+    return this.db.query(SQL.byKey);
+  }
+  private get deleteKey(): Statement {
+    return this.db.query(SQL.deleteKey);
+  }
+  private get countAll(): Statement<{ n: number }> {
+    return this.db.query(SQL.countAll);
+  }
+  private get ping(): Statement<{ ok: number }> {
+    return this.db.query(SQL.ping);
   }
 
   async store(key: string, content: string, category: string, sessionId?: string | null): Promise<void> {
@@ -150,6 +170,8 @@ export class SqliteMemory implements MemoryBackend {
       if (terms.length === 0) {
         return sessionId ? this.recentSession.all({ session: sessionId, limit }) : this.recentAll.all({ limit });
       }
+      // One index lookup instead of an FTS query per term when there is nothing to recall (a fresh workspace).
+      if (this.db.query<{ one: number }, []>(SQL.any).get() === null) return [];
       const { rare, common } = this.splitByFrequency(terms);
       if (rare.length > 0) {
         const match = orOfTerms(rare);

@@ -96,10 +96,22 @@ export function createPluginExtensions(
 /** The default extensions every CLI host uses (cron scheduler and hooks.json on). */
 export const pluginExtensions: NonNullable<OpenAgentHostOptions["extend"]> = createPluginExtensions();
 
-/** The services of a workspace whose runtime a host of this process opened (for the gateway's plugin routes). */
+/** The last services found per workspace root as given: per-request lookups skip findPluginRuntime's realpath. */
+const found = new Map<string, WeakRef<PluginServices>>();
+
+/**
+ * The services of a workspace whose runtime a host of this process opened (for the gateway's plugin routes and
+ * /health, on every request). A remembered answer stands while those services are still attached to their runtime;
+ * once they are closed the runtime is looked up again.
+ */
 export function pluginServicesFor(workspaceRoot: string): PluginServices | undefined {
+  const cached = found.get(workspaceRoot)?.deref();
+  if (cached && pluginServicesOf(cached.runtime) === cached) return cached;
   const runtime = findPluginRuntime(workspaceRoot);
-  return runtime ? pluginServicesOf(runtime) : undefined;
+  const services = runtime ? pluginServicesOf(runtime) : undefined;
+  if (services) found.set(workspaceRoot, new WeakRef(services));
+  else found.delete(workspaceRoot);
+  return services;
 }
 
 /**

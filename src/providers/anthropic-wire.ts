@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** Anthropic Messages API wire format (requests, responses, stream events, errors). */
-export const ANTHROPIC_VERSION = "2023-06-01";
+export { ANTHROPIC_STREAM_EVENT_TYPES, ANTHROPIC_VERSION } from "./anthropic-constants.ts";
 
 export const AnthropicTextBlockSchema = z.object({ type: z.literal("text"), text: z.string() });
 export const AnthropicToolUseBlockSchema = z.object({
@@ -105,16 +105,6 @@ export const AnthropicStreamEventSchema = z.discriminatedUnion("type", [
 ]);
 export type AnthropicStreamEvent = z.infer<typeof AnthropicStreamEventSchema>;
 
-export const ANTHROPIC_STREAM_EVENT_TYPES = [
-  "message_start",
-  "content_block_start",
-  "content_block_delta",
-  "content_block_stop",
-  "message_delta",
-  "message_stop",
-  "ping",
-  "error",
-] as const;
 
 export const AnthropicModelListSchema = z.object({
   data: z.array(z.object({ id: z.string(), type: z.string().optional(), display_name: z.string().optional() })),

@@ -101,6 +101,14 @@ export class ProviderCall {
       throw tooLarge(this.target.provider, maxBytes);
     }
     if (!response.body) return "";
+    // A declared length within the limit is all the client will read: take the body whole (no stream plumbing).
+    if (Number.isFinite(declared)) {
+      try {
+        return await response.text();
+      } catch (error) {
+        throw this.fail(error, url);
+      }
+    }
     const reader = response.body.getReader();
     const decoder = new TextDecoder("utf-8");
     let received = 0;

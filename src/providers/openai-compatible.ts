@@ -10,11 +10,8 @@ import {
   type HttpTarget,
 } from "./http.ts";
 import { readSseJson, excerpt, PROVIDER_MAX_RESPONSE_BYTES } from "./sse.ts";
-import {
-  OpenAIChatResponseSchema,
-  OpenAIChunkSchema,
-  type OpenAIRequestMessage,
-} from "./openai-wire.ts";
+import type { OpenAIRequestMessage } from "./openai-wire.ts";
+import { openaiWire } from "./wire.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, Provider, ToolCall, ToolSpec, Usage } from "./types.ts";
 import { fetchModelIds, probeOutcome } from "./probe.ts";
 
@@ -60,6 +57,27 @@ export function toOpenAITools(tools: ToolSpec[]) {
     type: "function" as const,
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },
   }));
+}
+
+/** Each tool's JSON in a request, made once per ToolSpec object: specs live as long as their tool, bodies do not. */
+const toolJson = new WeakMap<ToolSpec, string>();
+
+/** `JSON.stringify(toOpenAITools(tools))`, without re-serializing the same specs on every turn. */
+export function toolsJson(tools: ToolSpec[]): string {
+  let out = "[";
+  for (let i = 0; i < tools.length; i++) {
+    const spec = tools[i]!;
+    let json = toolJson.get(spec);
+    if (json === undefined) toolJson.set(spec, (json = JSON.stringify(toOpenAITools([spec])[0])));
+    out += i === 0 ? json : `,${json}`;
+  }
+  return `${out}]`;
+}
+
+/** The JSON of `body` with `"tools": <toolsJson>` added (when there are tools). */
+function withTools(body: Record<string, unknown>, tools: ToolSpec[] | undefined): string {
+  const json = JSON.stringify(body);
+  return tools && tools.length > 0 ? `${json.slice(0, -1)},"tools":${toolsJson(tools)}}` : json;
 }
 
 /** Accumulates streamed tool-call fragments by their index. */
@@ -112,7 +130,6 @@ export class OpenAICompatibleProvider implements Provider {
     const streaming = request.onDelta !== undefined;
     const maxTokens = request.maxTokens ?? this.options.maxTokens;
     const body: Record<string, unknown> = { model: request.model, messages: toOpenAIMessages(request.messages) };
-    if (request.tools && request.tools.length > 0) body.tools = toOpenAITools(request.tools);
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (maxTokens !== undefined) body.max_tokens = maxTokens;
     if (streaming) {
@@ -121,13 +138,14 @@ export class OpenAICompatibleProvider implements Provider {
     }
     const call = new ProviderCall(this.target, this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS, request.signal);
     try {
-      const init = { method: "POST", headers: this.headers(), body: JSON.stringify(body) };
+      const init = { method: "POST", headers: this.headers(), body: withTools(body, request.tools) };
       const response = await call.fetch(this.fetchImpl, url, init);
       const type = response.headers.get("content-type") ?? "";
       if (streaming && response.body && type.includes("text/event-stream")) {
         return await this.readStream(response.body, call, request);
       }
-      const result = this.parseResponse(await call.readJson(response, url, this.maxBytes()), request.model, url);
+      const json = await call.readJson(response, url, this.maxBytes());
+      const result = this.parseResponse(json, request.model, url, await openaiWire());
       if (request.onDelta) emitWhole(result, request.onDelta);
       return result;
     } catch (error) {
@@ -137,7 +155,12 @@ export class OpenAICompatibleProvider implements Provider {
     }
   }
 
-  private parseResponse(json: unknown, requestedModel: string, url: string): ChatResponse {
+  private parseResponse(
+    json: unknown,
+    requestedModel: string,
+    url: string,
+    { OpenAIChatResponseSchema }: Awaited<ReturnType<typeof openaiWire>>,
+  ): ChatResponse {
     const parsed = OpenAIChatResponseSchema.safeParse(json);
     if (!parsed.success) {
       throw protocolError(this.name, `unexpected response shape from ${url}: ${excerpt(JSON.stringify(json))}`);
@@ -164,6 +187,7 @@ export class OpenAICompatibleProvider implements Provider {
     request: ChatRequest,
   ): Promise<ChatResponse> {
     const onDelta = request.onDelta!;
+    const { OpenAIChunkSchema } = await openaiWire();
     const tools = new ToolCallAccumulator();
     let text = "";
     let model = request.model;

@@ -110,13 +110,18 @@ export function createProviderResolver(config: Config, options: ProviderResolver
     return provider;
   };
 
+  // Built-in chains are made once; one with a plugin provider is rebuilt per call (plugins come and go).
+  const chains = new Map<string, Provider>();
   return {
     resolve(name: string): Provider {
+      const cached = chains.get(name);
+      if (cached) return cached;
       const primary = base(name);
-      const fallbacks = config.reliability.fallback_providers
-        .filter((fallback) => fallback !== name)
-        .map((fallback) => base(fallback, " (named in [reliability] fallback_providers)"));
-      return withReliability(primary, fallbacks, { ...config.reliability, ...options.reliability });
+      const fallbackNames = config.reliability.fallback_providers.filter((fallback) => fallback !== name);
+      const fallbacks = fallbackNames.map((fallback) => base(fallback, " (named in [reliability] fallback_providers)"));
+      const chain = withReliability(primary, fallbacks, { ...config.reliability, ...options.reliability });
+      if (![name, ...fallbackNames].some(isExternalProviderName)) chains.set(name, chain);
+      return chain;
     },
     names,
   };

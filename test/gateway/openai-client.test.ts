@@ -5,6 +5,7 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
+import type { AccessEntry } from "../../src/gateway/access-log.ts";
 import { startGateway, type GatewayServer } from "../../src/gateway/server.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 
@@ -14,6 +15,7 @@ let gateway: GatewayServer;
 let client: OpenAI;
 let dir: string;
 const printed: string[] = [];
+const logged: AccessEntry[] = [];
 
 beforeAll(async () => {
   fake = startFakeOpenAI();
@@ -25,6 +27,7 @@ beforeAll(async () => {
     reliability: { retries: 0 },
   });
   host = await openAgentHost({ workspace: dir, config });
+  logged.length = 0;
   gateway = await startGateway({
     host,
     port: 0,
@@ -32,6 +35,7 @@ beforeAll(async () => {
     version: "test",
     handleSignals: false,
     print: (l) => printed.push(l),
+    accessLog: (entry) => void logged.push(entry),
   });
   const { token } = gateway.context.auth.tokens.create("openai-client");
   client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: token, maxRetries: 0 });
@@ -62,6 +66,11 @@ describe("the official openai client against a listening gateway", () => {
     expect(completion.choices[0]!.finish_reason).toBe("stop");
     expect(completion.model).toBe("fake-model");
     expect(completion.usage!.total_tokens).toBeGreaterThan(0);
+    // Served by Bun.serve's native route: the same pipeline (access log with the token, the JSON upstream call).
+    const entry = logged.findLast((e) => e.path === "/v1/chat/completions")!;
+    expect(entry).toMatchObject({ method: "POST", status: 200, client: "127.0.0.1" });
+    expect(entry.token).toMatch(/^tok_/);
+    expect(fake.chatRequests().at(-1)!.body.stream).toBeUndefined();
   });
 
   test("chat.completions.create with stream: true and include_usage", async () => {

@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
+import { createBufferedSink, LOG_BUFFER_MAX_BYTES } from "../../src/core/logger.ts";
+import { lineAccessLog, type AccessEntry } from "../../src/gateway/access-log.ts";
 import { startGateway } from "../../src/gateway/server.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { json } from "./harness.ts";
@@ -31,7 +33,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const quiet = { print: () => {}, handleSignals: false, version: "test" } as const;
+const quiet = { print: () => {}, handleSignals: false, version: "test", accessLog: () => {} } as const;
 
 describe("startGateway", () => {
   test("refuses a non-loopback bind unless gateway.allow_public_bind", async () => {
@@ -90,5 +92,68 @@ describe("startGateway", () => {
     for (let i = 0; i < 3; i++) statuses.push((await fetch(`${gateway.url}/api/status`)).status);
     expect(statuses).toEqual([200, 200, 429]);
     await gateway.stop();
+  });
+
+  test("one access-log line per request, native routes (/health, chat completions) and Elysia ones alike", async () => {
+    const entries: AccessEntry[] = [];
+    const gateway = await startGateway({ host, port: 0, ...quiet, accessLog: (entry) => void entries.push(entry) });
+    const health = await fetch(`${gateway.url}/health`, { headers: { "x-request-id": "probe-1" } });
+    expect(health.status).toBe(200);
+    expect(health.headers.get("x-request-id")).toBe("probe-1");
+    const bad = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await json(bad)).error.code).toBe("BAD_REQUEST");
+    expect((await fetch(`${gateway.url}/api/status`)).status).toBe(200);
+    expect((await fetch(`${gateway.url}/nope`)).status).toBe(404);
+    expect(entries.map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual([
+      "GET /health 200",
+      "POST /v1/chat/completions 400",
+      "GET /api/status 200",
+      "GET /nope 404",
+    ]);
+    expect(entries[0]).toMatchObject({ id: "probe-1", client: "127.0.0.1" });
+    const metrics = gateway.context.metrics.httpRequests;
+    expect(metrics.get({ route: "/health", method: "GET", status: "200" })).toBe(1);
+    expect(metrics.get({ route: "/v1/chat/completions", method: "POST", status: "400" })).toBe(1);
+    await gateway.stop();
+  });
+
+  test("by default the access log is printed in the logger's format, batched per event-loop turn", async () => {
+    const writes: string[] = [];
+    const log = lineAccessLog(createBufferedSink((text) => void writes.push(text)));
+    log({ method: "GET", path: "/health", status: 200, id: "a", ms: 0.4, client: "127.0.0.1" });
+    log({ method: "POST", path: "/pair", status: 401, id: "b", ms: 1, client: "127.0.0.1", token: "tok_x" });
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes.length).toBe(1);
+    const lines = writes[0]!.trimEnd().split("\n");
+    expect(lines[0]).toMatch(
+      /^\d{4}-\d\d-\d\dT[\d:.]+Z INFO  \[gateway\.access\] GET \/health 200 \{"id":"a","ms":0\.4,"client":"127\.0\.0\.1"\}$/,
+    );
+    expect(lines[1]).toEndWith(' POST /pair 401 {"id":"b","ms":1,"client":"127.0.0.1","token":"tok_x"}');
+  });
+});
+
+describe("createBufferedSink", () => {
+  test(`holds lines below LOG_BUFFER_MAX_BYTES (${LOG_BUFFER_MAX_BYTES}) until the turn ends; at it, writes`, async () => {
+    const writes: string[] = [];
+    const sink = createBufferedSink((text) => void writes.push(text));
+    sink("x".repeat(LOG_BUFFER_MAX_BYTES - 3)); // with its newline: two bytes under the limit
+    sink(""); // one byte under: still held
+    expect(writes).toEqual([]);
+    sink(""); // exactly at the limit
+    expect(writes.length).toBe(1);
+    expect(writes[0]!.length).toBe(LOG_BUFFER_MAX_BYTES);
+    sink(() => "made later");
+    expect(writes.length).toBe(1);
+    sink.flush();
+    expect(writes[1]).toBe("made later\n");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes.length).toBe(2);
   });
 });

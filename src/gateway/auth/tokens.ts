@@ -1,5 +1,4 @@
 import type { Database } from "bun:sqlite";
-import { timingSafeEqual } from "node:crypto";
 import { ensureSchema } from "../../core/database.ts";
 import { PrxError } from "../../core/errors.ts";
 import { newId, sha256Hex } from "../../core/ids.ts";
@@ -43,6 +42,17 @@ function toRecord(row: Row): TokenRecord {
     last_used_at: row.last_used_at,
     revoked: row.revoked !== 0,
   };
+}
+
+/**
+ * Constant-time equality of two hex digests (every character is compared whatever differs): what
+ * crypto.timingSafeEqual does, without decoding both into Buffers on every request.
+ */
+function sameHex(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
 }
 
 /** Gateway bearer tokens in the workspace database: only their SHA-256 is kept. */
@@ -98,11 +108,9 @@ export class TokenStore {
   /** The live token matching `presented`, or null. Revocation by another process takes effect at once. */
   verify(presented: string): TokenRecord | null {
     if (presented.length === 0 || presented.length > BEARER_MAX_CHARS) return null;
-    const digest = sha256Hex(presented);
+    const digest = Bun.SHA256.hash(presented, "hex");
     const row = this.db.query<Row, [string]>("SELECT * FROM gateway_tokens WHERE token_sha256 = ?").get(digest);
-    if (!row) return null;
-    const same = timingSafeEqual(Buffer.from(row.token_sha256, "hex"), Buffer.from(digest, "hex"));
-    if (!same || row.revoked) return null;
+    if (!row || !sameHex(row.token_sha256, digest) || row.revoked) return null;
     this.touch(row.id);
     return toRecord(row);
   }

@@ -35,6 +35,18 @@ function jsonSchema(schema: Schema): unknown {
   return z.toJSONSchema(schema(), { target: "openapi-3.0", io: "output", unrepresentable: "any" });
 }
 
+const beforeDocs: Array<() => Promise<unknown>> = [];
+
+/** A module some route docs take their schemas from, loaded lazily: the OpenAPI document waits for it. */
+export function loadBeforeDocs(load: () => Promise<unknown>): void {
+  beforeDocs.push(load);
+}
+
+/** Resolves once every module registered with loadBeforeDocs is loaded. */
+export async function docsReady(): Promise<void> {
+  await Promise.all(beforeDocs.map((load) => load()));
+}
+
 /**
  * OpenAPI `detail` for a route, derived from its zod schemas. The JSON Schema conversion runs only when the
  * document is requested (getters), so building the app stays cheap.

@@ -38,13 +38,18 @@ export async function readiness(gw: GatewayContext): Promise<Health> {
   return { status: ok ? "ok" : "unavailable", checks };
 }
 
+/** GET /health: 200 when every check passes, else 503. */
+export function healthHandler(gw: GatewayContext): () => Promise<Response> {
+  return async () => {
+    const health = await readiness(gw);
+    return jsonResponse(health, health.status === "ok" ? 200 : 503);
+  };
+}
+
 export function healthRoutes(app: AnyElysia, gw: GatewayContext): void {
   app.get(
     "/health",
-    async () => {
-      const health = await readiness(gw);
-      return jsonResponse(health, health.status === "ok" ? 200 : 503);
-    },
+    healthHandler(gw),
     {
       detail: doc({
         summary: "Readiness: database, providers, plugins and channels",

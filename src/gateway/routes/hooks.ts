@@ -16,17 +16,19 @@ import { doc } from "../openapi/doc.ts";
 import type { GatewayMount } from "../types.ts";
 
 /** `/api/hooks` for the gateway's `mounts`: read and edit hooks.json through the same validation as a reload. */
-export function hooksRoutes(hooks: () => HooksManager): GatewayMount {
+export function hooksRoutes(hooks: () => HooksManager | Promise<HooksManager>): GatewayMount {
   const responses = { 200: () => HooksResponseSchema };
   return (app: AnyElysia) =>
     app
-      .get("/api/hooks", () => jsonResponse(listHooks(hooks())), {
+      .get("/api/hooks", async () => jsonResponse(listHooks(await hooks())), {
         detail: doc({ summary: "The hooks.json in force, its hash and counters", tags: ["hooks"], responses }),
       })
       .post(
         "/api/hooks",
         async ({ request }) =>
-          jsonResponse(addHook(hooks(), await readJsonBody(request, HooksAddRequestSchema, HOOKS_API_MAX_BODY_BYTES))),
+          jsonResponse(
+            addHook(await hooks(), await readJsonBody(request, HooksAddRequestSchema, HOOKS_API_MAX_BODY_BYTES)),
+          ),
         {
           detail: doc({
             summary: "Add one action to an event",
@@ -41,7 +43,10 @@ export function hooksRoutes(hooks: () => HooksManager): GatewayMount {
         "/api/hooks",
         async ({ request }) =>
           jsonResponse(
-            replaceHooks(hooks(), await readJsonBody(request, HooksReplaceRequestSchema, HOOKS_API_MAX_BODY_BYTES)),
+            replaceHooks(
+              await hooks(),
+              await readJsonBody(request, HooksReplaceRequestSchema, HOOKS_API_MAX_BODY_BYTES),
+            ),
           ),
         {
           detail: doc({
@@ -55,7 +60,7 @@ export function hooksRoutes(hooks: () => HooksManager): GatewayMount {
       )
       .delete(
         "/api/hooks",
-        ({ query }) => jsonResponse(removeHook(hooks(), query as Record<string, string | undefined>)),
+        async ({ query }) => jsonResponse(removeHook(await hooks(), query as Record<string, string | undefined>)),
         {
           detail: doc({
             summary: "Remove one action (?event=&index=) or every action of an event (?event=)",

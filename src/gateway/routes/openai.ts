@@ -8,8 +8,14 @@ let handlers: Promise<Handlers> | undefined;
 /** The OpenAI route internals load on first use, keeping gateway start-up lean. */
 const load = () => (handlers ??= import("../openai/handlers.ts"));
 
+/** POST /v1/chat/completions. */
+export function chatCompletionsHandler(gw: GatewayContext): (request: Request) => Promise<Response> {
+  return async (request) => (await load()).chatCompletions(gw, request);
+}
+
 export function openaiRoutes(app: AnyElysia, gw: GatewayContext): void {
-  app.post("/v1/chat/completions", async ({ request }) => (await load()).chatCompletions(gw, request), {
+  const chat = chatCompletionsHandler(gw);
+  app.post("/v1/chat/completions", ({ request }) => chat(request), {
     detail: doc({
       summary: "OpenAI-compatible chat completion (JSON, or SSE with stream: true)",
       description:

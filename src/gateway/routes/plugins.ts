@@ -1,21 +1,12 @@
 import type { AnyElysia } from "elysia";
 import { z } from "zod";
+import type { ExtensionsStatus } from "../../agent/host.ts";
 import { PrxError } from "../../core/errors.ts";
-import {
-  listPlugins,
-  pluginInfo,
-  PluginInfoSchema,
-  PluginListResponseSchema,
-  PluginReloadResponseSchema,
-  reloadPlugin,
-} from "../../plugins/api.ts";
 import type { PluginServices } from "../../plugins/adapters/services.ts";
-import { pluginServicesFor } from "../../plugins/host-extensions.ts";
-import { parseProbeRequest, ProbeResponseSchema, runProbe } from "../../plugins/probes.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "../../plugins/remote/limits.ts";
 import { readJsonBody, readLimited } from "../body.ts";
 import { jsonResponse } from "../errors.ts";
-import { doc } from "../openapi/doc.ts";
+import { doc, loadBeforeDocs } from "../openapi/doc.ts";
 import type { GatewayMount, HealthCheck } from "../types.ts";
 import { hooksRoutes } from "./hooks.ts";
 
@@ -25,36 +16,76 @@ export const PROBE_MAX_BODY_BYTES = 1024 * 1024;
 const ProbeBodySchema = z.looseObject({ action: z.string() });
 
 /**
+ * The plugin subsystem's modules load on the first request that needs them (and before the OpenAPI document is
+ * built), not with the gateway: the gateway starts its plugin runtime after it listens.
+ */
+interface PluginModules {
+  api: typeof import("../../plugins/api.ts");
+  probes: typeof import("../../plugins/probes.ts");
+  host: typeof import("../../plugins/host-extensions.ts");
+}
+let modules: PluginModules | undefined;
+let loadingModules: Promise<PluginModules> | undefined;
+function pluginModules(): Promise<PluginModules> {
+  if (modules) return Promise.resolve(modules);
+  return (loadingModules ??= Promise.all([
+    import("../../plugins/api.ts"),
+    import("../../plugins/probes.ts"),
+    import("../../plugins/host-extensions.ts"),
+  ]).then(([api, probes, host]) => (modules = { api, probes, host })));
+}
+loadBeforeDocs(pluginModules);
+
+/** A schema of a plugin module for a route doc (read only when the document is built, after pluginModules()). */
+function schemaOf(pick: (m: PluginModules) => z.ZodType): () => z.ZodType {
+  return () => {
+    if (!modules) throw new PrxError("INTERNAL", "plugin route schemas asked for before the plugin modules loaded");
+    return pick(modules);
+  };
+}
+
+async function servicesFor(workspaceRoot: string): Promise<PluginServices | undefined> {
+  return (await pluginModules()).host.pluginServicesFor(workspaceRoot);
+}
+
+/**
  * `/api/plugins*` for the gateway's `mounts`: list, info, reload and probes of the workspace runtime.
  * `services` is asked per request (the runtime of the gateway's host, see pluginServicesFor()).
  */
-export function pluginRoutes(services: () => PluginServices): GatewayMount {
-  const runtime = () => services().runtime;
+export function pluginRoutes(services: () => PluginServices | Promise<PluginServices>): GatewayMount {
+  const runtime = async () => (await services()).runtime;
   return (app: AnyElysia) =>
     app
-      .get("/api/plugins", () => jsonResponse(listPlugins(runtime())), {
+      .get("/api/plugins", async () => jsonResponse((await pluginModules()).api.listPlugins(await runtime())), {
         detail: doc({
           summary: "Every plugin of the workspace: status, capabilities, permissions and per-adapter counters",
           tags: ["plugins"],
-          responses: { 200: () => PluginListResponseSchema },
+          responses: { 200: schemaOf((m) => m.api.PluginListResponseSchema) },
         }),
       })
-      .get("/api/plugins/:name", ({ params }) => jsonResponse(pluginInfo(runtime(), params.name)), {
-        detail: doc({
-          summary: "One plugin",
-          tags: ["plugins"],
-          responses: { 200: () => PluginInfoSchema },
-          errors: [404],
-        }),
-      })
+      .get(
+        "/api/plugins/:name",
+        async ({ params }) => jsonResponse((await pluginModules()).api.pluginInfo(await runtime(), params.name)),
+        {
+          detail: doc({
+            summary: "One plugin",
+            tags: ["plugins"],
+            responses: { 200: schemaOf((m) => m.api.PluginInfoSchema) },
+            errors: [404],
+          }),
+        },
+      )
       .post(
         "/api/plugins/:name/reload",
-        async ({ params }) => jsonResponse(await reloadPlugin(runtime(), params.name)),
+        async ({ params }) => {
+          const { api } = await pluginModules();
+          return jsonResponse(await api.reloadPlugin(await runtime(), params.name));
+        },
         {
           detail: doc({
             summary: "Build a new generation and swap it in when the plugin loads; the old one keeps serving otherwise",
             tags: ["plugins"],
-            responses: { 200: () => PluginReloadResponseSchema },
+            responses: { 200: schemaOf((m) => m.api.PluginReloadResponseSchema) },
             errors: [400, 404],
           }),
         },
@@ -67,7 +98,8 @@ export function pluginRoutes(services: () => PluginServices): GatewayMount {
             throw new PrxError("BAD_REQUEST", 'action "list" is not scoped to a plugin; use GET /api/plugins', {
               status: 400,
             });
-          return jsonResponse(await runProbe(services(), parseProbeRequest(body, params.name)));
+          const { runProbe, parseProbeRequest } = (await pluginModules()).probes;
+          return jsonResponse(await runProbe(await services(), parseProbeRequest(body, params.name)));
         },
         {
           detail: doc({
@@ -75,7 +107,7 @@ export function pluginRoutes(services: () => PluginServices): GatewayMount {
               "Probe the plugin on the live generation: status, reload, middleware_test, cron_run, provider_chat, storage",
             tags: ["plugins"],
             body: () => ProbeBodySchema,
-            responses: { 200: () => ProbeResponseSchema },
+            responses: { 200: schemaOf((m) => m.probes.ProbeResponseSchema) },
             errors: [400, 404, 413, 415],
           }),
         },
@@ -89,7 +121,7 @@ const BODYLESS = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
  * route. The body (capped at the remote protocol's message size) is read before the current generation is looked up,
  * so the lookup and the in-flight count happen in the same tick and a reload never releases the worker mid-call.
  */
-export function remotePluginRoutes(services: () => PluginServices): GatewayMount {
+export function remotePluginRoutes(services: () => PluginServices | Promise<PluginServices>): GatewayMount {
   const serve = async (request: Request): Promise<Response> => {
     const [, , name = "", ...rest] = new URL(request.url).pathname.split("/");
     let forwarded = request;
@@ -98,7 +130,7 @@ export function remotePluginRoutes(services: () => PluginServices): GatewayMount
       forwarded = new Request(request.url, { method: request.method, headers: request.headers, body: bytes, signal: request.signal });
     }
     const plugin = decodeURIComponent(name);
-    const remote = services().remotes()?.remote(plugin);
+    const remote = (await services()).remotes()?.remote(plugin);
     if (!remote) {
       throw new PrxError("NOT_FOUND", `no loaded remote plugin named "${plugin}" serves routes`, {
         status: 404,
@@ -119,34 +151,63 @@ export function remotePluginRoutes(services: () => PluginServices): GatewayMount
       .all("/plugins/:name/*", ({ request }) => serve(request), { detail });
 }
 
+/** What the plugin routes and /health need of the gateway's host when its plugin runtime loads after listening. */
+export interface PluginHostHandle {
+  workspace: { root: string };
+  extensions: ExtensionsStatus;
+  loadExtensions(): Promise<void>;
+}
+
+function notOpen(workspaceRoot: string): PrxError {
+  return new PrxError("ABORTED", `the plugin runtime of ${workspaceRoot} is not open in this process`, {
+    status: 503,
+    hint: "the gateway opens it with its agent host (openHost); retry once the gateway has started",
+  });
+}
+
 /**
  * The plugin and hooks route groups for a gateway whose host runs in this process (what the lead passes as
- * `mounts`). Each request resolves the workspace's services; 503 while the runtime is not open.
+ * `mounts`). Each request resolves the workspace's services; 503 while the runtime is not open. Given the host
+ * itself, a request made while its plugins still load waits for them.
  */
-export function pluginGatewayMounts(workspaceRoot: string): GatewayMount[] {
-  const services = (): PluginServices => {
-    const found = pluginServicesFor(workspaceRoot);
-    if (!found) {
-      throw new PrxError("ABORTED", `the plugin runtime of ${workspaceRoot} is not open in this process`, {
-        status: 503,
-        hint: "the gateway opens it with its agent host (openHost); retry once the gateway has started",
-      });
-    }
+export function pluginGatewayMounts(host: string | PluginHostHandle): GatewayMount[] {
+  const root = typeof host === "string" ? host : host.workspace.root;
+  const find = async (): Promise<PluginServices> => {
+    const found = await servicesFor(root);
+    if (!found) throw notOpen(root);
     return found;
   };
-  return [pluginRoutes(services), hooksRoutes(() => services().hooks), remotePluginRoutes(services)];
+  const services =
+    typeof host === "string"
+      ? find
+      : (): Promise<PluginServices> =>
+          host.extensions.state === "ready" ? find() : host.loadExtensions().then(find);
+  return [
+    pluginRoutes(services),
+    hooksRoutes(async () => (await services()).hooks),
+    remotePluginRoutes(services),
+  ];
 }
 
 /**
  * /health readiness of the plugin runtime: ready once its first generation is published. A plugin in error is
  * reported in the detail but does not make the gateway unready (one plugin's failure never blocks the others).
+ * Given the host: "starting" (ready: turns wait for the plugins) until its deferred plugin load finished, unready if
+ * that load failed.
  */
-export function pluginHealthCheck(workspaceRoot: string): () => HealthCheck {
-  return () => {
-    const runtime = pluginServicesFor(workspaceRoot)?.runtime;
+export function pluginHealthCheck(host: string | PluginHostHandle): () => Promise<HealthCheck> {
+  const root = typeof host === "string" ? host : host.workspace.root;
+  return async () => {
+    if (typeof host !== "string") {
+      const { state, error } = host.extensions;
+      if (state === "failed") return { ok: false, detail: `plugin runtime failed to start: ${error}` };
+      if (state !== "ready") return { ok: true, detail: "starting: turns wait until the plugins are loaded" };
+    }
+    const runtime = (await servicesFor(root))?.runtime;
     if (!runtime?.started) return { ok: false, detail: "plugin runtime not started" };
     const generation = runtime.current();
     const failed = generation.plugins.filter((p) => p.state === "error").length;
-    return { ok: true, detail: `generation ${generation.number}: ${generation.plugins.length - failed} loaded, ${failed} in error` };
+    const loaded = generation.plugins.length - failed;
+    return { ok: true, detail: `generation ${generation.number}: ${loaded} loaded, ${failed} in error` };
   };
 }

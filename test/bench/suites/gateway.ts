@@ -1,11 +1,18 @@
 /**
  * Issue 3 targets: `prx gateway` cold start to the first 200 on /health, idle RSS, /health req/s, and the
  * gateway's own overhead per turn through /v1/chat/completions at concurrency 1 and 16.
+ *
+ * Turn overhead = gateway latency minus the fake's latency for the identical upstream request (the body the
+ * gateway sent, tools and system prompt included, replayed directly). Beside it, the same measure for a bare
+ * Bun.serve process that forwards that body (the "bare proxy hop" rows): the cost of one extra HTTP hop through
+ * another process on this machine (cross-process wake-ups), which no gateway can go below.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI } from "../../fakes/openai-server.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
+
+type Stats = ReturnType<typeof stats>;
 
 const FAKE_LATENCY_MS = 20;
 const COLD_RUNS = 10;
@@ -14,6 +21,9 @@ const LOAD_SECONDS = 3;
 const LOAD_CONNECTIONS = 32;
 const TURNS_SEQUENTIAL = 150;
 const TURNS_PER_WORKER = 25;
+const TURN_WARMUP = 200;
+/** Each latency series is measured in this many blocks, alternating with the others. */
+const ROUNDS = 3;
 const CONCURRENCY = 16;
 
 function freePort(): number {
@@ -27,6 +37,9 @@ function env(tmp: string): Record<string, string> {
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmp };
 }
 
+/** The gateway's stderr (its access log: one line per request) goes to this file in the workspace. */
+const LOG_FILE = "gateway-stderr.log";
+
 async function startGateway(
   binary: string,
   ws: string,
@@ -38,7 +51,7 @@ async function startGateway(
   const proc = Bun.spawn([binary, "gateway", "--port", String(port), "-w", ws], {
     env: env(tmp),
     stdout: "ignore",
-    stderr: "inherit",
+    stderr: Bun.file(join(tmp, LOG_FILE)),
   });
   const deadline = started + 10_000;
   for (;;) {
@@ -52,6 +65,35 @@ async function startGateway(
     await Bun.sleep(1);
   }
   return { proc, url, ms: performance.now() - started };
+}
+
+/** A bare Bun.serve in its own process forwarding each request body to `upstream` (the transport floor). */
+const PROXY_SOURCE = `
+const upstream = process.argv[2];
+const server = Bun.serve({ hostname: "127.0.0.1", port: 0, async fetch(request) {
+  const body = await request.text();
+  const answer = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body });
+  return new Response(await answer.text(), { headers: { "content-type": "application/json" } });
+} });
+console.log("http://127.0.0.1:" + server.port);
+`;
+
+async function startBareProxy(
+  tmp: string,
+  upstream: string,
+): Promise<{ proc: ReturnType<typeof Bun.spawn>; url: string }> {
+  const script = join(tmp, "bare-proxy.ts");
+  writeFileSync(script, PROXY_SOURCE);
+  const proc = Bun.spawn([process.execPath, script, upstream], { stdout: "pipe", stderr: "inherit" });
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error("bare proxy exited before printing its URL");
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return { proc, url: text.trim() };
 }
 
 async function stopGateway(proc: ReturnType<typeof Bun.spawn>): Promise<void> {
@@ -160,40 +202,69 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
         if (response.status !== 200) throw new Error(`gateway turn: HTTP ${response.status} ${await response.text()}`);
         await response.arrayBuffer();
       };
-      const direct = async () => {
-        const response = await fetch(`${fake.url}/chat/completions`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "bench turn" }] }),
-        });
+      await latencies(4, TURN_WARMUP / 4, viaGateway); // warm-up: JIT, route compilation, SQLite caches
+      // What the gateway sends upstream for this turn (system prompt, tool specs): the fake alone gets the same.
+      const upstream = JSON.stringify(fake.chatRequests().at(-1)!.body);
+      fake.reset();
+      const post = (target: string) => async () => {
+        const headers = { "content-type": "application/json" };
+        const response = await fetch(target, { method: "POST", headers, body: upstream });
+        if (response.status !== 200) throw new Error(`${target}: HTTP ${response.status}`);
         await response.arrayBuffer();
       };
-      await latencies(4, 10, viaGateway); // warm-up: JIT, route compilation, SQLite caches
-      for (const [workers, count] of [
-        [1, TURNS_SEQUENTIAL],
-        [CONCURRENCY, TURNS_PER_WORKER],
-      ] as const) {
-        const fakeOnly = stats(await latencies(workers, count, direct));
-        const gateway = stats(await latencies(workers, count, viaGateway));
-        const ms = (s: { p50: number; p99: number }) => `p50 ${s.p50.toFixed(1)} / p99 ${s.p99.toFixed(1)} ms`;
-        const note = `gateway ${ms(gateway)}; fake alone ${ms(fakeOnly)}`;
-        rows.push({
-          suite: "gateway",
-          name: `turn overhead p50 at concurrency ${workers}`,
-          value: gateway.p50 - fakeOnly.p50,
-          unit: "ms",
-          target: { op: "<=", value: 1 },
-          note,
-        });
-        rows.push({
-          suite: "gateway",
-          name: `turn overhead p99 at concurrency ${workers}`,
-          value: gateway.p99 - fakeOnly.p99,
-          unit: "ms",
-          ...(workers === CONCURRENCY ? { target: { op: "<=" as const, value: 5 } } : {}),
-          note,
-        });
+      const direct = post(`${fake.url}/chat/completions`);
+      const bare = await startBareProxy(tmp, `${fake.url}/chat/completions`);
+      try {
+        await latencies(4, TURN_WARMUP / 4, post(bare.url));
+        for (const [workers, count] of [
+          [1, TURNS_SEQUENTIAL],
+          [CONCURRENCY, TURNS_PER_WORKER],
+        ] as const) {
+          // Short blocks in rotating order, pooled: the three see the same machine state (no drift between them).
+          const kinds = [direct, post(bare.url), viaGateway];
+          const samples: number[][] = [[], [], []];
+          for (let round = 0; round < ROUNDS; round++) {
+            for (let k = 0; k < kinds.length; k++) {
+              const kind = (round + k) % kinds.length;
+              samples[kind]!.push(...(await latencies(workers, Math.ceil(count / ROUNDS), kinds[kind]!)));
+            }
+            fake.reset();
+          }
+          const [fakeOnly, hop, gateway] = samples.map(stats) as [Stats, Stats, Stats];
+          const ms = (s: { p50: number; p99: number }) => `p50 ${s.p50.toFixed(2)} / p99 ${s.p99.toFixed(2)} ms`;
+          const note = `gateway ${ms(gateway)}; fake alone ${ms(fakeOnly)}; bare proxy hop ${ms(hop)}`;
+          rows.push({
+            suite: "gateway",
+            name: `turn overhead p50 at concurrency ${workers}`,
+            value: gateway.p50 - fakeOnly.p50,
+            unit: "ms",
+            target: { op: "<=", value: 1 },
+            note,
+          });
+          rows.push({
+            suite: "gateway",
+            name: `turn overhead p99 at concurrency ${workers}`,
+            value: gateway.p99 - fakeOnly.p99,
+            unit: "ms",
+            ...(workers === CONCURRENCY ? { target: { op: "<=" as const, value: 5 } } : {}),
+            note,
+          });
+          rows.push({
+            suite: "gateway",
+            name: `bare proxy hop (transport floor) p50 at concurrency ${workers}`,
+            value: hop.p50 - fakeOnly.p50,
+            unit: "ms",
+            note: "a bare Bun.serve process forwarding the same upstream body; its p99 minus the fake's: " +
+              `${(hop.p99 - fakeOnly.p99).toFixed(2)} ms`,
+          });
+        }
+      } finally {
+        bare.proc.kill();
+        await bare.proc.exited;
       }
+      const log = readFileSync(join(tmp, LOG_FILE), "utf8");
+      const logged = log.split("\n").filter((line) => line.includes("[gateway.access]"));
+      if (logged.length === 0) throw new Error("the gateway printed no access-log lines");
     } finally {
       await stopGateway(proc);
     }
