@@ -24,10 +24,10 @@ export type RawHooksFile =
 /** Cheap change detector (inode, size, mtime, ctime); the sha256 of the content decides whether anything changed. */
 export function fileStamp(path: string): string {
   try {
-    const s = statSync(path);
-    return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+    // Checked on every dispatched event: no exception for the common "no hooks.json" case.
+    const s = statSync(path, { throwIfNoEntry: false });
+    return s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : "absent";
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "absent";
     throw new PrxError("WORKSPACE", `cannot stat ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
