@@ -23,7 +23,7 @@ export {
   type RemoteAdapterContext,
   type RemoteAdapters,
 } from "./remote.ts";
-export { RemoteProviderProxies, remoteContext, runRemoteEvaluators, type CurrentRemotes } from "./remote-proxies.ts";
+export { remoteProviders, remoteContext, runRemoteEvaluators, type CurrentRemotes } from "./remote-proxies.ts";
 export {
   createToolAdapter,
   GuestToolResultSchema,
@@ -59,7 +59,8 @@ export {
   STORAGE_GET_RECALL_LIMIT,
   type StorageAdapter,
 } from "./storage.ts";
-export { ProviderProxies, StorageProxies, providerNames, storageNames, type CurrentAdapters } from "./proxies.ts";
+export { wasmProviders, StorageProxies, providerNames, storageNames, type CurrentAdapters } from "./proxies.ts";
+export { StableProviders, type ProviderFamily } from "./stable-providers.ts";
 export { attachPluginServices, pluginServicesOf, type PluginServices, type PluginServicesOptions } from "./services.ts";
 
 /** One factory per capability type. A type without one loads (its plugin stays active) but gets no adapter and a warning. */

@@ -1,7 +1,7 @@
 import { PrxError } from "../../core/errors.ts";
 import type { MemoryBackend } from "../../memory/types.ts";
-import type { ChatRequest, ChatResponse, Provider } from "../../providers/types.ts";
-import { exportedProviders, WASM_PROVIDER_PREFIX, type ProviderAdapter } from "./provider.ts";
+import { exportedProviders, WASM_PROVIDER_PREFIX } from "./provider.ts";
+import { StableProviders } from "./stable-providers.ts";
 import { exportedStorages, type StorageAdapter } from "./storage.ts";
 import type { GenerationAdapters } from "./types.ts";
 
@@ -43,52 +43,17 @@ function unknownStorage(name: string, current: CurrentAdapters): PrxError {
   );
 }
 
-/**
- * Stable `wasm:<name>` providers: the proxy holds no adapter; every call resolves the current generation, so a
- * reload swaps the implementation under long-lived consumers. `resolve` throws PROVIDER_UNKNOWN (listing what is
- * available) for a name the current generation does not export, so an unknown name fails at start.
- */
-export class ProviderProxies {
-  private readonly proxies = new Map<string, Provider>();
-
-  constructor(private readonly current: CurrentAdapters) {}
-
-  /** The proxy for "wasm:<name>"; undefined for names of other kinds (remote:, built-ins). */
-  resolve(full: string): Provider | undefined {
-    if (!full.startsWith(WASM_PROVIDER_PREFIX)) return undefined;
-    const name = full.slice(WASM_PROVIDER_PREFIX.length);
-    if (!this.adapter(name)) throw unknownProvider(full, this.current);
-    let proxy = this.proxies.get(name);
-    if (!proxy) {
-      const adapter = (): ProviderAdapter => {
-        const found = this.adapter(name);
-        if (!found) throw unknownProvider(full, this.current, true);
-        return found;
-      };
-      proxy = {
-        name: full,
-        chat: (request: ChatRequest): Promise<ChatResponse> => {
-          try {
-            return adapter().chat(request);
-          } catch (error) {
-            return Promise.reject(error);
-          }
-        },
-        probe: async () => (this.adapter(name) ? null : `${full} is not provided by the current plugin generation`),
-      };
-      this.proxies.set(name, proxy);
-    }
-    return proxy;
-  }
-
-  names(): string[] {
-    return providerNames(this.current);
-  }
-
-  private adapter(name: string): ProviderAdapter | undefined {
-    const generation = this.current();
-    return generation ? exportedProviders(generation).get(name) : undefined;
-  }
+/** Stable `wasm:<name>` providers (see StableProviders). */
+export function wasmProviders(current: CurrentAdapters): StableProviders {
+  return new StableProviders({
+    prefix: WASM_PROVIDER_PREFIX,
+    find: (name) => {
+      const generation = current();
+      return generation ? exportedProviders(generation).get(name) : undefined;
+    },
+    names: () => providerNames(current),
+    unknown: (full, gone) => unknownProvider(full, current, gone),
+  });
 }
 
 /** Stable `wasm:<name>` memory backends, resolved per call like ProviderProxies. `name` comes without the prefix. */

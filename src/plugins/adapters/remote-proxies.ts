@@ -1,7 +1,7 @@
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
-import type { ChatRequest, ChatResponse, Provider } from "../../providers/types.ts";
 import { REMOTE_PROVIDER_PREFIX, type RemoteAdapter } from "./remote.ts";
+import { StableProviders } from "./stable-providers.ts";
 
 /** What the remote proxies need from the runtime: the generation current at call time (null when not started). */
 export type CurrentRemotes = () => { remote(name: string): RemoteAdapter | undefined; remotes(): RemoteAdapter[] } | null;
@@ -28,52 +28,14 @@ function unknownProvider(full: string, current: CurrentRemotes, now = false): Pr
   );
 }
 
-/**
- * Stable `remote:<plugin>` providers: every call resolves the current generation, so a reload swaps the worker
- * under long-lived consumers (the agent host holds the proxy for its life). `resolve` throws PROVIDER_UNKNOWN for a
- * plugin that serves no models now, so a misconfigured default provider fails at start.
- */
-export class RemoteProviderProxies {
-  private readonly proxies = new Map<string, Provider>();
-
-  constructor(private readonly current: CurrentRemotes) {}
-
-  /** The proxy for "remote:<plugin>"; undefined for names of other kinds. */
-  resolve(full: string): Provider | undefined {
-    if (!full.startsWith(REMOTE_PROVIDER_PREFIX)) return undefined;
-    const name = full.slice(REMOTE_PROVIDER_PREFIX.length);
-    if (!this.provider(name)) throw unknownProvider(full, this.current);
-    let proxy = this.proxies.get(name);
-    if (!proxy) {
-      const provider = (): Provider => {
-        const found = this.provider(name);
-        if (!found) throw unknownProvider(full, this.current, true);
-        return found;
-      };
-      proxy = {
-        name: full,
-        chat: (request: ChatRequest): Promise<ChatResponse> => {
-          try {
-            return provider().chat(request);
-          } catch (error) {
-            return Promise.reject(error);
-          }
-        },
-        listModels: async () => (await this.provider(name)?.listModels?.()) ?? [],
-        probe: async () => (await this.provider(name)?.probe?.()) ?? (this.provider(name) ? null : `${full} is not served now`),
-      };
-      this.proxies.set(name, proxy);
-    }
-    return proxy;
-  }
-
-  names(): string[] {
-    return withModels(this.current);
-  }
-
-  private provider(name: string): Provider | undefined {
-    return this.current()?.remote(name)?.provider ?? undefined;
-  }
+/** Stable `remote:<plugin>` providers (see StableProviders): a reload swaps the worker under long-lived consumers. */
+export function remoteProviders(current: CurrentRemotes): StableProviders {
+  return new StableProviders({
+    prefix: REMOTE_PROVIDER_PREFIX,
+    find: (name) => current()?.remote(name)?.provider ?? undefined,
+    names: () => withModels(current),
+    unknown: (full, gone) => unknownProvider(full, current, gone),
+  });
 }
 
 export interface RemoteTurnInput {

@@ -10,8 +10,9 @@ import { HooksManager } from "../hooks/manager.ts";
 import type { PluginRuntime } from "../runtime.ts";
 import { busOf } from "./hook.ts";
 import { createPluginMiddlewareRunner } from "./middleware.ts";
-import { ProviderProxies, StorageProxies } from "./proxies.ts";
-import { RemoteProviderProxies, type CurrentRemotes } from "./remote-proxies.ts";
+import { StorageProxies, wasmProviders } from "./proxies.ts";
+import { remoteProviders, type CurrentRemotes } from "./remote-proxies.ts";
+import type { StableProviders } from "./stable-providers.ts";
 
 /** On close, how long queued bus events may take to reach hooks before their pumps close. */
 export const SERVICES_CLOSE_DRAIN_MS = 5_000;
@@ -78,10 +79,10 @@ export interface PluginServices {
   readonly cron: CronScheduler;
   readonly hooks: HooksManager;
   readonly middleware: MiddlewareRunner;
-  readonly providers: ProviderProxies;
+  readonly providers: StableProviders;
   readonly storages: StorageProxies;
   /** Stable `remote:<plugin>` providers (remote plugins that declare models). */
-  readonly remoteProviders: RemoteProviderProxies;
+  readonly remoteProviders: StableProviders;
   /** The current generation's remote plugins (prompt context, evaluators, gateway routes resolve through it). */
   readonly remotes: CurrentRemotes;
   /** Deliver queued events (bounded), close every pump, stop the scheduler. Idempotent. */
@@ -151,9 +152,9 @@ export function attachPluginServices(runtime: PluginRuntime, options: PluginServ
     cron,
     hooks,
     middleware: createPluginMiddlewareRunner(runtime),
-    providers: new ProviderProxies(current),
+    providers: wasmProviders(current),
     storages: new StorageProxies(current),
-    remoteProviders: new RemoteProviderProxies(current),
+    remoteProviders: remoteProviders(current),
     remotes: current,
     close: () =>
       (closing ??= (async () => {
