@@ -88,18 +88,26 @@ export class MiddlewareChain implements MiddlewareRunner {
   async run<S extends Stage>(stage: S, envelope: Envelopes[S]): Promise<Envelopes[S]> {
     const entries = this.byStage[stage];
     if (!entries || entries.length === 0) return envelope;
-    let current = envelope;
+    let current = { envelope, json: JSON.stringify(envelope) };
     for (const entry of entries) current = await this.step(entry, stage, current);
-    return current;
+    return current.envelope;
   }
 
-  private async step<S extends Stage>(entry: MiddlewareEntry, stage: S, envelope: Envelopes[S]): Promise<Envelopes[S]> {
+  /** One middleware call. The JSON travels with the envelope so an unchanged reply costs no parse or validation. */
+  private async step<S extends Stage>(
+    entry: MiddlewareEntry,
+    stage: S,
+    input: { envelope: Envelopes[S]; json: string },
+  ): Promise<{ envelope: Envelopes[S]; json: string }> {
     const started = performance.now();
-    let next = envelope;
+    let next = input;
     let failure: StepFailure | null = null;
     try {
-      const reply = await this.call(entry, stage, JSON.stringify(envelope));
-      next = parseReply(stage, reply);
+      const reply = await this.call(entry, stage, input.json);
+      if (reply !== input.json) {
+        const envelope = parseReply(stage, reply);
+        next = { envelope, json: JSON.stringify(envelope) };
+      }
     } catch (error) {
       failure = error instanceof StepFailure ? error : new StepFailure("error", errorMessage(error));
     }
@@ -109,7 +117,7 @@ export class MiddlewareChain implements MiddlewareRunner {
       outcome.error = failure.message;
     }
     this.record(entry, outcome);
-    return failure ? envelope : next;
+    return failure ? input : next;
   }
 
   private call(entry: MiddlewareEntry, stage: Stage, json: string): Promise<string> {

@@ -163,6 +163,30 @@ describe("MiddlewareChain", () => {
     expect(logger.records.some((r) => r.message === "middleware status sink failed")).toBe(true);
   });
 
+  test("a reply identical to its input passes the envelope on as it was, counted as a success", async () => {
+    const seen: string[] = [];
+    const passthrough = async (_stage: Stage, data: string) => {
+      seen.push(data);
+      return data;
+    };
+    const { chain, outcomes } = newChain([entry("a", "one", 1, passthrough), entry("b", "two", 2, passthrough)]);
+    expect(await chain.run("inbound", inbound)).toBe(inbound);
+    expect(seen).toEqual([JSON.stringify(inbound), JSON.stringify(inbound)]);
+    expect(outcomes.map((o) => o.outcome.ok)).toEqual([true, true]);
+  });
+
+  test("a changed reply is validated and the next entry gets its JSON", async () => {
+    const seen: string[] = [];
+    const record = async (_stage: Stage, data: string) => {
+      seen.push(data);
+      return data;
+    };
+    const { chain } = newChain([entry("a", "tag", 1, tagger("!")), entry("b", "rec", 2, record)]);
+    const out = await chain.run("inbound", inbound);
+    expect(out.text).toBe("mail me at a@b.com!");
+    expect(JSON.parse(seen[0]!)).toEqual(out);
+  });
+
   test("an empty chain returns the same envelope", async () => {
     const { chain } = newChain([]);
     expect(await chain.run("inbound", inbound)).toBe(inbound);
