@@ -60,6 +60,17 @@ export interface ExtensionsStatus {
   error?: string;
 }
 
+/** What `extend` (the plugin runtime) gets from the host being opened. */
+export interface ExtendBase {
+  workspace: Workspace;
+  config: Config;
+  /** The configuration as it is now: config.toml re-read (a reload sees new grants), or the object given to open. */
+  readConfig: () => Config;
+  db: Database;
+  memory: () => MemoryBackend | null;
+  providers: ProviderResolver;
+}
+
 export interface OpenAgentHostOptions {
   workspace?: string;
   config?: Config;
@@ -68,7 +79,7 @@ export interface OpenAgentHostOptions {
    * Called once the workspace, config and database exist, before providers and memory are resolved, so an
    * explicitly selected `wasm:` backend can be found. The plugin runtime hooks in here.
    */
-  extend?: (base: { workspace: Workspace; config: Config; db: Database; memory: () => MemoryBackend | null; providers: ProviderResolver }) => Promise<HostExtensions>;
+  extend?: (base: ExtendBase) => Promise<HostExtensions>;
   /**
    * Return before `extend` has run: it starts with loadExtensions() (the gateway calls it once it listens) or with
    * the first turn, and every turn waits for it. Ignored when the configuration needs a plugin at open (a wasm:
@@ -96,7 +107,8 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   let extensions: HostExtensions = {};
   let memory: MemoryBackend | null = null;
   const providers = createProviderResolver(config, { env, external: (name) => extensions.provider?.(name) });
-  const base = { workspace, config, db, memory: () => memory, providers };
+  const readConfig = options.config ? () => config : () => loadConfig(workspace.configPath, env).config;
+  const base: ExtendBase = { workspace, config, readConfig, db, memory: () => memory, providers };
   const status: ExtensionsStatus = { state: options.extend ? "idle" : "ready" };
   const deferred = options.extend !== undefined && options.deferExtend === true && !needsExtensionsAtOpen(config);
   if (options.extend && !deferred) {

@@ -1,6 +1,7 @@
 export {
   openAgentHost,
   type AgentHost,
+  type ExtendBase,
   type ExtensionsStatus,
   type HostExtensions,
   type OpenAgentHostOptions,

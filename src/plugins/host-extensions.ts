@@ -47,7 +47,7 @@ async function release(runtime: PluginRuntime): Promise<void> {
 /** Obtain the workspace's runtime (creating it and its event bus on first use) and count this user. */
 async function openRuntime(
   workspace: Workspace,
-  config: Config,
+  config: Config | (() => Config),
   services: Omit<RuntimeServices, "events" | "logger">,
   attach?: PluginServicesOptions,
 ): Promise<PluginRuntime> {
@@ -75,8 +75,9 @@ export type PluginExtensionOptions = PluginServicesOptions;
 export function createPluginExtensions(
   options: PluginExtensionOptions = {},
 ): NonNullable<OpenAgentHostOptions["extend"]> {
-  return async ({ workspace, config, db, memory, providers }) => {
-    const runtime = await openRuntime(workspace, config, { db, memory, providers }, options);
+  // `readConfig` re-reads config.toml at every build, so a grant added to it takes effect on the next reload.
+  return async ({ workspace, readConfig, db, memory, providers }) => {
+    const runtime = await openRuntime(workspace, readConfig, { db, memory, providers }, options);
     const services = pluginServicesOf(runtime) ?? attachPluginServices(runtime, options);
     const remoteLog = runtime.host.logger.child("remote");
     const extensions: HostExtensions = {
