@@ -17,6 +17,8 @@ export const GENERATION_DRAIN_TIMEOUT_MS = 10 * 60_000;
 
 /** Longest a loader may take to load one plugin (the WASM sandbox has its own, shorter init timeout). */
 export const PLUGIN_LOAD_TIMEOUT_MS = 60_000;
+/** Headroom over a remote plugin's own ready_timeout_ms, so its supervisor reports the timeout, not the generation. */
+export const REMOTE_LOAD_MARGIN_MS = 5_000;
 
 export type PluginState = "active" | "error" | "disabled";
 
@@ -250,9 +252,14 @@ function admit(record: PluginRecord, found: DiscoveredPlugin, config: Config, se
   };
 }
 
+/** The default load limit; a remote plugin may declare a ready timeout longer than PLUGIN_LOAD_TIMEOUT_MS. */
+export function loadTimeoutFor(plugin: AdmittedPlugin): number {
+  return Math.max(PLUGIN_LOAD_TIMEOUT_MS, (plugin.remote?.ready_timeout_ms ?? 0) + REMOTE_LOAD_MARGIN_MS);
+}
+
 /** A loader that never settles must not hold the whole candidate: it fails the plugin; a late instance is released. */
 function loadWithin(loader: PluginLoader, plugin: AdmittedPlugin, input: BuildInput): Promise<PluginInstance> {
-  const limit = input.loadTimeoutMs ?? PLUGIN_LOAD_TIMEOUT_MS;
+  const limit = input.loadTimeoutMs ?? loadTimeoutFor(plugin);
   return new Promise((resolve, reject) => {
     let late = false;
     const timer = setTimeout(() => {

@@ -129,3 +129,22 @@ describe("manifest", () => {
     expect(fails(remote + `[remote]\nentry = "w.ts"\ntransport = "carrier-pigeon"\n`).message).toContain('"remote.transport"');
   });
 });
+
+describe("load timeout", () => {
+  test("a remote plugin's ready timeout extends the default load limit; others use PLUGIN_LOAD_TIMEOUT_MS", async () => {
+    const { loadTimeoutFor, PLUGIN_LOAD_TIMEOUT_MS, REMOTE_LOAD_MARGIN_MS } = await import("../../../src/plugins/generation.ts");
+    const { REMOTE_MAX_READY_TIMEOUT_MS } = await import("../../../src/plugins/remote/limits.ts");
+    const base = { name: "p", version: "1", dir: "/x", entryPath: "/x/w.ts", capabilities: [], config: {}, httpAllowlist: [] };
+    const remote = (ready: number) => ({
+      ...base,
+      kind: "remote" as const,
+      resources: { maxMemoryMb: 64, maxExecutionTimeMs: 5000, maxHttpRequestsPerCall: 10, maxKvStorageMb: 10, maxFuel: null },
+      granted: new Set<string>(),
+      remote: { entry: "w.ts", transport: "worker" as const, settings: {}, rpc_timeout_ms: 1000, ready_timeout_ms: ready },
+    });
+    expect(loadTimeoutFor(remote(1000))).toBe(PLUGIN_LOAD_TIMEOUT_MS);
+    expect(loadTimeoutFor(remote(REMOTE_MAX_READY_TIMEOUT_MS))).toBe(REMOTE_MAX_READY_TIMEOUT_MS + REMOTE_LOAD_MARGIN_MS);
+    const { remote: _omit, ...wasm } = remote(0);
+    expect(loadTimeoutFor({ ...wasm, kind: "wasm-module" })).toBe(PLUGIN_LOAD_TIMEOUT_MS);
+  });
+});
