@@ -1,7 +1,6 @@
 /** End to end through the compiled binary (`bun build.ts`; PRX_BINARY overrides the path). */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
 import { BINARY, ensureBinary, runPrx } from "../../helpers/binary.ts";

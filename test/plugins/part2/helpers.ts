@@ -11,6 +11,7 @@ import {
 } from "../../../src/plugins/host-extensions.ts";
 import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
 import type { PrxError } from "../../../src/core/errors.ts";
+import { startFakeOpenAI, type FakeServer } from "../../fakes/openai-server.ts";
 
 export const PLUGINS2_DIR = resolve(import.meta.dir, "../../../plugins/test-wasm2");
 /** Transpiled components are content-addressed: every test workspace shares one cache so each is transpiled once. */
@@ -54,6 +55,33 @@ export interface OpenedHost {
 export async function openHost(root: string, options: PluginExtensionOptions = { cron: false }): Promise<OpenedHost> {
   const host = await openAgentHost({ workspace: root, extend: createPluginExtensions(options), env: {} });
   return { host, services: pluginServicesFor(host.workspace.root)! };
+}
+
+/** A fake provider, a workspace with these test plugins, and a host on it; close() undoes all three. */
+export interface HostScenario {
+  fake: FakeServer;
+  ws: TestWorkspace;
+  opened: OpenedHost;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export async function openScenario(plugins: string[], extraConfig = ""): Promise<HostScenario> {
+  const logs = captureLogs();
+  const fake = startFakeOpenAI();
+  const ws = workspaceWith(plugins, fakeConfig(fake.url, extraConfig));
+  const opened = await openHost(ws.root);
+  return {
+    fake,
+    ws,
+    opened,
+    logs,
+    async close() {
+      await opened.host.close();
+      await fake.stop();
+      ws.cleanup();
+    },
+  };
 }
 
 /** A plugin's KV value as text (plugin KV lives in the workspace database). */

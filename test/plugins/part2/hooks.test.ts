@@ -3,35 +3,26 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EVENT_QUEUE_CAPACITY } from "../../../src/plugins/events/index.ts";
 import type { HookAdapter } from "../../../src/plugins/adapters/hook.ts";
-import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
+import { startFakeOpenAI } from "../../fakes/index.ts";
 import {
   captureLogs,
   eventually,
   fakeConfig,
   kvText,
   openHost,
+  openScenario,
   workspaceWith,
+  type HostScenario,
   type OpenedHost,
-  type TestWorkspace,
 } from "./helpers.ts";
 
 const topics = (opened: OpenedHost) => (kvText(opened.host.db, "hook-rec", "topics") ?? "").split("\n").filter(Boolean);
 
 describe("hook plugins on the runtime's bus", () => {
-  let fake: FakeServer;
-  let ws: TestWorkspace;
   let opened: OpenedHost;
-  beforeAll(async () => {
-    captureLogs();
-    fake = startFakeOpenAI();
-    ws = workspaceWith(["hook-rec"], fakeConfig(fake.url));
-    opened = await openHost(ws.root);
-  });
-  afterAll(async () => {
-    await opened.host.close();
-    await fake.stop();
-    ws.cleanup();
-  });
+  let scenario: HostScenario;
+  beforeAll(async () => void ({ opened } = scenario = await openScenario(["hook-rec"])));
+  afterAll(() => scenario.close());
 
   test("a hook plugin receives prx.lifecycle.agent_stop after a turn", async () => {
     await opened.host.runTurn({ sessionId: "h1", channel: "test", text: "hi" });

@@ -1,25 +1,24 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
-import { captureLogs, fakeConfig, openHost, workspaceWith, type OpenedHost, type TestWorkspace } from "./helpers.ts";
+import {
+  captureLogs,
+  fakeConfig,
+  openHost,
+  openScenario,
+  workspaceWith,
+  type HostScenario,
+  type OpenedHost,
+} from "./helpers.ts";
 
 const ADDRESS = "alice.smith@example.com";
 const REDACTED = "[email redacted]";
 
 describe("WASM middleware in the agent loop", () => {
   let fake: FakeServer;
-  let ws: TestWorkspace;
   let opened: OpenedHost;
-  beforeAll(async () => {
-    captureLogs();
-    fake = startFakeOpenAI();
-    ws = workspaceWith(["redact-mw"], fakeConfig(fake.url));
-    opened = await openHost(ws.root);
-  });
-  afterAll(async () => {
-    await opened.host.close();
-    await fake.stop();
-    ws.cleanup();
-  });
+  let scenario: HostScenario;
+  beforeAll(async () => void ({ fake, opened } = scenario = await openScenario(["redact-mw"])));
+  afterAll(() => scenario.close());
 
   test("all four stages run: the provider never sees the address and the reply is redacted on the way out", async () => {
     fake.enqueue({ type: "text", text: `write to ${"bob@example.org"} instead` });

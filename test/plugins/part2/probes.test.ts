@@ -9,16 +9,14 @@ import { buildGateway } from "../../../src/gateway/app.ts";
 import { AuthService } from "../../../src/gateway/auth/service.ts";
 import { isPrxError, PrxError } from "../../../src/core/errors.ts";
 import { parseProbeRequest, runProbe } from "../../../src/plugins/probes.ts";
-import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
+import type { FakeServer } from "../../fakes/index.ts";
 import {
   body,
-  captureLogs,
   eventually,
   failure,
-  fakeConfig,
   kvText,
-  openHost,
-  workspaceWith,
+  openScenario,
+  type HostScenario,
   type OpenedHost,
   type TestWorkspace,
 } from "./helpers.ts";
@@ -29,17 +27,9 @@ const inbound = { text: "mail me: x@y.io", channel: "api", user_id: null, sessio
 let fake: FakeServer;
 let ws: TestWorkspace;
 let opened: OpenedHost;
-beforeAll(async () => {
-  captureLogs();
-  fake = startFakeOpenAI();
-  ws = workspaceWith(ALL, fakeConfig(fake.url));
-  opened = await openHost(ws.root);
-});
-afterAll(async () => {
-  await opened.host.close();
-  await fake.stop();
-  ws.cleanup();
-});
+let scenario: HostScenario;
+beforeAll(async () => void ({ fake, ws, opened } = scenario = await openScenario(ALL)));
+afterAll(() => scenario.close());
 
 const probe = (raw: unknown, plugin?: string) => runProbe(opened.services, parseProbeRequest(raw, plugin));
 
