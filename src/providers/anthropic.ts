@@ -1,15 +1,14 @@
 import { PrxError } from "../core/errors.ts";
 import { secretFromEnv } from "../config/env.ts";
-import { joinUrl, missingKeyError, protocolError, ProviderCall, PROVIDER_PROBE_TIMEOUT_MS } from "./http.ts";
-import type { FetchLike, HttpTarget } from "./http.ts";
-import { readSseJson, excerpt, PROVIDER_MAX_RESPONSE_BYTES } from "./sse.ts";
+import { joinUrl, missingKeyError, protocolError, ProviderCall } from "./http.ts";
+import { readSseJson, excerpt } from "./sse.ts";
 import { ANTHROPIC_STREAM_EVENT_TYPES, ANTHROPIC_VERSION } from "./anthropic-constants.ts";
 import type { AnthropicUsage } from "./anthropic-wire.ts";
 import { anthropicWire } from "./wire.ts";
 import { mapStopReason, mapUsage, statusForErrorType, toAnthropicMessages, toAnthropicTools } from "./anthropic-map.ts";
-import { DEFAULT_PROVIDER_TIMEOUT_MS, emitWhole, type HttpProviderOptions } from "./openai-compatible.ts";
-import { fetchModelIds, probeOutcome } from "./probe.ts";
-import type { ChatRequest, ChatResponse, Provider, ToolCall } from "./types.ts";
+import { HttpProvider } from "./http-provider.ts";
+import { emitWhole } from "./openai-compatible.ts";
+import type { ChatRequest, ChatResponse, ToolCall } from "./types.ts";
 
 /** max_tokens is mandatory in the Messages API; this is used when neither the request nor the config sets it. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -18,18 +17,12 @@ type Wire = Awaited<ReturnType<typeof anthropicWire>>;
 
 type Block = { kind: "text" } | { kind: "tool"; ordinal: number; id: string; name: string; json: string };
 
-export class AnthropicProvider implements Provider {
-  readonly name: string;
-  private readonly target: HttpTarget;
-  private readonly fetchImpl: FetchLike;
-
-  constructor(private readonly options: HttpProviderOptions) {
-    this.name = options.name;
-    this.target = { provider: options.name, keyEnv: options.keyEnv };
-    this.fetchImpl = options.fetch ?? fetch;
+export class AnthropicProvider extends HttpProvider {
+  protected modelsUrl(): string {
+    return anthropicUrl(this.options.baseUrl, "models");
   }
 
-  private headers(): Record<string, string> {
+  protected headers(): Record<string, string> {
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "anthropic-version": ANTHROPIC_VERSION,
@@ -58,7 +51,7 @@ export class AnthropicProvider implements Provider {
     if (request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
     if (streaming) body.stream = true;
     const wire = await anthropicWire();
-    const call = new ProviderCall(this.target, this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS, request.signal);
+    const call = new ProviderCall(this.target, this.timeoutMs(), request.signal);
     try {
       const init = { method: "POST", headers: this.headers(), body: JSON.stringify(body) };
       const response = await call.fetch(this.fetchImpl, url, init);
@@ -184,28 +177,6 @@ export class AnthropicProvider implements Provider {
     const finish = mapStopReason(stopReason);
     if (finish) response.finishReason = finish;
     return response;
-  }
-
-  private maxBytes(): number {
-    return this.options.maxResponseBytes ?? PROVIDER_MAX_RESPONSE_BYTES;
-  }
-
-  async listModels(): Promise<string[]> {
-    if (this.options.models && this.options.models.length > 0) return [...this.options.models];
-    return fetchModelIds(this.target, anthropicUrl(this.options.baseUrl, "models"), () => this.headers(), {
-      fetch: this.fetchImpl,
-      timeoutMs: this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
-    });
-  }
-
-  /** GET /v1/models: free, authenticated, and answers 401 for a bad key. */
-  probe(signal?: AbortSignal): Promise<string | null> {
-    const url = anthropicUrl(this.options.baseUrl, "models");
-    return probeOutcome(this.target, url, () => ({ headers: this.headers() }), {
-      fetch: this.fetchImpl,
-      timeoutMs: Math.min(this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS, PROVIDER_PROBE_TIMEOUT_MS),
-      signal,
-    });
   }
 }
 

@@ -5,32 +5,14 @@ import {
   missingKeyError,
   protocolError,
   ProviderCall,
-  PROVIDER_PROBE_TIMEOUT_MS,
-  type FetchLike,
-  type HttpTarget,
 } from "./http.ts";
-import { readSseJson, excerpt, PROVIDER_MAX_RESPONSE_BYTES } from "./sse.ts";
+import { readSseJson, excerpt } from "./sse.ts";
 import type { OpenAIRequestMessage } from "./openai-wire.ts";
 import { openaiWire } from "./wire.ts";
-import type { ChatMessage, ChatRequest, ChatResponse, Provider, ToolCall, ToolSpec, Usage } from "./types.ts";
-import { fetchModelIds, probeOutcome } from "./probe.ts";
+import type { ChatMessage, ChatRequest, ChatResponse, ToolCall, ToolSpec, Usage } from "./types.ts";
+import { HttpProvider } from "./http-provider.ts";
 
-/** Settings shared by the HTTP providers. */
-export interface HttpProviderOptions {
-  name: string;
-  baseUrl: string;
-  /** Environment variable holding the key; when set and empty, requests fail fast. */
-  keyEnv?: string;
-  env?: Record<string, string | undefined>;
-  timeoutMs?: number;
-  headers?: Record<string, string>;
-  maxTokens?: number;
-  models?: string[];
-  fetch?: FetchLike;
-  maxResponseBytes?: number;
-}
-
-export const DEFAULT_PROVIDER_TIMEOUT_MS = 120_000;
+export { DEFAULT_PROVIDER_TIMEOUT_MS, type HttpProviderOptions } from "./http-provider.ts";
 
 export function toOpenAIMessages(messages: ChatMessage[]): OpenAIRequestMessage[] {
   return messages.map((message): OpenAIRequestMessage => {
@@ -104,18 +86,12 @@ export class ToolCallAccumulator {
   }
 }
 
-export class OpenAICompatibleProvider implements Provider {
-  readonly name: string;
-  private readonly target: HttpTarget;
-  private readonly fetchImpl: FetchLike;
-
-  constructor(private readonly options: HttpProviderOptions) {
-    this.name = options.name;
-    this.target = { provider: options.name, keyEnv: options.keyEnv };
-    this.fetchImpl = options.fetch ?? fetch;
+export class OpenAICompatibleProvider extends HttpProvider {
+  protected modelsUrl(): string {
+    return joinUrl(this.options.baseUrl, "models");
   }
 
-  private headers(): Record<string, string> {
+  protected headers(): Record<string, string> {
     const headers: Record<string, string> = { "content-type": "application/json", ...this.options.headers };
     if (this.options.keyEnv) {
       const key = secretFromEnv(this.options.keyEnv, this.options.env);
@@ -136,7 +112,7 @@ export class OpenAICompatibleProvider implements Provider {
       body.stream = true;
       body.stream_options = { include_usage: true };
     }
-    const call = new ProviderCall(this.target, this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS, request.signal);
+    const call = new ProviderCall(this.target, this.timeoutMs(), request.signal);
     try {
       const init = { method: "POST", headers: this.headers(), body: withTools(body, request.tools) };
       const response = await call.fetch(this.fetchImpl, url, init);
@@ -236,27 +212,6 @@ export class OpenAICompatibleProvider implements Provider {
     if (usage) response.usage = usage;
     if (finishReason) response.finishReason = finishReason;
     return response;
-  }
-
-  private maxBytes(): number {
-    return this.options.maxResponseBytes ?? PROVIDER_MAX_RESPONSE_BYTES;
-  }
-
-  async listModels(): Promise<string[]> {
-    if (this.options.models && this.options.models.length > 0) return [...this.options.models];
-    return fetchModelIds(this.target, joinUrl(this.options.baseUrl, "models"), () => this.headers(), {
-      fetch: this.fetchImpl,
-      timeoutMs: this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
-    });
-  }
-
-  probe(signal?: AbortSignal): Promise<string | null> {
-    const url = joinUrl(this.options.baseUrl, "models");
-    return probeOutcome(this.target, url, () => ({ headers: this.headers() }), {
-      fetch: this.fetchImpl,
-      timeoutMs: Math.min(this.options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS, PROVIDER_PROBE_TIMEOUT_MS),
-      signal,
-    });
   }
 }
 
