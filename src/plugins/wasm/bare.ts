@@ -4,7 +4,7 @@ import { prepareComponent, prepareModule } from "./artifact-cache.ts";
 import { ComponentArtifact, ComponentGuest } from "./guest/component.ts";
 import { CoreModuleGuest } from "./guest/core-module.ts";
 import type { Guest } from "./guest/types.ts";
-import type { HostContext } from "./host/context.ts";
+import { pluginInfo, type HostContext } from "./host/context.ts";
 import { componentImports } from "./host/index.ts";
 import { KvStore } from "./host/kv.ts";
 import { WebSocketTable } from "./host/websocket.ts";
@@ -20,20 +20,8 @@ export async function loadInThread(
 ): Promise<Guest & { close(): void }> {
   const kv = new KvStore(host.db.filename, plugin.name, plugin.resources.maxKvStorageMb);
   const log = host.logger.child(`plugin.${plugin.name}`);
-  const info = {
-    name: plugin.name,
-    kind: plugin.kind,
-    entryPath: plugin.entryPath,
-    capabilities: plugin.capabilities,
-    granted: [...plugin.granted],
-    config: plugin.config,
-    httpAllowlist: plugin.httpAllowlist,
-    maxMemoryMb: plugin.resources.maxMemoryMb,
-    maxHttpRequestsPerCall: plugin.resources.maxHttpRequestsPerCall,
-    maxKvStorageMb: plugin.resources.maxKvStorageMb,
-  };
   const ctx: HostContext = {
-    plugin: info,
+    plugin: pluginInfo(plugin),
     granted: plugin.granted,
     capIndex: cap,
     capability: plugin.capabilities[cap]!,

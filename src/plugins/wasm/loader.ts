@@ -7,6 +7,7 @@ import { KV_DDL } from "./host/kv.ts";
 import { type PreparedComponent, type PreparedModule, prepareComponent, prepareModule } from "./artifact-cache.ts";
 import { REQUIRED_EXPORTS, camelCase, snakeCase } from "./guest/types.ts";
 import { WasmPluginInstance } from "./instance.ts";
+import { pluginInfo } from "./host/context.ts";
 import { SandboxInitSchema } from "./protocol.ts";
 import { Sandbox } from "./sandbox.ts";
 
@@ -55,18 +56,7 @@ async function load(plugin: AdmittedPlugin, host: PluginHostServices): Promise<P
   // checked once here, on the sending side: the Worker trusts it (protocol.ts)
   const init = SandboxInitSchema.parse({
     type: "init",
-    plugin: {
-      name: plugin.name,
-      kind: plugin.kind,
-      entryPath: plugin.entryPath,
-      capabilities: plugin.capabilities,
-      granted: [...plugin.granted],
-      config: plugin.config,
-      httpAllowlist: plugin.httpAllowlist,
-      maxMemoryMb,
-      maxHttpRequestsPerCall: plugin.resources.maxHttpRequestsPerCall,
-      maxKvStorageMb: plugin.resources.maxKvStorageMb,
-    },
+    plugin: pluginInfo(plugin, maxMemoryMb),
     component:
       prepared.kind === "component"
         ? { js: prepared.js, imports: prepared.meta.interfaces.imports, modules: prepared.modules }

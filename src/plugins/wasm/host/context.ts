@@ -1,9 +1,25 @@
-import type { CapabilityRef } from "../../types.ts";
+import type { AdmittedPlugin, CapabilityRef } from "../../types.ts";
 import type { RpcMethod, SandboxInit } from "../protocol.ts";
 import type { KvStore } from "./kv.ts";
 import type { WebSocketTable } from "./websocket.ts";
 
 export type PluginInfo = SandboxInit["plugin"];
+
+/** The part of an admitted plugin its host functions see (sent to the sandbox Worker, or used in-thread). */
+export function pluginInfo(plugin: AdmittedPlugin, maxMemoryMb = plugin.resources.maxMemoryMb): PluginInfo {
+  return {
+    name: plugin.name,
+    kind: plugin.kind,
+    entryPath: plugin.entryPath,
+    capabilities: plugin.capabilities,
+    granted: [...plugin.granted],
+    config: plugin.config,
+    httpAllowlist: plugin.httpAllowlist,
+    maxMemoryMb,
+    maxHttpRequestsPerCall: plugin.resources.maxHttpRequestsPerCall,
+    maxKvStorageMb: plugin.resources.maxKvStorageMb,
+  };
+}
 
 /** Mutable state of the call in flight on one capability instance (calls to an instance are queued). */
 export interface CallState {
