@@ -151,6 +151,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   // Resolved per publish: with a deferred `extend`, the plugin bus arrives after open.
   const events: EventPublisher = {
     publish: (topic, payload) => (extensions.events ?? nullPublisher).publish(topic, payload),
+    wants: (topic) => (extensions.events ?? nullPublisher).wants?.(topic) ?? true,
   };
   const choose = (opts: { provider?: string; model?: string }) => resolveModelChoice(config, opts);
   // Fail at start, not at the first turn, when the configured provider cannot be resolved.

@@ -62,8 +62,11 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
   const signal = input.signal ?? new AbortController().signal;
   const observer = input.observer ?? {};
   const persist = !input.historyOverride;
-  const emit = (name: LifecycleName, payload: Record<string, unknown>) =>
-    events.publish(lifecycleTopic(name), { session_id: input.sessionId, channel: input.channel, ...payload });
+  const emit = (name: LifecycleName, payload: Record<string, unknown>) => {
+    const topic = lifecycleTopic(name);
+    if (events.wants?.(topic) !== false)
+      events.publish(topic, { session_id: input.sessionId, channel: input.channel, ...payload });
+  };
   const delivered: string[] = [];
   const sendMessage = (text: string) => {
     delivered.push(text);

@@ -5,6 +5,11 @@
 export interface EventPublisher {
   /** Never waits for consumers. */
   publish(topic: string, payload: unknown): void;
+  /**
+   * False when nobody receives `topic` now, so a publisher may skip building the payload. Optional: without it,
+   * assume someone does.
+   */
+  wants?(topic: string): boolean;
 }
 
-export const nullPublisher: EventPublisher = { publish() {} };
+export const nullPublisher: EventPublisher = { publish() {}, wants: () => false };

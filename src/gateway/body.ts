@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { PrxError } from "../core/errors.ts";
+import type { Parser } from "../core/fast-accept.ts";
 
 /**
  * The gateway's global Elysia parse hook: returning a value tells Elysia the body is parsed, so the stream
@@ -13,11 +14,7 @@ export const keepRawBody = (): true => true;
  * bytes actually streamed (413, naming the limit), UTF-8 and JSON syntax (400 naming the problem), then the
  * route's zod schema (400 naming the field).
  */
-export async function readJsonBody<S extends z.ZodType>(
-  request: Request,
-  schema: S,
-  maxBytes: number,
-): Promise<z.infer<S>> {
+export async function readJsonBody<T>(request: Request, schema: Parser<T>, maxBytes: number): Promise<T> {
   requireJson(request);
   return parseJsonBytes(await readLimited(request, maxBytes), schema);
 }
@@ -40,7 +37,7 @@ export function requireJson(request: Request): void {
 /** Decoding without `stream` keeps no state between calls, so one strict decoder serves every request. */
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-export function parseJsonBytes<S extends z.ZodType>(bytes: Uint8Array, schema: S): z.infer<S> {
+export function parseJsonBytes<T>(bytes: Uint8Array, schema: Parser<T>): T {
   if (bytes.length === 0) throw new PrxError("BAD_REQUEST", "the request body is empty; expected a JSON object");
   let text: string;
   try {

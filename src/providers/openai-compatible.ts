@@ -135,9 +135,9 @@ export class OpenAICompatibleProvider extends HttpProvider {
     json: unknown,
     requestedModel: string,
     url: string,
-    { OpenAIChatResponseSchema }: Awaited<ReturnType<typeof openaiWire>>,
+    { OpenAIChatResponseParser }: Awaited<ReturnType<typeof openaiWire>>,
   ): ChatResponse {
-    const parsed = OpenAIChatResponseSchema.safeParse(json);
+    const parsed = OpenAIChatResponseParser.safeParse(json);
     if (!parsed.success) {
       throw protocolError(this.name, `unexpected response shape from ${url}: ${excerpt(JSON.stringify(json))}`);
     }
@@ -152,7 +152,11 @@ export class OpenAICompatibleProvider extends HttpProvider {
       model: parsed.data.model ?? requestedModel,
       provider: this.name,
     };
-    if (parsed.data.usage) response.usage = parsed.data.usage;
+    const usage = parsed.data.usage;
+    if (usage) {
+      const { prompt_tokens, completion_tokens, total_tokens } = usage;
+      response.usage = { prompt_tokens, completion_tokens, total_tokens };
+    }
     if (choice.finish_reason) response.finishReason = choice.finish_reason;
     return response;
   }

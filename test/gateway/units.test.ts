@@ -1,5 +1,8 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { isPrxError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/core/ids.ts";
 import { PairingGate } from "../../src/gateway/auth/pairing.ts";
@@ -127,6 +130,29 @@ describe("TokenStore", () => {
       ),
     ).toBe(true);
     db.close();
+  });
+
+  test("a verified token is cached, and a revocation from another store or connection takes effect at once", () => {
+    const dir = mkdtempSync(join(tmpdir(), "prx-tokens-"));
+    const path = join(dir, "prx.db");
+    const db = new Database(path);
+    db.exec("PRAGMA journal_mode = WAL");
+    const gateway = new TokenStore(db);
+    const first = gateway.create("one");
+    const second = gateway.create("two");
+    expect(gateway.verify(first.token)?.id).toBe(first.record.id);
+    expect(gateway.verify(second.token)?.id).toBe(second.record.id);
+    // Another connection (what `prx gateway token revoke` in another process is).
+    const cli = new Database(path);
+    new TokenStore(cli).revoke(first.record.id);
+    cli.close();
+    expect(gateway.verify(first.token)).toBeNull();
+    expect(gateway.verify(second.token)?.id).toBe(second.record.id);
+    // Another store on the same connection.
+    new TokenStore(db).revoke(second.record.id);
+    expect(gateway.verify(second.token)).toBeNull();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   test(`names up to ${TOKEN_NAME_MAX_CHARS} characters`, () => {

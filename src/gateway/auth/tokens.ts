@@ -55,9 +55,23 @@ function sameHex(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/** Gateway bearer tokens in the workspace database: only their SHA-256 is kept. */
+/** Verified tokens remembered per process (by SHA-256), dropped whenever the database changes. */
+export const TOKEN_CACHE_MAX_ENTRIES = 1024;
+
+/** Revocations per connection: data_version ignores commits of the same connection (another store in-process). */
+const revocations = new WeakMap<Database, number>();
+
+/**
+ * Gateway bearer tokens in the workspace database: only their SHA-256 is kept. Verified tokens are cached by
+ * digest and the cache is dropped when `PRAGMA data_version` says another connection (`prx gateway token revoke`
+ * in another process) committed, or when this store revokes one: revocation still takes effect at once, and a
+ * request costs one pragma instead of a table lookup.
+ */
 export class TokenStore {
   private readonly touched = new Map<string, number>();
+  private readonly verified = new Map<string, Row>();
+  private dataVersion = -1;
+  private revocationsSeen = 0;
 
   constructor(
     private readonly db: Database,
@@ -97,6 +111,7 @@ export class TokenStore {
         hint: "list them with `prx gateway token list`",
       });
     if (row.revoked) return false;
+    revocations.set(this.db, (revocations.get(this.db) ?? 0) + 1);
     this.db.query("UPDATE gateway_tokens SET revoked = 1 WHERE id = ?").run(id);
     return true;
   }
@@ -109,8 +124,20 @@ export class TokenStore {
   verify(presented: string): TokenRecord | null {
     if (presented.length === 0 || presented.length > BEARER_MAX_CHARS) return null;
     const digest = Bun.SHA256.hash(presented, "hex");
-    const row = this.db.query<Row, [string]>("SELECT * FROM gateway_tokens WHERE token_sha256 = ?").get(digest);
-    if (!row || !sameHex(row.token_sha256, digest) || row.revoked) return null;
+    const version = this.db.query<{ data_version: number }, []>("PRAGMA data_version").get()!.data_version;
+    const revoked = revocations.get(this.db) ?? 0;
+    if (version !== this.dataVersion || revoked !== this.revocationsSeen) {
+      this.verified.clear();
+      this.dataVersion = version;
+      this.revocationsSeen = revoked;
+    }
+    let row = this.verified.get(digest) ?? null;
+    if (!row) {
+      row = this.db.query<Row, [string]>("SELECT * FROM gateway_tokens WHERE token_sha256 = ?").get(digest);
+      if (!row || !sameHex(row.token_sha256, digest) || row.revoked) return null;
+      if (this.verified.size >= TOKEN_CACHE_MAX_ENTRIES) this.verified.clear();
+      this.verified.set(digest, row);
+    }
     this.touch(row.id);
     return toRecord(row);
   }

@@ -8,14 +8,14 @@ import { sseResponse } from "../sse.ts";
 import { runGatewayTurn } from "../turns.ts";
 import { toTurnMessages } from "./convert.ts";
 import { modelCatalog, selectModel } from "./models.ts";
-import { ChatCompletionRequestSchema, type ChatCompletion, type ChatCompletionChunk } from "./schemas.ts";
+import { ChatCompletionRequestParser, type ChatCompletion, type ChatCompletionChunk } from "./schemas.ts";
 
 /**
  * POST /v1/chat/completions. The client's messages become the turn's history (nothing is stored); the agent
  * runs its tools itself, so the client only ever sees assistant content.
  */
 export async function chatCompletions(gw: GatewayContext, request: Request): Promise<Response> {
-  const body = await readJsonBody(request, ChatCompletionRequestSchema(), gw.config.max_body_bytes);
+  const body = await readJsonBody(request, ChatCompletionRequestParser(), gw.config.max_body_bytes);
   const { history, text } = toTurnMessages(body.messages);
   const defaults = gw.host.resolveModelChoice({});
   const selection = selectModel(gw.host.config, body.model, defaults.model);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isOptionalString, isPlainObject, withFastAccept } from "../../core/fast-accept.ts";
 import { lazy } from "../lazy.ts";
 import { MESSAGE_MAX_CHARS, OPENAI_MAX_MESSAGES } from "../limits.ts";
 
@@ -44,6 +45,40 @@ export const ChatCompletionRequestSchema = lazy(() =>
       user: z.string().optional(),
     })
     .describe("OpenAI-compatible chat completion request; the last message must be from the user"),
+);
+
+export type ChatCompletionRequest = z.infer<ReturnType<typeof ChatCompletionRequestSchema>>;
+
+const ROLES: ReadonlySet<unknown> = new Set(["system", "developer", "user", "assistant", "tool"]);
+const isOptionalNumber = (v: unknown, ok: (n: number) => boolean) =>
+  v === undefined || v === null || (typeof v === "number" && ok(v));
+
+/**
+ * The common request (text messages, optional stream/temperature/max_tokens/user) checked by hand; anything
+ * else, tool calls and content parts included, goes through ChatCompletionRequestSchema.
+ */
+export function isPlainChatCompletionRequest(value: unknown): value is ChatCompletionRequest {
+  if (!isPlainObject(value)) return false;
+  const { model, messages, stream, stream_options, temperature, max_tokens, user } = value;
+  if (typeof model !== "string" || model.length === 0) return false;
+  if (!Array.isArray(messages) || messages.length === 0 || messages.length > OPENAI_MAX_MESSAGES) return false;
+  for (const message of messages) {
+    if (!isPlainObject(message) || !ROLES.has(message.role)) return false;
+    if (typeof message.content !== "string" || message.content.length > MESSAGE_MAX_CHARS) return false;
+    if (!isOptionalString(message.name) || message.tool_calls !== undefined || message.tool_call_id !== undefined)
+      return false;
+  }
+  return (
+    (stream === undefined || stream === null || typeof stream === "boolean") &&
+    stream_options === undefined &&
+    isOptionalNumber(temperature, (t) => t >= 0 && t <= 2) &&
+    isOptionalNumber(max_tokens, (n) => Number.isSafeInteger(n) && n > 0) &&
+    isOptionalString(user)
+  );
+}
+
+export const ChatCompletionRequestParser = lazy(() =>
+  withFastAccept(ChatCompletionRequestSchema(), isPlainChatCompletionRequest),
 );
 
 const UsageSchema = lazy(() =>

@@ -3,12 +3,12 @@ import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import { CronScheduler } from "../cron/scheduler.ts";
 import { EventBus } from "../events/bus.ts";
-import { startPump, type Pump } from "../events/pump.ts";
 import type { EventBusApi } from "../events/types.ts";
 import type { Generation } from "../generation.ts";
 import { HooksManager } from "../hooks/manager.ts";
 import type { PluginRuntime } from "../runtime.ts";
 import { busOf } from "./hook.ts";
+import { feedHooksFromBus, type HooksFeed } from "./hooks-feed.ts";
 import { createPluginMiddlewareRunner } from "./middleware.ts";
 import { StorageProxies, wasmProviders } from "./proxies.ts";
 import { remoteProviders, type CurrentRemotes } from "./remote-proxies.ts";
@@ -16,49 +16,6 @@ import type { StableProviders } from "./stable-providers.ts";
 
 /** On close, how long queued bus events may take to reach hooks before their pumps close. */
 export const SERVICES_CLOSE_DRAIN_MS = 5_000;
-
-/**
- * Feed bus events to hooks.json (as connectHooksToBus does), starting one event-loop turn after the first event of
- * a burst: the pump would otherwise run in the microtasks of the publishing turn, so a turn's lifecycle events
- * would check hooks.json (a stat per event) before its provider call starts and before its reply is written. Events
- * already queued then are delivered back to back, in order, within the same bounds.
- */
-function connectHooksAfterIo(bus: EventBus, hooks: HooksManager, logger: Logger): Pump {
-  const subscription = bus.subscribe("*", { name: "hooks.json" });
-  let draining = false;
-  let delivered = 0;
-  let watching = false;
-  // Draining ends once a whole event-loop turn passes without a delivery.
-  const watch = (seen: number): void => {
-    setImmediate(() => {
-      if (delivered !== seen) return watch(delivered);
-      draining = false;
-      watching = false;
-    });
-  };
-  return startPump(
-    subscription,
-    async (topic, payloadJson) => {
-      if (!draining) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        draining = true;
-      }
-      try {
-        const { results } = await hooks.dispatchJson(topic, payloadJson);
-        const failed = results.filter((r) => !r.ok);
-        if (failed.length > 0)
-          throw new Error(`${failed.length} of ${results.length} hooks failed for ${topic}: ${failed[0]!.error}`);
-      } finally {
-        delivered++;
-        if (!watching) {
-          watching = true;
-          watch(delivered);
-        }
-      }
-    },
-    { name: "hooks.json", logger },
-  );
-}
 
 export interface PluginServicesOptions {
   /** Start the cron scheduler (default true). When false, jobs are registered (cron_run works) but never fire. */
@@ -117,8 +74,8 @@ export function attachPluginServices(runtime: PluginRuntime, options: PluginServ
   });
   const loaded = hooks.reload();
   if (!loaded.ok) logger.warn("hooks.json not loaded", { error: loaded.error });
-  const hooksPump: Pump | null =
-    options.hooks !== false && bus instanceof EventBus ? connectHooksAfterIo(bus, hooks, logger.child("hooks")) : null;
+  const hooksFeed: HooksFeed | null =
+    options.hooks !== false && bus instanceof EventBus ? feedHooksFromBus(bus, hooks, logger.child("hooks")) : null;
   let live: Generation | null = null;
   let cronStarted = false;
 
@@ -163,7 +120,7 @@ export function attachPluginServices(runtime: PluginRuntime, options: PluginServ
         await drain(bus, SERVICES_CLOSE_DRAIN_MS);
         const last = live;
         live = null;
-        await Promise.all([...(last?.adapters.hook ?? []).map((a) => a.deactivate()), hooksPump?.stop()]);
+        await Promise.all([...(last?.adapters.hook ?? []).map((a) => a.deactivate()), hooksFeed?.stop()]);
         attached.delete(runtime);
       })()),
   };

@@ -8,6 +8,7 @@ import {
   EVENT_MAX_SUBSCRIPTIONS,
   EVENT_QUEUE_CAPACITY,
   EVENT_ROUTE_CACHE_SIZE,
+  EVENT_TOPIC_MAX_BYTES,
 } from "./limits.ts";
 import { compilePattern, compilePatterns, validateTopic } from "./patterns.ts";
 import type { TopicMatcher } from "./patterns.ts";
@@ -115,6 +116,13 @@ export class EventBus implements EventBusApi {
       }
     }
     for (const listener of route.listeners) this.callListener(listener, event);
+  }
+
+  /** Whether any subscription or listener matches `topic` (an invalid topic is "wanted": publish reports it). */
+  wants(topic: string): boolean {
+    if (topic.length === 0 || topic.length > EVENT_TOPIC_MAX_BYTES / 3) return true;
+    const route = this.route(topic);
+    return route.subs.length > 0 || route.listeners.length > 0;
   }
 
   subscribe(patterns: string | readonly string[], options?: SubscribeOptions): Subscription;

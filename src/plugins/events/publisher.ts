@@ -28,5 +28,6 @@ export function lenientPublisher(bus: EventPublisher, logger: Logger = createLog
         warner.warn(`refused:${topic}`, "event not published", { topic, error: errorMessage(error), refused });
       }
     },
+    wants: (topic) => bus.wants?.(topic) ?? true,
   };
 }

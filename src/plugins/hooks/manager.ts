@@ -52,6 +52,7 @@ export class HooksManager {
   private lastReload: HooksStatus["lastReload"] = null;
   private counters = { dispatched: 0, runs: 0, failures: 0 };
   private lastError: HooksStatus["lastError"] = null;
+  private readonly changeListeners = new Set<() => void>();
   private readonly logger: Logger;
   private readonly root: string;
   private readonly tmpDir: string;
@@ -218,6 +219,13 @@ export class HooksManager {
     this.current = next;
     this.rejected = null;
     this.lastReload = { at: new Date().toISOString(), ok: true };
+    for (const listener of this.changeListeners) listener();
+  }
+
+  /** Call `listener` after each swap of the hooks in force; returns the function that removes it. */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   private edit(options: EditOptions, mutate: (doc: HooksFile) => unknown, replacing = false): HooksSnapshot {

@@ -128,6 +128,33 @@ describe("hooks.json command hooks", () => {
     }
   });
 
+  test("with no action in hooks.json nothing subscribes; a file written later is picked up, an API edit at once", async () => {
+    captureLogs();
+    const fake = startFakeOpenAI();
+    const ws = workspaceWith([], fakeConfig(fake.url));
+    const opened = await openHost(ws.root);
+    const bus = opened.services.bus!;
+    try {
+      // Nobody receives lifecycle events, so the turn does not even build them.
+      expect(bus.wants!("prx.lifecycle.agent_stop")).toBe(false);
+      const out = join(ws.root, "late.json");
+      writeFileSync(join(ws.root, "hooks.json"), JSON.stringify({ hooks: { agent_end: [{ command: "tee", args: [out] }] } }));
+      await eventually(() => bus.wants!("prx.lifecycle.agent_stop"), 300);
+      await opened.host.runTurn({ sessionId: "late", channel: "test", text: "late hooks" });
+      expect(JSON.parse(await eventually(() => (existsSync(out) ? readFileSync(out, "utf8") : null)))).toMatchObject({
+        session_id: "late",
+      });
+      opened.services.hooks.remove("agent_end");
+      expect(bus.wants!("prx.lifecycle.agent_stop")).toBe(false);
+      opened.services.hooks.add("turn_complete", { command: "true" });
+      expect(bus.wants!("prx.lifecycle.turn_complete")).toBe(true);
+    } finally {
+      await opened.host.close();
+      await fake.stop();
+      ws.cleanup();
+    }
+  });
+
   test("a hook past its timeout is killed and the turn is unaffected", async () => {
     captureLogs();
     const fake = startFakeOpenAI();
