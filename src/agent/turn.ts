@@ -17,8 +17,10 @@ export interface TurnTools {
 
 /** Optional contributions from plugins: prompt context before a turn, evaluators after it. */
 export interface TurnExtensions {
-  context?(input: TurnInput): Promise<string[]>;
-  afterTurn?(input: TurnInput, result: TurnResult): Promise<void>;
+  /** A plain array when nothing has to be awaited. */
+  context?(input: TurnInput): string[] | Promise<string[]>;
+  /** Undefined when there was nothing to run. */
+  afterTurn?(input: TurnInput, result: TurnResult): Promise<void> | undefined;
 }
 
 export interface TurnDeps {
@@ -105,7 +107,8 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
           return [];
         })
       : [];
-    const context = (await deps.extensions?.context?.(input)) ?? [];
+    const pendingContext = deps.extensions?.context?.(input) ?? [];
+    const context = Array.isArray(pendingContext) ? pendingContext : await pendingContext;
     let messages = buildMessages({ systemPrompt: config.agent.system_prompt, memories, context, history, user: inbound.text });
     pending.push({ role: "user", content: inbound.text });
     flush();
@@ -213,9 +216,8 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
     };
     emit("turn_complete", { iterations, tool_calls: toolRecords.length, usage });
     emit("agent_end", { ok: true });
-    await deps.extensions?.afterTurn?.(input, result).catch((error) =>
-      emit("error", { stage: "after_turn", message: errorMessage(error) }),
-    );
+    const after = deps.extensions?.afterTurn?.(input, result);
+    if (after) await after.catch((error) => emit("error", { stage: "after_turn", message: errorMessage(error) }));
     return result;
   } catch (error) {
     const failure = signal.aborted ? new PrxError("ABORTED", "turn cancelled", { cause: error }) : toPrxError(error);

@@ -131,8 +131,24 @@ export class ProviderCall {
     return text + decoder.decode();
   }
 
-  /** Read and parse a JSON body. */
+  /**
+   * Read and parse a JSON body. A JSON body of declared length within the limit is parsed natively from its bytes
+   * (no intermediate string); anything else is read as text first, so a non-JSON answer (a proxy's HTML error
+   * page) is quoted in the error.
+   */
   async readJson(response: Response, url: string, maxBytes = PROVIDER_MAX_RESPONSE_BYTES): Promise<unknown> {
+    const declared = Number(response.headers.get("content-length") ?? "NaN");
+    if (Number.isFinite(declared) && declared <= maxBytes && response.body) {
+      const type = response.headers.get("content-type") ?? "";
+      if (type.includes("json")) {
+        try {
+          return await response.json();
+        } catch (error) {
+          if (!(error instanceof SyntaxError)) throw this.fail(error, url);
+          throw protocolError(this.target.provider, `response from ${url} is not valid JSON (${error.message})`);
+        }
+      }
+    }
     const text = await this.readText(response, url, maxBytes);
     try {
       return JSON.parse(text);

@@ -53,6 +53,25 @@ describe("response size cap (non-streaming, real constant)", () => {
   });
 });
 
+describe("a 200 answer that is not JSON", () => {
+  const provider = () => new OpenAICompatibleProvider({ name: "odd", baseUrl: fake.url });
+  const ask = () => provider().chat({ model: "m", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
+
+  test("declared JSON that does not parse names the parse error", async () => {
+    fake.enqueue({ type: "raw", body: '{"choices": [', headers: { "content-type": "application/json" } });
+    const error = await ask();
+    expect(error.code).toBe("PROVIDER_PROTOCOL");
+    expect(error.message).toContain("is not valid JSON");
+  });
+
+  test("a proxy's HTML page is quoted", async () => {
+    fake.enqueue({ type: "raw", body: "<html>502 Bad Gateway</html>", headers: { "content-type": "text/html" } });
+    const error = await ask();
+    expect(error.code).toBe("PROVIDER_PROTOCOL");
+    expect(error.message).toContain("<html>502 Bad Gateway</html>");
+  });
+});
+
 describe("error formatting", () => {
   test("excerpts are bounded", () => {
     expect(excerpt("a".repeat(SSE_LINE_EXCERPT_CHARS))).toBe("a".repeat(SSE_LINE_EXCERPT_CHARS));

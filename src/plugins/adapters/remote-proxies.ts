@@ -45,10 +45,20 @@ export interface RemoteTurnInput {
   signal?: AbortSignal;
 }
 
-/** Context for the prompt from every remote plugin's providers (a failing plugin is logged and left out). */
-export async function remoteContext(current: CurrentRemotes, input: RemoteTurnInput, logger: Logger): Promise<string[]> {
+/**
+ * Context for the prompt from every remote plugin's providers (a failing plugin is logged and left out). With no
+ * remote plugin, synchronously nothing: the turn then does not wait a tick for it.
+ */
+export function remoteContext(
+  current: CurrentRemotes,
+  input: RemoteTurnInput,
+  logger: Logger,
+): string[] | Promise<string[]> {
   const remotes = current()?.remotes() ?? [];
-  if (remotes.length === 0) return [];
+  return remotes.length === 0 ? [] : contextOf(remotes, input, logger);
+}
+
+async function contextOf(remotes: RemoteAdapter[], input: RemoteTurnInput, logger: Logger): Promise<string[]> {
   const message = { text: input.text, sessionId: input.sessionId, userId: input.userId ?? null };
   const parts = await Promise.all(
     remotes.map((r) =>
@@ -61,14 +71,19 @@ export async function remoteContext(current: CurrentRemotes, input: RemoteTurnIn
   return parts.flat();
 }
 
-/** Run every remote plugin's evaluators after a turn; failures are logged, never thrown. */
-export async function runRemoteEvaluators(
+/** Run every remote plugin's evaluators after a turn; failures are logged, never thrown. Undefined when none. */
+export function runRemoteEvaluators(
   current: CurrentRemotes,
   input: RemoteTurnInput,
   response: string,
   logger: Logger,
-): Promise<void> {
+): Promise<void> | undefined {
   const remotes = (current()?.remotes() ?? []).filter((r) => (r.handle.descriptor().evaluators ?? []).length > 0);
+  if (remotes.length === 0) return undefined;
+  return evaluate(remotes, input, response, logger);
+}
+
+async function evaluate(remotes: RemoteAdapter[], input: RemoteTurnInput, response: string, logger: Logger) {
   await Promise.all(
     remotes.map((r) =>
       r
