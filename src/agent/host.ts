@@ -157,8 +157,9 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   // Fail at start, not at the first turn, when the configured provider cannot be resolved.
   providers.resolve(choose({}).provider);
 
-  const run = (input: TurnInput) =>
-    queue.run(input.historyOverride ? `${input.sessionId}#${crypto.randomUUID()}` : input.sessionId, () =>
+  // A turn with its own history (the OpenAI API's) stores nothing, so it is not ordered behind the session's turns.
+  const run = (input: TurnInput): Promise<TurnResult> => {
+    const turn = () =>
       executeTurn(
         {
           config,
@@ -173,8 +174,9 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
           extensions,
         },
         input,
-      ),
-    );
+      );
+    return input.historyOverride ? queue.runUnordered(turn) : queue.run(input.sessionId, turn);
+  };
 
   return {
     workspace,

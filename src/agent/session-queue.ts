@@ -6,6 +6,7 @@ export const SESSION_QUEUE_MAX = 16;
 /** One turn at a time per session: later turns wait in order. Different sessions run concurrently. */
 export class SessionQueue {
   private readonly tails = new Map<string, { tail: Promise<unknown>; depth: number }>();
+  private unordered = 0;
 
   async run<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
     const entry = this.tails.get(sessionId) ?? { tail: Promise.resolve(), depth: 0 };
@@ -28,9 +29,19 @@ export class SessionQueue {
     }
   }
 
+  /** A turn that touches no stored session (nothing to order it against): runs at once, counted in `active`. */
+  async runUnordered<T>(task: () => Promise<T>): Promise<T> {
+    this.unordered++;
+    try {
+      return await task();
+    } finally {
+      this.unordered--;
+    }
+  }
+
   /** Turns running or waiting, over all sessions. */
   get active(): number {
-    let n = 0;
+    let n = this.unordered;
     for (const e of this.tails.values()) n += e.depth;
     return n;
   }

@@ -40,8 +40,11 @@ export class ProviderCall {
 
   /** Restart the idle timer (progress was made). */
   touch(): void {
-    if (this.timer) clearTimeout(this.timer);
     if (this.controller.signal.aborted) return;
+    if (this.timer) {
+      this.timer.refresh();
+      return;
+    }
     this.timer = setTimeout(() => {
       this.timedOut = true;
       this.controller.abort(new DOMException("provider timeout", "TimeoutError"));

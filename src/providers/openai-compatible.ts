@@ -8,7 +8,7 @@ import {
 } from "./http.ts";
 import { readSseJson, excerpt } from "./sse.ts";
 import type { OpenAIRequestMessage } from "./openai-wire.ts";
-import { openaiWire } from "./wire.ts";
+import { loadedOpenaiWire, openaiWire } from "./wire.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, ToolCall, ToolSpec, Usage } from "./types.ts";
 import { HttpProvider } from "./http-provider.ts";
 
@@ -121,7 +121,7 @@ export class OpenAICompatibleProvider extends HttpProvider {
         return await this.readStream(response.body, call, request);
       }
       const json = await call.readJson(response, url, this.maxBytes());
-      const result = this.parseResponse(json, request.model, url, await openaiWire());
+      const result = this.parseResponse(json, request.model, url, loadedOpenaiWire() ?? (await openaiWire()));
       if (request.onDelta) emitWhole(result, request.onDelta);
       return result;
     } catch (error) {

@@ -8,6 +8,9 @@ type AnthropicWire = typeof import("./anthropic-wire.ts");
 let openai: OpenAIWire | undefined;
 let anthropic: AnthropicWire | undefined;
 
+/** The module once loaded (no await on the per-turn path), else undefined. */
+export const loadedOpenaiWire = (): OpenAIWire | undefined => openai;
+
 export async function openaiWire(): Promise<OpenAIWire> {
   return openai ?? (openai = await import("./openai-wire.ts"));
 }
