@@ -165,13 +165,13 @@ export class SqliteMemory implements MemoryBackend {
 
   async recall(query: string, limit: number, sessionId?: string | null): Promise<MemoryEntry[]> {
     validateLimit(limit);
-    const terms = queryTerms(query);
     const rows = this.run("recall", () => {
+      // One index lookup, and no tokenizing, when there is nothing to recall (a fresh workspace).
+      if (this.db.query<{ one: number }, []>(SQL.any).get() === null) return [];
+      const terms = queryTerms(query);
       if (terms.length === 0) {
         return sessionId ? this.recentSession.all({ session: sessionId, limit }) : this.recentAll.all({ limit });
       }
-      // One index lookup instead of an FTS query per term when there is nothing to recall (a fresh workspace).
-      if (this.db.query<{ one: number }, []>(SQL.any).get() === null) return [];
       const { rare, common } = this.splitByFrequency(terms);
       if (rare.length > 0) {
         const match = orOfTerms(rare);
