@@ -11,6 +11,8 @@ export const SANDBOX_INIT_TIMEOUT_MS = 30_000;
  * plugin's, never shared) instead of starting a Worker; sized so a reload of ten plugins finds ten warm Workers.
  */
 export const SANDBOX_POOL_SIZE = 10;
+/** Successful calls whose in-sandbox execution time Sandbox.executionP50() looks at. */
+export const EXECUTION_TIME_SAMPLES = 256;
 /** Quiet time after the last take before the pool refills, so pre-starting does not compete with a reload. */
 export const SANDBOX_POOL_REFILL_DELAY_MS = 20;
 /**

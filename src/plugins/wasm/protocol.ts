@@ -77,6 +77,8 @@ export const FromWorkerSchema = z.discriminatedUnion("type", [
     ok: z.boolean(),
     value: z.unknown(),
     error: SerializedError.optional(),
+    /** How long the guest function ran inside the Worker, in microseconds. */
+    execUs: z.number().optional(),
   }),
   z.object({ type: z.literal("log"), level: z.enum(["trace", "debug", "info", "warn", "error"]), message: z.string() }),
   z.object({ type: z.literal("publish"), topic: z.string(), payload: z.string() }),

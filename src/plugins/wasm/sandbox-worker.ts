@@ -101,8 +101,9 @@ async function runCall(id: number, cap: number, fn: string, args: unknown[]): Pr
   try {
     let guest = guests[cap];
     if (!guest) guest = guests[cap] = await instantiate(cap);
+    const started = performance.now();
     const value = await guest.call(fn, args);
-    send({ type: "result", id, ok: true, value });
+    send({ type: "result", id, ok: true, value, execUs: (performance.now() - started) * 1000 });
   } catch (error) {
     if (!(error instanceof GuestFailure) || error.poison) guests[cap] = null;
     send({ type: "result", id, ok: false, value: undefined, error: serialize(error) });

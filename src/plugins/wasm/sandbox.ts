@@ -3,6 +3,7 @@ import { type ErrorCode, ErrorCodes, PrxError } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { AdmittedPlugin, PluginHostServices } from "../types.ts";
 import {
+  EXECUTION_TIME_SAMPLES,
   MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN,
   MAX_QUEUED_CALLS_PER_INSTANCE,
   SANDBOX_INIT_TIMEOUT_MS,
@@ -45,6 +46,8 @@ export class Sandbox {
   private onIdle: (() => void) | null = null;
   /** Restarts after a timeout or crash, for status and tests. */
   restarts = 0;
+  private readonly execTimes = new Float64Array(EXECUTION_TIME_SAMPLES);
+  private execCount = 0;
   private readonly letGoOfPool = sandboxWorkerPool.hold();
 
   constructor(
@@ -54,6 +57,18 @@ export class Sandbox {
   ) {
     this.lanes = plugin.capabilities.map(() => ({ queue: [], inFlight: null }));
     this.log = host.logger.child(`plugin.${plugin.name}`);
+  }
+
+  /**
+   * Median time the guest itself ran inside the Worker over the last EXECUTION_TIME_SAMPLES successful calls (us),
+   * null before the first: what a call costs beyond the runtime's own hop. A Worker woken from idle runs its guest
+   * slower than a hot loop on the calling thread would, so this, not an in-thread call, is the component's share.
+   */
+  executionP50(): number | null {
+    const n = Math.min(this.execCount, EXECUTION_TIME_SAMPLES);
+    if (n === 0) return null;
+    const sorted = this.execTimes.slice(0, n).sort();
+    return sorted[n >> 1]!;
   }
 
   /** Start the Worker and instantiate every capability instance; rejects with the load error. */
@@ -154,6 +169,7 @@ export class Sandbox {
         const call = lane.inFlight;
         lane.inFlight = null;
         clearTimeout(call.timer);
+        if (msg.ok && msg.execUs !== undefined) this.execTimes[this.execCount++ % EXECUTION_TIME_SAMPLES] = msg.execUs;
         if (msg.ok) call.resolve(msg.value);
         else call.reject(toError(msg.error!, `plugin ${this.plugin.name}`));
         this.pump(this.lanes.indexOf(lane));
