@@ -10,9 +10,7 @@ import type { HooksManager } from "../hooks/manager.ts";
 export const HOOKS_RECHECK_MS = 1_000;
 
 export interface HooksFeed {
-  /** Whether bus events currently flow to hooks.json (it defines at least one action). */
-  readonly subscribed: boolean;
-  /** Deliver what is queued, unsubscribe, stop checking the file. */
+  /** Unsubscribe (after the delivery in flight; drain the bus first to deliver what is queued), stop checking. */
   stop(): Promise<void>;
 }
 
@@ -47,9 +45,6 @@ export function feedHooksFromBus(bus: EventBus, hooks: HooksManager, logger: Log
   sync();
 
   return {
-    get subscribed() {
-      return pump !== null;
-    },
     async stop() {
       stopped = true;
       off();

@@ -124,6 +124,23 @@ describe("EventBus delivery", () => {
   });
 });
 
+describe("EventBus.wants", () => {
+  test("false while nothing matches the topic, true once a subscription or listener does; bad topics are wanted", () => {
+    const { bus } = newBus();
+    expect(bus.wants("prx.lifecycle.agent_start")).toBe(false);
+    const sub = bus.subscribe("prx.lifecycle.*");
+    expect(bus.wants("prx.lifecycle.agent_start")).toBe(true);
+    expect(bus.wants("other")).toBe(false);
+    sub.close();
+    expect(bus.wants("prx.lifecycle.agent_start")).toBe(false);
+    const listener = bus.on("other", () => {});
+    expect(bus.wants("other")).toBe(true);
+    listener.off();
+    // publish is what reports a bad topic, so it is never skipped
+    expect(bus.wants("")).toBe(true);
+  });
+});
+
 describe("EventBus limits", () => {
   test(`payload of exactly ${EVENT_MAX_PAYLOAD_BYTES} JSON bytes passes, one more fails`, () => {
     const { bus } = newBus();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isPrxError } from "../../../src/core/errors.ts";
 import { MAX_OUTPUT_BYTES, MAX_QUEUED_CALLS_PER_INSTANCE, wasmLoader } from "../../../src/plugins/wasm/index.ts";
 import type { PluginInstance } from "../../../src/plugins/types.ts";
+import type { WasmPluginInstance } from "../../../src/plugins/wasm/instance.ts";
 import { type TestHost, admitted, makeHost, removeDir, failure } from "./helpers.ts";
 
 let t: TestHost;
@@ -52,6 +53,26 @@ describe("max_execution_time_ms", () => {
     await running;
     const settled = await Promise.all(queued);
     expect(settled.every((e) => isPrxError(e, "PLUGIN_TIMEOUT"))).toBe(true);
+  });
+});
+
+describe("execution time", () => {
+  test("the sandbox reports the median time its guest ran inside the Worker, over successful calls only", async () => {
+    const inst = (await wasmLoader.load(admitted("loop-tool"), t.host)) as WasmPluginInstance;
+    const spin = { type: "tool" as const, name: "spin" };
+    try {
+      expect(inst.sandbox.executionP50()).toBeNull();
+      for (let i = 0; i < 5; i++) await inst.invoke(spin, "execute", ["quick"]);
+      const p50 = inst.sandbox.executionP50()!;
+      expect(p50).toBeGreaterThan(0);
+      // A call that starts a busy loop and is killed at its limit is not a sample.
+      const slow = await wasmLoader.load(admitted("loop-tool", { resources: { maxExecutionTimeMs: 100 } }), t.host);
+      await failure(slow.invoke(spin, "execute", ["forever"]));
+      expect((slow as WasmPluginInstance).sandbox.executionP50()).toBeNull();
+      await slow.release();
+    } finally {
+      await inst.release();
+    }
   });
 });
 
