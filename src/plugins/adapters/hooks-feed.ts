@@ -1,3 +1,4 @@
+import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { EventBus } from "../events/bus.ts";
 import { startPump, type Pump } from "../events/pump.ts";
@@ -37,8 +38,20 @@ export function feedHooksFromBus(bus: EventBus, hooks: HooksManager, logger: Log
       void previous.stop();
     }
     if (!wanted && !timer) {
-      timer = setInterval(() => hooks.refresh(), HOOKS_RECHECK_MS);
+      timer = setInterval(recheck, HOOKS_RECHECK_MS);
       timer.unref?.();
+    }
+  };
+  // A workspace that became unreadable must not take the host down from a timer: say so once per new problem.
+  let lastProblem = "";
+  const recheck = (): void => {
+    try {
+      hooks.refresh();
+      lastProblem = "";
+    } catch (error) {
+      const message = errorMessage(error);
+      if (message !== lastProblem) logger.warn("cannot check hooks.json", { error: message });
+      lastProblem = message;
     }
   };
   const off = hooks.onChange(sync);

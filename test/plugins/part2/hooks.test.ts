@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EVENT_QUEUE_CAPACITY } from "../../../src/plugins/events/index.ts";
+import { HOOKS_RECHECK_MS } from "../../../src/plugins/adapters/hooks-feed.ts";
 import type { HookAdapter } from "../../../src/plugins/adapters/hook.ts";
 import { startFakeOpenAI } from "../../fakes/index.ts";
 import {
@@ -148,6 +149,25 @@ describe("hooks.json command hooks", () => {
       expect(bus.wants!("prx.lifecycle.agent_stop")).toBe(false);
       opened.services.hooks.add("turn_complete", { command: "true" });
       expect(bus.wants!("prx.lifecycle.turn_complete")).toBe(true);
+    } finally {
+      await opened.host.close();
+      await fake.stop();
+      ws.cleanup();
+    }
+  });
+
+  test("an unreadable hooks.json found by the periodic check is logged once; the host stays up", async () => {
+    const logs = captureLogs();
+    const fake = startFakeOpenAI();
+    const ws = workspaceWith([], fakeConfig(fake.url));
+    const opened = await openHost(ws.root);
+    try {
+      mkdirSync(join(ws.root, "hooks.json")); // a directory where the file should be
+      await eventually(() => logs.some((line) => line.includes("cannot check hooks.json")), 300);
+      await Bun.sleep(HOOKS_RECHECK_MS + 100);
+      expect(logs.filter((line) => line.includes("cannot check hooks.json"))).toHaveLength(1);
+      const result = await opened.host.runTurn({ sessionId: "dir", channel: "test", text: "still here" });
+      expect(result.text).toBe("echo: still here");
     } finally {
       await opened.host.close();
       await fake.stop();
