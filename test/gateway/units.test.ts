@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { isPrxError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/core/ids.ts";
 import { PairingGate } from "../../src/gateway/auth/pairing.ts";
-import { TokenStore, TOKEN_PREFIX } from "../../src/gateway/auth/tokens.ts";
+import { TOKEN_CACHE_MAX_ENTRIES, TokenStore, TOKEN_PREFIX } from "../../src/gateway/auth/tokens.ts";
 import { readLimited } from "../../src/gateway/body.ts";
 import { IdempotencyStore } from "../../src/gateway/idempotency.ts";
 import {
@@ -153,6 +153,18 @@ describe("TokenStore", () => {
     expect(gateway.verify(second.token)).toBeNull();
     db.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  test(`the cache holds ${TOKEN_CACHE_MAX_ENTRIES} verified tokens; one more starts it afresh, all still verify`, () => {
+    const db = new Database(":memory:");
+    const store = new TokenStore(db);
+    const tokens = Array.from({ length: TOKEN_CACHE_MAX_ENTRIES + 1 }, (_, i) => store.create(`t${i}`).token);
+    for (const token of tokens.slice(0, -1)) expect(store.verify(token)).not.toBeNull();
+    expect(store.cachedCount).toBe(TOKEN_CACHE_MAX_ENTRIES);
+    expect(store.verify(tokens.at(-1)!)).not.toBeNull();
+    expect(store.cachedCount).toBe(1);
+    expect(store.verify(tokens[0]!)).not.toBeNull();
+    db.close();
   });
 
   test(`names up to ${TOKEN_NAME_MAX_CHARS} characters`, () => {

@@ -116,6 +116,11 @@ export class TokenStore {
     return true;
   }
 
+  /** Verified tokens held in the cache now (at most TOKEN_CACHE_MAX_ENTRIES). */
+  get cachedCount(): number {
+    return this.verified.size;
+  }
+
   activeCount(): number {
     return this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM gateway_tokens WHERE revoked = 0").get()!.n;
   }

@@ -65,10 +65,15 @@ export class Sandbox {
    * slower than a hot loop on the calling thread would, so this, not an in-thread call, is the component's share.
    */
   executionP50(): number | null {
-    const n = Math.min(this.execCount, EXECUTION_TIME_SAMPLES);
+    const n = this.executionSamples();
     if (n === 0) return null;
     const sorted = this.execTimes.slice(0, n).sort();
     return sorted[n >> 1]!;
+  }
+
+  /** How many calls executionP50() looks at (at most EXECUTION_TIME_SAMPLES). */
+  executionSamples(): number {
+    return Math.min(this.execCount, EXECUTION_TIME_SAMPLES);
   }
 
   /** Start the Worker and instantiate every capability instance; rejects with the load error. */

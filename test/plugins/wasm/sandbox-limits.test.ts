@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isPrxError } from "../../../src/core/errors.ts";
 import { MAX_OUTPUT_BYTES, MAX_QUEUED_CALLS_PER_INSTANCE, wasmLoader } from "../../../src/plugins/wasm/index.ts";
+import { EXECUTION_TIME_SAMPLES } from "../../../src/plugins/wasm/limits.ts";
 import type { PluginInstance } from "../../../src/plugins/types.ts";
 import type { WasmPluginInstance } from "../../../src/plugins/wasm/instance.ts";
 import { type TestHost, admitted, makeHost, removeDir, failure } from "./helpers.ts";
@@ -65,6 +66,10 @@ describe("execution time", () => {
       for (let i = 0; i < 5; i++) await inst.invoke(spin, "execute", ["quick"]);
       const p50 = inst.sandbox.executionP50()!;
       expect(p50).toBeGreaterThan(0);
+      for (let i = 5; i < EXECUTION_TIME_SAMPLES; i++) await inst.invoke(spin, "execute", ["quick"]);
+      expect(inst.sandbox.executionSamples()).toBe(EXECUTION_TIME_SAMPLES);
+      await inst.invoke(spin, "execute", ["quick"]);
+      expect(inst.sandbox.executionSamples()).toBe(EXECUTION_TIME_SAMPLES);
       // A call that starts a busy loop and is killed at its limit is not a sample.
       const slow = await wasmLoader.load(admitted("loop-tool", { resources: { maxExecutionTimeMs: 100 } }), t.host);
       await failure(slow.invoke(spin, "execute", ["forever"]));
