@@ -6,6 +6,20 @@ import {
 } from "../../src/gateway/openai/schemas.ts";
 import { MESSAGE_MAX_CHARS, OPENAI_MAX_MESSAGES } from "../../src/gateway/limits.ts";
 import { isPlainChatResponse, OpenAIChatResponseSchema } from "../../src/providers/openai-wire.ts";
+import {
+  isPlainHostRpc,
+  isPlainHostRpcResult,
+  isPlainWorkerRpc,
+  isPlainWorkerRpcResult,
+  WorkerToHostParser,
+} from "../../src/plugins/remote/protocol-fast.ts";
+import {
+  HostRpcMessageSchema,
+  HostRpcResultMessageSchema,
+  WorkerRpcMessageSchema,
+  WorkerRpcResultMessageSchema,
+  WorkerToHostMessageSchema,
+} from "../../src/plugins/remote/protocol.ts";
 
 /** Values tried in every field: valid and invalid for one schema or another. */
 const PROBES: unknown[] = [undefined, null, "", "x", 0, -1, 1, 1.5, 2, 2.5, 3, 2 ** 53, true, [], [{}], {}, { a: 1 }];
@@ -134,5 +148,51 @@ describe("withFastAccept checks agree with their zod schemas", () => {
     expect(isPlainChatResponse(base)).toBe(true);
     expect(fast).toBeGreaterThan(20);
     expect(fast).toBeLessThan(total);
+  });
+
+  describe("remote plugin protocol (every call)", () => {
+    const check = <S extends z.ZodType>(schema: S, accepts: (v: unknown) => boolean, base: object, keys: string[]) => {
+      const corpus = variants(base, keys.map((k) => [k]));
+      const { fast, total } = agree(schema, accepts, corpus, (v) => v);
+      expect(accepts(base)).toBe(true);
+      expect(fast).toBeGreaterThan(keys.length);
+      expect(fast).toBeLessThan(total);
+    };
+    const id = ["type", "requestId"];
+
+    test("worker-rpc", () => {
+      const base = { type: "worker-rpc", requestId: 7, surface: "service", target: "service:ECHO.echo", args: { a: 1 } };
+      check(WorkerRpcMessageSchema, isPlainWorkerRpc, base, [...id, "surface", "target", "args"]);
+      expect(isPlainWorkerRpc({ ...base, surface: "nope" })).toBe(false);
+    });
+
+    test("worker-rpc-result and host-rpc-result", () => {
+      const base = { type: "worker-rpc-result", requestId: 7, ok: true, payload: [1, "x"] };
+      check(WorkerRpcResultMessageSchema, isPlainWorkerRpcResult, base, [...id, "ok", "payload", "error"]);
+      check(HostRpcResultMessageSchema, isPlainHostRpcResult, { ...base, type: "host-rpc-result" }, [
+        ...id,
+        "ok",
+        "payload",
+        "error",
+      ]);
+      // errors always go through zod, which checks their shape
+      expect(isPlainWorkerRpcResult({ ...base, ok: false, error: { name: "E", message: "m" } })).toBe(false);
+    });
+
+    test("host-rpc", () => {
+      const base = { type: "host-rpc", requestId: 3, api: "runtime", method: "getSetting", args: { key: "k" } };
+      check(HostRpcMessageSchema, isPlainHostRpc, base, [...id, "api", "method", "args"]);
+    });
+
+    test("the worker -> host union takes the fast path for results and host-rpc only", () => {
+      const result = { type: "worker-rpc-result", requestId: 1, ok: true, payload: null };
+      const log = { type: "log", level: "info", message: "hi" };
+      const bad = { type: "worker-rpc-result", requestId: -1, ok: true };
+      for (const value of [result, log, bad, { type: "host-rpc", requestId: 2, api: "runtime", method: "m" }]) {
+        expect(WorkerToHostParser.safeParse(value).success).toBe(WorkerToHostMessageSchema.safeParse(value).success);
+      }
+      expect(WorkerToHostParser.safeParse(result)).toEqual({ success: true, data: result } as never);
+      expect(WorkerToHostParser.safeParse(bad).error?.issues[0]?.path).toEqual(["requestId"]);
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { errorMessage } from "../../core/errors.ts";
 import { decodeText, encodeMessage, preview } from "./codec.ts";
-import { WorkerToHostMessageSchema, type HostRpcResultMessage, type WorkerToHostMessage } from "./protocol.ts";
+import { WorkerToHostParser } from "./protocol-fast.ts";
+import type { HostRpcResultMessage, WorkerToHostMessage } from "./protocol.ts";
 import { WireErrorCodes } from "./wire-error.ts";
 
 export type Inbound =
@@ -10,7 +11,7 @@ export type Inbound =
 export function decodeWorkerMessage(text: string): Inbound {
   const decoded = decodeText(text);
   if (!decoded.ok) return { ok: false, kind: decoded.reason, detail: decoded.detail };
-  const parsed = WorkerToHostMessageSchema.safeParse(decoded.value);
+  const parsed = WorkerToHostParser.safeParse(decoded.value);
   if (!parsed.success) {
     return {
       ok: false,

@@ -1,5 +1,6 @@
 import { writeSync } from "node:fs";
 import { BatchedWriter, LineDecoder, decodeText, encodeMessage, preview } from "../codec.ts";
+import { readStdin } from "./stdin-reader.ts";
 
 /** The worker side's view of its transport. Messages are plain objects; the transport does the encoding. */
 export interface WorkerChannel {
@@ -109,20 +110,15 @@ export function createStdioChannel(onProblem: ProblemSink = () => {}, onEnd: () 
     },
     (bytes) => onProblem({ kind: "oversize", detail: `input line of ${bytes} bytes` }),
   );
-  const reader = Bun.stdin.stream().getReader();
-  void (async () => {
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done || closed) break;
-        decoder.push(value);
-      }
-    } catch (cause) {
-      // close() releases the reader while a read is pending: that is the end, not a fault
+  const stop = readStdin({
+    data: (chunk) => decoder.push(chunk),
+    end: () => {
+      if (!closed) onEnd();
+    },
+    error: (cause) => {
       if (!closed) onProblem({ kind: "malformed", detail: `stdin read failed: ${preview(String(cause))}` });
-    }
-    if (!closed) onEnd();
-  })();
+    },
+  });
   return {
     send(message) {
       if (!closed) writer.write(encodeMessage(message) + "\n");
@@ -133,7 +129,7 @@ export function createStdioChannel(onProblem: ProblemSink = () => {}, onEnd: () 
       writer.flush();
       closed = true;
       subscribers.clear();
-      reader.releaseLock();
+      stop();
     },
   };
 }

@@ -1,4 +1,5 @@
-import { WorkerRpcMessageSchema, type WireError, type WorkerRpcMessage } from "../protocol.ts";
+import { WorkerRpcParser } from "../protocol-fast.ts";
+import type { WireError, WorkerRpcMessage } from "../protocol.ts";
 import { WireErrorCodes, toWireError } from "../wire-error.ts";
 import type { WorkerChannel } from "./channel.ts";
 import type { HandlerRegistry } from "./descriptor.ts";
@@ -37,7 +38,7 @@ export class Dispatcher {
   }
 
   async dispatch(raw: unknown): Promise<void> {
-    const parsed = WorkerRpcMessageSchema.safeParse(raw);
+    const parsed = WorkerRpcParser.safeParse(raw);
     if (!parsed.success) {
       const requestId = (raw as { requestId?: unknown }).requestId;
       if (typeof requestId === "number") {

@@ -1,5 +1,6 @@
 import { PrxError } from "../../../core/errors.ts";
-import { HostRpcResultMessageSchema, type RuntimeMethod } from "../protocol.ts";
+import { HostRpcResultParser } from "../protocol-fast.ts";
+import type { RuntimeMethod } from "../protocol.ts";
 import { fromWireError } from "../wire-error.ts";
 import type { WorkerChannel } from "./channel.ts";
 import type { Services } from "./services.ts";
@@ -53,7 +54,7 @@ export class HostRpcClient {
   /** Returns true when the message was a host-rpc-result (handled here). */
   handle(raw: { type?: unknown }): boolean {
     if (raw.type !== "host-rpc-result") return false;
-    const parsed = HostRpcResultMessageSchema.safeParse(raw);
+    const parsed = HostRpcResultParser.safeParse(raw);
     if (!parsed.success) return false;
     const msg = parsed.data;
     const slot = this.pending.get(msg.requestId);
