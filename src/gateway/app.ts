@@ -1,10 +1,9 @@
 import { Elysia, type AnyElysia } from "elysia";
 import { keepRawBody } from "./body.ts";
-import { buildContext, type GatewayContext } from "./context.ts";
-import { createPipeline } from "./pipeline.ts";
-import { healthHandler, healthRoutes } from "./routes/health.ts";
+import { buildGatewayCore, type GatewayCore } from "./core.ts";
+import { healthRoutes } from "./routes/health.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
-import { chatCompletionsHandler, openaiRoutes } from "./routes/openai.ts";
+import { openaiRoutes } from "./routes/openai.ts";
 import { pairRoutes } from "./routes/pair.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { statusRoutes } from "./routes/status.ts";
@@ -12,18 +11,10 @@ import { swaggerRoutes } from "./routes/swagger.ts";
 import { webhookRoutes } from "./routes/webhook.ts";
 import type { GatewayDeps } from "./types.ts";
 
-/** Handlers Bun.serve can route natively, by path then method: each runs the whole pipeline itself. */
-export type NativeRoutes = Record<string, Record<string, (request: Request) => Promise<Response>>>;
+export type { NativeRoutes } from "./core.ts";
 
-export interface GatewayApp {
+export interface GatewayApp extends GatewayCore {
   app: AnyElysia;
-  context: GatewayContext;
-  /**
-   * The hottest routes without Elysia's per-request dispatch (measured ~0.1-0.2 ms per turn at low load on the
-   * reference machine): the same handlers and pipeline as their Elysia routes, which stay registered for the
-   * OpenAPI document and for app.handle.
-   */
-  native: NativeRoutes;
 }
 
 /**
@@ -31,11 +22,15 @@ export interface GatewayApp {
  * `startGateway` puts it behind Bun.serve. Every route, mounted ones included, goes through the pipeline.
  */
 export function buildGateway(deps: GatewayDeps): GatewayApp {
-  const gw = buildContext(deps);
-  const pipeline = createPipeline(gw);
+  const core = buildGatewayCore(deps);
+  return { ...core, app: buildElysiaApp(core, deps) };
+}
+
+/** Every route of the gateway on Elysia, around an existing core (its context and pipeline). */
+export function buildElysiaApp({ context: gw, pipeline }: GatewayCore, deps: Pick<GatewayDeps, "mounts">): AnyElysia {
   // Elysia's ahead-of-time handlers (aot, its default) serve /health ~1.8x faster than its dynamic mode (measured
   // with wrk); their one-off compilation on a route's first request no longer delays the first /health, which
-  // Bun.serve routes natively (see `native` below).
+  // Bun.serve routes natively.
   const app: AnyElysia = new Elysia({ name: "prx-gateway" })
     .onRequest(({ request }) => pipeline.before(request))
     // Routes read their own bodies with readJsonBody (415/413/400 handled there): Elysia must not consume them.
@@ -59,13 +54,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
     register(app, gw);
   }
   for (const mount of deps.mounts ?? []) mount(app);
-  const health = healthHandler(gw);
-  const chat = chatCompletionsHandler(gw);
-  const native: NativeRoutes = {
-    "/health": { GET: (request) => pipeline.serve(request, "/health", health) },
-    "/v1/chat/completions": { POST: (request) => pipeline.serve(request, "/v1/chat/completions", chat) },
-  };
-  return { app, context: gw, native };
+  return app;
 }
 
 export function createGatewayApp(deps: GatewayDeps): AnyElysia {

@@ -1,4 +1,5 @@
-export { createGatewayApp, buildGateway, type GatewayApp, type NativeRoutes } from "./app.ts";
+export { createGatewayApp, buildGateway, buildElysiaApp, type GatewayApp } from "./app.ts";
+export { buildGatewayCore, type GatewayCore, type NativeRoutes } from "./core.ts";
 export { startGateway, type GatewayServer, type StartGatewayOptions } from "./server.ts";
 export { lineAccessLog, loggerAccessLog, type AccessEntry, type AccessLog } from "./access-log.ts";
 export { AuthService, TokenStore, OPEN_CREDENTIAL, type Credential, type TokenRecord } from "./auth/index.ts";

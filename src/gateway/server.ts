@@ -2,10 +2,11 @@ import type { AgentHost } from "../agent/index.ts";
 import type { GatewayConfig } from "../config/schema.ts";
 import { PrxError } from "../core/errors.ts";
 import { lineAccessLog, type AccessLog } from "./access-log.ts";
-import { buildGateway, type NativeRoutes } from "./app.ts";
 import { AuthService } from "./auth/service.ts";
 import { rememberClientAddress } from "./client.ts";
 import type { GatewayContext } from "./context.ts";
+import { buildGatewayCore, type NativeRoutes } from "./core.ts";
+import { lazyElysiaApp } from "./lazy-app.ts";
 import type { Clock, GatewayDeps, GatewayHost } from "./types.ts";
 
 /** Bun closes a connection silent for this long; SSE keep-alives (15 s) and most turns fit well inside. */
@@ -72,16 +73,17 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     pairingCodeTtlMs: config.pairing_code_ttl_s * 1000,
     now,
   });
-  const { app, context, native } = buildGateway({
+  const core = buildGatewayCore({
     host: options.config ? { ...pick(host), config: { ...host.config, gateway: config } } : host,
     auth,
     version: options.version ?? "0.0.0",
     startedAt: now(),
     clock: now,
-    mounts: options.mounts,
     checks: options.checks,
     accessLog: options.accessLog ?? lineAccessLog(),
   });
+  const { context, native } = core;
+  const elysia = lazyElysiaApp(core, options.mounts);
 
   let server: ReturnType<typeof Bun.serve>;
   try {
@@ -93,7 +95,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       routes: nativeRoutes(native),
       fetch(request, srv) {
         rememberClientAddress(request, srv.requestIP(request)?.address);
-        return app.handle(request);
+        return elysia(request);
       },
     });
   } catch (cause) {

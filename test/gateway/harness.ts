@@ -6,6 +6,7 @@ import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { buildGateway } from "../../src/gateway/app.ts";
 import type { GatewayContext } from "../../src/gateway/context.ts";
+import type { GatewayCore } from "../../src/gateway/core.ts";
 import { AuthService } from "../../src/gateway/auth/service.ts";
 import type { GatewayDeps } from "../../src/gateway/types.ts";
 import type { FakeServer } from "../fakes/openai-server.ts";
@@ -17,6 +18,7 @@ export interface Harness {
   host: AgentHost;
   app: AnyElysia;
   gw: GatewayContext;
+  core: GatewayCore;
   auth: AuthService;
   token: string;
   clock: { now: number; advance(ms: number): void };
@@ -69,7 +71,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     now,
   });
   const token = options.withToken === false ? "" : auth.tokens.create("test").token;
-  const { app, context } = buildGateway({
+  const { app, ...core } = buildGateway({
     host,
     auth,
     version: "test",
@@ -81,7 +83,8 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   return {
     host,
     app,
-    gw: context,
+    gw: core.context,
+    core,
     auth,
     token,
     clock,
