@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PrxError, type ErrorCode } from "../core/errors.ts";
-import { lazy } from "./lazy.ts";
+import { lazy } from "../core/lazy.ts";
 
 /** The one error body of every gateway route. */
 export const ErrorBodySchema = lazy(() =>

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { lazy } from "./lazy.ts";
+import { lazy } from "../core/lazy.ts";
 import { MESSAGE_MAX_CHARS, SESSION_ID_PATTERN } from "./limits.ts";
 
 /** Wire formats of the gateway's own routes, built on first use (the OpenAI-compatible ones: openai/schemas.ts). */

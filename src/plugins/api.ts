@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazy } from "../core/lazy.ts";
 import { PrxError } from "../core/errors.ts";
 import type { Generation, PluginRecord } from "./generation.ts";
 import { MIDDLEWARE_STAGES } from "./manifest.ts";
@@ -12,64 +13,74 @@ import { CapabilityTypes, PluginKinds } from "./types.ts";
  * `POST /api/plugins/:name/reload`, with their zod response schemas (the gateway exposes them in OpenAPI).
  * Errors are PrxErrors carrying the HTTP status (404 PLUGIN_NOT_FOUND, 400 PLUGIN_RELOAD).
  */
-export const AdapterCountersSchema = z.object({
-  invocations: z.number().int().nonnegative(),
-  errors: z.number().int().nonnegative(),
-  last_duration_ms: z.number().nullable(),
-  last_event: z.object({ name: z.string(), at: z.string() }).nullable(),
-  last_error: z.object({ message: z.string(), at: z.string() }).nullable(),
-  extra: z.record(z.string(), z.number()),
-});
-
-export const PluginCapabilityInfoSchema = z.object({
-  type: z.enum(CapabilityTypes),
-  name: z.string(),
-  description: z.string(),
-  priority: z.number().int(),
-  events: z.array(z.string()),
-  schedule: z.string().nullable(),
-  stages: z.array(z.enum(MIDDLEWARE_STAGES)),
-  /** Whether the current generation has a live adapter for it. */
-  live: z.boolean(),
-  counters: AdapterCountersSchema,
-});
-
-export const PluginInfoSchema = z.object({
-  name: z.string(),
-  version: z.string().nullable(),
-  kind: z.enum(PluginKinds).nullable(),
-  description: z.string(),
-  dir: z.string(),
-  capabilities: z.array(PluginCapabilityInfoSchema),
-  status: z.enum(["active", "error", "disabled"]),
-  message: z.string().nullable(),
-  error_code: z.string().nullable(),
-  permissions: z.object({
-    required: z.array(z.string()),
-    optional: z.array(z.string()),
-    granted: z.array(z.string()),
-    missing: z.array(z.string()),
+export const AdapterCountersSchema = lazy(() =>
+  z.object({
+    invocations: z.number().int().nonnegative(),
+    errors: z.number().int().nonnegative(),
+    last_duration_ms: z.number().nullable(),
+    last_event: z.object({ name: z.string(), at: z.string() }).nullable(),
+    last_error: z.object({ message: z.string(), at: z.string() }).nullable(),
+    extra: z.record(z.string(), z.number()),
   }),
-  warnings: z.array(z.string()),
-  /** Kind "remote" with a loaded worker: its supervisor's state, counters and announced surfaces. */
-  remote: RemoteInfoSchema.nullable(),
-});
+);
 
-export const PluginListResponseSchema = z.object({
-  plugins: z.array(PluginInfoSchema),
-  count: z.number().int().nonnegative(),
-  generation: z.number().int().positive(),
-});
+export const PluginCapabilityInfoSchema = lazy(() =>
+  z.object({
+    type: z.enum(CapabilityTypes),
+    name: z.string(),
+    description: z.string(),
+    priority: z.number().int(),
+    events: z.array(z.string()),
+    schedule: z.string().nullable(),
+    stages: z.array(z.enum(MIDDLEWARE_STAGES)),
+    /** Whether the current generation has a live adapter for it. */
+    live: z.boolean(),
+    counters: AdapterCountersSchema(),
+  }),
+);
 
-export const PluginReloadResponseSchema = z.object({
-  success: z.literal(true),
-  generation: z.number().int().positive(),
-});
+export const PluginInfoSchema = lazy(() =>
+  z.object({
+    name: z.string(),
+    version: z.string().nullable(),
+    kind: z.enum(PluginKinds).nullable(),
+    description: z.string(),
+    dir: z.string(),
+    capabilities: z.array(PluginCapabilityInfoSchema()),
+    status: z.enum(["active", "error", "disabled"]),
+    message: z.string().nullable(),
+    error_code: z.string().nullable(),
+    permissions: z.object({
+      required: z.array(z.string()),
+      optional: z.array(z.string()),
+      granted: z.array(z.string()),
+      missing: z.array(z.string()),
+    }),
+    warnings: z.array(z.string()),
+    /** Kind "remote" with a loaded worker: its supervisor's state, counters and announced surfaces. */
+    remote: RemoteInfoSchema().nullable(),
+  }),
+);
 
-export type AdapterCountersInfo = z.infer<typeof AdapterCountersSchema>;
-export type PluginInfo = z.infer<typeof PluginInfoSchema>;
-export type PluginListResponse = z.infer<typeof PluginListResponseSchema>;
-export type PluginReloadResponse = z.infer<typeof PluginReloadResponseSchema>;
+export const PluginListResponseSchema = lazy(() =>
+  z.object({
+    plugins: z.array(PluginInfoSchema()),
+    count: z.number().int().nonnegative(),
+    generation: z.number().int().positive(),
+  }),
+);
+
+export const PluginReloadResponseSchema = lazy(() =>
+  z.object({
+    success: z.literal(true),
+    generation: z.number().int().positive(),
+  }),
+);
+
+export type AdapterCountersInfo = z.infer<ReturnType<typeof AdapterCountersSchema>>;
+export type PluginInfo = z.infer<ReturnType<typeof PluginInfoSchema>>;
+export type PluginListResponse = z.infer<ReturnType<typeof PluginListResponseSchema>>;
+export type PluginReloadResponse = z.infer<ReturnType<typeof PluginReloadResponseSchema>>;
 
 function countersInfo(c: AdapterCounters): AdapterCountersInfo {
   return {

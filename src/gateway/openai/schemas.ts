@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isOptionalString, isPlainObject, withFastAccept } from "../../core/fast-accept.ts";
-import { lazy } from "../lazy.ts";
+import { lazy } from "../../core/lazy.ts";
 import { MESSAGE_MAX_CHARS, OPENAI_MAX_MESSAGES } from "../limits.ts";
 
 /** The OpenAI Chat Completions wire format, as far as prx serves it. Unknown request fields are accepted and ignored. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ErrorBodySchema } from "../errors.ts";
 
-/** Schemas are passed as thunks (see lazy.ts) and converted only when the document is requested. */
+/** Schemas are passed as thunks (see core/lazy.ts) and converted only when the document is requested. */
 type Schema = () => z.ZodType;
 type ResponseDoc = Schema | { description: string; schema?: Schema; contentType?: string };
 

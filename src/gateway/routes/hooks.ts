@@ -17,7 +17,7 @@ import type { GatewayMount } from "../types.ts";
 
 /** `/api/hooks` for the gateway's `mounts`: read and edit hooks.json through the same validation as a reload. */
 export function hooksRoutes(hooks: () => HooksManager | Promise<HooksManager>): GatewayMount {
-  const responses = { 200: () => HooksResponseSchema };
+  const responses = { 200: HooksResponseSchema };
   return (app: AnyElysia) =>
     app
       .get("/api/hooks", async () => jsonResponse(listHooks(await hooks())), {
@@ -27,13 +27,13 @@ export function hooksRoutes(hooks: () => HooksManager | Promise<HooksManager>): 
         "/api/hooks",
         async ({ request }) =>
           jsonResponse(
-            addHook(await hooks(), await readJsonBody(request, HooksAddRequestSchema, HOOKS_API_MAX_BODY_BYTES)),
+            addHook(await hooks(), await readJsonBody(request, HooksAddRequestSchema(), HOOKS_API_MAX_BODY_BYTES)),
           ),
         {
           detail: doc({
             summary: "Add one action to an event",
             tags: ["hooks"],
-            body: () => HooksAddRequestSchema,
+            body: HooksAddRequestSchema,
             responses,
             errors: [400, 409, 413, 415],
           }),
@@ -45,14 +45,14 @@ export function hooksRoutes(hooks: () => HooksManager | Promise<HooksManager>): 
           jsonResponse(
             replaceHooks(
               await hooks(),
-              await readJsonBody(request, HooksReplaceRequestSchema, HOOKS_API_MAX_BODY_BYTES),
+              await readJsonBody(request, HooksReplaceRequestSchema(), HOOKS_API_MAX_BODY_BYTES),
             ),
           ),
         {
           detail: doc({
             summary: "Replace the whole hooks.json",
             tags: ["hooks"],
-            body: () => HooksReplaceRequestSchema,
+            body: HooksReplaceRequestSchema,
             responses,
             errors: [400, 409, 413, 415],
           }),

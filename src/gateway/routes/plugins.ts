@@ -60,7 +60,7 @@ export function pluginRoutes(services: () => PluginServices | Promise<PluginServ
         detail: doc({
           summary: "Every plugin of the workspace: status, capabilities, permissions and per-adapter counters",
           tags: ["plugins"],
-          responses: { 200: schemaOf((m) => m.api.PluginListResponseSchema) },
+          responses: { 200: schemaOf((m) => m.api.PluginListResponseSchema()) },
         }),
       })
       .get(
@@ -70,7 +70,7 @@ export function pluginRoutes(services: () => PluginServices | Promise<PluginServ
           detail: doc({
             summary: "One plugin",
             tags: ["plugins"],
-            responses: { 200: schemaOf((m) => m.api.PluginInfoSchema) },
+            responses: { 200: schemaOf((m) => m.api.PluginInfoSchema()) },
             errors: [404],
           }),
         },
@@ -85,7 +85,7 @@ export function pluginRoutes(services: () => PluginServices | Promise<PluginServ
           detail: doc({
             summary: "Build a new generation and swap it in when the plugin loads; the old one keeps serving otherwise",
             tags: ["plugins"],
-            responses: { 200: schemaOf((m) => m.api.PluginReloadResponseSchema) },
+            responses: { 200: schemaOf((m) => m.api.PluginReloadResponseSchema()) },
             errors: [400, 404],
           }),
         },
@@ -107,7 +107,7 @@ export function pluginRoutes(services: () => PluginServices | Promise<PluginServ
               "Probe the plugin on the live generation: status, reload, middleware_test, cron_run, provider_chat, storage",
             tags: ["plugins"],
             body: () => ProbeBodySchema,
-            responses: { 200: schemaOf((m) => m.probes.ProbeResponseSchema) },
+            responses: { 200: schemaOf((m) => m.probes.ProbeResponseSchema()) },
             errors: [400, 404, 413, 415],
           }),
         },

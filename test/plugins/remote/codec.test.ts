@@ -115,17 +115,17 @@ describe("protocol schemas", () => {
   });
 
   test("RemoteSectionSchema applies defaults and refuses entries outside the plugin", () => {
-    expect(RemoteSectionSchema.parse({ entry: "worker.ts" })).toMatchObject({ transport: "worker", settings: {} });
-    expect(RemoteSectionSchema.safeParse({ entry: "../x.ts" }).success).toBe(false);
-    expect(RemoteSectionSchema.safeParse({ entry: "/abs.ts" }).success).toBe(false);
-    expect(RemoteSectionSchema.safeParse({ entry: "w.ts", transport: "http" }).success).toBe(false);
-    expect(RemoteSectionSchema.safeParse({ entry: "w.ts", extra: 1 }).success).toBe(false);
+    expect(RemoteSectionSchema().parse({ entry: "worker.ts" })).toMatchObject({ transport: "worker", settings: {} });
+    expect(RemoteSectionSchema().safeParse({ entry: "../x.ts" }).success).toBe(false);
+    expect(RemoteSectionSchema().safeParse({ entry: "/abs.ts" }).success).toBe(false);
+    expect(RemoteSectionSchema().safeParse({ entry: "w.ts", transport: "http" }).success).toBe(false);
+    expect(RemoteSectionSchema().safeParse({ entry: "w.ts", extra: 1 }).success).toBe(false);
   });
 });
 
 describe("limits of manifests, descriptors and tool descriptions", () => {
   test("rpc and ready timeouts accept their bounds and refuse one past", () => {
-    const ok = (extra: Record<string, number>) => RemoteSectionSchema.safeParse({ entry: "w.ts", ...extra }).success;
+    const ok = (extra: Record<string, number>) => RemoteSectionSchema().safeParse({ entry: "w.ts", ...extra }).success;
     expect(ok({ rpc_timeout_ms: REMOTE_MIN_RPC_TIMEOUT_MS, ready_timeout_ms: REMOTE_MAX_READY_TIMEOUT_MS })).toBe(true);
     expect(ok({ rpc_timeout_ms: REMOTE_MAX_RPC_TIMEOUT_MS, ready_timeout_ms: REMOTE_MIN_READY_TIMEOUT_MS })).toBe(true);
     expect(ok({ rpc_timeout_ms: REMOTE_MIN_RPC_TIMEOUT_MS - 1 })).toBe(false);

@@ -45,7 +45,7 @@ async function failure(promise: Promise<unknown>): Promise<PrxError> {
 describe("plugins API handlers", () => {
   test("listPlugins: {plugins, count, generation} with status, permissions, counters and warnings", async () => {
     await runtime.tools.get("echo_tool")!.execute({ q: 1 }, ctx());
-    const list = PluginListResponseSchema.parse(listPlugins(runtime));
+    const list = PluginListResponseSchema().parse(listPlugins(runtime));
     expect(list.count).toBe(4);
     expect(list.generation).toBe(1);
     expect(list.plugins.map((p) => [p.name, p.status])).toEqual([
@@ -71,7 +71,8 @@ describe("plugins API handlers", () => {
   });
 
   test("reloadPlugin: {success, generation}; 404 unknown; 400 when the candidate is bad", async () => {
-    expect(PluginReloadResponseSchema.parse(await reloadPlugin(runtime, "echo"))).toEqual({ success: true, generation: 2 });
+    const reloaded = PluginReloadResponseSchema().parse(await reloadPlugin(runtime, "echo"));
+    expect(reloaded).toEqual({ success: true, generation: 2 });
     const missing = await failure(reloadPlugin(runtime, "ghost"));
     expect([missing.code, missing.status]).toEqual(["PLUGIN_NOT_FOUND", 404]);
     const bad = await failure(reloadPlugin(runtime, "needs-net"));
@@ -81,7 +82,7 @@ describe("plugins API handlers", () => {
   });
 
   test("pluginInfo: one plugin, or 404", () => {
-    expect(PluginInfoSchema.parse(pluginInfo(runtime, "echo")).name).toBe("echo");
+    expect(PluginInfoSchema().parse(pluginInfo(runtime, "echo")).name).toBe("echo");
     const error = (() => {
       try {
         pluginInfo(runtime, "ghost");
