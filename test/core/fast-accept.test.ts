@@ -7,6 +7,15 @@ import {
 import { MESSAGE_MAX_CHARS, OPENAI_MAX_MESSAGES } from "../../src/gateway/limits.ts";
 import { isPlainChatResponse, OpenAIChatResponseSchema } from "../../src/providers/openai-wire.ts";
 import {
+  InboundEnvelopeSchema,
+  isPlainInbound,
+  isPlainLlmResponse,
+  isPlainOutbound,
+  LlmResponseEnvelopeSchema,
+  OutboundEnvelopeSchema,
+} from "../../src/agent/envelopes.ts";
+import { FromWorkerSchema, isPlainCallResult } from "../../src/plugins/wasm/protocol.ts";
+import {
   isPlainHostRpc,
   isPlainHostRpcResult,
   isPlainWorkerRpc,
@@ -194,5 +203,61 @@ describe("withFastAccept checks agree with their zod schemas", () => {
       expect(WorkerToHostParser.safeParse(result)).toEqual({ success: true, data: result } as never);
       expect(WorkerToHostParser.safeParse(bad).error?.issues[0]?.path).toEqual(["requestId"]);
     });
+  });
+
+  describe("middleware envelopes (every middleware reply that changes the envelope)", () => {
+    const exact = <S extends z.ZodType>(schema: S, accepts: (v: unknown) => boolean, base: object, paths: string[][]) => {
+      const corpus = [...variants(base, paths), { ...base, extra: 1 }];
+      // zod strips unknown keys: the check must refuse them so both give the same envelope
+      const { fast, total } = agree(schema, accepts, corpus, (v) => v);
+      expect(accepts(base)).toBe(true);
+      expect(accepts({ ...base, extra: 1 })).toBe(false);
+      expect(fast).toBeGreaterThan(paths.length);
+      expect(fast).toBeLessThan(total);
+    };
+
+    test("inbound", () => {
+      const base = { text: "hi", channel: "cli", user_id: null, session_id: "s", metadata: { a: 1 } };
+      exact(InboundEnvelopeSchema, isPlainInbound, base, [
+        ["text"],
+        ["channel"],
+        ["user_id"],
+        ["session_id"],
+        ["metadata"],
+        ["metadata", "a"],
+      ]);
+    });
+
+    test("llm_response", () => {
+      const base = {
+        text: "t",
+        tool_calls: [{ id: "c1", name: "echo", arguments: "{}" }],
+        model: "m",
+        usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+      };
+      exact(LlmResponseEnvelopeSchema, isPlainLlmResponse, base, [
+        ["text"],
+        ["model"],
+        ["tool_calls"],
+        ["usage"],
+        ...["id", "name", "arguments"].map((k) => ["tool_calls", "0", k]),
+        ...["prompt_tokens", "completion_tokens", "total_tokens"].map((k) => ["usage", k]),
+      ]);
+      expect(isPlainLlmResponse({ ...base, usage: null, tool_calls: [] })).toBe(true);
+    });
+
+    test("outbound", () => {
+      const base = { text: "t", channel: "cli", session_id: "s" };
+      exact(OutboundEnvelopeSchema, isPlainOutbound, base, [["text"], ["channel"], ["session_id"]]);
+    });
+  });
+
+  test("WASM sandbox call results", () => {
+    const base = { type: "result", id: 4, ok: true, value: "{}", execUs: 12.5 };
+    const corpus = variants(base, [["type"], ["id"], ["ok"], ["value"], ["execUs"], ["error"]]);
+    const { fast, total } = agree(FromWorkerSchema, isPlainCallResult, corpus, (v) => v);
+    expect(isPlainCallResult(base)).toBe(true);
+    expect(fast).toBeGreaterThan(6);
+    expect(fast).toBeLessThan(total);
   });
 });

@@ -1,4 +1,4 @@
-import { EnvelopeSchemas, Stages } from "../../agent/envelopes.ts";
+import { EnvelopeParsers, Stages } from "../../agent/envelopes.ts";
 import type { Envelopes, MiddlewareRunner, Stage } from "../../agent/envelopes.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { createLogger } from "../../core/logger.ts";
@@ -104,10 +104,7 @@ export class MiddlewareChain implements MiddlewareRunner {
     let failure: StepFailure | null = null;
     try {
       const reply = await this.call(entry, stage, input.json);
-      if (reply !== input.json) {
-        const envelope = parseReply(stage, reply);
-        next = { envelope, json: JSON.stringify(envelope) };
-      }
+      if (reply !== input.json) next = parseReply(stage, reply);
     } catch (error) {
       failure = error instanceof StepFailure ? error : new StepFailure("error", errorMessage(error));
     }
@@ -167,7 +164,11 @@ export class MiddlewareChain implements MiddlewareRunner {
   }
 }
 
-function parseReply<S extends Stage>(stage: S, reply: unknown): Envelopes[S] {
+/**
+ * A reply as the next envelope and its JSON. When the envelope is the parsed reply itself (the plain shape, no
+ * keys stripped) the reply text is that JSON already; otherwise it is serialized again.
+ */
+function parseReply<S extends Stage>(stage: S, reply: unknown): { envelope: Envelopes[S]; json: string } {
   if (typeof reply !== "string") {
     throw new StepFailure("invalid_json", `reply is ${typeof reply}, expected a JSON string`);
   }
@@ -177,11 +178,12 @@ function parseReply<S extends Stage>(stage: S, reply: unknown): Envelopes[S] {
   } catch (error) {
     throw new StepFailure("invalid_json", `reply is not JSON: ${(error as Error).message}`);
   }
-  const result = EnvelopeSchemas[stage].safeParse(parsed);
+  const result = EnvelopeParsers[stage].safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue && issue.path.length > 0 ? issue.path.join(".") : "(root)";
     throw new StepFailure("invalid_envelope", `reply is not a valid ${stage} envelope at ${where}: ${issue?.message}`);
   }
-  return result.data as Envelopes[S];
+  const envelope = result.data as Envelopes[S];
+  return { envelope, json: envelope === parsed ? reply : JSON.stringify(envelope) };
 }

@@ -8,7 +8,7 @@ import {
   MAX_QUEUED_CALLS_PER_INSTANCE,
   SANDBOX_INIT_TIMEOUT_MS,
 } from "./limits.ts";
-import { type FromWorker, FromWorkerSchema, type SandboxInit, type ToWorker } from "./protocol.ts";
+import { type FromWorker, FromWorkerParser, type SandboxInit, type ToWorker } from "./protocol.ts";
 import { sandboxWorkerPool } from "./worker-pool.ts";
 
 /** Optional bus feature: when the host's event publisher can subscribe, hook instances may call events.subscribe. */
@@ -112,7 +112,7 @@ export class Sandbox {
         if (this.worker === worker) this.crashed("sandbox worker exited unexpectedly");
       });
       worker.onmessage = (event: MessageEvent) => {
-        const parsed = FromWorkerSchema.safeParse(event.data);
+        const parsed = FromWorkerParser.safeParse(event.data);
         if (!parsed.success) {
           this.log.error("malformed message from sandbox", { error: parsed.error.message });
           return;

@@ -6,6 +6,7 @@ import { setLogSink } from "../../../src/core/logger.ts";
 import { createPluginExtensions, pluginServicesFor } from "../../../src/plugins/host-extensions.ts";
 import { loadInThread } from "../../../src/plugins/wasm/bare.ts";
 import type { WasmPluginInstance } from "../../../src/plugins/wasm/instance.ts";
+import { EXECUTION_TIME_SAMPLES } from "../../../src/plugins/wasm/limits.ts";
 import type { AdmittedPlugin } from "../../../src/plugins/types.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
@@ -18,7 +19,11 @@ import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 const SUITE = "middleware";
 const CHAIN = 4;
 const TURNS = 150;
-const CALLS = 2000;
+/** Chain and hop calls are timed in alternating rounds (the same machine state for both); medians over rounds. */
+const ROUNDS = 8;
+/** Each sandbox's execution p50 (its last EXECUTION_TIME_SAMPLES calls) then covers exactly one round. */
+const CALLS_PER_ROUND = EXECUTION_TIME_SAMPLES;
+const CALLS = ROUNDS * CALLS_PER_ROUND;
 const WARMUP = 300;
 const RUNTIME_COST_TARGET_US = 50;
 
@@ -43,8 +48,8 @@ function workspace(ctx: { tmp: string; root: string }, plugin: string | null): s
   return root;
 }
 
-async function time(n: number, fn: () => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < Math.min(WARMUP, n); i++) await fn();
+async function time(n: number, fn: () => Promise<unknown>, warmup = Math.min(WARMUP, n)): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await fn();
   const samples: number[] = [];
   for (let i = 0; i < n; i++) {
     const start = Bun.nanoseconds();
@@ -101,27 +106,39 @@ const suite: BenchSuite = async (ctx) => {
     const services = pluginServicesFor(host.workspace.root)!;
     const turns = stats(await turnSamples(host));
     const stage: Stage = "inbound";
-    const chain = stats(await time(CALLS, () => services.middleware.run(stage, ENVELOPE)));
     const generation = services.runtime.current();
     const instances = Array.from({ length: CHAIN }, (_, i) => generation.instance(`${plugin}-${i + 1}`)!);
     const sandboxes = instances.map((instance) => (instance as WasmPluginInstance).sandbox);
-    const execution = sandboxes.reduce((sum, sandbox) => sum + sandbox.executionP50()!, 0) / CHAIN;
+    const executionP50 = () => sandboxes.reduce((sum, sandbox) => sum + sandbox.executionP50()!, 0) / CHAIN;
+    const runChain = () => services.middleware.run(stage, ENVELOPE);
     // The same 4 sandboxed instances called one after another without the chain: the engine's hop alone.
     const json0 = JSON.stringify(ENVELOPE);
     const ref = { type: "middleware" as const, name: capability };
-    const hops = stats(
-      await time(CALLS, async () => {
-        for (const instance of instances) await instance.invoke(ref, "process", [stage, json0]);
-      }),
-    );
-    const hop = hops.p50 / CHAIN;
-    const hopExecution = sandboxes.reduce((sum, sandbox) => sum + sandbox.executionP50()!, 0) / CHAIN;
+    const runHops = async () => {
+      for (const instance of instances) await instance.invoke(ref, "process", [stage, json0]);
+    };
+    await time(WARMUP, runChain);
+    await time(WARMUP, runHops);
+    const perRound = { perCall: [] as number[], execution: [] as number[], cost: [] as number[] };
+    const hopRound = { hop: [] as number[], layer: [] as number[] };
+    for (let round = 0; round < ROUNDS; round++) {
+      const perCallR = stats(await time(CALLS_PER_ROUND, runChain, 0)).p50 / CHAIN;
+      const executionR = executionP50();
+      const hopR = stats(await time(CALLS_PER_ROUND, runHops, 0)).p50 / CHAIN;
+      perRound.perCall.push(perCallR);
+      perRound.execution.push(executionR);
+      perRound.cost.push(perCallR - executionR);
+      hopRound.hop.push(hopR - executionP50());
+      hopRound.layer.push(perCallR - hopR);
+    }
+    const median = (values: number[]) => stats(values).p50;
+    const perCall = median(perRound.perCall);
+    const execution = median(perRound.execution);
     const bare = await loadInThread(admitted(root, plugin, capability), services.runtime.host);
     const json = JSON.stringify(ENVELOPE);
     const bareCall = stats(await time(CALLS, () => bare.call("process", [stage, json])));
     bare.close();
     await host.close();
-    const perCall = chain.p50 / CHAIN;
     rows.push(
       {
         suite: SUITE,
@@ -133,8 +150,9 @@ const suite: BenchSuite = async (ctx) => {
       {
         suite: SUITE,
         name: `${label} middleware call through the runtime (chain of ${CHAIN} / ${CHAIN}), p50`,
-        value: perCall,
+        value: Math.round(perCall * 10) / 10,
         unit: "us",
+        note: `median over ${ROUNDS} rounds of ${CALLS_PER_ROUND} chain runs`,
       },
       {
         suite: SUITE,
@@ -146,20 +164,20 @@ const suite: BenchSuite = async (ctx) => {
       {
         suite: SUITE,
         name: `${label} of which sandbox hop (4 sandboxed instances in a row, per call, minus execution), p50`,
-        value: Math.round((hop - hopExecution) * 10) / 10,
+        value: Math.round(median(hopRound.hop) * 10) / 10,
         unit: "us",
         note: "src/plugins/wasm: Worker postMessage round trip, message schemas, output checks",
       },
       {
         suite: SUITE,
         name: `${label} of which chain layer (envelope JSON + schema, timer, status, tracking), p50`,
-        value: Math.round((perCall - hop) * 10) / 10,
+        value: Math.round(median(hopRound.layer) * 10) / 10,
         unit: "us",
       },
       {
         suite: SUITE,
         name: `${label} runtime cost per middleware call (sandbox hop, envelope validation), p50`,
-        value: Math.round((perCall - execution) * 10) / 10,
+        value: Math.round(median(perRound.cost) * 10) / 10,
         unit: "us",
         target: { op: "<=", value: RUNTIME_COST_TARGET_US },
       },

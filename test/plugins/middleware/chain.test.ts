@@ -187,6 +187,24 @@ describe("MiddlewareChain", () => {
     expect(JSON.parse(seen[0]!)).toEqual(out);
   });
 
+  test("a plain reply travels on as its own text; keys the schema strips never reach the next entry", async () => {
+    const seen: string[] = [];
+    const record = async (_stage: Stage, data: string) => {
+      seen.push(data);
+      return data;
+    };
+    const pretty = async (_stage: Stage, data: string) => JSON.stringify({ ...JSON.parse(data), text: "x" }, null, 2);
+    const extra = async (_stage: Stage, data: string) => JSON.stringify({ ...JSON.parse(data), text: "y", junk: 1 });
+    const first = newChain([entry("a", "pretty", 1, pretty), entry("b", "rec", 2, record)]);
+    const out = await first.chain.run("inbound", inbound);
+    expect(out).toEqual({ ...inbound, text: "x" });
+    expect(seen[0]).toBe(JSON.stringify({ ...inbound, text: "x" }, null, 2));
+    const second = newChain([entry("a", "extra", 1, extra), entry("b", "rec", 2, record)]);
+    const stripped = await second.chain.run("inbound", inbound);
+    expect(stripped).toEqual({ ...inbound, text: "y" });
+    expect(JSON.parse(seen[1]!)).toEqual({ ...inbound, text: "y" });
+  });
+
   test("an empty chain returns the same envelope", async () => {
     const { chain } = newChain([]);
     expect(await chain.run("inbound", inbound)).toBe(inbound);
