@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { ensureSchema } from "../core/database.ts";
+import { changeStamp, noteLocalWrite } from "../core/data-version.ts";
 import { PrxError } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import { ftsPhrase, orOfTerms, queryTerms } from "./fts-query.ts";
@@ -98,8 +99,12 @@ const SQL = {
   ping: "SELECT 1 AS ok FROM memories_fts LIMIT 0",
 } as const;
 
+const MEMORIES_TABLE = "memories";
+
 export class SqliteMemory implements MemoryBackend {
   readonly name = "sqlite";
+  /** "The store was empty" as of a change stamp (core/data-version.ts): recall skips even the probe. */
+  private emptyAt: string | null = null;
 
   constructor(private readonly db: Database) {
     try {
@@ -161,13 +166,13 @@ export class SqliteMemory implements MemoryBackend {
         now: new Date().toISOString(),
       } as Record<string, string | null>),
     );
+    noteLocalWrite(this.db, MEMORIES_TABLE);
   }
 
   async recall(query: string, limit: number, sessionId?: string | null): Promise<MemoryEntry[]> {
     validateLimit(limit);
     const rows = this.run("recall", () => {
-      // One index lookup, and no tokenizing, when there is nothing to recall (a fresh workspace).
-      if (this.db.query<{ one: number }, []>(SQL.any).get() === null) return [];
+      if (this.isEmpty()) return [];
       const terms = queryTerms(query);
       if (terms.length === 0) {
         return sessionId ? this.recentSession.all({ session: sessionId, limit }) : this.recentAll.all({ limit });
@@ -186,6 +191,18 @@ export class SqliteMemory implements MemoryBackend {
         : this.latestMatchAll.all({ match, limit });
     });
     return rows.map(toEntry);
+  }
+
+  /**
+   * Nothing to recall (a fresh workspace): one index lookup, and none at all while nothing changed since the last
+   * one found the store empty.
+   */
+  private isEmpty(): boolean {
+    const stamp = changeStamp(this.db, MEMORIES_TABLE);
+    if (stamp === this.emptyAt) return true;
+    const empty = this.db.query<{ one: number }, []>(SQL.any).get() === null;
+    this.emptyAt = empty ? stamp : null;
+    return empty;
   }
 
   /** Terms that match nothing are dropped; the rest are rare or common (see MEMORY_RANK_TERM_MAX_DOCS). */
@@ -208,7 +225,9 @@ export class SqliteMemory implements MemoryBackend {
 
   async forget(key: string): Promise<boolean> {
     validateKey(key);
-    return this.run("forget", () => this.deleteKey.run({ key })).changes > 0;
+    const removed = this.run("forget", () => this.deleteKey.run({ key })).changes > 0;
+    if (removed) noteLocalWrite(this.db, MEMORIES_TABLE);
+    return removed;
   }
 
   async count(): Promise<number> {

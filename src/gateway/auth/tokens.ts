@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { ensureSchema } from "../../core/database.ts";
+import { changeStamp, noteLocalWrite } from "../../core/data-version.ts";
 import { PrxError } from "../../core/errors.ts";
 import { newId, sha256Hex } from "../../core/ids.ts";
 import { BEARER_MAX_CHARS, TOKEN_BYTES, TOKEN_NAME_MAX_CHARS, TOKEN_TOUCH_INTERVAL_MS } from "../limits.ts";
@@ -14,6 +15,8 @@ export interface TokenRecord {
 }
 
 export const TOKEN_PREFIX = "prx_";
+
+const TOKENS_TABLE = "gateway_tokens";
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS gateway_tokens (
@@ -58,20 +61,16 @@ function sameHex(a: string, b: string): boolean {
 /** Verified tokens remembered per process (by SHA-256), dropped whenever the database changes. */
 export const TOKEN_CACHE_MAX_ENTRIES = 1024;
 
-/** Revocations per connection: data_version ignores commits of the same connection (another store in-process). */
-const revocations = new WeakMap<Database, number>();
-
 /**
  * Gateway bearer tokens in the workspace database: only their SHA-256 is kept. Verified tokens are cached by
- * digest and the cache is dropped when `PRAGMA data_version` says another connection (`prx gateway token revoke`
- * in another process) committed, or when this store revokes one: revocation still takes effect at once, and a
- * request costs one pragma instead of a table lookup.
+ * digest and the cache is dropped when another connection (`prx gateway token revoke` in another process)
+ * committed, or when a store on this connection revoked one (core/data-version.ts): a revocation takes effect
+ * within DATA_VERSION_REUSE_MS, and a request costs no table lookup.
  */
 export class TokenStore {
   private readonly touched = new Map<string, number>();
   private readonly verified = new Map<string, Row>();
-  private dataVersion = -1;
-  private revocationsSeen = 0;
+  private stamp = "";
 
   constructor(
     private readonly db: Database,
@@ -111,8 +110,8 @@ export class TokenStore {
         hint: "list them with `prx gateway token list`",
       });
     if (row.revoked) return false;
-    revocations.set(this.db, (revocations.get(this.db) ?? 0) + 1);
     this.db.query("UPDATE gateway_tokens SET revoked = 1 WHERE id = ?").run(id);
+    noteLocalWrite(this.db, TOKENS_TABLE);
     return true;
   }
 
@@ -125,16 +124,14 @@ export class TokenStore {
     return this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM gateway_tokens WHERE revoked = 0").get()!.n;
   }
 
-  /** The live token matching `presented`, or null. Revocation by another process takes effect at once. */
+  /** The live token matching `presented`, or null. A revocation by another process counts within 1 ms. */
   verify(presented: string): TokenRecord | null {
     if (presented.length === 0 || presented.length > BEARER_MAX_CHARS) return null;
     const digest = Bun.SHA256.hash(presented, "hex");
-    const version = this.db.query<{ data_version: number }, []>("PRAGMA data_version").get()!.data_version;
-    const revoked = revocations.get(this.db) ?? 0;
-    if (version !== this.dataVersion || revoked !== this.revocationsSeen) {
+    const stamp = changeStamp(this.db, TOKENS_TABLE);
+    if (stamp !== this.stamp) {
       this.verified.clear();
-      this.dataVersion = version;
-      this.revocationsSeen = revoked;
+      this.stamp = stamp;
     }
     let row = this.verified.get(digest) ?? null;
     if (!row) {
