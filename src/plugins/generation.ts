@@ -64,6 +64,7 @@ function emptyAdapters(): GenerationAdapters {
 export class Generation implements ToolAdapterLookup {
   readonly adapters: GenerationAdapters = emptyAdapters();
   private readonly tools = new Map<string, ToolAdapter>();
+  private specs: ToolSpec[] | undefined;
   private readonly instances = new Map<string, PluginInstance>();
   private readonly remoteAdapters = new Map<string, RemoteAdapter>();
   private inflight = 0;
@@ -98,8 +99,9 @@ export class Generation implements ToolAdapterLookup {
     return this.tools.get(name);
   }
 
+  /** One array for the generation's life (the tool registry compares lists by identity). */
   toolSpecs(): ToolSpec[] {
-    return this.adapters.tool.map((adapter) => adapter.spec);
+    return (this.specs ??= this.adapters.tool.map((adapter) => adapter.spec));
   }
 
   /** Adapters of one plugin in this generation. */
@@ -143,6 +145,7 @@ export class Generation implements ToolAdapterLookup {
   /** @internal used while building */
   attach(name: string, instance: PluginInstance, adapters: CapabilityAdapter[], remote?: RemoteAdapter): void {
     this.instances.set(name, instance);
+    this.specs = undefined;
     if (remote) this.remoteAdapters.set(name, remote);
     for (const adapter of adapters) {
       (this.adapters[adapter.type] as CapabilityAdapter[]).push(adapter);
@@ -152,6 +155,7 @@ export class Generation implements ToolAdapterLookup {
 
   /** @internal sort chains once every plugin is attached: priority (lower first), then plugin name. */
   seal(): void {
+    this.specs = undefined;
     for (const type of CapabilityTypes) {
       (this.adapters[type] as CapabilityAdapter[]).sort(
         (a, b) => a.capability.priority - b.capability.priority || (a.plugin < b.plugin ? -1 : a.plugin > b.plugin ? 1 : 0),

@@ -54,9 +54,10 @@ function toolFor(services: PluginServices): Tool {
 /** A ToolSource with the one built-in plugin management tool, for the agent's tool registry. */
 export function createManageToolSource(services: PluginServices): ToolSource {
   const tool = toolFor(services);
+  const specs = [tool.spec];
   return {
     id: "plugins-manage",
-    list: () => [tool.spec],
+    list: () => specs,
     get: (name) => (name === MANAGE_TOOL_NAME ? tool : undefined),
   };
 }

@@ -44,8 +44,13 @@ export function toOpenAITools(tools: ToolSpec[]) {
 /** Each tool's JSON in a request, made once per ToolSpec object: specs live as long as their tool, bodies do not. */
 const toolJson = new WeakMap<ToolSpec, string>();
 
+/** Whole tool lists, for the registry's answer that stays the same array while no tool changes. */
+const listJson = new WeakMap<readonly ToolSpec[], string>();
+
 /** `JSON.stringify(toOpenAITools(tools))`, without re-serializing the same specs on every turn. */
 export function toolsJson(tools: ToolSpec[]): string {
+  const cached = listJson.get(tools);
+  if (cached !== undefined) return cached;
   let out = "[";
   for (let i = 0; i < tools.length; i++) {
     const spec = tools[i]!;
@@ -53,7 +58,9 @@ export function toolsJson(tools: ToolSpec[]): string {
     if (json === undefined) toolJson.set(spec, (json = JSON.stringify(toOpenAITools([spec])[0])));
     out += i === 0 ? json : `,${json}`;
   }
-  return `${out}]`;
+  out += "]";
+  listJson.set(tools, out);
+  return out;
 }
 
 /** The JSON of `body` with `"tools": <toolsJson>` added (when there are tools). */

@@ -31,6 +31,8 @@ export class ToolRegistry {
   private readonly maxOutputBytes: number;
   private readonly warned = new Set<string>();
   private readonly counters = new Map<string, ToolCounts>();
+  /** The last specs() answer and what it was built from (compared by identity). */
+  private memo: { disabled: readonly string[]; lists: ToolSpec[][]; specs: ToolSpec[] } | null = null;
 
   constructor(options: ToolRegistryOptions) {
     for (const tool of options.builtins) this.builtins.set(tool.spec.name, tool);
@@ -54,14 +56,23 @@ export class ToolRegistry {
     return true;
   }
 
-  /** What the model is offered: enabled built-ins, then each source's tools that do not clash. */
+  /**
+   * What the model is offered: enabled built-ins, then each source's tools that do not clash. The same array
+   * (do not mutate it) while the disabled list and every source's list are the same arrays as last time: sources
+   * answer with one array per plugin generation, so a turn usually rebuilds nothing.
+   */
   specs(): ToolSpec[] {
-    const disabled = new Set(this.disabled());
+    const disabledNames = this.disabled();
+    const lists = this.sources.map((source) => this.listSource(source));
+    const memo = this.memo;
+    if (memo && memo.disabled === disabledNames && sameItems(memo.lists, lists)) return memo.specs;
+    const disabled = new Set(disabledNames);
     const specs: ToolSpec[] = [];
     const taken = new Set<string>(this.builtins.keys());
     for (const [name, tool] of this.builtins) if (!disabled.has(name)) specs.push(tool.spec);
-    for (const source of this.sources) {
-      for (const spec of this.listSource(source)) {
+    for (let i = 0; i < this.sources.length; i++) {
+      const source = this.sources[i]!;
+      for (const spec of lists[i]!) {
         if (taken.has(spec.name)) {
           this.warnClash(source.id, spec.name);
           continue;
@@ -70,6 +81,7 @@ export class ToolRegistry {
         specs.push(spec);
       }
     }
+    this.memo = { disabled: disabledNames, lists, specs };
     return specs;
   }
 
@@ -192,4 +204,10 @@ export function parseArguments(name: string, raw: string): { args: Record<string
     return { error: `arguments for tool ${name} must be a JSON object, got ${kind}` };
   }
   return { args: value as Record<string, unknown> };
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

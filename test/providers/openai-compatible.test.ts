@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { PrxError } from "../../src/core/errors.ts";
-import { OpenAICompatibleProvider } from "../../src/providers/openai-compatible.ts";
+import { OpenAICompatibleProvider, toOpenAITools, toolsJson } from "../../src/providers/openai-compatible.ts";
 import { withReliability } from "../../src/providers/reliability.ts";
 import type { ChatMessage, StreamDelta, ToolSpec } from "../../src/providers/types.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/index.ts";
@@ -250,5 +250,18 @@ describe("probe against a server that checks the key", () => {
     } finally {
       await guarded.stop();
     }
+  });
+});
+
+describe("toolsJson", () => {
+  test("is JSON.stringify(toOpenAITools(list)), for a fresh list and for the same list again", () => {
+    const a: ToolSpec = { name: "a", description: "first", parameters: { type: "object", properties: {} } };
+    const b: ToolSpec = { name: "b", description: 'quote " and \\ slash', parameters: { type: "object" } };
+    const list = [a, b];
+    const expected = JSON.stringify(toOpenAITools(list));
+    expect(toolsJson(list)).toBe(expected);
+    expect(toolsJson(list)).toBe(expected);
+    expect(toolsJson([b, a])).toBe(JSON.stringify(toOpenAITools([b, a])));
+    expect(toolsJson([])).toBe("[]");
   });
 });

@@ -158,6 +158,25 @@ describe("ToolRegistry specs and sources", () => {
     expect(registry.removeSource(source.id)).toBe(true);
   });
 
+  test("specs() answers the same array while the disabled list and every source list are unchanged", () => {
+    const weather = tool("weather", async () => ok("sunny"));
+    let list: ToolSpec[] = [];
+    const source: ToolSource = { id: "plugins", list: () => list, get: () => undefined };
+    let disabled: string[] = [];
+    const registry = new ToolRegistry({ builtins: [echo, boom], disabled: () => disabled });
+    registry.addSource(source);
+    const first = registry.specs();
+    expect(registry.specs()).toBe(first);
+    list = [weather.spec]; // a plugin reload: a new generation answers a new array
+    const reloaded = registry.specs();
+    expect(reloaded).not.toBe(first);
+    expect(reloaded.map((s) => s.name)).toEqual(["echo", "boom", "weather"]);
+    disabled = ["boom"]; // a config reload
+    expect(registry.specs().map((s) => s.name)).toEqual(["echo", "weather"]);
+    registry.removeSource("plugins");
+    expect(registry.specs().map((s) => s.name)).toEqual(["echo"]);
+  });
+
   test("built-ins win name collisions and the clash is warned about once", async () => {
     const lines: string[] = [];
     const logger = { ...silentLogger(), warn: (message: string) => lines.push(message) };

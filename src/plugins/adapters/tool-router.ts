@@ -13,10 +13,12 @@ export interface ToolAdapterLookup {
  * current at that moment, so a reload never leaves a caller with a stale adapter. The in-flight count of the
  * generation is taken synchronously with the lookup (adapter.call tracks before its first await).
  */
+const NO_SPECS: ToolSpec[] = [];
+
 export function createToolRouter(current: () => ToolAdapterLookup | null, id = "plugins"): ToolSource {
   return {
     id,
-    list: () => current()?.toolSpecs() ?? [],
+    list: () => current()?.toolSpecs() ?? NO_SPECS,
     get(name: string): Tool | undefined {
       const first = current()?.tool(name);
       if (!first) return undefined;
