@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isPrxError } from "../../../src/core/errors.ts";
-import { wasmLoader } from "../../../src/plugins/wasm/index.ts";
+import { MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN, wasmLoader } from "../../../src/plugins/wasm/index.ts";
 import { type TestHost, admitted, failure, makeHost, removeDir } from "./helpers.ts";
 
 /** The non-tool test plugins that part 2 (middleware, hooks, cron, providers, storage) builds on. */
@@ -76,6 +76,31 @@ describe("capability worlds", () => {
     expect(new TextDecoder().decode(lastEvent()!.value)).toBe('{"n":1}');
     await inst.release();
     expect(handlers.size).toBe(0);
+  });
+
+  test(`a plugin holds ${MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN} event subscriptions; one more is an error naming the limit`, async () => {
+    let open = 0;
+    const bus = {
+      publish() {},
+      subscribe() {
+        open++;
+        return () => void open--;
+      },
+    };
+    const inst = await wasmLoader.load(
+      admitted("hook-kv", { name: "hook-many", granted: new Set(["log", "config", "kv", "events"]) }),
+      { ...t.host, events: bus },
+    );
+    const cap = { type: "hook" as const, name: "remember-events" };
+    for (let i = 0; i < MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN; i++) {
+      await inst.invoke(cap, "on-event", ["prx.test.subscribe", `demo.${i}`]);
+    }
+    expect(open).toBe(MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN);
+    const error = await failure(inst.invoke(cap, "on-event", ["prx.test.subscribe", "demo.last"]));
+    expect(error.message).toContain(`more than ${MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN} event subscriptions`);
+    expect(open).toBe(MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN);
+    await inst.release();
+    expect(open).toBe(0);
   });
 
   test("subscribe without the events grant is an error result naming the permission", async () => {

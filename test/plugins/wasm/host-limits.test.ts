@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { HostError } from "../../../src/plugins/wasm/host/context.ts";
+import { HostError, type HostContext } from "../../../src/plugins/wasm/host/context.ts";
 import { KvStore } from "../../../src/plugins/wasm/host/kv.ts";
 import { truncateLog } from "../../../src/plugins/wasm/host/log.ts";
-import { MAX_KV_KEY_BYTES, MAX_LOG_MESSAGE_CHARS } from "../../../src/plugins/wasm/index.ts";
+import { WebSocketTable, websocketImports } from "../../../src/plugins/wasm/host/websocket.ts";
+import { MAX_KV_KEY_BYTES, MAX_LOG_MESSAGE_CHARS, MAX_WEBSOCKETS_PER_PLUGIN } from "../../../src/plugins/wasm/index.ts";
 import { type TestHost, makeHost, removeDir } from "./helpers.ts";
 
 let t: TestHost;
@@ -38,5 +39,41 @@ describe("host function limits", () => {
     const exact = "x".repeat(MAX_LOG_MESSAGE_CHARS);
     expect(truncateLog(exact)).toBe(exact);
     expect(truncateLog(exact + "y")).toBe(`${exact}…(truncated)`);
+  });
+
+  test(`a plugin holds ${MAX_WEBSOCKETS_PER_PLUGIN} open websockets; one more is an error naming the limit`, async () => {
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: (req, srv) => (srv.upgrade(req) ? undefined : new Response("no", { status: 400 })),
+      websocket: { message() {} },
+    });
+    const sockets = new WebSocketTable();
+    const ctx = {
+      plugin: {
+        name: "ws-limit",
+        httpAllowlist: [`http://127.0.0.1:${server.port}/*`],
+        maxHttpRequestsPerCall: MAX_WEBSOCKETS_PER_PLUGIN + 2,
+      },
+      granted: new Set(["websocket"]),
+      call: { httpRequests: 0 },
+      sockets,
+    } as unknown as HostContext;
+    const ws = websocketImports(ctx);
+    const url = `ws://127.0.0.1:${server.port}/`;
+    try {
+      for (let i = 0; i < MAX_WEBSOCKETS_PER_PLUGIN; i++) await ws.connect(url, []);
+      expect(sockets.open.size).toBe(MAX_WEBSOCKETS_PER_PLUGIN);
+      const error = await ws.connect(url, []).then(
+        () => null,
+        (e: unknown) => e as Error,
+      );
+      expect(error).toBeInstanceOf(HostError);
+      expect(error!.message).toContain(`already has ${MAX_WEBSOCKETS_PER_PLUGIN} open websockets`);
+      expect(sockets.open.size).toBe(MAX_WEBSOCKETS_PER_PLUGIN);
+    } finally {
+      sockets.closeAll();
+      server.stop(true);
+    }
   });
 });
