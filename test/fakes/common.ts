@@ -6,6 +6,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON body, or the raw text when it was not JSON, or null when empty. */
   body: any;
+  /** Chat requests: milliseconds from receipt to the response head (the fake's own latency for this request). */
+  handledMs?: number;
 }
 
 export interface ScriptedToolCall {

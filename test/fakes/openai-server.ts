@@ -151,6 +151,7 @@ export function startFakeOpenAI(options: FakeServerOptions = {}): FakeServer {
     port: options.port ?? 0,
     idleTimeout: 0,
     async fetch(request) {
+      const received = performance.now();
       const recorded = await recordRequest(request);
       source.requests.push(recorded);
       const authorized = request.headers.get("authorization") === `Bearer ${options.apiKey}`;
@@ -178,7 +179,9 @@ export function startFakeOpenAI(options: FakeServerOptions = {}): FakeServer {
       const delay = step.delayMs ?? options.latencyMs ?? 0;
       if (delay > 0) await Bun.sleep(delay);
       if (step.type === "hang") return hangResponse(request, stopped.signal);
-      return chatResponse(parsed.data, step, options);
+      const response = chatResponse(parsed.data, step, options);
+      recorded.handledMs = performance.now() - received;
+      return response;
     },
   });
   return {

@@ -2,29 +2,19 @@
  * Issue 3 targets: `prx gateway` cold start to the first 200 on /health, idle RSS, /health req/s, and the
  * gateway's own overhead per turn through /v1/chat/completions at concurrency 1 and 16.
  *
- * Turn overhead = gateway latency minus the fake's latency for the identical upstream request (the body the
- * gateway sent, tools and system prompt included, replayed directly). Beside it, the same measure for a bare
- * Bun.serve process that forwards that body (the "bare proxy hop" rows): the cost of one extra HTTP hop through
- * another process on this machine (cross-process wake-ups), which no gateway can go below.
+ * Turn overhead per turn, minus the fake's own time for that turn: see ../turn-overhead.ts.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI } from "../../fakes/openai-server.ts";
+import { turnOverheadRows } from "../turn-overhead.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
-
-type Stats = ReturnType<typeof stats>;
 
 const FAKE_LATENCY_MS = 20;
 const COLD_RUNS = 10;
 const IDLE_MS = 3000;
 const LOAD_SECONDS = 3;
 const LOAD_CONNECTIONS = 32;
-const TURNS_SEQUENTIAL = 150;
-const TURNS_PER_WORKER = 25;
-const TURN_WARMUP = 200;
-/** Each latency series is measured in this many blocks, alternating with the others. */
-const ROUNDS = 3;
-const CONCURRENCY = 16;
 
 function freePort(): number {
   const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
@@ -128,21 +118,6 @@ async function healthRps(url: string): Promise<{ rps: number; tool: string }> {
   return { rps: done / LOAD_SECONDS, tool: `fetch x${LOAD_CONNECTIONS}` };
 }
 
-/** Latencies of `count` requests per worker over `workers` concurrent workers. */
-async function latencies(workers: number, count: number, once: () => Promise<void>): Promise<number[]> {
-  const out: number[] = [];
-  await Promise.all(
-    Array.from({ length: workers }, async () => {
-      for (let i = 0; i < count; i++) {
-        const started = performance.now();
-        await once();
-        out.push(performance.now() - started);
-      }
-    }),
-  );
-  return out;
-}
-
 const suite: BenchSuite = async ({ binary, tmp }) => {
   const rows: BenchRow[] = [];
   const fake = startFakeOpenAI({ latencyMs: FAKE_LATENCY_MS });
@@ -192,73 +167,9 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
         unit: "req/s",
       });
 
-      const body = JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "bench turn" }] });
-      const viaGateway = async () => {
-        const response = await fetch(`${url}/v1/chat/completions`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-          body,
-        });
-        if (response.status !== 200) throw new Error(`gateway turn: HTTP ${response.status} ${await response.text()}`);
-        await response.arrayBuffer();
-      };
-      await latencies(4, TURN_WARMUP / 4, viaGateway); // warm-up: JIT, route compilation, SQLite caches
-      // What the gateway sends upstream for this turn (system prompt, tool specs): the fake alone gets the same.
-      const upstream = JSON.stringify(fake.chatRequests().at(-1)!.body);
-      fake.reset();
-      const post = (target: string) => async () => {
-        const headers = { "content-type": "application/json" };
-        const response = await fetch(target, { method: "POST", headers, body: upstream });
-        if (response.status !== 200) throw new Error(`${target}: HTTP ${response.status}`);
-        await response.arrayBuffer();
-      };
-      const direct = post(`${fake.url}/chat/completions`);
       const bare = await startBareProxy(tmp, `${fake.url}/chat/completions`);
       try {
-        await latencies(4, TURN_WARMUP / 4, post(bare.url));
-        for (const [workers, count] of [
-          [1, TURNS_SEQUENTIAL],
-          [CONCURRENCY, TURNS_PER_WORKER],
-        ] as const) {
-          // Short blocks in rotating order, pooled: the three see the same machine state (no drift between them).
-          const kinds = [direct, post(bare.url), viaGateway];
-          const samples: number[][] = [[], [], []];
-          for (let round = 0; round < ROUNDS; round++) {
-            for (let k = 0; k < kinds.length; k++) {
-              const kind = (round + k) % kinds.length;
-              samples[kind]!.push(...(await latencies(workers, Math.ceil(count / ROUNDS), kinds[kind]!)));
-            }
-            fake.reset();
-          }
-          const [fakeOnly, hop, gateway] = samples.map(stats) as [Stats, Stats, Stats];
-          const ms = (s: { p50: number; p99: number }) => `p50 ${s.p50.toFixed(2)} / p99 ${s.p99.toFixed(2)} ms`;
-          const note = `gateway ${ms(gateway)}; fake alone ${ms(fakeOnly)}; bare proxy hop ${ms(hop)}`;
-          rows.push({
-            suite: "gateway",
-            name: `turn overhead p50 at concurrency ${workers}`,
-            value: gateway.p50 - fakeOnly.p50,
-            unit: "ms",
-            target: { op: "<=", value: 1 },
-            note,
-          });
-          rows.push({
-            suite: "gateway",
-            // Conservative: the p99 turn minus the fake's median (a difference of two p99s can dip below the p50).
-            name: `turn overhead p99 at concurrency ${workers}`,
-            value: gateway.p99 - fakeOnly.p50,
-            unit: "ms",
-            ...(workers === CONCURRENCY ? { target: { op: "<=" as const, value: 5 } } : {}),
-            note,
-          });
-          rows.push({
-            suite: "gateway",
-            name: `bare proxy hop (transport floor) p50 at concurrency ${workers}`,
-            value: hop.p50 - fakeOnly.p50,
-            unit: "ms",
-            note: "a bare Bun.serve process forwarding the same upstream body; its p99 minus the fake's: " +
-              `${(hop.p99 - fakeOnly.p99).toFixed(2)} ms`,
-          });
-        }
+        rows.push(...(await turnOverheadRows({ gatewayUrl: url, token, fake, bareUrl: bare.url })));
       } finally {
         bare.proc.kill();
         await bare.proc.exited;

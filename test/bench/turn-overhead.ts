@@ -1,0 +1,143 @@
+/**
+ * The gateway's own latency per turn through /v1/chat/completions against the fake provider (issue 3: "turn
+ * overhead at concurrency 1 and 16, p50/p99, minus the fake's own latency").
+ *
+ * Every request carries a unique text, so each gateway turn is matched with the upstream request it caused, and
+ * the fake reports how long it held that request (`handledMs`: its 20 ms delay, timer lateness included). Per turn:
+ *
+ *   overhead = gateway latency - the fake's own time for that turn - the direct path's median network floor
+ *
+ * where the floor is the median of (latency - fake's own time) when the same upstream body is sent to the fake
+ * directly. Beside it, the older measure (gateway p50/p99 minus the median of a separately timed "fake alone"
+ * series), which at concurrency 16 also charges the fake's own timer jitter to the gateway, and a bare Bun.serve
+ * proxy forwarding the same body (the cost of one extra HTTP hop through another process on this machine).
+ */
+import type { FakeServer } from "../fakes/openai-server.ts";
+import { stats, type BenchRow } from "./types.ts";
+
+const TURNS_SEQUENTIAL = 150;
+const TURNS_PER_WORKER = 25;
+const TURN_WARMUP = 200;
+/** Each latency series is measured in this many blocks, alternating with the others. */
+const ROUNDS = 3;
+const CONCURRENCY = 16;
+const TARGET_P50_MS = 1;
+const TARGET_P99_AT_16_MS = 5;
+
+interface Sample {
+  ms: number;
+  /** The unique user text of the request (its key in the fake's records). */
+  text: string;
+}
+
+/** `count` requests per worker over `workers` concurrent workers; `once` sends one and returns its text. */
+async function timed(workers: number, count: number, once: () => Promise<string>): Promise<Sample[]> {
+  const out: Sample[] = [];
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      for (let i = 0; i < count; i++) {
+        const started = performance.now();
+        const text = await once();
+        out.push({ ms: performance.now() - started, text });
+      }
+    }),
+  );
+  return out;
+}
+
+/** The fake's own time per request text, harvested before its records are reset. */
+function handledByText(fake: FakeServer, into: Map<string, number>): void {
+  for (const request of fake.chatRequests()) {
+    const content = request.body?.messages?.at(-1)?.content;
+    if (typeof content === "string" && request.handledMs !== undefined) into.set(content, request.handledMs);
+  }
+  fake.reset();
+}
+
+export interface TurnTargets {
+  gatewayUrl: string;
+  token: string;
+  fake: FakeServer;
+  bareUrl: string;
+}
+
+export async function turnOverheadRows({ gatewayUrl, token, fake, bareUrl }: TurnTargets): Promise<BenchRow[]> {
+  let seq = 0;
+  const viaGateway = async () => {
+    const text = `bench turn ${seq++}`;
+    const response = await fetch(`${gatewayUrl}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: text }] }),
+    });
+    if (response.status !== 200) throw new Error(`gateway turn: HTTP ${response.status} ${await response.text()}`);
+    await response.arrayBuffer();
+    return text;
+  };
+  await timed(4, TURN_WARMUP / 4, viaGateway); // warm-up: JIT, route compilation, SQLite caches
+  // What the gateway sends upstream for a turn (system prompt, tool specs): the fake alone gets the same.
+  const upstream = fake.chatRequests().at(-1)!.body as { messages: { content: string }[] };
+  fake.reset();
+  const post = (target: string) => async () => {
+    const text = `bench direct ${seq++}`;
+    upstream.messages.at(-1)!.content = text;
+    const headers = { "content-type": "application/json" };
+    const response = await fetch(target, { method: "POST", headers, body: JSON.stringify(upstream) });
+    if (response.status !== 200) throw new Error(`${target}: HTTP ${response.status}`);
+    await response.arrayBuffer();
+    return text;
+  };
+  const direct = post(`${fake.url}/chat/completions`);
+  const bare = post(bareUrl);
+  await timed(4, TURN_WARMUP / 4, bare);
+
+  const rows: BenchRow[] = [];
+  const row = (name: string, value: number, extra: Partial<BenchRow> = {}) =>
+    rows.push({ suite: "gateway", name, value, unit: "ms", ...extra });
+  for (const [workers, count] of [
+    [1, TURNS_SEQUENTIAL],
+    [CONCURRENCY, TURNS_PER_WORKER],
+  ] as const) {
+    // Short blocks in rotating order, pooled: the three see the same machine state (no drift between them).
+    const kinds = [direct, bare, viaGateway];
+    const samples: Sample[][] = [[], [], []];
+    const handled = new Map<string, number>();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let k = 0; k < kinds.length; k++) {
+        const kind = (round + k) % kinds.length;
+        samples[kind]!.push(...(await timed(workers, Math.ceil(count / ROUNDS), kinds[kind]!)));
+      }
+      handledByText(fake, handled);
+    }
+    const own = (s: Sample) => {
+      const ms = handled.get(s.text);
+      if (ms === undefined) throw new Error(`the fake has no record of "${s.text}"`);
+      return s.ms - ms;
+    };
+    const [fakeOnly, hop, gateway] = samples.map((series) => stats(series.map((s) => s.ms)));
+    const floor = stats(samples[0]!.map(own)).p50;
+    const perTurn = stats(samples[2]!.map((s) => own(s) - floor));
+    const hopPerTurn = stats(samples[1]!.map((s) => own(s) - floor));
+    const ms = (s: { p50: number; p99: number }) => `p50 ${s.p50.toFixed(2)} / p99 ${s.p99.toFixed(2)} ms`;
+    const note =
+      `gateway ${ms(gateway!)}; fake alone ${ms(fakeOnly!)}; bare proxy hop ${ms(hop!)}; ` +
+      `direct-path network floor ${floor.toFixed(2)} ms`;
+    const at = `at concurrency ${workers}`;
+    row(`turn overhead p50 ${at} (per turn, minus the fake's own time)`, perTurn.p50, {
+      target: { op: "<=", value: TARGET_P50_MS },
+      note,
+    });
+    row(`turn overhead p99 ${at} (per turn, minus the fake's own time)`, perTurn.p99, {
+      ...(workers === CONCURRENCY ? { target: { op: "<=" as const, value: TARGET_P99_AT_16_MS } } : {}),
+      note,
+    });
+    row(`  same turns: gateway p50 minus fake-alone p50 ${at}`, gateway!.p50 - fakeOnly!.p50, { note });
+    row(`  same turns: gateway p99 minus fake-alone p50 ${at}`, gateway!.p99 - fakeOnly!.p50, {
+      note: `the fake alone: p99 - p50 = ${(fakeOnly!.p99 - fakeOnly!.p50).toFixed(2)} ms of its own jitter`,
+    });
+    row(`bare proxy hop (transport floor) p50/p99 ${at}, per turn`, hopPerTurn.p50, {
+      note: `a bare Bun.serve process forwarding the same upstream body; p99 ${hopPerTurn.p99.toFixed(2)} ms`,
+    });
+  }
+  return rows;
+}
