@@ -71,6 +71,15 @@ describe("host function limits", () => {
       expect(error).toBeInstanceOf(HostError);
       expect(error!.message).toContain(`already has ${MAX_WEBSOCKETS_PER_PLUGIN} open websockets`);
       expect(sockets.open.size).toBe(MAX_WEBSOCKETS_PER_PLUGIN);
+      // connects in flight count too: MAX + 1 at once (in a new call) leave exactly one refused
+      sockets.closeAll();
+      ctx.call.httpRequests = 0;
+      const results = await Promise.allSettled(
+        Array.from({ length: MAX_WEBSOCKETS_PER_PLUGIN + 1 }, () => ws.connect(url, [])),
+      );
+      expect(results.filter((r) => r.status === "rejected")).toHaveLength(1);
+      expect(sockets.open.size).toBe(MAX_WEBSOCKETS_PER_PLUGIN);
+      expect(sockets.connecting).toBe(0);
     } finally {
       sockets.closeAll();
       server.stop(true);

@@ -21,6 +21,8 @@ interface Connection {
 export class WebSocketTable {
   private next = 1;
   readonly open = new Map<number, Connection>();
+  /** Connects still opening: they count against the limit, so concurrent connects cannot exceed it. */
+  connecting = 0;
 
   add(conn: Connection): number {
     const id = this.next++;
@@ -40,38 +42,50 @@ export class WebSocketTable {
   }
 }
 
+/** Open a WebSocket and wait for it to open; a failed connect is closed and reported. */
+async function open(url: URL, headers: [string, string][]): Promise<Connection> {
+  const socket = new WebSocket(url.href, { headers: Object.fromEntries(headers) } as unknown as string[]);
+  const conn: Connection = { socket, inbox: [], waiter: null, closed: null };
+  const wake = () => {
+    const w = conn.waiter;
+    conn.waiter = null;
+    w?.();
+  };
+  socket.addEventListener("message", (ev) => {
+    const text = typeof ev.data === "string" ? ev.data : new TextDecoder().decode(ev.data as ArrayBuffer);
+    if (text.length > MAX_WEBSOCKET_MESSAGE_BYTES) return;
+    if (conn.inbox.length >= MAX_WEBSOCKET_BUFFERED_MESSAGES) conn.inbox.shift();
+    conn.inbox.push(text);
+    wake();
+  });
+  socket.addEventListener("close", () => {
+    conn.closed ??= "closed by peer";
+    wake();
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.addEventListener("open", () => resolve(), { once: true });
+    const failed = () => {
+      socket.close();
+      reject(new HostError(`websocket connect to ${url.href} failed`));
+    };
+    socket.addEventListener("error", failed, { once: true });
+  });
+  return conn;
+}
+
 export function websocketImports(ctx: HostContext) {
   return {
     connect: async (rawUrl: string, headers: [string, string][]): Promise<bigint> => {
       const url = checkOutbound(ctx, rawUrl, ["ws:", "wss:"], [WEBSOCKET_PERMISSION, HTTP_PERMISSION]);
-      if (ctx.sockets.open.size >= MAX_WEBSOCKETS_PER_PLUGIN) {
+      if (ctx.sockets.open.size + ctx.sockets.connecting >= MAX_WEBSOCKETS_PER_PLUGIN) {
         throw new HostError(`plugin ${ctx.plugin.name} already has ${MAX_WEBSOCKETS_PER_PLUGIN} open websockets`);
       }
-      const socket = new WebSocket(url.href, { headers: Object.fromEntries(headers) } as unknown as string[]);
-      const conn: Connection = { socket, inbox: [], waiter: null, closed: null };
-      const wake = () => {
-        const w = conn.waiter;
-        conn.waiter = null;
-        w?.();
-      };
-      socket.addEventListener("message", (ev) => {
-        const text = typeof ev.data === "string" ? ev.data : new TextDecoder().decode(ev.data as ArrayBuffer);
-        if (text.length > MAX_WEBSOCKET_MESSAGE_BYTES) return;
-        if (conn.inbox.length >= MAX_WEBSOCKET_BUFFERED_MESSAGES) conn.inbox.shift();
-        conn.inbox.push(text);
-        wake();
-      });
-      socket.addEventListener("close", () => {
-        conn.closed ??= "closed by peer";
-        wake();
-      });
-      await new Promise<void>((resolve, reject) => {
-        socket.addEventListener("open", () => resolve(), { once: true });
-        socket.addEventListener("error", () => reject(new HostError(`websocket connect to ${url.href} failed`)), {
-          once: true,
-        });
-      });
-      return BigInt(ctx.sockets.add(conn));
+      ctx.sockets.connecting++;
+      try {
+        return BigInt(ctx.sockets.add(await open(url, headers)));
+      } finally {
+        ctx.sockets.connecting--;
+      }
     },
     send: async (id: bigint, message: string): Promise<void> => {
       const conn = ctx.sockets.get(id);
