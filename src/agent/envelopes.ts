@@ -55,7 +55,8 @@ const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (val
 
 export function isPlainInbound(v: unknown): v is Envelopes["inbound"] {
   if (!isPlainObject(v) || keyCount(v) !== 5 || !isPlainObject(v.metadata)) return false;
-  return isString(v.text) && isString(v.channel) && (v.user_id === null || isString(v.user_id)) && isString(v.session_id);
+  if (v.user_id !== null && !isString(v.user_id)) return false;
+  return isString(v.text) && isString(v.channel) && isString(v.session_id);
 }
 
 export function isPlainOutbound(v: unknown): v is Envelopes["outbound"] {

@@ -16,7 +16,7 @@ export interface GatewayCore {
   /**
    * The hottest routes without Elysia's per-request dispatch (measured ~0.1-0.2 ms per turn at low load on the
    * reference machine): the same handlers and pipeline as their Elysia routes, which stay registered for the
-   * OpenAPI document and for app.handle. A gateway that only answers these never loads Elysia (see server.ts).
+   * OpenAPI document and for app.handle. A gateway that only answers these never loads Elysia (lazy-app.ts).
    */
   native: NativeRoutes;
 }

@@ -170,7 +170,8 @@ describe("withFastAccept checks agree with their zod schemas", () => {
     const id = ["type", "requestId"];
 
     test("worker-rpc", () => {
-      const base = { type: "worker-rpc", requestId: 7, surface: "service", target: "service:ECHO.echo", args: { a: 1 } };
+      const target = "service:ECHO.echo";
+      const base = { type: "worker-rpc", requestId: 7, surface: "service", target, args: { a: 1 } };
       check(WorkerRpcMessageSchema, isPlainWorkerRpc, base, [...id, "surface", "target", "args"]);
       expect(isPlainWorkerRpc({ ...base, surface: "nope" })).toBe(false);
     });
@@ -206,7 +207,8 @@ describe("withFastAccept checks agree with their zod schemas", () => {
   });
 
   describe("middleware envelopes (every middleware reply that changes the envelope)", () => {
-    const exact = <S extends z.ZodType>(schema: S, accepts: (v: unknown) => boolean, base: object, paths: string[][]) => {
+    type Accepts = (v: unknown) => boolean;
+    const exact = <S extends z.ZodType>(schema: S, accepts: Accepts, base: object, paths: string[][]) => {
       const corpus = [...variants(base, paths), { ...base, extra: 1 }];
       // zod strips unknown keys: the check must refuse them so both give the same envelope
       const { fast, total } = agree(schema, accepts, corpus, (v) => v);

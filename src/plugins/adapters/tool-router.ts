@@ -8,13 +8,13 @@ export interface ToolAdapterLookup {
   toolSpecs(): ToolSpec[];
 }
 
+const NO_SPECS: ToolSpec[] = [];
+
 /**
  * The stable ToolSource the agent's registry holds: every list/get/execute resolves the generation that is
  * current at that moment, so a reload never leaves a caller with a stale adapter. The in-flight count of the
  * generation is taken synchronously with the lookup (adapter.call tracks before its first await).
  */
-const NO_SPECS: ToolSpec[] = [];
-
 export function createToolRouter(current: () => ToolAdapterLookup | null, id = "plugins"): ToolSource {
   return {
     id,

@@ -31,7 +31,7 @@ export function isPlainWorkerRpc(v: unknown): v is WorkerRpcMessage {
 }
 
 /** A result without an error: `ok` and a payload (errors are rare, and zod checks their shape). */
-function isPlainResult<T extends string>(v: unknown, type: T): boolean {
+function isPlainResult(v: unknown, type: string): boolean {
   if (!isPlainObject(v) || v.type !== type || !isRequestId(v.requestId)) return false;
   return typeof v.ok === "boolean" && v.error === undefined;
 }
