@@ -77,19 +77,18 @@ function stdoutWriter(): (chunk: string) => void {
       void sink.flush();
       return;
     }
-    const bytes = Buffer.from(chunk);
     let written = 0;
     try {
-      written = writeSync(1, bytes);
+      written = writeSync(1, chunk);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       // EPIPE: the host is gone; stdin's end (onEnd) shuts the plugin down, and nobody is left to read this.
       if (code === "EPIPE") return;
       if (code !== "EAGAIN") throw error;
     }
-    if (written === bytes.length) return;
+    if (written === Buffer.byteLength(chunk)) return;
     sink = Bun.stdout.writer();
-    sink.write(bytes.subarray(written));
+    sink.write(Buffer.from(chunk).subarray(written));
     void sink.flush();
   };
 }
