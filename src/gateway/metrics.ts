@@ -20,7 +20,13 @@ function labelText(labels: Labels, extra?: [string, string]): string {
 }
 
 function seriesKey(labels: Labels): string {
-  return JSON.stringify(Object.values(labels));
+  let key: string | undefined;
+  for (const name in labels) {
+    if (key !== undefined) return JSON.stringify(Object.values(labels));
+    key = labels[name];
+  }
+  // no labels, or one: its value (a JSON array for two or more, so keys of one metric never collide)
+  return key === undefined ? "" : `"${key}`;
 }
 
 function capped(labels: Labels, size: number, key: string, has: boolean): [string, Labels] {

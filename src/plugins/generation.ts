@@ -61,6 +61,8 @@ function emptyAdapters(): GenerationAdapters {
   return { tool: [], middleware: [], hook: [], cron: [], provider: [], storage: [] };
 }
 
+const NO_REMOTES: RemoteAdapter[] = [];
+
 export class Generation implements ToolAdapterLookup {
   readonly adapters: GenerationAdapters = emptyAdapters();
   private readonly tools = new Map<string, ToolAdapter>();
@@ -92,7 +94,7 @@ export class Generation implements ToolAdapterLookup {
   }
 
   remotes(): RemoteAdapter[] {
-    return [...this.remoteAdapters.values()];
+    return this.remoteAdapters.size === 0 ? NO_REMOTES : [...this.remoteAdapters.values()];
   }
 
   tool(name: string): ToolAdapter | undefined {

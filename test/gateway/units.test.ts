@@ -278,6 +278,21 @@ describe("metrics", () => {
     expect(counter.render()).toContain('c{k="other"} 5');
   });
 
+  test("series keys keep distinct label values apart, with none, one or several labels", () => {
+    const none = new Counter("n", "help");
+    none.inc();
+    none.inc({}, 2);
+    expect(none.get()).toBe(3);
+    const one = new Counter("o", "help");
+    for (const k of ["a", '"a', '["a"]', ""]) one.inc({ k });
+    for (const k of ["a", '"a', '["a"]', ""]) expect(one.get({ k })).toBe(1);
+    const two = new Counter("t", "help");
+    two.inc({ a: "x", b: "y" });
+    two.inc({ a: 'x","y', b: "" });
+    expect(two.get({ a: "x", b: "y" })).toBe(1);
+    expect(two.get({ a: 'x","y', b: "" })).toBe(1);
+  });
+
   test("label values are escaped", () => {
     const counter = new Counter("c", "help");
     counter.inc({ k: 'a"b\\c\nd' });
