@@ -85,9 +85,17 @@ export interface PluginInstance {
    * rejects with a PrxError carrying E; `option<T>` is T | undefined). Calls to one capability instance are queued.
    */
   invoke(capability: CapabilityRef, fn: string, args: unknown[]): Promise<unknown>;
+  /**
+   * Where events from the guest's own `events.subscribe` calls on this capability go (default: straight to its
+   * `on-event`). The hook adapter routes them through itself, so they count in its status like manifest events.
+   */
+  routeGuestEvents?(capability: CapabilityRef, deliver: GuestEventSink): void;
   /** Release after in-flight calls finish (old generation). Idempotent. */
   release(): Promise<void>;
 }
+
+/** Delivers one bus event (topic, payload JSON) to a guest's on-event. */
+export type GuestEventSink = (topic: string, payloadJson: string) => Promise<void>;
 
 export interface PluginLoader {
   readonly kinds: readonly PluginKind[];

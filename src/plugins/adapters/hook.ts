@@ -54,6 +54,8 @@ export async function createHookAdapter(context: AdapterContext): Promise<HookAd
     const bridged = bridgeEventName(topic);
     return guestCall(context, "on-event", [bridged, payloadJson], bridged, () => undefined);
   };
+  // Events of the guest's own events.subscribe calls count in this capability's status too.
+  context.instance.routeGuestEvents?.({ type: "hook", name: capability.name }, deliver);
   return {
     type: "hook",
     plugin: plugin.name,

@@ -1,5 +1,5 @@
 import { PrxError } from "../../core/errors.ts";
-import type { AdmittedPlugin, CapabilityRef, PluginInstance } from "../types.ts";
+import type { AdmittedPlugin, CapabilityRef, GuestEventSink, PluginInstance } from "../types.ts";
 import type { Sandbox } from "./sandbox.ts";
 
 /** PluginInstance of kinds wasm-component and wasm-module: a capability ref picks the instance inside the sandbox. */
@@ -10,7 +10,7 @@ export class WasmPluginInstance implements PluginInstance {
   ) {}
 
   invoke(capability: CapabilityRef, fn: string, args: unknown[]): Promise<unknown> {
-    const index = this.plugin.capabilities.findIndex((c) => c.type === capability.type && c.name === capability.name);
+    const index = this.indexOf(capability);
     if (index < 0) {
       return Promise.reject(
         new PrxError(
@@ -20,6 +20,15 @@ export class WasmPluginInstance implements PluginInstance {
       );
     }
     return this.sandbox.call(index, fn, args);
+  }
+
+  routeGuestEvents(capability: CapabilityRef, deliver: GuestEventSink): void {
+    const index = this.indexOf(capability);
+    if (index >= 0) this.sandbox.setEventSink(index, deliver);
+  }
+
+  private indexOf(capability: CapabilityRef): number {
+    return this.plugin.capabilities.findIndex((c) => c.type === capability.type && c.name === capability.name);
   }
 
   release(): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type ErrorCode, ErrorCodes, PrxError } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
-import type { AdmittedPlugin, PluginHostServices } from "../types.ts";
+import type { AdmittedPlugin, GuestEventSink, PluginHostServices } from "../types.ts";
 import {
   EXECUTION_TIME_SAMPLES,
   MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN,
@@ -43,6 +43,8 @@ export class Sandbox {
   private readonly log: Logger;
   private readonly subscriptions = new Map<number, () => void>();
   private nextSubscription = 1;
+  /** Per capability: where events of the guest's own subscriptions go instead of a plain on-event call. */
+  private readonly eventSinks = new Map<number, GuestEventSink>();
   private onIdle: (() => void) | null = null;
   /** Restarts after a timeout or crash, for status and tests. */
   restarts = 0;
@@ -74,6 +76,11 @@ export class Sandbox {
   /** How many calls executionP50() looks at (at most EXECUTION_TIME_SAMPLES). */
   executionSamples(): number {
     return Math.min(this.execCount, EXECUTION_TIME_SAMPLES);
+  }
+
+  /** Route events of capability `cap`'s own subscriptions through `sink` (see PluginInstance.routeGuestEvents). */
+  setEventSink(cap: number, sink: GuestEventSink): void {
+    this.eventSinks.set(cap, sink);
   }
 
   /** Start the Worker and instantiate every capability instance; rejects with the load error. */
@@ -225,9 +232,14 @@ export class Sandbox {
         const id = this.nextSubscription++;
         const off = bus.subscribe.call(this.host.events, String(args[0]), (topic, payload) => {
           const text = typeof payload === "string" ? payload : JSON.stringify(payload ?? null);
-          this.call(cap, "on-event", [topic, text]).catch((error: unknown) =>
-            this.log.warn(`on-event for ${topic} failed`, { error: (error as Error).message }),
-          );
+          const sink = this.eventSinks.get(cap);
+          void (async () => {
+            try {
+              await (sink ? sink(topic, text) : this.call(cap, "on-event", [topic, text]));
+            } catch (error) {
+              this.log.warn(`on-event for ${topic} failed`, { error: (error as Error).message });
+            }
+          })();
         });
         this.subscriptions.set(id, off);
         return id;

@@ -5,6 +5,7 @@ import { EVENT_QUEUE_CAPACITY } from "../../../src/plugins/events/index.ts";
 import { HOOKS_RECHECK_MS } from "../../../src/plugins/adapters/hooks-feed.ts";
 import type { HookAdapter } from "../../../src/plugins/adapters/hook.ts";
 import { startFakeOpenAI } from "../../fakes/index.ts";
+import { cpSync } from "node:fs";
 import {
   captureLogs,
   eventually,
@@ -193,6 +194,33 @@ describe("hooks.json command hooks", () => {
       await opened.host.close();
       await fake.stop();
       ws.cleanup();
+    }
+  });
+});
+
+describe("a hook's own events.subscribe", () => {
+  test("events of the guest's subscriptions count in the hook's status like manifest events", async () => {
+    const logs = captureLogs();
+    const fake = startFakeOpenAI();
+    const ws = workspaceWith([], fakeConfig(fake.url, '[plugins.hook-kv]\ngrant = ["events"]\n'));
+    cpSync(join(import.meta.dir, "../../../plugins/test-wasm/hook-kv"), join(ws.pluginsDir, "hook-kv"), {
+      recursive: true,
+    });
+    const opened = await openHost(ws.root);
+    try {
+      const hook = opened.services.runtime.current().adapters.hook[0] as HookAdapter;
+      expect(hook.plugin).toBe("hook-kv");
+      await hook.deliver("prx.test.subscribe", "demo.*"); // the guest subscribes to demo.*
+      opened.services.bus!.publish("demo.ping", { n: 1 });
+      await eventually(() => kvText(opened.host.db, "hook-kv", "last-payload") === '{"n":1}');
+      const counters = opened.services.runtime.status.get("hook-kv", "hook", "remember-events")!;
+      expect(counters.invocations).toBe(2);
+      expect(counters.lastEvent?.name).toBe("demo.ping");
+    } finally {
+      await opened.host.close();
+      await fake.stop();
+      ws.cleanup();
+      expect(logs.filter((l) => l.includes("on-event for demo.ping failed"))).toEqual([]);
     }
   });
 });
