@@ -23,51 +23,56 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max - 1) + "…";
 }
 
-/** The recorder one adapter writes to. */
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The recorder one adapter writes to. Times are kept as epoch milliseconds and written as ISO text only when read
+ * (every middleware, hook and tool call records one; few are ever looked at).
+ */
 export class AdapterStatus {
-  readonly counters: AdapterCounters = {
-    invocations: 0,
-    errors: 0,
-    lastDurationMs: null,
-    lastEvent: null,
-    lastError: null,
-    extra: {},
-  };
+  private invocations = 0;
+  private errors = 0;
+  private lastDurationMs: number | null = null;
+  private lastEvent: { name: string; at: number } | null = null;
+  private lastError: { message: string; at: number } | null = null;
+  private readonly extra: Record<string, number> = {};
 
   /** Count an invocation now; call the returned function when it ends (with an error message if it failed). */
   begin(eventName: string): (error?: string) => void {
     const started = performance.now();
-    this.counters.invocations++;
+    this.invocations++;
     this.event(eventName);
     let done = false;
     return (error?: string) => {
       if (done) return;
       done = true;
-      this.counters.lastDurationMs = Math.round((performance.now() - started) * 1000) / 1000;
+      this.lastDurationMs = Math.round((performance.now() - started) * 1000) / 1000;
       if (error !== undefined) this.error(error);
     };
   }
 
   event(name: string): void {
-    this.counters.lastEvent = { name: clip(name, STATUS_EVENT_NAME_MAX_CHARS), at: new Date().toISOString() };
+    this.lastEvent = { name: clip(name, STATUS_EVENT_NAME_MAX_CHARS), at: Date.now() };
   }
 
   error(message: string): void {
-    this.counters.errors++;
-    this.counters.lastError = { message: clip(message, STATUS_MESSAGE_MAX_CHARS), at: new Date().toISOString() };
+    this.errors++;
+    this.lastError = { message: clip(message, STATUS_MESSAGE_MAX_CHARS), at: Date.now() };
   }
 
   increment(counter: string, by = 1): void {
-    this.counters.extra[counter] = (this.counters.extra[counter] ?? 0) + by;
+    this.extra[counter] = (this.extra[counter] ?? 0) + by;
   }
 
   snapshot(): AdapterCounters {
-    const c = this.counters;
+    const { lastEvent, lastError } = this;
     return {
-      ...c,
-      lastEvent: c.lastEvent && { ...c.lastEvent },
-      lastError: c.lastError && { ...c.lastError },
-      extra: { ...c.extra },
+      invocations: this.invocations,
+      errors: this.errors,
+      lastDurationMs: this.lastDurationMs,
+      lastEvent: lastEvent && { name: lastEvent.name, at: iso(lastEvent.at) },
+      lastError: lastError && { message: lastError.message, at: iso(lastError.at) },
+      extra: { ...this.extra },
     };
   }
 }
