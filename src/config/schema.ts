@@ -15,6 +15,11 @@ export const ProviderConfigSchema = z
     timeout_ms: z.number().int().min(100).max(600_000).default(120_000),
     headers: z.record(z.string(), z.string()).default({}),
     max_tokens: z.number().int().positive().optional(),
+    embedding_model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("model for POST /embeddings (OpenAI-compatible only); remote plugins' TEXT_EMBEDDING uses it"),
   })
   .describe("one LLM provider endpoint");
 

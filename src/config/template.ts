@@ -14,6 +14,7 @@ default_model = "offline"
 # api_key_env = "OPENAI_API_KEY"
 # models = ["gpt-4o-mini"]
 # timeout_ms = 120000
+# embedding_model = "text-embedding-3-small"   # remote plugins' TEXT_EMBEDDING
 
 # [providers.anthropic]
 # kind = "anthropic"

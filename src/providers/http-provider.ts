@@ -14,6 +14,8 @@ export interface HttpProviderOptions {
   headers?: Record<string, string>;
   maxTokens?: number;
   models?: string[];
+  /** Model for POST /embeddings (OpenAI-compatible providers). */
+  embeddingModel?: string;
   fetch?: FetchLike;
   maxResponseBytes?: number;
 }

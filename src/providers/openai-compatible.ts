@@ -10,7 +10,9 @@ import { readSseJson, excerpt } from "./sse.ts";
 import type { OpenAIRequestMessage } from "./openai-wire.ts";
 import { loadedOpenaiWire, openaiWire } from "./wire.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, ToolCall, ToolSpec, Usage } from "./types.ts";
-import { HttpProvider } from "./http-provider.ts";
+import type { EmbedRequest, EmbedResponse } from "./types.ts";
+import { HttpProvider, type HttpProviderOptions } from "./http-provider.ts";
+import { embedOpenAI } from "./openai-embeddings.ts";
 
 export { DEFAULT_PROVIDER_TIMEOUT_MS, type HttpProviderOptions } from "./http-provider.ts";
 
@@ -94,6 +96,29 @@ export class ToolCallAccumulator {
 }
 
 export class OpenAICompatibleProvider extends HttpProvider {
+  /** Present when `embedding_model` is configured (see Provider.embed). */
+  readonly embed?: (request: EmbedRequest) => Promise<EmbedResponse>;
+
+  constructor(options: HttpProviderOptions) {
+    super(options);
+    const model = options.embeddingModel;
+    if (model) {
+      this.embed = (request) =>
+        embedOpenAI(
+          {
+            target: this.target,
+            baseUrl: options.baseUrl,
+            model,
+            timeoutMs: this.timeoutMs(),
+            maxBytes: this.maxBytes(),
+            fetch: this.fetchImpl,
+            headers: () => this.headers(),
+          },
+          request,
+        );
+    }
+  }
+
   protected modelsUrl(): string {
     return joinUrl(this.options.baseUrl, "models");
   }

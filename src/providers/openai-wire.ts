@@ -153,3 +153,23 @@ export const OpenAIModelListSchema = z.object({
   object: z.string().optional(),
   data: z.array(z.object({ id: z.string(), object: z.string().optional(), owned_by: z.string().optional() })),
 });
+
+/** Embeddings limits: inputs per request and the length of each returned vector. */
+export const EMBED_MAX_INPUTS = 2048;
+export const EMBED_MAX_DIMENSIONS = 16_384;
+
+/** POST /embeddings answer (https://platform.openai.com/docs/api-reference/embeddings/object). */
+export const OpenAIEmbeddingResponseSchema = z.object({
+  object: z.string().optional(),
+  data: z
+    .array(
+      z.object({
+        object: z.string().optional(),
+        index: z.number().int().nonnegative(),
+        embedding: z.array(z.number()).min(1).max(EMBED_MAX_DIMENSIONS),
+      }),
+    )
+    .max(EMBED_MAX_INPUTS),
+  model: z.string().optional(),
+  usage: z.object({ prompt_tokens: z.number(), total_tokens: z.number() }).optional(),
+});

@@ -126,6 +126,8 @@ export function withReliability(primary: Provider, fallbacks: Provider[], option
   }
 
   const wrapped: Provider = { name: primary.name, chat };
+  // Vectors of different models do not mix: embeddings never fall back to another provider.
+  if (primary.embed) wrapped.embed = (request) => primary.embed!(request);
   if (primary.listModels) wrapped.listModels = () => primary.listModels!();
   if (primary.probe) wrapped.probe = (signal) => primary.probe!(signal);
   return wrapped;

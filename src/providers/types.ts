@@ -62,10 +62,24 @@ export interface ChatResponse {
   provider: string;
 }
 
+export interface EmbedRequest {
+  /** Texts to embed, one vector each (in order). */
+  input: string[];
+  signal?: AbortSignal;
+}
+
+export interface EmbedResponse {
+  embeddings: number[][];
+  model: string;
+  provider: string;
+}
+
 export interface Provider {
   /** Configured name, e.g. "openai", "offline", "wasm:echo". */
   readonly name: string;
   chat(request: ChatRequest): Promise<ChatResponse>;
+  /** Embeddings, on providers configured for them (`embedding_model`); absent otherwise. */
+  embed?(request: EmbedRequest): Promise<EmbedResponse>;
   /** Models this provider is known to serve, for /v1/models and doctor. */
   listModels?(): Promise<string[]>;
   /** Cheap reachability probe for `prx doctor` and /health. Resolves to an error message or null. */

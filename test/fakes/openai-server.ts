@@ -143,6 +143,35 @@ function chatResponse(body: OpenAIChatRequest, step: FakeStep, options: FakeServ
   return sseResponse(events, step, options);
 }
 
+/** Length of the fake's embedding vectors. */
+export const FAKE_EMBEDDING_DIMENSIONS = 8;
+
+/** A deterministic unit-free vector for a text: the same text always embeds the same. */
+export function fakeEmbedding(text: string): number[] {
+  const vector = new Array<number>(FAKE_EMBEDDING_DIMENSIONS).fill(0);
+  for (let i = 0; i < text.length; i++) vector[i % FAKE_EMBEDDING_DIMENSIONS]! += text.charCodeAt(i) / 1000;
+  return vector.map((v) => Math.round(v * 1e6) / 1e6);
+}
+
+/** POST /v1/embeddings as api.openai.com answers it (https://platform.openai.com/docs/api-reference/embeddings). */
+function embeddingsResponse(body: unknown): Response {
+  const request = body as { model?: unknown; input?: unknown } | null;
+  const input = typeof request?.input === "string" ? [request.input] : request?.input;
+  if (typeof request?.model !== "string" || !Array.isArray(input) || input.length === 0) {
+    return openaiError(400, "'input' and 'model' are required.", "invalid_request_error", null);
+  }
+  if (!input.every((text) => typeof text === "string" && text.length > 0)) {
+    return openaiError(400, "'$.input' is invalid.", "invalid_request_error", null);
+  }
+  const tokens = (input as string[]).reduce((sum, text) => sum + estimateTokens(text), 0);
+  return Response.json({
+    object: "list",
+    data: (input as string[]).map((text, index) => ({ object: "embedding", index, embedding: fakeEmbedding(text) })),
+    model: request.model,
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  });
+}
+
 export function startFakeOpenAI(options: FakeServerOptions = {}): FakeServer {
   const source = new StepSource();
   const stopped = new AbortController();
@@ -163,6 +192,7 @@ export function startFakeOpenAI(options: FakeServerOptions = {}): FakeServer {
         const data = ids.map((id) => ({ id, object: "model", created: 0, owned_by: "fake" }));
         return Response.json({ object: "list", data });
       }
+      if (request.method === "POST" && recorded.path === "/v1/embeddings") return embeddingsResponse(recorded.body);
       if (request.method !== "POST" || recorded.path !== "/v1/chat/completions") {
         const message = `Unknown request URL: ${request.method} ${recorded.path}.`;
         return openaiError(404, message, "invalid_request_error", "unknown_url");

@@ -54,6 +54,8 @@ const TEXT_MODELS: Record<string, "small" | "large"> = {
   TEXT_COMPLETION: "large",
 };
 
+const EMBEDDING_MODEL = "TEXT_EMBEDDING";
+
 function memoryKey(plugin: string, id: string): string {
   return `remote/${plugin}/${id}`;
 }
@@ -102,12 +104,29 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
     q.putMemory.run(plugin, memory.id, table, json, now, now);
   };
 
+  /** TEXT_EMBEDDING: the configured provider's embeddings (`embedding_model`), one vector for `params.text`. */
+  const embed = async (plugin: string, params: Record<string, unknown>): Promise<number[]> => {
+    const text = params.text;
+    if (typeof text !== "string" || text.length === 0) {
+      throw new PrxError("BAD_REQUEST", `useModel(${EMBEDDING_MODEL}) needs params.text (a non-empty string)`);
+    }
+    const provider = options.providers.resolve(model().provider);
+    if (!provider.embed) {
+      const message = `useModel(${EMBEDDING_MODEL}) of ${plugin}: provider "${provider.name}" serves no embeddings`;
+      throw new PrxError("PLUGIN_UNSUPPORTED", message, {
+        hint: `set embedding_model in [providers.${provider.name}] (OpenAI-compatible providers)`,
+      });
+    }
+    return (await provider.embed({ input: [text] })).embeddings[0]!;
+  };
+
   return {
     async useModel(plugin, modelType, params) {
+      if (modelType === EMBEDDING_MODEL) return embed(plugin, params);
       const size = TEXT_MODELS[modelType];
       if (!size) {
         throw new PrxError("PLUGIN_UNSUPPORTED", `useModel(${modelType}) is not served by prx for plugin ${plugin}`, {
-          hint: `supported model types: ${Object.keys(TEXT_MODELS).join(", ")}`,
+          hint: `supported model types: ${[...Object.keys(TEXT_MODELS), EMBEDDING_MODEL].join(", ")}`,
         });
       }
       const choice = model();

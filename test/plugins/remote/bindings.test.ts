@@ -7,6 +7,9 @@ import {
   REMOTE_SETTING_MAX_KEY_BYTES,
   REMOTE_SETTING_MAX_VALUE_BYTES,
 } from "../../../src/plugins/remote/index.ts";
+import { isPrxError, type PrxError } from "../../../src/core/errors.ts";
+import { OpenAICompatibleProvider } from "../../../src/providers/openai-compatible.ts";
+import { fakeEmbedding, startFakeOpenAI } from "../../fakes/openai-server.ts";
 import { hostFixture } from "./helpers.ts";
 
 let fixture: ReturnType<typeof hostFixture>;
@@ -89,6 +92,36 @@ describe("default host bindings", () => {
     expect(await b.createMemory("p", ok as never, null)).toBe("m");
     const over = { ...ok, extra: ok.extra + "e" };
     expect(String(await b.createMemory("p", over as never, null).catch((e) => e))).toContain("exceeds");
+  });
+
+  test("useModel(TEXT_EMBEDDING) is the configured provider's embedding of params.text", async () => {
+    const fake = startFakeOpenAI();
+    const db = new Database(":memory:");
+    try {
+      const make = (embeddingModel?: string) =>
+        createRemoteHostBindings({
+          db,
+          memory: () => null,
+          providers: {
+            resolve: () =>
+              new OpenAICompatibleProvider({ name: "fake", baseUrl: fake.url, ...(embeddingModel ? { embeddingModel } : {}) }),
+            names: () => ["fake"],
+          },
+          events: { publish() {} },
+          model: { provider: "fake", model: "fake-model" },
+        });
+      expect(await make("text-embedding-3-small").useModel("p", "TEXT_EMBEDDING", { text: "hello" })).toEqual(
+        fakeEmbedding("hello"),
+      );
+      const missing = await make("m").useModel("p", "TEXT_EMBEDDING", {}).catch((e: Error) => e);
+      expect(String(missing)).toContain("params.text");
+      const none = await make().useModel("p", "TEXT_EMBEDDING", { text: "x" }).catch((e: Error) => e);
+      expect(isPrxError(none, "PLUGIN_UNSUPPORTED")).toBe(true);
+      expect((none as PrxError).hint).toContain("embedding_model in [providers.fake]");
+    } finally {
+      db.close();
+      await fake.stop();
+    }
   });
 
   test("useModel builds the chat from system, messages and prompt", async () => {

@@ -81,6 +81,10 @@ describe.each(["worker", "process"] as Transport[])("remote plugin over %s", (tr
     const failed = await proxy("useModel", "TEXT_EMBEDDING", { text: "x" });
     expect(failed.result.success).toBe(false);
     expect(failed.result.error).toContain("TEXT_EMBEDDING");
+    // elizaOS plugins may pass the text itself: it reaches the host as { text } (the echo provider has no embeddings)
+    const plain = await proxy("useModel", "TEXT_EMBEDDING", "x");
+    expect(plain.result.error).toContain('provider "echo" serves no embeddings');
+    expect((await proxy("useModel", "TEXT_VIDEO", {})).result.error).toContain("TEXT_EMBEDDING");
   });
 
   test("emitEvent publishes on the bus; the prx.* namespace is refused", async () => {

@@ -85,8 +85,8 @@ export function buildRuntimeProxyApi(client: HostRpcClient, services: Services, 
       if (services.has(serviceType)) return (await services.instance(serviceType, api)) as T;
       return (remote ?? null) as T | null;
     },
-    useModel: <T>(modelType: string, params: Record<string, unknown>) =>
-      client.call("useModel", { modelType, params }) as Promise<T>,
+    useModel: <T>(modelType: string, params: Record<string, unknown> | string) =>
+      client.call("useModel", { modelType, params: typeof params === "string" ? { text: params } : params }) as Promise<T>,
     getMemory: (memoryId: string) => client.call("getMemory", { memoryId }) as Promise<Memory | null>,
     createMemory: (memory: Memory, tableName?: string) =>
       client.call("createMemory", { memory, tableName: tableName ?? null }) as Promise<string>,

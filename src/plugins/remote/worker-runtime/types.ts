@@ -167,7 +167,8 @@ export interface RuntimeProxyApi {
   readonly pluginName: string;
   /** A local service of this plugin (started lazily) or, for another plugin's service, its JSON descriptor. */
   getService<T = unknown>(serviceType: string): Promise<T | null>;
-  useModel<T = unknown>(modelType: string, params: Record<string, unknown>): Promise<T>;
+  /** TEXT_* models answer text; TEXT_EMBEDDING (params `{ text }` or the text itself) answers a vector. */
+  useModel<T = unknown>(modelType: string, params: Record<string, unknown> | string): Promise<T>;
   getMemory(memoryId: string): Promise<Memory | null>;
   createMemory(memory: Memory, tableName?: string): Promise<string>;
   updateMemory(memory: Memory & { id: string }): Promise<boolean>;
