@@ -21,6 +21,7 @@ const encoder = new TextEncoder();
 export function sseResponse(
   run: (writer: SseWriter, signal: AbortSignal) => Promise<void>,
   headers: Record<string, string> = {},
+  keepaliveMs = SSE_KEEPALIVE_MS,
 ): Response {
   const abort = new AbortController();
   let closed = false;
@@ -42,7 +43,7 @@ export function sseResponse(
           return closed;
         },
       };
-      timer = setInterval(() => write(": keep-alive\n\n"), SSE_KEEPALIVE_MS);
+      timer = setInterval(() => write(": keep-alive\n\n"), keepaliveMs);
       run(writer, abort.signal)
         .catch((error) => log.error(`SSE producer failed: ${errorMessage(error)}`))
         .finally(() => {
