@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { HostError, type HostContext } from "../../../src/plugins/wasm/host/context.ts";
 import { KvStore } from "../../../src/plugins/wasm/host/kv.ts";
 import { truncateLog } from "../../../src/plugins/wasm/host/log.ts";
+import { httpRequest } from "../../../src/plugins/wasm/host/http-outbound.ts";
 import { WebSocketTable, websocketImports } from "../../../src/plugins/wasm/host/websocket.ts";
 import { MAX_KV_KEY_BYTES, MAX_LOG_MESSAGE_CHARS, MAX_WEBSOCKETS_PER_PLUGIN } from "../../../src/plugins/wasm/index.ts";
 import { type TestHost, makeHost, removeDir } from "./helpers.ts";
@@ -82,6 +83,32 @@ describe("host function limits", () => {
       expect(sockets.connecting).toBe(0);
     } finally {
       sockets.closeAll();
+      server.stop(true);
+    }
+  });
+
+  test("a plugin's outbound HTTP request is cut at its timeout with an error naming it", async () => {
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: async (req) => {
+        await Bun.sleep(Number(new URL(req.url).searchParams.get("delay")));
+        return new Response("done");
+      },
+    });
+    const ctx = {
+      plugin: { name: "http-limit", httpAllowlist: [`http://127.0.0.1:${server.port}/*`], maxHttpRequestsPerCall: 10 },
+      granted: new Set(["http-outbound"]),
+      call: { httpRequests: 0 },
+    } as unknown as HostContext;
+    const url = (delay: number) => `http://127.0.0.1:${server.port}/?delay=${delay}`;
+    try {
+      const fast = await httpRequest(ctx, "GET", url(10), [], undefined, 500);
+      expect(new TextDecoder().decode(fast.body)).toBe("done");
+      const slow = await httpRequest(ctx, "GET", url(400), [], undefined, 100).catch((e: Error) => e);
+      expect(slow).toBeInstanceOf(HostError);
+      expect((slow as Error).message).toContain("timed out after 100 ms");
+    } finally {
       server.stop(true);
     }
   });

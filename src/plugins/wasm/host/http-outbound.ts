@@ -84,6 +84,7 @@ export async function httpRequest(
   rawUrl: string,
   headers: [string, string][],
   body: Uint8Array | undefined,
+  timeoutMs = HTTP_REQUEST_TIMEOUT_MS,
 ): Promise<GuestHttpResponse> {
   const url = checkOutbound(ctx, rawUrl, ["http:", "https:"], [HTTP_PERMISSION]);
   let response: Response;
@@ -93,12 +94,12 @@ export async function httpRequest(
       headers,
       body: body && method.toUpperCase() !== "GET" && method.toUpperCase() !== "HEAD" ? body : undefined,
       redirect: "manual",
-      signal: AbortSignal.timeout(HTTP_REQUEST_TIMEOUT_MS),
+      signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
     const reason =
       (error as Error).name === "TimeoutError"
-        ? `timed out after ${HTTP_REQUEST_TIMEOUT_MS} ms`
+        ? `timed out after ${timeoutMs} ms`
         : (error as Error).message;
     throw new HostError(`http ${method} ${url.href} failed: ${reason}`);
   }
