@@ -17,6 +17,10 @@ export const remoteErrors = {
         hint: "the plugin is overloaded or stuck; retry later",
       },
     ),
+  cutByShutdown: (plugin: string, label: string) =>
+    new PrxError("ABORTED", `remote plugin ${plugin} was shut down while ${label} was running`, {
+      hint: "shutdown and reload wait for running calls up to the shutdown grace, then stop the plugin",
+    }),
   aborted: (plugin: string, label: string) =>
     new PrxError("ABORTED", `call to remote plugin ${plugin} ${label} aborted`),
   timedOut: (plugin: string, label: string, ms: number) =>

@@ -225,7 +225,11 @@ export class RemoteSupervisor {
     const stderr = transport.stderrTail();
     for (const slot of this.calls.drain()) {
       this.counters.failures += 1;
-      slot.reject(remoteErrors.crashed(this.options.name, slot.label, reason, stderr));
+      slot.reject(
+        this.stopping
+          ? remoteErrors.cutByShutdown(this.options.name, slot.label)
+          : remoteErrors.crashed(this.options.name, slot.label, reason, stderr),
+      );
     }
     if (this.stopping) return;
     this.lastError = `crashed: ${reason}${stderr.length ? ` — ${stderr.slice(-3).join(" | ")}` : ""}`;
@@ -276,7 +280,8 @@ export class RemoteSupervisor {
     if (this.stopping) return;
     this.stopping = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
-    await within(this.calls.whenIdle(), REMOTE_SHUTDOWN_GRACE_MS);
+    const grace = this.options.shutdownGraceMs ?? REMOTE_SHUTDOWN_GRACE_MS;
+    await within(this.calls.whenIdle(), grace);
     const transport = this.transport;
     if (transport && this.state !== "error") {
       const exited = new Promise<void>((r) => transport.onExit(() => r()));
@@ -285,10 +290,14 @@ export class RemoteSupervisor {
       } catch {
         // already gone
       }
-      await within(exited, REMOTE_SHUTDOWN_GRACE_MS);
+      await within(exited, grace);
     }
     transport?.kill();
-    this.calls.drain();
+    // calls still running (the worker never answered nor exited): fail them instead of leaving them pending
+    for (const slot of this.calls.drain()) {
+      this.counters.failures += 1;
+      slot.reject(remoteErrors.cutByShutdown(this.options.name, slot.label));
+    }
     this.state = "stopped";
     this.gate.fail(new PrxError("PLUGIN_NOT_FOUND", `remote plugin ${this.options.name} was shut down`));
   }

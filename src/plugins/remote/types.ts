@@ -39,6 +39,8 @@ export interface StartRemotePluginOptions {
   settings: Record<string, string>;
   rpcTimeoutMs: number;
   readyTimeoutMs: number;
+  /** How long shutdown waits for in-flight calls, then for the worker to exit (default REMOTE_SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs?: number;
   host: RemoteHostBindings;
 }
 

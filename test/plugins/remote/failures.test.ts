@@ -108,6 +108,17 @@ describe.each(["worker", "process"] as Transport[])("failures over %s", (transpo
     expect((await call("SLEEP", { ms: 1 })).output).toBe("slept");
   });
 
+  test("shutdown waits its grace for a call that never ends, then stops the plugin and fails the call", async () => {
+    const { handle, call } = await start(transport, { shutdownGraceMs: 100 });
+    const hung = call("HANG");
+    await Bun.sleep(20);
+    await handle.shutdown();
+    expect(handle.status().state).toBe("stopped");
+    const result = await hung;
+    expect(result.success).toBe(false);
+    expect(result.error).toContain("remote plugin probe was shut down while action action:HANG was running");
+  });
+
   test("shutdown lets in-flight calls finish, then refuses new ones", async () => {
     const { handle, call } = await start(transport);
     const inflight = call("SLEEP", { ms: 150 });

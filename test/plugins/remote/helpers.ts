@@ -98,6 +98,7 @@ export async function startProbe(
     settings?: Record<string, string>;
     rpcTimeoutMs?: number;
     readyTimeoutMs?: number;
+    shutdownGraceMs?: number;
     entry?: string;
     name?: string;
   } = {},
@@ -110,6 +111,7 @@ export async function startProbe(
     settings: extra.settings ?? {},
     rpcTimeoutMs: extra.rpcTimeoutMs ?? 5000,
     readyTimeoutMs: extra.readyTimeoutMs ?? 10_000,
+    ...(extra.shutdownGraceMs !== undefined ? { shutdownGraceMs: extra.shutdownGraceMs } : {}),
     host: host.bindings,
   });
 }
