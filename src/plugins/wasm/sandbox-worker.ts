@@ -2,6 +2,7 @@
  * Entry of one plugin's sandbox Worker: holds one instance per capability, runs calls the main thread sends
  * (one at a time per instance), re-instantiates poisoned instances, and forwards logs, events and RPCs.
  */
+import { decodeCall, encodeResult } from "./call-codec.ts";
 import type { FromWorker, RpcMethod, SandboxInit, ToWorker } from "./protocol.ts";
 import type { HostContext } from "./host/context.ts";
 import { KvStore } from "./host/kv.ts";
@@ -103,7 +104,10 @@ async function runCall(id: number, cap: number, fn: string, args: unknown[]): Pr
     if (!guest) guest = guests[cap] = await instantiate(cap);
     const started = performance.now();
     const value = await guest.call(fn, args);
-    send({ type: "result", id, ok: true, value, execUs: (performance.now() - started) * 1000 });
+    const execUs = (performance.now() - started) * 1000;
+    const compact = encodeResult(id, execUs, value);
+    if (compact !== null) self.postMessage(compact);
+    else send({ type: "result", id, ok: true, value, execUs });
   } catch (error) {
     if (!(error instanceof GuestFailure) || error.poison) guests[cap] = null;
     send({ type: "result", id, ok: false, value: undefined, error: serialize(error) });
@@ -111,6 +115,12 @@ async function runCall(id: number, cap: number, fn: string, args: unknown[]): Pr
 }
 
 self.onmessage = (event: MessageEvent) => {
+  if (typeof event.data === "string") {
+    const call = decodeCall(event.data);
+    if (call) void runCall(call.id, call.cap, call.fn, call.args);
+    else send({ type: "log", level: "error", message: `sandbox ignored a malformed call: ${event.data.slice(0, 80)}` });
+    return;
+  }
   const msg = event.data as ToWorker | null;
   if (!msg || typeof msg !== "object") return;
   switch (msg.type) {

@@ -8,7 +8,14 @@ import {
   MAX_QUEUED_CALLS_PER_INSTANCE,
   SANDBOX_INIT_TIMEOUT_MS,
 } from "./limits.ts";
-import { type FromWorker, FromWorkerParser, type SandboxInit, type ToWorker } from "./protocol.ts";
+import { decodeResult, encodeCall } from "./call-codec.ts";
+import {
+  type FromWorker,
+  FromWorkerParser,
+  type SandboxInit,
+  type SerializedError,
+  type ToWorker,
+} from "./protocol.ts";
 import { sandboxWorkerPool } from "./worker-pool.ts";
 
 /** Optional bus feature: when the host's event publisher can subscribe, hook instances may call events.subscribe. */
@@ -119,6 +126,12 @@ export class Sandbox {
         if (this.worker === worker) this.crashed("sandbox worker exited unexpectedly");
       });
       worker.onmessage = (event: MessageEvent) => {
+        if (typeof event.data === "string") {
+          const result = decodeResult(event.data);
+          if (result) this.settle(result.id, true, result.value, undefined, result.execUs);
+          else this.log.error("malformed message from sandbox", { error: `not a call result: ${event.data.slice(0, 80)}` });
+          return;
+        }
         const parsed = FromWorkerParser.safeParse(event.data);
         if (!parsed.success) {
           this.log.error("malformed message from sandbox", { error: parsed.error.message });
@@ -170,24 +183,15 @@ export class Sandbox {
     const limit = this.plugin.resources.maxExecutionTimeMs;
     const timer = setTimeout(() => this.timedOut(cap, next.fn, limit), limit);
     lane.inFlight = { ...next, id, timer };
-    this.worker.postMessage({ type: "call", id, cap, fn: next.fn, args: next.args } satisfies ToWorker);
+    const compact = encodeCall(id, cap, next.fn, next.args);
+    this.worker.postMessage(compact ?? ({ type: "call", id, cap, fn: next.fn, args: next.args } satisfies ToWorker));
   }
 
   private onMessage(worker: Worker, msg: FromWorker): void {
     switch (msg.type) {
-      case "result": {
-        const lane = this.lanes.find((l) => l.inFlight?.id === msg.id);
-        if (!lane || !lane.inFlight) return;
-        const call = lane.inFlight;
-        lane.inFlight = null;
-        clearTimeout(call.timer);
-        if (msg.ok && msg.execUs !== undefined) this.execTimes[this.execCount++ % EXECUTION_TIME_SAMPLES] = msg.execUs;
-        if (msg.ok) call.resolve(msg.value);
-        else call.reject(toError(msg.error!, `plugin ${this.plugin.name}`));
-        this.pump(this.lanes.indexOf(lane));
-        if (this.onIdle && this.idle()) this.onIdle();
+      case "result":
+        this.settle(msg.id, msg.ok, msg.value, msg.error, msg.execUs);
         break;
-      }
       case "log":
         this.log[msg.level](msg.message);
         break;
@@ -208,6 +212,19 @@ export class Sandbox {
         );
         break;
     }
+  }
+
+  private settle(id: number, ok: boolean, value: unknown, error: SerializedError | undefined, execUs?: number): void {
+    const lane = this.lanes.find((l) => l.inFlight?.id === id);
+    if (!lane || !lane.inFlight) return;
+    const call = lane.inFlight;
+    lane.inFlight = null;
+    clearTimeout(call.timer);
+    if (ok && execUs !== undefined) this.execTimes[this.execCount++ % EXECUTION_TIME_SAMPLES] = execUs;
+    if (ok) call.resolve(value);
+    else call.reject(toError(error!, `plugin ${this.plugin.name}`));
+    this.pump(this.lanes.indexOf(lane));
+    if (this.onIdle && this.idle()) this.onIdle();
   }
 
   private async rpc(cap: number, method: string, args: unknown[]): Promise<unknown> {
