@@ -9,7 +9,7 @@ import { REQUIRED_EXPORTS, camelCase, snakeCase } from "./guest/types.ts";
 import { WasmPluginInstance } from "./instance.ts";
 import { pluginInfo } from "./host/context.ts";
 import { SandboxInitSchema } from "./protocol.ts";
-import { Sandbox } from "./sandbox.ts";
+import { Sandbox, type SandboxOptions } from "./sandbox.ts";
 
 const COMPONENT_LAYER = [0x0d, 0x00, 0x01, 0x00];
 const CORE_VERSION = [0x01, 0x00, 0x00, 0x00];
@@ -26,7 +26,11 @@ function binaryKind(bytes: Uint8Array): "component" | "module" | null {
  * Load an admitted wasm plugin: prepare it on the main thread (transpile and compile, both cached by content), check
  * its exports, then start its sandbox, which only instantiates.
  */
-async function load(plugin: AdmittedPlugin, host: PluginHostServices): Promise<PluginInstance> {
+export async function loadWasmPlugin(
+  plugin: AdmittedPlugin,
+  host: PluginHostServices,
+  options: SandboxOptions = {},
+): Promise<PluginInstance> {
   let bytes: Uint8Array;
   try {
     bytes = readFileSync(plugin.entryPath);
@@ -65,7 +69,7 @@ async function load(plugin: AdmittedPlugin, host: PluginHostServices): Promise<P
     logLevel: getLogLevel(),
     dbPath: host.db.filename,
   });
-  const sandbox = new Sandbox(plugin, host, init);
+  const sandbox = new Sandbox(plugin, host, init, options);
   try {
     await sandbox.start();
   } catch (error) {
@@ -100,5 +104,5 @@ function checkExports(plugin: AdmittedPlugin, prepared: PreparedComponent | Prep
 
 export const wasmLoader: PluginLoader = {
   kinds: ["wasm-component", "wasm-module"] satisfies PluginKind[],
-  load,
+  load: (plugin, host) => loadWasmPlugin(plugin, host),
 };

@@ -23,6 +23,11 @@ export interface EventSubscriber {
   subscribe(pattern: string, handler: (topic: string, payload: unknown) => void): () => void;
 }
 
+export interface SandboxOptions {
+  /** Time the Worker gets to instantiate every capability (default SANDBOX_INIT_TIMEOUT_MS; tests shorten it). */
+  initTimeoutMs?: number;
+}
+
 interface PendingCall {
   fn: string;
   args: unknown[];
@@ -63,6 +68,7 @@ export class Sandbox {
     readonly plugin: AdmittedPlugin,
     private readonly host: PluginHostServices,
     private readonly init: SandboxInit,
+    private readonly options: SandboxOptions = {},
   ) {
     this.lanes = plugin.capabilities.map(() => ({ queue: [], inFlight: null }));
     this.log = host.logger.child(`plugin.${plugin.name}`);
@@ -106,15 +112,17 @@ export class Sandbox {
         worker.terminate();
         reject(error);
       };
+      const limit = this.options.initTimeoutMs ?? SANDBOX_INIT_TIMEOUT_MS;
       const timer = setTimeout(
         () =>
           fail(
             new PrxError(
               "PLUGIN_TIMEOUT",
-              `plugin ${this.plugin.name}: sandbox did not start within ${SANDBOX_INIT_TIMEOUT_MS} ms`,
+              `plugin ${this.plugin.name}: sandbox did not start within ${limit} ms (instantiating its capabilities)`,
+              { hint: "check the plugin's start function and initializers: they must return" },
             ),
           ),
-        SANDBOX_INIT_TIMEOUT_MS,
+        limit,
       );
       worker.onerror = (event) => {
         const message = (event as ErrorEvent).message ?? "unknown error";

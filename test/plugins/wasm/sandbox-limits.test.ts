@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isPrxError } from "../../../src/core/errors.ts";
 import { MAX_OUTPUT_BYTES, MAX_QUEUED_CALLS_PER_INSTANCE, wasmLoader } from "../../../src/plugins/wasm/index.ts";
-import { EXECUTION_TIME_SAMPLES } from "../../../src/plugins/wasm/limits.ts";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "@bytecodealliance/jco";
+import { EXECUTION_TIME_SAMPLES, SANDBOX_INIT_TIMEOUT_MS } from "../../../src/plugins/wasm/limits.ts";
+import { loadWasmPlugin } from "../../../src/plugins/wasm/loader.ts";
 import type { PluginInstance } from "../../../src/plugins/types.ts";
 import type { WasmPluginInstance } from "../../../src/plugins/wasm/instance.ts";
 import { type TestHost, admitted, makeHost, removeDir, failure } from "./helpers.ts";
@@ -133,5 +137,37 @@ describe("MAX_OUTPUT_BYTES", () => {
     const error = await failure(inst.invoke(cap, "execute", ["a".repeat(MAX_OUTPUT_BYTES + 1)]));
     expect(isPrxError(error, "PLUGIN_OUTPUT")).toBe(true);
     await inst.release();
+  });
+});
+
+describe("SANDBOX_INIT_TIMEOUT_MS", () => {
+  // A core module whose start function never returns: instantiation in the sandbox Worker hangs.
+  const HANGS_AT_START = `(module
+    (memory (export "memory") 1)
+    (func $hang (loop $l (br $l)))
+    (start $hang)
+    (func (export "alloc") (param i32) (result i32) (i32.const 0))
+    (func (export "dealloc") (param i32 i32))
+    (func (export "get_spec") (param i32 i32) (result i64) (i64.const 0))
+    (func (export "execute") (param i32 i32) (result i64) (i64.const 0)))`;
+
+  test("a sandbox that never finishes starting fails the load at its limit; the host and later loads go on", async () => {
+    const dir = join(t.root, "hang-at-start");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "plugin.wasm"), await parse(HANGS_AT_START));
+    const plugin = admitted("core-tool", { name: "hang-at-start", dir, entryPath: join(dir, "plugin.wasm") });
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    const error = await failure(loadWasmPlugin(plugin, t.host, { initTimeoutMs: 300 }));
+    clearInterval(timer);
+    expect(isPrxError(error, "PLUGIN_TIMEOUT")).toBe(true);
+    expect(error.message).toContain("hang-at-start: sandbox did not start within 300 ms");
+    expect(ticks).toBeGreaterThan(3);
+    expect(SANDBOX_INIT_TIMEOUT_MS).toBe(30_000);
+    const next = await wasmLoader.load(admitted("core-tool"), t.host);
+    expect(await next.invoke({ type: "tool", name: "core_echo" }, "execute", ["after"])).toMatchObject({
+      output: "after",
+    });
+    await next.release();
   });
 });
