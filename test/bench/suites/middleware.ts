@@ -8,7 +8,7 @@ import { loadInThread } from "../../../src/plugins/wasm/bare.ts";
 import type { WasmPluginInstance } from "../../../src/plugins/wasm/instance.ts";
 import { EXECUTION_TIME_SAMPLES } from "../../../src/plugins/wasm/limits.ts";
 import type { AdmittedPlugin } from "../../../src/plugins/types.ts";
-import { stats, type BenchRow, type BenchSuite } from "../types.ts";
+import { stats, type BenchContext, type BenchRow, type BenchSuite } from "../types.ts";
 
 /**
  * Turn overhead of a chain of 4 WASM middlewares on all four stages, for a WAT-built and a JS-built (QuickJS)
@@ -86,6 +86,91 @@ function admitted(root: string, plugin: string, capability: string): AdmittedPlu
   };
 }
 
+interface Measured {
+  turns: number;
+  perCall: number;
+  execution: number;
+  hop: number;
+  layer: number;
+  cost: number;
+  bareCall: number;
+}
+
+const PLUGINS = [
+  ["WAT", "pass-mw", "pass"],
+  ["JS (QuickJS)", "redact-mw", "redact-email"],
+] as const;
+
+/** Chain and hop timings of 4 sandboxed copies of one middleware (medians over ROUNDS alternating rounds). */
+async function measure(ctx: BenchContext, plugin: string, capability: string): Promise<Measured> {
+  const root = workspace(ctx, plugin);
+  const host = await openAgentHost({ workspace: root, extend: createPluginExtensions({ cron: false }) });
+  const services = pluginServicesFor(host.workspace.root)!;
+  const turns = stats(await turnSamples(host));
+  const stage: Stage = "inbound";
+  const generation = services.runtime.current();
+  const instances = Array.from({ length: CHAIN }, (_, i) => generation.instance(`${plugin}-${i + 1}`)!);
+  const sandboxes = instances.map((instance) => (instance as WasmPluginInstance).sandbox);
+  const executionP50 = () => sandboxes.reduce((sum, sandbox) => sum + sandbox.executionP50()!, 0) / CHAIN;
+  const runChain = () => services.middleware.run(stage, ENVELOPE);
+  // The same 4 sandboxed instances called one after another without the chain: the engine's hop alone.
+  const json = JSON.stringify(ENVELOPE);
+  const ref = { type: "middleware" as const, name: capability };
+  const runHops = async () => {
+    for (const instance of instances) await instance.invoke(ref, "process", [stage, json]);
+  };
+  await time(WARMUP, runChain);
+  await time(WARMUP, runHops);
+  const perRound = { perCall: [] as number[], execution: [] as number[], cost: [] as number[] };
+  const hopRound = { hop: [] as number[], layer: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const perCallR = stats(await time(CALLS_PER_ROUND, runChain, 0)).p50 / CHAIN;
+    const executionR = executionP50();
+    const hopR = stats(await time(CALLS_PER_ROUND, runHops, 0)).p50 / CHAIN;
+    perRound.perCall.push(perCallR);
+    perRound.execution.push(executionR);
+    perRound.cost.push(perCallR - executionR);
+    hopRound.hop.push(hopR - executionP50());
+    hopRound.layer.push(perCallR - hopR);
+  }
+  const median = (values: number[]) => stats(values).p50;
+  const bare = await loadInThread(admitted(root, plugin, capability), services.runtime.host);
+  const bareCall = stats(await time(CALLS, () => bare.call("process", [stage, json])));
+  bare.close();
+  await host.close();
+  return {
+    turns: turns.p50,
+    perCall: median(perRound.perCall),
+    execution: median(perRound.execution),
+    hop: median(hopRound.hop),
+    layer: median(hopRound.layer),
+    cost: median(perRound.cost),
+    bareCall: bareCall.p50,
+  };
+}
+
+const tenth = (value: number) => Math.round(value * 10) / 10;
+const costName = (label: string) => `${label} runtime cost per middleware call (sandbox hop, envelope validation), p50`;
+
+/**
+ * The runtime cost again in a child process pinned to one CPU (`taskset -c 0`): the main thread and the sandbox
+ * Workers then hand over on one CPU, without waking the other one. On an idle VM that wake-up costs ~35-40 us
+ * per hop in the hypervisor, which is not prx's; null when taskset is missing or the machine has one CPU.
+ */
+async function pinnedRows(ctx: BenchContext): Promise<BenchRow[] | null> {
+  const taskset = Bun.which("taskset");
+  if (!taskset || navigator.hardwareConcurrency < 2) return null;
+  const tmp = join(ctx.tmp, "pinned");
+  mkdirSync(tmp, { recursive: true });
+  const child = Bun.spawn([taskset, "-c", "0", process.execPath, import.meta.path, "--pinned", ctx.root, tmp], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const out = await new Response(child.stdout).text();
+  if ((await child.exited) !== 0) throw new Error(`pinned middleware run failed (exit ${child.exitCode})`);
+  return JSON.parse(out) as BenchRow[];
+}
+
 const suite: BenchSuite = async (ctx) => {
   setLogSink(() => {});
   const rows: BenchRow[] = [];
@@ -97,93 +182,73 @@ const suite: BenchSuite = async (ctx) => {
   await base.close();
   rows.push({ suite: SUITE, name: "turn without middleware (offline provider), p50", value: baseline.p50, unit: "us" });
 
-  for (const [label, plugin, capability] of [
-    ["WAT", "pass-mw", "pass"],
-    ["JS (QuickJS)", "redact-mw", "redact-email"],
-  ] as const) {
-    const root = workspace(ctx, plugin);
-    const host = await openAgentHost({ workspace: root, extend: createPluginExtensions({ cron: false }) });
-    const services = pluginServicesFor(host.workspace.root)!;
-    const turns = stats(await turnSamples(host));
-    const stage: Stage = "inbound";
-    const generation = services.runtime.current();
-    const instances = Array.from({ length: CHAIN }, (_, i) => generation.instance(`${plugin}-${i + 1}`)!);
-    const sandboxes = instances.map((instance) => (instance as WasmPluginInstance).sandbox);
-    const executionP50 = () => sandboxes.reduce((sum, sandbox) => sum + sandbox.executionP50()!, 0) / CHAIN;
-    const runChain = () => services.middleware.run(stage, ENVELOPE);
-    // The same 4 sandboxed instances called one after another without the chain: the engine's hop alone.
-    const json0 = JSON.stringify(ENVELOPE);
-    const ref = { type: "middleware" as const, name: capability };
-    const runHops = async () => {
-      for (const instance of instances) await instance.invoke(ref, "process", [stage, json0]);
-    };
-    await time(WARMUP, runChain);
-    await time(WARMUP, runHops);
-    const perRound = { perCall: [] as number[], execution: [] as number[], cost: [] as number[] };
-    const hopRound = { hop: [] as number[], layer: [] as number[] };
-    for (let round = 0; round < ROUNDS; round++) {
-      const perCallR = stats(await time(CALLS_PER_ROUND, runChain, 0)).p50 / CHAIN;
-      const executionR = executionP50();
-      const hopR = stats(await time(CALLS_PER_ROUND, runHops, 0)).p50 / CHAIN;
-      perRound.perCall.push(perCallR);
-      perRound.execution.push(executionR);
-      perRound.cost.push(perCallR - executionR);
-      hopRound.hop.push(hopR - executionP50());
-      hopRound.layer.push(perCallR - hopR);
-    }
-    const median = (values: number[]) => stats(values).p50;
-    const perCall = median(perRound.perCall);
-    const execution = median(perRound.execution);
-    const bare = await loadInThread(admitted(root, plugin, capability), services.runtime.host);
-    const json = JSON.stringify(ENVELOPE);
-    const bareCall = stats(await time(CALLS, () => bare.call("process", [stage, json])));
-    bare.close();
-    await host.close();
+  for (const [label, plugin, capability] of PLUGINS) {
+    const m = await measure(ctx, plugin, capability);
     rows.push(
       {
         suite: SUITE,
         name: `turn overhead, chain of ${CHAIN} ${label} middlewares on all stages, p50`,
-        value: Math.round(turns.p50 - baseline.p50),
+        value: Math.round(m.turns - baseline.p50),
         unit: "us",
-        note: `${CHAIN * 4} middleware calls per turn; turn p50 ${Math.round(turns.p50)} us vs ${Math.round(baseline.p50)} us`,
+        note: `${CHAIN * 4} middleware calls per turn; turn p50 ${Math.round(m.turns)} us vs ${Math.round(baseline.p50)} us`,
       },
       {
         suite: SUITE,
         name: `${label} middleware call through the runtime (chain of ${CHAIN} / ${CHAIN}), p50`,
-        value: Math.round(perCall * 10) / 10,
+        value: tenth(m.perCall),
         unit: "us",
         note: `median over ${ROUNDS} rounds of ${CALLS_PER_ROUND} chain runs`,
       },
       {
         suite: SUITE,
         name: `${label} component's own execution inside its sandbox Worker, p50`,
-        value: Math.round(execution * 10) / 10,
+        value: tenth(m.execution),
         unit: "us",
-        note: `the same call in a hot loop on the calling thread: ${bareCall.p50.toFixed(1)} us`,
+        note: `the same call in a hot loop on the calling thread: ${m.bareCall.toFixed(1)} us`,
       },
       {
         suite: SUITE,
         name: `${label} of which sandbox hop (4 sandboxed instances in a row, per call, minus execution), p50`,
-        value: Math.round(median(hopRound.hop) * 10) / 10,
+        value: tenth(m.hop),
         unit: "us",
-        note: "src/plugins/wasm: Worker postMessage round trip, message schemas, output checks",
+        note: "src/plugins/wasm: Worker postMessage round trip, message checks, output checks",
       },
       {
         suite: SUITE,
         name: `${label} of which chain layer (envelope JSON + schema, timer, status, tracking), p50`,
-        value: Math.round(median(hopRound.layer) * 10) / 10,
+        value: tenth(m.layer),
         unit: "us",
       },
       {
         suite: SUITE,
-        name: `${label} runtime cost per middleware call (sandbox hop, envelope validation), p50`,
-        value: Math.round(median(perRound.cost) * 10) / 10,
+        name: costName(label),
+        value: tenth(m.cost),
         unit: "us",
         target: { op: "<=", value: RUNTIME_COST_TARGET_US },
       },
     );
   }
+  rows.push(...((await pinnedRows(ctx)) ?? []));
   return rows;
 };
+
+if (import.meta.main && process.argv[2] === "--pinned") {
+  setLogSink(() => {});
+  const ctx = { root: process.argv[3]!, tmp: process.argv[4]!, binary: "" };
+  const rows: BenchRow[] = [];
+  for (const [label, plugin, capability] of PLUGINS) {
+    const m = await measure(ctx, plugin, capability);
+    rows.push({
+      suite: SUITE,
+      name: `${costName(label)}, process on one CPU`,
+      value: tenth(m.cost),
+      unit: "us",
+      target: { op: "<=", value: RUNTIME_COST_TARGET_US },
+      note: `taskset -c 0: no cross-CPU wake-up per hop; sandbox hop ${tenth(m.hop)} us, execution ${tenth(m.execution)} us`,
+    });
+  }
+  console.log(JSON.stringify(rows));
+  process.exit(0);
+}
 
 export default suite;
