@@ -137,7 +137,10 @@ export class Sandbox {
         if (typeof event.data === "string") {
           const result = decodeResult(event.data);
           if (result) this.settle(result.id, true, result.value, undefined, result.execUs);
-          else this.log.error("malformed message from sandbox", { error: `not a call result: ${event.data.slice(0, 80)}` });
+          else
+            this.log.error("malformed message from sandbox", {
+              error: `not a call result: ${event.data.slice(0, 80)}`,
+            });
           return;
         }
         const parsed = FromWorkerParser.safeParse(event.data);

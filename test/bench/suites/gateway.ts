@@ -4,10 +4,11 @@
  *
  * Turn overhead per turn, minus the fake's own time for that turn: see ../turn-overhead.ts.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI } from "../../fakes/openai-server.ts";
 import { turnOverheadRows } from "../turn-overhead.ts";
+import { wrkCrossCheckRows } from "../wrk-cross-check.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
 const FAKE_LATENCY_MS = 20;
@@ -121,6 +122,7 @@ async function healthRps(url: string): Promise<{ rps: number; tool: string }> {
 const suite: BenchSuite = async ({ binary, tmp }) => {
   const rows: BenchRow[] = [];
   const fake = startFakeOpenAI({ latencyMs: FAKE_LATENCY_MS });
+  let upstreamBody = "";
   try {
     writeFileSync(
       join(tmp, "config.toml"),
@@ -177,9 +179,21 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
       const log = readFileSync(join(tmp, LOG_FILE), "utf8");
       const logged = log.split("\n").filter((line) => line.includes("[gateway.access]"));
       if (logged.length === 0) throw new Error("the gateway printed no access-log lines");
+      const turn = await fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "bench turn" }] }),
+      });
+      await turn.arrayBuffer();
+      upstreamBody = JSON.stringify(fake.chatRequests().at(-1)!.body);
     } finally {
       await stopGateway(proc);
     }
+    const dir = join(tmp, "wrk");
+    mkdirSync(dir);
+    rows.push(
+      ...(await wrkCrossCheckRows({ binary, dir, upstreamBody, fakeLatencyMs: FAKE_LATENCY_MS, startGateway })),
+    );
   } finally {
     await fake.stop();
   }

@@ -18,7 +18,18 @@ describe("sandbox call codec", () => {
   });
 
   test("malformed call strings are refused, not misread", () => {
-    for (const bad of ["", "x1,0,f|", "c1,0|", "c,0,f|", "c1,,f|", "c1,0,f,3|ab", "c1,0,f,1|ab", "c1,0,f,-1|", "c1.5,0,f|", "c1,0,f"]) {
+    for (const bad of [
+      "",
+      "x1,0,f|",
+      "c1,0|",
+      "c,0,f|",
+      "c1,,f|",
+      "c1,0,f,3|ab",
+      "c1,0,f,1|ab",
+      "c1,0,f,-1|",
+      "c1.5,0,f|",
+      "c1,0,f",
+    ]) {
       expect(decodeCall(bad)).toBeNull();
     }
   });

@@ -1,0 +1,135 @@
+/**
+ * A cross-check of the turn overhead at concurrency 16 with nothing of Bun on the client side: wrk (C) drives
+ * the gateway and, alternately, the fake directly, and the fake runs in its own process. The main measure
+ * (turn-overhead.ts) shares one Bun process between the load generator and the fake, which on a 2-core machine
+ * competes with the gateway for CPU; this shows how much of the overhead that explains. No per-turn matching
+ * here (wrk cannot see the fake's records): gateway p50/p99 minus the direct path's p50.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BenchRow } from "./types.ts";
+
+const CONNECTIONS = 16;
+const SECONDS = 3;
+const ROUNDS = 3;
+
+export interface CrossCheckTargets {
+  binary: string;
+  /** A fresh directory for the workspace, scripts and logs. */
+  dir: string;
+  /** The JSON body the gateway sends upstream for one turn (sent to the fake directly). */
+  upstreamBody: string;
+  fakeLatencyMs: number;
+  startGateway(binary: string, ws: string, tmp: string): Promise<{ proc: ReturnType<typeof Bun.spawn>; url: string }>;
+}
+
+/** wrk's latency distribution for POSTs of `body`; [p50, p99] in ms. */
+function wrk(tool: string, dir: string, name: string, url: string, body: string, headers: Record<string, string>) {
+  const script = join(dir, `${name}.lua`);
+  const lines = [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(body)}`];
+  for (const [key, value] of Object.entries(headers))
+    lines.push(`wrk.headers[${JSON.stringify(key)}] = ${JSON.stringify(value)}`);
+  writeFileSync(script, lines.join("\n") + "\n");
+  const out = Bun.spawnSync([
+    tool,
+    "-t1",
+    `-c${CONNECTIONS}`,
+    `-d${SECONDS}s`,
+    "--latency",
+    "-s",
+    script,
+    url,
+  ]).stdout.toString();
+  const at = (p: string) => {
+    const m = new RegExp(`${p}%\\s+([\\d.]+)(us|ms|s)\\b`).exec(out);
+    if (!m) throw new Error(`wrk printed no ${p}% latency for ${url}: ${out.slice(0, 300)}`);
+    return Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1);
+  };
+  return [at("50"), at("99")] as const;
+}
+
+async function startStandaloneFake(latencyMs: number): Promise<{ url: string; stop(): Promise<void> }> {
+  const source = join(import.meta.dir, "..", "fakes", "openai-server.ts");
+  const proc = Bun.spawn([process.execPath, source, "--port", "0", "--latency-ms", String(latencyMs)], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error("the standalone fake exited before printing its URL");
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return {
+    url: text.split("\n")[0]!.trim(),
+    stop: async () => {
+      proc.kill();
+      await proc.exited;
+    },
+  };
+}
+
+export async function wrkCrossCheckRows(t: CrossCheckTargets): Promise<BenchRow[]> {
+  const tool = Bun.which("wrk");
+  if (!tool) return [];
+  const fake = await startStandaloneFake(t.fakeLatencyMs);
+  try {
+    writeFileSync(
+      join(t.dir, "config.toml"),
+      `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fake.url}"\n` +
+        `models = ["fake-model"]\n[gateway]\nrate_limit_per_minute = 100000000\nrate_limit_per_token_per_minute = 100000000\n`,
+    );
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: t.dir };
+    const created = Bun.spawnSync([t.binary, "gateway", "token", "create", "--name", "wrk", "-w", t.dir], { env });
+    if (created.exitCode !== 0) throw new Error(`token create failed: ${created.stderr.toString()}`);
+    const token = created.stdout.toString().trim();
+    const gateway = await t.startGateway(t.binary, t.dir, t.dir);
+    try {
+      const body = JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "bench turn" }] });
+      const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+      const viaGateway = () => wrk(tool, t.dir, "gateway", `${gateway.url}/v1/chat/completions`, body, headers);
+      const direct = () =>
+        wrk(tool, t.dir, "direct", `${fake.url}/chat/completions`, t.upstreamBody, {
+          "content-type": "application/json",
+        });
+      viaGateway(); // warm-up
+      const g50: number[] = [],
+        g99: number[] = [],
+        d50: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const [p50, p99] = viaGateway();
+        g50.push(p50);
+        g99.push(p99);
+        d50.push(direct()[0]);
+      }
+      const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+      const note =
+        `wrk -c${CONNECTIONS}, ${ROUNDS} alternating rounds of ${SECONDS} s; gateway p50 ${median(g50).toFixed(2)} / ` +
+        `p99 ${median(g99).toFixed(2)} ms, direct p50 ${median(d50).toFixed(2)} ms`;
+      const at = `at concurrency ${CONNECTIONS}, wrk client, fake in its own process`;
+      return [
+        {
+          suite: "gateway",
+          name: `  cross-check: gateway p50 minus direct p50 ${at}`,
+          value: median(g50) - median(d50),
+          unit: "ms",
+          note,
+        },
+        {
+          suite: "gateway",
+          name: `  cross-check: gateway p99 minus direct p50 ${at}`,
+          value: median(g99) - median(d50),
+          unit: "ms",
+          note,
+        },
+      ];
+    } finally {
+      gateway.proc.kill("SIGTERM");
+      await gateway.proc.exited;
+    }
+  } finally {
+    await fake.stop();
+  }
+}
