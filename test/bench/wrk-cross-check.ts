@@ -2,8 +2,9 @@
  * A cross-check of the turn overhead at concurrency 16 with nothing of Bun on the client side: wrk (C) drives
  * the gateway and, alternately, the fake directly, and the fake runs in its own process. The main measure
  * (turn-overhead.ts) shares one Bun process between the load generator and the fake, which on a 2-core machine
- * competes with the gateway for CPU; this shows how much of the overhead that explains. No per-turn matching
- * here (wrk cannot see the fake's records): gateway p50/p99 minus the direct path's p50.
+ * competes with the gateway for CPU; this shows how much of the overhead that explains, with the fake's fixed
+ * latency and with it spread (see JITTER_MS). No per-turn matching here (wrk cannot see the fake's records):
+ * gateway p50 minus the direct path's p50, and p99 minus p99.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,6 +13,11 @@ import type { BenchRow } from "./types.ts";
 const CONNECTIONS = 16;
 const SECONDS = 3;
 const ROUNDS = 3;
+/**
+ * The second check spreads the fake's answers over +-2 ms (independent clients): with a fixed delay, 16 answers
+ * fall due in the same timer tick and the gateway handles them back to back, a burst real traffic rarely makes.
+ */
+const JITTER_MS = 4;
 
 export interface CrossCheckTargets {
   binary: string;
@@ -48,9 +54,13 @@ function wrk(tool: string, dir: string, name: string, url: string, body: string,
   return [at("50"), at("99")] as const;
 }
 
-async function startStandaloneFake(latencyMs: number): Promise<{ url: string; stop(): Promise<void> }> {
+async function startStandaloneFake(
+  latencyMs: number,
+  jitterMs: number,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const source = join(import.meta.dir, "..", "fakes", "openai-server.ts");
-  const proc = Bun.spawn([process.execPath, source, "--port", "0", "--latency-ms", String(latencyMs)], {
+  const args = ["--port", "0", "--latency-ms", String(latencyMs), "--latency-jitter-ms", String(jitterMs)];
+  const proc = Bun.spawn([process.execPath, source, ...args], {
     stdout: "pipe",
     stderr: "inherit",
   });
@@ -71,10 +81,9 @@ async function startStandaloneFake(latencyMs: number): Promise<{ url: string; st
   };
 }
 
-export async function wrkCrossCheckRows(t: CrossCheckTargets): Promise<BenchRow[]> {
-  const tool = Bun.which("wrk");
-  if (!tool) return [];
-  const fake = await startStandaloneFake(t.fakeLatencyMs);
+/** One fake (fixed or jittered latency), a gateway in front of it, wrk against both in alternating rounds. */
+async function crossCheck(t: CrossCheckTargets, tool: string, jitterMs: number): Promise<BenchRow[]> {
+  const fake = await startStandaloneFake(t.fakeLatencyMs, jitterMs);
   try {
     writeFileSync(
       join(t.dir, "config.toml"),
@@ -95,32 +104,36 @@ export async function wrkCrossCheckRows(t: CrossCheckTargets): Promise<BenchRow[
           "content-type": "application/json",
         });
       viaGateway(); // warm-up
-      const g50: number[] = [],
-        g99: number[] = [],
-        d50: number[] = [];
+      const g50: number[] = [];
+      const g99: number[] = [];
+      const d50: number[] = [];
+      const d99: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         const [p50, p99] = viaGateway();
         g50.push(p50);
         g99.push(p99);
-        d50.push(direct()[0]);
+        const [q50, q99] = direct();
+        d50.push(q50);
+        d99.push(q99);
       }
       const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
       const note =
         `wrk -c${CONNECTIONS}, ${ROUNDS} alternating rounds of ${SECONDS} s; gateway p50 ${median(g50).toFixed(2)} / ` +
-        `p99 ${median(g99).toFixed(2)} ms, direct p50 ${median(d50).toFixed(2)} ms`;
-      const at = `at concurrency ${CONNECTIONS}, wrk client, fake in its own process`;
+        `p99 ${median(g99).toFixed(2)} ms, direct p50 ${median(d50).toFixed(2)} / p99 ${median(d99).toFixed(2)} ms`;
+      const latency = jitterMs > 0 ? `${t.fakeLatencyMs} +- ${jitterMs / 2} ms` : `${t.fakeLatencyMs} ms fixed`;
+      const at = `at concurrency ${CONNECTIONS} (wrk client, fake in its own process, latency ${latency})`;
       return [
         {
           suite: "gateway",
-          name: `  cross-check: gateway p50 minus direct p50 ${at}`,
+          name: `  cross-check: gateway p50 - direct p50 ${at}`,
           value: median(g50) - median(d50),
           unit: "ms",
           note,
         },
         {
           suite: "gateway",
-          name: `  cross-check: gateway p99 minus direct p50 ${at}`,
-          value: median(g99) - median(d50),
+          name: `  cross-check: gateway p99 - direct p99 ${at}`,
+          value: median(g99) - median(d99),
           unit: "ms",
           note,
         },
@@ -132,4 +145,10 @@ export async function wrkCrossCheckRows(t: CrossCheckTargets): Promise<BenchRow[
   } finally {
     await fake.stop();
   }
+}
+
+export async function wrkCrossCheckRows(t: CrossCheckTargets): Promise<BenchRow[]> {
+  const tool = Bun.which("wrk");
+  if (!tool) return [];
+  return [...(await crossCheck(t, tool, 0)), ...(await crossCheck(t, tool, JITTER_MS))];
 }

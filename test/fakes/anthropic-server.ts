@@ -4,6 +4,7 @@
  */
 import { AnthropicRequestSchema, type AnthropicRequest } from "../../src/providers/anthropic-wire.ts";
 import {
+  answerDelayMs,
   estimateTokens,
   hangResponse,
   parseUseTool,
@@ -190,7 +191,7 @@ export function startFakeAnthropic(options: FakeServerOptions = {}): FakeServer 
       const pairing = toolPairingError(parsed.data);
       if (pairing) return anthropicError(400, "invalid_request_error", pairing);
       const step = source.next(recorded) ?? defaultAnthropicReply(parsed.data);
-      const delay = step.delayMs ?? options.latencyMs ?? 0;
+      const delay = step.delayMs ?? answerDelayMs(options);
       if (delay > 0) await Bun.sleep(delay);
       if (step.type === "hang") return hangResponse(request, stopped.signal);
       return messagesResponse(parsed.data, step, options);

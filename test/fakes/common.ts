@@ -39,6 +39,12 @@ export interface FakeServerOptions {
   port?: number;
   /** Default delay before every chat answer (benchmarks). */
   latencyMs?: number;
+  /**
+   * Spread of that delay: each answer waits latencyMs plus a uniform offset in [-j/2, +j/2]. Fixed delays make
+   * concurrent answers fall due in the same timer tick (Bun's timers have 1 ms granularity), a burst that
+   * independent clients of a real provider do not cause.
+   */
+  latencyJitterMs?: number;
   /** Default delay between streamed pieces. */
   chunkDelayMs?: number;
   /** When set, requests must carry this key (Bearer for OpenAI, x-api-key for Anthropic). */
@@ -189,7 +195,7 @@ export function stepContent(step: FakeStep): StepContent {
   }
 }
 
-/** Parse `--port N --latency-ms N --chunk-delay-ms N --api-key K` for the standalone fakes. */
+/** Parse `--port N --latency-ms N --latency-jitter-ms N --chunk-delay-ms N --api-key K` for the standalone fakes. */
 export function parseFakeArgs(argv: string[]): FakeServerOptions {
   const options: FakeServerOptions = {};
   for (let i = 0; i < argv.length; i += 2) {
@@ -197,11 +203,18 @@ export function parseFakeArgs(argv: string[]): FakeServerOptions {
     if (value === undefined) throw new Error(`missing value after ${argv[i]}`);
     if (argv[i] === "--port") options.port = Number(value);
     else if (argv[i] === "--latency-ms") options.latencyMs = Number(value);
+    else if (argv[i] === "--latency-jitter-ms") options.latencyJitterMs = Number(value);
     else if (argv[i] === "--chunk-delay-ms") options.chunkDelayMs = Number(value);
     else if (argv[i] === "--api-key") options.apiKey = value;
     else throw new Error(`unknown option ${argv[i]}`);
   }
   return options;
+}
+
+/** The default delay before one answer: latencyMs, spread by latencyJitterMs (never negative). */
+export function answerDelayMs(options: FakeServerOptions): number {
+  const jitter = options.latencyJitterMs ?? 0;
+  return Math.max(0, (options.latencyMs ?? 0) + (jitter > 0 ? (Math.random() - 0.5) * jitter : 0));
 }
 
 export function runStandalone(start: (options: FakeServerOptions) => FakeServer): void {

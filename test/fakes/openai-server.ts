@@ -1,11 +1,13 @@
 /**
  * A fake OpenAI Chat Completions server on 127.0.0.1 speaking the real wire format (JSON and SSE).
  * Default behaviour is deterministic (see defaultReply); tests script answers with enqueue()/script().
- * Standalone: `bun test/fakes/openai-server.ts --port N [--latency-ms N] [--chunk-delay-ms N] [--api-key K]`
+ * Standalone: `bun test/fakes/openai-server.ts --port N [--latency-ms N] [--latency-jitter-ms N] [--chunk-delay-ms N]
+ * [--api-key K]`
  * prints its URL on the first line of stdout.
  */
 import { OpenAIChatRequestSchema, type OpenAIChatRequest } from "../../src/providers/openai-wire.ts";
 import {
+  answerDelayMs,
   estimateTokens,
   hangResponse,
   parseUseTool,
@@ -206,7 +208,7 @@ export function startFakeOpenAI(options: FakeServerOptions = {}): FakeServer {
       const pairing = toolPairingError(parsed.data);
       if (pairing) return openaiError(400, pairing, "invalid_request_error", null);
       const step = source.next(recorded) ?? defaultReply(parsed.data);
-      const delay = step.delayMs ?? options.latencyMs ?? 0;
+      const delay = step.delayMs ?? answerDelayMs(options);
       if (delay > 0) await Bun.sleep(delay);
       if (step.type === "hang") return hangResponse(request, stopped.signal);
       const response = chatResponse(parsed.data, step, options);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
+import { answerDelayMs, parseFakeArgs } from "../fakes/common.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/index.ts";
 
 let fake: FakeServer;
@@ -100,5 +101,20 @@ describe("standalone fake process", () => {
       child.kill("SIGTERM");
       expect(await child.exited).toBe(0);
     }
+  });
+});
+
+describe("fake latency", () => {
+  test("latencyJitterMs spreads each answer's delay uniformly around latencyMs, never below 0", () => {
+    const delays = Array.from({ length: 2000 }, () => answerDelayMs({ latencyMs: 20, latencyJitterMs: 4 }));
+    expect(Math.min(...delays)).toBeGreaterThanOrEqual(18);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(22);
+    expect(new Set(delays.map((d) => Math.floor(d))).size).toBe(4); // 18, 19, 20, 21: spread over the ticks
+    expect(answerDelayMs({ latencyMs: 20 })).toBe(20);
+    expect(answerDelayMs({ latencyMs: 1, latencyJitterMs: 10 })).toBeGreaterThanOrEqual(0);
+    expect(parseFakeArgs(["--latency-ms", "20", "--latency-jitter-ms", "4"])).toEqual({
+      latencyMs: 20,
+      latencyJitterMs: 4,
+    });
   });
 });
