@@ -8,6 +8,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { spawnAnnouncing } from "./announce.ts";
 import type { BenchRow } from "./types.ts";
 
 const CONNECTIONS = 16;
@@ -60,20 +61,9 @@ async function startStandaloneFake(
 ): Promise<{ url: string; stop(): Promise<void> }> {
   const source = join(import.meta.dir, "..", "fakes", "openai-server.ts");
   const args = ["--port", "0", "--latency-ms", String(latencyMs), "--latency-jitter-ms", String(jitterMs)];
-  const proc = Bun.spawn([process.execPath, source, ...args], {
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error("the standalone fake exited before printing its URL");
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
+  const { proc, url } = await spawnAnnouncing([process.execPath, source, ...args], "the standalone fake");
   return {
-    url: text.split("\n")[0]!.trim(),
+    url,
     stop: async () => {
       proc.kill();
       await proc.exited;

@@ -7,6 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI } from "../../fakes/openai-server.ts";
+import { spawnAnnouncing } from "../announce.ts";
 import { turnOverheadRows } from "../turn-overhead.ts";
 import { wrkCrossCheckRows } from "../wrk-cross-check.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
@@ -75,16 +76,7 @@ async function startBareProxy(
 ): Promise<{ proc: ReturnType<typeof Bun.spawn>; url: string }> {
   const script = join(tmp, "bare-proxy.ts");
   writeFileSync(script, PROXY_SOURCE);
-  const proc = Bun.spawn([process.execPath, script, upstream], { stdout: "pipe", stderr: "inherit" });
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error("bare proxy exited before printing its URL");
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return { proc, url: text.trim() };
+  return spawnAnnouncing([process.execPath, script, upstream], "bare proxy");
 }
 
 async function stopGateway(proc: ReturnType<typeof Bun.spawn>): Promise<void> {
