@@ -28,6 +28,8 @@ export interface CrossCheckTargets {
   upstreamBody: string;
   fakeLatencyMs: number;
   startGateway(binary: string, ws: string, tmp: string): Promise<{ proc: ReturnType<typeof Bun.spawn>; url: string }>;
+  /** Writes the workspace config pointing the gateway at the fake. */
+  writeConfig(dir: string, fakeUrl: string): void;
 }
 
 /** wrk's latency distribution for POSTs of `body`; [p50, p99] in ms. */
@@ -75,11 +77,7 @@ async function startStandaloneFake(
 async function crossCheck(t: CrossCheckTargets, tool: string, jitterMs: number): Promise<BenchRow[]> {
   const fake = await startStandaloneFake(t.fakeLatencyMs, jitterMs);
   try {
-    writeFileSync(
-      join(t.dir, "config.toml"),
-      `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fake.url}"\n` +
-        `models = ["fake-model"]\n[gateway]\nrate_limit_per_minute = 100000000\nrate_limit_per_token_per_minute = 100000000\n`,
-    );
+    t.writeConfig(t.dir, fake.url);
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: t.dir };
     const created = Bun.spawnSync([t.binary, "gateway", "token", "create", "--name", "wrk", "-w", t.dir], { env });
     if (created.exitCode !== 0) throw new Error(`token create failed: ${created.stderr.toString()}`);

@@ -124,7 +124,7 @@ export class TokenStore {
     return this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM gateway_tokens WHERE revoked = 0").get()!.n;
   }
 
-  /** The live token matching `presented`, or null. A revocation by another process counts within DATA_VERSION_REUSE_MS. */
+  /** The live token matching `presented`, or null. Another process's revocation counts within DATA_VERSION_REUSE_MS. */
   verify(presented: string): TokenRecord | null {
     if (presented.length === 0 || presented.length > BEARER_MAX_CHARS) return null;
     const digest = Bun.SHA256.hash(presented, "hex");

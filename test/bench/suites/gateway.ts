@@ -25,6 +25,16 @@ function freePort(): number {
   return port;
 }
 
+/** A workspace config answering from the fake at `fakeUrl`, with rate limits out of the way. */
+function writeConfig(dir: string, fakeUrl: string): void {
+  writeFileSync(
+    join(dir, "config.toml"),
+    `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\n` +
+      `base_url = "${fakeUrl}"\nmodels = ["fake-model"]\n[gateway]\nrate_limit_per_minute = 100000000\n` +
+      `rate_limit_per_token_per_minute = 100000000\n`,
+  );
+}
+
 function env(tmp: string): Record<string, string> {
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmp };
 }
@@ -116,11 +126,7 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
   const fake = startFakeOpenAI({ latencyMs: FAKE_LATENCY_MS });
   let upstreamBody = "";
   try {
-    writeFileSync(
-      join(tmp, "config.toml"),
-      `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fake.url}"\n` +
-        `models = ["fake-model"]\n[gateway]\nrate_limit_per_minute = 100000000\nrate_limit_per_token_per_minute = 100000000\n`,
-    );
+    writeConfig(tmp, fake.url);
     const created = Bun.spawnSync([binary, "gateway", "token", "create", "--name", "bench", "-w", tmp], {
       env: env(tmp),
     });
@@ -184,7 +190,14 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
     const dir = join(tmp, "wrk");
     mkdirSync(dir);
     rows.push(
-      ...(await wrkCrossCheckRows({ binary, dir, upstreamBody, fakeLatencyMs: FAKE_LATENCY_MS, startGateway })),
+      ...(await wrkCrossCheckRows({
+        binary,
+        dir,
+        upstreamBody,
+        fakeLatencyMs: FAKE_LATENCY_MS,
+        startGateway,
+        writeConfig,
+      })),
     );
   } finally {
     await fake.stop();
