@@ -153,27 +153,31 @@ describe("prx gateway (compiled binary)", () => {
   // A real browser with every host but 127.0.0.1 unresolvable: any asset still fetched from a CDN would leave the
   // page empty. Chromium is a Debian package on the reference machine; elsewhere the test is skipped.
   const chromium = Bun.which("chromium") ?? Bun.which("chromium-browser");
-  test.skipIf(!chromium)("the Swagger UI renders every route in headless Chromium with no internet", async () => {
-    const browser = Bun.spawn(
-      [
-        chromium!,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-        "--virtual-time-budget=10000",
-        "--dump-dom",
-        `${gateway.url}/swagger`,
-      ],
-      { stdout: "pipe", stderr: "ignore" },
-    );
-    const dom = await new Response(browser.stdout).text();
-    await browser.exited;
-    const rendered = [...dom.matchAll(/class="opblock-summary-path" data-path="([^"]+)"/g)].map((m) => m[1]);
-    expect(rendered).toContain("/health");
-    expect(rendered).toContain("/v1/chat/completions");
-    expect(rendered).toContain("/api/sessions/{id}/message");
-  }, 60_000);
+  test.skipIf(!chromium)(
+    "the Swagger UI renders every route in headless Chromium with no internet",
+    async () => {
+      const browser = Bun.spawn(
+        [
+          chromium!,
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+          "--virtual-time-budget=10000",
+          "--dump-dom",
+          `${gateway.url}/swagger`,
+        ],
+        { stdout: "pipe", stderr: "ignore" },
+      );
+      const dom = await new Response(browser.stdout).text();
+      await browser.exited;
+      const rendered = [...dom.matchAll(/class="opblock-summary-path" data-path="([^"]+)"/g)].map((m) => m[1]);
+      expect(rendered).toContain("/health");
+      expect(rendered).toContain("/v1/chat/completions");
+      expect(rendered).toContain("/api/sessions/{id}/message");
+    },
+    60_000,
+  );
 
   test("413 names the limit", async () => {
     const response = await fetch(`${gateway.url}/api/sessions/e2e-big/message`, {
