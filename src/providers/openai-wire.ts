@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EMBED_MAX_DIMENSIONS, EMBED_MAX_INPUTS } from "./openai-constants.ts";
 import { isOptionalString, isPlainObject, withFastAccept } from "../core/fast-accept.ts";
 
 /**
@@ -153,10 +154,6 @@ export const OpenAIModelListSchema = z.object({
   object: z.string().optional(),
   data: z.array(z.object({ id: z.string(), object: z.string().optional(), owned_by: z.string().optional() })),
 });
-
-/** Embeddings limits: inputs per request and the length of each returned vector. */
-export const EMBED_MAX_INPUTS = 2048;
-export const EMBED_MAX_DIMENSIONS = 16_384;
 
 /** POST /embeddings answer (https://platform.openai.com/docs/api-reference/embeddings/object). */
 export const OpenAIEmbeddingResponseSchema = z.object({

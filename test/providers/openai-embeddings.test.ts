@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
 import { OpenAICompatibleProvider } from "../../src/providers/openai-compatible.ts";
-import { EMBED_MAX_DIMENSIONS, EMBED_MAX_INPUTS } from "../../src/providers/openai-wire.ts";
+import { EMBED_MAX_DIMENSIONS, EMBED_MAX_INPUTS } from "../../src/providers/openai-constants.ts";
 import { withReliability } from "../../src/providers/reliability.ts";
 import { fakeEmbedding, startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 
