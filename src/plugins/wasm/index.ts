@@ -1,7 +1,7 @@
 /** WASM engine: component and core-module loaders, sandbox Workers, host ABI. */
 export { wasmLoader } from "./loader.ts";
 export { WasmPluginInstance } from "./instance.ts";
-export type { EventSubscriber } from "./sandbox.ts";
+export type { EventSubscriber } from "./sandbox-rpc.ts";
 export { transpileCount, transpileCached } from "./transpile.ts";
 export { compileCount } from "./artifact-cache.ts";
 export { sandboxWorkerPool } from "./worker-pool.ts";

@@ -1,14 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { type ErrorCode, ErrorCodes, PrxError } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { AdmittedPlugin, GuestEventSink, PluginHostServices } from "../types.ts";
-import {
-  EXECUTION_TIME_SAMPLES,
-  MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN,
-  MAX_QUEUED_CALLS_PER_INSTANCE,
-  SANDBOX_INIT_TIMEOUT_MS,
-} from "./limits.ts";
+import { EXECUTION_TIME_SAMPLES, MAX_QUEUED_CALLS_PER_INSTANCE, SANDBOX_INIT_TIMEOUT_MS } from "./limits.ts";
 import { decodeResult, encodeCall } from "./call-codec.ts";
+import { SandboxHostRpc } from "./sandbox-rpc.ts";
 import {
   type FromWorker,
   FromWorkerParser,
@@ -17,11 +12,6 @@ import {
   type ToWorker,
 } from "./protocol.ts";
 import { sandboxWorkerPool } from "./worker-pool.ts";
-
-/** Optional bus feature: when the host's event publisher can subscribe, hook instances may call events.subscribe. */
-export interface EventSubscriber {
-  subscribe(pattern: string, handler: (topic: string, payload: unknown) => void): () => void;
-}
 
 export interface SandboxOptions {
   /** Time the Worker gets to instantiate every capability (default SANDBOX_INIT_TIMEOUT_MS; tests shorten it). */
@@ -53,10 +43,7 @@ export class Sandbox {
   private nextId = 1;
   private released: Promise<void> | null = null;
   private readonly log: Logger;
-  private readonly subscriptions = new Map<number, () => void>();
-  private nextSubscription = 1;
-  /** Per capability: where events of the guest's own subscriptions go instead of a plain on-event call. */
-  private readonly eventSinks = new Map<number, GuestEventSink>();
+  private readonly hostRpc: SandboxHostRpc;
   private onIdle: (() => void) | null = null;
   /** Restarts after a timeout or crash, for status and tests. */
   restarts = 0;
@@ -72,6 +59,7 @@ export class Sandbox {
   ) {
     this.lanes = plugin.capabilities.map(() => ({ queue: [], inFlight: null }));
     this.log = host.logger.child(`plugin.${plugin.name}`);
+    this.hostRpc = new SandboxHostRpc(plugin.name, host, this.log, (cap, fn, args) => this.call(cap, fn, args));
   }
 
   /**
@@ -93,7 +81,7 @@ export class Sandbox {
 
   /** Route events of capability `cap`'s own subscriptions through `sink` (see PluginInstance.routeGuestEvents). */
   setEventSink(cap: number, sink: GuestEventSink): void {
-    this.eventSinks.set(cap, sink);
+    this.hostRpc.setEventSink(cap, sink);
   }
 
   /** Start the Worker and instantiate every capability instance; rejects with the load error. */
@@ -210,7 +198,7 @@ export class Sandbox {
         this.host.events.publish(msg.topic, parsePayload(msg.payload));
         break;
       case "rpc":
-        this.rpc(msg.cap, msg.method, msg.args).then(
+        this.hostRpc.handle(msg.cap, msg.method, msg.args).then(
           (value) => worker.postMessage({ type: "rpc-result", id: msg.id, ok: true, value } satisfies ToWorker),
           (error: unknown) =>
             worker.postMessage({
@@ -236,57 +224,6 @@ export class Sandbox {
     else call.reject(toError(error!, `plugin ${this.plugin.name}`));
     this.pump(this.lanes.indexOf(lane));
     if (this.onIdle && this.idle()) this.onIdle();
-  }
-
-  private async rpc(cap: number, method: string, args: unknown[]): Promise<unknown> {
-    switch (method) {
-      case "memory.store": {
-        const backend = this.memoryBackend();
-        const key = `plugin:${this.plugin.name}:${randomUUID()}`;
-        await backend.store(key, String(args[0]), String(args[1]));
-        return key;
-      }
-      case "memory.recall": {
-        const entries = await this.memoryBackend().recall(String(args[0]), Number(args[1]));
-        return entries.map((e) => ({ id: e.id, text: e.content, category: e.category, importance: e.score ?? 0 }));
-      }
-      case "events.subscribe": {
-        const bus = this.host.events as unknown as Partial<EventSubscriber>;
-        if (typeof bus.subscribe !== "function")
-          throw new Error("events.subscribe is unsupported: this host's event bus cannot subscribe");
-        if (this.subscriptions.size >= MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN) {
-          throw new Error(`more than ${MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN} event subscriptions`);
-        }
-        const id = this.nextSubscription++;
-        const off = bus.subscribe.call(this.host.events, String(args[0]), (topic, payload) => {
-          const text = typeof payload === "string" ? payload : JSON.stringify(payload ?? null);
-          const sink = this.eventSinks.get(cap);
-          void (async () => {
-            try {
-              await (sink ? sink(topic, text) : this.call(cap, "on-event", [topic, text]));
-            } catch (error) {
-              this.log.warn(`on-event for ${topic} failed`, { error: (error as Error).message });
-            }
-          })();
-        });
-        this.subscriptions.set(id, off);
-        return id;
-      }
-      case "events.unsubscribe": {
-        const off = this.subscriptions.get(Number(args[0]));
-        if (!off) throw new Error(`no subscription ${String(args[0])}`);
-        off();
-        this.subscriptions.delete(Number(args[0]));
-        return null;
-      }
-    }
-    throw new Error(`unknown rpc ${method}`);
-  }
-
-  private memoryBackend() {
-    const backend = this.host.memory();
-    if (!backend) throw new Error('no memory backend is configured (memory.backend = "none")');
-    return backend;
   }
 
   private timedOut(cap: number, fn: string, limit: number): void {
@@ -346,8 +283,7 @@ export class Sandbox {
   release(): Promise<void> {
     this.released ??= (async () => {
       if (!this.idle()) await new Promise<void>((resolve) => (this.onIdle = resolve));
-      for (const off of this.subscriptions.values()) off();
-      this.subscriptions.clear();
+      this.hostRpc.release();
       this.worker?.terminate();
       this.worker = null;
       this.letGoOfPool();
