@@ -11,13 +11,25 @@
  * directly. Beside it, the older measure (gateway p50/p99 minus the median of a separately timed "fake alone"
  * series), which at concurrency 16 also charges the fake's own timer jitter to the gateway, and a bare Bun.serve
  * proxy forwarding the same body (the cost of one extra HTTP hop through another process on this machine).
+ *
+ * The fake runs in its own process, as a provider runs on another machine, and reports its records over stdin/
+ * stdout (announce.ts). Until session 5 it ran inside this process: its ~150 us of CPU per answer then sat in the
+ * load generator's event loop, delaying the client's own timestamps (at concurrency 16 its "fake alone" series
+ * showed 4.9 ms between p50 and p99), which the per-turn subtraction cannot remove.
+ *
+ * Measured in the gateway's steady state: it first serves blocks of turns until its JIT stops compiling
+ * (jit-settle.ts; ~15,000 turns here), as a long-running gateway does within its first minute of traffic.
  */
-import type { FakeServer } from "../fakes/openai-server.ts";
+import type { StandaloneFake } from "./announce.ts";
+import { describeWarmup, warmUntilJitSettles } from "./jit-settle.ts";
 import { stats, type BenchRow } from "./types.ts";
 
 const TURNS_SEQUENTIAL = 150;
-const TURNS_PER_WORKER = 25;
-const TURN_WARMUP = 200;
+const TURNS_PER_WORKER = 150;
+/** Turns per warm-up block of the gateway (at CONCURRENCY), repeated until its JIT settles (jit-settle.ts). */
+const WARMUP_BLOCK_PER_WORKER = 100;
+/** Warm-up of the bare proxy (a few lines of JavaScript: its JIT settles within these). */
+const BARE_WARMUP = 400;
 /** Each latency series is measured in this many blocks, alternating with the others. */
 const ROUNDS = 3;
 const CONCURRENCY = 16;
@@ -45,23 +57,23 @@ async function timed(workers: number, count: number, once: () => Promise<string>
   return out;
 }
 
-/** The fake's own time per request text, harvested before its records are reset. */
-function handledByText(fake: FakeServer, into: Map<string, number>): void {
-  for (const request of fake.chatRequests()) {
-    const content = request.body?.messages?.at(-1)?.content;
-    if (typeof content === "string" && request.handledMs !== undefined) into.set(content, request.handledMs);
-  }
-  fake.reset();
-}
-
 export interface TurnTargets {
   gatewayUrl: string;
+  /** The gateway's process id (its JIT threads are watched during the warm-up). */
+  gatewayPid: number;
   token: string;
-  fake: FakeServer;
+  /** The fake in its own process (the gateway's provider). */
+  fake: StandaloneFake;
   bareUrl: string;
 }
 
-export async function turnOverheadRows({ gatewayUrl, token, fake, bareUrl }: TurnTargets): Promise<BenchRow[]> {
+export async function turnOverheadRows({
+  gatewayUrl,
+  gatewayPid,
+  token,
+  fake,
+  bareUrl,
+}: TurnTargets): Promise<BenchRow[]> {
   let seq = 0;
   const viaGateway = async () => {
     const text = `bench turn ${seq++}`;
@@ -74,10 +86,13 @@ export async function turnOverheadRows({ gatewayUrl, token, fake, bareUrl }: Tur
     await response.arrayBuffer();
     return text;
   };
-  await timed(4, TURN_WARMUP / 4, viaGateway); // warm-up: JIT, route compilation, SQLite caches
   // What the gateway sends upstream for a turn (system prompt, tool specs): the fake alone gets the same.
-  const upstream = fake.chatRequests().at(-1)!.body as { messages: { content: string }[] };
-  fake.reset();
+  const warmup = await warmUntilJitSettles(gatewayPid, async () => {
+    const served = (await timed(CONCURRENCY, WARMUP_BLOCK_PER_WORKER, viaGateway)).length;
+    await fake.handled(); // forget the warm-up's records
+    return served;
+  });
+  const upstream = (await fake.lastBody()) as { messages: { content: string }[] };
   const post = (target: string) => async () => {
     const text = `bench direct ${seq++}`;
     upstream.messages.at(-1)!.content = text;
@@ -89,7 +104,7 @@ export async function turnOverheadRows({ gatewayUrl, token, fake, bareUrl }: Tur
   };
   const direct = post(`${fake.url}/chat/completions`);
   const bare = post(bareUrl);
-  await timed(4, TURN_WARMUP / 4, bare);
+  await timed(4, BARE_WARMUP / 4, bare);
 
   const rows: BenchRow[] = [];
   const row = (name: string, value: number, extra: Partial<BenchRow> = {}) =>
@@ -107,7 +122,7 @@ export async function turnOverheadRows({ gatewayUrl, token, fake, bareUrl }: Tur
         const kind = (round + k) % kinds.length;
         samples[kind]!.push(...(await timed(workers, Math.ceil(count / ROUNDS), kinds[kind]!)));
       }
-      handledByText(fake, handled);
+      for (const [text, ms] of await fake.handled()) handled.set(text, ms);
     }
     const own = (s: Sample) => {
       const ms = handled.get(s.text);
@@ -121,7 +136,7 @@ export async function turnOverheadRows({ gatewayUrl, token, fake, bareUrl }: Tur
     const ms = (s: { p50: number; p99: number }) => `p50 ${s.p50.toFixed(2)} / p99 ${s.p99.toFixed(2)} ms`;
     const note =
       `gateway ${ms(gateway!)}; fake alone ${ms(fakeOnly!)}; bare proxy hop ${ms(hop!)}; ` +
-      `direct-path network floor ${floor.toFixed(2)} ms`;
+      `direct-path network floor ${floor.toFixed(2)} ms; gateway ${describeWarmup(warmup)}`;
     const at = `at concurrency ${workers}`;
     row(`turn overhead p50 ${at} (per turn, minus the fake's own time)`, perTurn.p50, {
       target: { op: "<=", value: TARGET_P50_MS },

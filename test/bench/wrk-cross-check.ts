@@ -8,7 +8,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { spawnAnnouncing } from "./announce.ts";
+import { startStandaloneFake } from "./announce.ts";
+import { describeWarmup, warmUntilJitSettles } from "./jit-settle.ts";
 import type { BenchRow } from "./types.ts";
 
 const CONNECTIONS = 16;
@@ -54,23 +55,8 @@ function wrk(tool: string, dir: string, name: string, url: string, body: string,
     if (!m) throw new Error(`wrk printed no ${p}% latency for ${url}: ${out.slice(0, 300)}`);
     return Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1);
   };
-  return [at("50"), at("99")] as const;
-}
-
-async function startStandaloneFake(
-  latencyMs: number,
-  jitterMs: number,
-): Promise<{ url: string; stop(): Promise<void> }> {
-  const source = join(import.meta.dir, "..", "fakes", "openai-server.ts");
-  const args = ["--port", "0", "--latency-ms", String(latencyMs), "--latency-jitter-ms", String(jitterMs)];
-  const { proc, url } = await spawnAnnouncing([process.execPath, source, ...args], "the standalone fake");
-  return {
-    url,
-    stop: async () => {
-      proc.kill();
-      await proc.exited;
-    },
-  };
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? "0");
+  return { p50: at("50"), p99: at("99"), requests };
 }
 
 /** One fake (fixed or jittered latency), a gateway in front of it, wrk against both in alternating rounds. */
@@ -91,23 +77,30 @@ async function crossCheck(t: CrossCheckTargets, tool: string, jitterMs: number):
         wrk(tool, t.dir, "direct", `${fake.url}/chat/completions`, t.upstreamBody, {
           "content-type": "application/json",
         });
-      viaGateway(); // warm-up
+      // Steady state, as in turn-overhead.ts; the fake forgets each run's records.
+      const warmup = await warmUntilJitSettles(gateway.proc.pid, async () => {
+        const served = viaGateway().requests;
+        await fake.handled();
+        return served;
+      });
       const g50: number[] = [];
       const g99: number[] = [];
       const d50: number[] = [];
       const d99: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        const [p50, p99] = viaGateway();
-        g50.push(p50);
-        g99.push(p99);
-        const [q50, q99] = direct();
-        d50.push(q50);
-        d99.push(q99);
+        const g = viaGateway();
+        g50.push(g.p50);
+        g99.push(g.p99);
+        const d = direct();
+        d50.push(d.p50);
+        d99.push(d.p99);
+        await fake.handled();
       }
       const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
       const note =
         `wrk -c${CONNECTIONS}, ${ROUNDS} alternating rounds of ${SECONDS} s; gateway p50 ${median(g50).toFixed(2)} / ` +
-        `p99 ${median(g99).toFixed(2)} ms, direct p50 ${median(d50).toFixed(2)} / p99 ${median(d99).toFixed(2)} ms`;
+        `p99 ${median(g99).toFixed(2)} ms, direct p50 ${median(d50).toFixed(2)} / p99 ${median(d99).toFixed(2)} ms; ` +
+        describeWarmup(warmup);
       const latency = jitterMs > 0 ? `${t.fakeLatencyMs} +- ${jitterMs / 2} ms` : `${t.fakeLatencyMs} ms fixed`;
       const at = `at concurrency ${CONNECTIONS} (wrk client, fake in its own process, latency ${latency})`;
       return [

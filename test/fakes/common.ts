@@ -217,10 +217,50 @@ export function answerDelayMs(options: FakeServerOptions): number {
   return Math.max(0, (options.latencyMs ?? 0) + (jitter > 0 ? (Math.random() - 0.5) * jitter : 0));
 }
 
+/**
+ * The fake's own time per chat request, by the text of its last message, for the requests recorded so far
+ * (requests whose last message has no plain text, or that were not answered yet, are left out).
+ */
+export function handledByLastText(fake: Pick<FakeServer, "chatRequests">): Array<[string, number]> {
+  const out: Array<[string, number]> = [];
+  for (const request of fake.chatRequests()) {
+    const content = (request.body as { messages?: Array<{ content?: unknown }> } | null)?.messages?.at(-1)?.content;
+    if (typeof content === "string" && request.handledMs !== undefined) out.push([content, request.handledMs]);
+  }
+  return out;
+}
+
+/** The standalone fake's control commands on stdin (one per line; the HTTP side stays the provider's API). */
+export const STANDALONE_HANDLED_COMMAND = "handled";
+export const STANDALONE_LAST_BODY_COMMAND = "last-body";
+
+/**
+ * A fake in its own process: prints its URL as the first line of stdout, serves until SIGTERM/SIGINT. Commands on
+ * stdin are answered with one JSON line each on stdout: STANDALONE_HANDLED_COMMAND gives handledByLastText() of the
+ * requests recorded since the previous one, which are then forgotten (so a long benchmark does not pile them up);
+ * STANDALONE_LAST_BODY_COMMAND gives the body of the last chat request ever received (null before any).
+ */
 export function runStandalone(start: (options: FakeServerOptions) => FakeServer): void {
   const fake = start(parseFakeArgs(process.argv.slice(2)));
   console.log(fake.url);
   const shutdown = () => void fake.stop().then(() => process.exit(0));
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
+  let lastBody: unknown = null;
+  void (async () => {
+    for await (const line of console) {
+      const command = line.trim();
+      if (command === STANDALONE_HANDLED_COMMAND) {
+        const handled = handledByLastText(fake);
+        lastBody = fake.chatRequests().at(-1)?.body ?? lastBody;
+        fake.reset();
+        console.log(JSON.stringify(handled));
+      } else if (command === STANDALONE_LAST_BODY_COMMAND) {
+        console.log(JSON.stringify(fake.chatRequests().at(-1)?.body ?? lastBody));
+      } else if (command !== "") {
+        const known = `"${STANDALONE_HANDLED_COMMAND}" or "${STANDALONE_LAST_BODY_COMMAND}"`;
+        console.error(`fake: unknown command "${command}" on stdin (expected ${known})`);
+      }
+    }
+  })();
 }

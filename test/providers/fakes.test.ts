@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
+import { startStandaloneFake } from "../bench/announce.ts";
 import { answerDelayMs, parseFakeArgs } from "../fakes/common.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/index.ts";
 
@@ -100,6 +101,34 @@ describe("standalone fake process", () => {
     } finally {
       child.kill("SIGTERM");
       expect(await child.exited).toBe(0);
+    }
+  });
+});
+
+describe("standalone fake control over stdin (the benchmarks' fake in its own process)", () => {
+  test("`handled` reports the fake's own time per last-message text since the previous call; `last-body` the last body", async () => {
+    const standalone = await startStandaloneFake(5);
+    try {
+      expect(await standalone.lastBody()).toBeNull();
+      const ask = (text: string) =>
+        fetch(`${standalone.url}/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "m", messages: [{ role: "user", content: text }] }),
+        }).then((response) => response.json());
+      await Promise.all([ask("first"), ask("second")]);
+      const handled = await standalone.handled();
+      expect([...handled.keys()].sort()).toEqual(["first", "second"]);
+      for (const ms of handled.values()) expect(ms).toBeGreaterThanOrEqual(4); // the 5 ms delay, timer rounding aside
+      expect((await standalone.handled()).size).toBe(0); // forgotten once reported
+      expect(await standalone.lastBody()).toMatchObject({
+        messages: [{ content: expect.stringMatching(/first|second/) }],
+      });
+      await ask("third");
+      expect([...(await standalone.handled()).keys()]).toEqual(["third"]);
+      expect(await standalone.lastBody()).toMatchObject({ messages: [{ role: "user", content: "third" }] });
+    } finally {
+      await standalone.stop();
     }
   });
 });

@@ -6,8 +6,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFakeOpenAI } from "../../fakes/openai-server.ts";
-import { spawnAnnouncing } from "../announce.ts";
+import { spawnAnnouncing, startStandaloneFake } from "../announce.ts";
 import { turnOverheadRows } from "../turn-overhead.ts";
 import { wrkCrossCheckRows } from "../wrk-cross-check.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
@@ -123,7 +122,7 @@ async function healthRps(url: string): Promise<{ rps: number; tool: string }> {
 
 const suite: BenchSuite = async ({ binary, tmp }) => {
   const rows: BenchRow[] = [];
-  const fake = startFakeOpenAI({ latencyMs: FAKE_LATENCY_MS });
+  const fake = await startStandaloneFake(FAKE_LATENCY_MS);
   let upstreamBody = "";
   try {
     writeConfig(tmp, fake.url);
@@ -169,7 +168,9 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
 
       const bare = await startBareProxy(tmp, `${fake.url}/chat/completions`);
       try {
-        rows.push(...(await turnOverheadRows({ gatewayUrl: url, token, fake, bareUrl: bare.url })));
+        rows.push(
+          ...(await turnOverheadRows({ gatewayUrl: url, gatewayPid: proc.pid, token, fake, bareUrl: bare.url })),
+        );
       } finally {
         bare.proc.kill();
         await bare.proc.exited;
@@ -183,7 +184,7 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
         body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "bench turn" }] }),
       });
       await turn.arrayBuffer();
-      upstreamBody = JSON.stringify(fake.chatRequests().at(-1)!.body);
+      upstreamBody = JSON.stringify(await fake.lastBody());
     } finally {
       await stopGateway(proc);
     }
