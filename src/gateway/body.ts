@@ -80,8 +80,10 @@ export function tooLarge(size: number | string, maxBytes: number): PrxError {
 export async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(declared, maxBytes);
-  if (!request.body) return new Uint8Array(0);
+  // Touching `request.body` makes Bun build a ReadableStream for it (~5 us per request at concurrency 16), so a
+  // declared length is read without it.
   if (declared !== null && /^\d+$/.test(declared)) return new Uint8Array(await request.arrayBuffer());
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
