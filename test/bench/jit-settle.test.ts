@@ -34,6 +34,10 @@ describe("warm-up until the JIT settles (benchmark harness)", () => {
     expect(warm).toEqual({ turns: WARMUP_MIN_TURNS, jitUsPerTurn: null, settled: false });
   });
 
+  test("a block that serves nothing is an error, not an endless warm-up", async () => {
+    await expect(warmUntilJitSettles(1, async () => 0, () => 0)).rejects.toThrow(/served 0 turns/);
+  });
+
   /** A JIT clock that advances `usPerTurn` for every turn a block serves. */
   function compiling(usPerTurn: number) {
     let clock = 0;

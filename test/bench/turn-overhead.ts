@@ -13,7 +13,7 @@
  * proxy forwarding the same body (the cost of one extra HTTP hop through another process on this machine).
  *
  * The fake runs in its own process, as a provider runs on another machine, and reports its records over stdin/
- * stdout (announce.ts). Until session 5 it ran inside this process: its ~150 us of CPU per answer then sat in the
+ * stdout (announce.ts). Until 2026-11-30 it ran inside this process: its ~150 us of CPU per answer then sat in the
  * load generator's event loop, delaying the client's own timestamps (at concurrency 16 its "fake alone" series
  * showed 4.9 ms between p50 and p99), which the per-turn subtraction cannot remove.
  *

@@ -1,10 +1,9 @@
 /**
  * A cross-check of the turn overhead at concurrency 16 with nothing of Bun on the client side: wrk (C) drives
- * the gateway and, alternately, the fake directly, and the fake runs in its own process. The main measure
- * (turn-overhead.ts) shares one Bun process between the load generator and the fake, which on a 2-core machine
- * competes with the gateway for CPU; this shows how much of the overhead that explains, with the fake's fixed
- * latency and with it spread (see JITTER_MS). No per-turn matching here (wrk cannot see the fake's records):
- * gateway p50 minus the direct path's p50, and p99 minus p99.
+ * the gateway and, alternately, the fake directly (in its own process, as in turn-overhead.ts), with the fake's
+ * fixed latency and with it spread (see JITTER_MS). The main measure's client is a Bun process whose own work
+ * shares the 2 cores; this one's client costs far less CPU per request. No per-turn matching here (wrk cannot see
+ * the fake's records): gateway p50 minus the direct path's p50, and p99 minus p99.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
