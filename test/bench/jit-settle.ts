@@ -58,7 +58,8 @@ export async function warmUntilJitSettles(
   while (turns < WARMUP_MAX_TURNS) {
     const before = readJitUs(pid);
     const served = await block();
-    if (!(served > 0)) throw new Error(`a warm-up block served ${served} turns; the server under test is not answering`);
+    if (!(served > 0))
+      throw new Error(`a warm-up block served ${served} turns; the server under test is not answering`);
     turns += served;
     const after = readJitUs(pid);
     if (before === null || after === null) {
