@@ -30,7 +30,7 @@ export function expandWat(source: string): string {
   const body = source
     .replace(";;@prelude", prelude)
     .replace(";;@component-prelude", componentPrelude)
-    .replace(/;;@post ([\w -]+)/, (_, names: string) =>
+    .replace(/;;@post ([^\n]+)/, (_, names: string) =>
       names
         .trim()
         .split(/\s+/)

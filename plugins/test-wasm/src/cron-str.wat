@@ -2,9 +2,9 @@
 (module
   ;;@prelude
   ;;@component-prelude
-  ;;@post run
+  ;;@post prx:plugin/cron-exports@0.1.0#run
   ;;@str $msg "cron ran"
-  (func (export "run") (result i32)
+  (func (export "prx:plugin/cron-exports@0.1.0#run") (result i32)
     (local $r i32)
     (local.set $r (call $malloc (i32.const 12)))
     (i32.store8 (local.get $r) (i32.const 0))

@@ -3,14 +3,14 @@
   (import "prx:host/log@0.1.0" "log" (func $log (param i32 i32 i32)))
   ;;@prelude
   ;;@component-prelude
-  ;;@post get-spec execute
+  ;;@post prx:plugin/tool-exports@0.1.0#get-spec prx:plugin/tool-exports@0.1.0#execute
   ;;@str $name "echo_upper"
   ;;@str $desc "Upper-cases its input"
   ;;@str $schema "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}"
   ;;@str $msg "echo_upper called"
-  (func (export "get-spec") (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#get-spec") (result i32)
     (call $spec $name.ptr $name.len $desc.ptr $desc.len $schema.ptr $schema.len))
-  (func (export "execute") (param $p i32) (param $n i32) (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#execute") (param $p i32) (param $n i32) (result i32)
     (local $out i32) (local $i i32) (local $c i32)
     (call $log (i32.const 2) $msg.ptr $msg.len)
     (local.set $out (call $malloc (local.get $n)))

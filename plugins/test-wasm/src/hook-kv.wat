@@ -5,7 +5,7 @@
   (import "prx:host/events@0.1.0" "subscribe" (func $subscribe (param i32 i32 i32)))
   ;;@prelude
   ;;@component-prelude
-  ;;@post on-event
+  ;;@post prx:plugin/hook-exports@0.1.0#on-event
   ;;@str $k1 "last-event"
   ;;@str $k2 "last-payload"
   ;;@str $sub "prx.test.subscribe"
@@ -19,7 +19,7 @@
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)))
     (i32.const 0))
-  (func (export "on-event") (param $e i32) (param $el i32) (param $p i32) (param $pl i32) (result i32)
+  (func (export "prx:plugin/hook-exports@0.1.0#on-event") (param $e i32) (param $el i32) (param $p i32) (param $pl i32) (result i32)
     (local $r i32) (local $s i32)
     (local.set $r (call $malloc (i32.const 16)))
     (if (i32.and (i32.eq (local.get $el) $sub.len)

@@ -4,14 +4,14 @@
     (func $request (param i32 i32 i32 i32 i32 i32 i32 i32 i32 i32)))
   ;;@prelude
   ;;@component-prelude
-  ;;@post get-spec execute
+  ;;@post prx:plugin/tool-exports@0.1.0#get-spec prx:plugin/tool-exports@0.1.0#execute
   ;;@str $name "fetch"
   ;;@str $desc "GETs a URL"
   ;;@str $schema "{}"
   ;;@str $get "GET"
-  (func (export "get-spec") (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#get-spec") (result i32)
     (call $spec $name.ptr $name.len $desc.ptr $desc.len $schema.ptr $schema.len))
-  (func (export "execute") (param $p i32) (param $n i32) (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#execute") (param $p i32) (param $n i32) (result i32)
     (local $r i32)
     (local.set $r (call $malloc (i32.const 24)))
     ;; method, url, headers (empty list), body none, return area

@@ -5,14 +5,14 @@
   (import "prx:host/kv@0.1.0" "set" (func $kv_set (param i32 i32 i32 i32 i32)))
   ;;@prelude
   ;;@component-prelude
-  ;;@post get-spec execute
+  ;;@post prx:plugin/tool-exports@0.1.0#get-spec prx:plugin/tool-exports@0.1.0#execute
   ;;@str $name "remember"
   ;;@str $desc "Returns the previous input and stores this one"
   ;;@str $schema "{}"
   ;;@str $key "last"
-  (func (export "get-spec") (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#get-spec") (result i32)
     (call $spec $name.ptr $name.len $desc.ptr $desc.len $schema.ptr $schema.len))
-  (func (export "execute") (param $p i32) (param $n i32) (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#execute") (param $p i32) (param $n i32) (result i32)
     (local $got i32) (local $set i32) (local $prev i32) (local $prevLen i32)
     (local.set $got (call $malloc (i32.const 12)))
     (call $kv_get $key.ptr $key.len (local.get $got))

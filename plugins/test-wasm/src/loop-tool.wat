@@ -2,15 +2,15 @@
 (module
   ;;@prelude
   ;;@component-prelude
-  ;;@post get-spec execute
+  ;;@post prx:plugin/tool-exports@0.1.0#get-spec prx:plugin/tool-exports@0.1.0#execute
   ;;@str $name "spin"
   ;;@str $desc "Loops forever"
   ;;@str $schema "{}"
   ;;@str $ok "alive"
-  (func (export "get-spec") (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#get-spec") (result i32)
     (call $spec $name.ptr $name.len $desc.ptr $desc.len $schema.ptr $schema.len))
   ;; execute("quick") returns "alive"; anything else spins forever
-  (func (export "execute") (param $p i32) (param $n i32) (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#execute") (param $p i32) (param $n i32) (result i32)
     (if (i32.eq (local.get $n) (i32.const 5))
       (then (return (call $result (i32.const 1) $ok.ptr $ok.len (i32.const 0) (i32.const 0) (i32.const 0)))))
     (loop $forever (br $forever))

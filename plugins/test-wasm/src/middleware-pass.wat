@@ -2,8 +2,8 @@
 (module
   ;;@prelude
   ;;@component-prelude
-  ;;@post process
-  (func (export "process") (param $s i32) (param $sl i32) (param $d i32) (param $dl i32) (result i32)
+  ;;@post prx:plugin/middleware-exports@0.1.0#process
+  (func (export "prx:plugin/middleware-exports@0.1.0#process") (param $s i32) (param $sl i32) (param $d i32) (param $dl i32) (result i32)
     (local $r i32)
     (local.set $r (call $malloc (i32.const 12)))
     (i32.store8 (local.get $r) (i32.const 0))

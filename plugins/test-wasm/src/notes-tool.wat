@@ -5,15 +5,15 @@
   (import "prx:host/events@0.1.0" "publish" (func $publish (param i32 i32 i32 i32 i32)))
   ;;@prelude
   ;;@component-prelude
-  ;;@post get-spec execute
+  ;;@post prx:plugin/tool-exports@0.1.0#get-spec prx:plugin/tool-exports@0.1.0#execute
   ;;@str $name "note"
   ;;@str $desc "Stores a note in memory"
   ;;@str $schema "{}"
   ;;@str $category "note"
   ;;@str $topic "notes.stored"
-  (func (export "get-spec") (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#get-spec") (result i32)
     (call $spec $name.ptr $name.len $desc.ptr $desc.len $schema.ptr $schema.len))
-  (func (export "execute") (param $p i32) (param $n i32) (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#execute") (param $p i32) (param $n i32) (result i32)
     (local $r i32) (local $e i32)
     (local.set $r (call $malloc (i32.const 12)))
     (call $store (local.get $p) (local.get $n) $category.ptr $category.len (local.get $r))

@@ -4,19 +4,19 @@
   (import "prx:host/kv@0.1.0" "get" (func $kv_get (param i32 i32 i32)))
   ;;@prelude
   ;;@component-prelude
-  ;;@post name chat
+  ;;@post prx:plugin/provider-exports@0.1.0#name prx:plugin/provider-exports@0.1.0#chat
   ;;@str $name "wasm-echo"
   ;;@str $says "wasm says: "
   ;;@str $user "user"
   ;;@str $none "no user message"
-  (func (export "name") (result i32)
+  (func (export "prx:plugin/provider-exports@0.1.0#name") (result i32)
     (local $r i32)
     (local.set $r (call $malloc (i32.const 8)))
     (i32.store (local.get $r) $name.ptr)
     (i32.store offset=4 (local.get $r) $name.len)
     (local.get $r))
   ;; messages: list<{role: string, content: string}> (16 bytes each), model: string, temperature: f64
-  (func (export "chat") (param $m i32) (param $mn i32) (param $model i32) (param $modelLen i32) (param $temp f64) (result i32)
+  (func (export "prx:plugin/provider-exports@0.1.0#chat") (param $m i32) (param $mn i32) (param $model i32) (param $modelLen i32) (param $temp f64) (result i32)
     (local $i i32) (local $msg i32) (local $found i32) (local $c i32) (local $cl i32) (local $out i32) (local $r i32)
     (local.set $found (i32.const -1))
     (block $done

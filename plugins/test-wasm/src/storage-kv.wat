@@ -7,7 +7,7 @@
   (import "prx:host/kv@0.1.0" "list-keys" (func $kv_list (param i32 i32 i32)))
   ;;@prelude
   ;;@component-prelude
-  ;;@post name store-memory recall-memory forget-memory count-memories
+  ;;@post prx:plugin/storage-exports@0.1.0#name prx:plugin/storage-exports@0.1.0#store-memory prx:plugin/storage-exports@0.1.0#recall-memory prx:plugin/storage-exports@0.1.0#forget-memory prx:plugin/storage-exports@0.1.0#count-memories
   ;;@str $name "wasm-kv"
   ;;@str $prefix "m:"
   ;;@str $epoch "1970-01-01T00:00:00Z"
@@ -35,13 +35,13 @@
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $outer)))
     (i32.const 0))
-  (func (export "name") (result i32)
+  (func (export "prx:plugin/storage-exports@0.1.0#name") (result i32)
     (local $r i32)
     (local.set $r (call $malloc (i32.const 8)))
     (i32.store (local.get $r) $name.ptr)
     (i32.store offset=4 (local.get $r) $name.len)
     (local.get $r))
-  (func (export "store-memory")
+  (func (export "prx:plugin/storage-exports@0.1.0#store-memory")
     (param $k i32) (param $kl i32) (param $c i32) (param $cl i32) (param $cat i32) (param $catl i32)
     (param $hasSession i32) (param $s i32) (param $sl i32) (result i32)
     (local $key i32) (local $val i32) (local $r i32)
@@ -55,7 +55,7 @@
     (call $kv_set (local.get $key) (i32.add (local.get $kl) $prefix.len)
       (local.get $val) (i32.add (i32.add (local.get $catl) (i32.const 1)) (local.get $cl)) (local.get $r))
     (local.get $r))
-  (func (export "recall-memory")
+  (func (export "prx:plugin/storage-exports@0.1.0#recall-memory")
     (param $q i32) (param $ql i32) (param $limit i32) (param $hasSession i32) (param $s i32) (param $sl i32) (result i32)
     (local $keys i32) (local $n i32) (local $i i32) (local $count i32) (local $entries i32) (local $e i32)
     (local $kp i32) (local $kl i32) (local $got i32) (local $v i32) (local $vl i32) (local $sep i32) (local $r i32)
@@ -105,13 +105,13 @@
     (i32.store offset=4 (local.get $r) (local.get $entries))
     (i32.store offset=8 (local.get $r) (local.get $count))
     (local.get $r))
-  (func (export "forget-memory") (param $k i32) (param $kl i32) (result i32)
+  (func (export "prx:plugin/storage-exports@0.1.0#forget-memory") (param $k i32) (param $kl i32) (result i32)
     (local $r i32)
     (local.set $r (call $malloc (i32.const 12)))
     ;; result<bool, string> has the same layout as kv.delete's: pass it through
     (call $kv_delete (call $concat $prefix.ptr $prefix.len (local.get $k) (local.get $kl)) (i32.add (local.get $kl) $prefix.len) (local.get $r))
     (local.get $r))
-  (func (export "count-memories") (result i32)
+  (func (export "prx:plugin/storage-exports@0.1.0#count-memories") (result i32)
     (local $keys i32) (local $r i32)
     (local.set $keys (call $malloc (i32.const 8)))
     (call $kv_list $prefix.ptr $prefix.len (local.get $keys))
@@ -119,5 +119,5 @@
     (i32.store8 (local.get $r) (i32.const 0))
     (i32.store offset=4 (local.get $r) (i32.load offset=4 (local.get $keys)))
     (local.get $r))
-  (func (export "health-check") (result i32) (i32.const 1))
+  (func (export "prx:plugin/storage-exports@0.1.0#health-check") (result i32) (i32.const 1))
 )

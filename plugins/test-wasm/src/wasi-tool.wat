@@ -9,16 +9,16 @@
   (import "wasi:io/streams@0.2.0" "[resource-drop]output-stream" (func $drop (param i32)))
   ;;@prelude
   ;;@component-prelude
-  ;;@post get-spec execute
+  ;;@post prx:plugin/tool-exports@0.1.0#get-spec prx:plugin/tool-exports@0.1.0#execute
   ;;@str $name "wasi_probe"
   ;;@str $desc "Probes its WASI sandbox"
   ;;@str $schema "{}"
   ;;@str $hello "hello from wasi\n"
   ;;@str $good "sandboxed"
   ;;@str $bad "leaky"
-  (func (export "get-spec") (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#get-spec") (result i32)
     (call $spec $name.ptr $name.len $desc.ptr $desc.len $schema.ptr $schema.len))
-  (func (export "execute") (param $p i32) (param $n i32) (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#execute") (param $p i32) (param $n i32) (result i32)
     (local $r i32) (local $envLen i32) (local $dirLen i32) (local $secs i64) (local $h i32)
     (local.set $r (call $malloc (i32.const 16)))
     (call $env (local.get $r))

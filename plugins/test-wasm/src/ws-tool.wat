@@ -7,17 +7,17 @@
   (import "prx:host/websocket@0.1.0" "close" (func $close (param i64 i32)))
   ;;@prelude
   ;;@component-prelude
-  ;;@post get-spec execute
+  ;;@post prx:plugin/tool-exports@0.1.0#get-spec prx:plugin/tool-exports@0.1.0#execute
   ;;@str $name "ws_ping"
   ;;@str $desc "Pings a WebSocket server"
   ;;@str $schema "{}"
   ;;@str $ping "ping"
-  (func (export "get-spec") (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#get-spec") (result i32)
     (call $spec $name.ptr $name.len $desc.ptr $desc.len $schema.ptr $schema.len))
   (func $fail (param $r i32) (param $at i32) (result i32)
     (call $result (i32.const 0) (i32.const 0) (i32.const 0) (i32.const 1)
       (i32.load (i32.add (local.get $r) (local.get $at))) (i32.load offset=4 (i32.add (local.get $r) (local.get $at)))))
-  (func (export "execute") (param $p i32) (param $n i32) (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#execute") (param $p i32) (param $n i32) (result i32)
     (local $r i32) (local $id i64)
     (local.set $r (call $malloc (i32.const 16)))
     ;; connect -> result<u64, string>: payload at 8

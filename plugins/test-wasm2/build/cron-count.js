@@ -25,6 +25,7 @@ function run() {
   log.log("info", `cron-count run ${n}`);
   return `run #${n}`;
 }
+var cronExports = { run };
 export {
-  run
+  cronExports
 };

@@ -28,6 +28,7 @@ function onEvent(event, payloadJson) {
 `));
   kv.set("last-payload", toBytes(payloadJson));
 }
+var hookExports = { onEvent };
 export {
-  onEvent
+  hookExports
 };

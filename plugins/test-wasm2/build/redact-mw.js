@@ -21,6 +21,7 @@ function process(stage, dataJson) {
   }
   return JSON.stringify(data);
 }
+var middlewareExports = { process };
 export {
-  process
+  middlewareExports
 };

@@ -63,11 +63,7 @@ function countMemories() {
 function healthCheck() {
   return true;
 }
+var storageExports = { name, storeMemory, recallMemory, forgetMemory, countMemories, healthCheck };
 export {
-  countMemories,
-  forgetMemory,
-  healthCheck,
-  name,
-  recallMemory,
-  storeMemory
+  storageExports
 };

@@ -5,7 +5,7 @@ import { fromBytes, toBytes } from "./utf8.ts";
 
 const MAX_TOPICS = 500;
 
-export function onEvent(event: string, payloadJson: string): void {
+function onEvent(event: string, payloadJson: string): void {
   const previous = kv.get("topics");
   const lines = previous
     ? fromBytes(previous)
@@ -16,3 +16,6 @@ export function onEvent(event: string, payloadJson: string): void {
   kv.set("topics", toBytes(lines.slice(-MAX_TOPICS).join("\n") + "\n"));
   kv.set("last-payload", toBytes(payloadJson));
 }
+
+// The world exports the interface prx:plugin/hook-exports@0.1.0: its functions are members of this object.
+export const hookExports = { onEvent };

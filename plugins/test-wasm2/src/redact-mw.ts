@@ -11,7 +11,7 @@ function clean(text: unknown): unknown {
   return typeof text === "string" ? text.replace(EMAIL, REDACTED) : text;
 }
 
-export function process(stage: string, dataJson: string): string {
+function process(stage: string, dataJson: string): string {
   const data = JSON.parse(dataJson) as { text?: unknown; messages?: Message[] };
   switch (stage) {
     case "inbound":
@@ -27,3 +27,6 @@ export function process(stage: string, dataJson: string): string {
   }
   return JSON.stringify(data);
 }
+
+// The world exports the interface prx:plugin/middleware-exports@0.1.0: its functions are members of this object.
+export const middlewareExports = { process };

@@ -32,16 +32,16 @@ function nextSeq(): number {
   return n;
 }
 
-export function name(): string {
+function name(): string {
   return "ts-kv";
 }
 
-export function storeMemory(key: string, content: string, category: string, sessionId: string | null): void {
+function storeMemory(key: string, content: string, category: string, sessionId: string | null): void {
   const entry: Entry = { key, content, category, session: sessionId, seq: nextSeq() };
   kv.set(PREFIX + key, toBytes(JSON.stringify(entry)));
 }
 
-export function recallMemory(query: string, limit: number, sessionId: string | null) {
+function recallMemory(query: string, limit: number, sessionId: string | null) {
   const words = query
     .toLowerCase()
     .split(/[\s.,;:!?"'()[\]{}]+/)
@@ -66,14 +66,17 @@ export function recallMemory(query: string, limit: number, sessionId: string | n
   }));
 }
 
-export function forgetMemory(key: string): boolean {
+function forgetMemory(key: string): boolean {
   return kv.delete(PREFIX + key);
 }
 
-export function countMemories(): number {
+function countMemories(): number {
   return kv.listKeys(PREFIX).length;
 }
 
-export function healthCheck(): boolean {
+function healthCheck(): boolean {
   return true;
 }
+
+// The world exports the interface prx:plugin/storage-exports@0.1.0: its functions are members of this object.
+export const storageExports = { name, storeMemory, recallMemory, forgetMemory, countMemories, healthCheck };

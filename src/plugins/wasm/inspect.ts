@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { PrxError } from "../../core/errors.ts";
 import type { CapabilityRef } from "../types.ts";
 import { REQUIRED_EXPORTS, snakeCase } from "./guest/types.ts";
+import { exportsInterfaceName, findExportsInterface } from "./contract-names.ts";
 import { MAX_FUEL_UNSUPPORTED_MESSAGE } from "./limits.ts";
 import { type ComponentInterfaces, checkInterfaceVersions, interfacesFromWit } from "./wit.ts";
 
@@ -10,7 +11,10 @@ export interface WasmInspection {
   kind: "wasm-component" | "wasm-module";
   imports: string[];
   exports: string[];
-  /** Capability exports the binary lacks, e.g. "tool echo: execute". Empty when every capability can load. */
+  /**
+   * Capability exports the binary lacks, e.g. "tool echo: prx:plugin/tool-exports@0.1.0 (...)" or, for a core module,
+   * "tool echo: execute". Empty when every capability can load.
+   */
   missingExports: string[];
   /** Problems that do not stop loading (max_fuel is not enforced, ...). */
   warnings: string[];
@@ -43,9 +47,9 @@ export async function inspectWasm(
       );
     }
     checkInterfaceVersions(plugin, ifaces);
-    const missingExports = capabilities.flatMap((c) =>
-      REQUIRED_EXPORTS[c.type].filter((fn) => !ifaces.exports.includes(fn)).map((fn) => `${c.type} ${c.name}: ${fn}`),
-    );
+    const missingExports = capabilities
+      .filter((c) => findExportsInterface(c.type, ifaces.exports) === null)
+      .map((c) => `${c.type} ${c.name}: ${exportsInterfaceName(c.type)} (${REQUIRED_EXPORTS[c.type].join(", ")})`);
     return { kind: "wasm-component", imports: ifaces.imports, exports: ifaces.exports, missingExports, warnings };
   }
   let module: WebAssembly.Module;

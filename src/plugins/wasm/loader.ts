@@ -5,7 +5,8 @@ import { getLogLevel } from "../../core/logger.ts";
 import type { AdmittedPlugin, PluginHostServices, PluginInstance, PluginKind, PluginLoader } from "../types.ts";
 import { KV_DDL } from "./host/kv.ts";
 import { type PreparedComponent, type PreparedModule, prepareComponent, prepareModule } from "./artifact-cache.ts";
-import { REQUIRED_EXPORTS, camelCase, snakeCase } from "./guest/types.ts";
+import { checkComponentExports } from "./component-exports.ts";
+import { REQUIRED_EXPORTS, snakeCase } from "./guest/types.ts";
 import { WasmPluginInstance } from "./instance.ts";
 import { pluginInfo } from "./host/context.ts";
 import { SandboxInitSchema } from "./protocol.ts";
@@ -81,22 +82,17 @@ export async function loadWasmPlugin(
 
 /** Every capability's exports must be present before a sandbox is started for it. */
 function checkExports(plugin: AdmittedPlugin, prepared: PreparedComponent | PreparedModule): void {
-  const moduleExports =
-    prepared.kind === "module" ? new Set(WebAssembly.Module.exports(prepared.module).map((e) => e.name)) : null;
+  if (prepared.kind === "component") {
+    for (const cap of plugin.capabilities) checkComponentExports(plugin.name, cap, prepared.meta);
+    return;
+  }
+  const moduleExports = new Set(WebAssembly.Module.exports(prepared.module).map((e) => e.name));
   for (const cap of plugin.capabilities) {
     for (const fn of REQUIRED_EXPORTS[cap.type]) {
-      if (moduleExports) {
-        if (moduleExports.has(snakeCase(fn))) continue;
-        throw new PrxError(
-          "PLUGIN_LOAD",
-          `plugin ${plugin.name}: capability ${cap.type} ${cap.name} needs the export ${snakeCase(fn)} (CORE-ABI.md)`,
-        );
-      }
-      const { meta } = prepared as PreparedComponent;
-      if (meta.exportNames.includes(camelCase(fn)) || meta.interfaces.exports.includes(fn)) continue;
+      if (moduleExports.has(snakeCase(fn))) continue;
       throw new PrxError(
         "PLUGIN_LOAD",
-        `plugin ${plugin.name}: capability ${cap.type} ${cap.name} needs the export ${fn}, which the component does not have`,
+        `plugin ${plugin.name}: capability ${cap.type} ${cap.name} needs the export ${snakeCase(fn)} (CORE-ABI.md)`,
       );
     }
   }

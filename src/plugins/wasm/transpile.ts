@@ -4,28 +4,25 @@ import { dirname, join } from "node:path";
 import jcoPkg from "@bytecodealliance/jco-transpile/package.json" with { type: "json" };
 import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
+import { CapabilityTypes } from "../types.ts";
+import { REQUIRED_EXPORTS } from "./guest/types.ts";
 import { asyncImportNames } from "./host/index.ts";
+import { exportsInterfaceNames, PLUGIN_PACKAGE } from "./contract-names.ts";
 import { type ComponentInterfaces, checkInterfaceVersions, interfacesFromWit } from "./wit.ts";
 
-/** Every export function name of the prx:plugin worlds: all are JSPI-promising so any may call an async import. */
-export const PLUGIN_EXPORT_FUNCTIONS = [
-  "get-spec",
-  "execute",
-  "process",
-  "on-event",
-  "run",
-  "name",
-  "chat",
-  "store-memory",
-  "recall-memory",
-  "forget-memory",
-  "count-memories",
-  "health-check",
-] as const;
+/**
+ * jco's names of every function of every prx:plugin export interface (`prx:plugin/tool-exports@0.1.0#execute`, and
+ * unversioned): all are JSPI-promising, so any of them may call an async host import.
+ */
+export function asyncExportNames(): string[] {
+  return CapabilityTypes.flatMap((type) =>
+    REQUIRED_EXPORTS[type].flatMap((fn) => exportsInterfaceNames(type).map((iface) => `${iface}#${fn}`)),
+  );
+}
 
 export const TRANSPILED_MODULE_NAME = "component";
 /** Bump when the cached layout or the options below change. */
-const CACHE_FORMAT = 1;
+const CACHE_FORMAT = 2;
 
 export const TranspileMetaSchema = z.object({
   format: z.literal(CACHE_FORMAT),
@@ -33,6 +30,8 @@ export const TranspileMetaSchema = z.object({
   interfaces: z.object({ imports: z.array(z.string()), exports: z.array(z.string()) }),
   /** Top-level export names as mapped by jco (camelCase). */
   exportNames: z.array(z.string()),
+  /** Functions (jco's camelCase names) of each exported interface, from jco's typings: `prx:plugin/...` -> names. */
+  interfaceFunctions: z.record(z.string(), z.array(z.string())),
   files: z.array(z.string()),
 });
 export type TranspileMeta = z.infer<typeof TranspileMetaSchema>;
@@ -50,13 +49,13 @@ export function transpileCount(): number {
   return transpiles;
 }
 
-function transpileOptions(exportsPresent: string[]) {
+function transpileOptions(asyncExports: string[]) {
   return {
     name: TRANSPILED_MODULE_NAME,
     instantiation: "async" as const,
     asyncMode: "jspi" as const,
     asyncImports: asyncImportNames(),
-    asyncExports: exportsPresent,
+    asyncExports,
     noComponentErrorWrapping: false,
     base64Cutoff: 0,
   };
@@ -66,7 +65,7 @@ export function cacheKey(wasm: Uint8Array): string {
   const hash = createHash("sha256");
   hash.update(wasm);
   hash.update(
-    `\0jco-transpile@${jcoPkg.version}\0format=${CACHE_FORMAT}\0${JSON.stringify(transpileOptions([...PLUGIN_EXPORT_FUNCTIONS]))}`,
+    `\0jco-transpile@${jcoPkg.version}\0format=${CACHE_FORMAT}\0${JSON.stringify(transpileOptions(asyncExportNames()))}`,
   );
   return hash.digest("hex");
 }
@@ -103,7 +102,7 @@ export async function transpileCached(
     );
   }
   checkInterfaceVersions(plugin, interfaces);
-  const exportsPresent = PLUGIN_EXPORT_FUNCTIONS.filter((fn) => interfaces.exports.includes(fn));
+  const exportsPresent = asyncExportNames().filter((name) => interfaces.exports.includes(name.split("#")[0]!));
   let result: Awaited<ReturnType<typeof transpileBytes>>;
   try {
     result = await transpileBytes(wasm, transpileOptions(exportsPresent));
@@ -118,7 +117,13 @@ export async function transpileCached(
   }
   transpiles++;
   const files = Object.keys(result.files).filter((f) => !f.endsWith(".d.ts"));
-  const meta: TranspileMeta = { format: CACHE_FORMAT, interfaces, exportNames: result.exports.map(([n]) => n), files };
+  const meta: TranspileMeta = {
+    format: CACHE_FORMAT,
+    interfaces,
+    exportNames: result.exports.map(([n]) => n),
+    interfaceFunctions: interfaceFunctionsFromTypings(result.files),
+    files,
+  };
   const tmp = `${dir}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
   for (const file of files) {
     mkdirSync(dirname(join(tmp, file)), { recursive: true });
@@ -132,4 +137,20 @@ export async function transpileCached(
     rmSync(tmp, { recursive: true, force: true });
   }
   return { dir, meta, transpiled: true };
+}
+
+/**
+ * jco writes one `interfaces/<name>.d.ts` per interface, headed `/** @module Interface ns:pkg/iface@v **\/` and
+ * declaring `export function name(...)` per function; the exported ones are what a capability can be served from.
+ */
+export function interfaceFunctionsFromTypings(files: Record<string, Uint8Array | string>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [path, content] of Object.entries(files)) {
+    if (!path.startsWith("interfaces/") || !path.endsWith(".d.ts")) continue;
+    const text = typeof content === "string" ? content : new TextDecoder().decode(content);
+    const name = /@module Interface (\S+) \*\*/.exec(text)?.[1];
+    if (!name?.startsWith(`${PLUGIN_PACKAGE}/`)) continue;
+    out[name] = [...text.matchAll(/^export function (\w+)\(/gm)].map((m) => m[1]!);
+  }
+  return out;
 }

@@ -1,27 +1,65 @@
 import { PrxError } from "../../core/errors.ts";
-import hostWit from "./wit/host.wit" with { type: "text" };
-import pluginWit from "./wit/plugin.wit" with { type: "text" };
+import { HOST_PACKAGE, PLUGIN_PACKAGE, PRX_WIT_VERSION } from "./contract-names.ts";
+import cronWit from "./wit/cron.wit" with { type: "text" };
+import hookWit from "./wit/hook.wit" with { type: "text" };
+import middlewareWit from "./wit/middleware.wit" with { type: "text" };
+import providerWit from "./wit/provider.wit" with { type: "text" };
+import storageWit from "./wit/storage.wit" with { type: "text" };
+import toolWit from "./wit/tool.wit" with { type: "text" };
+import worldsWit from "./wit/worlds.wit" with { type: "text" };
+import configWit from "./wit/deps/prx-host/config.wit" with { type: "text" };
+import eventsWit from "./wit/deps/prx-host/events.wit" with { type: "text" };
+import httpWit from "./wit/deps/prx-host/http-outbound.wit" with { type: "text" };
+import kvWit from "./wit/deps/prx-host/kv.wit" with { type: "text" };
+import logWit from "./wit/deps/prx-host/log.wit" with { type: "text" };
+import memoryWit from "./wit/deps/prx-host/memory.wit" with { type: "text" };
+import websocketWit from "./wit/deps/prx-host/websocket.wit" with { type: "text" };
 
-/** The one version of the prx WIT packages this host implements. */
-export const PRX_WIT_VERSION = "0.1.0";
-export const HOST_PACKAGE = "prx:host";
-export const PLUGIN_PACKAGE = "prx:plugin";
+export { HOST_PACKAGE, PLUGIN_PACKAGE, PRX_WIT_VERSION };
 export const HOST_INTERFACES = ["log", "config", "kv", "http-outbound", "memory", "events", "websocket"] as const;
 export type HostInterface = (typeof HOST_INTERFACES)[number];
 
-export const HOST_WIT_SOURCE: string = hostWit;
-export const PLUGIN_WIT_SOURCE: string = pluginWit;
+/**
+ * The WIT folder as a plugin author gets it (`src/plugins/wasm/wit/`), path -> text: the prx:plugin package (one
+ * file per capability interface plus worlds.wit) and the prx:host package under deps/. Embedded in the binary.
+ */
+export const WIT_FILES: Readonly<Record<string, string>> = {
+  "worlds.wit": worldsWit,
+  "tool.wit": toolWit,
+  "middleware.wit": middlewareWit,
+  "hook.wit": hookWit,
+  "cron.wit": cronWit,
+  "provider.wit": providerWit,
+  "storage.wit": storageWit,
+  "deps/prx-host/log.wit": logWit,
+  "deps/prx-host/config.wit": configWit,
+  "deps/prx-host/kv.wit": kvWit,
+  "deps/prx-host/http-outbound.wit": httpWit,
+  "deps/prx-host/memory.wit": memoryWit,
+  "deps/prx-host/events.wit": eventsWit,
+  "deps/prx-host/websocket.wit": websocketWit,
+};
+
+function withoutPackageLine(text: string): string {
+  return text.replace(/^package [^;]+;\s*$/m, "");
+}
 
 /**
- * Both packages as one WIT document (plugin package at top level, host package nested), which is what
- * `componentEmbed({ witSource })` accepts. `extra` may append more nested packages (e.g. test worlds).
+ * Both packages as one WIT document, which is what `componentEmbed({ witSource })` accepts: the plugin package at top
+ * level, the host package nested (`package prx:host@0.1.0 { ... }`). `extra` may append more nested packages.
  */
 export function combinedWitSource(extra = ""): string {
-  const nestedHost = HOST_WIT_SOURCE.replace(
-    `package ${HOST_PACKAGE}@${PRX_WIT_VERSION};`,
+  const plugin: string[] = [];
+  const host: string[] = [];
+  for (const [path, text] of Object.entries(WIT_FILES)) (path.startsWith("deps/") ? host : plugin).push(withoutPackageLine(text));
+  return [
+    `package ${PLUGIN_PACKAGE}@${PRX_WIT_VERSION};`,
+    ...plugin,
     `package ${HOST_PACKAGE}@${PRX_WIT_VERSION} {`,
-  );
-  return `${PLUGIN_WIT_SOURCE}\n${nestedHost}\n}\n${extra}`;
+    ...host,
+    "}",
+    extra,
+  ].join("\n");
 }
 
 /** Interface names a component imports or exports, as `ns:pkg/iface[@version]`. */
@@ -68,16 +106,14 @@ export function checkInterfaceVersions(plugin: string, ifaces: ComponentInterfac
         throw new PrxError(
           "PLUGIN_LOAD",
           `plugin ${plugin} ${direction} ${name}, but this host supports ${pkg}/${iface}@${PRX_WIT_VERSION} only`,
-          { hint: `rebuild the plugin against ${pkg}@${PRX_WIT_VERSION} (the WIT is in src/plugins/wasm/wit/)` },
+          { hint: `rebuild the plugin against ${pkg}@${PRX_WIT_VERSION} (the WIT folder is src/plugins/wasm/wit/)` },
         );
       }
       if (pkg === HOST_PACKAGE && !(HOST_INTERFACES as readonly string[]).includes(iface!)) {
         throw new PrxError(
           "PLUGIN_LOAD",
           `plugin ${plugin} ${direction} ${name}, which ${HOST_PACKAGE}@${PRX_WIT_VERSION} does not define`,
-          {
-            hint: `available interfaces: ${HOST_INTERFACES.join(", ")}`,
-          },
+          { hint: `available interfaces: ${HOST_INTERFACES.join(", ")}` },
         );
       }
     }

@@ -19,12 +19,12 @@ export function kvProbeWat(kvName: string): string {
   (import "${kvName}" "get" (func $kv_get (param i32 i32 i32)))
   ;;@prelude
   ;;@component-prelude
-  ;;@post get-spec execute
+  ;;@post prx:plugin/tool-exports@0.1.0#get-spec prx:plugin/tool-exports@0.1.0#execute
   ;;@str $name "probe"
   ;;@str $key "k"
-  (func (export "get-spec") (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#get-spec") (result i32)
     (call $spec $name.ptr $name.len $name.ptr $name.len $name.ptr $name.len))
-  (func (export "execute") (param $p i32) (param $n i32) (result i32)
+  (func (export "prx:plugin/tool-exports@0.1.0#execute") (param $p i32) (param $n i32) (result i32)
     (local $r i32)
     (local.set $r (call $malloc (i32.const 12)))
     (call $kv_get $key.ptr $key.len (local.get $r))
@@ -41,12 +41,17 @@ package prx:host${at} {
     get: func(key: string) -> option<list<u8>>;
   }
 }
+package prx:plugin@0.1.0 {
+  interface tool-exports {
+    record tool-spec { name: string, description: string, parameters-schema: string }
+    record plugin-result { success: bool, output: string, error: option<string> }
+    get-spec: func() -> tool-spec;
+    execute: func(args: string) -> plugin-result;
+  }
+}
 world probe {
   import prx:host/kv${at};
-  record tool-spec { name: string, description: string, parameters-schema: string }
-  record tool-result { success: bool, output: string, error: option<string> }
-  export get-spec: func() -> tool-spec;
-  export execute: func(args: string) -> tool-result;
+  export prx:plugin/tool-exports@0.1.0;
 }
 `;
 }

@@ -137,7 +137,7 @@ describe("WIT versions", () => {
       wasmLoader.load({ ...admitted("echo-tool"), capabilities: [{ type: "cron", name: "nightly" }] }, t.host),
     );
     expect(isPrxError(error, "PLUGIN_LOAD")).toBe(true);
-    expect(error.message).toContain("needs the export run");
+    expect(error.message).toContain("needs the export prx:plugin/cron-exports@0.1.0 (run)");
   });
 
   test("a core module admitted as a component is rejected", async () => {

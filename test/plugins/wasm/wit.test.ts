@@ -66,7 +66,7 @@ describe("inspectWasm (for prx plugins validate)", () => {
     );
     expect(report.kind).toBe("wasm-component");
     expect(report.imports).toEqual(["prx:host/kv@0.1.0"]);
-    expect(report.missingExports).toEqual(["cron c: run"]);
+    expect(report.missingExports).toEqual(["cron c: prx:plugin/cron-exports@0.1.0 (run)"]);
     expect(report.warnings).toEqual([MAX_FUEL_UNSUPPORTED_MESSAGE]);
   });
 

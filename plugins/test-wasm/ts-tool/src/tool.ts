@@ -18,7 +18,7 @@ function stringToBytes(text: string): Uint8Array {
   return new Uint8Array(Array.from(text, (c) => c.charCodeAt(0) & 0xff));
 }
 
-export function getSpec() {
+function getSpec() {
   return {
     name: "ts_greet",
     description: "Greets someone and counts greetings in kv",
@@ -26,7 +26,7 @@ export function getSpec() {
   };
 }
 
-export function execute(args: string): ToolResult {
+function execute(args: string): ToolResult {
   let name = "world";
   try {
     const parsed = JSON.parse(args) as { name?: unknown };
@@ -40,3 +40,6 @@ export function execute(args: string): ToolResult {
   log.log("info", `greeting ${name}`);
   return { success: true, output: `hello ${name} #${count}`, error: null };
 }
+
+// The world exports the interface prx:plugin/tool-exports@0.1.0: its functions are members of this object.
+export const toolExports = { getSpec, execute };

@@ -1,6 +1,7 @@
 import { WASM_PAGE_BYTES } from "../limits.ts";
 import type { HostContext } from "../host/context.ts";
 import { checkOutputSize } from "./output.ts";
+import { exportsInterfaceName, exportsInterfaceNames } from "../contract-names.ts";
 import { type Guest, GuestFailure, camelCase } from "./types.ts";
 
 type CoreImports = NonNullable<Parameters<typeof WebAssembly.instantiate>[1]>;
@@ -75,22 +76,23 @@ export class ComponentGuest implements Guest {
     return total;
   }
 
+  /** The capability's export interface (`prx:plugin/tool-exports@0.1.0`, or unversioned): its functions only. */
   private lookup(fn: string): ((...args: unknown[]) => unknown) | null {
-    const name = camelCase(fn);
-    const direct = this.exportsObj[name];
-    if (typeof direct === "function") return direct as (...args: unknown[]) => unknown;
-    for (const value of Object.values(this.exportsObj)) {
-      if (value && typeof value === "object" && typeof (value as Record<string, unknown>)[name] === "function") {
-        return (value as Record<string, (...args: unknown[]) => unknown>)[name]!.bind(value);
-      }
-    }
-    return null;
+    const type = this.ctx.capability.type;
+    const [versioned, unversioned] = exportsInterfaceNames(type);
+    const iface = this.exportsObj[versioned] ?? this.exportsObj[unversioned];
+    if (!iface || typeof iface !== "object") return null;
+    const target = (iface as Record<string, unknown>)[camelCase(fn)];
+    return typeof target === "function" ? (target as (...args: unknown[]) => unknown).bind(iface) : null;
   }
 
   async call(fn: string, args: unknown[]): Promise<unknown> {
     const target = this.lookup(fn);
     const where = `plugin ${this.ctx.plugin.name} ${this.ctx.capability.type} ${this.ctx.capability.name} ${fn}`;
-    if (!target) throw new GuestFailure("error", `${where}: the component has no export ${fn}`, false);
+    if (!target) {
+      const iface = exportsInterfaceName(this.ctx.capability.type);
+      throw new GuestFailure("error", `${where}: the component has no ${fn} in its export ${iface}`, false);
+    }
     this.ctx.call.httpRequests = 0;
     let value: unknown;
     try {
