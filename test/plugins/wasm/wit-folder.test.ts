@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { CapabilityTypes } from "../../../src/plugins/types.ts";
 import { HOST_INTERFACES, WIT_FILES } from "../../../src/plugins/wasm/wit.ts";
-import { WIT_DIR } from "../../fixtures/pdk-js/build.ts";
+import { openFilesystemForTools, WIT_DIR } from "../../fixtures/pdk-js/build.ts";
 
 type Version = { major: bigint | number; minor: bigint | number; patch: bigint | number };
 type Named = { namespace: string; package: string; interface: string; version?: Version };
@@ -24,9 +24,7 @@ describe("the WIT folder plugin authors build against", () => {
   });
 
   test("read by path as componentize tools read it, each world exports its interface and imports prx:host only", async () => {
-    // preview2-shim 0.26 starts without filesystem access; the authors' tools need the folder
-    const { _setPreopens } = await import("@bytecodealliance/preview2-shim/filesystem");
-    _setPreopens({ "/": "/" });
+    await openFilesystemForTools();
     const { componentWitMetadataForWorld } = await import("@bytecodealliance/jco-transpile/wasm-tools");
     for (const type of CapabilityTypes) {
       const world = (await componentWitMetadataForWorld({ tag: "path", val: WIT_DIR }, type)) as {
