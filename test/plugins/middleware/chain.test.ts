@@ -214,6 +214,32 @@ describe("MiddlewareChain", () => {
     expect(JSON.parse(seen[1]!)).toEqual({ ...inbound, text: "y" });
   });
 
+  for (const [how, process] of [
+    ["replied", async () => JSON.stringify({ action: "block", reason: "too many messages" })],
+    ["thrown", async () => Promise.reject(new Error(JSON.stringify({ action: "block", reason: "too many messages" })))],
+  ] as const) {
+    test(`a block (${how}) ends the stage: later entries do not run, the block carries what its entry received`, async () => {
+      const log: string[] = [];
+      const { chain, outcomes } = newChain([
+        entry("a", "tag", 1, tagger("1", log)),
+        entry("limiter", "rate", 2, process),
+        entry("c", "after", 3, tagger("3", log)),
+      ]);
+      const out = await chain.run("inbound", inbound);
+      expect(out).toBeInstanceOf(MiddlewareBlock);
+      const block = out as MiddlewareBlock<"inbound">;
+      expect([block.plugin, block.capability, block.stage, block.reason]).toEqual(["limiter", "rate", "inbound", "too many messages"]);
+      expect(block.envelope.text).toBe("mail me at a@b.com1");
+      expect(log).toEqual(["1:inbound"]);
+      expect(outcomes.map((o) => [o.entry, o.outcome.ok, o.outcome.block ?? null])).toEqual([
+        ["a/tag", true, null],
+        ["limiter/rate", true, "too many messages"],
+      ]);
+      const stats = chain.stats().find((s) => s.plugin === "limiter")!;
+      expect([stats.calls, stats.failures, stats.blocks, stats.lastBlock?.reason]).toEqual([1, 0, 1, "too many messages"]);
+    });
+  }
+
   test("an empty chain returns the same envelope", async () => {
     const { chain } = newChain([]);
     expect(await chain.run("inbound", inbound)).toBe(inbound);
