@@ -43,7 +43,7 @@ export interface Carried<S extends Stage> {
 }
 
 /** A reply, read: go on with `next`, or stop with `block` (the reason, already bounded). */
-export type ReadReply<S extends Stage> = { next: Carried<S>; block?: undefined } | { block: string };
+export type ReadReply<S extends Stage> = { next: Carried<S>; block?: undefined } | { next?: undefined; block: string };
 
 const encoder = new TextEncoder();
 const ELLIPSIS = "…";
