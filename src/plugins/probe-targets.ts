@@ -8,7 +8,7 @@ import type { CapabilityType } from "./types.ts";
  */
 export function unavailable(record: PluginRecord): PrxError {
   const disabled = record.state === "disabled";
-  const why = disabled ? "is disabled in config.toml" : `failed to load: ${record.error?.message ?? "no error recorded"}`;
+  const why = disabled ? "is disabled in config.toml" : `failed to load: ${loadError(record)}`;
   return new PrxError(record.error?.code ?? "PLUGIN_LOAD", `${record.name} ${why}`, {
     status: 409,
     hint: disabled
@@ -17,6 +17,14 @@ export function unavailable(record: PluginRecord): PrxError {
         `fix the plugin (prx plugins info ${record.name} shows the error), then reload it: prx plugins reload ${record.name}`),
     details: { plugin: record.name, state: record.state },
   });
+}
+
+/** The record's load error without the `plugin <name>: ` its loader put in front (the probe names the plugin). */
+function loadError(record: PluginRecord): string {
+  const message = record.error?.message ?? "no error recorded";
+  for (const prefix of [`plugin ${record.name}: `, `plugin "${record.name}": `])
+    if (message.startsWith(prefix)) return message.slice(prefix.length);
+  return message;
 }
 
 /** Throws `unavailable` when `plugin` is named and did not load in this generation. */
