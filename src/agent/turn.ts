@@ -45,6 +45,9 @@ function safely(fn: () => void): void {
   }
 }
 
+/** What a finished turn reports besides its text. */
+type TurnOutcome = Pick<TurnResult, "model" | "provider" | "usage" | "toolCalls" | "iterations">;
+
 /**
  * One turn of the agent: inbound middleware -> loop { llm_request -> provider -> llm_response -> tools }
  * -> outbound middleware. The session keeps everything said, even when the turn fails part-way.
@@ -81,30 +84,39 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
     else pending.length = 0;
   };
   /** The reply lands in the session and the turn completes (a block is a completed turn whose reply is its reason). */
-  const complete = (text: string, done: Omit<TurnResult, "sessionId" | "text" | "messages">): TurnResult => {
+  const complete = (text: string, done: TurnOutcome, blocked?: TurnBlock): TurnResult => {
     pending.push({ role: "assistant", content: text });
     flush();
-    const result: TurnResult = { sessionId: input.sessionId, text, ...done, messages: delivered };
-    const { blocked } = done;
-    if (blocked) emit("middleware_block", { ...blocked });
-    emit("turn_complete", {
-      iterations: done.iterations,
-      tool_calls: done.toolCalls.length,
-      usage: done.usage,
-      ...(blocked ? { blocked: true } : {}),
-    });
-    emit("agent_end", blocked ? { ok: true, blocked: true } : { ok: true });
+    const { model, provider, usage, toolCalls, iterations } = done;
+    const result: TurnResult = {
+      sessionId: input.sessionId,
+      text,
+      model,
+      provider,
+      usage,
+      toolCalls,
+      iterations,
+      messages: delivered,
+    };
+    if (blocked) {
+      result.blocked = blocked;
+      emit("middleware_block", { ...blocked });
+      emit("turn_complete", { iterations, tool_calls: toolCalls.length, usage, blocked: true });
+      emit("agent_end", { ok: true, blocked: true });
+    } else {
+      emit("turn_complete", { iterations, tool_calls: toolCalls.length, usage });
+      emit("agent_end", { ok: true });
+    }
     return result;
   };
   /**
    * A middleware block: nothing further runs (no later middleware, provider call, tool or outbound stage; no
    * evaluators). The reason goes to the user as it is (outbound middleware does not see it) and into the session.
    */
-  const stop = (block: MiddlewareBlock, done: Omit<TurnResult, "sessionId" | "text" | "messages" | "blocked">) => {
+  const stop = (block: MiddlewareBlock, done: TurnOutcome): TurnResult => {
     safely(() => observer.onDelta?.(block.reason));
     const { plugin, capability, stage: at, reason } = block;
-    const blocked: TurnBlock = { plugin, capability, stage: at, reason };
-    return complete(reason, { ...done, blocked });
+    return complete(reason, done, { plugin, capability, stage: at, reason });
   };
   let partial = "";
   try {

@@ -45,7 +45,7 @@ describe("a blocked turn through the gateway", () => {
     const requests = fake.chatRequests().length;
     const res = await call("/api/sessions/gw-1/message", { message: "#limited hello" });
     expect(res.status).toBe(200);
-    expect((await res.json()).reply).toBe("Rate limit exceeded. Try again later.");
+    expect(((await res.json()) as { reply: string }).reply).toBe("Rate limit exceeded. Try again later.");
     expect(fake.chatRequests().length).toBe(requests);
     expect(opened.host.sessions.messages("gw-1").map((m) => m.content)).toEqual([
       "#limited hello",
@@ -68,8 +68,8 @@ describe("a blocked turn through the gateway", () => {
       messages: [{ role: "user", content: "hello" }],
     });
     expect(res.status).toBe(200);
-    const completion = await res.json();
-    expect(completion.choices[0].message.content).toBe("You are sending too fast.");
-    expect(completion.choices[0].finish_reason).toBe("stop");
+    const completion = (await res.json()) as { choices: { message: { content: string }; finish_reason: string }[] };
+    expect(completion.choices[0]!.message.content).toBe("You are sending too fast.");
+    expect(completion.choices[0]!.finish_reason).toBe("stop");
   });
 });
