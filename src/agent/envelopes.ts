@@ -94,9 +94,29 @@ export interface Envelopes {
   outbound: z.infer<typeof OutboundEnvelopeSchema>;
 }
 
-/** Runs a stage's middleware chain. Must never throw: failures are isolated and the input passes on. */
+/**
+ * A middleware stopped the turn at `stage` (a PDK `{"action":"block","reason":...}` reply, or an error carrying
+ * one). `envelope` is what the blocking middleware received. The agent ends the turn with `reason` as the reply.
+ */
+export class MiddlewareBlock<S extends Stage = Stage> {
+  constructor(
+    readonly plugin: string,
+    readonly capability: string,
+    readonly stage: S,
+    readonly reason: string,
+    readonly envelope: Envelopes[S],
+  ) {}
+}
+
+/** What a stage yields: the envelope to go on with, or the block that ends the turn. */
+export type StageOutput<S extends Stage> = Envelopes[S] | MiddlewareBlock<S>;
+
+/**
+ * Runs a stage's middleware chain. Must never throw: failures are isolated and the input passes on; a block is a
+ * result, not a failure.
+ */
 export interface MiddlewareRunner {
-  run<S extends Stage>(stage: S, envelope: Envelopes[S]): Promise<Envelopes[S]>;
+  run<S extends Stage>(stage: S, envelope: Envelopes[S]): Promise<StageOutput<S>>;
   /**
    * Whether any middleware will see this stage. While llm_response or outbound middleware is active the
    * agent does not stream raw deltas (they would bypass the transformation) and sends the final text instead.

@@ -5,6 +5,8 @@ export const LifecycleNames = [
   "llm_response",
   "tool_call_start",
   "tool_call",
+  /** A middleware ended the turn: {plugin, capability, stage, reason}. */
+  "middleware_block",
   "turn_complete",
   "agent_end",
   "error",

@@ -2,13 +2,14 @@ import type { Config } from "../config/schema.ts";
 import { PrxError, errorMessage, toPrxError } from "../core/errors.ts";
 import type { EventPublisher } from "../core/events.ts";
 import type { MemoryBackend } from "../memory/types.ts";
-import type { StreamDelta, ChatMessage, ProviderResolver, ToolSpec, Usage } from "../providers/types.ts";
+import type { StreamDelta, ChatMessage, ProviderResolver, ToolSpec } from "../providers/types.ts";
 import type { ToolContext, ToolResult } from "../tools/types.ts";
-import type { Envelopes, MiddlewareRunner, Stage } from "./envelopes.ts";
+import { MiddlewareBlock, type Envelopes, type MiddlewareRunner, type Stage, type StageOutput } from "./envelopes.ts";
 import { lifecycleTopic, type LifecycleName } from "./lifecycle.ts";
 import { buildMessages } from "./prompt.ts";
 import type { SqliteSessionStore } from "./sessions.ts";
-import type { TurnInput, TurnResult, TurnToolRecord } from "./types.ts";
+import type { TurnBlock, TurnInput, TurnResult, TurnToolRecord } from "./types.ts";
+import { addUsage, ZERO_USAGE } from "./usage.ts";
 
 export interface TurnTools {
   specs(): ToolSpec[];
@@ -36,17 +37,6 @@ export interface TurnDeps {
   extensions?: TurnExtensions;
 }
 
-const ZERO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-
-function addUsage(a: Usage, b: Usage | null | undefined): Usage {
-  if (!b) return a;
-  return {
-    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
-    completion_tokens: a.completion_tokens + b.completion_tokens,
-    total_tokens: a.total_tokens + b.total_tokens,
-  };
-}
-
 function safely(fn: () => void): void {
   try {
     fn();
@@ -54,6 +44,9 @@ function safely(fn: () => void): void {
     // Observers are UI callbacks; a failing UI must not break the turn.
   }
 }
+
+/** What a finished turn reports besides its text. */
+type TurnOutcome = Pick<TurnResult, "model" | "provider" | "usage" | "toolCalls" | "iterations">;
 
 /**
  * One turn of the agent: inbound middleware -> loop { llm_request -> provider -> llm_response -> tools }
@@ -77,7 +70,7 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
   // Streaming raw deltas would bypass llm_response/outbound transformations, so buffer when they are active.
   const streamDeltas = !middleware.active || (!middleware.active("llm_response") && !middleware.active("outbound"));
   // A stage no middleware sees passes its envelope through: skip the runner (a promise and a generation lookup).
-  const stage = <S extends Stage>(name: S, envelope: Envelopes[S]): Envelopes[S] | Promise<Envelopes[S]> =>
+  const stage = <S extends Stage>(name: S, envelope: Envelopes[S]): StageOutput<S> | Promise<StageOutput<S>> =>
     middleware.active && !middleware.active(name) ? envelope : middleware.run(name, envelope);
   // Deltas matter to an observer, and to a stored session (it keeps the partial answer of a failed stream). A
   // stateless turn with no observer (the gateway's JSON chat completion) asks for one whole response: fewer bytes,
@@ -90,6 +83,41 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
     if (persist && pending.length) deps.sessions.append(input.sessionId, pending.splice(0));
     else pending.length = 0;
   };
+  /** The reply lands in the session and the turn completes (a block is a completed turn whose reply is its reason). */
+  const complete = (text: string, done: TurnOutcome, blocked?: TurnBlock): TurnResult => {
+    pending.push({ role: "assistant", content: text });
+    flush();
+    const { model, provider, usage, toolCalls, iterations } = done;
+    const result: TurnResult = {
+      sessionId: input.sessionId,
+      text,
+      model,
+      provider,
+      usage,
+      toolCalls,
+      iterations,
+      messages: delivered,
+    };
+    if (blocked) {
+      result.blocked = blocked;
+      emit("middleware_block", { ...blocked });
+      emit("turn_complete", { iterations, tool_calls: toolCalls.length, usage, blocked: true });
+      emit("agent_end", { ok: true, blocked: true });
+    } else {
+      emit("turn_complete", { iterations, tool_calls: toolCalls.length, usage });
+      emit("agent_end", { ok: true });
+    }
+    return result;
+  };
+  /**
+   * A middleware block: nothing further runs (no later middleware, provider call, tool or outbound stage; no
+   * evaluators). The reason goes to the user as it is (outbound middleware does not see it) and into the session.
+   */
+  const stop = (block: MiddlewareBlock, done: TurnOutcome): TurnResult => {
+    safely(() => observer.onDelta?.(block.reason));
+    const { plugin, capability, stage: at, reason } = block;
+    return complete(reason, done, { plugin, capability, stage: at, reason });
+  };
   let partial = "";
   try {
     if (persist) deps.sessions.ensure(input.sessionId, input.channel);
@@ -100,6 +128,12 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
       session_id: input.sessionId,
       metadata: input.metadata ?? {},
     });
+    if (inbound instanceof MiddlewareBlock) {
+      // The user's message as the blocking middleware received it (earlier ones may have rewritten it).
+      pending.push({ role: "user", content: inbound.envelope.text });
+      const choice = deps.resolveModelChoice({ provider: input.provider, model: input.model });
+      return stop(inbound, { ...choice, usage: ZERO_USAGE, toolCalls: [], iterations: 0 });
+    }
     const history = input.historyOverride ?? deps.sessions.history(input.sessionId, config.agent.max_history_messages);
     const memories = config.memory.auto_recall
       ? await deps.memory().recall(inbound.text, config.memory.recall_limit, input.sessionId).catch((error) => {
@@ -122,16 +156,18 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
     let answeredBy = provider.name;
     let iterations = 0;
     let streamedFinal = false;
+    const sofar = () => ({ model, provider: answeredBy, usage, toolCalls: toolRecords, iterations });
 
     while (true) {
       if (signal.aborted) throw new PrxError("ABORTED", "turn cancelled");
-      iterations++;
       const request = await stage("llm_request", {
         messages,
         model: choice.model,
         temperature: config.agent.temperature,
-        tools: iterations > config.agent.max_tool_iterations ? [] : deps.tools.specs(),
+        tools: iterations >= config.agent.max_tool_iterations ? [] : deps.tools.specs(),
       });
+      if (request instanceof MiddlewareBlock) return stop(request, sofar());
+      iterations++;
       emit("llm_request", { model: request.model, messages: request.messages.length, iteration: iterations });
       partial = "";
       streamedFinal = false;
@@ -161,6 +197,11 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
         model: raw.model,
         usage: raw.usage ?? null,
       });
+      if (response instanceof MiddlewareBlock) {
+        model = raw.model;
+        usage = addUsage(usage, raw.usage);
+        return stop(response, sofar());
+      }
       model = response.model;
       usage = addUsage(usage, response.usage);
       emit("llm_response", { model, tool_calls: response.tool_calls.length, iteration: iterations });
@@ -200,22 +241,10 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
     }
 
     const outbound = await stage("outbound", { text: finalText, channel: input.channel, session_id: input.sessionId });
+    if (outbound instanceof MiddlewareBlock) return stop(outbound, sofar());
     // Providers that do not stream, and buffered turns, deliver the final text as one delta.
     if (!streamedFinal && outbound.text) safely(() => observer.onDelta?.(outbound.text));
-    pending.push({ role: "assistant", content: outbound.text });
-    flush();
-    const result: TurnResult = {
-      sessionId: input.sessionId,
-      text: outbound.text,
-      model,
-      provider: answeredBy,
-      usage,
-      toolCalls: toolRecords,
-      iterations,
-      messages: delivered,
-    };
-    emit("turn_complete", { iterations, tool_calls: toolRecords.length, usage });
-    emit("agent_end", { ok: true });
+    const result = complete(outbound.text, sofar());
     const after = deps.extensions?.afterTurn?.(input, result);
     if (after) await after.catch((error) => emit("error", { stage: "after_turn", message: errorMessage(error) }));
     return result;

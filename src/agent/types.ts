@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolCall, Usage } from "../providers/types.ts";
 import type { ToolResult } from "../tools/types.ts";
+import type { Stage } from "./envelopes.ts";
 
 /** One user message entering the agent, from any entry point (chat, agent CLI, gateway, channel). */
 export interface TurnInput {
@@ -37,17 +38,28 @@ export interface TurnToolRecord {
   result: ToolResult;
 }
 
+/** A middleware ended the turn: who, where, and the reason the user got as the reply. */
+export interface TurnBlock {
+  plugin: string;
+  capability: string;
+  stage: Stage;
+  reason: string;
+}
+
 export interface TurnResult {
   sessionId: string;
-  /** Final assistant text after outbound middleware. */
+  /** Final assistant text after outbound middleware, or the reason of a middleware block. */
   text: string;
   model: string;
   provider: string;
   usage: Usage;
   toolCalls: TurnToolRecord[];
+  /** Provider calls made. */
   iterations: number;
   /** Intermediate messages delivered during the turn. */
   messages: string[];
+  /** Set when a middleware blocked the turn (then `text` is its reason). */
+  blocked?: TurnBlock;
 }
 
 export interface SessionSummary {

@@ -6,6 +6,8 @@ export interface ChatState {
   sessionId: string;
   model?: string;
   provider?: string;
+  /** The inbound envelope's user_id (`--user`, or the OS user). */
+  userId?: string | null;
 }
 
 export const CHAT_HELP = `Commands:

@@ -56,6 +56,7 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
           sessionId: state.sessionId,
           text: line,
           channel: "chat",
+          userId: state.userId ?? null,
           provider: state.provider,
           model: state.model,
           signal,

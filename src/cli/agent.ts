@@ -5,9 +5,12 @@ import { newId } from "../core/ids.ts";
 import { parseCommand } from "./args.ts";
 import { InterruptController } from "./interrupt.ts";
 import { openHost } from "./open-host.ts";
+import { cliUserId, USER_ID_MAX_BYTES } from "./user.ts";
 
-const USAGE = `Usage: prx agent -m "message" [--json] [--session ID] [--provider P] [--model M]
+const USAGE = `Usage: prx agent -m "message" [--json] [--session ID] [--provider P] [--model M] [--user ID]
        prx agent            (interactive: one turn per input line)
+
+  --user ID   the user id middleware sees (inbound user_id; default: the OS user name), 1-${USER_ID_MAX_BYTES} bytes
 `;
 
 export async function agentCommand(argv: string[]): Promise<number> {
@@ -20,6 +23,7 @@ export async function agentCommand(argv: string[]): Promise<number> {
       session: { type: "string", short: "s" },
       provider: { type: "string" },
       model: { type: "string" },
+      user: { type: "string" },
     },
     false,
   );
@@ -27,6 +31,7 @@ export async function agentCommand(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  const userId = cliUserId(values.user, "prx agent");
   const host = await openHost(values.workspace);
   const sessionId = values.session ?? newId("cli");
   let exitRequested = false;
@@ -44,6 +49,7 @@ export async function agentCommand(argv: string[]): Promise<number> {
       sessionId,
       text,
       channel: "cli",
+      userId,
       provider: values.provider,
       model: values.model,
       signal: interrupts.begin(),

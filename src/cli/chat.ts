@@ -2,6 +2,7 @@ import { runChat } from "../chat/index.ts";
 import { newId } from "../core/ids.ts";
 import { parseCommand, usageError } from "./args.ts";
 import { openHost } from "./open-host.ts";
+import { cliUserId, USER_ID_MAX_BYTES } from "./user.ts";
 
 export async function chatCommand(argv: string[]): Promise<number> {
   const { values } = parseCommand(
@@ -12,14 +13,19 @@ export async function chatCommand(argv: string[]): Promise<number> {
       continue: { type: "boolean", short: "c" },
       provider: { type: "string" },
       model: { type: "string" },
+      user: { type: "string" },
     },
     false,
   );
   if (values.help) {
-    process.stdout.write("Usage: prx chat [--session ID | --continue] [--provider P] [--model M]\n");
+    process.stdout.write(
+      "Usage: prx chat [--session ID | --continue] [--provider P] [--model M] [--user ID]\n\n" +
+        `  --user ID   the user id middleware sees (inbound user_id; default: the OS user name), 1-${USER_ID_MAX_BYTES} bytes\n`,
+    );
     return 0;
   }
   if (values.session && values.continue) throw usageError("prx chat: use either --session or --continue, not both");
+  const userId = cliUserId(values.user, "prx chat");
   const host = await openHost(values.workspace);
   try {
     let sessionId = values.session ?? newId("chat");
@@ -27,7 +33,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
       const last = host.sessions.list(50).find((s) => s.channel === "chat");
       if (last) sessionId = last.id;
     }
-    return await runChat({ host, state: { sessionId, model: values.model, provider: values.provider } });
+    return await runChat({ host, state: { sessionId, model: values.model, provider: values.provider, userId } });
   } finally {
     await host.close();
   }

@@ -16,8 +16,9 @@ Commands:
   config show|validate|schema    print, check, or describe the configuration
   doctor                         check workspace, config, database, providers and plugins
   agent -m "..." [--json]        one turn (or, without -m, a line-by-line interactive agent)
-        [--session ID] [--provider P] [--model M]
+        [--session ID] [--provider P] [--model M] [--user ID]
   chat [--session ID|--continue] interactive terminal chat with streaming
+        [--provider P] [--model M] [--user ID]   (--user: the user id middleware sees; default the OS user)
   gateway [--host H] [--port P]  run the HTTP gateway (also: gateway token create|list|revoke)
   plugins list|info|reload|validate|probe   manage plugins
 

@@ -72,7 +72,10 @@ function formatInfo(info: PluginInfo): string {
       `    ${cap.type}:${cap.name} priority ${cap.priority}${cap.live ? "" : " (no live adapter)"}${extra.length ? " " + extra.join(" ") : ""}`,
       `      invocations ${c.invocations}, errors ${c.errors}, last ${c.last_duration_ms ?? "-"} ms` +
         (c.last_event ? `, last event ${c.last_event.name} at ${c.last_event.at}` : "") +
-        (c.last_error ? `\n      last error at ${c.last_error.at}: ${c.last_error.message}` : ""),
+        (c.last_error ? `\n      last error at ${c.last_error.at}: ${c.last_error.message}` : "") +
+        (c.last_block
+          ? `\n      blocks ${c.blocks}, last at ${c.last_block.at} (${c.last_block.stage}): ${c.last_block.reason}`
+          : ""),
     );
   }
   if (info.capabilities.length === 0) lines.push("    (none)");

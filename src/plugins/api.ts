@@ -20,6 +20,9 @@ export const AdapterCountersSchema = lazy(() =>
     last_duration_ms: z.number().nullable(),
     last_event: z.object({ name: z.string(), at: z.string() }).nullable(),
     last_error: z.object({ message: z.string(), at: z.string() }).nullable(),
+    /** Turns a middleware ended with a block, and the last one (stage and the reason the user got). */
+    blocks: z.number().int().nonnegative(),
+    last_block: z.object({ stage: z.string(), reason: z.string(), at: z.string() }).nullable(),
     extra: z.record(z.string(), z.number()),
   }),
 );
@@ -89,6 +92,8 @@ function countersInfo(c: AdapterCounters): AdapterCountersInfo {
     last_duration_ms: c.lastDurationMs,
     last_event: c.lastEvent,
     last_error: c.lastError,
+    blocks: c.blocks,
+    last_block: c.lastBlock,
     extra: c.extra,
   };
 }

@@ -1,103 +1,33 @@
-import { z } from "zod";
-import { lazy } from "../core/lazy.ts";
-import { EnvelopeSchemas, Stages, type Stage } from "../agent/envelopes.ts";
 import { PrxError } from "../core/errors.ts";
-import { ChatMessageSchema } from "../providers/types.ts";
 import { cronJobId } from "./adapters/cron.ts";
-import { middlewareStatusSink } from "./adapters/middleware.ts";
 import { exportedProviders, WASM_PROVIDER_PREFIX } from "./adapters/provider.ts";
 import type { PluginServices } from "./adapters/services.ts";
 import { exportedStorages } from "./adapters/storage.ts";
 import { listPlugins, pluginInfo } from "./api.ts";
 import type { Generation } from "./generation.ts";
-import { MiddlewareChain } from "./middleware/chain.ts";
-import type { MiddlewareOutcome } from "./middleware/types.ts";
+import { middlewareTest } from "./probe-middleware.ts";
+import type { ProbeRequest, ProbeResponse } from "./probe-request.ts";
+import { requireLoaded, unavailable, unloadedOwner } from "./probe-targets.ts";
+import type { CapabilityType } from "./types.ts";
+
+export {
+  describe,
+  parseProbeRequest,
+  PROBE_MAX_MESSAGES,
+  ProbeActions,
+  type ProbeRequest,
+  ProbeRequestSchema,
+  type ProbeResponse,
+  ProbeResponseSchema,
+  STORAGE_OPS,
+} from "./probe-request.ts";
 
 /**
  * Direct probes of the current production generation (`wasm_plugins_manage`, `prx plugins probe`,
  * `POST /api/plugins/:name/probe`): the same adapters that serve traffic, counted in their status.
- * A probe scoped to a plugin (the API's :name, or `plugin` in the request) only touches that plugin's capabilities.
+ * A probe scoped to a plugin (the API's :name, or `plugin` in the request) only touches that plugin's capabilities;
+ * one whose plugin did not load says so ("<plugin> failed to load: <error>").
  */
-export const PROBE_MAX_MESSAGES = 256;
-export const STORAGE_OPS = ["health", "store", "recall", "forget", "count"] as const;
-
-const pluginName = () => z.string().min(1).max(64).optional();
-
-export const ProbeRequestSchema = lazy(() =>
-  z.discriminatedUnion("action", [
-    z.strictObject({ action: z.literal("list") }),
-    z.strictObject({ action: z.literal("status"), plugin: pluginName() }),
-    z.strictObject({ action: z.literal("reload"), plugin: pluginName() }),
-    z.strictObject({
-      action: z.literal("middleware_test"),
-      plugin: pluginName(),
-      stage: z.enum(Stages),
-      data: z.unknown(),
-    }),
-    z.strictObject({ action: z.literal("cron_run"), plugin: pluginName(), name: z.string().min(1).max(200) }),
-    z.strictObject({
-      action: z.literal("provider_chat"),
-      plugin: pluginName(),
-      name: z.string().min(1).max(200),
-      messages: z.array(ChatMessageSchema).min(1).max(PROBE_MAX_MESSAGES),
-      model: z.string().min(1).max(200).optional(),
-      temperature: z.number().min(0).max(2).optional(),
-    }),
-    z.strictObject({
-      action: z.literal("storage"),
-      plugin: pluginName(),
-      name: z.string().min(1).max(200),
-      op: z.enum(STORAGE_OPS),
-      key: z.string().optional(),
-      content: z.string().optional(),
-      category: z.string().optional(),
-      query: z.string().optional(),
-      limit: z.number().int().optional(),
-      session_id: z.string().nullable().optional(),
-    }),
-  ]),
-);
-export type ProbeRequest = z.infer<ReturnType<typeof ProbeRequestSchema>>;
-export const ProbeActions = [
-  "list",
-  "status",
-  "reload",
-  "middleware_test",
-  "cron_run",
-  "provider_chat",
-  "storage",
-] as const;
-
-export const ProbeResponseSchema = lazy(() =>
-  z.object({
-    action: z.enum(ProbeActions),
-    plugin: z.string().nullable(),
-    /** The generation the probe ran on (after a reload: the new one). */
-    generation: z.number().int().positive(),
-    result: z.record(z.string(), z.unknown()),
-  }),
-);
-export type ProbeResponse = z.infer<ReturnType<typeof ProbeResponseSchema>>;
-
-function describe(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.join(".") || "(request)"}: ${i.message}`)
-    .join("; ");
-}
-
-/** Parse a probe request (tool arguments, CLI JSON, API body); `plugin` from the API path overrides the body's. */
-export function parseProbeRequest(raw: unknown, plugin?: string): ProbeRequest {
-  const input = plugin !== undefined && raw && typeof raw === "object" ? { ...raw, plugin } : raw;
-  const parsed = ProbeRequestSchema().safeParse(input);
-  if (!parsed.success) {
-    throw new PrxError("BAD_REQUEST", `invalid probe: ${describe(parsed.error)}`, {
-      status: 400,
-      hint: `actions: ${ProbeActions.join(", ")}; e.g. {"action":"middleware_test","stage":"inbound","data":{...}}`,
-    });
-  }
-  return parsed.data;
-}
 
 function requirePlugin(generation: Generation, plugin: string | undefined): void {
   if (plugin !== undefined && !generation.plugin(plugin)) {
@@ -107,46 +37,15 @@ function requirePlugin(generation: Generation, plugin: string | undefined): void
   }
 }
 
-function notOwned(what: string, name: string, plugin: string): PrxError {
-  return new PrxError("BAD_REQUEST", `${what} "${name}" does not belong to plugin "${plugin}"`, { status: 400 });
+/** A name only a plugin that did not load would serve: say that instead of "unknown". */
+function requireServed(generation: Generation, type: CapabilityType, plugin: string | undefined, name: string): void {
+  requireLoaded(generation, plugin);
+  const owner = unloadedOwner(generation, type, name);
+  if (owner && (plugin === undefined || owner.name === plugin)) throw unavailable(owner);
 }
 
-async function middlewareTest(generation: Generation, plugin: string | undefined, stage: Stage, data: unknown) {
-  const envelope = EnvelopeSchemas[stage].safeParse(data);
-  if (!envelope.success)
-    throw new PrxError("BAD_REQUEST", `data is not a valid ${stage} envelope: ${describe(envelope.error)}`, {
-      status: 400,
-    });
-  const adapters = generation.adapters.middleware.filter((a) => plugin === undefined || a.plugin === plugin);
-  if (plugin !== undefined && adapters.length === 0)
-    throw new PrxError("BAD_REQUEST", `plugin "${plugin}" has no middleware capability`, { status: 400 });
-  const steps: Record<string, unknown>[] = [];
-  const chain = new MiddlewareChain(
-    adapters.map((a) => a.entry),
-    {
-      sink: {
-        onResult(entry, outcome: MiddlewareOutcome) {
-          steps.push({
-            plugin: entry.plugin,
-            capability: entry.name,
-            ok: outcome.ok,
-            failure: outcome.failure ?? null,
-            error: outcome.error ?? null,
-            duration_ms: outcome.durationMs,
-          });
-          middlewareStatusSink.onResult(entry, outcome);
-        },
-      },
-    },
-  );
-  const output = await generation.track(() => chain.run(stage, envelope.data as never));
-  return {
-    stage,
-    input: envelope.data,
-    output,
-    changed: JSON.stringify(output) !== JSON.stringify(envelope.data),
-    steps,
-  };
+function notOwned(what: string, name: string, plugin: string): PrxError {
+  return new PrxError("BAD_REQUEST", `${what} "${name}" does not belong to plugin "${plugin}"`, { status: 400 });
 }
 
 async function cronRun(services: PluginServices, generation: Generation, plugin: string | undefined, name: string) {
@@ -156,6 +55,7 @@ async function cronRun(services: PluginServices, generation: Generation, plugin:
     jobs.find((a) => a.capability.name === name) ??
     (jobs.filter((a) => a.plugin === name).length === 1 ? jobs.find((a) => a.plugin === name) : undefined);
   if (!match) {
+    requireServed(generation, "cron", plugin, name);
     throw new PrxError("PLUGIN_NOT_FOUND", `no cron job "${name}"${plugin ? ` in plugin "${plugin}"` : ""}`, {
       status: 404,
       hint: `jobs: ${jobs.map((a) => a.job.id).join(", ") || "(none)"} (use "<plugin>/<capability>", the capability or the plugin name)`,
@@ -182,6 +82,7 @@ async function providerChat(
 ) {
   const name = bare(request.name);
   const owner = exportedProviders(generation).get(name)?.plugin;
+  if (owner === undefined) requireServed(generation, "provider", request.plugin, name);
   if (request.plugin !== undefined && owner !== undefined && owner !== request.plugin)
     throw notOwned("provider", request.name, request.plugin);
   const provider = services.providers.resolve(WASM_PROVIDER_PREFIX + name)!;
@@ -205,6 +106,7 @@ async function storage(
 ) {
   const name = bare(request.name);
   const owner = exportedStorages(generation).get(name)?.plugin;
+  if (owner === undefined) requireServed(generation, "storage", request.plugin, name);
   if (request.plugin !== undefined && owner !== undefined && owner !== request.plugin)
     throw notOwned("storage", request.name, request.plugin);
   const backend = services.storages.resolve(name)!;

@@ -15,6 +15,10 @@ export interface AdapterCounters {
   lastDurationMs: number | null;
   lastEvent: { name: string; at: string } | null;
   lastError: { message: string; at: string } | null;
+  /** Turns a middleware ended with a block (0 for other capability types). */
+  blocks: number;
+  /** The last block: its stage and the reason the user got. */
+  lastBlock: { stage: string; reason: string; at: string } | null;
   /** Named extra counters an adapter may keep (e.g. dropped events, skipped cron slots). */
   extra: Record<string, number>;
 }
@@ -35,6 +39,8 @@ export class AdapterStatus {
   private lastDurationMs: number | null = null;
   private lastEvent: { name: string; at: number } | null = null;
   private lastError: { message: string; at: number } | null = null;
+  private blocks = 0;
+  private lastBlock: { stage: string; reason: string; at: number } | null = null;
   private readonly extra: Record<string, number> = {};
 
   /** Count an invocation now; call the returned function when it ends (with an error message if it failed). */
@@ -60,18 +66,26 @@ export class AdapterStatus {
     this.lastError = { message: clip(message, STATUS_MESSAGE_MAX_CHARS), at: Date.now() };
   }
 
+  /** A middleware blocked the turn at `stage` (not an error: the call did what its author meant). */
+  block(stage: string, reason: string): void {
+    this.blocks++;
+    this.lastBlock = { stage, reason: clip(reason, STATUS_MESSAGE_MAX_CHARS), at: Date.now() };
+  }
+
   increment(counter: string, by = 1): void {
     this.extra[counter] = (this.extra[counter] ?? 0) + by;
   }
 
   snapshot(): AdapterCounters {
-    const { lastEvent, lastError } = this;
+    const { lastEvent, lastError, lastBlock } = this;
     return {
       invocations: this.invocations,
       errors: this.errors,
       lastDurationMs: this.lastDurationMs,
       lastEvent: lastEvent && { name: lastEvent.name, at: iso(lastEvent.at) },
       lastError: lastError && { message: lastError.message, at: iso(lastError.at) },
+      blocks: this.blocks,
+      lastBlock: lastBlock && { stage: lastBlock.stage, reason: lastBlock.reason, at: iso(lastBlock.at) },
       extra: { ...this.extra },
     };
   }

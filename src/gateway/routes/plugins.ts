@@ -108,7 +108,8 @@ export function pluginRoutes(services: () => PluginServices | Promise<PluginServ
             tags: ["plugins"],
             body: () => ProbeBodySchema,
             responses: { 200: schemaOf((m) => m.probes.ProbeResponseSchema()) },
-            errors: [400, 404, 413, 415],
+            // 409: the capability's plugin failed to load (or is disabled); the message carries its load error
+            errors: [400, 404, 409, 413, 415],
           }),
         },
       );

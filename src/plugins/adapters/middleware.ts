@@ -1,4 +1,4 @@
-import type { Envelopes, MiddlewareRunner, Stage } from "../../agent/envelopes.ts";
+import type { Envelopes, MiddlewareRunner, Stage, StageOutput } from "../../agent/envelopes.ts";
 import { identityMiddleware, Stages } from "../../agent/envelopes.ts";
 import { createLogger } from "../../core/logger.ts";
 import { MiddlewareChain } from "../middleware/chain.ts";
@@ -12,7 +12,7 @@ import type { AdapterContext, CapabilityAdapter, GenerationAdapters } from "./ty
 /**
  * Middleware adapters: each capability becomes one MiddlewareChain entry calling the guest's
  * `process(stage, data-json)`. Failures (error, invalid JSON, invalid envelope, timeout) are isolated by the chain;
- * the sink below counts them in the capability's status.
+ * the sink below counts them, and blocks, in the capability's status.
  */
 export interface MiddlewareAdapter extends CapabilityAdapter {
   readonly type: "middleware";
@@ -21,12 +21,13 @@ export interface MiddlewareAdapter extends CapabilityAdapter {
 
 const statusOfEntry = new WeakMap<MiddlewareEntry, AdapterStatus>();
 
-/** Counts every failed step in the status of the capability that produced it. */
+/** Counts every failed step, and every block, in the status of the capability that produced it. */
 export const middlewareStatusSink: MiddlewareStatusSink = {
   onResult(entry: MiddlewareEntry, outcome: MiddlewareOutcome): void {
-    if (outcome.ok) return;
+    if (outcome.ok && outcome.block === undefined) return;
     const status = statusOfEntry.get(entry);
     if (!status) return;
+    if (outcome.block !== undefined) return status.block(outcome.stage, outcome.block);
     status.error(`${outcome.stage}: ${outcome.failure}: ${outcome.error}`);
     status.increment(`failed_${outcome.failure}`);
   },
@@ -90,7 +91,7 @@ export function createPluginMiddlewareRunner(source: MiddlewareGenerationSource)
     const generation = source.current();
     const chain = middlewareChainOf(generation);
     return {
-      run: <S extends Stage>(stage: S, envelope: Envelopes[S]) =>
+      run: <S extends Stage>(stage: S, envelope: Envelopes[S]): Promise<StageOutput<S>> =>
         chain.entriesFor(stage).length === 0
           ? Promise.resolve(envelope)
           : generation.track(() => chain.run(stage, envelope)),

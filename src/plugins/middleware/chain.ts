@@ -1,27 +1,18 @@
-import { EnvelopeParsers, Stages } from "../../agent/envelopes.ts";
-import type { Envelopes, MiddlewareRunner, Stage } from "../../agent/envelopes.ts";
+import { MiddlewareBlock, Stages } from "../../agent/envelopes.ts";
+import type { Envelopes, MiddlewareRunner, Stage, StageOutput } from "../../agent/envelopes.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { createLogger } from "../../core/logger.ts";
 import type { Logger } from "../../core/logger.ts";
 import type {
   MiddlewareEntry,
   MiddlewareEntryStats,
-  MiddlewareFailureKind,
   MiddlewareOutcome,
   MiddlewareStatusSink,
 } from "./types.ts";
+import { blockInError, readReply, StepFailure, type Carried } from "./reply.ts";
 
 /** Default time one middleware call may take before its output is ignored and the envelope passes on. */
 export const MIDDLEWARE_TIMEOUT_MS = 5000;
-
-class StepFailure extends Error {
-  constructor(
-    readonly kind: MiddlewareFailureKind,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /** Order: priority (lower first), then plugin name, then capability name (code-unit order, locale-free). */
 export function compareEntries(a: MiddlewareEntry, b: MiddlewareEntry): number {
@@ -32,9 +23,11 @@ export function compareEntries(a: MiddlewareEntry, b: MiddlewareEntry): number {
 }
 
 /**
- * A generation's middleware chain. Each entry gets the envelope as JSON and must return a valid envelope of the
- * same stage; invalid JSON, a reply failing the stage's schema, a thrown error or a timeout is logged, counted,
- * reported to the status sink, and the envelope that entry received passes on unchanged. run never throws.
+ * A generation's middleware chain. Each entry gets the envelope as JSON and returns a valid envelope of the same
+ * stage, bare or as `{"action":"continue","data":"<JSON>"}`; invalid JSON, a reply failing the stage's schema, a
+ * thrown error or a timeout is logged, counted, reported to the status sink, and the envelope that entry received
+ * passes on unchanged. `{"action":"block","reason":...}` (as the reply, or as the exact message of a thrown error)
+ * stops the stage: no later entry runs and run resolves to a MiddlewareBlock. run never throws.
  */
 export class MiddlewareChain implements MiddlewareRunner {
   private readonly byStage: Record<Stage, MiddlewareEntry[]>;
@@ -67,6 +60,8 @@ export class MiddlewareChain implements MiddlewareRunner {
         failures: 0,
         byKind: { invalid_json: 0, invalid_envelope: 0, error: 0, timeout: 0 },
         lastError: null,
+        blocks: 0,
+        lastBlock: null,
       });
     }
   }
@@ -85,11 +80,15 @@ export class MiddlewareChain implements MiddlewareRunner {
     return this.ordered.map((e) => structuredClone(this.entryStats.get(e)!));
   }
 
-  async run<S extends Stage>(stage: S, envelope: Envelopes[S]): Promise<Envelopes[S]> {
+  async run<S extends Stage>(stage: S, envelope: Envelopes[S]): Promise<StageOutput<S>> {
     const entries = this.byStage[stage];
     if (!entries || entries.length === 0) return envelope;
-    let current = { envelope, json: JSON.stringify(envelope) };
-    for (const entry of entries) current = await this.step(entry, stage, current);
+    let current: Carried<S> = { envelope, json: JSON.stringify(envelope) };
+    for (const entry of entries) {
+      const next = await this.step(entry, stage, current);
+      if (next instanceof MiddlewareBlock) return next;
+      current = next;
+    }
     return current.envelope;
   }
 
@@ -97,23 +96,28 @@ export class MiddlewareChain implements MiddlewareRunner {
   private async step<S extends Stage>(
     entry: MiddlewareEntry,
     stage: S,
-    input: { envelope: Envelopes[S]; json: string },
-  ): Promise<{ envelope: Envelopes[S]; json: string }> {
+    input: Carried<S>,
+  ): Promise<Carried<S> | MiddlewareBlock<S>> {
     const started = performance.now();
     let next = input;
+    let block: string | null = null;
     let failure: StepFailure | null = null;
     try {
-      const reply = await this.call(entry, stage, input.json);
-      if (reply !== input.json) next = parseReply(stage, reply);
+      const read = readReply(stage, await this.call(entry, stage, input.json), input);
+      if (read.block === undefined) next = read.next;
+      else block = read.block;
     } catch (error) {
-      failure = error instanceof StepFailure ? error : new StepFailure("error", errorMessage(error));
+      if (error instanceof StepFailure) failure = error;
+      else if ((block = blockInError(error)) === null) failure = new StepFailure("error", errorMessage(error));
     }
     const outcome: MiddlewareOutcome = { stage, ok: failure === null, durationMs: performance.now() - started };
     if (failure) {
       outcome.failure = failure.kind;
       outcome.error = failure.message;
     }
+    if (block !== null) outcome.block = block;
     this.record(entry, outcome);
+    if (block !== null) return new MiddlewareBlock(entry.plugin, entry.name, stage, block, input.envelope);
     return failure ? input : next;
   }
 
@@ -143,6 +147,16 @@ export class MiddlewareChain implements MiddlewareRunner {
   private record(entry: MiddlewareEntry, outcome: MiddlewareOutcome): void {
     const stats = this.entryStats.get(entry)!;
     stats.calls++;
+    if (outcome.block !== undefined) {
+      stats.blocks++;
+      stats.lastBlock = { stage: outcome.stage, reason: outcome.block, at: Date.now() };
+      this.logger.info("middleware blocked the turn", {
+        plugin: entry.plugin,
+        capability: entry.name,
+        stage: outcome.stage,
+        reason: outcome.block,
+      });
+    }
     if (!outcome.ok) {
       stats.failures++;
       stats.byKind[outcome.failure!]++;
@@ -162,28 +176,4 @@ export class MiddlewareChain implements MiddlewareRunner {
       this.logger.error("middleware status sink failed", { error: errorMessage(error) });
     }
   }
-}
-
-/**
- * A reply as the next envelope and its JSON. When the envelope is the parsed reply itself (the plain shape, no
- * keys stripped) the reply text is that JSON already; otherwise it is serialized again.
- */
-function parseReply<S extends Stage>(stage: S, reply: unknown): { envelope: Envelopes[S]; json: string } {
-  if (typeof reply !== "string") {
-    throw new StepFailure("invalid_json", `reply is ${typeof reply}, expected a JSON string`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(reply);
-  } catch (error) {
-    throw new StepFailure("invalid_json", `reply is not JSON: ${(error as Error).message}`);
-  }
-  const result = EnvelopeParsers[stage].safeParse(parsed);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const where = issue && issue.path.length > 0 ? issue.path.join(".") : "(root)";
-    throw new StepFailure("invalid_envelope", `reply is not a valid ${stage} envelope at ${where}: ${issue?.message}`);
-  }
-  const envelope = result.data as Envelopes[S];
-  return { envelope, json: envelope === parsed ? reply : JSON.stringify(envelope) };
 }

@@ -1,5 +1,14 @@
 export { compareEntries, MIDDLEWARE_TIMEOUT_MS, MiddlewareChain } from "./chain.ts";
 export { createStableMiddlewareRunner } from "./stable.ts";
+export {
+  blockInError,
+  boundBlockReason,
+  EMPTY_BLOCK_REASON,
+  MAX_BLOCK_REASON_BYTES,
+  MiddlewareActionReplySchema,
+  readReply,
+  type MiddlewareActionReply,
+} from "./reply.ts";
 export { MiddlewareFailureKinds } from "./types.ts";
 export type {
   MiddlewareEntry,

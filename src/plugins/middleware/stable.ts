@@ -1,4 +1,4 @@
-import type { Envelopes, MiddlewareRunner, Stage } from "../../agent/envelopes.ts";
+import type { Envelopes, MiddlewareRunner, Stage, StageOutput } from "../../agent/envelopes.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { createLogger } from "../../core/logger.ts";
 import type { Logger } from "../../core/logger.ts";
@@ -12,7 +12,7 @@ export function createStableMiddlewareRunner(
   logger: Logger = createLogger("plugins.middleware"),
 ): MiddlewareRunner {
   return {
-    async run<S extends Stage>(stage: S, envelope: Envelopes[S]): Promise<Envelopes[S]> {
+    async run<S extends Stage>(stage: S, envelope: Envelopes[S]): Promise<StageOutput<S>> {
       try {
         return await getCurrent().run(stage, envelope);
       } catch (error) {

@@ -11,7 +11,10 @@ export interface MiddlewareEntry {
   stages: readonly Stage[] | "all";
   /** Per-entry timeout in ms; defaults to the chain's (MIDDLEWARE_TIMEOUT_MS unless overridden). */
   timeoutMs?: number;
-  /** Receives the stage's envelope as JSON and returns the (possibly changed) envelope as JSON. */
+  /**
+   * Receives the stage's envelope as JSON and returns the (possibly changed) envelope as JSON, bare or as
+   * `{"action":"continue","data":"<JSON>"}`, or `{"action":"block","reason":"..."}` (also as a rejection's message).
+   */
   process(stage: Stage, dataJson: string): Promise<string>;
 }
 
@@ -20,11 +23,14 @@ export type MiddlewareFailureKind = (typeof MiddlewareFailureKinds)[number];
 
 export interface MiddlewareOutcome {
   stage: Stage;
+  /** False when the call failed (and was isolated); a block is ok. */
   ok: boolean;
   durationMs: number;
   /** Set when ok is false. */
   failure?: MiddlewareFailureKind;
   error?: string;
+  /** Set when the middleware blocked the turn: the reason (bounded) the user gets as the reply. */
+  block?: string;
 }
 
 /** Receives the outcome of every middleware call (the runtime's status counters). Its errors are isolated. */
@@ -41,4 +47,6 @@ export interface MiddlewareEntryStats {
   failures: number;
   byKind: Record<MiddlewareFailureKind, number>;
   lastError: { stage: Stage; kind: MiddlewareFailureKind; message: string; at: number } | null;
+  blocks: number;
+  lastBlock: { stage: Stage; reason: string; at: number } | null;
 }

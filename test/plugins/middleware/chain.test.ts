@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { Envelopes, MiddlewareRunner, Stage } from "../../../src/agent/envelopes.ts";
+import { MiddlewareBlock } from "../../../src/agent/envelopes.ts";
+import type { Envelopes, MiddlewareRunner, Stage, StageOutput } from "../../../src/agent/envelopes.ts";
 import { createStableMiddlewareRunner, MiddlewareChain } from "../../../src/plugins/middleware/index.ts";
 import type {
   MiddlewareEntry,
@@ -15,6 +16,12 @@ const inbound: Envelopes["inbound"] = {
   session_id: "s1",
   metadata: {},
 };
+
+/** The envelope a stage passed on (fails the test on a block). */
+function passed<S extends Stage>(out: StageOutput<S>): Envelopes[S] {
+  if (out instanceof MiddlewareBlock) throw new Error(`unexpected block by ${out.plugin}: ${out.reason}`);
+  return out;
+}
 
 function entry(
   plugin: string,
@@ -57,7 +64,7 @@ describe("MiddlewareChain", () => {
       entry("alpha", "z", 5, tagger("A", log)),
       entry("first", "x", -1, tagger("F", log)),
     ]);
-    const out = await chain.run("inbound", inbound);
+    const out = passed(await chain.run("inbound", inbound));
     expect(out.text).toBe("mail me at a@b.comFABaBbZ");
     expect(chain.entries().map((e) => `${e.plugin}/${e.name}`)).toEqual([
       "first/x",
@@ -88,17 +95,19 @@ describe("MiddlewareChain", () => {
         JSON.stringify(JSON.parse(data, (_k, v) => (typeof v === "string" ? redact(v) : v))),
       ),
     ]);
-    expect((await chain.run("inbound", inbound)).text).toBe("mail me at [email]");
-    const req = await chain.run("llm_request", {
-      messages: [{ role: "user", content: "to x@y.org" }],
-      model: "m",
-      temperature: 0.2,
-      tools: [],
-    });
+    expect(passed(await chain.run("inbound", inbound)).text).toBe("mail me at [email]");
+    const req = passed(
+      await chain.run("llm_request", {
+        messages: [{ role: "user", content: "to x@y.org" }],
+        model: "m",
+        temperature: 0.2,
+        tools: [],
+      }),
+    );
     expect(req.messages[0]?.content).toBe("to [email]");
-    const res = await chain.run("llm_response", { text: "write a@b.io", tool_calls: [], model: "m", usage: null });
+    const res = passed(await chain.run("llm_response", { text: "write a@b.io", tool_calls: [], model: "m", usage: null }));
     expect(res.text).toBe("write [email]");
-    const out = await chain.run("outbound", { text: "c@d.net", channel: "cli", session_id: "s" });
+    const out = passed(await chain.run("outbound", { text: "c@d.net", channel: "cli", session_id: "s" }));
     expect(out.text).toBe("[email]");
   });
 
@@ -128,7 +137,7 @@ describe("MiddlewareChain", () => {
         entry("b", "bad", 1, process, { timeoutMs: 20 }),
         entry("c", "after", 2, tagger("3")),
       ]);
-      const out = await chain.run("inbound", inbound);
+      const out = passed(await chain.run("inbound", inbound));
       expect(out.text).toBe("mail me at a@b.com13");
       const bad = outcomes.find((o) => o.entry === "b/bad")!.outcome;
       expect(bad).toMatchObject({ ok: false, failure: kind, stage: "inbound" });
@@ -159,7 +168,7 @@ describe("MiddlewareChain", () => {
         },
       },
     });
-    expect((await chain.run("inbound", inbound)).text).toBe("mail me at a@b.com!");
+    expect(passed(await chain.run("inbound", inbound)).text).toBe("mail me at a@b.com!");
     expect(logger.records.some((r) => r.message === "middleware status sink failed")).toBe(true);
   });
 
@@ -182,7 +191,7 @@ describe("MiddlewareChain", () => {
       return data;
     };
     const { chain } = newChain([entry("a", "tag", 1, tagger("!")), entry("b", "rec", 2, record)]);
-    const out = await chain.run("inbound", inbound);
+    const out = passed(await chain.run("inbound", inbound));
     expect(out.text).toBe("mail me at a@b.com!");
     expect(JSON.parse(seen[0]!)).toEqual(out);
   });
@@ -196,14 +205,40 @@ describe("MiddlewareChain", () => {
     const pretty = async (_stage: Stage, data: string) => JSON.stringify({ ...JSON.parse(data), text: "x" }, null, 2);
     const extra = async (_stage: Stage, data: string) => JSON.stringify({ ...JSON.parse(data), text: "y", junk: 1 });
     const first = newChain([entry("a", "pretty", 1, pretty), entry("b", "rec", 2, record)]);
-    const out = await first.chain.run("inbound", inbound);
+    const out = passed(await first.chain.run("inbound", inbound));
     expect(out).toEqual({ ...inbound, text: "x" });
     expect(seen[0]).toBe(JSON.stringify({ ...inbound, text: "x" }, null, 2));
     const second = newChain([entry("a", "extra", 1, extra), entry("b", "rec", 2, record)]);
-    const stripped = await second.chain.run("inbound", inbound);
+    const stripped = passed(await second.chain.run("inbound", inbound));
     expect(stripped).toEqual({ ...inbound, text: "y" });
     expect(JSON.parse(seen[1]!)).toEqual({ ...inbound, text: "y" });
   });
+
+  for (const [how, process] of [
+    ["replied", async () => JSON.stringify({ action: "block", reason: "too many messages" })],
+    ["thrown", async () => Promise.reject(new Error(JSON.stringify({ action: "block", reason: "too many messages" })))],
+  ] as const) {
+    test(`a block (${how}) ends the stage: later entries do not run, the block carries what its entry received`, async () => {
+      const log: string[] = [];
+      const { chain, outcomes } = newChain([
+        entry("a", "tag", 1, tagger("1", log)),
+        entry("limiter", "rate", 2, process),
+        entry("c", "after", 3, tagger("3", log)),
+      ]);
+      const out = await chain.run("inbound", inbound);
+      expect(out).toBeInstanceOf(MiddlewareBlock);
+      const block = out as MiddlewareBlock<"inbound">;
+      expect([block.plugin, block.capability, block.stage, block.reason]).toEqual(["limiter", "rate", "inbound", "too many messages"]);
+      expect(block.envelope.text).toBe("mail me at a@b.com1");
+      expect(log).toEqual(["1:inbound"]);
+      expect(outcomes.map((o) => [o.entry, o.outcome.ok, o.outcome.block ?? null])).toEqual([
+        ["a/tag", true, null],
+        ["limiter/rate", true, "too many messages"],
+      ]);
+      const stats = chain.stats().find((s) => s.plugin === "limiter")!;
+      expect([stats.calls, stats.failures, stats.blocks, stats.lastBlock?.reason]).toEqual([1, 0, 1, "too many messages"]);
+    });
+  }
 
   test("an empty chain returns the same envelope", async () => {
     const { chain } = newChain([]);
@@ -215,9 +250,9 @@ describe("createStableMiddlewareRunner", () => {
   test("resolves the current chain at call time", async () => {
     let current: MiddlewareRunner = newChain([entry("p", "x", 0, tagger("1"))]).chain;
     const stable = createStableMiddlewareRunner(() => current, captureLogger());
-    expect((await stable.run("inbound", inbound)).text).toBe("mail me at a@b.com1");
+    expect(passed(await stable.run("inbound", inbound)).text).toBe("mail me at a@b.com1");
     current = newChain([entry("p", "x", 0, tagger("2"))]).chain;
-    expect((await stable.run("inbound", inbound)).text).toBe("mail me at a@b.com2");
+    expect(passed(await stable.run("inbound", inbound)).text).toBe("mail me at a@b.com2");
   });
 
   test("never throws, even when resolving the chain fails", async () => {
