@@ -1,4 +1,4 @@
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from "node:fs";
 import { isAbsolute, join, normalize, sep } from "node:path";
 import { PrxError, toPrxError } from "../core/errors.ts";
 import { parseManifest, type PluginManifest } from "./manifest.ts";
@@ -180,9 +180,37 @@ export function inspectPluginDir(dirPath: string, dirName: string): DiscoveredPl
   }
 }
 
+/** Refused entries past PLUGINS_DIR_MAX_ENTRIES that discovery lists one by one; the rest are counted in the last. */
+export const PLUGINS_DIR_MAX_REFUSED_LISTED = 64;
+
+/** Marks a record refused because plugins/ holds more than PLUGINS_DIR_MAX_ENTRIES entries. */
+export const OVER_LIMIT = "plugins-dir-over-limit";
+
+/** True when discovery refused this plugin only because plugins/ holds too many entries. */
+export function isOverLimit(found: DiscoveredPlugin): boolean {
+  return !found.ok && found.error.details?.reason === OVER_LIMIT;
+}
+
+function refused(pluginsDir: string, name: string, error: PrxError): DiscoveredError {
+  const dir = join(pluginsDir, name);
+  return { ok: false, dirName: name, dir, manifestPath: join(dir, MANIFEST_FILE), name, warnings: [], error };
+}
+
+function entryKind(path: string): "dir" | "symlink" | "other" {
+  try {
+    const info = lstatSync(path);
+    return info.isSymbolicLink() ? "symlink" : info.isDirectory() ? "dir" : "other";
+  } catch {
+    return "other";
+  }
+}
+
 /**
- * Every `<pluginsDir>/*` entry in sorted (code unit) order. Non-directories and dot entries are skipped but
- * count toward the entry limit; more than PLUGINS_DIR_MAX_ENTRIES entries is an error for the whole discovery.
+ * Every `<pluginsDir>/*` directory in sorted (code unit) order. Non-directories and dot entries are skipped but
+ * count toward the entry limit. Past PLUGINS_DIR_MAX_ENTRIES entries the first ones (sorted) are inspected and every
+ * entry after them comes back refused unread (`isOverLimit`; the first PLUGINS_DIR_MAX_REFUSED_LISTED by name, the
+ * last one counting the rest), so a start serves what fits; a reload refuses the candidate instead (runtime.ts).
+ * A symlinked plugin directory is refused like a symlinked file.
  */
 export function discoverPlugins(pluginsDir: string): DiscoveredPlugin[] {
   if (!existsSync(pluginsDir)) return [];
@@ -192,24 +220,30 @@ export function discoverPlugins(pluginsDir: string): DiscoveredPlugin[] {
   } catch (cause) {
     throw toPrxError(cause, "PLUGIN_ADMISSION", `cannot list ${pluginsDir}`);
   }
-  if (entries.length > PLUGINS_DIR_MAX_ENTRIES) {
-    throw admissionError(
-      `${pluginsDir}: ${entries.length} entries, more than the limit of ${PLUGINS_DIR_MAX_ENTRIES}`,
-      "remove unused plugin directories",
-    );
-  }
   entries.sort();
   const found: DiscoveredPlugin[] = [];
-  for (const name of entries) {
-    if (name.startsWith(".")) continue;
+  const overflow: string[] = [];
+  entries.forEach((name, index) => {
+    if (name.startsWith(".")) return;
+    // past the limit nothing is read: the entry is refused by name, whatever it is
+    if (index >= PLUGINS_DIR_MAX_ENTRIES) return void overflow.push(name);
     const path = join(pluginsDir, name);
-    let isDir = false;
-    try {
-      isDir = statSync(path).isDirectory();
-    } catch {
-      isDir = false;
+    const kind = entryKind(path);
+    if (kind === "dir") found.push(inspectPluginDir(path, name));
+    else if (kind === "symlink") {
+      const error = admissionError(`${path}: the plugin directory is a symlink; symlinks are refused`, "move the plugin directory itself into plugins/");
+      found.push(refused(pluginsDir, name, error));
     }
-    if (isDir) found.push(inspectPluginDir(path, name));
-  }
+  });
+  overflow.slice(0, PLUGINS_DIR_MAX_REFUSED_LISTED).forEach((name, i, listed) => {
+    const more = i === listed.length - 1 && overflow.length > listed.length ? ` (and ${overflow.length - listed.length} more)` : "";
+    const error = new PrxError(
+      "PLUGIN_ADMISSION",
+      `not admitted: ${pluginsDir} holds ${entries.length} entries, more than the limit of ${PLUGINS_DIR_MAX_ENTRIES}; ` +
+        `the first ${PLUGINS_DIR_MAX_ENTRIES} (sorted by name) are admitted${more}`,
+      { hint: "remove unused plugin directories", details: { reason: OVER_LIMIT } },
+    );
+    found.push(refused(pluginsDir, name, error));
+  });
   return found;
 }

@@ -6,7 +6,7 @@ import type { AdapterFactories, CapabilityAdapter, GenerationAdapters } from "./
 import type { ToolAdapter } from "./adapters/tool.ts";
 import type { ToolAdapterLookup } from "./adapters/tool-router.ts";
 import { remoteAdaptersOf, type RemoteAdapter } from "./adapters/remote.ts";
-import { discoverPlugins, type DiscoveredPlugin } from "./discovery.ts";
+import { discoverPlugins, isOverLimit, type DiscoveredPlugin } from "./discovery.ts";
 import type { ManifestCapability, PluginManifest } from "./manifest.ts";
 import { decidePermissions, missingGrantsError, type PermissionDecision } from "./permissions.ts";
 import type { StatusStore } from "./status.ts";
@@ -55,6 +55,11 @@ export interface BuildInput {
   loadTimeoutMs?: number;
   /** Inspect these directories instead of discovering `pluginsDir` (prx plugins validate). */
   discovered?: DiscoveredPlugin[];
+  /**
+   * Fail the whole build when plugins/ holds more entries than admitted (a reload: the old generation keeps
+   * serving). Without it (a start) what fits is admitted and the rest listed as refused.
+   */
+  refuseOverLimit?: boolean;
 }
 
 function emptyAdapters(): GenerationAdapters {
@@ -353,6 +358,8 @@ async function loadOne(generation: Generation, record: PluginRecord, input: Buil
  */
 export async function buildGeneration(input: BuildInput): Promise<Generation> {
   const discovered = input.discovered ?? discoverPlugins(input.pluginsDir);
+  const overLimit = input.refuseOverLimit ? discovered.find(isOverLimit) : undefined;
+  if (overLimit && !overLimit.ok) throw overLimit.error;
   const records = discovered.map(recordFrom);
   const seen = new Set<string>();
   records.forEach((record, i) => admit(record, discovered[i]!, input.config, seen));

@@ -129,7 +129,7 @@ export class PluginRuntime {
       const keeps = `generation ${previous.number} keeps serving`;
       let candidate: Generation;
       try {
-        candidate = await this.build(previous.number + 1);
+        candidate = await this.build(previous.number + 1, { refuseOverLimit: true });
       } catch (cause) {
         throw new PrxError("PLUGIN_RELOAD", `${what} failed, ${keeps}: ${errorMessage(cause)}`, { cause, status: 400 });
       }
@@ -217,9 +217,10 @@ export class PluginRuntime {
     return source ?? loadConfig(this.workspace.configPath).config;
   }
 
-  private build(number: number): Promise<Generation> {
+  private build(number: number, options: { refuseOverLimit?: boolean } = {}): Promise<Generation> {
     return buildGeneration({
       number,
+      ...options,
       pluginsDir: this.workspace.pluginsDir,
       config: this.config(),
       host: this.host,

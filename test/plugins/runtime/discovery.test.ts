@@ -4,8 +4,10 @@ import { join } from "node:path";
 import {
   detectWasmKind,
   discoverPlugins,
+  isOverLimit,
   MANIFEST_MAX_BYTES,
   PLUGINS_DIR_MAX_ENTRIES,
+  PLUGINS_DIR_MAX_REFUSED_LISTED,
   WASM_MAX_BYTES,
   type DiscoveredError,
   type DiscoveredPlugin,
@@ -43,11 +45,48 @@ describe("discovery", () => {
     expect(discoverPlugins(t.workspace.pluginsDir).map((p) => p.name)).toEqual(names);
   });
 
-  test(`${PLUGINS_DIR_MAX_ENTRIES} directory entries pass, one more is an error`, () => {
+  test(`${PLUGINS_DIR_MAX_ENTRIES} directory entries are read; one more is refused unread, by name`, () => {
     for (let i = 0; i < PLUGINS_DIR_MAX_ENTRIES; i++) writeFileSync(join(t.workspace.pluginsDir, `f${i}`), "");
     expect(discoverPlugins(t.workspace.pluginsDir)).toEqual([]);
     writeFileSync(join(t.workspace.pluginsDir, "one-more"), "");
-    expect(() => discoverPlugins(t.workspace.pluginsDir)).toThrow(`more than the limit of ${PLUGINS_DIR_MAX_ENTRIES}`);
+    const extra = only(discoverPlugins(t.workspace.pluginsDir));
+    expect([extra.name, isOverLimit(extra)]).toEqual(["one-more", true]);
+    expect(errorOf(extra)).toContain(`holds ${PLUGINS_DIR_MAX_ENTRIES + 1} entries, more than the limit of ${PLUGINS_DIR_MAX_ENTRIES}`);
+  });
+
+  test("past the entry limit the first plugins (sorted) are admitted and the rest refused", () => {
+    const names = Array.from({ length: PLUGINS_DIR_MAX_ENTRIES + 1 }, (_, i) => `p${String(i).padStart(3, "0")}`);
+    for (const name of names) writePlugin(t.workspace, name, manifest({ name }), CORE_HEADER);
+    const found = discoverPlugins(t.workspace.pluginsDir);
+    expect(found.map((p) => p.name)).toEqual(names);
+    expect(found.slice(0, PLUGINS_DIR_MAX_ENTRIES).every((p) => p.ok)).toBe(true);
+    expect(isOverLimit(found.at(-1)!)).toBe(true);
+  });
+
+  test(`${PLUGINS_DIR_MAX_REFUSED_LISTED} refused entries are listed; past that the last one counts the rest`, () => {
+    for (let i = 0; i < PLUGINS_DIR_MAX_ENTRIES; i++) writeFileSync(join(t.workspace.pluginsDir, `a${i}`), "");
+    for (let i = 0; i < PLUGINS_DIR_MAX_REFUSED_LISTED; i++) writeFileSync(join(t.workspace.pluginsDir, `z${i}`), "");
+    const listed = discoverPlugins(t.workspace.pluginsDir);
+    expect(listed).toHaveLength(PLUGINS_DIR_MAX_REFUSED_LISTED);
+    expect(listed.some((p) => errorOf(p).includes("more)"))).toBe(false);
+    writeFileSync(join(t.workspace.pluginsDir, "zz"), "");
+    const capped = discoverPlugins(t.workspace.pluginsDir);
+    expect(capped).toHaveLength(PLUGINS_DIR_MAX_REFUSED_LISTED);
+    expect(errorOf(capped.at(-1)!)).toContain("(and 1 more)");
+  });
+
+  test("a symlinked plugin directory is refused", () => {
+    writePlugin(t.workspace, "real", manifest({ name: "real" }), CORE_HEADER);
+    const outside = join(t.workspace.root, "elsewhere");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "plugin.toml"), manifest({ name: "linked" }));
+    symlinkSync(outside, join(t.workspace.pluginsDir, "linked"));
+    const found = discoverPlugins(t.workspace.pluginsDir);
+    expect(found.map((p) => [p.name, p.ok])).toEqual([
+      ["linked", false],
+      ["real", true],
+    ]);
+    expect(errorOf(found[0]!)).toContain("the plugin directory is a symlink; symlinks are refused");
   });
 
   test(`plugin.toml of ${MANIFEST_MAX_BYTES} bytes passes, one byte more is refused`, () => {

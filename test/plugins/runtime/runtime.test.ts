@@ -162,7 +162,7 @@ describe("plugin runtime", () => {
       await stillServing();
     });
 
-    test("discovery failure (too many entries) fails even an unnamed reload", async () => {
+    test("more entries than the limit fail even an unnamed reload", async () => {
       for (let i = 0; i < PLUGINS_DIR_MAX_ENTRIES; i++) writeFileSync(join(t.workspace.pluginsDir, `f${i}`), "");
       const error = await reloadError();
       expect(error.code).toBe("PLUGIN_RELOAD");
@@ -170,6 +170,16 @@ describe("plugin runtime", () => {
       await stillServing();
       expect(loader.releases).toBe(0);
     });
+  });
+
+  test("a start with more entries than the limit admits the first ones (sorted) and serves them", async () => {
+    await writeToolPlugin(t.workspace, "echo", "v1");
+    for (let i = 0; i < PLUGINS_DIR_MAX_ENTRIES; i++) writeFileSync(join(t.workspace.pluginsDir, `f${i}`), "");
+    const generation = await runtime.start();
+    expect(await callTool("echo_tool")).toEqual({ success: true, output: "v1", error: null });
+    const refused = generation.plugins.filter((p) => p.state === "error");
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.error?.message).toContain(`more than the limit of ${PLUGINS_DIR_MAX_ENTRIES}`);
   });
 
   test("the old generation is released only after its in-flight calls finish", async () => {
