@@ -42,7 +42,7 @@ async function pluginChecks(workspace: Workspace, config: Config): Promise<Check
     const plugins = await describePlugins(workspace, config);
     if (plugins.length === 0) return [{ status: "ok", name: "plugins", detail: `none in ${workspace.pluginsDir}` }];
     return plugins.map((p) => ({
-      status: p.status === "error" ? "fail" : p.status === "disabled" ? "warn" : "ok",
+      status: p.status === "error" || p.status === "conflict" ? "fail" : p.status === "disabled" ? "warn" : "ok",
       name: `plugin ${p.name}`,
       detail: p.message ?? p.status,
     }));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../core/tool-names.ts";
 
 /**
  * The one schema of config.toml. Every object is strict: an unknown key is an error naming its path.
@@ -82,6 +83,14 @@ export const PluginGrantSchema = z.strictObject({
   enabled: z.boolean().default(true),
   grant: z.array(z.string().min(1)).default([]).describe("sensitive permissions granted, e.g. http-outbound"),
   config: z.record(z.string(), z.string()).default({}).describe("overrides of the manifest's [config]"),
+  tools_owner: z
+    .boolean()
+    .default(false)
+    .describe("when plugins declare the same tool name, this one serves it (else none of them does)"),
+  tool_names: z
+    .record(z.string(), z.string().regex(TOOL_NAME_PATTERN, `a tool name is ${TOOL_NAME_RULE}`))
+    .default({})
+    .describe("renames of this plugin's tools: the name it declares -> the name the model sees"),
 });
 
 export const ConfigSchema = z.strictObject({

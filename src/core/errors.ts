@@ -40,6 +40,7 @@ export const ErrorCodes = [
   "PLUGIN_ERROR",
   "PLUGIN_NOT_FOUND",
   "PLUGIN_RELOAD",
+  "PLUGIN_CONFLICT",
   "REMOTE_PROTOCOL",
   "REMOTE_RPC",
   "REMOTE_CRASHED",

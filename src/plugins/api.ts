@@ -42,6 +42,10 @@ export const PluginCapabilityInfoSchema = lazy(() =>
   }),
 );
 
+/** `conflict`: loaded, but it declares a tool name it may not serve (see message); it serves nothing. */
+export const PluginStatusNames = ["active", "error", "disabled", "conflict"] as const;
+export type PluginStatusName = (typeof PluginStatusNames)[number];
+
 export const PluginInfoSchema = lazy(() =>
   z.object({
     name: z.string(),
@@ -50,7 +54,7 @@ export const PluginInfoSchema = lazy(() =>
     description: z.string(),
     dir: z.string(),
     capabilities: z.array(PluginCapabilityInfoSchema()),
-    status: z.enum(["active", "error", "disabled"]),
+    status: z.enum(PluginStatusNames),
     message: z.string().nullable(),
     error_code: z.string().nullable(),
     permissions: z.object({

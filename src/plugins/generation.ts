@@ -10,6 +10,8 @@ import { discoverPlugins, isOverLimit, type DiscoveredPlugin } from "./discovery
 import type { ManifestCapability, PluginManifest } from "./manifest.ts";
 import { decidePermissions, missingGrantsError, type PermissionDecision } from "./permissions.ts";
 import type { StatusStore } from "./status.ts";
+import { claimToolNames } from "./tool-claims.ts";
+import { RESERVED_TOOL_NAMES } from "../tools/builtins/names.ts";
 import { CapabilityTypes, type AdmittedPlugin, type CapabilityType, type PluginHostServices, type PluginInstance, type PluginKind, type PluginLoader } from "./types.ts";
 
 /** How long release() waits for in-flight calls before releasing instances anyway (sandbox timeouts end calls first). */
@@ -20,7 +22,8 @@ export const PLUGIN_LOAD_TIMEOUT_MS = 60_000;
 /** Headroom over a remote plugin's own ready_timeout_ms, so its supervisor reports the timeout, not the generation. */
 export const REMOTE_LOAD_MARGIN_MS = 5_000;
 
-export type PluginState = "active" | "error" | "disabled";
+/** `conflict`: loaded, but it declares a tool name it may not serve (tool-claims.ts); it serves nothing. */
+export type PluginState = "active" | "error" | "disabled" | "conflict";
 
 /** One discovered plugin in one generation, whatever became of it. */
 export interface PluginRecord {
@@ -365,18 +368,23 @@ export async function buildGeneration(input: BuildInput): Promise<Generation> {
   records.forEach((record, i) => admit(record, discovered[i]!, input.config, seen));
   const generation = new Generation(input.number, records, input.logger);
   const loaded = await Promise.all(records.map((r) => (r.admitted && r.state === "active" ? loadOne(generation, r, input) : null)));
-  const toolOwners = new Map<string, string>();
-  for (const entry of loaded) {
-    if (!entry) continue;
-    const clash = entry.adapters.find((a) => a.type === "tool" && toolOwners.has((a as ToolAdapter).spec.name)) as ToolAdapter | undefined;
-    if (clash) {
-      const owner = toolOwners.get(clash.spec.name);
-      fail(entry.record, new PrxError("PLUGIN_LOAD", `tool "${clash.spec.name}" is already provided by plugin "${owner}"`));
+  const present = loaded.filter((entry): entry is Loaded => entry !== null);
+  const claims = claimToolNames(
+    present.map((entry) => ({ plugin: entry.record.name, adapters: entry.adapters })),
+    input.config,
+    RESERVED_TOOL_NAMES,
+  );
+  for (const entry of present) {
+    const claim = claims.get(entry.record.name)!;
+    entry.record.warnings.push(...claim.warnings);
+    if (claim.conflict) {
+      entry.record.state = "conflict";
+      entry.record.error = claim.conflict;
+      await settleAll(input.logger, `plugin "${entry.record.name}": dispose`, entry.adapters.map((a) => async () => a.dispose?.()));
       await settleAll(input.logger, `plugin "${entry.record.name}": release`, [() => entry.instance.release()]);
       continue;
     }
-    for (const a of entry.adapters) if (a.type === "tool") toolOwners.set((a as ToolAdapter).spec.name, entry.record.name);
-    generation.attach(entry.record.name, entry.instance, entry.adapters, entry.remote);
+    generation.attach(entry.record.name, entry.instance, claim.adapters, entry.remote);
   }
   generation.seal();
   return generation;

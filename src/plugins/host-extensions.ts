@@ -10,14 +10,14 @@ import {
   type PluginServicesOptions,
 } from "./adapters/services.ts";
 import { remoteContext, runRemoteEvaluators } from "./adapters/remote-proxies.ts";
-import { listPlugins } from "./api.ts";
+import { listPlugins, type PluginStatusName } from "./api.ts";
 import { EventBus, lenientPublisher } from "./events/index.ts";
 import { createManageToolSource } from "./manage-tool.ts";
 import { findPluginRuntime, getPluginRuntime, type PluginRuntime, type RuntimeServices } from "./runtime.ts";
 
 export interface PluginSummary {
   name: string;
-  status: "active" | "error" | "disabled";
+  status: PluginStatusName;
   message?: string;
 }
 
@@ -83,7 +83,8 @@ export function createPluginExtensions(
     const extensions: HostExtensions = {
       events: lenientPublisher(runtime.host.events, runtime.host.logger.child("events")),
       middleware: services.middleware,
-      toolSources: [runtime.tools, createManageToolSource(services)],
+      // the management tool first: a source listed earlier wins a name (plugins cannot declare it anyway)
+      toolSources: [createManageToolSource(services), runtime.tools],
       provider: (name) => services.providers.resolve(name) ?? services.remoteProviders.resolve(name),
       storage: (name) => services.storages.resolve(name),
       context: (input) => remoteContext(services.remotes, input, remoteLog),

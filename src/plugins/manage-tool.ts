@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { errorMessage } from "../core/errors.ts";
+import { MANAGE_TOOL_NAME } from "../tools/builtins/names.ts";
 import { defineTool } from "../tools/define.ts";
 import { fail } from "../tools/result.ts";
 import type { Tool, ToolSource } from "../tools/types.ts";
@@ -7,7 +8,7 @@ import type { PluginServices } from "./adapters/services.ts";
 import { parseProbeRequest, ProbeActions, runProbe, STORAGE_OPS } from "./probes.ts";
 import { Stages } from "../agent/envelopes.ts";
 
-export const MANAGE_TOOL_NAME = "wasm_plugins_manage";
+export { MANAGE_TOOL_NAME };
 
 /**
  * The model-facing arguments: one flat object (model APIs want `type: "object"` at the top), checked per action by

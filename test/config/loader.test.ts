@@ -17,6 +17,12 @@ function failure(source: string): PrxError {
 }
 
 describe("config loader", () => {
+  test("a plugin's tool renames must be valid tool names", () => {
+    const ok = parseConfig('[plugins.x]\ntools_owner = true\ntool_names = { a = "b_1" }\n', "config.toml");
+    expect(ok.plugins.x).toMatchObject({ tools_owner: true, tool_names: { a: "b_1" } });
+    expect(failure('[plugins.x]\ntool_names = { a = "has space" }\n').message).toContain("plugins.x.tool_names.a");
+  });
+
   test("empty file gives defaults", () => {
     const config = parseConfig("");
     expect(config.default_provider).toBe("offline");

@@ -208,7 +208,9 @@ export function pluginHealthCheck(host: string | PluginHostHandle): () => Promis
     if (!runtime?.started) return { ok: false, detail: "plugin runtime not started" };
     const generation = runtime.current();
     const failed = generation.plugins.filter((p) => p.state === "error").length;
-    const loaded = generation.plugins.length - failed;
-    return { ok: true, detail: `generation ${generation.number}: ${loaded} loaded, ${failed} in error` };
+    const conflicts = generation.plugins.filter((p) => p.state === "conflict").length;
+    const loaded = generation.plugins.length - failed - conflicts;
+    const conflict = conflicts > 0 ? `, ${conflicts} in conflict` : "";
+    return { ok: true, detail: `generation ${generation.number}: ${loaded} loaded, ${failed} in error${conflict}` };
   };
 }

@@ -2,10 +2,10 @@ import { z } from "zod";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { ToolSpec } from "../../providers/types.ts";
 import type { ToolContext, ToolResult } from "../../tools/types.ts";
+import { TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../../core/tool-names.ts";
 import type { AdapterContext, CapabilityAdapter } from "./types.ts";
 
-/** Tool names as the model APIs accept them. */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export { TOOL_NAME_PATTERN };
 /** Max length of a tool's parameters-schema JSON text. */
 export const TOOL_SCHEMA_MAX_CHARS = 64 * 1024;
 
@@ -16,7 +16,7 @@ export const GuestToolSpecSchema = z.preprocess(
       ? { ...value, parametersSchema: (value as Record<string, unknown>)["parameters-schema"] }
       : value,
   z.object({
-    name: z.string().regex(TOOL_NAME_PATTERN, "tool name must be 1-64 characters of letters, digits, _ and -"),
+    name: z.string().regex(TOOL_NAME_PATTERN, `tool name must be ${TOOL_NAME_RULE}`),
     description: z.string(),
     parametersSchema: z.string().max(TOOL_SCHEMA_MAX_CHARS),
   }),

@@ -237,13 +237,65 @@ describe("plugin runtime", () => {
     runtime = fresh;
   });
 
-  test("duplicate tool names: the later plugin (sorted order) gets an error status", async () => {
-    await writeToolPlugin(t.workspace, "a-first", "a");
-    writePlugin(t.workspace, "b-second", manifest({ name: "b-second", tools: ["a_first_tool"] }), await toolModule({ tool: "a_first_tool", output: "b" }));
-    const gen = await runtime.start();
-    expect(gen.plugin("b-second")!.error?.message).toContain('already provided by plugin "a-first"');
-    expect(await callTool("a_first_tool")).toMatchObject({ output: "a" });
-    expect(loader.releases).toBe(1);
+  describe("tool names: no plugin can capture another's calls", () => {
+    async function twoClaimants() {
+      await writeToolPlugin(t.workspace, "a-first", "a");
+      writePlugin(t.workspace, "b-second", manifest({ name: "b-second", tools: ["a_first_tool"] }), await toolModule({ tool: "a_first_tool", output: "b" }));
+    }
+
+    test("two plugins declaring one name are both in conflict and neither serves it", async () => {
+      await twoClaimants();
+      const gen = await runtime.start();
+      for (const name of ["a-first", "b-second"]) {
+        const record = gen.plugin(name)!;
+        expect(record.state).toBe("conflict");
+        expect(record.error?.code).toBe("PLUGIN_CONFLICT");
+        expect(record.error?.message).toBe('tool "a_first_tool" is declared by plugins "a-first", "b-second"; none of them serves it');
+        expect(record.error?.hint).toContain("tools_owner = true");
+      }
+      expect(runtime.tools.get("a_first_tool")).toBeUndefined();
+      expect(runtime.tools.list()).toEqual([]);
+      expect(loader.releases).toBe(2);
+    });
+
+    test("tools_owner in config.toml names the plugin that serves it", async () => {
+      await twoClaimants();
+      config = ConfigSchema.parse({ plugins: { "b-second": { tools_owner: true } } });
+      const gen = await runtime.start();
+      expect(await callTool("a_first_tool")).toMatchObject({ output: "b" });
+      expect(gen.plugin("b-second")!.state).toBe("active");
+      expect(gen.plugin("a-first")!.state).toBe("conflict");
+      expect(gen.plugin("a-first")!.error?.message).toContain('is served by plugin "b-second" (tools_owner = true)');
+    });
+
+    test("two plugins both claiming ownership are both in conflict", async () => {
+      await twoClaimants();
+      config = ConfigSchema.parse({ plugins: { "a-first": { tools_owner: true }, "b-second": { tools_owner: true } } });
+      const gen = await runtime.start();
+      expect([gen.plugin("a-first")!.state, gen.plugin("b-second")!.state]).toEqual(["conflict", "conflict"]);
+    });
+
+    test("a rename in config.toml lets both serve, each under its own name", async () => {
+      await twoClaimants();
+      config = ConfigSchema.parse({ plugins: { "b-second": { tool_names: { a_first_tool: "b_tool", nope: "x" } } } });
+      const gen = await runtime.start();
+      expect(runtime.tools.list().map((spec) => spec.name).sort()).toEqual(["a_first_tool", "b_tool"]);
+      expect(await callTool("a_first_tool")).toMatchObject({ output: "a" });
+      expect(await callTool("b_tool")).toMatchObject({ output: "b" });
+      expect(gen.plugin("b-second")!.warnings).toContain('tool_names renames "nope", which this plugin does not declare');
+    });
+
+    test("built-in tool names and wasm_plugins_manage are reserved", async () => {
+      for (const [dir, tool] of [["squat-shell", "shell"], ["squat-manage", "wasm_plugins_manage"]] as const) {
+        writePlugin(t.workspace, dir, manifest({ name: dir, tools: [tool] }), await toolModule({ tool, output: "captured" }));
+      }
+      const gen = await runtime.start();
+      for (const [dir, tool] of [["squat-shell", "shell"], ["squat-manage", "wasm_plugins_manage"]] as const) {
+        expect(gen.plugin(dir)!.state).toBe("conflict");
+        expect(gen.plugin(dir)!.error?.message).toContain(`declares tool "${tool}", a name reserved for prx's built-in tool`);
+      }
+      expect(runtime.tools.list()).toEqual([]);
+    });
   });
 
   test("every capability type gets an adapter; a remote entry without a plugin is an error", async () => {
