@@ -1,5 +1,6 @@
 import { PrxError, errorMessage } from "../../core/errors.ts";
-import { createLogger, type Logger } from "../../core/logger.ts";
+import { createLogger, getLogLevel, type Logger } from "../../core/logger.ts";
+import { defaultAgentIdentity, type AgentIdentity } from "./agent.ts";
 import { encodeMessage } from "./codec.ts";
 import { decodeWorkerMessage, encodeHostRpcReply } from "./inbound.ts";
 import { CallTable, callbackText } from "./calls.ts";
@@ -41,6 +42,8 @@ export class RemoteSupervisor {
     oversize: 0,
     callbacks: 0,
   };
+  /** Service types started in the current worker (a restart starts them again). */
+  private readonly servicesStarted = new Set<string>();
   private lastError: string | null = null;
   private lastEvent: string | null = null;
   private readyMs: number | null = null;
@@ -53,6 +56,12 @@ export class RemoteSupervisor {
   ) {
     this.log = createLogger(`remote.${options.name}`);
   }
+
+  /** Who the agent is for this plugin (runtime.agentId, character, ...). */
+  get agent(): AgentIdentity {
+    return (this.identity ??= this.options.agent ?? defaultAgentIdentity());
+  }
+  private identity: AgentIdentity | null = null;
 
   descriptor(): PluginDescriptor {
     return this.desc ?? { name: this.options.name };
@@ -72,11 +81,14 @@ export class RemoteSupervisor {
   private async spawn(): Promise<void> {
     const o = this.options;
     const started = performance.now();
+    this.servicesStarted.clear();
     const transport = this.startTransport({
       name: o.name,
       entry: o.entryPath,
       settings: o.settings,
       rpcTimeoutMs: o.rpcTimeoutMs,
+      agent: this.agent,
+      logLevel: getLogLevel(),
     });
     this.transport = transport;
     const handshake = new Handshake(transport, o.name, o.readyTimeoutMs, (msg) => this.onMessage(msg, transport));
@@ -136,6 +148,10 @@ export class RemoteSupervisor {
         return;
       case "log":
         this.log[msg.level](msg.message, msg.fields);
+        return;
+      case "service-started":
+        this.servicesStarted.add(msg.serviceType);
+        this.log.debug(`service ${msg.serviceType} started`);
         return;
       default:
         this.refused("malformed", `unexpected ${msg.type} after init-complete`);
@@ -265,6 +281,7 @@ export class RemoteSupervisor {
       state: this.state,
       pid: this.transport?.pid ?? null,
       ...this.counters,
+      servicesStarted: [...this.servicesStarted],
       inFlight: this.calls.size,
       lastError: this.lastError,
       lastEvent: this.lastEvent,
