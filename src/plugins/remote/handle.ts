@@ -1,5 +1,5 @@
 import { PrxError, errorMessage } from "../../core/errors.ts";
-import { eventTopic } from "./events.ts";
+import { eventParams, eventTopic } from "./events.ts";
 import { providerDepth } from "./compose-state.ts";
 import { handleRoute } from "./routes.ts";
 import type { RemoteSupervisor } from "./supervisor.ts";
@@ -48,7 +48,7 @@ export function createHandle(sup: RemoteSupervisor): RemotePluginHandle {
       sup.noteEvent(`event ${event}`);
       for (const ref of sup.descriptor().events?.[event] ?? []) {
         try {
-          await sup.call("event", ref.id, { payload: payload ?? null });
+          await sup.call("event", ref.id, { payload: eventParams(payload) ?? null });
         } catch (error) {
           sup.log.warn(`event handler ${ref.id} failed`, { error: errorMessage(error) });
         }

@@ -1,7 +1,7 @@
 import { PrxError } from "../../../core/errors.ts";
 import { HostRpcResultParser } from "../protocol-fast.ts";
 import type { RuntimeMethod } from "../protocol.ts";
-import { fromWireError } from "../wire-error.ts";
+import { fromWireError, hostErrorCode } from "../wire-error.ts";
 import type { WorkerChannel } from "./channel.ts";
 
 interface Slot {
@@ -60,7 +60,10 @@ export class HostRpcClient {
     this.pending.delete(msg.requestId);
     if (slot.timer) clearTimeout(slot.timer);
     if (msg.ok) slot.resolve(msg.payload ?? null);
-    else slot.reject(fromWireError(msg.error ?? { name: "Error", message: "host-rpc failed" }, "prx host"));
+    else {
+      const wire = msg.error ?? { name: "Error", message: "host-rpc failed" };
+      slot.reject(fromWireError(wire, "prx host", hostErrorCode(wire)));
+    }
     return true;
   }
 
