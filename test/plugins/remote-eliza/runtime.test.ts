@@ -23,6 +23,15 @@ import {
 } from "./helpers.ts";
 
 const AGENT_ID = stringToUuid("Ada");
+const EXPECTED_PACKAGES = {
+  importResolve: {
+    "@elizaos/core": "node_modules/@elizaos/core/dist/node.js",
+    "slug-cjs": "node_modules/@acme/plugin-notes/node_modules/slug-cjs/lib/slug.js",
+    "tiny-fmt": "node_modules/tiny-fmt/esm/index.mjs",
+  },
+  requireResolve: { "slug-cjs": "node_modules/@acme/plugin-notes/node_modules/slug-cjs/lib/slug.js" },
+  values: { slug: "hello-notes", slugVersion: "2.0.0", fmt: "module", list: "- a\n- b" },
+};
 let fake: FakeServer;
 const logLines: string[] = [];
 beforeAll(() => {
@@ -71,8 +80,9 @@ describe.each(TRANSPORTS)("an elizaOS plugin from its own node_modules in an age
   });
 
   test("packages resolve from the plugin's node_modules as bun resolves them", () => {
-    // slug-cjs 2 is nested under @acme/plugin-notes (CJS by main), tiny-fmt resolves by module
-    expect(report.packages).toEqual({ slug: "hello-notes", slugVersion: "2.0.0", fmt: "module", list: "- a\n- b" });
+    // slug-cjs 2 is nested under @acme/plugin-notes (CJS by main), tiny-fmt resolves by module, @elizaos/core by
+    // its exports' bun/node condition
+    expect(report.packages).toEqual(EXPECTED_PACKAGES);
   });
 
   test("agentId, character and the live surface lists", () => {
