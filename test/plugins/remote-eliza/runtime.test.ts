@@ -164,7 +164,7 @@ describe.each(TRANSPORTS)("an elizaOS plugin from its own node_modules in an age
   });
 
   test("useModel reaches the configured provider; getService returns the live instance synchronously", () => {
-    expect(report.model).toBe("echo: say hi to the notes plugin");
+    expect(report.model as unknown).toBe("echo: say hi to the notes plugin");
     expect(report.service).toEqual({ isPromise: false, startedFor: AGENT_ID, notes: 0, unknown: null });
   });
 
@@ -174,10 +174,11 @@ describe.each(TRANSPORTS)("an elizaOS plugin from its own node_modules in an age
   });
 
   test("members prx cannot honour fail with PLUGIN_UNSUPPORTED naming them", () => {
-    const unsupported = report.unsupported as Record<string, { ok: boolean; code: string; message: string }>;
+    type Attempt = { ok: boolean; code: string; message: string };
+    const unsupported = report.unsupported as { getTasks: Attempt; registerEvent: Attempt; services: Attempt } & Record<string, unknown>;
     expect(unsupported.getTasks).toMatchObject({ ok: false, code: "PLUGIN_UNSUPPORTED" });
-    expect(unsupported.getTasks!.message).toStartWith("runtime.getTasks is not supported in remote mode: ");
-    expect(unsupported.registerEvent!.message).toStartWith("runtime.registerEvent is not supported in remote mode: ");
+    expect(unsupported.getTasks.message).toStartWith("runtime.getTasks is not supported in remote mode: ");
+    expect(unsupported.registerEvent.message).toStartWith("runtime.registerEvent is not supported in remote mode: ");
     expect(unsupported.services).toMatchObject({ ok: false, code: "PLUGIN_UNSUPPORTED" });
     expect(unsupported.typeofCreateTask).toBe("function");
     expect(unsupported.notAnElizaMember).toBe("undefined");
