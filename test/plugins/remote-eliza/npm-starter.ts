@@ -17,6 +17,9 @@ const NETWORK_ERRORS = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EN
 
 export type StarterInstall = { nodeModules: string } | { skip: string };
 
+/** The line of npm's stderr that names the network failure. */
+const networkLine = (stderr: string) => stderr.split("\n").find((l) => NETWORK_ERRORS.test(l))?.trim() ?? "timed out";
+
 function npm(args: string[], cwd: string, timeoutMs: number) {
   return Bun.spawnSync(["npm", ...args], { cwd, env: process.env, stdout: "pipe", stderr: "pipe", timeout: timeoutMs });
 }
@@ -30,7 +33,7 @@ export function installStarter(): StarterInstall {
   if (probe.exitCode !== 0) {
     const err = probe.stderr.toString();
     if (NETWORK_ERRORS.test(err) || probe.exitCode === null) {
-      return { skip: `the npm registry is unreachable (npm view ${PACKAGES[0]}): ${err.trim().split("\n").at(-1) ?? "timed out"}` };
+      return { skip: `the npm registry is unreachable (npm view ${PACKAGES[0]}): ${networkLine(err)}` };
     }
     throw new Error(`npm view ${PACKAGES[0]} failed: ${err}`);
   }
@@ -43,7 +46,7 @@ export function installStarter(): StarterInstall {
   if (install.exitCode !== 0) {
     rmSync(staging, { recursive: true, force: true });
     const err = install.stderr.toString();
-    if (NETWORK_ERRORS.test(err)) return { skip: `npm install could not reach the registry: ${err.trim().split("\n").at(-1)}` };
+    if (NETWORK_ERRORS.test(err)) return { skip: `npm install could not reach the registry: ${networkLine(err)}` };
     throw new Error(`npm install ${PACKAGES.join(" ")} failed: ${err}`);
   }
   writeFileSync(join(staging, ".installed"), KEY);

@@ -100,6 +100,8 @@ export const UNSUPPORTED_RUNTIME_PROPERTIES: ReadonlyMap<string, Unsupported> = 
   ["routes", LOOP],
   ["events", LOOP],
   ["stateCache", LOOP],
+  ["messageService", LOOP],
+  ["initPromise", LOOP],
   ["db", DATABASE],
   ["adapter", DATABASE],
   ["databaseAdapter", DATABASE],
