@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { AgentSchema, type AgentConfig } from "../../config/schema.ts";
+import type { AgentConfig } from "../../config/schema.ts";
 
 /**
  * Who the agent is, as remote plugins see it (`runtime.agentId`, `runtime.character`, `getConversationLength()`).
  * The host derives it from `[agent]` of config.toml when it starts a plugin and hands it over in the launch config.
+ * (Only types come from the config schema here: the worker side imports this file and must not load that schema.)
  */
 export const AgentIdentitySchema = z.object({
   id: z.string().min(1),
@@ -39,9 +40,4 @@ export function agentIdentity(agent: AgentConfig): AgentIdentity {
     system: agent.system_prompt,
     conversationLength: agent.max_history_messages,
   };
-}
-
-/** The identity of a host with the default `[agent]` table (tests, hosts without a config). */
-export function defaultAgentIdentity(): AgentIdentity {
-  return agentIdentity(AgentSchema.parse({}));
 }

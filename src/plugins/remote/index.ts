@@ -27,7 +27,8 @@ export {
   type ModelChoice,
 } from "./bindings.ts";
 export { createRemoteProvider } from "./provider.ts";
-export { agentIdentity, defaultAgentIdentity, stringToUuid, type AgentIdentity } from "./agent.ts";
+export { agentIdentity, stringToUuid, type AgentIdentity } from "./agent.ts";
+export { defaultAgentIdentity } from "./agent-default.ts";
 export { eventTopic, ELIZA_EVENT_TOPICS } from "./events.ts";
 export { REMOTE_CHILD_ARG, REMOTE_WORKER_ENTRYPOINTS, isCompiledBinary } from "./transport.ts";
 export type { PluginDescriptor } from "./protocol.ts";

@@ -1,6 +1,7 @@
 import { PrxError, errorMessage } from "../../core/errors.ts";
 import { createLogger, getLogLevel, type Logger } from "../../core/logger.ts";
-import { defaultAgentIdentity, type AgentIdentity } from "./agent.ts";
+import type { AgentIdentity } from "./agent.ts";
+import { defaultAgentIdentity } from "./agent-default.ts";
 import { encodeMessage } from "./codec.ts";
 import { decodeWorkerMessage, encodeHostRpcReply } from "./inbound.ts";
 import { CallTable, callbackText } from "./calls.ts";

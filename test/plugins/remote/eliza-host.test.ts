@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { SqliteSessionStore } from "../../../src/agent/sessions.ts";
 import { isPrxError } from "../../../src/core/errors.ts";
 import { SqliteMemory } from "../../../src/memory/sqlite.ts";
-import { defaultAgentIdentity } from "../../../src/plugins/remote/agent.ts";
+import { defaultAgentIdentity } from "../../../src/plugins/remote/agent-default.ts";
 import { selectProviders } from "../../../src/plugins/remote/compose-state.ts";
 import { eventParams } from "../../../src/plugins/remote/events.ts";
 import { HostRpcArgSchemas } from "../../../src/plugins/remote/host-rpc-args.ts";

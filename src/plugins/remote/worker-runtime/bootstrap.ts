@@ -1,4 +1,4 @@
-import { defaultAgentIdentity, type AgentIdentity } from "../agent.ts";
+import type { AgentIdentity } from "../agent.ts";
 import { REMOTE_DEFAULT_RPC_TIMEOUT_MS, REMOTE_PROTOCOL_VERSION } from "../limits.ts";
 import { CancelMessageSchema } from "../protocol.ts";
 import { toWireError } from "../wire-error.ts";
@@ -77,12 +77,14 @@ export async function bootstrap(plugin: Plugin, options: BootstrapOptions = {}):
   const services = new Services((serviceType) => ch.send({ type: "service-started", serviceType }));
   const client = new HostRpcClient(ch, options.rpcTimeoutMs ?? launch?.rpcTimeoutMs ?? REMOTE_DEFAULT_RPC_TIMEOUT_MS);
   const initConfig = { ...(options.initConfig ?? launch?.initConfig ?? {}) };
+  // the launcher always passes the agent; only a bare bootstrap() (tests, a host of one's own) loads the defaults
+  const agent = options.agent ?? launch?.agent ?? (await import("../agent-default.ts")).defaultAgentIdentity();
   const settings = new SettingsView(initConfig);
   const runtime = buildRuntimeProxyApi({
     client,
     services,
     plugin: plugin && typeof plugin === "object" ? plugin : { name: "" },
-    agent: options.agent ?? launch?.agent ?? defaultAgentIdentity(),
+    agent,
     settings,
     sendLog: (line) => ch.send(line),
     logLevel: options.logLevel ?? launch?.logLevel ?? envLogLevel(),
