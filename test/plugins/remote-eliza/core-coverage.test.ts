@@ -13,7 +13,7 @@ import {
   UNSUPPORTED_RUNTIME_METHODS,
   UNSUPPORTED_RUNTIME_PROPERTIES,
 } from "../../../src/plugins/remote/worker-runtime/runtime-guard.ts";
-import { memoryChannel } from "../remote/helpers.ts";
+import { memoryChannel } from "../remote/memory-channel.ts";
 import { installStarter, type StarterInstall } from "./npm-starter.ts";
 
 const install: StarterInstall = installStarter();

@@ -4,12 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AgentHost } from "../../../src/agent/index.ts";
-import { setLogLevel, setLogSink } from "../../../src/core/logger.ts";
+import { getLogLevel, getLogSink, setLogLevel, setLogSink } from "../../../src/core/logger.ts";
 import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
 import { listPlugins } from "../../../src/plugins/api.ts";
 import { stringToUuid } from "../../../src/plugins/remote/index.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
-import { setting } from "../remote-integration/helpers.ts";
+import { setting } from "../remote-integration/workspace.ts";
 import {
   AGENT_CONFIG,
   cached,
@@ -34,6 +34,8 @@ const EXPECTED_PACKAGES = {
 };
 let fake: FakeServer;
 const logLines: string[] = [];
+// the log level and sink are process-wide: put back what the next test file expects
+const previous = { level: getLogLevel(), sink: getLogSink() };
 beforeAll(() => {
   fake = startFakeOpenAI();
   // plugin log lines reach the host's log: capture it at info (the worker sends nothing below the host's level)
@@ -41,8 +43,8 @@ beforeAll(() => {
   setLogSink((line) => void logLines.push(line));
 });
 afterAll(async () => {
-  setLogLevel("silent");
-  setLogSink((line) => process.stderr.write(line + "\n"));
+  setLogLevel(previous.level);
+  setLogSink(previous.sink);
   await fake.stop();
 });
 
