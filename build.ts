@@ -3,6 +3,9 @@
  * Worker scripts are extra entrypoints (Bun embeds them; each subsystem finds its entry inside /$bunfs),
  * and run-time assets (jco's own wasm, WIT files) are embedded so the binary needs nothing beside it.
  * `--bytecode` with ESM output starts fastest (see README, Performance).
+ * `autoloadPackageJson`: a compiled binary reads no package.json at run time unless told to, so a remote plugin's own
+ * node_modules would only resolve packages that need none (`<pkg>/index.js`); with it, a plugin entry on disk resolves
+ * `main`, `module`, `exports` (with conditions) and `imports` exactly as `bun <entry>` does.
  */
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -20,7 +23,7 @@ mkdirSync(join(root, "dist"), { recursive: true });
 const started = performance.now();
 const result = await Bun.build({
   entrypoints,
-  compile: { outfile },
+  compile: { outfile, autoloadPackageJson: true },
   bytecode: true,
   minify: true,
   format: "esm",

@@ -38,6 +38,16 @@ export const ReliabilitySchema = z.strictObject({
 });
 
 export const AgentSchema = z.strictObject({
+  name: z
+    .string()
+    .min(1)
+    .max(128)
+    .default("prx")
+    .describe("the agent's name; remote plugins see it as runtime.character.name, and their agentId derives from it"),
+  bio: z
+    .union([z.string(), z.array(z.string())])
+    .default("A helpful personal assistant.")
+    .describe("who the agent is, in a sentence or a list; remote plugins see it as runtime.character.bio"),
   system_prompt: z
     .string()
     .default("You are prx, a helpful personal assistant. Use tools when they help; answer concisely."),

@@ -34,6 +34,8 @@ backoff_ms = 500         # first backoff; doubles each retry; Retry-After is hon
 fallback_providers = []  # tried in order when the default provider keeps failing
 
 [agent]
+# name = "prx"           # remote (elizaOS) plugins see it as runtime.character.name
+# bio = "A helpful personal assistant."
 max_tool_iterations = 10
 temperature = 0.7
 # system_prompt = "You are prx, a helpful personal assistant."

@@ -29,6 +29,11 @@ export function setLogSink(next: (line: string) => void): void {
   sink = next;
 }
 
+/** The current log output, so a temporary redirection can be undone. */
+export function getLogSink(): (line: string) => void {
+  return sink;
+}
+
 export interface Logger {
   trace(message: string, fields?: Record<string, unknown>): void;
   debug(message: string, fields?: Record<string, unknown>): void;

@@ -5,13 +5,17 @@ import type { EventPublisher } from "../../core/events.ts";
 import { newId } from "../../core/ids.ts";
 import type { MemoryBackend } from "../../memory/types.ts";
 import type { ChatMessage, ProviderResolver } from "../../providers/types.ts";
+import { RemoteCacheStore } from "./cache-store.ts";
 import {
   REMOTE_SETTINGS_MAX_PER_PLUGIN,
+  REMOTE_SETTINGS_MAX_TOTAL_BYTES,
   REMOTE_SETTING_MAX_KEY_BYTES,
   REMOTE_SETTING_MAX_VALUE_BYTES,
 } from "./limits.ts";
 import { eventTopic } from "./events.ts";
-import type { HistoryMessage, RemoteHostBindings } from "./types.ts";
+import { memoryKey, RemoteMemoryQuery } from "./memory-query.ts";
+import { entityOf, relationshipsOf, roomOf } from "./rooms.ts";
+import type { HistoryMessage, RemoteHostBindings, SessionSource } from "./types.ts";
 import type { Memory } from "./worker-runtime/types.ts";
 
 /** Largest memory object (JSON) a plugin may store. */
@@ -44,6 +48,8 @@ export interface RemoteHostBindingsOptions {
   model: ModelChoice | (() => ModelChoice);
   /** Session history for composeState. */
   history?: (sessionId: string, limit: number) => HistoryMessage[] | Promise<HistoryMessage[]>;
+  /** Sessions, for rooms, entities, relationships and the table "messages" (none: no rooms exist). */
+  sessions?: SessionSource;
 }
 
 const TEXT_MODELS: Record<string, "small" | "large"> = {
@@ -56,10 +62,6 @@ const TEXT_MODELS: Record<string, "small" | "large"> = {
 
 const EMBEDDING_MODEL = "TEXT_EMBEDDING";
 
-function memoryKey(plugin: string, id: string): string {
-  return `remote/${plugin}/${id}`;
-}
-
 /**
  * The default host bindings: settings persisted per plugin in the workspace database, memories in the memory backend
  * (text, searchable by memory_recall) plus a per-plugin table holding the whole elizaOS Memory object.
@@ -71,8 +73,12 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
     getSetting: db.prepare<{ value: string }, [string, string]>(
       "SELECT value FROM remote_plugin_settings WHERE plugin = ? AND key = ?",
     ),
-    countSettings: db.prepare<{ n: number }, [string]>(
-      "SELECT count(*) AS n FROM remote_plugin_settings WHERE plugin = ?",
+    countSettings: db.prepare<{ n: number; bytes: number }, [string, string]>(
+      `SELECT count(*) AS n, COALESCE(SUM(length(CAST(key AS BLOB)) + length(CAST(value AS BLOB))), 0) AS bytes
+       FROM remote_plugin_settings WHERE plugin = ? AND key <> ?`,
+    ),
+    allSettings: db.prepare<{ key: string; value: string }, [string]>(
+      "SELECT key, value FROM remote_plugin_settings WHERE plugin = ?",
     ),
     setSetting: db.prepare(
       `INSERT INTO remote_plugin_settings (plugin, key, value, updated_at) VALUES (?, ?, ?, ?)
@@ -89,6 +95,9 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
     ) as Statement,
   };
   const model = () => (typeof options.model === "function" ? options.model() : options.model);
+  const cache = new RemoteCacheStore(db);
+  const memories = new RemoteMemoryQuery(db, options.memory, options.sessions ?? null);
+  const sessions = options.sessions;
 
   const persist = async (plugin: string, memory: Memory & { id: string }, table: string): Promise<void> => {
     const json = JSON.stringify(memory);
@@ -204,11 +213,34 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
           `setting ${key} of plugin ${plugin} exceeds ${REMOTE_SETTING_MAX_VALUE_BYTES} bytes`,
         );
       }
-      if (!q.getSetting.get(plugin, key) && (q.countSettings.get(plugin)?.n ?? 0) >= REMOTE_SETTINGS_MAX_PER_PLUGIN) {
+      const others = q.countSettings.get(plugin, key) ?? { n: 0, bytes: 0 };
+      if (!q.getSetting.get(plugin, key) && others.n >= REMOTE_SETTINGS_MAX_PER_PLUGIN) {
         throw new PrxError("LIMIT_EXCEEDED", `plugin ${plugin} already has ${REMOTE_SETTINGS_MAX_PER_PLUGIN} settings`);
+      }
+      const total = others.bytes + Buffer.byteLength(key) + Buffer.byteLength(json);
+      if (total > REMOTE_SETTINGS_MAX_TOTAL_BYTES) {
+        throw new PrxError(
+          "LIMIT_EXCEEDED",
+          `settings of plugin ${plugin} would take ${total} bytes, over ${REMOTE_SETTINGS_MAX_TOTAL_BYTES} (keys and values)`,
+          { hint: "keep large or many values in the plugin's cache (runtime.setCache) or memories instead" },
+        );
       }
       q.setSetting.run(plugin, key, json, new Date().toISOString());
     },
+    listSettings(plugin) {
+      return Object.fromEntries(q.allSettings.all(plugin).map((r) => [r.key, JSON.parse(r.value) as unknown]));
+    },
+    getCache: (plugin, key) => cache.get(plugin, key),
+    setCache: (plugin, key, value, quotaBytes) => cache.set(plugin, key, value, quotaBytes),
+    deleteCache: (plugin, key) => cache.delete(plugin, key),
+    getMemories: async (plugin, params, agent) => memories.getMemories(plugin, params, agent),
+    searchMemories: (plugin, params) => memories.searchMemories(plugin, params),
+    getRoom(roomId, agent) {
+      const session = sessions?.get(roomId);
+      return session ? roomOf(session, agent) : null;
+    },
+    getEntityById: (entityId, agent) => (sessions ? entityOf(entityId, sessions, agent) : null),
+    getRelationships: (query, agent) => (sessions ? relationshipsOf(query, sessions, agent) : []),
     async recentMessages(sessionId, limit) {
       return options.history ? await options.history(sessionId, limit) : [];
     },

@@ -17,3 +17,20 @@ export function eventTopic(name: string): string {
   if (name.includes(".")) return name;
   return ELIZA_EVENT_TOPICS[name] ?? `remote.${name}`;
 }
+
+/**
+ * What a plugin's event handler receives for one bus event (the worker adds `runtime`). An event another remote
+ * plugin emitted travels as `{ plugin, name, payload }`; elizaOS handlers read the emitted params at the top level
+ * (`emitEvent("X", { noteId })` -> `handler({ runtime, noteId })`), so its keys are spread there too (they win over
+ * plugin / name), and `payload` keeps the whole object for handlers written against the envelope.
+ */
+export function eventParams(busPayload: unknown): unknown {
+  if (!busPayload || typeof busPayload !== "object" || Array.isArray(busPayload)) return busPayload;
+  const envelope = busPayload as Record<string, unknown>;
+  const keys = Object.keys(envelope);
+  const isEnvelope =
+    keys.length === 3 && typeof envelope.plugin === "string" && typeof envelope.name === "string" && "payload" in envelope;
+  const inner = envelope.payload;
+  if (!isEnvelope || !inner || typeof inner !== "object" || Array.isArray(inner)) return busPayload;
+  return { ...envelope, ...(inner as Record<string, unknown>) };
+}

@@ -1,6 +1,6 @@
 import { PrxError, errorMessage } from "../../core/errors.ts";
-import { eventTopic } from "./events.ts";
-import { providerDepth } from "./host-rpc.ts";
+import { eventParams, eventTopic } from "./events.ts";
+import { providerDepth } from "./compose-state.ts";
 import { handleRoute } from "./routes.ts";
 import type { RemoteSupervisor } from "./supervisor.ts";
 import { actionMessage, actionTool } from "./tools.ts";
@@ -15,7 +15,7 @@ export function createHandle(sup: RemoteSupervisor): RemotePluginHandle {
     descriptor: () => sup.descriptor(),
     tools: () => (sup.descriptor().actions ?? []).map((a) => actionTool(sup, a)),
     async contextProviders(input, signal) {
-      const message = actionMessage(input.text, input.sessionId, input.userId);
+      const message = actionMessage(input.text, input.sessionId, sup.agent, input.userId);
       const out: string[] = [];
       providerDepth.set(sup, (providerDepth.get(sup) ?? 0) + 1);
       try {
@@ -48,14 +48,14 @@ export function createHandle(sup: RemoteSupervisor): RemotePluginHandle {
       sup.noteEvent(`event ${event}`);
       for (const ref of sup.descriptor().events?.[event] ?? []) {
         try {
-          await sup.call("event", ref.id, { payload: payload ?? null });
+          await sup.call("event", ref.id, { payload: eventParams(payload) ?? null });
         } catch (error) {
           sup.log.warn(`event handler ${ref.id} failed`, { error: errorMessage(error) });
         }
       }
     },
     async runEvaluators(input) {
-      const message = actionMessage(input.text, input.sessionId, input.userId);
+      const message = actionMessage(input.text, input.sessionId, sup.agent, input.userId);
       const state = { values: { response: input.response }, data: {}, text: input.response };
       const ran: string[] = [];
       const failed: string[] = [];

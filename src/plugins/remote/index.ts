@@ -1,6 +1,7 @@
 /** Remote-mode JS plugins (elizaOS-style), run in a Bun Worker or a subprocess. See PROTOCOL.md. */
 import { PrxError } from "../../core/errors.ts";
 import type { AdmittedPlugin } from "../types.ts";
+import type { AgentIdentity } from "./agent.ts";
 import { createHandle } from "./handle.ts";
 import { RemoteSupervisor } from "./supervisor.ts";
 import type { RemoteHostBindings, RemotePluginHandle, StartRemotePluginOptions } from "./types.ts";
@@ -26,6 +27,8 @@ export {
   type ModelChoice,
 } from "./bindings.ts";
 export { createRemoteProvider } from "./provider.ts";
+export { agentIdentity, stringToUuid, type AgentIdentity } from "./agent.ts";
+export { defaultAgentIdentity } from "./agent-default.ts";
 export { eventTopic, ELIZA_EVENT_TOPICS } from "./events.ts";
 export { REMOTE_CHILD_ARG, REMOTE_WORKER_ENTRYPOINTS, isCompiledBinary } from "./transport.ts";
 export type { PluginDescriptor } from "./protocol.ts";
@@ -44,7 +47,11 @@ export async function startRemotePlugin(options: StartRemotePluginOptions): Prom
  * Options for an admitted plugin of kind "remote": `[remote]` of its manifest, with `[config]` and config.toml's
  * `[plugins.<name>].config` overriding `[remote.settings]` of the same name.
  */
-export function remoteOptionsFor(plugin: AdmittedPlugin, host: RemoteHostBindings): StartRemotePluginOptions {
+export function remoteOptionsFor(
+  plugin: AdmittedPlugin,
+  host: RemoteHostBindings,
+  agent?: AgentIdentity,
+): StartRemotePluginOptions {
   const remote = plugin.remote;
   if (plugin.kind !== "remote" || !remote) {
     throw new PrxError("PLUGIN_LOAD", `plugin ${plugin.name} is not a remote plugin (kind ${plugin.kind})`);
@@ -58,5 +65,7 @@ export function remoteOptionsFor(plugin: AdmittedPlugin, host: RemoteHostBinding
     rpcTimeoutMs: remote.rpc_timeout_ms,
     readyTimeoutMs: remote.ready_timeout_ms,
     host,
+    cacheQuotaBytes: Math.floor(plugin.resources.maxKvStorageMb * 1024 * 1024),
+    ...(agent ? { agent } : {}),
   };
 }

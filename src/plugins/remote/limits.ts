@@ -32,10 +32,23 @@ export const REMOTE_STDERR_MAX_LINE_CHARS = 2_000;
 export const REMOTE_SETTING_MAX_KEY_BYTES = 256;
 export const REMOTE_SETTING_MAX_VALUE_BYTES = 64 * 1024;
 export const REMOTE_SETTINGS_MAX_PER_PLUGIN = 1_000;
+/**
+ * Sum of key and value bytes of one plugin's persisted settings. The worker reads them all when it starts (so
+ * runtime.getSetting can answer synchronously, as in elizaOS), and they must fit in one protocol message.
+ */
+export const REMOTE_SETTINGS_MAX_TOTAL_BYTES = 1024 * 1024;
 
 /** Tool description built from description + similes + examples is cut to this. */
 export const REMOTE_TOOL_DESCRIPTION_MAX_CHARS = 2_000;
 /** composeState includes at most this many recent session messages. */
 export const REMOTE_COMPOSE_STATE_MAX_MESSAGES = 20;
+/** A runtime.logger line longer than this (message, or the JSON of its fields) is cut before it is sent. */
+export const REMOTE_PLUGIN_LOG_MAX_CHARS = 8 * 1024;
+/** Memories one runtime.getMemories / runtime.searchMemories call returns at most (its `count` is capped to it). */
+export const REMOTE_MEMORIES_MAX_RESULTS = 200;
+/** Room ids one runtime.getRoomsByIds call may ask for. */
+export const REMOTE_ROOMS_MAX_IDS = 256;
+/** Relationships runtime.getRelationships returns for the agent (one per session, most recent first). */
+export const REMOTE_RELATIONSHIPS_MAX = 100;
 /** Surfaces per kind a plugin may announce (actions, providers, routes, ...). */
 export const REMOTE_MAX_SURFACES_PER_KIND = 256;

@@ -4,6 +4,7 @@ import { PrxError } from "../../core/errors.ts";
 import { resolveModelChoice } from "../../providers/routes.ts";
 import type { ProviderResolver } from "../../providers/types.ts";
 import type { PluginHostServices, PluginLoader } from "../types.ts";
+import { agentIdentity, type AgentIdentity } from "./agent.ts";
 import { createRemoteHostBindings } from "./bindings.ts";
 import { runHandlingEvent } from "../events/depth.ts";
 import { deliveryDepthsFor } from "./event-depth.ts";
@@ -41,6 +42,7 @@ export function remoteBindingsFor(host: PluginHostServices): RemoteHostBindings 
     providers: host.providers ?? noProviders,
     events: host.events,
     model: () => resolveModelChoice(config(), {}),
+    sessions,
     history: (sessionId, limit): HistoryMessage[] =>
       sessions
         .history(sessionId, limit)
@@ -60,6 +62,12 @@ export function remoteBindingsFor(host: PluginHostServices): RemoteHostBindings 
   return wired;
 }
 
+/** runtime.agentId / character / getConversationLength of the plugins this host starts: `[agent]` of its config. */
+function agentFor(host: PluginHostServices): AgentIdentity {
+  const config = remoteHostContext(host)?.config() ?? loadConfig(host.workspace.configPath).config;
+  return agentIdentity(config.agent);
+}
+
 /**
  * The loader of `runtime = "remote"` plugins: starts the Worker or subprocess and resolves once it is ready (a plugin
  * that cannot start fails this load, so a reload keeps the previous generation). release() shuts the plugin down
@@ -68,7 +76,7 @@ export function remoteBindingsFor(host: PluginHostServices): RemoteHostBindings 
 export const remoteLoader: PluginLoader = {
   kinds: ["remote"],
   async load(plugin, host): Promise<RemotePluginInstance> {
-    const handle = await startRemotePlugin(remoteOptionsFor(plugin, remoteBindingsFor(host)));
+    const handle = await startRemotePlugin(remoteOptionsFor(plugin, remoteBindingsFor(host), agentFor(host)));
     return {
       plugin,
       handle,

@@ -19,6 +19,16 @@ export const RuntimeMethods = [
   "setSetting",
   "composeState",
   "actionCallback",
+  "getSettings",
+  "getCache",
+  "setCache",
+  "deleteCache",
+  "getMemories",
+  "searchMemories",
+  "getRoom",
+  "getRoomsByIds",
+  "getEntityById",
+  "getRelationships",
 ] as const;
 export type RuntimeMethod = (typeof RuntimeMethods)[number];
 
@@ -134,6 +144,11 @@ export const HostRpcMessageSchema = z.object({
   method: z.string(),
   args: z.unknown(),
 });
+/** A service instance of the plugin started (at plugin start, or on first use for services with rpcMethods). */
+export const ServiceStartedMessageSchema = z.object({
+  type: z.literal("service-started"),
+  serviceType: z.string().min(1).max(128),
+});
 export const LogMessageSchema = z.object({
   type: z.literal("log"),
   level: z.enum(LogLevelsWire),
@@ -168,6 +183,7 @@ export const WorkerToHostMessageSchema = z.discriminatedUnion("type", [
   ActionCallbackMessageSchema,
   HostRpcMessageSchema,
   LogMessageSchema,
+  ServiceStartedMessageSchema,
 ]);
 export const HostToWorkerMessageSchema = z.discriminatedUnion("type", [
   WorkerRpcMessageSchema,

@@ -43,3 +43,10 @@ export class ReadyGate {
     for (const w of this.waiters.splice(0)) w.reject(error);
   }
 }
+
+/** Wait for `promise` at most `ms`; the timer is cleared so it never keeps the process alive. */
+export async function within(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}

@@ -1,5 +1,7 @@
 import { PrxError, errorMessage } from "../../core/errors.ts";
-import { createLogger, type Logger } from "../../core/logger.ts";
+import { createLogger, getLogLevel, type Logger } from "../../core/logger.ts";
+import type { AgentIdentity } from "./agent.ts";
+import { defaultAgentIdentity } from "./agent-default.ts";
 import { encodeMessage } from "./codec.ts";
 import { decodeWorkerMessage, encodeHostRpcReply } from "./inbound.ts";
 import { CallTable, callbackText } from "./calls.ts";
@@ -10,7 +12,8 @@ import {
   REMOTE_MAX_RESTARTS_PER_MINUTE,
   REMOTE_SHUTDOWN_GRACE_MS,
 } from "./limits.ts";
-import { ReadyGate, RestartPolicy } from "./restart.ts";
+import { ReadyGate, RestartPolicy, within } from "./restart.ts";
+import { SupervisorStats } from "./stats.ts";
 import { remoteErrors } from "./failures.ts";
 import { Handshake } from "./handshake.ts";
 import type { HostRpcResultMessage, PluginDescriptor, SurfaceKind, WorkerToHostMessage } from "./protocol.ts";
@@ -31,19 +34,10 @@ export class RemoteSupervisor {
   private restartTimer: ReturnType<typeof setTimeout> | null = null;
   private stopping = false;
   readonly callbacks: CallbackRegistry = new Map();
-  private readonly counters = {
-    restarts: 0,
-    calls: 0,
-    failures: 0,
-    timeouts: 0,
-    hostCalls: 0,
-    malformed: 0,
-    oversize: 0,
-    callbacks: 0,
-  };
-  private lastError: string | null = null;
-  private lastEvent: string | null = null;
-  private readyMs: number | null = null;
+  private readonly stats = new SupervisorStats();
+  private readonly counters = this.stats.counters;
+  /** Who the agent is for this plugin (runtime.agentId, character, ...). */
+  readonly agent: AgentIdentity;
 
   constructor(
     readonly options: StartRemotePluginOptions,
@@ -52,6 +46,7 @@ export class RemoteSupervisor {
       options.transport === "process" ? startProcessTransport(config) : startWorkerTransport(config),
   ) {
     this.log = createLogger(`remote.${options.name}`);
+    this.agent = options.agent ?? defaultAgentIdentity();
   }
 
   descriptor(): PluginDescriptor {
@@ -64,7 +59,7 @@ export class RemoteSupervisor {
       await this.spawn();
     } catch (error) {
       this.state = "error";
-      this.lastError = errorMessage(error);
+      this.stats.lastError = errorMessage(error);
       throw error;
     }
   }
@@ -72,11 +67,14 @@ export class RemoteSupervisor {
   private async spawn(): Promise<void> {
     const o = this.options;
     const started = performance.now();
+    this.stats.servicesStarted.clear();
     const transport = this.startTransport({
       name: o.name,
       entry: o.entryPath,
       settings: o.settings,
       rpcTimeoutMs: o.rpcTimeoutMs,
+      agent: this.agent,
+      logLevel: getLogLevel(),
     });
     this.transport = transport;
     const handshake = new Handshake(transport, o.name, o.readyTimeoutMs, (msg) => this.onMessage(msg, transport));
@@ -99,14 +97,14 @@ export class RemoteSupervisor {
       throw error;
     }
     this.state = "ready";
-    this.readyMs = performance.now() - started;
-    this.lastEvent = "ready";
+    this.stats.readyMs = performance.now() - started;
+    this.stats.lastEvent = "ready";
     this.gate.open();
   }
 
   private refused(kind: "malformed" | "oversize", detail: string): void {
     this.counters[kind] += 1;
-    this.lastError = `refused ${kind} message from plugin: ${detail}`;
+    this.stats.lastError = `refused ${kind} message from plugin: ${detail}`;
     this.log.error(`refused ${kind} message from remote plugin`, { detail, count: this.counters[kind] });
   }
 
@@ -124,7 +122,7 @@ export class RemoteSupervisor {
           msg.error ?? { name: "Error", message: "failed" },
           `remote plugin ${this.options.name} ${slot.label}`,
         );
-        this.lastError = err.message;
+        this.stats.lastError = err.message;
         return slot.reject(err);
       }
       case "host-rpc":
@@ -136,6 +134,10 @@ export class RemoteSupervisor {
         return;
       case "log":
         this.log[msg.level](msg.message, msg.fields);
+        return;
+      case "service-started":
+        this.stats.servicesStarted.add(msg.serviceType);
+        this.log.debug(`service ${msg.serviceType} started`);
         return;
       default:
         this.refused("malformed", `unexpected ${msg.type} after init-complete`);
@@ -168,7 +170,7 @@ export class RemoteSupervisor {
     const name = this.options.name;
     const label = `${surface} ${target}`;
     if (this.stopping || this.state === "stopped") throw remoteErrors.shutDown(name, label);
-    if (this.state === "error") throw remoteErrors.errorState(name, this.lastError);
+    if (this.state === "error") throw remoteErrors.errorState(name, this.stats.lastError);
     const timeoutMs = opts.timeoutMs ?? this.options.rpcTimeoutMs;
     if (this.state !== "ready") await this.ready(timeoutMs);
     if (this.calls.size >= REMOTE_MAX_PENDING_CALLS) throw remoteErrors.busy(name, label);
@@ -183,7 +185,7 @@ export class RemoteSupervisor {
         transport.send(encodeMessage({ type: "cancel", requestId, reason }));
         this.calls.expectAck(requestId, REMOTE_CANCEL_GRACE_MS, () => {
           this.log.error("plugin did not acknowledge cancel: treating it as hung and restarting", { requestId });
-          this.lastError = `hung in ${label}: no answer to cancel within ${REMOTE_CANCEL_GRACE_MS} ms`;
+          this.stats.lastError = `hung in ${label}: no answer to cancel within ${REMOTE_CANCEL_GRACE_MS} ms`;
           transport.kill();
         });
       };
@@ -194,7 +196,7 @@ export class RemoteSupervisor {
       opts.signal?.addEventListener("abort", onAbort, { once: true });
       const timer = setTimeout(() => {
         this.counters.timeouts += 1;
-        this.lastError = `${label} timed out after ${timeoutMs} ms`;
+        this.stats.lastError = `${label} timed out after ${timeoutMs} ms`;
         cancel(`timed out after ${timeoutMs} ms`);
         reject(remoteErrors.timedOut(name, label, timeoutMs));
       }, timeoutMs);
@@ -213,7 +215,7 @@ export class RemoteSupervisor {
     if (this.state === "ready") return Promise.resolve();
     if (this.state === "error" || this.state === "stopped") {
       return Promise.reject(
-        new PrxError("REMOTE_CRASHED", `remote plugin ${this.options.name} is ${this.state}: ${this.lastError ?? ""}`),
+        new PrxError("REMOTE_CRASHED", `remote plugin ${this.options.name} is ${this.state}: ${this.stats.lastError ?? ""}`),
       );
     }
     return this.gate.wait(timeoutMs, () => remoteErrors.notReady(this.options.name, timeoutMs));
@@ -232,7 +234,7 @@ export class RemoteSupervisor {
       );
     }
     if (this.stopping) return;
-    this.lastError = `crashed: ${reason}${stderr.length ? ` — ${stderr.slice(-3).join(" | ")}` : ""}`;
+    this.stats.lastError = `crashed: ${reason}${stderr.length ? ` — ${stderr.slice(-3).join(" | ")}` : ""}`;
     this.log.error("remote plugin crashed", { reason, stderr: stderr.slice(-5) });
     this.scheduleRestart();
   }
@@ -241,9 +243,9 @@ export class RemoteSupervisor {
     const delay = this.restarts.nextDelay();
     if (delay === null) {
       this.state = "error";
-      this.lastError = `gave up after ${REMOTE_MAX_RESTARTS_PER_MINUTE} restarts in a minute; last: ${this.lastError}`;
-      this.log.error(this.lastError);
-      this.gate.fail(new PrxError("REMOTE_CRASHED", `remote plugin ${this.options.name}: ${this.lastError}`));
+      this.stats.lastError = `gave up after ${REMOTE_MAX_RESTARTS_PER_MINUTE} restarts in a minute; last: ${this.stats.lastError}`;
+      this.log.error(this.stats.lastError);
+      this.gate.fail(new PrxError("REMOTE_CRASHED", `remote plugin ${this.options.name}: ${this.stats.lastError}`));
       return;
     }
     this.state = "restarting";
@@ -251,29 +253,21 @@ export class RemoteSupervisor {
       this.restartTimer = null;
       this.counters.restarts += 1;
       this.spawn().catch((error) => {
-        this.lastError = errorMessage(error);
-        this.log.error("restart failed", { error: this.lastError });
+        this.stats.lastError = errorMessage(error);
+        this.log.error("restart failed", { error: this.stats.lastError });
         if (!this.stopping) this.scheduleRestart();
       });
     }, delay);
   }
 
   status(): RemoteStatus {
-    return {
-      name: this.options.name,
-      transport: this.options.transport,
-      state: this.state,
-      pid: this.transport?.pid ?? null,
-      ...this.counters,
-      inFlight: this.calls.size,
-      lastError: this.lastError,
-      lastEvent: this.lastEvent,
-      readyMs: this.readyMs,
-    };
+    const { name, transport } = this.options;
+    const live = { name, transport, state: this.state, pid: this.transport?.pid ?? null, inFlight: this.calls.size };
+    return this.stats.snapshot(live);
   }
 
   noteEvent(event: string): void {
-    this.lastEvent = event;
+    this.stats.lastEvent = event;
   }
 
   async shutdown(): Promise<void> {
@@ -301,11 +295,4 @@ export class RemoteSupervisor {
     this.state = "stopped";
     this.gate.fail(new PrxError("PLUGIN_NOT_FOUND", `remote plugin ${this.options.name} was shut down`));
   }
-}
-
-/** Wait for `promise` at most `ms`; the timer is cleared so it never keeps the process alive. */
-async function within(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }

@@ -1,7 +1,9 @@
 import { errorMessage } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import type { Tool, ToolContext, ToolResult } from "../../tools/types.ts";
+import type { AgentIdentity } from "./agent.ts";
 import { REMOTE_TOOL_DESCRIPTION_MAX_CHARS } from "./limits.ts";
+import { userEntityId } from "./rooms.ts";
 import type { ActionDescriptor } from "./protocol.ts";
 import type { RemoteSupervisor } from "./supervisor.ts";
 
@@ -41,14 +43,19 @@ export function describeAction(action: ActionDescriptor, plugin: string): string
     : text;
 }
 
-export function actionMessage(text: string, sessionId: string, userId?: string | null) {
+/**
+ * The elizaOS Memory a handler gets for the current message: the room is the session, the sender the session's user
+ * entity (runtime.getEntityById finds it); a user id the caller named (the gateway's `user`) is in metadata.userId.
+ */
+export function actionMessage(text: string, sessionId: string, agent: AgentIdentity, userId?: string | null) {
   return {
     id: newId("msg"),
-    entityId: userId ?? "user",
-    agentId: "prx",
+    entityId: userEntityId(sessionId),
+    agentId: agent.id,
     roomId: sessionId,
     createdAt: Date.now(),
     content: { text, source: "prx" },
+    ...(userId ? { metadata: { userId } } : {}),
   };
 }
 
@@ -81,7 +88,7 @@ export function actionTool(sup: RemoteSupervisor, action: ActionDescriptor): Too
     },
     async execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
       const text = typeof args.text === "string" ? args.text : JSON.stringify(args);
-      const message = actionMessage(text, context.sessionId);
+      const message = actionMessage(text, context.sessionId, sup.agent);
       const state = { values: {}, data: {}, text: "" };
       try {
         if (action.validate) {

@@ -1,12 +1,40 @@
 import type { Tool, ToolContext } from "../../tools/types.ts";
 import type { PluginDescriptor } from "./protocol.ts";
 import type { RemoteTransport } from "./manifest.ts";
+import type { AgentIdentity } from "./agent.ts";
+import type { Entity, GetMemoriesParams, Relationship, Room, SearchMemoriesParams } from "./worker-runtime/runtime-types.ts";
 import type { Memory } from "./worker-runtime/types.ts";
 
 /** A message of the session history, as composeState returns it. */
 export interface HistoryMessage {
   role: string;
   content: string;
+}
+
+/** A prx session as rooms are derived from it (the shape of the session store's summaries). */
+export interface SessionInfo {
+  id: string;
+  title: string;
+  channel: string;
+  createdAt: string;
+  updatedAt: string;
+  messageCount: number;
+}
+
+export interface SessionMessage {
+  seq: number;
+  role: string;
+  content: string;
+  createdAt: string;
+}
+
+/** Read access to the workspace's sessions (the session store fits it as it is). */
+export interface SessionSource {
+  get(id: string): SessionInfo | null;
+  /** Most recently updated first. */
+  list(limit: number): SessionInfo[];
+  /** The last `limit` messages of a session, oldest first. */
+  messages(id: string, limit: number): SessionMessage[];
 }
 
 /** What the host gives remote plugins. Every method gets the calling plugin's name; data is scoped by it. */
@@ -26,6 +54,20 @@ export interface RemoteHostBindings {
   recentMessages(sessionId: string, limit: number): Promise<HistoryMessage[]>;
   /** A service of another plugin, for runtime.getService across plugins. */
   findService?(serviceType: string): { plugin: string; serviceType: string; rpcMethods: string[] } | null;
+  /** Every persisted setting of the plugin (the worker reads them once when it starts). */
+  listSettings(plugin: string): Record<string, unknown>;
+  /** runtime.getCache: the JSON value under `key` in the plugin's KV, or undefined. */
+  getCache(plugin: string, key: string): unknown;
+  /** runtime.setCache: quota = the plugin's `[resources] max_kv_storage_mb`. */
+  setCache(plugin: string, key: string, value: unknown, quotaBytes: number): void;
+  deleteCache(plugin: string, key: string): boolean;
+  /** runtime.getMemories: table "messages" also reads the session (room) history. Newest first. */
+  getMemories(plugin: string, params: GetMemoriesParams, agent: AgentIdentity): Promise<Memory[]>;
+  /** runtime.searchMemories: full-text search of the plugin's memories; needs params.query. */
+  searchMemories(plugin: string, params: SearchMemoriesParams): Promise<Memory[]>;
+  getRoom(roomId: string, agent: AgentIdentity): Room | null;
+  getEntityById(entityId: string, agent: AgentIdentity): Entity | null;
+  getRelationships(query: { entityId: string; tags?: string[] | undefined }, agent: AgentIdentity): Relationship[];
 }
 
 export interface StartRemotePluginOptions {
@@ -42,6 +84,10 @@ export interface StartRemotePluginOptions {
   /** How long shutdown waits for in-flight calls, then for the worker to exit (default REMOTE_SHUTDOWN_GRACE_MS). */
   shutdownGraceMs?: number;
   host: RemoteHostBindings;
+  /** runtime.agentId / character / getConversationLength (default: prx's default `[agent]`). */
+  agent?: AgentIdentity;
+  /** Quota of runtime.setCache in bytes (the plugin's `[resources] max_kv_storage_mb`; default its manifest default). */
+  cacheQuotaBytes?: number;
 }
 
 export const RemoteStates = ["starting", "ready", "restarting", "error", "stopped"] as const;
@@ -62,6 +108,8 @@ export interface RemoteStatus {
   malformed: number;
   oversize: number;
   callbacks: number;
+  /** Service types whose instance started (with the plugin, or on first use). */
+  servicesStarted: string[];
   lastError: string | null;
   lastEvent: string | null;
   readyMs: number | null;

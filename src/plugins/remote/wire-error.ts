@@ -1,4 +1,4 @@
-import { PrxError, type ErrorCode } from "../../core/errors.ts";
+import { ErrorCodes, PrxError, type ErrorCode } from "../../core/errors.ts";
 import type { WireError } from "./protocol.ts";
 
 /** Error codes that travel on the wire between host and worker (beside PrxError codes thrown by handlers). */
@@ -55,4 +55,12 @@ export function fromWireError(wire: WireError, boundary: string, code: ErrorCode
 export function remoteCodeOf(error: unknown): string | null {
   if (error instanceof PrxError) return (error.details?.remoteCode as string | null | undefined) ?? null;
   return null;
+}
+
+/**
+ * The code to rethrow a wire error with on the worker side: the host's own PrxError code when it is one (so a plugin
+ * sees PLUGIN_UNSUPPORTED, LIMIT_EXCEEDED, ... as the host raised it), else REMOTE_RPC.
+ */
+export function hostErrorCode(wire: WireError): ErrorCode {
+  return (ErrorCodes as readonly string[]).includes(wire.code ?? "") ? (wire.code as ErrorCode) : "REMOTE_RPC";
 }

@@ -179,7 +179,7 @@ describe("worker bootstrap", () => {
     expect((reply.error as { message: string }).message).toContain("Plugin.events");
   });
 
-  test("the runtime proxy has exactly the documented methods", async () => {
+  test("the runtime proxy has exactly the documented members", async () => {
     const ch = memoryChannel();
     let keys: string[] = [];
     await bootstrap(plugin({ init: (_c, runtime) => void (keys = Object.keys(runtime)) }), { channel: ch.channel });
@@ -187,16 +187,33 @@ describe("worker bootstrap", () => {
       [
         "agentId",
         "pluginName",
+        "character",
+        "logger",
+        "actions",
+        "providers",
+        "evaluators",
         "getService",
         "useModel",
         "getMemory",
+        "getMemoryById",
         "createMemory",
         "updateMemory",
+        "getMemories",
+        "searchMemories",
         "emitEvent",
         "getSetting",
         "setSetting",
+        "getCache",
+        "setCache",
+        "deleteCache",
+        "getRoom",
+        "getRoomsByIds",
+        "getEntityById",
+        "getRelationships",
+        "getConversationLength",
         "composeState",
         "actionCallback",
+        "log",
         "registerEvent",
       ].sort(),
     );

@@ -1,3 +1,4 @@
+import type { AgentIdentity } from "../agent.ts";
 import { REMOTE_DEFAULT_RPC_TIMEOUT_MS, REMOTE_PROTOCOL_VERSION } from "../limits.ts";
 import { CancelMessageSchema } from "../protocol.ts";
 import { toWireError } from "../wire-error.ts";
@@ -6,8 +7,10 @@ import { buildDescriptor, HandlerRegistry, snapshotSurfaces, surfaceDelta } from
 import { Dispatcher } from "./dispatch.ts";
 import { getLaunchContext, markBootstrapped } from "./launch.ts";
 import { buildRuntimeProxyApi, HostRpcClient } from "./runtime-proxy.ts";
+import { HostLogLevels, type HostLogLevel } from "./runtime-logger.ts";
 import { Services } from "./services.ts";
-import type { Plugin } from "./types.ts";
+import { SettingsView } from "./settings-view.ts";
+import type { JsonValue, Plugin, ServiceClass } from "./types.ts";
 
 export interface BootstrapOptions {
   /** Transport override (tests). Default: the launcher's channel, else Worker, else stdio by env. */
@@ -18,6 +21,27 @@ export interface BootstrapOptions {
   rpcTimeoutMs?: number;
   /** Called after `shutdown` has stopped the services (the launcher exits the worker/process here). */
   onShutdown?: () => void;
+  /** runtime.agentId / character / getConversationLength. Default: the launcher's, else prx's default `[agent]`. */
+  agent?: AgentIdentity;
+  /** Lowest runtime.logger level sent to the host. Default: the launcher's, else PRX_LOG, else "warn". */
+  logLevel?: HostLogLevel;
+  /**
+   * Persisted settings for runtime.getSetting. Default: under the launcher they are read from the host (runtime
+   * `getSettings`) before init; a channel given by hand without them starts with none.
+   */
+  persistedSettings?: Record<string, JsonValue>;
+}
+
+function envLogLevel(): HostLogLevel {
+  const level = process.env.PRX_LOG as HostLogLevel | undefined;
+  return level && HostLogLevels.includes(level) ? level : "warn";
+}
+
+function unreachableNote(service: ServiceClass): string {
+  return (
+    `service ${service.serviceType} declares no static rpcMethods: the host can call none of its methods ` +
+    `(an empty allowlist); it starts with the plugin and the plugin reaches it with runtime.getService("${service.serviceType}")`
+  );
 }
 
 /** Counters of input the worker refused, for tests and diagnostics. */
@@ -50,9 +74,21 @@ export async function bootstrap(plugin: Plugin, options: BootstrapOptions = {}):
   const ch = channel;
 
   const registry = new HandlerRegistry();
-  const services = new Services();
+  const services = new Services((serviceType) => ch.send({ type: "service-started", serviceType }));
   const client = new HostRpcClient(ch, options.rpcTimeoutMs ?? launch?.rpcTimeoutMs ?? REMOTE_DEFAULT_RPC_TIMEOUT_MS);
-  const runtime = buildRuntimeProxyApi(client, services, String(plugin?.name ?? ""));
+  const initConfig = { ...(options.initConfig ?? launch?.initConfig ?? {}) };
+  // the launcher always passes the agent; only a bare bootstrap() (tests, a host of one's own) loads the defaults
+  const agent = options.agent ?? launch?.agent ?? (await import("../agent-default.ts")).defaultAgentIdentity();
+  const settings = new SettingsView(initConfig);
+  const runtime = buildRuntimeProxyApi({
+    client,
+    services,
+    plugin: plugin && typeof plugin === "object" ? plugin : { name: "" },
+    agent,
+    settings,
+    sendLog: (line) => ch.send(line),
+    logLevel: options.logLevel ?? launch?.logLevel ?? envLogLevel(),
+  });
   const dispatcher = new Dispatcher(registry, services, runtime, ch);
   let shuttingDown = false;
 
@@ -88,26 +124,36 @@ export async function bootstrap(plugin: Plugin, options: BootstrapOptions = {}):
     if (!plugin || typeof plugin !== "object" || typeof plugin.name !== "string" || !plugin.name) {
       throw new TypeError("bootstrap(plugin): plugin must be an object with a non-empty name");
     }
-    for (const s of plugin.services ?? []) services.register(s);
     const descriptor = buildDescriptor(plugin, registry, eventBase);
     ch.send({ type: "worker-announce-plugin", protocol: REMOTE_PROTOCOL_VERSION, descriptor });
+    registerServices(plugin.services);
     snapshot = snapshotSurfaces(plugin);
   } catch (error) {
     return fail(error);
   }
 
   try {
-    if (typeof plugin.init === "function") {
-      await plugin.init({ ...(options.initConfig ?? launch?.initConfig ?? {}) }, runtime);
-    }
+    const persisted = options.persistedSettings ?? (launch ? await client.call("getSettings", {}) : {});
+    settings.load((persisted ?? {}) as Record<string, JsonValue>);
+    if (typeof plugin.init === "function") await plugin.init({ ...initConfig }, runtime);
     const { delta, warnings } = surfaceDelta(plugin, snapshot);
     for (const message of warnings) ch.send({ type: "log", level: "warn", message });
     if (delta) {
-      for (const s of delta.services ?? []) services.register(s);
-      ch.send({ type: "worker-announce-dynamic", descriptor: buildDescriptor(delta, registry, eventBase) });
+      const dynamic = buildDescriptor(delta, registry, eventBase);
+      ch.send({ type: "worker-announce-dynamic", descriptor: dynamic });
+      registerServices(delta.services);
     }
+    // elizaOS starts services after the plugins' init; those the host cannot call would otherwise never start
+    await services.startUnreachable(runtime);
   } catch (error) {
     return fail(error);
   }
   ch.send({ type: "init-complete" });
+
+  function registerServices(list: ServiceClass[] | undefined): void {
+    for (const s of list ?? []) {
+      services.register(s);
+      if (s.rpcMethods === undefined) ch.send({ type: "log", level: "debug", message: unreachableNote(s) });
+    }
+  }
 }

@@ -145,7 +145,10 @@ export function createDefaultChannel(onProblem?: ProblemSink, onEnd?: () => void
   return isStdioMode() ? createStdioChannel(onProblem, onEnd) : createWorkerChannel(onProblem);
 }
 
-/** In stdio mode stdout carries only protocol lines: send console output and stray stdout writes to stderr. */
+/**
+ * Plugin output never goes to stdout: in stdio mode stdout carries only protocol lines, in a Worker it is the host
+ * command's own output. Console output and stray stdout writes go to stderr (per Worker: each has its own console).
+ */
 export function redirectConsoleToStderr(): void {
   const toErr = (...args: unknown[]) => console.error(...args);
   console.log = toErr;

@@ -1,4 +1,5 @@
 import type { PluginDescriptor, RpcRef, SurfaceKind } from "../protocol.ts";
+import { rpcMethodsOf } from "./services.ts";
 import type { Plugin, ServiceClass } from "./types.ts";
 
 /** A live function behind one announced RPC id. */
@@ -91,11 +92,11 @@ export function buildDescriptor(
     d.services = plugin.services.map((s) => {
       if (typeof s.serviceType !== "string" || !s.serviceType)
         throw new TypeError("service class needs static serviceType");
-      if (!Array.isArray(s.rpcMethods))
-        throw new TypeError(`service ${s.serviceType} needs static rpcMethods (an array)`);
+      if (s.rpcMethods !== undefined && !Array.isArray(s.rpcMethods))
+        throw new TypeError(`service ${s.serviceType}: static rpcMethods must be an array of method names`);
       fnOrThrow(s.start, `service ${s.serviceType}.start`);
       const methods: Record<string, RpcRef> = {};
-      for (const method of s.rpcMethods) {
+      for (const method of rpcMethodsOf(s)) {
         methods[method] = registry.add(`service:${s.serviceType}.${method}`, {
           surface: "service",
           role: method,
@@ -105,7 +106,7 @@ export function buildDescriptor(
       }
       const entry: NonNullable<PluginDescriptor["services"]>[number] = {
         serviceType: s.serviceType,
-        rpcMethods: [...s.rpcMethods],
+        rpcMethods: [...rpcMethodsOf(s)],
         methods,
       };
       if (s.capabilityDescription) entry.description = s.capabilityDescription;

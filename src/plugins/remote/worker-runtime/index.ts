@@ -36,6 +36,17 @@ export type {
   State,
   Validator,
 } from "./types.ts";
+export type {
+  Character,
+  Entity,
+  GetMemoriesParams,
+  LogParams,
+  Relationship,
+  Room,
+  RuntimeLogger,
+  SearchMemoriesParams,
+  ServiceLookup,
+} from "./runtime-types.ts";
 /** elizaOS names of the model types a plugin may serve or request. */
 export const ModelType = {
   TEXT_SMALL: "TEXT_SMALL",

@@ -1,4 +1,6 @@
+import type { AgentIdentity } from "../agent.ts";
 import type { ChannelProblem, WorkerChannel } from "./channel.ts";
+import type { HostLogLevel } from "./runtime-logger.ts";
 
 /**
  * What the launcher (worker-entry.ts or child-main.ts) prepared before importing the plugin's entry file, so that
@@ -9,6 +11,8 @@ export interface LaunchContext {
   channel: WorkerChannel;
   initConfig: Record<string, string>;
   rpcTimeoutMs: number;
+  agent?: AgentIdentity;
+  logLevel?: HostLogLevel;
   onShutdown: () => void;
   setProblemSink?: (sink: (problem: ChannelProblem) => void) => void;
   bootstrapped: boolean;

@@ -1,10 +1,12 @@
 import { z } from "zod";
+import { AgentIdentitySchema } from "../agent.ts";
 import { REMOTE_DEFAULT_RPC_TIMEOUT_MS } from "../limits.ts";
 import { toWireError } from "../wire-error.ts";
 import { bootstrap } from "./bootstrap.ts";
 import { createStdioChannel, createWorkerChannel, redirectConsoleToStderr, type ChannelProblem } from "./channel.ts";
 import { setLaunchContext, wasBootstrapped } from "./launch.ts";
 import { registerWorkerRuntimeResolver } from "./resolver.ts";
+import { HostLogLevels } from "./runtime-logger.ts";
 import type { Plugin } from "./types.ts";
 
 /** Env var carrying the launch config (JSON) from the host to the Worker or subprocess. */
@@ -15,6 +17,10 @@ export const LaunchConfigSchema = z.object({
   entry: z.string().min(1),
   settings: z.record(z.string(), z.string()).default({}),
   rpcTimeoutMs: z.number().int().positive().default(REMOTE_DEFAULT_RPC_TIMEOUT_MS),
+  /** runtime.agentId, runtime.character, runtime.getConversationLength() (from `[agent]` of config.toml). */
+  agent: AgentIdentitySchema.optional(),
+  /** The host's log level: runtime.logger lines below it are not sent. */
+  logLevel: z.enum(HostLogLevels).optional(),
 });
 export type LaunchConfig = z.infer<typeof LaunchConfigSchema>;
 
@@ -31,7 +37,9 @@ export async function launchPlugin(mode: "worker" | "stdio", rawConfig: string |
   const onProblem = (p: ChannelProblem) => sink(p);
   const exit = (code: number) => setTimeout(() => process.exit(code), 0);
   const channel = mode === "stdio" ? createStdioChannel(onProblem, () => exit(0)) : createWorkerChannel(onProblem);
-  if (mode === "stdio") redirectConsoleToStderr();
+  // stdio: stdout carries the protocol. Worker: stdout is the host command's output (an answer, --json), which
+  // plugin logging (console, @elizaos/core's logger) must not mix into either.
+  redirectConsoleToStderr();
   const failInit = (error: unknown) => {
     channel.send({ type: "init-failed", error: toWireError(error) });
     channel.close();
@@ -49,6 +57,8 @@ export async function launchPlugin(mode: "worker" | "stdio", rawConfig: string |
     channel,
     initConfig: config.settings,
     rpcTimeoutMs: config.rpcTimeoutMs,
+    ...(config.agent ? { agent: config.agent } : {}),
+    ...(config.logLevel ? { logLevel: config.logLevel } : {}),
     onShutdown: () => exit(0),
     setProblemSink: (next) => (sink = next),
     bootstrapped: false,

@@ -1,117 +1,141 @@
-import { PrxError } from "../../../core/errors.ts";
-import { HostRpcResultParser } from "../protocol-fast.ts";
-import type { RuntimeMethod } from "../protocol.ts";
-import { fromWireError } from "../wire-error.ts";
-import type { WorkerChannel } from "./channel.ts";
+import type { AgentIdentity } from "../agent.ts";
+import { characterOf } from "./character.ts";
+import type { HostRpcClient } from "./host-rpc-client.ts";
+import { guardRuntime, unsupportedError, UNSUPPORTED_RUNTIME_METHODS } from "./runtime-guard.ts";
+import { createRuntimeLogger, formatLogCall, type HostLogLevel, type LogLine } from "./runtime-logger.ts";
+import type { Entity, Relationship, Room, RuntimeProxyApi } from "./runtime-types.ts";
 import type { Services } from "./services.ts";
-import type { Content, JsonValue, Memory, RuntimeProxyApi, State } from "./types.ts";
+import type { SettingsView } from "./settings-view.ts";
+import type { Content, JsonValue, Memory, Plugin, State } from "./types.ts";
 
-interface Slot {
-  resolve: (value: unknown) => void;
-  reject: (error: Error) => void;
-  timer?: ReturnType<typeof setTimeout>;
+export { HostRpcClient } from "./host-rpc-client.ts";
+
+/** What the runtime handed to plugin code is built from. */
+export interface RuntimeContext {
+  client: HostRpcClient;
+  services: Services;
+  /** The plugin object itself: runtime.actions / providers / evaluators are its live surfaces. */
+  plugin: Plugin;
+  agent: AgentIdentity;
+  settings: SettingsView;
+  /** Sends a `log` message to the host. */
+  sendLog: (line: LogLine) => void;
+  logLevel: HostLogLevel;
 }
 
-/** The worker side of host-rpc: sends `host-rpc`, correlates `host-rpc-result` by requestId. */
-export class HostRpcClient {
-  private next = 0;
-  private readonly pending = new Map<number, Slot>();
-
-  constructor(
-    private readonly channel: WorkerChannel,
-    private readonly timeoutMs: number,
-  ) {}
-
-  call(method: RuntimeMethod, args: unknown): Promise<unknown> {
-    const requestId = (this.next = (this.next + 1) >>> 0);
-    return new Promise((resolve, reject) => {
-      const slot: Slot = { resolve, reject };
-      if (this.timeoutMs > 0) {
-        slot.timer = setTimeout(() => {
-          if (!this.pending.delete(requestId)) return;
-          reject(
-            new PrxError(
-              "PLUGIN_TIMEOUT",
-              `runtime.${method} got no answer from the host within ${this.timeoutMs} ms`,
-              {
-                hint: "the host may be overloaded or shutting down; retry later",
-              },
-            ),
-          );
-        }, this.timeoutMs);
-      }
-      this.pending.set(requestId, slot);
-      try {
-        this.channel.send({ type: "host-rpc", requestId, api: "runtime", method, args });
-      } catch (error) {
-        this.pending.delete(requestId);
-        if (slot.timer) clearTimeout(slot.timer);
-        reject(error as Error);
-      }
-    });
+/** An event payload without the sender's runtime (the receiver gets its own) and without functions (not JSON). */
+function eventPayload(payload: unknown): unknown {
+  if (!payload || typeof payload !== "object" || Array.isArray(payload)) return payload ?? null;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(payload)) {
+    if (key !== "runtime" && typeof value !== "function") out[key] = value;
   }
-
-  /** Returns true when the message was a host-rpc-result (handled here). */
-  handle(raw: { type?: unknown }): boolean {
-    if (raw.type !== "host-rpc-result") return false;
-    const parsed = HostRpcResultParser.safeParse(raw);
-    if (!parsed.success) return false;
-    const msg = parsed.data;
-    const slot = this.pending.get(msg.requestId);
-    if (!slot) return true;
-    this.pending.delete(msg.requestId);
-    if (slot.timer) clearTimeout(slot.timer);
-    if (msg.ok) slot.resolve(msg.payload ?? null);
-    else slot.reject(fromWireError(msg.error ?? { name: "Error", message: "host-rpc failed" }, "prx host"));
-    return true;
-  }
-
-  failAll(reason: string): void {
-    for (const [id, slot] of this.pending) {
-      if (slot.timer) clearTimeout(slot.timer);
-      slot.reject(new PrxError("REMOTE_PROTOCOL", reason));
-      this.pending.delete(id);
-    }
-  }
+  return out;
 }
 
-/** The `runtime` object handed to plugin code. Exactly the documented methods; nothing else. */
-export function buildRuntimeProxyApi(client: HostRpcClient, services: Services, pluginName: string): RuntimeProxyApi {
+type ComposeArg = string[] | { providers?: string[] } | null | undefined;
+
+/** The 1.x form (includeList, onlyInclude) and the seed form ({ providers } = only those) on one wire shape. */
+function composeArgs(includeList: ComposeArg, onlyInclude: boolean | undefined): { list: string[] | null; only: boolean } {
+  if (Array.isArray(includeList)) return { list: includeList, only: onlyInclude === true };
+  if (includeList && typeof includeList === "object" && Array.isArray(includeList.providers)) {
+    return { list: includeList.providers, only: true };
+  }
+  return { list: null, only: false };
+}
+
+/**
+ * The `runtime` object handed to plugin code (see runtime-types.ts for the contract of each member), wrapped so that
+ * elizaOS members prx does not honour fail with PLUGIN_UNSUPPORTED.
+ */
+export function buildRuntimeProxyApi(ctx: RuntimeContext): RuntimeProxyApi {
+  const { client, services, plugin, settings } = ctx;
+  const logger = createRuntimeLogger(ctx.sendLog, ctx.logLevel, { plugin: plugin.name });
+  const character = characterOf(ctx.agent);
+  const snapshot = <T>(items: T[] | undefined): readonly T[] => Object.freeze([...(items ?? [])]);
+  let runtime: RuntimeProxyApi;
   const api: RuntimeProxyApi = {
-    agentId: "prx",
-    pluginName,
-    async getService<T>(serviceType: string): Promise<T | null> {
-      const remote = await client.call("getService", { serviceType });
-      if (services.has(serviceType)) return (await services.instance(serviceType, api)) as T;
-      return (remote ?? null) as T | null;
+    agentId: ctx.agent.id,
+    pluginName: plugin.name,
+    character,
+    logger,
+    get actions() {
+      return snapshot(plugin.actions);
+    },
+    get providers() {
+      return snapshot(plugin.providers);
+    },
+    get evaluators() {
+      return snapshot(plugin.evaluators);
+    },
+    getService<T>(serviceType: string) {
+      const live = services.live(serviceType);
+      if (live) return live as T;
+      if (services.has(serviceType)) return services.instance(serviceType, runtime) as Promise<T>;
+      return client.call("getService", { serviceType }).then((found) => (found ?? null) as T | null);
     },
     useModel: <T>(modelType: string, params: Record<string, unknown> | string) =>
       client.call("useModel", { modelType, params: typeof params === "string" ? { text: params } : params }) as Promise<T>,
     getMemory: (memoryId: string) => client.call("getMemory", { memoryId }) as Promise<Memory | null>,
-    createMemory: (memory: Memory, tableName?: string) =>
-      client.call("createMemory", { memory, tableName: tableName ?? null }) as Promise<string>,
-    updateMemory: (memory: Memory & { id: string }) => client.call("updateMemory", { memory }) as Promise<boolean>,
-    emitEvent: async (name: string, payload: JsonValue) => {
-      await client.call("emitEvent", { name, payload });
+    getMemoryById: (memoryId: string) => client.call("getMemory", { memoryId }) as Promise<Memory | null>,
+    createMemory: (memory: Memory, tableName?: string, unique?: boolean) =>
+      client.call("createMemory", {
+        memory: unique === undefined ? memory : { ...memory, unique },
+        tableName: tableName ?? null,
+      }) as Promise<string>,
+    updateMemory: (memory) => client.call("updateMemory", { memory }) as Promise<boolean>,
+    getMemories: (params) => client.call("getMemories", params) as Promise<Memory[]>,
+    searchMemories: (params) => client.call("searchMemories", params) as Promise<Memory[]>,
+    async emitEvent(event: string | string[], payload?: unknown) {
+      const clean = eventPayload(payload);
+      for (const name of Array.isArray(event) ? event : [event]) await client.call("emitEvent", { name, payload: clean });
     },
-    getSetting: (key: string) => client.call("getSetting", { key }) as Promise<JsonValue | null>,
-    setSetting: async (key: string, value: JsonValue) => {
-      await client.call("setSetting", { key, value });
-    },
-    composeState: (message: Memory, options?: { providers?: string[] }) =>
-      client.call("composeState", { message, options: options ?? null }) as Promise<State>,
-    actionCallback: (callbackId: string, response: Content, actionName?: string) =>
-      client.call("actionCallback", { callbackId, response, actionName: actionName ?? null }) as Promise<JsonValue>,
-    registerEvent(name: string): never {
-      throw new PrxError(
-        "PLUGIN_UNSUPPORTED",
-        `runtime.registerEvent("${name}") is not available in a remote plugin: ` +
-          "function values cannot cross the worker boundary",
-        {
-          hint: `declare the handler statically on Plugin.events, e.g. events: { ${JSON.stringify(name)}: [handler] }`,
+    getSetting: (key: string) => settings.get(key),
+    setSetting(key: string, value: JsonValue) {
+      const undo = settings.set(key, value ?? null);
+      const persisted = client.call("setSetting", { key, value: value ?? null }).then(
+        () => undefined,
+        (error: unknown) => {
+          undo();
+          throw error;
         },
       );
+      // elizaOS callers do not await setSetting: a failure must still be seen, not become an unhandled rejection
+      persisted.catch((error: unknown) => logger.warn({ error }, `setSetting(${JSON.stringify(key)}) was not persisted`));
+      return persisted;
+    },
+    getCache: <T>(key: string) =>
+      client.call("getCache", { key }).then((found) => (found as { value?: T } | null)?.value) as Promise<T | undefined>,
+    setCache: (key: string, value: JsonValue) => client.call("setCache", { key, value }) as Promise<boolean>,
+    deleteCache: (key: string) => client.call("deleteCache", { key }) as Promise<boolean>,
+    getRoom: (roomId: string) => client.call("getRoom", { roomId }) as Promise<Room | null>,
+    getRoomsByIds: (roomIds: string[]) => client.call("getRoomsByIds", { roomIds }) as Promise<Room[]>,
+    getEntityById: (entityId: string) => client.call("getEntityById", { entityId }) as Promise<Entity | null>,
+    getRelationships: (params) => client.call("getRelationships", params) as Promise<Relationship[]>,
+    getConversationLength: () => ctx.agent.conversationLength,
+    composeState(message: Memory, includeList?: ComposeArg, onlyInclude?: boolean, skipCache?: boolean) {
+      const { list, only } = composeArgs(includeList, onlyInclude);
+      return client.call("composeState", {
+        message,
+        includeList: list,
+        onlyInclude: only,
+        skipCache: skipCache === true,
+      }) as Promise<State>;
+    },
+    actionCallback: (callbackId: string, response: Content, actionName?: string) =>
+      client.call("actionCallback", { callbackId, response, actionName: actionName ?? null }) as Promise<JsonValue>,
+    async log(params) {
+      const { type, body, entityId, roomId } = params ?? { type: "log", body: {} };
+      ctx.sendLog({
+        type: "log",
+        level: "info",
+        ...formatLogCall([{ entityId, roomId, body }, `log ${String(type)}`], { plugin: plugin.name }),
+      });
+    },
+    registerEvent(): never {
+      throw unsupportedError("registerEvent", UNSUPPORTED_RUNTIME_METHODS.get("registerEvent")!);
     },
   };
-  return Object.freeze(api);
+  runtime = guardRuntime(Object.freeze(api));
+  return runtime;
 }

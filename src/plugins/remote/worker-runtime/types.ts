@@ -2,6 +2,10 @@
  * Plugin-facing types of remote-mode plugins, shaped like elizaOS's Plugin so plugins written for elizaOS run
  * unchanged. Everything that crosses the boundary is JSON.
  */
+import type { RuntimeProxyApi } from "./runtime-types.ts";
+
+export type { RuntimeProxyApi } from "./runtime-types.ts";
+
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** What a handler sees as its message: an elizaOS Memory. `roomId` is the prx session id. */
@@ -134,10 +138,13 @@ export interface ServiceInstance {
   [key: string]: unknown;
 }
 
-/** A service class: `static serviceType`, `static rpcMethods` (the only host-reachable methods), `static start`. */
+/**
+ * A service class: `static serviceType`, `static start`, and optionally `static rpcMethods` (the only methods the host
+ * may call; without it the host reaches none, and the service starts with the plugin, as elizaOS services do).
+ */
 export interface ServiceClass {
   serviceType: string;
-  rpcMethods: readonly string[];
+  rpcMethods?: readonly string[];
   capabilityDescription?: string;
   start(runtime: RuntimeProxyApi): Promise<object> | object;
   stop?(runtime: RuntimeProxyApi): Promise<void> | void;
@@ -159,24 +166,4 @@ export interface Plugin {
   events?: Record<string, EventHandler[]>;
   routes?: Route[];
   [key: string]: unknown;
-}
-
-/** The subset of elizaOS's IAgentRuntime a remote plugin gets; every method round-trips to the host. */
-export interface RuntimeProxyApi {
-  readonly agentId: string;
-  readonly pluginName: string;
-  /** A local service of this plugin (started lazily) or, for another plugin's service, its JSON descriptor. */
-  getService<T = unknown>(serviceType: string): Promise<T | null>;
-  /** TEXT_* models answer text; TEXT_EMBEDDING (params `{ text }` or the text itself) answers a vector. */
-  useModel<T = unknown>(modelType: string, params: Record<string, unknown> | string): Promise<T>;
-  getMemory(memoryId: string): Promise<Memory | null>;
-  createMemory(memory: Memory, tableName?: string): Promise<string>;
-  updateMemory(memory: Memory & { id: string }): Promise<boolean>;
-  emitEvent(name: string, payload: JsonValue): Promise<void>;
-  getSetting(key: string): Promise<JsonValue | null>;
-  setSetting(key: string, value: JsonValue): Promise<void>;
-  composeState(message: Memory, options?: { providers?: string[] }): Promise<State>;
-  actionCallback(callbackId: string, response: Content, actionName?: string): Promise<JsonValue>;
-  /** Always throws: function values cannot cross the boundary; declare handlers on Plugin.events. */
-  registerEvent(name: string, handler: unknown): never;
 }

@@ -1,0 +1,34 @@
+import { BINARY, runPrx } from "../../helpers/binary.ts";
+
+export interface RunningGateway {
+  url: string;
+  token: string;
+  stop(): Promise<void>;
+}
+
+/** `prx gateway --port 0` of the compiled binary on a workspace, with a token; stop() ends it. */
+export async function startGateway(workspace: string): Promise<RunningGateway> {
+  const created = await runPrx(["gateway", "token", "create", "-w", workspace], { env: { PRX_LOG: "error" } });
+  if (created.code !== 0) throw new Error(`token create failed: ${created.stderr}`);
+  const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", workspace], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: workspace, PRX_LOG: "error" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stop = async () => {
+    proc.kill("SIGTERM");
+    await proc.exited;
+  };
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+  let text = "";
+  while (!/listening on (\S+)/.test(text)) {
+    const { done, value } = await reader.read();
+    if (done) {
+      await stop();
+      throw new Error(`gateway exited: ${await new Response(proc.stderr as ReadableStream).text()}`);
+    }
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return { url: /listening on (\S+)/.exec(text)![1]!, token: created.stdout.trim(), stop };
+}

@@ -1,0 +1,74 @@
+/** Workspaces, hosts and polling for remote-plugin integration tests; importing it changes no global state. */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Database } from "bun:sqlite";
+import { openAgentHost, type AgentHost } from "../../../src/agent/index.ts";
+import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
+import { createPluginExtensions, pluginServicesFor } from "../../../src/plugins/host-extensions.ts";
+
+export const EXAMPLE_DIR = resolve(import.meta.dir, "../../../plugins/example-remote");
+export const ASSIST_DIR = join(import.meta.dir, "fixtures", "assist-remote");
+
+export type Transport = "worker" | "process";
+export const TRANSPORTS: Transport[] = ["worker", "process"];
+
+export interface TestWorkspace {
+  root: string;
+  pluginsDir: string;
+  cleanup(): void;
+}
+
+/** Rewrite keys of a copied plugin.toml: `transport`, or a `[remote.settings]` entry. */
+export function editManifest(pluginDir: string, edit: { transport?: Transport; settings?: Record<string, string> }): void {
+  const path = join(pluginDir, "plugin.toml");
+  let text = readFileSync(path, "utf8");
+  if (edit.transport) text = text.replace(/^transport = ".*"$/m, `transport = "${edit.transport}"`);
+  for (const [key, value] of Object.entries(edit.settings ?? {})) {
+    const line = new RegExp(`^${key} = ".*"$`, "m");
+    text = line.test(text) ? text.replace(line, `${key} = "${value}"`) : `${text.trimEnd()}\n${key} = "${value}"\n`;
+  }
+  writeFileSync(path, text);
+}
+
+/** A temp workspace with copies of the given plugin directories (all on `transport`) and a config.toml. */
+export function workspaceWith(plugins: string[], config: string, transport: Transport = "worker"): TestWorkspace {
+  const root = mkdtempSync(join(tmpdir(), "prx-remote-int-"));
+  const pluginsDir = join(root, "plugins");
+  mkdirSync(pluginsDir);
+  for (const from of plugins) {
+    const to = join(pluginsDir, from.split("/").at(-1)!);
+    cpSync(from, to, { recursive: true });
+    editManifest(to, { transport });
+  }
+  writeFileSync(join(root, "config.toml"), config);
+  return { root, pluginsDir, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+export function fakeConfig(url: string, extra = ""): string {
+  return `default_provider = "fake"\ndefault_model = "fake-model"\n[reliability]\nretries = 0\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${url}"\n${extra}`;
+}
+
+/** An agent host as the CLI opens it: the workspace plugin runtime wired in (cron off). */
+export async function openHost(root: string): Promise<{ host: AgentHost; services: PluginServices }> {
+  const host = await openAgentHost({ workspace: root, extend: createPluginExtensions({ cron: false }), env: {} });
+  return { host, services: pluginServicesFor(host.workspace.root)! };
+}
+
+/** A persisted remote-plugin setting (JSON-decoded), or undefined. */
+export function setting(db: Database, plugin: string, key: string): unknown {
+  const row = db
+    .query<{ value: string }, [string, string]>("SELECT value FROM remote_plugin_settings WHERE plugin = ? AND key = ?")
+    .get(plugin, key);
+  return row ? (JSON.parse(row.value) as unknown) : undefined;
+}
+
+/** Poll (bounded) until `check` returns a value other than undefined/null/false. */
+export async function eventually<T>(check: () => T | Promise<T>, tries = 500, everyMs = 10): Promise<T> {
+  for (let i = 0; ; i++) {
+    const value = await check();
+    if (value !== undefined && value !== null && value !== false) return value;
+    if (i >= tries) throw new Error(`condition not met after ${tries * everyMs} ms`);
+    await Bun.sleep(everyMs);
+  }
+}
