@@ -23,7 +23,8 @@ mkdirSync(join(root, "dist"), { recursive: true });
 const started = performance.now();
 const result = await Bun.build({
   entrypoints,
-  compile: { outfile, autoloadPackageJson: true },
+  // a .env or bunfig.toml in the directory prx is started from must not change it (a bunfig preload would run code)
+  compile: { outfile, autoloadPackageJson: true, autoloadDotenv: false, autoloadBunfig: false },
   bytecode: true,
   minify: true,
   format: "esm",
