@@ -11,7 +11,7 @@ import { openWorkspace, type Workspace } from "../core/workspace.ts";
 import { describePlugin, listPlugins, pluginInfo, reloadPlugin, type PluginInfo } from "../plugins/api.ts";
 import { defaultAdapterFactories } from "../plugins/adapters/index.ts";
 import { inspectPluginDir } from "../plugins/discovery.ts";
-import { buildGeneration } from "../plugins/generation.ts";
+import { buildGeneration } from "../plugins/generation-build.ts";
 import { getPluginRuntime, loaderResolver, type PluginRuntime } from "../plugins/runtime.ts";
 import { StatusStore } from "../plugins/status.ts";
 import { isSensitivePermission } from "../plugins/permissions.ts";
@@ -135,7 +135,7 @@ async function validate(dirArg: string, workspace: Workspace, json: boolean): Pr
   const db = new Database(":memory:");
   const logger = createLogger("plugins.validate");
   const status = new StatusStore();
-  const generation = await buildGeneration({
+  const { generation } = await buildGeneration({
     number: 1,
     pluginsDir: dir,
     config,

@@ -1,29 +1,26 @@
-import { errorMessage, PrxError, toPrxError } from "../core/errors.ts";
+import { errorMessage, PrxError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
-import type { Config } from "../config/schema.ts";
 import type { ToolSpec } from "../providers/types.ts";
-import type { AdapterFactories, CapabilityAdapter, GenerationAdapters } from "./adapters/types.ts";
+import type { RemoteAdapter } from "./adapters/remote.ts";
 import type { ToolAdapter } from "./adapters/tool.ts";
 import type { ToolAdapterLookup } from "./adapters/tool-router.ts";
-import { remoteAdaptersOf, type RemoteAdapter } from "./adapters/remote.ts";
-import { discoverPlugins, isOverLimit, type DiscoveredPlugin } from "./discovery.ts";
+import type { CapabilityAdapter, GenerationAdapters } from "./adapters/types.ts";
 import type { ManifestCapability, PluginManifest } from "./manifest.ts";
-import { decidePermissions, missingGrantsError, type PermissionDecision } from "./permissions.ts";
-import type { StatusStore } from "./status.ts";
-import { claimToolNames } from "./tool-claims.ts";
-import { RESERVED_TOOL_NAMES } from "../tools/builtins/names.ts";
-import { CapabilityTypes, type AdmittedPlugin, type CapabilityType, type PluginHostServices, type PluginInstance, type PluginKind, type PluginLoader } from "./types.ts";
+import type { PermissionDecision } from "./permissions.ts";
+import { CapabilityTypes, type AdmittedPlugin, type PluginInstance, type PluginKind } from "./types.ts";
 
 /** How long release() waits for in-flight calls before releasing instances anyway (sandbox timeouts end calls first). */
 export const GENERATION_DRAIN_TIMEOUT_MS = 10 * 60_000;
 
-/** Longest a loader may take to load one plugin (the WASM sandbox has its own, shorter init timeout). */
-export const PLUGIN_LOAD_TIMEOUT_MS = 60_000;
-/** Headroom over a remote plugin's own ready_timeout_ms, so its supervisor reports the timeout, not the generation. */
-export const REMOTE_LOAD_MARGIN_MS = 5_000;
-
 /** `conflict`: loaded, but it declares a tool name it may not serve (tool-claims.ts); it serves nothing. */
 export type PluginState = "active" | "error" | "disabled" | "conflict";
+
+/**
+ * What the build of this generation did with a plugin: `built` (first generation or a full reload), `rebuilt` (named
+ * in the reload, or its inputs changed), `carried_over` (unchanged: the previous generation's live instance, untouched),
+ * `failed_kept_old` (rebuilding it failed, so the previous instance goes on serving; the error is in `reloadError`).
+ */
+export type ReloadOutcome = "built" | "rebuilt" | "carried_over" | "failed_kept_old";
 
 /** One discovered plugin in one generation, whatever became of it. */
 export interface PluginRecord {
@@ -40,43 +37,50 @@ export interface PluginRecord {
   permissions: PermissionDecision;
   manifest: PluginManifest | null;
   admitted: AdmittedPlugin | null;
+  /** Digest of everything the plugin was built from (fingerprint.ts); null when it was not admitted. */
+  fingerprint: string | null;
+  outcome: ReloadOutcome;
+  /** Why rebuilding failed, for `failed_kept_old`. */
+  reloadError: PrxError | null;
 }
 
-/** Loader lookup by kind; the runtime combines its own, the global registry and lazily imported built-ins. */
-export type LoaderResolver = (kind: PluginKind) => Promise<PluginLoader | undefined>;
-
-export interface BuildInput {
-  number: number;
-  pluginsDir: string;
-  config: Config;
-  host: PluginHostServices;
-  loaders: LoaderResolver;
-  factories: AdapterFactories;
-  status: StatusStore;
-  logger: Logger;
-  /** Default PLUGIN_LOAD_TIMEOUT_MS. */
-  loadTimeoutMs?: number;
-  /** Inspect these directories instead of discovering `pluginsDir` (prx plugins validate). */
-  discovered?: DiscoveredPlugin[];
-  /**
-   * Fail the whole build when plugins/ holds more entries than admitted (a reload: the old generation keeps
-   * serving). Without it (a start) what fits is admitted and the rest listed as refused.
-   */
-  refuseOverLimit?: boolean;
+/**
+ * The generation a plugin's adapters count their calls on. A plugin carried over keeps its adapters: its slot moves to
+ * the generation it was carried into when that one is published, so calls started before the swap drain on the old one.
+ */
+export interface PluginSlot {
+  generation: Generation;
 }
+
+interface Held {
+  instance: PluginInstance;
+  adapters: CapabilityAdapter[];
+  slot: PluginSlot;
+  remote?: RemoteAdapter;
+  /** Taken from this generation: serving elsewhere now, not released with it. */
+  handedOver: boolean;
+  /** Adopted from that generation; owned once this one is published (commitAdoptions). */
+  adoptedFrom?: Generation;
+}
+
+const NO_REMOTES: RemoteAdapter[] = [];
 
 function emptyAdapters(): GenerationAdapters {
   return { tool: [], middleware: [], hook: [], cron: [], provider: [], storage: [] };
 }
 
-const NO_REMOTES: RemoteAdapter[] = [];
+export async function settleAll(logger: Logger, what: string, tasks: (() => Promise<unknown>)[]): Promise<void> {
+  const results = await Promise.allSettled(tasks.map((task) => task()));
+  for (const result of results) {
+    if (result.status === "rejected") logger.warn(`${what} failed: ${errorMessage(result.reason)}`);
+  }
+}
 
 export class Generation implements ToolAdapterLookup {
   readonly adapters: GenerationAdapters = emptyAdapters();
   private readonly tools = new Map<string, ToolAdapter>();
   private specs: ToolSpec[] | undefined;
-  private readonly instances = new Map<string, PluginInstance>();
-  private readonly remoteAdapters = new Map<string, RemoteAdapter>();
+  private readonly held = new Map<string, Held>();
   private inflight = 0;
   private drained: (() => void) | null = null;
   private releasing: Promise<void> | null = null;
@@ -93,16 +97,17 @@ export class Generation implements ToolAdapterLookup {
   }
 
   instance(name: string): PluginInstance | undefined {
-    return this.instances.get(name);
+    return this.held.get(name)?.instance;
   }
 
   /** The context/evaluator/model/route surfaces of a loaded remote plugin. */
   remote(name: string): RemoteAdapter | undefined {
-    return this.remoteAdapters.get(name);
+    return this.held.get(name)?.remote;
   }
 
   remotes(): RemoteAdapter[] {
-    return this.remoteAdapters.size === 0 ? NO_REMOTES : [...this.remoteAdapters.values()];
+    const remotes = [...this.held.values()].flatMap((h) => (h.remote ? [h.remote] : []));
+    return remotes.length === 0 ? NO_REMOTES : remotes;
   }
 
   tool(name: string): ToolAdapter | undefined {
@@ -116,7 +121,7 @@ export class Generation implements ToolAdapterLookup {
 
   /** Adapters of one plugin in this generation. */
   adaptersOf(plugin: string): CapabilityAdapter[] {
-    return CapabilityTypes.flatMap((type) => (this.adapters[type] as CapabilityAdapter[]).filter((a) => a.plugin === plugin));
+    return this.held.get(plugin)?.adapters ?? [];
   }
 
   get inFlight(): number {
@@ -152,12 +157,41 @@ export class Generation implements ToolAdapterLookup {
     }
   }
 
-  /** @internal used while building */
-  attach(name: string, instance: PluginInstance, adapters: CapabilityAdapter[], remote?: RemoteAdapter): void {
-    this.instances.set(name, instance);
+  /** @internal a plugin loaded for this generation: its slot points here from the start. */
+  attach(name: string, instance: PluginInstance, adapters: CapabilityAdapter[], slot: PluginSlot, remote?: RemoteAdapter): void {
+    this.hold(name, { instance, adapters, slot, ...(remote ? { remote } : {}), handedOver: false });
+  }
+
+  /**
+   * @internal serve a plugin of `from` (the current generation) here, with its live instance and adapters. Until this
+   * generation is published (commitAdoptions) `from` still owns it, so an unpublished candidate never releases it.
+   */
+  adopt(name: string, from: Generation): void {
+    const held = from.held.get(name);
+    if (!held || held.handedOver) throw new PrxError("INTERNAL", `generation ${from.number} holds no live plugin "${name}" to carry over`);
+    this.hold(name, { ...held, handedOver: false, adoptedFrom: from });
+  }
+
+  /** @internal called when this generation is published: adopted plugins count their calls here and are owned here. */
+  commitAdoptions(): void {
+    for (const [name, held] of this.held) {
+      if (!held.adoptedFrom) continue;
+      const from = held.adoptedFrom.held.get(name);
+      if (from) from.handedOver = true;
+      held.slot.generation = this;
+      delete held.adoptedFrom;
+    }
+  }
+
+  /** Plugins this generation releases with itself (built here, or adopted and published). */
+  private owned(): Held[] {
+    return [...this.held.values()].filter((h) => !h.handedOver && !h.adoptedFrom);
+  }
+
+  private hold(name: string, held: Held): void {
+    this.held.set(name, held);
     this.specs = undefined;
-    if (remote) this.remoteAdapters.set(name, remote);
-    for (const adapter of adapters) {
+    for (const adapter of held.adapters) {
       (this.adapters[adapter.type] as CapabilityAdapter[]).push(adapter);
       if (adapter.type === "tool") this.tools.set((adapter as ToolAdapter).spec.name, adapter as ToolAdapter);
     }
@@ -173,7 +207,10 @@ export class Generation implements ToolAdapterLookup {
     }
   }
 
-  /** Wait for in-flight calls (bounded by drainTimeoutMs), then dispose adapters and release instances. Idempotent. */
+  /**
+   * Wait for in-flight calls (bounded by drainTimeoutMs), then dispose the adapters and release the instances this
+   * generation owns (plugins carried into the next generation are not its to release). Idempotent.
+   */
   release(drainTimeoutMs = GENERATION_DRAIN_TIMEOUT_MS): Promise<void> {
     this.releasing ??= (async () => {
       if (this.inflight > 0) {
@@ -185,207 +222,11 @@ export class Generation implements ToolAdapterLookup {
         if (!ok) this.logger.warn(`generation ${this.number}: ${this.inflight} call(s) still running after ${drainTimeoutMs} ms; releasing anyway`);
       }
       this.released = true;
-      const adapters = CapabilityTypes.flatMap((type) => this.adapters[type] as CapabilityAdapter[]);
+      const owned = this.owned();
+      const adapters = owned.flatMap((h) => h.adapters);
       await settleAll(this.logger, `generation ${this.number}: dispose adapter`, adapters.map((a) => async () => a.dispose?.()));
-      await settleAll(this.logger, `generation ${this.number}: release plugin`, [...this.instances.values()].map((i) => () => i.release()));
+      await settleAll(this.logger, `generation ${this.number}: release plugin`, owned.map((h) => () => h.instance.release()));
     })();
     return this.releasing;
   }
-}
-
-async function settleAll(logger: Logger, what: string, tasks: (() => Promise<unknown>)[]): Promise<void> {
-  const results = await Promise.allSettled(tasks.map((task) => task()));
-  for (const result of results) {
-    if (result.status === "rejected") logger.warn(`${what} failed: ${errorMessage(result.reason)}`);
-  }
-}
-
-function recordFrom(found: DiscoveredPlugin): PluginRecord {
-  const manifest = found.ok ? found.manifest : (found.manifest ?? null);
-  return {
-    name: found.name,
-    dirName: found.dirName,
-    dir: found.dir,
-    version: manifest?.plugin.version ?? null,
-    kind: found.ok ? found.kind : null,
-    description: manifest?.plugin.description ?? "",
-    capabilities: manifest?.capabilities ?? [],
-    state: found.ok ? "active" : "error",
-    error: found.ok ? null : found.error,
-    warnings: [...found.warnings],
-    permissions: { required: manifest?.permissions.required ?? [], optional: manifest?.permissions.optional ?? [], granted: [], missing: [] },
-    manifest,
-    admitted: null,
-  };
-}
-
-function fail(record: PluginRecord, error: unknown, code: "PLUGIN_LOAD" | "PLUGIN_ADMISSION" = "PLUGIN_LOAD"): void {
-  record.state = "error";
-  record.error = toPrxError(error, code, `plugin "${record.name}"`);
-}
-
-/** Admission against config: enabled, duplicate names, permissions. Sets record.admitted when it may load. */
-function admit(record: PluginRecord, found: DiscoveredPlugin, config: Config, seen: Set<string>): void {
-  if (seen.has(record.name)) {
-    fail(record, new PrxError("PLUGIN_ADMISSION", `plugin name "${record.name}" in ${record.dir} is already used by another directory`), "PLUGIN_ADMISSION");
-    return;
-  }
-  seen.add(record.name);
-  const grant = config.plugins[record.name];
-  if (grant && !grant.enabled) {
-    record.state = "disabled";
-    record.error = null;
-    return;
-  }
-  if (!found.ok) return;
-  const manifest = found.manifest;
-  record.permissions = decidePermissions(manifest, grant);
-  if (record.permissions.missing.length > 0) {
-    fail(record, missingGrantsError(record.name, record.permissions.missing), "PLUGIN_ADMISSION");
-    return;
-  }
-  const r = manifest.resources;
-  record.admitted = {
-    name: record.name,
-    version: manifest.plugin.version,
-    kind: found.kind,
-    dir: found.dir,
-    entryPath: found.entryPath,
-    capabilities: manifest.capabilities.map((c) => ({ type: c.type, name: c.name })),
-    resources: {
-      maxMemoryMb: r.max_memory_mb,
-      maxExecutionTimeMs: r.max_execution_time_ms,
-      maxHttpRequestsPerCall: r.max_http_requests_per_call,
-      maxKvStorageMb: r.max_kv_storage_mb,
-      maxFuel: r.max_fuel ?? null,
-    },
-    granted: new Set(record.permissions.granted),
-    config: { ...manifest.config, ...(grant?.config ?? {}) },
-    httpAllowlist: manifest.permissions.http_allowlist,
-    ...(manifest.remote && found.kind === "remote" ? { remote: manifest.remote } : {}),
-  };
-}
-
-/** The default load limit; a remote plugin may declare a ready timeout longer than PLUGIN_LOAD_TIMEOUT_MS. */
-export function loadTimeoutFor(plugin: AdmittedPlugin): number {
-  return Math.max(PLUGIN_LOAD_TIMEOUT_MS, (plugin.remote?.ready_timeout_ms ?? 0) + REMOTE_LOAD_MARGIN_MS);
-}
-
-/** A loader that never settles must not hold the whole candidate: it fails the plugin; a late instance is released. */
-function loadWithin(loader: PluginLoader, plugin: AdmittedPlugin, input: BuildInput): Promise<PluginInstance> {
-  const limit = input.loadTimeoutMs ?? loadTimeoutFor(plugin);
-  return new Promise((resolve, reject) => {
-    let late = false;
-    const timer = setTimeout(() => {
-      late = true;
-      reject(new PrxError("PLUGIN_TIMEOUT", `plugin "${plugin.name}" did not load within ${limit} ms`));
-    }, limit);
-    loader.load(plugin, input.host).then(
-      (instance) => {
-        clearTimeout(timer);
-        if (!late) return resolve(instance);
-        void instance.release().catch((e) => input.logger.warn(`late instance of "${plugin.name}": release failed: ${errorMessage(e)}`));
-      },
-      (error) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
-
-interface Loaded {
-  record: PluginRecord;
-  instance: PluginInstance;
-  adapters: CapabilityAdapter[];
-  remote?: RemoteAdapter;
-}
-
-async function loadOne(generation: Generation, record: PluginRecord, input: BuildInput): Promise<Loaded | null> {
-  const admitted = record.admitted!;
-  const loader = await input.loaders(admitted.kind);
-  if (!loader) {
-    fail(record, new PrxError("PLUGIN_UNSUPPORTED", `no loader for plugin kind "${admitted.kind}" in this build`));
-    return null;
-  }
-  let instance: PluginInstance;
-  try {
-    instance = await loadWithin(loader, admitted, input);
-  } catch (cause) {
-    fail(record, cause);
-    return null;
-  }
-  const adapters: CapabilityAdapter[] = [];
-  try {
-    if (admitted.kind === "remote") {
-      const built = await remoteAdaptersOf(record, instance, {
-        factory: input.factories.remote,
-        status: input.status,
-        track: (fn) => generation.track(fn),
-        host: input.host,
-        logger: input.logger,
-      });
-      return { record, instance, adapters: built.adapters, remote: built.remote };
-    }
-    for (const capability of record.capabilities) {
-      const factory = input.factories[capability.type] as ((c: unknown) => Promise<CapabilityAdapter>) | undefined;
-      if (!factory) {
-        record.warnings.push(`${capability.type} "${capability.name}": no ${capability.type} adapter in this build yet; not wired`);
-        continue;
-      }
-      adapters.push(
-        await factory({
-          plugin: admitted,
-          capability,
-          instance,
-          status: input.status.for(record.name, capability.type, capability.name),
-          track: (fn: () => Promise<unknown>) => generation.track(fn),
-          host: input.host,
-          generation: generation.number,
-          logger: input.logger.child(record.name),
-        }),
-      );
-    }
-  } catch (cause) {
-    fail(record, cause);
-    await settleAll(input.logger, `plugin "${record.name}": dispose`, adapters.map((a) => async () => a.dispose?.()));
-    await settleAll(input.logger, `plugin "${record.name}": release`, [() => instance.release()]);
-    return null;
-  }
-  return { record, instance, adapters };
-}
-
-/**
- * Build a complete generation: discover, admit, load every plugin with the loader of its kind and build every
- * adapter. Individual plugin failures become error records; only a failure of discovery as a whole throws.
- */
-export async function buildGeneration(input: BuildInput): Promise<Generation> {
-  const discovered = input.discovered ?? discoverPlugins(input.pluginsDir);
-  const overLimit = input.refuseOverLimit ? discovered.find(isOverLimit) : undefined;
-  if (overLimit && !overLimit.ok) throw overLimit.error;
-  const records = discovered.map(recordFrom);
-  const seen = new Set<string>();
-  records.forEach((record, i) => admit(record, discovered[i]!, input.config, seen));
-  const generation = new Generation(input.number, records, input.logger);
-  const loaded = await Promise.all(records.map((r) => (r.admitted && r.state === "active" ? loadOne(generation, r, input) : null)));
-  const present = loaded.filter((entry): entry is Loaded => entry !== null);
-  const claims = claimToolNames(
-    present.map((entry) => ({ plugin: entry.record.name, adapters: entry.adapters })),
-    input.config,
-    RESERVED_TOOL_NAMES,
-  );
-  for (const entry of present) {
-    const claim = claims.get(entry.record.name)!;
-    entry.record.warnings.push(...claim.warnings);
-    if (claim.conflict) {
-      entry.record.state = "conflict";
-      entry.record.error = claim.conflict;
-      await settleAll(input.logger, `plugin "${entry.record.name}": dispose`, entry.adapters.map((a) => async () => a.dispose?.()));
-      await settleAll(input.logger, `plugin "${entry.record.name}": release`, [() => entry.instance.release()]);
-      continue;
-    }
-    generation.attach(entry.record.name, entry.instance, claim.adapters, entry.remote);
-  }
-  generation.seal();
-  return generation;
 }

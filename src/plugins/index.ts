@@ -10,16 +10,11 @@ export {
   type PluginRuntimeOptions,
   type RuntimeServices,
   type GenerationListener,
+  type ReloadOptions,
 } from "./runtime.ts";
-export {
-  buildGeneration,
-  Generation,
-  GENERATION_DRAIN_TIMEOUT_MS,
-  PLUGIN_LOAD_TIMEOUT_MS,
-  type LoaderResolver,
-  type PluginRecord,
-  type PluginState,
-} from "./generation.ts";
+export { Generation, GENERATION_DRAIN_TIMEOUT_MS, type PluginRecord, type PluginState, type ReloadOutcome } from "./generation.ts";
+export { buildGeneration, type BuildInput, type BuildResult } from "./generation-build.ts";
+export { PLUGIN_LOAD_TIMEOUT_MS, type LoaderResolver } from "./loading.ts";
 export * from "./manifest.ts";
 export {
   discoverPlugins,

@@ -7,7 +7,10 @@ import type { ToolSource } from "../tools/types.ts";
 import { defaultAdapterFactories } from "./adapters/index.ts";
 import type { AdapterFactories } from "./adapters/types.ts";
 import { createToolRouter } from "./adapters/tool-router.ts";
-import { buildGeneration, Generation, GENERATION_DRAIN_TIMEOUT_MS, type LoaderResolver } from "./generation.ts";
+import { EntryHashes } from "./fingerprint.ts";
+import { buildGeneration, worsenedError, type BuildResult } from "./generation-build.ts";
+import { Generation, GENERATION_DRAIN_TIMEOUT_MS } from "./generation.ts";
+import type { LoaderResolver } from "./loading.ts";
 import { setRemoteHostContext } from "./remote/host-context.ts";
 import { StatusStore } from "./status.ts";
 import type { PluginHostServices, PluginKind, PluginLoader } from "./types.ts";
@@ -27,6 +30,13 @@ export interface PluginRuntimeOptions {
 }
 
 export type GenerationListener = (next: Generation, previous: Generation | null) => void;
+
+export interface ReloadOptions {
+  /** Rebuild every plugin, changed or not (a named reload rebuilds the named one and the changed ones). */
+  all?: boolean;
+  /** Publish even when an active plugin would fail or disappear (it is then published failed or gone). */
+  force?: boolean;
+}
 
 const registry = new Map<PluginKind, PluginLoader>();
 
@@ -77,6 +87,7 @@ export class PluginRuntime {
   private readonly drainTimeoutMs: number;
   private stopped = false;
   private stopping: Promise<void> | null = null;
+  private readonly hashes = new EntryHashes();
 
   constructor(
     readonly workspace: Workspace,
@@ -114,28 +125,37 @@ export class PluginRuntime {
 
   /** Build generation 1 if not built yet. Plugin failures are statuses; only discovery/config failures throw. */
   start(): Promise<Generation> {
-    return this.serialize(async () => this.active ?? this.publish(await this.build(1)));
+    return this.serialize(async () => this.active ?? this.publish((await this.build(1)).generation));
   }
 
   /**
-   * Build a complete candidate without touching the active generation, check the named plugin loaded in it,
-   * then swap atomically. On any failure the previous generation keeps serving and a PrxError is thrown:
-   * PLUGIN_NOT_FOUND (404) when the name is unknown to both, PLUGIN_RELOAD (400) otherwise.
+   * Build a candidate without touching the active generation: the named plugin and every plugin whose inputs changed
+   * are rebuilt (all of them with `all`, or without a name), every other active plugin is carried over with its live
+   * instance. A rebuilt plugin that fails keeps serving its previous instance (`failed_kept_old`), except the named
+   * one. The candidate is published with one atomic swap unless it would take an active plugin down (the named one
+   * failing, a plugin gone): then, unless `force`, it is refused and the previous generation keeps serving.
+   * Errors: PLUGIN_NOT_FOUND (404) when the name is unknown to both, PLUGIN_RELOAD (400; 409 when refused).
    */
-  reload(name?: string): Promise<number> {
+  reload(name?: string, options: ReloadOptions = {}): Promise<number> {
     return this.serialize(async () => {
-      const previous = this.active ?? this.publish(await this.build(1));
+      const previous = this.active ?? this.publish((await this.build(1)).generation);
       const what = name ? `reload of plugin "${name}"` : "plugin reload";
       const keeps = `generation ${previous.number} keeps serving`;
-      let candidate: Generation;
+      let built: BuildResult;
       try {
-        candidate = await this.build(previous.number + 1, { refuseOverLimit: true });
+        built = await this.build(previous.number + 1, {
+          refuseOverLimit: true,
+          previous,
+          rebuild: name === undefined || options.all ? "all" : new Set([name]),
+          force: options.force === true,
+        });
       } catch (cause) {
         throw new PrxError("PLUGIN_RELOAD", `${what} failed, ${keeps}: ${errorMessage(cause)}`, { cause, status: 400 });
       }
+      const candidate = built.generation;
       if (name !== undefined) {
         const record = candidate.plugin(name);
-        if (!record || record.state !== "active") {
+        if (!record || (record.state !== "active" && !options.force)) {
           await candidate.release(0);
           if (!record && !previous.plugin(name)) {
             throw new PrxError("PLUGIN_NOT_FOUND", `no plugin named "${name}" in ${this.workspace.pluginsDir}`, {
@@ -150,6 +170,10 @@ export class PluginRuntime {
               : errorMessage(record.error);
           throw new PrxError("PLUGIN_RELOAD", `${what} failed, ${keeps}: ${why}`, { cause: record?.error ?? undefined, status: 400 });
         }
+      }
+      if (built.worsened.length > 0) {
+        await candidate.release(0);
+        throw worsenedError(what, keeps, built.worsened);
       }
       this.publish(candidate);
       return candidate.number;
@@ -191,6 +215,7 @@ export class PluginRuntime {
 
   private publish(next: Generation): Generation {
     const previous = this.active;
+    next.commitAdoptions();
     this.active = next;
     if (previous) this.retire(previous);
     for (const listener of this.listeners) {
@@ -217,7 +242,7 @@ export class PluginRuntime {
     return source ?? loadConfig(this.workspace.configPath).config;
   }
 
-  private build(number: number, options: { refuseOverLimit?: boolean } = {}): Promise<Generation> {
+  private build(number: number, options: Partial<Pick<Parameters<typeof buildGeneration>[0], "refuseOverLimit" | "previous" | "rebuild" | "force">> = {}): Promise<BuildResult> {
     return buildGeneration({
       number,
       ...options,
@@ -228,6 +253,7 @@ export class PluginRuntime {
       factories: this.factories,
       status: this.status,
       logger: this.host.logger,
+      hashes: this.hashes,
       ...(this.options.loadTimeoutMs !== undefined ? { loadTimeoutMs: this.options.loadTimeoutMs } : {}),
     });
   }

@@ -7,6 +7,8 @@ import type { ToolAdapter } from "./adapters/tool.ts";
 export interface ToolClaimant {
   plugin: string;
   adapters: CapabilityAdapter[];
+  /** Serving already and carried over by a reload: it keeps its names, a newcomer claiming one is in conflict. */
+  incumbent?: boolean;
 }
 
 /** What the claims decide per plugin: its adapters (tools renamed as configured), or why it may not serve. */
@@ -31,7 +33,8 @@ function renameHint(plugin: string, name: string): string {
  * Decide who serves each tool name, so no plugin can capture another's calls: `reserved` names (built-in tools,
  * wasm_plugins_manage) are refused to every plugin; a name declared by more than one plugin (or twice by one) is
  * served by the one plugin whose config says `tools_owner = true`, else by none of them. A plugin that loses a name
- * is in conflict and serves nothing. Renames from `[plugins.<name>.tool_names]` apply first.
+ * is in conflict and serves nothing. Renames from `[plugins.<name>.tool_names]` apply first (an incumbent's adapters
+ * are already renamed). An incumbent never loses a name to a plugin rebuilt beside it.
  */
 export function claimToolNames(
   claimants: readonly ToolClaimant[],
@@ -40,8 +43,9 @@ export function claimToolNames(
 ): Map<string, ClaimOutcome> {
   const outcomes = new Map<string, ClaimOutcome>();
   const claims = new Map<string, string[]>();
-  for (const { plugin, adapters } of claimants) {
-    const renames = config.plugins[plugin]?.tool_names ?? {};
+  const incumbents = new Set(claimants.filter((c) => c.incumbent).map((c) => c.plugin));
+  for (const { plugin, adapters, incumbent } of claimants) {
+    const renames = incumbent ? {} : (config.plugins[plugin]?.tool_names ?? {});
     const declared = new Set(adapters.filter(isTool).map((a) => a.spec.name));
     const warnings = Object.keys(renames)
       .filter((name) => !declared.has(name))
@@ -62,13 +66,15 @@ export function claimToolNames(
   for (const [name, claimers] of claims) {
     if (claimers.length < 2) continue;
     const distinct = [...new Set(claimers)];
-    const owners = distinct.filter((p) => config.plugins[p]?.tools_owner === true);
+    const held = distinct.filter((p) => incumbents.has(p));
+    const owners = held.length > 0 ? held : distinct.filter((p) => config.plugins[p]?.tools_owner === true);
     const owner = owners.length === 1 && claimers.filter((p) => p === owners[0]).length === 1 ? owners[0] : undefined;
     for (const plugin of distinct) {
       const outcome = outcomes.get(plugin)!;
       if (plugin === owner || outcome.conflict) continue;
+      const why = incumbents.has(owner ?? "") ? "it serves it already" : "tools_owner = true";
       outcome.conflict = owner
-        ? new PrxError("PLUGIN_CONFLICT", `tool "${name}" is served by plugin "${owner}" (tools_owner = true); plugin "${plugin}" declares it too`, {
+        ? new PrxError("PLUGIN_CONFLICT", `tool "${name}" is served by plugin "${owner}" (${why}); plugin "${plugin}" declares it too`, {
             hint: renameHint(plugin, name),
           })
         : new PrxError(

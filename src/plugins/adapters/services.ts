@@ -80,7 +80,10 @@ export function attachPluginServices(runtime: PluginRuntime, options: PluginServ
   let cronStarted = false;
 
   const swap = (next: Generation, previous: Generation | null): void => {
+    // A hook carried over into the next generation keeps its pump: only the ones left behind stop.
+    const carried = new Set<unknown>(next.adapters.hook);
     for (const adapter of previous?.adapters.hook ?? []) {
+      if (carried.has(adapter)) continue;
       adapter
         .deactivate()
         .catch((error) => logger.warn("hook pump did not stop cleanly", { error: errorMessage(error) }));

@@ -132,7 +132,7 @@ describe("manifest", () => {
 
 describe("load timeout", () => {
   test("a remote plugin's ready timeout extends the default load limit; others use PLUGIN_LOAD_TIMEOUT_MS", async () => {
-    const { loadTimeoutFor, PLUGIN_LOAD_TIMEOUT_MS, REMOTE_LOAD_MARGIN_MS } = await import("../../../src/plugins/generation.ts");
+    const { loadTimeoutFor, PLUGIN_LOAD_TIMEOUT_MS, REMOTE_LOAD_MARGIN_MS } = await import("../../../src/plugins/loading.ts");
     const { REMOTE_MAX_READY_TIMEOUT_MS } = await import("../../../src/plugins/remote/limits.ts");
     const base = { name: "p", version: "1", dir: "/x", entryPath: "/x/w.ts", capabilities: [], config: {}, httpAllowlist: [] };
     const remote = (ready: number) => ({

@@ -1,0 +1,75 @@
+import type { Config } from "../config/schema.ts";
+import { PrxError, toPrxError } from "../core/errors.ts";
+import type { DiscoveredPlugin } from "./discovery.ts";
+import type { PluginRecord } from "./generation.ts";
+import { decidePermissions, missingGrantsError } from "./permissions.ts";
+
+/** A generation's record of a discovered plugin, before admission. */
+export function recordFrom(found: DiscoveredPlugin): PluginRecord {
+  const manifest = found.ok ? found.manifest : (found.manifest ?? null);
+  return {
+    name: found.name,
+    dirName: found.dirName,
+    dir: found.dir,
+    version: manifest?.plugin.version ?? null,
+    kind: found.ok ? found.kind : null,
+    description: manifest?.plugin.description ?? "",
+    capabilities: manifest?.capabilities ?? [],
+    state: found.ok ? "active" : "error",
+    error: found.ok ? null : found.error,
+    warnings: [...found.warnings],
+    permissions: { required: manifest?.permissions.required ?? [], optional: manifest?.permissions.optional ?? [], granted: [], missing: [] },
+    manifest,
+    admitted: null,
+    fingerprint: null,
+    outcome: "built",
+    reloadError: null,
+  };
+}
+
+export function fail(record: PluginRecord, error: unknown, code: "PLUGIN_LOAD" | "PLUGIN_ADMISSION" = "PLUGIN_LOAD"): void {
+  record.state = "error";
+  record.error = toPrxError(error, code, `plugin "${record.name}"`);
+}
+
+/** Admission against config: enabled, duplicate names, permissions. Sets record.admitted when it may load. */
+export function admit(record: PluginRecord, found: DiscoveredPlugin, config: Config, seen: Set<string>): void {
+  if (seen.has(record.name)) {
+    fail(record, new PrxError("PLUGIN_ADMISSION", `plugin name "${record.name}" in ${record.dir} is already used by another directory`), "PLUGIN_ADMISSION");
+    return;
+  }
+  seen.add(record.name);
+  const grant = config.plugins[record.name];
+  if (grant && !grant.enabled) {
+    record.state = "disabled";
+    record.error = null;
+    return;
+  }
+  if (!found.ok) return;
+  const manifest = found.manifest;
+  record.permissions = decidePermissions(manifest, grant);
+  if (record.permissions.missing.length > 0) {
+    fail(record, missingGrantsError(record.name, record.permissions.missing), "PLUGIN_ADMISSION");
+    return;
+  }
+  const r = manifest.resources;
+  record.admitted = {
+    name: record.name,
+    version: manifest.plugin.version,
+    kind: found.kind,
+    dir: found.dir,
+    entryPath: found.entryPath,
+    capabilities: manifest.capabilities.map((c) => ({ type: c.type, name: c.name })),
+    resources: {
+      maxMemoryMb: r.max_memory_mb,
+      maxExecutionTimeMs: r.max_execution_time_ms,
+      maxHttpRequestsPerCall: r.max_http_requests_per_call,
+      maxKvStorageMb: r.max_kv_storage_mb,
+      maxFuel: r.max_fuel ?? null,
+    },
+    granted: new Set(record.permissions.granted),
+    config: { ...manifest.config, ...(grant?.config ?? {}) },
+    httpAllowlist: manifest.permissions.http_allowlist,
+    ...(manifest.remote && found.kind === "remote" ? { remote: manifest.remote } : {}),
+  };
+}

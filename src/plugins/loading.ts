@@ -1,0 +1,130 @@
+import { errorMessage, PrxError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import { remoteAdaptersOf, type RemoteAdapter } from "./adapters/remote.ts";
+import type { AdapterFactories, CapabilityAdapter } from "./adapters/types.ts";
+import { fail } from "./admission.ts";
+import { type Generation, type PluginRecord, type PluginSlot, settleAll } from "./generation.ts";
+import type { StatusStore } from "./status.ts";
+import type { AdmittedPlugin, PluginHostServices, PluginInstance, PluginKind, PluginLoader } from "./types.ts";
+
+/** Longest a loader may take to load one plugin (the WASM sandbox has its own, shorter init timeout). */
+export const PLUGIN_LOAD_TIMEOUT_MS = 60_000;
+/** Headroom over a remote plugin's own ready_timeout_ms, so its supervisor reports the timeout, not the generation. */
+export const REMOTE_LOAD_MARGIN_MS = 5_000;
+
+/** Loader lookup by kind; the runtime combines its own, the global registry and lazily imported built-ins. */
+export type LoaderResolver = (kind: PluginKind) => Promise<PluginLoader | undefined>;
+
+/** What loading one plugin needs from the build. */
+export interface LoadContext {
+  host: PluginHostServices;
+  loaders: LoaderResolver;
+  factories: AdapterFactories;
+  status: StatusStore;
+  logger: Logger;
+  /** Default loadTimeoutFor(plugin). */
+  loadTimeoutMs?: number;
+}
+
+/** A plugin loaded for a generation, with its adapters; not attached yet. */
+export interface Loaded {
+  record: PluginRecord;
+  instance: PluginInstance;
+  adapters: CapabilityAdapter[];
+  slot: PluginSlot;
+  remote?: RemoteAdapter;
+}
+
+/** The default load limit; a remote plugin may declare a ready timeout longer than PLUGIN_LOAD_TIMEOUT_MS. */
+export function loadTimeoutFor(plugin: AdmittedPlugin): number {
+  return Math.max(PLUGIN_LOAD_TIMEOUT_MS, (plugin.remote?.ready_timeout_ms ?? 0) + REMOTE_LOAD_MARGIN_MS);
+}
+
+/** A loader that never settles must not hold the whole candidate: it fails the plugin; a late instance is released. */
+function loadWithin(loader: PluginLoader, plugin: AdmittedPlugin, context: LoadContext): Promise<PluginInstance> {
+  const limit = context.loadTimeoutMs ?? loadTimeoutFor(plugin);
+  return new Promise((resolve, reject) => {
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      reject(new PrxError("PLUGIN_TIMEOUT", `plugin "${plugin.name}" did not load within ${limit} ms`));
+    }, limit);
+    loader.load(plugin, context.host).then(
+      (instance) => {
+        clearTimeout(timer);
+        if (!late) return resolve(instance);
+        void instance.release().catch((e) => context.logger.warn(`late instance of "${plugin.name}": release failed: ${errorMessage(e)}`));
+      },
+      (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Release what a failed load built; the record says why it failed. */
+export async function discard(loaded: Pick<Loaded, "record" | "instance" | "adapters">, logger: Logger): Promise<void> {
+  const name = loaded.record.name;
+  await settleAll(logger, `plugin "${name}": dispose`, loaded.adapters.map((a) => async () => a.dispose?.()));
+  await settleAll(logger, `plugin "${name}": release`, [() => loaded.instance.release()]);
+}
+
+/**
+ * Load one admitted plugin with the loader of its kind and build its adapters, whose calls count on `generation`
+ * (through the plugin's slot). A failure is recorded on the record and null returned.
+ */
+export async function loadOne(generation: Generation, record: PluginRecord, context: LoadContext): Promise<Loaded | null> {
+  const admitted = record.admitted!;
+  const loader = await context.loaders(admitted.kind);
+  if (!loader) {
+    fail(record, new PrxError("PLUGIN_UNSUPPORTED", `no loader for plugin kind "${admitted.kind}" in this build`));
+    return null;
+  }
+  let instance: PluginInstance;
+  try {
+    instance = await loadWithin(loader, admitted, context);
+  } catch (cause) {
+    fail(record, cause);
+    return null;
+  }
+  const slot: PluginSlot = { generation };
+  const track = <T>(fn: () => Promise<T>): Promise<T> => slot.generation.track(fn);
+  const adapters: CapabilityAdapter[] = [];
+  try {
+    if (admitted.kind === "remote") {
+      const built = await remoteAdaptersOf(record, instance, {
+        factory: context.factories.remote,
+        status: context.status,
+        track,
+        host: context.host,
+        logger: context.logger,
+      });
+      return { record, instance, adapters: built.adapters, slot, remote: built.remote };
+    }
+    for (const capability of record.capabilities) {
+      const factory = context.factories[capability.type] as ((c: unknown) => Promise<CapabilityAdapter>) | undefined;
+      if (!factory) {
+        record.warnings.push(`${capability.type} "${capability.name}": no ${capability.type} adapter in this build yet; not wired`);
+        continue;
+      }
+      adapters.push(
+        await factory({
+          plugin: admitted,
+          capability,
+          instance,
+          status: context.status.for(record.name, capability.type, capability.name),
+          track,
+          host: context.host,
+          generation: generation.number,
+          logger: context.logger.child(record.name),
+        }),
+      );
+    }
+  } catch (cause) {
+    fail(record, cause);
+    await discard({ record, instance, adapters }, context.logger);
+    return null;
+  }
+  return { record, instance, adapters, slot };
+}
