@@ -22,8 +22,11 @@ const SUBCOMMANDS = ["list", "info", "reload", "validate", "probe"] as const;
 const USAGE = `Usage: prx plugins <command> [--json]
   list              every plugin of the workspace with its status
   info <name>       one plugin: capabilities, permissions, counters, warnings
-  reload <name>     build a new generation in this process and report it (a running gateway reloads live
-                    with POST /api/plugins/<name>/reload)
+  reload <name> [--all] [--force]
+                    build a new generation in this process: the plugin and those whose inputs changed are
+                    rebuilt, the others carried over (--all: rebuild every plugin; --all without a name works
+                    too); refused if an active plugin would fail, unless --force (a running gateway reloads live
+                    with POST /api/plugins/<name>/reload or POST /api/plugins/reload)
   validate <dir>    check a plugin directory: manifest, admission limits, permissions, load and specs
   probe <action> [<json>] [--plugin P]
                     run wasm_plugins_manage in this process: list, status, reload, middleware_test, cron_run,
@@ -204,6 +207,8 @@ export async function pluginsCommand(argv: string[], globals: { workspace?: stri
   const { values, positionals } = parseCommand("prx plugins", argv, {
     json: { type: "boolean" },
     plugin: { type: "string" },
+    all: { type: "boolean" },
+    force: { type: "boolean" },
   });
   const [sub, arg] = positionals;
   if (values.help || !sub) {
@@ -214,7 +219,8 @@ export async function pluginsCommand(argv: string[], globals: { workspace?: stri
   const json = values.json === true;
   const workspace = openWorkspace(values.workspace ?? globals.workspace);
   const what = sub === "validate" ? "<dir>" : sub === "probe" ? "<action>" : "<name>";
-  if (sub !== "list" && !arg) throw usageError(`prx plugins ${sub}: missing ${what}`);
+  const fullReload = sub === "reload" && values.all === true;
+  if (sub !== "list" && !arg && !fullReload) throw usageError(`prx plugins ${sub}: missing ${what}`);
   // Fail early with the config's own message rather than inside a generation build.
   loadConfig(workspace.configPath);
   switch (sub) {
@@ -242,10 +248,11 @@ export async function pluginsCommand(argv: string[], globals: { workspace?: stri
     default:
       return withRuntime(workspace, async (runtime) => {
         try {
-          const result = await reloadPlugin(runtime, arg!);
-          const info = pluginInfo(runtime, arg!);
-          if (json) out(JSON.stringify({ ...result, plugin: info }, null, 2));
-          else out(`reload of "${arg}" succeeded: generation ${result.generation} (in this process; a running gateway reloads live via POST /api/plugins/${arg}/reload)\n${formatInfo(info)}`);
+          const result = await reloadPlugin(runtime, fullReload ? undefined : arg!, { all: fullReload, force: values.force === true });
+          const where = `in this process; a running gateway reloads live via POST /api/plugins/${fullReload ? "" : `${arg}/`}reload`;
+          const outcomes = result.plugins.map((p) => `  ${p.name}: ${p.outcome.replaceAll("_", " ")}${p.error ? ` (${p.error})` : ""}`);
+          if (json) out(JSON.stringify({ ...result, ...(fullReload ? {} : { plugin: pluginInfo(runtime, arg!) }) }, null, 2));
+          else out(`${fullReload ? "full reload" : `reload of "${arg}"`} succeeded: generation ${result.generation} (${where})\n${outcomes.join("\n")}`);
           return 0;
         } catch (error) {
           if (json) out(JSON.stringify({ success: false, error: errorMessage(error) }, null, 2));

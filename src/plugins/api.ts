@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { lazy } from "../core/lazy.ts";
 import { PrxError } from "../core/errors.ts";
-import type { Generation, PluginRecord } from "./generation.ts";
+import { ReloadOutcomes, type Generation, type PluginRecord } from "./generation.ts";
 import { MIDDLEWARE_STAGES } from "./manifest.ts";
 import { remoteInfo, RemoteInfoSchema } from "./remote/info.ts";
-import type { PluginRuntime } from "./runtime.ts";
+import type { PluginRuntime, ReloadOptions } from "./runtime.ts";
 import type { AdapterCounters, StatusStore } from "./status.ts";
 import { CapabilityTypes, PluginKinds } from "./types.ts";
 
@@ -64,6 +64,8 @@ export const PluginInfoSchema = lazy(() =>
       missing: z.array(z.string()),
     }),
     warnings: z.array(z.string()),
+    /** What the build of the current generation did with it; `error` says why a rebuild failed (failed_kept_old). */
+    reload: z.object({ outcome: z.enum(ReloadOutcomes), error: z.string().nullable() }),
     /** Kind "remote" with a loaded worker: its supervisor's state, counters and announced surfaces. */
     remote: RemoteInfoSchema().nullable(),
   }),
@@ -81,6 +83,16 @@ export const PluginReloadResponseSchema = lazy(() =>
   z.object({
     success: z.literal(true),
     generation: z.number().int().positive(),
+    /** Every plugin of the published generation: rebuilt, carried over (its live instance untouched), or kept old. */
+    plugins: z.array(z.object({ name: z.string(), outcome: z.enum(ReloadOutcomes), error: z.string().nullable() })),
+  }),
+);
+
+/** Query of the reload routes: `force` publishes even when an active plugin would fail, `all` rebuilds every plugin. */
+export const ReloadQuerySchema = lazy(() =>
+  z.object({
+    force: z.enum(["true", "false"]).optional(),
+    all: z.enum(["true", "false"]).optional(),
   }),
 );
 
@@ -136,6 +148,7 @@ export function describePlugin(record: PluginRecord, generation: Generation, sta
           ? "disabled in config.toml"
           : null,
     error_code: record.error?.code ?? (down ? "REMOTE_CRASHED" : null),
+    reload: { outcome: record.outcome, error: record.reloadError?.message ?? null },
     permissions: {
       required: record.permissions.required,
       optional: record.permissions.optional,
@@ -165,7 +178,15 @@ export function pluginInfo(runtime: PluginRuntime, name: string): PluginInfo {
   return describePlugin(record, generation, runtime.status);
 }
 
-export async function reloadPlugin(runtime: PluginRuntime, name: string): Promise<PluginReloadResponse> {
-  const generation = await runtime.reload(name);
-  return { success: true, generation };
+/** Reload one plugin (with the changed ones), or every plugin when `name` is undefined. */
+export async function reloadPlugin(
+  runtime: PluginRuntime,
+  name: string | undefined,
+  options: ReloadOptions = {},
+): Promise<PluginReloadResponse> {
+  const generation = await runtime.reload(name, options);
+  const plugins = runtime
+    .current()
+    .plugins.map((p) => ({ name: p.name, outcome: p.outcome, error: p.reloadError?.message ?? null }));
+  return { success: true, generation, plugins };
 }

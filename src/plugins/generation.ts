@@ -20,7 +20,8 @@ export type PluginState = "active" | "error" | "disabled" | "conflict";
  * in the reload, or its inputs changed), `carried_over` (unchanged: the previous generation's live instance, untouched),
  * `failed_kept_old` (rebuilding it failed, so the previous instance goes on serving; the error is in `reloadError`).
  */
-export type ReloadOutcome = "built" | "rebuilt" | "carried_over" | "failed_kept_old";
+export const ReloadOutcomes = ["built", "rebuilt", "carried_over", "failed_kept_old"] as const;
+export type ReloadOutcome = (typeof ReloadOutcomes)[number];
 
 /** One discovered plugin in one generation, whatever became of it. */
 export interface PluginRecord {

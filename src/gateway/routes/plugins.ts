@@ -44,6 +44,20 @@ function schemaOf(pick: (m: PluginModules) => z.ZodType): () => z.ZodType {
   };
 }
 
+/** `?force=true` / `?all=true` of the reload routes (anything else is a 400 naming the parameter). */
+function reloadOptions(api: PluginModules["api"], request: Request, all: boolean): { force: boolean; all: boolean } {
+  const query = Object.fromEntries(new URL(request.url).searchParams);
+  const parsed = api.ReloadQuerySchema().safeParse(query);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new PrxError("BAD_REQUEST", `invalid reload query: ${issue?.path.join(".")}: ${issue?.message}`, {
+      status: 400,
+      hint: "use ?force=true and/or ?all=true",
+    });
+  }
+  return { force: parsed.data.force === "true", all: all || parsed.data.all === "true" };
+}
+
 async function servicesFor(workspaceRoot: string): Promise<PluginServices | undefined> {
   return (await pluginModules()).host.pluginServicesFor(workspaceRoot);
 }
@@ -76,17 +90,34 @@ export function pluginRoutes(services: () => PluginServices | Promise<PluginServ
         },
       )
       .post(
-        "/api/plugins/:name/reload",
-        async ({ params }) => {
+        "/api/plugins/reload",
+        async ({ request }) => {
           const { api } = await pluginModules();
-          return jsonResponse(await api.reloadPlugin(await runtime(), params.name));
+          return jsonResponse(await api.reloadPlugin(await runtime(), undefined, reloadOptions(api, request, true)));
         },
         {
           detail: doc({
-            summary: "Build a new generation and swap it in when the plugin loads; the old one keeps serving otherwise",
+            summary: "Rebuild every plugin into a new generation; refused (409) if an active plugin would fail, unless ?force=true",
             tags: ["plugins"],
             responses: { 200: schemaOf((m) => m.api.PluginReloadResponseSchema()) },
-            errors: [400, 404],
+            errors: [400, 409],
+          }),
+        },
+      )
+      .post(
+        "/api/plugins/:name/reload",
+        async ({ params, request }) => {
+          const { api } = await pluginModules();
+          return jsonResponse(await api.reloadPlugin(await runtime(), params.name, reloadOptions(api, request, false)));
+        },
+        {
+          detail: doc({
+            summary:
+              "Rebuild the plugin (and the plugins whose inputs changed; ?all=true: every plugin), carry the others over, " +
+              "swap when it loads; the old generation keeps serving otherwise (?force=true publishes anyway)",
+            tags: ["plugins"],
+            responses: { 200: schemaOf((m) => m.api.PluginReloadResponseSchema()) },
+            errors: [400, 404, 409],
           }),
         },
       )

@@ -172,7 +172,18 @@ describe("HTTP routes (pluginRoutes + hooksRoutes on an Elysia app)", () => {
     expect((await call("POST", "/api/plugins/redact-mw/probe", { action: "bogus" })).status).toBe(400);
     expect((await call("POST", "/api/plugins/nope/probe", { action: "status" })).status).toBe(404);
     const reload = await body(await call("POST", "/api/plugins/redact-mw/reload"));
-    expect(reload).toEqual({ success: true, generation: opened.services.runtime.current().number });
+    expect(reload.success).toBe(true);
+    expect(reload.generation).toBe(opened.services.runtime.current().number);
+    const outcome = (name: string, r: { plugins: { name: string; outcome: string }[] }) => r.plugins.find((p) => p.name === name)?.outcome;
+    expect(outcome("redact-mw", reload)).toBe("rebuilt");
+    expect(outcome("garbage-mw", reload)).toBe("carried_over");
+    const list = await body(await call("GET", "/api/plugins"));
+    expect(list.plugins.find((p: { name: string }) => p.name === "garbage-mw").reload).toEqual({ outcome: "carried_over", error: null });
+    const everything = await body(await call("POST", "/api/plugins/reload"));
+    expect(outcome("garbage-mw", everything)).toBe("rebuilt");
+    const forced = await body(await call("POST", "/api/plugins/redact-mw/reload?force=true&all=true"));
+    expect(outcome("garbage-mw", forced)).toBe("rebuilt");
+    expect((await call("POST", "/api/plugins/redact-mw/reload?force=yes")).status).toBe(400);
   });
 
   test("GET/POST/PUT/DELETE /api/hooks edit hooks.json through the same validation", async () => {

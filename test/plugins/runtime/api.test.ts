@@ -70,9 +70,12 @@ describe("plugins API handlers", () => {
     expect(list.plugins[3]!.warnings.join()).toContain('"plugin.shiny": unknown key');
   });
 
-  test("reloadPlugin: {success, generation}; 404 unknown; 400 when the candidate is bad", async () => {
+  test("reloadPlugin: {success, generation, plugins with their outcome}; 404 unknown; 400 when the candidate is bad", async () => {
     const reloaded = PluginReloadResponseSchema().parse(await reloadPlugin(runtime, "echo"));
-    expect(reloaded).toEqual({ success: true, generation: 2 });
+    expect(reloaded.success).toBe(true);
+    expect(reloaded.generation).toBe(2);
+    expect(reloaded.plugins.find((p) => p.name === "echo")).toEqual({ name: "echo", outcome: "rebuilt", error: null });
+    expect(pluginInfo(runtime, "echo").reload).toEqual({ outcome: "rebuilt", error: null });
     const missing = await failure(reloadPlugin(runtime, "ghost"));
     expect([missing.code, missing.status]).toEqual(["PLUGIN_NOT_FOUND", 404]);
     const bad = await failure(reloadPlugin(runtime, "needs-net"));
