@@ -3,47 +3,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
-import { BINARY, ensureBinary, fakeProviderConfig, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { BINARY, ensureBinary, fakeProviderConfig, runPrx, startGatewayBinary as startBinary, tempWorkspace, type RunningGateway as Running } from "../helpers/binary.ts";
 import { readSse, json } from "./harness.ts";
 
 const MAX_BODY = 4096;
-
-interface Running {
-  proc: ReturnType<typeof Bun.spawn>;
-  url: string;
-  code: string | null;
-  lines: string[];
-}
-
-/** Start `prx gateway --port 0` and wait for its listening line and pairing code. */
-async function startBinary(dir: string): Promise<Running> {
-  const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", dir], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const lines: string[] = [];
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const deadline = Date.now() + 20_000;
-  while (!lines.some((l) => l.startsWith("prx gateway pairing code")) && Date.now() < deadline) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    const parts = buffer.split("\n");
-    buffer = parts.pop()!;
-    lines.push(...parts);
-  }
-  reader.releaseLock();
-  const listening = lines.find((l) => l.startsWith("prx gateway listening on "));
-  if (!listening)
-    throw new Error(
-      `gateway did not start: ${lines.join("\n")}\n${await new Response(proc.stderr as ReadableStream).text()}`,
-    );
-  const code = /pairing code: (\d{6})/.exec(lines.join("\n"))?.[1] ?? null;
-  return { proc, url: listening.slice("prx gateway listening on ".length), code, lines };
-}
 
 let fake: FakeServer;
 let gateway: Running;
