@@ -104,6 +104,7 @@ async function measure(root: string, label: string, build: (tool: string) => Pro
     }
     const carried = runtime.current().plugins.filter((p) => p.outcome === "carried_over").length;
     if (carried !== PLUGINS - 1) throw new Error(`a named reload carried ${carried} plugins over, expected ${PLUGINS - 1}`);
+    const underLoad = await reloadsUnderCalls(runtime);
     return [
       { suite: SUITE, name: `${label}: start (first load${label.includes("component") ? ", transpile" : ""})`, value: startMs, unit: "ms" },
       {
@@ -135,6 +136,14 @@ async function measure(root: string, label: string, build: (tool: string) => Pro
       { suite: SUITE, name: `${label}: reload of 1 of ${PLUGINS} cached plugins p99`, value: stats(one).p99, unit: "ms" },
       {
         suite: SUITE,
+        name: `${label}: failed tool calls during ${STORM_RELOADS} reloads of one plugin, ${STORM_CALLERS} callers`,
+        value: underLoad.failed,
+        unit: "count",
+        target: { op: "<=", value: 0 },
+        note: `${underLoad.calls} calls to the reloaded plugin and to a carried-over one`,
+      },
+      {
+        suite: SUITE,
         name: `${label}: one plugin's load inside a back-to-back reload (wasmLoader.load, concurrent) p50`,
         value: oneLoad,
         unit: "ms",
@@ -144,6 +153,31 @@ async function measure(root: string, label: string, build: (tool: string) => Pro
   } finally {
     await close();
   }
+}
+
+const STORM_RELOADS = 100;
+const STORM_CALLERS = 4;
+
+/** STORM_CALLERS callers call a tool of bench-3 and of bench-5 in turn while bench-3 is reloaded STORM_RELOADS times. */
+async function reloadsUnderCalls(runtime: ReturnType<typeof getPluginRuntime>): Promise<{ calls: number; failed: number }> {
+  let reloading = true;
+  let calls = 0;
+  let failed = 0;
+  const context = () => ({ sessionId: "bench", workspace: "/tmp", signal: new AbortController().signal });
+  const caller = async () => {
+    for (let n = 0; reloading; n++) {
+      const tool = runtime.tools.get(n % 2 === 0 ? "bench_tool_3" : "bench_tool_5");
+      const result = tool ? await tool.execute({}, context()) : null;
+      calls++;
+      if (!result?.success) failed++;
+    }
+  };
+  const callers = Array.from({ length: STORM_CALLERS }, caller);
+  for (let i = 0; i < STORM_RELOADS; i++) await runtime.reload("bench-3");
+  reloading = false;
+  await Promise.all(callers);
+  await runtime.settled();
+  return { calls, failed };
 }
 
 /** The runtime's own cost per reload (discover, parse, admit, get-spec, swap, release) with an instant loader. */
