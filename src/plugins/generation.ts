@@ -5,6 +5,7 @@ import type { RemoteAdapter } from "./adapters/remote.ts";
 import type { ToolAdapter } from "./adapters/tool.ts";
 import type { ToolAdapterLookup } from "./adapters/tool-router.ts";
 import type { CapabilityAdapter, GenerationAdapters } from "./adapters/types.ts";
+import { MiddlewareChain } from "./middleware/chain.ts";
 import type { ManifestCapability, PluginManifest } from "./manifest.ts";
 import type { PermissionDecision } from "./permissions.ts";
 import { CapabilityTypes, type AdmittedPlugin, type PluginInstance, type PluginKind } from "./types.ts";
@@ -79,6 +80,8 @@ export async function settleAll(logger: Logger, what: string, tasks: (() => Prom
 
 export class Generation implements ToolAdapterLookup {
   readonly adapters: GenerationAdapters = emptyAdapters();
+  /** This generation's middleware, in chain order; built when it is sealed. */
+  middleware = new MiddlewareChain([]);
   private readonly tools = new Map<string, ToolAdapter>();
   private specs: ToolSpec[] | undefined;
   private readonly held = new Map<string, Held>();
@@ -198,7 +201,7 @@ export class Generation implements ToolAdapterLookup {
     }
   }
 
-  /** @internal sort chains once every plugin is attached: priority (lower first), then plugin name. */
+  /** @internal once every plugin is attached: sort (priority, lower first, then plugin name) and build the chain. */
   seal(): void {
     this.specs = undefined;
     for (const type of CapabilityTypes) {
@@ -206,6 +209,7 @@ export class Generation implements ToolAdapterLookup {
         (a, b) => a.capability.priority - b.capability.priority || (a.plugin < b.plugin ? -1 : a.plugin > b.plugin ? 1 : 0),
       );
     }
+    this.middleware = new MiddlewareChain(this.adapters.middleware.map((a) => a.entry));
   }
 
   /**

@@ -1,6 +1,5 @@
 import { EnvelopeSchemas, MiddlewareBlock, type Stage } from "../agent/envelopes.ts";
 import { PrxError } from "../core/errors.ts";
-import { middlewareStatusSink } from "./adapters/middleware.ts";
 import type { Generation } from "./generation.ts";
 import { MiddlewareChain } from "./middleware/chain.ts";
 import type { MiddlewareOutcome } from "./middleware/types.ts";
@@ -37,7 +36,6 @@ export async function middlewareTest(generation: Generation, plugin: string | un
             block: outcome.block ?? null,
             duration_ms: outcome.durationMs,
           });
-          middlewareStatusSink.onResult(entry, outcome);
         },
       },
     },

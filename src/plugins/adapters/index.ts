@@ -36,8 +36,6 @@ export { ADAPTER_TIMEOUT_MARGIN_MS } from "./call.ts";
 export {
   createMiddlewareAdapter,
   createPluginMiddlewareRunner,
-  middlewareChainOf,
-  middlewareStatusSink,
   type MiddlewareAdapter,
   type MiddlewareGenerationSource,
 } from "./middleware.ts";

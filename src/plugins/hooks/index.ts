@@ -5,5 +5,4 @@ export { describeIssues, HookActionSchema, HooksFileSchema, normalizeEventName }
 export type { HookAction, HookActionInput, HooksFile, HooksFileInput } from "./schema.ts";
 export { runHookAction } from "./runner.ts";
 export type { HookRunContext } from "./runner.ts";
-export { connectHooksToBus } from "./bus.ts";
 export type { HookDispatchResult, HookRunResult, HooksReloadResult, HooksSnapshot, HooksStatus } from "./types.ts";

@@ -3,12 +3,7 @@ import type { Envelopes, MiddlewareRunner, Stage, StageOutput } from "../../agen
 import { errorMessage } from "../../core/errors.ts";
 import { createLogger } from "../../core/logger.ts";
 import type { Logger } from "../../core/logger.ts";
-import type {
-  MiddlewareEntry,
-  MiddlewareEntryStats,
-  MiddlewareOutcome,
-  MiddlewareStatusSink,
-} from "./types.ts";
+import type { MiddlewareEntry, MiddlewareOutcome, MiddlewareStatusSink } from "./types.ts";
 import { blockInError, readReply, StepFailure, type Carried } from "./reply.ts";
 
 /** Default time one middleware call may take before its output is ignored and the envelope passes on. */
@@ -25,13 +20,12 @@ export function compareEntries(a: MiddlewareEntry, b: MiddlewareEntry): number {
 /**
  * A generation's middleware chain. Each entry gets the envelope as JSON and returns a valid envelope of the same
  * stage, bare or as `{"action":"continue","data":"<JSON>"}`; invalid JSON, a reply failing the stage's schema, a
- * thrown error or a timeout is logged, counted, reported to the status sink, and the envelope that entry received
+ * thrown error or a timeout is logged, reported to the entry (`report`) and the sink, and the envelope that entry received
  * passes on unchanged. `{"action":"block","reason":...}` (as the reply, or as the exact message of a thrown error)
  * stops the stage: no later entry runs and run resolves to a MiddlewareBlock. run never throws.
  */
 export class MiddlewareChain implements MiddlewareRunner {
   private readonly byStage: Record<Stage, MiddlewareEntry[]>;
-  private readonly entryStats = new Map<MiddlewareEntry, MiddlewareEntryStats>();
   private readonly ordered: MiddlewareEntry[];
   private readonly logger: Logger;
   private readonly sink?: MiddlewareStatusSink;
@@ -50,20 +44,6 @@ export class MiddlewareChain implements MiddlewareRunner {
       byStage[stage] = this.ordered.filter((e) => e.stages === "all" || e.stages.includes(stage));
     }
     this.byStage = byStage;
-    for (const entry of this.ordered) {
-      this.entryStats.set(entry, {
-        plugin: entry.plugin,
-        name: entry.name,
-        priority: entry.priority,
-        stages: entry.stages,
-        calls: 0,
-        failures: 0,
-        byKind: { invalid_json: 0, invalid_envelope: 0, error: 0, timeout: 0 },
-        lastError: null,
-        blocks: 0,
-        lastBlock: null,
-      });
-    }
   }
 
   /** Entries in chain order. */
@@ -74,10 +54,6 @@ export class MiddlewareChain implements MiddlewareRunner {
   /** Entries that run for a stage, in order. */
   entriesFor(stage: Stage): readonly MiddlewareEntry[] {
     return this.byStage[stage];
-  }
-
-  stats(): MiddlewareEntryStats[] {
-    return this.ordered.map((e) => structuredClone(this.entryStats.get(e)!));
   }
 
   async run<S extends Stage>(stage: S, envelope: Envelopes[S]): Promise<StageOutput<S>> {
@@ -145,11 +121,7 @@ export class MiddlewareChain implements MiddlewareRunner {
   }
 
   private record(entry: MiddlewareEntry, outcome: MiddlewareOutcome): void {
-    const stats = this.entryStats.get(entry)!;
-    stats.calls++;
     if (outcome.block !== undefined) {
-      stats.blocks++;
-      stats.lastBlock = { stage: outcome.stage, reason: outcome.block, at: Date.now() };
       this.logger.info("middleware blocked the turn", {
         plugin: entry.plugin,
         capability: entry.name,
@@ -158,9 +130,6 @@ export class MiddlewareChain implements MiddlewareRunner {
       });
     }
     if (!outcome.ok) {
-      stats.failures++;
-      stats.byKind[outcome.failure!]++;
-      stats.lastError = { stage: outcome.stage, kind: outcome.failure!, message: outcome.error!, at: Date.now() };
       this.logger.warn("middleware failed; envelope passed on unchanged", {
         plugin: entry.plugin,
         capability: entry.name,
@@ -169,11 +138,13 @@ export class MiddlewareChain implements MiddlewareRunner {
         error: outcome.error,
       });
     }
-    if (!this.sink) return;
-    try {
-      this.sink.onResult(entry, outcome);
-    } catch (error) {
-      this.logger.error("middleware status sink failed", { error: errorMessage(error) });
+    for (const observer of [entry.report?.bind(entry), this.sink?.onResult.bind(this.sink)]) {
+      if (!observer) continue;
+      try {
+        observer(entry, outcome);
+      } catch (error) {
+        this.logger.error("middleware status sink failed", { error: errorMessage(error) });
+      }
     }
   }
 }

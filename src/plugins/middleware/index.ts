@@ -1,5 +1,4 @@
 export { compareEntries, MIDDLEWARE_TIMEOUT_MS, MiddlewareChain } from "./chain.ts";
-export { createStableMiddlewareRunner } from "./stable.ts";
 export {
   blockInError,
   boundBlockReason,
@@ -12,7 +11,6 @@ export {
 export { MiddlewareFailureKinds } from "./types.ts";
 export type {
   MiddlewareEntry,
-  MiddlewareEntryStats,
   MiddlewareFailureKind,
   MiddlewareOutcome,
   MiddlewareStatusSink,

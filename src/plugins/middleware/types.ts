@@ -16,6 +16,8 @@ export interface MiddlewareEntry {
    * `{"action":"continue","data":"<JSON>"}`, or `{"action":"block","reason":"..."}` (also as a rejection's message).
    */
   process(stage: Stage, dataJson: string): Promise<string>;
+  /** Told the outcome of every call of this entry (its status counters). Errors it throws are isolated. */
+  report?(entry: MiddlewareEntry, outcome: MiddlewareOutcome): void;
 }
 
 export const MiddlewareFailureKinds = ["invalid_json", "invalid_envelope", "error", "timeout"] as const;
@@ -33,20 +35,7 @@ export interface MiddlewareOutcome {
   block?: string;
 }
 
-/** Receives the outcome of every middleware call (the runtime's status counters). Its errors are isolated. */
+/** Receives the outcome of every middleware call of a chain (a probe's step list). Its errors are isolated. */
 export interface MiddlewareStatusSink {
   onResult(entry: MiddlewareEntry, outcome: MiddlewareOutcome): void;
-}
-
-export interface MiddlewareEntryStats {
-  plugin: string;
-  name: string;
-  priority: number;
-  stages: readonly Stage[] | "all";
-  calls: number;
-  failures: number;
-  byKind: Record<MiddlewareFailureKind, number>;
-  lastError: { stage: Stage; kind: MiddlewareFailureKind; message: string; at: number } | null;
-  blocks: number;
-  lastBlock: { stage: Stage; reason: string; at: number } | null;
 }

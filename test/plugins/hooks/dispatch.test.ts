@@ -2,15 +2,12 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
-  connectHooksToBus,
   HOOK_PAYLOAD_MAX_BYTES,
   HOOK_STDERR_MAX_BYTES,
   HOOK_STDOUT_MAX_BYTES,
   HOOK_TIMEOUT_DEFAULT_MS,
 } from "../../../src/plugins/hooks/index.ts";
-import { EventBus } from "../../../src/plugins/events/index.ts";
 import { isPrxError } from "../../../src/core/errors.ts";
-import { captureLogger } from "../events/log.ts";
 import { hooksFixture, processGone } from "./helpers.ts";
 import type { HooksFixture } from "./helpers.ts";
 
@@ -185,17 +182,4 @@ describe("hook execution", () => {
     expect((await fx.manager.dispatch("x", {})).results[0]!.stdout).toBe("two\n");
   });
 
-  test("bus events reach hooks.json through a pump", async () => {
-    fx = hooksFixture();
-    fx.write({ hooks: { agent_end: [{ command: "sh", args: ["-c", 'cat > "$1"', "sh", join(fx.root, "got")] }] } });
-    const bus = new EventBus({ logger: captureLogger() });
-    const pump = connectHooksToBus(bus, fx.manager, captureLogger());
-    bus.publish("prx.lifecycle.agent_start", {});
-    bus.publish("prx.lifecycle.agent_stop", { reply: "done" });
-    for (let i = 0; i < 500 && pump.stats().delivered + pump.stats().errors < 2; i++) await Bun.sleep(5);
-    expect(pump.stats()).toMatchObject({ delivered: 2, errors: 0 });
-    expect(await Bun.file(join(fx.root, "got")).text()).toBe('{"reply":"done"}');
-    await pump.stop();
-    expect(bus.stats().subscriptions).toHaveLength(0);
-  });
 });
