@@ -1,5 +1,5 @@
 /**
- * Rebuilds the part-2 test plugins: `bun plugins/test-wasm2/build.ts [name...]`.
+ * Rebuilds the non-tool capability test plugins: `bun plugins/test-wasm2/build.ts [name...]`.
  * WAT sources go through the pipeline of plugins/test-wasm/build.ts (its macro expansion, then jco's
  * parse -> componentEmbed -> componentNew); TypeScript sources are bundled with Bun and built with componentize-qjs.
  * Each plugin lands in <name>/plugin.wasm beside a generated <name>/plugin.toml.

@@ -1,4 +1,4 @@
-/** Part-2 test plugins (middleware, hook, cron, provider, storage): source, world and manifest of each. */
+/** Test plugins of the non-tool capabilities (middleware, hook, cron, provider, storage): source, world and manifest of each. */
 export interface TestPlugin2 {
   dir: string;
   /** src/<name>.wat (component from WAT) or src/<name>.ts (TypeScript, componentize-qjs). */

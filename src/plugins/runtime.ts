@@ -117,7 +117,7 @@ export class PluginRuntime {
     return this.active !== null;
   }
 
-  /** Called synchronously after every swap (part 2: cron scheduler, event pumps). Returns an unsubscribe function. */
+  /** Called synchronously after every swap (the cron scheduler, hook pumps). Returns an unsubscribe function. */
   onGeneration(listener: GenerationListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

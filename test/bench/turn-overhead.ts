@@ -1,6 +1,6 @@
 /**
- * The gateway's own latency per turn through /v1/chat/completions against the fake provider (issue 3: "turn
- * overhead at concurrency 1 and 16, p50/p99, minus the fake's own latency").
+ * The gateway's own latency per turn through /v1/chat/completions against the fake provider: turn overhead at
+ * concurrency 1 and 16, p50/p99, minus the fake's own latency.
  *
  * Every request carries a unique text, so each gateway turn is matched with the upstream request it caused, and
  * the fake reports how long it held that request (`handledMs`: its 20 ms delay, timer lateness included). Per turn:

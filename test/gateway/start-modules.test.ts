@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /**
- * What `prx gateway` loads before its first request decides its cold start and idle RSS (issue 3 targets): Elysia
+ * What `prx gateway` loads before its first request decides its cold start and idle RSS (targets in README, Performance): Elysia
  * with the OpenAPI machinery and the providers' zod wire schemas load on first use. A static import of any of them
  * from the start path (it happened once, through an embeddings constant) fails here.
  */

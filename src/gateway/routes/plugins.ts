@@ -198,7 +198,7 @@ function notOpen(workspaceRoot: string): PrxError {
 }
 
 /**
- * The plugin and hooks route groups for a gateway whose host runs in this process (what the lead passes as
+ * The plugin and hooks route groups for a gateway whose host runs in this process (what `prx gateway` passes as
  * `mounts`). Each request resolves the workspace's services; 503 while the runtime is not open. Given the host
  * itself, a request made while its plugins still load waits for them.
  */

@@ -6,7 +6,7 @@ import type { AdapterContext } from "./types.ts";
 export const ADAPTER_TIMEOUT_MARGIN_MS = 500;
 
 /**
- * One guest call as every part-2 adapter makes it: counted as in flight on the generation (its release waits),
+ * One guest call as every capability adapter makes it: counted as in flight on the generation (its release waits),
  * counted in the capability's status (invocation, duration, last event; the error when it fails), parsed by
  * `parse` (which throws a PrxError for output that does not fit the WIT contract).
  */

@@ -2,7 +2,7 @@ import type { BunPlugin } from "bun";
 import { readFileSync } from "node:fs";
 
 /**
- * Bun build plugin for `bun build --compile` (used by the lead's build.ts, see EMBEDDING.md). It makes the WASM
+ * Bun build plugin for `bun build --compile` (used by build.ts at the repository root, see EMBEDDING.md). It makes the WASM
  * engine's run-time files part of the binary:
  * - jco-transpile's own wasm (transpiler, wasm-tools; ~6 MB) is loaded by its JS from `new URL("./x.wasm",
  *   import.meta.url)`: rewritten into `import x from "./x.wasm" with { type: "file" }` so Bun embeds the file and

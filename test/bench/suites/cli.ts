@@ -1,4 +1,4 @@
-/** Issue 2 targets: `--version` cold start, one `prx agent -m` turn (overhead over the fake provider), peak RSS. */
+/** Targets: `--version` cold start, one `prx agent -m` turn (overhead over the fake provider), peak RSS. */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI } from "../../fakes/openai-server.ts";

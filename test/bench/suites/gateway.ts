@@ -1,5 +1,5 @@
 /**
- * Issue 3 targets: `prx gateway` cold start to the first 200 on /health, idle RSS, /health req/s, and the
+ * Targets: `prx gateway` cold start to the first 200 on /health, idle RSS, /health req/s, and the
  * gateway's own overhead per turn through /v1/chat/completions at concurrency 1 and 16.
  *
  * Turn overhead per turn, minus the fake's own time for that turn: see ../turn-overhead.ts.

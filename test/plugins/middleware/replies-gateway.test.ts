@@ -5,7 +5,7 @@ import { AuthService } from "../../../src/gateway/auth/service.ts";
 import type { FakeServer } from "../../fakes/index.ts";
 import { startFakeOpenAI } from "../../fakes/index.ts";
 import { pdk, writeGatePlugin } from "../../fixtures/gate-middleware.ts";
-import { captureLogs, fakeConfig, openHost, workspaceWith, type OpenedHost, type TestWorkspace } from "../part2/helpers.ts";
+import { captureLogs, fakeConfig, openHost, workspaceWith, type OpenedHost, type TestWorkspace } from "../capabilities/helpers.ts";
 
 let fake: FakeServer;
 let ws: TestWorkspace;

@@ -11,7 +11,7 @@ import { MAX_BLOCK_REASON_BYTES } from "../../../src/plugins/middleware/index.ts
 import { parseProbeRequest, runProbe } from "../../../src/plugins/probes.ts";
 import type { FakeServer } from "../../fakes/index.ts";
 import { pdk, writeGatePlugin, type GateRule } from "../../fixtures/gate-middleware.ts";
-import { captureLogs, fakeConfig, openHost, workspaceWith, type OpenedHost, type TestWorkspace } from "../part2/helpers.ts";
+import { captureLogs, fakeConfig, openHost, workspaceWith, type OpenedHost, type TestWorkspace } from "../capabilities/helpers.ts";
 import { startFakeOpenAI } from "../../fakes/index.ts";
 
 const CONTINUED = { text: "rewritten by continue", channel: "test", user_id: null, session_id: "x", metadata: {} };

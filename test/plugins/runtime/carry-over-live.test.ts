@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { captureLogs, openHost, type OpenedHost } from "../part2/helpers.ts";
+import { captureLogs, openHost, type OpenedHost } from "../capabilities/helpers.ts";
 import { ctx } from "./helpers.ts";
 
 const REPO = resolve(import.meta.dir, "../../..");

@@ -3,7 +3,7 @@ import { isPrxError } from "../../../src/core/errors.ts";
 import { MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN, wasmLoader } from "../../../src/plugins/wasm/index.ts";
 import { type TestHost, admitted, failure, makeHost, removeDir } from "./helpers.ts";
 
-/** The non-tool test plugins that part 2 (middleware, hooks, cron, providers, storage) builds on. */
+/** The non-tool test plugins (middleware, hooks, cron, providers, storage). */
 let t: TestHost;
 beforeAll(() => {
   t = makeHost();

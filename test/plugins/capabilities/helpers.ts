@@ -15,7 +15,7 @@ import { startFakeOpenAI, type FakeServer } from "../../fakes/openai-server.ts";
 
 export const PLUGINS2_DIR = resolve(import.meta.dir, "../../../plugins/test-wasm2");
 /** Transpiled components are content-addressed: every test workspace shares one cache so each is transpiled once. */
-export const SHARED_CACHE = join(tmpdir(), "prx-part2-transpile-cache");
+export const SHARED_CACHE = join(tmpdir(), "prx-capabilities-transpile-cache");
 
 /** Quiet logs unless PRX_TEST_LOGS is set; returns the captured lines. */
 export function captureLogs(): string[] {
@@ -32,7 +32,7 @@ export interface TestWorkspace {
 
 /** A temp workspace holding copies of the named test-wasm2 plugins and the given config.toml. */
 export function workspaceWith(plugins: string[], config = ""): TestWorkspace {
-  const root = mkdtempSync(join(tmpdir(), "prx-part2-"));
+  const root = mkdtempSync(join(tmpdir(), "prx-capabilities-"));
   mkdirSync(SHARED_CACHE, { recursive: true });
   symlinkSync(SHARED_CACHE, join(root, "cache"));
   const pluginsDir = join(root, "plugins");
