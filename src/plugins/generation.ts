@@ -6,6 +6,8 @@ import type { ToolAdapter } from "./adapters/tool.ts";
 import type { ToolAdapterLookup } from "./adapters/tool-router.ts";
 import type { CapabilityAdapter, GenerationAdapters } from "./adapters/types.ts";
 import { MiddlewareChain } from "./middleware/chain.ts";
+import { providersByName, type ProviderAdapter } from "./adapters/provider.ts";
+import { storagesByName, type StorageAdapter } from "./adapters/storage.ts";
 import type { ManifestCapability, PluginManifest } from "./manifest.ts";
 import type { PermissionDecision } from "./permissions.ts";
 import { CapabilityTypes, type AdmittedPlugin, type PluginInstance, type PluginKind } from "./types.ts";
@@ -82,6 +84,9 @@ export class Generation implements ToolAdapterLookup {
   readonly adapters: GenerationAdapters = emptyAdapters();
   /** This generation's middleware, in chain order; built when it is sealed. */
   middleware = new MiddlewareChain([]);
+  /** The `wasm:` providers and storage backends it exports, by name; built when it is sealed. */
+  providers = new Map<string, ProviderAdapter>();
+  storages = new Map<string, StorageAdapter>();
   private readonly tools = new Map<string, ToolAdapter>();
   private specs: ToolSpec[] | undefined;
   private readonly held = new Map<string, Held>();
@@ -210,6 +215,8 @@ export class Generation implements ToolAdapterLookup {
       );
     }
     this.middleware = new MiddlewareChain(this.adapters.middleware.map((a) => a.entry));
+    this.providers = providersByName(this.adapters.provider);
+    this.storages = storagesByName(this.adapters.storage);
   }
 
   /**

@@ -1,8 +1,7 @@
 import { PrxError } from "../core/errors.ts";
 import { cronJobId } from "./adapters/cron.ts";
-import { exportedProviders, WASM_PROVIDER_PREFIX } from "./adapters/provider.ts";
+import { WASM_PROVIDER_PREFIX } from "./adapters/provider.ts";
 import type { PluginServices } from "./adapters/services.ts";
-import { exportedStorages } from "./adapters/storage.ts";
 import { listPlugins, pluginInfo } from "./api.ts";
 import type { Generation } from "./generation.ts";
 import { middlewareTest } from "./probe-middleware.ts";
@@ -81,7 +80,7 @@ async function providerChat(
   request: Extract<ProbeRequest, { action: "provider_chat" }>,
 ) {
   const name = bare(request.name);
-  const owner = exportedProviders(generation).get(name)?.plugin;
+  const owner = generation.providers.get(name)?.plugin;
   if (owner === undefined) requireServed(generation, "provider", request.plugin, name);
   if (request.plugin !== undefined && owner !== undefined && owner !== request.plugin)
     throw notOwned("provider", request.name, request.plugin);
@@ -105,7 +104,7 @@ async function storage(
   request: Extract<ProbeRequest, { action: "storage" }>,
 ) {
   const name = bare(request.name);
-  const owner = exportedStorages(generation).get(name)?.plugin;
+  const owner = generation.storages.get(name)?.plugin;
   if (owner === undefined) requireServed(generation, "storage", request.plugin, name);
   if (request.plugin !== undefined && owner !== undefined && owner !== request.plugin)
     throw notOwned("storage", request.name, request.plugin);

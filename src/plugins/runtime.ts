@@ -11,7 +11,6 @@ import { EntryHashes } from "./fingerprint.ts";
 import { buildGeneration, worsenedError, type BuildResult } from "./generation-build.ts";
 import { Generation, GENERATION_DRAIN_TIMEOUT_MS } from "./generation.ts";
 import type { LoaderResolver } from "./loading.ts";
-import { setRemoteHostContext } from "./remote/host-context.ts";
 import { StatusStore } from "./status.ts";
 import type { PluginHostServices, PluginKind, PluginLoader } from "./types.ts";
 
@@ -94,13 +93,11 @@ export class PluginRuntime {
     services: RuntimeServices,
     private readonly options: PluginRuntimeOptions = {},
   ) {
-    this.host = { ...services, workspace };
+    this.host = { ...services, workspace, config: () => this.config() };
     this.loaders = loaderResolver(options.loaders);
     this.factories = options.factories ?? defaultAdapterFactories();
     this.drainTimeoutMs = options.drainTimeoutMs ?? GENERATION_DRAIN_TIMEOUT_MS;
     this.tools = createToolRouter(() => this.active);
-    // Remote plugins' useModel resolves the default model from the config this runtime builds with.
-    setRemoteHostContext(this.host, { config: () => this.config() });
   }
 
   /** The active generation. Throws when start() has not completed. */

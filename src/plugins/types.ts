@@ -1,9 +1,12 @@
 import type { Database } from "bun:sqlite";
+import type { Config } from "../config/schema.ts";
 import type { Logger } from "../core/logger.ts";
 import type { EventPublisher } from "../core/events.ts";
 import type { Workspace } from "../core/workspace.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import type { ProviderResolver } from "../providers/types.ts";
+import type { DeliveryDepths } from "./remote/event-depth.ts";
+import type { RemoteHostBindings } from "./remote/types.ts";
 
 /**
  * Contracts between the plugin runtime (registry, generations, adapters) and the loaders that turn an
@@ -64,7 +67,7 @@ export interface RemotePluginOptions {
   ready_timeout_ms: number;
 }
 
-/** Services the host offers to every plugin instance (KV, memory, events, logs, models). */
+/** Services the host offers to every plugin instance (KV, memory, events, logs, models). One per runtime. */
 export interface PluginHostServices {
   workspace: Workspace;
   db: Database;
@@ -73,6 +76,16 @@ export interface PluginHostServices {
   memory: () => MemoryBackend | null;
   providers?: ProviderResolver;
   logger: Logger;
+  /** The configuration the runtime builds with, read at call time (remote plugins' default model and character). */
+  config?: () => Config;
+  /** What this runtime's remote plugins share (host bindings, event depths): made by the remote loader on first use. */
+  remote?: RemoteHostState;
+}
+
+/** State the remote plugins of one runtime share, kept on its host services (never in a process-wide table). */
+export interface RemoteHostState {
+  bindings?: RemoteHostBindings;
+  depths?: DeliveryDepths;
 }
 
 /** A loaded plugin inside one generation. */

@@ -44,7 +44,7 @@ export { createCronAdapter, cronJobId, type CronAdapter } from "./cron.ts";
 export {
   createProviderAdapter,
   EXPORT_NAME_PATTERN,
-  exportedProviders,
+  providersByName,
   GuestChatResponseSchema,
   WASM_PROVIDER_DEFAULT_TEMPERATURE,
   WASM_PROVIDER_PREFIX,
@@ -52,7 +52,7 @@ export {
 } from "./provider.ts";
 export {
   createStorageAdapter,
-  exportedStorages,
+  storagesByName,
   GuestMemoryEntrySchema,
   STORAGE_GET_RECALL_LIMIT,
   type StorageAdapter,

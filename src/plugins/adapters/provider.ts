@@ -2,7 +2,7 @@ import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
 import type { ChatRequest, ChatResponse } from "../../providers/types.ts";
 import { describeCapability, guestCall } from "./call.ts";
-import type { AdapterContext, CapabilityAdapter, GenerationAdapters } from "./types.ts";
+import type { AdapterContext, CapabilityAdapter } from "./types.ts";
 
 /**
  * Provider adapters: a capability's guest exports `name()` and `chat(messages, model, temperature)`. It is reachable
@@ -95,23 +95,19 @@ export async function createProviderAdapter(context: AdapterContext): Promise<Pr
   };
 }
 
-const exported = new WeakMap<object, Map<string, ProviderAdapter>>();
-
 /**
- * The providers a generation exports, by name (its `name()` and, when different, its capability name). On a clash
- * the first in chain order (priority, then plugin name) wins.
+ * The providers of a generation's adapters (in chain order), by name (its `name()` and, when different, its
+ * capability name). On a clash the first in chain order (priority, then plugin name) wins. Built once, when the
+ * generation is sealed.
  */
-export function exportedProviders(generation: { adapters: GenerationAdapters }): Map<string, ProviderAdapter> {
-  let map = exported.get(generation);
-  if (map) return map;
-  map = new Map();
-  for (const adapter of generation.adapters.provider) {
+export function providersByName(adapters: readonly ProviderAdapter[]): Map<string, ProviderAdapter> {
+  const map = new Map<string, ProviderAdapter>();
+  for (const adapter of adapters) {
     for (const name of new Set([adapter.exportName, adapter.capability.name])) {
       const owner = map.get(name);
       if (owner && owner !== adapter) continue;
       map.set(name, adapter);
     }
   }
-  exported.set(generation, map);
   return map;
 }

@@ -1,21 +1,25 @@
 import { PrxError } from "../../core/errors.ts";
 import type { MemoryBackend } from "../../memory/types.ts";
-import { exportedProviders, WASM_PROVIDER_PREFIX } from "./provider.ts";
+import { WASM_PROVIDER_PREFIX } from "./provider.ts";
 import { StableProviders } from "./stable-providers.ts";
-import { exportedStorages, type StorageAdapter } from "./storage.ts";
-import type { GenerationAdapters } from "./types.ts";
+import type { StorageAdapter } from "./storage.ts";
+import type { ProviderAdapter } from "./provider.ts";
 
 /** What the proxies need from the runtime: the generation current at call time (null when not started). */
-export type CurrentAdapters = () => { adapters: GenerationAdapters } | null;
+/** The current generation's exported providers and storage backends, or null before the first one. */
+export type CurrentAdapters = () => {
+  providers: ReadonlyMap<string, ProviderAdapter>;
+  storages: ReadonlyMap<string, StorageAdapter>;
+} | null;
 
 export function providerNames(current: CurrentAdapters): string[] {
   const generation = current();
-  return generation ? [...exportedProviders(generation).keys()].sort().map((n) => WASM_PROVIDER_PREFIX + n) : [];
+  return generation ? [...generation.providers.keys()].sort().map((n) => WASM_PROVIDER_PREFIX + n) : [];
 }
 
 export function storageNames(current: CurrentAdapters): string[] {
   const generation = current();
-  return generation ? [...exportedStorages(generation).keys()].sort().map((n) => WASM_PROVIDER_PREFIX + n) : [];
+  return generation ? [...generation.storages.keys()].sort().map((n) => WASM_PROVIDER_PREFIX + n) : [];
 }
 
 function unknownProvider(name: string, current: CurrentAdapters, now = false): PrxError {
@@ -49,7 +53,7 @@ export function wasmProviders(current: CurrentAdapters): StableProviders {
     prefix: WASM_PROVIDER_PREFIX,
     find: (name) => {
       const generation = current();
-      return generation ? exportedProviders(generation).get(name) : undefined;
+      return generation ? generation.providers.get(name) : undefined;
     },
     names: () => providerNames(current),
     unknown: (full, gone) => unknownProvider(full, current, gone),
@@ -93,6 +97,6 @@ export class StorageProxies {
 
   private adapter(name: string): StorageAdapter | undefined {
     const generation = this.current();
-    return generation ? exportedStorages(generation).get(name) : undefined;
+    return generation ? generation.storages.get(name) : undefined;
   }
 }

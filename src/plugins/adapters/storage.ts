@@ -4,7 +4,7 @@ import { validateKey, validateLimit, validateStore } from "../../memory/validate
 import type { MemoryBackend, MemoryEntry } from "../../memory/types.ts";
 import { describeCapability, guestCall } from "./call.ts";
 import { parseExportName, WASM_PROVIDER_PREFIX } from "./provider.ts";
-import type { AdapterContext, CapabilityAdapter, GenerationAdapters } from "./types.ts";
+import type { AdapterContext, CapabilityAdapter } from "./types.ts";
 
 /**
  * Storage adapters: a capability's guest exports the storage world (store-memory, recall-memory, forget-memory,
@@ -106,18 +106,16 @@ export async function createStorageAdapter(context: AdapterContext): Promise<Sto
   return { type: "storage", plugin: context.plugin.name, capability: context.capability, exportName, backend };
 }
 
-const exported = new WeakMap<object, Map<string, StorageAdapter>>();
-
-/** The storage backends a generation exports, by `name()` and capability name; the first in chain order wins a clash. */
-export function exportedStorages(generation: { adapters: GenerationAdapters }): Map<string, StorageAdapter> {
-  let map = exported.get(generation);
-  if (map) return map;
-  map = new Map();
-  for (const adapter of generation.adapters.storage) {
+/**
+ * The storage backends of a generation's adapters (in chain order), by `name()` and capability name; the first in
+ * chain order wins a clash. Built once, when the generation is sealed.
+ */
+export function storagesByName(adapters: readonly StorageAdapter[]): Map<string, StorageAdapter> {
+  const map = new Map<string, StorageAdapter>();
+  for (const adapter of adapters) {
     for (const name of new Set([adapter.exportName, adapter.capability.name])) {
       if (!map.has(name)) map.set(name, adapter);
     }
   }
-  exported.set(generation, map);
   return map;
 }

@@ -31,11 +31,8 @@ export class DeliveryDepths {
   }
 }
 
-const registry = new WeakMap<PluginHostServices, DeliveryDepths>();
-
-/** One registry per host services object (the bindings and the event adapters of a runtime share it). */
+/** The runtime's delivery depths (its bindings and its event adapters share them), kept on its host services. */
 export function deliveryDepthsFor(host: PluginHostServices): DeliveryDepths {
-  let depths = registry.get(host);
-  if (!depths) registry.set(host, (depths = new DeliveryDepths()));
-  return depths;
+  const state = (host.remote ??= {});
+  return (state.depths ??= new DeliveryDepths());
 }

@@ -8,7 +8,6 @@ import { agentIdentity, type AgentIdentity } from "./agent.ts";
 import { createRemoteHostBindings } from "./bindings.ts";
 import { runHandlingEvent } from "../events/depth.ts";
 import { deliveryDepthsFor } from "./event-depth.ts";
-import { remoteHostContext } from "./host-context.ts";
 import { remoteOptionsFor, startRemotePlugin } from "./index.ts";
 import type { RemotePluginInstance } from "./instance.ts";
 import type { HistoryMessage, RemoteHostBindings } from "./types.ts";
@@ -23,19 +22,17 @@ const noProviders: ProviderResolver = {
   names: () => [],
 };
 
-const cache = new WeakMap<PluginHostServices, RemoteHostBindings>();
-
 /**
  * Host bindings wired to the live host: the memory backend and event bus of the runtime, the provider resolver with
  * the configured default model (read at call time, so it follows the config the runtime builds with), settings and
  * memories persisted per plugin in the workspace database, and composeState's history from the sessions table.
- * One set per host services object (every generation of a runtime shares it).
+ * One set per runtime (every generation shares it), kept on its host services.
  */
 export function remoteBindingsFor(host: PluginHostServices): RemoteHostBindings {
-  const cached = cache.get(host);
-  if (cached) return cached;
+  const state = (host.remote ??= {});
+  if (state.bindings) return state.bindings;
   const sessions = new SqliteSessionStore(host.db);
-  const config = () => remoteHostContext(host)?.config() ?? loadConfig(host.workspace.configPath).config;
+  const config = () => configOf(host);
   const bindings = createRemoteHostBindings({
     db: host.db,
     memory: host.memory,
@@ -58,14 +55,18 @@ export function remoteBindingsFor(host: PluginHostServices): RemoteHostBindings 
       runHandlingEvent(depth - 1, () => bindings.emitEvent(plugin, name, payload));
     },
   };
-  cache.set(host, wired);
+  state.bindings = wired;
   return wired;
 }
 
 /** runtime.agentId / character / getConversationLength of the plugins this host starts: `[agent]` of its config. */
 function agentFor(host: PluginHostServices): AgentIdentity {
-  const config = remoteHostContext(host)?.config() ?? loadConfig(host.workspace.configPath).config;
-  return agentIdentity(config.agent);
+  return agentIdentity(configOf(host).agent);
+}
+
+/** The runtime's configuration; a host without one (a bare loader in a test) reads the workspace's config.toml. */
+function configOf(host: PluginHostServices) {
+  return host.config?.() ?? loadConfig(host.workspace.configPath).config;
 }
 
 /**
