@@ -1,9 +1,17 @@
-import type { MemoryBackend, MemoryEntry } from "./types.ts";
+import type { MemoryBackend, MemoryCatalog, MemoryEntry } from "./types.ts";
 import { validateKey, validateLimit, validateStore } from "./validate.ts";
+
+/** Nothing to list, export or import into: an import into "none" stores nothing and says so (created 0). */
+const EMPTY_CATALOG: MemoryCatalog = {
+  list: () => ({ entries: [], total: 0 }),
+  records: () => [],
+  importRecords: () => ({ created: 0, replaced: 0 }),
+};
 
 /** memory.backend = "none": accepts and forgets everything, so turns run without any persistence. */
 export class NoneMemory implements MemoryBackend {
   readonly name = "none";
+  readonly catalog = EMPTY_CATALOG;
 
   async store(key: string, content: string, category: string, sessionId?: string | null): Promise<void> {
     validateStore(key, content, category, sessionId);
