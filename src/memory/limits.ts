@@ -29,3 +29,5 @@ export const MEMORY_RECALL_MIN_SCORE = 0.5;
 export const MEMORY_RECALL_RELATIVE_CUTOFF = 0.7;
 /** Scores within this of a cut-off count as at the cut-off (the weights are floating-point sums). */
 export const MEMORY_SCORE_EPSILON = 1e-9;
+/** Most entries one page of a memory listing returns (`prx memory list`, GET /api/memory); larger asks are clamped. */
+export const MEMORY_LIST_MAX = 500;

@@ -1,11 +1,18 @@
+import { PrxError } from "../core/errors.ts";
 import type { MemoryBackend, MemoryCatalog, MemoryEntry } from "./types.ts";
 import { validateKey, validateLimit, validateStore } from "./validate.ts";
 
-/** Nothing to list, export or import into: an import into "none" stores nothing and says so (created 0). */
+/** Nothing to list or export; an import is refused rather than silently kept nowhere. */
 const EMPTY_CATALOG: MemoryCatalog = {
   list: () => ({ entries: [], total: 0 }),
   records: () => [],
-  importRecords: () => ({ created: 0, replaced: 0 }),
+  importRecords: () => {
+    throw new PrxError("MEMORY", 'memory.backend is "none": an import would keep nothing', {
+      status: 409,
+      hint: 'set memory.backend = "sqlite" in config.toml to keep memories',
+    });
+  },
+  forgetSession: () => 0,
 };
 
 /** memory.backend = "none": accepts and forgets everything, so turns run without any persistence. */

@@ -18,6 +18,7 @@ const SQL = {
   totalCategory: "SELECT count(*) AS n FROM memories WHERE category = $category",
   page: `SELECT ${RECORD_COLUMNS} FROM memories WHERE seq > $after ORDER BY seq LIMIT $limit`,
   exists: "SELECT 1 AS one FROM memories WHERE key = $key",
+  forgetSession: "DELETE FROM memories WHERE session_id = $session",
   upsert: `INSERT INTO memories (id, key, content, category, session_id, created_at, updated_at, private)
     VALUES ($id, $key, $content, $category, $session, $created, $updated, $private)
     ON CONFLICT(key) DO UPDATE SET content = excluded.content, category = excluded.category,
@@ -79,5 +80,11 @@ export class SqliteMemoryCatalog implements MemoryCatalog {
     })();
     if (records.length > 0) noteLocalWrite(this.db, MEMORIES_TABLE);
     return outcome;
+  }
+
+  forgetSession(sessionId: string): number {
+    const removed = this.db.query(SQL.forgetSession).run({ session: sessionId }).changes;
+    if (removed > 0) noteLocalWrite(this.db, MEMORIES_TABLE);
+    return removed;
   }
 }

@@ -61,6 +61,8 @@ export interface MemoryCatalog {
   records(): Iterable<MemoryRecord>;
   /** All or nothing: one transaction. An existing key is replaced. */
   importRecords(records: MemoryRecord[]): ImportOutcome;
+  /** Delete the entries stored with scope "session" in this session; returns how many. */
+  forgetSession(sessionId: string): number;
 }
 
 export interface MemoryBackend {
