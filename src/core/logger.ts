@@ -29,6 +29,11 @@ export function setLogSink(next: (line: string) => void): void {
   sink = next;
 }
 
+/** The current sink, so a caller can add a destination to it (the gateway's log file) and restore it later. */
+export function getLogSink(): (line: string) => void {
+  return sink;
+}
+
 export interface Logger {
   trace(message: string, fields?: Record<string, unknown>): void;
   debug(message: string, fields?: Record<string, unknown>): void;
