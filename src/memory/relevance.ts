@@ -17,7 +17,7 @@ import { isContentTerm } from "./stopwords.ts";
 
 /** The terms of free text that can match a memory; empty when the text is only stop words or punctuation. */
 export function contentTerms(text: string): string[] {
-  return queryTerms(text).filter(isContentTerm);
+  return queryTerms(text, isContentTerm);
 }
 
 /** True when `text` has something recall could match (the agent skips auto-recall otherwise). */

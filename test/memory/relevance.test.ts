@@ -6,6 +6,7 @@ import { closeDatabase, openDatabase } from "../../src/core/database.ts";
 import {
   MEMORY_COMMON_TERM_MIN_ENTRIES,
   MEMORY_COMMON_TERM_SHARE,
+  MEMORY_MAX_QUERY_TERMS,
   MEMORY_RECALL_MIN_SCORE,
   MEMORY_RECALL_RELATIVE_CUTOFF,
   SqliteMemory,
@@ -116,5 +117,14 @@ describe("recall corpus (test/fixtures/recall)", () => {
     const unrelatedHits = scores.outcomes.filter((o) => o.relevant.length === 0 && o.returned.length > 0);
     expect(unrelatedHits.map((o) => [o.query, o.returned])).toEqual([]);
     expect(scores.noHitRate).toBe(1);
+  });
+});
+
+describe("query terms", () => {
+  test("MEMORY_MAX_QUERY_TERMS counts content terms: stop words in a long message do not use up the budget", () => {
+    const filler = "the and of to in is it you that he was for on are with as his they be at ".repeat(3);
+    const words = Array.from({ length: MEMORY_MAX_QUERY_TERMS + 1 }, (_, i) => `word${i}`);
+    const terms = contentTerms(`${filler} ${words.join(" ")}`);
+    expect(terms).toEqual(words.slice(0, MEMORY_MAX_QUERY_TERMS));
   });
 });
