@@ -1,12 +1,11 @@
 import { errorMessage } from "../core/errors.ts";
-import { hasContentTerms } from "../memory/relevance.ts";
 import type { MemoryEntry } from "../memory/types.ts";
 import type { LifecycleName } from "./lifecycle.ts";
 import type { TurnDeps } from "./turn.ts";
 
 /**
  * auto_recall: the memories relevant to the user's message, never private ones. A message with nothing to match
- * (only stop words, punctuation or emoji) recalls nothing and costs no query. A failing backend is reported as an
+ * (only stop words, punctuation or emoji) recalls nothing (`relevantOnly`); an empty store costs no query. A failing backend is reported as an
  * `error` lifecycle event and the turn goes on without memories.
  */
 export async function autoRecall(
@@ -15,9 +14,9 @@ export async function autoRecall(
   sessionId: string,
   emit: (name: LifecycleName, payload: Record<string, unknown>) => void,
 ): Promise<MemoryEntry[]> {
-  if (!hasContentTerms(text)) return [];
   try {
-    const found = await deps.memory().recall(text, deps.config.memory.recall_limit, sessionId, { includePrivate: false });
+    const options = { includePrivate: false, relevantOnly: true };
+    const found = await deps.memory().recall(text, deps.config.memory.recall_limit, sessionId, options);
     return found.filter((entry) => !entry.private);
   } catch (error) {
     emit("error", { stage: "memory_recall", message: errorMessage(error) });

@@ -83,7 +83,7 @@ export class SqliteMemory implements MemoryBackend {
       const entries = this.entries();
       if (entries === 0) return [];
       // No word at all (empty, punctuation): the most recent entries, as a listing. Only stop words: nothing.
-      if (queryTerms(query).length === 0) return this.recent(limit, sessionId, includePrivate);
+      if (!options.relevantOnly && queryTerms(query).length === 0) return this.recent(limit, sessionId, includePrivate);
       const terms = contentTerms(query);
       if (terms.length === 0) return [];
       return rankedRecall(this.db, planFor(this.db, terms, entries), { limit, sessionId, includePrivate });

@@ -29,6 +29,11 @@ export interface RecallOptions {
    * search`, the memory API) set it; auto-recall and plugins never do.
    */
   includePrivate?: boolean;
+  /**
+   * Only entries the query's words match: a query with nothing to match (stop words, punctuation, emoji) returns
+   * nothing instead of the most recent entries. Auto-recall sets it.
+   */
+  relevantOnly?: boolean;
 }
 
 /** An entry as `prx memory export` writes it and `import` reads it (see transfer.ts). */

@@ -53,6 +53,9 @@ describe("auto_recall", () => {
     await h.memory.store("bank_pin", "my bank pin is 1234", "core");
     await h.runTurn({ sessionId: "s1", channel: "test", text: "tell me about my weekend plans" });
     expect(lastSystemPrompt()).not.toContain("Relevant memories");
+    // nothing to match at all: not the most recent memories either
+    await h.runTurn({ sessionId: "s1", channel: "test", text: "👍 !!" });
+    expect(lastSystemPrompt()).not.toContain("Relevant memories");
     await h.runTurn({ sessionId: "s1", channel: "test", text: "what is my cat called?" });
     const prompt = lastSystemPrompt();
     expect(prompt).toContain("- cat: my cat is Tom");

@@ -47,6 +47,7 @@ describe("recall relevance", () => {
     expect(contentTerms("What do you know about me?")).toEqual([]);
     expect(await keys("What do you know about me?")).toEqual([]);
     expect(await keys("")).toEqual(["a"]);
+    expect(await memory.recall("?!", 5, null, { relevantOnly: true })).toEqual([]);
   });
 
   test("an entry matching exactly MEMORY_RECALL_MIN_SCORE of the query is kept; one matching less is not", async () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
+import { hasContentTerms } from "../../memory/relevance.ts";
 import { validateKey, validateLimit, validateStore } from "../../memory/validate.ts";
 import { PRIVATE_CATEGORY, type MemoryBackend, type MemoryEntry, type RecallOptions } from "../../memory/types.ts";
 import { describeCapability, guestCall } from "./call.ts";
@@ -63,6 +64,7 @@ export async function createStorageAdapter(context: AdapterContext): Promise<Sto
     options: RecallOptions = {},
   ): Promise<MemoryEntry[]> => {
     validateLimit(limit);
+    if (options.relevantOnly && !hasContentTerms(query)) return [];
     const found = await guestCall(
       context,
       "recall-memory",
