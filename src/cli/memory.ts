@@ -1,16 +1,19 @@
 import { readFileSync, statSync } from "node:fs";
 import { PrxError } from "../core/errors.ts";
 import { toMemoryWire } from "../gateway/memory-schemas.ts";
-import { MEMORY_DEFAULT_CATEGORY, MEMORY_LIST_MAX, MEMORY_MAX_RECALL_LIMIT } from "../memory/limits.ts";
-import { importInto, requireCatalog } from "../memory/manage.ts";
 import {
   decodeImport,
+  importInto,
   importTooLarge,
+  MEMORY_DEFAULT_CATEGORY,
   MEMORY_IMPORT_MAX_BYTES,
+  MEMORY_LIST_MAX,
+  MEMORY_MAX_RECALL_LIMIT,
   parseMemoryImport,
   recordLine,
-} from "../memory/transfer.ts";
-import type { MemoryEntry } from "../memory/types.ts";
+  requireCatalog,
+  type MemoryEntry,
+} from "../memory/index.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 import { exportOutput, openMemory, type OpenedMemory } from "./open-memory.ts";
 

@@ -3,8 +3,7 @@ import { closeSync, fchmodSync, openSync, writeSync } from "node:fs";
 import { loadConfig } from "../config/loader.ts";
 import { closeDatabase, openDatabase } from "../core/database.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
-import { createMemoryBackend } from "../memory/index.ts";
-import type { MemoryBackend } from "../memory/types.ts";
+import { createMemoryBackend, type MemoryBackend } from "../memory/index.ts";
 
 export interface OpenedMemory {
   workspace: Workspace;

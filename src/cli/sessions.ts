@@ -1,10 +1,17 @@
-import { deleteSessionData, type SessionDeletion } from "../agent/session-delete.ts";
-import { toMessageWire, toSessionExport, toSummaryWire } from "../agent/session-export.ts";
-import { SqliteSessionStore, validateSessionId } from "../agent/sessions.ts";
-import type { SessionSummary, StoredMessage } from "../agent/types.ts";
+import {
+  deleteSessionData,
+  SqliteSessionStore,
+  toMessageWire,
+  toSessionExport,
+  toSummaryWire,
+  validateSessionId,
+  type SessionDeletion,
+  type SessionSummary,
+  type StoredMessage,
+} from "../agent/index.ts";
 import { PrxError } from "../core/errors.ts";
 import { SESSION_MESSAGES_MAX, SESSIONS_LIST_MAX } from "../gateway/limits.ts";
-import { NoneMemory } from "../memory/none.ts";
+import { NoneMemory } from "../memory/index.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 import { exportOutput, openMemory } from "./open-memory.ts";
 

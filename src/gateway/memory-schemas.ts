@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { SessionMessageWireSchema, SessionSummaryWireSchema } from "../agent/session-export.ts";
+import { SessionMessageWireSchema, SessionSummaryWireSchema } from "../agent/index.ts";
 import { lazy } from "../core/lazy.ts";
-import type { MemoryEntry } from "../memory/types.ts";
+import type { MemoryEntry } from "../memory/index.ts";
 import { SessionIdSchema } from "./schemas.ts";
 
 /** Wire formats of the memory and session-management routes (the export lines: memory/transfer.ts, agent/session-export.ts). */

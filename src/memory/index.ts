@@ -21,6 +21,17 @@ export * from "./limits.ts";
 export { toFtsMatch, queryTerms } from "./fts-query.ts";
 export { contentTerms, hasContentTerms } from "./relevance.ts";
 export { STOP_WORDS } from "./stopwords.ts";
+export { importInto, requireCatalog } from "./manage.ts";
+export {
+  decodeImport,
+  importTooLarge,
+  MEMORY_IMPORT_MAX_BYTES,
+  MEMORY_IMPORT_MAX_ENTRIES,
+  MEMORY_IMPORT_REPORTED_ERRORS,
+  MemoryRecordSchema,
+  parseMemoryImport,
+  recordLine,
+} from "./transfer.ts";
 
 export const BUILTIN_MEMORY_BACKENDS = ["sqlite", "none"] as const;
 

@@ -1,8 +1,12 @@
 import type { AnyElysia } from "elysia";
 import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
-import { MEMORY_DEFAULT_CATEGORY, MEMORY_LIST_MAX, MEMORY_MAX_RECALL_LIMIT } from "../../memory/limits.ts";
-import { requireCatalog } from "../../memory/manage.ts";
+import {
+  MEMORY_DEFAULT_CATEGORY,
+  MEMORY_LIST_MAX,
+  MEMORY_MAX_RECALL_LIMIT,
+  requireCatalog,
+} from "../../memory/index.ts";
 import { readJsonBody } from "../body.ts";
 import type { GatewayContext } from "../context.ts";
 import { jsonResponse } from "../errors.ts";

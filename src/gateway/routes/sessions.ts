@@ -1,5 +1,5 @@
 import type { AnyElysia } from "elysia";
-import { toMessageWire, toSummaryWire } from "../../agent/session-export.ts";
+import { toMessageWire, toSummaryWire } from "../../agent/index.ts";
 import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
 import { readJsonBody } from "../body.ts";

@@ -1,9 +1,9 @@
 import type { AnyElysia } from "elysia";
-import { SessionExportSchema, toSessionExport } from "../../agent/session-export.ts";
-import { validateSessionId } from "../../agent/sessions.ts";
+import { SessionExportSchema, toSessionExport, validateSessionId } from "../../agent/index.ts";
 import { isPrxError, PrxError } from "../../core/errors.ts";
-import { importInto, requireCatalog } from "../../memory/manage.ts";
 import {
+  importInto,
+  requireCatalog,
   MEMORY_IMPORT_MAX_BYTES,
   MEMORY_IMPORT_MAX_ENTRIES,
   MemoryRecordSchema,
@@ -11,7 +11,7 @@ import {
   importTooLarge,
   parseMemoryImport,
   recordLine,
-} from "../../memory/transfer.ts";
+} from "../../memory/index.ts";
 import { readLimited } from "../body.ts";
 import type { GatewayContext } from "../context.ts";
 import { jsonResponse } from "../errors.ts";
