@@ -10,6 +10,7 @@ import {
   MEMORY_LIST_MAX,
   MEMORY_MAX_RECALL_LIMIT,
   parseMemoryImport,
+  PRIVATE_CATEGORY,
   recordLine,
   requireCatalog,
   type MemoryEntry,
@@ -43,7 +44,11 @@ function count(raw: string | undefined, flag: string, fallback: number, max: num
 }
 
 function oneLine(entry: MemoryEntry): string {
-  const flags = [entry.category, ...(entry.private ? ["private"] : []), ...(entry.session_id ? [`session ${entry.session_id}`] : [])];
+  const flags = [
+    entry.category,
+    ...(entry.private && entry.category !== PRIVATE_CATEGORY ? ["private"] : []),
+    ...(entry.session_id ? [`session ${entry.session_id}`] : []),
+  ];
   const score = entry.score == null ? "" : ` ${entry.score.toFixed(2)}`;
   const content = entry.content.replace(/\s+/g, " ");
   return `${entry.key} [${flags.join(", ")}]${score}  ${content.length > 100 ? content.slice(0, 99) + "…" : content}`;

@@ -8,7 +8,7 @@ import type { ImportOutcome, MemoryBackend, MemoryCatalog, MemoryRecord } from "
 
 export function requireCatalog(backend: MemoryBackend, what: string): MemoryCatalog {
   if (backend.catalog) return backend.catalog;
-  throw new PrxError("MEMORY", `memory backend ${backend.name} cannot ${what}: its storage plugin cannot list entries`, {
+  throw new PrxError("MEMORY", `memory backend ${backend.name} cannot ${what} (the storage plugin interface has no listing)`, {
     status: 501,
     hint: 'search it by words (prx memory search, GET /api/memory/search), or use memory.backend = "sqlite"',
   });
