@@ -133,3 +133,28 @@ describe("memory.recall_max_tokens", () => {
     for (const bad of [0, 32_001]) expect(ConfigSchema.safeParse({ memory: { recall_max_tokens: bad } }).success).toBe(false);
   });
 });
+
+describe("deleting a session", () => {
+  test("waits for the session's running turn, then erases everything it stored", async () => {
+    const slow = startFakeOpenAI({ latencyMs: 100 });
+    const dir = mkdtempSync(join(tmpdir(), "prx-delete-"));
+    dirs.push(dir);
+    const config = ConfigSchema.parse({
+      default_provider: "fake",
+      default_model: "fake-model",
+      providers: { fake: { base_url: slow.url } },
+      reliability: { retries: 0 },
+    });
+    const h = await openAgentHost({ workspace: dir, config });
+    try {
+      const turn = h.runTurn({ sessionId: "busy", channel: "test", text: "hello" });
+      const deleted = await h.deleteSession("busy");
+      expect((await turn).text).toBe("echo: hello");
+      expect(deleted).toEqual({ session_id: "busy", messages: 2, memories: 0 });
+      expect(h.sessions.get("busy")).toBeNull();
+    } finally {
+      await h.close();
+      await slow.stop();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { MEMORY_LIST_MAX } from "../../src/memory/limits.ts";
-import { MEMORY_IMPORT_MAX_ENTRIES, MemoryRecordSchema } from "../../src/memory/transfer.ts";
+import { MEMORY_IMPORT_MAX_BYTES, MEMORY_IMPORT_MAX_ENTRIES, MemoryRecordSchema } from "../../src/memory/transfer.ts";
 import { harness, json, type Harness } from "./harness.ts";
 
 let h: Harness;
@@ -125,6 +125,37 @@ describe("memory export and import", () => {
     expect(past.status).toBe(413);
     expect((await json(past)).error.message).toContain(`${MEMORY_IMPORT_MAX_ENTRIES} entries`);
     expect((await json(h.call("/api/memory"))).total).toBe(0);
+  });
+});
+
+describe("import size", () => {
+  test("an import body is capped by gateway.max_body_bytes like every body", async () => {
+    const body = "x".repeat(h.gw.config.max_body_bytes + 1);
+    const response = await h.call("/api/import/memory", { method: "POST", headers: JSONL, body });
+    expect(response.status).toBe(413);
+    expect((await json(response)).error.message).toContain("exceeds gateway.max_body_bytes");
+  });
+
+  test("with a larger gateway.max_body_bytes, MEMORY_IMPORT_MAX_BYTES caps it, declared or streamed", async () => {
+    const big = await harness({ gateway: { max_body_bytes: 64 * 1024 * 1024 } });
+    try {
+      const body = "x".repeat(MEMORY_IMPORT_MAX_BYTES + 1);
+      const headers = { ...JSONL, "content-length": String(body.length) };
+      const declared = await big.call("/api/import/memory", { method: "POST", headers, body });
+      expect(declared.status).toBe(413);
+      expect((await json(declared)).error.message).toBe(
+        `memory import of ${MEMORY_IMPORT_MAX_BYTES + 1} bytes is over the limit of ${MEMORY_IMPORT_MAX_BYTES} bytes`,
+      );
+      const streamed = await big.call("/api/import/memory", { method: "POST", headers: JSONL, body });
+      expect((await json(streamed)).error.message).toBe(
+        `memory import of more than ${MEMORY_IMPORT_MAX_BYTES} bytes is over the limit of ${MEMORY_IMPORT_MAX_BYTES} bytes`,
+      );
+      // at the limit the body is read and parsed (here: one line that is not JSON)
+      const atLimit = await big.call("/api/import/memory", { method: "POST", headers: JSONL, body: body.slice(1) });
+      expect((await json(atLimit)).error.message).toStartWith("memory import refused, nothing was imported: line 1: not JSON");
+    } finally {
+      await big.close();
+    }
   });
 });
 

@@ -50,8 +50,12 @@ function jsonLines(lines: Iterable<string>, filename: string): Response {
   });
 }
 
-/** The body of an import, up to MEMORY_IMPORT_MAX_BYTES (its own limit, not gateway.max_body_bytes). */
-async function readImport(request: Request): Promise<Uint8Array> {
+/**
+ * The body of an import: like every body it is capped by gateway.max_body_bytes (the pipeline refuses a larger
+ * declared length first), and by MEMORY_IMPORT_MAX_BYTES when that is the smaller.
+ */
+async function readImport(request: Request, maxBodyBytes: number): Promise<Uint8Array> {
+  if (maxBodyBytes < MEMORY_IMPORT_MAX_BYTES) return readLimited(request, maxBodyBytes);
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > MEMORY_IMPORT_MAX_BYTES) throw importTooLarge(declared);
   try {
@@ -96,16 +100,16 @@ export function transferRoutes(app: AnyElysia, gw: GatewayContext): void {
     "/api/import/memory",
     async ({ request }) => {
       requireJsonLines(request);
-      const records = parseMemoryImport(decodeImport(await readImport(request)));
+      const records = parseMemoryImport(decodeImport(await readImport(request, gw.config.max_body_bytes)));
       const outcome = await importInto(gw.host.memory, records);
       return jsonResponse({ entries: records.length, ...outcome });
     },
     {
       detail: doc({
         summary:
-          `Import JSON Lines as the export writes them (<= ${MEMORY_IMPORT_MAX_ENTRIES} entries, ` +
-          `<= ${MEMORY_IMPORT_MAX_BYTES} bytes); every line is checked first and a bad one refuses the whole import ` +
-          "(400 naming the lines); existing keys are replaced",
+          `Import JSON Lines as the export writes them (<= ${MEMORY_IMPORT_MAX_ENTRIES} entries; <= ` +
+          `gateway.max_body_bytes and <= ${MEMORY_IMPORT_MAX_BYTES} bytes); every line is checked first and a bad ` +
+          "one refuses the whole import (400 naming the lines); existing keys are replaced",
         tags: ["export"],
         responses: { 200: MemoryImportResultSchema },
         errors: [400, 409, 413, 415],
