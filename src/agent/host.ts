@@ -12,6 +12,7 @@ import type { Provider, ProviderResolver } from "../providers/types.ts";
 import { createBuiltinTools, ToolRegistry } from "../tools/index.ts";
 import type { ToolSource } from "../tools/types.ts";
 import { identityMiddleware, type MiddlewareRunner } from "./envelopes.ts";
+import { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
 import { SessionQueue } from "./session-queue.ts";
 import { SqliteSessionStore } from "./sessions.ts";
 import { executeTurn, type TurnExtensions } from "./turn.ts";
@@ -43,6 +44,8 @@ export interface AgentHost {
   sessions: SqliteSessionStore;
   events: EventPublisher;
   runTurn(input: TurnInput): Promise<TurnResult>;
+  /** Erase a session (see deleteSessionData) once the turns running or queued for it have finished. */
+  deleteSession(id: string): Promise<SessionDeletion>;
   resolveModelChoice(opts: { provider?: string; model?: string }): { provider: string; model: string };
   /** Turns running or queued. */
   readonly activeTurns: number;
@@ -195,6 +198,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     extensions: status,
     loadExtensions,
     runTurn: (input) => (status.state === "ready" ? run(input) : loadExtensions().then(() => run(input))),
+    deleteSession: (id) => queue.run(id, async () => deleteSessionData(sessions, currentMemory(), id)),
     async close() {
       closed = true;
       if (loading) await loading.catch(() => undefined);

@@ -12,3 +12,5 @@ export { SessionQueue, SESSION_QUEUE_MAX } from "./session-queue.ts";
 export * from "./types.ts";
 export * from "./envelopes.ts";
 export * from "./lifecycle.ts";
+export * from "./session-export.ts";
+export { deleteSessionData, type SessionDeletion } from "./session-delete.ts";

@@ -1,31 +1,52 @@
 import type { ChatMessage } from "../providers/types.ts";
 import type { MemoryEntry } from "../memory/types.ts";
 
-/** Memory excerpts added to the prompt are capped so recall can never crowd out the conversation. */
-export const PROMPT_MEMORY_CHARS = 4000;
+/**
+ * Tokens are estimated, not counted (the tokenizer is the provider's): one per this many UTF-8 bytes, which is
+ * about right for English and errs on the generous side for scripts that use more bytes per character.
+ */
+export const PROMPT_BYTES_PER_TOKEN = 4;
+
+const encoder = new TextEncoder();
+
+export function estimateTokens(text: string): number {
+  return Math.ceil(encoder.encode(text).byteLength / PROMPT_BYTES_PER_TOKEN);
+}
 
 export interface PromptParts {
   systemPrompt: string;
+  /** Auto-recalled memories, best first (already capped in number by memory.recall_limit). */
   memories: MemoryEntry[];
+  /** Most tokens the memory lines may take (memory.recall_max_tokens). */
+  memoryTokens: number;
   /** Extra context from plugin providers (remote providers, etc.). */
   context: string[];
   history: ChatMessage[];
   user: string;
 }
 
+/**
+ * The memory lines that go into the system prompt: best first, each one whole, within `budget` estimated tokens
+ * (one that does not fit is left out and smaller ones after it may still fit). Private entries never do.
+ */
+export function memoryLines(memories: MemoryEntry[], budget: number): string[] {
+  const lines: string[] = [];
+  let left = budget;
+  for (const m of memories) {
+    if (m.private) continue;
+    const line = `- ${m.key}: ${m.content}`;
+    const cost = estimateTokens(line);
+    if (cost > left) continue;
+    left -= cost;
+    lines.push(line);
+  }
+  return lines;
+}
+
 export function buildMessages(parts: PromptParts): ChatMessage[] {
   let system = parts.systemPrompt;
-  if (parts.memories.length > 0) {
-    let budget = PROMPT_MEMORY_CHARS;
-    const lines: string[] = [];
-    for (const m of parts.memories) {
-      const line = `- ${m.key}: ${m.content}`;
-      if (line.length > budget) break;
-      budget -= line.length;
-      lines.push(line);
-    }
-    if (lines.length) system += `\n\nRelevant memories:\n${lines.join("\n")}`;
-  }
+  const lines = parts.memories.length > 0 ? memoryLines(parts.memories, parts.memoryTokens) : [];
+  if (lines.length) system += `\n\nRelevant memories:\n${lines.join("\n")}`;
   for (const c of parts.context) if (c.trim()) system += `\n\n${c.trim()}`;
   return [{ role: "system", content: system }, ...parts.history, { role: "user", content: parts.user }];
 }

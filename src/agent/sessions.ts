@@ -88,6 +88,9 @@ export class SqliteSessionStore implements SessionStore {
   private readonly insertMessage;
   private readonly touch;
   private readonly recent: Statement<MessageRow, [string, number]>;
+  private readonly deleteMessages;
+  private readonly deleteSession;
+  private readonly allIds: Statement<{ id: string }, []>;
 
   constructor(private readonly db: Database) {
     ensureSchema(db, "sessions", DDL);
@@ -107,6 +110,9 @@ export class SqliteSessionStore implements SessionStore {
     this.recent = db.query(
       `SELECT * FROM (SELECT * FROM session_messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC`,
     );
+    this.deleteMessages = db.query("DELETE FROM session_messages WHERE session_id = ?");
+    this.deleteSession = db.query("DELETE FROM sessions WHERE id = ?");
+    this.allIds = db.query("SELECT id FROM sessions ORDER BY updated_at DESC, id");
   }
 
   list(limit = 100): SessionSummary[] {
@@ -127,6 +133,24 @@ export class SqliteSessionStore implements SessionStore {
 
   messages(id: string, limit = 1000): StoredMessage[] {
     return this.recent.all(id, limit).map(toStored);
+  }
+
+  /** Every message of a session, oldest first (exports). */
+  allMessages(id: string): StoredMessage[] {
+    return this.recent.all(id, -1).map(toStored);
+  }
+
+  /** Every session id, most recently updated first (exports). */
+  ids(): string[] {
+    return this.allIds.all().map((row) => row.id);
+  }
+
+  /** Delete a session and all its messages in one transaction; null when there is no such session. */
+  delete(id: string): { messages: number } | null {
+    return this.db.transaction(() => {
+      const messages = this.deleteMessages.run(id).changes;
+      return this.deleteSession.run(id).changes > 0 ? { messages } : null;
+    })();
   }
 
   /** Append messages in one transaction, so a turn's assistant tool calls and their results land together. */

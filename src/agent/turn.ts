@@ -6,6 +6,7 @@ import type { StreamDelta, ChatMessage, ProviderResolver, ToolSpec } from "../pr
 import type { ToolContext, ToolResult } from "../tools/types.ts";
 import { MiddlewareBlock, type Envelopes, type MiddlewareRunner, type Stage, type StageOutput } from "./envelopes.ts";
 import { lifecycleTopic, type LifecycleName } from "./lifecycle.ts";
+import { autoRecall } from "./recall.ts";
 import { buildMessages } from "./prompt.ts";
 import type { SqliteSessionStore } from "./sessions.ts";
 import type { TurnBlock, TurnInput, TurnResult, TurnToolRecord } from "./types.ts";
@@ -135,15 +136,11 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
       return stop(inbound, { ...choice, usage: ZERO_USAGE, toolCalls: [], iterations: 0 });
     }
     const history = input.historyOverride ?? deps.sessions.history(input.sessionId, config.agent.max_history_messages);
-    const memories = config.memory.auto_recall
-      ? await deps.memory().recall(inbound.text, config.memory.recall_limit, input.sessionId).catch((error) => {
-          emit("error", { stage: "memory_recall", message: errorMessage(error) });
-          return [];
-        })
-      : [];
+    const memories = config.memory.auto_recall ? await autoRecall(deps, inbound.text, input.sessionId, emit) : [];
     const pendingContext = deps.extensions?.context?.(input) ?? [];
     const context = Array.isArray(pendingContext) ? pendingContext : await pendingContext;
-    let messages = buildMessages({ systemPrompt: config.agent.system_prompt, memories, context, history, user: inbound.text });
+    const memoryTokens = config.memory.recall_max_tokens;
+    let messages = buildMessages({ systemPrompt: config.agent.system_prompt, memories, memoryTokens, context, history, user: inbound.text });
     pending.push({ role: "user", content: inbound.text });
     flush();
 

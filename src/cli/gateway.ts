@@ -34,6 +34,7 @@ export async function gatewayCommand(argv: string[], globals: { workspace?: stri
     extend: async (base) => (await import("../plugins/host-extensions.ts")).pluginExtensions(base),
     deferExtend: true,
   });
+  const fileLog = (await import("../gateway/file-log.ts")).openGatewayFileLog(host.workspace.logsDir);
   let server;
   try {
     const { startGateway } = await import("../gateway/server.ts");
@@ -45,9 +46,11 @@ export async function gatewayCommand(argv: string[], globals: { workspace?: stri
       version,
       mounts: pluginGatewayMounts(host),
       checks: { plugins: pluginHealthCheck(host) },
+      accessLog: fileLog.accessLog,
     });
   } catch (error) {
     await host.close();
+    await fileLog.close();
     throw error;
   }
   const gateway = server;
@@ -62,6 +65,7 @@ export async function gatewayCommand(argv: string[], globals: { workspace?: stri
   await server.closed;
   clearTimeout(loadLater);
   await host.close();
+  await fileLog.close();
   return 0;
 }
 

@@ -5,7 +5,7 @@
  */
 import { version } from "../../package.json" with { type: "json" };
 
-const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins"] as const;
+const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions"] as const;
 
 const HELP = `prx ${version} — a self-hosted AI agent host
 
@@ -21,6 +21,8 @@ Commands:
         [--provider P] [--model M] [--user ID]   (--user: the user id middleware sees; default the OS user)
   gateway [--host H] [--port P]  run the HTTP gateway (also: gateway token create|list|revoke)
   plugins list|info|reload|validate|probe   manage plugins
+  memory list|search|show|store|forget|export|import   see, add and erase what the assistant remembers
+  sessions list|show|delete|export   see and erase conversations
 
 Global options:
   -w, --workspace DIR   workspace directory (default $PRX_WORKSPACE or ~/.prx)
@@ -53,6 +55,10 @@ async function dispatch(argv: string[]): Promise<number> {
       return (await import("./gateway.ts")).gatewayCommand(rest, {});
     case "plugins":
       return (await import("./plugins.ts")).pluginsCommand(rest, {});
+    case "memory":
+      return (await import("./memory.ts")).memoryCommand(rest);
+    case "sessions":
+      return (await import("./sessions.ts")).sessionsCommand(rest);
     case "__remote-plugin-child":
       // The compiled binary re-executes itself as a remote plugin subprocess (NDJSON over stdio).
       await (await import("../plugins/remote/child-main.ts")).runRemoteChild(rest);

@@ -62,7 +62,14 @@ export const MemorySchema = z.strictObject({
     .regex(/^(sqlite|none|wasm:.+)$/, 'expected "sqlite", "none" or "wasm:<name>"')
     .default("sqlite"),
   auto_recall: z.boolean().default(true).describe("add relevant memories to the prompt of each turn"),
-  recall_limit: z.number().int().min(1).max(50).default(5),
+  recall_limit: z.number().int().min(1).max(50).default(5).describe("most memories auto-recall adds to a prompt"),
+  recall_max_tokens: z
+    .number()
+    .int()
+    .min(1)
+    .max(32_000)
+    .default(600)
+    .describe("most tokens (estimated: UTF-8 bytes / 4) the auto-recalled memories may take in the prompt"),
 });
 
 export const ToolsSchema = z.strictObject({

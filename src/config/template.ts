@@ -42,7 +42,9 @@ temperature = 0.7
 
 [memory]
 backend = "sqlite"       # "sqlite" (data/prx.db), "none", or "wasm:<plugin storage name>"
-auto_recall = true       # add relevant memories to each turn's prompt
+auto_recall = true       # add relevant memories to each turn's prompt (never those stored as private)
+recall_limit = 5         # at most this many memories per turn
+recall_max_tokens = 600  # and at most this many tokens of them (estimated as UTF-8 bytes / 4)
 
 [tools]
 http_allowlist = []      # URL prefixes http_request may fetch, e.g. ["https://api.github.com/*"]

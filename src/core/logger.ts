@@ -29,7 +29,7 @@ export function setLogSink(next: (line: string) => void): void {
   sink = next;
 }
 
-/** The current log output, so a temporary redirection can be undone. */
+/** The current sink, so a caller can add a destination to it (the gateway's log file) and restore it later. */
 export function getLogSink(): (line: string) => void {
   return sink;
 }

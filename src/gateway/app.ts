@@ -2,12 +2,14 @@ import { Elysia, type AnyElysia } from "elysia";
 import { keepRawBody } from "./body.ts";
 import { buildGatewayCore, type GatewayCore } from "./core.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { memoryRoutes } from "./routes/memory.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { openaiRoutes } from "./routes/openai.ts";
 import { pairRoutes } from "./routes/pair.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { statusRoutes } from "./routes/status.ts";
 import { swaggerRoutes } from "./routes/swagger.ts";
+import { transferRoutes } from "./routes/transfer.ts";
 import { webhookRoutes } from "./routes/webhook.ts";
 import type { GatewayDeps } from "./types.ts";
 
@@ -47,6 +49,8 @@ export function buildElysiaApp({ context: gw, pipeline }: GatewayCore, deps: Pic
     pairRoutes,
     statusRoutes,
     sessionRoutes,
+    memoryRoutes,
+    transferRoutes,
     webhookRoutes,
     openaiRoutes,
     swaggerRoutes,

@@ -187,5 +187,6 @@ function pick(host: GatewayHost): GatewayHost {
     sessions: host.sessions,
     runTurn: (input) => host.runTurn(input),
     resolveModelChoice: (opts) => host.resolveModelChoice(opts),
+    deleteSession: (id) => host.deleteSession(id),
   };
 }

@@ -8,7 +8,16 @@ import type { GatewayMetrics } from "./metrics.ts";
 /** The part of the agent host the gateway uses (an AgentHost satisfies it). */
 export type GatewayHost = Pick<
   AgentHost,
-  "workspace" | "config" | "db" | "providers" | "memory" | "tools" | "sessions" | "runTurn" | "resolveModelChoice"
+  | "workspace"
+  | "config"
+  | "db"
+  | "providers"
+  | "memory"
+  | "tools"
+  | "sessions"
+  | "runTurn"
+  | "resolveModelChoice"
+  | "deleteSession"
 >;
 
 /** Milliseconds since the epoch; tests pass a fake clock. */

@@ -7,8 +7,11 @@ import { MEMORY_MAX_QUERY_TERMS } from "./limits.ts";
  */
 const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 
-/** Tokens of free user text, deduplicated (case-insensitively), at most MEMORY_MAX_QUERY_TERMS. */
-export function queryTerms(text: string): string[] {
+/**
+ * Tokens of free user text, deduplicated (case-insensitively), at most MEMORY_MAX_QUERY_TERMS of those `keep`
+ * accepts (so a long message's stop words do not use up the budget).
+ */
+export function queryTerms(text: string, keep: (term: string) => boolean = () => true): string[] {
   const seen = new Set<string>();
   const terms: string[] = [];
   for (const match of text.matchAll(TOKEN)) {
@@ -16,6 +19,7 @@ export function queryTerms(text: string): string[] {
     const folded = term.toLowerCase();
     if (seen.has(folded)) continue;
     seen.add(folded);
+    if (!keep(term)) continue;
     terms.push(term);
     if (terms.length >= MEMORY_MAX_QUERY_TERMS) break;
   }

@@ -4,12 +4,34 @@ import { NoneMemory } from "./none.ts";
 import { SqliteMemory } from "./sqlite.ts";
 import type { MemoryBackend } from "./types.ts";
 
-export type { MemoryBackend, MemoryEntry } from "./types.ts";
-export { MemoryEntrySchema } from "./types.ts";
+export type {
+  ImportOutcome,
+  MemoryBackend,
+  MemoryCatalog,
+  MemoryEntry,
+  MemoryPage,
+  MemoryRecord,
+  RecallOptions,
+  StoreOptions,
+} from "./types.ts";
+export { MemoryEntrySchema, PRIVATE_CATEGORY } from "./types.ts";
 export { SqliteMemory } from "./sqlite.ts";
 export { NoneMemory } from "./none.ts";
 export * from "./limits.ts";
 export { toFtsMatch, queryTerms } from "./fts-query.ts";
+export { contentTerms, hasContentTerms } from "./relevance.ts";
+export { STOP_WORDS } from "./stopwords.ts";
+export { importInto, requireCatalog } from "./manage.ts";
+export {
+  decodeImport,
+  importTooLarge,
+  MEMORY_IMPORT_MAX_BYTES,
+  MEMORY_IMPORT_MAX_ENTRIES,
+  MEMORY_IMPORT_REPORTED_ERRORS,
+  MemoryRecordSchema,
+  parseMemoryImport,
+  recordLine,
+} from "./transfer.ts";
 
 export const BUILTIN_MEMORY_BACKENDS = ["sqlite", "none"] as const;
 

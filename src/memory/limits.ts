@@ -10,7 +10,24 @@ export const MEMORY_MAX_QUERY_TERMS = 32;
 export const MEMORY_DEFAULT_CATEGORY = "core";
 /**
  * Query terms found in more entries than this are too common to rank by (BM25 gives them almost no weight, yet
- * scoring every entry that holds them dominates recall time). They are dropped while a rarer term remains;
- * when every term is that common, recall returns the most recent entries that match.
+ * scoring every entry that holds them dominates recall time): they never match on their own.
  */
 export const MEMORY_RANK_TERM_MAX_DOCS = 2000;
+/**
+ * From this many entries on, a term found in more than MEMORY_COMMON_TERM_SHARE of them is too common to match on
+ * its own (in a small store every word is in a large share of the entries, so the rule waits for enough of them).
+ */
+export const MEMORY_COMMON_TERM_MIN_ENTRIES = 50;
+export const MEMORY_COMMON_TERM_SHARE = 0.2;
+/**
+ * A recalled entry must match at least this share of the query's weight (its content terms, each weighted by how
+ * rare it is; a term no entry holds weighs like the rarest one). Below it an entry shares a word with the query but
+ * is not about it.
+ */
+export const MEMORY_RECALL_MIN_SCORE = 0.5;
+/** Entries scoring below this fraction of the best entry's score are dropped: they are weak next to it. */
+export const MEMORY_RECALL_RELATIVE_CUTOFF = 0.7;
+/** Scores within this of a cut-off count as at the cut-off (the weights are floating-point sums). */
+export const MEMORY_SCORE_EPSILON = 1e-9;
+/** Most entries one page of a memory listing returns (`prx memory list`, GET /api/memory); larger asks are clamped. */
+export const MEMORY_LIST_MAX = 500;

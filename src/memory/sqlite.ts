@@ -1,231 +1,130 @@
 import type { Database, Statement } from "bun:sqlite";
-import { ensureSchema } from "../core/database.ts";
 import { changeStamp, noteLocalWrite } from "../core/data-version.ts";
 import { PrxError } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
-import { ftsPhrase, orOfTerms, queryTerms } from "./fts-query.ts";
-import { MEMORY_RANK_TERM_MAX_DOCS } from "./limits.ts";
-import type { MemoryBackend, MemoryEntry } from "./types.ts";
+import { queryTerms } from "./fts-query.ts";
+import { contentTerms } from "./relevance.ts";
+import { MEMORIES_TABLE, SqliteMemoryCatalog } from "./sqlite-catalog.ts";
+import { planFor, rankedRecall } from "./sqlite-recall.ts";
+import { MEMORY_COLUMNS, toEntry, type MemoryRow } from "./sqlite-rows.ts";
+import { ensureMemorySchema } from "./sqlite-schema.ts";
+import { PRIVATE_CATEGORY, type MemoryBackend, type MemoryEntry, type RecallOptions, type StoreOptions } from "./types.ts";
 import { validateKey, validateLimit, validateStore } from "./validate.ts";
 
-/**
- * `memories` holds the data; `memories_fts` is an FTS5 external-content index over key, content and category,
- * kept in sync by triggers so every writer (any process sharing the workspace database) updates it.
- * `seq` is an explicit INTEGER PRIMARY KEY so VACUUM can never renumber the rowids the index points at.
- */
-const DDL = `
-CREATE TABLE IF NOT EXISTS memories (
-  seq INTEGER PRIMARY KEY,
-  id TEXT NOT NULL UNIQUE,
-  key TEXT NOT NULL UNIQUE,
-  content TEXT NOT NULL,
-  category TEXT NOT NULL,
-  session_id TEXT,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS memories_updated ON memories(updated_at);
-CREATE INDEX IF NOT EXISTS memories_session ON memories(session_id, updated_at);
-CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
-  key, content, category,
-  content='memories', content_rowid='seq',
-  tokenize='porter unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER IF NOT EXISTS memories_ai AFTER INSERT ON memories BEGIN
-  INSERT INTO memories_fts(rowid, key, content, category) VALUES (new.seq, new.key, new.content, new.category);
-END;
-CREATE TRIGGER IF NOT EXISTS memories_ad AFTER DELETE ON memories BEGIN
-  INSERT INTO memories_fts(memories_fts, rowid, key, content, category)
-    VALUES ('delete', old.seq, old.key, old.content, old.category);
-END;
-CREATE TRIGGER IF NOT EXISTS memories_au AFTER UPDATE ON memories BEGIN
-  INSERT INTO memories_fts(memories_fts, rowid, key, content, category)
-    VALUES ('delete', old.seq, old.key, old.content, old.category);
-  INSERT INTO memories_fts(rowid, key, content, category) VALUES (new.seq, new.key, new.content, new.category);
-END;
-`;
-
-/** Column weights for bm25(): a hit in the key counts more than one in the content. */
-const BM25_WEIGHTS = "2.0, 1.0, 0.5";
-const COLUMNS = "m.id, m.key, m.content, m.category, m.session_id, m.updated_at";
-
-interface Row {
-  id: string;
-  key: string;
-  content: string;
-  category: string;
-  session_id: string | null;
-  updated_at: string;
-  score?: number;
-}
-
-function toEntry(row: Row): MemoryEntry {
-  return {
-    id: row.id,
-    key: row.key,
-    content: row.content,
-    category: row.category,
-    session_id: row.session_id,
-    timestamp: row.updated_at,
-    score: row.score ?? null,
-  };
-}
-
 /** SQL of every statement, prepared on first use (bun:sqlite's query() caches them): opening a host stays cheap. */
-const search = (sessionFilter: string, order: string) =>
-  `SELECT ${COLUMNS}, -bm25(memories_fts, ${BM25_WEIGHTS}) AS score
-   FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
-   WHERE memories_fts MATCH $match ${sessionFilter} ORDER BY ${order} LIMIT $limit`;
-const IN_SESSION = "AND (m.session_id = $session OR m.session_id IS NULL)";
-const BY_RANK = `bm25(memories_fts, ${BM25_WEIGHTS})`;
-const BY_LATEST = "memories_fts.rowid DESC";
+const recent = (where: string) =>
+  `SELECT ${MEMORY_COLUMNS} FROM memories m ${where} ORDER BY m.updated_at DESC, m.seq DESC LIMIT $limit`;
+const SESSION = "(m.session_id = $session OR m.session_id IS NULL)";
 const SQL = {
-  upsert: `INSERT INTO memories (id, key, content, category, session_id, created_at, updated_at)
-       VALUES ($id, $key, $content, $category, $session, $now, $now)
+  upsert: `INSERT INTO memories (id, key, content, category, session_id, created_at, updated_at, private)
+       VALUES ($id, $key, $content, $category, $session, $now, $now, $private)
        ON CONFLICT(key) DO UPDATE SET content = excluded.content, category = excluded.category,
-         session_id = excluded.session_id, updated_at = excluded.updated_at`,
-  searchAll: search("", BY_RANK),
-  searchSession: search(IN_SESSION, BY_RANK),
-  latestMatchAll: search("", BY_LATEST),
-  latestMatchSession: search(IN_SESSION, BY_LATEST),
-  termDocs: "SELECT count(*) AS n FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH $match LIMIT $cap)",
-  recentAll: `SELECT ${COLUMNS} FROM memories m ORDER BY m.updated_at DESC, m.seq DESC LIMIT $limit`,
-  recentSession: `SELECT ${COLUMNS} FROM memories m WHERE m.session_id = $session OR m.session_id IS NULL
-       ORDER BY m.updated_at DESC, m.seq DESC LIMIT $limit`,
-  byKey: `SELECT ${COLUMNS} FROM memories m WHERE m.key = $key`,
+         session_id = excluded.session_id, updated_at = excluded.updated_at, private = excluded.private`,
+  recent: {
+    all: recent(""),
+    public: recent("WHERE m.private = 0"),
+    session: recent(`WHERE ${SESSION}`),
+    sessionPublic: recent(`WHERE ${SESSION} AND m.private = 0`),
+  },
+  byKey: `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.key = $key`,
   deleteKey: "DELETE FROM memories WHERE key = $key",
   countAll: "SELECT count(*) AS n FROM memories",
-  any: "SELECT 1 AS one FROM memories LIMIT 1",
   ping: "SELECT 1 AS ok FROM memories_fts LIMIT 0",
 } as const;
 
-const MEMORIES_TABLE = "memories";
-
+/** The built-in backend: SQLite with an FTS5 index (see sqlite-schema.ts), ranked and cut by relevance.ts. */
 export class SqliteMemory implements MemoryBackend {
   readonly name = "sqlite";
-  /** "The store was empty" as of a change stamp (core/data-version.ts): recall skips even the probe. */
-  private emptyAt: string | null = null;
+  readonly catalog: SqliteMemoryCatalog;
+  /** The number of entries as of a change stamp (core/data-version.ts): recall skips the count while nothing changed. */
+  private counted: { stamp: string; n: number } | null = null;
 
   constructor(private readonly db: Database) {
-    try {
-      ensureSchema(db, "memory", DDL);
-    } catch (cause) {
-      throw new PrxError("MEMORY", `cannot create the memory tables: ${(cause as Error).message}`, {
-        cause,
-        hint: "the SQLite build must include FTS5; check the database file with prx doctor",
-      });
-    }
+    ensureMemorySchema(db);
+    this.catalog = new SqliteMemoryCatalog(db);
   }
 
-  private get upsert(): Statement {
-    return this.db.query(SQL.upsert);
-  }
-  private get searchAll(): Statement<Row> {
-    return this.db.query(SQL.searchAll);
-  }
-  private get searchSession(): Statement<Row> {
-    return this.db.query(SQL.searchSession);
-  }
-  private get latestMatchAll(): Statement<Row> {
-    return this.db.query(SQL.latestMatchAll);
-  }
-  private get latestMatchSession(): Statement<Row> {
-    return this.db.query(SQL.latestMatchSession);
-  }
-  private get termDocs(): Statement<{ n: number }> {
-    return this.db.query(SQL.termDocs);
-  }
-  private get recentAll(): Statement<Row> {
-    return this.db.query(SQL.recentAll);
-  }
-  private get recentSession(): Statement<Row> {
-    return this.db.query(SQL.recentSession);
-  }
-  private get byKey(): Statement<Row> {
-    return this.db.query(SQL.byKey);
-  }
-  private get deleteKey(): Statement {
-    return this.db.query(SQL.deleteKey);
-  }
   private get countAll(): Statement<{ n: number }> {
     return this.db.query(SQL.countAll);
   }
-  private get ping(): Statement<{ ok: number }> {
-    return this.db.query(SQL.ping);
-  }
 
-  async store(key: string, content: string, category: string, sessionId?: string | null): Promise<void> {
+  async store(
+    key: string,
+    content: string,
+    category: string,
+    sessionId?: string | null,
+    options?: StoreOptions,
+  ): Promise<void> {
     validateStore(key, content, category, sessionId);
+    const isPrivate = options?.private === true || category === PRIVATE_CATEGORY;
     this.run("store", () =>
-      this.upsert.run({
+      this.db.query(SQL.upsert).run({
         id: newId("mem"),
         key,
         content,
         category,
         session: sessionId ?? null,
         now: new Date().toISOString(),
-      } as Record<string, string | null>),
+        private: isPrivate ? 1 : 0,
+      }),
     );
     noteLocalWrite(this.db, MEMORIES_TABLE);
   }
 
-  async recall(query: string, limit: number, sessionId?: string | null): Promise<MemoryEntry[]> {
+  async recall(
+    query: string,
+    limit: number,
+    sessionId?: string | null,
+    options: RecallOptions = {},
+  ): Promise<MemoryEntry[]> {
     validateLimit(limit);
-    const rows = this.run("recall", () => {
-      if (this.isEmpty()) return [];
-      const terms = queryTerms(query);
-      if (terms.length === 0) {
-        return sessionId ? this.recentSession.all({ session: sessionId, limit }) : this.recentAll.all({ limit });
-      }
-      const { rare, common } = this.splitByFrequency(terms);
-      if (rare.length > 0) {
-        const match = orOfTerms(rare);
-        return sessionId
-          ? this.searchSession.all({ match, session: sessionId, limit })
-          : this.searchAll.all({ match, limit });
-      }
-      if (common.length === 0) return [];
-      const match = orOfTerms(common);
-      return sessionId
-        ? this.latestMatchSession.all({ match, session: sessionId, limit })
-        : this.latestMatchAll.all({ match, limit });
+    const includePrivate = options.includePrivate === true;
+    const rows = this.run("recall", (): MemoryRow[] => {
+      const entries = this.entries();
+      if (entries === 0) return [];
+      // No word at all (empty, punctuation): the most recent entries, as a listing. Only stop words: nothing.
+      if (!options.relevantOnly && queryTerms(query).length === 0) return this.recent(limit, sessionId, includePrivate);
+      const terms = contentTerms(query);
+      if (terms.length === 0) return [];
+      return rankedRecall(this.db, planFor(this.db, terms, entries), { limit, sessionId, includePrivate });
     });
     return rows.map(toEntry);
   }
 
-  /**
-   * Nothing to recall (a fresh workspace): one index lookup, and none at all while nothing changed since the last
-   * one found the store empty.
-   */
-  private isEmpty(): boolean {
-    const stamp = changeStamp(this.db, MEMORIES_TABLE);
-    if (stamp === this.emptyAt) return true;
-    const empty = this.db.query<{ one: number }, []>(SQL.any).get() === null;
-    this.emptyAt = empty ? stamp : null;
-    return empty;
+  private recent(limit: number, sessionId: string | null | undefined, includePrivate: boolean): MemoryRow[] {
+    const sql = sessionId
+      ? includePrivate
+        ? SQL.recent.session
+        : SQL.recent.sessionPublic
+      : includePrivate
+        ? SQL.recent.all
+        : SQL.recent.public;
+    const params: Record<string, string | number> = { limit };
+    if (sessionId) params.session = sessionId;
+    return this.db.query<MemoryRow, Record<string, string | number>>(sql).all(params);
   }
 
-  /** Terms that match nothing are dropped; the rest are rare or common (see MEMORY_RANK_TERM_MAX_DOCS). */
-  private splitByFrequency(terms: string[]): { rare: string[]; common: string[] } {
-    const rare: string[] = [];
-    const common: string[] = [];
-    for (const term of terms) {
-      const n = this.termDocs.get({ match: ftsPhrase(term), cap: MEMORY_RANK_TERM_MAX_DOCS + 1 })?.n ?? 0;
-      if (n > MEMORY_RANK_TERM_MAX_DOCS) common.push(term);
-      else if (n > 0) rare.push(term);
-    }
-    return { rare, common };
+  /**
+   * How many entries the store holds: one count, and none at all while nothing changed since the last one (a fresh
+   * workspace's empty store costs nothing per turn).
+   */
+  private entries(): number {
+    const stamp = changeStamp(this.db, MEMORIES_TABLE);
+    if (this.counted?.stamp === stamp) return this.counted.n;
+    const n = this.countAll.get()?.n ?? 0;
+    this.counted = { stamp, n };
+    return n;
   }
 
   async get(key: string): Promise<MemoryEntry | null> {
     validateKey(key);
-    const row = this.run("get", () => this.byKey.get({ key }));
+    const row = this.run("get", () => this.db.query<MemoryRow, { key: string }>(SQL.byKey).get({ key }));
     return row ? toEntry(row) : null;
   }
 
   async forget(key: string): Promise<boolean> {
     validateKey(key);
-    const removed = this.run("forget", () => this.deleteKey.run({ key })).changes > 0;
+    const removed = this.run("forget", () => this.db.query(SQL.deleteKey).run({ key })).changes > 0;
     if (removed) noteLocalWrite(this.db, MEMORIES_TABLE);
     return removed;
   }
@@ -236,7 +135,7 @@ export class SqliteMemory implements MemoryBackend {
 
   async health(): Promise<boolean> {
     try {
-      this.ping.all();
+      this.db.query(SQL.ping).all();
       return true;
     } catch {
       // health is a probe: a broken database is the answer "false", not an exception

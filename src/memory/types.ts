@@ -8,20 +8,82 @@ export const MemoryEntrySchema = z.object({
   session_id: z.string().nullable().optional(),
   /** ISO-8601 time of the last store. */
   timestamp: z.string(),
-  /** Relevance for recall results; higher is better. */
+  /** Relevance for recall results, 0..1 for the built-in backend (the share of the query it matches); higher is better. */
   score: z.number().nullable().optional(),
+  /** Never auto-recalled into a prompt nor shown to plugins; only explicit searches and the memory commands see it. */
+  private: z.boolean().optional(),
 });
 export type MemoryEntry = z.infer<typeof MemoryEntrySchema>;
+
+/** Category that marks an entry private on every backend (the only way on `wasm:` backends, whose WIT has no flag). */
+export const PRIVATE_CATEGORY = "private";
+
+export interface StoreOptions {
+  /** Keep the entry out of auto-recall and plugin recalls (see PRIVATE_CATEGORY). */
+  private?: boolean;
+}
+
+export interface RecallOptions {
+  /**
+   * Return private entries too. Only explicit searches by the user or the model (memory_recall, `prx memory
+   * search`, the memory API) set it; auto-recall and plugins never do.
+   */
+  includePrivate?: boolean;
+  /**
+   * Only entries the query's words match: a query with nothing to match (stop words, punctuation, emoji) returns
+   * nothing instead of the most recent entries. Auto-recall sets it.
+   */
+  relevantOnly?: boolean;
+}
+
+/** An entry as `prx memory export` writes it and `import` reads it (see transfer.ts). */
+export interface MemoryRecord {
+  key: string;
+  content: string;
+  category: string;
+  private: boolean;
+  session_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MemoryPage {
+  entries: MemoryEntry[];
+  /** Entries matching the filter, over all pages. */
+  total: number;
+}
+
+export interface ImportOutcome {
+  created: number;
+  replaced: number;
+}
+
+/** Listing, export and import: what backends that can enumerate their entries offer (sqlite, none). */
+export interface MemoryCatalog {
+  /** Newest first. */
+  list(options: { limit: number; offset: number; category?: string }): MemoryPage;
+  /** Every entry, oldest first, read page by page. */
+  records(): Iterable<MemoryRecord>;
+  /** All or nothing: one transaction. An existing key is replaced. */
+  importRecords(records: MemoryRecord[]): ImportOutcome;
+  /** Delete the entries stored with scope "session" in this session; returns how many. */
+  forgetSession(sessionId: string): number;
+}
 
 export interface MemoryBackend {
   /** "sqlite", "none", "wasm:<name>". */
   readonly name: string;
   /** Insert or replace the entry with this key. */
-  store(key: string, content: string, category: string, sessionId?: string | null): Promise<void>;
-  /** Best matches first; a session id restricts to that session plus global entries. */
-  recall(query: string, limit: number, sessionId?: string | null): Promise<MemoryEntry[]>;
+  store(key: string, content: string, category: string, sessionId?: string | null, options?: StoreOptions): Promise<void>;
+  /**
+   * Relevant entries, best first; a session id restricts to that session plus global entries. Private entries are
+   * left out unless `options.includePrivate`.
+   */
+  recall(query: string, limit: number, sessionId?: string | null, options?: RecallOptions): Promise<MemoryEntry[]>;
   get(key: string): Promise<MemoryEntry | null>;
   forget(key: string): Promise<boolean>;
   count(): Promise<number>;
   health(): Promise<boolean>;
+  /** Present when the backend can enumerate its entries (the storage WIT cannot). */
+  readonly catalog?: MemoryCatalog;
 }

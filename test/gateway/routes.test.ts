@@ -167,7 +167,14 @@ describe("OpenAPI", () => {
     const document = await json(h.call("/swagger/json", { auth: false }));
     const paths = Object.keys(document.paths).sort();
     expect(paths).toEqual([
+      "/api/export/memory",
+      "/api/export/sessions",
+      "/api/import/memory",
+      "/api/memory",
+      "/api/memory/entries/{key}",
+      "/api/memory/search",
       "/api/sessions",
+      "/api/sessions/{id}",
       "/api/sessions/{id}/message",
       "/api/sessions/{id}/messages",
       "/api/status",

@@ -8,6 +8,7 @@ import {
   MEMORY_MAX_CONTENT_BYTES,
   MEMORY_MAX_KEY_BYTES,
   MEMORY_MAX_RECALL_LIMIT,
+  MEMORY_COMMON_TERM_SHARE,
   MEMORY_RANK_TERM_MAX_DOCS,
   SqliteMemory,
 } from "../../src/memory/index.ts";
@@ -54,14 +55,16 @@ describe("SqliteMemory", () => {
     expect((await memory.recall("Grace", 5)).map((e) => e.key)).toEqual(["user_name"]);
   });
 
-  test("recall ranks by BM25 with positive scores, best first", async () => {
+  test("recall ranks by the share of the query matched, BM25 breaking ties; scores are shares in (0, 1]", async () => {
     await memory.store("a", "coffee coffee coffee every morning", "core");
     await memory.store("b", "tea in the afternoon, coffee sometimes", "core");
     await memory.store("c", "the weather is nice", "core");
     const hits = await memory.recall("coffee", 10);
     expect(hits.map((e) => e.key)).toEqual(["a", "b"]);
-    expect(hits[0]!.score!).toBeGreaterThan(hits[1]!.score!);
-    expect(hits[1]!.score!).toBeGreaterThan(0);
+    expect(hits.map((e) => e.score)).toEqual([1, 1]);
+    // b holds both terms, a only one of two equally rare ones: a is cut (0.5 is under 0.7 of b's 1.0)
+    const both = await memory.recall("coffee afternoon", 10);
+    expect(both.map((e) => [e.key, e.score])).toEqual([["b", 1]]);
   });
 
   test("porter stemming and diacritics fold", async () => {
@@ -141,7 +144,8 @@ describe("SqliteMemory", () => {
       expect(Array.isArray(hits)).toBe(true);
     }
     expect((await memory.recall("NEAR(gate", 5)).map((e) => e.key)).toEqual(["q"]);
-    expect((await memory.recall('"AND"', 5)).map((e) => e.key)).toEqual(["q"]);
+    // operators are plain words (and "AND" a stop word): nothing here is FTS syntax
+    expect((await memory.recall('gate AND "NOT"', 5)).map((e) => e.key)).toEqual(["q"]);
     expect((await memory.recall("naive 😀", 5)).map((e) => e.key)).toEqual(["q"]);
   });
 
@@ -172,27 +176,25 @@ describe("SqliteMemory", () => {
     db.exec("BEGIN");
     for (let i = 0; i < MEMORY_MAX_RECALL_LIMIT + 5; i++) await memory.store(`k${i}`, `common word ${i}`, "core");
     db.exec("COMMIT");
-    expect(await memory.recall("common", MEMORY_MAX_RECALL_LIMIT)).toHaveLength(MEMORY_MAX_RECALL_LIMIT);
+    expect(await memory.recall("", MEMORY_MAX_RECALL_LIMIT)).toHaveLength(MEMORY_MAX_RECALL_LIMIT);
     await rejectsWith(memory.recall("common", MEMORY_MAX_RECALL_LIMIT + 1), "LIMIT_EXCEEDED");
     await rejectsWith(memory.recall("common", 0), "MEMORY");
   });
 
-  test("terms in more than MEMORY_RANK_TERM_MAX_DOCS entries are dropped while a rarer term remains", async () => {
+  test("a term in more than MEMORY_RANK_TERM_MAX_DOCS entries never matches on its own", async () => {
+    // Enough other entries that the term stays under MEMORY_COMMON_TERM_SHARE: only the absolute cap applies.
+    const others = Math.ceil((MEMORY_RANK_TERM_MAX_DOCS + 1) / MEMORY_COMMON_TERM_SHARE);
     db.exec("BEGIN");
-    for (let i = 0; i < MEMORY_RANK_TERM_MAX_DOCS; i++) await memory.store(`a${i}`, `often item${i}`, "core");
+    for (let i = 0; i < MEMORY_RANK_TERM_MAX_DOCS; i++) await memory.store(`a${i}`, `frequent item${i}`, "core");
+    for (let i = 0; i < others; i++) await memory.store(`o${i}`, `unrelated${i}`, "core");
     db.exec("COMMIT");
     await memory.store("rare", "seldom", "core");
-    // at the limit "often" is still ranked: its entries come back for an "often OR seldom" query
-    const atLimit = await memory.recall("often seldom", MEMORY_MAX_RECALL_LIMIT);
-    expect(atLimit.some((e) => e.key.startsWith("a"))).toBe(true);
-    // one past the limit it is too common to rank by and only the rarer term counts
-    await memory.store("past", "often", "core");
-    const past = await memory.recall("often seldom", MEMORY_MAX_RECALL_LIMIT);
-    expect(past.map((e) => e.key)).toEqual(["rare"]);
-    // when every term is that common, the most recent matching entries come back
-    const onlyCommon = await memory.recall("often", 3);
-    const newest = [`a${MEMORY_RANK_TERM_MAX_DOCS - 1}`, `a${MEMORY_RANK_TERM_MAX_DOCS - 2}`];
-    expect(onlyCommon.map((e) => e.key)).toEqual(["past", ...newest]);
+    // at the limit "frequent" still matches
+    expect(await memory.recall("frequent", 5)).toHaveLength(5);
+    // one past the limit it matches nothing on its own, and only the rarer term counts
+    await memory.store("past", "frequent", "core");
+    expect(await memory.recall("frequent", 5)).toEqual([]);
+    expect((await memory.recall("frequent seldom", MEMORY_MAX_RECALL_LIMIT)).map((e) => e.key)).toEqual(["rare"]);
   });
 
   test("the FTS index stays consistent with the table after replaces and deletes", async () => {

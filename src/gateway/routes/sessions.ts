@@ -1,10 +1,12 @@
 import type { AnyElysia } from "elysia";
+import { toMessageWire, toSummaryWire } from "../../agent/index.ts";
 import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
 import { readJsonBody } from "../body.ts";
 import type { GatewayContext } from "../context.ts";
 import { jsonResponse } from "../errors.ts";
 import { SESSION_ID_PATTERN, SESSION_MESSAGES_MAX, SESSIONS_LIST_MAX } from "../limits.ts";
+import { SessionDeletedSchema, SessionDetailSchema } from "../memory-schemas.ts";
 import { doc } from "../openapi/doc.ts";
 import { streamTurn, toTurnReply } from "../reply.ts";
 import {
@@ -59,6 +61,40 @@ export function sessionRoutes(app: AnyElysia, gw: GatewayContext): void {
         tags: ["sessions"],
         responses: { 200: SessionListSchema },
         errors: [400],
+      }),
+    },
+  );
+
+  app.get(
+    "/api/sessions/:id",
+    ({ request, params }) => {
+      const id = sessionIdFrom(params.id);
+      const summary = gw.host.sessions.get(id);
+      if (!summary) {
+        throw new PrxError("SESSION_NOT_FOUND", `no session "${id}"`, { hint: "list sessions with GET /api/sessions" });
+      }
+      const messages = gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX)).map(toMessageWire);
+      return jsonResponse({ session: toSummaryWire(summary), messages });
+    },
+    {
+      detail: doc({
+        summary: "A session and its messages, oldest first (?limit=N keeps the newest N)",
+        tags: ["sessions"],
+        responses: { 200: SessionDetailSchema },
+        errors: [400, 404],
+      }),
+    },
+  );
+
+  app.delete(
+    "/api/sessions/:id",
+    async ({ params }) => jsonResponse(await gw.host.deleteSession(sessionIdFrom(params.id))),
+    {
+      detail: doc({
+        summary: "Delete a session: its messages and its session-scoped memories go with it (after a running turn)",
+        tags: ["sessions"],
+        responses: { 200: SessionDeletedSchema },
+        errors: [400, 404],
       }),
     },
   );

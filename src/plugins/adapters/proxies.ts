@@ -79,8 +79,9 @@ export class StorageProxies {
       };
       proxy = {
         name: `${WASM_PROVIDER_PREFIX}${bare}`,
-        store: async (key, content, category, sessionId) => backend().store(key, content, category, sessionId),
-        recall: async (query, limit, sessionId) => backend().recall(query, limit, sessionId),
+        store: async (key, content, category, sessionId, options) =>
+          backend().store(key, content, category, sessionId, options),
+        recall: async (query, limit, sessionId, options) => backend().recall(query, limit, sessionId, options),
         get: async (key) => backend().get(key),
         forget: async (key) => backend().forget(key),
         count: async () => backend().count(),

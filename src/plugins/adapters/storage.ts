@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
+import { hasContentTerms } from "../../memory/relevance.ts";
 import { validateKey, validateLimit, validateStore } from "../../memory/validate.ts";
-import type { MemoryBackend, MemoryEntry } from "../../memory/types.ts";
+import { PRIVATE_CATEGORY, type MemoryBackend, type MemoryEntry, type RecallOptions } from "../../memory/types.ts";
 import { describeCapability, guestCall } from "./call.ts";
 import { parseExportName, WASM_PROVIDER_PREFIX } from "./provider.ts";
 import type { AdapterContext, CapabilityAdapter } from "./types.ts";
@@ -14,6 +15,10 @@ import type { AdapterContext, CapabilityAdapter } from "./types.ts";
  * `get(key)` has no export of its own in the WIT: it is answered by `recall-memory(key, STORAGE_GET_RECALL_LIMIT)`
  * and the entry whose key equals `key` exactly, else null. A backend whose recall does not match on keys therefore
  * answers null for entries it holds; memory_get on such a backend is best effort.
+ *
+ * The WIT has no private flag: a private entry is stored under the category PRIVATE_CATEGORY ("private", replacing
+ * the category given), and entries of that category come back marked private and are left out of recalls that do
+ * not ask for private entries.
  */
 export const STORAGE_GET_RECALL_LIMIT = 50;
 
@@ -52,8 +57,14 @@ export async function createStorageAdapter(context: AdapterContext): Promise<Sto
   const where = describeCapability(context);
   const exportName = parseExportName(await guestCall(context, "name", [], "name", (raw) => raw), where);
   const entries = z.array(GuestMemoryEntrySchema);
-  const recall = async (query: string, limit: number, sessionId?: string | null): Promise<MemoryEntry[]> => {
+  const recall = async (
+    query: string,
+    limit: number,
+    sessionId?: string | null,
+    options: RecallOptions = {},
+  ): Promise<MemoryEntry[]> => {
     validateLimit(limit);
+    if (options.relevantOnly && !hasContentTerms(query)) return [];
     const found = await guestCall(
       context,
       "recall-memory",
@@ -61,16 +72,20 @@ export async function createStorageAdapter(context: AdapterContext): Promise<Sto
       "recall",
       parseWith(entries, where, "recall-memory"),
     );
-    return found.slice(0, limit).map((e) => ({ ...e, session_id: null, score: e.score ?? null }));
+    return found
+      .map((e) => ({ ...e, session_id: null, score: e.score ?? null, private: e.category === PRIVATE_CATEGORY }))
+      .filter((e) => options.includePrivate === true || !e.private)
+      .slice(0, limit);
   };
   const backend: MemoryBackend = {
     name: `${WASM_PROVIDER_PREFIX}${exportName}`,
-    async store(key, content, category, sessionId) {
+    async store(key, content, category, sessionId, options) {
       validateStore(key, content, category, sessionId);
+      const stored = options?.private ? PRIVATE_CATEGORY : category;
       await guestCall(
         context,
         "store-memory",
-        [key, content, category, sessionId ?? undefined],
+        [key, content, stored, sessionId ?? undefined],
         "store",
         () => undefined,
       );
@@ -79,7 +94,8 @@ export async function createStorageAdapter(context: AdapterContext): Promise<Sto
     async get(key) {
       validateKey(key);
       if (key.length === 0) return null;
-      return (await recall(key, STORAGE_GET_RECALL_LIMIT)).find((e) => e.key === key) ?? null;
+      const found = await recall(key, STORAGE_GET_RECALL_LIMIT, null, { includePrivate: true });
+      return found.find((e) => e.key === key) ?? null;
     },
     async forget(key) {
       validateKey(key);

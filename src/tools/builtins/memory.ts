@@ -29,6 +29,10 @@ const StoreArgs = z.strictObject({
     .enum(["global", "session"])
     .optional()
     .describe('"global" (default) is remembered in every conversation, "session" only in this one'),
+  private: z
+    .boolean()
+    .optional()
+    .describe("true for a sensitive fact (a PIN, a health detail): never added to prompts automatically, found only by memory_recall"),
 });
 
 const RecallArgs = z.strictObject({
@@ -40,7 +44,8 @@ const ForgetArgs = z.strictObject({ key: z.string().min(1).describe("key of the 
 
 function formatEntry(entry: MemoryEntry, index: number): string {
   const score = entry.score == null ? "" : `, score ${entry.score.toFixed(2)}`;
-  return `${index + 1}. ${entry.key} [${entry.category}${score}] ${entry.content}`;
+  const flag = entry.private ? ", private" : "";
+  return `${index + 1}. ${entry.key} [${entry.category}${score}${flag}] ${entry.content}`;
 }
 
 /** memory_store, memory_recall, memory_forget on whatever backend `memory()` returns at call time. */
@@ -52,16 +57,18 @@ export function createMemoryTools(memory: () => MemoryBackend): Tool[] {
       args: StoreArgs,
       async run(args, context) {
         const sessionId = args.scope === "session" ? context.sessionId : null;
-        await memory().store(args.key, args.content, args.category ?? MEMORY_DEFAULT_CATEGORY, sessionId);
-        return ok(`stored memory "${args.key}"`);
+        const category = args.category ?? MEMORY_DEFAULT_CATEGORY;
+        await memory().store(args.key, args.content, category, sessionId, { private: args.private === true });
+        return ok(`stored ${args.private ? "private " : ""}memory "${args.key}"`);
       },
     }),
     defineTool({
       name: "memory_recall",
-      description: "Search remembered facts by keywords; best matches first.",
+      description: "Search remembered facts by keywords (private ones included); best matches first.",
       args: RecallArgs,
       async run(args, context) {
-        const entries = await memory().recall(args.query, args.limit ?? MEMORY_RECALL_DEFAULT_LIMIT, context.sessionId);
+        const limit = args.limit ?? MEMORY_RECALL_DEFAULT_LIMIT;
+        const entries = await memory().recall(args.query, limit, context.sessionId, { includePrivate: true });
         if (entries.length === 0) return ok("no memories matched");
         return ok(entries.map(formatEntry).join("\n"));
       },

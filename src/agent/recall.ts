@@ -1,0 +1,25 @@
+import { errorMessage } from "../core/errors.ts";
+import type { MemoryEntry } from "../memory/types.ts";
+import type { LifecycleName } from "./lifecycle.ts";
+import type { TurnDeps } from "./turn.ts";
+
+/**
+ * auto_recall: the memories relevant to the user's message, never private ones. A message with nothing to match
+ * (only stop words, punctuation or emoji) recalls nothing (`relevantOnly`); an empty store costs no query. A failing backend is reported as an
+ * `error` lifecycle event and the turn goes on without memories.
+ */
+export async function autoRecall(
+  deps: Pick<TurnDeps, "config" | "memory">,
+  text: string,
+  sessionId: string,
+  emit: (name: LifecycleName, payload: Record<string, unknown>) => void,
+): Promise<MemoryEntry[]> {
+  try {
+    const options = { includePrivate: false, relevantOnly: true };
+    const found = await deps.memory().recall(text, deps.config.memory.recall_limit, sessionId, options);
+    return found.filter((entry) => !entry.private);
+  } catch (error) {
+    emit("error", { stage: "memory_recall", message: errorMessage(error) });
+    return [];
+  }
+}

@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { lazy } from "../core/lazy.ts";
+import type { SessionSummary, StoredMessage } from "./types.ts";
+
+/**
+ * The session export format: JSON Lines, one session per line with all its messages (`prx sessions export`,
+ * GET /api/sessions/export). The same shapes as the sessions API, in snake_case.
+ */
+
+export const SessionSummaryWireSchema = lazy(() =>
+  z.object({
+    id: z.string(),
+    title: z.string(),
+    channel: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    message_count: z.number().int(),
+  }),
+);
+
+export const SessionMessageWireSchema = lazy(() =>
+  z.object({
+    seq: z.number().int(),
+    role: z.enum(["system", "user", "assistant", "tool"]),
+    content: z.string(),
+    tool_calls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
+    tool_call_id: z.string().optional(),
+    name: z.string().optional(),
+    created_at: z.string(),
+  }),
+);
+
+export const SessionExportSchema = lazy(() =>
+  SessionSummaryWireSchema()
+    .extend({ messages: z.array(SessionMessageWireSchema()).describe("every message, oldest first") })
+    .describe("one session with its messages: a line of the JSON Lines export"),
+);
+
+export type SessionSummaryWire = z.infer<ReturnType<typeof SessionSummaryWireSchema>>;
+export type SessionMessageWire = z.infer<ReturnType<typeof SessionMessageWireSchema>>;
+export type SessionExport = z.infer<ReturnType<typeof SessionExportSchema>>;
+
+export function toSummaryWire(s: SessionSummary): SessionSummaryWire {
+  return {
+    id: s.id,
+    title: s.title,
+    channel: s.channel,
+    created_at: s.createdAt,
+    updated_at: s.updatedAt,
+    message_count: s.messageCount,
+  };
+}
+
+export function toMessageWire(m: StoredMessage): SessionMessageWire {
+  return {
+    seq: m.seq,
+    role: m.role,
+    content: m.content,
+    ...(m.toolCalls ? { tool_calls: m.toolCalls } : {}),
+    ...(m.toolCallId ? { tool_call_id: m.toolCallId } : {}),
+    ...(m.name ? { name: m.name } : {}),
+    created_at: m.createdAt,
+  };
+}
+
+export function toSessionExport(summary: SessionSummary, messages: StoredMessage[]): SessionExport {
+  return { ...toSummaryWire(summary), messages: messages.map(toMessageWire) };
+}

@@ -1,0 +1,50 @@
+import type { Database } from "bun:sqlite";
+import { closeSync, fchmodSync, openSync, writeSync } from "node:fs";
+import { loadConfig } from "../config/loader.ts";
+import { closeDatabase, openDatabase } from "../core/database.ts";
+import { openWorkspace, type Workspace } from "../core/workspace.ts";
+import { createMemoryBackend, type MemoryBackend } from "../memory/index.ts";
+
+export interface OpenedMemory {
+  workspace: Workspace;
+  db: Database;
+  memory: MemoryBackend;
+  close(): Promise<void>;
+}
+
+/**
+ * The workspace's configured memory backend for the memory and session commands: the database alone for
+ * "sqlite" and "none" (no providers, no plugins), the whole agent host (with its plugin runtime) for "wasm:<name>".
+ */
+export async function openMemory(workspaceFlag: string | undefined): Promise<OpenedMemory> {
+  const workspace = openWorkspace(workspaceFlag);
+  const { config } = loadConfig(workspace.configPath);
+  if (config.memory.backend.startsWith("wasm:")) {
+    const { openHost } = await import("./open-host.ts");
+    const host = await openHost(workspace.root);
+    return { workspace, db: host.db, memory: host.memory, close: () => host.close() };
+  }
+  const db = openDatabase(workspace.dbPath);
+  return {
+    workspace,
+    db,
+    memory: createMemoryBackend(config.memory.backend, db),
+    close: async () => closeDatabase(workspace.dbPath),
+  };
+}
+
+export interface Output {
+  write(text: string): void;
+  close(): void;
+}
+
+/**
+ * Where an export goes: stdout, or a new file only the user can read (exports hold private memories and whole
+ * conversations). Written a chunk at a time, so an export never sits whole in memory.
+ */
+export function exportOutput(path: string | undefined): Output {
+  if (path === undefined) return { write: (text) => void process.stdout.write(text), close: () => undefined };
+  const fd = openSync(path, "w", 0o600);
+  fchmodSync(fd, 0o600);
+  return { write: (text) => void writeSync(fd, text), close: () => closeSync(fd) };
+}

@@ -1,0 +1,127 @@
+import {
+  deleteSessionData,
+  SqliteSessionStore,
+  toMessageWire,
+  toSessionExport,
+  toSummaryWire,
+  validateSessionId,
+  type SessionDeletion,
+  type SessionSummary,
+  type StoredMessage,
+} from "../agent/index.ts";
+import { PrxError } from "../core/errors.ts";
+import { SESSION_MESSAGES_MAX, SESSIONS_LIST_MAX } from "../gateway/limits.ts";
+import { NoneMemory } from "../memory/index.ts";
+import { parseCommand, unknownName, usageError } from "./args.ts";
+import { exportOutput, openMemory } from "./open-memory.ts";
+
+const SUBCOMMANDS = ["list", "show", "delete", "export"] as const;
+const USAGE = `Usage: prx sessions <command> [--json]
+  list [--limit N]                 conversations, most recent first (at most ${SESSIONS_LIST_MAX})
+  show <id> [--limit N]            one conversation: its messages, oldest first (--limit keeps the newest N,
+                                   at most ${SESSION_MESSAGES_MAX})
+  delete <id>...                   erase conversations: every message, and the memories stored for that
+                                   session only (scope "session")
+  export [<id>...] [--output FILE] conversations with all their messages as JSON Lines, one per line (every
+                                   conversation without ids; stdout by default, a file is 0600)
+`;
+
+function out(text: string): void {
+  process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+}
+
+function limitOf(raw: string | undefined, fallback: number, max: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^[1-9]\d*$/.test(raw)) throw usageError(`prx sessions: --limit must be a positive whole number, got '${raw}'`);
+  return Math.min(Number(raw), max);
+}
+
+function notFound(id: string): PrxError {
+  return new PrxError("SESSION_NOT_FOUND", `no session "${id}"`, { hint: "list sessions with `prx sessions list`" });
+}
+
+function summaryLine(s: SessionSummary): string {
+  return `${s.id}  ${s.updatedAt}  ${String(s.messageCount).padStart(4)} messages  ${s.channel}  ${s.title || "(untitled)"}`;
+}
+
+function messageLines(messages: StoredMessage[]): string {
+  return messages
+    .map((m) => {
+      const calls = m.toolCalls?.length ? ` [tool calls: ${m.toolCalls.map((c) => c.name).join(", ")}]` : "";
+      const name = m.name ? ` (${m.name})` : "";
+      return `#${m.seq} ${m.role}${name} ${m.createdAt}${calls}\n${m.content}`;
+    })
+    .join("\n\n");
+}
+
+export async function sessionsCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand("prx sessions", argv, {
+    json: { type: "boolean" },
+    limit: { type: "string" },
+    output: { type: "string" },
+  });
+  const [sub, ...args] = positionals;
+  if (values.help || sub === undefined) {
+    (values.help ? process.stdout : process.stderr).write(USAGE);
+    return values.help ? 0 : 2;
+  }
+  if (!(SUBCOMMANDS as readonly string[]).includes(sub)) throw unknownName("subcommand", sub, SUBCOMMANDS, "prx sessions");
+  const opened = await openMemory(values.workspace);
+  const sessions = new SqliteSessionStore(opened.db);
+  const json = values.json === true;
+  try {
+    switch (sub) {
+      case "list": {
+        if (args.length) throw usageError("prx sessions list takes no arguments");
+        const list = sessions.list(limitOf(values.limit, SESSIONS_LIST_MAX, SESSIONS_LIST_MAX));
+        if (json) out(JSON.stringify({ sessions: list.map(toSummaryWire) }));
+        else out(list.length === 0 ? "no sessions" : list.map(summaryLine).join("\n"));
+        return 0;
+      }
+      case "show": {
+        if (args.length !== 1) throw usageError("prx sessions show takes exactly one session id");
+        const id = validateSessionId(args[0]!);
+        const summary = sessions.get(id);
+        if (!summary) throw notFound(id);
+        const messages = sessions.messages(id, limitOf(values.limit, SESSION_MESSAGES_MAX, SESSION_MESSAGES_MAX));
+        if (json) out(JSON.stringify({ session: toSummaryWire(summary), messages: messages.map(toMessageWire) }));
+        else out(`${summaryLine(summary)}\n\n${messageLines(messages)}`);
+        return 0;
+      }
+      case "delete": {
+        if (args.length === 0) throw usageError("prx sessions delete needs at least one session id");
+        // Session-scoped memories can be found only in a store that lists its entries (not in a wasm: one).
+        const memory = opened.memory.catalog ? opened.memory : new NoneMemory();
+        const deleted: SessionDeletion[] = [];
+        for (const id of args) {
+          const done = deleteSessionData(sessions, memory, id);
+          deleted.push(done);
+          if (!json) out(`deleted session ${id}: ${done.messages} messages, ${done.memories} session memories`);
+        }
+        if (json) out(JSON.stringify({ deleted }));
+        return 0;
+      }
+      case "export": {
+        const ids = args.map(validateSessionId);
+        for (const id of ids) if (!sessions.get(id)) throw notFound(id);
+        const output = exportOutput(values.output);
+        let n = 0;
+        try {
+          for (const id of ids.length > 0 ? ids : sessions.ids()) {
+            const summary = sessions.get(id);
+            if (!summary) continue; // deleted by another process meanwhile
+            output.write(JSON.stringify(toSessionExport(summary, sessions.allMessages(id))) + "\n");
+            n++;
+          }
+        } finally {
+          output.close();
+        }
+        if (values.output !== undefined) process.stderr.write(`exported ${n} sessions to ${values.output}\n`);
+        return 0;
+      }
+    }
+    return 2;
+  } finally {
+    await opened.close();
+  }
+}

@@ -1,0 +1,39 @@
+import { join } from "node:path";
+import { LOG_FILE_NAME, RotatingLogFile } from "../core/log-file.ts";
+import { createBufferedSink, getLogSink, setLogSink } from "../core/logger.ts";
+import { lineAccessLog, type AccessLog } from "./access-log.ts";
+
+export interface GatewayFileLog {
+  file: RotatingLogFile;
+  /** The access log for startGateway: stderr and the file, buffered per event-loop turn. */
+  accessLog: AccessLog;
+  /** Restore the previous log sink, write what is pending and close the file. */
+  close(): Promise<void>;
+}
+
+/**
+ * A running gateway keeps `logs/prx.log` (rotated at LOG_FILE_MAX_BYTES to prx.log.1 .. LOG_FILE_KEEP): the same
+ * lines it writes to stderr, log records (at the PRX_LOG level) and one access-log line per request.
+ */
+export function openGatewayFileLog(logsDir: string): GatewayFileLog {
+  const file = new RotatingLogFile(join(logsDir, LOG_FILE_NAME));
+  const previous = getLogSink();
+  setLogSink((line) => {
+    previous(line);
+    file.write(line + "\n");
+  });
+  const accessLog = lineAccessLog(
+    createBufferedSink((text) => {
+      process.stderr.write(text);
+      file.write(text);
+    }),
+  );
+  return {
+    file,
+    accessLog,
+    async close() {
+      setLogSink(previous);
+      await file.close();
+    },
+  };
+}
