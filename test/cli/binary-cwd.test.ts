@@ -1,9 +1,12 @@
 /** The compiled binary ignores a .env and a bunfig.toml in the directory it is started from. */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY, ensureBinary } from "../helpers/binary.ts";
+
+// each test runs the built binary several times; a loaded machine needs more than the default 5 s
+setDefaultTimeout(60_000);
 
 let dir: string;
 beforeAll(async () => {

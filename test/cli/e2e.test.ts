@@ -1,9 +1,12 @@
 /** End-to-end tests of the compiled binary: init, doctor, agent -m, interactive agent, chat through piped stdin. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { BINARY, ensureBinary, fakeProviderConfig, runPrx, tempWorkspace } from "../helpers/binary.ts";
+
+// each test runs the built binary several times; a loaded machine needs more than the default 5 s
+setDefaultTimeout(60_000);
 
 let fake: FakeServer;
 const cleanups: (() => void)[] = [];

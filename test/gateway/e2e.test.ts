@@ -1,10 +1,13 @@
 /** End-to-end: the compiled binary's `prx gateway` on a random port with the fake provider behind it. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import OpenAI from "openai";
 import { PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { BINARY, ensureBinary, fakeProviderConfig, runPrx, startGatewayBinary as startBinary, tempWorkspace, type RunningGateway as Running } from "../helpers/binary.ts";
 import { readSse, json } from "./harness.ts";
+
+// each test runs the built binary several times; a loaded machine needs more than the default 5 s
+setDefaultTimeout(60_000);
 
 const MAX_BODY = 4096;
 

@@ -2,11 +2,14 @@
  * The built gateway under tool traffic while one plugin is reloaded 100 times: 4 clients call tools of the reloaded
  * plugin and of another one; no request fails, and the other plugin is carried over by every reload.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { cpSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { ensureBinary, fakeProviderConfig, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
+
+// each test runs the built binary several times; a loaded machine needs more than the default 5 s
+setDefaultTimeout(60_000);
 
 const RELOADS = 100;
 const CLIENTS = 4;

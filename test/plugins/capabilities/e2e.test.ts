@@ -1,10 +1,13 @@
 /** End to end through the compiled binary (`bun build.ts`; PRX_BINARY overrides the path). */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
 import { BINARY, ensureBinary, runPrx } from "../../helpers/binary.ts";
 import { body, fakeConfig, workspaceWith, type TestWorkspace } from "./helpers.ts";
+
+// each test runs the built binary several times; a loaded machine needs more than the default 5 s
+setDefaultTimeout(60_000);
 
 const ADDRESS = "carol@example.net";
 const REDACTED = "[email redacted]";

@@ -2,7 +2,7 @@
  * Plugins built the way PRX plugin authors build them (componentize-js and jco's QuickJS backend against the prx WIT
  * folder as it is; test/fixtures/pdk-js), run end to end through the compiled binary.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +10,9 @@ import { join } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
 import { ensurePdkPlugins, PDK_PLUGINS } from "../../fixtures/pdk-js/build.ts";
 import { ensureBinary, runPrx } from "../../helpers/binary.ts";
+
+// each test runs the built binary several times; a loaded machine needs more than the default 5 s
+setDefaultTimeout(60_000);
 
 const SHARED_CACHE = join(tmpdir(), "prx-pdk-js-transpile-cache");
 

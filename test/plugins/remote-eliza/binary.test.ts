@@ -2,13 +2,16 @@
  * The npm-laid-out elizaOS plugin through the compiled binary (`bun build.ts`; PRX_BINARY overrides the path): its
  * packages resolve exactly as `bun` resolves them, with a .js or a .ts entry, over both transports.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { stringToUuid } from "../../../src/plugins/remote/index.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
 import { ensureBinary, runPrx } from "../../helpers/binary.ts";
 import { startGateway } from "./gateway.ts";
 import { AGENT_CONFIG, fakeConfig, NOTES, notesWorkspace, TRANSPORTS, type TestWorkspace } from "./helpers.ts";
+
+// each test runs the built binary several times; a loaded machine needs more than the default 5 s
+setDefaultTimeout(60_000);
 
 let fake: FakeServer;
 const workspaces: TestWorkspace[] = [];

@@ -2,7 +2,7 @@
  * The REAL official elizaOS plugin template, `@elizaos/plugin-starter` with `@elizaos/core` as npm installs them,
  * started by the three-line entry a new user writes, through the compiled binary over both transports.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
@@ -10,6 +10,9 @@ import { ensureBinary, runPrx, tempWorkspace } from "../../helpers/binary.ts";
 import { startGateway } from "./gateway.ts";
 import { fakeConfig, TRANSPORTS } from "./helpers.ts";
 import { installStarter, STARTER_ENTRY, starterManifest, type StarterInstall } from "./npm-starter.ts";
+
+// each test runs the built binary several times; a loaded machine needs more than the default 5 s
+setDefaultTimeout(60_000);
 
 // installed (or found in the cache) before the tests are declared, so that an unreachable registry skips them
 const install: StarterInstall = installStarter();

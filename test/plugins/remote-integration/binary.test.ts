@@ -1,8 +1,11 @@
 /** End to end through the compiled binary (`bun build.ts`; PRX_BINARY overrides the path). */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
 import { ensureBinary, runPrx } from "../../helpers/binary.ts";
 import { EXAMPLE_DIR, fakeConfig, TRANSPORTS, workspaceWith, type TestWorkspace } from "./helpers.ts";
+
+// each test runs the built binary several times; a loaded machine needs more than the default 5 s
+setDefaultTimeout(60_000);
 
 let fake: FakeServer;
 const workspaces: TestWorkspace[] = [];
