@@ -11,6 +11,7 @@ import { createProviderResolver, isExternalProviderName, resolveModelChoice } fr
 import type { Provider, ProviderResolver } from "../providers/types.ts";
 import { createBuiltinTools, ToolRegistry } from "../tools/index.ts";
 import type { ToolSource } from "../tools/types.ts";
+import type { PluginServices } from "../plugins/adapters/services.ts";
 import { identityMiddleware, type MiddlewareRunner } from "./envelopes.ts";
 import { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
 import { SessionQueue } from "./session-queue.ts";
@@ -30,6 +31,8 @@ export interface HostExtensions extends TurnExtensions {
   provider?(name: string): Provider | undefined;
   /** "wasm:<name>" storage backends; undefined when unknown. */
   storage?(name: string): MemoryBackend | undefined;
+  /** The plugin runtime's services, for the gateway's plugin routes (typed handle, never looked up by path). */
+  plugins?: PluginServices;
   close?(): Promise<void>;
 }
 
@@ -53,6 +56,8 @@ export interface AgentHost {
   readonly extensions: ExtensionsStatus;
   /** Run `extend` now if it was deferred and has not started; resolves once it has finished (rejects if it threw). */
   loadExtensions(): Promise<void>;
+  /** The plugin runtime's services once the extensions are loaded (undefined before, or without plugins). */
+  readonly plugins: PluginServices | undefined;
   close(): Promise<void>;
 }
 
@@ -197,6 +202,9 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     },
     extensions: status,
     loadExtensions,
+    get plugins() {
+      return extensions.plugins;
+    },
     runTurn: (input) => (status.state === "ready" ? run(input) : loadExtensions().then(() => run(input))),
     deleteSession: (id) => queue.run(id, async () => deleteSessionData(sessions, currentMemory(), id)),
     async close() {

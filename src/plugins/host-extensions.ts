@@ -3,17 +3,12 @@ import type { Config } from "../config/schema.ts";
 import { openDatabase } from "../core/database.ts";
 import { createLogger } from "../core/logger.ts";
 import type { Workspace } from "../core/workspace.ts";
-import {
-  attachPluginServices,
-  pluginServicesOf,
-  type PluginServices,
-  type PluginServicesOptions,
-} from "./adapters/services.ts";
+import type { PluginServicesOptions } from "./adapters/services.ts";
 import { remoteContext, runRemoteEvaluators } from "./adapters/remote-proxies.ts";
 import { listPlugins, type PluginStatusName } from "./api.ts";
-import { EventBus, lenientPublisher } from "./events/index.ts";
+import { lenientPublisher } from "./events/index.ts";
 import { createManageToolSource } from "./manage-tool.ts";
-import { findPluginRuntime, getPluginRuntime, type PluginRuntime, type RuntimeServices } from "./runtime.ts";
+import { getPluginRuntime, type PluginRuntime, type RuntimeServices } from "./runtime.ts";
 
 export interface PluginSummary {
   name: string;
@@ -21,45 +16,19 @@ export interface PluginSummary {
   message?: string;
 }
 
-/** Hosts sharing one workspace in a process share its runtime; it stops when the last host closes. */
-const users = new Map<PluginRuntime, number>();
-const buses = new WeakMap<PluginRuntime, EventBus>();
-
-async function acquire(runtime: PluginRuntime): Promise<void> {
-  users.set(runtime, (users.get(runtime) ?? 0) + 1);
-  try {
-    await runtime.start();
-  } catch (error) {
-    await release(runtime);
-    throw error;
-  }
-}
-
-async function release(runtime: PluginRuntime): Promise<void> {
-  const left = (users.get(runtime) ?? 1) - 1;
-  if (left > 0) return void users.set(runtime, left);
-  users.delete(runtime);
-  await pluginServicesOf(runtime)?.close();
-  await runtime.stop();
-  buses.get(runtime)?.close();
-}
-
-/** Obtain the workspace's runtime (creating it and its event bus on first use) and count this user. */
+/**
+ * Obtain the workspace's runtime (the first user creates it with its own event bus), attach its services before the
+ * first generation (so generation 1 activates its hooks and cron jobs like every later one) and count this user.
+ */
 async function openRuntime(
   workspace: Workspace,
   config: Config | (() => Config),
   services: Omit<RuntimeServices, "events" | "logger">,
-  attach?: PluginServicesOptions,
+  attach: PluginServicesOptions,
 ): Promise<PluginRuntime> {
-  const logger = createLogger("plugins");
-  const bus = new EventBus({ logger: logger.child("events") });
-  const runtime = getPluginRuntime(workspace, { ...services, events: bus, logger }, { config });
-  // An existing runtime keeps the bus it was created with (the bus is stable for the runtime's life).
-  if (runtime.host.events === bus) buses.set(runtime, bus);
-  else bus.close();
-  // Attached before start so generation 1 activates its hooks and cron jobs like every later one.
-  if (attach) attachPluginServices(runtime, attach);
-  await acquire(runtime);
+  const runtime = getPluginRuntime(workspace, { ...services, logger: createLogger("plugins") }, { config });
+  runtime.attachServices(attach);
+  await runtime.acquire();
   return runtime;
 }
 
@@ -70,7 +39,8 @@ export type PluginExtensionOptions = PluginServicesOptions;
  * The workspace plugin runtime's contributions to an agent host: its event bus (lenient: a refused lifecycle
  * publish never fails a turn), the stable tool router plus wasm_plugins_manage, the stable middleware runner, and
  * `wasm:` provider and storage proxies, and remote plugins' prompt context, evaluators and `remote:` providers.
- * Everything resolves the current generation at call time.
+ * Everything resolves the current generation at call time. `plugins` is the typed handle the gateway's plugin
+ * routes use.
  */
 export function createPluginExtensions(
   options: PluginExtensionOptions = {},
@@ -78,7 +48,7 @@ export function createPluginExtensions(
   // `readConfig` re-reads config.toml at every build, so a grant added to it takes effect on the next reload.
   return async ({ workspace, readConfig, db, memory, providers }) => {
     const runtime = await openRuntime(workspace, readConfig, { db, memory, providers }, options);
-    const services = pluginServicesOf(runtime) ?? attachPluginServices(runtime, options);
+    const services = runtime.services ?? runtime.attachServices(options);
     const remoteLog = runtime.host.logger.child("remote");
     const extensions: HostExtensions = {
       events: lenientPublisher(runtime.host.events, runtime.host.logger.child("events")),
@@ -89,7 +59,8 @@ export function createPluginExtensions(
       storage: (name) => services.storages.resolve(name),
       context: (input) => remoteContext(services.remotes, input, remoteLog),
       afterTurn: (input, result) => runRemoteEvaluators(services.remotes, input, result.text, remoteLog),
-      close: () => release(runtime),
+      plugins: services,
+      close: () => runtime.release(),
     };
     return extensions;
   };
@@ -98,33 +69,15 @@ export function createPluginExtensions(
 /** The default extensions every CLI host uses (cron scheduler and hooks.json on). */
 export const pluginExtensions: NonNullable<OpenAgentHostOptions["extend"]> = createPluginExtensions();
 
-/** The last services found per workspace root as given: per-request lookups skip findPluginRuntime's realpath. */
-const found = new Map<string, WeakRef<PluginServices>>();
-
 /**
- * The services of a workspace whose runtime a host of this process opened (for the gateway's plugin routes and
- * /health, on every request). A remembered answer stands while those services are still attached to their runtime;
- * once they are closed the runtime is looked up again.
- */
-export function pluginServicesFor(workspaceRoot: string): PluginServices | undefined {
-  const cached = found.get(workspaceRoot)?.deref();
-  if (cached && pluginServicesOf(cached.runtime) === cached) return cached;
-  const runtime = findPluginRuntime(workspaceRoot);
-  const services = runtime ? pluginServicesOf(runtime) : undefined;
-  if (services) found.set(workspaceRoot, new WeakRef(services));
-  else found.delete(workspaceRoot);
-  return services;
-}
-
-/**
- * Run `fn` with the workspace's runtime and services outside an agent host (`prx plugins probe`): cron jobs are
- * registered but the scheduler does not fire, hooks.json is not fed. Stops the runtime afterwards unless another
- * user of this process holds it.
+ * Run `fn` with the workspace's runtime outside an agent host (`prx plugins probe`): cron jobs are registered but the
+ * scheduler does not fire, hooks.json is not fed. Releases the runtime afterwards (stopping it unless another user
+ * of this process holds it).
  */
 export async function withPluginServices<T>(
   workspace: Workspace,
   config: Config,
-  fn: (services: PluginServices) => Promise<T>,
+  fn: (services: NonNullable<PluginRuntime["services"]>) => Promise<T>,
 ): Promise<T> {
   const runtime = await openRuntime(
     workspace,
@@ -133,15 +86,20 @@ export async function withPluginServices<T>(
     { cron: false, hooks: false },
   );
   try {
-    return await fn(pluginServicesOf(runtime)!);
+    return await fn(runtime.services!);
   } finally {
-    await release(runtime);
+    await runtime.release();
   }
 }
 
 /** Plugin statuses for `prx doctor`: builds a generation as a start would, then releases it. */
 export async function describePlugins(workspace: Workspace, config: Config): Promise<PluginSummary[]> {
-  const runtime = await openRuntime(workspace, config, { db: openDatabase(workspace.dbPath), memory: () => null });
+  const runtime = await openRuntime(
+    workspace,
+    config,
+    { db: openDatabase(workspace.dbPath), memory: () => null },
+    { cron: false, hooks: false },
+  );
   try {
     return listPlugins(runtime).plugins.map((p) => ({
       name: p.name,
@@ -149,6 +107,6 @@ export async function describePlugins(workspace: Workspace, config: Config): Pro
       message: p.message ?? undefined,
     }));
   } finally {
-    await release(runtime);
+    await runtime.release();
   }
 }

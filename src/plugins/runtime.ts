@@ -3,7 +3,10 @@ import { errorMessage, PrxError } from "../core/errors.ts";
 import type { Workspace } from "../core/workspace.ts";
 import { loadConfig } from "../config/loader.ts";
 import type { Config } from "../config/schema.ts";
+import type { EventPublisher } from "../core/events.ts";
 import type { ToolSource } from "../tools/types.ts";
+import { createPluginServices, type PluginServices, type PluginServicesOptions } from "./adapters/services.ts";
+import { EventBus } from "./events/bus.ts";
 import { defaultAdapterFactories } from "./adapters/index.ts";
 import type { AdapterFactories } from "./adapters/types.ts";
 import { createToolRouter } from "./adapters/tool-router.ts";
@@ -14,7 +17,8 @@ import type { LoaderResolver } from "./loading.ts";
 import { StatusStore } from "./status.ts";
 import type { PluginHostServices, PluginKind, PluginLoader } from "./types.ts";
 
-export type RuntimeServices = Omit<PluginHostServices, "workspace">;
+/** What a runtime is given; without `events` it creates its own event bus and closes it when it stops. */
+export type RuntimeServices = Omit<PluginHostServices, "workspace" | "events" | "config" | "remote"> & { events?: EventPublisher };
 
 export interface PluginRuntimeOptions {
   /** Read at every build (start and each reload) for enabled/grant/config. Default: the workspace's config.toml. */
@@ -87,13 +91,19 @@ export class PluginRuntime {
   private stopped = false;
   private stopping: Promise<void> | null = null;
   private readonly hashes = new EntryHashes();
+  /** The event bus this runtime created (when it was given no publisher); closed when the runtime stops. */
+  private readonly ownBus: EventBus | null;
+  private attached: PluginServices | null = null;
+  private users = 0;
 
   constructor(
     readonly workspace: Workspace,
     services: RuntimeServices,
     private readonly options: PluginRuntimeOptions = {},
   ) {
-    this.host = { ...services, workspace, config: () => this.config() };
+    const events = services.events ?? new EventBus({ logger: services.logger.child("events") });
+    this.ownBus = services.events ? null : (events as EventBus);
+    this.host = { ...services, events, workspace, config: () => this.config() };
     this.loaders = loaderResolver(options.loaders);
     this.factories = options.factories ?? defaultAdapterFactories();
     this.drainTimeoutMs = options.drainTimeoutMs ?? GENERATION_DRAIN_TIMEOUT_MS;
@@ -112,6 +122,39 @@ export class PluginRuntime {
 
   get started(): boolean {
     return this.active !== null;
+  }
+
+  /** The middleware runner, proxies, cron scheduler and hooks of this runtime, once attachServices() made them. */
+  get services(): PluginServices | null {
+    return this.attached;
+  }
+
+  /** Make the runtime's services (once; a later call returns them and ignores its options). Before start, so the
+   * first generation activates its hooks and cron jobs like every later one. */
+  attachServices(options: PluginServicesOptions = {}): PluginServices {
+    return (this.attached ??= createPluginServices(this, options));
+  }
+
+  /** Count a user (an agent host, a command) and start: hosts of one workspace in a process share the runtime. */
+  async acquire(): Promise<void> {
+    this.users++;
+    try {
+      await this.start();
+    } catch (error) {
+      await this.release();
+      throw error;
+    }
+  }
+
+  /** The last user's release closes the services and the bus it created, and stops the runtime. */
+  async release(): Promise<void> {
+    this.users = Math.max(0, this.users - 1);
+    if (this.users > 0) return;
+    const services = this.attached;
+    this.attached = null;
+    await services?.close();
+    await this.stop();
+    this.ownBus?.close();
   }
 
   /** Called synchronously after every swap (the cron scheduler, hook pumps). Returns an unsubscribe function. */

@@ -58,13 +58,9 @@ function reloadOptions(api: PluginModules["api"], request: Request, all: boolean
   return { force: parsed.data.force === "true", all: all || parsed.data.all === "true" };
 }
 
-async function servicesFor(workspaceRoot: string): Promise<PluginServices | undefined> {
-  return (await pluginModules()).host.pluginServicesFor(workspaceRoot);
-}
-
 /**
  * `/api/plugins*` for the gateway's `mounts`: list, info, reload and probes of the workspace runtime.
- * `services` is asked per request (the runtime of the gateway's host, see pluginServicesFor()).
+ * `services` is asked per request (the plugin services of the gateway's host).
  */
 export function pluginRoutes(services: () => PluginServices | Promise<PluginServices>): GatewayMount {
   const runtime = async () => (await services()).runtime;
@@ -188,32 +184,35 @@ export interface PluginHostHandle {
   workspace: { root: string };
   extensions: ExtensionsStatus;
   loadExtensions(): Promise<void>;
+  /** The plugin runtime's services once its extensions loaded. */
+  readonly plugins: PluginServices | undefined;
 }
 
 function notOpen(workspaceRoot: string): PrxError {
-  return new PrxError("ABORTED", `the plugin runtime of ${workspaceRoot} is not open in this process`, {
+  return new PrxError("ABORTED", `the plugin runtime of ${workspaceRoot} is not open in this host`, {
     status: 503,
-    hint: "the gateway opens it with its agent host (openHost); retry once the gateway has started",
+    hint: "the host opens it with its plugin extensions; retry once the gateway has started",
   });
+}
+
+/** The host's plugin services, waiting for a deferred load; 503 when the host has none. */
+function servicesOf(host: PluginHostHandle): () => Promise<PluginServices> {
+  const found = (): PluginServices => {
+    if (!host.plugins) throw notOpen(host.workspace.root);
+    return host.plugins;
+  };
+  return async () => {
+    if (host.extensions.state !== "ready") await host.loadExtensions();
+    return found();
+  };
 }
 
 /**
  * The plugin and hooks route groups for a gateway whose host runs in this process (what `prx gateway` passes as
- * `mounts`). Each request resolves the workspace's services; 503 while the runtime is not open. Given the host
- * itself, a request made while its plugins still load waits for them.
+ * `mounts`), on the host's plugin services; a request made while its plugins still load waits for them.
  */
-export function pluginGatewayMounts(host: string | PluginHostHandle): GatewayMount[] {
-  const root = typeof host === "string" ? host : host.workspace.root;
-  const find = async (): Promise<PluginServices> => {
-    const found = await servicesFor(root);
-    if (!found) throw notOpen(root);
-    return found;
-  };
-  const services =
-    typeof host === "string"
-      ? find
-      : (): Promise<PluginServices> =>
-          host.extensions.state === "ready" ? find() : host.loadExtensions().then(find);
+export function pluginGatewayMounts(host: PluginHostHandle): GatewayMount[] {
+  const services = servicesOf(host);
   return [
     pluginRoutes(services),
     hooksRoutes(async () => (await services()).hooks),
@@ -227,15 +226,12 @@ export function pluginGatewayMounts(host: string | PluginHostHandle): GatewayMou
  * Given the host: "starting" (ready: turns wait for the plugins) until its deferred plugin load finished, unready if
  * that load failed.
  */
-export function pluginHealthCheck(host: string | PluginHostHandle): () => Promise<HealthCheck> {
-  const root = typeof host === "string" ? host : host.workspace.root;
+export function pluginHealthCheck(host: PluginHostHandle): () => Promise<HealthCheck> {
   return async () => {
-    if (typeof host !== "string") {
-      const { state, error } = host.extensions;
-      if (state === "failed") return { ok: false, detail: `plugin runtime failed to start: ${error}` };
-      if (state !== "ready") return { ok: true, detail: "starting: turns wait until the plugins are loaded" };
-    }
-    const runtime = (await servicesFor(root))?.runtime;
+    const { state, error } = host.extensions;
+    if (state === "failed") return { ok: false, detail: `plugin runtime failed to start: ${error}` };
+    if (state !== "ready") return { ok: true, detail: "starting: turns wait until the plugins are loaded" };
+    const runtime = host.plugins?.runtime;
     if (!runtime?.started) return { ok: false, detail: "plugin runtime not started" };
     const generation = runtime.current();
     const failed = generation.plugins.filter((p) => p.state === "error").length;

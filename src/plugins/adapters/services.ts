@@ -46,12 +46,6 @@ export interface PluginServices {
   close(): Promise<void>;
 }
 
-const attached = new WeakMap<PluginRuntime, PluginServices>();
-
-export function pluginServicesOf(runtime: PluginRuntime): PluginServices | undefined {
-  return attached.get(runtime);
-}
-
 async function drain(bus: EventBusApi | null, timeoutMs: number): Promise<void> {
   if (!bus) return;
   const deadline = performance.now() + timeoutMs;
@@ -59,10 +53,8 @@ async function drain(bus: EventBusApi | null, timeoutMs: number): Promise<void> 
     await Bun.sleep(5);
 }
 
-/** Attach the services to a runtime (once; later calls return the same object and ignore their options). */
-export function attachPluginServices(runtime: PluginRuntime, options: PluginServicesOptions = {}): PluginServices {
-  const existing = attached.get(runtime);
-  if (existing) return existing;
+/** The services of a runtime; made by PluginRuntime.attachServices(), which holds them. */
+export function createPluginServices(runtime: PluginRuntime, options: PluginServicesOptions = {}): PluginServices {
   const logger: Logger = runtime.host.logger;
   const bus = busOf(runtime.host.events);
   const current = () => (runtime.started ? runtime.current() : null);
@@ -124,9 +116,7 @@ export function attachPluginServices(runtime: PluginRuntime, options: PluginServ
         const last = live;
         live = null;
         await Promise.all([...(last?.adapters.hook ?? []).map((a) => a.deactivate()), hooksFeed?.stop()]);
-        attached.delete(runtime);
       })()),
   };
-  attached.set(runtime, services);
   return services;
 }

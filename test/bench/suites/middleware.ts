@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { openAgentHost, type AgentHost } from "../../../src/agent/index.ts";
 import type { Stage } from "../../../src/agent/envelopes.ts";
 import { setLogSink } from "../../../src/core/logger.ts";
-import { createPluginExtensions, pluginServicesFor } from "../../../src/plugins/host-extensions.ts";
+import { createPluginExtensions } from "../../../src/plugins/host-extensions.ts";
 import { loadInThread } from "../../../src/plugins/wasm/bare.ts";
 import type { WasmPluginInstance } from "../../../src/plugins/wasm/instance.ts";
 import { EXECUTION_TIME_SAMPLES } from "../../../src/plugins/wasm/limits.ts";
@@ -105,7 +105,7 @@ const PLUGINS = [
 async function measure(ctx: BenchContext, plugin: string, capability: string): Promise<Measured> {
   const root = workspace(ctx, plugin);
   const host = await openAgentHost({ workspace: root, extend: createPluginExtensions({ cron: false }) });
-  const services = pluginServicesFor(host.workspace.root)!;
+  const services = host.plugins!;
   const turns = stats(await turnSamples(host));
   const stage: Stage = "inbound";
   const generation = services.runtime.current();

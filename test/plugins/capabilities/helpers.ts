@@ -7,7 +7,6 @@ import { setLogSink } from "../../../src/core/logger.ts";
 import {
   createPluginExtensions,
   type PluginExtensionOptions,
-  pluginServicesFor,
 } from "../../../src/plugins/host-extensions.ts";
 import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
 import type { PrxError } from "../../../src/core/errors.ts";
@@ -54,7 +53,7 @@ export interface OpenedHost {
 /** An agent host with the plugin extensions, as the CLI opens it (cron off unless asked). */
 export async function openHost(root: string, options: PluginExtensionOptions = { cron: false }): Promise<OpenedHost> {
   const host = await openAgentHost({ workspace: root, extend: createPluginExtensions(options), env: {} });
-  return { host, services: pluginServicesFor(host.workspace.root)! };
+  return { host, services: host.plugins! };
 }
 
 /** A fake provider, a workspace with these test plugins, and a host on it; close() undoes all three. */

@@ -232,7 +232,7 @@ describe("the gateway app with pluginGatewayMounts", () => {
       auth,
       version: "test",
       startedAt: Date.now(),
-      mounts: pluginGatewayMounts(opened.host.workspace.root),
+      mounts: pluginGatewayMounts(opened.host),
     });
     const get = (path: string, withToken = true) =>
       app.handle(
@@ -242,7 +242,8 @@ describe("the gateway app with pluginGatewayMounts", () => {
     const list = await body(await get("/api/plugins"));
     expect(list.count).toBe(ALL.length);
     expect((await get("/api/hooks")).status).toBe(200);
-    const orphan = pluginGatewayMounts("/nonexistent/workspace").reduce(
+    const bare = { workspace: { root: "/nowhere" }, extensions: { state: "ready" as const }, loadExtensions: async () => {}, plugins: undefined };
+    const orphan = pluginGatewayMounts(bare).reduce(
       (a, mount) => mount(a),
       new Elysia().onError(({ error }) => errorResponse(error as PrxError)),
     );

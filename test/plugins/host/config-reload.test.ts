@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAgentHost } from "../../../src/agent/index.ts";
-import { pluginExtensions, pluginServicesFor } from "../../../src/plugins/host-extensions.ts";
+import { pluginExtensions } from "../../../src/plugins/host-extensions.ts";
 import { listPlugins } from "../../../src/plugins/api.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "prx-grant-"));
@@ -15,7 +15,7 @@ test("a missing grant, then granted in config.toml, then reload: the plugin beco
   writeFileSync(join(dir, "config.toml"), `default_provider = "offline"\n`);
   const host = await openAgentHost({ workspace: dir, extend: pluginExtensions });
   try {
-    const runtime = pluginServicesFor(host.workspace.root)!.runtime;
+    const runtime = host.plugins!.runtime;
     const before = listPlugins(runtime).plugins.find((p) => p.name === "http-tool")!;
     expect(before.status).toBe("error");
     expect(before.permissions.missing).toEqual(["http-outbound"]);

@@ -27,7 +27,7 @@ beforeAll(async () => {
     auth,
     version: "test",
     startedAt: Date.now(),
-    mounts: pluginGatewayMounts(host.workspace.root),
+    mounts: pluginGatewayMounts(host),
     clientAddress: () => "127.0.0.1",
   }));
 });

@@ -6,7 +6,6 @@ import { ConfigSchema } from "../../../src/config/schema.ts";
 import { openDatabase, closeDatabase } from "../../../src/core/database.ts";
 import { createLogger } from "../../../src/core/logger.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
-import { attachPluginServices } from "../../../src/plugins/adapters/services.ts";
 import { pluginInfo } from "../../../src/plugins/api.ts";
 import { EventBus } from "../../../src/plugins/events/index.ts";
 import { getPluginRuntime, type PluginRuntime } from "../../../src/plugins/runtime.ts";
@@ -64,7 +63,7 @@ function start(transport: (typeof TRANSPORTS)[number]): { runtime: PluginRuntime
 describe.each(TRANSPORTS)("reload of a remote plugin (%s)", (transport) => {
   test("the new worker serves after the swap; the old one finishes its in-flight call, then shuts down", async () => {
     const { runtime, gate, ws } = start(transport);
-    const services = attachPluginServices(runtime, { cron: false, hooks: false });
+    const services = runtime.attachServices({ cron: false, hooks: false });
     cleanup.push(() => services.close());
     const first = await runtime.start();
     const model = services.remoteProviders.resolve("remote:assist-remote")!;

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import type { Database } from "bun:sqlite";
 import { openAgentHost, type AgentHost } from "../../../src/agent/index.ts";
 import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
-import { createPluginExtensions, pluginServicesFor } from "../../../src/plugins/host-extensions.ts";
+import { createPluginExtensions } from "../../../src/plugins/host-extensions.ts";
 
 export const EXAMPLE_DIR = resolve(import.meta.dir, "../../../plugins/example-remote");
 export const ASSIST_DIR = join(import.meta.dir, "fixtures", "assist-remote");
@@ -52,7 +52,7 @@ export function fakeConfig(url: string, extra = ""): string {
 /** An agent host as the CLI opens it: the workspace plugin runtime wired in (cron off). */
 export async function openHost(root: string): Promise<{ host: AgentHost; services: PluginServices }> {
   const host = await openAgentHost({ workspace: root, extend: createPluginExtensions({ cron: false }), env: {} });
-  return { host, services: pluginServicesFor(host.workspace.root)! };
+  return { host, services: host.plugins! };
 }
 
 /** A persisted remote-plugin setting (JSON-decoded), or undefined. */
