@@ -4,8 +4,6 @@ export {
   getPluginRuntime,
   findPluginRuntime,
   loaderResolver,
-  registerLoader,
-  registeredLoader,
   PluginRuntime,
   type PluginRuntimeOptions,
   type RuntimeServices,

@@ -12,7 +12,7 @@ export const PLUGIN_LOAD_TIMEOUT_MS = 60_000;
 /** Headroom over a remote plugin's own ready_timeout_ms, so its supervisor reports the timeout, not the generation. */
 export const REMOTE_LOAD_MARGIN_MS = 5_000;
 
-/** Loader lookup by kind; the runtime combines its own, the global registry and lazily imported built-ins. */
+/** Loader lookup by kind; the runtime combines its own loaders and the lazily imported built-ins. */
 export type LoaderResolver = (kind: PluginKind) => Promise<PluginLoader | undefined>;
 
 /** What loading one plugin needs from the build. */

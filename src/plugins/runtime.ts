@@ -23,7 +23,7 @@ export type RuntimeServices = Omit<PluginHostServices, "workspace" | "events" | 
 export interface PluginRuntimeOptions {
   /** Read at every build (start and each reload) for enabled/grant/config. Default: the workspace's config.toml. */
   config?: Config | (() => Config);
-  /** Loaders for this runtime only; they win over registerLoader() and the built-ins. */
+  /** Loaders for this runtime only; they win over the built-ins. */
   loaders?: PluginLoader[];
   /** Adapter factories per capability type (default: defaultAdapterFactories()). */
   factories?: AdapterFactories;
@@ -41,17 +41,6 @@ export interface ReloadOptions {
   force?: boolean;
 }
 
-const registry = new Map<PluginKind, PluginLoader>();
-
-/** Register a loader for every kind it declares (process-wide; a runtime's own `loaders` option wins). */
-export function registerLoader(loader: PluginLoader): void {
-  for (const kind of loader.kinds) registry.set(kind, loader);
-}
-
-export function registeredLoader(kind: PluginKind): PluginLoader | undefined {
-  return registry.get(kind);
-}
-
 /** The built-in loaders, imported on first use so commands without plugins stay light. */
 async function builtinLoader(kind: PluginKind): Promise<PluginLoader | undefined> {
   if (kind === "wasm-component" || kind === "wasm-module") {
@@ -65,11 +54,11 @@ async function builtinLoader(kind: PluginKind): Promise<PluginLoader | undefined
   return undefined;
 }
 
-/** Loader lookup: the given loaders first, then registerLoader(), then the built-ins. */
+/** Loader lookup: the given loaders first, then the built-ins. */
 export function loaderResolver(own: readonly PluginLoader[] = []): LoaderResolver {
   const byKind = new Map<PluginKind, PluginLoader>();
   for (const loader of own) for (const kind of loader.kinds) byKind.set(kind, loader);
-  return async (kind) => byKind.get(kind) ?? registeredLoader(kind) ?? (await builtinLoader(kind));
+  return async (kind) => byKind.get(kind) ?? (await builtinLoader(kind));
 }
 
 /**
