@@ -12,7 +12,7 @@ import type { Provider, ProviderResolver } from "../providers/types.ts";
 import { createBuiltinTools, ToolRegistry } from "../tools/index.ts";
 import type { ToolSource } from "../tools/types.ts";
 import type { PluginServices } from "../plugins/adapters/services.ts";
-import { identityMiddleware, type MiddlewareRunner } from "./envelopes.ts";
+import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
 import { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
 import { SessionQueue } from "./session-queue.ts";
 import { SqliteSessionStore } from "./sessions.ts";
@@ -77,6 +77,8 @@ export interface ExtendBase {
   db: Database;
   memory: () => MemoryBackend | null;
   providers: ProviderResolver;
+  /** The host's session store (remote plugins read sessions as rooms through it). */
+  sessions: SqliteSessionStore;
 }
 
 export interface OpenAgentHostOptions {
@@ -116,7 +118,8 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   let memory: MemoryBackend | null = null;
   const providers = createProviderResolver(config, { env, external: (name) => extensions.provider?.(name) });
   const readConfig = options.config ? () => config : () => loadConfig(workspace.configPath, env).config;
-  const base: ExtendBase = { workspace, config, readConfig, db, memory: () => memory, providers };
+  const sessions = new SqliteSessionStore(db);
+  const base: ExtendBase = { workspace, config, readConfig, db, memory: () => memory, providers, sessions };
   const status: ExtensionsStatus = { state: options.extend ? "idle" : "ready" };
   const deferred = options.extend !== undefined && options.deferExtend === true && !needsExtensionsAtOpen(config);
   if (options.extend && !deferred) {
@@ -154,7 +157,6 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       status.state = "ready";
     })());
 
-  const sessions = new SqliteSessionStore(db);
   const queue = new SessionQueue();
   // Resolved per publish: with a deferred `extend`, the plugin bus arrives after open.
   const events: EventPublisher = {

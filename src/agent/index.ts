@@ -10,7 +10,5 @@ export { executeTurn, type TurnDeps, type TurnExtensions, type TurnTools } from 
 export { SqliteSessionStore, validateSessionId, SESSION_ID_MAX_BYTES, SESSION_ID_PATTERN } from "./sessions.ts";
 export { SessionQueue, SESSION_QUEUE_MAX } from "./session-queue.ts";
 export * from "./types.ts";
-export * from "./envelopes.ts";
-export * from "./lifecycle.ts";
 export * from "./session-export.ts";
 export { deleteSessionData, type SessionDeletion } from "./session-delete.ts";

@@ -1,6 +1,6 @@
 import { errorMessage } from "../core/errors.ts";
 import type { MemoryEntry } from "../memory/types.ts";
-import type { LifecycleName } from "./lifecycle.ts";
+import type { LifecycleName } from "../contracts/lifecycle.ts";
 import type { TurnDeps } from "./turn.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { ChatMessage, ToolCall, Usage } from "../providers/types.ts";
 import type { ToolResult } from "../tools/types.ts";
-import type { Stage } from "./envelopes.ts";
+import type { Stage } from "../contracts/envelopes.ts";
 
 /** One user message entering the agent, from any entry point (chat, agent CLI, gateway, channel). */
 export interface TurnInput {

@@ -2,7 +2,7 @@ import { createInterface } from "node:readline";
 import type { AgentHost } from "../agent/index.ts";
 import { errorMessage, isPrxError } from "../core/errors.ts";
 import { setLogSink } from "../core/logger.ts";
-import { InterruptController } from "../cli/interrupt.ts";
+import { InterruptController } from "./interrupt.ts";
 import { runChatCommand, type ChatState } from "./commands.ts";
 import { createChatOutput, type ChatOutput } from "./render.ts";
 

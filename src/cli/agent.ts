@@ -3,7 +3,7 @@ import type { AgentHost, TurnInput } from "../agent/index.ts";
 import { errorMessage } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import { parseCommand } from "./args.ts";
-import { InterruptController } from "./interrupt.ts";
+import { InterruptController } from "../chat/interrupt.ts";
 import { openHost } from "./open-host.ts";
 import { cliUserId, USER_ID_MAX_BYTES } from "./user.ts";
 

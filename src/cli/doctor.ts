@@ -37,7 +37,7 @@ async function probeProviders(config: Config): Promise<Check[]> {
 }
 
 async function pluginChecks(workspace: Workspace, config: Config): Promise<Check[]> {
-  const { describePlugins } = await import("../plugins/host-extensions.ts");
+  const { describePlugins } = await import("../agent/plugin-extensions.ts");
   try {
     const plugins = await describePlugins(workspace, config);
     if (plugins.length === 0) return [{ status: "ok", name: "plugins", detail: `none in ${workspace.pluginsDir}` }];

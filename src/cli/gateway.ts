@@ -31,7 +31,7 @@ export async function gatewayCommand(argv: string[], globals: { workspace?: stri
   // turns wait for it.
   const host = await openAgentHost({
     workspace: values.workspace ?? globals.workspace,
-    extend: async (base) => (await import("../plugins/host-extensions.ts")).pluginExtensions(base),
+    extend: async (base) => (await import("../agent/plugin-extensions.ts")).pluginExtensions(base),
     deferExtend: true,
   });
   const fileLog = (await import("../gateway/file-log.ts")).openGatewayFileLog(host.workspace.logsDir);

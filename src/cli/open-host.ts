@@ -5,6 +5,6 @@ import { openAgentHost, type AgentHost } from "../agent/index.ts";
  * here so the workspace plugin runtime is initialised before an explicitly selected wasm: backend resolves.
  */
 export async function openHost(workspace?: string): Promise<AgentHost> {
-  const { pluginExtensions } = await import("../plugins/host-extensions.ts");
+  const { pluginExtensions } = await import("../agent/plugin-extensions.ts");
   return openAgentHost({ workspace, extend: pluginExtensions });
 }

@@ -191,7 +191,7 @@ async function probe(
     }
   }
   const { parseProbeRequest, runProbe } = await import("../plugins/probes.ts");
-  const { withPluginServices } = await import("../plugins/host-extensions.ts");
+  const { withPluginServices } = await import("../agent/plugin-extensions.ts");
   const request = parseProbeRequest({ ...(fields as object), action, ...(plugin !== undefined ? { plugin } : {}) });
   const { config } = loadConfig(workspace.configPath);
   const response = await withPluginServices(workspace, config, (services) => runProbe(services, request));

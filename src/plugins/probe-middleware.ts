@@ -1,4 +1,4 @@
-import { EnvelopeSchemas, MiddlewareBlock, type Stage } from "../agent/envelopes.ts";
+import { EnvelopeSchemas, MiddlewareBlock, type Stage } from "../contracts/envelopes.ts";
 import { PrxError } from "../core/errors.ts";
 import type { Generation } from "./generation.ts";
 import { MiddlewareChain } from "./middleware/chain.ts";

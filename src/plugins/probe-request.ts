@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Stages } from "../agent/envelopes.ts";
+import { Stages } from "../contracts/envelopes.ts";
 import { lazy } from "../core/lazy.ts";
 import { PrxError } from "../core/errors.ts";
 import { ChatMessageSchema } from "../providers/types.ts";

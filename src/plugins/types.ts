@@ -6,7 +6,7 @@ import type { Workspace } from "../core/workspace.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import type { ProviderResolver } from "../providers/types.ts";
 import type { DeliveryDepths } from "./remote/event-depth.ts";
-import type { RemoteHostBindings } from "./remote/types.ts";
+import type { RemoteHostBindings, SessionSource } from "./remote/types.ts";
 
 /**
  * Contracts between the plugin runtime (registry, generations, adapters) and the loaders that turn an
@@ -78,6 +78,11 @@ export interface PluginHostServices {
   logger: Logger;
   /** The configuration the runtime builds with, read at call time (remote plugins' default model and character). */
   config?: () => Config;
+  /**
+   * The agent host's sessions (remote plugins see a session as a room, its messages as history); absent outside an
+   * agent host (`prx plugins`), where remote plugins find no rooms.
+   */
+  sessions?: SessionSource;
   /** What this runtime's remote plugins share (host bindings, event depths): made by the remote loader on first use. */
   remote?: RemoteHostState;
 }

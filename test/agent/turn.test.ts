@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
-import type { Envelopes, MiddlewareRunner, Stage } from "../../src/agent/envelopes.ts";
+import type { Envelopes, MiddlewareRunner, Stage } from "../../src/contracts/envelopes.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import type { EventPublisher } from "../../src/core/events.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";

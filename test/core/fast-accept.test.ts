@@ -13,7 +13,7 @@ import {
   isPlainOutbound,
   LlmResponseEnvelopeSchema,
   OutboundEnvelopeSchema,
-} from "../../src/agent/envelopes.ts";
+} from "../../src/contracts/envelopes.ts";
 import { FromWorkerSchema, isPlainCallResult } from "../../src/plugins/wasm/protocol.ts";
 import {
   isPlainHostRpc,

@@ -8,7 +8,7 @@ import { buildGateway } from "../../src/gateway/app.ts";
 import { AuthService } from "../../src/gateway/auth/service.ts";
 import { pluginGatewayMounts, pluginHealthCheck } from "../../src/gateway/routes/plugins.ts";
 import { NoneMemory } from "../../src/memory/index.ts";
-import { pluginExtensions } from "../../src/plugins/host-extensions.ts";
+import { pluginExtensions } from "../../src/agent/plugin-extensions.ts";
 import { json } from "./harness.ts";
 
 /** The gateway listens before its plugin runtime starts (OpenAgentHostOptions.deferExtend). */

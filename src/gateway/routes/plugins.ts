@@ -22,17 +22,14 @@ const ProbeBodySchema = z.looseObject({ action: z.string() });
 interface PluginModules {
   api: typeof import("../../plugins/api.ts");
   probes: typeof import("../../plugins/probes.ts");
-  host: typeof import("../../plugins/host-extensions.ts");
 }
 let modules: PluginModules | undefined;
 let loadingModules: Promise<PluginModules> | undefined;
 function pluginModules(): Promise<PluginModules> {
   if (modules) return Promise.resolve(modules);
-  return (loadingModules ??= Promise.all([
-    import("../../plugins/api.ts"),
-    import("../../plugins/probes.ts"),
-    import("../../plugins/host-extensions.ts"),
-  ]).then(([api, probes, host]) => (modules = { api, probes, host })));
+  return (loadingModules ??= Promise.all([import("../../plugins/api.ts"), import("../../plugins/probes.ts")]).then(
+    ([api, probes]) => (modules = { api, probes }),
+  ));
 }
 loadBeforeDocs(pluginModules);
 

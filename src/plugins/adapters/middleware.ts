@@ -1,5 +1,5 @@
-import type { Envelopes, MiddlewareRunner, Stage, StageOutput } from "../../agent/envelopes.ts";
-import { Stages } from "../../agent/envelopes.ts";
+import type { Envelopes, MiddlewareRunner, Stage, StageOutput } from "../../contracts/envelopes.ts";
+import { Stages } from "../../contracts/envelopes.ts";
 import type { MiddlewareChain } from "../middleware/chain.ts";
 import type { MiddlewareEntry, MiddlewareOutcome } from "../middleware/types.ts";
 import type { AdapterStatus } from "../status.ts";

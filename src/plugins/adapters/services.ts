@@ -1,4 +1,4 @@
-import type { MiddlewareRunner } from "../../agent/envelopes.ts";
+import type { MiddlewareRunner } from "../../contracts/envelopes.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import { CronScheduler } from "../cron/scheduler.ts";

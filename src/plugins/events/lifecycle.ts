@@ -1,6 +1,6 @@
 import type { EventPublisher } from "../../core/events.ts";
-import { LIFECYCLE_TOPIC_PREFIX, LifecycleNames, lifecycleTopic } from "../../agent/lifecycle.ts";
-import type { LifecycleName } from "../../agent/lifecycle.ts";
+import { LIFECYCLE_TOPIC_PREFIX, LifecycleNames, lifecycleTopic } from "../../contracts/lifecycle.ts";
+import type { LifecycleName } from "../../contracts/lifecycle.ts";
 
 /**
  * Bridge between the agent loop's native lifecycle names and the documented `prx.lifecycle.*` topics.

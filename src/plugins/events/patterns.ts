@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { lazy } from "../../core/lazy.ts";
 import { PrxError } from "../../core/errors.ts";
-import { LifecycleNames, lifecycleTopic } from "../../agent/lifecycle.ts";
+import { LifecycleNames, lifecycleTopic } from "../../contracts/lifecycle.ts";
 import { EVENT_TOPIC_MAX_BYTES, EVENT_TOPIC_MIN_BYTES } from "./limits.ts";
 
 /**

@@ -1,5 +1,5 @@
-import { MiddlewareBlock, Stages } from "../../agent/envelopes.ts";
-import type { Envelopes, MiddlewareRunner, Stage, StageOutput } from "../../agent/envelopes.ts";
+import { MiddlewareBlock, Stages } from "../../contracts/envelopes.ts";
+import type { Envelopes, MiddlewareRunner, Stage, StageOutput } from "../../contracts/envelopes.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { createLogger } from "../../core/logger.ts";
 import type { Logger } from "../../core/logger.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EnvelopeParsers, type Envelopes, type Stage } from "../../agent/envelopes.ts";
+import { EnvelopeParsers, type Envelopes, type Stage } from "../../contracts/envelopes.ts";
 import { isPlainObject, withFastAccept } from "../../core/fast-accept.ts";
 import type { MiddlewareFailureKind } from "./types.ts";
 

@@ -1,4 +1,4 @@
-import type { Stage } from "../../agent/envelopes.ts";
+import type { Stage } from "../../contracts/envelopes.ts";
 
 /** One middleware capability of one plugin, as a generation's adapter exposes it to the chain. */
 export interface MiddlewareEntry {

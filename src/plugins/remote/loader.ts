@@ -1,4 +1,3 @@
-import { SqliteSessionStore } from "../../agent/sessions.ts";
 import { loadConfig } from "../../config/loader.ts";
 import { PrxError } from "../../core/errors.ts";
 import { resolveModelChoice } from "../../providers/routes.ts";
@@ -31,7 +30,7 @@ const noProviders: ProviderResolver = {
 export function remoteBindingsFor(host: PluginHostServices): RemoteHostBindings {
   const state = (host.remote ??= {});
   if (state.bindings) return state.bindings;
-  const sessions = new SqliteSessionStore(host.db);
+  const sessions = host.sessions;
   const config = () => configOf(host);
   const bindings = createRemoteHostBindings({
     db: host.db,
@@ -39,12 +38,11 @@ export function remoteBindingsFor(host: PluginHostServices): RemoteHostBindings 
     providers: host.providers ?? noProviders,
     events: host.events,
     model: () => resolveModelChoice(config(), {}),
-    sessions,
+    ...(sessions ? { sessions } : {}),
     history: (sessionId, limit): HistoryMessage[] =>
-      sessions
-        .history(sessionId, limit)
+      (sessions?.messages(sessionId, limit) ?? [])
         .filter((m) => (m.role === "user" || m.role === "assistant") && m.content.trim() !== "")
-        .map((m) => ({ role: m.role, content: m.content })),
+        .map((m) => ({ role: m.role as "user" | "assistant", content: m.content })),
   });
   const depths = deliveryDepthsFor(host);
   const wired: RemoteHostBindings = {

@@ -1,9 +1,9 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openAgentHost, type AgentHost } from "../../../src/agent/index.ts";
-import type { Stage } from "../../../src/agent/envelopes.ts";
+import type { Stage } from "../../../src/contracts/envelopes.ts";
 import { setLogSink } from "../../../src/core/logger.ts";
-import { createPluginExtensions } from "../../../src/plugins/host-extensions.ts";
+import { createPluginExtensions } from "../../../src/agent/plugin-extensions.ts";
 import { loadInThread } from "../../../src/plugins/wasm/bare.ts";
 import type { WasmPluginInstance } from "../../../src/plugins/wasm/instance.ts";
 import { EXECUTION_TIME_SAMPLES } from "../../../src/plugins/wasm/limits.ts";

@@ -7,7 +7,7 @@ import { setLogSink } from "../../../src/core/logger.ts";
 import {
   createPluginExtensions,
   type PluginExtensionOptions,
-} from "../../../src/plugins/host-extensions.ts";
+} from "../../../src/agent/plugin-extensions.ts";
 import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
 import type { PrxError } from "../../../src/core/errors.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/openai-server.ts";

@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAgentHost } from "../../../src/agent/index.ts";
-import { pluginExtensions } from "../../../src/plugins/host-extensions.ts";
+import { pluginExtensions } from "../../../src/agent/plugin-extensions.ts";
 import { listPlugins } from "../../../src/plugins/api.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "prx-grant-"));

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { MiddlewareBlock } from "../../../src/agent/envelopes.ts";
-import type { Envelopes, Stage, StageOutput } from "../../../src/agent/envelopes.ts";
+import { MiddlewareBlock } from "../../../src/contracts/envelopes.ts";
+import type { Envelopes, Stage, StageOutput } from "../../../src/contracts/envelopes.ts";
 import { MiddlewareChain } from "../../../src/plugins/middleware/index.ts";
 import type {
   MiddlewareEntry,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { Envelopes } from "../../../src/agent/envelopes.ts";
+import type { Envelopes } from "../../../src/contracts/envelopes.ts";
 import { PrxError } from "../../../src/core/errors.ts";
 import {
   blockInError,

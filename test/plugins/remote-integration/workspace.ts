@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import type { Database } from "bun:sqlite";
 import { openAgentHost, type AgentHost } from "../../../src/agent/index.ts";
 import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
-import { createPluginExtensions } from "../../../src/plugins/host-extensions.ts";
+import { createPluginExtensions } from "../../../src/agent/plugin-extensions.ts";
 
 export const EXAMPLE_DIR = resolve(import.meta.dir, "../../../plugins/example-remote");
 export const ASSIST_DIR = join(import.meta.dir, "fixtures", "assist-remote");

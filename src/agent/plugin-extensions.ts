@@ -1,14 +1,14 @@
-import type { HostExtensions, OpenAgentHostOptions } from "../agent/host.ts";
+import type { HostExtensions, OpenAgentHostOptions } from "./host.ts";
 import type { Config } from "../config/schema.ts";
 import { openDatabase } from "../core/database.ts";
 import { createLogger } from "../core/logger.ts";
 import type { Workspace } from "../core/workspace.ts";
-import type { PluginServicesOptions } from "./adapters/services.ts";
-import { remoteContext, runRemoteEvaluators } from "./adapters/remote-proxies.ts";
-import { listPlugins, type PluginStatusName } from "./api.ts";
-import { lenientPublisher } from "./events/index.ts";
-import { createManageToolSource } from "./manage-tool.ts";
-import { getPluginRuntime, type PluginRuntime, type RuntimeServices } from "./runtime.ts";
+import type { PluginServicesOptions } from "../plugins/adapters/services.ts";
+import { remoteContext, runRemoteEvaluators } from "../plugins/adapters/remote-proxies.ts";
+import { listPlugins, type PluginStatusName } from "../plugins/api.ts";
+import { lenientPublisher } from "../plugins/events/index.ts";
+import { createManageToolSource } from "../plugins/manage-tool.ts";
+import { getPluginRuntime, type PluginRuntime, type RuntimeServices } from "../plugins/runtime.ts";
 
 export interface PluginSummary {
   name: string;
@@ -46,8 +46,8 @@ export function createPluginExtensions(
   options: PluginExtensionOptions = {},
 ): NonNullable<OpenAgentHostOptions["extend"]> {
   // `readConfig` re-reads config.toml at every build, so a grant added to it takes effect on the next reload.
-  return async ({ workspace, readConfig, db, memory, providers }) => {
-    const runtime = await openRuntime(workspace, readConfig, { db, memory, providers }, options);
+  return async ({ workspace, readConfig, db, memory, providers, sessions }) => {
+    const runtime = await openRuntime(workspace, readConfig, { db, memory, providers, sessions }, options);
     const services = runtime.services ?? runtime.attachServices(options);
     const remoteLog = runtime.host.logger.child("remote");
     const extensions: HostExtensions = {

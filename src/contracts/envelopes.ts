@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isPlainObject, withFastAccept, type Parser } from "../core/fast-accept.ts";
-import { ChatMessageSchema, ToolCallSchema, ToolSpecSchema, UsageSchema } from "../providers/types.ts";
+import { ChatMessageSchema, ToolCallSchema, ToolSpecSchema, UsageSchema } from "./chat.ts";
 
 /**
  * The JSON envelopes passed through the four middleware stages. A middleware receives one and returns

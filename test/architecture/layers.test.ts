@@ -1,0 +1,54 @@
+/**
+ * README's arrow, checked on the import graph of src/: cli -> gateway/chat/channels -> agent ->
+ * plugins -> tools -> providers/memory -> contracts/config -> core. Type-only imports count too.
+ */
+import { expect, test } from "bun:test";
+import { importsOf, sourceFiles, subsystemOf } from "./imports.ts";
+
+const BASE = ["core"];
+const SHARED = [...BASE, "config", "contracts"];
+const SERVICES = [...SHARED, "providers", "memory"];
+const RUNTIME = [...SERVICES, "tools", "plugins"];
+const HOSTS = [...RUNTIME, "agent"];
+
+/** What each subsystem may import besides itself; a subsystem missing here fails the test until it is placed. */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  core: [],
+  config: BASE,
+  contracts: BASE,
+  providers: SHARED,
+  memory: SHARED,
+  tools: [...SHARED, "providers", "memory"],
+  plugins: [...SERVICES, "tools"],
+  agent: RUNTIME,
+  chat: HOSTS,
+  gateway: HOSTS,
+  channels: HOSTS,
+  // package.json (the version) sits at the repository root
+  cli: [...HOSTS, "chat", "gateway", "channels", ".."],
+};
+
+test("every import points inward, as README's architecture says", () => {
+  const wrong: string[] = [];
+  for (const file of sourceFiles()) {
+    const from = subsystemOf(file);
+    const allowed = MAY_IMPORT[from];
+    if (!allowed) {
+      wrong.push(`${file}: subsystem "${from}" has no place in the layers (add it to MAY_IMPORT)`);
+      continue;
+    }
+    for (const edge of importsOf(file)) {
+      // files of dependencies reached by path (a Worker bundle of preview2-shim) are not subsystems
+      if (edge.to.startsWith("node_modules/")) continue;
+      const to = subsystemOf(edge.to);
+      if (to !== from && !allowed.includes(to)) wrong.push(`${file} imports ${edge.to} (${from} -> ${to})`);
+    }
+  }
+  expect(wrong).toEqual([]);
+});
+
+test("the plugin runtime imports nothing of the agent, and nothing imports the CLI", () => {
+  const edges = sourceFiles().flatMap(importsOf);
+  expect(edges.filter((e) => e.from.startsWith("src/plugins/") && e.to.startsWith("src/agent/"))).toEqual([]);
+  expect(edges.filter((e) => !e.from.startsWith("src/cli/") && e.to.startsWith("src/cli/"))).toEqual([]);
+});
