@@ -66,14 +66,14 @@ export const ChatCompletionRequestSchema = lazy(() =>
         .optional()
         .describe("tools the client runs: a call to one ends the answer with finish_reason tool_calls"),
       tool_choice: z
-        .union([
-          z.enum(["auto", "none"]),
-          z.literal("required", { error: `tool_choice "required" ${NOT_SUPPORTED}` }),
-          z.looseObject({ type: z.string() }).transform((_value, context) => {
-            context.addIssue({ code: "custom", message: `a named tool_choice ${NOT_SUPPORTED}` });
-            return z.NEVER;
-          }),
-        ])
+        .enum(["auto", "none"], {
+          error: (issue) =>
+            issue.input === "required"
+              ? `tool_choice "required" ${NOT_SUPPORTED}`
+              : typeof issue.input === "object" && issue.input !== null
+                ? `a named tool_choice ${NOT_SUPPORTED}`
+                : 'tool_choice must be "auto" or "none"',
+        })
         .nullable()
         .optional(),
       parallel_tool_calls: z.boolean().nullable().optional(),
