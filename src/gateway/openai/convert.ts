@@ -64,19 +64,20 @@ function toChatMessage(message: OpenAIMessage, index: number): ChatMessage {
  * before the conversation goes on.
  */
 function checkToolPairing(messages: OpenAIMessage[]): void {
-  let open = new Set<string>();
+  // Null until an assistant message calls tools: a plain conversation allocates nothing here (per-request path).
+  let open: Set<string> | null = null;
   let opener = -1;
   const unanswered = () =>
     new PrxError(
       "BAD_REQUEST",
-      `messages[${opener}]: the assistant's tool calls ${[...open].join(", ")} have no tool message answering them`,
+      `messages[${opener}]: the assistant's tool calls ${[...open!].join(", ")} have no tool message answering them`,
       { hint: 'send one {"role": "tool", "tool_call_id": <id>, "content": <result>} per call right after it' },
     );
   for (const [index, message] of messages.entries()) {
     if (message.role === "tool") {
       const id = message.tool_call_id;
       if (id === undefined) throw new PrxError("BAD_REQUEST", `messages[${index}]: a tool message needs tool_call_id`);
-      if (!open.delete(id)) {
+      if (!open?.delete(id)) {
         throw new PrxError(
           "BAD_REQUEST",
           `messages[${index}]: tool_call_id "${id}" does not answer a pending tool call of the assistant message before it`,
@@ -85,13 +86,13 @@ function checkToolPairing(messages: OpenAIMessage[]): void {
       }
       continue;
     }
-    if (open.size > 0) throw unanswered();
+    if (open && open.size > 0) throw unanswered();
     if (message.role === "assistant" && message.tool_calls?.length) {
       open = new Set(message.tool_calls.map((call) => call.id));
       opener = index;
     }
   }
-  if (open.size > 0) throw unanswered();
+  if (open && open.size > 0) throw unanswered();
 }
 
 /**

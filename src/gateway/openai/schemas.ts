@@ -79,11 +79,11 @@ export const ChatCompletionRequestSchema = lazy(() =>
       parallel_tool_calls: z.boolean().nullable().optional(),
       functions: z
         .unknown()
-        .refine((value) => value === undefined, { message: "the legacy functions field is not supported; send tools" })
+        .refine((value) => value === undefined || value === null, { message: "the legacy functions field is not supported; send tools" })
         .optional(),
       function_call: z
         .unknown()
-        .refine((value) => value === undefined, {
+        .refine((value) => value === undefined || value === null, {
           message: "the legacy function_call field is not supported; send tool_choice",
         })
         .optional(),
