@@ -79,7 +79,9 @@ export const ChatCompletionRequestSchema = lazy(() =>
       parallel_tool_calls: z.boolean().nullable().optional(),
       functions: z
         .unknown()
-        .refine((value) => value === undefined || value === null, { message: "the legacy functions field is not supported; send tools" })
+        .refine((value) => value === undefined || value === null, {
+          message: "the legacy functions field is not supported; send tools",
+        })
         .optional(),
       function_call: z
         .unknown()
@@ -93,7 +95,7 @@ export const ChatCompletionRequestSchema = lazy(() =>
       max_tokens: z.number().int().positive().nullable().optional(),
       user: z.string().optional(),
     })
-    .describe("OpenAI-compatible chat completion request; the last message must be from the user"),
+    .describe("OpenAI-compatible chat completion request; the last message is the user's, or tool results"),
 );
 
 export type ChatCompletionRequest = z.infer<ReturnType<typeof ChatCompletionRequestSchema>>;
