@@ -116,7 +116,11 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
 
   let extensions: HostExtensions = {};
   let memory: MemoryBackend | null = null;
-  const providers = createProviderResolver(config, { env, external: (name) => extensions.provider?.(name) });
+  const providers = createProviderResolver(config, {
+    env,
+    external: (name) => extensions.provider?.(name),
+    configPath: loaded.path,
+  });
   const readConfig = options.config ? () => config : () => loadConfig(workspace.configPath, env).config;
   const sessions = new SqliteSessionStore(db);
   const base: ExtendBase = { workspace, config, readConfig, db, memory: () => memory, providers, sessions };

@@ -7,7 +7,7 @@ import type { PluginServicesOptions } from "../plugins/adapters/services.ts";
 import { remoteContext, runRemoteEvaluators } from "../plugins/adapters/remote-proxies.ts";
 import { listPlugins, type PluginStatusName } from "../plugins/api.ts";
 import { lenientPublisher } from "../plugins/events/index.ts";
-import { createManageToolSource } from "../plugins/manage-tool.ts";
+import { createManageToolSource, MANAGE_TOOL_NAME } from "../plugins/manage-tool.ts";
 import { getPluginRuntime, type PluginRuntime, type RuntimeServices } from "../plugins/runtime.ts";
 
 export interface PluginSummary {
@@ -37,7 +37,9 @@ export type PluginExtensionOptions = PluginServicesOptions;
 
 /**
  * The workspace plugin runtime's contributions to an agent host: its event bus (lenient: a refused lifecycle
- * publish never fails a turn), the stable tool router plus wasm_plugins_manage, the stable middleware runner, and
+ * publish never fails a turn), the stable tool router plus wasm_plugins_manage when `[tools] enabled` opts in to it
+ * (off by default: a prompt-injected message must not reload or probe plugins; the owner has `prx plugins probe`
+ * and POST /api/plugins/:name/probe), the stable middleware runner, and
  * `wasm:` provider and storage proxies, and remote plugins' prompt context, evaluators and `remote:` providers.
  * Everything resolves the current generation at call time. `plugins` is the typed handle the gateway's plugin
  * routes use.
@@ -46,7 +48,7 @@ export function createPluginExtensions(
   options: PluginExtensionOptions = {},
 ): NonNullable<OpenAgentHostOptions["extend"]> {
   // `readConfig` re-reads config.toml at every build, so a grant added to it takes effect on the next reload.
-  return async ({ workspace, readConfig, db, memory, providers, sessions }) => {
+  return async ({ workspace, config, readConfig, db, memory, providers, sessions }) => {
     const runtime = await openRuntime(workspace, readConfig, { db, memory, providers, sessions }, options);
     const services = runtime.services ?? runtime.attachServices(options);
     const remoteLog = runtime.host.logger.child("remote");
@@ -54,7 +56,7 @@ export function createPluginExtensions(
       events: lenientPublisher(runtime.host.events, runtime.host.logger.child("events")),
       middleware: services.middleware,
       // the management tool first: a source listed earlier wins a name (plugins cannot declare it anyway)
-      toolSources: [createManageToolSource(services), runtime.tools],
+      toolSources: manageToolOffered(config) ? [createManageToolSource(services), runtime.tools] : [runtime.tools],
       provider: (name) => services.providers.resolve(name) ?? services.remoteProviders.resolve(name),
       storage: (name) => services.storages.resolve(name),
       context: (input) => remoteContext(services.remotes, input, remoteLog),
@@ -64,6 +66,11 @@ export function createPluginExtensions(
     };
     return extensions;
   };
+}
+
+/** The model gets wasm_plugins_manage only when `[tools] enabled` lists it (and `disabled` does not). */
+export function manageToolOffered(config: Config): boolean {
+  return config.tools.enabled.includes(MANAGE_TOOL_NAME) && !config.tools.disabled.includes(MANAGE_TOOL_NAME);
 }
 
 /** The default extensions every CLI host uses (cron scheduler and hooks.json on). */

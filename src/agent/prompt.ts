@@ -22,7 +22,8 @@ export interface PromptParts {
   /** Extra context from plugin providers (remote providers, etc.). */
   context: string[];
   history: ChatMessage[];
-  user: string;
+  /** The new user message; absent when the turn continues from the history (it ends with tool results). */
+  user?: string;
 }
 
 /**
@@ -48,5 +49,7 @@ export function buildMessages(parts: PromptParts): ChatMessage[] {
   const lines = parts.memories.length > 0 ? memoryLines(parts.memories, parts.memoryTokens) : [];
   if (lines.length) system += `\n\nRelevant memories:\n${lines.join("\n")}`;
   for (const c of parts.context) if (c.trim()) system += `\n\n${c.trim()}`;
-  return [{ role: "system", content: system }, ...parts.history, { role: "user", content: parts.user }];
+  const head: ChatMessage = { role: "system", content: system };
+  if (parts.user === undefined) return [head, ...parts.history];
+  return [head, ...parts.history, { role: "user", content: parts.user }];
 }

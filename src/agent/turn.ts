@@ -2,13 +2,14 @@ import type { Config } from "../config/schema.ts";
 import { PrxError, errorMessage, toPrxError } from "../core/errors.ts";
 import type { EventPublisher } from "../core/events.ts";
 import type { MemoryBackend } from "../memory/types.ts";
-import type { StreamDelta, ChatMessage, ProviderResolver, ToolSpec } from "../providers/types.ts";
+import type { StreamDelta, ChatMessage, ProviderResolver, ToolCall, ToolSpec } from "../providers/types.ts";
 import type { ToolContext, ToolResult } from "../tools/types.ts";
 import { MiddlewareBlock, type Envelopes, type MiddlewareRunner, type Stage, type StageOutput } from "../contracts/envelopes.ts";
 import { lifecycleTopic, type LifecycleName } from "../contracts/lifecycle.ts";
 import { autoRecall } from "./recall.ts";
 import { buildMessages } from "./prompt.ts";
-import type { SqliteSessionStore } from "./sessions.ts";
+import { validateSessionId, type SqliteSessionStore } from "./sessions.ts";
+import { lastUserText, runToolRound, safely } from "./tool-round.ts";
 import type { TurnBlock, TurnInput, TurnResult, TurnToolRecord } from "./types.ts";
 import { addUsage, ZERO_USAGE } from "./usage.ts";
 
@@ -38,20 +39,13 @@ export interface TurnDeps {
   extensions?: TurnExtensions;
 }
 
-function safely(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // Observers are UI callbacks; a failing UI must not break the turn.
-  }
-}
-
 /** What a finished turn reports besides its text. */
 type TurnOutcome = Pick<TurnResult, "model" | "provider" | "usage" | "toolCalls" | "iterations">;
 
 /**
  * One turn of the agent: inbound middleware -> loop { llm_request -> provider -> llm_response -> tools }
- * -> outbound middleware. The session keeps everything said, even when the turn fails part-way.
+ * -> outbound middleware. The session keeps everything said, even when the turn fails part-way; a turn that cannot
+ * start (bad session id, unknown provider or model) stores nothing, and a session is created with its first message.
  */
 export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<TurnResult> {
   const { config, events, middleware } = deps;
@@ -77,15 +71,21 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
   // stateless turn with no observer (the gateway's JSON chat completion) asks for one whole response: fewer bytes,
   // packets and parses per turn.
   const wantDeltas = observer.onDelta !== undefined || persist;
+  const clientTools = input.clientTools ?? [];
+  const clientNames = clientTools.length > 0 ? new Set(clientTools.map((tool) => tool.name)) : undefined;
+  const continuing = input.continueFromHistory === true;
 
   emit("agent_start", { text_length: input.text.length });
   const pending: ChatMessage[] = [];
+  let stored = false;
   const flush = () => {
-    if (persist && pending.length) deps.sessions.append(input.sessionId, pending.splice(0));
-    else pending.length = 0;
+    if (!persist || pending.length === 0) return void (pending.length = 0);
+    if (!stored) deps.sessions.ensure(input.sessionId, input.channel);
+    stored = true;
+    deps.sessions.append(input.sessionId, pending.splice(0));
   };
   /** The reply lands in the session and the turn completes (a block is a completed turn whose reply is its reason). */
-  const complete = (text: string, done: TurnOutcome, blocked?: TurnBlock): TurnResult => {
+  const complete = (text: string, done: TurnOutcome, blocked?: TurnBlock, clientCalls?: ToolCall[]): TurnResult => {
     pending.push({ role: "assistant", content: text });
     flush();
     const { model, provider, usage, toolCalls, iterations } = done;
@@ -99,13 +99,15 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
       iterations,
       messages: delivered,
     };
+    if (clientCalls) result.clientToolCalls = clientCalls;
     if (blocked) {
       result.blocked = blocked;
       emit("middleware_block", { ...blocked });
       emit("turn_complete", { iterations, tool_calls: toolCalls.length, usage, blocked: true });
       emit("agent_end", { ok: true, blocked: true });
     } else {
-      emit("turn_complete", { iterations, tool_calls: toolCalls.length, usage });
+      const client = clientCalls ? { client_tool_calls: clientCalls.length } : {};
+      emit("turn_complete", { iterations, tool_calls: toolCalls.length, usage, ...client });
       emit("agent_end", { ok: true });
     }
     return result;
@@ -121,31 +123,42 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
   };
   let partial = "";
   try {
-    if (persist) deps.sessions.ensure(input.sessionId, input.channel);
-    const inbound = await stage("inbound", {
-      text: input.text,
-      channel: input.channel,
-      user_id: input.userId ?? null,
-      session_id: input.sessionId,
-      metadata: input.metadata ?? {},
-    });
-    if (inbound instanceof MiddlewareBlock) {
-      // The user's message as the blocking middleware received it (earlier ones may have rewritten it).
-      pending.push({ role: "user", content: inbound.envelope.text });
-      const choice = deps.resolveModelChoice({ provider: input.provider, model: input.model });
-      return stop(inbound, { ...choice, usage: ZERO_USAGE, toolCalls: [], iterations: 0 });
+    if (persist) validateSessionId(input.sessionId);
+    if ((clientNames || continuing) && persist) {
+      throw new PrxError("USAGE", "client tools and tool-result follow-ups need the client's own history", {
+        hint: "pass historyOverride (the OpenAI-compatible API does)",
+      });
+    }
+    // Before anything is stored: a turn that cannot reach a model leaves no trace.
+    const choice = deps.resolveModelChoice({ provider: input.provider, model: input.model });
+    const provider = deps.providers.resolve(choice.provider);
+    let userText: string | undefined;
+    if (!continuing) {
+      const inbound = await stage("inbound", {
+        text: input.text,
+        channel: input.channel,
+        user_id: input.userId ?? null,
+        session_id: input.sessionId,
+        metadata: input.metadata ?? {},
+      });
+      if (inbound instanceof MiddlewareBlock) {
+        // The user's message as the blocking middleware received it (earlier ones may have rewritten it).
+        pending.push({ role: "user", content: inbound.envelope.text });
+        return stop(inbound, { ...choice, usage: ZERO_USAGE, toolCalls: [], iterations: 0 });
+      }
+      userText = inbound.text;
     }
     const history = input.historyOverride ?? deps.sessions.history(input.sessionId, config.agent.max_history_messages);
-    const memories = config.memory.auto_recall ? await autoRecall(deps, inbound.text, input.sessionId, emit) : [];
+    const query = userText ?? lastUserText(history);
+    const memories = config.memory.auto_recall && query !== "" ? await autoRecall(deps, query, input.sessionId, emit) : [];
     const pendingContext = deps.extensions?.context?.(input) ?? [];
     const context = Array.isArray(pendingContext) ? pendingContext : await pendingContext;
     const memoryTokens = config.memory.recall_max_tokens;
-    let messages = buildMessages({ systemPrompt: config.agent.system_prompt, memories, memoryTokens, context, history, user: inbound.text });
-    pending.push({ role: "user", content: inbound.text });
+    const prompt = { systemPrompt: config.agent.system_prompt, memories, memoryTokens, context, history };
+    let messages = buildMessages(userText === undefined ? prompt : { ...prompt, user: userText });
+    if (userText !== undefined) pending.push({ role: "user", content: userText });
     flush();
 
-    const choice = deps.resolveModelChoice({ provider: input.provider, model: input.model });
-    const provider = deps.providers.resolve(choice.provider);
     let usage = ZERO_USAGE;
     const toolRecords: TurnToolRecord[] = [];
     let finalText = "";
@@ -153,7 +166,12 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
     let answeredBy = provider.name;
     let iterations = 0;
     let streamedFinal = false;
+    let forClient: ToolCall[] | undefined;
     const sofar = () => ({ model, provider: answeredBy, usage, toolCalls: toolRecords, iterations });
+    const offered = (): ToolSpec[] => {
+      if (iterations >= config.agent.max_tool_iterations || input.toolChoice === "none") return [];
+      return clientNames ? [...deps.tools.specs(), ...clientTools] : deps.tools.specs();
+    };
 
     while (true) {
       if (signal.aborted) throw new PrxError("ABORTED", "turn cancelled");
@@ -161,7 +179,7 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
         messages,
         model: choice.model,
         temperature: config.agent.temperature,
-        tools: iterations >= config.agent.max_tool_iterations ? [] : deps.tools.specs(),
+        tools: offered(),
       });
       if (request instanceof MiddlewareBlock) return stop(request, sofar());
       iterations++;
@@ -203,6 +221,14 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
       usage = addUsage(usage, response.usage);
       emit("llm_response", { model, tool_calls: response.tool_calls.length, iteration: iterations });
 
+      // A call to a client tool ends the turn: the client runs it and sends the result back. Server calls in the same
+      // response are not run (the client's conversation will not hold them; the model asks again if it still needs them).
+      const clientCalls = clientNames ? response.tool_calls.filter((call) => clientNames.has(call.name)) : [];
+      if (clientCalls.length > 0) {
+        forClient = clientCalls;
+        finalText = response.text;
+        break;
+      }
       if (response.tool_calls.length === 0 || iterations > config.agent.max_tool_iterations) {
         finalText = response.text || (response.tool_calls.length ? `(stopped after ${config.agent.max_tool_iterations} tool iterations)` : "");
         break;
@@ -210,25 +236,13 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
       const assistant: ChatMessage = { role: "assistant", content: response.text, tool_calls: response.tool_calls };
       const results: ChatMessage[] = [];
       try {
-        for (const call of response.tool_calls) {
-          if (signal.aborted) {
-            results.push({ role: "tool", content: "error: cancelled", tool_call_id: call.id, name: call.name });
-            continue;
-          }
-          emit("tool_call_start", { tool: call.name, id: call.id });
-          safely(() => observer.onToolCallStart?.(call));
-          const result = await deps.tools.call(call.name, call.arguments, {
-            sessionId: input.sessionId,
-            workspace: deps.workspace,
-            signal,
-            sendMessage,
-          });
-          toolRecords.push({ call, result });
-          emit("tool_call", { tool: call.name, id: call.id, success: result.success });
-          safely(() => observer.onToolResult?.(call, result));
-          const content = result.success ? result.output : `error: ${result.error ?? result.output}`;
-          results.push({ role: "tool", content, tool_call_id: call.id, name: call.name });
-        }
+        await runToolRound(response.tool_calls, results, {
+          call: (name, args, context) => deps.tools.call(name, args, context),
+          context: { sessionId: input.sessionId, workspace: deps.workspace, signal, sendMessage },
+          observer,
+          emit,
+          records: toolRecords,
+        });
       } finally {
         // The call and its results land together, so history never holds unanswered tool calls.
         pending.push(assistant, ...results);
@@ -241,6 +255,8 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
     if (outbound instanceof MiddlewareBlock) return stop(outbound, sofar());
     // Providers that do not stream, and buffered turns, deliver the final text as one delta.
     if (!streamedFinal && outbound.text) safely(() => observer.onDelta?.(outbound.text));
+    // The client runs its tools and comes back: evaluators wait for the turn's real end.
+    if (forClient) return complete(outbound.text, sofar(), undefined, forClient);
     const result = complete(outbound.text, sofar());
     const after = deps.extensions?.afterTurn?.(input, result);
     if (after) await after.catch((error) => emit("error", { stage: "after_turn", message: errorMessage(error) }));

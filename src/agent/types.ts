@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall, Usage } from "../providers/types.ts";
+import type { ChatMessage, ToolCall, ToolSpec, Usage } from "../providers/types.ts";
 import type { ToolResult } from "../tools/types.ts";
 import type { Stage } from "../contracts/envelopes.ts";
 
@@ -22,6 +22,20 @@ export interface TurnInput {
    * (OpenAI-compatible API: the client sends the whole conversation). Nothing is persisted then.
    */
   historyOverride?: ChatMessage[];
+  /**
+   * The history ends with results of tool calls the client ran (the OpenAI API's follow-up): no new user message.
+   * `text` is ignored and no inbound middleware runs (the user's message passed it in the request that asked for
+   * the calls); memory recall uses the last user message. Needs historyOverride.
+   */
+  continueFromHistory?: boolean;
+  /**
+   * Tools the client runs itself (the OpenAI API's `tools`), offered to the model beside the server's. When the model
+   * calls one the turn ends and returns the call (TurnResult.clientToolCalls); the server's calls in that same
+   * response are not run. Needs historyOverride (the client holds the conversation).
+   */
+  clientTools?: ToolSpec[];
+  /** "none": the model is offered no tool at all this turn (default "auto"). */
+  toolChoice?: "auto" | "none";
 }
 
 /** Live progress of a turn, for streaming UIs (chat, SSE). All callbacks are optional and must not throw. */
@@ -60,6 +74,8 @@ export interface TurnResult {
   messages: string[];
   /** Set when a middleware blocked the turn (then `text` is its reason). */
   blocked?: TurnBlock;
+  /** Set when the model called client tools (TurnInput.clientTools): the turn ended for the client to run them. */
+  clientToolCalls?: ToolCall[];
 }
 
 export interface SessionSummary {

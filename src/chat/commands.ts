@@ -20,7 +20,10 @@ export const CHAT_HELP = `Commands:
 
 const NAMES = ["/help", "/new", "/sessions", "/switch", "/model", "/exit", "/quit"];
 
-/** Returns "exit" to leave, true when the line was a command, false when it is a message for the agent. */
+/**
+ * Returns "exit" to leave, true when the line was a command, false when it is a message for the agent. Throws a
+ * PrxError when a command cannot be carried out (the chat shows it and goes on).
+ */
 export function runChatCommand(line: string, state: ChatState, host: AgentHost, out: ChatOutput): "exit" | boolean {
   if (!line.startsWith("/")) return false;
   const [name, ...args] = line.trim().split(/\s+/);
@@ -57,8 +60,11 @@ export function runChatCommand(line: string, state: ChatState, host: AgentHost, 
       return true;
     }
     case "/model": {
-      if (args[0]) state.model = args[0];
-      const choice = host.resolveModelChoice({ provider: state.provider, model: state.model });
+      const model = args[0] ?? state.model;
+      // Checked before it is kept: an unknown hint or provider throws, and the current model stays.
+      const choice = host.resolveModelChoice({ provider: state.provider, model });
+      host.providers.resolve(choice.provider);
+      state.model = model;
       out.info(`model: ${choice.model} (provider ${choice.provider})`);
       return true;
     }

@@ -1,6 +1,11 @@
-/** Output for the terminal chat: colours and a prompt on a TTY, plain lines when piped. */
+import { colorEnabled, paint } from "../core/terminal.ts";
+import { createSpinner, type Spinner } from "./spinner.ts";
+
+/** Output for the terminal chat: a prompt and a spinner on a TTY, colours unless NO_COLOR, plain lines when piped. */
 export interface ChatOutput {
   readonly tty: boolean;
+  /** The "thinking" line while a turn waits for output (never drawn off a TTY). */
+  readonly spinner: Spinner;
   text(chunk: string): void;
   line(message: string): void;
   info(message: string): void;
@@ -8,14 +13,25 @@ export interface ChatOutput {
   error(message: string): void;
 }
 
-export function createChatOutput(stream: NodeJS.WriteStream = process.stdout, tty = Boolean(stream.isTTY)): ChatOutput {
-  const style = (code: string, s: string) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
+export function createChatOutput(
+  stream: NodeJS.WriteStream = process.stdout,
+  tty = Boolean(stream.isTTY),
+  color = tty && colorEnabled(stream),
+): ChatOutput {
+  const write = (text: string) => void stream.write(text);
+  const spinner = createSpinner(write, tty, color);
+  // Anything written first erases the spinner's line.
+  const out = (text: string) => {
+    spinner.stop();
+    write(text);
+  };
   return {
     tty,
-    text: (chunk) => void stream.write(chunk),
-    line: (message) => void stream.write(message + "\n"),
-    info: (message) => void stream.write(style("2", message) + "\n"),
-    tool: (message) => void stream.write(style("36", `  → ${message}`) + "\n"),
-    error: (message) => void stream.write(style("31", `error: ${message}`) + "\n"),
+    spinner,
+    text: (chunk) => out(chunk),
+    line: (message) => out(message + "\n"),
+    info: (message) => out(paint(color, "2", message) + "\n"),
+    tool: (message) => out(paint(color, "36", `  → ${message}`) + "\n"),
+    error: (message) => out(paint(color, "31", `error: ${message}`) + "\n"),
   };
 }

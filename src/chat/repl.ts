@@ -1,4 +1,4 @@
-import { createInterface } from "node:readline";
+import { createInterface, type Interface } from "node:readline";
 import type { AgentHost } from "../agent/index.ts";
 import { errorMessage, isPrxError } from "../core/errors.ts";
 import { setLogSink } from "../core/logger.ts";
@@ -13,6 +13,14 @@ export interface ChatOptions {
   output?: ChatOutput;
 }
 
+/** Ctrl-C at the prompt with a half-typed line clears the line, as shells do; the next one (line empty) exits. */
+function clearTypedLine(rl: Interface): boolean {
+  if (rl.line.length === 0) return false;
+  rl.write(null, { ctrl: true, name: "e" });
+  rl.write(null, { ctrl: true, name: "u" });
+  return true;
+}
+
 /** The terminal chat loop. Works on a TTY and with piped stdin (plain output, no escape codes). */
 export async function runChat({ host, state, input = process.stdin, output }: ChatOptions): Promise<number> {
   const out = output ?? createChatOutput();
@@ -23,6 +31,7 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
   const rl = createInterface(out.tty ? { input, output: process.stdout, terminal: true, prompt: "you> " } : { input, terminal: false });
   const prompt = () => (out.tty ? rl.prompt() : undefined);
   let exiting = false;
+  let turnRunning = false;
   const interrupts = new InterruptController(
     () => {
       exiting = true;
@@ -30,7 +39,10 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
     },
     (m) => out.info(`\n${m}`),
   );
-  rl.on("SIGINT", () => interrupts.interrupt());
+  rl.on("SIGINT", () => {
+    if (!turnRunning && clearTypedLine(rl)) return;
+    interrupts.interrupt();
+  });
   const onSignal = () => interrupts.interrupt();
   process.on("SIGINT", onSignal);
 
@@ -44,13 +56,22 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
         prompt();
         continue;
       }
-      const command = runChatCommand(line, state, host, out);
+      let command: "exit" | boolean;
+      try {
+        command = runChatCommand(line, state, host, out);
+      } catch (error) {
+        // A command that fails (an unknown model hint, ...) is a message; the chat goes on.
+        out.error(errorMessage(error));
+        command = true;
+      }
       if (command === "exit") break;
       if (command) {
         prompt();
         continue;
       }
       const signal = interrupts.begin();
+      turnRunning = true;
+      out.spinner.start();
       try {
         await host.runTurn({
           sessionId: state.sessionId,
@@ -65,6 +86,8 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
             onToolCallStart: (call) => out.tool(`${call.name} ${call.arguments.slice(0, 100)}`),
             onToolResult: (call, result) => {
               if (!result.success) out.tool(`${call.name} failed: ${result.error ?? ""}`);
+              // The model thinks again over the result.
+              out.spinner.start();
             },
             onMessage: (m) => out.line(`\n${m}`),
           },
@@ -79,11 +102,14 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
           out.error(errorMessage(error));
         }
       } finally {
+        out.spinner.stop();
+        turnRunning = false;
         interrupts.end();
       }
       prompt();
     }
   } finally {
+    out.spinner.stop();
     process.off("SIGINT", onSignal);
     rl.close();
   }

@@ -5,6 +5,7 @@ import { newId } from "../core/ids.ts";
 import { parseCommand } from "./args.ts";
 import { InterruptController } from "../chat/interrupt.ts";
 import { openHost } from "./open-host.ts";
+import { cliSessionId } from "./session-id.ts";
 import { cliUserId, USER_ID_MAX_BYTES } from "./user.ts";
 
 const USAGE = `Usage: prx agent -m "message" [--json] [--session ID] [--provider P] [--model M] [--user ID]
@@ -32,8 +33,9 @@ export async function agentCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const userId = cliUserId(values.user, "prx agent");
+  const session = cliSessionId(values.session, "prx agent");
   const host = await openHost(values.workspace);
-  const sessionId = values.session ?? newId("cli");
+  const sessionId = session ?? newId("cli");
   let exitRequested = false;
   const interrupts = new InterruptController(
     () => {

@@ -55,6 +55,8 @@ export function parseCommand<O extends Options>(where: string, argv: string[], o
       const names = Object.keys(all).map((n) => `--${n}`);
       throw unknownName("flag", flag, names, where);
     }
+    const missing = /Option '(?:-\w, )?(--[\w-]+) <value>' argument missing/.exec(message)?.[1];
+    if (missing) throw usageError(`${where}: ${missing} needs a value`);
     throw usageError(`${where}: ${message.split("\n")[0]}`);
   }
 }

@@ -2,6 +2,7 @@ import { runChat } from "../chat/index.ts";
 import { newId } from "../core/ids.ts";
 import { parseCommand, usageError } from "./args.ts";
 import { openHost } from "./open-host.ts";
+import { cliSessionId } from "./session-id.ts";
 import { cliUserId, USER_ID_MAX_BYTES } from "./user.ts";
 
 export async function chatCommand(argv: string[]): Promise<number> {
@@ -26,9 +27,10 @@ export async function chatCommand(argv: string[]): Promise<number> {
   }
   if (values.session && values.continue) throw usageError("prx chat: use either --session or --continue, not both");
   const userId = cliUserId(values.user, "prx chat");
+  const session = cliSessionId(values.session, "prx chat");
   const host = await openHost(values.workspace);
   try {
-    let sessionId = values.session ?? newId("chat");
+    let sessionId = session ?? newId("chat");
     if (values.continue) {
       const last = host.sessions.list(50).find((s) => s.channel === "chat");
       if (last) sessionId = last.id;

@@ -3,12 +3,15 @@ import { loadConfig } from "../config/loader.ts";
 import type { Config } from "../config/schema.ts";
 import { openDatabase } from "../core/database.ts";
 import { errorMessage } from "../core/errors.ts";
+import { colorEnabled, paint } from "../core/terminal.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 import { parseCommand } from "./args.ts";
 
 export const DOCTOR_PROBE_TIMEOUT_MS = 5000;
 
 type Status = "ok" | "warn" | "fail";
+/** SGR colours of the status labels on a TTY (green, yellow, red); NO_COLOR turns them off. */
+const STATUS_COLORS: Record<Status, string> = { ok: "32", warn: "33", fail: "31" };
 interface Check {
   status: Status;
   name: string;
@@ -91,7 +94,11 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   if (values.json) {
     process.stdout.write(JSON.stringify({ ok: checks.every((c) => c.status !== "fail"), checks }, null, 2) + "\n");
   } else {
-    for (const c of checks) process.stdout.write(`${c.status.toUpperCase().padEnd(4)} ${c.name}: ${c.detail}\n`);
+    const color = colorEnabled(process.stdout);
+    for (const c of checks) {
+      const label = paint(color, STATUS_COLORS[c.status], c.status.toUpperCase().padEnd(4));
+      process.stdout.write(`${label} ${c.name}: ${c.detail}\n`);
+    }
   }
   return checks.some((c) => c.status === "fail") ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 import { version } from "../../package.json" with { type: "json" };
 import { errorMessage } from "../core/errors.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
+import { hoistGlobalOptions } from "./global-options.ts";
 
 const USAGE = `Usage: prx gateway [--host H] [--port P]      run the HTTP gateway (default 127.0.0.1:16830)
        prx gateway token create [--name N] [--json]   print a new bearer token (shown once)
@@ -13,7 +14,8 @@ const TOKEN_COMMANDS = ["create", "list", "revoke"] as const;
 /** How long after listening the gateway starts its plugin runtime unless a request needs it sooner. */
 export const PLUGINS_LOAD_DELAY_MS = 25;
 
-export async function gatewayCommand(argv: string[], globals: { workspace?: string }): Promise<number> {
+export async function gatewayCommand(given: string[], globals: { workspace?: string }): Promise<number> {
+  const argv = hoistGlobalOptions(given, "prx gateway"); // `prx gateway -w DIR token create`
   if (argv[0] === "token") return tokenCommand(argv.slice(1), globals);
   const { values, positionals } = parseCommand("prx gateway", argv, {
     host: { type: "string" },

@@ -4,6 +4,7 @@
  * must stay instant, and child modes (plugin workers, channel processes) load only what they need.
  */
 import { version } from "../../package.json" with { type: "json" };
+import { hoistGlobalOptions } from "./global-options.ts";
 
 const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions"] as const;
 
@@ -30,7 +31,9 @@ Global options:
   -V, --version         print the version
 `;
 
-async function dispatch(argv: string[]): Promise<number> {
+async function dispatch(given: string[]): Promise<number> {
+  // `prx -w DIR <command> ...`: global options before the command.
+  const argv = hoistGlobalOptions(given, "prx", { commandFollows: true });
   const [command, ...rest] = argv;
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(HELP);

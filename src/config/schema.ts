@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../core/tool-names.ts";
+import { OPT_IN_TOOL_NAMES, TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../core/tool-names.ts";
 
 /**
  * The one schema of config.toml. Every object is strict: an unknown key is an error naming its path.
@@ -81,6 +81,14 @@ export const ToolsSchema = z.strictObject({
   shell_allowlist: z.array(z.string().min(1)).default([]).describe("program names the shell tool may run"),
   shell_timeout_ms: z.number().int().min(100).max(600_000).default(30_000),
   disabled: z.array(z.string()).default([]).describe("built-in tool names to hide from the model"),
+  enabled: z
+    .array(
+      z.enum(OPT_IN_TOOL_NAMES, {
+        error: `only opt-in tools go here (${OPT_IN_TOOL_NAMES.join(", ")}); the other tools are offered when they can run`,
+      }),
+    )
+    .default([])
+    .describe("opt-in tools offered to the model (wasm_plugins_manage); the CLI and API reach them either way"),
 });
 
 export const GatewaySchema = z.strictObject({
@@ -94,6 +102,10 @@ export const GatewaySchema = z.strictObject({
   rate_limit_per_token_per_minute: z.number().int().min(1).default(600),
   idempotency_ttl_s: z.number().int().min(60).default(86_400),
   shutdown_grace_ms: z.number().int().min(0).max(600_000).default(10_000),
+  model_aliases: z
+    .record(z.string().min(1), z.string().min(1))
+    .default({})
+    .describe('OpenAI API model names answered by a served model, e.g. { "gpt-4o" = "gpt-4o-mini" }'),
 });
 
 export const PluginGrantSchema = z.strictObject({

@@ -47,14 +47,18 @@ recall_limit = 5         # at most this many memories per turn
 recall_max_tokens = 600  # and at most this many tokens of them (estimated as UTF-8 bytes / 4)
 
 [tools]
+# The model is offered only the tools that can run: http_request once http_allowlist lists something, shell once it
+# is enabled with a non-empty shell_allowlist.
 http_allowlist = []      # URL prefixes http_request may fetch, e.g. ["https://api.github.com/*"]
 shell_enabled = false    # the shell tool is off unless enabled
 shell_allowlist = []     # programs the shell tool may run, e.g. ["ls", "git"]
+# enabled = ["wasm_plugins_manage"]   # opt in: let the model list, reload and probe plugins (prx plugins probe always can)
 
 [gateway]
 host = "127.0.0.1"
 port = 16830
 require_pairing = true   # a one-time code is printed at start; POST /pair exchanges it for a token
+# model_aliases = { "gpt-4o" = "gpt-4o-mini" }   # OpenAI API model names answered by a model this gateway serves
 
 # Grant sensitive permissions to a plugin:
 # [plugins.weather]

@@ -25,6 +25,8 @@ export const ToolSpecSchema = z.object({
   description: z.string(),
   /** JSON Schema of the arguments object. */
   parameters: z.record(z.string(), z.unknown()),
+  /** OpenAI structured outputs for this tool's arguments (a client's tool may ask for it; passed on as given). */
+  strict: z.boolean().optional(),
 });
 export type ToolSpec = z.infer<typeof ToolSpecSchema>;
 

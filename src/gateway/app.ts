@@ -1,6 +1,7 @@
 import { Elysia, type AnyElysia } from "elysia";
 import { keepRawBody } from "./body.ts";
 import { buildGatewayCore, type GatewayCore } from "./core.ts";
+import { routeMethods } from "./route-methods.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { memoryRoutes } from "./routes/memory.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
@@ -58,6 +59,7 @@ export function buildElysiaApp({ context: gw, pipeline }: GatewayCore, deps: Pic
     register(app, gw);
   }
   for (const mount of deps.mounts ?? []) mount(app);
+  pipeline.useRoutes(routeMethods(app.routes));
   return app;
 }
 

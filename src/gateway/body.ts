@@ -24,12 +24,9 @@ export function requireJson(request: Request): void {
   const type = request.headers.get("content-type");
   if (!isJsonContentType(type)) {
     throw new PrxError(
-      "BAD_REQUEST",
+      "UNSUPPORTED_MEDIA_TYPE",
       `unsupported content type ${type ? `"${type}"` : "(none)"}; send application/json`,
-      {
-        status: 415,
-        hint: "set the header Content-Type: application/json",
-      },
+      { hint: "set the header Content-Type: application/json" },
     );
   }
 }

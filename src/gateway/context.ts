@@ -5,6 +5,7 @@ import type { AuthService } from "./auth/service.ts";
 import { recordedClientAddress } from "./client.ts";
 import { IdempotencyStore } from "./idempotency.ts";
 import { GatewayMetrics } from "./metrics.ts";
+import { buildModelTable, type ModelTable } from "./openai/models.ts";
 import { RateLimiter } from "./rate-limit.ts";
 import { TurnTracker } from "./turns.ts";
 import type { Clock, GatewayDeps, GatewayHost, HealthCheck } from "./types.ts";
@@ -24,6 +25,8 @@ export interface GatewayContext {
   clientLimiter: RateLimiter;
   tokenLimiter: RateLimiter;
   checks: Record<string, () => HealthCheck | Promise<HealthCheck>>;
+  /** The model names the OpenAI-compatible API answers to (a bad `[gateway] model_aliases` entry fails the start). */
+  models: ModelTable;
   clientAddress(request: Request): string;
   /** Created on first use: most gateways never see a webhook. */
   idempotency(): IdempotencyStore;
@@ -48,6 +51,7 @@ export function buildContext(deps: GatewayDeps): GatewayContext {
     clientLimiter: new RateLimiter(config.rate_limit_per_minute, now),
     tokenLimiter: new RateLimiter(config.rate_limit_per_token_per_minute, now),
     checks: deps.checks ?? {},
+    models: buildModelTable(deps.host.config, deps.host.resolveModelChoice({})),
     clientAddress: deps.clientAddress ?? recordedClientAddress,
     idempotency: () => (idempotency ??= new IdempotencyStore(deps.host.db, config.idempotency_ttl_s * 1000, now)),
   };

@@ -28,11 +28,14 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   TOOL_DENIED: 403,
   PLUGIN_PERMISSION: 403,
   NOT_FOUND: 404,
+  MODEL_NOT_FOUND: 404,
   SESSION_NOT_FOUND: 404,
   PLUGIN_NOT_FOUND: 404,
   TOOL_UNKNOWN: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   PROVIDER_HTTP: 502,
   PROVIDER_UNREACHABLE: 502,
@@ -63,6 +66,33 @@ export function jsonResponse(body: unknown, status = 200, headers?: Record<strin
 
 export function errorResponse(error: PrxError, headers?: Record<string, string>): Response {
   return jsonResponse(errorBody(error), statusOf(error), headers);
+}
+
+/** Routes under this prefix speak the OpenAI wire format, errors included. */
+export const OPENAI_PATH_PREFIX = "/v1/";
+
+/** Error codes the OpenAI API itself uses, for the PrxErrors that mean the same thing. */
+const OPENAI_CODES: Partial<Record<ErrorCode, string>> = { MODEL_NOT_FOUND: "model_not_found" };
+
+/**
+ * An error as the OpenAI API shapes it: `{error: {message, type, param, code}}`. Where OpenAI has a code for the same
+ * failure (model_not_found) the object is OpenAI's exactly; otherwise the code is prx's own and a hint rides along.
+ */
+export function openaiErrorBody(error: PrxError): {
+  error: { message: string; type: string; param: string | null; code: string; hint?: string };
+} {
+  const status = statusOf(error);
+  const type = status >= 500 ? "server_error" : status === 429 ? "requests" : "invalid_request_error";
+  const param = typeof error.details?.param === "string" ? error.details.param : null;
+  const openai = OPENAI_CODES[error.code];
+  if (openai) return { error: { message: error.message, type, param, code: openai } };
+  return { error: { message: error.message, type, param, code: error.code, ...(error.hint ? { hint: error.hint } : {}) } };
+}
+
+/** The error response for a request to `path`: OpenAI's shape under /v1/, the gateway's own elsewhere. */
+export function errorResponseFor(path: string, error: PrxError, headers?: Record<string, string>): Response {
+  const body = path.startsWith(OPENAI_PATH_PREFIX) ? openaiErrorBody(error) : errorBody(error);
+  return jsonResponse(body, statusOf(error), headers);
 }
 
 /** Elysia's own error codes (routing, parsing, validation) as PrxErrors. */

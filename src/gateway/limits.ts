@@ -38,6 +38,8 @@ export const SESSION_MESSAGES_MAX = 1000;
 export const MESSAGE_MAX_CHARS = 256 * 1024;
 /** Most messages accepted in one OpenAI-compatible request. */
 export const OPENAI_MAX_MESSAGES = 1000;
+/** Most client tools in one OpenAI-compatible request (the OpenAI API's own limit). */
+export const OPENAI_MAX_TOOLS = 128;
 
 /** SSE comment sent this often while a turn is silent, so proxies keep the connection open. */
 export const SSE_KEEPALIVE_MS = 15_000;

@@ -2,8 +2,9 @@ import { PrxError, toPrxError } from "../core/errors.ts";
 import { OPEN_CREDENTIAL, type Credential } from "./auth/service.ts";
 import { tooLarge } from "./body.ts";
 import type { GatewayContext } from "./context.ts";
-import { errorResponse, fromElysiaError, statusOf } from "./errors.ts";
+import { errorResponseFor, fromElysiaError, statusOf } from "./errors.ts";
 import { REQUEST_ID_MAX_CHARS } from "./limits.ts";
+import type { MethodsOf } from "./route-methods.ts";
 
 /**
  * The request pipeline every route shares, as three Elysia hooks: `before` (request id, rate limits, auth,
@@ -58,6 +59,9 @@ function withRequestId(response: Response, id: string): Response {
 }
 
 export function createPipeline(gw: GatewayContext) {
+  /** The app's route table (set once Elysia has its routes): turns "no route" into 405 when the path has others. */
+  let methodsOf: MethodsOf = () => [];
+
   function finish(request: Request, state: RequestState, route: string, status: number): void {
     if (state.done) return;
     state.done = true;
@@ -75,7 +79,7 @@ export function createPipeline(gw: GatewayContext) {
   }
 
   function reject(request: Request, state: RequestState, error: PrxError): Response {
-    const response = errorResponse(error, headersFor(error, state.id));
+    const response = errorResponseFor(state.path, error, headersFor(error, state.id));
     finish(request, state, "rejected", response.status);
     return response;
   }
@@ -136,11 +140,14 @@ export function createPipeline(gw: GatewayContext) {
 
   function onError(request: Request, code: string | number, thrown: unknown, route: string | undefined): Response {
     const state = states.get(request);
-    const error = fromElysiaError(code, thrown, request.method, state?.path ?? pathOf(request.url));
+    const path = state?.path ?? pathOf(request.url);
+    // No route matched (a route's own PrxError NOT_FOUND reaches here with the same code): 405 when others would.
+    const allowed = code === "NOT_FOUND" && !(thrown instanceof PrxError) ? methodsOf(path) : [];
+    const error = allowed.length > 0 ? methodNotAllowed(request.method, path, allowed) : fromElysiaError(code, thrown, request.method, path);
     const status = statusOf(error);
     if (status === 500) gw.logger.error(error.message, { id: state?.id, code: error.code });
     else if (status > 500) gw.logger.warn(error.message, { id: state?.id, code: error.code });
-    const response = errorResponse(error, state ? headersFor(error, state.id) : undefined);
+    const response = errorResponseFor(path, error, state ? headersFor(error, state.id) : undefined);
     if (state) finish(request, state, code === "NOT_FOUND" || !route ? "unmatched" : route, response.status);
     return response;
   }
@@ -190,7 +197,18 @@ export function createPipeline(gw: GatewayContext) {
     return stamped;
   }
 
-  return { before, onError, handled, serve };
+  function useRoutes(table: MethodsOf): void {
+    methodsOf = table;
+  }
+
+  return { before, onError, handled, serve, useRoutes };
+}
+
+function methodNotAllowed(method: string, path: string, allowed: string[]): PrxError {
+  return new PrxError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${path}; it answers ${allowed.join(", ")}`, {
+    hint: `send ${allowed.join(" or ")} (see /swagger for the API reference)`,
+    details: { allow: allowed.join(", ") },
+  });
 }
 
 function headersFor(error: PrxError, id: string): Record<string, string> {
@@ -198,5 +216,7 @@ function headersFor(error: PrxError, id: string): Record<string, string> {
   const retry = error.details?.retryAfterS;
   if (typeof retry === "number") headers["retry-after"] = String(retry);
   if (statusOf(error) === 401) headers["www-authenticate"] = 'Bearer realm="prx"';
+  const allow = error.details?.allow;
+  if (typeof allow === "string") headers.allow = allow;
   return headers;
 }

@@ -23,10 +23,16 @@ export function toTurnReply(result: TurnResult): TurnReply {
   };
 }
 
-/** Refuse before any byte is sent when the turn could not start (shutting down, unknown model). */
+/**
+ * Refuse before any byte of a stream is sent when the turn could not start: shutting down, unknown model, or a
+ * provider (and every fallback) whose configuration fails each call (a key variable that is not set).
+ */
 export function preflight(gw: GatewayContext, input: Pick<TurnInput, "provider" | "model">): void {
   gw.turns.assertAdmitting();
-  gw.host.resolveModelChoice({ provider: input.provider, model: input.model });
+  const choice = gw.host.resolveModelChoice({ provider: input.provider, model: input.model });
+  const provider = gw.host.providers.resolve(choice.provider);
+  const problem = provider.configProblem?.();
+  if (problem && !provider.chain?.slice(1).some((fallback) => !fallback.configProblem?.())) throw problem;
 }
 
 /**

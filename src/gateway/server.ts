@@ -7,6 +7,7 @@ import { rememberClientAddress } from "./client.ts";
 import type { GatewayContext } from "./context.ts";
 import { buildGatewayCore, type NativeRoutes } from "./core.ts";
 import { lazyElysiaApp } from "./lazy-app.ts";
+import { providerReadiness, providerWarning } from "./provider-check.ts";
 import type { Clock, GatewayDeps, GatewayHost } from "./types.ts";
 
 /** Bun closes a connection silent for this long; SSE keep-alives (15 s) and most turns fit well inside. */
@@ -48,6 +49,15 @@ export interface GatewayServer {
   stop(): Promise<void>;
   /** Resolves once the gateway has shut down (by stop() or a signal). */
   closed: Promise<void>;
+}
+
+/** At a start with tokens present no pairing code is printed: say how to get a token instead. */
+export function pairingClosedLine(tokens: number): string {
+  const count = tokens === 1 ? "1 token exists" : `${tokens} tokens exist`;
+  return (
+    `prx gateway: pairing is closed (${count}); to get a token on this machine run \`prx gateway token create\` ` +
+    "(it works while the gateway runs; `prx gateway token list` shows the others)"
+  );
 }
 
 export function isLoopback(hostname: string): boolean {
@@ -112,7 +122,11 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     print(
       `prx gateway pairing code: ${pairing.code} (valid ${config.pairing_code_ttl_s} s; POST /pair with header X-Pairing-Code)`,
     );
+  } else if (config.require_pairing) {
+    print(pairingClosedLine(auth.tokens.activeCount()));
   }
+  const warning = providerWarning(providerReadiness(context.host));
+  if (warning) print(`prx gateway: ${warning}`);
 
   // Start-up garbage (config parsing, module init) is collected once the gateway is idle, not on the first request.
   setTimeout(() => {

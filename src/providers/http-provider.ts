@@ -1,5 +1,7 @@
+import { secretFromEnv } from "../config/env.ts";
+import type { PrxError } from "../core/errors.ts";
 import type { FetchLike, HttpTarget } from "./http.ts";
-import { PROVIDER_PROBE_TIMEOUT_MS } from "./http.ts";
+import { missingKeyError, PROVIDER_PROBE_TIMEOUT_MS } from "./http.ts";
 import { fetchModelIds, probeOutcome } from "./probe.ts";
 import { PROVIDER_MAX_RESPONSE_BYTES } from "./sse.ts";
 import type { ChatRequest, ChatResponse, Provider } from "./types.ts";
@@ -56,6 +58,12 @@ export abstract class HttpProvider implements Provider {
       fetch: this.fetchImpl,
       timeoutMs: this.timeoutMs(),
     });
+  }
+
+  /** The key's environment variable is named but not set: every call would fail. */
+  configProblem(): PrxError | null {
+    const keyEnv = this.options.keyEnv;
+    return keyEnv && !secretFromEnv(keyEnv, this.options.env) ? missingKeyError(this.name, keyEnv) : null;
   }
 
   /** GET the model list: free, authenticated, and answers 401 for a bad key. */

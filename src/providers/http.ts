@@ -227,11 +227,17 @@ export function httpError(target: HttpTarget, url: string, status: number, body:
   });
 }
 
-/** Fail fast when a provider names a key variable that is not set. */
+/**
+ * Fail fast when a provider names a key variable that is not set. 503 at the gateway: the service cannot answer
+ * until its environment is fixed (a client's retry will not help, but nothing is wrong with the request).
+ */
 export function missingKeyError(provider: string, keyEnv: string): PrxError {
   return new PrxError("CONFIG_INVALID", `${provider}: environment variable ${keyEnv} is not set`, {
-    hint: `export ${keyEnv}=<your key>, or remove api_key_env from [providers.${provider}]`,
-    details: { provider },
+    hint:
+      `export ${keyEnv}=<your key> in the environment prx runs in (restart a running gateway), ` +
+      `or remove api_key_env from [providers.${provider}]`,
+    status: 503,
+    details: { provider, keyEnv },
   });
 }
 

@@ -1,18 +1,13 @@
 import type { ChatMessage, ChatRequest, ChatResponse, Provider, ToolCall } from "./types.ts";
 import { PrxError } from "../core/errors.ts";
+import { fallbackNote, offlineIntro } from "./offline-help.ts";
+
+export { OFFLINE_SETUP_HELP } from "./offline-help.ts";
 
 /** Longest memory key the offline provider derives from "remember X". */
 export const OFFLINE_KEY_MAX_CHARS = 48;
 /** Words of X used for the key. */
 export const OFFLINE_KEY_WORDS = 6;
-
-export const OFFLINE_SETUP_HELP =
-  "To use a real model, run `prx init`, or add to config.toml:\n" +
-  '  default_provider = "openai"\n' +
-  '  default_model = "gpt-4o-mini"\n' +
-  "  [providers.openai]\n" +
-  '  api_key_env = "OPENAI_API_KEY"\n' +
-  "and export OPENAI_API_KEY.";
 
 const REMEMBER = /^\s*(?:please\s+)?remember(?:\s+that)?[\s:,]+(.+?)\s*$/is;
 const RECALL = /^\s*(?:what\s+do\s+you\s+remember\s+about|recall)\s+(.+?)[\s?.!]*$/is;
@@ -52,13 +47,25 @@ function describeRecall(content: string): string {
     .join("\n");
 }
 
+export interface OfflineProviderOptions {
+  /** The workspace's config.toml, or null when there is none (then the setup hint says `prx init`). */
+  configPath?: string | null;
+}
+
 /**
  * The built-in provider for a machine with nothing configured: no network, same answer for the same
  * conversation. It uses memory_store / memory_recall when they are offered, so tools can be exercised
- * end to end without a model.
+ * end to end without a model. Answering as a fallback, it says which provider failed, why, and how to fix it.
  */
 export class OfflineProvider implements Provider {
-  constructor(readonly name = "offline") {}
+  private readonly configPath: string | null;
+
+  constructor(
+    readonly name = "offline",
+    options: OfflineProviderOptions = {},
+  ) {
+    this.configPath = options.configPath ?? null;
+  }
 
   async chat(request: ChatRequest): Promise<ChatResponse> {
     if (request.signal?.aborted) throw new PrxError("ABORTED", `${this.name}: request cancelled`);
@@ -111,8 +118,9 @@ export class OfflineProvider implements Provider {
     }
     const firstTurn = !messages.some((message) => message.role === "assistant");
     const echo = said === "" ? "(offline) I received an empty message." : `(offline) You said: ${said}`;
-    const intro = "I am prx's built-in offline provider: no language model is configured, so I only echo.";
-    return { text: firstTurn ? `${echo}\n\n${intro}\n${OFFLINE_SETUP_HELP}` : echo, toolCalls: [] };
+    const failed = request.failedProviders ?? [];
+    if (failed.length > 0) return { text: `${echo}\n\n${fallbackNote(this.name, failed)}`, toolCalls: [] };
+    return { text: firstTurn ? `${echo}\n\n${offlineIntro(this.name, this.configPath)}` : echo, toolCalls: [] };
   }
 
   private afterTool(messages: ChatMessage[], result: ChatMessage): string {

@@ -39,7 +39,12 @@ export function toOpenAIMessages(messages: ChatMessage[]): OpenAIRequestMessage[
 export function toOpenAITools(tools: ToolSpec[]) {
   return tools.map((tool) => ({
     type: "function" as const,
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    function: {
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      ...(tool.strict === undefined ? {} : { strict: tool.strict }),
+    },
   }));
 }
 

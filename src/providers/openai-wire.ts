@@ -30,6 +30,7 @@ export const OpenAIToolSchema = z.object({
     name: z.string().min(1),
     description: z.string().optional(),
     parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullable().optional(),
   }),
 });
 

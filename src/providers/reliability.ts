@@ -1,6 +1,6 @@
 import { PrxError, isPrxError, toPrxError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
-import type { ChatRequest, ChatResponse, Provider } from "./types.ts";
+import type { ChatRequest, ChatResponse, Provider, ProviderFailure } from "./types.ts";
 
 /** Longest wait a Retry-After header can impose before a retry. */
 export const PROVIDER_RETRY_AFTER_MAX_MS = 30_000;
@@ -93,11 +93,14 @@ export function withReliability(primary: Provider, fallbacks: Provider[], option
         }
       : undefined;
     const failures: PrxError[] = [];
+    const failed: ProviderFailure[] = [];
     for (const provider of chain) {
+      // A fallback hears which providers failed before it (the offline provider tells the user).
+      const asked = failed.length > 0 ? { ...request, failedProviders: [...(request.failedProviders ?? []), ...failed] } : request;
       for (let attempt = 0; ; attempt++) {
         if (request.signal?.aborted) throw aborted(provider.name, request.signal.reason);
         try {
-          return await provider.chat(onDelta ? { ...request, onDelta } : request);
+          return await provider.chat(onDelta ? { ...asked, onDelta } : asked);
         } catch (thrown) {
           const error = toPrxError(thrown, "INTERNAL", provider.name);
           const action = request.signal?.aborted ? "stop" : classifyFailure(thrown);
@@ -115,6 +118,7 @@ export function withReliability(primary: Provider, fallbacks: Provider[], option
             continue;
           }
           failures.push(error);
+          failed.push({ provider: provider.name, message: error.message, ...(error.hint ? { hint: error.hint } : {}) });
           if (provider !== chain.at(-1)) {
             log.warn("provider failed, falling back", { provider: provider.name, error: error.message });
           }
@@ -125,7 +129,12 @@ export function withReliability(primary: Provider, fallbacks: Provider[], option
     throw combine(failures);
   }
 
-  const wrapped: Provider = { name: primary.name, chat };
+  const wrapped: Provider = {
+    name: primary.name,
+    chat,
+    chain,
+    configProblem: () => primary.configProblem?.() ?? null,
+  };
   // Vectors of different models do not mix: embeddings never fall back to another provider.
   if (primary.embed) wrapped.embed = (request) => primary.embed!(request);
   if (primary.listModels) wrapped.listModels = () => primary.listModels!();

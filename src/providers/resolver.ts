@@ -20,6 +20,8 @@ export interface ProviderResolverOptions {
   fetch?: FetchLike | typeof fetch;
   /** Test hooks for the retry wrapper (sleep, random). */
   reliability?: Pick<ReliabilityOptions, "sleep" | "random">;
+  /** The workspace's config.toml (null: none yet), so the offline provider's setup hint fits the workspace. */
+  configPath?: string | null;
 }
 
 export function isExternalProviderName(name: string): boolean {
@@ -103,9 +105,10 @@ export function createProviderResolver(config: Config, options: ProviderResolver
     if (cached) return cached;
     let provider: Provider;
     const settings = Object.hasOwn(config.providers, name) ? config.providers[name] : undefined;
-    if (name === OFFLINE_PROVIDER) provider = new OfflineProvider();
+    const offline = { configPath: options.configPath ?? null };
+    if (name === OFFLINE_PROVIDER) provider = new OfflineProvider(OFFLINE_PROVIDER, offline);
     else if (name.startsWith(CUSTOM_PROVIDER_PREFIX)) provider = custom(name);
-    else if (settings) provider = settings.kind === "offline" ? new OfflineProvider(name) : http(name, settings);
+    else if (settings) provider = settings.kind === "offline" ? new OfflineProvider(name, offline) : http(name, settings);
     else throw unknown(name, where);
     cache.set(name, provider);
     return provider;

@@ -9,11 +9,19 @@ export {
   type Usage,
 } from "../contracts/chat.ts";
 import type { ChatMessage, ToolCall, ToolSpec, Usage } from "../contracts/chat.ts";
+import type { PrxError } from "../core/errors.ts";
 
 /** Incremental output while a response streams. */
 export type StreamDelta =
   | { type: "text"; text: string }
   | { type: "tool_call"; index: number; id?: string; name?: string; argumentsDelta?: string };
+
+/** A provider that failed before the one asked now (what the reliability wrapper tells a fallback). */
+export interface ProviderFailure {
+  provider: string;
+  message: string;
+  hint?: string;
+}
 
 export interface ChatRequest {
   messages: ChatMessage[];
@@ -24,6 +32,8 @@ export interface ChatRequest {
   signal?: AbortSignal;
   /** When set, the provider streams and calls this for each delta; the resolved response is still complete. */
   onDelta?: (delta: StreamDelta) => void;
+  /** Set when this provider is asked as a fallback: the providers that failed before it, in order. */
+  failedProviders?: ProviderFailure[];
 }
 
 export interface ChatResponse {
@@ -59,6 +69,13 @@ export interface Provider {
   listModels?(): Promise<string[]>;
   /** Cheap reachability probe for `prx doctor` and /health. Resolves to an error message or null. */
   probe?(signal?: AbortSignal): Promise<string | null>;
+  /**
+   * A configuration problem that makes every call fail, found without the network (an `api_key_env` variable that
+   * is not set): the error each call would throw, or null.
+   */
+  configProblem?(): PrxError | null;
+  /** On the reliability wrapper: the providers it tries, in order (the primary, then the fallbacks). */
+  readonly chain?: readonly Provider[];
 }
 
 /** Resolves names like "openai", "wasm:echo", "remote:plugin" to a provider (stable proxies for plugins). */

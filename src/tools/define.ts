@@ -15,6 +15,8 @@ export interface ToolDefinition<S extends z.ZodType<Record<string, unknown>>> {
   /** The one schema of the arguments: validates calls and is published to the model as JSON Schema. */
   args: S;
   run(args: z.output<S>, context: ToolContext): Promise<ToolResult>;
+  /** See Tool.unavailable. */
+  unavailable?: string;
 }
 
 /** Build a Tool whose arguments are parsed by its zod schema before `run` sees them. */
@@ -25,6 +27,7 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>>(definit
   >;
   return {
     spec: { name: definition.name, description: definition.description, parameters },
+    ...(definition.unavailable === undefined ? {} : { unavailable: definition.unavailable }),
     async execute(args, context) {
       const parsed = definition.args.safeParse(args);
       if (!parsed.success) {

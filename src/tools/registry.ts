@@ -57,7 +57,8 @@ export class ToolRegistry {
   }
 
   /**
-   * What the model is offered: enabled built-ins, then each source's tools that do not clash. The same array
+   * What the model is offered: built-ins that are neither disabled nor unavailable (they would refuse every call
+   * under the current config), then each source's tools that do not clash. The same array
    * (do not mutate it) while the disabled list and every source's list are the same arrays as last time: sources
    * answer with one array per plugin generation, so a turn usually rebuilds nothing.
    */
@@ -69,7 +70,7 @@ export class ToolRegistry {
     const disabled = new Set(disabledNames);
     const specs: ToolSpec[] = [];
     const taken = new Set<string>(this.builtins.keys());
-    for (const [name, tool] of this.builtins) if (!disabled.has(name)) specs.push(tool.spec);
+    for (const [name, tool] of this.builtins) if (!disabled.has(name) && tool.unavailable === undefined) specs.push(tool.spec);
     for (let i = 0; i < this.sources.length; i++) {
       const source = this.sources[i]!;
       for (const spec of lists[i]!) {
@@ -89,7 +90,16 @@ export class ToolRegistry {
     return this.specs().map((spec) => spec.name);
   }
 
-  /** The tool a call by this name would run right now, if any. */
+  /** Built-in tools not offered to the model because they would refuse every call, with the reason. */
+  unavailable(): Array<{ name: string; reason: string }> {
+    const disabled = new Set(this.disabled());
+    const out: Array<{ name: string; reason: string }> = [];
+    for (const [name, tool] of this.builtins)
+      if (!disabled.has(name) && tool.unavailable !== undefined) out.push({ name, reason: tool.unavailable });
+    return out;
+  }
+
+  /** The tool a call by this name would run right now, if any (an unavailable built-in answers with its refusal). */
   resolve(name: string): Tool | undefined {
     const builtin = this.builtins.get(name);
     if (builtin) return this.disabled().includes(name) ? undefined : builtin;

@@ -18,6 +18,11 @@ export interface ToolContext {
 
 export interface Tool {
   readonly spec: ToolSpec;
+  /**
+   * Why every call would be refused under the configuration the tool was built with (shell off, an empty
+   * allowlist); absent when it can run. The model is not offered such a tool; a call to it still gets the refusal.
+   */
+  readonly unavailable?: string;
   /** `args` is the parsed JSON object the model sent. Throwing is allowed; the registry turns it into an error result. */
   execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
 }

@@ -89,6 +89,10 @@ describe("withFastAccept checks agree with their zod schemas", () => {
       ["temperature"],
       ["max_tokens"],
       ["user"],
+      ["tools"],
+      ["tool_choice"],
+      ["functions"],
+      ["function_call"],
       ...["role", "content", "name", "tool_calls", "tool_call_id"].map((k) => ["messages", "1", k]),
     ];
     const corpus = [
@@ -99,6 +103,8 @@ describe("withFastAccept checks agree with their zod schemas", () => {
       { ...base, messages: Array.from({ length: OPENAI_MAX_MESSAGES + 1 }, () => ({ role: "user", content: "a" })) },
       { ...base, temperature: 2 },
       { ...base, temperature: 2.0001 },
+      { ...base, tools: [{ type: "function", function: { name: "t" } }] },
+      { ...base, tool_choice: "required" },
     ];
     const schema = ChatCompletionRequestSchema();
     const { fast, total } = agree(schema, isPlainChatCompletionRequest, corpus, (v) => v);

@@ -93,11 +93,15 @@ describe("auth: pairing", () => {
     for (let i = 1; i < PAIRING_MAX_FAILURES; i++) {
       const response = await attempt(wrong, "10.0.0.66");
       expect(response.status).toBe(401);
-      expect((await json(response)).error.message).toContain(`${PAIRING_MAX_FAILURES - i} attempts left`);
+      const left = PAIRING_MAX_FAILURES - i;
+      const error = (await json(response)).error;
+      expect(error.message).toContain(left === 1 ? "(1 attempt left before a lockout)" : `(${left} attempts left`);
+      expect(error.hint).toContain("prx gateway token create");
     }
     const locked = await attempt(wrong, "10.0.0.66");
     expect(locked.status).toBe(429);
     expect(locked.headers.get("retry-after")).toBe(String(PAIRING_LOCKOUT_MS / 1000));
+    expect((await json(locked)).error.hint).toContain("`prx gateway token create` prints a token at once");
     expect((await attempt(code, "10.0.0.66")).status).toBe(429);
     expect((await attempt(wrong, "10.0.0.67")).status).toBe(401);
     h.clock.advance(PAIRING_LOCKOUT_MS);

@@ -82,7 +82,7 @@ describe("OpenAI-compatible API (raw wire format)", () => {
   test("non-streaming: chat.completion with the final assistant content and usage; nothing stored", async () => {
     const sessionsBefore = h.host.sessions.list(1000).length;
     const response = await completion({
-      model: "whatever-model",
+      model: "fake-model",
       messages: [
         { role: "system", content: "be nice" },
         { role: "user", content: "first" },
@@ -118,7 +118,7 @@ describe("OpenAI-compatible API (raw wire format)", () => {
   test("tool calls are the agent's own work: the client sees only the final content", async () => {
     const body = await json(
       completion({
-        model: "x",
+        model: "fake-model",
         messages: [{ role: "user", content: 'use tool memory_store {"key":"k2","content":"v"}' }],
       }),
     );
@@ -128,7 +128,7 @@ describe("OpenAI-compatible API (raw wire format)", () => {
 
   test("stream: true with include_usage: role chunk, deltas, stop, usage chunk, [DONE]", async () => {
     const response = await completion({
-      model: "x",
+      model: "fake-model",
       stream: true,
       stream_options: { include_usage: true },
       messages: [{ role: "user", content: "stream me" }],
@@ -136,7 +136,7 @@ describe("OpenAI-compatible API (raw wire format)", () => {
     const events = await readSse(response);
     expect(events.at(-1)!.data).toBe("[DONE]");
     const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data));
-    expect(chunks[0].choices[0].delta).toEqual({ role: "assistant", content: "" });
+    expect(chunks[0].choices[0].delta).toEqual({ role: "assistant", content: "", refusal: null });
     expect(chunks.every((c) => c.object === "chat.completion.chunk" && c.id === chunks[0].id)).toBe(true);
     const content = chunks
       .flatMap((c) => c.choices.map((choice: { delta: { content?: string } }) => choice.delta.content ?? ""))
@@ -149,17 +149,17 @@ describe("OpenAI-compatible API (raw wire format)", () => {
   test("stream failure: an error data line, then [DONE]", async () => {
     fake.enqueue({ type: "stream_error", textBefore: "half", message: "nope" });
     const events = await readSse(
-      await completion({ model: "x", stream: true, messages: [{ role: "user", content: "x" }] }),
+      await completion({ model: "fake-model", stream: true, messages: [{ role: "user", content: "x" }] }),
     );
     expect(events.at(-1)!.data).toBe("[DONE]");
     expect(JSON.parse(events.at(-2)!.data).error).toMatchObject({ code: expect.stringMatching(/^PROVIDER_/) });
   });
 
   test("bad requests: last message not from the user, no messages, unsupported parts", async () => {
-    expect((await completion({ model: "x", messages: [{ role: "assistant", content: "x" }] })).status).toBe(400);
-    expect((await completion({ model: "x", messages: [] })).status).toBe(400);
+    expect((await completion({ model: "fake-model", messages: [{ role: "assistant", content: "x" }] })).status).toBe(400);
+    expect((await completion({ model: "fake-model", messages: [] })).status).toBe(400);
     const image = await completion({
-      model: "x",
+      model: "fake-model",
       messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "x" } }] }],
     });
     expect((await json(image)).error.message).toContain("only text parts");

@@ -33,8 +33,10 @@ const registry = new ToolRegistry({
 const call = (name: string, args: Record<string, unknown>) => registry.call(name, JSON.stringify(args), context(dir));
 
 describe("built-in tool set", () => {
-  test("offers every built-in with an object JSON Schema", () => {
-    const specs = registry.specs();
+  test("offers every built-in that can run, each with an object JSON Schema", () => {
+    const runnable = toolsConfig({ shell_enabled: true, shell_allowlist: ["ls"], http_allowlist: ["https://x.test/"] });
+    const all = new ToolRegistry({ builtins: createBuiltinTools({ config: runnable, workspace: dir, memory: () => backend }) });
+    const specs = all.specs();
     expect(specs.map((s) => s.name)).toEqual([
       "memory_store",
       "memory_recall",
@@ -48,6 +50,8 @@ describe("built-in tool set", () => {
       expect(spec.parameters.type).toBe("object");
       expect(spec.parameters.$schema).toBeUndefined();
     }
+    // The defaults leave shell off and http_request without an allowlist: both would refuse every call.
+    expect(registry.names()).toEqual(["memory_store", "memory_recall", "memory_forget", "file_read", "file_write"]);
   });
 });
 

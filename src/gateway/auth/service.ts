@@ -80,8 +80,11 @@ export class AuthService {
     if (result.reason === "locked") {
       throw new PrxError(
         "RATE_LIMITED",
-        `too many wrong pairing codes from ${client}; locked out for ${result.retryAfterS} s`,
+        `too many wrong pairing codes from ${client}; pairing from it is locked for ${result.retryAfterS} s`,
         {
+          hint:
+            "on the gateway's machine, `prx gateway token create` prints a token at once (it needs no pairing code " +
+            "and no lockout applies to it); otherwise wait and send the code printed at start",
           details: { retryAfterS: result.retryAfterS },
         },
       );
@@ -95,6 +98,9 @@ export class AuthService {
         },
       );
     }
-    throw new PrxError("UNAUTHORIZED", `wrong pairing code (${result.attemptsLeft} attempts left before a lockout)`);
+    const left = result.attemptsLeft === 1 ? "1 attempt" : `${result.attemptsLeft} attempts`;
+    throw new PrxError("UNAUTHORIZED", `wrong pairing code (${left} left before a lockout)`, {
+      hint: "send the 6-digit code the gateway printed at start, or run `prx gateway token create` on its machine",
+    });
   }
 }

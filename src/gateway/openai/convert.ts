@@ -1,6 +1,6 @@
 import { PrxError } from "../../core/errors.ts";
-import type { ChatMessage } from "../../providers/types.ts";
-import type { OpenAIMessage } from "./schemas.ts";
+import type { ChatMessage, ToolSpec } from "../../providers/types.ts";
+import type { ClientTool, OpenAIMessage } from "./schemas.ts";
 
 function textOf(message: OpenAIMessage, index: number): string {
   const content = message.content;
@@ -19,48 +19,131 @@ function textOf(message: OpenAIMessage, index: number): string {
     .join("");
 }
 
+/** The client's conversation, in prx's terms. */
+export interface TurnMessages {
+  history: ChatMessage[];
+  /** The new user message; "" when the conversation ends with tool results (`continuation`). */
+  text: string;
+  /** The last messages are results of tool calls the client ran: the turn continues from them. */
+  continuation: boolean;
+}
+
+function toChatMessage(message: OpenAIMessage, index: number): ChatMessage {
+  const content = textOf(message, index);
+  switch (message.role) {
+    case "system":
+    case "developer":
+      return { role: "system", content };
+    case "assistant":
+      return message.tool_calls?.length
+        ? {
+            role: "assistant",
+            content,
+            tool_calls: message.tool_calls.map((call) => ({
+              id: call.id,
+              name: call.function.name,
+              arguments: call.function.arguments,
+            })),
+          }
+        : { role: "assistant", content };
+    case "tool":
+      return {
+        role: "tool",
+        content,
+        tool_call_id: message.tool_call_id!,
+        ...(message.name ? { name: message.name } : {}),
+      };
+    default:
+      return { role: "user", content };
+  }
+}
+
+/**
+ * What the OpenAI API itself refuses (the provider would answer 400, which would reach the client as a 502): a tool
+ * message must answer a call of the assistant message right before its group, and every call must be answered
+ * before the conversation goes on.
+ */
+function checkToolPairing(messages: OpenAIMessage[]): void {
+  // Null until an assistant message calls tools: a plain conversation allocates nothing here (per-request path).
+  let open: Set<string> | null = null;
+  let opener = -1;
+  const unanswered = () =>
+    new PrxError(
+      "BAD_REQUEST",
+      `messages[${opener}]: the assistant's tool calls ${[...open!].join(", ")} have no tool message answering them`,
+      { hint: 'send one {"role": "tool", "tool_call_id": <id>, "content": <result>} per call right after it' },
+    );
+  for (const [index, message] of messages.entries()) {
+    if (message.role === "tool") {
+      const id = message.tool_call_id;
+      if (id === undefined) throw new PrxError("BAD_REQUEST", `messages[${index}]: a tool message needs tool_call_id`);
+      if (!open?.delete(id)) {
+        throw new PrxError(
+          "BAD_REQUEST",
+          `messages[${index}]: tool_call_id "${id}" does not answer a pending tool call of the assistant message before it`,
+          { hint: "answer each call once, with the id the assistant message gave it" },
+        );
+      }
+      continue;
+    }
+    if (open && open.size > 0) throw unanswered();
+    if (message.role === "assistant" && message.tool_calls?.length) {
+      open = new Set(message.tool_calls.map((call) => call.id));
+      opener = index;
+    }
+  }
+  if (open && open.size > 0) throw unanswered();
+}
+
 /**
  * The client's conversation as prx history plus the new user text. The agent's own system prompt stays in
- * charge; client system/developer messages are kept in the history as system messages.
+ * charge; client system/developer messages are kept in the history as system messages. A conversation ending with
+ * tool messages is the follow-up of an answer that called the client's tools: the turn continues from it.
  */
-export function toTurnMessages(messages: OpenAIMessage[]): { history: ChatMessage[]; text: string } {
+export function toTurnMessages(messages: OpenAIMessage[]): TurnMessages {
   const last = messages.at(-1)!;
-  if (last.role !== "user") {
-    throw new PrxError("BAD_REQUEST", `the last message must have role "user", got "${last.role}"`, {
-      hint: "prx runs tools itself; send the conversation ending with the user's message",
-    });
+  if (last.role !== "user" && last.role !== "tool") {
+    throw new PrxError(
+      "BAD_REQUEST",
+      `the last message must have role "user" (a new message) or "tool" (results of the tool calls the answer asked ` +
+        `for), got "${last.role}"`,
+      { hint: "prx runs its own tools; send the conversation ending with the user's message or your tool results" },
+    );
   }
-  const history = messages.slice(0, -1).map((message, index): ChatMessage => {
-    const content = textOf(message, index);
-    switch (message.role) {
-      case "system":
-      case "developer":
-        return { role: "system", content };
-      case "assistant":
-        return message.tool_calls?.length
-          ? {
-              role: "assistant",
-              content,
-              tool_calls: message.tool_calls.map((call) => ({
-                id: call.id,
-                name: call.function.name,
-                arguments: call.function.arguments,
-              })),
-            }
-          : { role: "assistant", content };
-      case "tool":
-        return {
-          role: "tool",
-          content,
-          tool_call_id: message.tool_call_id,
-          ...(message.name ? { name: message.name } : {}),
-        };
-      default:
-        return { role: "user", content };
-    }
-  });
+  checkToolPairing(messages);
+  if (last.role === "tool") {
+    return { history: messages.map(toChatMessage), text: "", continuation: true };
+  }
+  const history = messages.slice(0, -1).map(toChatMessage);
   const text = textOf(last, messages.length - 1);
   if (text.trim() === "")
     throw new PrxError("BAD_REQUEST", `messages[${messages.length - 1}]: the user message is empty`);
-  return { history, text };
+  return { history, text, continuation: false };
+}
+
+/**
+ * The client's tools as tool specs. Names are unique within the request and never one of the server's tools the
+ * model is offered (400 naming it: the model could not tell them apart).
+ */
+export function toClientTools(tools: readonly ClientTool[], serverTools: readonly ToolSpec[]): ToolSpec[] {
+  const seen = new Set<string>();
+  let server: Set<string> | undefined;
+  return tools.map((tool, index) => {
+    const { name, description, parameters, strict } = tool.function;
+    if (seen.has(name)) throw new PrxError("BAD_REQUEST", `tools[${index}]: the tool name "${name}" is given twice`);
+    seen.add(name);
+    server ??= new Set(serverTools.map((spec) => spec.name));
+    if (server.has(name)) {
+      throw new PrxError("BAD_REQUEST", `tools[${index}]: "${name}" is the name of a tool this server runs itself`, {
+        hint: `rename your tool; the server's tools are ${[...server].join(", ")}`,
+        details: { param: `tools[${index}].function.name` },
+      });
+    }
+    return {
+      name,
+      description: description ?? "",
+      parameters: parameters ?? { type: "object", properties: {} },
+      ...(typeof strict === "boolean" ? { strict } : {}),
+    };
+  });
 }

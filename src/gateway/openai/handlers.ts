@@ -1,29 +1,54 @@
-import { toPrxError } from "../../core/errors.ts";
+import type { TurnInput, TurnResult } from "../../agent/types.ts";
 import { newId } from "../../core/ids.ts";
+import type { ToolCall } from "../../providers/types.ts";
 import { readJsonBody } from "../body.ts";
 import type { GatewayContext } from "../context.ts";
 import { jsonResponse } from "../errors.ts";
-import { preflight } from "../reply.ts";
-import { sseResponse } from "../sse.ts";
 import { runGatewayTurn } from "../turns.ts";
-import { toTurnMessages } from "./convert.ts";
-import { modelCatalog, selectModel } from "./models.ts";
-import { ChatCompletionRequestParser, type ChatCompletion, type ChatCompletionChunk } from "./schemas.ts";
+import { toClientTools, toTurnMessages } from "./convert.ts";
+import { modelNotFound } from "./models.ts";
+import { ChatCompletionRequestParser, type ChatCompletion } from "./schemas.ts";
+import { streamCompletion } from "./stream.ts";
+
+/** A tool call as the OpenAI wire carries it. */
+export function wireToolCall(call: ToolCall) {
+  return { id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } };
+}
+
+/** The answer's message and finish reason: the client's tool calls when the model made some, else the text. */
+export function answerOf(result: TurnResult): Pick<ChatCompletion["choices"][number], "message" | "finish_reason"> {
+  const calls = result.clientToolCalls;
+  if (!calls) return { message: { role: "assistant", content: result.text, refusal: null }, finish_reason: "stop" };
+  return {
+    message: {
+      role: "assistant",
+      content: result.text === "" ? null : result.text,
+      refusal: null,
+      tool_calls: calls.map(wireToolCall),
+    },
+    finish_reason: "tool_calls",
+  };
+}
 
 /**
- * POST /v1/chat/completions. The client's messages become the turn's history (nothing is stored); the agent
- * runs its tools itself, so the client only ever sees assistant content.
+ * POST /v1/chat/completions. The client's messages become the turn's history (nothing is stored); the agent runs its
+ * own tools inside the turn. Client `tools` are offered beside them: when the model calls one, the answer carries the
+ * call (finish_reason "tool_calls") and the client's follow-up with tool messages continues the conversation.
  */
 export async function chatCompletions(gw: GatewayContext, request: Request): Promise<Response> {
   const body = await readJsonBody(request, ChatCompletionRequestParser(), gw.config.max_body_bytes);
-  const { history, text } = toTurnMessages(body.messages);
-  const defaults = gw.host.resolveModelChoice({});
-  const selection = selectModel(gw.host.config, body.model, defaults.model);
-  const input = {
+  const selection = gw.models.select(body.model);
+  if (!selection) throw modelNotFound(body.model);
+  const { history, text, continuation } = toTurnMessages(body.messages);
+  const clientTools = body.tools?.length ? toClientTools(body.tools, gw.host.tools.specs()) : undefined;
+  const input: Omit<TurnInput, "signal" | "observer"> = {
     sessionId: newId("openai"),
     text,
     channel: "openai",
     historyOverride: history,
+    ...(continuation ? { continueFromHistory: true } : {}),
+    ...(clientTools ? { clientTools } : {}),
+    ...(body.tool_choice === "none" ? { toolChoice: "none" as const } : {}),
     ...(body.user ? { userId: body.user } : {}),
     ...(selection.provider ? { provider: selection.provider } : {}),
     ...(selection.model ? { model: selection.model } : {}),
@@ -32,62 +57,25 @@ export async function chatCompletions(gw: GatewayContext, request: Request): Pro
   const created = Math.floor(gw.now() / 1000);
   const model = selection.reported;
 
-  if (!body.stream) {
-    const result = await runGatewayTurn(gw, { ...input, signal: request.signal });
-    const completion: ChatCompletion = {
-      id,
-      object: "chat.completion",
-      created,
-      model,
-      choices: [
-        {
-          index: 0,
-          message: { role: "assistant", content: result.text, refusal: null },
-          finish_reason: "stop",
-          logprobs: null,
-        },
-      ],
-      usage: result.usage,
-    };
-    return jsonResponse(completion);
+  if (body.stream) {
+    const includeUsage = body.stream_options?.include_usage === true;
+    return streamCompletion(gw, input, { id, created, model, includeUsage });
   }
-
-  preflight(gw, input);
-  const includeUsage = body.stream_options?.include_usage === true;
-  const chunk = (
-    delta: ChatCompletionChunk["choices"][number]["delta"],
-    finish: "stop" | null,
-  ): ChatCompletionChunk => ({
+  const result = await runGatewayTurn(gw, { ...input, signal: request.signal });
+  const completion: ChatCompletion = {
     id,
-    object: "chat.completion.chunk",
+    object: "chat.completion",
     created,
     model,
-    choices: [{ index: 0, delta, finish_reason: finish }],
-    ...(includeUsage ? { usage: null } : {}),
-  });
-  return sseResponse(async (sse, signal) => {
-    sse.send(null, chunk({ role: "assistant", content: "" }, null));
-    try {
-      const result = await runGatewayTurn(gw, {
-        ...input,
-        signal,
-        observer: { onDelta: (delta) => sse.send(null, chunk({ content: delta }, null)) },
-      });
-      sse.send(null, chunk({}, "stop"));
-      if (includeUsage)
-        sse.send(null, { id, object: "chat.completion.chunk", created, model, choices: [], usage: result.usage });
-    } catch (thrown) {
-      const error = toPrxError(thrown);
-      gw.logger.warn(`streamed chat completion failed: ${error.message}`, { code: error.code });
-      sse.send(null, { error: { message: error.message, type: "server_error", code: error.code } });
-    }
-    sse.raw("[DONE]");
-  });
+    choices: [{ index: 0, ...answerOf(result), logprobs: null }],
+    usage: result.usage,
+  };
+  return jsonResponse(completion);
 }
 
 export function listModels(gw: GatewayContext): Response {
   const created = Math.floor(gw.startedAt / 1000);
-  const data = modelCatalog(gw.host.config, gw.host.resolveModelChoice({})).map((entry) => ({
+  const data = gw.models.catalog.map((entry) => ({
     id: entry.id,
     object: "model" as const,
     created,

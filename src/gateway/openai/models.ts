@@ -1,26 +1,11 @@
 import type { Config } from "../../config/schema.ts";
+import { PrxError } from "../../core/errors.ts";
 
 export const HINT = "hint:";
 
 export interface ModelEntry {
   id: string;
   owned_by: string;
-}
-
-/** Every model name a client may ask for: the default, each provider's listed models, and each route hint. */
-export function modelCatalog(config: Config, defaults: { provider: string; model: string }): ModelEntry[] {
-  const seen = new Set<string>();
-  const out: ModelEntry[] = [];
-  const add = (id: string, owner: string) => {
-    if (seen.has(id)) return;
-    seen.add(id);
-    out.push({ id, owned_by: owner });
-  };
-  add(defaults.model, defaults.provider);
-  for (const [name, provider] of Object.entries(config.providers))
-    for (const model of provider.models) add(model, name);
-  for (const route of config.model_routes) add(HINT + route.hint, route.provider);
-  return out;
 }
 
 export interface ModelSelection {
@@ -31,17 +16,66 @@ export interface ModelSelection {
 }
 
 /**
- * The requested model when it is configured (a provider's model, the default, or a route hint with or
- * without the `hint:` prefix); otherwise the configured default, reported as such.
+ * Every model name the OpenAI-compatible API answers to, built once per gateway: a request's `model` costs one map
+ * lookup. Names: each route hint (`hint:<name>` and bare), the default model, each provider's `models`, and each
+ * `[gateway] model_aliases` entry (answered by its target; /v1/models lists it too).
  */
-export function selectModel(config: Config, requested: string, defaultModel: string): ModelSelection {
-  const hint = requested.startsWith(HINT) ? requested.slice(HINT.length) : requested;
-  if (config.model_routes.some((route) => route.hint === hint)) return { reported: requested, model: HINT + hint };
-  if (requested === defaultModel) return { reported: requested };
-  if (config.providers[config.default_provider]?.models.includes(requested))
-    return { reported: requested, model: requested };
-  for (const [name, provider] of Object.entries(config.providers)) {
-    if (provider.models.includes(requested)) return { reported: requested, provider: name, model: requested };
+export interface ModelTable {
+  select(requested: string): ModelSelection | undefined;
+  /** For GET /v1/models, in the order above. */
+  readonly catalog: readonly ModelEntry[];
+}
+
+export function buildModelTable(config: Config, defaults: { provider: string; model: string }): ModelTable {
+  const byName = new Map<string, ModelSelection>();
+  const catalog: ModelEntry[] = [];
+  const listed = new Set<string>();
+  const list = (id: string, owner: string) => {
+    if (listed.has(id)) return;
+    listed.add(id);
+    catalog.push({ id, owned_by: owner });
+  };
+  // The first claim of a name wins: route hints, the default model, the default provider's models, the others.
+  const claim = (name: string, selection: ModelSelection) => {
+    if (!byName.has(name)) byName.set(name, selection);
+  };
+  for (const route of config.model_routes) {
+    claim(HINT + route.hint, { reported: HINT + route.hint, model: HINT + route.hint });
+    claim(route.hint, { reported: route.hint, model: HINT + route.hint });
   }
-  return { reported: defaultModel };
+  claim(defaults.model, { reported: defaults.model });
+  list(defaults.model, defaults.provider);
+  for (const model of config.providers[config.default_provider]?.models ?? []) claim(model, { reported: model, model });
+  for (const [name, provider] of Object.entries(config.providers)) {
+    for (const model of provider.models) {
+      claim(model, { reported: model, provider: name, model });
+      list(model, name);
+    }
+  }
+  for (const route of config.model_routes) list(HINT + route.hint, route.provider);
+  for (const [alias, target] of Object.entries(config.gateway.model_aliases)) {
+    const where = `[gateway] model_aliases "${alias}" = "${target}"`;
+    if (byName.has(alias)) {
+      throw new PrxError("CONFIG_INVALID", `${where}: "${alias}" is already a model this gateway serves`, {
+        hint: "remove the alias: clients can ask for that model by its name",
+      });
+    }
+    const selection = byName.get(target);
+    if (!selection) {
+      throw new PrxError("CONFIG_INVALID", `${where}: "${target}" is not a model this gateway serves`, {
+        hint: `point the alias at one of: ${[...byName.keys()].join(", ")}`,
+      });
+    }
+    byName.set(alias, selection);
+    const owner = catalog.find((entry) => entry.id === target || entry.id === HINT + target)?.owned_by;
+    list(alias, owner ?? defaults.provider);
+  }
+  return { select: (requested) => byName.get(requested), catalog };
+}
+
+/** What an unknown `model` gets: the OpenAI API's own 404, word for word. */
+export function modelNotFound(requested: string): PrxError {
+  return new PrxError("MODEL_NOT_FOUND", `The model \`${requested}\` does not exist or you do not have access to it.`, {
+    hint: "GET /v1/models lists the models this gateway serves; [gateway] model_aliases maps other names to them",
+  });
 }

@@ -3,6 +3,7 @@ import { errorMessage } from "../../core/errors.ts";
 import type { GatewayContext } from "../context.ts";
 import { jsonResponse } from "../errors.ts";
 import { doc } from "../openapi/doc.ts";
+import { providerReadiness } from "../provider-check.ts";
 import { HealthSchema, type Health } from "../schemas.ts";
 import type { HealthCheck } from "../types.ts";
 
@@ -16,13 +17,8 @@ function databaseCheck(gw: GatewayContext): HealthCheck {
 }
 
 function providersCheck(gw: GatewayContext): HealthCheck {
-  try {
-    const choice = gw.host.resolveModelChoice({});
-    gw.host.providers.resolve(choice.provider);
-    return { ok: true, detail: `${choice.provider}/${choice.model}` };
-  } catch (error) {
-    return { ok: false, detail: errorMessage(error) };
-  }
+  const { ok, detail } = providerReadiness(gw.host);
+  return detail === undefined ? { ok } : { ok, detail };
 }
 
 export async function readiness(gw: GatewayContext): Promise<Health> {

@@ -19,14 +19,17 @@ export function openaiRoutes(app: AnyElysia, gw: GatewayContext): void {
     detail: doc({
       summary: "OpenAI-compatible chat completion (JSON, or SSE with stream: true)",
       description:
-        "The client's messages are the conversation; nothing is stored. The agent runs its own tools, so only " +
-        "assistant content comes back. `model` is honoured when configured (provider model or hint:<route>), " +
-        "else the default model is used and reported. With stream: true, `data:` chunks end with `data: [DONE]`; " +
-        "stream_options.include_usage adds a usage chunk.",
+        "The client's messages are the conversation; nothing is stored. The agent runs its own tools inside the turn. " +
+        "Client `tools` are offered beside them: a call to one ends the answer with `tool_calls` and finish_reason " +
+        "`tool_calls` (the server's calls in that same response are not run); send the tool results back as `tool` " +
+        "messages to continue. A client tool named like a server tool is a 400. `model` must be served (GET " +
+        "/v1/models, hint:<route>, or a [gateway] model_aliases name): anything else is OpenAI's 404 model_not_found. " +
+        "With stream: true, `data:` chunks end with `data: [DONE]`; stream_options.include_usage adds a usage chunk. " +
+        "Errors are OpenAI-shaped: {error: {message, type, param, code}}.",
       tags: ["openai"],
       body: ChatCompletionRequestSchema,
       responses: { 200: ChatCompletionSchema },
-      errors: [400, 413, 415, 502, 503],
+      errors: [400, 404, 405, 413, 415, 502, 503],
     }),
   });
   app.get("/v1/models", async () => (await load()).listModels(gw), {

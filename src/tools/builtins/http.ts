@@ -57,6 +57,10 @@ async function readCapped(response: Response, max: number): Promise<{ bytes: Uin
 
 export function createHttpTool(config: ToolsConfig): Tool {
   return defineTool({
+    unavailable:
+      config.http_allowlist.length === 0
+        ? `http_request is denied: tools.http_allowlist is empty. To allow it, ${ALLOWLIST_HINT}`
+        : undefined,
     name: "http_request",
     description: "Make an HTTP request to an allowed URL and return status, content type and body text.",
     args: HttpArgs,

@@ -1,3 +1,5 @@
+import { MANAGE_TOOL_NAME } from "../../core/tool-names.ts";
+
 /**
  * Names of prx's built-in tools, known without building them: no plugin or other tool source may take one,
  * whether or not the tool is enabled (a test keeps this list equal to createBuiltinTools()).
@@ -12,8 +14,8 @@ export const BUILTIN_TOOL_NAMES: readonly string[] = [
   "shell",
 ];
 
-/** The plugin runtime's management tool (src/plugins/manage-tool.ts), built in like the others. */
-export const MANAGE_TOOL_NAME = "wasm_plugins_manage";
+/** The plugin runtime's management tool (src/plugins/manage-tool.ts), built in like the others (opt-in for the model). */
+export { MANAGE_TOOL_NAME };
 
 /** Names no plugin (or other tool source) may declare. */
 export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([...BUILTIN_TOOL_NAMES, MANAGE_TOOL_NAME]);

@@ -83,8 +83,16 @@ function killGroup(pid: number): void {
   }
 }
 
+/** Why the shell refuses every call under this config, or undefined when it can run something. */
+export function shellUnavailable(config: ToolsConfig): string | undefined {
+  if (!config.shell_enabled) return `the shell tool is disabled. To enable it, ${SHELL_ENABLE_HINT}`;
+  if (config.shell_allowlist.length === 0) return `tools.shell_allowlist is empty. To allow programs, ${SHELL_ENABLE_HINT}`;
+  return undefined;
+}
+
 export function createShellTool(config: ToolsConfig, workspace: string): Tool {
   return defineTool({
+    unavailable: shellUnavailable(config),
     name: "shell",
     description:
       "Run one allowed program with arguments in the workspace directory (no shell interpretation). " +

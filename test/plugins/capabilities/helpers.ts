@@ -41,6 +41,9 @@ export function workspaceWith(plugins: string[], config = ""): TestWorkspace {
   return { root, pluginsDir, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
+/** Config lines that offer wasm_plugins_manage to the model (it is off by default). */
+export const MANAGE_TOOL_OPT_IN = '[tools]\nenabled = ["wasm_plugins_manage"]\n';
+
 export function fakeConfig(url: string, extra = ""): string {
   return `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${url}"\n${extra}`;
 }

@@ -8,6 +8,7 @@ import {
   workspaceWith,
   type HostScenario,
   type OpenedHost,
+  MANAGE_TOOL_OPT_IN,
 } from "./helpers.ts";
 
 const ADDRESS = "alice.smith@example.com";
@@ -17,7 +18,7 @@ describe("WASM middleware in the agent loop", () => {
   let fake: FakeServer;
   let opened: OpenedHost;
   let scenario: HostScenario;
-  beforeAll(async () => void ({ fake, opened } = scenario = await openScenario(["redact-mw"])));
+  beforeAll(async () => void ({ fake, opened } = scenario = await openScenario(["redact-mw"], MANAGE_TOOL_OPT_IN)));
   afterAll(() => scenario.close());
 
   test("all four stages run: the provider never sees the address and the reply is redacted on the way out", async () => {

@@ -11,7 +11,7 @@ import { errorResponse } from "../../../src/gateway/errors.ts";
 import { pluginRoutes } from "../../../src/gateway/routes/plugins.ts";
 import { parseProbeRequest, runProbe } from "../../../src/plugins/probes.ts";
 import { gateModule } from "../../fixtures/gate-middleware.ts";
-import { body, failure, openScenario, type HostScenario } from "./helpers.ts";
+import { body, failure, MANAGE_TOOL_OPT_IN, openScenario, type HostScenario } from "./helpers.ts";
 
 const ROOT = resolve(import.meta.dir, "../../..");
 const inbound = { text: "hi", channel: "api", user_id: "u1", session_id: "p", metadata: {} };
@@ -34,7 +34,7 @@ async function writeBroken(pluginsDir: string, name: string, capability: string)
 let scenario: HostScenario;
 let loadError: string;
 beforeAll(async () => {
-  scenario = await openScenario([], "");
+  scenario = await openScenario([], MANAGE_TOOL_OPT_IN);
   const { pluginsDir } = scenario.ws;
   await writeBroken(pluginsDir, "rate-limiter-middleware", 'type = "middleware"\nname = "rate-limit"');
   await writeBroken(pluginsDir, "nightly", 'type = "cron"\nname = "sweep"\nschedule = "0 3 * * *"');

@@ -19,6 +19,7 @@ import {
   type HostScenario,
   type OpenedHost,
   type TestWorkspace,
+  MANAGE_TOOL_OPT_IN,
 } from "./helpers.ts";
 
 const ALL = ["redact-mw", "garbage-mw", "hook-rec", "cron-count", "provider-wat", "storage-ts"];
@@ -28,7 +29,7 @@ let fake: FakeServer;
 let ws: TestWorkspace;
 let opened: OpenedHost;
 let scenario: HostScenario;
-beforeAll(async () => void ({ fake, ws, opened } = scenario = await openScenario(ALL)));
+beforeAll(async () => void ({ fake, ws, opened } = scenario = await openScenario(ALL, MANAGE_TOOL_OPT_IN)));
 afterAll(() => scenario.close());
 
 const probe = (raw: unknown, plugin?: string) => runProbe(opened.services, parseProbeRequest(raw, plugin));
