@@ -2,28 +2,14 @@
  * The chat on a real terminal (a pseudo-terminal through util-linux `script`), run as the compiled binary: the
  * "thinking" line while a turn waits, Ctrl-C clearing a half-typed line, NO_COLOR, and doctor's coloured labels.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
-import { BINARY, ensureBinary, fakeProviderConfig, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { describe, expect, test } from "bun:test";
+import { BINARY, fakeProviderConfig, runPrx } from "../helpers/binary.ts";
+import { binarySuite } from "../helpers/binary-suite.ts";
 import { spawnPty } from "../helpers/pty.ts";
 import { ERASE_LINE, SPINNER_LABEL } from "../../src/chat/spinner.ts";
 
-let fake: FakeServer;
-const cleanups: (() => void)[] = [];
-beforeAll(async () => {
-  await ensureBinary();
-  fake = startFakeOpenAI();
-}, 300_000);
-afterAll(async () => {
-  await fake.stop();
-  for (const cleanup of cleanups) cleanup();
-});
-
-function workspace(config?: string): string {
-  const ws = tempWorkspace(config);
-  cleanups.push(ws.cleanup);
-  return ws.dir;
-}
+const suite = binarySuite();
+const workspace = (config?: string) => suite.workspace(config);
 
 const env = (dir: string, extra: Record<string, string> = {}) => ({
   PATH: process.env.PATH ?? "/usr/bin:/bin",
@@ -34,7 +20,7 @@ const env = (dir: string, extra: Record<string, string> = {}) => ({
 
 describe("prx chat on a terminal", () => {
   test("a thinking line shows while the turn waits and is erased by the first token", async () => {
-    const dir = workspace(fakeProviderConfig(fake.url));
+    const dir = workspace(fakeProviderConfig(suite.fake.url));
     const chat = spawnPty([BINARY, "chat", "--workspace", dir], env(dir));
     try {
       await chat.waitFor("you> ");
@@ -53,18 +39,18 @@ describe("prx chat on a terminal", () => {
   });
 
   test("Ctrl-C with a half-typed line clears it and the chat goes on; Ctrl-C on an empty line exits", async () => {
-    const dir = workspace(fakeProviderConfig(fake.url));
+    const dir = workspace(fakeProviderConfig(suite.fake.url));
     const chat = spawnPty([BINARY, "chat", "--workspace", dir], env(dir));
     try {
       await chat.waitFor("you> ");
       chat.type("half typed");
       await chat.waitFor("half typed");
-      const before = fake.chatRequests().length;
+      const before = suite.fake.chatRequests().length;
       chat.type("\x03");
       chat.type("/model\r");
       // Had the line survived, "half typed/model" would have gone to the model as a message.
       await chat.waitFor("model: fake-model (provider fake)");
-      expect(fake.chatRequests().length).toBe(before);
+      expect(suite.fake.chatRequests().length).toBe(before);
       chat.type("\x03");
       expect(await chat.exited).toBe(0);
     } finally {
@@ -74,7 +60,7 @@ describe("prx chat on a terminal", () => {
 
   test("colours on a terminal, none with NO_COLOR; the error stays a message", async () => {
     for (const noColor of [false, true]) {
-      const dir = workspace(fakeProviderConfig(fake.url));
+      const dir = workspace(fakeProviderConfig(suite.fake.url));
       const chat = spawnPty([BINARY, "chat", "--workspace", dir], env(dir, noColor ? { NO_COLOR: "1" } : {}));
       try {
         await chat.waitFor("you> ");
@@ -95,7 +81,7 @@ describe("prx chat on a terminal", () => {
 
 describe("plain output and doctor", () => {
   test("piped chat never shows the thinking line, and a failed command does not end it", async () => {
-    const dir = workspace(fakeProviderConfig(fake.url));
+    const dir = workspace(fakeProviderConfig(suite.fake.url));
     const result = await runPrx(["chat", "--workspace", dir], { stdin: "/model hint:nope\nstill here\n" });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('error: requested model "hint:nope": no [[model_routes]] entry');
@@ -105,7 +91,7 @@ describe("plain output and doctor", () => {
   });
 
   test("doctor colours OK and FAIL on a terminal, not with NO_COLOR nor when piped", async () => {
-    const dir = workspace(fakeProviderConfig(fake.url));
+    const dir = workspace(fakeProviderConfig(suite.fake.url));
     const colored = spawnPty([BINARY, "doctor", "--workspace", dir], env(dir));
     expect(await colored.exited).toBe(0);
     expect(colored.output()).toContain("\x1b[32mOK  \x1b[0m provider fake: reachable");

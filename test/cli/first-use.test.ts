@@ -3,29 +3,15 @@
  * sessions from turns that could not start, `init --force` keeping a backup, and an offline reply that fits.
  */
 import { Database } from "bun:sqlite";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONFIG_TEMPLATE } from "../../src/config/template.ts";
-import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
-import { ensureBinary, fakeProviderConfig, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { fakeProviderConfig, runPrx } from "../helpers/binary.ts";
+import { binarySuite } from "../helpers/binary-suite.ts";
 
-let fake: FakeServer;
-const cleanups: (() => void)[] = [];
-beforeAll(async () => {
-  await ensureBinary();
-  fake = startFakeOpenAI();
-}, 300_000);
-afterAll(async () => {
-  await fake.stop();
-  for (const cleanup of cleanups) cleanup();
-});
-
-function workspace(config?: string): string {
-  const ws = tempWorkspace(config);
-  cleanups.push(ws.cleanup);
-  return ws.dir;
-}
+const suite = binarySuite();
+const workspace = (config?: string) => suite.workspace(config);
 
 /** Sessions in the workspace database (none when the table was never made). */
 function sessionCount(dir: string): number {
@@ -42,7 +28,7 @@ function sessionCount(dir: string): number {
 
 describe("global options", () => {
   test("before the command, in either spelling, and between gateway and token", async () => {
-    const dir = workspace(fakeProviderConfig(fake.url));
+    const dir = workspace(fakeProviderConfig(suite.fake.url));
     for (const args of [
       ["--workspace", dir, "doctor"],
       ["-w", dir, "doctor"],
@@ -74,7 +60,7 @@ describe("global options", () => {
 
 describe("sessions", () => {
   test("a bad --session id is refused at start with the API's rule (exit 2)", async () => {
-    const dir = workspace(fakeProviderConfig(fake.url));
+    const dir = workspace(fakeProviderConfig(suite.fake.url));
     for (const command of ["chat", "agent"]) {
       const result = await runPrx([command, "--workspace", dir, "--session", "bad id!"], { stdin: "hello\n" });
       expect(result.code).toBe(2);
@@ -84,7 +70,7 @@ describe("sessions", () => {
   });
 
   test("turns that cannot start leave no session behind; a recorded turn creates its session", async () => {
-    const dir = workspace(fakeProviderConfig(fake.url));
+    const dir = workspace(fakeProviderConfig(suite.fake.url));
     expect((await runPrx(["agent", "--workspace", dir, "--provider", "nope", "-m", "hi"])).code).toBe(1);
     expect((await runPrx(["agent", "--workspace", dir, "--model", "hint:nope", "-m", "hi"])).code).toBe(1);
     const chat = await runPrx(["chat", "--workspace", dir, "--provider", "nope"], { stdin: "hi\n" });
@@ -122,7 +108,7 @@ describe("init and the offline provider", () => {
 
   test("as the fallback of a failing provider the offline reply says which failed, why and how to fix it", async () => {
     const dir = workspace(
-      fakeProviderConfig(fake.url, 'api_key_env = "PRX_E2E_UNSET_KEY"\n[reliability]\nretries = 0\nfallback_providers = ["offline"]\n'),
+      fakeProviderConfig(suite.fake.url, 'api_key_env = "PRX_E2E_UNSET_KEY"\n[reliability]\nretries = 0\nfallback_providers = ["offline"]\n'),
     );
     const reply = await runPrx(["agent", "--workspace", dir, "-m", "hi"]);
     expect(reply.code).toBe(0);

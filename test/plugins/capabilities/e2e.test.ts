@@ -1,9 +1,9 @@
 /** End to end through the compiled binary (`bun build.ts`; PRX_BINARY overrides the path). */
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { Database } from "bun:sqlite";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
-import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
-import { BINARY, ensureBinary, runPrx } from "../../helpers/binary.ts";
+import { pluginKv } from "../../helpers/plugin-kv.ts";
+import { BINARY, runPrx } from "../../helpers/binary.ts";
+import { binarySuite } from "../../helpers/binary-suite.ts";
 import { body, fakeConfig, workspaceWith, type TestWorkspace } from "./helpers.ts";
 
 // each test runs the built binary several times; a loaded machine needs more than the default 5 s
@@ -12,54 +12,35 @@ setDefaultTimeout(60_000);
 const ADDRESS = "carol@example.net";
 const REDACTED = "[email redacted]";
 
-function kv(root: string, plugin: string, key: string): string | null {
-  const db = new Database(join(root, "data", "prx.db"), { readonly: true });
-  try {
-    const row = db
-      .query<{ value: Uint8Array }, [string, string]>("SELECT value FROM plugin_kv WHERE plugin = ? AND key = ?")
-      .get(plugin, key);
-    return row ? new TextDecoder().decode(row.value) : null;
-  } finally {
-    db.close();
-  }
-}
+const kv = pluginKv;
 
 const prx = (ws: TestWorkspace, args: string[]) =>
   runPrx([...args, "-w", ws.root], { env: { PRX_LOG: "error" }, timeoutMs: 60_000 });
 
-let fake: FakeServer;
-const cleanups: (() => void)[] = [];
-beforeAll(async () => {
-  await ensureBinary();
-  fake = startFakeOpenAI();
-}, 300_000);
-afterAll(async () => {
-  await fake.stop();
-  for (const cleanup of cleanups) cleanup();
-});
+const suite = binarySuite();
 
 function workspace(plugins: string[], config: string): TestWorkspace {
   const ws = workspaceWith(plugins, config);
-  cleanups.push(ws.cleanup);
+  suite.later(ws.cleanup);
   return ws;
 }
 
 describe("prx agent -m with WASM plugins (binary)", () => {
   test("redaction middleware at all four stages; a hook plugin receives prx.lifecycle.agent_stop", async () => {
-    const ws = workspace(["redact-mw", "hook-rec"], fakeConfig(fake.url));
-    fake.enqueue({ type: "text", text: `forward it to ${ADDRESS}` });
+    const ws = workspace(["redact-mw", "hook-rec"], fakeConfig(suite.fake.url));
+    suite.fake.enqueue({ type: "text", text: `forward it to ${ADDRESS}` });
     const result = await prx(ws, ["agent", "-m", `I am ${ADDRESS}`]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe(`forward it to ${REDACTED}`);
-    expect(JSON.stringify(fake.chatRequests().at(-1)!.body)).not.toContain(ADDRESS);
-    expect(JSON.stringify(fake.chatRequests().at(-1)!.body)).toContain(`I am ${REDACTED}`);
+    expect(JSON.stringify(suite.fake.chatRequests().at(-1)!.body)).not.toContain(ADDRESS);
+    expect(JSON.stringify(suite.fake.chatRequests().at(-1)!.body)).toContain(`I am ${REDACTED}`);
     const topics = (kv(ws.root, "hook-rec", "topics") ?? "").split("\n");
     expect(topics).toContain("prx.lifecycle.agent_stop");
   });
 
   test("a middleware returning garbage leaves the turn intact", async () => {
-    const ws = workspace(["garbage-mw"], fakeConfig(fake.url));
+    const ws = workspace(["garbage-mw"], fakeConfig(suite.fake.url));
     const result = await prx(ws, ["agent", "-m", "still fine?"]);
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe("echo: still fine?");
@@ -76,8 +57,8 @@ describe("prx agent -m with WASM plugins (binary)", () => {
   });
 
   test('memory.backend = "wasm:ts-kv" stores (memory_store tool) and recalls (next process, auto-recall)', async () => {
-    const ws = workspace(["storage-ts"], fakeConfig(fake.url, '[memory]\nbackend = "wasm:ts-kv"\n'));
-    fake.enqueue(
+    const ws = workspace(["storage-ts"], fakeConfig(suite.fake.url, '[memory]\nbackend = "wasm:ts-kv"\n'));
+    suite.fake.enqueue(
       {
         type: "tool_calls",
         calls: [{ name: "memory_store", arguments: { key: "drink", content: "likes oolong tea" } }],
@@ -87,7 +68,7 @@ describe("prx agent -m with WASM plugins (binary)", () => {
     expect((await prx(ws, ["agent", "-m", "remember: I like oolong tea"])).stdout.trim()).toBe("noted");
     expect(kv(ws.root, "storage-ts", "m:drink")).toContain("likes oolong tea");
     expect((await prx(ws, ["agent", "-m", "what tea do I like?"])).code).toBe(0);
-    expect(JSON.stringify(fake.chatRequests().at(-1)!.body)).toContain("likes oolong tea");
+    expect(JSON.stringify(suite.fake.chatRequests().at(-1)!.body)).toContain("likes oolong tea");
   });
 });
 
@@ -125,7 +106,7 @@ describe("prx plugins probe (binary)", () => {
 
 describe("prx gateway (binary)", () => {
   test("a gateway turn passes all four stages of the redaction middleware", async () => {
-    const ws = workspace(["redact-mw"], fakeConfig(fake.url));
+    const ws = workspace(["redact-mw"], fakeConfig(suite.fake.url));
     const token = (await prx(ws, ["gateway", "token", "create"])).stdout.trim();
     const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", ws.root], {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: ws.root, PRX_LOG: "error" },
@@ -142,7 +123,7 @@ describe("prx gateway (binary)", () => {
       }
       reader.releaseLock();
       const url = /listening on (\S+)/.exec(text)![1]!;
-      fake.enqueue({ type: "text", text: `ask ${ADDRESS}` });
+      suite.fake.enqueue({ type: "text", text: `ask ${ADDRESS}` });
       const response = await fetch(`${url}/v1/chat/completions`, {
         method: "POST",
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -151,7 +132,7 @@ describe("prx gateway (binary)", () => {
       expect(response.status).toBe(200);
       const reply = await body(response);
       expect(reply.choices[0].message.content).toBe(`ask ${REDACTED}`);
-      expect(JSON.stringify(fake.chatRequests().at(-1)!.body)).not.toContain(ADDRESS);
+      expect(JSON.stringify(suite.fake.chatRequests().at(-1)!.body)).not.toContain(ADDRESS);
     } finally {
       proc.kill("SIGTERM");
       await proc.exited;

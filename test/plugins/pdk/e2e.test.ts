@@ -3,12 +3,12 @@
  * folder as it is; test/fixtures/pdk-js), run end to end through the compiled binary.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
 import { ensurePdkPlugins, PDK_PLUGINS } from "../../fixtures/pdk-js/build.ts";
+import { pluginKv } from "../../helpers/plugin-kv.ts";
 import { ensureBinary, runPrx } from "../../helpers/binary.ts";
 
 // each test runs the built binary several times; a loaded machine needs more than the default 5 s
@@ -51,17 +51,7 @@ function workspace(plugins: readonly string[], extraConfig = ""): string {
 const prx = (root: string, args: string[]) =>
   runPrx([...args, "-w", root], { env: { PRX_LOG: "error" }, timeoutMs: 60_000 });
 
-function kv(root: string, plugin: string, key: string): string | null {
-  const db = new Database(join(root, "data", "prx.db"), { readonly: true });
-  try {
-    const row = db
-      .query<{ value: Uint8Array }, [string, string]>("SELECT value FROM plugin_kv WHERE plugin = ? AND key = ?")
-      .get(plugin, key);
-    return row ? new TextDecoder().decode(row.value) : null;
-  } finally {
-    db.close();
-  }
-}
+const kv = pluginKv;
 
 /** The content of the tool message the model got back in the last request. */
 const lastToolResult = () =>
