@@ -85,7 +85,20 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * Output piped into a command that exits early (`prx agent ... | head -1`) closes our stdout: stop quietly with 0,
+ * as CLI tools do, instead of a stack trace.
+ */
+export function exitQuietlyOnClosedStdout(): void {
+  const quit = (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(0);
+  };
+  process.stdout.on("error", quit);
+}
+
 if (import.meta.main) {
+  exitQuietlyOnClosedStdout();
   const code = await main(process.argv.slice(2));
   process.exitCode = code;
 }
