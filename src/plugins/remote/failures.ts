@@ -38,8 +38,10 @@ export const remoteErrors = {
         hint: "raise [remote] rpc_timeout_ms in plugin.toml if the call is legitimately slow",
       },
     ),
-  notReady: (plugin: string, ms: number) =>
-    new PrxError("PLUGIN_TIMEOUT", `remote plugin ${plugin} did not become ready within ${ms} ms`),
+  notReady: (plugin: string, ms: number, why?: string) =>
+    new PrxError("PLUGIN_TIMEOUT", `remote plugin ${plugin} did not become ready within ${ms} ms${why ? ` (${why})` : ""}`, {
+      hint: "it is being restarted or has not acknowledged a cancel yet; retry, or see `prx plugins info` for its state",
+    }),
   killed: (plugin: string, label: string, kill: KillReason) =>
     new PrxError(kill.code, `remote plugin ${plugin} was killed during ${label}: ${kill.reason}`, {
       hint: `${kill.hint}; the plugin is restarted automatically`,

@@ -17,15 +17,6 @@ export class Lifecycle {
     private readonly stats: SupervisorStats,
   ) {}
 
-  /** Calls may go out now: ready, or only waiting for cancels to be acknowledged. */
-  get serving(): boolean {
-    return this.state === "ready";
-  }
-
-  get done(): boolean {
-    return this.state === "failed" || this.state === "stopped";
-  }
-
   ready(event = "ready"): void {
     this.state = "ready";
     this.stats.lastEvent = event;
@@ -68,6 +59,8 @@ export class Lifecycle {
     if (this.state === "stopped") {
       return Promise.reject(new PrxError("PLUGIN_NOT_FOUND", `remote plugin ${this.name} was shut down`));
     }
-    return this.gate.wait(timeoutMs, () => remoteErrors.notReady(this.name, timeoutMs));
+    return this.gate.wait(timeoutMs, () =>
+      remoteErrors.notReady(this.name, timeoutMs, `${this.state}: ${this.stats.lastEvent ?? "no event yet"}`),
+    );
   }
 }

@@ -2,6 +2,7 @@ import {
   REMOTE_LOG_SUMMARY_INTERVAL_MS,
   REMOTE_OUTPUT_MAX_BYTES_PER_INTERVAL,
   REMOTE_OUTPUT_MAX_LINES_PER_INTERVAL,
+  REMOTE_PLUGIN_LOG_MAX_CHARS,
 } from "./limits.ts";
 
 export interface BudgetLimits {
@@ -16,6 +17,18 @@ export interface BudgetLimits {
 export const PLUGIN_OUTPUT_LIMITS: BudgetLimits = {
   lines: REMOTE_OUTPUT_MAX_LINES_PER_INTERVAL,
   bytes: REMOTE_OUTPUT_MAX_BYTES_PER_INTERVAL,
+  intervalMs: REMOTE_LOG_SUMMARY_INTERVAL_MS,
+};
+
+/**
+ * What the host logs of one plugin's `log` messages per interval. The worker runtime keeps runtime.logger within
+ * PLUGIN_OUTPUT_LIMITS over its own intervals, which do not line up with the host's: one host interval can see the
+ * end of one worker interval and the start of the next, each with its summary line and one line over the bytes. So
+ * the host allows twice that and drops only what a plugin sent past its worker runtime.
+ */
+export const HOST_LOG_LIMITS: BudgetLimits = {
+  lines: 2 * (REMOTE_OUTPUT_MAX_LINES_PER_INTERVAL + 1),
+  bytes: 2 * (REMOTE_OUTPUT_MAX_BYTES_PER_INTERVAL + 2 * REMOTE_PLUGIN_LOG_MAX_CHARS),
   intervalMs: REMOTE_LOG_SUMMARY_INTERVAL_MS,
 };
 

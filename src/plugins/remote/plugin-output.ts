@@ -1,6 +1,6 @@
 import type { Logger } from "../../core/logger.ts";
-import { REMOTE_LOG_SUMMARY_INTERVAL_MS, REMOTE_PLUGIN_LOG_MAX_CHARS } from "./limits.ts";
-import { OutputBudget, PLUGIN_OUTPUT_LIMITS, type BudgetLimits } from "./output-budget.ts";
+import { REMOTE_PLUGIN_LOG_MAX_CHARS } from "./limits.ts";
+import { HOST_LOG_LIMITS, OutputBudget, type BudgetLimits } from "./output-budget.ts";
 import type { RefusedDetail, RefusedKind } from "./transport.ts";
 import { clipLogText, safeJson } from "./worker-runtime/runtime-logger.ts";
 
@@ -9,7 +9,7 @@ type LogLevel = "debug" | "info" | "warn" | "error";
 const detailText = (detail: RefusedDetail) => (typeof detail === "string" ? detail : detail());
 
 /**
- * What the host's log shows of one plugin: its `log` messages within PLUGIN_OUTPUT_LIMITS (the rest dropped and
+ * What the host's log shows of one plugin: its `log` messages within HOST_LOG_LIMITS (the rest dropped and
  * counted), and refused input, where the first refusal of an interval is logged with its detail and the rest of the
  * interval become one summary line. Every refusal is counted by the caller; nothing here writes more than a few
  * lines per interval, whatever the plugin sends.
@@ -24,7 +24,7 @@ export class PluginOutputLog {
 
   constructor(
     private readonly log: Logger,
-    limits: BudgetLimits = PLUGIN_OUTPUT_LIMITS,
+    limits: BudgetLimits = HOST_LOG_LIMITS,
     now?: () => number,
   ) {
     this.logs = new OutputBudget(
@@ -62,13 +62,12 @@ export class PluginOutputLog {
     if (!this.logs.take()) return;
     const text = clipLogText(message);
     let extra = fields;
-    let size = text.length;
     if (fields) {
       const json = safeJson(fields);
-      size += json.length;
       if (json.length > REMOTE_PLUGIN_LOG_MAX_CHARS) extra = { truncated: clipLogText(json) };
     }
-    this.logs.charge(size);
+    // the message is what the worker runtime charges too (fields are cut to the same size)
+    this.logs.charge(text.length);
     this.log[level](text, extra);
   }
 
@@ -84,10 +83,10 @@ export class PluginOutputLog {
     if (malformed + oversize === 0) return;
     const last = detailText(this.lastDetail);
     this.lastRefusal = `refused ${malformed + oversize} more messages from plugin (${malformed} malformed, ${oversize} oversize); last: ${last}`;
-    this.log.error(
-      `refused ${malformed + oversize} more messages from remote plugin in ${intervalMs} ms (one summary per ` +
-        `${REMOTE_LOG_SUMMARY_INTERVAL_MS} ms)`,
-      { malformed, oversize, last },
-    );
+    this.log.error(`refused ${malformed + oversize} more messages from remote plugin in the last ${intervalMs} ms`, {
+      malformed,
+      oversize,
+      last,
+    });
   }
 }

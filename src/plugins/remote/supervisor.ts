@@ -300,7 +300,9 @@ export class RemoteSupervisor {
     const grace = this.options.shutdownGraceMs ?? REMOTE_SHUTDOWN_GRACE_MS;
     await within(this.calls.whenIdle(), grace);
     const transport = this.transport;
-    if (transport && this.life.state !== "failed") {
+    // a plugin still starting (or restarting) has no calls and may not listen yet: it is killed, not asked to stop
+    const listening = this.life.state === "ready" || this.life.state === "cancelling";
+    if (transport && listening) {
       const exited = new Promise<void>((r) => transport.onExit(() => r()));
       try {
         transport.send(encodeMessage({ type: "shutdown" }));

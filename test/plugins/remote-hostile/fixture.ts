@@ -62,6 +62,7 @@ const attacks = {
   HOG: (_runtime, o) => hog(num(o.mb, 64), num(o.step, 16), o.sync === true || o.sync === "1", num(o.spin, 0)),
   SPIN: (_runtime, o) => spin(num(o.ms, 60000)),
   PID: () => String(process.pid),
+  WAIT: async (_runtime, o) => (await new Promise((resolve) => setTimeout(resolve, num(o.ms, 1000))), "waited"),
   /** Raw log messages straight onto the wire, past the worker runtime's own budget. */
   LOGRAW: (_runtime, o) => {
     const text = JSON.stringify({ type: "log", level: "error", message: "raw log line" });
