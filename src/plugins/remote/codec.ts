@@ -51,8 +51,11 @@ export function preview(text: string, max = 120): string {
   return text.length > max ? `${text.slice(0, max)}...` : text;
 }
 
-/** Where a line that cannot be a protocol message went: the chunk it is in, and its start and end there. */
-export type RejectedLine = (chunk: Uint8Array, start: number, end: number) => void;
+/**
+ * Where lines that cannot be protocol messages went: `count` such lines in a row, the first of them at
+ * chunk[start..end).
+ */
+export type RejectedLines = (chunk: Uint8Array, start: number, end: number, count: number) => void;
 
 const OPEN_BRACE = 0x7b;
 const isBlank = (byte: number | undefined) => byte === 0x20 || byte === 0x09 || byte === 0x0d;
@@ -67,6 +70,7 @@ export function previewBytes(chunk: Uint8Array, start: number, end: number, max 
  * Splits a byte stream into lines without ever holding more than `limit` bytes of one line: the rest of an oversize
  * line is skipped up to its newline and reported once. With `onRejected`, a line that does not start with `{` (every
  * protocol message is a JSON object) is reported without being decoded, so garbage costs a byte check per line.
+ * Lines are checked against `until` every 256 lines.
  */
 export class LineDecoder {
   private parts: Uint8Array[] = [];
@@ -78,7 +82,7 @@ export class LineDecoder {
     private readonly onLine: (line: string) => void,
     private readonly onOversize: (bytes: number) => void,
     private readonly limit = REMOTE_MAX_MESSAGE_BYTES,
-    private readonly onRejected?: RejectedLine,
+    private readonly onRejected?: RejectedLines,
   ) {}
 
   /**
@@ -88,12 +92,21 @@ export class LineDecoder {
   push(chunk: Uint8Array, from = 0, until = Number.POSITIVE_INFINITY): number {
     let start = from;
     let lines = 0;
+    // rejected lines in a row are reported once, with their count: garbage costs a few operations per line
+    let rejected = 0;
+    let firstStart = 0;
+    let firstEnd = 0;
+    const report = () => {
+      if (rejected > 0) this.onRejected!(chunk, firstStart, firstEnd, rejected);
+      rejected = 0;
+    };
     while (start < chunk.length) {
       const nl = chunk.indexOf(10, start);
       const end = nl === -1 ? chunk.length : nl;
       if (this.onRejected && nl !== -1 && this.size === 0 && !this.skipping && this.rejects(chunk, start, end)) {
-        this.onRejected(chunk, start, end);
+        if (rejected++ === 0) [firstStart, firstEnd] = [start, end];
       } else {
+        report();
         this.take(chunk, start, end);
         if (nl === -1) {
           // keep a copy: the caller may reuse the chunk buffer
@@ -106,8 +119,9 @@ export class LineDecoder {
         this.finishLine();
       }
       start = nl + 1;
-      if ((++lines & 63) === 0 && performance.now() >= until) return start;
+      if ((++lines & 255) === 0 && performance.now() >= until) break;
     }
+    report();
     return start;
   }
 

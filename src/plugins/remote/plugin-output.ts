@@ -45,15 +45,22 @@ export class PluginOutputLog {
     return this.logs.droppedTotal;
   }
 
-  /** One refused message: logged with its detail when it is the first of an interval, else summarized later. */
-  refused(kind: RefusedKind, detail: RefusedDetail, total: number): void {
+  /**
+   * `count` refused messages in a row (`total` so far): the first is logged with its detail when it is the first of
+   * an interval, the rest are summarized when the interval ends.
+   */
+  refused(kind: RefusedKind, detail: RefusedDetail, total: number, count = 1): void {
+    let rest = count;
     if (this.refusals.take()) {
       const text = detailText(detail);
       this.lastRefusal = `refused ${kind} message from plugin: ${text}`;
-      this.log.error(`refused ${kind} message from remote plugin`, { detail: text, count: total });
-      return;
+      this.log.error(`refused ${kind} message from remote plugin`, { detail: text, count: total - count + 1 });
+      rest -= 1;
+      if (rest === 0) return;
+      // the rest of the run is past this interval's one line: take() counts it and schedules the summary
+      this.refusals.take();
     }
-    this.pending[kind] += 1;
+    this.pending[kind] += rest;
     this.lastDetail = detail;
   }
 

@@ -92,7 +92,7 @@ export class RemoteSupervisor {
     this.killing = null;
     this.memory = memoryGuardFor(transport, o, (kill) => this.kill(transport, kill));
     const handshake = new Handshake(transport, o.name, o.readyTimeoutMs, (msg) => this.onMessage(msg, transport));
-    transport.onRefused((kind, detail) => this.refused(kind, detail));
+    transport.onRefused((kind, detail, count) => this.refused(kind, detail, count));
     transport.onMessage((text) => {
       const inbound = decodeWorkerMessage(text);
       if (!inbound.ok) this.refused(inbound.kind, inbound.detail);
@@ -115,9 +115,9 @@ export class RemoteSupervisor {
     this.life.ready();
   }
 
-  private refused(kind: RefusedKind, detail: RefusedDetail): void {
-    this.counters[kind] += 1;
-    this.output.refused(kind, detail, this.counters[kind]);
+  private refused(kind: RefusedKind, detail: RefusedDetail, count = 1): void {
+    this.counters[kind] += count;
+    this.output.refused(kind, detail, this.counters[kind], count);
     if (this.output.lastRefusal) this.stats.lastError = this.output.lastRefusal;
   }
 

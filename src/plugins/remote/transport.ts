@@ -16,9 +16,10 @@ export interface HostTransport {
   onMessage(handler: (text: string) => void): void;
   /**
    * Input refused by the transport itself (a line over the cap, a line that is not a JSON object, a non-string
-   * postMessage). The detail may be a function: it is only made when it is logged.
+   * postMessage), `count` of them in a row. The detail (of the first) may be a function: it is only made when it is
+   * logged.
    */
-  onRefused(handler: (kind: RefusedKind, detail: RefusedDetail) => void): void;
+  onRefused(handler: (kind: RefusedKind, detail: RefusedDetail, count: number) => void): void;
   /** Once, when the worker/process is gone. */
   onExit(handler: (code: number | null, reason: string) => void): void;
   kill(): void;
@@ -81,7 +82,7 @@ export function pluginEnvironment(config: LaunchConfig, stdio: boolean): Record<
 
 class Listeners {
   message: (text: string) => void = () => {};
-  refused: (kind: RefusedKind, detail: RefusedDetail) => void = () => {};
+  refused: (kind: RefusedKind, detail: RefusedDetail, count: number) => void = () => {};
   private readonly exitHandlers: Array<(code: number | null, reason: string) => void> = [];
   private exitInfo: [number | null, string] | null = null;
   addExit(handler: (code: number | null, reason: string) => void): void {
@@ -113,7 +114,7 @@ export function startWorkerTransport(config: LaunchConfig): HostTransport {
   }
   worker.onmessage = (event: MessageEvent) => {
     if (typeof event.data === "string") l.message(event.data);
-    else l.refused("malformed", `non-string postMessage of type ${typeof event.data}`);
+    else l.refused("malformed", `non-string postMessage of type ${typeof event.data}`, 1);
   };
   worker.onerror = (event: ErrorEvent) => {
     lastError = event.message || "uncaught error in worker";
@@ -162,9 +163,10 @@ export function startProcessTransport(config: LaunchConfig): HostTransport {
   });
   const decoder = new LineDecoder(
     (line) => l.message(line),
-    (bytes) => l.refused("oversize", `line of ${bytes} bytes from plugin`),
+    (bytes) => l.refused("oversize", `line of ${bytes} bytes from plugin`, 1),
     undefined,
-    (chunk, start, end) => l.refused("malformed", () => `not a JSON object: ${previewBytes(chunk, start, end)}`),
+    (chunk, start, end, count) =>
+      l.refused("malformed", () => `not a JSON object: ${previewBytes(chunk, start, end)}`, count),
   );
   const tail = new TailLines();
   const readFailed = (what: string) => (error: unknown) =>

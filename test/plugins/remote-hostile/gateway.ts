@@ -1,7 +1,7 @@
 /** The built gateway on a workspace holding the hostile plugin (tests and the hostile bench). */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { writeHostilePlugin, type HostileOptions } from "./fixture.ts";
 
 export interface HostileGateway {
@@ -21,6 +21,8 @@ export interface GatewayOptions {
   plugin: HostileOptions;
   /** Extra config.toml text (a provider). */
   config?: string;
+  /** Plugin directories copied into the workspace beside the hostile plugin. */
+  extraPlugins?: string[];
   /** Where the gateway's stderr goes (a file path); default piped and drained. */
   stderrFile?: string;
   env?: Record<string, string>;
@@ -30,6 +32,7 @@ export async function startHostileGateway(options: GatewayOptions): Promise<Host
   const workspace = mkdtempSync(join(tmpdir(), "prx-hostile-gw-"));
   mkdirSync(join(workspace, "plugins"));
   writeHostilePlugin(join(workspace, "plugins"), options.plugin);
+  for (const dir of options.extraPlugins ?? []) cpSync(dir, join(workspace, "plugins", basename(dir)), { recursive: true });
   writeFileSync(join(workspace, "config.toml"), options.config ?? "");
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: workspace, PRX_LOG: "error", ...options.env };
   const created = Bun.spawnSync([options.binary, "gateway", "token", "create", "-w", workspace], { env });

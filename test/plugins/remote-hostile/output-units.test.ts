@@ -159,7 +159,7 @@ describe("garbage from a plugin", () => {
       () => {},
       () => {},
       undefined,
-      () => void rejected++,
+      (_chunk, _start, _end, count) => void (rejected += count),
     );
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -174,4 +174,27 @@ describe("garbage from a plugin", () => {
     expect(seenAt).toBeGreaterThan(0);
     expect(seenAt).toBeLessThan(total);
   });
+});
+
+test("a run of garbage lines is reported once with its count, and logged as one line plus one summary", () => {
+  const runs: Array<[string, number]> = [];
+  const d = new LineDecoder(
+    () => {},
+    () => {},
+    undefined,
+    (chunk, start, end, count) => runs.push([new TextDecoder().decode(chunk.subarray(start, end)), count]),
+  );
+  d.push(enc.encode("a\nb\nc\n{}\nd\n"));
+  expect(runs).toEqual([
+    ["a", 3],
+    ["d", 1],
+  ]);
+  const log = recorder();
+  const out = new PluginOutputLog(log);
+  out.refused("malformed", "a", 3, 3);
+  out.flush();
+  expect(log.lines.map((l) => l.fields)).toEqual([
+    { detail: "a", count: 1 },
+    { malformed: 2, oversize: 0, last: "a" },
+  ]);
 });

@@ -96,8 +96,8 @@ export async function bootstrap(plugin: Plugin, options: BootstrapOptions = {}):
     plugin: plugin && typeof plugin === "object" ? plugin : { name: "" },
     agent,
     settings,
+    admitLog: () => logBudget.take(),
     sendLog: (line) => {
-      if (!logBudget.take()) return;
       logBudget.charge(line.message.length);
       ch.send(line);
     },
