@@ -8,6 +8,14 @@ export interface KillReason {
 }
 import { REMOTE_MAX_PENDING_CALLS } from "./limits.ts";
 
+/** Why the worker of a call is gone: shut down, killed by the host (why), or it exited by itself (reason, stderr). */
+export interface GoneReason {
+  stopping: boolean;
+  killed: KillReason | null;
+  reason: string;
+  stderr: string[];
+}
+
 /** The errors callers of a remote plugin see, in one place so their wording stays consistent. */
 export const remoteErrors = {
   shutDown: (plugin: string, label: string) =>
@@ -39,9 +47,11 @@ export const remoteErrors = {
       },
     ),
   notReady: (plugin: string, ms: number, why?: string) =>
-    new PrxError("PLUGIN_TIMEOUT", `remote plugin ${plugin} did not become ready within ${ms} ms${why ? ` (${why})` : ""}`, {
-      hint: "it is being restarted or has not acknowledged a cancel yet; retry, or see `prx plugins info` for its state",
-    }),
+    new PrxError(
+      "PLUGIN_TIMEOUT",
+      `remote plugin ${plugin} did not become ready within ${ms} ms${why ? ` (${why})` : ""}`,
+      { hint: "it is starting, restarting or has not acknowledged a cancel yet; retry, or see `prx plugins info`" },
+    ),
   killed: (plugin: string, label: string, kill: KillReason) =>
     new PrxError(kill.code, `remote plugin ${plugin} was killed during ${label}: ${kill.reason}`, {
       hint: `${kill.hint}; the plugin is restarted automatically`,
@@ -51,4 +61,11 @@ export const remoteErrors = {
       hint: "the plugin is restarted automatically; see its stderr in details",
       details: { stderr },
     }),
+  /** A call the worker can no longer answer: it was shut down, killed by the host, or crashed. */
+  gone: (plugin: string, label: string, why: GoneReason) =>
+    why.stopping
+      ? remoteErrors.cutByShutdown(plugin, label)
+      : why.killed
+        ? remoteErrors.killed(plugin, label, why.killed)
+        : remoteErrors.crashed(plugin, label, why.reason, why.stderr),
 };

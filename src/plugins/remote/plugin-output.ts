@@ -89,7 +89,8 @@ export class PluginOutputLog {
     this.pending.malformed = this.pending.oversize = 0;
     if (malformed + oversize === 0) return;
     const last = detailText(this.lastDetail);
-    this.lastRefusal = `refused ${malformed + oversize} more messages from plugin (${malformed} malformed, ${oversize} oversize); last: ${last}`;
+    const counts = `${malformed} malformed, ${oversize} oversize`;
+    this.lastRefusal = `refused ${malformed + oversize} more messages from plugin (${counts}); last: ${last}`;
     this.log.error(`refused ${malformed + oversize} more messages from remote plugin in the last ${intervalMs} ms`, {
       malformed,
       oversize,

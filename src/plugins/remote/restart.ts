@@ -75,7 +75,8 @@ export class Restarts {
     if (this.cancelled) return;
     const delay = this.policy.nextDelay();
     if (delay === null) {
-      const reason = `gave up after ${REMOTE_MAX_RESTARTS_PER_MINUTE} restarts in a minute; last: ${this.stats.lastError}`;
+      const last = this.stats.lastError;
+      const reason = `gave up after ${REMOTE_MAX_RESTARTS_PER_MINUTE} restarts in a minute; last: ${last}`;
       this.log.error(reason);
       this.life.failed(reason);
       return;

@@ -1,12 +1,14 @@
 import { errorMessage } from "../../core/errors.ts";
-import { createLogger, getLogLevel, type Logger } from "../../core/logger.ts";
+import { createLogger, type Logger } from "../../core/logger.ts";
 import type { AgentIdentity } from "./agent.ts";
 import { defaultAgentIdentity } from "./agent-default.ts";
 import { encodeMessage } from "./codec.ts";
 import { decodeWorkerMessage, encodeHostRpcReply } from "./inbound.ts";
+import { fly } from "./call-flight.ts";
 import { CallTable, callbackText } from "./calls.ts";
 import { handleHostRpc, type CallbackRegistry } from "./host-rpc.ts";
 import { REMOTE_CANCEL_GRACE_MS, REMOTE_MAX_PENDING_CALLS, REMOTE_SHUTDOWN_GRACE_MS } from "./limits.ts";
+import { launchConfigFor } from "./launch-config.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { memoryCapOf, memoryGuardFor } from "./memory-cap.ts";
 import type { MemoryGuard } from "./memory-guard.ts";
@@ -77,17 +79,7 @@ export class RemoteSupervisor {
     const o = this.options;
     const started = performance.now();
     this.stats.servicesStarted.clear();
-    const transport = this.startTransport({
-      name: o.name,
-      entry: o.entryPath,
-      settings: o.settings,
-      rpcTimeoutMs: o.rpcTimeoutMs,
-      agent: this.agent,
-      logLevel: getLogLevel(),
-      maxMemoryMb: memoryCapOf(o),
-      ...(o.memoryCheckMs !== undefined ? { memoryCheckMs: o.memoryCheckMs } : {}),
-      parentPid: process.pid,
-    });
+    const transport = this.startTransport(launchConfigFor(o, this.agent));
     this.transport = transport;
     this.killing = null;
     this.memory = memoryGuardFor(transport, o, (kill) => this.kill(transport, kill));
@@ -127,7 +119,8 @@ export class RemoteSupervisor {
         const slot = this.calls.take(msg.requestId);
         this.memory?.afterCall();
         if (!slot) {
-          if (!this.calls.ack(msg.requestId)) this.log.warn("result for an unknown call", { requestId: msg.requestId });
+          // the output log's budget bounds this warning too: a plugin may send any number of such results
+          if (!this.calls.ack(msg.requestId)) this.output.line("warn", `result for an unknown call ${msg.requestId}`);
           else if (this.calls.unacknowledged === 0) this.life.cancelsSettled();
           return;
         }
@@ -176,7 +169,7 @@ export class RemoteSupervisor {
   deliverCallback(callbackId: string, content: unknown): boolean {
     const target = this.callbacks.get(callbackId);
     if (!target) {
-      this.log.warn("actionCallback for a finished or unknown call dropped", { callbackId });
+      this.output.line("warn", "actionCallback for a finished or unknown call dropped", { callbackId });
       return false;
     }
     this.counters.callbacks += 1;
@@ -198,40 +191,25 @@ export class RemoteSupervisor {
     const text = encodeMessage({ type: "worker-rpc", requestId, surface, target, args: args ?? null });
     const transport = this.transport!;
     this.counters.calls += 1;
-    return new Promise((resolve, reject) => {
-      const cancel = (reason: string) => {
-        this.calls.take(requestId);
-        transport.send(encodeMessage({ type: "cancel", requestId, reason }));
-        const graceMs = this.options.cancelGraceMs ?? REMOTE_CANCEL_GRACE_MS;
-        this.life.cancelling(`cancelling ${label}: ${reason}`);
-        this.calls.expectAck(requestId, graceMs, () =>
-          this.kill(transport, {
-            reason: `it did not acknowledge the cancel of ${label} within ${graceMs} ms (hung)`,
-            code: "PLUGIN_TIMEOUT",
-            hint: "a handler that never yields (a synchronous loop) cannot be cancelled, only killed",
-          }),
-        );
-      };
-      const onAbort = () => {
-        cancel("aborted by caller");
-        reject(remoteErrors.aborted(name, label));
-      };
-      opts.signal?.addEventListener("abort", onAbort, { once: true });
-      const timer = setTimeout(() => {
-        this.counters.timeouts += 1;
-        this.stats.lastError = `${label} timed out after ${timeoutMs} ms`;
-        cancel(`timed out after ${timeoutMs} ms`);
-        reject(remoteErrors.timedOut(name, label, timeoutMs));
-      }, timeoutMs);
-      this.calls.add(requestId, {
-        label,
-        resolve,
-        reject,
-        timer,
-        cleanup: () => opts.signal?.removeEventListener("abort", onAbort),
-      });
-      transport.send(text);
-    });
+    return fly(
+      {
+        plugin: name,
+        calls: this.calls,
+        transport,
+        timeoutMs,
+        graceMs: this.options.cancelGraceMs ?? REMOTE_CANCEL_GRACE_MS,
+        signal: opts.signal,
+        timedOut: (what, ms) => {
+          this.counters.timeouts += 1;
+          this.stats.lastError = `${what} timed out after ${ms} ms`;
+        },
+        cancelling: (event) => this.life.cancelling(event),
+        hung: (why) => this.kill(transport, why),
+      },
+      requestId,
+      label,
+      text,
+    );
   }
 
   ready(timeoutMs = this.options.readyTimeoutMs): Promise<void> {
@@ -259,13 +237,8 @@ export class RemoteSupervisor {
     const stderr = transport.stderrTail();
     for (const slot of this.calls.drain()) {
       this.counters.failures += 1;
-      slot.reject(
-        this.stopping
-          ? remoteErrors.cutByShutdown(this.options.name, slot.label)
-          : killed
-            ? remoteErrors.killed(this.options.name, slot.label, killed)
-            : remoteErrors.crashed(this.options.name, slot.label, reason, stderr),
-      );
+      const why = { stopping: this.stopping, killed, reason, stderr };
+      slot.reject(remoteErrors.gone(this.options.name, slot.label, why));
     }
     if (this.stopping) return;
     if (!killed) {

@@ -94,7 +94,7 @@ export interface StartRemotePluginOptions {
   memoryCheckMs?: number;
   /** When a silent Worker counts as busy (default REMOTE_MEMORY_STALE_MS). */
   memoryStaleMs?: number;
-  /** How long a cancelled call may go unacknowledged before the plugin counts as hung (default REMOTE_CANCEL_GRACE_MS). */
+  /** How long a cancelled call may go unacknowledged before the plugin is hung (default REMOTE_CANCEL_GRACE_MS). */
   cancelGraceMs?: number;
 }
 

@@ -46,7 +46,11 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function runScenario(s: Scenario, binary: string, root: string, tmp: string, fakeUrl: string): Promise<BenchRow[]> {
+async function runScenario(
+  s: Scenario,
+  { binary, root, tmp }: { binary: string; root: string; tmp: string },
+  fakeUrl: string,
+): Promise<BenchRow[]> {
   const logFile = join(tmp, `${s.name.replace(/\W+/g, "-")}.log`);
   const gw = await startHostileGateway({
     binary,
@@ -71,7 +75,8 @@ async function runScenario(s: Scenario, binary: string, root: string, tmp: strin
     await stopProbe();
     const h = health!;
     const probes = `${h.count} probes, ${h.failures} failed`;
-    row({ name: "/health p99", value: h.p99, unit: "ms", target: { op: "<=", value: HEALTH_P99_TARGET_MS }, note: probes });
+    const healthTarget = { op: "<=" as const, value: HEALTH_P99_TARGET_MS };
+    row({ name: "/health p99", value: h.p99, unit: "ms", target: healthTarget, note: probes });
     row({ name: "/health max", value: h.max, unit: "ms" });
     for (const r of outcome.rows) row(r);
     if (!outcome.gatewayGone) row({ name: "gateway CPU during the attack (all threads)", value: cpu, unit: "ms" });
@@ -80,7 +85,9 @@ async function runScenario(s: Scenario, binary: string, root: string, tmp: strin
       row({ name: "normal turn after", value: latency, unit: "ms", target: { op: "<=", value: TURN_TARGET_MS } });
       if (s.rssTargetMb !== undefined) {
         const growth = rssMb(gw.proc.pid) - baseline;
-        row({ name: "gateway RSS after - before", value: growth, unit: "MB", target: { op: "<=", value: s.rssTargetMb }, note: `baseline ${baseline.toFixed(0)} MB` });
+        const target = { op: "<=" as const, value: s.rssTargetMb };
+        const note = `baseline ${baseline.toFixed(0)} MB`;
+        row({ name: "gateway RSS after - before", value: growth, unit: "MB", target, note });
       }
       row({ name: "gateway log written", value: statSync(logFile).size / MB, unit: "MB" });
     }
@@ -98,7 +105,7 @@ const suite: BenchSuite = async ({ root, binary, tmp }) => {
     for (const s of SCENARIOS.filter((x) => !only || x.name.includes(only))) {
       const started = performance.now();
       try {
-        rows.push(...(await runScenario(s, binary, root, tmp, fake.url)));
+        rows.push(...(await runScenario(s, { binary, root, tmp }, fake.url)));
       } catch (error) {
         rows.push({ suite: "hostile", name: `${s.name}: failed`, value: NaN, unit: "count", note: String(error) });
       }

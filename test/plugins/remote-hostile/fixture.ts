@@ -58,7 +58,8 @@ function spin(ms) {
 
 const num = (value, fallback) => (value === undefined || value === null || value === "" ? fallback : Number(value));
 const attacks = {
-  FLOOD: (runtime, o) => "flooded " + flood(runtime, String(o.kind ?? "console"), num(o.bytes, MB), num(o.line, 2)) + " lines",
+  FLOOD: (runtime, o) =>
+    "flooded " + flood(runtime, String(o.kind ?? "console"), num(o.bytes, MB), num(o.line, 2)) + " lines",
   HOG: (_runtime, o) => hog(num(o.mb, 64), num(o.step, 16), o.sync === true || o.sync === "1", num(o.spin, 0)),
   SPIN: (_runtime, o) => spin(num(o.ms, 60000)),
   PID: () => String(process.pid),

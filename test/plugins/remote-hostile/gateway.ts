@@ -32,7 +32,9 @@ export async function startHostileGateway(options: GatewayOptions): Promise<Host
   const workspace = mkdtempSync(join(tmpdir(), "prx-hostile-gw-"));
   mkdirSync(join(workspace, "plugins"));
   writeHostilePlugin(join(workspace, "plugins"), options.plugin);
-  for (const dir of options.extraPlugins ?? []) cpSync(dir, join(workspace, "plugins", basename(dir)), { recursive: true });
+  for (const dir of options.extraPlugins ?? []) {
+    cpSync(dir, join(workspace, "plugins", basename(dir)), { recursive: true });
+  }
   writeFileSync(join(workspace, "config.toml"), options.config ?? "");
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: workspace, PRX_LOG: "error", ...options.env };
   const created = Bun.spawnSync([options.binary, "gateway", "token", "create", "-w", workspace], { env });

@@ -125,7 +125,8 @@ describe("TailLines", () => {
     tail.push(enc.encode("a".repeat(REMOTE_STDERR_MAX_LINE_CHARS) + "\n"));
     tail.push(enc.encode("b".repeat(REMOTE_STDERR_MAX_LINE_CHARS)));
     tail.push(enc.encode("b\n"));
-    expect(tail.lines()).toEqual(["a".repeat(REMOTE_STDERR_MAX_LINE_CHARS), `${"b".repeat(REMOTE_STDERR_MAX_LINE_CHARS)}...`]);
+    const [a, b] = ["a".repeat(REMOTE_STDERR_MAX_LINE_CHARS), "b".repeat(REMOTE_STDERR_MAX_LINE_CHARS)];
+    expect(tail.lines()).toEqual([a, `${b}...`]);
   });
 });
 

@@ -64,7 +64,8 @@ describe.each(TRANSPORTS)("runtime.logger and raw log messages over %s", (transp
       const h = await start(transport);
       const lines = 32_768;
       const t0 = performance.now();
-      expect((await h.act("FLOOD", { kind: "logger", bytes: lines * 2, line: 2 })).output).toBe(`flooded ${lines} lines`);
+      const flooded = await h.act("FLOOD", { kind: "logger", bytes: lines * 2, line: 2 });
+      expect(flooded.output).toBe(`flooded ${lines} lines`);
       const printed = () => logs.filter((l) => l.includes("[remote.hostile] x")).length;
       const dropped = () =>
         logs
@@ -111,7 +112,8 @@ test("console output of a subprocess goes through the budget: its summary reache
 
 test("a Worker's console flood reaches the host process's stderr within the budget, every line accounted for", async () => {
   const lines = 4 * MiB;
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "flood-host.ts"), "worker", "console", String(lines * 2)], {
+  const host = join(import.meta.dir, "flood-host.ts");
+  const proc = Bun.spawn([process.execPath, host, "worker", "console", String(lines * 2)], {
     stdout: "pipe",
     stderr: "pipe",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },

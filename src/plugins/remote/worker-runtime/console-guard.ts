@@ -54,7 +54,9 @@ export function guardConsole(
   }
   const write: Write = (chunk, encodingOrCallback, callback) => {
     if (budget.take()) line(chunkText(chunk), false);
-    const done = (typeof encodingOrCallback === "function" ? encodingOrCallback : callback) as WriteCallback | undefined;
+    const done = (typeof encodingOrCallback === "function" ? encodingOrCallback : callback) as
+      | WriteCallback
+      | undefined;
     if (done) queueMicrotask(() => done(null));
     return true;
   };

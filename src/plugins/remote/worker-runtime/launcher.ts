@@ -64,7 +64,8 @@ export async function launchPlugin(mode: "worker" | "stdio", rawConfig: string |
   guardConsole(config.name);
   // a subprocess dies with the host; a Worker reports its heap (a subprocess is measured from outside)
   if (mode === "stdio" && config.parentPid !== undefined) await dieWithParent(config.parentPid);
-  const memory = mode === "worker" ? startMemoryReports((m) => channel.send(m), config.maxMemoryMb, config.memoryCheckMs) : null;
+  const memory =
+    mode === "worker" ? startMemoryReports((m) => channel.send(m), config.maxMemoryMb, config.memoryCheckMs) : null;
   setLaunchContext({
     channel,
     initConfig: config.settings,
