@@ -92,7 +92,9 @@ export class RemoteSupervisor {
       else this.onMessage(inbound.msg, transport);
     });
     transport.onExit((code, reason) =>
-      handshake.active ? handshake.exited(code, reason) : this.onExit(transport, reason),
+      handshake.active
+        ? handshake.exited(code, this.killing ? `killed: ${this.killing.reason}` : reason)
+        : this.onExit(transport, reason),
     );
     try {
       this.desc = await handshake.done;
