@@ -45,7 +45,8 @@ abstract class Guard implements MemoryGuard {
   afterCall(): void {
     if (this.soon || this.tripped) return;
     this.soon = true;
-    setImmediate(() => {
+    // after the results being handled now (one chunk may carry many): one measurement for all of them
+    queueMicrotask(() => {
       this.soon = false;
       this.check();
     });
@@ -105,6 +106,9 @@ class WorkerGuard extends Guard {
     super(options);
     this.rssAtReport = processRss();
   }
+
+  /** The Worker checks itself after each call (and reports when over); a call cannot finish while it is silent. */
+  override afterCall(): void {}
 
   report(heapBytes: number): void {
     this.lastReportAt = performance.now();

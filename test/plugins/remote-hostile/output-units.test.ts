@@ -16,6 +16,7 @@ import { OutputBudget, PLUGIN_OUTPUT_LIMITS } from "../../../src/plugins/remote/
 import { PluginOutputLog } from "../../../src/plugins/remote/plugin-output.ts";
 import { pumpStream } from "../../../src/plugins/remote/pump.ts";
 import { TailLines } from "../../../src/plugins/remote/stderr-tail.ts";
+import { formatConsoleArgs } from "../../../src/plugins/remote/worker-runtime/console-guard.ts";
 
 const enc = new TextEncoder();
 
@@ -198,4 +199,10 @@ test("a run of garbage lines is reported once with its count, and logged as one 
     { detail: "a", count: 1 },
     { malformed: 2, oversize: 0, last: "a" },
   ]);
+});
+
+test("console lines are formatted as console.log formats them", () => {
+  expect(formatConsoleArgs(["a", 1, { b: [2] }])).toBe('a 1 {\n  b: [ 2 ],\n}');
+  expect(formatConsoleArgs(["%s has %d", "x", 3, "more"])).toBe("x has 3 more");
+  expect(formatConsoleArgs(["100%"])).toBe("100%");
 });

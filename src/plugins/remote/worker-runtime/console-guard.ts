@@ -1,4 +1,3 @@
-import { format } from "node:util";
 import { REMOTE_PLUGIN_LOG_MAX_CHARS } from "../limits.ts";
 import { OutputBudget, PLUGIN_OUTPUT_LIMITS, type BudgetLimits } from "../output-budget.ts";
 
@@ -12,6 +11,20 @@ export function consoleText(text: string, newline: boolean): string {
       ? `${text.slice(0, REMOTE_PLUGIN_LOG_MAX_CHARS)}... [${text.length - REMOTE_PLUGIN_LOG_MAX_CHARS} chars cut]\n`
       : text;
   return newline && !cut.endsWith("\n") ? `${cut}\n` : cut;
+}
+
+let utilFormat: ((...args: unknown[]) => string) | null = null;
+
+/**
+ * console.log's formatting: node:util's format when the first argument may hold a placeholder (loaded then, as it
+ * costs a Worker ~2 ms to load), else the arguments as Bun prints them, joined by spaces.
+ */
+export function formatConsoleArgs(args: unknown[]): string {
+  if (typeof args[0] === "string" && args[0].includes("%") && args.length > 1) {
+    utilFormat ??= (require("node:util") as typeof import("node:util")).format;
+    return utilFormat(...args);
+  }
+  return args.map((a) => (typeof a === "string" ? a : Bun.inspect(a))).join(" ");
 }
 
 function chunkText(chunk: unknown): string {
@@ -47,7 +60,7 @@ export function guardConsole(
     rawWrite(out);
   };
   const log = (...args: unknown[]) => {
-    if (budget.take()) line(format(...args), true);
+    if (budget.take()) line(formatConsoleArgs(args), true);
   };
   for (const method of ["log", "info", "debug", "trace", "dir", "table", "warn", "error"] as const) {
     (console as unknown as Record<string, unknown>)[method] = log;
