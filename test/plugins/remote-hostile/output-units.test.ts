@@ -12,7 +12,7 @@ import {
   REMOTE_STDERR_MAX_LINE_CHARS,
   REMOTE_STDERR_TAIL_LINES,
 } from "../../../src/plugins/remote/limits.ts";
-import { OutputBudget, PLUGIN_OUTPUT_LIMITS } from "../../../src/plugins/remote/output-budget.ts";
+import { HOST_LOG_LIMITS, OutputBudget, PLUGIN_OUTPUT_LIMITS } from "../../../src/plugins/remote/output-budget.ts";
 import { PluginOutputLog } from "../../../src/plugins/remote/plugin-output.ts";
 import { pumpStream } from "../../../src/plugins/remote/pump.ts";
 import { TailLines } from "../../../src/plugins/remote/stderr-tail.ts";
@@ -104,6 +104,16 @@ describe("PluginOutputLog", () => {
     out.flush();
     expect(log.lines.at(-1)!.message).toContain(`${out.droppedLogLines} log lines of the remote plugin dropped`);
   });
+});
+
+test(`the host logs ${HOST_LOG_LIMITS.lines} log lines of a plugin per interval; one more is dropped`, () => {
+  const c = clock();
+  const log = recorder();
+  const out = new PluginOutputLog(log, HOST_LOG_LIMITS, c.now);
+  for (let i = 0; i < HOST_LOG_LIMITS.lines + 1; i++) out.line("info", "l");
+  expect(log.lines).toHaveLength(HOST_LOG_LIMITS.lines);
+  expect(out.droppedLogLines).toBe(1);
+  out.flush();
 });
 
 describe("TailLines", () => {
