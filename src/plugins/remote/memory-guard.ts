@@ -23,6 +23,8 @@ export interface MemoryGuard {
   report(heapBytes: number): void;
   /** A call finished: measure again soon (calls finishing in the same tick share one measurement). */
   afterCall(): void;
+  /** The plugin is ready: from now on a Worker that does not report counts as busy (not while it loads). */
+  ready(): void;
   /** Bytes last measured, null before the first measurement. */
   readonly usedBytes: number | null;
   stop(): void;
@@ -41,6 +43,10 @@ abstract class Guard implements MemoryGuard {
 
   abstract report(heapBytes: number): void;
   protected abstract check(): void;
+
+  ready(): void {
+    // only a Worker's silence means something, and only once it serves
+  }
 
   afterCall(): void {
     if (this.soon || this.tripped) return;
@@ -91,10 +97,12 @@ class ProcessGuard extends Guard {
 
 /**
  * A Worker shares the process, so it reports its own JS heap (which counts ArrayBuffers and strings) every checkMs.
- * While its reports are older than staleMs it is busy in synchronous code, and the process's RSS growth since its
- * last report is counted as its own.
+ * Once it serves, while its reports are older than staleMs it is busy in synchronous code, and the process's RSS
+ * growth since its last report is counted as its own. (Not while it loads: plugins starting side by side grow the
+ * process together, and the ready timeout bounds a start.)
  */
 class WorkerGuard extends Guard {
+  private serving = false;
   private lastReportAt = performance.now();
   private lastHeap = 0;
   private rssAtReport: number;
@@ -117,7 +125,12 @@ class WorkerGuard extends Guard {
     this.measured(heapBytes, "JS heap reported by the Worker");
   }
 
+  override ready(): void {
+    this.serving = true;
+  }
+
   protected check(): void {
+    if (!this.serving) return;
     const silentMs = performance.now() - this.lastReportAt;
     if (silentMs <= (this.options.staleMs ?? REMOTE_MEMORY_STALE_MS)) return;
     const growth = Math.max(0, this.processRss() - this.rssAtReport);

@@ -61,9 +61,7 @@ export class RemoteSupervisor {
     this.restarts = new Restarts(this.log, this.life, this.stats, () => this.spawn());
   }
 
-  descriptor(): PluginDescriptor {
-    return this.desc ?? { name: this.options.name };
-  }
+  descriptor = (): PluginDescriptor => this.desc ?? { name: this.options.name };
 
   /** First start: resolves when ready, rejects (and leaves status failed) when the plugin cannot start. */
   async start(): Promise<void> {
@@ -91,10 +89,10 @@ export class RemoteSupervisor {
       else if (handshake.active) handshake.feed(inbound.msg);
       else this.onMessage(inbound.msg, transport);
     });
+    // a kill while starting (over its memory) is reported as such, not as an exit code
+    const exitReason = (reason: string) => (this.killing ? `killed: ${this.killing.reason}` : reason);
     transport.onExit((code, reason) =>
-      handshake.active
-        ? handshake.exited(code, this.killing ? `killed: ${this.killing.reason}` : reason)
-        : this.onExit(transport, reason),
+      handshake.active ? handshake.exited(code, exitReason(reason)) : this.onExit(transport, reason),
     );
     try {
       this.desc = await handshake.done;
@@ -106,6 +104,7 @@ export class RemoteSupervisor {
       throw error;
     }
     this.stats.readyMs = performance.now() - started;
+    this.memory?.ready();
     this.life.ready();
   }
 
