@@ -121,7 +121,7 @@ export function describePlugin(record: PluginRecord, generation: Generation, sta
   const remote = generation.remote(record.name);
   const worker = remote ? remoteInfo(remote.handle) : null;
   // A loaded remote plugin that gave up restarting (or was stopped) is not serving: report it as an error.
-  const down = record.state === "active" && (worker?.state === "error" || worker?.state === "stopped");
+  const down = record.state === "active" && (worker?.state === "failed" || worker?.state === "stopped");
   return {
     name: record.name,
     version: record.version,

@@ -3,6 +3,7 @@ import { lazy } from "../core/lazy.ts";
 import { z } from "zod";
 import { PrxError } from "../core/errors.ts";
 import { lineOf, locatePaths, type PathLines } from "../config/locate.ts";
+import { REMOTE_DEFAULT_MAX_MEMORY_MB } from "./remote/limits.ts";
 import { RemoteSectionSchema } from "./remote/manifest.ts";
 import { CapabilityTypes } from "./types.ts";
 
@@ -89,7 +90,8 @@ export const PluginManifestSchema = lazy(() => {
   });
 
   const ResourcesSchema = z.strictObject({
-    max_memory_mb: z.number().int().min(1).max(MAX_MEMORY_MB_LIMIT).default(DEFAULT_MAX_MEMORY_MB),
+    // the default depends on the runtime (normalize): a remote plugin is a whole JS runtime, a wasm guest is not
+    max_memory_mb: z.number().int().min(1).max(MAX_MEMORY_MB_LIMIT).optional(),
     max_execution_time_ms: z
       .number()
       .int()
@@ -142,8 +144,17 @@ export interface ManifestCapability extends Omit<RawCapability, "events" | "stag
   stages: MiddlewareStage[];
 }
 
-export interface PluginManifest extends Omit<RawManifest, "capabilities"> {
+export interface PluginManifest extends Omit<RawManifest, "capabilities" | "resources"> {
   capabilities: ManifestCapability[];
+  resources: RawManifest["resources"] & { max_memory_mb: number };
+}
+
+/**
+ * `[resources] max_memory_mb` when the manifest does not set it: DEFAULT_MAX_MEMORY_MB for a wasm guest (its linear
+ * memory), REMOTE_DEFAULT_MAX_MEMORY_MB for a remote plugin (a whole JS heap or process).
+ */
+export function defaultMaxMemoryMb(runtime: "wasm" | "remote"): number {
+  return runtime === "remote" ? REMOTE_DEFAULT_MAX_MEMORY_MB : DEFAULT_MAX_MEMORY_MB;
 }
 
 export interface ParsedManifest {
@@ -184,7 +195,8 @@ function normalize(raw: RawManifest, file: string, lines: PathLines, warnings: s
   if (raw.remote && raw.plugin.runtime !== "remote") {
     warnings.push(`${where(file, lines, ["remote"])}: [remote] is only used with runtime = "remote", ignored`);
   }
-  return { ...raw, capabilities };
+  const max_memory_mb = raw.resources.max_memory_mb ?? defaultMaxMemoryMb(raw.plugin.runtime);
+  return { ...raw, capabilities, resources: { ...raw.resources, max_memory_mb } };
 }
 
 /** Parse plugin.toml text. `file` names the source in messages. Throws PrxError PLUGIN_MANIFEST. */

@@ -21,6 +21,11 @@ export class CallTable {
     return this.pending.size;
   }
 
+  /** Cancelled calls whose acknowledgement has not come yet. */
+  get unacknowledged(): number {
+    return this.cancelling.size;
+  }
+
   nextId(): number {
     return (this.lastId = (this.lastId + 1) >>> 0);
   }

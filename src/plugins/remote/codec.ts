@@ -52,8 +52,25 @@ export function preview(text: string, max = 120): string {
 }
 
 /**
+ * Where lines that cannot be protocol messages went: `count` such lines in a row, the first of them at
+ * chunk[start..end).
+ */
+export type RejectedLines = (chunk: Uint8Array, start: number, end: number, count: number) => void;
+
+const OPEN_BRACE = 0x7b;
+const isBlank = (byte: number | undefined) => byte === 0x20 || byte === 0x09 || byte === 0x0d;
+
+/** The first `max` characters of bytes chunk[start..end), for a log line. */
+export function previewBytes(chunk: Uint8Array, start: number, end: number, max = 120): string {
+  const text = new TextDecoder().decode(chunk.subarray(start, Math.min(end, start + max)));
+  return end - start > max ? `${text}...` : text;
+}
+
+/**
  * Splits a byte stream into lines without ever holding more than `limit` bytes of one line: the rest of an oversize
- * line is skipped up to its newline and reported once.
+ * line is skipped up to its newline and reported once. With `onRejected`, a line that does not start with `{` (every
+ * protocol message is a JSON object) is reported without being decoded, so garbage costs a byte check per line.
+ * Lines are checked against `until` every 256 lines.
  */
 export class LineDecoder {
   private parts: Uint8Array[] = [];
@@ -65,33 +82,67 @@ export class LineDecoder {
     private readonly onLine: (line: string) => void,
     private readonly onOversize: (bytes: number) => void,
     private readonly limit = REMOTE_MAX_MESSAGE_BYTES,
+    private readonly onRejected?: RejectedLines,
   ) {}
 
-  push(chunk: Uint8Array): void {
-    let start = 0;
+  /**
+   * Consume `chunk` from `from`. Returns where it stopped: the chunk's length, or earlier (after a whole line) once
+   * `performance.now()` passed `until`; the caller then pushes the same chunk again from there.
+   */
+  push(chunk: Uint8Array, from = 0, until = Number.POSITIVE_INFINITY): number {
+    let start = from;
+    let lines = 0;
+    // rejected lines in a row are reported once, with their count: garbage costs a few operations per line
+    let rejected = 0;
+    let firstStart = 0;
+    let firstEnd = 0;
+    const report = () => {
+      if (rejected > 0) this.onRejected!(chunk, firstStart, firstEnd, rejected);
+      rejected = 0;
+    };
     while (start < chunk.length) {
       const nl = chunk.indexOf(10, start);
       const end = nl === -1 ? chunk.length : nl;
-      if (this.skipping) {
-        this.size += end - start;
-      } else if (this.size + (end - start) > this.limit) {
-        this.skipping = true;
-        this.size += end - start;
-        this.parts = [];
-      } else if (end > start) {
-        this.parts.push(chunk.subarray(start, end));
-        this.size += end - start;
-      }
-      if (nl === -1) {
-        // keep a copy: the caller may reuse the chunk buffer
-        if (!this.skipping && this.parts.length > 0) {
-          const last = this.parts.pop()!;
-          this.parts.push(last.slice());
+      if (this.onRejected && nl !== -1 && this.size === 0 && !this.skipping && this.rejects(chunk, start, end)) {
+        if (rejected++ === 0) [firstStart, firstEnd] = [start, end];
+      } else {
+        report();
+        this.take(chunk, start, end);
+        if (nl === -1) {
+          // keep a copy: the caller may reuse the chunk buffer
+          if (!this.skipping && this.parts.length > 0) {
+            const last = this.parts.pop()!;
+            this.parts.push(last.slice());
+          }
+          return chunk.length;
         }
-        return;
+        this.finishLine();
       }
-      this.finishLine();
       start = nl + 1;
+      if ((++lines & 255) === 0 && performance.now() >= until) break;
+    }
+    report();
+    return start;
+  }
+
+  /** A whole line in this chunk, within the limit, whose first non-blank byte is not `{`. */
+  private rejects(chunk: Uint8Array, start: number, end: number): boolean {
+    if (end - start > this.limit) return false;
+    let i = start;
+    while (i < end && isBlank(chunk[i])) i++;
+    return i < end && chunk[i] !== OPEN_BRACE;
+  }
+
+  private take(chunk: Uint8Array, start: number, end: number): void {
+    if (this.skipping) {
+      this.size += end - start;
+    } else if (this.size + (end - start) > this.limit) {
+      this.skipping = true;
+      this.size += end - start;
+      this.parts = [];
+    } else if (end > start) {
+      this.parts.push(chunk.subarray(start, end));
+      this.size += end - start;
     }
   }
 

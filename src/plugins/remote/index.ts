@@ -66,6 +66,7 @@ export function remoteOptionsFor(
     readyTimeoutMs: remote.ready_timeout_ms,
     host,
     cacheQuotaBytes: Math.floor(plugin.resources.maxKvStorageMb * 1024 * 1024),
+    maxMemoryMb: plugin.resources.maxMemoryMb,
     ...(agent ? { agent } : {}),
   };
 }

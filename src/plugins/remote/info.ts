@@ -24,6 +24,11 @@ export const RemoteInfoSchema = lazy(() =>
     last_error: z.string().nullable(),
     last_event: z.string().nullable(),
     ready_ms: z.number().nullable(),
+    /** Last measured: a Worker's JS heap, a subprocess's RSS (MB, one decimal). */
+    memory_mb: z.number().nullable(),
+    max_memory_mb: z.number().int().positive(),
+    /** runtime.logger lines the host dropped (over the plugin's output budget). */
+    log_dropped: z.number().int().nonnegative(),
     surfaces: z.object({
       actions: z.array(z.string()),
       providers: z.array(z.string()),
@@ -57,6 +62,9 @@ export function remoteInfo(handle: RemotePluginHandle): RemoteInfo {
     last_error: s.lastError,
     last_event: s.lastEvent,
     ready_ms: s.readyMs === null ? null : Math.round(s.readyMs * 10) / 10,
+    memory_mb: s.memoryBytes === null ? null : Math.round(s.memoryBytes / 104857.6) / 10,
+    max_memory_mb: s.maxMemoryMb,
+    log_dropped: s.logDropped,
     surfaces: {
       actions: (d.actions ?? []).map((a) => a.name),
       providers: (d.providers ?? []).map((p) => p.name),

@@ -28,6 +28,29 @@ export const REMOTE_STDERR_TAIL_LINES = 50;
 /** Longest stderr line forwarded to the log (the rest is cut). */
 export const REMOTE_STDERR_MAX_LINE_CHARS = 2_000;
 
+/**
+ * Plugin output (console lines of the plugin, runtime.logger lines the host logs) per plugin and per
+ * REMOTE_LOG_SUMMARY_INTERVAL_MS: what is over is dropped and counted, never buffered.
+ */
+export const REMOTE_OUTPUT_MAX_LINES_PER_INTERVAL = 200;
+export const REMOTE_OUTPUT_MAX_BYTES_PER_INTERVAL = 128 * 1024;
+/** Refused input and dropped output are logged as one summary at most this often per plugin. */
+export const REMOTE_LOG_SUMMARY_INTERVAL_MS = 1_000;
+/** Longest the host spends on one plugin's piped input before it lets the event loop run (then reads on). */
+export const REMOTE_READ_SLICE_MS = 4;
+
+/** `[resources] max_memory_mb` of a remote plugin that does not set it. */
+export const REMOTE_DEFAULT_MAX_MEMORY_MB = 512;
+/** How often a remote plugin's memory is measured (a Worker reports its heap this often; a subprocess is read). */
+export const REMOTE_MEMORY_CHECK_MS = 250;
+/**
+ * A Worker whose last memory report is older than this is busy in synchronous code; while it is, the process's RSS
+ * growth since that report counts as the Worker's.
+ */
+export const REMOTE_MEMORY_STALE_MS = 1_000;
+/** Where no PR_SET_PDEATHSIG is available, a plugin subprocess checks this often that its parent is alive. */
+export const REMOTE_PARENT_CHECK_MS = 500;
+
 /** Per-plugin persisted settings (setSetting). */
 export const REMOTE_SETTING_MAX_KEY_BYTES = 256;
 export const REMOTE_SETTING_MAX_VALUE_BYTES = 64 * 1024;

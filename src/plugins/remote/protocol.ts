@@ -149,6 +149,11 @@ export const ServiceStartedMessageSchema = z.object({
   type: z.literal("service-started"),
   serviceType: z.string().min(1).max(128),
 });
+/** A Worker's own measurement of its JS heap (ArrayBuffers and strings included), for `[resources] max_memory_mb`. */
+export const MemoryMessageSchema = z.object({
+  type: z.literal("memory"),
+  heapBytes: z.number().nonnegative(),
+});
 export const LogMessageSchema = z.object({
   type: z.literal("log"),
   level: z.enum(LogLevelsWire),
@@ -184,6 +189,7 @@ export const WorkerToHostMessageSchema = z.discriminatedUnion("type", [
   HostRpcMessageSchema,
   LogMessageSchema,
   ServiceStartedMessageSchema,
+  MemoryMessageSchema,
 ]);
 export const HostToWorkerMessageSchema = z.discriminatedUnion("type", [
   WorkerRpcMessageSchema,

@@ -18,7 +18,12 @@ export class SupervisorStats {
   lastEvent: string | null = null;
   readyMs: number | null = null;
 
-  snapshot(live: Pick<RemoteStatus, "name" | "transport" | "state" | "pid" | "inFlight">): RemoteStatus {
+  snapshot(
+    live: Pick<
+      RemoteStatus,
+      "name" | "transport" | "state" | "pid" | "inFlight" | "memoryBytes" | "maxMemoryMb" | "logDropped"
+    >,
+  ): RemoteStatus {
     return {
       ...live,
       ...this.counters,

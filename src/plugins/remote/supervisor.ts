@@ -1,24 +1,31 @@
-import { PrxError, errorMessage } from "../../core/errors.ts";
-import { createLogger, getLogLevel, type Logger } from "../../core/logger.ts";
+import { errorMessage } from "../../core/errors.ts";
+import { createLogger, type Logger } from "../../core/logger.ts";
 import type { AgentIdentity } from "./agent.ts";
 import { defaultAgentIdentity } from "./agent-default.ts";
 import { encodeMessage } from "./codec.ts";
 import { decodeWorkerMessage, encodeHostRpcReply } from "./inbound.ts";
+import { fly } from "./call-flight.ts";
 import { CallTable, callbackText } from "./calls.ts";
 import { handleHostRpc, type CallbackRegistry } from "./host-rpc.ts";
-import {
-  REMOTE_CANCEL_GRACE_MS,
-  REMOTE_MAX_PENDING_CALLS,
-  REMOTE_MAX_RESTARTS_PER_MINUTE,
-  REMOTE_SHUTDOWN_GRACE_MS,
-} from "./limits.ts";
-import { ReadyGate, RestartPolicy, within } from "./restart.ts";
+import { REMOTE_CANCEL_GRACE_MS, REMOTE_MAX_PENDING_CALLS, REMOTE_SHUTDOWN_GRACE_MS } from "./limits.ts";
+import { launchConfigFor } from "./launch-config.ts";
+import { Lifecycle } from "./lifecycle.ts";
+import { memoryCapOf, memoryGuardFor } from "./memory-cap.ts";
+import type { MemoryGuard } from "./memory-guard.ts";
+import { PluginOutputLog } from "./plugin-output.ts";
+import { Restarts, within } from "./restart.ts";
 import { SupervisorStats } from "./stats.ts";
-import { remoteErrors } from "./failures.ts";
+import { remoteErrors, type KillReason } from "./failures.ts";
 import { Handshake } from "./handshake.ts";
 import type { HostRpcResultMessage, PluginDescriptor, SurfaceKind, WorkerToHostMessage } from "./protocol.ts";
-import { startProcessTransport, startWorkerTransport, type HostTransport } from "./transport.ts";
-import type { RemoteCallOptions, RemoteState, RemoteStatus, StartRemotePluginOptions } from "./types.ts";
+import {
+  startProcessTransport,
+  startWorkerTransport,
+  type HostTransport,
+  type RefusedDetail,
+  type RefusedKind,
+} from "./transport.ts";
+import type { RemoteCallOptions, RemoteStatus, StartRemotePluginOptions } from "./types.ts";
 import { fromWireError } from "./wire-error.ts";
 import type { LaunchConfig } from "./worker-runtime/launcher.ts";
 
@@ -26,16 +33,18 @@ import type { LaunchConfig } from "./worker-runtime/launcher.ts";
 export class RemoteSupervisor {
   readonly log: Logger;
   private transport: HostTransport | null = null;
-  private state: RemoteState = "starting";
   private desc: PluginDescriptor | null = null;
   private readonly calls = new CallTable();
-  private readonly gate = new ReadyGate();
-  private readonly restarts = new RestartPolicy();
-  private restartTimer: ReturnType<typeof setTimeout> | null = null;
-  private stopping = false;
-  readonly callbacks: CallbackRegistry = new Map();
   private readonly stats = new SupervisorStats();
   private readonly counters = this.stats.counters;
+  private readonly life: Lifecycle;
+  private readonly output: PluginOutputLog;
+  private readonly restarts: Restarts;
+  private memory: MemoryGuard | null = null;
+  /** Why the host is killing the current transport (its exit then reports this, not an exit code). */
+  private killing: KillReason | null = null;
+  private stopping = false;
+  readonly callbacks: CallbackRegistry = new Map();
   /** Who the agent is for this plugin (runtime.agentId, character, ...). */
   readonly agent: AgentIdentity;
 
@@ -47,19 +56,19 @@ export class RemoteSupervisor {
   ) {
     this.log = createLogger(`remote.${options.name}`);
     this.agent = options.agent ?? defaultAgentIdentity();
+    this.life = new Lifecycle(options.name, this.stats);
+    this.output = new PluginOutputLog(this.log);
+    this.restarts = new Restarts(this.log, this.life, this.stats, () => this.spawn());
   }
 
-  descriptor(): PluginDescriptor {
-    return this.desc ?? { name: this.options.name };
-  }
+  descriptor = (): PluginDescriptor => this.desc ?? { name: this.options.name };
 
-  /** First start: resolves when ready, rejects (and leaves status error) when the plugin cannot start. */
+  /** First start: resolves when ready, rejects (and leaves status failed) when the plugin cannot start. */
   async start(): Promise<void> {
     try {
       await this.spawn();
     } catch (error) {
-      this.state = "error";
-      this.stats.lastError = errorMessage(error);
+      this.life.failed(errorMessage(error));
       throw error;
     }
   }
@@ -68,52 +77,52 @@ export class RemoteSupervisor {
     const o = this.options;
     const started = performance.now();
     this.stats.servicesStarted.clear();
-    const transport = this.startTransport({
-      name: o.name,
-      entry: o.entryPath,
-      settings: o.settings,
-      rpcTimeoutMs: o.rpcTimeoutMs,
-      agent: this.agent,
-      logLevel: getLogLevel(),
-    });
+    const transport = this.startTransport(launchConfigFor(o, this.agent));
     this.transport = transport;
+    this.killing = null;
+    this.memory = memoryGuardFor(transport, o, (kill) => this.kill(transport, kill));
     const handshake = new Handshake(transport, o.name, o.readyTimeoutMs, (msg) => this.onMessage(msg, transport));
-    transport.onRefused((kind, detail) => this.refused(kind, detail));
+    transport.onRefused((kind, detail, count) => this.refused(kind, detail, count));
     transport.onMessage((text) => {
       const inbound = decodeWorkerMessage(text);
       if (!inbound.ok) this.refused(inbound.kind, inbound.detail);
       else if (handshake.active) handshake.feed(inbound.msg);
       else this.onMessage(inbound.msg, transport);
     });
+    // a kill while starting (over its memory) is reported as such, not as an exit code
+    const exitReason = (reason: string) => (this.killing ? `killed: ${this.killing.reason}` : reason);
     transport.onExit((code, reason) =>
-      handshake.active ? handshake.exited(code, reason) : this.onExit(transport, reason),
+      handshake.active ? handshake.exited(code, exitReason(reason)) : this.onExit(transport, reason),
     );
     try {
       this.desc = await handshake.done;
     } catch (error) {
       // a transport that never became ready is not "crashed": its exit must not schedule a restart
       if (this.transport === transport) this.transport = null;
+      this.memory?.stop();
       transport.kill();
       throw error;
     }
-    this.state = "ready";
     this.stats.readyMs = performance.now() - started;
-    this.stats.lastEvent = "ready";
-    this.gate.open();
+    this.memory?.ready();
+    this.life.ready();
   }
 
-  private refused(kind: "malformed" | "oversize", detail: string): void {
-    this.counters[kind] += 1;
-    this.stats.lastError = `refused ${kind} message from plugin: ${detail}`;
-    this.log.error(`refused ${kind} message from remote plugin`, { detail, count: this.counters[kind] });
+  private refused(kind: RefusedKind, detail: RefusedDetail, count = 1): void {
+    this.counters[kind] += count;
+    this.output.refused(kind, detail, this.counters[kind], count);
+    if (this.output.lastRefusal) this.stats.lastError = this.output.lastRefusal;
   }
 
   private onMessage(msg: WorkerToHostMessage, transport: HostTransport): void {
     switch (msg.type) {
       case "worker-rpc-result": {
         const slot = this.calls.take(msg.requestId);
+        this.memory?.afterCall();
         if (!slot) {
-          if (!this.calls.ack(msg.requestId)) this.log.warn("result for an unknown call", { requestId: msg.requestId });
+          // the output log's budget bounds this warning too: a plugin may send any number of such results
+          if (!this.calls.ack(msg.requestId)) this.output.line("warn", `result for an unknown call ${msg.requestId}`);
+          else if (this.calls.unacknowledged === 0) this.life.cancelsSettled();
           return;
         }
         if (msg.ok) return slot.resolve(msg.payload ?? null);
@@ -133,7 +142,10 @@ export class RemoteSupervisor {
         this.deliverCallback(msg.callbackId, msg.payload);
         return;
       case "log":
-        this.log[msg.level](msg.message, msg.fields);
+        this.output.line(msg.level, msg.message, msg.fields);
+        return;
+      case "memory":
+        if (transport === this.transport) this.memory?.report(msg.heapBytes);
         return;
       case "service-started":
         this.stats.servicesStarted.add(msg.serviceType);
@@ -158,7 +170,7 @@ export class RemoteSupervisor {
   deliverCallback(callbackId: string, content: unknown): boolean {
     const target = this.callbacks.get(callbackId);
     if (!target) {
-      this.log.warn("actionCallback for a finished or unknown call dropped", { callbackId });
+      this.output.line("warn", "actionCallback for a finished or unknown call dropped", { callbackId });
       return false;
     }
     this.counters.callbacks += 1;
@@ -169,101 +181,86 @@ export class RemoteSupervisor {
   async call(surface: SurfaceKind, target: string, args: unknown, opts: RemoteCallOptions = {}): Promise<unknown> {
     const name = this.options.name;
     const label = `${surface} ${target}`;
-    if (this.stopping || this.state === "stopped") throw remoteErrors.shutDown(name, label);
-    if (this.state === "error") throw remoteErrors.errorState(name, this.stats.lastError);
+    if (this.stopping || this.life.state === "stopped") throw remoteErrors.shutDown(name, label);
+    if (this.life.state === "failed") throw remoteErrors.failed(name, this.stats.lastError);
     const timeoutMs = opts.timeoutMs ?? this.options.rpcTimeoutMs;
-    if (this.state !== "ready") await this.ready(timeoutMs);
+    // starting, restarting, or cancelling (the plugin may be hung): wait until it is ready again
+    if (this.life.state !== "ready") await this.life.wait(timeoutMs);
     if (this.calls.size >= REMOTE_MAX_PENDING_CALLS) throw remoteErrors.busy(name, label);
     opts.signal?.throwIfAborted();
     const requestId = this.calls.nextId();
     const text = encodeMessage({ type: "worker-rpc", requestId, surface, target, args: args ?? null });
     const transport = this.transport!;
     this.counters.calls += 1;
-    return new Promise((resolve, reject) => {
-      const cancel = (reason: string) => {
-        this.calls.take(requestId);
-        transport.send(encodeMessage({ type: "cancel", requestId, reason }));
-        this.calls.expectAck(requestId, REMOTE_CANCEL_GRACE_MS, () => {
-          this.log.error("plugin did not acknowledge cancel: treating it as hung and restarting", { requestId });
-          this.stats.lastError = `hung in ${label}: no answer to cancel within ${REMOTE_CANCEL_GRACE_MS} ms`;
-          transport.kill();
-        });
-      };
-      const onAbort = () => {
-        cancel("aborted by caller");
-        reject(remoteErrors.aborted(name, label));
-      };
-      opts.signal?.addEventListener("abort", onAbort, { once: true });
-      const timer = setTimeout(() => {
-        this.counters.timeouts += 1;
-        this.stats.lastError = `${label} timed out after ${timeoutMs} ms`;
-        cancel(`timed out after ${timeoutMs} ms`);
-        reject(remoteErrors.timedOut(name, label, timeoutMs));
-      }, timeoutMs);
-      this.calls.add(requestId, {
-        label,
-        resolve,
-        reject,
-        timer,
-        cleanup: () => opts.signal?.removeEventListener("abort", onAbort),
-      });
-      transport.send(text);
-    });
+    return fly(
+      {
+        plugin: name,
+        calls: this.calls,
+        transport,
+        timeoutMs,
+        graceMs: this.options.cancelGraceMs ?? REMOTE_CANCEL_GRACE_MS,
+        signal: opts.signal,
+        timedOut: (what, ms) => {
+          this.counters.timeouts += 1;
+          this.stats.lastError = `${what} timed out after ${ms} ms`;
+        },
+        cancelling: (event) => this.life.cancelling(event),
+        hung: (why) => this.kill(transport, why),
+      },
+      requestId,
+      label,
+      text,
+    );
   }
 
   ready(timeoutMs = this.options.readyTimeoutMs): Promise<void> {
-    if (this.state === "ready") return Promise.resolve();
-    if (this.state === "error" || this.state === "stopped") {
-      return Promise.reject(
-        new PrxError("REMOTE_CRASHED", `remote plugin ${this.options.name} is ${this.state}: ${this.stats.lastError ?? ""}`),
-      );
-    }
-    return this.gate.wait(timeoutMs, () => remoteErrors.notReady(this.options.name, timeoutMs));
+    return this.life.wait(timeoutMs);
+  }
+
+  /** Kill the running worker/process for `why`; its exit fails the pending calls with that reason and restarts it. */
+  private kill(transport: HostTransport, why: KillReason): void {
+    if (transport !== this.transport || this.killing) return;
+    this.killing = why;
+    this.stats.lastError = `killed: ${why.reason}`;
+    this.log.error(`killing the remote plugin: ${why.reason}`);
+    if (!this.stopping) this.life.restarting(`killed: ${why.reason}`);
+    transport.kill();
   }
 
   private onExit(transport: HostTransport, reason: string): void {
     if (transport !== this.transport) return;
+    this.transport = null;
+    this.memory?.stop();
+    this.output.flush();
     this.callbacks.clear();
+    const killed = this.killing;
+    this.killing = null;
     const stderr = transport.stderrTail();
     for (const slot of this.calls.drain()) {
       this.counters.failures += 1;
-      slot.reject(
-        this.stopping
-          ? remoteErrors.cutByShutdown(this.options.name, slot.label)
-          : remoteErrors.crashed(this.options.name, slot.label, reason, stderr),
-      );
+      const why = { stopping: this.stopping, killed, reason, stderr };
+      slot.reject(remoteErrors.gone(this.options.name, slot.label, why));
     }
     if (this.stopping) return;
-    this.stats.lastError = `crashed: ${reason}${stderr.length ? ` — ${stderr.slice(-3).join(" | ")}` : ""}`;
-    this.log.error("remote plugin crashed", { reason, stderr: stderr.slice(-5) });
-    this.scheduleRestart();
-  }
-
-  private scheduleRestart(): void {
-    const delay = this.restarts.nextDelay();
-    if (delay === null) {
-      this.state = "error";
-      this.stats.lastError = `gave up after ${REMOTE_MAX_RESTARTS_PER_MINUTE} restarts in a minute; last: ${this.stats.lastError}`;
-      this.log.error(this.stats.lastError);
-      this.gate.fail(new PrxError("REMOTE_CRASHED", `remote plugin ${this.options.name}: ${this.stats.lastError}`));
-      return;
+    if (!killed) {
+      this.stats.lastError = `crashed: ${reason}${stderr.length ? ` — ${stderr.slice(-3).join(" | ")}` : ""}`;
+      this.log.error("remote plugin crashed", { reason, stderr: stderr.slice(-5) });
     }
-    this.state = "restarting";
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = null;
-      this.counters.restarts += 1;
-      this.spawn().catch((error) => {
-        this.stats.lastError = errorMessage(error);
-        this.log.error("restart failed", { error: this.stats.lastError });
-        if (!this.stopping) this.scheduleRestart();
-      });
-    }, delay);
+    this.restarts.schedule();
   }
 
   status(): RemoteStatus {
     const { name, transport } = this.options;
-    const live = { name, transport, state: this.state, pid: this.transport?.pid ?? null, inFlight: this.calls.size };
-    return this.stats.snapshot(live);
+    return this.stats.snapshot({
+      name,
+      transport,
+      state: this.life.state,
+      pid: this.transport?.pid ?? null,
+      inFlight: this.calls.size,
+      memoryBytes: this.memory?.usedBytes ?? null,
+      maxMemoryMb: memoryCapOf(this.options),
+      logDropped: this.output.droppedLogLines,
+    });
   }
 
   noteEvent(event: string): void {
@@ -273,26 +270,29 @@ export class RemoteSupervisor {
   async shutdown(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restarts.cancel();
     const grace = this.options.shutdownGraceMs ?? REMOTE_SHUTDOWN_GRACE_MS;
     await within(this.calls.whenIdle(), grace);
     const transport = this.transport;
-    if (transport && this.state !== "error") {
+    // a plugin still starting (or restarting) has no calls and may not listen yet: it is killed, not asked to stop
+    const listening = this.life.state === "ready" || this.life.state === "cancelling";
+    if (transport && listening) {
       const exited = new Promise<void>((r) => transport.onExit(() => r()));
       try {
         transport.send(encodeMessage({ type: "shutdown" }));
-      } catch {
-        // already gone
+      } catch (error) {
+        this.log.debug("shutdown not delivered: the worker is gone", { error: errorMessage(error) });
       }
       await within(exited, grace);
     }
     transport?.kill();
+    this.memory?.stop();
+    this.output.flush();
     // calls still running (the worker never answered nor exited): fail them instead of leaving them pending
     for (const slot of this.calls.drain()) {
       this.counters.failures += 1;
       slot.reject(remoteErrors.cutByShutdown(this.options.name, slot.label));
     }
-    this.state = "stopped";
-    this.gate.fail(new PrxError("PLUGIN_NOT_FOUND", `remote plugin ${this.options.name} was shut down`));
+    this.life.stopped();
   }
 }

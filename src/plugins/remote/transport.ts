@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { PrxError } from "../../core/errors.ts";
 import { REMOTE_CHILD_ARG, REMOTE_WORKER_ENTRYPOINTS } from "./entrypoints.ts";
-import { BatchedWriter, LineDecoder } from "./codec.ts";
-import { REMOTE_STDERR_MAX_LINE_CHARS, REMOTE_STDERR_TAIL_LINES } from "./limits.ts";
+import { BatchedWriter, LineDecoder, previewBytes } from "./codec.ts";
+import { pumpStream } from "./pump.ts";
+import { TailLines } from "./stderr-tail.ts";
 import { REMOTE_CHANNEL_ENV } from "./worker-runtime/channel.ts";
 import { REMOTE_LAUNCH_ENV, type LaunchConfig } from "./worker-runtime/launcher.ts";
 
@@ -13,13 +14,20 @@ export interface HostTransport {
   send(text: string): void;
   /** Called with each received text. */
   onMessage(handler: (text: string) => void): void;
-  /** Input refused by the transport itself (a line over the cap, a non-string postMessage). */
-  onRefused(handler: (kind: "malformed" | "oversize", detail: string) => void): void;
+  /**
+   * Input refused by the transport itself (a line over the cap, a line that is not a JSON object, a non-string
+   * postMessage), `count` of them in a row. The detail (of the first) may be a function: it is only made when it is
+   * logged.
+   */
+  onRefused(handler: (kind: RefusedKind, detail: RefusedDetail, count: number) => void): void;
   /** Once, when the worker/process is gone. */
   onExit(handler: (code: number | null, reason: string) => void): void;
   kill(): void;
   stderrTail(): string[];
 }
+
+export type RefusedKind = "malformed" | "oversize";
+export type RefusedDetail = string | (() => string);
 
 export { REMOTE_CHILD_ARG, REMOTE_WORKER_ENTRYPOINTS };
 
@@ -74,7 +82,7 @@ export function pluginEnvironment(config: LaunchConfig, stdio: boolean): Record<
 
 class Listeners {
   message: (text: string) => void = () => {};
-  refused: (kind: "malformed" | "oversize", detail: string) => void = () => {};
+  refused: (kind: RefusedKind, detail: RefusedDetail, count: number) => void = () => {};
   private readonly exitHandlers: Array<(code: number | null, reason: string) => void> = [];
   private exitInfo: [number | null, string] | null = null;
   addExit(handler: (code: number | null, reason: string) => void): void {
@@ -106,7 +114,7 @@ export function startWorkerTransport(config: LaunchConfig): HostTransport {
   }
   worker.onmessage = (event: MessageEvent) => {
     if (typeof event.data === "string") l.message(event.data);
-    else l.refused("malformed", `non-string postMessage of type ${typeof event.data}`);
+    else l.refused("malformed", `non-string postMessage of type ${typeof event.data}`, 1);
   };
   worker.onerror = (event: ErrorEvent) => {
     lastError = event.message || "uncaught error in worker";
@@ -130,7 +138,6 @@ export function startWorkerTransport(config: LaunchConfig): HostTransport {
 
 export function startProcessTransport(config: LaunchConfig): HostTransport {
   const l = new Listeners();
-  const tail: string[] = [];
   const cmd = isCompiledBinary() ? [process.execPath, REMOTE_CHILD_ARG] : [process.execPath, CHILD_MAIN];
   let proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
   try {
@@ -156,23 +163,16 @@ export function startProcessTransport(config: LaunchConfig): HostTransport {
   });
   const decoder = new LineDecoder(
     (line) => l.message(line),
-    (bytes) => l.refused("oversize", `line of ${bytes} bytes from plugin`),
+    (bytes) => l.refused("oversize", `line of ${bytes} bytes from plugin`, 1),
+    undefined,
+    (chunk, start, end, count) =>
+      l.refused("malformed", () => `not a JSON object: ${previewBytes(chunk, start, end)}`, count),
   );
-  void (async () => {
-    for await (const chunk of proc.stdout) decoder.push(chunk);
-  })().catch(() => {});
-  const errDecoder = new LineDecoder(
-    (line) => {
-      tail.push(
-        line.length > REMOTE_STDERR_MAX_LINE_CHARS ? line.slice(0, REMOTE_STDERR_MAX_LINE_CHARS) + "..." : line,
-      );
-      if (tail.length > REMOTE_STDERR_TAIL_LINES) tail.shift();
-    },
-    (bytes) => tail.push(`<stderr line of ${bytes} bytes cut>`),
-  );
-  void (async () => {
-    for await (const chunk of proc.stderr) errDecoder.push(chunk);
-  })().catch(() => {});
+  const tail = new TailLines();
+  const readFailed = (what: string) => (error: unknown) =>
+    tail.push(Buffer.from(`\n<prx: reading the plugin's ${what} failed: ${(error as Error).message}>\n`));
+  void pumpStream(proc.stdout, (chunk, from, until) => decoder.push(chunk, from, until)).catch(readFailed("stdout"));
+  void pumpStream(proc.stderr, (chunk) => (tail.push(chunk), chunk.length)).catch(readFailed("stderr"));
   void proc.exited.then((code) => {
     const signal = proc.signalCode;
     l.fireExit(code, signal ? `process killed by ${signal}` : `process exited with code ${code}`);
@@ -185,6 +185,6 @@ export function startProcessTransport(config: LaunchConfig): HostTransport {
     onRefused: (h) => void (l.refused = h),
     onExit: (h) => l.addExit(h),
     kill: () => proc.kill("SIGKILL"),
-    stderrTail: () => [...tail],
+    stderrTail: () => tail.lines(),
   };
 }

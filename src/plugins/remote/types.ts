@@ -88,15 +88,29 @@ export interface StartRemotePluginOptions {
   agent?: AgentIdentity;
   /** Quota of runtime.setCache in bytes (the plugin's `[resources] max_kv_storage_mb`; default its manifest default). */
   cacheQuotaBytes?: number;
+  /** `[resources] max_memory_mb` (default REMOTE_DEFAULT_MAX_MEMORY_MB): over it the plugin is killed and restarted. */
+  maxMemoryMb?: number;
+  /** How often memory is measured (default REMOTE_MEMORY_CHECK_MS; tests inject shorter ones). */
+  memoryCheckMs?: number;
+  /** When a silent Worker counts as busy (default REMOTE_MEMORY_STALE_MS). */
+  memoryStaleMs?: number;
+  /** How long a cancelled call may go unacknowledged before the plugin is hung (default REMOTE_CANCEL_GRACE_MS). */
+  cancelGraceMs?: number;
 }
 
-export const RemoteStates = ["starting", "ready", "restarting", "error", "stopped"] as const;
+/**
+ * starting: first start. ready: serving. cancelling: a call was cancelled and the plugin has not acknowledged it yet
+ * (new calls wait: it may be hung). restarting: killed or crashed, a new one is on its way. failed: gave up
+ * restarting. stopped: shut down.
+ */
+export const RemoteStates = ["starting", "ready", "cancelling", "restarting", "failed", "stopped"] as const;
 export type RemoteState = (typeof RemoteStates)[number];
 
 export interface RemoteStatus {
   name: string;
   transport: RemoteTransport;
   state: RemoteState;
+  /** The running subprocess, null while none runs (and always for a Worker). */
   pid: number | null;
   restarts: number;
   calls: number;
@@ -113,6 +127,11 @@ export interface RemoteStatus {
   lastError: string | null;
   lastEvent: string | null;
   readyMs: number | null;
+  /** Bytes last measured (a Worker's heap, a subprocess's RSS), null before the first measurement. */
+  memoryBytes: number | null;
+  maxMemoryMb: number;
+  /** runtime.logger lines the host did not log: over REMOTE_OUTPUT_MAX_LINES/BYTES_PER_INTERVAL. */
+  logDropped: number;
 }
 
 export interface RemoteMessageInput {

@@ -202,15 +202,21 @@ describe("arguments on the wire", () => {
   test("composeState: the 1.x signature and the { providers } form", async () => {
     const { ch, runtime } = await started();
     const message = { roomId: "s", content: { text: "x" } };
-    void runtime.composeState(message, ["A"], true, true);
-    void runtime.composeState(message, { providers: ["B"] });
-    void runtime.composeState(message);
+    const pending = [
+      runtime.composeState(message, ["A"], true, true),
+      runtime.composeState(message, { providers: ["B"] }),
+      runtime.composeState(message),
+    ];
     const calls = ch.sent.filter((m) => m.type === "host-rpc" && m.method === "composeState").map((m) => m.args);
     expect(calls).toEqual([
       { message, includeList: ["A"], onlyInclude: true, skipCache: true },
       { message, includeList: ["B"], onlyInclude: true, skipCache: false },
       { message, includeList: null, onlyInclude: false, skipCache: false },
     ]);
+    // answered, so no call is left to time out (and fail whatever test runs 30 s later)
+    const state = { values: {}, data: {}, text: "" };
+    for (let i = 0; i < pending.length; i++) await answer(ch, "composeState", { ok: true, payload: state });
+    expect(await Promise.all(pending)).toEqual([state, state, state]);
   });
 
   test("emitEvent: one call per name, without the sender's runtime or functions", async () => {

@@ -1,5 +1,6 @@
 import type { AgentIdentity } from "../agent.ts";
 import { REMOTE_DEFAULT_RPC_TIMEOUT_MS, REMOTE_PROTOCOL_VERSION } from "../limits.ts";
+import { OutputBudget, PLUGIN_OUTPUT_LIMITS } from "../output-budget.ts";
 import { CancelMessageSchema } from "../protocol.ts";
 import { toWireError } from "../wire-error.ts";
 import { createDefaultChannel, type ChannelProblem, type WorkerChannel } from "./channel.ts";
@@ -80,16 +81,29 @@ export async function bootstrap(plugin: Plugin, options: BootstrapOptions = {}):
   // the launcher always passes the agent; only a bare bootstrap() (tests, a host of one's own) loads the defaults
   const agent = options.agent ?? launch?.agent ?? (await import("../agent-default.ts")).defaultAgentIdentity();
   const settings = new SettingsView(initConfig);
+  // runtime.logger lines share one budget per plugin, so a logging loop cannot flood the host with messages
+  const { lines, bytes, intervalMs } = PLUGIN_OUTPUT_LIMITS;
+  const logBudget = new OutputBudget(PLUGIN_OUTPUT_LIMITS, (dropped) =>
+    ch.send({
+      type: "log",
+      level: "warn",
+      message: `${dropped} runtime.logger lines dropped: over ${lines} lines or ${bytes} bytes in ${intervalMs} ms`,
+    }),
+  );
   const runtime = buildRuntimeProxyApi({
     client,
     services,
     plugin: plugin && typeof plugin === "object" ? plugin : { name: "" },
     agent,
     settings,
-    sendLog: (line) => ch.send(line),
+    admitLog: () => logBudget.take(),
+    sendLog: (line) => {
+      logBudget.charge(line.message.length);
+      ch.send(line);
+    },
     logLevel: options.logLevel ?? launch?.logLevel ?? envLogLevel(),
   });
-  const dispatcher = new Dispatcher(registry, services, runtime, ch);
+  const dispatcher = new Dispatcher(registry, services, runtime, ch, launch?.afterCall);
   let shuttingDown = false;
 
   ch.onMessage((raw) => {

@@ -144,20 +144,3 @@ export function isStdioMode(env: Record<string, string | undefined> = process.en
 export function createDefaultChannel(onProblem?: ProblemSink, onEnd?: () => void): WorkerChannel {
   return isStdioMode() ? createStdioChannel(onProblem, onEnd) : createWorkerChannel(onProblem);
 }
-
-/**
- * Plugin output never goes to stdout: in stdio mode stdout carries only protocol lines, in a Worker it is the host
- * command's own output. Console output and stray stdout writes go to stderr (per Worker: each has its own console).
- */
-export function redirectConsoleToStderr(): void {
-  const toErr = (...args: unknown[]) => console.error(...args);
-  console.log = toErr;
-  console.info = toErr;
-  console.debug = toErr;
-  console.trace = toErr;
-  console.dir = toErr;
-  console.table = toErr;
-  const stderrWrite = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) =>
-    (stderrWrite as (...a: unknown[]) => boolean)(chunk, ...rest)) as typeof process.stdout.write;
-}

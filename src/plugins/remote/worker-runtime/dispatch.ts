@@ -19,6 +19,8 @@ export class Dispatcher {
     private readonly services: Services,
     private readonly runtime: RuntimeProxyApi,
     private readonly channel: WorkerChannel,
+    /** Called after each answered call (the launcher's memory check). */
+    private readonly afterCall: () => void = () => {},
   ) {}
 
   get busy(): number {
@@ -83,6 +85,7 @@ export class Dispatcher {
     } catch (error) {
       if (this.inFlight.delete(msg.requestId)) this.reply(msg.requestId, false, undefined, toWireError(error));
     }
+    this.afterCall();
   }
 
   private async invoke(

@@ -14,6 +14,8 @@ export interface LaunchContext {
   agent?: AgentIdentity;
   logLevel?: HostLogLevel;
   onShutdown: () => void;
+  /** After each call the dispatcher answered (the Worker's memory check). */
+  afterCall?: () => void;
   setProblemSink?: (sink: (problem: ChannelProblem) => void) => void;
   bootstrapped: boolean;
 }

@@ -3,7 +3,10 @@ import { AgentIdentitySchema } from "../agent.ts";
 import { REMOTE_DEFAULT_RPC_TIMEOUT_MS } from "../limits.ts";
 import { toWireError } from "../wire-error.ts";
 import { bootstrap } from "./bootstrap.ts";
-import { createStdioChannel, createWorkerChannel, redirectConsoleToStderr, type ChannelProblem } from "./channel.ts";
+import { createStdioChannel, createWorkerChannel, type ChannelProblem } from "./channel.ts";
+import { guardConsole } from "./console-guard.ts";
+import { startMemoryReports } from "./memory-report.ts";
+import { dieWithParent } from "./parent-death.ts";
 import { setLaunchContext, wasBootstrapped } from "./launch.ts";
 import { registerWorkerRuntimeResolver } from "./resolver.ts";
 import { HostLogLevels } from "./runtime-logger.ts";
@@ -21,6 +24,12 @@ export const LaunchConfigSchema = z.object({
   agent: AgentIdentitySchema.optional(),
   /** The host's log level: runtime.logger lines below it are not sent. */
   logLevel: z.enum(HostLogLevels).optional(),
+  /** `[resources] max_memory_mb`: a Worker reports its heap at once when a call leaves it over this. */
+  maxMemoryMb: z.number().int().positive().optional(),
+  /** How often a Worker reports its heap (REMOTE_MEMORY_CHECK_MS unless the host was given another). */
+  memoryCheckMs: z.number().int().positive().optional(),
+  /** The host's pid: a subprocess dies with it (see parent-death.ts). */
+  parentPid: z.number().int().positive().optional(),
 });
 export type LaunchConfig = z.infer<typeof LaunchConfigSchema>;
 
@@ -37,9 +46,6 @@ export async function launchPlugin(mode: "worker" | "stdio", rawConfig: string |
   const onProblem = (p: ChannelProblem) => sink(p);
   const exit = (code: number) => setTimeout(() => process.exit(code), 0);
   const channel = mode === "stdio" ? createStdioChannel(onProblem, () => exit(0)) : createWorkerChannel(onProblem);
-  // stdio: stdout carries the protocol. Worker: stdout is the host command's output (an answer, --json), which
-  // plugin logging (console, @elizaos/core's logger) must not mix into either.
-  redirectConsoleToStderr();
   const failInit = (error: unknown) => {
     channel.send({ type: "init-failed", error: toWireError(error) });
     channel.close();
@@ -53,13 +59,21 @@ export async function launchPlugin(mode: "worker" | "stdio", rawConfig: string |
       new Error(`remote plugin launcher: missing or invalid ${REMOTE_LAUNCH_ENV}: ${(error as Error).message}`),
     );
   }
+  // stdio: stdout carries the protocol. Worker: stdout is the host command's output (an answer, --json), which
+  // plugin logging (console, @elizaos/core's logger) must not mix into either; and neither floods stderr.
+  guardConsole(config.name);
+  // a subprocess dies with the host; a Worker reports its heap (a subprocess is measured from outside)
+  if (mode === "stdio" && config.parentPid !== undefined) await dieWithParent(config.parentPid);
+  const memory =
+    mode === "worker" ? startMemoryReports((m) => channel.send(m), config.maxMemoryMb, config.memoryCheckMs) : null;
   setLaunchContext({
     channel,
     initConfig: config.settings,
     rpcTimeoutMs: config.rpcTimeoutMs,
     ...(config.agent ? { agent: config.agent } : {}),
     ...(config.logLevel ? { logLevel: config.logLevel } : {}),
-    onShutdown: () => exit(0),
+    onShutdown: () => (memory?.stop(), exit(0)),
+    ...(memory ? { afterCall: () => memory.afterCall() } : {}),
     setProblemSink: (next) => (sink = next),
     bootstrapped: false,
   });

@@ -86,12 +86,14 @@ export function createRuntimeLogger(
   send: (line: LogLine) => void,
   threshold: HostLogLevel,
   bindings: Record<string, unknown> = {},
+  /** Whether one more line may go out now (the plugin's output budget); checked before the line is formatted. */
+  admit: () => boolean = () => true,
 ): RuntimeLogger {
   const call =
     (method: keyof typeof METHODS): LogCall =>
     (...args: unknown[]) => {
       const level = METHODS[method];
-      if (rank(level) < rank(threshold)) return;
+      if (rank(level) < rank(threshold) || !admit()) return;
       const wire: WireLevel = level === "trace" ? "debug" : level;
       send({ type: "log", level: wire, ...formatLogCall(args, bindings) });
     };
@@ -109,6 +111,6 @@ export function createRuntimeLogger(
     clear() {
       // the host's log is a stream of lines; there is nothing to clear
     },
-    child: (more: Record<string, unknown>) => createRuntimeLogger(send, threshold, { ...bindings, ...more }),
+    child: (more: Record<string, unknown>) => createRuntimeLogger(send, threshold, { ...bindings, ...more }, admit),
   });
 }

@@ -20,6 +20,8 @@ export interface RuntimeContext {
   settings: SettingsView;
   /** Sends a `log` message to the host. */
   sendLog: (line: LogLine) => void;
+  /** Whether one more log line may be sent now (checked before it is formatted); default always. */
+  admitLog?: () => boolean;
   logLevel: HostLogLevel;
 }
 
@@ -50,7 +52,8 @@ function composeArgs(includeList: ComposeArg, onlyInclude: boolean | undefined):
  */
 export function buildRuntimeProxyApi(ctx: RuntimeContext): RuntimeProxyApi {
   const { client, services, plugin, settings } = ctx;
-  const logger = createRuntimeLogger(ctx.sendLog, ctx.logLevel, { plugin: plugin.name });
+  const admitLog = ctx.admitLog ?? (() => true);
+  const logger = createRuntimeLogger(ctx.sendLog, ctx.logLevel, { plugin: plugin.name }, admitLog);
   const character = characterOf(ctx.agent);
   const snapshot = <T>(items: T[] | undefined): readonly T[] => Object.freeze([...(items ?? [])]);
   let runtime: RuntimeProxyApi;
@@ -126,6 +129,7 @@ export function buildRuntimeProxyApi(ctx: RuntimeContext): RuntimeProxyApi {
       client.call("actionCallback", { callbackId, response, actionName: actionName ?? null }) as Promise<JsonValue>,
     async log(params) {
       const { type, body, entityId, roomId } = params ?? { type: "log", body: {} };
+      if (!admitLog()) return;
       ctx.sendLog({
         type: "log",
         level: "info",

@@ -1,0 +1,44 @@
+import { heapSize } from "bun:jsc";
+import { REMOTE_MEMORY_CHECK_MS } from "../limits.ts";
+import { overCap } from "../memory-guard.ts";
+
+export interface MemoryReports {
+  /** A call finished (its answer is on its way): report at once if the heap is over the cap. */
+  afterCall(): void;
+  stop(): void;
+}
+
+/**
+ * What a Worker holds, from its own VM's account (`process.memoryUsage()` of a Worker is its VM's, except rss which
+ * is the process's): the live heap with ArrayBuffers and strings (heapUsed), or the heap's capacity plus external
+ * memory when that is more (a heap of many small objects takes more than its live size). Both are updated by the GC,
+ * so they lag an allocation by up to a collection. ~7-14 us (it also reads the process's rss).
+ */
+export function workerHeapBytes(usage: () => NodeJS.MemoryUsage): number {
+  const m = usage();
+  return Math.max(m.heapUsed, m.heapTotal + m.external);
+}
+
+/**
+ * In a Worker: report this thread's memory to the host once at start, every `everyMs`, and right after a call that
+ * left it over `capMb`. The check after a call reads only the heap's size (bun:jsc `heapSize()`, ~0.5 us while the
+ * heap is settled), so it costs the call path next to nothing. The host enforces the cap; a Worker that stops
+ * reporting (busy in synchronous code) is measured by the host instead.
+ */
+export function startMemoryReports(
+  send: (message: { type: "memory"; heapBytes: number }) => void,
+  capMb: number | undefined,
+  everyMs = REMOTE_MEMORY_CHECK_MS,
+): MemoryReports {
+  // taken before the plugin is imported, so replacing process.memoryUsage does not change what is reported
+  const usage = process.memoryUsage.bind(process);
+  const report = () => send({ type: "memory", heapBytes: workerHeapBytes(usage) });
+  const timer = setInterval(report, everyMs);
+  report();
+  return {
+    afterCall() {
+      if (capMb !== undefined && overCap(heapSize(), capMb)) report();
+    },
+    stop: () => clearInterval(timer),
+  };
+}
