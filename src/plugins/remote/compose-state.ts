@@ -5,9 +5,6 @@ import type { ProviderDescriptor } from "./protocol.ts";
 import type { RemoteSupervisor } from "./supervisor.ts";
 import type { State } from "./worker-runtime/types.ts";
 
-/** Provider calls of this plugin in progress: composeState skips providers then, so a provider cannot recurse. */
-export const providerDepth = new WeakMap<RemoteSupervisor, number>();
-
 /**
  * The providers elizaOS 1.x composeState runs: with onlyInclude, exactly those named in includeList; otherwise every
  * provider that is neither private nor dynamic, plus those named. Ordered by position (then declaration).
@@ -41,9 +38,9 @@ export async function composeState(sup: RemoteSupervisor, args: HostRpcArgs<"com
   const results: Record<string, unknown> = {};
   const values: Record<string, unknown> = {};
   const texts: string[] = [];
-  const depth = providerDepth.get(sup) ?? 0;
+  const depth = sup.providerDepth;
   if (depth === 0) {
-    providerDepth.set(sup, depth + 1);
+    sup.providerDepth = depth + 1;
     try {
       for (const p of selectProviders(sup.descriptor().providers ?? [], args.includeList, args.onlyInclude)) {
         try {
@@ -60,7 +57,7 @@ export async function composeState(sup: RemoteSupervisor, args: HostRpcArgs<"com
         }
       }
     } finally {
-      providerDepth.set(sup, (providerDepth.get(sup) ?? 1) - 1);
+      sup.providerDepth--;
     }
   }
   return {

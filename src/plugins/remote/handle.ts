@@ -1,6 +1,5 @@
 import { PrxError, errorMessage } from "../../core/errors.ts";
 import { eventParams, eventTopic } from "./events.ts";
-import { providerDepth } from "./compose-state.ts";
 import { handleRoute } from "./routes.ts";
 import type { RemoteSupervisor } from "./supervisor.ts";
 import { actionMessage, actionTool } from "./tools.ts";
@@ -17,7 +16,7 @@ export function createHandle(sup: RemoteSupervisor): RemotePluginHandle {
     async contextProviders(input, signal) {
       const message = actionMessage(input.text, input.sessionId, sup.agent, input.userId);
       const out: string[] = [];
-      providerDepth.set(sup, (providerDepth.get(sup) ?? 0) + 1);
+      sup.providerDepth++;
       try {
         for (const p of sup.descriptor().providers ?? []) {
           if (p.private) continue;
@@ -32,7 +31,7 @@ export function createHandle(sup: RemoteSupervisor): RemotePluginHandle {
           }
         }
       } finally {
-        providerDepth.set(sup, (providerDepth.get(sup) ?? 1) - 1);
+        sup.providerDepth--;
       }
       return out;
     },

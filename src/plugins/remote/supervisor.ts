@@ -45,6 +45,8 @@ export class RemoteSupervisor {
   private killing: KillReason | null = null;
   private stopping = false;
   readonly callbacks: CallbackRegistry = new Map();
+  /** Provider calls of this plugin in progress: composeState skips providers then, so a provider cannot recurse. */
+  providerDepth = 0;
   /** Who the agent is for this plugin (runtime.agentId, character, ...). */
   readonly agent: AgentIdentity;
 
