@@ -185,7 +185,7 @@ describe("HTTP routes (pluginRoutes + hooksRoutes on an Elysia app)", () => {
     const forced = await body(await call("POST", "/api/plugins/redact-mw/reload?force=true&all=true"));
     expect(outcome("garbage-mw", forced)).toBe("rebuilt");
     expect((await call("POST", "/api/plugins/redact-mw/reload?force=yes")).status).toBe(400);
-  });
+  }, 30_000);
 
   test("GET/POST/PUT/DELETE /api/hooks edit hooks.json through the same validation", async () => {
     const empty = await body(await call("GET", "/api/hooks"));
