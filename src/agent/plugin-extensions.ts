@@ -8,7 +8,8 @@ import { remoteContext, runRemoteEvaluators } from "../plugins/adapters/remote-p
 import { listPlugins, type PluginStatusName } from "../plugins/api.ts";
 import { lenientPublisher } from "../plugins/events/index.ts";
 import { createManageToolSource, MANAGE_TOOL_NAME } from "../plugins/manage-tool.ts";
-import { getPluginRuntime, type PluginRuntime, type RuntimeServices } from "../plugins/runtime.ts";
+import { type PluginRuntime, type RuntimeServices } from "../plugins/runtime.ts";
+import { getPluginRuntime } from "../plugins/runtimes.ts";
 
 export interface PluginSummary {
   name: string;

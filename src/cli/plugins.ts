@@ -12,7 +12,9 @@ import { describePlugin, listPlugins, pluginInfo, reloadPlugin, type PluginInfo 
 import { defaultAdapterFactories } from "../plugins/adapters/index.ts";
 import { inspectPluginDir } from "../plugins/discovery.ts";
 import { buildGeneration } from "../plugins/generation-build.ts";
-import { getPluginRuntime, loaderResolver, type PluginRuntime } from "../plugins/runtime.ts";
+import { loaderResolver } from "../plugins/loading.ts";
+import { type PluginRuntime } from "../plugins/runtime.ts";
+import { getPluginRuntime } from "../plugins/runtimes.ts";
 import { StatusStore } from "../plugins/status.ts";
 import { isSensitivePermission } from "../plugins/permissions.ts";
 import { MAX_FUEL_UNSUPPORTED_MESSAGE } from "../plugins/wasm/limits.ts";

@@ -42,8 +42,11 @@ export const PluginCapabilityInfoSchema = lazy(() =>
   }),
 );
 
-/** `conflict`: loaded, but it declares a tool name it may not serve (see message); it serves nothing. */
-export const PluginStatusNames = ["active", "error", "disabled", "conflict"] as const;
+/**
+ * `conflict`: loaded, but it declares a tool name it may not serve (see message); it serves nothing. `starting`: still
+ * loading after the build stopped waiting; it joins the next generation once ready.
+ */
+export const PluginStatusNames = ["active", "error", "disabled", "conflict", "starting"] as const;
 export type PluginStatusName = (typeof PluginStatusNames)[number];
 
 export const PluginInfoSchema = lazy(() =>
@@ -146,7 +149,11 @@ export function describePlugin(record: PluginRecord, generation: Generation, sta
         ? `remote plugin is ${worker!.state}: ${worker!.last_error ?? "no error recorded"}`
         : record.state === "disabled"
           ? "disabled in config.toml"
-          : null,
+          : record.state === "starting"
+            ? "starting: not ready yet; it joins the next generation once it is"
+            : record.outcome === "rebuilding"
+              ? "rebuilding: the previous instance serves until the new one is ready"
+              : null,
     error_code: record.error?.code ?? (down ? "REMOTE_CRASHED" : null),
     reload: { outcome: record.outcome, error: record.reloadError?.message ?? null },
     permissions: {

@@ -6,6 +6,13 @@ import { discoverPlugins, isOverLimit, type DiscoveredPlugin } from "./discovery
 import { EntryHashes, fingerprintOf } from "./fingerprint.ts";
 import { Generation, type PluginRecord } from "./generation.ts";
 import { discard, loadOne, type LoadContext, type Loaded } from "./loading.ts";
+
+/**
+ * How long a build waits for plugins still loading before it is published without them: they are `starting` (or,
+ * rebuilt while their previous instance served, `rebuilding`) and join with the next generation once ready. A plugin
+ * named in a reload is always waited for.
+ */
+export const PLUGIN_JOIN_WAIT_MS = 2_000;
 import { claimToolNames } from "./tool-claims.ts";
 
 export interface BuildInput extends LoadContext {
@@ -30,6 +37,18 @@ export interface BuildInput extends LoadContext {
    * instead of keeping its previous instance, and nothing counts as worse.
    */
   force?: boolean;
+  /** Default PLUGIN_JOIN_WAIT_MS. */
+  joinAfterMs?: number;
+}
+
+/** A plugin published before it was ready: `published` is its record in the candidate, `load` its load going on. */
+export interface LatePlugin {
+  published: PluginRecord;
+  /** The record the load fills in (its error when it fails). */
+  record: PluginRecord;
+  load: Promise<Loaded | null>;
+  /** Its previous instance serves meanwhile (and goes on serving if the load fails). */
+  keepsOld: boolean;
 }
 
 /** A plugin that was active and would not be in the candidate: why. */
@@ -42,6 +61,8 @@ export interface BuildResult {
   generation: Generation;
   /** Plugins active in `previous` that the candidate would lose (empty without a previous or with force). */
   worsened: Worsened[];
+  /** Plugins still loading when the candidate was built: the runtime joins them once they are ready. */
+  late: LatePlugin[];
 }
 
 function isCarried(record: PluginRecord, input: BuildInput): boolean {
@@ -67,12 +88,43 @@ function byConfig(record: PluginRecord): boolean {
   return record.state === "disabled" || record.error?.code === "PLUGIN_PERMISSION";
 }
 
+const isNamed = (record: PluginRecord, input: BuildInput) => input.rebuild instanceof Set && input.rebuild.has(record.name);
+
+/** It was serving, is not the one the reload names, and nothing forces the directory's state: its old instance may serve on. */
+function mayServeOld(record: PluginRecord, input: BuildInput): boolean {
+  const previous = input.previous;
+  if (!previous || input.force || isNamed(record, input)) return false;
+  return previous.plugin(record.name)?.state === "active" && previous.instance(record.name) !== undefined;
+}
+
 /** A rebuilt plugin that failed, was serving before, and may keep serving its previous instance. */
 function keepsOld(record: PluginRecord, input: BuildInput): boolean {
-  const previous = input.previous;
-  if (!previous || input.force || record.state === "active" || byConfig(record)) return false;
-  if (input.rebuild !== "all" && input.rebuild?.has(record.name)) return false;
-  return previous.plugin(record.name)?.state === "active" && previous.instance(record.name) !== undefined;
+  if (record.state === "active" || record.state === "starting" || byConfig(record)) return false;
+  return mayServeOld(record, input);
+}
+
+const LATE: unique symbol = Symbol("late");
+
+/** Wait for every load, but past `joinAfterMs` only for the named plugins; the rest are LATE. */
+async function loadAll(generation: Generation, toLoad: PluginRecord[], input: BuildInput) {
+  const loads = toLoad.map((record) => ({ record, promise: loadOne(generation, record, input) }));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), input.joinAfterMs ?? PLUGIN_JOIN_WAIT_MS)));
+  const settled: (Loaded | null | typeof LATE)[] = await Promise.all(
+    loads.map(({ record, promise }) => (isNamed(record, input) ? promise : Promise.race([promise, deadline]))),
+  );
+  clearTimeout(timer);
+  return loads.map((load, i) => ({ ...load, outcome: settled[i] as Loaded | null | typeof LATE }));
+}
+
+/** The record a late plugin is published with; its previous instance is adopted when it may serve on. */
+function publishLate(records: PluginRecord[], record: PluginRecord, load: Promise<Loaded | null>, input: BuildInput): LatePlugin {
+  const keepsOld = mayServeOld(record, input);
+  const published: PluginRecord = keepsOld
+    ? { ...input.previous!.plugin(record.name)!, outcome: "rebuilding", reloadError: null }
+    : { ...record, state: "starting", error: null, warnings: [...record.warnings] };
+  records[records.indexOf(record)] = published;
+  return { published, record, load, keepsOld };
 }
 
 /**
@@ -97,10 +149,16 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
   const serving = records.filter((r) => r.admitted && r.state === "active");
   const carried = serving.filter((r) => isCarried(r, input));
   const toLoad = serving.filter((r) => !carried.includes(r));
-  const loaded = (await Promise.all(toLoad.map((r) => loadOne(generation, r, input)))).filter((l): l is Loaded => l !== null);
+  const loaded: Loaded[] = [];
+  const late: LatePlugin[] = [];
+  for (const { record, promise, outcome } of await loadAll(generation, toLoad, input)) {
+    if (outcome === LATE) late.push(publishLate(records, record, promise, input));
+    else if (outcome !== null) loaded.push(outcome as Loaded);
+  }
   // a plugin that was serving and now fails (discovery, admission, load) keeps its previous instance
   const keptOld = records.filter((r) => keepsOld(r, input));
-  const incumbents = [...carried, ...keptOld].map((r) => ({ plugin: r.name, adapters: input.previous!.adaptersOf(r.name), incumbent: true }));
+  const servingOld = [...carried, ...keptOld, ...late.filter((l) => l.keepsOld).map((l) => l.published)];
+  const incumbents = servingOld.map((r) => ({ plugin: r.name, adapters: input.previous!.adaptersOf(r.name), incumbent: true }));
   const claims = claimToolNames(
     [...incumbents, ...loaded.map((l) => ({ plugin: l.record.name, adapters: l.adapters }))],
     input.config,
@@ -126,8 +184,9 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
     keepPrevious(record, input.previous!.plugin(record.name)!, "failed_kept_old");
     generation.adopt(record.name, input.previous!);
   }
+  for (const plugin of late) if (plugin.keepsOld) generation.adopt(plugin.published.name, input.previous!);
   generation.seal();
-  return { generation, worsened: worsenedBy(generation, input) };
+  return { generation, worsened: worsenedBy(generation, input), late };
 }
 
 function worsenedBy(candidate: Generation, input: BuildInput): Worsened[] {

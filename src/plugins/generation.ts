@@ -15,15 +15,19 @@ import { CapabilityTypes, type AdmittedPlugin, type PluginInstance, type PluginK
 /** How long release() waits for in-flight calls before releasing instances anyway (sandbox timeouts end calls first). */
 export const GENERATION_DRAIN_TIMEOUT_MS = 10 * 60_000;
 
-/** `conflict`: loaded, but it declares a tool name it may not serve (tool-claims.ts); it serves nothing. */
-export type PluginState = "active" | "error" | "disabled" | "conflict";
+/**
+ * `conflict`: loaded, but it declares a tool name it may not serve (tool-claims.ts); it serves nothing. `starting`: its
+ * load outlasted the build's wait; the runtime publishes the next generation with it once it is ready.
+ */
+export type PluginState = "active" | "error" | "disabled" | "conflict" | "starting";
 
 /**
  * What the build of this generation did with a plugin: `built` (first generation or a full reload), `rebuilt` (named
  * in the reload, or its inputs changed), `carried_over` (unchanged: the previous generation's live instance, untouched),
- * `failed_kept_old` (rebuilding it failed, so the previous instance goes on serving; the error is in `reloadError`).
+ * `failed_kept_old` (rebuilding it failed, so the previous instance goes on serving; the error is in `reloadError`),
+ * `rebuilding` (its new instance is still loading; the previous one serves until it joins).
  */
-export const ReloadOutcomes = ["built", "rebuilt", "carried_over", "failed_kept_old"] as const;
+export const ReloadOutcomes = ["built", "rebuilt", "carried_over", "failed_kept_old", "rebuilding"] as const;
 export type ReloadOutcome = (typeof ReloadOutcomes)[number];
 
 /** One discovered plugin in one generation, whatever became of it. */

@@ -128,3 +128,23 @@ export async function loadOne(generation: Generation, record: PluginRecord, cont
   }
   return { record, instance, adapters, slot };
 }
+
+/** The built-in loaders, imported on first use so commands without plugins stay light. */
+async function builtinLoader(kind: PluginKind): Promise<PluginLoader | undefined> {
+  if (kind === "wasm-component" || kind === "wasm-module") {
+    const { wasmLoader } = await import("./wasm/index.ts");
+    return wasmLoader;
+  }
+  if (kind === "remote") {
+    const { remoteLoader } = await import("./remote/loader.ts");
+    return remoteLoader;
+  }
+  return undefined;
+}
+
+/** Loader lookup: the given loaders first, then the built-ins. */
+export function loaderResolver(own: readonly PluginLoader[] = []): LoaderResolver {
+  const byKind = new Map<PluginKind, PluginLoader>();
+  for (const loader of own) for (const kind of loader.kinds) byKind.set(kind, loader);
+  return async (kind) => byKind.get(kind) ?? (await builtinLoader(kind));
+}

@@ -1,4 +1,3 @@
-import { realpathSync } from "node:fs";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import type { Workspace } from "../core/workspace.ts";
 import { loadConfig } from "../config/loader.ts";
@@ -11,7 +10,10 @@ import { defaultAdapterFactories } from "./adapters/index.ts";
 import type { AdapterFactories } from "./adapters/types.ts";
 import { createToolRouter } from "./adapters/tool-router.ts";
 import { EntryHashes } from "./fingerprint.ts";
-import { buildGeneration, worsenedError, type BuildResult } from "./generation-build.ts";
+import { buildGeneration, worsenedError, type BuildResult, type LatePlugin } from "./generation-build.ts";
+import { joinGeneration } from "./late-join.ts";
+import { forgetRuntime } from "./runtimes.ts";
+import { discard, loaderResolver, type Loaded } from "./loading.ts";
 import { Generation, GENERATION_DRAIN_TIMEOUT_MS } from "./generation.ts";
 import type { LoaderResolver } from "./loading.ts";
 import { StatusStore } from "./status.ts";
@@ -30,6 +32,8 @@ export interface PluginRuntimeOptions {
   drainTimeoutMs?: number;
   /** Per-plugin load timeout (default PLUGIN_LOAD_TIMEOUT_MS). */
   loadTimeoutMs?: number;
+  /** How long a build waits for plugins before publishing without the late ones (default PLUGIN_JOIN_WAIT_MS). */
+  joinAfterMs?: number;
 }
 
 export type GenerationListener = (next: Generation, previous: Generation | null) => void;
@@ -39,26 +43,6 @@ export interface ReloadOptions {
   all?: boolean;
   /** Publish even when an active plugin would fail or disappear (it is then published failed or gone). */
   force?: boolean;
-}
-
-/** The built-in loaders, imported on first use so commands without plugins stay light. */
-async function builtinLoader(kind: PluginKind): Promise<PluginLoader | undefined> {
-  if (kind === "wasm-component" || kind === "wasm-module") {
-    const { wasmLoader } = await import("./wasm/index.ts");
-    return wasmLoader;
-  }
-  if (kind === "remote") {
-    const { remoteLoader } = await import("./remote/loader.ts");
-    return remoteLoader;
-  }
-  return undefined;
-}
-
-/** Loader lookup: the given loaders first, then the built-ins. */
-export function loaderResolver(own: readonly PluginLoader[] = []): LoaderResolver {
-  const byKind = new Map<PluginKind, PluginLoader>();
-  for (const loader of own) for (const kind of loader.kinds) byKind.set(kind, loader);
-  return async (kind) => byKind.get(kind) ?? (await builtinLoader(kind));
 }
 
 /**
@@ -154,7 +138,7 @@ export class PluginRuntime {
 
   /** Build generation 1 if not built yet. Plugin failures are statuses; only discovery/config failures throw. */
   start(): Promise<Generation> {
-    return this.serialize(async () => this.active ?? this.publish((await this.build(1)).generation));
+    return this.serialize(async () => this.active ?? this.publishBuilt(await this.build(1)));
   }
 
   /**
@@ -167,7 +151,7 @@ export class PluginRuntime {
    */
   reload(name?: string, options: ReloadOptions = {}): Promise<number> {
     return this.serialize(async () => {
-      const previous = this.active ?? this.publish((await this.build(1)).generation);
+      const previous = this.active ?? this.publishBuilt(await this.build(1));
       const what = name ? `reload of plugin "${name}"` : "plugin reload";
       const keeps = `generation ${previous.number} keeps serving`;
       let built: BuildResult;
@@ -204,7 +188,7 @@ export class PluginRuntime {
         await candidate.release(0);
         throw worsenedError(what, keeps, built.worsened);
       }
-      this.publish(candidate);
+      this.publishBuilt(built);
       return candidate.number;
     });
   }
@@ -217,7 +201,7 @@ export class PluginRuntime {
       if (last) this.retire(last);
       this.stopped = true;
       await this.settled();
-      if (runtimes.get(this.workspace.root) === this) runtimes.delete(this.workspace.root);
+      forgetRuntime(this);
     }));
   }
 
@@ -240,6 +224,32 @@ export class PluginRuntime {
     const run = this.lock.then(guarded, guarded);
     this.lock = run.catch(() => undefined);
     return run;
+  }
+
+  /** Publish a build, then join each plugin that was still loading once it is ready. */
+  private publishBuilt(built: BuildResult): Generation {
+    const published = this.publish(built.generation);
+    for (const late of built.late) late.load.then((loaded) => this.join(late, loaded));
+    return published;
+  }
+
+  /**
+   * A late plugin's load settled: publish the next generation with it (or with its failure), unless a newer build
+   * replaced its record meanwhile or the runtime stopped (then its instance is released).
+   */
+  private join(late: LatePlugin, loaded: Loaded | null): void {
+    const obsolete = async () => {
+      if (loaded) await discard(loaded, this.host.logger);
+    };
+    this.serialize(async () => {
+      const current = this.active;
+      if (!current || current.plugin(late.published.name) !== late.published) return obsolete();
+      const config = this.config();
+      this.publish(await joinGeneration(current, late, loaded, { config, logger: this.host.logger }));
+    }).catch((error) => {
+      this.host.logger.warn(`plugin "${late.published.name}" was ready too late to join: ${errorMessage(error)}`);
+      return obsolete();
+    });
   }
 
   private publish(next: Generation): Generation {
@@ -284,51 +294,7 @@ export class PluginRuntime {
       logger: this.host.logger,
       hashes: this.hashes,
       ...(this.options.loadTimeoutMs !== undefined ? { loadTimeoutMs: this.options.loadTimeoutMs } : {}),
+      ...(this.options.joinAfterMs !== undefined ? { joinAfterMs: this.options.joinAfterMs } : {}),
     });
-  }
-}
-
-const runtimes = new Map<string, PluginRuntime>();
-
-/**
- * The one runtime of a workspace in this process, keyed by the canonical (realpath) root: a symlinked path
- * to the same workspace gets the same object. Services and options of later calls are ignored.
- */
-export function getPluginRuntime(workspace: Workspace, services: RuntimeServices, options?: PluginRuntimeOptions): PluginRuntime {
-  let root: string;
-  try {
-    root = realpathSync(workspace.root);
-  } catch (cause) {
-    throw new PrxError("WORKSPACE", `workspace ${workspace.root} does not exist: ${errorMessage(cause)}`, { cause });
-  }
-  let runtime = runtimes.get(root);
-  if (!runtime) {
-    const canonical = root === workspace.root ? workspace : canonicalWorkspace(workspace, root);
-    runtime = new PluginRuntime(canonical, services, options);
-    runtimes.set(root, runtime);
-  }
-  return runtime;
-}
-
-function canonicalWorkspace(workspace: Workspace, root: string): Workspace {
-  const swap = (path: string) => (path.startsWith(workspace.root) ? root + path.slice(workspace.root.length) : path);
-  return {
-    root,
-    configPath: swap(workspace.configPath),
-    pluginsDir: swap(workspace.pluginsDir),
-    hooksPath: swap(workspace.hooksPath),
-    dataDir: swap(workspace.dataDir),
-    dbPath: swap(workspace.dbPath),
-    cacheDir: swap(workspace.cacheDir),
-    logsDir: swap(workspace.logsDir),
-  };
-}
-
-/** The runtime of a workspace if one exists in this process (does not create one). */
-export function findPluginRuntime(workspaceRoot: string): PluginRuntime | undefined {
-  try {
-    return runtimes.get(realpathSync(workspaceRoot));
-  } catch {
-    return undefined;
   }
 }

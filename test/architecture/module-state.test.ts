@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ROOT, sourceFiles } from "./imports.ts";
 
 const ALLOWED: Record<string, string> = {
-  "src/plugins/runtime.ts runtimes": "the one registry: a runtime per canonical workspace in a process",
+  "src/plugins/runtimes.ts runtimes": "the one registry: a runtime per canonical workspace in a process",
   "src/plugins/wasm/artifact-cache.ts entries": "compiled code by content hash: immutable, shared on purpose",
   "src/plugins/wasm/artifact-cache.ts compiles": "a count of compilations, read by tests and benchmarks",
   "src/plugins/wasm/transpile.ts transpiles": "a count of transpilations, read by tests and benchmarks",
