@@ -24,6 +24,8 @@ export interface LoadContext {
   logger: Logger;
   /** Default loadTimeoutFor(plugin). */
   loadTimeoutMs?: number;
+  /** Aborted when the runtime stops: loads still going on give up. */
+  signal?: AbortSignal;
 }
 
 /** A plugin loaded for a generation, with its adapters; not attached yet. */
@@ -49,7 +51,7 @@ function loadWithin(loader: PluginLoader, plugin: AdmittedPlugin, context: LoadC
       late = true;
       reject(new PrxError("PLUGIN_TIMEOUT", `plugin "${plugin.name}" did not load within ${limit} ms`));
     }, limit);
-    loader.load(plugin, context.host).then(
+    loader.load(plugin, context.host, context.signal).then(
       (instance) => {
         clearTimeout(timer);
         if (!late) return resolve(instance);

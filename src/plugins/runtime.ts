@@ -64,6 +64,8 @@ export class PluginRuntime {
   private stopped = false;
   private stopping: Promise<void> | null = null;
   private readonly hashes = new EntryHashes();
+  /** Aborted when the runtime stops: plugins still loading (late ones) give up. */
+  private readonly loads = new AbortController();
   /** The event bus this runtime created (when it was given no publisher); closed when the runtime stops. */
   private readonly ownBus: EventBus | null;
   private attached: PluginServices | null = null;
@@ -195,6 +197,8 @@ export class PluginRuntime {
 
   /** Release every generation and forget this runtime (the next getPluginRuntime builds a new one). */
   stop(): Promise<void> {
+    // plugins still loading give up first, so a reload waiting on one does not hold the stop
+    if (!this.stopping) this.loads.abort(new PrxError("ABORTED", `the plugin runtime of ${this.workspace.root} stopped`));
     return (this.stopping ??= this.serialize(async () => {
       const last = this.active;
       this.active = null;
@@ -293,6 +297,7 @@ export class PluginRuntime {
       status: this.status,
       logger: this.host.logger,
       hashes: this.hashes,
+      signal: this.loads.signal,
       ...(this.options.loadTimeoutMs !== undefined ? { loadTimeoutMs: this.options.loadTimeoutMs } : {}),
       ...(this.options.joinAfterMs !== undefined ? { joinAfterMs: this.options.joinAfterMs } : {}),
     });

@@ -117,5 +117,6 @@ export type GuestEventSink = (topic: string, payloadJson: string) => Promise<voi
 
 export interface PluginLoader {
   readonly kinds: readonly PluginKind[];
-  load(plugin: AdmittedPlugin, host: PluginHostServices): Promise<PluginInstance>;
+  /** `signal` aborts when the runtime stops while the load is still going on (a plugin slow to start). */
+  load(plugin: AdmittedPlugin, host: PluginHostServices, signal?: AbortSignal): Promise<PluginInstance>;
 }

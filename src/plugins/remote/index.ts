@@ -37,9 +37,20 @@ export type { PluginDescriptor } from "./protocol.ts";
  * Start a remote plugin and resolve once it announced its surfaces and finished init. Rejects with a PrxError
  * (PLUGIN_LOAD, PLUGIN_TIMEOUT) when it cannot; nothing is left running then.
  */
-export async function startRemotePlugin(options: StartRemotePluginOptions): Promise<RemotePluginHandle> {
+export async function startRemotePlugin(options: StartRemotePluginOptions, signal?: AbortSignal): Promise<RemotePluginHandle> {
   const supervisor = new RemoteSupervisor(options);
-  await supervisor.start();
+  // a host stopping while the plugin still starts stops it: its Worker or child does not outlive the host
+  const stop = () => void supervisor.shutdown();
+  signal?.addEventListener("abort", stop, { once: true });
+  try {
+    await supervisor.start();
+  } finally {
+    signal?.removeEventListener("abort", stop);
+  }
+  if (signal?.aborted) {
+    await supervisor.shutdown();
+    throw new PrxError("ABORTED", `remote plugin ${options.name} started after its host stopped; it was shut down`);
+  }
   return createHandle(supervisor);
 }
 

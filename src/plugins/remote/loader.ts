@@ -74,8 +74,8 @@ function configOf(host: PluginHostServices) {
  */
 export const remoteLoader: PluginLoader = {
   kinds: ["remote"],
-  async load(plugin, host): Promise<RemotePluginInstance> {
-    const handle = await startRemotePlugin(remoteOptionsFor(plugin, remoteBindingsFor(host), agentFor(host)));
+  async load(plugin, host, signal): Promise<RemotePluginInstance> {
+    const handle = await startRemotePlugin(remoteOptionsFor(plugin, remoteBindingsFor(host), agentFor(host)), signal);
     return {
       plugin,
       handle,
