@@ -44,9 +44,8 @@ export const MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN = 64;
 export const WASM_PAGE_BYTES = 64 * 1024;
 
 /**
- * JavaScriptCore has no fuel metering: `max_fuel` is accepted and reported but not enforced;
- * `max_execution_time_ms` (a Worker that is terminated) bounds run time instead.
+ * Fuel handed to an instrumented guest at a time (units: FUEL.md in instrument/, about one WebAssembly instruction
+ * each). When a chunk is used up the guest calls the sandbox's check, which refills it (within max_fuel) or stops
+ * the guest: the interrupt raised for a timed-out call takes effect within this many units, ~1-10 ms of guest code.
  */
-export const MAX_FUEL_UNSUPPORTED_MESSAGE =
-  "max_fuel is not enforced: Bun's JavaScriptCore has no fuel metering; prx enforces max_execution_time_ms instead " +
-  "(the plugin's sandbox Worker is terminated when a call exceeds it)";
+export const FUEL_CHUNK = 1_000_000;

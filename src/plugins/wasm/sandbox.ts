@@ -3,6 +3,7 @@ import type { Logger } from "../../core/logger.ts";
 import type { AdmittedPlugin, GuestEventSink, PluginHostServices } from "../types.ts";
 import { EXECUTION_TIME_SAMPLES, MAX_QUEUED_CALLS_PER_INSTANCE, SANDBOX_INIT_TIMEOUT_MS } from "./limits.ts";
 import { decodeResult, encodeCall } from "./call-codec.ts";
+import { INTERRUPT_SLOT } from "./guest/fuel-meter.ts";
 import { SandboxHostRpc } from "./sandbox-rpc.ts";
 import {
   type FromWorker,
@@ -32,12 +33,18 @@ interface Lane {
 
 /**
  * Main-thread side of one plugin's sandbox: a Worker holding the capability instances, a FIFO lane per
- * instance, a timer per call that terminates the Worker when max_execution_time_ms passes, lazy restart.
+ * instance, a timer per call that stops the Worker when max_execution_time_ms passes, lazy restart.
  * Workers come from the process's pool of pre-started ones (worker-pool.ts); the sandbox holds the pool open
  * until it is released.
+ *
+ * Stopping a Worker = raising its interrupt flag, then terminate(): terminate() alone does not stop a thread
+ * spinning in WebAssembly (JavaScriptCore only interrupts JS), so the guest's instrumented code reads the flag at
+ * every function entry and loop header (once per FUEL_CHUNK) and throws out of the guest.
  */
 export class Sandbox {
   private worker: Worker | null = null;
+  /** The running Worker's interrupt flag (a new one per Worker). */
+  private interrupt: Int32Array | null = null;
   private starting: Promise<void> | null = null;
   private readonly lanes: Lane[];
   private nextId = 1;
@@ -94,10 +101,11 @@ export class Sandbox {
   private spawn(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const { worker, started } = sandboxWorkerPool.take();
+      const interrupt = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
       const fail = (error: PrxError) => {
         clearTimeout(timer);
         started();
-        worker.terminate();
+        stopWorker(worker, interrupt);
         reject(error);
       };
       const limit = this.options.initTimeoutMs ?? SANDBOX_INIT_TIMEOUT_MS;
@@ -142,13 +150,14 @@ export class Sandbox {
           clearTimeout(timer);
           started();
           this.worker = worker;
+          this.interrupt = interrupt;
           resolve();
           for (let i = 0; i < this.lanes.length; i++) this.pump(i);
         } else if (msg.type === "init-error") {
           fail(toError(msg.error, `plugin ${this.plugin.name}`));
         } else this.onMessage(worker, msg);
       };
-      worker.postMessage({ ...this.init } satisfies ToWorker);
+      worker.postMessage({ ...this.init, interrupt: interrupt.buffer as SharedArrayBuffer } satisfies ToWorker);
     });
   }
 
@@ -241,11 +250,12 @@ export class Sandbox {
     this.kill(null, new PrxError("PLUGIN_TRAP", `plugin ${this.plugin.name}: ${reason}`), reason);
   }
 
-  /** Terminate the Worker and fail every call in flight or queued on it; the next call starts a new one. */
+  /** Stop the Worker and fail every call in flight or queued on it; the next call starts a new one. */
   private kill(culprit: PendingCall | null, error: PrxError, reason: string): void {
     const worker = this.worker;
     this.worker = null;
-    worker?.terminate();
+    if (worker) stopWorker(worker, this.interrupt);
+    this.interrupt = null;
     this.restarts++;
     for (const lane of this.lanes) {
       const calls = [...(lane.inFlight ? [lane.inFlight] : []), ...lane.queue];
@@ -284,12 +294,19 @@ export class Sandbox {
     this.released ??= (async () => {
       if (!this.idle()) await new Promise<void>((resolve) => (this.onIdle = resolve));
       this.hostRpc.release();
-      this.worker?.terminate();
+      if (this.worker) stopWorker(this.worker, this.interrupt);
       this.worker = null;
+      this.interrupt = null;
       this.letGoOfPool();
     })();
     return this.released;
   }
+}
+
+/** Raise the Worker's interrupt flag (its guest stops at its next check), then terminate it. */
+function stopWorker(worker: Worker, interrupt: Int32Array | null): void {
+  if (interrupt) Atomics.store(interrupt, INTERRUPT_SLOT, 1);
+  worker.terminate();
 }
 
 function toError(error: { code: string; message: string; hint?: string }, where: string): PrxError {

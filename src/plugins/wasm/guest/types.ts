@@ -6,9 +6,11 @@ export interface Guest {
   call(fn: string, args: unknown[]): Promise<unknown>;
   /** Bytes of linear memory the instance holds now. */
   memoryBytes(): number;
+  /** Fuel the last call consumed (units of FUEL.md), 0 before the first. */
+  lastFuel(): number;
 }
 
-export type FailureKind = "error" | "trap" | "timeout" | "output" | "memory";
+export type FailureKind = "error" | "trap" | "timeout" | "fuel" | "output" | "memory";
 
 /** A failed call, as it crosses from the worker to the main thread. `poison` re-instantiates the instance. */
 export class GuestFailure extends Error {
