@@ -12,5 +12,6 @@ export const INTERRUPT_FUEL_FIELD = "fuel";
 /**
  * Bump when the instrumentation's output changes (the rewritten bytes are cached on disk under it).
  * 1: fuel segments, checks at function entries and loop headers.
+ * 2: fuel cached in a local between calls; "interrupt" metering counts loop iterations in a local.
  */
-export const INSTRUMENT_VERSION = 1;
+export const INSTRUMENT_VERSION = 2;

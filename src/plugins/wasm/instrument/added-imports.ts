@@ -15,14 +15,17 @@ const SUB = 0x50;
 const SUB_FINAL = 0x4f;
 const REC = 0x4e;
 
-function skipCompositeType(r: ByteReader): void {
+/** Skip a composite type; a function type's parameter count, -1 for a struct or array type. */
+function skipCompositeType(r: ByteReader): number {
   const form = r.u8();
   if (form === FUNC_TYPE) {
-    for (let side = 0; side < 2; side++) {
-      const n = r.u32();
-      for (let i = 0; i < n; i++) skipValType(r);
-    }
-  } else if (form === STRUCT_TYPE) {
+    const params = r.u32();
+    for (let i = 0; i < params; i++) skipValType(r);
+    const results = r.u32();
+    for (let i = 0; i < results; i++) skipValType(r);
+    return params;
+  }
+  if (form === STRUCT_TYPE) {
     const n = r.u32();
     for (let i = 0; i < n; i++) {
       skipValType(r); // storage type: a value type or i8 (0x78) / i16 (0x77)
@@ -32,23 +35,31 @@ function skipCompositeType(r: ByteReader): void {
     skipValType(r);
     r.u8();
   } else r.fail(`unknown type form 0x${form.toString(16)}`, r.pos - 1);
+  return -1;
 }
 
-function skipSubType(r: ByteReader): void {
+function skipSubType(r: ByteReader): number {
   const b = r.bytes[r.pos];
   if (b === SUB || b === SUB_FINAL) {
     r.pos++;
     const supers = r.u32();
     for (let i = 0; i < supers; i++) r.u32();
   }
-  skipCompositeType(r);
+  return skipCompositeType(r);
 }
 
-/** The type section with `() -> ()` appended, and that type's index. `content` is null when the module has none. */
-export function typeSectionWithCheck(content: ByteReader | null): { bytes: Uint8Array; checkType: number } {
+/**
+ * The type section with `() -> ()` appended, that type's index, and each type's parameter count (-1 for a struct
+ * or array type; the pass needs it to number a function's added local). `content` is null when there is none.
+ */
+export function typeSectionWithCheck(content: ByteReader | null): {
+  bytes: Uint8Array;
+  checkType: number;
+  params: number[];
+} {
   const out = new ByteWriter((content ? content.end - content.pos : 0) + 16);
   let entries = 0;
-  let types = 0;
+  const params: number[] = [];
   let bodyStart = 0;
   if (content) {
     entries = content.u32();
@@ -57,12 +68,8 @@ export function typeSectionWithCheck(content: ByteReader | null): { bytes: Uint8
       if (content.bytes[content.pos] === REC) {
         content.pos++;
         const n = content.u32();
-        for (let j = 0; j < n; j++) skipSubType(content);
-        types += n;
-      } else {
-        skipSubType(content);
-        types++;
-      }
+        for (let j = 0; j < n; j++) params.push(skipSubType(content));
+      } else params.push(skipSubType(content));
     }
     if (!content.atEnd()) content.fail("bytes after the type section's entries");
   }
@@ -71,7 +78,7 @@ export function typeSectionWithCheck(content: ByteReader | null): { bytes: Uint8
   out.u8(FUNC_TYPE);
   out.u8(0);
   out.u8(0);
-  return { bytes: out.view().slice(), checkType: types };
+  return { bytes: out.view().slice(), checkType: params.length, params };
 }
 
 export interface ImportCounts {

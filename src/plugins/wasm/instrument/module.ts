@@ -34,7 +34,8 @@ function describesCodeOffsets(name: string): boolean {
 export function instrumentModule(bytes: Uint8Array, where: string, metering: Metering): InstrumentedModule {
   const sections = readSections(bytes, where);
   const find = (id: number) => sections.find((s) => s.id === id);
-  const { bytes: typeBytes, checkType } = typeSectionWithCheck(sectionReader(bytes, where, find(SectionId.type)));
+  const types = typeSectionWithCheck(sectionReader(bytes, where, find(SectionId.type)));
+  const { bytes: typeBytes, checkType } = types;
   const importReader = () => sectionReader(bytes, where, find(SectionId.import));
   const counts = countImports(importReader());
   const importBytes = importSectionWithInterrupt(importReader(), checkType);
@@ -68,7 +69,9 @@ export function instrumentModule(bytes: Uint8Array, where: string, metering: Met
         continue;
       }
     }
-    const content = rewriteSection(bytes, where, section, map, metering, dropped);
+    const content = rewriteSection(bytes, where, section, map, metering, dropped, () =>
+      functionParams(sectionReader(bytes, where, find(SectionId.function)), types.params),
+    );
     if (content) writeSection(out, section.id, content);
   }
   flushBefore(Number.POSITIVE_INFINITY);
@@ -82,6 +85,7 @@ function rewriteSection(
   map: Renumbering,
   metering: Metering,
   dropped: string[],
+  params: () => number[],
 ): Uint8Array | null {
   const r = new ByteReader(bytes, where, section.start, section.end);
   switch (section.id) {
@@ -112,21 +116,37 @@ function rewriteSection(
     case SectionId.data:
       return renumberData(r, map);
     case SectionId.code:
-      return instrumentCode(r, map, metering);
+      return instrumentCode(r, map, metering, params());
     default:
       return bytes.subarray(section.start, section.end);
   }
 }
 
-function instrumentCode(r: ByteReader, map: Renumbering, metering: Metering): Uint8Array {
+/** Parameter count of each defined function, from the function section's type indices. */
+function functionParams(r: ByteReader | null, typeParams: number[]): number[] {
+  if (!r) return [];
+  const n = r.u32();
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const at = r.pos;
+    const params = typeParams[r.u32()];
+    if (params === undefined || params < 0) return r.fail("a function's type is not a function type", at);
+    out.push(params);
+  }
+  if (!r.atEnd()) r.fail("bytes after the function section's entries");
+  return out;
+}
+
+function instrumentCode(r: ByteReader, map: Renumbering, metering: Metering, params: number[]): Uint8Array {
   const out = new ByteWriter(Math.ceil((r.end - r.pos) * 1.3) + 64);
   const n = r.u32();
+  if (n !== params.length) r.fail(`${n} function bodies for ${params.length} declared functions`);
   out.u32(n);
   for (let i = 0; i < n; i++) {
     const size = r.u32();
     const body = new ByteReader(r.bytes, r.where, r.pos, r.pos + size);
     r.skip(size);
-    instrumentBody(body, out, map, metering);
+    instrumentBody(body, out, map, metering, params[i]!);
   }
   if (!r.atEnd()) r.fail("bytes after the code section's entries");
   return out.view();
