@@ -10,8 +10,8 @@ import { cacheKey, TRANSPILED_MODULE_NAME, type TranspileMeta, transpileCached }
 
 /**
  * Main-thread, in-memory cache of what a sandbox needs to instantiate a plugin: for a component its transpiled JS
- * text and its core modules compiled, for a core module the compiled module. Every core module is instrumented
- * first (instrument/: interrupt checks and fuel, FUEL.md; the rewritten bytes are cached on disk) and memory-capped.
+ * text and its core modules compiled, for a core module the compiled module. Every core module is memory-capped,
+ * then instrumented (instrument/: interrupt checks and fuel, FUEL.md; the rewritten bytes are cached on disk).
  * WebAssembly.Module objects are structured-cloneable, so every sandbox Worker gets the compiled code by
  * postMessage instead of reading and compiling files. Entries are keyed by content hash, memory cap and metering,
  * so a reload of an unchanged plugin only hashes its bytes.
@@ -59,6 +59,11 @@ interface CompileOptions {
   instrumentedPath: string;
 }
 
+/** The instrumented bytes' file name: the pass's version, the metering, the memory cap (it is compiled in). */
+function instrumentedFile(metering: Metering, maxPages: number): string {
+  return `${instrumentedName(metering)}-${maxPages}p`;
+}
+
 /**
  * Least recently used first out. A failed preparation is forgotten so the next load retries it; another plugin
  * sharing the failed in-flight entry prepares again so its error names it.
@@ -81,11 +86,12 @@ function cached<T extends Prepared>(key: string, plugin: string, make: () => Pro
 }
 
 async function compile(bytes: Uint8Array, options: CompileOptions, where: string): Promise<WebAssembly.Module> {
-  const instrumented = instrumentCached(bytes, where, options.metering, options.instrumentedPath);
-  const capped = capModuleMemory(instrumented, options.maxPages, where);
+  // capped first: instrumentation moves the memories (and their capped maximum) into imports
+  const capped = capModuleMemory(bytes, options.maxPages, where);
+  const instrumented = instrumentCached(capped, where, options.metering, options.instrumentedPath);
   compiles++;
   try {
-    return await WebAssembly.compile(capped);
+    return await WebAssembly.compile(instrumented);
   } catch (error) {
     throw new PrxError("PLUGIN_LOAD", `${where} does not compile: ${(error as Error).message}`, { cause: error });
   }
@@ -109,7 +115,7 @@ export function prepareComponent(
         .filter((file) => file.endsWith(".wasm"))
         .map(async (file) => {
           const bytes = readFileSync(join(transpiled.dir, file));
-          const instrumentedPath = join(transpiled.dir, instrumentedName(metering), file);
+          const instrumentedPath = join(transpiled.dir, instrumentedFile(metering, maxPages), file);
           modules[file] = await compile(bytes, { maxPages, metering, instrumentedPath }, `plugin ${plugin} (${file})`);
         }),
     );
@@ -118,8 +124,8 @@ export function prepareComponent(
 }
 
 /**
- * Instrument (disk cache: `<cacheDir>/wasm-modules/<sha256>/instrumented-v<N>-<metering>.wasm`) and compile a core
- * module once per content, memory cap and metering.
+ * Instrument (disk cache: `<cacheDir>/wasm-modules/<sha256>/instrumented-v<N>-<metering>-<pages>p.wasm`) and
+ * compile a core module once per content, memory cap and metering.
  */
 export function prepareModule(
   plugin: string,
@@ -130,7 +136,7 @@ export function prepareModule(
 ): Promise<PreparedModule> {
   const maxPages = maxPagesFor(maxMemoryMb);
   const hash = createHash("sha256").update(wasm).digest("hex");
-  const instrumentedPath = join(cacheDir, "wasm-modules", hash, `${instrumentedName(metering)}.wasm`);
+  const instrumentedPath = join(cacheDir, "wasm-modules", hash, `${instrumentedFile(metering, maxPages)}.wasm`);
   return cached(`module\0${cacheDir}\0${hash}\0${maxPages}\0${metering}`, plugin, async () => ({
     kind: "module",
     module: await compile(wasm, { maxPages, metering, instrumentedPath }, `plugin ${plugin}`),

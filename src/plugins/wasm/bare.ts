@@ -3,7 +3,7 @@ import type { AdmittedPlugin, PluginHostServices } from "../types.ts";
 import { meteringFor, prepareComponent, prepareModule } from "./artifact-cache.ts";
 import { ComponentArtifact, ComponentGuest } from "./guest/component.ts";
 import { CoreModuleGuest } from "./guest/core-module.ts";
-import { FuelMeter } from "./guest/fuel-meter.ts";
+import { Meter, newInterruptFlag } from "./guest/meter.ts";
 import type { Guest } from "./guest/types.ts";
 import { pluginInfo, type HostContext } from "./host/context.ts";
 import { componentImports } from "./host/index.ts";
@@ -38,7 +38,7 @@ export async function loadInThread(
   const { cacheDir } = host.workspace;
   const { maxMemoryMb, maxFuel } = plugin.resources;
   // nothing raises this flag: in-thread calls cannot be interrupted (no timeout), only run out of fuel
-  const meter = new FuelMeter(new Int32Array(1), maxFuel);
+  const meter = new Meter(newInterruptFlag(), maxFuel);
   let guest: Guest;
   if (plugin.kind === "wasm-component") {
     const p = await prepareComponent(plugin.name, bytes, cacheDir, maxMemoryMb, meteringFor(maxFuel));

@@ -43,9 +43,3 @@ export const MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN = 64;
 /** WebAssembly page size. */
 export const WASM_PAGE_BYTES = 64 * 1024;
 
-/**
- * Fuel handed to an instrumented guest at a time (units: FUEL.md in instrument/, about one WebAssembly instruction
- * each). When a chunk is used up the guest calls the sandbox's check, which refills it (within max_fuel) or stops
- * the guest: the interrupt raised for a timed-out call takes effect within this many units, ~1-10 ms of guest code.
- */
-export const FUEL_CHUNK = 1_000_000;

@@ -45,11 +45,11 @@ export const SandboxInitSchema = z.object({
 export type SandboxInit = z.infer<typeof SandboxInitSchema>;
 
 /**
- * The init message as one Worker gets it: the plugin's init plus that Worker's own interrupt flag, an Int32Array's
- * buffer the main thread raises (Atomics.store) before terminating the Worker; instrumented guests read it at
- * their checks (guest/fuel-meter.ts). A new Worker gets a new flag.
+ * The init message as one Worker gets it: the plugin's init plus that Worker's own interrupt flag, a shared
+ * WebAssembly.Memory the main thread raises (guest/meter.ts) before terminating the Worker; every instrumented core
+ * module imports it and traps at its next check once it is raised. A new Worker gets a new flag.
  */
-export const SandboxStartSchema = SandboxInitSchema.extend({ interrupt: z.instanceof(SharedArrayBuffer) });
+export const SandboxStartSchema = SandboxInitSchema.extend({ interrupt: z.instanceof(WebAssembly.Memory) });
 export type SandboxStart = z.infer<typeof SandboxStartSchema>;
 
 const SerializedError = z.object({ code: z.string(), message: z.string(), hint: z.string().optional() });

@@ -10,14 +10,14 @@ import { WebSocketTable } from "./host/websocket.ts";
 import { componentImports } from "./host/index.ts";
 import { ComponentArtifact, ComponentGuest } from "./guest/component.ts";
 import { CoreModuleGuest } from "./guest/core-module.ts";
-import { FuelMeter } from "./guest/fuel-meter.ts";
+import { Meter } from "./guest/meter.ts";
 import { type Guest, GuestFailure } from "./guest/types.ts";
 
 declare const self: Worker;
 
 let init: SandboxStart | null = null;
-/** Raised by the main thread before it terminates this Worker: instrumented guests stop at their next check. */
-let interrupt: Int32Array<ArrayBufferLike> = new Int32Array(1);
+/** Raised by the main thread before it terminates this Worker: instrumented guests trap at their next check. */
+let interrupt: WebAssembly.Memory | null = null;
 let kv: KvStore | null = null;
 const sockets = new WebSocketTable();
 let artifact: ComponentArtifact | null = null;
@@ -83,7 +83,7 @@ function contextFor(cap: number): HostContext {
 
 async function instantiate(cap: number): Promise<Guest> {
   const ctx = (contexts[cap] ??= contextFor(cap));
-  const meter = new FuelMeter(interrupt, ctx.plugin.maxFuel);
+  const meter = new Meter(interrupt!, ctx.plugin.maxFuel);
   if (artifact) return ComponentGuest.create(artifact, ctx, await componentImports(ctx, componentImportNames), meter);
   // the main thread checked the capability exports against the compiled module (loader.ts)
   return CoreModuleGuest.create(coreModule!, ctx, meter);
@@ -92,7 +92,7 @@ async function instantiate(cap: number): Promise<Guest> {
 /** Required exports were checked and modules instrumented and compiled by the main thread: only instantiate here. */
 async function start(message: SandboxStart): Promise<void> {
   init = message;
-  interrupt = new Int32Array(message.interrupt);
+  interrupt = message.interrupt;
   const plugin = message.plugin;
   kv = new KvStore(message.dbPath, plugin.name, plugin.maxKvStorageMb);
   if (message.component) {

@@ -3,7 +3,7 @@ import type { Logger } from "../../core/logger.ts";
 import type { AdmittedPlugin, GuestEventSink, PluginHostServices } from "../types.ts";
 import { EXECUTION_TIME_SAMPLES, MAX_QUEUED_CALLS_PER_INSTANCE, SANDBOX_INIT_TIMEOUT_MS } from "./limits.ts";
 import { decodeResult, encodeCall } from "./call-codec.ts";
-import { INTERRUPT_SLOT } from "./guest/fuel-meter.ts";
+import { newInterruptFlag, raiseInterrupt } from "./guest/meter.ts";
 import { SandboxHostRpc } from "./sandbox-rpc.ts";
 import {
   type FromWorker,
@@ -39,12 +39,12 @@ interface Lane {
  *
  * Stopping a Worker = raising its interrupt flag, then terminate(): terminate() alone does not stop a thread
  * spinning in WebAssembly (JavaScriptCore only interrupts JS), so the guest's instrumented code reads the flag at
- * every function entry and loop header (once per FUEL_CHUNK) and throws out of the guest.
+ * every loop header and at the entry of every function that calls, and traps out of the guest.
  */
 export class Sandbox {
   private worker: Worker | null = null;
   /** The running Worker's interrupt flag (a new one per Worker). */
-  private interrupt: Int32Array | null = null;
+  private interrupt: WebAssembly.Memory | null = null;
   private starting: Promise<void> | null = null;
   private readonly lanes: Lane[];
   private nextId = 1;
@@ -101,7 +101,7 @@ export class Sandbox {
   private spawn(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const { worker, started } = sandboxWorkerPool.take();
-      const interrupt = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+      const interrupt = newInterruptFlag();
       const fail = (error: PrxError) => {
         clearTimeout(timer);
         started();
@@ -157,7 +157,7 @@ export class Sandbox {
           fail(toError(msg.error, `plugin ${this.plugin.name}`));
         } else this.onMessage(worker, msg);
       };
-      worker.postMessage({ ...this.init, interrupt: interrupt.buffer as SharedArrayBuffer } satisfies ToWorker);
+      worker.postMessage({ ...this.init, interrupt } satisfies ToWorker);
     });
   }
 
@@ -304,8 +304,8 @@ export class Sandbox {
 }
 
 /** Raise the Worker's interrupt flag (its guest stops at its next check), then terminate it. */
-function stopWorker(worker: Worker, interrupt: Int32Array | null): void {
-  if (interrupt) Atomics.store(interrupt, INTERRUPT_SLOT, 1);
+function stopWorker(worker: Worker, interrupt: WebAssembly.Memory | null): void {
+  if (interrupt) raiseInterrupt(interrupt);
   worker.terminate();
 }
 

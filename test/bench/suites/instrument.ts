@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../../src/core/database.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
 import { ComponentArtifact, ComponentGuest } from "../../../src/plugins/wasm/guest/component.ts";
-import { FuelMeter } from "../../../src/plugins/wasm/guest/fuel-meter.ts";
+import { Meter, newInterruptFlag } from "../../../src/plugins/wasm/guest/meter.ts";
 import { pluginInfo, type HostContext } from "../../../src/plugins/wasm/host/context.ts";
 import { componentImports } from "../../../src/plugins/wasm/host/index.ts";
 import { KvStore } from "../../../src/plugins/wasm/host/kv.ts";
@@ -96,7 +96,7 @@ const suite: BenchSuite = async (ctx) => {
         publish: () => {},
         rpc: () => Promise.reject(new Error("no rpc in this bench")),
       };
-      const meter = new FuelMeter(new Int32Array(1), null);
+      const meter = new Meter(newInterruptFlag(), variant === "full" ? Number.MAX_SAFE_INTEGER : null);
       const artifact = new ComponentArtifact(js, modules, plugin);
       const guest = await ComponentGuest.create(artifact, ctxFor, await componentImports(ctxFor, transpiled.meta.interfaces.imports), meter);
       const args = [JSON.stringify({ loops: LOOPS })];

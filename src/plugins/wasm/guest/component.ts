@@ -2,7 +2,7 @@ import { WASM_PAGE_BYTES } from "../limits.ts";
 import type { HostContext } from "../host/context.ts";
 import { checkOutputSize } from "./output.ts";
 import { exportsInterfaceName, exportsInterfaceNames } from "../contract-names.ts";
-import type { FuelMeter } from "./fuel-meter.ts";
+import type { Meter } from "./meter.ts";
 import { type Guest, GuestFailure, camelCase } from "./types.ts";
 
 type CoreImports = NonNullable<Parameters<typeof WebAssembly.instantiate>[1]>;
@@ -51,21 +51,20 @@ export class ComponentGuest implements Guest {
     private readonly exportsObj: Record<string, unknown>,
     private readonly memories: WebAssembly.Memory[],
     private readonly ctx: HostContext,
-    private readonly meter: FuelMeter,
+    private readonly meter: Meter,
   ) {}
 
-  /** Every core module jco instantiates gets the meter's imports: they share one fuel global. */
+  /** Every core module jco instantiates gets the meter's imports: they share the flag and one fuel global. */
   static async create(
     artifact: ComponentArtifact,
     ctx: HostContext,
     imports: Record<string, unknown>,
-    meter: FuelMeter,
+    meter: Meter,
   ): Promise<ComponentGuest> {
     const instantiate = await artifact.instantiateFunction();
     const memories: WebAssembly.Memory[] = [];
-    const meterImports = meter.imports();
     const instantiateCore = async (module: WebAssembly.Module, coreImports?: CoreImports) => {
-      const instance = await WebAssembly.instantiate(module, { ...coreImports, ...meterImports } as CoreImports);
+      const instance = await WebAssembly.instantiate(module, { ...coreImports, ...meter.importsFor(module) } as CoreImports);
       for (const value of Object.values(instance.exports)) {
         if (value instanceof WebAssembly.Memory && !memories.includes(value)) memories.push(value);
       }
@@ -81,7 +80,7 @@ export class ComponentGuest implements Guest {
     return total;
   }
 
-  lastFuel(): number {
+  lastFuel(): number | null {
     return this.meter.lastFuel();
   }
 

@@ -2,7 +2,7 @@ import { MAX_OUTPUT_BYTES } from "../limits.ts";
 import { type HostContext, HostError } from "../host/context.ts";
 import { hostInterfaces } from "../host/index.ts";
 import { classify } from "./component.ts";
-import type { FuelMeter } from "./fuel-meter.ts";
+import type { Meter } from "./meter.ts";
 import { type Guest, GuestFailure, camelCase, snakeCase } from "./types.ts";
 
 type CoreImports = NonNullable<Parameters<typeof WebAssembly.instantiate>[1]>;
@@ -44,11 +44,11 @@ export class CoreModuleGuest implements Guest {
     private readonly memory: WebAssembly.Memory,
     private readonly exportsByName: Map<string, Packed>,
     private readonly ctx: HostContext,
-    private readonly meter: FuelMeter,
+    private readonly meter: Meter,
   ) {}
 
-  /** `module` is instrumented (artifact-cache.ts): it imports the meter's check and fuel global besides prx_host. */
-  static async create(module: WebAssembly.Module, ctx: HostContext, meter: FuelMeter): Promise<CoreModuleGuest> {
+  /** `module` is instrumented (artifact-cache.ts): besides prx_host it imports what `meter` provides. */
+  static async create(module: WebAssembly.Module, ctx: HostContext, meter: Meter): Promise<CoreModuleGuest> {
     let self: CoreModuleGuest | null = null;
     const host = hostInterfaces(ctx) as Record<string, Record<string, (...a: unknown[]) => unknown>>;
     const dispatch = async (ptr: number, len: number): Promise<bigint> => {
@@ -72,7 +72,7 @@ export class CoreModuleGuest implements Guest {
       }
       return me.write(JSON.stringify(reply));
     };
-    const imports = { ...meter.imports(), [CORE_HOST_MODULE]: { call: new WebAssembly.Suspending(dispatch) } };
+    const imports = { ...meter.importsFor(module), [CORE_HOST_MODULE]: { call: new WebAssembly.Suspending(dispatch) } };
     const instance = await WebAssembly.instantiate(module, imports as unknown as CoreImports);
     const ex = instance.exports;
     if (
@@ -104,7 +104,7 @@ export class CoreModuleGuest implements Guest {
     return this.memory.buffer.byteLength;
   }
 
-  lastFuel(): number {
+  lastFuel(): number | null {
     return this.meter.lastFuel();
   }
 

@@ -6,8 +6,8 @@ export interface Guest {
   call(fn: string, args: unknown[]): Promise<unknown>;
   /** Bytes of linear memory the instance holds now. */
   memoryBytes(): number;
-  /** Fuel the last call consumed (units of FUEL.md), 0 before the first. */
-  lastFuel(): number;
+  /** Fuel the last call used (units of FUEL.md in instrument/), null without max_fuel or before the first call. */
+  lastFuel(): number | null;
 }
 
 export type FailureKind = "error" | "trap" | "timeout" | "fuel" | "output" | "memory";

@@ -1,89 +1,25 @@
-import { INTERRUPT_CHECK_FIELD, INTERRUPT_FUEL_FIELD, INTERRUPT_IMPORT_MODULE } from "./abi.ts";
+import {
+  INTERRUPT_FLAG_FIELD,
+  INTERRUPT_FUEL_FIELD,
+  INTERRUPT_IMPORT_MODULE,
+  type MovedMemory,
+  movedMemoryField,
+} from "./abi.ts";
 import { skipValType } from "./instructions.ts";
 import { ByteReader, ByteWriter } from "./leb128.ts";
 
 /**
- * The two imports instrumentation adds after a module's own: `prx_interrupt.check` (a function of a new type
- * `() -> ()` appended to the type section) and `prx_interrupt.fuel` (a mutable i64 global). Appending keeps every
- * import's index; defined functions and globals move up one (function-body.ts renumbers their uses).
+ * The imports instrumentation appends after a module's own, all from `prx_interrupt`:
+ * - each memory the module defines, moved into an import of the same type (the memory section goes away), so
+ *   that the flag memory after them gets the next index and no memory index changes;
+ * - the interrupt flag memory (`interrupt`, one shared page);
+ * - with "full" metering, the fuel global (`fuel`, mutable i64): defined globals move up one.
+ * No function is added: function indices never change.
  */
-
-const FUNC_TYPE = 0x60;
-const STRUCT_TYPE = 0x5f;
-const ARRAY_TYPE = 0x5e;
-const SUB = 0x50;
-const SUB_FINAL = 0x4f;
-const REC = 0x4e;
-
-/** Skip a composite type; a function type's parameter count, -1 for a struct or array type. */
-function skipCompositeType(r: ByteReader): number {
-  const form = r.u8();
-  if (form === FUNC_TYPE) {
-    const params = r.u32();
-    for (let i = 0; i < params; i++) skipValType(r);
-    const results = r.u32();
-    for (let i = 0; i < results; i++) skipValType(r);
-    return params;
-  }
-  if (form === STRUCT_TYPE) {
-    const n = r.u32();
-    for (let i = 0; i < n; i++) {
-      skipValType(r); // storage type: a value type or i8 (0x78) / i16 (0x77)
-      r.u8(); // mutability
-    }
-  } else if (form === ARRAY_TYPE) {
-    skipValType(r);
-    r.u8();
-  } else r.fail(`unknown type form 0x${form.toString(16)}`, r.pos - 1);
-  return -1;
-}
-
-function skipSubType(r: ByteReader): number {
-  const b = r.bytes[r.pos];
-  if (b === SUB || b === SUB_FINAL) {
-    r.pos++;
-    const supers = r.u32();
-    for (let i = 0; i < supers; i++) r.u32();
-  }
-  return skipCompositeType(r);
-}
-
-/**
- * The type section with `() -> ()` appended, that type's index, and each type's parameter count (-1 for a struct
- * or array type; the pass needs it to number a function's added local). `content` is null when there is none.
- */
-export function typeSectionWithCheck(content: ByteReader | null): {
-  bytes: Uint8Array;
-  checkType: number;
-  params: number[];
-} {
-  const out = new ByteWriter((content ? content.end - content.pos : 0) + 16);
-  let entries = 0;
-  const params: number[] = [];
-  let bodyStart = 0;
-  if (content) {
-    entries = content.u32();
-    bodyStart = content.pos;
-    for (let i = 0; i < entries; i++) {
-      if (content.bytes[content.pos] === REC) {
-        content.pos++;
-        const n = content.u32();
-        for (let j = 0; j < n; j++) params.push(skipSubType(content));
-      } else params.push(skipSubType(content));
-    }
-    if (!content.atEnd()) content.fail("bytes after the type section's entries");
-  }
-  out.u32(entries + 1);
-  if (content) out.bytes(content.bytes.subarray(bodyStart, content.end));
-  out.u8(FUNC_TYPE);
-  out.u8(0);
-  out.u8(0);
-  return { bytes: out.view().slice(), checkType: params.length, params };
-}
 
 export interface ImportCounts {
-  functions: number;
   globals: number;
+  memories: number;
 }
 
 const IMPORT_FUNC = 0;
@@ -91,6 +27,8 @@ const IMPORT_TABLE = 1;
 const IMPORT_MEMORY = 2;
 const IMPORT_GLOBAL = 3;
 const IMPORT_TAG = 4;
+const MEMORY_SHARED = 0x02;
+const MEMORY_64 = 0x04;
 
 function skipLimits(r: ByteReader): void {
   const flags = r.u8();
@@ -99,9 +37,9 @@ function skipLimits(r: ByteReader): void {
   if (flags & 0x01) r.skipLeb(10);
 }
 
-/** Count imported functions and globals; an import from `prx_interrupt` fails the load (the name is reserved). */
+/** Count imported globals and memories; an import from `prx_interrupt` fails the load (the name is reserved). */
 export function countImports(content: ByteReader | null): ImportCounts {
-  const counts = { functions: 0, globals: 0 };
+  const counts = { globals: 0, memories: 0 };
   if (!content) return counts;
   const n = content.u32();
   for (let i = 0; i < n; i++) {
@@ -112,14 +50,14 @@ export function countImports(content: ByteReader | null): ImportCounts {
       content.fail(`imports from "${INTERRUPT_IMPORT_MODULE}", a module name prx reserves for instrumentation`, at);
     }
     const kind = content.u8();
-    if (kind === IMPORT_FUNC) {
-      content.u32();
-      counts.functions++;
-    } else if (kind === IMPORT_TABLE) {
+    if (kind === IMPORT_FUNC) content.u32();
+    else if (kind === IMPORT_TABLE) {
       skipValType(content);
       skipLimits(content);
-    } else if (kind === IMPORT_MEMORY) skipLimits(content);
-    else if (kind === IMPORT_GLOBAL) {
+    } else if (kind === IMPORT_MEMORY) {
+      skipLimits(content);
+      counts.memories++;
+    } else if (kind === IMPORT_GLOBAL) {
       skipValType(content);
       content.u8();
       counts.globals++;
@@ -132,30 +70,69 @@ export function countImports(content: ByteReader | null): ImportCounts {
   return counts;
 }
 
-/** The import section with `prx_interrupt.check` and `prx_interrupt.fuel` appended. */
-export function importSectionWithInterrupt(content: ByteReader | null, checkType: number): Uint8Array {
-  const out = new ByteWriter((content ? content.end - content.pos : 0) + 64);
+/** The memory section's memories: their types and their encoded limits (copied into the imports). */
+export function readMemories(content: ByteReader | null): { type: MovedMemory; limits: Uint8Array }[] {
+  if (!content) return [];
+  const n = content.u32();
+  const out: { type: MovedMemory; limits: Uint8Array }[] = [];
+  for (let i = 0; i < n; i++) {
+    const start = content.pos;
+    const flags = content.u8();
+    if (flags & MEMORY_64) content.fail("64-bit memories are not supported", start);
+    if (flags > 0x03) content.fail(`unknown memory limits flags 0x${flags.toString(16)}`, start);
+    const initial = content.u32();
+    const maximum = flags & 0x01 ? content.u32() : null;
+    out.push({
+      type: { initial, maximum, shared: (flags & MEMORY_SHARED) !== 0 },
+      limits: content.bytes.subarray(start, content.pos),
+    });
+  }
+  if (!content.atEnd()) content.fail("bytes after the memory section's entries");
+  return out;
+}
+
+/** The import section with the moved memories, the flag memory and (with `fuel`) the fuel global appended. */
+export function importSectionWithInterrupt(
+  content: ByteReader | null,
+  moved: { type: MovedMemory; limits: Uint8Array }[],
+  fuel: boolean,
+): Uint8Array {
+  const out = new ByteWriter((content ? content.end - content.pos : 0) + 64 + 32 * moved.length);
   let n = 0;
   let bodyStart = 0;
   if (content) {
     n = content.u32();
     bodyStart = content.pos;
   }
-  out.u32(n + 2);
+  out.u32(n + moved.length + 1 + (fuel ? 1 : 0));
   if (content) out.bytes(content.bytes.subarray(bodyStart, content.end));
+  for (const memory of moved) {
+    out.name(INTERRUPT_IMPORT_MODULE);
+    out.name(movedMemoryField(memory.type));
+    out.u8(IMPORT_MEMORY);
+    out.bytes(memory.limits);
+  }
   out.name(INTERRUPT_IMPORT_MODULE);
-  out.name(INTERRUPT_CHECK_FIELD);
-  out.u8(IMPORT_FUNC);
-  out.u32(checkType);
-  out.name(INTERRUPT_IMPORT_MODULE);
-  out.name(INTERRUPT_FUEL_FIELD);
-  out.u8(IMPORT_GLOBAL);
-  out.u8(0x7e); // i64
-  out.u8(0x01); // mutable
+  out.name(INTERRUPT_FLAG_FIELD);
+  out.u8(IMPORT_MEMORY);
+  out.u8(0x03); // shared, with a maximum
+  out.u8(1);
+  out.u8(1);
+  if (fuel) {
+    out.name(INTERRUPT_IMPORT_MODULE);
+    out.name(INTERRUPT_FUEL_FIELD);
+    out.u8(IMPORT_GLOBAL);
+    out.u8(0x7e); // i64
+    out.u8(0x01); // mutable
+  }
   return out.view().slice();
 }
 
 /** A reader over a section's content, or null. */
-export function sectionReader(bytes: Uint8Array, where: string, section: { start: number; end: number } | undefined): ByteReader | null {
+export function sectionReader(
+  bytes: Uint8Array,
+  where: string,
+  section: { start: number; end: number } | undefined,
+): ByteReader | null {
   return section ? new ByteReader(bytes, where, section.start, section.end) : null;
 }

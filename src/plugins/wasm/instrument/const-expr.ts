@@ -1,4 +1,4 @@
-import type { Renumbering } from "./plan.ts";
+import type { Layout } from "./plan.ts";
 import { type Instruction, Kind, newInstruction, readInstruction } from "./instructions.ts";
 import type { ByteReader, ByteWriter } from "./leb128.ts";
 
@@ -6,18 +6,16 @@ const ins: Instruction = newInstruction();
 
 /**
  * Copy a constant expression (global initializer, segment offset, element expression, table initializer) up to
- * and including its `end`, renumbering ref.func and global.get indices the way function bodies are. Constant
- * expressions run once at instantiation and are not metered.
+ * and including its `end`, renumbering global.get indices the way function bodies are. Constant expressions run
+ * once at instantiation and are not metered.
  */
-export function copyConstExpr(r: ByteReader, out: ByteWriter, map: Renumbering): void {
+export function copyConstExpr(r: ByteReader, out: ByteWriter, map: Layout): void {
   let copied = r.pos;
   for (;;) {
     if (r.atEnd()) r.fail("constant expression without `end`");
     readInstruction(r, ins);
     if (ins.kind === Kind.end) break;
-    const shifted =
-      (ins.kind === Kind.refFunc && ins.index >= map.importedFunctions) ||
-      (ins.kind === Kind.global && ins.index >= map.importedGlobals);
+    const shifted = ins.kind === Kind.global && ins.index >= map.importedGlobals;
     if (shifted) {
       out.bytes(r.bytes.subarray(copied, ins.indexStart));
       out.u32(ins.index + 1);

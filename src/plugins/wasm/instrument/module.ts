@@ -1,17 +1,11 @@
-import { countImports, importSectionWithInterrupt, sectionReader, typeSectionWithCheck } from "./added-imports.ts";
+import { countImports, importSectionWithInterrupt, readMemories, sectionReader } from "./added-imports.ts";
 import { instrumentBody } from "./function-body.ts";
-import type { Metering, Renumbering } from "./plan.ts";
 import { ByteReader, ByteWriter } from "./leb128.ts";
 import { renumberNames } from "./names.ts";
-import {
-  renumberData,
-  renumberElements,
-  renumberExports,
-  renumberGlobals,
-  renumberStart,
-  renumberTables,
-} from "./renumber-sections.ts";
+import type { Layout, Metering } from "./plan.ts";
+import { renumberData, renumberElements, renumberExports, renumberGlobals, renumberTables } from "./renumber-sections.ts";
 import { type Section, SectionId, readSections, sectionRank, writeSection } from "./sections.ts";
+import { functionParams, typeParams } from "./type-section.ts";
 
 export interface InstrumentedModule {
   bytes: Uint8Array;
@@ -25,56 +19,43 @@ function describesCodeOffsets(name: string): boolean {
 }
 
 /**
- * Rewrite a core module so a host can stop it and meter it (FUEL.md): import `prx_interrupt.check` and
- * `prx_interrupt.fuel`, charge fuel per straight-line segment ("full") or only at function entries and loop
- * headers ("interrupt"), call `check` there when the fuel global is below zero, and renumber every use of a
- * defined function or global index. Fails with PLUGIN_LOAD (naming `where`, the problem and its byte offset) on
- * anything it cannot decode; it never emits a module it did not fully understand.
+ * Rewrite a core module so the host can stop it, and meter it (FUEL.md in this folder): its memories become
+ * imports followed by the interrupt flag memory, every loop header and the entry of every function that calls
+ * trap when the flag is raised, and with "full" metering every straight-line segment charges its instructions to
+ * an imported fuel global and those checks also trap when it is below zero. Fails with PLUGIN_LOAD (naming
+ * `where`, the problem and its byte offset) on anything it cannot decode: it never emits a module it did not
+ * fully understand.
  */
 export function instrumentModule(bytes: Uint8Array, where: string, metering: Metering): InstrumentedModule {
   const sections = readSections(bytes, where);
   const find = (id: number) => sections.find((s) => s.id === id);
-  const types = typeSectionWithCheck(sectionReader(bytes, where, find(SectionId.type)));
-  const { bytes: typeBytes, checkType } = types;
-  const importReader = () => sectionReader(bytes, where, find(SectionId.import));
-  const counts = countImports(importReader());
-  const importBytes = importSectionWithInterrupt(importReader(), checkType);
-  const map: Renumbering = {
-    importedFunctions: counts.functions,
+  const reader = (id: number) => sectionReader(bytes, where, find(id));
+  const counts = countImports(reader(SectionId.import));
+  const memories = readMemories(reader(SectionId.memory));
+  const fuel = metering === "full";
+  const map: Layout = {
     importedGlobals: counts.globals,
-    checkFunction: counts.functions,
-    fuelGlobal: counts.globals,
+    fuelGlobal: fuel ? counts.globals : -1,
+    flagMemory: counts.memories + memories.length,
   };
+  const importBytes = importSectionWithInterrupt(reader(SectionId.import), memories, fuel);
+  const params = functionParams(reader(SectionId.function), typeParams(reader(SectionId.type)));
   const dropped: string[] = [];
   const out = new ByteWriter(Math.ceil(bytes.length * 1.25) + 256);
   out.bytes(bytes.subarray(0, 8));
-  const pending = new Map<number, Uint8Array>([
-    [SectionId.type, typeBytes],
-    [SectionId.import, importBytes],
-  ]);
-  const flushBefore = (rank: number) => {
-    for (const [id, content] of pending) {
-      if (sectionRank(id) >= rank) continue;
-      writeSection(out, id, content);
-      pending.delete(id);
-    }
+  let importsWritten = false;
+  const writeImports = () => {
+    if (importsWritten) return;
+    writeSection(out, SectionId.import, importBytes);
+    importsWritten = true;
   };
   for (const section of sections) {
-    if (section.id !== SectionId.custom) {
-      flushBefore(sectionRank(section.id));
-      const replacement = pending.get(section.id);
-      if (replacement) {
-        writeSection(out, section.id, replacement);
-        pending.delete(section.id);
-        continue;
-      }
-    }
-    const content = rewriteSection(bytes, where, section, map, metering, dropped, () =>
-      functionParams(sectionReader(bytes, where, find(SectionId.function)), types.params),
-    );
+    if (section.id !== SectionId.custom && sectionRank(section.id) >= sectionRank(SectionId.import)) writeImports();
+    if (section.id === SectionId.import || section.id === SectionId.memory) continue; // rewritten, moved
+    const content = rewriteSection(bytes, where, section, map, metering, params, dropped);
     if (content) writeSection(out, section.id, content);
   }
-  flushBefore(Number.POSITIVE_INFINITY);
+  writeImports();
   return { bytes: out.view().slice(), dropped };
 }
 
@@ -82,16 +63,17 @@ function rewriteSection(
   bytes: Uint8Array,
   where: string,
   section: Section,
-  map: Renumbering,
+  map: Layout,
   metering: Metering,
+  params: number[],
   dropped: string[],
-  params: () => number[],
 ): Uint8Array | null {
   const r = new ByteReader(bytes, where, section.start, section.end);
+  const shifted = map.fuelGlobal >= 0; // only the fuel global moves indices (defined globals)
   switch (section.id) {
     case SectionId.custom: {
       const name = section.name!;
-      if (name === "name") {
+      if (name === "name" && shifted) {
         const names = renumberNames(bytes, section.start, section.end, map);
         if ("bytes" in names) return names.bytes;
         dropped.push(`name (unreadable: ${names.dropped})`);
@@ -104,40 +86,23 @@ function rewriteSection(
       return bytes.subarray(section.start, section.end);
     }
     case SectionId.table:
-      return renumberTables(r, map);
+      return shifted ? renumberTables(r, map) : bytes.subarray(section.start, section.end);
     case SectionId.global:
-      return renumberGlobals(r, map);
+      return shifted ? renumberGlobals(r, map) : bytes.subarray(section.start, section.end);
     case SectionId.export:
-      return renumberExports(r, map);
-    case SectionId.start:
-      return renumberStart(r, map);
+      return shifted ? renumberExports(r, map) : bytes.subarray(section.start, section.end);
     case SectionId.element:
-      return renumberElements(r, map);
+      return shifted ? renumberElements(r, map) : bytes.subarray(section.start, section.end);
     case SectionId.data:
-      return renumberData(r, map);
+      return shifted ? renumberData(r, map) : bytes.subarray(section.start, section.end);
     case SectionId.code:
-      return instrumentCode(r, map, metering, params());
+      return instrumentCode(r, map, metering, params);
     default:
       return bytes.subarray(section.start, section.end);
   }
 }
 
-/** Parameter count of each defined function, from the function section's type indices. */
-function functionParams(r: ByteReader | null, typeParams: number[]): number[] {
-  if (!r) return [];
-  const n = r.u32();
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const at = r.pos;
-    const params = typeParams[r.u32()];
-    if (params === undefined || params < 0) return r.fail("a function's type is not a function type", at);
-    out.push(params);
-  }
-  if (!r.atEnd()) r.fail("bytes after the function section's entries");
-  return out;
-}
-
-function instrumentCode(r: ByteReader, map: Renumbering, metering: Metering, params: number[]): Uint8Array {
+function instrumentCode(r: ByteReader, map: Layout, metering: Metering, params: number[]): Uint8Array {
   const out = new ByteWriter(Math.ceil((r.end - r.pos) * 1.3) + 64);
   const n = r.u32();
   if (n !== params.length) r.fail(`${n} function bodies for ${params.length} declared functions`);

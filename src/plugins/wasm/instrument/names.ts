@@ -1,16 +1,14 @@
 import { PrxError } from "../../../core/errors.ts";
-import type { Renumbering } from "./plan.ts";
+import type { Layout } from "./plan.ts";
 import { ByteReader, ByteWriter } from "./leb128.ts";
 
 /**
- * The `name` custom section with function and global indices shifted like the code's, so traps and profiles keep
- * naming the guest's functions. Subsections: 0 module, 1 functions, 2 locals (by function), 3 labels (by
- * function), 7 globals; the others (types, tables, memories, elements, data, fields, tags) are copied as they are.
+ * The `name` custom section with global indices shifted like the code's (the imported fuel global moves defined
+ * globals up one), so debuggers keep naming the guest's globals: subsection 7 is rewritten, the others (module,
+ * functions, locals, labels, types, tables, memories, elements, data, fields, tags) are copied as they are —
+ * their indices do not change.
  */
 
-const FUNCTION_NAMES = 1;
-const LOCAL_NAMES = 2;
-const LABEL_NAMES = 3;
 const GLOBAL_NAMES = 7;
 
 /** The rewritten content (name included), or a reason to drop it: a malformed name section is not a load error. */
@@ -18,7 +16,7 @@ export function renumberNames(
   bytes: Uint8Array,
   start: number,
   end: number,
-  map: Renumbering,
+  map: Layout,
 ): { bytes: Uint8Array } | { dropped: string } {
   const r = new ByteReader(bytes, "name section", start, end);
   try {
@@ -29,23 +27,18 @@ export function renumberNames(
   }
 }
 
-function rewrite(r: ByteReader, map: Renumbering): Uint8Array {
+function rewrite(r: ByteReader, map: Layout): Uint8Array {
   const out = new ByteWriter(r.end - r.pos + 64);
   const nameStart = r.pos;
   r.skipName();
   out.bytes(r.bytes.subarray(nameStart, r.pos));
-  const fn = (i: number) => (i >= map.importedFunctions ? i + 1 : i);
   const global = (i: number) => (i >= map.importedGlobals ? i + 1 : i);
   while (!r.atEnd()) {
     const id = r.u8();
     const size = r.u32();
     const sub = new ByteReader(r.bytes, r.where, r.pos, r.pos + size);
     r.skip(size);
-    let content: Uint8Array;
-    if (id === FUNCTION_NAMES) content = nameMap(sub, fn);
-    else if (id === GLOBAL_NAMES) content = nameMap(sub, global);
-    else if (id === LOCAL_NAMES || id === LABEL_NAMES) content = indirectNameMap(sub, fn);
-    else content = sub.bytes.subarray(sub.pos, sub.end);
+    const content = id === GLOBAL_NAMES ? nameMap(sub, global) : sub.bytes.subarray(sub.pos, sub.end);
     out.u8(id);
     out.u32(content.length);
     out.bytes(content);
@@ -69,16 +62,4 @@ function copyNameMap(r: ByteReader, out: ByteWriter, index: (i: number) => numbe
     r.skipName();
     out.bytes(r.bytes.subarray(start, r.pos));
   }
-}
-
-function indirectNameMap(r: ByteReader, index: (i: number) => number): Uint8Array {
-  const out = new ByteWriter(r.end - r.pos + 16);
-  const n = r.u32();
-  out.u32(n);
-  for (let i = 0; i < n; i++) {
-    out.u32(index(r.u32()));
-    copyNameMap(r, out, (local) => local);
-  }
-  if (!r.atEnd()) r.fail("bytes after an indirect name map");
-  return out.view().slice();
 }

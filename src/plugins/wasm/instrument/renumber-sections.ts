@@ -1,21 +1,19 @@
 import { copyConstExpr } from "./const-expr.ts";
-import type { Renumbering } from "./plan.ts";
+import type { Layout } from "./plan.ts";
 import { skipValType } from "./instructions.ts";
 import { type ByteReader, ByteWriter } from "./leb128.ts";
 
 /**
- * The sections outside function bodies that name functions or globals by index, rewritten for the two added
- * imports: exports, start, element segments (index and expression forms), and the constant expressions of
- * globals, tables and data segments.
+ * The sections outside function bodies that name globals by index, rewritten for the imported fuel global
+ * (defined globals move up one): exports, and the constant expressions of globals, tables, element segments
+ * (expression form and offsets) and data segment offsets. Function and memory indices never change.
  */
 
-const fn = (map: Renumbering, index: number) => (index >= map.importedFunctions ? index + 1 : index);
-const global = (map: Renumbering, index: number) => (index >= map.importedGlobals ? index + 1 : index);
+const global = (map: Layout, index: number) => (index >= map.importedGlobals ? index + 1 : index);
 
-const EXPORT_FUNC = 0;
 const EXPORT_GLOBAL = 3;
 
-export function renumberExports(r: ByteReader, map: Renumbering): Uint8Array {
+export function renumberExports(r: ByteReader, map: Layout): Uint8Array {
   const out = new ByteWriter(r.end - r.pos + 16);
   const n = r.u32();
   out.u32(n);
@@ -26,19 +24,13 @@ export function renumberExports(r: ByteReader, map: Renumbering): Uint8Array {
     const kind = r.u8();
     const index = r.u32();
     out.u8(kind);
-    out.u32(kind === EXPORT_FUNC ? fn(map, index) : kind === EXPORT_GLOBAL ? global(map, index) : index);
+    out.u32(kind === EXPORT_GLOBAL ? global(map, index) : index);
   }
   return finish(r, out, "export");
 }
 
-export function renumberStart(r: ByteReader, map: Renumbering): Uint8Array {
-  const out = new ByteWriter(8);
-  out.u32(fn(map, r.u32()));
-  return finish(r, out, "start");
-}
-
 /** Element segments: flags 0-7 (active/passive/declarative, function indices or expressions, explicit table). */
-export function renumberElements(r: ByteReader, map: Renumbering): Uint8Array {
+export function renumberElements(r: ByteReader, map: Layout): Uint8Array {
   const out = new ByteWriter(r.end - r.pos + 64);
   const n = r.u32();
   out.u32(n);
@@ -62,13 +54,13 @@ export function renumberElements(r: ByteReader, map: Renumbering): Uint8Array {
     out.u32(count);
     for (let j = 0; j < count; j++) {
       if (expressions) copyConstExpr(r, out, map);
-      else out.u32(fn(map, r.u32()));
+      else out.u32(r.u32());
     }
   }
   return finish(r, out, "element");
 }
 
-export function renumberGlobals(r: ByteReader, map: Renumbering): Uint8Array {
+export function renumberGlobals(r: ByteReader, map: Layout): Uint8Array {
   const out = new ByteWriter(r.end - r.pos + 16);
   const n = r.u32();
   out.u32(n);
@@ -83,7 +75,7 @@ export function renumberGlobals(r: ByteReader, map: Renumbering): Uint8Array {
 }
 
 /** Tables: `reftype limits`, or `0x40 0x00 reftype limits expr` (a table with an initializer). */
-export function renumberTables(r: ByteReader, map: Renumbering): Uint8Array {
+export function renumberTables(r: ByteReader, map: Layout): Uint8Array {
   const out = new ByteWriter(r.end - r.pos + 16);
   const n = r.u32();
   out.u32(n);
@@ -106,7 +98,7 @@ export function renumberTables(r: ByteReader, map: Renumbering): Uint8Array {
 }
 
 /** Data segments: 0 active (memory 0), 1 passive, 2 active with a memory index. */
-export function renumberData(r: ByteReader, map: Renumbering): Uint8Array {
+export function renumberData(r: ByteReader, map: Layout): Uint8Array {
   const out = new ByteWriter(r.end - r.pos + 16);
   const n = r.u32();
   out.u32(n);
