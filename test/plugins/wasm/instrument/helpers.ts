@@ -9,10 +9,11 @@ export function wat(source: string): Promise<Uint8Array> {
 }
 
 export type Exports = Record<string, unknown>;
+type Imports = NonNullable<Parameters<typeof WebAssembly.instantiate>[1]>;
 
 /** Instantiate a module as it is. */
 export async function plain(bytes: Uint8Array, imports: Record<string, Record<string, unknown>> = {}): Promise<Exports> {
-  const { instance } = await WebAssembly.instantiate(bytes, imports as WebAssembly.Imports);
+  const { instance } = await WebAssembly.instantiate(bytes, imports as Imports);
   return instance.exports;
 }
 
@@ -30,7 +31,7 @@ export async function instrumented(
   const flag = newInterruptFlag();
   const maxFuel = options.maxFuel ?? (metering === "full" ? Number.MAX_SAFE_INTEGER : null);
   const meter = new Meter(flag, maxFuel);
-  const instance = await WebAssembly.instantiate(module, { ...options.imports, ...meter.importsFor(module) } as WebAssembly.Imports);
+  const instance = await WebAssembly.instantiate(module, { ...options.imports, ...meter.importsFor(module) } as Imports);
   const exports = instance.exports as Exports;
   return {
     bytes: rewritten.bytes,
