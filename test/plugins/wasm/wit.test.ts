@@ -83,6 +83,8 @@ describe("inspectWasm (for prx plugins validate)", () => {
     expect(report.imports).toEqual(["prx_host.call"]);
     expect(report.missingExports).toEqual(["hook h: on_event"]);
     expect(report.warnings).toEqual([]);
+    expect(report.fuel).toBe(describeFuel(null));
+    expect(report.fuel).toContain("no max_fuel: calls are bounded by max_execution_time_ms");
   });
 
   test("a file that is not wasm is PLUGIN_LOAD", async () => {
