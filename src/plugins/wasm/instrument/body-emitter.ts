@@ -58,16 +58,23 @@ export function emitBody(
     }
   } else w.bytes(bytes.subarray(bodyStart, codeStart));
   const { chargeAt, storeAt, reloadAt, fixStart, tickResetAt } = edits;
-  const next = [0, 0, 0, 0, 0]; // reload, charge, store, fix, tick reset
+  const lists = [reloadAt, chargeAt, storeAt, fixStart, tickResetAt]; // in this order at one offset
+  const next = [0, 0, 0, 0, 0];
   let copied = codeStart;
   for (;;) {
-    const at = [reloadAt[next[0]!], chargeAt[next[1]!], storeAt[next[2]!], fixStart[next[3]!], tickResetAt[next[4]!]];
     let pick = -1;
-    for (let k = 0; k < at.length; k++) if (at[k] !== undefined && (pick < 0 || at[k]! < at[pick]!)) pick = k;
+    let pickAt = Number.POSITIVE_INFINITY;
+    for (let k = 0; k < 5; k++) {
+      const at = lists[k]![next[k]!];
+      if (at !== undefined && at < pickAt) {
+        pick = k;
+        pickAt = at;
+      }
+    }
     if (pick < 0) break;
     const i = next[pick]!++;
-    w.bytes(bytes.subarray(copied, at[pick]!));
-    copied = at[pick]!;
+    w.bytes(bytes.subarray(copied, pickAt));
+    copied = pickAt;
     if (pick === 0) reload(w, map, edits.local);
     else if (pick === 1) charge(w, map, edits, i);
     else if (pick === 2) store(w, map, edits.local);
