@@ -32,7 +32,6 @@ export function raiseInterrupt(flag: WebAssembly.Memory): void {
 export class Meter {
   private readonly fuel = new WebAssembly.Global({ value: "i64", mutable: true }, IDLE_FUEL);
   private readonly flagView: Int32Array;
-  private budget = IDLE_FUEL;
   private where = "";
   private last: number | null = null;
 
@@ -66,8 +65,7 @@ export class Meter {
   /** Start a call (`where` names plugin, capability and function for the errors): its whole budget, at once. */
   begin(where: string): void {
     this.where = where;
-    this.budget = this.maxFuel === null ? IDLE_FUEL : BigInt(this.maxFuel);
-    this.fuel.value = this.budget;
+    if (this.maxFuel !== null) this.fuel.value = BigInt(this.maxFuel);
   }
 
   /**
@@ -75,13 +73,16 @@ export class Meter {
    * (a check trapped, or the call used more than max_fuel after its last check) — else null.
    */
   end(): GuestFailure | null {
-    const left = this.fuel.value as bigint;
-    this.fuel.value = IDLE_FUEL;
-    if (this.maxFuel !== null) this.last = Number(this.budget - left);
+    let left = 0n;
+    if (this.maxFuel !== null) {
+      left = this.fuel.value as bigint;
+      this.fuel.value = IDLE_FUEL;
+      this.last = Number(BigInt(this.maxFuel) - left);
+    }
     if (Atomics.load(this.flagView, INTERRUPT_FLAG_OFFSET / 4) !== 0) {
       return new GuestFailure("timeout", `${this.where} was interrupted: its sandbox is stopping`, true);
     }
-    if (this.maxFuel !== null && left < 0n) {
+    if (left < 0n) {
       return new GuestFailure(
         "fuel",
         `${this.where} ran out of fuel: it needed more than max_fuel = ${this.maxFuel} units ` +
