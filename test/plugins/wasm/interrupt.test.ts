@@ -8,11 +8,13 @@ import { loadWasmPlugin } from "../../../src/plugins/wasm/loader.ts";
 import { sandboxWorkerPool } from "../../../src/plugins/wasm/worker-pool.ts";
 import { ensureSpinPlugins } from "../../fixtures/pdk-js/build.ts";
 import { type TestHost, admitted, failure, makeHost, removeDir } from "./helpers.ts";
-import { busiestThread, threadCount } from "./proc-threads.ts";
+import { busiestThread, threadCount, threadNames } from "./proc-threads.ts";
 
 /**
  * A guest spinning in WebAssembly is stopped for real when its call times out: after CALLS timed-out calls the
- * process has no more threads than before and its CPU is idle within the time limit + IDLE_AFTER_MS — for a core
+ * process has no more threads than before (no more Worker threads, and no more threads at all but for
+ * JavaScriptCore's lazily started helpers, proc-threads.ts) and its CPU is idle within the time limit +
+ * IDLE_AFTER_MS — for a core
  * module, a WAT component, and JavaScript guests built with componentize-js (SpiderMonkey) and QuickJS. (Before
  * guests were instrumented, each timed-out call left its Worker's thread spinning until the process exited.)
  */
@@ -114,6 +116,7 @@ describe(`${CALLS} calls over max_execution_time_ms leave no thread behind and t
         await spin();
         if (guest.quick) await inst.invoke(guest.capability, "execute", [guest.quick]);
         const baseline = await settledThreads();
+        const workers = threadNames().filter((n) => n === "Worker").length;
         for (let i = 0; i < CALLS; i++) {
           const error = await spin();
           expect(isPrxError(error, "PLUGIN_TIMEOUT")).toBe(true);
@@ -123,6 +126,7 @@ describe(`${CALLS} calls over max_execution_time_ms leave no thread behind and t
         expect(cpu.ticks).toBeLessThanOrEqual(IDLE_TICKS);
         expect(cpu.total).toBeLessThanOrEqual(IDLE_TOTAL_TICKS);
         expect(await settledThreads()).toBeLessThanOrEqual(baseline);
+        expect(threadNames().filter((n) => n === "Worker").length).toBeLessThanOrEqual(workers);
         // the plugin keeps serving
         if (guest.quick) await inst.invoke(guest.capability, "execute", [guest.quick]);
       } finally {

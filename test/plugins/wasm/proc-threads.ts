@@ -5,8 +5,16 @@ import { readdirSync, readFileSync } from "node:fs";
  * Ticks are USER_HZ (100 per second on Linux): utime + stime of /proc/self/task/<tid>/stat.
  */
 
+/**
+ * JavaScriptCore's own helper threads, started lazily (the first concurrent collection starts the collector, more
+ * JIT work more compiler threads) and bounded in number whatever plugins do; Linux keeps the last 15 characters of
+ * their names ("JSC Heap Collector Thread", "Heap Helper Thread").
+ */
+const RUNTIME_HELPERS = new Set(["ollector Thread", "t Helper Thread", "HeapHelper", "JITWorker"]);
+
+/** Threads of this process, JavaScriptCore's lazily started helpers aside. */
 export function threadCount(): number {
-  return readdirSync("/proc/self/task").length;
+  return threadNames().filter((name) => !RUNTIME_HELPERS.has(name)).length;
 }
 
 /** CPU ticks used so far, by thread id (a thread that exits between listing and reading is skipped). */
@@ -40,4 +48,17 @@ export async function busiestThread(windowMs: number): Promise<{ ticks: number; 
     ticks = Math.max(ticks, used);
   }
   return { ticks, total };
+}
+
+/** The name (comm) of every thread of this process (a thread that ends meanwhile is skipped). */
+export function threadNames(): string[] {
+  const names: string[] = [];
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      names.push(readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim());
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error; // the thread ended meanwhile
+    }
+  }
+  return names;
 }
