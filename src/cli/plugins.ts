@@ -17,7 +17,7 @@ import { type PluginRuntime } from "../plugins/runtime.ts";
 import { getPluginRuntime } from "../plugins/runtimes.ts";
 import { StatusStore } from "../plugins/status.ts";
 import { isSensitivePermission } from "../plugins/permissions.ts";
-import { MAX_FUEL_UNSUPPORTED_MESSAGE } from "../plugins/wasm/limits.ts";
+import { describeFuel } from "../plugins/wasm/inspect.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
 const SUBCOMMANDS = ["list", "info", "reload", "validate", "probe"] as const;
@@ -36,7 +36,6 @@ const USAGE = `Usage: prx plugins <command> [--json]
                     prx plugins probe middleware_test '{"stage":"inbound","data":{...}}' --plugin redact
                     (a running gateway answers the same probes at POST /api/plugins/<name>/probe)
 `;
-const FUEL_NOTE = MAX_FUEL_UNSUPPORTED_MESSAGE;
 
 function out(text: string): void {
   process.stdout.write(text.endsWith("\n") ? text : text + "\n");
@@ -131,7 +130,7 @@ async function validate(dirArg: string, workspace: Workspace, json: boolean): Pr
     if (sensitive.length) {
       notes.push(`needs grants in config.toml: [plugins.${manifest.plugin.name}] grant = [${sensitive.map((p) => `"${p}"`).join(", ")}]`);
     }
-    if (manifest.plugin.runtime === "wasm") notes.push(manifest.resources.max_fuel !== undefined ? FUEL_NOTE : `note: ${FUEL_NOTE}`);
+    if (manifest.plugin.runtime === "wasm") notes.push(`fuel: ${describeFuel(manifest.resources.max_fuel ?? null)}`);
   }
   // Load with every declared permission granted, in a throwaway database: validate checks loadability, not policy.
   const name = found.name;

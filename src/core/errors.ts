@@ -38,6 +38,7 @@ export const ErrorCodes = [
   "PLUGIN_LOAD",
   "PLUGIN_TRAP",
   "PLUGIN_TIMEOUT",
+  "PLUGIN_FUEL",
   "PLUGIN_OUTPUT",
   "PLUGIN_UNSUPPORTED",
   "PLUGIN_ERROR",

@@ -4,14 +4,17 @@ import { join } from "node:path";
 import { PrxError } from "../../core/errors.ts";
 import { MAX_CACHED_ARTIFACTS, WASM_PAGE_BYTES } from "./limits.ts";
 import { capModuleMemory } from "./memory-cap.ts";
+import { instrumentCached, instrumentedName } from "./instrument-cache.ts";
+import type { Metering } from "./instrument/plan.ts";
 import { cacheKey, TRANSPILED_MODULE_NAME, type TranspileMeta, transpileCached } from "./transpile.ts";
 
 /**
  * Main-thread, in-memory cache of what a sandbox needs to instantiate a plugin: for a component its transpiled JS
- * text and its core modules compiled (memory-capped), for a core module the compiled module. WebAssembly.Module
- * objects are structured-cloneable, so every sandbox Worker gets the compiled code by postMessage instead of reading
- * and compiling files. Entries are keyed by content hash and memory cap, so a reload of an unchanged plugin only
- * hashes its bytes.
+ * text and its core modules compiled, for a core module the compiled module. Every core module is memory-capped,
+ * then instrumented (instrument/: interrupt checks and fuel, FUEL.md; the rewritten bytes are cached on disk).
+ * WebAssembly.Module objects are structured-cloneable, so every sandbox Worker gets the compiled code by
+ * postMessage instead of reading and compiling files. Entries are keyed by content hash, memory cap and metering,
+ * so a reload of an unchanged plugin only hashes its bytes.
  */
 export interface PreparedComponent {
   kind: "component";
@@ -44,6 +47,23 @@ export function maxPagesFor(maxMemoryMb: number): number {
   return Math.floor((maxMemoryMb * 1024 * 1024) / WASM_PAGE_BYTES);
 }
 
+/** Exact fuel ("full") for a plugin with max_fuel; without one, checks only ("interrupt", cheaper). */
+export function meteringFor(maxFuel: number | null): Metering {
+  return maxFuel === null ? "interrupt" : "full";
+}
+
+/** What a core module is compiled with: its memory cap, its metering, where its instrumented bytes are cached. */
+interface CompileOptions {
+  maxPages: number;
+  metering: Metering;
+  instrumentedPath: string;
+}
+
+/** The instrumented bytes' file name: the pass's version, the metering, the memory cap (it is compiled in). */
+function instrumentedFile(metering: Metering, maxPages: number): string {
+  return `${instrumentedName(metering)}-${maxPages}p`;
+}
+
 /**
  * Least recently used first out. A failed preparation is forgotten so the next load retries it; another plugin
  * sharing the failed in-flight entry prepares again so its error names it.
@@ -65,25 +85,28 @@ function cached<T extends Prepared>(key: string, plugin: string, make: () => Pro
   return made;
 }
 
-async function compile(bytes: Uint8Array, maxPages: number, where: string): Promise<WebAssembly.Module> {
-  const capped = capModuleMemory(bytes, maxPages, where);
+async function compile(bytes: Uint8Array, options: CompileOptions, where: string): Promise<WebAssembly.Module> {
+  // capped first: instrumentation moves the memories (and their capped maximum) into imports
+  const capped = capModuleMemory(bytes, options.maxPages, where);
+  const instrumented = instrumentCached(capped, where, options.metering, options.instrumentedPath);
   compiles++;
   try {
-    return await WebAssembly.compile(capped);
+    return await WebAssembly.compile(instrumented);
   } catch (error) {
     throw new PrxError("PLUGIN_LOAD", `${where} does not compile: ${(error as Error).message}`, { cause: error });
   }
 }
 
-/** Transpile (disk cache) and compile a component once per content and memory cap. */
+/** Transpile and instrument (disk caches) and compile a component once per content, memory cap and metering. */
 export function prepareComponent(
   plugin: string,
   wasm: Uint8Array,
   cacheDir: string,
   maxMemoryMb: number,
+  metering: Metering,
 ): Promise<PreparedComponent> {
   const maxPages = maxPagesFor(maxMemoryMb);
-  return cached(`component\0${cacheDir}\0${cacheKey(wasm)}\0${maxPages}`, plugin, async () => {
+  return cached(`component\0${cacheDir}\0${cacheKey(wasm)}\0${maxPages}\0${metering}`, plugin, async () => {
     const transpiled = await transpileCached(plugin, wasm, cacheDir);
     const js = readFileSync(join(transpiled.dir, `${TRANSPILED_MODULE_NAME}.js`), "utf8");
     const modules: Record<string, WebAssembly.Module> = {};
@@ -92,19 +115,30 @@ export function prepareComponent(
         .filter((file) => file.endsWith(".wasm"))
         .map(async (file) => {
           const bytes = readFileSync(join(transpiled.dir, file));
-          modules[file] = await compile(bytes, maxPages, `plugin ${plugin} (${file})`);
+          const instrumentedPath = join(transpiled.dir, instrumentedFile(metering, maxPages), file);
+          modules[file] = await compile(bytes, { maxPages, metering, instrumentedPath }, `plugin ${plugin} (${file})`);
         }),
     );
     return { kind: "component", meta: transpiled.meta, js, modules };
   });
 }
 
-/** Compile a core module once per content and memory cap. */
-export function prepareModule(plugin: string, wasm: Uint8Array, maxMemoryMb: number): Promise<PreparedModule> {
+/**
+ * Instrument (disk cache: `<cacheDir>/wasm-modules/<sha256>/instrumented-v<N>-<metering>-<pages>p.wasm`) and
+ * compile a core module once per content, memory cap and metering.
+ */
+export function prepareModule(
+  plugin: string,
+  wasm: Uint8Array,
+  cacheDir: string,
+  maxMemoryMb: number,
+  metering: Metering,
+): Promise<PreparedModule> {
   const maxPages = maxPagesFor(maxMemoryMb);
   const hash = createHash("sha256").update(wasm).digest("hex");
-  return cached(`module\0${hash}\0${maxPages}`, plugin, async () => ({
+  const instrumentedPath = join(cacheDir, "wasm-modules", hash, `${instrumentedFile(metering, maxPages)}.wasm`);
+  return cached(`module\0${cacheDir}\0${hash}\0${maxPages}\0${metering}`, plugin, async () => ({
     kind: "module",
-    module: await compile(wasm, maxPages, `plugin ${plugin}`),
+    module: await compile(wasm, { maxPages, metering, instrumentedPath }, `plugin ${plugin}`),
   }));
 }

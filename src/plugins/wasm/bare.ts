@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import type { AdmittedPlugin, PluginHostServices } from "../types.ts";
-import { prepareComponent, prepareModule } from "./artifact-cache.ts";
+import { meteringFor, prepareComponent, prepareModule } from "./artifact-cache.ts";
 import { ComponentArtifact, ComponentGuest } from "./guest/component.ts";
 import { CoreModuleGuest } from "./guest/core-module.ts";
+import { Meter, newInterruptFlag } from "./guest/meter.ts";
 import type { Guest } from "./guest/types.ts";
 import { pluginInfo, type HostContext } from "./host/context.ts";
 import { componentImports } from "./host/index.ts";
@@ -34,14 +35,18 @@ export async function loadInThread(
     rpc: () => Promise.reject(new Error("host RPCs are not available in-thread")),
   };
   const bytes = readFileSync(plugin.entryPath);
+  const { cacheDir } = host.workspace;
+  const { maxMemoryMb, maxFuel } = plugin.resources;
+  // nothing raises this flag: in-thread calls cannot be interrupted (no timeout), only run out of fuel
+  const meter = new Meter(newInterruptFlag(), maxFuel);
   let guest: Guest;
   if (plugin.kind === "wasm-component") {
-    const p = await prepareComponent(plugin.name, bytes, host.workspace.cacheDir, plugin.resources.maxMemoryMb);
+    const p = await prepareComponent(plugin.name, bytes, cacheDir, maxMemoryMb, meteringFor(maxFuel));
     const artifact = new ComponentArtifact(p.js, p.modules, plugin.name);
-    guest = await ComponentGuest.create(artifact, ctx, await componentImports(ctx, p.meta.interfaces.imports));
+    guest = await ComponentGuest.create(artifact, ctx, await componentImports(ctx, p.meta.interfaces.imports), meter);
   } else {
-    const p = await prepareModule(plugin.name, bytes, plugin.resources.maxMemoryMb);
-    guest = await CoreModuleGuest.create(p.module, ctx);
+    const p = await prepareModule(plugin.name, bytes, cacheDir, maxMemoryMb, meteringFor(maxFuel));
+    guest = await CoreModuleGuest.create(p.module, ctx, meter);
   }
   return Object.assign(guest, { close: () => kv.close() });
 }

@@ -4,6 +4,7 @@ export { WasmPluginInstance } from "./instance.ts";
 export type { EventSubscriber } from "./sandbox-rpc.ts";
 export { transpileCount, transpileCached } from "./transpile.ts";
 export { compileCount } from "./artifact-cache.ts";
+export { instrumentCount } from "./instrument-cache.ts";
 export { sandboxWorkerPool } from "./worker-pool.ts";
 export { KV_DDL } from "./host/kv.ts";
 export { allowlistMatches } from "./host/http-outbound.ts";

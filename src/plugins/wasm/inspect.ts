@@ -3,7 +3,8 @@ import { PrxError } from "../../core/errors.ts";
 import type { CapabilityRef } from "../types.ts";
 import { REQUIRED_EXPORTS, snakeCase } from "./guest/types.ts";
 import { exportsInterfaceName, findExportsInterface } from "./contract-names.ts";
-import { MAX_FUEL_UNSUPPORTED_MESSAGE } from "./limits.ts";
+import { meteringFor } from "./artifact-cache.ts";
+import { instrumentModule } from "./instrument/module.ts";
 import { type ComponentInterfaces, checkInterfaceVersions, interfacesFromWit } from "./wit.ts";
 
 /** What `prx plugins validate <dir>` reports about a wasm file, without starting a sandbox. */
@@ -16,8 +17,21 @@ export interface WasmInspection {
    * "tool echo: execute". Empty when every capability can load.
    */
   missingExports: string[];
-  /** Problems that do not stop loading (max_fuel is not enforced, ...). */
+  /** Problems that do not stop loading. */
   warnings: string[];
+  /** How calls are bounded: max_fuel (enforced) and max_execution_time_ms (describeFuel). */
+  fuel: string;
+}
+
+/** One line for `prx plugins validate` on how a plugin's calls are bounded. */
+export function describeFuel(maxFuel: number | null): string {
+  if (maxFuel === null) {
+    return "no max_fuel: calls are bounded by max_execution_time_ms (guests are instrumented, so a timeout stops them)";
+  }
+  return (
+    `max_fuel = ${maxFuel} is enforced: a call executing more than ${maxFuel} units ` +
+    "(about one WebAssembly instruction each) fails with PLUGIN_FUEL"
+  );
 }
 
 /**
@@ -31,7 +45,8 @@ export async function inspectWasm(
   maxFuel: number | null = null,
 ): Promise<WasmInspection> {
   const bytes = readFileSync(path);
-  const warnings = maxFuel !== null ? [MAX_FUEL_UNSUPPORTED_MESSAGE] : [];
+  const warnings: string[] = [];
+  const fuel = describeFuel(maxFuel);
   if (bytes.length < 8 || bytes.readUInt32LE(0) !== 0x6d736100) {
     throw new PrxError("PLUGIN_LOAD", `plugin ${plugin}: ${path} is not a WebAssembly binary`);
   }
@@ -50,7 +65,7 @@ export async function inspectWasm(
     const missingExports = capabilities
       .filter((c) => findExportsInterface(c.type, ifaces.exports) === null)
       .map((c) => `${c.type} ${c.name}: ${exportsInterfaceName(c.type)} (${REQUIRED_EXPORTS[c.type].join(", ")})`);
-    return { kind: "wasm-component", imports: ifaces.imports, exports: ifaces.exports, missingExports, warnings };
+    return { kind: "wasm-component", imports: ifaces.imports, exports: ifaces.exports, missingExports, warnings, fuel };
   }
   let module: WebAssembly.Module;
   try {
@@ -75,5 +90,7 @@ export async function inspectWasm(
       },
     );
   }
-  return { kind: "wasm-module", imports, exports, missingExports, warnings };
+  // what the loader will do to it: an instruction the rewriter cannot decode fails here, naming it and its offset
+  instrumentModule(bytes, `plugin ${plugin}`, meteringFor(maxFuel));
+  return { kind: "wasm-module", imports, exports, missingExports, warnings, fuel };
 }

@@ -43,10 +43,3 @@ export const MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN = 64;
 /** WebAssembly page size. */
 export const WASM_PAGE_BYTES = 64 * 1024;
 
-/**
- * JavaScriptCore has no fuel metering: `max_fuel` is accepted and reported but not enforced;
- * `max_execution_time_ms` (a Worker that is terminated) bounds run time instead.
- */
-export const MAX_FUEL_UNSUPPORTED_MESSAGE =
-  "max_fuel is not enforced: Bun's JavaScriptCore has no fuel metering; prx enforces max_execution_time_ms instead " +
-  "(the plugin's sandbox Worker is terminated when a call exceeds it)";

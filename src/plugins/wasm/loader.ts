@@ -4,7 +4,13 @@ import { PrxError } from "../../core/errors.ts";
 import { getLogLevel } from "../../core/logger.ts";
 import type { AdmittedPlugin, PluginHostServices, PluginInstance, PluginKind, PluginLoader } from "../types.ts";
 import { KV_DDL } from "./host/kv.ts";
-import { type PreparedComponent, type PreparedModule, prepareComponent, prepareModule } from "./artifact-cache.ts";
+import {
+  type PreparedComponent,
+  type PreparedModule,
+  meteringFor,
+  prepareComponent,
+  prepareModule,
+} from "./artifact-cache.ts";
 import { checkComponentExports } from "./component-exports.ts";
 import { REQUIRED_EXPORTS, snakeCase } from "./guest/types.ts";
 import { WasmPluginInstance } from "./instance.ts";
@@ -24,8 +30,8 @@ function binaryKind(bytes: Uint8Array): "component" | "module" | null {
 }
 
 /**
- * Load an admitted wasm plugin: prepare it on the main thread (transpile and compile, both cached by content), check
- * its exports, then start its sandbox, which only instantiates.
+ * Load an admitted wasm plugin: prepare it on the main thread (transpile, instrument and compile, all cached by
+ * content), check its exports, then start its sandbox, which only instantiates.
  */
 export async function loadWasmPlugin(
   plugin: AdmittedPlugin,
@@ -53,10 +59,12 @@ export async function loadWasmPlugin(
   }
   ensureSchema(host.db, "plugin-kv", KV_DDL);
   const maxMemoryMb = plugin.resources.maxMemoryMb;
+  const metering = meteringFor(plugin.resources.maxFuel);
+  const cacheDir = host.workspace.cacheDir;
   const prepared =
     actual === "component"
-      ? await prepareComponent(plugin.name, bytes, host.workspace.cacheDir, maxMemoryMb)
-      : await prepareModule(plugin.name, bytes, maxMemoryMb);
+      ? await prepareComponent(plugin.name, bytes, cacheDir, maxMemoryMb, metering)
+      : await prepareModule(plugin.name, bytes, cacheDir, maxMemoryMb, metering);
   checkExports(plugin, prepared);
   // checked once here, on the sending side: the Worker trusts it (protocol.ts)
   const init = SandboxInitSchema.parse({

@@ -24,6 +24,8 @@ export const SandboxInitSchema = z.object({
     maxMemoryMb: z.number().positive(),
     maxHttpRequestsPerCall: z.number().int().nonnegative(),
     maxKvStorageMb: z.number().nonnegative(),
+    /** Fuel per call (FUEL.md in instrument/), null for no limit. */
+    maxFuel: z.number().int().nonnegative().nullable(),
   }),
   /** A component: jco's transpiled JS, the interfaces it imports, and its core modules compiled by the main thread. */
   component: z
@@ -42,11 +44,19 @@ export const SandboxInitSchema = z.object({
 });
 export type SandboxInit = z.infer<typeof SandboxInitSchema>;
 
+/**
+ * The init message as one Worker gets it: the plugin's init plus that Worker's own interrupt flag, a shared
+ * WebAssembly.Memory the main thread raises (guest/meter.ts) before terminating the Worker; every instrumented core
+ * module imports it and traps at its next check once it is raised. A new Worker gets a new flag.
+ */
+export const SandboxStartSchema = SandboxInitSchema.extend({ interrupt: z.instanceof(WebAssembly.Memory) });
+export type SandboxStart = z.infer<typeof SandboxStartSchema>;
+
 const SerializedError = z.object({ code: z.string(), message: z.string(), hint: z.string().optional() });
 export type SerializedError = z.infer<typeof SerializedError>;
 
 export const ToWorkerSchema = z.discriminatedUnion("type", [
-  SandboxInitSchema,
+  SandboxStartSchema,
   z.object({
     type: z.literal("call"),
     id: z.number(),

@@ -3,18 +3,21 @@
  * (one at a time per instance), re-instantiates poisoned instances, and forwards logs, events and RPCs.
  */
 import { decodeCall, encodeResult } from "./call-codec.ts";
-import type { FromWorker, RpcMethod, SandboxInit, ToWorker } from "./protocol.ts";
+import type { FromWorker, RpcMethod, SandboxStart, ToWorker } from "./protocol.ts";
 import type { HostContext } from "./host/context.ts";
 import { KvStore } from "./host/kv.ts";
 import { WebSocketTable } from "./host/websocket.ts";
 import { componentImports } from "./host/index.ts";
 import { ComponentArtifact, ComponentGuest } from "./guest/component.ts";
 import { CoreModuleGuest } from "./guest/core-module.ts";
+import { Meter } from "./guest/meter.ts";
 import { type Guest, GuestFailure } from "./guest/types.ts";
 
 declare const self: Worker;
 
-let init: SandboxInit | null = null;
+let init: SandboxStart | null = null;
+/** Raised by the main thread before it terminates this Worker: instrumented guests trap at their next check. */
+let interrupt: WebAssembly.Memory | null = null;
 let kv: KvStore | null = null;
 const sockets = new WebSocketTable();
 let artifact: ComponentArtifact | null = null;
@@ -29,16 +32,19 @@ function send(message: FromWorker): void {
   self.postMessage(message);
 }
 
-function serialize(error: unknown): { code: string; message: string } {
+const FUEL_HINT = "raise [resources] max_fuel in plugin.toml, or make the call do less work";
+
+function serialize(error: unknown): { code: string; message: string; hint?: string } {
   if (error instanceof GuestFailure) {
     const code = {
       error: "PLUGIN_ERROR",
       trap: "PLUGIN_TRAP",
       timeout: "PLUGIN_TIMEOUT",
+      fuel: "PLUGIN_FUEL",
       output: "PLUGIN_OUTPUT",
       memory: "LIMIT_EXCEEDED",
     }[error.kind];
-    return { code, message: error.message };
+    return error.kind === "fuel" ? { code, message: error.message, hint: FUEL_HINT } : { code, message: error.message };
   }
   const e = error as { code?: unknown; message?: unknown };
   return {
@@ -77,14 +83,16 @@ function contextFor(cap: number): HostContext {
 
 async function instantiate(cap: number): Promise<Guest> {
   const ctx = (contexts[cap] ??= contextFor(cap));
-  if (artifact) return ComponentGuest.create(artifact, ctx, await componentImports(ctx, componentImportNames));
+  const meter = new Meter(interrupt!, ctx.plugin.maxFuel);
+  if (artifact) return ComponentGuest.create(artifact, ctx, await componentImports(ctx, componentImportNames), meter);
   // the main thread checked the capability exports against the compiled module (loader.ts)
-  return CoreModuleGuest.create(coreModule!, ctx);
+  return CoreModuleGuest.create(coreModule!, ctx, meter);
 }
 
-/** Required exports were checked and modules compiled by the main thread: only instantiate here. */
-async function start(message: SandboxInit): Promise<void> {
+/** Required exports were checked and modules instrumented and compiled by the main thread: only instantiate here. */
+async function start(message: SandboxStart): Promise<void> {
   init = message;
+  interrupt = message.interrupt;
   const plugin = message.plugin;
   kv = new KvStore(message.dbPath, plugin.name, plugin.maxKvStorageMb);
   if (message.component) {

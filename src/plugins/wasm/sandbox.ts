@@ -1,16 +1,14 @@
-import { type ErrorCode, ErrorCodes, PrxError } from "../../core/errors.ts";
+import { PrxError } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { AdmittedPlugin, GuestEventSink, PluginHostServices } from "../types.ts";
-import { EXECUTION_TIME_SAMPLES, MAX_QUEUED_CALLS_PER_INSTANCE, SANDBOX_INIT_TIMEOUT_MS } from "./limits.ts";
-import { decodeResult, encodeCall } from "./call-codec.ts";
+import { MAX_QUEUED_CALLS_PER_INSTANCE, SANDBOX_INIT_TIMEOUT_MS } from "./limits.ts";
+import { encodeCall } from "./call-codec.ts";
+import { ExecutionTimes } from "./execution-times.ts";
+import { newInterruptFlag, raiseInterrupt } from "./guest/meter.ts";
+import { toError } from "./sandbox-errors.ts";
+import { parsePayload, readWorkerMessage } from "./sandbox-messages.ts";
 import { SandboxHostRpc } from "./sandbox-rpc.ts";
-import {
-  type FromWorker,
-  FromWorkerParser,
-  type SandboxInit,
-  type SerializedError,
-  type ToWorker,
-} from "./protocol.ts";
+import type { FromWorker, SandboxInit, SerializedError, ToWorker } from "./protocol.ts";
 import { sandboxWorkerPool } from "./worker-pool.ts";
 
 export interface SandboxOptions {
@@ -32,12 +30,18 @@ interface Lane {
 
 /**
  * Main-thread side of one plugin's sandbox: a Worker holding the capability instances, a FIFO lane per
- * instance, a timer per call that terminates the Worker when max_execution_time_ms passes, lazy restart.
+ * instance, a timer per call that stops the Worker when max_execution_time_ms passes, lazy restart.
  * Workers come from the process's pool of pre-started ones (worker-pool.ts); the sandbox holds the pool open
  * until it is released.
+ *
+ * Stopping a Worker = raising its interrupt flag, then terminate(): terminate() alone does not stop a thread
+ * spinning in WebAssembly (JavaScriptCore only interrupts JS), so the guest's instrumented code reads the flag at
+ * every loop header and at the entry of every function that calls, and traps out of the guest.
  */
 export class Sandbox {
   private worker: Worker | null = null;
+  /** The running Worker's interrupt flag (a new one per Worker). */
+  private interrupt: WebAssembly.Memory | null = null;
   private starting: Promise<void> | null = null;
   private readonly lanes: Lane[];
   private nextId = 1;
@@ -47,8 +51,7 @@ export class Sandbox {
   private onIdle: (() => void) | null = null;
   /** Restarts after a timeout or crash, for status and tests. */
   restarts = 0;
-  private readonly execTimes = new Float64Array(EXECUTION_TIME_SAMPLES);
-  private execCount = 0;
+  private readonly execTimes = new ExecutionTimes();
   private readonly letGoOfPool = sandboxWorkerPool.hold();
 
   constructor(
@@ -62,21 +65,14 @@ export class Sandbox {
     this.hostRpc = new SandboxHostRpc(plugin.name, host, this.log, (cap, fn, args) => this.call(cap, fn, args));
   }
 
-  /**
-   * Median time the guest itself ran inside the Worker over the last EXECUTION_TIME_SAMPLES successful calls (us),
-   * null before the first: what a call costs beyond the runtime's own hop. A Worker woken from idle runs its guest
-   * slower than a hot loop on the calling thread would, so this, not an in-thread call, is the component's share.
-   */
+  /** Median time the guest itself ran inside the Worker over its last successful calls (us; execution-times.ts). */
   executionP50(): number | null {
-    const n = this.executionSamples();
-    if (n === 0) return null;
-    const sorted = this.execTimes.slice(0, n).sort();
-    return sorted[n >> 1]!;
+    return this.execTimes.p50();
   }
 
   /** How many calls executionP50() looks at (at most EXECUTION_TIME_SAMPLES). */
   executionSamples(): number {
-    return Math.min(this.execCount, EXECUTION_TIME_SAMPLES);
+    return this.execTimes.size();
   }
 
   /** Route events of capability `cap`'s own subscriptions through `sink` (see PluginInstance.routeGuestEvents). */
@@ -94,10 +90,11 @@ export class Sandbox {
   private spawn(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const { worker, started } = sandboxWorkerPool.take();
+      const interrupt = newInterruptFlag();
       const fail = (error: PrxError) => {
         clearTimeout(timer);
         started();
-        worker.terminate();
+        stopWorker(worker, interrupt);
         reject(error);
       };
       const limit = this.options.initTimeoutMs ?? SANDBOX_INIT_TIMEOUT_MS;
@@ -122,33 +119,22 @@ export class Sandbox {
         if (this.worker === worker) this.crashed("sandbox worker exited unexpectedly");
       });
       worker.onmessage = (event: MessageEvent) => {
-        if (typeof event.data === "string") {
-          const result = decodeResult(event.data);
-          if (result) this.settle(result.id, true, result.value, undefined, result.execUs);
-          else
-            this.log.error("malformed message from sandbox", {
-              error: `not a call result: ${event.data.slice(0, 80)}`,
-            });
-          return;
-        }
-        const parsed = FromWorkerParser.safeParse(event.data);
-        if (!parsed.success) {
-          this.log.error("malformed message from sandbox", { error: parsed.error.message });
-          return;
-        }
-        const msg = parsed.data;
+        const msg = readWorkerMessage(event.data, this.log);
+        if (msg === null) return;
+        if (!("type" in msg)) return this.settle(msg.id, true, msg.value, undefined, msg.execUs);
         if (msg.type === "booted") return;
         if (msg.type === "ready") {
           clearTimeout(timer);
           started();
           this.worker = worker;
+          this.interrupt = interrupt;
           resolve();
           for (let i = 0; i < this.lanes.length; i++) this.pump(i);
         } else if (msg.type === "init-error") {
           fail(toError(msg.error, `plugin ${this.plugin.name}`));
         } else this.onMessage(worker, msg);
       };
-      worker.postMessage({ ...this.init } satisfies ToWorker);
+      worker.postMessage({ ...this.init, interrupt } satisfies ToWorker);
     });
   }
 
@@ -219,7 +205,7 @@ export class Sandbox {
     const call = lane.inFlight;
     lane.inFlight = null;
     clearTimeout(call.timer);
-    if (ok && execUs !== undefined) this.execTimes[this.execCount++ % EXECUTION_TIME_SAMPLES] = execUs;
+    if (ok && execUs !== undefined) this.execTimes.add(execUs);
     if (ok) call.resolve(value);
     else call.reject(toError(error!, `plugin ${this.plugin.name}`));
     this.pump(this.lanes.indexOf(lane));
@@ -241,11 +227,12 @@ export class Sandbox {
     this.kill(null, new PrxError("PLUGIN_TRAP", `plugin ${this.plugin.name}: ${reason}`), reason);
   }
 
-  /** Terminate the Worker and fail every call in flight or queued on it; the next call starts a new one. */
+  /** Stop the Worker and fail every call in flight or queued on it; the next call starts a new one. */
   private kill(culprit: PendingCall | null, error: PrxError, reason: string): void {
     const worker = this.worker;
     this.worker = null;
-    worker?.terminate();
+    if (worker) stopWorker(worker, this.interrupt);
+    this.interrupt = null;
     this.restarts++;
     for (const lane of this.lanes) {
       const calls = [...(lane.inFlight ? [lane.inFlight] : []), ...lane.queue];
@@ -284,26 +271,17 @@ export class Sandbox {
     this.released ??= (async () => {
       if (!this.idle()) await new Promise<void>((resolve) => (this.onIdle = resolve));
       this.hostRpc.release();
-      this.worker?.terminate();
+      if (this.worker) stopWorker(this.worker, this.interrupt);
       this.worker = null;
+      this.interrupt = null;
       this.letGoOfPool();
     })();
     return this.released;
   }
 }
 
-function toError(error: { code: string; message: string; hint?: string }, where: string): PrxError {
-  const code = (ErrorCodes as readonly string[]).includes(error.code) ? (error.code as ErrorCode) : "PLUGIN_LOAD";
-  const message = error.message.startsWith("plugin ") ? error.message : `${where}: ${error.message}`;
-  // a guest err(E) keeps E as the message, verbatim, so adapters can hand it on (tool result, middleware error)
-  if (code === "PLUGIN_ERROR") return new PrxError(code, error.message, { details: { guestError: error.message } });
-  return new PrxError(code, message, error.hint ? { hint: error.hint } : {});
-}
-
-function parsePayload(payload: string): unknown {
-  try {
-    return JSON.parse(payload);
-  } catch {
-    return payload;
-  }
+/** Raise the Worker's interrupt flag (its guest stops at its next check), then terminate it. */
+function stopWorker(worker: Worker, interrupt: WebAssembly.Memory | null): void {
+  if (interrupt) raiseInterrupt(interrupt);
+  worker.terminate();
 }

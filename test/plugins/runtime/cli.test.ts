@@ -49,7 +49,7 @@ describe("prx plugins (real WASM engine, subprocess)", () => {
     expect(missing.stderr).toContain('no plugin named "ghost"');
   });
 
-  test("validate <dir>: loads it, reports warnings, grants to add and the max_fuel note", async () => {
+  test("validate <dir>: loads it, reports warnings, grants to add and that max_fuel is enforced", async () => {
     const dir = writePlugin(
       t.workspace,
       "fuel",
@@ -62,7 +62,7 @@ describe("prx plugins (real WASM engine, subprocess)", () => {
     expect(ok.stdout).toContain("tool spec: fuel_tool");
     expect(ok.stdout).toContain('"plugin.colour": unknown key');
     expect(ok.stdout).toContain('[plugins.fuel] grant = ["http-outbound"]');
-    expect(ok.stdout).toContain("max_fuel is not enforced");
+    expect(ok.stdout).toContain("fuel: max_fuel = 1000 is enforced");
     writeFileSync(join(dir, "plugin.wasm"), new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 0xff]));
     const bad = await prx("plugins", "validate", dir, "--json", "-w", t.workspace.root);
     expect(bad.code).toBe(1);

@@ -68,18 +68,18 @@ describe("component loader", () => {
     expect(existsSync(join(t.host.workspace.cacheDir, "wasm", cached[0]!, "meta.json"))).toBe(true);
   });
 
-  test("a new process reuses the on-disk transpile cache (restart)", async () => {
+  test("a new process reuses the on-disk transpile and instrumentation caches (restart)", async () => {
     const script = `
-      import { wasmLoader, transpileCount } from "${join(import.meta.dir, "../../../src/plugins/wasm/index.ts")}";
+      import { wasmLoader, transpileCount, instrumentCount } from "${join(import.meta.dir, "../../../src/plugins/wasm/index.ts")}";
       import { admitted, makeHost } from "${join(import.meta.dir, "helpers.ts")}";
       const t = makeHost({ root: ${JSON.stringify(t.root)} });
       const inst = await wasmLoader.load(admitted("echo-tool"), t.host);
       const out = await inst.invoke({ type: "tool", name: "echo_upper" }, "execute", ["restart"]);
       await inst.release();
-      console.log(JSON.stringify({ transpiles: transpileCount(), output: out.output }));`;
+      console.log(JSON.stringify({ transpiles: transpileCount(), instrumentations: instrumentCount(), output: out.output }));`;
     const proc = Bun.spawnSync([process.execPath, "-e", script], { stderr: "pipe" });
     expect(proc.stderr.toString()).toBe("");
-    expect(JSON.parse(proc.stdout.toString().trim())).toEqual({ transpiles: 0, output: "RESTART" });
+    expect(JSON.parse(proc.stdout.toString().trim())).toEqual({ transpiles: 0, instrumentations: 0, output: "RESTART" });
   });
 
   test("release waits for in-flight calls and is idempotent; calls after release fail", async () => {

@@ -48,27 +48,35 @@ describe("artifact cache", () => {
 
   test(`holds ${MAX_CACHED_ARTIFACTS} artifacts; one more evicts the least recently used`, async () => {
     const base = 1_000_000 + Math.floor(Math.random() * 1_000_000);
-    for (let i = 0; i < MAX_CACHED_ARTIFACTS; i++) await prepareModule("lru", tinyModule(base + i), 1);
+    const prepare = (n: number) => prepareModule("lru", tinyModule(n), t.host.workspace.cacheDir, 1, "interrupt");
+    for (let i = 0; i < MAX_CACHED_ARTIFACTS; i++) await prepare(base + i);
     expect(cachedArtifactCount()).toBe(MAX_CACHED_ARTIFACTS);
     let compiled = compileCount();
-    await prepareModule("lru", tinyModule(base), 1); // at the limit: every entry is still cached
+    await prepare(base); // at the limit: every entry is still cached
     expect(compileCount()).toBe(compiled);
-    await prepareModule("lru", tinyModule(base + MAX_CACHED_ARTIFACTS), 1); // one past: evicts base + 1
+    await prepare(base + MAX_CACHED_ARTIFACTS); // one past: evicts base + 1
     expect(cachedArtifactCount()).toBe(MAX_CACHED_ARTIFACTS);
     compiled = compileCount();
-    await prepareModule("lru", tinyModule(base), 1);
+    await prepare(base);
     expect(compileCount()).toBe(compiled);
-    await prepareModule("lru", tinyModule(base + 1), 1);
+    await prepare(base + 1);
     expect(compileCount()).toBe(compiled + 1);
   });
 
   test("a module that does not compile fails with PLUGIN_LOAD naming the plugin, and is not cached", async () => {
-    const bad = new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 0x7f, 1, 0]);
-    const error = await failure(prepareModule("broken", bad, 1));
+    // well formed (it instruments) but ill typed: a function declared to return i32 returns nothing
+    const bad = new Uint8Array([
+      ...[0, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
+      ...[0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7f],
+      ...[0x03, 0x02, 0x01, 0x00],
+      ...[0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b],
+    ]);
+    const prepare = (name: string) => prepareModule(name, bad, t.host.workspace.cacheDir, 1, "interrupt");
+    const error = await failure(prepare("broken"));
     expect(isPrxError(error, "PLUGIN_LOAD")).toBe(true);
     expect(error.message).toContain("plugin broken does not compile");
     const compiled = compileCount();
-    await expect(prepareModule("broken-2", bad, 1)).rejects.toThrow("plugin broken-2 does not compile");
+    await expect(prepare("broken-2")).rejects.toThrow("plugin broken-2 does not compile");
     expect(compileCount()).toBe(compiled + 1);
   });
 });

@@ -22,6 +22,7 @@ function context(granted: string[], allowlist: string[]): HostContext {
       maxMemoryMb: 16,
       maxHttpRequestsPerCall: 4,
       maxKvStorageMb: 1,
+      maxFuel: null,
     },
     granted: new Set(granted),
     capIndex: 0,

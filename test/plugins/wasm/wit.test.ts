@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { parse } from "@bytecodealliance/jco";
 import { isPrxError } from "../../../src/core/errors.ts";
-import { MAX_FUEL_UNSUPPORTED_MESSAGE, inspectWasm } from "../../../src/plugins/wasm/index.ts";
+import { inspectWasm } from "../../../src/plugins/wasm/index.ts";
+import { describeFuel } from "../../../src/plugins/wasm/inspect.ts";
 import { capModuleMemory } from "../../../src/plugins/wasm/memory-cap.ts";
 import { checkInterfaceVersions, interfacesFromWit } from "../../../src/plugins/wasm/wit.ts";
 import { admitted, failure } from "./helpers.ts";
@@ -53,7 +54,7 @@ describe("memory cap", () => {
 });
 
 describe("inspectWasm (for prx plugins validate)", () => {
-  test("a component: kind, interfaces, missing exports per capability, the max_fuel warning", async () => {
+  test("a component: kind, interfaces, missing exports per capability, how max_fuel bounds its calls", async () => {
     const p = admitted("kv-tool");
     const report = await inspectWasm(
       p.name,
@@ -67,7 +68,9 @@ describe("inspectWasm (for prx plugins validate)", () => {
     expect(report.kind).toBe("wasm-component");
     expect(report.imports).toEqual(["prx:host/kv@0.1.0"]);
     expect(report.missingExports).toEqual(["cron c: prx:plugin/cron-exports@0.1.0 (run)"]);
-    expect(report.warnings).toEqual([MAX_FUEL_UNSUPPORTED_MESSAGE]);
+    expect(report.warnings).toEqual([]);
+    expect(report.fuel).toBe(describeFuel(1000));
+    expect(report.fuel).toContain("max_fuel = 1000 is enforced");
   });
 
   test("a core module: exports checked against the JSON ABI", async () => {
@@ -80,6 +83,8 @@ describe("inspectWasm (for prx plugins validate)", () => {
     expect(report.imports).toEqual(["prx_host.call"]);
     expect(report.missingExports).toEqual(["hook h: on_event"]);
     expect(report.warnings).toEqual([]);
+    expect(report.fuel).toBe(describeFuel(null));
+    expect(report.fuel).toContain("no max_fuel: calls are bounded by max_execution_time_ms");
   });
 
   test("a file that is not wasm is PLUGIN_LOAD", async () => {

@@ -2,6 +2,7 @@ import { WASM_PAGE_BYTES } from "../limits.ts";
 import type { HostContext } from "../host/context.ts";
 import { checkOutputSize } from "./output.ts";
 import { exportsInterfaceName, exportsInterfaceNames } from "../contract-names.ts";
+import type { Meter } from "./meter.ts";
 import { type Guest, GuestFailure, camelCase } from "./types.ts";
 
 type CoreImports = NonNullable<Parameters<typeof WebAssembly.instantiate>[1]>;
@@ -14,7 +15,7 @@ type Instantiate = (
 
 /**
  * A transpiled component inside one sandbox: jco's JS (imported once, reused on re-instantiation) and its core
- * modules, already compiled and memory-capped by the main thread (artifact-cache.ts).
+ * modules, already instrumented, compiled and memory-capped by the main thread (artifact-cache.ts).
  */
 export class ComponentArtifact {
   private instantiateFn: Promise<Instantiate> | null = null;
@@ -50,30 +51,37 @@ export class ComponentGuest implements Guest {
     private readonly exportsObj: Record<string, unknown>,
     private readonly memories: WebAssembly.Memory[],
     private readonly ctx: HostContext,
+    private readonly meter: Meter,
   ) {}
 
+  /** Every core module jco instantiates gets the meter's imports: they share the flag and one fuel global. */
   static async create(
     artifact: ComponentArtifact,
     ctx: HostContext,
     imports: Record<string, unknown>,
+    meter: Meter,
   ): Promise<ComponentGuest> {
     const instantiate = await artifact.instantiateFunction();
     const memories: WebAssembly.Memory[] = [];
     const instantiateCore = async (module: WebAssembly.Module, coreImports?: CoreImports) => {
-      const instance = await WebAssembly.instantiate(module, coreImports ?? {});
+      const instance = await WebAssembly.instantiate(module, { ...coreImports, ...meter.importsFor(module) } as CoreImports);
       for (const value of Object.values(instance.exports)) {
         if (value instanceof WebAssembly.Memory && !memories.includes(value)) memories.push(value);
       }
       return instance;
     };
     const exportsObj = await instantiate((name) => artifact.coreModule(name), imports, instantiateCore);
-    return new ComponentGuest(exportsObj, memories, ctx);
+    return new ComponentGuest(exportsObj, memories, ctx, meter);
   }
 
   memoryBytes(): number {
     let total = 0;
     for (const m of this.memories) total += m.buffer.byteLength;
     return total;
+  }
+
+  lastFuel(): number | null {
+    return this.meter.lastFuel();
   }
 
   /** The capability's export interface (`prx:plugin/tool-exports@0.1.0`, or unversioned): its functions only. */
@@ -95,11 +103,14 @@ export class ComponentGuest implements Guest {
     }
     this.ctx.call.httpRequests = 0;
     let value: unknown;
+    this.meter.begin(where);
     try {
       value = await target(...args);
     } catch (error) {
-      throw classify(error, where, this.memoryBytes(), this.ctx.plugin.maxMemoryMb);
+      throw classify(this.meter.end() ?? error, where, this.memoryBytes(), this.ctx.plugin.maxMemoryMb);
     }
+    const stopped = this.meter.end();
+    if (stopped) throw stopped;
     checkOutputSize(value, where);
     return value;
   }

@@ -2,6 +2,7 @@ import { MAX_OUTPUT_BYTES } from "../limits.ts";
 import { type HostContext, HostError } from "../host/context.ts";
 import { hostInterfaces } from "../host/index.ts";
 import { classify } from "./component.ts";
+import type { Meter } from "./meter.ts";
 import { type Guest, GuestFailure, camelCase, snakeCase } from "./types.ts";
 
 type CoreImports = NonNullable<Parameters<typeof WebAssembly.instantiate>[1]>;
@@ -43,9 +44,11 @@ export class CoreModuleGuest implements Guest {
     private readonly memory: WebAssembly.Memory,
     private readonly exportsByName: Map<string, Packed>,
     private readonly ctx: HostContext,
+    private readonly meter: Meter,
   ) {}
 
-  static async create(module: WebAssembly.Module, ctx: HostContext): Promise<CoreModuleGuest> {
+  /** `module` is instrumented (artifact-cache.ts): besides prx_host it imports what `meter` provides. */
+  static async create(module: WebAssembly.Module, ctx: HostContext, meter: Meter): Promise<CoreModuleGuest> {
     let self: CoreModuleGuest | null = null;
     const host = hostInterfaces(ctx) as Record<string, Record<string, (...a: unknown[]) => unknown>>;
     const dispatch = async (ptr: number, len: number): Promise<bigint> => {
@@ -69,7 +72,7 @@ export class CoreModuleGuest implements Guest {
       }
       return me.write(JSON.stringify(reply));
     };
-    const imports = { [CORE_HOST_MODULE]: { call: new WebAssembly.Suspending(dispatch) } };
+    const imports = { ...meter.importsFor(module), [CORE_HOST_MODULE]: { call: new WebAssembly.Suspending(dispatch) } };
     const instance = await WebAssembly.instantiate(module, imports as unknown as CoreImports);
     const ex = instance.exports;
     if (
@@ -89,7 +92,7 @@ export class CoreModuleGuest implements Guest {
         exportsByName.set(name, WebAssembly.promising(value as (...a: number[]) => bigint) as Packed);
       }
     }
-    self = new CoreModuleGuest(instance, ex.memory, exportsByName, ctx);
+    self = new CoreModuleGuest(instance, ex.memory, exportsByName, ctx, meter);
     return self;
   }
 
@@ -99,6 +102,10 @@ export class CoreModuleGuest implements Guest {
 
   memoryBytes(): number {
     return this.memory.buffer.byteLength;
+  }
+
+  lastFuel(): number | null {
+    return this.meter.lastFuel();
   }
 
   private read(ptr: number, len: number): string {
@@ -122,6 +129,8 @@ export class CoreModuleGuest implements Guest {
     this.ctx.call.httpRequests = 0;
     const dealloc = this.instance.exports.dealloc as (p: number, n: number) => void;
     let text: string;
+    // the call's fuel covers the guest's alloc and dealloc of its arguments and result
+    this.meter.begin(where);
     try {
       const input = JSON.stringify(toJsonValue(args));
       const inPacked = this.write(input);
@@ -141,8 +150,10 @@ export class CoreModuleGuest implements Guest {
       dealloc(inPtr, inLen);
       dealloc(ptr, len);
     } catch (error) {
-      throw classify(error, where, this.memoryBytes(), this.ctx.plugin.maxMemoryMb);
+      throw classify(this.meter.end() ?? error, where, this.memoryBytes(), this.ctx.plugin.maxMemoryMb);
     }
+    const stopped = this.meter.end();
+    if (stopped) throw stopped;
     let reply: { ok?: unknown; err?: unknown };
     try {
       reply = JSON.parse(text) as typeof reply;

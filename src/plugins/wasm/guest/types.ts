@@ -6,9 +6,11 @@ export interface Guest {
   call(fn: string, args: unknown[]): Promise<unknown>;
   /** Bytes of linear memory the instance holds now. */
   memoryBytes(): number;
+  /** Fuel the last call used (units of FUEL.md in instrument/), null without max_fuel or before the first call. */
+  lastFuel(): number | null;
 }
 
-export type FailureKind = "error" | "trap" | "timeout" | "output" | "memory";
+export type FailureKind = "error" | "trap" | "timeout" | "fuel" | "output" | "memory";
 
 /** A failed call, as it crosses from the worker to the main thread. `poison` re-instantiates the instance. */
 export class GuestFailure extends Error {

@@ -18,6 +18,7 @@ export function pluginInfo(plugin: AdmittedPlugin, maxMemoryMb = plugin.resource
     maxMemoryMb,
     maxHttpRequestsPerCall: plugin.resources.maxHttpRequestsPerCall,
     maxKvStorageMb: plugin.resources.maxKvStorageMb,
+    maxFuel: plugin.resources.maxFuel,
   };
 }
 

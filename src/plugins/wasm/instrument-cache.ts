@@ -1,0 +1,40 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { INSTRUMENT_VERSION } from "./instrument/abi.ts";
+import { instrumentModule } from "./instrument/module.ts";
+import type { Metering } from "./instrument/plan.ts";
+
+let instrumentations = 0;
+
+/** How many times this process ran the instrumentation pass (tests assert disk cache hits with it). */
+export function instrumentCount(): number {
+  return instrumentations;
+}
+
+/** Where the instrumented form of a core module is kept: the file name carries the pass's version and metering. */
+export function instrumentedName(metering: Metering): string {
+  return `instrumented-v${INSTRUMENT_VERSION}-${metering}`;
+}
+
+/**
+ * The instrumented bytes of a core module (instrument/module.ts), read from `cachePath` when an earlier load wrote
+ * them. The pass costs ~10-20 ms per MB (the 12 MB SpiderMonkey core module: ~150 ms), so every process would pay
+ * it on its first load of a big plugin; the file is written atomically (temporary file, rename) beside the
+ * content-addressed transpile output, so a path names one content, one version, one metering.
+ */
+export function instrumentCached(bytes: Uint8Array, where: string, metering: Metering, cachePath: string): Uint8Array {
+  if (existsSync(cachePath)) return readFileSync(cachePath);
+  const { bytes: out } = instrumentModule(bytes, where, metering);
+  instrumentations++;
+  mkdirSync(dirname(cachePath), { recursive: true });
+  const tmp = `${cachePath}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  writeFileSync(tmp, out);
+  try {
+    renameSync(tmp, cachePath);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    // another process wrote the same file first: it is identical
+    if (!existsSync(cachePath)) throw error;
+  }
+  return out;
+}
