@@ -12,6 +12,7 @@ const ALLOWED: Record<string, string> = {
   "src/plugins/wasm/artifact-cache.ts entries": "compiled code by content hash: immutable, shared on purpose",
   "src/plugins/wasm/artifact-cache.ts compiles": "a count of compilations, read by tests and benchmarks",
   "src/plugins/wasm/transpile.ts transpiles": "a count of transpilations, read by tests and benchmarks",
+  "src/plugins/wasm/instrument-cache.ts instrumentations": "a count of instrumentations, read by tests and benchmarks",
   "src/plugins/remote/transport.ts workerEntry": "where the embedded worker entry file is: a process constant",
   "src/plugins/remote/proc-memory.ts pageBytes": "the kernel's page size, read once: a process constant",
 };
