@@ -25,16 +25,20 @@ async function openRuntime(
   workspace: Workspace,
   config: Config | (() => Config),
   services: Omit<RuntimeServices, "events" | "logger">,
-  attach: PluginServicesOptions,
+  attach: PluginExtensionOptions,
 ): Promise<PluginRuntime> {
-  const runtime = getPluginRuntime(workspace, { ...services, logger: createLogger("plugins") }, { config });
-  runtime.attachServices(attach);
+  const { joinAfterMs, ...serviceOptions } = attach;
+  const runtime = getPluginRuntime(workspace, { ...services, logger: createLogger("plugins") }, { config, joinAfterMs });
+  runtime.attachServices(serviceOptions);
   await runtime.acquire();
   return runtime;
 }
 
-/** Options of createPluginExtensions. */
-export type PluginExtensionOptions = PluginServicesOptions;
+/**
+ * Options of createPluginExtensions. `joinAfterMs`: how long the first build waits for plugins (default
+ * PLUGIN_JOIN_WAIT_MS); a one-shot command passes Infinity, since it would exit before a late plugin joined.
+ */
+export type PluginExtensionOptions = PluginServicesOptions & { joinAfterMs?: number };
 
 /**
  * The workspace plugin runtime's contributions to an agent host: its event bus (lenient: a refused lifecycle
@@ -91,7 +95,7 @@ export async function withPluginServices<T>(
     workspace,
     config,
     { db: openDatabase(workspace.dbPath), memory: () => null },
-    { cron: false, hooks: false },
+    { cron: false, hooks: false, joinAfterMs: Infinity },
   );
   try {
     return await fn(runtime.services!);
@@ -106,7 +110,7 @@ export async function describePlugins(workspace: Workspace, config: Config): Pro
     workspace,
     config,
     { db: openDatabase(workspace.dbPath), memory: () => null },
-    { cron: false, hooks: false },
+    { cron: false, hooks: false, joinAfterMs: Infinity },
   );
   try {
     return listPlugins(runtime).plugins.map((p) => ({

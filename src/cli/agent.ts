@@ -34,7 +34,7 @@ export async function agentCommand(argv: string[]): Promise<number> {
   }
   const userId = cliUserId(values.user, "prx agent");
   const session = cliSessionId(values.session, "prx agent");
-  const host = await openHost(values.workspace);
+  const host = await openHost(values.workspace, { oneShot: true });
   const sessionId = session ?? newId("cli");
   let exitRequested = false;
   const interrupts = new InterruptController(

@@ -106,7 +106,7 @@ function openRuntime(workspace: Workspace): PluginRuntime {
     events: nullPublisher,
     memory: () => null,
     logger: createLogger("plugins"),
-  });
+  }, { joinAfterMs: Infinity });
 }
 
 async function withRuntime(workspace: Workspace, run: (runtime: PluginRuntime) => Promise<number>): Promise<number> {

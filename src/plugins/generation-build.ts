@@ -37,7 +37,7 @@ export interface BuildInput extends LoadContext {
    * instead of keeping its previous instance, and nothing counts as worse.
    */
   force?: boolean;
-  /** Default PLUGIN_JOIN_WAIT_MS. */
+  /** Default PLUGIN_JOIN_WAIT_MS; Infinity waits for every plugin (one-shot commands, which never see a join). */
   joinAfterMs?: number;
 }
 
@@ -108,8 +108,10 @@ const LATE: unique symbol = Symbol("late");
 /** Wait for every load, but past `joinAfterMs` only for the named plugins; the rest are LATE. */
 async function loadAll(generation: Generation, toLoad: PluginRecord[], input: BuildInput) {
   const loads = toLoad.map((record) => ({ record, promise: loadOne(generation, record, input) }));
+  const waitMs = input.joinAfterMs ?? PLUGIN_JOIN_WAIT_MS;
+  if (!Number.isFinite(waitMs)) return Promise.all(loads.map(async (load) => ({ ...load, outcome: await load.promise })));
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), input.joinAfterMs ?? PLUGIN_JOIN_WAIT_MS)));
+  const deadline = new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), waitMs)));
   const settled: (Loaded | null | typeof LATE)[] = await Promise.all(
     loads.map(({ record, promise }) => (isNamed(record, input) ? promise : Promise.race([promise, deadline]))),
   );
