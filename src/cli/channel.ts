@@ -100,9 +100,10 @@ async function runChannel(name: string, workspace: string | undefined, supervise
   const { startChannelProcess, watchParent } = await import("../channels/process.ts");
   const send = supervised && process.send ? (message: unknown) => void process.send!(message) : undefined;
   const running = await startChannelProcess({ name, workspace, send });
+  let unwatch = () => {};
   if (supervised) {
     process.on("message", running.receive);
-    watchParent(() => {
+    unwatch = watchParent(() => {
       process.stderr.write(`prx channel ${name}: the gateway is gone; exiting\n`);
       process.exit(0);
     });
@@ -114,6 +115,11 @@ async function runChannel(name: string, workspace: string | undefined, supervise
   process.on("SIGINT", () => onSignal("SIGINT"));
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   await running.closed;
-  if (supervised) process.off("message", running.receive);
+  if (supervised) {
+    process.off("message", running.receive);
+    unwatch();
+    // the IPC channel keeps the event loop alive: close it so the process exits once stopped
+    process.disconnect?.();
+  }
   return 0;
 }
