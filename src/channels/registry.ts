@@ -21,7 +21,10 @@ const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Chan
     const { WebhookChannel } = await import("./webhook/channel.ts");
     return (setup) => new WebhookChannel(setup);
   },
-  slack: notBuilt("slack"),
+  slack: async () => {
+    const { SlackChannel } = await import("./slack/channel.ts");
+    return (setup) => new SlackChannel(setup);
+  },
   discord: notBuilt("discord"),
   matrix: notBuilt("matrix"),
 };
