@@ -25,7 +25,10 @@ const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Chan
     const { SlackChannel } = await import("./slack/channel.ts");
     return (setup) => new SlackChannel(setup);
   },
-  discord: notBuilt("discord"),
+  discord: async () => {
+    const { DiscordChannel } = await import("./discord/channel.ts");
+    return (setup) => new DiscordChannel(setup);
+  },
   matrix: notBuilt("matrix"),
 };
 
