@@ -62,6 +62,8 @@ export async function startChannelProcess(options: ChannelProcessOptions): Promi
       cursor: { get: () => store.getCursor(), set: (value) => store.setCursor(value) },
       waitForCapacity: () => runnerRef?.waitForCapacity() ?? Promise.resolve(),
       awaitReply: (id) => replies.wait(id),
+      // pairing: an unknown inviter is joined so they can be given a code (nothing else runs for them)
+      mayInvite: (sender) => config.dm_policy !== "allowlist" || config.allow.includes(sender) || pairings.isApproved(options.name, sender),
     });
     const report = () => {
       const stats = runner.stats;

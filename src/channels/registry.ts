@@ -3,14 +3,6 @@ import { ChannelKinds } from "../config/schema.ts";
 import { PrxError } from "../core/errors.ts";
 import type { Channel, ChannelSetup } from "./types.ts";
 
-function notBuilt(kind: ChannelKind): () => Promise<never> {
-  return async () => {
-    throw new PrxError("CHANNEL_CONFIG", `the ${kind} channel is not available in this build of prx`, {
-      hint: "use a telegram or webhook channel, or upgrade prx",
-    });
-  };
-}
-
 /** Each platform's module loads only in the process that runs it. */
 const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Channel>> = {
   telegram: async () => {
@@ -29,7 +21,10 @@ const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Chan
     const { DiscordChannel } = await import("./discord/channel.ts");
     return (setup) => new DiscordChannel(setup);
   },
-  matrix: notBuilt("matrix"),
+  matrix: async () => {
+    const { MatrixChannel } = await import("./matrix/channel.ts");
+    return (setup) => new MatrixChannel(setup);
+  },
 };
 
 /** The platform of `[channels.<name>]`: its `kind`, else the name itself when it names a platform. */
