@@ -14,6 +14,8 @@ export interface SentMessage {
   reply_to?: number;
   message_thread_id?: number;
   message_id: number;
+  /** performance.now() when the fake received it. */
+  at: number;
 }
 
 export interface ScriptedFailure {
@@ -140,6 +142,7 @@ export function startFakeTelegram(token = "123456:TEST-token"): FakeTelegram {
             reply_to: reply?.message_id,
             message_thread_id: body.message_thread_id as number | undefined,
             message_id,
+            at: performance.now(),
           });
           for (const w of sentWaiters) w();
           return ok({ message_id, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: "private" }, text: visible });
