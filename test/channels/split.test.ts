@@ -1,9 +1,15 @@
 import { describe, expect, test } from "bun:test";
-import { DISCORD_MAX_MESSAGE_CHARS, SLACK_MAX_MESSAGE_CHARS, TELEGRAM_MAX_MESSAGE_CHARS } from "../../src/channels/limits.ts";
+import {
+  DISCORD_MAX_MESSAGE_CHARS,
+  MATRIX_MAX_MESSAGE_CHARS,
+  SLACK_MAX_MESSAGE_CHARS,
+  TELEGRAM_MAX_MESSAGE_CHARS,
+  WEBHOOK_MAX_MESSAGE_CHARS,
+} from "../../src/channels/limits.ts";
 import { splitMessage } from "../../src/channels/split.ts";
 
 describe("splitMessage", () => {
-  for (const [platform, max] of [["telegram", TELEGRAM_MAX_MESSAGE_CHARS], ["discord", DISCORD_MAX_MESSAGE_CHARS], ["slack", SLACK_MAX_MESSAGE_CHARS]] as const) {
+  for (const [platform, max] of [["telegram", TELEGRAM_MAX_MESSAGE_CHARS], ["discord", DISCORD_MAX_MESSAGE_CHARS], ["slack", SLACK_MAX_MESSAGE_CHARS], ["matrix", MATRIX_MAX_MESSAGE_CHARS], ["webhook", WEBHOOK_MAX_MESSAGE_CHARS]] as const) {
     test(`${platform}: a reply of exactly ${max} characters is one message; one more splits it`, () => {
       const at = "a ".repeat(max / 2 - 1) + "b.";
       expect(at.length).toBe(max);
