@@ -29,6 +29,8 @@ interface Slot {
   name: string;
   kind: string;
   proc: Subprocess | null;
+  /** The current process said "ready" (it listens for messages from here on). */
+  ready: boolean;
   state: ChannelProcessState;
   startedAt: number;
   restarts: number;
@@ -77,7 +79,7 @@ export class ChannelSupervisor {
     this.env = env;
     for (const [name, config] of Object.entries(o.channels)) {
       if (!config.enabled) continue;
-      const slot: Slot = { name, kind: channelKind(name, config), proc: null, state: "starting", startedAt: 0, restarts: 0, lastError: null, detail: "starting", generation: null, stats: null, policy: new ChannelRestartPolicy(), timer: null, pending: new Map() };
+      const slot: Slot = { name, kind: channelKind(name, config), proc: null, ready: false, state: "starting", startedAt: 0, restarts: 0, lastError: null, detail: "starting", generation: null, stats: null, policy: new ChannelRestartPolicy(), timer: null, pending: new Map() };
       this.slots.set(name, slot);
     }
   }
@@ -95,6 +97,7 @@ export class ChannelSupervisor {
     slot.timer = null;
     slot.state = slot.restarts === 0 ? "starting" : slot.state === "crash_loop" ? "crash_loop" : "restarting";
     slot.startedAt = Date.now();
+    slot.ready = false;
     const proc = Bun.spawn([...this.command, "channel", "run", slot.name, "--supervised", "-w", this.o.workspace], {
       env: this.env,
       stdin: "ignore",
@@ -115,6 +118,7 @@ export class ChannelSupervisor {
     const message = parsed.data;
     switch (message.type) {
       case "ready":
+        slot.ready = true;
         slot.state = "running";
         slot.generation = message.generation;
         return;
@@ -160,7 +164,7 @@ export class ChannelSupervisor {
   }
 
   private send(slot: Slot, message: ParentMessage): boolean {
-    if (!slot.proc || slot.state === "starting") return false;
+    if (!slot.proc || !slot.ready) return false;
     try {
       slot.proc.send(message);
       return true;
