@@ -161,4 +161,20 @@ describe("telegram channel", () => {
     const sent = await tg.waitForSent(2);
     expect(sent[1]!.visible).toBe("echo: now?");
   });
+
+  test("webhook mode: the secret-token header is checked (401, nothing runs), a good update is answered once", async () => {
+    h = channelHarness(table('mode = "webhook"\nsecret_env = "TG_SECRET"\ndm_policy = "open"'));
+    const running = await h.start("telegram", { ...ENV, TG_SECRET: "hook-secret-token" });
+    const update = JSON.stringify({ update_id: 500, message: { message_id: 9, from: { id: 77, is_bot: false, first_name: "Wes" }, chat: { id: 77, type: "private" }, date: 0, text: "via webhook" } });
+    const forged = await running.channel.handleHttp!({ method: "POST", headers: { "x-telegram-bot-api-secret-token": "guess" }, body: update });
+    expect(forged.status).toBe(401);
+    const ok = await running.channel.handleHttp!({ method: "POST", headers: { "x-telegram-bot-api-secret-token": "hook-secret-token" }, body: update });
+    expect(ok.status).toBe(200);
+    await running.channel.handleHttp!({ method: "POST", headers: { "x-telegram-bot-api-secret-token": "hook-secret-token" }, body: update });
+    const [reply] = await tg.waitForSent(1);
+    await running.runner.idle();
+    expect(reply!.visible).toBe("echo: via webhook");
+    expect(tg.sent).toHaveLength(1);
+    expect(tg.calls.some((c) => c.method === "getUpdates")).toBe(false);
+  });
 });
