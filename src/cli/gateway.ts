@@ -38,7 +38,9 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   });
   const fileLog = (await import("../gateway/file-log.ts")).openGatewayFileLog(host.workspace.logsDir);
   let server;
+  let channels;
   try {
+    channels = await (await import("./gateway-channels.ts")).gatewayChannels(host);
     const { startGateway } = await import("../gateway/server.ts");
     const { pluginGatewayMounts, pluginHealthCheck } = await import("../gateway/routes/plugins.ts");
     server = await startGateway({
@@ -46,8 +48,8 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
       hostname: values.host,
       port,
       version,
-      mounts: pluginGatewayMounts(host),
-      checks: { plugins: pluginHealthCheck(host) },
+      mounts: [...pluginGatewayMounts(host), ...channels.mounts],
+      checks: { plugins: pluginHealthCheck(host), ...channels.checks },
       accessLog: fileLog.accessLog,
     });
   } catch (error) {
@@ -56,16 +58,19 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
     throw error;
   }
   const gateway = server;
+  const supervised = channels;
+  supervised.start();
   // Requests that need plugins (turns, /api/plugins) load them at once; otherwise they load shortly after
   // listening, so the first health checks are answered without waiting behind the plugin start.
   const loadLater = setTimeout(() => {
     if (gateway.context.turns.draining) return;
-    host.loadExtensions().catch((error: unknown) =>
+    host.loadExtensions().then(() => supervised.followReloads(), (error: unknown) =>
       gateway.context.logger.error(`plugins did not load; /health reports 503, turns fail: ${errorMessage(error)}`),
     );
   }, PLUGINS_LOAD_DELAY_MS);
   await server.closed;
   clearTimeout(loadLater);
+  await supervised.stop();
   await host.close();
   await fileLog.close();
   return 0;

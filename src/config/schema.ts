@@ -122,6 +122,36 @@ export const PluginGrantSchema = z.strictObject({
     .describe("renames of this plugin's tools: the name it declares -> the name the model sees"),
 });
 
+export const ChannelKinds = ["telegram", "discord", "slack", "matrix", "webhook"] as const;
+export const DmPolicies = ["pairing", "allowlist", "open"] as const;
+export const GroupPolicies = ["mention", "open", "disabled"] as const;
+
+/** `[channels.<name>]`: one channel process. Secrets are read from the environment variables named here. */
+export const ChannelConfigSchema = z
+  .strictObject({
+    kind: z.enum(ChannelKinds).optional().describe("platform; defaults to the channel's name"),
+    enabled: z.boolean().default(false).describe("the gateway runs and supervises this channel process"),
+    token_env: z.string().min(1).optional().describe("environment variable holding the bot token / access token"),
+    secret_env: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("environment variable holding the signing secret (webhook, Slack Events API, Telegram webhook secret)"),
+    app_token_env: z.string().min(1).optional().describe("Slack Socket Mode: environment variable holding the xapp- token"),
+    api_base_url: z.url().optional().describe("platform API root (tests, self-hosted servers, Matrix homeserver)"),
+    mode: z
+      .enum(["polling", "webhook", "socket", "events"])
+      .optional()
+      .describe("telegram: polling (default) | webhook; slack: socket (default) | events"),
+    callback_url: z.url().optional().describe("webhook: POST replies here (signed) instead of in the response"),
+    dm_policy: z.enum(DmPolicies).default("pairing"),
+    group_policy: z.enum(GroupPolicies).default("mention"),
+    allow: z.array(z.string().min(1)).default([]).describe("sender ids always allowed"),
+    allow_bots: z.boolean().default(false).describe("answer messages sent by bots (off: no bot-to-bot loops)"),
+    poll_timeout_s: z.number().int().min(0).max(60).default(30).describe("long-poll timeout (telegram, matrix)"),
+  })
+  .describe("one channel process");
+
 export const ConfigSchema = z.strictObject({
   default_provider: z.string().min(1).default("offline"),
   default_model: z.string().min(1).default("offline"),
@@ -133,6 +163,7 @@ export const ConfigSchema = z.strictObject({
   tools: ToolsSchema.default(ToolsSchema.parse({})),
   gateway: GatewaySchema.default(GatewaySchema.parse({})),
   plugins: z.record(z.string().min(1), PluginGrantSchema).default({}),
+  channels: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/), ChannelConfigSchema).default({}),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -144,6 +175,8 @@ export type MemoryConfig = z.infer<typeof MemorySchema>;
 export type ToolsConfig = z.infer<typeof ToolsSchema>;
 export type GatewayConfig = z.infer<typeof GatewaySchema>;
 export type PluginGrant = z.infer<typeof PluginGrantSchema>;
+export type ChannelConfig = z.infer<typeof ChannelConfigSchema>;
+export type ChannelKind = (typeof ChannelKinds)[number];
 
 /** The config a fresh workspace behaves as if it had. */
 export function defaultConfig(): Config {

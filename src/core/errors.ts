@@ -49,6 +49,10 @@ export const ErrorCodes = [
   "REMOTE_RPC",
   "REMOTE_CRASHED",
   "HOOKS_INVALID",
+  "CHANNEL_CONFIG",
+  "CHANNEL_PLATFORM",
+  "CHANNEL_SIGNATURE",
+  "CHANNEL_CRASHED",
   "INTERNAL",
 ] as const;
 

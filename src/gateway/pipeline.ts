@@ -24,10 +24,10 @@ interface RequestState {
 const states = new WeakMap<Request, RequestState>();
 const REQUEST_ID_RE = /^[\x21-\x7e]+$/;
 
-/** Routes reachable without a bearer token. */
+/** Routes reachable without a bearer token (channel webhooks are authenticated by the platform's signature). */
 export function isPublicPath(path: string): boolean {
   const p = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
-  return p === "/health" || p === "/pair" || p === "/swagger" || p.startsWith("/swagger/");
+  return p === "/health" || p === "/pair" || p === "/swagger" || p.startsWith("/swagger/") || /^\/channels\/[^/]+\/webhook$/.test(p);
 }
 
 function pathOf(url: string): string {

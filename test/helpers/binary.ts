@@ -55,10 +55,10 @@ export interface RunningGateway {
   lines: string[];
 }
 
-/** Start `prx gateway --port 0` and wait for its listening line and pairing code. */
-export async function startGatewayBinary(dir: string): Promise<RunningGateway> {
+/** Start `prx gateway --port 0` (with extra environment variables) and wait for its listening line and pairing code. */
+export async function startGatewayBinary(dir: string, env: Record<string, string> = {}): Promise<RunningGateway> {
   const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", dir], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, ...env },
     stdout: "pipe",
     stderr: "pipe",
   });

@@ -1,0 +1,111 @@
+import { secretFromEnv } from "../../config/env.ts";
+import { errorMessage, PrxError } from "../../core/errors.ts";
+import { withRetries } from "../backoff.ts";
+import { DISCORD_MAX_MESSAGE_CHARS } from "../limits.ts";
+import type { Channel, ChannelHealth, ChannelSetup, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import { runDiscordGateway } from "./gateway.ts";
+import { DISCORD_DEFAULT_API, DiscordRest } from "./rest.ts";
+import { CreatedMessageSchema, GatewayBotSchema, MessageCreateSchema, ReadySchema, type MessageCreate } from "./wire.ts";
+
+const FIRST_CONNECT_WAIT_MS = 10_000;
+
+export function normalizeDiscord(channel: string, message: MessageCreate, botId: string | null): InboundMessage {
+  return {
+    id: message.id,
+    channel,
+    chatId: message.channel_id,
+    chatKind: message.guild_id ? "group" : "dm",
+    threadId: null,
+    senderId: message.author.id,
+    senderDisplay: (message.author.global_name ?? message.author.username).slice(0, 256),
+    senderIsBot: message.author.bot === true || message.author.id === botId,
+    text: message.content,
+    replyTo: null,
+    mentioned: botId !== null && (message.mentions.some((m) => m.id === botId) || message.referenced_message?.author?.id === botId),
+    timestamp: Date.parse(message.timestamp) || Date.now(),
+  };
+}
+
+/** Discord: the Gateway WebSocket for MESSAGE_CREATE, REST for replies (2000-character parts) and typing. */
+export class DiscordChannel implements Channel {
+  readonly kind = "discord" as const;
+  readonly name: string;
+  readonly capabilities = { edit: true, threads: true, maxMessageLength: DISCORD_MAX_MESSAGE_CHARS, typing: true };
+  private readonly rest: DiscordRest;
+  private readonly token: string;
+  private readonly stopper = new AbortController();
+  private botId: string | null = null;
+  private loop: Promise<void> | null = null;
+  private chain: Promise<void> = Promise.resolve();
+  private state: ChannelHealth = { ok: false, detail: "not started" };
+
+  constructor(private readonly setup: ChannelSetup) {
+    this.name = setup.name;
+    const token = secretFromEnv(setup.config.token_env, setup.env);
+    if (!token)
+      throw new PrxError("CHANNEL_CONFIG", `channel ${setup.name}: no Discord bot token (token_env is not set or empty)`, {
+        hint: `set token_env = "DISCORD_BOT_TOKEN" in [channels.${setup.name}] and export that variable`,
+      });
+    this.token = token;
+    this.rest = new DiscordRest(setup.config.api_base_url ?? DISCORD_DEFAULT_API, token);
+  }
+
+  async start(onMessage: OnMessage): Promise<void> {
+    let connected!: () => void;
+    const first = new Promise<void>((resolve) => (connected = resolve));
+    this.loop = runDiscordGateway({
+      token: this.token,
+      gatewayUrl: async () => (await this.rest.request("GET", "/gateway/bot", undefined, GatewayBotSchema, "gateway", this.stopper.signal))!.url,
+      onDispatch: (type, data) => {
+        if (type === "READY") {
+          const ready = ReadySchema.safeParse(data);
+          if (ready.success) this.botId = ready.data.user.id;
+          return;
+        }
+        if (type !== "MESSAGE_CREATE") return;
+        const parsed = MessageCreateSchema.safeParse(data);
+        if (!parsed.success) return this.setup.logger.warn("Discord: skipped a malformed MESSAGE_CREATE");
+        const message = normalizeDiscord(this.name, parsed.data, this.botId);
+        // dispatches are stored in the order the gateway sent them
+        this.chain = this.chain.then(() => onMessage(message)).catch((error: unknown) => this.setup.logger.error(`Discord: message not stored: ${errorMessage(error)}`));
+      },
+      onState: (ok, detail) => {
+        this.state = { ok, detail };
+        if (ok) connected();
+      },
+      logger: this.setup.logger,
+      signal: this.stopper.signal,
+    }).catch((error: unknown) => {
+      this.state = { ok: false, detail: errorMessage(error) };
+      this.setup.logger.error(`Discord gateway stopped: ${errorMessage(error)}`);
+      // a fatal close (bad token, intents) ends the process so the supervisor reports it
+      process.exitCode = 1;
+      throw error;
+    });
+    await Promise.race([first, this.loop, Bun.sleep(FIRST_CONNECT_WAIT_MS)]);
+  }
+
+  async send(reply: OutboundReply): Promise<string> {
+    const body: Record<string, unknown> = { content: reply.text, allowed_mentions: { parse: [] } };
+    if (reply.replyTo) body.message_reference = { message_id: reply.replyTo, fail_if_not_exists: false };
+    const created = await withRetries(
+      () => this.rest.request("POST", `/channels/${reply.chatId}/messages`, body, CreatedMessageSchema, `messages:${reply.chatId}`, this.stopper.signal),
+      this.stopper.signal,
+      (error, wait) => this.setup.logger.warn(`Create Message failed, retrying in ${wait} ms: ${errorMessage(error)}`),
+    );
+    return created!.id;
+  }
+
+  async typing(chatId: string): Promise<void> {
+    await this.rest.request("POST", `/channels/${chatId}/typing`, undefined, null, `typing:${chatId}`, this.stopper.signal);
+  }
+
+  health(): ChannelHealth {
+    return this.state;
+  }
+
+  async stop(): Promise<void> {
+    this.stopper.abort();
+    await this.loop?.catch((error: unknown) => this.setup.logger.debug(`Discord gateway ended with: ${errorMessage(error)}`));
+  }
+}

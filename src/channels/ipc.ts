@@ -1,0 +1,55 @@
+/**
+ * The messages between `prx gateway` and its channel processes over Bun's IPC (`Bun.spawn({ ipc })`, JSON
+ * serialization): one zod schema per message, parsed on receipt by both sides.
+ */
+import { z } from "zod";
+
+const ForwardedRequestSchema = z.strictObject({
+  method: z.string(),
+  headers: z.record(z.string(), z.string()),
+  body: z.string(),
+});
+const ForwardedResponseSchema = z.strictObject({
+  status: z.number().int().min(100).max(599),
+  headers: z.record(z.string(), z.string()),
+  body: z.string(),
+});
+
+export const ReloadPluginsSchema = z.strictObject({
+  type: z.literal("reload_plugins"),
+  /** The plugin the gateway reloaded, or null for a full reload. */
+  name: z.string().nullable(),
+  generation: z.number().int(),
+});
+export const HttpRequestSchema = z.strictObject({ type: z.literal("http"), id: z.number().int(), request: ForwardedRequestSchema });
+export const StopSchema = z.strictObject({ type: z.literal("stop") });
+export const ParentMessageSchema = z.discriminatedUnion("type", [ReloadPluginsSchema, HttpRequestSchema, StopSchema]);
+
+export const ChannelStatsSchema = z.strictObject({
+  inbound: z.number(),
+  answered: z.number(),
+  duplicates: z.number(),
+  ignored: z.number(),
+  refused: z.number(),
+  failed: z.number(),
+  lastInbound: z.number().nullable(),
+  lastOutbound: z.number().nullable(),
+  lastError: z.string().nullable(),
+});
+export const ReadySchema = z.strictObject({ type: z.literal("ready"), pid: z.number().int(), generation: z.number().int().nullable() });
+export const StatusSchema = z.strictObject({
+  type: z.literal("status"),
+  health: z.strictObject({ ok: z.boolean(), detail: z.string() }),
+  stats: ChannelStatsSchema,
+});
+export const ReloadedSchema = z.strictObject({
+  type: z.literal("reloaded"),
+  generation: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
+export const HttpResultSchema = z.strictObject({ type: z.literal("http_result"), id: z.number().int(), response: ForwardedResponseSchema });
+export const ChildMessageSchema = z.discriminatedUnion("type", [ReadySchema, StatusSchema, ReloadedSchema, HttpResultSchema]);
+
+export type ParentMessage = z.infer<typeof ParentMessageSchema>;
+export type ChildMessage = z.infer<typeof ChildMessageSchema>;
+export type ChannelStatsWire = z.infer<typeof ChannelStatsSchema>;

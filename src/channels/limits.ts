@@ -1,0 +1,53 @@
+/** Every bound of the channel subsystem, each tested at the limit and one past it. */
+
+/** Telegram sendMessage text limit (https://core.telegram.org/bots/api#sendmessage: 1-4096 characters). */
+export const TELEGRAM_MAX_MESSAGE_CHARS = 4096;
+/** Discord message content limit (https://discord.com/developers/docs/resources/message#create-message). */
+export const DISCORD_MAX_MESSAGE_CHARS = 2000;
+/** Slack: chat.postMessage truncates past 40,000; Slack recommends at most 4,000 characters per message. */
+export const SLACK_MAX_MESSAGE_CHARS = 4000;
+/** Matrix has a 65,536-byte event limit; replies are split well below it. */
+export const MATRIX_MAX_MESSAGE_CHARS = 16_000;
+/** Webhook replies are split into parts of at most this many characters. */
+export const WEBHOOK_MAX_MESSAGE_CHARS = 16_000;
+
+/** Inbound text longer than this (UTF-8 bytes) is refused with a short notice, nothing runs. */
+export const CHANNEL_MAX_INBOUND_BYTES = 32 * 1024;
+/** Raw HTTP body a channel accepts through the gateway (webhook, Slack Events, Telegram webhook). */
+export const CHANNEL_MAX_HTTP_BODY_BYTES = 256 * 1024;
+/** Signed requests older or newer than this are refused (replay window). */
+export const SIGNATURE_WINDOW_S = 300;
+
+/** Messages stored but not yet answered, over all chats of a process; past it the platform is not read (backpressure). */
+export const CHANNEL_MAX_PENDING = 2000;
+/** Typing is re-sent this often while a turn runs (Telegram's action lasts 5 s, Discord's 10 s). */
+export const TYPING_INTERVAL_MS = 4000;
+/** Processed message ids are kept this long (redeliveries come within minutes; a day is plenty). */
+export const PROCESSED_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Pairing codes: digits, lifetime, and most pending requests kept per channel (oldest dropped). */
+export const CHANNEL_PAIRING_CODE_LENGTH = 6;
+export const CHANNEL_PAIRING_TTL_MS = 60 * 60 * 1000;
+export const CHANNEL_PAIRING_MAX_PENDING = 100;
+
+/** Platform backoff after errors (network, 5xx, 409): doubles from base up to max. */
+export const PLATFORM_BACKOFF_BASE_MS = 250;
+export const PLATFORM_BACKOFF_MAX_MS = 30_000;
+/** Longest wait a platform's retry_after may impose before we retry anyway. */
+export const PLATFORM_RETRY_AFTER_MAX_MS = 60_000;
+
+/** Channel process restarts: exponential backoff, capped; more than the max in the window is a crash loop. */
+export const CHANNEL_RESTART_BASE_MS = 200;
+export const CHANNEL_RESTART_MAX_MS = 30_000;
+export const CHANNEL_CRASH_LOOP_RESTARTS = 5;
+export const CHANNEL_CRASH_LOOP_WINDOW_MS = 60_000;
+/** A child that stays up this long is healthy again: its backoff starts over. */
+export const CHANNEL_STABLE_AFTER_MS = 30_000;
+/** How long the gateway waits for a forwarded HTTP request's answer from a channel process. */
+export const CHANNEL_HTTP_TIMEOUT_MS = 120_000;
+/** Forwarded requests waiting on one channel process at once. */
+export const CHANNEL_MAX_INFLIGHT_HTTP = 256;
+/** The child checks its parent this often and exits when it is gone. */
+export const PARENT_WATCH_INTERVAL_MS = 500;
+/** A stopping channel process gets this long to finish its turn before it is killed. */
+export const CHANNEL_STOP_GRACE_MS = 5000;

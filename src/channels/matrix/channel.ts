@@ -1,0 +1,160 @@
+import { z } from "zod";
+import { secretFromEnv } from "../../config/env.ts";
+import { errorMessage, PrxError } from "../../core/errors.ts";
+import { sha256Hex } from "../../core/ids.ts";
+import { Backoff, sleep, withRetries } from "../backoff.ts";
+import { MATRIX_MAX_MESSAGE_CHARS } from "../limits.ts";
+import type { PlatformError } from "../platform-error.ts";
+import type { Channel, ChannelHealth, ChannelSetup, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import { matrixCall } from "./api.ts";
+import { JoinedSchema, MessageContentSchema, RoomEventSchema, SentEventSchema, SyncSchema, WhoamiSchema, type Sync } from "./wire.ts";
+
+const REQUEST_TIMEOUT_MS = 30_000;
+const SYNC_SLACK_MS = 15_000;
+const TYPING_TIMEOUT_MS = 10_000;
+
+/**
+ * Matrix: `/sync` long polling with the since token persisted once the batch is stored (the first sync only records
+ * where to start: old history is not answered), m.room.message sends with transaction ids derived from the reply (a
+ * resend after a crash is deduplicated by the homeserver), threads and replies kept, invites auto-joined when the
+ * inviter may talk to the assistant.
+ */
+export class MatrixChannel implements Channel {
+  readonly kind = "matrix" as const;
+  readonly name: string;
+  readonly capabilities = { edit: true, threads: true, maxMessageLength: MATRIX_MAX_MESSAGE_CHARS, typing: true };
+  private readonly token: string;
+  private readonly base: string;
+  private readonly stopper = new AbortController();
+  private me: string | null = null;
+  private loop: Promise<void> | null = null;
+  private state: ChannelHealth = { ok: false, detail: "not started" };
+
+  constructor(private readonly setup: ChannelSetup) {
+    this.name = setup.name;
+    const token = secretFromEnv(setup.config.token_env, setup.env);
+    if (!token || !setup.config.api_base_url)
+      throw new PrxError("CHANNEL_CONFIG", `channel ${setup.name}: Matrix needs an access token (token_env) and the homeserver URL (api_base_url)`, {
+        hint: `set token_env = "MATRIX_ACCESS_TOKEN" and api_base_url = "https://matrix.example.org" in [channels.${setup.name}]`,
+      });
+    this.token = token;
+    this.base = setup.config.api_base_url;
+  }
+
+  private call<T>(method: string, path: string, body: unknown, schema: z.ZodType<T>, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
+    return matrixCall(this.base, this.token, method, path, body, schema, timeoutMs, this.stopper.signal);
+  }
+
+  async start(onMessage: OnMessage): Promise<void> {
+    const whoami = await withRetries(() => this.call("GET", "/_matrix/client/v3/account/whoami", undefined, WhoamiSchema), this.stopper.signal);
+    this.me = whoami.user_id;
+    this.state = { ok: true, detail: `${this.me} syncing` };
+    this.loop = this.sync(onMessage);
+  }
+
+  private async sync(onMessage: OnMessage): Promise<void> {
+    const backoff = new Backoff();
+    const timeoutMs = this.setup.config.poll_timeout_s * 1000;
+    while (!this.stopper.signal.aborted) {
+      await this.setup.waitForCapacity?.();
+      const since = this.setup.cursor.get();
+      const query = new URLSearchParams({ timeout: String(since ? timeoutMs : 0) });
+      if (since) query.set("since", since);
+      let batch: Sync;
+      try {
+        batch = await this.call("GET", `/_matrix/client/v3/sync?${query}`, undefined, SyncSchema, timeoutMs + SYNC_SLACK_MS);
+      } catch (error) {
+        if (this.stopper.signal.aborted) return;
+        const wait = (error as PlatformError).retryAfterMs ?? backoff.next();
+        this.state = { ok: false, detail: errorMessage(error) };
+        this.setup.logger.warn(`/sync failed, retrying in ${wait} ms: ${errorMessage(error)}`);
+        await sleep(wait, this.stopper.signal);
+        continue;
+      }
+      backoff.reset();
+      this.state = { ok: true, detail: `${this.me} syncing` };
+      await this.invites(batch);
+      if (since) for (const message of this.messages(batch)) await onMessage(message);
+      this.setup.cursor.set(batch.next_batch);
+    }
+  }
+
+  private async invites(batch: Sync): Promise<void> {
+    for (const [roomId, room] of Object.entries(batch.rooms?.invite ?? {})) {
+      const invite = (room.invite_state?.events ?? [])
+        .map((e) => RoomEventSchema.safeParse(e))
+        .find((e) => e.success && e.data.type === "m.room.member" && e.data.state_key === this.me && e.data.content.membership === "invite");
+      const inviter = invite?.success ? invite.data.sender : null;
+      if (!inviter || !this.setup.mayInvite?.(inviter)) {
+        this.setup.logger.info(`not joining ${roomId}: invited by ${inviter ?? "unknown"}, who is not allowed`);
+        continue;
+      }
+      try {
+        await this.call("POST", `/_matrix/client/v3/join/${encodeURIComponent(roomId)}`, {}, JoinedSchema);
+        this.setup.logger.info(`joined ${roomId} (invited by ${inviter})`);
+      } catch (error) {
+        this.setup.logger.warn(`could not join ${roomId}: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  private messages(batch: Sync): InboundMessage[] {
+    const out: InboundMessage[] = [];
+    for (const [roomId, room] of Object.entries(batch.rooms?.join ?? {})) {
+      const members = room.summary?.["m.joined_member_count"];
+      for (const raw of room.timeline?.events ?? []) {
+        const event = RoomEventSchema.safeParse(raw);
+        if (!event.success || event.data.type !== "m.room.message" || !event.data.event_id) continue;
+        const content = MessageContentSchema.safeParse(event.data.content);
+        if (!content.success || !["m.text", "m.notice"].includes(content.data.msgtype)) continue;
+        const relates = content.data["m.relates_to"];
+        const thread = relates?.rel_type === "m.thread" ? (relates.event_id ?? null) : null;
+        const mentions = content.data["m.mentions"]?.user_ids ?? [];
+        out.push({
+          id: event.data.event_id,
+          channel: this.name,
+          chatId: roomId,
+          chatKind: thread ? "thread" : members !== undefined && members <= 2 ? "dm" : "group",
+          threadId: thread,
+          senderId: event.data.sender,
+          senderDisplay: event.data.sender,
+          // m.notice is what bots send (https://spec.matrix.org/v1.11/client-server-api/#mnotice); our own messages too
+          senderIsBot: event.data.sender === this.me || content.data.msgtype === "m.notice",
+          text: content.data.body,
+          replyTo: relates?.["m.in_reply_to"]?.event_id ?? null,
+          mentioned: (this.me !== null && (mentions.includes(this.me) || content.data.body.includes(this.me))),
+          timestamp: event.data.origin_server_ts ?? Date.now(),
+        });
+      }
+    }
+    return out;
+  }
+
+  async send(reply: OutboundReply): Promise<string> {
+    const content: Record<string, unknown> = { msgtype: "m.text", body: reply.text };
+    if (reply.threadId) {
+      content["m.relates_to"] = { rel_type: "m.thread", event_id: reply.threadId, is_falling_back: true, ...(reply.replyTo ? { "m.in_reply_to": { event_id: reply.replyTo } } : {}) };
+    } else if (reply.replyTo) content["m.relates_to"] = { "m.in_reply_to": { event_id: reply.replyTo } };
+    // the same reply part always has the same transaction id: a resend is deduplicated by the homeserver
+    const txn = `prx.${sha256Hex(`${reply.chatId}\n${reply.replyTo}\n${reply.text}`).slice(0, 32)}`;
+    const path = `/_matrix/client/v3/rooms/${encodeURIComponent(reply.chatId)}/send/m.room.message/${txn}`;
+    const sent = await withRetries(() => this.call("PUT", path, content, SentEventSchema), this.stopper.signal, (error, wait) =>
+      this.setup.logger.warn(`send failed, retrying in ${wait} ms: ${errorMessage(error)}`),
+    );
+    return sent.event_id;
+  }
+
+  async typing(chatId: string): Promise<void> {
+    const path = `/_matrix/client/v3/rooms/${encodeURIComponent(chatId)}/typing/${encodeURIComponent(this.me ?? "")}`;
+    await this.call("PUT", path, { typing: true, timeout: TYPING_TIMEOUT_MS }, z.looseObject({}));
+  }
+
+  health(): ChannelHealth {
+    return this.state;
+  }
+
+  async stop(): Promise<void> {
+    this.stopper.abort();
+    await this.loop;
+  }
+}

@@ -1,0 +1,157 @@
+import { openAgentHost, type AgentHost } from "../agent/index.ts";
+import { createPluginExtensions } from "../agent/plugin-extensions.ts";
+import { errorMessage, PrxError } from "../core/errors.ts";
+import { createLogger } from "../core/logger.ts";
+import { ParentMessageSchema, type ChildMessage, type ParentMessage } from "./ipc.ts";
+import { CHANNEL_STOP_GRACE_MS, PARENT_WATCH_INTERVAL_MS } from "./limits.ts";
+import { PairingStore } from "./pairing.ts";
+import { channelKind, createChannel } from "./registry.ts";
+import { ChannelRunner } from "./runner.ts";
+import { ChannelStore } from "./store.ts";
+import type { Channel } from "./types.ts";
+import { WebhookReplies } from "./webhook/replies.ts";
+
+export interface ChannelProcessOptions {
+  name: string;
+  workspace?: string;
+  env?: Record<string, string | undefined>;
+  /** Messages to the supervisor (process.send in a supervised child); undefined in the foreground. */
+  send?: (message: ChildMessage) => void;
+}
+
+export interface RunningChannel {
+  host: AgentHost;
+  channel: Channel;
+  runner: ChannelRunner;
+  /** A message from the supervisor (parsed here). */
+  receive(raw: unknown): void;
+  stop(): Promise<void>;
+  /** Resolves once stopped. */
+  closed: Promise<void>;
+}
+
+/**
+ * One channel as a full participant: opens the workspace with its own plugin runtime, resumes what a previous process
+ * left unanswered, connects to the platform and runs every admitted message through the agent host's executeTurn.
+ */
+export async function startChannelProcess(options: ChannelProcessOptions): Promise<RunningChannel> {
+  const env = options.env ?? process.env;
+  const logger = createLogger(`channel.${options.name}`);
+  const host = await openAgentHost({ workspace: options.workspace, env, extend: createPluginExtensions() });
+  let channel: Channel;
+  let runner: ChannelRunner;
+  let store: ChannelStore;
+  const replies = new WebhookReplies();
+  try {
+    const config = host.config.channels[options.name];
+    if (!config) {
+      const known = Object.keys(host.config.channels);
+      throw new PrxError("CHANNEL_CONFIG", `no channel "${options.name}" in ${host.configPath ?? "config.toml"}`, {
+        hint: known.length ? `configured channels: ${known.join(", ")}` : `add a [channels.${options.name}] table to config.toml`,
+      });
+    }
+    const kind = channelKind(options.name, config);
+    store = new ChannelStore(host.db, options.name);
+    const pairings = new PairingStore(host.db);
+    let runnerRef: ChannelRunner | null = null;
+    channel = await createChannel(kind, {
+      name: options.name,
+      config,
+      env,
+      logger,
+      cursor: { get: () => store.getCursor(), set: (value) => store.setCursor(value) },
+      waitForCapacity: () => runnerRef?.waitForCapacity() ?? Promise.resolve(),
+      awaitReply: (id) => replies.wait(id),
+      // pairing: an unknown inviter is joined so they can be given a code (nothing else runs for them)
+      mayInvite: (sender) => config.dm_policy !== "allowlist" || config.allow.includes(sender) || pairings.isApproved(options.name, sender),
+    });
+    const report = () => {
+      const stats = runner.stats;
+      store.writeStatus({ pid: process.pid, state: channel.health().ok ? "running" : "degraded", last_inbound: stats.lastInbound, last_outbound: stats.lastOutbound, last_error: stats.lastError });
+      options.send?.({ type: "status", health: channel.health(), stats: { ...stats } });
+    };
+    runner = runnerRef = new ChannelRunner({
+      channel,
+      host,
+      store,
+      pairings,
+      config,
+      logger,
+      onStats: report,
+      onAnswered: (id, parts) => replies.settle(id, parts),
+    });
+    store.prune();
+    runner.resume();
+    await channel.start(runner.onMessage);
+    report();
+    logger.info(`channel ${options.name} (${kind}) started: ${channel.health().detail}`);
+  } catch (error) {
+    await host.close();
+    throw error;
+  }
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await runner.close(CHANNEL_STOP_GRACE_MS);
+      await channel.stop().catch((error: unknown) => logger.error(`channel stop failed: ${errorMessage(error)}`));
+      store.writeStatus({ pid: null, state: "stopped", last_inbound: runner.stats.lastInbound, last_outbound: runner.stats.lastOutbound, last_error: runner.stats.lastError });
+      await host.close();
+      resolveClosed();
+    })());
+
+  const handle = async (message: ParentMessage) => {
+    switch (message.type) {
+      case "stop":
+        return void stop();
+      case "reload_plugins": {
+        const runtime = host.plugins?.runtime;
+        if (!runtime) return options.send?.({ type: "reloaded", generation: null, error: "no plugin runtime in this process" });
+        try {
+          const generation = await runtime.reload(message.name ?? undefined, { force: true, all: message.name === null });
+          logger.info(`plugins reloaded with the gateway: generation ${generation}`);
+          options.send?.({ type: "reloaded", generation, error: null });
+        } catch (error) {
+          logger.error(`plugin reload forwarded by the gateway failed: ${errorMessage(error)}`);
+          options.send?.({ type: "reloaded", generation: runtime.current().number, error: errorMessage(error) });
+        }
+        return;
+      }
+      case "http": {
+        const response = channel.handleHttp
+          ? await channel.handleHttp(message.request).catch((error: unknown) => {
+              logger.error(`forwarded request failed: ${errorMessage(error)}`);
+              return { status: 500, headers: {}, body: JSON.stringify({ error: errorMessage(error) }) };
+            })
+          : { status: 404, headers: {}, body: JSON.stringify({ error: `channel ${options.name} does not receive over HTTP` }) };
+        options.send?.({ type: "http_result", id: message.id, response });
+      }
+    }
+  };
+  const receive = (raw: unknown) => {
+    const parsed = ParentMessageSchema.safeParse(raw);
+    if (!parsed.success) return logger.warn("ignored a malformed message from the gateway", { issue: parsed.error.issues[0]?.message });
+    void handle(parsed.data);
+  };
+  options.send?.({ type: "ready", pid: process.pid, generation: host.plugins?.runtime.started ? host.plugins.runtime.current().number : null });
+  return { host, channel, runner, receive, stop, closed };
+}
+
+/**
+ * Exit when the gateway that started this process is gone (its IPC channel closed, or this process re-parented):
+ * a channel process never outlives its supervisor.
+ */
+export function watchParent(onGone: () => void): () => void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) onGone();
+  }, PARENT_WATCH_INTERVAL_MS);
+  timer.unref();
+  process.on("disconnect", onGone);
+  return () => {
+    clearInterval(timer);
+    process.off("disconnect", onGone);
+  };
+}

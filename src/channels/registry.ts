@@ -1,0 +1,46 @@
+import type { ChannelConfig, ChannelKind } from "../config/schema.ts";
+import { ChannelKinds } from "../config/schema.ts";
+import { PrxError } from "../core/errors.ts";
+import type { Channel, ChannelSetup } from "./types.ts";
+
+/** Each platform's module loads only in the process that runs it. */
+const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Channel>> = {
+  telegram: async () => {
+    const { TelegramChannel } = await import("./telegram/channel.ts");
+    return (setup) => new TelegramChannel(setup);
+  },
+  webhook: async () => {
+    const { WebhookChannel } = await import("./webhook/channel.ts");
+    return (setup) => new WebhookChannel(setup);
+  },
+  slack: async () => {
+    const { SlackChannel } = await import("./slack/channel.ts");
+    return (setup) => new SlackChannel(setup);
+  },
+  discord: async () => {
+    const { DiscordChannel } = await import("./discord/channel.ts");
+    return (setup) => new DiscordChannel(setup);
+  },
+  matrix: async () => {
+    const { MatrixChannel } = await import("./matrix/channel.ts");
+    return (setup) => new MatrixChannel(setup);
+  },
+};
+
+/** The platform of `[channels.<name>]`: its `kind`, else the name itself when it names a platform. */
+export function channelKind(name: string, config: ChannelConfig): ChannelKind {
+  if (config.kind) return config.kind;
+  if ((ChannelKinds as readonly string[]).includes(name)) return name as ChannelKind;
+  throw new PrxError("CHANNEL_CONFIG", `channel "${name}" has no kind, and its name is not a platform`, {
+    hint: `add kind = "telegram" (or ${ChannelKinds.join(", ")}) to [channels.${name}]`,
+  });
+}
+
+export async function createChannel(kind: ChannelKind, setup: ChannelSetup): Promise<Channel> {
+  return (await FACTORIES[kind]())(setup);
+}
+
+/** Channels that receive over HTTP through the gateway (/channels/<name>/webhook). */
+export function receivesHttp(kind: ChannelKind, config: ChannelConfig): boolean {
+  return kind === "webhook" || (kind === "slack" && config.mode === "events") || (kind === "telegram" && config.mode === "webhook");
+}

@@ -1,0 +1,255 @@
+import type { AgentHost } from "../agent/index.ts";
+import { SESSION_ID_PATTERN } from "../agent/sessions.ts";
+import type { ChannelConfig } from "../config/schema.ts";
+import { errorMessage } from "../core/errors.ts";
+import { sha256Hex } from "../core/ids.ts";
+import type { Logger } from "../core/logger.ts";
+import { decideAccess } from "./access.ts";
+import { CHANNEL_MAX_INBOUND_BYTES, CHANNEL_MAX_PENDING, TYPING_INTERVAL_MS } from "./limits.ts";
+import type { PairingStore } from "./pairing.ts";
+import { splitMessage } from "./split.ts";
+import { chatKeyOf, type ChannelStore, type InboxEntry } from "./store.ts";
+import { InboundMessageSchema, type Channel, type InboundMessage } from "./types.ts";
+
+/** The session of a chat: (channel, chat, thread), readable when the ids allow it, else hashed. */
+export function sessionIdOf(message: InboundMessage): string {
+  const key = chatKeyOf(message);
+  return SESSION_ID_PATTERN.test(key) ? key : `${message.channel}:${sha256Hex(key).slice(0, 40)}`;
+}
+
+export interface RunnerStats {
+  inbound: number;
+  answered: number;
+  duplicates: number;
+  ignored: number;
+  refused: number;
+  failed: number;
+  lastInbound: number | null;
+  lastOutbound: number | null;
+  lastError: string | null;
+}
+
+export interface RunnerOptions {
+  channel: Channel;
+  host: Pick<AgentHost, "runTurn">;
+  store: ChannelStore;
+  pairings: PairingStore;
+  config: ChannelConfig;
+  logger: Logger;
+  /** Called after every change of the stats (the process reports them to its supervisor). */
+  onStats?: (stats: RunnerStats) => void;
+  /** Called with the reply parts once a message is answered (the webhook channel's synchronous replies). */
+  onAnswered?: (messageId: string, parts: string[]) => void;
+}
+
+/**
+ * Between a platform adapter and the agent: stores every message once by its platform id, applies the access policy,
+ * runs one turn at a time per chat through the host's executeTurn (in order), shows typing meanwhile, splits the reply
+ * at the platform's limit and records each part delivered, so a process killed mid-turn or mid-delivery resumes where
+ * it stopped and never answers a message twice.
+ */
+export class ChannelRunner {
+  readonly stats: RunnerStats = {
+    inbound: 0,
+    answered: 0,
+    duplicates: 0,
+    ignored: 0,
+    refused: 0,
+    failed: 0,
+    lastInbound: null,
+    lastOutbound: null,
+    lastError: null,
+  };
+  private readonly chains = new Map<string, Promise<void>>();
+  private pending = 0;
+  private capacityWaiters: Array<() => void> = [];
+  private idleWaiters: Array<() => void> = [];
+  private closing = false;
+
+  constructor(private readonly o: RunnerOptions) {}
+
+  /** Messages stored and not answered yet. */
+  get inFlight(): number {
+    return this.pending;
+  }
+
+  /** Resume what a previous process left unanswered (killed mid-turn or mid-delivery), in order per chat. */
+  resume(): number {
+    const open = this.o.store.open();
+    for (const entry of open) this.enqueue(entry);
+    if (open.length > 0) this.o.logger.info(`resuming ${open.length} unanswered message(s) from before the restart`);
+    return open.length;
+  }
+
+  /** The adapter's callback: resolves once the message is stored (or refused), not when it is answered. */
+  readonly onMessage = async (raw: InboundMessage): Promise<void> => {
+    const parsed = InboundMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.o.logger.warn("dropped a malformed inbound message", { issue: parsed.error.issues[0]?.message });
+      return;
+    }
+    const message = parsed.data;
+    this.stats.inbound += 1;
+    this.stats.lastInbound = Date.now();
+    if (Buffer.byteLength(message.text, "utf8") > CHANNEL_MAX_INBOUND_BYTES) {
+      if (!this.o.store.admit(message, "done")) return this.duplicate(message);
+      this.o.logger.warn("refused an oversized message", { id: message.id, limit: CHANNEL_MAX_INBOUND_BYTES });
+      await this.notify(message, `That message is too long (over ${CHANNEL_MAX_INBOUND_BYTES} bytes); please shorten it.`);
+      return;
+    }
+    const decision = decideAccess(message, this.o.config, this.o.pairings);
+    if (decision.kind === "ignore") {
+      if (!this.o.store.admit(message, "ignored")) return this.duplicate(message);
+      this.stats.ignored += 1;
+      this.o.logger.debug(`ignored message ${message.id}: ${decision.reason}`);
+      this.o.onAnswered?.(message.id, []);
+      return this.changed();
+    }
+    if (decision.kind === "refuse") {
+      if (!this.o.store.admit(message, "done")) return this.duplicate(message);
+      this.stats.refused += 1;
+      this.o.logger.info(`refused message from ${message.senderId}: ${decision.reason}`);
+      await this.notify(message, decision.notice);
+      return;
+    }
+    if (!message.text.trim()) {
+      if (!this.o.store.admit(message, "ignored")) return this.duplicate(message);
+      this.o.onAnswered?.(message.id, []);
+      return;
+    }
+    if (!this.o.store.admit(message)) return this.duplicate(message);
+    this.enqueue({ message, state: "received", reply: null, partsSent: 0 });
+  };
+
+  /** Resolves when fewer than CHANNEL_MAX_PENDING messages wait (adapters stop reading the platform meanwhile). */
+  waitForCapacity(): Promise<void> {
+    if (this.pending < CHANNEL_MAX_PENDING) return Promise.resolve();
+    return new Promise((resolve) => this.capacityWaiters.push(resolve));
+  }
+
+  /** Resolves once nothing is pending (tests, graceful stop). */
+  idle(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private duplicate(message: InboundMessage): void {
+    this.stats.duplicates += 1;
+    this.o.logger.debug(`message ${message.id} was delivered again; it is answered once`);
+    // a waiting caller (the webhook channel's synchronous reply) gets the stored answer; an open one settles later
+    const entry = this.o.store.entry(message.id);
+    if (entry && (entry.state === "done" || entry.state === "ignored")) this.o.onAnswered?.(message.id, entry.reply ?? []);
+  }
+
+  /**
+   * Stop taking messages into turns: later ones stay stored (answered by the next start); waits up to `graceMs` for the
+   * running ones.
+   */
+  async close(graceMs: number): Promise<void> {
+    this.closing = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+  }
+
+  private enqueue(entry: InboxEntry): void {
+    if (this.closing) return;
+    const key = chatKeyOf(entry.message);
+    this.pending += 1;
+    const previous = this.chains.get(key) ?? Promise.resolve();
+    const next = previous.then(() => this.process(entry)).finally(() => {
+      this.pending -= 1;
+      if (this.chains.get(key) === next) this.chains.delete(key);
+      if (this.pending < CHANNEL_MAX_PENDING) for (const wake of this.capacityWaiters.splice(0)) wake();
+      if (this.pending === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    });
+    this.chains.set(key, next);
+  }
+
+  private async process(entry: InboxEntry): Promise<void> {
+    const { message } = entry;
+    let parts = entry.reply;
+    try {
+      if (entry.state === "received" || parts === null) {
+        parts = await this.runTurn(message);
+        this.o.store.replied(message.id, parts);
+      }
+      await this.deliver(message, parts, entry.partsSent);
+      this.o.store.done(message.id);
+      this.stats.answered += 1;
+      this.o.onAnswered?.(message.id, parts);
+    } catch (error) {
+      if (this.closing) {
+        this.o.logger.info(`message ${message.id} left for the next start: the channel is stopping (${errorMessage(error)})`);
+        return;
+      }
+      this.stats.failed += 1;
+      this.stats.lastError = errorMessage(error);
+      this.o.logger.error(`message ${message.id} in ${chatKeyOf(message)} failed: ${this.stats.lastError}`);
+      // the platform refused the reply for good (after the adapter's retries): do not retry it forever
+      this.o.store.done(message.id);
+      this.o.onAnswered?.(message.id, parts ?? []);
+    }
+    this.changed();
+  }
+
+  /** One turn with typing shown meanwhile; a failed turn answers with a short notice naming the problem. */
+  private async runTurn(message: InboundMessage): Promise<string[]> {
+    const { channel } = this.o;
+    const typing = channel.capabilities.typing ? this.keepTyping(message) : null;
+    try {
+      const result = await this.o.host.runTurn({
+        sessionId: sessionIdOf(message),
+        text: message.text,
+        channel: channel.name,
+        userId: message.senderId,
+        metadata: { chat_id: message.chatId, chat_kind: message.chatKind, thread_id: message.threadId, message_id: message.id },
+      });
+      const text = result.text.trim() === "" ? "(no answer)" : result.text;
+      return splitMessage(text, channel.capabilities.maxMessageLength);
+    } catch (error) {
+      this.stats.lastError = errorMessage(error);
+      this.o.logger.error(`turn failed for ${message.id}: ${this.stats.lastError}`);
+      return [`Sorry, I could not answer that (${errorMessage(error).split("\n")[0]!.slice(0, 200)}).`];
+    } finally {
+      typing?.stop();
+    }
+  }
+
+  private keepTyping(message: InboundMessage): { stop(): void } {
+    const send = () =>
+      this.o.channel.typing(message.chatId, message.threadId).catch((error: unknown) => {
+        this.o.logger.debug(`typing indicator failed: ${errorMessage(error)}`);
+      });
+    void send();
+    const timer = setInterval(send, TYPING_INTERVAL_MS);
+    return { stop: () => clearInterval(timer) };
+  }
+
+  private async deliver(message: InboundMessage, parts: string[], from: number): Promise<void> {
+    for (let i = from; i < parts.length; i++) {
+      await this.o.channel.send({ chatId: message.chatId, threadId: message.threadId, replyTo: message.id, text: parts[i]! });
+      this.o.store.partSent(message.id, i + 1);
+      this.stats.lastOutbound = Date.now();
+    }
+  }
+
+  /** A notice outside a turn (pairing code, refusal, oversize); a failed send is logged, never retried. */
+  private async notify(message: InboundMessage, text: string): Promise<void> {
+    try {
+      for (const part of splitMessage(text, this.o.channel.capabilities.maxMessageLength)) {
+        await this.o.channel.send({ chatId: message.chatId, threadId: message.threadId, replyTo: message.id, text: part });
+      }
+      this.stats.lastOutbound = Date.now();
+      this.o.onAnswered?.(message.id, [text]);
+    } catch (error) {
+      this.stats.lastError = errorMessage(error);
+      this.o.logger.error(`could not send a notice to ${message.chatId}: ${this.stats.lastError}`);
+    }
+    this.changed();
+  }
+
+  private changed(): void {
+    this.o.onStats?.(this.stats);
+  }
+}

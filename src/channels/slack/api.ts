@@ -1,0 +1,41 @@
+import type { z } from "zod";
+import { errorMessage } from "../../core/errors.ts";
+import { retryAfterMs } from "../backoff.ts";
+import { PlatformError, retryableStatus } from "../platform-error.ts";
+import { SlackEnvelopeSchema } from "./wire.ts";
+
+export const SLACK_DEFAULT_API = "https://slack.com/api";
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** Slack Web API: POST JSON with a bearer token; HTTP 429 carries Retry-After; `{ok: false, error}` otherwise. */
+export async function slackCall<T>(base: string, token: string, method: string, params: Record<string, unknown>, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+  const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+  let response: Response;
+  try {
+    response = await fetch(`${base.replace(/\/$/, "")}/${method}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json; charset=utf-8" },
+      body: JSON.stringify(params),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+  } catch (cause) {
+    throw new PlatformError("slack", `${method}: network error: ${errorMessage(cause)}`, null, true, undefined, cause);
+  }
+  if (!response.ok) {
+    await response.arrayBuffer();
+    const wait = response.status === 429 ? retryAfterMs(Number(response.headers.get("retry-after") ?? "1"), 1000) : undefined;
+    throw new PlatformError("slack", `${method}: HTTP ${response.status}`, response.status, retryableStatus(response.status), wait);
+  }
+  const json: unknown = await response.json().catch((cause: unknown) => {
+    throw new PlatformError("slack", `${method}: answer is not JSON: ${errorMessage(cause)}`, response.status, true);
+  });
+  const envelope = SlackEnvelopeSchema.safeParse(json);
+  if (!envelope.success) throw new PlatformError("slack", `${method}: unexpected answer shape`, response.status, false);
+  if (!envelope.data.ok) {
+    const error = envelope.data.error ?? "unknown_error";
+    throw new PlatformError("slack", `${method}: ${error}`, response.status, error === "ratelimited" || error === "internal_error" || error === "fatal_error");
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new PlatformError("slack", `${method}: unexpected result: ${parsed.error.issues[0]?.message}`, response.status, false);
+  return parsed.data;
+}

@@ -1,0 +1,158 @@
+import { secretFromEnv } from "../../config/env.ts";
+import { errorMessage, PrxError } from "../../core/errors.ts";
+import { withRetries } from "../backoff.ts";
+import { CHANNEL_MAX_HTTP_BODY_BYTES, SLACK_MAX_MESSAGE_CHARS } from "../limits.ts";
+import { verifySlackSignature } from "../signature.ts";
+import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import { SLACK_DEFAULT_API, slackCall } from "./api.ts";
+import { runSlackSocket } from "./socket.ts";
+import {
+  SLACK_SIGNATURE_HEADER,
+  SLACK_TIMESTAMP_HEADER,
+  SlackAuthSchema,
+  SlackConnectionSchema,
+  SlackEventCallbackSchema,
+  SlackMessageEventSchema,
+  SlackPostedSchema,
+  SlackUrlVerificationSchema,
+  type SlackMessageEvent,
+} from "./wire.ts";
+
+/** Message subtypes that carry a person's text; every other subtype (edits, joins, bot_message) is skipped. */
+const TEXT_SUBTYPES = new Set([undefined, "thread_broadcast", "file_share"]);
+const FIRST_CONNECT_WAIT_MS = 10_000;
+
+/** A Slack message event -> the inbound shape (undefined for subtypes without a person's text). */
+export function normalizeSlack(channel: string, event: SlackMessageEvent, botUserId: string | null): InboundMessage | undefined {
+  if (!TEXT_SUBTYPES.has(event.subtype) || event.text === undefined) return undefined;
+  const dm = event.channel_type === "im";
+  const sender = event.user ?? event.bot_id ?? "unknown";
+  return {
+    id: `${event.channel}:${event.ts}`,
+    channel,
+    chatId: event.channel,
+    chatKind: dm ? "dm" : event.thread_ts && event.thread_ts !== event.ts ? "thread" : "group",
+    // outside DMs the bot answers in the message's thread, which is also the conversation's session
+    threadId: dm ? (event.thread_ts ?? null) : (event.thread_ts ?? event.ts),
+    senderId: sender,
+    senderDisplay: sender,
+    senderIsBot: event.bot_id !== undefined || (botUserId !== null && event.user === botUserId),
+    text: event.text,
+    replyTo: null,
+    mentioned: event.type === "app_mention" || (botUserId !== null && event.text.includes(`<@${botUserId}>`)),
+    timestamp: Math.round(Number(event.ts) * 1000),
+  };
+}
+
+/**
+ * Slack: Socket Mode by default (app-level token), or the Events API through the gateway (mode = "events": v0 HMAC
+ * signature and the 5-minute window checked, url_verification answered). Replies with chat.postMessage in the thread.
+ */
+export class SlackChannel implements Channel {
+  readonly kind = "slack" as const;
+  readonly name: string;
+  readonly capabilities = { edit: true, threads: true, maxMessageLength: SLACK_MAX_MESSAGE_CHARS, typing: false };
+  private readonly token: string;
+  private readonly base: string;
+  private readonly stopper = new AbortController();
+  private botUserId: string | null = null;
+  private onMessage: OnMessage | null = null;
+  private loop: Promise<void> | null = null;
+  private state: ChannelHealth = { ok: false, detail: "not started" };
+
+  constructor(private readonly setup: ChannelSetup) {
+    this.name = setup.name;
+    const token = secretFromEnv(setup.config.token_env, setup.env);
+    if (!token) throw missing(setup.name, "bot token (xoxb-)", "token_env", "SLACK_BOT_TOKEN");
+    if (setup.config.mode === "events" && !secretFromEnv(setup.config.secret_env, setup.env))
+      throw missing(setup.name, "signing secret", "secret_env", "SLACK_SIGNING_SECRET");
+    if (setup.config.mode !== "events" && !secretFromEnv(setup.config.app_token_env, setup.env))
+      throw missing(setup.name, "app-level token (xapp-) for Socket Mode", "app_token_env", "SLACK_APP_TOKEN");
+    this.token = token;
+    this.base = setup.config.api_base_url ?? SLACK_DEFAULT_API;
+  }
+
+  async start(onMessage: OnMessage): Promise<void> {
+    this.onMessage = onMessage;
+    const auth = await withRetries(() => slackCall(this.base, this.token, "auth.test", {}, SlackAuthSchema, this.stopper.signal), this.stopper.signal);
+    this.botUserId = auth.user_id;
+    if (this.setup.config.mode === "events") {
+      this.state = { ok: true, detail: "Events API through the gateway" };
+      return;
+    }
+    const appToken = secretFromEnv(this.setup.config.app_token_env, this.setup.env)!;
+    let connected!: () => void;
+    const first = new Promise<void>((resolve) => (connected = resolve));
+    this.loop = runSlackSocket({
+      open: async () => (await slackCall(this.base, appToken, "apps.connections.open", {}, SlackConnectionSchema, this.stopper.signal)).url,
+      onEvent: (payload) => this.handleCallback(payload),
+      logger: this.setup.logger,
+      signal: this.stopper.signal,
+      onState: (ok, detail) => {
+        this.state = { ok, detail };
+        if (ok) connected();
+      },
+    });
+    await Promise.race([first, Bun.sleep(FIRST_CONNECT_WAIT_MS)]);
+  }
+
+  /** An event_callback payload (Socket Mode or Events API): message and app_mention events are stored. */
+  private async handleCallback(payload: unknown): Promise<void> {
+    const callback = SlackEventCallbackSchema.safeParse(payload);
+    if (!callback.success) return this.setup.logger.warn("Slack: skipped a malformed event payload");
+    const event = SlackMessageEventSchema.safeParse(callback.data.event);
+    if (!event.success) return this.setup.logger.debug(`Slack: skipped a ${callback.data.event.type} event`);
+    const message = normalizeSlack(this.name, event.data, this.botUserId);
+    if (message) await this.onMessage!(message);
+  }
+
+  async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
+    const reply = (status: number, body: unknown): ForwardedResponse => ({ status, headers: {}, body: JSON.stringify(body) });
+    if (this.setup.config.mode !== "events") return reply(404, { error: "this Slack channel uses Socket Mode" });
+    if (Buffer.byteLength(request.body) > CHANNEL_MAX_HTTP_BODY_BYTES) return reply(413, { error: "body too large" });
+    const secret = secretFromEnv(this.setup.config.secret_env, this.setup.env)!;
+    const check = verifySlackSignature(secret, request.headers[SLACK_TIMESTAMP_HEADER], request.headers[SLACK_SIGNATURE_HEADER], request.body, Date.now());
+    if (!check.ok) {
+      this.setup.logger.warn(`Slack: refused a request with a bad signature: ${check.reason}`);
+      return reply(401, { error: `bad signature: ${check.reason}` });
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(request.body);
+    } catch {
+      return reply(400, { error: "body is not JSON" });
+    }
+    const verification = SlackUrlVerificationSchema.safeParse(raw);
+    if (verification.success) return reply(200, { challenge: verification.data.challenge });
+    await this.handleCallback(raw);
+    return reply(200, {});
+  }
+
+  async send(reply: OutboundReply): Promise<string> {
+    const params: Record<string, unknown> = { channel: reply.chatId, text: reply.text };
+    if (reply.threadId !== null) params.thread_ts = reply.threadId;
+    const posted = await withRetries(
+      () => slackCall(this.base, this.token, "chat.postMessage", params, SlackPostedSchema, this.stopper.signal),
+      this.stopper.signal,
+      (error, wait) => this.setup.logger.warn(`chat.postMessage failed, retrying in ${wait} ms: ${errorMessage(error)}`),
+    );
+    return posted.ts;
+  }
+
+  async typing(): Promise<void> {}
+
+  health(): ChannelHealth {
+    return this.state;
+  }
+
+  async stop(): Promise<void> {
+    this.stopper.abort();
+    await this.loop;
+  }
+}
+
+function missing(name: string, what: string, key: string, example: string): PrxError {
+  return new PrxError("CHANNEL_CONFIG", `channel ${name}: no Slack ${what} (${key} is not set or its variable is empty)`, {
+    hint: `set ${key} = "${example}" in [channels.${name}] and export that variable`,
+  });
+}

@@ -1,0 +1,273 @@
+import type { Subprocess } from "bun";
+import type { ChannelConfig } from "../config/schema.ts";
+import { errorMessage, PrxError } from "../core/errors.ts";
+import { createLogger, type Logger } from "../core/logger.ts";
+import { ChildMessageSchema, type ChannelStatsWire, type ParentMessage } from "./ipc.ts";
+import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_MAX_INFLIGHT_HTTP, CHANNEL_STOP_GRACE_MS } from "./limits.ts";
+import { channelKind } from "./registry.ts";
+import { ChannelRestartPolicy } from "./restart-policy.ts";
+import type { ForwardedRequest, ForwardedResponse } from "./types.ts";
+
+export type ChannelProcessState = "starting" | "running" | "restarting" | "crash_loop" | "stopped";
+
+/** What /api/channels and /health report per channel. */
+export interface ChannelInfo {
+  name: string;
+  kind: string;
+  state: ChannelProcessState;
+  pid: number | null;
+  restarts: number;
+  last_inbound: string | null;
+  last_outbound: string | null;
+  last_error: string | null;
+  detail: string;
+  plugin_generation: number | null;
+  stats: Omit<ChannelStatsWire, "lastInbound" | "lastOutbound" | "lastError"> | null;
+}
+
+interface Slot {
+  name: string;
+  kind: string;
+  proc: Subprocess | null;
+  /** The current process said "ready" (it listens for messages from here on). */
+  ready: boolean;
+  state: ChannelProcessState;
+  startedAt: number;
+  restarts: number;
+  lastError: string | null;
+  detail: string;
+  generation: number | null;
+  stats: ChannelStatsWire | null;
+  policy: ChannelRestartPolicy;
+  timer: ReturnType<typeof setTimeout> | null;
+  pending: Map<number, (response: ForwardedResponse) => void>;
+}
+
+export interface SupervisorOptions {
+  workspace: string;
+  channels: Record<string, ChannelConfig>;
+  /** The command that runs this binary (default: selfCommand()). */
+  command?: string[];
+  env?: Record<string, string | undefined>;
+  logger?: Logger;
+}
+
+/** How to run this same program again: the compiled binary itself, or bun with the entry script. */
+export function selfCommand(): string[] {
+  const script = process.argv[1];
+  return script && !script.startsWith("/$bunfs/") && !script.startsWith("B:/~BUN/") ? [process.execPath, script] : [process.execPath];
+}
+
+/**
+ * Runs every enabled channel as a child process of the gateway (`<prx> channel run <name> --supervised`), restarts
+ * it with capped exponential backoff, speaks to it over Bun's IPC (one zod schema per message), forwards plugin
+ * reloads and HTTP requests, and keeps each channel's liveness for /health and /api/channels.
+ */
+export class ChannelSupervisor {
+  private readonly slots = new Map<string, Slot>();
+  private readonly log: Logger;
+  private readonly command: string[];
+  private readonly env: Record<string, string | undefined>;
+  private nextId = 1;
+  private stopping = false;
+
+  constructor(private readonly o: SupervisorOptions) {
+    this.log = o.logger ?? createLogger("channels");
+    this.command = o.command ?? selfCommand();
+    const env = { ...(o.env ?? process.env) };
+    delete env.BUN_BE_BUN; // the binary would become the bun CLI
+    this.env = env;
+    for (const [name, config] of Object.entries(o.channels)) {
+      if (!config.enabled) continue;
+      const slot: Slot = { name, kind: channelKind(name, config), proc: null, ready: false, state: "starting", startedAt: 0, restarts: 0, lastError: null, detail: "starting", generation: null, stats: null, policy: new ChannelRestartPolicy(), timer: null, pending: new Map() };
+      this.slots.set(name, slot);
+    }
+  }
+
+  get names(): string[] {
+    return [...this.slots.keys()];
+  }
+
+  start(): void {
+    for (const slot of this.slots.values()) this.spawn(slot);
+  }
+
+  private spawn(slot: Slot): void {
+    if (this.stopping) return;
+    slot.timer = null;
+    slot.state = slot.restarts === 0 ? "starting" : slot.state === "crash_loop" ? "crash_loop" : "restarting";
+    slot.startedAt = Date.now();
+    slot.ready = false;
+    const proc = Bun.spawn([...this.command, "channel", "run", slot.name, "--supervised", "-w", this.o.workspace], {
+      env: this.env,
+      stdin: "ignore",
+      stdout: "inherit",
+      stderr: "inherit",
+      serialization: "json",
+      ipc: (message) => this.onChildMessage(slot, proc, message),
+    });
+    slot.proc = proc;
+    this.log.info(`channel ${slot.name} started (pid ${proc.pid})`);
+    void proc.exited.then((code) => this.onExit(slot, proc, code));
+  }
+
+  private onChildMessage(slot: Slot, proc: Subprocess, raw: unknown): void {
+    if (slot.proc !== proc) return;
+    const parsed = ChildMessageSchema.safeParse(raw);
+    if (!parsed.success) return this.log.warn(`channel ${slot.name} sent a malformed message`, { issue: parsed.error.issues[0]?.message });
+    const message = parsed.data;
+    switch (message.type) {
+      case "ready":
+        slot.ready = true;
+        slot.state = "running";
+        slot.generation = message.generation;
+        return;
+      case "status":
+        slot.detail = message.health.detail;
+        slot.stats = message.stats;
+        if (message.stats.lastError) slot.lastError = message.stats.lastError;
+        return;
+      case "reloaded":
+        slot.generation = message.generation;
+        if (message.error) slot.lastError = `plugin reload: ${message.error}`;
+        return;
+      case "http_result": {
+        const resolve = slot.pending.get(message.id);
+        slot.pending.delete(message.id);
+        resolve?.(message.response);
+      }
+    }
+  }
+
+  private onExit(slot: Slot, proc: Subprocess, code: number | null): void {
+    if (slot.proc !== proc) return;
+    slot.proc = null;
+    for (const resolve of slot.pending.values()) resolve({ status: 503, headers: {}, body: JSON.stringify({ error: `channel ${slot.name} exited` }) });
+    slot.pending.clear();
+    if (this.stopping) {
+      slot.state = "stopped";
+      return;
+    }
+    const now = Date.now();
+    const how = proc.signalCode ? `killed by ${proc.signalCode}` : `exited with code ${code}`;
+    const delay = slot.policy.exited(slot.startedAt, now);
+    slot.restarts += 1;
+    slot.lastError = `process ${how}`;
+    if (slot.policy.crashLoop(now)) {
+      slot.state = "crash_loop";
+      this.log.error(`channel ${slot.name} is in a crash loop (${how}); restarting in ${delay} ms; see its log lines above`);
+    } else {
+      slot.state = "restarting";
+      this.log.warn(`channel ${slot.name} ${how}; restarting in ${delay} ms`);
+    }
+    slot.timer = setTimeout(() => this.spawn(slot), delay);
+  }
+
+  private send(slot: Slot, message: ParentMessage): boolean {
+    if (!slot.proc || !slot.ready) return false;
+    try {
+      slot.proc.send(message);
+      return true;
+    } catch (error) {
+      this.log.warn(`could not reach channel ${slot.name}: ${errorMessage(error)}`);
+      return false;
+    }
+  }
+
+  /** Every channel process reloads its plugins too, so all of them serve the same generation of plugin code. */
+  forwardReload(name: string | null, generation: number): void {
+    for (const slot of this.slots.values()) this.send(slot, { type: "reload_plugins", name, generation });
+  }
+
+  /** A request for a channel that receives over HTTP, answered by its process. */
+  forward(name: string, request: ForwardedRequest): Promise<ForwardedResponse> {
+    const slot = this.slot(name);
+    if (slot.pending.size >= CHANNEL_MAX_INFLIGHT_HTTP)
+      throw new PrxError("RATE_LIMITED", `channel ${name} has ${CHANNEL_MAX_INFLIGHT_HTTP} requests in flight`, { status: 429, hint: "retry shortly" });
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        slot.pending.delete(id);
+        resolve({ status: 504, headers: {}, body: JSON.stringify({ error: `channel ${name} did not answer within ${CHANNEL_HTTP_TIMEOUT_MS} ms` }) });
+      }, CHANNEL_HTTP_TIMEOUT_MS);
+      slot.pending.set(id, (response) => (clearTimeout(timer), resolve(response)));
+      if (!this.send(slot, { type: "http", id, request })) {
+        slot.pending.delete(id);
+        clearTimeout(timer);
+        resolve({ status: 503, headers: { "retry-after": "1" }, body: JSON.stringify({ error: `channel ${name} is ${slot.state}; retry shortly` }) });
+      }
+    });
+  }
+
+  /** Stop the process and start it again at once (the crash-loop record is cleared). */
+  async restart(name: string): Promise<ChannelInfo> {
+    const slot = this.slot(name);
+    if (slot.timer) clearTimeout(slot.timer);
+    const proc = slot.proc;
+    slot.proc = null;
+    if (proc) await this.terminate(proc);
+    slot.policy.reset();
+    slot.restarts += 1;
+    this.spawn(slot);
+    return this.info(slot);
+  }
+
+  private async terminate(proc: Subprocess): Promise<void> {
+    try {
+      proc.send({ type: "stop" } satisfies ParentMessage);
+    } catch {
+      proc.kill("SIGTERM"); // the IPC channel is already gone: a signal stops it the same way
+    }
+    const exited = await Promise.race([proc.exited.then(() => true), Bun.sleep(CHANNEL_STOP_GRACE_MS + 1000).then(() => false)]);
+    if (!exited) proc.kill("SIGKILL");
+    await proc.exited;
+  }
+
+  private slot(name: string): Slot {
+    const slot = this.slots.get(name);
+    if (!slot)
+      throw new PrxError("NOT_FOUND", `no enabled channel named "${name}"`, { status: 404, hint: `enabled channels: ${this.names.join(", ") || "none"}` });
+    return slot;
+  }
+
+  private info(slot: Slot): ChannelInfo {
+    const iso = (t: number | null | undefined) => (t ? new Date(t).toISOString() : null);
+    const stats = slot.stats;
+    return {
+      name: slot.name,
+      kind: slot.kind,
+      state: slot.state,
+      pid: slot.proc?.pid ?? null,
+      restarts: slot.restarts,
+      last_inbound: iso(stats?.lastInbound),
+      last_outbound: iso(stats?.lastOutbound),
+      last_error: slot.lastError,
+      detail: slot.detail,
+      plugin_generation: slot.generation,
+      stats: stats ? { inbound: stats.inbound, answered: stats.answered, duplicates: stats.duplicates, ignored: stats.ignored, refused: stats.refused, failed: stats.failed } : null,
+    };
+  }
+
+  list(): ChannelInfo[] {
+    return [...this.slots.values()].map((slot) => this.info(slot));
+  }
+
+  /** /health: not ok while a channel is in a crash loop. */
+  health(): { ok: boolean; detail: string } {
+    const infos = this.list();
+    if (infos.length === 0) return { ok: true, detail: "no channels enabled" };
+    const looping = infos.filter((i) => i.state === "crash_loop").map((i) => i.name);
+    const detail = infos.map((i) => `${i.name}: ${i.state}${i.restarts ? ` (${i.restarts} restarts)` : ""}`).join(", ");
+    return { ok: looping.length === 0, detail: looping.length ? `crash loop: ${looping.join(", ")}; ${detail}` : detail };
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const running: Promise<void>[] = [];
+    for (const slot of this.slots.values()) {
+      if (slot.timer) clearTimeout(slot.timer);
+      if (slot.proc) running.push(this.terminate(slot.proc));
+    }
+    await Promise.all(running);
+  }
+}

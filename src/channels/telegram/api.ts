@@ -1,0 +1,62 @@
+import type { z } from "zod";
+import { errorMessage } from "../../core/errors.ts";
+import { retryAfterMs } from "../backoff.ts";
+import { PlatformError, retryableStatus } from "../platform-error.ts";
+import { TelegramEnvelopeSchema } from "./wire.ts";
+
+export const TELEGRAM_DEFAULT_API = "https://api.telegram.org";
+/** A request waits at most the long-poll timeout plus this before it is abandoned as a dropped connection. */
+export const TELEGRAM_REQUEST_SLACK_MS = 15_000;
+
+/**
+ * One Bot API method call (https://core.telegram.org/bots/api#making-requests): POST JSON to
+ * `<base>/bot<token>/<method>`, answer `{ok, result}` or `{ok: false, error_code, description, parameters}`.
+ * Errors are PlatformErrors: 429 carries retry_after, 409 (another poller or a webhook is set) and 5xx are retryable.
+ */
+export class TelegramApi {
+  constructor(
+    private readonly base: string,
+    private readonly token: string,
+  ) {}
+
+  async call<T>(method: string, params: Record<string, unknown>, schema: z.ZodType<T>, timeoutMs: number, signal?: AbortSignal): Promise<T> {
+    const url = `${this.base.replace(/\/$/, "")}/bot${this.token}/${method}`;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(params),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+    } catch (cause) {
+      throw new PlatformError("telegram", `${method}: network error: ${errorMessage(cause)}`, null, true, undefined, cause);
+    }
+    const text = await response.text().catch((cause: unknown) => {
+      throw new PlatformError("telegram", `${method}: connection dropped mid-answer: ${errorMessage(cause)}`, response.status, true);
+    });
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new PlatformError("telegram", `${method}: HTTP ${response.status} with a body that is not JSON`, response.status, retryableStatus(response.status));
+    }
+    const envelope = TelegramEnvelopeSchema.safeParse(json);
+    if (!envelope.success) {
+      throw new PlatformError("telegram", `${method}: unexpected answer shape (HTTP ${response.status})`, response.status, retryableStatus(response.status));
+    }
+    const body = envelope.data;
+    if (!body.ok) {
+      const status = body.error_code;
+      const retryable = retryableStatus(status) || status === 409;
+      const wait = status === 429 ? retryAfterMs(body.parameters?.retry_after, 1000) : undefined;
+      throw new PlatformError("telegram", `${method}: ${status} ${body.description}`, status, retryable, wait);
+    }
+    const result = schema.safeParse(body.result);
+    if (!result.success) {
+      throw new PlatformError("telegram", `${method}: unexpected result shape: ${result.error.issues[0]?.message}`, response.status, false);
+    }
+    return result.data;
+  }
+}

@@ -1,0 +1,192 @@
+import { timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import { secretFromEnv } from "../../config/env.ts";
+import { errorMessage, PrxError } from "../../core/errors.ts";
+import { Backoff, sleep, withRetries } from "../backoff.ts";
+import { TELEGRAM_MAX_MESSAGE_CHARS } from "../limits.ts";
+import { PlatformError } from "../platform-error.ts";
+import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import { TELEGRAM_DEFAULT_API, TELEGRAM_REQUEST_SLACK_MS, TelegramApi } from "./api.ts";
+import { toMarkdownV2 } from "./markdown.ts";
+import { TELEGRAM_SECRET_HEADER, TelegramSentSchema, TelegramUpdateSchema, TelegramUserSchema, type TelegramMessage, type TelegramUser } from "./wire.ts";
+
+const SEND_TIMEOUT_MS = 30_000;
+const UpdatesSchema = z.array(z.unknown());
+
+/** Telegram's message id is unique per chat: the channel's id is "<chat>:<message>". */
+function messageIdOf(message: TelegramMessage): string {
+  return `${message.chat.id}:${message.message_id}`;
+}
+
+/** A Telegram message -> the inbound shape; undefined for messages without text (stickers, photos without caption). */
+export function normalizeTelegram(channel: string, message: TelegramMessage, me: TelegramUser | null): InboundMessage | undefined {
+  const text = message.text ?? message.caption;
+  if (text === undefined || !message.from) return undefined;
+  const kind = message.chat.type === "private" ? "dm" : message.is_topic_message ? "thread" : "group";
+  const mentionedByName =
+    me?.username !== undefined &&
+    (message.entities ?? []).some(
+      (e) => e.type === "mention" && text.slice(e.offset, e.offset + e.length).toLowerCase() === `@${me.username!.toLowerCase()}`,
+    );
+  const mentionedById = (message.entities ?? []).some((e) => e.type === "text_mention" && e.user?.id === me?.id);
+  const repliedToMe = message.reply_to_message?.from?.id !== undefined && message.reply_to_message.from.id === me?.id;
+  const display = [message.from.first_name, message.from.last_name].filter(Boolean).join(" ") || message.from.username || String(message.from.id);
+  return {
+    id: messageIdOf(message),
+    channel,
+    chatId: String(message.chat.id),
+    chatKind: kind,
+    threadId: message.is_topic_message && message.message_thread_id !== undefined ? String(message.message_thread_id) : null,
+    senderId: String(message.from.id),
+    senderDisplay: display.slice(0, 256),
+    senderIsBot: message.from.is_bot,
+    text,
+    replyTo: message.reply_to_message ? `${message.chat.id}:${message.reply_to_message.message_id}` : null,
+    mentioned: mentionedByName || mentionedById || repliedToMe,
+    timestamp: message.date * 1000,
+  };
+}
+
+/**
+ * Telegram Bot API: long polling with getUpdates (the offset persisted once each update is stored, so an update is
+ * processed once across restarts), or webhook mode through the gateway (secret-token header checked). 409 Conflict,
+ * 429 retry_after and network errors back off and retry.
+ */
+export class TelegramChannel implements Channel {
+  readonly kind = "telegram" as const;
+  readonly name: string;
+  readonly capabilities = { edit: true, threads: true, maxMessageLength: TELEGRAM_MAX_MESSAGE_CHARS, typing: true };
+  private readonly api: TelegramApi;
+  private readonly stopper = new AbortController();
+  private me: TelegramUser | null = null;
+  private onMessage: OnMessage | null = null;
+  private loop: Promise<void> | null = null;
+  private state: ChannelHealth = { ok: false, detail: "not started" };
+  private readonly secret: string | undefined;
+
+  constructor(private readonly setup: ChannelSetup) {
+    this.name = setup.name;
+    const token = secretFromEnv(setup.config.token_env, setup.env);
+    if (!token) {
+      throw new PrxError("CHANNEL_CONFIG", `channel ${setup.name}: no bot token (token_env ${setup.config.token_env ?? "is not set"})`, {
+        hint: `set token_env = "TELEGRAM_BOT_TOKEN" in [channels.${setup.name}] and export that variable`,
+      });
+    }
+    this.secret = secretFromEnv(setup.config.secret_env, setup.env);
+    if (setup.config.mode === "webhook" && !this.secret) {
+      throw new PrxError("CHANNEL_CONFIG", `channel ${setup.name}: webhook mode needs a secret token (secret_env)`, {
+        hint: "set secret_env and pass the same value as secret_token to setWebhook",
+      });
+    }
+    this.api = new TelegramApi(setup.config.api_base_url ?? TELEGRAM_DEFAULT_API, token);
+  }
+
+  async start(onMessage: OnMessage): Promise<void> {
+    this.onMessage = onMessage;
+    this.me = await withRetries(
+      () => this.api.call("getMe", {}, TelegramUserSchema, SEND_TIMEOUT_MS, this.stopper.signal),
+      this.stopper.signal,
+      (error, wait) => this.setup.logger.warn(`getMe failed, retrying in ${wait} ms: ${errorMessage(error)}`),
+    );
+    this.state = { ok: true, detail: `@${this.me.username ?? this.me.id} ${this.setup.config.mode === "webhook" ? "(webhook)" : "polling"}` };
+    if (this.setup.config.mode !== "webhook") this.loop = this.poll();
+  }
+
+  private async poll(): Promise<void> {
+    const backoff = new Backoff();
+    const timeoutS = this.setup.config.poll_timeout_s;
+    while (!this.stopper.signal.aborted) {
+      await this.setup.waitForCapacity?.();
+      const offset = Number(this.setup.cursor.get() ?? "0");
+      let updates: unknown[];
+      try {
+        updates = await this.api.call(
+          "getUpdates",
+          { offset, timeout: timeoutS, allowed_updates: ["message"] },
+          UpdatesSchema,
+          timeoutS * 1000 + TELEGRAM_REQUEST_SLACK_MS,
+          this.stopper.signal,
+        );
+      } catch (error) {
+        if (this.stopper.signal.aborted) return;
+        const e = error as PlatformError;
+        const wait = e.retryAfterMs ?? backoff.next();
+        const why = e.httpStatus === 409 ? "another poller or a webhook holds this bot (409 Conflict)" : errorMessage(error);
+        this.state = { ok: false, detail: why };
+        this.setup.logger.warn(`getUpdates failed, retrying in ${wait} ms: ${why}`);
+        await sleep(wait, this.stopper.signal);
+        continue;
+      }
+      backoff.reset();
+      this.state = { ok: true, detail: `@${this.me?.username ?? "bot"} polling` };
+      for (const raw of updates) await this.handleUpdate(raw);
+    }
+  }
+
+  /** Store one update (or skip it: unknown kind, malformed), then move the offset past it. */
+  private async handleUpdate(raw: unknown): Promise<void> {
+    const parsed = TelegramUpdateSchema.safeParse(raw);
+    const updateId = (raw as { update_id?: unknown } | null)?.update_id;
+    if (!parsed.success) {
+      this.setup.logger.warn("skipped a malformed update", { issue: parsed.error.issues[0]?.message });
+      if (typeof updateId === "number") this.setup.cursor.set(String(updateId + 1));
+      return;
+    }
+    const update = parsed.data;
+    const message = update.message ? normalizeTelegram(this.name, update.message, this.me) : undefined;
+    if (message) await this.onMessage!(message);
+    else this.setup.logger.debug(`skipped update ${update.update_id}: no text message`, { keys: Object.keys(update) });
+    this.setup.cursor.set(String(update.update_id + 1));
+  }
+
+  async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
+    const given = Buffer.from(request.headers[TELEGRAM_SECRET_HEADER] ?? "");
+    const wanted = Buffer.from(this.secret ?? "");
+    if (this.setup.config.mode !== "webhook" || given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
+      return { status: 401, headers: {}, body: JSON.stringify({ error: "bad secret token" }) };
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(request.body);
+    } catch {
+      return { status: 400, headers: {}, body: JSON.stringify({ error: "body is not JSON" }) };
+    }
+    await this.handleUpdate(raw);
+    return { status: 200, headers: {}, body: "{}" };
+  }
+
+  async send(reply: OutboundReply): Promise<string> {
+    const base: Record<string, unknown> = { chat_id: reply.chatId };
+    if (reply.threadId !== null) base.message_thread_id = Number(reply.threadId);
+    const replied = reply.replyTo?.split(":").at(-1);
+    if (replied) base.reply_parameters = { message_id: Number(replied), allow_sending_without_reply: true };
+    const attempt = (params: Record<string, unknown>) =>
+      withRetries(
+        () => this.api.call("sendMessage", params, TelegramSentSchema, SEND_TIMEOUT_MS, this.stopper.signal),
+        this.stopper.signal,
+        (error, wait) => this.setup.logger.warn(`sendMessage failed, retrying in ${wait} ms: ${errorMessage(error)}`),
+      );
+    try {
+      return String((await attempt({ ...base, text: toMarkdownV2(reply.text), parse_mode: "MarkdownV2" })).message_id);
+    } catch (error) {
+      if (!(error instanceof PlatformError) || error.httpStatus !== 400 || !/parse entities/i.test(error.message)) throw error;
+      this.setup.logger.info("Telegram refused the MarkdownV2 text; sending it as plain text");
+      return String((await attempt({ ...base, text: reply.text })).message_id);
+    }
+  }
+
+  async typing(chatId: string, threadId: string | null): Promise<void> {
+    const params: Record<string, unknown> = { chat_id: chatId, action: "typing" };
+    if (threadId !== null) params.message_thread_id = Number(threadId);
+    await this.api.call("sendChatAction", params, z.unknown(), SEND_TIMEOUT_MS, this.stopper.signal);
+  }
+
+  health(): ChannelHealth {
+    return this.state;
+  }
+
+  async stop(): Promise<void> {
+    this.stopper.abort();
+    await this.loop;
+  }
+}

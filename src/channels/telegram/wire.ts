@@ -1,0 +1,67 @@
+/**
+ * The Telegram Bot API shapes prx reads (https://core.telegram.org/bots/api#available-types, #getting-updates).
+ * Objects are loose: Telegram adds fields over time, and an update of a kind prx does not handle is skipped, not an error.
+ */
+import { z } from "zod";
+
+export const TelegramUserSchema = z.looseObject({
+  id: z.number().int(),
+  is_bot: z.boolean(),
+  first_name: z.string(),
+  last_name: z.string().optional(),
+  username: z.string().optional(),
+});
+
+export const TelegramChatSchema = z.looseObject({
+  id: z.number().int(),
+  type: z.enum(["private", "group", "supergroup", "channel"]),
+  title: z.string().optional(),
+});
+
+export const TelegramEntitySchema = z.looseObject({
+  type: z.string(),
+  offset: z.number().int(),
+  length: z.number().int(),
+  user: TelegramUserSchema.optional(),
+});
+
+export const TelegramMessageSchema = z.looseObject({
+  message_id: z.number().int(),
+  message_thread_id: z.number().int().optional(),
+  is_topic_message: z.boolean().optional(),
+  from: TelegramUserSchema.optional(),
+  chat: TelegramChatSchema,
+  date: z.number().int(),
+  text: z.string().optional(),
+  caption: z.string().optional(),
+  entities: z.array(TelegramEntitySchema).optional(),
+  reply_to_message: z
+    .looseObject({ message_id: z.number().int(), from: TelegramUserSchema.optional() })
+    .optional(),
+});
+
+/** One update: only `message` is handled; the rest (edited_message, callback_query, ...) is logged and skipped. */
+export const TelegramUpdateSchema = z.looseObject({
+  update_id: z.number().int(),
+  message: TelegramMessageSchema.optional(),
+});
+
+/** https://core.telegram.org/bots/api#making-requests: every answer is this envelope. */
+export const TelegramEnvelopeSchema = z.union([
+  z.looseObject({ ok: z.literal(true), result: z.unknown() }),
+  z.looseObject({
+    ok: z.literal(false),
+    error_code: z.number().int(),
+    description: z.string(),
+    parameters: z.looseObject({ retry_after: z.number().optional(), migrate_to_chat_id: z.number().optional() }).optional(),
+  }),
+]);
+
+export const TelegramSentSchema = z.looseObject({ message_id: z.number().int() });
+
+export type TelegramUser = z.infer<typeof TelegramUserSchema>;
+export type TelegramMessage = z.infer<typeof TelegramMessageSchema>;
+export type TelegramUpdate = z.infer<typeof TelegramUpdateSchema>;
+
+/** Header Telegram sends with every webhook request when setWebhook was given a secret_token. */
+export const TELEGRAM_SECRET_HEADER = "x-telegram-bot-api-secret-token";

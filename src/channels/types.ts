@@ -1,0 +1,104 @@
+import { z } from "zod";
+import type { ChannelConfig, ChannelKind } from "../config/schema.ts";
+import type { Logger } from "../core/logger.ts";
+
+/**
+ * One inbound message as every platform adapter hands it to the runner (parsed at the boundary). `id` is the
+ * platform's own message id: processing is idempotent on (channel, id).
+ */
+export const InboundMessageSchema = z.strictObject({
+  id: z.string().min(1).max(256),
+  channel: z.string().min(1),
+  chatId: z.string().min(1).max(256),
+  chatKind: z.enum(["dm", "group", "thread"]),
+  threadId: z.string().min(1).max(256).nullable(),
+  senderId: z.string().min(1).max(256),
+  senderDisplay: z.string().max(256),
+  senderIsBot: z.boolean(),
+  text: z.string(),
+  replyTo: z.string().nullable(),
+  /** The bot was @-mentioned or replied to. */
+  mentioned: z.boolean(),
+  /** Epoch milliseconds. */
+  timestamp: z.number().int().nonnegative(),
+});
+export type InboundMessage = z.infer<typeof InboundMessageSchema>;
+
+/** One reply part as sent to the platform (already split at its limit). */
+export const OutboundReplySchema = z.strictObject({
+  chatId: z.string().min(1),
+  threadId: z.string().nullable(),
+  /** The inbound message answered (platform id), for reply threading. */
+  replyTo: z.string().nullable(),
+  text: z.string().min(1),
+});
+export type OutboundReply = z.infer<typeof OutboundReplySchema>;
+
+export interface ChannelCapabilities {
+  /** The platform can edit a sent message. */
+  edit: boolean;
+  threads: boolean;
+  /** Longest text one platform message may carry (characters as the platform counts them). */
+  maxMessageLength: number;
+  typing: boolean;
+}
+
+export interface ChannelHealth {
+  ok: boolean;
+  detail: string;
+}
+
+/**
+ * What the runner does with a message: the platform adapter awaits it only to persist its own cursor (offset, since
+ * token) once the message is stored, never the turn.
+ */
+export type OnMessage = (message: InboundMessage) => Promise<void>;
+
+/** An HTTP request forwarded by the gateway to a channel that receives over HTTP (webhook, Slack Events, Telegram webhook). */
+export interface ForwardedRequest {
+  method: string;
+  headers: Record<string, string>;
+  /** The raw body, exactly as received (signatures are computed over it). */
+  body: string;
+}
+
+export interface ForwardedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A platform adapter: the only code that speaks the platform's wire protocol. */
+export interface Channel {
+  readonly name: string;
+  readonly kind: ChannelKind;
+  readonly capabilities: ChannelCapabilities;
+  /** Connect and deliver messages until stop(); resolves once connected (or polling). */
+  start(onMessage: OnMessage): Promise<void>;
+  /** Send one part (the runner splits at capabilities.maxMessageLength). Returns the platform's message id. */
+  send(reply: OutboundReply): Promise<string>;
+  /** Show "typing…" once (platforms expire it after a few seconds; the runner repeats it while a turn runs). */
+  typing(chatId: string, threadId: string | null): Promise<void>;
+  health(): ChannelHealth;
+  /** Channels that receive over HTTP answer a request the gateway forwarded; others leave it undefined. */
+  handleHttp?(request: ForwardedRequest): Promise<ForwardedResponse>;
+  stop(): Promise<void>;
+}
+
+/** What a platform adapter is built from. */
+export interface ChannelSetup {
+  name: string;
+  config: ChannelConfig;
+  env: Record<string, string | undefined>;
+  logger: Logger;
+  /** Persisted cursor of the platform (Telegram offset, Matrix since token); null before the first. */
+  cursor: { get(): string | null; set(value: string): void };
+  /** Whether an invitation from this sender may be accepted (Matrix auto-join): allowed, paired, or policy permits. */
+  mayInvite?: (senderId: string) => boolean;
+  /** Resolves when the runner can take more messages (adapters stop reading the platform meanwhile). */
+  waitForCapacity?: () => Promise<void>;
+  /** When a reply must be delivered in an HTTP response (webhook channel): resolves with the reply parts. */
+  awaitReply?: (messageId: string) => Promise<string[]>;
+}
+
+export type ChannelFactory = (setup: ChannelSetup) => Channel;

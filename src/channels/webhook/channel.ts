@@ -1,0 +1,145 @@
+import { z } from "zod";
+import { secretFromEnv } from "../../config/env.ts";
+import { errorMessage, PrxError } from "../../core/errors.ts";
+import { withRetries } from "../backoff.ts";
+import { CHANNEL_MAX_HTTP_BODY_BYTES, WEBHOOK_MAX_MESSAGE_CHARS } from "../limits.ts";
+import { PlatformError, retryableStatus } from "../platform-error.ts";
+import { signPrx, verifyPrxSignature } from "../signature.ts";
+import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, OnMessage, OutboundReply } from "../types.ts";
+
+/** The body of a signed POST to /channels/<name>/webhook. */
+export const WebhookInboundSchema = z.strictObject({
+  id: z.string().min(1).max(256),
+  sender_id: z.string().min(1).max(256),
+  sender_name: z.string().max(256).optional(),
+  chat_id: z.string().min(1).max(256).optional(),
+  chat_kind: z.enum(["dm", "group", "thread"]).default("dm"),
+  thread_id: z.string().min(1).max(256).optional(),
+  is_bot: z.boolean().default(false),
+  mentioned: z.boolean().default(true),
+  text: z.string(),
+});
+
+/** What the callback URL receives (signed the same way), one POST per reply part. */
+export const WebhookCallbackSchema = z.strictObject({
+  reply_to: z.string().nullable(),
+  chat_id: z.string(),
+  thread_id: z.string().nullable(),
+  text: z.string(),
+});
+
+const CALLBACK_TIMEOUT_MS = 30_000;
+
+function json(status: number, body: unknown): ForwardedResponse {
+  return { status, headers: { "content-type": "application/json; charset=utf-8" }, body: JSON.stringify(body) };
+}
+
+/**
+ * A generic signed webhook: POSTs signed with HMAC-SHA256 (X-PRX-Timestamp, X-PRX-Signature over "<ts>.<raw body>",
+ * 5-minute window) arrive through the gateway; the reply is returned in the response, or POSTed to `callback_url`
+ * signed the same way when one is configured.
+ */
+export class WebhookChannel implements Channel {
+  readonly kind = "webhook" as const;
+  readonly name: string;
+  readonly capabilities = { edit: false, threads: true, maxMessageLength: WEBHOOK_MAX_MESSAGE_CHARS, typing: false };
+  private readonly secret: string;
+  private onMessage: OnMessage | null = null;
+  private readonly stopper = new AbortController();
+
+  constructor(private readonly setup: ChannelSetup) {
+    this.name = setup.name;
+    const secret = secretFromEnv(setup.config.secret_env, setup.env);
+    if (!secret) {
+      throw new PrxError("CHANNEL_CONFIG", `channel ${setup.name}: no signing secret (secret_env ${setup.config.secret_env ?? "is not set"})`, {
+        hint: `set secret_env = "PRX_WEBHOOK_SECRET" in [channels.${setup.name}] and export that variable`,
+      });
+    }
+    this.secret = secret;
+  }
+
+  async start(onMessage: OnMessage): Promise<void> {
+    this.onMessage = onMessage;
+  }
+
+  async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
+    if (request.method !== "POST") return json(405, { error: "use POST" });
+    if (Buffer.byteLength(request.body) > CHANNEL_MAX_HTTP_BODY_BYTES)
+      return json(413, { error: `body over ${CHANNEL_MAX_HTTP_BODY_BYTES} bytes` });
+    const check = verifyPrxSignature(this.secret, request.headers["x-prx-timestamp"], request.headers["x-prx-signature"], request.body, Date.now());
+    if (!check.ok) {
+      this.setup.logger.warn(`refused an unsigned or badly signed webhook request: ${check.reason}`);
+      return json(401, { error: `bad signature: ${check.reason}` });
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(request.body);
+    } catch {
+      return json(400, { error: "body is not JSON" });
+    }
+    const parsed = WebhookInboundSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return json(400, { error: `invalid body: ${issue?.path.join(".")}: ${issue?.message}` });
+    }
+    const body = parsed.data;
+    const waiting = this.setup.config.callback_url ? null : this.setup.awaitReply?.(body.id);
+    await this.onMessage!({
+      id: body.id,
+      channel: this.name,
+      chatId: body.chat_id ?? body.sender_id,
+      chatKind: body.chat_kind,
+      threadId: body.thread_id ?? null,
+      senderId: body.sender_id,
+      senderDisplay: body.sender_name ?? body.sender_id,
+      senderIsBot: body.is_bot,
+      text: body.text,
+      replyTo: null,
+      mentioned: body.mentioned,
+      timestamp: Date.now(),
+    });
+    if (!waiting) return json(202, { id: body.id, accepted: true });
+    try {
+      const parts = await waiting;
+      return json(200, { id: body.id, reply: parts.join("\n\n"), parts });
+    } catch (error) {
+      return json(202, { id: body.id, accepted: true, note: errorMessage(error) });
+    }
+  }
+
+  async send(reply: OutboundReply): Promise<string> {
+    const url = this.setup.config.callback_url;
+    if (!url) return `${reply.replyTo ?? "reply"}:inline`;
+    const body = JSON.stringify(WebhookCallbackSchema.parse({ reply_to: reply.replyTo, chat_id: reply.chatId, thread_id: reply.threadId, text: reply.text }));
+    await withRetries(
+      async () => {
+        let response: Response;
+        try {
+          response = await fetch(url, {
+            method: "POST",
+            headers: { "content-type": "application/json", ...signPrx(this.secret, body, Date.now()) },
+            body,
+            signal: AbortSignal.any([this.stopper.signal, AbortSignal.timeout(CALLBACK_TIMEOUT_MS)]),
+          });
+        } catch (cause) {
+          throw new PlatformError("webhook", `callback: network error: ${errorMessage(cause)}`, null, true, undefined, cause);
+        }
+        await response.arrayBuffer();
+        if (!response.ok) throw new PlatformError("webhook", `callback answered HTTP ${response.status}`, response.status, retryableStatus(response.status));
+      },
+      this.stopper.signal,
+      (error, wait) => this.setup.logger.warn(`callback failed, retrying in ${wait} ms: ${errorMessage(error)}`),
+    );
+    return `${reply.replyTo ?? "reply"}:callback`;
+  }
+
+  async typing(): Promise<void> {}
+
+  health(): ChannelHealth {
+    return { ok: true, detail: this.setup.config.callback_url ? "replies to the callback URL" : "replies in the response" };
+  }
+
+  async stop(): Promise<void> {
+    this.stopper.abort();
+  }
+}

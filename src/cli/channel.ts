@@ -1,0 +1,125 @@
+import { errorMessage } from "../core/errors.ts";
+import { parseCommand, unknownName, usageError } from "./args.ts";
+
+const USAGE = `Usage: prx channel run <name>                 run one configured channel in the foreground
+       prx channel list [--json]                 configured channels (kind, enabled, policies)
+       prx channel status [--json]               liveness of each channel process (from the workspace)
+       prx channel pair list [--json]            pending pairing requests and approved senders
+       prx channel pair approve <code>           let the sender who got this code talk to the assistant
+       prx channel pair revoke <sender> [--channel NAME]   remove an approved sender
+`;
+
+const SUBCOMMANDS = ["run", "list", "status", "pair"] as const;
+const PAIR_COMMANDS = ["list", "approve", "revoke"] as const;
+
+export async function channelCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand("prx channel", argv, {
+    json: { type: "boolean" },
+    channel: { type: "string" },
+    supervised: { type: "boolean" },
+  });
+  const [sub, ...rest] = positionals;
+  if (values.help || sub === undefined) {
+    (values.help ? process.stdout : process.stderr).write(USAGE);
+    return values.help ? 0 : 2;
+  }
+  if (!(SUBCOMMANDS as readonly string[]).includes(sub)) throw unknownName("subcommand", sub, SUBCOMMANDS, "prx channel");
+  if (sub === "run") {
+    if (rest.length !== 1) throw usageError("prx channel run: expected exactly one channel name (see prx channel list)");
+    return runChannel(rest[0]!, values.workspace, values.supervised === true);
+  }
+  const { openWorkspace } = await import("../core/workspace.ts");
+  const { openDatabase, closeDatabase } = await import("../core/database.ts");
+  const workspace = openWorkspace(values.workspace);
+  try {
+    if (sub === "list") return await listChannels(workspace.configPath, values.json === true);
+    const db = openDatabase(workspace.dbPath);
+    if (sub === "status") {
+      const { readChannelStatuses } = await import("../channels/store.ts");
+      const rows = readChannelStatuses(db);
+      if (values.json) process.stdout.write(JSON.stringify(rows) + "\n");
+      else if (rows.length === 0) process.stdout.write("no channel has run in this workspace yet\n");
+      else
+        for (const r of rows) {
+          const when = (t: number | null) => (t === null ? "never" : new Date(t).toISOString());
+          process.stdout.write(
+            `${r.channel}  ${r.state}${r.pid ? ` (pid ${r.pid})` : ""}  last inbound ${when(r.last_inbound)}  last outbound ${when(r.last_outbound)}${r.last_error ? `  last error: ${r.last_error}` : ""}\n`,
+          );
+        }
+      return 0;
+    }
+    return await pairCommand(rest, db, values);
+  } finally {
+    closeDatabase(workspace.dbPath);
+  }
+}
+
+async function listChannels(configPath: string, json: boolean): Promise<number> {
+  const { loadConfig } = await import("../config/loader.ts");
+  const { channelKind } = await import("../channels/registry.ts");
+  const { config } = loadConfig(configPath);
+  const rows = Object.entries(config.channels).map(([name, c]) => ({
+    name,
+    kind: channelKind(name, c),
+    enabled: c.enabled,
+    dm_policy: c.dm_policy,
+    group_policy: c.group_policy,
+  }));
+  if (json) process.stdout.write(JSON.stringify(rows) + "\n");
+  else if (rows.length === 0) process.stdout.write("no channels configured (add [channels.<name>] to config.toml)\n");
+  else for (const r of rows) process.stdout.write(`${r.name}  ${r.kind}  ${r.enabled ? "enabled" : "disabled"}  dm=${r.dm_policy} group=${r.group_policy}\n`);
+  return 0;
+}
+
+async function pairCommand(argv: string[], db: import("bun:sqlite").Database, values: { json?: boolean; channel?: string }): Promise<number> {
+  const [action, ...args] = argv;
+  if (action === undefined || !(PAIR_COMMANDS as readonly string[]).includes(action))
+    throw action === undefined ? usageError("prx channel pair: expected list, approve <code> or revoke <sender>") : unknownName("subcommand", action, PAIR_COMMANDS, "prx channel pair");
+  const { PairingStore } = await import("../channels/pairing.ts");
+  const store = new PairingStore(db);
+  if (action === "list") {
+    const rows = store.list();
+    if (values.json) process.stdout.write(JSON.stringify(rows) + "\n");
+    else if (rows.length === 0) process.stdout.write("no pairing requests and no approved senders\n");
+    else for (const r of rows) process.stdout.write(`${r.channel}  ${r.sender_id}  ${r.state}${r.code ? `  code ${r.code}` : ""}  ${r.display}\n`);
+    return 0;
+  }
+  if (args.length !== 1) throw usageError(`prx channel pair ${action}: expected exactly one ${action === "approve" ? "code" : "sender id"}`);
+  if (action === "approve") {
+    const record = store.approve(args[0]!);
+    process.stdout.write(`approved ${record.display} (${record.sender_id}) on channel ${record.channel}\n`);
+    return 0;
+  }
+  const removed = store.revoke(args[0]!, values.channel);
+  process.stdout.write(removed > 0 ? `revoked ${args[0]} (${removed} pairing${removed === 1 ? "" : "s"})\n` : `${args[0]} was not paired\n`);
+  return removed > 0 ? 0 : 1;
+}
+
+/** Foreground (or, with --supervised, a child of the gateway speaking IPC): runs until SIGINT/SIGTERM or "stop". */
+async function runChannel(name: string, workspace: string | undefined, supervised: boolean): Promise<number> {
+  const { startChannelProcess, watchParent } = await import("../channels/process.ts");
+  const send = supervised && process.send ? (message: unknown) => void process.send!(message) : undefined;
+  const running = await startChannelProcess({ name, workspace, send });
+  let unwatch = () => {};
+  if (supervised) {
+    process.on("message", running.receive);
+    unwatch = watchParent(() => {
+      process.stderr.write(`prx channel ${name}: the gateway is gone; exiting\n`);
+      process.exit(0);
+    });
+  } else process.stdout.write(`prx channel ${name} running: ${running.channel.health().detail} (Ctrl-C stops)\n`);
+  const onSignal = (signal: string) => {
+    process.stderr.write(`prx channel ${name}: ${signal}; stopping\n`);
+    running.stop().catch((error: unknown) => process.stderr.write(`prx channel ${name}: stop failed: ${errorMessage(error)}\n`));
+  };
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  await running.closed;
+  if (supervised) {
+    process.off("message", running.receive);
+    unwatch();
+    // the IPC channel keeps the event loop alive: close it so the process exits once stopped
+    process.disconnect?.();
+  }
+  return 0;
+}

@@ -1,0 +1,58 @@
+import type { AgentHost } from "../agent/index.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { GatewayMount, HealthCheck } from "../gateway/types.ts";
+
+export interface GatewayChannels {
+  mounts: GatewayMount[];
+  checks: Record<string, () => HealthCheck>;
+  /** Spawn the enabled channel processes (after the gateway listens). */
+  start(): void;
+  /** Once the gateway's plugins are loaded: forward every plugin reload to the channel processes. */
+  followReloads(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * The channel supervisor of `prx gateway`: the enabled `[channels.<name>]` run as child processes; /api/channels,
+ * the pairing API and /channels/<name>/webhook are mounted; /health reports each channel.
+ */
+export async function gatewayChannels(host: AgentHost): Promise<GatewayChannels> {
+  const { ChannelSupervisor } = await import("../channels/supervisor.ts");
+  const { PairingStore } = await import("../channels/pairing.ts");
+  const { channelRoutes, channelHealthCheck } = await import("../gateway/routes/channels.ts");
+  const supervisor = new ChannelSupervisor({ workspace: host.workspace.root, channels: host.config.channels });
+  const pairings = new PairingStore(host.db);
+  const api = {
+    list: () => supervisor.list(),
+    restart: (name: string) => supervisor.restart(name),
+    forward: (name: string, request: { method: string; headers: Record<string, string>; body: string }) => supervisor.forward(name, request),
+    health: () => supervisor.health(),
+    pairings: {
+      list: () => pairings.list(),
+      approve: (code: string) => pairings.approve(code),
+      revoke: (sender: string, channel?: string) => pairings.revoke(sender, channel),
+    },
+  };
+  let unfollow: (() => void) | null = null;
+  return {
+    mounts: [channelRoutes(api, host.config.gateway.max_body_bytes)],
+    checks: { channels: channelHealthCheck(api) },
+    start: () => supervisor.start(),
+    followReloads() {
+      const runtime = host.plugins?.runtime;
+      if (!runtime || supervisor.names.length === 0) return;
+      unfollow = runtime.onGeneration((next) => {
+        const rebuilt = next.plugins.filter((p) => p.outcome === "rebuilt").map((p) => p.name);
+        try {
+          supervisor.forwardReload(rebuilt.length === 1 ? rebuilt[0]! : null, next.number);
+        } catch (error) {
+          process.stderr.write(`prx gateway: could not forward the plugin reload to the channels: ${errorMessage(error)}\n`);
+        }
+      });
+    },
+    async stop() {
+      unfollow?.();
+      await supervisor.stop();
+    },
+  };
+}

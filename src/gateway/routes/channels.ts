@@ -1,0 +1,121 @@
+import type { AnyElysia } from "elysia";
+import { z } from "zod";
+import { PrxError } from "../../core/errors.ts";
+import { readJsonBody, readLimited } from "../body.ts";
+import { jsonResponse } from "../errors.ts";
+import { doc } from "../openapi/doc.ts";
+import type { GatewayMount, HealthCheck } from "../types.ts";
+
+export const ChannelInfoSchema = z.object({
+  name: z.string(),
+  kind: z.string(),
+  state: z.enum(["starting", "running", "restarting", "crash_loop", "stopped"]),
+  pid: z.number().nullable(),
+  restarts: z.number(),
+  last_inbound: z.string().nullable(),
+  last_outbound: z.string().nullable(),
+  last_error: z.string().nullable(),
+  detail: z.string(),
+  plugin_generation: z.number().nullable(),
+  stats: z
+    .object({ inbound: z.number(), answered: z.number(), duplicates: z.number(), ignored: z.number(), refused: z.number(), failed: z.number() })
+    .nullable(),
+});
+export const PairingInfoSchema = z.object({
+  channel: z.string(),
+  sender_id: z.string(),
+  display: z.string(),
+  code: z.string().nullable(),
+  state: z.enum(["pending", "approved"]),
+  created_at: z.number(),
+  approved_at: z.number().nullable(),
+});
+const ApproveBodySchema = z.strictObject({ code: z.string().min(1).max(32) });
+const ChannelListSchema = z.object({ channels: z.array(ChannelInfoSchema) });
+const PairingListSchema = z.object({ pairings: z.array(PairingInfoSchema) });
+
+export type ChannelInfoWire = z.infer<typeof ChannelInfoSchema>;
+export type PairingInfoWire = z.infer<typeof PairingInfoSchema>;
+
+/** What the gateway needs of the channel subsystem (the CLI wires the supervisor and the pairing store in). */
+export interface ChannelsApi {
+  list(): ChannelInfoWire[];
+  restart(name: string): Promise<ChannelInfoWire>;
+  /** A raw HTTP request for a channel that receives over HTTP; its process checks the signature and answers. */
+  forward(name: string, request: { method: string; headers: Record<string, string>; body: string }): Promise<{ status: number; headers: Record<string, string>; body: string }>;
+  health(): HealthCheck;
+  pairings: {
+    list(): PairingInfoWire[];
+    approve(code: string): PairingInfoWire;
+    revoke(senderId: string, channel?: string): number;
+  };
+}
+
+/**
+ * /api/channels (liveness, restart, pairing approvals) behind auth, and POST /channels/:name/webhook (public: the
+ * channel process verifies the platform's signature; a bad one is 401 and nothing runs).
+ */
+export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMount {
+  return (app: AnyElysia) =>
+    app
+      .get("/api/channels", () => jsonResponse({ channels: api.list() }), {
+        detail: doc({
+          summary: "Channel processes: state, restarts, last inbound/outbound, last error",
+          tags: ["channels"],
+          responses: { 200: () => ChannelListSchema },
+        }),
+      })
+      .post("/api/channels/:name/restart", async ({ params }) => jsonResponse(await api.restart(params.name)), {
+        detail: doc({ summary: "Restart a channel process", tags: ["channels"], responses: { 200: () => ChannelInfoSchema }, errors: [404] }),
+      })
+      .get("/api/channels/pairings", () => jsonResponse({ pairings: api.pairings.list() }), {
+        detail: doc({ summary: "Pending pairing requests and approved senders", tags: ["channels"], responses: { 200: () => PairingListSchema } }),
+      })
+      .post(
+        "/api/channels/pairings/approve",
+        async ({ request }) => jsonResponse(api.pairings.approve((await readJsonBody(request, ApproveBodySchema, 1024)).code)),
+        {
+          detail: doc({
+            summary: "Approve the sender who was given this pairing code",
+            tags: ["channels"],
+            body: () => ApproveBodySchema,
+            responses: { 200: () => PairingInfoSchema },
+            errors: [400, 404],
+          }),
+        },
+      )
+      .delete(
+        "/api/channels/pairings/:sender",
+        ({ params, request }) => {
+          const channel = new URL(request.url).searchParams.get("channel") ?? undefined;
+          const removed = api.pairings.revoke(decodeURIComponent(params.sender), channel);
+          if (removed === 0) throw new PrxError("NOT_FOUND", `sender ${params.sender} is not paired`, { status: 404 });
+          return jsonResponse({ revoked: removed });
+        },
+        { detail: doc({ summary: "Revoke a sender (?channel=NAME to limit it to one channel)", tags: ["channels"], responses: { 200: { description: "revoked" } }, errors: [404] }) },
+      )
+      .all(
+        "/channels/:name/webhook",
+        async ({ params, request }) => {
+          const body = new TextDecoder().decode(await readLimited(request, maxBodyBytes));
+          const headers: Record<string, string> = {};
+          for (const [key, value] of request.headers.entries()) headers[key] = value;
+          const answer = await api.forward(params.name, { method: request.method, headers, body });
+          return new Response(answer.body, { status: answer.status, headers: { "content-type": "application/json; charset=utf-8", ...answer.headers } });
+        },
+        {
+          detail: doc({
+            summary: "Inbound platform requests of a channel (webhook, Slack Events API, Telegram webhook); authenticated by the platform's signature",
+            tags: ["channels"],
+            auth: false,
+            responses: { 200: { description: "the channel's answer (the reply, for a synchronous webhook)" } },
+            errors: [401, 404, 413, 503],
+          }),
+        },
+      );
+}
+
+/** /health's channels check. */
+export function channelHealthCheck(api: ChannelsApi): () => HealthCheck {
+  return () => api.health();
+}

@@ -1,0 +1,151 @@
+/**
+ * Channel processes, measured with the built binary, a fake Telegram and a fake provider in this process:
+ * - inbound-to-reply latency through `prx channel run` (update delivered -> sendMessage received) minus the provider's
+ *   own time for that turn, p50/p99 (target <= 5 ms);
+ * - the channel process's RSS against the gateway's idle RSS measured in the same run (target <= 1.5x);
+ * - restart time after a crash: SIGKILL of the supervised channel process -> its replacement running (includes the
+ *   supervisor's first backoff step, CHANNEL_RESTART_BASE_MS);
+ * - 100 chats x 10 messages at once through one Telegram process: each answered once and in order per chat.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CHANNEL_RESTART_BASE_MS } from "../../../src/channels/limits.ts";
+import { handledByLastText } from "../../fakes/common.ts";
+import { startFakeOpenAI } from "../../fakes/openai-server.ts";
+import { startFakeTelegram, type FakeTelegram } from "../../fakes/telegram-server.ts";
+import { stats, type BenchRow, type BenchSuite } from "../types.ts";
+
+const LATENCY_MESSAGES = 200;
+const CHATS = 100;
+const PER_CHAT = 10;
+const IDLE_MS = 3000;
+
+function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))!;
+  return Number(line.replace(/\D+/g, "")) / 1024;
+}
+
+function env(tmp: string, token: string): Record<string, string> {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmp, TG_TOKEN: token };
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(2);
+  }
+}
+
+function config(providerUrl: string, tg: FakeTelegram, enabled: boolean): string {
+  return (
+    `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${providerUrl}"\n` +
+    `[reliability]\nretries = 0\n[memory]\nauto_recall = false\n[gateway]\nrate_limit_per_minute = 1000000\nrate_limit_per_token_per_minute = 1000000\n` +
+    `[channels.tg]\nkind = "telegram"\nenabled = ${enabled}\ntoken_env = "TG_TOKEN"\napi_base_url = "${tg.url}"\npoll_timeout_s = 25\ndm_policy = "open"\n`
+  );
+}
+
+const suite: BenchSuite = async ({ binary, tmp }) => {
+  const rows: BenchRow[] = [];
+  const children: Array<ReturnType<typeof Bun.spawn>> = [];
+  const provider = startFakeOpenAI({ latencyMs: 5 });
+  const tg = startFakeTelegram();
+  writeFileSync(join(tmp, "config.toml"), config(provider.url, tg, false));
+  const channel = Bun.spawn([binary, "channel", "run", "tg", "-w", tmp], { env: env(tmp, tg.token), stdout: "pipe", stderr: "inherit" });
+  try {
+    await until(() => tg.calls.some((c) => c.method === "getUpdates"), "the channel to poll");
+    // latency: one message at a time
+    const overheads: number[] = [];
+    for (let i = 0; i < LATENCY_MESSAGES + 20; i++) {
+      const text = `latency ${i}`;
+      const before = tg.sent.length;
+      const t0 = performance.now();
+      tg.message({ chatId: 7, text });
+      await tg.waitForSent(before + 1);
+      const total = tg.sent[before]!.at - t0;
+      const handled = handledByLastText(provider).find(([t]) => t === text)?.[1] ?? 0;
+      if (i >= 20) overheads.push(total - handled); // the first turns warm the JIT up
+    }
+    const s = stats(overheads);
+    rows.push({ suite: "channels", name: "inbound-to-reply overhead p50 (Telegram, minus provider time)", value: s.p50, unit: "ms", target: { op: "<=", value: 5 } });
+    rows.push({ suite: "channels", name: "inbound-to-reply overhead p99", value: s.p99, unit: "ms", note: `${LATENCY_MESSAGES} sequential messages, fake provider 5 ms` });
+    Bun.gc(true);
+    await Bun.sleep(1500);
+    const channelRss = rssMb(channel.pid);
+
+    // 100 chats x 10 messages at once
+    provider.reset();
+    const before = tg.sent.length;
+    const started = performance.now();
+    for (let m = 0; m < PER_CHAT; m++) for (let c = 0; c < CHATS; c++) tg.message({ chatId: 10_000 + c, text: `chat ${c} msg ${m}` });
+    await tg.waitForSent(before + CHATS * PER_CHAT, 120_000);
+    const ms = performance.now() - started;
+    await Bun.sleep(1000);
+    const burst = tg.sent.slice(before);
+    const byChat = new Map<string, string[]>();
+    for (const s of burst) byChat.set(s.chat_id, [...(byChat.get(s.chat_id) ?? []), s.visible]);
+    let inOrder = 0;
+    for (const [chat, texts] of byChat) {
+      const c = Number(chat) - 10_000;
+      const want = Array.from({ length: PER_CHAT }, (_, m) => `echo: chat ${c} msg ${m}`);
+      if (JSON.stringify(texts) === JSON.stringify(want)) inOrder += 1;
+    }
+    rows.push({ suite: "channels", name: `${CHATS} chats x ${PER_CHAT} messages: replies sent`, value: burst.length, unit: "count", target: { op: "<=", value: CHATS * PER_CHAT }, note: `${CHATS * PER_CHAT} expected, exactly once` });
+    rows.push({ suite: "channels", name: `${CHATS} chats x ${PER_CHAT} messages: chats answered once and in order`, value: inOrder, unit: "count", target: { op: ">=", value: CHATS } });
+    rows.push({ suite: "channels", name: `${CHATS} chats x ${PER_CHAT} messages: throughput`, value: (CHATS * PER_CHAT) / (ms / 1000), unit: "ops/s", note: `${(ms / 1000).toFixed(2)} s for all` });
+    channel.kill("SIGTERM");
+    await channel.exited;
+
+    // gateway idle RSS (no channel) in the same run, then the supervised restart time
+    const gateway = Bun.spawn([binary, "gateway", "--port", "0", "-w", tmp], { env: env(tmp, tg.token), stdout: "pipe", stderr: "ignore" });
+    children.push(gateway);
+    const reader = (gateway.stdout as ReadableStream<Uint8Array>).getReader();
+    let out = "";
+    while (!/pairing code: (\d{6})/.test(out)) out += new TextDecoder().decode((await reader.read()).value);
+    await Bun.sleep(IDLE_MS);
+    const gatewayRss = rssMb(gateway.pid);
+    rows.push({ suite: "channels", name: "channel process RSS / gateway idle RSS", value: channelRss / gatewayRss, unit: "count", target: { op: "<=", value: 1.5 }, note: `channel ${channelRss.toFixed(1)} MB after ${LATENCY_MESSAGES + 20 + CHATS * PER_CHAT} turns, gateway idle ${gatewayRss.toFixed(1)} MB` });
+    gateway.kill("SIGTERM");
+    await gateway.exited;
+
+    writeFileSync(join(tmp, "config.toml"), config(provider.url, tg, true));
+    const supervised = Bun.spawn([binary, "gateway", "--port", "0", "-w", tmp], { env: env(tmp, tg.token), stdout: "pipe", stderr: "ignore" });
+    children.push(supervised);
+    const r2 = (supervised.stdout as ReadableStream<Uint8Array>).getReader();
+    let out2 = "";
+    while (!/pairing code: (\d{6})/.test(out2)) out2 += new TextDecoder().decode((await r2.read()).value);
+    const url2 = /listening on (\S+)/.exec(out2)![1]!;
+    const code = /pairing code: (\d{6})/.exec(out2)![1]!;
+    const token = ((await (await fetch(`${url2}/pair`, { method: "POST", headers: { "x-pairing-code": code } })).json()) as { token: string }).token;
+    const info = async () =>
+      ((await (await fetch(`${url2}/api/channels`, { headers: { authorization: `Bearer ${token}` } })).json()) as { channels: Array<{ state: string; pid: number }> }).channels[0]!;
+    const restarts: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await until(async () => (await info()).state === "running", "the channel to run");
+      const { pid } = await info();
+      const t0 = performance.now();
+      process.kill(pid, "SIGKILL");
+      await until(async () => {
+        const now = await info();
+        return now.state === "running" && now.pid !== pid;
+      }, "the restart");
+      restarts.push(performance.now() - t0);
+      await Bun.sleep(500);
+    }
+    // quick repeated crashes double the backoff: 200, 400, 800, ... ms; what is left is the process start itself
+    const overheads2 = restarts.map((ms, i) => ms - CHANNEL_RESTART_BASE_MS * 2 ** i);
+    rows.push({ suite: "channels", name: "restart after SIGKILL -> channel running again (first crash)", value: restarts[0]!, unit: "ms", note: `includes the first backoff step (${CHANNEL_RESTART_BASE_MS} ms)` });
+    rows.push({ suite: "channels", name: "restart after SIGKILL minus the backoff delay (median of 5)", value: stats(overheads2).p50, unit: "ms", note: "process start, workspace, plugin runtime, getMe" });
+    supervised.kill("SIGTERM");
+    await supervised.exited;
+  } finally {
+    channel.kill("SIGKILL");
+    for (const child of children) child.kill("SIGKILL");
+    await Promise.all(children.map((child) => child.exited));
+    await tg.stop();
+    await provider.stop();
+  }
+  return rows;
+};
+
+export default suite;

@@ -1,0 +1,167 @@
+/**
+ * The built binary: `prx gateway` supervises a Telegram channel process. The fake Telegram delivers updates, the
+ * replies arrive; the channel process killed with SIGKILL mid-turn is restarted and answers every update once; a
+ * plugin reload through the gateway reaches the channel process; pairing is approved over the API.
+ */
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { cpSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
+import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
+import { ensureBinary, fakeProviderConfig, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
+import { until } from "./harness.ts";
+
+setDefaultTimeout(60_000);
+
+let provider: FakeServer;
+let tg: FakeTelegram;
+let gateway: RunningGateway;
+let headers: Record<string, string>;
+let cleanup = () => {};
+const stderr: string[] = [];
+
+interface Info {
+  name: string;
+  state: string;
+  pid: number | null;
+  restarts: number;
+  plugin_generation: number | null;
+  last_inbound: string | null;
+}
+
+async function channels(): Promise<Info[]> {
+  const response = await fetch(`${gateway.url}/api/channels`, { headers });
+  return ((await response.json()) as { channels: Info[] }).channels;
+}
+
+async function telegramInfo(): Promise<Info> {
+  return (await channels()).find((c) => c.name === "tg")!;
+}
+
+async function waitFor<T>(get: () => Promise<T>, ok: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await get();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}\n${stderr.join("")}`);
+    await Bun.sleep(50);
+  }
+}
+
+beforeAll(async () => {
+  await ensureBinary();
+  provider = startFakeOpenAI();
+  tg = startFakeTelegram();
+  const ws = tempWorkspace(
+    fakeProviderConfig(
+      provider.url,
+      `[reliability]\nretries = 0\n[channels.tg]\nkind = "telegram"\nenabled = true\ntoken_env = "TG_TOKEN"\n` +
+        `api_base_url = "${tg.url}"\npoll_timeout_s = 1\ndm_policy = "pairing"\nallow = ["1001"]\n`,
+    ),
+  );
+  cleanup = ws.cleanup;
+  mkdirSync(join(ws.dir, "plugins"), { recursive: true });
+  cpSync(resolve(import.meta.dir, "../../plugins/test-wasm/echo-tool"), join(ws.dir, "plugins", "echo-tool"), { recursive: true });
+  gateway = await startGatewayBinary(ws.dir, { TG_TOKEN: tg.token, PRX_LOG: "info" });
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of gateway.proc.stderr as ReadableStream<Uint8Array>) stderr.push(decoder.decode(chunk));
+  })();
+  const paired = await fetch(`${gateway.url}/pair`, { method: "POST", headers: { "x-pairing-code": gateway.code! } });
+  headers = { authorization: `Bearer ${((await paired.json()) as { token: string }).token}`, "content-type": "application/json" };
+  await waitFor(telegramInfo, (i) => i.state === "running", "the channel process to run");
+}, 120_000);
+
+afterAll(async () => {
+  gateway.proc.kill("SIGTERM");
+  await gateway.proc.exited;
+  await tg.stop();
+  await provider.stop();
+  cleanup();
+});
+
+test("the gateway runs the enabled channel as a child process and an update is answered through a turn", async () => {
+  tg.message({ chatId: 1001, text: "hello from telegram" });
+  const [reply] = await tg.waitForSent(1);
+  expect(reply!.visible).toBe("echo: hello from telegram");
+  const info = await waitFor(telegramInfo, (i) => i.last_inbound !== null, "liveness");
+  expect(info.pid).toBeGreaterThan(0);
+  expect(info.pid).not.toBe(gateway.proc.pid);
+  const health = (await (await fetch(`${gateway.url}/health`)).json()) as { checks: Record<string, { ok: boolean; detail: string }> };
+  expect(health.checks.channels!.ok).toBe(true);
+  expect(health.checks.channels!.detail).toContain("tg: running");
+});
+
+test("a channel process killed mid-turn is restarted; the update is answered once and none is lost", async () => {
+  const before = tg.sent.length;
+  const { pid } = await telegramInfo();
+  provider.enqueue({ type: "text", text: "slow answer", delayMs: 3000 });
+  const requests = provider.chatRequests().length;
+  tg.message({ chatId: 1001, text: "slow question" });
+  await until(() => provider.chatRequests().length > requests, "the turn to reach the provider", 20_000);
+  process.kill(pid!, "SIGKILL");
+  tg.message({ chatId: 1001, text: "while it was down" });
+  const info = await waitFor(telegramInfo, (i) => i.restarts >= 1 && i.state === "running" && i.pid !== pid, "the restart");
+  expect(info.pid).not.toBe(pid);
+  const sent = await tg.waitForSent(before + 2, 30_000);
+  await Bun.sleep(1500); // a duplicate would arrive now
+  const texts = tg.sent.slice(before).map((s) => s.visible);
+  expect(texts).toEqual(["echo: slow question", "echo: while it was down"]);
+  expect(sent.length).toBe(before + 2);
+});
+
+test("a plugin reload through the gateway reaches the channel process", async () => {
+  const before = (await telegramInfo()).plugin_generation;
+  expect(before).toBeGreaterThanOrEqual(1);
+  const reloaded = await fetch(`${gateway.url}/api/plugins/echo-tool/reload`, { method: "POST", headers });
+  expect(reloaded.status).toBe(200);
+  const { generation } = (await reloaded.json()) as { generation: number };
+  const info = await waitFor(telegramInfo, (i) => i.plugin_generation === generation, "the channel's plugin generation");
+  expect(info.plugin_generation).toBe(generation);
+  // the channel's turns use the plugin's tool
+  const count = tg.sent.length;
+  tg.message({ chatId: 1001, text: 'use tool echo_upper {"text":"loud"}' });
+  const sent = await tg.waitForSent(count + 1);
+  expect(sent.at(-1)!.visible).toContain("LOUD");
+});
+
+test("pairing: an unknown sender gets a code, the owner approves it over the API, then the sender is answered", async () => {
+  const count = tg.sent.length;
+  const requests = provider.chatRequests().length;
+  tg.message({ chatId: 2002, text: "let me in" });
+  const sent = await tg.waitForSent(count + 1);
+  const code = /Pairing code: ([A-Z0-9]{6})/.exec(sent.at(-1)!.visible)![1]!;
+  expect(provider.chatRequests().length).toBe(requests);
+  const listed = (await (await fetch(`${gateway.url}/api/channels/pairings`, { headers })).json()) as { pairings: Array<{ code: string | null }> };
+  expect(listed.pairings.some((p) => p.code === code)).toBe(true);
+  const approved = await fetch(`${gateway.url}/api/channels/pairings/approve`, { method: "POST", headers, body: JSON.stringify({ code }) });
+  expect(approved.status).toBe(200);
+  tg.message({ chatId: 2002, text: "thanks" });
+  const after = await tg.waitForSent(count + 2);
+  expect(after.at(-1)!.visible).toBe("echo: thanks");
+});
+
+test("POST /api/channels/:name/restart restarts the process", async () => {
+  const { pid, restarts } = await telegramInfo();
+  const response = await fetch(`${gateway.url}/api/channels/tg/restart`, { method: "POST", headers });
+  expect(response.status).toBe(200);
+  const info = await waitFor(telegramInfo, (i) => i.state === "running" && i.pid !== pid, "the restart");
+  expect(info.restarts).toBe(restarts + 1);
+  expect((await fetch(`${gateway.url}/api/channels/nope/restart`, { method: "POST", headers })).status).toBe(404);
+});
+
+test("channel processes die with the gateway, even when it is killed with SIGKILL", async () => {
+  const { pid } = await telegramInfo();
+  gateway.proc.kill("SIGKILL");
+  await gateway.proc.exited;
+  const alive = () => {
+    try {
+      process.kill(pid!, 0);
+      return true;
+    } catch {
+      return false; // ESRCH: the process is gone
+    }
+  };
+  await until(() => !alive(), "the channel process to exit", 10_000);
+  expect(alive()).toBe(false);
+});

@@ -1,0 +1,50 @@
+/** In-process channel tests: a temporary workspace whose provider is the fake OpenAI server. */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startChannelProcess, type RunningChannel } from "../../src/channels/process.ts";
+import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
+
+export interface ChannelHarness {
+  dir: string;
+  provider: FakeServer;
+  running: RunningChannel[];
+  start(name: string, env?: Record<string, string>): Promise<RunningChannel>;
+  close(): Promise<void>;
+}
+
+/** `channels` is the TOML of the [channels.*] tables; the provider answers "echo: <text>" unless scripted. */
+export function channelHarness(channels: string): ChannelHarness {
+  const provider = startFakeOpenAI();
+  const dir = mkdtempSync(join(tmpdir(), "prx-channel-"));
+  writeFileSync(
+    join(dir, "config.toml"),
+    `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\n` +
+      `base_url = "${provider.url}"\n[reliability]\nretries = 0\n[memory]\nauto_recall = false\n${channels}`,
+  );
+  const running: RunningChannel[] = [];
+  return {
+    dir,
+    provider,
+    running,
+    async start(name, env = {}) {
+      const channel = await startChannelProcess({ name, workspace: dir, env: { ...process.env, ...env } });
+      running.push(channel);
+      return channel;
+    },
+    async close() {
+      for (const r of running.splice(0)) await r.stop();
+      await provider.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Poll `check` until it returns true (or fail after timeoutMs). */
+export async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(5);
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * A fake Slack on 127.0.0.1: the Web API (https://api.slack.com/web: `POST /api/<method>` with a bearer token,
+ * `{ok, ...}` / `{ok: false, error}`, HTTP 429 with Retry-After) for auth.test, apps.connections.open and
+ * chat.postMessage, and the Socket Mode WebSocket (https://api.slack.com/apis/socket-mode): `hello` on connect,
+ * `events_api` envelopes the app must acknowledge with `{envelope_id}`, `disconnect` frames. An envelope not
+ * acknowledged before its socket closes is redelivered on the next connection, as Slack does.
+ */
+import type { ServerWebSocket } from "bun";
+
+export interface SlackPost {
+  channel: string;
+  text: string;
+  thread_ts?: string;
+  ts: string;
+}
+
+export interface FakeSlack {
+  /** Web API root, as api_base_url (ends with /api). */
+  url: string;
+  botToken: string;
+  appToken: string;
+  botUserId: string;
+  posts: SlackPost[];
+  acks: string[];
+  connections: number;
+  /** Send a message event through Socket Mode; returns the envelope id. */
+  message(event: { channel: string; user: string; text: string; ts?: string; channel_type?: string; thread_ts?: string; bot_id?: string; subtype?: string; type?: string }): string;
+  /** Ask the app to reconnect (`disconnect` with reason refresh_requested). */
+  disconnect(reason?: string): void;
+  /** Close the socket without a word (a dropped connection). */
+  drop(): void;
+  fail(method: string, ...failures: Array<{ status: number; retryAfter?: number; error?: string }>): void;
+  waitForPosts(n: number, timeoutMs?: number): Promise<SlackPost[]>;
+  stop(): Promise<void>;
+}
+
+export function startFakeSlack(): FakeSlack {
+  const botToken = "xoxb-test-token";
+  const appToken = "xapp-test-token";
+  const botUserId = "UBOT0001";
+  const posts: SlackPost[] = [];
+  const acks: string[] = [];
+  const unacked = new Map<string, string>();
+  const failures = new Map<string, Array<{ status: number; retryAfter?: number; error?: string }>>();
+  const sockets = new Set<ServerWebSocket<unknown>>();
+  const postWaiters = new Set<() => void>();
+  let envelope = 0;
+  let ts = 1_700_000_000;
+  let connections = 0;
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request, srv) {
+      const url = new URL(request.url);
+      if (url.pathname === "/socket") return srv.upgrade(request) ? undefined : new Response("upgrade failed", { status: 400 });
+      const method = /^\/api\/([\w.]+)$/.exec(url.pathname)?.[1];
+      if (!method) return new Response("not found", { status: 404 });
+      const failure = failures.get(method)?.shift();
+      if (failure?.status === 429) return new Response("", { status: 429, headers: { "retry-after": String(failure.retryAfter ?? 1) } });
+      if (failure) return failure.error ? Response.json({ ok: false, error: failure.error }) : new Response("", { status: failure.status });
+      const auth = request.headers.get("authorization");
+      const body = (await request.json().catch(() => ({}))) as Record<string, string>;
+      const want = method === "apps.connections.open" ? appToken : botToken;
+      if (auth !== `Bearer ${want}`) return Response.json({ ok: false, error: "invalid_auth" });
+      switch (method) {
+        case "auth.test":
+          return Response.json({ ok: true, url: "https://fake.slack.com/", team: "T", user: "prx", team_id: "T1", user_id: botUserId, bot_id: "BBOT0001" });
+        case "apps.connections.open":
+          return Response.json({ ok: true, url: `ws://127.0.0.1:${srv.port}/socket` });
+        case "chat.postMessage": {
+          if (!body.channel) return Response.json({ ok: false, error: "channel_not_found" });
+          if (!body.text) return Response.json({ ok: false, error: "no_text" });
+          const post = { channel: body.channel, text: body.text, thread_ts: body.thread_ts, ts: `${++ts}.000100` };
+          posts.push(post);
+          for (const w of postWaiters) w();
+          return Response.json({ ok: true, channel: post.channel, ts: post.ts, message: { text: post.text } });
+        }
+        default:
+          return Response.json({ ok: false, error: "unknown_method" });
+      }
+    },
+    websocket: {
+      open(ws) {
+        connections += 1;
+        sockets.add(ws);
+        ws.send(JSON.stringify({ type: "hello", num_connections: sockets.size, connection_info: { app_id: "A1" }, debug_info: { host: "fake" } }));
+        for (const frame of unacked.values()) ws.send(frame);
+      },
+      message(_ws, data) {
+        const parsed = JSON.parse(String(data)) as { envelope_id?: string };
+        if (parsed.envelope_id) {
+          acks.push(parsed.envelope_id);
+          unacked.delete(parsed.envelope_id);
+        }
+      },
+      close(ws) {
+        sockets.delete(ws);
+      },
+    },
+  });
+
+  return {
+    url: `http://127.0.0.1:${server.port}/api`,
+    botToken,
+    appToken,
+    botUserId,
+    posts,
+    acks,
+    get connections() {
+      return connections;
+    },
+    message(event) {
+      const id = `env-${++envelope}`;
+      const frame = JSON.stringify({
+        envelope_id: id,
+        type: "events_api",
+        accepts_response_payload: false,
+        retry_attempt: 0,
+        payload: {
+          token: "verification-token",
+          team_id: "T1",
+          api_app_id: "A1",
+          type: "event_callback",
+          event_id: `Ev${envelope}`,
+          event_time: Math.floor(Date.now() / 1000),
+          event: { type: event.type ?? "message", channel_type: event.channel_type ?? "im", ts: event.ts ?? `${++ts}.000200`, ...event },
+        },
+      });
+      unacked.set(id, frame);
+      for (const ws of sockets) ws.send(frame);
+      return id;
+    },
+    disconnect(reason = "refresh_requested") {
+      for (const ws of sockets) ws.send(JSON.stringify({ type: "disconnect", reason, debug_info: { host: "fake" } }));
+    },
+    drop() {
+      for (const ws of sockets) ws.terminate();
+    },
+    fail(method, ...list) {
+      failures.set(method, [...(failures.get(method) ?? []), ...list]);
+    },
+    waitForPosts(n, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (posts.length < n) return;
+          postWaiters.delete(check);
+          clearTimeout(timer);
+          resolve(posts);
+        };
+        const timer = setTimeout(() => (postWaiters.delete(check), reject(new Error(`fake slack: ${posts.length} of ${n} posts`))), timeoutMs);
+        postWaiters.add(check);
+        check();
+      });
+    },
+    async stop() {
+      for (const ws of sockets) ws.close();
+      await server.stop(true);
+    },
+  };
+}
