@@ -1,5 +1,8 @@
 import { version } from "../../package.json" with { type: "json" };
+import type { AgentHost } from "../agent/host.ts";
+import type { McpGatewayPort } from "../contracts/mcp.ts";
 import { errorMessage } from "../core/errors.ts";
+import type { McpClientExtension } from "../mcp/extension.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
 const USAGE = `Usage: prx gateway [--host H] [--port P]      run the HTTP gateway (default 127.0.0.1:16830)
@@ -27,11 +30,13 @@ export async function gatewayCommand(argv: string[], globals: { workspace?: stri
   const port = values.port === undefined ? undefined : parsePort(values.port);
 
   const { openAgentHost } = await import("../agent/index.ts");
+  // MCP servers marked eager start with the plugins; the others on first use.
+  const mcp = (await import("../mcp/extension.ts")).mcpClientExtension({ eager: true, clientVersion: version });
   // The plugin runtime (and its modules) load once the gateway listens: /health answers meanwhile ("starting") and
   // turns wait for it.
   const host = await openAgentHost({
     workspace: values.workspace ?? globals.workspace,
-    extend: async (base) => (await import("../agent/plugin-extensions.ts")).pluginExtensions(base),
+    extend: mcp.wrap(async (base) => (await import("../agent/plugin-extensions.ts")).pluginExtensions(base)),
     deferExtend: true,
   });
   const fileLog = (await import("../gateway/file-log.ts")).openGatewayFileLog(host.workspace.logsDir);
@@ -39,12 +44,14 @@ export async function gatewayCommand(argv: string[], globals: { workspace?: stri
   try {
     const { startGateway } = await import("../gateway/server.ts");
     const { pluginGatewayMounts, pluginHealthCheck } = await import("../gateway/routes/plugins.ts");
+    const { mcpRoutes } = await import("../gateway/routes/mcp.ts");
+    const mcpPort = mcpGatewayPort(host, mcp);
     server = await startGateway({
       host,
       hostname: values.host,
       port,
       version,
-      mounts: pluginGatewayMounts(host),
+      mounts: [...pluginGatewayMounts(host), mcpRoutes(mcpPort, host.config.gateway.max_body_bytes)],
       checks: { plugins: pluginHealthCheck(host) },
       accessLog: fileLog.accessLog,
     });
@@ -67,6 +74,15 @@ export async function gatewayCommand(argv: string[], globals: { workspace?: stri
   await host.close();
   await fileLog.close();
   return 0;
+}
+
+/** The MCP routes' port, built (with the MCP modules) on the first request that needs it. */
+function mcpGatewayPort(host: AgentHost, mcp: McpClientExtension): () => Promise<McpGatewayPort> {
+  let port: Promise<McpGatewayPort> | undefined;
+  return () =>
+    (port ??= import("../mcp/gateway-port.ts").then(async (m) =>
+      m.createMcpGatewayPort(host, mcp, { version, logger: (await import("../core/logger.ts")).createLogger("mcp.serve") }),
+    ));
 }
 
 function parsePort(raw: string): number {

@@ -5,7 +5,7 @@
  */
 import { version } from "../../package.json" with { type: "json" };
 
-const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions"] as const;
+const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "mcp"] as const;
 
 const HELP = `prx ${version} — a self-hosted AI agent host
 
@@ -23,6 +23,7 @@ Commands:
   plugins list|info|reload|validate|probe   manage plugins
   memory list|search|show|store|forget|export|import   see, add and erase what the assistant remembers
   sessions list|show|delete|export   see and erase conversations
+  mcp list|tools|call|resources|prompts|serve   MCP servers prx uses; prx as an MCP server (stdio)
 
 Global options:
   -w, --workspace DIR   workspace directory (default $PRX_WORKSPACE or ~/.prx)
@@ -59,6 +60,8 @@ async function dispatch(argv: string[]): Promise<number> {
       return (await import("./memory.ts")).memoryCommand(rest);
     case "sessions":
       return (await import("./sessions.ts")).sessionsCommand(rest);
+    case "mcp":
+      return (await import("./mcp.ts")).mcpCommand(rest);
     case "__remote-plugin-child":
       // The compiled binary re-executes itself as a remote plugin subprocess (NDJSON over stdio).
       await (await import("../plugins/remote/child-main.ts")).runRemoteChild(rest);

@@ -3,8 +3,10 @@ import { openAgentHost, type AgentHost } from "../agent/index.ts";
 /**
  * Open the agent host for a CLI command. Every entry point (agent, chat, gateway, channels) goes through
  * here so the workspace plugin runtime is initialised before an explicitly selected wasm: backend resolves.
+ * MCP servers of config.toml add their tools (each starts on first use).
  */
 export async function openHost(workspace?: string): Promise<AgentHost> {
   const { pluginExtensions } = await import("../agent/plugin-extensions.ts");
-  return openAgentHost({ workspace, extend: pluginExtensions });
+  const { mcpClientExtension } = await import("../mcp/extension.ts");
+  return openAgentHost({ workspace, extend: mcpClientExtension().wrap(pluginExtensions) });
 }

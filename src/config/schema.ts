@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../core/tool-names.ts";
+import { McpConfigSchema } from "./mcp.ts";
 
 /**
  * The one schema of config.toml. Every object is strict: an unknown key is an error naming its path.
@@ -121,6 +122,7 @@ export const ConfigSchema = z.strictObject({
   tools: ToolsSchema.default(ToolsSchema.parse({})),
   gateway: GatewaySchema.default(GatewaySchema.parse({})),
   plugins: z.record(z.string().min(1), PluginGrantSchema).default({}),
+  mcp: McpConfigSchema.default(McpConfigSchema.parse({})).describe("MCP servers to connect to, and what prx mcp serve exposes"),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -45,6 +45,9 @@ export const ErrorCodes = [
   "REMOTE_RPC",
   "REMOTE_CRASHED",
   "HOOKS_INVALID",
+  "MCP_UNAVAILABLE",
+  "MCP_TIMEOUT",
+  "MCP_PROTOCOL",
   "INTERNAL",
 ] as const;
 

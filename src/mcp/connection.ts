@@ -1,0 +1,169 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
+import type { McpServerConfig } from "../config/mcp.ts";
+import { errorMessage, PrxError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import { connectHttp } from "./http-transport.ts";
+import { resolveCommand, serverCwd, serverEnvironment, type Environment } from "./launch.ts";
+import { MCP_MAX_TOOLS_PER_SERVER } from "./limits.ts";
+import { StdioClientTransport } from "./stdio-transport.ts";
+import { readPages, readToolEntries, type McpToolInfo, type Page } from "./tool-list.ts";
+import { CallToolResultSchema, PromptsPageSchema, ResourcesPageSchema, ToolsPageSchema, type CallToolResult } from "./wire.ts";
+import { readPrompts, readResources, type McpPromptInfo, type McpResourceInfo } from "./catalog.ts";
+
+export interface ConnectOptions {
+  name: string;
+  config: McpServerConfig;
+  workspaceRoot: string;
+  env: Environment;
+  clientVersion: string;
+  logger: Logger;
+  /** The server said its tool list changed (notifications/tools/list_changed). */
+  onToolsChanged: () => void;
+  /** The connection is gone (the process exited, the HTTP session ended, or close() was called). */
+  onClosed: (reason: string) => void;
+}
+
+/** One running session with a server: what the rest of prx needs of the SDK's Client. */
+export interface McpConnection {
+  readonly transport: "stdio" | "streamable-http" | "sse";
+  readonly pid: number | null;
+  listTools(): Promise<McpToolInfo[]>;
+  listResources(): Promise<McpResourceInfo[]>;
+  listPrompts(): Promise<McpPromptInfo[]>;
+  callTool(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult>;
+  garbageLines(): number;
+  stderrTail(): string[];
+  close(): Promise<void>;
+}
+
+/** The SDK Client never validates tool output here (prx reads results with its own schemas): no Ajv at run time. */
+const noValidator: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input: unknown) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
+
+function newClient(version: string): Client {
+  return new Client({ name: "prx", version }, { capabilities: {}, jsonSchemaValidator: noValidator });
+}
+
+/** Start (stdio) or reach (url) the server and complete the MCP handshake within startup_timeout_ms. */
+export async function connectServer(options: ConnectOptions): Promise<McpConnection> {
+  const { name, config, logger } = options;
+  let client: Client;
+  let transport: Transport;
+  let kind: McpConnection["transport"];
+  let stdio: StdioClientTransport | null = null;
+  let closing = false;
+  const closed = (reason: string) => options.onClosed(reason);
+  if (config.command !== undefined) {
+    const cwd = serverCwd(config, options.workspaceRoot);
+    const env = serverEnvironment(name, config, options.env);
+    const command = resolveCommand(name, config.command, cwd, env.PATH);
+    stdio = new StdioClientTransport({ server: name, command, args: config.args ?? [], env, cwd, logger });
+    client = newClient(options.clientVersion);
+    transport = stdio;
+    kind = "stdio";
+    client.onclose = () => closed(closing ? "prx closed it" : (stdio!.exitReason ?? "its process exited"));
+    try {
+      await client.connect(stdio, { timeout: config.startup_timeout_ms });
+    } catch (error) {
+      const reason = stdio.exitReason;
+      await stdio.close();
+      throw startFailure(name, config, error, reason, stdio.stderrTail());
+    }
+  } else {
+    const http = await connectHttp(options, () => newClient(options.clientVersion), (reason) => closed(closing ? "prx closed it" : reason));
+    client = http.client;
+    transport = http.transport;
+    kind = http.kind;
+  }
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged());
+  const capabilities = client.getServerCapabilities() ?? {};
+  const pages = (method: string, schema: z.ZodType<{ nextCursor?: string }>, key: string) =>
+    (cursor: string | undefined): Promise<Page> =>
+      client
+        .request({ method, params: cursor === undefined ? {} : { cursor } } as never, schema, { timeout: config.timeout_ms })
+        .then((page) => ({ items: (page as Record<string, unknown[]>)[key] ?? [], nextCursor: page.nextCursor }));
+
+  return {
+    transport: kind,
+    pid: stdio?.pid ?? null,
+    async listTools() {
+      if (!capabilities.tools) return [];
+      const read = await readPages(pages("tools/list", ToolsPageSchema, "tools"), MCP_MAX_TOOLS_PER_SERVER + 1);
+      if (read.truncated) logger.warn(`MCP server "${name}" lists more tools than prx reads; the rest are left out`);
+      return readToolEntries(name, read.items, logger);
+    },
+    async listResources() {
+      if (!capabilities.resources) return [];
+      return readResources(name, await readPages(pages("resources/list", ResourcesPageSchema, "resources"), MCP_MAX_TOOLS_PER_SERVER), logger);
+    },
+    async listPrompts() {
+      if (!capabilities.prompts) return [];
+      return readPrompts(name, await readPages(pages("prompts/list", PromptsPageSchema, "prompts"), MCP_MAX_TOOLS_PER_SERVER), logger);
+    },
+    async callTool(tool, args, signal) {
+      try {
+        return await client.request(
+          { method: "tools/call", params: { name: tool, arguments: args } },
+          CallToolResultSchema,
+          { timeout: config.timeout_ms, signal },
+        );
+      } catch (error) {
+        throw callFailure(name, tool, config, error);
+      }
+    },
+    garbageLines: () => stdio?.garbageLines ?? 0,
+    stderrTail: () => stdio?.stderrTail() ?? [],
+    async close() {
+      closing = true;
+      await client.close();
+      await transport.close();
+    },
+  };
+}
+
+function startFailure(name: string, config: McpServerConfig, error: unknown, exitReason: string | null, tail: string[]): PrxError {
+  if (error instanceof PrxError) return error;
+  const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+  const why = timedOut
+    ? `it did not complete the MCP handshake within ${config.startup_timeout_ms} ms`
+    : (exitReason ?? errorMessage(error));
+  const stderr = tail.length > 0 ? `; its last stderr lines: ${tail.join(" | ")}` : "";
+  return new PrxError(timedOut ? "MCP_TIMEOUT" : "MCP_UNAVAILABLE", `MCP server "${name}" did not start: ${why}${stderr}`, {
+    cause: error,
+    status: 502,
+    hint: timedOut
+      ? `raise [mcp.servers.${name}] startup_timeout_ms, or check that the command speaks MCP on stdio`
+      : `check [mcp.servers.${name}] in config.toml (command, args, env_from), then try \`prx mcp tools ${name}\``,
+  });
+}
+
+/** A failed tools/call as a PrxError naming the server, the tool and what to do. */
+export function callFailure(name: string, tool: string, config: McpServerConfig, error: unknown): PrxError {
+  if (error instanceof PrxError) return error;
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    return new PrxError("MCP_TIMEOUT", `MCP server "${name}" did not answer tool "${tool}" within ${config.timeout_ms} ms`, {
+      cause: error,
+      status: 504,
+      hint: `raise [mcp.servers.${name}] timeout_ms in config.toml, or ask the tool for less work per call`,
+    });
+  }
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    return new PrxError("MCP_UNAVAILABLE", `MCP server "${name}" went away during tool "${tool}"`, {
+      cause: error,
+      status: 502,
+      details: { closed: true },
+    });
+  }
+  return new PrxError("MCP_PROTOCOL", `MCP server "${name}" refused tool "${tool}": ${errorMessage(error)}`, {
+    cause: error,
+    status: 502,
+    hint: `see \`prx mcp tools ${name}\` for the tool's arguments`,
+  });
+}
