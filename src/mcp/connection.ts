@@ -1,5 +1,4 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
@@ -55,8 +54,8 @@ function newClient(version: string): Client {
 export async function connectServer(options: ConnectOptions): Promise<McpConnection> {
   const { name, config, logger } = options;
   let client: Client;
-  let transport: Transport;
   let kind: McpConnection["transport"];
+  let closeSession: () => Promise<void>;
   let stdio: StdioClientTransport | null = null;
   let closing = false;
   const closed = (reason: string) => options.onClosed(reason);
@@ -66,8 +65,12 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
     const command = resolveCommand(name, config.command, cwd, env.PATH);
     stdio = new StdioClientTransport({ server: name, command, args: config.args ?? [], env, cwd, logger });
     client = newClient(options.clientVersion);
-    transport = stdio;
     kind = "stdio";
+    const transport = stdio;
+    closeSession = async () => {
+      await client.close();
+      await transport.close();
+    };
     client.onclose = () => closed(closing ? "prx closed it" : (stdio!.exitReason ?? "its process exited"));
     try {
       await client.connect(stdio, { timeout: config.startup_timeout_ms });
@@ -79,8 +82,8 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
   } else {
     const http = await connectHttp(options, () => newClient(options.clientVersion), (reason) => closed(closing ? "prx closed it" : reason));
     client = http.client;
-    transport = http.transport;
     kind = http.kind;
+    closeSession = http.close;
   }
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged());
   const capabilities = client.getServerCapabilities() ?? {};
@@ -122,8 +125,7 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
     stderrTail: () => stdio?.stderrTail() ?? [],
     async close() {
       closing = true;
-      await client.close();
-      await transport.close();
+      await closeSession();
     },
   };
 }

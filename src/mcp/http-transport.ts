@@ -14,6 +14,8 @@ export interface HttpConnection {
   client: Client;
   transport: Transport;
   kind: "streamable-http" | "sse";
+  /** End the session (a Streamable HTTP session is deleted on the server) and the connection. */
+  close(): Promise<void>;
 }
 
 /**
@@ -42,7 +44,15 @@ export async function connectHttp(
       );
       throw error;
     }
-    return { client, transport, kind };
+    const close = async () => {
+      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+        await transport.terminateSession().catch((error: unknown) =>
+          options.logger.debug(`MCP server "${name}" did not end its session`, { error: errorMessage(error) }),
+        );
+      }
+      await client.close();
+    };
+    return { client, transport, kind, close };
   };
   try {
     return await attempt("streamable-http");
