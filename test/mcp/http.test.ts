@@ -105,7 +105,7 @@ describe("the older HTTP+SSE transport", () => {
 
   test("a server that refuses Streamable HTTP is reached over SSE at the same URL", async () => {
     const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-    const port = probe.port;
+    const port = probe.port!;
     await probe.stop(true);
     proc = Bun.spawn([process.execPath, EVERYTHING, "sse"], { env: { ...process.env, PORT: String(port) }, stdout: "ignore", stderr: "pipe" });
     const url = `http://127.0.0.1:${port}/sse`;

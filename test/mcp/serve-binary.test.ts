@@ -55,7 +55,7 @@ describe("prx mcp serve (binary)", () => {
     expect(tools.map((t) => t.name)).toEqual(["memory_store", "memory_recall", "memory_forget", "echo_upper"]);
     const store = tools.find((t) => t.name === "memory_store")!;
     expect(store.inputSchema).toMatchObject({ type: "object", properties: { key: { type: "string" }, content: { type: "string" } } });
-    expect(store.description.length).toBeGreaterThan(0);
+    expect(store.description?.length).toBeGreaterThan(0);
   });
 
   test("calls store and recall memories in the workspace and reach plugin tools", async () => {

@@ -45,19 +45,16 @@ export interface ServedTools {
  * tool registry (argument checks, output cap, counters) and are published as lifecycle events on channel "mcp".
  */
 export function servedTools(host: ServeHost, entries: readonly string[]): ServedTools {
+  // resolve() answers as a call would (a disabled built-in, a plugin tool hidden by a clash: nothing) without listing
+  // every source, which would start MCP servers whose tools prx has not read yet
+  const offered = (name: string) => host.tools.resolve(name)?.spec;
   const specs = (): ToolSpec[] => {
-    const offered = new Map(host.tools.specs().map((spec) => [spec.name, spec]));
     const out = new Map<string, ToolSpec>();
     for (const entry of entries) {
-      if (entry === PRX_CHAT_TOOL) out.set(PRX_CHAT_TOOL, chatSpec);
-      else if (entry === MCP_SERVE_PLUGIN_TOOLS) {
-        for (const { name } of host.plugins?.runtime.tools.list() ?? []) {
-          const spec = offered.get(name);
-          if (spec) out.set(name, spec);
-        }
-      } else {
-        const spec = offered.get(entry);
-        if (spec) out.set(entry, spec);
+      const names = entry === MCP_SERVE_PLUGIN_TOOLS ? (host.plugins?.runtime.tools.list() ?? []).map((t) => t.name) : [entry];
+      for (const name of names) {
+        const spec = name === PRX_CHAT_TOOL ? chatSpec : offered(name);
+        if (spec) out.set(name, spec);
       }
     }
     return [...out.values()];
