@@ -24,6 +24,8 @@ export interface ConnectOptions {
   onToolsChanged: () => void;
   /** The connection is gone (the process exited, the HTTP session ended, or close() was called). */
   onClosed: (reason: string) => void;
+  /** Aborts a start in progress (prx is closing): the server is stopped and connectServer rejects. */
+  signal?: AbortSignal;
 }
 
 /** One running session with a server: what the rest of prx needs of the SDK's Client. */
@@ -72,12 +74,16 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
       await transport.close();
     };
     client.onclose = () => closed(closing ? "prx closed it" : (stdio!.exitReason ?? "its process exited"));
+    const stop = () => void stdio!.close();
+    options.signal?.addEventListener("abort", stop, { once: true });
     try {
-      await client.connect(stdio, { timeout: config.startup_timeout_ms });
+      await client.connect(stdio, { timeout: config.startup_timeout_ms, signal: options.signal });
     } catch (error) {
       const reason = stdio.exitReason;
       await stdio.close();
       throw startFailure(name, config, error, reason, stdio.stderrTail());
+    } finally {
+      options.signal?.removeEventListener("abort", stop);
     }
   } else {
     const http = await connectHttp(options, () => newClient(options.clientVersion), (reason) => closed(closing ? "prx closed it" : reason));

@@ -36,7 +36,7 @@ export async function connectHttp(
     const transport = kind === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
     client.onclose = () => onClosed(`the ${kind} connection to ${url.origin} closed`);
     try {
-      await client.connect(transport, { timeout: config.startup_timeout_ms });
+      await client.connect(transport, { timeout: config.startup_timeout_ms, signal: options.signal });
     } catch (error) {
       client.onclose = undefined;
       await transport.close().catch((closeError: unknown) =>

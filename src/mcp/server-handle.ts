@@ -48,6 +48,8 @@ export class McpServerHandle {
   private failedStarts = 0;
   private retryAt = 0;
   private restartTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Stops a start in progress when prx closes (a one-shot command must not wait for a server it never called). */
+  private readonly closing = new AbortController();
   private readonly crashes: CrashWindow;
   private readonly now: () => number;
   private readonly fingerprint: string;
@@ -158,6 +160,7 @@ export class McpServerHandle {
   async close(): Promise<void> {
     this.state = "closed";
     this.clearRestartTimer();
+    this.closing.abort(new PrxError("ABORTED", "prx is shutting down"));
     const starting = this.starting;
     // a start that fails now was logged by start(); only its end matters here
     if (starting) await starting.catch((error: unknown) => this.options.logger.debug("start ended by close", { error: errorMessage(error) }));
@@ -181,8 +184,10 @@ export class McpServerHandle {
         onToolsChanged: () => this.onListChanged(),
         // a session that ends during the handshake fails connect(): only a published one can crash
         onClosed: (reason) => connection !== undefined && this.onClosed(connection, reason),
+        signal: this.closing.signal,
       });
     } catch (error) {
+      if ((this.state as McpServerState) === "closed") throw this.unavailable("prx is shutting down");
       this.failedStarts++;
       this.retryAt = this.now() + restartDelay(this.failedStarts);
       this.lastError = errorMessage(error);

@@ -153,6 +153,20 @@ describe("closing", () => {
     expect(alive(pid)).toBe(false);
   });
 
+  test("closing while a server is still starting stops it at once instead of waiting for its handshake", async () => {
+    const workspace = spaces.make();
+    const file = join(workspace.root, "starts");
+    const slow = fixture(["--initialize-delay", "600000", "--starts-file", file], { startup_timeout_ms: 600_000 });
+    const { manager, registry } = open({ slow }, workspace);
+    registry.specs(); // starts the background discovery
+    await until(() => starts(file) === 1, "the server process to start");
+    const pid = Number(readFileSync(file, "utf8").trim());
+    expect(manager.handle("slow").state).toBe("starting");
+    await manager.close();
+    expect(alive(pid)).toBe(false);
+    expect(manager.handle("slow").state).toBe("closed");
+  });
+
   test("a call after close fails naming the server", async () => {
     const { manager } = open({ fx: fixture() });
     await manager.close();
