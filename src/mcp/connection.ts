@@ -1,13 +1,13 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { z } from "zod";
+import { z } from "zod";
 import type { McpServerConfig } from "../config/mcp.ts";
-import { errorMessage, PrxError } from "../core/errors.ts";
+import { errorMessage, isPrxError, PrxError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import { connectHttp } from "./http-transport.ts";
 import { resolveCommand, serverCwd, serverEnvironment, type Environment } from "./launch.ts";
-import { MCP_MAX_TOOLS_PER_SERVER } from "./limits.ts";
+import { MCP_KILL_GRACE_MS, MCP_MAX_TOOLS_PER_SERVER } from "./limits.ts";
 import { StdioClientTransport } from "./stdio-transport.ts";
 import { readPages, readToolEntries, type McpToolInfo, type Page } from "./tool-list.ts";
 import { CallToolResultSchema, PromptsPageSchema, ResourcesPageSchema, ToolsPageSchema, type CallToolResult } from "./wire.ts";
@@ -40,6 +40,9 @@ export interface McpConnection {
   stderrTail(): string[];
   close(): Promise<void>;
 }
+
+/** Results are read with prx's own schemas (CallToolResultSchema), so the SDK checks nothing more than JSON-RPC. */
+const AnyResult = z.unknown();
 
 /** The SDK Client never validates tool output here (prx reads results with its own schemas): no Ajv at run time. */
 const noValidator: jsonSchemaValidator = {
@@ -79,9 +82,12 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
     try {
       await client.connect(stdio, { timeout: config.startup_timeout_ms, signal: options.signal });
     } catch (error) {
-      const reason = stdio.exitReason;
+      // a server that died during the handshake (a write then fails with EPIPE, or the pipe closed) is reported by
+      // its exit and its stderr, once its end has been seen
+      const died = isPrxError(error, "MCP_UNAVAILABLE") || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed);
+      const exitReason = died && (await stdio.endedWithin(MCP_KILL_GRACE_MS)) ? stdio.exitReason : null;
       await stdio.close();
-      throw startFailure(name, config, error, reason, stdio.stderrTail());
+      throw startFailure(name, config, error, exitReason, stdio.stderrTail());
     } finally {
       options.signal?.removeEventListener("abort", stop);
     }
@@ -117,15 +123,28 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
       return readPrompts(name, await readPages(pages("prompts/list", PromptsPageSchema, "prompts"), MCP_MAX_TOOLS_PER_SERVER), logger);
     },
     async callTool(tool, args, signal) {
+      // the SDK never removes the listener it adds to a request's signal: give it one that lives for this call only
+      const call = signal ? new AbortController() : undefined;
+      const forward = () => call!.abort(signal!.reason);
+      signal?.addEventListener("abort", forward, { once: true });
+      let raw: unknown;
       try {
-        return await client.request(
+        raw = await client.request(
           { method: "tools/call", params: { name: tool, arguments: args } },
-          CallToolResultSchema,
-          { timeout: config.timeout_ms, signal },
+          AnyResult,
+          { timeout: config.timeout_ms, signal: call?.signal },
         );
       } catch (error) {
         throw callFailure(name, tool, config, error);
+      } finally {
+        signal?.removeEventListener("abort", forward);
       }
+      const parsed = CallToolResultSchema.safeParse(raw);
+      if (parsed.success) return parsed.data;
+      throw new PrxError("MCP_PROTOCOL", `MCP server "${name}" answered tool "${tool}" with a malformed result: ${parsed.error.issues[0]?.message}`, {
+        status: 502,
+        hint: "report it to the server's authors",
+      });
     },
     garbageLines: () => stdio?.garbageLines ?? 0,
     stderrTail: () => stdio?.stderrTail() ?? [],
@@ -137,7 +156,7 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
 }
 
 function startFailure(name: string, config: McpServerConfig, error: unknown, exitReason: string | null, tail: string[]): PrxError {
-  if (error instanceof PrxError) return error;
+  if (error instanceof PrxError && (error.code !== "MCP_UNAVAILABLE" || exitReason === null)) return error;
   const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
   const why = timedOut
     ? `it did not complete the MCP handshake within ${config.startup_timeout_ms} ms`

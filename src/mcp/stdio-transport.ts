@@ -1,10 +1,21 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { isPlainObject, withFastAccept } from "../core/fast-accept.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import { LineDecoder } from "../plugins/remote/codec.ts";
 import { reapOnExit, signalGroup, stopProcessGroup } from "./process-group.ts";
 import { MCP_MAX_MESSAGE_BYTES, MCP_STDERR_LINE_MAX_BYTES, MCP_STDERR_TAIL_LINES } from "./limits.ts";
+
+/**
+ * The SDK's JSON-RPC message schema behind a hand check of the message every call ends with: a result response
+ * (`{jsonrpc, id, result}` and nothing else, as the schema requires; a result with `_meta` goes to the schema).
+ */
+export const JsonRpcMessage = withFastAccept(JSONRPCMessageSchema, (value): value is JSONRPCMessage => {
+  if (!isPlainObject(value) || value.jsonrpc !== "2.0" || !isPlainObject(value.result) || "_meta" in value.result) return false;
+  const id = value.id;
+  return (typeof id === "string" || (typeof id === "number" && Number.isInteger(id))) && Object.keys(value).length === 3;
+});
 
 export interface StdioLaunch {
   server: string;
@@ -37,6 +48,8 @@ export class StdioClientTransport implements Transport {
   private readonly tail: string[] = [];
   private stopReason: string | null = null;
   private closed = false;
+  /** Resolves once the process is gone and exitReason is set. */
+  private gone: Promise<void> = Promise.resolve();
 
   constructor(private readonly launch: StdioLaunch) {}
 
@@ -77,7 +90,7 @@ export class StdioClientTransport implements Transport {
     const reading = Promise.all([pump(proc.stdout, stdout), pump(proc.stderr, stderr)]).catch((error: unknown) =>
       this.launch.logger.warn(`reading the output of MCP server "${server}" failed`, { error: errorMessage(error) }),
     );
-    void proc.exited.then(async (code) => {
+    this.gone = proc.exited.then(async (code) => {
       forget();
       // whatever the server left behind in its group would hold the pipes open: it goes with its leader
       signalGroup(proc.pid, "SIGKILL");
@@ -94,20 +107,31 @@ export class StdioClientTransport implements Transport {
     if (!proc || this.closed || this.exitReason) {
       throw new PrxError("MCP_UNAVAILABLE", `MCP server "${this.launch.server}" is not running${this.exitReason ? `: ${this.exitReason}` : ""}`);
     }
+    const failed = (cause: unknown) =>
+      new PrxError("MCP_UNAVAILABLE", `MCP server "${this.launch.server}" stopped reading: ${errorMessage(cause)}`, { cause });
     try {
       proc.stdin.write(JSON.stringify(message) + "\n");
-      await proc.stdin.flush();
+      const flushed = proc.stdin.flush();
+      if (flushed instanceof Promise) await flushed;
     } catch (cause) {
-      throw new PrxError("MCP_UNAVAILABLE", `MCP server "${this.launch.server}" stopped reading: ${errorMessage(cause)}`, { cause });
+      throw failed(cause);
     }
+  }
+
+  /** Wait up to `ms` for the process to end by itself; true when it has. */
+  async endedWithin(ms: number): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    return Promise.race([this.gone.then(() => this.exitReason !== null), late]).finally(() => clearTimeout(timer));
   }
 
   /** End stdin, then SIGTERM and SIGKILL the process group if it lingers; resolves once the process is reaped. */
   async close(): Promise<void> {
     const proc = this.proc;
     if (!proc) return;
-    this.stopReason ??= "prx closed it";
+    if (proc.exitCode === null && proc.signalCode === null) this.stopReason ??= "prx closed it";
     await stopProcessGroup(proc, this.launch.logger);
+    await this.gone;
   }
 
   private stop(reason: string): void {
@@ -123,7 +147,7 @@ export class StdioClientTransport implements Transport {
     } catch (error) {
       return this.garbage(line, errorMessage(error));
     }
-    const parsed = JSONRPCMessageSchema.safeParse(value);
+    const parsed = JsonRpcMessage.safeParse(value);
     if (!parsed.success) return this.garbage(line, "not a JSON-RPC 2.0 message");
     this.onmessage?.(parsed.data);
   }

@@ -91,7 +91,11 @@ describe("reading a server's tool list", () => {
 });
 
 describe("a tool result as the model sees it", () => {
-  const read = (raw: unknown) => toToolResult(CallToolResultSchema.parse(raw));
+  const read = (raw: unknown) => {
+    const parsed = CallToolResultSchema.safeParse(raw);
+    if (!parsed.success) throw parsed.error;
+    return toToolResult(parsed.data);
+  };
 
   test("text blocks are joined; images, binary resources and links become notes; embedded text is shown", () => {
     const result = read({
@@ -123,6 +127,12 @@ describe("a tool result as the model sees it", () => {
   test("isError makes a failure whose error is the tool's text", () => {
     expect(read({ content: [{ type: "text", text: "no such repo" }], isError: true })).toEqual({ success: false, output: "", error: "no such repo" });
     expect(read({ content: [], isError: true }).error).toBe("the tool reported an error without a message");
+  });
+
+  test("a result that is not a tool result is refused by the schema behind the hand check", () => {
+    expect(CallToolResultSchema.safeParse({ content: [{ type: "text", text: 3 }] }).success).toBe(true); // an unknown block
+    expect(CallToolResultSchema.safeParse({ content: "text" }).success).toBe(false);
+    expect(CallToolResultSchema.safeParse({ content: [], isError: "yes" }).success).toBe(false);
   });
 
   test("structured content alone is shown as JSON", () => {
