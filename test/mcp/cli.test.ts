@@ -43,7 +43,7 @@ describe("prx mcp (binary)", () => {
   test("tools shows each tool's model name and input schema; a left-out tool says so", async () => {
     const result = await prx("tools", "fx", "--json");
     expect(result.code).toBe(0);
-    const { tools } = JSON.parse(result.stdout) as { tools: Array<{ name: string | null; tool: string; input_schema: unknown }> };
+    const { tools } = JSON.parse(result.stdout) as { tools: Array<{ name: string | null; tool: string; description: string; input_schema: unknown }> };
     expect(tools.find((t) => t.tool === "echo")).toEqual({
       name: "mcp__fx__echo",
       tool: "echo",
