@@ -10,6 +10,10 @@ import { TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../core/tool-names.ts";
 export const MCP_SERVER_NAME_MAX = 32;
 /** Most servers one config may declare. */
 export const MCP_MAX_SERVERS = 64;
+/** Most arguments of a stdio server's command. */
+export const MCP_MAX_ARGS = 256;
+/** Longest tool name a server may declare (and a `tools` / `exclude` entry). */
+export const MCP_TOOL_NAME_MAX_CHARS = 256;
 /**
  * Letters, digits and `-`, with single `_` between them: no `__` and no `_` at either end, so `mcp__<server>__<tool>`
  * says where the server's name ends.
@@ -32,14 +36,14 @@ const HeaderSource = z
   .string()
   .regex(/^(?:[A-Za-z_][A-Za-z0-9_]*|.*\$\{[A-Za-z_][A-Za-z0-9_]*\}.*)$/, 'a variable name, or text with "${NAME}" in it');
 /** A tool name of the server as it declares it, or a prefix ending in `*`. */
-const ToolPattern = z.string().min(1).max(256);
+const ToolPattern = z.string().min(1).max(MCP_TOOL_NAME_MAX_CHARS);
 
 const STDIO_ONLY = ["args", "env", "env_from", "cwd"] as const;
 
 export const McpServerConfigSchema = z
   .strictObject({
     command: z.string().min(1).optional().describe("stdio: the program to start (looked up on PATH)"),
-    args: z.array(z.string()).max(256).optional().describe("stdio: its arguments"),
+    args: z.array(z.string()).max(MCP_MAX_ARGS).optional().describe("stdio: its arguments"),
     env: z.record(EnvName, z.string()).optional().describe("stdio: literal environment variables (no secrets)"),
     env_from: z
       .record(EnvName, EnvName)

@@ -1,5 +1,5 @@
 import type { ExtendBase, HostExtensions, OpenAgentHostOptions } from "../agent/host.ts";
-import { errorMessage } from "../core/errors.ts";
+import { errorMessage, PrxError } from "../core/errors.ts";
 import type { McpManager } from "./manager.ts";
 
 type Extend = NonNullable<OpenAgentHostOptions["extend"]>;
@@ -44,7 +44,11 @@ export function mcpClientExtension(options: McpClientExtensionOptions = {}): Mcp
         close: async () => {
           const results = await Promise.allSettled([servers.close(), extensions.close?.()]);
           const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-          if (failed) throw new Error(`closing the host's extensions failed: ${errorMessage(failed.reason)}`, { cause: failed.reason });
+          if (failed) {
+            throw new PrxError("INTERNAL", `closing the host's MCP servers or plugins failed: ${errorMessage(failed.reason)}`, {
+              cause: failed.reason,
+            });
+          }
         },
       };
     },

@@ -25,5 +25,5 @@ export const MCP_MAX_RESTARTS_PER_WINDOW = 5;
 export const MCP_RESTART_WINDOW_MS = 60_000;
 /** After SIGTERM, how long a stdio server's process group has to exit before SIGKILL. */
 export const MCP_KILL_GRACE_MS = 2000;
-/** How often `prx mcp serve` looks for a changed tool list (plugin reloads) to notify its client. */
-export const MCP_SERVE_TOOLS_CHECK_MS = 1000;
+/** Characters of the message an MCP client sends prx_chat. */
+export const PRX_CHAT_MAX_CHARS = 100_000;

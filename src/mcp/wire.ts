@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MCP_TOOL_NAME_MAX_CHARS } from "../config/mcp.ts";
 import { isPlainObject, withFastAccept } from "../core/fast-accept.ts";
 
 /**
@@ -24,7 +25,7 @@ export const ToolInputSchemaSchema = z.looseObject({
 });
 
 export const ToolEntrySchema = z.looseObject({
-  name: z.string().min(1).max(256),
+  name: z.string().min(1).max(MCP_TOOL_NAME_MAX_CHARS),
   title: z.string().optional(),
   description: z.string().optional(),
   inputSchema: ToolInputSchemaSchema,

@@ -1,6 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { parseConfig } from "../../src/config/loader.ts";
-import { MCP_MAX_SERVERS, MCP_SERVE_DEFAULT_TOOLS, MCP_SERVER_NAME_MAX } from "../../src/config/mcp.ts";
+import {
+  MCP_MAX_ARGS,
+  MCP_MAX_SERVERS,
+  MCP_SERVE_DEFAULT_TOOLS,
+  MCP_SERVER_NAME_MAX,
+  MCP_TOOL_NAME_MAX_CHARS,
+} from "../../src/config/mcp.ts";
 import { defaultConfig } from "../../src/config/schema.ts";
 
 function parseError(toml: string): string {
@@ -81,5 +87,17 @@ tools = ["memory_recall", "prx_chat", "@plugins"]
   test(`${MCP_MAX_SERVERS} servers are accepted; one more is refused`, () => {
     expect(Object.keys(parseConfig(servers(MCP_MAX_SERVERS)).mcp.servers)).toHaveLength(MCP_MAX_SERVERS);
     expect(parseError(servers(MCP_MAX_SERVERS + 1))).toContain(`at most ${MCP_MAX_SERVERS} are allowed`);
+  });
+
+  test(`${MCP_MAX_ARGS} arguments are accepted; one more is refused`, () => {
+    const args = (n: number) => `[mcp.servers.x]\ncommand = "a"\nargs = [${Array.from({ length: n }, () => '"a"').join(", ")}]\n`;
+    expect(parseConfig(args(MCP_MAX_ARGS)).mcp.servers.x!.args).toHaveLength(MCP_MAX_ARGS);
+    expect(parseError(args(MCP_MAX_ARGS + 1))).toContain('"mcp.servers.x.args"');
+  });
+
+  test(`a tools or exclude entry of ${MCP_TOOL_NAME_MAX_CHARS} characters is accepted; one more is refused`, () => {
+    const entry = "t".repeat(MCP_TOOL_NAME_MAX_CHARS);
+    expect(parseConfig(`[mcp.servers.x]\ncommand = "a"\nexclude = ["${entry}"]\n`).mcp.servers.x!.exclude).toEqual([entry]);
+    expect(parseError(`[mcp.servers.x]\ncommand = "a"\ntools = ["${entry}t"]\n`)).toContain('"mcp.servers.x.tools.0"');
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isPrxError } from "../../src/core/errors.ts";
-import { MCP_KILL_GRACE_MS } from "../../src/mcp/limits.ts";
+import { MCP_KILL_GRACE_MS, MCP_STDERR_LINE_MAX_BYTES, MCP_STDERR_TAIL_LINES } from "../../src/mcp/limits.ts";
 import type { McpManager } from "../../src/mcp/manager.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
 import { alive, captureLog, fixture, managerFor, toolContext, until, workspaces } from "./helpers.ts";
@@ -127,6 +127,39 @@ describe("running", () => {
       await until(() => lines.some((l) => l.includes("fixture stderr line 2")), "the stderr lines");
       expect(lines.find((l) => l.includes("fixture stderr line 1"))).toContain("INFO  [mcp.chatty] fixture stderr line 1");
     });
+  });
+});
+
+describe("stderr", () => {
+  test(`a stderr line of ${MCP_STDERR_LINE_MAX_BYTES} bytes is logged whole; a longer one is left out with a note`, async () => {
+    await captureLog(async (lines) => {
+      const { manager } = open({
+        fits: fixture(["--stderr-line-bytes", String(MCP_STDERR_LINE_MAX_BYTES)]),
+        over: fixture(["--stderr-line-bytes", String(MCP_STDERR_LINE_MAX_BYTES + 1)]),
+      });
+      await Promise.all([manager.handle("fits").listTools(), manager.handle("over").listTools()]);
+      await until(() => lines.some((l) => l.includes("[mcp.over] <a stderr line")), "the note about the long line");
+      expect(lines.find((l) => l.includes("[mcp.fits] e"))).toEndWith(`[mcp.fits] ${"e".repeat(MCP_STDERR_LINE_MAX_BYTES)}`);
+      expect(lines.find((l) => l.includes("[mcp.over]") && l.includes("stderr line"))).toEndWith(
+        `[mcp.over] <a stderr line of ${MCP_STDERR_LINE_MAX_BYTES + 1} bytes, over ${MCP_STDERR_LINE_MAX_BYTES}, left out>`,
+      );
+    });
+  });
+
+  test(`a server that fails to start is quoted with its last ${MCP_STDERR_TAIL_LINES} stderr lines`, async () => {
+    // the fixture prints N numbered lines, then one more saying why it cannot start
+    const failure = async (lines: number) => {
+      const { manager } = open({ fx: fixture(["--stderr-lines", String(lines), "--crash-on-start"]) });
+      return manager.handle("fx").listTools().then(() => "", (e: Error) => e.message);
+    };
+    const quoted = (message: string) => message.slice(message.indexOf("its last stderr lines: ") + 23).split(" | ");
+    const atLimit = quoted(await failure(MCP_STDERR_TAIL_LINES - 1));
+    expect(atLimit).toHaveLength(MCP_STDERR_TAIL_LINES);
+    expect(atLimit[0]).toBe("fixture stderr line 1");
+    const past = quoted(await failure(MCP_STDERR_TAIL_LINES));
+    expect(past).toHaveLength(MCP_STDERR_TAIL_LINES);
+    expect(past[0]).toBe("fixture stderr line 2");
+    expect(past.at(-1)).toBe("fixture: cannot start, missing FIXTURE_TOKEN");
   });
 });
 

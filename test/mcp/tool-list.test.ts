@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { MCP_TOOL_NAME_MAX_CHARS } from "../../src/config/mcp.ts";
 import { createLogger } from "../../src/core/logger.ts";
 import {
   MCP_MAX_DESCRIPTION_BYTES,
@@ -32,6 +33,14 @@ describe("reading a server's tool list", () => {
       expect(warnings[0]).toContain('MCP server "fx": tool "str" skipped: invalid definition (inputSchema.type');
       expect(warnings[1]).toContain('tool "none" skipped');
       expect(warnings[2]).toContain("tool #4 skipped");
+    });
+  });
+
+  test(`a tool name of ${MCP_TOOL_NAME_MAX_CHARS} characters is read; a longer one leaves the tool out`, async () => {
+    await captureLog(async (lines) => {
+      const fits = "n".repeat(MCP_TOOL_NAME_MAX_CHARS);
+      expect(readToolEntries("fx", [tool(fits), tool(`${fits}n`)], logger).map((t) => t.name)).toEqual([fits]);
+      expect(lines.join("\n")).toContain("skipped: invalid definition (name:");
     });
   });
 

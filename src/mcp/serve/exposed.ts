@@ -8,6 +8,7 @@ import type { ToolSpec } from "../../providers/types.ts";
 import { describeIssues } from "../../tools/define.ts";
 import { fail, ok } from "../../tools/result.ts";
 import type { ToolResult } from "../../tools/types.ts";
+import { PRX_CHAT_MAX_CHARS } from "../limits.ts";
 
 /** The tool that runs one agent turn for an MCP client. */
 export const PRX_CHAT_TOOL = "prx_chat";
@@ -17,7 +18,7 @@ export const MCP_SERVE_SESSION = "mcp";
 export const MCP_SERVE_CHANNEL = "mcp";
 
 const ChatArgsSchema = z.strictObject({
-  message: z.string().min(1).max(100_000).describe("what to say to the agent"),
+  message: z.string().min(1).max(PRX_CHAT_MAX_CHARS).describe("what to say to the agent"),
   session: z
     .string()
     .optional()
