@@ -63,7 +63,9 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
   let closeSession: () => Promise<void>;
   let stdio: StdioClientTransport | null = null;
   let closing = false;
-  const closed = (reason: string) => options.onClosed(reason);
+  /** Why an HTTP connection was given up (a failed request), for the reason its close reports. */
+  let failure: string | null = null;
+  const closed = (reason: string) => options.onClosed(failure ?? reason);
   if (config.command !== undefined) {
     const cwd = serverCwd(config, options.workspaceRoot);
     const env = serverEnvironment(name, config, options.env);
@@ -135,6 +137,17 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
           { timeout: config.timeout_ms, signal: call?.signal },
         );
       } catch (error) {
+        if (kind !== "stdio" && !(error instanceof McpError) && !closing && !call?.signal.aborted) {
+          // the request itself failed (connection refused or reset, session gone): the server is treated as
+          // crashed, so prx reconnects after the backoff instead of reusing a dead session
+          failure = `the HTTP connection failed: ${errorMessage(error)}`;
+          await client.close();
+          throw new PrxError("MCP_UNAVAILABLE", `MCP server "${name}" went away during tool "${tool}"`, {
+            cause: error,
+            status: 502,
+            details: { closed: true },
+          });
+        }
         throw callFailure(name, tool, config, error);
       } finally {
         signal?.removeEventListener("abort", forward);

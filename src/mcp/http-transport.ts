@@ -10,6 +10,9 @@ import { serverHeaders } from "./launch.ts";
 /** Statuses with which a server answers a Streamable HTTP initialize it does not speak: try the 2024-11-05 SSE transport. */
 const SSE_FALLBACK_STATUSES = new Set([400, 404, 405]);
 
+/** Transport errors that mean the server cannot be reached (as the SDK and Bun's fetch word them). */
+const NETWORK_FAILURE = /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts|ECONNREFUSED|ECONNRESET|socket|fetch failed|Unable to connect/i;
+
 export interface HttpConnection {
   client: Client;
   transport: Transport;
@@ -34,7 +37,18 @@ export async function connectHttp(
   const attempt = async (kind: HttpConnection["kind"]): Promise<HttpConnection> => {
     const client = newClient();
     const transport = kind === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
-    client.onclose = () => onClosed(`the ${kind} connection to ${url.origin} closed`);
+    let connected = false;
+    let broken: string | null = null;
+    client.onclose = () => onClosed(broken ?? `the ${kind} connection to ${url.origin} closed`);
+    // The SDK reports a lost server only here (a response stream that ends without its answer leaves the request
+    // waiting for its timeout): a network failure gives the connection up, which fails the calls in flight at once
+    // and lets prx reconnect with backoff.
+    transport.onerror = (error) => {
+      options.logger.debug(`MCP server "${name}": ${error.message}`);
+      if (!connected || broken !== null || !NETWORK_FAILURE.test(error.message)) return;
+      broken = `the HTTP connection failed: ${error.message}`;
+      void client.close();
+    };
     try {
       await client.connect(transport, { timeout: config.startup_timeout_ms, signal: options.signal });
     } catch (error) {
@@ -44,6 +58,7 @@ export async function connectHttp(
       );
       throw error;
     }
+    connected = true;
     const close = async () => {
       if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
         await transport.terminateSession().catch((error: unknown) =>

@@ -224,22 +224,32 @@ export class McpServerHandle {
     this.connection = null;
     if (this.state === "closed") return;
     this.lastError = `it stopped: ${reason}`;
+    this.scheduleRestart(`stopped (${reason})`);
+  }
+
+  /**
+   * After a crash, or a restart that failed: start again after the backoff while the crash budget lasts (each
+   * attempt counts), else leave the server down until a call needs it.
+   */
+  private scheduleRestart(what: string): void {
     const mayRestart = this.crashes.record();
     this.retryAt = this.now() + restartDelay(this.crashes.count);
     if (!mayRestart) {
       this.state = "failed";
-      this.options.logger.error(`MCP server "${this.name}" stopped (${reason}) ${this.crashes.count} times within a minute; left down until a call needs it`);
+      this.options.logger.error(`MCP server "${this.name}" ${what}: ${this.crashes.count} times within a minute; left down until a call needs it`);
       return;
     }
     this.state = "restarting";
-    this.options.logger.warn(`MCP server "${this.name}" stopped (${reason}); restarting in ${this.retryIn()} ms`);
+    this.options.logger.warn(`MCP server "${this.name}" ${what}; restarting in ${this.retryIn()} ms`);
     this.clearRestartTimer();
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       this.restarts++;
-      this.connect().catch((error: unknown) =>
-        this.options.logger.warn(`MCP server "${this.name}" did not restart`, { error: errorMessage(error) }),
-      );
+      this.connect().catch((error: unknown) => {
+        if (this.state === "closed") return;
+        this.lastError = errorMessage(error);
+        this.scheduleRestart("did not restart");
+      });
     }, this.retryIn());
     this.restartTimer.unref?.();
   }

@@ -77,6 +77,29 @@ describe("Streamable HTTP", () => {
     expect((await handle.call("echo", { text: "still fine" })).output).toBe("still fine");
   });
 
+  test("a server that goes away mid-call fails that call clearly; prx reconnects once it is back", async () => {
+    const own = startHttpServer();
+    const port = Number(new URL(own.url).port);
+    const { handle, call } = open({ url: own.url });
+    await handle.listTools();
+    const pending = call("mcp__web__slow", { ms: 3_000 });
+    await until(() => own.sessions() === 1, "the session");
+    await Bun.sleep(50); // the call is on its way
+    await own.stop();
+    const failed = await pending;
+    expect(failed.success).toBe(false);
+    expect(failed.error).toContain('MCP server "web" stopped during tool "slow": it stopped: the HTTP connection failed:');
+    expect(failed.error).toMatch(/prx restarts it in \d+ ms; call the tool again/);
+    const back = startHttpServer(port);
+    try {
+      await until(() => handle.state === "ready", "the reconnection");
+      expect(handle.restarts).toBeGreaterThanOrEqual(1);
+      expect((await call("mcp__web__echo", { text: "reconnected" })).output).toBe("reconnected");
+    } finally {
+      await back.stop();
+    }
+  });
+
   test("an unreachable URL fails naming the server and what to check", async () => {
     const { handle } = open({ url: "http://127.0.0.1:9/mcp", startup_timeout_ms: 5000 });
     let error: unknown;
