@@ -110,15 +110,15 @@ export class McpServerHandle {
   }
 
   /** Run one tool; a failure (the server down, a timeout, a refused call) throws a PrxError naming the server. */
-  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
+  call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
     this.calls++;
-    try {
-      const connection = await this.connect();
-      return toToolResult(await connection.callTool(tool, args, signal));
-    } catch (error) {
+    const running = this.connection;
+    // the common case, a running server, without waiting on connect()
+    const answer = running ? running.callTool(tool, args, signal) : this.connect().then((c) => c.callTool(tool, args, signal));
+    return answer.then(toToolResult, (error: unknown) => {
       this.errors++;
       throw this.explain(tool, error);
-    }
+    });
   }
 
   async listTools(): Promise<McpToolInfo[]> {
