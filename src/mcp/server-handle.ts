@@ -121,9 +121,10 @@ export class McpServerHandle {
     });
   }
 
+  /** The server's tools as it lists them now (starting it if needed; a read already under way is shared). */
   async listTools(): Promise<McpToolInfo[]> {
     await this.connect();
-    await this.refreshTools();
+    await (this.listing ?? this.refreshTools());
     return this.tools ?? [];
   }
 
