@@ -1,5 +1,8 @@
 import { version } from "../../package.json" with { type: "json" };
+import type { AgentHost } from "../agent/host.ts";
+import type { McpGatewayPort } from "../contracts/mcp.ts";
 import { errorMessage } from "../core/errors.ts";
+import type { McpClientExtension } from "../mcp/extension.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 import { hoistGlobalOptions } from "./global-options.ts";
 
@@ -29,11 +32,13 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   const port = values.port === undefined ? undefined : parsePort(values.port);
 
   const { openAgentHost } = await import("../agent/index.ts");
+  // MCP servers marked eager start with the plugins; the others on first use.
+  const mcp = (await import("../mcp/extension.ts")).mcpClientExtension({ eager: true, clientVersion: version });
   // The plugin runtime (and its modules) load once the gateway listens: /health answers meanwhile ("starting") and
   // turns wait for it.
   const host = await openAgentHost({
     workspace: values.workspace ?? globals.workspace,
-    extend: async (base) => (await import("../agent/plugin-extensions.ts")).pluginExtensions(base),
+    extend: mcp.wrap(async (base) => (await import("../agent/plugin-extensions.ts")).pluginExtensions(base)),
     deferExtend: true,
   });
   const fileLog = (await import("../gateway/file-log.ts")).openGatewayFileLog(host.workspace.logsDir);
@@ -43,12 +48,14 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
     channels = await (await import("./gateway-channels.ts")).gatewayChannels(host);
     const { startGateway } = await import("../gateway/server.ts");
     const { pluginGatewayMounts, pluginHealthCheck } = await import("../gateway/routes/plugins.ts");
+    const { mcpRoutes } = await import("../gateway/routes/mcp.ts");
+    const mcpPort = mcpGatewayPort(host, mcp);
     server = await startGateway({
       host,
       hostname: values.host,
       port,
       version,
-      mounts: [...pluginGatewayMounts(host), ...channels.mounts],
+      mounts: [...pluginGatewayMounts(host), ...channels.mounts, mcpRoutes(mcpPort, host.config.gateway.max_body_bytes)],
       checks: { plugins: pluginHealthCheck(host), ...channels.checks },
       accessLog: fileLog.accessLog,
     });
@@ -74,6 +81,15 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   await host.close();
   await fileLog.close();
   return 0;
+}
+
+/** The MCP routes' port, built (with the MCP modules) on the first request that needs it. */
+function mcpGatewayPort(host: AgentHost, mcp: McpClientExtension): () => Promise<McpGatewayPort> {
+  let port: Promise<McpGatewayPort> | undefined;
+  return () =>
+    (port ??= import("../mcp/gateway-port.ts").then(async (m) =>
+      m.createMcpGatewayPort(host, mcp, { version, logger: (await import("../core/logger.ts")).createLogger("mcp.serve") }),
+    ));
 }
 
 function parsePort(raw: string): number {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { OPT_IN_TOOL_NAMES, TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../core/tool-names.ts";
+import { McpConfigSchema } from "./mcp.ts";
 
 /**
  * The one schema of config.toml. Every object is strict: an unknown key is an error naming its path.
@@ -164,6 +165,7 @@ export const ConfigSchema = z.strictObject({
   gateway: GatewaySchema.default(GatewaySchema.parse({})),
   plugins: z.record(z.string().min(1), PluginGrantSchema).default({}),
   channels: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/), ChannelConfigSchema).default({}),
+  mcp: McpConfigSchema.default(McpConfigSchema.parse({})).describe("MCP servers to connect to, and what prx mcp serve exposes"),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -53,6 +53,9 @@ export const ErrorCodes = [
   "CHANNEL_PLATFORM",
   "CHANNEL_SIGNATURE",
   "CHANNEL_CRASHED",
+  "MCP_UNAVAILABLE",
+  "MCP_TIMEOUT",
+  "MCP_PROTOCOL",
   "INTERNAL",
 ] as const;
 

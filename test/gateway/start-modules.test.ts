@@ -13,6 +13,8 @@ const LAZY = [
   /\/node_modules\/@elysiajs\//,
   /\/providers\/openai-wire\.ts$/,
   /\/providers\/anthropic-wire\.ts$/,
+  // the MCP SDK loads when an MCP server starts (test/mcp/start-modules.test.ts: with one configured)
+  /\/node_modules\/@modelcontextprotocol\//,
 ];
 
 const dir = mkdtempSync(join(tmpdir(), "prx-start-modules-"));

@@ -1,0 +1,77 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { McpConfigSchema } from "../../src/config/mcp.ts";
+import { getLogLevel, getLogSink, setLogLevel, setLogSink } from "../../src/core/logger.ts";
+import { McpManager } from "../../src/mcp/manager.ts";
+import type { ToolContext } from "../../src/tools/types.ts";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+/** The hand-written stdio server of the bad-input and lifecycle tests. */
+export const FIXTURE = join(import.meta.dir, "fixtures", "stdio-server.ts");
+/** The MCP project's reference server from npm (a devDependency), run by Bun. */
+export const EVERYTHING = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+
+/** `[mcp.servers.<name>]` of the fixture with these flags (and any other keys). */
+export function fixture(flags: string[] = [], extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { command: process.execPath, args: [FIXTURE, ...flags], ...extra };
+}
+
+export function everything(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { command: process.execPath, args: [EVERYTHING, "stdio"], ...extra };
+}
+
+/** Temporary workspaces, removed by cleanup(). */
+export function workspaces(): { make(): { root: string; cacheDir: string }; cleanup(): void } {
+  const dirs: string[] = [];
+  return {
+    make() {
+      const root = mkdtempSync(join(tmpdir(), "prx-mcp-"));
+      dirs.push(root);
+      return { root, cacheDir: join(root, "cache") };
+    },
+    cleanup: () => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })),
+  };
+}
+
+export function managerFor(servers: Record<string, Record<string, unknown>>, workspace: { root: string; cacheDir: string }): McpManager {
+  return new McpManager({ config: McpConfigSchema.parse({ servers }), workspace });
+}
+
+export function toolContext(workspace: string, signal = new AbortController().signal): ToolContext {
+  return { sessionId: "test", workspace, signal };
+}
+
+/** Log lines (info and up) while `run` runs. */
+export async function captureLog<T>(run: (lines: string[]) => Promise<T>): Promise<T> {
+  const lines: string[] = [];
+  const [sink, level] = [getLogSink(), getLogLevel()];
+  setLogSink((line) => void lines.push(line));
+  setLogLevel("info");
+  try {
+    return await run(lines);
+  } finally {
+    setLogSink(sink);
+    setLogLevel(level);
+  }
+}
+
+/** Wait for a condition the code under test brings about on its own (a restart, a notification). */
+export async function until(condition: () => boolean, what: string, limitMs = 20_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(10);
+  }
+}
+
+/** True while a process with this pid runs (a zombie waiting for its reaper counts as gone). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
+  return !/^\d+ \(.*\) Z/.test(stat);
+}
