@@ -54,7 +54,8 @@ async function serve(workspace: string | undefined): Promise<number> {
   const stdout = reserveStdout();
   const { openHost } = await import("./open-host.ts");
   const { servedTools } = await import("../mcp/serve/exposed.ts");
-  const host = await openHost(workspace);
+  // an MCP client lists tools once when it connects: serve only once every plugin is in
+  const host = await openHost(workspace, { oneShot: true });
   try {
     await serveStdio(servedTools(host, host.config.mcp.serve.tools), version, stdout);
   } finally {
