@@ -7,7 +7,7 @@
  * node_modules would only resolve packages that need none (`<pkg>/index.js`); with it, a plugin entry on disk resolves
  * `main`, `module`, `exports` (with conditions) and `imports` exactly as `bun <entry>` does.
  */
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REMOTE_WORKER_ENTRYPOINTS } from "./src/plugins/remote/entrypoints.ts";
 import { WASM_WORKER_ENTRYPOINTS } from "./src/plugins/wasm/entrypoints.ts";
@@ -26,6 +26,8 @@ const result = await Bun.build({
   // a .env or bunfig.toml in the directory prx is started from must not change it (a bunfig preload would run code)
   compile: { outfile, autoloadPackageJson: true, autoloadDotenv: false, autoloadBunfig: false },
   bytecode: true,
+  splitting: true,
+  metafile: true,
   minify: true,
   format: "esm",
   target: "bun",
@@ -38,5 +40,8 @@ if (!result.success) {
   console.error("build failed");
   process.exit(1);
 }
+// Which source modules each embedded chunk holds: the start-modules tests map the chunks a running binary loaded back
+// to modules with it.
+writeFileSync(`${outfile}.meta.json`, JSON.stringify(result.metafile));
 const size = (statSync(outfile).size / 1024 / 1024).toFixed(1);
 console.log(`built ${outfile} (${size} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -27,3 +27,8 @@ export const MCP_RESTART_WINDOW_MS = 60_000;
 export const MCP_KILL_GRACE_MS = 2000;
 /** Characters of the message an MCP client sends prx_chat. */
 export const PRX_CHAT_MAX_CHARS = 100_000;
+/**
+ * When the client closes stdin (or a signal arrives), `prx mcp serve` answers the requests it has already read
+ * for up to this long before it exits: a client that sends its last call and closes must still get the answer.
+ */
+export const MCP_SERVE_DRAIN_MS = 30_000;

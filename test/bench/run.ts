@@ -42,11 +42,25 @@ for (const name of names) {
 }
 
 const fmt = (v: number) => (Number.isNaN(v) ? "n/a" : v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
+const measured = (r: BenchRow) => (r.target?.ratio ? (r.floor?.ratio ?? NaN) : r.value);
 const meets = (r: BenchRow) =>
-  !r.target ? "" : (r.target.op === "<=" ? r.value <= r.target.value : r.value >= r.target.value) ? "yes" : "NO";
+  !r.target
+    ? ""
+    : (r.target.op === "<=" ? measured(r) <= r.target.value : measured(r) >= r.target.value)
+      ? "yes"
+      : "NO";
 const table = [
-  ["suite", "measure", "value", "unit", "target", "met"],
-  ...rows.map((r) => [r.suite, r.name, fmt(r.value), r.unit, r.target ? `${r.target.op} ${r.target.value}` : "", meets(r)]),
+  ["suite", "measure", "value", "unit", "floor", "ratio", "target", "met"],
+  ...rows.map((r) => [
+    r.suite,
+    r.name,
+    fmt(r.value),
+    r.unit,
+    r.floor ? `${fmt(r.floor.value)} (${r.floor.name})` : "",
+    r.floor ? `x${r.floor.ratio.toFixed(2)}` : "",
+    r.target ? `${r.target.op} ${r.target.ratio ? "x" : ""}${r.target.value}` : "",
+    meets(r),
+  ]),
 ];
 const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
 for (const row of table) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join("  "));

@@ -1,10 +1,15 @@
-/** One measured quantity. `target` is the issue's goal, when it has one, in the same unit. */
+/**
+ * One measured quantity. `target` is the goal, when there is one: in the row's unit, or (`ratio: true`) as a ratio
+ * to `floor`, the same quantity of a bare program (a compiled hello, a bare echo) measured beside it in the same run.
+ */
 export interface BenchRow {
   suite: string;
   name: string;
   value: number;
   unit: "ms" | "us" | "MB" | "ops/s" | "req/s" | "count" | "%";
-  target?: { op: "<=" | ">="; value: number };
+  target?: { op: "<=" | ">="; value: number; ratio?: true };
+  /** The floor measured in the same run, in the row's unit, and the ratio value/floor (median of paired ratios). */
+  floor?: { name: string; value: number; ratio: number };
   note?: string;
 }
 

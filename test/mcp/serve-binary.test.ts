@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { cpSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { BINARY, ensureBinary, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { ROOT } from "./helpers.ts";
 
 setDefaultTimeout(60_000);
@@ -131,5 +132,35 @@ describe("prx mcp serve (binary)", () => {
     for (const line of all) expect(JSON.parse(line).jsonrpc).toBe("2.0");
     // the plugin logged while serving: its line went to stderr
     expect(stderr).toContain("echo_upper called");
+  });
+
+  test("a client that sends its last call and closes stdin at once still gets the answer", async () => {
+    const fake = await startFakeOpenAI({ latencyMs: 400 });
+    try {
+      const dir = workspace(
+        `default_provider = "fake"\ndefault_model = "m"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fake.url}"\n` +
+          '[mcp.serve]\ntools = ["prx_chat"]\n',
+      );
+      const proc = Bun.spawn([BINARY, "mcp", "serve", "-w", dir], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const lines = [
+        { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "prx_chat", arguments: { message: "slow one" } } },
+      ];
+      proc.stdin.write(lines.map((l) => JSON.stringify(l) + "\n").join(""));
+      await proc.stdin.end();
+      const text = await new Response(proc.stdout).text();
+      expect(await proc.exited).toBe(0);
+      const answers = text.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l));
+      expect(answers.map((a) => a.id)).toEqual([1, 2]);
+      expect(answers[1].result.isError).not.toBe(true);
+    } finally {
+      await fake.stop();
+    }
   });
 });

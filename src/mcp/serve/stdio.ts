@@ -1,5 +1,7 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Writable } from "node:stream";
+import { MCP_SERVE_DRAIN_MS } from "../limits.ts";
 import { createMcpServer } from "./server.ts";
 import type { ServedTools } from "./exposed.ts";
 
@@ -23,7 +25,8 @@ export function reserveStdout(): Pick<Writable, "write" | "once"> {
 }
 
 /**
- * Serve MCP on stdin and `stdout` (from reserveStdout) until the client closes stdin (or a signal arrives); resolves then. Logs go to stderr.
+ * Serve MCP on stdin and `stdout` (from reserveStdout) until the client closes stdin (or a signal arrives), then
+ * answer the requests already read (up to MCP_SERVE_DRAIN_MS) and resolve. Logs go to stderr.
  */
 export async function serveStdio(
   tools: ServedTools,
@@ -39,6 +42,38 @@ export async function serveStdio(
     process.once("SIGTERM", () => resolve());
   });
   await server.connect(transport);
+  const pending = trackRequests(transport);
   await closed;
+  await pending.settled(MCP_SERVE_DRAIN_MS);
   await server.close();
+}
+
+/** Requests read from the client and not answered yet; `settled` waits (bounded) until there are none. */
+function trackRequests(transport: StdioServerTransport): { settled(maxMs: number): Promise<void> } {
+  const open = new Set<string | number>();
+  let idle: (() => void) | undefined;
+  const receive = transport.onmessage!;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if ("method" in message && "id" in message) open.add(message.id);
+    receive(message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage) => {
+    await send(message);
+    if (("result" in message || "error" in message) && "id" in message && message.id !== undefined) {
+      open.delete(message.id);
+      if (open.size === 0) idle?.();
+    }
+  };
+  return {
+    async settled(maxMs) {
+      if (open.size === 0) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => (idle = resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, maxMs))),
+      ]);
+      clearTimeout(timer);
+    },
+  };
 }

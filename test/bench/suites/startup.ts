@@ -1,0 +1,151 @@
+/**
+ * Start-up against Bun's floor, each pair alternating in one run (targets are ratios; absolute times move 2-3x
+ * between machines):
+ * - `prx --version` and `prx --help` against a compiled `console.log("hello")`: <= 1.5x;
+ * - `prx gateway` launch -> first 200 on /health against a compiled Bun.serve hello launch -> first 200: <= 2x;
+ *   idle RSS 3 s after that first 200, same pair: <= 1.6x;
+ * - one offline `prx agent -m` turn (launch -> exit) against the compiled hello: <= 3x;
+ * - a channel process (`prx channel run`, Telegram against a fake Bot API) launch -> its "running" line, against
+ *   the compiled hello launch -> its line: <= 2x.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startFakeTelegram } from "../../fakes/telegram-server.ts";
+import { alternate, buildFloors } from "../floors.ts";
+import type { BenchRow, BenchSuite } from "../types.ts";
+
+const CLI_PAIRS = 20;
+const GATEWAY_PAIRS = 12;
+const RSS_PAIRS = 3;
+const IDLE_MS = 3000;
+const AGENT_PAIRS = 12;
+const CHANNEL_PAIRS = 10;
+/** Between health polls: short enough not to hide a fast start, long enough not to starve it of CPU (2 cores). */
+const POLL_MS = 0.5;
+
+function env(tmp: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmp, ...extra };
+}
+
+/** Launch -> exit, in ms; a failing command fails the suite. */
+async function run(argv: string[], tmp: string): Promise<number> {
+  const started = performance.now();
+  const proc = Bun.spawn(argv, { env: env(tmp), stdout: "ignore", stderr: "pipe" });
+  const code = await proc.exited;
+  const ms = performance.now() - started;
+  if (code !== 0) throw new Error(`${argv.join(" ")} exited ${code}: ${await new Response(proc.stderr).text()}`);
+  return ms;
+}
+
+/** Launch -> the first stdout line containing `ready`, in ms; the process is then stopped. */
+async function toLine(argv: string[], ready: string, environment: Record<string, string>): Promise<number> {
+  const started = performance.now();
+  const proc = Bun.spawn(argv, { env: environment, stdout: "pipe", stderr: "inherit" });
+  const decoder = new TextDecoder();
+  let seen = "";
+  for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
+    seen += decoder.decode(chunk, { stream: true });
+    if (seen.includes(ready)) break;
+  }
+  const ms = performance.now() - started;
+  proc.kill("SIGTERM");
+  await proc.exited;
+  if (!seen.includes(ready)) throw new Error(`${argv.join(" ")} ended before printing "${ready}": ${seen}`);
+  return ms;
+}
+
+function freePort(): number {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
+function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))!;
+  return Number(line.replace(/\D+/g, "")) / 1024;
+}
+
+/** Launch -> first 200 on /health (ms); with `idle`, also the RSS `idle` ms after it (MB). */
+async function serveStart(argv: (port: number) => string[], tmp: string, idle = 0): Promise<{ ms: number; rss: number }> {
+  const port = freePort();
+  const started = performance.now();
+  const proc = Bun.spawn(argv(port), { env: env(tmp), stdout: "ignore", stderr: "ignore" });
+  try {
+    for (;;) {
+      const status = await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.status,
+        () => 0,
+      );
+      if (status === 200) break;
+      if (proc.exitCode !== null) throw new Error(`${argv(port).join(" ")} exited ${proc.exitCode} before answering`);
+      await Bun.sleep(POLL_MS);
+    }
+    const ms = performance.now() - started;
+    if (idle > 0) await Bun.sleep(idle);
+    return { ms, rss: idle > 0 ? rssMb(proc.pid) : 0 };
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+  }
+}
+
+const suite: BenchSuite = async ({ binary, tmp }) => {
+  const rows: BenchRow[] = [];
+  const floors = await buildFloors(tmp);
+  const hello = () => run([floors.hello], tmp);
+  const ratioRow = (name: string, floorName: string, paired: { a: number; b: number; ratio: number }, target: number, unit: "ms" | "MB" = "ms") =>
+    rows.push({
+      suite: "startup",
+      name,
+      value: paired.a,
+      unit,
+      floor: { name: floorName, value: paired.b, ratio: paired.ratio },
+      target: { op: "<=", value: target, ratio: true },
+    });
+
+  for (const flag of ["--version", "--help"]) {
+    const paired = await alternate(CLI_PAIRS, () => run([binary, flag], tmp), hello);
+    ratioRow(`prx ${flag} (median of ${CLI_PAIRS})`, "compiled hello", paired, 1.5);
+  }
+
+  writeFileSync(join(tmp, "config.toml"), 'default_provider = "off"\ndefault_model = "m"\n[providers.off]\nkind = "offline"\n');
+  const gateway = (port: number) => [binary, "gateway", "--port", String(port), "-w", tmp];
+  const serveHello = (port: number) => [floors.serveHello, String(port)];
+  const start = await alternate(
+    GATEWAY_PAIRS,
+    async () => (await serveStart(gateway, tmp)).ms,
+    async () => (await serveStart(serveHello, tmp)).ms,
+  );
+  ratioRow(`prx gateway launch -> first 200 on /health (median of ${GATEWAY_PAIRS})`, "compiled Bun.serve hello", start, 2);
+  const idle = await alternate(
+    RSS_PAIRS,
+    async () => (await serveStart(gateway, tmp, IDLE_MS)).rss,
+    async () => (await serveStart(serveHello, tmp, IDLE_MS)).rss,
+    0,
+  );
+  ratioRow(`prx gateway idle RSS ${IDLE_MS / 1000} s after start`, "compiled Bun.serve hello", idle, 1.6, "MB");
+
+  const turn = await alternate(AGENT_PAIRS, () => run([binary, "agent", "-w", tmp, "-m", "hello"], tmp), hello);
+  ratioRow(`prx agent -m, one offline turn (median of ${AGENT_PAIRS})`, "compiled hello", turn, 3);
+
+  const tg = startFakeTelegram();
+  try {
+    writeFileSync(
+      join(tmp, "config.toml"),
+      'default_provider = "off"\ndefault_model = "m"\n[providers.off]\nkind = "offline"\n' +
+        `[channels.tg]\nkind = "telegram"\ntoken_env = "TG_TOKEN"\napi_base_url = "${tg.url}"\ndm_policy = "open"\n`,
+    );
+    const channel = await alternate(
+      CHANNEL_PAIRS,
+      () => toLine([binary, "channel", "run", "tg", "-w", tmp], "running", env(tmp, { TG_TOKEN: tg.token })),
+      () => toLine([floors.hello], "hello", env(tmp)),
+    );
+    ratioRow(`prx channel run (Telegram) launch -> running (median of ${CHANNEL_PAIRS})`, "compiled hello", channel, 2);
+  } finally {
+    await tg.stop();
+  }
+  return rows;
+};
+
+export default suite;
