@@ -7,7 +7,7 @@
  * node_modules would only resolve packages that need none (`<pkg>/index.js`); with it, a plugin entry on disk resolves
  * `main`, `module`, `exports` (with conditions) and `imports` exactly as `bun <entry>` does.
  */
-import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REMOTE_WORKER_ENTRYPOINTS } from "./src/plugins/remote/entrypoints.ts";
 import { WASM_WORKER_ENTRYPOINTS } from "./src/plugins/wasm/entrypoints.ts";
@@ -18,6 +18,14 @@ const outfile = process.env.PRX_BUILD_OUT ?? join(root, "dist", "prx");
 
 /** Every file that runs as a Worker or a child entry at run time. */
 const entrypoints = ["src/cli/main.ts", ...WASM_WORKER_ENTRYPOINTS, ...REMOTE_WORKER_ENTRYPOINTS].map((p) => join(root, p));
+
+/** A hash of everything the binary is built from: caches of derived data (src/core/build-id.ts) are keyed by it. */
+function buildId(): string {
+  const hasher = new Bun.CryptoHasher("sha256");
+  const files = [...new Bun.Glob("src/**/*").scanSync({ cwd: root }), "package.json", "bun.lock"].sort();
+  for (const file of files) hasher.update(`${file}\0`).update(readFileSync(join(root, file))).update("\0");
+  return hasher.digest("hex").slice(0, 16);
+}
 
 mkdirSync(join(root, "dist"), { recursive: true });
 const started = performance.now();
@@ -32,6 +40,7 @@ const result = await Bun.build({
   format: "esm",
   target: "bun",
   sourcemap: "none",
+  define: { PRX_BUILD_ID: JSON.stringify(buildId()) },
   plugins: [wasmBuildPlugin()],
   throw: false,
 });

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { loadConfig } from "../config/loader.ts";
+import { loadConfigCached } from "../config/cache.ts";
 import type { Config } from "../config/schema.ts";
 import { closeDatabase, openDatabase } from "../core/database.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
@@ -73,7 +73,7 @@ export interface ExtendBase {
   workspace: Workspace;
   config: Config;
   /** The configuration as it is now: config.toml re-read (a reload sees new grants), or the object given to open. */
-  readConfig: () => Config;
+  readConfig: () => Promise<Config>;
   db: Database;
   memory: () => MemoryBackend | null;
   providers: ProviderResolver;
@@ -110,7 +110,9 @@ function needsExtensionsAtOpen(config: Config): boolean {
 export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise<AgentHost> {
   const env = options.env ?? process.env;
   const workspace = openWorkspace(options.workspace);
-  const loaded = options.config ? { config: options.config, path: null } : loadConfig(workspace.configPath, env);
+  const loaded = options.config
+    ? { config: options.config, path: null }
+    : await loadConfigCached(workspace.configPath, workspace.cacheDir, env);
   const config = loaded.config;
   const db = openDatabase(workspace.dbPath);
 
@@ -121,7 +123,9 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     external: (name) => extensions.provider?.(name),
     configPath: loaded.path,
   });
-  const readConfig = options.config ? () => config : () => loadConfig(workspace.configPath, env).config;
+  const readConfig = options.config
+    ? async () => config
+    : async () => (await loadConfigCached(workspace.configPath, workspace.cacheDir, env)).config;
   const sessions = new SqliteSessionStore(db);
   const base: ExtendBase = { workspace, config, readConfig, db, memory: () => memory, providers, sessions };
   const status: ExtensionsStatus = { state: options.extend ? "idle" : "ready" };

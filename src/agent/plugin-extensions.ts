@@ -23,7 +23,7 @@ export interface PluginSummary {
  */
 async function openRuntime(
   workspace: Workspace,
-  config: Config | (() => Config),
+  config: Config | (() => Config | Promise<Config>),
   services: Omit<RuntimeServices, "events" | "logger">,
   attach: PluginExtensionOptions,
 ): Promise<PluginRuntime> {

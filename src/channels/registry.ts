@@ -1,5 +1,5 @@
 import type { ChannelConfig, ChannelKind } from "../config/schema.ts";
-import { ChannelKinds } from "../config/schema.ts";
+import { ChannelKinds } from "../config/kinds.ts";
 import { PrxError } from "../core/errors.ts";
 import type { Channel, ChannelSetup } from "./types.ts";
 

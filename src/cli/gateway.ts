@@ -25,7 +25,7 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
     port: { type: "string" },
   });
   if (values.help) {
-    process.stdout.write(USAGE);
+    console.log(USAGE.trimEnd());
     return 0;
   }
   if (positionals.length > 0) throw unknownName("subcommand", positionals[0]!, ["token"], "prx gateway");
@@ -100,6 +100,7 @@ function parsePort(raw: string): number {
 }
 
 async function tokenCommand(argv: string[], globals: { workspace?: string }): Promise<number> {
+  (await import("./stdout.ts")).exitQuietlyOnClosedStdout();
   const { values, positionals } = parseCommand("prx gateway token", argv, {
     name: { type: "string" },
     json: { type: "boolean" },

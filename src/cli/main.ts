@@ -52,7 +52,7 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
     console.log(`prx ${version}`);
     return 0;
   }
-  if (options.guardStdout) exitQuietlyOnClosedStdout();
+  if (options.guardStdout && command !== "gateway") (await import("./stdout.ts")).exitQuietlyOnClosedStdout();
   switch (command) {
     case "init":
       return (await import("./init.ts")).initCommand(rest);
@@ -97,18 +97,6 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     process.stderr.write(`error: ${(error as Error)?.stack ?? String(error)}\n`);
     return 1;
   }
-}
-
-/**
- * Output piped into a command that exits early (`prx agent ... | head -1`) closes our stdout: stop quietly with 0,
- * as CLI tools do, instead of a stack trace.
- */
-function exitQuietlyOnClosedStdout(): void {
-  const quit = (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE") throw error;
-    process.exit(0);
-  };
-  process.stdout.on("error", quit);
 }
 
 if (import.meta.main) {

@@ -1,16 +1,6 @@
 import { PrxError } from "../core/errors.ts";
+import { ENV_OVERRIDES } from "./env-overrides.ts";
 import { ConfigSchema, type Config } from "./schema.ts";
-
-/** Environment overrides for the common keys. Values are validated by the same schema. */
-export const ENV_OVERRIDES: Record<string, string> = {
-  PRX_PROVIDER: "default_provider",
-  PRX_MODEL: "default_model",
-  PRX_GATEWAY_HOST: "gateway.host",
-  PRX_GATEWAY_PORT: "gateway.port",
-  PRX_MEMORY_BACKEND: "memory.backend",
-  PRX_TEMPERATURE: "agent.temperature",
-  PRX_MAX_TOOL_ITERATIONS: "agent.max_tool_iterations",
-};
 
 function coerce(value: string): unknown {
   if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value);
@@ -38,11 +28,4 @@ export function applyEnvOverrides(config: Config, env: Record<string, string | u
     throw new PrxError("CONFIG_INVALID", `${env}: ${issue.path.join(".")}: ${issue.message}`);
   }
   return result.data;
-}
-
-/** Resolve a provider's key from the environment variable it names. */
-export function secretFromEnv(varName: string | undefined, env: Record<string, string | undefined> = process.env): string | undefined {
-  if (!varName) return undefined;
-  const value = env[varName];
-  return value && value.length > 0 ? value : undefined;
 }

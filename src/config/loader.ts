@@ -1,10 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { z } from "zod";
 import { PrxError } from "../core/errors.ts";
 import { ConfigSchema, type Config } from "./schema.ts";
 import { lineOf, locatePaths } from "./locate.ts";
 import { applyEnvOverrides } from "./env.ts";
+import { readConfigSource } from "./source.ts";
 
 export const CONFIG_MAX_BYTES = 1024 * 1024;
 
@@ -58,14 +58,14 @@ export function parseConfig(source: string, file = "config.toml"): Config {
   return result.data;
 }
 
+/** The configuration when there is no config.toml. */
+export function defaultConfig(): Config {
+  return ConfigSchema.parse({});
+}
+
 /** Load config.toml from a path; a missing file means defaults. Env overrides are applied last. */
 export function loadConfig(path: string, env: Record<string, string | undefined> = process.env): LoadedConfig {
-  if (!existsSync(path)) return { config: applyEnvOverrides(ConfigSchema.parse({}), env), path: null };
-  let source: string;
-  try {
-    source = readFileSync(path, "utf8");
-  } catch (cause) {
-    throw new PrxError("CONFIG_NOT_FOUND", `cannot read ${path}: ${(cause as Error).message}`, { cause });
-  }
+  const source = readConfigSource(path);
+  if (source === null) return { config: applyEnvOverrides(defaultConfig(), env), path: null };
   return { config: applyEnvOverrides(parseConfig(source, path), env), path };
 }

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { OPT_IN_TOOL_NAMES, TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../core/tool-names.ts";
+import { ChannelKinds, DmPolicies, GroupPolicies, ProviderKinds } from "./kinds.ts";
 import { McpConfigSchema } from "./mcp.ts";
+
+export { ChannelKinds, DmPolicies, GroupPolicies, ProviderKinds };
 
 /**
  * The one schema of config.toml. Every object is strict: an unknown key is an error naming its path.
  * Secrets never live here: providers name the environment variable that holds their key.
  */
-export const ProviderKinds = ["openai-compatible", "anthropic", "offline"] as const;
-
 export const ProviderConfigSchema = z
   .strictObject({
     kind: z.enum(ProviderKinds).default("openai-compatible"),
@@ -123,9 +124,6 @@ export const PluginGrantSchema = z.strictObject({
     .describe("renames of this plugin's tools: the name it declares -> the name the model sees"),
 });
 
-export const ChannelKinds = ["telegram", "discord", "slack", "matrix", "webhook"] as const;
-export const DmPolicies = ["pairing", "allowlist", "open"] as const;
-export const GroupPolicies = ["mention", "open", "disabled"] as const;
 
 /** `[channels.<name>]`: one channel process. Secrets are read from the environment variables named here. */
 export const ChannelConfigSchema = z

@@ -70,7 +70,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const config = options.config ?? host.config.gateway;
   const hostname = options.hostname ?? config.host;
   const port = options.port ?? config.port;
-  const print = options.print ?? ((line: string) => process.stdout.write(line + "\n"));
+  // console.log: a closed stdout is ignored, and process.stdout (Node streams, milliseconds to build) stays unbuilt
+  const print = options.print ?? ((line: string) => console.log(line));
   if (!isLoopback(hostname) && !config.allow_public_bind) {
     throw new PrxError("FORBIDDEN", `refusing to bind the gateway to ${hostname}: not a loopback address`, {
       hint: "use --host 127.0.0.1, or set gateway.allow_public_bind = true in config.toml (put TLS and pairing in front)",

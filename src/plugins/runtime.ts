@@ -1,6 +1,6 @@
 import { errorMessage, PrxError } from "../core/errors.ts";
 import type { Workspace } from "../core/workspace.ts";
-import { loadConfig } from "../config/loader.ts";
+import { loadConfigCached } from "../config/cache.ts";
 import type { Config } from "../config/schema.ts";
 import type { EventPublisher } from "../core/events.ts";
 import type { ToolSource } from "../tools/types.ts";
@@ -24,7 +24,7 @@ export type RuntimeServices = Omit<PluginHostServices, "workspace" | "events" | 
 
 export interface PluginRuntimeOptions {
   /** Read at every build (start and each reload) for enabled/grant/config. Default: the workspace's config.toml. */
-  config?: Config | (() => Config);
+  config?: Config | (() => Config | Promise<Config>);
   /** Loaders for this runtime only; they win over the built-ins. */
   loaders?: PluginLoader[];
   /** Adapter factories per capability type (default: defaultAdapterFactories()). */
@@ -70,6 +70,7 @@ export class PluginRuntime {
   private readonly ownBus: EventBus | null;
   private attached: PluginServices | null = null;
   private users = 0;
+  private lastConfig: Config | undefined;
 
   constructor(
     readonly workspace: Workspace,
@@ -248,7 +249,7 @@ export class PluginRuntime {
     this.serialize(async () => {
       const current = this.active;
       if (!current || current.plugin(late.published.name) !== late.published) return obsolete();
-      const config = this.config();
+      const config = await this.readConfig();
       this.publish(await joinGeneration(current, late, loaded, { config, logger: this.host.logger }));
     }).catch((error) => {
       this.host.logger.warn(`plugin "${late.published.name}" was ready too late to join: ${errorMessage(error)}`);
@@ -279,18 +280,28 @@ export class PluginRuntime {
     this.retiring.add(done);
   }
 
-  private config(): Config {
+  /** Read the configuration for a build; plugins see that read (host.config) until the next one. */
+  private async readConfig(): Promise<Config> {
     const source = this.options.config;
-    if (typeof source === "function") return source();
-    return source ?? loadConfig(this.workspace.configPath).config;
+    const config =
+      typeof source === "function"
+        ? await source()
+        : (source ?? (await loadConfigCached(this.workspace.configPath, this.workspace.cacheDir)).config);
+    this.lastConfig = config;
+    return config;
   }
 
-  private build(number: number, options: Partial<Pick<Parameters<typeof buildGeneration>[0], "refuseOverLimit" | "previous" | "rebuild" | "force">> = {}): Promise<BuildResult> {
+  private config(): Config {
+    if (!this.lastConfig) throw new PrxError("PLUGIN_LOAD", "the plugin runtime has read no configuration yet (it reads one at each build)");
+    return this.lastConfig;
+  }
+
+  private async build(number: number, options: Partial<Pick<Parameters<typeof buildGeneration>[0], "refuseOverLimit" | "previous" | "rebuild" | "force">> = {}): Promise<BuildResult> {
     return buildGeneration({
       number,
       ...options,
       pluginsDir: this.workspace.pluginsDir,
-      config: this.config(),
+      config: await this.readConfig(),
       host: this.host,
       loaders: this.loaders,
       factories: this.factories,

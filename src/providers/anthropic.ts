@@ -1,5 +1,5 @@
 import { PrxError } from "../core/errors.ts";
-import { secretFromEnv } from "../config/env.ts";
+import { secretFromEnv } from "../config/secrets.ts";
 import { joinUrl, missingKeyError, protocolError, ProviderCall } from "./http.ts";
 import { readSseJson, excerpt } from "./sse.ts";
 import { ANTHROPIC_STREAM_EVENT_TYPES, ANTHROPIC_VERSION } from "./anthropic-constants.ts";

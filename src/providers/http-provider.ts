@@ -1,4 +1,4 @@
-import { secretFromEnv } from "../config/env.ts";
+import { secretFromEnv } from "../config/secrets.ts";
 import type { PrxError } from "../core/errors.ts";
 import type { FetchLike, HttpTarget } from "./http.ts";
 import { missingKeyError, PROVIDER_PROBE_TIMEOUT_MS } from "./http.ts";

@@ -1,5 +1,5 @@
 import { PrxError } from "../core/errors.ts";
-import { secretFromEnv } from "../config/env.ts";
+import { secretFromEnv } from "../config/secrets.ts";
 import {
   joinUrl,
   missingKeyError,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { secretFromEnv } from "../../config/env.ts";
+import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/ids.ts";
 import { Backoff, sleep, withRetries } from "../backoff.ts";

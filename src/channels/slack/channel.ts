@@ -1,4 +1,4 @@
-import { secretFromEnv } from "../../config/env.ts";
+import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { withRetries } from "../backoff.ts";
 import { CHANNEL_MAX_HTTP_BODY_BYTES, SLACK_MAX_MESSAGE_CHARS } from "../limits.ts";

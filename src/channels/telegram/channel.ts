@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { secretFromEnv } from "../../config/env.ts";
+import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { Backoff, sleep, withRetries } from "../backoff.ts";
 import { TELEGRAM_MAX_MESSAGE_CHARS } from "../limits.ts";

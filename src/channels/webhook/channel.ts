@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { secretFromEnv } from "../../config/env.ts";
+import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { withRetries } from "../backoff.ts";
 import { CHANNEL_MAX_HTTP_BODY_BYTES, WEBHOOK_MAX_MESSAGE_CHARS } from "../limits.ts";
