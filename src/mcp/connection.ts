@@ -4,6 +4,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelco
 import { z } from "zod";
 import type { McpServerConfig } from "../config/mcp.ts";
 import { errorMessage, isPrxError, PrxError } from "../core/errors.ts";
+import { addAbortWaiter, removeAbortWaiter, type AbortWaiter } from "../tools/registry.ts";
 import type { Logger } from "../core/logger.ts";
 import { connectHttp } from "./http-transport.ts";
 import { resolveCommand, serverCwd, serverEnvironment, type Environment } from "./launch.ts";
@@ -125,10 +126,11 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
       return readPrompts(name, await readPages(pages("prompts/list", PromptsPageSchema, "prompts"), MCP_MAX_TOOLS_PER_SERVER), logger);
     },
     async callTool(tool, args, signal) {
-      // the SDK never removes the listener it adds to a request's signal: give it one that lives for this call only
+      // the SDK never removes the listener it adds to a request's signal: give it one that lives for this call only,
+      // aborted through the turn signal's shared listener (no listener added to and removed from it per call)
       const call = signal ? new AbortController() : undefined;
-      const forward = () => call!.abort(signal!.reason);
-      signal?.addEventListener("abort", forward, { once: true });
+      const forward: AbortWaiter = (reason) => call!.abort(reason);
+      if (signal) addAbortWaiter(signal, forward);
       let raw: unknown;
       try {
         raw = await client.request(
@@ -150,7 +152,7 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
         }
         throw callFailure(name, tool, config, error);
       } finally {
-        signal?.removeEventListener("abort", forward);
+        if (signal) removeAbortWaiter(signal, forward);
       }
       const parsed = CallToolResultSchema.safeParse(raw);
       if (parsed.success) return parsed.data;
