@@ -14,19 +14,24 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Exponential backoff with full jitter between PLATFORM_BACKOFF_BASE_MS and PLATFORM_BACKOFF_MAX_MS. */
+/**
+ * Exponential backoff with jitter: the n-th wait (from 0) lies between half and all of
+ * min(PLATFORM_BACKOFF_MAX_MS, PLATFORM_BACKOFF_BASE_MS * 2^n).
+ */
 export class Backoff {
   private attempt = 0;
 
   constructor(
     private readonly baseMs = PLATFORM_BACKOFF_BASE_MS,
     private readonly maxMs = PLATFORM_BACKOFF_MAX_MS,
+    /** A number in [0, 1) (tests pin it). */
+    private readonly random: () => number = Math.random,
   ) {}
 
   next(): number {
     const ceiling = Math.min(this.maxMs, this.baseMs * 2 ** this.attempt);
     this.attempt += 1;
-    return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+    return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
   }
 
   reset(): void {
@@ -55,8 +60,8 @@ export async function withRetries<T>(
   fn: () => Promise<T>,
   signal?: AbortSignal,
   onRetry?: (error: unknown, waitMs: number) => void,
+  backoff = new Backoff(),
 ): Promise<T> {
-  const backoff = new Backoff();
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();

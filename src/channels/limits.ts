@@ -45,9 +45,19 @@ export const CHANNEL_CRASH_LOOP_WINDOW_MS = 60_000;
 export const CHANNEL_STABLE_AFTER_MS = 30_000;
 /** How long the gateway waits for a forwarded HTTP request's answer from a channel process. */
 export const CHANNEL_HTTP_TIMEOUT_MS = 120_000;
+/**
+ * How long a synchronous webhook caller waits for the answer before it gets 202 (the answer is kept and returned when
+ * the same id is posted again). Shorter than CHANNEL_HTTP_TIMEOUT_MS, so the caller hears 202 from the channel, not
+ * 504 from the gateway.
+ */
+export const WEBHOOK_SYNC_WAIT_MS = 110_000;
+/** How long an answer that settled before its HTTP caller started waiting is kept for it. */
+export const WEBHOOK_REPLY_KEEP_MS = 60_000;
 /** Forwarded requests waiting on one channel process at once. */
 export const CHANNEL_MAX_INFLIGHT_HTTP = 256;
 /** The child checks its parent this often and exits when it is gone. */
 export const PARENT_WATCH_INTERVAL_MS = 500;
-/** A stopping channel process gets this long to finish its turn before it is killed. */
+/** A stopping channel process gets this long to finish its running turns; later messages wait for the next start. */
 export const CHANNEL_STOP_GRACE_MS = 5000;
+/** A channel process asked to stop that has not exited this long after is killed (SIGKILL): its grace plus a second. */
+export const CHANNEL_KILL_AFTER_MS = CHANNEL_STOP_GRACE_MS + 1000;
