@@ -4,8 +4,8 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelco
 import { z } from "zod";
 import type { McpServerConfig } from "../config/mcp.ts";
 import { errorMessage, isPrxError, PrxError } from "../core/errors.ts";
-import { addAbortWaiter, removeAbortWaiter, type AbortWaiter } from "../tools/registry.ts";
 import type { Logger } from "../core/logger.ts";
+import { CallSignal } from "./call-signal.ts";
 import { connectHttp } from "./http-transport.ts";
 import { resolveCommand, serverCwd, serverEnvironment, type Environment } from "./launch.ts";
 import { MCP_KILL_GRACE_MS, MCP_MAX_TOOLS_PER_SERVER } from "./limits.ts";
@@ -126,11 +126,8 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
       return readPrompts(name, await readPages(pages("prompts/list", PromptsPageSchema, "prompts"), MCP_MAX_TOOLS_PER_SERVER), logger);
     },
     async callTool(tool, args, signal) {
-      // the SDK never removes the listener it adds to a request's signal: give it one that lives for this call only,
-      // aborted through the turn signal's shared listener (no listener added to and removed from it per call)
-      const call = signal ? new AbortController() : undefined;
-      const forward: AbortWaiter = (reason) => call!.abort(reason);
-      if (signal) addAbortWaiter(signal, forward);
+      // the SDK never removes the listener it adds to a request's signal: it gets one that lives for this call only
+      const call = signal ? new CallSignal(signal) : undefined;
       let raw: unknown;
       try {
         raw = await client.request(
@@ -139,7 +136,7 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
           { timeout: config.timeout_ms, signal: call?.signal },
         );
       } catch (error) {
-        if (kind !== "stdio" && !(error instanceof McpError) && !closing && !call?.signal.aborted) {
+        if (kind !== "stdio" && !(error instanceof McpError) && !closing && !call?.aborted) {
           // the request itself failed (connection refused or reset, session gone): the server is treated as
           // crashed, so prx reconnects after the backoff instead of reusing a dead session
           failure = `the HTTP connection failed: ${errorMessage(error)}`;
@@ -152,7 +149,7 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
         }
         throw callFailure(name, tool, config, error);
       } finally {
-        if (signal) removeAbortWaiter(signal, forward);
+        call?.done();
       }
       const parsed = CallToolResultSchema.safeParse(raw);
       if (parsed.success) return parsed.data;
