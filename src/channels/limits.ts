@@ -30,6 +30,36 @@ export const CHANNEL_PAIRING_CODE_LENGTH = 6;
 export const CHANNEL_PAIRING_TTL_MS = 60 * 60 * 1000;
 export const CHANNEL_PAIRING_MAX_PENDING = 100;
 
+/**
+ * A platform API request (or a webhook callback POST) not answered within this is abandoned as a dropped connection,
+ * and retried like one.
+ */
+export const PLATFORM_REQUEST_TIMEOUT_MS = 30_000;
+/** A long poll (Telegram getUpdates, Matrix /sync) unanswered this long past its own timeout is abandoned the same way. */
+export const PLATFORM_LONG_POLL_SLACK_MS = 15_000;
+/**
+ * Starting a WebSocket platform (Discord, Slack Socket Mode) waits this long for the first connection; then the process
+ * reports itself started anyway, keeps connecting, and its health says why it is not connected.
+ */
+export const PLATFORM_FIRST_CONNECT_WAIT_MS = 10_000;
+/** How long a Matrix typing notice lasts on the homeserver: longer than TYPING_INTERVAL_MS, so it never lapses mid-turn. */
+export const MATRIX_TYPING_TIMEOUT_MS = 10_000;
+
+/** The platform time limits above, as an adapter reads them (tests pass shorter ones). */
+export interface PlatformLimits {
+  requestTimeoutMs: number;
+  longPollSlackMs: number;
+  firstConnectWaitMs: number;
+}
+
+export function platformLimits(given: Partial<PlatformLimits> = {}): PlatformLimits {
+  return {
+    requestTimeoutMs: given.requestTimeoutMs ?? PLATFORM_REQUEST_TIMEOUT_MS,
+    longPollSlackMs: given.longPollSlackMs ?? PLATFORM_LONG_POLL_SLACK_MS,
+    firstConnectWaitMs: given.firstConnectWaitMs ?? PLATFORM_FIRST_CONNECT_WAIT_MS,
+  };
+}
+
 /** Platform backoff after errors (network, 5xx, 409): doubles from base up to max. */
 export const PLATFORM_BACKOFF_BASE_MS = 250;
 export const PLATFORM_BACKOFF_MAX_MS = 30_000;

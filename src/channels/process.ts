@@ -3,7 +3,7 @@ import { createPluginExtensions } from "../agent/plugin-extensions.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { ParentMessageSchema, type ChildMessage, type ParentMessage } from "./ipc.ts";
-import { CHANNEL_STOP_GRACE_MS, PARENT_WATCH_INTERVAL_MS } from "./limits.ts";
+import { CHANNEL_STOP_GRACE_MS, PARENT_WATCH_INTERVAL_MS, type PlatformLimits } from "./limits.ts";
 import { PairingStore } from "./pairing.ts";
 import { channelKind, createChannel } from "./registry.ts";
 import { ChannelRunner } from "./runner.ts";
@@ -21,7 +21,7 @@ export interface ChannelProcessOptions {
   limits?: Partial<ChannelProcessLimits>;
 }
 
-export interface ChannelProcessLimits {
+export interface ChannelProcessLimits extends PlatformLimits {
   /** CHANNEL_STOP_GRACE_MS */
   stopGraceMs: number;
   /** TYPING_INTERVAL_MS */
@@ -76,6 +76,7 @@ export async function startChannelProcess(options: ChannelProcessOptions): Promi
       awaitReply: (id) => replies.wait(id),
       // pairing: an unknown inviter is joined so they can be given a code (nothing else runs for them)
       mayInvite: (sender) => config.dm_policy !== "allowlist" || config.allow.includes(sender) || pairings.isApproved(options.name, sender),
+      limits: options.limits,
     });
     const report = () => {
       const stats = runner.stats;

@@ -14,10 +14,12 @@ import {
   CHANNEL_RESTART_BASE_MS,
   CHANNEL_STABLE_AFTER_MS,
   CHANNEL_STOP_GRACE_MS,
+  MATRIX_TYPING_TIMEOUT_MS,
   PARENT_WATCH_INTERVAL_MS,
   PLATFORM_BACKOFF_BASE_MS,
   PLATFORM_BACKOFF_MAX_MS,
   PLATFORM_RETRY_AFTER_MAX_MS,
+  TYPING_INTERVAL_MS,
   WEBHOOK_REPLY_KEEP_MS,
   WEBHOOK_SYNC_WAIT_MS,
 } from "../../src/channels/limits.ts";
@@ -134,6 +136,14 @@ describe("webhook replies", () => {
   test(`the sync wait (${WEBHOOK_SYNC_WAIT_MS} ms) ends before the gateway's own wait (${CHANNEL_HTTP_TIMEOUT_MS} ms), so a slow turn is 202, not 504`, () => {
     expect(WEBHOOK_SYNC_WAIT_MS).toBeLessThan(CHANNEL_HTTP_TIMEOUT_MS);
     expect(CHANNEL_KILL_AFTER_MS).toBeGreaterThan(CHANNEL_STOP_GRACE_MS);
+  });
+});
+
+describe("typing", () => {
+  /** How long a typing notice lasts on each platform: Telegram's sendChatAction 5 s, Discord's trigger typing 10 s. */
+  const LASTS = { telegram: 5000, discord: 10_000, matrix: MATRIX_TYPING_TIMEOUT_MS };
+  test(`typing is sent again (every ${TYPING_INTERVAL_MS} ms) before any platform's notice lapses`, () => {
+    for (const lasts of Object.values(LASTS)) expect(TYPING_INTERVAL_MS).toBeLessThan(lasts);
   });
 });
 
