@@ -1,4 +1,4 @@
-import { PLATFORM_BACKOFF_BASE_MS, PLATFORM_BACKOFF_MAX_MS, PLATFORM_RETRY_AFTER_MAX_MS } from "./limits.ts";
+import { PLATFORM_BACKOFF_BASE_MS, PLATFORM_BACKOFF_MAX_MS, PLATFORM_RETRY_AFTER_MAX_MS, PLATFORM_SEND_ATTEMPTS } from "./limits.ts";
 
 /** Resolves after `ms`, or at once when `signal` aborts (a stopping channel does not wait out its backoff). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -48,9 +48,6 @@ export function retryAfterMs(seconds: number | undefined, fallbackMs: number): n
   if (seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return fallbackMs;
   return Math.min(PLATFORM_RETRY_AFTER_MAX_MS, Math.ceil(seconds * 1000));
 }
-
-/** Sends are tried this many times in all (rate limits and server errors), then the error is reported. */
-export const PLATFORM_SEND_ATTEMPTS = 5;
 
 /**
  * Run `fn`, retrying errors that say they are retryable (`retryable: true`, waiting their `retryAfterMs` or the

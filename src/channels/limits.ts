@@ -63,6 +63,8 @@ export function platformLimits(given: Partial<PlatformLimits> = {}): PlatformLim
 /** Platform backoff after errors (network, 5xx, 409): doubles from base up to max. */
 export const PLATFORM_BACKOFF_BASE_MS = 250;
 export const PLATFORM_BACKOFF_MAX_MS = 30_000;
+/** Sends are tried this many times in all (rate limits, server errors, dropped connections), then the error is reported. */
+export const PLATFORM_SEND_ATTEMPTS = 5;
 /** Longest wait a platform's retry_after may impose before we retry anyway. */
 export const PLATFORM_RETRY_AFTER_MAX_MS = 60_000;
 

@@ -4,7 +4,7 @@
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { Backoff, PLATFORM_SEND_ATTEMPTS, retryAfterMs, withRetries } from "../../src/channels/backoff.ts";
+import { Backoff, retryAfterMs, withRetries } from "../../src/channels/backoff.ts";
 import {
   CHANNEL_CRASH_LOOP_RESTARTS,
   CHANNEL_CRASH_LOOP_WINDOW_MS,
@@ -19,6 +19,7 @@ import {
   PLATFORM_BACKOFF_BASE_MS,
   PLATFORM_BACKOFF_MAX_MS,
   PLATFORM_RETRY_AFTER_MAX_MS,
+  PLATFORM_SEND_ATTEMPTS,
   TYPING_INTERVAL_MS,
   WEBHOOK_REPLY_KEEP_MS,
   WEBHOOK_SYNC_WAIT_MS,
