@@ -83,7 +83,7 @@ export const CHANNEL_HTTP_TIMEOUT_MS = 120_000;
  * 504 from the gateway.
  */
 export const WEBHOOK_SYNC_WAIT_MS = 110_000;
-/** How long an answer that settled before its HTTP caller started waiting is kept for it. */
+/** An answer no caller is waiting for is kept in memory this long (a caller posting its id later gets it from the inbox). */
 export const WEBHOOK_REPLY_KEEP_MS = 60_000;
 /** Forwarded requests waiting on one channel process at once. */
 export const CHANNEL_MAX_INFLIGHT_HTTP = 256;
