@@ -1,4 +1,4 @@
-import { PLATFORM_BACKOFF_BASE_MS, PLATFORM_BACKOFF_MAX_MS, PLATFORM_RETRY_AFTER_MAX_MS } from "./limits.ts";
+import { PLATFORM_BACKOFF_BASE_MS, PLATFORM_BACKOFF_MAX_MS, PLATFORM_RETRY_AFTER_MAX_MS, PLATFORM_SEND_ATTEMPTS } from "./limits.ts";
 
 /** Resolves after `ms`, or at once when `signal` aborts (a stopping channel does not wait out its backoff). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -14,19 +14,24 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Exponential backoff with full jitter between PLATFORM_BACKOFF_BASE_MS and PLATFORM_BACKOFF_MAX_MS. */
+/**
+ * Exponential backoff with jitter: the n-th wait (from 0) lies between half and all of
+ * min(PLATFORM_BACKOFF_MAX_MS, PLATFORM_BACKOFF_BASE_MS * 2^n).
+ */
 export class Backoff {
   private attempt = 0;
 
   constructor(
     private readonly baseMs = PLATFORM_BACKOFF_BASE_MS,
     private readonly maxMs = PLATFORM_BACKOFF_MAX_MS,
+    /** A number in [0, 1) (tests pin it). */
+    private readonly random: () => number = Math.random,
   ) {}
 
   next(): number {
     const ceiling = Math.min(this.maxMs, this.baseMs * 2 ** this.attempt);
     this.attempt += 1;
-    return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+    return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
   }
 
   reset(): void {
@@ -44,9 +49,6 @@ export function retryAfterMs(seconds: number | undefined, fallbackMs: number): n
   return Math.min(PLATFORM_RETRY_AFTER_MAX_MS, Math.ceil(seconds * 1000));
 }
 
-/** Sends are tried this many times in all (rate limits and server errors), then the error is reported. */
-export const PLATFORM_SEND_ATTEMPTS = 5;
-
 /**
  * Run `fn`, retrying errors that say they are retryable (`retryable: true`, waiting their `retryAfterMs` or the
  * backoff) up to PLATFORM_SEND_ATTEMPTS times in all.
@@ -55,8 +57,8 @@ export async function withRetries<T>(
   fn: () => Promise<T>,
   signal?: AbortSignal,
   onRetry?: (error: unknown, waitMs: number) => void,
+  backoff = new Backoff(),
 ): Promise<T> {
-  const backoff = new Backoff();
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();

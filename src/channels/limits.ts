@@ -30,9 +30,41 @@ export const CHANNEL_PAIRING_CODE_LENGTH = 6;
 export const CHANNEL_PAIRING_TTL_MS = 60 * 60 * 1000;
 export const CHANNEL_PAIRING_MAX_PENDING = 100;
 
+/**
+ * A platform API request (or a webhook callback POST) not answered within this is abandoned as a dropped connection,
+ * and retried like one.
+ */
+export const PLATFORM_REQUEST_TIMEOUT_MS = 30_000;
+/** A long poll (Telegram getUpdates, Matrix /sync) unanswered this long past its own timeout is abandoned the same way. */
+export const PLATFORM_LONG_POLL_SLACK_MS = 15_000;
+/**
+ * Starting a WebSocket platform (Discord, Slack Socket Mode) waits this long for the first connection; then the process
+ * reports itself started anyway, keeps connecting, and its health says why it is not connected.
+ */
+export const PLATFORM_FIRST_CONNECT_WAIT_MS = 10_000;
+/** How long a Matrix typing notice lasts on the homeserver: longer than TYPING_INTERVAL_MS, so it never lapses mid-turn. */
+export const MATRIX_TYPING_TIMEOUT_MS = 10_000;
+
+/** The platform time limits above, as an adapter reads them (tests pass shorter ones). */
+export interface PlatformLimits {
+  requestTimeoutMs: number;
+  longPollSlackMs: number;
+  firstConnectWaitMs: number;
+}
+
+export function platformLimits(given: Partial<PlatformLimits> = {}): PlatformLimits {
+  return {
+    requestTimeoutMs: given.requestTimeoutMs ?? PLATFORM_REQUEST_TIMEOUT_MS,
+    longPollSlackMs: given.longPollSlackMs ?? PLATFORM_LONG_POLL_SLACK_MS,
+    firstConnectWaitMs: given.firstConnectWaitMs ?? PLATFORM_FIRST_CONNECT_WAIT_MS,
+  };
+}
+
 /** Platform backoff after errors (network, 5xx, 409): doubles from base up to max. */
 export const PLATFORM_BACKOFF_BASE_MS = 250;
 export const PLATFORM_BACKOFF_MAX_MS = 30_000;
+/** Sends are tried this many times in all (rate limits, server errors, dropped connections), then the error is reported. */
+export const PLATFORM_SEND_ATTEMPTS = 5;
 /** Longest wait a platform's retry_after may impose before we retry anyway. */
 export const PLATFORM_RETRY_AFTER_MAX_MS = 60_000;
 
@@ -45,9 +77,19 @@ export const CHANNEL_CRASH_LOOP_WINDOW_MS = 60_000;
 export const CHANNEL_STABLE_AFTER_MS = 30_000;
 /** How long the gateway waits for a forwarded HTTP request's answer from a channel process. */
 export const CHANNEL_HTTP_TIMEOUT_MS = 120_000;
+/**
+ * How long a synchronous webhook caller waits for the answer before it gets 202 (the answer is kept and returned when
+ * the same id is posted again). Shorter than CHANNEL_HTTP_TIMEOUT_MS, so the caller hears 202 from the channel, not
+ * 504 from the gateway.
+ */
+export const WEBHOOK_SYNC_WAIT_MS = 110_000;
+/** An answer no caller is waiting for is kept in memory this long (a caller posting its id later gets it from the inbox). */
+export const WEBHOOK_REPLY_KEEP_MS = 60_000;
 /** Forwarded requests waiting on one channel process at once. */
 export const CHANNEL_MAX_INFLIGHT_HTTP = 256;
 /** The child checks its parent this often and exits when it is gone. */
 export const PARENT_WATCH_INTERVAL_MS = 500;
-/** A stopping channel process gets this long to finish its turn before it is killed. */
+/** A stopping channel process gets this long to finish its running turns; later messages wait for the next start. */
 export const CHANNEL_STOP_GRACE_MS = 5000;
+/** A channel process asked to stop that has not exited this long after is killed (SIGKILL): its grace plus a second. */
+export const CHANNEL_KILL_AFTER_MS = CHANNEL_STOP_GRACE_MS + 1000;

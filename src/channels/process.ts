@@ -3,7 +3,7 @@ import { createPluginExtensions } from "../agent/plugin-extensions.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { ParentMessageSchema, type ChildMessage, type ParentMessage } from "./ipc.ts";
-import { CHANNEL_STOP_GRACE_MS, PARENT_WATCH_INTERVAL_MS } from "./limits.ts";
+import { CHANNEL_STOP_GRACE_MS, PARENT_WATCH_INTERVAL_MS, type PlatformLimits } from "./limits.ts";
 import { PairingStore } from "./pairing.ts";
 import { channelKind, createChannel } from "./registry.ts";
 import { ChannelRunner } from "./runner.ts";
@@ -17,6 +17,17 @@ export interface ChannelProcessOptions {
   env?: Record<string, string | undefined>;
   /** Messages to the supervisor (process.send in a supervised child); undefined in the foreground. */
   send?: (message: ChildMessage) => void;
+  /** Shorter time limits for tests; each defaults to its constant in limits.ts. */
+  limits?: Partial<ChannelProcessLimits>;
+}
+
+export interface ChannelProcessLimits extends PlatformLimits {
+  /** CHANNEL_STOP_GRACE_MS */
+  stopGraceMs: number;
+  /** TYPING_INTERVAL_MS */
+  typingIntervalMs: number;
+  /** WEBHOOK_SYNC_WAIT_MS */
+  webhookSyncWaitMs: number;
 }
 
 export interface RunningChannel {
@@ -41,7 +52,8 @@ export async function startChannelProcess(options: ChannelProcessOptions): Promi
   let channel: Channel;
   let runner: ChannelRunner;
   let store: ChannelStore;
-  const replies = new WebhookReplies();
+  const replies = new WebhookReplies({ waitMs: options.limits?.webhookSyncWaitMs });
+  const stopGraceMs = options.limits?.stopGraceMs ?? CHANNEL_STOP_GRACE_MS;
   try {
     const config = host.config.channels[options.name];
     if (!config) {
@@ -64,6 +76,7 @@ export async function startChannelProcess(options: ChannelProcessOptions): Promi
       awaitReply: (id) => replies.wait(id),
       // pairing: an unknown inviter is joined so they can be given a code (nothing else runs for them)
       mayInvite: (sender) => config.dm_policy !== "allowlist" || config.allow.includes(sender) || pairings.isApproved(options.name, sender),
+      limits: options.limits,
     });
     const report = () => {
       const stats = runner.stats;
@@ -79,6 +92,7 @@ export async function startChannelProcess(options: ChannelProcessOptions): Promi
       logger,
       onStats: report,
       onAnswered: (id, parts) => replies.settle(id, parts),
+      typingIntervalMs: options.limits?.typingIntervalMs,
     });
     store.prune();
     runner.resume();
@@ -95,7 +109,7 @@ export async function startChannelProcess(options: ChannelProcessOptions): Promi
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
-      await runner.close(CHANNEL_STOP_GRACE_MS);
+      await runner.close(stopGraceMs);
       await channel.stop().catch((error: unknown) => logger.error(`channel stop failed: ${errorMessage(error)}`));
       store.writeStatus({ pid: null, state: "stopped", last_inbound: runner.stats.lastInbound, last_outbound: runner.stats.lastOutbound, last_error: runner.stats.lastError });
       await host.close();
@@ -139,15 +153,23 @@ export async function startChannelProcess(options: ChannelProcessOptions): Promi
   return { host, channel, runner, receive, stop, closed };
 }
 
+export interface WatchParentOptions {
+  /** Defaults to PARENT_WATCH_INTERVAL_MS. */
+  intervalMs?: number;
+  /** The parent's pid as the system reports it now (defaults to process.ppid). */
+  parentPid?: () => number;
+}
+
 /**
  * Exit when the gateway that started this process is gone (its IPC channel closed, or this process re-parented):
  * a channel process never outlives its supervisor.
  */
-export function watchParent(onGone: () => void): () => void {
-  const parent = process.ppid;
+export function watchParent(onGone: () => void, options: WatchParentOptions = {}): () => void {
+  const parentPid = options.parentPid ?? (() => process.ppid);
+  const parent = parentPid();
   const timer = setInterval(() => {
-    if (process.ppid !== parent) onGone();
-  }, PARENT_WATCH_INTERVAL_MS);
+    if (parentPid() !== parent) onGone();
+  }, options.intervalMs ?? PARENT_WATCH_INTERVAL_MS);
   timer.unref();
   process.on("disconnect", onGone);
   return () => {

@@ -40,6 +40,8 @@ export interface RunnerOptions {
   onStats?: (stats: RunnerStats) => void;
   /** Called with the reply parts once a message is answered (the webhook channel's synchronous replies). */
   onAnswered?: (messageId: string, parts: string[]) => void;
+  /** How often typing is re-sent while a turn runs; defaults to TYPING_INTERVAL_MS. */
+  typingIntervalMs?: number;
 }
 
 /**
@@ -222,7 +224,7 @@ export class ChannelRunner {
         this.o.logger.debug(`typing indicator failed: ${errorMessage(error)}`);
       });
     void send();
-    const timer = setInterval(send, TYPING_INTERVAL_MS);
+    const timer = setInterval(send, this.o.typingIntervalMs ?? TYPING_INTERVAL_MS);
     return { stop: () => clearInterval(timer) };
   }
 

@@ -3,7 +3,7 @@ import type { ChannelConfig } from "../config/schema.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
 import { ChildMessageSchema, type ChannelStatsWire, type ParentMessage } from "./ipc.ts";
-import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_MAX_INFLIGHT_HTTP, CHANNEL_STOP_GRACE_MS } from "./limits.ts";
+import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_KILL_AFTER_MS, CHANNEL_MAX_INFLIGHT_HTTP } from "./limits.ts";
 import { channelKind } from "./registry.ts";
 import { ChannelRestartPolicy } from "./restart-policy.ts";
 import type { ForwardedRequest, ForwardedResponse } from "./types.ts";
@@ -50,6 +50,15 @@ export interface SupervisorOptions {
   command?: string[];
   env?: Record<string, string | undefined>;
   logger?: Logger;
+  /** Shorter time limits for tests; each defaults to its constant in limits.ts. */
+  limits?: Partial<SupervisorLimits>;
+}
+
+export interface SupervisorLimits {
+  /** CHANNEL_HTTP_TIMEOUT_MS */
+  httpTimeoutMs: number;
+  /** CHANNEL_KILL_AFTER_MS */
+  killAfterMs: number;
 }
 
 /** How to run this same program again: the compiled binary itself, or bun with the entry script. */
@@ -70,10 +79,14 @@ export class ChannelSupervisor {
   private readonly env: Record<string, string | undefined>;
   private nextId = 1;
   private stopping = false;
+  private readonly httpTimeoutMs: number;
+  private readonly killAfterMs: number;
 
   constructor(private readonly o: SupervisorOptions) {
     this.log = o.logger ?? createLogger("channels");
     this.command = o.command ?? selfCommand();
+    this.httpTimeoutMs = o.limits?.httpTimeoutMs ?? CHANNEL_HTTP_TIMEOUT_MS;
+    this.killAfterMs = o.limits?.killAfterMs ?? CHANNEL_KILL_AFTER_MS;
     const env = { ...(o.env ?? process.env) };
     delete env.BUN_BE_BUN; // the binary would become the bun CLI
     this.env = env;
@@ -188,8 +201,8 @@ export class ChannelSupervisor {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         slot.pending.delete(id);
-        resolve({ status: 504, headers: {}, body: JSON.stringify({ error: `channel ${name} did not answer within ${CHANNEL_HTTP_TIMEOUT_MS} ms` }) });
-      }, CHANNEL_HTTP_TIMEOUT_MS);
+        resolve({ status: 504, headers: {}, body: JSON.stringify({ error: `channel ${name} did not answer within ${this.httpTimeoutMs} ms` }) });
+      }, this.httpTimeoutMs);
       slot.pending.set(id, (response) => (clearTimeout(timer), resolve(response)));
       if (!this.send(slot, { type: "http", id, request })) {
         slot.pending.delete(id);
@@ -205,21 +218,28 @@ export class ChannelSupervisor {
     if (slot.timer) clearTimeout(slot.timer);
     const proc = slot.proc;
     slot.proc = null;
-    if (proc) await this.terminate(proc);
+    if (proc) await this.terminate(slot, proc);
     slot.policy.reset();
     slot.restarts += 1;
     this.spawn(slot);
     return this.info(slot);
   }
 
-  private async terminate(proc: Subprocess): Promise<void> {
+  /** Ask the process to stop (it finishes its running turns within its grace); kill it if it has not exited in time. */
+  private async terminate(slot: Slot, proc: Subprocess): Promise<void> {
     try {
       proc.send({ type: "stop" } satisfies ParentMessage);
     } catch {
       proc.kill("SIGTERM"); // the IPC channel is already gone: a signal stops it the same way
     }
-    const exited = await Promise.race([proc.exited.then(() => true), Bun.sleep(CHANNEL_STOP_GRACE_MS + 1000).then(() => false)]);
-    if (!exited) proc.kill("SIGKILL");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.killAfterMs)));
+    const exited = await Promise.race([proc.exited.then(() => true), late]);
+    clearTimeout(timer);
+    if (!exited) {
+      this.log.warn(`channel ${slot.name} did not stop within ${this.killAfterMs} ms; killing it (its unanswered messages are answered at the next start)`);
+      proc.kill("SIGKILL");
+    }
     await proc.exited;
   }
 
@@ -266,7 +286,7 @@ export class ChannelSupervisor {
     const running: Promise<void>[] = [];
     for (const slot of this.slots.values()) {
       if (slot.timer) clearTimeout(slot.timer);
-      if (slot.proc) running.push(this.terminate(slot.proc));
+      if (slot.proc) running.push(this.terminate(slot, slot.proc));
     }
     await Promise.all(running);
   }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ChannelConfig, ChannelKind } from "../config/schema.ts";
 import type { Logger } from "../core/logger.ts";
+import type { PlatformLimits } from "./limits.ts";
 
 /**
  * One inbound message as every platform adapter hands it to the runner (parsed at the boundary). `id` is the
@@ -99,6 +100,8 @@ export interface ChannelSetup {
   waitForCapacity?: () => Promise<void>;
   /** When a reply must be delivered in an HTTP response (webhook channel): resolves with the reply parts. */
   awaitReply?: (messageId: string) => Promise<string[]>;
+  /** Shorter platform time limits for tests; each defaults to its constant in limits.ts. */
+  limits?: Partial<PlatformLimits>;
 }
 
 export type ChannelFactory = (setup: ChannelSetup) => Channel;

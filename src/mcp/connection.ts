@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { McpServerConfig } from "../config/mcp.ts";
 import { errorMessage, isPrxError, PrxError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
+import { CallSignal } from "./call-signal.ts";
 import { connectHttp } from "./http-transport.ts";
 import { resolveCommand, serverCwd, serverEnvironment, type Environment } from "./launch.ts";
 import { MCP_KILL_GRACE_MS, MCP_MAX_TOOLS_PER_SERVER } from "./limits.ts";
@@ -125,10 +126,8 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
       return readPrompts(name, await readPages(pages("prompts/list", PromptsPageSchema, "prompts"), MCP_MAX_TOOLS_PER_SERVER), logger);
     },
     async callTool(tool, args, signal) {
-      // the SDK never removes the listener it adds to a request's signal: give it one that lives for this call only
-      const call = signal ? new AbortController() : undefined;
-      const forward = () => call!.abort(signal!.reason);
-      signal?.addEventListener("abort", forward, { once: true });
+      // the SDK never removes the listener it adds to a request's signal: it gets one that lives for this call only
+      const call = signal ? new CallSignal(signal) : undefined;
       let raw: unknown;
       try {
         raw = await client.request(
@@ -137,7 +136,7 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
           { timeout: config.timeout_ms, signal: call?.signal },
         );
       } catch (error) {
-        if (kind !== "stdio" && !(error instanceof McpError) && !closing && !call?.signal.aborted) {
+        if (kind !== "stdio" && !(error instanceof McpError) && !closing && !call?.aborted) {
           // the request itself failed (connection refused or reset, session gone): the server is treated as
           // crashed, so prx reconnects after the backoff instead of reusing a dead session
           failure = `the HTTP connection failed: ${errorMessage(error)}`;
@@ -150,7 +149,7 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
         }
         throw callFailure(name, tool, config, error);
       } finally {
-        signal?.removeEventListener("abort", forward);
+        call?.done();
       }
       const parsed = CallToolResultSchema.safeParse(raw);
       if (parsed.success) return parsed.data;

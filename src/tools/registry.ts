@@ -1,9 +1,24 @@
 import { errorMessage } from "../core/errors.ts";
+import { isPlainObject, withFastAccept } from "../core/fast-accept.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
 import type { ToolSpec } from "../providers/types.ts";
 import { TOOL_MAX_ARGUMENT_BYTES, TOOL_MAX_OUTPUT_BYTES } from "./limits.ts";
 import { capResult, fail } from "./result.ts";
 import { ToolResultSchema, type Tool, type ToolContext, type ToolResult, type ToolSource } from "./types.ts";
+
+/**
+ * What a tool returns in the common case, checked by hand: a plain object whose own keys are `success` (boolean),
+ * `output` (string) and optionally `error` (string or null), nothing else (the schema would drop other keys, so
+ * such a value goes through it). Every other value goes through ToolResultSchema, which also writes the error.
+ */
+export function isPlainToolResult(value: unknown): value is ToolResult {
+  if (!isPlainObject(value) || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key in value) if (key !== "success" && key !== "output" && key !== "error") return false;
+  const { success, output, error } = value;
+  return typeof success === "boolean" && typeof output === "string" && (error === undefined || error === null || typeof error === "string");
+}
+
+const ToolResultParser = withFastAccept(ToolResultSchema, isPlainToolResult);
 
 export interface ToolRegistryOptions {
   builtins: Tool[];
@@ -131,26 +146,26 @@ export class ToolRegistry {
     return out;
   }
 
-  private async execute(tool: Tool, name: string, rawArguments: string, context: ToolContext): Promise<ToolResult> {
+  /**
+   * The tool's checked result. A tool whose promise is already settled when it returns (it answered synchronously)
+   * cannot be aborted any more: its result is taken as it is, with no abort listener. A pending one races the turn's
+   * signal through one listener per signal (shared by every call waiting on it), not one per call.
+   */
+  private execute(tool: Tool, name: string, rawArguments: string, context: ToolContext): ToolResult | Promise<ToolResult> {
     const parsed = parseArguments(name, rawArguments);
     if ("error" in parsed) return fail(parsed.error);
     const { signal } = context;
     if (signal.aborted) return fail(`tool ${name} was not run: the turn was aborted (${abortReason(signal)})`);
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<ToolResult>((resolve) => {
-      onAbort = () => resolve(fail(`tool ${name} was aborted: ${abortReason(signal)}`));
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
+    let pending: Promise<ToolResult>;
     try {
-      const result = await Promise.race([tool.execute(parsed.args, context), aborted]);
-      const checked = ToolResultSchema.safeParse(result);
-      if (!checked.success) return fail(`tool ${name} returned a malformed result: ${checked.error.message}`);
-      return checked.data;
+      const returned: unknown = tool.execute(parsed.args, context);
+      // a thenable or a plain value (a tool breaking its type) is read as `await` would read it
+      pending = returned instanceof Promise ? returned : Promise.resolve(returned as ToolResult);
     } catch (error) {
       return fail(`tool ${name} failed: ${errorMessage(error)}`);
-    } finally {
-      if (onAbort) signal.removeEventListener("abort", onAbort);
     }
+    if (Bun.peek.status(pending) === "fulfilled") return checked(name, Bun.peek(pending));
+    return settledOrAborted(pending, signal, name);
   }
 
   private counter(name: string): ToolCounts {
@@ -191,6 +206,62 @@ export class ToolRegistry {
   }
 }
 
+/** A tool's value as a ToolResult: the common shape by hand, anything else through the schema. */
+function checked(name: string, value: unknown): ToolResult {
+  const result = ToolResultParser.safeParse(value);
+  return result.success ? result.data : fail(`tool ${name} returned a malformed result: ${result.error.message}`);
+}
+
+/** Wakes a waiter with the signal's reason. */
+export type AbortWaiter = (reason: unknown) => void;
+
+/** The waiters of each signal; the signal has one "abort" listener for all of them. */
+const waitingOn = new WeakMap<AbortSignal, Set<AbortWaiter>>();
+
+/**
+ * Wake `waiter` when `signal` aborts, through one "abort" listener per signal shared by every waiter on it: an
+ * EventTarget listener added and removed per tool call costs more than the rest of the registry's bookkeeping.
+ * Pair with removeAbortWaiter once the work is done. Nothing happens for a signal that has already aborted.
+ */
+export function addAbortWaiter(signal: AbortSignal, waiter: AbortWaiter): void {
+  if (signal.aborted) return;
+  let waiters = waitingOn.get(signal);
+  if (!waiters) {
+    const created = new Set<AbortWaiter>();
+    waitingOn.set(signal, created);
+    const wakeAll = () => {
+      waitingOn.delete(signal);
+      for (const wake of created) wake(signal.reason);
+      created.clear();
+    };
+    signal.addEventListener("abort", wakeAll, { once: true });
+    waiters = created;
+  }
+  waiters.add(waiter);
+}
+
+export function removeAbortWaiter(signal: AbortSignal, waiter: AbortWaiter): void {
+  waitingOn.get(signal)?.delete(waiter);
+}
+
+/** The tool's result, or an "aborted" result as soon as the signal aborts (the tool's late answer is then ignored). */
+function settledOrAborted(pending: Promise<ToolResult>, signal: AbortSignal, name: string): Promise<ToolResult> {
+  return new Promise((resolve) => {
+    const onAbort: AbortWaiter = () => resolve(fail(`tool ${name} was aborted: ${abortReason(signal)}`));
+    addAbortWaiter(signal, onAbort);
+    pending.then(
+      (value) => {
+        removeAbortWaiter(signal, onAbort);
+        resolve(checked(name, value));
+      },
+      (error: unknown) => {
+        removeAbortWaiter(signal, onAbort);
+        resolve(fail(`tool ${name} failed: ${errorMessage(error)}`));
+      },
+    );
+  });
+}
+
 function abortReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (reason instanceof Error) return reason.message;
@@ -199,8 +270,10 @@ function abortReason(signal: AbortSignal): string {
 
 /** The model's argument text as an object: "" means {}, anything else must be a JSON object. */
 export function parseArguments(name: string, raw: string): { args: Record<string, unknown> } | { error: string } {
-  if (raw.trim() === "") return { args: {} };
-  if (raw.length > TOOL_MAX_ARGUMENT_BYTES || Buffer.byteLength(raw, "utf8") > TOOL_MAX_ARGUMENT_BYTES) {
+  // text that starts with "{" is not blank: only other text is trimmed to find out
+  if (raw.charCodeAt(0) !== 0x7b && raw.trim() === "") return { args: {} };
+  // a JS string takes at most 3 UTF-8 bytes per UTF-16 unit: short text is not measured
+  if (raw.length > TOOL_MAX_ARGUMENT_BYTES || (raw.length * 3 > TOOL_MAX_ARGUMENT_BYTES && Buffer.byteLength(raw, "utf8") > TOOL_MAX_ARGUMENT_BYTES)) {
     return { error: `arguments for tool ${name} exceed ${TOOL_MAX_ARGUMENT_BYTES} bytes; send less data per call` };
   }
   let value: unknown;

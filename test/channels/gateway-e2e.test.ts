@@ -1,11 +1,13 @@
 /**
  * The built binary: `prx gateway` supervises a Telegram channel process. The fake Telegram delivers updates, the
- * replies arrive; the channel process killed with SIGKILL mid-turn is restarted and answers every update once; a
- * plugin reload through the gateway reaches the channel process; pairing is approved over the API.
+ * replies arrive (a long one split at the platform's limit); the channel process killed with SIGKILL mid-turn is
+ * restarted and answers every update once; a plugin reload through the gateway reaches the channel process; pairing
+ * is approved over the API.
  */
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { cpSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { TELEGRAM_MAX_MESSAGE_CHARS } from "../../src/channels/limits.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
 import { ensureBinary, fakeProviderConfig, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
@@ -90,6 +92,21 @@ test("the gateway runs the enabled channel as a child process and an update is a
   const health = (await (await fetch(`${gateway.url}/health`)).json()) as { checks: Record<string, { ok: boolean; detail: string }> };
   expect(health.checks.channels!.ok).toBe(true);
   expect(health.checks.channels!.detail).toContain("tg: running");
+});
+
+test(`a 5,000-character reply is split at Telegram's ${TELEGRAM_MAX_MESSAGE_CHARS}-character limit on a paragraph boundary`, async () => {
+  const before = tg.sent.length;
+  const paragraphs = Array.from({ length: 10 }, (_, i) => `Paragraph ${i}. ` + "word ".repeat(100).trim() + ".");
+  const long = paragraphs.join("\n\n");
+  expect(long.length).toBeGreaterThan(5000);
+  provider.enqueue({ type: "text", text: long });
+  tg.message({ chatId: 1001, text: "write a lot" });
+  const parts = (await tg.waitForSent(before + 2)).slice(before);
+  await Bun.sleep(300); // a third part would arrive now
+  expect(tg.sent.length).toBe(before + 2);
+  for (const part of parts) expect(part.visible.length).toBeLessThanOrEqual(TELEGRAM_MAX_MESSAGE_CHARS);
+  expect(parts[0]!.visible.endsWith(".")).toBe(true);
+  expect(parts.map((p) => p.visible).join("\n\n")).toBe(long);
 });
 
 test("a channel process killed mid-turn is restarted; the update is answered once and none is lost", async () => {

@@ -2,14 +2,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startChannelProcess, type RunningChannel } from "../../src/channels/process.ts";
+import { startChannelProcess, type ChannelProcessLimits, type RunningChannel } from "../../src/channels/process.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 
 export interface ChannelHarness {
   dir: string;
   provider: FakeServer;
   running: RunningChannel[];
-  start(name: string, env?: Record<string, string>): Promise<RunningChannel>;
+  /** `limits`: shorter time limits passed to the process. */
+  start(name: string, env?: Record<string, string>, limits?: Partial<ChannelProcessLimits>): Promise<RunningChannel>;
   close(): Promise<void>;
 }
 
@@ -27,8 +28,8 @@ export function channelHarness(channels: string): ChannelHarness {
     dir,
     provider,
     running,
-    async start(name, env = {}) {
-      const channel = await startChannelProcess({ name, workspace: dir, env: { ...process.env, ...env } });
+    async start(name, env = {}, limits) {
+      const channel = await startChannelProcess({ name, workspace: dir, env: { ...process.env, ...env }, limits });
       running.push(channel);
       return channel;
     },

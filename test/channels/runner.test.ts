@@ -1,33 +1,35 @@
 /**
  * The runner's bounds with a host whose turns wait until released (the host is a collaborator here: the runner is
- * the unit): backpressure at CHANNEL_MAX_PENDING, and the processed-id retention of the store.
+ * the unit): backpressure at CHANNEL_MAX_PENDING, typing repeated every TYPING_INTERVAL_MS, and the processed-id
+ * retention of the store.
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { retryAfterMs } from "../../src/channels/backoff.ts";
-import { CHANNEL_MAX_PENDING, PLATFORM_RETRY_AFTER_MAX_MS, PROCESSED_TTL_MS } from "../../src/channels/limits.ts";
+import { CHANNEL_MAX_PENDING, PROCESSED_TTL_MS, TYPING_INTERVAL_MS } from "../../src/channels/limits.ts";
 import { PairingStore } from "../../src/channels/pairing.ts";
 import { ChannelRunner } from "../../src/channels/runner.ts";
 import { ChannelStore } from "../../src/channels/store.ts";
 import type { Channel, InboundMessage } from "../../src/channels/types.ts";
 import { ChannelConfigSchema } from "../../src/config/schema.ts";
 import { createLogger } from "../../src/core/logger.ts";
+import { until } from "./harness.ts";
 
 function message(i: number, chat = i): InboundMessage {
   return { id: `m${i}`, channel: "t", chatId: `c${chat}`, chatKind: "dm", threadId: null, senderId: "u", senderDisplay: "u", senderIsBot: false, text: `hi ${i}`, replyTo: null, mentioned: false, timestamp: 0 };
 }
 
-function setup() {
+function setup(options: { typingIntervalMs?: number } = {}) {
   const sent: string[] = [];
+  const typing: string[] = [];
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   const channel: Channel = {
     name: "t",
     kind: "webhook",
-    capabilities: { edit: false, threads: false, maxMessageLength: 100, typing: false },
+    capabilities: { edit: false, threads: false, maxMessageLength: 100, typing: true },
     start: async () => {},
     send: async (reply) => (sent.push(reply.text), "id"),
-    typing: async () => {},
+    typing: async (chatId) => void typing.push(chatId),
     health: () => ({ ok: true, detail: "" }),
     stop: async () => {},
   };
@@ -39,8 +41,9 @@ function setup() {
     pairings: new PairingStore(db),
     config: ChannelConfigSchema.parse({ dm_policy: "open" }),
     logger: createLogger("test"),
+    typingIntervalMs: options.typingIntervalMs,
   });
-  return { runner, sent, release };
+  return { runner, sent, typing, release };
 }
 
 describe("channel runner bounds", () => {
@@ -84,9 +87,22 @@ describe("channel runner bounds", () => {
     expect(store.admit(message(1))).toBe(true);
   });
 
-  test(`a platform's retry_after is honoured up to ${PLATFORM_RETRY_AFTER_MAX_MS} ms, and capped past it`, () => {
-    expect(retryAfterMs(PLATFORM_RETRY_AFTER_MAX_MS / 1000, 1)).toBe(PLATFORM_RETRY_AFTER_MAX_MS);
-    expect(retryAfterMs(PLATFORM_RETRY_AFTER_MAX_MS / 1000 + 1, 1)).toBe(PLATFORM_RETRY_AFTER_MAX_MS);
-    expect(retryAfterMs(undefined, 777)).toBe(777);
+  test(`typing is shown once for a turn shorter than the interval (${TYPING_INTERVAL_MS} ms) and again each interval a turn runs past it, then stops`, async () => {
+    const quick = setup();
+    quick.release();
+    await quick.runner.onMessage(message(1));
+    await quick.runner.idle();
+    expect(quick.typing).toEqual(["c1"]);
+
+    // a shorter interval passed in: the turn is held until typing was re-sent twice
+    const held = setup({ typingIntervalMs: 10 });
+    await held.runner.onMessage(message(2));
+    await until(() => held.typing.length >= 3, "typing re-sent while the turn runs");
+    held.release();
+    await held.runner.idle();
+    const shown = held.typing.length;
+    await Bun.sleep(50); // five intervals: typing would be sent again if it had not stopped
+    expect(held.typing.length).toBe(shown);
+    expect(held.sent).toEqual(["re: hi 2"]);
   });
 });

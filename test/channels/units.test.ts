@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { PLATFORM_SEND_ATTEMPTS, withRetries } from "../../src/channels/backoff.ts";
+import { withRetries } from "../../src/channels/backoff.ts";
 import {
   CHANNEL_CRASH_LOOP_RESTARTS,
   CHANNEL_PAIRING_CODE_LENGTH,
@@ -9,6 +9,7 @@ import {
   CHANNEL_RESTART_BASE_MS,
   CHANNEL_RESTART_MAX_MS,
   CHANNEL_STABLE_AFTER_MS,
+  PLATFORM_SEND_ATTEMPTS,
   SIGNATURE_WINDOW_S,
 } from "../../src/channels/limits.ts";
 import { PairingStore } from "../../src/channels/pairing.ts";

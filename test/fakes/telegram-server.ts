@@ -24,6 +24,8 @@ export interface ScriptedFailure {
   retry_after?: number;
   /** Close the connection without an answer instead (a dropped socket). */
   drop?: boolean;
+  /** Never answer: the request stays open until the client gives up (a connection that died silently). */
+  hang?: boolean;
 }
 
 export interface FakeTelegram {
@@ -103,6 +105,13 @@ export function startFakeTelegram(token = "123456:TEST-token"): FakeTelegram {
       calls.push({ method, body });
       const failure = failures.get(method)?.shift();
       if (failure?.drop) return new Response(new ReadableStream({ start: (c) => c.error(new Error("dropped")) }));
+      if (failure?.hang) {
+        await new Promise<void>((resolve) => {
+          request.signal.addEventListener("abort", () => resolve(), { once: true });
+          stopped.signal.addEventListener("abort", () => resolve(), { once: true });
+        });
+        return err(499, "client gave up");
+      }
       if (failure) return err(failure.status, failure.description, failure.retry_after);
       switch (method) {
         case "getMe":

@@ -111,7 +111,8 @@ describe("prx mcp serve (binary)", () => {
     send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo_upper", arguments: { text: "x" } } });
     send({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "memory_recall", arguments: { query: "anything" } } });
     await proc.stdin.flush();
-    // read until the last answer, then close stdin (the server exits) and read to the end
+    // read until every answer is in (they may come in any order: the plugin call is the slowest), then close stdin
+    // (the server exits; an answer still being prepared then would be lost) and read to the end
     const reader = proc.stdout.getReader();
     const decoder = new TextDecoder();
     let text = "";
@@ -120,7 +121,7 @@ describe("prx mcp serve (binary)", () => {
       const { done, value } = await reader.read();
       if (done) break;
       text += decoder.decode(value, { stream: true });
-      if (!ended && text.includes('"id":4')) {
+      if (!ended && [1, 2, 3, 4].every((id) => text.includes(`"id":${id}}`) || text.includes(`"id":${id},`))) {
         ended = true;
         await proc.stdin.end();
       }

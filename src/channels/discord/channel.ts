@@ -1,13 +1,11 @@
 import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { withRetries } from "../backoff.ts";
-import { DISCORD_MAX_MESSAGE_CHARS } from "../limits.ts";
+import { DISCORD_MAX_MESSAGE_CHARS, platformLimits, type PlatformLimits } from "../limits.ts";
 import type { Channel, ChannelHealth, ChannelSetup, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { runDiscordGateway } from "./gateway.ts";
 import { DISCORD_DEFAULT_API, DiscordRest } from "./rest.ts";
 import { CreatedMessageSchema, GatewayBotSchema, MessageCreateSchema, ReadySchema, type MessageCreate } from "./wire.ts";
-
-const FIRST_CONNECT_WAIT_MS = 10_000;
 
 export function normalizeDiscord(channel: string, message: MessageCreate, botId: string | null): InboundMessage {
   return {
@@ -38,16 +36,18 @@ export class DiscordChannel implements Channel {
   private loop: Promise<void> | null = null;
   private chain: Promise<void> = Promise.resolve();
   private state: ChannelHealth = { ok: false, detail: "not started" };
+  private readonly limits: PlatformLimits;
 
   constructor(private readonly setup: ChannelSetup) {
     this.name = setup.name;
+    this.limits = platformLimits(setup.limits);
     const token = secretFromEnv(setup.config.token_env, setup.env);
     if (!token)
       throw new PrxError("CHANNEL_CONFIG", `channel ${setup.name}: no Discord bot token (token_env is not set or empty)`, {
         hint: `set token_env = "DISCORD_BOT_TOKEN" in [channels.${setup.name}] and export that variable`,
       });
     this.token = token;
-    this.rest = new DiscordRest(setup.config.api_base_url ?? DISCORD_DEFAULT_API, token);
+    this.rest = new DiscordRest(setup.config.api_base_url ?? DISCORD_DEFAULT_API, token, this.limits.requestTimeoutMs);
   }
 
   async start(onMessage: OnMessage): Promise<void> {
@@ -82,7 +82,7 @@ export class DiscordChannel implements Channel {
       process.exitCode = 1;
       throw error;
     });
-    await Promise.race([first, this.loop, Bun.sleep(FIRST_CONNECT_WAIT_MS)]);
+    await Promise.race([first, this.loop, Bun.sleep(this.limits.firstConnectWaitMs)]);
   }
 
   async send(reply: OutboundReply): Promise<string> {

@@ -1,11 +1,11 @@
 import type { z } from "zod";
 import { errorMessage } from "../../core/errors.ts";
 import { retryAfterMs, sleep } from "../backoff.ts";
+import { PLATFORM_REQUEST_TIMEOUT_MS } from "../limits.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { RateLimitBodySchema } from "./wire.ts";
 
 export const DISCORD_DEFAULT_API = "https://discord.com/api/v10";
-const REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * Discord REST with its rate limits honoured (https://discord.com/developers/docs/topics/rate-limits): after an answer
@@ -19,12 +19,13 @@ export class DiscordRest {
   constructor(
     private readonly base: string,
     private readonly token: string,
+    private readonly timeoutMs = PLATFORM_REQUEST_TIMEOUT_MS,
   ) {}
 
   async request<T>(method: string, path: string, body: unknown, schema: z.ZodType<T> | null, route: string, signal?: AbortSignal): Promise<T | null> {
     const wait = Math.max(this.resetAt.get(route) ?? 0, this.globalUntil) - Date.now();
     if (wait > 0) await sleep(wait, signal);
-    const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+    const timeout = AbortSignal.timeout(this.timeoutMs);
     let response: Response;
     try {
       response = await fetch(`${this.base.replace(/\/$/, "")}${path}`, {

@@ -3,15 +3,11 @@ import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/ids.ts";
 import { Backoff, sleep, withRetries } from "../backoff.ts";
-import { MATRIX_MAX_MESSAGE_CHARS } from "../limits.ts";
+import { MATRIX_MAX_MESSAGE_CHARS, MATRIX_TYPING_TIMEOUT_MS, platformLimits, type PlatformLimits } from "../limits.ts";
 import type { PlatformError } from "../platform-error.ts";
 import type { Channel, ChannelHealth, ChannelSetup, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { matrixCall } from "./api.ts";
 import { JoinedSchema, MessageContentSchema, RoomEventSchema, SentEventSchema, SyncSchema, WhoamiSchema, type Sync } from "./wire.ts";
-
-const REQUEST_TIMEOUT_MS = 30_000;
-const SYNC_SLACK_MS = 15_000;
-const TYPING_TIMEOUT_MS = 10_000;
 
 /**
  * Matrix: `/sync` long polling with the since token persisted once the batch is stored (the first sync only records
@@ -29,9 +25,11 @@ export class MatrixChannel implements Channel {
   private me: string | null = null;
   private loop: Promise<void> | null = null;
   private state: ChannelHealth = { ok: false, detail: "not started" };
+  private readonly limits: PlatformLimits;
 
   constructor(private readonly setup: ChannelSetup) {
     this.name = setup.name;
+    this.limits = platformLimits(setup.limits);
     const token = secretFromEnv(setup.config.token_env, setup.env);
     if (!token || !setup.config.api_base_url)
       throw new PrxError("CHANNEL_CONFIG", `channel ${setup.name}: Matrix needs an access token (token_env) and the homeserver URL (api_base_url)`, {
@@ -41,7 +39,7 @@ export class MatrixChannel implements Channel {
     this.base = setup.config.api_base_url;
   }
 
-  private call<T>(method: string, path: string, body: unknown, schema: z.ZodType<T>, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
+  private call<T>(method: string, path: string, body: unknown, schema: z.ZodType<T>, timeoutMs = this.limits.requestTimeoutMs): Promise<T> {
     return matrixCall(this.base, this.token, method, path, body, schema, timeoutMs, this.stopper.signal);
   }
 
@@ -62,7 +60,7 @@ export class MatrixChannel implements Channel {
       if (since) query.set("since", since);
       let batch: Sync;
       try {
-        batch = await this.call("GET", `/_matrix/client/v3/sync?${query}`, undefined, SyncSchema, timeoutMs + SYNC_SLACK_MS);
+        batch = await this.call("GET", `/_matrix/client/v3/sync?${query}`, undefined, SyncSchema, timeoutMs + this.limits.longPollSlackMs);
       } catch (error) {
         if (this.stopper.signal.aborted) return;
         const wait = (error as PlatformError).retryAfterMs ?? backoff.next();
@@ -146,7 +144,7 @@ export class MatrixChannel implements Channel {
 
   async typing(chatId: string): Promise<void> {
     const path = `/_matrix/client/v3/rooms/${encodeURIComponent(chatId)}/typing/${encodeURIComponent(this.me ?? "")}`;
-    await this.call("PUT", path, { typing: true, timeout: TYPING_TIMEOUT_MS }, z.looseObject({}));
+    await this.call("PUT", path, { typing: true, timeout: MATRIX_TYPING_TIMEOUT_MS }, z.looseObject({}));
   }
 
   health(): ChannelHealth {

@@ -1,15 +1,23 @@
 import type { z } from "zod";
 import { errorMessage } from "../../core/errors.ts";
 import { retryAfterMs } from "../backoff.ts";
+import { PLATFORM_REQUEST_TIMEOUT_MS } from "../limits.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { SlackEnvelopeSchema } from "./wire.ts";
 
 export const SLACK_DEFAULT_API = "https://slack.com/api";
-const REQUEST_TIMEOUT_MS = 30_000;
 
 /** Slack Web API: POST JSON with a bearer token; HTTP 429 carries Retry-After; `{ok: false, error}` otherwise. */
-export async function slackCall<T>(base: string, token: string, method: string, params: Record<string, unknown>, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
-  const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+export async function slackCall<T>(
+  base: string,
+  token: string,
+  method: string,
+  params: Record<string, unknown>,
+  schema: z.ZodType<T>,
+  signal?: AbortSignal,
+  timeoutMs = PLATFORM_REQUEST_TIMEOUT_MS,
+): Promise<T> {
+  const timeout = AbortSignal.timeout(timeoutMs);
   let response: Response;
   try {
     response = await fetch(`${base.replace(/\/$/, "")}/${method}`, {

@@ -1,7 +1,7 @@
 import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { withRetries } from "../backoff.ts";
-import { CHANNEL_MAX_HTTP_BODY_BYTES, SLACK_MAX_MESSAGE_CHARS } from "../limits.ts";
+import { CHANNEL_MAX_HTTP_BODY_BYTES, platformLimits, SLACK_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
 import { verifySlackSignature } from "../signature.ts";
 import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { SLACK_DEFAULT_API, slackCall } from "./api.ts";
@@ -20,7 +20,6 @@ import {
 
 /** Message subtypes that carry a person's text; every other subtype (edits, joins, bot_message) is skipped. */
 const TEXT_SUBTYPES = new Set([undefined, "thread_broadcast", "file_share"]);
-const FIRST_CONNECT_WAIT_MS = 10_000;
 
 /** A Slack message event -> the inbound shape (undefined for subtypes without a person's text). */
 export function normalizeSlack(channel: string, event: SlackMessageEvent, botUserId: string | null): InboundMessage | undefined {
@@ -59,9 +58,11 @@ export class SlackChannel implements Channel {
   private onMessage: OnMessage | null = null;
   private loop: Promise<void> | null = null;
   private state: ChannelHealth = { ok: false, detail: "not started" };
+  private readonly limits: PlatformLimits;
 
   constructor(private readonly setup: ChannelSetup) {
     this.name = setup.name;
+    this.limits = platformLimits(setup.limits);
     const token = secretFromEnv(setup.config.token_env, setup.env);
     if (!token) throw missing(setup.name, "bot token (xoxb-)", "token_env", "SLACK_BOT_TOKEN");
     if (setup.config.mode === "events" && !secretFromEnv(setup.config.secret_env, setup.env))
@@ -74,7 +75,7 @@ export class SlackChannel implements Channel {
 
   async start(onMessage: OnMessage): Promise<void> {
     this.onMessage = onMessage;
-    const auth = await withRetries(() => slackCall(this.base, this.token, "auth.test", {}, SlackAuthSchema, this.stopper.signal), this.stopper.signal);
+    const auth = await withRetries(() => slackCall(this.base, this.token, "auth.test", {}, SlackAuthSchema, this.stopper.signal, this.limits.requestTimeoutMs), this.stopper.signal);
     this.botUserId = auth.user_id;
     if (this.setup.config.mode === "events") {
       this.state = { ok: true, detail: "Events API through the gateway" };
@@ -84,7 +85,7 @@ export class SlackChannel implements Channel {
     let connected!: () => void;
     const first = new Promise<void>((resolve) => (connected = resolve));
     this.loop = runSlackSocket({
-      open: async () => (await slackCall(this.base, appToken, "apps.connections.open", {}, SlackConnectionSchema, this.stopper.signal)).url,
+      open: async () => (await slackCall(this.base, appToken, "apps.connections.open", {}, SlackConnectionSchema, this.stopper.signal, this.limits.requestTimeoutMs)).url,
       onEvent: (payload) => this.handleCallback(payload),
       logger: this.setup.logger,
       signal: this.stopper.signal,
@@ -93,7 +94,7 @@ export class SlackChannel implements Channel {
         if (ok) connected();
       },
     });
-    await Promise.race([first, Bun.sleep(FIRST_CONNECT_WAIT_MS)]);
+    await Promise.race([first, Bun.sleep(this.limits.firstConnectWaitMs)]);
   }
 
   /** An event_callback payload (Socket Mode or Events API): message and app_mention events are stored. */
@@ -132,7 +133,7 @@ export class SlackChannel implements Channel {
     const params: Record<string, unknown> = { channel: reply.chatId, text: reply.text };
     if (reply.threadId !== null) params.thread_ts = reply.threadId;
     const posted = await withRetries(
-      () => slackCall(this.base, this.token, "chat.postMessage", params, SlackPostedSchema, this.stopper.signal),
+      () => slackCall(this.base, this.token, "chat.postMessage", params, SlackPostedSchema, this.stopper.signal, this.limits.requestTimeoutMs),
       this.stopper.signal,
       (error, wait) => this.setup.logger.warn(`chat.postMessage failed, retrying in ${wait} ms: ${errorMessage(error)}`),
     );

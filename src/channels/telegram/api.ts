@@ -5,8 +5,6 @@ import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { TelegramEnvelopeSchema } from "./wire.ts";
 
 export const TELEGRAM_DEFAULT_API = "https://api.telegram.org";
-/** A request waits at most the long-poll timeout plus this before it is abandoned as a dropped connection. */
-export const TELEGRAM_REQUEST_SLACK_MS = 15_000;
 
 /**
  * One Bot API method call (https://core.telegram.org/bots/api#making-requests): POST JSON to

@@ -3,14 +3,13 @@ import { z } from "zod";
 import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { Backoff, sleep, withRetries } from "../backoff.ts";
-import { TELEGRAM_MAX_MESSAGE_CHARS } from "../limits.ts";
+import { platformLimits, TELEGRAM_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
 import { PlatformError } from "../platform-error.ts";
 import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
-import { TELEGRAM_DEFAULT_API, TELEGRAM_REQUEST_SLACK_MS, TelegramApi } from "./api.ts";
+import { TELEGRAM_DEFAULT_API, TelegramApi } from "./api.ts";
 import { toMarkdownV2 } from "./markdown.ts";
 import { TELEGRAM_SECRET_HEADER, TelegramSentSchema, TelegramUpdateSchema, TelegramUserSchema, type TelegramMessage, type TelegramUser } from "./wire.ts";
 
-const SEND_TIMEOUT_MS = 30_000;
 const UpdatesSchema = z.array(z.unknown());
 
 /** Telegram's message id is unique per chat: the channel's id is "<chat>:<message>". */
@@ -63,9 +62,11 @@ export class TelegramChannel implements Channel {
   private loop: Promise<void> | null = null;
   private state: ChannelHealth = { ok: false, detail: "not started" };
   private readonly secret: string | undefined;
+  private readonly limits: PlatformLimits;
 
   constructor(private readonly setup: ChannelSetup) {
     this.name = setup.name;
+    this.limits = platformLimits(setup.limits);
     const token = secretFromEnv(setup.config.token_env, setup.env);
     if (!token) {
       throw new PrxError("CHANNEL_CONFIG", `channel ${setup.name}: no bot token (token_env ${setup.config.token_env ?? "is not set"})`, {
@@ -84,7 +85,7 @@ export class TelegramChannel implements Channel {
   async start(onMessage: OnMessage): Promise<void> {
     this.onMessage = onMessage;
     this.me = await withRetries(
-      () => this.api.call("getMe", {}, TelegramUserSchema, SEND_TIMEOUT_MS, this.stopper.signal),
+      () => this.api.call("getMe", {}, TelegramUserSchema, this.limits.requestTimeoutMs, this.stopper.signal),
       this.stopper.signal,
       (error, wait) => this.setup.logger.warn(`getMe failed, retrying in ${wait} ms: ${errorMessage(error)}`),
     );
@@ -104,7 +105,7 @@ export class TelegramChannel implements Channel {
           "getUpdates",
           { offset, timeout: timeoutS, allowed_updates: ["message"] },
           UpdatesSchema,
-          timeoutS * 1000 + TELEGRAM_REQUEST_SLACK_MS,
+          timeoutS * 1000 + this.limits.longPollSlackMs,
           this.stopper.signal,
         );
       } catch (error) {
@@ -162,7 +163,7 @@ export class TelegramChannel implements Channel {
     if (replied) base.reply_parameters = { message_id: Number(replied), allow_sending_without_reply: true };
     const attempt = (params: Record<string, unknown>) =>
       withRetries(
-        () => this.api.call("sendMessage", params, TelegramSentSchema, SEND_TIMEOUT_MS, this.stopper.signal),
+        () => this.api.call("sendMessage", params, TelegramSentSchema, this.limits.requestTimeoutMs, this.stopper.signal),
         this.stopper.signal,
         (error, wait) => this.setup.logger.warn(`sendMessage failed, retrying in ${wait} ms: ${errorMessage(error)}`),
       );
@@ -178,7 +179,7 @@ export class TelegramChannel implements Channel {
   async typing(chatId: string, threadId: string | null): Promise<void> {
     const params: Record<string, unknown> = { chat_id: chatId, action: "typing" };
     if (threadId !== null) params.message_thread_id = Number(threadId);
-    await this.api.call("sendChatAction", params, z.unknown(), SEND_TIMEOUT_MS, this.stopper.signal);
+    await this.api.call("sendChatAction", params, z.unknown(), this.limits.requestTimeoutMs, this.stopper.signal);
   }
 
   health(): ChannelHealth {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { withRetries } from "../backoff.ts";
-import { CHANNEL_MAX_HTTP_BODY_BYTES, WEBHOOK_MAX_MESSAGE_CHARS } from "../limits.ts";
+import { CHANNEL_MAX_HTTP_BODY_BYTES, platformLimits, WEBHOOK_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { signPrx, verifyPrxSignature } from "../signature.ts";
 import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, OnMessage, OutboundReply } from "../types.ts";
@@ -27,8 +27,6 @@ export const WebhookCallbackSchema = z.strictObject({
   thread_id: z.string().nullable(),
   text: z.string(),
 });
-
-const CALLBACK_TIMEOUT_MS = 30_000;
 
 function json(status: number, body: unknown): ForwardedResponse {
   return { status, headers: { "content-type": "application/json; charset=utf-8" }, body: JSON.stringify(body) };
@@ -119,7 +117,7 @@ export class WebhookChannel implements Channel {
             method: "POST",
             headers: { "content-type": "application/json", ...signPrx(this.secret, body, Date.now()) },
             body,
-            signal: AbortSignal.any([this.stopper.signal, AbortSignal.timeout(CALLBACK_TIMEOUT_MS)]),
+            signal: AbortSignal.any([this.stopper.signal, AbortSignal.timeout(platformLimits(this.setup.limits).requestTimeoutMs)]),
           });
         } catch (cause) {
           throw new PlatformError("webhook", `callback: network error: ${errorMessage(cause)}`, null, true, undefined, cause);

@@ -1,0 +1,31 @@
+/**
+ * A stand-in channel process for supervisor tests, run as the supervisor's command (it receives
+ * `channel run <name> --supervised -w <dir>` and ignores them). It speaks the supervisor's IPC messages
+ * (src/channels/ipc.ts): says "ready", answers a forwarded request at once with its body echoed, except a body of
+ * "hold": those are held until FAKE_RELEASE_AT of them are held, then all answered. On "stop" it exits, unless
+ * FAKE_IGNORE_STOP is set (a process stuck in a turn). It exits when the supervisor goes away.
+ */
+import { ChildMessageSchema, ParentMessageSchema, type ChildMessage } from "../../src/channels/ipc.ts";
+
+const releaseAt = Number(process.env.FAKE_RELEASE_AT ?? "1");
+const held: number[] = [];
+
+function send(message: ChildMessage): void {
+  process.send!(ChildMessageSchema.parse(message));
+}
+
+const answer = (id: number, body: string) => send({ type: "http_result", id, response: { status: 200, headers: {}, body } });
+
+process.on("message", (raw: unknown) => {
+  const message = ParentMessageSchema.parse(raw);
+  if (message.type === "stop") {
+    if (!process.env.FAKE_IGNORE_STOP) process.exit(0);
+    return;
+  }
+  if (message.type !== "http") return;
+  if (message.request.body !== "hold") return answer(message.id, message.request.body);
+  held.push(message.id);
+  if (held.length >= releaseAt) for (const id of held.splice(0)) answer(id, "released");
+});
+process.on("disconnect", () => process.exit(0));
+send({ type: "ready", pid: process.pid, generation: null });
