@@ -1,4 +1,4 @@
-import { addAbortWaiter, removeAbortWaiter, type AbortWaiter } from "../tools/registry.ts";
+import { addAbortWaiter, removeAbortWaiter, type AbortWaiter } from "../core/abort-waiters.ts";
 
 /**
  * The signal prx hands the MCP SDK for one request. The SDK's `Protocol.request()` (@modelcontextprotocol/sdk 1.32,
