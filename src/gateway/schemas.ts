@@ -98,7 +98,10 @@ export const SessionCancelSchema = lazy(() =>
 export const SessionSummarySchema = lazy(() => SessionListSchema().shape.sessions.element);
 
 export const MessageBodySchema = lazy(() =>
-  z.strictObject({ message: z.string().min(1).max(MESSAGE_MAX_CHARS).describe("the user's message") }),
+  z.strictObject({
+    message: z.string().min(1).max(MESSAGE_MAX_CHARS).describe("the user's message"),
+    model: z.string().min(1).optional().describe("a model this gateway serves (GET /v1/models); default: the configured one"),
+  }),
 );
 
 export const WebhookBodySchema = lazy(() =>
