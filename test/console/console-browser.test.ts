@@ -102,11 +102,11 @@ describe.skipIf(!enabled)("the web console", () => {
     const long = Array.from({ length: 400 }, (_, i) => `slow${i}`).join(" ");
     fake.enqueue({ type: "text", text: long, chunkDelayMs: 60 });
     await send(page, "a long answer please");
-    await page.waitForFunction(() => (document.querySelector("[data-testid=streaming-reply]")?.textContent ?? "").includes("slow3"));
+    await page.waitForFunction('(document.querySelector("[data-testid=streaming-reply]")?.textContent ?? "").includes("slow3")');
     await page.getByTestId("stop").click();
     await page.getByTestId("stopped").waitFor();
     await page.getByTestId("send").waitFor();
-    const session = await page.evaluate(() => document.querySelector(".sessions li.active")?.getAttribute("data-id"));
+    const session = await page.locator(".sessions li.active").getAttribute("data-id");
     expect(session).toBeTruthy();
     const stored = await (await fetch(`${gateway.url}/api/sessions/${session}/messages`, { headers: { authorization: `Bearer ${token}` } })).json() as { messages: Array<{ content: string }> };
     const last = stored.messages.at(-1)!.content;
@@ -163,7 +163,7 @@ describe.skipIf(!enabled)("the web console", () => {
     for (const [key, view] of [["1", "chat-view"], ["2", "plugins-view"], ["3", "status-view"], ["4", "config-view"]] as const) {
       await page.keyboard.press(key);
       await page.getByTestId(view).waitFor();
-      expect(await page.evaluate(() => document.documentElement.scrollWidth), view).toBeLessThanOrEqual(360);
+      expect(await page.evaluate<number>("document.documentElement.scrollWidth"), view).toBeLessThanOrEqual(360);
       await screenshot(page, `7-${view}-360px`);
     }
     await page.close();
