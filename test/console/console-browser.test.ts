@@ -3,7 +3,7 @@
  * unresolvable) against the compiled binary's gateway with the fake provider and the example remote plugin.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { cpSync, mkdirSync } from "node:fs";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
@@ -39,6 +39,9 @@ beforeAll(async () => {
   dir = ws.dir;
   mkdirSync(join(ws.dir, "plugins"));
   cpSync(join(ROOT, "plugins", "example-remote"), join(ws.dir, "plugins", "example-remote"), { recursive: true });
+  // a plugin that fails admission: the console shows its error with the file and line to fix
+  mkdirSync(join(ws.dir, "plugins", "broken"));
+  writeFileSync(join(ws.dir, "plugins", "broken", "plugin.toml"), '[plugin]\nname = "broken"\nversion = \n');
   gateway = await startGatewayBinary(ws.dir);
   browser = await launchOffline();
 }, 300_000);
@@ -102,7 +105,7 @@ describe.skipIf(!enabled)("the web console", () => {
     const long = Array.from({ length: 400 }, (_, i) => `slow${i}`).join(" ");
     fake.enqueue({ type: "text", text: long, chunkDelayMs: 60 });
     await send(page, "a long answer please");
-    await page.waitForFunction('(document.querySelector("[data-testid=streaming-reply]")?.textContent ?? "").includes("slow3")');
+    await page.getByTestId("streaming-reply").filter({ hasText: "slow3" }).waitFor();
     await page.getByTestId("stop").click();
     await page.getByTestId("stopped").waitFor();
     await page.getByTestId("send").waitFor();
@@ -123,6 +126,15 @@ describe.skipIf(!enabled)("the web console", () => {
     await page.locator('[data-testid=reload-outcome] li[data-outcome]').first().waitFor();
     expect(await page.getByTestId("reload-outcome").textContent()).toContain("example-remote: rebuilt");
     expect(Number(await calls.textContent())).toBeGreaterThanOrEqual(1);
+    const broken = page.locator('[data-plugin="broken"]');
+    expect(await broken.getByTestId("error-place").textContent()).toEndWith("plugins/broken/plugin.toml:3:11");
+    expect(await broken.getByTestId("plugin-error").textContent()).toContain("PLUGIN_MANIFEST: ");
+    expect(await broken.locator(".hint").textContent()).toContain("prx plugins validate");
+    // a probe from the form, on the live generation
+    await page.getByTestId("probe-plugin").selectOption("example-remote");
+    await page.getByTestId("probe-action").selectOption("status");
+    await page.getByRole("button", { name: "Run probe" }).click();
+    await page.getByTestId("probe-out").filter({ hasText: "example-remote" }).waitFor();
     await screenshot(page, "3-plugins");
 
     await page.keyboard.press("3");

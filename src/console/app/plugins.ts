@@ -19,25 +19,33 @@ function where(message: string): string | null {
   return /((?:\/|\.{0,2}\/)?[\w./-]+\.(?:toml|wasm|ts|js|json|wat)(?::\d+(?::\d+)?)?)/.exec(message)?.[1] ?? null;
 }
 
+/** A status message as the API writes it: the message, then "\n  hint: …" when there is one. */
+function split(message: string): { text: string; hint: string | null } {
+  const at = message.indexOf("\n  hint: ");
+  return at < 0 ? { text: message, hint: null } : { text: message.slice(0, at), hint: message.slice(at + 9) };
+}
+
 function pluginCard(plugin: Plugin, reload: (name: string) => void): HTMLElement {
-  const place = plugin.message ? where(plugin.message) : null;
+  const { text, hint } = split(plugin.message ?? "");
+  const place = text ? where(text) : null;
   return h(
     "article",
     { class: "card plugin", "data-plugin": plugin.name, "data-testid": "plugin" },
     h("header", {},
       h("h3", {}, plugin.name, plugin.version ? h("span", { class: "muted small" }, ` ${plugin.version}`) : ""),
-      badge(plugin.kind ?? "?"),
+      badge(plugin.kind ?? "kind unknown"),
       badge(plugin.status, tone(plugin.status)),
       h("button", { class: "small", onclick: () => reload(plugin.name), "data-testid": "reload-one", "aria-label": `reload ${plugin.name}` }, "Reload")),
     plugin.description ? h("p", { class: "muted" }, plugin.description) : "",
-    plugin.message
+    text
       ? h("div", { class: plugin.status === "active" ? "note" : "error", "data-testid": "plugin-error" },
-          plugin.error_code ? h("strong", {}, `${plugin.error_code}: `) : "", plugin.message,
-          place ? h("div", { class: "hint" }, "at ", h("code", {}, place)) : "")
+          plugin.error_code ? h("strong", {}, `${plugin.error_code}: `) : "", text,
+          place ? h("div", { class: "where" }, "at ", h("code", { "data-testid": "error-place" }, place)) : "",
+          hint ? h("div", { class: "hint" }, hint) : "")
       : "",
     plugin.reload.error ? h("div", { class: "error" }, `last reload: ${plugin.reload.outcome}: ${plugin.reload.error}`) : "",
     plugin.permissions.missing.length ? h("div", { class: "error" }, `missing grants: ${plugin.permissions.missing.join(", ")}`) : "",
-    h("table", { class: "caps" },
+    plugin.capabilities.length === 0 ? "" : h("table", { class: "caps" },
       h("thead", {}, h("tr", {}, h("th", {}, "capability"), h("th", {}, "calls"), h("th", {}, "errors"), h("th", {}, "last"), h("th", {}, "last error"))),
       h("tbody", {}, ...plugin.capabilities.map((cap) =>
         h("tr", { "data-capability": cap.name },
