@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_MAX_CHARS } from "../../src/gateway/limits.ts";
+import { APPROVE_MAX_BODY_BYTES, channelRoutes, type ChannelsApi } from "../../src/gateway/routes/channels.ts";
 import { HIDDEN_VALUE } from "../../src/gateway/routes/config.ts";
 import { SESSION_RENAME_MAX_BODY_BYTES } from "../../src/gateway/routes/session-manage.ts";
 import { STATUS_STREAMS_MAX } from "../../src/gateway/routes/status-stream.ts";
@@ -165,5 +166,31 @@ describe("console and docs pages", () => {
     const page = await h.call("/swagger/", { auth: false });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('url: "/swagger/json"');
+  });
+});
+
+describe("channels", () => {
+  test(`a pairing approval body of APPROVE_MAX_BODY_BYTES is read, one byte more is 413; the live status carries the channels`, async () => {
+    const approved: string[] = [];
+    const info = { channel: "tg", sender_id: "1", display: "one", code: null, state: "approved" as const, created_at: 0, approved_at: 0 };
+    const api: ChannelsApi = {
+      list: () => [],
+      restart: () => Promise.reject(new Error("not used")),
+      forward: () => Promise.reject(new Error("not used")),
+      health: () => ({ ok: true }),
+      pairings: { list: () => [], approve: (code) => (approved.push(code), info), revoke: () => 0 },
+    };
+    const c = await harness({ deps: { mounts: [channelRoutes(api, 1024 * 1024)] } });
+    try {
+      const body = (size: number) => `{"code":"ABC123"${" ".repeat(size - 17)}}`;
+      expect(body(APPROVE_MAX_BODY_BYTES).length).toBe(APPROVE_MAX_BODY_BYTES);
+      const approve = (text: string) => c.call("/api/channels/pairings/approve", { method: "POST", body: text, headers: { "content-type": "application/json" } });
+      expect((await approve(body(APPROVE_MAX_BODY_BYTES))).status).toBe(200);
+      expect((await approve(body(APPROVE_MAX_BODY_BYTES + 1))).status).toBe(413);
+      expect(approved).toEqual(["ABC123"]);
+      expect(c.gw.live.has("channels")).toBe(true);
+    } finally {
+      await c.close();
+    }
   });
 });

@@ -138,7 +138,8 @@ export function chatView(): { el: HTMLElement; dispose(): void; focusSearch(): v
       const { data } = await api<{ data: Array<{ id: string }> }>("/v1/models");
       const saved = localStorage.getItem(MODEL_KEY);
       model.replaceChildren(h("option", { value: "" }, "default model"), ...data.map((m) => h("option", { value: m.id, selected: m.id === saved }, m.id)));
-    } catch {
+    } catch (error) {
+      console.warn("the model list did not load; only the default model is offered", error);
       model.replaceChildren(h("option", { value: "" }, "default model"));
     }
   })();
