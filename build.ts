@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { REMOTE_WORKER_ENTRYPOINTS } from "./src/plugins/remote/entrypoints.ts";
 import { WASM_WORKER_ENTRYPOINTS } from "./src/plugins/wasm/entrypoints.ts";
 import { wasmBuildPlugin } from "./src/plugins/wasm/build-plugin.ts";
+import { consoleBuildPlugin } from "./src/console/build-plugin.ts";
 
 const root = import.meta.dir;
 const outfile = process.env.PRX_BUILD_OUT ?? join(root, "dist", "prx");
@@ -29,6 +30,8 @@ function buildId(): string {
 
 mkdirSync(join(root, "dist"), { recursive: true });
 const started = performance.now();
+// The web console is bundled first (Bun's HTML bundler) and its files embedded in the binary.
+const console_ = await consoleBuildPlugin(join(root, "dist", "console"));
 const result = await Bun.build({
   entrypoints,
   // a .env or bunfig.toml in the directory prx is started from must not change it (a bunfig preload would run code)
@@ -41,7 +44,7 @@ const result = await Bun.build({
   target: "bun",
   sourcemap: "none",
   define: { PRX_BUILD_ID: JSON.stringify(buildId()) },
-  plugins: [wasmBuildPlugin()],
+  plugins: [wasmBuildPlugin(), console_.plugin],
   throw: false,
 });
 if (!result.success) {
@@ -54,3 +57,4 @@ if (!result.success) {
 writeFileSync(`${outfile}.meta.json`, JSON.stringify(result.metafile));
 const size = (statSync(outfile).size / 1024 / 1024).toFixed(1);
 console.log(`built ${outfile} (${size} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(`embedded the web console: ${console_.files} files, ${(console_.bytes / 1024).toFixed(1)} KiB`);

@@ -6,6 +6,10 @@ import type { SessionStore, SessionSummary, StoredMessage } from "./types.ts";
 
 export const SESSION_ID_MAX_BYTES = 128;
 export const SESSION_TITLE_CHARS = 60;
+/** Longest title a session can be given by a rename (characters). */
+export const SESSION_TITLE_MAX_CHARS = 200;
+/** Longest search text of a session search (characters). */
+export const SESSION_SEARCH_MAX_CHARS = 200;
 /** Session ids are ASCII, so characters and bytes agree. */
 export const SESSION_ID_PATTERN = new RegExp(`^[A-Za-z0-9._:@-]{1,${SESSION_ID_MAX_BYTES}}$`);
 
@@ -84,6 +88,8 @@ function toStored(row: MessageRow): StoredMessage {
 export class SqliteSessionStore implements SessionStore {
   private readonly selectOne: Statement<SessionRow, [string]>;
   private readonly selectMany: Statement<SessionRow, [number]>;
+  private readonly searchMany: Statement<SessionRow, [string, number]>;
+  private readonly retitle;
   private readonly insertSession;
   private readonly insertMessage;
   private readonly touch;
@@ -97,6 +103,10 @@ export class SqliteSessionStore implements SessionStore {
     const summary = `SELECT s.*, (SELECT COUNT(*) FROM session_messages m WHERE m.session_id = s.id) AS message_count FROM sessions s`;
     this.selectOne = db.query(`${summary} WHERE s.id = ?`);
     this.selectMany = db.query(`${summary} ORDER BY s.updated_at DESC LIMIT ?`);
+    this.searchMany = db.query(
+      `${summary} WHERE lower(s.title) LIKE ?1 ESCAPE '\\' OR lower(s.id) LIKE ?1 ESCAPE '\\' ORDER BY s.updated_at DESC LIMIT ?2`,
+    );
+    this.retitle = db.query("UPDATE sessions SET title = ?2 WHERE id = ?1");
     this.insertSession = db.query(
       `INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at) VALUES (?, '', ?, ?, ?)`,
     );
@@ -117,6 +127,28 @@ export class SqliteSessionStore implements SessionStore {
 
   list(limit = 100): SessionSummary[] {
     return this.selectMany.all(limit).map(toSummary);
+  }
+
+  /** Sessions whose title or id contains `text` (case-insensitive), most recently updated first. */
+  search(text: string, limit = 100): SessionSummary[] {
+    if (text.length > SESSION_SEARCH_MAX_CHARS) {
+      throw new PrxError("BAD_REQUEST", `a session search is at most ${SESSION_SEARCH_MAX_CHARS} characters, got ${text.length}`, { status: 400 });
+    }
+    const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return this.searchMany.all(pattern, limit).map(toSummary);
+  }
+
+  /** Give a session its own title (1-SESSION_TITLE_MAX_CHARS characters); null when there is no such session. */
+  rename(id: string, title: string): SessionSummary | null {
+    const trimmed = title.replace(/\s+/g, " ").trim();
+    if (trimmed.length === 0 || trimmed.length > SESSION_TITLE_MAX_CHARS) {
+      throw new PrxError("BAD_REQUEST", `a session title is 1-${SESSION_TITLE_MAX_CHARS} characters, got ${trimmed.length}`, {
+        status: 400,
+        hint: "send a shorter, non-empty title",
+      });
+    }
+    if (this.retitle.run(id, trimmed).changes === 0) return null;
+    return this.get(id);
   }
 
   get(id: string): SessionSummary | null {

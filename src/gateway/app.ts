@@ -1,68 +1,59 @@
-import { Elysia, type AnyElysia } from "elysia";
-import { keepRawBody } from "./body.ts";
-import { buildGatewayCore, type GatewayCore } from "./core.ts";
-import { routeMethods } from "./route-methods.ts";
+import { buildContext, type GatewayContext } from "./context.ts";
+import { gatewayElysia, type GatewayElysia } from "./elysia.ts";
+import { routeTable, type RouteTable } from "./route-table.ts";
+import { authRoutes } from "./routes/auth.ts";
+import { configRoutes } from "./routes/config.ts";
+import { consoleRoutes } from "./routes/console.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { memoryRoutes } from "./routes/memory.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { openaiRoutes } from "./routes/openai.ts";
 import { pairRoutes } from "./routes/pair.ts";
+import { providerRoutes } from "./routes/providers.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
+import { statusStreamRoutes } from "./routes/status-stream.ts";
 import { statusRoutes } from "./routes/status.ts";
 import { swaggerRoutes } from "./routes/swagger.ts";
 import { transferRoutes } from "./routes/transfer.ts";
 import { webhookRoutes } from "./routes/webhook.ts";
 import type { GatewayDeps } from "./types.ts";
 
-export type { NativeRoutes } from "./core.ts";
-
-export interface GatewayApp extends GatewayCore {
-  app: AnyElysia;
+export interface GatewayApp {
+  /** Every route of the gateway (built-in, mounted, the console's assets) on one Elysia app. */
+  app: GatewayElysia;
+  context: GatewayContext;
+  routes: RouteTable;
 }
 
 /**
- * The gateway as an Elysia app that is not listening yet: `app.handle(request)` serves one request (tests),
- * `startGateway` puts it behind Bun.serve. Every route, mounted ones included, goes through the pipeline.
+ * The gateway as one Elysia app that is not listening yet: `app.handle(request)` serves one request (tests),
+ * `startGateway` listens with it. Every route, mounted ones included, goes through the request pipeline; each route's
+ * schema validates its body, types its handler and documents it (/swagger/json is generated from this table).
  */
 export function buildGateway(deps: GatewayDeps): GatewayApp {
-  const core = buildGatewayCore(deps);
-  return { ...core, app: buildElysiaApp(core, deps) };
-}
-
-/** Every route of the gateway on Elysia, around an existing core (its context and pipeline). */
-export function buildElysiaApp({ context: gw, pipeline }: GatewayCore, deps: Pick<GatewayDeps, "mounts">): AnyElysia {
-  // Elysia's ahead-of-time handlers (aot, its default) serve /health ~1.8x faster than its dynamic mode (measured
-  // with wrk); their one-off compilation on a route's first request no longer delays the first /health, which
-  // Bun.serve routes natively.
-  const app: AnyElysia = new Elysia({ name: "prx-gateway" })
-    .onRequest(({ request }) => pipeline.before(request))
-    // Routes read their own bodies with readJsonBody (415/413/400 handled there): Elysia must not consume them.
-    .onParse({ as: "global" }, keepRawBody)
-    .onAfterHandle({ as: "global" }, ({ request, route, responseValue, set }) =>
-      pipeline.handled(request, route, responseValue, set),
-    )
-    .onError({ as: "global" }, ({ request, code, error, route }) =>
-      pipeline.onError(request, String(code), error, route),
-    );
+  const context = buildContext(deps);
+  const routes = routeTable();
+  const app: GatewayElysia = gatewayElysia({ gw: context, routes, server: () => app.server });
   for (const register of [
     healthRoutes,
     metricsRoutes,
     pairRoutes,
+    authRoutes,
     statusRoutes,
+    statusStreamRoutes,
+    providerRoutes,
+    configRoutes,
     sessionRoutes,
     memoryRoutes,
     transferRoutes,
     webhookRoutes,
     openaiRoutes,
+    consoleRoutes,
     swaggerRoutes,
   ]) {
-    register(app, gw);
+    register(app, context);
   }
-  for (const mount of deps.mounts ?? []) mount(app);
-  pipeline.useRoutes(routeMethods(app.routes));
-  return app;
-}
-
-export function createGatewayApp(deps: GatewayDeps): AnyElysia {
-  return buildGateway(deps).app;
+  for (const mount of deps.mounts ?? []) mount(app, context);
+  routes.load(app.routes);
+  return { app, context, routes };
 }

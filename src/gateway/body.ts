@@ -1,22 +1,17 @@
-import type { z } from "zod";
 import { PrxError } from "../core/errors.ts";
-import type { Parser } from "../core/fast-accept.ts";
 
 /**
- * The gateway's global Elysia parse hook: returning a value tells Elysia the body is parsed, so the stream
- * stays unread for readJsonBody (size cap while streaming, our own 400/413/415 errors). Route handlers, mounted
- * ones included, read bodies with readJsonBody and never use Elysia's `body`.
+ * The parse hook of every route that takes a JSON body (Elysia's `parse` option, beside the route's `body` schema):
+ * content type (415), size cap from both Content-Length and the bytes actually streamed (413, naming the limit),
+ * UTF-8 and JSON syntax (400 naming the problem). Elysia then validates the value with the route's schema (400 naming
+ * the field, errors.ts). `maxBytes` is read per request (the config's limit, or the route's own).
  */
-export const keepRawBody = (): true => true;
-
-/**
- * Reads a JSON request body at the boundary: content type (415), size cap from both Content-Length and the
- * bytes actually streamed (413, naming the limit), UTF-8 and JSON syntax (400 naming the problem), then the
- * route's zod schema (400 naming the field).
- */
-export async function readJsonBody<T>(request: Request, schema: Parser<T>, maxBytes: number): Promise<T> {
-  requireJson(request);
-  return parseJsonBytes(await readLimited(request, maxBytes), schema);
+export function jsonParser(maxBytes: number | (() => number)): (context: { request: Request }) => Promise<unknown> {
+  const limit = typeof maxBytes === "number" ? () => maxBytes : maxBytes;
+  return async ({ request }) => {
+    requireJson(request);
+    return parseJson(await readLimited(request, limit()));
+  };
 }
 
 /** 415 unless the request says its body is JSON. */
@@ -34,7 +29,8 @@ export function requireJson(request: Request): void {
 /** Decoding without `stream` keeps no state between calls, so one strict decoder serves every request. */
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-export function parseJsonBytes<T>(bytes: Uint8Array, schema: Parser<T>): T {
+/** A JSON value from request bytes: 400 when empty, not UTF-8 or not JSON. */
+export function parseJson(bytes: Uint8Array): unknown {
   if (bytes.length === 0) throw new PrxError("BAD_REQUEST", "the request body is empty; expected a JSON object");
   let text: string;
   try {
@@ -42,15 +38,11 @@ export function parseJsonBytes<T>(bytes: Uint8Array, schema: Parser<T>): T {
   } catch {
     throw new PrxError("BAD_REQUEST", "the request body is not valid UTF-8");
   }
-  let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    return JSON.parse(text);
   } catch (cause) {
     throw new PrxError("BAD_REQUEST", `malformed JSON in the request body: ${(cause as Error).message}`, { cause });
   }
-  const result = schema.safeParse(raw);
-  if (!result.success) throw new PrxError("BAD_REQUEST", `invalid request body: ${describeIssues(result.error)}`);
-  return result.data;
 }
 
 export function isJsonContentType(value: string | null): boolean {
@@ -102,11 +94,4 @@ export async function readLimited(request: Request, maxBytes: number): Promise<U
     offset += chunk.byteLength;
   }
   return out;
-}
-
-export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.length ? issue.path.join(".") : "(body)"}: ${issue.message}`)
-    .join("; ");
 }

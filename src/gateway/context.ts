@@ -2,7 +2,6 @@ import type { GatewayConfig } from "../config/schema.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
 import { loggerAccessLog, type AccessLog } from "./access-log.ts";
 import type { AuthService } from "./auth/service.ts";
-import { recordedClientAddress } from "./client.ts";
 import { IdempotencyStore } from "./idempotency.ts";
 import { GatewayMetrics } from "./metrics.ts";
 import { buildModelTable, type ModelTable } from "./openai/models.ts";
@@ -27,7 +26,13 @@ export interface GatewayContext {
   checks: Record<string, () => HealthCheck | Promise<HealthCheck>>;
   /** The model names the OpenAI-compatible API answers to (a bad `[gateway] model_aliases` entry fails the start). */
   models: ModelTable;
-  clientAddress(request: Request): string;
+  /** The client's address (rate limits, pairing lockout): the server's peer address, or LOCAL_CLIENT for app.handle. */
+  clientAddress(request: Request, server: Bun.Server<unknown> | null): string;
+  /**
+   * Sections of the live status stream (GET /api/status/stream) beyond the gateway's own: mounted route groups add
+   * theirs (plugins, cron, events, channels). Each is read once per tick.
+   */
+  live: Map<string, () => unknown>;
   /** Created on first use: most gateways never see a webhook. */
   idempotency(): IdempotencyStore;
 }
@@ -52,7 +57,15 @@ export function buildContext(deps: GatewayDeps): GatewayContext {
     tokenLimiter: new RateLimiter(config.rate_limit_per_token_per_minute, now),
     checks: deps.checks ?? {},
     models: buildModelTable(deps.host.config, deps.host.resolveModelChoice({})),
-    clientAddress: deps.clientAddress ?? recordedClientAddress,
+    clientAddress: deps.clientAddress ?? peerAddress,
+    live: new Map(),
     idempotency: () => (idempotency ??= new IdempotencyStore(deps.host.db, config.idempotency_ttl_s * 1000, now)),
   };
+}
+
+/** What the access log and the limits call a request handed to app.handle directly (no socket). */
+export const LOCAL_CLIENT = "local";
+
+function peerAddress(request: Request, server: Bun.Server<unknown> | null): string {
+  return server?.requestIP(request)?.address ?? LOCAL_CLIENT;
 }

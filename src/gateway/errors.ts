@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PrxError, type ErrorCode } from "../core/errors.ts";
 import { lazy } from "../core/lazy.ts";
+import { describeSchemaIssues, isRouteSchema, type SchemaIssue } from "./route-schema.ts";
 
 /** The one error body of every gateway route. */
 export const ErrorBodySchema = lazy(() =>
@@ -102,18 +103,28 @@ export function fromElysiaError(code: string | number, error: unknown, method: s
   switch (code) {
     case "NOT_FOUND":
       return new PrxError("NOT_FOUND", `no route ${method} ${path}`, { hint: "see /swagger for the API reference" });
-    case "PARSE":
+    case "PARSE": {
+      // A route's parse hook (jsonParser) throws its own 400/413/415; Elysia wraps it.
+      const cause = (error as { cause?: unknown }).cause;
+      if (cause instanceof PrxError) return cause;
       return new PrxError("BAD_REQUEST", `cannot parse the request body of ${method} ${path}: ${message}`);
+    }
     case "VALIDATION":
-      return new PrxError("BAD_REQUEST", `invalid request to ${method} ${path}: ${validationSummary(error)}`);
+      return validationError(error, method, path);
     default:
       return new PrxError("INTERNAL", `internal error in ${method} ${path}: ${message}`, { cause: error });
   }
 }
 
-function validationSummary(error: unknown): string {
-  const all = (error as { all?: Array<{ path?: string; summary?: string; message?: string }> }).all;
-  const first = Array.isArray(all) ? all[0] : undefined;
-  if (first) return `${first.path ?? ""} ${first.summary ?? first.message ?? ""}`.trim();
-  return error instanceof Error ? error.message.slice(0, 300) : "validation failed";
+/** A request that failed its route's schema: 400 naming the part of the request and the path of each bad field. */
+function validationError(error: unknown, method: string, path: string): PrxError {
+  const failed = error as { type?: string; validator?: { schema?: unknown }; value?: unknown };
+  const schema = failed.validator?.schema;
+  const part = failed.type ?? "body";
+  let issues: readonly SchemaIssue[] = [];
+  if (isRouteSchema(schema)) issues = schema["~standard"].validate(failed.value).issues ?? [];
+  const detail = issues.length > 0 ? describeSchemaIssues(issues, `(${part})`) : "it does not match the route's schema";
+  return new PrxError("BAD_REQUEST", `invalid request ${part}: ${detail}`, {
+    hint: `see the schema of ${method} ${path} in /swagger`,
+  });
 }

@@ -29,7 +29,7 @@ export const BEARER_MAX_CHARS = 512;
 export const RATE_LIMIT_MAX_KEYS = 10_000;
 
 /** Session ids accepted in URLs and bodies. */
-export { SESSION_ID_PATTERN } from "../agent/sessions.ts";
+export { SESSION_ID_PATTERN, SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_MAX_CHARS } from "../agent/sessions.ts";
 /** Most sessions returned by GET /api/sessions. */
 export const SESSIONS_LIST_MAX = 500;
 /** Most messages returned by GET /api/sessions/:id/messages. */

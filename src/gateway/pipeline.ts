@@ -1,49 +1,46 @@
+import { Elysia } from "elysia";
 import { PrxError, toPrxError } from "../core/errors.ts";
 import { OPEN_CREDENTIAL, type Credential } from "./auth/service.ts";
 import { tooLarge } from "./body.ts";
 import type { GatewayContext } from "./context.ts";
 import { errorResponseFor, fromElysiaError, statusOf } from "./errors.ts";
 import { REQUEST_ID_MAX_CHARS } from "./limits.ts";
-import type { MethodsOf } from "./route-methods.ts";
+import type { RouteTable } from "./route-table.ts";
 
 /**
- * The request pipeline every route shares, as three Elysia hooks: `before` (request id, rate limits, auth,
- * declared body size), `handled` (the route's response: x-request-id, metrics, access log) and `onError`
- * (PrxError -> JSON with the right status, metrics, access log). Nothing is left to onAfterResponse: it costs a
- * macrotask per request, and setting `set.headers` would make Elysia copy every response into a new one.
+ * The request pipeline every route shares, as one Elysia plugin: `onRequest` (request id, client address, rate
+ * limits, auth, declared body size; before routing and before any body is read), `onAfterHandle` (the route's
+ * response: x-request-id, metrics, access log) and `onError` (PrxError -> JSON with the right status, metrics, access
+ * log). Each request's state is the typed `prx` of the handler's context. Nothing is left to onAfterResponse: it costs
+ * a macrotask per request, and setting `set.headers` would make Elysia copy every response into a new one.
  */
-interface RequestState {
+export interface RequestState {
   id: string;
   start: number;
   path: string;
   client: string;
-  credential: Credential | null;
+  /** Who the request authenticated as (OPEN_CREDENTIAL on public routes and when auth is off). */
+  credential: Credential;
   done: boolean;
 }
 
-const states = new WeakMap<Request, RequestState>();
-const REQUEST_ID_RE = /^[\x21-\x7e]+$/;
+/** The context's placeholder until onRequest fills it in (every request passes onRequest first). */
+const NOT_STARTED: Readonly<RequestState> = Object.freeze({
+  id: "",
+  start: 0,
+  path: "",
+  client: "",
+  credential: OPEN_CREDENTIAL,
+  done: true,
+});
 
-/** Routes reachable without a bearer token (channel webhooks are authenticated by the platform's signature). */
-export function isPublicPath(path: string): boolean {
-  const p = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
-  return p === "/health" || p === "/pair" || p === "/swagger" || p.startsWith("/swagger/") || /^\/channels\/[^/]+\/webhook$/.test(p);
-}
+const REQUEST_ID_RE = /^[\x21-\x7e]+$/;
 
 function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start < 0) return "/";
   const query = url.indexOf("?", start);
   return query < 0 ? url.slice(start) : url.slice(start, query);
-}
-
-/** The credential the request authenticated with (OPEN_CREDENTIAL when auth is off or the route is public). */
-export function credentialOf(request: Request): Credential {
-  return states.get(request)?.credential ?? OPEN_CREDENTIAL;
-}
-
-export function requestIdOf(request: Request): string {
-  return states.get(request)?.id ?? "";
 }
 
 /** The response with x-request-id set: in place when its headers are mutable, else a copy. */
@@ -58,10 +55,14 @@ function withRequestId(response: Response, id: string): Response {
   }
 }
 
-export function createPipeline(gw: GatewayContext) {
-  /** The app's route table (set once Elysia has its routes): turns "no route" into 405 when the path has others. */
-  let methodsOf: MethodsOf = () => [];
+export interface PipelineOptions {
+  gw: GatewayContext;
+  routes: RouteTable;
+  /** The server the app listens with (null for app.handle): the client address comes from its socket. */
+  server: () => Bun.Server<unknown> | null;
+}
 
+export function requestPipeline({ gw, routes, server }: PipelineOptions) {
   function finish(request: Request, state: RequestState, route: string, status: number): void {
     if (state.done) return;
     state.done = true;
@@ -74,7 +75,7 @@ export function createPipeline(gw: GatewayContext) {
       id: state.id,
       ms: Math.round(ms * 10) / 10,
       client: state.client,
-      ...(state.credential && state.credential.kind === "token" ? { token: state.credential.id } : {}),
+      ...(state.credential.kind === "token" ? { token: state.credential.id } : {}),
     });
   }
 
@@ -84,32 +85,31 @@ export function createPipeline(gw: GatewayContext) {
     return response;
   }
 
-  function before(request: Request): Response | undefined {
+  function begin(request: Request): RequestState {
     const given = request.headers.get("x-request-id");
-    const id = given && given.length <= REQUEST_ID_MAX_CHARS && REQUEST_ID_RE.test(given) ? given : crypto.randomUUID();
-    const path = pathOf(request.url);
-    const state: RequestState = {
-      id,
+    return {
+      id: given && given.length <= REQUEST_ID_MAX_CHARS && REQUEST_ID_RE.test(given) ? given : crypto.randomUUID(),
       start: performance.now(),
-      path,
-      client: gw.clientAddress(request),
-      credential: null,
+      path: pathOf(request.url),
+      client: gw.clientAddress(request, server()),
+      credential: OPEN_CREDENTIAL,
       done: false,
     };
-    states.set(request, state);
+  }
 
-    if (path !== "/health") {
+  /** Rate limits, auth and the declared body size, before routing: a Response refuses the request. */
+  function admit(request: Request, state: RequestState): Response | undefined {
+    if (state.path !== "/health") {
       const decision = gw.clientLimiter.take(state.client);
       if (!decision.ok) {
         const message = `rate limit of ${gw.config.rate_limit_per_minute} requests per minute exceeded for ${state.client}`;
-        const error = new PrxError("RATE_LIMITED", message, {
+        return reject(request, state, new PrxError("RATE_LIMITED", message, {
           hint: "slow down or raise gateway.rate_limit_per_minute",
           details: { retryAfterS: decision.retryAfterS },
-        });
-        return reject(request, state, error);
+        }));
       }
     }
-    if (!isPublicPath(path)) {
+    if (!routes.isPublic(state.path)) {
       try {
         state.credential = gw.auth.authenticate(request.headers.get("authorization"));
       } catch (error) {
@@ -119,15 +119,11 @@ export function createPipeline(gw: GatewayContext) {
         const decision = gw.tokenLimiter.take(state.credential.id);
         if (!decision.ok) {
           const limit = gw.config.rate_limit_per_token_per_minute;
-          const error = new PrxError(
-            "RATE_LIMITED",
-            `rate limit of ${limit} requests per minute exceeded for token "${state.credential.name}"`,
-            {
-              hint: "slow down or raise gateway.rate_limit_per_token_per_minute",
-              details: { retryAfterS: decision.retryAfterS },
-            },
-          );
-          return reject(request, state, error);
+          const message = `rate limit of ${limit} requests per minute exceeded for token "${state.credential.name}"`;
+          return reject(request, state, new PrxError("RATE_LIMITED", message, {
+            hint: "slow down or raise gateway.rate_limit_per_token_per_minute",
+            details: { retryAfterS: decision.retryAfterS },
+          }));
         }
       }
     }
@@ -138,70 +134,39 @@ export function createPipeline(gw: GatewayContext) {
     return undefined;
   }
 
-  function onError(request: Request, code: string | number, thrown: unknown, route: string | undefined): Response {
-    const state = states.get(request);
-    const path = state?.path ?? pathOf(request.url);
-    // No route matched (a route's own PrxError NOT_FOUND reaches here with the same code): 405 when others would.
-    const allowed = code === "NOT_FOUND" && !(thrown instanceof PrxError) ? methodsOf(path) : [];
-    const error = allowed.length > 0 ? methodNotAllowed(request.method, path, allowed) : fromElysiaError(code, thrown, request.method, path);
-    const status = statusOf(error);
-    if (status === 500) gw.logger.error(error.message, { id: state?.id, code: error.code });
-    else if (status > 500) gw.logger.warn(error.message, { id: state?.id, code: error.code });
-    const response = errorResponseFor(path, error, state ? headersFor(error, state.id) : undefined);
-    if (state) finish(request, state, code === "NOT_FOUND" || !route ? "unmatched" : route, response.status);
-    return response;
-  }
-
-  /**
-   * The route produced its response (the head; a stream may follow): stamp x-request-id, count it, log it.
-   * Returns a replacement only when the value is not a Response (Elysia then maps it with `set.headers`).
-   */
-  function handled(
-    request: Request,
-    route: string,
-    value: unknown,
-    set: { headers: unknown; status?: unknown },
-  ): Response | undefined {
-    const state = states.get(request);
-    if (!state) return undefined;
-    if (value instanceof Response) {
-      const response = withRequestId(value, state.id);
-      finish(request, state, route, response.status);
-      return response === value ? undefined : response;
-    }
-    (set.headers as Record<string, string>)["x-request-id"] = state.id;
-    finish(request, state, route, typeof set.status === "number" ? set.status : 200);
-    return undefined;
-  }
-
-  /**
-   * One request served outside Elysia (Bun.serve's native routes for the hottest paths, see app.ts): the same
-   * steps as the Elysia hooks, in the same order.
-   */
-  async function serve(
-    request: Request,
-    route: string,
-    handler: (request: Request) => Response | Promise<Response>,
-  ): Promise<Response> {
-    const early = before(request);
-    if (early) return early;
-    let response: Response;
-    try {
-      response = await handler(request);
-    } catch (thrown) {
-      return onError(request, "UNKNOWN", thrown, route);
-    }
-    const state = states.get(request)!;
-    const stamped = withRequestId(response, state.id);
-    finish(request, state, route, stamped.status);
-    return stamped;
-  }
-
-  function useRoutes(table: MethodsOf): void {
-    methodsOf = table;
-  }
-
-  return { before, onError, handled, serve, useRoutes };
+  return new Elysia({ name: "prx-pipeline" })
+    .decorate("prx", NOT_STARTED as RequestState)
+    .onRequest((context) => {
+      const state = begin(context.request);
+      context.prx = state;
+      return admit(context.request, state);
+    })
+    .onAfterHandle({ as: "global" }, ({ prx, request, route, responseValue, set }) => {
+      if (prx.done) return undefined;
+      if (responseValue instanceof Response) {
+        const response = withRequestId(responseValue, prx.id);
+        finish(request, prx, route, response.status);
+        return response === responseValue ? undefined : response;
+      }
+      (set.headers as Record<string, string>)["x-request-id"] = prx.id;
+      finish(request, prx, route, typeof set.status === "number" ? set.status : 200);
+      return undefined;
+    })
+    .onError({ as: "global" }, ({ prx, request, code, error, route }) => {
+      const state = prx === NOT_STARTED ? begin(request) : prx;
+      // No route matched (a route's own PrxError NOT_FOUND reaches here with the same code): 405 when others would.
+      const allowed = code === "NOT_FOUND" && !(error instanceof PrxError) ? routes.methodsOf(state.path) : [];
+      const failure =
+        allowed.length > 0
+          ? methodNotAllowed(request.method, state.path, allowed)
+          : fromElysiaError(code, error, request.method, state.path);
+      const status = statusOf(failure);
+      if (status === 500) gw.logger.error(failure.message, { id: state.id, code: failure.code });
+      else if (status > 500) gw.logger.warn(failure.message, { id: state.id, code: failure.code });
+      const response = errorResponseFor(state.path, failure, headersFor(failure, state.id));
+      finish(request, state, code === "NOT_FOUND" || !route ? "unmatched" : route, response.status);
+      return response;
+    });
 }
 
 function methodNotAllowed(method: string, path: string, allowed: string[]): PrxError {

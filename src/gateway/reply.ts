@@ -59,12 +59,12 @@ export function streamTurn(gw: GatewayContext, input: Omit<TurnInput, "observer"
             }),
           onMessage: (text) => sse.send("message", { text }),
         },
-      });
+      }, { cancellable: true });
       sse.send("done", toTurnReply(result));
     } catch (thrown) {
       const error = toPrxError(thrown);
       gw.logger.warn(`streamed turn failed: ${error.message}`, { session: input.sessionId, code: error.code });
-      sse.send("error", { code: error.code, message: error.message });
+      sse.send("error", { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) });
     }
   });
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lazy } from "../core/lazy.ts";
-import { MESSAGE_MAX_CHARS, SESSION_ID_PATTERN } from "./limits.ts";
+import { MESSAGE_MAX_CHARS, SESSION_ID_PATTERN, SESSION_TITLE_MAX_CHARS } from "./limits.ts";
 
 /** Wire formats of the gateway's own routes, built on first use (the OpenAI-compatible ones: openai/schemas.ts). */
 
@@ -83,8 +83,25 @@ export const SessionMessagesSchema = lazy(() =>
     .describe("the session's history, oldest first"),
 );
 
+export const SessionRenameBodySchema = lazy(() =>
+  z.strictObject({
+    title: z.string().min(1).max(SESSION_TITLE_MAX_CHARS).describe(`the session's new title (1-${SESSION_TITLE_MAX_CHARS} characters)`),
+  }),
+);
+
+export const SessionCancelSchema = lazy(() =>
+  z
+    .object({ session_id: z.string(), cancelled: z.number().int().describe("turns of the session that were running or queued, now aborted") })
+    .describe("the session's turns are cancelled"),
+);
+
+export const SessionSummarySchema = lazy(() => SessionListSchema().shape.sessions.element);
+
 export const MessageBodySchema = lazy(() =>
-  z.strictObject({ message: z.string().min(1).max(MESSAGE_MAX_CHARS).describe("the user's message") }),
+  z.strictObject({
+    message: z.string().min(1).max(MESSAGE_MAX_CHARS).describe("the user's message"),
+    model: z.string().min(1).optional().describe("a model this gateway serves (GET /v1/models); default: the configured one"),
+  }),
 );
 
 export const WebhookBodySchema = lazy(() =>
@@ -120,11 +137,11 @@ export const SessionEventSchemas = lazy(() => ({
   tool_result: z.object({ id: z.string(), name: z.string(), success: z.boolean(), output: z.string() }),
   message: z.object({ text: z.string() }),
   done: TurnReplySchema(),
-  error: z.object({ code: z.string(), message: z.string() }),
+  error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }),
 }));
 type EventSchemas = ReturnType<typeof SessionEventSchemas>;
 export type SessionEvents = { [K in keyof EventSchemas]: z.infer<EventSchemas[K]> };
 
 export const SSE_DESCRIPTION =
   "text/event-stream of events `delta` {text}, `tool_call` {id,name,arguments}, `tool_result` {id,name,success,output}, " +
-  "`message` {text}, then `done` (the full reply) or `error` {code,message}";
+  "`message` {text}, then `done` (the full reply) or `error` {code,message,hint?}";

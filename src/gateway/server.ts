@@ -3,10 +3,9 @@ import type { GatewayConfig } from "../config/schema.ts";
 import { PrxError } from "../core/errors.ts";
 import { lineAccessLog, type AccessLog } from "./access-log.ts";
 import { AuthService } from "./auth/service.ts";
-import { rememberClientAddress } from "./client.ts";
+import { buildGateway } from "./app.ts";
 import type { GatewayContext } from "./context.ts";
-import { buildGatewayCore, type NativeRoutes } from "./core.ts";
-import { lazyElysiaApp } from "./lazy-app.ts";
+import { listen } from "./listen.ts";
 import { providerReadiness, providerWarning } from "./provider-check.ts";
 import type { Clock, GatewayDeps, GatewayHost } from "./types.ts";
 
@@ -84,31 +83,20 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     pairingCodeTtlMs: config.pairing_code_ttl_s * 1000,
     now,
   });
-  const core = buildGatewayCore({
+  const { app, context } = buildGateway({
     host: options.config ? { ...pick(host), config: { ...host.config, gateway: config } } : host,
     auth,
     version: options.version ?? "0.0.0",
     startedAt: now(),
     clock: now,
     checks: options.checks,
+    mounts: options.mounts,
     accessLog: options.accessLog ?? lineAccessLog(),
   });
-  const { context, native } = core;
-  const elysia = lazyElysiaApp(core, options.mounts);
 
-  let server: ReturnType<typeof Bun.serve>;
+  let server: Bun.Server<unknown>;
   try {
-    server = Bun.serve({
-      hostname,
-      port,
-      idleTimeout: GATEWAY_IDLE_TIMEOUT_S,
-      maxRequestBodySize: BUN_MAX_REQUEST_BODY_BYTES,
-      routes: nativeRoutes(native),
-      fetch(request, srv) {
-        rememberClientAddress(request, srv.requestIP(request)?.address);
-        return elysia(request);
-      },
-    });
+    server = listen(app, { hostname, port, idleTimeout: GATEWAY_IDLE_TIMEOUT_S, maxRequestBodySize: BUN_MAX_REQUEST_BODY_BYTES });
   } catch (cause) {
     throw new PrxError("USAGE", `cannot listen on ${hostname}:${port}: ${(cause as Error).message}`, {
       cause,
@@ -172,23 +160,6 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   }
 
   return { url, hostname, port: server.port ?? port, context, pairingCode: pairing?.code ?? null, stop, closed };
-}
-
-type Served = (request: Request, server: Bun.Server<undefined>) => Promise<Response>;
-
-/** The app's native routes for Bun.serve (path -> method -> handler), recording each client address first. */
-function nativeRoutes(native: NativeRoutes): Record<string, Record<string, Served>> {
-  const routes: Record<string, Record<string, Served>> = {};
-  for (const [path, methods] of Object.entries(native)) {
-    routes[path] = {};
-    for (const [method, handle] of Object.entries(methods)) {
-      routes[path][method] = (request, srv) => {
-        rememberClientAddress(request, srv.requestIP(request)?.address);
-        return handle(request);
-      };
-    }
-  }
-  return routes;
 }
 
 function pick(host: GatewayHost): GatewayHost {

@@ -6,7 +6,35 @@ import type { GatewayContext } from "./context.ts";
 export class TurnTracker {
   private active = 0;
   private idle: Array<() => void> = [];
+  /** Running (or queued) cancellable turns by session id: what POST /api/sessions/:id/cancel stops. */
+  private readonly cancellable = new Map<string, Set<AbortController>>();
   draining = false;
+
+  /**
+   * A signal for one turn of `sessionId` that aborts when `signal` does (the client went away) or when the session's
+   * turns are cancelled; `release` forgets it once the turn settled.
+   */
+  control(sessionId: string, signal: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
+    const controller = new AbortController();
+    let turns = this.cancellable.get(sessionId);
+    if (!turns) this.cancellable.set(sessionId, (turns = new Set()));
+    turns.add(controller);
+    const release = () => {
+      turns.delete(controller);
+      if (turns.size === 0 && this.cancellable.get(sessionId) === turns) this.cancellable.delete(sessionId);
+    };
+    return { signal: signal ? AbortSignal.any([signal, controller.signal]) : controller.signal, release };
+  }
+
+  /** Abort every running or queued turn of a session; how many there were. */
+  cancel(sessionId: string): number {
+    const turns = this.cancellable.get(sessionId);
+    if (!turns) return 0;
+    this.cancellable.delete(sessionId);
+    const reason = new PrxError("ABORTED", `the turn of session "${sessionId}" was cancelled`);
+    for (const controller of turns) controller.abort(reason);
+    return turns.size;
+  }
 
   get inFlight(): number {
     return this.active;
@@ -47,12 +75,16 @@ export class TurnTracker {
   }
 }
 
-/** Every gateway turn goes through here: drain tracking, turn latency, provider calls and errors. */
-export async function runGatewayTurn(gw: GatewayContext, input: TurnInput): Promise<TurnResult> {
+/**
+ * Every gateway turn goes through here: drain tracking, turn latency, provider calls and errors. A `cancellable`
+ * turn (the session routes) can be stopped by POST /api/sessions/:id/cancel.
+ */
+export async function runGatewayTurn(gw: GatewayContext, input: TurnInput, options: { cancellable?: boolean } = {}): Promise<TurnResult> {
   return gw.turns.run(async () => {
     const started = performance.now();
+    const control = options.cancellable ? gw.turns.control(input.sessionId, input.signal) : null;
     try {
-      const result = await gw.host.runTurn(input);
+      const result = await gw.host.runTurn(control ? { ...input, signal: control.signal } : input);
       gw.metrics.providerCalls.inc({ provider: result.provider }, result.iterations);
       return result;
     } catch (thrown) {
@@ -65,6 +97,7 @@ export async function runGatewayTurn(gw: GatewayContext, input: TurnInput): Prom
       }
       throw error;
     } finally {
+      control?.release();
       gw.metrics.turnDuration.observe((performance.now() - started) / 1000);
     }
   });

@@ -1,8 +1,9 @@
-import type { AnyElysia } from "elysia";
 import type { AgentHost } from "../agent/index.ts";
 import type { Logger } from "../core/logger.ts";
 import type { AccessLog } from "./access-log.ts";
 import type { AuthService } from "./auth/service.ts";
+import type { GatewayContext } from "./context.ts";
+import type { GatewayElysia } from "./elysia.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 
 /** The part of the agent host the gateway uses (an AgentHost satisfies it). */
@@ -29,11 +30,11 @@ export interface HealthCheck {
 }
 
 /**
- * Adds routes to the gateway app. Mounted routes sit behind the same request pipeline: request id, access
- * log, metrics, per-client rate limit and bearer auth (only /health, /pair and /swagger* are public).
- * Example: `(app) => app.get("/api/plugins", handler, { detail: doc({...}) })`.
+ * Adds routes to the gateway's one route table. Mounted routes sit behind the same request pipeline: request id,
+ * access log, metrics, rate limits and bearer auth (a route whose doc says `auth: false` is public).
+ * Example: `(app) => app.post("/api/x", ({ body, prx }) => ..., { body: routeSchema(...), parse: jsonParser(n), detail: doc({...}) })`.
  */
-export type GatewayMount = (app: AnyElysia) => AnyElysia;
+export type GatewayMount = (app: GatewayElysia, gateway: GatewayContext) => unknown;
 
 export interface GatewayDeps {
   host: GatewayHost;
@@ -52,7 +53,7 @@ export interface GatewayDeps {
    * Client address of a request, for rate limits and pairing lockout. Default: the address the server
    * recorded (server.requestIP), or "local" for requests handed to app.handle directly.
    */
-  clientAddress?: (request: Request) => string;
+  clientAddress?: (request: Request, server: Bun.Server<unknown> | null) => string;
   /** One line per request. Default: INFO lines of the "gateway.access" logger; startGateway prints them always. */
   accessLog?: AccessLog;
 }

@@ -215,3 +215,13 @@ export function worsenedError(what: string, keeps: string, worsened: Worsened[])
     details: { worsened },
   });
 }
+
+/**
+ * A failed reload: the cause's message after `what` in the message, and the cause's hint (what to do next) kept as
+ * the hint, not folded into the message.
+ */
+export function reloadFailed(what: string, cause: unknown): PrxError {
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const hint = cause instanceof PrxError ? cause.hint : undefined;
+  return new PrxError("PLUGIN_RELOAD", `${what}: ${message}`, { cause: cause ?? undefined, status: 400, ...(hint ? { hint } : {}) });
+}

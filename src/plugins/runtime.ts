@@ -10,7 +10,7 @@ import { defaultAdapterFactories } from "./adapters/index.ts";
 import type { AdapterFactories } from "./adapters/types.ts";
 import { createToolRouter } from "./adapters/tool-router.ts";
 import { EntryHashes } from "./fingerprint.ts";
-import { buildGeneration, worsenedError, type BuildResult, type LatePlugin } from "./generation-build.ts";
+import { buildGeneration, reloadFailed, worsenedError, type BuildResult, type LatePlugin } from "./generation-build.ts";
 import { joinGeneration } from "./late-join.ts";
 import { forgetRuntime } from "./runtimes.ts";
 import { discard, loaderResolver, type Loaded } from "./loading.ts";
@@ -166,7 +166,7 @@ export class PluginRuntime {
           force: options.force === true,
         });
       } catch (cause) {
-        throw new PrxError("PLUGIN_RELOAD", `${what} failed, ${keeps}: ${errorMessage(cause)}`, { cause, status: 400 });
+        throw reloadFailed(`${what} failed, ${keeps}`, cause);
       }
       const candidate = built.generation;
       if (name !== undefined) {
@@ -179,12 +179,9 @@ export class PluginRuntime {
               hint: "list plugins with `prx plugins list`",
             });
           }
-          const why = !record
-            ? `it is no longer present in ${this.workspace.pluginsDir}`
-            : record.state === "disabled"
-              ? "it is disabled in config.toml"
-              : errorMessage(record.error);
-          throw new PrxError("PLUGIN_RELOAD", `${what} failed, ${keeps}: ${why}`, { cause: record?.error ?? undefined, status: 400 });
+          if (!record) throw new PrxError("PLUGIN_RELOAD", `${what} failed, ${keeps}: it is no longer present in ${this.workspace.pluginsDir}`, { status: 400, hint: "put the plugin back, or reload every plugin to let it go" });
+          if (record.state === "disabled") throw new PrxError("PLUGIN_RELOAD", `${what} failed, ${keeps}: it is disabled in config.toml`, { status: 400, hint: `set [plugins.${name}] enabled = true in config.toml` });
+          throw reloadFailed(`${what} failed, ${keeps}`, record.error);
         }
       }
       if (built.worsened.length > 0) {

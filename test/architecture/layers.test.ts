@@ -22,12 +22,14 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   plugins: [...SERVICES, "tools"],
   agent: RUNTIME,
   chat: HOSTS,
-  gateway: HOSTS,
+  // the web console's sources and the server side of its asset route (bundled by Bun, served by the gateway)
+  console: BASE,
+  gateway: [...HOSTS, "console"],
   channels: HOSTS,
   // the MCP client and server: prx_chat runs agent turns; the gateway reaches it through a port in contracts
   mcp: HOSTS,
   // package.json (the version) sits at the repository root
-  cli: [...HOSTS, "chat", "gateway", "channels", "mcp", ".."],
+  cli: [...HOSTS, "chat", "gateway", "console", "channels", "mcp", ".."],
 };
 
 test("every import points inward, as README's architecture says", () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PrxError } from "../../src/core/errors.ts";
 import { z } from "zod";
-import { readJsonBody } from "../../src/gateway/body.ts";
+import { jsonParser } from "../../src/gateway/body.ts";
+import { routeSchema } from "../../src/gateway/route-schema.ts";
 import { PAIRING_LOCKOUT_MS, PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
 import { harness, tick, type Harness, json } from "./harness.ts";
 
@@ -162,9 +163,10 @@ describe("mounts (plugin subsystem extension point)", () => {
           (app) =>
             app
               .get("/api/plugins", () => Response.json({ plugins: ["demo"] }))
-              .post("/api/plugins/echo", async ({ request }) =>
-                Response.json(await readJsonBody(request, EchoSchema, 64)),
-              )
+              .post("/api/plugins/echo", ({ body }) => Response.json(body), {
+                body: routeSchema(() => EchoSchema),
+                parse: jsonParser(64),
+              })
               .get("/plugins/demo/boom", () => {
                 throw new PrxError("PLUGIN_NOT_FOUND", "no plugin named demo2");
               }),

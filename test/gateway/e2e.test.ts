@@ -120,27 +120,29 @@ describe("prx gateway (compiled binary)", () => {
   // page empty. Chromium is a Debian package on the reference machine; elsewhere the test is skipped.
   const chromium = Bun.which("chromium") ?? Bun.which("chromium-browser");
   test.skipIf(!chromium)(
-    "the Swagger UI renders every route in headless Chromium with no internet",
+    "the Swagger UI renders every route in headless Chromium with no internet, at /swagger and /swagger/",
     async () => {
-      const browser = Bun.spawn(
-        [
-          chromium!,
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-          "--virtual-time-budget=10000",
-          "--dump-dom",
-          `${gateway.url}/swagger`,
-        ],
-        { stdout: "pipe", stderr: "ignore" },
-      );
-      const dom = await new Response(browser.stdout).text();
-      await browser.exited;
-      const rendered = [...dom.matchAll(/class="opblock-summary-path" data-path="([^"]+)"/g)].map((m) => m[1]);
-      expect(rendered).toContain("/health");
-      expect(rendered).toContain("/v1/chat/completions");
-      expect(rendered).toContain("/api/sessions/{id}/message");
+      for (const page of ["/swagger", "/swagger/"]) {
+        const browser = Bun.spawn(
+          [
+            chromium!,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+            `${gateway.url}${page}`,
+          ],
+          { stdout: "pipe", stderr: "ignore" },
+        );
+        const dom = await new Response(browser.stdout).text();
+        await browser.exited;
+        const rendered = [...dom.matchAll(/class="opblock-summary-path" data-path="([^"]+)"/g)].map((m) => m[1]);
+        expect(rendered, page).toContain("/health");
+        expect(rendered, page).toContain("/v1/chat/completions");
+        expect(rendered, page).toContain("/api/sessions/{id}/message");
+      }
     },
     60_000,
   );

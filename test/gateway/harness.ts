@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AnyElysia } from "elysia";
 import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { buildGateway } from "../../src/gateway/app.ts";
 import type { GatewayContext } from "../../src/gateway/context.ts";
-import type { GatewayCore } from "../../src/gateway/core.ts";
+import type { GatewayElysia } from "../../src/gateway/elysia.ts";
 import { AuthService } from "../../src/gateway/auth/service.ts";
 import type { GatewayDeps } from "../../src/gateway/types.ts";
 import type { FakeServer } from "../fakes/openai-server.ts";
@@ -16,9 +15,8 @@ export const CLIENT_HEADER = "x-test-client";
 
 export interface Harness {
   host: AgentHost;
-  app: AnyElysia;
+  app: GatewayElysia;
   gw: GatewayContext;
-  core: GatewayCore;
   auth: AuthService;
   token: string;
   clock: { now: number; advance(ms: number): void };
@@ -71,7 +69,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     now,
   });
   const token = options.withToken === false ? "" : auth.tokens.create("test").token;
-  const { app, ...core } = buildGateway({
+  const { app, context } = buildGateway({
     host,
     auth,
     version: "test",
@@ -83,8 +81,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   return {
     host,
     app,
-    gw: core.context,
-    core,
+    gw: context,
     auth,
     token,
     clock,

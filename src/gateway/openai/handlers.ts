@@ -1,13 +1,12 @@
 import type { TurnInput, TurnResult } from "../../agent/types.ts";
 import { newId } from "../../core/ids.ts";
 import type { ToolCall } from "../../providers/types.ts";
-import { readJsonBody } from "../body.ts";
 import type { GatewayContext } from "../context.ts";
 import { jsonResponse } from "../errors.ts";
 import { runGatewayTurn } from "../turns.ts";
 import { toClientTools, toTurnMessages } from "./convert.ts";
 import { modelNotFound } from "./models.ts";
-import { ChatCompletionRequestParser, type ChatCompletion } from "./schemas.ts";
+import type { ChatCompletion, ChatCompletionRequest } from "./schemas.ts";
 import { streamCompletion } from "./stream.ts";
 
 /** A tool call as the OpenAI wire carries it. */
@@ -35,8 +34,7 @@ export function answerOf(result: TurnResult): Pick<ChatCompletion["choices"][num
  * own tools inside the turn. Client `tools` are offered beside them: when the model calls one, the answer carries the
  * call (finish_reason "tool_calls") and the client's follow-up with tool messages continues the conversation.
  */
-export async function chatCompletions(gw: GatewayContext, request: Request): Promise<Response> {
-  const body = await readJsonBody(request, ChatCompletionRequestParser(), gw.config.max_body_bytes);
+export async function chatCompletions(gw: GatewayContext, body: ChatCompletionRequest, signal: AbortSignal): Promise<Response> {
   const selection = gw.models.select(body.model);
   if (!selection) throw modelNotFound(body.model);
   const { history, text, continuation } = toTurnMessages(body.messages);
@@ -61,7 +59,7 @@ export async function chatCompletions(gw: GatewayContext, request: Request): Pro
     const includeUsage = body.stream_options?.include_usage === true;
     return streamCompletion(gw, input, { id, created, model, includeUsage });
   }
-  const result = await runGatewayTurn(gw, { ...input, signal: request.signal });
+  const result = await runGatewayTurn(gw, { ...input, signal });
   const completion: ChatCompletion = {
     id,
     object: "chat.completion",

@@ -9,8 +9,6 @@ export interface RouteDoc {
   summary: string;
   description?: string;
   tags: string[];
-  /** JSON request body schema (the same zod schema the handler parses with). */
-  body?: Schema;
   responses: Record<number, ResponseDoc>;
   /** Statuses answered with the standard error body. */
   errors?: number[];
@@ -32,7 +30,8 @@ const ERROR_TEXT: Record<number, string> = {
   503: "not ready or shutting down",
 };
 
-function jsonSchema(schema: Schema): unknown {
+/** A zod schema as OpenAPI 3.0 JSON Schema. */
+export function jsonSchema(schema: Schema): unknown {
   return z.toJSONSchema(schema(), { target: "openapi-3.0", io: "output", unrepresentable: "any" });
 }
 
@@ -49,8 +48,9 @@ export async function docsReady(): Promise<void> {
 }
 
 /**
- * OpenAPI `detail` for a route, derived from its zod schemas. The JSON Schema conversion runs only when the
- * document is requested (getters), so building the app stays cheap.
+ * OpenAPI `detail` for a route: summary, tags, security and responses (the request body is documented from the
+ * route's own `body` schema, openapi/document.ts). The JSON Schema conversion runs only when the document is
+ * requested (getters), so building the app stays cheap.
  */
 export function doc(route: RouteDoc): Record<string, unknown> {
   const auth = route.auth ?? true;
@@ -60,13 +60,6 @@ export function doc(route: RouteDoc): Record<string, unknown> {
     ...(route.description ? { description: route.description } : {}),
     ...(auth ? { security: [{ bearer: [] }] } : {}),
   };
-  if (route.body) {
-    const body = route.body;
-    Object.defineProperty(detail, "requestBody", {
-      enumerable: true,
-      get: () => ({ required: true, content: { "application/json": { schema: jsonSchema(body) } } }),
-    });
-  }
   Object.defineProperty(detail, "responses", {
     enumerable: true,
     get: () => {

@@ -1,7 +1,8 @@
-import type { AnyElysia } from "elysia";
 import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
-import { readJsonBody, readLimited } from "../body.ts";
+import { jsonParser, readLimited } from "../body.ts";
+import type { GatewayElysia } from "../elysia.ts";
+import { routeSchema } from "../route-schema.ts";
 import { jsonResponse } from "../errors.ts";
 import { doc } from "../openapi/doc.ts";
 import type { GatewayMount, HealthCheck } from "../types.ts";
@@ -30,7 +31,10 @@ export const PairingInfoSchema = z.object({
   created_at: z.number(),
   approved_at: z.number().nullable(),
 });
-const ApproveBodySchema = z.strictObject({ code: z.string().min(1).max(32) });
+const ApproveBodySchema = z.strictObject({ code: z.string().min(1).max(32).describe("the code the sender was given") });
+/** Largest body of a pairing approval (a code of at most 32 characters). */
+export const APPROVE_MAX_BODY_BYTES = 1024;
+export const ApproveBody = routeSchema(() => ApproveBodySchema);
 const ChannelListSchema = z.object({ channels: z.array(ChannelInfoSchema) });
 const PairingListSchema = z.object({ pairings: z.array(PairingInfoSchema) });
 
@@ -56,7 +60,8 @@ export interface ChannelsApi {
  * channel process verifies the platform's signature; a bad one is 401 and nothing runs).
  */
 export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMount {
-  return (app: AnyElysia) =>
+  return (app: GatewayElysia, gw) => {
+    gw.live.set("channels", () => ({ channels: api.list() }));
     app
       .get("/api/channels", () => jsonResponse({ channels: api.list() }), {
         detail: doc({
@@ -73,12 +78,13 @@ export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMo
       })
       .post(
         "/api/channels/pairings/approve",
-        async ({ request }) => jsonResponse(api.pairings.approve((await readJsonBody(request, ApproveBodySchema, 1024)).code)),
+        ({ body }) => jsonResponse(api.pairings.approve(body.code)),
         {
+          body: ApproveBody,
+          parse: jsonParser(APPROVE_MAX_BODY_BYTES),
           detail: doc({
             summary: "Approve the sender who was given this pairing code",
             tags: ["channels"],
-            body: () => ApproveBodySchema,
             responses: { 200: () => PairingInfoSchema },
             errors: [400, 404],
           }),
@@ -113,6 +119,7 @@ export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMo
           }),
         },
       );
+  };
 }
 
 /** /health's channels check. */

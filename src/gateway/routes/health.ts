@@ -1,6 +1,6 @@
-import type { AnyElysia } from "elysia";
 import { errorMessage } from "../../core/errors.ts";
 import type { GatewayContext } from "../context.ts";
+import type { GatewayElysia } from "../elysia.ts";
 import { jsonResponse } from "../errors.ts";
 import { doc } from "../openapi/doc.ts";
 import { providerReadiness } from "../provider-check.ts";
@@ -34,21 +34,21 @@ export async function readiness(gw: GatewayContext): Promise<Health> {
   return { status: ok ? "ok" : "unavailable", checks };
 }
 
-/** GET /health: 200 when every check passes, else 503. */
-export function healthHandler(gw: GatewayContext): () => Promise<Response> {
-  return async () => {
-    const health = await readiness(gw);
-    return jsonResponse(health, health.status === "ok" ? 200 : 503);
-  };
-}
-
-export function healthRoutes(app: AnyElysia, gw: GatewayContext): void {
+export function healthRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.get(
     "/health",
-    healthHandler(gw),
+    async () => {
+      const health = await readiness(gw);
+      return jsonResponse(health, health.status === "ok" ? 200 : 503);
+    },
     {
       detail: doc({
-        summary: "Readiness: database, providers, plugins and channels",
+        summary: "Readiness: 200 when every check passes, else 503",
+        description:
+          "Checks: `database`; `providers` (the default provider can answer: a key variable that is not set is " +
+          "misconfigured unless a fallback can answer); `plugins` when the gateway hosts the plugin runtime (starting " +
+          "counts as ready; a failed runtime start is 503; one plugin in error is reported, not 503); `channels` when " +
+          "channels are enabled (a channel process in a crash loop is 503).",
         tags: ["system"],
         auth: false,
         responses: { 200: HealthSchema, 503: { description: "not ready", schema: HealthSchema } },

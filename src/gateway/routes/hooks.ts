@@ -1,4 +1,3 @@
-import type { AnyElysia } from "elysia";
 import {
   addHook,
   HOOKS_API_MAX_BODY_BYTES,
@@ -10,30 +9,33 @@ import {
   replaceHooks,
 } from "../../plugins/hooks-api.ts";
 import type { HooksManager } from "../../plugins/hooks/manager.ts";
-import { readJsonBody } from "../body.ts";
+import { jsonParser } from "../body.ts";
+import type { GatewayElysia } from "../elysia.ts";
+import { routeSchema } from "../route-schema.ts";
 import { jsonResponse } from "../errors.ts";
 import { doc } from "../openapi/doc.ts";
 import type { GatewayMount } from "../types.ts";
 
+export const HooksAddBody = routeSchema(HooksAddRequestSchema);
+export const HooksReplaceBody = routeSchema(HooksReplaceRequestSchema);
+
 /** `/api/hooks` for the gateway's `mounts`: read and edit hooks.json through the same validation as a reload. */
 export function hooksRoutes(hooks: () => HooksManager | Promise<HooksManager>): GatewayMount {
   const responses = { 200: HooksResponseSchema };
-  return (app: AnyElysia) =>
+  return (app: GatewayElysia) =>
     app
       .get("/api/hooks", async () => jsonResponse(listHooks(await hooks())), {
         detail: doc({ summary: "The hooks.json in force, its hash and counters", tags: ["hooks"], responses }),
       })
       .post(
         "/api/hooks",
-        async ({ request }) =>
-          jsonResponse(
-            addHook(await hooks(), await readJsonBody(request, HooksAddRequestSchema(), HOOKS_API_MAX_BODY_BYTES)),
-          ),
+        async ({ body }) => jsonResponse(addHook(await hooks(), body)),
         {
+          body: HooksAddBody,
+          parse: jsonParser(HOOKS_API_MAX_BODY_BYTES),
           detail: doc({
             summary: "Add one action to an event",
             tags: ["hooks"],
-            body: HooksAddRequestSchema,
             responses,
             errors: [400, 409, 413, 415],
           }),
@@ -41,18 +43,13 @@ export function hooksRoutes(hooks: () => HooksManager | Promise<HooksManager>): 
       )
       .put(
         "/api/hooks",
-        async ({ request }) =>
-          jsonResponse(
-            replaceHooks(
-              await hooks(),
-              await readJsonBody(request, HooksReplaceRequestSchema(), HOOKS_API_MAX_BODY_BYTES),
-            ),
-          ),
+        async ({ body }) => jsonResponse(replaceHooks(await hooks(), body)),
         {
+          body: HooksReplaceBody,
+          parse: jsonParser(HOOKS_API_MAX_BODY_BYTES),
           detail: doc({
             summary: "Replace the whole hooks.json",
             tags: ["hooks"],
-            body: HooksReplaceRequestSchema,
             responses,
             errors: [400, 409, 413, 415],
           }),

@@ -1,4 +1,3 @@
-import type { AnyElysia } from "elysia";
 import {
   McpCallBodySchema,
   McpCallResponseSchema,
@@ -7,10 +6,15 @@ import {
   McpServerDetailSchema,
   type McpGatewayPort,
 } from "../../contracts/mcp.ts";
-import { readJsonBody } from "../body.ts";
+import { jsonParser } from "../body.ts";
+import type { GatewayElysia } from "../elysia.ts";
+import { routeSchema } from "../route-schema.ts";
 import { jsonResponse } from "../errors.ts";
 import { doc } from "../openapi/doc.ts";
 import type { GatewayMount } from "../types.ts";
+
+const McpCallBody = routeSchema(McpCallBodySchema);
+const McpRpcBody = routeSchema(McpRpcBodySchema);
 
 /**
  * The MCP routes, behind the gateway's bearer auth like every /api route: the MCP servers prx connects to
@@ -24,7 +28,7 @@ export function mcpRoutes(port: () => Promise<McpGatewayPort>, maxBodyBytes: num
       405,
       { allow: "POST" },
     );
-  return (app: AnyElysia) =>
+  return (app: GatewayElysia) =>
     app
       .get("/api/mcp", async () => jsonResponse(await (await port()).list()), {
         detail: doc({
@@ -43,15 +47,13 @@ export function mcpRoutes(port: () => Promise<McpGatewayPort>, maxBodyBytes: num
       })
       .post(
         "/api/mcp/:server/call",
-        async ({ params, request }) => {
-          const body = await readJsonBody(request, McpCallBodySchema(), maxBodyBytes);
-          return jsonResponse(await (await port()).call(params.server, body, request.signal));
-        },
+        async ({ params, request, body }) => jsonResponse(await (await port()).call(params.server, body, request.signal)),
         {
+          body: McpCallBody,
+          parse: jsonParser(maxBodyBytes),
           detail: doc({
             summary: "Call one of the server's tools (its own name) through prx's tool registry, as the model would",
             tags: ["mcp"],
-            body: McpCallBodySchema,
             responses: { 200: McpCallResponseSchema },
             errors: [400, 404, 413, 415, 502, 503, 504],
           }),
@@ -59,15 +61,13 @@ export function mcpRoutes(port: () => Promise<McpGatewayPort>, maxBodyBytes: num
       )
       .post(
         "/mcp",
-        async ({ request }) => {
-          const body = await readJsonBody(request, McpRpcBodySchema(), maxBodyBytes);
-          return (await port()).serve(request, body);
-        },
+        async ({ request, body }) => (await port()).serve(request, body),
         {
+          body: McpRpcBody,
+          parse: jsonParser(maxBodyBytes),
           detail: doc({
             summary: "prx's MCP server (Streamable HTTP, stateless): the tools [mcp.serve] tools exposes",
             tags: ["mcp"],
-            body: McpRpcBodySchema,
             responses: { 200: { description: "the JSON-RPC response(s); 202 for notifications" } },
             errors: [400, 413, 415],
           }),

@@ -1,4 +1,3 @@
-import type { AnyElysia } from "elysia";
 import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
 import {
@@ -7,8 +6,9 @@ import {
   MEMORY_MAX_RECALL_LIMIT,
   requireCatalog,
 } from "../../memory/index.ts";
-import { readJsonBody } from "../body.ts";
+import { jsonParser } from "../body.ts";
 import type { GatewayContext } from "../context.ts";
+import type { GatewayElysia } from "../elysia.ts";
 import { jsonResponse } from "../errors.ts";
 import {
   MemoryEntryResponseSchema,
@@ -20,7 +20,10 @@ import {
   toMemoryWire,
 } from "../memory-schemas.ts";
 import { doc } from "../openapi/doc.ts";
+import { routeSchema } from "../route-schema.ts";
 import { limitFrom } from "./sessions.ts";
+
+export const MemoryStoreBody = routeSchema(MemoryStoreBodySchema);
 
 const OffsetQuery = z.coerce.number().int().min(0);
 
@@ -40,7 +43,7 @@ function notFound(key: string): PrxError {
 }
 
 /** /api/memory: see, search, add and erase what the assistant remembers (private entries included). */
-export function memoryRoutes(app: AnyElysia, gw: GatewayContext): void {
+export function memoryRoutes(app: GatewayElysia, gw: GatewayContext): void {
   const memory = () => gw.host.memory;
 
   app.get(
@@ -83,18 +86,18 @@ export function memoryRoutes(app: AnyElysia, gw: GatewayContext): void {
 
   app.post(
     "/api/memory",
-    async ({ request }) => {
-      const body = await readJsonBody(request, MemoryStoreBodySchema(), gw.config.max_body_bytes);
+    async ({ body }) => {
       const category = body.category ?? MEMORY_DEFAULT_CATEGORY;
       await memory().store(body.key, body.content, category, body.session_id ?? null, { private: body.private });
       const entry = await memory().get(body.key);
       return jsonResponse({ entry: entry ? toMemoryWire(entry) : null });
     },
     {
+      body: MemoryStoreBody,
+      parse: jsonParser(() => gw.config.max_body_bytes),
       detail: doc({
         summary: "Store a memory (an existing key is replaced); private: true keeps it out of auto-recall",
         tags: ["memory"],
-        body: MemoryStoreBodySchema,
         responses: { 200: MemoryStoredSchema },
         errors: [400, 413, 415],
       }),

@@ -1,11 +1,11 @@
-import type { AnyElysia } from "elysia";
 import { z } from "zod";
 import type { GatewayContext } from "../context.ts";
+import type { GatewayElysia } from "../elysia.ts";
 import { doc } from "../openapi/doc.ts";
 
 export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-export function metricsRoutes(app: AnyElysia, gw: GatewayContext): void {
+export function metricsRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.get(
     "/metrics",
     () => {

@@ -1,21 +1,22 @@
-import type { AnyElysia } from "elysia";
 import type { GatewayContext } from "../context.ts";
+import type { GatewayElysia } from "../elysia.ts";
+import { jsonParser } from "../body.ts";
 import { doc } from "../openapi/doc.ts";
-import { ChatCompletionRequestSchema, ChatCompletionSchema, ModelListSchema } from "../openai/schemas.ts";
+import { ChatCompletionRequestParser, ChatCompletionRequestSchema, ChatCompletionSchema, ModelListSchema } from "../openai/schemas.ts";
+import { routeSchema } from "../route-schema.ts";
 
 type Handlers = typeof import("../openai/handlers.ts");
 let handlers: Promise<Handlers> | undefined;
 /** The OpenAI route internals load on first use, keeping gateway start-up lean. */
 const load = () => (handlers ??= import("../openai/handlers.ts"));
 
-/** POST /v1/chat/completions. */
-export function chatCompletionsHandler(gw: GatewayContext): (request: Request) => Promise<Response> {
-  return async (request) => (await load()).chatCompletions(gw, request);
-}
+/** The request schema; the common plain-text request is accepted by a hand check that agrees with it. */
+export const ChatCompletionBody = routeSchema(ChatCompletionRequestSchema, ChatCompletionRequestParser);
 
-export function openaiRoutes(app: AnyElysia, gw: GatewayContext): void {
-  const chat = chatCompletionsHandler(gw);
-  app.post("/v1/chat/completions", ({ request }) => chat(request), {
+export function openaiRoutes(app: GatewayElysia, gw: GatewayContext): void {
+  app.post("/v1/chat/completions", async ({ body, request }) => (await load()).chatCompletions(gw, body, request.signal), {
+    body: ChatCompletionBody,
+    parse: jsonParser(() => gw.config.max_body_bytes),
     detail: doc({
       summary: "OpenAI-compatible chat completion (JSON, or SSE with stream: true)",
       description:
@@ -27,7 +28,6 @@ export function openaiRoutes(app: AnyElysia, gw: GatewayContext): void {
         "With stream: true, `data:` chunks end with `data: [DONE]`; stream_options.include_usage adds a usage chunk. " +
         "Errors are OpenAI-shaped: {error: {message, type, param, code}}.",
       tags: ["openai"],
-      body: ChatCompletionRequestSchema,
       responses: { 200: ChatCompletionSchema },
       errors: [400, 404, 405, 413, 415, 502, 503],
     }),

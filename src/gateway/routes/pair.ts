@@ -1,14 +1,14 @@
-import type { AnyElysia } from "elysia";
 import type { GatewayContext } from "../context.ts";
+import type { GatewayElysia } from "../elysia.ts";
 import { jsonResponse } from "../errors.ts";
 import { doc } from "../openapi/doc.ts";
 import { PairResponseSchema } from "../schemas.ts";
 
-export function pairRoutes(app: AnyElysia, gw: GatewayContext): void {
+export function pairRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.post(
     "/pair",
-    ({ request }) => {
-      const client = gw.clientAddress(request);
+    ({ request, prx }) => {
+      const client = prx.client;
       const { token, record } = gw.auth.pair(client, request.headers.get("x-pairing-code"), `paired from ${client}`);
       gw.logger.info("paired a new client", { client, token: record.id });
       return jsonResponse({ token, id: record.id });

@@ -1,19 +1,22 @@
-import type { AnyElysia } from "elysia";
 import { z } from "zod";
 import type { ExtensionsStatus } from "../../agent/host.ts";
 import { PrxError } from "../../core/errors.ts";
 import type { PluginServices } from "../../plugins/adapters/services.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "../../plugins/remote/limits.ts";
-import { readJsonBody, readLimited } from "../body.ts";
+import { jsonParser, readLimited } from "../body.ts";
+import type { GatewayElysia } from "../elysia.ts";
+import { routeSchema } from "../route-schema.ts";
 import { jsonResponse } from "../errors.ts";
 import { doc, loadBeforeDocs } from "../openapi/doc.ts";
 import type { GatewayMount, HealthCheck } from "../types.ts";
 import { hooksRoutes } from "./hooks.ts";
+import { pluginLiveSections, pluginRuntimeRoutes } from "./plugin-runtime.ts";
 
 /** Largest probe request body (a middleware_test envelope or provider_chat messages). */
 export const PROBE_MAX_BODY_BYTES = 1024 * 1024;
 
-const ProbeBodySchema = z.looseObject({ action: z.string() });
+const ProbeBodySchema = z.looseObject({ action: z.string().describe("status, reload, middleware_test, cron_run, provider_chat or storage") });
+export const ProbeBody = routeSchema(() => ProbeBodySchema);
 
 /**
  * The plugin subsystem's modules load on the first request that needs them (and before the OpenAPI document is
@@ -61,7 +64,8 @@ function reloadOptions(api: PluginModules["api"], request: Request, all: boolean
  */
 export function pluginRoutes(services: () => PluginServices | Promise<PluginServices>): GatewayMount {
   const runtime = async () => (await services()).runtime;
-  return (app: AnyElysia) =>
+  return (app: GatewayElysia) => {
+    pluginRuntimeRoutes(app, async () => services());
     app
       .get("/api/plugins", async () => jsonResponse((await pluginModules()).api.listPlugins(await runtime())), {
         detail: doc({
@@ -116,8 +120,7 @@ export function pluginRoutes(services: () => PluginServices | Promise<PluginServ
       )
       .post(
         "/api/plugins/:name/probe",
-        async ({ params, request }) => {
-          const body = await readJsonBody(request, ProbeBodySchema, PROBE_MAX_BODY_BYTES);
+        async ({ params, body }) => {
           if (body.action === "list")
             throw new PrxError("BAD_REQUEST", 'action "list" is not scoped to a plugin; use GET /api/plugins', {
               status: 400,
@@ -126,17 +129,19 @@ export function pluginRoutes(services: () => PluginServices | Promise<PluginServ
           return jsonResponse(await runProbe(await services(), parseProbeRequest(body, params.name)));
         },
         {
+          body: ProbeBody,
+          parse: jsonParser(PROBE_MAX_BODY_BYTES),
           detail: doc({
             summary:
               "Probe the plugin on the live generation: status, reload, middleware_test, cron_run, provider_chat, storage",
             tags: ["plugins"],
-            body: () => ProbeBodySchema,
             responses: { 200: schemaOf((m) => m.probes.ProbeResponseSchema()) },
             // 409: the capability's plugin failed to load (or is disabled); the message carries its load error
             errors: [400, 404, 409, 413, 415],
           }),
         },
       );
+  };
 }
 
 const BODYLESS = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
@@ -170,7 +175,7 @@ export function remotePluginRoutes(services: () => PluginServices | Promise<Plug
     responses: { 200: { description: "what the plugin's route handler answers" } },
     errors: [404, 413, 502],
   });
-  return (app: AnyElysia) =>
+  return (app: GatewayElysia) =>
     app
       .all("/plugins/:name", ({ request }) => serve(request), { detail })
       .all("/plugins/:name/*", ({ request }) => serve(request), { detail });
@@ -210,7 +215,15 @@ function servicesOf(host: PluginHostHandle): () => Promise<PluginServices> {
  */
 export function pluginGatewayMounts(host: PluginHostHandle): GatewayMount[] {
   const services = servicesOf(host);
+  const live: GatewayMount = (_app, gw) =>
+    pluginLiveSections(
+      gw,
+      () => (host.extensions.state === "ready" ? (host.plugins ?? null) : null),
+      async (ready) => (await pluginModules()).api.listPlugins(ready.runtime),
+      () => host.extensions.state,
+    );
   return [
+    live,
     pluginRoutes(services),
     hooksRoutes(async () => (await services()).hooks),
     remotePluginRoutes(services),

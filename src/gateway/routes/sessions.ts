@@ -1,25 +1,23 @@
-import type { AnyElysia } from "elysia";
 import { toMessageWire, toSummaryWire } from "../../agent/index.ts";
 import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
-import { readJsonBody } from "../body.ts";
+import { jsonParser } from "../body.ts";
 import type { GatewayContext } from "../context.ts";
+import type { GatewayElysia } from "../elysia.ts";
 import { jsonResponse } from "../errors.ts";
 import { SESSION_ID_PATTERN, SESSION_MESSAGES_MAX, SESSIONS_LIST_MAX } from "../limits.ts";
 import { SessionDeletedSchema, SessionDetailSchema } from "../memory-schemas.ts";
 import { doc } from "../openapi/doc.ts";
+import { modelNotFound } from "../openai/models.ts";
 import { streamTurn, toTurnReply } from "../reply.ts";
-import {
-  MessageBodySchema,
-  SessionListSchema,
-  SessionMessagesSchema,
-  SSE_DESCRIPTION,
-  TurnReplySchema,
-} from "../schemas.ts";
+import { routeSchema } from "../route-schema.ts";
+import { MessageBodySchema, SessionListSchema, SessionMessagesSchema, SSE_DESCRIPTION, TurnReplySchema } from "../schemas.ts";
 import { wantsEventStream } from "../sse.ts";
 import { runGatewayTurn } from "../turns.ts";
+import { sessionManageRoutes } from "./session-manage.ts";
 
 const LimitQuery = z.coerce.number().int().min(1);
+const tags = ["sessions"];
 
 /** `?limit=N`, clamped to `max` (SESSIONS_LIST_MAX, SESSION_MESSAGES_MAX). */
 export function limitFrom(request: Request, max: number): number {
@@ -31,7 +29,7 @@ export function limitFrom(request: Request, max: number): number {
   return Math.min(parsed.data, max);
 }
 
-function sessionIdFrom(id: string): string {
+export function sessionIdFrom(id: string): string {
   if (!SESSION_ID_PATTERN.test(id)) {
     throw new PrxError(
       "BAD_REQUEST",
@@ -41,11 +39,31 @@ function sessionIdFrom(id: string): string {
   return id;
 }
 
-export function sessionRoutes(app: AnyElysia, gw: GatewayContext): void {
+export function sessionNotFound(id: string): PrxError {
+  return new PrxError("SESSION_NOT_FOUND", `no session "${id}"`, { hint: "list sessions with GET /api/sessions" });
+}
+
+export const MessageBody = routeSchema(MessageBodySchema);
+
+/** The provider and model of a turn that names one (as GET /v1/models lists them); none: the configured default. */
+function modelChoice(gw: GatewayContext, model: string | undefined): { provider?: string; model?: string } {
+  if (model === undefined) return {};
+  const selection = gw.models.select(model);
+  if (!selection) throw modelNotFound(model);
+  return {
+    ...(selection.provider ? { provider: selection.provider } : {}),
+    ...(selection.model ? { model: selection.model } : {}),
+  };
+}
+
+export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.get(
     "/api/sessions",
     ({ request }) => {
-      const sessions = gw.host.sessions.list(limitFrom(request, SESSIONS_LIST_MAX)).map((s) => ({
+      const limit = limitFrom(request, SESSIONS_LIST_MAX);
+      const q = new URL(request.url).searchParams.get("q");
+      const found = q ? gw.host.sessions.search(q, limit) : gw.host.sessions.list(limit);
+      const sessions = found.map((s) => ({
         id: s.id,
         title: s.title,
         channel: s.channel,
@@ -57,8 +75,8 @@ export function sessionRoutes(app: AnyElysia, gw: GatewayContext): void {
     },
     {
       detail: doc({
-        summary: "List sessions, newest first (?limit=N)",
-        tags: ["sessions"],
+        summary: "List sessions, newest first (?limit=N; ?q=text keeps those whose title or id contains it)",
+        tags,
         responses: { 200: SessionListSchema },
         errors: [400],
       }),
@@ -70,16 +88,14 @@ export function sessionRoutes(app: AnyElysia, gw: GatewayContext): void {
     ({ request, params }) => {
       const id = sessionIdFrom(params.id);
       const summary = gw.host.sessions.get(id);
-      if (!summary) {
-        throw new PrxError("SESSION_NOT_FOUND", `no session "${id}"`, { hint: "list sessions with GET /api/sessions" });
-      }
+      if (!summary) throw sessionNotFound(id);
       const messages = gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX)).map(toMessageWire);
       return jsonResponse({ session: toSummaryWire(summary), messages });
     },
     {
       detail: doc({
         summary: "A session and its messages, oldest first (?limit=N keeps the newest N)",
-        tags: ["sessions"],
+        tags,
         responses: { 200: SessionDetailSchema },
         errors: [400, 404],
       }),
@@ -92,7 +108,7 @@ export function sessionRoutes(app: AnyElysia, gw: GatewayContext): void {
     {
       detail: doc({
         summary: "Delete a session: its messages and its session-scoped memories go with it (after a running turn)",
-        tags: ["sessions"],
+        tags,
         responses: { 200: SessionDeletedSchema },
         errors: [400, 404],
       }),
@@ -103,9 +119,7 @@ export function sessionRoutes(app: AnyElysia, gw: GatewayContext): void {
     "/api/sessions/:id/messages",
     ({ request, params }) => {
       const id = sessionIdFrom(params.id);
-      if (!gw.host.sessions.get(id)) {
-        throw new PrxError("SESSION_NOT_FOUND", `no session "${id}"`, { hint: "list sessions with GET /api/sessions" });
-      }
+      if (!gw.host.sessions.get(id)) throw sessionNotFound(id);
       const messages = gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX)).map((m) => ({
         seq: m.seq,
         role: m.role,
@@ -120,7 +134,7 @@ export function sessionRoutes(app: AnyElysia, gw: GatewayContext): void {
     {
       detail: doc({
         summary: "A session's messages, oldest first (?limit=N keeps the newest N)",
-        tags: ["sessions"],
+        tags,
         responses: { 200: SessionMessagesSchema },
         errors: [400, 404],
       }),
@@ -129,19 +143,20 @@ export function sessionRoutes(app: AnyElysia, gw: GatewayContext): void {
 
   app.post(
     "/api/sessions/:id/message",
-    async ({ request, params }) => {
+    async ({ request, params, body }) => {
       const id = sessionIdFrom(params.id);
-      const body = await readJsonBody(request, MessageBodySchema(), gw.config.max_body_bytes);
-      const input = { sessionId: id, text: body.message, channel: "gateway" };
+      const input = { sessionId: id, text: body.message, channel: "gateway", ...modelChoice(gw, body.model) };
       if (wantsEventStream(request)) return streamTurn(gw, input);
-      const result = await runGatewayTurn(gw, { ...input, signal: request.signal });
+      const result = await runGatewayTurn(gw, { ...input, signal: request.signal }, { cancellable: true });
       return jsonResponse(toTurnReply(result));
     },
     {
+      body: MessageBody,
+      parse: jsonParser(() => gw.config.max_body_bytes),
       detail: doc({
         summary: "Send a message to a session (created if new); JSON reply, or SSE with Accept: text/event-stream",
-        tags: ["sessions"],
-        body: MessageBodySchema,
+        description: "POST /api/sessions/{id}/cancel stops the turn; the session keeps what was said before it stopped.",
+        tags,
         responses: {
           200: {
             description: `the turn's reply as JSON, or with Accept: text/event-stream a ${SSE_DESCRIPTION}`,
@@ -152,4 +167,6 @@ export function sessionRoutes(app: AnyElysia, gw: GatewayContext): void {
       }),
     },
   );
+
+  sessionManageRoutes(app, gw);
 }

@@ -1,4 +1,3 @@
-import type { AnyElysia } from "elysia";
 import { SessionExportSchema, toSessionExport, validateSessionId } from "../../agent/index.ts";
 import { isPrxError, PrxError } from "../../core/errors.ts";
 import {
@@ -14,6 +13,7 @@ import {
 } from "../../memory/index.ts";
 import { readLimited } from "../body.ts";
 import type { GatewayContext } from "../context.ts";
+import type { GatewayElysia } from "../elysia.ts";
 import { jsonResponse } from "../errors.ts";
 import { MemoryImportResultSchema } from "../memory-schemas.ts";
 import { doc } from "../openapi/doc.ts";
@@ -76,7 +76,7 @@ function requireJsonLines(request: Request): void {
 }
 
 /** /api/export/* and /api/import/*: everything the assistant keeps, out and back in, as JSON Lines. */
-export function transferRoutes(app: AnyElysia, gw: GatewayContext): void {
+export function transferRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.get(
     "/api/export/memory",
     () => {

@@ -7,6 +7,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnAnnouncing, startStandaloneFake } from "../announce.ts";
+import { buildHello, timeToFirst200 } from "../hello-start.ts";
+import { throughputDir, throughputRows } from "../throughput.ts";
 import { turnOverheadRows } from "../turn-overhead.ts";
 import { wrkCrossCheckRows } from "../wrk-cross-check.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
@@ -16,6 +18,8 @@ const COLD_RUNS = 10;
 const IDLE_MS = 3000;
 const LOAD_SECONDS = 3;
 const LOAD_CONNECTIONS = 32;
+/** The gateway's cold start may take at most this many times a compiled Bun.serve hello's, measured in the same run. */
+const START_TARGET_RATIO = 2;
 
 function freePort(): number {
   const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
@@ -36,6 +40,12 @@ function writeConfig(dir: string, fakeUrl: string): void {
 
 function env(tmp: string): Record<string, string> {
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmp };
+}
+
+function createToken(binary: string, ws: string, tmp: string): string {
+  const created = Bun.spawnSync([binary, "gateway", "token", "create", "--name", "bench", "-w", ws], { env: env(tmp) });
+  if (created.exitCode !== 0) throw new Error(`token create failed: ${created.stderr.toString()}`);
+  return created.stdout.toString().trim();
 }
 
 /** The gateway's stderr (its access log: one line per request) goes to this file in the workspace. */
@@ -126,25 +136,43 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
   let upstreamBody = "";
   try {
     writeConfig(tmp, fake.url);
-    const created = Bun.spawnSync([binary, "gateway", "token", "create", "--name", "bench", "-w", tmp], {
-      env: env(tmp),
-    });
-    if (created.exitCode !== 0) throw new Error(`token create failed: ${created.stderr.toString()}`);
-    const token = created.stdout.toString().trim();
+    const token = createToken(binary, tmp, tmp);
 
     await stopGateway((await startGateway(binary, tmp, tmp)).proc); // warm the page cache
+    const hello = await buildHello(tmp);
     const cold: number[] = [];
+    const helloCold: number[] = [];
     for (let i = 0; i < COLD_RUNS; i++) {
       const run = await startGateway(binary, tmp, tmp);
       cold.push(run.ms);
       await stopGateway(run.proc);
+      const port = freePort();
+      const floor = await timeToFirst200([hello, String(port)], `http://127.0.0.1:${port}/`, env(tmp));
+      helloCold.push(floor.ms);
+      await stopGateway(floor.proc);
     }
+    const start = stats(cold).p50;
+    const helloStart = stats(helloCold).p50;
     rows.push({
       suite: "gateway",
       name: `cold start to first 200 on /health (median of ${COLD_RUNS})`,
-      value: stats(cold).p50,
+      value: start,
       unit: "ms",
       target: { op: "<=", value: 60 },
+    });
+    rows.push({
+      suite: "gateway",
+      name: `  compiled Bun.serve hello: cold start to first 200 (median of ${COLD_RUNS}, alternating)`,
+      value: helloStart,
+      unit: "ms",
+    });
+    rows.push({
+      suite: "gateway",
+      name: "gateway cold start / compiled Bun.serve hello",
+      value: start / helloStart,
+      unit: "count",
+      target: { op: "<=", value: START_TARGET_RATIO },
+      note: `gateway ${start.toFixed(1)} ms, hello ${helloStart.toFixed(1)} ms`,
     });
 
     const { proc, url } = await startGateway(binary, tmp, tmp);
@@ -188,6 +216,15 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
     } finally {
       await stopGateway(proc);
     }
+    rows.push(
+      ...(await throughputRows({
+        binary,
+        dir: throughputDir(tmp),
+        token: (ws) => createToken(binary, ws, tmp),
+        startGateway,
+        writeConfig,
+      })),
+    );
     const dir = join(tmp, "wrk");
     mkdirSync(dir);
     rows.push(

@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Elysia } from "elysia";
-import { PrxError } from "../../../src/core/errors.ts";
-import { errorResponse } from "../../../src/gateway/errors.ts";
 import { hooksRoutes } from "../../../src/gateway/routes/hooks.ts";
 import { PROBE_MAX_BODY_BYTES, pluginRoutes } from "../../../src/gateway/routes/plugins.ts";
 import { EXPORT_NAME_PATTERN } from "../../../src/plugins/adapters/provider.ts";
 import { parseExportName } from "../../../src/plugins/adapters/provider.ts";
 import { HOOKS_API_MAX_BODY_BYTES } from "../../../src/plugins/hooks-api.ts";
 import { parseProbeRequest, PROBE_MAX_MESSAGES } from "../../../src/plugins/probes.ts";
+import { gatewayWithMounts } from "../../helpers/gateway-app.ts";
 import { body, captureLogs, openHost, workspaceWith, type OpenedHost, type TestWorkspace } from "./helpers.ts";
 
 let ws: TestWorkspace;
@@ -22,13 +20,7 @@ afterAll(async () => {
   ws.cleanup();
 });
 
-const app = () =>
-  [pluginRoutes(() => opened.services), hooksRoutes(() => opened.services.hooks)].reduce(
-    (a, mount) => mount(a),
-    new Elysia().onError(({ error }) =>
-      errorResponse(error instanceof PrxError ? error : new PrxError("INTERNAL", String(error))),
-    ),
-  );
+const app = () => gatewayWithMounts(opened.host, [pluginRoutes(() => opened.services), hooksRoutes(() => opened.services.hooks)]).app;
 
 /** A JSON text of exactly `bytes` bytes: `make(pad)` with the padding sized to fit. */
 function exactly(bytes: number, make: (pad: string) => unknown): string {

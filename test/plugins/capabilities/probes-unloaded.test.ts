@@ -3,13 +3,12 @@
  * runProbe (what wasm_plugins_manage runs), POST /api/plugins/:name/probe and `prx plugins probe`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Elysia } from "elysia";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PrxError } from "../../../src/core/errors.ts";
-import { errorResponse } from "../../../src/gateway/errors.ts";
 import { pluginRoutes } from "../../../src/gateway/routes/plugins.ts";
 import { parseProbeRequest, runProbe } from "../../../src/plugins/probes.ts";
+import { gatewayWithMounts } from "../../helpers/gateway-app.ts";
 import { gateModule } from "../../fixtures/gate-middleware.ts";
 import { body, failure, MANAGE_TOOL_OPT_IN, openScenario, type HostScenario } from "./helpers.ts";
 
@@ -104,9 +103,7 @@ describe("a probe whose plugin failed to load", () => {
   });
 
   test("POST /api/plugins/:name/probe answers 409 with the load error", async () => {
-    const app = pluginRoutes(() => scenario.opened.services)(
-      new Elysia().onError(({ error }) => errorResponse(error instanceof PrxError ? error : new PrxError("INTERNAL", String(error)))),
-    );
+    const { app } = gatewayWithMounts(scenario.opened.host, [pluginRoutes(() => scenario.opened.services)]);
     const res = await app.handle(
       new Request("http://local/api/plugins/rate-limiter-middleware/probe", {
         method: "POST",

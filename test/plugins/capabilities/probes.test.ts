@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Elysia } from "elysia";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { errorResponse } from "../../../src/gateway/errors.ts";
 import { hooksRoutes } from "../../../src/gateway/routes/hooks.ts";
 import { pluginGatewayMounts, pluginRoutes } from "../../../src/gateway/routes/plugins.ts";
 import { buildGateway } from "../../../src/gateway/app.ts";
@@ -10,6 +8,7 @@ import { AuthService } from "../../../src/gateway/auth/service.ts";
 import { isPrxError, PrxError } from "../../../src/core/errors.ts";
 import { parseProbeRequest, runProbe } from "../../../src/plugins/probes.ts";
 import type { FakeServer } from "../../fakes/index.ts";
+import { gatewayWithMounts } from "../../helpers/gateway-app.ts";
 import {
   body,
   eventually,
@@ -133,13 +132,7 @@ describe("probes on the production generation", () => {
 });
 
 describe("HTTP routes (pluginRoutes + hooksRoutes on an Elysia app)", () => {
-  const app = () =>
-    [pluginRoutes(() => opened.services), hooksRoutes(() => opened.services.hooks)].reduce(
-      (a, mount) => mount(a),
-      new Elysia().onError(({ error }) =>
-        errorResponse(error instanceof PrxError ? error : new PrxError("INTERNAL", String(error))),
-      ),
-    );
+  const app = () => gatewayWithMounts(opened.host, [pluginRoutes(() => opened.services), hooksRoutes(() => opened.services.hooks)]).app;
   const call = (method: string, path: string, body?: unknown) =>
     app().handle(
       new Request(`http://local${path}`, {
@@ -244,10 +237,7 @@ describe("the gateway app with pluginGatewayMounts", () => {
     expect(list.count).toBe(ALL.length);
     expect((await get("/api/hooks")).status).toBe(200);
     const bare = { workspace: { root: "/nowhere" }, extensions: { state: "ready" as const }, loadExtensions: async () => {}, plugins: undefined };
-    const orphan = pluginGatewayMounts(bare).reduce(
-      (a, mount) => mount(a),
-      new Elysia().onError(({ error }) => errorResponse(error as PrxError)),
-    );
+    const orphan = gatewayWithMounts(opened.host, pluginGatewayMounts(bare)).app;
     expect((await orphan.handle(new Request("http://local/api/plugins"))).status).toBe(503);
   });
 });

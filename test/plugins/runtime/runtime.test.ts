@@ -129,6 +129,9 @@ describe("plugin runtime", () => {
       expect(error.status).toBe(400);
       expect(error.message).toContain("generation 1 keeps serving");
       expect(error.message).toContain("invalid TOML");
+      // the cause's hint stays a hint: the message says what failed, the hint what to do
+      expect(error.message).not.toContain("hint:");
+      expect(error.message).not.toContain("\n");
       await stillServing();
     });
 
@@ -158,6 +161,7 @@ describe("plugin runtime", () => {
       const gone = await reloadError("echo");
       expect([gone.code, gone.status]).toEqual(["PLUGIN_RELOAD", 400]);
       expect(gone.message).toContain("no longer present");
+      expect(gone.hint).toContain("put the plugin back");
       const unknown = await reloadError("nope");
       expect([unknown.code, unknown.status]).toEqual(["PLUGIN_NOT_FOUND", 404]);
       await stillServing();
