@@ -2,7 +2,11 @@ import { version } from "../../package.json" with { type: "json" };
 import type { AgentHost } from "../agent/host.ts";
 import type { McpGatewayPort } from "../contracts/mcp.ts";
 import { errorMessage } from "../core/errors.ts";
+import type { EarlyListener } from "../gateway/early.ts";
+import type { GatewayFileLog } from "../gateway/file-log.ts";
+import type { GatewayServer } from "../gateway/server.ts";
 import type { McpClientExtension } from "../mcp/extension.ts";
+import type { GatewayChannels } from "./gateway-channels.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 import { hoistGlobalOptions } from "./global-options.ts";
 
@@ -14,7 +18,12 @@ const USAGE = `Usage: prx gateway [--host H] [--port P]      run the HTTP gatewa
 
 const TOKEN_COMMANDS = ["create", "list", "revoke"] as const;
 
-/** How long after listening the gateway starts its plugin runtime unless a request needs it sooner. */
+/**
+ * How long after listening the gateway opens its agent host and routes unless a request needs them sooner: the first
+ * health checks are answered at once ("starting"), and a turn or API call opens them immediately.
+ */
+export const HOST_OPEN_DELAY_MS = 25;
+/** How long after the routes are served the gateway starts its plugin runtime unless a request needs it sooner. */
 export const PLUGINS_LOAD_DELAY_MS = 25;
 
 export async function gatewayCommand(given: string[], globals: { workspace?: string }): Promise<number> {
@@ -31,56 +40,117 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   if (positionals.length > 0) throw unknownName("subcommand", positionals[0]!, ["token"], "prx gateway");
   const port = values.port === undefined ? undefined : parsePort(values.port);
 
+  // Listen first (workspace, cached config, database), then build the rest: see gateway/early.ts.
+  const early = await listenFirst(values.workspace ?? globals.workspace, values.host, port);
+  let running: Running;
+  try {
+    await early.listener.needed(HOST_OPEN_DELAY_MS);
+    running = await openAndServe(early, values.host);
+  } catch (error) {
+    await early.listener.fail(error);
+    throw error;
+  }
+  const { host, server, channels, fileLog } = running;
+  channels.start();
+  // Requests that need plugins (turns, /api/plugins) load them at once; otherwise they load shortly after
+  // listening, so the first health checks are answered without waiting behind the plugin start.
+  const loadLater = setTimeout(() => {
+    if (server.context.turns.draining) return;
+    host.loadExtensions().then(() => channels.followReloads(), (error: unknown) =>
+      server.context.logger.error(`plugins did not load; /health reports 503, turns fail: ${errorMessage(error)}`),
+    );
+  }, PLUGINS_LOAD_DELAY_MS);
+  await server.closed;
+  clearTimeout(loadLater);
+  await channels.stop();
+  await host.close();
+  await fileLog.close();
+  return 0;
+}
+
+interface Early {
+  workspace: string;
+  listener: EarlyListener;
+}
+
+/** The workspace, its config (cached validation) and database, and the listening socket with its early /health. */
+async function listenFirst(workspaceFlag: string | undefined, hostFlag: string | undefined, portFlag: number | undefined): Promise<Early> {
+  const { openWorkspace } = await import("../core/workspace.ts");
+  const { loadConfigCached } = await import("../config/cache.ts");
+  const { openDatabase } = await import("../core/database.ts");
+  const { assertBindable, cannotListen, listeningLine } = await import("../gateway/bind.ts");
+  const { listenEarly } = await import("../gateway/early.ts");
+  const limits = await import("../gateway/limits.ts");
+  const workspace = openWorkspace(workspaceFlag);
+  const { config, path } = await loadConfigCached(workspace.configPath, workspace.cacheDir);
+  const hostname = hostFlag ?? config.gateway.host;
+  const port = portFlag ?? config.gateway.port;
+  assertBindable(hostname, config.gateway);
+  let listener: EarlyListener;
+  try {
+    listener = listenEarly({
+      hostname,
+      port,
+      idleTimeout: limits.GATEWAY_IDLE_TIMEOUT_S,
+      maxRequestBodySize: limits.BUN_MAX_REQUEST_BODY_BYTES,
+      db: openDatabase(workspace.dbPath),
+      config,
+      configPath: path,
+    });
+  } catch (cause) {
+    throw cannotListen(hostname, port, cause);
+  }
+  console.log(listeningLine(hostname, listener.server));
+  return { workspace: workspace.root, listener };
+}
+
+interface Running {
+  host: AgentHost;
+  server: GatewayServer;
+  channels: GatewayChannels;
+  fileLog: GatewayFileLog;
+}
+
+/** The agent host, the file log, the channels and the full route table, served by the early listener. */
+async function openAndServe(early: Early, hostname: string | undefined): Promise<Running> {
+  // Between the steps below the event loop answers what arrived meanwhile (an early /health, from the listener).
+  const servePending = () => new Promise<void>((resolve) => setImmediate(resolve));
   const { openAgentHost } = await import("../agent/index.ts");
+  await servePending();
   // MCP servers marked eager start with the plugins; the others on first use.
   const mcp = (await import("../mcp/extension.ts")).mcpClientExtension({ eager: true, clientVersion: version });
-  // The plugin runtime (and its modules) load once the gateway listens: /health answers meanwhile ("starting") and
+  // The plugin runtime (and its modules) load once the gateway serves: /health answers meanwhile ("starting") and
   // turns wait for it.
   const host = await openAgentHost({
-    workspace: values.workspace ?? globals.workspace,
+    workspace: early.workspace,
     extend: mcp.wrap(async (base) => (await import("../agent/plugin-extensions.ts")).pluginExtensions(base)),
     deferExtend: true,
   });
   const fileLog = (await import("../gateway/file-log.ts")).openGatewayFileLog(host.workspace.logsDir);
-  let server;
-  let channels;
   try {
-    channels = await (await import("./gateway-channels.ts")).gatewayChannels(host);
+    await servePending();
+    const channels = await (await import("./gateway-channels.ts")).gatewayChannels(host);
+    await servePending();
     const { startGateway } = await import("../gateway/server.ts");
+    await servePending();
     const { pluginGatewayMounts, pluginHealthCheck } = await import("../gateway/routes/plugins.ts");
     const { mcpRoutes } = await import("../gateway/routes/mcp.ts");
     const mcpPort = mcpGatewayPort(host, mcp);
-    server = await startGateway({
+    const server = await startGateway({
       host,
-      hostname: values.host,
-      port,
+      hostname,
       version,
       mounts: [...pluginGatewayMounts(host), ...channels.mounts, mcpRoutes(mcpPort, host.config.gateway.max_body_bytes)],
       checks: { plugins: pluginHealthCheck(host), ...channels.checks },
       accessLog: fileLog.accessLog,
+      listener: early.listener,
     });
+    return { host, server, channels, fileLog };
   } catch (error) {
     await host.close();
     await fileLog.close();
     throw error;
   }
-  const gateway = server;
-  const supervised = channels;
-  supervised.start();
-  // Requests that need plugins (turns, /api/plugins) load them at once; otherwise they load shortly after
-  // listening, so the first health checks are answered without waiting behind the plugin start.
-  const loadLater = setTimeout(() => {
-    if (gateway.context.turns.draining) return;
-    host.loadExtensions().then(() => supervised.followReloads(), (error: unknown) =>
-      gateway.context.logger.error(`plugins did not load; /health reports 503, turns fail: ${errorMessage(error)}`),
-    );
-  }, PLUGINS_LOAD_DELAY_MS);
-  await server.closed;
-  clearTimeout(loadLater);
-  await supervised.stop();
-  await host.close();
-  await fileLog.close();
-  return 0;
 }
 
 /** The MCP routes' port, built (with the MCP modules) on the first request that needs it. */

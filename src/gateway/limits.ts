@@ -46,3 +46,10 @@ export const SSE_KEEPALIVE_MS = 15_000;
 
 /** Longest accepted `X-Request-Id` from a client (echoed back); longer ones are replaced. */
 export const REQUEST_ID_MAX_CHARS = 128;
+/** Bun closes a connection silent for this long; SSE keep-alives (15 s) and most turns fit well inside. */
+export const GATEWAY_IDLE_TIMEOUT_S = 255;
+/**
+ * Bun's own body cap. It answers a larger declared Content-Length with a bare 413 before our pipeline runs, so it
+ * sits above the largest gateway.max_body_bytes the config allows (64 MiB): our JSON 413 naming the limit wins.
+ */
+export const BUN_MAX_REQUEST_BODY_BYTES = 128 * 1024 * 1024;

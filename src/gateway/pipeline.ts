@@ -4,7 +4,7 @@ import { OPEN_CREDENTIAL, type Credential } from "./auth/service.ts";
 import { tooLarge } from "./body.ts";
 import type { GatewayContext } from "./context.ts";
 import { errorResponseFor, fromElysiaError, statusOf } from "./errors.ts";
-import { REQUEST_ID_MAX_CHARS } from "./limits.ts";
+import { requestIdOf } from "./request-id.ts";
 import type { RouteTable } from "./route-table.ts";
 
 /**
@@ -33,8 +33,6 @@ const NOT_STARTED: Readonly<RequestState> = Object.freeze({
   credential: OPEN_CREDENTIAL,
   done: true,
 });
-
-const REQUEST_ID_RE = /^[\x21-\x7e]+$/;
 
 function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
@@ -86,9 +84,8 @@ export function requestPipeline({ gw, routes, server }: PipelineOptions) {
   }
 
   function begin(request: Request): RequestState {
-    const given = request.headers.get("x-request-id");
     return {
-      id: given && given.length <= REQUEST_ID_MAX_CHARS && REQUEST_ID_RE.test(given) ? given : crypto.randomUUID(),
+      id: requestIdOf(request),
       start: performance.now(),
       path: pathOf(request.url),
       client: gw.clientAddress(request, server()),

@@ -5,19 +5,13 @@ import { lineAccessLog, type AccessLog } from "./access-log.ts";
 import { AuthService } from "./auth/service.ts";
 import { buildGateway } from "./app.ts";
 import type { GatewayContext } from "./context.ts";
-import { listen } from "./listen.ts";
+import { BUN_MAX_REQUEST_BODY_BYTES, GATEWAY_IDLE_TIMEOUT_S } from "./limits.ts";
+import { assertBindable, cannotListen, listeningLine, urlOf } from "./bind.ts";
+import type { EarlyListener } from "./early.ts";
+import { listen, nativeRoutes } from "./listen.ts";
 import { providerReadiness, providerWarning } from "./provider-check.ts";
 import type { Clock, GatewayDeps, GatewayHost } from "./types.ts";
 
-/** Bun closes a connection silent for this long; SSE keep-alives (15 s) and most turns fit well inside. */
-export const GATEWAY_IDLE_TIMEOUT_S = 255;
-/** A full GC this long after start returns start-up garbage to the OS before the gateway idles. */
-export const POST_START_GC_DELAY_MS = 1000;
-/**
- * Bun's own body cap. It answers a larger declared Content-Length with a bare 413 before our pipeline runs, so it
- * sits above the largest gateway.max_body_bytes the config allows (64 MiB): our JSON 413 naming the limit wins.
- */
-export const BUN_MAX_REQUEST_BODY_BYTES = 128 * 1024 * 1024;
 
 export interface StartGatewayOptions {
   host: GatewayHost | AgentHost;
@@ -35,6 +29,8 @@ export interface StartGatewayOptions {
   checks?: GatewayDeps["checks"];
   /** One line per request; default: printed to stderr (buffered), whatever PRX_LOG says unless "silent". */
   accessLog?: AccessLog;
+  /** Already listening (and its line printed): serve with it instead of listening. */
+  listener?: EarlyListener;
 }
 
 export interface GatewayServer {
@@ -59,10 +55,17 @@ export function pairingClosedLine(tokens: number): string {
   );
 }
 
-export function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === "::ffff:127.0.0.1";
+
+function listenOn(app: Parameters<typeof listen>[0], hostname: string, port: number): Bun.Server<unknown> {
+  try {
+    return listen(app, { hostname, port, idleTimeout: GATEWAY_IDLE_TIMEOUT_S, maxRequestBodySize: BUN_MAX_REQUEST_BODY_BYTES });
+  } catch (cause) {
+    throw cannotListen(hostname, port, cause);
+  }
 }
+
+/** A full GC this long after start returns start-up garbage to the OS before the gateway idles. */
+export const POST_START_GC_DELAY_MS = 1000;
 
 export async function startGateway(options: StartGatewayOptions): Promise<GatewayServer> {
   const host = options.host;
@@ -71,11 +74,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const port = options.port ?? config.port;
   // console.log: a closed stdout is ignored, and process.stdout (Node streams, milliseconds to build) stays unbuilt
   const print = options.print ?? ((line: string) => console.log(line));
-  if (!isLoopback(hostname) && !config.allow_public_bind) {
-    throw new PrxError("FORBIDDEN", `refusing to bind the gateway to ${hostname}: not a loopback address`, {
-      hint: "use --host 127.0.0.1, or set gateway.allow_public_bind = true in config.toml (put TLS and pairing in front)",
-    });
-  }
+  assertBindable(hostname, config);
   const now = options.clock ?? Date.now;
   const auth = new AuthService({
     db: host.db,
@@ -95,17 +94,19 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   });
 
   let server: Bun.Server<unknown>;
-  try {
-    server = listen(app, { hostname, port, idleTimeout: GATEWAY_IDLE_TIMEOUT_S, maxRequestBodySize: BUN_MAX_REQUEST_BODY_BYTES });
-  } catch (cause) {
-    throw new PrxError("USAGE", `cannot listen on ${hostname}:${port}: ${(cause as Error).message}`, {
-      cause,
-      hint: "choose another port with --port, or stop the process using it",
-    });
+  if (options.listener) {
+    server = options.listener.server;
+    app.server = server as never;
+    options.listener.serve({ routes: nativeRoutes(app), fetch: (request) => app.fetch(request) });
+    for (const entry of options.listener.takeAnswered()) {
+      context.metrics.request("/health", entry.method, entry.status, entry.ms / 1000);
+      context.accessLog(entry);
+    }
+  } else {
+    server = listenOn(app, hostname, port);
+    print(listeningLine(hostname, server));
   }
-  const shown = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
-  const url = `http://${shown}:${server.port}`;
-  print(`prx gateway listening on ${url}`);
+  const url = urlOf(hostname, server);
   const pairing = auth.openPairingIfUnpaired();
   if (pairing) {
     print(

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Stages } from "../contracts/envelopes.ts";
 import { lazy } from "../core/lazy.ts";
 import { PrxError } from "../core/errors.ts";
-import { ChatMessageSchema } from "../providers/types.ts";
+import { ChatMessageSchema } from "../contracts/chat.ts";
 
 /**
  * The wire format of a probe (`wasm_plugins_manage` arguments, `prx plugins probe` JSON, the body of

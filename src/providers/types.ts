@@ -1,13 +1,5 @@
-export {
-  ChatMessageSchema,
-  ToolCallSchema,
-  ToolSpecSchema,
-  UsageSchema,
-  type ChatMessage,
-  type ToolCall,
-  type ToolSpec,
-  type Usage,
-} from "../contracts/chat.ts";
+// the message types only: their schemas (contracts/chat.ts) build zod objects, which a provider never needs
+export type { ChatMessage, ToolCall, ToolSpec, Usage } from "../contracts/chat.ts";
 import type { ChatMessage, ToolCall, ToolSpec, Usage } from "../contracts/chat.ts";
 import type { PrxError } from "../core/errors.ts";
 

@@ -23,7 +23,7 @@ import { GatewayMetrics, METRIC_MAX_SERIES, Counter } from "../../src/gateway/me
 import { toTurnMessages } from "../../src/gateway/openai/convert.ts";
 
 import { RateLimiter } from "../../src/gateway/rate-limit.ts";
-import { isLoopback } from "../../src/gateway/server.ts";
+import { isLoopback } from "../../src/gateway/bind.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 
 function fakeClock(start = 1_000_000) {

@@ -1,0 +1,126 @@
+import type { Database } from "bun:sqlite";
+import type { Config } from "../config/schema.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { AccessEntry } from "./access-log.ts";
+import { requestIdOf } from "./request-id.ts";
+import type { HealthCheck } from "./types.ts";
+
+/**
+ * The gateway listens before its agent host and route table are built (they take most of its start): /health
+ * answers from the database and the provider configuration, with the gateway reported as starting, and every other
+ * request waits for the full gateway, which then answers it. See README, Performance.
+ */
+export interface EarlyListener {
+  server: Bun.Server<unknown>;
+  /** Serve with the full gateway from now on: Bun.serve's handlers are swapped, and the requests that waited go to `fetch`. */
+  serve(handlers: { routes: Record<string, unknown>; fetch: (request: Request) => Response | Promise<Response> }): void;
+  /** The start failed: requests that waited are answered 503 naming why, and the listener closes. */
+  fail(error: unknown): Promise<void>;
+  /** The /health requests answered before the full gateway served (for its access log and metrics), once. */
+  takeAnswered(): AccessEntry[];
+  /** Resolves when a request needs the full gateway (anything but /health), or after `delayMs`, whichever is first. */
+  needed(delayMs: number): Promise<void>;
+}
+
+export interface EarlyListenOptions {
+  hostname: string;
+  port: number;
+  idleTimeout: number;
+  maxRequestBodySize: number;
+  db: Database;
+  config: Config;
+  env?: Record<string, string | undefined>;
+  configPath: string | null;
+}
+
+type Fetch = (request: Request) => Response | Promise<Response>;
+
+/** As the full gateway answers JSON (gateway/errors.ts is not loaded this early: it builds zod schemas). */
+function json(body: unknown, status: number): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8" } });
+}
+
+export function listenEarly(options: EarlyListenOptions): EarlyListener {
+  let settle!: (fetch: Fetch) => void;
+  const full = new Promise<Fetch>((resolve) => (settle = resolve));
+  const providers = providersCheck(options);
+  let answered: AccessEntry[] = [];
+  let wanted!: () => void;
+  const needed = new Promise<void>((resolve) => (wanted = resolve));
+  const server = Bun.serve({
+    hostname: options.hostname,
+    port: options.port,
+    idleTimeout: options.idleTimeout,
+    maxRequestBodySize: options.maxRequestBodySize,
+    reusePort: false,
+    development: false,
+    async fetch(request, srv) {
+      if (request.method !== "GET" || new URL(request.url).pathname !== "/health") {
+        wanted();
+        return (await full)(request);
+      }
+      const start = performance.now();
+      const id = requestIdOf(request);
+      const response = await startingHealth(options.db, providers);
+      response.headers.set("x-request-id", id);
+      const ms = Math.round((performance.now() - start) * 10) / 10;
+      const client = srv.requestIP(request)?.address ?? "unknown";
+      answered.push({ method: "GET", path: "/health", status: response.status, id, ms, client });
+      return response;
+    },
+  });
+  return {
+    server,
+    serve(handlers) {
+      server.reload({ routes: handlers.routes as never, fetch: handlers.fetch });
+      settle(handlers.fetch);
+    },
+    async fail(error) {
+      const message = `the gateway failed to start: ${errorMessage(error)}`;
+      settle(() => json({ error: { code: "INTERNAL", message } }, 503));
+      await server.stop(false);
+    },
+    needed(delayMs) {
+      const timer = setTimeout(wanted, delayMs);
+      return needed.finally(() => clearTimeout(timer));
+    },
+    takeAnswered() {
+      const taken = answered;
+      answered = [];
+      return taken;
+    },
+  };
+}
+
+async function startingHealth(db: Database, providers: Promise<HealthCheck>): Promise<Response> {
+  let database: HealthCheck;
+  try {
+    db.query("SELECT 1").get();
+    database = { ok: true };
+  } catch (error) {
+    database = { ok: false, detail: `database unreachable: ${errorMessage(error)}` };
+  }
+  const checks: Record<string, HealthCheck> = {
+    database,
+    providers: await providers,
+    gateway: { ok: true, detail: "starting: requests wait until the routes and plugins are loaded" },
+  };
+  const ok = Object.values(checks).every((check) => check.ok);
+  return json({ status: ok ? "ok" : "unavailable", checks }, ok ? 200 : 503);
+}
+
+/** The default provider's readiness from the configuration (no network), as the full /health reports it. */
+async function providersCheck(options: EarlyListenOptions): Promise<HealthCheck> {
+  const { createProviderResolver, isExternalProviderName, resolveModelChoice } = await import("../providers/index.ts");
+  const { providerReadiness } = await import("./provider-check.ts");
+  const choice = resolveModelChoice(options.config, {});
+  // a plugin's provider is known once the plugins are loaded
+  if (isExternalProviderName(choice.provider)) return { ok: true, detail: `starting: ${choice.provider} comes from a plugin` };
+  const providers = createProviderResolver(options.config, {
+    env: options.env ?? process.env,
+    external: () => undefined,
+    configPath: options.configPath,
+  });
+  const { ok, detail } = providerReadiness({ providers, resolveModelChoice: (opts) => resolveModelChoice(options.config, opts) });
+  return detail === undefined ? { ok } : { ok, detail };
+}
