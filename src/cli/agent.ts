@@ -1,10 +1,10 @@
-import { createInterface } from "node:readline";
 import type { AgentHost, TurnInput } from "../agent/index.ts";
 import { errorMessage } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import { parseCommand } from "./args.ts";
 import { InterruptController } from "../chat/interrupt.ts";
 import { openHost } from "./open-host.ts";
+import { writeOut } from "./stdout.ts";
 import { cliSessionId } from "./session-id.ts";
 import { cliUserId, USER_ID_MAX_BYTES } from "./user.ts";
 
@@ -29,7 +29,7 @@ export async function agentCommand(argv: string[]): Promise<number> {
     false,
   );
   if (values.help) {
-    process.stdout.write(USAGE);
+    writeOut(USAGE);
     return 0;
   }
   const userId = cliUserId(values.user, "prx agent");
@@ -58,17 +58,17 @@ export async function agentCommand(argv: string[]): Promise<number> {
       observer: values.json
         ? {}
         : {
-            onDelta: (t) => process.stdout.write(t),
+            onDelta: (t) => writeOut(t),
             onToolCallStart: (call) => process.stderr.write(`\n  → ${call.name}(${call.arguments.slice(0, 80)})\n`),
-            onMessage: (m) => process.stdout.write(`\n${m}\n`),
+            onMessage: (m) => writeOut(`\n${m}\n`),
           },
     };
     try {
       const result = await host.runTurn(input);
-      process.stdout.write(values.json ? JSON.stringify(result) + "\n" : "\n");
+      writeOut(values.json ? JSON.stringify(result) + "\n" : "\n");
       return true;
     } catch (error) {
-      if (values.json) process.stdout.write(JSON.stringify({ error: { code: (error as { code?: string }).code ?? "INTERNAL", message: errorMessage(error) } }) + "\n");
+      if (values.json) writeOut(JSON.stringify({ error: { code: (error as { code?: string }).code ?? "INTERNAL", message: errorMessage(error) } }) + "\n");
       process.stderr.write(`error: ${errorMessage(error)}\n`);
       return false;
     } finally {
@@ -78,6 +78,7 @@ export async function agentCommand(argv: string[]): Promise<number> {
 
   try {
     if (values.message !== undefined) return (await turn(values.message)) ? 0 : 1;
+    const { createInterface } = await import("node:readline");
     const rl = createInterface({ input: process.stdin, terminal: false });
     let ok = true;
     for await (const line of rl) {

@@ -52,7 +52,8 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
     console.log(`prx ${version}`);
     return 0;
   }
-  if (options.guardStdout && command !== "gateway") (await import("./stdout.ts")).exitQuietlyOnClosedStdout();
+  // the gateway prints with console.log and `prx agent` with writeOut (stdout.ts): both stop quietly on their own
+  if (options.guardStdout && command !== "gateway" && command !== "agent") (await import("./stdout.ts")).exitQuietlyOnClosedStdout();
   switch (command) {
     case "init":
       return (await import("./init.ts")).initCommand(rest);
