@@ -41,7 +41,7 @@ function workspace(ctx: { tmp: string; root: string }, plugin: string | null): s
   writeFileSync(join(root, "config.toml"), 'default_provider = "offline"\n[memory]\nbackend = "none"\n');
   for (let i = 1; plugin && i <= CHAIN; i++) {
     const dir = join(root, "plugins", `${plugin}-${i}`);
-    cpSync(join(ctx.root, "plugins", "test-wasm2", plugin), dir, { recursive: true });
+    cpSync(join(ctx.root, "test", "fixtures", "test-wasm2", plugin), dir, { recursive: true });
     const manifest = join(dir, "plugin.toml");
     writeFileSync(manifest, readFileSync(manifest, "utf8").replace(`name = "${plugin}"`, `name = "${plugin}-${i}"`));
   }
