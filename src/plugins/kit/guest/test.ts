@@ -1,0 +1,162 @@
+// @prx/kit/test: load the plugin of this folder into a real prx sandbox (the runtime's own loader and adapters, host
+// imports backed by a throw-away workspace) and call it from `bun test`. `prx plugins test` runs the tests with the
+// bun built into prx; plain `bun test` works too when `prx` is on PATH (or PRX_BIN names it).
+import type { Envelopes, Stage } from "./envelopes.ts";
+import type {
+  LoadedPlugin,
+  MiddlewareResult,
+  ProviderReply,
+  PublishedEvent,
+  RecalledMemory,
+  ToolCallResult,
+} from "./harness-types.ts";
+
+export type * from "./harness-types.ts";
+
+// The few Bun and process members used here, declared locally so a plugin folder type-checks without @types/bun.
+interface SandboxProcess {
+  send(message: unknown): void;
+  kill(): void;
+  readonly exited: Promise<number>;
+}
+declare const Bun: {
+  spawn(
+    cmd: string[],
+    options: {
+      env: Record<string, string | undefined>;
+      stdin: "ignore";
+      stdout: "inherit";
+      stderr: "inherit";
+      serialization: "json";
+      ipc(message: unknown): void;
+    },
+  ): SandboxProcess;
+  which(command: string): string | null;
+};
+declare const process: { env: Record<string, string | undefined>; cwd(): string };
+
+export interface LoadOptions {
+  /** The plugin directory; default: the current directory. It is built first when its sources changed. */
+  dir?: string;
+  /** Values over the manifest's `[config]`, as `[plugins.<name>.config]` in config.toml would set them. */
+  config?: Record<string, string>;
+  /** Permissions to grant; default: every permission the manifest declares. */
+  grant?: string[];
+}
+
+export interface TestPlugin extends LoadedPlugin {
+  /** A tool of the plugin (the first one when no name is given), called as the model would call it. */
+  tool(name?: string): { call(args?: Record<string, unknown>): Promise<ToolCallResult> };
+  /** The plugin's middleware on one stage; missing envelope fields get test values. */
+  middleware<S extends Stage>(stage: S, envelope?: Partial<Envelopes[S]>): Promise<MiddlewareResult<S>>;
+  /** Delivers an event to every hook of the plugin whose patterns match the topic; returns how many got it. */
+  emit(topic: string, payload?: unknown): Promise<number>;
+  /** Runs a cron job of the plugin (the first one when no name is given); returns its output. */
+  runCron(name?: string): Promise<string>;
+  /** Asks the plugin's provider; a string is one user message. */
+  chat(messages: string | { role: string; content: string }[], options?: { model?: string; temperature?: number }): Promise<ProviderReply>;
+  /** The plugin's storage backend, as prx's memory calls it. */
+  storage: {
+    store(key: string, content: string, category?: string, sessionId?: string | null): Promise<void>;
+    recall(query: string, limit?: number): Promise<RecalledMemory[]>;
+    forget(key: string): Promise<boolean>;
+    count(): Promise<number>;
+    health(): Promise<boolean>;
+  };
+  /** The plugin's own key-value store in the sandbox workspace. */
+  kv: {
+    get(key: string): Promise<string | undefined>;
+    set(key: string, value: string): Promise<void>;
+    keys(prefix?: string): Promise<string[]>;
+  };
+  /** The plugin's log lines so far. */
+  logs(): Promise<string[]>;
+  /** Events the plugin published so far. */
+  events(): Promise<PublishedEvent[]>;
+  /** Stops the sandbox (it also ends with the test process). */
+  close(): Promise<void>;
+}
+
+function prxBinary(): string {
+  const named = process.env.PRX_BIN;
+  if (named) return named;
+  const found = Bun.which("prx");
+  if (!found) throw new Error("@prx/kit/test needs prx: run the tests with `prx plugins test`, or put prx on PATH (or set PRX_BIN)");
+  return found;
+}
+
+type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: { code: string; message: string } };
+
+/** Starts a sandbox process for the plugin in `dir` and loads it there. */
+export async function loadPlugin(options: LoadOptions = {}): Promise<TestPlugin> {
+  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  let next = 1;
+  let ended: Error | null = null;
+  const env: Record<string, string | undefined> = { ...process.env, BUN_BE_BUN: undefined };
+  const child = Bun.spawn([prxBinary(), "__plugin-sandbox"], {
+    env,
+    stdin: "ignore",
+    stdout: "inherit",
+    stderr: "inherit",
+    serialization: "json",
+    ipc(message: unknown) {
+      const reply = message as Reply;
+      const waiter = pending.get(reply.id);
+      pending.delete(reply.id);
+      if (!waiter) return;
+      if (reply.ok) waiter.resolve(reply.result);
+      else waiter.reject(new Error(`${reply.error.code}: ${reply.error.message}`));
+    },
+  });
+  void child.exited.then((code) => {
+    ended = new Error(`the prx plugin sandbox exited (code ${code})`);
+    for (const waiter of pending.values()) waiter.reject(ended);
+    pending.clear();
+  });
+  const call = <T>(op: string, args: Record<string, unknown> = {}): Promise<T> => {
+    if (ended) return Promise.reject(ended);
+    const id = next++;
+    return new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      child.send({ id, op, ...args });
+    });
+  };
+  const loaded = await call<LoadedPlugin>("load", {
+    dir: options.dir ?? process.cwd(),
+    config: options.config ?? {},
+    ...(options.grant ? { grant: options.grant } : {}),
+  });
+  return {
+    ...loaded,
+    tool: (name) => ({ call: (args = {}) => call<ToolCallResult>("tool", { name: name ?? null, args }) }),
+    middleware: <S extends Stage>(stage: S, envelope: Partial<Envelopes[S]> = {}) =>
+      call<MiddlewareResult<S>>("middleware", { stage, envelope }),
+    emit: (topic, payload = {}) => call<number>("emit", { topic, payload }),
+    runCron: (name) => call<string>("cron", { name: name ?? null }),
+    chat: (messages, opts = {}) =>
+      call<ProviderReply>("chat", {
+        messages: typeof messages === "string" ? [{ role: "user", content: messages }] : messages,
+        model: opts.model ?? "test-model",
+        temperature: opts.temperature ?? 0,
+      }),
+    storage: {
+      store: (key, content, category = "core", sessionId = null) => call<void>("storage", { op: "store", key, content, category, sessionId }),
+      recall: (query, limit = 5) => call<RecalledMemory[]>("storage", { op: "recall", query, limit }),
+      forget: (key) => call<boolean>("storage", { op: "forget", key }),
+      count: () => call<number>("storage", { op: "count" }),
+      health: () => call<boolean>("storage", { op: "health" }),
+    },
+    kv: {
+      get: async (key) => (await call<string | null>("kv", { op: "get", key })) ?? undefined,
+      set: (key, value) => call<void>("kv", { op: "set", key, value }),
+      keys: (prefix = "") => call<string[]>("kv", { op: "keys", prefix }),
+    },
+    logs: () => call<string[]>("logs"),
+    events: () => call<PublishedEvent[]>("events"),
+    async close() {
+      if (ended) return;
+      // the sandbox answers, then exits
+      await call<void>("close");
+    },
+  };
+}
