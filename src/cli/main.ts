@@ -68,6 +68,9 @@ async function dispatch(given: string[]): Promise<number> {
       return (await import("./channel.ts")).channelCommand(rest);
     case "mcp":
       return (await import("./mcp.ts")).mcpCommand(rest);
+    case "__plugin-sandbox":
+      // the test sandbox of @prx/kit/test (`prx plugins test`), started over IPC
+      return (await import("../plugins/kit/sandbox/server.ts")).runSandboxServer();
     case "__remote-plugin-child":
       // The compiled binary re-executes itself as a remote plugin subprocess (NDJSON over stdio).
       await (await import("../plugins/remote/child-main.ts")).runRemoteChild(rest);

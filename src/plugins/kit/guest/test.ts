@@ -77,12 +77,13 @@ export interface TestPlugin extends LoadedPlugin {
   close(): Promise<void>;
 }
 
-function prxBinary(): string {
+/** How to start prx: PRX_BIN (with PRX_ENTRY, the script of a prx run from source, after it), else `prx` on PATH. */
+function prxCommand(): string[] {
   const named = process.env.PRX_BIN;
-  if (named) return named;
+  if (named) return process.env.PRX_ENTRY ? [named, process.env.PRX_ENTRY] : [named];
   const found = Bun.which("prx");
   if (!found) throw new Error("@prx/kit/test needs prx: run the tests with `prx plugins test`, or put prx on PATH (or set PRX_BIN)");
-  return found;
+  return [found];
 }
 
 type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: { code: string; message: string } };
@@ -93,7 +94,7 @@ export async function loadPlugin(options: LoadOptions = {}): Promise<TestPlugin>
   let next = 1;
   let ended: Error | null = null;
   const env: Record<string, string | undefined> = { ...process.env, BUN_BE_BUN: undefined };
-  const child = Bun.spawn([prxBinary(), "__plugin-sandbox"], {
+  const child = Bun.spawn([...prxCommand(), "__plugin-sandbox"], {
     env,
     stdin: "ignore",
     stdout: "inherit",
@@ -140,16 +141,16 @@ export async function loadPlugin(options: LoadOptions = {}): Promise<TestPlugin>
         temperature: opts.temperature ?? 0,
       }),
     storage: {
-      store: (key, content, category = "core", sessionId = null) => call<void>("storage", { op: "store", key, content, category, sessionId }),
-      recall: (query, limit = 5) => call<RecalledMemory[]>("storage", { op: "recall", query, limit }),
-      forget: (key) => call<boolean>("storage", { op: "forget", key }),
-      count: () => call<number>("storage", { op: "count" }),
-      health: () => call<boolean>("storage", { op: "health" }),
+      store: (key, content, category = "core", sessionId = null) => call<void>("storage", { action: "store", key, content, category, sessionId }),
+      recall: (query, limit = 5) => call<RecalledMemory[]>("storage", { action: "recall", query, limit }),
+      forget: (key) => call<boolean>("storage", { action: "forget", key }),
+      count: () => call<number>("storage", { action: "count" }),
+      health: () => call<boolean>("storage", { action: "health" }),
     },
     kv: {
-      get: async (key) => (await call<string | null>("kv", { op: "get", key })) ?? undefined,
-      set: (key, value) => call<void>("kv", { op: "set", key, value }),
-      keys: (prefix = "") => call<string[]>("kv", { op: "keys", prefix }),
+      get: async (key) => (await call<string | null>("kv", { action: "get", key })) ?? undefined,
+      set: (key, value) => call<void>("kv", { action: "set", key, value }),
+      keys: (prefix = "") => call<string[]>("kv", { action: "keys", prefix }),
     },
     logs: () => call<string[]>("logs"),
     events: () => call<PublishedEvent[]>("events"),

@@ -1,0 +1,3 @@
+export async function pluginsPack(_argv: string[]): Promise<number> {
+  return 0;
+}
