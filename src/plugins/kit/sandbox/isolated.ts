@@ -55,6 +55,9 @@ export async function loadIsolated(dir: string, options: IsolatedOptions): Promi
     status,
     logger: options.logger,
     discovered: [found],
+    // one plugin, checked once: wait for its load however long it takes (a cold transpile on a busy machine can
+    // outlast PLUGIN_JOIN_WAIT_MS, and a plugin still "starting" is no verdict)
+    joinAfterMs: Infinity,
   });
   return {
     found,
