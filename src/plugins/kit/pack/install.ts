@@ -27,20 +27,22 @@ export interface InstallOptions {
   force?: boolean;
   /** Run validate's checks before the plugin takes its place (default true). */
   check?: boolean;
+  /** A kit plugin folder is already built (`prx plugins dev` builds it itself): do not build it again. */
+  prebuilt?: boolean;
 }
 
 const suffix = () => `${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 
-async function source(path: string): Promise<{ manifest: PackManifest; files: TarFile[] }> {
+async function source(path: string, prebuilt: boolean): Promise<{ manifest: PackManifest; files: TarFile[] }> {
   if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
-    const { manifest, entries } = await packEntries(path);
+    const { manifest, entries } = await packEntries(path, { build: !prebuilt });
     return { manifest, files: entries.slice(1) };
   }
   return readPack(path);
 }
 
 export async function installPlugin(path: string, workspace: Workspace, options: InstallOptions = {}): Promise<InstallReport> {
-  const { manifest, files } = await source(path);
+  const { manifest, files } = await source(path, options.prebuilt === true);
   const target = join(workspace.pluginsDir, manifest.name);
   const replaced = existsSync(target);
   if (replaced && !options.force) {

@@ -20,10 +20,13 @@ export interface PackReport {
 }
 
 /** The pack of a folder, in memory: its manifest and the tar entries (prx-pack.json first). */
-export async function packEntries(dirArg: string): Promise<{ manifest: PackManifest; entries: TarFile[]; skipped: string[] }> {
+export async function packEntries(
+  dirArg: string,
+  options: { build?: boolean } = {},
+): Promise<{ manifest: PackManifest; entries: TarFile[]; skipped: string[] }> {
   const dir = resolve(dirArg);
   const plugin = readKitManifest(dir);
-  if (plugin.plugin.runtime === "wasm" && existsSync(join(dir, SOURCE_ENTRY))) await buildPlugin(dir);
+  if (options.build !== false && plugin.plugin.runtime === "wasm" && existsSync(join(dir, SOURCE_ENTRY))) await buildPlugin(dir);
   const { files, skipped } = collectPluginFiles(dir, plugin);
   const listed = files.map((f) => ({ path: f.path, size: f.data.length, sha256: sha256Hex(f.data) }));
   const manifest = PackManifestSchema().parse({
