@@ -32,7 +32,8 @@ const KIT_PATHS = {
   "@prx/kit/test": "./.prx-kit/kit/test.ts",
 };
 
-function tsconfig(kind: PluginKind): string {
+/** The tsconfig.json of a scaffolded folder (the examples in plugins/ carry the same). */
+export function tsconfigFor(kind: PluginKind): string {
   const paths: Record<string, string> = { ...KIT_PATHS, ...(kind === "remote" ? { "prx/worker-runtime": "./.prx-kit/worker-runtime/index.ts" } : {}) };
   const include = kind === "remote" ? ["*.ts", ".prx-kit/kit", ".prx-kit/worker-runtime"] : ["src", "plugin.test.ts", ".prx-kit/kit"];
   return TEMPLATE_FILES["common/tsconfig.json"]!.replace(
@@ -85,7 +86,7 @@ export function scaffoldPlugin(name: string, kind: PluginKind, dirArg?: string):
   const prefix = kind === "remote" ? "remote/" : `wasm/${kind}/`;
   const files: Record<string, string> = {};
   for (const [path, text] of Object.entries(TEMPLATE_FILES)) if (path.startsWith(prefix)) files[path.slice(prefix.length)] = text;
-  files["tsconfig.json"] = tsconfig(kind);
+  files["tsconfig.json"] = tsconfigFor(kind);
   files["README.md"] = readme(kind, Object.keys(files).sort());
   const substitute = (text: string) =>
     text

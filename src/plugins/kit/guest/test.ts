@@ -19,7 +19,14 @@ interface SandboxProcess {
   kill(): void;
   readonly exited: Promise<number>;
 }
+interface FetchRequest {
+  method: string;
+  url: string;
+  headers: { forEach(fn: (value: string, key: string) => void): void };
+  text(): Promise<string>;
+}
 declare const Bun: {
+  serve(options: { hostname: string; port: number; fetch(request: FetchRequest): Promise<unknown> }): { port: number; stop(force?: boolean): void };
   spawn(
     cmd: string[],
     options: {
@@ -34,6 +41,7 @@ declare const Bun: {
   which(command: string): string | null;
 };
 declare const process: { env: Record<string, string | undefined>; cwd(): string };
+declare const Response: new (body: string, init: { status: number; headers: Record<string, string> }) => unknown;
 
 export interface LoadOptions {
   /** The plugin directory; default: the current directory. It is built first when its sources changed. */
@@ -160,4 +168,51 @@ export async function loadPlugin(options: LoadOptions = {}): Promise<TestPlugin>
       await call<void>("close");
     },
   };
+}
+
+/** A request the fake server received. */
+export interface FakeRequest {
+  method: string;
+  /** Path and query, e.g. `/v1/chat/completions`. */
+  path: string;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  body: string;
+  json<T = unknown>(): T;
+}
+
+/** What the fake server answers: a string body as it is, anything else as JSON. */
+export interface FakeResponse {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export interface FakeServer {
+  /** `http://127.0.0.1:<port>`: give it to the plugin (config) and allow 127.0.0.1 in its http_allowlist. */
+  url: string;
+  requests: FakeRequest[];
+  close(): void;
+}
+
+/** An HTTP server on 127.0.0.1 for a plugin that calls an API through http-outbound to talk to in its tests. */
+export function fakeServer(handler: (request: FakeRequest) => FakeResponse | Promise<FakeResponse>): FakeServer {
+  const requests: FakeRequest[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(raw) {
+      const headers: Record<string, string> = {};
+      raw.headers.forEach((value, key) => (headers[key.toLowerCase()] = value));
+      const path = raw.url.replace(/^[a-z]+:\/\/[^/]+/i, "") || "/";
+      const body = await raw.text();
+      const request: FakeRequest = { method: raw.method, path, headers, body, json: <T>() => JSON.parse(body) as T };
+      requests.push(request);
+      const answer = await handler(request);
+      const text = typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body ?? null);
+      const type = typeof answer.body === "string" ? "text/plain" : "application/json";
+      return new Response(text, { status: answer.status ?? 200, headers: { "content-type": type, ...answer.headers } });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}`, requests, close: () => server.stop(true) };
 }
