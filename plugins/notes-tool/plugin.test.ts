@@ -20,6 +20,6 @@ test("keeps at most max_notes, dropping the oldest", async () => {
 });
 
 test("a wrong call is a failed result the model can read", async () => {
-  expect(await notes.call({ action: "add", text: "  " })).toEqual({ ok: false, output: "", error: "a note needs some text" });
+  expect(await notes.call({ action: "add", text: "  " })).toEqual({ ok: false, output: "", error: "a note needs some text", messages: [] });
   expect((await notes.call({ action: "shout" })).error).toContain('unknown action "shout"');
 });

@@ -16,6 +16,8 @@ export interface ToolCallResult {
   ok: boolean;
   output: string;
   error: string | null;
+  /** What the tool delivered to the user during the call (a remote action's callback), in order. */
+  messages: string[];
 }
 
 /** What prx does with the envelope a middleware returns. */

@@ -67,12 +67,14 @@ export async function handleRequest(session: SandboxSession, request: Operation)
   switch (request.op) {
     case "tool": {
       const tool = adapterOf<ToolAdapter>(session, "tool", request.name, "tool");
+      const messages: string[] = [];
       const result = await tool.call(request.args, {
         sessionId: TEST_SESSION_ID,
         workspace: session.workspace.root,
         signal: new AbortController().signal,
+        sendMessage: (text) => messages.push(text),
       });
-      return { ok: result.success, output: result.output, error: result.error ?? null };
+      return { ok: result.success, output: result.output, error: result.error ?? null, messages };
     }
     case "middleware":
       return middleware(session, request.stage, request.envelope);

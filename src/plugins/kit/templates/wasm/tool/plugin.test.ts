@@ -7,7 +7,7 @@ const plugin = await loadPlugin();
 afterAll(() => plugin.close());
 
 test("counts the words and remembers how often it was called", async () => {
-  expect(await plugin.tool("__TOOL_NAME__").call({ text: "one two  three" })).toEqual({ ok: true, output: "words: 3", error: null });
+  expect(await plugin.tool("__TOOL_NAME__").call({ text: "one two  three" })).toEqual({ ok: true, output: "words: 3", error: null, messages: [] });
   expect(await plugin.kv.get("calls")).toBe("1");
 });
 
