@@ -8,13 +8,13 @@ import type { CapabilityAdapter } from "../../adapters/types.ts";
 import { compilePatterns } from "../../events/patterns.ts";
 import { middlewareTest } from "../../probe-middleware.ts";
 import type { CapabilityType } from "../../types.ts";
-import type { MiddlewareResultInfo, SandboxRequest } from "./protocol.ts";
+import type { MiddlewareResultInfo, ProviderReplyInfo, PublishedEventInfo, RecalledMemoryInfo, SandboxRequest, ToolCallResultInfo } from "./protocol.ts";
 import type { SandboxSession } from "./session.ts";
 
 /** What a test call without the field means: test values for envelopes, a session id, a model name. */
 export const TEST_SESSION_ID = "test-session";
 
-const ENVELOPE_DEFAULTS: { [S in Stage]: Record<string, unknown> } = {
+export const ENVELOPE_DEFAULTS: { [S in Stage]: Record<string, unknown> } = {
   inbound: { text: "", channel: "test", user_id: "test-user", session_id: TEST_SESSION_ID, metadata: {} },
   llm_request: { messages: [], model: "test-model", temperature: 0, tools: [] },
   llm_response: { text: "", tool_calls: [], model: "test-model", usage: null },
@@ -74,7 +74,7 @@ export async function handleRequest(session: SandboxSession, request: Operation)
         signal: new AbortController().signal,
         sendMessage: (text) => messages.push(text),
       });
-      return { ok: result.success, output: result.output, error: result.error ?? null, messages };
+      return { ok: result.success, output: result.output, error: result.error ?? null, messages } satisfies ToolCallResultInfo;
     }
     case "middleware":
       return middleware(session, request.stage, request.envelope);
@@ -85,7 +85,7 @@ export async function handleRequest(session: SandboxSession, request: Operation)
     case "chat": {
       const provider = adapterOf<ProviderAdapter>(session, "provider", null, "provider");
       const reply = await provider.chat({ messages: request.messages, model: request.model, temperature: request.temperature });
-      return { text: reply.text, toolCalls: reply.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) };
+      return { text: reply.text, toolCalls: reply.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) } satisfies ProviderReplyInfo;
     }
     case "storage": {
       const backend = adapterOf<StorageAdapter>(session, "storage", null, "storage").backend;
@@ -93,12 +93,9 @@ export async function handleRequest(session: SandboxSession, request: Operation)
         case "store":
           return backend.store(request.key ?? "", request.content ?? "", request.category ?? "core", request.sessionId ?? null);
         case "recall":
-          return (await backend.recall(request.query ?? "", request.limit ?? 5)).map((e) => ({
-            key: e.key,
-            content: e.content,
-            category: e.category,
-            score: e.score ?? null,
-          }));
+          return (await backend.recall(request.query ?? "", request.limit ?? 5)).map(
+            (e): RecalledMemoryInfo => ({ key: e.key, content: e.content, category: e.category, score: e.score ?? null }),
+          );
         case "forget":
           return backend.forget(request.key ?? "");
         case "count":
@@ -118,7 +115,7 @@ export async function handleRequest(session: SandboxSession, request: Operation)
     case "logs":
       return [...session.logs];
     case "events":
-      return [...session.events];
+      return [...session.events] satisfies PublishedEventInfo[];
     case "close":
       return generation.number;
   }

@@ -80,3 +80,24 @@ export const MiddlewareResultSchema = lazy(() =>
   ]),
 );
 export type MiddlewareResultInfo = z.infer<ReturnType<typeof MiddlewareResultSchema>>;
+
+export const ToolCallResultSchema = lazy(() =>
+  z.strictObject({ ok: z.boolean(), output: z.string(), error: z.string().nullable(), messages: z.array(z.string()) }),
+);
+export type ToolCallResultInfo = z.infer<ReturnType<typeof ToolCallResultSchema>>;
+
+export const ProviderReplySchema = lazy(() =>
+  z.strictObject({
+    text: z.string().nullable(),
+    toolCalls: z.array(z.strictObject({ id: z.string(), name: z.string(), arguments: z.string() })),
+  }),
+);
+export type ProviderReplyInfo = z.infer<ReturnType<typeof ProviderReplySchema>>;
+
+export const RecalledMemorySchema = lazy(() =>
+  z.strictObject({ key: z.string(), content: z.string(), category: z.string(), score: z.number().nullable() }),
+);
+export type RecalledMemoryInfo = z.infer<ReturnType<typeof RecalledMemorySchema>>;
+
+export const PublishedEventSchema = lazy(() => z.strictObject({ topic: z.string(), payload: z.unknown() }));
+export type PublishedEventInfo = z.infer<ReturnType<typeof PublishedEventSchema>>;
