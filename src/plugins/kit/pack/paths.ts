@@ -1,9 +1,11 @@
 import { PrxError } from "../../../core/errors.ts";
 import { PACK_MAX_PATH_BYTES } from "./limits.ts";
+import { splitUstarPath } from "./tar.ts";
 
 /**
  * A path a pack may hold: relative, `/`-separated, no empty, `.` or `..` segment, no dot-file or dot-folder (no
- * `.git`, `.env` or `.prx-kit`), no control character, at most PACK_MAX_PATH_BYTES bytes.
+ * `.git`, `.env` or `.prx-kit`), no control character, at most PACK_MAX_PATH_BYTES bytes, and storable in a ustar
+ * header.
  */
 export function packPathProblem(path: string): string | null {
   if (path.length === 0) return "an empty path";
@@ -15,6 +17,7 @@ export function packPathProblem(path: string): string | null {
     if (segment === "" || segment === "." || segment === "..") return `a "${segment}" segment`;
     if (segment.startsWith(".")) return "a dot-file or dot-folder";
   }
+  if (!splitUstarPath(path)) return "not storable in a tar header (a file name over 100 bytes, or no folder split under 155)";
   return null;
 }
 

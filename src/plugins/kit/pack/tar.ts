@@ -24,8 +24,8 @@ function writeOctal(header: Uint8Array, offset: number, length: number, value: n
   writeString(header, offset, length, value.toString(8).padStart(length - 1, "0") + "\0");
 }
 
-/** Splits a path into ustar's prefix (155) and name (100) at a slash. */
-function splitPath(path: string): [prefix: string, name: string] {
+/** Splits a path into ustar's prefix (155 bytes) and name (100) at a slash; null when no split fits. */
+export function splitUstarPath(path: string): [prefix: string, name: string] | null {
   if (encoder.encode(path).length <= 100) return ["", path];
   for (let i = path.length - 1; i > 0; i--) {
     if (path[i] !== "/") continue;
@@ -33,7 +33,13 @@ function splitPath(path: string): [prefix: string, name: string] {
     const name = path.slice(i + 1);
     if (encoder.encode(prefix).length <= 155 && encoder.encode(name).length <= 100 && name.length > 0) return [prefix, name];
   }
-  throw new PrxError("PLUGIN_ADMISSION", `the path ${path} is too long for a pack (at most 100 bytes per file name, 255 in all)`);
+  return null;
+}
+
+function splitPath(path: string): [prefix: string, name: string] {
+  const split = splitUstarPath(path);
+  if (!split) throw new PrxError("PLUGIN_ADMISSION", `the path ${path} does not fit a tar header (a name of at most 100 bytes after a folder path of at most 155)`);
+  return split;
 }
 
 function header(path: string, size: number): Uint8Array {
