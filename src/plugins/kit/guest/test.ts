@@ -130,11 +130,18 @@ export async function loadPlugin(options: LoadOptions = {}): Promise<TestPlugin>
       child.send({ id, op, ...args });
     });
   };
-  const loaded = await call<LoadedPlugin>("load", {
-    dir: options.dir ?? process.cwd(),
-    config: options.config ?? {},
-    ...(options.grant ? { grant: options.grant } : {}),
-  });
+  let loaded: LoadedPlugin;
+  try {
+    loaded = await call<LoadedPlugin>("load", {
+      dir: options.dir ?? process.cwd(),
+      config: options.config ?? {},
+      ...(options.grant ? { grant: options.grant } : {}),
+    });
+  } catch (error) {
+    // nothing to test in this sandbox: end it now rather than with the test process
+    child.kill();
+    throw error;
+  }
   return {
     ...loaded,
     tool: (name) => ({ call: (args = {}) => call<ToolCallResult>("tool", { name: name ?? null, args }) }),
