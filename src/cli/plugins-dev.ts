@@ -58,12 +58,13 @@ export async function pluginsDev(argv: string[], globals: { workspace?: string }
   const { token, record } = tokens.create(`prx plugins dev ${manifest.plugin.name}`);
   const print = (paths: string[], result: CycleResult) => process.stdout.write(describe(dir, paths, result) + "\n");
   const loop = new DevLoop(dir, workspace, { url, token }, print, values.force === true);
-  process.stdout.write(`[dev] ${manifest.plugin.name}: watching ${relative(process.cwd(), dir) || "."}; gateway ${url}; Ctrl-C stops\n`);
-  await loop.trigger([]);
-  const watcher = watchSources(dir, [manifest.plugin.wasm], (paths) => void loop.trigger(paths));
+  // a stop during the first cycle still revokes the token
   const { promise: stopped, resolve: stop } = Promise.withResolvers<void>();
   process.once("SIGINT", () => stop());
   process.once("SIGTERM", () => stop());
+  process.stdout.write(`[dev] ${manifest.plugin.name}: watching ${relative(process.cwd(), dir) || "."}; gateway ${url}; Ctrl-C stops\n`);
+  const watcher = watchSources(dir, [manifest.plugin.wasm], (paths) => void loop.trigger(paths));
+  void loop.trigger([]);
   await stopped;
   watcher.close();
   await loop.idle();

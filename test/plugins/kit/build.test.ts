@@ -4,7 +4,7 @@
  * changed, and errors that point at the plugin's file and line.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { componentWit } from "@bytecodealliance/jco-transpile/wasm-tools";
 import { isPrxError } from "../../../src/core/errors.ts";
@@ -67,6 +67,9 @@ describe("a built component", () => {
     expect((await buildPlugin(dir)).upToDate).toBe(false);
     expect(readFileSync(join(dir, "plugin.wasm")).equals(before)).toBe(false);
     expect((await buildPlugin(dir, { force: true })).upToDate).toBe(false);
+    // the bundle names the folder's path in comments; a copy elsewhere is still up to date
+    cpSync(dir, `${dir}-moved`, { recursive: true });
+    expect((await buildPlugin(`${dir}-moved`)).upToDate).toBe(true);
   });
 
   test("a plugin with two capability types is one component exporting both", async () => {

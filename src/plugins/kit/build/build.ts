@@ -77,8 +77,11 @@ export async function buildPlugin(dirArg: string, options: BuildOptions = {}): P
   const bundle = await bundlePlugin(dir, source, world);
   checkHostImports(world, bundle.hostImports);
   const wasmPath = wasmTarget(dir, manifest);
+  // the bundler names each module's path, and a debug id made of them, in comment lines: the key leaves those out, so
+  // a folder moved elsewhere is still up to date
+  const code = bundle.js.replace(/^\/\/.*$/gm, "");
   const key = sha256(
-    [bundle.js, world.name, world.extraWit ?? "", JSON.stringify(WIT_FILES), `componentize-qjs@${qjsPackage.version}`, JSON.stringify(ENGINE_OPTIONS)].join(
+    [code, world.name, world.extraWit ?? "", JSON.stringify(WIT_FILES), `componentize-qjs@${qjsPackage.version}`, JSON.stringify(ENGINE_OPTIONS)].join(
       "\0",
     ),
   );
