@@ -33,7 +33,8 @@ function describe(dir: string, paths: string[], result: CycleResult): string {
   const reload = result.reload;
   const outcome =
     reload.kind === "reloaded"
-      ? `reloaded: generation ${reload.generation} (${reload.outcome.replaceAll("_", " ")}), ${formatMs(result.totalMs)} after the change`
+      ? `reloaded: generation ${reload.generation} (${reload.outcome.replaceAll("_", " ")}), ${formatMs(result.totalMs)} after the change` +
+        ` (install ${formatMs(result.installMs)}, reload ${formatMs(reload.ms)})`
       : reload.kind === "refused"
         ? `reload refused (${reload.status} ${reload.code}): ${reload.message}; the previous generation keeps serving`
         : `no gateway answers (${reload.message}); installed, a gateway started on this workspace loads it`;

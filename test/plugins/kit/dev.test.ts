@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
 import { BINARY, ensureBinary, fakeProviderConfig, runPrx, startGatewayBinary, type RunningGateway } from "../../helpers/binary.ts";
 import { scaffoldPlugin } from "../../../src/plugins/kit/scaffold.ts";
-import { TEST_KIT_CACHE, tempDir } from "./helpers.ts";
+import { lineReader, TEST_KIT_CACHE, tempDir } from "./helpers.ts";
 
 setDefaultTimeout(60_000);
 
@@ -43,27 +43,7 @@ function startDev(dir: string, extra: string[] = []) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const lines: string[] = [];
-  const waiters: { test: (line: string) => boolean; resolve: (line: string) => void }[] = [];
-  void (async () => {
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      const parts = buffer.split("\n");
-      buffer = parts.pop()!;
-      for (const line of parts) {
-        lines.push(line);
-        for (const w of waiters.splice(0)) if (w.test(line)) w.resolve(line); else waiters.push(w);
-      }
-    }
-  })();
-  /** The first line from line `from` on that matches (waiting for it). */
-  const next = (pattern: RegExp, from = 0): Promise<string> => {
-    const seen = lines.slice(from).find((l) => pattern.test(l));
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) => waiters.push({ test: (l) => pattern.test(l), resolve }));
-  };
+  const { lines, next } = lineReader(proc.stdout as ReadableStream<Uint8Array>);
   return { proc, lines, next };
 }
 
@@ -89,7 +69,7 @@ describe("prx plugins dev", () => {
 
       const from = dev.lines.length;
       writeFileSync(source, readFileSync(source, "utf8").replace("${words}`", "${words}!`"));
-      expect(await dev.next(/^\[dev\] .*changed/, from)).toMatch(/^\[dev\] src\/plugin\.ts changed: built in .*; reloaded: generation \d+ \(rebuilt\), .* after the change$/);
+      expect(await dev.next(/^\[dev\] .*changed/, from)).toMatch(/^\[dev\] src\/plugin\.ts changed: built in .*; reloaded: generation \d+ \(rebuilt\), .* after the change \(install .*, reload .*\)$/);
       expect(await turn('use tool live_tool {"text":"a b c"}')).toBe("tool said: words: 3!");
 
       const broken = dev.lines.length;

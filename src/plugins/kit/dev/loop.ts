@@ -16,7 +16,7 @@ import { reloadInGateway, type ReloadOutcome } from "./reload-client.ts";
 export const DEV_MARKER_FILE = ".prx-dev";
 
 export type CycleResult =
-  | { kind: "built"; build: BuildReport | null; reload: ReloadOutcome; totalMs: number }
+  | { kind: "built"; build: BuildReport | null; installMs: number; reload: ReloadOutcome; totalMs: number }
   | { kind: "failed"; stage: "build" | "install"; error: string; totalMs: number };
 
 export interface DevGateway {
@@ -85,6 +85,7 @@ export class DevLoop {
     } catch (error) {
       return { kind: "failed", stage: "build", error: errorMessage(error), totalMs: performance.now() - changedAt };
     }
+    const installStarted = performance.now();
     try {
       this.checkTarget();
       const installed = await installPlugin(this.dir, this.workspace, { force: true, check: false, prebuilt: true });
@@ -92,7 +93,8 @@ export class DevLoop {
     } catch (error) {
       return { kind: "failed", stage: "install", error: errorMessage(error), totalMs: performance.now() - changedAt };
     }
+    const installMs = performance.now() - installStarted;
     const reload = await reloadInGateway(this.gateway.url, this.gateway.token, this.name);
-    return { kind: "built", build, reload, totalMs: performance.now() - changedAt };
+    return { kind: "built", build, installMs, reload, totalMs: performance.now() - changedAt };
   }
 }
