@@ -43,7 +43,7 @@ function entryModule(sourcePath: string, world: PluginWorld): string {
   ].join("\n");
 }
 
-function kitResolver(sourcePath: string, dir: string, world: PluginWorld, hostImports: HostImport[]): BunPlugin {
+function kitResolver(sourcePath: string, dir: string, world: PluginWorld, hostImports: HostImport[], problems: PrxError[]): BunPlugin {
   const label = (importer: string) => (importer.startsWith("/") ? relative(dir, importer) : `@prx/kit (${importer})`);
   return {
     name: "prx-kit",
@@ -57,7 +57,9 @@ function kitResolver(sourcePath: string, dir: string, world: PluginWorld, hostIm
             args.path === "@prx/kit/test"
               ? "@prx/kit/test is for plugin.test.ts, which runs under `prx plugins test`, not inside the plugin"
               : `the kit's modules are ${Object.keys(KIT_MODULES).join(", ")}`;
-          throw new PrxError("PLUGIN_BUILD", `${label(args.importer)} imports ${args.path}, which the kit does not have`, { hint });
+          // thrown here it would lose its hint inside the bundler's log: reported after the build instead
+          problems.push(new PrxError("PLUGIN_BUILD", `${label(args.importer)} imports ${args.path}, which the kit does not have`, { hint }));
+          return { path: args.path, external: true };
         }
         return { path: file, namespace: "prx-kit" };
       });
@@ -91,11 +93,13 @@ export function formatBuildLog(log: BuildLogLike, dir: string): string {
   const pos = log.position;
   if (!pos || !pos.file) return `${log.level}: ${log.message}`;
   const file = pos.file.startsWith("/") ? relative(dir, pos.file) : pos.file;
+  if (pos.line === 0) return `${file}: ${log.level}: ${log.message}`;
   return `${file}:${pos.line}:${pos.column}: ${log.level}: ${log.message}${pos.lineText ? `\n    ${pos.lineText.trim()}` : ""}`;
 }
 
 export async function bundlePlugin(dir: string, sourcePath: string, world: PluginWorld): Promise<Bundle> {
   const hostImports: HostImport[] = [];
+  const problems: PrxError[] = [];
   let result: Awaited<ReturnType<typeof Bun.build>>;
   try {
     result = await Bun.build({
@@ -105,13 +109,14 @@ export async function bundlePlugin(dir: string, sourcePath: string, world: Plugi
       sourcemap: "external",
       minify: false,
       root: dir,
-      plugins: [kitResolver(sourcePath, dir, world, hostImports)],
+      plugins: [kitResolver(sourcePath, dir, world, hostImports, problems)],
       throw: false,
     });
   } catch (error) {
     if (error instanceof PrxError) throw error;
     throw new PrxError("PLUGIN_BUILD", `bundling ${relative(dir, sourcePath)} failed: ${(error as Error).message}`, { cause: error });
   }
+  if (problems[0]) throw problems[0];
   const errors = result.logs.filter((l) => l.level === "error");
   if (!result.success || errors.length > 0) {
     const lines = (errors.length > 0 ? errors : result.logs).map((l) => formatBuildLog(l as BuildLogLike, dir));

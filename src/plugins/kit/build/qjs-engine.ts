@@ -21,7 +21,7 @@ export interface ComponentizeOptions {
 }
 export type Componentize = (options: ComponentizeOptions) => Promise<{ component: Uint8Array }>;
 
-let engine: Promise<Componentize> | undefined;
+let engine: Promise<Componentize> | undefined = undefined;
 
 /** The engine of this process (a native library loads once). */
 export function qjsEngine(): Promise<Componentize> {

@@ -37,11 +37,11 @@ export function importedHostInterfaces(host: WitPackage, plugin: WitPackage): Wi
   return host.interfaces.filter((i) => imported.has(i.name));
 }
 
-function recordLines(record: WitRecord, dirs: Set<Direction> | undefined, indent: string, exported: boolean): string[] {
+function recordLines(record: WitRecord, dirs: Set<Direction> | undefined, indent: string): string[] {
   // a record the guest produces may leave its optional fields out
   const produced = dirs?.has("out") ?? false;
   const dir: Direction = produced ? "out" : "in";
-  const lines = [...jsDoc(record.docs, indent), `${indent}${exported ? "export " : ""}interface ${pascalCase(record.name)} {`];
+  const lines = [...jsDoc(record.docs, indent), `${indent}export interface ${pascalCase(record.name)} {`];
   for (const field of record.fields) {
     const optional = produced && field.type.kind === "option" ? "?" : "";
     lines.push(...jsDoc(field.docs, `${indent}  `), `${indent}  ${camelCase(field.name)}${optional}: ${tsType(field.type, dir)};`);
@@ -54,7 +54,7 @@ function typeLines(iface: WitInterface, imported: boolean, indent: string): stri
   const dirs = recordDirections(iface, imported);
   return iface.types.flatMap((t) =>
     t.kind === "record"
-      ? recordLines(t, dirs.get(t.name), indent, true)
+      ? recordLines(t, dirs.get(t.name), indent)
       : [...jsDoc(t.docs, indent), `${indent}export type ${pascalCase(t.name)} = ${t.cases.map((c) => JSON.stringify(c)).join(" | ")};`],
   );
 }
