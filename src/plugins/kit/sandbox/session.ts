@@ -50,10 +50,11 @@ export class SandboxSession {
     const memory = createMemoryBackend("sqlite", db);
     const events: { topic: string; payload: unknown }[] = [];
     const logs: string[] = [];
-    const scope = `plugin.${manifest.plugin.name}]`;
+    // a WASM plugin logs as [...plugin.<name>], a remote one as [remote.<name>]
+    const scopes = [`plugin.${manifest.plugin.name}]`, `[remote.${manifest.plugin.name}]`];
     setLogLevel("trace");
     setLogSink((line) => {
-      if (line.includes(scope)) pushBounded(logs, line, SANDBOX_MAX_LOG_LINES);
+      if (scopes.some((scope) => line.includes(scope))) pushBounded(logs, line, SANDBOX_MAX_LOG_LINES);
       else if (/^\S+ (WARN|ERROR)/.test(line)) process.stderr.write(line + "\n");
     });
     const close = () => {
