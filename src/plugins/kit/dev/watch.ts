@@ -7,7 +7,7 @@ import { KIT_DIR } from "../layout.ts";
  * component, packs), node_modules, and dot-files. Changes within DEV_DEBOUNCE_MS of each other count as one (an
  * editor's save is often several writes); `onChange` gets the paths that changed.
  */
-export const DEV_DEBOUNCE_MS = 60;
+export const DEV_DEBOUNCE_MS = 20;
 
 export function isWatchedSource(path: string, outputs: readonly string[]): boolean {
   const parts = path.split(/[\\/]/);
