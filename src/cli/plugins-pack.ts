@@ -3,8 +3,8 @@ import { packPlugin } from "../plugins/kit/pack/pack.ts";
 import { parseCommand, usageError } from "./args.ts";
 import { formatBytes } from "./plugins-kit.ts";
 
-const USAGE = `Usage: prx plugins pack [dir] [--out FILE] [--json]
-  Writes the plugin as one .tar.gz (default <name>-<version>-<hash>.tar.gz here): prx-pack.json (every file's size
+const USAGE = `Usage: prx plugins pack [dir] [--out FILE|DIR] [--json]
+  Writes the plugin as one .tar.gz (default <name>-<version>-<hash>.tar.gz here, or in DIR): prx-pack.json (every file's size
   and SHA-256, and the content hash over them), then plugin.toml, the component and README/LICENSE (a remote plugin:
   all its files but dot-files and symlinks). A kit plugin is built first. \`prx plugins install <file>\` admits it.
 `;

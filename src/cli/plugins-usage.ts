@@ -25,7 +25,7 @@ Writing plugins (nothing to install beside prx):
   dev [dir] [--url U]
                     rebuild on every change, install into the workspace and hot-reload it in the workspace's
                     running gateway (U: its address, default from config.toml [gateway])
-  pack [dir] [--out FILE]
+  pack [dir] [--out FILE|DIR]
                     a .tar.gz of the built plugin with a content hash (prx-pack.json inside)
   install <file|dir> [--force]
                     admit a pack or a folder into the workspace's plugins/ (validate's rules); --force replaces

@@ -65,8 +65,8 @@ const workspace = (name: string) => openWorkspace(join(root.dir, name));
 
 describe("pack", () => {
   test("holds prx-pack.json, plugin.toml, the component and the README; named by its content hash", async () => {
-    const report = await packPlugin(tool);
-    expect(report.path).toEndWith(`packed-tool-0.1.0-${report.manifest.content_hash.slice(0, 12)}.tar.gz`);
+    const report = await packPlugin(tool, root.dir);
+    expect(report.path).toBe(join(root.dir, `packed-tool-0.1.0-${report.manifest.content_hash.slice(0, 12)}.tar.gz`));
     expect(packEntries().map((e) => e.path)).toEqual([PACK_MANIFEST_FILE, "plugin.toml", "plugin.wasm", "README.md"]);
     const { manifest, files } = readPack(report.path);
     expect(manifest.content_hash).toBe(contentHash(files.map((f) => ({ path: f.path, size: f.data.length, sha256: sha256Hex(f.data) }))));

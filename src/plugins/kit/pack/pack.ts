@@ -1,4 +1,4 @@
-import { existsSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PrxError } from "../../../core/errors.ts";
 import { buildPlugin, readKitManifest } from "../build/build.ts";
@@ -10,7 +10,8 @@ import { writeTar, type TarFile } from "./tar.ts";
 
 /**
  * `prx plugins pack`: a plugin folder (built first when it is a kit plugin) as one `.tar.gz`: prx-pack.json, then
- * the plugin's files. Named `<name>-<version>-<first 12 hex of the content hash>.tar.gz`.
+ * the plugin's files. Named `<name>-<version>-<first 12 hex of the content hash>.tar.gz` (in the current folder, or
+ * the folder `out` names), or `out`.
  */
 export interface PackReport {
   path: string;
@@ -47,7 +48,9 @@ export async function packPlugin(dirArg: string, out?: string): Promise<PackRepo
   if (archive.length > PACK_MAX_ARCHIVE_BYTES) {
     throw new PrxError("LIMIT_EXCEEDED", `the pack of ${manifest.name} is ${archive.length} bytes, more than ${PACK_MAX_ARCHIVE_BYTES}`);
   }
-  const path = resolve(out ?? `${manifest.name}-${manifest.version}-${manifest.content_hash.slice(0, 12)}.tar.gz`);
+  const name = `${manifest.name}-${manifest.version}-${manifest.content_hash.slice(0, 12)}.tar.gz`;
+  // `out` may name the file, or a folder to write it into under its own name
+  const path = out === undefined ? resolve(name) : statSync(out, { throwIfNoEntry: false })?.isDirectory() ? resolve(out, name) : resolve(out);
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, archive);
   renameSync(tmp, path);
