@@ -1,7 +1,8 @@
 /**
  * Builds the single `dist/prx` executable with Bun's bundler in compile mode.
  * Worker scripts are extra entrypoints (Bun embeds them; each subsystem finds its entry inside /$bunfs),
- * and run-time assets (jco's own wasm, WIT files) are embedded so the binary needs nothing beside it.
+ * and run-time assets (jco's own wasm, WIT files, the plugin kit's QuickJS build engine) are embedded so the binary
+ * needs nothing beside it.
  * `--bytecode` with ESM output starts fastest (see README, Performance).
  * `autoloadPackageJson`: a compiled binary reads no package.json at run time unless told to, so a remote plugin's own
  * node_modules would only resolve packages that need none (`<pkg>/index.js`); with it, a plugin entry on disk resolves
@@ -13,6 +14,7 @@ import { REMOTE_WORKER_ENTRYPOINTS } from "./src/plugins/remote/entrypoints.ts";
 import { WASM_WORKER_ENTRYPOINTS } from "./src/plugins/wasm/entrypoints.ts";
 import { wasmBuildPlugin } from "./src/plugins/wasm/build-plugin.ts";
 import { consoleBuildPlugin } from "./src/console/build-plugin.ts";
+import { kitBuildPlugin } from "./src/plugins/kit/build/embed-plugin.ts";
 
 const root = import.meta.dir;
 const outfile = process.env.PRX_BUILD_OUT ?? join(root, "dist", "prx");
@@ -44,7 +46,7 @@ const result = await Bun.build({
   target: "bun",
   sourcemap: "none",
   define: { PRX_BUILD_ID: JSON.stringify(buildId()) },
-  plugins: [wasmBuildPlugin(), console_.plugin],
+  plugins: [wasmBuildPlugin(), console_.plugin, kitBuildPlugin(root)],
   throw: false,
 });
 if (!result.success) {

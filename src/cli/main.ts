@@ -22,6 +22,7 @@ Commands:
         [--provider P] [--model M] [--user ID]   (--user: the user id middleware sees; default the OS user)
   gateway [--host H] [--port P]  run the HTTP gateway (also: gateway token create|list|revoke)
   plugins list|info|reload|validate|probe   manage plugins
+  plugins new|build|test|dev|pack|install   write plugins: scaffold, build, test, hot-reload, ship
   memory list|search|show|store|forget|export|import   see, add and erase what the assistant remembers
   sessions list|show|delete|export   see and erase conversations
   channel run|list|status|pair   channel processes (Telegram, Slack, Discord, Matrix, webhook) and pairing
@@ -77,6 +78,9 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
       return (await import("./channel.ts")).channelCommand(rest);
     case "mcp":
       return (await import("./mcp.ts")).mcpCommand(rest);
+    case "__plugin-sandbox":
+      // the test sandbox of @prx/kit/test (`prx plugins test`), started over IPC
+      return (await import("../plugins/kit/sandbox/server.ts")).runSandboxServer();
     case "__remote-plugin-child":
       // The compiled binary re-executes itself as a remote plugin subprocess (NDJSON over stdio).
       await (await import("../plugins/remote/child-main.ts")).runRemoteChild(rest);

@@ -1,41 +1,22 @@
-import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { resolve } from "node:path";
 import { loadConfig } from "../config/loader.ts";
-import { ConfigSchema } from "../config/schema.ts";
 import { openDatabase } from "../core/database.ts";
 import { errorMessage } from "../core/errors.ts";
 import { nullPublisher } from "../core/events.ts";
 import { createLogger } from "../core/logger.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
-import { describePlugin, listPlugins, pluginInfo, reloadPlugin, type PluginInfo } from "../plugins/api.ts";
-import { defaultAdapterFactories } from "../plugins/adapters/index.ts";
-import { inspectPluginDir } from "../plugins/discovery.ts";
-import { buildGeneration } from "../plugins/generation-build.ts";
-import { loaderResolver } from "../plugins/loading.ts";
+import { listPlugins, pluginInfo, reloadPlugin, type PluginInfo } from "../plugins/api.ts";
+import { checkPluginDir } from "../plugins/kit/check.ts";
 import { type PluginRuntime } from "../plugins/runtime.ts";
 import { getPluginRuntime } from "../plugins/runtimes.ts";
-import { StatusStore } from "../plugins/status.ts";
-import { isSensitivePermission } from "../plugins/permissions.ts";
-import { describeFuel } from "../plugins/wasm/inspect.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
+import { hoistGlobalOptions } from "./global-options.ts";
+import { formatCheck, formatInfo } from "./plugins-format.ts";
+import { KIT_SUBCOMMANDS, runKitCommand } from "./plugins-kit.ts";
+import { PLUGINS_USAGE } from "./plugins-usage.ts";
 
-const SUBCOMMANDS = ["list", "info", "reload", "validate", "probe"] as const;
-const USAGE = `Usage: prx plugins <command> [--json]
-  list              every plugin of the workspace with its status
-  info <name>       one plugin: capabilities, permissions, counters, warnings
-  reload <name> [--all] [--force]
-                    build a new generation in this process: the plugin and those whose inputs changed are
-                    rebuilt, the others carried over (--all: rebuild every plugin; --all without a name works
-                    too); refused if an active plugin would fail, unless --force (a running gateway reloads live
-                    with POST /api/plugins/<name>/reload or POST /api/plugins/reload)
-  validate <dir>    check a plugin directory: manifest, admission limits, permissions, load and specs
-  probe <action> [<json>] [--plugin P]
-                    run wasm_plugins_manage in this process: list, status, reload, middleware_test, cron_run,
-                    provider_chat, storage; <json> holds the action's fields, e.g.
-                    prx plugins probe middleware_test '{"stage":"inbound","data":{...}}' --plugin redact
-                    (a running gateway answers the same probes at POST /api/plugins/<name>/probe)
-`;
+const SUBCOMMANDS = ["list", "info", "reload", "validate", "probe", ...KIT_SUBCOMMANDS] as const;
 
 function out(text: string): void {
   process.stdout.write(text.endsWith("\n") ? text : text + "\n");
@@ -52,52 +33,6 @@ function capabilityList(info: PluginInfo): string {
 
 function firstLine(text: string | null): string {
   return text ? text.split("\n")[0]! : "";
-}
-
-function formatInfo(info: PluginInfo): string {
-  const lines = [
-    `${info.name} ${info.version ?? "?"} (${info.kind ?? "unknown kind"}) — ${info.status}`,
-    ...(info.message ? [`  message: ${info.message.replaceAll("\n", "\n    ")}`] : []),
-    `  dir: ${info.dir}`,
-    ...(info.description ? [`  description: ${info.description}`] : []),
-    `  permissions: required [${info.permissions.required.join(", ")}], optional [${info.permissions.optional.join(", ")}]`,
-    `               granted [${info.permissions.granted.join(", ")}]` +
-      (info.permissions.missing.length ? `, missing [${info.permissions.missing.join(", ")}]` : ""),
-    "  capabilities:",
-  ];
-  for (const cap of info.capabilities) {
-    const c = cap.counters;
-    const extra = [
-      cap.events.length ? `events ${cap.events.join(" ")}` : "",
-      cap.schedule ? `schedule "${cap.schedule}"` : "",
-      cap.type === "middleware" ? `stages ${cap.stages.join(",")}` : "",
-    ].filter(Boolean);
-    lines.push(
-      `    ${cap.type}:${cap.name} priority ${cap.priority}${cap.live ? "" : " (no live adapter)"}${extra.length ? " " + extra.join(" ") : ""}`,
-      `      invocations ${c.invocations}, errors ${c.errors}, last ${c.last_duration_ms ?? "-"} ms` +
-        (c.last_event ? `, last event ${c.last_event.name} at ${c.last_event.at}` : "") +
-        (c.last_error ? `\n      last error at ${c.last_error.at}: ${c.last_error.message}` : "") +
-        (c.last_block
-          ? `\n      blocks ${c.blocks}, last at ${c.last_block.at} (${c.last_block.stage}): ${c.last_block.reason}`
-          : ""),
-    );
-  }
-  if (info.capabilities.length === 0) lines.push("    (none)");
-  if (info.remote) lines.push(...formatRemote(info.remote));
-  for (const warning of info.warnings) lines.push(`  warning: ${warning}`);
-  return lines.join("\n");
-}
-
-function formatRemote(r: NonNullable<PluginInfo["remote"]>): string[] {
-  const surfaces = Object.entries(r.surfaces)
-    .filter(([, names]) => names.length > 0)
-    .map(([kind, names]) => `${kind} ${names.join(", ")}`);
-  return [
-    `  remote: ${r.transport} ${r.state}${r.pid ? ` pid ${r.pid}` : ""}${r.ready_ms === null ? "" : `, ready in ${r.ready_ms.toFixed(0)} ms`}, restarts ${r.restarts}`,
-    `    calls ${r.calls}, failures ${r.failures}, timeouts ${r.timeouts}, in flight ${r.in_flight}, host calls ${r.host_calls}, callbacks ${r.callbacks}, refused lines ${r.malformed + r.oversize}`,
-    ...(surfaces.length ? [`    surfaces: ${surfaces.join("; ")}`] : []),
-    ...(r.last_error ? [`    last error: ${r.last_error}`] : []),
-  ];
 }
 
 function openRuntime(workspace: Workspace): PluginRuntime {
@@ -122,52 +57,10 @@ async function withRuntime(workspace: Workspace, run: (runtime: PluginRuntime) =
 async function validate(dirArg: string, workspace: Workspace, json: boolean): Promise<number> {
   const dir = resolve(dirArg);
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw usageError(`prx plugins validate: ${dir} is not a directory`);
-  const found = inspectPluginDir(dir, basename(dir));
-  const manifest = found.ok ? found.manifest : found.manifest;
-  const notes: string[] = [];
-  if (manifest) {
-    const sensitive = [...manifest.permissions.required, ...manifest.permissions.optional].filter(isSensitivePermission);
-    if (sensitive.length) {
-      notes.push(`needs grants in config.toml: [plugins.${manifest.plugin.name}] grant = [${sensitive.map((p) => `"${p}"`).join(", ")}]`);
-    }
-    if (manifest.plugin.runtime === "wasm") notes.push(`fuel: ${describeFuel(manifest.resources.max_fuel ?? null)}`);
-  }
-  // Load with every declared permission granted, in a throwaway database: validate checks loadability, not policy.
-  const name = found.name;
-  const grant = manifest ? [...manifest.permissions.required, ...manifest.permissions.optional] : [];
-  const config = ConfigSchema.parse({ plugins: { [name]: { grant } } });
-  const db = new Database(":memory:");
-  const logger = createLogger("plugins.validate");
-  const status = new StatusStore();
-  const { generation } = await buildGeneration({
-    number: 1,
-    pluginsDir: dir,
-    config,
-    host: { workspace, db, events: nullPublisher, memory: () => null, logger },
-    loaders: loaderResolver(),
-    factories: defaultAdapterFactories(),
-    status,
-    logger,
-    discovered: [found],
-  });
-  try {
-    const record = generation.plugins[0]!;
-    const info = describePlugin(record, generation, status);
-    const tools = generation.adapters.tool.map((t) => ({ name: t.spec.name, description: t.spec.description }));
-    const ok = record.state === "active";
-    if (json) {
-      out(JSON.stringify({ valid: ok, plugin: info, tools, notes }, null, 2));
-    } else {
-      out(`${dir}: ${ok ? "valid" : "INVALID"}`);
-      out(formatInfo(info));
-      for (const tool of tools) out(`  tool spec: ${tool.name} — ${tool.description}`);
-      for (const note of notes) out(`  ${note}`);
-    }
-    return ok ? 0 : 1;
-  } finally {
-    await generation.release(0);
-    db.close();
-  }
+  const report = await checkPluginDir(dir, workspace);
+  if (json) out(JSON.stringify({ valid: report.ok, plugin: report.info, tools: report.tools, notes: report.notes }, null, 2));
+  else out(formatCheck(dir, report));
+  return report.ok ? 0 : 1;
 }
 
 async function probe(
@@ -204,7 +97,10 @@ async function probe(
   return 0;
 }
 
-export async function pluginsCommand(argv: string[], globals: { workspace?: string }): Promise<number> {
+export async function pluginsCommand(given: string[], globals: { workspace?: string }): Promise<number> {
+  const argv = hoistGlobalOptions(given, "prx plugins");
+  const kit = KIT_SUBCOMMANDS.find((name) => name === argv[0]);
+  if (kit) return runKitCommand(kit, argv.slice(1), globals);
   const { values, positionals } = parseCommand("prx plugins", argv, {
     json: { type: "boolean" },
     plugin: { type: "string" },
@@ -213,7 +109,7 @@ export async function pluginsCommand(argv: string[], globals: { workspace?: stri
   });
   const [sub, arg] = positionals;
   if (values.help || !sub) {
-    process.stdout.write(USAGE);
+    process.stdout.write(PLUGINS_USAGE);
     return sub || values.help ? 0 : 2;
   }
   if (!SUBCOMMANDS.includes(sub as (typeof SUBCOMMANDS)[number])) throw unknownName("subcommand", sub, SUBCOMMANDS, "prx plugins");

@@ -45,6 +45,7 @@ export const ErrorCodes = [
   "PLUGIN_NOT_FOUND",
   "PLUGIN_RELOAD",
   "PLUGIN_CONFLICT",
+  "PLUGIN_BUILD",
   "REMOTE_PROTOCOL",
   "REMOTE_RPC",
   "REMOTE_CRASHED",

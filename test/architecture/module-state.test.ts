@@ -15,6 +15,7 @@ const ALLOWED: Record<string, string> = {
   "src/plugins/wasm/instrument-cache.ts instrumentations": "a count of instrumentations, read by tests and benchmarks",
   "src/plugins/remote/transport.ts workerEntry": "where the embedded worker entry file is: a process constant",
   "src/plugins/remote/proc-memory.ts pageBytes": "the kernel's page size, read once: a process constant",
+  "src/plugins/kit/build/qjs-engine.ts engine": "the kit's QuickJS build engine, a native library: it loads once per process",
 };
 
 /** Files that run as a thread or process of their own (a sandbox Worker, a plugin's Worker or child). */

@@ -15,7 +15,7 @@ async function workspace(): Promise<OpenedHost> {
   roots.push(root);
   mkdirSync(join(root, "plugins"));
   cpSync(join(REPO, "plugins/example-remote"), join(root, "plugins/example-remote"), { recursive: true });
-  cpSync(join(REPO, "plugins/test-wasm/echo-tool"), join(root, "plugins/echo-tool"), { recursive: true });
+  cpSync(join(REPO, "test/fixtures/test-wasm/echo-tool"), join(root, "plugins/echo-tool"), { recursive: true });
   writeFileSync(join(root, "config.toml"), "");
   const opened = await openHost(root);
   hosts.push(opened);

@@ -63,7 +63,7 @@ beforeAll(async () => {
   );
   cleanup = ws.cleanup;
   mkdirSync(join(ws.dir, "plugins"), { recursive: true });
-  cpSync(resolve(import.meta.dir, "../../plugins/test-wasm/echo-tool"), join(ws.dir, "plugins", "echo-tool"), { recursive: true });
+  cpSync(resolve(import.meta.dir, "../fixtures/test-wasm/echo-tool"), join(ws.dir, "plugins", "echo-tool"), { recursive: true });
   gateway = await startGatewayBinary(ws.dir, { TG_TOKEN: tg.token, PRX_LOG: "info" });
   void (async () => {
     const decoder = new TextDecoder();

@@ -13,7 +13,7 @@ setDefaultTimeout(60_000);
 
 const RELOADS = 100;
 const CLIENTS = 4;
-const WASM_PLUGINS = resolve(import.meta.dir, "../../plugins/test-wasm");
+const WASM_PLUGINS = resolve(import.meta.dir, "../fixtures/test-wasm");
 
 let fake: FakeServer;
 let gateway: RunningGateway;

@@ -14,7 +14,7 @@ import { ROOT } from "./helpers.ts";
 
 setDefaultTimeout(60_000);
 
-const ECHO_PLUGIN = join(ROOT, "plugins", "test-wasm", "echo-tool");
+const ECHO_PLUGIN = join(ROOT, "test", "fixtures", "test-wasm", "echo-tool");
 const cleanups: Array<() => void> = [];
 const clients: Client[] = [];
 

@@ -26,7 +26,7 @@ export interface ScenarioOutcome {
 export interface Scenario {
   name: string;
   plugin: HostileOptions;
-  /** Copy plugins/test-wasm/loop-tool into the workspace. */
+  /** Copy test/fixtures/test-wasm/loop-tool into the workspace. */
   wasm?: boolean;
   /** Report the gateway's RSS after the attack against its baseline, with this target (MB). */
   rssTargetMb?: number;
@@ -152,4 +152,4 @@ export const SCENARIOS: Scenario[] = [
   wasmSpin,
 ];
 
-export const LOOP_TOOL = (root: string) => join(root, "plugins/test-wasm/loop-tool");
+export const LOOP_TOOL = (root: string) => join(root, "test/fixtures/test-wasm/loop-tool");

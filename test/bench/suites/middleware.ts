@@ -8,6 +8,7 @@ import { loadInThread } from "../../../src/plugins/wasm/bare.ts";
 import type { WasmPluginInstance } from "../../../src/plugins/wasm/instance.ts";
 import { EXECUTION_TIME_SAMPLES } from "../../../src/plugins/wasm/limits.ts";
 import type { AdmittedPlugin } from "../../../src/plugins/types.ts";
+import { ensureExamplesBuilt } from "../../plugins/kit/examples-build.ts";
 import { stats, type BenchContext, type BenchRow, type BenchSuite } from "../types.ts";
 
 /**
@@ -35,13 +36,20 @@ const ENVELOPE = {
   metadata: { source: "bench" },
 };
 
-function workspace(ctx: { tmp: string; root: string }, plugin: string | null): string {
+/** Where a measured middleware is built: the WAT and QuickJS test fixtures, or an example built by `prx plugins build`. */
+async function sourceOf(ctx: { root: string }, plugin: string): Promise<string> {
+  if (plugin !== "pii-redact") return join(ctx.root, "test", "fixtures", "test-wasm2", plugin);
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", PRX_LOG: "error" };
+  return join((await ensureExamplesBuilt(env)).dir, plugin);
+}
+
+async function workspace(ctx: { tmp: string; root: string }, plugin: string | null): Promise<string> {
   const root = join(ctx.tmp, plugin ?? "none");
   mkdirSync(join(root, "plugins"), { recursive: true });
   writeFileSync(join(root, "config.toml"), 'default_provider = "offline"\n[memory]\nbackend = "none"\n');
   for (let i = 1; plugin && i <= CHAIN; i++) {
     const dir = join(root, "plugins", `${plugin}-${i}`);
-    cpSync(join(ctx.root, "plugins", "test-wasm2", plugin), dir, { recursive: true });
+    cpSync(await sourceOf(ctx, plugin), dir, { recursive: true });
     const manifest = join(dir, "plugin.toml");
     writeFileSync(manifest, readFileSync(manifest, "utf8").replace(`name = "${plugin}"`, `name = "${plugin}-${i}"`));
   }
@@ -99,11 +107,12 @@ interface Measured {
 const PLUGINS = [
   ["WAT", "pass-mw", "pass"],
   ["JS (QuickJS)", "redact-mw", "redact-email"],
+  ["kit-built (prx plugins build, pii-redact)", "pii-redact", "pii-redact"],
 ] as const;
 
 /** Chain and hop timings of 4 sandboxed copies of one middleware (medians over ROUNDS alternating rounds). */
 async function measure(ctx: BenchContext, plugin: string, capability: string): Promise<Measured> {
-  const root = workspace(ctx, plugin);
+  const root = await workspace(ctx, plugin);
   const host = await openAgentHost({ workspace: root, extend: createPluginExtensions({ cron: false }) });
   const services = host.plugins!;
   const turns = stats(await turnSamples(host));
@@ -175,7 +184,7 @@ const suite: BenchSuite = async (ctx) => {
   setLogSink(() => {});
   const rows: BenchRow[] = [];
   const base = await openAgentHost({
-    workspace: workspace(ctx, null),
+    workspace: await workspace(ctx, null),
     extend: createPluginExtensions({ cron: false }),
   });
   const baseline = stats(await turnSamples(base));

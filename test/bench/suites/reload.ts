@@ -2,7 +2,7 @@
  * Reload latency with 10 cached plugins: a full reload (every plugin rebuilt) <= 200 ms, a reload of one of them (the
  * nine others carried over with their live sandboxes) <= 20 ms. Ten copies of a tool plugin under different
  * names (and tool names) run through the real WASM engine, one sandbox Worker each: once as components (the echo
- * test plugin of plugins/test-wasm rebuilt with ten tool names; transpile output cached after the first load) and
+ * test plugin of test/fixtures/test-wasm rebuilt with ten tool names; transpile output cached after the first load) and
  * once as WAT-built core modules. A full reload builds a complete candidate (discover, admit, load all ten, get-spec
  * for every tool) and swaps it in; releasing the old generation happens after the swap and is reported separately.
  * Full reloads run twice: back to back (the next reload starts as soon as the previous generation is released, so the
@@ -22,14 +22,14 @@ import { getPluginRuntime } from "../../../src/plugins/runtimes.ts";
 import type { PluginLoader } from "../../../src/plugins/types.ts";
 import { wasmLoader } from "../../../src/plugins/wasm/index.ts";
 import { sandboxWorkerPool } from "../../../src/plugins/wasm/worker-pool.ts";
-import { expandWat, WIT_SOURCE } from "../../../plugins/test-wasm/build.ts";
+import { expandWat, WIT_SOURCE } from "../../fixtures/test-wasm/build.ts";
 import { manifest, toolModule, writePlugin } from "../../plugins/runtime/helpers.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
 const PLUGINS = 10;
 const RELOADS = 12;
 const SUITE = "reload";
-const ECHO_WAT = join(import.meta.dir, "../../../plugins/test-wasm/src/echo-tool.wat");
+const ECHO_WAT = join(import.meta.dir, "../../fixtures/test-wasm/src/echo-tool.wat");
 
 async function echoComponent(tool: string): Promise<Uint8Array> {
   const source = readFileSync(ECHO_WAT, "utf8").replace('@str $name "echo_upper"', `@str $name "${tool}"`);

@@ -23,7 +23,7 @@ function plugin(
   capName: string,
   kind: AdmittedPlugin["kind"],
 ): AdmittedPlugin {
-  const base = join(root, "plugins", "test-wasm", dir);
+  const base = join(root, "test", "fixtures", "test-wasm", dir);
   return {
     name,
     version: "0.1.0",
@@ -91,7 +91,7 @@ const suite: BenchSuite = async (ctx) => {
   await transpileCached("bench", echoBytes, workspace.cacheDir);
   rows.push({ suite: SUITE, name: "transpile cache hit", value: performance.now() - started, unit: "ms" });
   const tsBytes = new Uint8Array(
-    await Bun.file(join(ctx.root, "plugins", "test-wasm", "ts-tool", "plugin.wasm")).arrayBuffer(),
+    await Bun.file(join(ctx.root, "test", "fixtures", "test-wasm", "ts-tool", "plugin.wasm")).arrayBuffer(),
   );
   started = performance.now();
   await transpileCached("bench-ts", tsBytes, workspace.cacheDir);

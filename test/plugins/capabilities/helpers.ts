@@ -12,7 +12,7 @@ import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
 import type { PrxError } from "../../../src/core/errors.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/openai-server.ts";
 
-export const PLUGINS2_DIR = resolve(import.meta.dir, "../../../plugins/test-wasm2");
+export const PLUGINS2_DIR = resolve(import.meta.dir, "../../fixtures/test-wasm2");
 /** Transpiled components are content-addressed: every test workspace shares one cache so each is transpiled once. */
 export const SHARED_CACHE = join(tmpdir(), "prx-capabilities-transpile-cache");
 

@@ -203,7 +203,7 @@ describe("a hook's own events.subscribe", () => {
     const logs = captureLogs();
     const fake = startFakeOpenAI();
     const ws = workspaceWith([], fakeConfig(fake.url, '[plugins.hook-kv]\ngrant = ["events"]\n'));
-    cpSync(join(import.meta.dir, "../../../plugins/test-wasm/hook-kv"), join(ws.pluginsDir, "hook-kv"), {
+    cpSync(join(import.meta.dir, "../../fixtures/test-wasm/hook-kv"), join(ws.pluginsDir, "hook-kv"), {
       recursive: true,
     });
     const opened = await openHost(ws.root);

@@ -11,7 +11,7 @@ const dir = mkdtempSync(join(tmpdir(), "prx-grant-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test("a missing grant, then granted in config.toml, then reload: the plugin becomes active", async () => {
-  cpSync(join(import.meta.dir, "../../../plugins/test-wasm/http-tool"), join(dir, "plugins", "http-tool"), { recursive: true });
+  cpSync(join(import.meta.dir, "../../fixtures/test-wasm/http-tool"), join(dir, "plugins", "http-tool"), { recursive: true });
   writeFileSync(join(dir, "config.toml"), `default_provider = "offline"\n`);
   const host = await openAgentHost({ workspace: dir, extend: pluginExtensions });
   try {

@@ -17,7 +17,7 @@ beforeAll(async () => {
   cpSync(join(REPO, "plugins/example-remote"), join(root, "plugins/example-remote"), { recursive: true });
   const manifest = join(root, "plugins/example-remote/plugin.toml");
   writeFileSync(manifest, readFileSync(manifest, "utf8").replace('transport = "worker"', 'transport = "process"'));
-  cpSync(join(REPO, "plugins/test-wasm/echo-tool"), join(root, "plugins/echo-tool"), { recursive: true });
+  cpSync(join(REPO, "test/fixtures/test-wasm/echo-tool"), join(root, "plugins/echo-tool"), { recursive: true });
   writeFileSync(join(root, "config.toml"), "");
   opened = await openHost(root);
 }, 60_000);

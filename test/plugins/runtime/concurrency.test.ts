@@ -65,11 +65,11 @@ describe("calls during reloads", () => {
 
   /**
    * Through the real WASM engine (sandbox Worker per plugin). Uses the engine's own test plugin from
-   * plugins/test-wasm (the first tool plugin that needs no sensitive grant) when present, else this suite's
+   * test/fixtures/test-wasm (the first tool plugin that needs no sensitive grant) when present, else this suite's
    * WAT-built core module, which speaks the same core ABI.
    */
   test(`${CALLS} concurrent tool calls during ${RELOADS} reloads: zero failed calls (WASM engine)`, async () => {
-    const engineDir = resolve(import.meta.dir, "../../../plugins/test-wasm");
+    const engineDir = resolve(import.meta.dir, "../../fixtures/test-wasm");
     const fromEngine = existsSync(engineDir)
       ? readdirSync(engineDir)
           .sort((a, b) => Number(!a.includes("echo")) - Number(!b.includes("echo")) || (a < b ? -1 : 1))

@@ -1,7 +1,7 @@
 import { componentEmbed, componentNew, parse } from "@bytecodealliance/jco";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { expandWat } from "../../../plugins/test-wasm/build.ts";
+import { expandWat } from "../../fixtures/test-wasm/build.ts";
 
 /** Build a one-off component in a test (e.g. against another version of the prx WIT) into dir/plugin.wasm. */
 export async function buildComponent(dir: string, wat: string, witSource: string, world: string): Promise<string> {

@@ -7,9 +7,9 @@ import { createLogger, setLogSink } from "../../../src/core/logger.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
 import type { MemoryBackend } from "../../../src/memory/types.ts";
 import type { AdmittedPlugin, PluginHostServices } from "../../../src/plugins/types.ts";
-import { PLUGINS } from "../../../plugins/test-wasm/plugins.ts";
+import { PLUGINS } from "../../fixtures/test-wasm/plugins.ts";
 
-export const TEST_PLUGINS_DIR = join(import.meta.dir, "..", "..", "..", "plugins", "test-wasm");
+export const TEST_PLUGINS_DIR = join(import.meta.dir, "..", "..", "..", "test", "fixtures", "test-wasm");
 
 /** A real host: temp workspace, its SQLite db, an event recorder, a log recorder. */
 export interface TestHost {

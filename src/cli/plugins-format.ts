@@ -1,0 +1,60 @@
+import type { PluginInfo } from "../plugins/api.ts";
+import type { PluginCheck } from "../plugins/kit/check.ts";
+
+/** How `prx plugins info`, `validate`, `test` and `install` print a plugin. */
+export function formatInfo(info: PluginInfo): string {
+  const lines = [
+    `${info.name} ${info.version ?? "?"} (${info.kind ?? "unknown kind"}) — ${info.status}`,
+    ...(info.message ? [`  message: ${info.message.replaceAll("\n", "\n    ")}`] : []),
+    `  dir: ${info.dir}`,
+    ...(info.description ? [`  description: ${info.description}`] : []),
+    `  permissions: required [${info.permissions.required.join(", ")}], optional [${info.permissions.optional.join(", ")}]`,
+    `               granted [${info.permissions.granted.join(", ")}]` +
+      (info.permissions.missing.length ? `, missing [${info.permissions.missing.join(", ")}]` : ""),
+    "  capabilities:",
+  ];
+  for (const cap of info.capabilities) {
+    const c = cap.counters;
+    const extra = [
+      cap.events.length ? `events ${cap.events.join(" ")}` : "",
+      cap.schedule ? `schedule "${cap.schedule}"` : "",
+      cap.type === "middleware" ? `stages ${cap.stages.join(",")}` : "",
+    ].filter(Boolean);
+    lines.push(
+      `    ${cap.type}:${cap.name} priority ${cap.priority}${cap.live ? "" : " (no live adapter)"}${extra.length ? " " + extra.join(" ") : ""}`,
+      `      invocations ${c.invocations}, errors ${c.errors}, last ${c.last_duration_ms ?? "-"} ms` +
+        (c.last_event ? `, last event ${c.last_event.name} at ${c.last_event.at}` : "") +
+        (c.last_error ? `\n      last error at ${c.last_error.at}: ${c.last_error.message}` : "") +
+        (c.last_block
+          ? `\n      blocks ${c.blocks}, last at ${c.last_block.at} (${c.last_block.stage}): ${c.last_block.reason}`
+          : ""),
+    );
+  }
+  if (info.capabilities.length === 0) lines.push("    (none)");
+  if (info.remote) lines.push(...formatRemote(info.remote));
+  for (const warning of info.warnings) lines.push(`  warning: ${warning}`);
+  return lines.join("\n");
+}
+
+function formatRemote(r: NonNullable<PluginInfo["remote"]>): string[] {
+  const surfaces = Object.entries(r.surfaces)
+    .filter(([, names]) => names.length > 0)
+    .map(([kind, names]) => `${kind} ${names.join(", ")}`);
+  return [
+    `  remote: ${r.transport} ${r.state}${r.pid ? ` pid ${r.pid}` : ""}${r.ready_ms === null ? "" : `, ready in ${r.ready_ms.toFixed(0)} ms`}, restarts ${r.restarts}`,
+    `    calls ${r.calls}, failures ${r.failures}, timeouts ${r.timeouts}, in flight ${r.in_flight}, host calls ${r.host_calls}, callbacks ${r.callbacks}, refused lines ${r.malformed + r.oversize}`,
+    ...(surfaces.length ? [`    surfaces: ${surfaces.join("; ")}`] : []),
+    ...(r.last_error ? [`    last error: ${r.last_error}`] : []),
+  ];
+}
+
+/** `validate`'s report as text (also printed by `prx plugins test` and `install`). */
+export function formatCheck(dir: string, report: PluginCheck): string {
+  return [
+    `${dir}: ${report.ok ? "valid" : "INVALID"}`,
+    formatInfo(report.info),
+    ...report.tools.map((tool) => `  tool spec: ${tool.name} — ${tool.description}`),
+    ...report.notes.map((note) => `  ${note}`),
+  ].join("\n");
+}
+

@@ -1,0 +1,37 @@
+/**
+ * The plugin developer kit's commands (`prx plugins new|build|test|dev|pack|install`), each in its own file and
+ * loaded only when used.
+ */
+export const KIT_SUBCOMMANDS = ["new", "build", "test", "dev", "pack", "install"] as const;
+export type KitSubcommand = (typeof KIT_SUBCOMMANDS)[number];
+
+export interface KitGlobals {
+  workspace?: string;
+}
+
+export async function runKitCommand(sub: KitSubcommand, argv: string[], globals: KitGlobals): Promise<number> {
+  switch (sub) {
+    case "new":
+      return (await import("./plugins-new.ts")).pluginsNew(argv);
+    case "build":
+      return (await import("./plugins-build.ts")).pluginsBuild(argv);
+    case "test":
+      return (await import("./plugins-test.ts")).pluginsTest(argv, globals);
+    case "dev":
+      return (await import("./plugins-dev.ts")).pluginsDev(argv, globals);
+    case "pack":
+      return (await import("./plugins-pack.ts")).pluginsPack(argv);
+    case "install":
+      return (await import("./plugins-install.ts")).pluginsInstall(argv, globals);
+  }
+}
+
+/** `1.6 MB`, `812 KB`. */
+export function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`;
+}
+
+/** `1.2 s`, `85 ms`. */
+export function formatMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { lazy } from "../../../core/lazy.ts";
+
+/**
+ * `POST /api/plugins/<name>/reload` of a running gateway, as `prx plugins dev` calls it with its local token. The
+ * answer is one of the two shapes below (the gateway's reload response, or its error body).
+ */
+export const DEV_RELOAD_TIMEOUT_MS = 60_000;
+
+const ReloadedSchema = lazy(() =>
+  z.looseObject({
+    success: z.literal(true),
+    generation: z.number().int(),
+    plugins: z.array(z.looseObject({ name: z.string(), outcome: z.string(), error: z.string().nullable() })),
+  }),
+);
+const ErrorAnswerSchema = lazy(() =>
+  z.looseObject({ error: z.looseObject({ code: z.string(), message: z.string(), hint: z.string().optional() }) }),
+);
+
+export type ReloadOutcome =
+  | { kind: "reloaded"; generation: number; outcome: string; ms: number }
+  | { kind: "refused"; status: number; code: string; message: string; ms: number }
+  | { kind: "unreachable"; message: string };
+
+export async function reloadInGateway(url: string, token: string, plugin: string): Promise<ReloadOutcome> {
+  const started = performance.now();
+  let response: Response;
+  try {
+    response = await fetch(`${url.replace(/\/+$/, "")}/api/plugins/${encodeURIComponent(plugin)}/reload`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(DEV_RELOAD_TIMEOUT_MS),
+    });
+  } catch (error) {
+    return { kind: "unreachable", message: (error as Error).message };
+  }
+  const ms = performance.now() - started;
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { kind: "refused", status: response.status, code: "BAD_RESPONSE", message: `the gateway answered ${response.status}: ${text.slice(0, 200)}`, ms };
+  }
+  const reloaded = ReloadedSchema().safeParse(json);
+  if (reloaded.success) {
+    const mine = reloaded.data.plugins.find((p) => p.name === plugin);
+    return { kind: "reloaded", generation: reloaded.data.generation, outcome: mine?.outcome ?? "unknown", ms };
+  }
+  const failed = ErrorAnswerSchema().safeParse(json);
+  if (!failed.success) {
+    return { kind: "refused", status: response.status, code: "BAD_RESPONSE", message: `unexpected answer ${response.status}: ${text.slice(0, 200)}`, ms };
+  }
+  const { code, message, hint } = failed.data.error;
+  return { kind: "refused", status: response.status, code, message: hint ? `${message} (${hint})` : message, ms };
+}
