@@ -21,7 +21,8 @@ const ALLOWED: Record<string, string> = {
 /** Files that run as a thread or process of their own (a sandbox Worker, a plugin's Worker or child). */
 const OWN_THREAD = [/^src\/plugins\/wasm\/sandbox-worker\.ts$/, /^src\/plugins\/wasm\/host\//, /^src\/plugins\/remote\/worker-runtime\//];
 
-const MUTABLE = /^(?:export )?(let|const) (\w+)(?:: ([^=]+))? = ?(new (?:Map|WeakMap|Set|WeakSet)\b)?/gm;
+/** A top-level declaration, with or without an initializer (`let handle: T;` is state too). */
+const MUTABLE = /^(?:export )?(let|const) (\w+)(?:: ([^=;]+))?(?: = ?(new (?:Map|WeakMap|Set|WeakSet)\b)?|;)/gm;
 
 test("no module of the plugin runtime holds process-wide mutable state outside the runtime", () => {
   const found: string[] = [];
