@@ -41,16 +41,24 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   const port = values.port === undefined ? undefined : parsePort(values.port);
 
   // Listen first (workspace, cached config, database), then build the rest: see gateway/early.ts.
-  const early = await listenFirst(values.workspace ?? globals.workspace, values.host, port);
+  // a signal while the gateway starts stops it once it is built (startGateway then owns the signals)
+  let signalled = false;
+  const hold = () => void (signalled = true);
+  process.on("SIGINT", hold).on("SIGTERM", hold);
   let running: Running;
+  let early: Early | undefined;
   try {
+    early = await listenFirst(values.workspace ?? globals.workspace, values.host, port);
     await early.listener.needed(HOST_OPEN_DELAY_MS);
     running = await openAndServe(early, values.host);
   } catch (error) {
-    await early.listener.fail(error);
+    await early?.listener.fail(error);
     throw error;
+  } finally {
+    process.off("SIGINT", hold).off("SIGTERM", hold);
   }
   const { host, server, channels, fileLog } = running;
+  if (signalled) void server.stop();
   channels.start();
   // Requests that need plugins (turns, /api/plugins) load them at once; otherwise they load shortly after
   // listening, so the first health checks are answered without waiting behind the plugin start.

@@ -16,8 +16,11 @@ export interface EarlyListener {
   serve(handlers: { routes: Record<string, unknown>; fetch: (request: Request) => Response | Promise<Response> }): void;
   /** The start failed: requests that waited are answered 503 naming why, and the listener closes. */
   fail(error: unknown): Promise<void>;
-  /** The /health requests answered before the full gateway served (for its access log and metrics), once. */
-  takeAnswered(): AccessEntry[];
+  /**
+   * Where the /health requests answered early go (the full gateway's access log and metrics): those answered so far
+   * at once, later ones (a request still being answered when the full gateway took over) as they finish.
+   */
+  report(to: (entry: AccessEntry) => void): void;
   /** Resolves when a request needs the full gateway (anything but /health), or after `delayMs`, whichever is first. */
   needed(delayMs: number): Promise<void>;
 }
@@ -44,7 +47,8 @@ export function listenEarly(options: EarlyListenOptions): EarlyListener {
   let settle!: (fetch: Fetch) => void;
   const full = new Promise<Fetch>((resolve) => (settle = resolve));
   const providers = providersCheck(options);
-  let answered: AccessEntry[] = [];
+  const answered: AccessEntry[] = [];
+  let reportTo: ((entry: AccessEntry) => void) | undefined;
   let wanted!: () => void;
   const needed = new Promise<void>((resolve) => (wanted = resolve));
   const server = Bun.serve({
@@ -65,7 +69,9 @@ export function listenEarly(options: EarlyListenOptions): EarlyListener {
       response.headers.set("x-request-id", id);
       const ms = Math.round((performance.now() - start) * 10) / 10;
       const client = srv.requestIP(request)?.address ?? "unknown";
-      answered.push({ method: "GET", path: "/health", status: response.status, id, ms, client });
+      const entry: AccessEntry = { method: "GET", path: "/health", status: response.status, id, ms, client };
+      if (reportTo) reportTo(entry);
+      else answered.push(entry);
       return response;
     },
   });
@@ -84,10 +90,9 @@ export function listenEarly(options: EarlyListenOptions): EarlyListener {
       const timer = setTimeout(wanted, delayMs);
       return needed.finally(() => clearTimeout(timer));
     },
-    takeAnswered() {
-      const taken = answered;
-      answered = [];
-      return taken;
+    report(to) {
+      reportTo = to;
+      for (const entry of answered.splice(0)) to(entry);
     },
   };
 }

@@ -98,14 +98,34 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     server = options.listener.server;
     app.server = server as never;
     options.listener.serve({ routes: nativeRoutes(app), fetch: (request) => app.fetch(request) });
-    for (const entry of options.listener.takeAnswered()) {
+    options.listener.report((entry) => {
       context.metrics.request("/health", entry.method, entry.status, entry.ms / 1000);
       context.accessLog(entry);
-    }
+    });
   } else {
     server = listenOn(app, hostname, port);
-    print(listeningLine(hostname, server));
   }
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  let stopping: Promise<void> | undefined;
+  const onSignal = (signal: string) => {
+    if (stopping) {
+      // A second signal while draining: stop waiting for turns.
+      process.stderr.write(`prx gateway: ${signal} again; exiting without waiting for running turns\n`);
+      process.exit(130);
+    }
+    context.logger.info(`received ${signal}; shutting down`);
+    void stop();
+  };
+  const sigint = () => onSignal("SIGINT");
+  const sigterm = () => onSignal("SIGTERM");
+  // before the lines below: whoever waits for them may signal at once
+  if (options.handleSignals !== false) {
+    process.on("SIGINT", sigint);
+    process.on("SIGTERM", sigterm);
+  }
+
+  if (!options.listener) print(listeningLine(hostname, server));
   const url = urlOf(hostname, server);
   const pairing = auth.openPairingIfUnpaired();
   if (pairing) {
@@ -124,25 +144,6 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     // Bun.shrink (undocumented) returns freed JSC heap pages; measured ~2 MB of idle RSS.
     (Bun as unknown as { shrink?: () => void }).shrink?.();
   }, POST_START_GC_DELAY_MS).unref();
-
-  let resolveClosed!: () => void;
-  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
-  let stopping: Promise<void> | undefined;
-  const onSignal = (signal: string) => {
-    if (stopping) {
-      // A second signal while draining: stop waiting for turns.
-      process.stderr.write(`prx gateway: ${signal} again; exiting without waiting for running turns\n`);
-      process.exit(130);
-    }
-    context.logger.info(`received ${signal}; shutting down`);
-    void stop();
-  };
-  const sigint = () => onSignal("SIGINT");
-  const sigterm = () => onSignal("SIGTERM");
-  if (options.handleSignals !== false) {
-    process.on("SIGINT", sigint);
-    process.on("SIGTERM", sigterm);
-  }
 
   function stop(): Promise<void> {
     stopping ??= (async () => {

@@ -6,6 +6,7 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ConfigSchema } from "../../src/config/schema.ts";
+import type { AccessEntry } from "../../src/gateway/access-log.ts";
 import { listenEarly, type EarlyListener } from "../../src/gateway/early.ts";
 import { BINARY, runPrx, tempWorkspace } from "../helpers/binary.ts";
 
@@ -59,10 +60,10 @@ describe("the early listener", () => {
     expect(await waiting).toBe("full: /api/status");
     expect(await (await fetch(`${url}/health`)).text()).toBe("full: /health");
 
-    const entries = listener.takeAnswered();
+    const entries: AccessEntry[] = [];
+    listener.report((entry) => entries.push(entry));
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ method: "GET", path: "/health", status: 200, id: "early-1", client: "127.0.0.1" });
-    expect(listener.takeAnswered()).toEqual([]);
   });
 
   test("a misconfigured default provider or an unreachable database is 503, as the full /health says", async () => {
@@ -127,13 +128,39 @@ describe("prx gateway (binary)", () => {
       // right after listening: the early answer (the host opens 25 ms later unless a request needs it)
       const early = await fetch(`${url}/health`, { headers: { "x-request-id": "first-check" } });
       expect(((await early.json()) as { checks: { gateway?: { detail: string } } }).checks.gateway?.detail).toStartWith("starting");
-      while (!seen.includes("pairing code")) seen += new TextDecoder().decode((await reader.read()).value);
+      // the access log is written once the full gateway serves: read stderr until its line for that request
+      const errors = (proc.stderr as ReadableStream<Uint8Array>).getReader();
+      let stderr = "";
+      const deadline = Date.now() + 20_000;
+      while (!stderr.includes('"first-check"') && Date.now() < deadline) {
+        const chunk = await errors.read();
+        if (chunk.done) break;
+        stderr += new TextDecoder().decode(chunk.value);
+      }
       proc.kill("SIGTERM");
       await proc.exited;
-      const stderr = await new Response(proc.stderr as ReadableStream).text();
       expect(stderr).toMatch(/GET \/health 200 .*"id":"first-check"/);
     } finally {
       ok.cleanup();
+    }
+  });
+
+  test("SIGTERM right after the listening line (the rest still being built) stops the gateway cleanly", async () => {
+    const ws = tempWorkspace('default_provider = "off"\ndefault_model = "m"\n[providers.off]\nkind = "offline"\n');
+    try {
+      const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", ws.dir], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: ws.dir },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+      let seen = "";
+      while (!seen.includes("listening on")) seen += new TextDecoder().decode((await reader.read()).value);
+      proc.kill("SIGTERM");
+      expect(await proc.exited).toBe(0);
+      expect(proc.signalCode).toBeNull();
+    } finally {
+      ws.cleanup();
     }
   });
 });
