@@ -101,6 +101,19 @@ describe("the early listener", () => {
   });
 });
 
+/** `prx gateway --port 0` in `dir`, once it has printed its listening line. */
+async function gatewayUntilListening(dir: string) {
+  const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", dir], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+  let seen = "";
+  while (!seen.includes("listening on")) seen += new TextDecoder().decode((await reader.read()).value);
+  return { proc, reader, url: /listening on (\S+)/.exec(seen)![1]! };
+}
+
 describe("prx gateway (binary)", () => {
   test("a start that fails after listening exits 1 with the error; the early /health lines reach the access log", async () => {
     const ws = tempWorkspace(
@@ -116,15 +129,8 @@ describe("prx gateway (binary)", () => {
     }
     const ok = tempWorkspace('default_provider = "off"\ndefault_model = "m"\n[providers.off]\nkind = "offline"\n');
     try {
-      const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", ok.dir], {
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: ok.dir },
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+      const { proc, reader, url } = await gatewayUntilListening(ok.dir);
       let seen = "";
-      while (!seen.includes("listening on")) seen += new TextDecoder().decode((await reader.read()).value);
-      const url = /listening on (\S+)/.exec(seen)![1]!;
       // right after listening: the early answer (the host opens 25 ms later unless a request needs it)
       const early = await fetch(`${url}/health`, { headers: { "x-request-id": "first-check" } });
       expect(((await early.json()) as { checks: { gateway?: { detail: string } } }).checks.gateway?.detail).toStartWith("starting");
@@ -148,14 +154,7 @@ describe("prx gateway (binary)", () => {
   test("SIGTERM right after the listening line (the rest still being built) stops the gateway cleanly", async () => {
     const ws = tempWorkspace('default_provider = "off"\ndefault_model = "m"\n[providers.off]\nkind = "offline"\n');
     try {
-      const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", ws.dir], {
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: ws.dir },
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-      let seen = "";
-      while (!seen.includes("listening on")) seen += new TextDecoder().decode((await reader.read()).value);
+      const { proc } = await gatewayUntilListening(ws.dir);
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(0);
       expect(proc.signalCode).toBeNull();
