@@ -2,11 +2,11 @@ import { version } from "../../package.json" with { type: "json" };
 import type { AgentHost } from "../agent/host.ts";
 import type { McpGatewayPort } from "../contracts/mcp.ts";
 import { errorMessage } from "../core/errors.ts";
-import type { EarlyListener } from "../gateway/early.ts";
 import type { GatewayFileLog } from "../gateway/file-log.ts";
 import type { GatewayServer } from "../gateway/server.ts";
 import type { McpClientExtension } from "../mcp/extension.ts";
 import type { GatewayChannels } from "./gateway-channels.ts";
+import type { EarlyGateway } from "./gateway-listen.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 import { hoistGlobalOptions } from "./global-options.ts";
 
@@ -46,9 +46,9 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   const hold = () => void (signalled = true);
   process.on("SIGINT", hold).on("SIGTERM", hold);
   let running: Running;
-  let early: Early | undefined;
+  let early: EarlyGateway | undefined;
   try {
-    early = await listenFirst(values.workspace ?? globals.workspace, values.host, port);
+    early = await (await import("./gateway-listen.ts")).listenFirst(values.workspace ?? globals.workspace, values.host, port);
     await early.listener.needed(HOST_OPEN_DELAY_MS);
     running = await openAndServe(early, values.host);
   } catch (error) {
@@ -76,42 +76,6 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   return 0;
 }
 
-interface Early {
-  workspace: string;
-  listener: EarlyListener;
-}
-
-/** The workspace, its config (cached validation) and database, and the listening socket with its early /health. */
-async function listenFirst(workspaceFlag: string | undefined, hostFlag: string | undefined, portFlag: number | undefined): Promise<Early> {
-  const { openWorkspace } = await import("../core/workspace.ts");
-  const { loadConfigCached } = await import("../config/cache.ts");
-  const { openDatabase } = await import("../core/database.ts");
-  const { assertBindable, cannotListen, listeningLine } = await import("../gateway/bind.ts");
-  const { listenEarly } = await import("../gateway/early.ts");
-  const limits = await import("../gateway/limits.ts");
-  const workspace = openWorkspace(workspaceFlag);
-  const { config, path } = await loadConfigCached(workspace.configPath, workspace.cacheDir);
-  const hostname = hostFlag ?? config.gateway.host;
-  const port = portFlag ?? config.gateway.port;
-  assertBindable(hostname, config.gateway);
-  let listener: EarlyListener;
-  try {
-    listener = listenEarly({
-      hostname,
-      port,
-      idleTimeout: limits.GATEWAY_IDLE_TIMEOUT_S,
-      maxRequestBodySize: limits.BUN_MAX_REQUEST_BODY_BYTES,
-      db: openDatabase(workspace.dbPath),
-      config,
-      configPath: path,
-    });
-  } catch (cause) {
-    throw cannotListen(hostname, port, cause);
-  }
-  console.log(listeningLine(hostname, listener.server));
-  return { workspace: workspace.root, listener };
-}
-
 interface Running {
   host: AgentHost;
   server: GatewayServer;
@@ -120,7 +84,7 @@ interface Running {
 }
 
 /** The agent host, the file log, the channels and the full route table, served by the early listener. */
-async function openAndServe(early: Early, hostname: string | undefined): Promise<Running> {
+async function openAndServe(early: EarlyGateway, hostname: string | undefined): Promise<Running> {
   // Between the steps below the event loop answers what arrived meanwhile (an early /health, from the listener).
   const servePending = () => new Promise<void>((resolve) => setImmediate(resolve));
   const { openAgentHost } = await import("../agent/index.ts");

@@ -1,7 +1,9 @@
 import type { Database } from "bun:sqlite";
 import type { Config } from "../config/schema.ts";
 import { errorMessage } from "../core/errors.ts";
+import { createProviderResolver, isExternalProviderName, resolveModelChoice } from "../providers/index.ts";
 import type { AccessEntry } from "./access-log.ts";
+import { providerReadiness } from "./provider-check.ts";
 import { requestIdOf } from "./request-id.ts";
 import type { HealthCheck } from "./types.ts";
 
@@ -46,7 +48,8 @@ function json(body: unknown, status: number): Response {
 export function listenEarly(options: EarlyListenOptions): EarlyListener {
   let settle!: (fetch: Fetch) => void;
   const full = new Promise<Fetch>((resolve) => (settle = resolve));
-  const providers = providersCheck(options);
+  // the configuration does not change while the gateway starts: checked once, on the first /health
+  let providers: HealthCheck | undefined;
   const answered: AccessEntry[] = [];
   let reportTo: ((entry: AccessEntry) => void) | undefined;
   let wanted!: () => void;
@@ -65,7 +68,7 @@ export function listenEarly(options: EarlyListenOptions): EarlyListener {
       }
       const start = performance.now();
       const id = requestIdOf(request);
-      const response = await startingHealth(options.db, providers);
+      const response = startingHealth(options.db, (providers ??= providersCheck(options)));
       response.headers.set("x-request-id", id);
       const ms = Math.round((performance.now() - start) * 10) / 10;
       const client = srv.requestIP(request)?.address ?? "unknown";
@@ -97,7 +100,7 @@ export function listenEarly(options: EarlyListenOptions): EarlyListener {
   };
 }
 
-async function startingHealth(db: Database, providers: Promise<HealthCheck>): Promise<Response> {
+function startingHealth(db: Database, providers: HealthCheck): Response {
   let database: HealthCheck;
   try {
     db.query("SELECT 1").get();
@@ -107,7 +110,7 @@ async function startingHealth(db: Database, providers: Promise<HealthCheck>): Pr
   }
   const checks: Record<string, HealthCheck> = {
     database,
-    providers: await providers,
+    providers,
     gateway: { ok: true, detail: "starting: requests wait until the routes and plugins are loaded" },
   };
   const ok = Object.values(checks).every((check) => check.ok);
@@ -115,9 +118,7 @@ async function startingHealth(db: Database, providers: Promise<HealthCheck>): Pr
 }
 
 /** The default provider's readiness from the configuration (no network), as the full /health reports it. */
-async function providersCheck(options: EarlyListenOptions): Promise<HealthCheck> {
-  const { createProviderResolver, isExternalProviderName, resolveModelChoice } = await import("../providers/index.ts");
-  const { providerReadiness } = await import("./provider-check.ts");
+function providersCheck(options: EarlyListenOptions): HealthCheck {
   const choice = resolveModelChoice(options.config, {});
   // a plugin's provider is known once the plugins are loaded
   if (isExternalProviderName(choice.provider)) return { ok: true, detail: `starting: ${choice.provider} comes from a plugin` };
