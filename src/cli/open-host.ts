@@ -1,15 +1,31 @@
+import { existsSync, readdirSync } from "node:fs";
 import { openAgentHost, type AgentHost } from "../agent/index.ts";
+import { openWorkspace, type Workspace } from "../core/workspace.ts";
 
 /**
  * Open the agent host for a CLI command. Every entry point (agent, chat, gateway, channels) goes through
  * here so the workspace plugin runtime is initialised before an explicitly selected wasm: backend resolves.
  * MCP servers of config.toml add their tools (each starts on first use).
+ * `oneShot`: wait for every plugin before serving (a command that ends, or lists tools once, would miss a late one);
+ * with no plugin and no hooks.json in the workspace it does not load the plugin runtime at all (~3-5 ms of a turn).
  */
-/** `oneShot`: wait for every plugin before serving (a command that ends, or lists tools once, would miss a late one). */
 export async function openHost(workspace?: string, options: { oneShot?: boolean } = {}): Promise<AgentHost> {
-  const { createPluginExtensions, pluginExtensions } = await import("../agent/plugin-extensions.ts");
   const { mcpClientExtension } = await import("../mcp/extension.ts");
+  const mcp = mcpClientExtension();
+  if (options.oneShot && !pluginsPresent(openWorkspace(workspace))) return openAgentHost({ workspace, extend: mcp.wrap() });
+  const { createPluginExtensions, pluginExtensions } = await import("../agent/plugin-extensions.ts");
   // a one-shot turn waits for every plugin: it would end before a late one joined
   const plugins = options.oneShot ? createPluginExtensions({ joinAfterMs: Infinity }) : pluginExtensions;
-  return openAgentHost({ workspace, extend: mcpClientExtension().wrap(plugins) });
+  return openAgentHost({ workspace, extend: mcp.wrap(plugins) });
+}
+
+/** Anything the plugin runtime would load: an entry of plugins/ (not a dot-folder) or hooks.json. */
+function pluginsPresent(workspace: Workspace): boolean {
+  if (existsSync(workspace.hooksPath)) return true;
+  try {
+    return readdirSync(workspace.pluginsDir).some((name) => !name.startsWith("."));
+  } catch (error) {
+    // unreadable: let the plugin runtime load and say why
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+  }
 }
