@@ -10,7 +10,14 @@ export const ENV_OVERRIDES: Record<string, string> = {
   PRX_MEMORY_BACKEND: "memory.backend",
   PRX_TEMPERATURE: "agent.temperature",
   PRX_MAX_TOOL_ITERATIONS: "agent.max_tool_iterations",
+  PRX_STORAGE_BACKEND: "storage.backend",
+  PRX_STORAGE_SCHEMA: "storage.schema",
+  PRX_BUS_BACKEND: "bus.backend",
+  PRX_BUS_PREFIX: "bus.prefix",
 };
+
+/** Keys whose values stay strings even when they look like numbers. */
+const STRING_KEYS = new Set(["default_model", "default_provider", "host", "backend", "schema", "prefix"]);
 
 function coerce(value: string): unknown {
   if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value);
@@ -27,7 +34,7 @@ export function applyEnvOverrides(config: Config, env: Record<string, string | u
     const keys = path.split(".");
     let target = next;
     for (const key of keys.slice(0, -1)) target = target[key];
-    target[keys.at(-1)!] = keys.at(-1) === "default_model" || keys.at(-1) === "default_provider" || keys.at(-1) === "host" || keys.at(-1) === "backend" ? value : coerce(value);
+    target[keys.at(-1)!] = STRING_KEYS.has(keys.at(-1)!) ? value : coerce(value);
     changed = true;
   }
   if (!changed) return config;

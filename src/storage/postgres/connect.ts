@@ -1,0 +1,53 @@
+import { SQL } from "bun";
+import { errorMessage, PrxError } from "../../core/errors.ts";
+
+/** How long opening a PostgreSQL connection may take before the start fails. */
+export const PG_CONNECT_TIMEOUT_S = 10;
+/** Idle PostgreSQL connections are closed after this long. */
+export const PG_IDLE_TIMEOUT_S = 30;
+
+export interface PgOptions {
+  url: string;
+  /** Schema holding prx's tables (created when missing); search_path of every connection. */
+  schema: string;
+  max: number;
+}
+
+/** A pool of PostgreSQL connections whose search_path is prx's schema. */
+export function openPg(options: PgOptions): SQL {
+  return new SQL(options.url, {
+    max: options.max,
+    idleTimeout: PG_IDLE_TIMEOUT_S,
+    connectionTimeout: PG_CONNECT_TIMEOUT_S,
+    connection: { search_path: options.schema === "public" ? "public" : `${options.schema},public` },
+  });
+}
+
+/** The URL in `env[urlEnv]`, or CONFIG_INVALID naming the variable. */
+export function urlFromEnv(urlEnv: string, env: Record<string, string | undefined>, what: string): string {
+  const url = env[urlEnv];
+  if (!url) {
+    throw new PrxError("CONFIG_INVALID", `${what} needs a URL in the environment variable ${urlEnv}, which is not set`, {
+      hint: `export ${urlEnv}=... (or name another variable with url_env)`,
+    });
+  }
+  return url;
+}
+
+/** Wrap a driver failure as STORAGE naming the operation. */
+export function pgFailure(operation: string, cause: unknown): PrxError {
+  if (cause instanceof PrxError) return cause;
+  return new PrxError("STORAGE", `postgres ${operation} failed: ${errorMessage(cause)}`, {
+    cause,
+    hint: "check that the database in [storage] url_env is reachable (prx storage status)",
+  });
+}
+
+/** Run `body`, turning driver errors into STORAGE errors. */
+export async function pg<T>(operation: string, body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (cause) {
+    throw pgFailure(operation, cause);
+  }
+}
