@@ -13,7 +13,7 @@ export function checkKvKey(plugin: string, key: string): void {
 export function quotaExceeded(plugin: string, key: string, total: number, quotaBytes: number): PrxError {
   return new PrxError(
     "LIMIT_EXCEEDED",
-    `kv of plugin ${plugin}: storing ${JSON.stringify(key.slice(0, 40))} would use ${total} bytes > its quota of ${quotaBytes} bytes`,
+    `kv of plugin ${plugin}: storing ${JSON.stringify(key.slice(0, 40))} would use ${total} bytes > its kv quota of ${quotaBytes} bytes`,
     { hint: "delete keys, or raise [resources] max_kv_storage_mb in plugin.toml" },
   );
 }

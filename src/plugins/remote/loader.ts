@@ -39,8 +39,8 @@ export function remoteBindingsFor(host: PluginHostServices): RemoteHostBindings 
     events: host.events,
     model: () => resolveModelChoice(config(), {}),
     ...(sessions ? { sessions } : {}),
-    history: (sessionId, limit): HistoryMessage[] =>
-      (sessions?.messages(sessionId, limit) ?? [])
+    history: async (sessionId, limit): Promise<HistoryMessage[]> =>
+      ((await sessions?.messages(sessionId, limit)) ?? [])
         .filter((m) => (m.role === "user" || m.role === "assistant") && m.content.trim() !== "")
         .map((m) => ({ role: m.role as "user" | "assistant", content: m.content })),
   });
