@@ -53,8 +53,8 @@ export function createPluginExtensions(
   options: PluginExtensionOptions = {},
 ): NonNullable<OpenAgentHostOptions["extend"]> {
   // `readConfig` re-reads config.toml at every build, so a grant added to it takes effect on the next reload.
-  return async ({ workspace, config, readConfig, db, memory, providers, sessions }) => {
-    const runtime = await openRuntime(workspace, readConfig, { db, memory, providers, sessions }, options);
+  return async ({ workspace, config, readConfig, db, memory, providers, sessions, storage }) => {
+    const runtime = await openRuntime(workspace, readConfig, { db, memory, providers, sessions, storage }, options);
     const services = runtime.services ?? runtime.attachServices(options);
     const remoteLog = runtime.host.logger.child("remote");
     const extensions: HostExtensions = {

@@ -1,3 +1,4 @@
+import { attempt, then } from "../core/awaitable.ts";
 import { PrxError, toPrxError } from "../core/errors.ts";
 import { OPEN_CREDENTIAL, type Credential } from "./auth/service.ts";
 import { tooLarge } from "./body.ts";
@@ -5,6 +6,7 @@ import type { GatewayContext } from "./context.ts";
 import { errorResponseFor, fromElysiaError, statusOf } from "./errors.ts";
 import { REQUEST_ID_MAX_CHARS } from "./limits.ts";
 import type { MethodsOf } from "./route-methods.ts";
+import type { RateDecision } from "./types.ts";
 
 /**
  * The request pipeline every route shares, as three Elysia hooks: `before` (request id, rate limits, auth,
@@ -84,7 +86,12 @@ export function createPipeline(gw: GatewayContext) {
     return response;
   }
 
-  function before(request: Request): Response | undefined {
+  /**
+   * Request id, client rate limit, auth, token rate limit, declared body size. Synchronous while every step is
+   * (this process's buckets, SQLite tokens); a step answered later (shared limits in Redis, a token PostgreSQL has
+   * to look up) makes it a promise.
+   */
+  function before(request: Request): Response | undefined | Promise<Response | undefined> {
     const given = request.headers.get("x-request-id");
     const id = given && given.length <= REQUEST_ID_MAX_CHARS && REQUEST_ID_RE.test(given) ? given : crypto.randomUUID();
     const path = pathOf(request.url);
@@ -97,9 +104,8 @@ export function createPipeline(gw: GatewayContext) {
       done: false,
     };
     states.set(request, state);
-
-    if (path !== "/health") {
-      const decision = gw.clientLimiter.take(state.client);
+    const fail = (error: unknown) => reject(request, state, toPrxError(error));
+    const afterClient = (decision: RateDecision): Response | undefined | Promise<Response | undefined> => {
       if (!decision.ok) {
         const message = `rate limit of ${gw.config.rate_limit_per_minute} requests per minute exceeded for ${state.client}`;
         const error = new PrxError("RATE_LIMITED", message, {
@@ -108,29 +114,31 @@ export function createPipeline(gw: GatewayContext) {
         });
         return reject(request, state, error);
       }
-    }
-    if (!isPublicPath(path)) {
-      try {
-        state.credential = gw.auth.authenticate(request.headers.get("authorization"));
-      } catch (error) {
-        return reject(request, state, toPrxError(error));
-      }
-      if (state.credential.kind === "token") {
-        const decision = gw.tokenLimiter.take(state.credential.id);
-        if (!decision.ok) {
-          const limit = gw.config.rate_limit_per_token_per_minute;
-          const error = new PrxError(
-            "RATE_LIMITED",
-            `rate limit of ${limit} requests per minute exceeded for token "${state.credential.name}"`,
-            {
-              hint: "slow down or raise gateway.rate_limit_per_token_per_minute",
-              details: { retryAfterS: decision.retryAfterS },
-            },
-          );
-          return reject(request, state, error);
-        }
-      }
-    }
+      if (isPublicPath(path)) return bodySize(request, state);
+      return attempt(() => then(gw.auth.authenticate(request.headers.get("authorization")), authenticated), fail);
+    };
+    const authenticated = (credential: Credential): Response | undefined | Promise<Response | undefined> => {
+      state.credential = credential;
+      if (credential.kind !== "token") return bodySize(request, state);
+      return then(gw.tokenLimiter.take(credential.id), (decision) => {
+        if (decision.ok) return bodySize(request, state);
+        const limit = gw.config.rate_limit_per_token_per_minute;
+        const error = new PrxError(
+          "RATE_LIMITED",
+          `rate limit of ${limit} requests per minute exceeded for token "${credential.name}"`,
+          {
+            hint: "slow down or raise gateway.rate_limit_per_token_per_minute",
+            details: { retryAfterS: decision.retryAfterS },
+          },
+        );
+        return reject(request, state, error);
+      });
+    };
+    if (path === "/health") return afterClient({ ok: true });
+    return attempt(() => then(gw.clientLimiter.take(state.client), afterClient), fail);
+  }
+
+  function bodySize(request: Request, state: RequestState): Response | undefined {
     const declared = request.headers.get("content-length");
     if (declared !== null && Number(declared) > gw.config.max_body_bytes) {
       return reject(request, state, tooLarge(declared, gw.config.max_body_bytes));
@@ -183,7 +191,8 @@ export function createPipeline(gw: GatewayContext) {
     route: string,
     handler: (request: Request) => Response | Promise<Response>,
   ): Promise<Response> {
-    const early = before(request);
+    const pending = before(request);
+    const early = pending instanceof Promise ? await pending : pending;
     if (early) return early;
     let response: Response;
     try {

@@ -2,7 +2,9 @@ import type { AgentHost } from "../agent/index.ts";
 import type { GatewayConfig } from "../config/schema.ts";
 import { PrxError } from "../core/errors.ts";
 import { lineAccessLog, type AccessLog } from "./access-log.ts";
-import { AuthService } from "./auth/service.ts";
+import { AuthService, type PairingGateApi } from "./auth/service.ts";
+import type { TokenStore } from "../storage/types.ts";
+import type { GatewayShared } from "./types.ts";
 import { rememberClientAddress } from "./client.ts";
 import type { GatewayContext } from "./context.ts";
 import { buildGatewayCore, type NativeRoutes } from "./core.ts";
@@ -36,6 +38,8 @@ export interface StartGatewayOptions {
   checks?: GatewayDeps["checks"];
   /** One line per request; default: printed to stderr (buffered), whatever PRX_LOG says unless "silent". */
   accessLog?: AccessLog;
+  /** Rate limits and pairing shared by replicas (Redis, `[bus] backend = "redis"`); default: this process's own. */
+  shared?: GatewayShared;
 }
 
 export interface GatewayServer {
@@ -77,8 +81,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     });
   }
   const now = options.clock ?? Date.now;
-  const auth = new AuthService({
+  const auth = new AuthService<TokenStore, PairingGateApi>({
     db: host.db,
+    ...(options.shared?.pairing ? { pairing: options.shared.pairing } : {}),
+    ...(host.storage?.backend === "postgres" ? { tokens: host.storage.tokens } : {}),
     required: config.require_pairing,
     pairingCodeTtlMs: config.pairing_code_ttl_s * 1000,
     now,
@@ -91,6 +97,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     clock: now,
     checks: options.checks,
     accessLog: options.accessLog ?? lineAccessLog(),
+    ...(options.shared ? { shared: options.shared } : {}),
   });
   const { context, native } = core;
   const elysia = lazyElysiaApp(core, options.mounts);
@@ -117,13 +124,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const shown = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
   const url = `http://${shown}:${server.port}`;
   print(`prx gateway listening on ${url}`);
-  const pairing = auth.openPairingIfUnpaired();
+  const pairing = await auth.openPairingIfUnpaired();
   if (pairing) {
     print(
       `prx gateway pairing code: ${pairing.code} (valid ${config.pairing_code_ttl_s} s; POST /pair with header X-Pairing-Code)`,
     );
   } else if (config.require_pairing) {
-    print(pairingClosedLine(auth.tokens.activeCount()));
+    print(pairingClosedLine(await auth.tokens.activeCount()));
   }
   const warning = providerWarning(providerReadiness(context.host));
   if (warning) print(`prx gateway: ${warning}`);

@@ -2,6 +2,8 @@ import type { Database } from "bun:sqlite";
 import { PrxError } from "../core/errors.ts";
 import { NoneMemory } from "./none.ts";
 import { SqliteMemory } from "./sqlite.ts";
+import { PgMemory } from "./postgres.ts";
+import type { SQL } from "bun";
 import type { MemoryBackend } from "./types.ts";
 
 export type {
@@ -16,6 +18,7 @@ export type {
 } from "./types.ts";
 export { MemoryEntrySchema, PRIVATE_CATEGORY } from "./types.ts";
 export { SqliteMemory } from "./sqlite.ts";
+export { PgMemory } from "./postgres.ts";
 export { NoneMemory } from "./none.ts";
 export * from "./limits.ts";
 export { toFtsMatch, queryTerms } from "./fts-query.ts";
@@ -33,7 +36,7 @@ export {
   recordLine,
 } from "./transfer.ts";
 
-export const BUILTIN_MEMORY_BACKENDS = ["sqlite", "none"] as const;
+export const BUILTIN_MEMORY_BACKENDS = ["sqlite", "postgres", "none"] as const;
 
 /** Resolves a wasm storage export by name (the plugin runtime's stable proxy), or undefined when absent. */
 export type ExternalMemoryResolver = ((name: string) => MemoryBackend | undefined) & {
@@ -41,9 +44,18 @@ export type ExternalMemoryResolver = ((name: string) => MemoryBackend | undefine
   names?: () => string[];
 };
 
-/** Build the backend named by memory.backend: "sqlite", "none" or "wasm:<name>". */
-export function createMemoryBackend(name: string, db: Database, external?: ExternalMemoryResolver): MemoryBackend {
+/**
+ * Build the backend named by memory.backend: "sqlite", "postgres" (the pool of `[storage] backend = "postgres"`,
+ * passed as `pg`), "none" or "wasm:<name>".
+ */
+export function createMemoryBackend(name: string, db: Database, external?: ExternalMemoryResolver, pg?: SQL | null): MemoryBackend {
   if (name === "sqlite") return new SqliteMemory(db);
+  if (name === "postgres") {
+    if (pg) return new PgMemory(pg);
+    throw new PrxError("CONFIG_INVALID", 'memory.backend = "postgres" needs [storage] backend = "postgres"', {
+      hint: 'set [storage] backend = "postgres" (and its url_env), or memory.backend = "sqlite"',
+    });
+  }
   if (name === "none") return new NoneMemory();
   if (name.startsWith("wasm:")) {
     const wanted = name.slice("wasm:".length);

@@ -1,6 +1,6 @@
 export type * from "./types.ts";
 export * from "./limits.ts";
-export { sqliteStorage, pgStorage, type SqliteStorage, type PgStorage, type PgStorageOptions, type StoreOptions } from "./open.ts";
+export { openStorage, sqliteStorage, pgStorage, type StorageSettings, type SqliteStorage, type PgStorage, type PgStorageOptions, type StoreOptions } from "./open.ts";
 export { validateSessionId, historyFrom } from "./session-history.ts";
 export { checkIdempotencyKey } from "./idempotency-rules.ts";
 export { TOKEN_PREFIX } from "./token-util.ts";

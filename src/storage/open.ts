@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { SQL } from "bun";
 import { SESSION_LEASE_MAX_CONNECTIONS, SESSION_LEASE_WAIT_MS } from "./limits.ts";
 import { migratePg, pgStatus } from "./postgres/migrations.ts";
-import { openPg } from "./postgres/connect.ts";
+import { openPg, urlFromEnv } from "./postgres/connect.ts";
 import { PgChannelStateStore } from "./postgres/channels.ts";
 import { PgCronStateStore } from "./postgres/cron-state.ts";
 import { PgIdempotencyStore } from "./postgres/idempotency.ts";
@@ -19,7 +19,7 @@ import { SqlitePluginKvStore } from "./sqlite/plugin-kv.ts";
 import { migrateSqlite, sqliteStatus } from "./sqlite/schema.ts";
 import { SqliteSessionStore } from "./sqlite/sessions.ts";
 import { SqliteTokenStore } from "./sqlite/tokens.ts";
-import type { Storage } from "./types.ts";
+import type { Storage, StorageBackendName } from "./types.ts";
 
 export interface StoreOptions {
   /** Clock of tokens, idempotency keys and pairings (tests move it). */
@@ -39,7 +39,6 @@ export interface SqliteStorage extends Storage {
 
 export interface PgStorage extends Storage {
   readonly backend: "postgres";
-  /** The stores' pool. */
   readonly sql: SQL;
   /** Migration versions this open applied (empty when another replica had). */
   readonly applied: number[];
@@ -52,6 +51,7 @@ export function sqliteStorage(db: Database, options: StoreOptions = {}): SqliteS
   return {
     backend: "sqlite",
     db,
+    sql: null,
     sessions: new SqliteSessionStore(db),
     leases: null,
     tokens: new SqliteTokenStore(db, now),
@@ -105,4 +105,28 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
       await sql.close();
     },
   };
+}
+
+/** `[storage]` of config.toml, as the storage layer reads it (the config schema lives above it). */
+export interface StorageSettings {
+  backend: "sqlite" | "postgres";
+  url_env: string;
+  schema: string;
+  pool_max: number;
+}
+
+/** The workspace's stores as `[storage]` says: the SQLite database given, or PostgreSQL at the URL in url_env. */
+export async function openStorage(
+  settings: StorageSettings,
+  db: Database,
+  env: Record<string, string | undefined>,
+  options: StoreOptions & { migrate?: boolean } = {},
+): Promise<Storage & { backend: StorageBackendName }> {
+  if (settings.backend === "sqlite") return sqliteStorage(db, options);
+  return pgStorage({
+    ...options,
+    url: urlFromEnv(settings.url_env, env, '[storage] backend = "postgres"'),
+    schema: settings.schema,
+    poolMax: settings.pool_max,
+  });
 }

@@ -1,3 +1,4 @@
+import type { SQL } from "bun";
 import type { ChatMessage, ToolCall } from "../contracts/chat.ts";
 
 /**
@@ -215,6 +216,8 @@ export interface MigrationStatus {
 /** Every store of one workspace on one backend. */
 export interface Storage {
   readonly backend: StorageBackendName;
+  /** The PostgreSQL pool of the stores (memory's PostgreSQL backend shares it); null on SQLite. */
+  readonly sql: SQL | null;
   readonly sessions: SessionStore;
   /**
    * Cross-process session ordering; null on SQLite, the single-host default, where each process's session queue

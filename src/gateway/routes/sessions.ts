@@ -44,8 +44,8 @@ function sessionIdFrom(id: string): string {
 export function sessionRoutes(app: AnyElysia, gw: GatewayContext): void {
   app.get(
     "/api/sessions",
-    ({ request }) => {
-      const sessions = gw.host.sessions.list(limitFrom(request, SESSIONS_LIST_MAX)).map((s) => ({
+    async ({ request }) => {
+      const sessions = (await gw.host.sessions.list(limitFrom(request, SESSIONS_LIST_MAX))).map((s) => ({
         id: s.id,
         title: s.title,
         channel: s.channel,
@@ -67,13 +67,13 @@ export function sessionRoutes(app: AnyElysia, gw: GatewayContext): void {
 
   app.get(
     "/api/sessions/:id",
-    ({ request, params }) => {
+    async ({ request, params }) => {
       const id = sessionIdFrom(params.id);
-      const summary = gw.host.sessions.get(id);
+      const summary = await gw.host.sessions.get(id);
       if (!summary) {
         throw new PrxError("SESSION_NOT_FOUND", `no session "${id}"`, { hint: "list sessions with GET /api/sessions" });
       }
-      const messages = gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX)).map(toMessageWire);
+      const messages = (await gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX))).map(toMessageWire);
       return jsonResponse({ session: toSummaryWire(summary), messages });
     },
     {
@@ -101,12 +101,12 @@ export function sessionRoutes(app: AnyElysia, gw: GatewayContext): void {
 
   app.get(
     "/api/sessions/:id/messages",
-    ({ request, params }) => {
+    async ({ request, params }) => {
       const id = sessionIdFrom(params.id);
-      if (!gw.host.sessions.get(id)) {
+      if (!(await gw.host.sessions.get(id))) {
         throw new PrxError("SESSION_NOT_FOUND", `no session "${id}"`, { hint: "list sessions with GET /api/sessions" });
       }
-      const messages = gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX)).map((m) => ({
+      const messages = (await gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX))).map((m) => ({
         seq: m.seq,
         role: m.role,
         content: m.content,

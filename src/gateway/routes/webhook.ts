@@ -39,7 +39,7 @@ export function webhookRoutes(app: AnyElysia, gw: GatewayContext): void {
 
       const scope = credentialOf(request).id;
       const store = gw.idempotency();
-      const claim = store.begin(scope, key, sha256Hex(bytes));
+      const claim = await store.begin(scope, key, sha256Hex(bytes));
       if (claim.kind === "replay") {
         return new Response(claim.body, {
           status: claim.status,
@@ -54,13 +54,13 @@ export function webhookRoutes(app: AnyElysia, gw: GatewayContext): void {
       } catch (thrown) {
         const error = toPrxError(thrown);
         if (statusOf(error) >= 500) {
-          store.release(scope, key);
+          await store.release(scope, key);
           throw error;
         }
         text = JSON.stringify(errorBody(error));
         status = statusOf(error);
       }
-      store.complete(scope, key, status, text);
+      await store.complete(scope, key, status, text);
       return new Response(text, { status, headers: { "content-type": "application/json; charset=utf-8" } });
     },
     {

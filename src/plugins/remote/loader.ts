@@ -39,6 +39,7 @@ export function remoteBindingsFor(host: PluginHostServices): RemoteHostBindings 
     events: host.events,
     model: () => resolveModelChoice(config(), {}),
     ...(sessions ? { sessions } : {}),
+    ...(host.storage ? { pluginKv: host.storage.pluginKv } : {}),
     history: async (sessionId, limit): Promise<HistoryMessage[]> =>
       ((await sessions?.messages(sessionId, limit)) ?? [])
         .filter((m) => (m.role === "user" || m.role === "assistant") && m.content.trim() !== "")

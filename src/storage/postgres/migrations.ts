@@ -5,7 +5,9 @@ import type { MigrationStatus } from "../types.ts";
 /**
  * PostgreSQL schema of every store, as versioned migrations recorded in `prx_migrations`. `migratePg` runs under
  * a session advisory lock, so replicas starting at once migrate once (the others wait, then find nothing to do).
- * Epoch-millisecond columns are `double precision` (exact for integers below 2^53, and read back as numbers).
+ * Memory's full-text index uses `prx_english`: the English Snowball stemmer (as SQLite's porter tokenizer stems)
+ * without a stop-word list (recall drops its own stop words; a word the English list drops would otherwise match
+ * nothing). Epoch-millisecond columns are `double precision` (exact for integers below 2^53, and read back as numbers).
  */
 export interface PgMigration {
   version: number;
@@ -123,6 +125,10 @@ CREATE UNIQUE INDEX channel_pairings_code ON channel_pairings (code) WHERE code 
     version: 2,
     name: "memory with full-text search",
     sql: `
+CREATE TEXT SEARCH DICTIONARY prx_english_stem (TEMPLATE = snowball, Language = english);
+CREATE TEXT SEARCH CONFIGURATION prx_english (COPY = english);
+ALTER TEXT SEARCH CONFIGURATION prx_english
+  ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH prx_english_stem;
 CREATE TABLE memories (
   seq BIGSERIAL PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
@@ -134,9 +140,9 @@ CREATE TABLE memories (
   updated_at TEXT NOT NULL,
   private BOOLEAN NOT NULL DEFAULT false,
   fts tsvector GENERATED ALWAYS AS (
-    setweight(to_tsvector('english', key), 'A') ||
-    setweight(to_tsvector('english', content), 'B') ||
-    setweight(to_tsvector('english', category), 'C')
+    setweight(to_tsvector('prx_english', key), 'A') ||
+    setweight(to_tsvector('prx_english', content), 'B') ||
+    setweight(to_tsvector('prx_english', category), 'C')
   ) STORED
 );
 CREATE INDEX memories_fts ON memories USING GIN (fts);
