@@ -73,3 +73,4 @@ export function createMemoryBackend(name: string, db: Database, external?: Exter
     hint: `set memory.backend to one of ${BUILTIN_MEMORY_BACKENDS.join(", ")} or "wasm:<name>"`,
   });
 }
+export { detectVectorSupport, type VectorSupport } from "./postgres-vector.ts";

@@ -8,7 +8,8 @@ export const PG_MEMORY_COLUMNS = "m.id, m.key, m.content, m.category, m.session_
 
 /**
  * ts_rank weights for {D, C, B, A}: key (A) 1.0, content (B) 0.5, category (C) 0.25 — the proportions of the SQLite
- * path's bm25 column weights, used only to break ties between entries matching the same share of the query.
+ * path's bm25 column weights, used only to break ties between entries matching the same share of the query; the
+ * rank is divided by 1 + log(length) (normalization 1), as BM25 favours the shorter of two equal matches.
  */
 const RANK_WEIGHTS = "'{0.1, 0.25, 0.5, 1.0}'";
 const TSQ = (param: string) => `plainto_tsquery('prx_english', ${param})`;
@@ -55,7 +56,7 @@ export async function rankedRecallPg(sql: SQL, plan: QueryPlan, options: PgRanke
   if (!options.includePrivate) where.push("NOT m.private");
   const text =
     `WITH q AS (SELECT ${queries.map((tsq, i) => `${tsq} AS q${i}`).join(", ")}) ` +
-    `SELECT ${PG_MEMORY_COLUMNS}, (${score})::float8 AS score, ts_rank(${RANK_WEIGHTS}, m.fts, ${any}) AS rank ` +
+    `SELECT ${PG_MEMORY_COLUMNS}, (${score})::float8 AS score, ts_rank(${RANK_WEIGHTS}, m.fts, ${any}, 1) AS rank ` +
     `FROM memories m, q WHERE ${where.join(" AND ")} ORDER BY score DESC, rank DESC, m.seq DESC LIMIT ${param(options.limit)}`;
   const rows = (await sql.unsafe(text, params)) as Array<MemoryRow & { score: number; rank: number }>;
   return keepRelevant(rows, plan.total).map(({ rank: _rank, ...row }) => row);

@@ -7,7 +7,8 @@ import type { MigrationStatus } from "../types.ts";
  * a session advisory lock, so replicas starting at once migrate once (the others wait, then find nothing to do).
  * Memory's full-text index uses `prx_english`: the English Snowball stemmer (as SQLite's porter tokenizer stems)
  * without a stop-word list (recall drops its own stop words; a word the English list drops would otherwise match
- * nothing). Epoch-millisecond columns are `double precision` (exact for integers below 2^53, and read back as numbers).
+ * nothing); every run of characters other than letters and digits separates words first, as SQLite's unicode61
+ * tokenizer does (so "samcarter.dev" holds "samcarter" and "dev", not one host name). Epoch-millisecond columns are `double precision` (exact for integers below 2^53, and read back as numbers).
  */
 export interface PgMigration {
   version: number;
@@ -140,9 +141,9 @@ CREATE TABLE memories (
   updated_at TEXT NOT NULL,
   private BOOLEAN NOT NULL DEFAULT false,
   fts tsvector GENERATED ALWAYS AS (
-    setweight(to_tsvector('prx_english', key), 'A') ||
-    setweight(to_tsvector('prx_english', content), 'B') ||
-    setweight(to_tsvector('prx_english', category), 'C')
+    setweight(to_tsvector('prx_english', regexp_replace(key, '[^[:alnum:]]+', ' ', 'g')), 'A') ||
+    setweight(to_tsvector('prx_english', regexp_replace(content, '[^[:alnum:]]+', ' ', 'g')), 'B') ||
+    setweight(to_tsvector('prx_english', regexp_replace(category, '[^[:alnum:]]+', ' ', 'g')), 'C')
   ) STORED
 );
 CREATE INDEX memories_fts ON memories USING GIN (fts);
