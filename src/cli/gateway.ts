@@ -115,14 +115,17 @@ async function tokenCommand(argv: string[], globals: { workspace?: string }): Pr
   // Offline: only the workspace database, no providers or plugins.
   const { openWorkspace } = await import("../core/workspace.ts");
   const { openDatabase, closeDatabase } = await import("../core/database.ts");
-  const { TokenStore } = await import("../gateway/auth/tokens.ts");
+  const { loadConfig } = await import("../config/loader.ts");
+  const { openStorage } = await import("../storage/index.ts");
   const workspace = openWorkspace(values.workspace ?? globals.workspace);
-  const store = new TokenStore(openDatabase(workspace.dbPath));
+  // The tokens every replica checks: the workspace database, or the PostgreSQL of [storage].
+  const storage = await openStorage(loadConfig(workspace.configPath).config.storage, openDatabase(workspace.dbPath), process.env);
+  const store = storage.tokens;
   try {
     switch (sub) {
       case "create": {
         if (rest.length) throw usageError(`prx gateway token create: unexpected argument '${rest[0]}'`);
-        const { token, record } = store.create(values.name ?? `cli ${new Date().toISOString().slice(0, 19)}`);
+        const { token, record } = await store.create(values.name ?? `cli ${new Date().toISOString().slice(0, 19)}`);
         if (values.json) process.stdout.write(JSON.stringify({ ...record, token }) + "\n");
         else {
           process.stdout.write(token + "\n");
@@ -131,7 +134,7 @@ async function tokenCommand(argv: string[], globals: { workspace?: string }): Pr
         return 0;
       }
       case "list": {
-        const tokens = store.list();
+        const tokens = await store.list();
         if (values.json) process.stdout.write(JSON.stringify(tokens) + "\n");
         else if (tokens.length === 0)
           process.stdout.write("no gateway tokens (pair with the gateway, or `prx gateway token create`)\n");
@@ -149,12 +152,13 @@ async function tokenCommand(argv: string[], globals: { workspace?: string }): Pr
         const id = rest[0];
         if (!id || rest.length > 1)
           throw usageError("prx gateway token revoke: expected exactly one token id (see `prx gateway token list`)");
-        const revoked = store.revoke(id);
+        const revoked = await store.revoke(id);
         process.stdout.write(revoked ? `revoked ${id}\n` : `${id} was already revoked\n`);
         return 0;
       }
     }
   } finally {
+    await storage.close();
     closeDatabase(workspace.dbPath);
   }
 }

@@ -6,7 +6,7 @@
 import { version } from "../../package.json" with { type: "json" };
 import { hoistGlobalOptions } from "./global-options.ts";
 
-const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "channel", "mcp"] as const;
+const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "channel", "mcp", "storage"] as const;
 
 const HELP = `prx ${version} — a self-hosted AI agent host
 
@@ -24,6 +24,7 @@ Commands:
   plugins list|info|reload|validate|probe   manage plugins
   memory list|search|show|store|forget|export|import   see, add and erase what the assistant remembers
   sessions list|show|delete|export   see and erase conversations
+  storage status|migrate|copy    the [storage] backend: schema version, migrations, SQLite -> PostgreSQL copy
   channel run|list|status|pair   channel processes (Telegram, Slack, Discord, Matrix, webhook) and pairing
   mcp list|tools|call|resources|prompts|serve   MCP servers prx uses; prx as an MCP server (stdio)
 
@@ -68,6 +69,8 @@ async function dispatch(given: string[]): Promise<number> {
       return (await import("./channel.ts")).channelCommand(rest);
     case "mcp":
       return (await import("./mcp.ts")).mcpCommand(rest);
+    case "storage":
+      return (await import("./storage.ts")).storageCommand(rest);
     case "__remote-plugin-child":
       // The compiled binary re-executes itself as a remote plugin subprocess (NDJSON over stdio).
       await (await import("../plugins/remote/child-main.ts")).runRemoteChild(rest);

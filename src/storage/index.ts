@@ -14,3 +14,4 @@ export { SqlitePluginKvStore } from "./sqlite/plugin-kv.ts";
 export { SqliteCronStateStore } from "./sqlite/cron-state.ts";
 export { SqliteChannelStateStore } from "./sqlite/channels.ts";
 export { SqlitePairingStore } from "./sqlite/pairings.ts";
+export { copySqliteToPg, type CopiedTable } from "./copy.ts";
