@@ -83,6 +83,8 @@ export interface ExtendBase {
   sessions: SessionStore;
   /** The workspace's stores (plugin KV and cron state live there). */
   storage: Storage;
+  /** The environment the host was opened with (URLs of [storage] and [bus]). */
+  env: Record<string, string | undefined>;
 }
 
 export interface OpenAgentHostOptions {
@@ -134,7 +136,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   });
   const readConfig = options.config ? () => config : () => loadConfig(workspace.configPath, env).config;
   const sessions = storage.sessions;
-  const base: ExtendBase = { workspace, config, readConfig, db, memory: () => memory, providers, sessions, storage };
+  const base: ExtendBase = { workspace, config, readConfig, db, memory: () => memory, providers, sessions, storage, env };
   const status: ExtensionsStatus = { state: options.extend ? "idle" : "ready" };
   const deferred = options.extend !== undefined && options.deferExtend === true && !needsExtensionsAtOpen(config);
   if (options.extend && !deferred) {
