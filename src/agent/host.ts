@@ -46,6 +46,8 @@ export interface AgentHost {
   tools: ToolRegistry;
   /** Every store of the workspace on the `[storage]` backend. */
   storage: Storage;
+  /** The environment the host was opened with (URLs of [storage] and [bus]). */
+  env: Record<string, string | undefined>;
   sessions: SessionStore;
   events: EventPublisher;
   runTurn(input: TurnInput): Promise<TurnResult>;
@@ -217,6 +219,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     memory: memory!,
     tools,
     storage,
+    env,
     sessions,
     events,
     resolveModelChoice: choose,

@@ -44,7 +44,9 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   const fileLog = (await import("../gateway/file-log.ts")).openGatewayFileLog(host.workspace.logsDir);
   let server;
   let channels;
+  let shared: Awaited<ReturnType<typeof sharedState>> = null;
   try {
+    shared = await sharedState(host);
     channels = await (await import("./gateway-channels.ts")).gatewayChannels(host);
     const { startGateway } = await import("../gateway/server.ts");
     const { pluginGatewayMounts, pluginHealthCheck } = await import("../gateway/routes/plugins.ts");
@@ -58,8 +60,10 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
       mounts: [...pluginGatewayMounts(host), ...channels.mounts, mcpRoutes(mcpPort, host.config.gateway.max_body_bytes)],
       checks: { plugins: pluginHealthCheck(host), ...channels.checks },
       accessLog: fileLog.accessLog,
+      ...(shared ? { shared } : {}),
     });
   } catch (error) {
+    shared?.close();
     await host.close();
     await fileLog.close();
     throw error;
@@ -79,8 +83,19 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   clearTimeout(loadLater);
   await supervised.stop();
   await host.close();
+  shared?.close();
   await fileLog.close();
   return 0;
+}
+
+/** `[bus] backend = "redis"`: rate limits and the pairing code with its lockouts are shared by every replica. */
+async function sharedState(host: AgentHost) {
+  const bus = host.config.bus;
+  if (bus.backend !== "redis") return null;
+  const { urlFromEnv } = await import("../storage/index.ts");
+  const { redisGatewayShared } = await import("../gateway/shared/index.ts");
+  const url = urlFromEnv(bus.url_env, host.env, '[bus] backend = "redis"');
+  return redisGatewayShared(url, bus.prefix, host.config.gateway.pairing_code_ttl_s * 1000);
 }
 
 /** The MCP routes' port, built (with the MCP modules) on the first request that needs it. */
