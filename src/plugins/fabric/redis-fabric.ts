@@ -128,7 +128,11 @@ export class RedisFabric {
       if (stale.length > 0) await this.pub.send("HDEL", [registry, ...stale]);
       const changed = JSON.stringify([...next].sort()) !== JSON.stringify([...this.peerTable].sort());
       this.peerTable = next;
-      if (changed) for (const listener of this.peerListeners) listener();
+      if (changed) {
+        const patterns = [...new Set([...next.values()].flat())].sort();
+        this.options.logger.info("replica peers changed", { replica: this.replica, peers: next.size, patterns });
+        for (const listener of this.peerListeners) listener();
+      }
     } catch (error) {
       this.warner.warn("refresh", "fabric refresh failed; peers are as last read", { error: errorMessage(error) });
     }
