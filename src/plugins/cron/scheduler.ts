@@ -238,10 +238,11 @@ export class CronScheduler {
         state.watch !== null && state.watch.at <= now ? this.takeOver(state, state.watch.slot, now) : undefined,
       ),
     );
-    return then(fired, () => this.arm(now));
+    return then(fired, () => this.arm());
   }
 
-  private arm(now: number): void {
+  /** One timer for the earliest due time, measured from the clock now (store calls may have taken a while). */
+  private arm(): void {
     if (!this.started) return;
     let earliest: number | null = null;
     for (const state of this.states.values()) {
@@ -250,7 +251,7 @@ export class CronScheduler {
       }
     }
     if (earliest === null) return;
-    const delay = Math.min(Math.max(0, earliest - now), CRON_MAX_TIMER_MS);
+    const delay = Math.min(Math.max(0, earliest - this.clock.now()), CRON_MAX_TIMER_MS);
     this.timer = this.clock.setTimer(() => this.enqueue("tick", () => this.tick()), delay);
   }
 
