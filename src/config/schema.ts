@@ -163,6 +163,13 @@ export const StorageSchema = z.strictObject({
     .default("public")
     .describe("PostgreSQL schema holding prx's tables (created when missing)"),
   pool_max: z.number().int().min(1).max(256).default(8).describe("PostgreSQL connections per process"),
+  synchronous_commit: z
+    .boolean()
+    .default(true)
+    .describe(
+      "wait for PostgreSQL to flush each commit to disk (default); false is SQLite's WAL + synchronous=NORMAL durability: " +
+        "a replica dying loses nothing committed, a database server crash may lose its last commits",
+    ),
 });
 
 /** `[bus]`: how plugin events and prx.lifecycle.* reach other replicas; also shared rate limits and reload fan-out. */

@@ -69,6 +69,8 @@ export interface PgStorageOptions extends StoreOptions {
   url: string;
   schema: string;
   poolMax: number;
+  /** [storage] synchronous_commit (default true). */
+  synchronousCommit?: boolean;
   /** Skip migrations (`prx storage status` reads what is there). */
   migrate?: boolean;
   leaseWaitMs?: number;
@@ -76,7 +78,8 @@ export interface PgStorageOptions extends StoreOptions {
 
 /** Every store on PostgreSQL, after applying pending migrations under the advisory lock. */
 export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
-  const sql = openPg({ url: options.url, schema: options.schema, max: options.poolMax });
+  const pool = { url: options.url, schema: options.schema, synchronousCommit: options.synchronousCommit };
+  const sql = openPg({ ...pool, max: options.poolMax });
   let applied: number[] = [];
   try {
     if (options.migrate !== false) applied = await migratePg(sql, options.schema);
@@ -84,7 +87,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     await sql.close();
     throw error;
   }
-  const leasePool = openPg({ url: options.url, schema: options.schema, max: SESSION_LEASE_MAX_CONNECTIONS });
+  const leasePool = openPg({ ...pool, max: SESSION_LEASE_MAX_CONNECTIONS });
   const leases = new PgSessionLeases(leasePool, options.leaseWaitMs ?? SESSION_LEASE_WAIT_MS);
   const now = options.now ?? Date.now;
   return {
@@ -113,6 +116,7 @@ export interface StorageSettings {
   url_env: string;
   schema: string;
   pool_max: number;
+  synchronous_commit: boolean;
 }
 
 /** The workspace's stores as `[storage]` says: the SQLite database given, or PostgreSQL at the URL in url_env. */
@@ -128,5 +132,6 @@ export async function openStorage(
     url: urlFromEnv(settings.url_env, env, '[storage] backend = "postgres"'),
     schema: settings.schema,
     poolMax: settings.pool_max,
+    synchronousCommit: settings.synchronous_commit,
   });
 }

@@ -11,6 +11,8 @@ export interface PgOptions {
   /** Schema holding prx's tables (created when missing); search_path of every connection. */
   schema: string;
   max: number;
+  /** PostgreSQL's synchronous_commit for this pool's sessions (default on; see [storage] synchronous_commit). */
+  synchronousCommit?: boolean;
 }
 
 /** A pool of PostgreSQL connections whose search_path is prx's schema. */
@@ -19,7 +21,10 @@ export function openPg(options: PgOptions): SQL {
     max: options.max,
     idleTimeout: PG_IDLE_TIMEOUT_S,
     connectionTimeout: PG_CONNECT_TIMEOUT_S,
-    connection: { search_path: options.schema === "public" ? "public" : `${options.schema},public` },
+    connection: {
+      search_path: options.schema === "public" ? "public" : `${options.schema},public`,
+      synchronous_commit: options.synchronousCommit === false ? "off" : "on",
+    },
   });
 }
 

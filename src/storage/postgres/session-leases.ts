@@ -28,11 +28,13 @@ export class PgSessionLeases implements SessionLeases {
         status: 503,
       });
     }
-    let locked = false;
     try {
-      await conn.unsafe(`SET lock_timeout = ${Math.max(1, Math.floor(this.waitMs))}`);
-      await conn.unsafe("SELECT pg_advisory_lock(hashtext('prx.session'), hashtext($1))", [sessionId]);
-      locked = true;
+      // Usually free: one round trip. Otherwise wait for it server-side (no polling), bounded by lock_timeout.
+      const got = (await conn.unsafe("SELECT pg_try_advisory_lock(hashtext('prx.session'), hashtext($1)) AS got", [sessionId]))[0].got;
+      if (!got) {
+        await conn.unsafe(`SET lock_timeout = ${Math.max(1, Math.floor(this.waitMs))}`);
+        await conn.unsafe("SELECT pg_advisory_lock(hashtext('prx.session'), hashtext($1))", [sessionId]);
+      }
     } catch (cause) {
       conn.release();
       const timedOut = /lock timeout|canceling statement/i.test(errorMessage(cause));
@@ -47,16 +49,18 @@ export class PgSessionLeases implements SessionLeases {
     try {
       return await task();
     } finally {
-      if (locked) {
-        try {
-          await conn.unsafe("SELECT pg_advisory_unlock(hashtext('prx.session'), hashtext($1))", [sessionId]);
-          conn.release();
-        } catch (error) {
-          // the connection is broken: closing it drops the lock with it
-          log.warn("session lease not released cleanly; closing its connection", { session: sessionId, error: errorMessage(error) });
-          conn.close().catch((closing: unknown) => log.warn("lease connection close failed", { error: errorMessage(closing) }));
-        }
-      }
+      // The turn's answer does not wait for the unlock: the next turn of the session (here or on another replica)
+      // waits for it in PostgreSQL instead.
+      conn
+        .unsafe("SELECT pg_advisory_unlock(hashtext('prx.session'), hashtext($1))", [sessionId])
+        .then(
+          () => conn.release(),
+          (error: unknown) => {
+            // the connection is broken: closing it drops the lock with it
+            log.warn("session lease not released cleanly; closing its connection", { session: sessionId, error: errorMessage(error) });
+            conn.close().catch((closing: unknown) => log.warn("lease connection close failed", { error: errorMessage(closing) }));
+          },
+        );
     }
   }
 

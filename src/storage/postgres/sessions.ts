@@ -2,7 +2,15 @@ import type { SQL } from "bun";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { historyFrom, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
 import type { SessionStore, SessionSummary, StoredMessage } from "../types.ts";
-import { pg } from "./connect.ts";
+import { pg, pgFailure } from "./connect.ts";
+
+/** Times an append that lost a race on the sequence number runs again. */
+const APPEND_RACE_RETRIES = 20;
+
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { errno?: string; code?: string };
+  return e?.errno === "23505" || /duplicate key value/.test(String((error as Error)?.message));
+}
 
 const SUMMARY =
   "SELECT s.*, (SELECT COUNT(*) FROM session_messages m WHERE m.session_id = s.id)::int AS message_count FROM sessions s";
@@ -24,16 +32,21 @@ export class PgSessionStore implements SessionStore {
     });
   }
 
+  /** One statement: the row inserted now, or the existing one with its message count. */
   async ensure(id: string, channel: string): Promise<SessionSummary> {
     validateSessionId(id);
     const now = new Date().toISOString();
-    await pg("session create", () =>
+    const rows = (await pg("session create", () =>
       this.sql.unsafe(
-        "INSERT INTO sessions (id, title, channel, created_at, updated_at) VALUES ($1, '', $2, $3, $3) ON CONFLICT (id) DO NOTHING",
+        `WITH ins AS (INSERT INTO sessions (id, title, channel, created_at, updated_at) VALUES ($1, '', $2, $3, $3)
+           ON CONFLICT (id) DO NOTHING RETURNING *)
+         SELECT ins.*, 0 AS message_count FROM ins
+         UNION ALL
+         ${SUMMARY} WHERE s.id = $1 AND NOT EXISTS (SELECT 1 FROM ins)`,
         [id, channel, now],
       ),
-    );
-    return (await this.get(id))!;
+    )) as SessionRow[];
+    return toSummary(rows[0]!);
   }
 
   messages(id: string, limit = 1000): Promise<StoredMessage[]> {
@@ -70,43 +83,36 @@ export class PgSessionStore implements SessionStore {
   }
 
   /**
-   * One transaction: the session row is locked first (the UPDATE), so appends to one session from several replicas
-   * queue behind each other and their sequence numbers never collide.
+   * One statement (one round trip, atomic): the session row is touched and the messages numbered after the last one
+   * stored. Two appends to one session racing (turns are ordered by the session lease, so only a caller bypassing
+   * it) collide on the primary key; the loser runs again with a fresh snapshot.
    */
   async append(id: string, messages: ChatMessage[]): Promise<void> {
     if (messages.length === 0) return;
     const now = new Date().toISOString();
-    const title = titleFrom(messages);
-    await pg("session append", () =>
-      this.sql.begin(async (tx) => {
-        await tx.unsafe(
-          "UPDATE sessions SET updated_at = $2, title = CASE WHEN title = '' AND $3 <> '' THEN $3 ELSE title END WHERE id = $1",
-          [id, now, title],
-        );
-        const last = (await tx.unsafe("SELECT COALESCE(MAX(seq), 0)::int AS seq FROM session_messages WHERE session_id = $1", [id]))[0]
-          .seq as number;
-        const params: unknown[] = [];
-        const rows: string[] = [];
-        messages.forEach((m, i) => {
-          const b = params.length;
-          rows.push(`($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8})`);
-          params.push(
-            id,
-            last + i + 1,
-            m.role,
-            m.content,
-            m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null,
-            m.tool_call_id ?? null,
-            m.name ?? null,
-            now,
-          );
-        });
-        await tx.unsafe(
-          `INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at) VALUES ${rows.join(", ")}`,
-          params,
-        );
-      }),
-    );
+    const params: unknown[] = [id, now, titleFrom(messages)];
+    const values = messages.map((m, i) => {
+      const b = params.length;
+      params.push(i + 1, m.role, m.content, m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null, m.tool_call_id ?? null, m.name ?? null);
+      return `($${b + 1}::int, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6})`;
+    });
+    const text = `WITH touched AS (
+        UPDATE sessions SET updated_at = $2, title = CASE WHEN title = '' AND $3 <> '' THEN $3 ELSE title END WHERE id = $1
+        RETURNING id),
+      base AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM session_messages WHERE session_id = $1)
+      INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at)
+      SELECT $1, base.seq + v.n, v.role, v.content, v.tool_calls, v.tool_call_id, v.name, $2
+      FROM base, (VALUES ${values.join(", ")}) AS v(n, role, content, tool_calls, tool_call_id, name)
+      ORDER BY v.n`;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.sql.unsafe(text, params);
+        return;
+      } catch (cause) {
+        if (attempt < APPEND_RACE_RETRIES && isUniqueViolation(cause)) continue;
+        throw pgFailure("session append", cause);
+      }
+    }
   }
 
   async history(id: string, limit: number): Promise<ChatMessage[]> {

@@ -165,10 +165,25 @@ const suite: BenchSuite = async (ctx) => {
   try {
     const lite = await storageCost(sqliteStorage(db));
     const remote = await storageCost(pg);
-    const note = "history + ensure + 2 appends (+ the session lease on PostgreSQL), one session of 20 at a time";
+    const note = "history + ensure + 2 appends (+ the session lease on PostgreSQL), one session of 20 at a time; synchronous_commit on (3 flushed commits per turn)";
     rows.push({ suite: SUITE, name: "storage per turn p50, SQLite", value: lite.p50, unit: "ms", note });
     rows.push({ suite: SUITE, name: "storage per turn p50, PostgreSQL", value: remote.p50, unit: "ms", note: `p99 ${remote.p99.toFixed(2)} ms` });
     rows.push({ suite: SUITE, name: "storage per turn, PostgreSQL extra p50", value: remote.p50 - lite.p50, unit: "ms", target: { op: "<=", value: 1 } });
+    const durableSchema = uniqueSchema("durable");
+    const durable = await pgStorage({ url: TEST_DATABASE_URL, schema: durableSchema, poolMax: 8, synchronousCommit: false });
+    try {
+      const flushed = await storageCost(durable);
+      rows.push({
+        suite: SUITE,
+        name: "storage per turn p50, PostgreSQL synchronous_commit = false",
+        value: flushed.p50,
+        unit: "ms",
+        note: "commits do not wait for the WAL flush (SQLite's WAL + synchronous=NORMAL durability)",
+      });
+    } finally {
+      await durable.close();
+      await dropSchema(durableSchema);
+    }
 
     const recall = await recallAt100k(pg);
     rows.push({
