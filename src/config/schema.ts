@@ -165,10 +165,10 @@ export const StorageSchema = z.strictObject({
   pool_max: z.number().int().min(1).max(256).default(8).describe("PostgreSQL connections per process"),
   synchronous_commit: z
     .boolean()
-    .default(true)
+    .default(false)
     .describe(
-      "wait for PostgreSQL to flush each commit to disk (default); false is SQLite's WAL + synchronous=NORMAL durability: " +
-        "a replica dying loses nothing committed, a database server crash may lose its last commits",
+      "wait for PostgreSQL to flush each commit to disk; false (default) is the durability of the SQLite default " +
+        "(WAL, synchronous=NORMAL): a replica dying loses nothing committed, a database server crash may lose its last commits",
     ),
 });
 

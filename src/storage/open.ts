@@ -69,7 +69,7 @@ export interface PgStorageOptions extends StoreOptions {
   url: string;
   schema: string;
   poolMax: number;
-  /** [storage] synchronous_commit (default true). */
+  /** [storage] synchronous_commit (default false). */
   synchronousCommit?: boolean;
   /** Skip migrations (`prx storage status` reads what is there). */
   migrate?: boolean;

@@ -70,7 +70,7 @@ describe("config loader", () => {
 
   test("[storage] and [bus]: sqlite and local by default; postgres and redis with their URL variables", () => {
     const defaults = parseConfig("");
-    expect(defaults.storage).toEqual({ backend: "sqlite", url_env: "DATABASE_URL", schema: "public", pool_max: 8, synchronous_commit: true });
+    expect(defaults.storage).toEqual({ backend: "sqlite", url_env: "DATABASE_URL", schema: "public", pool_max: 8, synchronous_commit: false });
     expect(defaults.bus).toEqual({ backend: "local", url_env: "REDIS_URL", prefix: "prx" });
     const set = parseConfig(`[storage]\nbackend = "postgres"\nurl_env = "PG"\nschema = "prx_a"\n[bus]\nbackend = "redis"\nprefix = "site:1"`);
     expect(set.storage).toMatchObject({ backend: "postgres", url_env: "PG", schema: "prx_a" });

@@ -11,7 +11,7 @@ export interface PgOptions {
   /** Schema holding prx's tables (created when missing); search_path of every connection. */
   schema: string;
   max: number;
-  /** PostgreSQL's synchronous_commit for this pool's sessions (default on; see [storage] synchronous_commit). */
+  /** PostgreSQL's synchronous_commit for this pool's sessions (default off; see [storage] synchronous_commit). */
   synchronousCommit?: boolean;
 }
 
@@ -23,7 +23,7 @@ export function openPg(options: PgOptions): SQL {
     connectionTimeout: PG_CONNECT_TIMEOUT_S,
     connection: {
       search_path: options.schema === "public" ? "public" : `${options.schema},public`,
-      synchronous_commit: options.synchronousCommit === false ? "off" : "on",
+      synchronous_commit: options.synchronousCommit === true ? "on" : "off",
     },
   });
 }
