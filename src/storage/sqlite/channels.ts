@@ -22,7 +22,10 @@ export function toInboxRow(row: RawInbox): InboxRow {
 export class SqliteChannelStateStore implements ChannelStateStore {
   private readonly seqs = new Map<string, number>();
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number = Date.now,
+  ) {
     migrateSqlite(db);
   }
 
@@ -36,7 +39,7 @@ export class SqliteChannelStateStore implements ChannelStateStore {
         "INSERT INTO channel_cursor (channel, value, updated_at) VALUES (?, ?, ?) " +
           "ON CONFLICT(channel) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
       )
-      .run(channel, value, Date.now());
+      .run(channel, value, this.now());
   }
 
   admit(channel: string, messageId: string, chatKey: string, payload: string, state: InboxState): boolean {
@@ -45,7 +48,7 @@ export class SqliteChannelStateStore implements ChannelStateStore {
       .query(
         "INSERT OR IGNORE INTO channel_inbox (channel, message_id, chat_key, payload, state, received_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
       )
-      .run(channel, messageId, chatKey, payload, state, Date.now(), seq);
+      .run(channel, messageId, chatKey, payload, state, this.now(), seq);
     if (result.changes === 0) return false;
     this.seqs.set(channel, seq);
     return true;
