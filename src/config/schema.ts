@@ -162,7 +162,13 @@ export const StorageSchema = z.strictObject({
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, "a lower-case SQL identifier")
     .default("public")
     .describe("PostgreSQL schema holding prx's tables (created when missing)"),
-  pool_max: z.number().int().min(1).max(256).default(8).describe("PostgreSQL connections per process"),
+  pool_max: z
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(8)
+    .describe("PostgreSQL connections per process for the stores, and as many for session leases (turns running at once)"),
   synchronous_commit: z
     .boolean()
     .default(false)

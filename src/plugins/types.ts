@@ -88,7 +88,7 @@ export interface PluginHostServices {
    * The workspace's stores on the `[storage]` backend: remote plugins' cache and the cron scheduler's slots and
    * leases live there (default: the workspace SQLite database).
    */
-  storage?: Pick<Storage, "pluginKv" | "cron">;
+  storage?: Pick<Storage, "backend" | "pluginKv" | "cron">;
   /** What this runtime's remote plugins share (host bindings, event depths): made by the remote loader on first use. */
   remote?: RemoteHostState;
 }

@@ -9,8 +9,11 @@ export const SESSION_ID_PATTERN = new RegExp(`^[A-Za-z0-9._:@-]{1,${SESSION_ID_M
 
 /** How long a turn waits for another replica's turn on the same session before it fails (STORAGE_LEASE). */
 export const SESSION_LEASE_WAIT_MS = 120_000;
-/** PostgreSQL connections reserved for session leases per process (each running turn holds one). */
-export const SESSION_LEASE_MAX_CONNECTIONS = 32;
+/**
+ * Most PostgreSQL connections of a process's lease pool (each running turn holds one; more turns wait for one).
+ * The pool is `[storage] pool_max` large, at most this: a process opens at most 2 x pool_max connections.
+ */
+export const SESSION_LEASE_MAX_CONNECTIONS = 64;
 
 /** Random bytes in a bearer token (256 bits). */
 export const TOKEN_BYTES = 32;

@@ -87,7 +87,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     await sql.close();
     throw error;
   }
-  const leasePool = openPg({ ...pool, max: SESSION_LEASE_MAX_CONNECTIONS });
+  const leasePool = openPg({ ...pool, max: Math.min(options.poolMax, SESSION_LEASE_MAX_CONNECTIONS) });
   const leases = new PgSessionLeases(leasePool, options.leaseWaitMs ?? SESSION_LEASE_WAIT_MS);
   const now = options.now ?? Date.now;
   return {

@@ -2,7 +2,6 @@
  * Gateway replicas of the built binary sharing one PostgreSQL schema and one Redis prefix: each in its own workspace
  * directory (its own data/prx.db for what stays local), the same config.toml. Their output is drained and kept.
  */
-import { Database } from "bun:sqlite";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -117,14 +116,14 @@ export async function sharedToken(schema: string): Promise<string> {
   }
 }
 
-/** A value of the local plugin KV of a replica's workspace (what stays per host: WASM plugins' kv). */
-export function localKv(dir: string, plugin: string, key: string): string | null {
-  const db = new Database(join(dir, "data", "prx.db"), { readonly: true });
+/** A plugin KV value as every replica sees it (the PostgreSQL store of the schema), as text. */
+export async function sharedKv(schema: string, plugin: string, key: string): Promise<string | null> {
+  const storage = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 1, migrate: false });
   try {
-    const row = db.query<{ value: Uint8Array }, [string, string]>("SELECT value FROM plugin_kv WHERE plugin = ? AND key = ?").get(plugin, key);
-    return row ? new TextDecoder().decode(row.value) : null;
+    const value = await storage.pluginKv.get(plugin, key);
+    return value ? new TextDecoder().decode(value) : null;
   } finally {
-    db.close();
+    await storage.close();
   }
 }
 
