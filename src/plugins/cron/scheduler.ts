@@ -8,34 +8,17 @@ import { newId } from "../../core/ids.ts";
 import { attempt, eachInOrder, then, type Awaitable } from "../../core/awaitable.ts";
 import { SqliteCronStateStore } from "../../storage/sqlite/cron-state.ts";
 import type { CronStateStore } from "../../storage/types.ts";
-import { CRON_MAX_TIMER_MS, systemClock, withTimeout } from "./clock.ts";
-import { CRON_RUN_LEASE_MS, RunLease } from "./lease.ts";
+import { CRON_MAX_TIMER_MS, systemClock } from "./clock.ts";
+import { CRON_RUN_LEASE_MS } from "./lease.ts";
+import { CronRuns, type JobState } from "./runs.ts";
 import { CronSchedule } from "./schedule.ts";
-import { cronResultPayload } from "./result.ts";
 import type { CronClock, CronJob, CronJobStatus, CronRunRecord } from "./types.ts";
 
-/** Default time a job's run may take before it is recorded as failed (the sandbox enforces its own limit too). */
-export const CRON_RUN_TIMEOUT_MS = 60_000;
+export { CRON_RUN_TIMEOUT_MS } from "./runs.ts";
 /** Jobs one scheduler accepts. */
 export const CRON_MAX_JOBS = 1024;
 /** Missed slots counted for the coalescing log line. */
 const COALESCE_COUNT_CAP = 1000;
-
-interface JobState {
-  job: CronJob;
-  schedule: CronSchedule;
-  lastSlot: number;
-  nextDue: number | null;
-  running: Promise<void> | null;
-  fired: number;
-  ok: number;
-  errors: number;
-  skipped: number;
-  lastRun: CronJobStatus["lastRun"];
-  lastError: CronJobStatus["lastError"];
-  /** A slot another process claimed and is running: take it over at `at` if its lease was not renewed. */
-  watch: { slot: number; at: number } | null;
-}
 
 export interface CronSchedulerOptions {
   db: Database;
@@ -73,7 +56,7 @@ export class CronScheduler {
   private readonly clock: CronClock;
   private readonly logger: Logger;
   private readonly states = new Map<string, JobState>();
-  private readonly inflight = new Set<Promise<void>>();
+  private readonly runs: CronRuns;
   private timer: { cancel(): void } | null = null;
   private started = false;
   private chain: Promise<void> = Promise.resolve();
@@ -88,6 +71,14 @@ export class CronScheduler {
     this.logger = options.logger ?? createLogger("plugins.cron");
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${newId("cron").slice(5, 13)}`;
     this.leaseMs = options.leaseMs ?? CRON_RUN_LEASE_MS;
+    this.runs = new CronRuns({
+      store: this.store,
+      clock: this.clock,
+      logger: this.logger,
+      leaseMs: this.leaseMs,
+      ...(options.bus ? { bus: options.bus } : {}),
+      ...(options.runTimeoutMs !== undefined ? { runTimeoutMs: options.runTimeoutMs } : {}),
+    });
   }
 
   /**
@@ -178,7 +169,7 @@ export class CronScheduler {
     for (;;) {
       const chain = this.chain;
       await chain;
-      if (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+      if (this.runs.busy) await this.runs.idle();
       else if (chain === this.chain) return;
     }
   }
@@ -192,7 +183,7 @@ export class CronScheduler {
         status: 404,
       });
     }
-    return this.execute(state, null, 1, null);
+    return this.runs.execute(state, null, 1, null);
   }
 
   status(): CronJobStatus[] {
@@ -283,7 +274,7 @@ export class CronScheduler {
           slot: new Date(slot).toISOString(),
         });
       }
-      this.fire(state, slot, Math.max(1, due), claim.fence);
+      this.runs.fire(state, slot, Math.max(1, due), claim.fence);
       return;
     }
     // Another process (or an earlier run of this one) already claimed it: watch its lease.
@@ -306,7 +297,7 @@ export class CronScheduler {
       then(this.store.takeOver(id, slot, now, this.owner, now + this.leaseMs), (claim) => {
         if (claim) {
           this.logger.warn("cron run taken over: its runner stopped renewing its lease", { job: id, slot: new Date(slot).toISOString() });
-          this.fire(state, slot, 1, claim.fence);
+          this.runs.fire(state, slot, 1, claim.fence);
           return;
         }
         return then(this.store.get(id), (row) => {
@@ -314,93 +305,5 @@ export class CronScheduler {
         });
       });
     return attempt(check, (error) => this.logger.error("cron takeover check failed", { job: id, error: errorMessage(error) }));
-  }
-
-  private fire(state: JobState, slot: number, coalesced: number, fence: number): void {
-    if (state.running) {
-      state.skipped++;
-      const error = "skipped: the previous run of this job is still in progress";
-      this.logger.warn("cron slot skipped", { job: state.job.id, slot: new Date(slot).toISOString() });
-      this.publish(state, {
-        job: state.job.id,
-        slot: new Date(slot).toISOString(),
-        ok: false,
-        error,
-        coalesced,
-        durationMs: 0,
-      });
-      this.enqueue("state update", () => then(this.store.finish(state.job.id, fence, this.clock.now(), false, error), () => undefined));
-      return;
-    }
-    void this.execute(state, slot, coalesced, fence);
-  }
-
-  private execute(state: JobState, slot: number | null, coalesced: number, fence: number | null): Promise<CronRunRecord> {
-    const job = state.job;
-    const timeoutMs = job.timeoutMs ?? this.options.runTimeoutMs ?? CRON_RUN_TIMEOUT_MS;
-    const slotIso = slot === null ? null : new Date(slot).toISOString();
-    const lease = fence === null ? null : new RunLease(this.store, this.clock, this.logger, job.id, fence, this.leaseMs);
-    const result = (async (): Promise<CronRunRecord> => {
-      const started = performance.now();
-      let record: CronRunRecord;
-      try {
-        const output = await withTimeout(job.run(), timeoutMs, job.id);
-        record = { job: job.id, slot: slotIso, ok: true, output, coalesced, durationMs: performance.now() - started };
-      } catch (error) {
-        const message = errorMessage(error);
-        record = {
-          job: job.id,
-          slot: slotIso,
-          ok: false,
-          error: message,
-          coalesced,
-          durationMs: performance.now() - started,
-        };
-      }
-      lease?.stop();
-      await this.finish(state, record, fence);
-      return record;
-    })();
-    const done = result.then(() => undefined);
-    if (slot !== null) state.running = done;
-    this.inflight.add(done);
-    void done.finally(() => {
-      this.inflight.delete(done);
-      if (state.running === done) state.running = null;
-    });
-    return result;
-  }
-
-  private async finish(state: JobState, record: CronRunRecord, fence: number | null): Promise<void> {
-    const at = this.clock.now();
-    state.fired++;
-    state.lastRun = { slot: record.slot, ok: record.ok, at: new Date(at).toISOString() };
-    if (record.ok) {
-      state.ok++;
-      this.logger.info("cron job ran", { job: record.job, slot: record.slot, ms: Math.round(record.durationMs) });
-    } else {
-      state.errors++;
-      state.lastError = { message: record.error!, at: new Date(at).toISOString() };
-      this.logger.warn("cron job failed", { job: record.job, slot: record.slot, error: record.error });
-    }
-    try {
-      if (fence !== null && !(await this.store.finish(record.job, fence, at, record.ok, record.error ?? null))) {
-        this.logger.warn("cron run outcome not recorded: another process took the run over", { job: record.job });
-      }
-    } catch (error) {
-      this.logger.error("cron state update failed", { job: record.job, error: errorMessage(error) });
-    }
-    this.publish(state, record);
-  }
-
-  private publish(state: JobState, record: CronRunRecord): void {
-    const bus = this.options.bus;
-    if (!bus) return;
-    const plugin = state.job.id.slice(0, state.job.id.indexOf("/"));
-    try {
-      bus.publish(`prx.cron.${plugin}`, cronResultPayload(record));
-    } catch (error) {
-      this.logger.warn("cron result not published", { job: record.job, error: errorMessage(error) });
-    }
   }
 }
