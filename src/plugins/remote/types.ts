@@ -4,6 +4,7 @@ import type { RemoteTransport } from "./manifest.ts";
 import type { AgentIdentity } from "./agent.ts";
 import type { Entity, GetMemoriesParams, Relationship, Room, SearchMemoriesParams } from "./worker-runtime/runtime-types.ts";
 import type { Memory } from "./worker-runtime/types.ts";
+import type { SessionSummary } from "../../storage/types.ts";
 
 /** A message of the session history, as composeState returns it. */
 export interface HistoryMessage {
@@ -11,15 +12,8 @@ export interface HistoryMessage {
   content: string;
 }
 
-/** A prx session as rooms are derived from it (the shape of the session store's summaries). */
-export interface SessionInfo {
-  id: string;
-  title: string;
-  channel: string;
-  createdAt: string;
-  updatedAt: string;
-  messageCount: number;
-}
+/** A prx session as rooms are derived from it: the session store's summary. */
+export type SessionInfo = SessionSummary;
 
 export interface SessionMessage {
   seq: number;
