@@ -1,7 +1,7 @@
 /**
- * Three `prx gateway` replicas of the built binary on one PostgreSQL schema and one Redis prefix: one coherent
- * session across replicas, kill -9 mid-turn, a cron job firing once per slot across replicas for
- * CRON_WINDOW_MS, and an event published on replica 1 reaching a hook plugin on replica 3.
+ * Three `prx gateway` replicas of the built binary on one PostgreSQL schema and one Redis prefix: an event published on
+ * replica 1 reaching a hook plugin on replica 3, a plugin reload through one replica reloading all, one coherent
+ * session across replicas, kill -9 mid-turn, and a cron job firing once per slot across replicas for CRON_WINDOW_MS.
  * The cron window runs beside the other checks (they happen inside it); the last test waits for its end.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -105,6 +105,19 @@ describe("three replicas on one PostgreSQL and Redis", () => {
     expect(answer.status).toBe(200);
     await until(async () => (await stops()) === before + 1, "the agent_stop of replica 1's turn on replica 3's hook");
     expect(await stops()).toBe(before + 1);
+  });
+
+  it("a plugin reload through one replica's API reloads every replica; the answer lists each outcome", async () => {
+    const response = await fetch(`${replicas[1]!.url}/api/plugins/cron-count/reload`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { generation: number; replicas: Array<{ replica: string; ok: boolean; generation: number }> };
+    expect(body.replicas.length).toBe(3);
+    expect(new Set(body.replicas.map((r) => r.replica)).size).toBe(3);
+    expect(body.replicas.every((r) => r.ok && r.generation >= 2)).toBe(true);
+    expect(body.replicas[0]!.generation).toBe(body.generation);
   });
 
   it("a client alternating replicas in one session sees one coherent history", async () => {
