@@ -58,7 +58,7 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
       port,
       version,
       mounts: [...pluginGatewayMounts(host), ...channels.mounts, mcpRoutes(mcpPort, host.config.gateway.max_body_bytes)],
-      checks: { plugins: pluginHealthCheck(host), ...channels.checks },
+      checks: { plugins: pluginHealthCheck(host), ...channels.checks, ...scaleOutChecks(host, shared) },
       accessLog: fileLog.accessLog,
       ...(shared ? { shared } : {}),
     });
@@ -86,6 +86,33 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   shared?.close();
   await fileLog.close();
   return 0;
+}
+
+/** /health of a replica: PostgreSQL and Redis answer (a load balancer takes a replica that cannot reach them out). */
+function scaleOutChecks(host: AgentHost, shared: Awaited<ReturnType<typeof sharedState>>) {
+  const checks: Record<string, () => Promise<{ ok: boolean; detail?: string }>> = {};
+  const sql = host.storage.sql;
+  if (sql) {
+    checks.storage = async () => {
+      try {
+        await sql.unsafe("SELECT 1");
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, detail: `postgres unreachable: ${errorMessage(error)}` };
+      }
+    };
+  }
+  if (shared) {
+    checks.bus = async () => {
+      try {
+        await shared.ping();
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, detail: `redis unreachable: ${errorMessage(error)}` };
+      }
+    };
+  }
+  return checks;
 }
 
 /** `[bus] backend = "redis"`: rate limits and the pairing code with its lockouts are shared by every replica. */

@@ -12,7 +12,7 @@ export async function redisGatewayShared(
   url: string,
   prefix: string,
   pairingCodeTtlMs: number,
-): Promise<GatewayShared & { close(): void }> {
+): Promise<GatewayShared & { ping(): Promise<void>; close(): void }> {
   const redis = new RedisClient(url, { autoReconnect: true });
   try {
     await redis.connect();
@@ -25,6 +25,7 @@ export async function redisGatewayShared(
   return {
     pairing: new RedisPairingGate(redis, prefix, pairingCodeTtlMs),
     rateLimiter: (scope, perMinute) => new RedisRateLimiter(redis, `${prefix}:rate:${scope}:`, perMinute),
+    ping: async () => void (await redis.send("PING", [])),
     close: () => redis.close(),
   };
 }
