@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { SqliteChannelStateStore } from "../storage/sqlite/channels.ts";
-import type { ChannelStatusRow, InboxRow, InboxState } from "../storage/types.ts";
+import type { ChannelStateStore, ChannelStatusRow, InboxRow, InboxState } from "../storage/types.ts";
 import { PROCESSED_TTL_MS } from "./limits.ts";
 import { InboundMessageSchema, type InboundMessage } from "./types.ts";
 
@@ -25,65 +25,66 @@ function toEntry(row: InboxRow): InboxEntry {
 /**
  * One channel's durable state, shared by every process (src/storage): the platform cursor, the inbox of messages by
  * platform id (a message delivered twice is stored once; one killed mid-turn is resumed on restart), and a liveness
- * row `prx channel status` reads. Channel processes keep it in the workspace SQLite database.
+ * row `prx channel status` reads. In the workspace SQLite database, or in PostgreSQL with `[storage] backend =
+ * "postgres"` (a channel's process can then run on any host).
  */
 export class ChannelStore {
-  private readonly state: SqliteChannelStateStore;
+  private readonly state: ChannelStateStore;
 
   constructor(
-    db: Database,
+    store: Database | ChannelStateStore,
     readonly channel: string,
     private readonly now: () => number = Date.now,
   ) {
-    this.state = new SqliteChannelStateStore(db, now);
+    this.state = "getCursor" in store ? store : new SqliteChannelStateStore(store, now);
   }
 
-  getCursor(): string | null {
+  async getCursor(): Promise<string | null> {
     return this.state.getCursor(this.channel);
   }
 
-  setCursor(value: string): void {
-    this.state.setCursor(this.channel, value);
+  async setCursor(value: string): Promise<void> {
+    await this.state.setCursor(this.channel, value);
   }
 
   /** Store a message once: false when its platform id was seen before (a redelivery). */
-  admit(message: InboundMessage, state: InboxState = "received"): boolean {
+  async admit(message: InboundMessage, state: InboxState = "received"): Promise<boolean> {
     return this.state.admit(this.channel, message.id, chatKeyOf(message), JSON.stringify(message), state);
   }
 
   /** Messages not fully answered yet (a process killed mid-turn or mid-delivery), oldest first. */
-  open(): InboxEntry[] {
-    return this.state.open(this.channel).map(toEntry);
+  async open(): Promise<InboxEntry[]> {
+    return (await this.state.open(this.channel)).map(toEntry);
   }
 
-  entry(messageId: string): InboxEntry | null {
-    const row = this.state.entry(this.channel, messageId);
+  async entry(messageId: string): Promise<InboxEntry | null> {
+    const row = await this.state.entry(this.channel, messageId);
     return row ? toEntry(row) : null;
   }
 
-  replied(messageId: string, parts: string[]): void {
-    this.state.replied(this.channel, messageId, parts);
+  async replied(messageId: string, parts: string[]): Promise<void> {
+    await this.state.replied(this.channel, messageId, parts);
   }
 
-  partSent(messageId: string, partsSent: number): void {
-    this.state.partSent(this.channel, messageId, partsSent);
+  async partSent(messageId: string, partsSent: number): Promise<void> {
+    await this.state.partSent(this.channel, messageId, partsSent);
   }
 
-  done(messageId: string): void {
-    this.state.done(this.channel, messageId);
+  async done(messageId: string): Promise<void> {
+    await this.state.done(this.channel, messageId);
   }
 
   /** Forget answered messages older than PROCESSED_TTL_MS (platforms redeliver within minutes). */
-  prune(): number {
+  async prune(): Promise<number> {
     return this.state.prune(this.channel, this.now() - PROCESSED_TTL_MS);
   }
 
-  writeStatus(row: Omit<ChannelStatusRow, "channel" | "updated_at">): void {
-    this.state.writeStatus({ ...row, channel: this.channel, updated_at: this.now() });
+  async writeStatus(row: Omit<ChannelStatusRow, "channel" | "updated_at">): Promise<void> {
+    await this.state.writeStatus({ ...row, channel: this.channel, updated_at: this.now() });
   }
 }
 
 /** Every channel's liveness row (for `prx channel status`). */
-export function readChannelStatuses(db: Database): ChannelStatusRow[] {
-  return new SqliteChannelStateStore(db).statuses();
+export async function readChannelStatuses(store: Database | ChannelStateStore): Promise<ChannelStatusRow[]> {
+  return ("statuses" in store ? store : new SqliteChannelStateStore(store)).statuses();
 }
