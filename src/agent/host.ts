@@ -5,7 +5,7 @@ import { closeDatabase, openDatabase } from "../core/database.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { nullPublisher, type EventPublisher } from "../core/events.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
-import { createMemoryBackend } from "../memory/index.ts";
+import { createMemoryBackend, openPgMemory } from "../memory/index.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import { createProviderResolver, isExternalProviderName, resolveModelChoice } from "../providers/index.ts";
 import type { Provider, ProviderResolver } from "../providers/types.ts";
@@ -146,7 +146,8 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     extensions = await options.extend(base);
     status.state = "ready";
   }
-  memory = createMemoryBackend(config.memory.backend, db, (name) => extensions.storage?.(name), storage.sql);
+  const pgMemory = config.memory.backend === "postgres" && storage.sql ? await openPgMemory(storage.sql) : null;
+  memory = createMemoryBackend(config.memory.backend, db, (name) => extensions.storage?.(name), pgMemory);
   const currentMemory = () => memory!;
 
   const tools = new ToolRegistry({

@@ -59,7 +59,8 @@ async function scaleOutChecks(config: Config): Promise<Check[]> {
   const checks: Check[] = [];
   if (config.storage.backend === "postgres") {
     try {
-      const { pgStorage, urlFromEnv } = await import("../storage/index.ts");
+      const { urlFromEnv } = await import("../storage/index.ts");
+      const { pgStorage } = await import("../storage/postgres/index.ts");
       const url = urlFromEnv(config.storage.url_env, process.env, '[storage] backend = "postgres"');
       const storage = await pgStorage({ url, schema: config.storage.schema, poolMax: 1, migrate: false });
       try {

@@ -3,7 +3,7 @@ import { closeSync, fchmodSync, openSync, writeSync } from "node:fs";
 import { loadConfig } from "../config/loader.ts";
 import { closeDatabase, openDatabase } from "../core/database.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
-import { createMemoryBackend, type MemoryBackend } from "../memory/index.ts";
+import { createMemoryBackend, openPgMemory, type MemoryBackend } from "../memory/index.ts";
 import { openStorage, type SessionStore } from "../storage/index.ts";
 
 export interface OpenedMemory {
@@ -32,7 +32,12 @@ export async function openMemory(workspaceFlag: string | undefined): Promise<Ope
   return {
     workspace,
     db,
-    memory: createMemoryBackend(config.memory.backend, db, undefined, storage.sql),
+    memory: createMemoryBackend(
+      config.memory.backend,
+      db,
+      undefined,
+      config.memory.backend === "postgres" && storage.sql ? await openPgMemory(storage.sql) : null,
+    ),
     sessions: storage.sessions,
     close: async () => {
       await storage.close();

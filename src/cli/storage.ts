@@ -2,8 +2,8 @@ import { loadConfig } from "../config/loader.ts";
 import { closeDatabase, openDatabase } from "../core/database.ts";
 import { PrxError } from "../core/errors.ts";
 import { openWorkspace } from "../core/workspace.ts";
-import { detectVectorSupport } from "../memory/index.ts";
-import { copySqliteToPg, migrateSqlite, pgStorage, sqliteStatus, urlFromEnv, type MigrationStatus } from "../storage/index.ts";
+import { detectVectorSupport } from "../memory/postgres-vector.ts";
+import { migrateSqlite, sqliteStatus, urlFromEnv, type MigrationStatus } from "../storage/index.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
 const SUBCOMMANDS = ["status", "migrate", "copy"] as const;
@@ -66,6 +66,7 @@ export async function storageCommand(argv: string[]): Promise<number> {
   }
 
   const url = urlFromEnv(settings.url_env, process.env, "prx storage");
+  const { copySqliteToPg, pgStorage } = await import("../storage/postgres/index.ts");
   const storage = await pgStorage({ url, schema: settings.schema, poolMax: settings.pool_max, migrate: sub !== "status" });
   try {
     const status = await storage.status();

@@ -2,8 +2,7 @@ import type { Database } from "bun:sqlite";
 import { PrxError } from "../core/errors.ts";
 import { NoneMemory } from "./none.ts";
 import { SqliteMemory } from "./sqlite.ts";
-import { PgMemory } from "./postgres.ts";
-import type { SQL } from "bun";
+
 import type { MemoryBackend } from "./types.ts";
 
 export type {
@@ -18,7 +17,6 @@ export type {
 } from "./types.ts";
 export { MemoryEntrySchema, PRIVATE_CATEGORY } from "./types.ts";
 export { SqliteMemory } from "./sqlite.ts";
-export { PgMemory } from "./postgres.ts";
 export { NoneMemory } from "./none.ts";
 export * from "./limits.ts";
 export { toFtsMatch, queryTerms } from "./fts-query.ts";
@@ -45,13 +43,18 @@ export type ExternalMemoryResolver = ((name: string) => MemoryBackend | undefine
 };
 
 /**
- * Build the backend named by memory.backend: "sqlite", "postgres" (the pool of `[storage] backend = "postgres"`,
- * passed as `pg`), "none" or "wasm:<name>".
+ * Build the backend named by memory.backend: "sqlite", "postgres" (made by the caller on the pool of `[storage]
+ * backend = "postgres"`, see openPgMemory: loaded only then), "none" or "wasm:<name>".
  */
-export function createMemoryBackend(name: string, db: Database, external?: ExternalMemoryResolver, pg?: SQL | null): MemoryBackend {
+export function createMemoryBackend(
+  name: string,
+  db: Database,
+  external?: ExternalMemoryResolver,
+  postgres?: MemoryBackend | null,
+): MemoryBackend {
   if (name === "sqlite") return new SqliteMemory(db);
   if (name === "postgres") {
-    if (pg) return new PgMemory(pg);
+    if (postgres) return postgres;
     throw new PrxError("CONFIG_INVALID", 'memory.backend = "postgres" needs [storage] backend = "postgres"', {
       hint: 'set [storage] backend = "postgres" (and its url_env), or memory.backend = "sqlite"',
     });
@@ -73,4 +76,8 @@ export function createMemoryBackend(name: string, db: Database, external?: Exter
     hint: `set memory.backend to one of ${BUILTIN_MEMORY_BACKENDS.join(", ")} or "wasm:<name>"`,
   });
 }
-export { detectVectorSupport, type VectorSupport } from "./postgres-vector.ts";
+
+/** memory.backend = "postgres" on the storage's pool; its modules load only here. */
+export async function openPgMemory(sql: import("bun").SQL): Promise<MemoryBackend> {
+  return new (await import("./postgres.ts")).PgMemory(sql);
+}

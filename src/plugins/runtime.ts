@@ -17,7 +17,7 @@ import { discard, loaderResolver, type Loaded } from "./loading.ts";
 import { Generation, GENERATION_DRAIN_TIMEOUT_MS } from "./generation.ts";
 import type { LoaderResolver } from "./loading.ts";
 import { StatusStore } from "./status.ts";
-import { openReplicaFabric, type ReplicaFabric, type ReplicaFabricOptions, type ReplicaReloads } from "./fabric/index.ts";
+import type { ReplicaFabric, ReplicaFabricOptions, ReplicaReloads } from "./fabric/index.ts";
 import type { PluginHostServices, PluginKind, PluginLoader } from "./types.ts";
 
 /** What a runtime is given; without `events` it creates its own event bus and closes it when it stops. */
@@ -161,12 +161,13 @@ export class PluginRuntime {
   private async joinReplicas(): Promise<void> {
     const options = this.options.fabric;
     if (!options || !this.ownBus) return;
-    this.fabric ??= openReplicaFabric(
-      options,
-      this.ownBus,
-      (name, reload) => this.reload(name, reload),
-      this.host.logger.child("fabric"),
-    ).then((joined) => (this.joined = joined));
+    const bus = this.ownBus;
+    // loaded only with [bus] backend = "redis"
+    this.fabric ??= import("./fabric/index.ts")
+      .then(({ openReplicaFabric }) =>
+        openReplicaFabric(options, bus, (name, reload) => this.reload(name, reload), this.host.logger.child("fabric")),
+      )
+      .then((joined) => (this.joined = joined));
     try {
       await this.fabric;
     } catch (error) {

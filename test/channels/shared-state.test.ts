@@ -9,7 +9,7 @@ import { ChannelStore } from "../../src/channels/store.ts";
 import type { Channel, InboundMessage } from "../../src/channels/types.ts";
 import { ChannelConfigSchema } from "../../src/config/schema.ts";
 import { createLogger } from "../../src/core/logger.ts";
-import { pgStorage, type PgStorage } from "../../src/storage/index.ts";
+import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
 
 const schema = uniqueSchema("channels");

@@ -5,7 +5,7 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pgStorage } from "../../src/storage/index.ts";
+import { pgStorage } from "../../src/storage/postgres/index.ts";
 import { BINARY, ROOT } from "./binary.ts";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./servers.ts";
 

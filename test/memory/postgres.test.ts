@@ -5,15 +5,10 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
-import {
-  detectVectorSupport,
-  MEMORY_MAX_KEY_BYTES,
-  MEMORY_MAX_RECALL_LIMIT,
-  PgMemory,
-  SqliteMemory,
-  type MemoryRecord,
-} from "../../src/memory/index.ts";
-import { pgStorage, type PgStorage } from "../../src/storage/index.ts";
+import { MEMORY_MAX_KEY_BYTES, MEMORY_MAX_RECALL_LIMIT, SqliteMemory, type MemoryRecord } from "../../src/memory/index.ts";
+import { PgMemory } from "../../src/memory/postgres.ts";
+import { detectVectorSupport } from "../../src/memory/postgres-vector.ts";
+import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { CUTOFF, scoreCorpus, storeCorpus } from "../helpers/recall-corpus.ts";
 import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
 

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../src/core/database.ts";
 import { openWorkspace } from "../../src/core/workspace.ts";
 import { SqliteMemory } from "../../src/memory/index.ts";
-import { PG_MIGRATIONS, pgStorage, sqliteStorage } from "../../src/storage/index.ts";
+import { sqliteStorage } from "../../src/storage/index.ts";
+import { PG_MIGRATIONS, pgStorage } from "../../src/storage/postgres/index.ts";
 import { ensureBinary, runPrx, tempWorkspace } from "../helpers/binary.ts";
 import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
 

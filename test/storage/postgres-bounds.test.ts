@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
-import { pgStorage, TOKEN_CACHE_TTL_MS, type PgStorage } from "../../src/storage/index.ts";
+import { TOKEN_CACHE_TTL_MS } from "../../src/storage/index.ts";
+import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
 
 const schema = uniqueSchema("bounds");

@@ -1,4 +1,4 @@
-import { pgStorage } from "../../src/storage/index.ts";
+import { pgStorage } from "../../src/storage/postgres/index.ts";
 import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
 import { storeSuite } from "./suite.ts";
 

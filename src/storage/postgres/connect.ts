@@ -1,5 +1,6 @@
 import { SQL } from "bun";
 import { errorMessage, PrxError } from "../../core/errors.ts";
+export { urlFromEnv } from "../env.ts";
 
 /** How long opening a PostgreSQL connection may take before the start fails. */
 export const PG_CONNECT_TIMEOUT_S = 10;
@@ -26,17 +27,6 @@ export function openPg(options: PgOptions): SQL {
       synchronous_commit: options.synchronousCommit === true ? "on" : "off",
     },
   });
-}
-
-/** The URL in `env[urlEnv]`, or CONFIG_INVALID naming the variable. */
-export function urlFromEnv(urlEnv: string, env: Record<string, string | undefined>, what: string): string {
-  const url = env[urlEnv];
-  if (!url) {
-    throw new PrxError("CONFIG_INVALID", `${what} needs a URL in the environment variable ${urlEnv}, which is not set`, {
-      hint: `export ${urlEnv}=... (or name another variable with url_env)`,
-    });
-  }
-  return url;
 }
 
 /** Wrap a driver failure as STORAGE naming the operation. */

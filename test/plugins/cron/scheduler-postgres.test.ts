@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { CronScheduler, type CronJob } from "../../../src/plugins/cron/index.ts";
-import { pgStorage, type PgStorage } from "../../../src/storage/index.ts";
+import { pgStorage, type PgStorage } from "../../../src/storage/postgres/index.ts";
 import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../../helpers/servers.ts";
 import { captureLogger } from "../events/log.ts";
 import { FakeClock } from "./fake-clock.ts";
