@@ -5,7 +5,7 @@ import { closeDatabase, openDatabase } from "../core/database.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { nullPublisher, type EventPublisher } from "../core/events.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
-import { createMemoryBackend } from "../memory/index.ts";
+import { createMemoryBackend, openPgMemory } from "../memory/index.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import { createProviderResolver, isExternalProviderName, resolveModelChoice } from "../providers/index.ts";
 import type { Provider, ProviderResolver } from "../providers/types.ts";
@@ -15,7 +15,7 @@ import type { PluginServices } from "../plugins/adapters/services.ts";
 import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
 import { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
 import { SessionQueue } from "./session-queue.ts";
-import { SqliteSessionStore } from "./sessions.ts";
+import { openStorage, type SessionStore, type Storage } from "../storage/index.ts";
 import { executeTurn, type TurnExtensions } from "./turn.ts";
 import type { TurnInput, TurnResult } from "./types.ts";
 
@@ -44,7 +44,11 @@ export interface AgentHost {
   providers: ProviderResolver;
   memory: MemoryBackend;
   tools: ToolRegistry;
-  sessions: SqliteSessionStore;
+  /** Every store of the workspace on the `[storage]` backend. */
+  storage: Storage;
+  /** The environment the host was opened with (URLs of [storage] and [bus]). */
+  env: Record<string, string | undefined>;
+  sessions: SessionStore;
   events: EventPublisher;
   runTurn(input: TurnInput): Promise<TurnResult>;
   /** Erase a session (see deleteSessionData) once the turns running or queued for it have finished. */
@@ -78,7 +82,11 @@ export interface ExtendBase {
   memory: () => MemoryBackend | null;
   providers: ProviderResolver;
   /** The host's session store (remote plugins read sessions as rooms through it). */
-  sessions: SqliteSessionStore;
+  sessions: SessionStore;
+  /** The workspace's stores (plugin KV and cron state live there). */
+  storage: Storage;
+  /** The environment the host was opened with (URLs of [storage] and [bus]). */
+  env: Record<string, string | undefined>;
 }
 
 export interface OpenAgentHostOptions {
@@ -115,6 +123,13 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     : await loadConfigCached(workspace.configPath, workspace.cacheDir, env);
   const config = loaded.config;
   const db = openDatabase(workspace.dbPath);
+  let storage: Storage;
+  try {
+    storage = await openStorage(config.storage, db, env, { idempotencyTtlMs: config.gateway.idempotency_ttl_s * 1000 });
+  } catch (error) {
+    closeDatabase(workspace.dbPath);
+    throw error;
+  }
 
   let extensions: HostExtensions = {};
   let memory: MemoryBackend | null = null;
@@ -126,8 +141,8 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   const readConfig = options.config
     ? async () => config
     : async () => (await loadConfigCached(workspace.configPath, workspace.cacheDir, env)).config;
-  const sessions = new SqliteSessionStore(db);
-  const base: ExtendBase = { workspace, config, readConfig, db, memory: () => memory, providers, sessions };
+  const sessions = storage.sessions;
+  const base: ExtendBase = { workspace, config, readConfig, db, memory: () => memory, providers, sessions, storage, env };
   const status: ExtensionsStatus = { state: options.extend ? "idle" : "ready" };
   const deferred = options.extend !== undefined && options.deferExtend === true && !needsExtensionsAtOpen(config);
   if (options.extend && !deferred) {
@@ -135,7 +150,8 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     extensions = await options.extend(base);
     status.state = "ready";
   }
-  memory = createMemoryBackend(config.memory.backend, db, (name) => extensions.storage?.(name));
+  const pgMemory = config.memory.backend === "postgres" && storage.sql ? await openPgMemory(storage.sql) : null;
+  memory = createMemoryBackend(config.memory.backend, db, (name) => extensions.storage?.(name), pgMemory);
   const currentMemory = () => memory!;
 
   const tools = new ToolRegistry({
@@ -193,7 +209,10 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
         },
         input,
       );
-    return input.historyOverride ? queue.runUnordered(turn) : queue.run(input.sessionId, turn);
+    if (input.historyOverride) return queue.runUnordered(turn);
+    // One turn at a time per session: in this process (the queue), and across processes sharing the store (the lease).
+    const leases = storage.leases;
+    return queue.run(input.sessionId, leases ? () => leases.hold(input.sessionId, turn) : turn);
   };
 
   return {
@@ -204,6 +223,8 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     providers,
     memory: memory!,
     tools,
+    storage,
+    env,
     sessions,
     events,
     resolveModelChoice: choose,
@@ -216,11 +237,15 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       return extensions.plugins;
     },
     runTurn: (input) => (status.state === "ready" ? run(input) : loadExtensions().then(() => run(input))),
-    deleteSession: (id) => queue.run(id, async () => deleteSessionData(sessions, currentMemory(), id)),
+    deleteSession: (id) => {
+      const erase = () => deleteSessionData(sessions, currentMemory(), id);
+      return queue.run(id, storage.leases ? () => storage.leases!.hold(id, erase) : erase);
+    },
     async close() {
       closed = true;
       if (loading) await loading.catch(() => undefined);
       await extensions.close?.();
+      await storage.close();
       closeDatabase(workspace.dbPath);
     },
   };

@@ -10,6 +10,8 @@ import { lenientPublisher } from "../plugins/events/index.ts";
 import { createManageToolSource, MANAGE_TOOL_NAME } from "../plugins/manage-tool.ts";
 import { type PluginRuntime, type RuntimeServices } from "../plugins/runtime.ts";
 import { getPluginRuntime } from "../plugins/runtimes.ts";
+import type { ReplicaFabricOptions } from "../plugins/fabric/index.ts";
+import { urlFromEnv } from "../storage/index.ts";
 
 export interface PluginSummary {
   name: string;
@@ -27,8 +29,8 @@ async function openRuntime(
   services: Omit<RuntimeServices, "events" | "logger">,
   attach: PluginExtensionOptions,
 ): Promise<PluginRuntime> {
-  const { joinAfterMs, ...serviceOptions } = attach;
-  const runtime = getPluginRuntime(workspace, { ...services, logger: createLogger("plugins") }, { config, joinAfterMs });
+  const { joinAfterMs, fabric, ...serviceOptions } = attach;
+  const runtime = getPluginRuntime(workspace, { ...services, logger: createLogger("plugins") }, { config, joinAfterMs, fabric });
   runtime.attachServices(serviceOptions);
   await runtime.acquire();
   return runtime;
@@ -38,7 +40,7 @@ async function openRuntime(
  * Options of createPluginExtensions. `joinAfterMs`: how long the first build waits for plugins (default
  * PLUGIN_JOIN_WAIT_MS); a one-shot command passes Infinity, since it would exit before a late plugin joined.
  */
-export type PluginExtensionOptions = PluginServicesOptions & { joinAfterMs?: number };
+export type PluginExtensionOptions = PluginServicesOptions & { joinAfterMs?: number; fabric?: ReplicaFabricOptions };
 
 /**
  * The workspace plugin runtime's contributions to an agent host: its event bus (lenient: a refused lifecycle
@@ -53,8 +55,14 @@ export function createPluginExtensions(
   options: PluginExtensionOptions = {},
 ): NonNullable<OpenAgentHostOptions["extend"]> {
   // `readConfig` re-reads config.toml at every build, so a grant added to it takes effect on the next reload.
-  return async ({ workspace, config, readConfig, db, memory, providers, sessions }) => {
-    const runtime = await openRuntime(workspace, readConfig, { db, memory, providers, sessions }, options);
+  return async ({ workspace, config, readConfig, db, memory, providers, sessions, storage, env }) => {
+    // `[bus] backend = "redis"`: this runtime's events and reloads reach every replica of the deployment.
+    const fabric =
+      options.fabric ??
+      (config.bus.backend === "redis"
+        ? { url: urlFromEnv(config.bus.url_env, env, '[bus] backend = "redis"'), prefix: config.bus.prefix }
+        : undefined);
+    const runtime = await openRuntime(workspace, readConfig, { db, memory, providers, sessions, storage }, { ...options, fabric });
     const services = runtime.services ?? runtime.attachServices(options);
     const remoteLog = runtime.host.logger.child("remote");
     const extensions: HostExtensions = {

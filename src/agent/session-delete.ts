@@ -1,6 +1,6 @@
 import { PrxError } from "../core/errors.ts";
 import type { MemoryBackend } from "../memory/types.ts";
-import type { SqliteSessionStore } from "./sessions.ts";
+import type { SessionStore } from "../storage/types.ts";
 import { validateSessionId } from "./sessions.ts";
 
 export interface SessionDeletion {
@@ -15,13 +15,13 @@ export interface SessionDeletion {
  * Erase a session: the session, every message of it, and the memories stored only for it. Throws
  * SESSION_NOT_FOUND when there is no such session.
  */
-export function deleteSessionData(sessions: SqliteSessionStore, memory: MemoryBackend, id: string): SessionDeletion {
+export async function deleteSessionData(sessions: SessionStore, memory: MemoryBackend, id: string): Promise<SessionDeletion> {
   validateSessionId(id);
-  const removed = sessions.delete(id);
+  const removed = await sessions.delete(id);
   if (!removed) {
     throw new PrxError("SESSION_NOT_FOUND", `no session "${id}"`, {
       hint: "list sessions with `prx sessions list` or GET /api/sessions",
     });
   }
-  return { session_id: id, messages: removed.messages, memories: memory.catalog?.forgetSession(id) ?? 0 };
+  return { session_id: id, messages: removed.messages, memories: (await memory.catalog?.forgetSession(id)) ?? 0 };
 }

@@ -8,7 +8,8 @@ import { MiddlewareBlock, type Envelopes, type MiddlewareRunner, type Stage, typ
 import { lifecycleTopic, type LifecycleName } from "../contracts/lifecycle.ts";
 import { autoRecall } from "./recall.ts";
 import { buildMessages } from "./prompt.ts";
-import { validateSessionId, type SqliteSessionStore } from "./sessions.ts";
+import { validateSessionId } from "./sessions.ts";
+import type { SessionStore } from "../storage/types.ts";
 import { lastUserText, runToolRound, safely } from "./tool-round.ts";
 import type { TurnBlock, TurnInput, TurnResult, TurnToolRecord } from "./types.ts";
 import { addUsage, ZERO_USAGE } from "./usage.ts";
@@ -29,7 +30,7 @@ export interface TurnExtensions {
 export interface TurnDeps {
   config: Config;
   workspace: string;
-  sessions: SqliteSessionStore;
+  sessions: SessionStore;
   providers: ProviderResolver;
   resolveModelChoice(opts: { provider?: string; model?: string }): { provider: string; model: string };
   tools: TurnTools;
@@ -78,16 +79,16 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
   emit("agent_start", { text_length: input.text.length });
   const pending: ChatMessage[] = [];
   let stored = false;
-  const flush = () => {
+  const flush = async (): Promise<void> => {
     if (!persist || pending.length === 0) return void (pending.length = 0);
-    if (!stored) deps.sessions.ensure(input.sessionId, input.channel);
+    if (!stored) await deps.sessions.ensure(input.sessionId, input.channel);
     stored = true;
-    deps.sessions.append(input.sessionId, pending.splice(0));
+    await deps.sessions.append(input.sessionId, pending.splice(0));
   };
   /** The reply lands in the session and the turn completes (a block is a completed turn whose reply is its reason). */
-  const complete = (text: string, done: TurnOutcome, blocked?: TurnBlock, clientCalls?: ToolCall[]): TurnResult => {
+  const complete = async (text: string, done: TurnOutcome, blocked?: TurnBlock, clientCalls?: ToolCall[]): Promise<TurnResult> => {
     pending.push({ role: "assistant", content: text });
-    flush();
+    await flush();
     const { model, provider, usage, toolCalls, iterations } = done;
     const result: TurnResult = {
       sessionId: input.sessionId,
@@ -116,7 +117,7 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
    * A middleware block: nothing further runs (no later middleware, provider call, tool or outbound stage; no
    * evaluators). The reason goes to the user as it is (outbound middleware does not see it) and into the session.
    */
-  const stop = (block: MiddlewareBlock, done: TurnOutcome): TurnResult => {
+  const stop = (block: MiddlewareBlock, done: TurnOutcome): Promise<TurnResult> => {
     safely(() => observer.onDelta?.(block.reason));
     const { plugin, capability, stage: at, reason } = block;
     return complete(reason, done, { plugin, capability, stage: at, reason });
@@ -148,7 +149,7 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
       }
       userText = inbound.text;
     }
-    const history = input.historyOverride ?? deps.sessions.history(input.sessionId, config.agent.max_history_messages);
+    const history = input.historyOverride ?? (await deps.sessions.history(input.sessionId, config.agent.max_history_messages));
     const query = userText ?? lastUserText(history);
     const memories = config.memory.auto_recall && query !== "" ? await autoRecall(deps, query, input.sessionId, emit) : [];
     const pendingContext = deps.extensions?.context?.(input) ?? [];
@@ -157,7 +158,7 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
     const prompt = { systemPrompt: config.agent.system_prompt, memories, memoryTokens, context, history };
     let messages = buildMessages(userText === undefined ? prompt : { ...prompt, user: userText });
     if (userText !== undefined) pending.push({ role: "user", content: userText });
-    flush();
+    await flush();
 
     let usage = ZERO_USAGE;
     const toolRecords: TurnToolRecord[] = [];
@@ -246,7 +247,7 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
       } finally {
         // The call and its results land together, so history never holds unanswered tool calls.
         pending.push(assistant, ...results);
-        flush();
+        await flush();
       }
       messages = [...messages, assistant, ...results];
     }
@@ -257,14 +258,14 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
     if (!streamedFinal && outbound.text) safely(() => observer.onDelta?.(outbound.text));
     // The client runs its tools and comes back: evaluators wait for the turn's real end.
     if (forClient) return complete(outbound.text, sofar(), undefined, forClient);
-    const result = complete(outbound.text, sofar());
+    const result = await complete(outbound.text, sofar());
     const after = deps.extensions?.afterTurn?.(input, result);
     if (after) await after.catch((error) => emit("error", { stage: "after_turn", message: errorMessage(error) }));
     return result;
   } catch (error) {
     const failure = signal.aborted ? new PrxError("ABORTED", "turn cancelled", { cause: error }) : toPrxError(error);
     if (partial) pending.push({ role: "assistant", content: `${partial}\n[interrupted: ${failure.message}]` });
-    flush();
+    await flush();
     emit("error", { code: failure.code, message: failure.message });
     emit("agent_end", { ok: false, code: failure.code });
     throw failure;

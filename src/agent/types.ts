@@ -78,29 +78,4 @@ export interface TurnResult {
   clientToolCalls?: ToolCall[];
 }
 
-export interface SessionSummary {
-  id: string;
-  title: string;
-  channel: string;
-  createdAt: string;
-  updatedAt: string;
-  messageCount: number;
-}
-
-export interface StoredMessage {
-  seq: number;
-  role: ChatMessage["role"];
-  content: string;
-  toolCalls?: ToolCall[];
-  toolCallId?: string;
-  name?: string;
-  createdAt: string;
-}
-
-export interface SessionStore {
-  list(limit?: number): SessionSummary[];
-  get(id: string): SessionSummary | null;
-  /** Creates the session if it does not exist. */
-  ensure(id: string, channel: string): SessionSummary;
-  messages(id: string, limit?: number): StoredMessage[];
-}
+export type { SessionSummary, StoredMessage, SessionStore } from "../storage/types.ts";

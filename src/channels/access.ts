@@ -1,5 +1,5 @@
 import type { ChannelConfig } from "../config/schema.ts";
-import type { PairingStore } from "./pairing.ts";
+import type { PairingStore } from "../storage/types.ts";
 import type { InboundMessage } from "./types.ts";
 
 export type AccessDecision =
@@ -14,9 +14,9 @@ export type AccessDecision =
  * (group_policy "mention"); in DMs an unknown sender gets a pairing code and nothing else runs (dm_policy "pairing").
  * Senders in `allow` and approved pairings are always let through a DM policy.
  */
-export function decideAccess(message: InboundMessage, config: ChannelConfig, pairings: PairingStore): AccessDecision {
+export async function decideAccess(message: InboundMessage, config: ChannelConfig, pairings: PairingStore): Promise<AccessDecision> {
   if (message.senderIsBot && !config.allow_bots) return { kind: "ignore", reason: "sent by a bot" };
-  const allowed = config.allow.includes(message.senderId) || pairings.isApproved(message.channel, message.senderId);
+  const allowed = config.allow.includes(message.senderId) || (await pairings.isApproved(message.channel, message.senderId));
   if (message.chatKind !== "dm") {
     if (config.group_policy === "disabled") return { kind: "ignore", reason: "group messages are disabled" };
     if (config.group_policy === "mention" && !message.mentioned) return { kind: "ignore", reason: "not mentioned" };
@@ -29,7 +29,7 @@ export function decideAccess(message: InboundMessage, config: ChannelConfig, pai
   if (config.dm_policy === "allowlist") {
     return { kind: "refuse", reason: "sender not in the allowlist", notice: "This assistant is private; you are not on its allowlist." };
   }
-  const code = pairings.request(message.channel, message.senderId, message.senderDisplay);
+  const code = await pairings.request(message.channel, message.senderId, message.senderDisplay);
   return {
     kind: "refuse",
     reason: "pairing requested",

@@ -25,10 +25,8 @@ export const TYPING_INTERVAL_MS = 4000;
 /** Processed message ids are kept this long (redeliveries come within minutes; a day is plenty). */
 export const PROCESSED_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** Pairing codes: digits, lifetime, and most pending requests kept per channel (oldest dropped). */
-export const CHANNEL_PAIRING_CODE_LENGTH = 6;
-export const CHANNEL_PAIRING_TTL_MS = 60 * 60 * 1000;
-export const CHANNEL_PAIRING_MAX_PENDING = 100;
+/** Pairing codes: digits, lifetime, and most pending requests kept per channel (oldest dropped); kept by the store. */
+export { CHANNEL_PAIRING_CODE_LENGTH, CHANNEL_PAIRING_TTL_MS, CHANNEL_PAIRING_MAX_PENDING } from "../storage/limits.ts";
 
 /**
  * A platform API request (or a webhook callback POST) not answered within this is abandoned as a dropped connection,

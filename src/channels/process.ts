@@ -4,7 +4,6 @@ import { errorMessage, PrxError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { ParentMessageSchema, type ChildMessage, type ParentMessage } from "./ipc.ts";
 import { CHANNEL_STOP_GRACE_MS, PARENT_WATCH_INTERVAL_MS, type PlatformLimits } from "./limits.ts";
-import { PairingStore } from "./pairing.ts";
 import { channelKind, createChannel } from "./registry.ts";
 import { ChannelRunner } from "./runner.ts";
 import { ChannelStore } from "./store.ts";
@@ -63,8 +62,9 @@ export async function startChannelProcess(options: ChannelProcessOptions): Promi
       });
     }
     const kind = channelKind(options.name, config);
-    store = new ChannelStore(host.db, options.name);
-    const pairings = new PairingStore(host.db);
+    // in the [storage] backend: the workspace database, or PostgreSQL shared by channel processes on every host
+    store = new ChannelStore(host.storage.channels, options.name);
+    const pairings = host.storage.pairings;
     let runnerRef: ChannelRunner | null = null;
     channel = await createChannel(kind, {
       name: options.name,
@@ -75,12 +75,15 @@ export async function startChannelProcess(options: ChannelProcessOptions): Promi
       waitForCapacity: () => runnerRef?.waitForCapacity() ?? Promise.resolve(),
       awaitReply: (id) => replies.wait(id),
       // pairing: an unknown inviter is joined so they can be given a code (nothing else runs for them)
-      mayInvite: (sender) => config.dm_policy !== "allowlist" || config.allow.includes(sender) || pairings.isApproved(options.name, sender),
+      mayInvite: async (sender) =>
+        config.dm_policy !== "allowlist" || config.allow.includes(sender) || (await pairings.isApproved(options.name, sender)),
       limits: options.limits,
     });
     const report = () => {
       const stats = runner.stats;
-      store.writeStatus({ pid: process.pid, state: channel.health().ok ? "running" : "degraded", last_inbound: stats.lastInbound, last_outbound: stats.lastOutbound, last_error: stats.lastError });
+      store
+        .writeStatus({ pid: process.pid, state: channel.health().ok ? "running" : "degraded", last_inbound: stats.lastInbound, last_outbound: stats.lastOutbound, last_error: stats.lastError })
+        .catch((error: unknown) => logger.warn(`liveness row not written: ${errorMessage(error)}`));
       options.send?.({ type: "status", health: channel.health(), stats: { ...stats } });
     };
     runner = runnerRef = new ChannelRunner({
@@ -94,8 +97,8 @@ export async function startChannelProcess(options: ChannelProcessOptions): Promi
       onAnswered: (id, parts) => replies.settle(id, parts),
       typingIntervalMs: options.limits?.typingIntervalMs,
     });
-    store.prune();
-    runner.resume();
+    await store.prune();
+    await runner.resume();
     await channel.start(runner.onMessage);
     report();
     logger.info(`channel ${options.name} (${kind}) started: ${channel.health().detail}`);
@@ -111,7 +114,9 @@ export async function startChannelProcess(options: ChannelProcessOptions): Promi
     (stopping ??= (async () => {
       await runner.close(stopGraceMs);
       await channel.stop().catch((error: unknown) => logger.error(`channel stop failed: ${errorMessage(error)}`));
-      store.writeStatus({ pid: null, state: "stopped", last_inbound: runner.stats.lastInbound, last_outbound: runner.stats.lastOutbound, last_error: runner.stats.lastError });
+      await store
+        .writeStatus({ pid: null, state: "stopped", last_inbound: runner.stats.lastInbound, last_outbound: runner.stats.lastOutbound, last_error: runner.stats.lastError })
+        .catch((error: unknown) => logger.warn(`liveness row not written: ${errorMessage(error)}`));
       await host.close();
       resolveClosed();
     })());

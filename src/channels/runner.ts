@@ -6,7 +6,7 @@ import { sha256Hex } from "../core/ids.ts";
 import type { Logger } from "../core/logger.ts";
 import { decideAccess } from "./access.ts";
 import { CHANNEL_MAX_INBOUND_BYTES, CHANNEL_MAX_PENDING, TYPING_INTERVAL_MS } from "./limits.ts";
-import type { PairingStore } from "./pairing.ts";
+import type { PairingStore } from "../storage/types.ts";
 import { splitMessage } from "./split.ts";
 import { chatKeyOf, type ChannelStore, type InboxEntry } from "./store.ts";
 import { InboundMessageSchema, type Channel, type InboundMessage } from "./types.ts";
@@ -76,8 +76,8 @@ export class ChannelRunner {
   }
 
   /** Resume what a previous process left unanswered (killed mid-turn or mid-delivery), in order per chat. */
-  resume(): number {
-    const open = this.o.store.open();
+  async resume(): Promise<number> {
+    const open = await this.o.store.open();
     for (const entry of open) this.enqueue(entry);
     if (open.length > 0) this.o.logger.info(`resuming ${open.length} unanswered message(s) from before the restart`);
     return open.length;
@@ -94,32 +94,32 @@ export class ChannelRunner {
     this.stats.inbound += 1;
     this.stats.lastInbound = Date.now();
     if (Buffer.byteLength(message.text, "utf8") > CHANNEL_MAX_INBOUND_BYTES) {
-      if (!this.o.store.admit(message, "done")) return this.duplicate(message);
+      if (!(await this.o.store.admit(message, "done"))) return this.duplicate(message);
       this.o.logger.warn("refused an oversized message", { id: message.id, limit: CHANNEL_MAX_INBOUND_BYTES });
       await this.notify(message, `That message is too long (over ${CHANNEL_MAX_INBOUND_BYTES} bytes); please shorten it.`);
       return;
     }
-    const decision = decideAccess(message, this.o.config, this.o.pairings);
+    const decision = await decideAccess(message, this.o.config, this.o.pairings);
     if (decision.kind === "ignore") {
-      if (!this.o.store.admit(message, "ignored")) return this.duplicate(message);
+      if (!(await this.o.store.admit(message, "ignored"))) return this.duplicate(message);
       this.stats.ignored += 1;
       this.o.logger.debug(`ignored message ${message.id}: ${decision.reason}`);
       this.o.onAnswered?.(message.id, []);
       return this.changed();
     }
     if (decision.kind === "refuse") {
-      if (!this.o.store.admit(message, "done")) return this.duplicate(message);
+      if (!(await this.o.store.admit(message, "done"))) return this.duplicate(message);
       this.stats.refused += 1;
       this.o.logger.info(`refused message from ${message.senderId}: ${decision.reason}`);
       await this.notify(message, decision.notice);
       return;
     }
     if (!message.text.trim()) {
-      if (!this.o.store.admit(message, "ignored")) return this.duplicate(message);
+      if (!(await this.o.store.admit(message, "ignored"))) return this.duplicate(message);
       this.o.onAnswered?.(message.id, []);
       return;
     }
-    if (!this.o.store.admit(message)) return this.duplicate(message);
+    if (!(await this.o.store.admit(message))) return this.duplicate(message);
     this.enqueue({ message, state: "received", reply: null, partsSent: 0 });
   };
 
@@ -135,11 +135,11 @@ export class ChannelRunner {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private duplicate(message: InboundMessage): void {
+  private async duplicate(message: InboundMessage): Promise<void> {
     this.stats.duplicates += 1;
     this.o.logger.debug(`message ${message.id} was delivered again; it is answered once`);
     // a waiting caller (the webhook channel's synchronous reply) gets the stored answer; an open one settles later
-    const entry = this.o.store.entry(message.id);
+    const entry = await this.o.store.entry(message.id);
     if (entry && (entry.state === "done" || entry.state === "ignored")) this.o.onAnswered?.(message.id, entry.reply ?? []);
   }
 
@@ -174,10 +174,10 @@ export class ChannelRunner {
     try {
       if (entry.state === "received" || parts === null) {
         parts = await this.runTurn(message);
-        this.o.store.replied(message.id, parts);
+        await this.o.store.replied(message.id, parts);
       }
       await this.deliver(message, parts, entry.partsSent);
-      this.o.store.done(message.id);
+      await this.o.store.done(message.id);
       this.stats.answered += 1;
       this.o.onAnswered?.(message.id, parts);
     } catch (error) {
@@ -189,7 +189,9 @@ export class ChannelRunner {
       this.stats.lastError = errorMessage(error);
       this.o.logger.error(`message ${message.id} in ${chatKeyOf(message)} failed: ${this.stats.lastError}`);
       // the platform refused the reply for good (after the adapter's retries): do not retry it forever
-      this.o.store.done(message.id);
+      await this.o.store.done(message.id).catch((failure: unknown) => {
+        this.o.logger.error(`message ${message.id} not marked done: ${errorMessage(failure)}`);
+      });
       this.o.onAnswered?.(message.id, parts ?? []);
     }
     this.changed();
@@ -231,7 +233,7 @@ export class ChannelRunner {
   private async deliver(message: InboundMessage, parts: string[], from: number): Promise<void> {
     for (let i = from; i < parts.length; i++) {
       await this.o.channel.send({ chatId: message.chatId, threadId: message.threadId, replyTo: message.id, text: parts[i]! });
-      this.o.store.partSent(message.id, i + 1);
+      await this.o.store.partSent(message.id, i + 1);
       this.stats.lastOutbound = Date.now();
     }
   }

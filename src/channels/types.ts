@@ -93,9 +93,9 @@ export interface ChannelSetup {
   env: Record<string, string | undefined>;
   logger: Logger;
   /** Persisted cursor of the platform (Telegram offset, Matrix since token); null before the first. */
-  cursor: { get(): string | null; set(value: string): void };
+  cursor: { get(): string | null | Promise<string | null>; set(value: string): void | Promise<void> };
   /** Whether an invitation from this sender may be accepted (Matrix auto-join): allowed, paired, or policy permits. */
-  mayInvite?: (senderId: string) => boolean;
+  mayInvite?: (senderId: string) => boolean | Promise<boolean>;
   /** Resolves when the runner can take more messages (adapters stop reading the platform meanwhile). */
   waitForCapacity?: () => Promise<void>;
   /** When a reply must be delivered in an HTTP response (webhook channel): resolves with the reply parts. */

@@ -24,7 +24,7 @@ const NAMES = ["/help", "/new", "/sessions", "/switch", "/model", "/exit", "/qui
  * Returns "exit" to leave, true when the line was a command, false when it is a message for the agent. Throws a
  * PrxError when a command cannot be carried out (the chat shows it and goes on).
  */
-export function runChatCommand(line: string, state: ChatState, host: AgentHost, out: ChatOutput): "exit" | boolean {
+export async function runChatCommand(line: string, state: ChatState, host: AgentHost, out: ChatOutput): Promise<"exit" | boolean> {
   if (!line.startsWith("/")) return false;
   const [name, ...args] = line.trim().split(/\s+/);
   switch (name) {
@@ -39,7 +39,7 @@ export function runChatCommand(line: string, state: ChatState, host: AgentHost, 
       out.info(`new session ${state.sessionId}`);
       return true;
     case "/sessions": {
-      const sessions = host.sessions.list(20);
+      const sessions = await host.sessions.list(20);
       if (sessions.length === 0) out.info("no sessions yet");
       for (const s of sessions) {
         const mark = s.id === state.sessionId ? "*" : " ";
@@ -51,7 +51,7 @@ export function runChatCommand(line: string, state: ChatState, host: AgentHost, 
       const id = args[0];
       if (!id) {
         out.error("usage: /switch <session id> (see /sessions)");
-      } else if (!host.sessions.get(id)) {
+      } else if (!(await host.sessions.get(id))) {
         out.error(`no session ${id} (see /sessions)`);
       } else {
         state.sessionId = id;

@@ -58,7 +58,7 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
       }
       let command: "exit" | boolean;
       try {
-        command = runChatCommand(line, state, host, out);
+        command = await runChatCommand(line, state, host, out);
       } catch (error) {
         // A command that fails (an unknown model hint, ...) is a message; the chat goes on.
         out.error(errorMessage(error));

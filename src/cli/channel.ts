@@ -34,21 +34,29 @@ export async function channelCommand(argv: string[]): Promise<number> {
   try {
     if (sub === "list") return await listChannels(workspace.configPath, values.json === true);
     const db = openDatabase(workspace.dbPath);
-    if (sub === "status") {
-      const { readChannelStatuses } = await import("../channels/store.ts");
-      const rows = readChannelStatuses(db);
-      if (values.json) process.stdout.write(JSON.stringify(rows) + "\n");
-      else if (rows.length === 0) process.stdout.write("no channel has run in this workspace yet\n");
-      else
-        for (const r of rows) {
-          const when = (t: number | null) => (t === null ? "never" : new Date(t).toISOString());
-          process.stdout.write(
-            `${r.channel}  ${r.state}${r.pid ? ` (pid ${r.pid})` : ""}  last inbound ${when(r.last_inbound)}  last outbound ${when(r.last_outbound)}${r.last_error ? `  last error: ${r.last_error}` : ""}\n`,
-          );
-        }
-      return 0;
+    // channel state and pairings live in the [storage] backend (PostgreSQL: shared by every host)
+    const { loadConfig } = await import("../config/loader.ts");
+    const { openStorage } = await import("../storage/index.ts");
+    const storage = await openStorage(loadConfig(workspace.configPath).config.storage, db, process.env);
+    try {
+      if (sub === "status") {
+        const { readChannelStatuses } = await import("../channels/store.ts");
+        const rows = await readChannelStatuses(storage.channels);
+        if (values.json) process.stdout.write(JSON.stringify(rows) + "\n");
+        else if (rows.length === 0) process.stdout.write("no channel has run in this workspace yet\n");
+        else
+          for (const r of rows) {
+            const when = (t: number | null) => (t === null ? "never" : new Date(t).toISOString());
+            process.stdout.write(
+              `${r.channel}  ${r.state}${r.pid ? ` (pid ${r.pid})` : ""}  last inbound ${when(r.last_inbound)}  last outbound ${when(r.last_outbound)}${r.last_error ? `  last error: ${r.last_error}` : ""}\n`,
+            );
+          }
+        return 0;
+      }
+      return await pairCommand(rest, storage.pairings, values);
+    } finally {
+      await storage.close();
     }
-    return await pairCommand(rest, db, values);
   } finally {
     closeDatabase(workspace.dbPath);
   }
@@ -71,14 +79,12 @@ async function listChannels(configPath: string, json: boolean): Promise<number> 
   return 0;
 }
 
-async function pairCommand(argv: string[], db: import("bun:sqlite").Database, values: { json?: boolean; channel?: string }): Promise<number> {
+async function pairCommand(argv: string[], store: import("../storage/types.ts").PairingStore, values: { json?: boolean; channel?: string }): Promise<number> {
   const [action, ...args] = argv;
   if (action === undefined || !(PAIR_COMMANDS as readonly string[]).includes(action))
     throw action === undefined ? usageError("prx channel pair: expected list, approve <code> or revoke <sender>") : unknownName("subcommand", action, PAIR_COMMANDS, "prx channel pair");
-  const { PairingStore } = await import("../channels/pairing.ts");
-  const store = new PairingStore(db);
   if (action === "list") {
-    const rows = store.list();
+    const rows = await store.list();
     if (values.json) process.stdout.write(JSON.stringify(rows) + "\n");
     else if (rows.length === 0) process.stdout.write("no pairing requests and no approved senders\n");
     else for (const r of rows) process.stdout.write(`${r.channel}  ${r.sender_id}  ${r.state}${r.code ? `  code ${r.code}` : ""}  ${r.display}\n`);
@@ -86,11 +92,11 @@ async function pairCommand(argv: string[], db: import("bun:sqlite").Database, va
   }
   if (args.length !== 1) throw usageError(`prx channel pair ${action}: expected exactly one ${action === "approve" ? "code" : "sender id"}`);
   if (action === "approve") {
-    const record = store.approve(args[0]!);
+    const record = await store.approve(args[0]!);
     process.stdout.write(`approved ${record.display} (${record.sender_id}) on channel ${record.channel}\n`);
     return 0;
   }
-  const removed = store.revoke(args[0]!, values.channel);
+  const removed = await store.revoke(args[0]!, values.channel);
   process.stdout.write(removed > 0 ? `revoked ${args[0]} (${removed} pairing${removed === 1 ? "" : "s"})\n` : `${args[0]} was not paired\n`);
   return removed > 0 ? 0 : 1;
 }

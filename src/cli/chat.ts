@@ -32,7 +32,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
   try {
     let sessionId = session ?? newId("chat");
     if (values.continue) {
-      const last = host.sessions.list(50).find((s) => s.channel === "chat");
+      const last = (await host.sessions.list(50)).find((s) => s.channel === "chat");
       if (last) sessionId = last.id;
     }
     return await runChat({ host, state: { sessionId, model: values.model, provider: values.provider, userId } });

@@ -54,6 +54,51 @@ async function pluginChecks(workspace: Workspace, config: Config): Promise<Check
   }
 }
 
+/** `[storage] backend = "postgres"` and `[bus] backend = "redis"`: each server answers, the schema is current. */
+async function scaleOutChecks(config: Config): Promise<Check[]> {
+  const checks: Check[] = [];
+  if (config.storage.backend === "postgres") {
+    try {
+      const { urlFromEnv } = await import("../storage/index.ts");
+      const { pgStorage } = await import("../storage/postgres/index.ts");
+      const url = urlFromEnv(config.storage.url_env, process.env, '[storage] backend = "postgres"');
+      const storage = await pgStorage({ url, schema: config.storage.schema, poolMax: 1, migrate: false });
+      try {
+        const status = await storage.status();
+        checks.push(
+          status.pending.length === 0
+            ? { status: "ok", name: "storage", detail: `postgres schema ${config.storage.schema}, version ${status.version}` }
+            : { status: "warn", name: "storage", detail: `${status.pending.length} migration(s) pending (applied at the next start, or prx storage migrate)` },
+        );
+      } finally {
+        await storage.close();
+      }
+    } catch (error) {
+      checks.push({ status: "fail", name: "storage", detail: errorMessage(error) });
+    }
+  }
+  if (config.bus.backend === "redis") {
+    try {
+      const { urlFromEnv } = await import("../storage/index.ts");
+      const { RedisClient } = await import("bun");
+      const redis = new RedisClient(urlFromEnv(config.bus.url_env, process.env, '[bus] backend = "redis"'), {
+        connectionTimeout: DOCTOR_PROBE_TIMEOUT_MS,
+        autoReconnect: false,
+      });
+      try {
+        await redis.send("PING", []);
+        const replicas = (await redis.send("HLEN", [`${config.bus.prefix}:replicas`])) as number;
+        checks.push({ status: "ok", name: "bus", detail: `redis answers; ${replicas} replica(s) announced under ${config.bus.prefix}` });
+      } finally {
+        redis.close();
+      }
+    } catch (error) {
+      checks.push({ status: "fail", name: "bus", detail: errorMessage(error) });
+    }
+  }
+  return checks;
+}
+
 export async function doctorCommand(argv: string[]): Promise<number> {
   const { values } = parseCommand("prx doctor", argv, { json: { type: "boolean" } }, false);
   if (values.help) {
@@ -88,6 +133,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     checks.push({ status: "fail", name: "database", detail: errorMessage(error) });
   }
   if (config) {
+    checks.push(...(await scaleOutChecks(config)));
     checks.push(...(await probeProviders(config)));
     checks.push(...(await pluginChecks(workspace, config)));
   }

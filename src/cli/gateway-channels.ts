@@ -18,10 +18,9 @@ export interface GatewayChannels {
  */
 export async function gatewayChannels(host: AgentHost): Promise<GatewayChannels> {
   const { ChannelSupervisor } = await import("../channels/supervisor.ts");
-  const { PairingStore } = await import("../channels/pairing.ts");
   const { channelRoutes, channelHealthCheck } = await import("../gateway/routes/channels.ts");
   const supervisor = new ChannelSupervisor({ workspace: host.workspace.root, channels: host.config.channels });
-  const pairings = new PairingStore(host.db);
+  const pairings = host.storage.pairings;
   const api = {
     list: () => supervisor.list(),
     restart: (name: string) => supervisor.restart(name),

@@ -30,6 +30,7 @@ export async function listenFirst(workspaceFlag: string | undefined, hostFlag: s
       db: openDatabase(workspace.dbPath),
       config,
       configPath: path,
+      answerHealth: config.storage.backend === "sqlite" && config.bus.backend === "local",
     });
   } catch (cause) {
     throw cannotListen(hostname, port, cause);

@@ -57,7 +57,7 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   } finally {
     process.off("SIGINT", hold).off("SIGTERM", hold);
   }
-  const { host, server, channels, fileLog } = running;
+  const { host, server, channels, fileLog, shared } = running;
   if (signalled) void server.stop();
   channels.start();
   // Requests that need plugins (turns, /api/plugins) load them at once; otherwise they load shortly after
@@ -72,6 +72,7 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   clearTimeout(loadLater);
   await channels.stop();
   await host.close();
+  shared?.close();
   await fileLog.close();
   return 0;
 }
@@ -81,6 +82,8 @@ interface Running {
   server: GatewayServer;
   channels: GatewayChannels;
   fileLog: GatewayFileLog;
+  /** Rate limits, pairing and the event fabric shared with other replicas (`[bus] backend = "redis"`). */
+  shared: Awaited<ReturnType<typeof sharedState>>;
 }
 
 /** The agent host, the file log, the channels and the full route table, served by the early listener. */
@@ -99,8 +102,10 @@ async function openAndServe(early: EarlyGateway, hostname: string | undefined): 
     deferExtend: true,
   });
   const fileLog = (await import("../gateway/file-log.ts")).openGatewayFileLog(host.workspace.logsDir);
+  let shared: Awaited<ReturnType<typeof sharedState>> = null;
   try {
     await servePending();
+    shared = await sharedState(host);
     const channels = await (await import("./gateway-channels.ts")).gatewayChannels(host);
     await servePending();
     const { startGateway } = await import("../gateway/server.ts");
@@ -113,16 +118,55 @@ async function openAndServe(early: EarlyGateway, hostname: string | undefined): 
       hostname,
       version,
       mounts: [...pluginGatewayMounts(host), ...channels.mounts, mcpRoutes(mcpPort, host.config.gateway.max_body_bytes)],
-      checks: { plugins: pluginHealthCheck(host), ...channels.checks },
+      checks: { plugins: pluginHealthCheck(host), ...channels.checks, ...scaleOutChecks(host, shared) },
       accessLog: fileLog.accessLog,
       listener: early.listener,
+      ...(shared ? { shared } : {}),
     });
-    return { host, server, channels, fileLog };
+    return { host, server, channels, fileLog, shared };
   } catch (error) {
+    shared?.close();
     await host.close();
     await fileLog.close();
     throw error;
   }
+}
+
+/** /health of a replica: PostgreSQL and Redis answer (a load balancer takes a replica that cannot reach them out). */
+function scaleOutChecks(host: AgentHost, shared: Awaited<ReturnType<typeof sharedState>>) {
+  const checks: Record<string, () => Promise<{ ok: boolean; detail?: string }>> = {};
+  const sql = host.storage.sql;
+  if (sql) {
+    checks.storage = async () => {
+      try {
+        await sql.unsafe("SELECT 1");
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, detail: `postgres unreachable: ${errorMessage(error)}` };
+      }
+    };
+  }
+  if (shared) {
+    checks.bus = async () => {
+      try {
+        await shared.ping();
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, detail: `redis unreachable: ${errorMessage(error)}` };
+      }
+    };
+  }
+  return checks;
+}
+
+/** `[bus] backend = "redis"`: rate limits and the pairing code with its lockouts are shared by every replica. */
+async function sharedState(host: AgentHost) {
+  const bus = host.config.bus;
+  if (bus.backend !== "redis") return null;
+  const { urlFromEnv } = await import("../storage/index.ts");
+  const { redisGatewayShared } = await import("../gateway/shared/index.ts");
+  const url = urlFromEnv(bus.url_env, host.env, '[bus] backend = "redis"');
+  return redisGatewayShared(url, bus.prefix, host.config.gateway.pairing_code_ttl_s * 1000);
 }
 
 /** The MCP routes' port, built (with the MCP modules) on the first request that needs it. */
@@ -158,14 +202,17 @@ async function tokenCommand(argv: string[], globals: { workspace?: string }): Pr
   // Offline: only the workspace database, no providers or plugins.
   const { openWorkspace } = await import("../core/workspace.ts");
   const { openDatabase, closeDatabase } = await import("../core/database.ts");
-  const { TokenStore } = await import("../gateway/auth/tokens.ts");
+  const { loadConfig } = await import("../config/loader.ts");
+  const { openStorage } = await import("../storage/index.ts");
   const workspace = openWorkspace(values.workspace ?? globals.workspace);
-  const store = new TokenStore(openDatabase(workspace.dbPath));
+  // The tokens every replica checks: the workspace database, or the PostgreSQL of [storage].
+  const storage = await openStorage(loadConfig(workspace.configPath).config.storage, openDatabase(workspace.dbPath), process.env);
+  const store = storage.tokens;
   try {
     switch (sub) {
       case "create": {
         if (rest.length) throw usageError(`prx gateway token create: unexpected argument '${rest[0]}'`);
-        const { token, record } = store.create(values.name ?? `cli ${new Date().toISOString().slice(0, 19)}`);
+        const { token, record } = await store.create(values.name ?? `cli ${new Date().toISOString().slice(0, 19)}`);
         if (values.json) process.stdout.write(JSON.stringify({ ...record, token }) + "\n");
         else {
           process.stdout.write(token + "\n");
@@ -174,7 +221,7 @@ async function tokenCommand(argv: string[], globals: { workspace?: string }): Pr
         return 0;
       }
       case "list": {
-        const tokens = store.list();
+        const tokens = await store.list();
         if (values.json) process.stdout.write(JSON.stringify(tokens) + "\n");
         else if (tokens.length === 0)
           process.stdout.write("no gateway tokens (pair with the gateway, or `prx gateway token create`)\n");
@@ -192,12 +239,13 @@ async function tokenCommand(argv: string[], globals: { workspace?: string }): Pr
         const id = rest[0];
         if (!id || rest.length > 1)
           throw usageError("prx gateway token revoke: expected exactly one token id (see `prx gateway token list`)");
-        const revoked = store.revoke(id);
+        const revoked = await store.revoke(id);
         process.stdout.write(revoked ? `revoked ${id}\n` : `${id} was already revoked\n`);
         return 0;
       }
     }
   } finally {
+    await storage.close();
     closeDatabase(workspace.dbPath);
   }
 }

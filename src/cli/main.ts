@@ -6,7 +6,7 @@
 import { version } from "../../package.json" with { type: "json" };
 import { hoistGlobalOptions } from "./global-options.ts";
 
-const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "channel", "mcp"] as const;
+const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "channel", "mcp", "storage"] as const;
 
 const HELP = `prx ${version} — a self-hosted AI agent host
 
@@ -25,6 +25,7 @@ Commands:
   plugins new|build|test|dev|pack|install   write plugins: scaffold, build, test, hot-reload, ship
   memory list|search|show|store|forget|export|import   see, add and erase what the assistant remembers
   sessions list|show|delete|export   see and erase conversations
+  storage status|migrate|copy    the [storage] backend: schema version, migrations, SQLite -> PostgreSQL copy
   channel run|list|status|pair   channel processes (Telegram, Slack, Discord, Matrix, webhook) and pairing
   mcp list|tools|call|resources|prompts|serve   MCP servers prx uses; prx as an MCP server (stdio)
 
@@ -81,6 +82,8 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
     case "__plugin-sandbox":
       // the test sandbox of @prx/kit/test (`prx plugins test`), started over IPC
       return (await import("../plugins/kit/sandbox/server.ts")).runSandboxServer();
+    case "storage":
+      return (await import("./storage.ts")).storageCommand(rest);
     case "__remote-plugin-child":
       // The compiled binary re-executes itself as a remote plugin subprocess (NDJSON over stdio).
       await (await import("../plugins/remote/child-main.ts")).runRemoteChild(rest);

@@ -116,7 +116,7 @@ async function run(sub: (typeof SUBCOMMANDS)[number], args: string[], values: Va
       expect(args, 0, "list takes no arguments (filter with --category C)");
       const limit = count(values.limit, "limit", 50, MEMORY_LIST_MAX);
       const offset = count(values.offset, "offset", 0, Number.MAX_SAFE_INTEGER);
-      const page = requireCatalog(memory, "list its entries").list({ limit, offset, category: values.category });
+      const page = await requireCatalog(memory, "list its entries").list({ limit, offset, category: values.category });
       if (json) out(JSON.stringify({ entries: page.entries.map(toMemoryWire), total: page.total, limit, offset }));
       else if (page.total === 0) out(`no memories${values.category ? ` in category ${values.category}` : ""}`);
       else {
@@ -170,7 +170,7 @@ async function run(sub: (typeof SUBCOMMANDS)[number], args: string[], values: Va
       const output = exportOutput(values.output);
       let n = 0;
       try {
-        for (const record of catalog.records()) {
+        for await (const record of catalog.records()) {
           output.write(recordLine(record) + "\n");
           n++;
         }

@@ -3,12 +3,15 @@ import { closeSync, fchmodSync, openSync, writeSync } from "node:fs";
 import { loadConfig } from "../config/loader.ts";
 import { closeDatabase, openDatabase } from "../core/database.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
-import { createMemoryBackend, type MemoryBackend } from "../memory/index.ts";
+import { createMemoryBackend, openPgMemory, type MemoryBackend } from "../memory/index.ts";
+import { openStorage, type SessionStore } from "../storage/index.ts";
 
 export interface OpenedMemory {
   workspace: Workspace;
   db: Database;
   memory: MemoryBackend;
+  /** The workspace's sessions, on the `[storage]` backend. */
+  sessions: SessionStore;
   close(): Promise<void>;
 }
 
@@ -22,14 +25,24 @@ export async function openMemory(workspaceFlag: string | undefined): Promise<Ope
   if (config.memory.backend.startsWith("wasm:")) {
     const { openHost } = await import("./open-host.ts");
     const host = await openHost(workspace.root);
-    return { workspace, db: host.db, memory: host.memory, close: () => host.close() };
+    return { workspace, db: host.db, memory: host.memory, sessions: host.sessions, close: () => host.close() };
   }
   const db = openDatabase(workspace.dbPath);
+  const storage = await openStorage(config.storage, db, process.env);
   return {
     workspace,
     db,
-    memory: createMemoryBackend(config.memory.backend, db),
-    close: async () => closeDatabase(workspace.dbPath),
+    memory: createMemoryBackend(
+      config.memory.backend,
+      db,
+      undefined,
+      config.memory.backend === "postgres" && storage.sql ? await openPgMemory(storage.sql) : null,
+    ),
+    sessions: storage.sessions,
+    close: async () => {
+      await storage.close();
+      closeDatabase(workspace.dbPath);
+    },
   };
 }
 

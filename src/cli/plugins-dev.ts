@@ -2,7 +2,7 @@ import { relative, resolve } from "node:path";
 import { loadConfig } from "../config/loader.ts";
 import { closeDatabase, openDatabase } from "../core/database.ts";
 import { openWorkspace } from "../core/workspace.ts";
-import { TokenStore } from "../gateway/auth/tokens.ts";
+import { openStorage } from "../storage/index.ts";
 import { readKitManifest } from "../plugins/kit/build/build.ts";
 import { DevLoop, type CycleResult } from "../plugins/kit/dev/loop.ts";
 import { watchSources } from "../plugins/kit/dev/watch.ts";
@@ -54,9 +54,10 @@ export async function pluginsDev(argv: string[], globals: { workspace?: string }
   const { config } = loadConfig(workspace.configPath);
   const host = config.gateway.host === "0.0.0.0" || config.gateway.host === "::" ? "127.0.0.1" : config.gateway.host;
   const url = values.url ?? `http://${host.includes(":") ? `[${host}]` : host}:${config.gateway.port}`;
-  const db = openDatabase(workspace.dbPath);
-  const tokens = new TokenStore(db);
-  const { token, record } = tokens.create(`prx plugins dev ${manifest.plugin.name}`);
+  // the tokens the gateway checks: the workspace database, or the PostgreSQL of [storage]
+  const storage = await openStorage(config.storage, openDatabase(workspace.dbPath), process.env);
+  const tokens = storage.tokens;
+  const { token, record } = await tokens.create(`prx plugins dev ${manifest.plugin.name}`);
   const print = (paths: string[], result: CycleResult) => process.stdout.write(describe(dir, paths, result) + "\n");
   const loop = new DevLoop(dir, workspace, { url, token }, print, values.force === true);
   // a stop during the first cycle still revokes the token
@@ -69,7 +70,8 @@ export async function pluginsDev(argv: string[], globals: { workspace?: string }
   await stopped;
   watcher.close();
   await loop.idle();
-  tokens.revoke(record.id);
+  await tokens.revoke(record.id);
+  await storage.close();
   closeDatabase(workspace.dbPath);
   process.stdout.write(`[dev] stopped; token ${record.id} revoked\n`);
   return 0;

@@ -67,13 +67,13 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
   }
   if (!(SUBCOMMANDS as readonly string[]).includes(sub)) throw unknownName("subcommand", sub, SUBCOMMANDS, "prx sessions");
   const opened = await openMemory(values.workspace);
-  const sessions = new SqliteSessionStore(opened.db);
+  const sessions = opened.sessions;
   const json = values.json === true;
   try {
     switch (sub) {
       case "list": {
         if (args.length) throw usageError("prx sessions list takes no arguments");
-        const list = sessions.list(limitOf(values.limit, SESSIONS_LIST_MAX, SESSIONS_LIST_MAX));
+        const list = await sessions.list(limitOf(values.limit, SESSIONS_LIST_MAX, SESSIONS_LIST_MAX));
         if (json) out(JSON.stringify({ sessions: list.map(toSummaryWire) }));
         else out(list.length === 0 ? "no sessions" : list.map(summaryLine).join("\n"));
         return 0;
@@ -81,9 +81,9 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
       case "show": {
         if (args.length !== 1) throw usageError("prx sessions show takes exactly one session id");
         const id = validateSessionId(args[0]!);
-        const summary = sessions.get(id);
+        const summary = await sessions.get(id);
         if (!summary) throw notFound(id);
-        const messages = sessions.messages(id, limitOf(values.limit, SESSION_MESSAGES_MAX, SESSION_MESSAGES_MAX));
+        const messages = await sessions.messages(id, limitOf(values.limit, SESSION_MESSAGES_MAX, SESSION_MESSAGES_MAX));
         if (json) out(JSON.stringify({ session: toSummaryWire(summary), messages: messages.map(toMessageWire) }));
         else out(`${summaryLine(summary)}\n\n${messageLines(messages)}`);
         return 0;
@@ -94,7 +94,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
         const memory = opened.memory.catalog ? opened.memory : new NoneMemory();
         const deleted: SessionDeletion[] = [];
         for (const id of args) {
-          const done = deleteSessionData(sessions, memory, id);
+          const done = await deleteSessionData(sessions, memory, id);
           deleted.push(done);
           if (!json) out(`deleted session ${id}: ${done.messages} messages, ${done.memories} session memories`);
         }
@@ -103,14 +103,14 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
       }
       case "export": {
         const ids = args.map(validateSessionId);
-        for (const id of ids) if (!sessions.get(id)) throw notFound(id);
+        for (const id of ids) if (!(await sessions.get(id))) throw notFound(id);
         const output = exportOutput(values.output);
         let n = 0;
         try {
-          for (const id of ids.length > 0 ? ids : sessions.ids()) {
-            const summary = sessions.get(id);
+          for (const id of ids.length > 0 ? ids : await sessions.ids()) {
+            const summary = await sessions.get(id);
             if (!summary) continue; // deleted by another process meanwhile
-            output.write(JSON.stringify(toSessionExport(summary, sessions.allMessages(id))) + "\n");
+            output.write(JSON.stringify(toSessionExport(summary, await sessions.allMessages(id))) + "\n");
             n++;
           }
         } finally {

@@ -7,4 +7,8 @@ export const ENV_OVERRIDES: Record<string, string> = {
   PRX_MEMORY_BACKEND: "memory.backend",
   PRX_TEMPERATURE: "agent.temperature",
   PRX_MAX_TOOL_ITERATIONS: "agent.max_tool_iterations",
+  PRX_STORAGE_BACKEND: "storage.backend",
+  PRX_STORAGE_SCHEMA: "storage.schema",
+  PRX_BUS_BACKEND: "bus.backend",
+  PRX_BUS_PREFIX: "bus.prefix",
 };

@@ -2,6 +2,9 @@ import { PrxError } from "../core/errors.ts";
 import { ENV_OVERRIDES } from "./env-overrides.ts";
 import { ConfigSchema, type Config } from "./schema.ts";
 
+/** Keys whose values stay strings even when they look like numbers. */
+const STRING_KEYS = new Set(["default_model", "default_provider", "host", "backend", "schema", "prefix"]);
+
 function coerce(value: string): unknown {
   if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value);
   if (value === "true" || value === "false") return value === "true";
@@ -17,7 +20,7 @@ export function applyEnvOverrides(config: Config, env: Record<string, string | u
     const keys = path.split(".");
     let target = next;
     for (const key of keys.slice(0, -1)) target = target[key];
-    target[keys.at(-1)!] = keys.at(-1) === "default_model" || keys.at(-1) === "default_provider" || keys.at(-1) === "host" || keys.at(-1) === "backend" ? value : coerce(value);
+    target[keys.at(-1)!] = STRING_KEYS.has(keys.at(-1)!) ? value : coerce(value);
     changed = true;
   }
   if (!changed) return config;

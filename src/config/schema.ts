@@ -61,7 +61,7 @@ export const AgentSchema = z.strictObject({
 export const MemorySchema = z.strictObject({
   backend: z
     .string()
-    .regex(/^(sqlite|none|wasm:.+)$/, 'expected "sqlite", "none" or "wasm:<name>"')
+    .regex(/^(sqlite|postgres|none|wasm:.+)$/, 'expected "sqlite", "postgres", "none" or "wasm:<name>"')
     .default("sqlite"),
   auto_recall: z.boolean().default(true).describe("add relevant memories to the prompt of each turn"),
   recall_limit: z.number().int().min(1).max(50).default(5).describe("most memories auto-recall adds to a prompt"),
@@ -151,6 +151,42 @@ export const ChannelConfigSchema = z
   })
   .describe("one channel process");
 
+/** `[storage]`: where sessions, memory, tokens, idempotency keys, plugin KV, cron state and channel state live. */
+export const StorageSchema = z.strictObject({
+  backend: z.enum(["sqlite", "postgres"]).default("sqlite").describe("sqlite: data/prx.db (embedded); postgres: shared by replicas"),
+  url_env: z.string().min(1).default("DATABASE_URL").describe("environment variable holding the postgres:// URL"),
+  schema: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, "a lower-case SQL identifier")
+    .default("public")
+    .describe("PostgreSQL schema holding prx's tables (created when missing)"),
+  pool_max: z
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(8)
+    .describe("PostgreSQL connections per process for the stores, and as many for session leases (turns running at once)"),
+  synchronous_commit: z
+    .boolean()
+    .default(false)
+    .describe(
+      "wait for PostgreSQL to flush each commit to disk; false (default) is the durability of the SQLite default " +
+        "(WAL, synchronous=NORMAL): a replica dying loses nothing committed, a database server crash may lose its last commits",
+    ),
+});
+
+/** `[bus]`: how plugin events and prx.lifecycle.* reach other replicas; also shared rate limits and reload fan-out. */
+export const BusSchema = z.strictObject({
+  backend: z.enum(["local", "redis"]).default("local").describe("local: this process only; redis: every replica"),
+  url_env: z.string().min(1).default("REDIS_URL").describe("environment variable holding the redis:// URL"),
+  prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9:._-]{1,64}$/, "1-64 of A-Z a-z 0-9 : . _ -")
+    .default("prx")
+    .describe("prefix of every Redis key and channel (replicas of one deployment share it)"),
+});
+
 export const ConfigSchema = z.strictObject({
   default_provider: z.string().min(1).default("offline"),
   default_model: z.string().min(1).default("offline"),
@@ -164,6 +200,8 @@ export const ConfigSchema = z.strictObject({
   plugins: z.record(z.string().min(1), PluginGrantSchema).default({}),
   channels: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/), ChannelConfigSchema).default({}),
   mcp: McpConfigSchema.default(McpConfigSchema.parse({})).describe("MCP servers to connect to, and what prx mcp serve exposes"),
+  storage: StorageSchema.default(StorageSchema.parse({})),
+  bus: BusSchema.default(BusSchema.parse({})),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -176,6 +214,8 @@ export type ToolsConfig = z.infer<typeof ToolsSchema>;
 export type GatewayConfig = z.infer<typeof GatewaySchema>;
 export type PluginGrant = z.infer<typeof PluginGrantSchema>;
 export type ChannelConfig = z.infer<typeof ChannelConfigSchema>;
+export type StorageConfig = z.infer<typeof StorageSchema>;
+export type BusConfig = z.infer<typeof BusSchema>;
 export type ChannelKind = (typeof ChannelKinds)[number];
 
 /** The config a fresh workspace behaves as if it had. */

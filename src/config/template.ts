@@ -41,7 +41,7 @@ temperature = 0.7
 # system_prompt = "You are prx, a helpful personal assistant."
 
 [memory]
-backend = "sqlite"       # "sqlite" (data/prx.db), "none", or "wasm:<plugin storage name>"
+backend = "sqlite"       # "sqlite" (data/prx.db), "postgres" (needs [storage] postgres), "none", or "wasm:<name>"
 auto_recall = true       # add relevant memories to each turn's prompt (never those stored as private)
 recall_limit = 5         # at most this many memories per turn
 recall_max_tokens = 600  # and at most this many tokens of them (estimated as UTF-8 bytes / 4)
@@ -59,6 +59,15 @@ host = "127.0.0.1"
 port = 16830
 require_pairing = true   # a one-time code is printed at start; POST /pair exchanges it for a token
 # model_aliases = { "gpt-4o" = "gpt-4o-mini" }   # OpenAI API model names answered by a model this gateway serves
+
+# Several gateway replicas and channel hosts: one PostgreSQL for sessions, memory, tokens, idempotency keys, plugin
+# KV and cron state, one Redis for events, rate limits, pairing and plugin reloads (see README, "Scale-out").
+# [storage]
+# backend = "postgres"   # default "sqlite"
+# url_env = "DATABASE_URL"
+# [bus]
+# backend = "redis"      # default "local"
+# url_env = "REDIS_URL"
 
 # Grant sensitive permissions to a plugin:
 # [plugins.weather]

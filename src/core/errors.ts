@@ -57,6 +57,9 @@ export const ErrorCodes = [
   "MCP_UNAVAILABLE",
   "MCP_TIMEOUT",
   "MCP_PROTOCOL",
+  "STORAGE",
+  "STORAGE_LEASE",
+  "BUS",
   "INTERNAL",
 ] as const;
 

@@ -1,18 +1,19 @@
 import type { GatewayConfig } from "../config/schema.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
 import { loggerAccessLog, type AccessLog } from "./access-log.ts";
-import type { AuthService } from "./auth/service.ts";
-import { IdempotencyStore } from "./idempotency.ts";
+import type { TokenStore } from "../storage/types.ts";
+import type { AuthService, PairingGateApi } from "./auth/service.ts";
+import { IdempotencyStore, type IdempotencyStoreApi } from "./idempotency.ts";
 import { GatewayMetrics } from "./metrics.ts";
 import { buildModelTable, type ModelTable } from "./openai/models.ts";
 import { RateLimiter } from "./rate-limit.ts";
 import { TurnTracker } from "./turns.ts";
-import type { Clock, GatewayDeps, GatewayHost, HealthCheck } from "./types.ts";
+import type { Clock, GatewayDeps, GatewayHost, HealthCheck, RateLimiterApi } from "./types.ts";
 
 /** What route handlers share: the deps, normalised, plus the gateway's own state. */
 export interface GatewayContext {
   host: GatewayHost;
-  auth: AuthService;
+  auth: AuthService<TokenStore, PairingGateApi>;
   config: GatewayConfig;
   metrics: GatewayMetrics;
   now: Clock;
@@ -21,8 +22,8 @@ export interface GatewayContext {
   logger: Logger;
   accessLog: AccessLog;
   turns: TurnTracker;
-  clientLimiter: RateLimiter;
-  tokenLimiter: RateLimiter;
+  clientLimiter: RateLimiterApi;
+  tokenLimiter: RateLimiterApi;
   checks: Record<string, () => HealthCheck | Promise<HealthCheck>>;
   /** The model names the OpenAI-compatible API answers to (a bad `[gateway] model_aliases` entry fails the start). */
   models: ModelTable;
@@ -34,14 +35,17 @@ export interface GatewayContext {
    */
   live: Map<string, () => unknown>;
   /** Created on first use: most gateways never see a webhook. */
-  idempotency(): IdempotencyStore;
+  idempotency(): IdempotencyStoreApi;
 }
 
 export function buildContext(deps: GatewayDeps): GatewayContext {
   const now = deps.clock ?? Date.now;
   const config = deps.host.config.gateway;
   const logger = deps.logger ?? createLogger("gateway");
-  let idempotency: IdempotencyStore | undefined;
+  let idempotency: IdempotencyStoreApi | undefined;
+  const limiter = (scope: "client" | "token", perMinute: number): RateLimiterApi =>
+    deps.shared?.rateLimiter?.(scope, perMinute) ?? new RateLimiter(perMinute, now);
+  const storage = deps.host.storage;
   return {
     host: deps.host,
     auth: deps.auth,
@@ -53,13 +57,17 @@ export function buildContext(deps: GatewayDeps): GatewayContext {
     logger,
     accessLog: deps.accessLog ?? loggerAccessLog(createLogger("gateway.access")),
     turns: new TurnTracker(),
-    clientLimiter: new RateLimiter(config.rate_limit_per_minute, now),
-    tokenLimiter: new RateLimiter(config.rate_limit_per_token_per_minute, now),
+    clientLimiter: limiter("client", config.rate_limit_per_minute),
+    tokenLimiter: limiter("token", config.rate_limit_per_token_per_minute),
     checks: deps.checks ?? {},
     models: buildModelTable(deps.host.config, deps.host.resolveModelChoice({})),
     clientAddress: deps.clientAddress ?? peerAddress,
     live: new Map(),
-    idempotency: () => (idempotency ??= new IdempotencyStore(deps.host.db, config.idempotency_ttl_s * 1000, now)),
+    idempotency: () =>
+      (idempotency ??=
+        storage?.backend === "postgres"
+          ? storage.idempotency
+          : new IdempotencyStore(deps.host.db, config.idempotency_ttl_s * 1000, now)),
   };
 }
 

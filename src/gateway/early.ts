@@ -36,6 +36,11 @@ export interface EarlyListenOptions {
   config: Config;
   env?: Record<string, string | undefined>;
   configPath: string | null;
+  /**
+   * Answer /health before the full gateway (default true). A replica whose store or bus is remote (PostgreSQL,
+   * Redis) leaves it to the full gateway, which checks them: the local database says nothing of theirs.
+   */
+  answerHealth?: boolean;
 }
 
 type Fetch = (request: Request) => Response | Promise<Response>;
@@ -62,7 +67,7 @@ export function listenEarly(options: EarlyListenOptions): EarlyListener {
     reusePort: false,
     development: false,
     async fetch(request, srv) {
-      if (request.method !== "GET" || new URL(request.url).pathname !== "/health") {
+      if (options.answerHealth === false || request.method !== "GET" || new URL(request.url).pathname !== "/health") {
         wanted();
         return (await full)(request);
       }

@@ -1,11 +1,15 @@
 /** Every bound the gateway enforces, in one place. Config-driven limits live in `[gateway]` of config.toml. */
 
-/** Longest accepted `X-Idempotency-Key`, in UTF-8 bytes. */
-export const IDEMPOTENCY_KEY_MAX_BYTES = 256;
-/** A pending idempotency record older than this is treated as abandoned (the process died mid-turn). */
-export const IDEMPOTENCY_PENDING_TIMEOUT_MS = 15 * 60_000;
-/** Expired idempotency rows removed per cleanup pass (keeps one request's cost bounded). */
-export const IDEMPOTENCY_PURGE_BATCH = 500;
+/** Idempotency keys, tokens and session ids are bounded where they are stored (src/storage/limits.ts). */
+export {
+  IDEMPOTENCY_KEY_MAX_BYTES,
+  IDEMPOTENCY_PENDING_TIMEOUT_MS,
+  IDEMPOTENCY_PURGE_BATCH,
+  TOKEN_BYTES,
+  TOKEN_TOUCH_INTERVAL_MS,
+  TOKEN_NAME_MAX_CHARS,
+  BEARER_MAX_CHARS,
+} from "../storage/limits.ts";
 
 /** Wrong pairing codes from one client before it is locked out. */
 export const PAIRING_MAX_FAILURES = 5;
@@ -16,20 +20,12 @@ export const PAIRING_CODE_DIGITS = 6;
 /** Clients whose failed pairing attempts are remembered; the oldest are forgotten first. */
 export const PAIRING_MAX_TRACKED_CLIENTS = 10_000;
 
-/** Random bytes in a bearer token (256 bits). */
-export const TOKEN_BYTES = 32;
-/** `last_used_at` is written at most this often per token, so reads do not turn into writes. */
-export const TOKEN_TOUCH_INTERVAL_MS = 60_000;
-/** Longest token name accepted by `prx gateway token create --name`. */
-export const TOKEN_NAME_MAX_CHARS = 64;
-/** Longest bearer token accepted in an Authorization header (ours are ~47 chars). */
-export const BEARER_MAX_CHARS = 512;
 
 /** Rate-limit buckets kept in memory per limiter; idle full buckets are evicted first. */
 export const RATE_LIMIT_MAX_KEYS = 10_000;
 
 /** Session ids accepted in URLs and bodies. */
-export { SESSION_ID_PATTERN, SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_MAX_CHARS } from "../agent/sessions.ts";
+export { SESSION_ID_PATTERN, SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_MAX_CHARS } from "../storage/limits.ts";
 /** Most sessions returned by GET /api/sessions. */
 export const SESSIONS_LIST_MAX = 500;
 /** Most messages returned by GET /api/sessions/:id/messages. */

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { attempt, then, type Awaitable } from "../core/awaitable.ts";
 import { PrxError, toPrxError } from "../core/errors.ts";
 import { OPEN_CREDENTIAL, type Credential } from "./auth/service.ts";
 import { tooLarge } from "./body.ts";
@@ -6,6 +7,7 @@ import type { GatewayContext } from "./context.ts";
 import { errorResponseFor, fromElysiaError, statusOf } from "./errors.ts";
 import { requestIdOf } from "./request-id.ts";
 import type { RouteTable } from "./route-table.ts";
+import type { RateDecision } from "./types.ts";
 
 /**
  * The request pipeline every route shares, as one Elysia plugin: `onRequest` (request id, client address, rate
@@ -94,10 +96,14 @@ export function requestPipeline({ gw, routes, server }: PipelineOptions) {
     };
   }
 
-  /** Rate limits, auth and the declared body size, before routing: a Response refuses the request. */
-  function admit(request: Request, state: RequestState): Response | undefined {
-    if (state.path !== "/health") {
-      const decision = gw.clientLimiter.take(state.client);
+  /**
+   * Rate limits, auth and the declared body size, before routing: a Response refuses the request. Synchronous while
+   * every step is (this process's buckets, SQLite tokens); a step answered later (shared limits in Redis, a token
+   * PostgreSQL has to look up) makes it a promise.
+   */
+  function admit(request: Request, state: RequestState): Awaitable<Response | undefined> {
+    const fail = (error: unknown) => reject(request, state, toPrxError(error));
+    const afterClient = (decision: RateDecision): Awaitable<Response | undefined> => {
       if (!decision.ok) {
         const message = `rate limit of ${gw.config.rate_limit_per_minute} requests per minute exceeded for ${state.client}`;
         return reject(request, state, new PrxError("RATE_LIMITED", message, {
@@ -105,25 +111,27 @@ export function requestPipeline({ gw, routes, server }: PipelineOptions) {
           details: { retryAfterS: decision.retryAfterS },
         }));
       }
-    }
-    if (!routes.isPublic(state.path)) {
-      try {
-        state.credential = gw.auth.authenticate(request.headers.get("authorization"));
-      } catch (error) {
-        return reject(request, state, toPrxError(error));
-      }
-      if (state.credential.kind === "token") {
-        const decision = gw.tokenLimiter.take(state.credential.id);
-        if (!decision.ok) {
-          const limit = gw.config.rate_limit_per_token_per_minute;
-          const message = `rate limit of ${limit} requests per minute exceeded for token "${state.credential.name}"`;
-          return reject(request, state, new PrxError("RATE_LIMITED", message, {
-            hint: "slow down or raise gateway.rate_limit_per_token_per_minute",
-            details: { retryAfterS: decision.retryAfterS },
-          }));
-        }
-      }
-    }
+      if (routes.isPublic(state.path)) return bodySize(request, state);
+      return attempt(() => then(gw.auth.authenticate(request.headers.get("authorization")), authenticated), fail);
+    };
+    const authenticated = (credential: Credential): Awaitable<Response | undefined> => {
+      state.credential = credential;
+      if (credential.kind !== "token") return bodySize(request, state);
+      return then(gw.tokenLimiter.take(credential.id), (decision) => {
+        if (decision.ok) return bodySize(request, state);
+        const limit = gw.config.rate_limit_per_token_per_minute;
+        const message = `rate limit of ${limit} requests per minute exceeded for token "${credential.name}"`;
+        return reject(request, state, new PrxError("RATE_LIMITED", message, {
+          hint: "slow down or raise gateway.rate_limit_per_token_per_minute",
+          details: { retryAfterS: decision.retryAfterS },
+        }));
+      });
+    };
+    if (state.path === "/health") return afterClient({ ok: true });
+    return attempt(() => then(gw.clientLimiter.take(state.client), afterClient), fail);
+  }
+
+  function bodySize(request: Request, state: RequestState): Response | undefined {
     const declared = request.headers.get("content-length");
     if (declared !== null && Number(declared) > gw.config.max_body_bytes) {
       return reject(request, state, tooLarge(declared, gw.config.max_body_bytes));

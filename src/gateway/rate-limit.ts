@@ -1,12 +1,13 @@
 import { RATE_LIMIT_MAX_KEYS } from "./limits.ts";
+import type { RateDecision, RateLimiterApi } from "./types.ts";
 
-export type RateDecision = { ok: true } | { ok: false; retryAfterS: number };
+export type { RateDecision } from "./types.ts";
 
 /**
  * Token bucket per key: `perMinute` requests of burst, refilled continuously at perMinute/60 per second.
  * The key map is bounded; when full, the least recently used key is dropped (it starts over with a full bucket).
  */
-export class RateLimiter {
+export class RateLimiter implements RateLimiterApi {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private readonly perMs: number;
 

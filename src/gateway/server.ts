@@ -2,8 +2,10 @@ import type { AgentHost } from "../agent/index.ts";
 import type { GatewayConfig } from "../config/schema.ts";
 import { PrxError } from "../core/errors.ts";
 import { lineAccessLog, type AccessLog } from "./access-log.ts";
-import { AuthService } from "./auth/service.ts";
+import type { TokenStore } from "../storage/types.ts";
 import { buildGateway } from "./app.ts";
+import { AuthService, type PairingGateApi } from "./auth/service.ts";
+import type { GatewayShared } from "./types.ts";
 import type { GatewayContext } from "./context.ts";
 import { BUN_MAX_REQUEST_BODY_BYTES, GATEWAY_IDLE_TIMEOUT_S } from "./limits.ts";
 import { assertBindable, cannotListen, listeningLine, urlOf } from "./bind.ts";
@@ -31,6 +33,8 @@ export interface StartGatewayOptions {
   accessLog?: AccessLog;
   /** Already listening (and its line printed): serve with it instead of listening. */
   listener?: EarlyListener;
+  /** Rate limits and pairing shared by replicas (Redis, `[bus] backend = "redis"`); default: this process's own. */
+  shared?: GatewayShared;
 }
 
 export interface GatewayServer {
@@ -76,8 +80,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const print = options.print ?? ((line: string) => console.log(line));
   assertBindable(hostname, config);
   const now = options.clock ?? Date.now;
-  const auth = new AuthService({
+  const auth = new AuthService<TokenStore, PairingGateApi>({
     db: host.db,
+    ...(options.shared?.pairing ? { pairing: options.shared.pairing } : {}),
+    ...(host.storage?.backend === "postgres" ? { tokens: host.storage.tokens } : {}),
     required: config.require_pairing,
     pairingCodeTtlMs: config.pairing_code_ttl_s * 1000,
     now,
@@ -91,6 +97,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     checks: options.checks,
     mounts: options.mounts,
     accessLog: options.accessLog ?? lineAccessLog(),
+    ...(options.shared ? { shared: options.shared } : {}),
   });
 
   let server: Bun.Server<unknown>;
@@ -127,13 +134,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
 
   if (!options.listener) print(listeningLine(hostname, server));
   const url = urlOf(hostname, server);
-  const pairing = auth.openPairingIfUnpaired();
+  const pairing = await auth.openPairingIfUnpaired();
   if (pairing) {
     print(
       `prx gateway pairing code: ${pairing.code} (valid ${config.pairing_code_ttl_s} s; POST /pair with header X-Pairing-Code)`,
     );
   } else if (config.require_pairing) {
-    print(pairingClosedLine(auth.tokens.activeCount()));
+    print(pairingClosedLine(await auth.tokens.activeCount()));
   }
   const warning = providerWarning(providerReadiness(context.host));
   if (warning) print(`prx gateway: ${warning}`);

@@ -1,7 +1,8 @@
 import type { AgentHost } from "../agent/index.ts";
 import type { Logger } from "../core/logger.ts";
 import type { AccessLog } from "./access-log.ts";
-import type { AuthService } from "./auth/service.ts";
+import type { Storage, TokenStore } from "../storage/types.ts";
+import type { AuthService, PairingGateApi } from "./auth/service.ts";
 import type { GatewayContext } from "./context.ts";
 import type { GatewayElysia } from "./elysia.ts";
 import type { GatewayMetrics } from "./metrics.ts";
@@ -19,7 +20,24 @@ export type GatewayHost = Pick<
   | "runTurn"
   | "resolveModelChoice"
   | "deleteSession"
->;
+> & {
+  /** The workspace's stores; with PostgreSQL, tokens and idempotency keys are shared by every replica. */
+  storage?: Pick<Storage, "backend" | "tokens" | "idempotency">;
+};
+
+export type RateDecision = { ok: true } | { ok: false; retryAfterS: number };
+
+/** A token bucket per key: this process's (rate-limit.ts) or one every replica shares. */
+export interface RateLimiterApi {
+  readonly perMinute: number;
+  take(key: string): RateDecision | Promise<RateDecision>;
+}
+
+/** What replicas of one deployment share beyond the database: rate limits and the pairing code with its lockouts. */
+export interface GatewayShared {
+  pairing?: PairingGateApi;
+  rateLimiter?(scope: "client" | "token", perMinute: number): RateLimiterApi;
+}
 
 /** Milliseconds since the epoch; tests pass a fake clock. */
 export type Clock = () => number;
@@ -38,7 +56,7 @@ export type GatewayMount = (app: GatewayElysia, gateway: GatewayContext) => unkn
 
 export interface GatewayDeps {
   host: GatewayHost;
-  auth: AuthService;
+  auth: AuthService<TokenStore, PairingGateApi>;
   version: string;
   /** Epoch ms when the gateway started (for uptime). */
   startedAt: number;
@@ -56,4 +74,6 @@ export interface GatewayDeps {
   clientAddress?: (request: Request, server: Bun.Server<unknown> | null) => string;
   /** One line per request. Default: INFO lines of the "gateway.access" logger; startGateway prints them always. */
   accessLog?: AccessLog;
+  /** Rate limits shared by replicas (default: this process's own buckets). */
+  shared?: GatewayShared;
 }

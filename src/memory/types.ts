@@ -61,17 +61,17 @@ export interface ImportOutcome {
 /** Listing, export and import: what backends that can enumerate their entries offer (sqlite, none). */
 export interface MemoryCatalog {
   /** Newest first. */
-  list(options: { limit: number; offset: number; category?: string }): MemoryPage;
-  /** Every entry, oldest first, read page by page. */
-  records(): Iterable<MemoryRecord>;
+  list(options: { limit: number; offset: number; category?: string }): MemoryPage | Promise<MemoryPage>;
+  /** Every entry, oldest first, read page by page (iterate with `for await`). */
+  records(): Iterable<MemoryRecord> | AsyncIterable<MemoryRecord>;
   /** All or nothing: one transaction. An existing key is replaced. */
-  importRecords(records: MemoryRecord[]): ImportOutcome;
+  importRecords(records: MemoryRecord[]): ImportOutcome | Promise<ImportOutcome>;
   /** Delete the entries stored with scope "session" in this session; returns how many. */
-  forgetSession(sessionId: string): number;
+  forgetSession(sessionId: string): number | Promise<number>;
 }
 
 export interface MemoryBackend {
-  /** "sqlite", "none", "wasm:<name>". */
+  /** "sqlite", "postgres", "none", "wasm:<name>". */
   readonly name: string;
   /** Insert or replace the entry with this key. */
   store(key: string, content: string, category: string, sessionId?: string | null, options?: StoreOptions): Promise<void>;

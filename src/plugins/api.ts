@@ -88,6 +88,10 @@ export const PluginReloadResponseSchema = lazy(() =>
     generation: z.number().int().positive(),
     /** Every plugin of the published generation: rebuilt, carried over (its live instance untouched), or kept old. */
     plugins: z.array(z.object({ name: z.string(), outcome: z.enum(ReloadOutcomes), error: z.string().nullable() })),
+    /** With `[bus] backend = "redis"`: every replica's outcome (this one first), each replica reloading its own runtime. */
+    replicas: z
+      .array(z.object({ replica: z.string(), ok: z.boolean(), generation: z.number().int().nullable(), error: z.string().nullable() }))
+      .optional(),
   }),
 );
 
@@ -195,5 +199,10 @@ export async function reloadPlugin(
   const plugins = runtime
     .current()
     .plugins.map((p) => ({ name: p.name, outcome: p.outcome, error: p.reloadError?.message ?? null }));
-  return { success: true, generation, plugins };
+  const replicas = runtime.replicas;
+  if (!replicas) return { success: true, generation, plugins };
+  // Replicas sharing a bus reload too; the answer lists each one's outcome, this one first.
+  const others = await replicas.reloadOthers(name, { force: options.force === true, all: options.all === true });
+  const self = { replica: replicas.replica, ok: true, generation, error: null };
+  return { success: true, generation, plugins, replicas: [self, ...others] };
 }

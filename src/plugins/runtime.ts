@@ -17,6 +17,7 @@ import { discard, loaderResolver, type Loaded } from "./loading.ts";
 import { Generation, GENERATION_DRAIN_TIMEOUT_MS } from "./generation.ts";
 import type { LoaderResolver } from "./loading.ts";
 import { StatusStore } from "./status.ts";
+import type { ReplicaFabric, ReplicaFabricOptions, ReplicaReloads } from "./fabric/index.ts";
 import type { PluginHostServices, PluginKind, PluginLoader } from "./types.ts";
 
 /** What a runtime is given; without `events` it creates its own event bus and closes it when it stops. */
@@ -34,6 +35,11 @@ export interface PluginRuntimeOptions {
   loadTimeoutMs?: number;
   /** How long a build waits for plugins before publishing without the late ones (default PLUGIN_JOIN_WAIT_MS). */
   joinAfterMs?: number;
+  /**
+   * `[bus] backend = "redis"`: the runtime's own bus exchanges events with the other replicas, and a reload through
+   * its API reloads them too (src/plugins/fabric).
+   */
+  fabric?: ReplicaFabricOptions;
 }
 
 export type GenerationListener = (next: Generation, previous: Generation | null) => void;
@@ -71,6 +77,8 @@ export class PluginRuntime {
   private attached: PluginServices | null = null;
   private users = 0;
   private lastConfig: Config | undefined;
+  private fabric: Promise<ReplicaFabric> | null = null;
+  private joined: ReplicaFabric | null = null;
 
   constructor(
     readonly workspace: Workspace,
@@ -115,6 +123,7 @@ export class PluginRuntime {
   async acquire(): Promise<void> {
     this.users++;
     try {
+      await this.joinReplicas();
       await this.start();
     } catch (error) {
       await this.release();
@@ -130,7 +139,42 @@ export class PluginRuntime {
     this.attached = null;
     await services?.close();
     await this.stop();
+    const fabric = this.fabric;
+    this.fabric = null;
+    this.joined = null;
+    if (fabric) await (await fabric.catch(() => null))?.close();
     this.ownBus?.close();
+  }
+
+  /** Reloads across replicas (null unless `[bus] backend = "redis"` connected this runtime to the others). */
+  get replicas(): ReplicaReloads | null {
+    return this.joined?.reloads ?? null;
+  }
+
+  /** Stats of the event link to the other replicas (null when there is none). */
+  get fabricStats(): { replica: string; peers: number; forwarded: number; received: number; dropped: number } | null {
+    const j = this.joined;
+    if (!j) return null;
+    return { replica: j.fabric.replica, peers: j.fabric.peers.size, forwarded: j.events.forwarded, received: j.events.received, dropped: j.fabric.dropped };
+  }
+
+  /** Connect the runtime's own bus and reloads to the other replicas (once; only for a runtime owning its bus). */
+  private async joinReplicas(): Promise<void> {
+    const options = this.options.fabric;
+    if (!options || !this.ownBus) return;
+    const bus = this.ownBus;
+    // loaded only with [bus] backend = "redis"
+    this.fabric ??= import("./fabric/index.ts")
+      .then(({ openReplicaFabric }) =>
+        openReplicaFabric(options, bus, (name, reload) => this.reload(name, reload), this.host.logger.child("fabric")),
+      )
+      .then((joined) => (this.joined = joined));
+    try {
+      await this.fabric;
+    } catch (error) {
+      this.fabric = null;
+      throw error;
+    }
   }
 
   /** Called synchronously after every swap (the cron scheduler, hook pumps). Returns an unsubscribe function. */

@@ -7,6 +7,7 @@ import type { MemoryBackend } from "../memory/types.ts";
 import type { ProviderResolver } from "../providers/types.ts";
 import type { DeliveryDepths } from "./remote/event-depth.ts";
 import type { RemoteHostBindings, SessionSource } from "./remote/types.ts";
+import type { Storage } from "../storage/types.ts";
 
 /**
  * Contracts between the plugin runtime (registry, generations, adapters) and the loaders that turn an
@@ -83,6 +84,11 @@ export interface PluginHostServices {
    * agent host (`prx plugins`), where remote plugins find no rooms.
    */
   sessions?: SessionSource;
+  /**
+   * The workspace's stores on the `[storage]` backend: remote plugins' cache and the cron scheduler's slots and
+   * leases live there (default: the workspace SQLite database).
+   */
+  storage?: Pick<Storage, "backend" | "pluginKv" | "cron">;
   /** What this runtime's remote plugins share (host bindings, event depths): made by the remote loader on first use. */
   remote?: RemoteHostState;
 }

@@ -52,7 +52,7 @@ describe("a turn that cannot start stores nothing", () => {
       // A turn that reached the provider keeps what was said, as before.
       fake.enqueue({ type: "error", status: 500 });
       await expect(h.runTurn({ sessionId: "p3", text: "hi", channel: "chat" })).rejects.toMatchObject({ code: "PROVIDER_HTTP" });
-      expect(h.sessions.list().map((s) => [s.id, s.messageCount])).toEqual([["p3", 1]]);
+      expect((await h.sessions.list()).map((s) => [s.id, s.messageCount])).toEqual([["p3", 1]]);
     } finally {
       await h.close();
     }

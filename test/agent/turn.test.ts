@@ -48,7 +48,7 @@ describe("agent turn loop", () => {
     const result = await h.runTurn({ sessionId: "s1", text: "hi there", channel: "test", observer: { onDelta: (t) => (streamed += t) } });
     expect(result.text).toBe("echo: hi there");
     expect(streamed).toBe("echo: hi there");
-    expect(h.sessions.messages("s1").map((m) => [m.role, m.content])).toEqual([
+    expect((await h.sessions.messages("s1")).map((m) => [m.role, m.content])).toEqual([
       ["user", "hi there"],
       ["assistant", "echo: hi there"],
     ]);
@@ -78,7 +78,7 @@ describe("agent turn loop", () => {
       "prx.lifecycle.turn_complete",
       "prx.lifecycle.agent_stop",
     ]);
-    const roles = h.sessions.history("s2", 50).map((m) => m.role);
+    const roles = (await h.sessions.history("s2", 50)).map((m) => m.role);
     expect(roles).toEqual(["user", "assistant", "tool", "assistant"]);
     await h.close();
   });
@@ -112,7 +112,7 @@ describe("agent turn loop", () => {
     await h.runTurn({ sessionId: "s5", text: "first", channel: "test" });
     fake.enqueue({ type: "error", status: 400, message: "bad request from fake" });
     await expect(h.runTurn({ sessionId: "s5", text: "second", channel: "test" })).rejects.toThrow(/400/);
-    expect(h.sessions.messages("s5").map((m) => m.content)).toEqual(["first", "echo: first", "second"]);
+    expect((await h.sessions.messages("s5")).map((m) => m.content)).toEqual(["first", "echo: first", "second"]);
     const third = await h.runTurn({ sessionId: "s5", text: "third", channel: "test" });
     expect(third.text).toBe("echo: third");
     await h.close();

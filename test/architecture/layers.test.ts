@@ -1,12 +1,13 @@
 /**
  * README's arrow, checked on the import graph of src/: cli -> gateway/chat/channels/mcp -> agent ->
- * plugins -> tools -> providers/memory -> contracts/config -> core. Type-only imports count too.
+ * plugins -> tools -> providers/memory -> contracts/config -> core; storage sits beside core (it imports only core
+ * and the contracts' message types) below everything that keeps state. Type-only imports count too.
  */
 import { expect, test } from "bun:test";
 import { importsOf, sourceFiles, subsystemOf } from "./imports.ts";
 
 const BASE = ["core"];
-const SHARED = [...BASE, "config", "contracts"];
+const SHARED = [...BASE, "config", "contracts", "storage"];
 const SERVICES = [...SHARED, "providers", "memory"];
 const RUNTIME = [...SERVICES, "tools", "plugins"];
 const HOSTS = [...RUNTIME, "agent"];
@@ -14,6 +15,7 @@ const HOSTS = [...RUNTIME, "agent"];
 /** What each subsystem may import besides itself; a subsystem missing here fails the test until it is placed. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   core: [],
+  storage: ["core", "contracts"],
   config: BASE,
   contracts: BASE,
   providers: SHARED,

@@ -74,17 +74,17 @@ describe("channel runner bounds", () => {
     expect(sent).toEqual(["re: hi 0", "re: hi 1", "re: hi 2", "re: hi 3", "re: hi 4"]);
   });
 
-  test(`processed ids are kept ${PROCESSED_TTL_MS} ms: a redelivery just inside is a duplicate, one just past is pruned`, () => {
+  test(`processed ids are kept ${PROCESSED_TTL_MS} ms: a redelivery just inside is a duplicate, one just past is pruned`, async () => {
     let now = 1_000_000;
     const store = new ChannelStore(new Database(":memory:"), "t", () => now);
-    expect(store.admit(message(1))).toBe(true);
-    store.done("m1");
+    expect(await store.admit(message(1))).toBe(true);
+    await store.done("m1");
     now += PROCESSED_TTL_MS;
-    expect(store.prune()).toBe(0);
-    expect(store.admit(message(1))).toBe(false);
+    expect(await store.prune()).toBe(0);
+    expect(await store.admit(message(1))).toBe(false);
     now += 1;
-    expect(store.prune()).toBe(1);
-    expect(store.admit(message(1))).toBe(true);
+    expect(await store.prune()).toBe(1);
+    expect(await store.admit(message(1))).toBe(true);
   });
 
   test(`typing is shown once for a turn shorter than the interval (${TYPING_INTERVAL_MS} ms) and again each interval a turn runs past it, then stops`, async () => {

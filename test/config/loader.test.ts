@@ -62,9 +62,22 @@ describe("config loader", () => {
     expect(error.message).toMatch(/^config\.toml:2:\d+: invalid TOML/);
   });
 
-  test("memory backend accepts sqlite, none and wasm:<name> only", () => {
+  test("memory backend accepts sqlite, postgres, none and wasm:<name> only", () => {
     expect(parseConfig(`[memory]\nbackend = "wasm:kvstore"`).memory.backend).toBe("wasm:kvstore");
-    expect(failure(`[memory]\nbackend = "postgres"`).message).toContain("memory.backend");
+    expect(parseConfig(`[memory]\nbackend = "postgres"`).memory.backend).toBe("postgres");
+    expect(failure(`[memory]\nbackend = "mysql"`).message).toContain("memory.backend");
+  });
+
+  test("[storage] and [bus]: sqlite and local by default; postgres and redis with their URL variables", () => {
+    const defaults = parseConfig("");
+    expect(defaults.storage).toEqual({ backend: "sqlite", url_env: "DATABASE_URL", schema: "public", pool_max: 8, synchronous_commit: false });
+    expect(defaults.bus).toEqual({ backend: "local", url_env: "REDIS_URL", prefix: "prx" });
+    const set = parseConfig(`[storage]\nbackend = "postgres"\nurl_env = "PG"\nschema = "prx_a"\n[bus]\nbackend = "redis"\nprefix = "site:1"`);
+    expect(set.storage).toMatchObject({ backend: "postgres", url_env: "PG", schema: "prx_a" });
+    expect(set.bus).toMatchObject({ backend: "redis", prefix: "site:1" });
+    expect(failure(`[storage]\nbackend = "mysql"`).message).toContain("storage.backend");
+    expect(failure(`[storage]\nschema = "Bad-Name"`).message).toContain("storage.schema");
+    expect(failure(`[bus]\nbackend = "kafka"`).message).toContain("bus.backend");
   });
 
   test("size limit: at the limit parses, one past fails", () => {

@@ -58,7 +58,7 @@ describe("auth: pairing", () => {
   afterAll(() => h.close());
 
   test("a code is opened only when no token exists, and works exactly once", async () => {
-    const opened = h.auth.openPairingIfUnpaired();
+    const opened = await h.auth.openPairingIfUnpaired();
     expect(opened?.code).toMatch(/^\d{6}$/);
     const response = await h.call("/pair", {
       method: "POST",
@@ -77,7 +77,7 @@ describe("auth: pairing", () => {
       client: "10.0.0.1",
     });
     expect(again.status).toBe(403);
-    expect(h.auth.openPairingIfUnpaired()).toBeNull();
+    expect(await h.auth.openPairingIfUnpaired()).toBeNull();
   });
 
   test("a missing code is 401", async () => {

@@ -37,7 +37,7 @@ beforeAll(async () => {
     print: (l) => printed.push(l),
     accessLog: (entry) => void logged.push(entry),
   });
-  const { token } = gateway.context.auth.tokens.create("openai-client");
+  const { token } = await gateway.context.auth.tokens.create("openai-client");
   client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: token, maxRetries: 0 });
 });
 

@@ -31,7 +31,7 @@ beforeAll(async () => {
   });
   host = await openAgentHost({ workspace: dir, config });
   gateway = await startGateway({ host, port: 0, handleSignals: false, version: "test", print: () => {}, accessLog: () => {} });
-  token = gateway.context.auth.tokens.create("strict").token;
+  token = (await gateway.context.auth.tokens.create("strict")).token;
 });
 
 afterAll(async () => {

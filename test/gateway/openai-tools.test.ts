@@ -34,7 +34,7 @@ beforeAll(async () => {
   });
   host = await openAgentHost({ workspace: dir, config });
   gateway = await startGateway({ host, port: 0, handleSignals: false, version: "test", print: () => {}, accessLog: () => {} });
-  token = gateway.context.auth.tokens.create("tools").token;
+  token = (await gateway.context.auth.tokens.create("tools")).token;
   client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: token, maxRetries: 0 });
 });
 

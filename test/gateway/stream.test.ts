@@ -62,7 +62,7 @@ describe("session message as SSE", () => {
         .map((e) => JSON.parse(e.data).text)
         .join(""),
     ).toBe("I was saying");
-    const stored = h.host.sessions.messages("sse-2");
+    const stored = await h.host.sessions.messages("sse-2");
     expect(stored[0]).toMatchObject({ role: "user", content: "talk" });
     expect(stored[1]!.content).toStartWith("I was saying");
   });
@@ -80,7 +80,7 @@ describe("OpenAI-compatible API (raw wire format)", () => {
   const completion = (json: unknown) => h.call("/v1/chat/completions", { json });
 
   test("non-streaming: chat.completion with the final assistant content and usage; nothing stored", async () => {
-    const sessionsBefore = h.host.sessions.list(1000).length;
+    const sessionsBefore = (await h.host.sessions.list(1000)).length;
     const response = await completion({
       model: "fake-model",
       messages: [
@@ -101,7 +101,7 @@ describe("OpenAI-compatible API (raw wire format)", () => {
     expect(body.id).toStartWith("chatcmpl-");
     const sent = fake.chatRequests().at(-1)!.body as { messages: Array<{ role: string; content: string }> };
     expect(sent.messages.map((m) => m.content)).toContain("echo: first");
-    expect(h.host.sessions.list(1000).length).toBe(sessionsBefore);
+    expect((await h.host.sessions.list(1000)).length).toBe(sessionsBefore);
   });
 
   test("a configured model or hint is honoured and reported", async () => {

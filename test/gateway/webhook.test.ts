@@ -28,7 +28,7 @@ describe("POST /webhook", () => {
     expect(first.session_id).toStartWith("webhook_");
     const second = await json(hook({ message: "two", session_id: first.session_id }));
     expect(second.session_id).toBe(first.session_id);
-    expect(h.host.sessions.get(first.session_id)?.messageCount).toBe(4);
+    expect((await h.host.sessions.get(first.session_id))?.messageCount).toBe(4);
     expect((await hook({ message: "x", session_id: "bad id" })).status).toBe(400);
   });
 

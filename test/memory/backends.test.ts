@@ -62,7 +62,7 @@ describe("createMemoryBackend", () => {
     const error = thrown(() => createMemoryBackend("wasm:nope", db, resolver));
     expect(error.code).toBe("MEMORY");
     expect(error.message).toContain("wasm:nope");
-    expect(error.hint).toContain("sqlite, none, wasm:kv");
+    expect(error.hint).toContain("sqlite, postgres, none, wasm:kv");
     expect(thrown(() => createMemoryBackend("wasm:nope", db)).code).toBe("MEMORY");
   });
 

@@ -55,7 +55,7 @@ export class MatrixChannel implements Channel {
     const timeoutMs = this.setup.config.poll_timeout_s * 1000;
     while (!this.stopper.signal.aborted) {
       await this.setup.waitForCapacity?.();
-      const since = this.setup.cursor.get();
+      const since = await this.setup.cursor.get();
       const query = new URLSearchParams({ timeout: String(since ? timeoutMs : 0) });
       if (since) query.set("since", since);
       let batch: Sync;
@@ -73,7 +73,7 @@ export class MatrixChannel implements Channel {
       this.state = { ok: true, detail: `${this.me} syncing` };
       await this.invites(batch);
       if (since) for (const message of this.messages(batch)) await onMessage(message);
-      this.setup.cursor.set(batch.next_batch);
+      await this.setup.cursor.set(batch.next_batch);
     }
   }
 
@@ -83,7 +83,7 @@ export class MatrixChannel implements Channel {
         .map((e) => RoomEventSchema.safeParse(e))
         .find((e) => e.success && e.data.type === "m.room.member" && e.data.state_key === this.me && e.data.content.membership === "invite");
       const inviter = invite?.success ? invite.data.sender : null;
-      if (!inviter || !this.setup.mayInvite?.(inviter)) {
+      if (!inviter || !(await this.setup.mayInvite?.(inviter))) {
         this.setup.logger.info(`not joining ${roomId}: invited by ${inviter ?? "unknown"}, who is not allowed`);
         continue;
       }

@@ -98,7 +98,7 @@ export class TelegramChannel implements Channel {
     const timeoutS = this.setup.config.poll_timeout_s;
     while (!this.stopper.signal.aborted) {
       await this.setup.waitForCapacity?.();
-      const offset = Number(this.setup.cursor.get() ?? "0");
+      const offset = Number((await this.setup.cursor.get()) ?? "0");
       let updates: unknown[];
       try {
         updates = await this.api.call(
@@ -130,14 +130,14 @@ export class TelegramChannel implements Channel {
     const updateId = (raw as { update_id?: unknown } | null)?.update_id;
     if (!parsed.success) {
       this.setup.logger.warn("skipped a malformed update", { issue: parsed.error.issues[0]?.message });
-      if (typeof updateId === "number") this.setup.cursor.set(String(updateId + 1));
+      if (typeof updateId === "number") await this.setup.cursor.set(String(updateId + 1));
       return;
     }
     const update = parsed.data;
     const message = update.message ? normalizeTelegram(this.name, update.message, this.me) : undefined;
     if (message) await this.onMessage!(message);
     else this.setup.logger.debug(`skipped update ${update.update_id}: no text message`, { keys: Object.keys(update) });
-    this.setup.cursor.set(String(update.update_id + 1));
+    await this.setup.cursor.set(String(update.update_id + 1));
   }
 
   async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {

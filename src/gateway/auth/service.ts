@@ -1,7 +1,9 @@
 import type { Database } from "bun:sqlite";
+import { then, type Awaitable } from "../../core/awaitable.ts";
 import { PrxError } from "../../core/errors.ts";
+import type { TokenStore as TokenStoreApi } from "../../storage/types.ts";
 import { BEARER_MAX_CHARS } from "../limits.ts";
-import { PairingGate } from "./pairing.ts";
+import { PairingGate, type PairingAttempt } from "./pairing.ts";
 import { TokenStore, type TokenRecord } from "./tokens.ts";
 
 /**
@@ -16,33 +18,47 @@ export interface Credential {
 
 export const OPEN_CREDENTIAL: Credential = { id: "open", name: "open (pairing disabled)", kind: "open" };
 
-export interface AuthOptions {
+/** The one-time pairing code and the lockout of clients sending wrong ones (this process, or shared by replicas). */
+export interface PairingGateApi {
+  issue(): Awaitable<{ code: string; expiresAt: number }>;
+  attempt(client: string, presented: string): Awaitable<PairingAttempt>;
+}
+
+export interface AuthOptions<T extends TokenStoreApi = TokenStore, P extends PairingGateApi = PairingGate> {
   db: Database;
+  /** Where tokens live (default: the workspace SQLite database `db`); PostgreSQL shares them across replicas. */
+  tokens?: T;
+  /** The pairing code and lockouts (default: this process's PairingGate); Redis shares them across replicas. */
+  pairing?: P;
   /** `gateway.require_pairing`; when false every request is accepted as OPEN_CREDENTIAL. */
   required: boolean;
   pairingCodeTtlMs: number;
   now: () => number;
 }
 
-export class AuthService {
-  readonly tokens: TokenStore;
-  readonly pairing: PairingGate;
+/** Bearer auth and pairing; typed by its stores, so callers holding the SQLite ones keep their synchronous calls. */
+export class AuthService<T extends TokenStoreApi = TokenStore, P extends PairingGateApi = PairingGate> {
+  readonly tokens: T;
+  readonly pairing: P;
   readonly required: boolean;
 
-  constructor(options: AuthOptions) {
+  constructor(options: AuthOptions<T, P>) {
     this.required = options.required;
-    this.tokens = new TokenStore(options.db, options.now);
-    this.pairing = new PairingGate(options.pairingCodeTtlMs, options.now);
+    this.tokens = options.tokens ?? (new TokenStore(options.db, options.now) as unknown as T);
+    this.pairing = options.pairing ?? (new PairingGate(options.pairingCodeTtlMs, options.now) as unknown as P);
   }
 
   /** At start: when auth is on and no live token exists, open pairing and return the code to print. */
-  openPairingIfUnpaired(): { code: string; expiresAt: number } | null {
-    if (!this.required || this.tokens.activeCount() > 0) return null;
+  async openPairingIfUnpaired(): Promise<{ code: string; expiresAt: number } | null> {
+    if (!this.required || (await this.tokens.activeCount()) > 0) return null;
     return this.pairing.issue();
   }
 
-  /** Checks an Authorization header; throws UNAUTHORIZED naming what is wrong. */
-  authenticate(header: string | null): Credential {
+  /**
+   * Checks an Authorization header; throws UNAUTHORIZED naming what is wrong. Synchronous while the token store
+   * answers synchronously (SQLite, or a token PostgreSQL verified within TOKEN_CACHE_TTL_MS).
+   */
+  authenticate(header: string | null): Credential | Promise<Credential> {
     if (!this.required) return OPEN_CREDENTIAL;
     if (!header) {
       throw new PrxError("UNAUTHORIZED", "missing Authorization header; send Authorization: Bearer <token>", {
@@ -57,17 +73,11 @@ export class AuthService {
         `bearer token longer than ${BEARER_MAX_CHARS} characters; tokens look like prx_…`,
       );
     }
-    const record: TokenRecord | null = this.tokens.verify(match[1]!);
-    if (!record) {
-      throw new PrxError("UNAUTHORIZED", "invalid or revoked bearer token", {
-        hint: "pair again or create a token with `prx gateway token create`",
-      });
-    }
-    return { id: record.id, name: record.name, kind: "token" };
+    return then(this.tokens.verify(match[1]!), credentialOf);
   }
 
   /** Exchange the one-time code for a new token. Throws 401 (wrong), 403 (closed) or 429 (locked out). */
-  pair(client: string, code: string | null, name: string): { token: string; record: TokenRecord } {
+  async pair(client: string, code: string | null, name: string): Promise<{ token: string; record: TokenRecord }> {
     if (!this.required) {
       throw new PrxError("FORBIDDEN", "pairing is disabled (gateway.require_pairing = false); no token is needed", {
         status: 409,
@@ -75,7 +85,7 @@ export class AuthService {
     }
     if (!code)
       throw new PrxError("UNAUTHORIZED", "missing X-Pairing-Code header with the 6-digit code printed at start");
-    const result = this.pairing.attempt(client, code.trim());
+    const result = await this.pairing.attempt(client, code.trim());
     if (result.ok) return this.tokens.create(name);
     if (result.reason === "locked") {
       throw new PrxError(
@@ -103,4 +113,13 @@ export class AuthService {
       hint: "send the 6-digit code the gateway printed at start, or run `prx gateway token create` on its machine",
     });
   }
+}
+
+function credentialOf(record: TokenRecord | null): Credential {
+  if (!record) {
+    throw new PrxError("UNAUTHORIZED", "invalid or revoked bearer token", {
+      hint: "pair again or create a token with `prx gateway token create`",
+    });
+  }
+  return { id: record.id, name: record.name, kind: "token" };
 }

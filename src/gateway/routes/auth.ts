@@ -29,14 +29,14 @@ export function authRoutes(app: GatewayElysia, gw: GatewayContext): void {
   });
   app.delete(
     "/api/auth/token",
-    ({ prx }) => {
+    async ({ prx }) => {
       const credential = prx.credential;
       if (credential.kind !== "token") {
         throw new PrxError("CONFLICT", "this request carries no token to revoke: pairing is off (gateway.require_pairing = false)", {
           hint: "nothing to sign out of; turn pairing on in config.toml to require tokens",
         });
       }
-      gw.auth.tokens.revoke(credential.id);
+      await gw.auth.tokens.revoke(credential.id);
       gw.logger.info("a client revoked its own token", { token: credential.id, client: prx.client });
       return jsonResponse({ id: credential.id, revoked: true });
     },

@@ -49,9 +49,9 @@ export interface ChannelsApi {
   forward(name: string, request: { method: string; headers: Record<string, string>; body: string }): Promise<{ status: number; headers: Record<string, string>; body: string }>;
   health(): HealthCheck;
   pairings: {
-    list(): PairingInfoWire[];
-    approve(code: string): PairingInfoWire;
-    revoke(senderId: string, channel?: string): number;
+    list(): PairingInfoWire[] | Promise<PairingInfoWire[]>;
+    approve(code: string): PairingInfoWire | Promise<PairingInfoWire>;
+    revoke(senderId: string, channel?: string): number | Promise<number>;
   };
 }
 
@@ -73,12 +73,12 @@ export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMo
       .post("/api/channels/:name/restart", async ({ params }) => jsonResponse(await api.restart(params.name)), {
         detail: doc({ summary: "Restart a channel process", tags: ["channels"], responses: { 200: () => ChannelInfoSchema }, errors: [404] }),
       })
-      .get("/api/channels/pairings", () => jsonResponse({ pairings: api.pairings.list() }), {
+      .get("/api/channels/pairings", async () => jsonResponse({ pairings: await api.pairings.list() }), {
         detail: doc({ summary: "Pending pairing requests and approved senders", tags: ["channels"], responses: { 200: () => PairingListSchema } }),
       })
       .post(
         "/api/channels/pairings/approve",
-        ({ body }) => jsonResponse(api.pairings.approve(body.code)),
+        async ({ body }) => jsonResponse(await api.pairings.approve(body.code)),
         {
           body: ApproveBody,
           parse: jsonParser(APPROVE_MAX_BODY_BYTES),
@@ -92,9 +92,9 @@ export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMo
       )
       .delete(
         "/api/channels/pairings/:sender",
-        ({ params, request }) => {
+        async ({ params, request }) => {
           const channel = new URL(request.url).searchParams.get("channel") ?? undefined;
-          const removed = api.pairings.revoke(decodeURIComponent(params.sender), channel);
+          const removed = await api.pairings.revoke(decodeURIComponent(params.sender), channel);
           if (removed === 0) throw new PrxError("NOT_FOUND", `sender ${params.sender} is not paired`, { status: 404 });
           return jsonResponse({ revoked: removed });
         },

@@ -48,11 +48,11 @@ export function memoryRoutes(app: GatewayElysia, gw: GatewayContext): void {
 
   app.get(
     "/api/memory",
-    ({ request }) => {
+    async ({ request }) => {
       const limit = limitFrom(request, MEMORY_LIST_MAX);
       const offset = offsetFrom(request);
       const category = new URL(request.url).searchParams.get("category") ?? undefined;
-      const page = requireCatalog(memory(), "list its entries").list({ limit, offset, category });
+      const page = await requireCatalog(memory(), "list its entries").list({ limit, offset, category });
       return jsonResponse({ entries: page.entries.map(toMemoryWire), total: page.total, limit, offset });
     },
     {

@@ -7,9 +7,9 @@ import { PairResponseSchema } from "../schemas.ts";
 export function pairRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.post(
     "/pair",
-    ({ request, prx }) => {
+    async ({ request, prx }) => {
       const client = prx.client;
-      const { token, record } = gw.auth.pair(client, request.headers.get("x-pairing-code"), `paired from ${client}`);
+      const { token, record } = await gw.auth.pair(client, request.headers.get("x-pairing-code"), `paired from ${client}`);
       gw.logger.info("paired a new client", { client, token: record.id });
       return jsonResponse({ token, id: record.id });
     },

@@ -17,9 +17,9 @@ const tags = ["sessions"];
 export function sessionManageRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.patch(
     "/api/sessions/:id",
-    ({ params, body }) => {
+    async ({ params, body }) => {
       const id = sessionIdFrom(params.id);
-      const renamed = gw.host.sessions.rename(id, body.title);
+      const renamed = await gw.host.sessions.rename(id, body.title);
       if (!renamed) throw sessionNotFound(id);
       return jsonResponse({
         id: renamed.id,

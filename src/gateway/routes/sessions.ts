@@ -59,10 +59,10 @@ function modelChoice(gw: GatewayContext, model: string | undefined): { provider?
 export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.get(
     "/api/sessions",
-    ({ request }) => {
+    async ({ request }) => {
       const limit = limitFrom(request, SESSIONS_LIST_MAX);
       const q = new URL(request.url).searchParams.get("q");
-      const found = q ? gw.host.sessions.search(q, limit) : gw.host.sessions.list(limit);
+      const found = await (q ? gw.host.sessions.search(q, limit) : gw.host.sessions.list(limit));
       const sessions = found.map((s) => ({
         id: s.id,
         title: s.title,
@@ -85,11 +85,11 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
 
   app.get(
     "/api/sessions/:id",
-    ({ request, params }) => {
+    async ({ request, params }) => {
       const id = sessionIdFrom(params.id);
-      const summary = gw.host.sessions.get(id);
+      const summary = await gw.host.sessions.get(id);
       if (!summary) throw sessionNotFound(id);
-      const messages = gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX)).map(toMessageWire);
+      const messages = (await gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX))).map(toMessageWire);
       return jsonResponse({ session: toSummaryWire(summary), messages });
     },
     {
@@ -117,10 +117,10 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
 
   app.get(
     "/api/sessions/:id/messages",
-    ({ request, params }) => {
+    async ({ request, params }) => {
       const id = sessionIdFrom(params.id);
-      if (!gw.host.sessions.get(id)) throw sessionNotFound(id);
-      const messages = gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX)).map((m) => ({
+      if (!(await gw.host.sessions.get(id))) throw sessionNotFound(id);
+      const messages = (await gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX))).map((m) => ({
         seq: m.seq,
         role: m.role,
         content: m.content,

@@ -24,14 +24,14 @@ const JSONL_TYPES = new Set([JSONL, "application/jsonl", "application/json-lines
 const EXPORT_LINES_PER_CHUNK = 200;
 
 /** A JSON Lines response streamed from `lines`, a chunk at a time (an export never sits whole in memory). */
-function jsonLines(lines: Iterable<string>, filename: string): Response {
-  const iterator = lines[Symbol.iterator]();
+function jsonLines(lines: AsyncIterable<string>, filename: string): Response {
+  const iterator = lines[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
   const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
+    async pull(controller) {
       let chunk = "";
       for (let i = 0; i < EXPORT_LINES_PER_CHUNK; i++) {
-        const next = iterator.next();
+        const next = await iterator.next();
         if (next.done) {
           if (chunk) controller.enqueue(encoder.encode(chunk));
           controller.close();
@@ -81,8 +81,8 @@ export function transferRoutes(app: GatewayElysia, gw: GatewayContext): void {
     "/api/export/memory",
     () => {
       const catalog = requireCatalog(gw.host.memory, "export its entries");
-      const lines = (function* () {
-        for (const record of catalog.records()) yield recordLine(record);
+      const lines = (async function* () {
+        for await (const record of catalog.records()) yield recordLine(record);
       })();
       return jsonLines(lines, "prx-memory.jsonl");
     },
@@ -119,17 +119,17 @@ export function transferRoutes(app: GatewayElysia, gw: GatewayContext): void {
 
   app.get(
     "/api/export/sessions",
-    ({ request }) => {
+    async ({ request }) => {
       const wanted = new URL(request.url).searchParams.getAll("id").map(validateSessionId);
       const sessions = gw.host.sessions;
       for (const id of wanted) {
-        if (!sessions.get(id)) throw new PrxError("SESSION_NOT_FOUND", `no session "${id}"`, { hint: "list sessions with GET /api/sessions" });
+        if (!(await sessions.get(id))) throw new PrxError("SESSION_NOT_FOUND", `no session "${id}"`, { hint: "list sessions with GET /api/sessions" });
       }
-      const ids = wanted.length > 0 ? wanted : sessions.ids();
-      const lines = (function* () {
+      const ids = wanted.length > 0 ? wanted : await sessions.ids();
+      const lines = (async function* () {
         for (const id of ids) {
-          const summary = sessions.get(id);
-          if (summary) yield JSON.stringify(toSessionExport(summary, sessions.allMessages(id)));
+          const summary = await sessions.get(id);
+          if (summary) yield JSON.stringify(toSessionExport(summary, await sessions.allMessages(id)));
         }
       })();
       return jsonLines(lines, "prx-sessions.jsonl");

@@ -39,7 +39,7 @@ export function webhookRoutes(app: GatewayElysia, gw: GatewayContext): void {
       const scope = prx.credential.id;
       const store = gw.idempotency();
       // the validated body, serialised again: the same request always hashes the same
-      const claim = store.begin(scope, key, sha256Hex(JSON.stringify(body)));
+      const claim = await store.begin(scope, key, sha256Hex(JSON.stringify(body)));
       if (claim.kind === "replay") {
         return new Response(claim.body, {
           status: claim.status,
@@ -54,13 +54,13 @@ export function webhookRoutes(app: GatewayElysia, gw: GatewayContext): void {
       } catch (thrown) {
         const error = toPrxError(thrown);
         if (statusOf(error) >= 500) {
-          store.release(scope, key);
+          await store.release(scope, key);
           throw error;
         }
         text = JSON.stringify(errorBody(error));
         status = statusOf(error);
       }
-      store.complete(scope, key, status, text);
+      await store.complete(scope, key, status, text);
       return new Response(text, { status, headers: { "content-type": "application/json; charset=utf-8" } });
     },
     {

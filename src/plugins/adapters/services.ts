@@ -58,7 +58,12 @@ export function createPluginServices(runtime: PluginRuntime, options: PluginServ
   const logger: Logger = runtime.host.logger;
   const bus = busOf(runtime.host.events);
   const current = () => (runtime.started ? runtime.current() : null);
-  const cron = new CronScheduler({ db: runtime.host.db, bus: runtime.host.events, logger: logger.child("cron") });
+  const cron = new CronScheduler({
+    db: runtime.host.db,
+    ...(runtime.host.storage ? { store: runtime.host.storage.cron } : {}),
+    bus: runtime.host.events,
+    logger: logger.child("cron"),
+  });
   const hooks = new HooksManager({
     path: runtime.workspace.hooksPath,
     root: runtime.workspace.root,

@@ -1,37 +1,33 @@
 import type { Database } from "bun:sqlite";
+import { hostname } from "node:os";
 import type { EventPublisher } from "../../core/events.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { createLogger } from "../../core/logger.ts";
 import type { Logger } from "../../core/logger.ts";
-import { CRON_MAX_TIMER_MS, systemClock, withTimeout } from "./clock.ts";
+import { newId } from "../../core/ids.ts";
+import { attempt, eachInOrder, then, type Awaitable } from "../../core/awaitable.ts";
+import { SqliteCronStateStore } from "../../storage/sqlite/cron-state.ts";
+import type { CronStateStore } from "../../storage/types.ts";
+import { CRON_MAX_TIMER_MS, systemClock } from "./clock.ts";
+import { CRON_RUN_LEASE_MS } from "./lease.ts";
+import { CronRuns, type JobState } from "./runs.ts";
 import { CronSchedule } from "./schedule.ts";
-import { cronResultPayload } from "./result.ts";
-import { CronStateStore } from "./state.ts";
 import type { CronClock, CronJob, CronJobStatus, CronRunRecord } from "./types.ts";
 
-/** Default time a job's run may take before it is recorded as failed (the sandbox enforces its own limit too). */
-export const CRON_RUN_TIMEOUT_MS = 60_000;
+export { CRON_RUN_TIMEOUT_MS } from "./runs.ts";
 /** Jobs one scheduler accepts. */
 export const CRON_MAX_JOBS = 1024;
 /** Missed slots counted for the coalescing log line. */
 const COALESCE_COUNT_CAP = 1000;
 
-interface JobState {
-  job: CronJob;
-  schedule: CronSchedule;
-  lastSlot: number;
-  nextDue: number | null;
-  running: Promise<void> | null;
-  fired: number;
-  ok: number;
-  errors: number;
-  skipped: number;
-  lastRun: CronJobStatus["lastRun"];
-  lastError: CronJobStatus["lastError"];
-}
-
 export interface CronSchedulerOptions {
   db: Database;
+  /** Where slots are claimed (default: the workspace SQLite database); PostgreSQL shares them across hosts. */
+  store?: CronStateStore;
+  /** Who this scheduler is in run leases (default: host, pid and a random part). */
+  owner?: string;
+  /** Run lease length (CRON_RUN_LEASE_MS). */
+  leaseMs?: number;
   bus?: EventPublisher;
   clock?: CronClock;
   /** Evaluate schedules in UTC (default: local time, like cron). */
@@ -43,28 +39,66 @@ export interface CronSchedulerOptions {
 /**
  * Runs the current generation's cron jobs; owned by the runtime, so it outlives generations. Policy:
  * - A job seen for the first time starts from "now": nothing before it is owed.
- * - Each due slot is claimed in SQLite before it runs, so across reloads, restarts and processes sharing the
- *   workspace a slot fires at most once.
+ * - Each due slot is claimed in the state store before it runs, so across reloads, restarts and processes sharing
+ *   the store (replicas on PostgreSQL) a slot fires at most once.
+ * - A claimed run holds a lease, renewed while it runs; when its process dies, another process sharing the store
+ *   takes the run over once the lease expires, with a new fencing token (the dead runner's late writes are refused).
  * - Slots missed while no process was running (or while the process slept) are coalesced: on start, setJobs or
  *   wake-up, the latest missed slot fires once and the skipped count is logged. Nothing is skipped silently.
  * - A job whose schedule changed, or that was removed by setJobs and comes back, restarts from "now" (logged).
  * - Runs of one job never overlap: a slot that comes due while the previous run is in progress is claimed, not run,
  *   and reported (log, counter, bus event with ok=false).
- * One timer is armed for the earliest due slot; an idle scheduler does no work.
+ * One timer is armed for the earliest due slot; an idle scheduler does no work. Store calls are serialized on one
+ * chain (SQLite answers at once, PostgreSQL later); idle() waits for it and for runs in progress.
  */
 export class CronScheduler {
   private readonly store: CronStateStore;
   private readonly clock: CronClock;
   private readonly logger: Logger;
   private readonly states = new Map<string, JobState>();
-  private readonly inflight = new Set<Promise<void>>();
+  private readonly runs: CronRuns;
   private timer: { cancel(): void } | null = null;
   private started = false;
+  private chain: Promise<void> = Promise.resolve();
+  /** Store operations still to finish on the chain (0: the next one may run at once). */
+  private queued = 0;
+  private readonly owner: string;
+  private readonly leaseMs: number;
 
   constructor(private readonly options: CronSchedulerOptions) {
-    this.store = new CronStateStore(options.db);
+    this.store = options.store ?? new SqliteCronStateStore(options.db);
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? createLogger("plugins.cron");
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${newId("cron").slice(5, 13)}`;
+    this.leaseMs = options.leaseMs ?? CRON_RUN_LEASE_MS;
+    this.runs = new CronRuns({
+      store: this.store,
+      clock: this.clock,
+      logger: this.logger,
+      leaseMs: this.leaseMs,
+      ...(options.bus ? { bus: options.bus } : {}),
+      ...(options.runTimeoutMs !== undefined ? { runTimeoutMs: options.runTimeoutMs } : {}),
+    });
+  }
+
+  /**
+   * Run `op` after every earlier store operation: at once when none is pending and it completes synchronously (the
+   * SQLite store), else on the chain. Failures are logged; the chain goes on.
+   */
+  private enqueue(what: string, op: () => Awaitable<void>): void {
+    const run = () =>
+      attempt(op, (error: unknown) => {
+        this.logger.error(`cron ${what} failed; will retry at the next slot`, { error: errorMessage(error) });
+      });
+    if (this.queued === 0) {
+      const result = run();
+      if (!(result instanceof Promise)) return;
+      this.queued++;
+      this.chain = result.finally(() => void this.queued--);
+      return;
+    }
+    this.queued++;
+    this.chain = this.chain.then(run).finally(() => void this.queued--);
   }
 
   /** Replace the job set (a reload passes the new generation's jobs). Validates everything before changing anything. */
@@ -75,7 +109,7 @@ export class CronScheduler {
     for (const id of [...this.states.keys()]) {
       if (wanted.has(id)) continue;
       this.states.delete(id);
-      this.store.markRemoved(id, now);
+      this.enqueue("state update", () => this.store.markRemoved(id, now));
     }
     for (const job of jobs) {
       const schedule = parsed.get(job.id)!;
@@ -84,36 +118,42 @@ export class CronScheduler {
         existing.job = job;
         continue;
       }
-      let row = this.store.ensure(job.id, job.schedule, now);
-      if (row.schedule !== job.schedule || row.removed_at !== null) {
-        this.logger.info("cron job restarts from now (schedule changed or job re-added)", {
-          job: job.id,
-          schedule: job.schedule,
-          previous: row.schedule,
-        });
-        row = this.store.rebaseline(job.id, job.schedule, now);
-      }
-      this.states.set(job.id, {
-        job,
-        schedule,
-        lastSlot: row.last_slot,
-        nextDue: schedule.nextAfter(row.last_slot)?.getTime() ?? null,
-        running: existing?.running ?? null,
-        fired: existing?.fired ?? 0,
-        ok: existing?.ok ?? 0,
-        errors: existing?.errors ?? 0,
-        skipped: existing?.skipped ?? 0,
-        lastRun: existing?.lastRun ?? null,
-        lastError: existing?.lastError ?? null,
-      });
+      if (existing) this.states.delete(job.id);
+      this.enqueue("state update", () => this.register(job, schedule, existing, now));
     }
-    if (this.started) this.tick();
+    if (this.started) this.enqueue("tick", () => this.tick());
+  }
+
+  private register(job: CronJob, schedule: CronSchedule, existing: JobState | undefined, now: number): Awaitable<void> {
+    const stored = then(this.store.ensure(job.id, job.schedule, now), (row) => {
+      if (row.schedule === job.schedule && row.removed_at === null) return row;
+      this.logger.info("cron job restarts from now (schedule changed or job re-added)", {
+        job: job.id,
+        schedule: job.schedule,
+        previous: row.schedule,
+      });
+      return this.store.rebaseline(job.id, job.schedule, now);
+    });
+    return then(stored, (row) => void this.states.set(job.id, {
+      job,
+      schedule,
+      lastSlot: row.last_slot,
+      nextDue: schedule.nextAfter(row.last_slot)?.getTime() ?? null,
+      running: existing?.running ?? null,
+      fired: existing?.fired ?? 0,
+      ok: existing?.ok ?? 0,
+      errors: existing?.errors ?? 0,
+      skipped: existing?.skipped ?? 0,
+      lastRun: existing?.lastRun ?? null,
+      lastError: existing?.lastError ?? null,
+      watch: null,
+    }));
   }
 
   /** Fire missed slots (coalesced) and arm the timer. */
   start(): void {
     this.started = true;
-    this.tick();
+    this.enqueue("tick", () => this.tick());
   }
 
   /** Disarm the timer and wait for runs in progress. */
@@ -126,7 +166,12 @@ export class CronScheduler {
 
   /** Resolves when no run is in progress. */
   async idle(): Promise<void> {
-    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+    for (;;) {
+      const chain = this.chain;
+      await chain;
+      if (this.runs.busy) await this.runs.idle();
+      else if (chain === this.chain) return;
+    }
   }
 
   /** Run a job now, outside its schedule (the cron_run probe). Does not claim a slot. */
@@ -138,7 +183,7 @@ export class CronScheduler {
         status: 404,
       });
     }
-    return this.execute(state, null, 1);
+    return this.runs.execute(state, null, 1, null);
   }
 
   status(): CronJobStatus[] {
@@ -173,134 +218,92 @@ export class CronScheduler {
     return parsed;
   }
 
-  /** Claim and fire every due job, then arm one timer for the earliest next slot. */
-  private tick(): void {
+  /** Claim and fire every due job (and take over runs whose lease expired), then arm one timer for the earliest. */
+  private tick(): Awaitable<void> {
     this.timer?.cancel();
     this.timer = null;
     if (!this.started) return;
     const now = this.clock.now();
-    for (const state of this.states.values()) {
-      if (state.nextDue === null || state.nextDue > now) continue;
-      this.fireDue(state, now);
-    }
+    const fired = eachInOrder([...this.states.values()], (state) =>
+      then(state.nextDue !== null && state.nextDue <= now ? this.fireDue(state, now) : undefined, () =>
+        state.watch !== null && state.watch.at <= now ? this.takeOver(state, state.watch.slot, now) : undefined,
+      ),
+    );
+    return then(fired, () => this.arm());
+  }
+
+  /** One timer for the earliest due time, measured from the clock now (store calls may have taken a while). */
+  private arm(): void {
+    if (!this.started) return;
     let earliest: number | null = null;
     for (const state of this.states.values()) {
-      if (state.nextDue !== null && (earliest === null || state.nextDue < earliest)) earliest = state.nextDue;
+      for (const due of [state.nextDue, state.watch?.at ?? null]) {
+        if (due !== null && (earliest === null || due < earliest)) earliest = due;
+      }
     }
     if (earliest === null) return;
-    this.timer = this.clock.setTimer(() => this.tick(), Math.min(Math.max(0, earliest - now), CRON_MAX_TIMER_MS));
+    const delay = Math.min(Math.max(0, earliest - this.clock.now()), CRON_MAX_TIMER_MS);
+    this.timer = this.clock.setTimer(() => this.enqueue("tick", () => this.tick()), delay);
   }
 
-  private fireDue(state: JobState, now: number): void {
+  private fireDue(state: JobState, now: number): Awaitable<void> {
     const id = state.job.id;
     const slot = state.schedule.prevAtOrBefore(now)!.getTime();
-    try {
-      if (this.store.claim(id, slot, now)) {
-        const due = state.schedule.slotsBetween(state.lastSlot, slot, COALESCE_COUNT_CAP).length;
+    const claimed = attempt(
+      () => then(this.store.claim(id, slot, now, this.owner, now + this.leaseMs), (claim) => this.claimed(state, slot, now, claim)),
+      (error) => {
+        this.logger.error("cron state update failed; will retry at the next slot", { job: id, error: errorMessage(error) });
         state.lastSlot = slot;
-        if (due > 1) {
-          this.logger.info("cron slots missed while not running; firing once for the latest", {
-            job: id,
-            missed: due >= COALESCE_COUNT_CAP ? `${COALESCE_COUNT_CAP}+` : due,
-            slot: new Date(slot).toISOString(),
-          });
-        }
-        this.fire(state, slot, Math.max(1, due));
-      } else {
-        // Another process (or an earlier run of this one) already claimed it.
-        const row = this.store.get(id) ?? this.store.ensure(id, state.job.schedule, now);
-        state.lastSlot = Math.max(row.last_slot, slot);
-      }
-    } catch (error) {
-      this.logger.error("cron state update failed; will retry at the next slot", {
-        job: id,
-        error: errorMessage(error),
-      });
-      state.lastSlot = slot;
-    }
-    state.nextDue = state.schedule.nextAfter(state.lastSlot)?.getTime() ?? null;
+      },
+    );
+    return then(claimed, () => {
+      state.nextDue = state.schedule.nextAfter(state.lastSlot)?.getTime() ?? null;
+    });
   }
 
-  private fire(state: JobState, slot: number, coalesced: number): void {
-    if (state.running) {
-      state.skipped++;
-      const error = "skipped: the previous run of this job is still in progress";
-      this.logger.warn("cron slot skipped", { job: state.job.id, slot: new Date(slot).toISOString() });
-      this.publish(state, {
-        job: state.job.id,
-        slot: new Date(slot).toISOString(),
-        ok: false,
-        error,
-        coalesced,
-        durationMs: 0,
-      });
+  private claimed(state: JobState, slot: number, now: number, claim: { fence: number } | null): Awaitable<void> {
+    const id = state.job.id;
+    if (claim) {
+      const due = state.schedule.slotsBetween(state.lastSlot, slot, COALESCE_COUNT_CAP).length;
+      state.lastSlot = slot;
+      state.watch = null;
+      if (due > 1) {
+        this.logger.info("cron slots missed while not running; firing once for the latest", {
+          job: id,
+          missed: due >= COALESCE_COUNT_CAP ? `${COALESCE_COUNT_CAP}+` : due,
+          slot: new Date(slot).toISOString(),
+        });
+      }
+      this.runs.fire(state, slot, Math.max(1, due), claim.fence);
       return;
     }
-    void this.execute(state, slot, coalesced);
-  }
-
-  private execute(state: JobState, slot: number | null, coalesced: number): Promise<CronRunRecord> {
-    const job = state.job;
-    const timeoutMs = job.timeoutMs ?? this.options.runTimeoutMs ?? CRON_RUN_TIMEOUT_MS;
-    const slotIso = slot === null ? null : new Date(slot).toISOString();
-    const result = (async (): Promise<CronRunRecord> => {
-      const started = performance.now();
-      let record: CronRunRecord;
-      try {
-        const output = await withTimeout(job.run(), timeoutMs, job.id);
-        record = { job: job.id, slot: slotIso, ok: true, output, coalesced, durationMs: performance.now() - started };
-      } catch (error) {
-        const message = errorMessage(error);
-        record = {
-          job: job.id,
-          slot: slotIso,
-          ok: false,
-          error: message,
-          coalesced,
-          durationMs: performance.now() - started,
-        };
-      }
-      this.finish(state, record);
-      return record;
-    })();
-    const done = result.then(() => undefined);
-    if (slot !== null) state.running = done;
-    this.inflight.add(done);
-    void done.finally(() => {
-      this.inflight.delete(done);
-      if (state.running === done) state.running = null;
+    // Another process (or an earlier run of this one) already claimed it: watch its lease.
+    const read = then(this.store.get(id), (row) => row ?? this.store.ensure(id, state.job.schedule, now));
+    return then(read, (row) => {
+      state.lastSlot = Math.max(row.last_slot, slot);
+      this.watchLease(state, row.last_slot, row.lease_owner, row.lease_until);
     });
-    return result;
   }
 
-  private finish(state: JobState, record: CronRunRecord): void {
-    const at = this.clock.now();
-    state.fired++;
-    state.lastRun = { slot: record.slot, ok: record.ok, at: new Date(at).toISOString() };
-    if (record.ok) {
-      state.ok++;
-      this.logger.info("cron job ran", { job: record.job, slot: record.slot, ms: Math.round(record.durationMs) });
-    } else {
-      state.errors++;
-      state.lastError = { message: record.error!, at: new Date(at).toISOString() };
-      this.logger.warn("cron job failed", { job: record.job, slot: record.slot, error: record.error });
-    }
-    try {
-      this.store.finish(record.job, at, record.ok, record.error ?? null);
-    } catch (error) {
-      this.logger.error("cron state update failed", { job: record.job, error: errorMessage(error) });
-    }
-    this.publish(state, record);
+  private watchLease(state: JobState, slot: number, owner: string | null, until: number | null): void {
+    state.watch = owner !== null && owner !== this.owner && until !== null ? { slot, at: until + 1 } : null;
   }
 
-  private publish(state: JobState, record: CronRunRecord): void {
-    const bus = this.options.bus;
-    if (!bus) return;
-    const plugin = state.job.id.slice(0, state.job.id.indexOf("/"));
-    try {
-      bus.publish(`prx.cron.${plugin}`, cronResultPayload(record));
-    } catch (error) {
-      this.logger.warn("cron result not published", { job: record.job, error: errorMessage(error) });
-    }
+  /** The run of `slot` by another process was not renewed in time: take it over with a new fence and run it. */
+  private takeOver(state: JobState, slot: number, now: number): Awaitable<void> {
+    const id = state.job.id;
+    state.watch = null;
+    const check = () =>
+      then(this.store.takeOver(id, slot, now, this.owner, now + this.leaseMs), (claim) => {
+        if (claim) {
+          this.logger.warn("cron run taken over: its runner stopped renewing its lease", { job: id, slot: new Date(slot).toISOString() });
+          this.runs.fire(state, slot, 1, claim.fence);
+          return;
+        }
+        return then(this.store.get(id), (row) => {
+          if (row && row.last_slot === slot) this.watchLease(state, slot, row.lease_owner, row.lease_until);
+        });
+      });
+    return attempt(check, (error) => this.logger.error("cron takeover check failed", { job: id, error: errorMessage(error) }));
   }
 }

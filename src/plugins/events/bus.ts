@@ -16,6 +16,7 @@ import { startPump } from "./pump.ts";
 import { BusSubscription } from "./subscription.ts";
 import type {
   BusEvent,
+  RemoteBus,
   EventBusApi,
   EventBusStats,
   EventHandler,
@@ -60,6 +61,7 @@ export class EventBus implements EventBusApi {
   private listenerCalls = 0;
   private closedDropped = 0;
   private isClosed = false;
+  private remote: RemoteBus | null = null;
 
   constructor(options: { logger?: Logger } = {}) {
     this.logger = options.logger ?? createLogger("events");
@@ -102,6 +104,34 @@ export class EventBus implements EventBusApi {
       );
     }
     this.published++;
+    // Other replicas get it too when one of them subscribes to it (the remote link never blocks: it drops past its bound).
+    if (this.remote?.wants(topic)) this.remote.forward(topic, json, depth);
+    this.deliver(topic, payload, json, depth);
+  }
+
+  /**
+   * An event another replica published (the remote link calls it): delivered to this bus's subscribers and
+   * listeners as a local one would be, never forwarded again.
+   */
+  deliverRemote(topic: string, payloadJson: string, depth: number): void {
+    if (this.isClosed) return;
+    this.deliver(topic, JSON.parse(payloadJson) as unknown, payloadJson, depth);
+  }
+
+  /** Forward publishes to other replicas (one link per bus; null detaches). */
+  attachRemote(remote: RemoteBus | null): void {
+    this.remote = remote;
+  }
+
+  /** The patterns this bus's subscriptions and listeners match (what other replicas must forward here). */
+  patterns(): string[] {
+    const all = new Set<string>();
+    for (const sub of this.subs.values()) for (const p of sub.pattern.split(",")) all.add(p);
+    for (const listener of this.listeners.values()) for (const p of listener.pattern.split(",")) all.add(p);
+    return [...all];
+  }
+
+  private deliver(topic: string, payload: unknown, json: string, depth: number): void {
     const route = this.route(topic);
     if (route.subs.length === 0 && route.listeners.length === 0) return;
     const event: BusEvent = { topic, payload, payloadJson: json, depth, seq: ++this.seq };
@@ -122,7 +152,7 @@ export class EventBus implements EventBusApi {
   wants(topic: string): boolean {
     if (topic.length === 0 || topic.length > EVENT_TOPIC_MAX_BYTES / 3) return true;
     const route = this.route(topic);
-    return route.subs.length > 0 || route.listeners.length > 0;
+    return route.subs.length > 0 || route.listeners.length > 0 || this.remote?.wants(topic) === true;
   }
 
   subscribe(patterns: string | readonly string[], options?: SubscribeOptions): Subscription;

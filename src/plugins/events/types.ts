@@ -1,5 +1,13 @@
 import type { EventPublisher } from "../../core/events.ts";
 
+/** Where a bus forwards what it publishes when replicas share events (src/plugins/fabric). */
+export interface RemoteBus {
+  /** True when a subscriber on another replica matches `topic`. */
+  wants(topic: string): boolean;
+  /** Send to the other replicas; never waits (past its bound it drops, with a warning). */
+  forward(topic: string, payloadJson: string, depth: number): void;
+}
+
 /** One published event as a subscriber sees it. */
 export interface BusEvent {
   readonly topic: string;

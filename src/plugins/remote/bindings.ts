@@ -6,6 +6,8 @@ import { newId } from "../../core/ids.ts";
 import type { MemoryBackend } from "../../memory/types.ts";
 import type { ChatMessage, ProviderResolver } from "../../providers/types.ts";
 import { RemoteCacheStore } from "./cache-store.ts";
+import { SqlitePluginKvStore } from "../../storage/sqlite/plugin-kv.ts";
+import type { PluginKvStore } from "../../storage/types.ts";
 import {
   REMOTE_SETTINGS_MAX_PER_PLUGIN,
   REMOTE_SETTINGS_MAX_TOTAL_BYTES,
@@ -50,6 +52,8 @@ export interface RemoteHostBindingsOptions {
   history?: (sessionId: string, limit: number) => HistoryMessage[] | Promise<HistoryMessage[]>;
   /** Sessions, for rooms, entities, relationships and the table "messages" (none: no rooms exist). */
   sessions?: SessionSource;
+  /** Where runtime.getCache/setCache keep values (default: the workspace database's plugin_kv). */
+  pluginKv?: PluginKvStore;
 }
 
 const TEXT_MODELS: Record<string, "small" | "large"> = {
@@ -95,7 +99,7 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
     ) as Statement,
   };
   const model = () => (typeof options.model === "function" ? options.model() : options.model);
-  const cache = new RemoteCacheStore(db);
+  const cache = new RemoteCacheStore(options.pluginKv ?? new SqlitePluginKvStore(db));
   const memories = new RemoteMemoryQuery(db, options.memory, options.sessions ?? null);
   const sessions = options.sessions;
 
@@ -235,12 +239,12 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
     deleteCache: (plugin, key) => cache.delete(plugin, key),
     getMemories: async (plugin, params, agent) => memories.getMemories(plugin, params, agent),
     searchMemories: (plugin, params) => memories.searchMemories(plugin, params),
-    getRoom(roomId, agent) {
-      const session = sessions?.get(roomId);
+    async getRoom(roomId, agent) {
+      const session = await sessions?.get(roomId);
       return session ? roomOf(session, agent) : null;
     },
-    getEntityById: (entityId, agent) => (sessions ? entityOf(entityId, sessions, agent) : null),
-    getRelationships: (query, agent) => (sessions ? relationshipsOf(query, sessions, agent) : []),
+    getEntityById: async (entityId, agent) => (sessions ? entityOf(entityId, sessions, agent) : null),
+    getRelationships: async (query, agent) => (sessions ? relationshipsOf(query, sessions, agent) : []),
     async recentMessages(sessionId, limit) {
       return options.history ? await options.history(sessionId, limit) : [];
     },

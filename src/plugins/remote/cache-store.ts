@@ -1,53 +1,36 @@
-import type { Database } from "bun:sqlite";
 import { PrxError } from "../../core/errors.ts";
-import { KV_DDL } from "../wasm/host/kv.ts";
+import type { PluginKvStore } from "../../storage/types.ts";
 import { MAX_KV_KEY_BYTES } from "../wasm/limits.ts";
 
 /**
- * runtime.getCache / setCache / deleteCache: JSON values in the plugin KV of the workspace database (the `plugin_kv`
- * table WASM plugins' kv uses, one namespace per plugin name), under the plugin's `max_kv_storage_mb` quota.
+ * runtime.getCache / setCache / deleteCache: JSON values in the plugin KV store (the `plugin_kv` table WASM plugins'
+ * kv uses, one namespace per plugin name; PostgreSQL with `[storage] backend = "postgres"`), under the plugin's
+ * `max_kv_storage_mb` quota.
  */
 export class RemoteCacheStore {
-  private readonly q;
+  constructor(private readonly kv: PluginKvStore) {}
 
-  constructor(private readonly db: Database) {
-    db.exec(KV_DDL);
-    this.q = {
-      get: db.query<{ value: Uint8Array }, [string, string]>("SELECT value FROM plugin_kv WHERE plugin = ? AND key = ?"),
-      used: db.query<{ used: number }, [string, string]>(
-        "SELECT COALESCE(SUM(length(CAST(key AS BLOB)) + length(value)), 0) AS used FROM plugin_kv WHERE plugin = ? AND key <> ?",
-      ),
-      put: db.query("INSERT OR REPLACE INTO plugin_kv (plugin, key, value) VALUES (?, ?, ?)"),
-      delete: db.query("DELETE FROM plugin_kv WHERE plugin = ? AND key = ?"),
-    };
+  async get(plugin: string, key: string): Promise<unknown> {
+    const value = await this.kv.get(plugin, key);
+    return value ? (JSON.parse(new TextDecoder().decode(value)) as unknown) : undefined;
   }
 
-  get(plugin: string, key: string): unknown {
-    const row = this.q.get.get(plugin, key);
-    return row ? (JSON.parse(new TextDecoder().decode(row.value)) as unknown) : undefined;
-  }
-
-  set(plugin: string, key: string, value: unknown, quotaBytes: number): void {
+  async set(plugin: string, key: string, value: unknown, quotaBytes: number): Promise<void> {
     checkKey(plugin, key);
     const bytes = new TextEncoder().encode(JSON.stringify(value ?? null));
-    const size = Buffer.byteLength(key) + bytes.byteLength;
-    this.db
-      .transaction(() => {
-        const used = this.q.used.get(plugin, key)!.used;
-        if (used + size > quotaBytes) {
-          throw new PrxError(
-            "LIMIT_EXCEEDED",
-            `setCache(${JSON.stringify(key.slice(0, 40))}) of plugin ${plugin}: ${used + size} bytes > its kv quota of ${quotaBytes} bytes`,
-            { hint: "delete entries with runtime.deleteCache, or raise [resources] max_kv_storage_mb in plugin.toml" },
-          );
-        }
-        this.q.put.run(plugin, key, bytes);
-      })
-      .immediate();
+    try {
+      await this.kv.set(plugin, key, bytes, quotaBytes);
+    } catch (error) {
+      if (!(error instanceof PrxError) || error.code !== "LIMIT_EXCEEDED") throw error;
+      throw new PrxError("LIMIT_EXCEEDED", `setCache(${JSON.stringify(key.slice(0, 40))}): ${error.message}`, {
+        cause: error,
+        hint: "delete entries with runtime.deleteCache, or raise [resources] max_kv_storage_mb in plugin.toml",
+      });
+    }
   }
 
-  delete(plugin: string, key: string): boolean {
-    return this.q.delete.run(plugin, key).changes > 0;
+  async delete(plugin: string, key: string): Promise<boolean> {
+    return this.kv.delete(plugin, key);
   }
 }
 

@@ -101,13 +101,13 @@ async function serve(sup: RemoteSupervisor, method: RuntimeMethod, args: never):
       return { delivered: true };
     }
     case "getCache": {
-      const value = host.getCache(plugin, (args as HostRpcArgs<"getCache">).key);
+      const value = await host.getCache(plugin, (args as HostRpcArgs<"getCache">).key);
       // wrapped, so that a stored null and "no entry" (undefined) stay apart in JSON
       return value === undefined ? null : { value };
     }
     case "setCache": {
       const { key, value } = args as HostRpcArgs<"setCache">;
-      host.setCache(plugin, key, value, sup.options.cacheQuotaBytes ?? DEFAULT_MAX_KV_STORAGE_MB * 1024 * 1024);
+      await host.setCache(plugin, key, value, sup.options.cacheQuotaBytes ?? DEFAULT_MAX_KV_STORAGE_MB * 1024 * 1024);
       return true;
     }
     case "deleteCache":
@@ -119,7 +119,7 @@ async function serve(sup: RemoteSupervisor, method: RuntimeMethod, args: never):
     case "getRoom":
       return host.getRoom((args as HostRpcArgs<"getRoom">).roomId, agent);
     case "getRoomsByIds":
-      return (args as HostRpcArgs<"getRoomsByIds">).roomIds.flatMap((id) => host.getRoom(id, agent) ?? []);
+      return (await Promise.all((args as HostRpcArgs<"getRoomsByIds">).roomIds.map((id) => host.getRoom(id, agent)))).flatMap((room) => room ?? []);
     case "getEntityById":
       return host.getEntityById((args as HostRpcArgs<"getEntityById">).entityId, agent);
     case "getRelationships":

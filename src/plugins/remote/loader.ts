@@ -39,8 +39,9 @@ export function remoteBindingsFor(host: PluginHostServices): RemoteHostBindings 
     events: host.events,
     model: () => resolveModelChoice(config(), {}),
     ...(sessions ? { sessions } : {}),
-    history: (sessionId, limit): HistoryMessage[] =>
-      (sessions?.messages(sessionId, limit) ?? [])
+    ...(host.storage ? { pluginKv: host.storage.pluginKv } : {}),
+    history: async (sessionId, limit): Promise<HistoryMessage[]> =>
+      ((await sessions?.messages(sessionId, limit)) ?? [])
         .filter((m) => (m.role === "user" || m.role === "assistant") && m.content.trim() !== "")
         .map((m) => ({ role: m.role as "user" | "assistant", content: m.content })),
   });

@@ -41,7 +41,7 @@ export class RemoteMemoryQuery {
   }
 
   /** Newest first: this plugin's memories of the table, plus (table "messages" with a roomId) the room's history. */
-  getMemories(plugin: string, p: GetMemoriesParams, agent: AgentIdentity): Memory[] {
+  async getMemories(plugin: string, p: GetMemoriesParams, agent: AgentIdentity): Promise<Memory[]> {
     const count = cappedCount(p.count);
     const offset = Math.max(0, p.offset ?? 0);
     const where = ["plugin = ?", "table_name = ?"];
@@ -60,7 +60,7 @@ export class RemoteMemoryQuery {
       .map((r) => JSON.parse(r.json) as Memory);
     let all = own;
     if (p.tableName === MESSAGES_TABLE && p.roomId !== undefined && this.sessions) {
-      const history = messageMemories(p.roomId, this.sessions, agent, count + offset).filter(
+      const history = (await messageMemories(p.roomId, this.sessions, agent, count + offset)).filter(
         (m) =>
           (p.entityId === undefined || m.entityId === p.entityId) &&
           (p.start === undefined || m.createdAt! >= p.start) &&

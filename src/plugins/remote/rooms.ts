@@ -30,10 +30,10 @@ export function roomOf(session: SessionInfo, agent: AgentIdentity): Room {
   };
 }
 
-export function entityOf(entityId: string, sessions: SessionSource, agent: AgentIdentity): Entity | null {
+export async function entityOf(entityId: string, sessions: SessionSource, agent: AgentIdentity): Promise<Entity | null> {
   if (entityId === agent.id) return { id: agent.id, names: [agent.name], agentId: agent.id, metadata: {}, components: [] };
   if (!entityId.startsWith(USER_ENTITY_PREFIX)) return null;
-  const session = sessions.get(entityId.slice(USER_ENTITY_PREFIX.length));
+  const session = await sessions.get(entityId.slice(USER_ENTITY_PREFIX.length));
   if (!session) return null;
   return {
     id: entityId,
@@ -61,31 +61,30 @@ function relationship(session: SessionInfo, agent: AgentIdentity, fromUser: bool
  * The user of a session is related to the agent; the agent to the users of its most recent sessions (at most
  * REMOTE_RELATIONSHIPS_MAX). `tags` keeps only relationships carrying every tag asked for.
  */
-export function relationshipsOf(
+export async function relationshipsOf(
   query: { entityId: string; tags?: string[] | undefined },
   sessions: SessionSource,
   agent: AgentIdentity,
-): Relationship[] {
+): Promise<Relationship[]> {
   if ((query.tags ?? []).some((tag) => tag !== SESSION_RELATIONSHIP_TAG)) return [];
   if (query.entityId === agent.id) {
-    return sessions.list(REMOTE_RELATIONSHIPS_MAX).map((s) => relationship(s, agent, false));
+    return (await sessions.list(REMOTE_RELATIONSHIPS_MAX)).map((s) => relationship(s, agent, false));
   }
   if (!query.entityId.startsWith(USER_ENTITY_PREFIX)) return [];
-  const session = sessions.get(query.entityId.slice(USER_ENTITY_PREFIX.length));
+  const session = await sessions.get(query.entityId.slice(USER_ENTITY_PREFIX.length));
   return session ? [relationship(session, agent, true)] : [];
 }
 
 /** The user and assistant messages of a session as elizaOS memories of the table "messages", newest first. */
-export function messageMemories(
+export async function messageMemories(
   sessionId: string,
   sessions: SessionSource,
   agent: AgentIdentity,
   limit: number,
-): Memory[] {
-  const session = sessions.get(sessionId);
+): Promise<Memory[]> {
+  const session = await sessions.get(sessionId);
   if (!session) return [];
-  return sessions
-    .messages(sessionId, limit)
+  return (await sessions.messages(sessionId, limit))
     .filter((m) => (m.role === "user" || m.role === "assistant") && m.content.trim() !== "")
     .reverse()
     .map((m) => ({

@@ -4,6 +4,7 @@ import type { RemoteTransport } from "./manifest.ts";
 import type { AgentIdentity } from "./agent.ts";
 import type { Entity, GetMemoriesParams, Relationship, Room, SearchMemoriesParams } from "./worker-runtime/runtime-types.ts";
 import type { Memory } from "./worker-runtime/types.ts";
+import type { SessionSummary } from "../../storage/types.ts";
 
 /** A message of the session history, as composeState returns it. */
 export interface HistoryMessage {
@@ -11,15 +12,8 @@ export interface HistoryMessage {
   content: string;
 }
 
-/** A prx session as rooms are derived from it (the shape of the session store's summaries). */
-export interface SessionInfo {
-  id: string;
-  title: string;
-  channel: string;
-  createdAt: string;
-  updatedAt: string;
-  messageCount: number;
-}
+/** A prx session as rooms are derived from it: the session store's summary. */
+export type SessionInfo = SessionSummary;
 
 export interface SessionMessage {
   seq: number;
@@ -30,11 +24,11 @@ export interface SessionMessage {
 
 /** Read access to the workspace's sessions (the session store fits it as it is). */
 export interface SessionSource {
-  get(id: string): SessionInfo | null;
+  get(id: string): SessionInfo | null | Promise<SessionInfo | null>;
   /** Most recently updated first. */
-  list(limit: number): SessionInfo[];
+  list(limit: number): SessionInfo[] | Promise<SessionInfo[]>;
   /** The last `limit` messages of a session, oldest first. */
-  messages(id: string, limit: number): SessionMessage[];
+  messages(id: string, limit: number): SessionMessage[] | Promise<SessionMessage[]>;
 }
 
 /** What the host gives remote plugins. Every method gets the calling plugin's name; data is scoped by it. */
@@ -57,17 +51,17 @@ export interface RemoteHostBindings {
   /** Every persisted setting of the plugin (the worker reads them once when it starts). */
   listSettings(plugin: string): Record<string, unknown>;
   /** runtime.getCache: the JSON value under `key` in the plugin's KV, or undefined. */
-  getCache(plugin: string, key: string): unknown;
+  getCache(plugin: string, key: string): Promise<unknown>;
   /** runtime.setCache: quota = the plugin's `[resources] max_kv_storage_mb`. */
-  setCache(plugin: string, key: string, value: unknown, quotaBytes: number): void;
-  deleteCache(plugin: string, key: string): boolean;
+  setCache(plugin: string, key: string, value: unknown, quotaBytes: number): Promise<void>;
+  deleteCache(plugin: string, key: string): Promise<boolean>;
   /** runtime.getMemories: table "messages" also reads the session (room) history. Newest first. */
   getMemories(plugin: string, params: GetMemoriesParams, agent: AgentIdentity): Promise<Memory[]>;
   /** runtime.searchMemories: full-text search of the plugin's memories; needs params.query. */
   searchMemories(plugin: string, params: SearchMemoriesParams): Promise<Memory[]>;
-  getRoom(roomId: string, agent: AgentIdentity): Room | null;
-  getEntityById(entityId: string, agent: AgentIdentity): Entity | null;
-  getRelationships(query: { entityId: string; tags?: string[] | undefined }, agent: AgentIdentity): Relationship[];
+  getRoom(roomId: string, agent: AgentIdentity): Promise<Room | null>;
+  getEntityById(entityId: string, agent: AgentIdentity): Promise<Entity | null>;
+  getRelationships(query: { entityId: string; tags?: string[] | undefined }, agent: AgentIdentity): Promise<Relationship[]>;
 }
 
 export interface StartRemotePluginOptions {

@@ -77,6 +77,8 @@ export async function loadWasmPlugin(
     module: prepared.kind === "module" ? prepared.module : null,
     logLevel: getLogLevel(),
     dbPath: host.db.filename,
+    // PostgreSQL storage: the guest's kv is the host's store, shared by every replica
+    kv: host.storage?.backend === "postgres" ? "host" : "local",
   });
   const sandbox = new Sandbox(plugin, host, init, options);
   try {

@@ -41,6 +41,11 @@ export const SandboxInitSchema = z.object({
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]),
   /** SQLite file holding plugin KV (opened by the worker, WAL). */
   dbPath: z.string(),
+  /**
+   * "local": the worker opens dbPath itself; "host": kv calls go to the main thread's plugin KV store (PostgreSQL,
+   * shared by replicas), suspending the guest until the answer (JSPI).
+   */
+  kv: z.enum(["local", "host"]).default("local"),
 });
 export type SandboxInit = z.infer<typeof SandboxInitSchema>;
 
@@ -74,7 +79,16 @@ export const ToWorkerSchema = z.discriminatedUnion("type", [
 ]);
 export type ToWorker = z.infer<typeof ToWorkerSchema>;
 
-export const RpcMethods = ["memory.store", "memory.recall", "events.subscribe", "events.unsubscribe"] as const;
+export const RpcMethods = [
+  "memory.store",
+  "memory.recall",
+  "events.subscribe",
+  "events.unsubscribe",
+  "kv.get",
+  "kv.set",
+  "kv.delete",
+  "kv.list-keys",
+] as const;
 export type RpcMethod = (typeof RpcMethods)[number];
 
 export const FromWorkerSchema = z.discriminatedUnion("type", [

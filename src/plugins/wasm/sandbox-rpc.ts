@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../../core/logger.ts";
 import type { GuestEventSink, PluginHostServices } from "../types.ts";
-import { MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN } from "./limits.ts";
+import { MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN, MAX_KV_LIST_KEYS } from "./limits.ts";
 
 /** Optional bus feature: when the host's event publisher can subscribe, hook instances may call events.subscribe. */
 export interface EventSubscriber {
@@ -12,8 +12,8 @@ export interface EventSubscriber {
 export type CallGuest = (cap: number, fn: string, args: unknown[]) => Promise<unknown>;
 
 /**
- * The host side of the RPCs a guest makes from its sandbox Worker (memory and events; KV, HTTP, logs and the rest
- * are served inside the Worker): one per sandbox, holding the guest's event subscriptions until it is released.
+ * The host side of the RPCs a guest makes from its sandbox Worker (memory, events, and KV when the storage is shared;
+ * local KV, HTTP, logs and the rest are served inside the Worker): one per sandbox, holding the guest's event subscriptions until it is released.
  */
 export class SandboxHostRpc {
   private readonly subscriptions = new Map<number, () => void>();
@@ -26,7 +26,15 @@ export class SandboxHostRpc {
     private readonly host: PluginHostServices,
     private readonly log: Logger,
     private readonly callGuest: CallGuest,
+    /** The plugin's `[resources] max_kv_storage_mb`, for a kv served here. */
+    private readonly kvQuotaBytes = 0,
   ) {}
+
+  private kv() {
+    const store = this.host.storage?.pluginKv;
+    if (!store) throw new Error("this host serves no plugin kv store (the sandbox keeps kv in the workspace database)");
+    return store;
+  }
 
   /** Route events of capability `cap`'s own subscriptions through `sink` (see PluginInstance.routeGuestEvents). */
   setEventSink(cap: number, sink: GuestEventSink): void {
@@ -45,6 +53,15 @@ export class SandboxHostRpc {
         const entries = await this.memoryBackend().recall(String(args[0]), Number(args[1]));
         return entries.map((e) => ({ id: e.id, text: e.content, category: e.category, importance: e.score ?? 0 }));
       }
+      case "kv.get":
+        return (await this.kv().get(this.pluginName, String(args[0]))) ?? null;
+      case "kv.set":
+        await this.kv().set(this.pluginName, String(args[0]), args[1] as Uint8Array, this.kvQuotaBytes);
+        return null;
+      case "kv.delete":
+        return this.kv().delete(this.pluginName, String(args[0]));
+      case "kv.list-keys":
+        return this.kv().listKeys(this.pluginName, String(args[0]), MAX_KV_LIST_KEYS);
       case "events.subscribe":
         return this.subscribe(cap, String(args[0]));
       case "events.unsubscribe": {

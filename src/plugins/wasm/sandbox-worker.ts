@@ -5,7 +5,8 @@
 import { decodeCall, encodeResult } from "./call-codec.ts";
 import type { FromWorker, RpcMethod, SandboxStart, ToWorker } from "./protocol.ts";
 import type { HostContext } from "./host/context.ts";
-import { KvStore } from "./host/kv.ts";
+import { KvStore, type GuestKv } from "./host/kv.ts";
+import { RemoteKv } from "./host/kv-remote.ts";
 import { WebSocketTable } from "./host/websocket.ts";
 import { componentImports } from "./host/index.ts";
 import { ComponentArtifact, ComponentGuest } from "./guest/component.ts";
@@ -18,7 +19,7 @@ declare const self: Worker;
 let init: SandboxStart | null = null;
 /** Raised by the main thread before it terminates this Worker: instrumented guests trap at their next check. */
 let interrupt: WebAssembly.Memory | null = null;
-let kv: KvStore | null = null;
+let kv: GuestKv | null = null;
 const sockets = new WebSocketTable();
 let artifact: ComponentArtifact | null = null;
 let coreModule: WebAssembly.Module | null = null;
@@ -72,13 +73,17 @@ function contextFor(cap: number): HostContext {
       if (LEVEL_RANK[level] >= threshold) send({ type: "log", level, message });
     },
     publish: (topic, payload) => send({ type: "publish", topic, payload }),
-    rpc: (method: RpcMethod, args: unknown[]) =>
-      new Promise((resolve, reject) => {
-        const id = nextRpc++;
-        pendingRpc.set(id, { resolve, reject });
-        send({ type: "rpc", id, cap, method, args });
-      }),
+    rpc: (method: RpcMethod, args: unknown[]) => rpc(cap, method, args),
   };
+}
+
+/** Ask the main thread (memory, events, a kv it serves); resolves with its answer. */
+function rpc(cap: number, method: RpcMethod, args: unknown[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const id = nextRpc++;
+    pendingRpc.set(id, { resolve, reject });
+    send({ type: "rpc", id, cap, method, args });
+  });
 }
 
 async function instantiate(cap: number): Promise<Guest> {
@@ -94,7 +99,7 @@ async function start(message: SandboxStart): Promise<void> {
   init = message;
   interrupt = message.interrupt;
   const plugin = message.plugin;
-  kv = new KvStore(message.dbPath, plugin.name, plugin.maxKvStorageMb);
+  kv = message.kv === "host" ? new RemoteKv((method, args) => rpc(0, method, args)) : new KvStore(message.dbPath, plugin.name, plugin.maxKvStorageMb);
   if (message.component) {
     artifact = new ComponentArtifact(message.component.js, message.component.modules, plugin.name);
     componentImportNames = message.component.imports;

@@ -62,7 +62,8 @@ export class Sandbox {
   ) {
     this.lanes = plugin.capabilities.map(() => ({ queue: [], inFlight: null }));
     this.log = host.logger.child(`plugin.${plugin.name}`);
-    this.hostRpc = new SandboxHostRpc(plugin.name, host, this.log, (cap, fn, args) => this.call(cap, fn, args));
+    const kvQuotaBytes = Math.floor(plugin.resources.maxKvStorageMb * 1024 * 1024);
+    this.hostRpc = new SandboxHostRpc(plugin.name, host, this.log, (cap, fn, args) => this.call(cap, fn, args), kvQuotaBytes);
   }
 
   /** Median time the guest itself ran inside the Worker over its last successful calls (us; execution-times.ts). */

@@ -36,8 +36,7 @@ describe("WASM middleware in the agent loop", () => {
     expect(result.text).toBe(`write to ${REDACTED} instead`);
     // Deltas are buffered while llm_response/outbound middleware is active: nothing unredacted reaches the UI.
     expect(deltas.join("")).toBe(result.text);
-    const history = opened.host.sessions
-      .messages("s1")
+    const history = (await opened.host.sessions.messages("s1"))
       .map((m) => m.content)
       .join("\n");
     expect(history).not.toContain(ADDRESS);

@@ -27,7 +27,7 @@ describe("wasm: providers", () => {
       expect(old.isReleased).toBe(true);
       const third = await opened.host.runTurn({ sessionId: "c", channel: "test", text: "three" });
       expect(third.text).toBe("wat-echo says: three");
-      expect(opened.host.sessions.messages("c").map((m) => m.content)).toEqual([
+      expect((await opened.host.sessions.messages("c")).map((m) => m.content)).toEqual([
         "one",
         "wat-echo says: one",
         "two",

@@ -47,7 +47,7 @@ describe("a blocked turn through the gateway", () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { reply: string }).reply).toBe("Rate limit exceeded. Try again later.");
     expect(fake.chatRequests().length).toBe(requests);
-    expect(opened.host.sessions.messages("gw-1").map((m) => m.content)).toEqual([
+    expect((await opened.host.sessions.messages("gw-1")).map((m) => m.content)).toEqual([
       "#limited hello",
       "Rate limit exceeded. Try again later.",
     ]);

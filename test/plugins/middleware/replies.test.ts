@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 
 const counters = (plugin: string) => opened.services.runtime.status.get(plugin, "middleware", "gate")!;
-const history = (session: string) => opened.host.sessions.messages(session).map((m) => [m.role, m.content]);
+const history = async (session: string) => (await opened.host.sessions.messages(session)).map((m) => [m.role, m.content]);
 
 /** Run one turn; report what else happened: provider calls, calls of the later middleware, lifecycle topics. */
 async function turn(sessionId: string, text: string) {
@@ -87,7 +87,7 @@ describe("a block ends the turn at its stage", () => {
     expect(t.deltas).toEqual(["blocked at inbound (ok)"]);
     expect(t.providerCalls).toBe(0);
     expect(t.tailCalls).toBe(0);
-    expect(history("in-ok")).toEqual([
+    expect((await history("in-ok"))).toEqual([
       ["user", "#in-ok hello"],
       ["assistant", "blocked at inbound (ok)"],
     ]);
@@ -116,7 +116,7 @@ describe("a block ends the turn at its stage", () => {
     expect(t.result.iterations).toBe(0);
     expect(t.providerCalls).toBe(0);
     expect(t.tailCalls).toBe(1); // inbound only
-    expect(history("req")).toEqual([
+    expect((await history("req"))).toEqual([
       ["user", "#req please"],
       ["assistant", "request refused"],
     ]);
@@ -130,8 +130,8 @@ describe("a block ends the turn at its stage", () => {
     expect(t.result.toolCalls).toHaveLength(1);
     expect(t.result.iterations).toBe(1);
     expect(t.providerCalls).toBe(1);
-    expect(history("req-later").map(([role]) => role)).toEqual(["user", "assistant", "tool", "assistant"]);
-    expect(history("req-later").at(-1)).toEqual(["assistant", "request refused"]);
+    expect((await history("req-later")).map(([role]) => role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect((await history("req-later")).at(-1)).toEqual(["assistant", "request refused"]);
   });
 
   test("llm_response: the provider's answer is withheld and its tool calls never run", async () => {
@@ -149,7 +149,7 @@ describe("a block ends the turn at its stage", () => {
     expect(t.providerCalls).toBe(1);
     expect(t.tailCalls).toBe(2); // inbound, llm_request
     expect(await opened.host.memory.count()).toBe(stored);
-    expect(history("resp")).toEqual([
+    expect((await history("resp"))).toEqual([
       ["user", "do it"],
       ["assistant", "response withheld"],
     ]);
@@ -162,7 +162,7 @@ describe("a block ends the turn at its stage", () => {
     expect(t.result.blocked?.stage).toBe("outbound");
     expect(t.deltas).toEqual(["outbound refused"]);
     expect(t.tailCalls).toBe(3); // inbound, llm_request, llm_response
-    expect(history("out")).toEqual([
+    expect((await history("out"))).toEqual([
       ["user", "say it"],
       ["assistant", "outbound refused"],
     ]);
@@ -198,7 +198,7 @@ describe("continue replies", () => {
   test("continue with valid data goes on with that data", async () => {
     const t = await turn("cont", "#cont-valid original");
     expect(t.result.text).toBe("echo: rewritten by continue");
-    expect(history("cont")[0]).toEqual(["user", "rewritten by continue"]);
+    expect((await history("cont"))[0]).toEqual(["user", "rewritten by continue"]);
   });
 
   for (const [trigger, kind] of [
@@ -240,7 +240,7 @@ describe("the block reason limit", () => {
     expect(t.result.blocked?.stage).toBe("inbound");
     expect(new TextEncoder().encode(t.result.text).length).toBeLessThanOrEqual(MAX_BLOCK_REASON_BYTES);
     expect(t.result.text).toBe(`${"y".repeat(MAX_BLOCK_REASON_BYTES - 3)}…`);
-    expect(history("past").at(-1)).toEqual(["assistant", t.result.text]);
+    expect((await history("past")).at(-1)).toEqual(["assistant", t.result.text]);
   });
 });
 

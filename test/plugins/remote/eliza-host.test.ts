@@ -64,17 +64,17 @@ describe("settings", () => {
 });
 
 describe("cache (plugin KV)", () => {
-  test("values round-trip as JSON; the quota is the byte count of keys and values: at it passes, one past fails", () => {
+  test("values round-trip as JSON; the quota is the byte count of keys and values: at it passes, one past fails", async () => {
     const { bindings } = host();
-    bindings.setCache("p", "k", { a: [1, null] }, 100);
-    expect(bindings.getCache("p", "k")).toEqual({ a: [1, null] });
-    expect(bindings.getCache("other", "k")).toBeUndefined();
+    await bindings.setCache("p", "k", { a: [1, null] }, 100);
+    expect(await bindings.getCache("p", "k")).toEqual({ a: [1, null] });
+    expect(await bindings.getCache("other", "k")).toBeUndefined();
     const quota = 64;
     const fill = (n: number) => "x".repeat(n - "q".length - JSON.stringify("").length);
-    expect(() => bindings.setCache("q", "q", fill(quota + 1), quota)).toThrow("kv quota");
-    bindings.setCache("q", "q", fill(quota), quota);
-    expect(bindings.deleteCache("q", "q")).toBe(true);
-    expect(bindings.deleteCache("q", "q")).toBe(false);
+    await expect(bindings.setCache("q", "q", fill(quota + 1), quota)).rejects.toThrow("kv quota");
+    await bindings.setCache("q", "q", fill(quota), quota);
+    expect(await bindings.deleteCache("q", "q")).toBe(true);
+    expect(await bindings.deleteCache("q", "q")).toBe(false);
   });
 });
 
@@ -133,20 +133,20 @@ describe("rooms, entities, relationships", () => {
     expect(HostRpcArgSchemas.getRoomsByIds.safeParse(ids(REMOTE_ROOMS_MAX_IDS + 1)).success).toBe(false);
   });
 
-  test(`the agent's relationships are its ${REMOTE_RELATIONSHIPS_MAX} most recent sessions; a user's, its session`, () => {
+  test(`the agent's relationships are its ${REMOTE_RELATIONSHIPS_MAX} most recent sessions; a user's, its session`, async () => {
     const { bindings, sessions } = host();
     for (let i = 0; i < REMOTE_RELATIONSHIPS_MAX; i++) sessions.ensure(`s${i}`, "gateway");
-    expect(bindings.getRelationships({ entityId: agent.id }, agent)).toHaveLength(REMOTE_RELATIONSHIPS_MAX);
+    expect(await bindings.getRelationships({ entityId: agent.id }, agent)).toHaveLength(REMOTE_RELATIONSHIPS_MAX);
     sessions.ensure("one-more", "cli");
-    expect(bindings.getRelationships({ entityId: agent.id }, agent)).toHaveLength(REMOTE_RELATIONSHIPS_MAX);
-    expect(bindings.getRelationships({ entityId: "user@s1" }, agent)).toEqual([
+    expect(await bindings.getRelationships({ entityId: agent.id }, agent)).toHaveLength(REMOTE_RELATIONSHIPS_MAX);
+    expect(await bindings.getRelationships({ entityId: "user@s1" }, agent)).toEqual([
       expect.objectContaining({ sourceEntityId: "user@s1", targetEntityId: agent.id, tags: ["session"] }),
     ]);
-    expect(bindings.getRelationships({ entityId: "user@s1", tags: ["friend"] }, agent)).toEqual([]);
-    expect(bindings.getRelationships({ entityId: "user@missing" }, agent)).toEqual([]);
-    expect(bindings.getRoom("s1", agent)).toMatchObject({ id: "s1", source: "gateway", type: "API", agentId: agent.id });
-    expect(bindings.getEntityById("user@missing", agent)).toBeNull();
-    expect(bindings.getEntityById("someone", agent)).toBeNull();
+    expect(await bindings.getRelationships({ entityId: "user@s1", tags: ["friend"] }, agent)).toEqual([]);
+    expect(await bindings.getRelationships({ entityId: "user@missing" }, agent)).toEqual([]);
+    expect(await bindings.getRoom("s1", agent)).toMatchObject({ id: "s1", source: "gateway", type: "API", agentId: agent.id });
+    expect(await bindings.getEntityById("user@missing", agent)).toBeNull();
+    expect(await bindings.getEntityById("someone", agent)).toBeNull();
   });
 });
 

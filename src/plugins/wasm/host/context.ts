@@ -1,6 +1,6 @@
 import type { AdmittedPlugin, CapabilityRef } from "../../types.ts";
 import type { RpcMethod, SandboxInit } from "../protocol.ts";
-import type { KvStore } from "./kv.ts";
+import type { GuestKv } from "./kv.ts";
 import type { WebSocketTable } from "./websocket.ts";
 
 export type PluginInfo = SandboxInit["plugin"];
@@ -36,7 +36,7 @@ export interface HostContext {
   /** True when the instance exports on-event (events.subscribe is allowed). */
   canSubscribe: boolean;
   call: CallState;
-  kv: KvStore;
+  kv: GuestKv;
   sockets: WebSocketTable;
   log(level: "trace" | "debug" | "info" | "warn" | "error", message: string): void;
   publish(topic: string, payload: string): void;

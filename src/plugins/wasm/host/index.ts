@@ -12,7 +12,9 @@ import { websocketImports } from "./websocket.ts";
 export const ASYNC_HOST_FUNCTIONS: Readonly<Record<HostInterface, readonly string[]>> = {
   log: [],
   config: [],
-  kv: [],
+  // async so that a kv served by the main thread (PostgreSQL) can suspend the guest; the local SQLite kv answers at
+  // once, and a JSPI import returning a plain value does not suspend
+  kv: ["get", "set", "delete", "list-keys"],
   "http-outbound": ["request"],
   memory: ["store", "recall"],
   events: ["subscribe", "unsubscribe"],

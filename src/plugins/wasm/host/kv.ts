@@ -10,8 +10,17 @@ export const KV_DDL = `CREATE TABLE IF NOT EXISTS plugin_kv (
   PRIMARY KEY (plugin, key)
 ) WITHOUT ROWID;`;
 
+/** What a guest's kv calls reach: the workspace SQLite database in the sandbox, or the host's store by RPC. */
+export interface GuestKv {
+  get(key: string): Uint8Array | undefined | Promise<Uint8Array | undefined>;
+  set(key: string, value: Uint8Array): void | Promise<void>;
+  delete(key: string): boolean | Promise<boolean>;
+  listKeys(prefix: string): string[] | Promise<string[]>;
+  close(): void;
+}
+
 /** Opens its connection on first use: most plugins never touch kv, and a sandbox should start without SQLite. */
-export class KvStore {
+export class KvStore implements GuestKv {
   private connection: Database | null = null;
   private readonly quotaBytes: number;
 

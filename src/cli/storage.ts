@@ -1,0 +1,101 @@
+import { loadConfig } from "../config/loader.ts";
+import { closeDatabase, openDatabase } from "../core/database.ts";
+import { PrxError } from "../core/errors.ts";
+import { openWorkspace } from "../core/workspace.ts";
+import { detectVectorSupport } from "../memory/postgres-vector.ts";
+import { migrateSqlite, sqliteStatus, urlFromEnv, type MigrationStatus } from "../storage/index.ts";
+import { parseCommand, unknownName, usageError } from "./args.ts";
+
+const SUBCOMMANDS = ["status", "migrate", "copy"] as const;
+const USAGE = `Usage: prx storage <command> [--json]
+  status                          the [storage] backend, its schema version and pending migrations
+  migrate                         apply pending migrations (every start applies them too, under a lock)
+  copy --from sqlite --to postgres
+                                  copy the workspace database (sessions, memory, tokens, idempotency keys,
+                                  plugin KV, cron state, channel state) into the PostgreSQL of [storage];
+                                  rows already there are kept, so it can be run again
+`;
+
+function out(text: string): void {
+  process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+}
+
+function statusLines(status: MigrationStatus, where: string): string {
+  const lines = [`backend ${status.backend} (${where})`, `schema version ${status.version} of ${status.latest}`];
+  for (const a of status.applied) lines.push(`  applied ${a.version} ${a.name} at ${a.applied_at}`);
+  for (const p of status.pending) lines.push(`  pending ${p.version} ${p.name}`);
+  return lines.join("\n");
+}
+
+export async function storageCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand("prx storage", argv, {
+    json: { type: "boolean" },
+    from: { type: "string" },
+    to: { type: "string" },
+  });
+  const [sub, ...args] = positionals;
+  if (values.help || sub === undefined) {
+    (values.help ? process.stdout : process.stderr).write(USAGE);
+    return values.help ? 0 : 2;
+  }
+  if (!(SUBCOMMANDS as readonly string[]).includes(sub)) throw unknownName("subcommand", sub, SUBCOMMANDS, "prx storage");
+  if (args.length > 0) throw usageError(`prx storage ${sub}: unexpected argument '${args[0]}'`);
+  const workspace = openWorkspace(values.workspace);
+  const { config } = loadConfig(workspace.configPath);
+  const settings = config.storage;
+  const json = values.json === true;
+
+  if (sub === "copy") {
+    if (values.from !== "sqlite" || values.to !== "postgres") {
+      throw usageError("prx storage copy: only --from sqlite --to postgres is supported");
+    }
+  }
+  const usesPg = settings.backend === "postgres" || sub === "copy";
+  if (!usesPg) {
+    const db = openDatabase(workspace.dbPath);
+    try {
+      const before = sqliteStatus(db).version;
+      if (sub === "migrate") migrateSqlite(db);
+      const status = sqliteStatus(db);
+      if (json) out(JSON.stringify({ ...status, migrated_from: before }));
+      else out(statusLines(status, workspace.dbPath));
+      return 0;
+    } finally {
+      closeDatabase(workspace.dbPath);
+    }
+  }
+
+  const url = urlFromEnv(settings.url_env, process.env, "prx storage");
+  const { copySqliteToPg, pgStorage } = await import("../storage/postgres/index.ts");
+  const storage = await pgStorage({ url, schema: settings.schema, poolMax: settings.pool_max, migrate: sub !== "status" });
+  try {
+    const status = await storage.status();
+    const where = `schema ${settings.schema} of $${settings.url_env}`;
+    if (sub === "copy") {
+      const db = openDatabase(workspace.dbPath);
+      try {
+        const report = await copySqliteToPg(db, storage.sql, (t) => {
+          if (!json) out(`${t.table.padEnd(20)} ${String(t.read).padStart(7)} read  ${String(t.inserted).padStart(7)} inserted`);
+        });
+        if (json) out(JSON.stringify({ tables: report }));
+        else if (settings.backend !== "postgres") out(`copied; set [storage] backend = "postgres" in ${workspace.configPath} to use it`);
+      } finally {
+        closeDatabase(workspace.dbPath);
+      }
+      return 0;
+    }
+    const vector = await detectVectorSupport(storage.sql);
+    if (json) out(JSON.stringify({ ...status, applied_now: storage.applied, vector }));
+    else {
+      out(statusLines(status, where));
+      if (storage.applied.length > 0) out(`applied now: ${storage.applied.join(", ")}`);
+      out(`memory recall: ${vector.detail}`);
+    }
+    if (sub === "status" && status.pending.length > 0 && !json) {
+      throw new PrxError("STORAGE", `${status.pending.length} migration(s) pending`, { hint: "run `prx storage migrate` (a start applies them too)" });
+    }
+    return 0;
+  } finally {
+    await storage.close();
+  }
+}

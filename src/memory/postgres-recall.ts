@@ -1,0 +1,63 @@
+import type { SQL } from "bun";
+import { MEMORY_RANK_TERM_MAX_DOCS } from "./limits.ts";
+import { keepRelevant, planQuery, type QueryPlan } from "./relevance.ts";
+import type { MemoryRow } from "./sqlite-rows.ts";
+
+/** Columns every entry-returning statement selects, with `m` the memories table. */
+export const PG_MEMORY_COLUMNS = "m.id, m.key, m.content, m.category, m.session_id, m.updated_at, m.private::int AS private";
+
+/**
+ * ts_rank weights for {D, C, B, A}: key (A) 1.0, content (B) 0.5, category (C) 0.25 — the proportions of the SQLite
+ * path's bm25 column weights, used only to break ties between entries matching the same share of the query; the
+ * rank is divided by 1 + log(length) (normalization 1), as BM25 favours the shorter of two equal matches.
+ */
+const RANK_WEIGHTS = "'{0.1, 0.25, 0.5, 1.0}'";
+const TSQ = (param: string) => `plainto_tsquery('prx_english', ${param})`;
+
+/**
+ * The store's size and how many entries hold each term (each counted up to MEMORY_RANK_TERM_MAX_DOCS + 1), in one
+ * round trip; the entry count is a trigger-kept row, so it costs no scan.
+ */
+export async function planForPg(sql: SQL, terms: string[]): Promise<{ entries: number; plan: QueryPlan }> {
+  const cap = MEMORY_RANK_TERM_MAX_DOCS + 1;
+  const counts = terms.map(
+    (_, i) => `(SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ ${TSQ(`$${i + 2}`)} LIMIT $1) t${i})::int AS d${i}`,
+  );
+  const rows = await sql.unsafe(`SELECT (SELECT n FROM memory_count)::int AS entries${counts.map((c) => `, ${c}`).join("")}`, [
+    cap,
+    ...terms,
+  ]);
+  const row = rows[0] as Record<string, number>;
+  const entries = row.entries ?? 0;
+  return { entries, plan: planQuery(terms.map((term, i) => ({ term, docs: row[`d${i}`] ?? 0 })), entries) };
+}
+
+export interface PgRankedOptions {
+  limit: number;
+  sessionId?: string | null;
+  includePrivate: boolean;
+}
+
+/**
+ * The relevant entries for a plan, best first: an entry's raw score is the sum of the weights of the terms it holds
+ * (the SQLite path's rule), ts_rank breaks ties; then relevance.ts cuts weak hits.
+ */
+export async function rankedRecallPg(sql: SQL, plan: QueryPlan, options: PgRankedOptions): Promise<MemoryRow[]> {
+  if (plan.matching.length === 0) return [];
+  const params: unknown[] = [];
+  const param = (value: unknown) => (params.push(value), `$${params.length}`);
+  const queries = plan.matching.map(({ term }) => TSQ(param(term)));
+  const score = plan.matching
+    .map(({ weight }, i) => (plan.matching.length === 1 ? param(weight) : `CASE WHEN m.fts @@ q.q${i} THEN ${param(weight)}::float8 ELSE 0 END`))
+    .join(" + ");
+  const any = queries.map((_, i) => `q.q${i}`).join(" || ");
+  const where = [`m.fts @@ (${any})`];
+  if (options.sessionId) where.push(`(m.session_id = ${param(options.sessionId)} OR m.session_id IS NULL)`);
+  if (!options.includePrivate) where.push("NOT m.private");
+  const text =
+    `WITH q AS (SELECT ${queries.map((tsq, i) => `${tsq} AS q${i}`).join(", ")}) ` +
+    `SELECT ${PG_MEMORY_COLUMNS}, (${score})::float8 AS score, ts_rank(${RANK_WEIGHTS}, m.fts, ${any}, 1) AS rank ` +
+    `FROM memories m, q WHERE ${where.join(" AND ")} ORDER BY score DESC, rank DESC, m.seq DESC LIMIT ${param(options.limit)}`;
+  const rows = (await sql.unsafe(text, params)) as Array<MemoryRow & { score: number; rank: number }>;
+  return keepRelevant(rows, plan.total).map(({ rank: _rank, ...row }) => row);
+}

@@ -1,0 +1,104 @@
+import type { SQL } from "bun";
+import { PrxError } from "../core/errors.ts";
+import { newId } from "../core/ids.ts";
+import { pgFailure } from "../storage/postgres/connect.ts";
+import { queryTerms } from "./fts-query.ts";
+import { PgMemoryCatalog } from "./postgres-catalog.ts";
+import { PG_MEMORY_COLUMNS, planForPg, rankedRecallPg } from "./postgres-recall.ts";
+import { contentTerms } from "./relevance.ts";
+import { toEntry, type MemoryRow } from "./sqlite-rows.ts";
+import { PRIVATE_CATEGORY, type MemoryBackend, type MemoryEntry, type RecallOptions, type StoreOptions } from "./types.ts";
+import { validateKey, validateLimit, validateStore } from "./validate.ts";
+
+/**
+ * memory.backend = "postgres": the memories of every replica in one table with a generated tsvector and a GIN index,
+ * ranked by the same rules as the SQLite path (relevance.ts: rarity-weighted share of the query, the same cut-offs).
+ * The tables come from the storage migrations ([storage] backend = "postgres").
+ */
+export class PgMemory implements MemoryBackend {
+  readonly name = "postgres";
+  readonly catalog: PgMemoryCatalog;
+
+  constructor(private readonly sql: SQL) {
+    this.catalog = new PgMemoryCatalog(sql);
+  }
+
+  async store(key: string, content: string, category: string, sessionId?: string | null, options?: StoreOptions): Promise<void> {
+    validateStore(key, content, category, sessionId);
+    const isPrivate = options?.private === true || category === PRIVATE_CATEGORY;
+    const now = new Date().toISOString();
+    await this.run("store", () =>
+      this.sql.unsafe(
+        `INSERT INTO memories (id, key, content, category, session_id, created_at, updated_at, private)
+         VALUES ($1, $2, $3, $4, $5, $6, $6, $7)
+         ON CONFLICT (key) DO UPDATE SET content = excluded.content, category = excluded.category,
+           session_id = excluded.session_id, updated_at = excluded.updated_at, private = excluded.private`,
+        [newId("mem"), key, content, category, sessionId ?? null, now, isPrivate],
+      ),
+    );
+  }
+
+  async recall(query: string, limit: number, sessionId?: string | null, options: RecallOptions = {}): Promise<MemoryEntry[]> {
+    validateLimit(limit);
+    const includePrivate = options.includePrivate === true;
+    const rows = await this.run("recall", async (): Promise<MemoryRow[]> => {
+      // No word at all (empty, punctuation): the most recent entries, as a listing. Only stop words: nothing.
+      if (!options.relevantOnly && queryTerms(query).length === 0) return this.recent(limit, sessionId, includePrivate);
+      const terms = contentTerms(query);
+      if (terms.length === 0) return [];
+      const { entries, plan } = await planForPg(this.sql, terms);
+      if (entries === 0) return [];
+      return rankedRecallPg(this.sql, plan, { limit, sessionId, includePrivate });
+    });
+    return rows.map(toEntry);
+  }
+
+  private async recent(limit: number, sessionId: string | null | undefined, includePrivate: boolean): Promise<MemoryRow[]> {
+    const where: string[] = [];
+    const args: unknown[] = [limit];
+    if (sessionId) (args.push(sessionId), where.push("(m.session_id = $2 OR m.session_id IS NULL)"));
+    if (!includePrivate) where.push("NOT m.private");
+    const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
+    return (await this.sql.unsafe(
+      `SELECT ${PG_MEMORY_COLUMNS} FROM memories m ${filter} ORDER BY m.updated_at DESC, m.seq DESC LIMIT $1`,
+      args,
+    )) as MemoryRow[];
+  }
+
+  async get(key: string): Promise<MemoryEntry | null> {
+    validateKey(key);
+    const rows = (await this.run("get", () =>
+      this.sql.unsafe(`SELECT ${PG_MEMORY_COLUMNS} FROM memories m WHERE m.key = $1`, [key]),
+    )) as MemoryRow[];
+    return rows[0] ? toEntry(rows[0]) : null;
+  }
+
+  async forget(key: string): Promise<boolean> {
+    validateKey(key);
+    return (await this.run("forget", () => this.sql.unsafe("DELETE FROM memories WHERE key = $1", [key]))).count > 0;
+  }
+
+  async count(): Promise<number> {
+    return (await this.run("count", () => this.sql.unsafe("SELECT n::int AS n FROM memory_count")))[0].n;
+  }
+
+  async health(): Promise<boolean> {
+    try {
+      await this.sql.unsafe("SELECT 1 FROM memories LIMIT 0");
+      return true;
+    } catch {
+      // health is a probe: an unreachable database is the answer "false", not an exception
+      return false;
+    }
+  }
+
+  private async run<T>(operation: string, body: () => Promise<T>): Promise<T> {
+    try {
+      return await body();
+    } catch (cause) {
+      if (cause instanceof PrxError) throw cause;
+      const failure = pgFailure(`memory ${operation}`, cause);
+      throw new PrxError("MEMORY", failure.message, { cause, hint: failure.hint });
+    }
+  }
+}

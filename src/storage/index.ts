@@ -1,0 +1,15 @@
+export type * from "./types.ts";
+export * from "./limits.ts";
+export { openStorage, sqliteStorage, type StorageSettings, type SqliteStorage, type StoreOptions } from "./open.ts";
+export { urlFromEnv } from "./env.ts";
+export { validateSessionId, historyFrom } from "./session-history.ts";
+export { checkIdempotencyKey } from "./idempotency-rules.ts";
+export { TOKEN_PREFIX } from "./token-util.ts";
+export { migrateSqlite, sqliteStatus, SQLITE_MIGRATIONS } from "./sqlite/schema.ts";
+export { SqliteSessionStore } from "./sqlite/sessions.ts";
+export { SqliteTokenStore } from "./sqlite/tokens.ts";
+export { SqliteIdempotencyStore } from "./sqlite/idempotency.ts";
+export { SqlitePluginKvStore } from "./sqlite/plugin-kv.ts";
+export { SqliteCronStateStore } from "./sqlite/cron-state.ts";
+export { SqliteChannelStateStore } from "./sqlite/channels.ts";
+export { SqlitePairingStore } from "./sqlite/pairings.ts";

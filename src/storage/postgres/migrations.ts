@@ -1,0 +1,239 @@
+import type { SQL } from "bun";
+import { errorMessage, PrxError } from "../../core/errors.ts";
+import type { MigrationStatus } from "../types.ts";
+
+/**
+ * PostgreSQL schema of every store, as versioned migrations recorded in `prx_migrations`. `migratePg` runs under
+ * a session advisory lock, so replicas starting at once migrate once (the others wait, then find nothing to do).
+ * Memory's full-text index uses `prx_english`: the English Snowball stemmer (as SQLite's porter tokenizer stems)
+ * without a stop-word list (recall drops its own stop words; a word the English list drops would otherwise match
+ * nothing); every run of characters other than letters and digits separates words first, as SQLite's unicode61
+ * tokenizer does (so "samcarter.dev" holds "samcarter" and "dev", not one host name). Epoch-millisecond columns are `double precision` (exact for integers below 2^53, and read back as numbers).
+ */
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** The advisory lock key of migrations (two int4 keys: "prx" and "migrate"). */
+const LOCK = "hashtext('prx'), hashtext('migrate')";
+
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    version: 1,
+    name: "sessions, tokens, idempotency, plugin kv, cron, channels",
+    sql: `
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY,
+  title TEXT NOT NULL DEFAULT '',
+  channel TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX sessions_updated ON sessions (updated_at DESC);
+CREATE TABLE session_messages (
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  content TEXT NOT NULL,
+  tool_calls TEXT,
+  tool_call_id TEXT,
+  name TEXT,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+);
+CREATE TABLE gateway_tokens (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  token_sha256 TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  last_used_at TEXT,
+  revoked BOOLEAN NOT NULL DEFAULT false
+);
+CREATE TABLE gateway_idempotency (
+  scope TEXT NOT NULL,
+  key TEXT NOT NULL,
+  body_sha256 TEXT NOT NULL,
+  state TEXT NOT NULL,
+  status INTEGER,
+  response TEXT,
+  created_at DOUBLE PRECISION NOT NULL,
+  expires_at DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (scope, key)
+);
+CREATE INDEX gateway_idempotency_expiry ON gateway_idempotency (expires_at);
+CREATE TABLE plugin_kv (
+  plugin TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value BYTEA NOT NULL,
+  PRIMARY KEY (plugin, key)
+);
+CREATE TABLE cron_state (
+  job_id TEXT PRIMARY KEY,
+  schedule TEXT NOT NULL,
+  last_slot DOUBLE PRECISION NOT NULL,
+  removed_at DOUBLE PRECISION,
+  fires INTEGER NOT NULL DEFAULT 0,
+  last_fired_at DOUBLE PRECISION,
+  last_finished_at DOUBLE PRECISION,
+  last_ok BOOLEAN,
+  last_error TEXT,
+  lease_owner TEXT,
+  lease_until DOUBLE PRECISION,
+  fence INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE channel_cursor (
+  channel TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  updated_at DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE channel_inbox (
+  channel TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  chat_key TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  state TEXT NOT NULL,
+  reply TEXT,
+  parts_sent INTEGER NOT NULL DEFAULT 0,
+  received_at DOUBLE PRECISION NOT NULL,
+  seq BIGSERIAL,
+  PRIMARY KEY (channel, message_id)
+);
+CREATE INDEX channel_inbox_open ON channel_inbox (channel, state, seq);
+CREATE TABLE channel_status (
+  channel TEXT PRIMARY KEY,
+  pid INTEGER,
+  state TEXT NOT NULL,
+  last_inbound DOUBLE PRECISION,
+  last_outbound DOUBLE PRECISION,
+  last_error TEXT,
+  updated_at DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE channel_pairings (
+  channel TEXT NOT NULL,
+  sender_id TEXT NOT NULL,
+  display TEXT NOT NULL,
+  code TEXT,
+  state TEXT NOT NULL,
+  created_at DOUBLE PRECISION NOT NULL,
+  approved_at DOUBLE PRECISION,
+  PRIMARY KEY (channel, sender_id)
+);
+CREATE UNIQUE INDEX channel_pairings_code ON channel_pairings (code) WHERE code IS NOT NULL;`,
+  },
+  {
+    version: 2,
+    name: "memory with full-text search",
+    sql: `
+CREATE TEXT SEARCH DICTIONARY prx_english_stem (TEMPLATE = snowball, Language = english);
+CREATE TEXT SEARCH CONFIGURATION prx_english (COPY = english);
+ALTER TEXT SEARCH CONFIGURATION prx_english
+  ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH prx_english_stem;
+CREATE TABLE memories (
+  seq BIGSERIAL PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  key TEXT NOT NULL UNIQUE,
+  content TEXT NOT NULL,
+  category TEXT NOT NULL,
+  session_id TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  private BOOLEAN NOT NULL DEFAULT false,
+  fts tsvector GENERATED ALWAYS AS (
+    setweight(to_tsvector('prx_english', regexp_replace(key, '[^[:alnum:]]+', ' ', 'g')), 'A') ||
+    setweight(to_tsvector('prx_english', regexp_replace(content, '[^[:alnum:]]+', ' ', 'g')), 'B') ||
+    setweight(to_tsvector('prx_english', regexp_replace(category, '[^[:alnum:]]+', ' ', 'g')), 'C')
+  ) STORED
+);
+CREATE INDEX memories_fts ON memories USING GIN (fts);
+CREATE INDEX memories_updated ON memories (updated_at DESC, seq DESC);
+CREATE INDEX memories_session ON memories (session_id, updated_at);
+CREATE TABLE memory_count (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one), n BIGINT NOT NULL);
+INSERT INTO memory_count (n) VALUES (0);
+CREATE FUNCTION memory_count_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN UPDATE memory_count SET n = n + 1; ELSE UPDATE memory_count SET n = n - 1; END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER memories_counted AFTER INSERT OR DELETE ON memories FOR EACH ROW EXECUTE FUNCTION memory_count_bump();`,
+  },
+];
+
+const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at TEXT NOT NULL
+)`;
+
+function failed(what: string, cause: unknown): PrxError {
+  return new PrxError("STORAGE", `${what}: ${errorMessage(cause)}`, {
+    cause,
+    hint: "check the PostgreSQL URL in [storage] url_env and that its user may create tables (prx storage status)",
+  });
+}
+
+/**
+ * Apply every pending migration, each in its own transaction, holding the migration advisory lock on one reserved
+ * connection. Returns the versions applied by this call.
+ */
+export async function migratePg(sql: SQL, schema: string): Promise<number[]> {
+  let conn;
+  try {
+    conn = await sql.reserve();
+  } catch (cause) {
+    throw failed("cannot connect to PostgreSQL", cause);
+  }
+  const applied: number[] = [];
+  try {
+    await conn.unsafe(`SELECT pg_advisory_lock(${LOCK})`);
+    try {
+      await conn.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      await conn.unsafe(LEDGER);
+      const done = new Set((await conn.unsafe("SELECT version FROM prx_migrations")).map((r: { version: number }) => r.version));
+      for (const migration of PG_MIGRATIONS) {
+        if (done.has(migration.version)) continue;
+        await conn.unsafe("BEGIN");
+        try {
+          await conn.unsafe(migration.sql);
+          await conn.unsafe("INSERT INTO prx_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
+            migration.version,
+            migration.name,
+            new Date().toISOString(),
+          ]);
+          await conn.unsafe("COMMIT");
+        } catch (cause) {
+          await conn.unsafe("ROLLBACK");
+          throw failed(`migration ${migration.version} (${migration.name}) failed`, cause);
+        }
+        applied.push(migration.version);
+      }
+    } finally {
+      await conn.unsafe(`SELECT pg_advisory_unlock(${LOCK})`);
+    }
+  } catch (cause) {
+    throw cause instanceof PrxError ? cause : failed("cannot migrate the PostgreSQL schema", cause);
+  } finally {
+    conn.release();
+  }
+  return applied;
+}
+
+export async function pgStatus(sql: SQL): Promise<MigrationStatus> {
+  try {
+    const exists = await sql.unsafe("SELECT to_regclass('prx_migrations') IS NOT NULL AS present");
+    const applied = exists[0].present
+      ? ((await sql.unsafe("SELECT version, name, applied_at FROM prx_migrations ORDER BY version")) as MigrationStatus["applied"])
+      : [];
+    const have = new Set(applied.map((a) => a.version));
+    return {
+      backend: "postgres",
+      version: applied.at(-1)?.version ?? 0,
+      latest: PG_MIGRATIONS.at(-1)!.version,
+      applied: [...applied],
+      pending: PG_MIGRATIONS.filter((m) => !have.has(m.version)).map(({ version, name }) => ({ version, name })),
+    };
+  } catch (cause) {
+    throw failed("cannot read the PostgreSQL migration status", cause);
+  }
+}

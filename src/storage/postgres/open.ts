@@ -1,0 +1,68 @@
+import type { SQL } from "bun";
+import { SESSION_LEASE_MAX_CONNECTIONS, SESSION_LEASE_WAIT_MS } from "../limits.ts";
+import type { StoreOptions } from "../open.ts";
+import type { Storage } from "../types.ts";
+import { PgChannelStateStore } from "./channels.ts";
+import { openPg } from "./connect.ts";
+import { PgCronStateStore } from "./cron-state.ts";
+import { PgIdempotencyStore } from "./idempotency.ts";
+import { migratePg, pgStatus } from "./migrations.ts";
+import { PgPairingStore } from "./pairings.ts";
+import { PgPluginKvStore } from "./plugin-kv.ts";
+import { PgSessionLeases } from "./session-leases.ts";
+import { PgSessionStore } from "./sessions.ts";
+import { PgTokenStore } from "./tokens.ts";
+
+const DEFAULT_IDEMPOTENCY_TTL_MS = 86_400_000;
+
+export interface PgStorage extends Storage {
+  readonly backend: "postgres";
+  readonly sql: SQL;
+  /** Migration versions this open applied (empty when another replica had). */
+  readonly applied: number[];
+}
+
+export interface PgStorageOptions extends StoreOptions {
+  url: string;
+  schema: string;
+  poolMax: number;
+  /** [storage] synchronous_commit (default false). */
+  synchronousCommit?: boolean;
+  /** Skip migrations (`prx storage status` reads what is there). */
+  migrate?: boolean;
+  leaseWaitMs?: number;
+}
+
+/** Every store on PostgreSQL, after applying pending migrations under the advisory lock. */
+export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
+  const pool = { url: options.url, schema: options.schema, synchronousCommit: options.synchronousCommit };
+  const sql = openPg({ ...pool, max: options.poolMax });
+  let applied: number[] = [];
+  try {
+    if (options.migrate !== false) applied = await migratePg(sql, options.schema);
+  } catch (error) {
+    await sql.close();
+    throw error;
+  }
+  const leasePool = openPg({ ...pool, max: Math.min(options.poolMax, SESSION_LEASE_MAX_CONNECTIONS) });
+  const leases = new PgSessionLeases(leasePool, options.leaseWaitMs ?? SESSION_LEASE_WAIT_MS);
+  const now = options.now ?? Date.now;
+  return {
+    backend: "postgres",
+    sql,
+    applied,
+    sessions: new PgSessionStore(sql),
+    leases,
+    tokens: new PgTokenStore(sql, now),
+    idempotency: new PgIdempotencyStore(sql, options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS, now),
+    pluginKv: new PgPluginKvStore(sql),
+    cron: new PgCronStateStore(sql),
+    channels: new PgChannelStateStore(sql),
+    pairings: new PgPairingStore(sql, now),
+    status: () => pgStatus(sql),
+    close: async () => {
+      await leases.close();
+      await sql.close();
+    },
+  };
+}

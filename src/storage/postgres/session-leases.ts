@@ -1,0 +1,70 @@
+import type { SQL } from "bun";
+import { errorMessage, PrxError } from "../../core/errors.ts";
+import { createLogger } from "../../core/logger.ts";
+import type { SessionLeases } from "../types.ts";
+
+const log = createLogger("storage.leases");
+
+/**
+ * One turn at a time per session across replicas: a session-level advisory lock (keyed by the session id's hash),
+ * taken on a connection reserved for the turn and released when it ends. PostgreSQL waits for the lock itself
+ * (no polling), bounded by `lock_timeout`; a replica that dies mid-turn loses its connection and with it the lock,
+ * so the session continues on another replica at once.
+ */
+export class PgSessionLeases implements SessionLeases {
+  constructor(
+    /** A pool of its own (SESSION_LEASE_MAX_CONNECTIONS), so held leases never starve the stores' queries. */
+    private readonly sql: SQL,
+    private readonly waitMs: number,
+  ) {}
+
+  async hold<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
+    let conn;
+    try {
+      conn = await this.sql.reserve();
+    } catch (cause) {
+      throw new PrxError("STORAGE", `cannot reserve a connection for the lease of session ${sessionId}: ${errorMessage(cause)}`, {
+        cause,
+        status: 503,
+      });
+    }
+    try {
+      // Usually free: one round trip. Otherwise wait for it server-side (no polling), bounded by lock_timeout.
+      const got = (await conn.unsafe("SELECT pg_try_advisory_lock(hashtext('prx.session'), hashtext($1)) AS got", [sessionId]))[0].got;
+      if (!got) {
+        await conn.unsafe(`SET lock_timeout = ${Math.max(1, Math.floor(this.waitMs))}`);
+        await conn.unsafe("SELECT pg_advisory_lock(hashtext('prx.session'), hashtext($1))", [sessionId]);
+      }
+    } catch (cause) {
+      conn.release();
+      const timedOut = /lock timeout|canceling statement/i.test(errorMessage(cause));
+      throw new PrxError(
+        timedOut ? "STORAGE_LEASE" : "STORAGE",
+        timedOut
+          ? `session ${sessionId} is busy on another replica for more than ${this.waitMs} ms`
+          : `cannot take the lease of session ${sessionId}: ${errorMessage(cause)}`,
+        { cause, status: 503, hint: timedOut ? "retry when the running turn has finished" : undefined },
+      );
+    }
+    try {
+      return await task();
+    } finally {
+      // The turn's answer does not wait for the unlock: the next turn of the session (here or on another replica)
+      // waits for it in PostgreSQL instead.
+      conn
+        .unsafe("SELECT pg_advisory_unlock(hashtext('prx.session'), hashtext($1))", [sessionId])
+        .then(
+          () => conn.release(),
+          (error: unknown) => {
+            // the connection is broken: closing it drops the lock with it
+            log.warn("session lease not released cleanly; closing its connection", { session: sessionId, error: errorMessage(error) });
+            conn.close().catch((closing: unknown) => log.warn("lease connection close failed", { error: errorMessage(closing) }));
+          },
+        );
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.sql.close();
+  }
+}

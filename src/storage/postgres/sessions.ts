@@ -1,0 +1,139 @@
+import type { SQL } from "bun";
+import type { ChatMessage } from "../../contracts/chat.ts";
+import { historyFrom, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
+import type { SessionStore, SessionSummary, StoredMessage } from "../types.ts";
+import { pg, pgFailure } from "./connect.ts";
+
+/** Times an append that lost a race on the sequence number runs again. */
+const APPEND_RACE_RETRIES = 20;
+
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { errno?: string; code?: string };
+  return e?.errno === "23505" || /duplicate key value/.test(String((error as Error)?.message));
+}
+
+const SUMMARY =
+  "SELECT s.*, (SELECT COUNT(*) FROM session_messages m WHERE m.session_id = s.id)::int AS message_count FROM sessions s";
+
+/** Sessions and their history in PostgreSQL, shared by every replica. */
+export class PgSessionStore implements SessionStore {
+  constructor(private readonly sql: SQL) {}
+
+  list(limit = 100): Promise<SessionSummary[]> {
+    return pg("session list", async () =>
+      ((await this.sql.unsafe(`${SUMMARY} ORDER BY s.updated_at DESC LIMIT $1`, [limit])) as SessionRow[]).map(toSummary),
+    );
+  }
+
+  search(text: string, limit = 100): Promise<SessionSummary[]> {
+    const pattern = searchPattern(text);
+    return pg("session search", async () =>
+      (
+        (await this.sql.unsafe(
+          `${SUMMARY} WHERE lower(s.title) LIKE $1 ESCAPE '\\' OR lower(s.id) LIKE $1 ESCAPE '\\' ORDER BY s.updated_at DESC LIMIT $2`,
+          [pattern, limit],
+        )) as SessionRow[]
+      ).map(toSummary),
+    );
+  }
+
+  async rename(id: string, title: string): Promise<SessionSummary | null> {
+    const renamed = renamedTitle(title);
+    const updated = await pg("session rename", () => this.sql.unsafe("UPDATE sessions SET title = $2 WHERE id = $1", [id, renamed]));
+    return updated.count === 0 ? null : this.get(id);
+  }
+
+  get(id: string): Promise<SessionSummary | null> {
+    return pg("session get", async () => {
+      const rows = (await this.sql.unsafe(`${SUMMARY} WHERE s.id = $1`, [id])) as SessionRow[];
+      return rows[0] ? toSummary(rows[0]) : null;
+    });
+  }
+
+  /** One statement: the row inserted now, or the existing one with its message count. */
+  async ensure(id: string, channel: string): Promise<SessionSummary> {
+    validateSessionId(id);
+    const now = new Date().toISOString();
+    const rows = (await pg("session create", () =>
+      this.sql.unsafe(
+        `WITH ins AS (INSERT INTO sessions (id, title, channel, created_at, updated_at) VALUES ($1, '', $2, $3, $3)
+           ON CONFLICT (id) DO NOTHING RETURNING *)
+         SELECT ins.*, 0 AS message_count FROM ins
+         UNION ALL
+         ${SUMMARY} WHERE s.id = $1 AND NOT EXISTS (SELECT 1 FROM ins)`,
+        [id, channel, now],
+      ),
+    )) as SessionRow[];
+    return toSummary(rows[0]!);
+  }
+
+  messages(id: string, limit = 1000): Promise<StoredMessage[]> {
+    return pg("session messages", async () =>
+      (
+        (await this.sql.unsafe(
+          "SELECT * FROM (SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq DESC LIMIT $2) t ORDER BY seq ASC",
+          [id, limit],
+        )) as MessageRow[]
+      ).map(toStored),
+    );
+  }
+
+  allMessages(id: string): Promise<StoredMessage[]> {
+    return pg("session messages", async () =>
+      ((await this.sql.unsafe("SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq", [id])) as MessageRow[]).map(toStored),
+    );
+  }
+
+  ids(): Promise<string[]> {
+    return pg("session ids", async () =>
+      ((await this.sql.unsafe("SELECT id FROM sessions ORDER BY updated_at DESC, id")) as Array<{ id: string }>).map((r) => r.id),
+    );
+  }
+
+  delete(id: string): Promise<{ messages: number } | null> {
+    return pg("session delete", () =>
+      this.sql.begin(async (tx) => {
+        const messages = (await tx.unsafe("DELETE FROM session_messages WHERE session_id = $1", [id])).count;
+        const sessions = (await tx.unsafe("DELETE FROM sessions WHERE id = $1", [id])).count;
+        return sessions > 0 ? { messages } : null;
+      }),
+    );
+  }
+
+  /**
+   * One statement (one round trip, atomic): the session row is touched and the messages numbered after the last one
+   * stored. Two appends to one session racing (turns are ordered by the session lease, so only a caller bypassing
+   * it) collide on the primary key; the loser runs again with a fresh snapshot.
+   */
+  async append(id: string, messages: ChatMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const now = new Date().toISOString();
+    const params: unknown[] = [id, now, titleFrom(messages)];
+    const values = messages.map((m, i) => {
+      const b = params.length;
+      params.push(i + 1, m.role, m.content, m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null, m.tool_call_id ?? null, m.name ?? null);
+      return `($${b + 1}::int, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6})`;
+    });
+    const text = `WITH touched AS (
+        UPDATE sessions SET updated_at = $2, title = CASE WHEN title = '' AND $3 <> '' THEN $3 ELSE title END WHERE id = $1
+        RETURNING id),
+      base AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM session_messages WHERE session_id = $1)
+      INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at)
+      SELECT $1, base.seq + v.n, v.role, v.content, v.tool_calls, v.tool_call_id, v.name, $2
+      FROM base, (VALUES ${values.join(", ")}) AS v(n, role, content, tool_calls, tool_call_id, name)
+      ORDER BY v.n`;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.sql.unsafe(text, params);
+        return;
+      } catch (cause) {
+        if (attempt < APPEND_RACE_RETRIES && isUniqueViolation(cause)) continue;
+        throw pgFailure("session append", cause);
+      }
+    }
+  }
+
+  async history(id: string, limit: number): Promise<ChatMessage[]> {
+    return historyFrom(await this.messages(id, limit));
+  }
+}

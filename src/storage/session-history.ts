@@ -1,0 +1,111 @@
+import type { ChatMessage } from "../contracts/chat.ts";
+import { PrxError } from "../core/errors.ts";
+import { SESSION_ID_MAX_BYTES, SESSION_ID_PATTERN, SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_CHARS, SESSION_TITLE_MAX_CHARS } from "./limits.ts";
+import type { StoredMessage } from "./types.ts";
+
+export function validateSessionId(id: string): string {
+  if (!SESSION_ID_PATTERN.test(id)) {
+    throw new PrxError(
+      "BAD_REQUEST",
+      `invalid session id ${JSON.stringify(id.slice(0, 40))}: use 1-${SESSION_ID_MAX_BYTES} characters from A-Z a-z 0-9 . _ : @ -`,
+      { status: 400 },
+    );
+  }
+  return id;
+}
+
+/** The title a session gets from the first user message appended to it ("" when there is none). */
+export function titleFrom(messages: ChatMessage[]): string {
+  const firstUser = messages.find((m) => m.role === "user")?.content ?? "";
+  return firstUser.replace(/\s+/g, " ").trim().slice(0, SESSION_TITLE_CHARS);
+}
+
+/**
+ * History ready to send to a provider from the last stored messages: never starting with an orphaned tool
+ * result, and without assistant tool calls whose results are missing (a crash mid-turn).
+ */
+export function historyFrom(rows: StoredMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    if (row.role === "tool") continue; // results are emitted together with their call below
+    if (row.role === "assistant" && row.toolCalls?.length) {
+      const results: ChatMessage[] = [];
+      let j = i + 1;
+      while (j < rows.length && rows[j]!.role === "tool") {
+        const r = rows[j]!;
+        results.push({ role: "tool", content: r.content, tool_call_id: r.toolCallId, name: r.name });
+        j++;
+      }
+      const answered = new Set(results.map((r) => r.tool_call_id));
+      if (row.toolCalls.every((c) => answered.has(c.id))) {
+        out.push({ role: "assistant", content: row.content, tool_calls: row.toolCalls }, ...results);
+      } else if (row.content) {
+        out.push({ role: "assistant", content: row.content });
+      }
+      i = j - 1;
+      continue;
+    }
+    out.push({ role: row.role, content: row.content });
+  }
+  return out;
+}
+
+/** Row shapes both backends read (snake_case columns). */
+export interface SessionRow {
+  id: string;
+  title: string;
+  channel: string;
+  created_at: string;
+  updated_at: string;
+  message_count: number | string;
+}
+
+export interface MessageRow {
+  seq: number | string;
+  role: ChatMessage["role"];
+  content: string;
+  tool_calls: string | null;
+  tool_call_id: string | null;
+  name: string | null;
+  created_at: string;
+}
+
+export function toSummary(row: SessionRow) {
+  return {
+    id: row.id,
+    title: row.title,
+    channel: row.channel,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    messageCount: Number(row.message_count),
+  };
+}
+
+export function toStored(row: MessageRow): StoredMessage {
+  const message: StoredMessage = { seq: Number(row.seq), role: row.role, content: row.content, createdAt: row.created_at };
+  if (row.tool_calls) message.toolCalls = JSON.parse(row.tool_calls);
+  if (row.tool_call_id) message.toolCallId = row.tool_call_id;
+  if (row.name) message.name = row.name;
+  return message;
+}
+
+/** A search text within SESSION_SEARCH_MAX_CHARS, as a LIKE pattern (lower case; `\` escapes % _ and itself). */
+export function searchPattern(text: string): string {
+  if (text.length > SESSION_SEARCH_MAX_CHARS) {
+    throw new PrxError("BAD_REQUEST", `a session search is at most ${SESSION_SEARCH_MAX_CHARS} characters, got ${text.length}`, { status: 400 });
+  }
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** A title given by a rename: whitespace folded, 1-SESSION_TITLE_MAX_CHARS characters. */
+export function renamedTitle(title: string): string {
+  const trimmed = title.replace(/\s+/g, " ").trim();
+  if (trimmed.length === 0 || trimmed.length > SESSION_TITLE_MAX_CHARS) {
+    throw new PrxError("BAD_REQUEST", `a session title is 1-${SESSION_TITLE_MAX_CHARS} characters, got ${trimmed.length}`, {
+      status: 400,
+      hint: "send a shorter, non-empty title",
+    });
+  }
+  return trimmed;
+}

@@ -1,0 +1,115 @@
+import type { Database } from "bun:sqlite";
+import type { ChannelStateStore, ChannelStatusRow, InboxRow, InboxState } from "../types.ts";
+import { migrateSqlite } from "./schema.ts";
+
+interface RawInbox {
+  payload: string;
+  state: InboxState;
+  reply: string | null;
+  parts_sent: number;
+}
+
+export function toInboxRow(row: RawInbox): InboxRow {
+  return {
+    payload: row.payload,
+    state: row.state,
+    reply: row.reply === null ? null : (JSON.parse(row.reply) as string[]),
+    partsSent: Number(row.parts_sent),
+  };
+}
+
+/** Channel cursors, inboxes and liveness rows in the workspace database, shared by every channel process. */
+export class SqliteChannelStateStore implements ChannelStateStore {
+  private readonly seqs = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number = Date.now,
+  ) {
+    migrateSqlite(db);
+  }
+
+  getCursor(channel: string): string | null {
+    return this.db.query<{ value: string }, [string]>("SELECT value FROM channel_cursor WHERE channel = ?").get(channel)?.value ?? null;
+  }
+
+  setCursor(channel: string, value: string): void {
+    this.db
+      .query(
+        "INSERT INTO channel_cursor (channel, value, updated_at) VALUES (?, ?, ?) " +
+          "ON CONFLICT(channel) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+      )
+      .run(channel, value, this.now());
+  }
+
+  admit(channel: string, messageId: string, chatKey: string, payload: string, state: InboxState): boolean {
+    const seq = this.nextSeq(channel);
+    const result = this.db
+      .query(
+        "INSERT OR IGNORE INTO channel_inbox (channel, message_id, chat_key, payload, state, received_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run(channel, messageId, chatKey, payload, state, this.now(), seq);
+    if (result.changes === 0) return false;
+    this.seqs.set(channel, seq);
+    return true;
+  }
+
+  private nextSeq(channel: string): number {
+    let seq = this.seqs.get(channel);
+    if (seq === undefined) {
+      seq = this.db.query<{ seq: number | null }, [string]>("SELECT MAX(seq) AS seq FROM channel_inbox WHERE channel = ?").get(channel)?.seq ?? 0;
+      this.seqs.set(channel, seq);
+    }
+    return seq + 1;
+  }
+
+  open(channel: string): InboxRow[] {
+    return this.db
+      .query<RawInbox, [string]>(
+        "SELECT payload, state, reply, parts_sent FROM channel_inbox WHERE channel = ? AND state IN ('received', 'replied') ORDER BY seq",
+      )
+      .all(channel)
+      .map(toInboxRow);
+  }
+
+  entry(channel: string, messageId: string): InboxRow | null {
+    const row = this.db
+      .query<RawInbox, [string, string]>("SELECT payload, state, reply, parts_sent FROM channel_inbox WHERE channel = ? AND message_id = ?")
+      .get(channel, messageId);
+    return row ? toInboxRow(row) : null;
+  }
+
+  replied(channel: string, messageId: string, parts: string[]): void {
+    this.db
+      .query("UPDATE channel_inbox SET state = 'replied', reply = ? WHERE channel = ? AND message_id = ?")
+      .run(JSON.stringify(parts), channel, messageId);
+  }
+
+  partSent(channel: string, messageId: string, partsSent: number): void {
+    this.db.query("UPDATE channel_inbox SET parts_sent = ? WHERE channel = ? AND message_id = ?").run(partsSent, channel, messageId);
+  }
+
+  done(channel: string, messageId: string): void {
+    this.db.query("UPDATE channel_inbox SET state = 'done' WHERE channel = ? AND message_id = ?").run(channel, messageId);
+  }
+
+  prune(channel: string, before: number): number {
+    return this.db
+      .query("DELETE FROM channel_inbox WHERE channel = ? AND state IN ('done', 'ignored') AND received_at < ?")
+      .run(channel, before).changes;
+  }
+
+  writeStatus(row: ChannelStatusRow): void {
+    this.db
+      .query(
+        "INSERT INTO channel_status (channel, pid, state, last_inbound, last_outbound, last_error, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) " +
+          "ON CONFLICT(channel) DO UPDATE SET pid = excluded.pid, state = excluded.state, last_inbound = excluded.last_inbound, " +
+          "last_outbound = excluded.last_outbound, last_error = excluded.last_error, updated_at = excluded.updated_at",
+      )
+      .run(row.channel, row.pid, row.state, row.last_inbound, row.last_outbound, row.last_error, row.updated_at);
+  }
+
+  statuses(): ChannelStatusRow[] {
+    return this.db.query<ChannelStatusRow, []>("SELECT * FROM channel_status ORDER BY channel").all();
+  }
+}

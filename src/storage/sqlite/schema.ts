@@ -1,0 +1,188 @@
+import type { Database } from "bun:sqlite";
+import { errorMessage, PrxError } from "../../core/errors.ts";
+import type { MigrationStatus } from "../types.ts";
+
+/**
+ * The workspace SQLite database's tables of the stores in src/storage, as versioned migrations recorded in
+ * `storage_migrations`. They run in one write transaction (BEGIN IMMEDIATE), so two processes opening a workspace at
+ * once migrate it once. Version 1 is the schema prx had before migrations were versioned: every statement is
+ * idempotent, so an existing database adopts it unchanged. (Memory's FTS5 tables are created by src/memory.)
+ */
+export const SQLITE_SESSIONS_DDL = `
+CREATE TABLE IF NOT EXISTS sessions (
+  id TEXT PRIMARY KEY,
+  title TEXT NOT NULL DEFAULT '',
+  channel TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS session_messages (
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  content TEXT NOT NULL,
+  tool_calls TEXT,
+  tool_call_id TEXT,
+  name TEXT,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+);
+CREATE INDEX IF NOT EXISTS sessions_updated ON sessions(updated_at DESC);`;
+
+const BASE = `${SQLITE_SESSIONS_DDL}
+CREATE TABLE IF NOT EXISTS gateway_tokens (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  token_sha256 TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  last_used_at TEXT,
+  revoked INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS gateway_idempotency (
+  scope TEXT NOT NULL,
+  key TEXT NOT NULL,
+  body_sha256 TEXT NOT NULL,
+  state TEXT NOT NULL,
+  status INTEGER,
+  response TEXT,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (scope, key)
+);
+CREATE INDEX IF NOT EXISTS gateway_idempotency_expiry ON gateway_idempotency (expires_at);
+CREATE TABLE IF NOT EXISTS plugin_kv (
+  plugin TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value BLOB NOT NULL,
+  PRIMARY KEY (plugin, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS cron_state (
+  job_id TEXT PRIMARY KEY,
+  schedule TEXT NOT NULL,
+  last_slot INTEGER NOT NULL,
+  removed_at INTEGER,
+  fires INTEGER NOT NULL DEFAULT 0,
+  last_fired_at INTEGER,
+  last_finished_at INTEGER,
+  last_ok INTEGER,
+  last_error TEXT
+);
+CREATE TABLE IF NOT EXISTS channel_cursor (
+  channel TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS channel_inbox (
+  channel TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  chat_key TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  state TEXT NOT NULL,
+  reply TEXT,
+  parts_sent INTEGER NOT NULL DEFAULT 0,
+  received_at INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  PRIMARY KEY (channel, message_id)
+);
+CREATE INDEX IF NOT EXISTS channel_inbox_open ON channel_inbox (channel, state, seq);
+CREATE INDEX IF NOT EXISTS channel_inbox_age ON channel_inbox (received_at);
+CREATE TABLE IF NOT EXISTS channel_status (
+  channel TEXT PRIMARY KEY,
+  pid INTEGER,
+  state TEXT NOT NULL,
+  last_inbound INTEGER,
+  last_outbound INTEGER,
+  last_error TEXT,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS channel_pairings (
+  channel TEXT NOT NULL,
+  sender_id TEXT NOT NULL,
+  display TEXT NOT NULL,
+  code TEXT,
+  state TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  approved_at INTEGER,
+  PRIMARY KEY (channel, sender_id)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS channel_pairings_code ON channel_pairings (code) WHERE code IS NOT NULL;`;
+
+interface SqliteMigration {
+  version: number;
+  name: string;
+  apply(db: Database): void;
+}
+
+function hasColumn(db: Database, table: string, column: string): boolean {
+  return db
+    .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table}')`)
+    .all()
+    .some((c) => c.name === column);
+}
+
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  { version: 1, name: "base tables", apply: (db) => db.exec(BASE) },
+  {
+    version: 2,
+    name: "cron run leases",
+    apply: (db) => {
+      if (!hasColumn(db, "cron_state", "lease_owner")) db.exec("ALTER TABLE cron_state ADD COLUMN lease_owner TEXT");
+      if (!hasColumn(db, "cron_state", "lease_until")) db.exec("ALTER TABLE cron_state ADD COLUMN lease_until INTEGER");
+      if (!hasColumn(db, "cron_state", "fence")) db.exec("ALTER TABLE cron_state ADD COLUMN fence INTEGER NOT NULL DEFAULT 0");
+    },
+  },
+];
+
+const LEDGER = `CREATE TABLE IF NOT EXISTS storage_migrations (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at TEXT NOT NULL
+)`;
+
+const migrated = new WeakSet<Database>();
+
+/** Apply every pending migration (once per handle; in one write transaction across processes). */
+export function migrateSqlite(db: Database): number {
+  if (migrated.has(db)) return 0;
+  let applied = 0;
+  try {
+    db.transaction(() => {
+      db.exec(LEDGER);
+      const done = new Set(db.query<{ version: number }, []>("SELECT version FROM storage_migrations").all().map((r) => r.version));
+      for (const migration of SQLITE_MIGRATIONS) {
+        if (done.has(migration.version)) continue;
+        migration.apply(db);
+        db.query("INSERT INTO storage_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
+          migration.version,
+          migration.name,
+          new Date().toISOString(),
+        );
+        applied++;
+      }
+    }).immediate();
+  } catch (cause) {
+    throw new PrxError("STORAGE", `cannot migrate the workspace database: ${errorMessage(cause)}`, {
+      cause,
+      hint: "check that data/prx.db is writable and not corrupt (prx doctor)",
+    });
+  }
+  migrated.add(db);
+  return applied;
+}
+
+export function sqliteStatus(db: Database): MigrationStatus {
+  db.exec(LEDGER);
+  const applied = db
+    .query<{ version: number; name: string; applied_at: string }, []>(
+      "SELECT version, name, applied_at FROM storage_migrations ORDER BY version",
+    )
+    .all();
+  const have = new Set(applied.map((a) => a.version));
+  return {
+    backend: "sqlite",
+    version: applied.at(-1)?.version ?? 0,
+    latest: SQLITE_MIGRATIONS.at(-1)!.version,
+    applied,
+    pending: SQLITE_MIGRATIONS.filter((m) => !have.has(m.version)).map(({ version, name }) => ({ version, name })),
+  };
+}

@@ -1,0 +1,114 @@
+import type { Database, Statement } from "bun:sqlite";
+import type { ChatMessage } from "../../contracts/chat.ts";
+import { historyFrom, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
+import type { SessionStore, SessionSummary, StoredMessage } from "../types.ts";
+import { migrateSqlite } from "./schema.ts";
+
+/** Sessions and their history in the workspace SQLite database (synchronous underneath). */
+export class SqliteSessionStore implements SessionStore {
+  private readonly selectOne: Statement<SessionRow, [string]>;
+  private readonly selectMany: Statement<SessionRow, [number]>;
+  private readonly searchMany: Statement<SessionRow, [string, number]>;
+  private readonly retitle;
+  private readonly insertSession;
+  private readonly insertMessage;
+  private readonly touch;
+  private readonly recent: Statement<MessageRow, [string, number]>;
+  private readonly deleteMessages;
+  private readonly deleteSession;
+  private readonly allIds: Statement<{ id: string }, []>;
+
+  constructor(private readonly db: Database) {
+    migrateSqlite(db);
+    const summary = `SELECT s.*, (SELECT COUNT(*) FROM session_messages m WHERE m.session_id = s.id) AS message_count FROM sessions s`;
+    this.selectOne = db.query(`${summary} WHERE s.id = ?`);
+    this.selectMany = db.query(`${summary} ORDER BY s.updated_at DESC LIMIT ?`);
+    this.searchMany = db.query(
+      `${summary} WHERE lower(s.title) LIKE ?1 ESCAPE '\\' OR lower(s.id) LIKE ?1 ESCAPE '\\' ORDER BY s.updated_at DESC LIMIT ?2`,
+    );
+    this.retitle = db.query("UPDATE sessions SET title = ?2 WHERE id = ?1");
+    this.insertSession = db.query(
+      `INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at) VALUES (?, '', ?, ?, ?)`,
+    );
+    this.insertMessage = db.query(
+      `INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at)
+       VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)`,
+    );
+    this.touch = db.query(
+      `UPDATE sessions SET updated_at = ?2, title = CASE WHEN title = '' AND ?3 != '' THEN ?3 ELSE title END WHERE id = ?1`,
+    );
+    this.recent = db.query(
+      `SELECT * FROM (SELECT * FROM session_messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC`,
+    );
+    this.deleteMessages = db.query("DELETE FROM session_messages WHERE session_id = ?");
+    this.deleteSession = db.query("DELETE FROM sessions WHERE id = ?");
+    this.allIds = db.query("SELECT id FROM sessions ORDER BY updated_at DESC, id");
+  }
+
+  list(limit = 100): SessionSummary[] {
+    return this.selectMany.all(limit).map(toSummary);
+  }
+
+  search(text: string, limit = 100): SessionSummary[] {
+    return this.searchMany.all(searchPattern(text), limit).map(toSummary);
+  }
+
+  rename(id: string, title: string): SessionSummary | null {
+    if (this.retitle.run(id, renamedTitle(title)).changes === 0) return null;
+    return this.get(id);
+  }
+
+  get(id: string): SessionSummary | null {
+    const row = this.selectOne.get(id);
+    return row ? toSummary(row) : null;
+  }
+
+  ensure(id: string, channel: string): SessionSummary {
+    validateSessionId(id);
+    const now = new Date().toISOString();
+    this.insertSession.run(id, channel, now, now);
+    return this.get(id)!;
+  }
+
+  messages(id: string, limit = 1000): StoredMessage[] {
+    return this.recent.all(id, limit).map(toStored);
+  }
+
+  allMessages(id: string): StoredMessage[] {
+    return this.recent.all(id, -1).map(toStored);
+  }
+
+  ids(): string[] {
+    return this.allIds.all().map((row) => row.id);
+  }
+
+  delete(id: string): { messages: number } | null {
+    return this.db.transaction(() => {
+      const messages = this.deleteMessages.run(id).changes;
+      return this.deleteSession.run(id).changes > 0 ? { messages } : null;
+    })();
+  }
+
+  append(id: string, messages: ChatMessage[]): void {
+    if (messages.length === 0) return;
+    const now = new Date().toISOString();
+    this.db.transaction(() => {
+      for (const m of messages) {
+        this.insertMessage.run(
+          id,
+          m.role,
+          m.content,
+          m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null,
+          m.tool_call_id ?? null,
+          m.name ?? null,
+          now,
+        );
+      }
+      this.touch.run(id, now, titleFrom(messages));
+    })();
+  }
+
+  history(id: string, limit: number): ChatMessage[] {
+    return historyFrom(this.messages(id, limit));
+  }
+}

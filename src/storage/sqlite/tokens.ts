@@ -1,0 +1,85 @@
+import type { Database } from "bun:sqlite";
+import { changeStamp, noteLocalWrite } from "../../core/data-version.ts";
+import { sha256Hex } from "../../core/ids.ts";
+import { BEARER_MAX_CHARS, TOKEN_CACHE_MAX_ENTRIES, TOKEN_TOUCH_INTERVAL_MS } from "../limits.ts";
+import { mintToken, sameHex, toTokenRecord, unknownToken, type TokenRow } from "../token-util.ts";
+import type { TokenRecord, TokenStore } from "../types.ts";
+import { migrateSqlite } from "./schema.ts";
+
+const TOKENS_TABLE = "gateway_tokens";
+
+/**
+ * Gateway bearer tokens in the workspace database: only their SHA-256 is kept. Verified tokens are cached by
+ * digest and the cache is dropped when another connection (`prx gateway token revoke` in another process)
+ * committed, or when a store on this connection revoked one (core/data-version.ts): a revocation takes effect
+ * within DATA_VERSION_REUSE_MS, and a request costs no table lookup.
+ */
+export class SqliteTokenStore implements TokenStore {
+  private readonly touched = new Map<string, number>();
+  private readonly verified = new Map<string, TokenRow>();
+  private stamp = "";
+
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number = Date.now,
+  ) {
+    migrateSqlite(db);
+  }
+
+  create(name: string): { token: string; record: TokenRecord } {
+    const minted = mintToken(name, this.now());
+    const { record } = minted;
+    this.db
+      .query("INSERT INTO gateway_tokens (id, name, token_sha256, created_at) VALUES (?, ?, ?, ?)")
+      .run(record.id, record.name, sha256Hex(minted.token), record.created_at);
+    return minted;
+  }
+
+  list(): TokenRecord[] {
+    return this.db.query<TokenRow, []>("SELECT * FROM gateway_tokens ORDER BY created_at, id").all().map(toTokenRecord);
+  }
+
+  revoke(id: string): boolean {
+    const row = this.db.query<TokenRow, [string]>("SELECT * FROM gateway_tokens WHERE id = ?").get(id);
+    if (!row) throw unknownToken(id);
+    if (row.revoked) return false;
+    this.db.query("UPDATE gateway_tokens SET revoked = 1 WHERE id = ?").run(id);
+    noteLocalWrite(this.db, TOKENS_TABLE);
+    return true;
+  }
+
+  get cachedCount(): number {
+    return this.verified.size;
+  }
+
+  activeCount(): number {
+    return this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM gateway_tokens WHERE revoked = 0").get()!.n;
+  }
+
+  verify(presented: string): TokenRecord | null {
+    if (presented.length === 0 || presented.length > BEARER_MAX_CHARS) return null;
+    const digest = Bun.SHA256.hash(presented, "hex");
+    const stamp = changeStamp(this.db, TOKENS_TABLE);
+    if (stamp !== this.stamp) {
+      this.verified.clear();
+      this.stamp = stamp;
+    }
+    let row = this.verified.get(digest) ?? null;
+    if (!row) {
+      row = this.db.query<TokenRow, [string]>("SELECT * FROM gateway_tokens WHERE token_sha256 = ?").get(digest);
+      if (!row || !sameHex(row.token_sha256, digest) || row.revoked) return null;
+      if (this.verified.size >= TOKEN_CACHE_MAX_ENTRIES) this.verified.clear();
+      this.verified.set(digest, row);
+    }
+    this.touch(row.id);
+    return toTokenRecord(row);
+  }
+
+  private touch(id: string): void {
+    const now = this.now();
+    const last = this.touched.get(id);
+    if (last !== undefined && now - last < TOKEN_TOUCH_INTERVAL_MS) return;
+    this.touched.set(id, now);
+    this.db.query("UPDATE gateway_tokens SET last_used_at = ? WHERE id = ?").run(new Date(now).toISOString(), id);
+  }
+}

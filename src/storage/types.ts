@@ -1,0 +1,239 @@
+import type { SQL } from "bun";
+import type { ChatMessage, ToolCall } from "../contracts/chat.ts";
+
+/**
+ * One interface per concern, each with a SQLite implementation (the embedded default, synchronous underneath) and a
+ * PostgreSQL one (`Bun.sql`, shared by replicas). Methods return `Awaitable<T>`: SQLite answers at once (callers
+ * on the hot path pay no promise), PostgreSQL with a promise; code that may meet either awaits.
+ */
+export type Awaitable<T> = T | Promise<T>;
+
+export type StorageBackendName = "sqlite" | "postgres";
+
+// ---------------------------------------------------------------- sessions and history
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+  channel: string;
+  createdAt: string;
+  updatedAt: string;
+  messageCount: number;
+}
+
+export interface StoredMessage {
+  seq: number;
+  role: ChatMessage["role"];
+  content: string;
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+  name?: string;
+  createdAt: string;
+}
+
+export interface SessionStore {
+  /** Most recently updated first. */
+  list(limit?: number): Awaitable<SessionSummary[]>;
+  /** Sessions whose title or id contains `text` (case-insensitive), most recently updated first. */
+  search(text: string, limit?: number): Awaitable<SessionSummary[]>;
+  /** Give a session its own title (1-SESSION_TITLE_MAX_CHARS characters); null when there is no such session. */
+  rename(id: string, title: string): Awaitable<SessionSummary | null>;
+  get(id: string): Awaitable<SessionSummary | null>;
+  /** Creates the session if it does not exist. */
+  ensure(id: string, channel: string): Awaitable<SessionSummary>;
+  /** The last `limit` messages, oldest first. */
+  messages(id: string, limit?: number): Awaitable<StoredMessage[]>;
+  /** Every message of a session, oldest first (exports). */
+  allMessages(id: string): Awaitable<StoredMessage[]>;
+  /** Every session id, most recently updated first (exports). */
+  ids(): Awaitable<string[]>;
+  /** Delete a session and its messages in one transaction; null when there is no such session. */
+  delete(id: string): Awaitable<{ messages: number } | null>;
+  /** Append messages in one transaction, numbered after the last one stored. */
+  append(id: string, messages: ChatMessage[]): Awaitable<void>;
+  /** History ready for a provider (see session-history.ts). */
+  history(id: string, limit: number): Awaitable<ChatMessage[]>;
+}
+
+/**
+ * One turn at a time per session across every process sharing the store. `hold` runs `task` while holding the
+ * session's lease and releases it whatever happens; waiting longer than the store's timeout is STORAGE_LEASE.
+ */
+export interface SessionLeases {
+  hold<T>(sessionId: string, task: () => Promise<T>): Promise<T>;
+  close(): Awaitable<void>;
+}
+
+// ---------------------------------------------------------------- gateway tokens
+
+/** A bearer token as listed; the token itself is shown once at creation and never stored. */
+export interface TokenRecord {
+  id: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked: boolean;
+}
+
+export interface TokenStore {
+  create(name: string): Awaitable<{ token: string; record: TokenRecord }>;
+  list(): Awaitable<TokenRecord[]>;
+  /** True when revoked now, false when it was already revoked; an unknown id is NOT_FOUND. */
+  revoke(id: string): Awaitable<boolean>;
+  activeCount(): Awaitable<number>;
+  /** The live token matching `presented`, or null. */
+  verify(presented: string): Awaitable<TokenRecord | null>;
+  /** Verified tokens held in this process's cache. */
+  readonly cachedCount: number;
+}
+
+// ---------------------------------------------------------------- idempotency keys
+
+export type IdempotencyBegin = { kind: "new" } | { kind: "replay"; status: number; body: string };
+
+export interface IdempotencyStore {
+  /** Claim `key` atomically, or replay its stored reply; CONFLICT while pending or for another body. */
+  begin(scope: string, key: string, bodySha256: string): Awaitable<IdempotencyBegin>;
+  complete(scope: string, key: string, status: number, body: string): Awaitable<void>;
+  /** Forget a pending claim (its request failed in a way worth retrying). */
+  release(scope: string, key: string): Awaitable<void>;
+}
+
+// ---------------------------------------------------------------- plugin key/value
+
+export interface PluginKvStore {
+  get(plugin: string, key: string): Awaitable<Uint8Array | undefined>;
+  /** Insert or replace; LIMIT_EXCEEDED when the plugin's keys and values would pass `quotaBytes`. */
+  set(plugin: string, key: string, value: Uint8Array, quotaBytes: number): Awaitable<void>;
+  delete(plugin: string, key: string): Awaitable<boolean>;
+  /** Keys starting with `prefix`, sorted, at most `limit`. */
+  listKeys(plugin: string, prefix: string, limit: number): Awaitable<string[]>;
+}
+
+// ---------------------------------------------------------------- cron state
+
+export interface CronStateRow {
+  job_id: string;
+  schedule: string;
+  last_slot: number;
+  removed_at: number | null;
+  fires: number;
+  /** Who runs the slot last claimed, until when (epoch ms), with which fencing token; null once it finished. */
+  lease_owner: string | null;
+  lease_until: number | null;
+  fence: number;
+}
+
+/** A claim or a takeover: the fencing token later writes of this run present. */
+export interface CronClaim {
+  fence: number;
+}
+
+export interface CronStateStore {
+  get(jobId: string): Awaitable<CronStateRow | null>;
+  /** Insert a fresh record (baseline = now) unless one exists; returns the record now stored. */
+  ensure(jobId: string, schedule: string, baseline: number): Awaitable<CronStateRow>;
+  /** Start over from `baseline` (schedule changed, or the job was removed and is back). */
+  rebaseline(jobId: string, schedule: string, baseline: number): Awaitable<CronStateRow>;
+  markRemoved(jobId: string, at: number): Awaitable<void>;
+  /** Claim `slot` for `owner` with a run lease until `leaseUntil`: non-null for exactly one claimant. */
+  claim(jobId: string, slot: number, at: number, owner: string, leaseUntil: number): Awaitable<CronClaim | null>;
+  /** Take over a run whose lease expired before `at` (its runner died): a new fence, or null when not expired. */
+  takeOver(jobId: string, slot: number, at: number, owner: string, leaseUntil: number): Awaitable<CronClaim | null>;
+  /** Extend a run's lease; false when the fence is stale (another replica took over). */
+  renew(jobId: string, fence: number, leaseUntil: number): Awaitable<boolean>;
+  /** Record the outcome and drop the lease; false when the fence is stale (nothing written). */
+  finish(jobId: string, fence: number, at: number, ok: boolean, error: string | null): Awaitable<boolean>;
+}
+
+// ---------------------------------------------------------------- channel offsets, inbox and pairings
+
+export type InboxState = "received" | "replied" | "done" | "ignored";
+
+/** A stored inbound message: its JSON as the channel wrote it, and how far its answer got. */
+export interface InboxRow {
+  payload: string;
+  state: InboxState;
+  reply: string[] | null;
+  partsSent: number;
+}
+
+export interface ChannelStatusRow {
+  channel: string;
+  pid: number | null;
+  state: string;
+  last_inbound: number | null;
+  last_outbound: number | null;
+  last_error: string | null;
+  updated_at: number;
+}
+
+export interface ChannelStateStore {
+  getCursor(channel: string): Awaitable<string | null>;
+  setCursor(channel: string, value: string): Awaitable<void>;
+  /** Store a message once by its platform id: false for a redelivery. */
+  admit(channel: string, messageId: string, chatKey: string, payload: string, state: InboxState): Awaitable<boolean>;
+  /** Messages not fully answered yet, oldest first. */
+  open(channel: string): Awaitable<InboxRow[]>;
+  entry(channel: string, messageId: string): Awaitable<InboxRow | null>;
+  replied(channel: string, messageId: string, parts: string[]): Awaitable<void>;
+  partSent(channel: string, messageId: string, partsSent: number): Awaitable<void>;
+  done(channel: string, messageId: string): Awaitable<void>;
+  /** Forget answered messages received before `before`; returns how many. */
+  prune(channel: string, before: number): Awaitable<number>;
+  writeStatus(row: ChannelStatusRow): Awaitable<void>;
+  statuses(): Awaitable<ChannelStatusRow[]>;
+}
+
+export interface PairingRecord {
+  channel: string;
+  sender_id: string;
+  display: string;
+  code: string | null;
+  state: "pending" | "approved";
+  created_at: number;
+  approved_at: number | null;
+}
+
+export interface PairingStore {
+  isApproved(channel: string, senderId: string): Awaitable<boolean>;
+  /** The sender's pending code, made when absent or expired (the oldest pending request dropped past the max). */
+  request(channel: string, senderId: string, display: string): Awaitable<string>;
+  /** Approve a pending code; NOT_FOUND for an unknown or expired one. */
+  approve(code: string): Awaitable<PairingRecord>;
+  revoke(senderId: string, channel?: string): Awaitable<number>;
+  list(): Awaitable<PairingRecord[]>;
+}
+
+// ---------------------------------------------------------------- the whole
+
+export interface MigrationStatus {
+  backend: StorageBackendName;
+  /** Highest version applied. */
+  version: number;
+  /** Highest version this build knows. */
+  latest: number;
+  applied: Array<{ version: number; name: string; applied_at: string }>;
+  pending: Array<{ version: number; name: string }>;
+}
+
+/** Every store of one workspace on one backend. */
+export interface Storage {
+  readonly backend: StorageBackendName;
+  /** The PostgreSQL pool of the stores (memory's PostgreSQL backend shares it); null on SQLite. */
+  readonly sql: SQL | null;
+  readonly sessions: SessionStore;
+  /**
+   * Cross-process session ordering; null on SQLite, the single-host default, where each process's session queue
+   * orders its own turns (processes sharing one workspace file serve distinct sessions: channels key theirs).
+   */
+  readonly leases: SessionLeases | null;
+  readonly tokens: TokenStore;
+  readonly idempotency: IdempotencyStore;
+  readonly pluginKv: PluginKvStore;
+  readonly cron: CronStateStore;
+  readonly channels: ChannelStateStore;
+  readonly pairings: PairingStore;
+  status(): Promise<MigrationStatus>;
+  close(): Promise<void>;
+}

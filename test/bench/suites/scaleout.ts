@@ -1,0 +1,264 @@
+/**
+ * Scale-out: turns/s with 1, 2 and 3 gateway replicas on one PostgreSQL + Redis (fake provider in its own
+ * process), each replica's CPU per turn; a turn's storage cost on PostgreSQL against SQLite; memory recall p50 at
+ * 100k entries on PostgreSQL; event fan-out latency between replicas through Redis.
+ * Needs the PostgreSQL (`test` database) and Redis of the development machines (PRX_TEST_DATABASE_URL/REDIS_URL).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Database } from "bun:sqlite";
+import { PgMemory } from "../../../src/memory/postgres.ts";
+import { EventBus } from "../../../src/plugins/events/bus.ts";
+import { openReplicaFabric } from "../../../src/plugins/fabric/index.ts";
+import { createLogger } from "../../../src/core/logger.ts";
+import { sqliteStorage, type Storage } from "../../../src/storage/index.ts";
+import { pgStorage } from "../../../src/storage/postgres/index.ts";
+import { dropSchema, TEST_DATABASE_URL, TEST_REDIS_URL, uniquePrefix, uniqueSchema } from "../../helpers/servers.ts";
+import { replicaWorkspace, removeWorkspace, sharedConfig, sharedToken, startReplica, type Replica } from "../../helpers/replicas.ts";
+import { startStandaloneFake } from "../announce.ts";
+import { stats, type BenchRow, type BenchSuite } from "../types.ts";
+import { prng, sentence, wordSource } from "../zipf-text.ts";
+
+const SUITE = "scaleout";
+const STORAGE_TURNS = 1000;
+const STORAGE_SESSIONS = 20;
+const RECALL_ENTRIES = 100_000;
+const RECALL_QUERIES = 200;
+const INSERT_BATCH = 500;
+const FANOUT_EVENTS = 1000;
+const LOAD_TURNS = 1500;
+const LOAD_WARMUP = 300;
+const LOAD_CONCURRENCY = 16;
+const LOAD_SESSIONS = 64;
+
+/** CPU seconds (user + system) a process has used, from /proc. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds of every process named `name` (the database servers), from /proc; other users' load counts too. */
+function serverCpuSeconds(name: string): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === name) total += cpuSeconds(Number(entry));
+    } catch {
+      // the process exited between the listing and the read: it no longer counts
+      continue;
+    }
+  }
+  return total;
+}
+
+/** One turn's store calls as executeTurn makes them: history, ensure, user message, reply (under the lease). */
+async function storageTurn(storage: Storage, session: string, n: number): Promise<void> {
+  const body = async () => {
+    await storage.sessions.history(session, 50);
+    await storage.sessions.ensure(session, "bench");
+    await storage.sessions.append(session, [{ role: "user", content: `question ${n} about the storage path` }]);
+    await storage.sessions.append(session, [{ role: "assistant", content: `answer ${n}: the storage path is fine` }]);
+  };
+  await (storage.leases ? storage.leases.hold(session, body) : body());
+}
+
+async function storageCost(storage: Storage): Promise<{ p50: number; p99: number }> {
+  for (let i = 0; i < 100; i++) await storageTurn(storage, `warm-${i % STORAGE_SESSIONS}`, i);
+  const samples: number[] = [];
+  for (let i = 0; i < STORAGE_TURNS; i++) {
+    const start = Bun.nanoseconds();
+    await storageTurn(storage, `s-${i % STORAGE_SESSIONS}`, i);
+    samples.push((Bun.nanoseconds() - start) / 1e6);
+  }
+  const { p50, p99 } = stats(samples);
+  return { p50, p99 };
+}
+
+async function recallAt100k(storage: Storage & { sql: NonNullable<Storage["sql"]> }): Promise<{ p50: number; p99: number; loadS: number }> {
+  const word = wordSource(42);
+  const random = prng(1234);
+  const started = performance.now();
+  for (let done = 0; done < RECALL_ENTRIES; done += INSERT_BATCH) {
+    const params: unknown[] = [];
+    const tuples: string[] = [];
+    const now = new Date().toISOString();
+    for (let i = 0; i < INSERT_BATCH; i++) {
+      const b = params.length;
+      tuples.push(`($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 5})`);
+      params.push(`mem_${done + i}`, `fact_${done + i}`, sentence(word, random, 6, 18), i % 7 === 0 ? "preference" : "core", now);
+    }
+    await storage.sql.unsafe(
+      `INSERT INTO memories (id, key, content, category, created_at, updated_at) VALUES ${tuples.join(", ")}`,
+      params,
+    );
+  }
+  await storage.sql.unsafe("ANALYZE memories");
+  const loadS = (performance.now() - started) / 1000;
+  const memory = new PgMemory(storage.sql);
+  const queryWord = wordSource(7 + RECALL_ENTRIES);
+  const queryRandom = prng(99 + RECALL_ENTRIES);
+  const queries = Array.from({ length: RECALL_QUERIES + 20 }, () => sentence(queryWord, queryRandom, 2, 6));
+  for (const q of queries.slice(0, 20)) await memory.recall(q, 5);
+  const samples: number[] = [];
+  for (const q of queries.slice(20)) {
+    const start = Bun.nanoseconds();
+    await memory.recall(q, 5);
+    samples.push((Bun.nanoseconds() - start) / 1e6);
+  }
+  return { ...stats(samples), loadS };
+}
+
+async function fanOut(): Promise<{ p50: number; p99: number }> {
+  const prefix = uniquePrefix("bench");
+  const logger = createLogger("bench.fabric");
+  const busA = new EventBus({ logger });
+  const busB = new EventBus({ logger });
+  const noReload = async () => 0;
+  const a = await openReplicaFabric({ url: TEST_REDIS_URL, prefix }, busA, noReload, logger);
+  const b = await openReplicaFabric({ url: TEST_REDIS_URL, prefix }, busB, noReload, logger);
+  const samples: number[] = [];
+  const sub = busB.on("bench.*", (event) => {
+    samples.push(performance.now() - (event.payload as { at: number }).at);
+  });
+  for (let i = 0; i < 3; i++) (await a.fabric.refresh(), await b.fabric.refresh());
+  for (let i = 0; i < FANOUT_EVENTS; i++) {
+    busA.publish("bench.tick", { at: performance.now(), i });
+    await Bun.sleep(1);
+  }
+  await Bun.sleep(200);
+  sub.off();
+  await a.close();
+  await b.close();
+  return stats(samples.slice(50));
+}
+
+interface LoadResult {
+  turnsPerS: number;
+  cpuMsPerTurn: number;
+  /** PostgreSQL and Redis server CPU per turn. */
+  pgMsPerTurn: number;
+  redisMsPerTurn: number;
+  p50: number;
+}
+
+async function load(replicas: Replica[], token: string): Promise<LoadResult> {
+  let next = 0;
+  const latencies: number[] = [];
+  const run = async (count: number, record: boolean) => {
+    const worker = async () => {
+      for (;;) {
+        const n = next++;
+        if (n >= count) return;
+        const replica = replicas[n % replicas.length]!;
+        const start = performance.now();
+        const response = await fetch(`${replica.url}/api/sessions/load-${n % LOAD_SESSIONS}/message`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ message: `turn ${n}` }),
+        });
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`turn ${n} on ${replica.url}: ${response.status}`);
+        if (record) latencies.push(performance.now() - start);
+      }
+    };
+    await Promise.all(Array.from({ length: LOAD_CONCURRENCY }, worker));
+  };
+  await run(LOAD_WARMUP, false);
+  next = 0;
+  const cpuBefore = replicas.reduce((sum, r) => sum + cpuSeconds(r.proc.pid), 0);
+  const pgBefore = serverCpuSeconds("postgres");
+  const redisBefore = serverCpuSeconds("redis-server");
+  const started = performance.now();
+  await run(LOAD_TURNS, true);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = replicas.reduce((sum, r) => sum + cpuSeconds(r.proc.pid), 0) - cpuBefore;
+  const perTurn = (s: number) => (s * 1000) / LOAD_TURNS;
+  return {
+    turnsPerS: LOAD_TURNS / seconds,
+    cpuMsPerTurn: perTurn(cpu),
+    pgMsPerTurn: perTurn(serverCpuSeconds("postgres") - pgBefore),
+    redisMsPerTurn: perTurn(serverCpuSeconds("redis-server") - redisBefore),
+    p50: stats(latencies).p50,
+  };
+}
+
+const suite: BenchSuite = async (ctx) => {
+  const rows: BenchRow[] = [];
+  const schema = uniqueSchema("bench");
+  const pg = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 8 });
+  const db = new Database(join(ctx.tmp, "prx.db"), { create: true, strict: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  try {
+    const lite = await storageCost(sqliteStorage(db));
+    const remote = await storageCost(pg);
+    const note = "history + ensure + 2 appends (+ the session lease on PostgreSQL), one session of 20 at a time; synchronous_commit false (the durability of SQLite's WAL + synchronous=NORMAL)";
+    rows.push({ suite: SUITE, name: "storage per turn p50, SQLite", value: lite.p50, unit: "ms", note });
+    rows.push({ suite: SUITE, name: "storage per turn p50, PostgreSQL", value: remote.p50, unit: "ms", note: `p99 ${remote.p99.toFixed(2)} ms` });
+    rows.push({ suite: SUITE, name: "storage per turn, PostgreSQL extra p50", value: remote.p50 - lite.p50, unit: "ms", target: { op: "<=", value: 1 } });
+    const durableSchema = uniqueSchema("durable");
+    const durable = await pgStorage({ url: TEST_DATABASE_URL, schema: durableSchema, poolMax: 8, synchronousCommit: true });
+    try {
+      const flushed = await storageCost(durable);
+      rows.push({
+        suite: SUITE,
+        name: "storage per turn p50, PostgreSQL synchronous_commit = true",
+        value: flushed.p50,
+        unit: "ms",
+        note: "each of the 3 commits of a turn waits for the WAL flush: this VM's shared disk decides",
+      });
+    } finally {
+      await durable.close();
+      await dropSchema(durableSchema);
+    }
+
+    const recall = await recallAt100k(pg);
+    rows.push({
+      suite: SUITE,
+      name: "memory recall p50 @100k, PostgreSQL",
+      value: recall.p50,
+      unit: "ms",
+      target: { op: "<=", value: 10 },
+      note: `p99 ${recall.p99.toFixed(2)} ms; ${RECALL_QUERIES} queries of 2-6 Zipf words; 100k rows loaded in ${recall.loadS.toFixed(1)} s`,
+    });
+
+    const fan = await fanOut();
+    rows.push({ suite: SUITE, name: "event fan-out across replicas p50", value: fan.p50, unit: "ms", target: { op: "<=", value: 2 }, note: `p99 ${fan.p99.toFixed(2)} ms; publish on one bus to a listener on another, through Redis` });
+  } finally {
+    db.close();
+    await pg.close();
+    await dropSchema(schema);
+  }
+
+  const fake = await startStandaloneFake(0);
+  try {
+    for (const count of [1, 2, 3]) {
+      const loadSchema = uniqueSchema(`load${count}`);
+      const token = await sharedToken(loadSchema);
+      const config = sharedConfig(fake.url, loadSchema, uniquePrefix(`load${count}`));
+      const replicas: Replica[] = [];
+      try {
+        for (let i = 0; i < count; i++) replicas.push(await startReplica(replicaWorkspace(config), { PRX_LOG: "silent" }));
+        const result = await load(replicas, token);
+        const note = `${LOAD_TURNS} turns over ${LOAD_SESSIONS} sessions, concurrency ${LOAD_CONCURRENCY}, p50 ${result.p50.toFixed(1)} ms; 2 cores shared by replicas, PostgreSQL, Redis, fake and client`;
+        rows.push({ suite: SUITE, name: `turns/s with ${count} replica${count > 1 ? "s" : ""}`, value: result.turnsPerS, unit: "ops/s", note });
+        const label = `with ${count} replica${count > 1 ? "s" : ""}`;
+        rows.push({ suite: SUITE, name: `gateway CPU per turn ${label} (all replicas)`, value: result.cpuMsPerTurn, unit: "ms" });
+        rows.push({ suite: SUITE, name: `PostgreSQL CPU per turn ${label}`, value: result.pgMsPerTurn, unit: "ms", note: "all postgres processes of the machine" });
+        rows.push({ suite: SUITE, name: `Redis CPU per turn ${label}`, value: result.redisMsPerTurn, unit: "ms" });
+      } finally {
+        for (const r of replicas) {
+          await r.kill("SIGTERM");
+          removeWorkspace(r.dir);
+        }
+        await dropSchema(loadSchema);
+      }
+    }
+  } finally {
+    await fake.stop();
+  }
+  return rows;
+};
+
+export default suite;

@@ -1,0 +1,132 @@
+/**
+ * Gateway replicas of the built binary sharing one PostgreSQL schema and one Redis prefix: each in its own workspace
+ * directory (its own data/prx.db for what stays local), the same config.toml. Their output is drained and kept.
+ */
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pgStorage } from "../../src/storage/postgres/index.ts";
+import { BINARY, ROOT } from "./binary.ts";
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./servers.ts";
+
+export interface Replica {
+  dir: string;
+  url: string;
+  proc: ReturnType<typeof Bun.spawn>;
+  stdout: string[];
+  stderr: string[];
+  /** Lines of stderr matching `pattern`. */
+  grep(pattern: RegExp): string[];
+  kill(signal?: number | NodeJS.Signals): Promise<void>;
+}
+
+export function sharedConfig(fakeUrl: string, schema: string, prefix: string, extra = ""): string {
+  return [
+    'default_provider = "fake"',
+    'default_model = "fake-model"',
+    "[providers.fake]",
+    'kind = "openai-compatible"',
+    `base_url = "${fakeUrl}"`,
+    "[storage]",
+    'backend = "postgres"',
+    `schema = "${schema}"`,
+    "[memory]",
+    'backend = "postgres"',
+    "[bus]",
+    'backend = "redis"',
+    `prefix = "${prefix}"`,
+    "[gateway]",
+    "rate_limit_per_minute = 100000",
+    "rate_limit_per_token_per_minute = 100000",
+    extra,
+  ].join("\n");
+}
+
+/** A workspace with `config` and copies of the repository's plugins named (relative to plugins/). */
+export function replicaWorkspace(config: string, plugins: string[] = []): string {
+  const dir = mkdtempSync(join(tmpdir(), "prx-replica-"));
+  writeFileSync(join(dir, "config.toml"), config);
+  mkdirSync(join(dir, "plugins"), { recursive: true });
+  for (const plugin of plugins) cpSync(join(ROOT, "plugins", plugin), join(dir, "plugins", plugin.split("/").pop()!), { recursive: true });
+  return dir;
+}
+
+async function drain(stream: ReadableStream<Uint8Array>, into: string[], onLine?: (line: string) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of stream) {
+    buffer += decoder.decode(chunk, { stream: true });
+    const parts = buffer.split("\n");
+    buffer = parts.pop()!;
+    for (const line of parts) {
+      into.push(line);
+      onLine?.(line);
+    }
+  }
+}
+
+/** Start `prx gateway --port 0` in `dir` and wait for its listening line. */
+export async function startReplica(dir: string, env: Record<string, string> = {}): Promise<Replica> {
+  const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", dir], {
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: dir,
+      DATABASE_URL: TEST_DATABASE_URL,
+      REDIS_URL: TEST_REDIS_URL,
+      PRX_LOG: "info",
+      ...env,
+    },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  let listening: (url: string) => void;
+  const url = new Promise<string>((resolve) => (listening = resolve));
+  void drain(proc.stdout as ReadableStream<Uint8Array>, stdout, (line) => {
+    if (line.startsWith("prx gateway listening on ")) listening(line.slice("prx gateway listening on ".length));
+  });
+  void drain(proc.stderr as ReadableStream<Uint8Array>, stderr);
+  const started = await Promise.race([url, proc.exited.then(() => null), Bun.sleep(30_000).then(() => null)]);
+  if (started === null) {
+    proc.kill(9);
+    throw new Error(`replica in ${dir} did not start:\n${stdout.join("\n")}\n${stderr.join("\n")}`);
+  }
+  return {
+    dir,
+    url: started,
+    proc,
+    stdout,
+    stderr,
+    grep: (pattern) => stderr.filter((line) => pattern.test(line)),
+    async kill(signal = "SIGTERM") {
+      proc.kill(signal);
+      await proc.exited;
+    },
+  };
+}
+
+/** Migrate the schema and create one bearer token every replica accepts. */
+export async function sharedToken(schema: string): Promise<string> {
+  const storage = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 });
+  try {
+    return (await storage.tokens.create("replicas")).token;
+  } finally {
+    await storage.close();
+  }
+}
+
+/** A plugin KV value as every replica sees it (the PostgreSQL store of the schema), as text. */
+export async function sharedKv(schema: string, plugin: string, key: string): Promise<string | null> {
+  const storage = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 1, migrate: false });
+  try {
+    const value = await storage.pluginKv.get(plugin, key);
+    return value ? new TextDecoder().decode(value) : null;
+  } finally {
+    await storage.close();
+  }
+}
+
+export function removeWorkspace(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,121 @@
+/**
+ * Replicas sharing events and reloads through Redis: real connections to the Redis of the development and CI
+ * machines, each run under its own key prefix.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RedisClient } from "bun";
+import { EventBus } from "../../../src/plugins/events/bus.ts";
+import {
+  FABRIC_MAX_IN_FLIGHT,
+  FABRIC_REFRESH_MS,
+  openReplicaFabric,
+  RedisFabric,
+  type ReplicaFabric,
+} from "../../../src/plugins/fabric/index.ts";
+import { captureLogger } from "../events/log.ts";
+import { redisAvailable, TEST_REDIS_URL, uniquePrefix } from "../../helpers/servers.ts";
+
+const prefix = uniquePrefix("fabric");
+let up = false;
+const opened: ReplicaFabric[] = [];
+
+async function replica(reload: (name: string | undefined) => Promise<number> = async () => 1) {
+  const bus = new EventBus({ logger: captureLogger() });
+  const fabric = await openReplicaFabric({ url: TEST_REDIS_URL, prefix }, bus, (name) => reload(name), captureLogger());
+  opened.push(fabric);
+  return { bus, fabric };
+}
+
+/** Every replica has read the others' announcements (a refresh of each, in turn). */
+async function settle(): Promise<void> {
+  for (let round = 0; round < 2; round++) for (const f of opened) await f.fabric.refresh();
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await Bun.sleep(10);
+  if (!check()) throw new Error(`timed out waiting for ${what}`);
+}
+
+beforeAll(async () => {
+  up = await redisAvailable();
+});
+afterAll(async () => {
+  for (const f of opened.splice(0)) await f.close();
+  if (!up) return;
+  const redis = new RedisClient(TEST_REDIS_URL);
+  await redis.send("DEL", [`${prefix}:replicas`]);
+  redis.close();
+});
+
+const it = (name: string, body: () => Promise<void>) => test(name, async () => void (up && (await body())));
+
+describe("events across replicas", () => {
+  it("an event published on one replica reaches a subscriber on another, once; its own subscriber gets it once", async () => {
+    const a = await replica();
+    const b = await replica();
+    const c = await replica();
+    const onA = a.bus.subscribe("app.*");
+    const onC = c.bus.subscribe("app.*");
+    await settle();
+    expect(a.bus.wants("app.hello")).toBe(true);
+    a.bus.publish("app.hello", { n: 1 });
+    await until(() => onC.stats().delivered + onC.stats().queued > 0, "the event on replica c");
+    const got = await onC.next();
+    expect(got).toMatchObject({ topic: "app.hello", payload: { n: 1 } });
+    await Bun.sleep(50);
+    expect(onC.tryNext() ?? null).toBeNull();
+    expect((await onA.next())?.payload).toEqual({ n: 1 });
+    expect(onA.tryNext() ?? null).toBeNull();
+    // b subscribes to nothing: nothing published on it goes out
+    b.bus.publish("nobody.listens", {});
+    expect(b.fabric.events.forwarded).toBe(0);
+    onA.close();
+    onC.close();
+  });
+
+  it("a topic no replica subscribes to is not sent to Redis; a new subscription is seen after the next refresh", async () => {
+    const a = await replica();
+    const b = await replica();
+    await settle();
+    const before = a.fabric.events.forwarded;
+    a.bus.publish("late.topic", 1);
+    expect(a.fabric.events.forwarded).toBe(before);
+    const sub = b.bus.subscribe("late.*");
+    await settle();
+    a.bus.publish("late.topic", 2);
+    expect(a.fabric.events.forwarded).toBe(before + 1);
+    expect((await sub.next())?.payload).toBe(2);
+    sub.close();
+    expect(FABRIC_REFRESH_MS).toBeGreaterThan(0);
+  });
+});
+
+describe("bounds", () => {
+  it(`publishes never wait: ${FABRIC_MAX_IN_FLIGHT} unacknowledged are accepted, the next ones are dropped and counted`, async () => {
+    const fabric = new RedisFabric({ url: TEST_REDIS_URL, prefix, logger: captureLogger(), patterns: () => [] });
+    await fabric.open();
+    let accepted = 0;
+    for (let i = 0; i < FABRIC_MAX_IN_FLIGHT + 10; i++) if (fabric.publish("bounds", "x")) accepted++;
+    expect(accepted).toBe(FABRIC_MAX_IN_FLIGHT);
+    expect(fabric.dropped).toBe(10);
+    await until(() => fabric.publish("bounds", "again"), "Redis to acknowledge");
+    await fabric.close();
+  });
+});
+
+describe("reloads across replicas", () => {
+  it("a reload through one replica reloads every other one and lists each outcome; a failure is reported", async () => {
+    const asked: string[] = [];
+    const a = await replica();
+    const b = await replica(async (name) => (asked.push(`b:${name}`), 7));
+    const c = await replica(async () => {
+      throw new Error("plugin x failed to build");
+    });
+    await settle();
+    const outcomes = await a.fabric.reloads.reloadOthers("x", { force: false, all: false });
+    expect(asked).toEqual(["b:x"]);
+    const byReplica = new Map(outcomes.map((o) => [o.replica, o]));
+    expect(byReplica.get(b.fabric.fabric.replica)).toEqual({ replica: b.fabric.fabric.replica, ok: true, generation: 7, error: null });
+    expect(byReplica.get(c.fabric.fabric.replica)).toMatchObject({ ok: false, generation: null, error: "plugin x failed to build" });
+  });
+});

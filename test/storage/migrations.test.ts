@@ -1,0 +1,84 @@
+/**
+ * Migrations under the advisory lock, and `prx storage` moving a SQLite workspace into PostgreSQL.
+ */
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { closeDatabase, openDatabase } from "../../src/core/database.ts";
+import { openWorkspace } from "../../src/core/workspace.ts";
+import { SqliteMemory } from "../../src/memory/index.ts";
+import { sqliteStorage } from "../../src/storage/index.ts";
+import { PG_MIGRATIONS, pgStorage } from "../../src/storage/postgres/index.ts";
+import { ensureBinary, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
+
+setDefaultTimeout(60_000);
+const schemas: string[] = [];
+afterAll(async () => {
+  if (await postgresAvailable()) for (const s of schemas) await dropSchema(s);
+});
+
+test("replicas starting at once migrate once: every version is applied by exactly one of them", async () => {
+  if (!(await postgresAvailable())) return;
+  const schema = uniqueSchema("race");
+  schemas.push(schema);
+  const opened = await Promise.all(
+    Array.from({ length: 4 }, () => pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 })),
+  );
+  const applied = opened.flatMap((s) => s.applied).sort((a, b) => a - b);
+  expect(applied).toEqual(PG_MIGRATIONS.map((m) => m.version));
+  const status = await opened[0]!.status();
+  expect(status.pending).toEqual([]);
+  await Promise.all(opened.map((s) => s.close()));
+});
+
+test("prx storage copy --from sqlite --to postgres moves a workspace; a second copy inserts nothing", async () => {
+  if (!(await postgresAvailable())) return;
+  await ensureBinary();
+  const schema = uniqueSchema("copy");
+  schemas.push(schema);
+  const ws = tempWorkspace(`[storage]\nbackend = "sqlite"\nschema = "${schema}"\n`);
+  try {
+    const dbPath = openWorkspace(ws.dir).dbPath;
+    const db = openDatabase(dbPath);
+    const lite = sqliteStorage(db);
+    lite.sessions.ensure("s1", "cli");
+    lite.sessions.append("s1", [
+      { role: "user", content: "hello there" },
+      { role: "assistant", content: "hi" },
+    ]);
+    const { token } = lite.tokens.create("laptop");
+    lite.pluginKv.set("p", "k", new Uint8Array([7]), 1024);
+    const memory = new SqliteMemory(db);
+    await memory.store("fav", "my favourite colour is teal", "prefs", null, { private: true });
+    closeDatabase(dbPath);
+
+    const env = { DATABASE_URL: TEST_DATABASE_URL };
+    const first = await runPrx(["storage", "copy", "--from", "sqlite", "--to", "postgres", "--json", "-w", ws.dir], { env });
+    expect(first.code).toBe(0);
+    const tables = JSON.parse(first.stdout).tables as Array<{ table: string; read: number; inserted: number }>;
+    const row = (name: string) => tables.find((t) => t.table === name)!;
+    expect(row("sessions")).toEqual({ table: "sessions", read: 1, inserted: 1 });
+    expect(row("session_messages").inserted).toBe(2);
+    expect(row("memories").inserted).toBe(1);
+    const again = await runPrx(["storage", "copy", "--from", "sqlite", "--to", "postgres", "--json", "-w", ws.dir], { env });
+    expect((JSON.parse(again.stdout).tables as Array<{ inserted: number }>).every((t) => t.inserted === 0)).toBe(true);
+
+    const pg = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 });
+    expect((await pg.sessions.history("s1", 10)).map((m) => m.content)).toEqual(["hello there", "hi"]);
+    expect((await pg.tokens.verify(token))?.name).toBe("laptop");
+    expect(await pg.pluginKv.get("p", "k")).toEqual(new Uint8Array([7]));
+    const recalled = await pg.sql.unsafe("SELECT key, private FROM memories");
+    expect(recalled).toEqual([{ key: "fav", private: true }]);
+    await pg.close();
+
+    writeFileSync(join(ws.dir, "config.toml"), `[storage]\nbackend = "postgres"\nschema = "${schema}"\n[memory]\nbackend = "postgres"\n`);
+    const status = await runPrx(["storage", "status", "--json", "-w", ws.dir], { env });
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ backend: "postgres", pending: [] });
+    const found = await runPrx(["memory", "search", "teal colour", "-w", ws.dir], { env });
+    expect(found.stdout).toContain("fav");
+  } finally {
+    ws.cleanup();
+  }
+});

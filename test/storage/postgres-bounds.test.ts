@@ -1,0 +1,78 @@
+/**
+ * PostgreSQL-only behaviour at its bounds: the session lease (one turn per session across processes, waiting at
+ * most the lease wait) and the verified-token cache (a revocation by another replica counts within
+ * TOKEN_CACHE_TTL_MS).
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { isPrxError } from "../../src/core/errors.ts";
+import { TOKEN_CACHE_TTL_MS } from "../../src/storage/index.ts";
+import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
+import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
+
+const schema = uniqueSchema("bounds");
+const LEASE_WAIT_MS = 300;
+let now = 1_700_000_000_000;
+let a: PgStorage | null = null;
+let b: PgStorage | null = null;
+
+beforeAll(async () => {
+  if (!(await postgresAvailable())) return;
+  // two processes' worth of stores on one schema
+  a = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2, leaseWaitMs: LEASE_WAIT_MS, now: () => now });
+  b = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2, leaseWaitMs: LEASE_WAIT_MS, now: () => now });
+});
+afterAll(async () => {
+  await a?.close();
+  await b?.close();
+  if (a) await dropSchema(schema);
+});
+
+const it = (name: string, body: (a: PgStorage, b: PgStorage) => Promise<void>) => test(name, async () => void (a && b && (await body(a, b))));
+
+it("one holder per session across processes: the second waits for the first, other sessions do not", async (a, b) => {
+  const order: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const first = a.leases!.hold("s", async () => {
+    order.push("a in");
+    await held;
+    order.push("a out");
+  });
+  await Bun.sleep(20);
+  const second = b.leases!.hold("s", async () => void order.push("b in"));
+  const other = await b.leases!.hold("t", async () => "other session ran");
+  expect(other).toBe("other session ran");
+  await Bun.sleep(20);
+  expect(order).toEqual(["a in"]);
+  release();
+  await Promise.all([first, second]);
+  expect(order).toEqual(["a in", "a out", "b in"]);
+});
+
+it(`a turn waiting longer than the lease wait (${LEASE_WAIT_MS} ms here) fails with STORAGE_LEASE; the holder is unaffected`, async (a, b) => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const first = a.leases!.hold("busy", () => held);
+  await Bun.sleep(20);
+  let caught: unknown = null;
+  try {
+    await b.leases!.hold("busy", async () => "never");
+  } catch (error) {
+    caught = error;
+  }
+  expect(isPrxError(caught, "STORAGE_LEASE")).toBe(true);
+  release();
+  await first;
+  expect(await b.leases!.hold("busy", async () => "free again")).toBe("free again");
+});
+
+it(`a token revoked through another replica stops verifying once TOKEN_CACHE_TTL_MS (${TOKEN_CACHE_TTL_MS} ms) has passed`, async (a, b) => {
+  const { token, record } = await a.tokens.create("shared");
+  expect((await b.tokens.verify(token))?.id).toBe(record.id);
+  expect(await a.tokens.revoke(record.id)).toBe(true);
+  expect(await a.tokens.verify(token)).toBeNull(); // the revoking replica drops its cache at once
+  now += TOKEN_CACHE_TTL_MS - 1;
+  expect((await b.tokens.verify(token))?.id).toBe(record.id); // still trusted from b's cache
+  now += 1;
+  expect(await b.tokens.verify(token)).toBeNull();
+});

@@ -1,0 +1,278 @@
+/**
+ * One suite every storage backend passes: the same calls, the same answers, on SQLite and on PostgreSQL.
+ * Each backend's test file calls storeSuite() with a way to open a fresh, empty Storage.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { isPrxError } from "../../src/core/errors.ts";
+import { IDEMPOTENCY_KEY_MAX_BYTES, KV_KEY_MAX_BYTES, type Storage } from "../../src/storage/index.ts";
+
+export interface SuiteBackend {
+  name: string;
+  /** Null when the backend's server is not there (the suite is skipped, see test/helpers/servers.ts). */
+  open(clock: () => number): Promise<Storage | null>;
+  cleanup(): Promise<void>;
+}
+
+async function rejects(body: () => unknown, code: string): Promise<void> {
+  let caught: unknown = null;
+  try {
+    await body();
+  } catch (error) {
+    caught = error;
+  }
+  expect(isPrxError(caught, code as never)).toBe(true);
+}
+
+export function storeSuite(backend: SuiteBackend): void {
+  let store: Storage | null = null;
+  let now = 1_700_000_000_000;
+  const clock = () => now;
+
+  beforeAll(async () => {
+    store = await backend.open(clock);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await backend.cleanup();
+  });
+  const it = (name: string, body: (s: Storage) => Promise<void>) =>
+    test(name, async () => {
+      if (!store) return; // server absent outside CI: said once by the helper
+      await body(store);
+    });
+
+  describe(`${backend.name}: sessions`, () => {
+    it("a session is created once, keeps its channel, and is titled by its first user message", async (s) => {
+      const a = await s.sessions.ensure("s-1", "cli");
+      const again = await s.sessions.ensure("s-1", "gateway");
+      expect(a.channel).toBe("cli");
+      expect(again.channel).toBe("cli");
+      await s.sessions.append("s-1", [
+        { role: "user", content: "  What   is\nthe weather like today in Lisbon, and tomorrow, and the day after?  " },
+        { role: "assistant", content: "sunny" },
+      ]);
+      const summary = (await s.sessions.get("s-1"))!;
+      expect(summary.title).toBe("What is the weather like today in Lisbon, and tomorrow, and the day after?".slice(0, 60));
+      expect(summary.messageCount).toBe(2);
+      expect(await s.sessions.get("nope")).toBeNull();
+      await rejects(() => s.sessions.ensure("bad id!", "cli"), "BAD_REQUEST");
+    });
+
+    it("messages are numbered in order across appends, with tool calls kept", async (s) => {
+      await s.sessions.ensure("s-2", "cli");
+      await s.sessions.append("s-2", [{ role: "user", content: "one" }]);
+      await s.sessions.append("s-2", [
+        { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "memory_recall", arguments: "{}" }] },
+        { role: "tool", content: "[]", tool_call_id: "c1", name: "memory_recall" },
+        { role: "assistant", content: "two" },
+      ]);
+      const all = await s.sessions.allMessages("s-2");
+      expect(all.map((m) => m.seq)).toEqual([1, 2, 3, 4]);
+      expect(all[1]!.toolCalls).toEqual([{ id: "c1", name: "memory_recall", arguments: "{}" }]);
+      expect(all[2]!.toolCallId).toBe("c1");
+      expect((await s.sessions.messages("s-2", 2)).map((m) => m.content)).toEqual(["[]", "two"]);
+      // the last 2 start with an orphaned tool result, which history leaves out
+      expect((await s.sessions.history("s-2", 2)).map((m) => m.role)).toEqual(["assistant"]);
+      expect((await s.sessions.history("s-2", 10)).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    });
+
+    it("history drops an assistant tool call whose result never arrived", async (s) => {
+      await s.sessions.ensure("s-3", "cli");
+      await s.sessions.append("s-3", [
+        { role: "user", content: "go" },
+        { role: "assistant", content: "let me look", tool_calls: [{ id: "x", name: "t", arguments: "{}" }] },
+      ]);
+      expect(await s.sessions.history("s-3", 10)).toEqual([
+        { role: "user", content: "go" },
+        { role: "assistant", content: "let me look" },
+      ]);
+    });
+
+    it("concurrent appends to one session never collide", async (s) => {
+      await s.sessions.ensure("s-4", "cli");
+      await Promise.all(Array.from({ length: 20 }, (_, i) => s.sessions.append("s-4", [{ role: "user", content: `m${i}` }])));
+      const seqs = (await s.sessions.allMessages("s-4")).map((m) => m.seq);
+      expect(seqs).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    });
+
+    it("lists most recent first, lists ids, deletes with messages", async (s) => {
+      await s.sessions.ensure("s-5", "cli");
+      await Bun.sleep(2);
+      await s.sessions.append("s-5", [{ role: "user", content: "latest" }]);
+      expect((await s.sessions.list(1))[0]!.id).toBe("s-5");
+      expect(await s.sessions.ids()).toContain("s-1");
+      expect(await s.sessions.delete("s-5")).toEqual({ messages: 1 });
+      expect(await s.sessions.delete("s-5")).toBeNull();
+      expect(await s.sessions.allMessages("s-5")).toEqual([]);
+    });
+  });
+
+  describe(`${backend.name}: tokens`, () => {
+    it("a token verifies, is listed, counted, and stops verifying once revoked", async (s) => {
+      const { token, record } = await s.tokens.create("laptop");
+      expect(token.startsWith("prx_")).toBe(true);
+      expect((await s.tokens.verify(token))?.id).toBe(record.id);
+      expect(await s.tokens.verify(token + "x")).toBeNull();
+      expect(await s.tokens.verify("")).toBeNull();
+      expect((await s.tokens.list()).map((t) => t.name)).toContain("laptop");
+      const active = await s.tokens.activeCount();
+      expect(await s.tokens.revoke(record.id)).toBe(true);
+      expect(await s.tokens.revoke(record.id)).toBe(false);
+      expect(await s.tokens.activeCount()).toBe(active - 1);
+      expect(await s.tokens.verify(token)).toBeNull();
+      await rejects(() => s.tokens.revoke("tok_missing"), "NOT_FOUND");
+      await rejects(() => s.tokens.create("  "), "USAGE");
+    });
+  });
+
+  describe(`${backend.name}: idempotency keys`, () => {
+    it("a key is claimed once, replays its reply, and conflicts on another body or while pending", async (s) => {
+      expect(await s.idempotency.begin("tok", "k1", "body-a")).toEqual({ kind: "new" });
+      await rejects(() => s.idempotency.begin("tok", "k1", "body-a"), "CONFLICT");
+      await s.idempotency.complete("tok", "k1", 200, '{"ok":true}');
+      expect(await s.idempotency.begin("tok", "k1", "body-a")).toEqual({ kind: "replay", status: 200, body: '{"ok":true}' });
+      await rejects(() => s.idempotency.begin("tok", "k1", "body-b"), "CONFLICT");
+      // scoped per credential
+      expect(await s.idempotency.begin("other", "k1", "body-b")).toEqual({ kind: "new" });
+      await s.idempotency.release("other", "k1");
+      expect(await s.idempotency.begin("other", "k1", "body-c")).toEqual({ kind: "new" });
+    });
+
+    it("concurrent claims of one key: exactly one wins", async (s) => {
+      const outcomes = await Promise.allSettled(Array.from({ length: 8 }, async () => s.idempotency.begin("tok", "race", "b")));
+      expect(outcomes.filter((o) => o.status === "fulfilled").length).toBe(1);
+    });
+
+    it("keys at the byte limit pass, one past fails", async (s) => {
+      expect((await s.idempotency.begin("tok", "k".repeat(IDEMPOTENCY_KEY_MAX_BYTES), "b")).kind).toBe("new");
+      await rejects(() => s.idempotency.begin("tok", "k".repeat(IDEMPOTENCY_KEY_MAX_BYTES + 1), "b"), "BAD_REQUEST");
+    });
+
+    it("expired keys can be claimed again", async (s) => {
+      expect(await s.idempotency.begin("tok", "old", "a")).toEqual({ kind: "new" });
+      await s.idempotency.complete("tok", "old", 200, "x");
+      now += 86_400_000 + 1;
+      expect(await s.idempotency.begin("tok", "old", "other")).toEqual({ kind: "new" });
+    });
+  });
+
+  describe(`${backend.name}: plugin kv`, () => {
+    it("values round-trip, keys list by prefix in byte order, deletes say whether a key existed", async (s) => {
+      await s.pluginKv.set("p", "b/2", new Uint8Array([2]), 1024);
+      await s.pluginKv.set("p", "b/1", new Uint8Array([1, 1]), 1024);
+      await s.pluginKv.set("p", "a", new Uint8Array([0]), 1024);
+      await s.pluginKv.set("q", "b/3", new Uint8Array([3]), 1024);
+      expect(await s.pluginKv.get("p", "b/1")).toEqual(new Uint8Array([1, 1]));
+      expect(await s.pluginKv.get("p", "zzz")).toBeUndefined();
+      expect(await s.pluginKv.listKeys("p", "b/", 10)).toEqual(["b/1", "b/2"]);
+      expect(await s.pluginKv.listKeys("p", "", 2)).toEqual(["a", "b/1"]);
+      expect(await s.pluginKv.delete("p", "a")).toBe(true);
+      expect(await s.pluginKv.delete("p", "a")).toBe(false);
+    });
+
+    it("the quota counts keys and values: at the limit passes, one byte past fails, a replacement counts once", async (s) => {
+      await s.pluginKv.set("quota", "k", new Uint8Array(9), 10); // 1 + 9 = 10
+      await s.pluginKv.set("quota", "k", new Uint8Array(9), 10);
+      await rejects(() => s.pluginKv.set("quota", "k", new Uint8Array(10), 10), "LIMIT_EXCEEDED");
+      await rejects(() => s.pluginKv.set("quota", "k".repeat(KV_KEY_MAX_BYTES + 1), new Uint8Array(1), 1 << 20), "LIMIT_EXCEEDED");
+      await rejects(() => s.pluginKv.set("quota", "", new Uint8Array(1), 10), "BAD_REQUEST");
+    });
+  });
+
+  describe(`${backend.name}: cron state`, () => {
+    it("one claimant wins a slot; the lease is renewed, taken over once expired, and a stale fence writes nothing", async (s) => {
+      const row = await s.cron.ensure("p/job", "* * * * *", 1000);
+      expect(row.last_slot).toBe(1000);
+      expect((await s.cron.ensure("p/job", "*/5 * * * *", 5000)).schedule).toBe("* * * * *");
+      const claims = await Promise.all([
+        s.cron.claim("p/job", 60_000, 60_001, "a", 70_000),
+        s.cron.claim("p/job", 60_000, 60_001, "b", 70_000),
+      ]);
+      const won = claims.filter((c) => c !== null);
+      expect(won.length).toBe(1);
+      const fence = won[0]!.fence;
+      expect(await s.cron.renew("p/job", fence, 80_000)).toBe(true);
+      expect(await s.cron.takeOver("p/job", 60_000, 79_999, "c", 90_000)).toBeNull(); // lease still valid
+      const taken = await s.cron.takeOver("p/job", 60_000, 80_001, "c", 90_000);
+      expect(taken!.fence).toBe(fence + 1);
+      expect(await s.cron.finish("p/job", fence, 85_000, true, null)).toBe(false); // the dead runner's late write
+      expect(await s.cron.renew("p/job", fence, 95_000)).toBe(false);
+      expect(await s.cron.finish("p/job", taken!.fence, 86_000, true, null)).toBe(true);
+      const after = (await s.cron.get("p/job"))!;
+      expect(after.lease_owner).toBeNull();
+      expect(after.fires).toBe(2);
+      expect(await s.cron.takeOver("p/job", 60_000, 999_999, "d", 1_000_000)).toBeNull(); // finished: nothing to take
+      expect(await s.cron.claim("p/job", 60_000, 61_000, "a", 70_000)).toBeNull(); // a slot is claimed once
+    });
+
+    it("rebaseline never moves back; removal is recorded", async (s) => {
+      await s.cron.ensure("p/other", "* * * * *", 10_000);
+      expect((await s.cron.rebaseline("p/other", "*/2 * * * *", 5_000)).last_slot).toBe(10_000);
+      await s.cron.markRemoved("p/other", 20_000);
+      expect((await s.cron.get("p/other"))!.removed_at).toBe(20_000);
+      expect((await s.cron.rebaseline("p/other", "*/2 * * * *", 30_000)).removed_at).toBeNull();
+      expect(await s.cron.get("p/none")).toBeNull();
+    });
+  });
+
+  describe(`${backend.name}: channel state`, () => {
+    it("cursor, inbox once per platform id, resume of open messages in order, prune of answered ones", async (s) => {
+      expect(await s.channels.getCursor("tg")).toBeNull();
+      await s.channels.setCursor("tg", "41");
+      await s.channels.setCursor("tg", "42");
+      expect(await s.channels.getCursor("tg")).toBe("42");
+      expect(await s.channels.admit("tg", "m1", "tg:1", '{"n":1}', "received")).toBe(true);
+      expect(await s.channels.admit("tg", "m1", "tg:1", '{"n":1}', "received")).toBe(false);
+      expect(await s.channels.admit("tg", "m2", "tg:1", '{"n":2}', "received")).toBe(true);
+      expect(await s.channels.admit("tg", "m3", "tg:2", '{"n":3}', "ignored")).toBe(true);
+      await s.channels.replied("tg", "m1", ["a", "b"]);
+      await s.channels.partSent("tg", "m1", 1);
+      expect(await s.channels.entry("tg", "m1")).toEqual({ payload: '{"n":1}', state: "replied", reply: ["a", "b"], partsSent: 1 });
+      expect((await s.channels.open("tg")).map((r) => r.payload)).toEqual(['{"n":1}', '{"n":2}']);
+      await s.channels.done("tg", "m1");
+      expect((await s.channels.open("tg")).length).toBe(1);
+      expect(await s.channels.prune("tg", Date.now() + 1000)).toBe(2);
+      expect(await s.channels.entry("tg", "m1")).toBeNull();
+    });
+
+    it("liveness rows are replaced per channel and listed by name", async (s) => {
+      const row = { channel: "zz", pid: 1, state: "running", last_inbound: 5, last_outbound: null, last_error: null, updated_at: 7 };
+      await s.channels.writeStatus(row);
+      await s.channels.writeStatus({ ...row, pid: 2, last_error: "boom" });
+      const got = (await s.channels.statuses()).find((r) => r.channel === "zz");
+      expect(got).toEqual({ ...row, pid: 2, last_error: "boom" });
+    });
+  });
+
+  describe(`${backend.name}: channel pairings`, () => {
+    it("a sender gets one pending code until approved; approval and revocation are seen", async (s) => {
+      const code = await s.pairings.request("tg", "u1", "Ann");
+      expect(code).toMatch(/^[A-Z2-9]{6}$/);
+      expect(await s.pairings.request("tg", "u1", "Ann")).toBe(code);
+      expect(await s.pairings.isApproved("tg", "u1")).toBe(false);
+      const approved = await s.pairings.approve(code.toLowerCase());
+      expect(approved).toMatchObject({ channel: "tg", sender_id: "u1", state: "approved", code: null });
+      expect(await s.pairings.isApproved("tg", "u1")).toBe(true);
+      await rejects(() => s.pairings.approve(code), "NOT_FOUND");
+      expect((await s.pairings.list()).map((p) => p.sender_id)).toContain("u1");
+      expect(await s.pairings.revoke("u1")).toBe(1);
+      expect(await s.pairings.isApproved("tg", "u1")).toBe(false);
+    });
+
+    it("codes expire", async (s) => {
+      const code = await s.pairings.request("tg", "u2", "Bob");
+      now += 60 * 60 * 1000;
+      await rejects(() => s.pairings.approve(code), "NOT_FOUND");
+      expect(await s.pairings.request("tg", "u2", "Bob")).not.toBe(code);
+    });
+  });
+
+  describe(`${backend.name}: migrations`, () => {
+    it("every known migration is applied", async (s) => {
+      const status = await s.status();
+      expect(status.backend).toBe(s.backend);
+      expect(status.pending).toEqual([]);
+      expect(status.version).toBe(status.latest);
+    });
+  });
+}
