@@ -42,12 +42,12 @@ export function sharedConfig(fakeUrl: string, schema: string, prefix: string, ex
   ].join("\n");
 }
 
-/** A workspace with `config` and copies of the repository's plugins named (relative to plugins/). */
+/** A workspace with `config` and copies of the test plugins named (relative to test/fixtures/). */
 export function replicaWorkspace(config: string, plugins: string[] = []): string {
   const dir = mkdtempSync(join(tmpdir(), "prx-replica-"));
   writeFileSync(join(dir, "config.toml"), config);
   mkdirSync(join(dir, "plugins"), { recursive: true });
-  for (const plugin of plugins) cpSync(join(ROOT, "plugins", plugin), join(dir, "plugins", plugin.split("/").pop()!), { recursive: true });
+  for (const plugin of plugins) cpSync(join(ROOT, "test", "fixtures", plugin), join(dir, "plugins", plugin.split("/").pop()!), { recursive: true });
   return dir;
 }
 
