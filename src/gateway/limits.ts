@@ -20,11 +20,10 @@ export const PAIRING_CODE_DIGITS = 6;
 /** Clients whose failed pairing attempts are remembered; the oldest are forgotten first. */
 export const PAIRING_MAX_TRACKED_CLIENTS = 10_000;
 
-
 /** Rate-limit buckets kept in memory per limiter; idle full buckets are evicted first. */
 export const RATE_LIMIT_MAX_KEYS = 10_000;
 
-/** Session ids accepted in URLs and bodies. */
+/** Session ids accepted in URLs and bodies; the longest session search text and title (stores enforce them). */
 export { SESSION_ID_PATTERN, SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_MAX_CHARS } from "../storage/limits.ts";
 /** Most sessions returned by GET /api/sessions. */
 export const SESSIONS_LIST_MAX = 500;

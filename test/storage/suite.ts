@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
 import { IDEMPOTENCY_KEY_MAX_BYTES, KV_KEY_MAX_BYTES, type Storage } from "../../src/storage/index.ts";
+import { SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_MAX_CHARS } from "../../src/storage/limits.ts";
 
 export interface SuiteBackend {
   name: string;
@@ -104,6 +105,28 @@ export function storeSuite(backend: SuiteBackend): void {
       expect(await s.sessions.delete("s-5")).toEqual({ messages: 1 });
       expect(await s.sessions.delete("s-5")).toBeNull();
       expect(await s.sessions.allMessages("s-5")).toEqual([]);
+    });
+
+    it("search finds by title or id, case-insensitive, with % and _ taken literally; rename sets a title", async (s) => {
+      await s.sessions.ensure("trip-plan", "cli");
+      await s.sessions.append("trip-plan", [{ role: "user", content: "Porto in May: 100% sunny_days?" }]);
+      await s.sessions.ensure("other", "cli");
+      await s.sessions.append("other", [{ role: "user", content: "groceries" }]);
+      expect((await s.sessions.search("PORTO")).map((x) => x.id)).toEqual(["trip-plan"]);
+      expect((await s.sessions.search("trip-")).map((x) => x.id)).toEqual(["trip-plan"]);
+      expect((await s.sessions.search("100%")).map((x) => x.id)).toEqual(["trip-plan"]);
+      expect((await s.sessions.search("y_d")).map((x) => x.id)).toEqual(["trip-plan"]);
+      expect(await s.sessions.search("o%y")).toEqual([]); // a wildcard would match "Porto in May"
+      expect(await s.sessions.search("x".repeat(SESSION_SEARCH_MAX_CHARS))).toEqual([]);
+      await rejects(async () => s.sessions.search("x".repeat(SESSION_SEARCH_MAX_CHARS + 1)), "BAD_REQUEST");
+
+      const renamed = (await s.sessions.rename("other", "  Weekly   shop "))!;
+      expect(renamed.title).toBe("Weekly shop");
+      expect((await s.sessions.search("weekly")).map((x) => x.id)).toEqual(["other"]);
+      expect(await s.sessions.rename("nope", "x")).toBeNull();
+      expect((await s.sessions.rename("other", "t".repeat(SESSION_TITLE_MAX_CHARS)))!.title).toHaveLength(SESSION_TITLE_MAX_CHARS);
+      await rejects(async () => s.sessions.rename("other", "t".repeat(SESSION_TITLE_MAX_CHARS + 1)), "BAD_REQUEST");
+      await rejects(async () => s.sessions.rename("other", "   "), "BAD_REQUEST");
     });
   });
 
