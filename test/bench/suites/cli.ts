@@ -1,4 +1,4 @@
-/** Targets: `--version` cold start, one `prx agent -m` turn (overhead over the fake provider), peak RSS. */
+/** One `prx agent -m` turn against a fake provider: its overhead over the provider's time, and peak RSS (start-up against Bun's floor: suites/startup.ts). */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI } from "../../fakes/openai-server.ts";
@@ -19,11 +19,6 @@ async function timeRun(argv: string[]): Promise<{ ms: number; maxRssMb: number }
 
 const suite: BenchSuite = async ({ binary, tmp }) => {
   const rows: BenchRow[] = [];
-  await timeRun([binary, "--version"]); // warm the page cache
-  const version: number[] = [];
-  for (let i = 0; i < 15; i++) version.push((await timeRun([binary, "--version"])).ms);
-  rows.push({ suite: "cli", name: "prx --version cold start (median of 15)", value: stats(version).p50, unit: "ms", target: { op: "<=", value: 30 } });
-
   const fake = await startFakeOpenAI({ latencyMs: FAKE_LATENCY_MS });
   try {
     writeFileSync(
