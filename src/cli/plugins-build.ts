@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { buildPlugin } from "../plugins/kit/build/build.ts";
 import { parseCommand, usageError } from "./args.ts";
-import { formatBytes, formatMs } from "./plugins-kit.ts";
+import { formatBytes, formatMs } from "./format.ts";
 
 const USAGE = `Usage: prx plugins build [dir] [--force] [--json]
   Bundles the folder's src/plugin.ts (with @prx/kit) and builds it into a WebAssembly component against the PRX

@@ -7,7 +7,7 @@ import { readKitManifest } from "../plugins/kit/build/build.ts";
 import { DevLoop, type CycleResult } from "../plugins/kit/dev/loop.ts";
 import { watchSources } from "../plugins/kit/dev/watch.ts";
 import { parseCommand, usageError } from "./args.ts";
-import { formatBytes, formatMs } from "./plugins-kit.ts";
+import { formatBytes, formatMs } from "./format.ts";
 
 const USAGE = `Usage: prx plugins dev [dir] [--url URL] [--force]
   Watches the plugin folder; at the start and after every change it builds the plugin (kit plugins), installs it

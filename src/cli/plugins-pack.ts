@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { packPlugin } from "../plugins/kit/pack/pack.ts";
 import { parseCommand, usageError } from "./args.ts";
-import { formatBytes } from "./plugins-kit.ts";
+import { formatBytes } from "./format.ts";
 
 const USAGE = `Usage: prx plugins pack [dir] [--out FILE|DIR] [--json]
   Writes the plugin as one .tar.gz (default <name>-<version>-<hash>.tar.gz here, or in DIR): prx-pack.json (every file's size

@@ -7,7 +7,7 @@ import { KIT_DIR, SOURCE_ENTRY, writeKitFiles } from "../plugins/kit/layout.ts";
 import { throwawayWorkspace } from "../plugins/kit/sandbox/workspace.ts";
 import { parseCommand, usageError } from "./args.ts";
 import { formatCheck } from "./plugins-format.ts";
-import { formatBytes, formatMs } from "./plugins-kit.ts";
+import { formatBytes, formatMs } from "./format.ts";
 
 const USAGE = `Usage: prx plugins test [dir]
   Builds the plugin (kit plugins), runs validate's admission checks on it, then its tests (plugin.test.ts and any

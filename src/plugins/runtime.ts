@@ -12,7 +12,6 @@ import { createToolRouter } from "./adapters/tool-router.ts";
 import { EntryHashes } from "./fingerprint.ts";
 import { buildGeneration, reloadFailed, worsenedError, type BuildResult, type LatePlugin } from "./generation-build.ts";
 import { joinGeneration } from "./late-join.ts";
-import { forgetRuntime } from "./runtimes.ts";
 import { discard, loaderResolver, type Loaded } from "./loading.ts";
 import { Generation, GENERATION_DRAIN_TIMEOUT_MS } from "./generation.ts";
 import type { LoaderResolver } from "./loading.ts";
@@ -84,6 +83,8 @@ export class PluginRuntime {
     readonly workspace: Workspace,
     services: RuntimeServices,
     private readonly options: PluginRuntimeOptions = {},
+    /** Called once the runtime has stopped (the registry of runtimes forgets it then). */
+    private readonly onStopped: () => void = () => {},
   ) {
     const events = services.events ?? new EventBus({ logger: services.logger.child("events") });
     this.ownBus = services.events ? null : (events as EventBus);
@@ -247,7 +248,7 @@ export class PluginRuntime {
       if (last) this.retire(last);
       this.stopped = true;
       await this.settled();
-      forgetRuntime(this);
+      this.onStopped();
     }));
   }
 

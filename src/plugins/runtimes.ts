@@ -6,8 +6,7 @@ import { PluginRuntime, type PluginRuntimeOptions, type RuntimeServices } from "
 /** The one registry of runtimes: one per canonical workspace in a process (a runtime removes itself when it stops). */
 const runtimes = new Map<string, PluginRuntime>();
 
-/** Called by a runtime when it stops. */
-export function forgetRuntime(runtime: PluginRuntime): void {
+function forget(runtime: PluginRuntime): void {
   if (runtimes.get(runtime.workspace.root) === runtime) runtimes.delete(runtime.workspace.root);
 }
 
@@ -25,8 +24,9 @@ export function getPluginRuntime(workspace: Workspace, services: RuntimeServices
   let runtime = runtimes.get(root);
   if (!runtime) {
     const canonical = root === workspace.root ? workspace : canonicalWorkspace(workspace, root);
-    runtime = new PluginRuntime(canonical, services, options);
-    runtimes.set(root, runtime);
+    const created: PluginRuntime = new PluginRuntime(canonical, services, options, () => forget(created));
+    runtimes.set(root, created);
+    runtime = created;
   }
   return runtime;
 }

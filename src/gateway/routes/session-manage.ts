@@ -5,7 +5,7 @@ import { jsonResponse } from "../errors.ts";
 import { doc } from "../openapi/doc.ts";
 import { routeSchema } from "../route-schema.ts";
 import { SessionCancelSchema, SessionRenameBodySchema, SessionSummarySchema } from "../schemas.ts";
-import { sessionIdFrom, sessionNotFound } from "./sessions.ts";
+import { sessionIdFrom, sessionNotFound } from "./session-params.ts";
 
 /** Largest body of a rename: a title of SESSION_TITLE_MAX_CHARS characters fits many times over. */
 export const SESSION_RENAME_MAX_BODY_BYTES = 4096;

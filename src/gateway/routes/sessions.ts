@@ -5,7 +5,7 @@ import { jsonParser } from "../body.ts";
 import type { GatewayContext } from "../context.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { jsonResponse } from "../errors.ts";
-import { SESSION_ID_PATTERN, SESSION_MESSAGES_MAX, SESSIONS_LIST_MAX } from "../limits.ts";
+import { SESSION_MESSAGES_MAX, SESSIONS_LIST_MAX } from "../limits.ts";
 import { SessionDeletedSchema, SessionDetailSchema } from "../memory-schemas.ts";
 import { doc } from "../openapi/doc.ts";
 import { modelNotFound } from "../openai/models.ts";
@@ -14,6 +14,7 @@ import { routeSchema } from "../route-schema.ts";
 import { MessageBodySchema, SessionListSchema, SessionMessagesSchema, SSE_DESCRIPTION, TurnReplySchema } from "../schemas.ts";
 import { wantsEventStream } from "../sse.ts";
 import { runGatewayTurn } from "../turns.ts";
+import { sessionIdFrom, sessionNotFound } from "./session-params.ts";
 import { sessionManageRoutes } from "./session-manage.ts";
 
 const LimitQuery = z.coerce.number().int().min(1);
@@ -27,20 +28,6 @@ export function limitFrom(request: Request, max: number): number {
   if (!parsed.success)
     throw new PrxError("BAD_REQUEST", `query parameter limit must be a positive integer, got "${raw.slice(0, 20)}"`);
   return Math.min(parsed.data, max);
-}
-
-export function sessionIdFrom(id: string): string {
-  if (!SESSION_ID_PATTERN.test(id)) {
-    throw new PrxError(
-      "BAD_REQUEST",
-      `invalid session id ${JSON.stringify(id.slice(0, 40))}: use 1-128 characters from A-Z a-z 0-9 . _ : @ -`,
-    );
-  }
-  return id;
-}
-
-export function sessionNotFound(id: string): PrxError {
-  return new PrxError("SESSION_NOT_FOUND", `no session "${id}"`, { hint: "list sessions with GET /api/sessions" });
 }
 
 export const MessageBody = routeSchema(MessageBodySchema);
