@@ -16,7 +16,8 @@ import { discard, loaderResolver, type Loaded } from "./loading.ts";
 import { Generation, GENERATION_DRAIN_TIMEOUT_MS } from "./generation.ts";
 import type { LoaderResolver } from "./loading.ts";
 import { StatusStore } from "./status.ts";
-import type { ReplicaFabric, ReplicaFabricOptions, ReplicaReloads } from "./fabric/index.ts";
+import type { ReplicaFabricOptions, ReplicaReloads } from "./fabric/index.ts";
+import { ReplicaMembership, type FabricStats } from "./fabric/membership.ts";
 import type { PluginHostServices, PluginKind, PluginLoader } from "./types.ts";
 
 /** What a runtime is given; without `events` it creates its own event bus and closes it when it stops. */
@@ -76,8 +77,7 @@ export class PluginRuntime {
   private attached: PluginServices | null = null;
   private users = 0;
   private lastConfig: Config | undefined;
-  private fabric: Promise<ReplicaFabric> | null = null;
-  private joined: ReplicaFabric | null = null;
+  private readonly membership: ReplicaMembership | null;
 
   constructor(
     readonly workspace: Workspace,
@@ -88,6 +88,11 @@ export class PluginRuntime {
   ) {
     const events = services.events ?? new EventBus({ logger: services.logger.child("events") });
     this.ownBus = services.events ? null : (events as EventBus);
+    // only a runtime owning its bus links it to the other replicas
+    this.membership =
+      options.fabric && this.ownBus
+        ? new ReplicaMembership(options.fabric, this.ownBus, (name, reload) => this.reload(name, reload), services.logger.child("fabric"))
+        : null;
     this.host = { ...services, events, workspace, config: () => this.config() };
     this.loaders = loaderResolver(options.loaders);
     this.factories = options.factories ?? defaultAdapterFactories();
@@ -124,7 +129,7 @@ export class PluginRuntime {
   async acquire(): Promise<void> {
     this.users++;
     try {
-      await this.joinReplicas();
+      await this.membership?.join();
       await this.start();
     } catch (error) {
       await this.release();
@@ -140,42 +145,18 @@ export class PluginRuntime {
     this.attached = null;
     await services?.close();
     await this.stop();
-    const fabric = this.fabric;
-    this.fabric = null;
-    this.joined = null;
-    if (fabric) await (await fabric.catch(() => null))?.close();
+    await this.membership?.leave();
     this.ownBus?.close();
   }
 
   /** Reloads across replicas (null unless `[bus] backend = "redis"` connected this runtime to the others). */
   get replicas(): ReplicaReloads | null {
-    return this.joined?.reloads ?? null;
+    return this.membership?.reloads ?? null;
   }
 
   /** Stats of the event link to the other replicas (null when there is none). */
-  get fabricStats(): { replica: string; peers: number; forwarded: number; received: number; dropped: number } | null {
-    const j = this.joined;
-    if (!j) return null;
-    return { replica: j.fabric.replica, peers: j.fabric.peers.size, forwarded: j.events.forwarded, received: j.events.received, dropped: j.fabric.dropped };
-  }
-
-  /** Connect the runtime's own bus and reloads to the other replicas (once; only for a runtime owning its bus). */
-  private async joinReplicas(): Promise<void> {
-    const options = this.options.fabric;
-    if (!options || !this.ownBus) return;
-    const bus = this.ownBus;
-    // loaded only with [bus] backend = "redis"
-    this.fabric ??= import("./fabric/index.ts")
-      .then(({ openReplicaFabric }) =>
-        openReplicaFabric(options, bus, (name, reload) => this.reload(name, reload), this.host.logger.child("fabric")),
-      )
-      .then((joined) => (this.joined = joined));
-    try {
-      await this.fabric;
-    } catch (error) {
-      this.fabric = null;
-      throw error;
-    }
+  get fabricStats(): FabricStats | null {
+    return this.membership?.stats ?? null;
   }
 
   /** Called synchronously after every swap (the cron scheduler, hook pumps). Returns an unsubscribe function. */
