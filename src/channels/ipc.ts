@@ -36,7 +36,10 @@ export const ChannelStatsSchema = z.strictObject({
   lastOutbound: z.number().nullable(),
   lastError: z.string().nullable(),
 });
-export const ReadySchema = z.strictObject({ type: z.literal("ready"), pid: z.number().int(), generation: z.number().int().nullable() });
+/** Connected to the platform: the process takes messages from here on (they wait while its agent host opens). */
+export const ReadySchema = z.strictObject({ type: z.literal("ready"), pid: z.number().int() });
+/** The agent host is open, with its plugin runtime at this generation (null without one): messages are answered. */
+export const OpenedSchema = z.strictObject({ type: z.literal("opened"), generation: z.number().int().nullable() });
 export const StatusSchema = z.strictObject({
   type: z.literal("status"),
   health: z.strictObject({ ok: z.boolean(), detail: z.string() }),
@@ -48,7 +51,7 @@ export const ReloadedSchema = z.strictObject({
   error: z.string().nullable(),
 });
 export const HttpResultSchema = z.strictObject({ type: z.literal("http_result"), id: z.number().int(), response: ForwardedResponseSchema });
-export const ChildMessageSchema = z.discriminatedUnion("type", [ReadySchema, StatusSchema, ReloadedSchema, HttpResultSchema]);
+export const ChildMessageSchema = z.discriminatedUnion("type", [ReadySchema, OpenedSchema, StatusSchema, ReloadedSchema, HttpResultSchema]);
 
 export type ParentMessage = z.infer<typeof ParentMessageSchema>;
 export type ChildMessage = z.infer<typeof ChildMessageSchema>;

@@ -1,13 +1,13 @@
-import { openAgentHost, type AgentHost } from "../agent/index.ts";
-import { createPluginExtensions } from "../agent/plugin-extensions.ts";
-import { errorMessage, PrxError } from "../core/errors.ts";
+import type { AgentHost } from "../agent/index.ts";
+import { errorMessage, isPrxError, PrxError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
-import { ParentMessageSchema, type ChildMessage, type ParentMessage } from "./ipc.ts";
+import { connectChannel, readChannelTarget } from "./connect.ts";
+import type { ChildMessage } from "./ipc.ts";
 import { CHANNEL_STOP_GRACE_MS, PARENT_WATCH_INTERVAL_MS, type PlatformLimits } from "./limits.ts";
-import { channelKind, createChannel } from "./registry.ts";
-import { ChannelRunner } from "./runner.ts";
-import { ChannelStore } from "./store.ts";
-import type { Channel } from "./types.ts";
+import type { ChannelParticipant } from "./participant.ts";
+import { PendingHost } from "./pending-host.ts";
+import type { ChannelRunner } from "./runner.ts";
+import type { Channel, ChannelHealth } from "./types.ts";
 import { WebhookReplies } from "./webhook/replies.ts";
 
 export interface ChannelProcessOptions {
@@ -18,6 +18,12 @@ export interface ChannelProcessOptions {
   send?: (message: ChildMessage) => void;
   /** Shorter time limits for tests; each defaults to its constant in limits.ts. */
   limits?: Partial<ChannelProcessLimits>;
+  /** Aborted by a signal while the platform is being connected: the connection stops and connecting rejects (ABORTED). */
+  signal?: AbortSignal;
+  /** Called once the platform is connected, before the agent host starts to open (the foreground prints "running"). */
+  onConnected?: (health: ChannelHealth) => void;
+  /** How the agent host side is opened; defaults to participant.ts (loaded only then). Tests pass a failing one. */
+  openParticipant?: (options: import("./participant.ts").ParticipantOptions) => Promise<ChannelParticipant>;
 }
 
 export interface ChannelProcessLimits extends PlatformLimits {
@@ -29,133 +35,167 @@ export interface ChannelProcessLimits extends PlatformLimits {
   webhookSyncWaitMs: number;
 }
 
-export interface RunningChannel {
-  host: AgentHost;
+/** A channel process connected to its platform; its agent host opens in the background. */
+export interface ChannelProcess {
   channel: Channel;
-  runner: ChannelRunner;
+  /** Resolves once the agent host is open and messages are answered; rejects if it did not open (or the process stopped first). */
+  opened(): Promise<RunningChannel>;
   /** A message from the supervisor (parsed here). */
   receive(raw: unknown): void;
+  /** Stops in any phase: while the host opens, what it opened is closed once it is. */
   stop(): Promise<void>;
-  /** Resolves once stopped. */
+  /** Resolves once stopped; rejects with the error when the agent host failed to open (the connection is stopped then). */
   closed: Promise<void>;
 }
 
+/** A channel process whose agent host is open. */
+export interface RunningChannel extends ChannelProcess {
+  host: AgentHost;
+  runner: ChannelRunner;
+}
+
 /**
- * One channel as a full participant: opens the workspace with its own plugin runtime, resumes what a previous process
- * left unanswered, connects to the platform and runs every admitted message through the agent host's executeTurn.
+ * One channel as a full participant, connected first: the platform adapter starts from the workspace's cached
+ * configuration alone (connect.ts), and the agent host with its own plugin runtime, the channel's stores and the
+ * runner open after it (participant.ts, loaded then). Messages that arrive meanwhile wait for them (pending-host.ts)
+ * and are then answered in order, after what a previous process left unanswered.
  */
-export async function startChannelProcess(options: ChannelProcessOptions): Promise<RunningChannel> {
+export async function connectChannelProcess(options: ChannelProcessOptions): Promise<ChannelProcess> {
+  const { name, send } = options;
   const env = options.env ?? process.env;
-  const logger = createLogger(`channel.${options.name}`);
-  const host = await openAgentHost({ workspace: options.workspace, env, extend: createPluginExtensions() });
-  let channel: Channel;
-  let runner: ChannelRunner;
-  let store: ChannelStore;
+  const logger = createLogger(`channel.${name}`);
+  const target = await readChannelTarget(name, options.workspace, env);
+  const { config, kind } = target;
+  const pending = new PendingHost<ChannelParticipant>();
   const replies = new WebhookReplies({ waitMs: options.limits?.webhookSyncWaitMs });
   const stopGraceMs = options.limits?.stopGraceMs ?? CHANNEL_STOP_GRACE_MS;
-  try {
-    const config = host.config.channels[options.name];
-    if (!config) {
-      const known = Object.keys(host.config.channels);
-      throw new PrxError("CHANNEL_CONFIG", `no channel "${options.name}" in ${host.configPath ?? "config.toml"}`, {
-        hint: known.length ? `configured channels: ${known.join(", ")}` : `add a [channels.${options.name}] table to config.toml`,
-      });
-    }
-    const kind = channelKind(options.name, config);
-    // in the [storage] backend: the workspace database, or PostgreSQL shared by channel processes on every host
-    store = new ChannelStore(host.storage.channels, options.name);
-    const pairings = host.storage.pairings;
-    let runnerRef: ChannelRunner | null = null;
-    channel = await createChannel(kind, {
-      name: options.name,
+  const channel = await connectChannel(
+    kind,
+    {
+      name,
       config,
       env,
       logger,
-      cursor: { get: () => store.getCursor(), set: (value) => store.setCursor(value) },
-      waitForCapacity: () => runnerRef?.waitForCapacity() ?? Promise.resolve(),
+      cursor: { get: async () => (await pending.when()).store.getCursor(), set: async (value) => (await pending.when()).store.setCursor(value) },
+      waitForCapacity: () => pending.waitForCapacity(),
       awaitReply: (id) => replies.wait(id),
       // pairing: an unknown inviter is joined so they can be given a code (nothing else runs for them)
       mayInvite: async (sender) =>
-        config.dm_policy !== "allowlist" || config.allow.includes(sender) || (await pairings.isApproved(options.name, sender)),
+        config.dm_policy !== "allowlist" || config.allow.includes(sender) || (await (await pending.when()).pairings.isApproved(name, sender)),
       limits: options.limits,
-    });
-    const report = () => {
-      const stats = runner.stats;
-      store
-        .writeStatus({ pid: process.pid, state: channel.health().ok ? "running" : "degraded", last_inbound: stats.lastInbound, last_outbound: stats.lastOutbound, last_error: stats.lastError })
-        .catch((error: unknown) => logger.warn(`liveness row not written: ${errorMessage(error)}`));
-      options.send?.({ type: "status", health: channel.health(), stats: { ...stats } });
-    };
-    runner = runnerRef = new ChannelRunner({
-      channel,
-      host,
-      store,
-      pairings,
+    },
+    pending.onMessage,
+    options.signal,
+  );
+  send?.({ type: "ready", pid: process.pid });
+  options.onConnected?.(channel.health());
+
+  const opening = new AbortController();
+  const open = (async () => {
+    const openParticipant = options.openParticipant ?? (await import("./participant.ts")).openParticipant;
+    return openParticipant({
+      name,
+      workspace: target.workspace.root,
+      env,
       config,
+      channel,
       logger,
-      onStats: report,
+      send,
       onAnswered: (id, parts) => replies.settle(id, parts),
       typingIntervalMs: options.limits?.typingIntervalMs,
+      signal: opening.signal,
     });
-    await store.prune();
-    await runner.resume();
-    await channel.start(runner.onMessage);
-    report();
-    logger.info(`channel ${options.name} (${kind}) started: ${channel.health().detail}`);
-  } catch (error) {
-    await host.close();
-    throw error;
-  }
+  })();
 
   let resolveClosed!: () => void;
-  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  let rejectClosed!: (error: unknown) => void;
+  const closed = new Promise<void>((resolve, reject) => {
+    resolveClosed = resolve;
+    rejectClosed = reject;
+  });
   let stopping: Promise<void> | null = null;
-  const stop = () =>
-    (stopping ??= (async () => {
-      await runner.close(stopGraceMs);
-      await channel.stop().catch((error: unknown) => logger.error(`channel stop failed: ${errorMessage(error)}`));
-      await store
-        .writeStatus({ pid: null, state: "stopped", last_inbound: runner.stats.lastInbound, last_outbound: runner.stats.lastOutbound, last_error: runner.stats.lastError })
-        .catch((error: unknown) => logger.warn(`liveness row not written: ${errorMessage(error)}`));
-      await host.close();
-      resolveClosed();
-    })());
+  // the CLI awaits `closed`; an in-process caller learns of a failed open from opened() instead
+  closed.catch(() => undefined);
+  /**
+   * Stop the adapter: it aborts at once, and its loops end once what they wait for settles (a loop waiting for the
+   * host that will not open ends with the ABORTED error it was given: expected, not logged).
+   */
+  const stopChannel = () =>
+    channel.stop().catch((error: unknown) => {
+      if (!isPrxError(error, "ABORTED")) logger.error(`channel stop failed: ${errorMessage(error)}`);
+    });
+  let receiving: Promise<(raw: unknown) => void> | null = null;
 
-  const handle = async (message: ParentMessage) => {
-    switch (message.type) {
-      case "stop":
-        return void stop();
-      case "reload_plugins": {
-        const runtime = host.plugins?.runtime;
-        if (!runtime) return options.send?.({ type: "reloaded", generation: null, error: "no plugin runtime in this process" });
-        try {
-          const generation = await runtime.reload(message.name ?? undefined, { force: true, all: message.name === null });
-          logger.info(`plugins reloaded with the gateway: generation ${generation}`);
-          options.send?.({ type: "reloaded", generation, error: null });
-        } catch (error) {
-          logger.error(`plugin reload forwarded by the gateway failed: ${errorMessage(error)}`);
-          options.send?.({ type: "reloaded", generation: runtime.current().number, error: errorMessage(error) });
+  const self: ChannelProcess = {
+    channel,
+    opened: async () => {
+      const { host, runner } = await pending.when();
+      return { ...self, host, runner };
+    },
+    // supervisor messages parse with zod (ipc.ts): loaded at the first one, and handled in the order they came
+    receive: (raw) =>
+      void (receiving ??= import("./messages.ts").then(({ parentMessages }) =>
+        parentMessages({ name, channel, logger, send, host: async () => (await pending.when()).host, stop: self.stop }),
+      )).then(
+        (receive) => receive(raw),
+        (error: unknown) => logger.error(`a message from the gateway was not handled: ${errorMessage(error)}`),
+      ),
+    stop: () =>
+      (stopping ??= (async () => {
+        opening.abort();
+        let participant: ChannelParticipant | null = null;
+        if (pending.isOpen) participant = await pending.when();
+        else {
+          // the adapter stops first: nothing is taken in any more, and what waited for the host gives up
+          const stopped = stopChannel();
+          pending.fail(new PrxError("ABORTED", `channel ${name} is stopping`));
+          await stopped;
+          participant = await open.catch((error: unknown) => {
+            if (!isPrxError(error, "ABORTED")) logger.error(`the agent host did not open before the stop: ${errorMessage(error)}`);
+            return null;
+          });
         }
-        return;
-      }
-      case "http": {
-        const response = channel.handleHttp
-          ? await channel.handleHttp(message.request).catch((error: unknown) => {
-              logger.error(`forwarded request failed: ${errorMessage(error)}`);
-              return { status: 500, headers: {}, body: JSON.stringify({ error: errorMessage(error) }) };
-            })
-          : { status: 404, headers: {}, body: JSON.stringify({ error: `channel ${options.name} does not receive over HTTP` }) };
-        options.send?.({ type: "http_result", id: message.id, response });
-      }
-    }
+        if (participant) {
+          const { runner, store, host } = participant;
+          await runner.close(stopGraceMs);
+          await stopChannel();
+          await store
+            .writeStatus({ pid: null, state: "stopped", last_inbound: runner.stats.lastInbound, last_outbound: runner.stats.lastOutbound, last_error: runner.stats.lastError })
+            .catch((error: unknown) => logger.warn(`liveness row not written: ${errorMessage(error)}`));
+          await host.close();
+        }
+        resolveClosed();
+      })()),
+    closed,
   };
-  const receive = (raw: unknown) => {
-    const parsed = ParentMessageSchema.safeParse(raw);
-    if (!parsed.success) return logger.warn("ignored a malformed message from the gateway", { issue: parsed.error.issues[0]?.message });
-    void handle(parsed.data);
-  };
-  options.send?.({ type: "ready", pid: process.pid, generation: host.plugins?.runtime.started ? host.plugins.runtime.current().number : null });
-  return { host, channel, runner, receive, stop, closed };
+
+  void open.then(
+    (participant) => {
+      if (stopping) return; // the stop closes it
+      pending.open(participant);
+      participant.report();
+      const runtime = participant.host.plugins?.runtime;
+      send?.({ type: "opened", generation: runtime?.started ? runtime.current().number : null });
+      logger.info(`channel ${name} (${kind}) started: ${channel.health().detail}`);
+    },
+    async (error: unknown) => {
+      if (stopping) return; // the stop reports it
+      stopping = (async () => {
+        const stopped = stopChannel();
+        pending.fail(new PrxError("ABORTED", `channel ${name} is stopping: its agent host did not open (${errorMessage(error)})`, { cause: error }));
+        await stopped;
+      })();
+      await stopping;
+      rejectClosed(error);
+    },
+  );
+  return self;
+}
+
+/** Connect, then wait until the agent host is open (in-process callers and tests). */
+export async function startChannelProcess(options: ChannelProcessOptions): Promise<RunningChannel> {
+  const connected = await connectChannelProcess(options);
+  return connected.opened();
 }
 
 export interface WatchParentOptions {

@@ -133,6 +133,8 @@ export class ChannelSupervisor {
       case "ready":
         slot.ready = true;
         slot.state = "running";
+        return;
+      case "opened":
         slot.generation = message.generation;
         return;
       case "status":

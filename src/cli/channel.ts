@@ -1,5 +1,6 @@
-import { errorMessage } from "../core/errors.ts";
+import { errorMessage, isPrxError } from "../core/errors.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
+import { exitQuietlyOnClosedStdout } from "./stdout.ts";
 
 const USAGE = `Usage: prx channel run <name>                 run one configured channel in the foreground
        prx channel list [--json]                 configured channels (kind, enabled, policies)
@@ -28,6 +29,8 @@ export async function channelCommand(argv: string[]): Promise<number> {
     if (rest.length !== 1) throw usageError("prx channel run: expected exactly one channel name (see prx channel list)");
     return runChannel(rest[0]!, values.workspace, values.supervised === true);
   }
+  // `channel run` prints its one line with writeOut; the others print through process.stdout
+  exitQuietlyOnClosedStdout();
   const { openWorkspace } = await import("../core/workspace.ts");
   const { openDatabase, closeDatabase } = await import("../core/database.ts");
   const workspace = openWorkspace(values.workspace);
@@ -101,31 +104,57 @@ async function pairCommand(argv: string[], store: import("../storage/types.ts").
   return removed > 0 ? 0 : 1;
 }
 
-/** Foreground (or, with --supervised, a child of the gateway speaking IPC): runs until SIGINT/SIGTERM or "stop". */
+/**
+ * Foreground (or, with --supervised, a child of the gateway speaking IPC): runs until SIGINT/SIGTERM or "stop". It
+ * says "running" once the platform is connected; the agent host opens after that (messages wait for it), and when it
+ * fails to open the command fails with its error.
+ */
 async function runChannel(name: string, workspace: string | undefined, supervised: boolean): Promise<number> {
-  const { startChannelProcess, watchParent } = await import("../channels/process.ts");
+  const { connectChannelProcess, watchParent } = await import("../channels/process.ts");
   const send = supervised && process.send ? (message: unknown) => void process.send!(message) : undefined;
-  const running = await startChannelProcess({ name, workspace, send });
-  let unwatch = () => {};
-  if (supervised) {
-    process.on("message", running.receive);
-    unwatch = watchParent(() => {
-      process.stderr.write(`prx channel ${name}: the gateway is gone; exiting\n`);
-      process.exit(0);
-    });
-  } else process.stdout.write(`prx channel ${name} running: ${running.channel.health().detail} (Ctrl-C stops)\n`);
+  const connecting = new AbortController();
+  let running: Awaited<ReturnType<typeof connectChannelProcess>> | undefined;
   const onSignal = (signal: string) => {
     process.stderr.write(`prx channel ${name}: ${signal}; stopping\n`);
+    if (!running) return connecting.abort();
     running.stop().catch((error: unknown) => process.stderr.write(`prx channel ${name}: stop failed: ${errorMessage(error)}\n`));
   };
-  process.on("SIGINT", () => onSignal("SIGINT"));
-  process.on("SIGTERM", () => onSignal("SIGTERM"));
-  await running.closed;
-  if (supervised) {
-    process.off("message", running.receive);
-    unwatch();
-    // the IPC channel keeps the event loop alive: close it so the process exits once stopped
-    process.disconnect?.();
+  const onSigint = () => onSignal("SIGINT");
+  const onSigterm = () => onSignal("SIGTERM");
+  process.on("SIGINT", onSigint).on("SIGTERM", onSigterm);
+  let unwatch = () => {};
+  try {
+    try {
+      running = await connectChannelProcess({
+        name,
+        workspace,
+        send,
+        signal: connecting.signal,
+        // console.log writes at once (the host starts to open right after this line) and leaves process.stdout unbuilt
+        onConnected: (health) => {
+          if (!supervised) console.log(`prx channel ${name} running: ${health.detail} (Ctrl-C stops)`);
+        },
+      });
+    } catch (error) {
+      if (connecting.signal.aborted && isPrxError(error, "ABORTED")) return 0;
+      throw error;
+    }
+    if (supervised) {
+      process.on("message", running.receive);
+      unwatch = watchParent(() => {
+        process.stderr.write(`prx channel ${name}: the gateway is gone; exiting\n`);
+        process.exit(0);
+      });
+    }
+    await running.closed;
+    return 0;
+  } finally {
+    process.off("SIGINT", onSigint).off("SIGTERM", onSigterm);
+    if (supervised) {
+      if (running) process.off("message", running.receive);
+      unwatch();
+      // the IPC channel keeps the event loop alive: close it so the process exits once stopped (or failed)
+      process.disconnect?.();
+    }
   }
-  return 0;
 }

@@ -54,8 +54,8 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
     console.log(`prx ${version}`);
     return 0;
   }
-  // the gateway prints with console.log and `prx agent` with writeOut (stdout.ts): both stop quietly on their own
-  if (options.guardStdout && command !== "gateway" && command !== "agent") (await import("./stdout.ts")).exitQuietlyOnClosedStdout();
+  // the gateway prints with console.log, `prx agent` and `prx channel` guard their own output (stdout.ts)
+  if (options.guardStdout && command !== "gateway" && command !== "agent" && command !== "channel") (await import("./stdout.ts")).exitQuietlyOnClosedStdout();
   switch (command) {
     case "init":
       return (await import("./init.ts")).initCommand(rest);

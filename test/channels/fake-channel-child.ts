@@ -28,4 +28,4 @@ process.on("message", (raw: unknown) => {
   if (held.length >= releaseAt) for (const id of held.splice(0)) answer(id, "released");
 });
 process.on("disconnect", () => process.exit(0));
-send({ type: "ready", pid: process.pid, generation: null });
+send({ type: "ready", pid: process.pid });

@@ -1,16 +1,18 @@
-import { timingSafeEqual } from "node:crypto";
-import { z } from "zod";
 import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
+import { jsonCheck } from "../../core/json-check.ts";
 import { Backoff, sleep, withRetries } from "../backoff.ts";
 import { platformLimits, TELEGRAM_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
 import { PlatformError } from "../platform-error.ts";
 import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import { TELEGRAM_USER_JSON } from "../wire-json.ts";
 import { TELEGRAM_DEFAULT_API, TelegramApi } from "./api.ts";
 import { toMarkdownV2 } from "./markdown.ts";
-import { TELEGRAM_SECRET_HEADER, TelegramSentSchema, TelegramUpdateSchema, TelegramUserSchema, type TelegramMessage, type TelegramUser } from "./wire.ts";
+import type { TelegramMessage, TelegramUser } from "./wire.ts";
 
-const UpdatesSchema = z.array(z.unknown());
+/** getMe's answer (TelegramUserSchema) checked without zod: connecting loads none. */
+const userCheck = jsonCheck<TelegramUser>(TELEGRAM_USER_JSON);
+type Wire = typeof import("./wire.ts");
 
 /** Telegram's message id is unique per chat: the channel's id is "<chat>:<message>". */
 function messageIdOf(message: TelegramMessage): string {
@@ -63,6 +65,8 @@ export class TelegramChannel implements Channel {
   private state: ChannelHealth = { ok: false, detail: "not started" };
   private readonly secret: string | undefined;
   private readonly limits: PlatformLimits;
+  /** The zod wire schemas, loaded once the channel is connected (polling, a webhook update, the first reply). */
+  private wire: Promise<Wire> | null = null;
 
   constructor(private readonly setup: ChannelSetup) {
     this.name = setup.name;
@@ -85,12 +89,16 @@ export class TelegramChannel implements Channel {
   async start(onMessage: OnMessage): Promise<void> {
     this.onMessage = onMessage;
     this.me = await withRetries(
-      () => this.api.call("getMe", {}, TelegramUserSchema, this.limits.requestTimeoutMs, this.stopper.signal),
+      () => this.api.call("getMe", {}, userCheck, this.limits.requestTimeoutMs, this.stopper.signal),
       this.stopper.signal,
       (error, wait) => this.setup.logger.warn(`getMe failed, retrying in ${wait} ms: ${errorMessage(error)}`),
     );
     this.state = { ok: true, detail: `@${this.me.username ?? this.me.id} ${this.setup.config.mode === "webhook" ? "(webhook)" : "polling"}` };
     if (this.setup.config.mode !== "webhook") this.loop = this.poll();
+  }
+
+  private schemas(): Promise<Wire> {
+    return (this.wire ??= import("./wire.ts"));
   }
 
   private async poll(): Promise<void> {
@@ -99,12 +107,13 @@ export class TelegramChannel implements Channel {
     while (!this.stopper.signal.aborted) {
       await this.setup.waitForCapacity?.();
       const offset = Number((await this.setup.cursor.get()) ?? "0");
+      const { TelegramUpdatesSchema } = await this.schemas();
       let updates: unknown[];
       try {
         updates = await this.api.call(
           "getUpdates",
           { offset, timeout: timeoutS, allowed_updates: ["message"] },
-          UpdatesSchema,
+          TelegramUpdatesSchema,
           timeoutS * 1000 + this.limits.longPollSlackMs,
           this.stopper.signal,
         );
@@ -126,6 +135,7 @@ export class TelegramChannel implements Channel {
 
   /** Store one update (or skip it: unknown kind, malformed), then move the offset past it. */
   private async handleUpdate(raw: unknown): Promise<void> {
+    const { TelegramUpdateSchema } = await this.schemas();
     const parsed = TelegramUpdateSchema.safeParse(raw);
     const updateId = (raw as { update_id?: unknown } | null)?.update_id;
     if (!parsed.success) {
@@ -141,6 +151,9 @@ export class TelegramChannel implements Channel {
   }
 
   async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
+    const { TELEGRAM_SECRET_HEADER } = await this.schemas();
+    // node:crypto loads Node's stream machinery (~1 ms): only the webhook mode needs it, not connecting
+    const { timingSafeEqual } = await import("node:crypto");
     const given = Buffer.from(request.headers[TELEGRAM_SECRET_HEADER] ?? "");
     const wanted = Buffer.from(this.secret ?? "");
     if (this.setup.config.mode !== "webhook" || given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
@@ -157,6 +170,7 @@ export class TelegramChannel implements Channel {
   }
 
   async send(reply: OutboundReply): Promise<string> {
+    const { TelegramSentSchema } = await this.schemas();
     const base: Record<string, unknown> = { chat_id: reply.chatId };
     if (reply.threadId !== null) base.message_thread_id = Number(reply.threadId);
     const replied = reply.replyTo?.split(":").at(-1);
@@ -179,7 +193,8 @@ export class TelegramChannel implements Channel {
   async typing(chatId: string, threadId: string | null): Promise<void> {
     const params: Record<string, unknown> = { chat_id: chatId, action: "typing" };
     if (threadId !== null) params.message_thread_id = Number(threadId);
-    await this.api.call("sendChatAction", params, z.unknown(), this.limits.requestTimeoutMs, this.stopper.signal);
+    const { TelegramAnyResultSchema } = await this.schemas();
+    await this.api.call("sendChatAction", params, TelegramAnyResultSchema, this.limits.requestTimeoutMs, this.stopper.signal);
   }
 
   health(): ChannelHealth {

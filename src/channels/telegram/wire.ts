@@ -58,10 +58,15 @@ export const TelegramEnvelopeSchema = z.union([
 ]);
 
 export const TelegramSentSchema = z.looseObject({ message_id: z.number().int() });
+/** getUpdates: each update is parsed on its own (a malformed one is skipped, not the batch). */
+export const TelegramUpdatesSchema = z.array(z.unknown());
+/** Answers prx does not read (sendChatAction's `true`). */
+export const TelegramAnyResultSchema = z.unknown();
 
 export type TelegramUser = z.infer<typeof TelegramUserSchema>;
 export type TelegramMessage = z.infer<typeof TelegramMessageSchema>;
 export type TelegramUpdate = z.infer<typeof TelegramUpdateSchema>;
+export type TelegramEnvelope = z.infer<typeof TelegramEnvelopeSchema>;
 
 /** Header Telegram sends with every webhook request when setWebhook was given a secret_token. */
 export const TELEGRAM_SECRET_HEADER = "x-telegram-bot-api-secret-token";

@@ -1,0 +1,79 @@
+import { openAgentHost, type AgentHost } from "../agent/index.ts";
+import { createPluginExtensions } from "../agent/plugin-extensions.ts";
+import type { ChannelConfig } from "../config/schema.ts";
+import { errorMessage, PrxError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import type { PairingStore } from "../storage/types.ts";
+import type { ChildMessage } from "./ipc.ts";
+import { ChannelRunner } from "./runner.ts";
+import { ChannelStore } from "./store.ts";
+import type { Channel } from "./types.ts";
+
+/**
+ * The side of a channel process that needs the workspace: the agent host with its own plugin runtime, the channel's
+ * stores (cursor, inbox, liveness) and the runner that takes messages into turns. Loaded and opened once the platform
+ * is connected (process.ts), so nothing of it costs the connection's start.
+ */
+export interface ChannelParticipant {
+  host: AgentHost;
+  store: ChannelStore;
+  pairings: PairingStore;
+  runner: ChannelRunner;
+  /** Write the liveness row and tell the supervisor the channel's health and counters. */
+  report(): void;
+}
+
+export interface ParticipantOptions {
+  name: string;
+  workspace: string;
+  env: Record<string, string | undefined>;
+  config: ChannelConfig;
+  channel: Channel;
+  logger: Logger;
+  send?: (message: ChildMessage) => void;
+  onAnswered: (messageId: string, parts: string[]) => void;
+  typingIntervalMs?: number;
+  /** Aborted when the process stops while the host opens: what was opened is closed, and this rejects with ABORTED. */
+  signal: AbortSignal;
+}
+
+export async function openParticipant(options: ParticipantOptions): Promise<ChannelParticipant> {
+  const { name, channel, logger } = options;
+  const host = await openAgentHost({ workspace: options.workspace, env: options.env, extend: createPluginExtensions() });
+  try {
+    stopIfAborted(options);
+    // in the [storage] backend: the workspace database, or PostgreSQL shared by channel processes on every host
+    const store = new ChannelStore(host.storage.channels, name);
+    const pairings = host.storage.pairings;
+    const report = () => {
+      const stats = runner.stats;
+      store
+        .writeStatus({ pid: process.pid, state: channel.health().ok ? "running" : "degraded", last_inbound: stats.lastInbound, last_outbound: stats.lastOutbound, last_error: stats.lastError })
+        .catch((error: unknown) => logger.warn(`liveness row not written: ${errorMessage(error)}`));
+      options.send?.({ type: "status", health: channel.health(), stats: { ...stats } });
+    };
+    const runner: ChannelRunner = new ChannelRunner({
+      channel,
+      host,
+      store,
+      pairings,
+      config: options.config,
+      logger,
+      onStats: report,
+      onAnswered: options.onAnswered,
+      typingIntervalMs: options.typingIntervalMs,
+    });
+    await store.prune();
+    stopIfAborted(options);
+    // what a previous process left unanswered goes first, before the messages that waited for this host
+    await runner.resume();
+    return { host, store, pairings, runner, report };
+  } catch (error) {
+    await host.close();
+    throw error;
+  }
+}
+
+function stopIfAborted(options: ParticipantOptions): void {
+  if (options.signal.aborted) throw new PrxError("ABORTED", `channel ${options.name} stopped while its host was opening`);
+}
