@@ -1,25 +1,39 @@
-import { loadConfigCached } from "../config/cache.ts";
+import { peekConfigCached } from "../config/cache-peek.ts";
 import type { ChannelConfig, ChannelKind } from "../config/schema.ts";
+import type { LoadedConfig } from "../config/loader.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
-import { openWorkspace, type Workspace } from "../core/workspace.ts";
+import { workspacePaths, workspaceRootFrom } from "../core/workspace-paths.ts";
 import { channelKind, createChannel } from "./registry.ts";
 import type { Channel, ChannelSetup, OnMessage } from "./types.ts";
 
 /**
- * What a channel process needs to reach its platform, and nothing more: the workspace, its configuration (the cached
- * validation, config/cache.ts) and the platform adapter. The agent host, its storage and plugins are opened after
- * the channel is connected (process.ts); this module does not import them.
+ * What a channel process needs to reach its platform, and nothing more: its `[channels.<name>]` table from the
+ * workspace's configuration and the platform adapter. The agent host, its storage and plugins are opened after the
+ * channel is connected (process.ts); this module does not import them.
  */
 export interface ChannelTarget {
-  workspace: Workspace;
+  /** The workspace directory as given (the agent host canonicalizes it when it opens). */
+  root: string;
   /** The `[channels.<name>]` table. */
   config: ChannelConfig;
   kind: ChannelKind;
 }
 
+/**
+ * The channel's configuration: the validated config cached by the last start, read without node:fs (cache-peek.ts);
+ * else (first start, a changed file, a symlinked workspace path) the workspace is opened and the config loaded and
+ * validated as every command does.
+ */
 export async function readChannelTarget(name: string, workspaceFlag: string | undefined, env: Record<string, string | undefined>): Promise<ChannelTarget> {
-  const workspace = openWorkspace(workspaceFlag);
-  const loaded = await loadConfigCached(workspace.configPath, workspace.cacheDir, env);
+  const given = workspacePaths(workspaceRootFrom(workspaceFlag));
+  let loaded: LoadedConfig | null = await peekConfigCached(given.configPath, given.cacheDir, env);
+  let root = given.root;
+  if (!loaded) {
+    const [{ openWorkspace }, { loadConfigCached }] = await Promise.all([import("../core/workspace.ts"), import("../config/cache.ts")]);
+    const workspace = openWorkspace(workspaceFlag);
+    root = workspace.root;
+    loaded = await loadConfigCached(workspace.configPath, workspace.cacheDir, env);
+  }
   const config = loaded.config.channels[name];
   if (!config) {
     const known = Object.keys(loaded.config.channels);
@@ -27,7 +41,7 @@ export async function readChannelTarget(name: string, workspaceFlag: string | un
       hint: known.length ? `configured channels: ${known.join(", ")}` : `add a [channels.${name}] table to config.toml`,
     });
   }
-  return { workspace, config, kind: channelKind(name, config) };
+  return { root, config, kind: channelKind(name, config) };
 }
 
 /**

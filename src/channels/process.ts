@@ -95,7 +95,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
     const openParticipant = options.openParticipant ?? (await import("./participant.ts")).openParticipant;
     return openParticipant({
       name,
-      workspace: target.workspace.root,
+      workspace: target.root,
       env,
       config,
       channel,

@@ -1,6 +1,5 @@
 import { errorMessage, isPrxError } from "../core/errors.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
-import { exitQuietlyOnClosedStdout } from "./stdout.ts";
 
 const USAGE = `Usage: prx channel run <name>                 run one configured channel in the foreground
        prx channel list [--json]                 configured channels (kind, enabled, policies)
@@ -29,8 +28,8 @@ export async function channelCommand(argv: string[]): Promise<number> {
     if (rest.length !== 1) throw usageError("prx channel run: expected exactly one channel name (see prx channel list)");
     return runChannel(rest[0]!, values.workspace, values.supervised === true);
   }
-  // `channel run` prints its one line with writeOut; the others print through process.stdout
-  exitQuietlyOnClosedStdout();
+  // the others print through process.stdout; `channel run` prints its one line with console.log, and loads no node:fs
+  (await import("./stdout.ts")).exitQuietlyOnClosedStdout();
   const { openWorkspace } = await import("../core/workspace.ts");
   const { openDatabase, closeDatabase } = await import("../core/database.ts");
   const workspace = openWorkspace(values.workspace);

@@ -2,7 +2,7 @@ import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILD_ID } from "../core/build-id.ts";
 import { createLogger } from "../core/logger.ts";
-import { ENV_OVERRIDES } from "./env-overrides.ts";
+import { cacheKey, CONFIG_CACHE_FILE, configOfEntry, type CacheEntry } from "./cache-key.ts";
 import type { LoadedConfig } from "./loader.ts";
 import type { Config } from "./schema.ts";
 import { readConfigSource } from "./source.ts";
@@ -11,28 +11,16 @@ import { readConfigSource } from "./source.ts";
  * The validated config of the last start, in the workspace's cache/. Building the config schema and validating a
  * config costs 10-15 ms of a cold start (zod builds each schema object in the interpreter); the result depends only on
  * the file's text, the override variables and the build, so it is reused while those stay the same. Any change to
- * one of them validates again, and a cache that cannot be read or written is only skipped.
+ * one of them validates again, and a cache that cannot be read or written is only skipped. cache-peek.ts reads the
+ * same entry without node:fs.
  */
-export const CONFIG_CACHE_FILE = "config.json";
-
-interface CacheEntry {
-  key: string;
-  config: Config;
-}
+export { CONFIG_CACHE_FILE } from "./cache-key.ts";
 
 const log = createLogger("config");
 
-/** What the validated config depends on: the build, the file (path and text) and the override variables' values. */
-function cacheKey(path: string, source: string | null, env: Record<string, string | undefined>): string {
-  const overrides = Object.keys(ENV_OVERRIDES).map((name) => env[name] ?? null);
-  const text = source === null ? "missing" : `${source.length}:${Bun.hash(source).toString(36)}`;
-  return JSON.stringify([BUILD_ID, path, text, overrides]);
-}
-
 function readEntry(file: string, key: string): Config | null {
   try {
-    const entry = JSON.parse(readFileSync(file, "utf8")) as CacheEntry;
-    return entry.key === key && typeof entry.config === "object" && entry.config !== null ? entry.config : null;
+    return configOfEntry(readFileSync(file, "utf8"), key);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") log.debug(`ignoring ${file}: ${(error as Error).message}`);
     return null;
