@@ -2,7 +2,7 @@ import { peekConfigCached } from "../config/cache-peek.ts";
 import type { ChannelConfig, ChannelKind } from "../config/schema.ts";
 import type { LoadedConfig } from "../config/loader.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
-import { workspacePaths, workspaceRootFrom } from "../core/workspace-paths.ts";
+import { plainWorkspaceRoot, workspacePaths } from "../core/workspace-paths.ts";
 import { channelKind, createChannel } from "./registry.ts";
 import type { Channel, ChannelSetup, OnMessage } from "./types.ts";
 
@@ -12,7 +12,7 @@ import type { Channel, ChannelSetup, OnMessage } from "./types.ts";
  * channel is connected (process.ts); this module does not import them.
  */
 export interface ChannelTarget {
-  /** The workspace directory as given (the agent host canonicalizes it when it opens). */
+  /** The workspace directory (the agent host canonicalizes it when it opens). */
   root: string;
   /** The `[channels.<name>]` table. */
   config: ChannelConfig;
@@ -20,15 +20,17 @@ export interface ChannelTarget {
 }
 
 /**
- * The channel's configuration: the validated config cached by the last start, read without node:fs (cache-peek.ts);
- * else (first start, a changed file, a symlinked workspace path) the workspace is opened and the config loaded and
+ * The channel's configuration: the validated config cached by the last start, read without node:fs, node:path or
+ * node:os (workspace-paths.ts, cache-peek.ts); else (the first start, a changed file, a workspace path that is
+ * relative or not in normal form, or one with a symlink in it) the workspace is opened and the config loaded and
  * validated as every command does.
  */
 export async function readChannelTarget(name: string, workspaceFlag: string | undefined, env: Record<string, string | undefined>): Promise<ChannelTarget> {
-  const given = workspacePaths(workspaceRootFrom(workspaceFlag));
-  let loaded: LoadedConfig | null = await peekConfigCached(given.configPath, given.cacheDir, env);
-  let root = given.root;
-  if (!loaded) {
+  const plain = plainWorkspaceRoot(workspaceFlag);
+  const given = plain === null ? null : workspacePaths(plain, "/");
+  let loaded: LoadedConfig | null = given && peekConfigCached(given.configPath, given.cacheDir, env);
+  let root = plain;
+  if (!loaded || root === null) {
     const [{ openWorkspace }, { loadConfigCached }] = await Promise.all([import("../core/workspace.ts"), import("../config/cache.ts")]);
     const workspace = openWorkspace(workspaceFlag);
     root = workspace.root;

@@ -1,5 +1,8 @@
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+/**
+ * The layout of a workspace, computed without touching the file system or loading node:path, node:os or node:fs
+ * (together ~2 ms of a cold start): a channel process reads its configuration through these paths before it opens
+ * anything (channels/connect.ts). openWorkspace (workspace.ts) creates the directories and canonicalizes the root.
+ */
 
 /** Where everything of one prx installation lives. All paths are absolute and canonical. */
 export interface Workspace {
@@ -13,25 +16,31 @@ export interface Workspace {
   logsDir: string;
 }
 
-/** Order of precedence: explicit flag, PRX_WORKSPACE, ~/.prx. */
-export function workspaceRootFrom(flag?: string): string {
-  const chosen = flag ?? process.env.PRX_WORKSPACE ?? join(homedir(), ".prx");
-  return resolve(chosen);
-}
-
-/**
- * The paths of the workspace at `root`, computed without touching the file system (no node:fs, which costs ~1 ms to
- * load): canonical only when `root` is. openWorkspace (workspace.ts) creates the directories and canonicalizes.
- */
-export function workspacePaths(root: string): Workspace {
+/** The paths of the workspace at `root` (absolute and normalized), `sep` the platform's path separator. */
+export function workspacePaths(root: string, sep: string): Workspace {
+  const base = root.endsWith(sep) ? root.slice(0, -sep.length) : root;
+  const at = (...parts: string[]) => [base, ...parts].join(sep);
   return {
     root,
-    configPath: join(root, "config.toml"),
-    pluginsDir: join(root, "plugins"),
-    hooksPath: join(root, "hooks.json"),
-    dataDir: join(root, "data"),
-    dbPath: join(root, "data", "prx.db"),
-    cacheDir: join(root, "cache"),
-    logsDir: join(root, "logs"),
+    configPath: at("config.toml"),
+    pluginsDir: at("plugins"),
+    hooksPath: at("hooks.json"),
+    dataDir: at("data"),
+    dbPath: at("data", "prx.db"),
+    cacheDir: at("cache"),
+    logsDir: at("logs"),
   };
+}
+
+/** An absolute POSIX path in normal form: what path.resolve returns unchanged. */
+const PLAIN_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$/;
+
+/**
+ * The workspace root (the flag, else PRX_WORKSPACE, else $HOME/.prx: the precedence of workspaceRootFrom) when it
+ * is already an absolute POSIX path in normal form; null otherwise (relative, `..`, a trailing slash, no HOME,
+ * Windows), and the caller resolves it with openWorkspace. Not canonical: a symlink in it is not resolved.
+ */
+export function plainWorkspaceRoot(flag: string | undefined, env: Record<string, string | undefined> = process.env): string | null {
+  const chosen = flag ?? env.PRX_WORKSPACE ?? (env.HOME ? `${env.HOME}/.prx` : undefined);
+  return chosen !== undefined && PLAIN_ABSOLUTE.test(chosen) ? chosen : null;
 }

@@ -1,9 +1,16 @@
 import { mkdirSync, realpathSync } from "node:fs";
-import { join } from "node:path";
+import { homedir } from "node:os";
+import { join, resolve, sep } from "node:path";
 import { PrxError } from "./errors.ts";
-import { workspacePaths, workspaceRootFrom, type Workspace } from "./workspace-paths.ts";
+import { workspacePaths, type Workspace } from "./workspace-paths.ts";
 
-export { workspacePaths, workspaceRootFrom, type Workspace } from "./workspace-paths.ts";
+export type { Workspace } from "./workspace-paths.ts";
+
+/** Order of precedence: explicit flag, PRX_WORKSPACE, ~/.prx. */
+export function workspaceRootFrom(flag?: string): string {
+  const chosen = flag ?? process.env.PRX_WORKSPACE ?? join(homedir(), ".prx");
+  return resolve(chosen);
+}
 
 /** Create the workspace directories if needed and return canonical (symlink-resolved) paths. */
 export function openWorkspace(flag?: string): Workspace {
@@ -19,5 +26,5 @@ export function openWorkspace(flag?: string): Workspace {
       hint: "choose a writable directory with --workspace DIR or PRX_WORKSPACE",
     });
   }
-  return workspacePaths(root);
+  return workspacePaths(root, sep);
 }
