@@ -140,9 +140,11 @@ function objectIssue(schema: JsonSchema, value: Record<string, unknown>, path: s
     if (own !== undefined) {
       const issue = firstIssue(own, item, [...path, key]);
       if (issue) return issue;
+    } else if (schema.additionalProperties === false) {
+      return { message: `unknown key "${key}"`, path };
     } else if (schema.additionalProperties !== undefined) {
       const issue = firstIssue(schema.additionalProperties as JsonSchema | boolean, item, [...path, key]);
-      if (issue) return issue.path.length > path.length + 1 || schema.additionalProperties !== false ? issue : { message: `unknown key "${key}"`, path };
+      if (issue) return issue;
     }
   }
   return null;
