@@ -125,11 +125,15 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       if (!isPrxError(error, "ABORTED")) logger.error(`channel stop failed: ${errorMessage(error)}`);
     });
   let receiving: Promise<(raw: unknown) => void> | null = null;
+  /** Why the host did not open (the adapter's loops and waiting messages get an ABORTED error naming it). */
+  let openFailure: unknown;
 
   const self: ChannelProcess = {
     channel,
     opened: async () => {
-      const { host, runner } = await pending.when();
+      const { host, runner } = await pending.when().catch((error: unknown) => {
+        throw openFailure ?? error;
+      });
       return { ...self, host, runner };
     },
     // supervisor messages parse with zod (ipc.ts): loaded at the first one, and handled in the order they came
@@ -180,6 +184,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
     },
     async (error: unknown) => {
       if (stopping) return; // the stop reports it
+      openFailure = error;
       stopping = (async () => {
         const stopped = stopChannel();
         pending.fail(new PrxError("ABORTED", `channel ${name} is stopping: its agent host did not open (${errorMessage(error)})`, { cause: error }));

@@ -114,7 +114,7 @@ describe("channel process start", () => {
     );
     expect(error).toBeInstanceOf(Error);
     expect(String((error as Error).message)).toContain("prx.db");
-    await expect(p.opened()).rejects.toBeInstanceOf(Error);
+    await expect(p.opened()).rejects.toBe(error);
     const calls = tg.calls.length;
     await Bun.sleep(100);
     expect(tg.calls.length).toBe(calls);
@@ -158,6 +158,7 @@ describe("channel process start", () => {
     const failure = new PrxError("STORAGE", "the storage backend is unreachable");
     held.fail(failure);
     await expect(p.closed).rejects.toBe(failure);
+    await expect(p.opened()).rejects.toBe(failure);
     expect(await waiting).toContain("the storage backend is unreachable");
     expect(h.provider.chatRequests()).toHaveLength(0);
   });
