@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ChannelParticipant, ParticipantOptions } from "../../src/channels/participant.ts";
-import { connectChannelProcess, type ChannelProcess } from "../../src/channels/process.ts";
+import { connectChannelProcess, type ChannelProcess, type ChannelProcessLimits } from "../../src/channels/process.ts";
 import { signPrx } from "../../src/channels/signature.ts";
 import { isPrxError, PrxError } from "../../src/core/errors.ts";
 import { handledByLastText } from "../fakes/common.ts";
@@ -49,12 +49,13 @@ function heldOpen() {
   return { open, release, fail, outcomes, started: () => started };
 }
 
-async function connect(name: string, env: Record<string, string>, open: (options: ParticipantOptions) => Promise<ChannelParticipant>) {
+async function connect(name: string, env: Record<string, string>, open: (options: ParticipantOptions) => Promise<ChannelParticipant>, limits?: Partial<ChannelProcessLimits>) {
   const connected: string[] = [];
   const p = await connectChannelProcess({
     name,
     workspace: h.dir,
     env: { ...process.env, ...env },
+    limits,
     onConnected: (health) => connected.push(health.detail),
     openParticipant: open,
   });
@@ -149,7 +150,8 @@ describe("channel process start", () => {
   test("a request waiting for a host that fails to open is refused with why; the process ends with the host's error", async () => {
     h = channelHarness(`[channels.hook]\nkind = "webhook"\nsecret_env = "HOOK_SECRET"\ndm_policy = "open"\n`);
     const held = heldOpen();
-    const { p } = await connect("hook", { HOOK_SECRET: "s" }, held.open);
+    const syncWaitMs = 50;
+    const { p } = await connect("hook", { HOOK_SECRET: "s" }, held.open, { webhookSyncWaitMs: syncWaitMs });
     const body = JSON.stringify({ id: "w1", sender_id: "crm", text: "hello" });
     const waiting = p.channel.handleHttp!({ method: "POST", headers: signPrx("s", body, Date.now()), body }).then(
       () => "answered",
@@ -161,5 +163,7 @@ describe("channel process start", () => {
     await expect(p.opened()).rejects.toBe(failure);
     expect(await waiting).toContain("the storage backend is unreachable");
     expect(h.provider.chatRequests()).toHaveLength(0);
+    // no reply is waited for on its behalf: nothing times out later (an unhandled rejection would fail the run)
+    await Bun.sleep(syncWaitMs * 2);
   });
 });

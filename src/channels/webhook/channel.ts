@@ -81,7 +81,6 @@ export class WebhookChannel implements Channel {
       return json(400, { error: `invalid body: ${issue?.path.join(".")}: ${issue?.message}` });
     }
     const body = parsed.data;
-    const waiting = this.setup.config.callback_url ? null : this.setup.awaitReply?.(body.id);
     await this.onMessage!({
       id: body.id,
       channel: this.name,
@@ -96,6 +95,9 @@ export class WebhookChannel implements Channel {
       mentioned: body.mentioned,
       timestamp: Date.now(),
     });
+    // asked once the message is stored: an answer settled meanwhile is kept for it, and a message that could not be
+    // stored (its host did not open) leaves no waiter behind
+    const waiting = this.setup.config.callback_url ? undefined : this.setup.awaitReply?.(body.id);
     if (!waiting) return json(202, { id: body.id, accepted: true });
     try {
       const parts = await waiting;
