@@ -2,7 +2,7 @@ import { peekConfigCached } from "../config/cache-peek.ts";
 import type { ChannelConfig, ChannelKind } from "../config/schema.ts";
 import type { LoadedConfig } from "../config/loader.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
-import { plainWorkspaceRoot, workspacePaths } from "../core/workspace-paths.ts";
+import { plainWorkspacePaths, plainWorkspaceRoot } from "../core/workspace-paths.ts";
 import { channelKind, createChannel } from "./registry.ts";
 import type { Channel, ChannelSetup, OnMessage } from "./types.ts";
 
@@ -27,7 +27,7 @@ export interface ChannelTarget {
  */
 export async function readChannelTarget(name: string, workspaceFlag: string | undefined, env: Record<string, string | undefined>): Promise<ChannelTarget> {
   const plain = plainWorkspaceRoot(workspaceFlag);
-  const given = plain === null ? null : workspacePaths(plain, "/");
+  const given = plain === null ? null : plainWorkspacePaths(plain);
   let loaded: LoadedConfig | null = given && peekConfigCached(given.configPath, given.cacheDir, env);
   let root = plain;
   if (!loaded || root === null) {

@@ -1,10 +1,19 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve, sep } from "node:path";
+import { join, resolve } from "node:path";
 import { PrxError } from "./errors.ts";
-import { workspacePaths, type Workspace } from "./workspace-paths.ts";
 
-export type { Workspace } from "./workspace-paths.ts";
+/** Where everything of one prx installation lives. All paths are absolute and canonical. */
+export interface Workspace {
+  root: string;
+  configPath: string;
+  pluginsDir: string;
+  hooksPath: string;
+  dataDir: string;
+  dbPath: string;
+  cacheDir: string;
+  logsDir: string;
+}
 
 /** Order of precedence: explicit flag, PRX_WORKSPACE, ~/.prx. */
 export function workspaceRootFrom(flag?: string): string {
@@ -26,5 +35,14 @@ export function openWorkspace(flag?: string): Workspace {
       hint: "choose a writable directory with --workspace DIR or PRX_WORKSPACE",
     });
   }
-  return workspacePaths(root, sep);
+  return {
+    root,
+    configPath: join(root, "config.toml"),
+    pluginsDir: join(root, "plugins"),
+    hooksPath: join(root, "hooks.json"),
+    dataDir: join(root, "data"),
+    dbPath: join(root, "data", "prx.db"),
+    cacheDir: join(root, "cache"),
+    logsDir: join(root, "logs"),
+  };
 }

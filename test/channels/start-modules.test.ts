@@ -1,17 +1,17 @@
 /**
  * What a channel process loads before it says "running" decides how soon it is connected (target in README,
  * Performance): the platform adapter, the channel's table of the configuration and the limits, nothing of the agent
- * host it opens after (agent, storage, memory, tools, providers, plugins, the runner and its stores). From the
- * compiled binary, whose config is read from the cache, not zod, smol-toml or the config schema either, nor the
- * workspace module (node:fs), nor Telegram's zod wire schemas (getMe is checked with their generated JSON Schema).
- * From source there is no config cache (no build id): the config is validated there, so only the host side is held.
+ * host it opens after (agent, storage, memory, tools, providers, plugins, the runner and its stores). With the config
+ * cache warm, not zod, smol-toml or the config schema either, nor the workspace module (node:fs), nor Telegram's zod
+ * wire schemas (getMe is checked with their generated JSON Schema).
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeTelegram } from "../fakes/telegram-server.ts";
-import { channelStartModules, type StartFrom } from "../helpers/start-modules.ts";
+import { channelStartModules } from "../helpers/channel-start-modules.ts";
+import type { StartFrom } from "../helpers/start-modules.ts";
 
 setDefaultTimeout(60_000);
 
@@ -44,6 +44,6 @@ describe.each(["source", "binary"] as StartFrom[])("from %s", (from) => {
     const loaded = await channelStartModules(dir, "tg", { TG_TOKEN: tg.token }, from);
     expect(loaded.some((m) => m.endsWith("/src/channels/telegram/channel.ts"))).toBe(true);
     expect(matching(loaded, HOST_SIDE)).toEqual([]);
-    if (from === "binary") expect(matching(loaded, CONFIG_VALIDATION)).toEqual([]);
+    expect(matching(loaded, CONFIG_VALIDATION)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Which source modules a starting gateway (or channel process) has evaluated, from source (`bun src/cli/main.ts`) and from the compiled
+ * Which source modules a starting gateway has evaluated, from source (`bun src/cli/main.ts`) and from the compiled
  * binary. The binary is split into chunks: a chunk's modules are evaluated together, so a lazy module that the
  * bundler put beside an eager one would load at start. The binary's loaded chunks are mapped back to modules with
  * the metafile build.ts writes beside it (dist/prx.meta.json).
@@ -16,7 +16,7 @@ interface Metafile {
   outputs: Record<string, { inputs: Record<string, unknown> }>;
 }
 
-function chunkModules(): (loaded: string) => string[] {
+export function chunkModules(): (loaded: string) => string[] {
   const metaPath = `${BINARY}.meta.json`;
   if (!existsSync(metaPath)) throw new Error(`${metaPath} is missing: rebuild the binary with \`bun run build\``);
   const meta = JSON.parse(readFileSync(metaPath, "utf8")) as Metafile;
@@ -33,23 +33,8 @@ function chunkModules(): (loaded: string) => string[] {
  * "/node_modules/...".
  */
 export async function gatewayStartModules(dir: string, from: StartFrom): Promise<string[]> {
-  return startModules(["gateway", "--port", "0", "-w", dir], dir, from, {});
-}
-
-/**
- * Start `prx channel run <name>` in `dir` (its config.toml written by the caller, `env` its secrets), and return the
- * modules evaluated when it prints its "running" line: what a channel process loads before it is connected.
- */
-export async function channelStartModules(dir: string, name: string, env: Record<string, string>, from: StartFrom): Promise<string[]> {
-  return startModules(["channel", "run", name, "-w", dir], dir, from, {
-    ...env,
-    PRX_TEST_REPORT_AT: `prx channel ${name} running`,
-    PRX_TEST_REPORT_DELAY_MS: "0",
-  });
-}
-
-async function startModules(args: string[], dir: string, from: StartFrom, extra: Record<string, string>): Promise<string[]> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, ...extra };
+  const args = ["gateway", "--port", "0", "-w", dir];
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir };
   let argv: string[];
   if (from === "binary") {
     await ensureBinary();
@@ -59,12 +44,11 @@ async function startModules(args: string[], dir: string, from: StartFrom, extra:
   } else {
     argv = [process.execPath, "--preload", PRELOAD, join(ROOT, "src", "cli", "main.ts"), ...args];
   }
-  const what = `prx ${args[0]} (${from})`;
   const proc = Bun.spawn(argv, { env, stdout: "ignore", stderr: "pipe" });
   const stderr = await new Response(proc.stderr).text();
-  if ((await proc.exited) !== 0) throw new Error(`${what} failed:\n${stderr}`);
+  if ((await proc.exited) !== 0) throw new Error(`the gateway (${from}) failed:\n${stderr}`);
   const line = stderr.split("\n").find((l) => l.startsWith("LOADED "));
-  if (!line) throw new Error(`${what} did not report its modules; stderr:\n${stderr}`);
+  if (!line) throw new Error(`the gateway (${from}) did not report its modules; stderr:\n${stderr}`);
   const loaded = JSON.parse(line.slice("LOADED ".length)) as string[];
   if (from === "source") return loaded;
   const modulesOf = chunkModules();
