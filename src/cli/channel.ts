@@ -112,7 +112,7 @@ async function runChannel(name: string, workspace: string | undefined, supervise
   const { connectChannelProcess, watchParent } = await import("../channels/process.ts");
   const send = supervised && process.send ? (message: unknown) => void process.send!(message) : undefined;
   const connecting = new AbortController();
-  let running: Awaited<ReturnType<typeof connectChannelProcess>> | undefined;
+  let running: import("../channels/process.ts").ChannelProcess | undefined;
   const onSignal = (signal: string) => {
     process.stderr.write(`prx channel ${name}: ${signal}; stopping\n`);
     if (!running) return connecting.abort();
