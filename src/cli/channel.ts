@@ -106,6 +106,13 @@ async function runChannel(name: string, workspace: string | undefined, supervise
   const { startChannelProcess, watchParent } = await import("../channels/process.ts");
   const send = supervised && process.send ? (message: unknown) => void process.send!(message) : undefined;
   const running = await startChannelProcess({ name, workspace, send });
+  // before "running" is printed: a signal sent as soon as it is read stops the channel cleanly
+  const onSignal = (signal: string) => {
+    process.stderr.write(`prx channel ${name}: ${signal}; stopping\n`);
+    running.stop().catch((error: unknown) => process.stderr.write(`prx channel ${name}: stop failed: ${errorMessage(error)}\n`));
+  };
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
   let unwatch = () => {};
   if (supervised) {
     process.on("message", running.receive);
@@ -114,12 +121,6 @@ async function runChannel(name: string, workspace: string | undefined, supervise
       process.exit(0);
     });
   } else process.stdout.write(`prx channel ${name} running: ${running.channel.health().detail} (Ctrl-C stops)\n`);
-  const onSignal = (signal: string) => {
-    process.stderr.write(`prx channel ${name}: ${signal}; stopping\n`);
-    running.stop().catch((error: unknown) => process.stderr.write(`prx channel ${name}: stop failed: ${errorMessage(error)}\n`));
-  };
-  process.on("SIGINT", () => onSignal("SIGINT"));
-  process.on("SIGTERM", () => onSignal("SIGTERM"));
   await running.closed;
   if (supervised) {
     process.off("message", running.receive);

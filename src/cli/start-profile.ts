@@ -54,7 +54,8 @@ async function readUntil(stream: ReadableStream<Uint8Array>, pattern: RegExp): P
   return null;
 }
 
-async function profileOne(binary: string, dir: string, start: Start): Promise<string> {
+/** The order file of one start, or null (with a warning) when the run wrote none: the build then lays out without it. */
+async function profileOne(binary: string, dir: string, start: Start): Promise<string | null> {
   const out = join(dir, `${start.name}.order`);
   const proc = Bun.spawn([binary, ...start.args, "-w", dir], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, PROFILE_HOOK_SECRET: "profile-secret-0123456789", BUN_BYTECODE_ORDER_OUT: out },
@@ -79,7 +80,8 @@ async function profileOne(binary: string, dir: string, start: Start): Promise<st
     clearTimeout(timer);
   }
   if (statSync(out, { throwIfNoEntry: false })?.size) return out;
-  throw new Error(`profiling \`prx ${start.args.join(" ")}\` wrote no bytecode order file (${out})`);
+  console.warn(`warning: profiling \`prx ${start.args.join(" ")}\` wrote no bytecode order file; the build goes on without it`);
+  return null;
 }
 
 /**
@@ -91,7 +93,10 @@ export async function recordStartProfiles(binary: string): Promise<{ files: stri
   writeFileSync(join(dir, "config.toml"), CONFIG);
   try {
     const files: string[] = [];
-    for (const start of STARTS) files.push(await profileOne(binary, dir, start));
+    for (const start of STARTS) {
+      const file = await profileOne(binary, dir, start);
+      if (file) files.push(file);
+    }
     return { files, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
