@@ -113,10 +113,12 @@ async function runChannel(name: string, workspace: string | undefined, supervise
   const send = supervised && process.send ? (message: unknown) => void process.send!(message) : undefined;
   const connecting = new AbortController();
   let running: import("../channels/process.ts").ChannelProcess | undefined;
+  const stop = (channel: import("../channels/process.ts").ChannelProcess) =>
+    void channel.stop().catch((error: unknown) => process.stderr.write(`prx channel ${name}: stop failed: ${errorMessage(error)}\n`));
   const onSignal = (signal: string) => {
     process.stderr.write(`prx channel ${name}: ${signal}; stopping\n`);
-    if (!running) return connecting.abort();
-    running.stop().catch((error: unknown) => process.stderr.write(`prx channel ${name}: stop failed: ${errorMessage(error)}\n`));
+    if (running) stop(running);
+    else connecting.abort();
   };
   const onSigint = () => onSignal("SIGINT");
   const onSigterm = () => onSignal("SIGTERM");
@@ -138,6 +140,8 @@ async function runChannel(name: string, workspace: string | undefined, supervise
       if (connecting.signal.aborted && isPrxError(error, "ABORTED")) return 0;
       throw error;
     }
+    // a signal handled as the connection completed found no process to stop yet
+    if (connecting.signal.aborted) stop(running);
     if (supervised) {
       process.on("message", running.receive);
       unwatch = watchParent(() => {
