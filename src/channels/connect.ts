@@ -28,7 +28,7 @@ export interface ChannelTarget {
 export async function readChannelTarget(name: string, workspaceFlag: string | undefined, env: Record<string, string | undefined>): Promise<ChannelTarget> {
   const plain = plainWorkspaceRoot(workspaceFlag);
   const given = plain === null ? null : plainWorkspacePaths(plain);
-  let loaded: LoadedConfig | null = given && peekConfigCached(given.configPath, given.cacheDir, env);
+  let loaded: LoadedConfig | null = given && (await peekConfigCached(given.configPath, given.cacheDir, env));
   let root = plain;
   if (!loaded || root === null) {
     const [{ openWorkspace }, { loadConfigCached }] = await Promise.all([import("../core/workspace.ts"), import("../config/cache.ts")]);

@@ -5,15 +5,15 @@ import { cacheKey, CONFIG_CACHE_FILE, configOfEntry } from "./cache-key.ts";
 import type { LoadedConfig } from "./loader.ts";
 
 const log = createLogger("config");
-const decoder = new TextDecoder();
 
 /**
- * A file's text read synchronously without node:fs (~1 ms to load; Bun.file's asynchronous read costs ~0.5 ms on its
- * first use): mapped and copied out at once. Null when the file is missing or empty (Bun cannot map an empty file).
+ * A file's text read without node:fs (~1 ms to load). Not mapped: a file truncated by another process while mapped
+ * would kill this one with SIGBUS. Null when the file is missing or empty.
  */
-function readMapped(path: string): string | null {
-  if (Bun.file(path).size === 0) return null;
-  return decoder.decode(Bun.mmap(path, { shared: false }));
+async function readText(path: string): Promise<string | null> {
+  const file = Bun.file(path);
+  if (file.size === 0) return null;
+  return await file.text();
 }
 
 /**
@@ -23,14 +23,16 @@ function readMapped(path: string): string | null {
  * empty, or when anything cannot be read: the caller then loads the config with loadConfigCached, which validates it and reports
  * what is wrong.
  */
-export function peekConfigCached(path: string, cacheDir: string, env: Record<string, string | undefined> = process.env): LoadedConfig | null {
+export async function peekConfigCached(
+  path: string,
+  cacheDir: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<LoadedConfig | null> {
   if (BUILD_ID === undefined) return null;
   try {
-    const entry = readMapped(`${cacheDir}/${CONFIG_CACHE_FILE}`);
-    if (entry === null) return null;
+    const [entry, source] = await Promise.all([readText(`${cacheDir}/${CONFIG_CACHE_FILE}`), readText(path)]);
     // a missing or empty config.toml is left to loadConfigCached, which tells the two apart
-    const source = readMapped(path);
-    if (source === null) return null;
+    if (entry === null || source === null) return null;
     const config = configOfEntry(entry, cacheKey(path, source, env));
     return config ? { config, path } : null;
   } catch (error) {
