@@ -1,18 +1,14 @@
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
-import { z } from "zod";
 import type { ToolsConfig } from "../../config/schema.ts";
 import { PrxError } from "../../core/errors.ts";
 import { defineTool } from "../define.ts";
 import { fail, ok } from "../result.ts";
 import type { Tool } from "../types.ts";
 import { confineRead, confineWrite } from "./confine.ts";
+import { BUILTIN_TOOL_PARAMETERS } from "./json-schemas.ts";
 
-const ReadArgs = z.strictObject({ path: z.string().min(1).describe("path relative to the workspace") });
-const WriteArgs = z.strictObject({
-  path: z.string().min(1).describe("path relative to the workspace; missing directories are created"),
-  content: z.string(),
-  append: z.boolean().optional().describe("append instead of replacing the file"),
-});
+/** The argument schemas, loaded by the first call. */
+const schemas = () => import("./schemas.ts");
 
 function tooLarge(what: string, size: number, max: number): PrxError {
   return new PrxError("LIMIT_EXCEEDED", `${what} is ${size} bytes, over tools.file_max_bytes (${max})`, {
@@ -66,7 +62,8 @@ export function createFileTools(config: ToolsConfig, workspace: string): Tool[] 
     defineTool({
       name: "file_read",
       description: "Read a UTF-8 text file inside the workspace.",
-      args: ReadArgs,
+      args: async () => (await schemas()).FileReadArgs,
+      parameters: BUILTIN_TOOL_PARAMETERS.file_read,
       async run(args) {
         return ok(readFileCapped(confineRead(workspace, args.path), config.file_max_bytes));
       },
@@ -74,7 +71,8 @@ export function createFileTools(config: ToolsConfig, workspace: string): Tool[] 
     defineTool({
       name: "file_write",
       description: "Write (or append to) a text file inside the workspace.",
-      args: WriteArgs,
+      args: async () => (await schemas()).FileWriteArgs,
+      parameters: BUILTIN_TOOL_PARAMETERS.file_write,
       async run(args) {
         const size = Buffer.byteLength(args.content, "utf8");
         if (size > config.file_max_bytes) return fail(tooLarge("content", size, config.file_max_bytes).describe());

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { ToolsConfig } from "../../config/schema.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { defineTool } from "../define.ts";
@@ -6,25 +5,8 @@ import { HTTP_MAX_REDIRECTS, HTTP_MAX_REQUEST_BODY_BYTES } from "../limits.ts";
 import { fail, ok } from "../result.ts";
 import type { Tool } from "../types.ts";
 import { ALLOWLIST_HINT, isAllowed, normalizeUrl } from "./http-allowlist.ts";
-
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
-
-const HttpArgs = z.strictObject({
-  url: z.string().min(1).describe("absolute http(s) URL; must match tools.http_allowlist"),
-  method: z.enum(METHODS).optional().describe("default GET"),
-  headers: z.record(z.string(), z.string()).optional(),
-  body: z.string().optional().describe(`request body text (max ${HTTP_MAX_REQUEST_BODY_BYTES} bytes)`),
-});
-
-/** What http_request returns to the model, as JSON text. */
-export const HttpResponseSchema = z.object({
-  status: z.number().int(),
-  url: z.string(),
-  content_type: z.string().nullable(),
-  body: z.string(),
-  truncated: z.boolean(),
-});
-export type HttpToolResponse = z.infer<typeof HttpResponseSchema>;
+import { BUILTIN_TOOL_PARAMETERS } from "./json-schemas.ts";
+import type { HttpToolResponse } from "./schemas.ts";
 
 /** Read at most `max` bytes of a body, then stop reading and cancel the rest. */
 async function readCapped(response: Response, max: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
@@ -63,7 +45,8 @@ export function createHttpTool(config: ToolsConfig): Tool {
         : undefined,
     name: "http_request",
     description: "Make an HTTP request to an allowed URL and return status, content type and body text.",
-    args: HttpArgs,
+    args: async () => (await import("./schemas.ts")).HttpRequestArgs,
+    parameters: BUILTIN_TOOL_PARAMETERS.http_request,
     async run(args, context) {
       if (config.http_allowlist.length === 0) {
         return fail(`http_request is denied: tools.http_allowlist is empty. To allow it, ${ALLOWLIST_HINT}`);

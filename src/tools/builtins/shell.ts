@@ -1,27 +1,11 @@
 import { realpathSync } from "node:fs";
 import { basename } from "node:path";
-import { z } from "zod";
 import type { ToolsConfig } from "../../config/schema.ts";
-import { SHELL_ENV_PASSTHROUGH, SHELL_MAX_ARGS, SHELL_MAX_OUTPUT_BYTES } from "../limits.ts";
+import { SHELL_ENV_PASSTHROUGH, SHELL_MAX_OUTPUT_BYTES } from "../limits.ts";
 import { fail, ok } from "../result.ts";
 import { defineTool } from "../define.ts";
 import type { Tool } from "../types.ts";
-
-const ShellArgs = z
-  .strictObject({
-    command: z
-      .array(z.string())
-      .min(1)
-      .max(SHELL_MAX_ARGS)
-      .optional()
-      .describe('argv array, e.g. ["git", "status"]; no shell: quotes, ;, |, $ are literal'),
-    program: z.string().min(1).optional().describe("program name (alternative to command)"),
-    args: z.array(z.string()).max(SHELL_MAX_ARGS - 1).optional().describe("arguments for program"),
-  })
-  .refine((a) => (a.command === undefined) !== (a.program === undefined), {
-    message: "give either command (an argv array) or program with optional args, not both",
-  })
-  .refine((a) => a.command === undefined || a.args === undefined, { message: "args goes with program, not command" });
+import { BUILTIN_TOOL_PARAMETERS } from "./json-schemas.ts";
 
 export const SHELL_ENABLE_HINT =
   "set [tools] shell_enabled = true and list the programs in shell_allowlist in config.toml, " +
@@ -97,7 +81,8 @@ export function createShellTool(config: ToolsConfig, workspace: string): Tool {
     description:
       "Run one allowed program with arguments in the workspace directory (no shell interpretation). " +
       "Returns exit code, stdout and stderr.",
-    args: ShellArgs,
+    args: async () => (await import("./schemas.ts")).ShellArgs,
+    parameters: BUILTIN_TOOL_PARAMETERS.shell,
     async run(args, context) {
       if (!config.shell_enabled) return fail(`the shell tool is disabled. To enable it, ${SHELL_ENABLE_HINT}`);
       const argv = args.command ?? [args.program!, ...(args.args ?? [])];
