@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from "node:fs";
-import { openAgentHost, type AgentHost } from "../agent/index.ts";
+import { openAgentHost, type AgentHost } from "../agent/host.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 
 /**
