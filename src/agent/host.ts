@@ -92,7 +92,8 @@ export interface ExtendBase {
 }
 
 export interface OpenAgentHostOptions {
-  workspace?: string;
+  /** The workspace flag (see openWorkspace), or a workspace the caller has opened already. */
+  workspace?: string | Workspace;
   config?: Config;
   env?: Record<string, string | undefined>;
   /**
@@ -119,7 +120,7 @@ function needsExtensionsAtOpen(config: Config): boolean {
 
 export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise<AgentHost> {
   const env = options.env ?? process.env;
-  const workspace = openWorkspace(options.workspace);
+  const workspace = typeof options.workspace === "object" ? options.workspace : openWorkspace(options.workspace);
   const loaded = options.config
     ? { config: options.config, path: null }
     : await loadConfigCached(workspace.configPath, workspace.cacheDir, env);
