@@ -17,7 +17,8 @@ import type { PluginServices } from "../plugins/adapters/services.ts";
 import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
 import { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
 import { SessionQueue } from "./session-queue.ts";
-import { openStorage, type SessionStore, type Storage } from "../storage/index.ts";
+import { openStorage } from "../storage/open.ts";
+import type { SessionStore, Storage } from "../storage/types.ts";
 import { executeTurn, type TurnExtensions } from "./turn.ts";
 import type { TurnInput, TurnResult } from "./types.ts";
 
