@@ -5,17 +5,20 @@ import { closeDatabase, openDatabase } from "../core/database.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { nullPublisher, type EventPublisher } from "../core/events.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
-import { createMemoryBackend, openPgMemory } from "../memory/index.ts";
+import { createMemoryBackend, openPgMemory } from "../memory/create.ts";
 import type { MemoryBackend } from "../memory/types.ts";
-import { createProviderResolver, isExternalProviderName, resolveModelChoice } from "../providers/index.ts";
+import { createProviderResolver, isExternalProviderName } from "../providers/resolver.ts";
+import { resolveModelChoice } from "../providers/routes.ts";
 import type { Provider, ProviderResolver } from "../providers/types.ts";
-import { createBuiltinTools, ToolRegistry } from "../tools/index.ts";
+import { createBuiltinTools } from "../tools/builtins/index.ts";
+import { ToolRegistry } from "../tools/registry.ts";
 import type { ToolSource } from "../tools/types.ts";
 import type { PluginServices } from "../plugins/adapters/services.ts";
 import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
 import { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
 import { SessionQueue } from "./session-queue.ts";
-import { openStorage, type SessionStore, type Storage } from "../storage/index.ts";
+import { openStorage } from "../storage/open.ts";
+import type { SessionStore, Storage } from "../storage/types.ts";
 import { executeTurn, type TurnExtensions } from "./turn.ts";
 import type { TurnInput, TurnResult } from "./types.ts";
 
@@ -90,7 +93,8 @@ export interface ExtendBase {
 }
 
 export interface OpenAgentHostOptions {
-  workspace?: string;
+  /** The workspace flag (see openWorkspace), or a workspace the caller has opened already. */
+  workspace?: string | Workspace;
   config?: Config;
   env?: Record<string, string | undefined>;
   /**
@@ -117,7 +121,7 @@ function needsExtensionsAtOpen(config: Config): boolean {
 
 export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise<AgentHost> {
   const env = options.env ?? process.env;
-  const workspace = openWorkspace(options.workspace);
+  const workspace = typeof options.workspace === "object" ? options.workspace : openWorkspace(options.workspace);
   const loaded = options.config
     ? { config: options.config, path: null }
     : await loadConfigCached(workspace.configPath, workspace.cacheDir, env);

@@ -66,8 +66,9 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
   // Streaming raw deltas would bypass llm_response/outbound transformations, so buffer when they are active.
   const streamDeltas = !middleware.active || (!middleware.active("llm_response") && !middleware.active("outbound"));
   // A stage no middleware sees passes its envelope through: skip the runner (a promise and a generation lookup).
+  const seen = (name: Stage): boolean => !middleware.active || middleware.active(name);
   const stage = <S extends Stage>(name: S, envelope: Envelopes[S]): StageOutput<S> | Promise<StageOutput<S>> =>
-    middleware.active && !middleware.active(name) ? envelope : middleware.run(name, envelope);
+    seen(name) ? middleware.run(name, envelope) : envelope;
   // Deltas matter to an observer, and to a stored session (it keeps the partial answer of a failed stream). A
   // stateless turn with no observer (the gateway's JSON chat completion) asks for one whole response: fewer bytes,
   // packets and parses per turn.
@@ -135,13 +136,16 @@ export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<Tur
     const provider = deps.providers.resolve(choice.provider);
     let userText: string | undefined;
     if (!continuing) {
-      const inbound = await stage("inbound", {
-        text: input.text,
-        channel: input.channel,
-        user_id: input.userId ?? null,
-        session_id: input.sessionId,
-        metadata: input.metadata ?? {},
-      });
+      // Built only for a middleware that sees it: the user id may be looked up on first read (the CLI's OS user).
+      const inbound = seen("inbound")
+        ? await middleware.run("inbound", {
+            text: input.text,
+            channel: input.channel,
+            user_id: input.userId ?? null,
+            session_id: input.sessionId,
+            metadata: input.metadata ?? {},
+          })
+        : { text: input.text };
       if (inbound instanceof MiddlewareBlock) {
         // The user's message as the blocking middleware received it (earlier ones may have rewritten it).
         pending.push({ role: "user", content: inbound.envelope.text });

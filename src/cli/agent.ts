@@ -6,7 +6,7 @@ import { InterruptController } from "../chat/interrupt.ts";
 import { openHost } from "./open-host.ts";
 import { writeOut } from "./stdout.ts";
 import { cliSessionId } from "./session-id.ts";
-import { cliUserId, USER_ID_MAX_BYTES } from "./user.ts";
+import { cliUser, USER_ID_MAX_BYTES } from "./user.ts";
 
 const USAGE = `Usage: prx agent -m "message" [--json] [--session ID] [--provider P] [--model M] [--user ID]
        prx agent            (interactive: one turn per input line)
@@ -32,7 +32,7 @@ export async function agentCommand(argv: string[]): Promise<number> {
     writeOut(USAGE);
     return 0;
   }
-  const userId = cliUserId(values.user, "prx agent");
+  const userId = cliUser(values.user, "prx agent");
   const session = cliSessionId(values.session, "prx agent");
   const host = await openHost(values.workspace, { oneShot: true });
   const sessionId = session ?? newId("cli");
@@ -51,7 +51,10 @@ export async function agentCommand(argv: string[]): Promise<number> {
       sessionId,
       text,
       channel: "cli",
-      userId,
+      // read by the turn only for an inbound middleware: the OS user's name is looked up then
+      get userId() {
+        return userId();
+      },
       provider: values.provider,
       model: values.model,
       signal: interrupts.begin(),

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from "node:fs";
-import { openAgentHost, type AgentHost } from "../agent/index.ts";
+import { openAgentHost, type AgentHost } from "../agent/host.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 
 /**
@@ -12,7 +12,10 @@ import { openWorkspace, type Workspace } from "../core/workspace.ts";
 export async function openHost(workspace?: string, options: { oneShot?: boolean } = {}): Promise<AgentHost> {
   const { mcpClientExtension } = await import("../mcp/extension.ts");
   const mcp = mcpClientExtension();
-  if (options.oneShot && !pluginsPresent(openWorkspace(workspace))) return openAgentHost({ workspace, extend: mcp.wrap() });
+  if (options.oneShot) {
+    const opened = openWorkspace(workspace);
+    if (!pluginsPresent(opened)) return openAgentHost({ workspace: opened, extend: mcp.wrap() });
+  }
   const { createPluginExtensions, pluginExtensions } = await import("../agent/plugin-extensions.ts");
   // a one-shot turn waits for every plugin: it would end before a late one joined
   const plugins = options.oneShot ? createPluginExtensions({ joinAfterMs: Infinity }) : pluginExtensions;

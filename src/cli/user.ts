@@ -1,4 +1,3 @@
-import { userInfo } from "node:os";
 import { errorMessage } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { usageError } from "./args.ts";
@@ -33,7 +32,8 @@ export function cliUserId(flag: string | undefined, where: string): string | nul
   }
   let name: string;
   try {
-    name = userInfo().username;
+    // node:os loads here, not with the CLI: only a turn whose middleware reads user_id needs the name (cliUser)
+    name = (require("node:os") as typeof import("node:os")).userInfo().username;
   } catch (error) {
     createLogger("cli").warn("the OS user name is unavailable; user_id stays empty (pass --user <id> to set it)", {
       error: errorMessage(error),
@@ -44,4 +44,17 @@ export function cliUserId(flag: string | undefined, where: string): string | nul
   if (!problem) return name;
   createLogger("cli").warn(`the OS user name ${problem}; user_id stays empty (pass --user <id> to set it)`);
   return null;
+}
+
+/**
+ * cliUserId, with the OS user's name looked up on first use: `--user` is checked at once (a bad one is a usage error
+ * at start), the OS user only when something reads the id (a turn runs no inbound middleware without plugins).
+ */
+export function cliUser(flag: string | undefined, where: string): () => string | null {
+  if (flag !== undefined) {
+    const id = cliUserId(flag, where);
+    return () => id;
+  }
+  let id: string | null | undefined;
+  return () => (id === undefined ? (id = cliUserId(undefined, where)) : id);
 }

@@ -1,3 +1,5 @@
+import { lazy } from "../core/lazy.ts";
+
 /**
  * Words that never match a memory on their own: English function words, the pieces contractions split into
  * ("what's" -> "what", "s"), and the words people wrap a request in ("can you tell me about ..."). They say how
@@ -30,11 +32,12 @@ again anyway actually basically maybe probably just today tonight tomorrow yeste
 happen happens happening happened going kind sort thing things stuff lot lots
 `;
 
-export const STOP_WORDS: ReadonlySet<string> = new Set(
-  `${FUNCTION_WORDS} ${CONTRACTION_PARTS} ${CONVERSATIONAL}`.split(/\s+/).filter((word) => word.length > 0),
+/** Built on first use: a turn that recalls nothing (an empty store) never splits the lists above. */
+export const stopWords: () => ReadonlySet<string> = lazy(
+  () => new Set(`${FUNCTION_WORDS} ${CONTRACTION_PARTS} ${CONVERSATIONAL}`.split(/\s+/).filter((word) => word.length > 0)),
 );
 
 /** A query term that carries meaning: not a stop word and longer than one character (single digits included). */
 export function isContentTerm(term: string): boolean {
-  return term.length > 1 && !STOP_WORDS.has(term.toLowerCase());
+  return term.length > 1 && !stopWords().has(term.toLowerCase());
 }

@@ -1,4 +1,5 @@
-import { EnvelopeSchemas, MiddlewareBlock, type Stage } from "../contracts/envelopes.ts";
+import { EnvelopeSchemas } from "../contracts/envelope-schemas.ts";
+import { MiddlewareBlock, type Stage } from "../contracts/envelopes.ts";
 import { PrxError } from "../core/errors.ts";
 import type { Generation } from "./generation.ts";
 import { MiddlewareChain } from "./middleware/chain.ts";

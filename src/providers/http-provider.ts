@@ -1,7 +1,7 @@
-import { secretFromEnv } from "../config/secrets.ts";
 import type { PrxError } from "../core/errors.ts";
 import type { FetchLike, HttpTarget } from "./http.ts";
-import { missingKeyError, PROVIDER_PROBE_TIMEOUT_MS } from "./http.ts";
+import { PROVIDER_PROBE_TIMEOUT_MS } from "./http.ts";
+import { missingKeyProblem } from "./key-error.ts";
 import { fetchModelIds, probeOutcome } from "./probe.ts";
 import { PROVIDER_MAX_RESPONSE_BYTES } from "./sse.ts";
 import type { ChatRequest, ChatResponse, Provider } from "./types.ts";
@@ -62,8 +62,7 @@ export abstract class HttpProvider implements Provider {
 
   /** The key's environment variable is named but not set: every call would fail. */
   configProblem(): PrxError | null {
-    const keyEnv = this.options.keyEnv;
-    return keyEnv && !secretFromEnv(keyEnv, this.options.env) ? missingKeyError(this.name, keyEnv) : null;
+    return missingKeyProblem(this.name, this.options.keyEnv, this.options.env);
   }
 
   /** GET the model list: free, authenticated, and answers 401 for a bad key. */

@@ -1,6 +1,8 @@
 import { PrxError } from "../core/errors.ts";
 import { excerpt, PROVIDER_MAX_RESPONSE_BYTES, tooLarge } from "./sse.ts";
 
+export { missingKeyError } from "./key-error.ts";
+
 /** How much of a provider's error body an error message quotes. */
 export const PROVIDER_ERROR_EXCERPT_CHARS = 300;
 /** Timeout of a reachability probe (capped by the provider's own timeout). */
@@ -224,20 +226,6 @@ export function httpError(target: HttpTarget, url: string, status: number, body:
     hint: hintForStatus(target, status),
     status: 502,
     details,
-  });
-}
-
-/**
- * Fail fast when a provider names a key variable that is not set. 503 at the gateway: the service cannot answer
- * until its environment is fixed (a client's retry will not help, but nothing is wrong with the request).
- */
-export function missingKeyError(provider: string, keyEnv: string): PrxError {
-  return new PrxError("CONFIG_INVALID", `${provider}: environment variable ${keyEnv} is not set`, {
-    hint:
-      `export ${keyEnv}=<your key> in the environment prx runs in (restart a running gateway), ` +
-      `or remove api_key_env from [providers.${provider}]`,
-    status: 503,
-    details: { provider, keyEnv },
   });
 }
 

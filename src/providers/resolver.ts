@@ -1,9 +1,9 @@
 import { PrxError } from "../core/errors.ts";
 import type { Config, ProviderConfig } from "../config/schema.ts";
-import { AnthropicProvider } from "./anthropic.ts";
 import type { FetchLike } from "./http.ts";
 import { OfflineProvider } from "./offline.ts";
-import { OpenAICompatibleProvider, type HttpProviderOptions } from "./openai-compatible.ts";
+import { DeferredHttpProvider } from "./deferred-http.ts";
+import type { HttpProviderOptions } from "./http-provider.ts";
 import { PROVIDER_PRESETS } from "./presets.ts";
 import { withReliability, type ReliabilityOptions } from "./reliability.ts";
 import { OFFLINE_PROVIDER } from "./routes.ts";
@@ -72,7 +72,7 @@ export function createProviderResolver(config: Config, options: ProviderResolver
     if (fetchImpl) shared.fetch = fetchImpl;
     // kind defaults to openai-compatible in the schema, so a bare [providers.anthropic] means the preset.
     const anthropic = settings.kind === "anthropic" || (usePreset && preset.kind === "anthropic");
-    return anthropic ? new AnthropicProvider(shared) : new OpenAICompatibleProvider(shared);
+    return new DeferredHttpProvider(anthropic ? "anthropic" : "openai-compatible", shared);
   };
 
   const custom = (name: string): Provider => {
@@ -86,7 +86,7 @@ export function createProviderResolver(config: Config, options: ProviderResolver
     }
     const shared: HttpProviderOptions = { name, baseUrl: url, env };
     if (fetchImpl) shared.fetch = fetchImpl;
-    return new OpenAICompatibleProvider(shared);
+    return new DeferredHttpProvider("openai-compatible", shared);
   };
 
   const base = (name: string, where = ""): Provider => {

@@ -1,13 +1,13 @@
 import type { Database } from "bun:sqlite";
 import { urlFromEnv } from "./env.ts";
-import { SqliteChannelStateStore } from "./sqlite/channels.ts";
-import { SqliteCronStateStore } from "./sqlite/cron-state.ts";
-import { SqliteIdempotencyStore } from "./sqlite/idempotency.ts";
-import { SqlitePairingStore } from "./sqlite/pairings.ts";
-import { SqlitePluginKvStore } from "./sqlite/plugin-kv.ts";
+import type { SqliteChannelStateStore } from "./sqlite/channels.ts";
+import type { SqliteCronStateStore } from "./sqlite/cron-state.ts";
+import type { SqliteIdempotencyStore } from "./sqlite/idempotency.ts";
+import type { SqlitePairingStore } from "./sqlite/pairings.ts";
+import type { SqlitePluginKvStore } from "./sqlite/plugin-kv.ts";
 import { migrateSqlite, sqliteStatus } from "./sqlite/schema.ts";
 import { SqliteSessionStore } from "./sqlite/sessions.ts";
-import { SqliteTokenStore } from "./sqlite/tokens.ts";
+import type { SqliteTokenStore } from "./sqlite/tokens.ts";
 import type { Storage, StorageBackendName } from "./types.ts";
 
 export interface StoreOptions {
@@ -25,6 +25,20 @@ export interface SqliteStorage extends Storage {
   readonly sessions: SqliteSessionStore;
   readonly tokens: SqliteTokenStore;
 }
+
+/**
+ * A store's module, loaded by the first use of the store: `require` is a synchronous chunk load in the binary (and a
+ * synchronous import from source), so a process that touches only sessions (a one-shot `prx agent -m`) loads none of
+ * the others.
+ */
+const storeModule = {
+  tokens: () => require("./sqlite/tokens.ts") as typeof import("./sqlite/tokens.ts"),
+  idempotency: () => require("./sqlite/idempotency.ts") as typeof import("./sqlite/idempotency.ts"),
+  pluginKv: () => require("./sqlite/plugin-kv.ts") as typeof import("./sqlite/plugin-kv.ts"),
+  cron: () => require("./sqlite/cron-state.ts") as typeof import("./sqlite/cron-state.ts"),
+  channels: () => require("./sqlite/channels.ts") as typeof import("./sqlite/channels.ts"),
+  pairings: () => require("./sqlite/pairings.ts") as typeof import("./sqlite/pairings.ts"),
+};
 
 /** Every store on the workspace SQLite database (its owner, the agent host, closes the database). */
 export function sqliteStorage(db: Database, options: StoreOptions = {}): SqliteStorage {
@@ -47,22 +61,22 @@ export function sqliteStorage(db: Database, options: StoreOptions = {}): SqliteS
     },
     leases: null,
     get tokens() {
-      return (tokens ??= new SqliteTokenStore(db, now));
+      return (tokens ??= new (storeModule.tokens().SqliteTokenStore)(db, now));
     },
     get idempotency() {
-      return (idempotency ??= new SqliteIdempotencyStore(db, options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS, now));
+      return (idempotency ??= new (storeModule.idempotency().SqliteIdempotencyStore)(db, options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS, now));
     },
     get pluginKv() {
-      return (pluginKv ??= new SqlitePluginKvStore(db));
+      return (pluginKv ??= new (storeModule.pluginKv().SqlitePluginKvStore)(db));
     },
     get cron() {
-      return (cron ??= new SqliteCronStateStore(db));
+      return (cron ??= new (storeModule.cron().SqliteCronStateStore)(db));
     },
     get channels() {
-      return (channels ??= new SqliteChannelStateStore(db));
+      return (channels ??= new (storeModule.channels().SqliteChannelStateStore)(db));
     },
     get pairings() {
-      return (pairings ??= new SqlitePairingStore(db, now));
+      return (pairings ??= new (storeModule.pairings().SqlitePairingStore)(db, now));
     },
     status: async () => sqliteStatus(db),
     close: async () => {},

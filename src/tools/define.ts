@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { fail } from "./result.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
 
@@ -9,11 +9,19 @@ export function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
+/** An argument schema: given, or loaded by the first call (its module, and zod, load only when a call needs them). */
+type ArgsSchema<S extends z.ZodType<Record<string, unknown>>> = S | (() => Promise<S>);
+
 export interface ToolDefinition<S extends z.ZodType<Record<string, unknown>>> {
   name: string;
   description: string;
-  /** The one schema of the arguments: validates calls and is published to the model as JSON Schema. */
-  args: S;
+  /**
+   * The one schema of the arguments: validates calls, and its JSON Schema (`parameters`) is what the model is
+   * shown. A loader defers building it (and importing zod) to the first call.
+   */
+  args: ArgsSchema<S>;
+  /** The JSON Schema of `args` (toolParameters(args)); built-in tools take it from their generated json-schemas.ts. */
+  parameters: Record<string, unknown>;
   run(args: z.output<S>, context: ToolContext): Promise<ToolResult>;
   /** See Tool.unavailable. */
   unavailable?: string;
@@ -21,15 +29,14 @@ export interface ToolDefinition<S extends z.ZodType<Record<string, unknown>>> {
 
 /** Build a Tool whose arguments are parsed by its zod schema before `run` sees them. */
 export function defineTool<S extends z.ZodType<Record<string, unknown>>>(definition: ToolDefinition<S>): Tool {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(definition.args, { io: "input" }) as Record<
-    string,
-    unknown
-  >;
+  const { args } = definition;
+  let schema: S | Promise<S> | undefined = typeof args === "function" ? undefined : args;
   return {
-    spec: { name: definition.name, description: definition.description, parameters },
+    spec: { name: definition.name, description: definition.description, parameters: definition.parameters },
     ...(definition.unavailable === undefined ? {} : { unavailable: definition.unavailable }),
-    async execute(args, context) {
-      const parsed = definition.args.safeParse(args);
+    async execute(raw, context) {
+      const loaded = await (schema ??= (args as () => Promise<S>)());
+      const parsed = loaded.safeParse(raw);
       if (!parsed.success) {
         return fail(`invalid arguments for ${definition.name}: ${describeIssues(parsed.error)}`);
       }

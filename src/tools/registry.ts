@@ -1,16 +1,17 @@
 import { addAbortWaiter, removeAbortWaiter, type AbortWaiter } from "../core/abort-waiters.ts";
 import { errorMessage } from "../core/errors.ts";
-import { isPlainObject, withFastAccept } from "../core/fast-accept.ts";
+import { isPlainObject } from "../core/fast-accept.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
 import type { ToolSpec } from "../providers/types.ts";
 import { TOOL_MAX_ARGUMENT_BYTES, TOOL_MAX_OUTPUT_BYTES } from "./limits.ts";
 import { capResult, fail } from "./result.ts";
-import { ToolResultSchema, type Tool, type ToolContext, type ToolResult, type ToolSource } from "./types.ts";
+import type { Tool, ToolContext, ToolResult, ToolSource } from "./types.ts";
 
 /**
  * What a tool returns in the common case, checked by hand: a plain object whose own keys are `success` (boolean),
  * `output` (string) and optionally `error` (string or null), nothing else (the schema would drop other keys, so
- * such a value goes through it). Every other value goes through ToolResultSchema, which also writes the error.
+ * such a value goes through it). Every other value goes through ToolResultSchema (loaded then), which also writes the
+ * error.
  */
 export function isPlainToolResult(value: unknown): value is ToolResult {
   if (!isPlainObject(value) || Object.getPrototypeOf(value) !== Object.prototype) return false;
@@ -18,8 +19,6 @@ export function isPlainToolResult(value: unknown): value is ToolResult {
   const { success, output, error } = value;
   return typeof success === "boolean" && typeof output === "string" && (error === undefined || error === null || typeof error === "string");
 }
-
-const ToolResultParser = withFastAccept(ToolResultSchema, isPlainToolResult);
 
 export interface ToolRegistryOptions {
   builtins: Tool[];
@@ -208,8 +207,12 @@ export class ToolRegistry {
 }
 
 /** A tool's value as a ToolResult: the common shape by hand, anything else through the schema. */
-function checked(name: string, value: unknown): ToolResult {
-  const result = ToolResultParser.safeParse(value);
+function checked(name: string, value: unknown): ToolResult | Promise<ToolResult> {
+  return isPlainToolResult(value) ? value : checkedBySchema(name, value);
+}
+
+async function checkedBySchema(name: string, value: unknown): Promise<ToolResult> {
+  const result = (await import("./result-schema.ts")).ToolResultSchema.safeParse(value);
   return result.success ? result.data : fail(`tool ${name} returned a malformed result: ${result.error.message}`);
 }
 

@@ -1,12 +1,7 @@
-import { z } from "zod";
 import type { ToolSpec } from "../providers/types.ts";
+import type { ToolResult } from "./result-schema.ts";
 
-export const ToolResultSchema = z.object({
-  success: z.boolean(),
-  output: z.string(),
-  error: z.string().nullable().optional(),
-});
-export type ToolResult = z.infer<typeof ToolResultSchema>;
+export type { ToolResult };
 
 export interface ToolContext {
   sessionId: string;

@@ -13,7 +13,7 @@ import {
   isPlainOutbound,
   LlmResponseEnvelopeSchema,
   OutboundEnvelopeSchema,
-} from "../../src/contracts/envelopes.ts";
+} from "../../src/contracts/envelope-schemas.ts";
 import { FromWorkerSchema, isPlainCallResult } from "../../src/plugins/wasm/protocol.ts";
 import {
   isPlainHostRpc,

@@ -1,6 +1,6 @@
 /**
- * Which source modules a starting gateway has evaluated, from source (`bun src/cli/main.ts`) and from the compiled
- * binary. The binary is split into chunks: a chunk's modules are evaluated together, so a lazy module that the
+ * Which source modules a starting gateway (or a one-shot `prx agent -m`) has evaluated, from source
+ * (`bun src/cli/main.ts`) and from the compiled binary. The binary is split into chunks: a chunk's modules are evaluated together, so a lazy module that the
  * bundler put beside an eager one would load at start. The binary's loaded chunks are mapped back to modules with
  * the metafile build.ts writes beside it (dist/prx.meta.json).
  */
@@ -11,6 +11,12 @@ import { BINARY, ensureBinary, ROOT } from "./binary.ts";
 export type StartFrom = "source" | "binary";
 
 const PRELOAD = join(ROOT, "test", "gateway", "fixtures", "report-modules.ts");
+const PRELOAD_AT_EXIT = join(ROOT, "test", "fixtures", "report-modules-at-exit.ts");
+/**
+ * From source the build has no identity, so the validated-config cache (src/config/cache.ts) is off and every start
+ * parses config.toml; defining one makes a source start read the cache as the binary's second start does.
+ */
+const SOURCE_BUILD_ID = "start-modules-test";
 
 interface Metafile {
   outputs: Record<string, { inputs: Record<string, unknown> }>;
@@ -33,22 +39,34 @@ export function chunkModules(): (loaded: string) => string[] {
  * "/node_modules/...".
  */
 export async function gatewayStartModules(dir: string, from: StartFrom): Promise<string[]> {
-  const args = ["gateway", "--port", "0", "-w", dir];
+  return startModules(["gateway", "--port", "0", "-w", dir], dir, from, PRELOAD);
+}
+
+/**
+ * Run `prx agent -w dir -m hello` (config.toml written by the caller) and return the modules evaluated by its exit.
+ * The first start in a workspace validates config.toml and caches it: call twice to see a warm start.
+ */
+export async function agentTurnModules(dir: string, from: StartFrom): Promise<string[]> {
+  return startModules(["agent", "-w", dir, "-m", "hello"], dir, from, PRELOAD_AT_EXIT);
+}
+
+async function startModules(args: string[], dir: string, from: StartFrom, preload: string): Promise<string[]> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir };
   let argv: string[];
   if (from === "binary") {
     await ensureBinary();
     argv = [BINARY, ...args];
     // a compiled Bun binary honours BUN_OPTIONS: the same preload runs inside it
-    env.BUN_OPTIONS = `--preload ${PRELOAD}`;
+    env.BUN_OPTIONS = `--preload ${preload}`;
   } else {
-    argv = [process.execPath, "--preload", PRELOAD, join(ROOT, "src", "cli", "main.ts"), ...args];
+    const define = `PRX_BUILD_ID=${JSON.stringify(SOURCE_BUILD_ID)}`;
+    argv = [process.execPath, "--define", define, "--preload", preload, join(ROOT, "src", "cli", "main.ts"), ...args];
   }
   const proc = Bun.spawn(argv, { env, stdout: "ignore", stderr: "pipe" });
   const stderr = await new Response(proc.stderr).text();
-  if ((await proc.exited) !== 0) throw new Error(`the gateway (${from}) failed:\n${stderr}`);
+  if ((await proc.exited) !== 0) throw new Error(`prx ${args[0]} (${from}) failed:\n${stderr}`);
   const line = stderr.split("\n").find((l) => l.startsWith("LOADED "));
-  if (!line) throw new Error(`the gateway (${from}) did not report its modules; stderr:\n${stderr}`);
+  if (!line) throw new Error(`prx ${args[0]} (${from}) did not report its modules; stderr:\n${stderr}`);
   const loaded = JSON.parse(line.slice("LOADED ".length)) as string[];
   if (from === "source") return loaded;
   const modulesOf = chunkModules();

@@ -7,7 +7,8 @@ import { describe, expect, test } from "bun:test";
 import { TOOL_MAX_ARGUMENT_BYTES } from "../../src/tools/limits.ts";
 import { isPlainToolResult, parseArguments, ToolRegistry } from "../../src/tools/registry.ts";
 import { fail, ok } from "../../src/tools/result.ts";
-import { ToolResultSchema, type Tool, type ToolContext } from "../../src/tools/types.ts";
+import { ToolResultSchema } from "../../src/tools/result-schema.ts";
+import type { Tool, ToolContext } from "../../src/tools/types.ts";
 
 function tool(name: string, run: Tool["execute"]): Tool {
   return { spec: { name, description: name, parameters: { type: "object" } }, execute: run };

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { EnvelopeParsers, type Envelopes, type Stage } from "../../contracts/envelopes.ts";
+import { EnvelopeParsers } from "../../contracts/envelope-schemas.ts";
+import type { Envelopes, Stage } from "../../contracts/envelopes.ts";
 import { isPlainObject, withFastAccept } from "../../core/fast-accept.ts";
 import type { MiddlewareFailureKind } from "./types.ts";
 

@@ -141,25 +141,30 @@ const LEDGER = `CREATE TABLE IF NOT EXISTS storage_migrations (
 
 const migrated = new WeakSet<Database>();
 
-/** Apply every pending migration (once per handle; in one write transaction across processes). */
+function appliedVersions(db: Database): Set<number> {
+  return new Set(db.query<{ version: number }, []>("SELECT version FROM storage_migrations").all().map((r) => r.version));
+}
+
+/**
+ * Whether the ledger lacks a migration, read without a write transaction: opening a migrated database (every start
+ * but the first) takes no write lock and waits for no other process's writes.
+ */
+function pending(db: Database): boolean {
+  const ledger = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'storage_migrations'").get();
+  if (!ledger?.n) return true;
+  const done = appliedVersions(db);
+  return SQLITE_MIGRATIONS.some((migration) => !done.has(migration.version));
+}
+
+/**
+ * Apply every pending migration (once per handle). What is pending is decided again inside one write transaction
+ * (BEGIN IMMEDIATE), so two processes opening a workspace at once migrate it once.
+ */
 export function migrateSqlite(db: Database): number {
   if (migrated.has(db)) return 0;
   let applied = 0;
   try {
-    db.transaction(() => {
-      db.exec(LEDGER);
-      const done = new Set(db.query<{ version: number }, []>("SELECT version FROM storage_migrations").all().map((r) => r.version));
-      for (const migration of SQLITE_MIGRATIONS) {
-        if (done.has(migration.version)) continue;
-        migration.apply(db);
-        db.query("INSERT INTO storage_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
-          migration.version,
-          migration.name,
-          new Date().toISOString(),
-        );
-        applied++;
-      }
-    }).immediate();
+    if (pending(db)) applied = migrateLocked(db);
   } catch (cause) {
     throw new PrxError("STORAGE", `cannot migrate the workspace database: ${errorMessage(cause)}`, {
       cause,
@@ -167,6 +172,25 @@ export function migrateSqlite(db: Database): number {
     });
   }
   migrated.add(db);
+  return applied;
+}
+
+function migrateLocked(db: Database): number {
+  let applied = 0;
+  db.transaction(() => {
+    db.exec(LEDGER);
+    const done = appliedVersions(db);
+    for (const migration of SQLITE_MIGRATIONS) {
+      if (done.has(migration.version)) continue;
+      migration.apply(db);
+      db.query("INSERT INTO storage_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
+        migration.version,
+        migration.name,
+        new Date().toISOString(),
+      );
+      applied++;
+    }
+  }).immediate();
   return applied;
 }
 

@@ -4,57 +4,48 @@ import { historyFrom, renamedTitle, searchPattern, titleFrom, toStored, toSummar
 import type { SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { migrateSqlite } from "./schema.ts";
 
+const SUMMARY = `SELECT s.*, (SELECT COUNT(*) FROM session_messages m WHERE m.session_id = s.id) AS message_count FROM sessions s`;
+
+/** SQL of every statement, prepared on first use (bun:sqlite's query() caches them): a turn prepares only its own. */
+const SQL = {
+  selectOne: `${SUMMARY} WHERE s.id = ?`,
+  selectMany: `${SUMMARY} ORDER BY s.updated_at DESC LIMIT ?`,
+  searchMany: `${SUMMARY} WHERE lower(s.title) LIKE ?1 ESCAPE '\\' OR lower(s.id) LIKE ?1 ESCAPE '\\' ORDER BY s.updated_at DESC LIMIT ?2`,
+  retitle: "UPDATE sessions SET title = ?2 WHERE id = ?1",
+  insertSession: `INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at) VALUES (?, '', ?, ?, ?)`,
+  insertMessage: `INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at)
+       VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)`,
+  touch: `UPDATE sessions SET updated_at = ?2, title = CASE WHEN title = '' AND ?3 != '' THEN ?3 ELSE title END WHERE id = ?1`,
+  recent: `SELECT * FROM (SELECT * FROM session_messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC`,
+  deleteMessages: "DELETE FROM session_messages WHERE session_id = ?",
+  deleteSession: "DELETE FROM sessions WHERE id = ?",
+  allIds: "SELECT id FROM sessions ORDER BY updated_at DESC, id",
+} as const;
+
 /** Sessions and their history in the workspace SQLite database (synchronous underneath). */
 export class SqliteSessionStore implements SessionStore {
-  private readonly selectOne: Statement<SessionRow, [string]>;
-  private readonly selectMany: Statement<SessionRow, [number]>;
-  private readonly searchMany: Statement<SessionRow, [string, number]>;
-  private readonly retitle;
-  private readonly insertSession;
-  private readonly insertMessage;
-  private readonly touch;
-  private readonly recent: Statement<MessageRow, [string, number]>;
-  private readonly deleteMessages;
-  private readonly deleteSession;
-  private readonly allIds: Statement<{ id: string }, []>;
-
   constructor(private readonly db: Database) {
     migrateSqlite(db);
-    const summary = `SELECT s.*, (SELECT COUNT(*) FROM session_messages m WHERE m.session_id = s.id) AS message_count FROM sessions s`;
-    this.selectOne = db.query(`${summary} WHERE s.id = ?`);
-    this.selectMany = db.query(`${summary} ORDER BY s.updated_at DESC LIMIT ?`);
-    this.searchMany = db.query(
-      `${summary} WHERE lower(s.title) LIKE ?1 ESCAPE '\\' OR lower(s.id) LIKE ?1 ESCAPE '\\' ORDER BY s.updated_at DESC LIMIT ?2`,
-    );
-    this.retitle = db.query("UPDATE sessions SET title = ?2 WHERE id = ?1");
-    this.insertSession = db.query(
-      `INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at) VALUES (?, '', ?, ?, ?)`,
-    );
-    this.insertMessage = db.query(
-      `INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at)
-       VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)`,
-    );
-    this.touch = db.query(
-      `UPDATE sessions SET updated_at = ?2, title = CASE WHEN title = '' AND ?3 != '' THEN ?3 ELSE title END WHERE id = ?1`,
-    );
-    this.recent = db.query(
-      `SELECT * FROM (SELECT * FROM session_messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC`,
-    );
-    this.deleteMessages = db.query("DELETE FROM session_messages WHERE session_id = ?");
-    this.deleteSession = db.query("DELETE FROM sessions WHERE id = ?");
-    this.allIds = db.query("SELECT id FROM sessions ORDER BY updated_at DESC, id");
+  }
+
+  private get selectOne(): Statement<SessionRow, [string]> {
+    return this.db.query(SQL.selectOne);
+  }
+
+  private get recent(): Statement<MessageRow, [string, number]> {
+    return this.db.query(SQL.recent);
   }
 
   list(limit = 100): SessionSummary[] {
-    return this.selectMany.all(limit).map(toSummary);
+    return this.db.query<SessionRow, [number]>(SQL.selectMany).all(limit).map(toSummary);
   }
 
   search(text: string, limit = 100): SessionSummary[] {
-    return this.searchMany.all(searchPattern(text), limit).map(toSummary);
+    return this.db.query<SessionRow, [string, number]>(SQL.searchMany).all(searchPattern(text), limit).map(toSummary);
   }
 
   rename(id: string, title: string): SessionSummary | null {
-    if (this.retitle.run(id, renamedTitle(title)).changes === 0) return null;
+    if (this.db.query(SQL.retitle).run(id, renamedTitle(title)).changes === 0) return null;
     return this.get(id);
   }
 
@@ -66,7 +57,7 @@ export class SqliteSessionStore implements SessionStore {
   ensure(id: string, channel: string): SessionSummary {
     validateSessionId(id);
     const now = new Date().toISOString();
-    this.insertSession.run(id, channel, now, now);
+    this.db.query(SQL.insertSession).run(id, channel, now, now);
     return this.get(id)!;
   }
 
@@ -79,22 +70,23 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   ids(): string[] {
-    return this.allIds.all().map((row) => row.id);
+    return this.db.query<{ id: string }, []>(SQL.allIds).all().map((row) => row.id);
   }
 
   delete(id: string): { messages: number } | null {
     return this.db.transaction(() => {
-      const messages = this.deleteMessages.run(id).changes;
-      return this.deleteSession.run(id).changes > 0 ? { messages } : null;
+      const messages = this.db.query(SQL.deleteMessages).run(id).changes;
+      return this.db.query(SQL.deleteSession).run(id).changes > 0 ? { messages } : null;
     })();
   }
 
   append(id: string, messages: ChatMessage[]): void {
     if (messages.length === 0) return;
     const now = new Date().toISOString();
+    const insert = this.db.query(SQL.insertMessage);
     this.db.transaction(() => {
       for (const m of messages) {
-        this.insertMessage.run(
+        insert.run(
           id,
           m.role,
           m.content,
@@ -104,7 +96,7 @@ export class SqliteSessionStore implements SessionStore {
           now,
         );
       }
-      this.touch.run(id, now, titleFrom(messages));
+      this.db.query(SQL.touch).run(id, now, titleFrom(messages));
     })();
   }
 

@@ -25,8 +25,5 @@ export function createBuiltinTools(options: BuiltinToolsOptions): Tool[] {
 }
 
 export { createFileTools, createHttpTool, createMemoryTools, createShellTool };
-export { FILE_WRITE_PROTECTED } from "./confine.ts";
 export { MEMORY_RECALL_DEFAULT_LIMIT } from "./memory.ts";
-export { HttpResponseSchema, type HttpToolResponse } from "./http.ts";
-export { isAllowed as isHttpAllowed } from "./http-allowlist.ts";
 export { SHELL_ENABLE_HINT } from "./shell.ts";

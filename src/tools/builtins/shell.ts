@@ -1,94 +1,10 @@
-import { realpathSync } from "node:fs";
-import { basename } from "node:path";
-import { z } from "zod";
 import type { ToolsConfig } from "../../config/schema.ts";
-import { SHELL_ENV_PASSTHROUGH, SHELL_MAX_ARGS, SHELL_MAX_OUTPUT_BYTES } from "../limits.ts";
-import { fail, ok } from "../result.ts";
 import { defineTool } from "../define.ts";
 import type { Tool } from "../types.ts";
+import { BUILTIN_TOOL_PARAMETERS } from "./json-schemas.ts";
+import { shellUnavailable } from "./shell-policy.ts";
 
-const ShellArgs = z
-  .strictObject({
-    command: z
-      .array(z.string())
-      .min(1)
-      .max(SHELL_MAX_ARGS)
-      .optional()
-      .describe('argv array, e.g. ["git", "status"]; no shell: quotes, ;, |, $ are literal'),
-    program: z.string().min(1).optional().describe("program name (alternative to command)"),
-    args: z.array(z.string()).max(SHELL_MAX_ARGS - 1).optional().describe("arguments for program"),
-  })
-  .refine((a) => (a.command === undefined) !== (a.program === undefined), {
-    message: "give either command (an argv array) or program with optional args, not both",
-  })
-  .refine((a) => a.command === undefined || a.args === undefined, { message: "args goes with program, not command" });
-
-export const SHELL_ENABLE_HINT =
-  "set [tools] shell_enabled = true and list the programs in shell_allowlist in config.toml, " +
-  'e.g. shell_allowlist = ["git", "ls"]';
-
-/** Executable for `program` if the allowlist permits it: bare names by basename, paths only when listed exactly. */
-function resolveProgram(
-  config: ToolsConfig,
-  program: string,
-  env: Record<string, string>,
-): string | { denied: string } {
-  const allowed = config.shell_allowlist;
-  if (program.includes("/")) {
-    if (allowed.includes(program)) return program;
-    return { denied: `program path "${program}" is not in tools.shell_allowlist` };
-  }
-  const entry = allowed.find((candidate) => basename(candidate) === program);
-  if (!entry) {
-    return { denied: `program "${program}" is not in tools.shell_allowlist (${allowed.join(", ") || "empty"})` };
-  }
-  if (entry.includes("/")) return entry;
-  return Bun.which(program, { PATH: env.PATH ?? "" }) ?? { denied: `program "${program}" was not found on PATH` };
-}
-
-function childEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of SHELL_ENV_PASSTHROUGH) {
-    const value = process.env[name];
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
-}
-
-/** Keep the first `max` bytes of a stream and keep draining the rest so the child never blocks on a full pipe. */
-async function collect(stream: ReadableStream<Uint8Array>, max: number): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = "";
-  let kept = 0;
-  let dropped = 0;
-  for await (const chunk of stream) {
-    const room = max - kept;
-    if (room > 0) {
-      const part = chunk.byteLength > room ? chunk.subarray(0, room) : chunk;
-      text += decoder.decode(part, { stream: true });
-      kept += part.byteLength;
-    }
-    dropped += Math.max(0, chunk.byteLength - Math.max(0, room));
-  }
-  text += decoder.decode();
-  return dropped > 0 ? `${text}\n[... ${dropped} more bytes dropped ...]` : text;
-}
-
-function killGroup(pid: number): void {
-  try {
-    // the child leads its own process group (detached), so this also reaches anything it started
-    process.kill(-pid, "SIGKILL");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
-  }
-}
-
-/** Why the shell refuses every call under this config, or undefined when it can run something. */
-export function shellUnavailable(config: ToolsConfig): string | undefined {
-  if (!config.shell_enabled) return `the shell tool is disabled. To enable it, ${SHELL_ENABLE_HINT}`;
-  if (config.shell_allowlist.length === 0) return `tools.shell_allowlist is empty. To allow programs, ${SHELL_ENABLE_HINT}`;
-  return undefined;
-}
+export { SHELL_ENABLE_HINT, shellUnavailable } from "./shell-policy.ts";
 
 export function createShellTool(config: ToolsConfig, workspace: string): Tool {
   return defineTool({
@@ -97,48 +13,10 @@ export function createShellTool(config: ToolsConfig, workspace: string): Tool {
     description:
       "Run one allowed program with arguments in the workspace directory (no shell interpretation). " +
       "Returns exit code, stdout and stderr.",
-    args: ShellArgs,
+    args: async () => (await import("./schemas.ts")).ShellArgs,
+    parameters: BUILTIN_TOOL_PARAMETERS.shell,
     async run(args, context) {
-      if (!config.shell_enabled) return fail(`the shell tool is disabled. To enable it, ${SHELL_ENABLE_HINT}`);
-      const argv = args.command ?? [args.program!, ...(args.args ?? [])];
-      if (argv.some((arg) => arg.includes("\u0000"))) return fail("shell: arguments must not contain NUL bytes");
-      const env = childEnv();
-      const program = resolveProgram(config, argv[0]!, env);
-      if (typeof program !== "string") return fail(`shell: ${program.denied}. To allow it, ${SHELL_ENABLE_HINT}`);
-      if (context.signal.aborted) return fail("shell: aborted before start");
-      const child = Bun.spawn([program, ...argv.slice(1)], {
-        cwd: realpathSync(workspace),
-        env,
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-        detached: true,
-      });
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        killGroup(child.pid);
-      }, config.shell_timeout_ms);
-      const onAbort = () => killGroup(child.pid);
-      context.signal.addEventListener("abort", onAbort, { once: true });
-      try {
-        const [stdout, stderr, exitCode] = await Promise.all([
-          collect(child.stdout, SHELL_MAX_OUTPUT_BYTES),
-          collect(child.stderr, SHELL_MAX_OUTPUT_BYTES),
-          child.exited,
-        ]);
-        const parts = [`exit code: ${exitCode}`, stdout];
-        if (stderr.length > 0) parts.push(`--- stderr ---\n${stderr}`);
-        const output = parts.join("\n");
-        if (timedOut) {
-          return fail(`shell: ${argv[0]} timed out after ${config.shell_timeout_ms} ms and was killed`, output);
-        }
-        if (context.signal.aborted) return fail(`shell: ${argv[0]} was aborted and killed`, output);
-        return exitCode === 0 ? ok(output) : fail(`shell: ${argv[0]} exited with code ${exitCode}`, output);
-      } finally {
-        clearTimeout(timer);
-        context.signal.removeEventListener("abort", onAbort);
-      }
+      return (await import("./shell-run.ts")).runShell(config, workspace, args, context);
     },
   });
 }

@@ -4,7 +4,8 @@
  * protocol.ts). The type checker holds them equal (`bun run typecheck` compiles this file).
  */
 import { expect, test } from "bun:test";
-import { EnvelopeSchemas, Stages, type Envelopes as ContractEnvelopes } from "../../../src/contracts/envelopes.ts";
+import { EnvelopeSchemas } from "../../../src/contracts/envelope-schemas.ts";
+import { Stages, type Envelopes as ContractEnvelopes } from "../../../src/contracts/envelopes.ts";
 import type { Envelopes as KitEnvelopes, Stage as KitStage } from "../../../src/plugins/kit/guest/envelopes.ts";
 import type {
   LoadedPlugin,

@@ -1,4 +1,5 @@
-import { EnvelopeSchemas, type Stage } from "../../../contracts/envelopes.ts";
+import { EnvelopeSchemas } from "../../../contracts/envelope-schemas.ts";
+import type { Stage } from "../../../contracts/envelopes.ts";
 import { PrxError } from "../../../core/errors.ts";
 import type { CronAdapter } from "../../adapters/cron.ts";
 import type { ProviderAdapter } from "../../adapters/provider.ts";

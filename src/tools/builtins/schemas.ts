@@ -1,0 +1,106 @@
+import { z } from "zod";
+import {
+  MEMORY_MAX_CATEGORY_BYTES,
+  MEMORY_MAX_CONTENT_BYTES,
+  MEMORY_MAX_KEY_BYTES,
+  MEMORY_MAX_RECALL_LIMIT,
+} from "../../memory/limits.ts";
+import { HTTP_MAX_REQUEST_BODY_BYTES, SHELL_MAX_ARGS } from "../limits.ts";
+
+/**
+ * The wire formats of the built-in tools: each tool's arguments (the one schema that validates a call, and, turned
+ * into JSON Schema, what the model is shown) and http_request's response. Only a tool call loads this module: the
+ * JSON Schemas the model sees are generated from it ahead of time (json-schemas.ts, kept equal to these by a test),
+ * so a turn that calls no built-in tool never builds a zod schema.
+ */
+
+export const MemoryStoreArgs = z.strictObject({
+  key: z
+    .string()
+    .min(1)
+    .describe(`short unique name of the fact, e.g. "user_timezone" (max ${MEMORY_MAX_KEY_BYTES} bytes)`),
+  content: z.string().describe(`the fact to remember (max ${MEMORY_MAX_CONTENT_BYTES} bytes)`),
+  category: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(`grouping such as "preference" or "project" (max ${MEMORY_MAX_CATEGORY_BYTES} bytes)`),
+  scope: z
+    .enum(["global", "session"])
+    .optional()
+    .describe('"global" (default) is remembered in every conversation, "session" only in this one'),
+  private: z
+    .boolean()
+    .optional()
+    .describe("true for a sensitive fact (a PIN, a health detail): never added to prompts automatically, found only by memory_recall"),
+});
+
+export const MemoryRecallArgs = z.strictObject({
+  query: z.string().describe("words to search for; empty returns the most recent memories"),
+  limit: z.number().int().min(1).max(MEMORY_MAX_RECALL_LIMIT).optional(),
+});
+
+export const MemoryForgetArgs = z.strictObject({ key: z.string().min(1).describe("key of the memory to delete") });
+
+export const FileReadArgs = z.strictObject({ path: z.string().min(1).describe("path relative to the workspace") });
+
+export const FileWriteArgs = z.strictObject({
+  path: z.string().min(1).describe("path relative to the workspace; missing directories are created"),
+  content: z.string(),
+  append: z.boolean().optional().describe("append instead of replacing the file"),
+});
+
+export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
+
+export const HttpRequestArgs = z.strictObject({
+  url: z.string().min(1).describe("absolute http(s) URL; must match tools.http_allowlist"),
+  method: z.enum(HTTP_METHODS).optional().describe("default GET"),
+  headers: z.record(z.string(), z.string()).optional(),
+  body: z.string().optional().describe(`request body text (max ${HTTP_MAX_REQUEST_BODY_BYTES} bytes)`),
+});
+
+/** What http_request returns to the model, as JSON text. */
+export const HttpResponseSchema = z.object({
+  status: z.number().int(),
+  url: z.string(),
+  content_type: z.string().nullable(),
+  body: z.string(),
+  truncated: z.boolean(),
+});
+
+export const ShellArgs = z
+  .strictObject({
+    command: z
+      .array(z.string())
+      .min(1)
+      .max(SHELL_MAX_ARGS)
+      .optional()
+      .describe('argv array, e.g. ["git", "status"]; no shell: quotes, ;, |, $ are literal'),
+    program: z.string().min(1).optional().describe("program name (alternative to command)"),
+    args: z.array(z.string()).max(SHELL_MAX_ARGS - 1).optional().describe("arguments for program"),
+  })
+  .refine((a) => (a.command === undefined) !== (a.program === undefined), {
+    message: "give either command (an argv array) or program with optional args, not both",
+  })
+  .refine((a) => a.command === undefined || a.args === undefined, { message: "args goes with program, not command" });
+
+/** Each built-in tool's argument schema, by tool name (the generator of json-schemas.ts walks it). */
+export const BUILTIN_TOOL_ARGS = {
+  memory_store: MemoryStoreArgs,
+  memory_recall: MemoryRecallArgs,
+  memory_forget: MemoryForgetArgs,
+  http_request: HttpRequestArgs,
+  file_read: FileReadArgs,
+  file_write: FileWriteArgs,
+  shell: ShellArgs,
+} as const;
+
+export type BuiltinToolName = keyof typeof BUILTIN_TOOL_ARGS;
+export type MemoryStoreArgs = z.output<typeof MemoryStoreArgs>;
+export type MemoryRecallArgs = z.output<typeof MemoryRecallArgs>;
+export type MemoryForgetArgs = z.output<typeof MemoryForgetArgs>;
+export type FileReadArgs = z.output<typeof FileReadArgs>;
+export type FileWriteArgs = z.output<typeof FileWriteArgs>;
+export type HttpRequestArgs = z.output<typeof HttpRequestArgs>;
+export type HttpToolResponse = z.infer<typeof HttpResponseSchema>;
+export type ShellArgs = z.output<typeof ShellArgs>;
