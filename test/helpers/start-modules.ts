@@ -50,8 +50,9 @@ export async function agentTurnModules(dir: string, from: StartFrom): Promise<st
   return startModules(["agent", "-w", dir, "-m", "hello"], dir, from, PRELOAD_AT_EXIT);
 }
 
-async function startModules(args: string[], dir: string, from: StartFrom, preload: string): Promise<string[]> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir };
+/** Run `prx <args>` with `preload` reporting the modules evaluated; `extraEnv` adds to a minimal environment. */
+export async function startModules(args: string[], dir: string, from: StartFrom, preload: string, extraEnv: Record<string, string> = {}): Promise<string[]> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, ...extraEnv };
   let argv: string[];
   if (from === "binary") {
     await ensureBinary();
