@@ -92,6 +92,9 @@ export async function recordStartProfiles(binary: string): Promise<{ files: stri
   const dir = mkdtempSync(join(tmpdir(), "prx-start-profile-"));
   writeFileSync(join(dir, "config.toml"), CONFIG);
   try {
+    // a first turn creates the database and caches the validated config: the recorded starts are warm ones, as
+    // nearly every start is (profileOne with a throwaway order file)
+    await profileOne(binary, dir, { name: "warm-up", args: ["agent", "-m", "hello"] });
     const files: string[] = [];
     for (const start of STARTS) {
       const file = await profileOne(binary, dir, start);
