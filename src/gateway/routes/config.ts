@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { loadConfig } from "../../config/loader.ts";
 import type { Config } from "../../config/schema.ts";
 import { toPrxError } from "../../core/errors.ts";
 import { lazy } from "../../core/lazy.ts";
@@ -53,12 +52,13 @@ export function redactConfig(config: Config): { config: Record<string, unknown>;
 export function configRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.get(
     "/api/config",
-    () => {
+    async () => {
       const path = gw.host.workspace.configPath;
       let validation: { ok: boolean; error: { code: string; message: string; hint?: string } | null };
       let found: string | null = null;
       try {
-        found = loadConfig(path).path;
+        // the TOML parser and the config schema load with the first call, not with the gateway
+        found = (await import("../../config/loader.ts")).loadConfig(path).path;
         validation = { ok: true, error: null };
       } catch (thrown) {
         const error = toPrxError(thrown);

@@ -1,4 +1,3 @@
-import { loadConfig } from "../../config/loader.ts";
 import { PrxError } from "../../core/errors.ts";
 import { resolveModelChoice } from "../../providers/routes.ts";
 import type { ProviderResolver } from "../../providers/types.ts";
@@ -65,7 +64,9 @@ function agentFor(host: PluginHostServices): AgentIdentity {
 
 /** The runtime's configuration; a host without one (a bare loader in a test) reads the workspace's config.toml. */
 function configOf(host: PluginHostServices) {
-  return host.config?.() ?? loadConfig(host.workspace.configPath).config;
+  if (host.config) return host.config();
+  const { loadConfig } = require("../../config/loader.ts") as typeof import("../../config/loader.ts");
+  return loadConfig(host.workspace.configPath).config;
 }
 
 /**

@@ -1,7 +1,6 @@
 import { errorMessage } from "../../core/errors.ts";
 import { createLogger, type Logger } from "../../core/logger.ts";
 import type { AgentIdentity } from "./agent.ts";
-import { defaultAgentIdentity } from "./agent-default.ts";
 import { encodeMessage } from "./codec.ts";
 import { decodeWorkerMessage, encodeHostRpcReply } from "./inbound.ts";
 import { fly } from "./call-flight.ts";
@@ -57,7 +56,8 @@ export class RemoteSupervisor {
       options.transport === "process" ? startProcessTransport(config) : startWorkerTransport(config),
   ) {
     this.log = createLogger(`remote.${options.name}`);
-    this.agent = options.agent ?? defaultAgentIdentity();
+    // the config schema (agent-default.ts) loads only for a supervisor given no identity
+    this.agent = options.agent ?? (require("./agent-default.ts") as typeof import("./agent-default.ts")).defaultAgentIdentity();
     this.life = new Lifecycle(options.name, this.stats);
     this.output = new PluginOutputLog(this.log);
     this.restarts = new Restarts(this.log, this.life, this.stats, () => this.spawn());
