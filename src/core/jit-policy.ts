@@ -1,8 +1,8 @@
 /**
  * JavaScriptCore's tier-up during start-up. The binary starts with its JIT thresholds scaled by START_JIT_POLICY
  * (build.ts bakes it in): start-up code runs once, so compiling it is wasted time, and the JIT's own code and output
- * stay resident. A long-running mode calls `startupDone()` once it serves, so its hot paths compile as usual;
- * one-shot commands never need to.
+ * stay resident. A process still running 1 s after launch calls `startupDone()` (cli/main.ts), plugin Workers at once,
+ * so the hot paths of a long-running mode compile as usual; one-shot commands end first and never need to.
  */
 // 1000: a start-up runs in the interpreter; 10 still compiled enough to keep ~3.5 MB more resident in an idle gateway
 export const START_JIT_POLICY = 1000;
