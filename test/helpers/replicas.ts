@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pgStorage } from "../../src/storage/postgres/index.ts";
 import { BINARY, ROOT } from "./binary.ts";
+import { eachLine } from "./lines.ts";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./servers.ts";
 
 export interface Replica {
@@ -51,20 +52,6 @@ export function replicaWorkspace(config: string, plugins: string[] = []): string
   return dir;
 }
 
-async function drain(stream: ReadableStream<Uint8Array>, into: string[], onLine?: (line: string) => void): Promise<void> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of stream) {
-    buffer += decoder.decode(chunk, { stream: true });
-    const parts = buffer.split("\n");
-    buffer = parts.pop()!;
-    for (const line of parts) {
-      into.push(line);
-      onLine?.(line);
-    }
-  }
-}
-
 /** Start `prx gateway --port 0` in `dir` and wait for its listening line. */
 export async function startReplica(dir: string, env: Record<string, string> = {}): Promise<Replica> {
   const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", dir], {
@@ -83,10 +70,11 @@ export async function startReplica(dir: string, env: Record<string, string> = {}
   const stderr: string[] = [];
   let listening: (url: string) => void;
   const url = new Promise<string>((resolve) => (listening = resolve));
-  void drain(proc.stdout as ReadableStream<Uint8Array>, stdout, (line) => {
+  void eachLine(proc.stdout as ReadableStream<Uint8Array>, (line) => {
+    stdout.push(line);
     if (line.startsWith("prx gateway listening on ")) listening(line.slice("prx gateway listening on ".length));
   });
-  void drain(proc.stderr as ReadableStream<Uint8Array>, stderr);
+  void eachLine(proc.stderr as ReadableStream<Uint8Array>, (line) => stderr.push(line));
   const started = await Promise.race([url, proc.exited.then(() => null), Bun.sleep(30_000).then(() => null)]);
   if (started === null) {
     proc.kill(9);

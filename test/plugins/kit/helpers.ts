@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { eachLine } from "../../helpers/lines.ts";
 
 /** The kit's cache for tests (the QuickJS engine, the WIT folder, transpiled components): shared, outside HOME. */
 export const TEST_KIT_CACHE = join(tmpdir(), "prx-kit-test-cache");
@@ -17,22 +18,13 @@ export function tempDir(prefix: string): { dir: string; remove(): void } {
 export function lineReader(stream: ReadableStream<Uint8Array>): { lines: string[]; next(pattern: RegExp, from?: number): Promise<string> } {
   const lines: string[] = [];
   const waiters: { pattern: RegExp; from: number; resolve: (line: string) => void }[] = [];
-  void (async () => {
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for await (const chunk of stream) {
-      buffer += decoder.decode(chunk, { stream: true });
-      const parts = buffer.split("\n");
-      buffer = parts.pop()!;
-      for (const line of parts) {
-        lines.push(line);
-        for (const w of waiters.splice(0)) {
-          if (lines.length - 1 >= w.from && w.pattern.test(line)) w.resolve(line);
-          else waiters.push(w);
-        }
-      }
+  void eachLine(stream, (line) => {
+    lines.push(line);
+    for (const w of waiters.splice(0)) {
+      if (lines.length - 1 >= w.from && w.pattern.test(line)) w.resolve(line);
+      else waiters.push(w);
     }
-  })();
+  });
   const next = (pattern: RegExp, from = 0): Promise<string> => {
     const seen = lines.slice(from).find((l) => pattern.test(l));
     if (seen !== undefined) return Promise.resolve(seen);
