@@ -5,7 +5,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
+import { inputJsonSchema } from "../core/input-json-schema.ts";
 import { TelegramEnvelopeSchema, TelegramUserSchema } from "./telegram/wire.ts";
 
 export const WIRE_JSON_FILE = join(import.meta.dir, "wire-json.ts");
@@ -16,17 +17,11 @@ export const WIRE_JSON_SOURCES: Record<string, { schema: z.ZodType; from: string
   TELEGRAM_USER_JSON: { schema: TelegramUserSchema, from: "telegram/wire.ts TelegramUserSchema" },
 };
 
-/** The JSON Schema of `schema` as a check reads it (the input side; `$schema` dropped). */
-export function wireJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
-  return rest;
-}
-
 /** The text of wire-json.ts. */
 export function wireJsonSource(): string {
   const entries = Object.entries(WIRE_JSON_SOURCES).flatMap(([name, { schema, from }]) => [
     `/** ${from} */`,
-    `export const ${name}: JsonSchema = ${JSON.stringify(wireJsonSchema(schema))};`,
+    `export const ${name}: JsonSchema = ${JSON.stringify(inputJsonSchema(schema))};`,
   ]);
   return [
     "/**",

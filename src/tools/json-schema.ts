@@ -1,7 +1,7 @@
-import { z } from "zod";
+import type { z } from "zod";
+import { inputJsonSchema } from "../core/input-json-schema.ts";
 
-/** A tool's `parameters` as the model is shown them: the input JSON Schema of its argument schema, without `$schema`. */
+/** A tool's `parameters` as the model is shown them: the input JSON Schema of its argument schema. */
 export function toolParameters(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
-  return parameters;
+  return inputJsonSchema(schema);
 }
