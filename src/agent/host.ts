@@ -63,6 +63,8 @@ export interface AgentHost {
   readonly extensions: ExtensionsStatus;
   /** Run `extend` now if it was deferred and has not started; resolves once it has finished (rejects if it threw). */
   loadExtensions(): Promise<void>;
+  /** Resolves once the extensions are loaded, whoever started them (a turn, loadExtensions); never rejects. */
+  readonly extensionsLoaded: Promise<void>;
   /** The plugin runtime's services once the extensions are loaded (undefined before, or without plugins). */
   readonly plugins: PluginServices | undefined;
   close(): Promise<void>;
@@ -148,11 +150,15 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   const sessions = storage.sessions;
   const base: ExtendBase = { workspace, config, readConfig, db, memory: () => memory, providers, sessions, storage, env };
   const status: ExtensionsStatus = { state: options.extend ? "idle" : "ready" };
+  let markLoaded!: () => void;
+  const extensionsLoaded = new Promise<void>((resolve) => (markLoaded = resolve));
+  if (!options.extend) markLoaded();
   const deferred = options.extend !== undefined && options.deferExtend === true && !needsExtensionsAtOpen(config);
   if (options.extend && !deferred) {
     status.state = "loading";
     extensions = await options.extend(base);
     status.state = "ready";
+    markLoaded();
   }
   const pgMemory = config.memory.backend === "postgres" && storage.sql ? await openPgMemory(storage.sql) : null;
   memory = createMemoryBackend(config.memory.backend, db, (name) => extensions.storage?.(name), pgMemory);
@@ -183,6 +189,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       }
       for (const source of extensions.toolSources ?? []) tools.addSource(source);
       status.state = "ready";
+      markLoaded();
     })());
 
   const queue = new SessionQueue();
@@ -237,6 +244,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     },
     extensions: status,
     loadExtensions,
+    extensionsLoaded,
     get plugins() {
       return extensions.plugins;
     },

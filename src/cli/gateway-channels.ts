@@ -3,7 +3,8 @@ import { errorMessage } from "../core/errors.ts";
 import type { GatewayMount, HealthCheck } from "../gateway/types.ts";
 
 export interface GatewayChannels {
-  mounts: GatewayMount[];
+  /** /api/channels, the pairing API and the webhooks, loaded when the gateway builds its route table. */
+  mounts(): Promise<GatewayMount[]>;
   checks: Record<string, () => HealthCheck>;
   /** Spawn the enabled channel processes (after the gateway listens). */
   start(): void;
@@ -18,7 +19,6 @@ export interface GatewayChannels {
  */
 export async function gatewayChannels(host: AgentHost): Promise<GatewayChannels> {
   const { ChannelSupervisor } = await import("../channels/supervisor.ts");
-  const { channelRoutes, channelHealthCheck } = await import("../gateway/routes/channels.ts");
   const supervisor = new ChannelSupervisor({ workspace: host.workspace.root, channels: host.config.channels });
   const pairings = host.storage.pairings;
   const api = {
@@ -34,8 +34,8 @@ export async function gatewayChannels(host: AgentHost): Promise<GatewayChannels>
   };
   let unfollow: (() => void) | null = null;
   return {
-    mounts: [channelRoutes(api, host.config.gateway.max_body_bytes)],
-    checks: { channels: channelHealthCheck(api) },
+    mounts: async () => [(await import("../gateway/routes/channels.ts")).channelRoutes(api, host.config.gateway.max_body_bytes)],
+    checks: { channels: () => api.health() },
     start: () => supervisor.start(),
     followReloads() {
       const runtime = host.plugins?.runtime;

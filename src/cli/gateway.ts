@@ -9,6 +9,7 @@ import type { GatewayChannels } from "./gateway-channels.ts";
 import type { EarlyGateway } from "./gateway-listen.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 import { hoistGlobalOptions } from "./global-options.ts";
+import { pluginsPresent } from "./plugins-present.ts";
 
 const USAGE = `Usage: prx gateway [--host H] [--port P]      run the HTTP gateway (default 127.0.0.1:16830)
        prx gateway token create [--name N] [--json]   print a new bearer token (shown once)
@@ -57,17 +58,21 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   } finally {
     process.off("SIGINT", hold).off("SIGTERM", hold);
   }
-  const { host, server, channels, fileLog, shared } = running;
+  const { host, server, channels, fileLog, shared, pluginsAtRest } = running;
   if (signalled) void server.stop();
   channels.start();
+  void host.extensionsLoaded.then(() => channels.followReloads());
   // Requests that need plugins (turns, /api/plugins) load them at once; otherwise they load shortly after
-  // listening, so the first health checks are answered without waiting behind the plugin start.
-  const loadLater = setTimeout(() => {
-    if (server.context.turns.draining) return;
-    host.loadExtensions().then(() => channels.followReloads(), (error: unknown) =>
-      server.context.logger.error(`plugins did not load; /health reports 503, turns fail: ${errorMessage(error)}`),
-    );
-  }, PLUGINS_LOAD_DELAY_MS);
+  // listening, so the first health checks are answered without waiting behind the plugin start. With nothing to load
+  // they wait for that first use.
+  const loadLater = pluginsAtRest
+    ? undefined
+    : setTimeout(() => {
+        if (server.context.turns.draining) return;
+        host.loadExtensions().catch((error: unknown) =>
+          server.context.logger.error(`plugins did not load; /health reports 503, turns fail: ${errorMessage(error)}`),
+        );
+      }, PLUGINS_LOAD_DELAY_MS);
   await server.closed;
   clearTimeout(loadLater);
   await channels.stop();
@@ -84,13 +89,24 @@ interface Running {
   fileLog: GatewayFileLog;
   /** Rate limits, pairing and the event fabric shared with other replicas (`[bus] backend = "redis"`). */
   shared: Awaited<ReturnType<typeof sharedState>>;
+  /** Nothing for the plugin runtime to do until first used: see pluginsAtRest. */
+  pluginsAtRest: boolean;
+}
+
+/**
+ * No plugin, no hooks.json, no MCP server to start with the gateway and no other replica to follow: the plugin runtime
+ * (its modules, zod and the manifest parser: ~2 MB of an idle gateway) starts with the first turn or plugin request.
+ */
+function pluginsAtRest(host: AgentHost): boolean {
+  const eagerMcp = Object.values(host.config.mcp.servers).some((server) => server.eager);
+  return host.config.bus.backend === "local" && !eagerMcp && !pluginsPresent(host.workspace);
 }
 
 /** The agent host, the file log, the channels and the full route table, served by the early listener. */
 async function openAndServe(early: EarlyGateway, hostname: string | undefined): Promise<Running> {
   // Between the steps below the event loop answers what arrived meanwhile (an early /health, from the listener).
   const servePending = () => new Promise<void>((resolve) => setImmediate(resolve));
-  const { openAgentHost } = await import("../agent/index.ts");
+  const { openAgentHost } = await import("../agent/host.ts");
   await servePending();
   // MCP servers marked eager start with the plugins; the others on first use.
   const mcp = (await import("../mcp/extension.ts")).mcpClientExtension({ eager: true, clientVersion: version });
@@ -110,20 +126,25 @@ async function openAndServe(early: EarlyGateway, hostname: string | undefined): 
     await servePending();
     const { startGateway } = await import("../gateway/server.ts");
     await servePending();
-    const { pluginGatewayMounts, pluginHealthCheck } = await import("../gateway/routes/plugins.ts");
-    const { mcpRoutes } = await import("../gateway/routes/mcp.ts");
+    const { pluginHealthCheck } = await import("../gateway/plugin-health.ts");
+    const atRest = pluginsAtRest(host);
     const mcpPort = mcpGatewayPort(host, mcp);
+    const mounts = async () => {
+      const { pluginGatewayMounts } = await import("../gateway/routes/plugins.ts");
+      const { mcpRoutes } = await import("../gateway/routes/mcp.ts");
+      return [...pluginGatewayMounts(host), ...(await channels.mounts()), mcpRoutes(mcpPort, host.config.gateway.max_body_bytes)];
+    };
     const server = await startGateway({
       host,
       hostname,
       version,
-      mounts: [...pluginGatewayMounts(host), ...channels.mounts, mcpRoutes(mcpPort, host.config.gateway.max_body_bytes)],
-      checks: { plugins: pluginHealthCheck(host), ...channels.checks, ...scaleOutChecks(host, shared) },
+      mounts,
+      checks: { plugins: pluginHealthCheck(host, { atRest }), ...channels.checks, ...scaleOutChecks(host, shared) },
       accessLog: fileLog.accessLog,
       listener: early.listener,
       ...(shared ? { shared } : {}),
     });
-    return { host, server, channels, fileLog, shared };
+    return { host, server, channels, fileLog, shared, pluginsAtRest: atRest };
   } catch (error) {
     shared?.close();
     await host.close();

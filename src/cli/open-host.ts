@@ -1,6 +1,6 @@
-import { existsSync, readdirSync } from "node:fs";
 import { openAgentHost, type AgentHost } from "../agent/host.ts";
-import { openWorkspace, type Workspace } from "../core/workspace.ts";
+import { openWorkspace } from "../core/workspace.ts";
+import { pluginsPresent } from "./plugins-present.ts";
 
 /**
  * Open the agent host for a CLI command. Every entry point (agent, chat, gateway, channels) goes through
@@ -20,15 +20,4 @@ export async function openHost(workspace?: string, options: { oneShot?: boolean 
   // a one-shot turn waits for every plugin: it would end before a late one joined
   const plugins = options.oneShot ? createPluginExtensions({ joinAfterMs: Infinity }) : pluginExtensions;
   return openAgentHost({ workspace, extend: mcp.wrap(plugins) });
-}
-
-/** Anything the plugin runtime would load: an entry of plugins/ (not a dot-folder) or hooks.json. */
-function pluginsPresent(workspace: Workspace): boolean {
-  if (existsSync(workspace.hooksPath)) return true;
-  try {
-    return readdirSync(workspace.pluginsDir).some((name) => !name.startsWith("."));
-  } catch (error) {
-    // unreadable: let the plugin runtime load and say why
-    return (error as NodeJS.ErrnoException).code !== "ENOENT";
-  }
 }

@@ -1,5 +1,4 @@
-import { appendFileSync, existsSync, renameSync, statSync } from "node:fs";
-import { open, rename, stat, type FileHandle } from "node:fs/promises";
+import { closeSync, existsSync, openSync, renameSync, statSync, writeSync } from "node:fs";
 import { formatLogLine } from "./logger.ts";
 
 /** The log file a gateway writes in the workspace's `logs/`. */
@@ -19,9 +18,11 @@ export interface RotatingLogFileOptions {
 
 /**
  * A size-capped, rotating log file whose writer never waits for the disk: `write` only appends to a bounded
- * in-memory buffer; an asynchronous flush (one at a time) appends it to the file and rotates at the cap. What is
- * pending when the process exits is written then, synchronously. If the file cannot be written, that is said once
- * on stderr and file logging stops (stderr logging goes on).
+ * in-memory buffer, written to the file (rotating at the cap) once the caller's turn of the event loop is over, in
+ * one batch. What is pending when the process exits is written then. If the file cannot be written, that is said once
+ * on stderr and file logging stops (stderr logging goes on). The batch is written with synchronous calls: Node's
+ * asynchronous file API would start Bun's thread pool (two threads, ~1 MB of an idle gateway) for a few small
+ * appends to the page cache.
  */
 export class RotatingLogFile {
   readonly maxBytes: number;
@@ -33,7 +34,7 @@ export class RotatingLogFile {
   private pendingBytes = 0;
   private droppedSinceReport = 0;
   private size = -1;
-  private handle: FileHandle | null = null;
+  private fd: number | null = null;
   private flushing: Promise<void> | null = null;
   private failed = false;
   private readonly onExit = () => this.flushSync();
@@ -73,18 +74,14 @@ export class RotatingLogFile {
   async close(): Promise<void> {
     await this.flush();
     process.off("exit", this.onExit);
-    await this.handle?.close();
-    this.handle = null;
+    this.closeFile();
   }
 
   private async drain(): Promise<void> {
     // Let the caller's turn finish first: the disk is touched only off its path.
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
-      while (this.pending.length > 0) {
-        const batch = this.takeBatch();
-        await this.append(batch);
-      }
+      if (this.pending.length > 0) this.append(this.takeBatch());
     } catch (error) {
       this.fail(error);
     } finally {
@@ -106,54 +103,50 @@ export class RotatingLogFile {
   }
 
   /** Append pieces (each made of whole lines), rotating first whenever the next one would pass the cap. */
-  private async append(pieces: string[]): Promise<void> {
-    if (this.size < 0) this.size = (await sizeOf(this.path)) ?? 0;
+  private append(pieces: string[]): void {
+    if (this.size < 0) this.size = existsSync(this.path) ? statSync(this.path).size : 0;
     let chunk = "";
     let chunkBytes = 0;
     for (const piece of pieces) {
       const bytes = Buffer.byteLength(piece);
       if (this.size + chunkBytes + bytes > this.maxBytes && this.size + chunkBytes > 0) {
-        if (chunk) await this.writeToFile(chunk, chunkBytes);
+        if (chunk) this.writeToFile(chunk, chunkBytes);
         chunk = "";
         chunkBytes = 0;
-        await this.rotate();
+        this.rotate();
       }
       chunk += piece;
       chunkBytes += bytes;
     }
-    if (chunk) await this.writeToFile(chunk, chunkBytes);
+    if (chunk) this.writeToFile(chunk, chunkBytes);
   }
 
-  private async writeToFile(text: string, bytes: number): Promise<void> {
-    this.handle ??= await open(this.path, "a", 0o600);
-    await this.handle.write(text);
+  private writeToFile(text: string, bytes: number): void {
+    this.fd ??= openSync(this.path, "a", 0o600);
+    writeSync(this.fd, text);
     this.size += bytes;
   }
 
   /** prx.log.(N-1) -> prx.log.N (replacing it), ..., prx.log -> prx.log.1; the next write starts a new file. */
-  private async rotate(): Promise<void> {
-    await this.handle?.close();
-    this.handle = null;
+  private rotate(): void {
+    this.closeFile();
     for (let i = this.keep - 1; i >= 1; i--) {
-      if ((await sizeOf(`${this.path}.${i}`)) !== null) await rename(`${this.path}.${i}`, `${this.path}.${i + 1}`);
+      if (existsSync(`${this.path}.${i}`)) renameSync(`${this.path}.${i}`, `${this.path}.${i + 1}`);
     }
-    await rename(this.path, `${this.path}.1`);
+    renameSync(this.path, `${this.path}.1`);
     this.size = 0;
   }
 
-  /** At process exit: what is still pending goes to the file at once (rotating once if it must). */
+  private closeFile(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  /** At process exit: what is still pending goes to the file at once. */
   private flushSync(): void {
     if (this.failed || this.pending.length === 0) return;
-    const text = this.takeBatch().join("");
     try {
-      const size = existsSync(this.path) ? statSync(this.path).size : 0;
-      if (size > 0 && size + Buffer.byteLength(text) > this.maxBytes) {
-        for (let i = this.keep - 1; i >= 1; i--) {
-          if (existsSync(`${this.path}.${i}`)) renameSync(`${this.path}.${i}`, `${this.path}.${i + 1}`);
-        }
-        renameSync(this.path, `${this.path}.1`);
-      }
-      appendFileSync(this.path, text, { mode: 0o600 });
+      this.append(this.takeBatch());
     } catch (error) {
       this.fail(error);
     }
@@ -166,15 +159,5 @@ export class RotatingLogFile {
     this.pending = [];
     this.pendingBytes = 0;
     process.stderr.write(`prx: cannot write ${this.path} (${(error as Error).message}); file logging stops, stderr goes on\n`);
-  }
-}
-
-/** A file's size, or null when it does not exist (any other failure is thrown). */
-async function sizeOf(path: string): Promise<number | null> {
-  try {
-    return (await stat(path)).size;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
   }
 }

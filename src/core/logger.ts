@@ -2,6 +2,8 @@
  * Minimal leveled logger writing one line per record to stderr (stdout belongs to command output
  * and, for plugin children, to the protocol). Level comes from PRX_LOG (trace|debug|info|warn|error|silent).
  */
+import { writeStderrLines } from "./stderr.ts";
+
 export const LogLevels = ["trace", "debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LogLevels)[number];
 type Threshold = LogLevel | "silent";
@@ -14,7 +16,8 @@ function initialThreshold(): Threshold {
 }
 
 let threshold: Threshold = initialThreshold();
-let sink: (line: string) => void = (line) => process.stderr.write(line + "\n");
+// console.error, not process.stderr: see core/stderr.ts
+let sink: (line: string) => void = (line) => console.error(line);
 
 export function setLogLevel(level: Threshold): void {
   threshold = level;
@@ -90,7 +93,7 @@ let exitHooked = false;
  * pending when the process exits is written then.
  */
 export function createBufferedSink(
-  write: (text: string) => void = (text) => void process.stderr.write(text),
+  write: (text: string) => void = writeStderrLines,
 ): BufferedSink {
   let pending: Array<string | (() => string)> = [];
   let bytes = 0;

@@ -32,6 +32,11 @@ export interface GatewayApp {
  */
 export function buildGateway(deps: GatewayDeps): GatewayApp {
   const context = buildContext(deps);
+  return { ...gatewayRoutes(context, deps.mounts), context };
+}
+
+/** The route table of a gateway whose context exists: built-in route groups, then the mounts, on one Elysia app. */
+export function gatewayRoutes(context: GatewayContext, mounts: GatewayDeps["mounts"]): Omit<GatewayApp, "context"> {
   const routes = routeTable();
   const app: GatewayElysia = gatewayElysia({ gw: context, routes, server: () => app.server });
   for (const register of [
@@ -53,7 +58,7 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
   ]) {
     register(app, context);
   }
-  for (const mount of deps.mounts ?? []) mount(app, context);
+  for (const mount of mounts ?? []) mount(app, context);
   routes.load(app.routes);
-  return { app, context, routes };
+  return { app, routes };
 }

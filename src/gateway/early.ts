@@ -3,7 +3,7 @@ import type { Config } from "../config/schema.ts";
 import { errorMessage } from "../core/errors.ts";
 import { createProviderResolver, isExternalProviderName, resolveModelChoice } from "../providers/index.ts";
 import type { AccessEntry } from "./access-log.ts";
-import { providerReadiness } from "./provider-check.ts";
+import { databaseCheck, healthResponse, providersCheck } from "./readiness.ts";
 import { requestIdOf } from "./request-id.ts";
 import type { HealthCheck } from "./types.ts";
 
@@ -73,7 +73,7 @@ export function listenEarly(options: EarlyListenOptions): EarlyListener {
       }
       const start = performance.now();
       const id = requestIdOf(request);
-      const response = startingHealth(options.db, (providers ??= providersCheck(options)));
+      const response = startingHealth(options.db, (providers ??= configuredProviders(options)));
       response.headers.set("x-request-id", id);
       const ms = Math.round((performance.now() - start) * 10) / 10;
       const client = srv.requestIP(request)?.address ?? "unknown";
@@ -106,24 +106,17 @@ export function listenEarly(options: EarlyListenOptions): EarlyListener {
 }
 
 function startingHealth(db: Database, providers: HealthCheck): Response {
-  let database: HealthCheck;
-  try {
-    db.query("SELECT 1").get();
-    database = { ok: true };
-  } catch (error) {
-    database = { ok: false, detail: `database unreachable: ${errorMessage(error)}` };
-  }
   const checks: Record<string, HealthCheck> = {
-    database,
+    database: databaseCheck(db),
     providers,
     gateway: { ok: true, detail: "starting: requests wait until the routes and plugins are loaded" },
   };
   const ok = Object.values(checks).every((check) => check.ok);
-  return json({ status: ok ? "ok" : "unavailable", checks }, ok ? 200 : 503);
+  return healthResponse({ status: ok ? "ok" : "unavailable", checks });
 }
 
 /** The default provider's readiness from the configuration (no network), as the full /health reports it. */
-function providersCheck(options: EarlyListenOptions): HealthCheck {
+function configuredProviders(options: EarlyListenOptions): HealthCheck {
   const choice = resolveModelChoice(options.config, {});
   // a plugin's provider is known once the plugins are loaded
   if (isExternalProviderName(choice.provider)) return { ok: true, detail: `starting: ${choice.provider} comes from a plugin` };
@@ -132,6 +125,5 @@ function providersCheck(options: EarlyListenOptions): HealthCheck {
     external: () => undefined,
     configPath: options.configPath,
   });
-  const { ok, detail } = providerReadiness({ providers, resolveModelChoice: (opts) => resolveModelChoice(options.config, opts) });
-  return detail === undefined ? { ok } : { ok, detail };
+  return providersCheck({ providers, resolveModelChoice: (opts) => resolveModelChoice(options.config, opts) });
 }

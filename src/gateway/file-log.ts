@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { LOG_FILE_NAME, RotatingLogFile } from "../core/log-file.ts";
 import { createBufferedSink, getLogSink, setLogSink } from "../core/logger.ts";
+import { writeStderrLines } from "../core/stderr.ts";
 import { lineAccessLog, type AccessLog } from "./access-log.ts";
 
 export interface GatewayFileLog {
@@ -24,7 +25,7 @@ export function openGatewayFileLog(logsDir: string): GatewayFileLog {
   });
   const accessLog = lineAccessLog(
     createBufferedSink((text) => {
-      process.stderr.write(text);
+      writeStderrLines(text);
       file.write(text);
     }),
   );

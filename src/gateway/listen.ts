@@ -1,5 +1,6 @@
 import { createBunRouteHandler } from "elysia/adapter/bun/compose";
 import type { GatewayElysia } from "./elysia.ts";
+import type { ServeHandlers } from "./on-demand.ts";
 
 type RouteHandler = (request: Request) => unknown;
 /** Methods Bun.serve routes natively; every other route (ALL, wildcards) goes through Elysia's own router. */
@@ -23,23 +24,7 @@ export function nativeRoutes(app: GatewayElysia): Record<string, Record<string, 
   return routes;
 }
 
-export interface ListenOptions {
-  hostname: string;
-  port: number;
-  idleTimeout: number;
-  maxRequestBodySize: number;
-}
-
-/** Serves the app: native routes first, Elysia's router (404s, 405s, ALL and wildcard routes) for the rest. */
-export function listen(app: GatewayElysia, options: ListenOptions): Bun.Server<unknown> {
-  const server = Bun.serve({
-    ...options,
-    // a second gateway on the same port must fail to start, not share the port
-    reusePort: false,
-    development: false,
-    routes: nativeRoutes(app) as never,
-    fetch: (request) => app.fetch(request),
-  });
-  app.server = server as never;
-  return server;
+/** The app as Bun.serve's handlers: native routes first, Elysia's router (404s, 405s, ALL and wildcard routes) for the rest. */
+export function appHandlers(app: GatewayElysia): ServeHandlers {
+  return { routes: nativeRoutes(app), fetch: (request) => app.fetch(request) };
 }

@@ -3,16 +3,16 @@ import type { GatewayConfig } from "../config/schema.ts";
 import { PrxError } from "../core/errors.ts";
 import { lineAccessLog, type AccessLog } from "./access-log.ts";
 import type { TokenStore } from "../storage/types.ts";
-import { buildGateway } from "./app.ts";
+import { buildContext } from "./context.ts";
 import { AuthService, type PairingGateApi } from "./auth/service.ts";
 import type { GatewayShared } from "./types.ts";
 import type { GatewayContext } from "./context.ts";
 import { BUN_MAX_REQUEST_BODY_BYTES, GATEWAY_IDLE_TIMEOUT_S } from "./limits.ts";
 import { assertBindable, cannotListen, listeningLine, urlOf } from "./bind.ts";
 import type { EarlyListener } from "./early.ts";
-import { listen, nativeRoutes } from "./listen.ts";
+import { onDemandHandlers, type ServeHandlers } from "./on-demand.ts";
 import { providerReadiness, providerWarning } from "./provider-check.ts";
-import type { Clock, GatewayDeps, GatewayHost } from "./types.ts";
+import type { Clock, GatewayDeps, GatewayHost, GatewayMount } from "./types.ts";
 
 
 export interface StartGatewayOptions {
@@ -27,7 +27,8 @@ export interface StartGatewayOptions {
   print?: (line: string) => void;
   /** Install SIGINT/SIGTERM handlers that shut down gracefully (default true). */
   handleSignals?: boolean;
-  mounts?: GatewayDeps["mounts"];
+  /** Route groups beyond the built-in ones, loaded when the route table is built (the first request past /health). */
+  mounts?: () => GatewayMount[] | Promise<GatewayMount[]>;
   checks?: GatewayDeps["checks"];
   /** One line per request; default: printed to stderr (buffered), whatever PRX_LOG says unless "silent". */
   accessLog?: AccessLog;
@@ -60,9 +61,19 @@ export function pairingClosedLine(tokens: number): string {
 }
 
 
-function listenOn(app: Parameters<typeof listen>[0], hostname: string, port: number): Bun.Server<unknown> {
+function listenOn(handlers: ServeHandlers, hostname: string, port: number): Bun.Server<unknown> {
   try {
-    return listen(app, { hostname, port, idleTimeout: GATEWAY_IDLE_TIMEOUT_S, maxRequestBodySize: BUN_MAX_REQUEST_BODY_BYTES });
+    return Bun.serve({
+      hostname,
+      port,
+      idleTimeout: GATEWAY_IDLE_TIMEOUT_S,
+      maxRequestBodySize: BUN_MAX_REQUEST_BODY_BYTES,
+      // a second gateway on the same port must fail to start, not share the port
+      reusePort: false,
+      development: false,
+      routes: handlers.routes as never,
+      fetch: handlers.fetch,
+    });
   } catch (cause) {
     throw cannotListen(hostname, port, cause);
   }
@@ -88,29 +99,39 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     pairingCodeTtlMs: config.pairing_code_ttl_s * 1000,
     now,
   });
-  const { app, context } = buildGateway({
+  const context = buildContext({
     host: options.config ? { ...pick(host), config: { ...host.config, gateway: config } } : host,
     auth,
     version: options.version ?? "0.0.0",
     startedAt: now(),
     clock: now,
     checks: options.checks,
-    mounts: options.mounts,
     accessLog: options.accessLog ?? lineAccessLog(),
     ...(options.shared ? { shared: options.shared } : {}),
   });
 
-  let server: Bun.Server<unknown>;
+  // The route table (Elysia) is built on the first request that is not a health check: see gateway/on-demand.ts.
+  let server!: Bun.Server<unknown>;
+  const handlers = onDemandHandlers({
+    gw: context,
+    server: () => server,
+    build: async () => {
+      const [{ gatewayRoutes }, { appHandlers }] = await Promise.all([import("./app.ts"), import("./listen.ts")]);
+      const { app } = gatewayRoutes(context, await options.mounts?.());
+      app.server = server as never;
+      return appHandlers(app);
+    },
+    swap: (full) => server.reload({ routes: full.routes as never, fetch: full.fetch }),
+  });
   if (options.listener) {
     server = options.listener.server;
-    app.server = server as never;
-    options.listener.serve({ routes: nativeRoutes(app), fetch: (request) => app.fetch(request) });
+    options.listener.serve(handlers);
     options.listener.report((entry) => {
       context.metrics.request("/health", entry.method, entry.status, entry.ms / 1000);
       context.accessLog(entry);
     });
   } else {
-    server = listenOn(app, hostname, port);
+    server = listenOn(handlers, hostname, port);
   }
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));

@@ -6,7 +6,8 @@ import { openAgentHost, type AgentHost, type HostExtensions } from "../../src/ag
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { buildGateway } from "../../src/gateway/app.ts";
 import { AuthService } from "../../src/gateway/auth/service.ts";
-import { pluginGatewayMounts, pluginHealthCheck } from "../../src/gateway/routes/plugins.ts";
+import { pluginHealthCheck } from "../../src/gateway/plugin-health.ts";
+import { pluginGatewayMounts } from "../../src/gateway/routes/plugins.ts";
 import { NoneMemory } from "../../src/memory/index.ts";
 import { pluginExtensions } from "../../src/agent/plugin-extensions.ts";
 import { json } from "./harness.ts";

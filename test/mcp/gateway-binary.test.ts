@@ -56,7 +56,9 @@ describe("the gateway's MCP routes (binary)", () => {
   test("GET /api/mcp: the eager server starts with the gateway, the other waits for its first use", async () => {
     let body = await list();
     const deadline = Date.now() + 30_000;
-    while (body.servers.find((s) => s.name === "fx")?.state !== "ready" && Date.now() < deadline) {
+    // "ready" comes a moment before its tool list: wait for both
+    const listed = () => body.servers.find((s) => s.name === "fx")?.tools_from === "server";
+    while (!listed() && Date.now() < deadline) {
       await Bun.sleep(50);
       body = await list();
     }

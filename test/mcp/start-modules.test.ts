@@ -1,7 +1,7 @@
 /**
  * What the MCP client costs a gateway that does not use it yet: with no server configured nothing of it loads but its
- * small extension module; with a server that is not eager, its manager loads with the plugins (after listening) and
- * the MCP SDK does not load at all until the server starts.
+ * small extension module; with a server that is not eager (and no plugin), its manager loads with the plugin runtime
+ * on first use (a turn, /api/mcp), and the MCP SDK only when the server starts.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -32,8 +32,7 @@ describe.each(["source", "binary"] as StartFrom[])("from %s", (from) => {
 
   test("a configured MCP server that is not eager loads no MCP SDK and starts nothing", async () => {
     const loaded = await modulesLoaded('[mcp.servers.idle]\ncommand = "prx-test-never-started"\n', from);
-    expect(mcpModules(loaded)).toContain("src/mcp/manager.ts");
-    expect(mcpModules(loaded)).not.toContain("src/mcp/connection.ts");
+    expect(mcpModules(loaded)).toEqual(["src/mcp/extension.ts"]);
     expect(sdk(loaded)).toEqual([]);
   });
 });

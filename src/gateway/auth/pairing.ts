@@ -1,5 +1,5 @@
-import { randomInt, timingSafeEqual } from "node:crypto";
 import { sha256Hex } from "../../core/ids.ts";
+import { randomCode } from "../../core/random-code.ts";
 import {
   PAIRING_CODE_DIGITS,
   PAIRING_LOCKOUT_MS,
@@ -28,7 +28,7 @@ export class PairingGate {
 
   /** Issue a fresh code (replacing any previous one). */
   issue(): { code: string; expiresAt: number } {
-    const code = String(randomInt(0, 10 ** PAIRING_CODE_DIGITS)).padStart(PAIRING_CODE_DIGITS, "0");
+    const code = randomCode("0123456789", PAIRING_CODE_DIGITS);
     const expiresAt = this.now() + this.ttlMs;
     this.code = { digest: Buffer.from(sha256Hex(code), "hex"), expiresAt };
     return { code, expiresAt };
@@ -51,7 +51,7 @@ export class PairingGate {
     if (record && record.lockedUntil !== 0) this.failures.delete(client);
     const candidate = Buffer.from(sha256Hex(presented), "hex");
     const current = this.code;
-    const matches = current !== null && now < current.expiresAt && timingSafeEqual(candidate, current.digest);
+    const matches = current !== null && now < current.expiresAt && constantTimeEqual(candidate, current.digest);
     if (matches) {
       this.code = null;
       this.failures.delete(client);
@@ -66,4 +66,9 @@ export class PairingGate {
     if (!current || now >= current.expiresAt) return { ok: false, reason: "closed" };
     return { ok: false, reason: "wrong", attemptsLeft: PAIRING_MAX_FAILURES - count };
   }
+}
+
+/** node:crypto's timingSafeEqual, loaded with the first attempt: an idle gateway never needs node:crypto. */
+function constantTimeEqual(a: Buffer, b: Buffer): boolean {
+  return (require("node:crypto") as typeof import("node:crypto")).timingSafeEqual(a, b);
 }

@@ -121,8 +121,3 @@ export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMo
       );
   };
 }
-
-/** /health's channels check. */
-export function channelHealthCheck(api: ChannelsApi): () => HealthCheck {
-  return () => api.health();
-}

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { ExtensionsStatus } from "../../agent/host.ts";
 import { PrxError } from "../../core/errors.ts";
 import type { PluginServices } from "../../plugins/adapters/services.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "../../plugins/remote/limits.ts";
@@ -8,7 +7,8 @@ import type { GatewayElysia } from "../elysia.ts";
 import { routeSchema } from "../route-schema.ts";
 import { jsonResponse } from "../errors.ts";
 import { doc, loadBeforeDocs } from "../openapi/doc.ts";
-import type { GatewayMount, HealthCheck } from "../types.ts";
+import type { PluginHostHandle } from "../plugin-health.ts";
+import type { GatewayMount } from "../types.ts";
 import { hooksRoutes } from "./hooks.ts";
 import { pluginLiveSections, pluginRuntimeRoutes } from "./plugin-runtime.ts";
 
@@ -181,15 +181,6 @@ export function remotePluginRoutes(services: () => PluginServices | Promise<Plug
       .all("/plugins/:name/*", ({ request }) => serve(request), { detail });
 }
 
-/** What the plugin routes and /health need of the gateway's host when its plugin runtime loads after listening. */
-export interface PluginHostHandle {
-  workspace: { root: string };
-  extensions: ExtensionsStatus;
-  loadExtensions(): Promise<void>;
-  /** The plugin runtime's services once its extensions loaded. */
-  readonly plugins: PluginServices | undefined;
-}
-
 function notOpen(workspaceRoot: string): PrxError {
   return new PrxError("ABORTED", `the plugin runtime of ${workspaceRoot} is not open in this host`, {
     status: 503,
@@ -228,26 +219,4 @@ export function pluginGatewayMounts(host: PluginHostHandle): GatewayMount[] {
     hooksRoutes(async () => (await services()).hooks),
     remotePluginRoutes(services),
   ];
-}
-
-/**
- * /health readiness of the plugin runtime: ready once its first generation is published. A plugin in error is
- * reported in the detail but does not make the gateway unready (one plugin's failure never blocks the others).
- * Given the host: "starting" (ready: turns wait for the plugins) until its deferred plugin load finished, unready if
- * that load failed.
- */
-export function pluginHealthCheck(host: PluginHostHandle): () => Promise<HealthCheck> {
-  return async () => {
-    const { state, error } = host.extensions;
-    if (state === "failed") return { ok: false, detail: `plugin runtime failed to start: ${error}` };
-    if (state !== "ready") return { ok: true, detail: "starting: turns wait until the plugins are loaded" };
-    const runtime = host.plugins?.runtime;
-    if (!runtime?.started) return { ok: false, detail: "plugin runtime not started" };
-    const generation = runtime.current();
-    const failed = generation.plugins.filter((p) => p.state === "error").length;
-    const conflicts = generation.plugins.filter((p) => p.state === "conflict").length;
-    const loaded = generation.plugins.length - failed - conflicts;
-    const conflict = conflicts > 0 ? `, ${conflicts} in conflict` : "";
-    return { ok: true, detail: `generation ${generation.number}: ${loaded} loaded, ${failed} in error${conflict}` };
-  };
 }

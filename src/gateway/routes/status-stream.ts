@@ -3,7 +3,7 @@ import type { GatewayContext } from "../context.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { doc } from "../openapi/doc.ts";
 import { sseResponse } from "../sse.ts";
-import { readiness } from "./health.ts";
+import { readiness } from "../readiness.ts";
 import { gatewayStatus } from "./status.ts";
 
 /** A snapshot is sent on connect and then this often. */

@@ -8,7 +8,7 @@
  * - a channel process (`prx channel run`, Telegram against a fake Bot API) launch -> its "running" line, against
  *   the compiled hello launch -> its line: <= 2x.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeTelegram } from "../../fakes/telegram-server.ts";
 import { alternate, buildFloors } from "../floors.ts";
@@ -66,8 +66,16 @@ function rssMb(pid: number): number {
   return Number(line.replace(/\D+/g, "")) / 1024;
 }
 
-/** Launch -> first 200 on /health (ms); with `idle`, also the RSS `idle` ms after it (MB). */
-async function serveStart(argv: (port: number) => string[], tmp: string, idle = 0): Promise<{ ms: number; rss: number }> {
+/**
+ * Launch -> first 200 on /health (ms); with `idle`, also the RSS `idle` ms after it (MB), or after `use` (a first turn)
+ * when given.
+ */
+async function serveStart(
+  argv: (port: number) => string[],
+  tmp: string,
+  idle = 0,
+  use?: (port: number) => Promise<void>,
+): Promise<{ ms: number; rss: number }> {
   const port = freePort();
   const started = performance.now();
   const proc = Bun.spawn(argv(port), { env: env(tmp), stdout: "ignore", stderr: "ignore" });
@@ -82,6 +90,7 @@ async function serveStart(argv: (port: number) => string[], tmp: string, idle = 
       await Bun.sleep(POLL_MS);
     }
     const ms = performance.now() - started;
+    await use?.(port);
     if (idle > 0) await Bun.sleep(idle);
     return { ms, rss: idle > 0 ? rssMb(proc.pid) : 0 };
   } finally {
@@ -125,6 +134,34 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
     0,
   );
   ratioRow(`prx gateway idle RSS ${IDLE_MS / 1000} s after start`, "compiled Bun.serve hello", idle, 1.6, "MB");
+
+  // The same gateway once used: an idle gateway has not built its route table nor started its plugin runtime (they
+  // wait for the first request past /health); one turn loads both. No target: what users see after their first message.
+  const used = join(tmp, "used");
+  mkdirSync(used, { recursive: true });
+  writeFileSync(join(used, "config.toml"), 'default_provider = "off"\ndefault_model = "m"\n[providers.off]\nkind = "offline"\n[gateway]\nrequire_pairing = false\n');
+  const firstTurn = async (port: number) => {
+    const reply = await fetch(`http://127.0.0.1:${port}/api/sessions/bench/message`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: "hello" }),
+    });
+    if (reply.status !== 200) throw new Error(`the first turn answered ${reply.status}: ${await reply.text()}`);
+  };
+  const afterTurn = await alternate(
+    RSS_PAIRS,
+    async () => (await serveStart((port) => [binary, "gateway", "--port", String(port), "-w", used], used, IDLE_MS, firstTurn)).rss,
+    async () => (await serveStart(serveHello, tmp, IDLE_MS)).rss,
+    0,
+  );
+  rows.push({
+    suite: "startup",
+    name: `prx gateway RSS ${IDLE_MS / 1000} s after a first turn`,
+    value: afterTurn.a,
+    unit: "MB",
+    floor: { name: "compiled Bun.serve hello", value: afterTurn.b, ratio: afterTurn.ratio },
+    note: "route table and plugin runtime loaded",
+  });
 
   const turn = await alternate(AGENT_PAIRS, () => run([binary, "agent", "-w", tmp, "-m", "hello"], tmp), hello);
   ratioRow(`prx agent -m, one offline turn (median of ${AGENT_PAIRS})`, "compiled hello", turn, 3);

@@ -1,0 +1,45 @@
+import type { Database } from "bun:sqlite";
+import { errorMessage } from "../core/errors.ts";
+import type { GatewayContext } from "./context.ts";
+import { providerReadiness } from "./provider-check.ts";
+import type { Health } from "./schemas.ts";
+import type { HealthCheck } from "./types.ts";
+
+/**
+ * What GET /health reports: the workspace database, the default provider's readiness and every check the gateway was
+ * given (plugins, channels, PostgreSQL, Redis). No zod, no Elysia: the gateway answers it before its route table exists.
+ */
+export async function readiness(gw: GatewayContext): Promise<Health> {
+  const checks: Record<string, HealthCheck> = { database: databaseCheck(gw.host.db), providers: providersCheck(gw.host) };
+  for (const [name, check] of Object.entries(gw.checks)) {
+    try {
+      checks[name] = await check();
+    } catch (error) {
+      checks[name] = { ok: false, detail: errorMessage(error) };
+    }
+  }
+  const ok = Object.values(checks).every((check) => check.ok);
+  return { status: ok ? "ok" : "unavailable", checks };
+}
+
+export function databaseCheck(db: Database): HealthCheck {
+  try {
+    db.query("SELECT 1").get();
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, detail: `database unreachable: ${errorMessage(error)}` };
+  }
+}
+
+export function providersCheck(host: Parameters<typeof providerReadiness>[0]): HealthCheck {
+  const { ok, detail } = providerReadiness(host);
+  return detail === undefined ? { ok } : { ok, detail };
+}
+
+/** The /health response, as every gateway route answers JSON. */
+export function healthResponse(health: Health): Response {
+  return new Response(JSON.stringify(health), {
+    status: health.status === "ok" ? 200 : 503,
+    headers: { "content-type": "application/json; charset=utf-8" },
+  });
+}
