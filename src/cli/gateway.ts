@@ -24,7 +24,7 @@ const TOKEN_COMMANDS = ["create", "list", "revoke"] as const;
  * health checks are answered at once ("starting"), and a turn or API call opens them immediately.
  */
 export const HOST_OPEN_DELAY_MS = 25;
-/** How long after the routes are served the gateway starts its plugin runtime unless a request needs it sooner. */
+/** How long after the gateway serves it starts its plugin runtime unless a request needs it sooner (see pluginsAtRest). */
 export const PLUGINS_LOAD_DELAY_MS = 25;
 
 export async function gatewayCommand(given: string[], globals: { workspace?: string }): Promise<number> {

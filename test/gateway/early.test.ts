@@ -8,7 +8,7 @@ import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import type { AccessEntry } from "../../src/gateway/access-log.ts";
 import { listenEarly, type EarlyListener } from "../../src/gateway/early.ts";
-import { BINARY, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { gatewayUntilListening, runPrx, tempWorkspace } from "../helpers/binary.ts";
 
 setDefaultTimeout(60_000);
 
@@ -102,18 +102,6 @@ describe("the early listener", () => {
 });
 
 /** `prx gateway --port 0` in `dir`, once it has printed its listening line. */
-async function gatewayUntilListening(dir: string) {
-  const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", dir], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-  let seen = "";
-  while (!seen.includes("listening on")) seen += new TextDecoder().decode((await reader.read()).value);
-  return { proc, reader, url: /listening on (\S+)/.exec(seen)![1]! };
-}
-
 describe("prx gateway (binary)", () => {
   test("a start that fails after listening exits 1 with the error; the early /health lines reach the access log", async () => {
     const ws = tempWorkspace(
@@ -129,7 +117,7 @@ describe("prx gateway (binary)", () => {
     }
     const ok = tempWorkspace('default_provider = "off"\ndefault_model = "m"\n[providers.off]\nkind = "offline"\n');
     try {
-      const { proc, reader, url } = await gatewayUntilListening(ok.dir);
+      const { proc, url } = await gatewayUntilListening(ok.dir);
       let seen = "";
       // right after listening: the early answer (the host opens 25 ms later unless a request needs it)
       const early = await fetch(`${url}/health`, { headers: { "x-request-id": "first-check" } });

@@ -2,7 +2,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { AT_REST_DETAIL } from "../../src/gateway/plugin-health.ts";
-import { BINARY, tempWorkspace } from "../helpers/binary.ts";
+import { gatewayUntilListening, tempWorkspace } from "../helpers/binary.ts";
 
 setDefaultTimeout(60_000);
 
@@ -17,16 +17,7 @@ interface Health {
 }
 
 async function gateway(dir: string) {
-  const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", dir], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
-    stdout: "pipe",
-    stderr: "ignore",
-  });
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-  let seen = "";
-  while (!seen.includes("listening on")) seen += new TextDecoder().decode((await reader.read()).value);
-  reader.releaseLock();
-  const url = /listening on (\S+)/.exec(seen)![1]!;
+  const { proc, url } = await gatewayUntilListening(dir);
   /** The plugins check of /health once the gateway is past its start (the early answer has no plugins check). */
   const pluginsCheck = async (until: (detail: string) => boolean) => {
     const deadline = Date.now() + 20_000;

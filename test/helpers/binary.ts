@@ -84,3 +84,21 @@ export async function startGatewayBinary(dir: string, env: Record<string, string
   const code = /pairing code: (\d{6})/.exec(lines.join("\n"))?.[1] ?? null;
   return { proc, url: listening.slice("prx gateway listening on ".length), code, lines };
 }
+
+/** Start `prx gateway --port 0` in `dir` and return once it prints its listening line (stdout is read up to it). */
+export async function gatewayUntilListening(dir: string): Promise<{ proc: Bun.Subprocess<"ignore", "pipe", "pipe">; url: string }> {
+  const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", dir], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const reader = proc.stdout.getReader();
+  let seen = "";
+  while (!seen.includes("listening on")) {
+    const chunk = await reader.read();
+    if (chunk.done) throw new Error(`prx gateway ended before listening: ${seen}${await new Response(proc.stderr).text()}`);
+    seen += new TextDecoder().decode(chunk.value);
+  }
+  reader.releaseLock();
+  return { proc, url: /listening on (\S+)/.exec(seen)![1]! };
+}

@@ -14,7 +14,8 @@ export function healthRoutes(app: GatewayElysia, gw: GatewayContext): void {
         description:
           "Checks: `database`; `providers` (the default provider can answer: a key variable that is not set is " +
           "misconfigured unless a fallback can answer); `plugins` when the gateway hosts the plugin runtime (starting " +
-          "counts as ready; a failed runtime start is 503; one plugin in error is reported, not 503); `channels` when " +
+          "counts as ready, and so does \"at rest\", a runtime with nothing to load that starts on first use; a failed " +
+          "runtime start is 503; one plugin in error is reported, not 503); `channels` when " +
           "channels are enabled (a channel process in a crash loop is 503).",
         tags: ["system"],
         auth: false,

@@ -3,7 +3,8 @@
  * between machines):
  * - `prx --version` and `prx --help` against a compiled `console.log("hello")`: <= 1.5x;
  * - `prx gateway` launch -> first 200 on /health against a compiled Bun.serve hello launch -> first 200: <= 2x;
- *   idle RSS 3 s after that first 200, same pair: <= 1.6x;
+ *   idle RSS 3 s after that first 200, same pair: <= 1.6x; and, without a target, the RSS 3 s after a first turn
+ *   (an idle gateway builds its route table and starts its plugin runtime on first use);
  * - one offline `prx agent -m` turn (launch -> exit) against the compiled hello: <= 3x;
  * - a channel process (`prx channel run`, Telegram against a fake Bot API) launch -> its "running" line, against
  *   the compiled hello launch -> its line: <= 2x.
