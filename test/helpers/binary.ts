@@ -57,6 +57,7 @@ export interface RunningGateway {
 
 /** Start `prx gateway --port 0` (with extra environment variables) and wait for its listening line and pairing code. */
 export async function startGatewayBinary(dir: string, env: Record<string, string> = {}): Promise<RunningGateway> {
+  await ensureBinary();
   const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", dir], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, ...env },
     stdout: "pipe",
@@ -87,6 +88,7 @@ export async function startGatewayBinary(dir: string, env: Record<string, string
 
 /** Start `prx gateway --port 0` in `dir` and return once it prints its listening line (stdout is read up to it). */
 export async function gatewayUntilListening(dir: string): Promise<{ proc: Bun.Subprocess<"ignore", "pipe", "pipe">; url: string }> {
+  await ensureBinary();
   const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", dir], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
     stdout: "pipe",
