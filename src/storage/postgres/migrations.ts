@@ -204,7 +204,10 @@ export async function migratePg(sql: SQL, schema: string): Promise<number[]> {
         if (migration.requires === "vector" && !offered) continue;
         await conn.unsafe("BEGIN");
         try {
-          if (migration.requires === "vector" && !(await installVector(conn))) {
+          // Checked again inside the transaction: where session advisory locks do not keep two openers apart (one
+          // backend serving several connections, as PGlite does), the transaction that applied it has committed.
+          const appliedMeanwhile = await conn.unsafe("SELECT 1 FROM prx_migrations WHERE version = $1", [migration.version]);
+          if (appliedMeanwhile.length > 0 || (migration.requires === "vector" && !(await installVector(conn)))) {
             await conn.unsafe("ROLLBACK");
             continue;
           }
