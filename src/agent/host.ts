@@ -6,6 +6,7 @@ import { errorMessage, PrxError } from "../core/errors.ts";
 import { nullPublisher, type EventPublisher } from "../core/events.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 import { createMemoryBackend, openPgMemory } from "../memory/create.ts";
+import { memoryEmbedder } from "./memory-embed.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import { createProviderResolver, isExternalProviderName } from "../providers/resolver.ts";
 import { resolveModelChoice } from "../providers/routes.ts";
@@ -160,7 +161,8 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     status.state = "ready";
     markLoaded();
   }
-  const pgMemory = config.memory.backend === "postgres" && storage.sql ? await openPgMemory(storage.sql) : null;
+  const pgMemory =
+    config.memory.backend === "postgres" && storage.sql ? await openPgMemory(storage.sql, memoryEmbedder(config, providers)) : null;
   memory = createMemoryBackend(config.memory.backend, db, (name) => extensions.storage?.(name), pgMemory);
   const currentMemory = () => memory!;
 

@@ -3,7 +3,9 @@ import { closeSync, fchmodSync, openSync, writeSync } from "node:fs";
 import { loadConfig } from "../config/loader.ts";
 import { closeDatabase, openDatabase } from "../core/database.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
+import { memoryEmbedder } from "../agent/memory-embed.ts";
 import { createMemoryBackend, openPgMemory, type MemoryBackend } from "../memory/index.ts";
+import { createProviderResolver } from "../providers/index.ts";
 import { openStorage, type SessionStore } from "../storage/index.ts";
 
 export interface OpenedMemory {
@@ -36,7 +38,9 @@ export async function openMemory(workspaceFlag: string | undefined): Promise<Ope
       config.memory.backend,
       db,
       undefined,
-      config.memory.backend === "postgres" && storage.sql ? await openPgMemory(storage.sql) : null,
+      config.memory.backend === "postgres" && storage.sql
+        ? await openPgMemory(storage.sql, memoryEmbedder(config, createProviderResolver(config, { configPath: workspace.configPath })))
+        : null,
     ),
     sessions: storage.sessions,
     close: async () => {

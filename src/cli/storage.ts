@@ -1,3 +1,4 @@
+import { defaultProviderEmbeds } from "../agent/memory-embed.ts";
 import { loadConfig } from "../config/loader.ts";
 import { closeDatabase, openDatabase } from "../core/database.ts";
 import { PrxError } from "../core/errors.ts";
@@ -84,7 +85,7 @@ export async function storageCommand(argv: string[]): Promise<number> {
       }
       return 0;
     }
-    const vector = await detectVectorSupport(storage.sql);
+    const vector = await detectVectorSupport(storage.sql, config.memory.backend === "postgres" && defaultProviderEmbeds(config));
     if (json) out(JSON.stringify({ ...status, applied_now: storage.applied, vector }));
     else {
       out(statusLines(status, where));

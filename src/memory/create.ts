@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { PrxError } from "../core/errors.ts";
 import { NoneMemory } from "./none.ts";
+import type { EmbedTexts } from "./postgres-embeddings.ts";
 import { SqliteMemory } from "./sqlite.ts";
 import type { MemoryBackend } from "./types.ts";
 
@@ -47,7 +48,10 @@ export function createMemoryBackend(
   });
 }
 
-/** memory.backend = "postgres" on the storage's pool; its modules load only here. */
-export async function openPgMemory(sql: import("bun").SQL): Promise<MemoryBackend> {
-  return new (await import("./postgres.ts")).PgMemory(sql);
+/**
+ * memory.backend = "postgres" on the storage's pool; its modules load only here. `embed` is the default provider's
+ * embeddings when it has them: with pgvector on the server, recall is then hybrid.
+ */
+export async function openPgMemory(sql: import("bun").SQL, embed?: EmbedTexts): Promise<MemoryBackend> {
+  return new (await import("./postgres.ts")).PgMemory(sql, embed);
 }

@@ -31,3 +31,21 @@ export const MEMORY_RECALL_RELATIVE_CUTOFF = 0.7;
 export const MEMORY_SCORE_EPSILON = 1e-9;
 /** Most entries one page of a memory listing returns (`prx memory list`, GET /api/memory); larger asks are clamped. */
 export const MEMORY_LIST_MAX = 500;
+/**
+ * Hybrid recall (memory.backend = "postgres" with pgvector and a provider with `embedding_model`): entries that
+ * lack a current embedding are embedded this many at a time, in the same provider call as the entry being stored.
+ */
+export const MEMORY_EMBED_BACKFILL_MAX = 16;
+/** Characters of an entry ("key\ncontent") or a query sent to the embedding model; the rest is not embedded. */
+export const MEMORY_EMBED_TEXT_MAX_CHARS = 8000;
+/** pgvector's largest `vector`; a longer embedding is not stored (the entry keeps full-text recall). */
+export const MEMORY_VECTOR_MAX_DIMENSIONS = 16_000;
+/** pgvector's HNSW index takes vectors up to this long; longer ones are searched by an exact scan. */
+export const MEMORY_VECTOR_INDEX_MAX_DIMENSIONS = 2000;
+/**
+ * A vector hit needs at least this cosine similarity to the query (1 - the `<=>` distance); below it an entry is
+ * not about the question, so unrelated questions still recall nothing.
+ */
+export const MEMORY_VECTOR_MIN_SIMILARITY = 0.5;
+/** Reciprocal rank fusion of the full-text and vector rankings: an entry scores the sum of 1 / (K + rank). */
+export const MEMORY_RRF_K = 60;

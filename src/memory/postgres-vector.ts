@@ -3,26 +3,43 @@ import type { SQL } from "bun";
 /** What the PostgreSQL server offers for vector recall: pgvector installed in the database, available, or absent. */
 export interface VectorSupport {
   extension: "installed" | "available" | "absent";
-  /** What recall uses: full-text search only (the hybrid mode needs pgvector and embeddings). */
-  recall: "fts";
+  /** What recall uses: "hybrid" (full-text and vector rankings fused) needs pgvector, the embeddings table and embeddings. */
+  recall: "fts" | "hybrid";
   detail: string;
 }
 
 /**
- * Detect pgvector (`CREATE EXTENSION vector`) on the server. Recall is full-text search (tsvector + GIN) either way
- * in this version; the answer is shown by `prx storage status` so an operator knows what the server offers.
+ * Detect pgvector (`CREATE EXTENSION vector`) on the server and say what recall ranks by: hybrid when the extension
+ * and the embeddings table (storage migration 3) are there and `embeds` (the default provider has
+ * `embedding_model`), full-text search otherwise. `prx storage status` prints it.
  */
-export async function detectVectorSupport(sql: SQL): Promise<VectorSupport> {
+export async function detectVectorSupport(sql: SQL, embeds = false): Promise<VectorSupport> {
   const rows = (await sql.unsafe(
     "SELECT (SELECT count(*) FROM pg_extension WHERE extname = 'vector')::int AS installed, " +
-      "(SELECT count(*) FROM pg_available_extensions WHERE name = 'vector')::int AS available",
-  )) as Array<{ installed: number; available: number }>;
-  const { installed, available } = rows[0]!;
-  if (installed > 0) {
-    return { extension: "installed", recall: "fts", detail: "pgvector is installed; recall ranks by full-text search" };
+      "(SELECT count(*) FROM pg_available_extensions WHERE name = 'vector')::int AS available, " +
+      "to_regclass('memory_embeddings') IS NOT NULL AS tabled",
+  )) as Array<{ installed: number; available: number; tabled: boolean }>;
+  const { installed, available, tabled } = rows[0]!;
+  if (installed > 0 && tabled && embeds) {
+    return {
+      extension: "installed",
+      recall: "hybrid",
+      detail: "pgvector is installed; recall fuses full-text search and vector similarity (reciprocal rank fusion)",
+    };
   }
-  if (available > 0) {
-    return { extension: "available", recall: "fts", detail: "pgvector can be installed (CREATE EXTENSION vector); recall ranks by full-text search" };
+  if (installed > 0 && tabled) {
+    return {
+      extension: "installed",
+      recall: "fts",
+      detail: "pgvector is installed; recall ranks by full-text search (set embedding_model on the default provider for hybrid recall)",
+    };
+  }
+  if (installed > 0 || available > 0) {
+    return {
+      extension: installed > 0 ? "installed" : "available",
+      recall: "fts",
+      detail: "pgvector is offered but the memory embeddings table is missing; recall ranks by full-text search (`prx storage migrate` adds it; installing pgvector needs a role allowed to CREATE EXTENSION)",
+    };
   }
   return {
     extension: "absent",

@@ -4,6 +4,8 @@ import { newId } from "../core/ids.ts";
 import { pgFailure } from "../storage/postgres/connect.ts";
 import { queryTerms } from "./fts-query.ts";
 import { PgMemoryCatalog } from "./postgres-catalog.ts";
+import { PgEmbeddings, type EmbedTexts } from "./postgres-embeddings.ts";
+import { fuseRrf, nearestPg } from "./postgres-hybrid.ts";
 import { PG_MEMORY_COLUMNS, planForPg, rankedRecallPg } from "./postgres-recall.ts";
 import { contentTerms } from "./relevance.ts";
 import { toEntry, type MemoryRow } from "./sqlite-rows.ts";
@@ -13,14 +15,21 @@ import { validateKey, validateLimit, validateStore } from "./validate.ts";
 /**
  * memory.backend = "postgres": the memories of every replica in one table with a generated tsvector and a GIN index,
  * ranked by the same rules as the SQLite path (relevance.ts: rarity-weighted share of the query, the same cut-offs).
- * The tables come from the storage migrations ([storage] backend = "postgres").
+ * The tables come from the storage migrations ([storage] backend = "postgres"). With pgvector on the server and a
+ * provider that embeds (`embed`), entries also get vectors and recall fuses both rankings (postgres-hybrid.ts).
  */
 export class PgMemory implements MemoryBackend {
   readonly name = "postgres";
   readonly catalog: PgMemoryCatalog;
+  /** Present when the default provider embeds; idle on servers without the embeddings table. */
+  readonly embeddings: PgEmbeddings | null;
 
-  constructor(private readonly sql: SQL) {
+  constructor(
+    private readonly sql: SQL,
+    embed?: EmbedTexts,
+  ) {
     this.catalog = new PgMemoryCatalog(sql);
+    this.embeddings = embed ? new PgEmbeddings(sql, embed) : null;
   }
 
   async store(key: string, content: string, category: string, sessionId?: string | null, options?: StoreOptions): Promise<void> {
@@ -36,6 +45,8 @@ export class PgMemory implements MemoryBackend {
         [newId("mem"), key, content, category, sessionId ?? null, now, isPrivate],
       ),
     );
+    // after the entry is written: a failure here is logged and leaves the entry to full-text recall
+    await this.embeddings?.afterStore(key);
   }
 
   async recall(query: string, limit: number, sessionId?: string | null, options: RecallOptions = {}): Promise<MemoryEntry[]> {
@@ -46,9 +57,12 @@ export class PgMemory implements MemoryBackend {
       if (!options.relevantOnly && queryTerms(query).length === 0) return this.recent(limit, sessionId, includePrivate);
       const terms = contentTerms(query);
       if (terms.length === 0) return [];
-      const { entries, plan } = await planForPg(this.sql, terms);
+      const ranked = { limit, sessionId, includePrivate };
+      const [{ entries, plan }, vector] = await Promise.all([planForPg(this.sql, terms), this.embeddings?.queryVector(query)]);
       if (entries === 0) return [];
-      return rankedRecallPg(this.sql, plan, { limit, sessionId, includePrivate });
+      if (!vector) return rankedRecallPg(this.sql, plan, ranked);
+      const [fullText, nearest] = await Promise.all([rankedRecallPg(this.sql, plan, ranked), nearestPg(this.sql, vector, ranked)]);
+      return fuseRrf(fullText, nearest, limit);
     });
     return rows.map(toEntry);
   }

@@ -146,13 +146,57 @@ function chatResponse(body: OpenAIChatRequest, step: FakeStep, options: FakeServ
 }
 
 /** Length of the fake's embedding vectors. */
-export const FAKE_EMBEDDING_DIMENSIONS = 8;
+export const FAKE_EMBEDDING_DIMENSIONS = 256;
 
-/** A deterministic unit-free vector for a text: the same text always embeds the same. */
+/** Words the fake embeds as one meaning, so related wordings land close together (as a real model's do). */
+const FAKE_SYNONYMS: Record<string, string> = {
+  automobile: "car",
+  vehicle: "car",
+  motor: "car",
+  physician: "doctor",
+  gp: "doctor",
+  medic: "doctor",
+  spouse: "wife",
+  partner: "wife",
+  puppy: "dog",
+  hound: "dog",
+  kitten: "cat",
+  feline: "cat",
+  holiday: "vacation",
+  trip: "vacation",
+};
+
+/** Function words the fake leaves out of a text's meaning. */
+const FAKE_STOP_WORDS = new Set(
+  "the a an and or of to in on at for is are was be my me i you your it its this that what when where who how do does did can with from by as".split(" "),
+);
+
+function fakeStem(word: string): string {
+  const stemmed = word.length > 4 ? word.replace(/(ing|ed|es|s)$/, "") : word;
+  return FAKE_SYNONYMS[stemmed] ?? FAKE_SYNONYMS[word] ?? stemmed;
+}
+
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}
+
+/**
+ * A deterministic unit vector for a text: a hashed bag of its content words (stemmed, synonyms folded together), so
+ * texts sharing meaning words are close by cosine and unrelated ones are near-orthogonal. A text without content
+ * words embeds as the first unit vector.
+ */
 export function fakeEmbedding(text: string): number[] {
   const vector = new Array<number>(FAKE_EMBEDDING_DIMENSIONS).fill(0);
-  for (let i = 0; i < text.length; i++) vector[i % FAKE_EMBEDDING_DIMENSIONS]! += text.charCodeAt(i) / 1000;
-  return vector.map((v) => Math.round(v * 1e6) / 1e6);
+  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    if (FAKE_STOP_WORDS.has(word)) continue;
+    const hash = fnv1a(fakeStem(word));
+    vector[hash % FAKE_EMBEDDING_DIMENSIONS]! += hash & 0x100 ? 1 : -1;
+  }
+  const norm = Math.hypot(...vector);
+  if (norm === 0) vector[0] = 1;
+  return vector.map((v) => (norm === 0 ? v : Math.round((v / norm) * 1e6) / 1e6));
 }
 
 /** POST /v1/embeddings as api.openai.com answers it (https://platform.openai.com/docs/api-reference/embeddings). */
@@ -174,8 +218,15 @@ function embeddingsResponse(body: unknown): Response {
   });
 }
 
-export function startFakeOpenAI(options: FakeServerOptions = {}): FakeServer {
+/** The fake server, plus a switch making POST /v1/embeddings fail as the real API does when it is down. */
+export interface FakeOpenAIServer extends FakeServer {
+  /** Answer embeddings with this HTTP status (500: server_error, 429: rate limit, ...) until called with null. */
+  failEmbeddings(status: number | null): void;
+}
+
+export function startFakeOpenAI(options: FakeServerOptions = {}): FakeOpenAIServer {
   const source = new StepSource();
+  let embeddingsFailure: number | null = null;
   const stopped = new AbortController();
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -194,7 +245,10 @@ export function startFakeOpenAI(options: FakeServerOptions = {}): FakeServer {
         const data = ids.map((id) => ({ id, object: "model", created: 0, owned_by: "fake" }));
         return Response.json({ object: "list", data });
       }
-      if (request.method === "POST" && recorded.path === "/v1/embeddings") return embeddingsResponse(recorded.body);
+      if (request.method === "POST" && recorded.path === "/v1/embeddings") {
+        if (embeddingsFailure !== null) return errorStepResponse({ type: "error", status: embeddingsFailure });
+        return embeddingsResponse(recorded.body);
+      }
       if (request.method !== "POST" || recorded.path !== "/v1/chat/completions") {
         const message = `Unknown request URL: ${request.method} ${recorded.path}.`;
         return openaiError(404, message, "invalid_request_error", "unknown_url");
@@ -220,6 +274,9 @@ export function startFakeOpenAI(options: FakeServerOptions = {}): FakeServer {
     url: `http://127.0.0.1:${server.port}/v1`,
     port: server.port!,
     ...source.api("/v1/chat/completions"),
+    failEmbeddings(status) {
+      embeddingsFailure = status;
+    },
     async stop() {
       stopped.abort();
       await server.stop(true);

@@ -140,7 +140,7 @@ describe("recall corpus on PostgreSQL", () => {
 });
 
 describe("pgvector detection", () => {
-  it("agrees with the server's extension catalog; recall is full-text search either way", async () => {
+  it("agrees with the server's extension catalog; without embeddings recall is full-text search", async () => {
     const support = await detectVectorSupport(storage!.sql);
     const catalog = await storage!.sql.unsafe("SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'");
     expect(support.extension === "absent").toBe(catalog[0].n === 0);

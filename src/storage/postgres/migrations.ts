@@ -1,6 +1,7 @@
 import type { SQL } from "bun";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { MigrationStatus } from "../types.ts";
+import { installVector, VECTOR_MIGRATION_SQL, vectorOffered } from "./migration-vector.ts";
 
 /**
  * PostgreSQL schema of every store, as versioned migrations recorded in `prx_migrations`. `migratePg` runs under
@@ -14,6 +15,11 @@ export interface PgMigration {
   version: number;
   name: string;
   sql: string;
+  /**
+   * "vector": applied only where pgvector is installed or installable (see migration-vector.ts); on other servers
+   * it is neither applied nor pending, and a server that gains pgvector gets it on the next start.
+   */
+  requires?: "vector";
 }
 
 /** The advisory lock key of migrations (two int4 keys: "prx" and "migrate"). */
@@ -158,6 +164,7 @@ BEGIN
 END $$;
 CREATE TRIGGER memories_counted AFTER INSERT OR DELETE ON memories FOR EACH ROW EXECUTE FUNCTION memory_count_bump();`,
   },
+  { version: 3, name: "memory embeddings (pgvector)", sql: VECTOR_MIGRATION_SQL, requires: "vector" },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (
@@ -191,10 +198,19 @@ export async function migratePg(sql: SQL, schema: string): Promise<number[]> {
       await conn.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
       await conn.unsafe(LEDGER);
       const done = new Set((await conn.unsafe("SELECT version FROM prx_migrations")).map((r: { version: number }) => r.version));
+      const offered = await vectorOffered(conn);
       for (const migration of PG_MIGRATIONS) {
         if (done.has(migration.version)) continue;
+        if (migration.requires === "vector" && !offered) continue;
         await conn.unsafe("BEGIN");
         try {
+          // Checked again inside the transaction: where session advisory locks do not keep two openers apart (one
+          // backend serving several connections, as PGlite does), the transaction that applied it has committed.
+          const appliedMeanwhile = await conn.unsafe("SELECT 1 FROM prx_migrations WHERE version = $1", [migration.version]);
+          if (appliedMeanwhile.length > 0 || (migration.requires === "vector" && !(await installVector(conn)))) {
+            await conn.unsafe("ROLLBACK");
+            continue;
+          }
           await conn.unsafe(migration.sql);
           await conn.unsafe("INSERT INTO prx_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
             migration.version,
@@ -226,12 +242,14 @@ export async function pgStatus(sql: SQL): Promise<MigrationStatus> {
       ? ((await sql.unsafe("SELECT version, name, applied_at FROM prx_migrations ORDER BY version")) as MigrationStatus["applied"])
       : [];
     const have = new Set(applied.map((a) => a.version));
+    const offered = await vectorOffered(sql);
+    const applicable = PG_MIGRATIONS.filter((m) => m.requires !== "vector" || offered || have.has(m.version));
     return {
       backend: "postgres",
       version: applied.at(-1)?.version ?? 0,
-      latest: PG_MIGRATIONS.at(-1)!.version,
+      latest: applicable.at(-1)!.version,
       applied: [...applied],
-      pending: PG_MIGRATIONS.filter((m) => !have.has(m.version)).map(({ version, name }) => ({ version, name })),
+      pending: applicable.filter((m) => !have.has(m.version)).map(({ version, name }) => ({ version, name })),
     };
   } catch (cause) {
     throw failed("cannot read the PostgreSQL migration status", cause);

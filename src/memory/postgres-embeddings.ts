@@ -1,0 +1,160 @@
+import type { SQL } from "bun";
+import { z } from "zod";
+import { errorMessage, PrxError } from "../core/errors.ts";
+import { createLogger } from "../core/logger.ts";
+import {
+  MEMORY_EMBED_BACKFILL_MAX,
+  MEMORY_EMBED_TEXT_MAX_CHARS,
+  MEMORY_VECTOR_INDEX_MAX_DIMENSIONS,
+  MEMORY_VECTOR_MAX_DIMENSIONS,
+} from "./limits.ts";
+
+const log = createLogger("memory.embeddings");
+
+/** The default provider's embeddings (Provider.embed): one vector per text, in order, and the model that made them. */
+export type EmbedTexts = (input: string[]) => Promise<{ embeddings: number[][]; model: string }>;
+
+/** What an embedding call must answer before a vector is written or searched with. */
+const EmbeddedSchema = z.object({
+  model: z.string().min(1),
+  embeddings: z.array(z.array(z.number().finite()).min(1).max(MEMORY_VECTOR_MAX_DIMENSIONS)),
+});
+
+export interface QueryVector {
+  model: string;
+  dims: number;
+  /** pgvector's text form, "[0.1,0.2,...]". */
+  literal: string;
+}
+
+/** What is embedded for an entry: its key and content (the category is a label, not meaning), cut to the limit. */
+export function embeddingText(key: string, content: string): string {
+  return `${key}\n${content}`.slice(0, MEMORY_EMBED_TEXT_MAX_CHARS);
+}
+
+/** The partial HNSW index for one dimension, or null past pgvector's HNSW limit (then an exact scan serves it). */
+export function hnswIndexSql(dims: number): string | null {
+  if (!Number.isInteger(dims) || dims < 1 || dims > MEMORY_VECTOR_INDEX_MAX_DIMENSIONS) return null;
+  return (
+    `CREATE INDEX IF NOT EXISTS memory_embeddings_hnsw_${dims} ON memory_embeddings ` +
+    `USING hnsw ((embedding::vector(${dims})) vector_cosine_ops) WHERE dims = ${dims}`
+  );
+}
+
+const literal = (vector: number[]) => `[${vector.join(",")}]`;
+
+interface Pending {
+  id: string;
+  key: string;
+  content: string;
+  updated_at: string;
+}
+
+/**
+ * Embeddings of memories in `memory_embeddings` (storage migration 3, present only where pgvector is). Writing is
+ * best effort: a provider failure is logged and the entry keeps full-text recall; entries without a current vector
+ * (never embedded, changed since, or embedded by another model) are embedded MEMORY_EMBED_BACKFILL_MAX at a time
+ * along with the next entry stored.
+ */
+export class PgEmbeddings {
+  private table: Promise<boolean> | null = null;
+  private readonly indexed = new Set<number>();
+  /** The model of the last answer: vectors of another model are stale. */
+  private model: string | null = null;
+
+  constructor(
+    private readonly sql: SQL,
+    private readonly embed: EmbedTexts,
+  ) {}
+
+  /** True when the embeddings table exists (pgvector installed and migration 3 applied). */
+  available(): Promise<boolean> {
+    this.table ??= this.sql
+      .unsafe("SELECT to_regclass('memory_embeddings') IS NOT NULL AS present")
+      .then((rows) => rows[0].present === true)
+      .catch((error: unknown) => {
+        this.table = null;
+        throw error;
+      });
+    return this.table;
+  }
+
+  /** Embed the entry just stored under `key` and up to MEMORY_EMBED_BACKFILL_MAX others lacking a current vector. */
+  async afterStore(key: string): Promise<number> {
+    try {
+      if (!(await this.available())) return 0;
+      const pending = (await this.sql.unsafe(
+        `SELECT m.id, m.key, m.content, m.updated_at FROM memories m LEFT JOIN memory_embeddings e ON e.memory_id = m.id
+         WHERE e.memory_id IS NULL OR e.revision <> m.updated_at OR e.model <> $2
+         ORDER BY (m.key = $1) DESC, m.seq LIMIT $3`,
+        [key, this.model ?? "", 1 + MEMORY_EMBED_BACKFILL_MAX],
+      )) as Pending[];
+      if (pending.length === 0) return 0;
+      const answer = await this.call(pending.map((p) => embeddingText(p.key, p.content)));
+      await this.write(pending, answer);
+      return pending.length;
+    } catch (error) {
+      // the entry is stored; without a vector it is recalled by full-text search until a later store embeds it
+      log.warn("memory not embedded; it keeps full-text recall and is embedded with a later store", {
+        key,
+        error: errorMessage(error),
+      });
+      return 0;
+    }
+  }
+
+  /** The query's vector, or null when there is no embeddings table or the provider fails (recall is then full-text). */
+  async queryVector(query: string): Promise<QueryVector | null> {
+    try {
+      if (!(await this.available())) return null;
+      const answer = await this.call([query.slice(0, MEMORY_EMBED_TEXT_MAX_CHARS)]);
+      const vector = answer.embeddings[0]!;
+      return { model: answer.model, dims: vector.length, literal: literal(vector) };
+    } catch (error) {
+      log.warn("query not embedded; recall ranks by full-text search alone", { error: errorMessage(error) });
+      return null;
+    }
+  }
+
+  private async call(input: string[]): Promise<z.infer<typeof EmbeddedSchema>> {
+    const parsed = EmbeddedSchema.safeParse(await this.embed(input));
+    if (!parsed.success || parsed.data.embeddings.length !== input.length) {
+      const why = parsed.success ? `${parsed.data.embeddings.length} vectors for ${input.length} texts` : parsed.error.issues[0]!.message;
+      throw new PrxError("MEMORY", `memory embeddings: the provider's answer cannot be stored (${why})`, {
+        hint: `check embedding_model of the default provider; vectors must be 1-${MEMORY_VECTOR_MAX_DIMENSIONS} finite numbers`,
+      });
+    }
+    this.model = parsed.data.model;
+    return parsed.data;
+  }
+
+  private async write(pending: Pending[], answer: z.infer<typeof EmbeddedSchema>): Promise<void> {
+    const params: unknown[] = [];
+    const rows = pending.map((p, i) => {
+      const vector = answer.embeddings[i]!;
+      params.push(p.id, answer.model, vector.length, p.updated_at, literal(vector));
+      const n = params.length;
+      return `($${n - 4}, $${n - 3}, $${n - 2}::int, $${n - 1}, $${n}::vector)`;
+    });
+    await this.sql.unsafe(
+      `INSERT INTO memory_embeddings (memory_id, model, dims, revision, embedding)
+       SELECT v.* FROM (VALUES ${rows.join(", ")}) AS v(memory_id, model, dims, revision, embedding)
+       WHERE EXISTS (SELECT 1 FROM memories m WHERE m.id = v.memory_id)
+       ON CONFLICT (memory_id) DO UPDATE SET model = excluded.model, dims = excluded.dims, revision = excluded.revision,
+         embedding = excluded.embedding`,
+      params,
+    );
+    for (const dims of new Set(answer.embeddings.map((v) => v.length))) await this.ensureIndex(dims);
+  }
+
+  /** One HNSW index per dimension, made the first time a vector of that dimension is stored (once across replicas). */
+  private async ensureIndex(dims: number): Promise<void> {
+    const ddl = hnswIndexSql(dims);
+    if (ddl === null || this.indexed.has(dims)) return;
+    await this.sql.begin(async (tx) => {
+      await tx.unsafe("SELECT pg_advisory_xact_lock(hashtext('prx'), hashtext('memory_embeddings_index'))");
+      await tx.unsafe(ddl);
+    });
+    this.indexed.add(dims);
+  }
+}

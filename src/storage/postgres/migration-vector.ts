@@ -1,0 +1,48 @@
+import type { ReservedSQL, SQL } from "bun";
+
+/**
+ * The optional pgvector part of the PostgreSQL schema. Vector columns cannot be typed here: the dimension is only
+ * known from the first embedding the provider returns, and it changes with the model. So `embedding` is an untyped
+ * `vector`, each row records its model and dimension, and the memory code creates one partial HNSW index per
+ * dimension (`(embedding::vector(N)) vector_cosine_ops WHERE dims = N`) the first time it stores a vector of that
+ * dimension (src/memory/postgres-embeddings.ts). `revision` is the entry's updated_at the vector was computed for:
+ * a vector whose revision differs from the entry's is stale and recall ignores it until the backfill replaces it.
+ */
+export const VECTOR_MIGRATION_SQL = `
+CREATE TABLE memory_embeddings (
+  memory_id TEXT PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,
+  model TEXT NOT NULL,
+  dims INTEGER NOT NULL CHECK (dims > 0),
+  revision TEXT NOT NULL,
+  embedding vector NOT NULL
+);
+CREATE INDEX memory_embeddings_model ON memory_embeddings (model, dims);`;
+
+/** True when pgvector is installed in the database or the server offers it (`CREATE EXTENSION vector` may work). */
+export async function vectorOffered(conn: SQL | ReservedSQL): Promise<boolean> {
+  const rows = await conn.unsafe(
+    "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') " +
+      "OR EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS offered",
+  );
+  return rows[0].offered === true;
+}
+
+/**
+ * Inside the migration's transaction: install pgvector (into public, on every prx connection's search_path) unless
+ * it is there. False when the server refuses (no privilege): the savepoint is rolled back and the caller skips the
+ * migration, so recall stays full-text search and the next start tries again.
+ */
+export async function installVector(conn: ReservedSQL): Promise<boolean> {
+  await conn.unsafe("SAVEPOINT prx_vector");
+  try {
+    await conn.unsafe(
+      "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') THEN CREATE EXTENSION vector SCHEMA public; END IF; END $$",
+    );
+    await conn.unsafe("RELEASE SAVEPOINT prx_vector");
+    return true;
+  } catch {
+    // not allowed to install it: the memory keeps full-text search (prx storage status says what the server offers)
+    await conn.unsafe("ROLLBACK TO SAVEPOINT prx_vector");
+    return false;
+  }
+}
