@@ -52,9 +52,9 @@ interface Pending {
 
 /**
  * Embeddings of memories in `memory_embeddings` (storage migration 3, present only where pgvector is). Writing is
- * best effort: a provider failure is logged and the entry keeps full-text recall; entries without a current vector
- * (never embedded, changed since, or embedded by another model) are embedded MEMORY_EMBED_BACKFILL_MAX at a time
- * along with the next entry stored.
+ * best effort: a provider failure is logged and the entry keeps full-text recall; entries waiting for a current vector
+ * (`memory_embedding_pending`: never embedded, changed since, or embedded by another model) are embedded
+ * MEMORY_EMBED_BACKFILL_MAX at a time along with the next entry stored.
  */
 export class PgEmbeddings {
   private table: Promise<boolean> | null = null;
@@ -79,15 +79,16 @@ export class PgEmbeddings {
     return this.table;
   }
 
-  /** Embed the entry just stored under `key` and up to MEMORY_EMBED_BACKFILL_MAX others lacking a current vector. */
+  /** Embed the entry just stored under `key` and up to MEMORY_EMBED_BACKFILL_MAX others waiting for a vector. */
   async afterStore(key: string): Promise<number> {
     try {
       if (!(await this.available())) return 0;
       const pending = (await this.sql.unsafe(
-        `SELECT m.id, m.key, m.content, m.updated_at FROM memories m LEFT JOIN memory_embeddings e ON e.memory_id = m.id
-         WHERE e.memory_id IS NULL OR e.revision <> m.updated_at OR e.model <> $2
-         ORDER BY (m.key = $1) DESC, m.seq LIMIT $3`,
-        [key, this.model ?? "", 1 + MEMORY_EMBED_BACKFILL_MAX],
+        `(SELECT m.id, m.key, m.content, m.updated_at FROM memories m WHERE m.key = $1)
+         UNION ALL
+         (SELECT m.id, m.key, m.content, m.updated_at FROM memory_embedding_pending p JOIN memories m ON m.id = p.memory_id
+          WHERE m.key <> $1 ORDER BY p.queued LIMIT $2)`,
+        [key, MEMORY_EMBED_BACKFILL_MAX],
       )) as Pending[];
       if (pending.length === 0) return 0;
       const answer = await this.call(pending.map((p) => embeddingText(p.key, p.content)));
@@ -124,7 +125,15 @@ export class PgEmbeddings {
         hint: `check embedding_model of the default provider; vectors must be 1-${MEMORY_VECTOR_MAX_DIMENSIONS} finite numbers`,
       });
     }
-    this.model = parsed.data.model;
+    if (parsed.data.model !== this.model) {
+      // once per process and model: the vectors another model made are stale, so their entries wait again
+      await this.sql.unsafe(
+        `INSERT INTO memory_embedding_pending (memory_id) SELECT memory_id FROM memory_embeddings WHERE model <> $1
+         ON CONFLICT DO NOTHING`,
+        [parsed.data.model],
+      );
+      this.model = parsed.data.model;
+    }
     return parsed.data;
   }
 
@@ -136,12 +145,17 @@ export class PgEmbeddings {
       const n = params.length;
       return `($${n - 4}, $${n - 3}, $${n - 2}::int, $${n - 1}, $${n}::vector)`;
     });
+    // An entry changed since it was read keeps its place in the queue: only the text that was embedded leaves it.
     await this.sql.unsafe(
-      `INSERT INTO memory_embeddings (memory_id, model, dims, revision, embedding)
-       SELECT v.* FROM (VALUES ${rows.join(", ")}) AS v(memory_id, model, dims, revision, embedding)
-       WHERE EXISTS (SELECT 1 FROM memories m WHERE m.id = v.memory_id)
-       ON CONFLICT (memory_id) DO UPDATE SET model = excluded.model, dims = excluded.dims, revision = excluded.revision,
-         embedding = excluded.embedding`,
+      `WITH v (memory_id, model, dims, revision, embedding) AS (VALUES ${rows.join(", ")}),
+       written AS (
+         INSERT INTO memory_embeddings (memory_id, model, dims, revision, embedding)
+         SELECT v.* FROM v WHERE EXISTS (SELECT 1 FROM memories m WHERE m.id = v.memory_id)
+         ON CONFLICT (memory_id) DO UPDATE SET model = excluded.model, dims = excluded.dims, revision = excluded.revision,
+           embedding = excluded.embedding
+         RETURNING memory_id)
+       DELETE FROM memory_embedding_pending p USING v, memories m
+       WHERE p.memory_id = v.memory_id AND m.id = v.memory_id AND m.updated_at = v.revision`,
       params,
     );
     for (const dims of new Set(answer.embeddings.map((v) => v.length))) await this.ensureIndex(dims);

@@ -53,6 +53,9 @@ const embedded = async () =>
     (r) => r.key,
   );
 
+/** Entries waiting in the backfill's queue (kept by a trigger: a store never scans the memories for them). */
+const waiting = async () => ((await storage.sql.unsafe("SELECT count(*)::int AS n FROM memory_embedding_pending")) as Array<{ n: number }>)[0]!.n;
+
 describe("hybrid recall on PostgreSQL with pgvector", () => {
   test("the migration added the embeddings table and detection says hybrid", async () => {
     expect(storage.applied).toEqual([1, 2, 3]);
@@ -104,9 +107,11 @@ describe("hybrid recall on PostgreSQL with pgvector", () => {
     fake.failEmbeddings(500);
     for (let i = 0; i <= MEMORY_EMBED_BACKFILL_MAX; i++) await memory.store(`waiting_${String(i).padStart(2, "0")}`, `note number ${i}`, "core");
     expect(await embedded()).toEqual([]);
+    expect(await waiting()).toBe(MEMORY_EMBED_BACKFILL_MAX + 1);
     fake.failEmbeddings(null);
     fake.reset();
     await memory.store("fresh", "a fresh note", "core");
+    expect(await waiting()).toBe(1);
     const first = await embedded();
     expect(first).toHaveLength(1 + MEMORY_EMBED_BACKFILL_MAX);
     expect(first).toContain("fresh");
@@ -116,6 +121,7 @@ describe("hybrid recall on PostgreSQL with pgvector", () => {
     expect((calls[0]!.body as { input: string[] }).input[0]).toBe("fresh\na fresh note");
     await memory.store("later", "a later note", "core");
     expect(await embedded()).toHaveLength(MEMORY_EMBED_BACKFILL_MAX + 3);
+    expect(await waiting()).toBe(0);
   });
 
   test("a changed entry is re-embedded; a query that cannot be embedded falls back to full-text search", async () => {

@@ -7,6 +7,8 @@ import type { ReservedSQL, SQL } from "bun";
  * dimension (`(embedding::vector(N)) vector_cosine_ops WHERE dims = N`) the first time it stores a vector of that
  * dimension (src/memory/postgres-embeddings.ts). `revision` is the entry's updated_at the vector was computed for:
  * a vector whose revision differs from the entry's is stale and recall ignores it until the backfill replaces it.
+ * `memory_embedding_pending` is the backfill's queue, kept by a trigger (every entry written, by any replica or by
+ * `prx storage copy`, waits there until its current text has a vector), so a store never scans the memories.
  */
 export const VECTOR_MIGRATION_SQL = `
 CREATE TABLE memory_embeddings (
@@ -16,7 +18,20 @@ CREATE TABLE memory_embeddings (
   revision TEXT NOT NULL,
   embedding vector NOT NULL
 );
-CREATE INDEX memory_embeddings_model ON memory_embeddings (model, dims);`;
+CREATE INDEX memory_embeddings_model ON memory_embeddings (model, dims);
+CREATE TABLE memory_embedding_pending (
+  memory_id TEXT PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,
+  queued BIGSERIAL NOT NULL
+);
+CREATE INDEX memory_embedding_pending_queued ON memory_embedding_pending (queued);
+INSERT INTO memory_embedding_pending (memory_id) SELECT id FROM memories ORDER BY seq;
+CREATE FUNCTION memory_embedding_enqueue() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO memory_embedding_pending (memory_id) VALUES (NEW.id) ON CONFLICT DO NOTHING;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER memories_embedding_pending AFTER INSERT OR UPDATE OF key, content ON memories
+  FOR EACH ROW EXECUTE FUNCTION memory_embedding_enqueue();`;
 
 /** True when pgvector is installed in the database or the server offers it (`CREATE EXTENSION vector` may work). */
 export async function vectorOffered(conn: SQL | ReservedSQL): Promise<boolean> {
