@@ -3,14 +3,12 @@
  * fake OpenAI server through the default provider: hybrid recall, its fallbacks and the embedding backfill.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { memoryEmbedder } from "../../src/agent/memory-embed.ts";
-import { ConfigSchema } from "../../src/config/schema.ts";
 import { MEMORY_EMBED_BACKFILL_MAX, MEMORY_EMBED_TEXT_MAX_CHARS } from "../../src/memory/index.ts";
 import { PgMemory } from "../../src/memory/postgres.ts";
 import { detectVectorSupport } from "../../src/memory/postgres-vector.ts";
-import { createProviderResolver } from "../../src/providers/index.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { FAKE_EMBEDDING_DIMENSIONS, startFakeOpenAI, type FakeOpenAIServer } from "../fakes/openai-server.ts";
+import { fakeMemoryEmbedder } from "../helpers/fake-embedder.ts";
 import { startPglite, type PgliteServer } from "../helpers/pglite-server.ts";
 import { CUTOFF, scoreCorpus, storeCorpus } from "../helpers/recall-corpus.ts";
 
@@ -20,20 +18,11 @@ let fake: FakeOpenAIServer;
 let storage: PgStorage;
 let memory: PgMemory;
 
-function embedder() {
-  const config = ConfigSchema.parse({
-    default_provider: "fake",
-    providers: { fake: { base_url: fake.url, embedding_model: "fake-embed" } },
-    reliability: { retries: 0 },
-  });
-  return memoryEmbedder(config, createProviderResolver(config, { env: {} }));
-}
-
 beforeAll(async () => {
   server = await startPglite();
   fake = startFakeOpenAI();
   storage = await pgStorage({ url: server.url, schema: "prx", poolMax: 4 });
-  memory = new PgMemory(storage.sql, embedder());
+  memory = new PgMemory(storage.sql, fakeMemoryEmbedder(fake.url));
 });
 afterAll(async () => {
   await storage.close();

@@ -3,15 +3,13 @@
  * without error on the machine's PostgreSQL (no pgvector), where memory with an embedding provider stays full-text.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { memoryEmbedder } from "../../src/agent/memory-embed.ts";
-import { ConfigSchema } from "../../src/config/schema.ts";
 import { MEMORY_VECTOR_INDEX_MAX_DIMENSIONS, MEMORY_VECTOR_MAX_DIMENSIONS } from "../../src/memory/index.ts";
 import { PgMemory } from "../../src/memory/postgres.ts";
 import { hnswIndexSql } from "../../src/memory/postgres-embeddings.ts";
 import { detectVectorSupport } from "../../src/memory/postgres-vector.ts";
-import { createProviderResolver } from "../../src/providers/index.ts";
 import { PG_MIGRATIONS, pgStorage } from "../../src/storage/postgres/index.ts";
 import { startFakeOpenAI, type FakeOpenAIServer } from "../fakes/openai-server.ts";
+import { fakeMemoryEmbedder } from "../helpers/fake-embedder.ts";
 import { startPglite, type PgliteServer } from "../helpers/pglite-server.ts";
 import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
 
@@ -19,15 +17,6 @@ setDefaultTimeout(60_000);
 let fake: FakeOpenAIServer;
 beforeAll(() => void (fake = startFakeOpenAI()));
 afterAll(() => fake.stop());
-
-function embedder() {
-  const config = ConfigSchema.parse({
-    default_provider: "fake",
-    providers: { fake: { base_url: fake.url, embedding_model: "fake-embed" } },
-    reliability: { retries: 0 },
-  });
-  return memoryEmbedder(config, createProviderResolver(config, { env: {} }));
-}
 
 describe("on PGlite + pgvector", () => {
   let server: PgliteServer;
@@ -82,7 +71,7 @@ test("a server without pgvector: no vector migration, no pending one, memory wit
     expect(await opened[0]!.status()).toMatchObject({ pending: [], latest: 2, version: 2 });
     expect(support.recall).toBe("fts");
     fake.reset();
-    const memory = new PgMemory(sql, embedder());
+    const memory = new PgMemory(sql, fakeMemoryEmbedder(fake.url));
     await memory.store("v", "words still match without vectors", "core");
     expect((await memory.recall("words match", 5)).map((h) => h.key)).toEqual(["v"]);
     expect(fake.requests.filter((r) => r.path === "/v1/embeddings")).toEqual([]);
