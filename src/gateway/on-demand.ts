@@ -20,19 +20,14 @@ export interface OnDemandOptions {
   swap: (handlers: ServeHandlers) => void;
 }
 
-export interface OnDemand extends ServeHandlers {
-  /** Build the route table now if no request has (tests, `prx gateway` in a test harness); resolves once it serves. */
-  ensure(): Promise<void>;
-}
-
 /**
- * The gateway's handlers until its route table exists: GET (and HEAD) /health is answered from the same readiness checks as the
- * full route (request id, metrics and access log included), and the first other request builds the route table,
- * which serves every request from then on. A gateway that only answers health checks never loads Elysia, TypeBox or
- * the routes' zod schemas (~5 MB of its idle RSS; README, Performance). A route table that fails to build answers
- * 500 naming why, and the next request tries again.
+ * The gateway's handlers until its route table exists: GET (and HEAD) /health is answered from the same readiness
+ * checks as the full route (request id, metrics and access log included), and the first other request builds the
+ * route table, which serves every request from then on. A gateway that only answers health checks never loads
+ * Elysia, TypeBox or the routes' zod schemas (~1.5 MB of its idle RSS; README, Performance). A route table that
+ * fails to build answers 500 naming why, and the next request tries again.
  */
-export function onDemandHandlers(options: OnDemandOptions): OnDemand {
+export function onDemandHandlers(options: OnDemandOptions): ServeHandlers {
   const { gw } = options;
   let full: Promise<Fetch> | undefined;
   const ensureFull = (): Promise<Fetch> =>
@@ -73,9 +68,5 @@ export function onDemandHandlers(options: OnDemandOptions): OnDemand {
     gw.accessLog({ method, path: "/health", status: response.status, id, ms: Math.round(ms * 10) / 10, client });
     return response;
   };
-  return {
-    routes: { "/health": { GET: health } },
-    fetch,
-    ensure: async () => void (await ensureFull()),
-  };
+  return { routes: { "/health": { GET: health } }, fetch };
 }
