@@ -162,7 +162,9 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     markLoaded();
   }
   const pgMemory =
-    config.memory.backend === "postgres" && storage.sql ? await openPgMemory(storage.sql, memoryEmbedder(config, providers)) : null;
+    config.memory.backend === "postgres" && storage.sql
+      ? await openPgMemory(storage.sql, memoryEmbedder(config, providers), config.memory.vector_min_similarity)
+      : null;
   memory = createMemoryBackend(config.memory.backend, db, (name) => extensions.storage?.(name), pgMemory);
   const currentMemory = () => memory!;
 

@@ -39,7 +39,11 @@ export async function openMemory(workspaceFlag: string | undefined): Promise<Ope
       db,
       undefined,
       config.memory.backend === "postgres" && storage.sql
-        ? await openPgMemory(storage.sql, memoryEmbedder(config, createProviderResolver(config, { configPath: workspace.configPath })))
+        ? await openPgMemory(
+            storage.sql,
+            memoryEmbedder(config, createProviderResolver(config, { configPath: workspace.configPath })),
+            config.memory.vector_min_similarity,
+          )
         : null,
     ),
     sessions: storage.sessions,

@@ -72,6 +72,14 @@ export const MemorySchema = z.strictObject({
     .max(32_000)
     .default(600)
     .describe("most tokens (estimated: UTF-8 bytes / 4) the auto-recalled memories may take in the prompt"),
+  vector_min_similarity: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe(
+      "hybrid recall (PostgreSQL with pgvector, a provider with embedding_model): the least cosine similarity a vector hit needs; each model has its own scale",
+    ),
 });
 
 export const ToolsSchema = z.strictObject({

@@ -52,6 +52,6 @@ export function createMemoryBackend(
  * memory.backend = "postgres" on the storage's pool; its modules load only here. `embed` is the default provider's
  * embeddings when it has them: with pgvector on the server, recall is then hybrid.
  */
-export async function openPgMemory(sql: import("bun").SQL, embed?: EmbedTexts): Promise<MemoryBackend> {
-  return new (await import("./postgres.ts")).PgMemory(sql, embed);
+export async function openPgMemory(sql: import("bun").SQL, embed?: EmbedTexts, minSimilarity?: number): Promise<MemoryBackend> {
+  return new (await import("./postgres.ts")).PgMemory(sql, embed, minSimilarity);
 }

@@ -44,7 +44,8 @@ export const MEMORY_VECTOR_MAX_DIMENSIONS = 16_000;
 export const MEMORY_VECTOR_INDEX_MAX_DIMENSIONS = 2000;
 /**
  * A vector hit needs at least this cosine similarity to the query (1 - the `<=>` distance); below it an entry is
- * not about the question, so unrelated questions still recall nothing.
+ * not about the question, so unrelated questions still recall nothing. The default of `[memory]
+ * vector_min_similarity`: models differ in scale, so a deployment tunes it.
  */
 export const MEMORY_VECTOR_MIN_SIMILARITY = 0.5;
 /** Reciprocal rank fusion of the full-text and vector rankings: an entry scores the sum of 1 / (K + rank). */

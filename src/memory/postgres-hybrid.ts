@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import { MEMORY_RRF_K, MEMORY_VECTOR_MIN_SIMILARITY } from "./limits.ts";
+import { MEMORY_RRF_K } from "./limits.ts";
 import type { QueryVector } from "./postgres-embeddings.ts";
 import { PG_MEMORY_COLUMNS, type PgRankedOptions } from "./postgres-recall.ts";
 import type { MemoryRow } from "./sqlite-rows.ts";
@@ -7,13 +7,13 @@ import type { MemoryRow } from "./sqlite-rows.ts";
 /**
  * The entries nearest the query vector by cosine distance (`<=>`), nearest first, with the same session and privacy
  * filters as full-text recall; only vectors of the query's model and dimension, computed for the entry's current
- * text, and at least MEMORY_VECTOR_MIN_SIMILARITY similar. The `dims = N` predicate and the `::vector(N)`
+ * text, and at least `minSimilarity` similar. The `dims = N` predicate and the `::vector(N)`
  * expression match the partial HNSW index of that dimension.
  */
-export async function nearestPg(sql: SQL, query: QueryVector, options: PgRankedOptions): Promise<MemoryRow[]> {
+export async function nearestPg(sql: SQL, query: QueryVector, options: PgRankedOptions, minSimilarity: number): Promise<MemoryRow[]> {
   const dims = query.dims;
   if (!Number.isInteger(dims) || dims < 1) return [];
-  const params: unknown[] = [query.literal, query.model, 1 - MEMORY_VECTOR_MIN_SIMILARITY];
+  const params: unknown[] = [query.literal, query.model, 1 - minSimilarity];
   const where = [`e.dims = ${dims}`, "e.model = $2", "e.revision = m.updated_at"];
   if (options.sessionId) (params.push(options.sessionId), where.push(`(m.session_id = $${params.length} OR m.session_id IS NULL)`));
   if (!options.includePrivate) where.push("NOT m.private");

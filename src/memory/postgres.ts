@@ -5,6 +5,7 @@ import { pgFailure } from "../storage/postgres/connect.ts";
 import { queryTerms } from "./fts-query.ts";
 import { PgMemoryCatalog } from "./postgres-catalog.ts";
 import { PgEmbeddings, type EmbedTexts } from "./postgres-embeddings.ts";
+import { MEMORY_VECTOR_MIN_SIMILARITY } from "./limits.ts";
 import { fuseRrf, nearestPg } from "./postgres-hybrid.ts";
 import { PG_MEMORY_COLUMNS, planForPg, rankedRecallPg } from "./postgres-recall.ts";
 import { contentTerms } from "./relevance.ts";
@@ -27,6 +28,8 @@ export class PgMemory implements MemoryBackend {
   constructor(
     private readonly sql: SQL,
     embed?: EmbedTexts,
+    /** `[memory] vector_min_similarity`. */
+    private readonly minSimilarity = MEMORY_VECTOR_MIN_SIMILARITY,
   ) {
     this.catalog = new PgMemoryCatalog(sql);
     this.embeddings = embed ? new PgEmbeddings(sql, embed) : null;
@@ -61,7 +64,7 @@ export class PgMemory implements MemoryBackend {
       const [{ entries, plan }, vector] = await Promise.all([planForPg(this.sql, terms), this.embeddings?.queryVector(query)]);
       if (entries === 0) return [];
       if (!vector) return rankedRecallPg(this.sql, plan, ranked);
-      const [fullText, nearest] = await Promise.all([rankedRecallPg(this.sql, plan, ranked), nearestPg(this.sql, vector, ranked)]);
+      const [fullText, nearest] = await Promise.all([rankedRecallPg(this.sql, plan, ranked), nearestPg(this.sql, vector, ranked, this.minSimilarity)]);
       return fuseRrf(fullText, nearest, limit);
     });
     return rows.map(toEntry);

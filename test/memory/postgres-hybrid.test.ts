@@ -3,7 +3,8 @@
  * fake OpenAI server through the default provider: hybrid recall, its fallbacks and the embedding backfill.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { MEMORY_EMBED_BACKFILL_MAX, MEMORY_EMBED_TEXT_MAX_CHARS } from "../../src/memory/index.ts";
+import { ConfigSchema } from "../../src/config/schema.ts";
+import { MEMORY_EMBED_BACKFILL_MAX, MEMORY_EMBED_TEXT_MAX_CHARS, MEMORY_VECTOR_MIN_SIMILARITY } from "../../src/memory/index.ts";
 import { PgMemory } from "../../src/memory/postgres.ts";
 import { detectVectorSupport } from "../../src/memory/postgres-vector.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
@@ -64,6 +65,16 @@ describe("hybrid recall on PostgreSQL with pgvector", () => {
     expect(hits[0]!.score!).toBeLessThanOrEqual(1);
     expect(await keys("What's the capital of Australia?")).toEqual([]);
     expect(await keys("what is my")).toEqual([]);
+  });
+
+  test("[memory] vector_min_similarity sets the bar a vector hit must reach (default MEMORY_VECTOR_MIN_SIMILARITY)", async () => {
+    expect(ConfigSchema.parse({}).memory.vector_min_similarity).toBe(MEMORY_VECTOR_MIN_SIMILARITY);
+    await memory.store("gp_contact", "Our physician is Dr Patel", "health");
+    const strict = new PgMemory(storage.sql, fakeMemoryEmbedder(fake.url), 1);
+    expect(await strict.recall("who is my doctor", 5, null, { relevantOnly: true })).toEqual([]);
+    expect((await strict.recall("physician", 5, null, { relevantOnly: true })).map((h) => h.key)).toEqual(["gp_contact"]);
+    const lenient = new PgMemory(storage.sql, fakeMemoryEmbedder(fake.url), 0);
+    expect((await lenient.recall("who is my doctor", 5, null, { relevantOnly: true })).map((h) => h.key)).toEqual(["gp_contact"]);
   });
 
   test("vector hits keep session scoping and privacy", async () => {
