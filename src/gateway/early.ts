@@ -3,6 +3,8 @@ import type { Config } from "../config/schema.ts";
 import { errorMessage } from "../core/errors.ts";
 import { createProviderResolver, isExternalProviderName, resolveModelChoice } from "../providers/index.ts";
 import type { AccessEntry } from "./access-log.ts";
+import { jsonResponse } from "./json-response.ts";
+import type { ServeHandlers } from "./on-demand.ts";
 import { databaseCheck, healthResponse, providersCheck } from "./readiness.ts";
 import { requestIdOf } from "./request-id.ts";
 import type { HealthCheck } from "./types.ts";
@@ -15,7 +17,7 @@ import type { HealthCheck } from "./types.ts";
 export interface EarlyListener {
   server: Bun.Server<unknown>;
   /** Serve with the full gateway from now on: Bun.serve's handlers are swapped, and the requests that waited go to `fetch`. */
-  serve(handlers: { routes: Record<string, unknown>; fetch: (request: Request) => Response | Promise<Response> }): void;
+  serve(handlers: ServeHandlers): void;
   /** The start failed: requests that waited are answered 503 naming why, and the listener closes. */
   fail(error: unknown): Promise<void>;
   /**
@@ -44,11 +46,6 @@ export interface EarlyListenOptions {
 }
 
 type Fetch = (request: Request) => Response | Promise<Response>;
-
-/** As the full gateway answers JSON (gateway/errors.ts is not loaded this early: it builds zod schemas). */
-function json(body: unknown, status: number): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8" } });
-}
 
 export function listenEarly(options: EarlyListenOptions): EarlyListener {
   let settle!: (fetch: Fetch) => void;
@@ -91,7 +88,7 @@ export function listenEarly(options: EarlyListenOptions): EarlyListener {
     },
     async fail(error) {
       const message = `the gateway failed to start: ${errorMessage(error)}`;
-      settle(() => json({ error: { code: "INTERNAL", message } }, 503));
+      settle(() => jsonResponse({ error: { code: "INTERNAL", message } }, 503));
       await server.stop(false);
     },
     needed(delayMs) {

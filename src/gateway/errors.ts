@@ -2,6 +2,9 @@ import { z } from "zod";
 import { PrxError, type ErrorCode } from "../core/errors.ts";
 import { lazy } from "../core/lazy.ts";
 import { describeSchemaIssues, isRouteSchema, type SchemaIssue } from "./route-schema.ts";
+import { jsonResponse } from "./json-response.ts";
+
+export { jsonResponse };
 
 /** The one error body of every gateway route. */
 export const ErrorBodySchema = lazy(() =>
@@ -56,13 +59,6 @@ export function statusOf(error: PrxError): number {
 
 export function errorBody(error: PrxError): ErrorBody {
   return { error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
-}
-
-export function jsonResponse(body: unknown, status = 200, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", ...headers },
-  });
 }
 
 export function errorResponse(error: PrxError, headers?: Record<string, string>): Response {

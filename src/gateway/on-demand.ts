@@ -1,5 +1,6 @@
 import { errorMessage } from "../core/errors.ts";
 import type { GatewayContext } from "./context.ts";
+import { jsonResponse } from "./json-response.ts";
 import { healthResponse, readiness } from "./readiness.ts";
 import { requestIdOf } from "./request-id.ts";
 
@@ -49,7 +50,7 @@ export function onDemandHandlers(options: OnDemandOptions): ServeHandlers {
       const message = `the gateway's routes failed to build: ${errorMessage(error)}`;
       gw.logger.error(message);
       const body = { error: { code: "INTERNAL", message, hint: "see the gateway's log; the next request tries again" } };
-      return new Response(JSON.stringify(body), { status: 500, headers: { "content-type": "application/json; charset=utf-8" } });
+      return jsonResponse(body, 500);
     }
     return handle(request);
   };

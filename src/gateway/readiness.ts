@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { errorMessage } from "../core/errors.ts";
 import type { GatewayContext } from "./context.ts";
+import { jsonResponse } from "./json-response.ts";
 import { providerReadiness } from "./provider-check.ts";
 import type { Health } from "./schemas.ts";
 import type { HealthCheck } from "./types.ts";
@@ -36,10 +37,7 @@ export function providersCheck(host: Parameters<typeof providerReadiness>[0]): H
   return detail === undefined ? { ok } : { ok, detail };
 }
 
-/** The /health response, as every gateway route answers JSON. */
+/** The /health response: 200 when every check passes, else 503. */
 export function healthResponse(health: Health): Response {
-  return new Response(JSON.stringify(health), {
-    status: health.status === "ok" ? 200 : 503,
-    headers: { "content-type": "application/json; charset=utf-8" },
-  });
+  return jsonResponse(health, health.status === "ok" ? 200 : 503);
 }

@@ -1,0 +1,10 @@
+/**
+ * A JSON answer as every gateway route gives it. Its own module, free of zod: the early listener and the /health
+ * answered before the route table exists use it.
+ */
+export function jsonResponse(body: unknown, status = 200, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  });
+}
