@@ -5,8 +5,8 @@ import { closeDatabase, openDatabase } from "../core/database.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { nullPublisher, type EventPublisher } from "../core/events.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
-import { createMemoryBackend, openPgMemory } from "../memory/create.ts";
-import { memoryEmbedder } from "./memory-embed.ts";
+import { createMemoryBackend } from "../memory/create.ts";
+import { openPgMemoryFor } from "./memory-embed.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import { createProviderResolver, isExternalProviderName } from "../providers/resolver.ts";
 import { resolveModelChoice } from "../providers/routes.ts";
@@ -163,7 +163,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   }
   const pgMemory =
     config.memory.backend === "postgres" && storage.sql
-      ? await openPgMemory(storage.sql, memoryEmbedder(config, providers), config.memory.vector_min_similarity)
+      ? await openPgMemoryFor(storage.sql, config, providers)
       : null;
   memory = createMemoryBackend(config.memory.backend, db, (name) => extensions.storage?.(name), pgMemory);
   const currentMemory = () => memory!;

@@ -1,31 +1,29 @@
+import type { SQL } from "bun";
 import type { Config } from "../config/schema.ts";
-import { PrxError } from "../core/errors.ts";
+import { openPgMemory } from "../memory/create.ts";
+import type { MemoryBackend } from "../memory/types.ts";
 import type { EmbedTexts } from "../memory/postgres-embeddings.ts";
-import type { Provider, ProviderResolver } from "../providers/types.ts";
-
-/** True when the default provider is configured for embeddings (`embedding_model`, OpenAI-compatible kinds). */
-export function defaultProviderEmbeds(config: Config): boolean {
-  const name = config.default_provider;
-  const settings = Object.hasOwn(config.providers, name) ? config.providers[name] : undefined;
-  return settings !== undefined && settings.kind === "openai-compatible" && settings.embedding_model !== undefined;
-}
+import { isExternalProviderName } from "../providers/resolver.ts";
+import type { ProviderResolver } from "../providers/types.ts";
 
 /**
- * The default provider's embeddings for memory's hybrid recall on PostgreSQL, or undefined when it has none. The
- * provider is resolved on the first call, so opening a host costs nothing more.
+ * The default provider's embeddings for memory's hybrid recall on PostgreSQL, or undefined when it has none: whether
+ * it embeds is what the resolver built says (`embedding_model` on an OpenAI-compatible provider; a reliability chain
+ * embeds with its primary only). A plugin's provider is not used for memory's vectors. Resolving builds no HTTP
+ * client: that loads with the first call.
  */
 export function memoryEmbedder(config: Config, providers: ProviderResolver): EmbedTexts | undefined {
-  if (!defaultProviderEmbeds(config)) return undefined;
-  const name = config.default_provider;
-  let provider: Provider | undefined;
+  if (isExternalProviderName(config.default_provider)) return undefined;
+  const provider = providers.resolve(config.default_provider);
+  const embed = provider.embed;
+  if (!embed) return undefined;
   return async (input) => {
-    provider ??= providers.resolve(name);
-    if (!provider.embed) {
-      throw new PrxError("MEMORY", `memory embeddings: provider "${name}" serves no embeddings`, {
-        hint: `set embedding_model in [providers.${name}] (OpenAI-compatible providers)`,
-      });
-    }
-    const answer = await provider.embed({ input });
+    const answer = await embed({ input });
     return { embeddings: answer.embeddings, model: answer.model };
   };
+}
+
+/** `[memory] backend = "postgres"` on the storage's pool, hybrid when the default provider embeds. */
+export function openPgMemoryFor(sql: SQL, config: Config, providers: ProviderResolver): Promise<MemoryBackend> {
+  return openPgMemory(sql, memoryEmbedder(config, providers), config.memory.vector_min_similarity);
 }

@@ -3,8 +3,8 @@ import { closeSync, fchmodSync, openSync, writeSync } from "node:fs";
 import { loadConfig } from "../config/loader.ts";
 import { closeDatabase, openDatabase } from "../core/database.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
-import { memoryEmbedder } from "../agent/memory-embed.ts";
-import { createMemoryBackend, openPgMemory, type MemoryBackend } from "../memory/index.ts";
+import { openPgMemoryFor } from "../agent/memory-embed.ts";
+import { createMemoryBackend, type MemoryBackend } from "../memory/index.ts";
 import { createProviderResolver } from "../providers/index.ts";
 import { openStorage, type SessionStore } from "../storage/index.ts";
 
@@ -39,11 +39,7 @@ export async function openMemory(workspaceFlag: string | undefined): Promise<Ope
       db,
       undefined,
       config.memory.backend === "postgres" && storage.sql
-        ? await openPgMemory(
-            storage.sql,
-            memoryEmbedder(config, createProviderResolver(config, { configPath: workspace.configPath })),
-            config.memory.vector_min_similarity,
-          )
+        ? await openPgMemoryFor(storage.sql, config, createProviderResolver(config, { configPath: workspace.configPath }))
         : null,
     ),
     sessions: storage.sessions,

@@ -1,4 +1,5 @@
-import { defaultProviderEmbeds } from "../agent/memory-embed.ts";
+import { memoryEmbedder } from "../agent/memory-embed.ts";
+import { createProviderResolver } from "../providers/index.ts";
 import { loadConfig } from "../config/loader.ts";
 import { closeDatabase, openDatabase } from "../core/database.ts";
 import { PrxError } from "../core/errors.ts";
@@ -85,7 +86,10 @@ export async function storageCommand(argv: string[]): Promise<number> {
       }
       return 0;
     }
-    const vector = await detectVectorSupport(storage.sql, config.memory.backend === "postgres" && defaultProviderEmbeds(config));
+    const embeds =
+      config.memory.backend === "postgres" &&
+      memoryEmbedder(config, createProviderResolver(config, { configPath: workspace.configPath })) !== undefined;
+    const vector = await detectVectorSupport(storage.sql, embeds);
     if (json) out(JSON.stringify({ ...status, applied_now: storage.applied, vector }));
     else {
       out(statusLines(status, where));

@@ -119,8 +119,10 @@ export class PgEmbeddings {
 
   private async call(input: string[]): Promise<z.infer<typeof EmbeddedSchema>> {
     const parsed = EmbeddedSchema.safeParse(await this.embed(input));
-    if (!parsed.success || parsed.data.embeddings.length !== input.length) {
-      const why = parsed.success ? `${parsed.data.embeddings.length} vectors for ${input.length} texts` : parsed.error.issues[0]!.message;
+    // the provider already checked one vector per text; what memory adds is pgvector's bounds
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const why = `${issue.path.join(".") || "answer"}: ${issue.message}`;
       throw new PrxError("MEMORY", `memory embeddings: the provider's answer cannot be stored (${why})`, {
         hint: `check embedding_model of the default provider; vectors must be 1-${MEMORY_VECTOR_MAX_DIMENSIONS} finite numbers`,
       });

@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
 import { MEMORY_RRF_K } from "./limits.ts";
 import type { QueryVector } from "./postgres-embeddings.ts";
-import { PG_MEMORY_COLUMNS, type PgRankedOptions } from "./postgres-recall.ts";
+import { PG_MEMORY_COLUMNS, visibleTo, type PgRankedOptions } from "./postgres-recall.ts";
 import type { MemoryRow } from "./sqlite-rows.ts";
 
 /**
@@ -11,12 +11,11 @@ import type { MemoryRow } from "./sqlite-rows.ts";
  * expression match the partial HNSW index of that dimension.
  */
 export async function nearestPg(sql: SQL, query: QueryVector, options: PgRankedOptions, minSimilarity: number): Promise<MemoryRow[]> {
+  // an integer >= 1: the embeddings' schema checked it
   const dims = query.dims;
-  if (!Number.isInteger(dims) || dims < 1) return [];
   const params: unknown[] = [query.literal, query.model, 1 - minSimilarity];
-  const where = [`e.dims = ${dims}`, "e.model = $2", "e.revision = m.updated_at"];
-  if (options.sessionId) (params.push(options.sessionId), where.push(`(m.session_id = $${params.length} OR m.session_id IS NULL)`));
-  if (!options.includePrivate) where.push("NOT m.private");
+  const param = (value: unknown) => (params.push(value), `$${params.length}`);
+  const where = [`e.dims = ${dims}`, "e.model = $2", "e.revision = m.updated_at", ...visibleTo(options, param)];
   params.push(options.limit);
   const distance = `(e.embedding::vector(${dims}) <=> $1::vector(${dims}))`;
   const rows = (await sql.unsafe(

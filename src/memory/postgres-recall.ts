@@ -32,6 +32,17 @@ export async function planForPg(sql: SQL, terms: string[]): Promise<{ entries: n
   return { entries, plan: planQuery(terms.map((term, i) => ({ term, docs: row[`d${i}`] ?? 0 })), entries) };
 }
 
+/**
+ * What every recall applies, with `m` the memories table: entries of the session (or of none) when a session is
+ * given, and no private entry unless asked. `param` binds a value and returns its placeholder.
+ */
+export function visibleTo(options: { sessionId?: string | null; includePrivate: boolean }, param: (value: unknown) => string): string[] {
+  const where: string[] = [];
+  if (options.sessionId) where.push(`(m.session_id = ${param(options.sessionId)} OR m.session_id IS NULL)`);
+  if (!options.includePrivate) where.push("NOT m.private");
+  return where;
+}
+
 export interface PgRankedOptions {
   limit: number;
   sessionId?: string | null;
@@ -51,9 +62,7 @@ export async function rankedRecallPg(sql: SQL, plan: QueryPlan, options: PgRanke
     .map(({ weight }, i) => (plan.matching.length === 1 ? param(weight) : `CASE WHEN m.fts @@ q.q${i} THEN ${param(weight)}::float8 ELSE 0 END`))
     .join(" + ");
   const any = queries.map((_, i) => `q.q${i}`).join(" || ");
-  const where = [`m.fts @@ (${any})`];
-  if (options.sessionId) where.push(`(m.session_id = ${param(options.sessionId)} OR m.session_id IS NULL)`);
-  if (!options.includePrivate) where.push("NOT m.private");
+  const where = [`m.fts @@ (${any})`, ...visibleTo(options, param)];
   const text =
     `WITH q AS (SELECT ${queries.map((tsq, i) => `${tsq} AS q${i}`).join(", ")}) ` +
     `SELECT ${PG_MEMORY_COLUMNS}, (${score})::float8 AS score, ts_rank(${RANK_WEIGHTS}, m.fts, ${any}, 1) AS rank ` +

@@ -7,7 +7,7 @@ import { PgMemoryCatalog } from "./postgres-catalog.ts";
 import { PgEmbeddings, type EmbedTexts } from "./postgres-embeddings.ts";
 import { MEMORY_VECTOR_MIN_SIMILARITY } from "./limits.ts";
 import { fuseRrf, nearestPg } from "./postgres-hybrid.ts";
-import { PG_MEMORY_COLUMNS, planForPg, rankedRecallPg } from "./postgres-recall.ts";
+import { PG_MEMORY_COLUMNS, planForPg, rankedRecallPg, visibleTo } from "./postgres-recall.ts";
 import { contentTerms } from "./relevance.ts";
 import { toEntry, type MemoryRow } from "./sqlite-rows.ts";
 import { PRIVATE_CATEGORY, type MemoryBackend, type MemoryEntry, type RecallOptions, type StoreOptions } from "./types.ts";
@@ -61,20 +61,19 @@ export class PgMemory implements MemoryBackend {
       const terms = contentTerms(query);
       if (terms.length === 0) return [];
       const ranked = { limit, sessionId, includePrivate };
-      const [{ entries, plan }, vector] = await Promise.all([planForPg(this.sql, terms), this.embeddings?.queryVector(query)]);
+      const { entries, plan } = await planForPg(this.sql, terms);
+      // an empty store costs no query, and no embedding call either
       if (entries === 0) return [];
-      if (!vector) return rankedRecallPg(this.sql, plan, ranked);
-      const [fullText, nearest] = await Promise.all([rankedRecallPg(this.sql, plan, ranked), nearestPg(this.sql, vector, ranked, this.minSimilarity)]);
-      return fuseRrf(fullText, nearest, limit);
+      const [fullText, vector] = await Promise.all([rankedRecallPg(this.sql, plan, ranked), this.embeddings?.queryVector(query)]);
+      if (!vector) return fullText;
+      return fuseRrf(fullText, await nearestPg(this.sql, vector, ranked, this.minSimilarity), limit);
     });
     return rows.map(toEntry);
   }
 
   private async recent(limit: number, sessionId: string | null | undefined, includePrivate: boolean): Promise<MemoryRow[]> {
-    const where: string[] = [];
     const args: unknown[] = [limit];
-    if (sessionId) (args.push(sessionId), where.push("(m.session_id = $2 OR m.session_id IS NULL)"));
-    if (!includePrivate) where.push("NOT m.private");
+    const where = visibleTo({ sessionId, includePrivate }, (value) => (args.push(value), `$${args.length}`));
     const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
     return (await this.sql.unsafe(
       `SELECT ${PG_MEMORY_COLUMNS} FROM memories m ${filter} ORDER BY m.updated_at DESC, m.seq DESC LIMIT $1`,

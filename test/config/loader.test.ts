@@ -68,6 +68,13 @@ describe("config loader", () => {
     expect(failure(`[memory]\nbackend = "mysql"`).message).toContain("memory.backend");
   });
 
+  test("[memory] vector_min_similarity: 0 and 1 pass, just outside them fails naming the key", () => {
+    for (const value of [0, 1]) expect(parseConfig(`[memory]\nvector_min_similarity = ${value}`).memory.vector_min_similarity).toBe(value);
+    for (const value of ["-0.01", "1.01"]) {
+      expect(failure(`[memory]\nvector_min_similarity = ${value}`).message).toMatch(/config\.toml:2: "memory\.vector_min_similarity"/);
+    }
+  });
+
   test("[storage] and [bus]: sqlite and local by default; postgres and redis with their URL variables", () => {
     const defaults = parseConfig("");
     expect(defaults.storage).toEqual({ backend: "sqlite", url_env: "DATABASE_URL", schema: "public", pool_max: 8, synchronous_commit: false });

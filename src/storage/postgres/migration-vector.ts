@@ -1,4 +1,8 @@
 import type { ReservedSQL, SQL } from "bun";
+import { errorMessage } from "../../core/errors.ts";
+import { createLogger } from "../../core/logger.ts";
+
+const log = createLogger("storage.migrate");
 
 /**
  * The optional pgvector part of the PostgreSQL schema. Vector columns cannot be typed here: the dimension is only
@@ -55,9 +59,13 @@ export async function installVector(conn: ReservedSQL): Promise<boolean> {
     );
     await conn.unsafe("RELEASE SAVEPOINT prx_vector");
     return true;
-  } catch {
+  } catch (cause) {
     // not allowed to install it: the memory keeps full-text search (prx storage status says what the server offers)
     await conn.unsafe("ROLLBACK TO SAVEPOINT prx_vector");
+    log.warn(
+      `CREATE EXTENSION vector failed (${errorMessage(cause)}); memory recall stays full-text search. ` +
+        "Install pgvector as a role allowed to (CREATE EXTENSION vector), then restart or run `prx storage migrate`",
+    );
     return false;
   }
 }

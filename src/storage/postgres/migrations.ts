@@ -198,10 +198,11 @@ export async function migratePg(sql: SQL, schema: string): Promise<number[]> {
       await conn.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
       await conn.unsafe(LEDGER);
       const done = new Set((await conn.unsafe("SELECT version FROM prx_migrations")).map((r: { version: number }) => r.version));
-      const offered = await vectorOffered(conn);
+      // the server's catalog is asked only while a pgvector migration is still to apply
+      let offered: boolean | undefined;
       for (const migration of PG_MIGRATIONS) {
         if (done.has(migration.version)) continue;
-        if (migration.requires === "vector" && !offered) continue;
+        if (migration.requires === "vector" && !(offered ??= await vectorOffered(conn))) continue;
         await conn.unsafe("BEGIN");
         try {
           // Checked again inside the transaction: where session advisory locks do not keep two openers apart (one
