@@ -24,17 +24,6 @@ export function toTokenRecord(row: TokenRow): TokenRecord {
   };
 }
 
-/**
- * Constant-time equality of two hex digests (every character is compared whatever differs): what
- * crypto.timingSafeEqual does, without decoding both into Buffers on every request.
- */
-export function sameHex(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
-
 /** A new token and its record (the caller stores the record with the token's SHA-256). */
 export function mintToken(name: string, now: number): { token: string; record: TokenRecord } {
   const trimmed = name.trim();

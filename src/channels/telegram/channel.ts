@@ -1,3 +1,4 @@
+import { constantTimeEqual } from "../../core/constant-time.ts";
 import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { jsonCheck } from "../../core/json-check.ts";
@@ -152,11 +153,8 @@ export class TelegramChannel implements Channel {
 
   async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
     const { TELEGRAM_SECRET_HEADER } = await this.schemas();
-    // node:crypto loads Node's stream machinery (~1 ms): only the webhook mode needs it, not connecting
-    const { timingSafeEqual } = await import("node:crypto");
-    const given = Buffer.from(request.headers[TELEGRAM_SECRET_HEADER] ?? "");
-    const wanted = Buffer.from(this.secret ?? "");
-    if (this.setup.config.mode !== "webhook" || given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
+    const given = request.headers[TELEGRAM_SECRET_HEADER] ?? "";
+    if (this.setup.config.mode !== "webhook" || !constantTimeEqual(given, this.secret ?? "")) {
       return { status: 401, headers: {}, body: JSON.stringify({ error: "bad secret token" }) };
     }
     let raw: unknown;

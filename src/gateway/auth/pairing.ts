@@ -1,3 +1,4 @@
+import { constantTimeEqual } from "../../core/constant-time.ts";
 import { sha256Hex } from "../../core/ids.ts";
 import { randomCode } from "../../core/random-code.ts";
 import {
@@ -18,7 +19,7 @@ export type PairingAttempt =
  * first success. Clients that send PAIRING_MAX_FAILURES wrong codes are locked out for PAIRING_LOCKOUT_MS.
  */
 export class PairingGate {
-  private code: { digest: Buffer; expiresAt: number } | null = null;
+  private code: { digest: string; expiresAt: number } | null = null;
   private readonly failures = new Map<string, { count: number; lockedUntil: number }>();
 
   constructor(
@@ -30,7 +31,7 @@ export class PairingGate {
   issue(): { code: string; expiresAt: number } {
     const code = randomCode("0123456789", PAIRING_CODE_DIGITS);
     const expiresAt = this.now() + this.ttlMs;
-    this.code = { digest: Buffer.from(sha256Hex(code), "hex"), expiresAt };
+    this.code = { digest: sha256Hex(code), expiresAt };
     return { code, expiresAt };
   }
 
@@ -49,7 +50,7 @@ export class PairingGate {
       return { ok: false, reason: "locked", retryAfterS: Math.ceil((record.lockedUntil - now) / 1000) };
     }
     if (record && record.lockedUntil !== 0) this.failures.delete(client);
-    const candidate = Buffer.from(sha256Hex(presented), "hex");
+    const candidate = sha256Hex(presented);
     const current = this.code;
     const matches = current !== null && now < current.expiresAt && constantTimeEqual(candidate, current.digest);
     if (matches) {
@@ -66,9 +67,4 @@ export class PairingGate {
     if (!current || now >= current.expiresAt) return { ok: false, reason: "closed" };
     return { ok: false, reason: "wrong", attemptsLeft: PAIRING_MAX_FAILURES - count };
   }
-}
-
-/** node:crypto's timingSafeEqual, loaded with the first attempt: an idle gateway never needs node:crypto. */
-function constantTimeEqual(a: Buffer, b: Buffer): boolean {
-  return (require("node:crypto") as typeof import("node:crypto")).timingSafeEqual(a, b);
 }

@@ -1,9 +1,10 @@
+import { constantTimeEqual } from "../../core/constant-time.ts";
 import type { SQL } from "bun";
 import { errorMessage } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/ids.ts";
 import { createLogger } from "../../core/logger.ts";
 import { BEARER_MAX_CHARS, TOKEN_CACHE_MAX_ENTRIES, TOKEN_CACHE_TTL_MS, TOKEN_TOUCH_INTERVAL_MS } from "../limits.ts";
-import { mintToken, sameHex, toTokenRecord, unknownToken, type TokenRow } from "../token-util.ts";
+import { mintToken, toTokenRecord, unknownToken, type TokenRow } from "../token-util.ts";
 import type { TokenRecord, TokenStore } from "../types.ts";
 import { pg } from "./connect.ts";
 
@@ -80,7 +81,7 @@ export class PgTokenStore implements TokenStore {
       this.sql.unsafe("SELECT * FROM gateway_tokens WHERE token_sha256 = $1", [digest]),
     )) as TokenRow[];
     const row = rows[0];
-    if (!row || !sameHex(row.token_sha256, digest) || row.revoked) {
+    if (!row || !constantTimeEqual(row.token_sha256, digest) || row.revoked) {
       this.verified.delete(digest);
       return null;
     }

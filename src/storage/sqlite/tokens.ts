@@ -1,8 +1,9 @@
+import { constantTimeEqual } from "../../core/constant-time.ts";
 import type { Database } from "bun:sqlite";
 import { changeStamp, noteLocalWrite } from "../../core/data-version.ts";
 import { sha256Hex } from "../../core/ids.ts";
 import { BEARER_MAX_CHARS, TOKEN_CACHE_MAX_ENTRIES, TOKEN_TOUCH_INTERVAL_MS } from "../limits.ts";
-import { mintToken, sameHex, toTokenRecord, unknownToken, type TokenRow } from "../token-util.ts";
+import { mintToken, toTokenRecord, unknownToken, type TokenRow } from "../token-util.ts";
 import type { TokenRecord, TokenStore } from "../types.ts";
 import { migrateSqlite } from "./schema.ts";
 
@@ -67,7 +68,7 @@ export class SqliteTokenStore implements TokenStore {
     let row = this.verified.get(digest) ?? null;
     if (!row) {
       row = this.db.query<TokenRow, [string]>("SELECT * FROM gateway_tokens WHERE token_sha256 = ?").get(digest);
-      if (!row || !sameHex(row.token_sha256, digest) || row.revoked) return null;
+      if (!row || !constantTimeEqual(row.token_sha256, digest) || row.revoked) return null;
       if (this.verified.size >= TOKEN_CACHE_MAX_ENTRIES) this.verified.clear();
       this.verified.set(digest, row);
     }
