@@ -42,8 +42,12 @@ const KNOWN = new Set([
   "maxItems",
 ]);
 
-/** A check of values against `schema`, typed as the zod schema it was generated from. */
+/**
+ * A check of values against `schema`, typed as the zod schema it was generated from. The schema's keywords are
+ * checked once, here: one this module does not know throws at once instead of being ignored on every value.
+ */
 export function jsonCheck<T>(schema: JsonSchema): JsonCheck<T> {
+  assertSupported(schema);
   return {
     safeParse(value) {
       const issue = firstIssue(schema, value, []);
@@ -81,15 +85,27 @@ function schemaAt(schema: JsonSchema, keyword: string): JsonSchema {
   return schema[keyword] as JsonSchema;
 }
 
-/** The first way `value` fails `schema`, or null when it conforms. Throws on a keyword it does not know. */
-export function firstIssue(schema: JsonSchema | boolean, value: unknown, path: string[]): Issue | null {
-  if (schema === true) return null;
-  if (schema === false) return { message: "no value is allowed here", path };
-  const fail = (message: string): Issue => ({ message, path });
+function assertSupported(schema: JsonSchema | boolean): void {
+  if (typeof schema === "boolean") return;
   for (const keyword of Object.keys(schema)) {
     if (!KNOWN.has(keyword) && !IGNORED.has(keyword))
       throw new PrxError("INTERNAL", `JSON Schema keyword "${keyword}" is not supported by the start-path check (core/json-check.ts)`);
   }
+  const nested = [
+    ...Object.values((schema.properties ?? {}) as Record<string, JsonSchema>),
+    ...((schema.anyOf ?? []) as JsonSchema[]),
+    ...((schema.oneOf ?? []) as JsonSchema[]),
+    ...(schema.items === undefined ? [] : [schema.items as JsonSchema]),
+    ...(schema.additionalProperties === undefined ? [] : [schema.additionalProperties as JsonSchema | boolean]),
+  ];
+  for (const inner of nested) assertSupported(inner);
+}
+
+/** The first way `value` fails `schema` (its keywords already checked by jsonCheck), or null when it conforms. */
+function firstIssue(schema: JsonSchema | boolean, value: unknown, path: string[]): Issue | null {
+  if (schema === true) return null;
+  if (schema === false) return { message: "no value is allowed here", path };
+  const fail = (message: string): Issue => ({ message, path });
   if (schema.anyOf !== undefined) {
     const options = schema.anyOf as JsonSchema[];
     const issues = options.map((option) => firstIssue(option, value, path));

@@ -52,5 +52,8 @@ describe("json check", () => {
 
   test("a keyword it does not know is refused, not ignored", () => {
     expect(() => ok({ type: "string", pattern: "^a" }, "b")).toThrow('JSON Schema keyword "pattern" is not supported');
+    // when the check is made, however deep, not when a value first reaches it
+    const nested = { type: "object", properties: { a: { anyOf: [{ type: "string", format: "email" }] } } };
+    expect(() => jsonCheck(nested)).toThrow('JSON Schema keyword "format" is not supported');
   });
 });
