@@ -20,16 +20,17 @@ export function plainWorkspaceRoot(flag: string | undefined, env: Record<string,
   return chosen !== undefined && PLAIN_ABSOLUTE.test(chosen) ? chosen : null;
 }
 
-/** The paths of the workspace at `root`, a plainWorkspaceRoot (the layout openWorkspace returns). */
+/** The paths of the workspace at `root`, an absolute path in normal form: the one layout, openWorkspace's too. */
 export function plainWorkspacePaths(root: string): Workspace {
+  const base = root === "/" ? "" : root;
   return {
     root,
-    configPath: `${root}/config.toml`,
-    pluginsDir: `${root}/plugins`,
-    hooksPath: `${root}/hooks.json`,
-    dataDir: `${root}/data`,
-    dbPath: `${root}/data/prx.db`,
-    cacheDir: `${root}/cache`,
-    logsDir: `${root}/logs`,
+    configPath: `${base}/config.toml`,
+    pluginsDir: `${base}/plugins`,
+    hooksPath: `${base}/hooks.json`,
+    dataDir: `${base}/data`,
+    dbPath: `${base}/data/prx.db`,
+    cacheDir: `${base}/cache`,
+    logsDir: `${base}/logs`,
   };
 }

@@ -1,6 +1,7 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PrxError } from "./errors.ts";
+import { plainWorkspacePaths } from "./workspace-paths.ts";
 
 /** Where everything of one prx installation lives. All paths are absolute and canonical. */
 export interface Workspace {
@@ -35,14 +36,5 @@ export function openWorkspace(flag?: string): Workspace {
       hint: "choose a writable directory with --workspace DIR or PRX_WORKSPACE",
     });
   }
-  return {
-    root,
-    configPath: join(root, "config.toml"),
-    pluginsDir: join(root, "plugins"),
-    hooksPath: join(root, "hooks.json"),
-    dataDir: join(root, "data"),
-    dbPath: join(root, "data", "prx.db"),
-    cacheDir: join(root, "cache"),
-    logsDir: join(root, "logs"),
-  };
+  return plainWorkspacePaths(root);
 }
