@@ -125,14 +125,22 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       if (!isPrxError(error, "ABORTED")) logger.error(`channel stop failed: ${errorMessage(error)}`);
     });
   let receiving: Promise<(raw: unknown) => void> | null = null;
-  /** Why the host did not open (the adapter's loops and waiting messages get an ABORTED error naming it). */
-  let openFailure: unknown;
+  /**
+   * Stop taking messages in: the adapter stops first, then what waited for the host gets an ABORTED error (`cause`:
+   * why the host did not open, when that is the reason).
+   */
+  const abandon = async (message: string, cause?: unknown) => {
+    const stopped = stopChannel();
+    pending.fail(new PrxError("ABORTED", message, cause === undefined ? {} : { cause }));
+    await stopped;
+  };
 
   const self: ChannelProcess = {
     channel,
     opened: async () => {
       const { host, runner } = await pending.when().catch((error: unknown) => {
-        throw openFailure ?? error;
+        // the host's own failure, not the ABORTED error that carries it
+        throw isPrxError(error, "ABORTED") && error.cause !== undefined ? error.cause : error;
       });
       return { ...self, host, runner };
     },
@@ -150,10 +158,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
         let participant: ChannelParticipant | null = null;
         if (pending.isOpen) participant = await pending.when();
         else {
-          // the adapter stops first: nothing is taken in any more, and what waited for the host gives up
-          const stopped = stopChannel();
-          pending.fail(new PrxError("ABORTED", `channel ${name} is stopping`));
-          await stopped;
+          await abandon(`channel ${name} is stopping`);
           participant = await open.catch((error: unknown) => {
             if (!isPrxError(error, "ABORTED")) logger.error(`the agent host did not open before the stop: ${errorMessage(error)}`);
             return null;
@@ -184,12 +189,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
     },
     async (error: unknown) => {
       if (stopping) return; // the stop reports it
-      openFailure = error;
-      stopping = (async () => {
-        const stopped = stopChannel();
-        pending.fail(new PrxError("ABORTED", `channel ${name} is stopping: its agent host did not open (${errorMessage(error)})`, { cause: error }));
-        await stopped;
-      })();
+      stopping = abandon(`channel ${name} is stopping: its agent host did not open (${errorMessage(error)})`, error);
       await stopping;
       rejectClosed(error);
     },
