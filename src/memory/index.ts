@@ -15,7 +15,6 @@ export { NoneMemory } from "./none.ts";
 export * from "./limits.ts";
 export { toFtsMatch, queryTerms } from "./fts-query.ts";
 export { contentTerms, hasContentTerms } from "./relevance.ts";
-export { stopWords } from "./stopwords.ts";
 export { importInto, requireCatalog } from "./manage.ts";
 export {
   decodeImport,

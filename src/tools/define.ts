@@ -20,7 +20,7 @@ export interface ToolDefinition<S extends z.ZodType<Record<string, unknown>>> {
    * shown. A loader defers building it (and importing zod) to the first call.
    */
   args: ArgsSchema<S>;
-  /** The JSON Schema of `args` (toolParameters(args)); built-in tools take it from their generated json-schemas.ts. */
+  /** The JSON Schema of `args` (inputJsonSchema(args), core/input-json-schema.ts); built-in tools take it from their generated json-schemas.ts. */
   parameters: Record<string, unknown>;
   run(args: z.output<S>, context: ToolContext): Promise<ToolResult>;
   /** See Tool.unavailable. */

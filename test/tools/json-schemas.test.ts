@@ -10,7 +10,7 @@ import { createBuiltinTools } from "../../src/tools/builtins/index.ts";
 import { BUILTIN_TOOL_PARAMETERS } from "../../src/tools/builtins/json-schemas.ts";
 import { JSON_SCHEMAS_FILE, jsonSchemasSource } from "../../src/tools/builtins/regenerate.ts";
 import { BUILTIN_TOOL_ARGS } from "../../src/tools/builtins/schemas.ts";
-import { toolParameters } from "../../src/tools/json-schema.ts";
+import { inputJsonSchema } from "../../src/core/input-json-schema.ts";
 
 test("json-schemas.ts is what the generator makes of the zod schemas (else: bun src/tools/builtins/regenerate.ts)", () => {
   expect(readFileSync(JSON_SCHEMAS_FILE, "utf8")).toBe(jsonSchemasSource());
@@ -18,7 +18,7 @@ test("json-schemas.ts is what the generator makes of the zod schemas (else: bun 
 
 test("each built-in tool's parameters are the JSON Schema of its argument schema", () => {
   for (const [name, schema] of Object.entries(BUILTIN_TOOL_ARGS)) {
-    expect(BUILTIN_TOOL_PARAMETERS[name as keyof typeof BUILTIN_TOOL_ARGS]).toEqual(toolParameters(schema));
+    expect(BUILTIN_TOOL_PARAMETERS[name as keyof typeof BUILTIN_TOOL_ARGS]).toEqual(inputJsonSchema(schema));
   }
 });
 

@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { toolParameters } from "../json-schema.ts";
+import { inputJsonSchema } from "../../core/input-json-schema.ts";
 import { BUILTIN_TOOL_ARGS } from "./schemas.ts";
 
 export const JSON_SCHEMAS_FILE = join(import.meta.dir, "json-schemas.ts");
@@ -12,7 +12,7 @@ export const JSON_SCHEMAS_FILE = join(import.meta.dir, "json-schemas.ts");
 /** The text of json-schemas.ts. */
 export function jsonSchemasSource(): string {
   const entries = Object.entries(BUILTIN_TOOL_ARGS).map(
-    ([name, schema]) => `  ${name}: ${JSON.stringify(toolParameters(schema))},`,
+    ([name, schema]) => `  ${name}: ${JSON.stringify(inputJsonSchema(schema))},`,
   );
   return [
     "/**",
