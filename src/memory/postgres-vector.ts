@@ -1,4 +1,5 @@
 import type { SQL } from "bun";
+import { vectorCatalog } from "../storage/postgres/migration-vector.ts";
 
 /** What the PostgreSQL server offers for vector recall: pgvector installed in the database, available, or absent. */
 export interface VectorSupport {
@@ -14,29 +15,24 @@ export interface VectorSupport {
  * `embedding_model`), full-text search otherwise. `prx storage status` prints it.
  */
 export async function detectVectorSupport(sql: SQL, embeds = false): Promise<VectorSupport> {
-  const rows = (await sql.unsafe(
-    "SELECT (SELECT count(*) FROM pg_extension WHERE extname = 'vector')::int AS installed, " +
-      "(SELECT count(*) FROM pg_available_extensions WHERE name = 'vector')::int AS available, " +
-      "to_regclass('memory_embeddings') IS NOT NULL AS tabled",
-  )) as Array<{ installed: number; available: number; tabled: boolean }>;
-  const { installed, available, tabled } = rows[0]!;
-  if (installed > 0 && tabled && embeds) {
+  const { installed, available, tabled } = await vectorCatalog(sql);
+  if (installed && tabled && embeds) {
     return {
       extension: "installed",
       recall: "hybrid",
       detail: "pgvector is installed; recall fuses full-text search and vector similarity (reciprocal rank fusion)",
     };
   }
-  if (installed > 0 && tabled) {
+  if (installed && tabled) {
     return {
       extension: "installed",
       recall: "fts",
       detail: "pgvector is installed; recall ranks by full-text search (set embedding_model on the default provider for hybrid recall)",
     };
   }
-  if (installed > 0 || available > 0) {
+  if (installed || available) {
     return {
-      extension: installed > 0 ? "installed" : "available",
+      extension: installed ? "installed" : "available",
       recall: "fts",
       detail: "pgvector is offered but the memory embeddings table is missing; recall ranks by full-text search (`prx storage migrate` adds it; installing pgvector needs a role allowed to CREATE EXTENSION)",
     };

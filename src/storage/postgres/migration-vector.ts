@@ -37,13 +37,21 @@ END $$;
 CREATE TRIGGER memories_embedding_pending AFTER INSERT OR UPDATE OF key, content ON memories
   FOR EACH ROW EXECUTE FUNCTION memory_embedding_enqueue();`;
 
+/** What the database says of pgvector: installed in it, offered by the server, and whether memory's table exists. */
+export async function vectorCatalog(conn: SQL | ReservedSQL): Promise<{ installed: boolean; available: boolean; tabled: boolean }> {
+  const rows = await conn.unsafe(
+    "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed, " +
+      "EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available, " +
+      "to_regclass('memory_embeddings') IS NOT NULL AS tabled",
+  );
+  const { installed, available, tabled } = rows[0] as { installed: boolean; available: boolean; tabled: boolean };
+  return { installed, available, tabled };
+}
+
 /** True when pgvector is installed in the database or the server offers it (`CREATE EXTENSION vector` may work). */
 export async function vectorOffered(conn: SQL | ReservedSQL): Promise<boolean> {
-  const rows = await conn.unsafe(
-    "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') " +
-      "OR EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS offered",
-  );
-  return rows[0].offered === true;
+  const { installed, available } = await vectorCatalog(conn);
+  return installed || available;
 }
 
 /**
