@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import type { LoadedConfig } from "../config/loader.ts";
 import { loadConfigCached } from "../config/cache.ts";
 import type { Config } from "../config/schema.ts";
 import { closeDatabase, openDatabase } from "../core/database.ts";
@@ -99,6 +100,11 @@ export interface OpenAgentHostOptions {
   /** The workspace flag (see openWorkspace), or a workspace the caller has opened already. */
   workspace?: string | Workspace;
   config?: Config;
+  /**
+   * The workspace's configuration as its caller already read it (validated, with its path): used at open instead of
+   * reading it again; unlike `config`, plugin reloads still re-read config.toml.
+   */
+  loaded?: LoadedConfig;
   env?: Record<string, string | undefined>;
   /**
    * Called once the workspace, config and database exist, before providers and memory are resolved, so an
@@ -127,7 +133,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   const workspace = typeof options.workspace === "object" ? options.workspace : openWorkspace(options.workspace);
   const loaded = options.config
     ? { config: options.config, path: null }
-    : await loadConfigCached(workspace.configPath, workspace.cacheDir, env);
+    : (options.loaded ?? (await loadConfigCached(workspace.configPath, workspace.cacheDir, env)));
   const config = loaded.config;
   const db = openDatabase(workspace.dbPath);
   let storage: Storage;

@@ -17,6 +17,8 @@ export interface ChannelTarget {
   /** The `[channels.<name>]` table. */
   config: ChannelConfig;
   kind: ChannelKind;
+  /** The whole configuration it came from: the agent host opens with it instead of reading it again. */
+  loaded: LoadedConfig;
 }
 
 /**
@@ -43,7 +45,7 @@ export async function readChannelTarget(name: string, workspaceFlag: string | un
       hint: known.length ? `configured channels: ${known.join(", ")}` : `add a [channels.${name}] table to config.toml`,
     });
   }
-  return { root, config, kind: channelKind(name, config) };
+  return { root, config, kind: channelKind(name, config), loaded };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { LoadedConfig } from "../config/loader.ts";
 import { openAgentHost, type AgentHost } from "../agent/index.ts";
 import { createPluginExtensions } from "../agent/plugin-extensions.ts";
 import type { ChannelConfig } from "../config/schema.ts";
@@ -26,6 +27,8 @@ export interface ChannelParticipant {
 export interface ParticipantOptions {
   name: string;
   workspace: string;
+  /** The configuration the channel connected with (read once per start). */
+  loaded?: LoadedConfig;
   env: Record<string, string | undefined>;
   config: ChannelConfig;
   channel: Channel;
@@ -39,7 +42,12 @@ export interface ParticipantOptions {
 
 export async function openParticipant(options: ParticipantOptions): Promise<ChannelParticipant> {
   const { name, channel, logger } = options;
-  const host = await openAgentHost({ workspace: options.workspace, env: options.env, extend: createPluginExtensions() });
+  const host = await openAgentHost({
+    workspace: options.workspace,
+    ...(options.loaded ? { loaded: options.loaded } : {}),
+    env: options.env,
+    extend: createPluginExtensions(),
+  });
   try {
     stopIfAborted(options);
     // in the [storage] backend: the workspace database, or PostgreSQL shared by channel processes on every host

@@ -96,6 +96,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
     return openParticipant({
       name,
       workspace: target.root,
+      loaded: target.loaded,
       env,
       config,
       channel,
