@@ -8,7 +8,7 @@ import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import type { AccessEntry } from "../../src/gateway/access-log.ts";
 import { listenEarly, type EarlyListener } from "../../src/gateway/early.ts";
-import { gatewayUntilListening, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { startGatewayBinary, runPrx, tempWorkspace } from "../helpers/binary.ts";
 
 setDefaultTimeout(60_000);
 
@@ -117,7 +117,7 @@ describe("prx gateway (binary)", () => {
     }
     const ok = tempWorkspace('default_provider = "off"\ndefault_model = "m"\n[providers.off]\nkind = "offline"\n');
     try {
-      const { proc, url } = await gatewayUntilListening(ok.dir);
+      const { proc, url } = await startGatewayBinary(ok.dir, {}, "listening");
       let seen = "";
       // right after listening: the early answer (the host opens 25 ms later unless a request needs it)
       const early = await fetch(`${url}/health`, { headers: { "x-request-id": "first-check" } });
@@ -142,7 +142,7 @@ describe("prx gateway (binary)", () => {
   test("SIGTERM right after the listening line (the rest still being built) stops the gateway cleanly", async () => {
     const ws = tempWorkspace('default_provider = "off"\ndefault_model = "m"\n[providers.off]\nkind = "offline"\n');
     try {
-      const { proc } = await gatewayUntilListening(ws.dir);
+      const { proc } = await startGatewayBinary(ws.dir, {}, "listening");
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(0);
       expect(proc.signalCode).toBeNull();

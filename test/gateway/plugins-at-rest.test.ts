@@ -2,7 +2,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { AT_REST_DETAIL } from "../../src/gateway/plugin-health.ts";
-import { gatewayUntilListening, tempWorkspace } from "../helpers/binary.ts";
+import { startGatewayBinary, tempWorkspace } from "../helpers/binary.ts";
 
 setDefaultTimeout(60_000);
 
@@ -17,7 +17,7 @@ interface Health {
 }
 
 async function gateway(dir: string) {
-  const { proc, url } = await gatewayUntilListening(dir);
+  const { proc, url } = await startGatewayBinary(dir, {}, "listening");
   /** The plugins check of /health once the gateway is past its start (the early answer has no plugins check). */
   const pluginsCheck = async (until: (detail: string) => boolean) => {
     const deadline = Date.now() + 20_000;

@@ -55,8 +55,15 @@ export interface RunningGateway {
   lines: string[];
 }
 
-/** Start `prx gateway --port 0` (with extra environment variables) and wait for its listening line and pairing code. */
-export async function startGatewayBinary(dir: string, env: Record<string, string> = {}): Promise<RunningGateway> {
+/**
+ * Start `prx gateway --port 0` (with extra environment variables) and wait for its listening line and pairing code,
+ * or (`until: "listening"`) for its listening line alone.
+ */
+export async function startGatewayBinary(
+  dir: string,
+  env: Record<string, string> = {},
+  until: "pairing" | "listening" = "pairing",
+): Promise<RunningGateway> {
   await ensureBinary();
   const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", dir], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, ...env },
@@ -68,7 +75,8 @@ export async function startGatewayBinary(dir: string, env: Record<string, string
   const decoder = new TextDecoder();
   let buffer = "";
   const deadline = Date.now() + 20_000;
-  while (!lines.some((l) => l.startsWith("prx gateway pairing code")) && Date.now() < deadline) {
+  const awaited = until === "pairing" ? "prx gateway pairing code" : "prx gateway listening on ";
+  while (!lines.some((l) => l.startsWith(awaited)) && Date.now() < deadline) {
     const { done, value } = await reader.read();
     if (done) break;
     buffer += decoder.decode(value, { stream: true });
@@ -84,23 +92,4 @@ export async function startGatewayBinary(dir: string, env: Record<string, string
     );
   const code = /pairing code: (\d{6})/.exec(lines.join("\n"))?.[1] ?? null;
   return { proc, url: listening.slice("prx gateway listening on ".length), code, lines };
-}
-
-/** Start `prx gateway --port 0` in `dir` and return once it prints its listening line (stdout is read up to it). */
-export async function gatewayUntilListening(dir: string): Promise<{ proc: Bun.Subprocess<"ignore", "pipe", "pipe">; url: string }> {
-  await ensureBinary();
-  const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", dir], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const reader = proc.stdout.getReader();
-  let seen = "";
-  while (!seen.includes("listening on")) {
-    const chunk = await reader.read();
-    if (chunk.done) throw new Error(`prx gateway ended before listening: ${seen}${await new Response(proc.stderr).text()}`);
-    seen += new TextDecoder().decode(chunk.value);
-  }
-  reader.releaseLock();
-  return { proc, url: /listening on (\S+)/.exec(seen)![1]! };
 }
