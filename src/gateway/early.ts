@@ -5,8 +5,8 @@ import { createProviderResolver, isExternalProviderName, resolveModelChoice } fr
 import type { AccessEntry } from "./access-log.ts";
 import { jsonResponse } from "./json-response.ts";
 import type { ServeHandlers } from "./on-demand.ts";
-import { databaseCheck, healthResponse, providersCheck } from "./readiness.ts";
-import { requestIdOf } from "./request-id.ts";
+import { answerHealth, databaseCheck, healthOf, providersCheck } from "./readiness.ts";
+import type { Health } from "./schemas.ts";
 import type { HealthCheck } from "./types.ts";
 
 /**
@@ -69,12 +69,8 @@ export function listenEarly(options: EarlyListenOptions): EarlyListener {
         return (await full)(request);
       }
       const start = performance.now();
-      const id = requestIdOf(request);
-      const response = startingHealth(options.db, (providers ??= configuredProviders(options)));
-      response.headers.set("x-request-id", id);
-      const ms = Math.round((performance.now() - start) * 10) / 10;
-      const client = srv.requestIP(request)?.address ?? "unknown";
-      const entry: AccessEntry = { method: "GET", path: "/health", status: response.status, id, ms, client };
+      const health = startingHealth(options.db, (providers ??= configuredProviders(options)));
+      const { response, entry } = answerHealth(request, srv.requestIP(request)?.address ?? "unknown", start, health);
       if (reportTo) reportTo(entry);
       else answered.push(entry);
       return response;
@@ -102,14 +98,12 @@ export function listenEarly(options: EarlyListenOptions): EarlyListener {
   };
 }
 
-function startingHealth(db: Database, providers: HealthCheck): Response {
-  const checks: Record<string, HealthCheck> = {
+function startingHealth(db: Database, providers: HealthCheck): Health {
+  return healthOf({
     database: databaseCheck(db),
     providers,
-    gateway: { ok: true, detail: "starting: requests wait until the routes and plugins are loaded" },
-  };
-  const ok = Object.values(checks).every((check) => check.ok);
-  return healthResponse({ status: ok ? "ok" : "unavailable", checks });
+    gateway: { ok: true, detail: "starting: requests wait until the agent host is open" },
+  });
 }
 
 /** The default provider's readiness from the configuration (no network), as the full /health reports it. */

@@ -1,8 +1,7 @@
 import { errorMessage } from "../core/errors.ts";
 import type { GatewayContext } from "./context.ts";
 import { jsonResponse } from "./json-response.ts";
-import { healthResponse, readiness } from "./readiness.ts";
-import { requestIdOf } from "./request-id.ts";
+import { answerHealth, readiness } from "./readiness.ts";
 
 type Fetch = (request: Request) => Response | Promise<Response>;
 
@@ -58,15 +57,10 @@ export function onDemandHandlers(options: OnDemandOptions): ServeHandlers {
     // a declared body is checked against max_body_bytes by the full pipeline
     if (request.headers.has("content-length") || request.headers.has("transfer-encoding")) return fetch(request);
     const start = performance.now();
-    const id = requestIdOf(request);
-    const response = healthResponse(await readiness(gw));
-    response.headers.set("x-request-id", id);
-    const ms = performance.now() - start;
-    // Bun answers HEAD with the GET route
-    const method = request.method;
-    gw.metrics.request("/health", method, response.status, ms / 1000);
-    const client = gw.clientAddress(request, options.server());
-    gw.accessLog({ method, path: "/health", status: response.status, id, ms: Math.round(ms * 10) / 10, client });
+    // Bun answers HEAD with the GET route: the entry says which it was
+    const { response, entry } = answerHealth(request, gw.clientAddress(request, options.server()), start, await readiness(gw));
+    gw.metrics.request("/health", entry.method, entry.status, entry.ms / 1000);
+    gw.accessLog(entry);
     return response;
   };
   return { routes: { "/health": { GET: health } }, fetch };

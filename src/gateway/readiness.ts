@@ -1,8 +1,10 @@
 import type { Database } from "bun:sqlite";
 import { errorMessage } from "../core/errors.ts";
 import type { GatewayContext } from "./context.ts";
+import type { AccessEntry } from "./access-log.ts";
 import { jsonResponse } from "./json-response.ts";
 import { providerReadiness } from "./provider-check.ts";
+import { requestIdOf } from "./request-id.ts";
 import type { Health } from "./schemas.ts";
 import type { HealthCheck } from "./types.ts";
 
@@ -19,8 +21,22 @@ export async function readiness(gw: GatewayContext): Promise<Health> {
       checks[name] = { ok: false, detail: errorMessage(error) };
     }
   }
+  return healthOf(checks);
+}
+
+/** Ready ("ok") when every check passes. */
+export function healthOf(checks: Record<string, HealthCheck>): Health {
   const ok = Object.values(checks).every((check) => check.ok);
   return { status: ok ? "ok" : "unavailable", checks };
+}
+
+/** A /health answer timed from `start`: the response, carrying the request's id, and its access-log entry. */
+export function answerHealth(request: Request, client: string, start: number, health: Health): { response: Response; entry: AccessEntry } {
+  const id = requestIdOf(request);
+  const response = healthResponse(health);
+  response.headers.set("x-request-id", id);
+  const ms = Math.round((performance.now() - start) * 10) / 10;
+  return { response, entry: { method: request.method, path: "/health", status: response.status, id, ms, client } };
 }
 
 export function databaseCheck(db: Database): HealthCheck {
