@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { lazy } from "../core/lazy.ts";
 import type { SessionSummary, StoredMessage } from "./types.ts";
 
 /**
@@ -7,38 +6,32 @@ import type { SessionSummary, StoredMessage } from "./types.ts";
  * GET /api/sessions/export). The same shapes as the sessions API, in snake_case.
  */
 
-export const SessionSummaryWireSchema = lazy(() =>
-  z.object({
-    id: z.string(),
-    title: z.string(),
-    channel: z.string(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    message_count: z.number().int(),
-  }),
-);
+export const SessionSummaryWireSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  channel: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  message_count: z.number().int(),
+});
 
-export const SessionMessageWireSchema = lazy(() =>
-  z.object({
-    seq: z.number().int(),
-    role: z.enum(["system", "user", "assistant", "tool"]),
-    content: z.string(),
-    tool_calls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
-    tool_call_id: z.string().optional(),
-    name: z.string().optional(),
-    created_at: z.string(),
-  }),
-);
+export const SessionMessageWireSchema = z.object({
+  seq: z.number().int(),
+  role: z.enum(["system", "user", "assistant", "tool"]),
+  content: z.string(),
+  tool_calls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
+  tool_call_id: z.string().optional(),
+  name: z.string().optional(),
+  created_at: z.string(),
+});
 
-export const SessionExportSchema = lazy(() =>
-  SessionSummaryWireSchema()
-    .extend({ messages: z.array(SessionMessageWireSchema()).describe("every message, oldest first") })
-    .describe("one session with its messages: a line of the JSON Lines export"),
-);
+export const SessionExportSchema = SessionSummaryWireSchema
+  .extend({ messages: z.array(SessionMessageWireSchema).describe("every message, oldest first") })
+  .describe("one session with its messages: a line of the JSON Lines export");
 
-export type SessionSummaryWire = z.infer<ReturnType<typeof SessionSummaryWireSchema>>;
-export type SessionMessageWire = z.infer<ReturnType<typeof SessionMessageWireSchema>>;
-export type SessionExport = z.infer<ReturnType<typeof SessionExportSchema>>;
+export type SessionSummaryWire = z.infer<typeof SessionSummaryWireSchema>;
+export type SessionMessageWire = z.infer<typeof SessionMessageWireSchema>;
+export type SessionExport = z.infer<typeof SessionExportSchema>;
 
 export function toSummaryWire(s: SessionSummary): SessionSummaryWire {
   return {

@@ -2,15 +2,11 @@ import type { Subprocess } from "bun";
 import type { ChannelConfig } from "../config/schema.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
-import { lazy } from "../core/lazy.ts";
-import type { ChannelStatsWire, ParentMessage } from "./ipc.ts";
+import { ChildMessageSchema, type ChannelStatsWire, type ParentMessage } from "./ipc.ts";
 import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_KILL_AFTER_MS, CHANNEL_MAX_INFLIGHT_HTTP } from "./limits.ts";
 import { channelKind } from "./registry.ts";
 import { ChannelRestartPolicy } from "./restart-policy.ts";
 import type { ForwardedRequest, ForwardedResponse } from "./types.ts";
-
-/** The children's message schema (and zod) load with the first message: a gateway without channels never needs them. */
-const childMessageSchema = lazy(() => (require("./ipc.ts") as typeof import("./ipc.ts")).ChildMessageSchema);
 
 export type ChannelProcessState = "starting" | "running" | "restarting" | "crash_loop" | "stopped";
 
@@ -130,7 +126,7 @@ export class ChannelSupervisor {
 
   private onChildMessage(slot: Slot, proc: Subprocess, raw: unknown): void {
     if (slot.proc !== proc) return;
-    const parsed = childMessageSchema().safeParse(raw);
+    const parsed = ChildMessageSchema.safeParse(raw);
     if (!parsed.success) return this.log.warn(`channel ${slot.name} sent a malformed message`, { issue: parsed.error.issues[0]?.message });
     const message = parsed.data;
     switch (message.type) {

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { lazy } from "../core/lazy.ts";
 
 /**
  * What the MCP subsystem shows the gateway and the CLI: the servers prx connects to (`prx mcp list`,
@@ -9,82 +8,72 @@ import { lazy } from "../core/lazy.ts";
 
 export const McpServerStates = ["stopped", "starting", "ready", "restarting", "failed", "disabled", "closed"] as const;
 
-export const McpServerStatusSchema = lazy(() =>
-  z.object({
-    name: z.string(),
-    transport: z.enum(["stdio", "http"]),
-    target: z.string().describe("the command line (stdio) or the URL"),
-    enabled: z.boolean(),
-    eager: z.boolean().describe("started with the gateway rather than on first use"),
-    state: z.enum(McpServerStates),
-    connected_via: z.enum(["stdio", "streamable-http", "sse"]).nullable().describe("while running"),
-    pid: z.number().int().nullable(),
-    tools_from: z.enum(["server", "cache"]).nullable().describe("where the tool list comes from; null: never read"),
-    tools: z.array(
+export const McpServerStatusSchema = z.object({
+  name: z.string(),
+  transport: z.enum(["stdio", "http"]),
+  target: z.string().describe("the command line (stdio) or the URL"),
+  enabled: z.boolean(),
+  eager: z.boolean().describe("started with the gateway rather than on first use"),
+  state: z.enum(McpServerStates),
+  connected_via: z.enum(["stdio", "streamable-http", "sse"]).nullable().describe("while running"),
+  pid: z.number().int().nullable(),
+  tools_from: z.enum(["server", "cache"]).nullable().describe("where the tool list comes from; null: never read"),
+  tools: z.array(
+    z.object({
+      name: z.string().describe("the name the model sees: mcp__<server>__<tool>"),
+      tool: z.string().describe("the server's own name for it"),
+      description: z.string(),
+    }),
+  ),
+  calls: z.number().int(),
+  errors: z.number().int(),
+  restarts: z.number().int(),
+  garbage_lines: z.number().int().describe("lines on stdout that were not protocol, skipped"),
+  last_error: z.string().nullable(),
+  retry_in_ms: z.number().int().describe("while down: how long until prx may start it again"),
+});
+export type McpServerStatus = z.infer<typeof McpServerStatusSchema>;
+
+export const McpListSchema = z
+  .object({
+    servers: z.array(McpServerStatusSchema),
+    serve: z.object({ tools: z.array(z.string()).describe("tools `prx mcp serve` and POST /mcp expose") }),
+  })
+  .describe("MCP servers prx connects to, and what it serves");
+export type McpList = z.infer<typeof McpListSchema>;
+
+export const McpServerDetailSchema = McpServerStatusSchema
+  .extend({
+    resources: z.array(
+      z.object({ uri: z.string(), name: z.string(), description: z.string().nullable(), mime_type: z.string().nullable() }),
+    ),
+    prompts: z.array(
       z.object({
-        name: z.string().describe("the name the model sees: mcp__<server>__<tool>"),
-        tool: z.string().describe("the server's own name for it"),
-        description: z.string(),
+        name: z.string(),
+        description: z.string().nullable(),
+        arguments: z.array(z.object({ name: z.string(), required: z.boolean(), description: z.string().nullable() })),
       }),
     ),
-    calls: z.number().int(),
-    errors: z.number().int(),
-    restarts: z.number().int(),
-    garbage_lines: z.number().int().describe("lines on stdout that were not protocol, skipped"),
-    last_error: z.string().nullable(),
-    retry_in_ms: z.number().int().describe("while down: how long until prx may start it again"),
-  }),
-);
-export type McpServerStatus = z.infer<ReturnType<typeof McpServerStatusSchema>>;
+  })
+  .describe("one MCP server: status, tools, resources and prompts (starts the server)");
+export type McpServerDetail = z.infer<typeof McpServerDetailSchema>;
 
-export const McpListSchema = lazy(() =>
-  z
-    .object({
-      servers: z.array(McpServerStatusSchema()),
-      serve: z.object({ tools: z.array(z.string()).describe("tools `prx mcp serve` and POST /mcp expose") }),
-    })
-    .describe("MCP servers prx connects to, and what it serves"),
-);
-export type McpList = z.infer<ReturnType<typeof McpListSchema>>;
+export const McpCallBodySchema = z.strictObject({
+  tool: z.string().min(1).describe("the server's own tool name"),
+  arguments: z.record(z.string(), z.unknown()).default({}),
+});
+export type McpCallBody = z.infer<typeof McpCallBodySchema>;
 
-export const McpServerDetailSchema = lazy(() =>
-  McpServerStatusSchema()
-    .extend({
-      resources: z.array(
-        z.object({ uri: z.string(), name: z.string(), description: z.string().nullable(), mime_type: z.string().nullable() }),
-      ),
-      prompts: z.array(
-        z.object({
-          name: z.string(),
-          description: z.string().nullable(),
-          arguments: z.array(z.object({ name: z.string(), required: z.boolean(), description: z.string().nullable() })),
-        }),
-      ),
-    })
-    .describe("one MCP server: status, tools, resources and prompts (starts the server)"),
-);
-export type McpServerDetail = z.infer<ReturnType<typeof McpServerDetailSchema>>;
-
-export const McpCallBodySchema = lazy(() =>
-  z.strictObject({
-    tool: z.string().min(1).describe("the server's own tool name"),
-    arguments: z.record(z.string(), z.unknown()).default({}),
-  }),
-);
-export type McpCallBody = z.infer<ReturnType<typeof McpCallBodySchema>>;
-
-export const McpCallResponseSchema = lazy(() =>
-  z
-    .object({
-      server: z.string(),
-      tool: z.string(),
-      success: z.boolean(),
-      output: z.string().describe("the result as the model sees it (text, notes for images, embedded resources)"),
-      error: z.string().nullable(),
-    })
-    .describe("one tool call through prx's tool registry"),
-);
-export type McpCallResponse = z.infer<ReturnType<typeof McpCallResponseSchema>>;
+export const McpCallResponseSchema = z
+  .object({
+    server: z.string(),
+    tool: z.string(),
+    success: z.boolean(),
+    output: z.string().describe("the result as the model sees it (text, notes for images, embedded resources)"),
+    error: z.string().nullable(),
+  })
+  .describe("one tool call through prx's tool registry");
+export type McpCallResponse = z.infer<typeof McpCallResponseSchema>;
 
 /** What the gateway's MCP routes need, implemented by the MCP subsystem over the gateway's agent host. */
 export interface McpGatewayPort {
@@ -96,8 +85,6 @@ export interface McpGatewayPort {
 }
 
 /** The body of POST /mcp: one JSON-RPC 2.0 message or a batch (the MCP SDK checks each message). */
-export const McpRpcBodySchema = lazy(() =>
-  z
-    .union([z.looseObject({ jsonrpc: z.literal("2.0") }), z.array(z.looseObject({ jsonrpc: z.literal("2.0") }))])
-    .describe("a JSON-RPC 2.0 message of MCP (initialize, tools/list, tools/call, ...) or a batch"),
-);
+export const McpRpcBodySchema = z
+  .union([z.looseObject({ jsonrpc: z.literal("2.0") }), z.array(z.looseObject({ jsonrpc: z.literal("2.0") }))])
+  .describe("a JSON-RPC 2.0 message of MCP (initialize, tools/list, tools/call, ...) or a batch");

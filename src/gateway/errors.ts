@@ -1,24 +1,21 @@
 import { z } from "zod";
 import { PrxError, type ErrorCode } from "../core/errors.ts";
-import { lazy } from "../core/lazy.ts";
 import { describeSchemaIssues, isRouteSchema, type SchemaIssue } from "./route-schema.ts";
 import { jsonResponse } from "./json-response.ts";
 
 export { jsonResponse };
 
 /** The one error body of every gateway route. */
-export const ErrorBodySchema = lazy(() =>
-  z
-    .object({
-      error: z.object({
-        code: z.string().describe("stable machine-readable code, e.g. UNAUTHORIZED"),
-        message: z.string().describe("what went wrong and where"),
-        hint: z.string().optional().describe("what to do next"),
-      }),
-    })
-    .describe("error"),
-);
-export type ErrorBody = z.infer<ReturnType<typeof ErrorBodySchema>>;
+export const ErrorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.string().describe("stable machine-readable code, e.g. UNAUTHORIZED"),
+      message: z.string().describe("what went wrong and where"),
+      hint: z.string().optional().describe("what to do next"),
+    }),
+  })
+  .describe("error");
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
 /** HTTP status of each PrxError code at the gateway boundary. A PrxError's own `status` wins. */
 const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {

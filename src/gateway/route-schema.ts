@@ -1,5 +1,4 @@
-import type { z } from "zod";
-import type { Parser } from "../core/fast-accept.ts";
+import { z } from "zod";
 
 /** One problem a schema found, as Standard Schema v1 reports it (zod issues have this shape). */
 export interface SchemaIssue {
@@ -11,8 +10,7 @@ export type SchemaResult<T> = { value: T; issues?: undefined } | { value?: undef
 
 /**
  * A route's request schema in the form Elysia takes it (Standard Schema v1): Elysia validates the parsed body with
- * it, types the handler's `body` from it, and the OpenAPI document is generated from `zod()`. The zod schema is
- * built on the first request that needs it (core/lazy.ts), so registering a route costs no schema construction.
+ * it, types the handler's `body` from it, and the OpenAPI document is generated from `zod`.
  */
 export interface RouteSchema<T> {
   readonly "~standard": {
@@ -21,22 +19,18 @@ export interface RouteSchema<T> {
     validate(value: unknown): SchemaResult<T>;
     readonly types?: { readonly input: unknown; readonly output: T } | undefined;
   };
-  /** The schema the route documents (the same one that validates, or the one behind its fast path). */
-  readonly zod: () => z.ZodType;
+  /** The schema that validates the route and that its document is generated from. */
+  readonly zod: z.ZodType;
 }
 
-/**
- * `schema` as a route schema. `parser` (withFastAccept around the same schema) replaces zod on the hot path: it must
- * accept exactly what the schema accepts (core/fast-accept.ts), so the document stays true.
- */
-export function routeSchema<S extends z.ZodType>(schema: () => S, parser?: () => Parser<z.output<S>>): RouteSchema<z.output<S>> {
-  const parse: () => Parser<z.output<S>> = parser ?? schema;
+/** `schema` as a route schema. */
+export function routeSchema<S extends z.ZodType>(schema: S): RouteSchema<z.output<S>> {
   return {
     "~standard": {
       version: 1,
       vendor: "zod",
       validate(value) {
-        const result = parse().safeParse(value);
+        const result = schema.safeParse(value);
         return result.success ? { value: result.data } : { issues: result.error.issues };
       },
     },
@@ -45,7 +39,7 @@ export function routeSchema<S extends z.ZodType>(schema: () => S, parser?: () =>
 }
 
 export function isRouteSchema(value: unknown): value is RouteSchema<unknown> {
-  return typeof value === "object" && value !== null && "~standard" in value && typeof (value as { zod?: unknown }).zod === "function";
+  return typeof value === "object" && value !== null && "~standard" in value && (value as { zod?: unknown }).zod instanceof z.ZodType;
 }
 
 /** `path.to.field: message` for the first few issues ("(body)" for the whole value). */

@@ -1,145 +1,122 @@
 import { z } from "zod";
-import { lazy } from "../core/lazy.ts";
 import { MESSAGE_MAX_CHARS, SESSION_ID_PATTERN, SESSION_TITLE_MAX_CHARS } from "./limits.ts";
 
 /** Wire formats of the gateway's own routes, built on first use (the OpenAI-compatible ones: openai/schemas.ts). */
 
-export const HealthSchema = lazy(() =>
-  z
-    .object({
-      status: z.enum(["ok", "unavailable"]),
-      checks: z
-        .record(z.string(), z.object({ ok: z.boolean(), detail: z.string().optional() }))
-        .describe("database, providers, and plugins/channels when present"),
-    })
-    .describe("readiness"),
-);
-export type Health = z.infer<ReturnType<typeof HealthSchema>>;
+export const HealthSchema = z
+  .object({
+    status: z.enum(["ok", "unavailable"]),
+    checks: z
+      .record(z.string(), z.object({ ok: z.boolean(), detail: z.string().optional() }))
+      .describe("database, providers, and plugins/channels when present"),
+  })
+  .describe("readiness");
+export type Health = z.infer<typeof HealthSchema>;
 
-export const PairResponseSchema = lazy(() =>
-  z
-    .object({
-      token: z.string().describe("bearer token; shown once, only its SHA-256 is stored"),
-      id: z.string().describe("token id, for `prx gateway token revoke <id>`"),
-    })
-    .describe("a new bearer token"),
-);
+export const PairResponseSchema = z
+  .object({
+    token: z.string().describe("bearer token; shown once, only its SHA-256 is stored"),
+    id: z.string().describe("token id, for `prx gateway token revoke <id>`"),
+  })
+  .describe("a new bearer token");
 
-export const StatusSchema = lazy(() =>
-  z
-    .object({
-      version: z.string(),
-      uptime_s: z.number(),
-      workspace: z.string(),
-      provider: z.string(),
-      model: z.string(),
-      memory_backend: z.string(),
-      counts: z.object({ sessions: z.number().int(), memories: z.number().int(), tools: z.number().int() }),
-      gateway: z.object({ require_pairing: z.boolean(), in_flight_turns: z.number().int() }),
-    })
-    .describe("gateway status"),
-);
-export type Status = z.infer<ReturnType<typeof StatusSchema>>;
+export const StatusSchema = z
+  .object({
+    version: z.string(),
+    uptime_s: z.number(),
+    workspace: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    memory_backend: z.string(),
+    counts: z.object({ sessions: z.number().int(), memories: z.number().int(), tools: z.number().int() }),
+    gateway: z.object({ require_pairing: z.boolean(), in_flight_turns: z.number().int() }),
+  })
+  .describe("gateway status");
+export type Status = z.infer<typeof StatusSchema>;
 
-export const SessionIdSchema = lazy(() =>
-  z.string().regex(SESSION_ID_PATTERN, "1-128 characters from A-Z a-z 0-9 . _ : @ -"),
-);
+export const SessionIdSchema = z.string().regex(SESSION_ID_PATTERN, "1-128 characters from A-Z a-z 0-9 . _ : @ -");
 
-export const SessionListSchema = lazy(() =>
-  z
-    .object({
-      sessions: z.array(
-        z.object({
-          id: z.string(),
-          title: z.string(),
-          channel: z.string(),
-          created_at: z.string(),
-          updated_at: z.string(),
-          message_count: z.number().int(),
-        }),
-      ),
-    })
-    .describe("sessions, newest first"),
-);
-
-const ToolCallWire = lazy(() => z.object({ id: z.string(), name: z.string(), arguments: z.string() }));
-
-export const SessionMessagesSchema = lazy(() =>
-  z
-    .object({
-      session_id: z.string(),
-      messages: z.array(
-        z.object({
-          seq: z.number().int(),
-          role: z.enum(["system", "user", "assistant", "tool"]),
-          content: z.string(),
-          tool_calls: z.array(ToolCallWire()).optional(),
-          tool_call_id: z.string().optional(),
-          name: z.string().optional(),
-          created_at: z.string(),
-        }),
-      ),
-    })
-    .describe("the session's history, oldest first"),
-);
-
-export const SessionRenameBodySchema = lazy(() =>
-  z.strictObject({
-    title: z.string().min(1).max(SESSION_TITLE_MAX_CHARS).describe(`the session's new title (1-${SESSION_TITLE_MAX_CHARS} characters)`),
-  }),
-);
-
-export const SessionCancelSchema = lazy(() =>
-  z
-    .object({ session_id: z.string(), cancelled: z.number().int().describe("turns of the session that were running or queued, now aborted") })
-    .describe("the session's turns are cancelled"),
-);
-
-export const SessionSummarySchema = lazy(() => SessionListSchema().shape.sessions.element);
-
-export const MessageBodySchema = lazy(() =>
-  z.strictObject({
-    message: z.string().min(1).max(MESSAGE_MAX_CHARS).describe("the user's message"),
-    model: z.string().min(1).optional().describe("a model this gateway serves (GET /v1/models); default: the configured one"),
-  }),
-);
-
-export const WebhookBodySchema = lazy(() =>
-  z.strictObject({
-    message: z.string().min(1).max(MESSAGE_MAX_CHARS).describe("the user's message"),
-    session_id: SessionIdSchema().optional().describe("continue this session; a new one is created when absent"),
-  }),
-);
-
-export const TurnReplySchema = lazy(() =>
-  z
-    .object({
-      session_id: z.string(),
-      reply: z.string().describe("the agent's final answer"),
-      model: z.string(),
-      provider: z.string(),
-      usage: z.object({
-        prompt_tokens: z.number().int(),
-        completion_tokens: z.number().int(),
-        total_tokens: z.number().int(),
+export const SessionListSchema = z
+  .object({
+    sessions: z.array(
+      z.object({
+        id: z.string(),
+        title: z.string(),
+        channel: z.string(),
+        created_at: z.string(),
+        updated_at: z.string(),
+        message_count: z.number().int(),
       }),
-      tool_calls: z.array(ToolCallWire().extend({ success: z.boolean(), output: z.string() })),
-      messages: z.array(z.string()).describe("intermediate messages delivered during the turn"),
-    })
-    .describe("the reply of one agent turn"),
-);
-export type TurnReply = z.infer<ReturnType<typeof TurnReplySchema>>;
+    ),
+  })
+  .describe("sessions, newest first");
+
+const ToolCallWire = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+
+export const SessionMessagesSchema = z
+  .object({
+    session_id: z.string(),
+    messages: z.array(
+      z.object({
+        seq: z.number().int(),
+        role: z.enum(["system", "user", "assistant", "tool"]),
+        content: z.string(),
+        tool_calls: z.array(ToolCallWire).optional(),
+        tool_call_id: z.string().optional(),
+        name: z.string().optional(),
+        created_at: z.string(),
+      }),
+    ),
+  })
+  .describe("the session's history, oldest first");
+
+export const SessionRenameBodySchema = z.strictObject({
+  title: z.string().min(1).max(SESSION_TITLE_MAX_CHARS).describe(`the session's new title (1-${SESSION_TITLE_MAX_CHARS} characters)`),
+});
+
+export const SessionCancelSchema = z
+  .object({ session_id: z.string(), cancelled: z.number().int().describe("turns of the session that were running or queued, now aborted") })
+  .describe("the session's turns are cancelled");
+
+export const SessionSummarySchema = SessionListSchema.shape.sessions.element;
+
+export const MessageBodySchema = z.strictObject({
+  message: z.string().min(1).max(MESSAGE_MAX_CHARS).describe("the user's message"),
+  model: z.string().min(1).optional().describe("a model this gateway serves (GET /v1/models); default: the configured one"),
+});
+
+export const WebhookBodySchema = z.strictObject({
+  message: z.string().min(1).max(MESSAGE_MAX_CHARS).describe("the user's message"),
+  session_id: SessionIdSchema.optional().describe("continue this session; a new one is created when absent"),
+});
+
+export const TurnReplySchema = z
+  .object({
+    session_id: z.string(),
+    reply: z.string().describe("the agent's final answer"),
+    model: z.string(),
+    provider: z.string(),
+    usage: z.object({
+      prompt_tokens: z.number().int(),
+      completion_tokens: z.number().int(),
+      total_tokens: z.number().int(),
+    }),
+    tool_calls: z.array(ToolCallWire.extend({ success: z.boolean(), output: z.string() })),
+    messages: z.array(z.string()).describe("intermediate messages delivered during the turn"),
+  })
+  .describe("the reply of one agent turn");
+export type TurnReply = z.infer<typeof TurnReplySchema>;
 
 /** The SSE events of a streamed session message; each `data:` is one JSON object. */
-export const SessionEventSchemas = lazy(() => ({
-  delta: z.object({ text: z.string() }),
-  tool_call: ToolCallWire(),
-  tool_result: z.object({ id: z.string(), name: z.string(), success: z.boolean(), output: z.string() }),
-  message: z.object({ text: z.string() }),
-  done: TurnReplySchema(),
-  error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }),
-}));
-type EventSchemas = ReturnType<typeof SessionEventSchemas>;
+export const SessionEventSchemas = {
+delta: z.object({ text: z.string() }),
+tool_call: ToolCallWire,
+tool_result: z.object({ id: z.string(), name: z.string(), success: z.boolean(), output: z.string() }),
+message: z.object({ text: z.string() }),
+done: TurnReplySchema,
+error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }),
+};
+type EventSchemas = typeof SessionEventSchemas;
 export type SessionEvents = { [K in keyof EventSchemas]: z.infer<EventSchemas[K]> };
 
 export const SSE_DESCRIPTION =

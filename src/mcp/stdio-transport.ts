@@ -1,21 +1,10 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { isPlainObject, withFastAccept } from "../core/fast-accept.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
-import { LineDecoder } from "../plugins/remote/codec.ts";
+import { LineDecoder } from "../plugins/remote/protocol/index.ts";
 import { reapOnExit, signalGroup, stopProcessGroup } from "./process-group.ts";
 import { MCP_MAX_MESSAGE_BYTES, MCP_STDERR_LINE_MAX_BYTES, MCP_STDERR_TAIL_LINES } from "./limits.ts";
-
-/**
- * The SDK's JSON-RPC message schema behind a hand check of the message every call ends with: a result response
- * (`{jsonrpc, id, result}` and nothing else, as the schema requires; a result with `_meta` goes to the schema).
- */
-export const JsonRpcMessage = withFastAccept(JSONRPCMessageSchema, (value): value is JSONRPCMessage => {
-  if (!isPlainObject(value) || value.jsonrpc !== "2.0" || !isPlainObject(value.result) || "_meta" in value.result) return false;
-  const id = value.id;
-  return (typeof id === "string" || (typeof id === "number" && Number.isInteger(id))) && Object.keys(value).length === 3;
-});
 
 export interface StdioLaunch {
   server: string;
@@ -147,7 +136,7 @@ export class StdioClientTransport implements Transport {
     } catch (error) {
       return this.garbage(line, errorMessage(error));
     }
-    const parsed = JsonRpcMessage.safeParse(value);
+    const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) return this.garbage(line, "not a JSON-RPC 2.0 message");
     this.onmessage?.(parsed.data);
   }

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { MCP_TOOL_NAME_MAX_CHARS } from "../config/mcp.ts";
-import { isPlainObject, withFastAccept } from "../core/fast-accept.ts";
 
 /**
  * What MCP servers send, as prx reads it: one schema per message kind, loose where the protocol lets servers add
@@ -77,16 +76,9 @@ export const ContentBlockSchema = z.union([
 ]);
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
-export const CallToolResultShape = z.looseObject({
+export const CallToolResultSchema = z.looseObject({
   content: z.array(ContentBlockSchema).default([]),
   structuredContent: z.record(z.string(), z.unknown()).optional(),
   isError: z.boolean().optional(),
 });
-export type CallToolResult = z.infer<typeof CallToolResultShape>;
-
-/** The common answer, text blocks only, is accepted by a hand check; everything else by the schema. */
-export const CallToolResultSchema = withFastAccept(CallToolResultShape, (value): value is CallToolResult => {
-  if (!isPlainObject(value) || !Array.isArray(value.content) || value.structuredContent !== undefined) return false;
-  if (value.isError !== undefined && typeof value.isError !== "boolean") return false;
-  return value.content.every((block) => isPlainObject(block) && block.type === "text" && typeof block.text === "string");
-});
+export type CallToolResult = z.infer<typeof CallToolResultSchema>;

@@ -1,4 +1,3 @@
-import { lazy } from "../core/lazy.ts";
 
 /**
  * Words that never match a memory on their own: English function words, the pieces contractions split into
@@ -32,12 +31,11 @@ again anyway actually basically maybe probably just today tonight tomorrow yeste
 happen happens happening happened going kind sort thing things stuff lot lots
 `;
 
-/** Built on first use: a turn that recalls nothing (an empty store) never splits the lists above. */
-export const stopWords: () => ReadonlySet<string> = lazy(
-  () => new Set(`${FUNCTION_WORDS} ${CONTRACTION_PARTS} ${CONVERSATIONAL}`.split(/\s+/).filter((word) => word.length > 0)),
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  `${FUNCTION_WORDS} ${CONTRACTION_PARTS} ${CONVERSATIONAL}`.split(/\s+/).filter((word) => word.length > 0),
 );
 
 /** A query term that carries meaning: not a stop word and longer than one character (single digits included). */
 export function isContentTerm(term: string): boolean {
-  return term.length > 1 && !stopWords().has(term.toLowerCase());
+  return term.length > 1 && !STOP_WORDS.has(term.toLowerCase());
 }

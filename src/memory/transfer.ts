@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { PrxError } from "../core/errors.ts";
-import { lazy } from "../core/lazy.ts";
 import {
   MEMORY_DEFAULT_CATEGORY,
   MEMORY_MAX_CATEGORY_BYTES,
@@ -27,25 +26,23 @@ const bytes = (max: number, what: string) =>
   [(value: string) => utf8Bytes(value) <= max, `${what} is over ${max} bytes`] as const;
 
 /** One line of an export; on import only key and content are required. */
-export const MemoryRecordSchema = lazy(() =>
-  z
-    .strictObject({
-      key: z.string().min(1).refine(...bytes(MEMORY_MAX_KEY_BYTES, "key")),
-      content: z.string().refine(...bytes(MEMORY_MAX_CONTENT_BYTES, "content")),
-      category: z.string().min(1).refine(...bytes(MEMORY_MAX_CATEGORY_BYTES, "category")).default(MEMORY_DEFAULT_CATEGORY),
-      private: z.boolean().default(false).describe("never auto-recalled"),
-      session_id: z
-        .string()
-        .min(1)
-        .refine(...bytes(MEMORY_MAX_SESSION_ID_BYTES, "session_id"))
-        .nullable()
-        .default(null)
-        .describe("recalled only in this session; null for every session"),
-      created_at: z.iso.datetime().optional().describe("ISO-8601; the import time when absent"),
-      updated_at: z.iso.datetime().optional().describe("ISO-8601; the import time when absent"),
-    })
-    .describe("one memory entry: a line of the JSON Lines export"),
-);
+export const MemoryRecordSchema = z
+  .strictObject({
+    key: z.string().min(1).refine(...bytes(MEMORY_MAX_KEY_BYTES, "key")),
+    content: z.string().refine(...bytes(MEMORY_MAX_CONTENT_BYTES, "content")),
+    category: z.string().min(1).refine(...bytes(MEMORY_MAX_CATEGORY_BYTES, "category")).default(MEMORY_DEFAULT_CATEGORY),
+    private: z.boolean().default(false).describe("never auto-recalled"),
+    session_id: z
+      .string()
+      .min(1)
+      .refine(...bytes(MEMORY_MAX_SESSION_ID_BYTES, "session_id"))
+      .nullable()
+      .default(null)
+      .describe("recalled only in this session; null for every session"),
+    created_at: z.iso.datetime().optional().describe("ISO-8601; the import time when absent"),
+    updated_at: z.iso.datetime().optional().describe("ISO-8601; the import time when absent"),
+  })
+  .describe("one memory entry: a line of the JSON Lines export");
 
 export function recordLine(record: MemoryRecord): string {
   return JSON.stringify(record);
@@ -109,7 +106,7 @@ export function parseMemoryImport(text: string, now: string = new Date().toISOSt
   const records: MemoryRecord[] = [];
   const errors: LineError[] = [];
   const seen = new Map<string, number>();
-  const schema = MemoryRecordSchema();
+  const schema = MemoryRecordSchema;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!.trim();
     if (raw === "") continue;

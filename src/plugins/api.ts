@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { lazy } from "../core/lazy.ts";
 import { PrxError } from "../core/errors.ts";
 import { ReloadOutcomes, type Generation, type PluginRecord } from "./generation.ts";
 import { MIDDLEWARE_STAGES } from "./manifest.ts";
@@ -13,34 +12,30 @@ import { CapabilityTypes, PluginKinds } from "./types.ts";
  * `POST /api/plugins/:name/reload`, with their zod response schemas (the gateway exposes them in OpenAPI).
  * Errors are PrxErrors carrying the HTTP status (404 PLUGIN_NOT_FOUND, 400 PLUGIN_RELOAD).
  */
-export const AdapterCountersSchema = lazy(() =>
-  z.object({
-    invocations: z.number().int().nonnegative(),
-    errors: z.number().int().nonnegative(),
-    last_duration_ms: z.number().nullable(),
-    last_event: z.object({ name: z.string(), at: z.string() }).nullable(),
-    last_error: z.object({ message: z.string(), at: z.string() }).nullable(),
-    /** Turns a middleware ended with a block, and the last one (stage and the reason the user got). */
-    blocks: z.number().int().nonnegative(),
-    last_block: z.object({ stage: z.string(), reason: z.string(), at: z.string() }).nullable(),
-    extra: z.record(z.string(), z.number()),
-  }),
-);
+export const AdapterCountersSchema = z.object({
+  invocations: z.number().int().nonnegative(),
+  errors: z.number().int().nonnegative(),
+  last_duration_ms: z.number().nullable(),
+  last_event: z.object({ name: z.string(), at: z.string() }).nullable(),
+  last_error: z.object({ message: z.string(), at: z.string() }).nullable(),
+  /** Turns a middleware ended with a block, and the last one (stage and the reason the user got). */
+  blocks: z.number().int().nonnegative(),
+  last_block: z.object({ stage: z.string(), reason: z.string(), at: z.string() }).nullable(),
+  extra: z.record(z.string(), z.number()),
+});
 
-export const PluginCapabilityInfoSchema = lazy(() =>
-  z.object({
-    type: z.enum(CapabilityTypes),
-    name: z.string(),
-    description: z.string(),
-    priority: z.number().int(),
-    events: z.array(z.string()),
-    schedule: z.string().nullable(),
-    stages: z.array(z.enum(MIDDLEWARE_STAGES)),
-    /** Whether the current generation has a live adapter for it. */
-    live: z.boolean(),
-    counters: AdapterCountersSchema(),
-  }),
-);
+export const PluginCapabilityInfoSchema = z.object({
+  type: z.enum(CapabilityTypes),
+  name: z.string(),
+  description: z.string(),
+  priority: z.number().int(),
+  events: z.array(z.string()),
+  schedule: z.string().nullable(),
+  stages: z.array(z.enum(MIDDLEWARE_STAGES)),
+  /** Whether the current generation has a live adapter for it. */
+  live: z.boolean(),
+  counters: AdapterCountersSchema,
+});
 
 /**
  * `conflict`: loaded, but it declares a tool name it may not serve (see message); it serves nothing. `starting`: still
@@ -49,64 +44,56 @@ export const PluginCapabilityInfoSchema = lazy(() =>
 export const PluginStatusNames = ["active", "error", "disabled", "conflict", "starting"] as const;
 export type PluginStatusName = (typeof PluginStatusNames)[number];
 
-export const PluginInfoSchema = lazy(() =>
-  z.object({
-    name: z.string(),
-    version: z.string().nullable(),
-    kind: z.enum(PluginKinds).nullable(),
-    description: z.string(),
-    dir: z.string(),
-    capabilities: z.array(PluginCapabilityInfoSchema()),
-    status: z.enum(PluginStatusNames),
-    message: z.string().nullable(),
-    error_code: z.string().nullable(),
-    permissions: z.object({
-      required: z.array(z.string()),
-      optional: z.array(z.string()),
-      granted: z.array(z.string()),
-      missing: z.array(z.string()),
-    }),
-    warnings: z.array(z.string()),
-    /** What the build of the current generation did with it; `error` says why a rebuild failed (failed_kept_old). */
-    reload: z.object({ outcome: z.enum(ReloadOutcomes), error: z.string().nullable() }),
-    /** Kind "remote" with a loaded worker: its supervisor's state, counters and announced surfaces. */
-    remote: RemoteInfoSchema().nullable(),
+export const PluginInfoSchema = z.object({
+  name: z.string(),
+  version: z.string().nullable(),
+  kind: z.enum(PluginKinds).nullable(),
+  description: z.string(),
+  dir: z.string(),
+  capabilities: z.array(PluginCapabilityInfoSchema),
+  status: z.enum(PluginStatusNames),
+  message: z.string().nullable(),
+  error_code: z.string().nullable(),
+  permissions: z.object({
+    required: z.array(z.string()),
+    optional: z.array(z.string()),
+    granted: z.array(z.string()),
+    missing: z.array(z.string()),
   }),
-);
+  warnings: z.array(z.string()),
+  /** What the build of the current generation did with it; `error` says why a rebuild failed (failed_kept_old). */
+  reload: z.object({ outcome: z.enum(ReloadOutcomes), error: z.string().nullable() }),
+  /** Kind "remote" with a loaded worker: its supervisor's state, counters and announced surfaces. */
+  remote: RemoteInfoSchema.nullable(),
+});
 
-export const PluginListResponseSchema = lazy(() =>
-  z.object({
-    plugins: z.array(PluginInfoSchema()),
-    count: z.number().int().nonnegative(),
-    generation: z.number().int().positive(),
-  }),
-);
+export const PluginListResponseSchema = z.object({
+  plugins: z.array(PluginInfoSchema),
+  count: z.number().int().nonnegative(),
+  generation: z.number().int().positive(),
+});
 
-export const PluginReloadResponseSchema = lazy(() =>
-  z.object({
-    success: z.literal(true),
-    generation: z.number().int().positive(),
-    /** Every plugin of the published generation: rebuilt, carried over (its live instance untouched), or kept old. */
-    plugins: z.array(z.object({ name: z.string(), outcome: z.enum(ReloadOutcomes), error: z.string().nullable() })),
-    /** With `[bus] backend = "redis"`: every replica's outcome (this one first), each replica reloading its own runtime. */
-    replicas: z
-      .array(z.object({ replica: z.string(), ok: z.boolean(), generation: z.number().int().nullable(), error: z.string().nullable() }))
-      .optional(),
-  }),
-);
+export const PluginReloadResponseSchema = z.object({
+  success: z.literal(true),
+  generation: z.number().int().positive(),
+  /** Every plugin of the published generation: rebuilt, carried over (its live instance untouched), or kept old. */
+  plugins: z.array(z.object({ name: z.string(), outcome: z.enum(ReloadOutcomes), error: z.string().nullable() })),
+  /** With `[bus] backend = "redis"`: every replica's outcome (this one first), each replica reloading its own runtime. */
+  replicas: z
+    .array(z.object({ replica: z.string(), ok: z.boolean(), generation: z.number().int().nullable(), error: z.string().nullable() }))
+    .optional(),
+});
 
 /** Query of the reload routes: `force` publishes even when an active plugin would fail, `all` rebuilds every plugin. */
-export const ReloadQuerySchema = lazy(() =>
-  z.object({
-    force: z.enum(["true", "false"]).optional(),
-    all: z.enum(["true", "false"]).optional(),
-  }),
-);
+export const ReloadQuerySchema = z.object({
+  force: z.enum(["true", "false"]).optional(),
+  all: z.enum(["true", "false"]).optional(),
+});
 
-export type AdapterCountersInfo = z.infer<ReturnType<typeof AdapterCountersSchema>>;
-export type PluginInfo = z.infer<ReturnType<typeof PluginInfoSchema>>;
-export type PluginListResponse = z.infer<ReturnType<typeof PluginListResponseSchema>>;
-export type PluginReloadResponse = z.infer<ReturnType<typeof PluginReloadResponseSchema>>;
+export type AdapterCountersInfo = z.infer<typeof AdapterCountersSchema>;
+export type PluginInfo = z.infer<typeof PluginInfoSchema>;
+export type PluginListResponse = z.infer<typeof PluginListResponseSchema>;
+export type PluginReloadResponse = z.infer<typeof PluginReloadResponseSchema>;
 
 function countersInfo(c: AdapterCounters): AdapterCountersInfo {
   return {

@@ -1,5 +1,4 @@
 import { parse as parseToml, TomlError } from "smol-toml";
-import { lazy } from "../core/lazy.ts";
 import { z } from "zod";
 import { PrxError } from "../core/errors.ts";
 import { lineOf, locatePaths, type PathLines } from "../config/locate.ts";
@@ -39,103 +38,103 @@ function isCompatibleApiVersion(version: string): boolean {
 }
 
 /** The plugin.toml schema, built the first time a manifest is parsed (a workspace without plugins never needs it). */
-export const PluginManifestSchema = lazy(() => {
-  const PluginSectionSchema = z.strictObject({
-    name: z.string().regex(PLUGIN_NAME_PATTERN, "must match ^[a-z0-9][a-z0-9_-]{0,63}$ (lowercase, digits, _ and -)"),
-    version: z.string().min(1),
-    api_version: z
-      .string()
-      .default(PLUGIN_API_VERSION)
-      .refine(isCompatibleApiVersion, {
-        message: `incompatible api_version: this host implements prx:plugin@${PLUGIN_API_VERSION} (0.1.x accepted)`,
-      }),
-    description: z.string().default(""),
-    author: z.string().optional(),
-    license: z.string().optional(),
-    wasm: z.string().min(1).default(DEFAULT_WASM_FILE),
-    runtime: z.enum(["wasm", "remote"]).default("wasm"),
-  });
-
-  const EventTableSchema = z.looseObject({ pattern: z.string().min(1) });
-  const EventsSchema = z.array(z.union([z.string().min(1), EventTableSchema]));
-
-  const CapabilitySchema = z
-    .strictObject({
-      type: z.enum(CapabilityTypes),
-      name: z.string().regex(CAPABILITY_NAME_PATTERN, "must be 1-64 characters of letters, digits, _ . -"),
-      description: z.string().default(""),
-      priority: z.number().int().min(-1_000_000).max(1_000_000).default(DEFAULT_CAPABILITY_PRIORITY),
-      events: EventsSchema.optional(),
-      schedule: z.string().min(1).optional(),
-      stages: z.array(z.enum(MIDDLEWARE_STAGES)).min(1).optional(),
-    })
-    .superRefine((cap, ctx) => {
-      if (cap.type === "hook" && (!cap.events || cap.events.length === 0)) {
-        const message = "a hook capability needs at least one event pattern";
-        ctx.addIssue({ code: "custom", path: ["events"], message });
-      }
-      if (cap.type === "cron") {
-        const fields = cap.schedule?.trim().split(/\s+/).length ?? 0;
-        if (fields !== 5 && fields !== 6) {
-          const message = "a cron capability needs a 5- or 6-field schedule";
-          ctx.addIssue({ code: "custom", path: ["schedule"], message });
-        }
-      }
-    });
-
-  const PermissionsSchema = z.strictObject({
-    required: z.array(z.string().min(1)).default([]),
-    optional: z.array(z.string().min(1)).default([]),
-    http_allowlist: z.array(z.string().min(1)).default([]),
-  });
-
-  const ResourcesSchema = z.strictObject({
-    // the default depends on the runtime (normalize): a remote plugin is a whole JS runtime, a wasm guest is not
-    max_memory_mb: z.number().int().min(1).max(MAX_MEMORY_MB_LIMIT).optional(),
-    max_execution_time_ms: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_EXECUTION_TIME_MS_LIMIT)
-      .default(DEFAULT_MAX_EXECUTION_TIME_MS),
-    max_http_requests_per_call: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_HTTP_REQUESTS_PER_CALL_LIMIT)
-      .default(DEFAULT_MAX_HTTP_REQUESTS_PER_CALL),
-    max_kv_storage_mb: z.number().int().min(0).max(MAX_KV_STORAGE_MB_LIMIT).default(DEFAULT_MAX_KV_STORAGE_MB),
-    max_fuel: z.number().int().min(0).optional(),
-  });
-
-  return z
-    .strictObject({
-      plugin: PluginSectionSchema,
-      capabilities: z.array(CapabilitySchema).max(MANIFEST_MAX_CAPABILITIES).default([]),
-      permissions: PermissionsSchema.default(PermissionsSchema.parse({})),
-      resources: ResourcesSchema.default(ResourcesSchema.parse({})),
-      config: z.record(z.string(), z.string()).default({}),
-      // `[remote]` for `runtime = "remote"` is owned by the remote subsystem
-      remote: RemoteSectionSchema().optional(),
-    })
-    .superRefine((manifest, ctx) => {
-      if (manifest.plugin.runtime === "remote" && !manifest.remote) {
-        const message = 'runtime = "remote" needs a [remote] table with entry';
-        ctx.addIssue({ code: "custom", path: ["remote"], message });
-      }
-      const seen = new Set<string>();
-      manifest.capabilities.forEach((cap, index) => {
-        const key = `${cap.type}:${cap.name}`;
-        if (seen.has(key)) {
-          const message = `duplicate ${cap.type} "${cap.name}"`;
-          ctx.addIssue({ code: "custom", path: ["capabilities", index, "name"], message });
-        }
-        seen.add(key);
-      });
-    });
+export const PluginManifestSchema = (() => {
+const PluginSectionSchema = z.strictObject({
+  name: z.string().regex(PLUGIN_NAME_PATTERN, "must match ^[a-z0-9][a-z0-9_-]{0,63}$ (lowercase, digits, _ and -)"),
+  version: z.string().min(1),
+  api_version: z
+    .string()
+    .default(PLUGIN_API_VERSION)
+    .refine(isCompatibleApiVersion, {
+      message: `incompatible api_version: this host implements prx:plugin@${PLUGIN_API_VERSION} (0.1.x accepted)`,
+    }),
+  description: z.string().default(""),
+  author: z.string().optional(),
+  license: z.string().optional(),
+  wasm: z.string().min(1).default(DEFAULT_WASM_FILE),
+  runtime: z.enum(["wasm", "remote"]).default("wasm"),
 });
 
-type RawManifest = z.infer<ReturnType<typeof PluginManifestSchema>>;
+const EventTableSchema = z.looseObject({ pattern: z.string().min(1) });
+const EventsSchema = z.array(z.union([z.string().min(1), EventTableSchema]));
+
+const CapabilitySchema = z
+  .strictObject({
+    type: z.enum(CapabilityTypes),
+    name: z.string().regex(CAPABILITY_NAME_PATTERN, "must be 1-64 characters of letters, digits, _ . -"),
+    description: z.string().default(""),
+    priority: z.number().int().min(-1_000_000).max(1_000_000).default(DEFAULT_CAPABILITY_PRIORITY),
+    events: EventsSchema.optional(),
+    schedule: z.string().min(1).optional(),
+    stages: z.array(z.enum(MIDDLEWARE_STAGES)).min(1).optional(),
+  })
+  .superRefine((cap, ctx) => {
+    if (cap.type === "hook" && (!cap.events || cap.events.length === 0)) {
+      const message = "a hook capability needs at least one event pattern";
+      ctx.addIssue({ code: "custom", path: ["events"], message });
+    }
+    if (cap.type === "cron") {
+      const fields = cap.schedule?.trim().split(/\s+/).length ?? 0;
+      if (fields !== 5 && fields !== 6) {
+        const message = "a cron capability needs a 5- or 6-field schedule";
+        ctx.addIssue({ code: "custom", path: ["schedule"], message });
+      }
+    }
+  });
+
+const PermissionsSchema = z.strictObject({
+  required: z.array(z.string().min(1)).default([]),
+  optional: z.array(z.string().min(1)).default([]),
+  http_allowlist: z.array(z.string().min(1)).default([]),
+});
+
+const ResourcesSchema = z.strictObject({
+  // the default depends on the runtime (normalize): a remote plugin is a whole JS runtime, a wasm guest is not
+  max_memory_mb: z.number().int().min(1).max(MAX_MEMORY_MB_LIMIT).optional(),
+  max_execution_time_ms: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_EXECUTION_TIME_MS_LIMIT)
+    .default(DEFAULT_MAX_EXECUTION_TIME_MS),
+  max_http_requests_per_call: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_HTTP_REQUESTS_PER_CALL_LIMIT)
+    .default(DEFAULT_MAX_HTTP_REQUESTS_PER_CALL),
+  max_kv_storage_mb: z.number().int().min(0).max(MAX_KV_STORAGE_MB_LIMIT).default(DEFAULT_MAX_KV_STORAGE_MB),
+  max_fuel: z.number().int().min(0).optional(),
+});
+
+return z
+  .strictObject({
+    plugin: PluginSectionSchema,
+    capabilities: z.array(CapabilitySchema).max(MANIFEST_MAX_CAPABILITIES).default([]),
+    permissions: PermissionsSchema.default(PermissionsSchema.parse({})),
+    resources: ResourcesSchema.default(ResourcesSchema.parse({})),
+    config: z.record(z.string(), z.string()).default({}),
+    // `[remote]` for `runtime = "remote"` is owned by the remote subsystem
+    remote: RemoteSectionSchema.optional(),
+  })
+  .superRefine((manifest, ctx) => {
+    if (manifest.plugin.runtime === "remote" && !manifest.remote) {
+      const message = 'runtime = "remote" needs a [remote] table with entry';
+      ctx.addIssue({ code: "custom", path: ["remote"], message });
+    }
+    const seen = new Set<string>();
+    manifest.capabilities.forEach((cap, index) => {
+      const key = `${cap.type}:${cap.name}`;
+      if (seen.has(key)) {
+        const message = `duplicate ${cap.type} "${cap.name}"`;
+        ctx.addIssue({ code: "custom", path: ["capabilities", index, "name"], message });
+      }
+      seen.add(key);
+    });
+  });
+})();
+
+type RawManifest = z.infer<typeof PluginManifestSchema>;
 type RawCapability = RawManifest["capabilities"][number];
 
 /** A capability after normalisation: events always as a pattern list, stages always explicit for middleware. */
@@ -214,7 +213,7 @@ export function parseManifest(source: string, file = "plugin.toml"): ParsedManif
   }
   const lines = locatePaths(source);
   const warnings: string[] = [];
-  let result = PluginManifestSchema().safeParse(raw);
+  let result = PluginManifestSchema.safeParse(raw);
   if (!result.success) {
     const unknown = result.error.issues.filter((issue) => issue.code === "unrecognized_keys");
     for (const issue of unknown) {
@@ -223,7 +222,7 @@ export function parseManifest(source: string, file = "plugin.toml"): ParsedManif
         deleteAt(raw, issue.path, key);
       }
     }
-    if (unknown.length === result.error.issues.length) result = PluginManifestSchema().safeParse(raw);
+    if (unknown.length === result.error.issues.length) result = PluginManifestSchema.safeParse(raw);
   }
   if (!result.success) {
     const problems = result.error.issues

@@ -172,9 +172,9 @@ export class OpenAICompatibleProvider extends HttpProvider {
     json: unknown,
     requestedModel: string,
     url: string,
-    { OpenAIChatResponseParser }: Awaited<ReturnType<typeof openaiWire>>,
+    { OpenAIChatResponseSchema }: Awaited<ReturnType<typeof openaiWire>>,
   ): ChatResponse {
-    const parsed = OpenAIChatResponseParser.safeParse(json);
+    const parsed = OpenAIChatResponseSchema.safeParse(json);
     if (!parsed.success) {
       throw protocolError(this.name, `unexpected response shape from ${url}: ${excerpt(JSON.stringify(json))}`);
     }

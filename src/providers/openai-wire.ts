@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { EMBED_MAX_DIMENSIONS, EMBED_MAX_INPUTS } from "./openai-constants.ts";
-import { isOptionalString, isPlainObject, withFastAccept } from "../core/fast-accept.ts";
 
 /**
  * OpenAI Chat Completions wire format (requests, responses, stream chunks, errors, model lists).
@@ -74,35 +73,6 @@ export const OpenAIChatResponseSchema = z.object({
   usage: OpenAIUsageSchema.nullable().optional(),
 });
 export type OpenAIChatResponse = z.infer<typeof OpenAIChatResponseSchema>;
-
-const isCount = (n: unknown) => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
-
-/**
- * The common answer (text choices, no tool calls) checked by hand; anything else goes through
- * OpenAIChatResponseSchema. Unknown keys are left in place where zod would strip them: readers take named fields.
- */
-export function isPlainChatResponse(value: unknown): value is OpenAIChatResponse {
-  if (!isPlainObject(value)) return false;
-  const { id, object, created, model, choices, usage } = value;
-  if (!isOptionalString(id) || !isOptionalString(object) || !isOptionalString(model)) return false;
-  if (created !== undefined && typeof created !== "number") return false;
-  if (!Array.isArray(choices) || choices.length === 0) return false;
-  for (const choice of choices) {
-    if (!isPlainObject(choice) || !isPlainObject(choice.message)) return false;
-    if (choice.index !== undefined && !(typeof choice.index === "number" && Number.isSafeInteger(choice.index)))
-      return false;
-    if (!isOptionalString(choice.finish_reason, true)) return false;
-    const { role, content, tool_calls } = choice.message;
-    if (!isOptionalString(role) || !isOptionalString(content, true)) return false;
-    if (tool_calls !== undefined && tool_calls !== null) return false;
-  }
-  if (usage === undefined || usage === null) return true;
-  return (
-    isPlainObject(usage) && isCount(usage.prompt_tokens) && isCount(usage.completion_tokens) && isCount(usage.total_tokens)
-  );
-}
-
-export const OpenAIChatResponseParser = withFastAccept(OpenAIChatResponseSchema, isPlainChatResponse);
 
 export const OpenAIToolCallDeltaSchema = z.object({
   index: z.number().int().nonnegative(),

@@ -1,24 +1,11 @@
 import { addAbortWaiter, removeAbortWaiter, type AbortWaiter } from "../core/abort-waiters.ts";
 import { errorMessage } from "../core/errors.ts";
-import { isPlainObject } from "../core/fast-accept.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
 import type { ToolSpec } from "../providers/types.ts";
 import { TOOL_MAX_ARGUMENT_BYTES, TOOL_MAX_OUTPUT_BYTES } from "./limits.ts";
 import { capResult, fail } from "./result.ts";
+import { ToolResultSchema } from "./result-schema.ts";
 import type { Tool, ToolContext, ToolResult, ToolSource } from "./types.ts";
-
-/**
- * What a tool returns in the common case, checked by hand: a plain object whose own keys are `success` (boolean),
- * `output` (string) and optionally `error` (string or null), nothing else (the schema would drop other keys, so
- * such a value goes through it). Every other value goes through ToolResultSchema (loaded then), which also writes the
- * error.
- */
-export function isPlainToolResult(value: unknown): value is ToolResult {
-  if (!isPlainObject(value) || Object.getPrototypeOf(value) !== Object.prototype) return false;
-  for (const key in value) if (key !== "success" && key !== "output" && key !== "error") return false;
-  const { success, output, error } = value;
-  return typeof success === "boolean" && typeof output === "string" && (error === undefined || error === null || typeof error === "string");
-}
 
 export interface ToolRegistryOptions {
   builtins: Tool[];
@@ -206,13 +193,9 @@ export class ToolRegistry {
   }
 }
 
-/** A tool's value as a ToolResult: the common shape by hand, anything else through the schema. */
-function checked(name: string, value: unknown): ToolResult | Promise<ToolResult> {
-  return isPlainToolResult(value) ? value : checkedBySchema(name, value);
-}
-
-async function checkedBySchema(name: string, value: unknown): Promise<ToolResult> {
-  const result = (await import("./result-schema.ts")).ToolResultSchema.safeParse(value);
+/** A tool's value as a ToolResult, or a failure saying how it is malformed. */
+function checked(name: string, value: unknown): ToolResult {
+  const result = ToolResultSchema.safeParse(value);
   return result.success ? result.data : fail(`tool ${name} returned a malformed result: ${result.error.message}`);
 }
 

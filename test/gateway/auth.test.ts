@@ -164,7 +164,7 @@ describe("mounts (plugin subsystem extension point)", () => {
             app
               .get("/api/plugins", () => Response.json({ plugins: ["demo"] }))
               .post("/api/plugins/echo", ({ body }) => Response.json(body), {
-                body: routeSchema(() => EchoSchema),
+                body: routeSchema(EchoSchema),
                 parse: jsonParser(64),
               })
               .get("/plugins/demo/boom", () => {

@@ -45,17 +45,17 @@ describe("request limits", () => {
   });
 
   test(`MESSAGE_MAX_CHARS = ${MESSAGE_MAX_CHARS}`, () => {
-    expect(MessageBodySchema().safeParse({ message: "m".repeat(MESSAGE_MAX_CHARS) }).success).toBe(true);
-    expect(MessageBodySchema().safeParse({ message: "m".repeat(MESSAGE_MAX_CHARS + 1) }).success).toBe(false);
+    expect(MessageBodySchema.safeParse({ message: "m".repeat(MESSAGE_MAX_CHARS) }).success).toBe(true);
+    expect(MessageBodySchema.safeParse({ message: "m".repeat(MESSAGE_MAX_CHARS + 1) }).success).toBe(false);
   });
 
   test(`OPENAI_MAX_MESSAGES = ${OPENAI_MAX_MESSAGES}`, () => {
     const messages = (n: number) => Array.from({ length: n }, () => ({ role: "user", content: "x" }));
     expect(
-      ChatCompletionRequestSchema().safeParse({ model: "m", messages: messages(OPENAI_MAX_MESSAGES) }).success,
+      ChatCompletionRequestSchema.safeParse({ model: "m", messages: messages(OPENAI_MAX_MESSAGES) }).success,
     ).toBe(true);
     expect(
-      ChatCompletionRequestSchema().safeParse({ model: "m", messages: messages(OPENAI_MAX_MESSAGES + 1) }).success,
+      ChatCompletionRequestSchema.safeParse({ model: "m", messages: messages(OPENAI_MAX_MESSAGES + 1) }).success,
     ).toBe(false);
   });
 

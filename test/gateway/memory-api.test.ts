@@ -81,7 +81,7 @@ describe("memory export and import", () => {
     const exported = await h.call("/api/export/memory");
     expect(exported.headers.get("content-type")).toStartWith("application/x-ndjson");
     const text = await exported.text();
-    const records = text.trim().split("\n").map((line) => MemoryRecordSchema().parse(JSON.parse(line)));
+    const records = text.trim().split("\n").map((line) => MemoryRecordSchema.parse(JSON.parse(line)));
     expect(records.map((r) => [r.key, r.private, r.session_id])).toEqual([
       ["pin", true, null],
       ["mood", false, "s1"],

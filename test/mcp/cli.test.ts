@@ -29,7 +29,7 @@ describe("prx mcp (binary)", () => {
     const result = await prx("list", "--json");
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    const servers = (JSON.parse(result.stdout) as { servers: unknown[] }).servers.map((s) => McpServerStatusSchema().parse(s));
+    const servers = (JSON.parse(result.stdout) as { servers: unknown[] }).servers.map((s) => McpServerStatusSchema.parse(s));
     expect(servers.map((s) => [s.name, s.state])).toEqual([["everything", "ready"], ["fx", "ready"], ["off", "disabled"]]);
     const everything = servers[0]!;
     expect(everything.tools.map((t) => t.name)).toContain("mcp__everything__echo");

@@ -44,7 +44,7 @@ const post = (path: string, body: unknown) =>
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-const list = async (): Promise<McpList> => McpListSchema().parse(await (await get("/api/mcp")).json());
+const list = async (): Promise<McpList> => McpListSchema.parse(await (await get("/api/mcp")).json());
 
 describe("the gateway's MCP routes (binary)", () => {
   test("they need the bearer token", async () => {
@@ -70,9 +70,9 @@ describe("the gateway's MCP routes (binary)", () => {
   });
 
   test("GET /api/mcp/<server> and POST /api/mcp/<server>/call", async () => {
-    const detail = McpServerDetailSchema().parse(await (await get("/api/mcp/fx")).json());
+    const detail = McpServerDetailSchema.parse(await (await get("/api/mcp/fx")).json());
     expect(detail).toMatchObject({ name: "fx", resources: [], prompts: [] });
-    const call = McpCallResponseSchema().parse(await (await post("/api/mcp/fx/call", { tool: "echo", arguments: { text: "via api" } })).json());
+    const call = McpCallResponseSchema.parse(await (await post("/api/mcp/fx/call", { tool: "echo", arguments: { text: "via api" } })).json());
     expect(call).toEqual({ server: "fx", tool: "echo", success: true, output: "via api", error: null });
     const missing = await get("/api/mcp/nope");
     expect(missing.status).toBe(404);

@@ -1,13 +1,12 @@
 /**
- * The registry's call path: the hand check of the common result shape agrees with ToolResultSchema, the turn's
+ * The registry's call path: a result the schema would change is passed on as the schema reads it, the turn's
  * signal gets one abort listener however many calls wait on it (none for a tool that answered at once), and a late
  * answer after an abort is ignored.
  */
 import { describe, expect, test } from "bun:test";
 import { TOOL_MAX_ARGUMENT_BYTES } from "../../src/tools/limits.ts";
-import { isPlainToolResult, parseArguments, ToolRegistry } from "../../src/tools/registry.ts";
-import { fail, ok } from "../../src/tools/result.ts";
-import { ToolResultSchema } from "../../src/tools/result-schema.ts";
+import { parseArguments, ToolRegistry } from "../../src/tools/registry.ts";
+import { ok } from "../../src/tools/result.ts";
 import type { Tool, ToolContext } from "../../src/tools/types.ts";
 
 function tool(name: string, run: Tool["execute"]): Tool {
@@ -27,43 +26,7 @@ function countedSignal(): { controller: AbortController; context: ToolContext; l
   return { controller, context: { sessionId: "s", workspace: "/nonexistent", signal }, listeners: () => added };
 }
 
-describe("the hand check of a tool result agrees with ToolResultSchema", () => {
-  const corpus: unknown[] = [
-    ok("x"),
-    fail("bad"),
-    fail("bad", "partial output"),
-    { success: true, output: "" },
-    { success: true, output: "x", error: undefined },
-    { success: true, output: "x", error: null },
-    { success: false, output: "x", error: "e" },
-    { success: true, output: "x", extra: 1 },
-    { success: "yes", output: "x" },
-    { success: true, output: 1 },
-    { success: true },
-    { output: "x" },
-    { success: true, output: "x", error: 5 },
-    Object.assign(Object.create({ inherited: 1 }), { success: true, output: "x" }),
-    Object.assign(Object.create(null), { success: true, output: "x" }),
-    null,
-    undefined,
-    "ok",
-    [true, "x"],
-    42,
-  ];
-
-  test("everything it accepts the schema accepts, with the same fields; the rest goes through the schema", () => {
-    let accepted = 0;
-    for (const value of corpus) {
-      const parsed = ToolResultSchema.safeParse(value);
-      if (!isPlainToolResult(value)) continue;
-      accepted++;
-      expect(parsed.success).toBe(true);
-      const read = (r: { success: boolean; output: string; error?: string | null }) => ({ success: r.success, output: r.output, error: r.error ?? null, keys: Object.keys(r).filter((k) => k !== "error").sort() });
-      expect(read(value)).toEqual(read(parsed.data!));
-    }
-    expect(accepted).toBe(7);
-  });
-
+describe("tool results", () => {
   test("a result with an extra key is accepted through the schema, which drops the key", async () => {
     const registry = new ToolRegistry({ builtins: [tool("extra", async () => ({ success: true, output: "x", extra: 1 }) as never)] });
     const { context } = countedSignal();

@@ -1,6 +1,4 @@
 import { z } from "zod";
-import { isOptionalString, isPlainObject, withFastAccept } from "../../core/fast-accept.ts";
-import { lazy } from "../../core/lazy.ts";
 import { TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../../core/tool-names.ts";
 import { MESSAGE_MAX_CHARS, OPENAI_MAX_MESSAGES, OPENAI_MAX_TOOLS } from "../limits.ts";
 
@@ -9,213 +7,163 @@ import { MESSAGE_MAX_CHARS, OPENAI_MAX_MESSAGES, OPENAI_MAX_TOOLS } from "../lim
  * except those whose silent loss would change the answer (legacy `functions`, unsupported `tool_choice` values).
  */
 
-export const OpenAIMessageSchema = lazy(() =>
-  z.looseObject({
-    role: z.enum(["system", "developer", "user", "assistant", "tool"]),
-    content: z
-      .union([
-        z.string().max(MESSAGE_MAX_CHARS),
-        z.array(z.looseObject({ type: z.string(), text: z.string().optional() })),
-        z.null(),
-      ])
-      .optional(),
-    name: z.string().optional(),
-    tool_calls: z
-      .array(
-        z.looseObject({
-          id: z.string(),
-          type: z.literal("function").optional(),
-          function: z.object({ name: z.string(), arguments: z.string() }),
-        }),
-      )
-      .optional(),
-    tool_call_id: z.string().optional(),
-  }),
-);
-export type OpenAIMessage = z.infer<ReturnType<typeof OpenAIMessageSchema>>;
+export const OpenAIMessageSchema = z.looseObject({
+  role: z.enum(["system", "developer", "user", "assistant", "tool"]),
+  content: z
+    .union([
+      z.string().max(MESSAGE_MAX_CHARS),
+      z.array(z.looseObject({ type: z.string(), text: z.string().optional() })),
+      z.null(),
+    ])
+    .optional(),
+  name: z.string().optional(),
+  tool_calls: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        type: z.literal("function").optional(),
+        function: z.object({ name: z.string(), arguments: z.string() }),
+      }),
+    )
+    .optional(),
+  tool_call_id: z.string().optional(),
+});
+export type OpenAIMessage = z.infer<typeof OpenAIMessageSchema>;
 
 /** A tool the client runs itself: `{type: "function", function: {name, description?, parameters?, strict?}}`. */
-export const ClientToolSchema = lazy(() =>
-  z.looseObject({
-    type: z.literal("function", { error: 'only tools of type "function" are supported' }),
-    function: z.looseObject({
-      name: z.string().regex(TOOL_NAME_PATTERN, `a tool name is ${TOOL_NAME_RULE}`),
-      description: z.string().optional(),
-      parameters: z.record(z.string(), z.unknown()).optional(),
-      strict: z.boolean().nullable().optional(),
-    }),
+export const ClientToolSchema = z.looseObject({
+  type: z.literal("function", { error: 'only tools of type "function" are supported' }),
+  function: z.looseObject({
+    name: z.string().regex(TOOL_NAME_PATTERN, `a tool name is ${TOOL_NAME_RULE}`),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullable().optional(),
   }),
-);
-export type ClientTool = z.infer<ReturnType<typeof ClientToolSchema>>;
+});
+export type ClientTool = z.infer<typeof ClientToolSchema>;
 
 const NOT_SUPPORTED =
   'is not supported: prx runs its own tools between model calls; send tool_choice "auto" (the default) or "none"';
 
-export const ChatCompletionRequestSchema = lazy(() =>
-  z
-    .looseObject({
-      model: z
-        .string()
-        .min(1)
-        .describe("a served model (GET /v1/models), a `hint:<name>` route, or a [gateway] model_aliases name"),
-      messages: z.array(OpenAIMessageSchema()).min(1).max(OPENAI_MAX_MESSAGES),
-      tools: z
-        .array(ClientToolSchema())
-        .max(OPENAI_MAX_TOOLS)
-        .nullable()
-        .optional()
-        .describe("tools the client runs: a call to one ends the answer with finish_reason tool_calls"),
-      tool_choice: z
-        .enum(["auto", "none"], {
-          error: (issue) =>
-            issue.input === "required"
-              ? `tool_choice "required" ${NOT_SUPPORTED}`
-              : typeof issue.input === "object" && issue.input !== null
-                ? `a named tool_choice ${NOT_SUPPORTED}`
-                : 'tool_choice must be "auto" or "none"',
-        })
-        .nullable()
-        .optional(),
-      parallel_tool_calls: z.boolean().nullable().optional(),
-      functions: z
-        .unknown()
-        .refine((value) => value === undefined || value === null, {
-          message: "the legacy functions field is not supported; send tools",
-        })
-        .optional(),
-      function_call: z
-        .unknown()
-        .refine((value) => value === undefined || value === null, {
-          message: "the legacy function_call field is not supported; send tool_choice",
-        })
-        .optional(),
-      stream: z.boolean().nullable().optional(),
-      stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
-      temperature: z.number().min(0).max(2).nullable().optional(),
-      max_tokens: z.number().int().positive().nullable().optional(),
-      user: z.string().optional(),
-    })
-    .describe("OpenAI-compatible chat completion request; the last message is the user's, or tool results"),
-);
+export const ChatCompletionRequestSchema = z
+  .looseObject({
+    model: z
+      .string()
+      .min(1)
+      .describe("a served model (GET /v1/models), a `hint:<name>` route, or a [gateway] model_aliases name"),
+    messages: z.array(OpenAIMessageSchema).min(1).max(OPENAI_MAX_MESSAGES),
+    tools: z
+      .array(ClientToolSchema)
+      .max(OPENAI_MAX_TOOLS)
+      .nullable()
+      .optional()
+      .describe("tools the client runs: a call to one ends the answer with finish_reason tool_calls"),
+    tool_choice: z
+      .enum(["auto", "none"], {
+        error: (issue) =>
+          issue.input === "required"
+            ? `tool_choice "required" ${NOT_SUPPORTED}`
+            : typeof issue.input === "object" && issue.input !== null
+              ? `a named tool_choice ${NOT_SUPPORTED}`
+              : 'tool_choice must be "auto" or "none"',
+      })
+      .nullable()
+      .optional(),
+    parallel_tool_calls: z.boolean().nullable().optional(),
+    functions: z
+      .unknown()
+      .refine((value) => value === undefined || value === null, {
+        message: "the legacy functions field is not supported; send tools",
+      })
+      .optional(),
+    function_call: z
+      .unknown()
+      .refine((value) => value === undefined || value === null, {
+        message: "the legacy function_call field is not supported; send tool_choice",
+      })
+      .optional(),
+    stream: z.boolean().nullable().optional(),
+    stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
+    temperature: z.number().min(0).max(2).nullable().optional(),
+    max_tokens: z.number().int().positive().nullable().optional(),
+    user: z.string().optional(),
+  })
+  .describe("OpenAI-compatible chat completion request; the last message is the user's, or tool results");
 
-export type ChatCompletionRequest = z.infer<ReturnType<typeof ChatCompletionRequestSchema>>;
+export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
 
-const ROLES: ReadonlySet<unknown> = new Set(["system", "developer", "user", "assistant", "tool"]);
-const isOptionalNumber = (v: unknown, ok: (n: number) => boolean) =>
-  v === undefined || v === null || (typeof v === "number" && ok(v));
+const ToolCallWireSchema = z.object({
+  id: z.string(),
+  type: z.literal("function"),
+  function: z.object({ name: z.string(), arguments: z.string() }),
+});
 
-/**
- * The common request (text messages, optional stream/temperature/max_tokens/user) checked by hand; anything
- * else, tools, tool calls and content parts included, goes through ChatCompletionRequestSchema.
- */
-export function isPlainChatCompletionRequest(value: unknown): value is ChatCompletionRequest {
-  if (!isPlainObject(value)) return false;
-  if (value.tools !== undefined || value.tool_choice !== undefined) return false;
-  if (value.functions !== undefined || value.function_call !== undefined) return false;
-  const { model, messages, stream, stream_options, temperature, max_tokens, user } = value;
-  if (typeof model !== "string" || model.length === 0) return false;
-  if (!Array.isArray(messages) || messages.length === 0 || messages.length > OPENAI_MAX_MESSAGES) return false;
-  for (const message of messages) {
-    if (!isPlainObject(message) || !ROLES.has(message.role)) return false;
-    if (typeof message.content !== "string" || message.content.length > MESSAGE_MAX_CHARS) return false;
-    if (!isOptionalString(message.name) || message.tool_calls !== undefined || message.tool_call_id !== undefined)
-      return false;
-  }
-  return (
-    (stream === undefined || stream === null || typeof stream === "boolean") &&
-    stream_options === undefined &&
-    isOptionalNumber(temperature, (t) => t >= 0 && t <= 2) &&
-    isOptionalNumber(max_tokens, (n) => Number.isSafeInteger(n) && n > 0) &&
-    isOptionalString(user)
-  );
-}
+const FinishReasonSchema = z.enum(["stop", "tool_calls"]);
 
-export const ChatCompletionRequestParser = lazy(() =>
-  withFastAccept(ChatCompletionRequestSchema(), isPlainChatCompletionRequest),
-);
+const UsageSchema = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() });
 
-const ToolCallWireSchema = lazy(() =>
-  z.object({
+export const ChatCompletionSchema = z
+  .object({
     id: z.string(),
-    type: z.literal("function"),
-    function: z.object({ name: z.string(), arguments: z.string() }),
-  }),
-);
-
-const FinishReasonSchema = lazy(() => z.enum(["stop", "tool_calls"]));
-
-const UsageSchema = lazy(() =>
-  z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }),
-);
-
-export const ChatCompletionSchema = lazy(() =>
-  z
-    .object({
-      id: z.string(),
-      object: z.literal("chat.completion"),
-      created: z.number().int(),
-      model: z.string(),
-      choices: z.array(
-        z.object({
-          index: z.number().int(),
-          message: z.object({
-            role: z.literal("assistant"),
-            content: z.string().nullable().describe("null when the answer is only tool calls"),
-            refusal: z.null(),
-            tool_calls: z.array(ToolCallWireSchema()).optional().describe("calls of the client's tools, to run"),
-          }),
-          finish_reason: FinishReasonSchema(),
-          logprobs: z.null(),
-        }),
-      ),
-      usage: UsageSchema(),
-    })
-    .describe(
-      "chat completion (with stream: true, `data:` chunks of object chat.completion.chunk, then `data: [DONE]`)",
-    ),
-);
-export type ChatCompletion = z.infer<ReturnType<typeof ChatCompletionSchema>>;
-
-export const ChatCompletionChunkSchema = lazy(() =>
-  z.object({
-    id: z.string(),
-    object: z.literal("chat.completion.chunk"),
+    object: z.literal("chat.completion"),
     created: z.number().int(),
     model: z.string(),
     choices: z.array(
       z.object({
         index: z.number().int(),
-        delta: z.object({
-          role: z.literal("assistant").optional(),
-          content: z.string().nullable().optional(),
-          refusal: z.null().optional(),
-          tool_calls: z
-            .array(
-              z.object({
-                index: z.number().int(),
-                id: z.string().optional(),
-                type: z.literal("function").optional(),
-                function: z.object({ name: z.string().optional(), arguments: z.string().optional() }),
-              }),
-            )
-            .optional(),
+        message: z.object({
+          role: z.literal("assistant"),
+          content: z.string().nullable().describe("null when the answer is only tool calls"),
+          refusal: z.null(),
+          tool_calls: z.array(ToolCallWireSchema).optional().describe("calls of the client's tools, to run"),
         }),
-        logprobs: z.null().optional(),
-        finish_reason: FinishReasonSchema().nullable(),
+        finish_reason: FinishReasonSchema,
+        logprobs: z.null(),
       }),
     ),
-    usage: UsageSchema().nullable().optional(),
-  }),
-);
-export type ChatCompletionChunk = z.infer<ReturnType<typeof ChatCompletionChunkSchema>>;
+    usage: UsageSchema,
+  })
+  .describe(
+    "chat completion (with stream: true, `data:` chunks of object chat.completion.chunk, then `data: [DONE]`)",
+  );
+export type ChatCompletion = z.infer<typeof ChatCompletionSchema>;
 
-export const ModelListSchema = lazy(() =>
-  z
-    .object({
-      object: z.literal("list"),
-      data: z.array(
-        z.object({ id: z.string(), object: z.literal("model"), created: z.number().int(), owned_by: z.string() }),
-      ),
-    })
-    .describe("models: the default, every configured provider model, and each hint:<name> route"),
-);
+export const ChatCompletionChunkSchema = z.object({
+  id: z.string(),
+  object: z.literal("chat.completion.chunk"),
+  created: z.number().int(),
+  model: z.string(),
+  choices: z.array(
+    z.object({
+      index: z.number().int(),
+      delta: z.object({
+        role: z.literal("assistant").optional(),
+        content: z.string().nullable().optional(),
+        refusal: z.null().optional(),
+        tool_calls: z
+          .array(
+            z.object({
+              index: z.number().int(),
+              id: z.string().optional(),
+              type: z.literal("function").optional(),
+              function: z.object({ name: z.string().optional(), arguments: z.string().optional() }),
+            }),
+          )
+          .optional(),
+      }),
+      logprobs: z.null().optional(),
+      finish_reason: FinishReasonSchema.nullable(),
+    }),
+  ),
+  usage: UsageSchema.nullable().optional(),
+});
+export type ChatCompletionChunk = z.infer<typeof ChatCompletionChunkSchema>;
+
+export const ModelListSchema = z
+  .object({
+    object: z.literal("list"),
+    data: z.array(
+      z.object({ id: z.string(), object: z.literal("model"), created: z.number().int(), owned_by: z.string() }),
+    ),
+  })
+  .describe("models: the default, every configured provider model, and each hint:<name> route");

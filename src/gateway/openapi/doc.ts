@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { ErrorBodySchema } from "../errors.ts";
 
-/** Schemas are passed as thunks (see core/lazy.ts) and converted only when the document is requested. */
-type Schema = () => z.ZodType;
+type Schema = z.ZodType;
 type ResponseDoc = Schema | { description: string; schema?: Schema; contentType?: string };
 
 export interface RouteDoc {
@@ -32,7 +31,7 @@ const ERROR_TEXT: Record<number, string> = {
 
 /** A zod schema as OpenAPI 3.0 JSON Schema. */
 export function jsonSchema(schema: Schema): unknown {
-  return z.toJSONSchema(schema(), { target: "openapi-3.0", io: "output", unrepresentable: "any" });
+  return z.toJSONSchema(schema, { target: "openapi-3.0", io: "output", unrepresentable: "any" });
 }
 
 const beforeDocs: Array<() => Promise<unknown>> = [];
@@ -65,7 +64,7 @@ export function doc(route: RouteDoc): Record<string, unknown> {
     get: () => {
       const out: Record<string, unknown> = {};
       for (const [status, value] of Object.entries(route.responses)) {
-        const entry = typeof value === "function" ? { description: value().description ?? "OK", schema: value } : value;
+        const entry = value instanceof z.ZodType ? { description: value.description ?? "OK", schema: value } : value;
         const type = entry.contentType ?? "application/json";
         out[status] = {
           description: entry.description,

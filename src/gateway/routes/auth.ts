@@ -1,24 +1,19 @@
 import { z } from "zod";
-import { lazy } from "../../core/lazy.ts";
 import { PrxError } from "../../core/errors.ts";
 import type { GatewayContext } from "../context.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { jsonResponse } from "../errors.ts";
 import { doc } from "../openapi/doc.ts";
 
-const CredentialSchema = lazy(() =>
-  z
-    .object({
-      id: z.string().describe("token id (`prx gateway token list` shows it)"),
-      name: z.string(),
-      kind: z.enum(["token", "open"]).describe('"open" when pairing is off and no token is needed'),
-    })
-    .describe("the credential of this request"),
-);
+const CredentialSchema = z
+  .object({
+    id: z.string().describe("token id (`prx gateway token list` shows it)"),
+    name: z.string(),
+    kind: z.enum(["token", "open"]).describe('"open" when pairing is off and no token is needed'),
+  })
+  .describe("the credential of this request");
 
-const RevokedSchema = lazy(() =>
-  z.object({ id: z.string(), revoked: z.literal(true) }).describe("the token no longer works (within 10 ms)"),
-);
+const RevokedSchema = z.object({ id: z.string(), revoked: z.literal(true) }).describe("the token no longer works (within 10 ms)");
 
 const tags = ["auth"];
 

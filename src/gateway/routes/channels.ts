@@ -34,7 +34,7 @@ export const PairingInfoSchema = z.object({
 const ApproveBodySchema = z.strictObject({ code: z.string().min(1).max(32).describe("the code the sender was given") });
 /** Largest body of a pairing approval (a code of at most 32 characters). */
 export const APPROVE_MAX_BODY_BYTES = 1024;
-export const ApproveBody = routeSchema(() => ApproveBodySchema);
+export const ApproveBody = routeSchema(ApproveBodySchema);
 const ChannelListSchema = z.object({ channels: z.array(ChannelInfoSchema) });
 const PairingListSchema = z.object({ pairings: z.array(PairingInfoSchema) });
 
@@ -67,14 +67,14 @@ export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMo
         detail: doc({
           summary: "Channel processes: state, restarts, last inbound/outbound, last error",
           tags: ["channels"],
-          responses: { 200: () => ChannelListSchema },
+          responses: { 200: ChannelListSchema },
         }),
       })
       .post("/api/channels/:name/restart", async ({ params }) => jsonResponse(await api.restart(params.name)), {
-        detail: doc({ summary: "Restart a channel process", tags: ["channels"], responses: { 200: () => ChannelInfoSchema }, errors: [404] }),
+        detail: doc({ summary: "Restart a channel process", tags: ["channels"], responses: { 200: ChannelInfoSchema }, errors: [404] }),
       })
       .get("/api/channels/pairings", async () => jsonResponse({ pairings: await api.pairings.list() }), {
-        detail: doc({ summary: "Pending pairing requests and approved senders", tags: ["channels"], responses: { 200: () => PairingListSchema } }),
+        detail: doc({ summary: "Pending pairing requests and approved senders", tags: ["channels"], responses: { 200: PairingListSchema } }),
       })
       .post(
         "/api/channels/pairings/approve",
@@ -85,7 +85,7 @@ export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMo
           detail: doc({
             summary: "Approve the sender who was given this pairing code",
             tags: ["channels"],
-            responses: { 200: () => PairingInfoSchema },
+            responses: { 200: PairingInfoSchema },
             errors: [400, 404],
           }),
         },

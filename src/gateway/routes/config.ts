@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { Config } from "../../config/schema.ts";
 import { toPrxError } from "../../core/errors.ts";
-import { lazy } from "../../core/lazy.ts";
 import type { GatewayContext } from "../context.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { jsonResponse } from "../errors.ts";
@@ -10,20 +9,18 @@ import { doc } from "../openapi/doc.ts";
 /** What a literal value that may hold a secret (a provider header, an MCP server's env) is shown as. */
 export const HIDDEN_VALUE = "(hidden: literal value in config.toml)";
 
-const ConfigReportSchema = lazy(() =>
-  z
-    .object({
-      path: z.string().nullable().describe("config.toml, or null when the gateway runs on defaults"),
-      config: z.record(z.string(), z.unknown()).describe("the effective config (env overrides applied); literal header and env values hidden"),
-      secrets: z
-        .array(z.object({ key: z.string(), env: z.string(), set: z.boolean() }))
-        .describe("every setting naming an environment variable that holds a secret, and whether it is set"),
-      validation: z
-        .object({ ok: z.boolean(), error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).nullable() })
-        .describe("config.toml as it is on disk now, validated as a reload or the next start would"),
-    })
-    .describe("the effective configuration"),
-);
+const ConfigReportSchema = z
+  .object({
+    path: z.string().nullable().describe("config.toml, or null when the gateway runs on defaults"),
+    config: z.record(z.string(), z.unknown()).describe("the effective config (env overrides applied); literal header and env values hidden"),
+    secrets: z
+      .array(z.object({ key: z.string(), env: z.string(), set: z.boolean() }))
+      .describe("every setting naming an environment variable that holds a secret, and whether it is set"),
+    validation: z
+      .object({ ok: z.boolean(), error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).nullable() })
+      .describe("config.toml as it is on disk now, validated as a reload or the next start would"),
+  })
+  .describe("the effective configuration");
 
 /** Names of settings that hold the name of an environment variable with a secret. */
 const SECRET_ENV_KEY = /_env$/;

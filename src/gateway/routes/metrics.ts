@@ -20,7 +20,7 @@ export function metricsRoutes(app: GatewayElysia, gw: GatewayContext): void {
         responses: {
           200: {
             description: "Prometheus text exposition format 0.0.4",
-            schema: () => z.string(),
+            schema: z.string(),
             contentType: "text/plain",
           },
         },

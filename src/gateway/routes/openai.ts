@@ -2,7 +2,7 @@ import type { GatewayContext } from "../context.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { jsonParser } from "../body.ts";
 import { doc } from "../openapi/doc.ts";
-import { ChatCompletionRequestParser, ChatCompletionRequestSchema, ChatCompletionSchema, ModelListSchema } from "../openai/schemas.ts";
+import { ChatCompletionRequestSchema, ChatCompletionSchema, ModelListSchema } from "../openai/schemas.ts";
 import { routeSchema } from "../route-schema.ts";
 
 type Handlers = typeof import("../openai/handlers.ts");
@@ -10,8 +10,7 @@ let handlers: Promise<Handlers> | undefined;
 /** The OpenAI route internals load on first use, keeping gateway start-up lean. */
 const load = () => (handlers ??= import("../openai/handlers.ts"));
 
-/** The request schema; the common plain-text request is accepted by a hand check that agrees with it. */
-export const ChatCompletionBody = routeSchema(ChatCompletionRequestSchema, ChatCompletionRequestParser);
+export const ChatCompletionBody = routeSchema(ChatCompletionRequestSchema);
 
 export function openaiRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.post("/v1/chat/completions", async ({ body, request }) => (await load()).chatCompletions(gw, body, request.signal), {

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { lazy } from "../../core/lazy.ts";
 import type { PluginServices } from "../../plugins/adapters/services.ts";
 import type { GatewayContext } from "../context.ts";
 import type { GatewayElysia } from "../elysia.ts";
@@ -7,44 +6,38 @@ import { jsonResponse } from "../errors.ts";
 import { doc } from "../openapi/doc.ts";
 
 /** What the plugin runtime's cron scheduler reports per job (plugins/cron/types.ts CronJobStatus). */
-const CronJobSchema = lazy(() =>
-  z.object({
-    id: z.string().describe("<plugin>/<capability>"),
-    schedule: z.string(),
-    nextDue: z.string().nullable().describe("the next slot this gateway will fire"),
-    lastSlot: z.string().describe("the last slot claimed (by any process of the workspace)"),
-    running: z.boolean(),
-    fired: z.number().int(),
-    ok: z.number().int(),
-    errors: z.number().int(),
-    skipped: z.number().int(),
-    lastRun: z.object({ slot: z.string().nullable(), ok: z.boolean(), at: z.string() }).nullable(),
-    lastError: z.object({ message: z.string(), at: z.string() }).nullable(),
-  }),
-);
-const CronListSchema = lazy(() => z.object({ jobs: z.array(CronJobSchema()) }).describe("cron jobs with their last and next fire"));
+const CronJobSchema = z.object({
+  id: z.string().describe("<plugin>/<capability>"),
+  schedule: z.string(),
+  nextDue: z.string().nullable().describe("the next slot this gateway will fire"),
+  lastSlot: z.string().describe("the last slot claimed (by any process of the workspace)"),
+  running: z.boolean(),
+  fired: z.number().int(),
+  ok: z.number().int(),
+  errors: z.number().int(),
+  skipped: z.number().int(),
+  lastRun: z.object({ slot: z.string().nullable(), ok: z.boolean(), at: z.string() }).nullable(),
+  lastError: z.object({ message: z.string(), at: z.string() }).nullable(),
+});
+const CronListSchema = z.object({ jobs: z.array(CronJobSchema) }).describe("cron jobs with their last and next fire");
 
-const EventTotalsSchema = lazy(() =>
-  z.object({
-    published: z.number().int(),
-    rejected: z.number().int(),
-    delivered: z.number().int(),
-    dropped: z.number().int().describe("events dropped because a subscriber's queue was full"),
-    subscriptions: z.number().int(),
-    listeners: z.number().int(),
-  }),
-);
-const EventStatsSchema = lazy(() =>
-  EventTotalsSchema()
-    .extend({
-      subscriptions: z.array(
-        z.object({ id: z.number(), name: z.string(), pattern: z.string(), queued: z.number(), delivered: z.number(), dropped: z.number(), closed: z.boolean() }),
-      ),
-      listeners: z.array(z.object({ id: z.number(), name: z.string(), pattern: z.string(), calls: z.number(), errors: z.number() })),
-    })
-    .describe("event bus counters, per subscription and listener"),
-);
-export type EventTotals = z.infer<ReturnType<typeof EventTotalsSchema>>;
+const EventTotalsSchema = z.object({
+  published: z.number().int(),
+  rejected: z.number().int(),
+  delivered: z.number().int(),
+  dropped: z.number().int().describe("events dropped because a subscriber's queue was full"),
+  subscriptions: z.number().int(),
+  listeners: z.number().int(),
+});
+const EventStatsSchema = EventTotalsSchema
+  .extend({
+    subscriptions: z.array(
+      z.object({ id: z.number(), name: z.string(), pattern: z.string(), queued: z.number(), delivered: z.number(), dropped: z.number(), closed: z.boolean() }),
+    ),
+    listeners: z.array(z.object({ id: z.number(), name: z.string(), pattern: z.string(), calls: z.number(), errors: z.number() })),
+  })
+  .describe("event bus counters, per subscription and listener");
+export type EventTotals = z.infer<typeof EventTotalsSchema>;
 
 function eventStats(services: PluginServices) {
   return services.bus?.stats() ?? { published: 0, rejected: 0, delivered: 0, dropped: 0, subscriptions: [], listeners: [] };

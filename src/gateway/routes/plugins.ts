@@ -6,7 +6,9 @@ import { jsonParser, readLimited } from "../body.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { routeSchema } from "../route-schema.ts";
 import { jsonResponse } from "../errors.ts";
-import { doc, loadBeforeDocs } from "../openapi/doc.ts";
+import { doc } from "../openapi/doc.ts";
+import { PluginInfoSchema, PluginListResponseSchema, PluginReloadResponseSchema } from "../../plugins/api.ts";
+import { ProbeResponseSchema } from "../../plugins/probe-request.ts";
 import type { PluginHostHandle } from "../plugin-health.ts";
 import type { GatewayMount } from "../types.ts";
 import { hooksRoutes } from "./hooks.ts";
@@ -16,11 +18,11 @@ import { pluginLiveSections, pluginRuntimeRoutes } from "./plugin-runtime.ts";
 export const PROBE_MAX_BODY_BYTES = 1024 * 1024;
 
 const ProbeBodySchema = z.looseObject({ action: z.string().describe("status, reload, middleware_test, cron_run, provider_chat or storage") });
-export const ProbeBody = routeSchema(() => ProbeBodySchema);
+export const ProbeBody = routeSchema(ProbeBodySchema);
 
 /**
- * The plugin subsystem's modules load on the first request that needs them (and before the OpenAPI document is
- * built), not with the gateway: the gateway starts its plugin runtime after it listens.
+ * The plugin subsystem's modules load on the first request that needs them, not with the gateway: the gateway
+ * starts its plugin runtime after it listens.
  */
 interface PluginModules {
   api: typeof import("../../plugins/api.ts");
@@ -34,20 +36,11 @@ function pluginModules(): Promise<PluginModules> {
     ([api, probes]) => (modules = { api, probes }),
   ));
 }
-loadBeforeDocs(pluginModules);
-
-/** A schema of a plugin module for a route doc (read only when the document is built, after pluginModules()). */
-function schemaOf(pick: (m: PluginModules) => z.ZodType): () => z.ZodType {
-  return () => {
-    if (!modules) throw new PrxError("INTERNAL", "plugin route schemas asked for before the plugin modules loaded");
-    return pick(modules);
-  };
-}
 
 /** `?force=true` / `?all=true` of the reload routes (anything else is a 400 naming the parameter). */
 function reloadOptions(api: PluginModules["api"], request: Request, all: boolean): { force: boolean; all: boolean } {
   const query = Object.fromEntries(new URL(request.url).searchParams);
-  const parsed = api.ReloadQuerySchema().safeParse(query);
+  const parsed = api.ReloadQuerySchema.safeParse(query);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new PrxError("BAD_REQUEST", `invalid reload query: ${issue?.path.join(".")}: ${issue?.message}`, {
@@ -71,7 +64,7 @@ export function pluginRoutes(services: () => PluginServices | Promise<PluginServ
         detail: doc({
           summary: "Every plugin of the workspace: status, capabilities, permissions and per-adapter counters",
           tags: ["plugins"],
-          responses: { 200: schemaOf((m) => m.api.PluginListResponseSchema()) },
+          responses: { 200: PluginListResponseSchema },
         }),
       })
       .get(
@@ -81,7 +74,7 @@ export function pluginRoutes(services: () => PluginServices | Promise<PluginServ
           detail: doc({
             summary: "One plugin",
             tags: ["plugins"],
-            responses: { 200: schemaOf((m) => m.api.PluginInfoSchema()) },
+            responses: { 200: PluginInfoSchema },
             errors: [404],
           }),
         },
@@ -96,7 +89,7 @@ export function pluginRoutes(services: () => PluginServices | Promise<PluginServ
           detail: doc({
             summary: "Rebuild every plugin into a new generation; refused (409) if an active plugin would fail, unless ?force=true",
             tags: ["plugins"],
-            responses: { 200: schemaOf((m) => m.api.PluginReloadResponseSchema()) },
+            responses: { 200: PluginReloadResponseSchema },
             errors: [400, 409],
           }),
         },
@@ -113,7 +106,7 @@ export function pluginRoutes(services: () => PluginServices | Promise<PluginServ
               "Rebuild the plugin (and the plugins whose inputs changed; ?all=true: every plugin), carry the others over, " +
               "swap when it loads; the old generation keeps serving otherwise (?force=true publishes anyway)",
             tags: ["plugins"],
-            responses: { 200: schemaOf((m) => m.api.PluginReloadResponseSchema()) },
+            responses: { 200: PluginReloadResponseSchema },
             errors: [400, 404, 409],
           }),
         },
@@ -135,7 +128,7 @@ export function pluginRoutes(services: () => PluginServices | Promise<PluginServ
             summary:
               "Probe the plugin on the live generation: status, reload, middleware_test, cron_run, provider_chat, storage",
             tags: ["plugins"],
-            responses: { 200: schemaOf((m) => m.probes.ProbeResponseSchema()) },
+            responses: { 200: ProbeResponseSchema },
             // 409: the capability's plugin failed to load (or is disabled); the message carries its load error
             errors: [400, 404, 409, 413, 415],
           }),

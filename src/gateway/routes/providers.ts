@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { errorMessage } from "../../core/errors.ts";
-import { lazy } from "../../core/lazy.ts";
 import type { GatewayContext } from "../context.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { jsonResponse } from "../errors.ts";
@@ -9,21 +8,19 @@ import { doc } from "../openapi/doc.ts";
 /** How long one provider's reachability probe may take (they run in parallel). */
 export const PROVIDER_PROBE_TIMEOUT_MS = 5000;
 
-const ProviderInfoSchema = lazy(() =>
-  z.object({
-    name: z.string(),
-    kind: z.string().describe("openai-compatible, anthropic, offline, or a plugin provider (wasm:, remote:)"),
-    base_url: z.string().nullable(),
-    key_env: z.string().nullable().describe("the environment variable holding its key (never the key)"),
-    key_set: z.boolean().nullable().describe("whether that variable is set in the gateway's environment"),
-    models: z.array(z.string()),
-    role: z.enum(["default", "fallback", "configured"]),
-    reachable: z.boolean().nullable().describe("null when the provider cannot be probed (offline, plugins)"),
-    detail: z.string(),
-  }),
-);
-const ProviderListSchema = lazy(() => z.object({ providers: z.array(ProviderInfoSchema()) }).describe("providers and their reachability"));
-type ProviderInfo = z.infer<ReturnType<typeof ProviderInfoSchema>>;
+const ProviderInfoSchema = z.object({
+  name: z.string(),
+  kind: z.string().describe("openai-compatible, anthropic, offline, or a plugin provider (wasm:, remote:)"),
+  base_url: z.string().nullable(),
+  key_env: z.string().nullable().describe("the environment variable holding its key (never the key)"),
+  key_set: z.boolean().nullable().describe("whether that variable is set in the gateway's environment"),
+  models: z.array(z.string()),
+  role: z.enum(["default", "fallback", "configured"]),
+  reachable: z.boolean().nullable().describe("null when the provider cannot be probed (offline, plugins)"),
+  detail: z.string(),
+});
+const ProviderListSchema = z.object({ providers: z.array(ProviderInfoSchema) }).describe("providers and their reachability");
+type ProviderInfo = z.infer<typeof ProviderInfoSchema>;
 
 async function probeOne(gw: GatewayContext, name: string, role: ProviderInfo["role"]): Promise<ProviderInfo> {
   const settings = gw.host.config.providers[name];

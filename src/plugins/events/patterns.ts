@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { lazy } from "../../core/lazy.ts";
 import { PrxError } from "../../core/errors.ts";
 import { LifecycleNames, lifecycleTopic } from "../../contracts/lifecycle.ts";
 import { EVENT_TOPIC_MAX_BYTES, EVENT_TOPIC_MIN_BYTES } from "./limits.ts";
@@ -80,21 +79,19 @@ export function compilePatterns(patterns: readonly string[]): TopicMatcher {
  * Hook manifests declare their events either as `events = ["prx.lifecycle.*", "agent_end"]` or as the table form
  * `[[capabilities.events]] pattern = "..."`; both (and a mix) parse to a list of validated pattern strings.
  */
-export const HookEventPatternsSchema = lazy(() =>
-  z
-    .array(z.union([z.string(), z.object({ pattern: z.string() }).strict()]))
-    .transform((items, ctx) => {
-      const out: string[] = [];
-      items.forEach((item, index) => {
-        const pattern = typeof item === "string" ? item : item.pattern;
-        try {
-          validatePattern(pattern);
-          out.push(pattern);
-        } catch (error) {
-          ctx.addIssue({ code: "custom", path: [index], message: (error as Error).message });
-        }
-      });
-      return out;
-    }),
-);
-export type HookEventPatterns = z.output<ReturnType<typeof HookEventPatternsSchema>>;
+export const HookEventPatternsSchema = z
+  .array(z.union([z.string(), z.object({ pattern: z.string() }).strict()]))
+  .transform((items, ctx) => {
+    const out: string[] = [];
+    items.forEach((item, index) => {
+      const pattern = typeof item === "string" ? item : item.pattern;
+      try {
+        validatePattern(pattern);
+        out.push(pattern);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", path: [index], message: (error as Error).message });
+      }
+    });
+    return out;
+  });
+export type HookEventPatterns = z.output<typeof HookEventPatternsSchema>;

@@ -51,7 +51,7 @@ export class EventLink implements RemoteBus {
   }
 
   private receive(message: string): void {
-    const parsed = FabricEventSchema().safeParse(JSON.parse(message));
+    const parsed = FabricEventSchema.safeParse(JSON.parse(message));
     if (!parsed.success) {
       this.warner.warn("malformed", "malformed fabric event dropped", { error: parsed.error.issues[0]?.message });
       return;

@@ -1,37 +1,30 @@
 import { z } from "zod";
-import { lazy } from "../../core/lazy.ts";
 
 /** An event published on one replica: origin replica, topic, payload JSON, publish depth. */
-export const FabricEventSchema = lazy(() =>
-  z.object({ o: z.string().min(1), t: z.string().min(1), p: z.string(), d: z.number().int().min(0) }),
-);
-export type FabricEvent = z.infer<ReturnType<typeof FabricEventSchema>>;
+export const FabricEventSchema = z.object({ o: z.string().min(1), t: z.string().min(1), p: z.string(), d: z.number().int().min(0) });
+export type FabricEvent = z.infer<typeof FabricEventSchema>;
 
 /** What a replica announces every FABRIC_REFRESH_MS: when, and the patterns its bus subscribes to. */
-export const ReplicaAnnouncementSchema = lazy(() => z.object({ at: z.number(), patterns: z.array(z.string()) }));
-export type ReplicaAnnouncement = z.infer<ReturnType<typeof ReplicaAnnouncementSchema>>;
+export const ReplicaAnnouncementSchema = z.object({ at: z.number(), patterns: z.array(z.string()) });
+export type ReplicaAnnouncement = z.infer<typeof ReplicaAnnouncementSchema>;
 
 /** A plugin reload asked through one replica, for every other one. */
-export const ReloadRequestSchema = lazy(() =>
-  z.object({
-    kind: z.literal("reload"),
-    id: z.string().min(1),
-    from: z.string().min(1),
-    name: z.string().min(1).nullable(),
-    force: z.boolean(),
-    all: z.boolean(),
-  }),
-);
-export type ReloadRequest = z.infer<ReturnType<typeof ReloadRequestSchema>>;
+export const ReloadRequestSchema = z.object({
+  kind: z.literal("reload"),
+  id: z.string().min(1),
+  from: z.string().min(1),
+  name: z.string().min(1).nullable(),
+  force: z.boolean(),
+  all: z.boolean(),
+});
+export type ReloadRequest = z.infer<typeof ReloadRequestSchema>;
 
 /** One replica's outcome of a reload. */
-export const ReloadReplySchema = lazy(() =>
-  z.object({
-    id: z.string().min(1),
-    replica: z.string().min(1),
-    ok: z.boolean(),
-    generation: z.number().int().nullable(),
-    error: z.string().nullable(),
-  }),
-);
-export type ReloadReply = z.infer<ReturnType<typeof ReloadReplySchema>>;
+export const ReloadReplySchema = z.object({
+  id: z.string().min(1),
+  replica: z.string().min(1),
+  ok: z.boolean(),
+  generation: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
+export type ReloadReply = z.infer<typeof ReloadReplySchema>;

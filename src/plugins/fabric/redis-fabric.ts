@@ -118,7 +118,7 @@ export class RedisFabric {
       const stale: string[] = [];
       for (const [id, raw] of entries) {
         if (id === this.replica) continue;
-        const parsed = ReplicaAnnouncementSchema().safeParse(JSON.parse(raw));
+        const parsed = ReplicaAnnouncementSchema.safeParse(JSON.parse(raw));
         if (!parsed.success || now - parsed.data.at > FABRIC_REPLICA_TTL_MS) {
           if (!parsed.success || now - (parsed.data.at ?? 0) > 10 * FABRIC_REPLICA_TTL_MS) stale.push(id);
           continue;

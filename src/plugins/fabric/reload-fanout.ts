@@ -72,7 +72,7 @@ export class ReplicaReloads {
   }
 
   private async onRequest(message: string): Promise<void> {
-    const parsed = ReloadRequestSchema().safeParse(JSON.parse(message));
+    const parsed = ReloadRequestSchema.safeParse(JSON.parse(message));
     if (!parsed.success || parsed.data.from === this.fabric.replica) return;
     const request = parsed.data;
     let reply: ReloadReply;
@@ -87,7 +87,7 @@ export class ReplicaReloads {
   }
 
   private onReply(message: string): void {
-    const parsed = ReloadReplySchema().safeParse(JSON.parse(message));
+    const parsed = ReloadReplySchema.safeParse(JSON.parse(message));
     if (!parsed.success) return;
     const pending = this.waiting.get(parsed.data.id);
     if (!pending) return;

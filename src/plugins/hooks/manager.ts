@@ -102,7 +102,7 @@ export class HooksManager {
   add(event: string, action: unknown, options: EditOptions = {}): HooksSnapshot {
     return this.edit(options, (doc) => {
       const key = normalizeEventName(event);
-      const parsed = HookActionSchema().safeParse(action);
+      const parsed = HookActionSchema.safeParse(action);
       if (!parsed.success) throw invalid(`hook action for "${event}": ${describeIssues(parsed.error)}`);
       doc.hooks[key] = [...(doc.hooks[key] ?? []), parsed.data];
       return doc;
@@ -245,7 +245,7 @@ export class HooksManager {
       );
     }
     const candidate = mutate(structuredClone(this.current.doc));
-    const parsed = HooksFileSchema().safeParse(candidate);
+    const parsed = HooksFileSchema.safeParse(candidate);
     if (!parsed.success) throw invalid(describeIssues(parsed.error));
     const text = JSON.stringify(parsed.data, null, 2) + "\n";
     const bytes = Buffer.byteLength(text, "utf8");
@@ -292,7 +292,7 @@ function parseCandidate(raw: ReturnType<typeof readHooksFile>): HooksFile | stri
   } catch (error) {
     return `not valid JSON: ${(error as Error).message}`;
   }
-  const parsed = HooksFileSchema().safeParse(json);
+  const parsed = HooksFileSchema.safeParse(json);
   return parsed.success ? parsed.data : describeIssues(parsed.error);
 }
 

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { EnvelopeParsers } from "../../contracts/envelope-schemas.ts";
+import { EnvelopeSchemas } from "../../contracts/envelope-schemas.ts";
 import type { Envelopes, Stage } from "../../contracts/envelopes.ts";
-import { isPlainObject, withFastAccept } from "../../core/fast-accept.ts";
 import type { MiddlewareFailureKind } from "./types.ts";
 
 /**
@@ -19,13 +18,6 @@ export type MiddlewareActionReply = z.infer<typeof MiddlewareActionReplySchema>;
 export const MAX_BLOCK_REASON_BYTES = 4096;
 /** The reply of a block whose reason is empty or only whitespace. */
 export const EMPTY_BLOCK_REASON = "This message was blocked.";
-
-const isActionReply = (v: unknown): v is MiddlewareActionReply =>
-  isPlainObject(v) &&
-  ((v.action === "continue" && typeof v.data === "string") || (v.action === "block" && typeof v.reason === "string"));
-
-/** The wire schema behind a hand check of its two shapes (a PDK middleware answers every call this way). */
-const ActionReplyParser = withFastAccept(MiddlewareActionReplySchema, isActionReply);
 
 /** A middleware call that failed: isolated by the chain, which passes the envelope on unchanged. */
 export class StepFailure extends Error {
@@ -75,13 +67,22 @@ function parseJson(text: string, what: string): unknown {
   }
 }
 
+/** Whether zod's `output` of `input` dropped nothing (it strips unknown keys): then the input's text is its JSON. */
+function keptWhole(input: unknown, output: unknown): boolean {
+  if (typeof input !== "object" || input === null) return true;
+  if (typeof output !== "object" || output === null) return false;
+  if (Array.isArray(input)) return Array.isArray(output) && input.every((item, i) => keptWhole(item, output[i]));
+  const keys = Object.keys(input);
+  if (keys.length !== Object.keys(output).length) return false;
+  return keys.every((key) => keptWhole((input as Record<string, unknown>)[key], (output as Record<string, unknown>)[key]));
+}
+
 /** `text` (a bare envelope, or a continue reply's data) as the stage's envelope; throws a StepFailure. */
 function envelopeOf<S extends Stage>(stage: S, text: string, parsed: unknown, what: string): Carried<S> {
-  const result = EnvelopeParsers[stage].safeParse(parsed);
+  const result = EnvelopeSchemas[stage].safeParse(parsed);
   if (!result.success) throw invalidEnvelope(stage, result.error.issues, what);
   const envelope = result.data as Envelopes[S];
-  // The plain shape (nothing stripped) is the parsed text itself: its JSON is that text already.
-  return { envelope, json: envelope === parsed ? text : JSON.stringify(envelope) };
+  return { envelope, json: keptWhole(parsed, envelope) ? text : JSON.stringify(envelope) };
 }
 
 /**
@@ -93,8 +94,8 @@ export function readReply<S extends Stage>(stage: S, reply: unknown, input: Carr
   if (reply === input.json) return { next: input };
   if (typeof reply !== "string") throw new StepFailure("invalid_json", `reply is ${typeof reply}, expected a JSON string`);
   const parsed = parseJson(reply, "reply");
-  if (!isPlainObject(parsed) || parsed.action === undefined) return { next: envelopeOf(stage, reply, parsed, "reply") };
-  const action = ActionReplyParser.safeParse(parsed);
+  if (typeof parsed !== "object" || parsed === null || !("action" in parsed)) return { next: envelopeOf(stage, reply, parsed, "reply") };
+  const action = MiddlewareActionReplySchema.safeParse(parsed);
   if (!action.success) {
     const issue = action.error.issues[0];
     throw new StepFailure(
@@ -122,6 +123,6 @@ export function blockInError(error: unknown): string | null {
   } catch {
     return null; // not JSON: an ordinary error message, reported as the failure it is
   }
-  const reply = ActionReplyParser.safeParse(parsed);
+  const reply = MiddlewareActionReplySchema.safeParse(parsed);
   return reply.success && reply.data.action === "block" ? boundBlockReason(reply.data.reason) : null;
 }

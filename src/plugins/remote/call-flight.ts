@@ -1,4 +1,4 @@
-import { encodeMessage } from "./codec.ts";
+import { encodeMessage } from "./protocol/index.ts";
 import type { CallTable } from "./calls.ts";
 import { remoteErrors, type KillReason } from "./failures.ts";
 import type { HostTransport } from "./transport.ts";

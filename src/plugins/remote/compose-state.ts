@@ -1,7 +1,7 @@
 import { errorMessage } from "../../core/errors.ts";
 import type { HostRpcArgs } from "./host-rpc-args.ts";
 import { REMOTE_COMPOSE_STATE_MAX_MESSAGES } from "./limits.ts";
-import type { ProviderDescriptor } from "./protocol.ts";
+import type { ProviderDescriptor } from "./protocol/index.ts";
 import type { RemoteSupervisor } from "./supervisor.ts";
 import type { State } from "./worker-runtime/types.ts";
 

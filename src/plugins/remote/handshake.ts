@@ -1,6 +1,6 @@
 import { PrxError } from "../../core/errors.ts";
 import { mergeDescriptor } from "./merge.ts";
-import type { PluginDescriptor, WorkerToHostMessage } from "./protocol.ts";
+import type { PluginDescriptor, WorkerToHostMessage } from "./protocol/index.ts";
 import type { HostTransport } from "./transport.ts";
 import { fromWireError } from "./wire-error.ts";
 

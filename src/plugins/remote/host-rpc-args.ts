@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { REMOTE_ROOMS_MAX_IDS } from "./limits.ts";
-import type { RuntimeMethod } from "./protocol.ts";
+import type { RuntimeMethod } from "./protocol/index.ts";
 
 /** The `args` of each host-rpc method (runtime.* of plugin code), parsed at the host's boundary. */
 const MemorySchema = z.looseObject({

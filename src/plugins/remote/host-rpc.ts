@@ -2,7 +2,7 @@ import { PrxError } from "../../core/errors.ts";
 import { DEFAULT_MAX_KV_STORAGE_MB } from "../manifest.ts";
 import { composeState } from "./compose-state.ts";
 import { HostRpcArgSchemas, type HostRpcArgs } from "./host-rpc-args.ts";
-import { RuntimeMethods, type HostRpcMessage, type HostRpcResultMessage, type RuntimeMethod } from "./protocol.ts";
+import { RuntimeMethods, type HostRpcMessage, type HostRpcResultMessage, type RuntimeMethod } from "./protocol/index.ts";
 import type { RemoteSupervisor } from "./supervisor.ts";
 import { WireErrorCodes, toWireError } from "./wire-error.ts";
 import type { Memory } from "./worker-runtime/types.ts";

@@ -1,8 +1,14 @@
 import { errorMessage } from "../../core/errors.ts";
-import { decodeText, encodeMessage, preview, utf8Length } from "./codec.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "./limits.ts";
-import { WorkerToHostParser } from "./protocol-fast.ts";
-import type { HostRpcResultMessage, WorkerToHostMessage } from "./protocol.ts";
+import {
+  decodeText,
+  encodeMessage,
+  preview,
+  utf8Length,
+  WorkerToHostParser,
+  type HostRpcResultMessage,
+  type WorkerToHostMessage,
+} from "./protocol/index.ts";
 import { WireErrorCodes } from "./wire-error.ts";
 
 export type Inbound =

@@ -31,7 +31,7 @@ export { agentIdentity, stringToUuid, type AgentIdentity } from "./agent.ts";
 export { defaultAgentIdentity } from "./agent-default.ts";
 export { eventTopic, ELIZA_EVENT_TOPICS } from "./events.ts";
 export { REMOTE_CHILD_ARG, REMOTE_WORKER_ENTRYPOINTS, isCompiledBinary } from "./transport.ts";
-export type { PluginDescriptor } from "./protocol.ts";
+export type { PluginDescriptor } from "./protocol/index.ts";
 
 /**
  * Start a remote plugin and resolve once it announced its surfaces and finished init. Rejects with a PrxError

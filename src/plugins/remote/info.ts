@@ -1,46 +1,43 @@
 import { z } from "zod";
-import { lazy } from "../../core/lazy.ts";
 import { RemoteStates, type RemotePluginHandle } from "./types.ts";
 import { RemoteTransports } from "./manifest.ts";
 
 /**
  * A running remote plugin as `GET /api/plugins` and `prx plugins list|info --json` show it (snake_case on the wire).
  */
-export const RemoteInfoSchema = lazy(() =>
-  z.object({
-    transport: z.enum(RemoteTransports),
-    state: z.enum(RemoteStates),
-    pid: z.number().int().nullable(),
-    restarts: z.number().int().nonnegative(),
-    calls: z.number().int().nonnegative(),
-    failures: z.number().int().nonnegative(),
-    timeouts: z.number().int().nonnegative(),
-    in_flight: z.number().int().nonnegative(),
-    host_calls: z.number().int().nonnegative(),
-    malformed: z.number().int().nonnegative(),
-    oversize: z.number().int().nonnegative(),
-    callbacks: z.number().int().nonnegative(),
-    services_started: z.array(z.string()),
-    last_error: z.string().nullable(),
-    last_event: z.string().nullable(),
-    ready_ms: z.number().nullable(),
-    /** Last measured: a Worker's JS heap, a subprocess's RSS (MB, one decimal). */
-    memory_mb: z.number().nullable(),
-    max_memory_mb: z.number().int().positive(),
-    /** runtime.logger lines the host dropped (over the plugin's output budget). */
-    log_dropped: z.number().int().nonnegative(),
-    surfaces: z.object({
-      actions: z.array(z.string()),
-      providers: z.array(z.string()),
-      models: z.array(z.string()),
-      events: z.array(z.string()),
-      evaluators: z.array(z.string()),
-      services: z.array(z.string()),
-      routes: z.array(z.string()),
-    }),
+export const RemoteInfoSchema = z.object({
+  transport: z.enum(RemoteTransports),
+  state: z.enum(RemoteStates),
+  pid: z.number().int().nullable(),
+  restarts: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative(),
+  failures: z.number().int().nonnegative(),
+  timeouts: z.number().int().nonnegative(),
+  in_flight: z.number().int().nonnegative(),
+  host_calls: z.number().int().nonnegative(),
+  malformed: z.number().int().nonnegative(),
+  oversize: z.number().int().nonnegative(),
+  callbacks: z.number().int().nonnegative(),
+  services_started: z.array(z.string()),
+  last_error: z.string().nullable(),
+  last_event: z.string().nullable(),
+  ready_ms: z.number().nullable(),
+  /** Last measured: a Worker's JS heap, a subprocess's RSS (MB, one decimal). */
+  memory_mb: z.number().nullable(),
+  max_memory_mb: z.number().int().positive(),
+  /** runtime.logger lines the host dropped (over the plugin's output budget). */
+  log_dropped: z.number().int().nonnegative(),
+  surfaces: z.object({
+    actions: z.array(z.string()),
+    providers: z.array(z.string()),
+    models: z.array(z.string()),
+    events: z.array(z.string()),
+    evaluators: z.array(z.string()),
+    services: z.array(z.string()),
+    routes: z.array(z.string()),
   }),
-);
-export type RemoteInfo = z.infer<ReturnType<typeof RemoteInfoSchema>>;
+});
+export type RemoteInfo = z.infer<typeof RemoteInfoSchema>;
 
 export function remoteInfo(handle: RemotePluginHandle): RemoteInfo {
   const s = handle.status();

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { lazy } from "../../core/lazy.ts";
 import {
   REMOTE_DEFAULT_READY_TIMEOUT_MS,
   REMOTE_DEFAULT_RPC_TIMEOUT_MS,
@@ -16,28 +15,26 @@ export type RemoteTransport = (typeof RemoteTransports)[number];
  * The `[remote]` section of a plugin.toml whose `[plugin] runtime = "remote"`. The manifest parser
  * (src/plugins/manifest.ts) imports this schema; the entry path is checked to stay inside the plugin directory there.
  */
-export const RemoteSectionSchema = lazy(() =>
-  z.strictObject({
-    entry: z
-      .string()
-      .min(1)
-      .refine((p) => !p.startsWith("/") && !p.split(/[\\/]/).includes(".."), {
-        message: "entry must be a relative path inside the plugin directory",
-      }),
-    transport: z.enum(RemoteTransports).default("worker"),
-    settings: z.record(z.string().min(1), z.string()).default({}),
-    rpc_timeout_ms: z
-      .number()
-      .int()
-      .min(REMOTE_MIN_RPC_TIMEOUT_MS)
-      .max(REMOTE_MAX_RPC_TIMEOUT_MS)
-      .default(REMOTE_DEFAULT_RPC_TIMEOUT_MS),
-    ready_timeout_ms: z
-      .number()
-      .int()
-      .min(REMOTE_MIN_READY_TIMEOUT_MS)
-      .max(REMOTE_MAX_READY_TIMEOUT_MS)
-      .default(REMOTE_DEFAULT_READY_TIMEOUT_MS),
-  }),
-);
-export type RemoteSection = z.infer<ReturnType<typeof RemoteSectionSchema>>;
+export const RemoteSectionSchema = z.strictObject({
+  entry: z
+    .string()
+    .min(1)
+    .refine((p) => !p.startsWith("/") && !p.split(/[\\/]/).includes(".."), {
+      message: "entry must be a relative path inside the plugin directory",
+    }),
+  transport: z.enum(RemoteTransports).default("worker"),
+  settings: z.record(z.string().min(1), z.string()).default({}),
+  rpc_timeout_ms: z
+    .number()
+    .int()
+    .min(REMOTE_MIN_RPC_TIMEOUT_MS)
+    .max(REMOTE_MAX_RPC_TIMEOUT_MS)
+    .default(REMOTE_DEFAULT_RPC_TIMEOUT_MS),
+  ready_timeout_ms: z
+    .number()
+    .int()
+    .min(REMOTE_MIN_READY_TIMEOUT_MS)
+    .max(REMOTE_MAX_READY_TIMEOUT_MS)
+    .default(REMOTE_DEFAULT_READY_TIMEOUT_MS),
+});
+export type RemoteSection = z.infer<typeof RemoteSectionSchema>;

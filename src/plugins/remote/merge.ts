@@ -1,4 +1,4 @@
-import type { PluginDescriptor } from "./protocol.ts";
+import type { PluginDescriptor } from "./protocol/index.ts";
 
 /** Apply an init-time `worker-announce-dynamic` delta: append-only, by surface. */
 export function mergeDescriptor(base: PluginDescriptor, delta: PluginDescriptor): PluginDescriptor {

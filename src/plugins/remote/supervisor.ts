@@ -1,7 +1,6 @@
 import { errorMessage } from "../../core/errors.ts";
 import { createLogger, type Logger } from "../../core/logger.ts";
 import type { AgentIdentity } from "./agent.ts";
-import { encodeMessage } from "./codec.ts";
 import { decodeWorkerMessage, encodeHostRpcReply } from "./inbound.ts";
 import { fly } from "./call-flight.ts";
 import { CallTable, callbackText } from "./calls.ts";
@@ -16,7 +15,7 @@ import { Restarts, within } from "./restart.ts";
 import { SupervisorStats } from "./stats.ts";
 import { remoteErrors, type KillReason } from "./failures.ts";
 import { Handshake } from "./handshake.ts";
-import type { HostRpcResultMessage, PluginDescriptor, SurfaceKind, WorkerToHostMessage } from "./protocol.ts";
+import { encodeMessage, type HostRpcResultMessage, type PluginDescriptor, type SurfaceKind, type WorkerToHostMessage } from "./protocol/index.ts";
 import {
   startProcessTransport,
   startWorkerTransport,

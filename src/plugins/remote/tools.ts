@@ -4,7 +4,7 @@ import type { Tool, ToolContext, ToolResult } from "../../tools/types.ts";
 import type { AgentIdentity } from "./agent.ts";
 import { REMOTE_TOOL_DESCRIPTION_MAX_CHARS } from "./limits.ts";
 import { userEntityId } from "./rooms.ts";
-import type { ActionDescriptor } from "./protocol.ts";
+import type { ActionDescriptor } from "./protocol/index.ts";
 import type { RemoteSupervisor } from "./supervisor.ts";
 
 const DEFAULT_PARAMETERS = {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { PrxError } from "../../core/errors.ts";
 import { REMOTE_CHILD_ARG, REMOTE_WORKER_ENTRYPOINTS } from "./entrypoints.ts";
-import { BatchedWriter, LineDecoder, previewBytes } from "./codec.ts";
+import { BatchedWriter, LineDecoder, previewBytes } from "./protocol/index.ts";
 import { pumpStream } from "./pump.ts";
 import { TailLines } from "./stderr-tail.ts";
 import { REMOTE_CHANNEL_ENV } from "./worker-runtime/channel.ts";

@@ -1,5 +1,5 @@
 import type { Tool, ToolContext } from "../../tools/types.ts";
-import type { PluginDescriptor } from "./protocol.ts";
+import type { PluginDescriptor } from "./protocol/index.ts";
 import type { RemoteTransport } from "./manifest.ts";
 import type { AgentIdentity } from "./agent.ts";
 import type { Entity, GetMemoriesParams, Relationship, Room, SearchMemoriesParams } from "./worker-runtime/runtime-types.ts";

@@ -1,5 +1,5 @@
 import { ErrorCodes, PrxError, type ErrorCode } from "../../core/errors.ts";
-import type { WireError } from "./protocol.ts";
+import type { WireError } from "./protocol/index.ts";
 
 /** Error codes that travel on the wire between host and worker (beside PrxError codes thrown by handlers). */
 export const WireErrorCodes = {

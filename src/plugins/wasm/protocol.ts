@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { isPlainObject, withFastAccept } from "../../core/fast-accept.ts";
 import { CapabilityTypes, PluginKinds } from "../types.ts";
 
 /**
@@ -116,11 +115,3 @@ export const FromWorkerSchema = z.discriminatedUnion("type", [
   }),
 ]);
 export type FromWorker = z.infer<typeof FromWorkerSchema>;
-
-/** A successful call result as the Worker sends it: the message of every call, checked by hand (fast-accept.ts). */
-export function isPlainCallResult(v: unknown): v is FromWorker {
-  if (!isPlainObject(v) || v.type !== "result" || typeof v.id !== "number" || v.ok !== true) return false;
-  return "value" in v && v.error === undefined && (v.execUs === undefined || typeof v.execUs === "number");
-}
-
-export const FromWorkerParser = withFastAccept(FromWorkerSchema, isPlainCallResult);

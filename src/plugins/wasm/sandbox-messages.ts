@@ -1,6 +1,6 @@
 import type { Logger } from "../../core/logger.ts";
 import { decodeResult, type EncodedResult } from "./call-codec.ts";
-import { type FromWorker, FromWorkerParser } from "./protocol.ts";
+import { type FromWorker, FromWorkerSchema } from "./protocol.ts";
 
 /**
  * A message from a sandbox Worker, read on the main thread: a call result in its compact string form
@@ -12,7 +12,7 @@ export function readWorkerMessage(data: unknown, log: Logger): EncodedResult | F
     if (!result) log.error("malformed message from sandbox", { error: `not a call result: ${data.slice(0, 80)}` });
     return result;
   }
-  const parsed = FromWorkerParser.safeParse(data);
+  const parsed = FromWorkerSchema.safeParse(data);
   if (parsed.success) return parsed.data;
   log.error("malformed message from sandbox", { error: parsed.error.message });
   return null;

@@ -78,19 +78,19 @@ describe("lifecycle bridge", () => {
 
 describe("hook manifest event patterns", () => {
   test("string array, table form and a mix parse to patterns", () => {
-    expect(HookEventPatternsSchema().parse(["agent_end", "prx.cron.*"])).toEqual(["agent_end", "prx.cron.*"]);
-    expect(HookEventPatternsSchema().parse([{ pattern: "prx.lifecycle.*" }, { pattern: "*" }])).toEqual([
+    expect(HookEventPatternsSchema.parse(["agent_end", "prx.cron.*"])).toEqual(["agent_end", "prx.cron.*"]);
+    expect(HookEventPatternsSchema.parse([{ pattern: "prx.lifecycle.*" }, { pattern: "*" }])).toEqual([
       "prx.lifecycle.*",
       "*",
     ]);
-    expect(HookEventPatternsSchema().parse(["a", { pattern: "b" }])).toEqual(["a", "b"]);
+    expect(HookEventPatternsSchema.parse(["a", { pattern: "b" }])).toEqual(["a", "b"]);
   });
 
   test("bad patterns and unknown table keys are rejected with their index", () => {
-    const bad = HookEventPatternsSchema().safeParse(["ok", "x.*.y"]);
+    const bad = HookEventPatternsSchema.safeParse(["ok", "x.*.y"]);
     expect(bad.success).toBe(false);
     expect(bad.error?.issues[0]?.path).toEqual([1]);
-    expect(HookEventPatternsSchema().safeParse([{ pattern: "a", extra: 1 }]).success).toBe(false);
-    expect(HookEventPatternsSchema().safeParse([""]).success).toBe(false);
+    expect(HookEventPatternsSchema.safeParse([{ pattern: "a", extra: 1 }]).success).toBe(false);
+    expect(HookEventPatternsSchema.safeParse([""]).success).toBe(false);
   });
 });

@@ -12,9 +12,9 @@ import { hooksFixture } from "./helpers.ts";
 import type { HooksFixture } from "./helpers.ts";
 
 const action = (extra: Record<string, unknown> = {}) => ({ command: "true", ...extra });
-const valid = (doc: unknown) => HooksFileSchema().safeParse(doc).success;
+const valid = (doc: unknown) => HooksFileSchema.safeParse(doc).success;
 const errorOf = (doc: unknown) => {
-  const result = HooksFileSchema().safeParse(doc);
+  const result = HooksFileSchema.safeParse(doc);
   return result.success ? "" : result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
 };
 
@@ -72,7 +72,7 @@ describe("hooks.json schema bounds", () => {
   });
 
   test("defaults, normalized event names and strictness", () => {
-    const doc = HooksFileSchema().parse({ hooks: { "Agent-End": [{ command: "notify" }], "prx.lifecycle.*": [] } });
+    const doc = HooksFileSchema.parse({ hooks: { "Agent-End": [{ command: "notify" }], "prx.lifecycle.*": [] } });
     expect(doc.hooks).toEqual({
       agent_end: [{ command: "notify", args: [], env: {}, stdin_json: true }],
       "prx.lifecycle.*": [],

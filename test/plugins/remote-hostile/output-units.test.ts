@@ -1,7 +1,7 @@
 /** The pieces that keep a plugin's output from flooding the host: budgets, the stderr tail, garbage lines, the pump. */
 import { describe, expect, test } from "bun:test";
 import type { Logger } from "../../../src/core/logger.ts";
-import { LineDecoder } from "../../../src/plugins/remote/codec.ts";
+import { LineDecoder } from "../../../src/plugins/remote/protocol/index.ts";
 import { decodeWorkerMessage } from "../../../src/plugins/remote/inbound.ts";
 import {
   REMOTE_LOG_SUMMARY_INTERVAL_MS,

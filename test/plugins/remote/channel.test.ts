@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { LineDecoder } from "../../../src/plugins/remote/codec.ts";
+import { LineDecoder } from "../../../src/plugins/remote/protocol/index.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "../../../src/plugins/remote/limits.ts";
 import { pluginEnvironment } from "../../../src/plugins/remote/transport.ts";
 import { PROBE } from "./helpers.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { isPrxError } from "../../../src/core/errors.ts";
-import { decodeText, encodeMessage, LineDecoder } from "../../../src/plugins/remote/codec.ts";
+import { decodeText, encodeMessage, LineDecoder } from "../../../src/plugins/remote/protocol/index.ts";
 import {
   REMOTE_MAX_MESSAGE_BYTES,
   REMOTE_MAX_READY_TIMEOUT_MS,
@@ -16,7 +16,7 @@ import {
   HostToWorkerMessageSchema,
   PluginDescriptorSchema,
   WorkerToHostMessageSchema,
-} from "../../../src/plugins/remote/protocol.ts";
+} from "../../../src/plugins/remote/protocol/index.ts";
 
 const enc = new TextEncoder();
 
@@ -115,17 +115,17 @@ describe("protocol schemas", () => {
   });
 
   test("RemoteSectionSchema applies defaults and refuses entries outside the plugin", () => {
-    expect(RemoteSectionSchema().parse({ entry: "worker.ts" })).toMatchObject({ transport: "worker", settings: {} });
-    expect(RemoteSectionSchema().safeParse({ entry: "../x.ts" }).success).toBe(false);
-    expect(RemoteSectionSchema().safeParse({ entry: "/abs.ts" }).success).toBe(false);
-    expect(RemoteSectionSchema().safeParse({ entry: "w.ts", transport: "http" }).success).toBe(false);
-    expect(RemoteSectionSchema().safeParse({ entry: "w.ts", extra: 1 }).success).toBe(false);
+    expect(RemoteSectionSchema.parse({ entry: "worker.ts" })).toMatchObject({ transport: "worker", settings: {} });
+    expect(RemoteSectionSchema.safeParse({ entry: "../x.ts" }).success).toBe(false);
+    expect(RemoteSectionSchema.safeParse({ entry: "/abs.ts" }).success).toBe(false);
+    expect(RemoteSectionSchema.safeParse({ entry: "w.ts", transport: "http" }).success).toBe(false);
+    expect(RemoteSectionSchema.safeParse({ entry: "w.ts", extra: 1 }).success).toBe(false);
   });
 });
 
 describe("limits of manifests, descriptors and tool descriptions", () => {
   test("rpc and ready timeouts accept their bounds and refuse one past", () => {
-    const ok = (extra: Record<string, number>) => RemoteSectionSchema().safeParse({ entry: "w.ts", ...extra }).success;
+    const ok = (extra: Record<string, number>) => RemoteSectionSchema.safeParse({ entry: "w.ts", ...extra }).success;
     expect(ok({ rpc_timeout_ms: REMOTE_MIN_RPC_TIMEOUT_MS, ready_timeout_ms: REMOTE_MAX_READY_TIMEOUT_MS })).toBe(true);
     expect(ok({ rpc_timeout_ms: REMOTE_MAX_RPC_TIMEOUT_MS, ready_timeout_ms: REMOTE_MIN_READY_TIMEOUT_MS })).toBe(true);
     expect(ok({ rpc_timeout_ms: REMOTE_MIN_RPC_TIMEOUT_MS - 1 })).toBe(false);

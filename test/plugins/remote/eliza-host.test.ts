@@ -15,7 +15,7 @@ import {
   REMOTE_ROOMS_MAX_IDS,
   REMOTE_SETTINGS_MAX_TOTAL_BYTES,
 } from "../../../src/plugins/remote/index.ts";
-import type { ProviderDescriptor } from "../../../src/plugins/remote/protocol.ts";
+import type { ProviderDescriptor } from "../../../src/plugins/remote/protocol/index.ts";
 
 const agent = defaultAgentIdentity();
 const open: Database[] = [];

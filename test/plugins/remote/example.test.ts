@@ -14,7 +14,7 @@ const manifest = parse(readFileSync(join(EXAMPLE_DIR, "plugin.toml"), "utf8")) a
   plugin: { runtime: string; name: string };
   remote: unknown;
 };
-const remote = RemoteSectionSchema().parse(manifest.remote);
+const remote = RemoteSectionSchema.parse(manifest.remote);
 
 test("the example manifest declares a remote plugin", () => {
   expect(manifest.plugin.runtime).toBe("remote");

@@ -46,7 +46,7 @@ async function failure(promise: Promise<unknown>): Promise<PrxError> {
 describe("plugins API handlers", () => {
   test("listPlugins: {plugins, count, generation} with status, permissions, counters and warnings", async () => {
     await runtime.tools.get("echo_tool")!.execute({ q: 1 }, ctx());
-    const list = PluginListResponseSchema().parse(listPlugins(runtime));
+    const list = PluginListResponseSchema.parse(listPlugins(runtime));
     expect(list.count).toBe(4);
     expect(list.generation).toBe(1);
     expect(list.plugins.map((p) => [p.name, p.status])).toEqual([
@@ -72,7 +72,7 @@ describe("plugins API handlers", () => {
   });
 
   test("reloadPlugin: {success, generation, plugins with their outcome}; 404 unknown; 400 when the candidate is bad", async () => {
-    const reloaded = PluginReloadResponseSchema().parse(await reloadPlugin(runtime, "echo"));
+    const reloaded = PluginReloadResponseSchema.parse(await reloadPlugin(runtime, "echo"));
     expect(reloaded.success).toBe(true);
     expect(reloaded.generation).toBe(2);
     expect(reloaded.plugins.find((p) => p.name === "echo")).toEqual({ name: "echo", outcome: "rebuilt", error: null });
@@ -86,7 +86,7 @@ describe("plugins API handlers", () => {
   });
 
   test("pluginInfo: one plugin, or 404", () => {
-    expect(PluginInfoSchema().parse(pluginInfo(runtime, "echo")).name).toBe("echo");
+    expect(PluginInfoSchema.parse(pluginInfo(runtime, "echo")).name).toBe("echo");
     const error = (() => {
       try {
         pluginInfo(runtime, "ghost");

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { lazy } from "../../../core/lazy.ts";
 
 /**
  * `POST /api/plugins/<name>/reload` of a running gateway, as `prx plugins dev` calls it with its local token. The
@@ -7,16 +6,12 @@ import { lazy } from "../../../core/lazy.ts";
  */
 export const DEV_RELOAD_TIMEOUT_MS = 60_000;
 
-const ReloadedSchema = lazy(() =>
-  z.looseObject({
-    success: z.literal(true),
-    generation: z.number().int(),
-    plugins: z.array(z.looseObject({ name: z.string(), outcome: z.string(), error: z.string().nullable() })),
-  }),
-);
-const ErrorAnswerSchema = lazy(() =>
-  z.looseObject({ error: z.looseObject({ code: z.string(), message: z.string(), hint: z.string().optional() }) }),
-);
+const ReloadedSchema = z.looseObject({
+  success: z.literal(true),
+  generation: z.number().int(),
+  plugins: z.array(z.looseObject({ name: z.string(), outcome: z.string(), error: z.string().nullable() })),
+});
+const ErrorAnswerSchema = z.looseObject({ error: z.looseObject({ code: z.string(), message: z.string(), hint: z.string().optional() }) });
 
 export type ReloadOutcome =
   | { kind: "reloaded"; generation: number; outcome: string; ms: number }
@@ -43,12 +38,12 @@ export async function reloadInGateway(url: string, token: string, plugin: string
   } catch {
     return { kind: "refused", status: response.status, code: "BAD_RESPONSE", message: `the gateway answered ${response.status}: ${text.slice(0, 200)}`, ms };
   }
-  const reloaded = ReloadedSchema().safeParse(json);
+  const reloaded = ReloadedSchema.safeParse(json);
   if (reloaded.success) {
     const mine = reloaded.data.plugins.find((p) => p.name === plugin);
     return { kind: "reloaded", generation: reloaded.data.generation, outcome: mine?.outcome ?? "unknown", ms };
   }
-  const failed = ErrorAnswerSchema().safeParse(json);
+  const failed = ErrorAnswerSchema.safeParse(json);
   if (!failed.success) {
     return { kind: "refused", status: response.status, code: "BAD_RESPONSE", message: `unexpected answer ${response.status}: ${text.slice(0, 200)}`, ms };
   }

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { lazy } from "../../../core/lazy.ts";
 import { PLUGIN_NAME_PATTERN } from "../../manifest.ts";
 import { PACK_MAX_FILES, PACK_MAX_PATH_BYTES } from "./limits.ts";
 
@@ -10,27 +9,25 @@ import { PACK_MAX_FILES, PACK_MAX_PATH_BYTES } from "./limits.ts";
  */
 export const PACK_MANIFEST_FILE = "prx-pack.json";
 
-export const PackManifestSchema = lazy(() =>
-  z.strictObject({
-    format: z.literal(1),
-    name: z.string().regex(PLUGIN_NAME_PATTERN),
-    version: z.string().min(1),
-    runtime: z.enum(["wasm", "remote"]),
-    /** Hex SHA-256 of the file list (contentHash). */
-    content_hash: z.string().regex(/^[0-9a-f]{64}$/),
-    files: z
-      .array(
-        z.strictObject({
-          path: z.string().min(1).refine((p) => Buffer.byteLength(p) <= PACK_MAX_PATH_BYTES, `at most ${PACK_MAX_PATH_BYTES} bytes`),
-          size: z.number().int().nonnegative(),
-          sha256: z.string().regex(/^[0-9a-f]{64}$/),
-        }),
-      )
-      .min(1)
-      .max(PACK_MAX_FILES),
-  }),
-);
-export type PackManifest = z.infer<ReturnType<typeof PackManifestSchema>>;
+export const PackManifestSchema = z.strictObject({
+  format: z.literal(1),
+  name: z.string().regex(PLUGIN_NAME_PATTERN),
+  version: z.string().min(1),
+  runtime: z.enum(["wasm", "remote"]),
+  /** Hex SHA-256 of the file list (contentHash). */
+  content_hash: z.string().regex(/^[0-9a-f]{64}$/),
+  files: z
+    .array(
+      z.strictObject({
+        path: z.string().min(1).refine((p) => Buffer.byteLength(p) <= PACK_MAX_PATH_BYTES, `at most ${PACK_MAX_PATH_BYTES} bytes`),
+        size: z.number().int().nonnegative(),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      }),
+    )
+    .min(1)
+    .max(PACK_MAX_FILES),
+});
+export type PackManifest = z.infer<typeof PackManifestSchema>;
 export type PackEntry = PackManifest["files"][number];
 
 export function sha256Hex(data: Uint8Array | string): string {

@@ -30,7 +30,7 @@ export async function packEntries(
   if (options.build !== false && plugin.plugin.runtime === "wasm" && existsSync(join(dir, SOURCE_ENTRY))) await buildPlugin(dir);
   const { files, skipped } = collectPluginFiles(dir, plugin);
   const listed = files.map((f) => ({ path: f.path, size: f.data.length, sha256: sha256Hex(f.data) }));
-  const manifest = PackManifestSchema().parse({
+  const manifest = PackManifestSchema.parse({
     format: 1,
     name: plugin.plugin.name,
     version: plugin.plugin.version,

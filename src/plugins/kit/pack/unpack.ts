@@ -59,7 +59,7 @@ export function readPack(path: string): { manifest: PackManifest; files: TarFile
   } catch (cause) {
     throw new PrxError("PLUGIN_ADMISSION", `${path}: ${PACK_MANIFEST_FILE} is not JSON`, { cause });
   }
-  const parsed = PackManifestSchema().safeParse(json);
+  const parsed = PackManifestSchema.safeParse(json);
   if (!parsed.success) throw new PrxError("PLUGIN_ADMISSION", `${path}: invalid ${PACK_MANIFEST_FILE}: ${z.prettifyError(parsed.error)}`);
   const manifest = parsed.data;
   const listed = new Map(manifest.files.map((f) => [f.path, f]));

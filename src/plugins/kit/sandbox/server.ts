@@ -19,7 +19,7 @@ export async function runSandboxServer(): Promise<number> {
 
   const handle = async (raw: unknown): Promise<void> => {
     const id = typeof (raw as { id?: unknown })?.id === "number" ? (raw as { id: number }).id : -1;
-    const parsed = SandboxRequestSchema().safeParse(raw);
+    const parsed = SandboxRequestSchema.safeParse(raw);
     if (!parsed.success) {
       send({ id, ok: false, error: { code: "BAD_REQUEST", message: `invalid sandbox request: ${parsed.error.issues[0]?.message}` } });
       return;

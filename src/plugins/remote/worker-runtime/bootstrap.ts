@@ -1,7 +1,7 @@
 import type { AgentIdentity } from "../agent.ts";
 import { REMOTE_DEFAULT_RPC_TIMEOUT_MS, REMOTE_PROTOCOL_VERSION } from "../limits.ts";
 import { OutputBudget, PLUGIN_OUTPUT_LIMITS } from "../output-budget.ts";
-import { CancelMessageSchema } from "../protocol.ts";
+import { CancelMessageSchema } from "../protocol/index.ts";
 import { toWireError } from "../wire-error.ts";
 import { createDefaultChannel, type ChannelProblem, type WorkerChannel } from "./channel.ts";
 import { buildDescriptor, HandlerRegistry, snapshotSurfaces, surfaceDelta } from "./descriptor.ts";

@@ -1,5 +1,5 @@
 import { writeSync } from "node:fs";
-import { BatchedWriter, LineDecoder, decodeText, encodeMessage, preview } from "../codec.ts";
+import { BatchedWriter, LineDecoder, decodeText, encodeMessage, preview } from "../protocol/index.ts";
 import { readStdin } from "./stdin-reader.ts";
 
 /** The worker side's view of its transport. Messages are plain objects; the transport does the encoding. */

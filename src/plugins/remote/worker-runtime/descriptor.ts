@@ -1,4 +1,4 @@
-import type { PluginDescriptor, RpcRef, SurfaceKind } from "../protocol.ts";
+import type { PluginDescriptor, RpcRef, SurfaceKind } from "../protocol/index.ts";
 import { rpcMethodsOf } from "./services.ts";
 import type { Plugin, ServiceClass } from "./types.ts";
 

@@ -1,5 +1,4 @@
-import { WorkerRpcParser } from "../protocol-fast.ts";
-import type { WireError, WorkerRpcMessage } from "../protocol.ts";
+import { WorkerRpcParser, type WireError, type WorkerRpcMessage } from "../protocol/index.ts";
 import { WireErrorCodes, toWireError } from "../wire-error.ts";
 import type { WorkerChannel } from "./channel.ts";
 import type { HandlerRegistry } from "./descriptor.ts";

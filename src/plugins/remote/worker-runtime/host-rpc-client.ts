@@ -1,6 +1,5 @@
 import { PrxError } from "../../../core/errors.ts";
-import { HostRpcResultParser } from "../protocol-fast.ts";
-import type { RuntimeMethod } from "../protocol.ts";
+import { HostRpcResultMessageSchema, type RuntimeMethod } from "../protocol/index.ts";
 import { fromWireError, hostErrorCode } from "../wire-error.ts";
 import type { WorkerChannel } from "./channel.ts";
 
@@ -52,7 +51,7 @@ export class HostRpcClient {
   /** Returns true when the message was a host-rpc-result (handled here). */
   handle(raw: { type?: unknown }): boolean {
     if (raw.type !== "host-rpc-result") return false;
-    const parsed = HostRpcResultParser.safeParse(raw);
+    const parsed = HostRpcResultMessageSchema.safeParse(raw);
     if (!parsed.success) return false;
     const msg = parsed.data;
     const slot = this.pending.get(msg.requestId);

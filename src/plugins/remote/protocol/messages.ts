@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { REMOTE_MAX_SURFACES_PER_KIND, REMOTE_PROTOCOL_VERSION } from "./limits.ts";
+import { REMOTE_MAX_SURFACES_PER_KIND, REMOTE_PROTOCOL_VERSION } from "../limits.ts";
 
 /**
  * The remote plugin wire protocol: one zod schema per message, shared by the host and the worker side.

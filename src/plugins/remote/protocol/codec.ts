@@ -1,5 +1,5 @@
-import { PrxError } from "../../core/errors.ts";
-import { REMOTE_MAX_MESSAGE_BYTES } from "./limits.ts";
+import { PrxError } from "../../../core/errors.ts";
+import { REMOTE_MAX_MESSAGE_BYTES } from "../limits.ts";
 
 /**
  * Both transports carry one JSON text per message (a postMessage string or one NDJSON line), so the 4 MiB cap and

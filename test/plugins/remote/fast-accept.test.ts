@@ -1,0 +1,86 @@
+import { describe, expect, test } from "bun:test";
+import type { z } from "zod";
+import {
+  isPlainWorkerRpc,
+  isPlainWorkerRpcResult,
+  WorkerToHostParser,
+} from "../../../src/plugins/remote/protocol/fast-accept.ts";
+import {
+  WorkerRpcMessageSchema,
+  WorkerRpcResultMessageSchema,
+  WorkerToHostMessageSchema,
+} from "../../../src/plugins/remote/protocol/index.ts";
+
+/** Values tried in every field: valid and invalid for one schema or another. */
+const PROBES: unknown[] = [undefined, null, "", "x", 0, -1, 1, 1.5, 2, 2.5, 3, 2 ** 53, true, [], [{}], {}, { a: 1 }];
+
+/** Every variant of `base` with one field (at `path`) replaced by each probe, plus the field removed. */
+function variants(base: unknown, paths: string[][]): unknown[] {
+  const out: unknown[] = [base];
+  for (const path of paths) {
+    for (const probe of [...PROBES, "__delete__"]) {
+      const copy = structuredClone(base) as Record<string, unknown>;
+      let at: Record<string, unknown> = copy;
+      for (const key of path.slice(0, -1)) at = at[key] as Record<string, unknown>;
+      if (probe === "__delete__") delete at[path.at(-1)!];
+      else at[path.at(-1)!] = probe;
+      out.push(copy);
+    }
+  }
+  return out;
+}
+
+/** The fast check only accepts what the schema accepts, and agrees on the fields prx reads. */
+function agree<S extends z.ZodType>(
+  schema: S,
+  accepts: (v: unknown) => boolean,
+  corpus: unknown[],
+  read: (v: z.output<S>) => unknown,
+): { fast: number; total: number } {
+  let fast = 0;
+  for (const value of corpus) {
+    const parsed = schema.safeParse(value);
+    if (!accepts(value)) continue;
+    fast++;
+    if (!parsed.success) throw new Error(`fast check accepted what the schema refuses: ${JSON.stringify(value)}`);
+    expect(read(value as z.output<S>)).toEqual(read(parsed.data));
+  }
+  return { fast, total: corpus.length };
+}
+
+describe("the remote protocol's fast checks agree with their zod schemas (every call)", () => {
+  const check = <S extends z.ZodType>(schema: S, accepts: (v: unknown) => boolean, base: object, keys: string[]) => {
+    const corpus = variants(base, keys.map((k) => [k]));
+    const { fast, total } = agree(schema, accepts, corpus, (v) => v);
+    expect(accepts(base)).toBe(true);
+    expect(fast).toBeGreaterThan(keys.length);
+    expect(fast).toBeLessThan(total);
+  };
+  const id = ["type", "requestId"];
+
+  test("worker-rpc", () => {
+    const target = "service:ECHO.echo";
+    const base = { type: "worker-rpc", requestId: 7, surface: "service", target, args: { a: 1 } };
+    check(WorkerRpcMessageSchema, isPlainWorkerRpc, base, [...id, "surface", "target", "args"]);
+    expect(isPlainWorkerRpc({ ...base, surface: "nope" })).toBe(false);
+  });
+
+  test("worker-rpc-result", () => {
+    const base = { type: "worker-rpc-result", requestId: 7, ok: true, payload: [1, "x"] };
+    check(WorkerRpcResultMessageSchema, isPlainWorkerRpcResult, base, [...id, "ok", "payload", "error"]);
+    // errors always go through zod, which checks their shape
+    expect(isPlainWorkerRpcResult({ ...base, ok: false, error: { name: "E", message: "m" } })).toBe(false);
+  });
+
+  test("the worker -> host union takes the fast path for results only", () => {
+    const result = { type: "worker-rpc-result", requestId: 1, ok: true, payload: null };
+    const log = { type: "log", level: "info", message: "hi" };
+    const bad = { type: "worker-rpc-result", requestId: -1, ok: true };
+    for (const value of [result, log, bad, { type: "host-rpc", requestId: 2, api: "runtime", method: "m" }]) {
+      expect(WorkerToHostParser.safeParse(value).success).toBe(WorkerToHostMessageSchema.safeParse(value).success);
+    }
+    expect(WorkerToHostParser.safeParse(result)).toEqual({ success: true, data: result } as never);
+    expect(WorkerToHostParser.safeParse(bad).error?.issues[0]?.path).toEqual(["requestId"]);
+  });
+});
+
