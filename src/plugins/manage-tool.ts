@@ -2,7 +2,6 @@ import { z } from "zod";
 import { errorMessage } from "../core/errors.ts";
 import { MANAGE_TOOL_NAME } from "../tools/builtins/names.ts";
 import { defineTool } from "../tools/define.ts";
-import { inputJsonSchema } from "../core/input-json-schema.ts";
 import { fail } from "../tools/result.ts";
 import type { Tool, ToolSource } from "../tools/types.ts";
 import type { PluginServices } from "./adapters/services.ts";
@@ -41,7 +40,6 @@ function toolFor(services: PluginServices): Tool {
       "generation: middleware_test {stage, data}, cron_run {name}, provider_chat {name, messages}, " +
       "storage {name, op: health|store|recall|forget|count, key, content, query}.",
     args: ManageToolArgsSchema,
-    parameters: inputJsonSchema(ManageToolArgsSchema),
     async run(args) {
       const raw = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
       try {

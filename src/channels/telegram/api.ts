@@ -1,12 +1,8 @@
+import type { z } from "zod";
 import { errorMessage } from "../../core/errors.ts";
-import { jsonCheck, type ShapeCheck } from "../../core/json-check.ts";
 import { retryAfterMs } from "../backoff.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
-import { TELEGRAM_ENVELOPE_JSON } from "../wire-json.ts";
-import type { TelegramEnvelope } from "./wire.ts";
-
-/** TelegramEnvelopeSchema, checked without zod (every call reads it, the first one while connecting). */
-const envelopeCheck = jsonCheck<TelegramEnvelope>(TELEGRAM_ENVELOPE_JSON);
+import { TelegramEnvelopeSchema } from "./wire.ts";
 
 export const TELEGRAM_DEFAULT_API = "https://api.telegram.org";
 
@@ -21,8 +17,8 @@ export class TelegramApi {
     private readonly token: string,
   ) {}
 
-  /** `schema`: the result's zod schema (wire.ts), or its generated check (wire-json.ts) on the connect path. */
-  async call<T>(method: string, params: Record<string, unknown>, schema: ShapeCheck<T>, timeoutMs: number, signal?: AbortSignal): Promise<T> {
+  /** `schema`: the result's zod schema (wire.ts). */
+  async call<T>(method: string, params: Record<string, unknown>, schema: z.ZodType<T>, timeoutMs: number, signal?: AbortSignal): Promise<T> {
     const url = `${this.base.replace(/\/$/, "")}/bot${this.token}/${method}`;
     const timeout = AbortSignal.timeout(timeoutMs);
     let response: Response;
@@ -45,7 +41,7 @@ export class TelegramApi {
     } catch {
       throw new PlatformError("telegram", `${method}: HTTP ${response.status} with a body that is not JSON`, response.status, retryableStatus(response.status));
     }
-    const envelope = envelopeCheck.safeParse(json);
+    const envelope = TelegramEnvelopeSchema.safeParse(json);
     if (!envelope.success) {
       throw new PlatformError("telegram", `${method}: unexpected answer shape (HTTP ${response.status})`, response.status, retryableStatus(response.status));
     }

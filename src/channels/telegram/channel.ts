@@ -1,19 +1,24 @@
 import { constantTimeEqual } from "../../core/constant-time.ts";
 import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
-import { jsonCheck } from "../../core/json-check.ts";
 import { Backoff, sleep, withRetries } from "../backoff.ts";
 import { platformLimits, TELEGRAM_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
 import { PlatformError } from "../platform-error.ts";
 import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
-import { TELEGRAM_USER_JSON } from "../wire-json.ts";
 import { TELEGRAM_DEFAULT_API, TelegramApi } from "./api.ts";
 import { toMarkdownV2 } from "./markdown.ts";
-import type { TelegramMessage, TelegramUser } from "./wire.ts";
+import {
+  TELEGRAM_SECRET_HEADER,
+  TelegramAnyResultSchema,
+  TelegramSentSchema,
+  TelegramUpdateSchema,
+  TelegramUpdatesSchema,
+  TelegramUserSchema,
+  type TelegramMessage,
+  type TelegramUser,
+} from "./wire.ts";
 
 /** getMe's answer (TelegramUserSchema) checked without zod: connecting loads none. */
-const userCheck = jsonCheck<TelegramUser>(TELEGRAM_USER_JSON);
-type Wire = typeof import("./wire.ts");
 
 /** Telegram's message id is unique per chat: the channel's id is "<chat>:<message>". */
 function messageIdOf(message: TelegramMessage): string {
@@ -66,8 +71,6 @@ export class TelegramChannel implements Channel {
   private state: ChannelHealth = { ok: false, detail: "not started" };
   private readonly secret: string | undefined;
   private readonly limits: PlatformLimits;
-  /** The zod wire schemas, loaded once the channel is connected (polling, a webhook update, the first reply). */
-  private wire: Promise<Wire> | null = null;
 
   constructor(private readonly setup: ChannelSetup) {
     this.name = setup.name;
@@ -90,16 +93,12 @@ export class TelegramChannel implements Channel {
   async start(onMessage: OnMessage): Promise<void> {
     this.onMessage = onMessage;
     this.me = await withRetries(
-      () => this.api.call("getMe", {}, userCheck, this.limits.requestTimeoutMs, this.stopper.signal),
+      () => this.api.call("getMe", {}, TelegramUserSchema, this.limits.requestTimeoutMs, this.stopper.signal),
       this.stopper.signal,
       (error, wait) => this.setup.logger.warn(`getMe failed, retrying in ${wait} ms: ${errorMessage(error)}`),
     );
     this.state = { ok: true, detail: `@${this.me.username ?? this.me.id} ${this.setup.config.mode === "webhook" ? "(webhook)" : "polling"}` };
     if (this.setup.config.mode !== "webhook") this.loop = this.poll();
-  }
-
-  private schemas(): Promise<Wire> {
-    return (this.wire ??= import("./wire.ts"));
   }
 
   private async poll(): Promise<void> {
@@ -108,7 +107,6 @@ export class TelegramChannel implements Channel {
     while (!this.stopper.signal.aborted) {
       await this.setup.waitForCapacity?.();
       const offset = Number((await this.setup.cursor.get()) ?? "0");
-      const { TelegramUpdatesSchema } = await this.schemas();
       let updates: unknown[];
       try {
         updates = await this.api.call(
@@ -136,7 +134,6 @@ export class TelegramChannel implements Channel {
 
   /** Store one update (or skip it: unknown kind, malformed), then move the offset past it. */
   private async handleUpdate(raw: unknown): Promise<void> {
-    const { TelegramUpdateSchema } = await this.schemas();
     const parsed = TelegramUpdateSchema.safeParse(raw);
     const updateId = (raw as { update_id?: unknown } | null)?.update_id;
     if (!parsed.success) {
@@ -152,7 +149,6 @@ export class TelegramChannel implements Channel {
   }
 
   async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
-    const { TELEGRAM_SECRET_HEADER } = await this.schemas();
     const given = request.headers[TELEGRAM_SECRET_HEADER] ?? "";
     if (this.setup.config.mode !== "webhook" || !constantTimeEqual(given, this.secret ?? "")) {
       return { status: 401, headers: {}, body: JSON.stringify({ error: "bad secret token" }) };
@@ -168,7 +164,6 @@ export class TelegramChannel implements Channel {
   }
 
   async send(reply: OutboundReply): Promise<string> {
-    const { TelegramSentSchema } = await this.schemas();
     const base: Record<string, unknown> = { chat_id: reply.chatId };
     if (reply.threadId !== null) base.message_thread_id = Number(reply.threadId);
     const replied = reply.replyTo?.split(":").at(-1);
@@ -191,7 +186,6 @@ export class TelegramChannel implements Channel {
   async typing(chatId: string, threadId: string | null): Promise<void> {
     const params: Record<string, unknown> = { chat_id: chatId, action: "typing" };
     if (threadId !== null) params.message_thread_id = Number(threadId);
-    const { TelegramAnyResultSchema } = await this.schemas();
     await this.api.call("sendChatAction", params, TelegramAnyResultSchema, this.limits.requestTimeoutMs, this.stopper.signal);
   }
 

@@ -1,10 +1,9 @@
 import type { ToolsConfig } from "../../config/schema.ts";
 import { defineTool } from "../define.ts";
 import type { Tool } from "../types.ts";
-import { BUILTIN_TOOL_PARAMETERS } from "./json-schemas.ts";
+import { FileReadArgs, FileWriteArgs } from "./schemas.ts";
 
-/** The argument schemas and the tools' I/O, loaded by the first call. */
-const schemas = () => import("./schemas.ts");
+/** The tools' I/O, loaded by the first call. */
 const io = () => import("./files-io.ts");
 
 /** file_read and file_write, confined to the workspace root. */
@@ -13,8 +12,7 @@ export function createFileTools(config: ToolsConfig, workspace: string): Tool[] 
     defineTool({
       name: "file_read",
       description: "Read a UTF-8 text file inside the workspace.",
-      args: async () => (await schemas()).FileReadArgs,
-      parameters: BUILTIN_TOOL_PARAMETERS.file_read,
+      args: FileReadArgs,
       async run(args) {
         return (await io()).readWorkspaceFile(config, workspace, args);
       },
@@ -22,8 +20,7 @@ export function createFileTools(config: ToolsConfig, workspace: string): Tool[] 
     defineTool({
       name: "file_write",
       description: "Write (or append to) a text file inside the workspace.",
-      args: async () => (await schemas()).FileWriteArgs,
-      parameters: BUILTIN_TOOL_PARAMETERS.file_write,
+      args: FileWriteArgs,
       async run(args) {
         return (await io()).writeWorkspaceFile(config, workspace, args);
       },

@@ -2,7 +2,7 @@ import type { ToolsConfig } from "../../config/schema.ts";
 import { defineTool } from "../define.ts";
 import type { Tool } from "../types.ts";
 import { ALLOWLIST_HINT } from "./http-allowlist.ts";
-import { BUILTIN_TOOL_PARAMETERS } from "./json-schemas.ts";
+import { HttpRequestArgs } from "./schemas.ts";
 
 export function createHttpTool(config: ToolsConfig): Tool {
   return defineTool({
@@ -12,8 +12,7 @@ export function createHttpTool(config: ToolsConfig): Tool {
         : undefined,
     name: "http_request",
     description: "Make an HTTP request to an allowed URL and return status, content type and body text.",
-    args: async () => (await import("./schemas.ts")).HttpRequestArgs,
-    parameters: BUILTIN_TOOL_PARAMETERS.http_request,
+    args: HttpRequestArgs,
     async run(args, context) {
       return (await import("./http-fetch.ts")).httpRequest(config, args, context);
     },

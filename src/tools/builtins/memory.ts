@@ -3,10 +3,7 @@ import type { MemoryBackend, MemoryEntry } from "../../memory/types.ts";
 import { defineTool } from "../define.ts";
 import { ok } from "../result.ts";
 import type { Tool } from "../types.ts";
-import { BUILTIN_TOOL_PARAMETERS } from "./json-schemas.ts";
-
-/** The argument schemas, loaded by the first call. */
-const schemas = () => import("./schemas.ts");
+import { MemoryForgetArgs, MemoryRecallArgs, MemoryStoreArgs } from "./schemas.ts";
 
 /** Default number of memories memory_recall returns when the model gives no limit. */
 export const MEMORY_RECALL_DEFAULT_LIMIT = 5;
@@ -23,8 +20,7 @@ export function createMemoryTools(memory: () => MemoryBackend): Tool[] {
     defineTool({
       name: "memory_store",
       description: "Remember a fact for later conversations. Storing an existing key replaces it.",
-      args: async () => (await schemas()).MemoryStoreArgs,
-      parameters: BUILTIN_TOOL_PARAMETERS.memory_store,
+      args: MemoryStoreArgs,
       async run(args, context) {
         const sessionId = args.scope === "session" ? context.sessionId : null;
         const category = args.category ?? MEMORY_DEFAULT_CATEGORY;
@@ -35,8 +31,7 @@ export function createMemoryTools(memory: () => MemoryBackend): Tool[] {
     defineTool({
       name: "memory_recall",
       description: "Search remembered facts by keywords (private ones included); best matches first.",
-      args: async () => (await schemas()).MemoryRecallArgs,
-      parameters: BUILTIN_TOOL_PARAMETERS.memory_recall,
+      args: MemoryRecallArgs,
       async run(args, context) {
         const limit = args.limit ?? MEMORY_RECALL_DEFAULT_LIMIT;
         const entries = await memory().recall(args.query, limit, context.sessionId, { includePrivate: true });
@@ -47,8 +42,7 @@ export function createMemoryTools(memory: () => MemoryBackend): Tool[] {
     defineTool({
       name: "memory_forget",
       description: "Delete a remembered fact by its key.",
-      args: async () => (await schemas()).MemoryForgetArgs,
-      parameters: BUILTIN_TOOL_PARAMETERS.memory_forget,
+      args: MemoryForgetArgs,
       async run(args) {
         const removed = await memory().forget(args.key);
         return ok(removed ? `forgot memory "${args.key}"` : `no memory with key "${args.key}"`);

@@ -9,9 +9,7 @@ import { HTTP_MAX_REQUEST_BODY_BYTES, SHELL_MAX_ARGS } from "../limits.ts";
 
 /**
  * The wire formats of the built-in tools: each tool's arguments (the one schema that validates a call, and, turned
- * into JSON Schema, what the model is shown) and http_request's response. Only a tool call loads this module: the
- * JSON Schemas the model sees are generated from it ahead of time (json-schemas.ts, kept equal to these by a test),
- * so a turn that calls no built-in tool never builds a zod schema.
+ * into JSON Schema, what the model is shown) and http_request's response.
  */
 
 export const MemoryStoreArgs = z.strictObject({
@@ -84,7 +82,7 @@ export const ShellArgs = z
   })
   .refine((a) => a.command === undefined || a.args === undefined, { message: "args goes with program, not command" });
 
-/** Each built-in tool's argument schema, by tool name (the generator of json-schemas.ts walks it). */
+/** Each built-in tool's argument schema, by tool name. */
 export const BUILTIN_TOOL_ARGS = {
   memory_store: MemoryStoreArgs,
   memory_recall: MemoryRecallArgs,
