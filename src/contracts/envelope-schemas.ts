@@ -4,8 +4,7 @@ import type { Stage } from "./stages.ts";
 
 /**
  * The JSON envelopes passed through the four middleware stages. A middleware receives one and returns
- * the (possibly changed) envelope; a reply that fails these schemas is rejected and the original passes on. Only
- * what reads a middleware's reply loads this module (and zod): a turn without plugins passes envelopes unchecked.
+ * the (possibly changed) envelope; a reply that fails these schemas is rejected and the original passes on.
  */
 export const InboundEnvelopeSchema = z.object({
   text: z.string(),

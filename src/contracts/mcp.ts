@@ -3,7 +3,7 @@ import { z } from "zod";
 /**
  * What the MCP subsystem shows the gateway and the CLI: the servers prx connects to (`prx mcp list`,
  * GET /api/mcp), one server's catalogue, a call's answer, and the port through which the gateway serves MCP without
- * importing the MCP modules (they load on the first request that needs them).
+ * importing the MCP modules.
  */
 
 export const McpServerStates = ["stopped", "starting", "ready", "restarting", "failed", "disabled", "closed"] as const;

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { SessionMessageWireSchema, SessionSummaryWireSchema } from "../agent/index.ts";
 import { MESSAGE_MAX_CHARS, SESSION_ID_PATTERN, SESSION_TITLE_MAX_CHARS } from "./limits.ts";
 
-/** Wire formats of the gateway's own routes, built on first use (the OpenAI-compatible ones: openai/schemas.ts). */
+/** Wire formats of the gateway's own routes (the OpenAI-compatible ones: openai/schemas.ts). */
 
 export const HealthSchema = z
   .object({
@@ -36,38 +37,12 @@ export type Status = z.infer<typeof StatusSchema>;
 
 export const SessionIdSchema = z.string().regex(SESSION_ID_PATTERN, "1-128 characters from A-Z a-z 0-9 . _ : @ -");
 
-export const SessionListSchema = z
-  .object({
-    sessions: z.array(
-      z.object({
-        id: z.string(),
-        title: z.string(),
-        channel: z.string(),
-        created_at: z.string(),
-        updated_at: z.string(),
-        message_count: z.number().int(),
-      }),
-    ),
-  })
-  .describe("sessions, newest first");
+export const SessionListSchema = z.object({ sessions: z.array(SessionSummaryWireSchema) }).describe("sessions, newest first");
 
 const ToolCallWire = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 
 export const SessionMessagesSchema = z
-  .object({
-    session_id: z.string(),
-    messages: z.array(
-      z.object({
-        seq: z.number().int(),
-        role: z.enum(["system", "user", "assistant", "tool"]),
-        content: z.string(),
-        tool_calls: z.array(ToolCallWire).optional(),
-        tool_call_id: z.string().optional(),
-        name: z.string().optional(),
-        created_at: z.string(),
-      }),
-    ),
-  })
+  .object({ session_id: z.string(), messages: z.array(SessionMessageWireSchema) })
   .describe("the session's history, oldest first");
 
 export const SessionRenameBodySchema = z.strictObject({
@@ -77,8 +52,6 @@ export const SessionRenameBodySchema = z.strictObject({
 export const SessionCancelSchema = z
   .object({ session_id: z.string(), cancelled: z.number().int().describe("turns of the session that were running or queued, now aborted") })
   .describe("the session's turns are cancelled");
-
-export const SessionSummarySchema = SessionListSchema.shape.sessions.element;
 
 export const MessageBodySchema = z.strictObject({
   message: z.string().min(1).max(MESSAGE_MAX_CHARS).describe("the user's message"),

@@ -37,8 +37,6 @@ function isCompatibleApiVersion(version: string): boolean {
   return wanted[0] === "0" ? got[1] === "0" && got[2] === wanted[1] : got[1] === wanted[0];
 }
 
-/** The plugin.toml schema, built the first time a manifest is parsed (a workspace without plugins never needs it). */
-export const PluginManifestSchema = (() => {
 const PluginSectionSchema = z.strictObject({
   name: z.string().regex(PLUGIN_NAME_PATTERN, "must match ^[a-z0-9][a-z0-9_-]{0,63}$ (lowercase, digits, _ and -)"),
   version: z.string().min(1),
@@ -107,7 +105,8 @@ const ResourcesSchema = z.strictObject({
   max_fuel: z.number().int().min(0).optional(),
 });
 
-return z
+/** The plugin.toml schema. */
+export const PluginManifestSchema = z
   .strictObject({
     plugin: PluginSectionSchema,
     capabilities: z.array(CapabilitySchema).max(MANIFEST_MAX_CAPABILITIES).default([]),
@@ -132,7 +131,6 @@ return z
       seen.add(key);
     });
   });
-})();
 
 type RawManifest = z.infer<typeof PluginManifestSchema>;
 type RawCapability = RawManifest["capabilities"][number];

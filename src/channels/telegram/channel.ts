@@ -18,8 +18,6 @@ import {
   type TelegramUser,
 } from "./wire.ts";
 
-/** getMe's answer (TelegramUserSchema) checked without zod: connecting loads none. */
-
 /** Telegram's message id is unique per chat: the channel's id is "<chat>:<message>". */
 function messageIdOf(message: TelegramMessage): string {
   return `${message.chat.id}:${message.message_id}`;

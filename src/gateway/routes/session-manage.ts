@@ -4,7 +4,8 @@ import type { GatewayElysia } from "../elysia.ts";
 import { jsonResponse } from "../errors.ts";
 import { doc } from "../openapi/doc.ts";
 import { routeSchema } from "../route-schema.ts";
-import { SessionCancelSchema, SessionRenameBodySchema, SessionSummarySchema } from "../schemas.ts";
+import { SessionSummaryWireSchema } from "../../agent/index.ts";
+import { SessionCancelSchema, SessionRenameBodySchema } from "../schemas.ts";
 import { sessionIdFrom, sessionNotFound } from "./session-params.ts";
 
 /** Largest body of a rename: a title of SESSION_TITLE_MAX_CHARS characters fits many times over. */
@@ -36,7 +37,7 @@ export function sessionManageRoutes(app: GatewayElysia, gw: GatewayContext): voi
       detail: doc({
         summary: "Rename a session (its title stays when later turns run)",
         tags,
-        responses: { 200: SessionSummarySchema },
+        responses: { 200: SessionSummaryWireSchema },
         errors: [400, 404, 413, 415],
       }),
     },

@@ -1,14 +1,14 @@
 import { z } from "zod";
 import { Stages } from "../../../contracts/envelopes.ts";
 
+const id = z.number().int().nonnegative();
+
 /**
  * The messages between `@prx/kit/test` (in a plugin's `bun test`) and the sandbox process it starts
  * (`prx __plugin-sandbox`), over Bun's IPC channel as JSON: one request schema per operation, and one reply shape.
  * guest/test.ts and guest/harness-types.ts mirror them as plain types (a type test keeps them equal).
  */
-export const SandboxRequestSchema = (() => {
-const id = z.number().int().nonnegative();
-return z.discriminatedUnion("op", [
+export const SandboxRequestSchema = z.discriminatedUnion("op", [
   z.strictObject({
     id,
     op: z.literal("load"),
@@ -50,7 +50,6 @@ return z.discriminatedUnion("op", [
   z.strictObject({ id, op: z.literal("events") }),
   z.strictObject({ id, op: z.literal("close") }),
 ]);
-})();
 export type SandboxRequest = z.infer<typeof SandboxRequestSchema>;
 
 export const SandboxReplySchema = z.discriminatedUnion("ok", [
