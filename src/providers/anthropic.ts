@@ -3,12 +3,8 @@ import { secretFromEnv } from "../config/secrets.ts";
 import { joinUrl, missingKeyError, protocolError, ProviderCall } from "./http.ts";
 import { readSseJson, excerpt } from "./sse.ts";
 import { ANTHROPIC_STREAM_EVENT_TYPES, ANTHROPIC_VERSION } from "./anthropic-constants.ts";
-import {
-  AnthropicResponseSchema,
-  AnthropicStreamEventSchema,
-  AnthropicToolUseBlockSchema,
-  type AnthropicUsage,
-} from "./anthropic-wire.ts";
+import type { AnthropicUsage } from "./anthropic-wire.ts";
+import { anthropicWire } from "./wire.ts";
 import { mapStopReason, mapUsage, statusForErrorType, toAnthropicMessages, toAnthropicTools } from "./anthropic-map.ts";
 import { HttpProvider } from "./http-provider.ts";
 import { emitWhole } from "./openai-compatible.ts";
@@ -17,6 +13,7 @@ import type { ChatRequest, ChatResponse, ToolCall } from "./types.ts";
 /** max_tokens is mandatory in the Messages API; this is used when neither the request nor the config sets it. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
+type Wire = Awaited<ReturnType<typeof anthropicWire>>;
 
 type Block = { kind: "text" } | { kind: "tool"; ordinal: number; id: string; name: string; json: string };
 
@@ -53,15 +50,16 @@ export class AnthropicProvider extends HttpProvider {
     // Anthropic accepts 0..1 where prx (OpenAI-style) allows up to 2.
     if (request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
     if (streaming) body.stream = true;
+    const wire = await anthropicWire();
     const call = new ProviderCall(this.target, this.timeoutMs(), request.signal);
     try {
       const init = { method: "POST", headers: this.headers(), body: JSON.stringify(body) };
       const response = await call.fetch(this.fetchImpl, url, init);
       const type = response.headers.get("content-type") ?? "";
       if (streaming && response.body && type.includes("text/event-stream")) {
-        return await this.readStream(response.body, call, request);
+        return await this.readStream(response.body, call, request, wire);
       }
-      const result = this.parseResponse(await call.readJson(response, url, this.maxBytes()), url);
+      const result = this.parseResponse(await call.readJson(response, url, this.maxBytes()), url, wire);
       if (request.onDelta) emitWhole(result, request.onDelta);
       return result;
     } catch (error) {
@@ -71,7 +69,8 @@ export class AnthropicProvider extends HttpProvider {
     }
   }
 
-  private parseResponse(json: unknown, url: string): ChatResponse {
+  private parseResponse(json: unknown, url: string, wire: Wire): ChatResponse {
+    const { AnthropicResponseSchema, AnthropicToolUseBlockSchema } = wire;
     const parsed = AnthropicResponseSchema.safeParse(json);
     if (!parsed.success) {
       throw protocolError(this.name, `unexpected response shape from ${url}: ${excerpt(JSON.stringify(json))}`);
@@ -96,6 +95,7 @@ export class AnthropicProvider extends HttpProvider {
     body: ReadableStream<Uint8Array>,
     call: ProviderCall,
     request: ChatRequest,
+    { AnthropicStreamEventSchema, AnthropicToolUseBlockSchema }: Wire,
   ): Promise<ChatResponse> {
     const onDelta = request.onDelta!;
     const blocks = new Map<number, Block>();

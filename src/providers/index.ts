@@ -28,3 +28,5 @@ export {
 export { readSseEvents, readSseJson, PROVIDER_MAX_RESPONSE_BYTES, type SseEvent } from "./sse.ts";
 export { parseRetryAfter, PROVIDER_PROBE_TIMEOUT_MS } from "./http.ts";
 export { PROVIDER_PRESETS } from "./presets.ts";
+// The wire schemas (zod) load on first use: import them from ./openai-wire.ts / ./anthropic-wire.ts, or await these.
+export { openaiWire, anthropicWire } from "./wire.ts";

@@ -7,7 +7,8 @@ import {
   ProviderCall,
 } from "./http.ts";
 import { readSseJson, excerpt } from "./sse.ts";
-import { OpenAIChatResponseSchema, OpenAIChunkSchema, type OpenAIRequestMessage } from "./openai-wire.ts";
+import type { OpenAIRequestMessage } from "./openai-wire.ts";
+import { loadedOpenaiWire, openaiWire } from "./wire.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, ToolCall, ToolSpec, Usage } from "./types.ts";
 import type { EmbedRequest, EmbedResponse } from "./types.ts";
 import { HttpProvider, type HttpProviderOptions } from "./http-provider.ts";
@@ -157,7 +158,7 @@ export class OpenAICompatibleProvider extends HttpProvider {
         return await this.readStream(response.body, call, request);
       }
       const json = await call.readJson(response, url, this.maxBytes());
-      const result = this.parseResponse(json, request.model, url);
+      const result = this.parseResponse(json, request.model, url, loadedOpenaiWire() ?? (await openaiWire()));
       if (request.onDelta) emitWhole(result, request.onDelta);
       return result;
     } catch (error) {
@@ -167,7 +168,12 @@ export class OpenAICompatibleProvider extends HttpProvider {
     }
   }
 
-  private parseResponse(json: unknown, requestedModel: string, url: string): ChatResponse {
+  private parseResponse(
+    json: unknown,
+    requestedModel: string,
+    url: string,
+    { OpenAIChatResponseSchema }: Awaited<ReturnType<typeof openaiWire>>,
+  ): ChatResponse {
     const parsed = OpenAIChatResponseSchema.safeParse(json);
     if (!parsed.success) {
       throw protocolError(this.name, `unexpected response shape from ${url}: ${excerpt(JSON.stringify(json))}`);
@@ -198,6 +204,7 @@ export class OpenAICompatibleProvider extends HttpProvider {
     request: ChatRequest,
   ): Promise<ChatResponse> {
     const onDelta = request.onDelta!;
+    const { OpenAIChunkSchema } = await openaiWire();
     const tools = new ToolCallAccumulator();
     let text = "";
     let model = request.model;

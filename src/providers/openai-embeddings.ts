@@ -3,7 +3,7 @@ import { joinUrl, protocolError, ProviderCall, type FetchLike, type HttpTarget }
 import { EMBED_MAX_INPUTS } from "./openai-constants.ts";
 import { excerpt } from "./sse.ts";
 import type { EmbedRequest, EmbedResponse } from "./types.ts";
-import { OpenAIEmbeddingResponseSchema } from "./openai-wire.ts";
+import { openaiWire } from "./wire.ts";
 
 export interface EmbeddingEndpoint {
   target: HttpTarget;
@@ -28,7 +28,7 @@ export async function embedOpenAI(endpoint: EmbeddingEndpoint, request: EmbedReq
     const body = JSON.stringify({ model: endpoint.model, input: request.input, encoding_format: "float" });
     const response = await call.fetch(endpoint.fetch, url, { method: "POST", headers: endpoint.headers(), body });
     const json = await call.readJson(response, url, endpoint.maxBytes);
-    const parsed = OpenAIEmbeddingResponseSchema.safeParse(json);
+    const parsed = (await openaiWire()).OpenAIEmbeddingResponseSchema.safeParse(json);
     if (!parsed.success) {
       throw protocolError(provider, `unexpected embeddings answer from ${url}: ${excerpt(JSON.stringify(json))}`);
     }

@@ -1,6 +1,5 @@
 import { errorMessage } from "../core/errors.ts";
 import { hintForStatus, protocolError, ProviderCall, type FetchLike, type HttpTarget } from "./http.ts";
-import { ModelIdsSchema } from "./model-list-wire.ts";
 
 /** GET a provider's model list and return the ids. */
 export async function fetchModelIds(
@@ -11,6 +10,8 @@ export async function fetchModelIds(
 ): Promise<string[]> {
   const call = new ProviderCall(target, options.timeoutMs);
   try {
+    // the schema (and zod) load with the first model list: a gateway's start never needs them
+    const { ModelIdsSchema } = await import("./model-list-wire.ts");
     const response = await call.fetch(options.fetch, url, { headers: headers() });
     const parsed = ModelIdsSchema.safeParse(await call.readJson(response, url));
     if (!parsed.success) throw protocolError(target.provider, `unexpected model list from ${url}`);

@@ -1,0 +1,20 @@
+/**
+ * The providers' zod wire schemas load on the first provider call that parses an answer, not at start-up:
+ * building them costs a few milliseconds of module evaluation that `prx gateway` would spend before listening.
+ */
+type OpenAIWire = typeof import("./openai-wire.ts");
+type AnthropicWire = typeof import("./anthropic-wire.ts");
+
+let openai: OpenAIWire | undefined;
+let anthropic: AnthropicWire | undefined;
+
+/** The module once loaded (no await on the per-turn path), else undefined. */
+export const loadedOpenaiWire = (): OpenAIWire | undefined => openai;
+
+export async function openaiWire(): Promise<OpenAIWire> {
+  return openai ?? (openai = await import("./openai-wire.ts"));
+}
+
+export async function anthropicWire(): Promise<AnthropicWire> {
+  return anthropic ?? (anthropic = await import("./anthropic-wire.ts"));
+}
