@@ -1,4 +1,4 @@
-/** Plain values of the Anthropic wire format, apart from its zod schemas (anthropic-wire.ts). */
+/** Plain values of the Anthropic wire format, apart from its zod schemas (those load on first use, see wire.ts). */
 export const ANTHROPIC_VERSION = "2023-06-01";
 
 export const ANTHROPIC_STREAM_EVENT_TYPES = [
