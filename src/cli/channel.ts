@@ -1,4 +1,6 @@
+import { PARENT_WATCH_INTERVAL_MS } from "../channels/limits.ts";
 import { errorMessage, isPrxError } from "../core/errors.ts";
+import { watchParent } from "../core/supervise/index.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
 const USAGE = `Usage: prx channel run <name>                 run one configured channel in the foreground
@@ -109,7 +111,7 @@ async function pairCommand(argv: string[], store: import("../storage/types.ts").
  * fails to open the command fails with its error.
  */
 async function runChannel(name: string, workspace: string | undefined, supervised: boolean): Promise<number> {
-  const { connectChannelProcess, watchParent } = await import("../channels/process.ts");
+  const { connectChannelProcess } = await import("../channels/process.ts");
   const send = supervised && process.send ? (message: unknown) => void process.send!(message) : undefined;
   const connecting = new AbortController();
   let running: import("../channels/process.ts").ChannelProcess | undefined;
@@ -144,10 +146,13 @@ async function runChannel(name: string, workspace: string | undefined, supervise
     if (connecting.signal.aborted) stop(running);
     if (supervised) {
       process.on("message", running.receive);
-      unwatch = watchParent(() => {
-        process.stderr.write(`prx channel ${name}: the gateway is gone; exiting\n`);
-        process.exit(0);
-      });
+      unwatch = watchParent(
+        () => {
+          process.stderr.write(`prx channel ${name}: the gateway is gone; exiting\n`);
+          process.exit(0);
+        },
+        { intervalMs: PARENT_WATCH_INTERVAL_MS },
+      );
     }
     await running.closed;
     return 0;

@@ -1,6 +1,6 @@
 import { errorMessage } from "../../core/errors.ts";
 import { jsonCheck, type ShapeCheck } from "../../core/json-check.ts";
-import { retryAfterMs } from "../backoff.ts";
+import { retryAfterMs } from "../send-retries.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { TELEGRAM_ENVELOPE_JSON } from "../wire-json.ts";
 import type { TelegramEnvelope } from "./wire.ts";
