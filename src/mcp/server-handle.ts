@@ -4,10 +4,10 @@ import type { Logger } from "../core/logger.ts";
 import { Backoff, RestartPolicy } from "../core/supervise/index.ts";
 import type { ToolResult } from "../tools/types.ts";
 import type { McpPromptInfo, McpResourceInfo } from "./catalog.ts";
-import type { ConnectOptions, McpConnection } from "./connection.ts";
 import type { Environment } from "./launch.ts";
 import { MCP_RESTART_LIMITS, MCP_START_BACKOFF } from "./limits.ts";
 import { toToolResult } from "./result.ts";
+import type { ConnectOptions, McpConnection } from "./types.ts";
 import { readToolCache, serverFingerprint, writeToolCache } from "./tool-cache.ts";
 import type { McpToolInfo } from "./tool-list.ts";
 
