@@ -1,12 +1,12 @@
 import type { SQL } from "bun";
 import type { ChatMessage, ToolCall } from "../contracts/chat.ts";
+import type { Awaitable } from "../core/awaitable.ts";
 
 /**
  * One interface per concern, each with a SQLite implementation (the embedded default, synchronous underneath) and a
  * PostgreSQL one (`Bun.sql`, shared by replicas). Methods return `Awaitable<T>`: SQLite answers at once (callers
  * on the hot path pay no promise), PostgreSQL with a promise; code that may meet either awaits.
  */
-export type Awaitable<T> = T | Promise<T>;
 
 export type StorageBackendName = "sqlite" | "postgres";
 
