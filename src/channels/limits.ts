@@ -1,6 +1,6 @@
 /** Every bound of the channel subsystem, each tested at the limit and one past it. */
 
-import type { BackoffOptions, RestartLimits } from "../core/supervise/types.ts";
+import type { BackoffOptions, RestartLimits } from "../core/supervise/index.ts";
 
 /** Telegram sendMessage text limit (https://core.telegram.org/bots/api#sendmessage: 1-4096 characters). */
 export const TELEGRAM_MAX_MESSAGE_CHARS = 4096;

@@ -1,6 +1,6 @@
 /** Bounds of the MCP client and server. Per-server timeouts that users tune live in [mcp.servers.<name>]. */
 
-import type { BackoffLimits, RestartLimits } from "../core/supervise/types.ts";
+import type { BackoffLimits, RestartLimits } from "../core/supervise/index.ts";
 
 /**
  * One JSON-RPC message from a stdio server. Larger results are read whole (the registry then cuts what the model

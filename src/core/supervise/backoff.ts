@@ -28,9 +28,4 @@ export class Backoff {
   reset(): void {
     this.attempt = 0;
   }
-
-  /** Failures counted since the last reset. */
-  get failures(): number {
-    return this.attempt;
-  }
 }

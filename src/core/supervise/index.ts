@@ -4,13 +4,12 @@
  */
 export { Backoff, exponentialDelay } from "./backoff.ts";
 export { waitAtMost } from "./grace.ts";
-export { dieWithParent, startParentWatchdog, watchParent } from "./parent-death.ts";
+export { dieWithParent, watchParent } from "./parent-death.ts";
 export { RestartPolicy } from "./restart-policy.ts";
 export { sleep } from "./sleep.ts";
 export type {
   BackoffLimits,
   BackoffOptions,
-  Clock,
   ParentDeathMechanism,
   RestartDecision,
   RestartLimits,

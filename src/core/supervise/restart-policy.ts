@@ -1,5 +1,5 @@
 import { exponentialDelay } from "./backoff.ts";
-import type { Clock, RestartDecision, RestartLimits } from "./types.ts";
+import type { RestartDecision, RestartLimits } from "./types.ts";
 
 /**
  * When to start a supervised child again after it exited: a bounded exponential delay, a sliding window of exits
@@ -13,7 +13,8 @@ export class RestartPolicy {
 
   constructor(
     private readonly limits: RestartLimits,
-    private readonly clock: Clock = Date.now,
+    /** Milliseconds since the epoch (tests pass a clock they move by hand). */
+    private readonly clock: () => number = Date.now,
   ) {}
 
   /** Record an exit at `at` of a child that started at `startedAt` (when known); says what happens next. */

@@ -1,6 +1,3 @@
-/** Milliseconds since the epoch, as Date.now gives them (tests pass a clock they move by hand). */
-export type Clock = () => number;
-
 /** A bounded exponential delay: `baseMs` for the first failure, doubling per failure, never above `maxMs`. */
 export interface BackoffLimits {
   baseMs: number;

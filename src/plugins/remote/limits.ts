@@ -1,6 +1,6 @@
 /** Every bound of the remote plugin family, shared by the host and the worker side. */
 
-import type { RestartLimits } from "../../core/supervise/types.ts";
+import type { RestartLimits } from "../../core/supervise/index.ts";
 
 /** Largest protocol message (one NDJSON line or one postMessage string), in UTF-8 bytes, refused on both sides. */
 export const REMOTE_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
