@@ -150,7 +150,7 @@ describe("typing", () => {
 });
 
 describe("parent watch", () => {
-  test(`the parent is checked every interval (${PARENT_WATCH_INTERVAL_MS} ms by default); the first check after it is gone ends the process`, async () => {
+  test(`the parent is checked every interval (${PARENT_WATCH_INTERVAL_MS} ms in a channel process); the first check after it is gone ends the process`, async () => {
     let parent = 4242;
     let checks = 0;
     let goneAtCheck = 0;
