@@ -1,3 +1,4 @@
+import type { TurnPlan } from "../agent/plan.ts";
 import type { TurnInput, TurnResult } from "../agent/types.ts";
 import { PrxError, toPrxError } from "../core/errors.ts";
 import type { GatewayContext } from "./context.ts";
@@ -75,23 +76,29 @@ export class TurnTracker {
   }
 }
 
+/** How a gateway turn runs: `cancellable` (POST /api/sessions/:id/cancel stops it), `plan` (its model, resolved). */
+export interface GatewayTurnOptions {
+  cancellable?: boolean;
+  /** The model choice a stream's preflight resolved; without it, the turn resolves its own. */
+  plan?: TurnPlan;
+}
+
 /**
- * Every gateway turn goes through here: drain tracking, turn latency, provider calls and errors. A `cancellable`
- * turn (the session routes) can be stopped by POST /api/sessions/:id/cancel.
+ * Every gateway turn goes through here: drain tracking, turn latency, provider calls and errors, each provider count
+ * labelled with the provider that answered or failed (the result's, the error's, else the plan's).
  */
-export async function runGatewayTurn(gw: GatewayContext, input: TurnInput, options: { cancellable?: boolean } = {}): Promise<TurnResult> {
+export async function runGatewayTurn(gw: GatewayContext, input: TurnInput, options: GatewayTurnOptions = {}): Promise<TurnResult> {
   return gw.turns.run(async () => {
     const started = performance.now();
     const control = options.cancellable ? gw.turns.control(input.sessionId, input.signal) : null;
     try {
-      const result = await gw.host.runTurn(control ? { ...input, signal: control.signal } : input);
+      const result = await gw.host.runTurn(control ? { ...input, signal: control.signal } : input, options.plan);
       gw.metrics.providerCalls.inc({ provider: result.provider }, result.iterations);
       return result;
     } catch (thrown) {
       const error = toPrxError(thrown);
       if (error.code.startsWith("PROVIDER_")) {
-        const named = error.details?.provider;
-        const provider = typeof named === "string" ? named : defaultProviderName(gw, input);
+        const provider = failedProvider(error) ?? options.plan?.choice.provider ?? input.provider ?? gw.host.config.default_provider;
         gw.metrics.providerCalls.inc({ provider });
         gw.metrics.providerErrors.inc({ provider });
       }
@@ -103,10 +110,8 @@ export async function runGatewayTurn(gw: GatewayContext, input: TurnInput, optio
   });
 }
 
-function defaultProviderName(gw: GatewayContext, input: TurnInput): string {
-  try {
-    return gw.host.resolveModelChoice({ provider: input.provider, model: input.model }).provider;
-  } catch {
-    return input.provider ?? gw.host.config.default_provider;
-  }
+/** The provider a failure names: the one whose call failed, or the one no configuration or plugin provides. */
+function failedProvider(error: PrxError): string | undefined {
+  const named = error.details?.provider ?? (error.code === "PROVIDER_UNKNOWN" ? error.details?.name : undefined);
+  return typeof named === "string" ? named : undefined;
 }
