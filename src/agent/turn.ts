@@ -1,8 +1,7 @@
 import { MiddlewareBlock, type Envelopes } from "../contracts/envelopes.ts";
-import { lifecycleTopic } from "../contracts/lifecycle.ts";
 import { PrxError, errorMessage, toPrxError } from "../core/errors.ts";
-import type { EventPublisher } from "../core/events.ts";
 import type { ChatMessage, ToolCall, ToolSpec } from "../providers/types.ts";
+import { emitCompletion, lifecycleEmitter } from "./lifecycle.ts";
 import { safely } from "./observer.ts";
 import { planTurn, type TurnPlan } from "./plan.ts";
 import { buildMessages, lastUserText } from "./prompt.ts";
@@ -114,7 +113,8 @@ class Turn {
     const { config } = deps;
     const history = input.historyOverride ?? (await deps.sessions.history(input.sessionId, config.agent.max_history_messages));
     const query = userText ?? lastUserText(history);
-    const memories = config.memory.auto_recall && query !== "" ? await autoRecall(deps, query, input.sessionId, this.emit) : [];
+    const recall = config.memory.auto_recall && query !== "";
+    const memories = recall ? await autoRecall(deps, query, input.sessionId, this.emit) : [];
     const pendingContext = deps.extensions?.context?.(input) ?? [];
     const context = Array.isArray(pendingContext) ? pendingContext : await pendingContext;
     const memoryTokens = config.memory.recall_max_tokens;
@@ -148,8 +148,8 @@ class Turn {
   private async askModel(plan: TurnPlan, messages: ChatMessage[]): Promise<Envelopes["llm_response"] | MiddlewareBlock> {
     const { deps, outcome, stream } = this;
     if (this.signal.aborted) throw new PrxError("ABORTED", "turn cancelled");
-    const tools = this.offered(plan);
-    const request = await deps.middleware.run("llm_request", { messages, model: plan.choice.model, temperature: deps.config.agent.temperature, tools });
+    const { temperature } = deps.config.agent;
+    const request = await deps.middleware.run("llm_request", { messages, model: plan.choice.model, temperature, tools: this.offered(plan) });
     if (request instanceof MiddlewareBlock) return request;
     outcome.iterations++;
     this.emit("llm_request", { model: request.model, messages: request.messages.length, iteration: outcome.iterations });
@@ -164,7 +164,8 @@ class Turn {
     });
     stream.end();
     outcome.provider = raw.provider;
-    const response = await deps.middleware.run("llm_response", { text: raw.text, tool_calls: raw.toolCalls, model: raw.model, usage: raw.usage ?? null });
+    const { text, toolCalls: tool_calls, model, usage } = raw;
+    const response = await deps.middleware.run("llm_response", { text, tool_calls, model, usage: usage ?? null });
     const blocked = response instanceof MiddlewareBlock;
     outcome.model = blocked ? raw.model : response.model;
     outcome.usage = addUsage(outcome.usage, blocked ? raw.usage : response.usage);
@@ -236,16 +237,8 @@ class Turn {
     const { model, provider, usage, toolCalls, iterations } = this.outcome;
     const result: TurnResult = { sessionId: this.input.sessionId, text, model, provider, usage, toolCalls, iterations, messages: this.delivered };
     if (clientCalls) result.clientToolCalls = clientCalls;
-    if (blocked) {
-      result.blocked = blocked;
-      this.emit("middleware_block", { ...blocked });
-      this.emit("turn_complete", { iterations, tool_calls: toolCalls.length, usage, blocked: true });
-      this.emit("agent_end", { ok: true, blocked: true });
-    } else {
-      const client = clientCalls ? { client_tool_calls: clientCalls.length } : {};
-      this.emit("turn_complete", { iterations, tool_calls: toolCalls.length, usage, ...client });
-      this.emit("agent_end", { ok: true });
-    }
+    if (blocked) result.blocked = blocked;
+    emitCompletion(this.emit, result);
     return result;
   }
 
@@ -259,14 +252,6 @@ class Turn {
     this.emit("agent_end", { ok: false, code: failure.code });
     return failure;
   }
-}
-
-/** Publishes a lifecycle event with the turn's session and channel, unless nobody listens to its topic. */
-function lifecycleEmitter(events: EventPublisher, input: TurnInput): LifecycleEmit {
-  return (name, payload) => {
-    const topic = lifecycleTopic(name);
-    if (events.wants?.(topic) !== false) events.publish(topic, { session_id: input.sessionId, channel: input.channel, ...payload });
-  };
 }
 
 function inboundEnvelope(input: TurnInput): Envelopes["inbound"] {
