@@ -21,8 +21,12 @@ export class TurnTranscript {
     if (this.persist) this.pending.push(...messages);
   }
 
-  async flush(): Promise<void> {
-    if (this.pending.length === 0) return;
+  /** Undefined when there was nothing to write (a stateless turn's every flush): nothing to wait for. */
+  flush(): Promise<void> | undefined {
+    return this.pending.length === 0 ? undefined : this.write();
+  }
+
+  private async write(): Promise<void> {
     if (!this.created) await this.sessions.ensure(this.sessionId, this.channel);
     this.created = true;
     await this.sessions.append(this.sessionId, this.pending.splice(0));

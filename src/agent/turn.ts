@@ -63,16 +63,21 @@ class Turn {
   }
 
   async run(given: TurnPlan | undefined): Promise<TurnResult> {
-    this.emit("agent_start", { text_length: this.input.text.length });
+    const { deps, input } = this;
+    this.emit("agent_start", { text_length: input.text.length });
     try {
       const plan = this.start(given);
-      const userText = await this.inbound();
-      if (userText instanceof MiddlewareBlock) return await this.stop(userText);
+      // Inbound middleware, once per admitted turn: a follow-up's user message passed it in the request before.
+      const inbound = input.continueFromHistory === true ? undefined : await deps.middleware.run("inbound", inboundEnvelope(input));
+      // Blocked: the user's message lands as the blocking middleware received it (earlier ones may have rewritten it).
+      if (inbound instanceof MiddlewareBlock) return await this.stop(inbound, inbound.envelope.text);
       this.outcome.provider = plan.provider.name;
-      const messages = await this.prompt(userText);
+      const messages = await this.prompt(inbound?.text);
       const answer = await this.converse(plan, messages);
       if (answer instanceof MiddlewareBlock) return await this.stop(answer);
-      return await this.outbound(answer);
+      const outbound = await deps.middleware.run("outbound", { text: answer.text, channel: input.channel, session_id: input.sessionId });
+      if (outbound instanceof MiddlewareBlock) return await this.stop(outbound);
+      return await this.deliver(outbound.text, answer.clientCalls);
     } catch (error) {
       throw await this.fail(error);
     }
@@ -92,19 +97,6 @@ class Turn {
     this.outcome.model = plan.choice.model;
     this.outcome.provider = plan.choice.provider;
     return plan;
-  }
-
-  /**
-   * Inbound middleware, once per admitted turn: the user's message as the model will see it, undefined when the turn
-   * continues from the history (its user message passed inbound in the request that asked for the client's tools).
-   */
-  private async inbound(): Promise<string | undefined | MiddlewareBlock<"inbound">> {
-    if (this.input.continueFromHistory === true) return undefined;
-    const inbound = await this.deps.middleware.run("inbound", inboundEnvelope(this.input));
-    if (!(inbound instanceof MiddlewareBlock)) return inbound.text;
-    // The user's message as the blocking middleware received it (earlier ones may have rewritten it).
-    this.transcript.add({ role: "user", content: inbound.envelope.text });
-    return inbound;
   }
 
   /** History, recalled memories and plugin context around the user's message, which lands in the session. */
@@ -205,17 +197,14 @@ class Turn {
     return [assistant, ...results];
   }
 
-  /** Outbound middleware, then the reply is delivered (whole, unless it streamed) and the turn completes. */
-  private async outbound(answer: Answer): Promise<TurnResult> {
-    const { deps, input } = this;
-    const outbound = await deps.middleware.run("outbound", { text: answer.text, channel: input.channel, session_id: input.sessionId });
-    if (outbound instanceof MiddlewareBlock) return this.stop(outbound);
+  /** The reply after outbound middleware: delivered whole unless it streamed, then the turn completes. */
+  private async deliver(text: string, clientCalls: ToolCall[] | undefined): Promise<TurnResult> {
     // Providers that do not stream, and buffered turns, deliver the final text as one delta.
-    if (!this.stream.shown && outbound.text) safely(() => this.observer.onDelta?.(outbound.text));
+    if (!this.stream.shown && text) safely(() => this.observer.onDelta?.(text));
     // The client runs its tools and comes back: evaluators wait for the turn's real end.
-    if (answer.clientCalls) return this.complete(outbound.text, undefined, answer.clientCalls);
-    const result = await this.complete(outbound.text);
-    const after = deps.extensions?.afterTurn?.(input, result);
+    if (clientCalls) return this.complete(text, undefined, clientCalls);
+    const result = await this.complete(text);
+    const after = this.deps.extensions?.afterTurn?.(this.input, result);
     if (after) await after.catch((error) => this.emit("error", { stage: "after_turn", message: errorMessage(error) }));
     return result;
   }
@@ -224,7 +213,8 @@ class Turn {
    * A middleware block: nothing further runs (no later middleware, provider call, tool or outbound stage; no
    * evaluators). The reason goes to the user as it is (outbound middleware does not see it) and into the session.
    */
-  private stop(block: MiddlewareBlock): Promise<TurnResult> {
+  private stop(block: MiddlewareBlock, userText?: string): Promise<TurnResult> {
+    if (userText !== undefined) this.transcript.add({ role: "user", content: userText });
     safely(() => this.observer.onDelta?.(block.reason));
     const { plugin, capability, stage, reason } = block;
     return this.complete(reason, { plugin, capability, stage, reason });
