@@ -1,6 +1,6 @@
 import type { ModelChoice } from "../providers/routes.ts";
 import type { Provider, ToolSpec } from "../providers/types.ts";
-import type { TurnDeps, TurnInput } from "./types.ts";
+import type { TurnDeps, TurnInput, TurnTools } from "./types.ts";
 
 /** What a turn asks for that decides which model answers and which tools it is offered. */
 export type TurnRequest = Pick<TurnInput, "provider" | "model" | "clientTools" | "toolChoice">;
@@ -29,4 +29,10 @@ export function planTurn(deps: Pick<TurnDeps, "providers" | "resolveModelChoice"
   const clientTools = request.clientTools ?? [];
   const clientNames = clientTools.length > 0 ? new Set(clientTools.map((tool) => tool.name)) : undefined;
   return { choice, provider, clientTools, clientNames, noTools: request.toolChoice === "none" };
+}
+
+/** The tools a model call is offered: the server's, then the client's; none once `spent` or when the request said "none". */
+export function offeredTools(plan: TurnPlan, server: Pick<TurnTools, "specs">, spent: boolean): ToolSpec[] {
+  if (spent || plan.noTools) return [];
+  return plan.clientNames ? [...server.specs(), ...plan.clientTools] : server.specs();
 }

@@ -12,10 +12,22 @@ export class ReplyStream {
   /** Whether the last call's text reached the observer already (else the final text is delivered whole). */
   shown = false;
 
+  /**
+   * Whether a model call asks for deltas at all: they matter to an observer, and to a stored session (it keeps the
+   * partial answer of a failed stream). A stateless turn with no observer (the gateway's JSON chat completion) asks
+   * for one whole response: fewer bytes, packets and parses per turn.
+   */
+  readonly wanted: boolean;
+  private readonly live: boolean;
+
+  /** `live`: no middleware has to see the text first; `stored`: the turn writes its session. */
   constructor(
     private readonly observer: TurnObserver,
-    private readonly live: boolean,
-  ) {}
+    options: { live: boolean; stored: boolean },
+  ) {
+    this.live = options.live;
+    this.wanted = observer.onDelta !== undefined || options.stored;
+  }
 
   begin(): void {
     this.partial = "";

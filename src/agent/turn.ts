@@ -1,9 +1,9 @@
 import { MiddlewareBlock, type Envelopes } from "../contracts/envelopes.ts";
 import { PrxError, errorMessage, toPrxError } from "../core/errors.ts";
-import type { ChatMessage, ToolCall, ToolSpec } from "../providers/types.ts";
+import type { ChatMessage, ToolCall } from "../providers/types.ts";
 import { emitCompletion, lifecycleEmitter } from "./lifecycle.ts";
 import { safely } from "./observer.ts";
-import { planTurn, type TurnPlan } from "./plan.ts";
+import { offeredTools, planTurn, type TurnPlan } from "./plan.ts";
 import { buildMessages, lastUserText } from "./prompt.ts";
 import { autoRecall } from "./recall.ts";
 import { ReplyStream } from "./reply-stream.ts";
@@ -16,8 +16,8 @@ import { addUsage, ZERO_USAGE } from "./usage.ts";
 /**
  * One turn of the agent: inbound middleware -> prompt -> loop { llm_request -> provider -> llm_response -> tools }
  * -> outbound middleware -> complete (or fail). The session keeps everything said, even when the turn fails part-way;
- * a turn that cannot start (bad session id, unknown provider or model) stores nothing, and a session is created with
- * its first message. `plan` is the model choice when the caller resolved it already; else the turn resolves it.
+ * a turn that cannot start (bad session id, unknown provider or model) stores nothing; a session is created with its
+ * first message. `plan`: the model choice if the caller resolved it (else the turn does).
  */
 export function executeTurn(deps: TurnDeps, input: TurnInput, plan?: TurnPlan): Promise<TurnResult> {
   return new Turn(deps, input).run(plan);
@@ -27,10 +27,7 @@ export function executeTurn(deps: TurnDeps, input: TurnInput, plan?: TurnPlan): 
 type TurnOutcome = Pick<TurnResult, "model" | "provider" | "usage" | "toolCalls" | "iterations">;
 
 /** The model's last answer of a turn: its text, and the client's tool calls when it asked for some. */
-interface Answer {
-  text: string;
-  clientCalls?: ToolCall[];
-}
+type Answer = { text: string; clientCalls?: ToolCall[] };
 
 class Turn {
   private readonly signal: AbortSignal;
@@ -38,8 +35,6 @@ class Turn {
   private readonly emit: LifecycleEmit;
   private readonly transcript: TurnTranscript;
   private readonly stream: ReplyStream;
-  /** Deltas matter to an observer, and to a stored session (it keeps the partial answer of a failed stream). */
-  private readonly wantDeltas: boolean;
   /** Intermediate messages delivered during the turn. */
   private readonly delivered: string[] = [];
   private readonly outcome: TurnOutcome = { model: "", provider: "", usage: ZERO_USAGE, toolCalls: [], iterations: 0 };
@@ -48,18 +43,15 @@ class Turn {
     private readonly deps: TurnDeps,
     private readonly input: TurnInput,
   ) {
-    const { middleware } = deps;
-    const persist = !input.historyOverride;
     this.signal = input.signal ?? new AbortController().signal;
     this.observer = input.observer ?? {};
     this.emit = lifecycleEmitter(deps.events, input);
-    this.transcript = new TurnTranscript(deps.sessions, input.sessionId, input.channel, persist);
+    const stored = !input.historyOverride;
+    this.transcript = new TurnTranscript(deps.sessions, input.sessionId, input.channel, stored);
     // Streaming raw deltas would bypass llm_response/outbound transformations, so buffer when they are active.
+    const { middleware } = deps;
     const live = !middleware.active || (!middleware.active("llm_response") && !middleware.active("outbound"));
-    this.stream = new ReplyStream(this.observer, live);
-    // A stateless turn with no observer (the gateway's JSON chat completion) asks for one whole response: fewer
-    // bytes, packets and parses per turn.
-    this.wantDeltas = this.observer.onDelta !== undefined || persist;
+    this.stream = new ReplyStream(this.observer, { live, stored });
   }
 
   async run(given: TurnPlan | undefined): Promise<TurnResult> {
@@ -68,14 +60,16 @@ class Turn {
     try {
       const plan = this.start(given);
       // Inbound middleware, once per admitted turn: a follow-up's user message passed it in the request before.
-      const inbound = input.continueFromHistory === true ? undefined : await deps.middleware.run("inbound", inboundEnvelope(input));
+      const continuing = input.continueFromHistory === true;
+      const inbound = continuing ? undefined : await deps.middleware.run("inbound", inboundEnvelope(input));
       // Blocked: the user's message lands as the blocking middleware received it (earlier ones may have rewritten it).
       if (inbound instanceof MiddlewareBlock) return await this.stop(inbound, inbound.envelope.text);
       this.outcome.provider = plan.provider.name;
       const messages = await this.prompt(inbound?.text);
       const answer = await this.converse(plan, messages);
       if (answer instanceof MiddlewareBlock) return await this.stop(answer);
-      const outbound = await deps.middleware.run("outbound", { text: answer.text, channel: input.channel, session_id: input.sessionId });
+      const { channel, sessionId: session_id } = input;
+      const outbound = await deps.middleware.run("outbound", { text: answer.text, channel, session_id });
       if (outbound instanceof MiddlewareBlock) return await this.stop(outbound);
       return await this.deliver(outbound.text, answer.clientCalls);
     } catch (error) {
@@ -140,8 +134,9 @@ class Turn {
   private async askModel(plan: TurnPlan, messages: ChatMessage[]): Promise<Envelopes["llm_response"] | MiddlewareBlock> {
     const { deps, outcome, stream } = this;
     if (this.signal.aborted) throw new PrxError("ABORTED", "turn cancelled");
-    const { temperature } = deps.config.agent;
-    const request = await deps.middleware.run("llm_request", { messages, model: plan.choice.model, temperature, tools: this.offered(plan) });
+    const { temperature, max_tool_iterations } = deps.config.agent;
+    const tools = offeredTools(plan, deps.tools, outcome.iterations >= max_tool_iterations);
+    const request = await deps.middleware.run("llm_request", { messages, model: plan.choice.model, temperature, tools });
     if (request instanceof MiddlewareBlock) return request;
     outcome.iterations++;
     this.emit("llm_request", { model: request.model, messages: request.messages.length, iteration: outcome.iterations });
@@ -152,7 +147,7 @@ class Turn {
       temperature: request.temperature,
       tools: request.tools.length ? request.tools : undefined,
       signal: this.signal,
-      ...(this.wantDeltas ? { onDelta: stream.onDelta } : {}),
+      ...(stream.wanted ? { onDelta: stream.onDelta } : {}),
     });
     stream.end();
     outcome.provider = raw.provider;
@@ -164,12 +159,6 @@ class Turn {
     if (blocked) return response;
     this.emit("llm_response", { model: outcome.model, tool_calls: response.tool_calls.length, iteration: outcome.iterations });
     return response;
-  }
-
-  /** The tools offered to the next model call: none once the iterations are spent or the request said "none". */
-  private offered(plan: TurnPlan): ToolSpec[] {
-    if (this.outcome.iterations >= this.deps.config.agent.max_tool_iterations || plan.noTools) return [];
-    return plan.clientNames ? [...this.deps.tools.specs(), ...plan.clientTools] : this.deps.tools.specs();
   }
 
   /** The server's tool calls of one response: the calls and their results, for the conversation and the session. */
@@ -225,7 +214,8 @@ class Turn {
     this.transcript.add({ role: "assistant", content: text });
     await this.transcript.flush();
     const { model, provider, usage, toolCalls, iterations } = this.outcome;
-    const result: TurnResult = { sessionId: this.input.sessionId, text, model, provider, usage, toolCalls, iterations, messages: this.delivered };
+    const messages = this.delivered;
+    const result: TurnResult = { sessionId: this.input.sessionId, text, model, provider, usage, toolCalls, iterations, messages };
     if (clientCalls) result.clientToolCalls = clientCalls;
     if (blocked) result.blocked = blocked;
     emitCompletion(this.emit, result);
