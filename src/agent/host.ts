@@ -21,8 +21,9 @@ import { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
 import { SessionQueue } from "./session-queue.ts";
 import { openStorage } from "../storage/open.ts";
 import type { SessionStore, Storage } from "../storage/types.ts";
-import { executeTurn, type TurnExtensions } from "./turn.ts";
-import type { TurnInput, TurnResult } from "./types.ts";
+import type { TurnPlan } from "./plan.ts";
+import { executeTurn } from "./turn.ts";
+import type { TurnExtensions, TurnInput, TurnResult } from "./types.ts";
 
 /**
  * What plugins contribute to a host. The plugin runtime implements it; every member resolves the current
@@ -55,7 +56,8 @@ export interface AgentHost {
   env: Record<string, string | undefined>;
   sessions: SessionStore;
   events: EventPublisher;
-  runTurn(input: TurnInput): Promise<TurnResult>;
+  /** `plan`: the model choice when the caller resolved it already (planTurn); else the turn resolves it. */
+  runTurn(input: TurnInput, plan?: TurnPlan): Promise<TurnResult>;
   /** Erase a session (see deleteSessionData) once the turns running or queued for it have finished. */
   deleteSession(id: string): Promise<SessionDeletion>;
   resolveModelChoice(opts: { provider?: string; model?: string }): { provider: string; model: string };
@@ -213,7 +215,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   providers.resolve(choose({}).provider);
 
   // A turn with its own history (the OpenAI API's) stores nothing, so it is not ordered behind the session's turns.
-  const run = (input: TurnInput): Promise<TurnResult> => {
+  const run = (input: TurnInput, plan?: TurnPlan): Promise<TurnResult> => {
     const turn = () =>
       executeTurn(
         {
@@ -229,6 +231,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
           extensions,
         },
         input,
+        plan,
       );
     if (input.historyOverride) return queue.runUnordered(turn);
     // One turn at a time per session: in this process (the queue), and across processes sharing the store (the lease).
@@ -258,7 +261,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     get plugins() {
       return extensions.plugins;
     },
-    runTurn: (input) => (status.state === "ready" ? run(input) : loadExtensions().then(() => run(input))),
+    runTurn: (input, plan) => (status.state === "ready" ? run(input, plan) : loadExtensions().then(() => run(input, plan))),
     deleteSession: (id) => {
       const erase = () => deleteSessionData(sessions, currentMemory(), id);
       return queue.run(id, storage.leases ? () => storage.leases!.hold(id, erase) : erase);

@@ -7,7 +7,7 @@ import { IdempotencyStore, type IdempotencyStoreApi } from "./idempotency.ts";
 import { GatewayMetrics } from "./metrics.ts";
 import { buildModelTable, type ModelTable } from "./openai/models.ts";
 import { RateLimiter } from "./rate-limit.ts";
-import { TurnTracker } from "./turns.ts";
+import { TurnTracker } from "./turn-tracker.ts";
 import type { Clock, GatewayDeps, GatewayHost, HealthCheck, RateLimiterApi } from "./types.ts";
 
 /** What route handlers share: the deps, normalised, plus the gateway's own state. */

@@ -201,7 +201,7 @@ function pick(host: GatewayHost): GatewayHost {
     memory: host.memory,
     tools: host.tools,
     sessions: host.sessions,
-    runTurn: (input) => host.runTurn(input),
+    runTurn: (input, plan) => host.runTurn(input, plan),
     resolveModelChoice: (opts) => host.resolveModelChoice(opts),
     deleteSession: (id) => host.deleteSession(id),
   };

@@ -9,7 +9,7 @@ import { HooksManager } from "../hooks/manager.ts";
 import type { PluginRuntime } from "../runtime.ts";
 import { busOf } from "./hook.ts";
 import { feedHooksFromBus, type HooksFeed } from "./hooks-feed.ts";
-import { createPluginMiddlewareRunner } from "./middleware.ts";
+import { createPluginMiddlewareRunner } from "../middleware/runner.ts";
 import { StorageProxies, wasmProviders } from "./proxies.ts";
 import { remoteProviders, type CurrentRemotes } from "./remote-proxies.ts";
 import type { StableProviders } from "./stable-providers.ts";
