@@ -1,14 +1,18 @@
 import type { Database } from "bun:sqlite";
+import { errorMessage } from "../core/errors.ts";
 import { urlFromEnv } from "./env.ts";
 import type { SqliteChannelStateStore } from "./sqlite/channels.ts";
 import type { SqliteCronStateStore } from "./sqlite/cron-state.ts";
+import { openSqliteDatabase } from "./sqlite/database.ts";
 import type { SqliteIdempotencyStore } from "./sqlite/idempotency.ts";
+import type { SqliteMemoryStore } from "./sqlite/memory.ts";
 import type { SqlitePairingStore } from "./sqlite/pairings.ts";
 import type { SqlitePluginKvStore } from "./sqlite/plugin-kv.ts";
+import type { SqliteRemotePluginStore } from "./sqlite/remote-plugins.ts";
 import { migrateSqlite, sqliteStatus } from "./sqlite/schema.ts";
 import { SqliteSessionStore } from "./sqlite/sessions.ts";
 import type { SqliteTokenStore } from "./sqlite/tokens.ts";
-import type { Storage, StorageBackendName } from "./types.ts";
+import type { FileStores, Storage, StorageBackendName } from "./types.ts";
 
 export interface StoreOptions {
   /** Clock of tokens, idempotency keys and pairings (tests move it). */
@@ -21,9 +25,11 @@ const DEFAULT_IDEMPOTENCY_TTL_MS = 86_400_000;
 
 export interface SqliteStorage extends Storage {
   readonly backend: "sqlite";
+  /** The connection the stores share (its owner is this storage: close() closes it). */
   readonly db: Database;
   readonly sessions: SqliteSessionStore;
   readonly tokens: SqliteTokenStore;
+  readonly pluginKv: SqlitePluginKvStore;
 }
 
 /**
@@ -38,12 +44,49 @@ const storeModule = {
   cron: () => require("./sqlite/cron-state.ts") as typeof import("./sqlite/cron-state.ts"),
   channels: () => require("./sqlite/channels.ts") as typeof import("./sqlite/channels.ts"),
   pairings: () => require("./sqlite/pairings.ts") as typeof import("./sqlite/pairings.ts"),
+  memory: () => require("./sqlite/memory.ts") as typeof import("./sqlite/memory.ts"),
+  remotePlugins: () => require("./sqlite/remote-plugins.ts") as typeof import("./sqlite/remote-plugins.ts"),
 };
 
-/** Every store on the workspace SQLite database (its owner, the agent host, closes the database). */
+/** The stores of the workspace SQLite file on `db`, each made on first use. */
+function fileStores(db: Database): FileStores {
+  let memory: SqliteMemoryStore | undefined;
+  let remotePlugins: SqliteRemotePluginStore | undefined;
+  return {
+    path: db.filename,
+    get memory() {
+      return (memory ??= new (storeModule.memory().SqliteMemoryStore)(db));
+    },
+    get remotePlugins() {
+      return (remotePlugins ??= new (storeModule.remotePlugins().SqliteRemotePluginStore)(db));
+    },
+    ping() {
+      try {
+        db.query("SELECT 1").get();
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, error: errorMessage(error) };
+      }
+    },
+  };
+}
+
+/** Close `db` once (a storage may be closed by its owner and, on a failure path, again). */
+function closeOnce(db: Database): () => void {
+  let closed = false;
+  return () => {
+    if (closed) return;
+    closed = true;
+    db.close();
+  };
+}
+
+/** Every store on the SQLite database `db`; close() closes `db`. */
 export function sqliteStorage(db: Database, options: StoreOptions = {}): SqliteStorage {
   migrateSqlite(db);
   const now = options.now ?? Date.now;
+  const file = fileStores(db);
+  const closeDb = closeOnce(db);
   // each store is made (and prepares its statements) on first use: most processes touch few of them
   let sessions: SqliteSessionStore | undefined;
   let tokens: SqliteTokenStore | undefined;
@@ -73,14 +116,33 @@ export function sqliteStorage(db: Database, options: StoreOptions = {}): SqliteS
       return (cron ??= new (storeModule.cron().SqliteCronStateStore)(db));
     },
     get channels() {
-      return (channels ??= new (storeModule.channels().SqliteChannelStateStore)(db));
+      return (channels ??= new (storeModule.channels().SqliteChannelStateStore)(db, now));
     },
     get pairings() {
       return (pairings ??= new (storeModule.pairings().SqlitePairingStore)(db, now));
     },
+    path: file.path,
+    get memory() {
+      return file.memory;
+    },
+    get remotePlugins() {
+      return file.remotePlugins;
+    },
+    ping: file.ping,
     status: async () => sqliteStatus(db),
-    close: async () => {},
+    close: async () => closeDb(),
   };
+}
+
+/** Every store on a new connection to the SQLite file at `path` (":memory:": a throw-away database). */
+export function openSqliteStorage(path: string, options: StoreOptions = {}): SqliteStorage {
+  const db = openSqliteDatabase(path);
+  try {
+    return sqliteStorage(db, options);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }
 
 /** `[storage]` of config.toml, as the storage layer reads it (the config schema lives above it). */
@@ -92,21 +154,50 @@ export interface StorageSettings {
   synchronous_commit: boolean;
 }
 
-/** The workspace's stores as `[storage]` says: the SQLite database given, or PostgreSQL at the URL in url_env. */
+/**
+ * The workspace's stores as `[storage]` says, over the workspace SQLite file at `path` (opened here, closed with the
+ * storage): its stores alone, or PostgreSQL at the URL in url_env for the shared ones.
+ */
 export async function openStorage(
   settings: StorageSettings,
-  db: Database,
+  path: string,
   env: Record<string, string | undefined>,
   options: StoreOptions & { migrate?: boolean } = {},
 ): Promise<Storage & { backend: StorageBackendName }> {
-  if (settings.backend === "sqlite") return sqliteStorage(db, options);
-  // loaded only when used: a SQLite workspace never loads the PostgreSQL stores
-  const { pgStorage } = await import("./postgres/open.ts");
-  return pgStorage({
-    ...options,
-    url: urlFromEnv(settings.url_env, env, '[storage] backend = "postgres"'),
-    schema: settings.schema,
-    poolMax: settings.pool_max,
-    synchronousCommit: settings.synchronous_commit,
-  });
+  if (settings.backend === "sqlite") return openSqliteStorage(path, options);
+  const db = openSqliteDatabase(path);
+  const closeDb = closeOnce(db);
+  try {
+    // loaded only when used: a SQLite workspace never loads the PostgreSQL stores
+    const { pgStorage } = await import("./postgres/open.ts");
+    const shared = await pgStorage({
+      ...options,
+      url: urlFromEnv(settings.url_env, env, '[storage] backend = "postgres"'),
+      schema: settings.schema,
+      poolMax: settings.pool_max,
+      synchronousCommit: settings.synchronous_commit,
+    });
+    const file = fileStores(db);
+    return {
+      ...shared,
+      path: file.path,
+      get memory() {
+        return file.memory;
+      },
+      get remotePlugins() {
+        return file.remotePlugins;
+      },
+      ping: file.ping,
+      close: async () => {
+        try {
+          await shared.close();
+        } finally {
+          closeDb();
+        }
+      },
+    };
+  } catch (error) {
+    closeDb();
+    throw error;
+  }
 }

@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
 import { SESSION_LEASE_MAX_CONNECTIONS, SESSION_LEASE_WAIT_MS } from "../limits.ts";
 import type { StoreOptions } from "../open.ts";
-import type { Storage } from "../types.ts";
+import type { BackendStorage } from "../types.ts";
 import { PgChannelStateStore } from "./channels.ts";
 import { openPg } from "./connect.ts";
 import { PgCronStateStore } from "./cron-state.ts";
@@ -15,7 +15,7 @@ import { PgTokenStore } from "./tokens.ts";
 
 const DEFAULT_IDEMPOTENCY_TTL_MS = 86_400_000;
 
-export interface PgStorage extends Storage {
+export interface PgStorage extends BackendStorage {
   readonly backend: "postgres";
   readonly sql: SQL;
   /** Migration versions this open applied (empty when another replica had). */
