@@ -29,7 +29,13 @@ export interface SqliteStorage extends Storage {
   readonly db: Database;
   readonly sessions: SqliteSessionStore;
   readonly tokens: SqliteTokenStore;
+  readonly idempotency: SqliteIdempotencyStore;
   readonly pluginKv: SqlitePluginKvStore;
+  readonly cron: SqliteCronStateStore;
+  readonly channels: SqliteChannelStateStore;
+  readonly pairings: SqlitePairingStore;
+  readonly memory: SqliteMemoryStore;
+  readonly remotePlugins: SqliteRemotePluginStore;
 }
 
 /**
@@ -49,7 +55,7 @@ const storeModule = {
 };
 
 /** The stores of the workspace SQLite file on `db`, each made on first use. */
-function fileStores(db: Database): FileStores {
+function fileStores(db: Database): FileStores & { memory: SqliteMemoryStore; remotePlugins: SqliteRemotePluginStore } {
   let memory: SqliteMemoryStore | undefined;
   let remotePlugins: SqliteRemotePluginStore | undefined;
   return {

@@ -24,7 +24,7 @@ import {
   WEBHOOK_REPLY_KEEP_MS,
   WEBHOOK_SYNC_WAIT_MS,
 } from "../../src/channels/limits.ts";
-import { PairingStore } from "../../src/channels/pairing.ts";
+import { SqlitePairingStore as PairingStore } from "../../src/storage/index.ts";
 import { PlatformError } from "../../src/channels/platform-error.ts";
 import { watchParent } from "../../src/channels/process.ts";
 import { ChannelRestartPolicy } from "../../src/channels/restart-policy.ts";

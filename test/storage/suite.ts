@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
-import { IDEMPOTENCY_KEY_MAX_BYTES, KV_KEY_MAX_BYTES, type Storage } from "../../src/storage/index.ts";
+import { IDEMPOTENCY_KEY_MAX_BYTES, KV_KEY_MAX_BYTES, type BackendStorage as Storage } from "../../src/storage/index.ts";
 import { SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_MAX_CHARS } from "../../src/storage/limits.ts";
 
 export interface SuiteBackend {
