@@ -6,7 +6,6 @@ export {
   sqliteStorage,
   type StorageSettings,
   type SqliteStorage,
-  type StoreOptions,
 } from "./open.ts";
 export { urlFromEnv } from "./env.ts";
 export { validateSessionId, historyFrom } from "./session-history.ts";

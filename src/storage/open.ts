@@ -12,14 +12,7 @@ import type { SqliteRemotePluginStore } from "./sqlite/remote-plugins.ts";
 import { migrateSqlite, sqliteStatus } from "./sqlite/schema.ts";
 import { SqliteSessionStore } from "./sqlite/sessions.ts";
 import type { SqliteTokenStore } from "./sqlite/tokens.ts";
-import type { FileStores, Storage, StorageBackendName } from "./types.ts";
-
-export interface StoreOptions {
-  /** Clock of tokens, idempotency keys and pairings (tests move it). */
-  now?: () => number;
-  /** gateway.idempotency_ttl_s in ms. */
-  idempotencyTtlMs?: number;
-}
+import type { FileStores, Storage, StorageBackendName, StorageOptions, StoragePing } from "./types.ts";
 
 const DEFAULT_IDEMPOTENCY_TTL_MS = 86_400_000;
 
@@ -54,45 +47,37 @@ const storeModule = {
   remotePlugins: () => require("./sqlite/remote-plugins.ts") as typeof import("./sqlite/remote-plugins.ts"),
 };
 
-/** The stores of the workspace SQLite file on `db`, each made on first use. */
-function fileStores(db: Database): FileStores & { memory: SqliteMemoryStore; remotePlugins: SqliteRemotePluginStore } {
+function ping(db: Database): StoragePing {
+  try {
+    db.query("SELECT 1").get();
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, error: errorMessage(error) };
+  }
+}
+
+/** `stores` with the stores of the workspace SQLite file on `db` added, each made on first use. */
+function withFileStores<T extends object>(
+  stores: T,
+  db: Database,
+): T & FileStores & { memory: SqliteMemoryStore; remotePlugins: SqliteRemotePluginStore } {
   let memory: SqliteMemoryStore | undefined;
   let remotePlugins: SqliteRemotePluginStore | undefined;
-  return {
-    path: db.filename,
-    get memory() {
-      return (memory ??= new (storeModule.memory().SqliteMemoryStore)(db));
+  return Object.defineProperties(stores, {
+    path: { value: db.filename, enumerable: true },
+    memory: { get: () => (memory ??= new (storeModule.memory().SqliteMemoryStore)(db)), enumerable: true },
+    remotePlugins: {
+      get: () => (remotePlugins ??= new (storeModule.remotePlugins().SqliteRemotePluginStore)(db)),
+      enumerable: true,
     },
-    get remotePlugins() {
-      return (remotePlugins ??= new (storeModule.remotePlugins().SqliteRemotePluginStore)(db));
-    },
-    ping() {
-      try {
-        db.query("SELECT 1").get();
-        return { ok: true };
-      } catch (error) {
-        return { ok: false, error: errorMessage(error) };
-      }
-    },
-  };
+    ping: { value: () => ping(db), enumerable: true },
+  }) as T & FileStores & { memory: SqliteMemoryStore; remotePlugins: SqliteRemotePluginStore };
 }
 
-/** Close `db` once (a storage may be closed by its owner and, on a failure path, again). */
-function closeOnce(db: Database): () => void {
-  let closed = false;
-  return () => {
-    if (closed) return;
-    closed = true;
-    db.close();
-  };
-}
-
-/** Every store on the SQLite database `db`; close() closes `db`. */
-export function sqliteStorage(db: Database, options: StoreOptions = {}): SqliteStorage {
+/** Every store on the SQLite database `db`; close() closes `db` (closing twice is harmless). */
+export function sqliteStorage(db: Database, options: StorageOptions = {}): SqliteStorage {
   migrateSqlite(db);
   const now = options.now ?? Date.now;
-  const file = fileStores(db);
-  const closeDb = closeOnce(db);
   // each store is made (and prepares its statements) on first use: most processes touch few of them
   let sessions: SqliteSessionStore | undefined;
   let tokens: SqliteTokenStore | undefined;
@@ -101,8 +86,8 @@ export function sqliteStorage(db: Database, options: StoreOptions = {}): SqliteS
   let cron: SqliteCronStateStore | undefined;
   let channels: SqliteChannelStateStore | undefined;
   let pairings: SqlitePairingStore | undefined;
-  return {
-    backend: "sqlite",
+  const stores = {
+    backend: "sqlite" as const,
     db,
     sql: null,
     get sessions() {
@@ -127,21 +112,14 @@ export function sqliteStorage(db: Database, options: StoreOptions = {}): SqliteS
     get pairings() {
       return (pairings ??= new (storeModule.pairings().SqlitePairingStore)(db, now));
     },
-    path: file.path,
-    get memory() {
-      return file.memory;
-    },
-    get remotePlugins() {
-      return file.remotePlugins;
-    },
-    ping: file.ping,
     status: async () => sqliteStatus(db),
-    close: async () => closeDb(),
+    close: async () => db.close(),
   };
+  return withFileStores(stores, db);
 }
 
 /** Every store on a new connection to the SQLite file at `path` (":memory:": a throw-away database). */
-export function openSqliteStorage(path: string, options: StoreOptions = {}): SqliteStorage {
+export function openSqliteStorage(path: string, options: StorageOptions = {}): SqliteStorage {
   const db = openSqliteDatabase(path);
   try {
     return sqliteStorage(db, options);
@@ -168,11 +146,10 @@ export async function openStorage(
   settings: StorageSettings,
   path: string,
   env: Record<string, string | undefined>,
-  options: StoreOptions & { migrate?: boolean } = {},
+  options: StorageOptions & { migrate?: boolean } = {},
 ): Promise<Storage & { backend: StorageBackendName }> {
   if (settings.backend === "sqlite") return openSqliteStorage(path, options);
   const db = openSqliteDatabase(path);
-  const closeDb = closeOnce(db);
   try {
     // loaded only when used: a SQLite workspace never loads the PostgreSQL stores
     const { pgStorage } = await import("./postgres/open.ts");
@@ -183,27 +160,18 @@ export async function openStorage(
       poolMax: settings.pool_max,
       synchronousCommit: settings.synchronous_commit,
     });
-    const file = fileStores(db);
-    return {
+    return withFileStores({
       ...shared,
-      path: file.path,
-      get memory() {
-        return file.memory;
-      },
-      get remotePlugins() {
-        return file.remotePlugins;
-      },
-      ping: file.ping,
       close: async () => {
         try {
           await shared.close();
         } finally {
-          closeDb();
+          db.close();
         }
       },
-    };
+    }, db);
   } catch (error) {
-    closeDb();
+    db.close();
     throw error;
   }
 }

@@ -10,6 +10,14 @@ export type Awaitable<T> = T | Promise<T>;
 
 export type StorageBackendName = "sqlite" | "postgres";
 
+/** How a storage is opened: its clock and the lifetime of idempotency keys. */
+export interface StorageOptions {
+  /** Clock of tokens, idempotency keys, pairings and channel state (tests move it). */
+  now?: () => number;
+  /** gateway.idempotency_ttl_s in ms. */
+  idempotencyTtlMs?: number;
+}
+
 // ---------------------------------------------------------------- sessions and history
 
 export interface SessionSummary {

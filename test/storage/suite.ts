@@ -107,6 +107,16 @@ export function storeSuite(backend: SuiteBackend): void {
       expect(await s.sessions.allMessages("s-5")).toEqual([]);
     });
 
+    it("count follows creation and deletion", async (s) => {
+      const before = await s.sessions.count();
+      await s.sessions.ensure("count-1", "cli");
+      await s.sessions.ensure("count-1", "cli");
+      await s.sessions.ensure("count-2", "cli");
+      expect(await s.sessions.count()).toBe(before + 2);
+      await s.sessions.delete("count-1");
+      expect(await s.sessions.count()).toBe(before + 1);
+    });
+
     it("search finds by title or id, case-insensitive, with % and _ taken literally; rename sets a title", async (s) => {
       await s.sessions.ensure("trip-plan", "cli");
       await s.sessions.append("trip-plan", [{ role: "user", content: "Porto in May: 100% sunny_days?" }]);

@@ -1,7 +1,6 @@
 import type { SQL } from "bun";
 import { SESSION_LEASE_MAX_CONNECTIONS, SESSION_LEASE_WAIT_MS } from "../limits.ts";
-import type { StoreOptions } from "../open.ts";
-import type { BackendStorage } from "../types.ts";
+import type { BackendStorage, StorageOptions } from "../types.ts";
 import { PgChannelStateStore } from "./channels.ts";
 import { openPg } from "./connect.ts";
 import { PgCronStateStore } from "./cron-state.ts";
@@ -22,7 +21,7 @@ export interface PgStorage extends BackendStorage {
   readonly applied: number[];
 }
 
-export interface PgStorageOptions extends StoreOptions {
+export interface PgStorageOptions extends StorageOptions {
   url: string;
   schema: string;
   poolMax: number;
