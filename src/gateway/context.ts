@@ -1,9 +1,8 @@
 import type { GatewayConfig } from "../config/schema.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
 import { loggerAccessLog, type AccessLog } from "./access-log.ts";
-import type { TokenStore } from "../storage/types.ts";
+import type { IdempotencyStore, TokenStore } from "../storage/types.ts";
 import type { AuthService, PairingGateApi } from "./auth/service.ts";
-import { IdempotencyStore, type IdempotencyStoreApi } from "./idempotency.ts";
 import { GatewayMetrics } from "./metrics.ts";
 import { buildModelTable, type ModelTable } from "./openai/models.ts";
 import { RateLimiter } from "./rate-limit.ts";
@@ -35,14 +34,13 @@ export interface GatewayContext {
    */
   live: Map<string, () => unknown>;
   /** Created on first use: most gateways never see a webhook. */
-  idempotency(): IdempotencyStoreApi;
+  idempotency(): IdempotencyStore;
 }
 
 export function buildContext(deps: GatewayDeps): GatewayContext {
   const now = deps.clock ?? Date.now;
   const config = deps.host.config.gateway;
   const logger = deps.logger ?? createLogger("gateway");
-  let idempotency: IdempotencyStoreApi | undefined;
   const limiter = (scope: "client" | "token", perMinute: number): RateLimiterApi =>
     deps.shared?.rateLimiter?.(scope, perMinute) ?? new RateLimiter(perMinute, now);
   const storage = deps.host.storage;
@@ -63,11 +61,7 @@ export function buildContext(deps: GatewayDeps): GatewayContext {
     models: buildModelTable(deps.host.config, deps.host.resolveModelChoice({})),
     clientAddress: deps.clientAddress ?? peerAddress,
     live: new Map(),
-    idempotency: () =>
-      (idempotency ??=
-        storage?.backend === "postgres"
-          ? storage.idempotency
-          : new IdempotencyStore(deps.host.db, config.idempotency_ttl_s * 1000, now)),
+    idempotency: () => storage.idempotency,
   };
 }
 

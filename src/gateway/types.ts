@@ -12,7 +12,6 @@ export type GatewayHost = Pick<
   AgentHost,
   | "workspace"
   | "config"
-  | "db"
   | "providers"
   | "memory"
   | "tools"
@@ -22,7 +21,7 @@ export type GatewayHost = Pick<
   | "deleteSession"
 > & {
   /** The workspace's stores; with PostgreSQL, tokens and idempotency keys are shared by every replica. */
-  storage?: Pick<Storage, "backend" | "tokens" | "idempotency">;
+  storage: Pick<Storage, "backend" | "tokens" | "idempotency" | "ping">;
 };
 
 export type RateDecision = { ok: true } | { ok: false; retryAfterS: number };

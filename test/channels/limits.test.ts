@@ -25,7 +25,7 @@ import {
   WEBHOOK_REPLY_KEEP_MS,
   WEBHOOK_SYNC_WAIT_MS,
 } from "../../src/channels/limits.ts";
-import { PairingStore } from "../../src/channels/pairing.ts";
+import { SqlitePairingStore as PairingStore } from "../../src/storage/index.ts";
 import { PlatformError } from "../../src/channels/platform-error.ts";
 import { retryAfterMs, withRetries } from "../../src/channels/send-retries.ts";
 import { WebhookReplies } from "../../src/channels/webhook/replies.ts";

@@ -6,7 +6,7 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { CHANNEL_MAX_PENDING, PROCESSED_TTL_MS, TYPING_INTERVAL_MS } from "../../src/channels/limits.ts";
-import { PairingStore } from "../../src/channels/pairing.ts";
+import { SqliteChannelStateStore, SqlitePairingStore as PairingStore } from "../../src/storage/index.ts";
 import { ChannelRunner } from "../../src/channels/runner.ts";
 import { ChannelStore } from "../../src/channels/store.ts";
 import type { Channel, InboundMessage } from "../../src/channels/types.ts";
@@ -37,7 +37,7 @@ function setup(options: { typingIntervalMs?: number } = {}) {
   const runner = new ChannelRunner({
     channel,
     host: { runTurn: async (input) => (await gate, { text: `re: ${input.text}` }) as never },
-    store: new ChannelStore(db, "t"),
+    store: new ChannelStore(new SqliteChannelStateStore(db), "t"),
     pairings: new PairingStore(db),
     config: ChannelConfigSchema.parse({ dm_policy: "open" }),
     logger: createLogger("test"),
@@ -76,7 +76,7 @@ describe("channel runner bounds", () => {
 
   test(`processed ids are kept ${PROCESSED_TTL_MS} ms: a redelivery just inside is a duplicate, one just past is pruned`, async () => {
     let now = 1_000_000;
-    const store = new ChannelStore(new Database(":memory:"), "t", () => now);
+    const store = new ChannelStore(new SqliteChannelStateStore(new Database(":memory:"), () => now), "t", () => now);
     expect(await store.admit(message(1))).toBe(true);
     await store.done("m1");
     now += PROCESSED_TTL_MS;

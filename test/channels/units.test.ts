@@ -12,7 +12,7 @@ import {
   PLATFORM_SEND_ATTEMPTS,
   SIGNATURE_WINDOW_S,
 } from "../../src/channels/limits.ts";
-import { PairingStore } from "../../src/channels/pairing.ts";
+import { SqlitePairingStore as PairingStore } from "../../src/storage/index.ts";
 import { withRetries } from "../../src/channels/send-retries.ts";
 import { hmacHex, signPrx, verifyPrxSignature, verifySlackSignature } from "../../src/channels/signature.ts";
 import { PlatformError } from "../../src/channels/platform-error.ts";

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { isPrxError } from "../../src/core/errors.ts";
 import { MEMORY_MAX_KEY_BYTES, MEMORY_MAX_RECALL_LIMIT, SqliteMemory, type MemoryRecord } from "../../src/memory/index.ts";
 import { PgMemory } from "../../src/memory/postgres.ts";
+import { SqliteMemoryStore } from "../../src/storage/sqlite/memory.ts";
 import { detectVectorSupport } from "../../src/memory/postgres-vector.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { CUTOFF, scoreCorpus, storeCorpus } from "../helpers/recall-corpus.ts";
@@ -123,7 +124,7 @@ describe("PgMemory", () => {
 describe("recall corpus on PostgreSQL", () => {
   it(`ranks the 200 notes like the SQLite path: the same top ${CUTOFF} for at least 95 % of the queries, scores within 2 points`, async () => {
     const db = new Database(":memory:");
-    const lite = new SqliteMemory(db);
+    const lite = new SqliteMemory(new SqliteMemoryStore(db));
     await storeCorpus(lite);
     await storeCorpus(memory);
     const recall = (m: SqliteMemory | PgMemory) => async (q: string) =>

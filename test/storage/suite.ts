@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
-import { IDEMPOTENCY_KEY_MAX_BYTES, KV_KEY_MAX_BYTES, type Storage } from "../../src/storage/index.ts";
+import { IDEMPOTENCY_KEY_MAX_BYTES, KV_KEY_MAX_BYTES, type BackendStorage as Storage } from "../../src/storage/index.ts";
 import { SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_MAX_CHARS } from "../../src/storage/limits.ts";
 
 export interface SuiteBackend {
@@ -105,6 +105,16 @@ export function storeSuite(backend: SuiteBackend): void {
       expect(await s.sessions.delete("s-5")).toEqual({ messages: 1 });
       expect(await s.sessions.delete("s-5")).toBeNull();
       expect(await s.sessions.allMessages("s-5")).toEqual([]);
+    });
+
+    it("count follows creation and deletion", async (s) => {
+      const before = await s.sessions.count();
+      await s.sessions.ensure("count-1", "cli");
+      await s.sessions.ensure("count-1", "cli");
+      await s.sessions.ensure("count-2", "cli");
+      expect(await s.sessions.count()).toBe(before + 2);
+      await s.sessions.delete("count-1");
+      expect(await s.sessions.count()).toBe(before + 1);
     });
 
     it("search finds by title or id, case-insensitive, with % and _ taken literally; rename sets a title", async (s) => {

@@ -59,8 +59,7 @@ export function createPluginServices(runtime: PluginRuntime, options: PluginServ
   const bus = busOf(runtime.host.events);
   const current = () => (runtime.started ? runtime.current() : null);
   const cron = new CronScheduler({
-    db: runtime.host.db,
-    ...(runtime.host.storage ? { store: runtime.host.storage.cron } : {}),
+    store: runtime.host.storage.cron,
     bus: runtime.host.events,
     logger: logger.child("cron"),
   });

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { captureLogs, eventually, kvText, openHost, workspaceWith } from "./helpers.ts";
+import { hostDb } from "../../helpers/host-db.ts";
 
 interface CronEvent {
   job: string;
@@ -33,7 +34,7 @@ test("a cron job fires exactly once per slot across a reload; results are publis
     const covered = events.reduce((n, e) => n + (e.coalesced ?? 1), 0);
     expect(covered).toBe((Math.max(...slots) - Math.min(...slots)) / 1000 + 1);
     // The guest ran once per event, through both generations (its counter lives in KV, outside generations).
-    const runs = Number(kvText(opened.host.db, "cron-count", "runs"));
+    const runs = Number(kvText(hostDb(opened.host), "cron-count", "runs"));
     expect(runs).toBeGreaterThanOrEqual(events.length);
     expect(events.at(-1)!.output).toMatch(/^run #\d+$/);
     const counters = runtime.status.get("cron-count", "cron", "count")!;

@@ -17,8 +17,9 @@ import {
   type HostScenario,
   type OpenedHost,
 } from "./helpers.ts";
+import { hostDb } from "../../helpers/host-db.ts";
 
-const topics = (opened: OpenedHost) => (kvText(opened.host.db, "hook-rec", "topics") ?? "").split("\n").filter(Boolean);
+const topics = (opened: OpenedHost) => (kvText(hostDb(opened.host), "hook-rec", "topics") ?? "").split("\n").filter(Boolean);
 
 describe("hook plugins on the runtime's bus", () => {
   let opened: OpenedHost;
@@ -33,7 +34,7 @@ describe("hook plugins on the runtime's bus", () => {
     expect(got).toContain("prx.lifecycle.turn_complete");
     // on-event writes "topics" then "last-payload": wait for the second write of the agent_stop delivery.
     const payload = await eventually(() => {
-      const last = JSON.parse(kvText(opened.host.db, "hook-rec", "last-payload") ?? "{}");
+      const last = JSON.parse(kvText(hostDb(opened.host), "hook-rec", "last-payload") ?? "{}");
       return last.ok === true ? last : null;
     });
     expect(payload).toMatchObject({ session_id: "h1", ok: true });
@@ -44,7 +45,7 @@ describe("hook plugins on the runtime's bus", () => {
 
   test("native names published on the bus are bridged to prx.lifecycle.* before the guest sees them", async () => {
     opened.services.bus!.publish("agent_end", { native: true });
-    await eventually(() => kvText(opened.host.db, "hook-rec", "last-payload") === '{"native":true}');
+    await eventually(() => kvText(hostDb(opened.host), "hook-rec", "last-payload") === '{"native":true}');
     expect(topics(opened).at(-1)).toBe("prx.lifecycle.agent_stop");
   });
 
@@ -77,7 +78,7 @@ describe("hook plugins on the runtime's bus", () => {
       expect(stats.dropped).toBe(n - EVENT_QUEUE_CAPACITY);
       // The hook plugin still gets lifecycle events of a turn while the stalled queue stays full.
       await opened.host.runTurn({ sessionId: "h2", channel: "test", text: "again" });
-      await eventually(() => JSON.parse(kvText(opened.host.db, "hook-rec", "last-payload")!).session_id === "h2");
+      await eventually(() => JSON.parse(kvText(hostDb(opened.host), "hook-rec", "last-payload")!).session_id === "h2");
       expect(stalled.stats().queued).toBe(EVENT_QUEUE_CAPACITY);
     } finally {
       stalled.close();
@@ -212,7 +213,7 @@ describe("a hook's own events.subscribe", () => {
       expect(hook.plugin).toBe("hook-kv");
       await hook.deliver("prx.test.subscribe", "demo.*"); // the guest subscribes to demo.*
       opened.services.bus!.publish("demo.ping", { n: 1 });
-      await eventually(() => kvText(opened.host.db, "hook-kv", "last-payload") === '{"n":1}');
+      await eventually(() => kvText(hostDb(opened.host), "hook-kv", "last-payload") === '{"n":1}');
       const counters = opened.services.runtime.status.get("hook-kv", "hook", "remember-events")!;
       expect(counters.invocations).toBe(2);
       expect(counters.lastEvent?.name).toBe("demo.ping");

@@ -25,7 +25,7 @@ const it = (name: string, body: (s: PgStorage) => Promise<void>) => test(name, a
 
 function scheduler(s: PgStorage, clock: FakeClock, owner: string, leaseMs = 3000) {
   const logger = captureLogger();
-  return { logger, scheduler: new CronScheduler({ db: null as never, store: s.cron, clock, utc: true, logger, owner, leaseMs }) };
+  return { logger, scheduler: new CronScheduler({ store: s.cron, clock, utc: true, logger, owner, leaseMs }) };
 }
 
 /** Move a clock second by second, letting every scheduler finish its store calls at each step. */

@@ -16,6 +16,7 @@ import {
   workspaceWith,
   type TestWorkspace,
 } from "./helpers.ts";
+import { hostDb } from "../../helpers/host-db.ts";
 
 let fake: FakeServer;
 beforeAll(() => {
@@ -64,7 +65,7 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
 
     // the plugin's own NOTE_SAVED went over the bus (remote.NOTE_SAVED) back to its event handler
     const id = result.text.slice("tool said: remembered note ".length);
-    expect(await eventually(() => setting(host.db, "example-remote", "lastSaved"))).toBe(id);
+    expect(await eventually(() => setting(hostDb(host), "example-remote", "lastSaved"))).toBe(id);
   });
 
   test("validate declining is a failed tool result the model sees; no callback", async () => {
@@ -82,7 +83,7 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
 
   test("an event published on the bus reaches the plugin's handler", async () => {
     services.bus!.publish("remote.NOTE_SAVED", { plugin: "test", name: "NOTE_SAVED", payload: { id: `bus-${transport}` } });
-    expect(await eventually(() => setting(host.db, "example-remote", "lastSaved") === `bus-${transport}`)).toBe(true);
+    expect(await eventually(() => setting(hostDb(host), "example-remote", "lastSaved") === `bus-${transport}`)).toBe(true);
     const hook = pluginInfo(services.runtime, "example-remote").capabilities.find((c) => c.type === "hook")!;
     expect(hook.name).toBe("NOTE_SAVED");
     expect(hook.events).toEqual(["remote.NOTE_SAVED"]);
@@ -95,7 +96,7 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
     const before = failures();
     services.bus!.publish("remote.PING", { n: 0 });
     await eventually(() => failures() > before);
-    expect(setting(host.db, "assist-remote", "pings")).toBe(EVENT_MAX_PUBLISH_DEPTH + 1);
+    expect(setting(hostDb(host), "assist-remote", "pings")).toBe(EVENT_MAX_PUBLISH_DEPTH + 1);
   });
 
   test("remote:<plugin> serves a turn from the plugin's models; evaluators run after the turn", async () => {
@@ -107,7 +108,7 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
     });
     expect(result.provider).toBe("remote:assist-remote");
     expect(result.text).toBe("model v1: hello model");
-    expect(setting(host.db, "assist-remote", "lastTurn")).toBe("hello model => model v1: hello model");
+    expect(setting(hostDb(host), "assist-remote", "lastTurn")).toBe("hello model => model v1: hello model");
     const unknown = await host.runTurn({ sessionId: "x", text: "hi", channel: "test", provider: "remote:example-remote" }).catch((e) => e);
     expect(unknown.code).toBe("PROVIDER_UNKNOWN");
     expect(unknown.hint).toContain("remote:assist-remote");

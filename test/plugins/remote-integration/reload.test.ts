@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigSchema } from "../../../src/config/schema.ts";
-import { openDatabase, closeDatabase } from "../../../src/core/database.ts";
+import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { createLogger } from "../../../src/core/logger.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
 import { pluginInfo } from "../../../src/plugins/api.ts";
@@ -45,9 +45,10 @@ function start(transport: (typeof TRANSPORTS)[number]): { runtime: PluginRuntime
   const providers: ProviderResolver = { resolve: () => gate, names: () => ["gate"] };
   const bus = new EventBus();
   const config = ConfigSchema.parse({ default_provider: "gate", default_model: "gate-1" });
+  const storage = openSqliteStorage(workspace.dbPath);
   const runtime = getPluginRuntime(
     workspace,
-    { db: openDatabase(workspace.dbPath), events: bus, memory: () => null, providers, logger: createLogger("test") },
+    { storage, events: bus, memory: () => null, providers, logger: createLogger("test") },
     { config },
   );
   cleanup.push(async () => {
@@ -55,7 +56,7 @@ function start(transport: (typeof TRANSPORTS)[number]): { runtime: PluginRuntime
     for (const w of gate.waiting.splice(0)) w.release("closing");
     await runtime.stop();
     bus.close();
-    closeDatabase(workspace.dbPath);
+    await storage.close();
     ws.cleanup();
   });
   return { runtime, gate, ws };

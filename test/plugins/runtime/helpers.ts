@@ -1,4 +1,4 @@
-import { Database } from "bun:sqlite";
+import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -134,13 +134,13 @@ export interface TestWorkspace {
 export function makeWorkspace(): TestWorkspace {
   const root = mkdtempSync(join(tmpdir(), "prx-rt-"));
   const workspace = openWorkspace(root);
-  const db = new Database(":memory:");
+  const storage = openSqliteStorage(":memory:");
   const logger = createLogger("test.plugins");
   return {
     workspace,
-    services: { db, events: nullPublisher, memory: () => null, logger },
+    services: { storage, events: nullPublisher, memory: () => null, logger },
     cleanup() {
-      db.close();
+      void storage.close();
       rmSync(root, { recursive: true, force: true });
     },
   };

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { ensureSchema } from "../core/database.ts";
-import { PrxError } from "../core/errors.ts";
+import { PrxError } from "../../core/errors.ts";
+import { ensureSchema } from "./database.ts";
 
 /**
  * `memories` holds the data; `memories_fts` is an FTS5 external-content index over key, content and category,

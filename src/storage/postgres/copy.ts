@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { SQL } from "bun";
-import { STORAGE_COPY_BATCH } from "./limits.ts";
-import { pg } from "./postgres/connect.ts";
+import { STORAGE_COPY_BATCH } from "../limits.ts";
+import { pg } from "./connect.ts";
 
 /** One table `prx storage copy` moves: its columns (both schemas name them alike) and how to read it in order. */
 interface TableCopy {

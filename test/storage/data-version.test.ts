@@ -9,8 +9,9 @@ import {
   dataVersion,
   localWriteCount,
   noteLocalWrite,
-} from "../../src/core/data-version.ts";
+} from "../../src/storage/sqlite/data-version.ts";
 import { SqliteMemory } from "../../src/memory/sqlite.ts";
+import { SqliteMemoryStore } from "../../src/storage/sqlite/memory.ts";
 
 /** Two connections to one WAL database: `other` plays another process. */
 const dirs: string[] = [];
@@ -56,18 +57,18 @@ describe("dataVersion", () => {
 describe("SqliteMemory's empty-store shortcut", () => {
   test("sees a store through another backend on the same connection at once", async () => {
     const { db, close } = pair();
-    const reader = new SqliteMemory(db);
+    const reader = new SqliteMemory(new SqliteMemoryStore(db));
     expect(await reader.recall("apples", 5)).toEqual([]);
-    await new SqliteMemory(db).store("fruit", "apples are red", "fact");
+    await new SqliteMemory(new SqliteMemoryStore(db)).store("fruit", "apples are red", "fact");
     expect((await reader.recall("apples", 5)).map((e) => e.key)).toEqual(["fruit"]);
     close();
   });
 
   test("sees a store by another connection (another process) within the reuse window", async () => {
     const { db, other, close } = pair();
-    const reader = new SqliteMemory(db);
+    const reader = new SqliteMemory(new SqliteMemoryStore(db));
     expect(await reader.recall("apples", 5)).toEqual([]);
-    await new SqliteMemory(other).store("fruit", "apples are red", "fact");
+    await new SqliteMemory(new SqliteMemoryStore(other)).store("fruit", "apples are red", "fact");
     await Bun.sleep(DATA_VERSION_REUSE_MS + 1);
     expect((await reader.recall("apples", 5)).map((e) => e.key)).toEqual(["fruit"]);
     close();
