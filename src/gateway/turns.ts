@@ -1,6 +1,6 @@
 import type { TurnInput, TurnResult } from "../agent/types.ts";
 import { PrxError, toPrxError } from "../core/errors.ts";
-import type { GatewayContext } from "./context.ts";
+import type { GatewayContext } from "./types.ts";
 
 /** Counts turns the gateway started, so shutdown can wait for them, and refuses new ones while draining. */
 export class TurnTracker {
