@@ -145,7 +145,8 @@ describe("prx gateway (compiled binary)", () => {
         expect(rendered, page).toContain("/api/sessions/{id}/message");
       }
     },
-    60_000,
+    // Scalar's bundle is ~5 MB: a headless render of it takes 40-50 s on a loaded 2-core machine
+    180_000,
   );
 
   test("413 names the limit", async () => {
