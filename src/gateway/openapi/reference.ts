@@ -127,13 +127,13 @@ export function apiReference({ version, routes, beforeDocument }: ApiReferenceOp
   // a route (the route table reads the same mark).
   for (const route of reference.routes) (route.hooks as Record<string, unknown>)[PUBLIC_ROUTE] = true;
   return reference.get(
-      `${REFERENCE_ASSET_PREFIX}:name`,
-      ({ params }) => {
-        if (params.name !== BUNDLE_NAME) {
-          throw new PrxError("NOT_FOUND", `no API reference file "${params.name}"`, { hint: `the reference's one file is ${BUNDLE_NAME}` });
-        }
-        return new Response(bundle, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } });
-      },
-      { auth: false, detail: doc({ summary: "The API reference's script bundle", tags: ["docs"], responses: { 200: { description: "JavaScript" } }, errors: [404] }) },
-    );
+    `${REFERENCE_ASSET_PREFIX}:name`,
+    ({ params }) => {
+      if (params.name !== BUNDLE_NAME) {
+        throw new PrxError("NOT_FOUND", `no API reference file "${params.name}"`, { hint: `the reference's one file is ${BUNDLE_NAME}` });
+      }
+      return new Response(bundle, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } });
+    },
+    { auth: false, detail: doc({ summary: "The API reference's script bundle", tags: ["docs"], responses: { 200: { description: "JavaScript" } }, errors: [404] }) },
+  );
 }
