@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Parser } from "../core/fast-accept.ts";
+import { jsonSchema } from "./json-schema.ts";
 
 /** One problem a schema found, as Standard Schema v1 reports it (zod issues have this shape). */
 export interface SchemaIssue {
@@ -11,8 +12,10 @@ export type SchemaResult<T> = { value: T; issues?: undefined } | { value?: undef
 
 /**
  * A route's request schema in the form Elysia takes it (Standard Schema v1): Elysia validates the parsed body with
- * it, types the handler's `body` from it, and the OpenAPI document is generated from `zod()`. The zod schema is
- * built on the first request that needs it (core/lazy.ts), so registering a route costs no schema construction.
+ * it and types the handler's `body` from it. Its enumerable properties are the JSON Schema zod generates from it
+ * (converted on first read): @elysiajs/swagger documents a route's body and query from what they enumerate.
+ * The zod schema is built on the first request that needs it (core/lazy.ts), so registering a route costs no schema
+ * construction.
  */
 export interface RouteSchema<T> {
   readonly "~standard": {
@@ -25,23 +28,42 @@ export interface RouteSchema<T> {
   readonly zod: () => z.ZodType;
 }
 
+/** The JSON Schema keywords z.toJSONSchema writes for prx's request formats (objects, arrays, unions, scalars). */
+const JSON_SCHEMA_KEYWORDS = [
+  "type", "properties", "required", "additionalProperties", "items", "anyOf", "oneOf", "allOf", "enum", "const",
+  "nullable", "description", "default", "format", "pattern", "minimum", "maximum", "minLength", "maxLength",
+  "minItems", "maxItems",
+] as const;
+
+/** Shows `schema`'s JSON Schema as enumerable properties of `target`, generated on first read. */
+function withJsonSchemaFace<T extends object>(target: T, schema: () => z.ZodType): T {
+  let json: Record<string, unknown> | undefined;
+  for (const keyword of JSON_SCHEMA_KEYWORDS) {
+    Object.defineProperty(target, keyword, { enumerable: true, get: () => (json ??= jsonSchema(schema))[keyword] });
+  }
+  return target;
+}
+
 /**
  * `schema` as a route schema. `parser` (withFastAccept around the same schema) replaces zod on the hot path: it must
  * accept exactly what the schema accepts (core/fast-accept.ts), so the document stays true.
  */
 export function routeSchema<S extends z.ZodType>(schema: () => S, parser?: () => Parser<z.output<S>>): RouteSchema<z.output<S>> {
   const parse: () => Parser<z.output<S>> = parser ?? schema;
-  return {
-    "~standard": {
-      version: 1,
-      vendor: "zod",
-      validate(value) {
-        const result = parse().safeParse(value);
-        return result.success ? { value: result.data } : { issues: result.error.issues };
-      },
+  const standard: RouteSchema<z.output<S>>["~standard"] = {
+    version: 1,
+    vendor: "zod",
+    validate(value) {
+      const result = parse().safeParse(value);
+      return result.success ? { value: result.data } : { issues: result.error.issues };
     },
-    zod: schema,
   };
+  // not enumerable: what the API reference copies of a route schema is its JSON Schema alone
+  const route = Object.defineProperties({} as RouteSchema<z.output<S>>, {
+    "~standard": { value: standard, enumerable: false },
+    zod: { value: schema, enumerable: false },
+  });
+  return withJsonSchemaFace(route, schema);
 }
 
 export function isRouteSchema(value: unknown): value is RouteSchema<unknown> {

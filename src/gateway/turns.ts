@@ -1,7 +1,7 @@
 import type { TurnPlan } from "../agent/plan.ts";
 import type { TurnInput, TurnResult } from "../agent/types.ts";
 import { toPrxError, type PrxError } from "../core/errors.ts";
-import type { GatewayContext } from "./context.ts";
+import type { GatewayContext } from "./types.ts";
 
 /** How a gateway turn runs: `cancellable` (POST /api/sessions/:id/cancel stops it), `plan` (its model, resolved). */
 export interface GatewayTurnOptions {

@@ -6,7 +6,7 @@ import { jsonParser, readLimited } from "../body.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { routeSchema } from "../route-schema.ts";
 import { jsonResponse } from "../errors.ts";
-import { doc, loadBeforeDocs } from "../openapi/doc.ts";
+import { doc } from "../openapi/doc.ts";
 import type { PluginHostHandle } from "../plugin-health.ts";
 import type { GatewayMount } from "../types.ts";
 import { hooksRoutes } from "./hooks.ts";
@@ -34,7 +34,6 @@ function pluginModules(): Promise<PluginModules> {
     ([api, probes]) => (modules = { api, probes }),
   ));
 }
-loadBeforeDocs(pluginModules);
 
 /** A schema of a plugin module for a route doc (read only when the document is built, after pluginModules()). */
 function schemaOf(pick: (m: PluginModules) => z.ZodType): () => z.ZodType {
@@ -64,7 +63,9 @@ function reloadOptions(api: PluginModules["api"], request: Request, all: boolean
  */
 export function pluginRoutes(services: () => PluginServices | Promise<PluginServices>): GatewayMount {
   const runtime = async () => (await services()).runtime;
-  return (app: GatewayElysia) => {
+  return (app: GatewayElysia, gw) => {
+    // the response schemas of these routes live in the plugin modules: the document waits for them
+    gw.beforeDocument.push(pluginModules);
     pluginRuntimeRoutes(app, async () => services());
     app
       .get("/api/plugins", async () => jsonResponse((await pluginModules()).api.listPlugins(await runtime())), {
