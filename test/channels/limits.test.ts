@@ -29,7 +29,8 @@ import { PlatformError } from "../../src/channels/platform-error.ts";
 import { watchParent } from "../../src/channels/process.ts";
 import { ChannelRestartPolicy } from "../../src/channels/restart-policy.ts";
 import { WebhookReplies } from "../../src/channels/webhook/replies.ts";
-import { until } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
+
 
 /** The largest value Math.random can return: the top of every jitter range. */
 const HIGHEST = 1 - Number.EPSILON;
@@ -158,11 +159,11 @@ describe("parent watch", () => {
       parentPid: () => (checks++, parent),
     });
     try {
-      await until(() => checks >= 5, "five checks");
+      await waitFor(() => checks >= 5, "five checks");
       expect(goneAtCheck).toBe(0);
       parent = 1; // re-parented: the gateway died
       const at = checks;
-      await until(() => goneAtCheck > 0, "the parent to be reported gone");
+      await waitFor(() => goneAtCheck > 0, "the parent to be reported gone");
       expect(goneAtCheck).toBe(at + 1);
     } finally {
       unwatch();

@@ -4,6 +4,7 @@ import OpenAI from "openai";
 import { PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { BINARY, ensureBinary, fakeProviderConfig, runPrx, startGatewayBinary as startBinary, tempWorkspace, type RunningGateway as Running } from "../helpers/binary.ts";
+import { CHROMIUM, chromiumAvailable } from "../helpers/servers.ts";
 import { readSse, json } from "./harness.ts";
 
 // each test runs the built binary several times; a loaded machine needs more than the default 5 s
@@ -117,15 +118,14 @@ describe("prx gateway (compiled binary)", () => {
   });
 
   // A real browser with every host but 127.0.0.1 unresolvable: any asset still fetched from a CDN would leave the
-  // page empty. Chromium is a Debian package on the reference machine; elsewhere the test is skipped.
-  const chromium = Bun.which("chromium") ?? Bun.which("chromium-browser");
-  test.skipIf(!chromium)(
+  // page empty. Chromium is a Debian package that CI installs; outside CI a machine without it skips the test.
+  test.skipIf(!chromiumAvailable())(
     "the Swagger UI renders every route in headless Chromium with no internet, at /swagger and /swagger/",
     async () => {
       for (const page of ["/swagger", "/swagger/"]) {
         const browser = Bun.spawn(
           [
-            chromium!,
+            CHROMIUM,
             "--headless",
             "--no-sandbox",
             "--disable-gpu",

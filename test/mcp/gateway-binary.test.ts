@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { McpCallResponseSchema, McpListSchema, McpServerDetailSchema, type McpList } from "../../src/contracts/mcp.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { ensureBinary, fakeProviderConfig, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
-import { alive, FIXTURE, until } from "./helpers.ts";
+import { alive, FIXTURE } from "./helpers.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 setDefaultTimeout(60_000);
 
@@ -122,6 +123,6 @@ describe("the gateway's MCP routes (binary)", () => {
     expect(alive(pid)).toBe(true);
     gateway.proc.kill("SIGTERM");
     expect(await gateway.proc.exited).toBe(0);
-    await until(() => !alive(pid), "the MCP server to be gone");
+    await waitFor(() => !alive(pid), "the MCP server to be gone");
   });
 });

@@ -56,15 +56,6 @@ export async function captureLog<T>(run: (lines: string[]) => Promise<T>): Promi
   }
 }
 
-/** Wait for a condition the code under test brings about on its own (a restart, a notification). */
-export async function until(condition: () => boolean, what: string, limitMs = 20_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
-
 /** True while a process with this pid runs (a zombie waiting for its reaper counts as gone). */
 export function alive(pid: number): boolean {
   try {

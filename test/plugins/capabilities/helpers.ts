@@ -107,16 +107,3 @@ export async function failure(promise: Promise<unknown>): Promise<PrxError> {
 /** A JSON response body, for assertions. */
 export const body = async (response: Response): Promise<any> => response.json();
 
-/** Poll (bounded) until `check` returns a value other than undefined/null/false. */
-export async function eventually<T>(
-  check: () => T | Promise<T>,
-  tries = 400,
-  everyMs = 10,
-): Promise<Exclude<T, null | undefined | false>> {
-  for (let i = 0; ; i++) {
-    const value = await check();
-    if (value !== undefined && value !== null && value !== false) return value as Exclude<T, null | undefined | false>;
-    if (i >= tries) throw new Error(`condition not met after ${tries * everyMs} ms`);
-    await Bun.sleep(everyMs);
-  }
-}

@@ -10,7 +10,8 @@ import {
   REMOTE_OUTPUT_MAX_LINES_PER_INTERVAL,
 } from "../../../src/plugins/remote/limits.ts";
 import { HOST_LOG_LIMITS } from "../../../src/plugins/remote/output-budget.ts";
-import { startHostile, TRANSPORTS, until, withLogs, type Hostile } from "./helpers.ts";
+import { startHostile, TRANSPORTS, withLogs, type Hostile } from "./helpers.ts";
+import { waitFor } from "../../helpers/wait.ts";
 
 const MiB = 1024 * 1024;
 // crashes and late summaries are asserted through status and captured logs; keep the test output readable
@@ -51,7 +52,7 @@ test("a subprocess writing 1 MiB of garbage lines to stdout: each counted, at mo
         const f = fieldsOf(l);
         return n + (typeof f.count === "number" ? 1 : (f.malformed as number));
       }, 0);
-    await until(() => logged() === MiB / 2, 5_000, "every refused line in the log's counts");
+    await waitFor(() => logged() === MiB / 2, "every refused line in the log's counts", 5_000);
     expect(refusals().length).toBeLessThanOrEqual(perIntervalBound(performance.now() - t0, 1) + 1);
     expect(h.handle.status().lastError).toContain("not a JSON object: x");
     expect((await h.act("NOOP")).output).toBe("ok");
@@ -71,7 +72,7 @@ describe.each(TRANSPORTS)("runtime.logger and raw log messages over %s", (transp
         logs
           .filter((l) => l.includes("runtime.logger lines dropped"))
           .reduce((n, l) => n + Number(/ (\d+) runtime\.logger lines dropped/.exec(l)![1]), 0);
-      await until(() => printed() + dropped() === lines, 5_000, "printed + dropped = lines sent");
+      await waitFor(() => printed() + dropped() === lines, "printed + dropped = lines sent", 5_000);
       const bound = perIntervalBound(performance.now() - t0, REMOTE_OUTPUT_MAX_LINES_PER_INTERVAL);
       expect(printed()).toBeLessThanOrEqual(bound);
       expect(printed()).toBeGreaterThan(0);
@@ -85,7 +86,7 @@ describe.each(TRANSPORTS)("runtime.logger and raw log messages over %s", (transp
       const t0 = performance.now();
       expect((await h.act("LOGRAW", { n: 5_000 })).output).toBe("sent");
       const logged = () => logs.filter((l) => l.includes("raw log line")).length;
-      await until(() => logged() + h.handle.status().logDropped === 5_000, 5_000, "logged + dropped = sent");
+      await waitFor(() => logged() + h.handle.status().logDropped === 5_000, "logged + dropped = sent", 5_000);
       expect(logged()).toBeLessThanOrEqual(perIntervalBound(performance.now() - t0, HOST_LOG_LIMITS.lines));
       expect(h.handle.status().logDropped).toBeGreaterThan(0);
     });
@@ -97,7 +98,7 @@ test("a subprocess flooding raw stderr keeps serving; its crash report shows its
   expect((await h.act("FLOOD", { kind: "stderr", bytes: 32 * MiB, line: 2 })).output).toBe(`flooded ${16 * MiB} lines`);
   expect((await h.act("NOOP")).output).toBe("ok");
   await h.act("EXIT", { words: "goodbye from the flood" });
-  await until(() => (h.handle.status().lastError ?? "").includes("crashed"), 10_000, "the exit noticed");
+  await waitFor(() => (h.handle.status().lastError ?? "").includes("crashed"), "the exit noticed", 10_000);
   expect(h.handle.status().lastError).toContain("x | x | goodbye from the flood");
 }, 60_000);
 
@@ -106,7 +107,7 @@ test("console output of a subprocess goes through the budget: its summary reache
   await h.act("FLOOD", { kind: "console", bytes: 4 * MiB, line: 2 });
   await Bun.sleep(REMOTE_LOG_SUMMARY_INTERVAL_MS + 200);
   await h.act("EXIT", { words: "done" });
-  await until(() => (h.handle.status().lastError ?? "").includes("crashed"), 10_000, "the exit noticed");
+  await waitFor(() => (h.handle.status().lastError ?? "").includes("crashed"), "the exit noticed", 10_000);
   expect(h.handle.status().lastError).toMatch(/\d+ console lines dropped: over 200 lines .* \| done$/);
 }, 30_000);
 

@@ -63,12 +63,3 @@ export function setting(db: Database, plugin: string, key: string): unknown {
   return row ? (JSON.parse(row.value) as unknown) : undefined;
 }
 
-/** Poll (bounded) until `check` returns a value other than undefined/null/false. */
-export async function eventually<T>(check: () => T | Promise<T>, tries = 500, everyMs = 10): Promise<T> {
-  for (let i = 0; ; i++) {
-    const value = await check();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (i >= tries) throw new Error(`condition not met after ${tries * everyMs} ms`);
-    await Bun.sleep(everyMs);
-  }
-}
