@@ -10,7 +10,8 @@ import { join, resolve } from "node:path";
 import { TELEGRAM_MAX_MESSAGE_CHARS } from "../../src/channels/limits.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
-import { ensureBinary, fakeProviderConfig, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
+import { ensureBinary, fakeProviderConfig, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 

@@ -8,7 +8,8 @@ import { startFakeDiscord, type FakeDiscord } from "../fakes/discord-server.ts";
 import { startFakeMatrix, type FakeMatrix } from "../fakes/matrix-server.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { startFakeSlack, type FakeSlack } from "../fakes/slack-server.ts";
-import { ensureBinary, fakeProviderConfig, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
+import { ensureBinary, fakeProviderConfig, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 

@@ -7,7 +7,8 @@ import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
-import { ensureBinary, fakeProviderConfig, ROOT, runPrx, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
+import { ensureBinary, fakeProviderConfig, ROOT, runPrx, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 import { chromiumAvailable } from "../helpers/servers.ts";
 import { launchOffline, screenshot } from "./browser.ts";
 

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import OpenAI from "openai";
 import { PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
-import { BINARY, ensureBinary, fakeProviderConfig, runPrx, startGatewayBinary as startBinary, tempWorkspace, type RunningGateway as Running } from "../helpers/binary.ts";
+import { BINARY, ensureBinary, fakeProviderConfig, runPrx, startGatewayBinary as startBinary, type RunningGateway as Running } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 import { CHROMIUM, chromiumAvailable } from "../helpers/servers.ts";
 import { readSse, json } from "./harness.ts";
 
@@ -26,6 +27,7 @@ beforeAll(async () => {
       fake.url,
       `models = ["fake-model"]\n[reliability]\nretries = 0\n[gateway]\nmax_body_bytes = ${MAX_BODY}\nshutdown_grace_ms = 5000\n`,
     ),
+    { prefix: "prx-e2e-" },
   );
   cleanups.push(ws.cleanup);
   dir = ws.dir;

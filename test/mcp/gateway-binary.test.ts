@@ -7,7 +7,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { McpCallResponseSchema, McpListSchema, McpServerDetailSchema, type McpList } from "../../src/contracts/mcp.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
-import { ensureBinary, fakeProviderConfig, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
+import { ensureBinary, fakeProviderConfig, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 import { alive, FIXTURE } from "./helpers.ts";
 import { waitFor } from "../helpers/wait.ts";
 

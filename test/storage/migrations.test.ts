@@ -10,7 +10,8 @@ import { SqliteMemory } from "../../src/memory/index.ts";
 import { sqliteStorage } from "../../src/storage/index.ts";
 import { PG_MIGRATIONS, pgStorage } from "../../src/storage/postgres/index.ts";
 import { vectorOffered } from "../../src/storage/postgres/migration-vector.ts";
-import { ensureBinary, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { ensureBinary, runPrx } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 
 setDefaultTimeout(60_000);
