@@ -29,8 +29,9 @@ import { SqlitePairingStore as PairingStore } from "../../src/storage/index.ts";
 import { PlatformError } from "../../src/channels/platform-error.ts";
 import { retryAfterMs, withRetries } from "../../src/channels/send-retries.ts";
 import { WebhookReplies } from "../../src/channels/webhook/replies.ts";
+import { waitFor } from "../helpers/wait.ts";
+
 import { Backoff, RestartPolicy, watchParent } from "../../src/core/supervise/index.ts";
-import { until } from "./harness.ts";
 
 /** The largest value Math.random can return: the top of every jitter range. */
 const HIGHEST = 1 - Number.EPSILON;
@@ -159,11 +160,11 @@ describe("parent watch", () => {
       parentPid: () => (checks++, parent),
     });
     try {
-      await until(() => checks >= 5, "five checks");
+      await waitFor(() => checks >= 5, "five checks");
       expect(goneAtCheck).toBe(0);
       parent = 1; // re-parented: the gateway died
       const at = checks;
-      await until(() => goneAtCheck > 0, "the parent to be reported gone");
+      await waitFor(() => goneAtCheck > 0, "the parent to be reported gone");
       expect(goneAtCheck).toBe(at + 1);
     } finally {
       unwatch();

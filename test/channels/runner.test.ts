@@ -12,7 +12,8 @@ import { ChannelStore } from "../../src/channels/store.ts";
 import type { Channel, InboundMessage } from "../../src/channels/types.ts";
 import { ChannelConfigSchema } from "../../src/config/schema.ts";
 import { createLogger } from "../../src/core/logger.ts";
-import { until } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
+
 
 function message(i: number, chat = i): InboundMessage {
   return { id: `m${i}`, channel: "t", chatId: `c${chat}`, chatKind: "dm", threadId: null, senderId: "u", senderDisplay: "u", senderIsBot: false, text: `hi ${i}`, replyTo: null, mentioned: false, timestamp: 0 };
@@ -97,7 +98,7 @@ describe("channel runner bounds", () => {
     // a shorter interval passed in: the turn is held until typing was re-sent twice
     const held = setup({ typingIntervalMs: 10 });
     await held.runner.onMessage(message(2));
-    await until(() => held.typing.length >= 3, "typing re-sent while the turn runs");
+    await waitFor(() => held.typing.length >= 3, "typing re-sent while the turn runs");
     held.release();
     await held.runner.idle();
     const shown = held.typing.length;

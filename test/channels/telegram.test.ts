@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { openSqliteDatabase, SqlitePairingStore as PairingStore } from "../../src/storage/index.ts";
 import { TELEGRAM_MAX_MESSAGE_CHARS } from "../../src/channels/limits.ts";
 import { BOT, startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
-import { channelHarness, until, type ChannelHarness } from "./harness.ts";
+import { channelHarness, type ChannelHarness } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 let tg: FakeTelegram;
 let h: ChannelHarness;
@@ -106,7 +107,7 @@ describe("telegram channel", () => {
     tg.message({ chatId: 1, text: "after the junk" });
     const [reply] = await tg.waitForSent(1);
     expect(reply!.visible).toBe("echo: after the junk");
-    await until(() => tg.pending() === 0 || running.runner.inFlight === 0, "confirmed updates");
+    await waitFor(() => tg.pending() === 0 || running.runner.inFlight === 0, "confirmed updates");
     expect(h.provider.chatRequests()).toHaveLength(1);
   });
 

@@ -1,7 +1,6 @@
 /** `prx memory` and `prx sessions` as a user runs them: real processes of src/cli/main.ts on a real workspace. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SqliteSessionStore } from "../../src/agent/sessions.ts";
 import { openSqliteDatabase } from "../../src/storage/index.ts";
@@ -9,24 +8,24 @@ import { SESSIONS_LIST_MAX } from "../../src/gateway/limits.ts";
 import { MEMORY_LIST_MAX } from "../../src/memory/limits.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { fakeProviderConfig } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 
 const MAIN = resolve(import.meta.dir, "../../src/cli/main.ts");
 let fake: FakeServer;
-const dirs: string[] = [];
+const cleanups: Array<() => void> = [];
 
 beforeAll(() => {
   fake = startFakeOpenAI();
 });
 afterAll(async () => {
   await fake.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  for (const cleanup of cleanups) cleanup();
 });
 
 function workspace(): string {
-  const dir = mkdtempSync(join(tmpdir(), "prx-cli-memory-"));
-  dirs.push(dir);
-  writeFileSync(join(dir, "config.toml"), fakeProviderConfig(fake.url));
-  return dir;
+  const ws = tempWorkspace(fakeProviderConfig(fake.url), { prefix: "prx-cli-memory-" });
+  cleanups.push(ws.cleanup);
+  return ws.dir;
 }
 
 async function prx(ws: string, args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {

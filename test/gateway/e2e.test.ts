@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import OpenAI from "openai";
 import { PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
-import { BINARY, ensureBinary, fakeProviderConfig, runPrx, startGatewayBinary as startBinary, tempWorkspace, type RunningGateway as Running } from "../helpers/binary.ts";
+import { BINARY, ensureBinary, fakeProviderConfig, runPrx, startGatewayBinary as startBinary, type RunningGateway as Running } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+import { CHROMIUM, chromiumAvailable } from "../helpers/servers.ts";
 import { readSse, json } from "./harness.ts";
 
 // each test runs the built binary several times; a loaded machine needs more than the default 5 s
@@ -25,6 +27,7 @@ beforeAll(async () => {
       fake.url,
       `models = ["fake-model"]\n[reliability]\nretries = 0\n[gateway]\nmax_body_bytes = ${MAX_BODY}\nshutdown_grace_ms = 5000\n`,
     ),
+    { prefix: "prx-e2e-" },
   );
   cleanups.push(ws.cleanup);
   dir = ws.dir;
@@ -117,15 +120,14 @@ describe("prx gateway (compiled binary)", () => {
   });
 
   // A real browser with every host but 127.0.0.1 unresolvable: any asset still fetched from a CDN would leave the
-  // page empty. Chromium is a Debian package on the reference machine; elsewhere the test is skipped.
-  const chromium = Bun.which("chromium") ?? Bun.which("chromium-browser");
-  test.skipIf(!chromium)(
+  // page empty. Chromium is a Debian package that CI installs; outside CI a machine without it skips the test.
+  test.skipIf(!chromiumAvailable())(
     "the API reference renders every route in headless Chromium with no internet, at /swagger and /swagger/",
     async () => {
       for (const page of ["/swagger", "/swagger/"]) {
         const browser = Bun.spawn(
           [
-            chromium!,
+            CHROMIUM,
             "--headless",
             "--no-sandbox",
             "--disable-gpu",

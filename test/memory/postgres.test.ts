@@ -11,14 +11,15 @@ import { SqliteMemoryStore } from "../../src/storage/sqlite/memory.ts";
 import { detectVectorSupport } from "../../src/memory/postgres-vector.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { CUTOFF, scoreCorpus, storeCorpus } from "../helpers/recall-corpus.ts";
-import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
+import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 
 const schema = uniqueSchema("memory");
 let storage: PgStorage | null = null;
 let memory: PgMemory;
+const testWithPostgres = await testNeeding("postgres");
 
 beforeAll(async () => {
-  if (!(await postgresAvailable())) return;
+  if (testWithPostgres !== test) return;
   storage = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 4 });
   memory = new PgMemory(storage.sql);
 });
@@ -30,7 +31,7 @@ beforeEach(async () => {
   await storage?.sql.unsafe("DELETE FROM memories");
 });
 
-const it = (name: string, body: () => Promise<void>) => test(name, async () => void (storage && (await body())));
+const it = (name: string, body: () => Promise<void>) => testWithPostgres(name, body);
 
 async function rejectsWith(promise: Promise<unknown>, code: string): Promise<void> {
   let caught: unknown;

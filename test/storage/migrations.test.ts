@@ -9,17 +9,18 @@ import { SqliteMemory } from "../../src/memory/index.ts";
 import { openSqliteStorage } from "../../src/storage/index.ts";
 import { PG_MIGRATIONS, pgStorage } from "../../src/storage/postgres/index.ts";
 import { vectorOffered } from "../../src/storage/postgres/migration-vector.ts";
-import { ensureBinary, runPrx, tempWorkspace } from "../helpers/binary.ts";
-import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
+import { ensureBinary, runPrx } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 
 setDefaultTimeout(60_000);
+const testWithPostgres = await testNeeding("postgres");
 const schemas: string[] = [];
 afterAll(async () => {
-  if (await postgresAvailable()) for (const s of schemas) await dropSchema(s);
+  for (const s of schemas) await dropSchema(s);
 });
 
-test("replicas starting at once migrate once: every version is applied by exactly one of them", async () => {
-  if (!(await postgresAvailable())) return;
+testWithPostgres("replicas starting at once migrate once: every version is applied by exactly one of them", async () => {
   const schema = uniqueSchema("race");
   schemas.push(schema);
   const opened = await Promise.all(
@@ -34,8 +35,7 @@ test("replicas starting at once migrate once: every version is applied by exactl
   await Promise.all(opened.map((s) => s.close()));
 });
 
-test("prx storage copy --from sqlite --to postgres moves a workspace; a second copy inserts nothing", async () => {
-  if (!(await postgresAvailable())) return;
+testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace; a second copy inserts nothing", async () => {
   await ensureBinary();
   const schema = uniqueSchema("copy");
   schemas.push(schema);

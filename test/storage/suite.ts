@@ -9,8 +9,9 @@ import { SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_MAX_CHARS } from "../../src/sto
 
 export interface SuiteBackend {
   name: string;
-  /** Null when the backend's server is not there (the suite is skipped, see test/helpers/servers.ts). */
-  open(clock: () => number): Promise<Storage | null>;
+  /** False when the backend's server is not there: the suite is skipped (the rule is in test/helpers/servers.ts). */
+  available: boolean;
+  open(clock: () => number): Promise<Storage>;
   cleanup(): Promise<void>;
 }
 
@@ -30,17 +31,13 @@ export function storeSuite(backend: SuiteBackend): void {
   const clock = () => now;
 
   beforeAll(async () => {
-    store = await backend.open(clock);
+    if (backend.available) store = await backend.open(clock);
   });
   afterAll(async () => {
     await store?.close();
-    await backend.cleanup();
+    if (backend.available) await backend.cleanup();
   });
-  const it = (name: string, body: (s: Storage) => Promise<void>) =>
-    test(name, async () => {
-      if (!store) return; // server absent outside CI: said once by the helper
-      await body(store);
-    });
+  const it = (name: string, body: (s: Storage) => Promise<void>) => test.skipIf(!backend.available)(name, () => body(store!));
 
   describe(`${backend.name}: sessions`, () => {
     it("a session is created once, keeps its channel, and is titled by its first user message", async (s) => {

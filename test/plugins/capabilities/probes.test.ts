@@ -9,17 +9,8 @@ import { isPrxError, PrxError } from "../../../src/core/errors.ts";
 import { parseProbeRequest, runProbe } from "../../../src/plugins/probes.ts";
 import type { FakeServer } from "../../fakes/index.ts";
 import { gatewayWithMounts } from "../../helpers/gateway-app.ts";
-import {
-  body,
-  eventually,
-  failure,
-  kvText,
-  openScenario,
-  type HostScenario,
-  type OpenedHost,
-  type TestWorkspace,
-  MANAGE_TOOL_OPT_IN,
-} from "./helpers.ts";
+import { body, failure, kvText, openScenario, type HostScenario, type OpenedHost, type TestWorkspace, MANAGE_TOOL_OPT_IN } from "./helpers.ts";
+import { waitFor } from "../../helpers/wait.ts";
 import { hostDb, sqliteStorageOf } from "../../helpers/host-db.ts";
 
 const ALL = ["redact-mw", "garbage-mw", "hook-rec", "cron-count", "provider-wat", "storage-ts"];
@@ -67,7 +58,7 @@ describe("probes on the production generation", () => {
     expect(run.result).toMatchObject({ job: "cron-count/count", ok: true, output: "run #1" });
     expect(kvText(hostDb(opened.host), "cron-count", "runs")).toBe("1");
     // The result is published as prx.cron.<plugin>, which the hook plugin subscribes to.
-    await eventually(() => kvText(hostDb(opened.host), "hook-rec", "topics")?.includes("prx.cron.cron-count"));
+    await waitFor(() => kvText(hostDb(opened.host), "hook-rec", "topics")?.includes("prx.cron.cron-count"));
     const chat = await probe({
       action: "provider_chat",
       name: "wasm:wat-echo",

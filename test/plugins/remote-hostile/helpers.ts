@@ -88,11 +88,3 @@ export async function withLogs<T>(level: "warn" | "error", body: (lines: string[
   }
 }
 
-/** Poll (bounded by `ms`) until `check` holds. */
-export async function until(check: () => boolean, ms = 10_000, what = "condition"): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
-    await Bun.sleep(5);
-  }
-}

@@ -12,7 +12,8 @@ import { type PluginRuntime } from "../../../src/plugins/runtime.ts";
 import { getPluginRuntime } from "../../../src/plugins/runtimes.ts";
 import type { ChatRequest, ChatResponse, Provider, ProviderResolver } from "../../../src/providers/types.ts";
 import type { ToolContext } from "../../../src/tools/types.ts";
-import { ASSIST_DIR, editManifest, eventually, TRANSPORTS, workspaceWith, type TestWorkspace } from "./helpers.ts";
+import { ASSIST_DIR, editManifest, TRANSPORTS, workspaceWith, type TestWorkspace } from "./helpers.ts";
+import { waitFor } from "../../helpers/wait.ts";
 
 /** A stand-in for the configured LLM whose answers the test releases one by one (not the unit under test). */
 class GateProvider implements Provider {
@@ -74,7 +75,7 @@ describe.each(TRANSPORTS)("reload of a remote plugin (%s)", (transport) => {
     const tool = runtime.tools.get("GATED_ECHO")!;
 
     const inFlight = tool.execute({ text: "slow" }, context());
-    await eventually(() => gate.waiting.length === 1);
+    await waitFor(() => gate.waiting.length === 1);
     expect(gate.waiting[0]!.prompt).toBe("gate: slow");
 
     const dir = join(ws.pluginsDir, "assist-remote");
