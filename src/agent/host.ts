@@ -1,8 +1,6 @@
-import type { Database } from "bun:sqlite";
 import type { LoadedConfig } from "../config/loader.ts";
 import { loadConfigCached } from "../config/cache.ts";
 import type { Config } from "../config/schema.ts";
-import { closeDatabase, openDatabase } from "../core/database.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { nullPublisher, type EventPublisher } from "../core/events.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
@@ -21,8 +19,9 @@ import { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
 import { SessionQueue } from "./session-queue.ts";
 import { openStorage } from "../storage/open.ts";
 import type { SessionStore, Storage } from "../storage/types.ts";
-import { executeTurn, type TurnExtensions } from "./turn.ts";
-import type { TurnInput, TurnResult } from "./types.ts";
+import type { TurnPlan } from "./plan.ts";
+import { executeTurn } from "./turn.ts";
+import type { TurnExtensions, TurnInput, TurnResult } from "./types.ts";
 
 /**
  * What plugins contribute to a host. The plugin runtime implements it; every member resolves the current
@@ -45,17 +44,17 @@ export interface AgentHost {
   workspace: Workspace;
   config: Config;
   configPath: string | null;
-  db: Database;
   providers: ProviderResolver;
   memory: MemoryBackend;
   tools: ToolRegistry;
-  /** Every store of the workspace on the `[storage]` backend. */
+  /** Every store of the workspace: the one door to its database. */
   storage: Storage;
   /** The environment the host was opened with (URLs of [storage] and [bus]). */
   env: Record<string, string | undefined>;
   sessions: SessionStore;
   events: EventPublisher;
-  runTurn(input: TurnInput): Promise<TurnResult>;
+  /** `plan`: the model choice when the caller resolved it already (planTurn); else the turn resolves it. */
+  runTurn(input: TurnInput, plan?: TurnPlan): Promise<TurnResult>;
   /** Erase a session (see deleteSessionData) once the turns running or queued for it have finished. */
   deleteSession(id: string): Promise<SessionDeletion>;
   resolveModelChoice(opts: { provider?: string; model?: string }): { provider: string; model: string };
@@ -85,12 +84,11 @@ export interface ExtendBase {
   config: Config;
   /** The configuration as it is now: config.toml re-read (a reload sees new grants), or the object given to open. */
   readConfig: () => Promise<Config>;
-  db: Database;
   memory: () => MemoryBackend | null;
   providers: ProviderResolver;
   /** The host's session store (remote plugins read sessions as rooms through it). */
   sessions: SessionStore;
-  /** The workspace's stores (plugin KV and cron state live there). */
+  /** The workspace's stores (plugin KV, cron state and remote plugins' tables live there). */
   storage: Storage;
   /** The environment the host was opened with (URLs of [storage] and [bus]). */
   env: Record<string, string | undefined>;
@@ -106,6 +104,11 @@ export interface OpenAgentHostOptions {
    */
   loaded?: LoadedConfig;
   env?: Record<string, string | undefined>;
+  /**
+   * The workspace's stores, opened by the caller, who closes them after the host: one connection shared with what
+   * ran before the host (the gateway's early /health). Default: the host opens them from `[storage]` and closes them.
+   */
+  storage?: Storage;
   /**
    * Called once the workspace, config and database exist, before providers and memory are resolved, so an
    * explicitly selected `wasm:` backend can be found. The plugin runtime hooks in here.
@@ -135,140 +138,141 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     ? { config: options.config, path: null }
     : (options.loaded ?? (await loadConfigCached(workspace.configPath, workspace.cacheDir, env)));
   const config = loaded.config;
-  const db = openDatabase(workspace.dbPath);
-  let storage: Storage;
+  const ownsStorage = options.storage === undefined;
+  const storage =
+    options.storage ??
+    (await openStorage(config.storage, workspace.dbPath, env, { idempotencyTtlMs: config.gateway.idempotency_ttl_s * 1000 }));
+
   try {
-    storage = await openStorage(config.storage, db, env, { idempotencyTtlMs: config.gateway.idempotency_ttl_s * 1000 });
-  } catch (error) {
-    closeDatabase(workspace.dbPath);
-    throw error;
-  }
-
-  let extensions: HostExtensions = {};
-  let memory: MemoryBackend | null = null;
-  const providers = createProviderResolver(config, {
-    env,
-    external: (name) => extensions.provider?.(name),
-    configPath: loaded.path,
-  });
-  const readConfig = options.config
-    ? async () => config
-    : async () => (await loadConfigCached(workspace.configPath, workspace.cacheDir, env)).config;
-  const sessions = storage.sessions;
-  const base: ExtendBase = { workspace, config, readConfig, db, memory: () => memory, providers, sessions, storage, env };
-  const status: ExtensionsStatus = { state: options.extend ? "idle" : "ready" };
-  let markLoaded!: () => void;
-  const extensionsLoaded = new Promise<void>((resolve) => (markLoaded = resolve));
-  if (!options.extend) markLoaded();
-  const deferred = options.extend !== undefined && options.deferExtend === true && !needsExtensionsAtOpen(config);
-  if (options.extend && !deferred) {
-    status.state = "loading";
-    extensions = await options.extend(base);
-    status.state = "ready";
-    markLoaded();
-  }
-  const pgMemory =
-    config.memory.backend === "postgres" && storage.sql
-      ? await openPgMemoryFor(storage.sql, config, providers)
-      : null;
-  memory = createMemoryBackend(config.memory.backend, db, (name) => extensions.storage?.(name), pgMemory);
-  const currentMemory = () => memory!;
-
-  const tools = new ToolRegistry({
-    builtins: createBuiltinTools({ config: config.tools, workspace: workspace.root, memory: currentMemory }),
-    disabled: config.tools.disabled,
-  });
-  for (const source of extensions.toolSources ?? []) tools.addSource(source);
-
-  let loading: Promise<void> | null = deferred ? null : Promise.resolve();
-  let closed = false;
-  const loadExtensions = (): Promise<void> =>
-    (loading ??= (async () => {
-      if (closed) throw new PrxError("ABORTED", "the agent host is closed; its plugins are not loaded any more");
+    let extensions: HostExtensions = {};
+    let memory: MemoryBackend | null = null;
+    const providers = createProviderResolver(config, {
+      env,
+      external: (name) => extensions.provider?.(name),
+      configPath: loaded.path,
+    });
+    const readConfig = options.config
+      ? async () => config
+      : async () => (await loadConfigCached(workspace.configPath, workspace.cacheDir, env)).config;
+    const sessions = storage.sessions;
+    const base: ExtendBase = { workspace, config, readConfig, memory: () => memory, providers, sessions, storage, env };
+    const status: ExtensionsStatus = { state: options.extend ? "idle" : "ready" };
+    let markLoaded!: () => void;
+    const extensionsLoaded = new Promise<void>((resolve) => (markLoaded = resolve));
+    if (!options.extend) markLoaded();
+    const deferred = options.extend !== undefined && options.deferExtend === true && !needsExtensionsAtOpen(config);
+    if (options.extend && !deferred) {
       status.state = "loading";
-      try {
-        extensions = await options.extend!(base);
-      } catch (cause) {
-        status.state = "failed";
-        status.error = errorMessage(cause);
-        throw new PrxError("PLUGIN_LOAD", `the plugin runtime did not start: ${status.error}`, {
-          cause,
-          status: 503,
-          hint: "see the log above, fix the plugin or its manifest, and restart",
-        });
-      }
-      for (const source of extensions.toolSources ?? []) tools.addSource(source);
+      extensions = await options.extend(base);
       status.state = "ready";
       markLoaded();
-    })());
+    }
+    const pgMemory =
+      config.memory.backend === "postgres" && storage.sql
+        ? await openPgMemoryFor(storage.sql, config, providers)
+        : null;
+    memory = createMemoryBackend(config.memory.backend, storage, (name) => extensions.storage?.(name), pgMemory);
+    const currentMemory = () => memory!;
 
-  const queue = new SessionQueue();
-  // Resolved per publish: with a deferred `extend`, the plugin bus arrives after open.
-  const events: EventPublisher = {
-    publish: (topic, payload) => (extensions.events ?? nullPublisher).publish(topic, payload),
-    wants: (topic) => (extensions.events ?? nullPublisher).wants?.(topic) ?? true,
-  };
-  const choose = (opts: { provider?: string; model?: string }) => resolveModelChoice(config, opts);
-  // Fail at start, not at the first turn, when the configured provider cannot be resolved.
-  providers.resolve(choose({}).provider);
+    const tools = new ToolRegistry({
+      builtins: createBuiltinTools({ config: config.tools, workspace: workspace.root, memory: currentMemory }),
+      disabled: config.tools.disabled,
+    });
+    for (const source of extensions.toolSources ?? []) tools.addSource(source);
 
-  // A turn with its own history (the OpenAI API's) stores nothing, so it is not ordered behind the session's turns.
-  const run = (input: TurnInput): Promise<TurnResult> => {
-    const turn = () =>
-      executeTurn(
-        {
-          config,
-          workspace: workspace.root,
-          sessions,
-          providers,
-          resolveModelChoice: choose,
-          tools,
-          memory: currentMemory,
-          middleware: extensions.middleware ?? identityMiddleware,
-          events,
-          extensions,
-        },
-        input,
-      );
-    if (input.historyOverride) return queue.runUnordered(turn);
-    // One turn at a time per session: in this process (the queue), and across processes sharing the store (the lease).
-    const leases = storage.leases;
-    return queue.run(input.sessionId, leases ? () => leases.hold(input.sessionId, turn) : turn);
-  };
+    let loading: Promise<void> | null = deferred ? null : Promise.resolve();
+    let closed = false;
+    const loadExtensions = (): Promise<void> =>
+      (loading ??= (async () => {
+        if (closed) throw new PrxError("ABORTED", "the agent host is closed; its plugins are not loaded any more");
+        status.state = "loading";
+        try {
+          extensions = await options.extend!(base);
+        } catch (cause) {
+          status.state = "failed";
+          status.error = errorMessage(cause);
+          throw new PrxError("PLUGIN_LOAD", `the plugin runtime did not start: ${status.error}`, {
+            cause,
+            status: 503,
+            hint: "see the log above, fix the plugin or its manifest, and restart",
+          });
+        }
+        for (const source of extensions.toolSources ?? []) tools.addSource(source);
+        status.state = "ready";
+        markLoaded();
+      })());
 
-  return {
-    workspace,
-    config,
-    configPath: loaded.path,
-    db,
-    providers,
-    memory: memory!,
-    tools,
-    storage,
-    env,
-    sessions,
-    events,
-    resolveModelChoice: choose,
-    get activeTurns() {
-      return queue.active;
-    },
-    extensions: status,
-    loadExtensions,
-    extensionsLoaded,
-    get plugins() {
-      return extensions.plugins;
-    },
-    runTurn: (input) => (status.state === "ready" ? run(input) : loadExtensions().then(() => run(input))),
-    deleteSession: (id) => {
-      const erase = () => deleteSessionData(sessions, currentMemory(), id);
-      return queue.run(id, storage.leases ? () => storage.leases!.hold(id, erase) : erase);
-    },
-    async close() {
-      closed = true;
-      if (loading) await loading.catch(() => undefined);
-      await extensions.close?.();
-      await storage.close();
-      closeDatabase(workspace.dbPath);
-    },
-  };
+    const queue = new SessionQueue();
+    // Resolved per publish: with a deferred `extend`, the plugin bus arrives after open.
+    const events: EventPublisher = {
+      publish: (topic, payload) => (extensions.events ?? nullPublisher).publish(topic, payload),
+      wants: (topic) => (extensions.events ?? nullPublisher).wants?.(topic) ?? true,
+    };
+    const choose = (opts: { provider?: string; model?: string }) => resolveModelChoice(config, opts);
+    // Fail at start, not at the first turn, when the configured provider cannot be resolved.
+    providers.resolve(choose({}).provider);
+
+    // A turn with its own history (the OpenAI API's) stores nothing, so it is not ordered behind the session's turns.
+    const run = (input: TurnInput, plan?: TurnPlan): Promise<TurnResult> => {
+      const turn = () =>
+        executeTurn(
+          {
+            config,
+            workspace: workspace.root,
+            sessions,
+            providers,
+            resolveModelChoice: choose,
+            tools,
+            memory: currentMemory,
+            middleware: extensions.middleware ?? identityMiddleware,
+            events,
+            extensions,
+          },
+          input,
+          plan,
+        );
+      if (input.historyOverride) return queue.runUnordered(turn);
+      // One turn at a time per session: in this process (the queue), and across processes sharing the store (the lease).
+      const leases = storage.leases;
+      return queue.run(input.sessionId, leases ? () => leases.hold(input.sessionId, turn) : turn);
+    };
+
+    return {
+      workspace,
+      config,
+      configPath: loaded.path,
+      providers,
+      memory: memory!,
+      tools,
+      storage,
+      env,
+      sessions,
+      events,
+      resolveModelChoice: choose,
+      get activeTurns() {
+        return queue.active;
+      },
+      extensions: status,
+      loadExtensions,
+      extensionsLoaded,
+      get plugins() {
+        return extensions.plugins;
+      },
+      runTurn: (input, plan) => (status.state === "ready" ? run(input, plan) : loadExtensions().then(() => run(input, plan))),
+      deleteSession: (id) => {
+        const erase = () => deleteSessionData(sessions, currentMemory(), id);
+        return queue.run(id, storage.leases ? () => storage.leases!.hold(id, erase) : erase);
+      },
+      async close() {
+        closed = true;
+        if (loading) await loading.catch(() => undefined);
+        await extensions.close?.();
+        if (ownsStorage) await storage.close();
+      },
+    };
+  } catch (error) {
+    // nothing else holds the stores of a host that did not open
+    if (ownsStorage) await storage.close();
+    throw error;
+  }
 }

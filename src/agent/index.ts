@@ -6,7 +6,8 @@ export {
   type HostExtensions,
   type OpenAgentHostOptions,
 } from "./host.ts";
-export { executeTurn, type TurnDeps, type TurnExtensions, type TurnTools } from "./turn.ts";
+export { executeTurn } from "./turn.ts";
+export { planTurn, type TurnPlan, type TurnRequest } from "./plan.ts";
 export { SqliteSessionStore, validateSessionId, SESSION_ID_MAX_BYTES, SESSION_ID_PATTERN } from "./sessions.ts";
 export { SessionQueue, SESSION_QUEUE_MAX } from "./session-queue.ts";
 export * from "./types.ts";

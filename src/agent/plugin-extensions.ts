@@ -1,6 +1,5 @@
 import type { HostExtensions, OpenAgentHostOptions } from "./host.ts";
 import type { Config } from "../config/schema.ts";
-import { openDatabase } from "../core/database.ts";
 import { createLogger } from "../core/logger.ts";
 import type { Workspace } from "../core/workspace.ts";
 import type { PluginServicesOptions } from "../plugins/adapters/services.ts";
@@ -12,6 +11,7 @@ import { type PluginRuntime, type RuntimeServices } from "../plugins/runtime.ts"
 import { getPluginRuntime } from "../plugins/runtimes.ts";
 import type { ReplicaFabricOptions } from "../plugins/fabric/index.ts";
 import { urlFromEnv } from "../storage/index.ts";
+import { openSqliteStorage } from "../storage/open.ts";
 
 export interface PluginSummary {
   name: string;
@@ -55,14 +55,14 @@ export function createPluginExtensions(
   options: PluginExtensionOptions = {},
 ): NonNullable<OpenAgentHostOptions["extend"]> {
   // `readConfig` re-reads config.toml at every build, so a grant added to it takes effect on the next reload.
-  return async ({ workspace, config, readConfig, db, memory, providers, sessions, storage, env }) => {
+  return async ({ workspace, config, readConfig, memory, providers, sessions, storage, env }) => {
     // `[bus] backend = "redis"`: this runtime's events and reloads reach every replica of the deployment.
     const fabric =
       options.fabric ??
       (config.bus.backend === "redis"
         ? { url: urlFromEnv(config.bus.url_env, env, '[bus] backend = "redis"'), prefix: config.bus.prefix }
         : undefined);
-    const runtime = await openRuntime(workspace, readConfig, { db, memory, providers, sessions, storage }, { ...options, fabric });
+    const runtime = await openRuntime(workspace, readConfig, { memory, providers, sessions, storage }, { ...options, fabric });
     const services = runtime.services ?? runtime.attachServices(options);
     const remoteLog = runtime.host.logger.child("remote");
     const extensions: HostExtensions = {
@@ -99,27 +99,20 @@ export async function withPluginServices<T>(
   config: Config,
   fn: (services: NonNullable<PluginRuntime["services"]>) => Promise<T>,
 ): Promise<T> {
-  const runtime = await openRuntime(
-    workspace,
-    config,
-    { db: openDatabase(workspace.dbPath), memory: () => null },
-    { cron: false, hooks: false, joinAfterMs: Infinity },
-  );
+  const storage = openSqliteStorage(workspace.dbPath);
+  const runtime = await openRuntime(workspace, config, { storage, memory: () => null }, { cron: false, hooks: false, joinAfterMs: Infinity });
   try {
     return await fn(runtime.services!);
   } finally {
     await runtime.release();
+    await storage.close();
   }
 }
 
 /** Plugin statuses for `prx doctor`: builds a generation as a start would, then releases it. */
 export async function describePlugins(workspace: Workspace, config: Config): Promise<PluginSummary[]> {
-  const runtime = await openRuntime(
-    workspace,
-    config,
-    { db: openDatabase(workspace.dbPath), memory: () => null },
-    { cron: false, hooks: false, joinAfterMs: Infinity },
-  );
+  const storage = openSqliteStorage(workspace.dbPath);
+  const runtime = await openRuntime(workspace, config, { storage, memory: () => null }, { cron: false, hooks: false, joinAfterMs: Infinity });
   try {
     return listPlugins(runtime).plugins.map((p) => ({
       name: p.name,
@@ -128,5 +121,6 @@ export async function describePlugins(workspace: Workspace, config: Config): Pro
     }));
   } finally {
     await runtime.release();
+    await storage.close();
   }
 }

@@ -53,3 +53,9 @@ export function buildMessages(parts: PromptParts): ChatMessage[] {
   if (parts.user === undefined) return [head, ...parts.history];
   return [head, ...parts.history, { role: "user", content: parts.user }];
 }
+
+/** The text of the last user message of a conversation ("" when there is none). */
+export function lastUserText(messages: readonly ChatMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "user") return messages[i]!.content;
+  return "";
+}

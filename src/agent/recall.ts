@@ -1,7 +1,6 @@
 import { errorMessage } from "../core/errors.ts";
 import type { MemoryEntry } from "../memory/types.ts";
-import type { LifecycleName } from "../contracts/lifecycle.ts";
-import type { TurnDeps } from "./turn.ts";
+import type { LifecycleEmit, TurnDeps } from "./types.ts";
 
 /**
  * auto_recall: the memories relevant to the user's message, never private ones. A message with nothing to match
@@ -12,7 +11,7 @@ export async function autoRecall(
   deps: Pick<TurnDeps, "config" | "memory">,
   text: string,
   sessionId: string,
-  emit: (name: LifecycleName, payload: Record<string, unknown>) => void,
+  emit: LifecycleEmit,
 ): Promise<MemoryEntry[]> {
   try {
     const options = { includePrivate: false, relevantOnly: true };

@@ -1,22 +1,13 @@
 import type { ChatMessage, ToolCall } from "../providers/types.ts";
 import type { ToolContext, ToolResult } from "../tools/types.ts";
-import type { LifecycleName } from "../contracts/lifecycle.ts";
-import type { TurnObserver, TurnToolRecord } from "./types.ts";
-
-/** Observers are UI callbacks; a failing UI must not break the turn. */
-export function safely(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // deliberately ignored: see above
-  }
-}
+import { safely } from "./observer.ts";
+import type { LifecycleEmit, TurnObserver, TurnToolRecord } from "./types.ts";
 
 export interface ToolRound {
   call(name: string, rawArguments: string, context: ToolContext): Promise<ToolResult>;
   context: ToolContext;
   observer: TurnObserver;
-  emit(name: LifecycleName, payload: Record<string, unknown>): void;
+  emit: LifecycleEmit;
   /** Every server tool call of the turn, in order: this round's are appended. */
   records: TurnToolRecord[];
 }
@@ -41,10 +32,4 @@ export async function runToolRound(calls: readonly ToolCall[], results: ChatMess
     const content = result.success ? result.output : `error: ${result.error ?? result.output}`;
     results.push({ role: "tool", content, tool_call_id: call.id, name: call.name });
   }
-}
-
-/** The text of the last user message of a conversation ("" when there is none). */
-export function lastUserText(messages: readonly ChatMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "user") return messages[i]!.content;
-  return "";
 }

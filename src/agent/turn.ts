@@ -1,277 +1,248 @@
-import type { Config } from "../config/schema.ts";
+import { MiddlewareBlock, type Envelopes } from "../contracts/envelopes.ts";
 import { PrxError, errorMessage, toPrxError } from "../core/errors.ts";
-import type { EventPublisher } from "../core/events.ts";
-import type { MemoryBackend } from "../memory/types.ts";
-import type { StreamDelta, ChatMessage, ProviderResolver, ToolCall, ToolSpec } from "../providers/types.ts";
-import type { ToolContext, ToolResult } from "../tools/types.ts";
-import { MiddlewareBlock, type Envelopes, type MiddlewareRunner, type Stage, type StageOutput } from "../contracts/envelopes.ts";
-import { lifecycleTopic, type LifecycleName } from "../contracts/lifecycle.ts";
+import type { ChatMessage, ToolCall } from "../providers/types.ts";
+import { emitCompletion, lifecycleEmitter } from "./lifecycle.ts";
+import { safely } from "./observer.ts";
+import { offeredTools, planTurn, type TurnPlan } from "./plan.ts";
+import { buildMessages, lastUserText } from "./prompt.ts";
 import { autoRecall } from "./recall.ts";
-import { buildMessages } from "./prompt.ts";
+import { ReplyStream } from "./reply-stream.ts";
 import { validateSessionId } from "./sessions.ts";
-import type { SessionStore } from "../storage/types.ts";
-import { lastUserText, runToolRound, safely } from "./tool-round.ts";
-import type { TurnBlock, TurnInput, TurnResult, TurnToolRecord } from "./types.ts";
+import { runToolRound } from "./tool-round.ts";
+import { TurnTranscript } from "./transcript.ts";
+import type { LifecycleEmit, TurnBlock, TurnDeps, TurnInput, TurnObserver, TurnResult } from "./types.ts";
 import { addUsage, ZERO_USAGE } from "./usage.ts";
 
-export interface TurnTools {
-  specs(): ToolSpec[];
-  call(name: string, rawArguments: string, context: ToolContext): Promise<ToolResult>;
-}
-
-/** Optional contributions from plugins: prompt context before a turn, evaluators after it. */
-export interface TurnExtensions {
-  /** A plain array when nothing has to be awaited. */
-  context?(input: TurnInput): string[] | Promise<string[]>;
-  /** Undefined when there was nothing to run. */
-  afterTurn?(input: TurnInput, result: TurnResult): Promise<void> | undefined;
-}
-
-export interface TurnDeps {
-  config: Config;
-  workspace: string;
-  sessions: SessionStore;
-  providers: ProviderResolver;
-  resolveModelChoice(opts: { provider?: string; model?: string }): { provider: string; model: string };
-  tools: TurnTools;
-  memory: () => MemoryBackend;
-  middleware: MiddlewareRunner;
-  events: EventPublisher;
-  extensions?: TurnExtensions;
+/**
+ * One turn of the agent: inbound middleware -> prompt -> loop { llm_request -> provider -> llm_response -> tools }
+ * -> outbound middleware -> complete (or fail). The session keeps everything said, even when the turn fails part-way;
+ * a turn that cannot start (bad session id, unknown provider or model) stores nothing; a session is created with its
+ * first message. `plan`: the model choice if the caller resolved it (else the turn does).
+ */
+export function executeTurn(deps: TurnDeps, input: TurnInput, plan?: TurnPlan): Promise<TurnResult> {
+  return new Turn(deps, input).run(plan);
 }
 
 /** What a finished turn reports besides its text. */
 type TurnOutcome = Pick<TurnResult, "model" | "provider" | "usage" | "toolCalls" | "iterations">;
 
-/**
- * One turn of the agent: inbound middleware -> loop { llm_request -> provider -> llm_response -> tools }
- * -> outbound middleware. The session keeps everything said, even when the turn fails part-way; a turn that cannot
- * start (bad session id, unknown provider or model) stores nothing, and a session is created with its first message.
- */
-export async function executeTurn(deps: TurnDeps, input: TurnInput): Promise<TurnResult> {
-  const { config, events, middleware } = deps;
-  const signal = input.signal ?? new AbortController().signal;
-  const observer = input.observer ?? {};
-  const persist = !input.historyOverride;
-  const emit = (name: LifecycleName, payload: Record<string, unknown>) => {
-    const topic = lifecycleTopic(name);
-    if (events.wants?.(topic) !== false)
-      events.publish(topic, { session_id: input.sessionId, channel: input.channel, ...payload });
-  };
-  const delivered: string[] = [];
-  const sendMessage = (text: string) => {
-    delivered.push(text);
-    safely(() => observer.onMessage?.(text));
-  };
-  // Streaming raw deltas would bypass llm_response/outbound transformations, so buffer when they are active.
-  const streamDeltas = !middleware.active || (!middleware.active("llm_response") && !middleware.active("outbound"));
-  // A stage no middleware sees passes its envelope through: skip the runner (a promise and a generation lookup).
-  const seen = (name: Stage): boolean => !middleware.active || middleware.active(name);
-  const stage = <S extends Stage>(name: S, envelope: Envelopes[S]): StageOutput<S> | Promise<StageOutput<S>> =>
-    seen(name) ? middleware.run(name, envelope) : envelope;
-  // Deltas matter to an observer, and to a stored session (it keeps the partial answer of a failed stream). A
-  // stateless turn with no observer (the gateway's JSON chat completion) asks for one whole response: fewer bytes,
-  // packets and parses per turn.
-  const wantDeltas = observer.onDelta !== undefined || persist;
-  const clientTools = input.clientTools ?? [];
-  const clientNames = clientTools.length > 0 ? new Set(clientTools.map((tool) => tool.name)) : undefined;
-  const continuing = input.continueFromHistory === true;
+/** The model's last answer of a turn: its text, and the client's tool calls when it asked for some. */
+type Answer = { text: string; clientCalls?: ToolCall[] };
 
-  emit("agent_start", { text_length: input.text.length });
-  const pending: ChatMessage[] = [];
-  let stored = false;
-  const flush = async (): Promise<void> => {
-    if (!persist || pending.length === 0) return void (pending.length = 0);
-    if (!stored) await deps.sessions.ensure(input.sessionId, input.channel);
-    stored = true;
-    await deps.sessions.append(input.sessionId, pending.splice(0));
-  };
-  /** The reply lands in the session and the turn completes (a block is a completed turn whose reply is its reason). */
-  const complete = async (text: string, done: TurnOutcome, blocked?: TurnBlock, clientCalls?: ToolCall[]): Promise<TurnResult> => {
-    pending.push({ role: "assistant", content: text });
-    await flush();
-    const { model, provider, usage, toolCalls, iterations } = done;
-    const result: TurnResult = {
-      sessionId: input.sessionId,
-      text,
-      model,
-      provider,
-      usage,
-      toolCalls,
-      iterations,
-      messages: delivered,
-    };
-    if (clientCalls) result.clientToolCalls = clientCalls;
-    if (blocked) {
-      result.blocked = blocked;
-      emit("middleware_block", { ...blocked });
-      emit("turn_complete", { iterations, tool_calls: toolCalls.length, usage, blocked: true });
-      emit("agent_end", { ok: true, blocked: true });
-    } else {
-      const client = clientCalls ? { client_tool_calls: clientCalls.length } : {};
-      emit("turn_complete", { iterations, tool_calls: toolCalls.length, usage, ...client });
-      emit("agent_end", { ok: true });
+class Turn {
+  private readonly signal: AbortSignal;
+  private readonly observer: TurnObserver;
+  private readonly emit: LifecycleEmit;
+  private readonly transcript: TurnTranscript;
+  private readonly stream: ReplyStream;
+  /** Intermediate messages delivered during the turn. */
+  private readonly delivered: string[] = [];
+  private readonly outcome: TurnOutcome = { model: "", provider: "", usage: ZERO_USAGE, toolCalls: [], iterations: 0 };
+
+  constructor(
+    private readonly deps: TurnDeps,
+    private readonly input: TurnInput,
+  ) {
+    this.signal = input.signal ?? new AbortController().signal;
+    this.observer = input.observer ?? {};
+    this.emit = lifecycleEmitter(deps.events, input);
+    const stored = !input.historyOverride;
+    this.transcript = new TurnTranscript(deps.sessions, input.sessionId, input.channel, stored);
+    // Streaming raw deltas would bypass llm_response/outbound transformations, so buffer when they are active.
+    const { middleware } = deps;
+    const live = !middleware.active || (!middleware.active("llm_response") && !middleware.active("outbound"));
+    this.stream = new ReplyStream(this.observer, { live, stored });
+  }
+
+  async run(given: TurnPlan | undefined): Promise<TurnResult> {
+    const { deps, input } = this;
+    this.emit("agent_start", { text_length: input.text.length });
+    try {
+      const plan = this.start(given);
+      // Inbound middleware, once per admitted turn: a follow-up's user message passed it in the request before.
+      const continuing = input.continueFromHistory === true;
+      const inbound = continuing ? undefined : await deps.middleware.run("inbound", inboundEnvelope(input));
+      // Blocked: the user's message lands as the blocking middleware received it (earlier ones may have rewritten it).
+      if (inbound instanceof MiddlewareBlock) return await this.stop(inbound, inbound.envelope.text);
+      this.outcome.provider = plan.provider.name;
+      const messages = await this.prompt(inbound?.text);
+      const answer = await this.converse(plan, messages);
+      if (answer instanceof MiddlewareBlock) return await this.stop(answer);
+      const { channel, sessionId: session_id } = input;
+      const outbound = await deps.middleware.run("outbound", { text: answer.text, channel, session_id });
+      if (outbound instanceof MiddlewareBlock) return await this.stop(outbound);
+      return await this.deliver(outbound.text, answer.clientCalls);
+    } catch (error) {
+      throw await this.fail(error);
     }
-    return result;
-  };
-  /**
-   * A middleware block: nothing further runs (no later middleware, provider call, tool or outbound stage; no
-   * evaluators). The reason goes to the user as it is (outbound middleware does not see it) and into the session.
-   */
-  const stop = (block: MiddlewareBlock, done: TurnOutcome): Promise<TurnResult> => {
-    safely(() => observer.onDelta?.(block.reason));
-    const { plugin, capability, stage: at, reason } = block;
-    return complete(reason, done, { plugin, capability, stage: at, reason });
-  };
-  let partial = "";
-  try {
+  }
+
+  /** Before anything is stored: a turn that cannot reach a model leaves no trace. */
+  private start(given: TurnPlan | undefined): TurnPlan {
+    const { input } = this;
+    const persist = !input.historyOverride;
     if (persist) validateSessionId(input.sessionId);
-    if ((clientNames || continuing) && persist) {
+    if (persist && ((input.clientTools?.length ?? 0) > 0 || input.continueFromHistory === true)) {
       throw new PrxError("USAGE", "client tools and tool-result follow-ups need the client's own history", {
         hint: "pass historyOverride (the OpenAI-compatible API does)",
       });
     }
-    // Before anything is stored: a turn that cannot reach a model leaves no trace.
-    const choice = deps.resolveModelChoice({ provider: input.provider, model: input.model });
-    const provider = deps.providers.resolve(choice.provider);
-    let userText: string | undefined;
-    if (!continuing) {
-      // Built only for a middleware that sees it: the user id may be looked up on first read (the CLI's OS user).
-      const inbound = seen("inbound")
-        ? await middleware.run("inbound", {
-            text: input.text,
-            channel: input.channel,
-            user_id: input.userId ?? null,
-            session_id: input.sessionId,
-            metadata: input.metadata ?? {},
-          })
-        : { text: input.text };
-      if (inbound instanceof MiddlewareBlock) {
-        // The user's message as the blocking middleware received it (earlier ones may have rewritten it).
-        pending.push({ role: "user", content: inbound.envelope.text });
-        return stop(inbound, { ...choice, usage: ZERO_USAGE, toolCalls: [], iterations: 0 });
-      }
-      userText = inbound.text;
-    }
+    const plan = given ?? planTurn(this.deps, input);
+    this.outcome.model = plan.choice.model;
+    this.outcome.provider = plan.choice.provider;
+    return plan;
+  }
+
+  /** History, recalled memories and plugin context around the user's message, which lands in the session. */
+  private async prompt(userText: string | undefined): Promise<ChatMessage[]> {
+    const { deps, input } = this;
+    const { config } = deps;
     const history = input.historyOverride ?? (await deps.sessions.history(input.sessionId, config.agent.max_history_messages));
     const query = userText ?? lastUserText(history);
-    const memories = config.memory.auto_recall && query !== "" ? await autoRecall(deps, query, input.sessionId, emit) : [];
+    const recall = config.memory.auto_recall && query !== "";
+    const memories = recall ? await autoRecall(deps, query, input.sessionId, this.emit) : [];
     const pendingContext = deps.extensions?.context?.(input) ?? [];
     const context = Array.isArray(pendingContext) ? pendingContext : await pendingContext;
     const memoryTokens = config.memory.recall_max_tokens;
-    const prompt = { systemPrompt: config.agent.system_prompt, memories, memoryTokens, context, history };
-    let messages = buildMessages(userText === undefined ? prompt : { ...prompt, user: userText });
-    if (userText !== undefined) pending.push({ role: "user", content: userText });
-    await flush();
+    const parts = { systemPrompt: config.agent.system_prompt, memories, memoryTokens, context, history };
+    const messages = buildMessages(userText === undefined ? parts : { ...parts, user: userText });
+    if (userText !== undefined) this.transcript.add({ role: "user", content: userText });
+    await this.transcript.flush();
+    return messages;
+  }
 
-    let usage = ZERO_USAGE;
-    const toolRecords: TurnToolRecord[] = [];
-    let finalText = "";
-    let model = choice.model;
-    let answeredBy = provider.name;
-    let iterations = 0;
-    let streamedFinal = false;
-    let forClient: ToolCall[] | undefined;
-    const sofar = () => ({ model, provider: answeredBy, usage, toolCalls: toolRecords, iterations });
-    const offered = (): ToolSpec[] => {
-      if (iterations >= config.agent.max_tool_iterations || input.toolChoice === "none") return [];
-      return clientNames ? [...deps.tools.specs(), ...clientTools] : deps.tools.specs();
-    };
-
+  /** Model calls and tool rounds until the model answers without asking for a server tool, or a middleware blocks. */
+  private async converse(plan: TurnPlan, prompt: ChatMessage[]): Promise<Answer | MiddlewareBlock> {
+    const max = this.deps.config.agent.max_tool_iterations;
+    let messages = prompt;
     while (true) {
-      if (signal.aborted) throw new PrxError("ABORTED", "turn cancelled");
-      const request = await stage("llm_request", {
-        messages,
-        model: choice.model,
-        temperature: config.agent.temperature,
-        tools: offered(),
-      });
-      if (request instanceof MiddlewareBlock) return stop(request, sofar());
-      iterations++;
-      emit("llm_request", { model: request.model, messages: request.messages.length, iteration: iterations });
-      partial = "";
-      streamedFinal = false;
-      const raw = await provider.chat({
-        messages: request.messages,
-        model: request.model,
-        temperature: request.temperature,
-        tools: request.tools.length ? request.tools : undefined,
-        signal,
-        ...(wantDeltas
-          ? {
-              onDelta: (delta: StreamDelta) => {
-                if (delta.type !== "text") return;
-                partial += delta.text;
-                if (!streamDeltas) return;
-                streamedFinal = true;
-                safely(() => observer.onDelta?.(delta.text));
-              },
-            }
-          : {}),
-      });
-      partial = "";
-      answeredBy = raw.provider;
-      const response = await stage("llm_response", {
-        text: raw.text,
-        tool_calls: raw.toolCalls,
-        model: raw.model,
-        usage: raw.usage ?? null,
-      });
-      if (response instanceof MiddlewareBlock) {
-        model = raw.model;
-        usage = addUsage(usage, raw.usage);
-        return stop(response, sofar());
-      }
-      model = response.model;
-      usage = addUsage(usage, response.usage);
-      emit("llm_response", { model, tool_calls: response.tool_calls.length, iteration: iterations });
-
+      const response = await this.askModel(plan, messages);
+      if (response instanceof MiddlewareBlock) return response;
       // A call to a client tool ends the turn: the client runs it and sends the result back. Server calls in the same
       // response are not run (the client's conversation will not hold them; the model asks again if it still needs them).
+      const clientNames = plan.clientNames;
       const clientCalls = clientNames ? response.tool_calls.filter((call) => clientNames.has(call.name)) : [];
-      if (clientCalls.length > 0) {
-        forClient = clientCalls;
-        finalText = response.text;
-        break;
+      if (clientCalls.length > 0) return { text: response.text, clientCalls };
+      if (response.tool_calls.length === 0 || this.outcome.iterations > max) {
+        return { text: response.text || (response.tool_calls.length ? `(stopped after ${max} tool iterations)` : "") };
       }
-      if (response.tool_calls.length === 0 || iterations > config.agent.max_tool_iterations) {
-        finalText = response.text || (response.tool_calls.length ? `(stopped after ${config.agent.max_tool_iterations} tool iterations)` : "");
-        break;
-      }
-      const assistant: ChatMessage = { role: "assistant", content: response.text, tool_calls: response.tool_calls };
-      const results: ChatMessage[] = [];
-      try {
-        await runToolRound(response.tool_calls, results, {
-          call: (name, args, context) => deps.tools.call(name, args, context),
-          context: { sessionId: input.sessionId, workspace: deps.workspace, signal, sendMessage },
-          observer,
-          emit,
-          records: toolRecords,
-        });
-      } finally {
-        // The call and its results land together, so history never holds unanswered tool calls.
-        pending.push(assistant, ...results);
-        await flush();
-      }
-      messages = [...messages, assistant, ...results];
+      messages = [...messages, ...(await this.toolRound(response))];
     }
-
-    const outbound = await stage("outbound", { text: finalText, channel: input.channel, session_id: input.sessionId });
-    if (outbound instanceof MiddlewareBlock) return stop(outbound, sofar());
-    // Providers that do not stream, and buffered turns, deliver the final text as one delta.
-    if (!streamedFinal && outbound.text) safely(() => observer.onDelta?.(outbound.text));
-    // The client runs its tools and comes back: evaluators wait for the turn's real end.
-    if (forClient) return complete(outbound.text, sofar(), undefined, forClient);
-    const result = await complete(outbound.text, sofar());
-    const after = deps.extensions?.afterTurn?.(input, result);
-    if (after) await after.catch((error) => emit("error", { stage: "after_turn", message: errorMessage(error) }));
-    return result;
-  } catch (error) {
-    const failure = signal.aborted ? new PrxError("ABORTED", "turn cancelled", { cause: error }) : toPrxError(error);
-    if (partial) pending.push({ role: "assistant", content: `${partial}\n[interrupted: ${failure.message}]` });
-    await flush();
-    emit("error", { code: failure.code, message: failure.message });
-    emit("agent_end", { ok: false, code: failure.code });
-    throw failure;
   }
+
+  /** One model call: llm_request middleware -> provider -> llm_response middleware. */
+  private async askModel(plan: TurnPlan, messages: ChatMessage[]): Promise<Envelopes["llm_response"] | MiddlewareBlock> {
+    const { deps, outcome, stream } = this;
+    if (this.signal.aborted) throw new PrxError("ABORTED", "turn cancelled");
+    const { temperature, max_tool_iterations } = deps.config.agent;
+    const tools = offeredTools(plan, deps.tools, outcome.iterations >= max_tool_iterations);
+    const request = await deps.middleware.run("llm_request", { messages, model: plan.choice.model, temperature, tools });
+    if (request instanceof MiddlewareBlock) return request;
+    outcome.iterations++;
+    this.emit("llm_request", { model: request.model, messages: request.messages.length, iteration: outcome.iterations });
+    stream.begin();
+    const raw = await plan.provider.chat({
+      messages: request.messages,
+      model: request.model,
+      temperature: request.temperature,
+      tools: request.tools.length ? request.tools : undefined,
+      signal: this.signal,
+      ...(stream.wanted ? { onDelta: stream.onDelta } : {}),
+    });
+    stream.end();
+    outcome.provider = raw.provider;
+    const { text, toolCalls: tool_calls, model, usage } = raw;
+    const response = await deps.middleware.run("llm_response", { text, tool_calls, model, usage: usage ?? null });
+    const blocked = response instanceof MiddlewareBlock;
+    outcome.model = blocked ? raw.model : response.model;
+    outcome.usage = addUsage(outcome.usage, blocked ? raw.usage : response.usage);
+    if (blocked) return response;
+    this.emit("llm_response", { model: outcome.model, tool_calls: response.tool_calls.length, iteration: outcome.iterations });
+    return response;
+  }
+
+  /** The server's tool calls of one response: the calls and their results, for the conversation and the session. */
+  private async toolRound(response: Envelopes["llm_response"]): Promise<ChatMessage[]> {
+    const { deps, input } = this;
+    const assistant: ChatMessage = { role: "assistant", content: response.text, tool_calls: response.tool_calls };
+    const results: ChatMessage[] = [];
+    const sendMessage = (text: string) => {
+      this.delivered.push(text);
+      safely(() => this.observer.onMessage?.(text));
+    };
+    try {
+      await runToolRound(response.tool_calls, results, {
+        call: (name, args, context) => deps.tools.call(name, args, context),
+        context: { sessionId: input.sessionId, workspace: deps.workspace, signal: this.signal, sendMessage },
+        observer: this.observer,
+        emit: this.emit,
+        records: this.outcome.toolCalls,
+      });
+    } finally {
+      // The call and its results land together, so history never holds unanswered tool calls.
+      this.transcript.add(assistant, ...results);
+      await this.transcript.flush();
+    }
+    return [assistant, ...results];
+  }
+
+  /** The reply after outbound middleware: delivered whole unless it streamed, then the turn completes. */
+  private async deliver(text: string, clientCalls: ToolCall[] | undefined): Promise<TurnResult> {
+    // Providers that do not stream, and buffered turns, deliver the final text as one delta.
+    if (!this.stream.shown && text) safely(() => this.observer.onDelta?.(text));
+    // The client runs its tools and comes back: evaluators wait for the turn's real end.
+    if (clientCalls) return this.complete(text, undefined, clientCalls);
+    const result = await this.complete(text);
+    const after = this.deps.extensions?.afterTurn?.(this.input, result);
+    if (after) await after.catch((error) => this.emit("error", { stage: "after_turn", message: errorMessage(error) }));
+    return result;
+  }
+
+  /**
+   * A middleware block: nothing further runs (no later middleware, provider call, tool or outbound stage; no
+   * evaluators). The reason goes to the user as it is (outbound middleware does not see it) and into the session.
+   */
+  private stop(block: MiddlewareBlock, userText?: string): Promise<TurnResult> {
+    if (userText !== undefined) this.transcript.add({ role: "user", content: userText });
+    safely(() => this.observer.onDelta?.(block.reason));
+    const { plugin, capability, stage, reason } = block;
+    return this.complete(reason, { plugin, capability, stage, reason });
+  }
+
+  /** The reply lands in the session and the turn completes (a block is a completed turn whose reply is its reason). */
+  private async complete(text: string, blocked?: TurnBlock, clientCalls?: ToolCall[]): Promise<TurnResult> {
+    this.transcript.add({ role: "assistant", content: text });
+    await this.transcript.flush();
+    const { model, provider, usage, toolCalls, iterations } = this.outcome;
+    const messages = this.delivered;
+    const result: TurnResult = { sessionId: this.input.sessionId, text, model, provider, usage, toolCalls, iterations, messages };
+    if (clientCalls) result.clientToolCalls = clientCalls;
+    if (blocked) result.blocked = blocked;
+    emitCompletion(this.emit, result);
+    return result;
+  }
+
+  /** The session keeps what the failed model call had streamed, marked interrupted; the failure is typed. */
+  private async fail(error: unknown): Promise<PrxError> {
+    const failure = this.signal.aborted ? new PrxError("ABORTED", "turn cancelled", { cause: error }) : toPrxError(error);
+    const partial = this.stream.partial;
+    if (partial) this.transcript.add({ role: "assistant", content: `${partial}\n[interrupted: ${failure.message}]` });
+    await this.transcript.flush();
+    this.emit("error", { code: failure.code, message: failure.message });
+    this.emit("agent_end", { ok: false, code: failure.code });
+    return failure;
+  }
+}
+
+function inboundEnvelope(input: TurnInput): Envelopes["inbound"] {
+  return {
+    text: input.text,
+    channel: input.channel,
+    // Read only when a middleware sees the envelope: the CLI looks its OS user up on first read.
+    get user_id() {
+      return input.userId ?? null;
+    },
+    session_id: input.sessionId,
+    metadata: input.metadata ?? {},
+  };
 }

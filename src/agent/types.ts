@@ -1,6 +1,12 @@
-import type { ChatMessage, ToolCall, ToolSpec, Usage } from "../providers/types.ts";
-import type { ToolResult } from "../tools/types.ts";
-import type { Stage } from "../contracts/envelopes.ts";
+import type { Config } from "../config/schema.ts";
+import type { MiddlewareRunner, Stage } from "../contracts/envelopes.ts";
+import type { LifecycleName } from "../contracts/lifecycle.ts";
+import type { EventPublisher } from "../core/events.ts";
+import type { MemoryBackend } from "../memory/types.ts";
+import type { ModelChoice } from "../providers/routes.ts";
+import type { ChatMessage, ProviderResolver, ToolCall, ToolSpec, Usage } from "../providers/types.ts";
+import type { SessionStore } from "../storage/types.ts";
+import type { ToolContext, ToolResult } from "../tools/types.ts";
 
 /** One user message entering the agent, from any entry point (chat, agent CLI, gateway, channel). */
 export interface TurnInput {
@@ -76,6 +82,36 @@ export interface TurnResult {
   blocked?: TurnBlock;
   /** Set when the model called client tools (TurnInput.clientTools): the turn ended for the client to run them. */
   clientToolCalls?: ToolCall[];
+}
+
+/** Publishes one lifecycle event of the turn (the turn adds its session id and channel). */
+export type LifecycleEmit = (name: LifecycleName, payload: Record<string, unknown>) => void;
+
+export interface TurnTools {
+  specs(): ToolSpec[];
+  call(name: string, rawArguments: string, context: ToolContext): Promise<ToolResult>;
+}
+
+/** Optional contributions from plugins: prompt context before a turn, evaluators after it. */
+export interface TurnExtensions {
+  /** A plain array when nothing has to be awaited. */
+  context?(input: TurnInput): string[] | Promise<string[]>;
+  /** Undefined when there was nothing to run. */
+  afterTurn?(input: TurnInput, result: TurnResult): Promise<void> | undefined;
+}
+
+/** What a turn runs on: the host's configuration, stores, providers, tools, middleware and event bus. */
+export interface TurnDeps {
+  config: Config;
+  workspace: string;
+  sessions: SessionStore;
+  providers: ProviderResolver;
+  resolveModelChoice(opts: { provider?: string; model?: string }): ModelChoice;
+  tools: TurnTools;
+  memory: () => MemoryBackend;
+  middleware: MiddlewareRunner;
+  events: EventPublisher;
+  extensions?: TurnExtensions;
 }
 
 export type { SessionSummary, StoredMessage, SessionStore } from "../storage/types.ts";

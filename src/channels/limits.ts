@@ -1,5 +1,7 @@
 /** Every bound of the channel subsystem, each tested at the limit and one past it. */
 
+import type { BackoffOptions, RestartLimits } from "../core/supervise/index.ts";
+
 /** Telegram sendMessage text limit (https://core.telegram.org/bots/api#sendmessage: 1-4096 characters). */
 export const TELEGRAM_MAX_MESSAGE_CHARS = 4096;
 /** Discord message content limit (https://discord.com/developers/docs/resources/message#create-message). */
@@ -61,6 +63,8 @@ export function platformLimits(given: Partial<PlatformLimits> = {}): PlatformLim
 /** Platform backoff after errors (network, 5xx, 409): doubles from base up to max. */
 export const PLATFORM_BACKOFF_BASE_MS = 250;
 export const PLATFORM_BACKOFF_MAX_MS = 30_000;
+/** The platform backoff as the reconnect loops and send retries use it: with jitter, so clients do not retry in step. */
+export const PLATFORM_BACKOFF: Readonly<BackoffOptions> = { baseMs: PLATFORM_BACKOFF_BASE_MS, maxMs: PLATFORM_BACKOFF_MAX_MS, jitter: true };
 /** Sends are tried this many times in all (rate limits, server errors, dropped connections), then the error is reported. */
 export const PLATFORM_SEND_ATTEMPTS = 5;
 /** Longest wait a platform's retry_after may impose before we retry anyway. */
@@ -73,6 +77,15 @@ export const CHANNEL_CRASH_LOOP_RESTARTS = 5;
 export const CHANNEL_CRASH_LOOP_WINDOW_MS = 60_000;
 /** A child that stays up this long is healthy again: its backoff starts over. */
 export const CHANNEL_STABLE_AFTER_MS = 30_000;
+/** A crash loop is reported (/health, /api/channels) and restarted still, at the capped delay. */
+export const CHANNEL_RESTART_LIMITS: Readonly<RestartLimits> = {
+  baseMs: CHANNEL_RESTART_BASE_MS,
+  maxMs: CHANNEL_RESTART_MAX_MS,
+  windowMs: CHANNEL_CRASH_LOOP_WINDOW_MS,
+  maxExitsPerWindow: CHANNEL_CRASH_LOOP_RESTARTS,
+  stableAfterMs: CHANNEL_STABLE_AFTER_MS,
+  onCrashLoop: "keep-restarting",
+};
 /** How long the gateway waits for a forwarded HTTP request's answer from a channel process. */
 export const CHANNEL_HTTP_TIMEOUT_MS = 120_000;
 /**

@@ -3,7 +3,7 @@ import { errorMessage, isPrxError, PrxError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { connectChannel, readChannelTarget } from "./connect.ts";
 import type { ChildMessage } from "./ipc.ts";
-import { CHANNEL_STOP_GRACE_MS, PARENT_WATCH_INTERVAL_MS, type PlatformLimits } from "./limits.ts";
+import { CHANNEL_STOP_GRACE_MS, type PlatformLimits } from "./limits.ts";
 import type { ChannelParticipant } from "./participant.ts";
 import { PendingHost } from "./pending-host.ts";
 import type { ChannelRunner } from "./runner.ts";
@@ -202,29 +202,4 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
 export async function startChannelProcess(options: ChannelProcessOptions): Promise<RunningChannel> {
   const connected = await connectChannelProcess(options);
   return connected.opened();
-}
-
-export interface WatchParentOptions {
-  /** Defaults to PARENT_WATCH_INTERVAL_MS. */
-  intervalMs?: number;
-  /** The parent's pid as the system reports it now (defaults to process.ppid). */
-  parentPid?: () => number;
-}
-
-/**
- * Exit when the gateway that started this process is gone (its IPC channel closed, or this process re-parented):
- * a channel process never outlives its supervisor.
- */
-export function watchParent(onGone: () => void, options: WatchParentOptions = {}): () => void {
-  const parentPid = options.parentPid ?? (() => process.ppid);
-  const parent = parentPid();
-  const timer = setInterval(() => {
-    if (parentPid() !== parent) onGone();
-  }, options.intervalMs ?? PARENT_WATCH_INTERVAL_MS);
-  timer.unref();
-  process.on("disconnect", onGone);
-  return () => {
-    clearInterval(timer);
-    process.off("disconnect", onGone);
-  };
 }

@@ -39,8 +39,3 @@ export function channelKind(name: string, config: ChannelConfig): ChannelKind {
 export async function createChannel(kind: ChannelKind, setup: ChannelSetup): Promise<Channel> {
   return (await FACTORIES[kind]())(setup);
 }
-
-/** Channels that receive over HTTP through the gateway (/channels/<name>/webhook). */
-export function receivesHttp(kind: ChannelKind, config: ChannelConfig): boolean {
-  return kind === "webhook" || (kind === "slack" && config.mode === "events") || (kind === "telegram" && config.mode === "webhook");
-}

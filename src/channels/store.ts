@@ -1,5 +1,3 @@
-import type { Database } from "bun:sqlite";
-import { SqliteChannelStateStore } from "../storage/sqlite/channels.ts";
 import type { ChannelStateStore, ChannelStatusRow, InboxRow, InboxState } from "../storage/types.ts";
 import { PROCESSED_TTL_MS } from "./limits.ts";
 import { InboundMessageSchema, type InboundMessage } from "./types.ts";
@@ -29,15 +27,11 @@ function toEntry(row: InboxRow): InboxEntry {
  * "postgres"` (a channel's process can then run on any host).
  */
 export class ChannelStore {
-  private readonly state: ChannelStateStore;
-
   constructor(
-    store: Database | ChannelStateStore,
+    private readonly state: ChannelStateStore,
     readonly channel: string,
     private readonly now: () => number = Date.now,
-  ) {
-    this.state = "getCursor" in store ? store : new SqliteChannelStateStore(store, now);
-  }
+  ) {}
 
   async getCursor(): Promise<string | null> {
     return this.state.getCursor(this.channel);
@@ -85,6 +79,6 @@ export class ChannelStore {
 }
 
 /** Every channel's liveness row (for `prx channel status`). */
-export async function readChannelStatuses(store: Database | ChannelStateStore): Promise<ChannelStatusRow[]> {
-  return ("statuses" in store ? store : new SqliteChannelStateStore(store)).statuses();
+export async function readChannelStatuses(store: ChannelStateStore): Promise<ChannelStatusRow[]> {
+  return store.statuses();
 }

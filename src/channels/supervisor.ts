@@ -2,10 +2,10 @@ import type { Subprocess } from "bun";
 import type { ChannelConfig } from "../config/schema.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
+import { RestartPolicy, waitAtMost } from "../core/supervise/index.ts";
 import { ChildMessageSchema, type ChannelStatsWire, type ParentMessage } from "./ipc.ts";
-import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_KILL_AFTER_MS, CHANNEL_MAX_INFLIGHT_HTTP } from "./limits.ts";
+import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_KILL_AFTER_MS, CHANNEL_MAX_INFLIGHT_HTTP, CHANNEL_RESTART_LIMITS } from "./limits.ts";
 import { channelKind } from "./registry.ts";
-import { ChannelRestartPolicy } from "./restart-policy.ts";
 import type { ForwardedRequest, ForwardedResponse } from "./types.ts";
 
 export type ChannelProcessState = "starting" | "running" | "restarting" | "crash_loop" | "stopped";
@@ -38,7 +38,7 @@ interface Slot {
   detail: string;
   generation: number | null;
   stats: ChannelStatsWire | null;
-  policy: ChannelRestartPolicy;
+  policy: RestartPolicy;
   timer: ReturnType<typeof setTimeout> | null;
   pending: Map<number, (response: ForwardedResponse) => void>;
 }
@@ -92,7 +92,7 @@ export class ChannelSupervisor {
     this.env = env;
     for (const [name, config] of Object.entries(o.channels)) {
       if (!config.enabled) continue;
-      const slot: Slot = { name, kind: channelKind(name, config), proc: null, ready: false, state: "starting", startedAt: 0, restarts: 0, lastError: null, detail: "starting", generation: null, stats: null, policy: new ChannelRestartPolicy(), timer: null, pending: new Map() };
+      const slot: Slot = { name, kind: channelKind(name, config), proc: null, ready: false, state: "starting", startedAt: 0, restarts: 0, lastError: null, detail: "starting", generation: null, stats: null, policy: new RestartPolicy(CHANNEL_RESTART_LIMITS), timer: null, pending: new Map() };
       this.slots.set(name, slot);
     }
   }
@@ -165,10 +165,10 @@ export class ChannelSupervisor {
     }
     const now = Date.now();
     const how = proc.signalCode ? `killed by ${proc.signalCode}` : `exited with code ${code}`;
-    const delay = slot.policy.exited(slot.startedAt, now);
+    const { delayMs: delay, crashLoop } = slot.policy.exited(slot.startedAt, now);
     slot.restarts += 1;
     slot.lastError = `process ${how}`;
-    if (slot.policy.crashLoop(now)) {
+    if (crashLoop) {
       slot.state = "crash_loop";
       this.log.error(`channel ${slot.name} is in a crash loop (${how}); restarting in ${delay} ms; see its log lines above`);
     } else {
@@ -234,11 +234,7 @@ export class ChannelSupervisor {
     } catch {
       proc.kill("SIGTERM"); // the IPC channel is already gone: a signal stops it the same way
     }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.killAfterMs)));
-    const exited = await Promise.race([proc.exited.then(() => true), late]);
-    clearTimeout(timer);
-    if (!exited) {
+    if (!(await waitAtMost(proc.exited, this.killAfterMs))) {
       this.log.warn(`channel ${slot.name} did not stop within ${this.killAfterMs} ms; killing it (its unanswered messages are answered at the next start)`);
       proc.kill("SIGKILL");
     }

@@ -1,4 +1,6 @@
+import { PARENT_WATCH_INTERVAL_MS } from "../channels/limits.ts";
 import { errorMessage, isPrxError } from "../core/errors.ts";
+import { watchParent } from "../core/supervise/index.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
 const USAGE = `Usage: prx channel run <name>                 run one configured channel in the foreground
@@ -31,36 +33,30 @@ export async function channelCommand(argv: string[]): Promise<number> {
   // the others print through process.stdout; `channel run` prints its one line with console.log, and loads no node:fs
   (await import("./stdout.ts")).exitQuietlyOnClosedStdout();
   const { openWorkspace } = await import("../core/workspace.ts");
-  const { openDatabase, closeDatabase } = await import("../core/database.ts");
   const workspace = openWorkspace(values.workspace);
+  if (sub === "list") return await listChannels(workspace.configPath, values.json === true);
+  // channel state and pairings live in the [storage] backend (PostgreSQL: shared by every host)
+  const { loadConfig } = await import("../config/loader.ts");
+  const { openStorage } = await import("../storage/index.ts");
+  const storage = await openStorage(loadConfig(workspace.configPath).config.storage, workspace.dbPath, process.env);
   try {
-    if (sub === "list") return await listChannels(workspace.configPath, values.json === true);
-    const db = openDatabase(workspace.dbPath);
-    // channel state and pairings live in the [storage] backend (PostgreSQL: shared by every host)
-    const { loadConfig } = await import("../config/loader.ts");
-    const { openStorage } = await import("../storage/index.ts");
-    const storage = await openStorage(loadConfig(workspace.configPath).config.storage, db, process.env);
-    try {
-      if (sub === "status") {
-        const { readChannelStatuses } = await import("../channels/store.ts");
-        const rows = await readChannelStatuses(storage.channels);
-        if (values.json) process.stdout.write(JSON.stringify(rows) + "\n");
-        else if (rows.length === 0) process.stdout.write("no channel has run in this workspace yet\n");
-        else
-          for (const r of rows) {
-            const when = (t: number | null) => (t === null ? "never" : new Date(t).toISOString());
-            process.stdout.write(
-              `${r.channel}  ${r.state}${r.pid ? ` (pid ${r.pid})` : ""}  last inbound ${when(r.last_inbound)}  last outbound ${when(r.last_outbound)}${r.last_error ? `  last error: ${r.last_error}` : ""}\n`,
-            );
-          }
-        return 0;
-      }
-      return await pairCommand(rest, storage.pairings, values);
-    } finally {
-      await storage.close();
+    if (sub === "status") {
+      const { readChannelStatuses } = await import("../channels/store.ts");
+      const rows = await readChannelStatuses(storage.channels);
+      if (values.json) process.stdout.write(JSON.stringify(rows) + "\n");
+      else if (rows.length === 0) process.stdout.write("no channel has run in this workspace yet\n");
+      else
+        for (const r of rows) {
+          const when = (t: number | null) => (t === null ? "never" : new Date(t).toISOString());
+          process.stdout.write(
+            `${r.channel}  ${r.state}${r.pid ? ` (pid ${r.pid})` : ""}  last inbound ${when(r.last_inbound)}  last outbound ${when(r.last_outbound)}${r.last_error ? `  last error: ${r.last_error}` : ""}\n`,
+          );
+        }
+      return 0;
     }
+    return await pairCommand(rest, storage.pairings, values);
   } finally {
-    closeDatabase(workspace.dbPath);
+    await storage.close();
   }
 }
 
@@ -109,7 +105,7 @@ async function pairCommand(argv: string[], store: import("../storage/types.ts").
  * fails to open the command fails with its error.
  */
 async function runChannel(name: string, workspace: string | undefined, supervised: boolean): Promise<number> {
-  const { connectChannelProcess, watchParent } = await import("../channels/process.ts");
+  const { connectChannelProcess } = await import("../channels/process.ts");
   const send = supervised && process.send ? (message: unknown) => void process.send!(message) : undefined;
   const connecting = new AbortController();
   let running: import("../channels/process.ts").ChannelProcess | undefined;
@@ -144,10 +140,13 @@ async function runChannel(name: string, workspace: string | undefined, supervise
     if (connecting.signal.aborted) stop(running);
     if (supervised) {
       process.on("message", running.receive);
-      unwatch = watchParent(() => {
-        process.stderr.write(`prx channel ${name}: the gateway is gone; exiting\n`);
-        process.exit(0);
-      });
+      unwatch = watchParent(
+        () => {
+          process.stderr.write(`prx channel ${name}: the gateway is gone; exiting\n`);
+          process.exit(0);
+        },
+        { intervalMs: PARENT_WATCH_INTERVAL_MS },
+      );
     }
     await running.closed;
     return 0;

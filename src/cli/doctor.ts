@@ -1,10 +1,10 @@
 import { accessSync, constants } from "node:fs";
 import { loadConfig } from "../config/loader.ts";
 import type { Config } from "../config/schema.ts";
-import { openDatabase } from "../core/database.ts";
 import { errorMessage } from "../core/errors.ts";
 import { colorEnabled, paint } from "../core/terminal.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
+import { sqliteQuickCheck } from "../storage/sqlite/database.ts";
 import { parseCommand } from "./args.ts";
 
 export const DOCTOR_PROBE_TIMEOUT_MS = 5000;
@@ -122,12 +122,11 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     checks.push({ status: "fail", name: "config", detail: errorMessage(error) });
   }
   try {
-    const db = openDatabase(workspace.dbPath);
-    const result = db.query<{ quick_check: string }, []>("PRAGMA quick_check").get();
+    const result = sqliteQuickCheck(workspace.dbPath);
     checks.push(
-      result?.quick_check === "ok"
+      result === "ok"
         ? { status: "ok", name: "database", detail: workspace.dbPath }
-        : { status: "fail", name: "database", detail: `${workspace.dbPath}: ${result?.quick_check}` },
+        : { status: "fail", name: "database", detail: `${workspace.dbPath}: ${result}` },
     );
   } catch (error) {
     checks.push({ status: "fail", name: "database", detail: errorMessage(error) });

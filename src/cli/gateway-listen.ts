@@ -1,9 +1,10 @@
 import { loadConfigCached } from "../config/cache.ts";
-import { openDatabase } from "../core/database.ts";
 import { openWorkspace } from "../core/workspace.ts";
 import { assertBindable, cannotListen, listeningLine } from "../gateway/bind.ts";
 import { listenEarly, type EarlyListener } from "../gateway/early.ts";
 import { BUN_MAX_REQUEST_BODY_BYTES, GATEWAY_IDLE_TIMEOUT_S } from "../gateway/limits.ts";
+import { openStorage } from "../storage/open.ts";
+import type { Storage } from "../storage/types.ts";
 
 /**
  * What `prx gateway` does before anything else: the workspace, its config (cached validation), its database and the
@@ -12,6 +13,8 @@ import { BUN_MAX_REQUEST_BODY_BYTES, GATEWAY_IDLE_TIMEOUT_S } from "../gateway/l
 export interface EarlyGateway {
   workspace: string;
   listener: EarlyListener;
+  /** The workspace's stores, opened once for the gateway's life: the agent host is given them, the gateway closes them. */
+  storage: Storage;
 }
 
 export async function listenFirst(workspaceFlag: string | undefined, hostFlag: string | undefined, portFlag: number | undefined): Promise<EarlyGateway> {
@@ -20,6 +23,9 @@ export async function listenFirst(workspaceFlag: string | undefined, hostFlag: s
   const hostname = hostFlag ?? config.gateway.host;
   const port = portFlag ?? config.gateway.port;
   assertBindable(hostname, config.gateway);
+  const storage = await openStorage(config.storage, workspace.dbPath, process.env, {
+    idempotencyTtlMs: config.gateway.idempotency_ttl_s * 1000,
+  });
   let listener: EarlyListener;
   try {
     listener = listenEarly({
@@ -27,14 +33,15 @@ export async function listenFirst(workspaceFlag: string | undefined, hostFlag: s
       port,
       idleTimeout: GATEWAY_IDLE_TIMEOUT_S,
       maxRequestBodySize: BUN_MAX_REQUEST_BODY_BYTES,
-      db: openDatabase(workspace.dbPath),
+      storage,
       config,
       configPath: path,
       answerHealth: config.storage.backend === "sqlite" && config.bus.backend === "local",
     });
   } catch (cause) {
+    await storage.close();
     throw cannotListen(hostname, port, cause);
   }
   console.log(listeningLine(hostname, listener.server));
-  return { workspace: workspace.root, listener };
+  return { workspace: workspace.root, listener, storage };
 }

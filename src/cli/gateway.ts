@@ -54,6 +54,7 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
     running = await openAndServe(early, values.host);
   } catch (error) {
     await early?.listener.fail(error);
+    await early?.storage.close();
     throw error;
   } finally {
     process.off("SIGINT", hold).off("SIGTERM", hold);
@@ -77,6 +78,7 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   clearTimeout(loadLater);
   await channels.stop();
   await host.close();
+  await host.storage.close();
   shared?.close();
   await fileLog.close();
   return 0;
@@ -114,6 +116,7 @@ async function openAndServe(early: EarlyGateway, hostname: string | undefined): 
   // turns wait for it.
   const host = await openAgentHost({
     workspace: early.workspace,
+    storage: early.storage,
     extend: mcp.wrap(async (base) => (await import("../agent/plugin-extensions.ts")).pluginExtensions(base)),
     deferExtend: true,
   });
@@ -222,12 +225,11 @@ async function tokenCommand(argv: string[], globals: { workspace?: string }): Pr
 
   // Offline: only the workspace database, no providers or plugins.
   const { openWorkspace } = await import("../core/workspace.ts");
-  const { openDatabase, closeDatabase } = await import("../core/database.ts");
   const { loadConfig } = await import("../config/loader.ts");
   const { openStorage } = await import("../storage/index.ts");
   const workspace = openWorkspace(values.workspace ?? globals.workspace);
   // The tokens every replica checks: the workspace database, or the PostgreSQL of [storage].
-  const storage = await openStorage(loadConfig(workspace.configPath).config.storage, openDatabase(workspace.dbPath), process.env);
+  const storage = await openStorage(loadConfig(workspace.configPath).config.storage, workspace.dbPath, process.env);
   const store = storage.tokens;
   try {
     switch (sub) {
@@ -267,6 +269,5 @@ async function tokenCommand(argv: string[], globals: { workspace?: string }): Pr
     }
   } finally {
     await storage.close();
-    closeDatabase(workspace.dbPath);
   }
 }

@@ -1,7 +1,5 @@
-import type { Database } from "bun:sqlite";
 import { closeSync, fchmodSync, openSync, writeSync } from "node:fs";
 import { loadConfig } from "../config/loader.ts";
-import { closeDatabase, openDatabase } from "../core/database.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 import { openPgMemoryFor } from "../agent/memory-embed.ts";
 import { createMemoryBackend, type MemoryBackend } from "../memory/index.ts";
@@ -10,7 +8,6 @@ import { openStorage, type SessionStore } from "../storage/index.ts";
 
 export interface OpenedMemory {
   workspace: Workspace;
-  db: Database;
   memory: MemoryBackend;
   /** The workspace's sessions, on the `[storage]` backend. */
   sessions: SessionStore;
@@ -27,27 +24,23 @@ export async function openMemory(workspaceFlag: string | undefined): Promise<Ope
   if (config.memory.backend.startsWith("wasm:")) {
     const { openHost } = await import("./open-host.ts");
     const host = await openHost(workspace.root);
-    return { workspace, db: host.db, memory: host.memory, sessions: host.sessions, close: () => host.close() };
+    return { workspace, memory: host.memory, sessions: host.sessions, close: () => host.close() };
   }
-  const db = openDatabase(workspace.dbPath);
-  const storage = await openStorage(config.storage, db, process.env);
-  return {
-    workspace,
-    db,
-    memory: createMemoryBackend(
+  const storage = await openStorage(config.storage, workspace.dbPath, process.env);
+  try {
+    const memory = createMemoryBackend(
       config.memory.backend,
-      db,
+      storage,
       undefined,
       config.memory.backend === "postgres" && storage.sql
         ? await openPgMemoryFor(storage.sql, config, createProviderResolver(config, { configPath: workspace.configPath }))
         : null,
-    ),
-    sessions: storage.sessions,
-    close: async () => {
-      await storage.close();
-      closeDatabase(workspace.dbPath);
-    },
-  };
+    );
+    return { workspace, memory, sessions: storage.sessions, close: () => storage.close() };
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
 }
 
 export interface Output {

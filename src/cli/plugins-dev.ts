@@ -1,6 +1,5 @@
 import { relative, resolve } from "node:path";
 import { loadConfig } from "../config/loader.ts";
-import { closeDatabase, openDatabase } from "../core/database.ts";
 import { openWorkspace } from "../core/workspace.ts";
 import { openStorage } from "../storage/index.ts";
 import { readKitManifest } from "../plugins/kit/build/build.ts";
@@ -55,7 +54,7 @@ export async function pluginsDev(argv: string[], globals: { workspace?: string }
   const host = config.gateway.host === "0.0.0.0" || config.gateway.host === "::" ? "127.0.0.1" : config.gateway.host;
   const url = values.url ?? `http://${host.includes(":") ? `[${host}]` : host}:${config.gateway.port}`;
   // the tokens the gateway checks: the workspace database, or the PostgreSQL of [storage]
-  const storage = await openStorage(config.storage, openDatabase(workspace.dbPath), process.env);
+  const storage = await openStorage(config.storage, workspace.dbPath, process.env);
   const tokens = storage.tokens;
   const { token, record } = await tokens.create(`prx plugins dev ${manifest.plugin.name}`);
   const print = (paths: string[], result: CycleResult) => process.stdout.write(describe(dir, paths, result) + "\n");
@@ -72,7 +71,6 @@ export async function pluginsDev(argv: string[], globals: { workspace?: string }
   await loop.idle();
   await tokens.revoke(record.id);
   await storage.close();
-  closeDatabase(workspace.dbPath);
   process.stdout.write(`[dev] stopped; token ${record.id} revoked\n`);
   return 0;
 }

@@ -1,7 +1,6 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadConfig } from "../config/loader.ts";
-import { openDatabase } from "../core/database.ts";
 import { errorMessage } from "../core/errors.ts";
 import { nullPublisher } from "../core/events.ts";
 import { createLogger } from "../core/logger.ts";
@@ -10,6 +9,8 @@ import { listPlugins, pluginInfo, reloadPlugin, type PluginInfo } from "../plugi
 import { checkPluginDir } from "../plugins/kit/check.ts";
 import { type PluginRuntime } from "../plugins/runtime.ts";
 import { getPluginRuntime } from "../plugins/runtimes.ts";
+import { openSqliteStorage } from "../storage/open.ts";
+import type { Storage } from "../storage/types.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 import { hoistGlobalOptions } from "./global-options.ts";
 import { formatCheck, formatInfo } from "./plugins-format.ts";
@@ -35,9 +36,9 @@ function firstLine(text: string | null): string {
   return text ? text.split("\n")[0]! : "";
 }
 
-function openRuntime(workspace: Workspace): PluginRuntime {
+function openRuntime(workspace: Workspace, storage: Storage): PluginRuntime {
   return getPluginRuntime(workspace, {
-    db: openDatabase(workspace.dbPath),
+    storage,
     events: nullPublisher,
     memory: () => null,
     logger: createLogger("plugins"),
@@ -45,12 +46,14 @@ function openRuntime(workspace: Workspace): PluginRuntime {
 }
 
 async function withRuntime(workspace: Workspace, run: (runtime: PluginRuntime) => Promise<number>): Promise<number> {
-  const runtime = openRuntime(workspace);
+  const storage = openSqliteStorage(workspace.dbPath);
+  const runtime = openRuntime(workspace, storage);
   try {
     await runtime.start();
     return await run(runtime);
   } finally {
     await runtime.stop();
+    await storage.close();
   }
 }
 

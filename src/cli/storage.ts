@@ -1,11 +1,10 @@
 import { memoryEmbedder } from "../agent/memory-embed.ts";
 import { createProviderResolver } from "../providers/index.ts";
 import { loadConfig } from "../config/loader.ts";
-import { closeDatabase, openDatabase } from "../core/database.ts";
 import { PrxError } from "../core/errors.ts";
 import { openWorkspace } from "../core/workspace.ts";
 import { detectVectorSupport } from "../memory/postgres-vector.ts";
-import { migrateSqlite, sqliteStatus, urlFromEnv, type MigrationStatus } from "../storage/index.ts";
+import { migrateSqlite, openSqliteDatabase, sqliteStatus, urlFromEnv, type MigrationStatus } from "../storage/index.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
 const SUBCOMMANDS = ["status", "migrate", "copy"] as const;
@@ -54,7 +53,7 @@ export async function storageCommand(argv: string[]): Promise<number> {
   }
   const usesPg = settings.backend === "postgres" || sub === "copy";
   if (!usesPg) {
-    const db = openDatabase(workspace.dbPath);
+    const db = openSqliteDatabase(workspace.dbPath);
     try {
       const before = sqliteStatus(db).version;
       if (sub === "migrate") migrateSqlite(db);
@@ -63,7 +62,7 @@ export async function storageCommand(argv: string[]): Promise<number> {
       else out(statusLines(status, workspace.dbPath));
       return 0;
     } finally {
-      closeDatabase(workspace.dbPath);
+      db.close();
     }
   }
 
@@ -74,7 +73,7 @@ export async function storageCommand(argv: string[]): Promise<number> {
     const status = await storage.status();
     const where = `schema ${settings.schema} of $${settings.url_env}`;
     if (sub === "copy") {
-      const db = openDatabase(workspace.dbPath);
+      const db = openSqliteDatabase(workspace.dbPath);
       try {
         const report = await copySqliteToPg(db, storage.sql, (t) => {
           if (!json) out(`${t.table.padEnd(20)} ${String(t.read).padStart(7)} read  ${String(t.inserted).padStart(7)} inserted`);
@@ -82,7 +81,7 @@ export async function storageCommand(argv: string[]): Promise<number> {
         if (json) out(JSON.stringify({ tables: report }));
         else if (settings.backend !== "postgres") out(`copied; set [storage] backend = "postgres" in ${workspace.configPath} to use it`);
       } finally {
-        closeDatabase(workspace.dbPath);
+        db.close();
       }
       return 0;
     }

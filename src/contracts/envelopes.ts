@@ -27,18 +27,20 @@ export type StageOutput<S extends Stage> = Envelopes[S] | MiddlewareBlock<S>;
 
 /**
  * Runs a stage's middleware chain. Must never throw: failures are isolated and the input passes on; a block is a
- * result, not a failure.
+ * result, not a failure. A stage no middleware sees returns its envelope as it is, synchronously: an idle stage
+ * costs the turn no promise and no generation lookup.
  */
 export interface MiddlewareRunner {
-  run<S extends Stage>(stage: S, envelope: Envelopes[S]): Promise<StageOutput<S>>;
+  run<S extends Stage>(stage: S, envelope: Envelopes[S]): StageOutput<S> | Promise<StageOutput<S>>;
   /**
-   * Whether any middleware will see this stage. While llm_response or outbound middleware is active the
-   * agent does not stream raw deltas (they would bypass the transformation) and sends the final text instead.
+   * Whether any middleware will see this stage (absent: assume every stage is seen). While llm_response or outbound
+   * middleware is active the agent does not stream raw deltas (they would bypass the transformation) and sends the
+   * final text instead.
    */
   active?(stage: Stage): boolean;
 }
 
 export const identityMiddleware: MiddlewareRunner = {
-  run: async (_stage, envelope) => envelope,
+  run: (_stage, envelope) => envelope,
   active: () => false,
 };

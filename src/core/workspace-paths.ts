@@ -1,11 +1,21 @@
-import type { Workspace } from "./workspace.ts";
-
 /**
  * A workspace's paths when its root can be known without touching the file system or loading node:path, node:os or
  * node:fs (together ~2 ms of a cold start): a channel process reads its configuration through them before it opens
  * anything (channels/connect.ts). openWorkspace (workspace.ts) is the general way: it creates the directories and
  * canonicalizes the root; for a root it would leave as it is, both give the same paths.
  */
+
+/** Where everything of one prx installation lives. All paths are absolute and canonical. */
+export interface Workspace {
+  root: string;
+  configPath: string;
+  pluginsDir: string;
+  hooksPath: string;
+  dataDir: string;
+  dbPath: string;
+  cacheDir: string;
+  logsDir: string;
+}
 
 /** An absolute POSIX path in normal form: what path.resolve returns unchanged. */
 const PLAIN_ABSOLUTE = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$/;

@@ -1,19 +1,9 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PrxError } from "./errors.ts";
-import { plainWorkspacePaths } from "./workspace-paths.ts";
+import { plainWorkspacePaths, type Workspace } from "./workspace-paths.ts";
 
-/** Where everything of one prx installation lives. All paths are absolute and canonical. */
-export interface Workspace {
-  root: string;
-  configPath: string;
-  pluginsDir: string;
-  hooksPath: string;
-  dataDir: string;
-  dbPath: string;
-  cacheDir: string;
-  logsDir: string;
-}
+export type { Workspace };
 
 /** Order of precedence: explicit flag, PRX_WORKSPACE, ~/.prx. */
 export function workspaceRootFrom(flag?: string): string {

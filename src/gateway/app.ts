@@ -27,8 +27,8 @@ export interface GatewayApp {
 
 /**
  * The gateway as one Elysia app that is not listening yet: `app.handle(request)` serves one request (tests),
- * `startGateway` listens with it. Every route, mounted ones included, goes through the request pipeline; each route's
- * schema validates its body, types its handler and documents it (/swagger/json is generated from this table).
+ * `startGateway` listens with it. Every route, mounted ones included, goes through the middleware (elysia.ts); each
+ * route's schema validates its body, types its handler and documents it (/swagger/json is built from this table).
  */
 export function buildGateway(deps: GatewayDeps): GatewayApp {
   const context = buildContext(deps);

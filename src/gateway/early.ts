@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
 import type { Config } from "../config/schema.ts";
+import type { Storage } from "../storage/types.ts";
 import { errorMessage } from "../core/errors.ts";
 import { createProviderResolver, isExternalProviderName, resolveModelChoice } from "../providers/index.ts";
 import type { AccessEntry } from "./access-log.ts";
@@ -34,7 +34,8 @@ export interface EarlyListenOptions {
   port: number;
   idleTimeout: number;
   maxRequestBodySize: number;
-  db: Database;
+  /** The workspace's stores: their SQLite file answers the early /health's database check. */
+  storage: Pick<Storage, "ping">;
   config: Config;
   env?: Record<string, string | undefined>;
   configPath: string | null;
@@ -69,7 +70,7 @@ export function listenEarly(options: EarlyListenOptions): EarlyListener {
         return (await full)(request);
       }
       const start = performance.now();
-      const health = startingHealth(options.db, (providers ??= configuredProviders(options)));
+      const health = startingHealth(options.storage, (providers ??= configuredProviders(options)));
       const { response, entry } = answerHealth(request, srv.requestIP(request)?.address ?? "unknown", start, health);
       if (reportTo) reportTo(entry);
       else answered.push(entry);
@@ -98,9 +99,9 @@ export function listenEarly(options: EarlyListenOptions): EarlyListener {
   };
 }
 
-function startingHealth(db: Database, providers: HealthCheck): Health {
+function startingHealth(storage: Pick<Storage, "ping">, providers: HealthCheck): Health {
   return healthOf({
-    database: databaseCheck(db),
+    database: databaseCheck(storage),
     providers,
     gateway: { ok: true, detail: "starting: requests wait until the agent host is open" },
   });

@@ -58,10 +58,6 @@ export function errorBody(error: PrxError): ErrorBody {
   return { error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
 }
 
-export function errorResponse(error: PrxError, headers?: Record<string, string>): Response {
-  return jsonResponse(errorBody(error), statusOf(error), headers);
-}
-
 /** Routes under this prefix speak the OpenAI wire format, errors included. */
 export const OPENAI_PATH_PREFIX = "/v1/";
 

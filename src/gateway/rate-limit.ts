@@ -1,7 +1,7 @@
 import { RATE_LIMIT_MAX_KEYS } from "./limits.ts";
-import type { RateDecision, RateLimiterApi } from "./types.ts";
+import type { RateDecision, RateLimiterApi } from "./middleware/types.ts";
 
-export type { RateDecision } from "./types.ts";
+export type { RateDecision } from "./middleware/types.ts";
 
 /**
  * Token bucket per key: `perMinute` requests of burst, refilled continuously at perMinute/60 per second.

@@ -1,4 +1,3 @@
-import type { Database } from "bun:sqlite";
 import { errorMessage } from "../core/errors.ts";
 import type { GatewayContext } from "./context.ts";
 import type { AccessEntry } from "./access-log.ts";
@@ -6,6 +5,7 @@ import { jsonResponse } from "./json-response.ts";
 import { providerReadiness } from "./provider-check.ts";
 import { requestIdOf } from "./request-id.ts";
 import type { Health } from "./schemas.ts";
+import type { Storage } from "../storage/types.ts";
 import type { HealthCheck } from "./types.ts";
 
 /**
@@ -13,7 +13,7 @@ import type { HealthCheck } from "./types.ts";
  * given (plugins, channels, PostgreSQL, Redis). No zod, no Elysia: the gateway answers it before its route table exists.
  */
 export async function readiness(gw: GatewayContext): Promise<Health> {
-  const checks: Record<string, HealthCheck> = { database: databaseCheck(gw.host.db), providers: providersCheck(gw.host) };
+  const checks: Record<string, HealthCheck> = { database: databaseCheck(gw.host.storage), providers: providersCheck(gw.host) };
   for (const [name, check] of Object.entries(gw.checks)) {
     try {
       checks[name] = await check();
@@ -39,13 +39,9 @@ export function answerHealth(request: Request, client: string, start: number, he
   return { response, entry: { method: request.method, path: "/health", status: response.status, id, ms, client } };
 }
 
-export function databaseCheck(db: Database): HealthCheck {
-  try {
-    db.query("SELECT 1").get();
-    return { ok: true };
-  } catch (error) {
-    return { ok: false, detail: `database unreachable: ${errorMessage(error)}` };
-  }
+export function databaseCheck(storage: Pick<Storage, "ping">): HealthCheck {
+  const ping = storage.ping();
+  return ping.ok ? { ok: true } : { ok: false, detail: `database unreachable: ${ping.error}` };
 }
 
 export function providersCheck(host: Parameters<typeof providerReadiness>[0]): HealthCheck {

@@ -1,3 +1,4 @@
+import { planTurn, type TurnPlan, type TurnRequest } from "../agent/plan.ts";
 import type { TurnInput, TurnResult } from "../agent/types.ts";
 import { toPrxError } from "../core/errors.ts";
 import type { GatewayContext } from "./context.ts";
@@ -25,14 +26,16 @@ export function toTurnReply(result: TurnResult): TurnReply {
 
 /**
  * Refuse before any byte of a stream is sent when the turn could not start: shutting down, unknown model, or a
- * provider (and every fallback) whose configuration fails each call (a key variable that is not set).
+ * provider (and every fallback) whose configuration fails each call (a key variable that is not set). The plan it
+ * resolved is the turn's: nothing resolves the model again.
  */
-export function preflight(gw: GatewayContext, input: Pick<TurnInput, "provider" | "model">): void {
+export function preflight(gw: GatewayContext, request: TurnRequest): TurnPlan {
   gw.turns.assertAdmitting();
-  const choice = gw.host.resolveModelChoice({ provider: input.provider, model: input.model });
-  const provider = gw.host.providers.resolve(choice.provider);
+  const plan = planTurn(gw.host, request);
+  const { provider } = plan;
   const problem = provider.configProblem?.();
   if (problem && !provider.chain?.slice(1).some((fallback) => !fallback.configProblem?.())) throw problem;
+  return plan;
 }
 
 /**
@@ -40,7 +43,7 @@ export function preflight(gw: GatewayContext, input: Pick<TurnInput, "provider" 
  * mid-stream ends the stream with `error`; the session keeps what was said (the agent persists it).
  */
 export function streamTurn(gw: GatewayContext, input: Omit<TurnInput, "observer" | "signal">): Response {
-  preflight(gw, input);
+  const plan = preflight(gw, input);
   return sseResponse(async (writer, signal) => {
     const sse = typed(writer);
     try {
@@ -59,7 +62,7 @@ export function streamTurn(gw: GatewayContext, input: Omit<TurnInput, "observer"
             }),
           onMessage: (text) => sse.send("message", { text }),
         },
-      }, { cancellable: true });
+      }, { cancellable: true, plan });
       sse.send("done", toTurnReply(result));
     } catch (thrown) {
       const error = toPrxError(thrown);

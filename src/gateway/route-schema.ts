@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonSchema } from "./json-schema.ts";
 
 /** One problem a schema found, as Standard Schema v1 reports it (zod issues have this shape). */
 export interface SchemaIssue {
@@ -10,7 +11,8 @@ export type SchemaResult<T> = { value: T; issues?: undefined } | { value?: undef
 
 /**
  * A route's request schema in the form Elysia takes it (Standard Schema v1): Elysia validates the parsed body with
- * it, types the handler's `body` from it, and the OpenAPI document is generated from `zod`.
+ * it and types the handler's `body` from it. Its enumerable properties are the JSON Schema zod generates from it
+ * (converted on first read): @elysiajs/swagger documents a route's body and query from what they enumerate.
  */
 export interface RouteSchema<T> {
   readonly "~standard": {
@@ -23,19 +25,38 @@ export interface RouteSchema<T> {
   readonly zod: z.ZodType;
 }
 
+/** The JSON Schema keywords z.toJSONSchema writes for prx's request formats (objects, arrays, unions, scalars). */
+const JSON_SCHEMA_KEYWORDS = [
+  "type", "properties", "required", "additionalProperties", "items", "anyOf", "oneOf", "allOf", "enum", "const",
+  "nullable", "description", "default", "format", "pattern", "minimum", "maximum", "minLength", "maxLength",
+  "minItems", "maxItems",
+] as const;
+
+/** Shows `schema`'s JSON Schema as enumerable properties of `target`, generated on first read. */
+function withJsonSchemaFace<T extends object>(target: T, schema: z.ZodType): T {
+  let json: Record<string, unknown> | undefined;
+  for (const keyword of JSON_SCHEMA_KEYWORDS) {
+    Object.defineProperty(target, keyword, { enumerable: true, get: () => (json ??= jsonSchema(schema))[keyword] });
+  }
+  return target;
+}
+
 /** `schema` as a route schema. */
 export function routeSchema<S extends z.ZodType>(schema: S): RouteSchema<z.output<S>> {
-  return {
-    "~standard": {
-      version: 1,
-      vendor: "zod",
-      validate(value) {
-        const result = schema.safeParse(value);
-        return result.success ? { value: result.data } : { issues: result.error.issues };
-      },
+  const standard: RouteSchema<z.output<S>>["~standard"] = {
+    version: 1,
+    vendor: "zod",
+    validate(value) {
+      const result = schema.safeParse(value);
+      return result.success ? { value: result.data } : { issues: result.error.issues };
     },
-    zod: schema,
   };
+  // not enumerable: what the API reference copies of a route schema is its JSON Schema alone
+  const route = Object.defineProperties({} as RouteSchema<z.output<S>>, {
+    "~standard": { value: standard, enumerable: false },
+    zod: { value: schema, enumerable: false },
+  });
+  return withJsonSchemaFace(route, schema);
 }
 
 export function isRouteSchema(value: unknown): value is RouteSchema<unknown> {

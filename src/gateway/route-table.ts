@@ -1,12 +1,14 @@
+import { PUBLIC_ROUTE } from "./middleware/bearer-auth.ts";
+
 /**
- * What the request pipeline needs to know of the route table before routing: which methods a path answers to (a 405
- * names them in its Allow header) and which paths are public (no bearer token). Both are read from the routes as they
- * are registered (a route is public when its OpenAPI detail asks for no security), so the table is the one source.
+ * What the middleware need to know of the route table before routing: which methods a path answers to (a 405 names
+ * them in its Allow header) and which paths are public (no bearer token). Both are read from the routes as they are
+ * registered: a route is public when it was declared with the route option `auth: false`.
  */
 export interface RouteEntry {
   method: string;
   path: string;
-  hooks?: { detail?: unknown } | undefined;
+  hooks?: { [PUBLIC_ROUTE]?: boolean } | undefined;
 }
 
 export interface RouteTable {
@@ -27,8 +29,7 @@ function patternOf(path: string): RegExp {
 }
 
 function isPublicRoute(route: RouteEntry): boolean {
-  const detail = route.hooks?.detail;
-  return typeof detail === "object" && detail !== null && !("security" in detail);
+  return route.hooks?.[PUBLIC_ROUTE] === true;
 }
 
 /** The trailing slash of a path other than "/" is not part of its route. */

@@ -92,9 +92,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   assertBindable(hostname, config);
   const now = options.clock ?? Date.now;
   const auth = new AuthService<TokenStore, PairingGateApi>({
-    db: host.db,
+    tokens: host.storage.tokens,
     ...(options.shared?.pairing ? { pairing: options.shared.pairing } : {}),
-    ...(host.storage?.backend === "postgres" ? { tokens: host.storage.tokens } : {}),
     required: config.require_pairing,
     pairingCodeTtlMs: config.pairing_code_ttl_s * 1000,
     now,
@@ -196,12 +195,12 @@ function pick(host: GatewayHost): GatewayHost {
   return {
     workspace: host.workspace,
     config: host.config,
-    db: host.db,
+    storage: host.storage,
     providers: host.providers,
     memory: host.memory,
     tools: host.tools,
     sessions: host.sessions,
-    runTurn: (input) => host.runTurn(input),
+    runTurn: (input, plan) => host.runTurn(input, plan),
     resolveModelChoice: (opts) => host.resolveModelChoice(opts),
     deleteSession: (id) => host.deleteSession(id),
   };

@@ -1,97 +1,31 @@
+import type { TurnPlan } from "../agent/plan.ts";
 import type { TurnInput, TurnResult } from "../agent/types.ts";
-import { PrxError, toPrxError } from "../core/errors.ts";
-import type { GatewayContext } from "./context.ts";
+import { toPrxError, type PrxError } from "../core/errors.ts";
+import type { GatewayContext } from "./types.ts";
 
-/** Counts turns the gateway started, so shutdown can wait for them, and refuses new ones while draining. */
-export class TurnTracker {
-  private active = 0;
-  private idle: Array<() => void> = [];
-  /** Running (or queued) cancellable turns by session id: what POST /api/sessions/:id/cancel stops. */
-  private readonly cancellable = new Map<string, Set<AbortController>>();
-  draining = false;
-
-  /**
-   * A signal for one turn of `sessionId` that aborts when `signal` does (the client went away) or when the session's
-   * turns are cancelled; `release` forgets it once the turn settled.
-   */
-  control(sessionId: string, signal: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
-    const controller = new AbortController();
-    let turns = this.cancellable.get(sessionId);
-    if (!turns) this.cancellable.set(sessionId, (turns = new Set()));
-    turns.add(controller);
-    const release = () => {
-      turns.delete(controller);
-      if (turns.size === 0 && this.cancellable.get(sessionId) === turns) this.cancellable.delete(sessionId);
-    };
-    return { signal: signal ? AbortSignal.any([signal, controller.signal]) : controller.signal, release };
-  }
-
-  /** Abort every running or queued turn of a session; how many there were. */
-  cancel(sessionId: string): number {
-    const turns = this.cancellable.get(sessionId);
-    if (!turns) return 0;
-    this.cancellable.delete(sessionId);
-    const reason = new PrxError("ABORTED", `the turn of session "${sessionId}" was cancelled`);
-    for (const controller of turns) controller.abort(reason);
-    return turns.size;
-  }
-
-  get inFlight(): number {
-    return this.active;
-  }
-
-  /** Throws 503 while shutting down. */
-  assertAdmitting(): void {
-    if (this.draining) {
-      throw new PrxError("ABORTED", "the gateway is shutting down and accepts no new turns", {
-        status: 503,
-        hint: "retry once the gateway is back",
-      });
-    }
-  }
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    this.assertAdmitting();
-    this.active++;
-    try {
-      return await task();
-    } finally {
-      this.active--;
-      if (this.active === 0) for (const wake of this.idle.splice(0)) wake();
-    }
-  }
-
-  /** Stop admitting turns; resolves true once none is running, false if `timeoutMs` passed first. */
-  drain(timeoutMs: number): Promise<boolean> {
-    this.draining = true;
-    if (this.active === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutMs);
-      this.idle.push(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
-  }
+/** How a gateway turn runs: `cancellable` (POST /api/sessions/:id/cancel stops it), `plan` (its model, resolved). */
+export interface GatewayTurnOptions {
+  cancellable?: boolean;
+  /** The model choice a stream's preflight resolved; without it, the turn resolves its own. */
+  plan?: TurnPlan;
 }
 
 /**
- * Every gateway turn goes through here: drain tracking, turn latency, provider calls and errors. A `cancellable`
- * turn (the session routes) can be stopped by POST /api/sessions/:id/cancel.
+ * Every gateway turn goes through here: drain tracking, turn latency, provider calls and errors, each provider count
+ * labelled with the provider that answered or failed (the result's, the error's, else the plan's).
  */
-export async function runGatewayTurn(gw: GatewayContext, input: TurnInput, options: { cancellable?: boolean } = {}): Promise<TurnResult> {
+export async function runGatewayTurn(gw: GatewayContext, input: TurnInput, options: GatewayTurnOptions = {}): Promise<TurnResult> {
   return gw.turns.run(async () => {
     const started = performance.now();
     const control = options.cancellable ? gw.turns.control(input.sessionId, input.signal) : null;
     try {
-      const result = await gw.host.runTurn(control ? { ...input, signal: control.signal } : input);
+      const result = await gw.host.runTurn(control ? { ...input, signal: control.signal } : input, options.plan);
       gw.metrics.providerCalls.inc({ provider: result.provider }, result.iterations);
       return result;
     } catch (thrown) {
       const error = toPrxError(thrown);
       if (error.code.startsWith("PROVIDER_")) {
-        const named = error.details?.provider;
-        const provider = typeof named === "string" ? named : defaultProviderName(gw, input);
+        const provider = failedProvider(error) ?? options.plan?.choice.provider ?? input.provider ?? gw.host.config.default_provider;
         gw.metrics.providerCalls.inc({ provider });
         gw.metrics.providerErrors.inc({ provider });
       }
@@ -103,10 +37,8 @@ export async function runGatewayTurn(gw: GatewayContext, input: TurnInput, optio
   });
 }
 
-function defaultProviderName(gw: GatewayContext, input: TurnInput): string {
-  try {
-    return gw.host.resolveModelChoice({ provider: input.provider, model: input.model }).provider;
-  } catch {
-    return input.provider ?? gw.host.config.default_provider;
-  }
+/** The provider a failure names: the one whose call failed, or the one no configuration or plugin provides. */
+function failedProvider(error: PrxError): string | undefined {
+  const named = error.details?.provider ?? (error.code === "PROVIDER_UNKNOWN" ? error.details?.name : undefined);
+  return typeof named === "string" ? named : undefined;
 }

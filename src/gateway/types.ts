@@ -1,18 +1,22 @@
 import type { AgentHost } from "../agent/index.ts";
+import type { GatewayConfig } from "../config/schema.ts";
 import type { Logger } from "../core/logger.ts";
 import type { AccessLog } from "./access-log.ts";
-import type { Storage, TokenStore } from "../storage/types.ts";
+import type { IdempotencyStore, Storage, TokenStore } from "../storage/types.ts";
 import type { AuthService, PairingGateApi } from "./auth/service.ts";
-import type { GatewayContext } from "./context.ts";
 import type { GatewayElysia } from "./elysia.ts";
 import type { GatewayMetrics } from "./metrics.ts";
+import type { RateLimiterApi } from "./middleware/types.ts";
+import type { ModelTable } from "./openai/models.ts";
+import type { TurnTracker } from "./turn-tracker.ts";
+
+export type { RateDecision, RateLimiterApi } from "./middleware/types.ts";
 
 /** The part of the agent host the gateway uses (an AgentHost satisfies it). */
 export type GatewayHost = Pick<
   AgentHost,
   | "workspace"
   | "config"
-  | "db"
   | "providers"
   | "memory"
   | "tools"
@@ -22,16 +26,8 @@ export type GatewayHost = Pick<
   | "deleteSession"
 > & {
   /** The workspace's stores; with PostgreSQL, tokens and idempotency keys are shared by every replica. */
-  storage?: Pick<Storage, "backend" | "tokens" | "idempotency">;
+  storage: Pick<Storage, "backend" | "tokens" | "idempotency" | "ping">;
 };
-
-export type RateDecision = { ok: true } | { ok: false; retryAfterS: number };
-
-/** A token bucket per key: this process's (rate-limit.ts) or one every replica shares. */
-export interface RateLimiterApi {
-  readonly perMinute: number;
-  take(key: string): RateDecision | Promise<RateDecision>;
-}
 
 /** What replicas of one deployment share beyond the database: rate limits and the pairing code with its lockouts. */
 export interface GatewayShared {
@@ -48,11 +44,45 @@ export interface HealthCheck {
 }
 
 /**
- * Adds routes to the gateway's one route table. Mounted routes sit behind the same request pipeline: request id,
- * access log, metrics, rate limits and bearer auth (a route whose doc says `auth: false` is public).
+ * A route group: called when the app is built, it adds its routes to the gateway's one route table. Mounted routes
+ * sit behind the same middleware: request id, access log, metrics, rate limits and bearer auth (a route declared
+ * with the route option `auth: false` is public).
  * Example: `(app) => app.post("/api/x", ({ body, prx }) => ..., { body: routeSchema(...), parse: jsonParser(n), detail: doc({...}) })`.
  */
 export type GatewayMount = (app: GatewayElysia, gateway: GatewayContext) => unknown;
+
+/** What route handlers share: the deps, normalised, plus the gateway's own state. */
+export interface GatewayContext {
+  host: GatewayHost;
+  auth: AuthService<TokenStore, PairingGateApi>;
+  config: GatewayConfig;
+  metrics: GatewayMetrics;
+  now: Clock;
+  version: string;
+  startedAt: number;
+  logger: Logger;
+  accessLog: AccessLog;
+  turns: TurnTracker;
+  clientLimiter: RateLimiterApi;
+  tokenLimiter: RateLimiterApi;
+  checks: Record<string, () => HealthCheck | Promise<HealthCheck>>;
+  /** The model names the OpenAI-compatible API answers to (a bad `[gateway] model_aliases` entry fails the start). */
+  models: ModelTable;
+  /** The client's address (rate limits, pairing lockout): the server's peer address, or LOCAL_CLIENT for app.handle. */
+  clientAddress(request: Request, server: Bun.Server<unknown> | null): string;
+  /**
+   * Sections of the live status stream (GET /api/status/stream) beyond the gateway's own: mounted route groups add
+   * theirs (plugins, cron, events, channels). Each is read once per tick.
+   */
+  live: Map<string, () => unknown>;
+  /**
+   * What the API reference waits for before it builds its document: route groups whose docs take schemas from a
+   * module loaded on first use add its loader when they are mounted.
+   */
+  beforeDocument: Array<() => Promise<unknown>>;
+  /** Created on first use: most gateways never see a webhook. */
+  idempotency(): IdempotencyStore;
+}
 
 export interface GatewayDeps {
   host: GatewayHost;

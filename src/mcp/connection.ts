@@ -4,43 +4,15 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelco
 import { z } from "zod";
 import type { McpServerConfig } from "../config/mcp.ts";
 import { errorMessage, isPrxError, PrxError } from "../core/errors.ts";
-import type { Logger } from "../core/logger.ts";
 import { CallSignal } from "./call-signal.ts";
 import { connectHttp } from "./http-transport.ts";
-import { resolveCommand, serverCwd, serverEnvironment, type Environment } from "./launch.ts";
+import { resolveCommand, serverCwd, serverEnvironment } from "./launch.ts";
 import { MCP_KILL_GRACE_MS, MCP_MAX_TOOLS_PER_SERVER } from "./limits.ts";
 import { StdioClientTransport } from "./stdio-transport.ts";
-import { readPages, readToolEntries, type McpToolInfo, type Page } from "./tool-list.ts";
-import { CallToolResultSchema, PromptsPageSchema, ResourcesPageSchema, ToolsPageSchema, type CallToolResult } from "./wire.ts";
-import { readPrompts, readResources, type McpPromptInfo, type McpResourceInfo } from "./catalog.ts";
-
-export interface ConnectOptions {
-  name: string;
-  config: McpServerConfig;
-  workspaceRoot: string;
-  env: Environment;
-  clientVersion: string;
-  logger: Logger;
-  /** The server said its tool list changed (notifications/tools/list_changed). */
-  onToolsChanged: () => void;
-  /** The connection is gone (the process exited, the HTTP session ended, or close() was called). */
-  onClosed: (reason: string) => void;
-  /** Aborts a start in progress (prx is closing): the server is stopped and connectServer rejects. */
-  signal?: AbortSignal;
-}
-
-/** One running session with a server: what the rest of prx needs of the SDK's Client. */
-export interface McpConnection {
-  readonly transport: "stdio" | "streamable-http" | "sse";
-  readonly pid: number | null;
-  listTools(): Promise<McpToolInfo[]>;
-  listResources(): Promise<McpResourceInfo[]>;
-  listPrompts(): Promise<McpPromptInfo[]>;
-  callTool(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult>;
-  garbageLines(): number;
-  stderrTail(): string[];
-  close(): Promise<void>;
-}
+import { readPages, readToolEntries, type Page } from "./tool-list.ts";
+import type { ConnectOptions, McpConnection } from "./types.ts";
+import { CallToolResultSchema, PromptsPageSchema, ResourcesPageSchema, ToolsPageSchema } from "./wire.ts";
+import { readPrompts, readResources } from "./catalog.ts";
 
 /** Results are read with prx's own schemas (CallToolResultSchema), so the SDK checks nothing more than JSON-RPC. */
 const AnyResult = z.unknown();

@@ -4,8 +4,8 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, PrxError } from "../core/errors.ts";
-import type { ConnectOptions } from "./connection.ts";
 import { serverHeaders } from "./launch.ts";
+import type { ConnectOptions } from "./types.ts";
 
 /** Statuses with which a server answers a Streamable HTTP initialize it does not speak: try the 2024-11-05 SSE transport. */
 const SSE_FALLBACK_STATUSES = new Set([400, 404, 405]);

@@ -1,5 +1,7 @@
 /** Bounds of the MCP client and server. Per-server timeouts that users tune live in [mcp.servers.<name>]. */
 
+import type { BackoffLimits, RestartLimits } from "../core/supervise/index.ts";
+
 /**
  * One JSON-RPC message from a stdio server. Larger results are read whole (the registry then cuts what the model
  * sees to TOOL_MAX_OUTPUT_BYTES); a line past this stops the server: its call fails naming the limit.
@@ -23,6 +25,15 @@ export const MCP_RESTART_MAX_DELAY_MS = 30_000;
 /** Crashes within MCP_RESTART_WINDOW_MS after which a server is left down until a call asks for it again. */
 export const MCP_MAX_RESTARTS_PER_WINDOW = 5;
 export const MCP_RESTART_WINDOW_MS = 60_000;
+/** The wait after each failed start in a row (a successful start clears the count). */
+export const MCP_START_BACKOFF: Readonly<BackoffLimits> = { baseMs: MCP_RESTART_BASE_DELAY_MS, maxMs: MCP_RESTART_MAX_DELAY_MS };
+/** Crashes: each one in the window doubles the wait; past the budget the server is left down until a call needs it. */
+export const MCP_RESTART_LIMITS: Readonly<RestartLimits> = {
+  ...MCP_START_BACKOFF,
+  windowMs: MCP_RESTART_WINDOW_MS,
+  maxExitsPerWindow: MCP_MAX_RESTARTS_PER_WINDOW,
+  onCrashLoop: "give-up",
+};
 /** After SIGTERM, how long a stdio server's process group has to exit before SIGKILL. */
 export const MCP_KILL_GRACE_MS = 2000;
 /** Characters of the message an MCP client sends prx_chat. */

@@ -1,12 +1,13 @@
 import type { McpServerConfig } from "../config/mcp.ts";
 import { errorMessage, isPrxError, PrxError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
+import { Backoff, RestartPolicy } from "../core/supervise/index.ts";
 import type { ToolResult } from "../tools/types.ts";
 import type { McpPromptInfo, McpResourceInfo } from "./catalog.ts";
-import type { ConnectOptions, McpConnection } from "./connection.ts";
 import type { Environment } from "./launch.ts";
-import { CrashWindow, restartDelay } from "./restart.ts";
+import { MCP_RESTART_LIMITS, MCP_START_BACKOFF } from "./limits.ts";
 import { toToolResult } from "./result.ts";
+import type { ConnectOptions, McpConnection } from "./types.ts";
 import { readToolCache, serverFingerprint, writeToolCache } from "./tool-cache.ts";
 import type { McpToolInfo } from "./tool-list.ts";
 
@@ -45,18 +46,19 @@ export class McpServerHandle {
   private starting: Promise<McpConnection> | null = null;
   private listing: Promise<void> | null = null;
   private listAgain = false;
-  private failedStarts = 0;
+  /** Failed starts in a row: each waits longer before the next start is allowed. */
+  private readonly startBackoff = new Backoff(MCP_START_BACKOFF);
   private retryAt = 0;
   private restartTimer: ReturnType<typeof setTimeout> | null = null;
   /** Stops a start in progress when prx closes (a one-shot command must not wait for a server it never called). */
   private readonly closing = new AbortController();
-  private readonly crashes: CrashWindow;
+  private readonly crashPolicy: RestartPolicy;
   private readonly now: () => number;
   private readonly fingerprint: string;
 
   constructor(private readonly options: ServerHandleOptions) {
     this.now = options.now ?? Date.now;
-    this.crashes = new CrashWindow(this.now);
+    this.crashPolicy = new RestartPolicy(MCP_RESTART_LIMITS, this.now);
     this.fingerprint = serverFingerprint(options.config);
     this.state = options.config.enabled ? "stopped" : "disabled";
     if (options.config.enabled) {
@@ -189,8 +191,7 @@ export class McpServerHandle {
       });
     } catch (error) {
       if ((this.state as McpServerState) === "closed") throw this.unavailable("prx is shutting down");
-      this.failedStarts++;
-      this.retryAt = this.now() + restartDelay(this.failedStarts);
+      this.retryAt = this.now() + this.startBackoff.next();
       this.lastError = errorMessage(error);
       if (this.state === "starting") this.state = "failed";
       this.options.logger.warn(`MCP server "${this.name}" did not start`, { error: this.lastError });
@@ -203,7 +204,7 @@ export class McpServerHandle {
     }
     this.connection = connection;
     this.state = "ready";
-    this.failedStarts = 0;
+    this.startBackoff.reset();
     this.retryAt = 0;
     this.options.logger.info(`MCP server "${this.name}" is ready (${connection.transport}${connection.pid ? `, pid ${connection.pid}` : ""})`);
     void this.refreshTools().catch((error: unknown) =>
@@ -233,11 +234,11 @@ export class McpServerHandle {
    * attempt counts), else leave the server down until a call needs it.
    */
   private scheduleRestart(what: string): void {
-    const mayRestart = this.crashes.record();
-    this.retryAt = this.now() + restartDelay(this.crashes.count);
-    if (!mayRestart) {
+    const crash = this.crashPolicy.exited();
+    this.retryAt = this.now() + crash.delayMs;
+    if (!crash.restart) {
       this.state = "failed";
-      this.options.logger.error(`MCP server "${this.name}" ${what}: ${this.crashes.count} times within a minute; left down until a call needs it`);
+      this.options.logger.error(`MCP server "${this.name}" ${what}: ${crash.exitsInWindow} times within a minute; left down until a call needs it`);
       return;
     }
     this.state = "restarting";

@@ -2,6 +2,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
+import { waitAtMost } from "../core/supervise/index.ts";
 import { LineDecoder } from "../plugins/remote/protocol/index.ts";
 import { reapOnExit, signalGroup, stopProcessGroup } from "./process-group.ts";
 import { MCP_MAX_MESSAGE_BYTES, MCP_STDERR_LINE_MAX_BYTES, MCP_STDERR_TAIL_LINES } from "./limits.ts";
@@ -109,9 +110,7 @@ export class StdioClientTransport implements Transport {
 
   /** Wait up to `ms` for the process to end by itself; true when it has. */
   async endedWithin(ms: number): Promise<boolean> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-    return Promise.race([this.gone.then(() => this.exitReason !== null), late]).finally(() => clearTimeout(timer));
+    return (await waitAtMost(this.gone, ms)) && this.exitReason !== null;
   }
 
   /** End stdin, then SIGTERM and SIGKILL the process group if it lingers; resolves once the process is reaped. */

@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
 import { PrxError } from "../core/errors.ts";
+import type { Storage } from "../storage/types.ts";
 import { NoneMemory } from "./none.ts";
 import type { EmbedTexts } from "./postgres-embeddings.ts";
 import { SqliteMemory } from "./sqlite.ts";
@@ -19,11 +19,11 @@ export type ExternalMemoryResolver = ((name: string) => MemoryBackend | undefine
  */
 export function createMemoryBackend(
   name: string,
-  db: Database,
+  storage: Pick<Storage, "memory">,
   external?: ExternalMemoryResolver,
   postgres?: MemoryBackend | null,
 ): MemoryBackend {
-  if (name === "sqlite") return new SqliteMemory(db);
+  if (name === "sqlite") return new SqliteMemory(storage.memory);
   if (name === "postgres") {
     if (postgres) return postgres;
     throw new PrxError("CONFIG_INVALID", 'memory.backend = "postgres" needs [storage] backend = "postgres"', {

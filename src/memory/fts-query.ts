@@ -1,3 +1,4 @@
+import { orOfTerms } from "../storage/sqlite/fts.ts";
 import { MEMORY_MAX_QUERY_TERMS } from "./limits.ts";
 
 /**
@@ -33,13 +34,4 @@ export function queryTerms(text: string, keep: (term: string) => boolean = () =>
 export function toFtsMatch(text: string): string | null {
   const terms = queryTerms(text);
   return terms.length === 0 ? null : orOfTerms(terms);
-}
-
-/** One term as an FTS5 string (a phrase of one token): never parsed as an operator. */
-export function ftsPhrase(term: string): string {
-  return `"${term.replaceAll('"', '""')}"`;
-}
-
-export function orOfTerms(terms: string[]): string {
-  return terms.map(ftsPhrase).join(" OR ");
 }

@@ -3,7 +3,8 @@ import { newId } from "../core/ids.ts";
 import { pg } from "../storage/postgres/connect.ts";
 import { PG_MEMORY_COLUMNS } from "./postgres-recall.ts";
 import { MEMORY_EXPORT_PAGE } from "./sqlite-catalog.ts";
-import { toEntry, toRecord, type MemoryRow, type RecordRow } from "./sqlite-rows.ts";
+import type { MemoryRecordRow, MemoryRow } from "../storage/types.ts";
+import { toEntry, toRecord } from "./rows.ts";
 import type { ImportOutcome, MemoryCatalog, MemoryPage, MemoryRecord } from "./types.ts";
 
 const RECORD_COLUMNS = "seq::float8 AS seq, key, content, category, session_id, created_at, updated_at, private::int AS private";
@@ -34,7 +35,7 @@ export class PgMemoryCatalog implements MemoryCatalog {
     for (;;) {
       const rows = (await pg("memory export", () =>
         this.sql.unsafe(`SELECT ${RECORD_COLUMNS} FROM memories WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, MEMORY_EXPORT_PAGE]),
-      )) as RecordRow[];
+      )) as MemoryRecordRow[];
       for (const row of rows) yield toRecord(row);
       if (rows.length < MEMORY_EXPORT_PAGE) return;
       after = rows.at(-1)!.seq;

@@ -2,7 +2,7 @@ import type { SQL } from "bun";
 import { MEMORY_RRF_K } from "./limits.ts";
 import type { QueryVector } from "./postgres-embeddings.ts";
 import { PG_MEMORY_COLUMNS, visibleTo, type PgRankedOptions } from "./postgres-recall.ts";
-import type { MemoryRow } from "./sqlite-rows.ts";
+import type { MemoryRow } from "../storage/types.ts";
 
 /**
  * The entries nearest the query vector by cosine distance (`<=>`), nearest first, with the same session and privacy

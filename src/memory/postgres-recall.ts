@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
 import { MEMORY_RANK_TERM_MAX_DOCS } from "./limits.ts";
 import { keepRelevant, planQuery, type QueryPlan } from "./relevance.ts";
-import type { MemoryRow } from "./sqlite-rows.ts";
+import type { MemoryRow } from "../storage/types.ts";
 
 /** Columns every entry-returning statement selects, with `m` the memories table. */
 export const PG_MEMORY_COLUMNS = "m.id, m.key, m.content, m.category, m.session_id, m.updated_at, m.private::int AS private";

@@ -9,7 +9,8 @@ import { MEMORY_VECTOR_MIN_SIMILARITY } from "./limits.ts";
 import { fuseRrf, nearestPg } from "./postgres-hybrid.ts";
 import { PG_MEMORY_COLUMNS, planForPg, rankedRecallPg, visibleTo } from "./postgres-recall.ts";
 import { contentTerms } from "./relevance.ts";
-import { toEntry, type MemoryRow } from "./sqlite-rows.ts";
+import type { MemoryRow } from "../storage/types.ts";
+import { toEntry } from "./rows.ts";
 import { PRIVATE_CATEGORY, type MemoryBackend, type MemoryEntry, type RecallOptions, type StoreOptions } from "./types.ts";
 import { validateKey, validateLimit, validateStore } from "./validate.ts";
 

@@ -8,6 +8,7 @@ import {
   MEMORY_SCORE_EPSILON,
 } from "./limits.ts";
 import { isContentTerm } from "./stopwords.ts";
+import type { WeightedTerm } from "../storage/types.ts";
 
 /**
  * How recall decides what is relevant, independent of storage: a query's content terms (stop words and one-letter
@@ -39,11 +40,6 @@ export function termWeight(docs: number, entries: number): number {
 export function isCommonTerm(docs: number, entries: number): boolean {
   if (docs > MEMORY_RANK_TERM_MAX_DOCS) return true;
   return entries >= MEMORY_COMMON_TERM_MIN_ENTRIES && docs > entries * MEMORY_COMMON_TERM_SHARE;
-}
-
-export interface WeightedTerm {
-  term: string;
-  weight: number;
 }
 
 export interface QueryPlan {

@@ -44,12 +44,3 @@ function canonicalWorkspace(workspace: Workspace, root: string): Workspace {
     logsDir: swap(workspace.logsDir),
   };
 }
-
-/** The runtime of a workspace if one exists in this process (does not create one). */
-export function findPluginRuntime(workspaceRoot: string): PluginRuntime | undefined {
-  try {
-    return runtimes.get(realpathSync(workspaceRoot));
-  } catch {
-    return undefined;
-  }
-}

@@ -1,4 +1,3 @@
-import type { Database } from "bun:sqlite";
 import type { Config } from "../config/schema.ts";
 import type { Logger } from "../core/logger.ts";
 import type { EventPublisher } from "../core/events.ts";
@@ -71,7 +70,6 @@ export interface RemotePluginOptions {
 /** Services the host offers to every plugin instance (KV, memory, events, logs, models). One per runtime. */
 export interface PluginHostServices {
   workspace: Workspace;
-  db: Database;
   events: EventPublisher;
   /** The live memory backend, resolved at call time (it may change). Null when memory is "none". */
   memory: () => MemoryBackend | null;
@@ -85,10 +83,10 @@ export interface PluginHostServices {
    */
   sessions?: SessionSource;
   /**
-   * The workspace's stores on the `[storage]` backend: remote plugins' cache and the cron scheduler's slots and
-   * leases live there (default: the workspace SQLite database).
+   * The workspace's stores: plugin KV (a wasm guest's sandbox opens the SQLite file at `path` for its own kv),
+   * remote plugins' cache, settings and memories, and the cron scheduler's slots and leases.
    */
-  storage?: Pick<Storage, "backend" | "pluginKv" | "cron">;
+  storage: Pick<Storage, "backend" | "path" | "pluginKv" | "cron" | "remotePlugins">;
   /** What this runtime's remote plugins share (host bindings, event depths): made by the remote loader on first use. */
   remote?: RemoteHostState;
 }

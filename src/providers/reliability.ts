@@ -1,5 +1,6 @@
 import { PrxError, isPrxError, toPrxError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
+import { exponentialDelay } from "../core/supervise/index.ts";
 import type { ChatRequest, ChatResponse, Provider, ProviderFailure } from "./types.ts";
 
 /** Longest wait a Retry-After header can impose before a retry. */
@@ -52,7 +53,7 @@ export function retryDelayMs(
   random: () => number = Math.random,
 ): number {
   if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), PROVIDER_RETRY_AFTER_MAX_MS);
-  const base = Math.min(options.backoff_ms * 2 ** attempt, options.max_backoff_ms);
+  const base = exponentialDelay(attempt, { baseMs: options.backoff_ms, maxMs: options.max_backoff_ms });
   return Math.round(base + base * PROVIDER_BACKOFF_JITTER * random());
 }
 

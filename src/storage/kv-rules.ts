@@ -14,6 +14,6 @@ export function quotaExceeded(plugin: string, key: string, total: number, quotaB
   return new PrxError(
     "LIMIT_EXCEEDED",
     `kv of plugin ${plugin}: storing ${JSON.stringify(key.slice(0, 40))} would use ${total} bytes > its kv quota of ${quotaBytes} bytes`,
-    { hint: "delete keys, or raise [resources] max_kv_storage_mb in plugin.toml" },
+    { hint: "delete keys, or raise [resources] max_kv_storage_mb in plugin.toml", details: { bytes: total, quotaBytes } },
   );
 }

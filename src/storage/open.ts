@@ -1,29 +1,34 @@
 import type { Database } from "bun:sqlite";
+import { errorMessage } from "../core/errors.ts";
 import { urlFromEnv } from "./env.ts";
 import type { SqliteChannelStateStore } from "./sqlite/channels.ts";
 import type { SqliteCronStateStore } from "./sqlite/cron-state.ts";
+import { openSqliteDatabase } from "./sqlite/database.ts";
 import type { SqliteIdempotencyStore } from "./sqlite/idempotency.ts";
+import type { SqliteMemoryStore } from "./sqlite/memory.ts";
 import type { SqlitePairingStore } from "./sqlite/pairings.ts";
 import type { SqlitePluginKvStore } from "./sqlite/plugin-kv.ts";
+import type { SqliteRemotePluginStore } from "./sqlite/remote-plugins.ts";
 import { migrateSqlite, sqliteStatus } from "./sqlite/schema.ts";
 import { SqliteSessionStore } from "./sqlite/sessions.ts";
 import type { SqliteTokenStore } from "./sqlite/tokens.ts";
-import type { Storage, StorageBackendName } from "./types.ts";
-
-export interface StoreOptions {
-  /** Clock of tokens, idempotency keys and pairings (tests move it). */
-  now?: () => number;
-  /** gateway.idempotency_ttl_s in ms. */
-  idempotencyTtlMs?: number;
-}
+import type { FileStores, Storage, StorageBackendName, StorageOptions, StoragePing } from "./types.ts";
 
 const DEFAULT_IDEMPOTENCY_TTL_MS = 86_400_000;
 
 export interface SqliteStorage extends Storage {
   readonly backend: "sqlite";
+  /** The connection the stores share (its owner is this storage: close() closes it). */
   readonly db: Database;
   readonly sessions: SqliteSessionStore;
   readonly tokens: SqliteTokenStore;
+  readonly idempotency: SqliteIdempotencyStore;
+  readonly pluginKv: SqlitePluginKvStore;
+  readonly cron: SqliteCronStateStore;
+  readonly channels: SqliteChannelStateStore;
+  readonly pairings: SqlitePairingStore;
+  readonly memory: SqliteMemoryStore;
+  readonly remotePlugins: SqliteRemotePluginStore;
 }
 
 /**
@@ -38,10 +43,39 @@ const storeModule = {
   cron: () => require("./sqlite/cron-state.ts") as typeof import("./sqlite/cron-state.ts"),
   channels: () => require("./sqlite/channels.ts") as typeof import("./sqlite/channels.ts"),
   pairings: () => require("./sqlite/pairings.ts") as typeof import("./sqlite/pairings.ts"),
+  memory: () => require("./sqlite/memory.ts") as typeof import("./sqlite/memory.ts"),
+  remotePlugins: () => require("./sqlite/remote-plugins.ts") as typeof import("./sqlite/remote-plugins.ts"),
 };
 
-/** Every store on the workspace SQLite database (its owner, the agent host, closes the database). */
-export function sqliteStorage(db: Database, options: StoreOptions = {}): SqliteStorage {
+function ping(db: Database): StoragePing {
+  try {
+    db.query("SELECT 1").get();
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, error: errorMessage(error) };
+  }
+}
+
+/** `stores` with the stores of the workspace SQLite file on `db` added, each made on first use. */
+function withFileStores<T extends object>(
+  stores: T,
+  db: Database,
+): T & FileStores & { memory: SqliteMemoryStore; remotePlugins: SqliteRemotePluginStore } {
+  let memory: SqliteMemoryStore | undefined;
+  let remotePlugins: SqliteRemotePluginStore | undefined;
+  return Object.defineProperties(stores, {
+    path: { value: db.filename, enumerable: true },
+    memory: { get: () => (memory ??= new (storeModule.memory().SqliteMemoryStore)(db)), enumerable: true },
+    remotePlugins: {
+      get: () => (remotePlugins ??= new (storeModule.remotePlugins().SqliteRemotePluginStore)(db)),
+      enumerable: true,
+    },
+    ping: { value: () => ping(db), enumerable: true },
+  }) as T & FileStores & { memory: SqliteMemoryStore; remotePlugins: SqliteRemotePluginStore };
+}
+
+/** Every store on the SQLite database `db`; close() closes `db` (closing twice is harmless). */
+export function sqliteStorage(db: Database, options: StorageOptions = {}): SqliteStorage {
   migrateSqlite(db);
   const now = options.now ?? Date.now;
   // each store is made (and prepares its statements) on first use: most processes touch few of them
@@ -52,8 +86,8 @@ export function sqliteStorage(db: Database, options: StoreOptions = {}): SqliteS
   let cron: SqliteCronStateStore | undefined;
   let channels: SqliteChannelStateStore | undefined;
   let pairings: SqlitePairingStore | undefined;
-  return {
-    backend: "sqlite",
+  const stores = {
+    backend: "sqlite" as const,
     db,
     sql: null,
     get sessions() {
@@ -73,14 +107,26 @@ export function sqliteStorage(db: Database, options: StoreOptions = {}): SqliteS
       return (cron ??= new (storeModule.cron().SqliteCronStateStore)(db));
     },
     get channels() {
-      return (channels ??= new (storeModule.channels().SqliteChannelStateStore)(db));
+      return (channels ??= new (storeModule.channels().SqliteChannelStateStore)(db, now));
     },
     get pairings() {
       return (pairings ??= new (storeModule.pairings().SqlitePairingStore)(db, now));
     },
     status: async () => sqliteStatus(db),
-    close: async () => {},
+    close: async () => db.close(),
   };
+  return withFileStores(stores, db);
+}
+
+/** Every store on a new connection to the SQLite file at `path` (":memory:": a throw-away database). */
+export function openSqliteStorage(path: string, options: StorageOptions = {}): SqliteStorage {
+  const db = openSqliteDatabase(path);
+  try {
+    return sqliteStorage(db, options);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }
 
 /** `[storage]` of config.toml, as the storage layer reads it (the config schema lives above it). */
@@ -92,21 +138,40 @@ export interface StorageSettings {
   synchronous_commit: boolean;
 }
 
-/** The workspace's stores as `[storage]` says: the SQLite database given, or PostgreSQL at the URL in url_env. */
+/**
+ * The workspace's stores as `[storage]` says, over the workspace SQLite file at `path` (opened here, closed with the
+ * storage): its stores alone, or PostgreSQL at the URL in url_env for the shared ones.
+ */
 export async function openStorage(
   settings: StorageSettings,
-  db: Database,
+  path: string,
   env: Record<string, string | undefined>,
-  options: StoreOptions & { migrate?: boolean } = {},
+  options: StorageOptions & { migrate?: boolean } = {},
 ): Promise<Storage & { backend: StorageBackendName }> {
-  if (settings.backend === "sqlite") return sqliteStorage(db, options);
-  // loaded only when used: a SQLite workspace never loads the PostgreSQL stores
-  const { pgStorage } = await import("./postgres/open.ts");
-  return pgStorage({
-    ...options,
-    url: urlFromEnv(settings.url_env, env, '[storage] backend = "postgres"'),
-    schema: settings.schema,
-    poolMax: settings.pool_max,
-    synchronousCommit: settings.synchronous_commit,
-  });
+  if (settings.backend === "sqlite") return openSqliteStorage(path, options);
+  const db = openSqliteDatabase(path);
+  try {
+    // loaded only when used: a SQLite workspace never loads the PostgreSQL stores
+    const { pgStorage } = await import("./postgres/open.ts");
+    const shared = await pgStorage({
+      ...options,
+      url: urlFromEnv(settings.url_env, env, '[storage] backend = "postgres"'),
+      schema: settings.schema,
+      poolMax: settings.pool_max,
+      synchronousCommit: settings.synchronous_commit,
+    });
+    return withFileStores({
+      ...shared,
+      close: async () => {
+        try {
+          await shared.close();
+        } finally {
+          db.close();
+        }
+      },
+    }, db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }

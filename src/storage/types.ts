@@ -1,14 +1,22 @@
 import type { SQL } from "bun";
 import type { ChatMessage, ToolCall } from "../contracts/chat.ts";
+import type { Awaitable } from "../core/awaitable.ts";
 
 /**
  * One interface per concern, each with a SQLite implementation (the embedded default, synchronous underneath) and a
  * PostgreSQL one (`Bun.sql`, shared by replicas). Methods return `Awaitable<T>`: SQLite answers at once (callers
  * on the hot path pay no promise), PostgreSQL with a promise; code that may meet either awaits.
  */
-export type Awaitable<T> = T | Promise<T>;
 
 export type StorageBackendName = "sqlite" | "postgres";
+
+/** How a storage is opened: its clock and the lifetime of idempotency keys. */
+export interface StorageOptions {
+  /** Clock of tokens, idempotency keys, pairings and channel state (tests move it). */
+  now?: () => number;
+  /** gateway.idempotency_ttl_s in ms. */
+  idempotencyTtlMs?: number;
+}
 
 // ---------------------------------------------------------------- sessions and history
 
@@ -45,6 +53,8 @@ export interface SessionStore {
   messages(id: string, limit?: number): Awaitable<StoredMessage[]>;
   /** Every message of a session, oldest first (exports). */
   allMessages(id: string): Awaitable<StoredMessage[]>;
+  /** How many sessions there are. */
+  count(): Awaitable<number>;
   /** Every session id, most recently updated first (exports). */
   ids(): Awaitable<string[]>;
   /** Delete a session and its messages in one transaction; null when there is no such session. */
@@ -205,6 +215,117 @@ export interface PairingStore {
   list(): Awaitable<PairingRecord[]>;
 }
 
+// ---------------------------------------------------------------- memory (SQLite FTS5)
+
+/** An entry as the memory tables hold it (`private` 0/1), with `score` when it was ranked. */
+export interface MemoryRow {
+  id: string;
+  key: string;
+  content: string;
+  category: string;
+  session_id: string | null;
+  updated_at: string;
+  private: number;
+  score?: number;
+}
+
+/** An entry as exported and imported: every column but the id. */
+export interface MemoryRecordRow {
+  seq: number;
+  key: string;
+  content: string;
+  category: string;
+  session_id: string | null;
+  created_at: string;
+  updated_at: string;
+  private: number;
+}
+
+export interface MemoryUpsert {
+  key: string;
+  content: string;
+  category: string;
+  sessionId: string | null;
+  private: boolean;
+  /** ISO time of this write (created_at of a new entry, updated_at always). */
+  at: string;
+}
+
+/** One term of a ranked search and what holding it adds to an entry's score. */
+export interface WeightedTerm {
+  term: string;
+  weight: number;
+}
+
+export interface MemoryScope {
+  /** Restrict to this session's entries plus the global ones. */
+  sessionId?: string | null;
+  includePrivate: boolean;
+}
+
+/**
+ * The memory tables of the workspace SQLite file (every backend keeps them there): rows in, rows out. Ranking,
+ * validation and the entry shape belong to the memory backend in src/memory.
+ */
+export interface MemoryStore {
+  upsert(entry: MemoryUpsert): void;
+  /** The most recent entries, newest first. */
+  recent(limit: number, scope: MemoryScope): MemoryRow[];
+  byKey(key: string): MemoryRow | null;
+  /** True when an entry was removed. */
+  deleteKey(key: string): boolean;
+  count(): number;
+  /** Equal stamps: no connection changed the memory tables in between (see sqlite/data-version.ts). */
+  changeStamp(): string;
+  /** Throws when the full-text index cannot be read. */
+  ping(): void;
+  /** How many entries hold `term`, counted up to `cap`. */
+  termDocs(term: string, cap: number): number;
+  /** Entries holding any of `terms`, by summed weight then BM25, each with its raw `score`. */
+  ranked(terms: WeightedTerm[], scope: MemoryScope & { limit: number }): Array<MemoryRow & { score: number }>;
+  /** Newest first, with the number of entries (of the category) in all. */
+  list(options: { limit: number; offset: number; category?: string }): { rows: MemoryRow[]; total: number };
+  /** Entries after `afterSeq`, oldest first, at most `limit`. */
+  page(afterSeq: number, limit: number): MemoryRecordRow[];
+  /** Insert or replace every record in one transaction; how many keys were new and how many replaced. */
+  importRecords(records: Array<Omit<MemoryRecordRow, "seq">>): { created: number; replaced: number };
+  /** Delete the entries of a session; returns how many. */
+  forgetSession(sessionId: string): number;
+}
+
+// ---------------------------------------------------------------- remote plugins (SQLite)
+
+/** Which of a plugin's memory objects (elizaOS Memory JSON) to read: the table, and optionally room, entity, time. */
+export interface RemoteMemoryFilter {
+  tableName: string;
+  roomId?: string;
+  entityId?: string;
+  start?: number;
+  end?: number;
+  unique?: boolean;
+}
+
+/**
+ * Remote plugins' settings and memory objects, per plugin, in the workspace SQLite file. Values are JSON text; their
+ * limits are the plugin host's.
+ */
+export interface RemotePluginStore {
+  setting(plugin: string, key: string): string | undefined;
+  /** How many settings the plugin has besides `key`, and their bytes (keys and values). */
+  settingsBesides(plugin: string, key: string): { n: number; bytes: number };
+  settings(plugin: string): Array<{ key: string; value: string }>;
+  putSetting(plugin: string, key: string, value: string, at: string): void;
+  memory(plugin: string, id: string): string | undefined;
+  putMemory(plugin: string, id: string, table: string, json: string, at: string): void;
+  /** Memories of the table matching the filter, newest first (createdAt, then insertion), at most `limit`. */
+  memories(plugin: string, filter: RemoteMemoryFilter, limit: number): string[];
+}
+
+// ---------------------------------------------------------------- the whole
+
+/** The workspace SQLite file answering a trivial read. */
+export type StoragePing = { ok: true } | { ok: false; error: string };
+
 // ---------------------------------------------------------------- the whole
 
 export interface MigrationStatus {
@@ -217,8 +338,8 @@ export interface MigrationStatus {
   pending: Array<{ version: number; name: string }>;
 }
 
-/** Every store of one workspace on one backend. */
-export interface Storage {
+/** The stores of the `[storage]` backend: the workspace SQLite file, or PostgreSQL shared by replicas. */
+export interface BackendStorage {
   readonly backend: StorageBackendName;
   /** The PostgreSQL pool of the stores (memory's PostgreSQL backend shares it); null on SQLite. */
   readonly sql: SQL | null;
@@ -237,3 +358,22 @@ export interface Storage {
   status(): Promise<MigrationStatus>;
   close(): Promise<void>;
 }
+
+/**
+ * The stores of the workspace SQLite file (data/prx.db), which every backend keeps: memory's FTS5 tables and remote
+ * plugins' tables live there, and a wasm guest's sandbox opens its own connection to it for kv.
+ */
+export interface FileStores {
+  /** Where the file is (":memory:" for a throw-away database). */
+  readonly path: string;
+  readonly memory: MemoryStore;
+  readonly remotePlugins: RemotePluginStore;
+  /** Whether the file answers a trivial read (the gateway's /health). */
+  ping(): StoragePing;
+}
+
+/**
+ * Every store of one workspace: opened once by the command that runs (gateway, channel process, chat, agent) and
+ * handed to whoever needs it; closing it closes its connections.
+ */
+export interface Storage extends BackendStorage, FileStores {}

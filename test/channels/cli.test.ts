@@ -3,8 +3,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { closeDatabase, openDatabase } from "../../src/core/database.ts";
-import { PairingStore } from "../../src/channels/pairing.ts";
+import { openSqliteStorage } from "../../src/storage/index.ts";
 
 const MAIN = resolve(import.meta.dir, "../../src/cli/main.ts");
 const dir = mkdtempSync(join(tmpdir(), "prx-channel-cli-"));
@@ -42,9 +41,9 @@ test("an unknown key in [channels.<name>] is refused naming its path; a token in
 });
 
 test("prx channel pair list|approve|revoke manage the pairings every channel process reads", async () => {
-  const db = openDatabase(join(dir, "data", "prx.db"));
-  const code = new PairingStore(db).request("telegram", "555", "Grace");
-  closeDatabase(join(dir, "data", "prx.db"));
+  const storage = openSqliteStorage(join(dir, "data", "prx.db"));
+  const code = storage.pairings.request("telegram", "555", "Grace");
+  await storage.close();
   const listed = await prx(["channel", "pair", "list"]);
   expect(listed.stdout).toContain(`telegram  555  pending  code ${code}  Grace`);
   const approved = await prx(["channel", "pair", "approve", code]);

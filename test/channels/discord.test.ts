@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { DISCORD_MAX_MESSAGE_CHARS } from "../../src/channels/limits.ts";
 import { startFakeDiscord, type FakeDiscord } from "../fakes/discord-server.ts";
-import { channelHarness, until, type ChannelHarness } from "./harness.ts";
+import { channelHarness, type ChannelHarness } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 let discord: FakeDiscord;
 let h: ChannelHarness;
@@ -20,7 +21,7 @@ afterEach(async () => {
 describe("discord channel", () => {
   test("IDENTIFY with the message-content intent; a DM is answered with typing shown and the reply referencing it", async () => {
     await start();
-    await until(() => discord.identifies === 1, "IDENTIFY");
+    await waitFor(() => discord.identifies === 1, "IDENTIFY");
     const MESSAGE_CONTENT = 1 << 15;
     const DIRECT_MESSAGES = 1 << 12;
     expect(discord.lastIdentify!.intents & MESSAGE_CONTENT).toBe(MESSAGE_CONTENT);
@@ -49,9 +50,9 @@ describe("discord channel", () => {
 
   test("a missed heartbeat ACK (zombied connection) reconnects and resumes", async () => {
     await start({ heartbeatIntervalMs: 200 });
-    await until(() => discord.heartbeats >= 1, "a heartbeat");
+    await waitFor(() => discord.heartbeats >= 1, "a heartbeat");
     discord.ackHeartbeats = false;
-    await until(() => discord.resumes.length >= 1, "RESUME after a missed ACK");
+    await waitFor(() => discord.resumes.length >= 1, "RESUME after a missed ACK");
     discord.ackHeartbeats = true;
     discord.message({ channelId: "5", authorId: "6", content: "still here" });
     const [post] = await discord.waitForPosts(1);
@@ -60,11 +61,11 @@ describe("discord channel", () => {
 
   test("op 7 RECONNECT resumes; INVALID_SESSION that cannot be resumed identifies anew", async () => {
     await start();
-    await until(() => discord.identifies === 1, "IDENTIFY");
+    await waitFor(() => discord.identifies === 1, "IDENTIFY");
     discord.reconnect();
-    await until(() => discord.resumes.length === 1, "RESUME after RECONNECT");
+    await waitFor(() => discord.resumes.length === 1, "RESUME after RECONNECT");
     discord.invalidSession(false);
-    await until(() => discord.identifies === 2, "a new IDENTIFY", 15_000);
+    await waitFor(() => discord.identifies === 2, "a new IDENTIFY", 15_000);
     discord.message({ channelId: "7", authorId: "8", content: "new session" });
     expect((await discord.waitForPosts(1))[0]!.content).toBe("echo: new session");
   }, 20_000);

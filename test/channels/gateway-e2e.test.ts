@@ -10,8 +10,10 @@ import { join, resolve } from "node:path";
 import { TELEGRAM_MAX_MESSAGE_CHARS } from "../../src/channels/limits.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
-import { ensureBinary, fakeProviderConfig, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
-import { until } from "./harness.ts";
+import { ensureBinary, fakeProviderConfig, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+import { waitFor } from "../helpers/wait.ts";
+
 
 setDefaultTimeout(60_000);
 
@@ -40,14 +42,15 @@ async function telegramInfo(): Promise<Info> {
   return (await channels()).find((c) => c.name === "tg")!;
 }
 
-async function waitFor<T>(get: () => Promise<T>, ok: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await get();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}\n${stderr.join("")}`);
-    await Bun.sleep(50);
-  }
+/** `get` until `ok` holds for its answer; a timeout names the last answer and the channel processes' stderr. */
+async function waitForAnswer<T>(get: () => Promise<T>, ok: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+  let last: T | undefined;
+  const held = await waitFor(
+    async () => ((last = await get()), ok(last) ? { value: last } : null),
+    () => `${what}: ${JSON.stringify(last)}\n${stderr.join("")}`,
+    timeoutMs,
+  );
+  return held.value;
 }
 
 beforeAll(async () => {
@@ -71,7 +74,7 @@ beforeAll(async () => {
   })();
   const paired = await fetch(`${gateway.url}/pair`, { method: "POST", headers: { "x-pairing-code": gateway.code! } });
   headers = { authorization: `Bearer ${((await paired.json()) as { token: string }).token}`, "content-type": "application/json" };
-  await waitFor(telegramInfo, (i) => i.state === "running", "the channel process to run");
+  await waitForAnswer(telegramInfo, (i) => i.state === "running", "the channel process to run");
 }, 120_000);
 
 afterAll(async () => {
@@ -86,7 +89,7 @@ test("the gateway runs the enabled channel as a child process and an update is a
   tg.message({ chatId: 1001, text: "hello from telegram" });
   const [reply] = await tg.waitForSent(1);
   expect(reply!.visible).toBe("echo: hello from telegram");
-  const info = await waitFor(telegramInfo, (i) => i.last_inbound !== null, "liveness");
+  const info = await waitForAnswer(telegramInfo, (i) => i.last_inbound !== null, "liveness");
   expect(info.pid).toBeGreaterThan(0);
   expect(info.pid).not.toBe(gateway.proc.pid);
   const health = (await (await fetch(`${gateway.url}/health`)).json()) as { checks: Record<string, { ok: boolean; detail: string }> };
@@ -115,10 +118,10 @@ test("a channel process killed mid-turn is restarted; the update is answered onc
   provider.enqueue({ type: "text", text: "slow answer", delayMs: 3000 });
   const requests = provider.chatRequests().length;
   tg.message({ chatId: 1001, text: "slow question" });
-  await until(() => provider.chatRequests().length > requests, "the turn to reach the provider", 20_000);
+  await waitFor(() => provider.chatRequests().length > requests, "the turn to reach the provider", 20_000);
   process.kill(pid!, "SIGKILL");
   tg.message({ chatId: 1001, text: "while it was down" });
-  const info = await waitFor(telegramInfo, (i) => i.restarts >= 1 && i.state === "running" && i.pid !== pid, "the restart");
+  const info = await waitForAnswer(telegramInfo, (i) => i.restarts >= 1 && i.state === "running" && i.pid !== pid, "the restart");
   expect(info.pid).not.toBe(pid);
   const sent = await tg.waitForSent(before + 2, 30_000);
   await Bun.sleep(1500); // a duplicate would arrive now
@@ -133,7 +136,7 @@ test("a plugin reload through the gateway reaches the channel process", async ()
   const reloaded = await fetch(`${gateway.url}/api/plugins/echo-tool/reload`, { method: "POST", headers });
   expect(reloaded.status).toBe(200);
   const { generation } = (await reloaded.json()) as { generation: number };
-  const info = await waitFor(telegramInfo, (i) => i.plugin_generation === generation, "the channel's plugin generation");
+  const info = await waitForAnswer(telegramInfo, (i) => i.plugin_generation === generation, "the channel's plugin generation");
   expect(info.plugin_generation).toBe(generation);
   // the channel's turns use the plugin's tool
   const count = tg.sent.length;
@@ -162,7 +165,7 @@ test("POST /api/channels/:name/restart restarts the process", async () => {
   const { pid, restarts } = await telegramInfo();
   const response = await fetch(`${gateway.url}/api/channels/tg/restart`, { method: "POST", headers });
   expect(response.status).toBe(200);
-  const info = await waitFor(telegramInfo, (i) => i.state === "running" && i.pid !== pid, "the restart");
+  const info = await waitForAnswer(telegramInfo, (i) => i.state === "running" && i.pid !== pid, "the restart");
   expect(info.restarts).toBe(restarts + 1);
   expect((await fetch(`${gateway.url}/api/channels/nope/restart`, { method: "POST", headers })).status).toBe(404);
 });
@@ -179,6 +182,6 @@ test("channel processes die with the gateway, even when it is killed with SIGKIL
       return false; // ESRCH: the process is gone
     }
   };
-  await until(() => !alive(), "the channel process to exit", 10_000);
+  await waitFor(() => !alive(), "the channel process to exit", 10_000);
   expect(alive()).toBe(false);
 });

@@ -41,11 +41,3 @@ export function channelHarness(channels: string): ChannelHarness {
   };
 }
 
-/** Poll `check` until it returns true (or fail after timeoutMs). */
-export async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}

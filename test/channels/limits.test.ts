@@ -4,7 +4,6 @@
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { Backoff, retryAfterMs, withRetries } from "../../src/channels/backoff.ts";
 import {
   CHANNEL_CRASH_LOOP_RESTARTS,
   CHANNEL_CRASH_LOOP_WINDOW_MS,
@@ -12,10 +11,12 @@ import {
   CHANNEL_KILL_AFTER_MS,
   CHANNEL_PAIRING_TTL_MS,
   CHANNEL_RESTART_BASE_MS,
+  CHANNEL_RESTART_LIMITS,
   CHANNEL_STABLE_AFTER_MS,
   CHANNEL_STOP_GRACE_MS,
   MATRIX_TYPING_TIMEOUT_MS,
   PARENT_WATCH_INTERVAL_MS,
+  PLATFORM_BACKOFF,
   PLATFORM_BACKOFF_BASE_MS,
   PLATFORM_BACKOFF_MAX_MS,
   PLATFORM_RETRY_AFTER_MAX_MS,
@@ -24,22 +25,23 @@ import {
   WEBHOOK_REPLY_KEEP_MS,
   WEBHOOK_SYNC_WAIT_MS,
 } from "../../src/channels/limits.ts";
-import { PairingStore } from "../../src/channels/pairing.ts";
+import { SqlitePairingStore as PairingStore } from "../../src/storage/index.ts";
 import { PlatformError } from "../../src/channels/platform-error.ts";
-import { watchParent } from "../../src/channels/process.ts";
-import { ChannelRestartPolicy } from "../../src/channels/restart-policy.ts";
+import { retryAfterMs, withRetries } from "../../src/channels/send-retries.ts";
 import { WebhookReplies } from "../../src/channels/webhook/replies.ts";
-import { until } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
+
+import { Backoff, RestartPolicy, watchParent } from "../../src/core/supervise/index.ts";
 
 /** The largest value Math.random can return: the top of every jitter range. */
 const HIGHEST = 1 - Number.EPSILON;
 
 describe("platform backoff", () => {
   test(`the first wait is at most ${PLATFORM_BACKOFF_BASE_MS} ms (at least half); the waits double up to ${PLATFORM_BACKOFF_MAX_MS} ms and stay there`, () => {
-    const high = new Backoff(undefined, undefined, () => HIGHEST);
+    const high = new Backoff({ ...PLATFORM_BACKOFF, random: () => HIGHEST });
     const waits = Array.from({ length: 12 }, () => high.next());
     expect(waits[0]).toBe(PLATFORM_BACKOFF_BASE_MS);
-    expect(new Backoff(undefined, undefined, () => 0).next()).toBe(PLATFORM_BACKOFF_BASE_MS / 2);
+    expect(new Backoff({ ...PLATFORM_BACKOFF, random: () => 0 }).next()).toBe(PLATFORM_BACKOFF_BASE_MS / 2);
     // the last doubling below the cap, then the one that would pass it
     const lastBelow = Math.floor(Math.log2(PLATFORM_BACKOFF_MAX_MS / PLATFORM_BACKOFF_BASE_MS));
     expect(waits[lastBelow]).toBe(PLATFORM_BACKOFF_BASE_MS * 2 ** lastBelow);
@@ -60,7 +62,7 @@ describe("platform backoff", () => {
       },
       undefined,
       (_error, wait) => waits.push(wait),
-      new Backoff(5, 20, () => HIGHEST),
+      new Backoff({ baseMs: 5, maxMs: 20, jitter: true, random: () => HIGHEST }),
     );
     expect(sent).toBe("sent");
     expect(waits).toEqual([5, 10, 20, 20].slice(0, PLATFORM_SEND_ATTEMPTS - 1));
@@ -76,7 +78,7 @@ describe("platform backoff", () => {
 
 describe("restart policy windows", () => {
   test(`an exit ${CHANNEL_CRASH_LOOP_WINDOW_MS - 1} ms ago still counts toward a crash loop; at ${CHANNEL_CRASH_LOOP_WINDOW_MS} ms it has left the window`, () => {
-    const policy = new ChannelRestartPolicy();
+    const policy = new RestartPolicy(CHANNEL_RESTART_LIMITS);
     const first = 1_000_000;
     policy.exited(first - 10, first);
     for (let i = 1; i <= CHANNEL_CRASH_LOOP_RESTARTS; i++) policy.exited(first + i - 10, first + i);
@@ -86,12 +88,12 @@ describe("restart policy windows", () => {
   });
 
   test(`a child up ${CHANNEL_STABLE_AFTER_MS - 1} ms keeps doubling its backoff; one up ${CHANNEL_STABLE_AFTER_MS} ms starts over`, () => {
-    const short = new ChannelRestartPolicy();
+    const short = new RestartPolicy(CHANNEL_RESTART_LIMITS);
     short.exited(0, 10);
-    expect(short.exited(10, 10 + CHANNEL_STABLE_AFTER_MS - 1)).toBe(CHANNEL_RESTART_BASE_MS * 2);
-    const stable = new ChannelRestartPolicy();
+    expect(short.exited(10, 10 + CHANNEL_STABLE_AFTER_MS - 1).delayMs).toBe(CHANNEL_RESTART_BASE_MS * 2);
+    const stable = new RestartPolicy(CHANNEL_RESTART_LIMITS);
     stable.exited(0, 10);
-    expect(stable.exited(10, 10 + CHANNEL_STABLE_AFTER_MS)).toBe(CHANNEL_RESTART_BASE_MS);
+    expect(stable.exited(10, 10 + CHANNEL_STABLE_AFTER_MS).delayMs).toBe(CHANNEL_RESTART_BASE_MS);
   });
 
   test(`a pairing code ${CHANNEL_PAIRING_TTL_MS - 1} ms old is approved; at ${CHANNEL_PAIRING_TTL_MS} ms it has expired`, () => {
@@ -149,7 +151,7 @@ describe("typing", () => {
 });
 
 describe("parent watch", () => {
-  test(`the parent is checked every interval (${PARENT_WATCH_INTERVAL_MS} ms by default); the first check after it is gone ends the process`, async () => {
+  test(`the parent is checked every interval (${PARENT_WATCH_INTERVAL_MS} ms in a channel process); the first check after it is gone ends the process`, async () => {
     let parent = 4242;
     let checks = 0;
     let goneAtCheck = 0;
@@ -158,11 +160,11 @@ describe("parent watch", () => {
       parentPid: () => (checks++, parent),
     });
     try {
-      await until(() => checks >= 5, "five checks");
+      await waitFor(() => checks >= 5, "five checks");
       expect(goneAtCheck).toBe(0);
       parent = 1; // re-parented: the gateway died
       const at = checks;
-      await until(() => goneAtCheck > 0, "the parent to be reported gone");
+      await waitFor(() => goneAtCheck > 0, "the parent to be reported gone");
       expect(goneAtCheck).toBe(at + 1);
     } finally {
       unwatch();

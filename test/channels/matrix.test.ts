@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { startFakeMatrix, type FakeMatrix } from "../fakes/matrix-server.ts";
-import { channelHarness, until, type ChannelHarness } from "./harness.ts";
+import { channelHarness, type ChannelHarness } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 let mx: FakeMatrix;
 let h: ChannelHarness;
@@ -22,7 +23,7 @@ describe("matrix channel", () => {
     mx.message({ room: "!old:fake.local", sender: "@owner:fake.local", body: "old history" });
     h = channelHarness(`[channels.matrix]\ntoken_env = "MX_TOKEN"\napi_base_url = "${mx.url}"\npoll_timeout_s = 1\ndm_policy = "open"\n`);
     await h.start("matrix", { MX_TOKEN: mx.token });
-    await until(() => mx.syncs.some((s) => s !== null), "a sync with a since token");
+    await waitFor(() => mx.syncs.some((s) => s !== null), "a sync with a since token");
     const id = mx.message({ room: "!dm:fake.local", sender: "@owner:fake.local", body: "hi matrix" });
     const [sent] = await mx.waitForSent(1);
     expect(sent!.room).toBe("!dm:fake.local");
@@ -34,7 +35,7 @@ describe("matrix channel", () => {
 
   test("the since token is persisted: a restarted channel continues from it and answers nothing twice", async () => {
     const first = await start();
-    await until(() => mx.syncs.some((s) => s !== null), "a sync with a since token");
+    await waitFor(() => mx.syncs.some((s) => s !== null), "a sync with a since token");
     mx.message({ room: "!dm:fake.local", sender: "@owner:fake.local", body: "one" });
     await mx.waitForSent(1);
     await first.stop();
@@ -50,14 +51,14 @@ describe("matrix channel", () => {
     await start('dm_policy = "allowlist"');
     mx.invite("!welcome:fake.local", "@owner:fake.local");
     mx.invite("!spam:fake.local", "@stranger:fake.local");
-    await until(() => mx.joins.length >= 1, "a join");
+    await waitFor(() => mx.joins.length >= 1, "a join");
     await Bun.sleep(300);
     expect(mx.joins).toEqual(["!welcome:fake.local"]);
   });
 
   test("threads are answered in the thread; group rooms need a mention; notices (bots) are ignored; 429 is retried", async () => {
     const running = await start();
-    await until(() => mx.syncs.some((s) => s !== null), "a sync with a since token");
+    await waitFor(() => mx.syncs.some((s) => s !== null), "a sync with a since token");
     mx.limit("send", 200);
     mx.message({ room: "!group:fake.local", sender: "@a:fake.local", body: "chatter", members: 5 });
     mx.message({ room: "!group:fake.local", sender: "@bot:fake.local", body: "beep", members: 5, msgtype: "m.notice", mention: true });

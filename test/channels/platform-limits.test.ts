@@ -13,7 +13,8 @@ import { slackCall } from "../../src/channels/slack/api.ts";
 import { TelegramApi } from "../../src/channels/telegram/api.ts";
 import { z } from "zod";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
-import { channelHarness, until, type ChannelHarness } from "./harness.ts";
+import { channelHarness, type ChannelHarness } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 let h: ChannelHarness | null = null;
 let tg: FakeTelegram | null = null;
@@ -97,7 +98,7 @@ describe(`platform requests (${PLATFORM_REQUEST_TIMEOUT_MS} ms)`, () => {
     const running = await h.start("hook", { S: "s" }, { requestTimeoutMs: 300 });
     const body = JSON.stringify({ id: "cb", sender_id: "crm", text: "ping" });
     expect((await running.channel.handleHttp!({ method: "POST", headers: signPrx("s", body, Date.now()), body })).status).toBe(202);
-    await until(() => received.length === 1, "the callback to be POSTed again");
+    await waitFor(() => received.length === 1, "the callback to be POSTed again");
     await running.runner.idle();
     expect(calls).toBe(2);
     expect(JSON.parse(received[0]!).text).toBe("echo: ping");

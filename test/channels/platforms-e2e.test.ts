@@ -8,8 +8,10 @@ import { startFakeDiscord, type FakeDiscord } from "../fakes/discord-server.ts";
 import { startFakeMatrix, type FakeMatrix } from "../fakes/matrix-server.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { startFakeSlack, type FakeSlack } from "../fakes/slack-server.ts";
-import { ensureBinary, fakeProviderConfig, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
-import { until } from "./harness.ts";
+import { ensureBinary, fakeProviderConfig, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+import { waitFor } from "../helpers/wait.ts";
+
 
 setDefaultTimeout(60_000);
 
@@ -78,7 +80,7 @@ afterAll(async () => {
 });
 
 test("Discord: a DM is answered; after a dropped socket the process RESUMEs and the message sent meanwhile is answered once", async () => {
-  await until(() => discord.identifies === 1, "IDENTIFY", 20_000);
+  await waitFor(() => discord.identifies === 1, "IDENTIFY", 20_000);
   const first = discord.message({ channelId: "111", authorId: "222", content: "hello through the binary" });
   const [post] = await discord.waitForPosts(1);
   expect(post).toMatchObject({ channel_id: "111", content: "echo: hello through the binary", reply_to: first });
@@ -97,12 +99,12 @@ test("Slack Socket Mode: an event is acknowledged and answered with chat.postMes
   const envelope = slack.message({ channel: "D1", user: "U1", text: "hello slack binary" });
   const [post] = await slack.waitForPosts(1);
   expect(post).toMatchObject({ channel: "D1", text: "echo: hello slack binary" });
-  await until(() => slack.acks.includes(envelope), "the envelope's ack");
+  await waitFor(() => slack.acks.includes(envelope), "the envelope's ack");
   expect(slack.acks).toContain(envelope);
 });
 
 test("Matrix: a DM after the first sync is answered as a reply to it", async () => {
-  await until(() => mx.syncs.some((s) => s !== null), "a sync with a since token", 20_000);
+  await waitFor(() => mx.syncs.some((s) => s !== null), "a sync with a since token", 20_000);
   const id = mx.message({ room: "!dm:fake.local", sender: "@owner:fake.local", body: "hello matrix binary" });
   const [sent] = await mx.waitForSent(1);
   expect(sent!.room).toBe("!dm:fake.local");

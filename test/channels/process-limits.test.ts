@@ -7,7 +7,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { CHANNEL_STOP_GRACE_MS, WEBHOOK_SYNC_WAIT_MS } from "../../src/channels/limits.ts";
 import { signPrx } from "../../src/channels/signature.ts";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
-import { channelHarness, until, type ChannelHarness } from "./harness.ts";
+import { channelHarness, type ChannelHarness } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 let h: ChannelHarness;
 let tg: FakeTelegram | null = null;
@@ -28,7 +29,7 @@ describe("stop grace", () => {
     const running = await h.start("telegram", { TG: tg!.token });
     h.provider.enqueue({ type: "text", text: "finished in time", delayMs: 300 });
     tg!.message({ chatId: 5, text: "question" });
-    await until(() => h.provider.chatRequests().length === 1, "the turn to reach the provider");
+    await waitFor(() => h.provider.chatRequests().length === 1, "the turn to reach the provider");
     await running.stop();
     expect(tg!.sent.map((s) => s.visible)).toEqual(["finished in time"]);
   });
@@ -38,7 +39,7 @@ describe("stop grace", () => {
     const first = await h.start("telegram", { TG: tg!.token }, { stopGraceMs: 50 });
     h.provider.enqueue({ type: "hang" });
     tg!.message({ chatId: 6, text: "long question" });
-    await until(() => h.provider.chatRequests().length === 1, "the turn to reach the provider");
+    await waitFor(() => h.provider.chatRequests().length === 1, "the turn to reach the provider");
     await first.stop();
     expect(tg!.sent).toHaveLength(0);
     h.running.length = 0;

@@ -8,7 +8,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
-import { BINARY, ensureBinary, fakeProviderConfig, tempWorkspace } from "../helpers/binary.ts";
+import { BINARY, ensureBinary, fakeProviderConfig } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 
 setDefaultTimeout(30_000);
 

@@ -6,13 +6,14 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { CHANNEL_MAX_PENDING, PROCESSED_TTL_MS, TYPING_INTERVAL_MS } from "../../src/channels/limits.ts";
-import { PairingStore } from "../../src/channels/pairing.ts";
+import { SqliteChannelStateStore, SqlitePairingStore as PairingStore } from "../../src/storage/index.ts";
 import { ChannelRunner } from "../../src/channels/runner.ts";
 import { ChannelStore } from "../../src/channels/store.ts";
 import type { Channel, InboundMessage } from "../../src/channels/types.ts";
 import { ChannelConfigSchema } from "../../src/config/schema.ts";
 import { createLogger } from "../../src/core/logger.ts";
-import { until } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
+
 
 function message(i: number, chat = i): InboundMessage {
   return { id: `m${i}`, channel: "t", chatId: `c${chat}`, chatKind: "dm", threadId: null, senderId: "u", senderDisplay: "u", senderIsBot: false, text: `hi ${i}`, replyTo: null, mentioned: false, timestamp: 0 };
@@ -37,7 +38,7 @@ function setup(options: { typingIntervalMs?: number } = {}) {
   const runner = new ChannelRunner({
     channel,
     host: { runTurn: async (input) => (await gate, { text: `re: ${input.text}` }) as never },
-    store: new ChannelStore(db, "t"),
+    store: new ChannelStore(new SqliteChannelStateStore(db), "t"),
     pairings: new PairingStore(db),
     config: ChannelConfigSchema.parse({ dm_policy: "open" }),
     logger: createLogger("test"),
@@ -76,7 +77,7 @@ describe("channel runner bounds", () => {
 
   test(`processed ids are kept ${PROCESSED_TTL_MS} ms: a redelivery just inside is a duplicate, one just past is pruned`, async () => {
     let now = 1_000_000;
-    const store = new ChannelStore(new Database(":memory:"), "t", () => now);
+    const store = new ChannelStore(new SqliteChannelStateStore(new Database(":memory:"), () => now), "t", () => now);
     expect(await store.admit(message(1))).toBe(true);
     await store.done("m1");
     now += PROCESSED_TTL_MS;
@@ -97,7 +98,7 @@ describe("channel runner bounds", () => {
     // a shorter interval passed in: the turn is held until typing was re-sent twice
     const held = setup({ typingIntervalMs: 10 });
     await held.runner.onMessage(message(2));
-    await until(() => held.typing.length >= 3, "typing re-sent while the turn runs");
+    await waitFor(() => held.typing.length >= 3, "typing re-sent while the turn runs");
     held.release();
     await held.runner.idle();
     const shown = held.typing.length;

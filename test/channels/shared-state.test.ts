@@ -10,13 +10,14 @@ import type { Channel, InboundMessage } from "../../src/channels/types.ts";
 import { ChannelConfigSchema } from "../../src/config/schema.ts";
 import { createLogger } from "../../src/core/logger.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
-import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
+import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 
 const schema = uniqueSchema("channels");
 const hosts: PgStorage[] = [];
+const testWithPostgres = await testNeeding("postgres");
 
 beforeAll(async () => {
-  if (!(await postgresAvailable())) return;
+  if (testWithPostgres !== test) return;
   for (let i = 0; i < 2; i++) hosts.push(await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 }));
 });
 afterAll(async () => {
@@ -51,7 +52,7 @@ function runnerOn(storage: PgStorage, policy: "open" | "pairing", turns: string[
   return { runner, sent };
 }
 
-const it = (name: string, body: () => Promise<void>) => test(name, async () => void (hosts.length === 2 && (await body())));
+const it = (name: string, body: () => Promise<void>) => testWithPostgres(name, body);
 
 it("a message delivered to processes on two hosts is answered once", async () => {
   const turns: string[] = [];

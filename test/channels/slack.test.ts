@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { hmacHex } from "../../src/channels/signature.ts";
 import { startFakeSlack, type FakeSlack } from "../fakes/slack-server.ts";
-import { channelHarness, until, type ChannelHarness } from "./harness.ts";
+import { channelHarness, type ChannelHarness } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 let slack: FakeSlack;
 let h: ChannelHarness;
@@ -44,10 +45,10 @@ describe("slack channel (Socket Mode)", () => {
     h = channelHarness(table());
     const running = await h.start("slack", env());
     slack.disconnect();
-    await until(() => slack.connections >= 2, "the reconnect after disconnect");
+    await waitFor(() => slack.connections >= 2, "the reconnect after disconnect");
     slack.drop();
     slack.message({ channel: "D2", user: "U2", text: "while reconnecting", ts: "200.1" });
-    await until(() => slack.connections >= 3, "the reconnect after the drop", 15_000);
+    await waitFor(() => slack.connections >= 3, "the reconnect after the drop", 15_000);
     await slack.waitForPosts(1);
     await running.runner.idle();
     await Bun.sleep(200);

@@ -12,7 +12,8 @@ import { ChannelSupervisor, type SupervisorLimits } from "../../src/channels/sup
 import type { ForwardedResponse } from "../../src/channels/types.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import type { Logger } from "../../src/core/logger.ts";
-import { until } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
+
 
 const dir = mkdtempSync(join(tmpdir(), "prx-supervisor-limits-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,7 +34,7 @@ function start(env: Record<string, string>, limits?: Partial<SupervisorLimits>) 
     limits,
   });
   supervisor.start();
-  return { supervisor, warnings, running: () => until(() => supervisor.list()[0]!.state === "running", "the child to say ready", 15_000) };
+  return { supervisor, warnings, running: () => waitFor(() => supervisor.list()[0]!.state === "running", "the child to say ready", 15_000) };
 }
 
 const request = (body: string) => ({ method: "POST", headers: {}, body });

@@ -9,7 +9,8 @@ import { join, resolve } from "node:path";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { CHANNEL_CRASH_LOOP_RESTARTS } from "../../src/channels/limits.ts";
 import { ChannelSupervisor } from "../../src/channels/supervisor.ts";
-import { until } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
+
 
 const dir = mkdtempSync(join(tmpdir(), "prx-supervisor-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,12 +29,12 @@ test(`a channel that keeps exiting is restarted with backoff, then reported as a
   });
   try {
     supervisor.start();
-    await until(() => supervisor.list()[0]!.restarts >= 1, "the first restart", 15_000);
+    await waitFor(() => supervisor.list()[0]!.restarts >= 1, "the first restart", 15_000);
     const first = supervisor.list()[0]!;
     expect(first.state === "restarting" || first.state === "starting").toBe(true);
     expect(first.last_error).toMatch(/exited with code 1/);
     expect(supervisor.health().ok).toBe(true);
-    await until(() => supervisor.list()[0]!.state === "crash_loop", "the crash loop", 20_000);
+    await waitFor(() => supervisor.list()[0]!.state === "crash_loop", "the crash loop", 20_000);
     expect(supervisor.list()[0]!.restarts).toBe(CHANNEL_CRASH_LOOP_RESTARTS + 1);
     expect(supervisor.health()).toMatchObject({ ok: false });
     expect(supervisor.health().detail).toContain("crash loop: telegram");

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { openDatabase } from "../../src/core/database.ts";
-import { PairingStore } from "../../src/channels/pairing.ts";
+import { openSqliteDatabase, SqlitePairingStore as PairingStore } from "../../src/storage/index.ts";
 import { TELEGRAM_MAX_MESSAGE_CHARS } from "../../src/channels/limits.ts";
 import { BOT, startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
-import { channelHarness, until, type ChannelHarness } from "./harness.ts";
+import { channelHarness, type ChannelHarness } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 let tg: FakeTelegram;
 let h: ChannelHarness;
@@ -33,7 +33,7 @@ describe("telegram channel", () => {
     expect(reply!.parse_mode).toBe("MarkdownV2");
     expect(tg.actions.some((a) => a.chat_id === "42" && a.action === "typing")).toBe(true);
     // the session lives in the workspace, keyed by (channel, chat)
-    const rows = openDatabase(`${h.dir}/data/prx.db`).query("SELECT id FROM sessions").all() as Array<{ id: string }>;
+    const rows = openSqliteDatabase(`${h.dir}/data/prx.db`).query("SELECT id FROM sessions").all() as Array<{ id: string }>;
     expect(rows.map((r) => r.id)).toContain("telegram:42");
   });
 
@@ -107,7 +107,7 @@ describe("telegram channel", () => {
     tg.message({ chatId: 1, text: "after the junk" });
     const [reply] = await tg.waitForSent(1);
     expect(reply!.visible).toBe("echo: after the junk");
-    await until(() => tg.pending() === 0 || running.runner.inFlight === 0, "confirmed updates");
+    await waitFor(() => tg.pending() === 0 || running.runner.inFlight === 0, "confirmed updates");
     expect(h.provider.chatRequests()).toHaveLength(1);
   });
 
@@ -156,7 +156,7 @@ describe("telegram channel", () => {
     const code = /Pairing code: ([A-Z0-9]{6})/.exec(notice!.visible)?.[1];
     expect(code).toBeDefined();
     expect(h.provider.chatRequests()).toHaveLength(0);
-    new PairingStore(openDatabase(`${h.dir}/data/prx.db`)).approve(code!);
+    new PairingStore(openSqliteDatabase(`${h.dir}/data/prx.db`)).approve(code!);
     tg.message({ chatId: 21, text: "now?" });
     const sent = await tg.waitForSent(2);
     expect(sent[1]!.visible).toBe("echo: now?");

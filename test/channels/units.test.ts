@@ -1,21 +1,22 @@
 import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { withRetries } from "../../src/channels/backoff.ts";
 import {
   CHANNEL_CRASH_LOOP_RESTARTS,
   CHANNEL_PAIRING_CODE_LENGTH,
   CHANNEL_PAIRING_MAX_PENDING,
   CHANNEL_PAIRING_TTL_MS,
   CHANNEL_RESTART_BASE_MS,
+  CHANNEL_RESTART_LIMITS,
   CHANNEL_RESTART_MAX_MS,
   CHANNEL_STABLE_AFTER_MS,
   PLATFORM_SEND_ATTEMPTS,
   SIGNATURE_WINDOW_S,
 } from "../../src/channels/limits.ts";
-import { PairingStore } from "../../src/channels/pairing.ts";
-import { ChannelRestartPolicy } from "../../src/channels/restart-policy.ts";
+import { SqlitePairingStore as PairingStore } from "../../src/storage/index.ts";
+import { withRetries } from "../../src/channels/send-retries.ts";
 import { hmacHex, signPrx, verifyPrxSignature, verifySlackSignature } from "../../src/channels/signature.ts";
 import { PlatformError } from "../../src/channels/platform-error.ts";
+import { RestartPolicy } from "../../src/core/supervise/index.ts";
 
 describe("signatures", () => {
   const now = 1_700_000_000_000;
@@ -81,23 +82,23 @@ describe("pairing store", () => {
 
 describe("restart policy", () => {
   test(`${CHANNEL_CRASH_LOOP_RESTARTS} quick exits are restarts; one more is a crash loop; the delay doubles up to the cap`, () => {
-    const policy = new ChannelRestartPolicy();
+    const policy = new RestartPolicy(CHANNEL_RESTART_LIMITS);
     const delays: number[] = [];
     let now = 1_000_000;
-    for (let i = 0; i < CHANNEL_CRASH_LOOP_RESTARTS; i++) delays.push(policy.exited(now - 10, (now += 10)));
+    for (let i = 0; i < CHANNEL_CRASH_LOOP_RESTARTS; i++) delays.push(policy.exited(now - 10, (now += 10)).delayMs);
     expect(policy.crashLoop(now)).toBe(false);
-    delays.push(policy.exited(now - 10, (now += 10)));
+    delays.push(policy.exited(now - 10, (now += 10)).delayMs);
     expect(policy.crashLoop(now)).toBe(true);
     expect(delays.slice(0, 3)).toEqual([CHANNEL_RESTART_BASE_MS, CHANNEL_RESTART_BASE_MS * 2, CHANNEL_RESTART_BASE_MS * 4]);
-    for (let i = 0; i < 20; i++) delays.push(policy.exited(now - 10, (now += 10)));
+    for (let i = 0; i < 20; i++) delays.push(policy.exited(now - 10, (now += 10)).delayMs);
     expect(Math.max(...delays)).toBe(CHANNEL_RESTART_MAX_MS);
   });
 
   test("a child that stayed up long enough starts its backoff over", () => {
-    const policy = new ChannelRestartPolicy();
+    const policy = new RestartPolicy(CHANNEL_RESTART_LIMITS);
     policy.exited(0, 10);
     policy.exited(10, 20);
-    expect(policy.exited(20, 20 + CHANNEL_STABLE_AFTER_MS)).toBe(CHANNEL_RESTART_BASE_MS);
+    expect(policy.exited(20, 20 + CHANNEL_STABLE_AFTER_MS).delayMs).toBe(CHANNEL_RESTART_BASE_MS);
   });
 });
 

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { CHANNEL_MAX_HTTP_BODY_BYTES, CHANNEL_MAX_INBOUND_BYTES } from "../../src/channels/limits.ts";
 import type { RunningChannel } from "../../src/channels/process.ts";
 import { signPrx, verifyPrxSignature } from "../../src/channels/signature.ts";
-import { channelHarness, until, type ChannelHarness } from "./harness.ts";
+import { channelHarness, type ChannelHarness } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const SECRET = "webhook-secret";
 const ENV = { HOOK_SECRET: SECRET };
@@ -89,7 +90,7 @@ describe("webhook channel", () => {
       const running = await h.start("hook", ENV);
       const answer = await post(running, JSON.stringify({ id: "cb1", sender_id: "crm", chat_id: "ticket-9", text: "ping" }));
       expect(answer.status).toBe(202);
-      await until(() => received.length === 1, "the callback");
+      await waitFor(() => received.length === 1, "the callback");
       const { headers, body } = received[0]!;
       expect(verifyPrxSignature(SECRET, headers.get("x-prx-timestamp") ?? undefined, headers.get("x-prx-signature") ?? undefined, body, Date.now()).ok).toBe(true);
       expect(JSON.parse(body)).toEqual({ reply_to: "cb1", chat_id: "ticket-9", thread_id: null, text: "echo: ping" });

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
-import { BINARY, ensureBinary, fakeProviderConfig, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { BINARY, ensureBinary, fakeProviderConfig, runPrx } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 
 // each test runs the built binary several times; a loaded machine needs more than the default 5 s
 setDefaultTimeout(60_000);

@@ -1,6 +1,7 @@
 /** `prx agent ... | head -1`: a reader that goes away closes prx's stdout; prx stops quietly with status 0. */
 import { expect, setDefaultTimeout, test } from "bun:test";
-import { BINARY, ensureBinary, tempWorkspace } from "../helpers/binary.ts";
+import { BINARY, ensureBinary } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 
 setDefaultTimeout(60_000);
 

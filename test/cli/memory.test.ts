@@ -1,32 +1,31 @@
 /** `prx memory` and `prx sessions` as a user runs them: real processes of src/cli/main.ts on a real workspace. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SqliteSessionStore } from "../../src/agent/sessions.ts";
-import { closeDatabase, openDatabase } from "../../src/core/database.ts";
+import { openSqliteDatabase } from "../../src/storage/index.ts";
 import { SESSIONS_LIST_MAX } from "../../src/gateway/limits.ts";
 import { MEMORY_LIST_MAX } from "../../src/memory/limits.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { fakeProviderConfig } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 
 const MAIN = resolve(import.meta.dir, "../../src/cli/main.ts");
 let fake: FakeServer;
-const dirs: string[] = [];
+const cleanups: Array<() => void> = [];
 
 beforeAll(() => {
   fake = startFakeOpenAI();
 });
 afterAll(async () => {
   await fake.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  for (const cleanup of cleanups) cleanup();
 });
 
 function workspace(): string {
-  const dir = mkdtempSync(join(tmpdir(), "prx-cli-memory-"));
-  dirs.push(dir);
-  writeFileSync(join(dir, "config.toml"), fakeProviderConfig(fake.url));
-  return dir;
+  const ws = tempWorkspace(fakeProviderConfig(fake.url), { prefix: "prx-cli-memory-" });
+  cleanups.push(ws.cleanup);
+  return ws.dir;
 }
 
 async function prx(ws: string, args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -110,11 +109,11 @@ describe("prx sessions", () => {
     expect(exported.map((s) => [s.id, s.messages.length])).toEqual([["talk-1", 2]]);
     const deleted = await prx(ws, ["sessions", "delete", "talk-1"]);
     expect(deleted.stdout).toBe("deleted session talk-1: 2 messages, 1 session memories\n");
-    const db = openDatabase(join(ws, "data", "prx.db"));
+    const db = openSqliteDatabase(join(ws, "data", "prx.db"));
     try {
       expect(db.query("SELECT count(*) AS n FROM session_messages").get()).toEqual({ n: 0 });
     } finally {
-      closeDatabase(join(ws, "data", "prx.db"));
+      db.close();
     }
     const again = await prx(ws, ["sessions", "delete", "talk-1"]);
     expect([again.code, again.stderr.split("\n")[0]]).toEqual([1, 'error: no session "talk-1"']);
@@ -125,9 +124,10 @@ describe("prx sessions", () => {
     const ws = workspace();
     const path = join(ws, "data", "prx.db");
     await prx(ws, ["sessions", "list"]); // creates the workspace and its database
-    const store = new SqliteSessionStore(openDatabase(path));
+    const db = openSqliteDatabase(path);
+    const store = new SqliteSessionStore(db);
     for (let i = 0; i <= SESSIONS_LIST_MAX; i++) store.ensure(`s${i}`, "test");
-    closeDatabase(path);
+    db.close();
     const all = JSON.parse((await prx(ws, ["sessions", "list", "--json", "--limit", String(SESSIONS_LIST_MAX + 1)])).stdout);
     expect(all.sessions).toHaveLength(SESSIONS_LIST_MAX);
     const two = JSON.parse((await prx(ws, ["sessions", "list", "--json", "--limit", "2"])).stdout);

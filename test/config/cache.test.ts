@@ -7,7 +7,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONFIG_CACHE_FILE } from "../../src/config/cache.ts";
 import { loadConfigCached } from "../../src/config/index.ts";
-import { ensureBinary, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { ensureBinary, runPrx } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 
 setDefaultTimeout(60_000);
 

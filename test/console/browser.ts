@@ -1,23 +1,11 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { ROOT } from "../helpers/binary.ts";
+import { CHROMIUM } from "../helpers/servers.ts";
 
-/** Debian's Chromium (`apt-get install -y chromium`); .ci/run installs it, so CI always runs the browser tests. */
-export const CHROMIUM = process.env.PRX_CHROMIUM ?? "/usr/bin/chromium";
 /** Screenshots of each view land here (gitignored). */
 export const ARTIFACTS = join(ROOT, "test-artifacts", "console");
-
-/**
- * Whether the browser tests run: always in CI (CI set; a missing Chromium then fails them), elsewhere when Chromium
- * is installed. Outside CI without it they are skipped with a line saying how to enable them.
- */
-export function browserAvailable(): boolean {
-  if (existsSync(CHROMIUM)) return true;
-  if (process.env.CI) return true; // launching fails, loudly: CI must have it
-  console.warn(`skipping the console browser tests: no Chromium at ${CHROMIUM}; run \`apt-get install -y chromium\` (or set PRX_CHROMIUM) to enable them`);
-  return false;
-}
 
 /**
  * Headless Chromium with every host but 127.0.0.1 unresolvable: the console must load and work with no internet

@@ -7,12 +7,14 @@ import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
-import { ensureBinary, fakeProviderConfig, ROOT, runPrx, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
-import { browserAvailable, launchOffline, screenshot } from "./browser.ts";
+import { ensureBinary, fakeProviderConfig, ROOT, runPrx, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+import { chromiumAvailable } from "../helpers/servers.ts";
+import { launchOffline, screenshot } from "./browser.ts";
 
 setDefaultTimeout(60_000);
 
-const enabled = browserAvailable();
+const enabled = chromiumAvailable();
 let fake: FakeServer;
 let gateway: RunningGateway;
 let browser: Browser;

@@ -165,7 +165,7 @@ describe("console and docs pages", () => {
   test("/swagger/ with a trailing slash loads the document by absolute path", async () => {
     const page = await h.call("/swagger/", { auth: false });
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('url: "/swagger/json"');
+    expect(await page.text()).toContain('data-url="/swagger/json"');
   });
 });
 

@@ -4,6 +4,7 @@
  * health answers reach the access log once the gateway serves.
  */
 import { Database } from "bun:sqlite";
+import { sqliteStorage } from "../../src/storage/index.ts";
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import type { AccessEntry } from "../../src/gateway/access-log.ts";
@@ -30,7 +31,7 @@ function listen(config = OFFLINE, db = new Database(":memory:")): { listener: Ea
     port: 0,
     idleTimeout: 10,
     maxRequestBodySize: 1024,
-    db,
+    storage: sqliteStorage(db),
     config,
     env: {},
     configPath: null,

@@ -3,11 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
+import { openWorkspace } from "../../src/core/workspace.ts";
 import { buildGateway } from "../../src/gateway/app.ts";
 import type { GatewayContext } from "../../src/gateway/context.ts";
 import type { GatewayElysia } from "../../src/gateway/elysia.ts";
 import { AuthService } from "../../src/gateway/auth/service.ts";
 import type { GatewayDeps } from "../../src/gateway/types.ts";
+import { openSqliteStorage, type SqliteTokenStore } from "../../src/storage/index.ts";
 import type { FakeServer } from "../fakes/openai-server.ts";
 
 /** Tests name the client address with this header (the real server uses the socket's peer address). */
@@ -17,7 +19,7 @@ export interface Harness {
   host: AgentHost;
   app: GatewayElysia;
   gw: GatewayContext;
-  auth: AuthService;
+  auth: AuthService<SqliteTokenStore>;
   token: string;
   clock: { now: number; advance(ms: number): void };
   /** app.handle with the bearer token (unless `auth: false`) and JSON helpers. */
@@ -54,7 +56,6 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     gateway: { require_pairing: options.requirePairing ?? true, ...options.gateway },
     ...options.config,
   });
-  const host = await openAgentHost({ workspace: dir, config });
   const clock = {
     now: Date.UTC(2026, 0, 1),
     advance(ms: number) {
@@ -62,8 +63,12 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     },
   };
   const now = () => clock.now;
+  // the gateway's tokens and idempotency keys follow the test clock
+  const workspace = openWorkspace(dir);
+  const storage = openSqliteStorage(workspace.dbPath, { now, idempotencyTtlMs: config.gateway.idempotency_ttl_s * 1000 });
+  const host = await openAgentHost({ workspace, config, storage });
   const auth = new AuthService({
-    db: host.db,
+    tokens: storage.tokens,
     required: config.gateway.require_pairing,
     pairingCodeTtlMs: config.gateway.pairing_code_ttl_s * 1000,
     now,
@@ -100,6 +105,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     },
     async close() {
       await host.close();
+      await storage.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

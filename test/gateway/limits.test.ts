@@ -2,8 +2,8 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PairingGate } from "../../src/gateway/auth/pairing.ts";
-import { TokenStore } from "../../src/gateway/auth/tokens.ts";
-import { IdempotencyStore } from "../../src/gateway/idempotency.ts";
+import { SqliteTokenStore as TokenStore } from "../../src/storage/index.ts";
+import { SqliteIdempotencyStore as IdempotencyStore } from "../../src/storage/index.ts";
 import {
   BEARER_MAX_CHARS,
   IDEMPOTENCY_PURGE_BATCH,

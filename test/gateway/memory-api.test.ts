@@ -2,13 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { MEMORY_LIST_MAX } from "../../src/memory/limits.ts";
 import { MEMORY_IMPORT_MAX_BYTES, MEMORY_IMPORT_MAX_ENTRIES, MemoryRecordSchema } from "../../src/memory/transfer.ts";
 import { harness, json, type Harness } from "./harness.ts";
+import { hostDb } from "../helpers/host-db.ts";
 
 let h: Harness;
 beforeAll(async () => {
   h = await harness();
 });
 afterAll(() => h.close());
-beforeEach(() => h.host.db.exec("DELETE FROM memories"));
+beforeEach(() => hostDb(h.host).exec("DELETE FROM memories"));
 
 const JSONL = { "content-type": "application/x-ndjson" };
 const store = (body: Record<string, unknown>) => h.call("/api/memory", { json: body });
@@ -51,7 +52,7 @@ describe("memory API", () => {
     expect((await h.call(entryPath("notes/pin code"))).status).toBe(404);
     expect((await h.call(entryPath("notes/pin code"), { method: "DELETE" })).status).toBe(404);
     expect((await json(h.call("/api/memory/search?q=1234"))).entries).toEqual([]);
-    h.host.db.exec("INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)");
+    hostDb(h.host).exec("INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)");
   });
 
   test("bad requests name the problem", async () => {
@@ -86,7 +87,7 @@ describe("memory export and import", () => {
       ["pin", true, null],
       ["mood", false, "s1"],
     ]);
-    h.host.db.exec("DELETE FROM memories");
+    hostDb(h.host).exec("DELETE FROM memories");
     const imported = await json(h.call("/api/import/memory", { method: "POST", headers: JSONL, body: text }));
     expect(imported).toEqual({ entries: 2, created: 2, replaced: 0 });
     expect(await (await h.call("/api/export/memory")).text()).toBe(text);
@@ -119,7 +120,7 @@ describe("memory export and import", () => {
     const lines = Array.from({ length: MEMORY_IMPORT_MAX_ENTRIES }, (_, i) => `{"key":"k${i}","content":"${i}"}`);
     const atMax = await h.call("/api/import/memory", { method: "POST", headers: JSONL, body: lines.join("\n") });
     expect((await json(atMax)).created).toBe(MEMORY_IMPORT_MAX_ENTRIES);
-    h.host.db.exec("DELETE FROM memories");
+    hostDb(h.host).exec("DELETE FROM memories");
     lines.push('{"key":"one-more","content":"x"}');
     const past = await h.call("/api/import/memory", { method: "POST", headers: JSONL, body: lines.join("\n") });
     expect(past.status).toBe(413);
@@ -176,7 +177,7 @@ describe("sessions API: show, delete, export", () => {
       messages: 2,
       memories: 1,
     });
-    const left = h.host.db.query("SELECT count(*) AS n FROM session_messages WHERE session_id = 'erase-me'").get() as { n: number };
+    const left = hostDb(h.host).query("SELECT count(*) AS n FROM session_messages WHERE session_id = 'erase-me'").get() as { n: number };
     expect(left.n).toBe(0);
     expect((await h.call("/api/sessions/erase-me")).status).toBe(404);
     expect((await h.call("/api/sessions/erase-me", { method: "DELETE" })).status).toBe(404);

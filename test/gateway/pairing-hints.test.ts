@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
 import { PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
 import { startGateway, type GatewayServer } from "../../src/gateway/server.ts";
-import { ensureBinary, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { ensureBinary, runPrx } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 import { json } from "./harness.ts";
 
 let host: AgentHost;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openApiPath } from "../../src/gateway/openapi/document.ts";
+import { PUBLIC_ROUTE } from "../../src/gateway/middleware/bearer-auth.ts";
+import { openApiPath } from "../../src/gateway/openapi/path.ts";
 import { isRouteSchema } from "../../src/gateway/route-schema.ts";
 import { routeTable } from "../../src/gateway/route-table.ts";
 import { pluginGatewayMounts } from "../../src/gateway/routes/plugins.ts";
@@ -102,13 +103,13 @@ describe("a body failing its route's schema is a 400 naming the bad field's path
 
 describe("routeTable", () => {
   const table = routeTable([
-    { method: "GET", path: "/health", hooks: { detail: { summary: "h" } } },
-    { method: "GET", path: "/api/x/:id", hooks: { detail: { security: [{ bearer: [] }] } } },
-    { method: "POST", path: "/api/x/:id", hooks: { detail: { security: [{ bearer: [] }] } } },
-    { method: "GET", path: "/files/:name", hooks: { detail: {} } },
+    { method: "GET", path: "/health", hooks: { [PUBLIC_ROUTE]: true } },
+    { method: "GET", path: "/api/x/:id", hooks: {} },
+    { method: "POST", path: "/api/x/:id" },
+    { method: "GET", path: "/files/:name", hooks: { [PUBLIC_ROUTE]: true } },
   ]);
 
-  test("public paths are the routes documented without security, with or without a trailing slash", () => {
+  test("public paths are the routes declared `auth: false`, with or without a trailing slash", () => {
     expect(["/health", "/health/", "/files/a.js"].map(table.isPublic)).toEqual([true, true, true]);
     expect(["/api/x/1", "/files", "/", "/healthz"].map(table.isPublic)).toEqual([false, false, false, false]);
   });

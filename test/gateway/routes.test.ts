@@ -209,16 +209,18 @@ describe("OpenAPI", () => {
     }
   });
 
-  test("/swagger renders from local assets only (no CDN)", async () => {
-    const html = await (await h.call("/swagger", { auth: false })).text();
-    expect(html).toContain('src="/swagger/assets/swagger-ui-bundle.js"');
-    expect(html).toContain('href="/swagger/assets/swagger-ui.css"');
+  test("/swagger renders from local assets only (no CDN), with the console's security headers", async () => {
+    const page = await h.call("/swagger", { auth: false });
+    const html = await page.text();
+    expect(html).toContain('src="/swagger/assets/scalar.js"');
     expect(html).not.toMatch(/(src|href)="https?:/);
-    const js = await h.call("/swagger/assets/swagger-ui-bundle.js", { auth: false });
+    expect(html).not.toContain('"persistAuth":true');
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    const js = await h.call("/swagger/assets/scalar.js", { auth: false });
     expect(js.headers.get("content-type")).toStartWith("text/javascript");
     expect((await js.text()).length).toBeGreaterThan(100_000);
-    const css = await h.call("/swagger/assets/swagger-ui.css", { auth: false });
-    expect(css.headers.get("content-type")).toStartWith("text/css");
     expect((await h.call("/swagger/assets/other.js", { auth: false })).status).toBe(404);
   });
 });

@@ -6,13 +6,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
 import { RedisPairingGate, RedisRateLimiter } from "../../src/gateway/shared/index.ts";
-import { redisAvailable, TEST_REDIS_URL, uniquePrefix } from "../helpers/servers.ts";
+import { testNeeding, TEST_REDIS_URL, uniquePrefix } from "../helpers/servers.ts";
 
 const prefix = uniquePrefix("shared");
+const testWithRedis = await testNeeding("redis");
 let redis: RedisClient | null = null;
 
-beforeAll(async () => {
-  if (await redisAvailable()) redis = new RedisClient(TEST_REDIS_URL);
+beforeAll(() => {
+  if (testWithRedis === test) redis = new RedisClient(TEST_REDIS_URL);
 });
 afterAll(async () => {
   if (!redis) return;
@@ -21,7 +22,7 @@ afterAll(async () => {
   redis.close();
 });
 
-const it = (name: string, body: (r: RedisClient) => Promise<void>) => test(name, async () => void (redis && (await body(redis))));
+const it = (name: string, body: (r: RedisClient) => Promise<void>) => testWithRedis(name, () => body(redis!));
 
 describe("shared rate limits", () => {
   it("two replicas draw from one bucket: per_minute requests pass across both, the next is refused with Retry-After", async (r) => {

@@ -11,6 +11,7 @@ import { pluginGatewayMounts } from "../../src/gateway/routes/plugins.ts";
 import { NoneMemory } from "../../src/memory/index.ts";
 import { pluginExtensions } from "../../src/agent/plugin-extensions.ts";
 import { json } from "./harness.ts";
+import { sqliteStorageOf } from "../helpers/host-db.ts";
 
 /** The gateway listens before its plugin runtime starts (OpenAgentHostOptions.deferExtend). */
 
@@ -31,7 +32,7 @@ async function open(extend: NonNullable<Parameters<typeof openAgentHost>[0]>["ex
 }
 
 function gatewayOf(host: AgentHost) {
-  const auth = new AuthService({ db: host.db, required: false, pairingCodeTtlMs: 60_000, now: Date.now });
+  const auth = new AuthService({ tokens: sqliteStorageOf(host).tokens, required: false, pairingCodeTtlMs: 60_000, now: Date.now });
   const { app } = buildGateway({
     host,
     auth,

@@ -3,13 +3,13 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DATA_VERSION_REUSE_MS } from "../../src/core/data-version.ts";
+import { DATA_VERSION_REUSE_MS } from "../../src/storage/sqlite/data-version.ts";
 import { isPrxError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/core/ids.ts";
 import { PairingGate } from "../../src/gateway/auth/pairing.ts";
-import { TOKEN_CACHE_MAX_ENTRIES, TokenStore, TOKEN_PREFIX } from "../../src/gateway/auth/tokens.ts";
+import { TOKEN_CACHE_MAX_ENTRIES, SqliteTokenStore as TokenStore, TOKEN_PREFIX } from "../../src/storage/index.ts";
 import { readLimited } from "../../src/gateway/body.ts";
-import { IdempotencyStore } from "../../src/gateway/idempotency.ts";
+import { SqliteIdempotencyStore as IdempotencyStore } from "../../src/storage/index.ts";
 import {
   IDEMPOTENCY_KEY_MAX_BYTES,
   IDEMPOTENCY_PENDING_TIMEOUT_MS,

@@ -111,7 +111,7 @@ describe("readiness", () => {
 
   test("an unreachable database makes /health 503", async () => {
     const x = await harness();
-    x.host.db.close();
+    await x.host.storage.close();
     const response = await x.call("/health", { auth: false });
     expect(response.status).toBe(503);
     expect((await json(response)).checks.database).toMatchObject({

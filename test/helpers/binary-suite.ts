@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from "bun:test";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
-import { ensureBinary, tempWorkspace } from "./binary.ts";
+import { ensureBinary } from "./binary.ts";
+import { tempWorkspace } from "./workspace.ts";
 
 /** What a test file running the built binary against the fake provider shares. */
 export interface BinarySuite {

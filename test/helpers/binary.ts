@@ -1,6 +1,7 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+
+export { tempWorkspace } from "./workspace.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BINARY = process.env.PRX_BINARY ?? join(ROOT, "dist", "prx");
@@ -35,13 +36,6 @@ export async function runPrx(args: string[], options: { stdin?: string; env?: Re
   });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
-}
-
-/** A temporary workspace, optionally with a config.toml; call cleanup() when done. */
-export function tempWorkspace(config?: string): { dir: string; cleanup(): void } {
-  const dir = mkdtempSync(join(tmpdir(), "prx-e2e-"));
-  if (config !== undefined) writeFileSync(join(dir, "config.toml"), config);
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export function fakeProviderConfig(url: string, extra = ""): string {

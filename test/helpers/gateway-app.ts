@@ -3,17 +3,18 @@ import { buildGateway } from "../../src/gateway/app.ts";
 import { AuthService } from "../../src/gateway/auth/service.ts";
 import type { GatewayElysia } from "../../src/gateway/elysia.ts";
 import type { GatewayMount } from "../../src/gateway/types.ts";
+import { sqliteStorageOf } from "./host-db.ts";
 
 /**
  * The gateway's app for a host with some route groups mounted, behind the real request pipeline. Auth is off unless
  * `requirePairing` (then `token` is a valid bearer token).
  */
 export function gatewayWithMounts(
-  host: Pick<AgentHost, "workspace" | "config" | "db" | "providers" | "memory" | "tools" | "sessions" | "runTurn" | "resolveModelChoice" | "deleteSession">,
+  host: Pick<AgentHost, "workspace" | "config" | "storage" | "providers" | "memory" | "tools" | "sessions" | "runTurn" | "resolveModelChoice" | "deleteSession">,
   mounts: GatewayMount[],
   options: { requirePairing?: boolean } = {},
 ): { app: GatewayElysia; token: string } {
-  const auth = new AuthService({ db: host.db, required: options.requirePairing ?? false, pairingCodeTtlMs: 60_000, now: Date.now });
+  const auth = new AuthService({ tokens: sqliteStorageOf(host).tokens, required: options.requirePairing ?? false, pairingCodeTtlMs: 60_000, now: Date.now });
   const token = options.requirePairing ? auth.tokens.create("test").token : "";
   const { app } = buildGateway({ host, auth, version: "test", startedAt: Date.now(), mounts, clientAddress: () => "127.0.0.1" });
   return { app, token };

@@ -2,13 +2,13 @@
  * Gateway replicas of the built binary sharing one PostgreSQL schema and one Redis prefix: each in its own workspace
  * directory (its own data/prx.db for what stays local), the same config.toml. Their output is drained and kept.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { pgStorage } from "../../src/storage/postgres/index.ts";
 import { BINARY, ROOT } from "./binary.ts";
 import { eachLine } from "./lines.ts";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./servers.ts";
+import { tempWorkspace } from "./workspace.ts";
 
 export interface Replica {
   dir: string;
@@ -45,11 +45,8 @@ export function sharedConfig(fakeUrl: string, schema: string, prefix: string, ex
 
 /** A workspace with `config` and copies of the test plugins named (relative to test/fixtures/). */
 export function replicaWorkspace(config: string, plugins: string[] = []): string {
-  const dir = mkdtempSync(join(tmpdir(), "prx-replica-"));
-  writeFileSync(join(dir, "config.toml"), config);
-  mkdirSync(join(dir, "plugins"), { recursive: true });
-  for (const plugin of plugins) cpSync(join(ROOT, "test", "fixtures", plugin), join(dir, "plugins", plugin.split("/").pop()!), { recursive: true });
-  return dir;
+  const ws = tempWorkspace(config, { prefix: "prx-replica-", plugins: plugins.map((plugin) => join(ROOT, "test", "fixtures", plugin)) });
+  return ws.dir;
 }
 
 /** Start `prx gateway --port 0` in `dir` and wait for its listening line. */

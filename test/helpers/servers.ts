@@ -1,9 +1,13 @@
 /**
- * The PostgreSQL and Redis servers the scale-out tests talk to (127.0.0.1:5432 database `test`, 127.0.0.1:6379 on
- * development and CI machines; PRX_TEST_DATABASE_URL / PRX_TEST_REDIS_URL point elsewhere). Outside CI a missing
- * server skips those tests with one line saying so; in CI (CI set) it is a failure.
+ * What some tests need from outside the repository: the PostgreSQL and Redis servers the scale-out tests talk to
+ * (127.0.0.1:5432 database `test`, 127.0.0.1:6379 on development and CI machines; PRX_TEST_DATABASE_URL /
+ * PRX_TEST_REDIS_URL point elsewhere) and Debian's Chromium for the browser tests. The rule, in one place: outside CI
+ * a missing one skips those tests (reported as skipped, with one line saying why); in CI (CI set) all of them are
+ * there, so a missing one is a failure.
  */
+import { test } from "bun:test";
 import { RedisClient, SQL } from "bun";
+import { existsSync } from "node:fs";
 
 export const TEST_DATABASE_URL = process.env.PRX_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 export const TEST_REDIS_URL = process.env.PRX_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -21,11 +25,14 @@ async function answers(probe: () => Promise<unknown>): Promise<string | null> {
 let pgProbe: Promise<string | null> | null = null;
 let redisProbe: Promise<string | null> | null = null;
 
-function decide(what: string, url: string, problem: string | null): boolean {
+const said = new Set<string>();
+
+function decide(what: string, where: string, problem: string | null): boolean {
   if (problem === null) return true;
-  const line = `${what} at ${url} does not answer (${problem})`;
-  if (IN_CI) throw new Error(`${line}: CI needs it running`);
-  console.warn(`SKIP: ${line}; the ${what} tests are skipped outside CI`);
+  const line = `${what} at ${where} is not available (${problem})`;
+  if (IN_CI) throw new Error(`${line}: CI needs it`);
+  if (!said.has(line)) console.warn(`SKIP: ${line}; the ${what} tests are skipped outside CI`);
+  said.add(line);
   return false;
 }
 
@@ -52,6 +59,31 @@ export async function redisAvailable(): Promise<boolean> {
     }
   });
   return decide("Redis", TEST_REDIS_URL, await redisProbe);
+}
+
+/** Debian's Chromium (`apt-get install -y chromium`; PRX_CHROMIUM points elsewhere); .ci/run installs it. */
+export const CHROMIUM = process.env.PRX_CHROMIUM ?? "/usr/bin/chromium";
+
+export function chromiumAvailable(): boolean {
+  return decide("Chromium", CHROMIUM, existsSync(CHROMIUM) ? null : "run `apt-get install -y chromium` or set PRX_CHROMIUM");
+}
+
+export type TestNeed = "postgres" | "redis" | "chromium";
+
+const PROBES: Record<TestNeed, () => boolean | Promise<boolean>> = {
+  postgres: postgresAvailable,
+  redis: redisAvailable,
+  chromium: chromiumAvailable,
+};
+
+/**
+ * `test` when everything named is there, `test.skip` when something is not (outside CI). In CI a missing one throws
+ * here, so the test file fails instead of skipping. Await it at the top of a test file:
+ * `const testWithPostgres = await testNeeding("postgres");`.
+ */
+export async function testNeeding(...needs: TestNeed[]): Promise<typeof test> {
+  for (const need of needs) if (!(await PROBES[need]())) return test.skip;
+  return test;
 }
 
 /** A fresh schema name for one test file's run (dropped by dropSchema). */

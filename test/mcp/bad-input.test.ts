@@ -9,7 +9,8 @@ import { TOOL_MAX_OUTPUT_BYTES } from "../../src/tools/limits.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
 import { TRUNCATION_MARKER } from "../../src/tools/result.ts";
 import { TOOL_NAME_PATTERN } from "../../src/core/tool-names.ts";
-import { captureLog, fixture, managerFor, toolContext, until, workspaces } from "./helpers.ts";
+import { captureLog, fixture, managerFor, toolContext, workspaces } from "./helpers.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 setDefaultTimeout(60_000);
 
@@ -85,7 +86,7 @@ describe("results", () => {
     expect(over.success).toBe(false);
     expect(over.error).toContain('MCP server "fx" stopped during tool "oversize"');
     expect(over.error).toContain(`it sent a message of ${MCP_MAX_MESSAGE_BYTES + 1} bytes, over the limit of ${MCP_MAX_MESSAGE_BYTES}`);
-    await until(() => handle.state === "ready", "the restart after the oversize line");
+    await waitFor(() => handle.state === "ready", "the restart after the oversize line");
     expect((await call("mcp__fx__echo", { text: "back" })).output).toBe("back");
   });
 

@@ -8,7 +8,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { McpManager } from "../../src/mcp/manager.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
-import { fixture, managerFor, toolContext, until, workspaces } from "./helpers.ts";
+import { fixture, managerFor, toolContext, workspaces } from "./helpers.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 setDefaultTimeout(30_000);
 
@@ -41,7 +42,7 @@ describe("aborting an MCP tool call", () => {
     await Bun.sleep(50); // the request is on its way to the server
     turn.abort(new Error("the user pressed stop"));
     expect(await slow).toMatchObject({ success: false, error: "tool mcp__fx__slow was aborted: the user pressed stop" });
-    await until(() => notes(file).some((n) => n.method === "notifications/cancelled"), "the cancellation to reach the server");
+    await waitFor(() => notes(file).some((n) => n.method === "notifications/cancelled"), "the cancellation to reach the server");
     const cancelled = notes(file).find((n) => n.method === "notifications/cancelled")!;
     expect(typeof cancelled.params?.requestId).toBe("number");
     expect(cancelled.params?.reason).toContain("the user pressed stop");

@@ -1,7 +1,8 @@
 /** `prx mcp list|tools|call|resources|prompts` through the built binary. */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { McpServerStatusSchema } from "../../src/contracts/mcp.ts";
-import { ensureBinary, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { ensureBinary, runPrx } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 import { EVERYTHING, FIXTURE } from "./helpers.ts";
 
 setDefaultTimeout(60_000);

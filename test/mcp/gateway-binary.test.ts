@@ -7,8 +7,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { McpCallResponseSchema, McpListSchema, McpServerDetailSchema, type McpList } from "../../src/contracts/mcp.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
-import { ensureBinary, fakeProviderConfig, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
-import { alive, FIXTURE, until } from "./helpers.ts";
+import { ensureBinary, fakeProviderConfig, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+import { alive, FIXTURE } from "./helpers.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 setDefaultTimeout(60_000);
 
@@ -122,6 +124,6 @@ describe("the gateway's MCP routes (binary)", () => {
     expect(alive(pid)).toBe(true);
     gateway.proc.kill("SIGTERM");
     expect(await gateway.proc.exited).toBe(0);
-    await until(() => !alive(pid), "the MCP server to be gone");
+    await waitFor(() => !alive(pid), "the MCP server to be gone");
   });
 });

@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { McpConfigSchema } from "../../src/config/mcp.ts";
 import { getLogLevel, getLogSink, setLogLevel, setLogSink } from "../../src/core/logger.ts";
 import { McpManager } from "../../src/mcp/manager.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
+import { tempWorkspace, type TempWorkspace } from "../helpers/workspace.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 /** The hand-written stdio server of the bad-input and lifecycle tests. */
@@ -23,14 +23,14 @@ export function everything(extra: Record<string, unknown> = {}): Record<string, 
 
 /** Temporary workspaces, removed by cleanup(). */
 export function workspaces(): { make(): { root: string; cacheDir: string }; cleanup(): void } {
-  const dirs: string[] = [];
+  const made: TempWorkspace[] = [];
   return {
     make() {
-      const root = mkdtempSync(join(tmpdir(), "prx-mcp-"));
-      dirs.push(root);
-      return { root, cacheDir: join(root, "cache") };
+      const ws = tempWorkspace(undefined, { prefix: "prx-mcp-" });
+      made.push(ws);
+      return { root: ws.dir, cacheDir: join(ws.dir, "cache") };
     },
-    cleanup: () => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })),
+    cleanup: () => made.splice(0).forEach((ws) => ws.cleanup()),
   };
 }
 
@@ -53,15 +53,6 @@ export async function captureLog<T>(run: (lines: string[]) => Promise<T>): Promi
   } finally {
     setLogSink(sink);
     setLogLevel(level);
-  }
-}
-
-/** Wait for a condition the code under test brings about on its own (a restart, a notification). */
-export async function until(condition: () => boolean, what: string, limitMs = 20_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
   }
 }
 

@@ -9,7 +9,8 @@ import { McpConfigSchema } from "../../src/config/mcp.ts";
 import { McpManager as Manager } from "../../src/mcp/manager.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
 import { startHttpServer, type TestHttpServer } from "./fixtures/http-server.ts";
-import { EVERYTHING, toolContext, until, workspaces } from "./helpers.ts";
+import { EVERYTHING, toolContext, workspaces } from "./helpers.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 setDefaultTimeout(60_000);
 
@@ -63,7 +64,7 @@ describe("Streamable HTTP", () => {
     const { handle, registry, call } = open({ url: server.url });
     await handle.listTools();
     expect((await call("mcp__web__add_tool", { name: "late" })).output).toBe("added");
-    await until(() => registry.names().includes("mcp__web__late"), "the changed tool list");
+    await waitFor(() => registry.names().includes("mcp__web__late"), "the changed tool list");
     expect((await call("mcp__web__late")).output).toBe("ran late");
   });
 
@@ -83,7 +84,7 @@ describe("Streamable HTTP", () => {
     const { handle, call } = open({ url: own.url });
     await handle.listTools();
     const pending = call("mcp__web__slow", { ms: 3_000 });
-    await until(() => own.sessions() === 1, "the session");
+    await waitFor(() => own.sessions() === 1, "the session");
     await Bun.sleep(50); // the call is on its way
     await own.stop();
     const failed = await pending;
@@ -92,7 +93,7 @@ describe("Streamable HTTP", () => {
     expect(failed.error).toMatch(/prx restarts it in \d+ ms; call the tool again/);
     const back = startHttpServer(port);
     try {
-      await until(() => handle.state === "ready", "the reconnection");
+      await waitFor(() => handle.state === "ready", "the reconnection");
       expect(handle.restarts).toBeGreaterThanOrEqual(1);
       expect((await call("mcp__web__echo", { text: "reconnected" })).output).toBe("reconnected");
     } finally {
@@ -114,7 +115,7 @@ describe("Streamable HTTP", () => {
     await handle.listTools();
     const before = server.sessions();
     await manager.close();
-    await until(() => server.sessions() < before, "the session to end");
+    await waitFor(() => server.sessions() < before, "the session to end");
     expect(server.sessions()).toBe(before - 1);
   });
 });

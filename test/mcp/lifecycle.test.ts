@@ -9,7 +9,8 @@ import { isPrxError } from "../../src/core/errors.ts";
 import { MCP_KILL_GRACE_MS, MCP_STDERR_LINE_MAX_BYTES, MCP_STDERR_TAIL_LINES } from "../../src/mcp/limits.ts";
 import type { McpManager } from "../../src/mcp/manager.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
-import { alive, captureLog, fixture, managerFor, toolContext, until, workspaces } from "./helpers.ts";
+import { alive, captureLog, fixture, managerFor, toolContext, workspaces } from "./helpers.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 setDefaultTimeout(60_000);
 
@@ -53,7 +54,7 @@ describe("starting", () => {
   test("a server never read is started once in the background; listing does not wait for it", async () => {
     const { manager, registry } = open({ fx: fixture() });
     expect(registry.specs()).toEqual([]);
-    await until(() => registry.names().includes("mcp__fx__echo"), "the background discovery");
+    await waitFor(() => registry.names().includes("mcp__fx__echo"), "the background discovery");
     expect(manager.handle("fx").toolsFrom).toBe("server");
   });
 
@@ -102,7 +103,7 @@ describe("running", () => {
     expect(crashed.success).toBe(false);
     expect(crashed.error).toContain('MCP server "fx" stopped during tool "crash": it stopped: it exited with code 3');
     expect(crashed.error).toMatch(/prx restarts it in \d+ ms; call the tool again/);
-    await until(() => handle.state === "ready", "the restart");
+    await waitFor(() => handle.state === "ready", "the restart");
     expect(handle.restarts).toBe(1);
     expect(handle.pid).not.toBe(pid);
     expect((await call("mcp__fx__echo", { text: "after the crash" })).output).toBe("after the crash");
@@ -114,7 +115,7 @@ describe("running", () => {
     const pid = manager.handle("fx").pid;
     const before = registry.specs();
     expect((await call("mcp__fx__add_tool", { name: "fresh" })).output).toBe("added");
-    await until(() => registry.names().includes("mcp__fx__fresh"), "the changed tool list");
+    await waitFor(() => registry.names().includes("mcp__fx__fresh"), "the changed tool list");
     expect(registry.specs()).not.toBe(before);
     expect(manager.handle("fx").pid).toBe(pid);
     expect((await call("mcp__fx__fresh")).output).toBe("ran fresh");
@@ -124,7 +125,7 @@ describe("running", () => {
     await captureLog(async (lines) => {
       const { manager } = open({ chatty: fixture(["--stderr-lines", "2"]) });
       await manager.handle("chatty").listTools();
-      await until(() => lines.some((l) => l.includes("fixture stderr line 2")), "the stderr lines");
+      await waitFor(() => lines.some((l) => l.includes("fixture stderr line 2")), "the stderr lines");
       expect(lines.find((l) => l.includes("fixture stderr line 1"))).toContain("INFO  [mcp.chatty] fixture stderr line 1");
     });
   });
@@ -138,7 +139,7 @@ describe("stderr", () => {
         over: fixture(["--stderr-line-bytes", String(MCP_STDERR_LINE_MAX_BYTES + 1)]),
       });
       await Promise.all([manager.handle("fits").listTools(), manager.handle("over").listTools()]);
-      await until(() => lines.some((l) => l.includes("[mcp.over] <a stderr line")), "the note about the long line");
+      await waitFor(() => lines.some((l) => l.includes("[mcp.over] <a stderr line")), "the note about the long line");
       expect(lines.find((l) => l.includes("[mcp.fits] e"))).toEndWith(`[mcp.fits] ${"e".repeat(MCP_STDERR_LINE_MAX_BYTES)}`);
       expect(lines.find((l) => l.includes("[mcp.over]") && l.includes("stderr line"))).toEndWith(
         `[mcp.over] <a stderr line of ${MCP_STDERR_LINE_MAX_BYTES + 1} bytes, over ${MCP_STDERR_LINE_MAX_BYTES}, left out>`,
@@ -174,7 +175,7 @@ describe("closing", () => {
     expect(alive(child)).toBe(true);
     await manager.close();
     expect(alive(pid)).toBe(false);
-    await until(() => !alive(child), "the server's child to be gone");
+    await waitFor(() => !alive(child), "the server's child to be gone");
     expect(handle.state).toBe("closed");
   });
 
@@ -192,7 +193,7 @@ describe("closing", () => {
     const slow = fixture(["--initialize-delay", "600000", "--starts-file", file], { startup_timeout_ms: 600_000 });
     const { manager, registry } = open({ slow }, workspace);
     registry.specs(); // starts the background discovery
-    await until(() => starts(file) === 1, "the server process to start");
+    await waitFor(() => starts(file) === 1, "the server process to start");
     const pid = Number(readFileSync(file, "utf8").trim());
     expect(manager.handle("slow").state).toBe("starting");
     await manager.close();

@@ -8,7 +8,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { cpSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { BINARY, ensureBinary, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { BINARY, ensureBinary, runPrx } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { ROOT } from "./helpers.ts";
 

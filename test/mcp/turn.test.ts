@@ -8,7 +8,8 @@ import { ConfigSchema } from "../../src/config/schema.ts";
 import type { EventPublisher } from "../../src/core/events.ts";
 import { mcpClientExtension } from "../../src/mcp/extension.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
-import { fixture, until, workspaces } from "./helpers.ts";
+import { fixture, workspaces } from "./helpers.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 setDefaultTimeout(60_000);
 
@@ -82,7 +83,7 @@ test("a server that cannot start blocks no turn; a turn calling it gets an error
   expect(failed.error).toContain(`tool mcp__fx__echo failed: MCP server "fx" needs ${TOKEN_VARIABLE} in prx's environment`);
   expect(failed.error).toContain(`hint: export ${TOKEN_VARIABLE}=... before starting prx`);
   expect(result.text).toStartWith("tool said: error:");
-  await until(() => manager.handle("fx").state === "failed", "the failed start to be recorded");
+  await waitFor(() => manager.handle("fx").state === "failed", "the failed start to be recorded");
 });
 
 test("with no MCP server configured the extension adds nothing", async () => {

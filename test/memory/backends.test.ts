@@ -2,16 +2,16 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { closeDatabase, openDatabase } from "../../src/core/database.ts";
+import { openSqliteStorage } from "../../src/storage/index.ts";
 import { PrxError } from "../../src/core/errors.ts";
 import { createMemoryBackend, NoneMemory, type MemoryBackend } from "../../src/memory/index.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "prx-memory-"));
 const path = join(dir, "prx.db");
-const db = openDatabase(path);
+const storage = openSqliteStorage(path);
 
 afterAll(() => {
-  closeDatabase(path);
+  void storage.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -39,17 +39,17 @@ describe("none backend", () => {
 
 describe("createMemoryBackend", () => {
   test("sqlite and none", async () => {
-    const sqlite = createMemoryBackend("sqlite", db);
+    const sqlite = createMemoryBackend("sqlite", storage);
     expect(sqlite.name).toBe("sqlite");
     await sqlite.store("k", "value", "core");
     expect(await sqlite.count()).toBe(1);
-    expect(createMemoryBackend("none", db).name).toBe("none");
+    expect(createMemoryBackend("none", storage).name).toBe("none");
   });
 
   test("wasm:<name> is delegated to the external resolver", () => {
     const fake: MemoryBackend = new NoneMemory();
     const asked: string[] = [];
-    const resolved = createMemoryBackend("wasm:kv", db, (name) => {
+    const resolved = createMemoryBackend("wasm:kv", storage, (name) => {
       asked.push(name);
       return name === "kv" ? fake : undefined;
     });
@@ -59,15 +59,15 @@ describe("createMemoryBackend", () => {
 
   test("a missing wasm backend is a MEMORY error listing what exists", () => {
     const resolver = Object.assign(() => undefined, { names: () => ["kv"] });
-    const error = thrown(() => createMemoryBackend("wasm:nope", db, resolver));
+    const error = thrown(() => createMemoryBackend("wasm:nope", storage, resolver));
     expect(error.code).toBe("MEMORY");
     expect(error.message).toContain("wasm:nope");
     expect(error.hint).toContain("sqlite, postgres, none, wasm:kv");
-    expect(thrown(() => createMemoryBackend("wasm:nope", db)).code).toBe("MEMORY");
+    expect(thrown(() => createMemoryBackend("wasm:nope", storage)).code).toBe("MEMORY");
   });
 
   test("an unknown name is a MEMORY error", () => {
-    const error = thrown(() => createMemoryBackend("redis", db));
+    const error = thrown(() => createMemoryBackend("redis", storage));
     expect(error.code).toBe("MEMORY");
     expect(error.hint).toContain("sqlite");
   });

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { startFakeOpenAI, type FakeOpenAIServer } from "../fakes/openai-server.ts";
-import { runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { runPrx } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 import { startPglite, type PgliteServer } from "../helpers/pglite-server.ts";
 
 setDefaultTimeout(120_000);

@@ -11,7 +11,7 @@ import { PG_MIGRATIONS, pgStorage } from "../../src/storage/postgres/index.ts";
 import { startFakeOpenAI, type FakeOpenAIServer } from "../fakes/openai-server.ts";
 import { fakeMemoryEmbedder } from "../helpers/fake-embedder.ts";
 import { startPglite, type PgliteServer } from "../helpers/pglite-server.ts";
-import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
+import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 
 setDefaultTimeout(60_000);
 let fake: FakeOpenAIServer;
@@ -59,8 +59,9 @@ test(`an HNSW index up to ${MEMORY_VECTOR_INDEX_MAX_DIMENSIONS} dimensions, an e
   expect(hnswIndexSql(0)).toBeNull();
 });
 
-test("a server without pgvector: no vector migration, no pending one, memory with embeddings recalls by full-text search", async () => {
-  if (!(await postgresAvailable())) return;
+const testWithPostgres = await testNeeding("postgres");
+
+testWithPostgres("a server without pgvector: no vector migration, no pending one, memory with embeddings recalls by full-text search", async () => {
   const schema = uniqueSchema("novector");
   const opened = await Promise.all([0, 1].map(() => pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 })));
   try {

@@ -7,17 +7,19 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { isPrxError } from "../../src/core/errors.ts";
 import { MEMORY_MAX_KEY_BYTES, MEMORY_MAX_RECALL_LIMIT, SqliteMemory, type MemoryRecord } from "../../src/memory/index.ts";
 import { PgMemory } from "../../src/memory/postgres.ts";
+import { SqliteMemoryStore } from "../../src/storage/sqlite/memory.ts";
 import { detectVectorSupport } from "../../src/memory/postgres-vector.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { CUTOFF, scoreCorpus, storeCorpus } from "../helpers/recall-corpus.ts";
-import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
+import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 
 const schema = uniqueSchema("memory");
 let storage: PgStorage | null = null;
 let memory: PgMemory;
+const testWithPostgres = await testNeeding("postgres");
 
 beforeAll(async () => {
-  if (!(await postgresAvailable())) return;
+  if (testWithPostgres !== test) return;
   storage = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 4 });
   memory = new PgMemory(storage.sql);
 });
@@ -29,7 +31,7 @@ beforeEach(async () => {
   await storage?.sql.unsafe("DELETE FROM memories");
 });
 
-const it = (name: string, body: () => Promise<void>) => test(name, async () => void (storage && (await body())));
+const it = (name: string, body: () => Promise<void>) => testWithPostgres(name, body);
 
 async function rejectsWith(promise: Promise<unknown>, code: string): Promise<void> {
   let caught: unknown;
@@ -123,7 +125,7 @@ describe("PgMemory", () => {
 describe("recall corpus on PostgreSQL", () => {
   it(`ranks the 200 notes like the SQLite path: the same top ${CUTOFF} for at least 95 % of the queries, scores within 2 points`, async () => {
     const db = new Database(":memory:");
-    const lite = new SqliteMemory(db);
+    const lite = new SqliteMemory(new SqliteMemoryStore(db));
     await storeCorpus(lite);
     await storeCorpus(memory);
     const recall = (m: SqliteMemory | PgMemory) => async (q: string) =>

@@ -3,16 +3,18 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { closeDatabase, openDatabase } from "../../src/core/database.ts";
+import { openSqliteDatabase, openSqliteStorage } from "../../src/storage/index.ts";
+import { SqliteMemoryStore } from "../../src/storage/sqlite/memory.ts";
 import { PRIVATE_CATEGORY, SqliteMemory } from "../../src/memory/index.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "prx-private-"));
 const path = join(dir, "prx.db");
-const db = openDatabase(path);
-const memory = new SqliteMemory(db);
+const storage = openSqliteStorage(path);
+const db = storage.db;
+const memory = new SqliteMemory(storage.memory);
 
 afterAll(() => {
-  closeDatabase(path);
+  void storage.close();
   rmSync(dir, { recursive: true, force: true });
 });
 beforeEach(() => db.exec("DELETE FROM memories"));
@@ -60,17 +62,17 @@ describe("memory schema migration", () => {
       INSERT INTO memories VALUES (1, 'mem_1', 'tz', 'lives in Lisbon', 'profile', NULL, '2025-01-01T00:00:00.000Z',
         '2025-01-01T00:00:00.000Z');`);
     old.close();
-    const db2 = openDatabase(oldPath);
+    const db2 = openSqliteDatabase(oldPath);
     try {
-      const migrated = new SqliteMemory(db2);
+      const migrated = new SqliteMemory(new SqliteMemoryStore(db2));
       expect((await migrated.get("tz"))?.private).toBe(false);
       expect((await migrated.recall("Lisbon", 5)).map((e) => e.key)).toEqual(["tz"]);
       await migrated.store("pin", "alarm code 4821", "home", null, { private: true });
       expect((await migrated.get("pin"))?.private).toBe(true);
       // opening it again (another process, a restart) finds it migrated
-      expect(() => new SqliteMemory(new Database(oldPath, { strict: true }))).not.toThrow();
+      expect(() => new SqliteMemory(new SqliteMemoryStore(new Database(oldPath, { strict: true })))).not.toThrow();
     } finally {
-      closeDatabase(oldPath);
+      db2.close();
     }
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { closeDatabase, openDatabase } from "../../src/core/database.ts";
+import { openSqliteStorage } from "../../src/storage/index.ts";
 import {
   MEMORY_COMMON_TERM_MIN_ENTRIES,
   MEMORY_COMMON_TERM_SHARE,
@@ -17,12 +17,13 @@ import { corpusQueries, scoreCorpus, storeCorpus } from "../helpers/recall-corpu
 
 const dir = mkdtempSync(join(tmpdir(), "prx-relevance-"));
 const path = join(dir, "prx.db");
-const db = openDatabase(path);
-const memory = new SqliteMemory(db);
+const storage = openSqliteStorage(path);
+const db = storage.db;
+const memory = new SqliteMemory(storage.memory);
 const keys = async (query: string, limit = 10) => (await memory.recall(query, limit)).map((e) => e.key);
 
 afterAll(() => {
-  closeDatabase(path);
+  void storage.close();
   rmSync(dir, { recursive: true, force: true });
 });
 beforeEach(() => db.exec("DELETE FROM memories"));

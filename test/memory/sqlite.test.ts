@@ -2,7 +2,7 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { closeDatabase, openDatabase } from "../../src/core/database.ts";
+import { openSqliteStorage } from "../../src/storage/index.ts";
 import { isPrxError } from "../../src/core/errors.ts";
 import {
   MEMORY_MAX_CONTENT_BYTES,
@@ -15,11 +15,12 @@ import {
 
 const dir = mkdtempSync(join(tmpdir(), "prx-memory-"));
 const path = join(dir, "prx.db");
-const db = openDatabase(path);
-const memory = new SqliteMemory(db);
+const storage = openSqliteStorage(path);
+const db = storage.db;
+const memory = new SqliteMemory(storage.memory);
 
 afterAll(() => {
-  closeDatabase(path);
+  void storage.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

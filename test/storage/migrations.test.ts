@@ -4,23 +4,23 @@
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { closeDatabase, openDatabase } from "../../src/core/database.ts";
 import { openWorkspace } from "../../src/core/workspace.ts";
 import { SqliteMemory } from "../../src/memory/index.ts";
-import { sqliteStorage } from "../../src/storage/index.ts";
+import { openSqliteStorage } from "../../src/storage/index.ts";
 import { PG_MIGRATIONS, pgStorage } from "../../src/storage/postgres/index.ts";
 import { vectorOffered } from "../../src/storage/postgres/migration-vector.ts";
-import { ensureBinary, runPrx, tempWorkspace } from "../helpers/binary.ts";
-import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
+import { ensureBinary, runPrx } from "../helpers/binary.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 
 setDefaultTimeout(60_000);
+const testWithPostgres = await testNeeding("postgres");
 const schemas: string[] = [];
 afterAll(async () => {
-  if (await postgresAvailable()) for (const s of schemas) await dropSchema(s);
+  for (const s of schemas) await dropSchema(s);
 });
 
-test("replicas starting at once migrate once: every version is applied by exactly one of them", async () => {
-  if (!(await postgresAvailable())) return;
+testWithPostgres("replicas starting at once migrate once: every version is applied by exactly one of them", async () => {
   const schema = uniqueSchema("race");
   schemas.push(schema);
   const opened = await Promise.all(
@@ -35,16 +35,14 @@ test("replicas starting at once migrate once: every version is applied by exactl
   await Promise.all(opened.map((s) => s.close()));
 });
 
-test("prx storage copy --from sqlite --to postgres moves a workspace; a second copy inserts nothing", async () => {
-  if (!(await postgresAvailable())) return;
+testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace; a second copy inserts nothing", async () => {
   await ensureBinary();
   const schema = uniqueSchema("copy");
   schemas.push(schema);
   const ws = tempWorkspace(`[storage]\nbackend = "sqlite"\nschema = "${schema}"\n`);
   try {
     const dbPath = openWorkspace(ws.dir).dbPath;
-    const db = openDatabase(dbPath);
-    const lite = sqliteStorage(db);
+    const lite = openSqliteStorage(dbPath);
     lite.sessions.ensure("s1", "cli");
     lite.sessions.append("s1", [
       { role: "user", content: "hello there" },
@@ -52,9 +50,9 @@ test("prx storage copy --from sqlite --to postgres moves a workspace; a second c
     ]);
     const { token } = lite.tokens.create("laptop");
     lite.pluginKv.set("p", "k", new Uint8Array([7]), 1024);
-    const memory = new SqliteMemory(db);
+    const memory = new SqliteMemory(lite.memory);
     await memory.store("fav", "my favourite colour is teal", "prefs", null, { private: true });
-    closeDatabase(dbPath);
+    await lite.close();
 
     const env = { DATABASE_URL: TEST_DATABASE_URL };
     const first = await runPrx(["storage", "copy", "--from", "sqlite", "--to", "postgres", "--json", "-w", ws.dir], { env });

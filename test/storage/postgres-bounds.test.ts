@@ -7,16 +7,17 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
 import { TOKEN_CACHE_TTL_MS } from "../../src/storage/index.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
-import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../helpers/servers.ts";
+import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 
 const schema = uniqueSchema("bounds");
 const LEASE_WAIT_MS = 300;
 let now = 1_700_000_000_000;
 let a: PgStorage | null = null;
 let b: PgStorage | null = null;
+const testWithPostgres = await testNeeding("postgres");
 
 beforeAll(async () => {
-  if (!(await postgresAvailable())) return;
+  if (testWithPostgres !== test) return;
   // two processes' worth of stores on one schema
   a = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2, leaseWaitMs: LEASE_WAIT_MS, now: () => now });
   b = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2, leaseWaitMs: LEASE_WAIT_MS, now: () => now });
@@ -27,7 +28,7 @@ afterAll(async () => {
   if (a) await dropSchema(schema);
 });
 
-const it = (name: string, body: (a: PgStorage, b: PgStorage) => Promise<void>) => test(name, async () => void (a && b && (await body(a, b))));
+const it = (name: string, body: (a: PgStorage, b: PgStorage) => Promise<void>) => testWithPostgres(name, () => body(a!, b!));
 
 it("one holder per session across processes: the second waits for the first, other sessions do not", async (a, b) => {
   const order: string[] = [];

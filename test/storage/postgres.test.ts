@@ -6,11 +6,7 @@ const schema = uniqueSchema("store");
 
 storeSuite({
   name: "postgres",
-  async open(clock) {
-    if (!(await postgresAvailable())) return null;
-    return pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 4, now: clock });
-  },
-  async cleanup() {
-    if (await postgresAvailable()) await dropSchema(schema);
-  },
+  available: await postgresAvailable(),
+  open: (clock) => pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 4, now: clock }),
+  cleanup: () => dropSchema(schema),
 });

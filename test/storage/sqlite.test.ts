@@ -10,6 +10,7 @@ let db: Database | null = null;
 
 storeSuite({
   name: "sqlite",
+  available: true,
   async open(clock) {
     db = new Database(join(dir, "prx.db"), { create: true, strict: true });
     db.exec("PRAGMA journal_mode = WAL");

@@ -4,13 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
-import { IDEMPOTENCY_KEY_MAX_BYTES, KV_KEY_MAX_BYTES, type Storage } from "../../src/storage/index.ts";
+import { IDEMPOTENCY_KEY_MAX_BYTES, KV_KEY_MAX_BYTES, type BackendStorage as Storage } from "../../src/storage/index.ts";
 import { SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_MAX_CHARS } from "../../src/storage/limits.ts";
 
 export interface SuiteBackend {
   name: string;
-  /** Null when the backend's server is not there (the suite is skipped, see test/helpers/servers.ts). */
-  open(clock: () => number): Promise<Storage | null>;
+  /** False when the backend's server is not there: the suite is skipped (the rule is in test/helpers/servers.ts). */
+  available: boolean;
+  open(clock: () => number): Promise<Storage>;
   cleanup(): Promise<void>;
 }
 
@@ -30,17 +31,13 @@ export function storeSuite(backend: SuiteBackend): void {
   const clock = () => now;
 
   beforeAll(async () => {
-    store = await backend.open(clock);
+    if (backend.available) store = await backend.open(clock);
   });
   afterAll(async () => {
     await store?.close();
-    await backend.cleanup();
+    if (backend.available) await backend.cleanup();
   });
-  const it = (name: string, body: (s: Storage) => Promise<void>) =>
-    test(name, async () => {
-      if (!store) return; // server absent outside CI: said once by the helper
-      await body(store);
-    });
+  const it = (name: string, body: (s: Storage) => Promise<void>) => test.skipIf(!backend.available)(name, () => body(store!));
 
   describe(`${backend.name}: sessions`, () => {
     it("a session is created once, keeps its channel, and is titled by its first user message", async (s) => {
@@ -105,6 +102,16 @@ export function storeSuite(backend: SuiteBackend): void {
       expect(await s.sessions.delete("s-5")).toEqual({ messages: 1 });
       expect(await s.sessions.delete("s-5")).toBeNull();
       expect(await s.sessions.allMessages("s-5")).toEqual([]);
+    });
+
+    it("count follows creation and deletion", async (s) => {
+      const before = await s.sessions.count();
+      await s.sessions.ensure("count-1", "cli");
+      await s.sessions.ensure("count-1", "cli");
+      await s.sessions.ensure("count-2", "cli");
+      expect(await s.sessions.count()).toBe(before + 2);
+      await s.sessions.delete("count-1");
+      expect(await s.sessions.count()).toBe(before + 1);
     });
 
     it("search finds by title or id, case-insensitive, with % and _ taken literally; rename sets a title", async (s) => {

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { closeDatabase, openDatabase } from "../../src/core/database.ts";
+import { openSqliteStorage } from "../../src/storage/index.ts";
 import { MEMORY_MAX_KEY_BYTES, MEMORY_MAX_RECALL_LIMIT, NoneMemory, SqliteMemory } from "../../src/memory/index.ts";
 import type { MemoryBackend } from "../../src/memory/types.ts";
 import { createBuiltinTools, ToolRegistry } from "../../src/tools/index.ts";
@@ -19,11 +19,12 @@ function context(workspace = "/nonexistent", signal: AbortSignal = new AbortCont
 
 const dir = mkdtempSync(join(tmpdir(), "prx-memtools-"));
 const path = join(dir, "prx.db");
-const sqlite = new SqliteMemory(openDatabase(path));
+const storage = openSqliteStorage(path);
+const sqlite = new SqliteMemory(storage.memory);
 let backend: MemoryBackend = sqlite;
 
 afterAll(() => {
-  closeDatabase(path);
+  void storage.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

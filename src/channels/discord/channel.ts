@@ -1,6 +1,6 @@
 import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
-import { withRetries } from "../backoff.ts";
+import { withRetries } from "../send-retries.ts";
 import { DISCORD_MAX_MESSAGE_CHARS, platformLimits, type PlatformLimits } from "../limits.ts";
 import type { Channel, ChannelHealth, ChannelSetup, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { runDiscordGateway } from "./gateway.ts";

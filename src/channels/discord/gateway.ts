@@ -1,6 +1,7 @@
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
-import { Backoff, sleep } from "../backoff.ts";
+import { Backoff, sleep } from "../../core/supervise/index.ts";
+import { PLATFORM_BACKOFF } from "../limits.ts";
 import { DISCORD_INTENTS, FATAL_CLOSE_CODES, GatewayOp, GatewayPayloadSchema, HelloSchema, ReadySchema } from "./wire.ts";
 
 export interface DiscordGatewayOptions {
@@ -31,7 +32,7 @@ interface Session {
  */
 export async function runDiscordGateway(o: DiscordGatewayOptions): Promise<void> {
   let session: Session | null = null;
-  const backoff = new Backoff();
+  const backoff = new Backoff(PLATFORM_BACKOFF);
   const state: SessionState = {
     session: () => session,
     setSession: (s) => void (session = s),

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { errorMessage } from "../../core/errors.ts";
-import { retryAfterMs, sleep } from "../backoff.ts";
+import { sleep } from "../../core/supervise/index.ts";
+import { retryAfterMs } from "../send-retries.ts";
 import { PLATFORM_REQUEST_TIMEOUT_MS } from "../limits.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { RateLimitBodySchema } from "./wire.ts";

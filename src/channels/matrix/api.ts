@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { errorMessage } from "../../core/errors.ts";
-import { retryAfterMs } from "../backoff.ts";
+import { retryAfterMs } from "../send-retries.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { MatrixErrorSchema } from "./wire.ts";
 

@@ -2,8 +2,9 @@ import { z } from "zod";
 import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/ids.ts";
-import { Backoff, sleep, withRetries } from "../backoff.ts";
-import { MATRIX_MAX_MESSAGE_CHARS, MATRIX_TYPING_TIMEOUT_MS, platformLimits, type PlatformLimits } from "../limits.ts";
+import { Backoff, sleep } from "../../core/supervise/index.ts";
+import { MATRIX_MAX_MESSAGE_CHARS, MATRIX_TYPING_TIMEOUT_MS, PLATFORM_BACKOFF, platformLimits, type PlatformLimits } from "../limits.ts";
+import { withRetries } from "../send-retries.ts";
 import type { PlatformError } from "../platform-error.ts";
 import type { Channel, ChannelHealth, ChannelSetup, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { matrixCall } from "./api.ts";
@@ -51,7 +52,7 @@ export class MatrixChannel implements Channel {
   }
 
   private async sync(onMessage: OnMessage): Promise<void> {
-    const backoff = new Backoff();
+    const backoff = new Backoff(PLATFORM_BACKOFF);
     const timeoutMs = this.setup.config.poll_timeout_s * 1000;
     while (!this.stopper.signal.aborted) {
       await this.setup.waitForCapacity?.();

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { errorMessage } from "../../core/errors.ts";
-import { retryAfterMs } from "../backoff.ts";
+import { retryAfterMs } from "../send-retries.ts";
 import { PLATFORM_REQUEST_TIMEOUT_MS } from "../limits.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { SlackEnvelopeSchema } from "./wire.ts";

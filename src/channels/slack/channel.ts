@@ -1,6 +1,6 @@
 import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
-import { withRetries } from "../backoff.ts";
+import { withRetries } from "../send-retries.ts";
 import { CHANNEL_MAX_HTTP_BODY_BYTES, platformLimits, SLACK_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
 import { verifySlackSignature } from "../signature.ts";
 import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, InboundMessage, OnMessage, OutboundReply } from "../types.ts";

@@ -1,6 +1,7 @@
 import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
-import { Backoff, sleep } from "../backoff.ts";
+import { Backoff, sleep } from "../../core/supervise/index.ts";
+import { PLATFORM_BACKOFF } from "../limits.ts";
 import { SlackSocketFrameSchema } from "./wire.ts";
 
 export interface SlackSocketOptions {
@@ -20,7 +21,7 @@ export interface SlackSocketOptions {
  * when connecting fails.
  */
 export async function runSlackSocket(o: SlackSocketOptions): Promise<void> {
-  const backoff = new Backoff();
+  const backoff = new Backoff(PLATFORM_BACKOFF);
   while (!o.signal.aborted) {
     let url: string;
     try {

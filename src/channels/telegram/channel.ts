@@ -1,8 +1,9 @@
 import { constantTimeEqual } from "../../core/constant-time.ts";
 import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
-import { Backoff, sleep, withRetries } from "../backoff.ts";
-import { platformLimits, TELEGRAM_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
+import { Backoff, sleep } from "../../core/supervise/index.ts";
+import { PLATFORM_BACKOFF, platformLimits, TELEGRAM_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
+import { withRetries } from "../send-retries.ts";
 import { PlatformError } from "../platform-error.ts";
 import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { TELEGRAM_DEFAULT_API, TelegramApi } from "./api.ts";
@@ -100,7 +101,7 @@ export class TelegramChannel implements Channel {
   }
 
   private async poll(): Promise<void> {
-    const backoff = new Backoff();
+    const backoff = new Backoff(PLATFORM_BACKOFF);
     const timeoutS = this.setup.config.poll_timeout_s;
     while (!this.stopper.signal.aborted) {
       await this.setup.waitForCapacity?.();

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
-import { withRetries } from "../backoff.ts";
+import { withRetries } from "../send-retries.ts";
 import { CHANNEL_MAX_HTTP_BODY_BYTES, platformLimits, WEBHOOK_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { signPrx, verifyPrxSignature } from "../signature.ts";

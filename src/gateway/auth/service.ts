@@ -1,10 +1,8 @@
-import type { Database } from "bun:sqlite";
 import { then, type Awaitable } from "../../core/awaitable.ts";
 import { PrxError } from "../../core/errors.ts";
-import type { TokenStore as TokenStoreApi } from "../../storage/types.ts";
+import type { TokenRecord, TokenStore } from "../../storage/types.ts";
 import { BEARER_MAX_CHARS } from "../limits.ts";
 import { PairingGate, type PairingAttempt } from "./pairing.ts";
-import { TokenStore, type TokenRecord } from "./tokens.ts";
 
 /**
  * Who made a request: a bearer token, or nobody when pairing is off.
@@ -24,10 +22,9 @@ export interface PairingGateApi {
   attempt(client: string, presented: string): Awaitable<PairingAttempt>;
 }
 
-export interface AuthOptions<T extends TokenStoreApi = TokenStore, P extends PairingGateApi = PairingGate> {
-  db: Database;
-  /** Where tokens live (default: the workspace SQLite database `db`); PostgreSQL shares them across replicas. */
-  tokens?: T;
+export interface AuthOptions<T extends TokenStore = TokenStore, P extends PairingGateApi = PairingGate> {
+  /** Where tokens live: the workspace storage's token store (PostgreSQL shares them across replicas). */
+  tokens: T;
   /** The pairing code and lockouts (default: this process's PairingGate); Redis shares them across replicas. */
   pairing?: P;
   /** `gateway.require_pairing`; when false every request is accepted as OPEN_CREDENTIAL. */
@@ -37,14 +34,14 @@ export interface AuthOptions<T extends TokenStoreApi = TokenStore, P extends Pai
 }
 
 /** Bearer auth and pairing; typed by its stores, so callers holding the SQLite ones keep their synchronous calls. */
-export class AuthService<T extends TokenStoreApi = TokenStore, P extends PairingGateApi = PairingGate> {
+export class AuthService<T extends TokenStore = TokenStore, P extends PairingGateApi = PairingGate> {
   readonly tokens: T;
   readonly pairing: P;
   readonly required: boolean;
 
   constructor(options: AuthOptions<T, P>) {
     this.required = options.required;
-    this.tokens = options.tokens ?? (new TokenStore(options.db, options.now) as unknown as T);
+    this.tokens = options.tokens;
     this.pairing = options.pairing ?? (new PairingGate(options.pairingCodeTtlMs, options.now) as unknown as P);
   }
 

@@ -5,7 +5,7 @@ import type { GatewayContext } from "../context.ts";
 import { jsonResponse } from "../errors.ts";
 import { runGatewayTurn } from "../turns.ts";
 import { toClientTools, toTurnMessages } from "./convert.ts";
-import { modelNotFound } from "./models.ts";
+import { requestedModel } from "./models.ts";
 import type { ChatCompletion, ChatCompletionRequest } from "./schemas.ts";
 import { streamCompletion } from "./stream.ts";
 
@@ -35,8 +35,7 @@ export function answerOf(result: TurnResult): Pick<ChatCompletion["choices"][num
  * call (finish_reason "tool_calls") and the client's follow-up with tool messages continues the conversation.
  */
 export async function chatCompletions(gw: GatewayContext, body: ChatCompletionRequest, signal: AbortSignal): Promise<Response> {
-  const selection = gw.models.select(body.model);
-  if (!selection) throw modelNotFound(body.model);
+  const requested = requestedModel(gw.models, body.model);
   const { history, text, continuation } = toTurnMessages(body.messages);
   const clientTools = body.tools?.length ? toClientTools(body.tools, gw.host.tools.specs()) : undefined;
   const input: Omit<TurnInput, "signal" | "observer"> = {
@@ -48,12 +47,11 @@ export async function chatCompletions(gw: GatewayContext, body: ChatCompletionRe
     ...(clientTools ? { clientTools } : {}),
     ...(body.tool_choice === "none" ? { toolChoice: "none" as const } : {}),
     ...(body.user ? { userId: body.user } : {}),
-    ...(selection.provider ? { provider: selection.provider } : {}),
-    ...(selection.model ? { model: selection.model } : {}),
+    ...requested.turn,
   };
   const id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
   const created = Math.floor(gw.now() / 1000);
-  const model = selection.reported;
+  const model = requested.reported;
 
   if (body.stream) {
     const includeUsage = body.stream_options?.include_usage === true;

@@ -79,3 +79,17 @@ export function modelNotFound(requested: string): PrxError {
     hint: "GET /v1/models lists the models this gateway serves; [gateway] model_aliases maps other names to them",
   });
 }
+
+/**
+ * The model a request names, as a turn asks for it: the provider and model the turn's plan resolves (none: the
+ * configured default), and the name reported back. Throws the OpenAI API's 404 for a model this gateway does not serve.
+ */
+export function requestedModel(table: ModelTable, requested: string): { reported: string; turn: { provider?: string; model?: string } } {
+  const selection = table.select(requested);
+  if (!selection) throw modelNotFound(requested);
+  const turn = {
+    ...(selection.provider ? { provider: selection.provider } : {}),
+    ...(selection.model ? { model: selection.model } : {}),
+  };
+  return { reported: selection.reported, turn };
+}

@@ -29,7 +29,7 @@ export function streamCompletion(
   input: Omit<TurnInput, "signal" | "observer">,
   meta: StreamMeta,
 ): Response {
-  preflight(gw, input);
+  const plan = preflight(gw, input);
   const { id, created, model, includeUsage } = meta;
   const chunk = (delta: Delta, finish: Finish = null): ChatCompletionChunk => ({
     id,
@@ -56,7 +56,7 @@ export function streamCompletion(
             sse.send(null, chunk({ content: text }));
           },
         },
-      });
+      }, { plan });
       const calls = result.clientToolCalls ?? [];
       calls.forEach((call, index) => {
         const named = { index, id: call.id, type: "function" as const, function: { name: call.name, arguments: "" } };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ErrorBodySchema } from "../errors.ts";
+import { jsonSchema } from "../json-schema.ts";
 
 type Schema = z.ZodType;
 type ResponseDoc = Schema | { description: string; schema?: Schema; contentType?: string };
@@ -11,9 +12,10 @@ export interface RouteDoc {
   responses: Record<number, ResponseDoc>;
   /** Statuses answered with the standard error body. */
   errors?: number[];
-  /** Public routes set this to false; everything else needs a bearer token. */
-  auth?: boolean;
 }
+
+/** The bearer token requirement of every route that is not declared `auth: false` (see middleware/bearer-auth.ts). */
+export const BEARER_SECURITY = [{ bearer: [] }];
 
 const ERROR_TEXT: Record<number, string> = {
   400: "bad request (malformed JSON, invalid fields)",
@@ -29,35 +31,18 @@ const ERROR_TEXT: Record<number, string> = {
   503: "not ready or shutting down",
 };
 
-/** A zod schema as OpenAPI 3.0 JSON Schema. */
-export function jsonSchema(schema: Schema): unknown {
-  return z.toJSONSchema(schema, { target: "openapi-3.0", io: "output", unrepresentable: "any" });
-}
-
-const beforeDocs: Array<() => Promise<unknown>> = [];
-
-/** A module some route docs take their schemas from, loaded lazily: the OpenAPI document waits for it. */
-export function loadBeforeDocs(load: () => Promise<unknown>): void {
-  beforeDocs.push(load);
-}
-
-/** Resolves once every module registered with loadBeforeDocs is loaded. */
-export async function docsReady(): Promise<void> {
-  await Promise.all(beforeDocs.map((load) => load()));
-}
-
 /**
- * OpenAPI `detail` for a route: summary, tags, security and responses (the request body is documented from the
- * route's own `body` schema, openapi/document.ts). The JSON Schema conversion runs only when the document is
- * requested (getters), so building the app stays cheap.
+ * OpenAPI `detail` for a route: summary, tags, security and responses (the request body and query are documented
+ * from the route's own schemas). A route declared `auth: false` drops the security requirement (its macro merges
+ * `security: undefined` into this detail), and with it the 401 and 429 answers. The JSON Schema conversion runs only
+ * when the document is requested (a getter), so building the app stays cheap.
  */
 export function doc(route: RouteDoc): Record<string, unknown> {
-  const auth = route.auth ?? true;
   const detail: Record<string, unknown> = {
     summary: route.summary,
     tags: route.tags,
     ...(route.description ? { description: route.description } : {}),
-    ...(auth ? { security: [{ bearer: [] }] } : {}),
+    security: BEARER_SECURITY,
   };
   Object.defineProperty(detail, "responses", {
     enumerable: true,
@@ -71,7 +56,7 @@ export function doc(route: RouteDoc): Record<string, unknown> {
           ...(entry.schema ? { content: { [type]: { schema: jsonSchema(entry.schema) } } } : {}),
         };
       }
-      const errors = new Set([...(route.errors ?? []), ...(auth ? [401, 429] : [])]);
+      const errors = new Set([...(route.errors ?? []), ...(detail.security ? [401, 429] : [])]);
       for (const status of errors) {
         out[status] = {
           description: ERROR_TEXT[status] ?? "error",

@@ -110,10 +110,10 @@ export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMo
           return new Response(answer.body, { status: answer.status, headers: { "content-type": "application/json; charset=utf-8", ...answer.headers } });
         },
         {
+          auth: false,
           detail: doc({
             summary: "Inbound platform requests of a channel (webhook, Slack Events API, Telegram webhook); authenticated by the platform's signature",
             tags: ["channels"],
-            auth: false,
             responses: { 200: { description: "the channel's answer (the reply, for a synchronous webhook)" } },
             errors: [401, 404, 413, 503],
           }),

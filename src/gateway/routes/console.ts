@@ -16,9 +16,11 @@ export function consoleRoutes(app: GatewayElysia, _gw: GatewayContext): void {
     throw error;
   }));
   app.get("/", async () => (await load()).page(), {
-    detail: doc({ summary: "The web console", tags, auth: false, responses: { 200: { description: "HTML page", contentType: "text/html" } } }),
+    auth: false,
+    detail: doc({ summary: "The web console", tags, responses: { 200: { description: "HTML page", contentType: "text/html" } } }),
   });
   app.get("/console/:name", async ({ params }) => (await load()).asset(params.name), {
-    detail: doc({ summary: "A file of the web console (named by content hash)", tags, auth: false, responses: { 200: { description: "JavaScript or CSS" } }, errors: [404] }),
+    auth: false,
+    detail: doc({ summary: "A file of the web console (named by content hash)", tags, responses: { 200: { description: "JavaScript or CSS" } }, errors: [404] }),
   });
 }

@@ -9,6 +9,7 @@ export function healthRoutes(app: GatewayElysia, gw: GatewayContext): void {
     "/health",
     async () => healthResponse(await readiness(gw)),
     {
+      auth: false,
       detail: doc({
         summary: "Readiness: 200 when every check passes, else 503",
         description:
@@ -18,7 +19,6 @@ export function healthRoutes(app: GatewayElysia, gw: GatewayContext): void {
           "runtime start is 503; one plugin in error is reported, not 503); `channels` when " +
           "channels are enabled (a channel process in a crash loop is 503).",
         tags: ["system"],
-        auth: false,
         responses: { 200: HealthSchema, 503: { description: "not ready", schema: HealthSchema } },
       }),
     },

@@ -14,13 +14,13 @@ export function pairRoutes(app: GatewayElysia, gw: GatewayContext): void {
       return jsonResponse({ token, id: record.id });
     },
     {
+      auth: false,
       detail: doc({
         summary: "Exchange the one-time pairing code (header X-Pairing-Code) for a bearer token",
         description:
           "The gateway prints a 6-digit code at start when no token exists. The code works once; " +
           "5 wrong codes from one client lock it out for 5 minutes.",
         tags: ["auth"],
-        auth: false,
         responses: { 200: PairResponseSchema },
         errors: [401, 403, 409, 429],
       }),

@@ -57,7 +57,9 @@ function reloadOptions(api: PluginModules["api"], request: Request, all: boolean
  */
 export function pluginRoutes(services: () => PluginServices | Promise<PluginServices>): GatewayMount {
   const runtime = async () => (await services()).runtime;
-  return (app: GatewayElysia) => {
+  return (app: GatewayElysia, gw) => {
+    // the response schemas of these routes live in the plugin modules: the document waits for them
+    gw.beforeDocument.push(pluginModules);
     pluginRuntimeRoutes(app, async () => services());
     app
       .get("/api/plugins", async () => jsonResponse((await pluginModules()).api.listPlugins(await runtime())), {

@@ -8,7 +8,7 @@ import { jsonResponse } from "../errors.ts";
 import { SESSION_MESSAGES_MAX, SESSIONS_LIST_MAX } from "../limits.ts";
 import { SessionDeletedSchema, SessionDetailSchema } from "../memory-schemas.ts";
 import { doc } from "../openapi/doc.ts";
-import { modelNotFound } from "../openai/models.ts";
+import { requestedModel } from "../openai/models.ts";
 import { streamTurn, toTurnReply } from "../reply.ts";
 import { routeSchema } from "../route-schema.ts";
 import { MessageBodySchema, SessionListSchema, SessionMessagesSchema, SSE_DESCRIPTION, TurnReplySchema } from "../schemas.ts";
@@ -31,17 +31,6 @@ export function limitFrom(request: Request, max: number): number {
 }
 
 export const MessageBody = routeSchema(MessageBodySchema);
-
-/** The provider and model of a turn that names one (as GET /v1/models lists them); none: the configured default. */
-function modelChoice(gw: GatewayContext, model: string | undefined): { provider?: string; model?: string } {
-  if (model === undefined) return {};
-  const selection = gw.models.select(model);
-  if (!selection) throw modelNotFound(model);
-  return {
-    ...(selection.provider ? { provider: selection.provider } : {}),
-    ...(selection.model ? { model: selection.model } : {}),
-  };
-}
 
 export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.get(
@@ -132,7 +121,8 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
     "/api/sessions/:id/message",
     async ({ request, params, body }) => {
       const id = sessionIdFrom(params.id);
-      const input = { sessionId: id, text: body.message, channel: "gateway", ...modelChoice(gw, body.model) };
+      const model = body.model === undefined ? {} : requestedModel(gw.models, body.model).turn;
+      const input = { sessionId: id, text: body.message, channel: "gateway", ...model };
       if (wantsEventStream(request)) return streamTurn(gw, input);
       const result = await runGatewayTurn(gw, { ...input, signal: request.signal }, { cancellable: true });
       return jsonResponse(toTurnReply(result));

@@ -8,7 +8,7 @@ import { StatusSchema, type Status } from "../schemas.ts";
 export async function gatewayStatus(gw: GatewayContext): Promise<Status> {
   const host = gw.host;
   const choice = host.resolveModelChoice({});
-  const sessions = host.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM sessions").get()?.n ?? 0;
+  const sessions = await host.sessions.count();
   return {
     version: gw.version,
     uptime_s: Math.max(0, Math.round((gw.now() - gw.startedAt) / 100) / 10),

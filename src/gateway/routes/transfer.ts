@@ -51,8 +51,8 @@ function jsonLines(lines: AsyncIterable<string>, filename: string): Response {
 }
 
 /**
- * The body of an import: like every body it is capped by gateway.max_body_bytes (the pipeline refuses a larger
- * declared length first), and by MEMORY_IMPORT_MAX_BYTES when that is the smaller.
+ * The body of an import: like every body it is capped by gateway.max_body_bytes (the body-limit middleware refuses a
+ * larger declared length first), and by MEMORY_IMPORT_MAX_BYTES when that is the smaller.
  */
 async function readImport(request: Request, maxBodyBytes: number): Promise<Uint8Array> {
   if (maxBodyBytes < MEMORY_IMPORT_MAX_BYTES) return readLimited(request, maxBodyBytes);

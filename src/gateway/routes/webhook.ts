@@ -4,7 +4,7 @@ import { jsonParser } from "../body.ts";
 import type { GatewayContext } from "../context.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { errorBody, jsonResponse, statusOf } from "../errors.ts";
-import { checkIdempotencyKey } from "../idempotency.ts";
+import { checkIdempotencyKey } from "../../storage/idempotency-rules.ts";
 import { IDEMPOTENCY_KEY_MAX_BYTES } from "../limits.ts";
 import { doc } from "../openapi/doc.ts";
 import { routeSchema } from "../route-schema.ts";

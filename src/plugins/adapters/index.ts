@@ -33,12 +33,7 @@ export {
 } from "./tool.ts";
 export { createToolRouter, type ToolAdapterLookup } from "./tool-router.ts";
 export { ADAPTER_TIMEOUT_MARGIN_MS } from "./call.ts";
-export {
-  createMiddlewareAdapter,
-  createPluginMiddlewareRunner,
-  type MiddlewareAdapter,
-  type MiddlewareGenerationSource,
-} from "./middleware.ts";
+export { createMiddlewareAdapter, type MiddlewareAdapter } from "./middleware.ts";
 export { busOf, createHookAdapter, type HookAdapter } from "./hook.ts";
 export { createCronAdapter, cronJobId, type CronAdapter } from "./cron.ts";
 export {

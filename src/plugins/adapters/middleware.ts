@@ -1,6 +1,5 @@
-import type { Envelopes, MiddlewareRunner, Stage, StageOutput } from "../../contracts/envelopes.ts";
+import type { Stage } from "../../contracts/envelopes.ts";
 import { Stages } from "../../contracts/envelopes.ts";
-import type { MiddlewareChain } from "../middleware/chain.ts";
 import type { MiddlewareEntry, MiddlewareOutcome } from "../middleware/types.ts";
 import type { AdapterStatus } from "../status.ts";
 import type { CapabilityRef } from "../types.ts";
@@ -53,30 +52,4 @@ export async function createMiddlewareAdapter(context: AdapterContext): Promise<
     report: reportTo(status),
   };
   return { type: "middleware", plugin: plugin.name, capability, entry };
-}
-
-/** What the runner needs from the runtime. */
-export interface MiddlewareGenerationSource {
-  readonly started: boolean;
-  current(): { middleware: MiddlewareChain; track<T>(fn: () => Promise<T>): Promise<T> };
-}
-
-/**
- * The runner the agent holds for its whole life: every stage resolves the current generation's chain, and the whole
- * chain run counts as one in-flight call on that generation, so a reload never releases instances under it. The
- * chain never throws. `active(stage)` is true when the current generation has middleware for that stage.
- */
-export function createPluginMiddlewareRunner(source: MiddlewareGenerationSource): MiddlewareRunner {
-  return {
-    run<S extends Stage>(stage: S, envelope: Envelopes[S]): Promise<StageOutput<S>> {
-      if (!source.started) return Promise.resolve(envelope);
-      const generation = source.current();
-      const chain = generation.middleware;
-      if (chain.entriesFor(stage).length === 0) return Promise.resolve(envelope);
-      return generation.track(() => chain.run(stage, envelope));
-    },
-    active(stage: Stage): boolean {
-      return source.started && source.current().middleware.entriesFor(stage).length > 0;
-    },
-  };
 }

@@ -9,7 +9,7 @@ import { HooksManager } from "../hooks/manager.ts";
 import type { PluginRuntime } from "../runtime.ts";
 import { busOf } from "./hook.ts";
 import { feedHooksFromBus, type HooksFeed } from "./hooks-feed.ts";
-import { createPluginMiddlewareRunner } from "./middleware.ts";
+import { createPluginMiddlewareRunner } from "../middleware/runner.ts";
 import { StorageProxies, wasmProviders } from "./proxies.ts";
 import { remoteProviders, type CurrentRemotes } from "./remote-proxies.ts";
 import type { StableProviders } from "./stable-providers.ts";
@@ -59,8 +59,7 @@ export function createPluginServices(runtime: PluginRuntime, options: PluginServ
   const bus = busOf(runtime.host.events);
   const current = () => (runtime.started ? runtime.current() : null);
   const cron = new CronScheduler({
-    db: runtime.host.db,
-    ...(runtime.host.storage ? { store: runtime.host.storage.cron } : {}),
+    store: runtime.host.storage.cron,
     bus: runtime.host.events,
     logger: logger.child("cron"),
   });

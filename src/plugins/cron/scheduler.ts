@@ -1,4 +1,3 @@
-import type { Database } from "bun:sqlite";
 import { hostname } from "node:os";
 import type { EventPublisher } from "../../core/events.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
@@ -6,7 +5,6 @@ import { createLogger } from "../../core/logger.ts";
 import type { Logger } from "../../core/logger.ts";
 import { newId } from "../../core/ids.ts";
 import { attempt, eachInOrder, then, type Awaitable } from "../../core/awaitable.ts";
-import { SqliteCronStateStore } from "../../storage/sqlite/cron-state.ts";
 import type { CronStateStore } from "../../storage/types.ts";
 import { CRON_MAX_TIMER_MS, systemClock } from "./clock.ts";
 import { CRON_RUN_LEASE_MS } from "./lease.ts";
@@ -21,9 +19,8 @@ export const CRON_MAX_JOBS = 1024;
 const COALESCE_COUNT_CAP = 1000;
 
 export interface CronSchedulerOptions {
-  db: Database;
-  /** Where slots are claimed (default: the workspace SQLite database); PostgreSQL shares them across hosts. */
-  store?: CronStateStore;
+  /** Where slots are claimed: the workspace's cron state store (PostgreSQL shares them across hosts). */
+  store: CronStateStore;
   /** Who this scheduler is in run leases (default: host, pid and a random part). */
   owner?: string;
   /** Run lease length (CRON_RUN_LEASE_MS). */
@@ -66,7 +63,7 @@ export class CronScheduler {
   private readonly leaseMs: number;
 
   constructor(private readonly options: CronSchedulerOptions) {
-    this.store = options.store ?? new SqliteCronStateStore(options.db);
+    this.store = options.store;
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? createLogger("plugins.cron");
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${newId("cron").slice(5, 13)}`;

@@ -1,7 +1,7 @@
-import { Database } from "bun:sqlite";
 import { nullPublisher } from "../../core/events.ts";
 import { createLogger } from "../../core/logger.ts";
 import type { Workspace } from "../../core/workspace.ts";
+import { openSqliteStorage } from "../../storage/open.ts";
 import { describePlugin, type PluginInfo } from "../api.ts";
 import { isSensitivePermission } from "../permissions.ts";
 import { describeFuel } from "../wasm/inspect.ts";
@@ -20,10 +20,10 @@ export interface PluginCheck {
 }
 
 export async function checkPluginDir(dir: string, workspace: Workspace): Promise<PluginCheck> {
-  const db = new Database(":memory:");
+  const storage = openSqliteStorage(":memory:");
   const loaded = await loadIsolated(dir, {
     workspace,
-    db,
+    storage,
     events: nullPublisher,
     memory: () => null,
     logger: createLogger("plugins.validate"),
@@ -47,6 +47,6 @@ export async function checkPluginDir(dir: string, workspace: Workspace): Promise
     };
   } finally {
     await loaded.release();
-    db.close();
+    await storage.close();
   }
 }

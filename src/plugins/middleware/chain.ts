@@ -56,6 +56,11 @@ export class MiddlewareChain implements MiddlewareRunner {
     return this.byStage[stage];
   }
 
+  /** Whether any entry runs for a stage. */
+  active(stage: Stage): boolean {
+    return this.byStage[stage].length > 0;
+  }
+
   async run<S extends Stage>(stage: S, envelope: Envelopes[S]): Promise<StageOutput<S>> {
     const entries = this.byStage[stage];
     if (!entries || entries.length === 0) return envelope;

@@ -1,4 +1,5 @@
 export { compareEntries, MIDDLEWARE_TIMEOUT_MS, MiddlewareChain } from "./chain.ts";
+export { createPluginMiddlewareRunner, type MiddlewareGenerationSource } from "./runner.ts";
 export {
   blockInError,
   boundBlockReason,

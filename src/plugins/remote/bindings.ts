@@ -1,13 +1,10 @@
-import type { Database, Statement } from "bun:sqlite";
-import { ensureSchema } from "../../core/database.ts";
 import { PrxError } from "../../core/errors.ts";
 import type { EventPublisher } from "../../core/events.ts";
 import { newId } from "../../core/ids.ts";
 import type { MemoryBackend } from "../../memory/types.ts";
 import type { ChatMessage, ProviderResolver } from "../../providers/types.ts";
 import { RemoteCacheStore } from "./cache-store.ts";
-import { SqlitePluginKvStore } from "../../storage/sqlite/plugin-kv.ts";
-import type { PluginKvStore } from "../../storage/types.ts";
+import type { PluginKvStore, RemotePluginStore } from "../../storage/types.ts";
 import {
   REMOTE_SETTINGS_MAX_PER_PLUGIN,
   REMOTE_SETTINGS_MAX_TOTAL_BYTES,
@@ -23,25 +20,14 @@ import type { Memory } from "./worker-runtime/types.ts";
 /** Largest memory object (JSON) a plugin may store. */
 export const REMOTE_MEMORY_MAX_BYTES = 256 * 1024;
 
-const DDL = `
-CREATE TABLE IF NOT EXISTS remote_plugin_settings (
-  plugin TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, updated_at TEXT NOT NULL,
-  PRIMARY KEY (plugin, key)
-);
-CREATE TABLE IF NOT EXISTS remote_plugin_memories (
-  plugin TEXT NOT NULL, id TEXT NOT NULL, table_name TEXT NOT NULL, json TEXT NOT NULL,
-  created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
-  PRIMARY KEY (plugin, id)
-);
-`;
-
 export interface ModelChoice {
   provider: string;
   model: string;
 }
 
 export interface RemoteHostBindingsOptions {
-  db: Database;
+  /** Where settings and the whole memory objects are kept (the workspace storage's remote plugin store). */
+  store: RemotePluginStore;
   /** The live memory backend at call time (null when memory is "none"). */
   memory: () => MemoryBackend | null;
   providers: ProviderResolver;
@@ -52,8 +38,8 @@ export interface RemoteHostBindingsOptions {
   history?: (sessionId: string, limit: number) => HistoryMessage[] | Promise<HistoryMessage[]>;
   /** Sessions, for rooms, entities, relationships and the table "messages" (none: no rooms exist). */
   sessions?: SessionSource;
-  /** Where runtime.getCache/setCache keep values (default: the workspace database's plugin_kv). */
-  pluginKv?: PluginKvStore;
+  /** Where runtime.getCache/setCache keep values (the workspace storage's plugin KV). */
+  pluginKv: PluginKvStore;
 }
 
 const TEXT_MODELS: Record<string, "small" | "large"> = {
@@ -71,36 +57,10 @@ const EMBEDDING_MODEL = "TEXT_EMBEDDING";
  * (text, searchable by memory_recall) plus a per-plugin table holding the whole elizaOS Memory object.
  */
 export function createRemoteHostBindings(options: RemoteHostBindingsOptions): RemoteHostBindings {
-  const { db } = options;
-  ensureSchema(db, "remote-plugins", DDL);
-  const q = {
-    getSetting: db.prepare<{ value: string }, [string, string]>(
-      "SELECT value FROM remote_plugin_settings WHERE plugin = ? AND key = ?",
-    ),
-    countSettings: db.prepare<{ n: number; bytes: number }, [string, string]>(
-      `SELECT count(*) AS n, COALESCE(SUM(length(CAST(key AS BLOB)) + length(CAST(value AS BLOB))), 0) AS bytes
-       FROM remote_plugin_settings WHERE plugin = ? AND key <> ?`,
-    ),
-    allSettings: db.prepare<{ key: string; value: string }, [string]>(
-      "SELECT key, value FROM remote_plugin_settings WHERE plugin = ?",
-    ),
-    setSetting: db.prepare(
-      `INSERT INTO remote_plugin_settings (plugin, key, value, updated_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT(plugin, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    ) as Statement,
-    getMemory: db.prepare<{ json: string }, [string, string]>(
-      "SELECT json FROM remote_plugin_memories WHERE plugin = ? AND id = ?",
-    ),
-    putMemory: db.prepare(
-      `INSERT INTO remote_plugin_memories (plugin, id, table_name, json, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT(plugin, id) DO UPDATE SET
-         table_name = excluded.table_name, json = excluded.json, updated_at = excluded.updated_at`,
-    ) as Statement,
-  };
+  const { store } = options;
   const model = () => (typeof options.model === "function" ? options.model() : options.model);
-  const cache = new RemoteCacheStore(options.pluginKv ?? new SqlitePluginKvStore(db));
-  const memories = new RemoteMemoryQuery(db, options.memory, options.sessions ?? null);
+  const cache = new RemoteCacheStore(options.pluginKv);
+  const memories = new RemoteMemoryQuery(store, options.memory, options.sessions ?? null);
   const sessions = options.sessions;
 
   const persist = async (plugin: string, memory: Memory & { id: string }, table: string): Promise<void> => {
@@ -114,7 +74,7 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
       await backend.store(memoryKey(plugin, memory.id), text, table.slice(0, 64), memory.roomId ?? null);
     }
     const now = new Date().toISOString();
-    q.putMemory.run(plugin, memory.id, table, json, now, now);
+    store.putMemory(plugin, memory.id, table, json, now);
   };
 
   /** TEXT_EMBEDDING: the configured provider's embeddings (`embedding_model`), one vector for `params.text`. */
@@ -165,8 +125,8 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
       return response.text;
     },
     async getMemory(plugin, memoryId) {
-      const row = q.getMemory.get(plugin, memoryId);
-      if (row) return JSON.parse(row.json) as Memory;
+      const json = store.memory(plugin, memoryId);
+      if (json !== undefined) return JSON.parse(json) as Memory;
       const entry = await options.memory()?.get(memoryKey(plugin, memoryId));
       if (!entry) return null;
       return {
@@ -182,9 +142,9 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
       return id;
     },
     async updateMemory(plugin, memory) {
-      const row = q.getMemory.get(plugin, memory.id);
-      if (!row) return false;
-      const old = JSON.parse(row.json) as Memory;
+      const json = store.memory(plugin, memory.id);
+      if (json === undefined) return false;
+      const old = JSON.parse(json) as Memory;
       const merged = { ...old, ...memory, content: { ...old.content, ...memory.content } };
       await persist(plugin, merged, "memories");
       return true;
@@ -200,8 +160,8 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
       options.events.publish(topic, { plugin, name, payload });
     },
     getSetting(plugin, key) {
-      const row = q.getSetting.get(plugin, key);
-      return row ? (JSON.parse(row.value) as unknown) : undefined;
+      const value = store.setting(plugin, key);
+      return value !== undefined ? (JSON.parse(value) as unknown) : undefined;
     },
     setSetting(plugin, key, value) {
       if (Buffer.byteLength(key) > REMOTE_SETTING_MAX_KEY_BYTES) {
@@ -217,8 +177,8 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
           `setting ${key} of plugin ${plugin} exceeds ${REMOTE_SETTING_MAX_VALUE_BYTES} bytes`,
         );
       }
-      const others = q.countSettings.get(plugin, key) ?? { n: 0, bytes: 0 };
-      if (!q.getSetting.get(plugin, key) && others.n >= REMOTE_SETTINGS_MAX_PER_PLUGIN) {
+      const others = store.settingsBesides(plugin, key);
+      if (store.setting(plugin, key) === undefined && others.n >= REMOTE_SETTINGS_MAX_PER_PLUGIN) {
         throw new PrxError("LIMIT_EXCEEDED", `plugin ${plugin} already has ${REMOTE_SETTINGS_MAX_PER_PLUGIN} settings`);
       }
       const total = others.bytes + Buffer.byteLength(key) + Buffer.byteLength(json);
@@ -229,10 +189,10 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
           { hint: "keep large or many values in the plugin's cache (runtime.setCache) or memories instead" },
         );
       }
-      q.setSetting.run(plugin, key, json, new Date().toISOString());
+      store.putSetting(plugin, key, json, new Date().toISOString());
     },
     listSettings(plugin) {
-      return Object.fromEntries(q.allSettings.all(plugin).map((r) => [r.key, JSON.parse(r.value) as unknown]));
+      return Object.fromEntries(store.settings(plugin).map((r) => [r.key, JSON.parse(r.value) as unknown]));
     },
     getCache: (plugin, key) => cache.get(plugin, key),
     setCache: (plugin, key, value, quotaBytes) => cache.set(plugin, key, value, quotaBytes),

@@ -1,6 +1,6 @@
 import { PrxError } from "../../core/errors.ts";
 import { remoteErrors } from "./failures.ts";
-import { ReadyGate } from "./restart.ts";
+import { ReadyGate } from "./ready-gate.ts";
 import type { SupervisorStats } from "./stats.ts";
 import type { RemoteState } from "./types.ts";
 

@@ -1,5 +1,7 @@
 /** Every bound of the remote plugin family, shared by the host and the worker side. */
 
+import type { RestartLimits } from "../../core/supervise/index.ts";
+
 /** Largest protocol message (one NDJSON line or one postMessage string), in UTF-8 bytes, refused on both sides. */
 export const REMOTE_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** Protocol version announced by the worker; the host refuses other versions. */
@@ -20,6 +22,15 @@ export const REMOTE_MAX_PENDING_CALLS = 4_096;
 export const REMOTE_MAX_RESTARTS_PER_MINUTE = 5;
 export const REMOTE_RESTART_BACKOFF_BASE_MS = 100;
 export const REMOTE_RESTART_BACKOFF_MAX_MS = 5_000;
+export const REMOTE_RESTART_WINDOW_MS = 60_000;
+/** Each restart in the sliding minute doubles the wait; one more than the allowance leaves the plugin failed. */
+export const REMOTE_RESTART_LIMITS: Readonly<RestartLimits> = {
+  baseMs: REMOTE_RESTART_BACKOFF_BASE_MS,
+  maxMs: REMOTE_RESTART_BACKOFF_MAX_MS,
+  windowMs: REMOTE_RESTART_WINDOW_MS,
+  maxExitsPerWindow: REMOTE_MAX_RESTARTS_PER_MINUTE,
+  onCrashLoop: "give-up",
+};
 /** shutdown() waits this long for in-flight calls, then for the process/worker to exit, before killing it. */
 export const REMOTE_SHUTDOWN_GRACE_MS = 5_000;
 

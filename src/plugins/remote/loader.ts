@@ -32,13 +32,13 @@ export function remoteBindingsFor(host: PluginHostServices): RemoteHostBindings 
   const sessions = host.sessions;
   const config = () => configOf(host);
   const bindings = createRemoteHostBindings({
-    db: host.db,
+    store: host.storage.remotePlugins,
     memory: host.memory,
     providers: host.providers ?? noProviders,
     events: host.events,
     model: () => resolveModelChoice(config(), {}),
     ...(sessions ? { sessions } : {}),
-    ...(host.storage ? { pluginKv: host.storage.pluginKv } : {}),
+    pluginKv: host.storage.pluginKv,
     history: async (sessionId, limit): Promise<HistoryMessage[]> =>
       ((await sessions?.messages(sessionId, limit)) ?? [])
         .filter((m) => (m.role === "user" || m.role === "assistant") && m.content.trim() !== "")

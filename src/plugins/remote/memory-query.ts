@@ -1,7 +1,7 @@
-import type { Database } from "bun:sqlite";
 import { PrxError } from "../../core/errors.ts";
 import { MEMORY_MAX_RECALL_LIMIT } from "../../memory/limits.ts";
 import type { MemoryBackend } from "../../memory/types.ts";
+import type { RemotePluginStore } from "../../storage/types.ts";
 import type { AgentIdentity } from "./agent.ts";
 import { REMOTE_MEMORIES_MAX_RESULTS } from "./limits.ts";
 import { messageMemories } from "./rooms.ts";
@@ -21,43 +21,23 @@ export function cappedCount(count: number | undefined): number {
   return Math.min(count ?? REMOTE_MEMORIES_MAX_RESULTS, REMOTE_MEMORIES_MAX_RESULTS);
 }
 
-interface Row {
-  json: string;
-}
-
 /**
  * runtime.getMemories and runtime.searchMemories over the plugin's memories (table `remote_plugin_memories`, text in
  * the memory backend) and, for the table "messages", the session history of the room.
  */
 export class RemoteMemoryQuery {
-  private readonly byId;
-
   constructor(
-    private readonly db: Database,
+    private readonly store: RemotePluginStore,
     private readonly memory: () => MemoryBackend | null,
     private readonly sessions: SessionSource | null,
-  ) {
-    this.byId = db.query<Row, [string, string]>("SELECT json FROM remote_plugin_memories WHERE plugin = ? AND id = ?");
-  }
+  ) {}
 
   /** Newest first: this plugin's memories of the table, plus (table "messages" with a roomId) the room's history. */
   async getMemories(plugin: string, p: GetMemoriesParams, agent: AgentIdentity): Promise<Memory[]> {
     const count = cappedCount(p.count);
     const offset = Math.max(0, p.offset ?? 0);
-    const where = ["plugin = ?", "table_name = ?"];
-    const args: Array<string | number> = [plugin, p.tableName];
-    if (p.roomId !== undefined) (where.push("json_extract(json, '$.roomId') = ?"), args.push(p.roomId));
-    if (p.entityId !== undefined) (where.push("json_extract(json, '$.entityId') = ?"), args.push(p.entityId));
-    if (p.start !== undefined) (where.push("json_extract(json, '$.createdAt') >= ?"), args.push(p.start));
-    if (p.end !== undefined) (where.push("json_extract(json, '$.createdAt') <= ?"), args.push(p.end));
-    if (p.unique === true) where.push("json_extract(json, '$.unique') = 1");
-    const sql =
-      `SELECT json FROM remote_plugin_memories WHERE ${where.join(" AND ")} ` +
-      `ORDER BY json_extract(json, '$.createdAt') DESC, rowid DESC LIMIT ?`;
-    const own = this.db
-      .query<Row, Array<string | number>>(sql)
-      .all(...args, count + offset)
-      .map((r) => JSON.parse(r.json) as Memory);
+    const filter = { tableName: p.tableName, roomId: p.roomId, entityId: p.entityId, start: p.start, end: p.end, unique: p.unique };
+    const own = this.store.memories(plugin, filter, count + offset).map((json) => JSON.parse(json) as Memory);
     let all = own;
     if (p.tableName === MESSAGES_TABLE && p.roomId !== undefined && this.sessions) {
       const history = (await messageMemories(p.roomId, this.sessions, agent, count + offset)).filter(
@@ -96,9 +76,9 @@ export class RemoteMemoryQuery {
     for (const entry of entries) {
       if (out.length >= cappedCount(p.count)) break;
       if (!entry.key.startsWith(prefix) || entry.category !== p.tableName.slice(0, 64)) continue;
-      const row = this.byId.get(plugin, entry.key.slice(prefix.length));
-      if (!row) continue;
-      const memory = JSON.parse(row.json) as Memory;
+      const json = this.store.memory(plugin, entry.key.slice(prefix.length));
+      if (json === undefined) continue;
+      const memory = JSON.parse(json) as Memory;
       if (p.roomId !== undefined && memory.roomId !== p.roomId) continue;
       if (p.entityId !== undefined && memory.entityId !== p.entityId) continue;
       out.push({ ...memory, similarity: entry.score ?? null });

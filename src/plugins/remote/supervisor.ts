@@ -1,5 +1,6 @@
 import { errorMessage } from "../../core/errors.ts";
 import { createLogger, type Logger } from "../../core/logger.ts";
+import { waitAtMost } from "../../core/supervise/index.ts";
 import type { AgentIdentity } from "./agent.ts";
 import { decodeWorkerMessage, encodeHostRpcReply } from "./inbound.ts";
 import { fly } from "./call-flight.ts";
@@ -11,7 +12,7 @@ import { Lifecycle } from "./lifecycle.ts";
 import { memoryCapOf, memoryGuardFor } from "./memory-cap.ts";
 import type { MemoryGuard } from "./memory-guard.ts";
 import { PluginOutputLog } from "./plugin-output.ts";
-import { Restarts, within } from "./restart.ts";
+import { Restarts } from "./restart.ts";
 import { SupervisorStats } from "./stats.ts";
 import { remoteErrors, type KillReason } from "./failures.ts";
 import { Handshake } from "./handshake.ts";
@@ -273,7 +274,7 @@ export class RemoteSupervisor {
     this.stopping = true;
     this.restarts.cancel();
     const grace = this.options.shutdownGraceMs ?? REMOTE_SHUTDOWN_GRACE_MS;
-    await within(this.calls.whenIdle(), grace);
+    await waitAtMost(this.calls.whenIdle(), grace);
     const transport = this.transport;
     // a plugin still starting (or restarting) has no calls and may not listen yet: it is killed, not asked to stop
     const listening = this.life.state === "ready" || this.life.state === "cancelling";
@@ -284,7 +285,7 @@ export class RemoteSupervisor {
       } catch (error) {
         this.log.debug("shutdown not delivered: the worker is gone", { error: errorMessage(error) });
       }
-      await within(exited, grace);
+      await waitAtMost(exited, grace);
     }
     transport?.kill();
     this.memory?.stop();

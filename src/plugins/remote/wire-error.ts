@@ -51,12 +51,6 @@ export function fromWireError(wire: WireError, boundary: string, code: ErrorCode
   return error;
 }
 
-/** The wire code carried by an error that came back from the other side, if any. */
-export function remoteCodeOf(error: unknown): string | null {
-  if (error instanceof PrxError) return (error.details?.remoteCode as string | null | undefined) ?? null;
-  return null;
-}
-
 /**
  * The code to rethrow a wire error with on the worker side: the host's own PrxError code when it is one (so a plugin
  * sees PLUGIN_UNSUPPORTED, LIMIT_EXCEEDED, ... as the host raised it), else REMOTE_RPC.

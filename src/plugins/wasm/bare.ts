@@ -19,7 +19,7 @@ export async function loadInThread(
   host: PluginHostServices,
   cap = 0,
 ): Promise<Guest & { close(): void }> {
-  const kv = new KvStore(host.db.filename, plugin.name, plugin.resources.maxKvStorageMb);
+  const kv = new KvStore(host.storage.path, plugin.name, plugin.resources.maxKvStorageMb);
   const log = host.logger.child(`plugin.${plugin.name}`);
   const ctx: HostContext = {
     plugin: pluginInfo(plugin),

@@ -6,7 +6,6 @@ export { transpileCount, transpileCached } from "./transpile.ts";
 export { compileCount } from "./artifact-cache.ts";
 export { instrumentCount } from "./instrument-cache.ts";
 export { sandboxWorkerPool } from "./worker-pool.ts";
-export { KV_DDL } from "./host/kv.ts";
 export { allowlistMatches } from "./host/http-outbound.ts";
 export { PRX_WIT_VERSION, WIT_FILES, combinedWitSource } from "./wit.ts";
 export { exportsInterfaceName } from "./contract-names.ts";

@@ -1,9 +1,7 @@
 import { readFileSync } from "node:fs";
-import { ensureSchema } from "../../core/database.ts";
 import { PrxError } from "../../core/errors.ts";
 import { getLogLevel } from "../../core/logger.ts";
 import type { AdmittedPlugin, PluginHostServices, PluginInstance, PluginKind, PluginLoader } from "../types.ts";
-import { KV_DDL } from "./host/kv.ts";
 import {
   type PreparedComponent,
   type PreparedModule,
@@ -57,7 +55,6 @@ export async function loadWasmPlugin(
       `plugin ${plugin.name}: ${plugin.entryPath} is a ${actual}, but the plugin was admitted as ${plugin.kind}`,
     );
   }
-  ensureSchema(host.db, "plugin-kv", KV_DDL);
   const maxMemoryMb = plugin.resources.maxMemoryMb;
   const metering = meteringFor(plugin.resources.maxFuel);
   const cacheDir = host.workspace.cacheDir;
@@ -76,7 +73,7 @@ export async function loadWasmPlugin(
         : null,
     module: prepared.kind === "module" ? prepared.module : null,
     logLevel: getLogLevel(),
-    dbPath: host.db.filename,
+    dbPath: host.storage.path,
     // PostgreSQL storage: the guest's kv is the host's store, shared by every replica
     kv: host.storage?.backend === "postgres" ? "host" : "local",
   });

@@ -119,10 +119,3 @@ export function checkInterfaceVersions(plugin: string, ifaces: ComponentInterfac
     }
   }
 }
-
-/** `prx:host/kv@0.1.0` -> `kv`, or null when the name is not a prx:host interface. */
-export function hostInterfaceOf(name: string): HostInterface | null {
-  const m = NAME.exec(name);
-  if (!m || m[1] !== HOST_PACKAGE) return null;
-  return (HOST_INTERFACES as readonly string[]).includes(m[2]!) ? (m[2] as HostInterface) : null;
-}

@@ -1,7 +1,6 @@
 import type { SQL } from "bun";
 import { SESSION_LEASE_MAX_CONNECTIONS, SESSION_LEASE_WAIT_MS } from "../limits.ts";
-import type { StoreOptions } from "../open.ts";
-import type { Storage } from "../types.ts";
+import type { BackendStorage, StorageOptions } from "../types.ts";
 import { PgChannelStateStore } from "./channels.ts";
 import { openPg } from "./connect.ts";
 import { PgCronStateStore } from "./cron-state.ts";
@@ -15,14 +14,14 @@ import { PgTokenStore } from "./tokens.ts";
 
 const DEFAULT_IDEMPOTENCY_TTL_MS = 86_400_000;
 
-export interface PgStorage extends Storage {
+export interface PgStorage extends BackendStorage {
   readonly backend: "postgres";
   readonly sql: SQL;
   /** Migration versions this open applied (empty when another replica had). */
   readonly applied: number[];
 }
 
-export interface PgStorageOptions extends StoreOptions {
+export interface PgStorageOptions extends StorageOptions {
   url: string;
   schema: string;
   poolMax: number;

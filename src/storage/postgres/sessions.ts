@@ -84,6 +84,12 @@ export class PgSessionStore implements SessionStore {
     );
   }
 
+  count(): Promise<number> {
+    return pg("session count", async () =>
+      Number(((await this.sql.unsafe("SELECT count(*) AS n FROM sessions")) as Array<{ n: number | string }>)[0]?.n ?? 0),
+    );
+  }
+
   ids(): Promise<string[]> {
     return pg("session ids", async () =>
       ((await this.sql.unsafe("SELECT id FROM sessions ORDER BY updated_at DESC, id")) as Array<{ id: string }>).map((r) => r.id),

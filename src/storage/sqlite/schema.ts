@@ -6,7 +6,8 @@ import type { MigrationStatus } from "../types.ts";
  * The workspace SQLite database's tables of the stores in src/storage, as versioned migrations recorded in
  * `storage_migrations`. They run in one write transaction (BEGIN IMMEDIATE), so two processes opening a workspace at
  * once migrate it once. Version 1 is the schema prx had before migrations were versioned: every statement is
- * idempotent, so an existing database adopts it unchanged. (Memory's FTS5 tables are created by src/memory.)
+ * idempotent, so an existing database adopts it unchanged. (Memory's FTS5 tables are made by memory-schema.ts, remote
+ * plugins' by remote-plugins.ts, when their store first opens.)
  */
 export const SQLITE_SESSIONS_DDL = `
 CREATE TABLE IF NOT EXISTS sessions (

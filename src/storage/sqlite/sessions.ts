@@ -69,6 +69,10 @@ export class SqliteSessionStore implements SessionStore {
     return this.recent.all(id, -1).map(toStored);
   }
 
+  count(): number {
+    return this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM sessions").get()?.n ?? 0;
+  }
+
   ids(): string[] {
     return this.db.query<{ id: string }, []>(SQL.allIds).all().map((row) => row.id);
   }

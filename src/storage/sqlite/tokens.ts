@@ -1,6 +1,6 @@
 import { constantTimeEqual } from "../../core/constant-time.ts";
 import type { Database } from "bun:sqlite";
-import { changeStamp, noteLocalWrite } from "../../core/data-version.ts";
+import { changeStamp, noteLocalWrite } from "./data-version.ts";
 import { sha256Hex } from "../../core/ids.ts";
 import { BEARER_MAX_CHARS, TOKEN_CACHE_MAX_ENTRIES, TOKEN_TOUCH_INTERVAL_MS } from "../limits.ts";
 import { mintToken, toTokenRecord, unknownToken, type TokenRow } from "../token-util.ts";
@@ -12,7 +12,7 @@ const TOKENS_TABLE = "gateway_tokens";
 /**
  * Gateway bearer tokens in the workspace database: only their SHA-256 is kept. Verified tokens are cached by
  * digest and the cache is dropped when another connection (`prx gateway token revoke` in another process)
- * committed, or when a store on this connection revoked one (core/data-version.ts): a revocation takes effect
+ * committed, or when a store on this connection revoked one (data-version.ts): a revocation takes effect
  * within DATA_VERSION_REUSE_MS, and a request costs no table lookup.
  */
 export class SqliteTokenStore implements TokenStore {

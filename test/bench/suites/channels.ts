@@ -14,6 +14,7 @@ import { handledByLastText } from "../../fakes/common.ts";
 import { startFakeOpenAI } from "../../fakes/openai-server.ts";
 import { startFakeTelegram, type FakeTelegram } from "../../fakes/telegram-server.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
+import { waitFor } from "../../helpers/wait.ts";
 
 const LATENCY_MESSAGES = 200;
 const CHATS = 100;
@@ -27,14 +28,6 @@ function rssMb(pid: number): number {
 
 function env(tmp: string, token: string): Record<string, string> {
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmp, TG_TOKEN: token };
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(2);
-  }
 }
 
 function config(providerUrl: string, tg: FakeTelegram, enabled: boolean): string {
@@ -53,7 +46,7 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
   writeFileSync(join(tmp, "config.toml"), config(provider.url, tg, false));
   const channel = Bun.spawn([binary, "channel", "run", "tg", "-w", tmp], { env: env(tmp, tg.token), stdout: "pipe", stderr: "inherit" });
   try {
-    await until(() => tg.calls.some((c) => c.method === "getUpdates"), "the channel to poll");
+    await waitFor(() => tg.calls.some((c) => c.method === "getUpdates"), "the channel to poll");
     // latency: one message at a time
     const overheads: number[] = [];
     for (let i = 0; i < LATENCY_MESSAGES + 20; i++) {
@@ -121,11 +114,11 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
       ((await (await fetch(`${url2}/api/channels`, { headers: { authorization: `Bearer ${token}` } })).json()) as { channels: Array<{ state: string; pid: number }> }).channels[0]!;
     const restarts: number[] = [];
     for (let i = 0; i < 5; i++) {
-      await until(async () => (await info()).state === "running", "the channel to run");
+      await waitFor(async () => (await info()).state === "running", "the channel to run");
       const { pid } = await info();
       const t0 = performance.now();
       process.kill(pid, "SIGKILL");
-      await until(async () => {
+      await waitFor(async () => {
         const now = await info();
         return now.state === "running" && now.pid !== pid;
       }, "the restart");

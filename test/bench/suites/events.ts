@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { Logger } from "../../../src/core/logger.ts";
 import { CronScheduler } from "../../../src/plugins/cron/index.ts";
+import { SqliteCronStateStore } from "../../../src/storage/index.ts";
 import { EVENT_QUEUE_CAPACITY, EventBus, startPump } from "../../../src/plugins/events/index.ts";
 import type { BenchRow, BenchSuite } from "../types.ts";
 
@@ -86,7 +87,7 @@ async function pumpRate(): Promise<BenchRow> {
 async function cronIdle(tmp: string): Promise<BenchRow[]> {
   const db = new Database(join(tmp, "cron.db"), { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
-  const scheduler = new CronScheduler({ db, logger: quiet });
+  const scheduler = new CronScheduler({ store: new SqliteCronStateStore(db), logger: quiet });
   scheduler.setJobs(
     Array.from({ length: 50 }, (_, i) => ({
       id: `bench/job${i}`,

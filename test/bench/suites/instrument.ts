@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { closeDatabase, openDatabase } from "../../../src/core/database.ts";
+import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
 import { ComponentArtifact, ComponentGuest } from "../../../src/plugins/wasm/guest/component.ts";
 import { Meter, newInterruptFlag } from "../../../src/plugins/wasm/guest/meter.ts";
@@ -53,7 +53,7 @@ const suite: BenchSuite = async (ctx) => {
   const rows: BenchRow[] = [];
   const built = await ensureSpinPlugins();
   const workspace = openWorkspace(join(ctx.tmp, "ws"));
-  const db = openDatabase(workspace.dbPath);
+  const storage = openSqliteStorage(workspace.dbPath);
   const kv = new KvStore(workspace.dbPath, "bench", 1);
   for (const [label, plugin] of [
     ["SpiderMonkey", "spin-tool"],
@@ -140,8 +140,7 @@ const suite: BenchSuite = async (ctx) => {
     }
   }
   kv.close();
-  db.close();
-  closeDatabase(workspace.dbPath);
+  await storage.close();
   return rows;
 };
 

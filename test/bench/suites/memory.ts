@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { closeDatabase, openDatabase } from "../../../src/core/database.ts";
+import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { SqliteMemory } from "../../../src/memory/sqlite.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 import { prng, sentence, wordSource } from "../zipf-text.ts";
@@ -26,10 +26,11 @@ async function measureAt(memory: SqliteMemory, size: number): Promise<{ p50: num
 
 const suite: BenchSuite = async (ctx) => {
   const path = join(ctx.tmp, "memory-bench.db");
-  const db = openDatabase(path);
+  const storage = openSqliteStorage(path);
+  const db = storage.db;
   const rows: BenchRow[] = [];
   try {
-    const memory = new SqliteMemory(db);
+    const memory = new SqliteMemory(storage.memory);
     const word = wordSource(42);
     const random = prng(1234);
     let stored = 0;
@@ -77,7 +78,7 @@ const suite: BenchSuite = async (ctx) => {
       note: "one transaction per store, WAL, synchronous=NORMAL",
     });
   } finally {
-    closeDatabase(path);
+    await storage.close();
   }
   return rows;
 };

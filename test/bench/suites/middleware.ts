@@ -121,7 +121,7 @@ async function measure(ctx: BenchContext, plugin: string, capability: string): P
   const instances = Array.from({ length: CHAIN }, (_, i) => generation.instance(`${plugin}-${i + 1}`)!);
   const sandboxes = instances.map((instance) => (instance as WasmPluginInstance).sandbox);
   const executionP50 = () => sandboxes.reduce((sum, sandbox) => sum + sandbox.executionP50()!, 0) / CHAIN;
-  const runChain = () => services.middleware.run(stage, ENVELOPE);
+  const runChain = async () => services.middleware.run(stage, ENVELOPE);
   // The same 4 sandboxed instances called one after another without the chain: the engine's hop alone.
   const json = JSON.stringify(ENVELOPE);
   const ref = { type: "middleware" as const, name: capability };

@@ -5,7 +5,7 @@
  * auto-recall calls it.
  */
 import { join } from "node:path";
-import { closeDatabase, openDatabase } from "../../../src/core/database.ts";
+import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { SqliteMemory } from "../../../src/memory/sqlite.ts";
 import { corpusNotes, corpusQueries, CUTOFF, scoreCorpus, storeCorpus } from "../../helpers/recall-corpus.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
@@ -17,7 +17,8 @@ const WARMUP_ROUNDS = 1;
 
 async function quality(tmp: string): Promise<BenchRow[]> {
   const path = join(tmp, "recall-quality.db");
-  const memory = new SqliteMemory(openDatabase(path));
+  const storage = openSqliteStorage(path);
+  const memory = new SqliteMemory(storage.memory);
   try {
     await storeCorpus(memory);
     const s = await scoreCorpus(async (q) => (await memory.recall(q, CUTOFF)).map((e) => e.key));
@@ -43,14 +44,15 @@ async function quality(tmp: string): Promise<BenchRow[]> {
       },
     ];
   } finally {
-    closeDatabase(path);
+    await storage.close();
   }
 }
 
 async function latency(tmp: string): Promise<BenchRow[]> {
   const path = join(tmp, "recall-latency.db");
-  const db = openDatabase(path);
-  const memory = new SqliteMemory(db);
+  const storage = openSqliteStorage(path);
+  const db = storage.db;
+  const memory = new SqliteMemory(storage.memory);
   try {
     await storeCorpus(memory);
     const word = wordSource(11);
@@ -76,7 +78,7 @@ async function latency(tmp: string): Promise<BenchRow[]> {
       { suite: "recall", name: "recall p99 @10k notes", value: p99, unit: "ms" },
     ];
   } finally {
-    closeDatabase(path);
+    await storage.close();
   }
 }
 

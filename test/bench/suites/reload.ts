@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { componentEmbed, componentNew, parse } from "@bytecodealliance/jco";
 import { ConfigSchema } from "../../../src/config/schema.ts";
-import { closeDatabase, openDatabase } from "../../../src/core/database.ts";
+import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { nullPublisher } from "../../../src/core/events.ts";
 import { createLogger } from "../../../src/core/logger.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
@@ -39,13 +39,13 @@ async function echoComponent(tool: string): Promise<Uint8Array> {
 
 function openRuntime(root: string, loader: PluginLoader) {
   const workspace = openWorkspace(root);
-  const db = openDatabase(workspace.dbPath);
+  const storage = openSqliteStorage(workspace.dbPath);
   const runtime = getPluginRuntime(
     workspace,
-    { db, events: nullPublisher, memory: () => null, logger: createLogger("bench.reload") },
+    { storage, events: nullPublisher, memory: () => null, logger: createLogger("bench.reload") },
     { config: ConfigSchema.parse({}), loaders: [loader] },
   );
-  return { workspace, runtime, close: () => runtime.stop().then(() => closeDatabase(workspace.dbPath)) };
+  return { workspace, runtime, close: () => runtime.stop().then(() => storage.close()) };
 }
 
 async function measure(root: string, label: string, build: (tool: string) => Promise<Uint8Array>): Promise<BenchRow[]> {

@@ -1,4 +1,4 @@
-import { Database } from "bun:sqlite";
+import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -90,9 +90,10 @@ function rssOfPid(pid: number): number {
 
 const suite: BenchSuite = async (ctx) => {
   const dir = join(ctx.root, "test/plugins/remote/fixtures");
-  const db = new Database(join(ctx.tmp, "remote-bench.db"));
+  const storage = openSqliteStorage(join(ctx.tmp, "remote-bench.db"));
   const host = createRemoteHostBindings({
-    db,
+    store: storage.remotePlugins,
+    pluginKv: storage.pluginKv,
     memory: () => null,
     providers: {
       resolve: () => {
@@ -184,7 +185,7 @@ const suite: BenchSuite = async (ctx) => {
       await Promise.all(handles.map((h) => h.shutdown()));
     }
   } finally {
-    db.close();
+    await storage.close();
   }
   return rows;
 };

@@ -11,7 +11,7 @@ import { PgMemory } from "../../../src/memory/postgres.ts";
 import { EventBus } from "../../../src/plugins/events/bus.ts";
 import { openReplicaFabric } from "../../../src/plugins/fabric/index.ts";
 import { createLogger } from "../../../src/core/logger.ts";
-import { sqliteStorage, type Storage } from "../../../src/storage/index.ts";
+import { sqliteStorage, type BackendStorage as Storage } from "../../../src/storage/index.ts";
 import { pgStorage } from "../../../src/storage/postgres/index.ts";
 import { dropSchema, TEST_DATABASE_URL, TEST_REDIS_URL, uniquePrefix, uniqueSchema } from "../../helpers/servers.ts";
 import { replicaWorkspace, removeWorkspace, sharedConfig, sharedToken, startReplica, type Replica } from "../../helpers/replicas.ts";

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { closeDatabase, openDatabase } from "../../../src/core/database.ts";
+import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { createLogger } from "../../../src/core/logger.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
 import { loadInThread } from "../../../src/plugins/wasm/bare.ts";
@@ -63,10 +63,10 @@ function rssMb(): number {
 const suite: BenchSuite = async (ctx) => {
   const workspace = openWorkspace(join(ctx.tmp, "ws"));
   mkdirSync(workspace.cacheDir, { recursive: true });
-  const db = openDatabase(workspace.dbPath);
+  const storage = openSqliteStorage(workspace.dbPath);
   const host: PluginHostServices = {
     workspace,
-    db,
+    storage,
     events: { publish() {} },
     memory: () => null,
     logger: createLogger("bench"),
@@ -201,7 +201,7 @@ const suite: BenchSuite = async (ctx) => {
     note: `${RSS_PLUGINS} plugins + ${idle} idle pool Workers: ${before.toFixed(0)} -> ${after.toFixed(0)} MB`,
   });
   await Promise.all(loaded.map((i) => i.release()));
-  closeDatabase(workspace.dbPath);
+  await storage.close();
   return rows;
 };
 

@@ -1,5 +1,7 @@
 import { expect, test } from "bun:test";
-import { captureLogs, eventually, kvText, openHost, workspaceWith } from "./helpers.ts";
+import { captureLogs, kvText, openHost, workspaceWith } from "./helpers.ts";
+import { waitFor } from "../../helpers/wait.ts";
+import { hostDb } from "../../helpers/host-db.ts";
 
 interface CronEvent {
   job: string;
@@ -18,11 +20,11 @@ test("a cron job fires exactly once per slot across a reload; results are publis
   const listener = opened.services.bus!.on("prx.cron.*", (event) => void events.push(event.payload as CronEvent));
   try {
     const runtime = opened.services.runtime;
-    await eventually(() => events.length >= 2, 500);
+    await waitFor(() => events.length >= 2, "two cron runs", 5_000);
     const beforeReload = events.length;
     const generation = await runtime.reload("cron-count");
     expect(generation).toBe(2);
-    await eventually(() => events.length >= 4, 800);
+    await waitFor(() => events.length >= 4, "two more cron runs after the reload", 8_000);
     listener.off();
     await opened.services.cron.idle();
     expect(events.length).toBeGreaterThan(beforeReload);
@@ -33,7 +35,7 @@ test("a cron job fires exactly once per slot across a reload; results are publis
     const covered = events.reduce((n, e) => n + (e.coalesced ?? 1), 0);
     expect(covered).toBe((Math.max(...slots) - Math.min(...slots)) / 1000 + 1);
     // The guest ran once per event, through both generations (its counter lives in KV, outside generations).
-    const runs = Number(kvText(opened.host.db, "cron-count", "runs"));
+    const runs = Number(kvText(hostDb(opened.host), "cron-count", "runs"));
     expect(runs).toBeGreaterThanOrEqual(events.length);
     expect(events.at(-1)!.output).toMatch(/^run #\d+$/);
     const counters = runtime.status.get("cron-count", "cron", "count")!;

@@ -1,4 +1,3 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Database } from "bun:sqlite";
@@ -11,6 +10,7 @@ import {
 import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
 import type { PrxError } from "../../../src/core/errors.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/openai-server.ts";
+import { tempWorkspace } from "../../helpers/workspace.ts";
 
 export const PLUGINS2_DIR = resolve(import.meta.dir, "../../fixtures/test-wasm2");
 /** Transpiled components are content-addressed: every test workspace shares one cache so each is transpiled once. */
@@ -31,14 +31,12 @@ export interface TestWorkspace {
 
 /** A temp workspace holding copies of the named test-wasm2 plugins and the given config.toml. */
 export function workspaceWith(plugins: string[], config = ""): TestWorkspace {
-  const root = mkdtempSync(join(tmpdir(), "prx-capabilities-"));
-  mkdirSync(SHARED_CACHE, { recursive: true });
-  symlinkSync(SHARED_CACHE, join(root, "cache"));
-  const pluginsDir = join(root, "plugins");
-  mkdirSync(pluginsDir);
-  for (const name of plugins) cpSync(join(PLUGINS2_DIR, name), join(pluginsDir, name), { recursive: true });
-  writeFileSync(join(root, "config.toml"), config);
-  return { root, pluginsDir, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  const ws = tempWorkspace(config, {
+    prefix: "prx-capabilities-",
+    sharedCache: SHARED_CACHE,
+    plugins: plugins.map((name) => join(PLUGINS2_DIR, name)),
+  });
+  return { root: ws.dir, pluginsDir: ws.pluginsDir, cleanup: ws.cleanup };
 }
 
 /** Config lines that offer wasm_plugins_manage to the model (it is off by default). */
@@ -107,16 +105,3 @@ export async function failure(promise: Promise<unknown>): Promise<PrxError> {
 /** A JSON response body, for assertions. */
 export const body = async (response: Response): Promise<any> => response.json();
 
-/** Poll (bounded) until `check` returns a value other than undefined/null/false. */
-export async function eventually<T>(
-  check: () => T | Promise<T>,
-  tries = 400,
-  everyMs = 10,
-): Promise<Exclude<T, null | undefined | false>> {
-  for (let i = 0; ; i++) {
-    const value = await check();
-    if (value !== undefined && value !== null && value !== false) return value as Exclude<T, null | undefined | false>;
-    if (i >= tries) throw new Error(`condition not met after ${tries * everyMs} ms`);
-    await Bun.sleep(everyMs);
-  }
-}

@@ -6,19 +6,11 @@ import { HOOKS_RECHECK_MS } from "../../../src/plugins/adapters/hooks-feed.ts";
 import type { HookAdapter } from "../../../src/plugins/adapters/hook.ts";
 import { startFakeOpenAI } from "../../fakes/index.ts";
 import { cpSync } from "node:fs";
-import {
-  captureLogs,
-  eventually,
-  fakeConfig,
-  kvText,
-  openHost,
-  openScenario,
-  workspaceWith,
-  type HostScenario,
-  type OpenedHost,
-} from "./helpers.ts";
+import { captureLogs, fakeConfig, kvText, openHost, openScenario, workspaceWith, type HostScenario, type OpenedHost } from "./helpers.ts";
+import { waitFor } from "../../helpers/wait.ts";
+import { hostDb } from "../../helpers/host-db.ts";
 
-const topics = (opened: OpenedHost) => (kvText(opened.host.db, "hook-rec", "topics") ?? "").split("\n").filter(Boolean);
+const topics = (opened: OpenedHost) => (kvText(hostDb(opened.host), "hook-rec", "topics") ?? "").split("\n").filter(Boolean);
 
 describe("hook plugins on the runtime's bus", () => {
   let opened: OpenedHost;
@@ -28,12 +20,12 @@ describe("hook plugins on the runtime's bus", () => {
 
   test("a hook plugin receives prx.lifecycle.agent_stop after a turn", async () => {
     await opened.host.runTurn({ sessionId: "h1", channel: "test", text: "hi" });
-    const got = await eventually(() => (topics(opened).includes("prx.lifecycle.agent_stop") ? topics(opened) : null));
+    const got = await waitFor(() => (topics(opened).includes("prx.lifecycle.agent_stop") ? topics(opened) : null));
     expect(got.slice(0, 2)).toEqual(["prx.lifecycle.agent_start", "prx.lifecycle.llm_request"]);
     expect(got).toContain("prx.lifecycle.turn_complete");
     // on-event writes "topics" then "last-payload": wait for the second write of the agent_stop delivery.
-    const payload = await eventually(() => {
-      const last = JSON.parse(kvText(opened.host.db, "hook-rec", "last-payload") ?? "{}");
+    const payload = await waitFor(() => {
+      const last = JSON.parse(kvText(hostDb(opened.host), "hook-rec", "last-payload") ?? "{}");
       return last.ok === true ? last : null;
     });
     expect(payload).toMatchObject({ session_id: "h1", ok: true });
@@ -44,7 +36,7 @@ describe("hook plugins on the runtime's bus", () => {
 
   test("native names published on the bus are bridged to prx.lifecycle.* before the guest sees them", async () => {
     opened.services.bus!.publish("agent_end", { native: true });
-    await eventually(() => kvText(opened.host.db, "hook-rec", "last-payload") === '{"native":true}');
+    await waitFor(() => kvText(hostDb(opened.host), "hook-rec", "last-payload") === '{"native":true}');
     expect(topics(opened).at(-1)).toBe("prx.lifecycle.agent_stop");
   });
 
@@ -61,7 +53,7 @@ describe("hook plugins on the runtime's bus", () => {
     const subs = opened.services.bus!.stats().subscriptions.filter((s) => s.name === "hook-rec/record-topics");
     expect(subs).toHaveLength(1);
     opened.services.bus!.publish("prx.lifecycle.error", { n: 1 });
-    await eventually(() => topics(opened).length === count + 1);
+    await waitFor(() => topics(opened).length === count + 1);
     await Bun.sleep(30);
     expect(topics(opened).length).toBe(count + 1);
   });
@@ -77,7 +69,7 @@ describe("hook plugins on the runtime's bus", () => {
       expect(stats.dropped).toBe(n - EVENT_QUEUE_CAPACITY);
       // The hook plugin still gets lifecycle events of a turn while the stalled queue stays full.
       await opened.host.runTurn({ sessionId: "h2", channel: "test", text: "again" });
-      await eventually(() => JSON.parse(kvText(opened.host.db, "hook-rec", "last-payload")!).session_id === "h2");
+      await waitFor(() => JSON.parse(kvText(hostDb(opened.host), "hook-rec", "last-payload")!).session_id === "h2");
       expect(stalled.stats().queued).toBe(EVENT_QUEUE_CAPACITY);
     } finally {
       stalled.close();
@@ -110,18 +102,18 @@ describe("hooks.json command hooks", () => {
     const opened = await openHost(ws.root);
     try {
       await opened.host.runTurn({ sessionId: "hj", channel: "test", text: "hello hooks" });
-      const payload = await eventually(() =>
+      const payload = await waitFor(() =>
         existsSync(out) && readFileSync(out, "utf8").length > 0 ? readFileSync(out, "utf8") : null,
       );
       expect(JSON.parse(payload)).toMatchObject({ session_id: "hj", ok: true });
-      const [event, file] = (await eventually(() => (existsSync(envOut) ? readFileSync(envOut, "utf8") : null))).split(
+      const [event, file] = (await waitFor(() => (existsSync(envOut) ? readFileSync(envOut, "utf8") : null))).split(
         " ",
       );
       expect(event).toBe("prx.lifecycle.turn_complete");
       expect(existsSync(file!)).toBe(false);
       const status = opened.services.hooks.status();
       expect(status.actions).toBe(2);
-      await eventually(() => opened.services.hooks.status().runs >= 2);
+      await waitFor(() => opened.services.hooks.status().runs >= 2);
       expect(opened.services.hooks.status().failures).toBe(0);
     } finally {
       await opened.host.close();
@@ -141,9 +133,9 @@ describe("hooks.json command hooks", () => {
       expect(bus.wants!("prx.lifecycle.agent_stop")).toBe(false);
       const out = join(ws.root, "late.json");
       writeFileSync(join(ws.root, "hooks.json"), JSON.stringify({ hooks: { agent_end: [{ command: "tee", args: [out] }] } }));
-      await eventually(() => bus.wants!("prx.lifecycle.agent_stop"), 300);
+      await waitFor(() => bus.wants!("prx.lifecycle.agent_stop"), "the hook subscribed", 3_000);
       await opened.host.runTurn({ sessionId: "late", channel: "test", text: "late hooks" });
-      expect(JSON.parse(await eventually(() => (existsSync(out) ? readFileSync(out, "utf8") : null)))).toMatchObject({
+      expect(JSON.parse(await waitFor(() => (existsSync(out) ? readFileSync(out, "utf8") : null)))).toMatchObject({
         session_id: "late",
       });
       opened.services.hooks.remove("agent_end");
@@ -164,7 +156,7 @@ describe("hooks.json command hooks", () => {
     const opened = await openHost(ws.root);
     try {
       mkdirSync(join(ws.root, "hooks.json")); // a directory where the file should be
-      await eventually(() => logs.some((line) => line.includes("cannot check hooks.json")), 300);
+      await waitFor(() => logs.some((line) => line.includes("cannot check hooks.json")), "the hooks.json check failure logged", 3_000);
       await Bun.sleep(HOOKS_RECHECK_MS + 100);
       expect(logs.filter((line) => line.includes("cannot check hooks.json"))).toHaveLength(1);
       const result = await opened.host.runTurn({ sessionId: "dir", channel: "test", text: "still here" });
@@ -188,7 +180,7 @@ describe("hooks.json command hooks", () => {
     try {
       const result = await opened.host.runTurn({ sessionId: "ht", channel: "test", text: "slow hook" });
       expect(result.text).toBe("echo: slow hook");
-      await eventually(() => opened.services.hooks.status().failures === 1);
+      await waitFor(() => opened.services.hooks.status().failures === 1);
       expect(opened.services.hooks.status().lastError?.message).toContain("timed out");
     } finally {
       await opened.host.close();
@@ -212,7 +204,7 @@ describe("a hook's own events.subscribe", () => {
       expect(hook.plugin).toBe("hook-kv");
       await hook.deliver("prx.test.subscribe", "demo.*"); // the guest subscribes to demo.*
       opened.services.bus!.publish("demo.ping", { n: 1 });
-      await eventually(() => kvText(opened.host.db, "hook-kv", "last-payload") === '{"n":1}');
+      await waitFor(() => kvText(hostDb(opened.host), "hook-kv", "last-payload") === '{"n":1}');
       const counters = opened.services.runtime.status.get("hook-kv", "hook", "remember-events")!;
       expect(counters.invocations).toBe(2);
       expect(counters.lastEvent?.name).toBe("demo.ping");

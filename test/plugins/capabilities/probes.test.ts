@@ -9,17 +9,9 @@ import { isPrxError, PrxError } from "../../../src/core/errors.ts";
 import { parseProbeRequest, runProbe } from "../../../src/plugins/probes.ts";
 import type { FakeServer } from "../../fakes/index.ts";
 import { gatewayWithMounts } from "../../helpers/gateway-app.ts";
-import {
-  body,
-  eventually,
-  failure,
-  kvText,
-  openScenario,
-  type HostScenario,
-  type OpenedHost,
-  type TestWorkspace,
-  MANAGE_TOOL_OPT_IN,
-} from "./helpers.ts";
+import { body, failure, kvText, openScenario, type HostScenario, type OpenedHost, type TestWorkspace, MANAGE_TOOL_OPT_IN } from "./helpers.ts";
+import { waitFor } from "../../helpers/wait.ts";
+import { hostDb, sqliteStorageOf } from "../../helpers/host-db.ts";
 
 const ALL = ["redact-mw", "garbage-mw", "hook-rec", "cron-count", "provider-wat", "storage-ts"];
 const inbound = { text: "mail me: x@y.io", channel: "api", user_id: null, session_id: "p", metadata: {} };
@@ -64,9 +56,9 @@ describe("probes on the production generation", () => {
   test("cron_run, provider_chat and every storage op", async () => {
     const run = await probe({ action: "cron_run", name: "cron-count" });
     expect(run.result).toMatchObject({ job: "cron-count/count", ok: true, output: "run #1" });
-    expect(kvText(opened.host.db, "cron-count", "runs")).toBe("1");
+    expect(kvText(hostDb(opened.host), "cron-count", "runs")).toBe("1");
     // The result is published as prx.cron.<plugin>, which the hook plugin subscribes to.
-    await eventually(() => kvText(opened.host.db, "hook-rec", "topics")?.includes("prx.cron.cron-count"));
+    await waitFor(() => kvText(hostDb(opened.host), "hook-rec", "topics")?.includes("prx.cron.cron-count"));
     const chat = await probe({
       action: "provider_chat",
       name: "wasm:wat-echo",
@@ -219,7 +211,7 @@ describe("HTTP routes (pluginRoutes + hooksRoutes on an Elysia app)", () => {
 
 describe("the gateway app with pluginGatewayMounts", () => {
   test("routes sit behind the pipeline (bearer auth) and answer from the host's runtime", async () => {
-    const auth = new AuthService({ db: opened.host.db, required: true, pairingCodeTtlMs: 60_000, now: Date.now });
+    const auth = new AuthService({ tokens: sqliteStorageOf(opened.host).tokens, required: true, pairingCodeTtlMs: 60_000, now: Date.now });
     const token = auth.tokens.create("probes").token;
     const { app } = buildGateway({
       host: opened.host,

@@ -5,27 +5,28 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { CronScheduler, type CronJob } from "../../../src/plugins/cron/index.ts";
 import { pgStorage, type PgStorage } from "../../../src/storage/postgres/index.ts";
-import { dropSchema, postgresAvailable, TEST_DATABASE_URL, uniqueSchema } from "../../helpers/servers.ts";
+import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../../helpers/servers.ts";
 import { captureLogger } from "../events/log.ts";
 import { FakeClock } from "./fake-clock.ts";
 
 const T0 = Date.parse("2026-01-01T00:00:00.500Z");
 const schema = uniqueSchema("cron");
 let storage: PgStorage | null = null;
+const testWithPostgres = await testNeeding("postgres");
 
 beforeAll(async () => {
-  if (await postgresAvailable()) storage = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 4 });
+  if (testWithPostgres === test) storage = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 4 });
 });
 afterAll(async () => {
   await storage?.close();
   if (storage) await dropSchema(schema);
 });
 
-const it = (name: string, body: (s: PgStorage) => Promise<void>) => test(name, async () => void (storage && (await body(storage))));
+const it = (name: string, body: (s: PgStorage) => Promise<void>) => testWithPostgres(name, () => body(storage!));
 
 function scheduler(s: PgStorage, clock: FakeClock, owner: string, leaseMs = 3000) {
   const logger = captureLogger();
-  return { logger, scheduler: new CronScheduler({ db: null as never, store: s.cron, clock, utc: true, logger, owner, leaseMs }) };
+  return { logger, scheduler: new CronScheduler({ store: s.cron, clock, utc: true, logger, owner, leaseMs }) };
 }
 
 /** Move a clock second by second, letting every scheduler finish its store calls at each step. */

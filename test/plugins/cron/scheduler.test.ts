@@ -7,6 +7,7 @@ import { CRON_MAX_JOBS, CRON_PUBLISH_OUTPUT_MAX_CHARS, CronScheduler } from "../
 import type { CronJob } from "../../../src/plugins/cron/index.ts";
 import { EventBus } from "../../../src/plugins/events/index.ts";
 import { isPrxError } from "../../../src/core/errors.ts";
+import { SqliteCronStateStore } from "../../../src/storage/index.ts";
 import { captureLogger } from "../events/log.ts";
 import { FakeClock } from "./fake-clock.ts";
 
@@ -44,7 +45,7 @@ function recorder(id: string, schedule: string, clock: FakeClock, runs: string[]
 
 function newScheduler(db: Database, clock: FakeClock, bus?: EventBus) {
   const logger = captureLogger();
-  return { scheduler: new CronScheduler({ db, clock, utc: true, logger, bus }), logger };
+  return { scheduler: new CronScheduler({ store: new SqliteCronStateStore(db), clock, utc: true, logger, bus }), logger };
 }
 
 describe("CronScheduler", () => {

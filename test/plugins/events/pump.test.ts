@@ -2,12 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { EVENT_MAX_PUBLISH_DEPTH, EventBus, startPump, subscribeGuest } from "../../../src/plugins/events/index.ts";
 import { isPrxError } from "../../../src/core/errors.ts";
 import type { EventSubscriber } from "../../../src/plugins/wasm/sandbox-rpc.ts";
+import { waitFor } from "../../helpers/wait.ts";
 import { captureLogger } from "./log.ts";
-
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !condition(); i++) await Bun.sleep(1);
-  expect(condition()).toBe(true);
-}
 
 describe("startPump", () => {
   test("delivers (topic, payload JSON) continuously and isolates failures", async () => {
@@ -25,7 +21,7 @@ describe("startPump", () => {
     bus.publish("prx.lifecycle.agent_start", { a: 1 });
     bus.publish("prx.lifecycle.error", "bad");
     bus.publish("prx.lifecycle.agent_stop", { a: 2 });
-    await until(() => pump.stats().delivered + pump.stats().errors === 3);
+    await waitFor(() => pump.stats().delivered + pump.stats().errors === 3);
     expect(seen).toEqual(['prx.lifecycle.agent_start {"a":1}', 'prx.lifecycle.agent_stop {"a":2}']);
     const stats = pump.stats();
     expect(stats).toMatchObject({ delivered: 2, errors: 1, running: true });
@@ -46,7 +42,7 @@ describe("startPump", () => {
       finished = true;
     });
     bus.publish("a", 1);
-    await until(() => release !== undefined);
+    await waitFor(() => release !== undefined);
     const stopping = pump.stop();
     expect(bus.stats().subscriptions).toHaveLength(0);
     release();
@@ -66,7 +62,7 @@ describe("startPump", () => {
       { logger },
     );
     bus.publish("loop", {});
-    await until(() => pump.stats().errors === 1);
+    await waitFor(() => pump.stats().errors === 1);
     expect(bus.stats().published).toBe(EVENT_MAX_PUBLISH_DEPTH + 1);
     expect(pump.stats().delivered).toBe(EVENT_MAX_PUBLISH_DEPTH);
     expect(pump.stats().lastError?.message).toContain("nested 9 levels");
@@ -90,7 +86,7 @@ describe("subscribeGuest", () => {
     expect(bus.stats().subscriptions[0]).toMatchObject({ name: "audit/on-stop", pattern: "agent_end,prx.lifecycle.*" });
     bus.publish("prx.lifecycle.agent_stop", {});
     bus.publish("prx.cron.x", {});
-    await until(() => pump.stats().delivered === 1);
+    await waitFor(() => pump.stats().delivered === 1);
     expect(seen).toEqual(["prx.lifecycle.agent_stop"]);
     await pump.stop();
     expect(bus.stats().subscriptions).toHaveLength(0);
@@ -125,7 +121,7 @@ describe("callback subscriptions (the sandbox's EventSubscriber shape)", () => {
     });
     bus.publish("prx.lifecycle.agent_stop", { reply: "hi" });
     bus.publish("prx.lifecycle.agent_start", {});
-    await until(() => seen.length === 1);
+    await waitFor(() => seen.length === 1);
     expect(seen).toEqual([["prx.lifecycle.agent_stop", { reply: "hi" }]]);
     expect(bus.stats().subscriptions).toHaveLength(1);
     off();

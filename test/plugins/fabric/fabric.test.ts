@@ -2,7 +2,7 @@
  * Replicas sharing events and reloads through Redis: real connections to the Redis of the development and CI
  * machines, each run under its own key prefix.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { EventBus } from "../../../src/plugins/events/bus.ts";
 import {
@@ -13,10 +13,12 @@ import {
   type ReplicaFabric,
 } from "../../../src/plugins/fabric/index.ts";
 import { captureLogger } from "../events/log.ts";
-import { redisAvailable, TEST_REDIS_URL, uniquePrefix } from "../../helpers/servers.ts";
+import { testNeeding, TEST_REDIS_URL, uniquePrefix } from "../../helpers/servers.ts";
+import { waitFor } from "../../helpers/wait.ts";
 
 const prefix = uniquePrefix("fabric");
-let up = false;
+const testWithRedis = await testNeeding("redis");
+const up = testWithRedis === test;
 const opened: ReplicaFabric[] = [];
 
 async function replica(reload: (name: string | undefined) => Promise<number> = async () => 1) {
@@ -31,14 +33,7 @@ async function settle(): Promise<void> {
   for (let round = 0; round < 2; round++) for (const f of opened) await f.fabric.refresh();
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await Bun.sleep(10);
-  if (!check()) throw new Error(`timed out waiting for ${what}`);
-}
 
-beforeAll(async () => {
-  up = await redisAvailable();
-});
 afterAll(async () => {
   for (const f of opened.splice(0)) await f.close();
   if (!up) return;
@@ -47,7 +42,7 @@ afterAll(async () => {
   redis.close();
 });
 
-const it = (name: string, body: () => Promise<void>) => test(name, async () => void (up && (await body())));
+const it = (name: string, body: () => Promise<void>) => testWithRedis(name, body);
 
 describe("events across replicas", () => {
   it("an event published on one replica reaches a subscriber on another, once; its own subscriber gets it once", async () => {
@@ -59,7 +54,7 @@ describe("events across replicas", () => {
     await settle();
     expect(a.bus.wants("app.hello")).toBe(true);
     a.bus.publish("app.hello", { n: 1 });
-    await until(() => onC.stats().delivered + onC.stats().queued > 0, "the event on replica c");
+    await waitFor(() => onC.stats().delivered + onC.stats().queued > 0, "the event on replica c");
     const got = await onC.next();
     expect(got).toMatchObject({ topic: "app.hello", payload: { n: 1 } });
     await Bun.sleep(50);
@@ -98,7 +93,7 @@ describe("bounds", () => {
     for (let i = 0; i < FABRIC_MAX_IN_FLIGHT + 10; i++) if (fabric.publish("bounds", "x")) accepted++;
     expect(accepted).toBe(FABRIC_MAX_IN_FLIGHT);
     expect(fabric.dropped).toBe(10);
-    await until(() => fabric.publish("bounds", "again"), "Redis to acknowledge");
+    await waitFor(() => fabric.publish("bounds", "again"), "Redis to acknowledge");
     await fabric.close();
   });
 });

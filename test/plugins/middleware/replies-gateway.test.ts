@@ -6,6 +6,7 @@ import type { FakeServer } from "../../fakes/index.ts";
 import { startFakeOpenAI } from "../../fakes/index.ts";
 import { pdk, writeGatePlugin } from "../../fixtures/gate-middleware.ts";
 import { captureLogs, fakeConfig, openHost, workspaceWith, type OpenedHost, type TestWorkspace } from "../capabilities/helpers.ts";
+import { sqliteStorageOf } from "../../helpers/host-db.ts";
 
 let fake: FakeServer;
 let ws: TestWorkspace;
@@ -23,7 +24,7 @@ beforeAll(async () => {
     ],
   });
   opened = await openHost(ws.root);
-  const auth = new AuthService({ db: opened.host.db, required: false, pairingCodeTtlMs: 60_000, now: Date.now });
+  const auth = new AuthService({ tokens: sqliteStorageOf(opened.host).tokens, required: false, pairingCodeTtlMs: 60_000, now: Date.now });
   const { app } = buildGateway({ host: opened.host, auth, version: "test", startedAt: Date.now() });
   call = (path, body, headers = {}) =>
     app.handle(

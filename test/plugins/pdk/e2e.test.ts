@@ -3,13 +3,13 @@
  * folder as it is; test/fixtures/pdk-js), run end to end through the compiled binary.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
 import { ensurePdkPlugins, PDK_PLUGINS } from "../../fixtures/pdk-js/build.ts";
 import { pluginKv } from "../../helpers/plugin-kv.ts";
 import { ensureBinary, runPrx } from "../../helpers/binary.ts";
+import { tempWorkspace } from "../../helpers/workspace.ts";
 
 // each test runs the built binary several times; a loaded machine needs more than the default 5 s
 setDefaultTimeout(60_000);
@@ -19,7 +19,7 @@ const SHARED_CACHE = join(tmpdir(), "prx-pdk-js-transpile-cache");
 let built: string;
 let fake: FakeServer;
 let markdownServer: ReturnType<typeof Bun.serve>;
-const roots: string[] = [];
+const cleanups: Array<() => void> = [];
 
 beforeAll(async () => {
   [built] = await Promise.all([ensurePdkPlugins(), ensureBinary()]);
@@ -30,22 +30,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake.stop();
   markdownServer.stop(true);
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
+  for (const cleanup of cleanups) cleanup();
 });
 
 function workspace(plugins: readonly string[], extraConfig = ""): string {
-  const root = mkdtempSync(join(tmpdir(), "prx-pdk-e2e-"));
-  roots.push(root);
-  mkdirSync(SHARED_CACHE, { recursive: true });
-  symlinkSync(SHARED_CACHE, join(root, "cache"));
-  mkdirSync(join(root, "plugins"));
-  for (const name of plugins) cpSync(join(built, name), join(root, "plugins", name), { recursive: true });
   const grants = '[plugins.markdown-tool]\ngrant = ["http-outbound"]\n';
-  writeFileSync(
-    join(root, "config.toml"),
-    `default_provider = "fake"\ndefault_model = "fake-model"\n${extraConfig}\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fake.url}"\n${grants}`,
-  );
-  return root;
+  const config = `default_provider = "fake"\ndefault_model = "fake-model"\n${extraConfig}\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fake.url}"\n${grants}`;
+  const ws = tempWorkspace(config, { prefix: "prx-pdk-e2e-", sharedCache: SHARED_CACHE, plugins: plugins.map((name) => join(built, name)) });
+  cleanups.push(ws.cleanup);
+  return ws.dir;
 }
 
 const prx = (root: string, args: string[]) =>

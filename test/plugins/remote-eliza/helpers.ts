@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { workspaceWith, type TestWorkspace, type Transport } from "../remote-integration/workspace.ts";
 
-export { eventually, fakeConfig, openHost, TRANSPORTS, type TestWorkspace, type Transport } from "../remote-integration/workspace.ts";
+export { fakeConfig, openHost, TRANSPORTS, type TestWorkspace, type Transport } from "../remote-integration/workspace.ts";
 
 /** An elizaOS plugin laid out as npm installs it: the package and its dependencies in the plugin's node_modules. */
 export const NOTES_DIR = join(import.meta.dir, "fixtures", "eliza-notes");

@@ -10,17 +10,9 @@ import { listPlugins } from "../../../src/plugins/api.ts";
 import { stringToUuid } from "../../../src/plugins/remote/index.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
 import { setting } from "../remote-integration/workspace.ts";
-import {
-  AGENT_CONFIG,
-  cached,
-  eventually,
-  fakeConfig,
-  NOTES,
-  notesWorkspace,
-  openHost,
-  TRANSPORTS,
-  type TestWorkspace,
-} from "./helpers.ts";
+import { AGENT_CONFIG, cached, fakeConfig, NOTES, notesWorkspace, openHost, TRANSPORTS, type TestWorkspace } from "./helpers.ts";
+import { waitFor } from "../../helpers/wait.ts";
+import { hostDb } from "../../helpers/host-db.ts";
 
 const AGENT_ID = stringToUuid("Ada");
 const EXPECTED_PACKAGES = {
@@ -78,7 +70,7 @@ describe.each(TRANSPORTS)("an elizaOS plugin from its own node_modules in an age
     expect(plugin.remote!.surfaces.services).toEqual(["notes"]);
     const handle = services.runtime.current().remote(NOTES)!.handle;
     expect(handle.descriptor().services).toEqual([{ serviceType: "notes", rpcMethods: [], methods: {} }]);
-    expect(cached(host.db, NOTES, "init")).toEqual({ greeting: "Noted", agentId: AGENT_ID });
+    expect(cached(hostDb(host), NOTES, "init")).toEqual({ greeting: "Noted", agentId: AGENT_ID });
   });
 
   test("packages resolve from the plugin's node_modules as bun resolves them", () => {
@@ -109,7 +101,7 @@ describe.each(TRANSPORTS)("an elizaOS plugin from its own node_modules in an age
       missing: null,
       afterSet: session,
     });
-    expect(await eventually(() => setting(host.db, NOTES, "NOTES_LAST_REPORT"))).toBe(session);
+    expect(await waitFor(() => setting(hostDb(host), NOTES, "NOTES_LAST_REPORT"))).toBe(session);
   });
 
   test("getCache / setCache / deleteCache use the plugin KV", () => {
@@ -121,8 +113,8 @@ describe.each(TRANSPORTS)("an elizaOS plugin from its own node_modules in an age
       deletedAgain: false,
       kept: true,
     });
-    expect(cached(host.db, NOTES, "report:kept")).toEqual({ roomId: session });
-    expect(cached(host.db, NOTES, "report")).toBeUndefined();
+    expect(cached(hostDb(host), NOTES, "report:kept")).toEqual({ roomId: session });
+    expect(cached(hostDb(host), NOTES, "report")).toBeUndefined();
   });
 
   test("createMemory / getMemories / searchMemories: the plugin's memories and the session as the table messages", async () => {
@@ -171,8 +163,8 @@ describe.each(TRANSPORTS)("an elizaOS plugin from its own node_modules in an age
   });
 
   test("emitEvent (several names, runtime in the payload) reaches the handlers with params at the top level", async () => {
-    expect(await eventually(() => cached(host.db, NOTES, "event:REPORT_DONE"))).toEqual({ roomId: session });
-    expect(await eventually(() => cached(host.db, NOTES, "event:REPORT_AGAIN"))).toEqual({ roomId: session });
+    expect(await waitFor(() => cached(hostDb(host), NOTES, "event:REPORT_DONE"))).toEqual({ roomId: session });
+    expect(await waitFor(() => cached(hostDb(host), NOTES, "event:REPORT_AGAIN"))).toEqual({ roomId: session });
   });
 
   test("members prx cannot honour fail with PLUGIN_UNSUPPORTED naming them", () => {
@@ -207,8 +199,8 @@ describe.each(TRANSPORTS)("an elizaOS plugin from its own node_modules in an age
     const output = result.toolCalls[0]!.result.output;
     expect(output).toStartWith("note the-keys-are-under-the-mat saved as ");
     const memoryId = output.slice(output.lastIndexOf(" ") + 1);
-    expect(cached(host.db, NOTES, "note:the-keys-are-under-the-mat")).toEqual({ memoryId, text: "The keys are under the mat" });
-    expect(await eventually(() => cached(host.db, NOTES, "event:NOTE_TAKEN"))).toEqual({
+    expect(cached(hostDb(host), NOTES, "note:the-keys-are-under-the-mat")).toEqual({ memoryId, text: "The keys are under the mat" });
+    expect(await waitFor(() => cached(hostDb(host), NOTES, "event:NOTE_TAKEN"))).toEqual({
       noteId: "the-keys-are-under-the-mat",
       memoryId,
     });
@@ -223,9 +215,9 @@ describe.each(TRANSPORTS)("an elizaOS plugin from its own node_modules in an age
   });
 
   test("lifecycle events carry runtime.logger; the evaluator ran; the models serve as remote:eliza-notes", async () => {
-    expect(await eventually(() => cached(host.db, NOTES, "event:MESSAGE_RECEIVED"))).toMatchObject({ logger: "function" });
-    expect((cached(host.db, NOTES, "event:MESSAGE_RECEIVED") as { keys: string[] }).keys).toContain("runtime");
-    expect(await eventually(() => cached(host.db, NOTES, "evaluated"))).toBeTruthy();
+    expect(await waitFor(() => cached(hostDb(host), NOTES, "event:MESSAGE_RECEIVED"))).toMatchObject({ logger: "function" });
+    expect((cached(hostDb(host), NOTES, "event:MESSAGE_RECEIVED") as { keys: string[] }).keys).toContain("runtime");
+    expect(await waitFor(() => cached(hostDb(host), NOTES, "evaluated"))).toBeTruthy();
     const reply = await host.runTurn({ sessionId: `model-${transport}`, text: "hi model", channel: "test", provider: `remote:${NOTES}` });
     expect(reply.text).toBe("notes model heard: hi model");
   });

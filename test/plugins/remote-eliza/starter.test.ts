@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
-import { ensureBinary, runPrx, tempWorkspace } from "../../helpers/binary.ts";
+import { ensureBinary, runPrx } from "../../helpers/binary.ts";
+import { tempWorkspace } from "../../helpers/workspace.ts";
 import { startGateway } from "./gateway.ts";
 import { fakeConfig, TRANSPORTS } from "./helpers.ts";
 import { installStarter, STARTER_ENTRY, starterManifest, type StarterInstall } from "./npm-starter.ts";

@@ -1,5 +1,5 @@
 /** The hostile plugin started directly (no gateway), and log capture; importing this changes no global state. */
-import { Database } from "bun:sqlite";
+import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,9 +27,10 @@ type Extra = Partial<Omit<StartRemotePluginOptions, "name" | "dir" | "entryPath"
 export async function startHostile(transport: Transport, extra: Extra = {}, options: Partial<HostileOptions> = {}) {
   const root = mkdtempSync(join(tmpdir(), "prx-hostile-"));
   const { dir, entry } = writeHostilePlugin(root, { transport, ...options });
-  const db = new Database(":memory:", { strict: true });
+  const storage = openSqliteStorage(":memory:");
   const host = createRemoteHostBindings({
-    db,
+    store: storage.remotePlugins,
+    pluginKv: storage.pluginKv,
     memory: () => null,
     providers: {
       resolve: () => {
@@ -40,7 +41,7 @@ export async function startHostile(transport: Transport, extra: Extra = {}, opti
     events: { publish() {} },
     model: { provider: "none", model: "none" },
   });
-  const cleanup = () => (db.close(), rmSync(root, { recursive: true, force: true }));
+  const cleanup = () => (void storage.close(), rmSync(root, { recursive: true, force: true }));
   let handle: RemotePluginHandle;
   try {
     handle = await startRemotePlugin({
@@ -87,11 +88,3 @@ export async function withLogs<T>(level: "warn" | "error", body: (lines: string[
   }
 }
 
-/** Poll (bounded by `ms`) until `check` holds. */
-export async function until(check: () => boolean, ms = 10_000, what = "condition"): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
-    await Bun.sleep(5);
-  }
-}

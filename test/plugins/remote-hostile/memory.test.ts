@@ -5,7 +5,8 @@ import { parseManifest } from "../../../src/plugins/manifest.ts";
 import { DEFAULT_MAX_MEMORY_MB } from "../../../src/plugins/manifest.ts";
 import { REMOTE_DEFAULT_MAX_MEMORY_MB } from "../../../src/plugins/remote/limits.ts";
 import { overCap } from "../../../src/plugins/remote/memory-guard.ts";
-import { startHostile, until, type Hostile, type Transport } from "./helpers.ts";
+import { startHostile, type Hostile, type Transport } from "./helpers.ts";
+import { waitFor } from "../../helpers/wait.ts";
 
 const MiB = 1024 * 1024;
 const level = getLogLevel();
@@ -59,7 +60,7 @@ describe.each(["worker", "process"] as Transport[])("max_memory_mb over %s", (tr
     // a timer that never fires within the test: only the check after the call can see the memory
     const h = await start(transport, { maxMemoryMb: cap, memoryCheckMs: 600_000 });
     expect((await h.act("HOG", { mb: cap + 64, step: 16, sync: true })).output).toBe(`held ${cap + 64} MB`);
-    await until(() => h.handle.status().restarts === 1, 20_000, "the restart after the kill");
+    await waitFor(() => h.handle.status().restarts === 1, "the restart after the kill", 20_000);
     expect(h.handle.status().lastError).toContain(`max_memory_mb = ${cap}`);
   }, 60_000);
 });
@@ -82,14 +83,14 @@ test("the host's RSS returns to within 50 MB of its baseline after a Worker over
   expect(hog.error).toContain("max_memory_mb = 256");
   await h.handle.ready();
   let rss = Number.POSITIVE_INFINITY;
-  await until(
+  await waitFor(
     () => {
       Bun.gc(true);
       rss = process.memoryUsage.rss();
       return rss - baseline < 50 * MiB;
     },
-    10_000,
     "RSS back within 50 MB of the baseline",
+    10_000,
   );
   expect(rss - baseline).toBeLessThan(50 * MiB);
 }, 60_000);

@@ -42,7 +42,7 @@ test("SIGKILL of the gateway (the binary) while its plugin subprocess spins: wit
 test("without PR_SET_PDEATHSIG the watchdog thread kills a spinning child once its parent is gone", async () => {
   // parent -> child: the child starts the watchdog for its parent and spins; the parent prints the child's pid
   const child = `
-    import { startParentWatchdog } from ${JSON.stringify(join(ROOT, "src/plugins/remote/worker-runtime/parent-death.ts"))};
+    import { startParentWatchdog } from ${JSON.stringify(join(ROOT, "src/core/supervise/parent-death.ts"))};
     startParentWatchdog(process.ppid, 100);
     await Bun.sleep(50);
     for (;;) {}

@@ -1,16 +1,14 @@
 /**
- * A plugin flooding its output: every garbage line is counted, the host logs at most a summary a second of it, the
- * console budget holds in both transports, and the plugin keeps serving.
+ * A plugin flooding its output: every garbage line is counted, the host logs summaries of it rather than the lines,
+ * the console budget drops what is over it in both transports (every line printed or counted), and the plugin keeps
+ * serving. The budgets per interval themselves are tested on a hand-moved clock in output-units.test.ts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { getLogLevel, setLogLevel } from "../../../src/core/logger.ts";
-import {
-  REMOTE_LOG_SUMMARY_INTERVAL_MS,
-  REMOTE_OUTPUT_MAX_LINES_PER_INTERVAL,
-} from "../../../src/plugins/remote/limits.ts";
-import { HOST_LOG_LIMITS } from "../../../src/plugins/remote/output-budget.ts";
-import { startHostile, TRANSPORTS, until, withLogs, type Hostile } from "./helpers.ts";
+import { REMOTE_LOG_SUMMARY_INTERVAL_MS } from "../../../src/plugins/remote/limits.ts";
+import { startHostile, TRANSPORTS, withLogs, type Hostile } from "./helpers.ts";
+import { waitFor } from "../../helpers/wait.ts";
 
 const MiB = 1024 * 1024;
 // crashes and late summaries are asserted through status and captured logs; keep the test output readable
@@ -34,14 +32,12 @@ function fieldsOf(line: string): Record<string, unknown> {
   return JSON.parse(line.slice(line.indexOf(" {") + 1)) as Record<string, unknown>;
 }
 
-/** Log lines a flood of `ms` may cause: one per interval begun, plus the summary after it. */
-const perIntervalBound = (ms: number, perInterval: number) =>
-  (Math.ceil(ms / REMOTE_LOG_SUMMARY_INTERVAL_MS) + 1) * perInterval;
+/** How long a flood may take to be fully accounted for on a loaded machine. */
+const ACCOUNTED_WITHIN_MS = 20_000;
 
-test("a subprocess writing 1 MiB of garbage lines to stdout: each counted, at most a log line a second", async () => {
+test("a subprocess writing 1 MiB of garbage lines to stdout: each counted, logged as summaries", async () => {
   await withLogs("error", async (logs) => {
     const h = await start("process");
-    const t0 = performance.now();
     const flooded = await h.act("FLOOD", { kind: "stdout", bytes: MiB, line: 2 });
     expect(flooded.output).toBe(`flooded ${MiB / 2} lines`);
     expect(h.handle.status().malformed).toBe(MiB / 2);
@@ -51,8 +47,9 @@ test("a subprocess writing 1 MiB of garbage lines to stdout: each counted, at mo
         const f = fieldsOf(l);
         return n + (typeof f.count === "number" ? 1 : (f.malformed as number));
       }, 0);
-    await until(() => logged() === MiB / 2, 5_000, "every refused line in the log's counts");
-    expect(refusals().length).toBeLessThanOrEqual(perIntervalBound(performance.now() - t0, 1) + 1);
+    await waitFor(() => logged() === MiB / 2, "every refused line in the log's counts", ACCOUNTED_WITHIN_MS);
+    // summaries with counts, not a log line per garbage line
+    expect(refusals().length).toBeLessThan(MiB / 2 / 1000);
     expect(h.handle.status().lastError).toContain("not a JSON object: x");
     expect((await h.act("NOOP")).output).toBe("ok");
   });
@@ -63,7 +60,6 @@ describe.each(TRANSPORTS)("runtime.logger and raw log messages over %s", (transp
     await withLogs("warn", async (logs) => {
       const h = await start(transport);
       const lines = 32_768;
-      const t0 = performance.now();
       const flooded = await h.act("FLOOD", { kind: "logger", bytes: lines * 2, line: 2 });
       expect(flooded.output).toBe(`flooded ${lines} lines`);
       const printed = () => logs.filter((l) => l.includes("[remote.hostile] x")).length;
@@ -71,9 +67,8 @@ describe.each(TRANSPORTS)("runtime.logger and raw log messages over %s", (transp
         logs
           .filter((l) => l.includes("runtime.logger lines dropped"))
           .reduce((n, l) => n + Number(/ (\d+) runtime\.logger lines dropped/.exec(l)![1]), 0);
-      await until(() => printed() + dropped() === lines, 5_000, "printed + dropped = lines sent");
-      const bound = perIntervalBound(performance.now() - t0, REMOTE_OUTPUT_MAX_LINES_PER_INTERVAL);
-      expect(printed()).toBeLessThanOrEqual(bound);
+      await waitFor(() => printed() + dropped() === lines, "printed + dropped = lines sent", ACCOUNTED_WITHIN_MS);
+      expect(dropped()).toBeGreaterThan(0);
       expect(printed()).toBeGreaterThan(0);
       expect(h.handle.status().logDropped).toBe(0);
     });
@@ -82,11 +77,9 @@ describe.each(TRANSPORTS)("runtime.logger and raw log messages over %s", (transp
   test("log messages sent past the worker runtime are cut to the budget by the host and counted", async () => {
     await withLogs("error", async (logs) => {
       const h = await start(transport);
-      const t0 = performance.now();
       expect((await h.act("LOGRAW", { n: 5_000 })).output).toBe("sent");
       const logged = () => logs.filter((l) => l.includes("raw log line")).length;
-      await until(() => logged() + h.handle.status().logDropped === 5_000, 5_000, "logged + dropped = sent");
-      expect(logged()).toBeLessThanOrEqual(perIntervalBound(performance.now() - t0, HOST_LOG_LIMITS.lines));
+      await waitFor(() => logged() + h.handle.status().logDropped === 5_000, "logged + dropped = sent", ACCOUNTED_WITHIN_MS);
       expect(h.handle.status().logDropped).toBeGreaterThan(0);
     });
   }, 30_000);
@@ -97,7 +90,7 @@ test("a subprocess flooding raw stderr keeps serving; its crash report shows its
   expect((await h.act("FLOOD", { kind: "stderr", bytes: 32 * MiB, line: 2 })).output).toBe(`flooded ${16 * MiB} lines`);
   expect((await h.act("NOOP")).output).toBe("ok");
   await h.act("EXIT", { words: "goodbye from the flood" });
-  await until(() => (h.handle.status().lastError ?? "").includes("crashed"), 10_000, "the exit noticed");
+  await waitFor(() => (h.handle.status().lastError ?? "").includes("crashed"), "the exit noticed", 10_000);
   expect(h.handle.status().lastError).toContain("x | x | goodbye from the flood");
 }, 60_000);
 
@@ -106,7 +99,7 @@ test("console output of a subprocess goes through the budget: its summary reache
   await h.act("FLOOD", { kind: "console", bytes: 4 * MiB, line: 2 });
   await Bun.sleep(REMOTE_LOG_SUMMARY_INTERVAL_MS + 200);
   await h.act("EXIT", { words: "done" });
-  await until(() => (h.handle.status().lastError ?? "").includes("crashed"), 10_000, "the exit noticed");
+  await waitFor(() => (h.handle.status().lastError ?? "").includes("crashed"), "the exit noticed", 10_000);
   expect(h.handle.status().lastError).toMatch(/\d+ console lines dropped: over 200 lines .* \| done$/);
 }, 30_000);
 

@@ -4,7 +4,8 @@ import { getLogLevel, setLogLevel } from "../../../src/core/logger.ts";
 import { remoteInfo } from "../../../src/plugins/remote/info.ts";
 import { REMOTE_MAX_RESTARTS_PER_MINUTE } from "../../../src/plugins/remote/limits.ts";
 import type { RemoteStatus } from "../../../src/plugins/remote/types.ts";
-import { startHostile, TRANSPORTS, until, type Hostile } from "./helpers.ts";
+import { startHostile, TRANSPORTS, type Hostile } from "./helpers.ts";
+import { waitFor } from "../../helpers/wait.ts";
 
 const level = getLogLevel();
 beforeAll(() => setLogLevel("silent"));
@@ -63,7 +64,7 @@ describe.each(TRANSPORTS)("status of a hung plugin over %s", (transport) => {
   test("a cancel the plugin acknowledges brings it back to ready without a restart", async () => {
     const h = await start(transport, { rpcTimeoutMs: 100 });
     expect((await h.act("WAIT", { ms: 10_000 })).error).toContain("was cancelled");
-    await until(() => h.handle.status().state === "ready", 5_000, "ready again");
+    await waitFor(() => h.handle.status().state === "ready", "ready again", 5_000);
     expect(h.handle.status()).toMatchObject({ restarts: 0, lastEvent: "ready: cancel acknowledged" });
   }, 30_000);
 });
@@ -71,11 +72,11 @@ describe.each(TRANSPORTS)("status of a hung plugin over %s", (transport) => {
 test(`after ${REMOTE_MAX_RESTARTS_PER_MINUTE} restarts in a minute the plugin is failed, with no pid, in the API's shape too`, async () => {
   const h = await start("process");
   for (let i = 0; i <= REMOTE_MAX_RESTARTS_PER_MINUTE; i++) {
-    await until(() => h.handle.status().state === "ready", 10_000, `ready before exit ${i + 1}`);
+    await waitFor(() => h.handle.status().state === "ready", `ready before exit ${i + 1}`, 10_000);
     await h.act("EXIT");
-    await until(() => h.handle.status().state !== "ready", 10_000, `exit ${i + 1} noticed`);
+    await waitFor(() => h.handle.status().state !== "ready", `exit ${i + 1} noticed`, 10_000);
   }
-  await until(() => h.handle.status().state === "failed", 10_000, "failed");
+  await waitFor(() => h.handle.status().state === "failed", "failed", 10_000);
   const info = remoteInfo(h.handle);
   expect([info.state, info.pid, info.last_event, info.restarts]).toEqual([
     "failed",

@@ -5,17 +5,9 @@ import { listPlugins, pluginInfo } from "../../../src/plugins/api.ts";
 import { EVENT_MAX_PUBLISH_DEPTH } from "../../../src/plugins/events/index.ts";
 import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
-import {
-  ASSIST_DIR,
-  EXAMPLE_DIR,
-  eventually,
-  fakeConfig,
-  openHost,
-  setting,
-  TRANSPORTS,
-  workspaceWith,
-  type TestWorkspace,
-} from "./helpers.ts";
+import { ASSIST_DIR, EXAMPLE_DIR, fakeConfig, openHost, setting, TRANSPORTS, workspaceWith, type TestWorkspace } from "./helpers.ts";
+import { waitFor } from "../../helpers/wait.ts";
+import { hostDb } from "../../helpers/host-db.ts";
 
 let fake: FakeServer;
 beforeAll(() => {
@@ -64,7 +56,7 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
 
     // the plugin's own NOTE_SAVED went over the bus (remote.NOTE_SAVED) back to its event handler
     const id = result.text.slice("tool said: remembered note ".length);
-    expect(await eventually(() => setting(host.db, "example-remote", "lastSaved"))).toBe(id);
+    expect(await waitFor(() => setting(hostDb(host), "example-remote", "lastSaved"))).toBe(id);
   });
 
   test("validate declining is a failed tool result the model sees; no callback", async () => {
@@ -82,7 +74,7 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
 
   test("an event published on the bus reaches the plugin's handler", async () => {
     services.bus!.publish("remote.NOTE_SAVED", { plugin: "test", name: "NOTE_SAVED", payload: { id: `bus-${transport}` } });
-    expect(await eventually(() => setting(host.db, "example-remote", "lastSaved") === `bus-${transport}`)).toBe(true);
+    expect(await waitFor(() => setting(hostDb(host), "example-remote", "lastSaved") === `bus-${transport}`)).toBe(true);
     const hook = pluginInfo(services.runtime, "example-remote").capabilities.find((c) => c.type === "hook")!;
     expect(hook.name).toBe("NOTE_SAVED");
     expect(hook.events).toEqual(["remote.NOTE_SAVED"]);
@@ -94,8 +86,8 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
     const failures = () => services.runtime.current().remote("assist-remote")!.handle.status().failures;
     const before = failures();
     services.bus!.publish("remote.PING", { n: 0 });
-    await eventually(() => failures() > before);
-    expect(setting(host.db, "assist-remote", "pings")).toBe(EVENT_MAX_PUBLISH_DEPTH + 1);
+    await waitFor(() => failures() > before);
+    expect(setting(hostDb(host), "assist-remote", "pings")).toBe(EVENT_MAX_PUBLISH_DEPTH + 1);
   });
 
   test("remote:<plugin> serves a turn from the plugin's models; evaluators run after the turn", async () => {
@@ -107,7 +99,7 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
     });
     expect(result.provider).toBe("remote:assist-remote");
     expect(result.text).toBe("model v1: hello model");
-    expect(setting(host.db, "assist-remote", "lastTurn")).toBe("hello model => model v1: hello model");
+    expect(setting(hostDb(host), "assist-remote", "lastTurn")).toBe("hello model => model v1: hello model");
     const unknown = await host.runTurn({ sessionId: "x", text: "hi", channel: "test", provider: "remote:example-remote" }).catch((e) => e);
     expect(unknown.code).toBe("PROVIDER_UNKNOWN");
     expect(unknown.hint).toContain("remote:assist-remote");

@@ -9,6 +9,7 @@ import { REMOTE_MAX_MESSAGE_BYTES } from "../../../src/plugins/remote/index.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
 import { readSse } from "../../gateway/harness.ts";
 import { EXAMPLE_DIR, fakeConfig, openHost, workspaceWith, type TestWorkspace } from "./helpers.ts";
+import { sqliteStorageOf } from "../../helpers/host-db.ts";
 
 let fake: FakeServer;
 let ws: TestWorkspace;
@@ -20,7 +21,7 @@ beforeAll(async () => {
   fake = startFakeOpenAI();
   ws = workspaceWith([EXAMPLE_DIR], fakeConfig(fake.url, "[gateway]\nrequire_pairing = true\n"));
   ({ host } = await openHost(ws.root));
-  const auth = new AuthService({ db: host.db, required: true, pairingCodeTtlMs: 60_000, now: () => Date.now() });
+  const auth = new AuthService({ tokens: sqliteStorageOf(host).tokens, required: true, pairingCodeTtlMs: 60_000, now: () => Date.now() });
   token = auth.tokens.create("test").token;
   ({ app } = buildGateway({
     host,

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigSchema } from "../../../src/config/schema.ts";
-import { openDatabase, closeDatabase } from "../../../src/core/database.ts";
+import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { createLogger } from "../../../src/core/logger.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
 import { pluginInfo } from "../../../src/plugins/api.ts";
@@ -12,7 +12,8 @@ import { type PluginRuntime } from "../../../src/plugins/runtime.ts";
 import { getPluginRuntime } from "../../../src/plugins/runtimes.ts";
 import type { ChatRequest, ChatResponse, Provider, ProviderResolver } from "../../../src/providers/types.ts";
 import type { ToolContext } from "../../../src/tools/types.ts";
-import { ASSIST_DIR, editManifest, eventually, TRANSPORTS, workspaceWith, type TestWorkspace } from "./helpers.ts";
+import { ASSIST_DIR, editManifest, TRANSPORTS, workspaceWith, type TestWorkspace } from "./helpers.ts";
+import { waitFor } from "../../helpers/wait.ts";
 
 /** A stand-in for the configured LLM whose answers the test releases one by one (not the unit under test). */
 class GateProvider implements Provider {
@@ -45,9 +46,10 @@ function start(transport: (typeof TRANSPORTS)[number]): { runtime: PluginRuntime
   const providers: ProviderResolver = { resolve: () => gate, names: () => ["gate"] };
   const bus = new EventBus();
   const config = ConfigSchema.parse({ default_provider: "gate", default_model: "gate-1" });
+  const storage = openSqliteStorage(workspace.dbPath);
   const runtime = getPluginRuntime(
     workspace,
-    { db: openDatabase(workspace.dbPath), events: bus, memory: () => null, providers, logger: createLogger("test") },
+    { storage, events: bus, memory: () => null, providers, logger: createLogger("test") },
     { config },
   );
   cleanup.push(async () => {
@@ -55,7 +57,7 @@ function start(transport: (typeof TRANSPORTS)[number]): { runtime: PluginRuntime
     for (const w of gate.waiting.splice(0)) w.release("closing");
     await runtime.stop();
     bus.close();
-    closeDatabase(workspace.dbPath);
+    await storage.close();
     ws.cleanup();
   });
   return { runtime, gate, ws };
@@ -73,7 +75,7 @@ describe.each(TRANSPORTS)("reload of a remote plugin (%s)", (transport) => {
     const tool = runtime.tools.get("GATED_ECHO")!;
 
     const inFlight = tool.execute({ text: "slow" }, context());
-    await eventually(() => gate.waiting.length === 1);
+    await waitFor(() => gate.waiting.length === 1);
     expect(gate.waiting[0]!.prompt).toBe("gate: slow");
 
     const dir = join(ws.pluginsDir, "assist-remote");

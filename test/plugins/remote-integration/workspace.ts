@@ -1,11 +1,11 @@
-/** Workspaces, hosts and polling for remote-plugin integration tests; importing it changes no global state. */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+/** Workspaces and hosts for remote-plugin integration tests; importing it changes no global state. */
+import { readFileSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import type { Database } from "bun:sqlite";
 import { openAgentHost, type AgentHost } from "../../../src/agent/index.ts";
 import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
 import { createPluginExtensions } from "../../../src/agent/plugin-extensions.ts";
+import { tempWorkspace } from "../../helpers/workspace.ts";
 
 export const EXAMPLE_DIR = resolve(import.meta.dir, "../../../plugins/example-remote");
 export const ASSIST_DIR = join(import.meta.dir, "fixtures", "assist-remote");
@@ -33,16 +33,9 @@ export function editManifest(pluginDir: string, edit: { transport?: Transport; s
 
 /** A temp workspace with copies of the given plugin directories (all on `transport`) and a config.toml. */
 export function workspaceWith(plugins: string[], config: string, transport: Transport = "worker"): TestWorkspace {
-  const root = mkdtempSync(join(tmpdir(), "prx-remote-int-"));
-  const pluginsDir = join(root, "plugins");
-  mkdirSync(pluginsDir);
-  for (const from of plugins) {
-    const to = join(pluginsDir, from.split("/").at(-1)!);
-    cpSync(from, to, { recursive: true });
-    editManifest(to, { transport });
-  }
-  writeFileSync(join(root, "config.toml"), config);
-  return { root, pluginsDir, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  const ws = tempWorkspace(config, { prefix: "prx-remote-int-", plugins });
+  for (const from of plugins) editManifest(join(ws.pluginsDir, basename(from)), { transport });
+  return { root: ws.dir, pluginsDir: ws.pluginsDir, cleanup: ws.cleanup };
 }
 
 export function fakeConfig(url: string, extra = ""): string {
@@ -63,12 +56,3 @@ export function setting(db: Database, plugin: string, key: string): unknown {
   return row ? (JSON.parse(row.value) as unknown) : undefined;
 }
 
-/** Poll (bounded) until `check` returns a value other than undefined/null/false. */
-export async function eventually<T>(check: () => T | Promise<T>, tries = 500, everyMs = 10): Promise<T> {
-  for (let i = 0; ; i++) {
-    const value = await check();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (i >= tries) throw new Error(`condition not met after ${tries * everyMs} ms`);
-    await Bun.sleep(everyMs);
-  }
-}

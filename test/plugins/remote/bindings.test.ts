@@ -1,4 +1,4 @@
-import { Database } from "bun:sqlite";
+import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { afterEach, describe, expect, test } from "bun:test";
 import {
   createRemoteHostBindings,
@@ -38,10 +38,11 @@ describe("default host bindings", () => {
   });
 
   test("settings survive a new bindings instance on the same database", () => {
-    const db = new Database(":memory:");
+    const storage = openSqliteStorage(":memory:");
     const make = () =>
       createRemoteHostBindings({
-        db,
+        store: storage.remotePlugins,
+        pluginKv: storage.pluginKv,
         memory: () => null,
         providers: {
           resolve: () => {
@@ -54,7 +55,7 @@ describe("default host bindings", () => {
       });
     make().setSetting("p", "a", [1, 2]);
     expect(make().getSetting("p", "a")).toEqual([1, 2]);
-    db.close();
+    void storage.close();
   });
 
   test("memories are scoped per plugin and work without a memory backend", async () => {
@@ -63,9 +64,10 @@ describe("default host bindings", () => {
     const id = await b.createMemory("a", { content: { text: "only a" } }, null);
     expect(await b.getMemory("b", id)).toBeNull();
     expect((await b.getMemory("a", id))?.content.text).toBe("only a");
-    const db = new Database(":memory:");
+    const storage = openSqliteStorage(":memory:");
     const bare = createRemoteHostBindings({
-      db,
+      store: storage.remotePlugins,
+      pluginKv: storage.pluginKv,
       memory: () => null,
       providers: {
         resolve: () => {
@@ -80,7 +82,7 @@ describe("default host bindings", () => {
     expect(id2).toBe("fixed");
     expect(await bare.updateMemory("a", { id: "fixed", content: { text: "u" } })).toBe(true);
     expect((await bare.getMemory("a", "fixed"))?.content.text).toBe("u");
-    db.close();
+    void storage.close();
   });
 
   test("a memory at the size limit is stored; past it is refused", async () => {
@@ -96,11 +98,12 @@ describe("default host bindings", () => {
 
   test("useModel(TEXT_EMBEDDING) is the configured provider's embedding of params.text", async () => {
     const fake = startFakeOpenAI();
-    const db = new Database(":memory:");
+    const storage = openSqliteStorage(":memory:");
     try {
       const make = (embeddingModel?: string) =>
         createRemoteHostBindings({
-          db,
+          store: storage.remotePlugins,
+          pluginKv: storage.pluginKv,
           memory: () => null,
           providers: {
             resolve: () =>
@@ -119,7 +122,7 @@ describe("default host bindings", () => {
       expect(isPrxError(none, "PLUGIN_UNSUPPORTED")).toBe(true);
       expect((none as PrxError).hint).toContain("embedding_model in [providers.fake]");
     } finally {
-      db.close();
+      void storage.close();
       await fake.stop();
     }
   });

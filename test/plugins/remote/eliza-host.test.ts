@@ -1,5 +1,5 @@
 /** The host side of the elizaOS runtime surface: bindings over a real workspace database, sessions and memory. */
-import { Database } from "bun:sqlite";
+import { openSqliteStorage, type SqliteStorage } from "../../../src/storage/index.ts";
 import { afterEach, describe, expect, test } from "bun:test";
 import { SqliteSessionStore } from "../../../src/agent/sessions.ts";
 import { isPrxError } from "../../../src/core/errors.ts";
@@ -18,18 +18,19 @@ import {
 import type { ProviderDescriptor } from "../../../src/plugins/remote/protocol/index.ts";
 
 const agent = defaultAgentIdentity();
-const open: Database[] = [];
+const open: SqliteStorage[] = [];
 afterEach(() => {
-  for (const db of open.splice(0)) db.close();
+  for (const storage of open.splice(0)) void storage.close();
 });
 
 function host(withMemory = true) {
-  const db = new Database(":memory:", { strict: true });
-  open.push(db);
-  const sessions = new SqliteSessionStore(db);
-  const memory = new SqliteMemory(db);
+  const storage = openSqliteStorage(":memory:");
+  open.push(storage);
+  const sessions = storage.sessions;
+  const memory = new SqliteMemory(storage.memory);
   const bindings = createRemoteHostBindings({
-    db,
+    store: storage.remotePlugins,
+    pluginKv: storage.pluginKv,
     memory: () => (withMemory ? memory : null),
     providers: {
       resolve: () => {

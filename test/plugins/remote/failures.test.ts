@@ -6,6 +6,7 @@ import {
   REMOTE_MAX_RESTARTS_PER_MINUTE,
   type RemotePluginHandle,
 } from "../../../src/plugins/remote/index.ts";
+import { waitFor } from "../../helpers/wait.ts";
 import { FIXTURES, hostFixture, startProbe, toolContext, type Transport } from "./helpers.ts";
 
 const running: RemotePluginHandle[] = [];
@@ -29,10 +30,6 @@ async function start(transport: Transport, extra: Parameters<typeof startProbe>[
 }
 
 /** Poll until `condition` holds (the test's own timeout bounds the wait). */
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await Bun.sleep(5);
-}
-
 async function startError(transport: Transport, extra: Parameters<typeof startProbe>[2]) {
   const host = hostFixture();
   hosts.push(host);

@@ -1,5 +1,5 @@
 import { setLogLevel } from "../../../src/core/logger.ts";
-import { Database } from "bun:sqlite";
+import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { join } from "node:path";
 import type { EventPublisher } from "../../../src/core/events.ts";
 import { SqliteMemory } from "../../../src/memory/sqlite.ts";
@@ -31,22 +31,24 @@ export class EchoProvider implements Provider {
 }
 
 export function hostFixture() {
-  const db = new Database(":memory:", { strict: true });
-  const memory = new SqliteMemory(db);
+  const storage = openSqliteStorage(":memory:");
+  const db = storage.db;
+  const memory = new SqliteMemory(storage.memory);
   const events: Array<{ topic: string; payload: unknown }> = [];
   const publisher: EventPublisher = { publish: (topic, payload) => void events.push({ topic, payload }) };
   const provider = new EchoProvider();
   const providers: ProviderResolver = { resolve: () => provider, names: () => ["echo"] };
   const history = new Map<string, Array<{ role: string; content: string }>>();
   const bindings = createRemoteHostBindings({
-    db,
+    store: storage.remotePlugins,
+    pluginKv: storage.pluginKv,
     memory: () => memory,
     providers,
     events: publisher,
     model: { provider: "echo", model: "echo-1" },
     history: (sessionId, limit) => (history.get(sessionId) ?? []).slice(-limit),
   });
-  return { db, memory, events, provider, bindings, history, close: () => db.close() };
+  return { db, memory, events, provider, bindings, history, close: () => void storage.close() };
 }
 
 export type Transport = "worker" | "process";

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigSchema } from "../../../src/config/schema.ts";
-import { closeDatabase, openDatabase } from "../../../src/core/database.ts";
+import { openSqliteStorage, type SqliteStorage } from "../../../src/storage/index.ts";
 import { parseManifest } from "../../../src/plugins/manifest.ts";
 import { isSensitivePermission } from "../../../src/plugins/permissions.ts";
 import { type PluginRuntime } from "../../../src/plugins/runtime.ts";
@@ -15,11 +15,13 @@ const RELOADS = 20;
 
 let t: TestWorkspace;
 let runtime: PluginRuntime | null = null;
+let storage: SqliteStorage | null = null;
 beforeEach(() => (t = makeWorkspace()));
 afterEach(async () => {
   await runtime?.stop();
   runtime = null;
-  closeDatabase(t.workspace.dbPath);
+  await storage?.close();
+  storage = null;
   t.cleanup();
 });
 
@@ -89,8 +91,8 @@ describe("calls during reloads", () => {
     } else {
       await writeToolPlugin(t.workspace, name, "v0");
     }
-    const db = openDatabase(t.workspace.dbPath);
-    runtime = getPluginRuntime(t.workspace, { ...t.services, db }, { config: ConfigSchema.parse({}) });
+    storage = openSqliteStorage(t.workspace.dbPath);
+    runtime = getPluginRuntime(t.workspace, { ...t.services, storage }, { config: ConfigSchema.parse({}) });
     const first = await runtime.start();
     expect(first.plugin(name)?.error ?? null).toBeNull();
     const tool = first.adapters.tool.find((a) => a.plugin === name)!.spec.name;

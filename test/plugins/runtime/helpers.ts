@@ -1,6 +1,5 @@
-import { Database } from "bun:sqlite";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { openSqliteStorage } from "../../../src/storage/index.ts";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PrxError } from "../../../src/core/errors.ts";
 import { nullPublisher } from "../../../src/core/events.ts";
@@ -8,6 +7,7 @@ import { createLogger } from "../../../src/core/logger.ts";
 import { openWorkspace, type Workspace } from "../../../src/core/workspace.ts";
 import type { RuntimeServices } from "../../../src/plugins/runtime.ts";
 import type { AdmittedPlugin, PluginInstance, PluginKind, PluginLoader } from "../../../src/plugins/types.ts";
+import { tempWorkspace } from "../../helpers/workspace.ts";
 
 /**
  * Test fixtures for the runtime: real core-module plugins built from WAT (jco's parser) speaking the WASM engine's
@@ -132,16 +132,16 @@ export interface TestWorkspace {
 }
 
 export function makeWorkspace(): TestWorkspace {
-  const root = mkdtempSync(join(tmpdir(), "prx-rt-"));
-  const workspace = openWorkspace(root);
-  const db = new Database(":memory:");
+  const dir = tempWorkspace(undefined, { prefix: "prx-rt-" });
+  const workspace = openWorkspace(dir.dir);
+  const storage = openSqliteStorage(":memory:");
   const logger = createLogger("test.plugins");
   return {
     workspace,
-    services: { db, events: nullPublisher, memory: () => null, logger },
+    services: { storage, events: nullPublisher, memory: () => null, logger },
     cleanup() {
-      db.close();
-      rmSync(root, { recursive: true, force: true });
+      void storage.close();
+      dir.cleanup();
     },
   };
 }

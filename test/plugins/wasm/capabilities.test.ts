@@ -27,7 +27,7 @@ describe("capability worlds", () => {
     const inst = await wasmLoader.load(admitted("hook-kv"), t.host);
     const cap = { type: "hook" as const, name: "remember-events" };
     expect(await inst.invoke(cap, "on-event", ["prx.lifecycle.turn_complete", '{"turn":1}'])).toBeUndefined();
-    const rows = t.host.db
+    const rows = t.db
       .query<{ key: string; value: Uint8Array }, [string]>(
         "SELECT key, value FROM plugin_kv WHERE plugin = ? ORDER BY key",
       )
@@ -69,7 +69,7 @@ describe("capability worlds", () => {
     bus.publish("demo.ping", { n: 1 });
     bus.publish("other.topic", { n: 2 });
     const lastEvent = () =>
-      t.host.db
+      t.db
         .query<{ value: Uint8Array }, [string, string]>("SELECT value FROM plugin_kv WHERE plugin = ? AND key = ?")
         .get("hook-sub", "last-payload");
     for (let i = 0; i < 200 && !lastEvent(); i++) await Bun.sleep(5);

@@ -25,7 +25,7 @@ describe("core module (JSON ABI)", () => {
       parametersSchema: "{}",
     });
     expect(await inst.invoke(cap, "execute", ['say "hi" ✓'])).toEqual({ success: true, output: 'say "hi" ✓' });
-    const row = t.host.db
+    const row = t.db
       .query<{ value: Uint8Array }, [string, string]>("SELECT value FROM plugin_kv WHERE plugin = ? AND key = ?")
       .get("core-tool", "core-last");
     expect(new TextDecoder().decode(row!.value)).toBe('say "hi" ✓');

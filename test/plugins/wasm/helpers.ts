@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { closeDatabase, openDatabase } from "../../../src/core/database.ts";
+import type { Database } from "bun:sqlite";
 import { PrxError } from "../../../src/core/errors.ts";
 import { createLogger, setLogSink } from "../../../src/core/logger.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
 import type { MemoryBackend } from "../../../src/memory/types.ts";
 import type { AdmittedPlugin, PluginHostServices } from "../../../src/plugins/types.ts";
+import { openSqliteStorage, type SqliteStorage } from "../../../src/storage/index.ts";
 import { PLUGINS } from "../../fixtures/test-wasm/plugins.ts";
 
 export const TEST_PLUGINS_DIR = join(import.meta.dir, "..", "..", "..", "test", "fixtures", "test-wasm");
@@ -14,6 +15,9 @@ export const TEST_PLUGINS_DIR = join(import.meta.dir, "..", "..", "..", "test", 
 /** A real host: temp workspace, its SQLite db, an event recorder, a log recorder. */
 export interface TestHost {
   host: PluginHostServices;
+  /** The host's storage, and its connection. */
+  storage: SqliteStorage;
+  db: Database;
   events: { topic: string; payload: unknown }[];
   logs: string[];
   root: string;
@@ -23,24 +27,26 @@ export interface TestHost {
 export function makeHost(options: { root?: string; memory?: MemoryBackend | null } = {}): TestHost {
   const root = options.root ?? mkdtempSync(join(tmpdir(), "prx-wasm-"));
   const workspace = openWorkspace(root);
-  const db = openDatabase(workspace.dbPath);
+  const storage = openSqliteStorage(workspace.dbPath);
   const events: { topic: string; payload: unknown }[] = [];
   const logs: string[] = [];
   setLogSink((line) => logs.push(line));
   const host: PluginHostServices = {
     workspace,
-    db,
+    storage,
     events: { publish: (topic, payload) => events.push({ topic, payload }) },
     memory: () => options.memory ?? null,
     logger: createLogger("test"),
   };
   return {
     host,
+    storage,
+    db: storage.db,
     events,
     logs,
     root,
     close() {
-      closeDatabase(workspace.dbPath);
+      void storage.close();
     },
   };
 }

@@ -11,7 +11,7 @@ let t: TestHost;
 let kv: KvStore;
 beforeAll(() => {
   t = makeHost();
-  kv = new KvStore(t.host.db.filename, "limits", 1);
+  kv = new KvStore(t.host.storage.path, "limits", 1);
 });
 afterAll(() => {
   kv.close();

@@ -39,7 +39,7 @@ function context(granted: string[], allowlist: string[]): HostContext {
 
 beforeAll(() => {
   t = makeHost();
-  kv = new KvStore(t.host.db.filename, "wasi-http", 1);
+  kv = new KvStore(t.host.storage.path, "wasi-http", 1);
 });
 afterAll(() => {
   kv.close();

@@ -1,10 +1,11 @@
-import { Database } from "bun:sqlite";
 import { basename } from "node:path";
 import { ConfigSchema } from "../../../config/schema.ts";
 import type { EventPublisher } from "../../../core/events.ts";
 import type { Logger } from "../../../core/logger.ts";
 import type { Workspace } from "../../../core/workspace.ts";
 import type { MemoryBackend } from "../../../memory/types.ts";
+import { openSqliteStorage } from "../../../storage/open.ts";
+import type { Storage } from "../../../storage/types.ts";
 import { defaultAdapterFactories } from "../../adapters/index.ts";
 import { inspectPluginDir, type DiscoveredPlugin } from "../../discovery.ts";
 import { buildGeneration } from "../../generation-build.ts";
@@ -27,8 +28,8 @@ export interface IsolatedPlugin {
 
 export interface IsolatedOptions {
   workspace: Workspace;
-  /** The database behind kv and the host (default: an in-memory one, closed with release). */
-  db?: Database;
+  /** The stores behind kv and the host (default: a throw-away in-memory database, closed with release). */
+  storage?: Storage;
   events: EventPublisher;
   memory: () => MemoryBackend | null;
   logger: Logger;
@@ -43,13 +44,13 @@ export async function loadIsolated(dir: string, options: IsolatedOptions): Promi
   const manifest = found.manifest;
   const grant = options.grant ?? (manifest ? [...manifest.permissions.required, ...manifest.permissions.optional] : []);
   const config = ConfigSchema.parse({ plugins: { [found.name]: { grant, config: options.config ?? {} } } });
-  const db = options.db ?? new Database(":memory:");
+  const storage = options.storage ?? openSqliteStorage(":memory:");
   const status = new StatusStore();
   const { generation } = await buildGeneration({
     number: 1,
     pluginsDir: dir,
     config,
-    host: { workspace: options.workspace, db, events: options.events, memory: options.memory, logger: options.logger },
+    host: { workspace: options.workspace, storage, events: options.events, memory: options.memory, logger: options.logger },
     loaders: loaderResolver(),
     factories: defaultAdapterFactories(),
     status,
@@ -66,7 +67,7 @@ export async function loadIsolated(dir: string, options: IsolatedOptions): Promi
     status,
     async release() {
       await generation.release(0);
-      if (!options.db) db.close();
+      if (!options.storage) await storage.close();
     },
   };
 }

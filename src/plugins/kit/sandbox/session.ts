@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { closeDatabase, openDatabase } from "../../../core/database.ts";
+import { openSqliteStorage } from "../../../storage/open.ts";
 import { PrxError } from "../../../core/errors.ts";
 import { createLogger, setLogLevel, setLogSink } from "../../../core/logger.ts";
 import type { Workspace } from "../../../core/workspace.ts";
@@ -46,8 +46,8 @@ export class SandboxSession {
     const manifest = readKitManifest(dir);
     if (manifest.plugin.runtime === "wasm" && existsSync(join(dir, SOURCE_ENTRY))) await buildPlugin(dir);
     const { workspace, remove } = throwawayWorkspace();
-    const db = openDatabase(workspace.dbPath);
-    const memory = createMemoryBackend("sqlite", db);
+    const storage = openSqliteStorage(workspace.dbPath);
+    const memory = createMemoryBackend("sqlite", storage);
     const events: { topic: string; payload: unknown }[] = [];
     const logs: string[] = [];
     // a WASM plugin logs as [...plugin.<name>], a remote one as [remote.<name>]
@@ -58,14 +58,14 @@ export class SandboxSession {
       else if (/^\S+ (WARN|ERROR)/.test(line)) process.stderr.write(line + "\n");
     });
     const close = () => {
-      closeDatabase(workspace.dbPath);
+      void storage.close();
       remove();
     };
     let loaded: IsolatedPlugin;
     try {
       loaded = await loadIsolated(dir, {
         workspace,
-        db,
+        storage,
         events: { publish: (topic, payload) => pushBounded(events, { topic, payload }, SANDBOX_MAX_EVENTS) },
         memory: () => memory,
         logger: createLogger("plugins.test"),

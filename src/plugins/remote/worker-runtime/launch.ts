@@ -39,7 +39,3 @@ export function markBootstrapped(): void {
 export function wasBootstrapped(): boolean {
   return (globalThis as Slots)[FLAG] === true;
 }
-
-export function resetBootstrapped(): void {
-  (globalThis as Slots)[FLAG] = false;
-}

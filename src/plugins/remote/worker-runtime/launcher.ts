@@ -1,12 +1,12 @@
 import { z } from "zod";
+import { dieWithParent } from "../../../core/supervise/index.ts";
 import { AgentIdentitySchema } from "../agent.ts";
-import { REMOTE_DEFAULT_RPC_TIMEOUT_MS } from "../limits.ts";
+import { REMOTE_DEFAULT_RPC_TIMEOUT_MS, REMOTE_PARENT_CHECK_MS } from "../limits.ts";
 import { toWireError } from "../wire-error.ts";
 import { bootstrap } from "./bootstrap.ts";
 import { createStdioChannel, createWorkerChannel, type ChannelProblem } from "./channel.ts";
 import { guardConsole } from "./console-guard.ts";
 import { startMemoryReports } from "./memory-report.ts";
-import { dieWithParent } from "./parent-death.ts";
 import { setLaunchContext, wasBootstrapped } from "./launch.ts";
 import { registerWorkerRuntimeResolver } from "./resolver.ts";
 import { HostLogLevels } from "./runtime-logger.ts";
@@ -28,7 +28,7 @@ export const LaunchConfigSchema = z.object({
   maxMemoryMb: z.number().int().positive().optional(),
   /** How often a Worker reports its heap (REMOTE_MEMORY_CHECK_MS unless the host was given another). */
   memoryCheckMs: z.number().int().positive().optional(),
-  /** The host's pid: a subprocess dies with it (see parent-death.ts). */
+  /** The host's pid: a subprocess dies with it (see core/supervise/parent-death.ts). */
   parentPid: z.number().int().positive().optional(),
 });
 export type LaunchConfig = z.infer<typeof LaunchConfigSchema>;
@@ -63,7 +63,7 @@ export async function launchPlugin(mode: "worker" | "stdio", rawConfig: string |
   // plugin logging (console, @elizaos/core's logger) must not mix into either; and neither floods stderr.
   guardConsole(config.name);
   // a subprocess dies with the host; a Worker reports its heap (a subprocess is measured from outside)
-  if (mode === "stdio" && config.parentPid !== undefined) await dieWithParent(config.parentPid);
+  if (mode === "stdio" && config.parentPid !== undefined) await dieWithParent(config.parentPid, REMOTE_PARENT_CHECK_MS);
   const memory =
     mode === "worker" ? startMemoryReports((m) => channel.send(m), config.maxMemoryMb, config.memoryCheckMs) : null;
   setLaunchContext({

@@ -1,14 +1,7 @@
-import { Database } from "bun:sqlite";
+import { errorMessage, PrxError } from "../../../core/errors.ts";
+import { openSqliteStorage, type SqliteStorage } from "../../../storage/open.ts";
 import { MAX_KV_KEY_BYTES, MAX_KV_LIST_KEYS } from "../limits.ts";
 import { type HostContext, HostError } from "./context.ts";
-
-/** prx:host/kv — per-plugin persistent key/value pairs in the workspace SQLite db, quota max_kv_storage_mb. */
-export const KV_DDL = `CREATE TABLE IF NOT EXISTS plugin_kv (
-  plugin TEXT NOT NULL,
-  key TEXT NOT NULL,
-  value BLOB NOT NULL,
-  PRIMARY KEY (plugin, key)
-) WITHOUT ROWID;`;
 
 /** What a guest's kv calls reach: the workspace SQLite database in the sandbox, or the host's store by RPC. */
 export interface GuestKv {
@@ -19,9 +12,13 @@ export interface GuestKv {
   close(): void;
 }
 
-/** Opens its connection on first use: most plugins never touch kv, and a sandbox should start without SQLite. */
+/**
+ * prx:host/kv — per-plugin persistent key/value pairs in the workspace SQLite file, quota max_kv_storage_mb. A
+ * sandbox runs on its own thread, so it opens its own storage on the file; on first use: most plugins never touch
+ * kv, and a sandbox should start without SQLite.
+ */
 export class KvStore implements GuestKv {
-  private connection: Database | null = null;
+  private opened: SqliteStorage | null = null;
   private readonly quotaBytes: number;
 
   constructor(
@@ -32,67 +29,47 @@ export class KvStore implements GuestKv {
     this.quotaBytes = Math.floor(quotaMb * 1024 * 1024);
   }
 
-  private get db(): Database {
-    if (this.connection) return this.connection;
-    let db: Database | null = null;
+  private get store() {
+    if (this.opened) return this.opened.pluginKv;
     try {
-      db = new Database(this.dbPath, { create: true, strict: true });
-      db.exec("PRAGMA busy_timeout = 5000");
-      db.exec("PRAGMA journal_mode = WAL");
-      db.exec(KV_DDL);
+      this.opened = openSqliteStorage(this.dbPath);
+      return this.opened.pluginKv;
     } catch (error) {
-      db?.close();
-      throw new HostError(`kv of plugin ${this.plugin}: cannot open ${this.dbPath}: ${(error as Error).message}`);
+      throw new HostError(`kv of plugin ${this.plugin}: cannot open ${this.dbPath}: ${errorMessage(error)}`);
     }
-    this.connection = db;
-    return db;
   }
 
   get(key: string): Uint8Array | undefined {
-    const row = this.db
-      .query<{ value: Uint8Array }, [string, string]>("SELECT value FROM plugin_kv WHERE plugin = ? AND key = ?")
-      .get(this.plugin, key);
-    return row ? new Uint8Array(row.value) : undefined;
+    return this.store.get(this.plugin, key);
   }
 
   set(key: string, value: Uint8Array): void {
     checkKey(key);
-    const size = Buffer.byteLength(key) + value.byteLength;
-    const tx = this.db.transaction(() => {
-      const used = this.db
-        .query<{ used: number }, [string, string]>(
-          "SELECT COALESCE(SUM(length(CAST(key AS BLOB)) + length(value)), 0) AS used FROM plugin_kv WHERE plugin = ? AND key <> ?",
-        )
-        .get(this.plugin, key)!.used;
-      if (used + size > this.quotaBytes) {
+    try {
+      this.store.set(this.plugin, key, value, this.quotaBytes);
+    } catch (error) {
+      // the guest sees a host error (an error result), worded for its author
+      if (error instanceof PrxError && error.code === "LIMIT_EXCEEDED" && typeof error.details?.bytes === "number") {
         throw new HostError(
-          `kv quota exceeded for plugin ${this.plugin}: ${used + size} bytes > max_kv_storage_mb (${this.quotaBytes} bytes); ` +
+          `kv quota exceeded for plugin ${this.plugin}: ${error.details.bytes} bytes > max_kv_storage_mb (${this.quotaBytes} bytes); ` +
             "delete keys or raise [resources] max_kv_storage_mb",
         );
       }
-      this.db
-        .query("INSERT OR REPLACE INTO plugin_kv (plugin, key, value) VALUES (?, ?, ?)")
-        .run(this.plugin, key, value);
-    });
-    tx.immediate();
+      throw error;
+    }
   }
 
   delete(key: string): boolean {
-    return this.db.query("DELETE FROM plugin_kv WHERE plugin = ? AND key = ?").run(this.plugin, key).changes > 0;
+    return this.store.delete(this.plugin, key);
   }
 
   listKeys(prefix: string): string[] {
-    return this.db
-      .query<{ key: string }, [string, string, number]>(
-        "SELECT key FROM plugin_kv WHERE plugin = ?1 AND substr(key, 1, length(?2)) = ?2 ORDER BY key LIMIT ?3",
-      )
-      .all(this.plugin, prefix, MAX_KV_LIST_KEYS)
-      .map((r) => r.key);
+    return this.store.listKeys(this.plugin, prefix, MAX_KV_LIST_KEYS);
   }
 
   close(): void {
-    this.connection?.close();
-    this.connection = null;
+    void this.opened?.close();
+    this.opened = null;
   }
 }
 

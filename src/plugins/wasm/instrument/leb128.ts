@@ -164,10 +164,3 @@ export class ByteWriter {
     return this.buf.subarray(0, this.length);
   }
 }
-
-/** The bytes of a u32 LEB128. */
-export function u32Bytes(value: number): Uint8Array {
-  const w = new ByteWriter(8);
-  w.u32(value);
-  return w.view().slice();
-}

@@ -1,0 +1,34 @@
+import { Elysia } from "elysia";
+import { then, type Awaitable } from "../../core/awaitable.ts";
+import type { AuthService } from "../auth/service.ts";
+import { withRequestState } from "./state.ts";
+
+/** What a route declared `auth: false` carries in its hooks: the route table reads it. */
+export const PUBLIC_ROUTE = "publicRoute";
+
+/**
+ * The typed route option `auth` (an Elysia macro): `auth: false` makes a route public. The route table reads the
+ * mark it leaves (bearer auth lets such paths through) and the API reference drops the route's security requirement.
+ */
+export const authOption = new Elysia({ name: "prx-auth-option" }).macro({
+  auth: (required: boolean) => (required ? {} : { detail: { security: undefined }, [PUBLIC_ROUTE]: true as const }),
+});
+
+export interface BearerAuthOptions {
+  auth: Pick<AuthService, "authenticate">;
+  /** True when a route matching `path` was declared `auth: false`. */
+  isPublic(path: string): boolean;
+}
+
+/**
+ * The bearer token check before routing (so no body of an unauthenticated request is read): a missing, malformed or
+ * revoked token is 401; the credential becomes `prx.credential`. A token PostgreSQL has to look up answers later.
+ */
+export function bearerAuth({ auth, isPublic }: BearerAuthOptions) {
+  return withRequestState("prx-bearer-auth").onRequest(function authenticate({ prx, request }): Awaitable<void> {
+    if (isPublic(prx.path)) return;
+    return then(auth.authenticate(request.headers.get("authorization")), (credential) => {
+      prx.credential = credential;
+    });
+  });
+}

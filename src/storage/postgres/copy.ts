@@ -1,0 +1,118 @@
+import type { Database } from "bun:sqlite";
+import type { SQL } from "bun";
+import { STORAGE_COPY_BATCH } from "../limits.ts";
+import { pg } from "./connect.ts";
+
+/** One table `prx storage copy` moves: its columns (both schemas name them alike) and how to read it in order. */
+interface TableCopy {
+  name: string;
+  columns: readonly string[];
+  /** SQLite 0/1 columns that are booleans in PostgreSQL. */
+  booleans?: readonly string[];
+  order: string;
+}
+
+/**
+ * Every table of a workspace, parents first. Serial keys (memories.seq, channel_inbox.seq) are not copied: rows are
+ * inserted in their order and PostgreSQL numbers them. Rows whose key exists already are left as they are, so a
+ * copy that stopped half-way can be run again.
+ */
+const TABLES: readonly TableCopy[] = [
+  { name: "sessions", columns: ["id", "title", "channel", "created_at", "updated_at"], order: "created_at, id" },
+  {
+    name: "session_messages",
+    columns: ["session_id", "seq", "role", "content", "tool_calls", "tool_call_id", "name", "created_at"],
+    order: "session_id, seq",
+  },
+  {
+    name: "memories",
+    columns: ["id", "key", "content", "category", "session_id", "created_at", "updated_at", "private"],
+    booleans: ["private"],
+    order: "seq",
+  },
+  {
+    name: "gateway_tokens",
+    columns: ["id", "name", "token_sha256", "created_at", "last_used_at", "revoked"],
+    booleans: ["revoked"],
+    order: "created_at, id",
+  },
+  {
+    name: "gateway_idempotency",
+    columns: ["scope", "key", "body_sha256", "state", "status", "response", "created_at", "expires_at"],
+    order: "created_at",
+  },
+  { name: "plugin_kv", columns: ["plugin", "key", "value"], order: "plugin, key" },
+  {
+    name: "cron_state",
+    columns: ["job_id", "schedule", "last_slot", "removed_at", "fires", "last_fired_at", "last_finished_at", "last_ok", "last_error"],
+    booleans: ["last_ok"],
+    order: "job_id",
+  },
+  { name: "channel_cursor", columns: ["channel", "value", "updated_at"], order: "channel" },
+  {
+    name: "channel_inbox",
+    columns: ["channel", "message_id", "chat_key", "payload", "state", "reply", "parts_sent", "received_at"],
+    order: "seq",
+  },
+  {
+    name: "channel_status",
+    columns: ["channel", "pid", "state", "last_inbound", "last_outbound", "last_error", "updated_at"],
+    order: "channel",
+  },
+  {
+    name: "channel_pairings",
+    columns: ["channel", "sender_id", "display", "code", "state", "created_at", "approved_at"],
+    order: "channel, sender_id",
+  },
+];
+
+export interface CopiedTable {
+  table: string;
+  /** Rows read from SQLite. */
+  read: number;
+  /** Rows inserted into PostgreSQL (the others were there already). */
+  inserted: number;
+}
+
+function sqliteHas(db: Database, table: string): boolean {
+  return db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== null;
+}
+
+/** Copy every table of the workspace SQLite database into migrated PostgreSQL storage, batch by batch. */
+export async function copySqliteToPg(db: Database, sql: SQL, onTable?: (copied: CopiedTable) => void): Promise<CopiedTable[]> {
+  const report: CopiedTable[] = [];
+  for (const table of TABLES) {
+    const copied: CopiedTable = { table: table.name, read: 0, inserted: 0 };
+    if (sqliteHas(db, table.name)) {
+      const select = db.query<Record<string, unknown>, [number, number]>(
+        `SELECT ${table.columns.join(", ")} FROM ${table.name} ORDER BY ${table.order} LIMIT ? OFFSET ?`,
+      );
+      for (let offset = 0; ; offset += STORAGE_COPY_BATCH) {
+        const rows = select.all(STORAGE_COPY_BATCH, offset);
+        if (rows.length === 0) break;
+        copied.read += rows.length;
+        copied.inserted += await insertBatch(sql, table, rows);
+        if (rows.length < STORAGE_COPY_BATCH) break;
+      }
+    }
+    report.push(copied);
+    onTable?.(copied);
+  }
+  return report;
+}
+
+async function insertBatch(sql: SQL, table: TableCopy, rows: Array<Record<string, unknown>>): Promise<number> {
+  const params: unknown[] = [];
+  const tuples = rows.map((row) => {
+    const slots = table.columns.map((column) => {
+      const value = row[column] ?? null;
+      params.push(table.booleans?.includes(column) && value !== null ? value === 1 || value === true : value);
+      return `$${params.length}`;
+    });
+    return `(${slots.join(", ")})`;
+  });
+  const result = await pg(`copy of ${table.name}`, () =>
+    sql.unsafe(`INSERT INTO ${table.name} (${table.columns.join(", ")}) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING`, params),
+  );
+  return result.count;
+}

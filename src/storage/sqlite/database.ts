@@ -1,0 +1,48 @@
+import { Database } from "bun:sqlite";
+import { PrxError } from "../../core/errors.ts";
+
+/**
+ * One SQLite file per workspace (data/prx.db), shared by memory, sessions, plugin KV, tokens, idempotency keys and
+ * cron state. Several processes may open it at once: WAL plus a busy timeout. The storage that opens a connection owns
+ * it and closes it; whoever needs the stores is handed that storage, so one process holds one connection per open.
+ */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/** A new connection to the SQLite file at `path` (":memory:" for a throw-away database). */
+export function openSqliteDatabase(path: string): Database {
+  let db: Database | undefined;
+  try {
+    db = new Database(path, { create: true, strict: true });
+    db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA foreign_keys = ON");
+    return db;
+  } catch (cause) {
+    db?.close();
+    throw new PrxError("WORKSPACE", `cannot open database ${path}: ${(cause as Error).message}`, {
+      cause,
+      hint: "check that the workspace data directory is writable and the file is not corrupt (prx doctor)",
+    });
+  }
+}
+
+/** Run DDL once per connection and owner name (tables a store creates on first use, outside the migrations). */
+const applied = new WeakMap<Database, Set<string>>();
+export function ensureSchema(db: Database, owner: string, ddl: string): void {
+  let done = applied.get(db);
+  if (!done) applied.set(db, (done = new Set()));
+  if (done.has(owner)) return;
+  db.exec(ddl);
+  done.add(owner);
+}
+
+/** SQLite's own integrity check of the file at `path`: "ok", or what it found wrong (`prx doctor`). */
+export function sqliteQuickCheck(path: string): string {
+  const db = openSqliteDatabase(path);
+  try {
+    return db.query<{ quick_check: string }, []>("PRAGMA quick_check").get()?.quick_check ?? "no answer";
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,77 @@
+import type { Database } from "bun:sqlite";
+import { PrxError } from "../../core/errors.ts";
+import { ensureSchema } from "./database.ts";
+
+/**
+ * `memories` holds the data; `memories_fts` is an FTS5 external-content index over key, content and category,
+ * kept in sync by triggers so every writer (any process sharing the workspace database) updates it.
+ * `seq` is an explicit INTEGER PRIMARY KEY so VACUUM can never renumber the rowids the index points at.
+ * `private` (0/1) keeps an entry out of auto-recall; databases made before it existed get it by migration.
+ */
+const DDL = `
+CREATE TABLE IF NOT EXISTS memories (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  key TEXT NOT NULL UNIQUE,
+  content TEXT NOT NULL,
+  category TEXT NOT NULL,
+  session_id TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  private INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS memories_updated ON memories(updated_at);
+CREATE INDEX IF NOT EXISTS memories_session ON memories(session_id, updated_at);
+CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
+  key, content, category,
+  content='memories', content_rowid='seq',
+  tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS memories_ai AFTER INSERT ON memories BEGIN
+  INSERT INTO memories_fts(rowid, key, content, category) VALUES (new.seq, new.key, new.content, new.category);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_ad AFTER DELETE ON memories BEGIN
+  INSERT INTO memories_fts(memories_fts, rowid, key, content, category)
+    VALUES ('delete', old.seq, old.key, old.content, old.category);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_au AFTER UPDATE ON memories BEGIN
+  INSERT INTO memories_fts(memories_fts, rowid, key, content, category)
+    VALUES ('delete', old.seq, old.key, old.content, old.category);
+  INSERT INTO memories_fts(rowid, key, content, category) VALUES (new.seq, new.key, new.content, new.category);
+END;
+`;
+
+function hasPrivateColumn(db: Database): boolean {
+  return db
+    .query<{ name: string }, []>("SELECT name FROM pragma_table_info('memories')")
+    .all()
+    .some((column) => column.name === "private");
+}
+
+/**
+ * Adds `private` to a memories table made by an earlier version. The check and the ALTER run in one write
+ * transaction, so two processes opening an old database at once migrate it once.
+ */
+function migratePrivateColumn(db: Database): void {
+  if (hasPrivateColumn(db)) return;
+  db.transaction(() => {
+    if (!hasPrivateColumn(db)) db.exec("ALTER TABLE memories ADD COLUMN private INTEGER NOT NULL DEFAULT 0");
+  }).immediate();
+}
+
+const migrated = new WeakSet<Database>();
+
+/** Create or migrate the memory tables (once per database handle). */
+export function ensureMemorySchema(db: Database): void {
+  if (migrated.has(db)) return;
+  try {
+    ensureSchema(db, "memory", DDL);
+    migratePrivateColumn(db);
+    migrated.add(db);
+  } catch (cause) {
+    throw new PrxError("MEMORY", `cannot create the memory tables: ${(cause as Error).message}`, {
+      cause,
+      hint: "the SQLite build must include FTS5; check the database file with prx doctor",
+    });
+  }
+}
