@@ -8,8 +8,8 @@ import { remoteContext, runRemoteEvaluators } from "../plugins/adapters/remote-p
 import { listPlugins, type PluginStatusName } from "../plugins/api.ts";
 import { lenientPublisher } from "../plugins/events/index.ts";
 import { createManageToolSource, MANAGE_TOOL_NAME } from "../plugins/manage-tool.ts";
-import { type PluginRuntime, type RuntimeServices } from "../plugins/runtime.ts";
-import { getPluginRuntime } from "../plugins/runtimes.ts";
+import { type PluginRuntime, type RuntimeServices } from "../plugins/runtime/runtime.ts";
+import { getPluginRuntime } from "../plugins/runtime/registry.ts";
 import type { ReplicaFabricOptions } from "../plugins/fabric/index.ts";
 import { urlFromEnv } from "../storage/index.ts";
 

@@ -8,8 +8,8 @@ import { createLogger } from "../core/logger.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 import { listPlugins, pluginInfo, reloadPlugin, type PluginInfo } from "../plugins/api.ts";
 import { checkPluginDir } from "../plugins/kit/check.ts";
-import { type PluginRuntime } from "../plugins/runtime.ts";
-import { getPluginRuntime } from "../plugins/runtimes.ts";
+import { type PluginRuntime } from "../plugins/runtime/runtime.ts";
+import { getPluginRuntime } from "../plugins/runtime/registry.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 import { hoistGlobalOptions } from "./global-options.ts";
 import { formatCheck, formatInfo } from "./plugins-format.ts";
@@ -84,7 +84,7 @@ async function probe(
       throw usageError("prx plugins probe: the JSON argument must be an object");
     }
   }
-  const { parseProbeRequest, runProbe } = await import("../plugins/probes.ts");
+  const { parseProbeRequest, runProbe } = await import("../plugins/probes/probe.ts");
   const { withPluginServices } = await import("../agent/plugin-extensions.ts");
   const request = parseProbeRequest({ ...(fields as object), action, ...(plugin !== undefined ? { plugin } : {}) });
   const { config } = loadConfig(workspace.configPath);

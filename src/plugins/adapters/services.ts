@@ -6,7 +6,7 @@ import { EventBus } from "../events/bus.ts";
 import type { EventBusApi } from "../events/types.ts";
 import type { Generation } from "../generation.ts";
 import { HooksManager } from "../hooks/manager.ts";
-import type { PluginRuntime } from "../runtime.ts";
+import type { PluginRuntime } from "../runtime/runtime.ts";
 import { busOf } from "./hook.ts";
 import { feedHooksFromBus, type HooksFeed } from "./hooks-feed.ts";
 import { createPluginMiddlewareRunner } from "./middleware.ts";

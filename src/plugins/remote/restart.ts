@@ -1,7 +1,7 @@
 import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
-import type { Lifecycle } from "./lifecycle.ts";
-import type { SupervisorStats } from "./stats.ts";
+import type { Lifecycle } from "./supervisor/lifecycle.ts";
+import type { SupervisorStats } from "./supervisor/stats.ts";
 import {
   REMOTE_MAX_RESTARTS_PER_MINUTE,
   REMOTE_RESTART_BACKOFF_BASE_MS,

@@ -1,7 +1,7 @@
 import { PrxError, errorMessage } from "../../core/errors.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "./limits.ts";
 import type { RouteDescriptor } from "./protocol.ts";
-import type { RemoteSupervisor } from "./supervisor.ts";
+import type { RemoteSupervisor } from "./supervisor/supervisor.ts";
 import type { RouteReply } from "./worker-runtime/route-response.ts";
 
 /** Headers never forwarded to plugin code. */

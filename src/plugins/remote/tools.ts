@@ -3,9 +3,9 @@ import { newId } from "../../core/ids.ts";
 import type { Tool, ToolContext, ToolResult } from "../../tools/types.ts";
 import type { AgentIdentity } from "./agent.ts";
 import { REMOTE_TOOL_DESCRIPTION_MAX_CHARS } from "./limits.ts";
-import { userEntityId } from "./rooms.ts";
+import { userEntityId } from "./host/bindings/rooms.ts";
 import type { ActionDescriptor } from "./protocol.ts";
-import type { RemoteSupervisor } from "./supervisor.ts";
+import type { RemoteSupervisor } from "./supervisor/supervisor.ts";
 
 const DEFAULT_PARAMETERS = {
   type: "object",

@@ -7,7 +7,7 @@ import type { StorageAdapter } from "../../adapters/storage.ts";
 import type { ToolAdapter } from "../../adapters/tool.ts";
 import type { CapabilityAdapter } from "../../adapters/types.ts";
 import { compilePatterns } from "../../events/patterns.ts";
-import { middlewareTest } from "../../probe-middleware.ts";
+import { middlewareTest } from "../../probes/middleware.ts";
 import type { CapabilityType } from "../../types.ts";
 import type { MiddlewareResultInfo, ProviderReplyInfo, PublishedEventInfo, RecalledMemoryInfo, SandboxRequest, ToolCallResultInfo } from "./protocol.ts";
 import type { SandboxSession } from "./session.ts";

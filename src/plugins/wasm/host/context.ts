@@ -1,5 +1,5 @@
 import type { AdmittedPlugin, CapabilityRef } from "../../types.ts";
-import type { RpcMethod, SandboxInit } from "../protocol.ts";
+import type { RpcMethod, SandboxInit } from "../sandbox/protocol.ts";
 import type { GuestKv } from "./kv.ts";
 import type { WebSocketTable } from "./websocket.ts";
 

@@ -1,0 +1,126 @@
+import { z } from "zod";
+import { isPlainObject, withFastAccept } from "../../../core/fast-accept.ts";
+import { CapabilityTypes, PluginKinds } from "../../types.ts";
+
+/**
+ * Messages between the main thread (sandbox.ts) and a plugin's sandbox Worker (worker.ts). The main thread
+ * parses every FromWorker message, and the init message once before sending it (loader.ts). The Worker only
+ * imports the types: its one sender is sandbox.ts, which builds each message against ToWorker, and importing zod
+ * would add ~25 ms to every Worker start.
+ */
+
+const Capability = z.object({ type: z.enum(CapabilityTypes), name: z.string() });
+
+export const SandboxInitSchema = z.object({
+  type: z.literal("init"),
+  plugin: z.object({
+    name: z.string(),
+    kind: z.enum(PluginKinds),
+    entryPath: z.string(),
+    capabilities: z.array(Capability),
+    granted: z.array(z.string()),
+    config: z.record(z.string(), z.string()),
+    httpAllowlist: z.array(z.string()),
+    maxMemoryMb: z.number().positive(),
+    maxHttpRequestsPerCall: z.number().int().nonnegative(),
+    maxKvStorageMb: z.number().nonnegative(),
+    /** Fuel per call (FUEL.md in instrument/), null for no limit. */
+    maxFuel: z.number().int().nonnegative().nullable(),
+  }),
+  /** A component: jco's transpiled JS, the interfaces it imports, and its core modules compiled by the main thread. */
+  component: z
+    .object({
+      js: z.string(),
+      imports: z.array(z.string()),
+      modules: z.record(z.string(), z.instanceof(WebAssembly.Module)),
+    })
+    .nullable(),
+  /** A core module, compiled (memory-capped) by the main thread; null for a component. */
+  module: z.instanceof(WebAssembly.Module).nullable(),
+  /** Host log threshold when the sandbox started: guest log lines below it are dropped in the worker. */
+  logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]),
+  /** SQLite file holding plugin KV (opened by the worker, WAL). */
+  dbPath: z.string(),
+  /**
+   * "local": the worker opens dbPath itself; "host": kv calls go to the main thread's plugin KV store (PostgreSQL,
+   * shared by replicas), suspending the guest until the answer (JSPI).
+   */
+  kv: z.enum(["local", "host"]).default("local"),
+});
+export type SandboxInit = z.infer<typeof SandboxInitSchema>;
+
+/**
+ * The init message as one Worker gets it: the plugin's init plus that Worker's own interrupt flag, a shared
+ * WebAssembly.Memory the main thread raises (guest/meter.ts) before terminating the Worker; every instrumented core
+ * module imports it and traps at its next check once it is raised. A new Worker gets a new flag.
+ */
+export const SandboxStartSchema = SandboxInitSchema.extend({ interrupt: z.instanceof(WebAssembly.Memory) });
+export type SandboxStart = z.infer<typeof SandboxStartSchema>;
+
+const SerializedError = z.object({ code: z.string(), message: z.string(), hint: z.string().optional() });
+export type SerializedError = z.infer<typeof SerializedError>;
+
+export const ToWorkerSchema = z.discriminatedUnion("type", [
+  SandboxStartSchema,
+  z.object({
+    type: z.literal("call"),
+    id: z.number(),
+    cap: z.number().int(),
+    fn: z.string(),
+    args: z.array(z.unknown()),
+  }),
+  z.object({
+    type: z.literal("rpc-result"),
+    id: z.number(),
+    ok: z.boolean(),
+    value: z.unknown(),
+    error: z.string().optional(),
+  }),
+]);
+export type ToWorker = z.infer<typeof ToWorkerSchema>;
+
+export const RpcMethods = [
+  "memory.store",
+  "memory.recall",
+  "events.subscribe",
+  "events.unsubscribe",
+  "kv.get",
+  "kv.set",
+  "kv.delete",
+  "kv.list-keys",
+] as const;
+export type RpcMethod = (typeof RpcMethods)[number];
+
+export const FromWorkerSchema = z.discriminatedUnion("type", [
+  /** The Worker evaluated its modules and waits for init (a pre-started pool Worker is warm). */
+  z.object({ type: z.literal("booted") }),
+  z.object({ type: z.literal("ready") }),
+  z.object({ type: z.literal("init-error"), error: SerializedError }),
+  z.object({
+    type: z.literal("result"),
+    id: z.number(),
+    ok: z.boolean(),
+    value: z.unknown(),
+    error: SerializedError.optional(),
+    /** How long the guest function ran inside the Worker, in microseconds. */
+    execUs: z.number().optional(),
+  }),
+  z.object({ type: z.literal("log"), level: z.enum(["trace", "debug", "info", "warn", "error"]), message: z.string() }),
+  z.object({ type: z.literal("publish"), topic: z.string(), payload: z.string() }),
+  z.object({
+    type: z.literal("rpc"),
+    id: z.number(),
+    cap: z.number().int(),
+    method: z.enum(RpcMethods),
+    args: z.array(z.unknown()),
+  }),
+]);
+export type FromWorker = z.infer<typeof FromWorkerSchema>;
+
+/** A successful call result as the Worker sends it: the message of every call, checked by hand (fast-accept.ts). */
+export function isPlainCallResult(v: unknown): v is FromWorker {
+  if (!isPlainObject(v) || v.type !== "result" || typeof v.id !== "number" || v.ok !== true) return false;
+  return "value" in v && v.error === undefined && (v.execUs === undefined || typeof v.execUs === "number");
+}
+
+export const FromWorkerParser = withFastAccept(FromWorkerSchema, isPlainCallResult);
