@@ -5,7 +5,7 @@ import { encodeMessage } from "../codec.ts";
 import { decodeWorkerMessage, encodeHostRpcReply } from "./inbound.ts";
 import { fly } from "./call-flight.ts";
 import { CallTable, callbackText } from "./calls.ts";
-import { handleHostRpc, type CallbackRegistry } from "../host/rpc/handler.ts";
+import { handleHostRpc, type HostRpcPeer } from "../host/rpc/index.ts";
 import { REMOTE_CANCEL_GRACE_MS, REMOTE_MAX_PENDING_CALLS, REMOTE_SHUTDOWN_GRACE_MS } from "../limits.ts";
 import { launchConfigFor } from "./launch-config.ts";
 import { Lifecycle } from "./lifecycle.ts";
@@ -24,12 +24,12 @@ import {
   type RefusedDetail,
   type RefusedKind,
 } from "../transport/transport.ts";
-import type { RemoteCallOptions, RemoteStatus, StartRemotePluginOptions } from "../types.ts";
+import type { ActionCalls, CallbackRegistry, RemoteCallOptions, RemoteHostBindings, RemoteStatus, StartRemotePluginOptions } from "../types.ts";
 import { fromWireError } from "../wire-error.ts";
 import type { LaunchConfig } from "../worker-runtime/launcher.ts";
 
 /** Spawns one remote plugin, keeps it alive (restarts with backoff), and correlates calls in both directions. */
-export class RemoteSupervisor {
+export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
   readonly log: Logger;
   private transport: HostTransport | null = null;
   private desc: PluginDescriptor | null = null;
@@ -61,6 +61,22 @@ export class RemoteSupervisor {
     this.life = new Lifecycle(options.name, this.stats);
     this.output = new PluginOutputLog(this.log);
     this.restarts = new Restarts(this.log, this.life, this.stats, () => this.spawn());
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  get host(): RemoteHostBindings {
+    return this.options.host;
+  }
+
+  get settings(): Readonly<Record<string, string>> {
+    return this.options.settings;
+  }
+
+  get cacheQuotaBytes(): number | undefined {
+    return this.options.cacheQuotaBytes;
   }
 
   descriptor = (): PluginDescriptor => this.desc ?? { name: this.options.name };

@@ -2,7 +2,7 @@ import { errorMessage } from "../../../../core/errors.ts";
 import type { HostRpcArgs } from "./args.ts";
 import { REMOTE_COMPOSE_STATE_MAX_MESSAGES } from "../../limits.ts";
 import type { ProviderDescriptor } from "../../protocol.ts";
-import type { RemoteSupervisor } from "../../supervisor/supervisor.ts";
+import type { HostRpcPeer } from "./types.ts";
 import type { State } from "../../worker-runtime/types.ts";
 
 /**
@@ -31,9 +31,9 @@ export function selectProviders(
  * data.providers holds each provider's result; text joins the history and the providers' texts. prx keeps no
  * state cache, so every call composes afresh (skipCache changes nothing).
  */
-export async function composeState(sup: RemoteSupervisor, args: HostRpcArgs<"composeState">): Promise<State> {
+export async function composeState(sup: HostRpcPeer, args: HostRpcArgs<"composeState">): Promise<State> {
   const sessionId = typeof args.message.roomId === "string" ? args.message.roomId : null;
-  const history = sessionId ? await sup.options.host.recentMessages(sessionId, REMOTE_COMPOSE_STATE_MAX_MESSAGES) : [];
+  const history = sessionId ? await sup.host.recentMessages(sessionId, REMOTE_COMPOSE_STATE_MAX_MESSAGES) : [];
   const recentMessages = history.map((m) => `${m.role}: ${m.content}`).join("\n");
   const results: Record<string, unknown> = {};
   const values: Record<string, unknown> = {};

@@ -3,15 +3,12 @@ import { DEFAULT_MAX_KV_STORAGE_MB } from "../../../manifest.ts";
 import { composeState } from "./compose-state.ts";
 import { HostRpcArgSchemas, type HostRpcArgs } from "./args.ts";
 import { RuntimeMethods, type HostRpcMessage, type HostRpcResultMessage, type RuntimeMethod } from "../../protocol.ts";
-import type { RemoteSupervisor } from "../../supervisor/supervisor.ts";
+import type { HostRpcPeer } from "./types.ts";
 import { WireErrorCodes, toWireError } from "../../wire-error.ts";
 import type { Memory } from "../../worker-runtime/types.ts";
 
-/** callbackId -> delivery to the turn that made the action call. */
-export type CallbackRegistry = Map<string, (text: string) => void>;
-
 /** Serve one runtime.* call of a plugin against the host bindings. Never throws: errors become an error reply. */
-export async function handleHostRpc(sup: RemoteSupervisor, msg: HostRpcMessage): Promise<HostRpcResultMessage> {
+export async function handleHostRpc(sup: HostRpcPeer, msg: HostRpcMessage): Promise<HostRpcResultMessage> {
   const base = { type: "host-rpc-result" as const, requestId: msg.requestId };
   if (!(RuntimeMethods as readonly string[]).includes(msg.method)) {
     return {
@@ -47,9 +44,9 @@ export async function handleHostRpc(sup: RemoteSupervisor, msg: HostRpcMessage):
   }
 }
 
-async function serve(sup: RemoteSupervisor, method: RuntimeMethod, args: never): Promise<unknown> {
-  const plugin = sup.options.name;
-  const host = sup.options.host;
+async function serve(sup: HostRpcPeer, method: RuntimeMethod, args: never): Promise<unknown> {
+  const plugin = sup.name;
+  const host = sup.host;
   const agent = sup.agent;
   switch (method) {
     case "getService": {
@@ -80,7 +77,7 @@ async function serve(sup: RemoteSupervisor, method: RuntimeMethod, args: never):
       const { key } = args as HostRpcArgs<"getSetting">;
       const stored = host.getSetting(plugin, key);
       if (stored !== undefined) return stored;
-      return sup.options.settings[key] ?? null;
+      return sup.settings[key] ?? null;
     }
     case "setSetting": {
       const { key, value } = args as HostRpcArgs<"setSetting">;
@@ -107,7 +104,7 @@ async function serve(sup: RemoteSupervisor, method: RuntimeMethod, args: never):
     }
     case "setCache": {
       const { key, value } = args as HostRpcArgs<"setCache">;
-      await host.setCache(plugin, key, value, sup.options.cacheQuotaBytes ?? DEFAULT_MAX_KV_STORAGE_MB * 1024 * 1024);
+      await host.setCache(plugin, key, value, sup.cacheQuotaBytes ?? DEFAULT_MAX_KV_STORAGE_MB * 1024 * 1024);
       return true;
     }
     case "deleteCache":
