@@ -3,7 +3,7 @@ import { resolveModelChoice } from "../../providers/routes.ts";
 import type { ProviderResolver } from "../../providers/types.ts";
 import type { PluginHostServices, PluginLoader } from "../types.ts";
 import { agentIdentity, type AgentIdentity } from "./agent.ts";
-import { createRemoteHostBindings } from "./host/bindings/bindings.ts";
+import { createRemoteHostBindings } from "./host/bindings/index.ts";
 import { runHandlingEvent } from "../events/depth.ts";
 import { deliveryDepthsFor } from "./event-depth.ts";
 import { remoteOptionsFor, startRemotePlugin } from "./index.ts";

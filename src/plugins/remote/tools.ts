@@ -3,7 +3,7 @@ import { newId } from "../../core/ids.ts";
 import type { Tool, ToolContext, ToolResult } from "../../tools/types.ts";
 import type { AgentIdentity } from "./agent.ts";
 import { REMOTE_TOOL_DESCRIPTION_MAX_CHARS } from "./limits.ts";
-import { userEntityId } from "./host/bindings/rooms.ts";
+import { userEntityId } from "./host/bindings/index.ts";
 import type { ActionDescriptor } from "./protocol.ts";
 import type { ActionCalls } from "./types.ts";
 

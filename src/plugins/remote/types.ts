@@ -1,4 +1,5 @@
 import type { Tool, ToolContext } from "../../tools/types.ts";
+import type { ErrorCode } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { PluginDescriptor, SurfaceKind } from "./protocol.ts";
 import type { RemoteTransport } from "./manifest.ts";
@@ -201,4 +202,16 @@ export type CallbackRegistry = Map<string, (text: string) => void>;
 export interface ActionCalls extends SurfaceCalls {
   readonly agent: AgentIdentity;
   readonly callbacks: CallbackRegistry;
+}
+
+/** Input a transport refused: a line over the cap, or one that is not a JSON object. */
+export type RefusedKind = "malformed" | "oversize";
+/** The refused input, or a function making its description only when it is logged. */
+export type RefusedDetail = string | (() => string);
+
+/** Why the host killed a plugin: the errors of its pending calls and its status say so. */
+export interface KillReason {
+  reason: string;
+  code: ErrorCode;
+  hint: string;
 }

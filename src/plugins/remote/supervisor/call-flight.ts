@@ -1,7 +1,8 @@
 import { encodeMessage } from "../codec.ts";
 import type { CallTable } from "./calls.ts";
-import { remoteErrors, type KillReason } from "./failures.ts";
-import type { HostTransport } from "../transport/transport.ts";
+import type { KillReason } from "../types.ts";
+import { remoteErrors } from "./failures.ts";
+import type { HostTransport } from "../transport/index.ts";
 
 /** What one call in flight needs from its supervisor. */
 export interface FlightContext {

@@ -1,11 +1,6 @@
-import { PrxError, type ErrorCode } from "../../../core/errors.ts";
+import { PrxError } from "../../../core/errors.ts";
+import type { KillReason } from "../types.ts";
 
-/** Why the host killed a plugin: the errors of its pending calls and its status say so. */
-export interface KillReason {
-  reason: string;
-  code: ErrorCode;
-  hint: string;
-}
 import { REMOTE_MAX_PENDING_CALLS } from "../limits.ts";
 
 /** Why the worker of a call is gone: shut down, killed by the host (why), or it exited by itself (reason, stderr). */

@@ -1,7 +1,7 @@
 import { PrxError } from "../../../core/errors.ts";
 import { mergeDescriptor } from "./merge.ts";
 import type { PluginDescriptor, WorkerToHostMessage } from "../protocol.ts";
-import type { HostTransport } from "../transport/transport.ts";
+import type { HostTransport } from "../transport/index.ts";
 import { fromWireError } from "../wire-error.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { getLogLevel } from "../../../core/logger.ts";
 import type { AgentIdentity } from "../agent.ts";
-import { memoryCapOf } from "../host/memory/cap.ts";
+import { memoryCapOf } from "../host/memory/index.ts";
 import type { StartRemotePluginOptions } from "../types.ts";
 import type { LaunchConfig } from "../worker-runtime/launcher.ts";
 

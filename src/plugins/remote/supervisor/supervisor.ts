@@ -9,22 +9,26 @@ import { handleHostRpc, type HostRpcPeer } from "../host/rpc/index.ts";
 import { REMOTE_CANCEL_GRACE_MS, REMOTE_MAX_PENDING_CALLS, REMOTE_SHUTDOWN_GRACE_MS } from "../limits.ts";
 import { launchConfigFor } from "./launch-config.ts";
 import { Lifecycle } from "./lifecycle.ts";
-import { memoryCapOf, memoryGuardFor } from "../host/memory/cap.ts";
-import type { MemoryGuard } from "../host/memory/guard.ts";
-import { PluginOutputLog } from "../host/output/plugin-output.ts";
+import { memoryCapOf, type MemoryGuard } from "../host/memory/index.ts";
+import { PluginOutputLog } from "../host/output/index.ts";
+import { memoryGuardFor } from "./memory-watch.ts";
 import { Restarts, within } from "../restart.ts";
 import { SupervisorStats } from "./stats.ts";
-import { remoteErrors, type KillReason } from "./failures.ts";
+import { remoteErrors } from "./failures.ts";
 import { Handshake } from "./handshake.ts";
 import type { HostRpcResultMessage, PluginDescriptor, SurfaceKind, WorkerToHostMessage } from "../protocol.ts";
-import {
-  startProcessTransport,
-  startWorkerTransport,
-  type HostTransport,
-  type RefusedDetail,
-  type RefusedKind,
-} from "../transport/transport.ts";
-import type { ActionCalls, CallbackRegistry, RemoteCallOptions, RemoteHostBindings, RemoteStatus, StartRemotePluginOptions } from "../types.ts";
+import { startProcessTransport, startWorkerTransport, type HostTransport } from "../transport/index.ts";
+import type {
+  ActionCalls,
+  CallbackRegistry,
+  KillReason,
+  RefusedDetail,
+  RefusedKind,
+  RemoteCallOptions,
+  RemoteHostBindings,
+  RemoteStatus,
+  StartRemotePluginOptions,
+} from "../types.ts";
 import { fromWireError } from "../wire-error.ts";
 import type { LaunchConfig } from "../worker-runtime/launcher.ts";
 

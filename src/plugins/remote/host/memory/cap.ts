@@ -1,8 +1,5 @@
-import type { KillReason } from "../../supervisor/failures.ts";
 import { REMOTE_DEFAULT_MAX_MEMORY_MB } from "../../limits.ts";
-import { processMemoryGuard, workerMemoryGuard, type MemoryGuard } from "./guard.ts";
-import type { HostTransport } from "../../transport/transport.ts";
-import type { StartRemotePluginOptions } from "../../types.ts";
+import type { KillReason, StartRemotePluginOptions } from "../../types.ts";
 
 /** The plugin's `[resources] max_memory_mb`, or the remote default. */
 export function memoryCapOf(options: Pick<StartRemotePluginOptions, "maxMemoryMb">): number {
@@ -18,22 +15,4 @@ export function memoryKill(usedBytes: number, capMb: number, how: string): KillR
     code: "LIMIT_EXCEEDED",
     hint: "raise max_memory_mb in the [resources] table of its plugin.toml, or find what the plugin keeps in memory",
   };
-}
-
-/** The memory guard of one running transport: a subprocess is read from /proc, a Worker reports its heap. */
-export function memoryGuardFor(
-  transport: HostTransport,
-  options: Pick<StartRemotePluginOptions, "maxMemoryMb" | "memoryCheckMs" | "memoryStaleMs">,
-  kill: (why: KillReason) => void,
-): MemoryGuard {
-  const capMb = memoryCapOf(options);
-  const guard = {
-    capMb,
-    onOver: (usedBytes: number, how: string) => kill(memoryKill(usedBytes, capMb, how)),
-    ...(options.memoryCheckMs !== undefined ? { checkMs: options.memoryCheckMs } : {}),
-    ...(options.memoryStaleMs !== undefined ? { staleMs: options.memoryStaleMs } : {}),
-  };
-  return transport.kind === "process" && transport.pid !== null
-    ? processMemoryGuard(transport.pid, guard)
-    : workerMemoryGuard(guard);
 }
