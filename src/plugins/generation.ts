@@ -1,16 +1,15 @@
 import { errorMessage, PrxError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { ToolSpec } from "../providers/types.ts";
-import type { RemoteAdapter } from "./adapters/remote.ts";
-import type { ToolAdapter } from "./adapters/tool.ts";
 import type { ToolAdapterLookup } from "./adapters/tool-router.ts";
 import type { CapabilityAdapter, GenerationAdapters } from "./adapters/types.ts";
 import { MiddlewareChain } from "./middleware/chain.ts";
-import { providersByName, type ProviderAdapter } from "./adapters/provider.ts";
-import { storagesByName, type StorageAdapter } from "./adapters/storage.ts";
+import { providersByName } from "./adapters/provider.ts";
+import { storagesByName } from "./adapters/storage.ts";
 import type { ManifestCapability, PluginManifest } from "./manifest.ts";
 import type { PermissionDecision } from "./permissions.ts";
 import { CapabilityTypes, type AdmittedPlugin, type PluginInstance, type PluginKind } from "./types.ts";
+import type { ProviderAdapter, RemoteAdapter, StorageAdapter, ToolAdapter } from "./adapters/types.ts";
 
 /** How long release() waits for in-flight calls before releasing instances anyway (sandbox timeouts end calls first). */
 export const GENERATION_DRAIN_TIMEOUT_MS = 10 * 60_000;

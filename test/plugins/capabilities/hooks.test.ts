@@ -3,7 +3,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EVENT_QUEUE_CAPACITY } from "../../../src/plugins/events/index.ts";
 import { HOOKS_RECHECK_MS } from "../../../src/plugins/adapters/hooks-feed.ts";
-import type { HookAdapter } from "../../../src/plugins/adapters/hook.ts";
 import { startFakeOpenAI } from "../../fakes/index.ts";
 import { cpSync } from "node:fs";
 import {
@@ -17,6 +16,7 @@ import {
   type HostScenario,
   type OpenedHost,
 } from "./helpers.ts";
+import type { HookAdapter } from "../../../src/plugins/adapters/types.ts";
 
 const topics = (opened: OpenedHost) => (kvText(opened.host.db, "hook-rec", "topics") ?? "").split("\n").filter(Boolean);
 

@@ -1,16 +1,13 @@
 import { EnvelopeSchemas } from "../../../contracts/envelope-schemas.ts";
 import type { Stage } from "../../../contracts/envelopes.ts";
 import { PrxError } from "../../../core/errors.ts";
-import type { CronAdapter } from "../../adapters/cron.ts";
-import type { ProviderAdapter } from "../../adapters/provider.ts";
-import type { StorageAdapter } from "../../adapters/storage.ts";
-import type { ToolAdapter } from "../../adapters/tool.ts";
 import type { CapabilityAdapter } from "../../adapters/types.ts";
 import { compilePatterns } from "../../events/patterns.ts";
 import { middlewareTest } from "../../probes/middleware.ts";
 import type { CapabilityType } from "../../types.ts";
 import type { MiddlewareResultInfo, ProviderReplyInfo, PublishedEventInfo, RecalledMemoryInfo, SandboxRequest, ToolCallResultInfo } from "./protocol.ts";
 import type { SandboxSession } from "./session.ts";
+import type { CronAdapter, ProviderAdapter, StorageAdapter, ToolAdapter } from "../../adapters/types.ts";
 
 /** What a test call without the field means: test values for envelopes, a session id, a model name. */
 export const TEST_SESSION_ID = "test-session";
