@@ -198,7 +198,7 @@ export class PluginRuntime {
       if (name !== undefined) {
         const record = candidate.plugin(name);
         if (!record || (record.state !== "active" && !options.force)) {
-          await candidate.release(0);
+          await candidate.release(0, previous.liveInstances());
           if (!record && !previous.plugin(name)) {
             throw new PrxError("PLUGIN_NOT_FOUND", `no plugin named "${name}" in ${this.workspace.pluginsDir}`, {
               status: 404,
@@ -211,7 +211,7 @@ export class PluginRuntime {
         }
       }
       if (built.worsened.length > 0) {
-        await candidate.release(0);
+        await candidate.release(0, previous.liveInstances());
         throw worsenedError(what, keeps, built.worsened);
       }
       this.publishBuilt(built);
@@ -226,7 +226,7 @@ export class PluginRuntime {
     return (this.stopping ??= this.serialize(async () => {
       const last = this.active;
       this.active = null;
-      if (last) this.retire(last);
+      if (last) this.retire(last, null);
       this.stopped = true;
       await this.settled();
       this.onStopped();
@@ -282,9 +282,9 @@ export class PluginRuntime {
 
   private publish(next: Generation): Generation {
     const previous = this.active;
-    next.commitAdoptions();
+    next.claimSlots();
     this.active = next;
-    if (previous) this.retire(previous);
+    if (previous) this.retire(previous, next);
     for (const listener of this.listeners) {
       try {
         listener(next, previous);
@@ -295,9 +295,10 @@ export class PluginRuntime {
     return next;
   }
 
-  private retire(generation: Generation): void {
+  /** Release a replaced generation once drained, except the instances its successor carried over. */
+  private retire(generation: Generation, successor: Generation | null): void {
     const done = generation
-      .release(this.drainTimeoutMs)
+      .release(this.drainTimeoutMs, successor?.liveInstances())
       .catch((error) => this.host.logger.warn(`release of generation ${generation.number} failed: ${errorMessage(error)}`))
       .finally(() => this.retiring.delete(done));
     this.retiring.add(done);
