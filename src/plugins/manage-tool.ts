@@ -5,7 +5,7 @@ import { defineTool } from "../tools/define.ts";
 import { inputJsonSchema } from "../core/input-json-schema.ts";
 import { fail } from "../tools/result.ts";
 import type { Tool, ToolSource } from "../tools/types.ts";
-import type { PluginServices } from "./adapters/services.ts";
+import type { PluginServices } from "./runtime/index.ts";
 import { parseProbeRequest, ProbeActions, runProbe, STORAGE_OPS } from "./probes/probe.ts";
 import { Stages } from "../contracts/envelopes.ts";
 

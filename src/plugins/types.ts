@@ -5,7 +5,7 @@ import type { EventPublisher } from "../core/events.ts";
 import type { Workspace } from "../core/workspace.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import type { ProviderResolver } from "../providers/types.ts";
-import type { DeliveryDepths } from "./remote/event-depth.ts";
+import type { DeliveryDepths } from "./events/delivery-depths.ts";
 import type { RemoteHostBindings, SessionSource } from "./remote/types.ts";
 import type { Storage } from "../storage/types.ts";
 
@@ -89,14 +89,16 @@ export interface PluginHostServices {
    * leases live there (default: the workspace SQLite database).
    */
   storage?: Pick<Storage, "backend" | "pluginKv" | "cron">;
-  /** What this runtime's remote plugins share (host bindings, event depths): made by the remote loader on first use. */
+  /** What this runtime's remote plugins share, made with the runtime; a bare host (a loader test) has none. */
   remote?: RemoteHostState;
 }
 
 /** State the remote plugins of one runtime share, kept on its host services (never in a process-wide table). */
 export interface RemoteHostState {
-  bindings?: RemoteHostBindings;
-  depths?: DeliveryDepths;
+  /** Event nesting across the worker boundary: their bindings and their event adapters share it. */
+  readonly depths: DeliveryDepths;
+  /** Their host bindings, made by the remote loader with the first remote plugin (the subsystem loads on demand). */
+  bindings: RemoteHostBindings | null;
 }
 
 /** A loaded plugin inside one generation. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lazy } from "../../core/lazy.ts";
-import type { PluginServices } from "../../plugins/adapters/services.ts";
+import type { PluginServices } from "../../plugins/runtime/index.ts";
 import type { GatewayContext } from "../context.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { jsonResponse } from "../errors.ts";

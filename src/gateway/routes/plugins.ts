@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
-import type { PluginServices } from "../../plugins/adapters/services.ts";
+import type { PluginServices } from "../../plugins/runtime/index.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "../../plugins/remote/limits.ts";
 import { jsonParser, readLimited } from "../body.ts";
 import type { GatewayElysia } from "../elysia.ts";

@@ -29,7 +29,6 @@ export { createProviderAdapter, EXPORT_NAME_PATTERN, providersByName, GuestChatR
 export { createStorageAdapter, storagesByName, GuestMemoryEntrySchema, STORAGE_GET_RECALL_LIMIT } from "./storage.ts";
 export { wasmProviders, StorageProxies, providerNames, storageNames, type CurrentAdapters } from "./proxies.ts";
 export { StableProviders, type ProviderFamily } from "./stable-providers.ts";
-export { createPluginServices, type PluginServices, type PluginServicesOptions } from "./services.ts";
 
 /** One factory per capability type. A type without one loads (its plugin stays active) but gets no adapter and a warning. */
 export function defaultAdapterFactories(): AdapterFactories {

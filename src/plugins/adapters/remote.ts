@@ -6,7 +6,7 @@ import { currentPublishDepth } from "../events/depth.ts";
 import { startPump, type Pump } from "../events/pump.ts";
 import { compilePatterns } from "../events/patterns.ts";
 import { DEFAULT_CAPABILITY_PRIORITY, type ManifestCapability } from "../manifest.ts";
-import { deliveryDepthsFor } from "../remote/event-depth.ts";
+import { remoteStateOf } from "../remote/host-state.ts";
 import { createRemoteProvider } from "../remote/provider.ts";
 import type { AdapterStatus } from "../status.ts";
 import type { CapabilityType } from "../types.ts";
@@ -47,7 +47,7 @@ function eventAdapter(context: RemoteAdapterContext, event: string, capability: 
   const deliver = (topic: string, payloadJson: string): Promise<void> =>
     context.track(async () => {
       const finish = status.begin(topic);
-      const leave = deliveryDepthsFor(host).enter(plugin.name, currentPublishDepth());
+      const leave = remoteStateOf(host).depths.enter(plugin.name, currentPublishDepth());
       try {
         await handle.deliverEvent(event, JSON.parse(payloadJson) as unknown);
         finish();

@@ -1,7 +1,7 @@
 import { PrxError } from "../../core/errors.ts";
 import { cronJobId } from "../adapters/cron.ts";
 import { WASM_PROVIDER_PREFIX } from "../adapters/provider.ts";
-import type { PluginServices } from "../adapters/services.ts";
+import type { PluginServices } from "../runtime/index.ts";
 import { listPlugins, pluginInfo } from "../api.ts";
 import type { Generation } from "../generation.ts";
 import { middlewareTest } from "./middleware.ts";

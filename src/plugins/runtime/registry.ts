@@ -1,7 +1,8 @@
 import { realpathSync } from "node:fs";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { Workspace } from "../../core/workspace.ts";
-import { PluginRuntime, type PluginRuntimeOptions, type RuntimeServices } from "./runtime.ts";
+import { PluginRuntime } from "./runtime.ts";
+import type { PluginRuntimeOptions, RuntimeServices } from "./types.ts";
 
 /** The one registry of runtimes: one per canonical workspace in a process (a runtime removes itself when it stops). */
 const runtimes = new Map<string, PluginRuntime>();

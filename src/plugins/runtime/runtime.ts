@@ -2,10 +2,10 @@ import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { Workspace } from "../../core/workspace.ts";
 import { loadConfigCached } from "../../config/cache.ts";
 import type { Config } from "../../config/schema.ts";
-import type { EventPublisher } from "../../core/events.ts";
 import type { ToolSource } from "../../tools/types.ts";
-import { createPluginServices, type PluginServices, type PluginServicesOptions } from "../adapters/services.ts";
+import { createPluginServices } from "./services.ts";
 import { EventBus } from "../events/bus.ts";
+import { DeliveryDepths } from "../events/delivery-depths.ts";
 import { defaultAdapterFactories } from "../adapters/index.ts";
 import type { AdapterFactories } from "../adapters/types.ts";
 import { createToolRouter } from "../adapters/tool-router.ts";
@@ -16,46 +16,27 @@ import { discard, loaderResolver, type Loaded } from "../loading.ts";
 import { Generation, GENERATION_DRAIN_TIMEOUT_MS } from "../generation.ts";
 import type { LoaderResolver } from "../loading.ts";
 import { StatusStore } from "../status.ts";
-import type { ReplicaFabricOptions, ReplicaReloads } from "../fabric/index.ts";
+import type { ReplicaReloads } from "../fabric/index.ts";
 import { ReplicaMembership, type FabricStats } from "../fabric/membership.ts";
-import type { PluginHostServices, PluginKind, PluginLoader } from "../types.ts";
+import type { PluginHostServices } from "../types.ts";
+import type {
+  GenerationListener,
+  PluginRuntimeOptions,
+  PluginServiceParts,
+  ReloadOptions,
+  RuntimeServices,
+  ServicesHost,
+} from "./types.ts";
 
-/** What a runtime is given; without `events` it creates its own event bus and closes it when it stops. */
-export type RuntimeServices = Omit<PluginHostServices, "workspace" | "events" | "config" | "remote"> & { events?: EventPublisher };
 
-export interface PluginRuntimeOptions {
-  /** Read at every build (start and each reload) for enabled/grant/config. Default: the workspace's config.toml. */
-  config?: Config | (() => Config | Promise<Config>);
-  /** Loaders for this runtime only; they win over the built-ins. */
-  loaders?: PluginLoader[];
-  /** Adapter factories per capability type (default: defaultAdapterFactories()). */
-  factories?: AdapterFactories;
-  drainTimeoutMs?: number;
-  /** Per-plugin load timeout (default PLUGIN_LOAD_TIMEOUT_MS). */
-  loadTimeoutMs?: number;
-  /** How long a build waits for plugins before publishing without the late ones (default PLUGIN_JOIN_WAIT_MS). */
-  joinAfterMs?: number;
-  /**
-   * `[bus] backend = "redis"`: the runtime's own bus exchanges events with the other replicas, and a reload through
-   * its API reloads them too (src/plugins/fabric).
-   */
-  fabric?: ReplicaFabricOptions;
-}
-
-export type GenerationListener = (next: Generation, previous: Generation | null) => void;
-
-export interface ReloadOptions {
-  /** Rebuild every plugin, changed or not (a named reload rebuilds the named one and the changed ones). */
-  all?: boolean;
-  /** Publish even when an active plugin would fail or disappear (it is then published failed or gone). */
-  force?: boolean;
-}
+/** The runtime's services, with the runtime they belong to. */
+export type PluginServices = PluginServiceParts & { readonly runtime: PluginRuntime };
 
 /**
  * The plugin runtime of one canonical workspace: the active generation, the reload lock and the stable
  * proxies consumers hold. Obtain it with getPluginRuntime(); never construct a second one for a workspace.
  */
-export class PluginRuntime {
+export class PluginRuntime implements ServicesHost {
   readonly status = new StatusStore();
   /** Stable ToolSource for the agent's tool registry; resolves the current generation at call time. */
   readonly tools: ToolSource;
@@ -74,7 +55,8 @@ export class PluginRuntime {
   private readonly loads = new AbortController();
   /** The event bus this runtime created (when it was given no publisher); closed when the runtime stops. */
   private readonly ownBus: EventBus | null;
-  private attached: PluginServices | null = null;
+  /** The middleware runner, proxies, cron scheduler and hooks of this runtime; null unless its options asked for them. */
+  readonly services: PluginServices | null;
   private users = 0;
   private lastConfig: Config | undefined;
   private readonly membership: ReplicaMembership | null;
@@ -93,11 +75,13 @@ export class PluginRuntime {
       options.fabric && this.ownBus
         ? new ReplicaMembership(options.fabric, this.ownBus, (name, reload) => this.reload(name, reload), services.logger.child("fabric"))
         : null;
-    this.host = { ...services, events, workspace, config: () => this.config() };
+    this.host = { ...services, events, workspace, config: () => this.config(), remote: { depths: new DeliveryDepths(), bindings: null } };
     this.loaders = loaderResolver(options.loaders);
     this.factories = options.factories ?? defaultAdapterFactories();
     this.drainTimeoutMs = options.drainTimeoutMs ?? GENERATION_DRAIN_TIMEOUT_MS;
     this.tools = createToolRouter(() => this.active);
+    // before the first build, so generation 1 activates its hooks and cron jobs like every later one
+    this.services = options.services ? { ...createPluginServices(this, options.services), runtime: this } : null;
   }
 
   /** The active generation. Throws when start() has not completed. */
@@ -112,17 +96,6 @@ export class PluginRuntime {
 
   get started(): boolean {
     return this.active !== null;
-  }
-
-  /** The middleware runner, proxies, cron scheduler and hooks of this runtime, once attachServices() made them. */
-  get services(): PluginServices | null {
-    return this.attached;
-  }
-
-  /** Make the runtime's services (once; a later call returns them and ignores its options). Before start, so the
-   * first generation activates its hooks and cron jobs like every later one. */
-  attachServices(options: PluginServicesOptions = {}): PluginServices {
-    return (this.attached ??= createPluginServices(this, options));
   }
 
   /** Count a user (an agent host, a command) and start: hosts of one workspace in a process share the runtime. */
@@ -141,9 +114,6 @@ export class PluginRuntime {
   async release(): Promise<void> {
     this.users = Math.max(0, this.users - 1);
     if (this.users > 0) return;
-    const services = this.attached;
-    this.attached = null;
-    await services?.close();
     await this.stop();
     await this.membership?.leave();
     this.ownBus?.close();
@@ -219,11 +189,12 @@ export class PluginRuntime {
     });
   }
 
-  /** Release every generation and forget this runtime (the next getPluginRuntime builds a new one). */
+  /** Close the services, release every generation and forget this runtime (the next getPluginRuntime builds a new one). */
   stop(): Promise<void> {
     // plugins still loading give up first, so a reload waiting on one does not hold the stop
     if (!this.stopping) this.loads.abort(new PrxError("ABORTED", `the plugin runtime of ${this.workspace.root} stopped`));
     return (this.stopping ??= this.serialize(async () => {
+      await this.services?.close();
       const last = this.active;
       this.active = null;
       if (last) this.retire(last, null);

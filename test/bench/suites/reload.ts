@@ -18,7 +18,7 @@ import { closeDatabase, openDatabase } from "../../../src/core/database.ts";
 import { nullPublisher } from "../../../src/core/events.ts";
 import { createLogger } from "../../../src/core/logger.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
-import { getPluginRuntime } from "../../../src/plugins/runtime/registry.ts";
+import { getPluginRuntime } from "../../../src/plugins/runtime/index.ts";
 import type { PluginLoader } from "../../../src/plugins/types.ts";
 import { wasmLoader } from "../../../src/plugins/wasm/index.ts";
 import { sandboxWorkerPool } from "../../../src/plugins/wasm/sandbox/pool.ts";

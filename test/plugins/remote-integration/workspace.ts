@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Database } from "bun:sqlite";
 import { openAgentHost, type AgentHost } from "../../../src/agent/index.ts";
-import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
+import type { PluginServices } from "../../../src/plugins/runtime/index.ts";
 import { createPluginExtensions } from "../../../src/agent/plugin-extensions.ts";
 
 export const EXAMPLE_DIR = resolve(import.meta.dir, "../../../plugins/example-remote");

@@ -5,8 +5,7 @@ import { ConfigSchema } from "../../../src/config/schema.ts";
 import { closeDatabase, openDatabase } from "../../../src/core/database.ts";
 import { parseManifest } from "../../../src/plugins/manifest.ts";
 import { isSensitivePermission } from "../../../src/plugins/permissions.ts";
-import { type PluginRuntime } from "../../../src/plugins/runtime/runtime.ts";
-import { getPluginRuntime } from "../../../src/plugins/runtime/registry.ts";
+import { getPluginRuntime, type PluginRuntime } from "../../../src/plugins/runtime/index.ts";
 import type { ToolResult } from "../../../src/tools/types.ts";
 import { CoreTestLoader, ctx, makeWorkspace, writeToolPlugin, type TestWorkspace } from "./helpers.ts";
 

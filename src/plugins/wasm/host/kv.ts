@@ -1,6 +1,8 @@
 import { Database } from "bun:sqlite";
 import { MAX_KV_KEY_BYTES, MAX_KV_LIST_KEYS } from "../limits.ts";
-import { type HostContext, HostError } from "./context.ts";
+import type { GuestKv } from "./types.ts";
+import { type HostContext } from "./context.ts";
+import { HostError } from "./errors.ts";
 
 /** prx:host/kv — per-plugin persistent key/value pairs in the workspace SQLite db, quota max_kv_storage_mb. */
 export const KV_DDL = `CREATE TABLE IF NOT EXISTS plugin_kv (
@@ -9,15 +11,6 @@ export const KV_DDL = `CREATE TABLE IF NOT EXISTS plugin_kv (
   value BLOB NOT NULL,
   PRIMARY KEY (plugin, key)
 ) WITHOUT ROWID;`;
-
-/** What a guest's kv calls reach: the workspace SQLite database in the sandbox, or the host's store by RPC. */
-export interface GuestKv {
-  get(key: string): Uint8Array | undefined | Promise<Uint8Array | undefined>;
-  set(key: string, value: Uint8Array): void | Promise<void>;
-  delete(key: string): boolean | Promise<boolean>;
-  listKeys(prefix: string): string[] | Promise<string[]>;
-  close(): void;
-}
 
 /** Opens its connection on first use: most plugins never touch kv, and a sandbox should start without SQLite. */
 export class KvStore implements GuestKv {

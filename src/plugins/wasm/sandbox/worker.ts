@@ -5,15 +5,16 @@
 import { decodeCall, encodeResult } from "./call-codec.ts";
 import type { FromWorker, RpcMethod, SandboxStart, ToWorker } from "./protocol.ts";
 import type { HostContext } from "../host/context.ts";
-import { KvStore, type GuestKv } from "../host/kv.ts";
+import { KvStore } from "../host/kv.ts";
 import { RemoteKv } from "../host/kv-remote.ts";
-import { WebSocketTable } from "../host/websocket.ts";
 import { componentImports } from "../host/index.ts";
 import { ComponentArtifact, ComponentGuest } from "../guest/component.ts";
 import { CoreModuleGuest } from "../guest/core-module.ts";
 import { Meter } from "../guest/meter.ts";
 import { type Guest, GuestFailure } from "../guest/types.ts";
 import { startupDone } from "../../../core/jit-policy.ts";
+import type { GuestKv } from "../host/types.ts";
+import { WebSocketTable } from "../host/socket-table.ts";
 
 declare const self: Worker;
 

@@ -1,50 +1,19 @@
-import type { MiddlewareRunner } from "../../contracts/envelopes.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
+import { busOf } from "../adapters/hook.ts";
+import { feedHooksFromBus, type HooksFeed } from "../adapters/hooks-feed.ts";
+import { createPluginMiddlewareRunner } from "../adapters/middleware.ts";
+import { StorageProxies, wasmProviders } from "../adapters/proxies.ts";
+import { remoteProviders } from "../adapters/remote-proxies.ts";
 import { CronScheduler } from "../cron/scheduler.ts";
 import { EventBus } from "../events/bus.ts";
 import type { EventBusApi } from "../events/types.ts";
 import type { Generation } from "../generation.ts";
 import { HooksManager } from "../hooks/manager.ts";
-import type { PluginRuntime } from "../runtime/runtime.ts";
-import { busOf } from "./hook.ts";
-import { feedHooksFromBus, type HooksFeed } from "./hooks-feed.ts";
-import { createPluginMiddlewareRunner } from "./middleware.ts";
-import { StorageProxies, wasmProviders } from "./proxies.ts";
-import { remoteProviders, type CurrentRemotes } from "./remote-proxies.ts";
-import type { StableProviders } from "./stable-providers.ts";
+import type { PluginServiceParts, PluginServicesOptions, ServicesHost } from "./types.ts";
 
 /** On close, how long queued bus events may take to reach hooks before their pumps close. */
 export const SERVICES_CLOSE_DRAIN_MS = 5_000;
-
-export interface PluginServicesOptions {
-  /** Start the cron scheduler (default true). When false, jobs are registered (cron_run works) but never fire. */
-  cron?: boolean;
-  /** Feed bus events to hooks.json command hooks (default true). */
-  hooks?: boolean;
-}
-
-/**
- * What the runtime of a workspace offers beyond tools, for its whole life: the stable middleware runner, provider
- * and storage proxies, the cron scheduler and the hooks.json manager. Generation swaps activate the new
- * generation's hook pumps (closing the old ones) and hand its cron jobs to the scheduler.
- */
-export interface PluginServices {
-  readonly runtime: PluginRuntime;
-  /** The runtime's event bus, or null when its publisher cannot subscribe. */
-  readonly bus: EventBusApi | null;
-  readonly cron: CronScheduler;
-  readonly hooks: HooksManager;
-  readonly middleware: MiddlewareRunner;
-  readonly providers: StableProviders;
-  readonly storages: StorageProxies;
-  /** Stable `remote:<plugin>` providers (remote plugins that declare models). */
-  readonly remoteProviders: StableProviders;
-  /** The current generation's remote plugins (prompt context, evaluators, gateway routes resolve through it). */
-  readonly remotes: CurrentRemotes;
-  /** Deliver queued events (bounded), close every pump, stop the scheduler. Idempotent. */
-  close(): Promise<void>;
-}
 
 async function drain(bus: EventBusApi | null, timeoutMs: number): Promise<void> {
   if (!bus) return;
@@ -53,8 +22,8 @@ async function drain(bus: EventBusApi | null, timeoutMs: number): Promise<void> 
     await Bun.sleep(5);
 }
 
-/** The services of a runtime; made by PluginRuntime.attachServices(), which holds them. */
-export function createPluginServices(runtime: PluginRuntime, options: PluginServicesOptions = {}): PluginServices {
+/** The services of a runtime, made by its constructor (which adds itself as `runtime`). */
+export function createPluginServices(runtime: ServicesHost, options: PluginServicesOptions = {}): PluginServiceParts {
   const logger: Logger = runtime.host.logger;
   const bus = busOf(runtime.host.events);
   const current = () => (runtime.started ? runtime.current() : null);
@@ -103,8 +72,7 @@ export function createPluginServices(runtime: PluginRuntime, options: PluginServ
   if (runtime.started) swap(runtime.current(), null);
 
   let closing: Promise<void> | null = null;
-  const services: PluginServices = {
-    runtime,
+  return {
     bus,
     cron,
     hooks,
@@ -123,5 +91,4 @@ export function createPluginServices(runtime: PluginRuntime, options: PluginServ
         await Promise.all([...(last?.adapters.hook ?? []).map((a) => a.deactivate()), hooksFeed?.stop()]);
       })()),
   };
-  return services;
 }

@@ -1,5 +1,3 @@
-import type { PluginHostServices } from "../types.ts";
-
 /**
  * Event nesting across the worker boundary. The bus limits how deep publishes nest (a handler republishing in a loop
  * is refused), but a remote handler's runtime.emitEvent comes back as a host-rpc in another async context, so the
@@ -29,10 +27,4 @@ export class DeliveryDepths {
     const list = this.active.get(plugin);
     return list?.length ? Math.max(...list) : 0;
   }
-}
-
-/** The runtime's delivery depths (its bindings and its event adapters share them), kept on its host services. */
-export function deliveryDepthsFor(host: PluginHostServices): DeliveryDepths {
-  const state = (host.remote ??= {});
-  return (state.depths ??= new DeliveryDepths());
 }
