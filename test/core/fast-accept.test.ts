@@ -14,7 +14,7 @@ import {
   LlmResponseEnvelopeSchema,
   OutboundEnvelopeSchema,
 } from "../../src/contracts/envelope-schemas.ts";
-import { FromWorkerSchema, isPlainCallResult } from "../../src/plugins/wasm/sandbox/protocol.ts";
+import { FromWorkerSchema, isPlainCallResult } from "../../src/plugins/wasm/protocol.ts";
 import {
   isPlainHostRpc,
   isPlainHostRpcResult,

@@ -15,7 +15,7 @@ import { checkComponentExports } from "./component-exports.ts";
 import { REQUIRED_EXPORTS, snakeCase } from "./guest/types.ts";
 import { WasmPluginInstance } from "./instance.ts";
 import { pluginInfo } from "./host/context.ts";
-import { SandboxInitSchema } from "./sandbox/protocol.ts";
+import { SandboxInitSchema } from "./protocol.ts";
 import { Sandbox, type SandboxOptions } from "./sandbox/sandbox.ts";
 
 const COMPONENT_LAYER = [0x0d, 0x00, 0x01, 0x00];

@@ -12,7 +12,7 @@ import {
   REMOTE_STDERR_MAX_LINE_CHARS,
   REMOTE_STDERR_TAIL_LINES,
 } from "../../../src/plugins/remote/limits.ts";
-import { HOST_LOG_LIMITS, OutputBudget, PLUGIN_OUTPUT_LIMITS } from "../../../src/plugins/remote/host/output/budget.ts";
+import { HOST_LOG_LIMITS, OutputBudget, PLUGIN_OUTPUT_LIMITS } from "../../../src/plugins/remote/output-budget.ts";
 import { PluginOutputLog } from "../../../src/plugins/remote/host/output/plugin-output.ts";
 import { pumpStream } from "../../../src/plugins/remote/transport/pump.ts";
 import { TailLines } from "../../../src/plugins/remote/host/output/stderr-tail.ts";

@@ -9,7 +9,7 @@ import {
   REMOTE_LOG_SUMMARY_INTERVAL_MS,
   REMOTE_OUTPUT_MAX_LINES_PER_INTERVAL,
 } from "../../../src/plugins/remote/limits.ts";
-import { HOST_LOG_LIMITS } from "../../../src/plugins/remote/host/output/budget.ts";
+import { HOST_LOG_LIMITS } from "../../../src/plugins/remote/output-budget.ts";
 import { startHostile, TRANSPORTS, until, withLogs, type Hostile } from "./helpers.ts";
 
 const MiB = 1024 * 1024;

@@ -1,6 +1,6 @@
 import type { AgentIdentity } from "../agent.ts";
 import { REMOTE_DEFAULT_RPC_TIMEOUT_MS, REMOTE_PROTOCOL_VERSION } from "../limits.ts";
-import { OutputBudget, PLUGIN_OUTPUT_LIMITS } from "../host/output/budget.ts";
+import { OutputBudget, PLUGIN_OUTPUT_LIMITS } from "../output-budget.ts";
 import { CancelMessageSchema } from "../protocol.ts";
 import { toWireError } from "../wire-error.ts";
 import { createDefaultChannel, type ChannelProblem, type WorkerChannel } from "./channel.ts";

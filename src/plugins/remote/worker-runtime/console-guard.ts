@@ -1,5 +1,5 @@
 import { REMOTE_PLUGIN_LOG_MAX_CHARS } from "../limits.ts";
-import { OutputBudget, PLUGIN_OUTPUT_LIMITS, type BudgetLimits } from "../host/output/budget.ts";
+import { OutputBudget, PLUGIN_OUTPUT_LIMITS, type BudgetLimits } from "../output-budget.ts";
 
 type WriteCallback = (error?: Error | null) => void;
 type Write = (chunk: unknown, encodingOrCallback?: unknown, callback?: unknown) => boolean;

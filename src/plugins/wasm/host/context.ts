@@ -1,5 +1,5 @@
 import type { AdmittedPlugin, CapabilityRef } from "../../types.ts";
-import type { RpcMethod, SandboxInit } from "../sandbox/protocol.ts";
+import type { RpcMethod, SandboxInit } from "../protocol.ts";
 import { HostError } from "./errors.ts";
 import type { WebSocketTable } from "./socket-table.ts";
 import type { GuestKv } from "./types.ts";

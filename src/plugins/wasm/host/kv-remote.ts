@@ -1,5 +1,5 @@
 import { MAX_KV_KEY_BYTES } from "../limits.ts";
-import type { RpcMethod } from "../sandbox/protocol.ts";
+import type { RpcMethod } from "../protocol.ts";
 import { HostError } from "./errors.ts";
 import type { GuestKv } from "./types.ts";
 

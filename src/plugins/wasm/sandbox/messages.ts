@@ -1,6 +1,6 @@
 import type { Logger } from "../../../core/logger.ts";
 import { decodeResult, type EncodedResult } from "./call-codec.ts";
-import { type FromWorker, FromWorkerParser } from "./protocol.ts";
+import { type FromWorker, FromWorkerParser } from "../protocol.ts";
 
 /**
  * A message from a sandbox Worker, read on the main thread: a call result in its compact string form

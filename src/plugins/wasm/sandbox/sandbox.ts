@@ -8,7 +8,7 @@ import { newInterruptFlag, raiseInterrupt } from "../guest/meter.ts";
 import { toError } from "./errors.ts";
 import { parsePayload, readWorkerMessage } from "./messages.ts";
 import { SandboxHostRpc } from "./host-rpc.ts";
-import type { FromWorker, SandboxInit, SerializedError, ToWorker } from "./protocol.ts";
+import type { FromWorker, SandboxInit, SerializedError, ToWorker } from "../protocol.ts";
 import { sandboxWorkerPool } from "./pool.ts";
 
 export interface SandboxOptions {

@@ -3,7 +3,7 @@
  * (one at a time per instance), re-instantiates poisoned instances, and forwards logs, events and RPCs.
  */
 import { decodeCall, encodeResult } from "./call-codec.ts";
-import type { FromWorker, RpcMethod, SandboxStart, ToWorker } from "./protocol.ts";
+import type { FromWorker, RpcMethod, SandboxStart, ToWorker } from "../protocol.ts";
 import type { HostContext } from "../host/context.ts";
 import { KvStore } from "../host/kv.ts";
 import { RemoteKv } from "../host/kv-remote.ts";

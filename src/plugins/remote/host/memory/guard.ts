@@ -1,12 +1,5 @@
-import { REMOTE_MEMORY_CHECK_MS, REMOTE_MEMORY_STALE_MS } from "../../limits.ts";
+import { overCap, REMOTE_MEMORY_CHECK_MS, REMOTE_MEMORY_STALE_MS } from "../../limits.ts";
 import { ProcessRss } from "./process-rss.ts";
-
-const MB = 1024 * 1024;
-
-/** True when `usedBytes` is over a cap of `capMb` MiB (a plugin may use exactly its cap). */
-export function overCap(usedBytes: number, capMb: number): boolean {
-  return usedBytes > capMb * MB;
-}
 
 export interface MemoryGuardOptions {
   /** `[resources] max_memory_mb`. */

@@ -1,7 +1,6 @@
 /**
  * A remote plugin's output as the host keeps it: its log lines and refusals under a budget, and the tail of its
- * stderr. The Worker side imports budget.ts alone (its console guard), so a Worker loads nothing else of the host.
+ * stderr (their budget, output-budget.ts, is shared with the Worker's console guard).
  */
 export { PluginOutputLog } from "./plugin-output.ts";
-export { HOST_LOG_LIMITS, OutputBudget, PLUGIN_OUTPUT_LIMITS, type BudgetLimits } from "./budget.ts";
 export { TailLines } from "./stderr-tail.ts";

@@ -1,6 +1,6 @@
 import type { Logger } from "../../../../core/logger.ts";
 import { REMOTE_PLUGIN_LOG_MAX_CHARS } from "../../limits.ts";
-import { HOST_LOG_LIMITS, OutputBudget, type BudgetLimits } from "./budget.ts";
+import { HOST_LOG_LIMITS, OutputBudget, type BudgetLimits } from "../../output-budget.ts";
 import type { RefusedDetail, RefusedKind } from "../../types.ts";
 import { clipLogText, safeJson } from "../../worker-runtime/runtime-logger.ts";
 

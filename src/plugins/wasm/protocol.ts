@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { isPlainObject, withFastAccept } from "../../../core/fast-accept.ts";
-import { CapabilityTypes, PluginKinds } from "../../types.ts";
+import { isPlainObject, withFastAccept } from "../../core/fast-accept.ts";
+import { CapabilityTypes, PluginKinds } from "../types.ts";
 
 /**
  * Messages between the main thread (sandbox.ts) and a plugin's sandbox Worker (worker.ts). The main thread

@@ -3,7 +3,7 @@ import {
   REMOTE_OUTPUT_MAX_BYTES_PER_INTERVAL,
   REMOTE_OUTPUT_MAX_LINES_PER_INTERVAL,
   REMOTE_PLUGIN_LOG_MAX_CHARS,
-} from "../../limits.ts";
+} from "./limits.ts";
 
 export interface BudgetLimits {
   /** Lines admitted per interval. */
