@@ -27,6 +27,8 @@ export interface CapabilityRef {
   name: string;
 }
 
+export const DEFAULT_MAX_KV_STORAGE_MB = 10;
+
 /** Resource limits after defaults are applied. */
 export interface PluginResources {
   maxMemoryMb: number;

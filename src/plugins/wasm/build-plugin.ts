@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
  * - jco-transpile's own wasm (transpiler, wasm-tools; ~6 MB) is loaded by its JS from `new URL("./x.wasm",
  *   import.meta.url)`: rewritten into `import x from "./x.wasm" with { type: "file" }` so Bun embeds the file and
  *   the code reads it from wherever it lands in /$bunfs;
- * - preview2-shim starts `new Worker(new URL("./sandbox/worker-thread.bundle.js", import.meta.url))` when imported: rewritten
+ * - preview2-shim starts `new Worker(new URL("./worker-thread.bundle.js", import.meta.url))` when imported: rewritten
  *   to look the entry up in /$bunfs (the entry itself is src/plugins/wasm/worker-thread.bundle.ts, listed in
  *   WASM_WORKER_ENTRYPOINTS);
  * - jco-transpile's optional native minifier (oxc-minify, never used: prx transpiles without minify) is stubbed.
@@ -38,9 +38,9 @@ export function wasmBuildPlugin(): BunPlugin {
         const finder =
           '(() => { try { const e = require("node:fs").readdirSync("/$bunfs/root", { recursive: true })' +
           '.find((p) => /(^|\\/)worker-thread\\.bundle\\.(js|ts)$/.test(p)); if (e) return "/$bunfs/root/" + e; } catch {}' +
-          ' return new URL("./sandbox/worker-thread.bundle.js", import.meta.url); })()';
+          ' return new URL("./worker-thread.bundle.js", import.meta.url); })()';
         return {
-          contents: source.replace('new URL("./sandbox/worker-thread.bundle.js", import.meta.url)', finder),
+          contents: source.replace('new URL("./worker-thread.bundle.js", import.meta.url)', finder),
           loader: "js",
         };
       });

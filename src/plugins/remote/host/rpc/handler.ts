@@ -1,5 +1,5 @@
 import { PrxError } from "../../../../core/errors.ts";
-import { DEFAULT_MAX_KV_STORAGE_MB } from "../../../manifest.ts";
+import { DEFAULT_MAX_KV_STORAGE_MB } from "../../../types.ts";
 import { composeState } from "./compose-state.ts";
 import { HostRpcArgSchemas, type HostRpcArgs } from "./args.ts";
 import { RuntimeMethods, type HostRpcMessage, type HostRpcResultMessage, type RuntimeMethod } from "../../protocol.ts";
