@@ -83,7 +83,7 @@ async function probe(
       throw usageError("prx plugins probe: the JSON argument must be an object");
     }
   }
-  const { parseProbeRequest, runProbe } = await import("../plugins/probes/probe.ts");
+  const { parseProbeRequest, runProbe } = await import("../plugins/probes/index.ts");
   const { withPluginServices } = await import("../agent/plugin-extensions.ts");
   const request = parseProbeRequest({ ...(fields as object), action, ...(plugin !== undefined ? { plugin } : {}) });
   const { config } = loadConfig(workspace.configPath);

@@ -6,7 +6,7 @@ import { inputJsonSchema } from "../core/input-json-schema.ts";
 import { fail } from "../tools/result.ts";
 import type { Tool, ToolSource } from "../tools/types.ts";
 import type { PluginServices } from "./runtime/index.ts";
-import { parseProbeRequest, ProbeActions, runProbe, STORAGE_OPS } from "./probes/probe.ts";
+import { parseProbeRequest, ProbeActions, runProbe, STORAGE_OPS } from "./probes/index.ts";
 import { Stages } from "../contracts/envelopes.ts";
 
 export { MANAGE_TOOL_NAME };

@@ -24,13 +24,13 @@ export const ProbeBody = routeSchema(() => ProbeBodySchema);
  */
 interface PluginModules {
   api: typeof import("../../plugins/api.ts");
-  probes: typeof import("../../plugins/probes/probe.ts");
+  probes: typeof import("../../plugins/probes/index.ts");
 }
 let modules: PluginModules | undefined;
 let loadingModules: Promise<PluginModules> | undefined;
 function pluginModules(): Promise<PluginModules> {
   if (modules) return Promise.resolve(modules);
-  return (loadingModules ??= Promise.all([import("../../plugins/api.ts"), import("../../plugins/probes/probe.ts")]).then(
+  return (loadingModules ??= Promise.all([import("../../plugins/api.ts"), import("../../plugins/probes/index.ts")]).then(
     ([api, probes]) => (modules = { api, probes }),
   ));
 }

@@ -9,18 +9,6 @@ import type { ProbeRequest, ProbeResponse } from "./request.ts";
 import { requireLoaded, unavailable, unloadedOwner } from "./targets.ts";
 import type { CapabilityType } from "../types.ts";
 
-export {
-  describe,
-  parseProbeRequest,
-  PROBE_MAX_MESSAGES,
-  ProbeActions,
-  type ProbeRequest,
-  ProbeRequestSchema,
-  type ProbeResponse,
-  ProbeResponseSchema,
-  STORAGE_OPS,
-} from "./request.ts";
-
 /**
  * Direct probes of the current production generation (`wasm_plugins_manage`, `prx plugins probe`,
  * `POST /api/plugins/:name/probe`): the same adapters that serve traffic, counted in their status.

@@ -21,7 +21,7 @@ import { openWorkspace } from "../../../src/core/workspace.ts";
 import { getPluginRuntime } from "../../../src/plugins/runtime/index.ts";
 import type { PluginLoader } from "../../../src/plugins/types.ts";
 import { wasmLoader } from "../../../src/plugins/wasm/index.ts";
-import { sandboxWorkerPool } from "../../../src/plugins/wasm/sandbox/pool.ts";
+import { sandboxWorkerPool } from "../../../src/plugins/wasm/sandbox/index.ts";
 import { expandWat, WIT_SOURCE } from "../../fixtures/test-wasm/build.ts";
 import { manifest, toolModule, writePlugin } from "../../plugins/runtime/helpers.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { EVENT_MAX_PUBLISH_DEPTH, EventBus, startPump, subscribeGuest } from "../../../src/plugins/events/index.ts";
 import { isPrxError } from "../../../src/core/errors.ts";
-import type { EventSubscriber } from "../../../src/plugins/wasm/sandbox/host-rpc.ts";
+import type { EventSubscriber } from "../../../src/plugins/wasm/sandbox/index.ts";
 import { captureLogger } from "./log.ts";
 
 async function until(condition: () => boolean): Promise<void> {

@@ -3,7 +3,7 @@ import type { Stage } from "../../../contracts/envelopes.ts";
 import { PrxError } from "../../../core/errors.ts";
 import type { CapabilityAdapter } from "../../adapters/types.ts";
 import { compilePatterns } from "../../events/patterns.ts";
-import { middlewareTest } from "../../probes/middleware.ts";
+import { middlewareTest } from "../../probes/index.ts";
 import type { CapabilityType } from "../../types.ts";
 import type { MiddlewareResultInfo, ProviderReplyInfo, PublishedEventInfo, RecalledMemoryInfo, SandboxRequest, ToolCallResultInfo } from "./protocol.ts";
 import type { SessionState } from "./types.ts";
