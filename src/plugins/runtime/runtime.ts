@@ -194,7 +194,8 @@ export class PluginRuntime implements ServicesHost {
     // plugins still loading give up first, so a reload waiting on one does not hold the stop
     if (!this.stopping) this.loads.abort(new PrxError("ABORTED", `the plugin runtime of ${this.workspace.root} stopped`));
     return (this.stopping ??= this.serialize(async () => {
-      await this.services?.close();
+      // a service that fails to close must not keep the generations alive
+      await this.services?.close().catch((error) => this.host.logger.warn(`plugin services did not close cleanly: ${errorMessage(error)}`));
       const last = this.active;
       this.active = null;
       if (last) this.retire(last, null);
