@@ -5,13 +5,13 @@ import type { Config } from "../../config/schema.ts";
 import type { ToolSource } from "../../tools/types.ts";
 import { createPluginServices } from "./services.ts";
 import { EventBus } from "../events/bus.ts";
-import { DeliveryDepths } from "../events/delivery-depths.ts";
 import { defaultAdapterFactories } from "../adapters/index.ts";
 import type { AdapterFactories } from "../adapters/types.ts";
 import { createToolRouter } from "../adapters/tool-router.ts";
 import { EntryHashes } from "../fingerprint.ts";
 import { buildGeneration, reloadFailed, worsenedError, type BuildResult, type LatePlugin } from "../generation-build.ts";
 import { joinGeneration } from "../late-join.ts";
+import { newRemoteHostState } from "../remote/host-state.ts";
 import { discard, loaderResolver, type Loaded } from "../loading.ts";
 import { Generation, GENERATION_DRAIN_TIMEOUT_MS } from "../generation.ts";
 import type { LoaderResolver } from "../loading.ts";
@@ -75,7 +75,7 @@ export class PluginRuntime implements ServicesHost {
       options.fabric && this.ownBus
         ? new ReplicaMembership(options.fabric, this.ownBus, (name, reload) => this.reload(name, reload), services.logger.child("fabric"))
         : null;
-    this.host = { ...services, events, workspace, config: () => this.config(), remote: { depths: new DeliveryDepths(), bindings: null } };
+    this.host = { ...services, events, workspace, config: () => this.config(), remote: newRemoteHostState() };
     this.loaders = loaderResolver(options.loaders);
     this.factories = options.factories ?? defaultAdapterFactories();
     this.drainTimeoutMs = options.drainTimeoutMs ?? GENERATION_DRAIN_TIMEOUT_MS;

@@ -10,6 +10,7 @@ import { inspectPluginDir, type DiscoveredPlugin } from "../../discovery.ts";
 import { buildGeneration } from "../../generation-build.ts";
 import type { Generation, PluginRecord } from "../../generation.ts";
 import { loaderResolver } from "../../loading.ts";
+import { newRemoteHostState } from "../../remote/host-state.ts";
 import { StatusStore } from "../../status.ts";
 
 /**
@@ -49,7 +50,7 @@ export async function loadIsolated(dir: string, options: IsolatedOptions): Promi
     number: 1,
     pluginsDir: dir,
     config,
-    host: { workspace: options.workspace, db, events: options.events, memory: options.memory, logger: options.logger },
+    host: { workspace: options.workspace, db, events: options.events, memory: options.memory, logger: options.logger, remote: newRemoteHostState() },
     loaders: loaderResolver(),
     factories: defaultAdapterFactories(),
     status,
