@@ -1,7 +1,7 @@
 import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import { busOf } from "../adapters/hook.ts";
-import { feedHooksFromBus, type HooksFeed } from "../adapters/hooks-feed.ts";
+import { feedHooksFromBus, type HooksFeed } from "../hooks/feed.ts";
 import { createPluginMiddlewareRunner } from "../adapters/middleware.ts";
 import { StorageProxies, wasmProviders } from "../adapters/proxies.ts";
 import { remoteProviders } from "../adapters/remote-proxies.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EVENT_QUEUE_CAPACITY } from "../../../src/plugins/events/index.ts";
-import { HOOKS_RECHECK_MS } from "../../../src/plugins/adapters/hooks-feed.ts";
+import { HOOKS_RECHECK_MS } from "../../../src/plugins/hooks/feed.ts";
 import { startFakeOpenAI } from "../../fakes/index.ts";
 import { cpSync } from "node:fs";
 import {

@@ -2,7 +2,7 @@ import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { EventBus } from "../events/bus.ts";
 import { startPump, type Pump } from "../events/pump.ts";
-import type { HooksManager } from "../hooks/manager.ts";
+import type { HooksManager } from "./manager.ts";
 
 /**
  * While hooks.json defines no action, how often its stat is checked for a new or edited file. With actions, every
