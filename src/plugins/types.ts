@@ -91,7 +91,7 @@ export interface PluginHostServices {
    * leases live there (default: the workspace SQLite database).
    */
   storage?: Pick<Storage, "backend" | "pluginKv" | "cron">;
-  /** What this runtime's remote plugins share, made with the runtime; a bare host (a loader test) has none. */
+  /** What the remote plugins of this host share (newRemoteHostState(), made with the runtime); a bare test host has none. */
   remote?: RemoteHostState;
 }
 
