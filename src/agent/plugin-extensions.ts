@@ -1,14 +1,19 @@
 import type { HostExtensions, OpenAgentHostOptions } from "./host.ts";
 import type { Config } from "../config/schema.ts";
+import { PrxError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import type { Workspace } from "../core/workspace.ts";
-import type { PluginServicesOptions } from "../plugins/adapters/services.ts";
 import { remoteContext, runRemoteEvaluators } from "../plugins/adapters/remote-proxies.ts";
 import { listPlugins, type PluginStatusName } from "../plugins/api.ts";
 import { lenientPublisher } from "../plugins/events/index.ts";
 import { createManageToolSource, MANAGE_TOOL_NAME } from "../plugins/manage-tool.ts";
-import { type PluginRuntime, type RuntimeServices } from "../plugins/runtime.ts";
-import { getPluginRuntime } from "../plugins/runtimes.ts";
+import {
+  getPluginRuntime,
+  type PluginRuntime,
+  type PluginServices,
+  type PluginServicesOptions,
+  type RuntimeServices,
+} from "../plugins/runtime/index.ts";
 import type { ReplicaFabricOptions } from "../plugins/fabric/index.ts";
 import { urlFromEnv } from "../storage/index.ts";
 import { openSqliteStorage } from "../storage/open.ts";
@@ -20,20 +25,28 @@ export interface PluginSummary {
 }
 
 /**
- * Obtain the workspace's runtime (the first user creates it with its own event bus), attach its services before the
- * first generation (so generation 1 activates its hooks and cron jobs like every later one) and count this user.
+ * Obtain the workspace's runtime with its services (the first user creates it with its own event bus and the
+ * services it asks for) and count this user.
  */
 async function openRuntime(
   workspace: Workspace,
   config: Config | (() => Config | Promise<Config>),
   services: Omit<RuntimeServices, "events" | "logger">,
-  attach: PluginExtensionOptions,
-): Promise<PluginRuntime> {
-  const { joinAfterMs, fabric, ...serviceOptions } = attach;
-  const runtime = getPluginRuntime(workspace, { ...services, logger: createLogger("plugins") }, { config, joinAfterMs, fabric });
-  runtime.attachServices(serviceOptions);
+  options: PluginExtensionOptions,
+): Promise<{ runtime: PluginRuntime; services: PluginServices }> {
+  const { joinAfterMs, fabric, ...serviceOptions } = options;
+  const runtime = getPluginRuntime(
+    workspace,
+    { ...services, logger: createLogger("plugins") },
+    { config, joinAfterMs, fabric, services: serviceOptions },
+  );
+  if (!runtime.services) {
+    throw new PrxError("INTERNAL", `the plugin runtime of ${workspace.root} was opened without services in this process`, {
+      hint: "open the agent host before any command that uses the runtime alone",
+    });
+  }
   await runtime.acquire();
-  return runtime;
+  return { runtime, services: runtime.services };
 }
 
 /**
@@ -62,8 +75,7 @@ export function createPluginExtensions(
       (config.bus.backend === "redis"
         ? { url: urlFromEnv(config.bus.url_env, env, '[bus] backend = "redis"'), prefix: config.bus.prefix }
         : undefined);
-    const runtime = await openRuntime(workspace, readConfig, { memory, providers, sessions, storage }, { ...options, fabric });
-    const services = runtime.services ?? runtime.attachServices(options);
+    const { runtime, services } = await openRuntime(workspace, readConfig, { memory, providers, sessions, storage }, { ...options, fabric });
     const remoteLog = runtime.host.logger.child("remote");
     const extensions: HostExtensions = {
       events: lenientPublisher(runtime.host.events, runtime.host.logger.child("events")),
@@ -97,12 +109,12 @@ export const pluginExtensions: NonNullable<OpenAgentHostOptions["extend"]> = cre
 export async function withPluginServices<T>(
   workspace: Workspace,
   config: Config,
-  fn: (services: NonNullable<PluginRuntime["services"]>) => Promise<T>,
+  fn: (services: PluginServices) => Promise<T>,
 ): Promise<T> {
   const storage = openSqliteStorage(workspace.dbPath);
-  const runtime = await openRuntime(workspace, config, { storage, memory: () => null }, { cron: false, hooks: false, joinAfterMs: Infinity });
+  const { runtime, services } = await openRuntime(workspace, config, { storage, memory: () => null }, { cron: false, hooks: false, joinAfterMs: Infinity });
   try {
-    return await fn(runtime.services!);
+    return await fn(services);
   } finally {
     await runtime.release();
     await storage.close();
@@ -112,7 +124,7 @@ export async function withPluginServices<T>(
 /** Plugin statuses for `prx doctor`: builds a generation as a start would, then releases it. */
 export async function describePlugins(workspace: Workspace, config: Config): Promise<PluginSummary[]> {
   const storage = openSqliteStorage(workspace.dbPath);
-  const runtime = await openRuntime(workspace, config, { storage, memory: () => null }, { cron: false, hooks: false, joinAfterMs: Infinity });
+  const { runtime } = await openRuntime(workspace, config, { storage, memory: () => null }, { cron: false, hooks: false, joinAfterMs: Infinity });
   try {
     return listPlugins(runtime).plugins.map((p) => ({
       name: p.name,

@@ -7,8 +7,7 @@ import { createLogger } from "../core/logger.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 import { listPlugins, pluginInfo, reloadPlugin, type PluginInfo } from "../plugins/api.ts";
 import { checkPluginDir } from "../plugins/kit/check.ts";
-import { type PluginRuntime } from "../plugins/runtime.ts";
-import { getPluginRuntime } from "../plugins/runtimes.ts";
+import { getPluginRuntime, type PluginRuntime } from "../plugins/runtime/index.ts";
 import { openSqliteStorage } from "../storage/open.ts";
 import type { Storage } from "../storage/types.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
@@ -87,7 +86,7 @@ async function probe(
       throw usageError("prx plugins probe: the JSON argument must be an object");
     }
   }
-  const { parseProbeRequest, runProbe } = await import("../plugins/probes.ts");
+  const { parseProbeRequest, runProbe } = await import("../plugins/probes/index.ts");
   const { withPluginServices } = await import("../agent/plugin-extensions.ts");
   const request = parseProbeRequest({ ...(fields as object), action, ...(plugin !== undefined ? { plugin } : {}) });
   const { config } = loadConfig(workspace.configPath);

@@ -1,5 +1,5 @@
 import type { ExtensionsStatus } from "../agent/host.ts";
-import type { PluginServices } from "../plugins/adapters/services.ts";
+import type { PluginServices } from "../plugins/runtime/index.ts";
 import type { HealthCheck } from "./types.ts";
 
 /** What the plugin routes and /health need of the gateway's host when its plugin runtime loads after listening. */

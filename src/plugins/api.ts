@@ -3,7 +3,7 @@ import { PrxError } from "../core/errors.ts";
 import { ReloadOutcomes, type Generation, type PluginRecord } from "./generation.ts";
 import { MIDDLEWARE_STAGES } from "./manifest.ts";
 import { remoteInfo, RemoteInfoSchema } from "./remote/info.ts";
-import type { PluginRuntime, ReloadOptions } from "./runtime.ts";
+import type { PluginRuntime, ReloadOptions } from "./runtime/index.ts";
 import type { AdapterCounters, StatusStore } from "./status.ts";
 import { CapabilityTypes, PluginKinds } from "./types.ts";
 

@@ -180,13 +180,13 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
   }
   for (const record of carried) {
     keepPrevious(record, input.previous!.plugin(record.name)!, "carried_over");
-    generation.adopt(record.name, input.previous!);
+    generation.carry(record.name, input.previous!);
   }
   for (const record of keptOld) {
     keepPrevious(record, input.previous!.plugin(record.name)!, "failed_kept_old");
-    generation.adopt(record.name, input.previous!);
+    generation.carry(record.name, input.previous!);
   }
-  for (const plugin of late) if (plugin.keepsOld) generation.adopt(plugin.published.name, input.previous!);
+  for (const plugin of late) if (plugin.keepsOld) generation.carry(plugin.published.name, input.previous!);
   generation.seal();
   return { generation, worsened: worsenedBy(generation, input), late };
 }

@@ -1,16 +1,15 @@
 import { errorMessage, PrxError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { ToolSpec } from "../providers/types.ts";
-import type { RemoteAdapter } from "./adapters/remote.ts";
-import type { ToolAdapter } from "./adapters/tool.ts";
 import type { ToolAdapterLookup } from "./adapters/tool-router.ts";
 import type { CapabilityAdapter, GenerationAdapters } from "./adapters/types.ts";
 import { MiddlewareChain } from "./middleware/chain.ts";
-import { providersByName, type ProviderAdapter } from "./adapters/provider.ts";
-import { storagesByName, type StorageAdapter } from "./adapters/storage.ts";
+import { providersByName } from "./adapters/provider.ts";
+import { storagesByName } from "./adapters/storage.ts";
 import type { ManifestCapability, PluginManifest } from "./manifest.ts";
 import type { PermissionDecision } from "./permissions.ts";
 import { CapabilityTypes, type AdmittedPlugin, type PluginInstance, type PluginKind } from "./types.ts";
+import type { ProviderAdapter, RemoteAdapter, StorageAdapter, ToolAdapter } from "./adapters/types.ts";
 
 /** How long release() waits for in-flight calls before releasing instances anyway (sandbox timeouts end calls first). */
 export const GENERATION_DRAIN_TIMEOUT_MS = 10 * 60_000;
@@ -54,7 +53,8 @@ export interface PluginRecord {
 
 /**
  * The generation a plugin's adapters count their calls on. A plugin carried over keeps its adapters: its slot moves to
- * the generation it was carried into when that one is published, so calls started before the swap drain on the old one.
+ * the generation it was carried into when that one is published (claimSlots), so calls started before the swap drain
+ * on the old one.
  */
 export interface PluginSlot {
   generation: Generation;
@@ -65,11 +65,9 @@ interface Held {
   adapters: CapabilityAdapter[];
   slot: PluginSlot;
   remote?: RemoteAdapter;
-  /** Taken from this generation: serving elsewhere now, not released with it. */
-  handedOver: boolean;
-  /** Adopted from that generation; owned once this one is published (commitAdoptions). */
-  adoptedFrom?: Generation;
 }
+
+const NOTHING_KEPT: ReadonlySet<PluginInstance> = new Set();
 
 const NO_REMOTES: RemoteAdapter[] = [];
 
@@ -172,33 +170,24 @@ export class Generation implements ToolAdapterLookup {
 
   /** @internal a plugin loaded for this generation: its slot points here from the start. */
   attach(name: string, instance: PluginInstance, adapters: CapabilityAdapter[], slot: PluginSlot, remote?: RemoteAdapter): void {
-    this.hold(name, { instance, adapters, slot, ...(remote ? { remote } : {}), handedOver: false });
+    this.hold(name, { instance, adapters, slot, ...(remote ? { remote } : {}) });
   }
 
-  /**
-   * @internal serve a plugin of `from` (the current generation) here, with its live instance and adapters. Until this
-   * generation is published (commitAdoptions) `from` still owns it, so an unpublished candidate never releases it.
-   */
-  adopt(name: string, from: Generation): void {
+  /** @internal serve a plugin of `from` (the current generation) here, with its live instance and adapters. */
+  carry(name: string, from: Generation): void {
     const held = from.held.get(name);
-    if (!held || held.handedOver) throw new PrxError("INTERNAL", `generation ${from.number} holds no live plugin "${name}" to carry over`);
-    this.hold(name, { ...held, handedOver: false, adoptedFrom: from });
+    if (!held) throw new PrxError("INTERNAL", `generation ${from.number} holds no live plugin "${name}" to carry over`);
+    this.hold(name, { ...held });
   }
 
-  /** @internal called when this generation is published: adopted plugins count their calls here and are owned here. */
-  commitAdoptions(): void {
-    for (const [name, held] of this.held) {
-      if (!held.adoptedFrom) continue;
-      const from = held.adoptedFrom.held.get(name);
-      if (from) from.handedOver = true;
-      held.slot.generation = this;
-      delete held.adoptedFrom;
-    }
+  /** The live instances this generation serves: a generation it replaces must not release them. */
+  liveInstances(): ReadonlySet<PluginInstance> {
+    return new Set([...this.held.values()].map((h) => h.instance));
   }
 
-  /** Plugins this generation releases with itself (built here, or adopted and published). */
-  private owned(): Held[] {
-    return [...this.held.values()].filter((h) => !h.handedOver && !h.adoptedFrom);
+  /** @internal once this generation is published, every plugin it serves counts its calls here. */
+  claimSlots(): void {
+    for (const held of this.held.values()) held.slot.generation = this;
   }
 
   private hold(name: string, held: Held): void {
@@ -224,10 +213,10 @@ export class Generation implements ToolAdapterLookup {
   }
 
   /**
-   * Wait for in-flight calls (bounded by drainTimeoutMs), then dispose the adapters and release the instances this
-   * generation owns (plugins carried into the next generation are not its to release). Idempotent.
+   * Wait for in-flight calls (bounded by drainTimeoutMs), then dispose the adapters and release the instances, except
+   * those in `kept`: the live instances of the generation that goes on serving them (liveInstances()). Idempotent.
    */
-  release(drainTimeoutMs = GENERATION_DRAIN_TIMEOUT_MS): Promise<void> {
+  release(drainTimeoutMs = GENERATION_DRAIN_TIMEOUT_MS, kept: ReadonlySet<PluginInstance> = NOTHING_KEPT): Promise<void> {
     this.releasing ??= (async () => {
       if (this.inflight > 0) {
         let timer: ReturnType<typeof setTimeout> | undefined;
@@ -238,7 +227,7 @@ export class Generation implements ToolAdapterLookup {
         if (!ok) this.logger.warn(`generation ${this.number}: ${this.inflight} call(s) still running after ${drainTimeoutMs} ms; releasing anyway`);
       }
       this.released = true;
-      const owned = this.owned();
+      const owned = [...this.held.values()].filter((h) => !kept.has(h.instance));
       const adapters = owned.flatMap((h) => h.adapters);
       await settleAll(this.logger, `generation ${this.number}: dispose adapter`, adapters.map((a) => async () => a.dispose?.()));
       await settleAll(this.logger, `generation ${this.number}: release plugin`, owned.map((h) => () => h.instance.release()));

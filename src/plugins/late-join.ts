@@ -44,7 +44,7 @@ export async function joinGeneration(
   const plugins = current.plugins.map((p) => (p === late.published ? record : p));
   const next = new Generation(current.number + 1, plugins, context.logger);
   for (const p of current.plugins) {
-    if (current.instance(p.name) !== undefined && (p.name !== name || keepOld)) next.adopt(p.name, current);
+    if (current.instance(p.name) !== undefined && (p.name !== name || keepOld)) next.carry(p.name, current);
   }
   if (attachNew) {
     loaded.slot.generation = next;

@@ -1,9 +1,10 @@
 import { errorMessage, PrxError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
-import { remoteAdaptersOf, type RemoteAdapter } from "./adapters/remote.ts";
-import type { AdapterFactories, CapabilityAdapter } from "./adapters/types.ts";
+import { createRemoteAdapters } from "./adapters/remote.ts";
+import type { AdapterFactories, CapabilityAdapter, RemoteAdapter, RemoteAdapterFactory, RemoteAdapters } from "./adapters/types.ts";
 import { fail } from "./admission.ts";
 import { type Generation, type PluginRecord, type PluginSlot, settleAll } from "./generation.ts";
+import { isRemoteInstance } from "./remote/instance.ts";
 import type { StatusStore } from "./status.ts";
 import type { AdmittedPlugin, PluginHostServices, PluginInstance, PluginKind, PluginLoader } from "./types.ts";
 
@@ -129,6 +130,40 @@ export async function loadOne(generation: Generation, record: PluginRecord, cont
     return null;
   }
   return { record, instance, adapters, slot };
+}
+
+/**
+ * A generation's build step for a loaded remote plugin: its adapters come from what it announced, not from manifest
+ * capabilities; the record's capabilities become the announced ones (so listings and counters show them).
+ */
+export async function remoteAdaptersOf(
+  record: PluginRecord,
+  instance: PluginInstance,
+  input: {
+    factory?: RemoteAdapterFactory;
+    status: StatusStore;
+    track<T>(fn: () => Promise<T>): Promise<T>;
+    host: PluginHostServices;
+    logger: Logger;
+  },
+): Promise<RemoteAdapters> {
+  if (!isRemoteInstance(instance)) {
+    throw new PrxError("PLUGIN_LOAD", `the loader of remote plugin "${record.name}" returned no remote handle`);
+  }
+  if (record.capabilities.length > 0) {
+    record.warnings.push("[[capabilities]] are ignored for remote plugins: their surfaces come from what the plugin announces");
+  }
+  const built = await (input.factory ?? createRemoteAdapters)({
+    plugin: record.admitted!,
+    handle: instance.handle,
+    status: (type, name) => input.status.for(record.name, type, name),
+    track: input.track,
+    host: input.host,
+    logger: input.logger.child(record.name),
+  });
+  record.capabilities = built.capabilities;
+  record.warnings.push(...built.warnings);
+  return built;
 }
 
 /** The built-in loaders, imported on first use so commands without plugins stay light. */

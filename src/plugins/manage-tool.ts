@@ -4,8 +4,8 @@ import { MANAGE_TOOL_NAME } from "../tools/builtins/names.ts";
 import { defineTool } from "../tools/define.ts";
 import { fail } from "../tools/result.ts";
 import type { Tool, ToolSource } from "../tools/types.ts";
-import type { PluginServices } from "./adapters/services.ts";
-import { parseProbeRequest, ProbeActions, runProbe, STORAGE_OPS } from "./probes.ts";
+import type { PluginServices } from "./runtime/index.ts";
+import { parseProbeRequest, ProbeActions, runProbe, STORAGE_OPS } from "./probes/index.ts";
 import { Stages } from "../contracts/envelopes.ts";
 
 export { MANAGE_TOOL_NAME };

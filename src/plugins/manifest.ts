@@ -4,7 +4,7 @@ import { PrxError } from "../core/errors.ts";
 import { lineOf, locatePaths, type PathLines } from "../config/locate.ts";
 import { REMOTE_DEFAULT_MAX_MEMORY_MB } from "./remote/limits.ts";
 import { RemoteSectionSchema } from "./remote/manifest.ts";
-import { CapabilityTypes } from "./types.ts";
+import { CapabilityTypes, DEFAULT_MAX_KV_STORAGE_MB } from "./types.ts";
 
 /**
  * plugin.toml: one zod schema, parsed at the boundary. Unknown keys are collected as warnings (PRX manifests in
@@ -26,7 +26,6 @@ export const DEFAULT_MAX_EXECUTION_TIME_MS = 5_000;
 export const MAX_EXECUTION_TIME_MS_LIMIT = 600_000;
 export const DEFAULT_MAX_HTTP_REQUESTS_PER_CALL = 10;
 export const MAX_HTTP_REQUESTS_PER_CALL_LIMIT = 1_000;
-export const DEFAULT_MAX_KV_STORAGE_MB = 10;
 export const MAX_KV_STORAGE_MB_LIMIT = 1_024;
 
 function isCompatibleApiVersion(version: string): boolean {

@@ -1,7 +1,7 @@
 import type { Config } from "../config/schema.ts";
 import { PrxError } from "../core/errors.ts";
 import type { CapabilityAdapter } from "./adapters/types.ts";
-import type { ToolAdapter } from "./adapters/tool.ts";
+import type { ToolAdapter } from "./adapters/types.ts";
 
 /** One loaded plugin's claim on tool names: its tool adapters as it declared them. */
 export interface ToolClaimant {

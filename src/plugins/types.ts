@@ -4,7 +4,7 @@ import type { EventPublisher } from "../core/events.ts";
 import type { Workspace } from "../core/workspace.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import type { ProviderResolver } from "../providers/types.ts";
-import type { DeliveryDepths } from "./remote/event-depth.ts";
+import type { DeliveryDepths } from "./events/delivery-depths.ts";
 import type { RemoteHostBindings, SessionSource } from "./remote/types.ts";
 import type { Storage } from "../storage/types.ts";
 
@@ -25,6 +25,8 @@ export interface CapabilityRef {
   type: CapabilityType;
   name: string;
 }
+
+export const DEFAULT_MAX_KV_STORAGE_MB = 10;
 
 /** Resource limits after defaults are applied. */
 export interface PluginResources {
@@ -87,14 +89,16 @@ export interface PluginHostServices {
    * remote plugins' cache, settings and memories, and the cron scheduler's slots and leases.
    */
   storage: Pick<Storage, "backend" | "path" | "pluginKv" | "cron" | "remotePlugins">;
-  /** What this runtime's remote plugins share (host bindings, event depths): made by the remote loader on first use. */
+  /** What the remote plugins of this host share (newRemoteHostState(), made with the runtime); a bare test host has none. */
   remote?: RemoteHostState;
 }
 
 /** State the remote plugins of one runtime share, kept on its host services (never in a process-wide table). */
 export interface RemoteHostState {
-  bindings?: RemoteHostBindings;
-  depths?: DeliveryDepths;
+  /** Event nesting across the worker boundary: their bindings and their event adapters share it. */
+  readonly depths: DeliveryDepths;
+  /** Their host bindings, made by the remote loader with the first remote plugin (the subsystem loads on demand). */
+  bindings: RemoteHostBindings | null;
 }
 
 /** A loaded plugin inside one generation. */

@@ -8,18 +8,18 @@ import { join } from "node:path";
 import { ROOT, sourceFiles } from "./imports.ts";
 
 const ALLOWED: Record<string, string> = {
-  "src/plugins/runtimes.ts runtimes": "the one registry: a runtime per canonical workspace in a process",
+  "src/plugins/runtime/registry.ts runtimes": "the one registry: a runtime per canonical workspace in a process",
   "src/plugins/wasm/artifact-cache.ts entries": "compiled code by content hash: immutable, shared on purpose",
   "src/plugins/wasm/artifact-cache.ts compiles": "a count of compilations, read by tests and benchmarks",
   "src/plugins/wasm/transpile.ts transpiles": "a count of transpilations, read by tests and benchmarks",
   "src/plugins/wasm/instrument-cache.ts instrumentations": "a count of instrumentations, read by tests and benchmarks",
-  "src/plugins/remote/transport.ts workerEntry": "where the embedded worker entry file is: a process constant",
-  "src/plugins/remote/proc-memory.ts pageBytes": "the kernel's page size, read once: a process constant",
+  "src/plugins/remote/transport/transport.ts workerEntry": "where the embedded worker entry file is: a process constant",
+  "src/plugins/remote/host/memory/process-rss.ts pageBytes": "the kernel's page size, read once: a process constant",
   "src/plugins/kit/build/qjs-engine.ts engine": "the kit's QuickJS build engine, a native library: it loads once per process",
 };
 
 /** Files that run as a thread or process of their own (a sandbox Worker, a plugin's Worker or child). */
-const OWN_THREAD = [/^src\/plugins\/wasm\/sandbox-worker\.ts$/, /^src\/plugins\/wasm\/host\//, /^src\/plugins\/remote\/worker-runtime\//];
+const OWN_THREAD = [/^src\/plugins\/wasm\/sandbox\/worker\.ts$/, /^src\/plugins\/wasm\/host\//, /^src\/plugins\/remote\/worker-runtime\//];
 
 /** A top-level declaration, with or without an initializer (`let handle: T;` is state too). */
 const MUTABLE = /^(?:export )?(let|const) (\w+)(?:: ([^=;]+))?(?: = ?(new (?:Map|WeakMap|Set|WeakSet)\b)?|;)/gm;

@@ -11,7 +11,7 @@ import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
 import { parseConfig } from "../../src/config/loader.ts";
 import { isPrxError } from "../../src/core/errors.ts";
 import { createPluginExtensions } from "../../src/agent/plugin-extensions.ts";
-import { parseProbeRequest, runProbe } from "../../src/plugins/probes.ts";
+import { parseProbeRequest, runProbe } from "../../src/plugins/probes/index.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 
 let fake: FakeServer;

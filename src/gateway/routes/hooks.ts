@@ -7,7 +7,7 @@ import {
   listHooks,
   removeHook,
   replaceHooks,
-} from "../../plugins/hooks-api.ts";
+} from "../../plugins/hooks/api.ts";
 import type { HooksManager } from "../../plugins/hooks/manager.ts";
 import { jsonParser } from "../body.ts";
 import type { GatewayElysia } from "../elysia.ts";

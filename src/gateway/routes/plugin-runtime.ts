@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { PluginServices } from "../../plugins/adapters/services.ts";
+import type { PluginServices } from "../../plugins/runtime/index.ts";
 import type { GatewayContext } from "../context.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { jsonResponse } from "../errors.ts";

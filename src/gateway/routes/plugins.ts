@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
-import type { PluginServices } from "../../plugins/adapters/services.ts";
+import type { PluginServices } from "../../plugins/runtime/index.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "../../plugins/remote/limits.ts";
 import { jsonParser, readLimited } from "../body.ts";
 import type { GatewayElysia } from "../elysia.ts";
@@ -8,7 +8,7 @@ import { routeSchema } from "../route-schema.ts";
 import { jsonResponse } from "../errors.ts";
 import { doc } from "../openapi/doc.ts";
 import { PluginInfoSchema, PluginListResponseSchema, PluginReloadResponseSchema } from "../../plugins/api.ts";
-import { ProbeResponseSchema } from "../../plugins/probe-request.ts";
+import { ProbeResponseSchema } from "../../plugins/probes/index.ts";
 import type { PluginHostHandle } from "../plugin-health.ts";
 import type { GatewayMount } from "../types.ts";
 import { hooksRoutes } from "./hooks.ts";
@@ -26,13 +26,13 @@ export const ProbeBody = routeSchema(ProbeBodySchema);
  */
 interface PluginModules {
   api: typeof import("../../plugins/api.ts");
-  probes: typeof import("../../plugins/probes.ts");
+  probes: typeof import("../../plugins/probes/index.ts");
 }
 let modules: PluginModules | undefined;
 let loadingModules: Promise<PluginModules> | undefined;
 function pluginModules(): Promise<PluginModules> {
   if (modules) return Promise.resolve(modules);
-  return (loadingModules ??= Promise.all([import("../../plugins/api.ts"), import("../../plugins/probes.ts")]).then(
+  return (loadingModules ??= Promise.all([import("../../plugins/api.ts"), import("../../plugins/probes/index.ts")]).then(
     ([api, probes]) => (modules = { api, probes }),
   ));
 }

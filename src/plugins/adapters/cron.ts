@@ -2,16 +2,7 @@ import { PrxError } from "../../core/errors.ts";
 import { CronSchedule } from "../cron/schedule.ts";
 import type { CronJob } from "../cron/types.ts";
 import { ADAPTER_TIMEOUT_MARGIN_MS, describeCapability, guestCall } from "./call.ts";
-import type { AdapterContext, CapabilityAdapter } from "./types.ts";
-
-/**
- * Cron adapters: each capability is one job `<plugin>/<capability>` for the runtime's CronScheduler, which gets the
- * jobs of every new generation (setJobs) and keeps last-fire times in SQLite, outside generations.
- */
-export interface CronAdapter extends CapabilityAdapter {
-  readonly type: "cron";
-  readonly job: CronJob;
-}
+import type { AdapterContext, CapabilityAdapter, CronAdapter } from "./types.ts";
 
 export function cronJobId(plugin: string, capability: string): string {
   return `${plugin}/${capability}`;

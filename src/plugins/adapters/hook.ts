@@ -6,24 +6,7 @@ import { compilePatterns } from "../events/patterns.ts";
 import type { Pump } from "../events/pump.ts";
 import type { EventBusApi } from "../events/types.ts";
 import { describeCapability, guestCall } from "./call.ts";
-import type { AdapterContext, CapabilityAdapter } from "./types.ts";
-
-/**
- * Hook adapters: the capability's manifest patterns (`events = [...]` or `[[capabilities.events]] pattern`) are
- * subscribed on the runtime's bus while the generation is current; a pump delivers each event to the guest's
- * `on-event(topic, payload-json)`, with native lifecycle names bridged to `prx.lifecycle.*` first. The pump closes
- * and unregisters when the generation stops being current and, at the latest, when it is released.
- */
-export interface HookAdapter extends CapabilityAdapter {
-  readonly type: "hook";
-  readonly patterns: readonly string[];
-  /** Deliver one event to the guest (what the pump calls; also usable directly). */
-  deliver(topic: string, payloadJson: string): Promise<void>;
-  /** True while its pump is subscribed. */
-  readonly subscribed: boolean;
-  activate(): void;
-  deactivate(): Promise<void>;
-}
+import type { AdapterContext, CapabilityAdapter, HookAdapter } from "./types.ts";
 
 /** The runtime's EventBus when the host's publisher is one (plain publishers cannot subscribe). */
 export function busOf(events: EventPublisher): EventBusApi | null {

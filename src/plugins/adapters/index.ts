@@ -16,45 +16,19 @@ export type {
   GenerationAdapters,
   RemoteAdapterFactory,
 } from "./types.ts";
-export {
-  createRemoteAdapters,
-  REMOTE_PROVIDER_PREFIX,
-  type RemoteAdapter,
-  type RemoteAdapterContext,
-  type RemoteAdapters,
-} from "./remote.ts";
+export type { CronAdapter, HookAdapter, MiddlewareAdapter, ProviderAdapter, RemoteAdapter, RemoteAdapterContext, RemoteAdapters, StorageAdapter, ToolAdapter } from "./types.ts";
+export { createRemoteAdapters, REMOTE_PROVIDER_PREFIX } from "./remote.ts";
 export { remoteProviders, remoteContext, runRemoteEvaluators, type CurrentRemotes } from "./remote-proxies.ts";
-export {
-  createToolAdapter,
-  GuestToolResultSchema,
-  GuestToolSpecSchema,
-  TOOL_NAME_PATTERN,
-  type ToolAdapter,
-} from "./tool.ts";
+export { createToolAdapter, GuestToolResultSchema, GuestToolSpecSchema, TOOL_NAME_PATTERN } from "./tool.ts";
 export { createToolRouter, type ToolAdapterLookup } from "./tool-router.ts";
 export { ADAPTER_TIMEOUT_MARGIN_MS } from "./call.ts";
-export { createMiddlewareAdapter, type MiddlewareAdapter } from "./middleware.ts";
-export { busOf, createHookAdapter, type HookAdapter } from "./hook.ts";
-export { createCronAdapter, cronJobId, type CronAdapter } from "./cron.ts";
-export {
-  createProviderAdapter,
-  EXPORT_NAME_PATTERN,
-  providersByName,
-  GuestChatResponseSchema,
-  WASM_PROVIDER_DEFAULT_TEMPERATURE,
-  WASM_PROVIDER_PREFIX,
-  type ProviderAdapter,
-} from "./provider.ts";
-export {
-  createStorageAdapter,
-  storagesByName,
-  GuestMemoryEntrySchema,
-  STORAGE_GET_RECALL_LIMIT,
-  type StorageAdapter,
-} from "./storage.ts";
+export { createMiddlewareAdapter } from "./middleware.ts";
+export { busOf, createHookAdapter } from "./hook.ts";
+export { createCronAdapter, cronJobId } from "./cron.ts";
+export { createProviderAdapter, EXPORT_NAME_PATTERN, providersByName, GuestChatResponseSchema, WASM_PROVIDER_DEFAULT_TEMPERATURE, WASM_PROVIDER_PREFIX } from "./provider.ts";
+export { createStorageAdapter, storagesByName, GuestMemoryEntrySchema, STORAGE_GET_RECALL_LIMIT } from "./storage.ts";
 export { wasmProviders, StorageProxies, providerNames, storageNames, type CurrentAdapters } from "./proxies.ts";
 export { StableProviders, type ProviderFamily } from "./stable-providers.ts";
-export { createPluginServices, type PluginServices, type PluginServicesOptions } from "./services.ts";
 
 /** One factory per capability type. A type without one loads (its plugin stays active) but gets no adapter and a warning. */
 export function defaultAdapterFactories(): AdapterFactories {

@@ -4,17 +4,7 @@ import type { MiddlewareEntry, MiddlewareOutcome } from "../middleware/types.ts"
 import type { AdapterStatus } from "../status.ts";
 import type { CapabilityRef } from "../types.ts";
 import { ADAPTER_TIMEOUT_MARGIN_MS } from "./call.ts";
-import type { AdapterContext, CapabilityAdapter } from "./types.ts";
-
-/**
- * Middleware adapters: each capability becomes one MiddlewareChain entry calling the guest's
- * `process(stage, data-json)`. Failures (error, invalid JSON, invalid envelope, timeout) are isolated by the chain;
- * the entry's `report` counts them, and blocks, in the capability's status.
- */
-export interface MiddlewareAdapter extends CapabilityAdapter {
-  readonly type: "middleware";
-  readonly entry: MiddlewareEntry;
-}
+import type { AdapterContext, CapabilityAdapter, MiddlewareAdapter } from "./types.ts";
 
 /** Counts a failed step, or a block, in the status of the capability that produced it. */
 function reportTo(status: AdapterStatus): (entry: MiddlewareEntry, outcome: MiddlewareOutcome) => void {

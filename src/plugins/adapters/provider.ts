@@ -2,7 +2,7 @@ import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
 import type { ChatRequest, ChatResponse } from "../../providers/types.ts";
 import { describeCapability, guestCall } from "./call.ts";
-import type { AdapterContext, CapabilityAdapter } from "./types.ts";
+import type { AdapterContext, CapabilityAdapter, ProviderAdapter } from "./types.ts";
 
 /**
  * Provider adapters: a capability's guest exports `name()` and `chat(messages, model, temperature)`. It is reachable
@@ -25,13 +25,6 @@ export const GuestChatResponseSchema = z.preprocess(
     toolCalls: z.array(z.object({ id: z.string(), name: z.string().min(1), arguments: z.string() })),
   }),
 );
-
-export interface ProviderAdapter extends CapabilityAdapter {
-  readonly type: "provider";
-  /** What `name()` returned when the generation was built. */
-  readonly exportName: string;
-  chat(request: ChatRequest): Promise<ChatResponse>;
-}
 
 export function parseExportName(raw: unknown, where: string): string {
   if (typeof raw !== "string" || !EXPORT_NAME_PATTERN.test(raw)) {

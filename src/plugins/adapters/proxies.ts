@@ -2,8 +2,7 @@ import { PrxError } from "../../core/errors.ts";
 import type { MemoryBackend } from "../../memory/types.ts";
 import { WASM_PROVIDER_PREFIX } from "./provider.ts";
 import { StableProviders } from "./stable-providers.ts";
-import type { StorageAdapter } from "./storage.ts";
-import type { ProviderAdapter } from "./provider.ts";
+import type { ProviderAdapter, StorageAdapter } from "./types.ts";
 
 /** What the proxies need from the runtime: the generation current at call time (null when not started). */
 /** The current generation's exported providers and storage backends, or null before the first one. */

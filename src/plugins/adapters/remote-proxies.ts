@@ -1,7 +1,8 @@
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
-import { REMOTE_PROVIDER_PREFIX, type RemoteAdapter } from "./remote.ts";
+import { REMOTE_PROVIDER_PREFIX } from "./remote.ts";
 import { StableProviders } from "./stable-providers.ts";
+import type { RemoteAdapter } from "./types.ts";
 
 /** What the remote proxies need from the runtime: the generation current at call time (null when not started). */
 export type CurrentRemotes = () => { remote(name: string): RemoteAdapter | undefined; remotes(): RemoteAdapter[] } | null;

@@ -6,52 +6,15 @@ import { currentPublishDepth } from "../events/depth.ts";
 import { startPump, type Pump } from "../events/pump.ts";
 import { compilePatterns } from "../events/patterns.ts";
 import { DEFAULT_CAPABILITY_PRIORITY, type ManifestCapability } from "../manifest.ts";
-import { deliveryDepthsFor } from "../remote/event-depth.ts";
+import { remoteStateOf } from "../remote/host-state.ts";
 import { createRemoteProvider } from "../remote/provider.ts";
-import type { RemoteEvaluatorInput, RemoteMessageInput, RemotePluginHandle } from "../remote/types.ts";
-import type { PluginRecord } from "../generation.ts";
-import { isRemoteInstance } from "../remote/instance.ts";
-import type { AdapterStatus, StatusStore } from "../status.ts";
-import type { AdmittedPlugin, CapabilityType, PluginHostServices, PluginInstance } from "../types.ts";
-import { busOf, type HookAdapter } from "./hook.ts";
-import type { ToolAdapter } from "./tool.ts";
-import type { CapabilityAdapter, RemoteAdapterFactory } from "./types.ts";
+import type { AdapterStatus } from "../status.ts";
+import type { CapabilityType } from "../types.ts";
+import { busOf } from "./hook.ts";
+import type { CapabilityAdapter, HookAdapter, RemoteAdapter, RemoteAdapterContext, RemoteAdapters, ToolAdapter } from "./types.ts";
 
 /** Provider names of remote plugins' models: `remote:<plugin>`. */
 export const REMOTE_PROVIDER_PREFIX = "remote:";
-
-/**
- * The surfaces of one remote plugin in one generation that are not capability adapters: prompt context, evaluators,
- * the `remote:<plugin>` provider and gateway routes. Every call is counted as in flight on the generation.
- */
-export interface RemoteAdapter {
-  readonly plugin: string;
-  readonly handle: RemotePluginHandle;
-  context(input: RemoteMessageInput, signal?: AbortSignal): Promise<string[]>;
-  evaluate(input: RemoteEvaluatorInput): Promise<{ ran: string[]; failed: string[] }>;
-  /** The plugin's models as a provider; null when it serves none. */
-  readonly provider: Provider | null;
-  /** `path` relative to /plugins/<name>. */
-  route(method: string, path: string, request: Request): Promise<Response>;
-}
-
-export interface RemoteAdapterContext {
-  plugin: AdmittedPlugin;
-  handle: RemotePluginHandle;
-  status(type: CapabilityType, name: string): AdapterStatus;
-  track<T>(fn: () => Promise<T>): Promise<T>;
-  host: PluginHostServices;
-  logger: Logger;
-}
-
-export interface RemoteAdapters {
-  remote: RemoteAdapter;
-  /** Tools (one per action) and hooks (one per declared event), in the generation's capability lists. */
-  adapters: CapabilityAdapter[];
-  /** The capabilities those adapters stand for, as the plugin record lists them. */
-  capabilities: ManifestCapability[];
-  warnings: string[];
-}
 
 function capabilityOf(type: CapabilityType, name: string, description: string, events: string[] = []): ManifestCapability {
   return { type, name, description, priority: DEFAULT_CAPABILITY_PRIORITY, events, stages: [] };
@@ -84,7 +47,7 @@ function eventAdapter(context: RemoteAdapterContext, event: string, capability: 
   const deliver = (topic: string, payloadJson: string): Promise<void> =>
     context.track(async () => {
       const finish = status.begin(topic);
-      const leave = deliveryDepthsFor(host).enter(plugin.name, currentPublishDepth());
+      const leave = remoteStateOf(host).depths.enter(plugin.name, currentPublishDepth());
       try {
         await handle.deliverEvent(event, JSON.parse(payloadJson) as unknown);
         finish();
@@ -169,38 +132,4 @@ export async function createRemoteAdapters(context: RemoteAdapterContext): Promi
     route: (method, path, request) => track(() => handle.handleRoute(method, path, request)),
   };
   return { remote, adapters, capabilities, warnings };
-}
-
-/**
- * A generation's build step for a loaded remote plugin: its adapters come from what it announced, not from manifest
- * capabilities; the record's capabilities become the announced ones (so listings and counters show them).
- */
-export async function remoteAdaptersOf(
-  record: PluginRecord,
-  instance: PluginInstance,
-  input: {
-    factory?: RemoteAdapterFactory;
-    status: StatusStore;
-    track<T>(fn: () => Promise<T>): Promise<T>;
-    host: PluginHostServices;
-    logger: Logger;
-  },
-): Promise<RemoteAdapters> {
-  if (!isRemoteInstance(instance)) {
-    throw new PrxError("PLUGIN_LOAD", `the loader of remote plugin "${record.name}" returned no remote handle`);
-  }
-  if (record.capabilities.length > 0) {
-    record.warnings.push("[[capabilities]] are ignored for remote plugins: their surfaces come from what the plugin announces");
-  }
-  const built = await (input.factory ?? createRemoteAdapters)({
-    plugin: record.admitted!,
-    handle: instance.handle,
-    status: (type, name) => input.status.for(record.name, type, name),
-    track: input.track,
-    host: input.host,
-    logger: input.logger.child(record.name),
-  });
-  record.capabilities = built.capabilities;
-  record.warnings.push(...built.warnings);
-  return built;
 }

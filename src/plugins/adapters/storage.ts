@@ -5,7 +5,7 @@ import { validateKey, validateLimit, validateStore } from "../../memory/validate
 import { PRIVATE_CATEGORY, type MemoryBackend, type MemoryEntry, type RecallOptions } from "../../memory/types.ts";
 import { describeCapability, guestCall } from "./call.ts";
 import { parseExportName, WASM_PROVIDER_PREFIX } from "./provider.ts";
-import type { AdapterContext, CapabilityAdapter } from "./types.ts";
+import type { AdapterContext, CapabilityAdapter, StorageAdapter } from "./types.ts";
 
 /**
  * Storage adapters: a capability's guest exports the storage world (store-memory, recall-memory, forget-memory,
@@ -30,13 +30,6 @@ export const GuestMemoryEntrySchema = z.object({
   timestamp: z.string(),
   score: z.number().nullable().optional(),
 });
-
-export interface StorageAdapter extends CapabilityAdapter {
-  readonly type: "storage";
-  readonly exportName: string;
-  /** The backend of this generation (its name is `wasm:<exportName>`). */
-  readonly backend: MemoryBackend;
-}
 
 function output(where: string, what: string, issue: z.core.$ZodIssue | undefined): PrxError {
   return new PrxError(

@@ -1,6 +1,6 @@
 import type { ToolSpec } from "../../providers/types.ts";
 import type { Tool, ToolSource } from "../../tools/types.ts";
-import type { ToolAdapter } from "./tool.ts";
+import type { ToolAdapter } from "./types.ts";
 
 /** What the router needs from a generation. */
 export interface ToolAdapterLookup {

@@ -3,7 +3,7 @@ import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { ToolSpec } from "../../providers/types.ts";
 import type { ToolContext, ToolResult } from "../../tools/types.ts";
 import { TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../../core/tool-names.ts";
-import type { AdapterContext, CapabilityAdapter } from "./types.ts";
+import type { AdapterContext, CapabilityAdapter, ToolAdapter } from "./types.ts";
 
 export { TOOL_NAME_PATTERN };
 /** Max length of a tool's parameters-schema JSON text. */
@@ -28,14 +28,6 @@ export const GuestToolResultSchema = z.object({
   output: z.string(),
   error: z.string().nullable().optional(),
 });
-
-export interface ToolAdapter extends CapabilityAdapter {
-  readonly type: "tool";
-  /** From `get-spec`, called once when the generation was built. */
-  readonly spec: ToolSpec;
-  /** Never throws for plugin failures: they become an error result the model sees. */
-  call(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
-}
 
 function parseSpec(raw: unknown, where: string): ToolSpec {
   const spec = GuestToolSpecSchema.safeParse(raw);

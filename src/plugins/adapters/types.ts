@@ -2,13 +2,12 @@ import type { Logger } from "../../core/logger.ts";
 import type { ManifestCapability } from "../manifest.ts";
 import type { AdapterStatus } from "../status.ts";
 import type { AdmittedPlugin, CapabilityType, PluginHostServices, PluginInstance } from "../types.ts";
-import type { CronAdapter } from "./cron.ts";
-import type { HookAdapter } from "./hook.ts";
-import type { MiddlewareAdapter } from "./middleware.ts";
-import type { RemoteAdapterContext, RemoteAdapters } from "./remote.ts";
-import type { ProviderAdapter } from "./provider.ts";
-import type { StorageAdapter } from "./storage.ts";
-import type { ToolAdapter } from "./tool.ts";
+import type { ChatRequest, ChatResponse, Provider, ToolSpec } from "../../providers/types.ts";
+import type { MemoryBackend } from "../../memory/types.ts";
+import type { ToolContext, ToolResult } from "../../tools/types.ts";
+import type { CronJob } from "../cron/types.ts";
+import type { MiddlewareEntry } from "../middleware/types.ts";
+import type { RemoteEvaluatorInput, RemoteMessageInput, RemotePluginHandle } from "../remote/types.ts";
 
 /**
  * An adapter turns one capability of one loaded plugin into something the host calls. Adapters belong to one
@@ -42,6 +41,97 @@ export interface AdapterContext {
   host: PluginHostServices;
   generation: number;
   logger: Logger;
+}
+
+export interface ToolAdapter extends CapabilityAdapter {
+  readonly type: "tool";
+  /** From `get-spec`, called once when the generation was built. */
+  readonly spec: ToolSpec;
+  /** Never throws for plugin failures: they become an error result the model sees. */
+  call(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
+}
+
+/**
+ * Middleware adapters: each capability becomes one MiddlewareChain entry calling the guest's
+ * `process(stage, data-json)`. Failures (error, invalid JSON, invalid envelope, timeout) are isolated by the chain;
+ * the entry's `report` counts them, and blocks, in the capability's status.
+ */
+export interface MiddlewareAdapter extends CapabilityAdapter {
+  readonly type: "middleware";
+  readonly entry: MiddlewareEntry;
+}
+
+/**
+ * Hook adapters: the capability's manifest patterns (`events = [...]` or `[[capabilities.events]] pattern`) are
+ * subscribed on the runtime's bus while the generation is current; a pump delivers each event to the guest's
+ * `on-event(topic, payload-json)`, with native lifecycle names bridged to `prx.lifecycle.*` first. The pump closes
+ * and unregisters when the generation stops being current and, at the latest, when it is released.
+ */
+export interface HookAdapter extends CapabilityAdapter {
+  readonly type: "hook";
+  readonly patterns: readonly string[];
+  /** Deliver one event to the guest (what the pump calls; also usable directly). */
+  deliver(topic: string, payloadJson: string): Promise<void>;
+  /** True while its pump is subscribed. */
+  readonly subscribed: boolean;
+  activate(): void;
+  deactivate(): Promise<void>;
+}
+
+/**
+ * Cron adapters: each capability is one job `<plugin>/<capability>` for the runtime's CronScheduler, which gets the
+ * jobs of every new generation (setJobs) and keeps last-fire times in SQLite, outside generations.
+ */
+export interface CronAdapter extends CapabilityAdapter {
+  readonly type: "cron";
+  readonly job: CronJob;
+}
+
+export interface ProviderAdapter extends CapabilityAdapter {
+  readonly type: "provider";
+  /** What `name()` returned when the generation was built. */
+  readonly exportName: string;
+  chat(request: ChatRequest): Promise<ChatResponse>;
+}
+
+export interface StorageAdapter extends CapabilityAdapter {
+  readonly type: "storage";
+  readonly exportName: string;
+  /** The backend of this generation (its name is `wasm:<exportName>`). */
+  readonly backend: MemoryBackend;
+}
+
+/**
+ * The surfaces of one remote plugin in one generation that are not capability adapters: prompt context, evaluators,
+ * the `remote:<plugin>` provider and gateway routes. Every call is counted as in flight on the generation.
+ */
+export interface RemoteAdapter {
+  readonly plugin: string;
+  readonly handle: RemotePluginHandle;
+  context(input: RemoteMessageInput, signal?: AbortSignal): Promise<string[]>;
+  evaluate(input: RemoteEvaluatorInput): Promise<{ ran: string[]; failed: string[] }>;
+  /** The plugin's models as a provider; null when it serves none. */
+  readonly provider: Provider | null;
+  /** `path` relative to /plugins/<name>. */
+  route(method: string, path: string, request: Request): Promise<Response>;
+}
+
+export interface RemoteAdapterContext {
+  plugin: AdmittedPlugin;
+  handle: RemotePluginHandle;
+  status(type: CapabilityType, name: string): AdapterStatus;
+  track<T>(fn: () => Promise<T>): Promise<T>;
+  host: PluginHostServices;
+  logger: Logger;
+}
+
+export interface RemoteAdapters {
+  remote: RemoteAdapter;
+  /** Tools (one per action) and hooks (one per declared event), in the generation's capability lists. */
+  adapters: CapabilityAdapter[];
+  /** The capabilities those adapters stand for, as the plugin record lists them. */
+  capabilities: ManifestCapability[];
+  warnings: string[];
 }
 
 /** Adapter type per capability; the factories are registered in ./index.ts. */

@@ -1,7 +1,7 @@
 import { PrxError, errorMessage } from "../../core/errors.ts";
 import { eventParams, eventTopic } from "./events.ts";
 import { handleRoute } from "./routes.ts";
-import type { RemoteSupervisor } from "./supervisor.ts";
+import type { RemoteSupervisor } from "./supervisor/index.ts";
 import { actionMessage, actionTool } from "./tools.ts";
 import type { RemotePluginHandle } from "./types.ts";
 

@@ -3,7 +3,7 @@ import { PrxError } from "../../core/errors.ts";
 import type { AdmittedPlugin } from "../types.ts";
 import type { AgentIdentity } from "./agent.ts";
 import { createHandle } from "./handle.ts";
-import { RemoteSupervisor } from "./supervisor.ts";
+import { RemoteSupervisor } from "./supervisor/index.ts";
 import type { RemoteHostBindings, RemotePluginHandle, StartRemotePluginOptions } from "./types.ts";
 
 export type {
@@ -25,12 +25,12 @@ export {
   REMOTE_MEMORY_MAX_BYTES,
   type RemoteHostBindingsOptions,
   type ModelChoice,
-} from "./bindings.ts";
+} from "./host/bindings/index.ts";
 export { createRemoteProvider } from "./provider.ts";
 export { agentIdentity, stringToUuid, type AgentIdentity } from "./agent.ts";
 export { defaultAgentIdentity } from "./agent-default.ts";
 export { eventTopic, ELIZA_EVENT_TOPICS } from "./events.ts";
-export { REMOTE_CHILD_ARG, REMOTE_WORKER_ENTRYPOINTS, isCompiledBinary } from "./transport.ts";
+export { REMOTE_CHILD_ARG, REMOTE_WORKER_ENTRYPOINTS, isCompiledBinary } from "./transport/index.ts";
 export type { PluginDescriptor } from "./protocol/index.ts";
 
 /**

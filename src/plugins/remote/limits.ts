@@ -86,3 +86,8 @@ export const REMOTE_ROOMS_MAX_IDS = 256;
 export const REMOTE_RELATIONSHIPS_MAX = 100;
 /** Surfaces per kind a plugin may announce (actions, providers, routes, ...). */
 export const REMOTE_MAX_SURFACES_PER_KIND = 256;
+
+/** True when `usedBytes` is over a cap of `capMb` MiB (a plugin may use exactly its cap). */
+export function overCap(usedBytes: number, capMb: number): boolean {
+  return usedBytes > capMb * 1024 * 1024;
+}

@@ -3,9 +3,9 @@ import { resolveModelChoice } from "../../providers/routes.ts";
 import type { ProviderResolver } from "../../providers/types.ts";
 import type { PluginHostServices, PluginLoader } from "../types.ts";
 import { agentIdentity, type AgentIdentity } from "./agent.ts";
-import { createRemoteHostBindings } from "./bindings.ts";
+import { createRemoteHostBindings } from "./host/bindings/index.ts";
 import { runHandlingEvent } from "../events/depth.ts";
-import { deliveryDepthsFor } from "./event-depth.ts";
+import { remoteStateOf } from "./host-state.ts";
 import { remoteOptionsFor, startRemotePlugin } from "./index.ts";
 import type { RemotePluginInstance } from "./instance.ts";
 import type { HistoryMessage, RemoteHostBindings } from "./types.ts";
@@ -24,10 +24,10 @@ const noProviders: ProviderResolver = {
  * Host bindings wired to the live host: the memory backend and event bus of the runtime, the provider resolver with
  * the configured default model (read at call time, so it follows the config the runtime builds with), settings and
  * memories persisted per plugin in the workspace database, and composeState's history from the sessions table.
- * One set per runtime (every generation shares it), kept on its host services.
+ * One set per runtime (every generation shares it), kept in the runtime's remote state.
  */
 export function remoteBindingsFor(host: PluginHostServices): RemoteHostBindings {
-  const state = (host.remote ??= {});
+  const state = remoteStateOf(host);
   if (state.bindings) return state.bindings;
   const sessions = host.sessions;
   const config = () => configOf(host);
@@ -44,7 +44,7 @@ export function remoteBindingsFor(host: PluginHostServices): RemoteHostBindings 
         .filter((m) => (m.role === "user" || m.role === "assistant") && m.content.trim() !== "")
         .map((m) => ({ role: m.role as "user" | "assistant", content: m.content })),
   });
-  const depths = deliveryDepthsFor(host);
+  const depths = state.depths;
   const wired: RemoteHostBindings = {
     ...bindings,
     emitEvent(plugin, name, payload) {

@@ -1,8 +1,8 @@
 import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import { RestartPolicy } from "../../core/supervise/index.ts";
-import type { Lifecycle } from "./lifecycle.ts";
-import type { SupervisorStats } from "./stats.ts";
+import type { Lifecycle } from "./supervisor/lifecycle.ts";
+import type { SupervisorStats } from "./supervisor/stats.ts";
 import { REMOTE_MAX_RESTARTS_PER_MINUTE, REMOTE_RESTART_LIMITS } from "./limits.ts";
 
 /**

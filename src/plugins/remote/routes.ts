@@ -1,7 +1,7 @@
 import { PrxError, errorMessage } from "../../core/errors.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "./limits.ts";
 import type { RouteDescriptor } from "./protocol/index.ts";
-import type { RemoteSupervisor } from "./supervisor.ts";
+import type { SurfaceCalls } from "./types.ts";
 import type { RouteReply } from "./worker-runtime/route-response.ts";
 
 /** Headers never forwarded to plugin code. */
@@ -35,7 +35,7 @@ function json(status: number, body: unknown): Response {
 
 /** Serve `/plugins/<name><path>` through the plugin's announced routes. */
 export async function handleRoute(
-  sup: RemoteSupervisor,
+  sup: SurfaceCalls,
   method: string,
   path: string,
   request: Request,
@@ -43,7 +43,7 @@ export async function handleRoute(
   const found = matchRoute(sup.descriptor().routes ?? [], method, path);
   if (!found)
     return json(404, {
-      error: { code: "NOT_FOUND", message: `plugin ${sup.options.name} has no route ${method} ${path}` },
+      error: { code: "NOT_FOUND", message: `plugin ${sup.name} has no route ${method} ${path}` },
     });
   const headers: Record<string, string> = {};
   request.headers.forEach((value, key) => {

@@ -3,9 +3,9 @@ import { newId } from "../../core/ids.ts";
 import type { Tool, ToolContext, ToolResult } from "../../tools/types.ts";
 import type { AgentIdentity } from "./agent.ts";
 import { REMOTE_TOOL_DESCRIPTION_MAX_CHARS } from "./limits.ts";
-import { userEntityId } from "./rooms.ts";
+import { userEntityId } from "./host/bindings/index.ts";
 import type { ActionDescriptor } from "./protocol/index.ts";
-import type { RemoteSupervisor } from "./supervisor.ts";
+import type { ActionCalls } from "./types.ts";
 
 const DEFAULT_PARAMETERS = {
   type: "object",
@@ -78,8 +78,8 @@ function resultOf(value: unknown, callbackTexts: string[]): ToolResult {
 }
 
 /** One action as a prx tool. Validate runs first; callbacks reach `context.sendMessage` during the call. */
-export function actionTool(sup: RemoteSupervisor, action: ActionDescriptor): Tool {
-  const plugin = sup.options.name;
+export function actionTool(sup: ActionCalls, action: ActionDescriptor): Tool {
+  const plugin = sup.name;
   return {
     spec: {
       name: toolNameOf(action.name),

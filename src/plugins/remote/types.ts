@@ -1,5 +1,7 @@
 import type { Tool, ToolContext } from "../../tools/types.ts";
-import type { PluginDescriptor } from "./protocol/index.ts";
+import type { ErrorCode } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
+import type { PluginDescriptor, SurfaceKind } from "./protocol/index.ts";
 import type { RemoteTransport } from "./manifest.ts";
 import type { AgentIdentity } from "./agent.ts";
 import type { Entity, GetMemoriesParams, Relationship, Room, SearchMemoriesParams } from "./worker-runtime/runtime-types.ts";
@@ -180,4 +182,36 @@ export interface RemoteCallOptions {
   signal?: AbortSignal;
   /** Delivery target of `worker-action-callback` / runtime.actionCallback for this call. */
   onCallback?: ToolContext["sendMessage"];
+}
+
+/**
+ * A running remote plugin as the host's collaborators see it (routes, action tools, host-rpc): its name, its
+ * announced surfaces and a way to call one. The supervisor implements it; collaborators never see the supervisor.
+ */
+export interface SurfaceCalls {
+  readonly name: string;
+  readonly log: Logger;
+  descriptor(): PluginDescriptor;
+  call(surface: SurfaceKind, target: string, args: unknown, opts?: RemoteCallOptions): Promise<unknown>;
+}
+
+/** callbackId -> delivery to the turn that made the action call. */
+export type CallbackRegistry = Map<string, (text: string) => void>;
+
+/** What an action tool needs of its plugin: calls, who the agent is, and where the action's callbacks go. */
+export interface ActionCalls extends SurfaceCalls {
+  readonly agent: AgentIdentity;
+  readonly callbacks: CallbackRegistry;
+}
+
+/** Input a transport refused: a line over the cap, or one that is not a JSON object. */
+export type RefusedKind = "malformed" | "oversize";
+/** The refused input, or a function making its description only when it is logged. */
+export type RefusedDetail = string | (() => string);
+
+/** Why the host killed a plugin: the errors of its pending calls and its status say so. */
+export interface KillReason {
+  reason: string;
+  code: ErrorCode;
+  hint: string;
 }

@@ -8,7 +8,7 @@ import type { Guest } from "./guest/types.ts";
 import { pluginInfo, type HostContext } from "./host/context.ts";
 import { componentImports } from "./host/index.ts";
 import { KvStore } from "./host/kv.ts";
-import { WebSocketTable } from "./host/websocket.ts";
+import { WebSocketTable } from "./host/socket-table.ts";
 
 /**
  * One capability instance on the calling thread, without a sandbox: no timeout, no isolation. Only for

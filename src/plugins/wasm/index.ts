@@ -1,11 +1,10 @@
 /** WASM engine: component and core-module loaders, sandbox Workers, host ABI. */
 export { wasmLoader } from "./loader.ts";
 export { WasmPluginInstance } from "./instance.ts";
-export type { EventSubscriber } from "./sandbox-rpc.ts";
 export { transpileCount, transpileCached } from "./transpile.ts";
 export { compileCount } from "./artifact-cache.ts";
 export { instrumentCount } from "./instrument-cache.ts";
-export { sandboxWorkerPool } from "./worker-pool.ts";
+export { sandboxWorkerPool, type EventSubscriber } from "./sandbox/index.ts";
 export { allowlistMatches } from "./host/http-outbound.ts";
 export { PRX_WIT_VERSION, WIT_FILES, combinedWitSource } from "./wit.ts";
 export { exportsInterfaceName } from "./contract-names.ts";

@@ -1,6 +1,6 @@
 import { PrxError } from "../../core/errors.ts";
 import type { AdmittedPlugin, CapabilityRef, GuestEventSink, PluginInstance } from "../types.ts";
-import type { Sandbox } from "./sandbox.ts";
+import type { Sandbox } from "./sandbox/index.ts";
 
 /** PluginInstance of kinds wasm-component and wasm-module: a capability ref picks the instance inside the sandbox. */
 export class WasmPluginInstance implements PluginInstance {

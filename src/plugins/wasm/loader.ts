@@ -14,7 +14,7 @@ import { REQUIRED_EXPORTS, snakeCase } from "./guest/types.ts";
 import { WasmPluginInstance } from "./instance.ts";
 import { pluginInfo } from "./host/context.ts";
 import { SandboxInitSchema } from "./protocol.ts";
-import { Sandbox, type SandboxOptions } from "./sandbox.ts";
+import { Sandbox, type SandboxOptions } from "./sandbox/index.ts";
 
 const COMPONENT_LAYER = [0x0d, 0x00, 0x01, 0x00];
 const CORE_VERSION = [0x01, 0x00, 0x00, 0x00];

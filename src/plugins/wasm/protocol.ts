@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CapabilityTypes, PluginKinds } from "../types.ts";
 
 /**
- * Messages between the main thread (sandbox.ts) and a plugin's sandbox Worker (sandbox-worker.ts). The main thread
+ * Messages between the main thread (sandbox.ts) and a plugin's sandbox Worker (worker.ts). The main thread
  * parses every FromWorker message, and the init message once before sending it (loader.ts). The Worker only
  * imports the types: its one sender is sandbox.ts, which builds each message against ToWorker, and importing zod
  * would add ~25 ms to every Worker start.

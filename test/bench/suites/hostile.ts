@@ -4,7 +4,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { vmRssBytes } from "../../../src/plugins/remote/proc-memory.ts";
+import { vmRssBytes } from "../../../src/plugins/remote/host/memory/process-rss.ts";
 import { startHostileGateway, type HostileGateway } from "../../plugins/remote-hostile/gateway.ts";
 import { startStandaloneFake } from "../announce.ts";
 import { HealthProber } from "../hostile/prober.ts";

@@ -7,13 +7,13 @@ import { Meter, newInterruptFlag } from "../../../src/plugins/wasm/guest/meter.t
 import { pluginInfo, type HostContext } from "../../../src/plugins/wasm/host/context.ts";
 import { componentImports } from "../../../src/plugins/wasm/host/index.ts";
 import { KvStore } from "../../../src/plugins/wasm/host/kv.ts";
-import { WebSocketTable } from "../../../src/plugins/wasm/host/websocket.ts";
 import { instrumentModule } from "../../../src/plugins/wasm/instrument/module.ts";
 import type { Metering } from "../../../src/plugins/wasm/instrument/plan.ts";
 import { TRANSPILED_MODULE_NAME, transpileCached } from "../../../src/plugins/wasm/transpile.ts";
 import type { AdmittedPlugin } from "../../../src/plugins/types.ts";
 import { ensureSpinPlugins } from "../../fixtures/pdk-js/build.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
+import { WebSocketTable } from "../../../src/plugins/wasm/host/socket-table.ts";
 
 /**
  * What instrumentation (src/plugins/wasm/instrument/) costs: the rewrite per MB of core module (the 12 MB

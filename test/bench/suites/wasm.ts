@@ -5,7 +5,7 @@ import { createLogger } from "../../../src/core/logger.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
 import { loadInThread } from "../../../src/plugins/wasm/bare.ts";
 import { SANDBOX_POOL_SIZE, transpileCached, wasmLoader } from "../../../src/plugins/wasm/index.ts";
-import { sandboxWorkerPool } from "../../../src/plugins/wasm/worker-pool.ts";
+import { sandboxWorkerPool } from "../../../src/plugins/wasm/sandbox/index.ts";
 import type { AdmittedPlugin, PluginHostServices } from "../../../src/plugins/types.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 

@@ -7,7 +7,7 @@ import {
   createPluginExtensions,
   type PluginExtensionOptions,
 } from "../../../src/agent/plugin-extensions.ts";
-import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
+import type { PluginServices } from "../../../src/plugins/runtime/index.ts";
 import type { PrxError } from "../../../src/core/errors.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/openai-server.ts";
 import { tempWorkspace } from "../../helpers/workspace.ts";

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EVENT_QUEUE_CAPACITY } from "../../../src/plugins/events/index.ts";
-import { HOOKS_RECHECK_MS } from "../../../src/plugins/adapters/hooks-feed.ts";
-import type { HookAdapter } from "../../../src/plugins/adapters/hook.ts";
+import { HOOKS_RECHECK_MS } from "../../../src/plugins/hooks/feed.ts";
 import { startFakeOpenAI } from "../../fakes/index.ts";
 import { cpSync } from "node:fs";
 import { captureLogs, fakeConfig, kvText, openHost, openScenario, workspaceWith, type HostScenario, type OpenedHost } from "./helpers.ts";
 import { waitFor } from "../../helpers/wait.ts";
 import { hostDb } from "../../helpers/host-db.ts";
+import type { HookAdapter } from "../../../src/plugins/adapters/types.ts";
 
 const topics = (opened: OpenedHost) => (kvText(hostDb(opened.host), "hook-rec", "topics") ?? "").split("\n").filter(Boolean);
 

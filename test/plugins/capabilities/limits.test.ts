@@ -3,8 +3,8 @@ import { hooksRoutes } from "../../../src/gateway/routes/hooks.ts";
 import { PROBE_MAX_BODY_BYTES, pluginRoutes } from "../../../src/gateway/routes/plugins.ts";
 import { EXPORT_NAME_PATTERN } from "../../../src/plugins/adapters/provider.ts";
 import { parseExportName } from "../../../src/plugins/adapters/provider.ts";
-import { HOOKS_API_MAX_BODY_BYTES } from "../../../src/plugins/hooks-api.ts";
-import { parseProbeRequest, PROBE_MAX_MESSAGES } from "../../../src/plugins/probes.ts";
+import { HOOKS_API_MAX_BODY_BYTES } from "../../../src/plugins/hooks/api.ts";
+import { parseProbeRequest, PROBE_MAX_MESSAGES } from "../../../src/plugins/probes/index.ts";
 import { gatewayWithMounts } from "../../helpers/gateway-app.ts";
 import { body, captureLogs, openHost, workspaceWith, type OpenedHost, type TestWorkspace } from "./helpers.ts";
 

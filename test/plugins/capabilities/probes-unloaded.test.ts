@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PrxError } from "../../../src/core/errors.ts";
 import { pluginRoutes } from "../../../src/gateway/routes/plugins.ts";
-import { parseProbeRequest, runProbe } from "../../../src/plugins/probes.ts";
+import { parseProbeRequest, runProbe } from "../../../src/plugins/probes/index.ts";
 import { gatewayWithMounts } from "../../helpers/gateway-app.ts";
 import { gateModule } from "../../fixtures/gate-middleware.ts";
 import { body, failure, MANAGE_TOOL_OPT_IN, openScenario, type HostScenario } from "./helpers.ts";

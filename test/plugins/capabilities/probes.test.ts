@@ -6,7 +6,7 @@ import { pluginGatewayMounts, pluginRoutes } from "../../../src/gateway/routes/p
 import { buildGateway } from "../../../src/gateway/app.ts";
 import { AuthService } from "../../../src/gateway/auth/service.ts";
 import { isPrxError, PrxError } from "../../../src/core/errors.ts";
-import { parseProbeRequest, runProbe } from "../../../src/plugins/probes.ts";
+import { parseProbeRequest, runProbe } from "../../../src/plugins/probes/index.ts";
 import type { FakeServer } from "../../fakes/index.ts";
 import { gatewayWithMounts } from "../../helpers/gateway-app.ts";
 import { body, failure, kvText, openScenario, type HostScenario, type OpenedHost, type TestWorkspace, MANAGE_TOOL_OPT_IN } from "./helpers.ts";

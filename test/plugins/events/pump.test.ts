@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { EVENT_MAX_PUBLISH_DEPTH, EventBus, startPump, subscribeGuest } from "../../../src/plugins/events/index.ts";
 import { isPrxError } from "../../../src/core/errors.ts";
-import type { EventSubscriber } from "../../../src/plugins/wasm/sandbox-rpc.ts";
-import { waitFor } from "../../helpers/wait.ts";
+import type { EventSubscriber } from "../../../src/plugins/wasm/sandbox/index.ts";
 import { captureLogger } from "./log.ts";
+import { waitFor } from "../../helpers/wait.ts";
 
 describe("startPump", () => {
   test("delivers (topic, payload JSON) continuously and isolates failures", async () => {

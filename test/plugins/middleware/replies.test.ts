@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { BusEvent } from "../../../src/plugins/events/types.ts";
 import { listPlugins } from "../../../src/plugins/api.ts";
 import { MAX_BLOCK_REASON_BYTES } from "../../../src/plugins/middleware/index.ts";
-import { parseProbeRequest, runProbe } from "../../../src/plugins/probes.ts";
+import { parseProbeRequest, runProbe } from "../../../src/plugins/probes/index.ts";
 import type { FakeServer } from "../../fakes/index.ts";
 import { pdk, writeGatePlugin, type GateRule } from "../../fixtures/gate-middleware.ts";
 import { captureLogs, fakeConfig, openHost, workspaceWith, type OpenedHost, type TestWorkspace } from "../capabilities/helpers.ts";

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AgentHost } from "../../../src/agent/index.ts";
 import { getLogLevel, getLogSink, setLogLevel, setLogSink } from "../../../src/core/logger.ts";
-import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
+import type { PluginServices } from "../../../src/plugins/runtime/index.ts";
 import { listPlugins } from "../../../src/plugins/api.ts";
 import { stringToUuid } from "../../../src/plugins/remote/index.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";

@@ -4,7 +4,7 @@ import { getLogLevel, setLogLevel } from "../../../src/core/logger.ts";
 import { parseManifest } from "../../../src/plugins/manifest.ts";
 import { DEFAULT_MAX_MEMORY_MB } from "../../../src/plugins/manifest.ts";
 import { REMOTE_DEFAULT_MAX_MEMORY_MB } from "../../../src/plugins/remote/limits.ts";
-import { overCap } from "../../../src/plugins/remote/memory-guard.ts";
+import { overCap } from "../../../src/plugins/remote/limits.ts";
 import { startHostile, type Hostile, type Transport } from "./helpers.ts";
 import { waitFor } from "../../helpers/wait.ts";
 

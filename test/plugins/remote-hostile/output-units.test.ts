@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Logger } from "../../../src/core/logger.ts";
 import { LineDecoder } from "../../../src/plugins/remote/protocol/index.ts";
-import { decodeWorkerMessage } from "../../../src/plugins/remote/inbound.ts";
+import { decodeWorkerMessage } from "../../../src/plugins/remote/supervisor/inbound.ts";
 import {
   REMOTE_LOG_SUMMARY_INTERVAL_MS,
   REMOTE_MAX_MESSAGE_BYTES,
@@ -13,9 +13,9 @@ import {
   REMOTE_STDERR_TAIL_LINES,
 } from "../../../src/plugins/remote/limits.ts";
 import { HOST_LOG_LIMITS, OutputBudget, PLUGIN_OUTPUT_LIMITS } from "../../../src/plugins/remote/output-budget.ts";
-import { PluginOutputLog } from "../../../src/plugins/remote/plugin-output.ts";
-import { pumpStream } from "../../../src/plugins/remote/pump.ts";
-import { TailLines } from "../../../src/plugins/remote/stderr-tail.ts";
+import { PluginOutputLog } from "../../../src/plugins/remote/host/output/plugin-output.ts";
+import { pumpStream } from "../../../src/plugins/remote/transport/pump.ts";
+import { TailLines } from "../../../src/plugins/remote/host/output/stderr-tail.ts";
 import { formatConsoleArgs } from "../../../src/plugins/remote/worker-runtime/console-guard.ts";
 
 const enc = new TextEncoder();

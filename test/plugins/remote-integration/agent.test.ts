@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AgentHost } from "../../../src/agent/index.ts";
 import { listPlugins, pluginInfo } from "../../../src/plugins/api.ts";
 import { EVENT_MAX_PUBLISH_DEPTH } from "../../../src/plugins/events/index.ts";
-import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
+import type { PluginServices } from "../../../src/plugins/runtime/index.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
 import { ASSIST_DIR, EXAMPLE_DIR, fakeConfig, openHost, setting, TRANSPORTS, workspaceWith, type TestWorkspace } from "./helpers.ts";
 import { waitFor } from "../../helpers/wait.ts";

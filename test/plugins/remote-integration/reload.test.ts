@@ -8,8 +8,7 @@ import { createLogger } from "../../../src/core/logger.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
 import { pluginInfo } from "../../../src/plugins/api.ts";
 import { EventBus } from "../../../src/plugins/events/index.ts";
-import { type PluginRuntime } from "../../../src/plugins/runtime.ts";
-import { getPluginRuntime } from "../../../src/plugins/runtimes.ts";
+import { getPluginRuntime, type PluginRuntime } from "../../../src/plugins/runtime/index.ts";
 import type { ChatRequest, ChatResponse, Provider, ProviderResolver } from "../../../src/providers/types.ts";
 import type { ToolContext } from "../../../src/tools/types.ts";
 import { ASSIST_DIR, editManifest, TRANSPORTS, workspaceWith, type TestWorkspace } from "./helpers.ts";
@@ -50,7 +49,7 @@ function start(transport: (typeof TRANSPORTS)[number]): { runtime: PluginRuntime
   const runtime = getPluginRuntime(
     workspace,
     { storage, events: bus, memory: () => null, providers, logger: createLogger("test") },
-    { config },
+    { config, services: { cron: false, hooks: false } },
   );
   cleanup.push(async () => {
     gate.open = true;
@@ -66,7 +65,7 @@ function start(transport: (typeof TRANSPORTS)[number]): { runtime: PluginRuntime
 describe.each(TRANSPORTS)("reload of a remote plugin (%s)", (transport) => {
   test("the new worker serves after the swap; the old one finishes its in-flight call, then shuts down", async () => {
     const { runtime, gate, ws } = start(transport);
-    const services = runtime.attachServices({ cron: false, hooks: false });
+    const services = runtime.services!;
     cleanup.push(() => services.close());
     const first = await runtime.start();
     const model = services.remoteProviders.resolve("remote:assist-remote")!;

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { Database } from "bun:sqlite";
 import { openAgentHost, type AgentHost } from "../../../src/agent/index.ts";
-import type { PluginServices } from "../../../src/plugins/adapters/services.ts";
+import type { PluginServices } from "../../../src/plugins/runtime/index.ts";
 import { createPluginExtensions } from "../../../src/agent/plugin-extensions.ts";
 import { tempWorkspace } from "../../helpers/workspace.ts";
 

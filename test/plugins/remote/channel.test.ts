@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { LineDecoder } from "../../../src/plugins/remote/protocol/index.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "../../../src/plugins/remote/limits.ts";
-import { pluginEnvironment } from "../../../src/plugins/remote/transport.ts";
+import { pluginEnvironment } from "../../../src/plugins/remote/transport/transport.ts";
 import { PROBE } from "./helpers.ts";
 
 /** Bad input from the host side reaches the worker side's real transports (stdin lines, postMessage strings). */

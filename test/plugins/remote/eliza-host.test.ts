@@ -5,9 +5,9 @@ import { SqliteSessionStore } from "../../../src/agent/sessions.ts";
 import { isPrxError } from "../../../src/core/errors.ts";
 import { SqliteMemory } from "../../../src/memory/sqlite.ts";
 import { defaultAgentIdentity } from "../../../src/plugins/remote/agent-default.ts";
-import { selectProviders } from "../../../src/plugins/remote/compose-state.ts";
+import { selectProviders } from "../../../src/plugins/remote/host/rpc/compose-state.ts";
 import { eventParams } from "../../../src/plugins/remote/events.ts";
-import { HostRpcArgSchemas } from "../../../src/plugins/remote/host-rpc-args.ts";
+import { HostRpcArgSchemas } from "../../../src/plugins/remote/host/rpc/args.ts";
 import {
   createRemoteHostBindings,
   REMOTE_MEMORIES_MAX_RESULTS,

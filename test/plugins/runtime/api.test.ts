@@ -9,8 +9,7 @@ import {
   pluginInfo,
   reloadPlugin,
 } from "../../../src/plugins/api.ts";
-import { type PluginRuntime } from "../../../src/plugins/runtime.ts";
-import { getPluginRuntime } from "../../../src/plugins/runtimes.ts";
+import { getPluginRuntime, type PluginRuntime } from "../../../src/plugins/runtime/index.ts";
 import { STATUS_MESSAGE_MAX_CHARS, StatusStore } from "../../../src/plugins/status.ts";
 import { CoreTestLoader, ctx, makeWorkspace, writePlugin, writeToolPlugin, type TestWorkspace } from "./helpers.ts";
 

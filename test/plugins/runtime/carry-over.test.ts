@@ -3,8 +3,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigSchema, type Config } from "../../../src/config/schema.ts";
 import { PrxError } from "../../../src/core/errors.ts";
-import { type PluginRuntime } from "../../../src/plugins/runtime.ts";
-import { getPluginRuntime } from "../../../src/plugins/runtimes.ts";
+import { getPluginRuntime, type PluginRuntime } from "../../../src/plugins/runtime/index.ts";
 import { CoreTestLoader, ctx, makeWorkspace, manifest, writeToolPlugin, type TestWorkspace } from "./helpers.ts";
 
 let t: TestWorkspace;

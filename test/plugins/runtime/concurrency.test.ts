@@ -5,8 +5,7 @@ import { ConfigSchema } from "../../../src/config/schema.ts";
 import { openSqliteStorage, type SqliteStorage } from "../../../src/storage/index.ts";
 import { parseManifest } from "../../../src/plugins/manifest.ts";
 import { isSensitivePermission } from "../../../src/plugins/permissions.ts";
-import { type PluginRuntime } from "../../../src/plugins/runtime.ts";
-import { getPluginRuntime } from "../../../src/plugins/runtimes.ts";
+import { getPluginRuntime, type PluginRuntime } from "../../../src/plugins/runtime/index.ts";
 import type { ToolResult } from "../../../src/tools/types.ts";
 import { CoreTestLoader, ctx, makeWorkspace, writeToolPlugin, type TestWorkspace } from "./helpers.ts";
 

@@ -5,7 +5,7 @@ import { PrxError } from "../../../src/core/errors.ts";
 import { nullPublisher } from "../../../src/core/events.ts";
 import { createLogger } from "../../../src/core/logger.ts";
 import { openWorkspace, type Workspace } from "../../../src/core/workspace.ts";
-import type { RuntimeServices } from "../../../src/plugins/runtime.ts";
+import type { RuntimeServices } from "../../../src/plugins/runtime/index.ts";
 import type { AdmittedPlugin, PluginInstance, PluginKind, PluginLoader } from "../../../src/plugins/types.ts";
 import { tempWorkspace } from "../../helpers/workspace.ts";
 

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ConfigSchema } from "../../../src/config/schema.ts";
-import type { PluginRuntime } from "../../../src/plugins/runtime.ts";
-import { getPluginRuntime } from "../../../src/plugins/runtimes.ts";
+import { getPluginRuntime, type PluginRuntime } from "../../../src/plugins/runtime/index.ts";
 import type { PluginLoader } from "../../../src/plugins/types.ts";
 import { CoreTestLoader, ctx, makeWorkspace, writeToolPlugin, type TestWorkspace } from "./helpers.ts";
 

@@ -3,8 +3,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigSchema, type Config } from "../../../src/config/schema.ts";
 import { isPrxError, PrxError } from "../../../src/core/errors.ts";
-import { type PluginRuntime } from "../../../src/plugins/runtime.ts";
-import { getPluginRuntime } from "../../../src/plugins/runtimes.ts";
+import { getPluginRuntime, type PluginRuntime } from "../../../src/plugins/runtime/index.ts";
 import { PLUGINS_DIR_MAX_ENTRIES } from "../../../src/plugins/discovery.ts";
 import { CoreTestLoader, ctx, makeWorkspace, manifest, toolModule, writePlugin, writeToolPlugin, type TestWorkspace } from "./helpers.ts";
 

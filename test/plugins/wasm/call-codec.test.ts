@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decodeCall, decodeResult, encodeCall, encodeResult } from "../../../src/plugins/wasm/call-codec.ts";
+import { decodeCall, decodeResult, encodeCall, encodeResult } from "../../../src/plugins/wasm/sandbox/call-codec.ts";
 
 describe("sandbox call codec", () => {
   test("a call with string arguments round-trips, whatever the arguments hold", () => {

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { HostError, type HostContext } from "../../../src/plugins/wasm/host/context.ts";
+import { type HostContext } from "../../../src/plugins/wasm/host/context.ts";
 import { KvStore } from "../../../src/plugins/wasm/host/kv.ts";
 import { truncateLog } from "../../../src/plugins/wasm/host/log.ts";
 import { httpRequest } from "../../../src/plugins/wasm/host/http-outbound.ts";
-import { WebSocketTable, websocketImports } from "../../../src/plugins/wasm/host/websocket.ts";
+import { websocketImports } from "../../../src/plugins/wasm/host/websocket.ts";
 import { MAX_KV_KEY_BYTES, MAX_LOG_MESSAGE_CHARS, MAX_WEBSOCKETS_PER_PLUGIN } from "../../../src/plugins/wasm/index.ts";
 import { type TestHost, makeHost, removeDir } from "./helpers.ts";
+import { HostError } from "../../../src/plugins/wasm/host/errors.ts";
+import { WebSocketTable } from "../../../src/plugins/wasm/host/socket-table.ts";
 
 let t: TestHost;
 let kv: KvStore;

@@ -5,7 +5,7 @@ import { parse } from "@bytecodealliance/jco";
 import { isPrxError } from "../../../src/core/errors.ts";
 import type { AdmittedPlugin, PluginInstance } from "../../../src/plugins/types.ts";
 import { loadWasmPlugin } from "../../../src/plugins/wasm/loader.ts";
-import { sandboxWorkerPool } from "../../../src/plugins/wasm/worker-pool.ts";
+import { sandboxWorkerPool } from "../../../src/plugins/wasm/sandbox/index.ts";
 import { ensureSpinPlugins } from "../../fixtures/pdk-js/build.ts";
 import { type TestHost, admitted, failure, makeHost, removeDir } from "./helpers.ts";
 import { waitFor } from "../../helpers/wait.ts";

@@ -8,7 +8,7 @@ import {
   prepareModule,
 } from "../../../src/plugins/wasm/artifact-cache.ts";
 import { MAX_CACHED_ARTIFACTS, SANDBOX_POOL_SIZE, wasmLoader } from "../../../src/plugins/wasm/index.ts";
-import { sandboxWorkerPool } from "../../../src/plugins/wasm/worker-pool.ts";
+import { sandboxWorkerPool } from "../../../src/plugins/wasm/sandbox/index.ts";
 import { wat } from "../runtime/helpers.ts";
 import { type TestHost, admitted, failure, makeHost, removeDir } from "./helpers.ts";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { HostContext } from "../../../src/plugins/wasm/host/context.ts";
 import { KvStore } from "../../../src/plugins/wasm/host/kv.ts";
-import { WebSocketTable } from "../../../src/plugins/wasm/host/websocket.ts";
 import { type TestHost, makeHost, removeDir } from "./helpers.ts";
+import { WebSocketTable } from "../../../src/plugins/wasm/host/socket-table.ts";
 
 /** wasi:http/outgoing-handler as a component sees it: the preview2-shim handler behind prx's grant and allowlist. */
 let t: TestHost;

@@ -11,6 +11,7 @@ import { inspectPluginDir, type DiscoveredPlugin } from "../../discovery.ts";
 import { buildGeneration } from "../../generation-build.ts";
 import type { Generation, PluginRecord } from "../../generation.ts";
 import { loaderResolver } from "../../loading.ts";
+import { newRemoteHostState } from "../../remote/host-state.ts";
 import { StatusStore } from "../../status.ts";
 
 /**
@@ -50,7 +51,7 @@ export async function loadIsolated(dir: string, options: IsolatedOptions): Promi
     number: 1,
     pluginsDir: dir,
     config,
-    host: { workspace: options.workspace, storage, events: options.events, memory: options.memory, logger: options.logger },
+    host: { workspace: options.workspace, storage, events: options.events, memory: options.memory, logger: options.logger, remote: newRemoteHostState() },
     loaders: loaderResolver(),
     factories: defaultAdapterFactories(),
     status,

@@ -1,16 +1,13 @@
 import { EnvelopeSchemas } from "../../../contracts/envelope-schemas.ts";
 import type { Stage } from "../../../contracts/envelopes.ts";
 import { PrxError } from "../../../core/errors.ts";
-import type { CronAdapter } from "../../adapters/cron.ts";
-import type { ProviderAdapter } from "../../adapters/provider.ts";
-import type { StorageAdapter } from "../../adapters/storage.ts";
-import type { ToolAdapter } from "../../adapters/tool.ts";
 import type { CapabilityAdapter } from "../../adapters/types.ts";
 import { compilePatterns } from "../../events/patterns.ts";
-import { middlewareTest } from "../../probe-middleware.ts";
+import { middlewareTest } from "../../probes/index.ts";
 import type { CapabilityType } from "../../types.ts";
 import type { MiddlewareResultInfo, ProviderReplyInfo, PublishedEventInfo, RecalledMemoryInfo, SandboxRequest, ToolCallResultInfo } from "./protocol.ts";
-import type { SandboxSession } from "./session.ts";
+import type { SessionState } from "./types.ts";
+import type { CronAdapter, ProviderAdapter, StorageAdapter, ToolAdapter } from "../../adapters/types.ts";
 
 /** What a test call without the field means: test values for envelopes, a session id, a model name. */
 export const TEST_SESSION_ID = "test-session";
@@ -22,7 +19,7 @@ export const ENVELOPE_DEFAULTS: { [S in Stage]: Record<string, unknown> } = {
   outbound: { text: "", channel: "test", session_id: TEST_SESSION_ID },
 };
 
-function adapterOf<A extends CapabilityAdapter>(session: SandboxSession, type: CapabilityType, name: string | null, what: string): A {
+function adapterOf<A extends CapabilityAdapter>(session: SessionState, type: CapabilityType, name: string | null, what: string): A {
   const all = (session.loaded.generation.adapters[type] as CapabilityAdapter[]).filter((a) => a.plugin === session.name);
   const named = (a: CapabilityAdapter) => a.capability.name === name || (a.type === "tool" && (a as ToolAdapter).spec.name === name);
   const found = name === null ? all[0] : all.find(named);
@@ -35,7 +32,7 @@ function adapterOf<A extends CapabilityAdapter>(session: SandboxSession, type: C
   return found as A;
 }
 
-async function middleware(session: SandboxSession, stage: Stage, given: Record<string, unknown>): Promise<MiddlewareResultInfo> {
+async function middleware(session: SessionState, stage: Stage, given: Record<string, unknown>): Promise<MiddlewareResultInfo> {
   const envelope = { ...ENVELOPE_DEFAULTS[stage], ...given };
   if (!EnvelopeSchemas[stage].safeParse(envelope).success) {
     throw new PrxError("BAD_REQUEST", `the test's ${stage} envelope does not fit the stage's schema`, {
@@ -50,7 +47,7 @@ async function middleware(session: SandboxSession, stage: Stage, given: Record<s
   return { action: "continue", envelope: run.output as Record<string, unknown> };
 }
 
-async function emit(session: SandboxSession, topic: string, payload: unknown): Promise<number> {
+async function emit(session: SessionState, topic: string, payload: unknown): Promise<number> {
   const hooks = session.loaded.generation.adapters.hook.filter((h) => h.plugin === session.name);
   let delivered = 0;
   for (const hook of hooks) {
@@ -63,7 +60,7 @@ async function emit(session: SandboxSession, topic: string, payload: unknown): P
 
 type Operation = Exclude<SandboxRequest, { op: "load" }>;
 
-export async function handleRequest(session: SandboxSession, request: Operation): Promise<unknown> {
+export async function handleRequest(session: SessionState, request: Operation): Promise<unknown> {
   const { generation } = session.loaded;
   switch (request.op) {
     case "tool": {

@@ -11,6 +11,7 @@ import { SOURCE_ENTRY } from "../layout.ts";
 import { loadIsolated, type IsolatedPlugin } from "./isolated.ts";
 import { handleRequest } from "./operations.ts";
 import type { LoadedPluginInfo, SandboxRequest } from "./protocol.ts";
+import type { SessionState } from "./types.ts";
 import { throwawayWorkspace } from "./workspace.ts";
 
 /** Events and log lines a sandbox keeps for `events()` and `logs()`; older ones are dropped past these. */
@@ -29,7 +30,7 @@ export function pushBounded<T>(list: T[], item: T, max: number): void {
  * The plugin under test: loaded by the runtime's own loader into a throw-away workspace (its SQLite database
  * behind kv and memory, a recorder behind the event bus), after a build of its sources when it is a kit plugin.
  */
-export class SandboxSession {
+export class SandboxSession implements SessionState {
   private constructor(
     readonly name: string,
     readonly workspace: Workspace,

@@ -1,6 +1,5 @@
 import { heapSize } from "bun:jsc";
-import { REMOTE_MEMORY_CHECK_MS } from "../limits.ts";
-import { overCap } from "../memory-guard.ts";
+import { overCap, REMOTE_MEMORY_CHECK_MS } from "../limits.ts";
 
 export interface MemoryReports {
   /** A call finished (its answer is on its way): report at once if the heap is over the cap. */

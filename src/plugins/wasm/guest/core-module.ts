@@ -1,9 +1,10 @@
 import { MAX_OUTPUT_BYTES } from "../limits.ts";
-import { type HostContext, HostError } from "../host/context.ts";
+import { type HostContext } from "../host/context.ts";
 import { hostInterfaces } from "../host/index.ts";
 import { classify } from "./component.ts";
 import type { Meter } from "./meter.ts";
 import { type Guest, GuestFailure, camelCase, snakeCase } from "./types.ts";
+import { HostError } from "../host/errors.ts";
 
 type CoreImports = NonNullable<Parameters<typeof WebAssembly.instantiate>[1]>;
 

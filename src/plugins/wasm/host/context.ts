@@ -1,7 +1,8 @@
 import type { AdmittedPlugin, CapabilityRef } from "../../types.ts";
 import type { RpcMethod, SandboxInit } from "../protocol.ts";
-import type { GuestKv } from "./kv.ts";
-import type { WebSocketTable } from "./websocket.ts";
+import { HostError } from "./errors.ts";
+import type { WebSocketTable } from "./socket-table.ts";
+import type { GuestKv } from "./types.ts";
 
 export type PluginInfo = SandboxInit["plugin"];
 
@@ -41,18 +42,6 @@ export interface HostContext {
   log(level: "trace" | "debug" | "info" | "warn" | "error", message: string): void;
   publish(topic: string, payload: string): void;
   rpc(method: RpcMethod, args: unknown[]): Promise<unknown>;
-}
-
-/**
- * The error value of a result-typed host import. jco lowers a thrown value with a `payload` into `err(payload)`;
- * the core-module ABI turns it into `{"err": message}`.
- */
-export class HostError extends Error {
-  readonly payload: string;
-  constructor(message: string) {
-    super(message);
-    this.payload = message;
-  }
 }
 
 /** Permissions are enforced when the guest calls an import, never at load. */

@@ -1,4 +1,5 @@
-import { type HostContext, HostError, requirePermission } from "./context.ts";
+import { type HostContext, requirePermission } from "./context.ts";
+import { HostError } from "./errors.ts";
 
 /**
  * prx:host/events — publish onto the workspace event bus (fire and forget); subscribe only for hook

@@ -1,5 +1,6 @@
 import { HTTP_REQUEST_TIMEOUT_MS, MAX_HTTP_RESPONSE_BYTES } from "../limits.ts";
-import { type HostContext, HostError, requirePermission } from "./context.ts";
+import { type HostContext, requirePermission } from "./context.ts";
+import { HostError } from "./errors.ts";
 
 export const HTTP_PERMISSION = "http-outbound";
 

@@ -1,7 +1,7 @@
 import { MAX_KV_KEY_BYTES } from "../limits.ts";
 import type { RpcMethod } from "../protocol.ts";
-import { HostError } from "./context.ts";
-import type { GuestKv } from "./kv.ts";
+import { HostError } from "./errors.ts";
+import type { GuestKv } from "./types.ts";
 
 /**
  * A guest's kv served by the main thread's plugin KV store (`[storage] backend = "postgres"`: one KV for the plugin

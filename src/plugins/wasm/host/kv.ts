@@ -1,16 +1,9 @@
 import { errorMessage, PrxError } from "../../../core/errors.ts";
 import { openSqliteStorage, type SqliteStorage } from "../../../storage/open.ts";
 import { MAX_KV_KEY_BYTES, MAX_KV_LIST_KEYS } from "../limits.ts";
-import { type HostContext, HostError } from "./context.ts";
-
-/** What a guest's kv calls reach: the workspace SQLite database in the sandbox, or the host's store by RPC. */
-export interface GuestKv {
-  get(key: string): Uint8Array | undefined | Promise<Uint8Array | undefined>;
-  set(key: string, value: Uint8Array): void | Promise<void>;
-  delete(key: string): boolean | Promise<boolean>;
-  listKeys(prefix: string): string[] | Promise<string[]>;
-  close(): void;
-}
+import type { GuestKv } from "./types.ts";
+import { type HostContext } from "./context.ts";
+import { HostError } from "./errors.ts";
 
 /**
  * prx:host/kv — per-plugin persistent key/value pairs in the workspace SQLite file, quota max_kv_storage_mb. A

@@ -1,4 +1,5 @@
-import { type HostContext, HostError, requirePermission } from "./context.ts";
+import { type HostContext, requirePermission } from "./context.ts";
+import { HostError } from "./errors.ts";
 
 /** prx:host/memory — the live memory backend, reached by RPC to the main thread. Permission "memory". */
 export const MEMORY_PERMISSION = "memory";

@@ -1,7 +1,8 @@
 import * as shim from "@bytecodealliance/preview2-shim";
 import { WASIShim } from "@bytecodealliance/preview2-shim/instantiation";
-import { type HostContext, HostError } from "./context.ts";
+import { type HostContext } from "./context.ts";
 import { HTTP_PERMISSION, checkOutbound } from "./http-outbound.ts";
+import { HostError } from "./errors.ts";
 
 /**
  * WASI preview 2 from @bytecodealliance/preview2-shim, deny by default: empty env and args, no preopened

@@ -4,43 +4,13 @@ import {
   MAX_WEBSOCKET_RECEIVE_WAIT_MS,
   MAX_WEBSOCKETS_PER_PLUGIN,
 } from "../limits.ts";
-import { type HostContext, HostError } from "./context.ts";
+import type { HostContext } from "./context.ts";
+import { HostError } from "./errors.ts";
+import type { Connection } from "./socket-table.ts";
 import { HTTP_PERMISSION, checkOutbound } from "./http-outbound.ts";
 
 /** prx:host/websocket — outbound text WebSockets, gated like http (grant "websocket" or "http-outbound" + allowlist). */
 export const WEBSOCKET_PERMISSION = "websocket";
-
-interface Connection {
-  socket: WebSocket;
-  inbox: string[];
-  waiter: (() => void) | null;
-  closed: string | null;
-}
-
-/** Per sandbox: connections survive between calls of one plugin and close when the sandbox ends. */
-export class WebSocketTable {
-  private next = 1;
-  readonly open = new Map<number, Connection>();
-  /** Connects still opening: they count against the limit, so concurrent connects cannot exceed it. */
-  connecting = 0;
-
-  add(conn: Connection): number {
-    const id = this.next++;
-    this.open.set(id, conn);
-    return id;
-  }
-
-  get(id: bigint | number): Connection {
-    const conn = this.open.get(Number(id));
-    if (!conn) throw new HostError(`websocket ${id} is not open`);
-    return conn;
-  }
-
-  closeAll(): void {
-    for (const conn of this.open.values()) conn.socket.close();
-    this.open.clear();
-  }
-}
 
 /** Open a WebSocket and wait for it to open; a failed connect is closed and reported. */
 async function open(url: URL, headers: [string, string][]): Promise<Connection> {

@@ -1,0 +1,144 @@
+import { overCap, REMOTE_MEMORY_CHECK_MS, REMOTE_MEMORY_STALE_MS } from "../../limits.ts";
+import { ProcessRss } from "./process-rss.ts";
+
+export interface MemoryGuardOptions {
+  /** `[resources] max_memory_mb`. */
+  capMb: number;
+  /** Called once, when the plugin is over its cap: kill it. `how` says what was measured. */
+  onOver(usedBytes: number, how: string): void;
+  checkMs?: number;
+  staleMs?: number;
+}
+
+/** Measures one running plugin against its `max_memory_mb`, at least every checkMs and after each call. */
+export interface MemoryGuard {
+  /** A Worker's own report of its heap (ignored for a subprocess, which is read from /proc). */
+  report(heapBytes: number): void;
+  /** A call finished: measure again soon (calls finishing in the same tick share one measurement). */
+  afterCall(): void;
+  /** The plugin is ready: from now on a Worker that does not report counts as busy (not while it loads). */
+  ready(): void;
+  /** Bytes last measured, null before the first measurement. */
+  readonly usedBytes: number | null;
+  stop(): void;
+}
+
+abstract class Guard implements MemoryGuard {
+  usedBytes: number | null = null;
+  private tripped = false;
+  private soon = false;
+  private readonly timer: ReturnType<typeof setInterval>;
+
+  constructor(protected readonly options: MemoryGuardOptions) {
+    this.timer = setInterval(() => this.check(), options.checkMs ?? REMOTE_MEMORY_CHECK_MS);
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  abstract report(heapBytes: number): void;
+  protected abstract check(): void;
+
+  ready(): void {
+    // only a Worker's silence means something, and only once it serves
+  }
+
+  afterCall(): void {
+    if (this.soon || this.tripped) return;
+    this.soon = true;
+    // after the results being handled now (one chunk may carry many): one measurement for all of them
+    queueMicrotask(() => {
+      this.soon = false;
+      this.check();
+    });
+  }
+
+  protected measured(bytes: number, how: string): void {
+    this.usedBytes = bytes;
+    if (this.tripped || !overCap(bytes, this.options.capMb)) return;
+    this.tripped = true;
+    this.stop();
+    this.options.onOver(bytes, how);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** A subprocess: its resident set, read from /proc/<pid>/statm. */
+class ProcessGuard extends Guard {
+  private readonly rss: ProcessRss;
+
+  constructor(pid: number, options: MemoryGuardOptions) {
+    super(options);
+    this.rss = new ProcessRss(pid);
+  }
+
+  report(): void {
+    // a subprocess is measured from outside; what it says about itself is not needed
+  }
+
+  protected check(): void {
+    const bytes = this.rss.read();
+    if (bytes !== null) this.measured(bytes, "resident memory of the subprocess");
+  }
+
+  override stop(): void {
+    super.stop();
+    this.rss.close();
+  }
+}
+
+/**
+ * A Worker shares the process, so it reports its own JS heap (which counts ArrayBuffers and strings) every checkMs.
+ * Once it serves, while its reports are older than staleMs it is busy in synchronous code, and the process's RSS
+ * growth since its last report is counted as its own. (Not while it loads: plugins starting side by side grow the
+ * process together, and the ready timeout bounds a start.)
+ */
+class WorkerGuard extends Guard {
+  private serving = false;
+  private lastReportAt = performance.now();
+  private lastHeap = 0;
+  private rssAtReport: number;
+
+  constructor(
+    options: MemoryGuardOptions,
+    private readonly processRss: () => number,
+  ) {
+    super(options);
+    this.rssAtReport = processRss();
+  }
+
+  /** The Worker checks itself after each call (and reports when over); a call cannot finish while it is silent. */
+  override afterCall(): void {}
+
+  report(heapBytes: number): void {
+    this.lastReportAt = performance.now();
+    this.lastHeap = heapBytes;
+    this.rssAtReport = this.processRss();
+    this.measured(heapBytes, "JS heap reported by the Worker");
+  }
+
+  override ready(): void {
+    this.serving = true;
+  }
+
+  protected check(): void {
+    if (!this.serving) return;
+    const silentMs = performance.now() - this.lastReportAt;
+    if (silentMs <= (this.options.staleMs ?? REMOTE_MEMORY_STALE_MS)) return;
+    const growth = Math.max(0, this.processRss() - this.rssAtReport);
+    const how = `process RSS growth while the Worker did not report for ${Math.round(silentMs)} ms`;
+    this.measured(this.lastHeap + growth, how);
+  }
+}
+
+export function processMemoryGuard(pid: number, options: MemoryGuardOptions): MemoryGuard {
+  return new ProcessGuard(pid, options);
+}
+
+export function workerMemoryGuard(
+  options: MemoryGuardOptions,
+  processRss: () => number = () => process.memoryUsage.rss(),
+): MemoryGuard {
+  return new WorkerGuard(options, processRss);
+}

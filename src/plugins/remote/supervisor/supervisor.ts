@@ -1,0 +1,320 @@
+import { errorMessage } from "../../../core/errors.ts";
+import { createLogger, type Logger } from "../../../core/logger.ts";
+import { waitAtMost } from "../../../core/supervise/index.ts";
+import type { AgentIdentity } from "../agent.ts";
+import { decodeWorkerMessage, encodeHostRpcReply } from "./inbound.ts";
+import { fly } from "./call-flight.ts";
+import { CallTable, callbackText } from "./calls.ts";
+import { handleHostRpc, type HostRpcPeer } from "../host/rpc/index.ts";
+import { REMOTE_CANCEL_GRACE_MS, REMOTE_MAX_PENDING_CALLS, REMOTE_SHUTDOWN_GRACE_MS } from "../limits.ts";
+import { launchConfigFor } from "./launch-config.ts";
+import { Lifecycle } from "./lifecycle.ts";
+import { memoryCapOf, type MemoryGuard } from "../host/memory/index.ts";
+import { PluginOutputLog } from "../host/output/index.ts";
+import { memoryGuardFor } from "./memory-watch.ts";
+import { Restarts } from "../restart.ts";
+import { SupervisorStats } from "./stats.ts";
+import { remoteErrors } from "./failures.ts";
+import { Handshake } from "./handshake.ts";
+import { encodeMessage, type HostRpcResultMessage, type PluginDescriptor, type SurfaceKind, type WorkerToHostMessage } from "../protocol/index.ts";
+import { startProcessTransport, startWorkerTransport, type HostTransport } from "../transport/index.ts";
+import type {
+  ActionCalls,
+  CallbackRegistry,
+  KillReason,
+  RefusedDetail,
+  RefusedKind,
+  RemoteCallOptions,
+  RemoteHostBindings,
+  RemoteStatus,
+  StartRemotePluginOptions,
+} from "../types.ts";
+import { fromWireError } from "../wire-error.ts";
+import type { LaunchConfig } from "../worker-runtime/launcher.ts";
+
+/** Spawns one remote plugin, keeps it alive (restarts with backoff), and correlates calls in both directions. */
+export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
+  readonly log: Logger;
+  private transport: HostTransport | null = null;
+  private desc: PluginDescriptor | null = null;
+  private readonly calls = new CallTable();
+  private readonly stats = new SupervisorStats();
+  private readonly counters = this.stats.counters;
+  private readonly life: Lifecycle;
+  private readonly output: PluginOutputLog;
+  private readonly restarts: Restarts;
+  private memory: MemoryGuard | null = null;
+  /** Why the host is killing the current transport (its exit then reports this, not an exit code). */
+  private killing: KillReason | null = null;
+  private stopping = false;
+  readonly callbacks: CallbackRegistry = new Map();
+  /** Provider calls of this plugin in progress: composeState skips providers then, so a provider cannot recurse. */
+  providerDepth = 0;
+  /** Who the agent is for this plugin (runtime.agentId, character, ...). */
+  readonly agent: AgentIdentity;
+
+  constructor(
+    readonly options: StartRemotePluginOptions,
+    /** How a Worker/subprocess is started (injectable for in-process measurements). */
+    private readonly startTransport: (config: LaunchConfig) => HostTransport = (config) =>
+      options.transport === "process" ? startProcessTransport(config) : startWorkerTransport(config),
+  ) {
+    this.log = createLogger(`remote.${options.name}`);
+    // the config schema (agent-default.ts) loads only for a supervisor given no identity
+    this.agent = options.agent ?? (require("../agent-default.ts") as typeof import("../agent-default.ts")).defaultAgentIdentity();
+    this.life = new Lifecycle(options.name, this.stats);
+    this.output = new PluginOutputLog(this.log);
+    this.restarts = new Restarts(this.log, this.life, this.stats, () => this.spawn());
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  get host(): RemoteHostBindings {
+    return this.options.host;
+  }
+
+  get settings(): Readonly<Record<string, string>> {
+    return this.options.settings;
+  }
+
+  get cacheQuotaBytes(): number | undefined {
+    return this.options.cacheQuotaBytes;
+  }
+
+  descriptor = (): PluginDescriptor => this.desc ?? { name: this.options.name };
+
+  /** First start: resolves when ready, rejects (and leaves status failed) when the plugin cannot start. */
+  async start(): Promise<void> {
+    try {
+      await this.spawn();
+    } catch (error) {
+      this.life.failed(errorMessage(error));
+      throw error;
+    }
+  }
+
+  private async spawn(): Promise<void> {
+    const o = this.options;
+    const started = performance.now();
+    this.stats.servicesStarted.clear();
+    const transport = this.startTransport(launchConfigFor(o, this.agent));
+    this.transport = transport;
+    this.killing = null;
+    this.memory = memoryGuardFor(transport, o, (kill) => this.kill(transport, kill));
+    const handshake = new Handshake(transport, o.name, o.readyTimeoutMs, (msg) => this.onMessage(msg, transport));
+    transport.onRefused((kind, detail, count) => this.refused(kind, detail, count));
+    transport.onMessage((text) => {
+      const inbound = decodeWorkerMessage(text);
+      if (!inbound.ok) this.refused(inbound.kind, inbound.detail);
+      else if (handshake.active) handshake.feed(inbound.msg);
+      else this.onMessage(inbound.msg, transport);
+    });
+    // a kill while starting (over its memory) is reported as such, not as an exit code
+    const exitReason = (reason: string) => (this.killing ? `killed: ${this.killing.reason}` : reason);
+    transport.onExit((code, reason) =>
+      handshake.active ? handshake.exited(code, exitReason(reason)) : this.onExit(transport, reason),
+    );
+    try {
+      this.desc = await handshake.done;
+    } catch (error) {
+      // a transport that never became ready is not "crashed": its exit must not schedule a restart
+      if (this.transport === transport) this.transport = null;
+      this.memory?.stop();
+      transport.kill();
+      throw error;
+    }
+    this.stats.readyMs = performance.now() - started;
+    this.memory?.ready();
+    this.life.ready();
+  }
+
+  private refused(kind: RefusedKind, detail: RefusedDetail, count = 1): void {
+    this.counters[kind] += count;
+    this.output.refused(kind, detail, this.counters[kind], count);
+    if (this.output.lastRefusal) this.stats.lastError = this.output.lastRefusal;
+  }
+
+  private onMessage(msg: WorkerToHostMessage, transport: HostTransport): void {
+    switch (msg.type) {
+      case "worker-rpc-result": {
+        const slot = this.calls.take(msg.requestId);
+        this.memory?.afterCall();
+        if (!slot) {
+          // the output log's budget bounds this warning too: a plugin may send any number of such results
+          if (!this.calls.ack(msg.requestId)) this.output.line("warn", `result for an unknown call ${msg.requestId}`);
+          else if (this.calls.unacknowledged === 0) this.life.cancelsSettled();
+          return;
+        }
+        if (msg.ok) return slot.resolve(msg.payload ?? null);
+        this.counters.failures += 1;
+        const err = fromWireError(
+          msg.error ?? { name: "Error", message: "failed" },
+          `remote plugin ${this.options.name} ${slot.label}`,
+        );
+        this.stats.lastError = err.message;
+        return slot.reject(err);
+      }
+      case "host-rpc":
+        this.counters.hostCalls += 1;
+        void handleHostRpc(this, msg).then((reply) => this.reply(transport, reply));
+        return;
+      case "worker-action-callback":
+        this.deliverCallback(msg.callbackId, msg.payload);
+        return;
+      case "log":
+        this.output.line(msg.level, msg.message, msg.fields);
+        return;
+      case "memory":
+        if (transport === this.transport) this.memory?.report(msg.heapBytes);
+        return;
+      case "service-started":
+        this.stats.servicesStarted.add(msg.serviceType);
+        this.log.debug(`service ${msg.serviceType} started`);
+        return;
+      default:
+        this.refused("malformed", `unexpected ${msg.type} after init-complete`);
+    }
+  }
+
+  /** Answer a host-rpc. A worker that is gone meanwhile is not an error. */
+  private reply(transport: HostTransport, reply: HostRpcResultMessage): void {
+    if (transport !== this.transport) return;
+    try {
+      transport.send(encodeHostRpcReply(reply));
+    } catch (error) {
+      this.log.debug("host-rpc answer not delivered: the worker is gone", { error: errorMessage(error) });
+    }
+  }
+
+  /** Delivers an actionCallback to the turn that made the call; late or unknown ids are logged. */
+  deliverCallback(callbackId: string, content: unknown): boolean {
+    const target = this.callbacks.get(callbackId);
+    if (!target) {
+      this.output.line("warn", "actionCallback for a finished or unknown call dropped", { callbackId });
+      return false;
+    }
+    this.counters.callbacks += 1;
+    target(callbackText(content));
+    return true;
+  }
+
+  async call(surface: SurfaceKind, target: string, args: unknown, opts: RemoteCallOptions = {}): Promise<unknown> {
+    const name = this.options.name;
+    const label = `${surface} ${target}`;
+    if (this.stopping || this.life.state === "stopped") throw remoteErrors.shutDown(name, label);
+    if (this.life.state === "failed") throw remoteErrors.failed(name, this.stats.lastError);
+    const timeoutMs = opts.timeoutMs ?? this.options.rpcTimeoutMs;
+    // starting, restarting, or cancelling (the plugin may be hung): wait until it is ready again
+    if (this.life.state !== "ready") await this.life.wait(timeoutMs);
+    if (this.calls.size >= REMOTE_MAX_PENDING_CALLS) throw remoteErrors.busy(name, label);
+    opts.signal?.throwIfAborted();
+    const requestId = this.calls.nextId();
+    const text = encodeMessage({ type: "worker-rpc", requestId, surface, target, args: args ?? null });
+    const transport = this.transport!;
+    this.counters.calls += 1;
+    return fly(
+      {
+        plugin: name,
+        calls: this.calls,
+        transport,
+        timeoutMs,
+        graceMs: this.options.cancelGraceMs ?? REMOTE_CANCEL_GRACE_MS,
+        signal: opts.signal,
+        timedOut: (what, ms) => {
+          this.counters.timeouts += 1;
+          this.stats.lastError = `${what} timed out after ${ms} ms`;
+        },
+        cancelling: (event) => this.life.cancelling(event),
+        hung: (why) => this.kill(transport, why),
+      },
+      requestId,
+      label,
+      text,
+    );
+  }
+
+  ready(timeoutMs = this.options.readyTimeoutMs): Promise<void> {
+    return this.life.wait(timeoutMs);
+  }
+
+  /** Kill the running worker/process for `why`; its exit fails the pending calls with that reason and restarts it. */
+  private kill(transport: HostTransport, why: KillReason): void {
+    if (transport !== this.transport || this.killing) return;
+    this.killing = why;
+    this.stats.lastError = `killed: ${why.reason}`;
+    this.log.error(`killing the remote plugin: ${why.reason}`);
+    if (!this.stopping) this.life.restarting(`killed: ${why.reason}`);
+    transport.kill();
+  }
+
+  private onExit(transport: HostTransport, reason: string): void {
+    if (transport !== this.transport) return;
+    this.transport = null;
+    this.memory?.stop();
+    this.output.flush();
+    this.callbacks.clear();
+    const killed = this.killing;
+    this.killing = null;
+    const stderr = transport.stderrTail();
+    for (const slot of this.calls.drain()) {
+      this.counters.failures += 1;
+      const why = { stopping: this.stopping, killed, reason, stderr };
+      slot.reject(remoteErrors.gone(this.options.name, slot.label, why));
+    }
+    if (this.stopping) return;
+    if (!killed) {
+      this.stats.lastError = `crashed: ${reason}${stderr.length ? ` — ${stderr.slice(-3).join(" | ")}` : ""}`;
+      this.log.error("remote plugin crashed", { reason, stderr: stderr.slice(-5) });
+    }
+    this.restarts.schedule();
+  }
+
+  status(): RemoteStatus {
+    const { name, transport } = this.options;
+    return this.stats.snapshot({
+      name,
+      transport,
+      state: this.life.state,
+      pid: this.transport?.pid ?? null,
+      inFlight: this.calls.size,
+      memoryBytes: this.memory?.usedBytes ?? null,
+      maxMemoryMb: memoryCapOf(this.options),
+      logDropped: this.output.droppedLogLines,
+    });
+  }
+
+  noteEvent(event: string): void {
+    this.stats.lastEvent = event;
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.restarts.cancel();
+    const grace = this.options.shutdownGraceMs ?? REMOTE_SHUTDOWN_GRACE_MS;
+    await waitAtMost(this.calls.whenIdle(), grace);
+    const transport = this.transport;
+    // a plugin still starting (or restarting) has no calls and may not listen yet: it is killed, not asked to stop
+    const listening = this.life.state === "ready" || this.life.state === "cancelling";
+    if (transport && listening) {
+      const exited = new Promise<void>((r) => transport.onExit(() => r()));
+      try {
+        transport.send(encodeMessage({ type: "shutdown" }));
+      } catch (error) {
+        this.log.debug("shutdown not delivered: the worker is gone", { error: errorMessage(error) });
+      }
+      await waitAtMost(exited, grace);
+    }
+    transport?.kill();
+    this.memory?.stop();
+    this.output.flush();
+    // calls still running (the worker never answered nor exited): fail them instead of leaving them pending
+    for (const slot of this.calls.drain()) {
+      this.counters.failures += 1;
+      slot.reject(remoteErrors.cutByShutdown(this.options.name, slot.label));
+    }
+    this.life.stopped();
+  }
+}
