@@ -1,16 +1,13 @@
-import type { Database } from "bun:sqlite";
 import { errorMessage } from "../core/errors.ts";
 import type { GatewayContext } from "./context.ts";
-import type { AccessEntry } from "./access-log.ts";
 import { jsonResponse } from "./json-response.ts";
 import { providerReadiness } from "./provider-check.ts";
-import { requestIdOf } from "./request-id.ts";
 import type { Health } from "./schemas.ts";
-import type { HealthCheck } from "./types.ts";
+import type { GatewayHost, HealthCheck } from "./types.ts";
 
 /**
  * What GET /health reports: the workspace database, the default provider's readiness and every check the gateway was
- * given (plugins, channels, PostgreSQL, Redis). No zod, no Elysia: the gateway answers it before its route table exists.
+ * given (plugins, channels, PostgreSQL, Redis).
  */
 export async function readiness(gw: GatewayContext): Promise<Health> {
   const checks: Record<string, HealthCheck> = { database: databaseCheck(gw.host.db), providers: providersCheck(gw.host) };
@@ -25,21 +22,12 @@ export async function readiness(gw: GatewayContext): Promise<Health> {
 }
 
 /** Ready ("ok") when every check passes. */
-export function healthOf(checks: Record<string, HealthCheck>): Health {
+function healthOf(checks: Record<string, HealthCheck>): Health {
   const ok = Object.values(checks).every((check) => check.ok);
   return { status: ok ? "ok" : "unavailable", checks };
 }
 
-/** A /health answer timed from `start`: the response, carrying the request's id, and its access-log entry. */
-export function answerHealth(request: Request, client: string, start: number, health: Health): { response: Response; entry: AccessEntry } {
-  const id = requestIdOf(request);
-  const response = healthResponse(health);
-  response.headers.set("x-request-id", id);
-  const ms = Math.round((performance.now() - start) * 10) / 10;
-  return { response, entry: { method: request.method, path: "/health", status: response.status, id, ms, client } };
-}
-
-export function databaseCheck(db: Database): HealthCheck {
+function databaseCheck(db: GatewayHost["db"]): HealthCheck {
   try {
     db.query("SELECT 1").get();
     return { ok: true };
@@ -48,7 +36,7 @@ export function databaseCheck(db: Database): HealthCheck {
   }
 }
 
-export function providersCheck(host: Parameters<typeof providerReadiness>[0]): HealthCheck {
+function providersCheck(host: Parameters<typeof providerReadiness>[0]): HealthCheck {
   const { ok, detail } = providerReadiness(host);
   return detail === undefined ? { ok } : { ok, detail };
 }

@@ -9,8 +9,8 @@ import type { GatewayShared } from "./types.ts";
 import type { GatewayContext } from "./context.ts";
 import { BUN_MAX_REQUEST_BODY_BYTES, GATEWAY_IDLE_TIMEOUT_S } from "./limits.ts";
 import { assertBindable, cannotListen, listeningLine, urlOf } from "./bind.ts";
-import type { EarlyListener } from "./early.ts";
-import { onDemandHandlers, type ServeHandlers } from "./on-demand.ts";
+import { gatewayRoutes } from "./app.ts";
+import type { GatewayElysia } from "./elysia.ts";
 import { providerReadiness, providerWarning } from "./provider-check.ts";
 import type { Clock, GatewayDeps, GatewayHost, GatewayMount } from "./types.ts";
 
@@ -27,13 +27,11 @@ export interface StartGatewayOptions {
   print?: (line: string) => void;
   /** Install SIGINT/SIGTERM handlers that shut down gracefully (default true). */
   handleSignals?: boolean;
-  /** Route groups beyond the built-in ones, loaded when the route table is built (the first request past /health). */
-  mounts?: () => GatewayMount[] | Promise<GatewayMount[]>;
+  /** Route groups beyond the built-in ones. */
+  mounts?: GatewayMount[];
   checks?: GatewayDeps["checks"];
   /** One line per request; default: printed to stderr (buffered), whatever PRX_LOG says unless "silent". */
   accessLog?: AccessLog;
-  /** Already listening (and its line printed): serve with it instead of listening. */
-  listener?: EarlyListener;
   /** Rate limits and pairing shared by replicas (Redis, `[bus] backend = "redis"`); default: this process's own. */
   shared?: GatewayShared;
 }
@@ -61,9 +59,10 @@ export function pairingClosedLine(tokens: number): string {
 }
 
 
-function listenOn(handlers: ServeHandlers, hostname: string, port: number): Bun.Server<unknown> {
+/** The app listening on `hostname:port` (Elysia's own listen: its routes become Bun.serve's routes). */
+function listen(app: GatewayElysia, hostname: string, port: number): Bun.Server<unknown> {
   try {
-    return Bun.serve({
+    app.listen({
       hostname,
       port,
       idleTimeout: GATEWAY_IDLE_TIMEOUT_S,
@@ -71,16 +70,12 @@ function listenOn(handlers: ServeHandlers, hostname: string, port: number): Bun.
       // a second gateway on the same port must fail to start, not share the port
       reusePort: false,
       development: false,
-      routes: handlers.routes as never,
-      fetch: handlers.fetch,
     });
   } catch (cause) {
     throw cannotListen(hostname, port, cause);
   }
+  return app.server!;
 }
-
-/** A full GC this long after start returns start-up garbage to the OS before the gateway idles. */
-export const POST_START_GC_DELAY_MS = 1000;
 
 export async function startGateway(options: StartGatewayOptions): Promise<GatewayServer> {
   const host = options.host;
@@ -110,29 +105,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     ...(options.shared ? { shared: options.shared } : {}),
   });
 
-  // The route table (Elysia) is built on the first request that is not a health check: see gateway/on-demand.ts.
-  let server!: Bun.Server<unknown>;
-  const handlers = onDemandHandlers({
-    gw: context,
-    server: () => server,
-    build: async () => {
-      const [{ gatewayRoutes }, { appHandlers }] = await Promise.all([import("./app.ts"), import("./listen.ts")]);
-      const { app } = gatewayRoutes(context, await options.mounts?.());
-      app.server = server as never;
-      return appHandlers(app);
-    },
-    swap: (full) => server.reload({ routes: full.routes as never, fetch: full.fetch }),
-  });
-  if (options.listener) {
-    server = options.listener.server;
-    options.listener.serve(handlers);
-    options.listener.report((entry) => {
-      context.metrics.request("/health", entry.method, entry.status, entry.ms / 1000);
-      context.accessLog(entry);
-    });
-  } else {
-    server = listenOn(handlers, hostname, port);
-  }
+  const { app } = gatewayRoutes(context, options.mounts);
+  const server = listen(app, hostname, port);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let stopping: Promise<void> | undefined;
@@ -153,7 +127,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     process.on("SIGTERM", sigterm);
   }
 
-  if (!options.listener) print(listeningLine(hostname, server));
+  print(listeningLine(hostname, server));
   const url = urlOf(hostname, server);
   const pairing = await auth.openPairingIfUnpaired();
   if (pairing) {
@@ -165,13 +139,6 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   }
   const warning = providerWarning(providerReadiness(context.host));
   if (warning) print(`prx gateway: ${warning}`);
-
-  // Start-up garbage (config parsing, module init) is collected once the gateway is idle, not on the first request.
-  setTimeout(() => {
-    Bun.gc(true);
-    // Bun.shrink (undocumented) returns freed JSC heap pages; measured ~2 MB of idle RSS.
-    (Bun as unknown as { shrink?: () => void }).shrink?.();
-  }, POST_START_GC_DELAY_MS).unref();
 
   function stop(): Promise<void> {
     stopping ??= (async () => {
