@@ -4,20 +4,20 @@ import { errorMessage } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { openGatewayFileLog, type GatewayFileLog } from "../gateway/file-log.ts";
 import { pluginHealthCheck } from "../gateway/plugin-health.ts";
-import { mcpRoutes } from "../gateway/routes/mcp.ts";
-import { pluginGatewayMounts } from "../gateway/routes/plugins.ts";
 import { startGateway, type GatewayServer } from "../gateway/server.ts";
-import type { GatewayShared, HealthCheck } from "../gateway/types.ts";
+import type { GatewayMount, GatewayShared, HealthCheck } from "../gateway/types.ts";
 import { mcpClientExtension, type McpClientExtension } from "../mcp/extension.ts";
 import { gatewayChannels, type GatewayChannels } from "./gateway-channels.ts";
+import { healthBeforeApp } from "./health-before-app.ts";
 import { pluginsPresent } from "./plugins-present.ts";
 
 /**
  * `prx gateway`'s start, in this order: the agent host (workspace, config, storage), its log file, the state shared
- * with other replicas, the channel supervisor, the app listening, then the optional parts that may arrive after the
- * gateway answers: the plugin runtime and the channel processes. Each phase's time is logged at debug level.
+ * with other replicas, the channel supervisor, the gateway (it listens, answers /health, then loads and builds its
+ * app: health-before-app.ts), then the optional parts that may arrive after it serves: the plugin runtime and the
+ * channel processes. Each phase's time is logged at debug level.
  */
-export const GATEWAY_PHASES = ["agent host", "log file", "shared state", "channels", "app", "plugins", "channel processes"] as const;
+export const GATEWAY_PHASES = ["agent host", "log file", "shared state", "channels", "gateway", "plugins", "channel processes"] as const;
 export type GatewayPhase = (typeof GATEWAY_PHASES)[number];
 
 export interface GatewayBootOptions {
@@ -65,14 +65,19 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
     fileLog = await phase("log file", () => openGatewayFileLog(host.workspace.logsDir));
     shared = await phase("shared state", () => sharedState(host));
     channels = await phase("channels", () => gatewayChannels(host));
-    const mounts = [
-      ...pluginGatewayMounts(host),
-      ...(await channels.mounts()),
-      mcpRoutes(mcpGatewayPort(host, mcp, options.version), host.config.gateway.max_body_bytes),
-    ];
+    const routeGroups = channels;
+    // route modules: loaded with the app, after listening
+    const mounts = async (): Promise<GatewayMount[]> => {
+      const [{ pluginGatewayMounts }, { mcpRoutes }] = await Promise.all([import("../gateway/routes/plugins.ts"), import("../gateway/routes/mcp.ts")]);
+      return [
+        ...pluginGatewayMounts(host),
+        ...(await routeGroups.mounts()),
+        mcpRoutes(mcpGatewayPort(host, mcp, options.version), host.config.gateway.max_body_bytes),
+      ];
+    };
     const accessLog = fileLog.accessLog;
     const replicas = shared;
-    server = await phase("app", () =>
+    server = await phase("gateway", () =>
       startGateway({
         host,
         hostname: options.hostname,
@@ -81,6 +86,7 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
         mounts,
         checks: { plugins: pluginHealthCheck(host, { atRest }), ...channels.checks, ...scaleOutChecks(host, replicas) },
         accessLog,
+        beforeApp: healthBeforeApp,
         ...(replicas ? { shared: replicas } : {}),
       }),
     );

@@ -42,6 +42,11 @@ function providersCheck(host: Parameters<typeof providerReadiness>[0]): HealthCh
 }
 
 /** The /health response: 200 when every check passes, else 503. */
-export function healthResponse(health: Health): Response {
+function healthResponse(health: Health): Response {
   return jsonResponse(health, health.status === "ok" ? 200 : 503);
+}
+
+/** The answer to GET /health: the handler of the route, and of a health check that comes before the app is built. */
+export async function answerHealth(gw: GatewayContext): Promise<Response> {
+  return healthResponse(await readiness(gw));
 }

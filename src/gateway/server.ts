@@ -1,19 +1,15 @@
 import type { AgentHost } from "../agent/index.ts";
 import type { GatewayConfig } from "../config/schema.ts";
-import { PrxError } from "../core/errors.ts";
-import { lineAccessLog, type AccessLog } from "./access-log.ts";
+import { errorMessage } from "../core/errors.ts";
 import type { TokenStore } from "../storage/types.ts";
-import { buildContext } from "./context.ts";
+import { lineAccessLog, type AccessLog } from "./access-log.ts";
 import { AuthService, type PairingGateApi } from "./auth/service.ts";
-import type { GatewayShared } from "./types.ts";
-import type { GatewayContext } from "./context.ts";
-import { BUN_MAX_REQUEST_BODY_BYTES, GATEWAY_IDLE_TIMEOUT_S } from "./limits.ts";
 import { assertBindable, cannotListen, listeningLine, urlOf } from "./bind.ts";
-import { gatewayRoutes } from "./app.ts";
-import type { GatewayElysia } from "./elysia.ts";
+import { buildContext, type GatewayContext } from "./context.ts";
+import { jsonResponse } from "./json-response.ts";
+import { BUN_MAX_REQUEST_BODY_BYTES, GATEWAY_IDLE_TIMEOUT_S } from "./limits.ts";
 import { providerReadiness, providerWarning } from "./provider-check.ts";
-import type { Clock, GatewayDeps, GatewayHost, GatewayMount } from "./types.ts";
-
+import type { Clock, GatewayDeps, GatewayHost, GatewayMount, GatewayShared } from "./types.ts";
 
 export interface StartGatewayOptions {
   host: GatewayHost | AgentHost;
@@ -27,14 +23,24 @@ export interface StartGatewayOptions {
   print?: (line: string) => void;
   /** Install SIGINT/SIGTERM handlers that shut down gracefully (default true). */
   handleSignals?: boolean;
-  /** Route groups beyond the built-in ones. */
-  mounts?: GatewayMount[];
+  /** Route groups beyond the built-in ones, loaded with the app (after listening). */
+  mounts?: () => GatewayMount[] | Promise<GatewayMount[]>;
   checks?: GatewayDeps["checks"];
   /** One line per request; default: printed to stderr (buffered), whatever PRX_LOG says unless "silent". */
   accessLog?: AccessLog;
   /** Rate limits and pairing shared by replicas (Redis, `[bus] backend = "redis"`); default: this process's own. */
   shared?: GatewayShared;
+  /** What answers requests before the app is built; the first request it leaves builds the app. Default: none, the app is built at start. */
+  beforeApp?: BeforeApp;
 }
+
+type Fetch = (request: Request, server: Bun.Server<unknown>) => Response | Promise<Response>;
+
+/**
+ * A handler for the requests that arrive before the app is built (src/boot/health-before-app.ts): its answer, or null
+ * to leave the request to the app, which it builds.
+ */
+export type BeforeApp = (context: GatewayContext) => (request: Request, server: Bun.Server<unknown>) => Promise<Response> | null;
 
 export interface GatewayServer {
   url: string;
@@ -58,11 +64,9 @@ export function pairingClosedLine(tokens: number): string {
   );
 }
 
-
-/** The app listening on `hostname:port` (Elysia's own listen: its routes become Bun.serve's routes). */
-function listen(app: GatewayElysia, hostname: string, port: number): Bun.Server<unknown> {
+function listen(hostname: string, port: number, fetch: Fetch): Bun.Server<unknown> {
   try {
-    app.listen({
+    return Bun.serve({
       hostname,
       port,
       idleTimeout: GATEWAY_IDLE_TIMEOUT_S,
@@ -70,13 +74,18 @@ function listen(app: GatewayElysia, hostname: string, port: number): Bun.Server<
       // a second gateway on the same port must fail to start, not share the port
       reusePort: false,
       development: false,
+      fetch,
     });
   } catch (cause) {
     throw cannotListen(hostname, port, cause);
   }
-  return app.server!;
 }
 
+/**
+ * Build the context, the app and listen. With `beforeApp` (a kept start-up trick: src/boot/tricks.ts,
+ * "health-before-app") the app's modules are loaded by the first request it does not answer, and one that fails to
+ * build answers 500 naming why (the next request tries again).
+ */
 export async function startGateway(options: StartGatewayOptions): Promise<GatewayServer> {
   const host = options.host;
   const config = options.config ?? host.config.gateway;
@@ -105,8 +114,42 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     ...(options.shared ? { shared: options.shared } : {}),
   });
 
-  const { app } = gatewayRoutes(context, options.mounts);
-  const server = listen(app, hostname, port);
+  // The app (Elysia and every route group) with `beforeApp`: built by the first request it leaves; without: at once.
+  let server!: Bun.Server<unknown>;
+  let built: Promise<Fetch> | undefined;
+  const app = (): Promise<Fetch> =>
+    (built ??= (async () => {
+      const { gatewayRoutes } = await import("./app.ts");
+      const { app } = gatewayRoutes(context, await options.mounts?.(), () => server);
+      const fetch: Fetch = (request) => app.fetch(request);
+      serve = fetch;
+      return fetch;
+    })().catch((error: unknown) => {
+      built = undefined;
+      throw error;
+    }));
+  const viaApp: Fetch = async (request, srv) => {
+    let fetch: Fetch;
+    try {
+      fetch = await app();
+    } catch (error) {
+      const message = `the gateway's routes failed to build: ${errorMessage(error)}`;
+      context.logger.error(message);
+      return jsonResponse({ error: { code: "INTERNAL", message, hint: "see the gateway's log; the next request tries again" } }, 500);
+    }
+    return fetch(request, srv);
+  };
+  const early = options.beforeApp?.(context);
+  let serve: Fetch = early ? (request, srv) => early(request, srv) ?? viaApp(request, srv) : viaApp;
+  server = listen(hostname, port, (request, srv) => serve(request, srv));
+  if (!early) {
+    try {
+      await app();
+    } catch (error) {
+      await server.stop(true);
+      throw error;
+    }
+  }
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let stopping: Promise<void> | undefined;
