@@ -6,7 +6,7 @@
  * `--bytecode` with ESM output starts fastest (see README, Performance). Two kept start-up tricks (src/boot/tricks.ts):
  * the binary is built twice, the first build run through its common starts to record which bytecode they use
  * (src/boot/start-profile.ts) and the second laying that bytecode out together (`bytecodeOrder`); it starts with the
- * JIT reluctant (`jitPolicy`, src/boot/jit-policy.ts). `PRX_BUILD_WITHOUT=jit-policy,bytecode-order` leaves either
+ * JIT reluctant (`jitPolicy`, src/core/jit-policy.ts). `PRX_BUILD_WITHOUT=jit-policy,bytecode-order` leaves either
  * out (the startup bench measures what each buys).
  * `autoloadPackageJson`: a compiled binary reads no package.json at run time unless told to, so a remote plugin's own
  * node_modules would only resolve packages that need none (`<pkg>/index.js`); with it, a plugin entry on disk resolves
@@ -19,7 +19,7 @@ import { WASM_WORKER_ENTRYPOINTS } from "./src/plugins/wasm/entrypoints.ts";
 import { wasmBuildPlugin } from "./src/plugins/wasm/build-plugin.ts";
 import { consoleBuildPlugin } from "./src/console/build-plugin.ts";
 import { kitBuildPlugin } from "./src/plugins/kit/build/embed-plugin.ts";
-import { START_JIT_POLICY } from "./src/boot/jit-policy.ts";
+import { START_JIT_POLICY } from "./src/core/jit-policy.ts";
 import { recordStartProfiles } from "./src/boot/start-profile.ts";
 import { buildTricksWithout } from "./src/boot/tricks.ts";
 import { schemaFingerprint } from "./src/config/schema-fingerprint.ts";

@@ -4,7 +4,7 @@
  * must stay instant, and child modes (plugin workers, channel processes) load only what they need.
  */
 import { version } from "../../package.json" with { type: "json" };
-import { startupDoneAfterWindow } from "../boot/jit-policy.ts";
+import { startupDoneAfterWindow } from "../core/jit-policy.ts";
 import { hoistGlobalOptions } from "./global-options.ts";
 
 const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "channel", "mcp", "storage"] as const;

@@ -13,7 +13,7 @@ import { ComponentArtifact, ComponentGuest } from "./guest/component.ts";
 import { CoreModuleGuest } from "./guest/core-module.ts";
 import { Meter } from "./guest/meter.ts";
 import { type Guest, GuestFailure } from "./guest/types.ts";
-import { startupDone } from "../../boot/jit-policy.ts";
+import { startupDone } from "../../core/jit-policy.ts";
 
 declare const self: Worker;
 

@@ -1,7 +1,7 @@
 /**
- * JavaScriptCore's tier-up during start-up (a kept start-up trick: tricks.ts). The binary starts with its JIT
- * thresholds scaled by START_JIT_POLICY (build.ts bakes it in): start-up code runs once, so compiling it is wasted
- * time, and the JIT's own code and output stay resident. A process still running STARTUP_WINDOW_MS after launch goes
+ * JavaScriptCore's tier-up during start-up (a kept start-up trick: src/boot/tricks.ts; in core because plugin Workers
+ * use it too). The binary starts with its JIT thresholds scaled by START_JIT_POLICY (build.ts bakes it in): start-up
+ * code runs once, so compiling it is wasted time, and the JIT's own code and output stay resident. A process still running STARTUP_WINDOW_MS after launch goes
  * back to the normal policy (cli/main.ts), plugin Workers at once, so the hot paths of a long-running mode compile as
  * usual; one-shot commands end first and never need to.
  */
