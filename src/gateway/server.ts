@@ -114,37 +114,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     ...(options.shared ? { shared: options.shared } : {}),
   });
 
-  // The app (Elysia and every route group) with `beforeApp`: built by the first request it leaves; without: at once.
   let server!: Bun.Server<unknown>;
-  let built: Promise<Fetch> | undefined;
-  const app = (): Promise<Fetch> =>
-    (built ??= (async () => {
-      const { gatewayRoutes } = await import("./app.ts");
-      const { app } = gatewayRoutes(context, await options.mounts?.(), () => server);
-      const fetch: Fetch = (request) => app.fetch(request);
-      serve = fetch;
-      return fetch;
-    })().catch((error: unknown) => {
-      built = undefined;
-      throw error;
-    }));
-  const viaApp: Fetch = async (request, srv) => {
-    let fetch: Fetch;
+  const served = servedApp(context, options, () => server);
+  server = listen(hostname, port, served.fetch);
+  if (!options.beforeApp) {
     try {
-      fetch = await app();
-    } catch (error) {
-      const message = `the gateway's routes failed to build: ${errorMessage(error)}`;
-      context.logger.error(message);
-      return jsonResponse({ error: { code: "INTERNAL", message, hint: "see the gateway's log; the next request tries again" } }, 500);
-    }
-    return fetch(request, srv);
-  };
-  const early = options.beforeApp?.(context);
-  let serve: Fetch = early ? (request, srv) => early(request, srv) ?? viaApp(request, srv) : viaApp;
-  server = listen(hostname, port, (request, srv) => serve(request, srv));
-  if (!early) {
-    try {
-      await app();
+      await served.build();
     } catch (error) {
       await server.stop(true);
       throw error;
@@ -200,6 +175,44 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   }
 
   return { url, hostname, port: server.port ?? port, context, pairingCode: pairing?.code ?? null, stop, closed };
+}
+
+/**
+ * What the server serves with: the app (Elysia and every route group), built by `build()` or by the first request
+ * that `beforeApp` leaves, once (a build that fails answers 500 naming why and is tried again by the next request);
+ * from then on every request goes to the app.
+ */
+function servedApp(
+  context: GatewayContext,
+  options: Pick<StartGatewayOptions, "mounts" | "beforeApp">,
+  server: () => Bun.Server<unknown>,
+): { fetch: Fetch; build: () => Promise<Fetch> } {
+  let built: Promise<Fetch> | undefined;
+  const build = (): Promise<Fetch> =>
+    (built ??= (async () => {
+      const { gatewayRoutes } = await import("./app.ts");
+      const { app } = gatewayRoutes(context, await options.mounts?.(), server);
+      const fetch: Fetch = (request) => app.fetch(request);
+      serve = fetch;
+      return fetch;
+    })().catch((error: unknown) => {
+      built = undefined;
+      throw error;
+    }));
+  const viaApp: Fetch = async (request, srv) => {
+    let fetch: Fetch;
+    try {
+      fetch = await build();
+    } catch (error) {
+      const message = `the gateway's routes failed to build: ${errorMessage(error)}`;
+      context.logger.error(message);
+      return jsonResponse({ error: { code: "INTERNAL", message, hint: "see the gateway's log; the next request tries again" } }, 500);
+    }
+    return fetch(request, srv);
+  };
+  const beforeApp = options.beforeApp?.(context);
+  let serve: Fetch = beforeApp ? (request, srv) => beforeApp(request, srv) ?? viaApp(request, srv) : viaApp;
+  return { fetch: (request, srv) => serve(request, srv), build };
 }
 
 function pick(host: GatewayHost): GatewayHost {
