@@ -29,31 +29,33 @@ export const START_TRICKS: readonly StartTrick[] = [
     name: "health-before-app",
     where: "boot/health-before-app.ts, gateway/server.ts (`beforeApp`)",
     buys:
-      "gateway launch -> first answer 210 -> 97 ms (x0.54), idle RSS 47.7 -> 42.8 MB (-4.9 MB): Elysia, TypeBox and the " +
-      "route groups load with the first request past /health (the app built before listening: x8.4 of a compiled " +
-      "Bun.serve to the first 200, against x4.4 with this)",
+      "gateway launch -> first answer 210 -> 97 ms and 138 -> 66 ms (x0.48-0.54), idle RSS -4.9 to -5.2 MB: Elysia, " +
+      "TypeBox and the route groups load with the first request past /health (the app built before listening: x8.4 " +
+      "of a compiled Bun.serve to the first 200, against x4.4 with this)",
   },
   {
     name: "jit-policy",
     where: "core/jit-policy.ts (plugin Workers use it too), build.ts (`jitPolicy`), cli/main.ts",
-    buys: "gateway launch -> first 200 117 -> 80 ms (x0.47), idle RSS 42.9 -> 42.6 MB; before /health came ahead of the app: -5.1 MB",
+    buys:
+      "`prx agent -m` 55 -> 43 ms (x5.99 -> x4.80 of a compiled hello); idle gateway RSS -0.1 to -1.4 MB over four runs; " +
+      "gateway launch -> first 200 within the noise (117 -> 80 ms in one run, 69 -> 74 in another)",
     build: "jit-policy",
   },
   {
     name: "bytecode-order",
     where: "boot/start-profile.ts, build.ts (two builds, `bytecodeOrder`)",
-    buys: "idle gateway RSS 44.4 -> 42.5 MB (-1.9 MB); its launch time moved within the noise (104 -> 141 ms, x1.47, in one run)",
+    buys: "idle gateway RSS 44.4 -> 42.5 MB and 44.5 -> 42.8 MB (-1.7 to -1.9 MB) in two runs; launch time within the noise",
     build: "bytecode-order",
   },
   {
     name: "config-cache",
     where: "config/cache.ts (read by every command that opens a workspace)",
-    buys: "`prx agent -m` one offline turn 508 -> 165 ms (x0.29); in another run 255 -> 124 ms (x0.48)",
+    buys: "`prx agent -m` one offline turn 99 -> 68 ms (x0.53), 508 -> 165 ms (x0.29) and 255 -> 124 ms (x0.48) in three runs",
   },
   {
     name: "plugins-at-rest",
     where: "boot/gateway.ts (pluginsAtRest): nothing to load, the plugin runtime starts on first use",
-    buys: "idle gateway RSS 46.6 -> 42.3 MB (-4.3 MB)",
+    buys: "idle gateway RSS 46.6 -> 42.3 MB and 47.6 -> 42.6 MB (-4.3 to -5.0 MB) in two runs",
   },
 ];
 
@@ -62,7 +64,9 @@ export function buildTricksWithout(value: string | undefined): Set<BuildTrick> {
   const known = new Set(START_TRICKS.flatMap((trick) => (trick.build ? [trick.build] : [])));
   const without = new Set<BuildTrick>();
   for (const name of (value ?? "").split(",").map((part) => part.trim()).filter(Boolean)) {
-    if (!known.has(name as BuildTrick)) throw new PrxError("USAGE", `PRX_BUILD_WITHOUT: unknown build trick '${name}'`, { hint: `known: ${[...known].join(", ")}` });
+    if (!known.has(name as BuildTrick)) {
+      throw new PrxError("USAGE", `PRX_BUILD_WITHOUT: unknown build trick '${name}'`, { hint: `known: ${[...known].join(", ")}` });
+    }
     without.add(name as BuildTrick);
   }
   return without;

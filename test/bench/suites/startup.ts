@@ -247,7 +247,16 @@ async function trickRows(trick: StartTrick, ctx: { binary: string; tmp: string; 
       async () => (await serveStart(gateway(ctx.binary, dir), dir)).ms,
       async () => (await serveStart(gateway(without, dir), dir)).ms,
     );
-    return [gainRow(trick, "gateway idle RSS", rss, "MB"), gainRow(trick, "gateway launch -> first 200", start, "ms")];
+    const turn = await alternate(
+      TRICK_PAIRS,
+      () => run([ctx.binary, "agent", "-w", dir, "-m", "hello"], dir),
+      () => run([without, "agent", "-w", dir, "-m", "hello"], dir),
+    );
+    return [
+      gainRow(trick, "gateway idle RSS", rss, "MB"),
+      gainRow(trick, "gateway launch -> first 200", start, "ms"),
+      gainRow(trick, "prx agent -m, one offline turn", turn, "ms"),
+    ];
   }
   if (trick.name === "config-cache") {
     const agent = (before?: () => void) => () => {
