@@ -3,11 +3,10 @@
  * Worker scripts are extra entrypoints (Bun embeds them; each subsystem finds its entry inside /$bunfs),
  * and run-time assets (jco's own wasm, WIT files, the plugin kit's QuickJS build engine) are embedded so the binary
  * needs nothing beside it.
- * `--bytecode` with ESM output starts fastest (see README, Performance). Two kept start-up tricks (src/boot/tricks.ts):
+ * `--bytecode` with ESM output starts fastest (see README, Performance). A kept start-up trick (src/boot/tricks.ts):
  * the binary is built twice, the first build run through its common starts to record which bytecode they use
- * (src/boot/start-profile.ts) and the second laying that bytecode out together (`bytecodeOrder`); it starts with the
- * JIT reluctant (`jitPolicy`, src/core/jit-policy.ts). `PRX_BUILD_WITHOUT=jit-policy,bytecode-order` leaves either
- * out (the startup bench measures what each buys).
+ * (src/boot/start-profile.ts) and the second laying that bytecode out together (`bytecodeOrder`).
+ * `PRX_BUILD_WITHOUT=bytecode-order` leaves it out (the startup bench measures what it buys).
  * `autoloadPackageJson`: a compiled binary reads no package.json at run time unless told to, so a remote plugin's own
  * node_modules would only resolve packages that need none (`<pkg>/index.js`); with it, a plugin entry on disk resolves
  * `main`, `module`, `exports` (with conditions) and `imports` exactly as `bun <entry>` does.
@@ -19,7 +18,6 @@ import { WASM_WORKER_ENTRYPOINTS } from "./src/plugins/wasm/entrypoints.ts";
 import { wasmBuildPlugin } from "./src/plugins/wasm/build-plugin.ts";
 import { consoleBuildPlugin } from "./src/console/build-plugin.ts";
 import { kitBuildPlugin } from "./src/plugins/kit/build/embed-plugin.ts";
-import { START_JIT_POLICY } from "./src/core/jit-policy.ts";
 import { recordStartProfiles } from "./src/boot/start-profile.ts";
 import { buildTricksWithout } from "./src/boot/tricks.ts";
 import { schemaFingerprint } from "./src/config/schema-fingerprint.ts";
@@ -45,7 +43,6 @@ const build = (bytecodeOrder: string[] | null) =>
       autoloadDotenv: false,
       autoloadBunfig: false,
       bytecodeOrder,
-      ...(without.has("jit-policy") ? {} : { jitPolicy: START_JIT_POLICY }),
     },
     bytecode: true,
     splitting: true,

@@ -7,12 +7,18 @@ import { PrxError } from "../core/errors.ts";
  * (gateway.ts). Figures: with and without, in alternation, in one `bun run bench startup` on the 2-core VM while
  * other jobs loaded it (load average 15-25, a compiled hello took 15-40 ms against ~5 quiet), so the times are
  * several times a quiet machine's; the ratios and MB are what to read.
+ *
+ * Measured and gone: the JIT policy (start-up in the interpreter until 1 s, `jitPolicy: 1000`) bought, over four
+ * runs, 0.1-1.5 MB of idle gateway RSS (median 0.9), between 37 and -14 ms of gateway launch (median -1) and between
+ * 12 and -5 ms of `prx agent -m` (median -4.5); a full GC with Bun.shrink 1 s after start bought 0.3-0.5 MB; the host
+ * opened 25 ms after listening and the plugins 25 ms after serving, with event-loop yields between, went with the
+ * listener that answered before the host was open.
  */
 export const MIN_START_GAIN_MS = 2;
 export const MIN_IDLE_GAIN_MB = 1;
 
 /** A trick build.ts can leave out (`PRX_BUILD_WITHOUT=<name>,...`), so the bench can measure what it buys. */
-export type BuildTrick = "jit-policy" | "bytecode-order";
+export type BuildTrick = "bytecode-order";
 
 export interface StartTrick {
   name: string;
@@ -32,14 +38,6 @@ export const START_TRICKS: readonly StartTrick[] = [
       "gateway launch -> first answer 210 -> 97 ms and 138 -> 66 ms (x0.48-0.54), idle RSS -4.9 to -5.2 MB: Elysia, " +
       "TypeBox and the route groups load with the first request past /health (the app built before listening: x8.4 " +
       "of a compiled Bun.serve to the first 200, against x4.4 with this)",
-  },
-  {
-    name: "jit-policy",
-    where: "core/jit-policy.ts (plugin Workers use it too), build.ts (`jitPolicy`), cli/main.ts",
-    buys:
-      "`prx agent -m` 55 -> 43 ms (x5.99 -> x4.80 of a compiled hello); idle gateway RSS -0.1 to -1.4 MB over four runs; " +
-      "gateway launch -> first 200 within the noise (117 -> 80 ms in one run, 69 -> 74 in another)",
-    build: "jit-policy",
   },
   {
     name: "bytecode-order",

@@ -4,7 +4,6 @@
  * must stay instant, and child modes (plugin workers, channel processes) load only what they need.
  */
 import { version } from "../../package.json" with { type: "json" };
-import { startupDoneAfterWindow } from "../core/jit-policy.ts";
 import { hoistGlobalOptions } from "./global-options.ts";
 
 const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "channel", "mcp", "storage"] as const;
@@ -55,7 +54,6 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
     console.log(`prx ${version}`);
     return 0;
   }
-  startupDoneAfterWindow();
   // the gateway prints with console.log, `prx agent` and `prx channel` guard their own output (stdout.ts)
   if (options.guardStdout && command !== "gateway" && command !== "agent" && command !== "channel") (await import("./stdout.ts")).exitQuietlyOnClosedStdout();
   switch (command) {
