@@ -35,25 +35,25 @@ export const START_TRICKS: readonly StartTrick[] = [
     name: "health-before-app",
     where: "boot/health-before-app.ts, gateway/server.ts (`beforeApp`)",
     buys:
-      "gateway launch -> first answer 210 -> 97 ms and 138 -> 66 ms (x0.48-0.54), idle RSS -4.9 to -5.2 MB: Elysia, " +
+      "gateway launch -> first answer 210 -> 97, 138 -> 66 and 122 -> 44 ms (x0.36-0.54), idle RSS -4.9 to -9.2 MB: Elysia, " +
       "TypeBox and the route groups load with the first request past /health (the app built before listening: x8.4 " +
       "of a compiled Bun.serve to the first 200, against x4.4 with this)",
   },
   {
     name: "bytecode-order",
     where: "boot/start-profile.ts, build.ts (two builds, `bytecodeOrder`)",
-    buys: "idle gateway RSS 44.4 -> 42.5 MB and 44.5 -> 42.8 MB (-1.7 to -1.9 MB) in two runs; launch time within the noise",
+    buys: "idle gateway RSS -1.7 to -3.1 MB in four runs (44.8 -> 43.0 MB in the last); launch time within the noise",
     build: "bytecode-order",
   },
   {
     name: "config-cache",
     where: "config/cache.ts (read by every command that opens a workspace)",
-    buys: "`prx agent -m` one offline turn 99 -> 68 ms (x0.53), 508 -> 165 ms (x0.29) and 255 -> 124 ms (x0.48) in three runs",
+    buys: "`prx agent -m` one offline turn 158 -> 108 ms (x0.51), 99 -> 68 ms (x0.53), 508 -> 165 ms (x0.29) in three runs",
   },
   {
     name: "plugins-at-rest",
     where: "boot/gateway.ts (pluginsAtRest): nothing to load, the plugin runtime starts on first use",
-    buys: "idle gateway RSS 46.6 -> 42.3 MB and 47.6 -> 42.6 MB (-4.3 to -5.0 MB) in two runs",
+    buys: "idle gateway RSS -4.3 to -8.1 MB in four runs (50.8 -> 42.7 MB in the last)",
   },
 ];
 
