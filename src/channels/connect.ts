@@ -1,8 +1,8 @@
-import { peekConfigCached } from "../config/cache-peek.ts";
-import type { ChannelConfig, ChannelKind } from "../config/schema.ts";
+import { loadConfigCached } from "../config/cache.ts";
 import type { LoadedConfig } from "../config/loader.ts";
+import type { ChannelConfig, ChannelKind } from "../config/schema.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
-import { plainWorkspacePaths, plainWorkspaceRoot } from "../core/workspace-paths.ts";
+import { openWorkspace } from "../core/workspace.ts";
 import { channelKind, createChannel } from "./registry.ts";
 import type { Channel, ChannelSetup, OnMessage } from "./types.ts";
 
@@ -21,23 +21,11 @@ export interface ChannelTarget {
   loaded: LoadedConfig;
 }
 
-/**
- * The channel's configuration: the validated config cached by the last start, read without node:fs, node:path or
- * node:os (workspace-paths.ts, cache-peek.ts); else (the first start, a changed file, a workspace path that is
- * relative or not in normal form, or one with a symlink in it) the workspace is opened and the config loaded and
- * validated as every command does.
- */
+/** The channel's configuration: the workspace is opened and its config loaded as every command does. */
 export async function readChannelTarget(name: string, workspaceFlag: string | undefined, env: Record<string, string | undefined>): Promise<ChannelTarget> {
-  const plain = plainWorkspaceRoot(workspaceFlag);
-  const given = plain === null ? null : plainWorkspacePaths(plain);
-  let loaded: LoadedConfig | null = given && (await peekConfigCached(given.configPath, given.cacheDir, env));
-  let root = plain;
-  if (!loaded || root === null) {
-    const [{ openWorkspace }, { loadConfigCached }] = await Promise.all([import("../core/workspace.ts"), import("../config/cache.ts")]);
-    const workspace = openWorkspace(workspaceFlag);
-    root = workspace.root;
-    loaded = await loadConfigCached(workspace.configPath, workspace.cacheDir, env);
-  }
+  const workspace = openWorkspace(workspaceFlag);
+  const root = workspace.root;
+  const loaded = await loadConfigCached(workspace.configPath, workspace.cacheDir, env);
   const config = loaded.config.channels[name];
   if (!config) {
     const known = Object.keys(loaded.config.channels);

@@ -1,15 +1,7 @@
 import { version } from "../../package.json" with { type: "json" };
-import type { AgentHost } from "../agent/host.ts";
-import type { McpGatewayPort } from "../contracts/mcp.ts";
-import { errorMessage } from "../core/errors.ts";
-import type { GatewayFileLog } from "../gateway/file-log.ts";
-import type { GatewayServer } from "../gateway/server.ts";
-import type { McpClientExtension } from "../mcp/extension.ts";
-import type { GatewayChannels } from "./gateway-channels.ts";
-import type { EarlyGateway } from "./gateway-listen.ts";
+import type { BootedGateway } from "../boot/index.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 import { hoistGlobalOptions } from "./global-options.ts";
-import { pluginsPresent } from "./plugins-present.ts";
 
 const USAGE = `Usage: prx gateway [--host H] [--port P]      run the HTTP gateway (default 127.0.0.1:16830)
        prx gateway token create [--name N] [--json]   print a new bearer token (shown once)
@@ -18,14 +10,6 @@ const USAGE = `Usage: prx gateway [--host H] [--port P]      run the HTTP gatewa
 `;
 
 const TOKEN_COMMANDS = ["create", "list", "revoke"] as const;
-
-/**
- * How long after listening the gateway opens its agent host and routes unless a request needs them sooner: the first
- * health checks are answered at once ("starting"), and a turn or API call opens them immediately.
- */
-export const HOST_OPEN_DELAY_MS = 25;
-/** How long after the gateway serves it starts its plugin runtime unless a request needs it sooner (see pluginsAtRest). */
-export const PLUGINS_LOAD_DELAY_MS = 25;
 
 export async function gatewayCommand(given: string[], globals: { workspace?: string }): Promise<number> {
   const argv = hoistGlobalOptions(given, "prx gateway"); // `prx gateway -w DIR token create`
@@ -41,165 +25,21 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
   if (positionals.length > 0) throw unknownName("subcommand", positionals[0]!, ["token"], "prx gateway");
   const port = values.port === undefined ? undefined : parsePort(values.port);
 
-  // Listen first (workspace, cached config, database), then build the rest: see gateway/early.ts.
   // a signal while the gateway starts stops it once it is built (startGateway then owns the signals)
   let signalled = false;
   const hold = () => void (signalled = true);
   process.on("SIGINT", hold).on("SIGTERM", hold);
-  let running: Running;
-  let early: EarlyGateway | undefined;
+  let booted: BootedGateway;
   try {
-    early = await (await import("./gateway-listen.ts")).listenFirst(values.workspace ?? globals.workspace, values.host, port);
-    await early.listener.needed(HOST_OPEN_DELAY_MS);
-    running = await openAndServe(early, values.host);
-  } catch (error) {
-    await early?.listener.fail(error);
-    await early?.storage.close();
-    throw error;
+    const { bootGateway } = await import("../boot/index.ts");
+    booted = await bootGateway({ workspace: values.workspace ?? globals.workspace, hostname: values.host, port, version });
   } finally {
     process.off("SIGINT", hold).off("SIGTERM", hold);
   }
-  const { host, server, channels, fileLog, shared, pluginsAtRest } = running;
-  if (signalled) void server.stop();
-  channels.start();
-  void host.extensionsLoaded.then(() => channels.followReloads());
-  // Requests that need plugins (turns, /api/plugins) load them at once; otherwise they load shortly after
-  // listening, so the first health checks are answered without waiting behind the plugin start. With nothing to load
-  // they wait for that first use.
-  const loadLater = pluginsAtRest
-    ? undefined
-    : setTimeout(() => {
-        if (server.context.turns.draining) return;
-        host.loadExtensions().catch((error: unknown) =>
-          server.context.logger.error(`plugins did not load; /health reports 503, turns fail: ${errorMessage(error)}`),
-        );
-      }, PLUGINS_LOAD_DELAY_MS);
-  await server.closed;
-  clearTimeout(loadLater);
-  await channels.stop();
-  await host.close();
-  await host.storage.close();
-  shared?.close();
-  await fileLog.close();
+  if (signalled) void booted.server.stop();
+  await booted.server.closed;
+  await booted.close();
   return 0;
-}
-
-interface Running {
-  host: AgentHost;
-  server: GatewayServer;
-  channels: GatewayChannels;
-  fileLog: GatewayFileLog;
-  /** Rate limits, pairing and the event fabric shared with other replicas (`[bus] backend = "redis"`). */
-  shared: Awaited<ReturnType<typeof sharedState>>;
-  /** Nothing for the plugin runtime to do until first used: see pluginsAtRest. */
-  pluginsAtRest: boolean;
-}
-
-/**
- * No plugin, no hooks.json, no MCP server to start with the gateway and no other replica to follow: the plugin runtime
- * (its modules, zod and the manifest parser: ~2 MB of an idle gateway) starts with the first turn or plugin request.
- */
-function pluginsAtRest(host: AgentHost): boolean {
-  const eagerMcp = Object.values(host.config.mcp.servers).some((server) => server.eager);
-  return host.config.bus.backend === "local" && !eagerMcp && !pluginsPresent(host.workspace);
-}
-
-/** The agent host, the file log, the channels and the full route table, served by the early listener. */
-async function openAndServe(early: EarlyGateway, hostname: string | undefined): Promise<Running> {
-  // Between the steps below the event loop answers what arrived meanwhile (an early /health, from the listener).
-  const servePending = () => new Promise<void>((resolve) => setImmediate(resolve));
-  const { openAgentHost } = await import("../agent/host.ts");
-  await servePending();
-  // MCP servers marked eager start with the plugins; the others on first use.
-  const mcp = (await import("../mcp/extension.ts")).mcpClientExtension({ eager: true, clientVersion: version });
-  // The plugin runtime (and its modules) load once the gateway serves: /health answers meanwhile ("starting") and
-  // turns wait for it.
-  const host = await openAgentHost({
-    workspace: early.workspace,
-    storage: early.storage,
-    extend: mcp.wrap(async (base) => (await import("../agent/plugin-extensions.ts")).pluginExtensions(base)),
-    deferExtend: true,
-  });
-  const fileLog = (await import("../gateway/file-log.ts")).openGatewayFileLog(host.workspace.logsDir);
-  let shared: Awaited<ReturnType<typeof sharedState>> = null;
-  try {
-    await servePending();
-    shared = await sharedState(host);
-    const channels = await (await import("./gateway-channels.ts")).gatewayChannels(host);
-    await servePending();
-    const { startGateway } = await import("../gateway/server.ts");
-    await servePending();
-    const { pluginHealthCheck } = await import("../gateway/plugin-health.ts");
-    const atRest = pluginsAtRest(host);
-    const mcpPort = mcpGatewayPort(host, mcp);
-    const mounts = async () => {
-      const { pluginGatewayMounts } = await import("../gateway/routes/plugins.ts");
-      const { mcpRoutes } = await import("../gateway/routes/mcp.ts");
-      return [...pluginGatewayMounts(host), ...(await channels.mounts()), mcpRoutes(mcpPort, host.config.gateway.max_body_bytes)];
-    };
-    const server = await startGateway({
-      host,
-      hostname,
-      version,
-      mounts,
-      checks: { plugins: pluginHealthCheck(host, { atRest }), ...channels.checks, ...scaleOutChecks(host, shared) },
-      accessLog: fileLog.accessLog,
-      listener: early.listener,
-      ...(shared ? { shared } : {}),
-    });
-    return { host, server, channels, fileLog, shared, pluginsAtRest: atRest };
-  } catch (error) {
-    shared?.close();
-    await host.close();
-    await fileLog.close();
-    throw error;
-  }
-}
-
-/** /health of a replica: PostgreSQL and Redis answer (a load balancer takes a replica that cannot reach them out). */
-function scaleOutChecks(host: AgentHost, shared: Awaited<ReturnType<typeof sharedState>>) {
-  const checks: Record<string, () => Promise<{ ok: boolean; detail?: string }>> = {};
-  const sql = host.storage.sql;
-  if (sql) {
-    checks.storage = async () => {
-      try {
-        await sql.unsafe("SELECT 1");
-        return { ok: true };
-      } catch (error) {
-        return { ok: false, detail: `postgres unreachable: ${errorMessage(error)}` };
-      }
-    };
-  }
-  if (shared) {
-    checks.bus = async () => {
-      try {
-        await shared.ping();
-        return { ok: true };
-      } catch (error) {
-        return { ok: false, detail: `redis unreachable: ${errorMessage(error)}` };
-      }
-    };
-  }
-  return checks;
-}
-
-/** `[bus] backend = "redis"`: rate limits and the pairing code with its lockouts are shared by every replica. */
-async function sharedState(host: AgentHost) {
-  const bus = host.config.bus;
-  if (bus.backend !== "redis") return null;
-  const { urlFromEnv } = await import("../storage/index.ts");
-  const { redisGatewayShared } = await import("../gateway/shared/index.ts");
-  const url = urlFromEnv(bus.url_env, host.env, '[bus] backend = "redis"');
-  return redisGatewayShared(url, bus.prefix, host.config.gateway.pairing_code_ttl_s * 1000);
-}
-
-/** The MCP routes' port, built (with the MCP modules) on the first request that needs it. */
-function mcpGatewayPort(host: AgentHost, mcp: McpClientExtension): () => Promise<McpGatewayPort> {
-  let port: Promise<McpGatewayPort> | undefined;
-  return () =>
-    (port ??= import("../mcp/gateway-port.ts").then(async (m) =>
-      m.createMcpGatewayPort(host, mcp, { version, logger: (await import("../core/logger.ts")).createLogger("mcp.serve") }),
-    ));
 }
 
 function parsePort(raw: string): number {

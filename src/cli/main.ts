@@ -4,14 +4,7 @@
  * must stay instant, and child modes (plugin workers, channel processes) load only what they need.
  */
 import { version } from "../../package.json" with { type: "json" };
-import { startupDone } from "../core/jit-policy.ts";
 import { hoistGlobalOptions } from "./global-options.ts";
-
-/**
- * A process still running this long after launch is a long-running one (gateway, chat, channel, MCP server, plugin
- * child): its hot paths get the normal JIT from then on. One-shot commands end before and never pay for it.
- */
-const STARTUP_WINDOW_MS = 1000;
 
 const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "channel", "mcp", "storage"] as const;
 
@@ -61,7 +54,6 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
     console.log(`prx ${version}`);
     return 0;
   }
-  setTimeout(startupDone, STARTUP_WINDOW_MS).unref();
   // the gateway prints with console.log, `prx agent` and `prx channel` guard their own output (stdout.ts)
   if (options.guardStdout && command !== "gateway" && command !== "agent" && command !== "channel") (await import("./stdout.ts")).exitQuietlyOnClosedStdout();
   switch (command) {

@@ -1,6 +1,6 @@
 import { openAgentHost, type AgentHost } from "../agent/host.ts";
 import { openWorkspace } from "../core/workspace.ts";
-import { pluginsPresent } from "./plugins-present.ts";
+import { pluginsPresent } from "../boot/plugins-present.ts";
 
 /**
  * Open the agent host for a CLI command. Every entry point (agent, chat, gateway, channels) goes through

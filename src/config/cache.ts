@@ -1,28 +1,48 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUILD_ID } from "../core/build-id.ts";
 import { createLogger } from "../core/logger.ts";
-import { cacheKey, CONFIG_CACHE_FILE, configOfEntry, type CacheEntry } from "./cache-key.ts";
+import { ENV_OVERRIDES } from "./env-overrides.ts";
 import type { LoadedConfig } from "./loader.ts";
 import type { Config } from "./schema.ts";
+import { schemaFingerprint } from "./schema-fingerprint.ts";
 import { readConfigSource } from "./source.ts";
 
 /**
- * The validated config of the last start, in the workspace's cache/. Building the config schema and validating a
- * config costs 10-15 ms of a cold start (zod builds each schema object in the interpreter); the result depends only on
- * the file's text, the override variables and the build, so it is reused while those stay the same. Any change to
- * one of them validates again, and a cache that cannot be read or written is only skipped. cache-peek.ts reads the
- * same entry without node:fs.
+ * The validated config of the last start, in the workspace's cache/. Loading zod, building the config schema and
+ * validating a config is most of a warm `prx agent -m` (src/boot/tricks.ts has the measure); the result depends
+ * only on the file's text, the override variables and the code that validates it (schema-fingerprint.ts), so it is
+ * reused while those stay the same. Any change to one of them validates again, and a cache that cannot be read or
+ * written is only skipped.
  */
-export { CONFIG_CACHE_FILE } from "./cache-key.ts";
+export const CONFIG_CACHE_FILE = "config.json";
+
+interface CacheEntry {
+  key: string;
+  config: Config;
+}
 
 const log = createLogger("config");
 
+/** What the validated config depends on: the validating code, the file (path and text), the override variables. */
+function cacheKey(path: string, source: string | null, env: Record<string, string | undefined>): string {
+  const overrides = Object.keys(ENV_OVERRIDES).map((name) => env[name] ?? null);
+  const text = source === null ? "missing" : `${source.length}:${Bun.hash(source).toString(36)}`;
+  return JSON.stringify([schemaFingerprint(), path, text, overrides]);
+}
+
 function readEntry(file: string, key: string): Config | null {
+  let text: string;
   try {
-    return configOfEntry(readFileSync(file, "utf8"), key);
+    text = readFileSync(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") log.debug(`ignoring ${file}: ${(error as Error).message}`);
+    return null;
+  }
+  try {
+    const entry = JSON.parse(text) as CacheEntry;
+    return entry.key === key && typeof entry.config === "object" && entry.config !== null ? entry.config : null;
+  } catch (error) {
+    log.debug(`ignoring ${file}: ${(error as Error).message}`);
     return null;
   }
 }
@@ -39,7 +59,7 @@ function writeEntry(file: string, entry: CacheEntry): void {
 
 /**
  * loadConfig (same result, same errors), reusing the validated config cached in `cacheDir` when nothing it depends on
- * changed. Only a built binary caches: from source the build has no identity to key on.
+ * changed. The only reader of the cache.
  */
 export async function loadConfigCached(
   path: string,
@@ -49,13 +69,11 @@ export async function loadConfigCached(
   const source = readConfigSource(path);
   const file = join(cacheDir, CONFIG_CACHE_FILE);
   const key = cacheKey(path, source, env);
-  if (BUILD_ID !== undefined) {
-    const cached = readEntry(file, key);
-    if (cached) return { config: cached, path: source === null ? null : path };
-  }
+  const cached = readEntry(file, key);
+  if (cached) return { config: cached, path: source === null ? null : path };
   const { parseConfig, defaultConfig } = await import("./loader.ts");
   const { applyEnvOverrides } = await import("./env.ts");
   const config = applyEnvOverrides(source === null ? defaultConfig() : parseConfig(source, path), env);
-  if (BUILD_ID !== undefined) writeEntry(file, { key, config });
+  writeEntry(file, { key, config });
   return { config, path: source === null ? null : path };
 }

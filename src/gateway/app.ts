@@ -35,10 +35,17 @@ export function buildGateway(deps: GatewayDeps): GatewayApp {
   return { ...gatewayRoutes(context, deps.mounts), context };
 }
 
-/** The route table of a gateway whose context exists: built-in route groups, then the mounts, on one Elysia app. */
-export function gatewayRoutes(context: GatewayContext, mounts: GatewayDeps["mounts"]): Omit<GatewayApp, "context"> {
+/**
+ * The route table of a gateway whose context exists: built-in route groups, then the mounts, on one Elysia app.
+ * `server`: the server the app's fetch is served by (its peer addresses are the clients); default Elysia's own.
+ */
+export function gatewayRoutes(
+  context: GatewayContext,
+  mounts: GatewayDeps["mounts"],
+  server?: () => Bun.Server<unknown> | null,
+): Omit<GatewayApp, "context"> {
   const routes = routeTable();
-  const app: GatewayElysia = gatewayElysia({ gw: context, routes, server: () => app.server });
+  const app: GatewayElysia = gatewayElysia({ gw: context, routes, server: server ?? (() => app.server) });
   for (const register of [
     healthRoutes,
     metricsRoutes,

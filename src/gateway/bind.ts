@@ -1,7 +1,7 @@
 import type { GatewayConfig } from "../config/schema.ts";
 import { PrxError } from "../core/errors.ts";
 
-// Where the gateway listens: the checks and lines shared by the early listener and startGateway.
+// Where the gateway listens: the checks and lines of startGateway.
 
 export function isLoopback(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();

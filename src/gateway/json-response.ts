@@ -1,6 +1,6 @@
 /**
- * A JSON answer as every gateway route gives it. Its own module, free of zod: the early listener and the /health
- * answered before the route table exists use it.
+ * A JSON answer as every gateway route gives it. Its own module, free of zod: the /health answered before the app
+ * is built uses it.
  */
 export function jsonResponse(body: unknown, status = 200, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify(body), {

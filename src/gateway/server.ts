@@ -1,19 +1,15 @@
 import type { AgentHost } from "../agent/index.ts";
 import type { GatewayConfig } from "../config/schema.ts";
-import { PrxError } from "../core/errors.ts";
-import { lineAccessLog, type AccessLog } from "./access-log.ts";
+import { errorMessage } from "../core/errors.ts";
 import type { TokenStore } from "../storage/types.ts";
-import { buildContext } from "./context.ts";
+import { lineAccessLog, type AccessLog } from "./access-log.ts";
 import { AuthService, type PairingGateApi } from "./auth/service.ts";
-import type { GatewayShared } from "./types.ts";
-import type { GatewayContext } from "./context.ts";
-import { BUN_MAX_REQUEST_BODY_BYTES, GATEWAY_IDLE_TIMEOUT_S } from "./limits.ts";
 import { assertBindable, cannotListen, listeningLine, urlOf } from "./bind.ts";
-import type { EarlyListener } from "./early.ts";
-import { onDemandHandlers, type ServeHandlers } from "./on-demand.ts";
+import { buildContext, type GatewayContext } from "./context.ts";
+import { jsonResponse } from "./json-response.ts";
+import { BUN_MAX_REQUEST_BODY_BYTES, GATEWAY_IDLE_TIMEOUT_S } from "./limits.ts";
 import { providerReadiness, providerWarning } from "./provider-check.ts";
-import type { Clock, GatewayDeps, GatewayHost, GatewayMount } from "./types.ts";
-
+import type { Clock, GatewayDeps, GatewayHost, GatewayMount, GatewayShared } from "./types.ts";
 
 export interface StartGatewayOptions {
   host: GatewayHost | AgentHost;
@@ -27,16 +23,24 @@ export interface StartGatewayOptions {
   print?: (line: string) => void;
   /** Install SIGINT/SIGTERM handlers that shut down gracefully (default true). */
   handleSignals?: boolean;
-  /** Route groups beyond the built-in ones, loaded when the route table is built (the first request past /health). */
+  /** Route groups beyond the built-in ones, loaded with the app (after listening). */
   mounts?: () => GatewayMount[] | Promise<GatewayMount[]>;
   checks?: GatewayDeps["checks"];
   /** One line per request; default: printed to stderr (buffered), whatever PRX_LOG says unless "silent". */
   accessLog?: AccessLog;
-  /** Already listening (and its line printed): serve with it instead of listening. */
-  listener?: EarlyListener;
   /** Rate limits and pairing shared by replicas (Redis, `[bus] backend = "redis"`); default: this process's own. */
   shared?: GatewayShared;
+  /** What answers requests before the app is built; the first request it leaves builds the app. Default: none, the app is built at start. */
+  beforeApp?: BeforeApp;
 }
+
+type Fetch = (request: Request, server: Bun.Server<unknown>) => Response | Promise<Response>;
+
+/**
+ * A handler for the requests that arrive before the app is built (src/boot/health-before-app.ts): its answer, or null
+ * to leave the request to the app, which it builds.
+ */
+export type BeforeApp = (context: GatewayContext) => (request: Request, server: Bun.Server<unknown>) => Promise<Response> | null;
 
 export interface GatewayServer {
   url: string;
@@ -60,8 +64,7 @@ export function pairingClosedLine(tokens: number): string {
   );
 }
 
-
-function listenOn(handlers: ServeHandlers, hostname: string, port: number): Bun.Server<unknown> {
+function listen(hostname: string, port: number, fetch: Fetch): Bun.Server<unknown> {
   try {
     return Bun.serve({
       hostname,
@@ -71,17 +74,18 @@ function listenOn(handlers: ServeHandlers, hostname: string, port: number): Bun.
       // a second gateway on the same port must fail to start, not share the port
       reusePort: false,
       development: false,
-      routes: handlers.routes as never,
-      fetch: handlers.fetch,
+      fetch,
     });
   } catch (cause) {
     throw cannotListen(hostname, port, cause);
   }
 }
 
-/** A full GC this long after start returns start-up garbage to the OS before the gateway idles. */
-export const POST_START_GC_DELAY_MS = 1000;
-
+/**
+ * Build the context, the app and listen. With `beforeApp` (a kept start-up trick: src/boot/tricks.ts,
+ * "health-before-app") the app's modules are loaded by the first request it does not answer, and one that fails to
+ * build answers 500 naming why (the next request tries again).
+ */
 export async function startGateway(options: StartGatewayOptions): Promise<GatewayServer> {
   const host = options.host;
   const config = options.config ?? host.config.gateway;
@@ -109,28 +113,16 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     ...(options.shared ? { shared: options.shared } : {}),
   });
 
-  // The route table (Elysia) is built on the first request that is not a health check: see gateway/on-demand.ts.
   let server!: Bun.Server<unknown>;
-  const handlers = onDemandHandlers({
-    gw: context,
-    server: () => server,
-    build: async () => {
-      const [{ gatewayRoutes }, { appHandlers }] = await Promise.all([import("./app.ts"), import("./listen.ts")]);
-      const { app } = gatewayRoutes(context, await options.mounts?.());
-      app.server = server as never;
-      return appHandlers(app);
-    },
-    swap: (full) => server.reload({ routes: full.routes as never, fetch: full.fetch }),
-  });
-  if (options.listener) {
-    server = options.listener.server;
-    options.listener.serve(handlers);
-    options.listener.report((entry) => {
-      context.metrics.request("/health", entry.method, entry.status, entry.ms / 1000);
-      context.accessLog(entry);
-    });
-  } else {
-    server = listenOn(handlers, hostname, port);
+  const served = servedApp(context, options, () => server);
+  server = listen(hostname, port, served.fetch);
+  if (!options.beforeApp) {
+    try {
+      await served.build();
+    } catch (error) {
+      await server.stop(true);
+      throw error;
+    }
   }
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
@@ -152,7 +144,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     process.on("SIGTERM", sigterm);
   }
 
-  if (!options.listener) print(listeningLine(hostname, server));
+  print(listeningLine(hostname, server));
   const url = urlOf(hostname, server);
   const pairing = await auth.openPairingIfUnpaired();
   if (pairing) {
@@ -164,13 +156,6 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   }
   const warning = providerWarning(providerReadiness(context.host));
   if (warning) print(`prx gateway: ${warning}`);
-
-  // Start-up garbage (config parsing, module init) is collected once the gateway is idle, not on the first request.
-  setTimeout(() => {
-    Bun.gc(true);
-    // Bun.shrink (undocumented) returns freed JSC heap pages; measured ~2 MB of idle RSS.
-    (Bun as unknown as { shrink?: () => void }).shrink?.();
-  }, POST_START_GC_DELAY_MS).unref();
 
   function stop(): Promise<void> {
     stopping ??= (async () => {
@@ -189,6 +174,44 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   }
 
   return { url, hostname, port: server.port ?? port, context, pairingCode: pairing?.code ?? null, stop, closed };
+}
+
+/**
+ * What the server serves with: the app (Elysia and every route group), built by `build()` or by the first request
+ * that `beforeApp` leaves, once (a build that fails answers 500 naming why and is tried again by the next request);
+ * from then on every request goes to the app.
+ */
+function servedApp(
+  context: GatewayContext,
+  options: Pick<StartGatewayOptions, "mounts" | "beforeApp">,
+  server: () => Bun.Server<unknown>,
+): { fetch: Fetch; build: () => Promise<Fetch> } {
+  let built: Promise<Fetch> | undefined;
+  const build = (): Promise<Fetch> =>
+    (built ??= (async () => {
+      const { gatewayRoutes } = await import("./app.ts");
+      const { app } = gatewayRoutes(context, await options.mounts?.(), server);
+      const fetch: Fetch = (request) => app.fetch(request);
+      serve = fetch;
+      return fetch;
+    })().catch((error: unknown) => {
+      built = undefined;
+      throw error;
+    }));
+  const viaApp: Fetch = async (request, srv) => {
+    let fetch: Fetch;
+    try {
+      fetch = await build();
+    } catch (error) {
+      const message = `the gateway's routes failed to build: ${errorMessage(error)}`;
+      context.logger.error(message);
+      return jsonResponse({ error: { code: "INTERNAL", message, hint: "see the gateway's log; the next request tries again" } }, 500);
+    }
+    return fetch(request, srv);
+  };
+  const beforeApp = options.beforeApp?.(context);
+  let serve: Fetch = beforeApp ? (request, srv) => beforeApp(request, srv) ?? viaApp(request, srv) : viaApp;
+  return { fetch: (request, srv) => serve(request, srv), build };
 }
 
 function pick(host: GatewayHost): GatewayHost {

@@ -1,13 +1,15 @@
 /**
- * The built binary reuses the validated config of its last start (cache/config.json) while config.toml, the override
- * variables and the build stay the same; any change validates again, and a broken cache is only skipped.
+ * prx reuses the validated config of its last start (cache/config.json) while config.toml, the override variables
+ * and the code that validates it stay the same; any change validates again, and a broken cache is only skipped. The
+ * binary and a run from source key it the same way.
  */
 import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, normalize } from "node:path";
 import { CONFIG_CACHE_FILE } from "../../src/config/cache.ts";
 import { loadConfigCached } from "../../src/config/index.ts";
-import { ensureBinary, runPrx } from "../helpers/binary.ts";
+import { SCHEMA_SOURCES } from "../../src/config/schema-fingerprint.ts";
+import { ensureBinary, ROOT, runPrx } from "../helpers/binary.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 
 setDefaultTimeout(60_000);
@@ -35,7 +37,7 @@ async function answeredBy(dir: string, env: Record<string, string> = {}): Promis
   return /I am "([^"]+)"/.exec(run.stdout)?.[1] ?? `(no provider named in: ${run.stdout})`;
 }
 
-describe("the validated config cache of the binary", () => {
+describe("the validated config cache", () => {
   test("a start writes it and the next start uses it", async () => {
     const dir = workspace(TWO_PROVIDERS);
     expect(await answeredBy(dir)).toBe("first");
@@ -75,9 +77,29 @@ describe("the validated config cache of the binary", () => {
   });
 });
 
-test("running from source (no build identity) validates every time and writes no cache", async () => {
+test("running from source caches as the binary does, under the same key", async () => {
   const dir = workspace(TWO_PROVIDERS);
+  expect(await answeredBy(dir)).toBe("first");
+  const written = JSON.parse(readFileSync(cacheFile(dir), "utf8")).key;
   const loaded = await loadConfigCached(join(dir, "config.toml"), join(dir, "cache"), {});
   expect(loaded.config.default_provider).toBe("first");
-  expect(existsSync(cacheFile(dir))).toBe(false);
+  expect(JSON.parse(readFileSync(cacheFile(dir), "utf8")).key).toBe(written);
+});
+
+/** Files whose code does not change what a config validates to (the errors' messages are never cached). */
+const NOT_IN_RESULT = new Set(["core/errors.ts"]);
+
+test("the schema fingerprint covers every source module the config loader and its schema import", () => {
+  const src = join(ROOT, "src");
+  const transpiler = new Bun.Transpiler({ loader: "ts" });
+  const seen = new Set<string>();
+  const visit = (path: string) => {
+    if (seen.has(path) || NOT_IN_RESULT.has(path)) return;
+    seen.add(path);
+    for (const { path: specifier } of transpiler.scanImports(readFileSync(join(src, path), "utf8"))) {
+      if (specifier.startsWith(".")) visit(normalize(join(path, "..", specifier)));
+    }
+  };
+  visit("config/loader.ts");
+  expect([...seen].sort()).toEqual([...SCHEMA_SOURCES].sort());
 });

@@ -3,14 +3,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
+import { healthBeforeApp } from "../../src/boot/health-before-app.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import type { AccessEntry } from "../../src/gateway/access-log.ts";
 import { startGateway, type GatewayServer } from "../../src/gateway/server.ts";
 import type { GatewayMount } from "../../src/gateway/types.ts";
 
 /**
- * The gateway answers GET /health before it has a route table; the first other request builds it once (the mounts are
- * loaded then), and from then on every request, /health included, goes through it.
+ * With the boot's healthBeforeApp the gateway answers GET /health before it has a route table; the first other request
+ * builds it once (the mounts are loaded then), and from then on every request, /health included, goes through it.
  */
 let host: AgentHost;
 let dir: string;
@@ -48,6 +49,7 @@ async function start(mounts: () => Promise<GatewayMount[]>): Promise<Started> {
     handleSignals: false,
     version: "test",
     accessLog: (entry) => log.push(entry),
+    beforeApp: healthBeforeApp,
     mounts: () => {
       builds++;
       return mounts();

@@ -18,7 +18,7 @@ interface Health {
 
 async function gateway(dir: string) {
   const { proc, url } = await startGatewayBinary(dir, {}, "listening");
-  /** The plugins check of /health once the gateway is past its start (the early answer has no plugins check). */
+  /** The plugins check of /health once `until` accepts its detail. */
   const pluginsCheck = async (until: (detail: string) => boolean) => {
     const deadline = Date.now() + 20_000;
     for (;;) {

@@ -1,13 +1,13 @@
 import type { GatewayContext } from "../context.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { doc } from "../openapi/doc.ts";
-import { healthResponse, readiness } from "../readiness.ts";
+import { answerHealth } from "../readiness.ts";
 import { HealthSchema } from "../schemas.ts";
 
 export function healthRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.get(
     "/health",
-    async () => healthResponse(await readiness(gw)),
+    () => answerHealth(gw),
     {
       auth: false,
       detail: doc({

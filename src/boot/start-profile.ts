@@ -1,5 +1,5 @@
 /**
- * Build-time only (build.ts): runs a freshly built binary through its common starts with `BUN_BYTECODE_ORDER_OUT`,
+ * Build-time only (build.ts; a kept start-up trick, see tricks.ts): runs a freshly built binary through its common starts with `BUN_BYTECODE_ORDER_OUT`,
  * so the final build lays out the bytecode those starts use together at the front of the executable (Bun's
  * profile-guided bytecode layout): fewer pages of the embedded bundle are touched, which is start-up time and
  * resident memory. Most common start first: the gateway, one `prx agent -m` turn, a channel process, `--version`.
@@ -10,8 +10,6 @@ import { join } from "node:path";
 
 /** A start that does not reach its line in this long is a broken build, not a slow machine. */
 const START_PROFILE_TIMEOUT_MS = 30_000;
-/** /health polls (5 ms apart) for the profiled gateway to open its agent host; past them the visits go on anyway. */
-const PROFILE_HEALTH_POLLS = 2000;
 
 const CONFIG = `default_provider = "off"
 default_model = "m"
@@ -36,16 +34,9 @@ const STARTS: Start[] = [
     name: "gateway",
     args: ["gateway", "--port", "0"],
     until: /listening on (http:\/\/\S+)/,
-    // What an idle gateway runs first (its early /health, then its agent host open, answering /health at rest), and
-    // only then what the first API requests build (the route table): the layout follows the order code first ran,
-    // and a first request racing the host's open would interleave the two.
+    // its first requests: a health check, the console, an API route
     visit: async ([, base]) => {
-      for (let polls = 0; polls < PROFILE_HEALTH_POLLS; polls++) {
-        const health = (await (await fetch(`${base}/health`)).json()) as { checks?: Record<string, unknown> };
-        if (health.checks?.gateway === undefined) break;
-        await Bun.sleep(5);
-      }
-      for (const path of ["/", "/v1/models", "/health"]) await (await fetch(`${base}${path}`)).arrayBuffer();
+      for (const path of ["/health", "/", "/v1/models"]) await (await fetch(`${base}${path}`)).arrayBuffer();
     },
   },
   { name: "agent", args: ["agent", "-m", "hello"] },

@@ -1,0 +1,167 @@
+import { openAgentHost, type AgentHost } from "../agent/host.ts";
+import type { McpGatewayPort } from "../contracts/mcp.ts";
+import { errorMessage } from "../core/errors.ts";
+import { createLogger } from "../core/logger.ts";
+import { openGatewayFileLog, type GatewayFileLog } from "../gateway/file-log.ts";
+import { pluginHealthCheck } from "../gateway/plugin-health.ts";
+import { startGateway, type GatewayServer } from "../gateway/server.ts";
+import type { GatewayMount, GatewayShared, HealthCheck } from "../gateway/types.ts";
+import { mcpClientExtension, type McpClientExtension } from "../mcp/extension.ts";
+import { gatewayChannels, type GatewayChannels } from "./gateway-channels.ts";
+import { healthBeforeApp } from "./health-before-app.ts";
+import { pluginsPresent } from "./plugins-present.ts";
+
+/**
+ * `prx gateway`'s start, in this order: the agent host (workspace, config, storage), its log file, the state shared
+ * with other replicas, the channel supervisor, the gateway (it listens, answers /health, then loads and builds its
+ * app: health-before-app.ts), then the optional parts that may arrive after it serves: the plugin runtime and the
+ * channel processes. Each phase's time is logged at debug level.
+ */
+export const GATEWAY_PHASES = ["agent host", "log file", "shared state", "channels", "gateway", "plugins", "channel processes"] as const;
+export type GatewayPhase = (typeof GATEWAY_PHASES)[number];
+
+export interface GatewayBootOptions {
+  workspace: string | undefined;
+  /** --host and --port; default the config's. */
+  hostname: string | undefined;
+  port: number | undefined;
+  version: string;
+}
+
+export interface BootedGateway {
+  server: GatewayServer;
+  /** Once the server has closed: stop the channels, close the host, the shared state and the log file. */
+  close(): Promise<void>;
+}
+
+type SharedState = GatewayShared & { ping(): Promise<unknown>; close(): void };
+
+const log = createLogger("boot");
+
+async function phase<T>(name: GatewayPhase, run: () => T | Promise<T>): Promise<T> {
+  const started = performance.now();
+  const value = await run();
+  log.debug(`gateway ${name}: ${(performance.now() - started).toFixed(1)} ms`);
+  return value;
+}
+
+export async function bootGateway(options: GatewayBootOptions): Promise<BootedGateway> {
+  // MCP servers marked eager start with the plugins; the others on first use.
+  const mcp = mcpClientExtension({ eager: true, clientVersion: options.version });
+  // The plugin runtime loads once the gateway listens (turns wait for it; /health says "starting").
+  const host = await phase("agent host", () =>
+    openAgentHost({
+      workspace: options.workspace,
+      extend: mcp.wrap(async (base) => (await import("../agent/plugin-extensions.ts")).pluginExtensions(base)),
+      deferExtend: true,
+    }),
+  );
+  let fileLog: GatewayFileLog | undefined;
+  let shared: SharedState | null = null;
+  let channels: GatewayChannels;
+  let server: GatewayServer;
+  const atRest = pluginsAtRest(host);
+  try {
+    fileLog = await phase("log file", () => openGatewayFileLog(host.workspace.logsDir));
+    shared = await phase("shared state", () => sharedState(host));
+    channels = await phase("channels", () => gatewayChannels(host));
+    const routeGroups = channels;
+    // route modules: loaded with the app, after listening
+    const mounts = async (): Promise<GatewayMount[]> => {
+      const [{ pluginGatewayMounts }, { mcpRoutes }] = await Promise.all([import("../gateway/routes/plugins.ts"), import("../gateway/routes/mcp.ts")]);
+      return [
+        ...pluginGatewayMounts(host),
+        ...(await routeGroups.mounts()),
+        mcpRoutes(mcpGatewayPort(host, mcp, options.version), host.config.gateway.max_body_bytes),
+      ];
+    };
+    const accessLog = fileLog.accessLog;
+    const replicas = shared;
+    server = await phase("gateway", () =>
+      startGateway({
+        host,
+        hostname: options.hostname,
+        ...(options.port === undefined ? {} : { port: options.port }),
+        version: options.version,
+        mounts,
+        checks: { plugins: pluginHealthCheck(host, { atRest }), ...channels.checks, ...scaleOutChecks(host, replicas) },
+        accessLog,
+        beforeApp: healthBeforeApp,
+        ...(replicas ? { shared: replicas } : {}),
+      }),
+    );
+  } catch (error) {
+    shared?.close();
+    await host.close();
+    await fileLog?.close();
+    throw error;
+  }
+  if (!atRest) {
+    await phase("plugins", () => {
+      host.loadExtensions().catch((error: unknown) =>
+        server.context.logger.error(`plugins did not load; /health reports 503, turns fail: ${errorMessage(error)}`),
+      );
+    });
+  }
+  await phase("channel processes", () => {
+    channels.start();
+    void host.extensionsLoaded.then(() => channels.followReloads());
+  });
+  const openedLog = fileLog;
+  const replicas = shared;
+  return {
+    server,
+    async close() {
+      await channels.stop();
+      await host.close();
+      replicas?.close();
+      await openedLog.close();
+    },
+  };
+}
+
+/**
+ * No plugin, no hooks.json, no MCP server to start with the gateway and no other replica to follow: the plugin runtime
+ * starts with the first turn or plugin request, and /health says "at rest" meanwhile (a kept start-up trick: tricks.ts).
+ */
+function pluginsAtRest(host: AgentHost): boolean {
+  const eagerMcp = Object.values(host.config.mcp.servers).some((server) => server.eager);
+  return host.config.bus.backend === "local" && !eagerMcp && !pluginsPresent(host.workspace);
+}
+
+/** /health of a replica: PostgreSQL and Redis answer (a load balancer takes a replica that cannot reach them out). */
+function scaleOutChecks(host: AgentHost, shared: SharedState | null): Record<string, () => Promise<HealthCheck>> {
+  const checks: Record<string, () => Promise<HealthCheck>> = {};
+  const sql = host.storage.sql;
+  if (sql) checks.storage = reachable("postgres", () => sql.unsafe("SELECT 1"));
+  if (shared) checks.bus = reachable("redis", () => shared.ping());
+  return checks;
+}
+
+function reachable(what: string, probe: () => Promise<unknown>): () => Promise<HealthCheck> {
+  return async () => {
+    try {
+      await probe();
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, detail: `${what} unreachable: ${errorMessage(error)}` };
+    }
+  };
+}
+
+/** `[bus] backend = "redis"`: rate limits and the pairing code with its lockouts are shared by every replica. */
+async function sharedState(host: AgentHost): Promise<SharedState | null> {
+  const bus = host.config.bus;
+  if (bus.backend !== "redis") return null;
+  const { urlFromEnv } = await import("../storage/index.ts");
+  const { redisGatewayShared } = await import("../gateway/shared/index.ts");
+  const url = urlFromEnv(bus.url_env, host.env, '[bus] backend = "redis"');
+  return redisGatewayShared(url, bus.prefix, host.config.gateway.pairing_code_ttl_s * 1000);
+}
+
+/** The MCP routes' port, built (with the MCP modules) on the first request that needs it. */
+function mcpGatewayPort(host: AgentHost, mcp: McpClientExtension, version: string): () => Promise<McpGatewayPort> {
+  let port: Promise<McpGatewayPort> | undefined;
+  return () =>
+    (port ??= import("../mcp/gateway-port.ts").then((m) => m.createMcpGatewayPort(host, mcp, { version, logger: createLogger("mcp.serve") })));
+}

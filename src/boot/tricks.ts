@@ -1,0 +1,72 @@
+import { PrxError } from "../core/errors.ts";
+
+/**
+ * The start-up tricks prx keeps, each because `bun run bench startup` measures that it buys at least
+ * MIN_START_GAIN_MS of start or MIN_IDLE_GAIN_MB of idle RSS (the suite measures each one again, with and without it,
+ * and prints a row per trick). Anything else about start-up is plain: open the host, build the app, listen
+ * (gateway.ts). Figures: with and without, in alternation, in one `bun run bench startup` on the 2-core VM while
+ * other jobs loaded it (load average 15-25, a compiled hello took 15-40 ms against ~5 quiet), so the times are
+ * several times a quiet machine's; the ratios and MB are what to read.
+ *
+ * Measured and gone: the JIT policy (start-up in the interpreter until 1 s, `jitPolicy: 1000`) bought, over four
+ * runs, 0.1-1.5 MB of idle gateway RSS (median 0.9), between 37 and -14 ms of gateway launch (median -1) and between
+ * 12 and -5 ms of `prx agent -m` (median -4.5); a full GC with Bun.shrink 1 s after start bought 0.3-0.5 MB; the host
+ * opened 25 ms after listening and the plugins 25 ms after serving, with event-loop yields between, went with the
+ * listener that answered before the host was open.
+ */
+export const MIN_START_GAIN_MS = 2;
+export const MIN_IDLE_GAIN_MB = 1;
+
+/** A trick build.ts can leave out (`PRX_BUILD_WITHOUT=<name>,...`), so the bench can measure what it buys. */
+export type BuildTrick = "bytecode-order";
+
+export interface StartTrick {
+  name: string;
+  /** Where it is done. */
+  where: string;
+  /** What it buys, as measured. */
+  buys: string;
+  /** Set for a trick of the build: the bench builds a binary without it. */
+  build?: BuildTrick;
+}
+
+export const START_TRICKS: readonly StartTrick[] = [
+  {
+    name: "health-before-app",
+    where: "boot/health-before-app.ts, gateway/server.ts (`beforeApp`)",
+    buys:
+      "gateway launch -> first answer 210 -> 97, 138 -> 66 and 122 -> 44 ms (x0.36-0.54), idle RSS -4.9 to -9.2 MB: " +
+      "Elysia, TypeBox and the route groups load with the first request past /health (the app built before listening: x8.4 " +
+      "of a compiled Bun.serve to the first 200, against x4.4 with this)",
+  },
+  {
+    name: "bytecode-order",
+    where: "boot/start-profile.ts, build.ts (two builds, `bytecodeOrder`)",
+    buys: "idle gateway RSS -1.7 to -3.1 MB in four runs (44.8 -> 43.0 MB in the last); launch time within the noise",
+    build: "bytecode-order",
+  },
+  {
+    name: "config-cache",
+    where: "config/cache.ts (read by every command that opens a workspace)",
+    buys: "`prx agent -m` one offline turn 158 -> 108 ms (x0.51), 99 -> 68 ms (x0.53), 508 -> 165 ms (x0.29) in three runs",
+  },
+  {
+    name: "plugins-at-rest",
+    where: "boot/gateway.ts (pluginsAtRest): nothing to load, the plugin runtime starts on first use",
+    buys: "idle gateway RSS -4.3 to -8.1 MB in four runs (50.8 -> 42.7 MB in the last)",
+  },
+];
+
+/** The build tricks named in `PRX_BUILD_WITHOUT` (comma-separated), checked against START_TRICKS. */
+export function buildTricksWithout(value: string | undefined): Set<BuildTrick> {
+  const known = new Set(START_TRICKS.flatMap((trick) => (trick.build ? [trick.build] : [])));
+  const without = new Set<BuildTrick>();
+  for (const name of (value ?? "").split(",").map((part) => part.trim()).filter(Boolean)) {
+    if (!known.has(name as BuildTrick)) {
+      const hint = `known: ${[...known].join(", ")}`;
+      throw new PrxError("USAGE", `PRX_BUILD_WITHOUT: unknown build trick '${name}'`, { hint });
+    }
+    without.add(name as BuildTrick);
+  }
+  return without;
+}
