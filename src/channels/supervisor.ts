@@ -3,7 +3,7 @@ import type { ChannelConfig } from "../config/schema.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
 import { lazy } from "../core/lazy.ts";
-import { RestartPolicy, waitAtMost } from "../core/supervise/index.ts";
+import { becomeSubreaper, ProcessTree, RestartPolicy, waitAtMost } from "../core/supervise/index.ts";
 import type { ChannelStatsWire, ParentMessage } from "./ipc.ts";
 import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_KILL_AFTER_MS, CHANNEL_MAX_INFLIGHT_HTTP, CHANNEL_RESTART_LIMITS } from "./limits.ts";
 import { channelKind } from "./registry.ts";
@@ -115,17 +115,25 @@ export class ChannelSupervisor {
     slot.state = slot.restarts === 0 ? "starting" : slot.state === "crash_loop" ? "crash_loop" : "restarting";
     slot.startedAt = Date.now();
     slot.ready = false;
+    // the channel process stays in prx's process group (a terminal's Ctrl-C reaches it); its cgroup and owner mark
+    // find what it starts, which ends with it
+    void becomeSubreaper();
+    const tree = new ProcessTree(`channel-${slot.name}`);
     const proc = Bun.spawn([...this.command, "channel", "run", slot.name, "--supervised", "-w", this.o.workspace], {
-      env: this.env,
+      env: tree.env(this.env),
       stdin: "ignore",
       stdout: "inherit",
       stderr: "inherit",
       serialization: "json",
       ipc: (message) => this.onChildMessage(slot, proc, message),
     });
+    tree.adopt(proc.pid);
     slot.proc = proc;
     this.log.info(`channel ${slot.name} started (pid ${proc.pid})`);
-    void proc.exited.then((code) => this.onExit(slot, proc, code));
+    void proc.exited.then(async (code) => {
+      await tree.reap();
+      this.onExit(slot, proc, code);
+    });
   }
 
   private onChildMessage(slot: Slot, proc: Subprocess, raw: unknown): void {
