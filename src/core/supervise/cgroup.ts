@@ -11,6 +11,8 @@ export interface ChildCgroup {
   readonly path: string;
   /** Move `pid` into the cgroup; false when the kernel refused. */
   add(pid: number): boolean;
+  /** Pids of the processes in the cgroup itself (not in cgroups below it). */
+  pids(): number[];
   /** SIGKILL every process in the cgroup. */
   kill(): void;
   /** Remove the cgroup once it is empty; false while a process still exits. */
@@ -85,6 +87,13 @@ export function createChildCgroup(label: string): ChildCgroup | null {
   return {
     path,
     add: (pid) => write("cgroup.procs", String(pid)),
+    pids: () => {
+      try {
+        return readFileSync(join(path, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number);
+      } catch {
+        return [];
+      }
+    },
     kill: () => void write("cgroup.kill", "1"),
     remove: () => {
       try {

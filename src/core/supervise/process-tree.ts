@@ -74,6 +74,9 @@ export class ProcessTree {
 
   constructor(readonly label: string) {
     this.token = `${process.pid}.${++trees}`;
+    // made before the spawn (a mkdir takes milliseconds): adopt() then moves the child in with one write, before it
+    // is likely to have forked
+    this.cgroup = createChildCgroup(label);
     live.add(this);
     if (!exitHooked) {
       exitHooked = true;
@@ -92,7 +95,6 @@ export class ProcessTree {
   /** The spawned child: moved into its cgroup (when there is one) and remembered as its group's leader. */
   adopt(pid: number): void {
     this.pid = pid;
-    this.cgroup = createChildCgroup(this.label);
     if (this.cgroup && !this.cgroup.add(pid)) {
       this.cgroup.remove();
       this.cgroup = null;
@@ -146,7 +148,7 @@ export class ProcessTree {
   /** One sweep: the group, the cgroup, then each marked process; returns the marked pids it signalled. */
   private killOnce(): number[] {
     // found before the group and cgroup kills: a killed process shows an empty environ
-    const marked = markedWith(this.token);
+    const marked = [...new Set([...markedWith(this.token), ...(this.cgroup?.pids() ?? [])])].filter((pid) => pid !== process.pid);
     if (this.pid !== null) {
       try {
         process.kill(-this.pid, "SIGKILL");
