@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -57,7 +57,27 @@ function lookUp(): CgroupSupport {
     return { available: false, reason: `cannot create a cgroup under ${parent}: ${(error as NodeJS.ErrnoException).code}` };
   }
   if (!killable) return { available: false, reason: "cgroups have no cgroup.kill (Linux < 5.14)" };
+  removeStale(parent);
   return { available: true, parent };
+}
+
+const OWN_CGROUP = /^prx-(\d+)-\d+-/;
+
+/**
+ * Cgroups left by a prx that was killed (SIGKILL runs no exit hook): whatever still runs in one escaped a dead
+ * supervisor, so it is killed, and the empty cgroup removed.
+ */
+function removeStale(parent: string): void {
+  for (const name of readdirSync(parent)) {
+    const owner = OWN_CGROUP.exec(name)?.[1];
+    if (owner === undefined || existsSync(`/proc/${owner}`)) continue;
+    try {
+      writeFileSync(join(parent, name, "cgroup.kill"), "1");
+      rmdirSync(join(parent, name));
+    } catch {
+      // still emptying, or another prx removed it first: the next start tries again
+    }
+  }
 }
 
 export function cgroupSupport(): CgroupSupport {
