@@ -130,9 +130,10 @@ export class ChannelSupervisor {
     tree.adopt(proc.pid);
     slot.proc = proc;
     this.log.info(`channel ${slot.name} started (pid ${proc.pid})`);
-    void proc.exited.then(async (code) => {
-      await tree.reap();
+    void proc.exited.then((code) => {
       this.onExit(slot, proc, code);
+      // the next process of this slot has a tree of its own: this one's can be reaped meanwhile
+      void tree.reap();
     });
   }
 
