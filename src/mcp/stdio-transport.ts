@@ -72,7 +72,7 @@ export class StdioClientTransport implements Transport {
       this.proc = Bun.spawn([command, ...args], { cwd, env: tree.env(env), stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true });
       tree.adopt(this.proc.pid);
     } catch (cause) {
-      tree.reapNow();
+      void tree.reap();
       throw new PrxError("MCP_UNAVAILABLE", `MCP server "${server}": cannot start ${command}: ${errorMessage(cause)}`, {
         cause,
         hint: `check command, args and cwd of [mcp.servers.${server}] in config.toml`,

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
@@ -9,8 +10,11 @@ import { join } from "node:path";
  */
 export interface ChildCgroup {
   readonly path: string;
-  /** Move `pid` into the cgroup; false when the kernel refused. */
-  add(pid: number): boolean;
+  /**
+   * Move `pid` into the cgroup; false when the kernel refused. Asynchronous: a migration waits for RCU (~10 ms
+   * here), which would otherwise stall the event loop once per spawn.
+   */
+  add(pid: number): Promise<boolean>;
   /** Pids of the processes in the cgroup itself (not in cgroups below it). */
   pids(): number[];
   /** SIGKILL every process in the cgroup. */
@@ -87,12 +91,12 @@ export function cgroupSupport(): CgroupSupport {
 let created = 0;
 
 /** A new empty cgroup for one child (named after prx's pid), or null where cgroupSupport() says none. */
-export function createChildCgroup(label: string): ChildCgroup | null {
+export async function createChildCgroup(label: string): Promise<ChildCgroup | null> {
   const found = cgroupSupport();
   if (!found.available) return null;
   const path = join(found.parent, `prx-${process.pid}-${++created}-${label.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 40)}`);
   try {
-    mkdirSync(path);
+    await mkdir(path);
   } catch {
     return null;
   }
@@ -106,7 +110,10 @@ export function createChildCgroup(label: string): ChildCgroup | null {
   };
   return {
     path,
-    add: (pid) => write("cgroup.procs", String(pid)),
+    add: (pid) => writeFile(join(path, "cgroup.procs"), String(pid)).then(
+      () => true,
+      () => false,
+    ),
     pids: () => {
       try {
         return readFileSync(join(path, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number);

@@ -71,12 +71,13 @@ export class ProcessTree {
   readonly token: string;
   private pid: number | null = null;
   private cgroup: ChildCgroup | null = null;
+  /** The cgroup being made, then the child being moved into it (both off the event loop). */
+  private settling: Promise<unknown>;
 
   constructor(readonly label: string) {
     this.token = `${process.pid}.${++trees}`;
-    // made before the spawn (a mkdir takes milliseconds): adopt() then moves the child in with one write, before it
-    // is likely to have forked
-    this.cgroup = createChildCgroup(label);
+    // made while the child is spawned; a child that forks before it is moved in is still found by its mark
+    this.settling = createChildCgroup(label).then((cgroup) => (this.cgroup = cgroup));
     live.add(this);
     if (!exitHooked) {
       exitHooked = true;
@@ -95,10 +96,12 @@ export class ProcessTree {
   /** The spawned child: moved into its cgroup (when there is one) and remembered as its group's leader. */
   adopt(pid: number): void {
     this.pid = pid;
-    if (this.cgroup && !this.cgroup.add(pid)) {
-      this.cgroup.remove();
-      this.cgroup = null;
-    }
+    this.settling = this.settling.then(async () => {
+      if (this.cgroup && !(await this.cgroup.add(pid))) {
+        this.cgroup.remove();
+        this.cgroup = null;
+      }
+    });
   }
 
   /** Where the child runs: its cgroup's path, or null without one. */
@@ -117,8 +120,10 @@ export class ProcessTree {
       for (const pid of marked) killed.add(pid);
       return marked.length;
     };
-    sweep();
-    for (let round = 1; round < REAP_MAX_SWEEPS; round++) {
+    await this.settling;
+    // nothing marked and nothing in the cgroup: no process is in transit either (a fork keeps the mark)
+    const first = sweep();
+    for (let round = 1; first > 0 && round < REAP_MAX_SWEEPS; round++) {
       await Bun.sleep(REAP_SWEEP_PAUSE_MS);
       if (sweep() === 0) break;
     }
@@ -133,7 +138,10 @@ export class ProcessTree {
     return killed.size;
   }
 
-  /** reap() without the pauses between sweeps, for process exit (nothing asynchronous runs then). */
+  /**
+   * reap() without the pauses between sweeps, for process exit (nothing asynchronous runs then; a cgroup still
+   * being made is removed by the next prx to start, see cgroup.ts).
+   */
   reapNow(): number {
     let killed = 0;
     for (let sweep = 0; sweep < REAP_MAX_SWEEPS; sweep++) {

@@ -79,7 +79,7 @@ export async function runHookAction(action: HookAction, ctx: HookRunContext): Pr
       detached: true,
     });
   } catch (error) {
-    tree.reapNow();
+    void tree.reap();
     return failed(`cannot start ${action.command} in ${cwd}: ${errorMessage(error)}`);
   }
   tree.adopt(child.pid);

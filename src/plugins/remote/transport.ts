@@ -156,7 +156,7 @@ export function startProcessTransport(config: LaunchConfig): HostTransport {
     });
     tree.adopt(proc.pid);
   } catch (cause) {
-    tree.reapNow();
+    void tree.reap();
     throw new PrxError("PLUGIN_LOAD", `cannot spawn remote plugin ${config.name}: ${(cause as Error).message}`, {
       cause,
     });
