@@ -2,7 +2,7 @@ import type { Subprocess } from "bun";
 import type { ChannelConfig } from "../config/schema.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
-import { RestartPolicy, waitAtMost } from "../core/supervise/index.ts";
+import { becomeSubreaper, ProcessTree, RestartPolicy, waitAtMost } from "../core/supervise/index.ts";
 import { ChildMessageSchema, type ChannelStatsWire, type ParentMessage } from "./ipc.ts";
 import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_KILL_AFTER_MS, CHANNEL_MAX_INFLIGHT_HTTP, CHANNEL_RESTART_LIMITS } from "./limits.ts";
 import { channelKind } from "./registry.ts";
@@ -111,17 +111,26 @@ export class ChannelSupervisor {
     slot.state = slot.restarts === 0 ? "starting" : slot.state === "crash_loop" ? "crash_loop" : "restarting";
     slot.startedAt = Date.now();
     slot.ready = false;
+    // the channel process stays in prx's process group (a terminal's Ctrl-C reaches it); its cgroup and owner mark
+    // find what it starts, which ends with it
+    void becomeSubreaper();
+    const tree = new ProcessTree(`channel-${slot.name}`);
     const proc = Bun.spawn([...this.command, "channel", "run", slot.name, "--supervised", "-w", this.o.workspace], {
-      env: this.env,
+      env: tree.env(this.env),
       stdin: "ignore",
       stdout: "inherit",
       stderr: "inherit",
       serialization: "json",
       ipc: (message) => this.onChildMessage(slot, proc, message),
     });
+    tree.adopt(proc.pid);
     slot.proc = proc;
     this.log.info(`channel ${slot.name} started (pid ${proc.pid})`);
-    void proc.exited.then((code) => this.onExit(slot, proc, code));
+    void proc.exited.then((code) => {
+      this.onExit(slot, proc, code);
+      // the next process of this slot has a tree of its own: this one's can be reaped meanwhile
+      void tree.reap();
+    });
   }
 
   private onChildMessage(slot: Slot, proc: Subprocess, raw: unknown): void {

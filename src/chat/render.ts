@@ -1,4 +1,4 @@
-import { colorEnabled, paint } from "../core/terminal.ts";
+import { colorEnabled, paint, visible } from "../core/terminal.ts";
 import { createSpinner, type Spinner } from "./spinner.ts";
 
 /** Output for the terminal chat: a prompt and a spinner on a TTY, colours unless NO_COLOR, plain lines when piped. */
@@ -25,13 +25,15 @@ export function createChatOutput(
     spinner.stop();
     write(text);
   };
+  // model output, tool names and errors are remote text: no control character of theirs reaches the terminal
+  const shown = (text: string) => visible(text, { multiline: true });
   return {
     tty,
     spinner,
-    text: (chunk) => out(chunk),
-    line: (message) => out(message + "\n"),
-    info: (message) => out(paint(color, "2", message) + "\n"),
-    tool: (message) => out(paint(color, "36", `  → ${message}`) + "\n"),
-    error: (message) => out(paint(color, "31", `error: ${message}`) + "\n"),
+    text: (chunk) => out(shown(chunk)),
+    line: (message) => out(shown(message) + "\n"),
+    info: (message) => out(paint(color, "2", shown(message)) + "\n"),
+    tool: (message) => out(paint(color, "36", `  → ${shown(message)}`) + "\n"),
+    error: (message) => out(paint(color, "31", `error: ${shown(message)}`) + "\n"),
   };
 }

@@ -5,6 +5,7 @@ import { parseCommand } from "./args.ts";
 import { InterruptController } from "../chat/interrupt.ts";
 import { openHost } from "./open-host.ts";
 import { writeOut } from "./stdout.ts";
+import { terminalJson, visible } from "../core/terminal.ts";
 import { cliSessionId } from "./session-id.ts";
 import { cliUser, USER_ID_MAX_BYTES } from "./user.ts";
 
@@ -61,18 +62,18 @@ export async function agentCommand(argv: string[]): Promise<number> {
       observer: values.json
         ? {}
         : {
-            onDelta: (t) => writeOut(t),
-            onToolCallStart: (call) => process.stderr.write(`\n  → ${call.name}(${call.arguments.slice(0, 80)})\n`),
-            onMessage: (m) => writeOut(`\n${m}\n`),
+            onDelta: (t) => writeOut(visible(t, { multiline: true })),
+            onToolCallStart: (call) => process.stderr.write(`\n  → ${visible(call.name)}(${visible(call.arguments.slice(0, 80))})\n`),
+            onMessage: (m) => writeOut(`\n${visible(m, { multiline: true })}\n`),
           },
     };
     try {
       const result = await host.runTurn(input);
-      writeOut(values.json ? JSON.stringify(result) + "\n" : "\n");
+      writeOut(values.json ? terminalJson(result) + "\n" : "\n");
       return true;
     } catch (error) {
-      if (values.json) writeOut(JSON.stringify({ error: { code: (error as { code?: string }).code ?? "INTERNAL", message: errorMessage(error) } }) + "\n");
-      process.stderr.write(`error: ${errorMessage(error)}\n`);
+      if (values.json) writeOut(terminalJson({ error: { code: (error as { code?: string }).code ?? "INTERNAL", message: errorMessage(error) } }) + "\n");
+      process.stderr.write(`error: ${visible(errorMessage(error), { multiline: true })}\n`);
       return false;
     } finally {
       interrupts.end();

@@ -1,5 +1,6 @@
 import { PARENT_WATCH_INTERVAL_MS } from "../channels/limits.ts";
 import { errorMessage, isPrxError } from "../core/errors.ts";
+import { terminalJson, visible } from "../core/terminal.ts";
 import { watchParent } from "../core/supervise/index.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
@@ -43,13 +44,13 @@ export async function channelCommand(argv: string[]): Promise<number> {
     if (sub === "status") {
       const { readChannelStatuses } = await import("../channels/store.ts");
       const rows = await readChannelStatuses(storage.channels);
-      if (values.json) process.stdout.write(JSON.stringify(rows) + "\n");
+      if (values.json) process.stdout.write(terminalJson(rows) + "\n");
       else if (rows.length === 0) process.stdout.write("no channel has run in this workspace yet\n");
       else
         for (const r of rows) {
           const when = (t: number | null) => (t === null ? "never" : new Date(t).toISOString());
           process.stdout.write(
-            `${r.channel}  ${r.state}${r.pid ? ` (pid ${r.pid})` : ""}  last inbound ${when(r.last_inbound)}  last outbound ${when(r.last_outbound)}${r.last_error ? `  last error: ${r.last_error}` : ""}\n`,
+            `${visible(r.channel)}  ${visible(r.state)}${r.pid ? ` (pid ${r.pid})` : ""}  last inbound ${when(r.last_inbound)}  last outbound ${when(r.last_outbound)}${r.last_error ? `  last error: ${visible(r.last_error)}` : ""}\n`,
           );
         }
       return 0;
@@ -83,19 +84,19 @@ async function pairCommand(argv: string[], store: import("../storage/types.ts").
     throw action === undefined ? usageError("prx channel pair: expected list, approve <code> or revoke <sender>") : unknownName("subcommand", action, PAIR_COMMANDS, "prx channel pair");
   if (action === "list") {
     const rows = await store.list();
-    if (values.json) process.stdout.write(JSON.stringify(rows) + "\n");
+    if (values.json) process.stdout.write(terminalJson(rows) + "\n");
     else if (rows.length === 0) process.stdout.write("no pairing requests and no approved senders\n");
-    else for (const r of rows) process.stdout.write(`${r.channel}  ${r.sender_id}  ${r.state}${r.code ? `  code ${r.code}` : ""}  ${r.display}\n`);
+    else for (const r of rows) process.stdout.write(`${visible(r.channel)}  ${visible(r.sender_id)}  ${r.state}${r.code ? `  code ${r.code}` : ""}  ${visible(r.display)}\n`);
     return 0;
   }
   if (args.length !== 1) throw usageError(`prx channel pair ${action}: expected exactly one ${action === "approve" ? "code" : "sender id"}`);
   if (action === "approve") {
     const record = await store.approve(args[0]!);
-    process.stdout.write(`approved ${record.display} (${record.sender_id}) on channel ${record.channel}\n`);
+    process.stdout.write(`approved ${visible(record.display)} (${visible(record.sender_id)}) on channel ${visible(record.channel)}\n`);
     return 0;
   }
   const removed = await store.revoke(args[0]!, values.channel);
-  process.stdout.write(removed > 0 ? `revoked ${args[0]} (${removed} pairing${removed === 1 ? "" : "s"})\n` : `${args[0]} was not paired\n`);
+  process.stdout.write(removed > 0 ? `revoked ${visible(args[0]!)} (${removed} pairing${removed === 1 ? "" : "s"})\n` : `${visible(args[0]!)} was not paired\n`);
   return removed > 0 ? 0 : 1;
 }
 

@@ -2,7 +2,7 @@ import { accessSync, constants } from "node:fs";
 import { loadConfig } from "../config/loader.ts";
 import type { Config } from "../config/schema.ts";
 import { errorMessage } from "../core/errors.ts";
-import { colorEnabled, paint } from "../core/terminal.ts";
+import { colorEnabled, paint, terminalJson, visible } from "../core/terminal.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 import { sqliteQuickCheck } from "../storage/sqlite/database.ts";
 import { parseCommand } from "./args.ts";
@@ -137,12 +137,12 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     checks.push(...(await pluginChecks(workspace, config)));
   }
   if (values.json) {
-    process.stdout.write(JSON.stringify({ ok: checks.every((c) => c.status !== "fail"), checks }, null, 2) + "\n");
+    process.stdout.write(terminalJson({ ok: checks.every((c) => c.status !== "fail"), checks }, 2) + "\n");
   } else {
     const color = colorEnabled(process.stdout);
     for (const c of checks) {
       const label = paint(color, STATUS_COLORS[c.status], c.status.toUpperCase().padEnd(4));
-      process.stdout.write(`${label} ${c.name}: ${c.detail}\n`);
+      process.stdout.write(`${label} ${visible(c.name)}: ${visible(c.detail, { multiline: true })}\n`);
     }
   }
   return checks.some((c) => c.status === "fail") ? 1 : 0;

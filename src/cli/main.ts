@@ -98,11 +98,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     return await dispatch(argv, options);
   } catch (error) {
     const { PrxError } = await import("../core/errors.ts");
+    // an error may quote a plugin, a server or stored text
+    const { visible } = await import("../core/terminal.ts");
     if (error instanceof PrxError) {
-      process.stderr.write(`error: ${error.describe()}\n`);
+      process.stderr.write(`error: ${visible(error.describe(), { multiline: true })}\n`);
       return error.code === "USAGE" ? 2 : 1;
     }
-    process.stderr.write(`error: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.stderr.write(`error: ${visible((error as Error)?.stack ?? String(error), { multiline: true })}\n`);
     return 1;
   }
 }

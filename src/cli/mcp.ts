@@ -2,6 +2,7 @@ import { version } from "../../package.json" with { type: "json" };
 import type { AgentHost } from "../agent/host.ts";
 import type { McpServerStatus } from "../contracts/mcp.ts";
 import { errorMessage } from "../core/errors.ts";
+import { terminalJson, visible } from "../core/terminal.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
@@ -17,8 +18,10 @@ const USAGE = `Usage: prx mcp <command> [--json]
                                 exposing [mcp.serve] tools (default: memory and plugin tools); logs go to stderr
 `;
 
+/** Plugin, server and stored text reach the terminal only through visible(); JSON goes through terminalJson. */
 function out(text: string): void {
-  process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+  const shown = visible(text, { multiline: true });
+  process.stdout.write(shown.endsWith("\n") ? shown : shown + "\n");
 }
 
 function table(rows: string[][]): string {
@@ -95,7 +98,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       case "list": {
         await manager.connectAll();
         const servers = manager.handles().map((handle) => serverStatus(manager, handle));
-        if (values.json) out(JSON.stringify({ servers }, null, 2));
+        if (values.json) out(terminalJson({ servers }, 2));
         else {
           out(table([["SERVER", "STATE", "TRANSPORT", "TOOLS", "TARGET"], ...servers.map((s) => [s.name, s.state, s.transport, String(s.tools.length), s.target])]));
           for (const s of servers) out(formatServer(s).join("\n"));
@@ -107,28 +110,28 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         const tools = await handle.listTools();
         const names = new Map(manager.namedTools().filter((t) => t.server === server).map((t) => [t.tool, t.name]));
         const rows = tools.map((t) => ({ name: names.get(t.name) ?? null, tool: t.name, description: t.description, input_schema: t.inputSchema }));
-        if (values.json) out(JSON.stringify({ server, tools: rows }, null, 2));
+        if (values.json) out(terminalJson({ server, tools: rows }, 2));
         else for (const r of rows) out(`${r.tool}${r.name ? ` (model name ${r.name})` : " (left out by tools / exclude)"}\n  ${r.description.split("\n")[0]}\n  input: ${JSON.stringify(r.input_schema)}`);
         return 0;
       }
       case "call": {
         const { callServerTool } = await import("../mcp/call.ts");
         const result = await callServerTool(host, manager, server!, tool!, args, new AbortController().signal);
-        if (values.json) out(JSON.stringify(result, null, 2));
+        if (values.json) out(terminalJson(result, 2));
         else if (result.success) out(result.output);
-        else process.stderr.write(`error: ${result.error}\n${result.output ? result.output + "\n" : ""}`);
+        else process.stderr.write(visible(`error: ${result.error}\n${result.output ? result.output + "\n" : ""}`, { multiline: true }));
         return result.success ? 0 : 1;
       }
       case "resources": {
         const resources = await manager.handle(server!).listResources();
-        if (values.json) out(JSON.stringify({ server, resources }, null, 2));
+        if (values.json) out(terminalJson({ server, resources }, 2));
         else if (resources.length === 0) out(`${server} offers no resources`);
         else out(table([["URI", "NAME", "TYPE"], ...resources.map((r) => [r.uri, r.name, r.mime_type ?? ""])]));
         return 0;
       }
       default: {
         const prompts = await manager.handle(server!).listPrompts();
-        if (values.json) out(JSON.stringify({ server, prompts }, null, 2));
+        if (values.json) out(terminalJson({ server, prompts }, 2));
         else if (prompts.length === 0) out(`${server} offers no prompts`);
         else for (const p of prompts) out(`${p.name}(${p.arguments.map((a) => a.name + (a.required ? "" : "?")).join(", ")})${p.description ? ` — ${p.description}` : ""}`);
         return 0;

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { PrxError } from "../core/errors.ts";
+import { terminalJson, visible } from "../core/terminal.ts";
 import { toMemoryWire } from "../gateway/memory-schemas.ts";
 import {
   decodeImport,
@@ -48,20 +49,20 @@ function oneLine(entry: MemoryEntry): string {
     entry.category,
     ...(entry.private && entry.category !== PRIVATE_CATEGORY ? ["private"] : []),
     ...(entry.session_id ? [`session ${entry.session_id}`] : []),
-  ];
+  ].map((flag) => visible(flag));
   const score = entry.score == null ? "" : ` ${entry.score.toFixed(2)}`;
-  const content = entry.content.replace(/\s+/g, " ");
-  return `${entry.key} [${flags.join(", ")}]${score}  ${content.length > 100 ? content.slice(0, 99) + "…" : content}`;
+  const content = visible(entry.content.replace(/\s+/g, " "));
+  return `${visible(entry.key)} [${flags.join(", ")}]${score}  ${content.length > 100 ? content.slice(0, 99) + "…" : content}`;
 }
 
 function describe(entry: MemoryEntry): string {
   return [
-    `key:      ${entry.key}`,
-    `category: ${entry.category}${entry.private ? " (private: never added to a prompt)" : ""}`,
-    `scope:    ${entry.session_id ? `session ${entry.session_id}` : "every session"}`,
+    `key:      ${visible(entry.key)}`,
+    `category: ${visible(entry.category)}${entry.private ? " (private: never added to a prompt)" : ""}`,
+    `scope:    ${entry.session_id ? `session ${visible(entry.session_id)}` : "every session"}`,
     `updated:  ${entry.timestamp}`,
     "",
-    entry.content,
+    visible(entry.content, { multiline: true }),
   ].join("\n");
 }
 
@@ -117,8 +118,8 @@ async function run(sub: (typeof SUBCOMMANDS)[number], args: string[], values: Va
       const limit = count(values.limit, "limit", 50, MEMORY_LIST_MAX);
       const offset = count(values.offset, "offset", 0, Number.MAX_SAFE_INTEGER);
       const page = await requireCatalog(memory, "list its entries").list({ limit, offset, category: values.category });
-      if (json) out(JSON.stringify({ entries: page.entries.map(toMemoryWire), total: page.total, limit, offset }));
-      else if (page.total === 0) out(`no memories${values.category ? ` in category ${values.category}` : ""}`);
+      if (json) out(terminalJson({ entries: page.entries.map(toMemoryWire), total: page.total, limit, offset }));
+      else if (page.total === 0) out(`no memories${values.category ? ` in category ${visible(values.category)}` : ""}`);
       else {
         for (const entry of page.entries) out(oneLine(entry));
         const last = offset + page.entries.length;
@@ -132,7 +133,7 @@ async function run(sub: (typeof SUBCOMMANDS)[number], args: string[], values: Va
       const found = await memory.recall(query, count(values.limit, "limit", 10, MEMORY_MAX_RECALL_LIMIT), null, {
         includePrivate: true,
       });
-      if (json) out(JSON.stringify({ query, entries: found.map(toMemoryWire) }));
+      if (json) out(terminalJson({ query, entries: found.map(toMemoryWire) }));
       else out(found.length === 0 ? "no memories matched" : found.map(oneLine).join("\n"));
       return 0;
     }
@@ -140,7 +141,7 @@ async function run(sub: (typeof SUBCOMMANDS)[number], args: string[], values: Va
       expect(args, 1, "show takes exactly one key");
       const entry = await memory.get(args[0]!);
       if (!entry) throw notFound(args[0]!);
-      out(json ? JSON.stringify({ entry: toMemoryWire(entry) }) : describe(entry));
+      out(json ? terminalJson({ entry: toMemoryWire(entry) }) : describe(entry));
       return 0;
     }
     case "store": {
@@ -150,7 +151,7 @@ async function run(sub: (typeof SUBCOMMANDS)[number], args: string[], values: Va
         private: values.private === true,
       });
       const entry = await memory.get(key);
-      out(json ? JSON.stringify({ entry: entry ? toMemoryWire(entry) : null }) : `stored ${values.private ? "private " : ""}memory ${JSON.stringify(key)}`);
+      out(json ? terminalJson({ entry: entry ? toMemoryWire(entry) : null }) : `stored ${values.private ? "private " : ""}memory ${JSON.stringify(key)}`);
       return 0;
     }
     case "forget": {
@@ -161,7 +162,7 @@ async function run(sub: (typeof SUBCOMMANDS)[number], args: string[], values: Va
         if (!removed) missing.push(key);
         if (!json) out(removed ? `forgot ${JSON.stringify(key)}` : `no memory with key ${JSON.stringify(key)}`);
       }
-      if (json) out(JSON.stringify({ forgotten: args.filter((k) => !missing.includes(k)), missing }));
+      if (json) out(terminalJson({ forgotten: args.filter((k) => !missing.includes(k)), missing }));
       return missing.length > 0 ? 1 : 0;
     }
     case "export": {
@@ -185,7 +186,7 @@ async function run(sub: (typeof SUBCOMMANDS)[number], args: string[], values: Va
       const bytes = args[0] === "-" ? await readImportStdin() : readImportFile(args[0]!);
       const records = parseMemoryImport(decodeImport(bytes));
       const outcome = await importInto(memory, records);
-      if (json) out(JSON.stringify({ entries: records.length, ...outcome }));
+      if (json) out(terminalJson({ entries: records.length, ...outcome }));
       else out(`imported ${records.length} memories (${outcome.created} new, ${outcome.replaced} replaced)`);
       return 0;
     }

@@ -1,5 +1,6 @@
 import type { PluginInfo } from "../plugins/api.ts";
 import type { PluginCheck } from "../plugins/kit/check.ts";
+import { visible } from "../core/terminal.ts";
 
 /** How `prx plugins info`, `validate`, `test` and `install` print a plugin. */
 export function formatInfo(info: PluginInfo): string {
@@ -33,7 +34,7 @@ export function formatInfo(info: PluginInfo): string {
   if (info.capabilities.length === 0) lines.push("    (none)");
   if (info.remote) lines.push(...formatRemote(info.remote));
   for (const warning of info.warnings) lines.push(`  warning: ${warning}`);
-  return lines.join("\n");
+  return visible(lines.join("\n"), { multiline: true });
 }
 
 function formatRemote(r: NonNullable<PluginInfo["remote"]>): string[] {
@@ -55,6 +56,6 @@ export function formatCheck(dir: string, report: PluginCheck): string {
     formatInfo(report.info),
     ...report.tools.map((tool) => `  tool spec: ${tool.name} — ${tool.description}`),
     ...report.notes.map((note) => `  ${note}`),
-  ].join("\n");
+  ].map((line) => visible(line, { multiline: true })).join("\n");
 }
 

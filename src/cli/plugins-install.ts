@@ -1,3 +1,4 @@
+import { terminalJson } from "../core/terminal.ts";
 import { openWorkspace } from "../core/workspace.ts";
 import { installPlugin } from "../plugins/kit/pack/install.ts";
 import { parseCommand, usageError } from "./args.ts";
@@ -22,7 +23,7 @@ export async function pluginsInstall(argv: string[], globals: { workspace?: stri
   const workspace = openWorkspace(values.workspace ?? globals.workspace);
   const report = await installPlugin(source, workspace, { force: values.force === true });
   if (values.json) {
-    process.stdout.write(JSON.stringify({ installed: report.dir, replaced: report.replaced, manifest: report.manifest, check: report.check }, null, 2) + "\n");
+    process.stdout.write(terminalJson({ installed: report.dir, replaced: report.replaced, manifest: report.manifest, check: report.check }, 2) + "\n");
     return 0;
   }
   const { manifest } = report;

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadConfig } from "../config/loader.ts";
 import { errorMessage } from "../core/errors.ts";
+import { terminalJson, visible } from "../core/terminal.ts";
 import { nullPublisher } from "../core/events.ts";
 import { createLogger } from "../core/logger.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
@@ -18,8 +19,10 @@ import { PLUGINS_USAGE } from "./plugins-usage.ts";
 
 const SUBCOMMANDS = ["list", "info", "reload", "validate", "probe", ...KIT_SUBCOMMANDS] as const;
 
+/** Plugin, server and stored text reach the terminal only through visible(); JSON goes through terminalJson. */
 function out(text: string): void {
-  process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+  const shown = visible(text, { multiline: true });
+  process.stdout.write(shown.endsWith("\n") ? shown : shown + "\n");
 }
 
 function table(rows: string[][]): string {
@@ -60,7 +63,7 @@ async function validate(dirArg: string, workspace: Workspace, json: boolean): Pr
   const dir = resolve(dirArg);
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw usageError(`prx plugins validate: ${dir} is not a directory`);
   const report = await checkPluginDir(dir, workspace);
-  if (json) out(JSON.stringify({ valid: report.ok, plugin: report.info, tools: report.tools, notes: report.notes }, null, 2));
+  if (json) out(terminalJson({ valid: report.ok, plugin: report.info, tools: report.tools, notes: report.notes }, 2));
   else out(formatCheck(dir, report));
   return report.ok ? 0 : 1;
 }
@@ -91,10 +94,10 @@ async function probe(
   const request = parseProbeRequest({ ...(fields as object), action, ...(plugin !== undefined ? { plugin } : {}) });
   const { config } = loadConfig(workspace.configPath);
   const response = await withPluginServices(workspace, config, (services) => runProbe(services, request));
-  if (json) out(JSON.stringify(response, null, 2));
+  if (json) out(terminalJson(response, 2));
   else {
     const scope = response.plugin ? ` ${response.plugin}` : "";
-    out(`${response.action}${scope} (generation ${response.generation}):\n${JSON.stringify(response.result, null, 2)}`);
+    out(`${response.action}${scope} (generation ${response.generation}):\n${terminalJson(response.result, 2)}`);
   }
   return 0;
 }
@@ -130,7 +133,7 @@ export async function pluginsCommand(given: string[], globals: { workspace?: str
     case "list":
       return withRuntime(workspace, async (runtime) => {
         const list = listPlugins(runtime);
-        if (json) out(JSON.stringify(list, null, 2));
+        if (json) out(terminalJson(list, 2));
         else if (list.count === 0) out(`no plugins in ${workspace.pluginsDir}`);
         else {
           const rows = list.plugins.map((p) => [p.name, p.version ?? "?", p.kind ?? "-", p.status, capabilityList(p), firstLine(p.message)]);
@@ -141,7 +144,7 @@ export async function pluginsCommand(given: string[], globals: { workspace?: str
     case "info":
       return withRuntime(workspace, async (runtime) => {
         const info = pluginInfo(runtime, arg!);
-        out(json ? JSON.stringify(info, null, 2) : formatInfo(info));
+        out(json ? terminalJson(info, 2) : formatInfo(info));
         return info.status === "error" ? 1 : 0;
       });
     default:
@@ -150,11 +153,11 @@ export async function pluginsCommand(given: string[], globals: { workspace?: str
           const result = await reloadPlugin(runtime, fullReload ? undefined : arg!, { all: fullReload, force: values.force === true });
           const where = `in this process; a running gateway reloads live via POST /api/plugins/${fullReload ? "" : `${arg}/`}reload`;
           const outcomes = result.plugins.map((p) => `  ${p.name}: ${p.outcome.replaceAll("_", " ")}${p.error ? ` (${p.error})` : ""}`);
-          if (json) out(JSON.stringify({ ...result, ...(fullReload ? {} : { plugin: pluginInfo(runtime, arg!) }) }, null, 2));
+          if (json) out(terminalJson({ ...result, ...(fullReload ? {} : { plugin: pluginInfo(runtime, arg!) }) }, 2));
           else out(`${fullReload ? "full reload" : `reload of "${arg}"`} succeeded: generation ${result.generation} (${where})\n${outcomes.join("\n")}`);
           return 0;
         } catch (error) {
-          if (json) out(JSON.stringify({ success: false, error: errorMessage(error) }, null, 2));
+          if (json) out(terminalJson({ success: false, error: errorMessage(error) }, 2));
           throw error;
         }
       });

@@ -10,6 +10,7 @@ import {
   type StoredMessage,
 } from "../agent/index.ts";
 import { PrxError } from "../core/errors.ts";
+import { terminalJson, visible } from "../core/terminal.ts";
 import { SESSION_MESSAGES_MAX, SESSIONS_LIST_MAX } from "../gateway/limits.ts";
 import { NoneMemory } from "../memory/index.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
@@ -41,15 +42,15 @@ function notFound(id: string): PrxError {
 }
 
 function summaryLine(s: SessionSummary): string {
-  return `${s.id}  ${s.updatedAt}  ${String(s.messageCount).padStart(4)} messages  ${s.channel}  ${s.title || "(untitled)"}`;
+  return `${visible(s.id)}  ${s.updatedAt}  ${String(s.messageCount).padStart(4)} messages  ${visible(s.channel)}  ${s.title ? visible(s.title) : "(untitled)"}`;
 }
 
 function messageLines(messages: StoredMessage[]): string {
   return messages
     .map((m) => {
-      const calls = m.toolCalls?.length ? ` [tool calls: ${m.toolCalls.map((c) => c.name).join(", ")}]` : "";
-      const name = m.name ? ` (${m.name})` : "";
-      return `#${m.seq} ${m.role}${name} ${m.createdAt}${calls}\n${m.content}`;
+      const calls = m.toolCalls?.length ? ` [tool calls: ${m.toolCalls.map((c) => visible(c.name)).join(", ")}]` : "";
+      const name = m.name ? ` (${visible(m.name)})` : "";
+      return `#${m.seq} ${m.role}${name} ${m.createdAt}${calls}\n${visible(m.content, { multiline: true })}`;
     })
     .join("\n\n");
 }
@@ -74,7 +75,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
       case "list": {
         if (args.length) throw usageError("prx sessions list takes no arguments");
         const list = await sessions.list(limitOf(values.limit, SESSIONS_LIST_MAX, SESSIONS_LIST_MAX));
-        if (json) out(JSON.stringify({ sessions: list.map(toSummaryWire) }));
+        if (json) out(terminalJson({ sessions: list.map(toSummaryWire) }));
         else out(list.length === 0 ? "no sessions" : list.map(summaryLine).join("\n"));
         return 0;
       }
@@ -84,7 +85,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
         const summary = await sessions.get(id);
         if (!summary) throw notFound(id);
         const messages = await sessions.messages(id, limitOf(values.limit, SESSION_MESSAGES_MAX, SESSION_MESSAGES_MAX));
-        if (json) out(JSON.stringify({ session: toSummaryWire(summary), messages: messages.map(toMessageWire) }));
+        if (json) out(terminalJson({ session: toSummaryWire(summary), messages: messages.map(toMessageWire) }));
         else out(`${summaryLine(summary)}\n\n${messageLines(messages)}`);
         return 0;
       }
@@ -96,7 +97,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
         for (const id of args) {
           const done = await deleteSessionData(sessions, memory, id);
           deleted.push(done);
-          if (!json) out(`deleted session ${id}: ${done.messages} messages, ${done.memories} session memories`);
+          if (!json) out(`deleted session ${visible(id)}: ${done.messages} messages, ${done.memories} session memories`);
         }
         if (json) out(JSON.stringify({ deleted }));
         return 0;

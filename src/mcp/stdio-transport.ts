@@ -2,7 +2,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
-import { waitAtMost } from "../core/supervise/index.ts";
+import { becomeSubreaper, ProcessTree, waitAtMost } from "../core/supervise/index.ts";
 import { LineDecoder } from "../plugins/remote/protocol/index.ts";
 import { reapOnExit, signalGroup, stopProcessGroup } from "./process-group.ts";
 import { MCP_MAX_MESSAGE_BYTES, MCP_STDERR_LINE_MAX_BYTES, MCP_STDERR_TAIL_LINES } from "./limits.ts";
@@ -54,9 +54,14 @@ export class StdioClientTransport implements Transport {
 
   async start(): Promise<void> {
     const { command, args, env, cwd, server } = this.launch;
+    // what the server starts (a setsid or a double fork too) is found through its tree and ends with it
+    await becomeSubreaper();
+    const tree = new ProcessTree(`mcp-${server}`);
     try {
-      this.proc = Bun.spawn([command, ...args], { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true });
+      this.proc = Bun.spawn([command, ...args], { cwd, env: tree.env(env), stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true });
+      tree.adopt(this.proc.pid);
     } catch (cause) {
+      void tree.reap();
       throw new PrxError("MCP_UNAVAILABLE", `MCP server "${server}": cannot start ${command}: ${errorMessage(cause)}`, {
         cause,
         hint: `check command, args and cwd of [mcp.servers.${server}] in config.toml`,
@@ -82,8 +87,9 @@ export class StdioClientTransport implements Transport {
     );
     this.gone = proc.exited.then(async (code) => {
       forget();
-      // whatever the server left behind in its group would hold the pipes open: it goes with its leader
+      // whatever the server left behind (in its group or escaped from it) would hold the pipes open: it goes with it
       signalGroup(proc.pid, "SIGKILL");
+      await tree.reap();
       await reading;
       const signal = proc.signalCode;
       this.exitReason ??= this.stopReason ?? (signal ? `it was killed by ${signal}` : `it exited with code ${code}`);

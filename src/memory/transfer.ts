@@ -8,7 +8,7 @@ import {
   MEMORY_MAX_SESSION_ID_BYTES,
 } from "./limits.ts";
 import type { MemoryRecord } from "./types.ts";
-import { utf8Bytes } from "./validate.ts";
+import { keyObeysRule, MEMORY_KEY_RULE, utf8Bytes } from "./validate.ts";
 
 /**
  * The memory export format: JSON Lines, one entry per line (`prx memory export`, GET /api/memory/export), read
@@ -28,7 +28,7 @@ const bytes = (max: number, what: string) =>
 /** One line of an export; on import only key and content are required. */
 export const MemoryRecordSchema = z
   .strictObject({
-    key: z.string().min(1).refine(...bytes(MEMORY_MAX_KEY_BYTES, "key")),
+    key: z.string().min(1).refine(...bytes(MEMORY_MAX_KEY_BYTES, "key")).refine(keyObeysRule, MEMORY_KEY_RULE),
     content: z.string().refine(...bytes(MEMORY_MAX_CONTENT_BYTES, "content")),
     category: z.string().min(1).refine(...bytes(MEMORY_MAX_CATEGORY_BYTES, "category")).default(MEMORY_DEFAULT_CATEGORY),
     private: z.boolean().default(false).describe("never auto-recalled"),

@@ -23,19 +23,40 @@ function checkBytes(what: string, value: string, max: number): void {
   }
 }
 
+/**
+ * The rule every memory key obeys besides its length: no NUL. A NUL ends a C string, so a key holding one reads as
+ * another key in a terminal, a log or a C library; no backend can keep such a key faithfully.
+ */
+export const MEMORY_KEY_RULE = "a memory key may not contain the NUL character (U+0000)";
+
+/** Whether `key` obeys MEMORY_KEY_RULE (for schemas that check keys before they reach a backend). */
+export function keyObeysRule(key: string): boolean {
+  return !key.includes("\0");
+}
+
+function checkKey(key: string): void {
+  checkBytes("key", key, MEMORY_MAX_KEY_BYTES);
+  if (!keyObeysRule(key)) {
+    throw new PrxError("MEMORY", `memory key ${JSON.stringify(key)} is refused: ${MEMORY_KEY_RULE}`, {
+      hint: "remove the NUL character from the key",
+      status: 400,
+    });
+  }
+}
+
 /** Validate the arguments of MemoryBackend.store; shared by every backend so limits are identical. */
 export function validateStore(key: string, content: string, category: string, sessionId?: string | null): void {
   if (key.length === 0) {
     throw new PrxError("MEMORY", "memory key is empty", { hint: "give every memory a short non-empty key" });
   }
-  checkBytes("key", key, MEMORY_MAX_KEY_BYTES);
+  checkKey(key);
   checkBytes("content", content, MEMORY_MAX_CONTENT_BYTES);
   checkBytes("category", category, MEMORY_MAX_CATEGORY_BYTES);
   if (sessionId) checkBytes("session id", sessionId, MEMORY_MAX_SESSION_ID_BYTES);
 }
 
 export function validateKey(key: string): void {
-  checkBytes("key", key, MEMORY_MAX_KEY_BYTES);
+  checkKey(key);
 }
 
 export function validateLimit(limit: number): void {

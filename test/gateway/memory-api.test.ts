@@ -63,6 +63,16 @@ describe("memory API", () => {
     expect(bad.error.message).toContain("privat");
   });
 
+  test("a key with NUL is refused with 400 naming the key and the rule, by store and by import", async () => {
+    const stored = await store({ key: "a\0b", content: "x" });
+    expect(stored.status).toBe(400);
+    expect(((await stored.json()) as { error: { message: string } }).error.message).toBe('memory key "a\\u0000b" is refused: a memory key may not contain the NUL character (U+0000)');
+    const imported = await h.call("/api/import/memory", { method: "POST", headers: JSONL, body: JSON.stringify({ key: "a\0b", content: "x" }) });
+    expect(imported.status).toBe(400);
+    expect(((await imported.json()) as { error: { message: string } }).error.message).toContain("a memory key may not contain the NUL character");
+    expect((await json(h.call("/api/memory"))).total).toBe(0);
+  });
+
   test(`a page holds at most MEMORY_LIST_MAX (${MEMORY_LIST_MAX}) entries; larger limits are clamped; offset pages on`, async () => {
     const lines = Array.from({ length: MEMORY_LIST_MAX + 1 }, (_, i) => JSON.stringify({ key: `k${i}`, content: `c ${i}` }));
     expect((await h.call("/api/import/memory", { method: "POST", headers: JSONL, body: lines.join("\n") })).status).toBe(200);

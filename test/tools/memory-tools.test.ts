@@ -68,6 +68,17 @@ describe("memory tools", () => {
     expect((await call("memory_recall", { query: "Lisbon" })).output).toBe("no memories matched");
   });
 
+  test("memory_store and memory_forget refuse a key with NUL, naming the rule", async () => {
+    for (const [name, args] of [
+      ["memory_store", { key: "a\0b", content: "x" }],
+      ["memory_forget", { key: "a\0b" }],
+    ] as const) {
+      const result = await call(name, args);
+      expect(result.success).toBe(false);
+      expect(result.error).toContain("a memory key may not contain the NUL character (U+0000)");
+    }
+  });
+
   test("session scope stores under the calling session", async () => {
     await call("memory_store", { key: "mood", content: "cheerful today", scope: "session" });
     expect((await sqlite.get("mood"))?.session_id).toBe("test-session");

@@ -15,3 +15,5 @@ export type {
   RestartLimits,
   WatchParentOptions,
 } from "./types.ts";
+export { cgroupSupport, type CgroupSupport } from "./cgroup.ts";
+export { becomeSubreaper, PROCESS_OWNERS_ENV, ProcessTree } from "./process-tree.ts";

@@ -1,8 +1,10 @@
 /** Names under which a Linux libc can be opened (glibc, musl on x86-64 and arm64, a generic link). */
-const LIBC_NAMES = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1", "libc.so"];
+export const LIBC_NAMES = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1", "libc.so"];
 
 /** prctl option numbers from <linux/prctl.h> used by prx. */
 export const PR_SET_PDEATHSIG = 1;
+/** Orphans of our descendants are re-parented to us instead of to init, so they can be found and reaped. */
+export const PR_SET_CHILD_SUBREAPER = 36;
 
 /**
  * prctl(option, arg, 0, 0, 0) through bun:ffi (~0.5 ms, the FFI loads with the first call). True when the kernel

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
+import { becomeSubreaper, ProcessTree } from "../../core/supervise/index.ts";
 import { CappedCapture } from "./capture.ts";
 import { HOOK_PIPE_DRAIN_MS, HOOK_STDERR_MAX_BYTES, HOOK_STDOUT_MAX_BYTES } from "./limits.ts";
 import type { HookAction } from "./schema.ts";
@@ -65,18 +66,23 @@ export async function runHookAction(action: HookAction, ctx: HookRunContext): Pr
     PRX_HOOK_PAYLOAD_FILE: payloadFile.path,
   };
   let child: Bun.Subprocess<Uint8Array | "ignore", "pipe", "pipe">;
+  // nothing the command starts outlives it: not a `setsid cmd &`, not a double-forked daemon
+  await becomeSubreaper();
+  const tree = new ProcessTree(`hook-${ctx.event}`);
   try {
     child = Bun.spawn([action.command, ...action.args], {
       cwd,
-      env,
+      env: tree.env(env),
       stdin: action.stdin_json ? Buffer.from(ctx.payloadJson) : "ignore",
       stdout: "pipe",
       stderr: "pipe",
       detached: true,
     });
   } catch (error) {
+    void tree.reap();
     return failed(`cannot start ${action.command} in ${cwd}: ${errorMessage(error)}`);
   }
+  tree.adopt(child.pid);
   base.pid = child.pid;
 
   const stdout = new CappedCapture(child.stdout, HOOK_STDOUT_MAX_BYTES);
@@ -91,7 +97,9 @@ export async function runHookAction(action: HookAction, ctx: HookRunContext): Pr
   } finally {
     clearTimeout(timer);
   }
-  // A process the hook left behind may hold our pipes open: read for a short grace, then let go.
+  // What the hook left behind, in its group or escaped from it, ends with it (and so lets go of our pipes).
+  const leftBehind = await tree.reap();
+  if (leftBehind > 0) ctx.logger.warn("hook command left processes running; killed them", { command: action.command, killed: leftBehind });
   const drained = await Promise.race([
     Promise.all([stdout.done, stderr.done]).then(() => true),
     Bun.sleep(HOOK_PIPE_DRAIN_MS).then(() => false),

@@ -79,6 +79,22 @@ const attacks = {
     setTimeout(() => process.exit(3), 1);
     return "exiting";
   },
+  /**
+   * Start three children that would outlive the plugin (a plain child, a setsid one, a double-forked one), answer
+   * their pids ("1,2,3"), then (exit=1) exit.
+   */
+  ESCAPE: (_runtime, o) => {
+    const quiet = ["ignore", "ignore", "ignore"];
+    const plain = Bun.spawn(["sleep", "623"], { stdio: quiet });
+    plain.unref();
+    const escaped = Bun.spawnSync(
+      ["sh", "-c", "setsid sleep 624 >/dev/null 2>&1 </dev/null & echo $!; (sleep 625 >/dev/null 2>&1 </dev/null & echo $!) &"],
+      { stdin: "ignore", stdout: "pipe", stderr: "ignore" },
+    );
+    const pids = [plain.pid, ...escaped.stdout.toString().trim().split("\n").map(Number)];
+    if (o.exit === "1" || o.exit === true) setTimeout(() => process.exit(3), 50);
+    return pids.join(",");
+  },
   NOOP: () => "ok",
 };
 

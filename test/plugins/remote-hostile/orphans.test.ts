@@ -1,4 +1,7 @@
-/** A plugin subprocess dies with its host, even while it spins at 100 % CPU. */
+/**
+ * A plugin subprocess dies with its host, even while it spins at 100 % CPU; what it starts (escaped from its process
+ * group or not) dies with it.
+ */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { BINARY, ensureBinary } from "../../helpers/binary.ts";
@@ -62,3 +65,40 @@ test("without PR_SET_PDEATHSIG the watchdog thread kills a spinning child once i
   await proc.exited;
   expect(await goneWithin(pid, 2_000)).toBe(true);
 }, 30_000);
+
+/** Poll every 50 ms, at most `ms`, until the plugin runs again under a pid other than `before`. */
+async function restartedWithin(gw: Awaited<ReturnType<typeof startHostileGateway>>, before: number, ms: number): Promise<number | null> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const { state, pid } = await gw.remote();
+    if (pid && pid !== before && state === "ready") return pid;
+    await Bun.sleep(50);
+  }
+  return null;
+}
+
+test("a plugin subprocess that starts 3 children (one setsid, one double-forked) and exits, 5 times: none survives", async () => {
+  const gw = await startHostileGateway({ binary: BINARY, plugin: { transport: "process" } });
+  cleanup.push(() => gw.stop());
+  const children: number[] = [];
+  cleanup.push(() => children.filter(alive).forEach((pid) => process.kill(pid, "SIGKILL")));
+  let { pid } = await gw.remote();
+  for (let round = 0; round < 5; round++) {
+    const response = await gw.get("/plugins/hostile/escape?exit=1");
+    expect(response.status).toBe(200);
+    const pids = String(((await response.json()) as { result: string }).result).split(",").map(Number);
+    expect(pids).toHaveLength(3);
+    children.push(...pids);
+    const next = await restartedWithin(gw, pid!, 15_000);
+    expect(next).toBeNumber();
+    pid = next;
+    // reaped when the plugin process exited, before it was started again
+    for (const child of pids) expect(await goneWithin(child, 2_000)).toBe(true);
+  }
+  const last = (await (await gw.get("/plugins/hostile/escape")).json()) as { result: string };
+  const running = last.result.split(",").map(Number);
+  children.push(...running);
+  expect(running.every(alive)).toBe(true);
+  await gw.stop();
+  for (const child of children) expect(await goneWithin(child, 2_000)).toBe(true);
+}, 90_000);

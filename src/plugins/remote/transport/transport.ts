@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { PrxError } from "../../../core/errors.ts";
+import { becomeSubreaper, ProcessTree } from "../../../core/supervise/index.ts";
 import { REMOTE_CHILD_ARG, REMOTE_WORKER_ENTRYPOINTS } from "../entrypoints.ts";
 import { BatchedWriter, LineDecoder, previewBytes } from "../protocol/index.ts";
 import { pumpStream } from "./pump.ts";
@@ -120,15 +121,22 @@ export function startProcessTransport(config: LaunchConfig): HostTransport {
   const l = new Listeners();
   const cmd = isCompiledBinary() ? [process.execPath, REMOTE_CHILD_ARG] : [process.execPath, CHILD_MAIN];
   let proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
+  // its own process group, cgroup and owner mark: nothing the plugin starts outlives it (the child takes far longer
+  // to start than the prctl takes to apply, so prx is the subreaper before any grandchild can be orphaned)
+  void becomeSubreaper();
+  const tree = new ProcessTree(`plugin-${config.name}`);
   try {
     proc = Bun.spawn(cmd, {
       cwd: config.entry.slice(0, config.entry.lastIndexOf("/")) || "/",
-      env: pluginEnvironment(config, true),
+      env: tree.env(pluginEnvironment(config, true)),
       stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",
+      detached: true,
     });
+    tree.adopt(proc.pid);
   } catch (cause) {
+    void tree.reap();
     throw new PrxError("PLUGIN_LOAD", `cannot spawn remote plugin ${config.name}: ${(cause as Error).message}`, {
       cause,
     });
@@ -153,7 +161,8 @@ export function startProcessTransport(config: LaunchConfig): HostTransport {
     tail.push(Buffer.from(`\n<prx: reading the plugin's ${what} failed: ${(error as Error).message}>\n`));
   void pumpStream(proc.stdout, (chunk, from, until) => decoder.push(chunk, from, until)).catch(readFailed("stdout"));
   void pumpStream(proc.stderr, (chunk) => (tail.push(chunk), chunk.length)).catch(readFailed("stderr"));
-  void proc.exited.then((code) => {
+  void proc.exited.then(async (code) => {
+    await tree.reap();
     const signal = proc.signalCode;
     l.fireExit(code, signal ? `process killed by ${signal}` : `process exited with code ${code}`);
   });
@@ -164,7 +173,10 @@ export function startProcessTransport(config: LaunchConfig): HostTransport {
     onMessage: (h) => void (l.message = h),
     onRefused: (h) => void (l.refused = h),
     onExit: (h) => l.addExit(h),
-    kill: () => proc.kill("SIGKILL"),
+    kill: () => {
+      proc.kill("SIGKILL");
+      void tree.reap();
+    },
     stderrTail: () => tail.lines(),
   };
 }
