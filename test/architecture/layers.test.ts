@@ -1,5 +1,5 @@
 /**
- * README's arrow, checked on the import graph of src/: cli -> gateway/chat/channels/mcp -> agent ->
+ * README's arrow, checked on the import graph of src/: cli -> boot -> gateway/chat/channels/mcp -> agent ->
  * plugins -> tools -> providers/memory -> contracts/config -> core; storage sits beside core (it imports only core
  * and the contracts' message types) below everything that keeps state. Type-only imports count too.
  */
@@ -16,7 +16,8 @@ const HOSTS = [...RUNTIME, "agent"];
 const MAY_IMPORT: Record<string, readonly string[]> = {
   core: [],
   storage: ["core", "contracts"],
-  config: BASE,
+  // package.json: the config cache is keyed by prx's and its parsers' versions
+  config: [...BASE, ".."],
   contracts: BASE,
   providers: SHARED,
   memory: SHARED,
@@ -30,8 +31,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   channels: HOSTS,
   // the MCP client and server: prx_chat runs agent turns; the gateway reaches it through a port in contracts
   mcp: HOSTS,
+  // the gateway's start: it opens the host, serves the gateway and supervises the channels
+  boot: [...HOSTS, "gateway", "console", "channels", "mcp"],
   // package.json (the version) sits at the repository root
-  cli: [...HOSTS, "chat", "gateway", "console", "channels", "mcp", ".."],
+  cli: [...HOSTS, "boot", "chat", "gateway", "console", "channels", "mcp", ".."],
 };
 
 test("every import points inward, as README's architecture says", () => {
