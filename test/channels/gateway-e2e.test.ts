@@ -4,6 +4,7 @@
  * restarted and answers every update once; a plugin reload through the gateway reaches the channel process; pairing
  * is approved over the API.
  */
+import { alive } from "../helpers/process.ts";
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { cpSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -174,14 +175,6 @@ test("channel processes die with the gateway, even when it is killed with SIGKIL
   const { pid } = await telegramInfo();
   gateway.proc.kill("SIGKILL");
   await gateway.proc.exited;
-  const alive = () => {
-    try {
-      process.kill(pid!, 0);
-      return true;
-    } catch {
-      return false; // ESRCH: the process is gone
-    }
-  };
-  await waitFor(() => !alive(), "the channel process to exit", 10_000);
-  expect(alive()).toBe(false);
+  await waitFor(() => !alive(pid!), "the channel process to exit", 10_000);
+  expect(alive(pid!)).toBe(false);
 });

@@ -3,6 +3,7 @@
  * supervisor is the unit): requests in flight per channel process, the wait for a forwarded request's answer, and
  * the kill of a process that does not stop in time. Time limits are shorter ones passed in.
  */
+import { alive } from "../helpers/process.ts";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,14 +40,6 @@ function start(env: Record<string, string>, limits?: Partial<SupervisorLimits>) 
 
 const request = (body: string) => ({ method: "POST", headers: {}, body });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false; // ESRCH: the process is gone
-  }
-}
 
 describe("channel supervisor bounds", () => {
   test(`${CHANNEL_MAX_INFLIGHT_HTTP} forwarded requests may wait on one process; one more is 429 until one is answered`, async () => {

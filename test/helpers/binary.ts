@@ -26,6 +26,7 @@ export interface RunResult {
 
 /** Run the binary to completion with a clean environment (no inherited PRX_* or provider keys). */
 export async function runPrx(args: string[], options: { stdin?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<RunResult> {
+  await ensureBinary();
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...options.env };
   const proc = Bun.spawn([BINARY, ...args], {
     env,

@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { McpConfigSchema } from "../../src/config/mcp.ts";
 import { getLogLevel, getLogSink, setLogLevel, setLogSink } from "../../src/core/logger.ts";
@@ -56,13 +55,4 @@ export async function captureLog<T>(run: (lines: string[]) => Promise<T>): Promi
   }
 }
 
-/** True while a process with this pid runs (a zombie waiting for its reaper counts as gone). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ESRCH";
-  }
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
-  return !/^\d+ \(.*\) Z/.test(stat);
-}
+export { alive } from "../helpers/process.ts";
