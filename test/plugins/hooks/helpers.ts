@@ -1,3 +1,4 @@
+import { alive } from "../../helpers/process.ts";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,10 +41,5 @@ export function hooksFixture(content?: unknown): HooksFixture {
 
 /** True when the process no longer exists or is a zombie waiting for init to reap it. */
 export function processGone(pid: number): boolean {
-  try {
-    const stat = require("node:fs").readFileSync(`/proc/${pid}/stat`, "utf8") as string;
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
-  }
+  return !alive(pid);
 }

@@ -1,5 +1,5 @@
 /** The built gateway on a workspace holding the hostile plugin (tests and the hostile bench). */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { writeHostilePlugin, type HostileOptions } from "./fixture.ts";
@@ -83,13 +83,4 @@ export async function startHostileGateway(options: GatewayOptions): Promise<Host
   };
 }
 
-/** True while `pid` is a live process (a zombie waiting for its reaper counts as gone). */
-export function alive(pid: number): boolean {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    return !/^State:\s+Z/m.test(status);
-  } catch {
-    // no such process
-    return false;
-  }
-}
+export { alive } from "../../helpers/process.ts";
