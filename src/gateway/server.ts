@@ -150,7 +150,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const pairing = await auth.openPairingIfUnpaired();
   if (pairing) {
     print(
-      `prx gateway pairing code: ${pairing.code} (valid ${config.pairing_code_ttl_s} s; POST /pair with header X-Pairing-Code)`,
+      `prx gateway pairing code: ${pairing.code} (valid ${config.pairing_code_ttl_s} s; POST /pair with header ` +
+        "X-Pairing-Code; `prx gateway pair-code` prints a new one)",
     );
   } else if (config.require_pairing) {
     print(pairingClosedLine(await auth.tokens.activeCount()));

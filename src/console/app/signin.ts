@@ -1,10 +1,9 @@
 import { UNAMBIGUOUS_ALPHABET } from "../../core/random-code.ts";
-import { PAIRING_CODE_LENGTH } from "../../gateway/limits.ts";
 import { ApiError, describe, request, tokens } from "./api.ts";
 import { h } from "./dom.ts";
 
-/** The code as the gateway prints it; typed in any case. */
-const CODE_PATTERN = `[${UNAMBIGUOUS_ALPHABET}${UNAMBIGUOUS_ALPHABET.toLowerCase()}]{${PAIRING_CODE_LENGTH}}`;
+/** The code's characters as the gateway prints them, in any case (its length is the gateway's to judge). */
+const CODE_PATTERN = `[${UNAMBIGUOUS_ALPHABET}${UNAMBIGUOUS_ALPHABET.toLowerCase()}]+`;
 
 /**
  * Sign-in: paste a token, or exchange the pairing code the gateway printed for one (POST /pair). The token
@@ -12,7 +11,7 @@ const CODE_PATTERN = `[${UNAMBIGUOUS_ALPHABET}${UNAMBIGUOUS_ALPHABET.toLowerCase
  */
 export function signIn(done: () => void): HTMLElement {
   const error = h("div", { class: "error", role: "alert", hidden: true });
-  const code = h("input", { id: "pair-code", name: "code", autocapitalize: "characters", autocomplete: "one-time-code", pattern: CODE_PATTERN, maxlength: PAIRING_CODE_LENGTH, placeholder: "ABCD2345", "aria-label": "pairing code" });
+  const code = h("input", { id: "pair-code", name: "code", autocapitalize: "characters", autocomplete: "one-time-code", pattern: CODE_PATTERN, placeholder: "ABCD2345", "aria-label": "pairing code" });
   const token = h("input", { id: "token", name: "token", type: "password", autocomplete: "off", placeholder: "prx_…", "aria-label": "bearer token" });
   const remember = h("input", { id: "remember", type: "checkbox" });
   const show = (e: unknown) => {
@@ -30,7 +29,7 @@ export function signIn(done: () => void): HTMLElement {
     error.hidden = true;
     try {
       if (token.value.trim()) return await accept(token.value.trim());
-      if (!new RegExp(`^${CODE_PATTERN}$`).test(code.value.trim())) throw new ApiError(400, "BAD_REQUEST", `enter the ${PAIRING_CODE_LENGTH}-character pairing code, or paste a token`, "the gateway printed the code when it started; `prx gateway pair-code` prints a new one");
+      if (!new RegExp(`^${CODE_PATTERN}$`).test(code.value.trim())) throw new ApiError(400, "BAD_REQUEST", "enter the pairing code (letters and digits, no 0/O or 1/I/L), or paste a token", "the gateway printed the code when it started; `prx gateway pair-code` prints a new one");
       const paired = await request("/pair", { method: "POST", headers: { "x-pairing-code": code.value.trim() } }, null);
       await accept(((await paired.json()) as { token: string }).token);
     } catch (e) {
