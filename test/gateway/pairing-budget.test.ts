@@ -4,9 +4,9 @@
  * `prx gateway pair-code` prints a new code the running gateway accepts. The compiled binary, loopback only.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { request } from "node:http";
 import { PAIRING_CODE_MAX_WRONG, PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
 import { ensureBinary, runPrx, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
+import { pairFrom, wrongPairingCode } from "../helpers/pair-from.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 
 setDefaultTimeout(60_000);
@@ -27,26 +27,11 @@ afterAll(async () => {
   ws.cleanup();
 });
 
-/** POST /pair with `code`, from the loopback address `from`. */
-function pair(code: string, from: string): Promise<{ status: number; body: { token?: string; error?: { message: string; hint?: string } } }> {
-  const url = new URL(gateway.url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: url.hostname, port: url.port, method: "POST", path: "/pair", localAddress: from, agent: false, headers: { "x-pairing-code": code } },
-      (res) => {
-        let text = "";
-        res.on("data", (chunk) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-      },
-    );
-    req.on("error", reject);
-    req.end();
-  });
-}
+const pair = (code: string, from: string) => pairFrom(gateway.url, code, from);
 
 /** The i-th wrong guess comes from the (i mod ADDRESSES)-th address. */
 async function guessWrong(count: number, code: string, net: number): Promise<number[]> {
-  const wrong = code === "ABCDEFGH" ? "HGFEDCBA" : "ABCDEFGH";
+  const wrong = wrongPairingCode(code);
   const statuses: number[] = [];
   for (let i = 0; i < count; i++) statuses.push((await pair(wrong, `127.${net}.${i % ADDRESSES}.1`)).status);
   return statuses;
@@ -65,7 +50,7 @@ describe("pairing code budget", () => {
     expect(first).toBeDefined();
     // up to the budget every wrong guess is just wrong (no address reached its lockout)
     expect(await guessWrong(PAIRING_CODE_MAX_WRONG, first!, 1)).toEqual(Array(PAIRING_CODE_MAX_WRONG).fill(401));
-    const burning = await pair("HGFEDCBA" === first ? "ABCDEFGH" : "HGFEDCBA", "127.1.200.1");
+    const burning = await pair(wrongPairingCode(first!), "127.1.200.1");
     expect(burning.status).toBe(403);
     expect(burning.body.error?.message).toContain("pairing code burned");
     // the right code, from an address that never guessed, is refused, and the answer says how to get a new one
@@ -85,7 +70,10 @@ describe("pairing code budget", () => {
   });
 
   test(`at the budget: after ${PAIRING_CODE_MAX_WRONG} wrong guesses from ${ADDRESSES} addresses the right code still pairs`, async () => {
-    const code = await newCode();
+    const printed = await runPrx(["gateway", "pair-code", "--json", "-w", ws.dir]);
+    expect(printed.code).toBe(0);
+    const { code, expires_at } = JSON.parse(printed.stdout) as { code: string; expires_at: string };
+    expect(Date.parse(expires_at)).toBeGreaterThan(Date.now());
     expect(await guessWrong(PAIRING_CODE_MAX_WRONG, code, 2)).toEqual(Array(PAIRING_CODE_MAX_WRONG).fill(401));
     const paired = await pair(code, "127.2.200.1");
     expect(paired.status).toBe(200);
