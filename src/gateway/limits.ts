@@ -20,7 +20,7 @@ export const PAIRING_CODE_LENGTH = 8;
 /**
  * Wrong guesses a pairing code survives, from any address through any replica; the next wrong one burns it (the
  * operator prints a new one with `prx gateway pair-code`). A code thus takes at most 21 guesses: a chance of at most
- * 21 / 31^8 = 2.5e-11 that one of them is right.
+ * 21 / 31^8 ≈ 2.5e-11 that one of them is right.
  */
 export const PAIRING_CODE_MAX_WRONG = 20;
 /** Clients whose failed pairing attempts are remembered; the oldest are forgotten first. */
