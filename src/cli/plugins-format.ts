@@ -43,7 +43,7 @@ function formatRemote(r: NonNullable<PluginInfo["remote"]>): string[] {
     .map(([kind, names]) => `${kind} ${names.join(", ")}`);
   return [
     `  remote: ${r.transport} ${r.state}${r.pid ? ` pid ${r.pid}` : ""}${r.ready_ms === null ? "" : `, ready in ${r.ready_ms.toFixed(0)} ms`}, restarts ${r.restarts}`,
-    `    calls ${r.calls}, failures ${r.failures}, timeouts ${r.timeouts}, in flight ${r.in_flight}, host calls ${r.host_calls}, callbacks ${r.callbacks}, refused lines ${r.malformed + r.oversize}`,
+    `    calls ${r.calls}, failures ${r.failures}, timeouts ${r.timeouts}, in flight ${r.in_flight}, host calls ${r.host_calls}${r.host_refused ? ` (${r.host_refused} refused, last at ${r.last_host_refusal})` : ""}, callbacks ${r.callbacks}, refused lines ${r.malformed + r.oversize}`,
     ...(surfaces.length ? [`    surfaces: ${surfaces.join("; ")}`] : []),
     ...(r.last_error ? [`    last error: ${r.last_error}`] : []),
   ];

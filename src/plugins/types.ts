@@ -5,6 +5,7 @@ import type { Workspace } from "../core/workspace.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import type { ProviderResolver } from "../providers/types.ts";
 import type { DeliveryDepths } from "./events/delivery-depths.ts";
+import type { HostCallLimits } from "./host-calls/types.ts";
 import type { RemoteHostBindings, SessionSource } from "./remote/types.ts";
 import type { Storage } from "../storage/types.ts";
 
@@ -36,6 +37,8 @@ export interface PluginResources {
   maxKvStorageMb: number;
   /** Declared by PRX manifests; JavaScriptCore has no fuel metering, so it is reported, not enforced. */
   maxFuel: number | null;
+  /** `max_host_calls_per_second`, `host_call_burst`, `max_host_calls_in_flight` (absent: the defaults). */
+  hostCalls?: HostCallLimits;
 }
 
 /** A plugin that passed discovery and admission, ready to be loaded by a loader of its kind. */

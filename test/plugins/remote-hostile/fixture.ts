@@ -96,6 +96,30 @@ const attacks = {
     return pids.join(",");
   },
   NOOP: () => "ok",
+  /**
+   * runtime.getCache in a tight loop, par calls at a time, until n calls, ms milliseconds, or (refused > 0) that many
+   * refusals; answers the counts and the first refusal's code and message as JSON.
+   */
+  HOSTCALLS: async (runtime, o) => {
+    const n = num(o.n, 100000), ms = num(o.ms, 600000), stopAt = num(o.refused, 0), par = num(o.par, 1);
+    const end = Date.now() + ms;
+    const out = { ok: 0, refused: 0, other: 0, code: null, message: null };
+    let sent = 0;
+    const loop = async () => {
+      while (sent < n && Date.now() < end && !(stopAt > 0 && out.refused >= stopAt)) {
+        sent++;
+        try {
+          await runtime.getCache("k");
+          out.ok++;
+        } catch (error) {
+          if (error.code !== "RATE_LIMITED") out.other++;
+          else if (out.refused++ === 0) [out.code, out.message] = [error.code, error.message];
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: par }, loop));
+    return JSON.stringify(out);
+  },
 };
 
 export default {

@@ -1,0 +1,16 @@
+/**
+ * The host-call budget of one plugin: runtime.* calls of a remote plugin, and the host imports of a WASM guest that
+ * cross to the host's main thread. Each plugin may change them in its plugin.toml `[resources]`.
+ */
+
+/** `max_host_calls_per_second`: the rate at which the budget refills. */
+export const DEFAULT_MAX_HOST_CALLS_PER_SECOND = 1_000;
+/** `host_call_burst`: calls a plugin may make at once after a quiet while (the bucket's size). */
+export const DEFAULT_HOST_CALL_BURST = 1_000;
+/** `max_host_calls_in_flight`: calls the host is serving for one plugin at once. */
+export const DEFAULT_MAX_HOST_CALLS_IN_FLIGHT = 128;
+
+/** The largest values a plugin.toml may set. */
+export const MAX_HOST_CALLS_PER_SECOND_LIMIT = 100_000;
+export const MAX_HOST_CALL_BURST_LIMIT = 100_000;
+export const MAX_HOST_CALLS_IN_FLIGHT_LIMIT = 4_096;
