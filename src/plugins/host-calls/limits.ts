@@ -14,3 +14,11 @@ export const DEFAULT_MAX_HOST_CALLS_IN_FLIGHT = 128;
 export const MAX_HOST_CALLS_PER_SECOND_LIMIT = 100_000;
 export const MAX_HOST_CALL_BURST_LIMIT = 100_000;
 export const MAX_HOST_CALLS_IN_FLIGHT_LIMIT = 4_096;
+
+/**
+ * A refused call is answered this long after it was refused (at most; answers go out in batches), so a plugin
+ * retrying in a loop is paced instead of spinning against the host.
+ */
+export const HOST_CALL_REFUSAL_DELAY_MS = 100;
+/** Refusals held for their delay per plugin; past it a refusal is answered at once. */
+export const HOST_CALL_MAX_HELD_REFUSALS = 1_024;

@@ -1,11 +1,17 @@
-/** The host-call budget: token bucket and calls in flight, at each limit and one past it, on an injected clock. */
+/**
+ * The host-call budget: token bucket and calls in flight, at each limit and one past it, on an injected clock; and the
+ * pacing of refusals, on an injected timer.
+ */
 import { describe, expect, test } from "bun:test";
 import {
   DEFAULT_HOST_CALL_BURST,
   DEFAULT_HOST_CALL_LIMITS,
   DEFAULT_MAX_HOST_CALLS_IN_FLIGHT,
   DEFAULT_MAX_HOST_CALLS_PER_SECOND,
+  HOST_CALL_MAX_HELD_REFUSALS,
+  HOST_CALL_REFUSAL_DELAY_MS,
   HostCallBudget,
+  RefusalPacer,
   type HostCallLimits,
 } from "../../../src/plugins/host-calls/index.ts";
 
@@ -114,4 +120,45 @@ test("status counts refusals and keeps the last one's time (from the budget's cl
   clock.t += 5;
   expect(calls(3)).toBe(0);
   expect(b.status()).toEqual({ refused: 3, lastRefusedAt: clock.t, inFlight: 0 });
+});
+
+describe("refusal pacing", () => {
+  function pacer(max = HOST_CALL_MAX_HELD_REFUSALS) {
+    const timers: Array<{ run: () => void; ms: number; cancelled: boolean }> = [];
+    const p = new RefusalPacer(HOST_CALL_REFUSAL_DELAY_MS, max, (run, ms) => {
+      const timer = { run, ms, cancelled: false };
+      timers.push(timer);
+      return () => void (timer.cancelled = true);
+    });
+    return { p, timers };
+  }
+
+  test(`${HOST_CALL_MAX_HELD_REFUSALS} refusals are held for one delay and answered together; one more is answered at once`, () => {
+    const { p, timers } = pacer();
+    const answered: number[] = [];
+    for (let i = 0; i < HOST_CALL_MAX_HELD_REFUSALS; i++) expect(p.hold(() => answered.push(i))).toBe(true);
+    expect(p.hold(() => answered.push(-1))).toBe(false);
+    expect([answered.length, p.size]).toEqual([0, HOST_CALL_MAX_HELD_REFUSALS]);
+    expect(timers.map((t) => t.ms)).toEqual([HOST_CALL_REFUSAL_DELAY_MS]);
+    timers[0]!.run();
+    expect(answered).toHaveLength(HOST_CALL_MAX_HELD_REFUSALS);
+    expect(p.size).toBe(0);
+  });
+
+  test("a refusal held after a batch went out waits for a new delay", () => {
+    const { p, timers } = pacer(2);
+    let answered = 0;
+    p.hold(() => answered++);
+    timers[0]!.run();
+    p.hold(() => answered++);
+    expect([answered, timers.length]).toEqual([1, 2]);
+  });
+
+  test("flush answers what is held now and cancels the timer", () => {
+    const { p, timers } = pacer(2);
+    let answered = 0;
+    p.hold(() => answered++);
+    p.flush();
+    expect([answered, timers[0]!.cancelled, p.size]).toEqual([1, true, 0]);
+  });
 });
