@@ -142,6 +142,8 @@ export interface HostileOptions {
   transport: "worker" | "process";
   rpcTimeoutMs?: number;
   maxMemoryMb?: number;
+  /** More `[resources]` keys of its plugin.toml (e.g. max_host_calls_per_second). */
+  resources?: Record<string, number>;
 }
 
 /** Write the hostile plugin into `pluginsDir/hostile`; returns its directory and entry file. */
@@ -150,7 +152,9 @@ export function writeHostilePlugin(pluginsDir: string, options: HostileOptions):
   mkdirSync(dir, { recursive: true });
   const entry = join(dir, "worker.js");
   writeFileSync(entry, SOURCE);
-  const resources = options.maxMemoryMb === undefined ? "" : `\n[resources]\nmax_memory_mb = ${options.maxMemoryMb}\n`;
+  const limits = { ...(options.maxMemoryMb === undefined ? {} : { max_memory_mb: options.maxMemoryMb }), ...options.resources };
+  const lines = Object.entries(limits).map(([key, value]) => `${key} = ${value}\n`);
+  const resources = lines.length === 0 ? "" : `\n[resources]\n${lines.join("")}`;
   writeFileSync(
     join(dir, "plugin.toml"),
     `[plugin]\nname = "${HOSTILE_NAME}"\nversion = "0.1.0"\nruntime = "remote"\n${resources}\n[remote]\n` +
