@@ -33,6 +33,9 @@ export function formatInfo(info: PluginInfo): string {
   }
   if (info.capabilities.length === 0) lines.push("    (none)");
   if (info.remote) lines.push(...formatRemote(info.remote));
+  if (info.host_calls?.refused) {
+    lines.push(`  host calls refused ${info.host_calls.refused} (over its budget), last at ${info.host_calls.last_refusal}`);
+  }
   for (const warning of info.warnings) lines.push(`  warning: ${warning}`);
   return visible(lines.join("\n"), { multiline: true });
 }

@@ -22,3 +22,5 @@ export const MAX_HOST_CALLS_IN_FLIGHT_LIMIT = 4_096;
 export const HOST_CALL_REFUSAL_DELAY_MS = 100;
 /** Refusals held for their delay per plugin; past it a refusal is answered at once. */
 export const HOST_CALL_MAX_HELD_REFUSALS = 1_024;
+/** A plugin's refused calls are logged at most once per this interval: the first with its reason, then a count. */
+export const HOST_CALL_REFUSAL_LOG_INTERVAL_MS = 1_000;

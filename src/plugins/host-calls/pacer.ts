@@ -4,7 +4,7 @@ import { HOST_CALL_MAX_HELD_REFUSALS, HOST_CALL_REFUSAL_DELAY_MS } from "./limit
 export type Schedule = (run: () => void, ms: number) => () => void;
 
 /** setTimeout whose timer never keeps the process alive. */
-const unrefTimeout: Schedule = (run, ms) => {
+export const unrefTimeout: Schedule = (run, ms) => {
   const timer = setTimeout(run, ms);
   timer.unref?.();
   return () => clearTimeout(timer);

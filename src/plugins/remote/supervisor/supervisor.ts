@@ -6,7 +6,7 @@ import { decodeWorkerMessage, encodeHostRpcReply } from "./inbound.ts";
 import { fly } from "./call-flight.ts";
 import { CallTable, callbackText } from "./calls.ts";
 import { handleHostRpc, refusedHostRpc, type HostRpcPeer } from "../host/rpc/index.ts";
-import { HOST_CALL_REFUSAL_DELAY_MS, HostCallBudget, RefusalPacer } from "../../host-calls/index.ts";
+import { HOST_CALL_REFUSAL_DELAY_MS, HostCallBudget, RefusalLog, RefusalPacer } from "../../host-calls/index.ts";
 import { REMOTE_CANCEL_GRACE_MS, REMOTE_MAX_PENDING_CALLS, REMOTE_SHUTDOWN_GRACE_MS } from "../limits.ts";
 import { launchConfigFor } from "./launch-config.ts";
 import { Lifecycle } from "./lifecycle.ts";
@@ -47,6 +47,7 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
   /** The plugin's runtime.* budget; it outlives restarts (a restarted plugin does not get a fresh one). */
   private readonly hostBudget: HostCallBudget;
   private readonly refusals: RefusalPacer;
+  private readonly refusalLog: RefusalLog;
   private memory: MemoryGuard | null = null;
   /** Why the host is killing the current transport (its exit then reports this, not an exit code). */
   private killing: KillReason | null = null;
@@ -71,6 +72,7 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
     this.hostBudget = new HostCallBudget(options.name, options.hostCalls, options.hostCallClock);
     // a refusal must reach the plugin before its own wait for the answer (rpc_timeout_ms) ends
     this.refusals = new RefusalPacer(Math.min(HOST_CALL_REFUSAL_DELAY_MS, Math.floor(options.rpcTimeoutMs / 2)));
+    this.refusalLog = new RefusalLog((line) => this.log.warn(line));
     this.restarts = new Restarts(this.log, this.life, this.stats, () => this.spawn());
   }
 
@@ -167,8 +169,8 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
         this.counters.hostCalls += 1;
         const refusal = this.hostBudget.admit();
         if (refusal) {
-          this.output.hostCallRefused(refusal.message);
           const answer = refusedHostRpc(msg, refusal);
+          this.refusalLog.note(answer.error!.message);
           if (!this.refusals.hold(() => this.reply(transport, answer))) this.reply(transport, answer);
           return;
         }
@@ -317,6 +319,7 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
     const grace = this.options.shutdownGraceMs ?? REMOTE_SHUTDOWN_GRACE_MS;
     await waitAtMost(this.calls.whenIdle(), grace);
     this.refusals.flush();
+    this.refusalLog.flush();
     const transport = this.transport;
     // a plugin still starting (or restarting) has no calls and may not listen yet: it is killed, not asked to stop
     const listening = this.life.state === "ready" || this.life.state === "cancelling";

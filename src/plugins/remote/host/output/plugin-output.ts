@@ -17,7 +17,6 @@ const detailText = (detail: RefusedDetail) => (typeof detail === "string" ? deta
 export class PluginOutputLog {
   private readonly logs: OutputBudget;
   private readonly refusals: OutputBudget;
-  private readonly hostRefusals: OutputBudget;
   private readonly pending: Record<RefusedKind, number> = { malformed: 0, oversize: 0 };
   private lastDetail: RefusedDetail = "";
   /** The last refusal as status shows it (made when logged, not per refused line). */
@@ -39,16 +38,6 @@ export class PluginOutputLog {
     );
     const oncePerInterval = { lines: 1, bytes: Number.POSITIVE_INFINITY, intervalMs: limits.intervalMs };
     this.refusals = new OutputBudget(oncePerInterval, () => this.summarize(limits.intervalMs), now);
-    this.hostRefusals = new OutputBudget(
-      oncePerInterval,
-      (more) => log.warn(`refused ${more} more runtime.* calls of the remote plugin in the last ${limits.intervalMs} ms`),
-      now,
-    );
-  }
-
-  /** A runtime.* call refused over the plugin's host-call budget: the first of an interval is logged, the rest counted. */
-  hostCallRefused(message: string): void {
-    if (this.hostRefusals.take()) this.log.warn(`refused a runtime.* call: ${message}`);
   }
 
   /** Log lines the host dropped since the start. */
@@ -92,7 +81,6 @@ export class PluginOutputLog {
   /** Write pending summaries now (the plugin stopped). */
   flush(): void {
     this.refusals.flush();
-    this.hostRefusals.flush();
     this.logs.flush();
   }
 
