@@ -10,7 +10,13 @@ import { parsePayload, readWorkerMessage } from "./messages.ts";
 import { SandboxHostRpc } from "./host-rpc.ts";
 import type { FromWorker, SandboxInit, SerializedError, ToWorker } from "../protocol.ts";
 import { sandboxWorkerPool } from "./pool.ts";
-import { HostCallBudget, RefusalLog, RefusalPacer, type HostCallBudgetStatus } from "../../host-calls/index.ts";
+import {
+  HOST_CALL_REFUSAL_DELAY_MS,
+  HostCallBudget,
+  RefusalLog,
+  RefusalPacer,
+  type HostCallBudgetStatus,
+} from "../../host-calls/index.ts";
 
 export interface SandboxOptions {
   /** Time the Worker gets to instantiate every capability (default SANDBOX_INIT_TIMEOUT_MS; tests shorten it). */
@@ -53,7 +59,7 @@ export class Sandbox {
   private readonly hostRpc: SandboxHostRpc;
   /** The guest's calls that cross to this thread (rpc, events.publish); it outlives Worker restarts. */
   private readonly hostBudget: HostCallBudget;
-  private readonly refusals = new RefusalPacer();
+  private readonly refusals: RefusalPacer;
   private readonly refusalLog: RefusalLog;
   private onIdle: (() => void) | null = null;
   /** Restarts after a timeout or crash, for status and tests. */
@@ -72,6 +78,9 @@ export class Sandbox {
     const kvQuotaBytes = Math.floor(plugin.resources.maxKvStorageMb * 1024 * 1024);
     this.hostRpc = new SandboxHostRpc(plugin.name, host, this.log, (cap, fn, args) => this.call(cap, fn, args), kvQuotaBytes);
     this.hostBudget = new HostCallBudget(plugin.name, plugin.resources.hostCalls, options.hostCallClock);
+    // a refused rpc must reach the guest well before its call's max_execution_time_ms ends
+    const delayMs = Math.min(HOST_CALL_REFUSAL_DELAY_MS, Math.floor(plugin.resources.maxExecutionTimeMs / 2));
+    this.refusals = new RefusalPacer(delayMs);
     this.refusalLog = new RefusalLog((line) => this.log.warn(line));
   }
 
