@@ -10,7 +10,9 @@ import {
   DEFAULT_MAX_HOST_CALLS_PER_SECOND,
   HOST_CALL_MAX_HELD_REFUSALS,
   HOST_CALL_REFUSAL_DELAY_MS,
+  HOST_CALL_REFUSAL_LOG_INTERVAL_MS,
   HostCallBudget,
+  RefusalLog,
   RefusalPacer,
   type HostCallLimits,
 } from "../../../src/plugins/host-calls/index.ts";
@@ -160,5 +162,34 @@ describe("refusal pacing", () => {
     p.hold(() => answered++);
     p.flush();
     expect([answered, timers[0]!.cancelled, p.size]).toEqual([1, true, 0]);
+  });
+});
+
+describe("refusal log", () => {
+  test("the first refusal of an interval is logged with its reason, the rest of the interval as one count", () => {
+    const clock = { t: 0 };
+    const timers: Array<() => void> = [];
+    const lines: string[] = [];
+    const log = new RefusalLog((line) => lines.push(line), HOST_CALL_REFUSAL_LOG_INTERVAL_MS, () => clock.t, (run) => {
+      timers.push(run);
+      return () => {};
+    });
+    log.note("first");
+    for (let i = 0; i < 500; i++) log.note("again");
+    expect(lines).toEqual(["refused a host call: first"]);
+    expect(timers).toHaveLength(1);
+    timers[0]!();
+    expect(lines.at(-1)).toBe(`refused 500 more host calls in the last ${HOST_CALL_REFUSAL_LOG_INTERVAL_MS} ms`);
+    clock.t += HOST_CALL_REFUSAL_LOG_INTERVAL_MS - 1;
+    log.note("still in the interval");
+    expect(lines).toHaveLength(2);
+    clock.t += 1;
+    log.note("next interval");
+    expect(lines).toEqual([
+      "refused a host call: first",
+      `refused 500 more host calls in the last ${HOST_CALL_REFUSAL_LOG_INTERVAL_MS} ms`,
+      `refused 1 more host calls in the last ${HOST_CALL_REFUSAL_LOG_INTERVAL_MS} ms`,
+      "refused a host call: next interval",
+    ]);
   });
 });
