@@ -7,6 +7,7 @@ import { appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/openai-server.ts";
 import { ensureBinary, fakeProviderConfig, startGatewayBinary, type RunningGateway } from "../../helpers/binary.ts";
+import { waitFor } from "../../helpers/wait.ts";
 import { tempWorkspace } from "../../helpers/workspace.ts";
 
 const NOTES = resolve(import.meta.dir, "../../fixtures/test-wasm/notes-tool");
@@ -43,15 +44,21 @@ test("a guest call past its budget: the store is served, the publish after it is
     };
     return plugins.find((p) => p.name === "notes-tool")!;
   };
-  expect(await api()).toMatchObject({ status: "active", host_calls: { refused: 0, last_refusal: null } });
+  // the plugin runtime may still be loading it
+  const before = await waitFor(async () => {
+    const info = await api();
+    return info.host_calls && info;
+  }, "notes-tool loaded");
+  expect(before).toMatchObject({ status: "active", host_calls: { refused: 0, last_refusal: null } });
   const response = await fetch(`${gateway.url}/api/sessions/notes/message`, {
     method: "POST",
     headers,
     body: JSON.stringify({ message: 'use tool note {"text":"buy oat milk"}' }),
   });
+  const text = await response.text();
   expect(response.status).toBe(200);
   // the guest is not told of a dropped publish: the tool answered the stored note's id
-  expect(await response.text()).toContain("tool said: plugin:notes-tool:");
+  expect(text).toContain("tool said: plugin:notes-tool:");
   const after = await api();
   expect(after.host_calls?.refused).toBe(1);
   expect(Number.isNaN(Date.parse(after.host_calls?.last_refusal ?? ""))).toBe(false);
