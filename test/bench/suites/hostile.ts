@@ -8,6 +8,7 @@ import { vmRssBytes } from "../../../src/plugins/remote/host/memory/process-rss.
 import { startHostileGateway, type HostileGateway } from "../../plugins/remote-hostile/gateway.ts";
 import { startStandaloneFake } from "../announce.ts";
 import { HealthProber } from "../hostile/prober.ts";
+import { HOST_CALL_SCENARIOS } from "../hostile/host-calls.ts";
 import { LOOP_TOOL, SCENARIOS, type Scenario } from "../hostile/scenarios.ts";
 import type { BenchRow, BenchSuite } from "../types.ts";
 
@@ -102,7 +103,7 @@ const suite: BenchSuite = async ({ root, binary, tmp }) => {
   const only = process.env.PRX_BENCH_HOSTILE;
   const rows: BenchRow[] = [];
   try {
-    for (const s of SCENARIOS.filter((x) => !only || x.name.includes(only))) {
+    for (const s of [...SCENARIOS, ...HOST_CALL_SCENARIOS].filter((x) => !only || x.name.includes(only))) {
       const started = performance.now();
       try {
         rows.push(...(await runScenario(s, { binary, root, tmp }, fake.url)));
