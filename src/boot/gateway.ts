@@ -149,14 +149,14 @@ function reachable(what: string, probe: () => Promise<unknown>): () => Promise<H
   };
 }
 
-/** `[bus] backend = "redis"`: rate limits and the pairing code with its lockouts are shared by every replica. */
+/** `[bus] backend = "redis"`: rate limits and pairing lockouts are shared by every replica. */
 async function sharedState(host: AgentHost): Promise<SharedState | null> {
   const bus = host.config.bus;
   if (bus.backend !== "redis") return null;
   const { urlFromEnv } = await import("../storage/index.ts");
   const { redisGatewayShared } = await import("../gateway/shared/index.ts");
   const url = urlFromEnv(bus.url_env, host.env, '[bus] backend = "redis"');
-  return redisGatewayShared(url, bus.prefix, host.config.gateway.pairing_code_ttl_s * 1000);
+  return redisGatewayShared(url, bus.prefix);
 }
 
 /** The MCP routes' port, built (with the MCP modules) on the first request that needs it. */

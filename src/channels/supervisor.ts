@@ -3,7 +3,7 @@ import type { ChannelConfig } from "../config/schema.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
 import { becomeSubreaper, ProcessTree, RestartPolicy, waitAtMost } from "../core/supervise/index.ts";
-import { ChildMessageSchema, type ChannelStatsWire, type ParentMessage } from "./ipc.ts";
+import type { ChannelStatsWire, ChildMessage, ParentMessage } from "./ipc.ts";
 import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_KILL_AFTER_MS, CHANNEL_MAX_INFLIGHT_HTTP, CHANNEL_RESTART_LIMITS } from "./limits.ts";
 import { channelKind } from "./registry.ts";
 import type { ForwardedRequest, ForwardedResponse } from "./types.ts";
@@ -79,6 +79,8 @@ export class ChannelSupervisor {
   private readonly env: Record<string, string | undefined>;
   private nextId = 1;
   private stopping = false;
+  /** The children's wire (its zod schemas) loads with the first child: a gateway without channels never loads it. */
+  private wire: Promise<typeof import("./ipc.ts")> | undefined;
   private readonly httpTimeoutMs: number;
   private readonly killAfterMs: number;
 
@@ -115,13 +117,18 @@ export class ChannelSupervisor {
     // find what it starts, which ends with it
     void becomeSubreaper();
     const tree = new ProcessTree(`channel-${slot.name}`);
+    const wire = (this.wire ??= import("./ipc.ts"));
     const proc = Bun.spawn([...this.command, "channel", "run", slot.name, "--supervised", "-w", this.o.workspace], {
       env: tree.env(this.env),
       stdin: "ignore",
       stdout: "inherit",
       stderr: "inherit",
       serialization: "json",
-      ipc: (message) => this.onChildMessage(slot, proc, message),
+      ipc: (message) => {
+        // in arrival order: those that come before the wire has loaded wait for it together
+        if (Bun.peek.status(wire) === "fulfilled") this.onChildMessage(slot, proc, message, Bun.peek(wire) as typeof import("./ipc.ts"));
+        else void wire.then((loaded) => this.onChildMessage(slot, proc, message, loaded));
+      },
     });
     tree.adopt(proc.pid);
     slot.proc = proc;
@@ -133,11 +140,11 @@ export class ChannelSupervisor {
     });
   }
 
-  private onChildMessage(slot: Slot, proc: Subprocess, raw: unknown): void {
+  private onChildMessage(slot: Slot, proc: Subprocess, raw: unknown, wire: typeof import("./ipc.ts")): void {
     if (slot.proc !== proc) return;
-    const parsed = ChildMessageSchema.safeParse(raw);
+    const parsed = wire.ChildMessageSchema.safeParse(raw);
     if (!parsed.success) return this.log.warn(`channel ${slot.name} sent a malformed message`, { issue: parsed.error.issues[0]?.message });
-    const message = parsed.data;
+    const message: ChildMessage = parsed.data;
     switch (message.type) {
       case "ready":
         slot.ready = true;

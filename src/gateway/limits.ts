@@ -15,8 +15,14 @@ export {
 export const PAIRING_MAX_FAILURES = 5;
 /** How long a client stays locked out after too many wrong pairing codes. */
 export const PAIRING_LOCKOUT_MS = 5 * 60_000;
-/** Digits of the one-time pairing code. */
-export const PAIRING_CODE_DIGITS = 6;
+/** Characters of the one-time pairing code, drawn from the 31 of UNAMBIGUOUS_ALPHABET (src/core/random-code.ts). */
+export const PAIRING_CODE_LENGTH = 8;
+/**
+ * Wrong guesses a pairing code survives, from any address through any replica; the next wrong one burns it (the
+ * operator prints a new one with `prx gateway pair-code`). A code thus takes at most 21 guesses: a chance of at most
+ * 21 / 31^8 ≈ 2.5e-11 that one of them is right.
+ */
+export const PAIRING_CODE_MAX_WRONG = 20;
 /** Clients whose failed pairing attempts are remembered; the oldest are forgotten first. */
 export const PAIRING_MAX_TRACKED_CLIENTS = 10_000;
 

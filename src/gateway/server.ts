@@ -3,7 +3,7 @@ import type { GatewayConfig } from "../config/schema.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { TokenStore } from "../storage/types.ts";
 import { lineAccessLog, type AccessLog } from "./access-log.ts";
-import { AuthService, type PairingGateApi } from "./auth/service.ts";
+import { AuthService } from "./auth/service.ts";
 import { assertBindable, cannotListen, listeningLine, urlOf } from "./bind.ts";
 import { buildContext, type GatewayContext } from "./context.ts";
 import { guardedFetch } from "./front/index.ts";
@@ -29,7 +29,7 @@ export interface StartGatewayOptions {
   checks?: GatewayDeps["checks"];
   /** One line per request; default: printed to stderr (buffered), whatever PRX_LOG says unless "silent". */
   accessLog?: AccessLog;
-  /** Rate limits and pairing shared by replicas (Redis, `[bus] backend = "redis"`); default: this process's own. */
+  /** Rate limits and pairing lockouts shared by replicas (Redis, `[bus] backend = "redis"`); default: this process's own. */
   shared?: GatewayShared;
   /** What answers requests before the app is built; the first request it leaves builds the app. Default: none, the app is built at start. */
   beforeApp?: BeforeApp;
@@ -96,9 +96,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const print = options.print ?? ((line: string) => console.log(line));
   assertBindable(hostname, config);
   const now = options.clock ?? Date.now;
-  const auth = new AuthService<TokenStore, PairingGateApi>({
+  const auth = new AuthService<TokenStore>({
     tokens: host.storage.tokens,
-    ...(options.shared?.pairing ? { pairing: options.shared.pairing } : {}),
+    pairingCodes: host.storage.gatewayPairing,
+    ...(options.shared?.pairingLockout ? { pairingLockout: options.shared.pairingLockout } : {}),
     required: config.require_pairing,
     pairingCodeTtlMs: config.pairing_code_ttl_s * 1000,
     now,
@@ -150,7 +151,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const pairing = await auth.openPairingIfUnpaired();
   if (pairing) {
     print(
-      `prx gateway pairing code: ${pairing.code} (valid ${config.pairing_code_ttl_s} s; POST /pair with header X-Pairing-Code)`,
+      `prx gateway pairing code: ${pairing.code} (valid ${config.pairing_code_ttl_s} s; POST /pair with header ` +
+        "X-Pairing-Code; `prx gateway pair-code` prints a new one)",
     );
   } else if (config.require_pairing) {
     print(pairingClosedLine(await auth.tokens.activeCount()));
