@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
 import { fakeProviderConfig, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
 import { binarySuite } from "../helpers/binary-suite.ts";
+import { wrongPairingCode } from "../helpers/pair-from.ts";
 import { rawConnection, requestHead } from "../helpers/raw-http.ts";
 
 setDefaultTimeout(60_000);
@@ -38,10 +39,10 @@ describe("short Host headers (compiled binary)", () => {
   test("the first request after start is routed, and the client's address kept: wrong codes lock out that address only", async () => {
     const statuses: number[] = [];
     for (let i = 0; i <= PAIRING_MAX_FAILURES; i++)
-      statuses.push((await raw("x", "POST", "/pair", { "X-Pairing-Code": "000000" }, "", "127.0.0.5")).status);
+      statuses.push((await raw("x", "POST", "/pair", { "X-Pairing-Code": wrongPairingCode(gateway.code!) }, "", "127.0.0.5")).status);
     expect(statuses[0]).toBe(401);
     expect(statuses.at(-1)).toBe(429);
-    const elsewhere = await raw("x", "POST", "/pair", { "X-Pairing-Code": "000000" }, "", "127.0.0.6");
+    const elsewhere = await raw("x", "POST", "/pair", { "X-Pairing-Code": wrongPairingCode(gateway.code!) }, "", "127.0.0.6");
     expect(elsewhere.status).toBe(401);
   });
 
