@@ -33,7 +33,6 @@ export function guardedFetch<S extends FrontServer>(inner: FrontFetch<S>, timer:
       const forwarded = url === null ? request : new Request(url, request);
       const facts: RequestFacts = {
         peer,
-        original: request,
         bodyDeadlineAt: body ? timer.now() + BODY_DEADLINE_MS : null,
         timer,
         bodyRead: !body,

@@ -9,8 +9,6 @@ export interface Timer {
 export interface RequestFacts {
   /** The client's address as its socket gave it. */
   readonly peer: string;
-  /** The Request as Bun handed it over (Bun's per-connection calls, server.requestIP and server.timeout, need it). */
-  readonly original: Request;
   /** When a body not fully arrived by then is refused (the timer's clock, ms); null when the request has no body. */
   readonly bodyDeadlineAt: number | null;
   readonly timer: Timer;

@@ -18,7 +18,6 @@ export function withRequestState(name: string) {
   return new Elysia({ name }).decorate("prx", NOT_STARTED as RequestState);
 }
 
-
 /** A fresh state for `request`: its start time, path and client address; the other middleware fill in the rest. */
 export function beginRequest(request: Request, client: string): RequestState {
   return { id: "", start: performance.now(), path: pathOf(request.url), client, credential: OPEN_CREDENTIAL, done: false };
