@@ -1,9 +1,9 @@
 /**
  * A connection flood: slow bodies (`Content-Length: 100000`, one byte every 5 s) held open from several loopback
  * addresses, half of them without a token, opened over the first 5 s and each reopened 5 s after the gateway closed
- * it (every slot acts once per 5 s). What the gateway
- * answered at once (401, 503), what it cut at the body deadline (408), and how soon after the flood a turn from a
- * flooding address answers.
+ * it (every slot acts once per 5 s). Rows: what the gateway answered 401 or 503, what it cut at the body deadline
+ * (408), how many connections it still held at the flood's end, and how soon after it a turn from a flooding address
+ * answers.
  */
 import { rawConnection, requestHead, type RawConnection } from "../../helpers/raw-http.ts";
 import type { Scenario } from "./scenarios.ts";
