@@ -1,4 +1,5 @@
 import { PrxError } from "../core/errors.ts";
+import { factsOf, withinBodyDeadline } from "./front/index.ts";
 
 /**
  * The parse hook of every route that takes a JSON body (Elysia's `parse` option, beside the route's `body` schema):
@@ -64,11 +65,20 @@ export function tooLarge(size: number | string, maxBytes: number): PrxError {
 
 /**
  * Content-Length over the limit is refused before reading; a body within its declared length is read whole (the
- * server never hands over more than Content-Length); chunked bodies are counted as they stream.
+ * server never hands over more than Content-Length); chunked bodies are counted as they stream. A body that has not
+ * arrived by its deadline (front/body-deadline.ts) is 408.
  */
 export async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(declared, maxBytes);
+  const facts = factsOf(request);
+  if (!facts) return readBody(request, declared, maxBytes);
+  const bytes = await withinBodyDeadline(readBody(request, declared, maxBytes), facts);
+  facts.bodyRead = true;
+  return bytes;
+}
+
+async function readBody(request: Request, declared: string | null, maxBytes: number): Promise<Uint8Array> {
   // Touching `request.body` makes Bun build a ReadableStream for it (~5 us per request at concurrency 16), so a
   // declared length is read without it.
   if (declared !== null && /^\d+$/.test(declared)) return new Uint8Array(await request.arrayBuffer());

@@ -47,8 +47,19 @@ export const SSE_KEEPALIVE_MS = 15_000;
 
 /** Longest accepted `X-Request-Id` from a client (echoed back); longer ones are replaced. */
 export const REQUEST_ID_MAX_CHARS = 128;
-/** Bun closes a connection silent for this long; SSE keep-alives (15 s) and most turns fit well inside. */
-export const GATEWAY_IDLE_TIMEOUT_S = 255;
+/**
+ * Bun's timer on a connection (it is not reset by bytes moving): a kept-alive connection between requests, and a
+ * request until the gateway gives it GATEWAY_REQUEST_TIMEOUT_S. Above BODY_DEADLINE_MS, so a slow body gets its 408.
+ */
+export const GATEWAY_IDLE_TIMEOUT_S = 20;
+/** How long a request may run, from its arrival, before Bun closes its connection (a stream: until its end). */
+export const GATEWAY_REQUEST_TIMEOUT_S = 255;
+/** A request body not fully arrived this long after the request's headers is answered 408 and its connection closed. */
+export const BODY_DEADLINE_MS = 10_000;
+/** Requests in flight from one client address; one more is answered 503 at once and its connection closed. */
+export const CONNECTIONS_PER_ADDRESS_MAX = 64;
+/** Requests in flight from all clients; one more is answered 503 at once (GET and HEAD /health are spared). */
+export const CONNECTIONS_MAX = 1024;
 /**
  * Bun's own body cap. It answers a larger declared Content-Length with a bare 413 before our pipeline runs, so it
  * sits above the largest gateway.max_body_bytes the config allows (64 MiB): our JSON 413 naming the limit wins.

@@ -6,6 +6,7 @@ import { lineAccessLog, type AccessLog } from "./access-log.ts";
 import { AuthService } from "./auth/service.ts";
 import { assertBindable, cannotListen, listeningLine, urlOf } from "./bind.ts";
 import { buildContext, type GatewayContext } from "./context.ts";
+import { guardedFetch } from "./front/index.ts";
 import { jsonResponse } from "./json-response.ts";
 import { BUN_MAX_REQUEST_BODY_BYTES, GATEWAY_IDLE_TIMEOUT_S } from "./limits.ts";
 import { providerReadiness, providerWarning } from "./provider-check.ts";
@@ -116,7 +117,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
 
   let server!: Bun.Server<unknown>;
   const served = servedApp(context, options, () => server);
-  server = listen(hostname, port, served.fetch);
+  server = listen(hostname, port, guardedFetch(served.fetch));
   if (!options.beforeApp) {
     try {
       await served.build();

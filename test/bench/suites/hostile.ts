@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { vmRssBytes } from "../../../src/plugins/remote/host/memory/process-rss.ts";
 import { startHostileGateway, type HostileGateway } from "../../plugins/remote-hostile/gateway.ts";
 import { startStandaloneFake } from "../announce.ts";
+import { connectionFlood } from "../hostile/connection-flood.ts";
 import { HealthProber } from "../hostile/prober.ts";
 import { HOST_CALL_SCENARIOS } from "../hostile/host-calls.ts";
 import { LOOP_TOOL, SCENARIOS, type Scenario } from "../hostile/scenarios.ts";
@@ -103,7 +104,7 @@ const suite: BenchSuite = async ({ root, binary, tmp }) => {
   const only = process.env.PRX_BENCH_HOSTILE;
   const rows: BenchRow[] = [];
   try {
-    for (const s of [...SCENARIOS, ...HOST_CALL_SCENARIOS].filter((x) => !only || x.name.includes(only))) {
+    for (const s of [...SCENARIOS, ...HOST_CALL_SCENARIOS, connectionFlood].filter((x) => !only || x.name.includes(only))) {
       const started = performance.now();
       try {
         rows.push(...(await runScenario(s, { binary, root, tmp }, fake.url)));
