@@ -1,4 +1,4 @@
-import type { RedisClient } from "bun";
+import type { SupervisedRedis } from "../../storage/redis/index.ts";
 import { randomInt } from "node:crypto";
 import { sha256Hex } from "../../core/ids.ts";
 import type { PairingGateApi } from "../auth/service.ts";
@@ -35,7 +35,7 @@ return {'wrong', tonumber(ARGV[2]) - count}
  */
 export class RedisPairingGate implements PairingGateApi {
   constructor(
-    private readonly redis: RedisClient,
+    private readonly redis: Pick<SupervisedRedis, "send">,
     private readonly prefix: string,
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
