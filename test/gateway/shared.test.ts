@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
-import { RedisPairingGate, RedisRateLimiter } from "../../src/gateway/shared/index.ts";
+import { PrxError } from "../../src/core/errors.ts";
+import { RedisOrLocalRateLimiter, RedisPairingGate, RedisRateLimiter } from "../../src/gateway/shared/index.ts";
 import { testNeeding, TEST_REDIS_URL, uniquePrefix } from "../helpers/servers.ts";
 
 const prefix = uniquePrefix("shared");
@@ -62,5 +63,24 @@ describe("shared pairing", () => {
     expect(await b.attempt("evil", code)).toMatchObject({ ok: false, reason: "locked" });
     // the right code still works for another client
     expect(await b.attempt("friend", code)).toEqual({ ok: true });
+  });
+});
+
+describe("rate limits through a Redis outage", () => {
+  const shared = (take: () => Promise<never>) => ({ perMinute: 2, take });
+  const away = () => Promise.reject(new PrxError("BUS", "Redis is unreachable (test); reconnecting"));
+
+  test("while Redis is away the replica's own bucket limits: per_minute requests pass, the next is refused", () => {
+    const limiter = new RedisOrLocalRateLimiter(shared(away), { connected: false }, () => 0);
+    expect(limiter.take("10.0.0.1")).toEqual({ ok: true });
+    expect(limiter.take("10.0.0.1")).toEqual({ ok: true });
+    expect(limiter.take("10.0.0.1")).toMatchObject({ ok: false });
+  });
+
+  test("a shared limit failing with BUS (Redis lost mid-request, or too slow) falls back to the own bucket; other errors pass", async () => {
+    const limiter = new RedisOrLocalRateLimiter(shared(away), { connected: true }, () => 0);
+    expect(await limiter.take("10.0.0.1")).toEqual({ ok: true });
+    const broken = new RedisOrLocalRateLimiter(shared(() => Promise.reject(new Error("script bug"))), { connected: true }, () => 0);
+    await expect(Promise.resolve(broken.take("10.0.0.1"))).rejects.toThrow("script bug");
   });
 });
