@@ -4,7 +4,7 @@
  * binary skips the tests that need it (with one line saying why); in CI it is a failure.
  */
 import { test } from "bun:test";
-import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,6 +43,12 @@ export interface OwnServer {
   port: number;
   /** Stop it (SIGKILL for Redis: an outage, not a shutdown; fast shutdown for PostgreSQL). */
   stop(): Promise<void>;
+  /** Stop it as a crash would (SIGKILL for Redis, immediate shutdown for PostgreSQL: no goodbye to clients). */
+  kill(): Promise<void>;
+  /** Freeze it (SIGSTOP): connections stay open and nothing answers, as with a hung server or a dead network path. */
+  pause(): void;
+  /** Let a paused server go on (SIGCONT). */
+  resume(): void;
   /** Start it again on the same port. */
   start(): Promise<void>;
   /** Stop it for good and remove its files. */
@@ -78,6 +84,9 @@ export async function ownRedis(): Promise<OwnServer> {
       running?.kill("SIGKILL");
       await running?.exited;
     },
+    kill: () => server.stop(),
+    pause: () => proc?.kill("SIGSTOP"),
+    resume: () => proc?.kill("SIGCONT"),
     dispose: () => server.stop(),
   };
   await server.start();
@@ -87,6 +96,23 @@ export async function ownRedis(): Promise<OwnServer> {
 function asPostgres(args: string[]): void {
   const run = Bun.spawnSync(["runuser", "-u", PG_USER, "--", ...args], { stdout: "pipe", stderr: "pipe" });
   if (run.exitCode !== 0) throw new Error(`${args[0]} failed: ${run.stderr.toString()}`);
+}
+
+/** Signal the postmaster of the cluster in `data` and every backend it started. */
+function signalCluster(data: string, signal: NodeJS.Signals): void {
+  const postmaster = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+  const children = readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === postmaster;
+      } catch {
+        return false; // exited meanwhile
+      }
+    })
+    .map(Number);
+  for (const pid of [postmaster, ...children]) process.kill(pid, signal);
 }
 
 /** A throwaway PostgreSQL 15 cluster (trust, database `postgres`) in a temporary directory. */
@@ -105,6 +131,11 @@ export async function ownPostgres(): Promise<OwnServer> {
     },
     async stop() {
       asPostgres([join(PG_BIN, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop"]);
+    },
+    pause: () => signalCluster(data, "SIGSTOP"),
+    resume: () => signalCluster(data, "SIGCONT"),
+    async kill() {
+      asPostgres([join(PG_BIN, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]);
     },
     async dispose() {
       if (existsSync(join(data, "postmaster.pid"))) asPostgres([join(PG_BIN, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]);

@@ -99,4 +99,18 @@ describe("gateway through a Redis outage (built binary)", () => {
     expect(sessions?.status).toBe(200);
     expect(await turn("after", "hello after")).toEqual({ status: 200, reply: expect.stringContaining("hello after") });
   });
+
+  testWithRedis("a Redis that stops answering (frozen, connection open): /health answers 503, a turn completes; 200 once it answers", async () => {
+    await waitFor(async () => (await health())?.status === 200, "/health 200 before the freeze");
+    redis!.pause();
+    try {
+      const frozen = await health();
+      expect(frozen?.status).toBe(503);
+      expect(await turn("frozen", "hello while frozen")).toEqual({ status: 200, reply: expect.stringContaining("hello while frozen") });
+    } finally {
+      redis!.resume();
+    }
+    await waitFor(async () => (await health())?.status === 200, "/health 200 once Redis answers again");
+    expect(await turn("thawed", "hello after")).toEqual({ status: 200, reply: expect.stringContaining("hello after") });
+  });
 });

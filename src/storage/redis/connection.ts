@@ -17,7 +17,8 @@ function bunClient(url: string): RedisClientLike {
 /**
  * One Redis connection that stays usable through outages: lost, it is made again forever with a bounded backoff
  * (subscriptions included); meanwhile every command fails at once with BUS, and no command waits for Redis longer
- * than the command timeout. Every user of Redis in prx goes through one of these.
+ * than the command timeout (a command not answered in time drops the connection, which is then made again).
+ * Every user of Redis in prx goes through one of these.
  */
 export class SupervisedRedis {
   private current: RedisClientLike | null = null;
@@ -73,6 +74,13 @@ export class SupervisedRedis {
     }
     if (!answered) {
       sent.catch(() => undefined); // a late failure of a command already reported as timed out
+      // A Redis that holds a command this long is treated as gone (frozen, or the network path is): the commands
+      // after this one fail at once until a new connection answers, instead of each waiting out the timeout.
+      if (this.current === client) {
+        this.current = null;
+        client.close();
+        this.lost(new Error(`no answer to ${command} within ${timeoutMs} ms`));
+      }
       throw new PrxError("BUS", `Redis did not answer ${command} within ${timeoutMs} ms (${this.options.purpose})`, {
         status: 503,
         hint: "check that Redis is running and not overloaded; prx goes on without it where it can",

@@ -138,13 +138,20 @@ describe("reconnection (fake Redis, clock moved by the test)", () => {
     redis.close();
   });
 
-  test("a command Redis does not answer fails with BUS after the command timeout; one answered passes", async () => {
+  test("a command Redis does not answer fails with BUS after the command timeout and the connection is made again; one answered passes", async () => {
     const server = new FakeRedis();
-    const redis = supervised(server, new ManualClock(), 20);
+    const clock = new ManualClock();
+    const redis = supervised(server, clock, 20);
     await redis.open();
     expect(await redis.send("PING", [])).toBe("PONG");
     server.answer = () => new Promise(() => {});
     expect(await busError(redis.send("EVAL", []))).toBe("Redis did not answer EVAL within 20 ms (the test)");
+    // the connection is given up: the next command fails at once, and a new one is made
+    expect(redis.connected).toBe(false);
+    expect(await busError(redis.send("PING", []))).toContain("reconnecting: no answer to EVAL within 20 ms");
+    server.answer = async () => "PONG";
+    await clock.tick();
+    expect(await redis.send("PING", [])).toBe("PONG");
     redis.close();
   });
 
