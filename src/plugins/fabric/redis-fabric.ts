@@ -53,15 +53,10 @@ export class RedisFabric {
     return `${this.options.prefix}:${name}`;
   }
 
-  /** Connect both clients, announce this replica and start the refresh timer. */
+  /** Connect both clients (or keep trying), announce this replica and start the refresh timer. */
   async open(): Promise<void> {
-    await this.pub.open();
-    try {
-      await this.sub.open();
-    } catch (error) {
-      this.pub.close();
-      throw error;
-    }
+    // The gateway checked Redis at its start; a runtime joining later while Redis is away joins when it returns.
+    await Promise.all([this.pub.openOrRetry(), this.sub.openOrRetry()]);
     await this.refresh();
     this.timer = setInterval(() => void this.refresh(), FABRIC_REFRESH_MS);
     this.timer.unref?.();

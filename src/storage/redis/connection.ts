@@ -27,7 +27,7 @@ export class SupervisedRedis {
   private readonly subscriptions = new Map<string, (message: string) => void>();
   private readonly makeClient: (url: string) => RedisClientLike;
   private readonly wait: (ms: number, signal: AbortSignal) => Promise<void>;
-  private reconnecting: Promise<void> | null = null;
+  private reconnecting = false;
   private status: RedisLinkStatus = { state: "reconnecting", reconnects: 0, attempts: 0, lastError: null };
 
   constructor(private readonly options: SupervisedRedisOptions) {
@@ -51,6 +51,18 @@ export class SupervisedRedis {
     this.attach(client);
   }
 
+  /**
+   * Connect, or when Redis does not answer now, go on without it and keep trying (as after an outage): for a user
+   * that starts after the gateway already checked Redis, and must not stay down for a failure at that moment.
+   */
+  async openOrRetry(): Promise<void> {
+    try {
+      await this.open();
+    } catch (error) {
+      this.lost(error);
+    }
+  }
+
   get connected(): boolean {
     return this.current !== null;
   }
@@ -70,17 +82,15 @@ export class SupervisedRedis {
     try {
       answered = await waitAtMost(sent, timeoutMs);
     } catch (cause) {
+      // a connection that failed under this command may not have said so through onclose
+      if (!client.connected) this.drop(client, cause);
       throw new PrxError("BUS", `Redis ${command} failed (${this.options.purpose}): ${errorMessage(cause)}`, { cause, status: 503 });
     }
     if (!answered) {
       sent.catch(() => undefined); // a late failure of a command already reported as timed out
       // A Redis that holds a command this long is treated as gone (frozen, or the network path is): the commands
       // after this one fail at once until a new connection answers, instead of each waiting out the timeout.
-      if (this.current === client) {
-        this.current = null;
-        client.close();
-        this.lost(new Error(`no answer to ${command} within ${timeoutMs} ms`));
-      }
+      this.drop(client, new Error(`no answer to ${command} within ${timeoutMs} ms`));
       throw new PrxError("BUS", `Redis did not answer ${command} within ${timeoutMs} ms (${this.options.purpose})`, {
         status: 503,
         hint: "check that Redis is running and not overloaded; prx goes on without it where it can",
@@ -89,12 +99,14 @@ export class SupervisedRedis {
     return answer;
   }
 
-  /** Subscribe, now and again on every new connection (this connection is then for subscriptions only). */
+  /**
+   * Subscribe, now and again on every new connection (this connection is then for subscriptions only); while Redis
+   * is away, from the next connection on.
+   */
   async subscribe(channel: string, handler: (message: string) => void): Promise<void> {
     this.subscriptions.set(channel, handler);
     const client = this.current;
-    if (!client) throw this.unavailable();
-    await client.subscribe(channel, (message) => handler(message));
+    if (client) await client.subscribe(channel, (message) => handler(message));
   }
 
   close(): void {
@@ -122,21 +134,30 @@ export class SupervisedRedis {
     }
   }
 
+  /** Give up the live connection `client` (once, whoever notices first) and make a new one. */
+  private drop(client: RedisClientLike, why: unknown): void {
+    if (this.current !== client) return;
+    this.current = null;
+    client.close();
+    this.lost(why);
+  }
+
   private attach(client: RedisClientLike): void {
-    client.onclose = (error: Error) => {
-      if (this.current !== client) return;
-      this.current = null;
-      this.lost(error);
-    };
+    client.onclose = (error: Error) => this.drop(client, error);
     this.current = client;
     this.status = { ...this.status, state: "up", attempts: 0 };
   }
 
-  private lost(error: Error): void {
+  private lost(error: unknown): void {
     if (this.stop.signal.aborted) return;
     this.status = { ...this.status, state: "reconnecting", lastError: errorMessage(error) };
     this.options.logger.warn(`Redis connection lost (${this.options.purpose}); reconnecting`, { error: errorMessage(error) });
-    this.reconnecting ??= this.reconnect().finally(() => (this.reconnecting = null));
+    if (this.reconnecting) return;
+    this.reconnecting = true;
+    this.reconnect().catch((failure: unknown) => {
+      this.reconnecting = false;
+      this.options.logger.error(`Redis reconnection stopped (${this.options.purpose}): ${errorMessage(failure)}`);
+    });
   }
 
   /** Try again after each backoff delay until connected or closed. */
@@ -144,7 +165,7 @@ export class SupervisedRedis {
     this.backoff.reset();
     while (!this.stop.signal.aborted) {
       await this.wait(this.backoff.next(), this.stop.signal);
-      if (this.stop.signal.aborted) return;
+      if (this.stop.signal.aborted) break;
       const client = this.makeClient(this.options.url);
       try {
         await this.connect(client);
@@ -154,11 +175,16 @@ export class SupervisedRedis {
         this.status = { ...this.status, attempts: this.status.attempts + 1, lastError: errorMessage(error) };
         continue;
       }
-      if (this.stop.signal.aborted) return client.close();
+      if (this.stop.signal.aborted) {
+        client.close();
+        break;
+      }
       this.status.reconnects += 1;
+      this.reconnecting = false; // from here a lost connection starts a new loop
       this.attach(client);
       this.options.logger.info(`Redis connection restored (${this.options.purpose})`, { reconnects: this.status.reconnects });
       return;
     }
+    this.reconnecting = false;
   }
 }

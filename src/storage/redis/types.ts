@@ -7,6 +7,7 @@ export interface RedisClientLike {
   send(command: string, args: string[]): Promise<unknown>;
   subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
   close(): void;
+  readonly connected: boolean;
   onclose: ((this: unknown, error: Error) => void) | null;
 }
 

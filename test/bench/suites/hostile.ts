@@ -8,6 +8,7 @@ import { vmRssBytes } from "../../../src/plugins/remote/host/memory/process-rss.
 import { startHostileGateway, type HostileGateway } from "../../plugins/remote-hostile/gateway.ts";
 import { startStandaloneFake } from "../announce.ts";
 import { HealthProber } from "../hostile/prober.ts";
+import { redisOutageRows } from "../hostile/redis-outage.ts";
 import { LOOP_TOOL, SCENARIOS, type Scenario } from "../hostile/scenarios.ts";
 import type { BenchRow, BenchSuite } from "../types.ts";
 
@@ -111,6 +112,7 @@ const suite: BenchSuite = async ({ root, binary, tmp }) => {
       }
       console.log(`  ${s.name}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
     }
+    if (!only || "redis outage".includes(only)) rows.push(...(await redisOutageRows({ binary, tmp }, fake.url)));
   } finally {
     await fake.stop();
   }

@@ -27,8 +27,10 @@ class FakeRedis {
     const client = {
       onclose: null as RedisClientLike["onclose"],
       subscribed: [] as string[],
+      connected: false,
       async connect() {
         if (!server.up) throw new Error("Connection refused");
+        client.connected = true;
       },
       send: (command: string) => server.answer(command),
       async subscribe(channel: string) {
@@ -36,6 +38,7 @@ class FakeRedis {
       },
       close() {},
       drop() {
+        client.connected = false;
         client.onclose?.call(client, new Error("Connection closed"));
       },
     };
@@ -160,6 +163,21 @@ describe("reconnection (fake Redis, clock moved by the test)", () => {
     server.up = false;
     const redis = supervised(server, new ManualClock());
     expect(await busError(redis.open())).toBe("cannot connect to Redis for the test: Connection refused");
+  });
+
+  test("openOrRetry: a Redis away at the first connection is waited for like an outage; subscriptions made meanwhile apply", async () => {
+    const server = new FakeRedis();
+    server.up = false;
+    const clock = new ManualClock();
+    const redis = supervised(server, clock);
+    await redis.openOrRetry();
+    await redis.subscribe("events", () => {});
+    expect(redis.snapshot()).toMatchObject({ state: "reconnecting", lastError: expect.stringContaining("Connection refused") });
+    server.up = true;
+    await clock.tick();
+    expect(redis.connected).toBe(true);
+    expect(server.clients.at(-1)!.subscribed).toEqual(["events"]);
+    redis.close();
   });
 });
 
