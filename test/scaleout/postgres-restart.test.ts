@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { startFakeOpenAI, type FakeOpenAIServer } from "../fakes/openai-server.ts";
 import { fakeProviderConfig, runPrx, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
 import { ownPostgres, PG_BIN, testNeedingBinary, type OwnServer } from "../helpers/own-servers.ts";
+import { gatewayClient } from "../helpers/gateway-client.ts";
 import type { TempWorkspace } from "../helpers/workspace.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -24,25 +25,12 @@ let ws: TempWorkspace;
 let gw: RunningGateway;
 let token = "";
 
-async function request(path: string, init: RequestInit = {}): Promise<Response | null> {
-  try {
-    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers };
-    return await fetch(`${gw.url}${path}`, { ...init, headers, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
-  } catch {
-    return null;
-  }
-}
+const { request, turn } = gatewayClient(() => gw.url, () => token, ANSWER_WITHIN_MS);
 
 async function healthStatus(): Promise<number | null> {
   const response = await request("/health");
   await response?.arrayBuffer();
   return response?.status ?? null;
-}
-
-async function turn(session: string, message: string): Promise<{ status: number; reply: string } | null> {
-  const response = await request(`/api/sessions/${session}/message`, { method: "POST", body: JSON.stringify({ message }) });
-  if (!response) return null;
-  return { status: response.status, reply: String(((await response.json()) as { reply?: string }).reply) };
 }
 
 beforeAll(async () => {

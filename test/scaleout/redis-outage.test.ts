@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { startFakeOpenAI, type FakeOpenAIServer } from "../fakes/openai-server.ts";
 import { fakeProviderConfig, runPrx, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
 import { ownRedis, REDIS_SERVER, testNeedingBinary, type OwnServer } from "../helpers/own-servers.ts";
+import { gatewayClient } from "../helpers/gateway-client.ts";
 import type { TempWorkspace } from "../helpers/workspace.ts";
 import { waitFor } from "../helpers/wait.ts";
 
@@ -27,26 +28,13 @@ let gw: RunningGateway;
 let token = "";
 const stderr: string[] = [];
 
-async function request(path: string, init: RequestInit = {}): Promise<Response | null> {
-  try {
-    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers };
-    return await fetch(`${gw.url}${path}`, { ...init, headers, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
-  } catch {
-    return null; // not answered in time (or refused): the caller asserts on that
-  }
-}
+const { request, turn } = gatewayClient(() => gw.url, () => token, ANSWER_WITHIN_MS);
 
 async function health(): Promise<{ status: number; bus: string } | null> {
   const response = await request("/health");
   if (!response) return null;
   const body = (await response.json()) as { checks: Record<string, { detail?: string }> };
   return { status: response.status, bus: body.checks.bus?.detail ?? "" };
-}
-
-async function turn(session: string, message: string): Promise<{ status: number; reply: string } | null> {
-  const response = await request(`/api/sessions/${session}/message`, { method: "POST", body: JSON.stringify({ message }) });
-  if (!response) return null;
-  return { status: response.status, reply: String(((await response.json()) as { reply?: string }).reply) };
 }
 
 beforeAll(async () => {
