@@ -13,10 +13,10 @@ import type { HealthCheck } from "./types.ts";
  * given (plugins, channels, PostgreSQL, Redis). The checks run together, each failing after HEALTH_CHECK_TIMEOUT_MS,
  * so /health answers within that even while a server it checks does not answer at all.
  */
-export async function readiness(gw: GatewayContext, timeoutMs = HEALTH_CHECK_TIMEOUT_MS): Promise<Health> {
+export async function readiness(gw: GatewayContext): Promise<Health> {
   const checks: Record<string, HealthCheck> = { database: databaseCheck(gw.host.storage), providers: providersCheck(gw.host) };
   const given = Object.entries(gw.checks);
-  const results = await Promise.all(given.map(([, check]) => boundedCheck(check, timeoutMs)));
+  const results = await Promise.all(given.map(([, check]) => boundedCheck(check, HEALTH_CHECK_TIMEOUT_MS)));
   given.forEach(([name], i) => (checks[name] = results[i]!));
   return healthOf(checks);
 }
