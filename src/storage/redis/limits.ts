@@ -1,4 +1,4 @@
-/** Bounds of every Redis connection of prx (`[bus] backend = "redis"`). Each is tested at the edge in test/storage/redis. */
+/** Bounds of every Redis connection of prx (`[bus] backend = "redis"`). Tested in test/storage/redis (the backoff on a clock the test moves). */
 
 /** Opening a connection to Redis (at start and at each reconnection attempt) fails after this long. */
 export const REDIS_CONNECT_TIMEOUT_MS = 2_000;

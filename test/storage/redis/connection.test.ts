@@ -165,6 +165,18 @@ describe("reconnection (fake Redis, clock moved by the test)", () => {
     expect(await busError(redis.open())).toBe("cannot connect to Redis for the test: Connection refused");
   });
 
+  test("a connection Redis does not complete (accepted, never answered) fails after the connect timeout", async () => {
+    const server = new FakeRedis();
+    const redis = new SupervisedRedis({
+      url: "redis://fake",
+      purpose: "the test",
+      logger: captureLogger(),
+      client: () => ({ ...server.client(), connect: () => new Promise(() => {}) }),
+      connectTimeoutMs: 20,
+    });
+    expect(await busError(redis.open())).toBe("cannot connect to Redis for the test: no connection within 20 ms");
+  });
+
   test("openOrRetry: a Redis away at the first connection is waited for like an outage; subscriptions made meanwhile apply", async () => {
     const server = new FakeRedis();
     server.up = false;
