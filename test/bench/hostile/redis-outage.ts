@@ -1,7 +1,7 @@
 /**
  * A Redis outage under a gateway with `[bus] backend = "redis"` (a redis-server of the bench's own, killed and started
- * again on the same port): /health latency while it is away, turns served meanwhile by a few clients at once, and how
- * long after Redis returns /health is 200 again.
+ * again on the same port): /health latency while it is away, turns served meanwhile by a few clients at once (both
+ * beside the same load with Redis up), and how long after Redis returns /health is 200 again.
  */
 import { REDIS_RECONNECT_MAX_MS } from "../../../src/storage/redis/index.ts";
 import { ownRedis } from "../../helpers/own-servers.ts";
@@ -11,6 +11,8 @@ import { HealthProber } from "./prober.ts";
 
 /** How long Redis stays away. */
 const OUTAGE_MS = 5_000;
+/** The same load with Redis up, before the outage, for comparison. */
+const BASELINE_MS = 2_000;
 /** Clients sending turns during the outage, each one every TURN_EVERY_MS (a steady load, not a flood). */
 const CLIENTS = 4;
 const TURN_EVERY_MS = 50;
@@ -46,6 +48,17 @@ async function turns(gw: HostileGateway, client: number, until: () => boolean, l
   return failed;
 }
 
+/** /health probed and turns sent by CLIENTS clients for `ms`. */
+async function underLoad(gw: HostileGateway, ms: number) {
+  const prober = new HealthProber(gw.url);
+  const latencies: number[] = [];
+  const end = performance.now() + ms;
+  const failures = await Promise.all(Array.from({ length: CLIENTS }, (_, c) => turns(gw, c, () => performance.now() > end, latencies)));
+  const health = await prober.stop();
+  const sorted = latencies.sort((a, b) => a - b);
+  return { health, turnP99: percentile(sorted, 99), turns: sorted.length, failed: failures.reduce((a, b) => a + b, 0) };
+}
+
 export async function redisOutageRows(ctx: { binary: string; tmp: string }, fakeUrl: string): Promise<BenchRow[]> {
   try {
     return await measure(ctx, fakeUrl);
@@ -78,12 +91,9 @@ async function measure({ binary, tmp }: { binary: string; tmp: string }, fakeUrl
       if (performance.now() > startBy) throw new Error("the gateway was not healthy within 30 s of starting");
       await Bun.sleep(50);
     }
+    const before = await underLoad(gw, BASELINE_MS);
     await redis.kill();
-    const prober = new HealthProber(gw.url);
-    const latencies: number[] = [];
-    const end = performance.now() + OUTAGE_MS;
-    const failed = (await Promise.all(Array.from({ length: CLIENTS }, (_, c) => turns(gw, c, () => performance.now() > end, latencies)))).reduce((a, b) => a + b, 0);
-    const health = await prober.stop();
+    const during = await underLoad(gw, OUTAGE_MS);
     await redis.start();
     const returned = performance.now();
     let recovery = NaN;
@@ -94,18 +104,19 @@ async function measure({ binary, tmp }: { binary: string; tmp: string }, fakeUrl
       }
       await Bun.sleep(20);
     }
-    const sorted = latencies.sort((a, b) => a - b);
-    const probes = `${health.count} probes over ${OUTAGE_MS / 1000} s, ${health.count - health.failures} not 503`;
+    const probes = `${during.health.count} probes over ${OUTAGE_MS / 1000} s, ${during.health.count - during.health.failures} not 503`;
     return [
-      row({ name: "/health p99 during the outage", value: health.p99, unit: "ms", target: { op: "<=", value: HEALTH_P99_TARGET_MS }, note: probes }),
-      row({ name: "/health max during the outage", value: health.max, unit: "ms" }),
+      row({ name: "/health p99 during the outage", value: during.health.p99, unit: "ms", target: { op: "<=", value: HEALTH_P99_TARGET_MS }, note: probes }),
+      row({ name: "/health max during the outage", value: during.health.max, unit: "ms" }),
+      row({ name: "/health p99 before the outage (same load, Redis up)", value: before.health.p99, unit: "ms" }),
       row({
         name: "turn p99 during the outage",
-        value: percentile(sorted, 99),
+        value: during.turnP99,
         unit: "ms",
         target: { op: "<=", value: TURN_P99_TARGET_MS },
-        note: `${CLIENTS} clients, one turn each every ${TURN_EVERY_MS} ms: ${sorted.length} turns, ${failed} failed`,
+        note: `${CLIENTS} clients, one turn each every ${TURN_EVERY_MS} ms: ${during.turns} turns, ${during.failed} failed`,
       }),
+      row({ name: "turn p99 before the outage", value: before.turnP99, unit: "ms", note: `${before.turns} turns, ${before.failed} failed` }),
       row({ name: "recovery time (Redis back -> /health 200)", value: recovery, unit: "ms", target: { op: "<=", value: RECOVERY_TARGET_MS } }),
     ];
   } finally {
