@@ -65,3 +65,8 @@ export const CONNECTIONS_MAX = 1024;
  * sits above the largest gateway.max_body_bytes the config allows (64 MiB): our JSON 413 naming the limit wins.
  */
 export const BUN_MAX_REQUEST_BODY_BYTES = 128 * 1024 * 1024;
+/**
+ * Each check of GET /health (PostgreSQL, Redis, plugins, channels) that has not answered within this long is reported
+ * failed; the checks run together, so /health answers within about this long whatever it checks.
+ */
+export const HEALTH_CHECK_TIMEOUT_MS = 1_000;

@@ -7,9 +7,10 @@ import { RedisClient } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PrxError } from "../../src/core/errors.ts";
 import { PairingGate } from "../../src/gateway/auth/index.ts";
 import { PAIRING_CODE_MAX_WRONG, PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
-import { RedisPairingLockout, RedisRateLimiter } from "../../src/gateway/shared/index.ts";
+import { RedisOrLocalRateLimiter, RedisPairingLockout, RedisRateLimiter } from "../../src/gateway/shared/index.ts";
 import { openSqliteStorage, type SqliteStorage } from "../../src/storage/index.ts";
 import { testNeeding, TEST_REDIS_URL, uniquePrefix } from "../helpers/servers.ts";
 
@@ -93,5 +94,24 @@ describe("shared pairing", () => {
     expect(await b.attempt("10.1.0.3", code)).toEqual({ ok: false, reason: "burned" });
     const fresh = await b.issue();
     expect(await a.attempt("10.1.0.3", fresh.code)).toEqual({ ok: true });
+  });
+});
+
+describe("rate limits through a Redis outage", () => {
+  const shared = (take: () => Promise<never>) => ({ perMinute: 2, take });
+  const away = () => Promise.reject(new PrxError("BUS", "Redis is unreachable (test); reconnecting"));
+
+  test("while Redis is away the replica's own bucket limits: per_minute requests pass, the next is refused", () => {
+    const limiter = new RedisOrLocalRateLimiter(shared(away), { connected: false }, () => 0);
+    expect(limiter.take("10.0.0.1")).toEqual({ ok: true });
+    expect(limiter.take("10.0.0.1")).toEqual({ ok: true });
+    expect(limiter.take("10.0.0.1")).toMatchObject({ ok: false });
+  });
+
+  test("a shared limit failing with BUS (Redis lost mid-request, or too slow) falls back to the own bucket; other errors pass", async () => {
+    const limiter = new RedisOrLocalRateLimiter(shared(away), { connected: true }, () => 0);
+    expect(await limiter.take("10.0.0.1")).toEqual({ ok: true });
+    const broken = new RedisOrLocalRateLimiter(shared(() => Promise.reject(new Error("script bug"))), { connected: true }, () => 0);
+    await expect(Promise.resolve(broken.take("10.0.0.1"))).rejects.toThrow("script bug");
   });
 });

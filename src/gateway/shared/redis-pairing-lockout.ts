@@ -1,4 +1,4 @@
-import type { RedisClient } from "bun";
+import type { SupervisedRedis } from "../../storage/redis/index.ts";
 import type { LockoutFailure, PairingLockout } from "../auth/types.ts";
 import { PAIRING_LOCKOUT_MS, PAIRING_MAX_FAILURES } from "../limits.ts";
 
@@ -24,7 +24,7 @@ return {'left', tonumber(ARGV[1]) - count}
  */
 export class RedisPairingLockout implements PairingLockout {
   constructor(
-    private readonly redis: RedisClient,
+    private readonly redis: Pick<SupervisedRedis, "send">,
     private readonly prefix: string,
   ) {}
 

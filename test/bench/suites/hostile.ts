@@ -10,6 +10,7 @@ import { startStandaloneFake } from "../announce.ts";
 import { connectionFlood } from "../hostile/connection-flood.ts";
 import { HealthProber } from "../hostile/prober.ts";
 import { HOST_CALL_SCENARIOS } from "../hostile/host-calls.ts";
+import { redisOutageRows } from "../hostile/redis-outage.ts";
 import { LOOP_TOOL, SCENARIOS, type Scenario } from "../hostile/scenarios.ts";
 import type { BenchRow, BenchSuite } from "../types.ts";
 
@@ -113,6 +114,7 @@ const suite: BenchSuite = async ({ root, binary, tmp }) => {
       }
       console.log(`  ${s.name}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
     }
+    if (!only || "redis outage".includes(only)) rows.push(...(await redisOutageRows({ binary, tmp }, fake.url)));
   } finally {
     await fake.stop();
   }
