@@ -35,6 +35,11 @@ export { CHANNEL_PAIRING_CODE_LENGTH, CHANNEL_PAIRING_TTL_MS, CHANNEL_PAIRING_MA
  * and retried like one.
  */
 export const PLATFORM_REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * Largest answer read from a platform API (decoded bytes): a Telegram getUpdates of 100 updates, a Matrix /sync, a
+ * Discord or Slack answer are far below it. The body is streamed and the connection closed at the first byte past it.
+ */
+export const PLATFORM_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** A long poll (Telegram getUpdates, Matrix /sync) unanswered this long past its own timeout is abandoned the same way. */
 export const PLATFORM_LONG_POLL_SLACK_MS = 15_000;
 /**
