@@ -103,6 +103,11 @@ export const WEBHOOK_SYNC_WAIT_MS = 110_000;
 export const WEBHOOK_REPLY_KEEP_MS = 60_000;
 /** Forwarded requests waiting on one channel process at once. */
 export const CHANNEL_MAX_INFLIGHT_HTTP = 256;
+/**
+ * A channel process's stderr lines (its log) go to the gateway's log, stderr and logs/prx.log; a longer line is left
+ * out with a note saying how long it was.
+ */
+export const CHANNEL_LOG_LINE_MAX_BYTES = 16 * 1024;
 /** The child checks its parent this often and exits when it is gone. */
 export const PARENT_WATCH_INTERVAL_MS = 500;
 /** A stopping channel process gets this long to finish its running turns; later messages wait for the next start. */

@@ -1,10 +1,11 @@
 import type { Subprocess } from "bun";
 import type { ChannelConfig } from "../config/schema.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
-import { createLogger, type Logger } from "../core/logger.ts";
+import { createLogger, formatLogLine, getLogSink, type Logger } from "../core/logger.ts";
 import { becomeSubreaper, ProcessTree, RestartPolicy, waitAtMost } from "../core/supervise/index.ts";
 import type { ChannelStatsWire, ChildMessage, ParentMessage } from "./ipc.ts";
-import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_KILL_AFTER_MS, CHANNEL_MAX_INFLIGHT_HTTP, CHANNEL_RESTART_LIMITS } from "./limits.ts";
+import { LineDecoder } from "../plugins/remote/protocol/codec.ts";
+import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_LOG_LINE_MAX_BYTES, CHANNEL_KILL_AFTER_MS, CHANNEL_MAX_INFLIGHT_HTTP, CHANNEL_RESTART_LIMITS } from "./limits.ts";
 import { channelKind } from "./registry.ts";
 import type { ForwardedRequest, ForwardedResponse } from "./types.ts";
 
@@ -20,9 +21,11 @@ export interface ChannelInfo {
   last_inbound: string | null;
   last_outbound: string | null;
   last_error: string | null;
+  /** When the last error happened (ISO time). */
+  last_error_at: string | null;
   detail: string;
   plugin_generation: number | null;
-  stats: Omit<ChannelStatsWire, "lastInbound" | "lastOutbound" | "lastError"> | null;
+  stats: Omit<ChannelStatsWire, "lastInbound" | "lastOutbound" | "lastError" | "lastErrorAt"> | null;
 }
 
 interface Slot {
@@ -35,6 +38,7 @@ interface Slot {
   startedAt: number;
   restarts: number;
   lastError: string | null;
+  lastErrorAt: number | null;
   detail: string;
   generation: number | null;
   stats: ChannelStatsWire | null;
@@ -52,6 +56,8 @@ export interface SupervisorOptions {
   logger?: Logger;
   /** Shorter time limits for tests; each defaults to its constant in limits.ts. */
   limits?: Partial<SupervisorLimits>;
+  /** Where a channel process's stderr lines go: the log sink of this process (stderr, and the gateway's logs/prx.log). */
+  logLine?: (line: string) => void;
 }
 
 export interface SupervisorLimits {
@@ -94,7 +100,7 @@ export class ChannelSupervisor {
     this.env = env;
     for (const [name, config] of Object.entries(o.channels)) {
       if (!config.enabled) continue;
-      const slot: Slot = { name, kind: channelKind(name, config), proc: null, ready: false, state: "starting", startedAt: 0, restarts: 0, lastError: null, detail: "starting", generation: null, stats: null, policy: new RestartPolicy(CHANNEL_RESTART_LIMITS), timer: null, pending: new Map() };
+      const slot: Slot = { name, kind: channelKind(name, config), proc: null, ready: false, state: "starting", startedAt: 0, restarts: 0, lastError: null, lastErrorAt: null, detail: "starting", generation: null, stats: null, policy: new RestartPolicy(CHANNEL_RESTART_LIMITS), timer: null, pending: new Map() };
       this.slots.set(name, slot);
     }
   }
@@ -122,7 +128,7 @@ export class ChannelSupervisor {
       env: tree.env(this.env),
       stdin: "ignore",
       stdout: "inherit",
-      stderr: "inherit",
+      stderr: "pipe",
       serialization: "json",
       ipc: (message) => {
         // in arrival order: those that come before the wire has loaded wait for it together
@@ -132,12 +138,28 @@ export class ChannelSupervisor {
     });
     tree.adopt(proc.pid);
     slot.proc = proc;
+    void this.forwardLog(slot, proc.stderr);
     this.log.info(`channel ${slot.name} started (pid ${proc.pid})`);
     void proc.exited.then((code) => {
       this.onExit(slot, proc, code);
       // the next process of this slot has a tree of its own: this one's can be reaped meanwhile
       void tree.reap();
     });
+  }
+
+  /** The child's log, line by line, into this process's log (one writer of logs/prx.log: the gateway). */
+  private async forwardLog(slot: Slot, stderr: ReadableStream<Uint8Array>): Promise<void> {
+    const write = this.o.logLine ?? ((line: string) => getLogSink()(line));
+    const lines = new LineDecoder(
+      write,
+      (bytes) => write(formatLogLine("warn", `channel.${slot.name}`, `a log line of ${bytes} bytes, over ${CHANNEL_LOG_LINE_MAX_BYTES}, left out`)),
+      CHANNEL_LOG_LINE_MAX_BYTES,
+    );
+    try {
+      for await (const chunk of stderr) lines.push(chunk);
+    } catch (error) {
+      this.log.warn(`reading the log of channel ${slot.name} failed: ${errorMessage(error)}`);
+    }
   }
 
   private onChildMessage(slot: Slot, proc: Subprocess, raw: unknown, wire: typeof import("./ipc.ts")): void {
@@ -156,11 +178,14 @@ export class ChannelSupervisor {
       case "status":
         slot.detail = message.health.detail;
         slot.stats = message.stats;
-        if (message.stats.lastError) slot.lastError = message.stats.lastError;
+        if (message.stats.lastError) this.failed(slot, message.stats.lastError, message.stats.lastErrorAt ?? Date.now());
+        return;
+      case "error":
+        this.failed(slot, message.message, message.at);
         return;
       case "reloaded":
         slot.generation = message.generation;
-        if (message.error) slot.lastError = `plugin reload: ${message.error}`;
+        if (message.error) this.failed(slot, `plugin reload: ${message.error}`, Date.now());
         return;
       case "http_result": {
         const resolve = slot.pending.get(message.id);
@@ -183,7 +208,7 @@ export class ChannelSupervisor {
     const how = proc.signalCode ? `killed by ${proc.signalCode}` : `exited with code ${code}`;
     const { delayMs: delay, crashLoop } = slot.policy.exited(slot.startedAt, now);
     slot.restarts += 1;
-    slot.lastError = `process ${how}`;
+    this.failed(slot, `process ${how}`, now);
     if (crashLoop) {
       slot.state = "crash_loop";
       this.log.error(`channel ${slot.name} is in a crash loop (${how}); restarting in ${delay} ms; see its log lines above`);
@@ -192,6 +217,11 @@ export class ChannelSupervisor {
       this.log.warn(`channel ${slot.name} ${how}; restarting in ${delay} ms`);
     }
     slot.timer = setTimeout(() => this.spawn(slot), delay);
+  }
+
+  private failed(slot: Slot, message: string, at: number): void {
+    slot.lastError = message;
+    slot.lastErrorAt = at;
   }
 
   private send(slot: Slot, message: ParentMessage): boolean {
@@ -276,6 +306,7 @@ export class ChannelSupervisor {
       last_inbound: iso(stats?.lastInbound),
       last_outbound: iso(stats?.lastOutbound),
       last_error: slot.lastError,
+      last_error_at: iso(slot.lastErrorAt),
       detail: slot.detail,
       plugin_generation: slot.generation,
       stats: stats ? { inbound: stats.inbound, answered: stats.answered, duplicates: stats.duplicates, ignored: stats.ignored, refused: stats.refused, failed: stats.failed } : null,

@@ -198,6 +198,8 @@ export interface ChannelStatusRow {
   last_inbound: number | null;
   last_outbound: number | null;
   last_error: string | null;
+  /** When the last error happened (epoch ms). */
+  last_error_at: number | null;
   updated_at: number;
 }
 

@@ -289,11 +289,11 @@ export function storeSuite(backend: SuiteBackend): void {
     });
 
     it("liveness rows are replaced per channel and listed by name", async (s) => {
-      const row = { channel: "zz", pid: 1, state: "running", last_inbound: 5, last_outbound: null, last_error: null, updated_at: 7 };
+      const row = { channel: "zz", pid: 1, state: "running", last_inbound: 5, last_outbound: null, last_error: null, last_error_at: null, updated_at: 7 };
       await s.channels.writeStatus(row);
-      await s.channels.writeStatus({ ...row, pid: 2, last_error: "boom" });
+      await s.channels.writeStatus({ ...row, pid: 2, last_error: "boom", last_error_at: 6 });
       const got = (await s.channels.statuses()).find((r) => r.channel === "zz");
-      expect(got).toEqual({ ...row, pid: 2, last_error: "boom" });
+      expect(got).toEqual({ ...row, pid: 2, last_error: "boom", last_error_at: 6 });
     });
   });
 

@@ -176,6 +176,7 @@ CREATE TABLE gateway_pairing_code (
   wrong INTEGER NOT NULL
 );`,
   },
+  { version: 5, name: "channel last error time", sql: "ALTER TABLE channel_status ADD COLUMN last_error_at DOUBLE PRECISION;" },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

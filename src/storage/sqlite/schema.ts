@@ -143,6 +143,13 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   wrong INTEGER NOT NULL
 )`),
   },
+  {
+    version: 4,
+    name: "channel last error time",
+    apply: (db) => {
+      if (!hasColumn(db, "channel_status", "last_error_at")) db.exec("ALTER TABLE channel_status ADD COLUMN last_error_at INTEGER");
+    },
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS storage_migrations (
