@@ -1,4 +1,5 @@
 import type { Logger } from "../core/logger.ts";
+import { CHANNEL_LAST_ERROR_MAX_CHARS } from "./limits.ts";
 
 /** A channel's most recent problem and when it happened (epoch ms). */
 export interface LastErrorRecord {
@@ -20,7 +21,8 @@ export class LastError {
   ) {}
 
   record(message: string): void {
-    this.current = { message, at: this.now() };
+    const cut = message.length > CHANNEL_LAST_ERROR_MAX_CHARS ? `${message.slice(0, CHANNEL_LAST_ERROR_MAX_CHARS - 3)}...` : message;
+    this.current = { message: cut, at: this.now() };
     this.onChange(this.current);
   }
 }

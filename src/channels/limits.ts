@@ -103,6 +103,8 @@ export const WEBHOOK_SYNC_WAIT_MS = 110_000;
 export const WEBHOOK_REPLY_KEEP_MS = 60_000;
 /** Forwarded requests waiting on one channel process at once. */
 export const CHANNEL_MAX_INFLIGHT_HTTP = 256;
+/** A channel's last error is kept (status row, /api/channels) cut to this many characters. */
+export const CHANNEL_LAST_ERROR_MAX_CHARS = 1000;
 /**
  * A channel process's stderr lines (its log) go to the gateway's log, stderr and logs/prx.log; a longer line is left
  * out with a note saying how long it was.
