@@ -68,6 +68,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
   // every warning or error is the channel's last error: told to the supervisor and written to the liveness row, once
   // per turn of the event loop however many came in it
   let reporting = false;
+  let stopped = false;
   const lastError = new LastError(() => {
     if (reporting) return;
     reporting = true;
@@ -75,7 +76,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       reporting = false;
       const record = lastError.current!;
       send?.({ type: "error", message: record.message, at: record.at });
-      if (pending.isOpen) void pending.when().then((participant) => participant.report());
+      if (pending.isOpen && !stopped) void pending.when().then((participant) => participant.report());
     });
   });
   const logger = recordingLogger(createLogger(`channel.${name}`), lastError);
@@ -170,6 +171,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       ),
     stop: () =>
       (stopping ??= (async () => {
+        stopped = true;
         opening.abort();
         let participant: ChannelParticipant | null = null;
         if (pending.isOpen) participant = await pending.when();
