@@ -84,6 +84,12 @@ describe("readSseEvents", () => {
     expect((await collect(events, 16)).length).toBe(200);
   });
 
+  test(`the default: a line of exactly SSE_MAX_EVENT_BYTES passes, one byte more fails`, async () => {
+    const line = (bytes: number) => `data: ${"x".repeat(bytes - 6)}\n\n`;
+    expect((await collect([line(SSE_MAX_EVENT_BYTES)]))[0]!.data.length).toBe(SSE_MAX_EVENT_BYTES - 6);
+    expect((await caught(() => collect([line(SSE_MAX_EVENT_BYTES + 1)]))).code).toBe("PROVIDER_RESPONSE_TOO_LARGE");
+  });
+
   test("the default caps: 8 MiB for a whole answer, 1 MiB for a streamed event", () => {
     expect(PROVIDER_MAX_RESPONSE_BYTES).toBe(8 * 1024 * 1024);
     expect(SSE_MAX_EVENT_BYTES).toBe(1024 * 1024);
