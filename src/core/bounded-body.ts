@@ -1,6 +1,6 @@
 import type { PrxError } from "./errors.ts";
 
-/** How one response body may be read: at most `maxBytes` (decoded), until `signal` aborts. */
+/** How one body (a response's, or a request's: the gateway's) may be read: at most `maxBytes` (decoded), until `signal` aborts. */
 export interface BodyBounds {
   /** Most bytes accepted (after content decoding); one more and reading stops. */
   maxBytes: number;
@@ -23,7 +23,7 @@ export interface BodyBounds {
  * cancelled at the first byte past the cap (nothing more is read, whatever the body declared or how it is
  * compressed), so memory stays at the cap however large the answer is.
  */
-export async function readBoundedBytes(response: Response, bounds: BodyBounds): Promise<Uint8Array> {
+export async function readBoundedBytes(response: Pick<Response, "headers" | "body">, bounds: BodyBounds): Promise<Uint8Array> {
   const { maxBytes, errors } = bounds;
   const declared = Number(response.headers.get("content-length") ?? "NaN");
   const encoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";

@@ -1,4 +1,5 @@
-import { PrxError } from "../core/errors.ts";
+import { readBoundedBytes } from "../core/bounded-body.ts";
+import { PrxError, toPrxError } from "../core/errors.ts";
 import { factsOf, withinBodyDeadline } from "./front/index.ts";
 
 /**
@@ -82,26 +83,8 @@ async function readBody(request: Request, declared: string | null, maxBytes: num
   // Touching `request.body` makes Bun build a ReadableStream for it (~5 us per request at concurrency 16), so a
   // declared length is read without it.
   if (declared !== null && /^\d+$/.test(declared)) return new Uint8Array(await request.arrayBuffer());
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(`more than ${maxBytes}`, maxBytes);
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return readBoundedBytes(request, {
+    maxBytes,
+    errors: { tooLarge: (max) => tooLarge(`more than ${max}`, max), aborted: (reason) => toPrxError(reason), failed: (cause) => toPrxError(cause) },
+  });
 }
