@@ -9,11 +9,10 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PLATFORM_MAX_RESPONSE_BYTES } from "../../src/channels/limits.ts";
-import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { startFakeTelegram, type FakeTelegram, type ScriptedFailure } from "../fakes/telegram-server.ts";
 import { fakeProviderConfig, runPrx, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
+import { binarySuite } from "../helpers/binary-suite.ts";
 import { waitFor } from "../helpers/wait.ts";
-import { tempWorkspace } from "../helpers/workspace.ts";
 
 setDefaultTimeout(60_000);
 
@@ -25,12 +24,11 @@ interface Info {
   last_error_at: string | null;
 }
 
-let provider: FakeServer;
+const suite = binarySuite();
 let tg: FakeTelegram;
 let gateway: RunningGateway;
 let dir: string;
 let headers: Record<string, string>;
-let cleanup = () => {};
 
 async function telegramInfo(): Promise<Info> {
   const response = await fetch(`${gateway.url}/api/channels`, { headers });
@@ -53,18 +51,15 @@ async function answerGetUpdates(failure: ScriptedFailure, expected: string): Pro
 const logFile = () => readFileSync(join(dir, "logs", "prx.log"), "utf8");
 
 beforeAll(async () => {
-  provider = startFakeOpenAI();
   tg = startFakeTelegram();
-  const ws = tempWorkspace(
+  dir = suite.workspace(
     fakeProviderConfig(
-      provider.url,
+      suite.fake.url,
       // the waits below ask /api/channels often
       `[gateway]\nrate_limit_per_minute = 100000\nrate_limit_per_token_per_minute = 100000\n` +
         `[channels.tg]\nkind = "telegram"\nenabled = true\ntoken_env = "TG_TOKEN"\napi_base_url = "${tg.url}"\npoll_timeout_s = 1\ndm_policy = "open"\n`,
     ),
   );
-  dir = ws.dir;
-  cleanup = ws.cleanup;
   gateway = await startGatewayBinary(dir, { TG_TOKEN: tg.token });
   const paired = await fetch(`${gateway.url}/pair`, { method: "POST", headers: { "x-pairing-code": gateway.code! } });
   headers = { authorization: `Bearer ${((await paired.json()) as { token: string }).token}` };
@@ -75,8 +70,6 @@ afterAll(async () => {
   gateway.proc.kill("SIGTERM");
   await gateway.proc.exited;
   await tg.stop();
-  await provider.stop();
-  cleanup();
 });
 
 test("a getUpdates answer one byte past the cap is abandoned and is the channel's last error, in the API and the log file", async () => {
