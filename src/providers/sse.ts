@@ -59,7 +59,8 @@ export async function* readSseEvents(
   let done = false;
 
   const handleLine = (line: string): SseEvent | undefined => {
-    if (Buffer.byteLength(line) > maxBytes) throw tooLarge(options.provider, maxBytes, "a streamed line");
+    // a UTF-16 unit is at most 3 UTF-8 bytes: only a long line is measured
+    if (line.length * 3 > maxBytes && Buffer.byteLength(line) > maxBytes) throw tooLarge(options.provider, maxBytes, "a streamed line");
     if (line === "") {
       if (data.length === 0) {
         eventName = undefined;
@@ -81,8 +82,7 @@ export async function* readSseEvents(
       dataBytes += Buffer.byteLength(value) + (data.length > 0 ? 1 : 0);
       if (dataBytes > maxBytes) throw tooLarge(options.provider, maxBytes, "a streamed event");
       data.push(value);
-    }
-    else if (field === "event") eventName = value;
+    } else if (field === "event") eventName = value;
     return undefined;
   };
 
@@ -113,7 +113,7 @@ export async function* readSseEvents(
         if (event) yield event;
       }
       buffer = buffer.slice(start);
-      // a line still without its end: a UTF-16 unit is at most 3 UTF-8 bytes, so only a long one is measured
+      // a line still without its end
       if (buffer.length * 3 > maxBytes && Buffer.byteLength(buffer.replace(/\r$/, "")) > maxBytes) throw tooLarge(options.provider, maxBytes, "a streamed line");
     }
     if (buffer !== "") {
