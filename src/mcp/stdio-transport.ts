@@ -1,6 +1,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, PrxError } from "../core/errors.ts";
+import { parseJsonBounded } from "../core/json/index.ts";
 import type { Logger } from "../core/logger.ts";
 import { becomeSubreaper, ProcessTree, waitAtMost } from "../core/supervise/index.ts";
 import { LineDecoder } from "../plugins/remote/protocol/index.ts";
@@ -137,7 +138,7 @@ export class StdioClientTransport implements Transport {
   private receive(line: string): void {
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = parseJsonBounded(line, "line");
     } catch (error) {
       return this.garbage(line, errorMessage(error));
     }

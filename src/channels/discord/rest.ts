@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { errorMessage } from "../../core/errors.ts";
+import { parseJsonBounded } from "../../core/json/index.ts";
 import { sleep } from "../../core/supervise/index.ts";
 import { retryAfterMs } from "../send-retries.ts";
 import { PLATFORM_REQUEST_TIMEOUT_MS } from "../limits.ts";
@@ -60,7 +61,7 @@ export class DiscordRest {
 
 function safeJson(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJsonBounded(text, "answer");
   } catch {
     return null; // not JSON: the callers' schema checks report it as an unexpected answer
 

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { errorMessage } from "../../core/errors.ts";
+import { parseJsonBounded } from "../../core/json/index.ts";
 import { retryAfterMs } from "../send-retries.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { MatrixErrorSchema } from "./wire.ts";
@@ -29,7 +30,7 @@ export async function matrixCall<T>(
   }
   let json: unknown;
   try {
-    json = await response.json();
+    json = parseJsonBounded(await response.text(), "answer");
   } catch (cause) {
     throw new PlatformError("matrix", `${method} ${path.split("?")[0]}: HTTP ${response.status}, answer is not JSON`, response.status, true, undefined, cause);
   }

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { errorMessage } from "../../core/errors.ts";
+import { parseJsonBounded } from "../../core/json/index.ts";
 import { retryAfterMs } from "../send-retries.ts";
 import { PLATFORM_REQUEST_TIMEOUT_MS } from "../limits.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
@@ -34,7 +35,7 @@ export async function slackCall<T>(
     const wait = response.status === 429 ? retryAfterMs(Number(response.headers.get("retry-after") ?? "1"), 1000) : undefined;
     throw new PlatformError("slack", `${method}: HTTP ${response.status}`, response.status, retryableStatus(response.status), wait);
   }
-  const json: unknown = await response.json().catch((cause: unknown) => {
+  const json: unknown = await response.text().then((text) => parseJsonBounded(text, "answer")).catch((cause: unknown) => {
     throw new PlatformError("slack", `${method}: answer is not JSON: ${errorMessage(cause)}`, response.status, true);
   });
   const envelope = SlackEnvelopeSchema.safeParse(json);

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { errorMessage } from "../../core/errors.ts";
+import { errorMessage, isPrxError } from "../../core/errors.ts";
+import { parseJsonBounded } from "../../core/json/index.ts";
 import { retryAfterMs } from "../send-retries.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { TelegramEnvelopeSchema } from "./wire.ts";
@@ -37,9 +38,10 @@ export class TelegramApi {
     });
     let json: unknown;
     try {
-      json = JSON.parse(text);
-    } catch {
-      throw new PlatformError("telegram", `${method}: HTTP ${response.status} with a body that is not JSON`, response.status, retryableStatus(response.status));
+      json = parseJsonBounded(text, "answer");
+    } catch (error) {
+      const why = isPrxError(error) ? error.message : "a body that is not JSON";
+      throw new PlatformError("telegram", `${method}: HTTP ${response.status} with ${why}`, response.status, retryableStatus(response.status));
     }
     const envelope = TelegramEnvelopeSchema.safeParse(json);
     if (!envelope.success) {

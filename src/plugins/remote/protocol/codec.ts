@@ -1,4 +1,5 @@
 import { PrxError } from "../../../core/errors.ts";
+import { jsonDepthError } from "../../../core/json/index.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "../limits.ts";
 
 /**
@@ -36,10 +37,17 @@ export function encodeMessage(message: unknown, limit = REMOTE_MAX_MESSAGE_BYTES
 export type DecodeOutcome =
   { ok: true; value: unknown } | { ok: false; reason: "oversize" | "malformed"; detail: string };
 
-/** Parse one received text; the caller validates the shape with the protocol schema. */
-export function decodeText(text: string, limit = REMOTE_MAX_MESSAGE_BYTES): DecodeOutcome {
+/**
+ * Parse one received text; the caller validates the shape with the protocol schema. With `maxDepth` (the host reading
+ * a plugin), text nested deeper is malformed before it is parsed.
+ */
+export function decodeText(text: string, limit = REMOTE_MAX_MESSAGE_BYTES, maxDepth?: number): DecodeOutcome {
   const size = text.length * 3 <= limit ? text.length : Buffer.byteLength(text, "utf8");
   if (size > limit) return { ok: false, reason: "oversize", detail: `${size} bytes > ${limit}` };
+  if (maxDepth !== undefined) {
+    const deep = jsonDepthError(text, "message", maxDepth);
+    if (deep) return { ok: false, reason: "malformed", detail: `${deep.message}: ${preview(text)}` };
+  }
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (cause) {
