@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { vmRssBytes } from "../../../src/plugins/remote/host/memory/process-rss.ts";
 import { startHostileGateway, type HostileGateway } from "../../plugins/remote-hostile/gateway.ts";
 import { startStandaloneFake } from "../announce.ts";
+import { DEEP_JSON } from "../hostile/deep-json.ts";
 import { HealthProber } from "../hostile/prober.ts";
 import { LOOP_TOOL, SCENARIOS, type Scenario } from "../hostile/scenarios.ts";
 import type { BenchRow, BenchSuite } from "../types.ts";
@@ -102,7 +103,7 @@ const suite: BenchSuite = async ({ root, binary, tmp }) => {
   const only = process.env.PRX_BENCH_HOSTILE;
   const rows: BenchRow[] = [];
   try {
-    for (const s of SCENARIOS.filter((x) => !only || x.name.includes(only))) {
+    for (const s of [...SCENARIOS, DEEP_JSON].filter((x) => !only || x.name.includes(only))) {
       const started = performance.now();
       try {
         rows.push(...(await runScenario(s, { binary, root, tmp }, fake.url)));
