@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { errorMessage } from "../../core/errors.ts";
+import { errorMessage, isPrxError } from "../../core/errors.ts";
 import { parseJsonBounded } from "../../core/json/index.ts";
 import { retryAfterMs } from "../send-retries.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
@@ -32,7 +32,8 @@ export async function matrixCall<T>(
   try {
     json = parseJsonBounded(await response.text(), "answer");
   } catch (cause) {
-    throw new PlatformError("matrix", `${method} ${path.split("?")[0]}: HTTP ${response.status}, answer is not JSON`, response.status, true, undefined, cause);
+    const why = isPrxError(cause) ? cause.message : "answer is not JSON";
+    throw new PlatformError("matrix", `${method} ${path.split("?")[0]}: HTTP ${response.status}, ${why}`, response.status, true, undefined, cause);
   }
   if (!response.ok) {
     const error = MatrixErrorSchema.safeParse(json);
