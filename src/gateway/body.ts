@@ -33,13 +33,13 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
 /** A JSON value from request bytes: 400 when empty, nested too deeply, not UTF-8 or not JSON. */
 export function parseJson(bytes: Uint8Array): unknown {
   if (bytes.length === 0) throw new PrxError("BAD_REQUEST", "the request body is empty; expected a JSON object");
-  assertJsonDepth(bytes, "the request body");
   let text: string;
   try {
     text = UTF8.decode(bytes);
   } catch {
     throw new PrxError("BAD_REQUEST", "the request body is not valid UTF-8");
   }
+  assertJsonDepth(text, "the request body");
   try {
     return JSON.parse(text);
   } catch (cause) {

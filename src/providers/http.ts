@@ -139,8 +139,8 @@ export class ProviderCall {
 
   /**
    * Read and parse a JSON body, refusing one nested deeper than MAX_JSON_DEPTH before it is parsed. A JSON body of
-   * declared length within the limit is scanned and parsed from its bytes; anything else is read as text first, so
-   * a non-JSON answer (a proxy's HTML error page) is quoted in the error.
+   * declared length within the limit is read whole; anything else is read as text within the limit first, so a
+   * non-JSON answer (a proxy's HTML error page) is quoted in the error.
    */
   async readJson(response: Response, url: string, maxBytes = PROVIDER_MAX_RESPONSE_BYTES): Promise<unknown> {
     const declared = Number(response.headers.get("content-length") ?? "NaN");
@@ -148,10 +148,10 @@ export class ProviderCall {
       const type = response.headers.get("content-type") ?? "";
       if (type.includes("json")) {
         try {
-          const bytes = await response.bytes();
-          const deep = jsonDepthError(bytes, `response from ${url}`);
+          const text = await response.text();
+          const deep = jsonDepthError(text, `response from ${url}`);
           if (deep) throw protocolError(this.target.provider, deep.message);
-          return await new Response(bytes).json();
+          return JSON.parse(text);
         } catch (error) {
           if (error instanceof PrxError) throw error;
           if (!(error instanceof SyntaxError)) throw this.fail(error, url);

@@ -11,19 +11,16 @@ import {
 
 const arrays = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
 const objects = (depth: number) => '{"a":'.repeat(depth - 1) + "{}" + "}".repeat(depth - 1);
-const bytes = (text: string) => new TextEncoder().encode(text);
 
 describe(`MAX_JSON_DEPTH = ${MAX_JSON_DEPTH}`, () => {
   test("at the limit passes, one past it fails at the bracket that opens the extra level", () => {
     for (const make of [arrays, objects]) {
       const at = make(MAX_JSON_DEPTH);
       expect(jsonDepthViolation(at)).toBe(-1);
-      expect(jsonDepthViolation(bytes(at))).toBe(-1);
       expect(JSON.stringify(parseJsonBounded(at, "doc"))).toBe(at);
       const past = make(MAX_JSON_DEPTH + 1);
       const offset = past.lastIndexOf(make === arrays ? "[" : "{");
       expect(jsonDepthViolation(past)).toBe(offset);
-      expect(jsonDepthViolation(bytes(past))).toBe(offset);
     }
   });
 
@@ -33,7 +30,6 @@ describe(`MAX_JSON_DEPTH = ${MAX_JSON_DEPTH}`, () => {
     expect(isPrxError(error, "LIMIT_EXCEEDED")).toBe(true);
     expect(error.message).toBe(`the request body: JSON nesting deeper than ${MAX_JSON_DEPTH} levels at character ${MAX_JSON_DEPTH}`);
     expect(error.hint).toContain(`at most ${MAX_JSON_DEPTH}`);
-    expect(jsonDepthError(bytes(past), "the request body")!.message).toContain(`at byte ${MAX_JSON_DEPTH}`);
     expect(() => assertJsonDepth(past, "x")).toThrow(`deeper than ${MAX_JSON_DEPTH} levels`);
     expect(() => parseJsonBounded(past, "x")).toThrow(`deeper than ${MAX_JSON_DEPTH} levels`);
     expect(jsonDepthError(arrays(MAX_JSON_DEPTH), "x")).toBeNull();
@@ -42,7 +38,7 @@ describe(`MAX_JSON_DEPTH = ${MAX_JSON_DEPTH}`, () => {
   test("100,000 nested brackets are refused at the 65th", () => {
     const n = 100_000;
     expect(jsonDepthViolation("[".repeat(n) + "]".repeat(n))).toBe(MAX_JSON_DEPTH);
-    expect(jsonDepthViolation(bytes("{".repeat(n)))).toBe(MAX_JSON_DEPTH);
+    expect(jsonDepthViolation("{".repeat(n))).toBe(MAX_JSON_DEPTH);
   });
 
   test("an explicit limit", () => {
@@ -56,7 +52,6 @@ describe("strings", () => {
   test("brackets inside strings do not count", () => {
     const text = JSON.stringify({ a: "[".repeat(1000) + "{".repeat(1000), b: ["]]]}}}"] });
     expect(jsonDepthViolation(text)).toBe(-1);
-    expect(jsonDepthViolation(bytes(text))).toBe(-1);
     // closing brackets in a string do not lower the depth either
     const hidden = `[${'"]]]]",'.repeat(10)}${arrays(MAX_JSON_DEPTH)}]`;
     expect(jsonDepthViolation(hidden)).toBe(hidden.indexOf("[", 1) + MAX_JSON_DEPTH - 1);
@@ -72,7 +67,7 @@ describe("strings", () => {
     // \u escapes and multi-byte text
     const unicode = JSON.stringify({ k: "\u005b\u007b é 日本 🎉 [" }) + "";
     expect(jsonDepthViolation(unicode, 1)).toBe(-1);
-    expect(jsonDepthViolation(bytes(`{"é日🎉":[1]}`), 1)).toBe(bytes(`{"é日🎉":`).length);
+    expect(jsonDepthViolation(`{"é日🎉":[1]}`, 1)).toBe(`{"é日🎉":`.length);
   });
 
   test("JSON.stringify of every depth from 1 to the limit passes, with strings full of brackets", () => {

@@ -93,7 +93,7 @@ describe(`MAX_JSON_DEPTH = ${MAX_JSON_DEPTH} at the gateway (compiled binary)`, 
     expect(await past.json()).toEqual({
       error: {
         // the bracket opening level 65: the 59th of the property's value
-        message: `the request body: ${TOO_DEEP} at byte ${toolsBody(MAX_JSON_DEPTH + 1).indexOf('"a":') + 4 + MAX_JSON_DEPTH - 6}`,
+        message: `the request body: ${TOO_DEEP} at character ${toolsBody(MAX_JSON_DEPTH + 1).indexOf('"a":') + 4 + MAX_JSON_DEPTH - 6}`,
         type: "invalid_request_error",
         param: null,
         code: "LIMIT_EXCEEDED",

@@ -13,11 +13,7 @@ const CLOSE_OBJECT = 0x7d;
  * `max + 1`, or -1 when it never does. One pass, no recursion, brackets inside strings (escapes included) ignored.
  * It does not check the syntax: malformed text within the depth is left for JSON.parse to refuse.
  */
-export function jsonDepthViolation(text: string | Uint8Array, max: number = MAX_JSON_DEPTH): number {
-  return typeof text === "string" ? scanText(text, max) : scanBytes(text, max);
-}
-
-function scanText(text: string, max: number): number {
+export function jsonDepthViolation(text: string, max: number = MAX_JSON_DEPTH): number {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -33,39 +29,21 @@ function scanText(text: string, max: number): number {
   return -1;
 }
 
-/** The same scan over UTF-8 bytes: every byte it looks for is ASCII, which never occurs inside a multi-byte character. */
-function scanBytes(bytes: Uint8Array, max: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i]!;
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
-      if (++depth > max) return i;
-    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;
-  }
-  return -1;
-}
-
 /**
  * The error for `text` when it nests deeper than `max`, else null: LIMIT_EXCEEDED (a 400 at the gateway) naming
- * `what` (e.g. "the request body"), the limit and where it was passed.
+ * `what` (e.g. "the request body"), the limit and the character where it was passed.
  */
-export function jsonDepthError(text: string | Uint8Array, what: string, max: number = MAX_JSON_DEPTH): PrxError | null {
+export function jsonDepthError(text: string, what: string, max: number = MAX_JSON_DEPTH): PrxError | null {
   const offset = jsonDepthViolation(text, max);
   if (offset < 0) return null;
-  const at = `${typeof text === "string" ? "character" : "byte"} ${offset}`;
-  return new PrxError("LIMIT_EXCEEDED", `${what}: JSON nesting deeper than ${max} levels at ${at}`, {
+  return new PrxError("LIMIT_EXCEEDED", `${what}: JSON nesting deeper than ${max} levels at character ${offset}`, {
     hint: `flatten the document to at most ${max} nested arrays and objects`,
     details: { limit: max },
   });
 }
 
 /** Throws jsonDepthError's error when `text` nests deeper than `max`. */
-export function assertJsonDepth(text: string | Uint8Array, what: string, max: number = MAX_JSON_DEPTH): void {
+export function assertJsonDepth(text: string, what: string, max: number = MAX_JSON_DEPTH): void {
   const error = jsonDepthError(text, what, max);
   if (error) throw error;
 }
