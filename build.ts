@@ -21,6 +21,7 @@ import { kitBuildPlugin } from "./src/plugins/kit/build/embed-plugin.ts";
 import { recordStartProfiles } from "./src/boot/start-profile.ts";
 import { buildTricksWithout } from "./src/boot/tricks.ts";
 import { schemaFingerprint } from "./src/config/schema-fingerprint.ts";
+import { specsFromSchemas } from "./src/tools/builtins/specs.ts";
 
 const root = import.meta.dir;
 const outfile = process.env.PRX_BUILD_OUT ?? join(root, "dist", "prx");
@@ -50,8 +51,12 @@ const build = (bytecodeOrder: string[] | null) =>
     format: "esm",
     target: "bun",
     sourcemap: "none",
-    // the binary has no source files to hash: it carries the fingerprint of those it was built from
-    define: { PRX_CONFIG_SCHEMA_FINGERPRINT: JSON.stringify(schemaFingerprint()) },
+    // the binary has no source files to hash: it carries the fingerprint of those it was built from; and, a kept
+    // start-up trick (src/boot/tricks.ts, "tools-at-rest"), the built-in tools' specs as their schemas give them
+    define: {
+      PRX_CONFIG_SCHEMA_FINGERPRINT: JSON.stringify(schemaFingerprint()),
+      ...(without.has("tools-at-rest") ? {} : { PRX_BUILTIN_TOOL_SPECS: JSON.stringify(JSON.stringify(specsFromSchemas())) }),
+    },
     plugins: [wasmBuildPlugin(), console_.plugin, kitBuildPlugin(root)],
     throw: false,
   });

@@ -10,7 +10,7 @@ import type { MemoryBackend } from "../memory/types.ts";
 import { createProviderResolver, isExternalProviderName } from "../providers/resolver.ts";
 import { resolveModelChoice } from "../providers/routes.ts";
 import type { Provider, ProviderResolver } from "../providers/types.ts";
-import { createBuiltinTools } from "../tools/builtins/index.ts";
+import { openBuiltinTools } from "../tools/builtins/index.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { ToolSource } from "../tools/types.ts";
 import type { PluginServices } from "../plugins/runtime/index.ts";
@@ -175,7 +175,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     const currentMemory = () => memory!;
 
     const tools = new ToolRegistry({
-      builtins: createBuiltinTools({ config: config.tools, workspace: workspace.root, memory: currentMemory }),
+      builtins: await openBuiltinTools({ config: config.tools, workspace: workspace.root, memory: currentMemory }),
       disabled: config.tools.disabled,
     });
     for (const source of extensions.toolSources ?? []) tools.addSource(source);

@@ -5,7 +5,8 @@ import { createLogger } from "../core/logger.ts";
 import { openGatewayFileLog, type GatewayFileLog } from "../gateway/file-log.ts";
 import { pluginHealthCheck } from "../gateway/plugin-health.ts";
 import { startGateway, type GatewayServer } from "../gateway/server.ts";
-import type { GatewayMount, GatewayShared, HealthCheck } from "../gateway/types.ts";
+import type { RedisGatewayShared } from "../gateway/shared/index.ts";
+import type { GatewayMount, HealthCheck } from "../gateway/types.ts";
 import { mcpClientExtension, type McpClientExtension } from "../mcp/extension.ts";
 import { gatewayChannels, type GatewayChannels } from "./gateway-channels.ts";
 import { healthBeforeApp } from "./health-before-app.ts";
@@ -34,7 +35,7 @@ export interface BootedGateway {
   close(): Promise<void>;
 }
 
-type SharedState = GatewayShared & { ping(): Promise<unknown>; close(): void };
+type SharedState = RedisGatewayShared;
 
 const log = createLogger("boot");
 
@@ -129,13 +130,41 @@ function pluginsAtRest(host: AgentHost): boolean {
   return host.config.bus.backend === "local" && !eagerMcp && !pluginsPresent(host.workspace);
 }
 
-/** /health of a replica: PostgreSQL and Redis answer (a load balancer takes a replica that cannot reach them out). */
+/**
+ * /health of a replica: PostgreSQL and Redis answer (a load balancer takes a replica that cannot reach them out).
+ * Each check is bounded by HEALTH_CHECK_TIMEOUT_MS (readiness.ts); Redis's detail says how the link and the events
+ * between replicas are doing.
+ */
 function scaleOutChecks(host: AgentHost, shared: SharedState | null): Record<string, () => Promise<HealthCheck>> {
   const checks: Record<string, () => Promise<HealthCheck>> = {};
   const sql = host.storage.sql;
-  if (sql) checks.storage = reachable("postgres", () => sql.unsafe("SELECT 1"));
-  if (shared) checks.bus = reachable("redis", () => shared.ping());
+  if (sql) checks.storage = reachable("postgres", () => pingPostgres(sql));
+  if (shared) {
+    const redis = reachable("redis", () => shared.ping());
+    checks.bus = async () => {
+      const check = await redis();
+      const link = shared.link();
+      const fabric = host.plugins?.runtime.fabricStats;
+      const events = fabric ? `; events between replicas: ${fabric.forwarded} forwarded, ${fabric.dropped} dropped` : "";
+      const state = check.ok ? `redis up, ${link.reconnects} reconnection(s)` : `${check.detail}`;
+      return { ok: check.ok, detail: `${state}${events}` };
+    };
+  }
   return checks;
+}
+
+/**
+ * SELECT 1, once more when the pooled connection it took was one PostgreSQL closed (a restart leaves each idle
+ * connection of the pool dead; the driver drops it on its first failure), so /health is 200 again as soon as
+ * PostgreSQL is back.
+ */
+async function pingPostgres(sql: NonNullable<AgentHost["storage"]["sql"]>): Promise<void> {
+  try {
+    await sql.unsafe("SELECT 1");
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ERR_POSTGRES_CONNECTION_CLOSED") throw error;
+    await sql.unsafe("SELECT 1");
+  }
 }
 
 function reachable(what: string, probe: () => Promise<unknown>): () => Promise<HealthCheck> {
@@ -149,14 +178,14 @@ function reachable(what: string, probe: () => Promise<unknown>): () => Promise<H
   };
 }
 
-/** `[bus] backend = "redis"`: rate limits and the pairing code with its lockouts are shared by every replica. */
+/** `[bus] backend = "redis"`: rate limits and pairing lockouts are shared by every replica. */
 async function sharedState(host: AgentHost): Promise<SharedState | null> {
   const bus = host.config.bus;
   if (bus.backend !== "redis") return null;
   const { urlFromEnv } = await import("../storage/index.ts");
   const { redisGatewayShared } = await import("../gateway/shared/index.ts");
   const url = urlFromEnv(bus.url_env, host.env, '[bus] backend = "redis"');
-  return redisGatewayShared(url, bus.prefix, host.config.gateway.pairing_code_ttl_s * 1000);
+  return redisGatewayShared(url, bus.prefix, createLogger("bus"));
 }
 
 /** The MCP routes' port, built (with the MCP modules) on the first request that needs it. */

@@ -35,6 +35,8 @@ export const ChannelStatsSchema = z.strictObject({
   lastInbound: z.number().nullable(),
   lastOutbound: z.number().nullable(),
   lastError: z.string().nullable(),
+  /** When the last error happened (epoch ms). */
+  lastErrorAt: z.number().nullable(),
 });
 /** Connected to the platform: the process takes messages from here on (they wait while its agent host opens). */
 export const ReadySchema = z.strictObject({ type: z.literal("ready"), pid: z.number().int() });
@@ -45,13 +47,15 @@ export const StatusSchema = z.strictObject({
   health: z.strictObject({ ok: z.boolean(), detail: z.string() }),
   stats: ChannelStatsSchema,
 });
+/** A warning or error of the channel (a platform's failed answer, a failed turn): its last error from now on. */
+export const ErrorSchema = z.strictObject({ type: z.literal("error"), message: z.string(), at: z.number() });
 export const ReloadedSchema = z.strictObject({
   type: z.literal("reloaded"),
   generation: z.number().int().nullable(),
   error: z.string().nullable(),
 });
 export const HttpResultSchema = z.strictObject({ type: z.literal("http_result"), id: z.number().int(), response: ForwardedResponseSchema });
-export const ChildMessageSchema = z.discriminatedUnion("type", [ReadySchema, OpenedSchema, StatusSchema, ReloadedSchema, HttpResultSchema]);
+export const ChildMessageSchema = z.discriminatedUnion("type", [ReadySchema, OpenedSchema, StatusSchema, ErrorSchema, ReloadedSchema, HttpResultSchema]);
 
 export type ParentMessage = z.infer<typeof ParentMessageSchema>;
 export type ChildMessage = z.infer<typeof ChildMessageSchema>;

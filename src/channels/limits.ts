@@ -35,6 +35,11 @@ export { CHANNEL_PAIRING_CODE_LENGTH, CHANNEL_PAIRING_TTL_MS, CHANNEL_PAIRING_MA
  * and retried like one.
  */
 export const PLATFORM_REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * Largest answer read from a platform API (decoded bytes): a Telegram getUpdates of 100 updates, a Matrix /sync, a
+ * Discord or Slack answer are far below it. The body is streamed and the connection closed at the first byte past it.
+ */
+export const PLATFORM_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** A long poll (Telegram getUpdates, Matrix /sync) unanswered this long past its own timeout is abandoned the same way. */
 export const PLATFORM_LONG_POLL_SLACK_MS = 15_000;
 /**
@@ -98,6 +103,13 @@ export const WEBHOOK_SYNC_WAIT_MS = 110_000;
 export const WEBHOOK_REPLY_KEEP_MS = 60_000;
 /** Forwarded requests waiting on one channel process at once. */
 export const CHANNEL_MAX_INFLIGHT_HTTP = 256;
+/** A channel's last error is kept (status row, /api/channels) cut to this many characters. */
+export const CHANNEL_LAST_ERROR_MAX_CHARS = 1000;
+/**
+ * A channel process's stderr lines (its log) go to the gateway's log, stderr and logs/prx.log; a longer line is left
+ * out with a note saying how long it was.
+ */
+export const CHANNEL_LOG_LINE_MAX_BYTES = 16 * 1024;
 /** The child checks its parent this often and exits when it is gone. */
 export const PARENT_WATCH_INTERVAL_MS = 500;
 /** A stopping channel process gets this long to finish its running turns; later messages wait for the next start. */

@@ -3,9 +3,10 @@ import { openAgentHost, type AgentHost } from "../agent/index.ts";
 import { createPluginExtensions } from "../agent/plugin-extensions.ts";
 import type { ChannelConfig } from "../config/schema.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
-import type { Logger } from "../core/logger.ts";
+import { createLogger, type Logger } from "../core/logger.ts";
 import type { PairingStore } from "../storage/types.ts";
 import type { ChildMessage } from "./ipc.ts";
+import type { LastError } from "./last-error.ts";
 import { ChannelRunner } from "./runner.ts";
 import { ChannelStore } from "./store.ts";
 import type { Channel } from "./types.ts";
@@ -35,6 +36,8 @@ export interface ParticipantOptions {
   logger: Logger;
   send?: (message: ChildMessage) => void;
   onAnswered: (messageId: string, parts: string[]) => void;
+  /** The channel's last error (its logger records every warning and error in it). */
+  lastError: LastError;
   typingIntervalMs?: number;
   /** Aborted when the process stops while the host opens: what was opened is closed, and this rejects with ABORTED. */
   signal: AbortSignal;
@@ -55,10 +58,19 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
     const pairings = host.storage.pairings;
     const report = () => {
       const stats = runner.stats;
+      const last = options.lastError.current;
       store
-        .writeStatus({ pid: process.pid, state: channel.health().ok ? "running" : "degraded", last_inbound: stats.lastInbound, last_outbound: stats.lastOutbound, last_error: stats.lastError })
-        .catch((error: unknown) => logger.warn(`liveness row not written: ${errorMessage(error)}`));
-      options.send?.({ type: "status", health: channel.health(), stats: { ...stats } });
+        .writeStatus({
+          pid: process.pid,
+          state: channel.health().ok ? "running" : "degraded",
+          last_inbound: stats.lastInbound,
+          last_outbound: stats.lastOutbound,
+          last_error: last?.message ?? null,
+          last_error_at: last?.at ?? null,
+        })
+        // through a logger that does not record it as the last error: that would report (and fail) again, endlessly
+        .catch((error: unknown) => createLogger(`channel.${name}`).warn(`liveness row not written: ${errorMessage(error)}`));
+      options.send?.({ type: "status", health: channel.health(), stats: { ...stats, lastError: last?.message ?? null, lastErrorAt: last?.at ?? null } });
     };
     const runner: ChannelRunner = new ChannelRunner({
       channel,

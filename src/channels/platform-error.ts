@@ -1,4 +1,4 @@
-import { PrxError } from "../core/errors.ts";
+import { PrxError, type ErrorCode } from "../core/errors.ts";
 
 /** A platform API call failed; `retryable` says whether backing off and trying again may help. */
 export class PlatformError extends PrxError {
@@ -9,9 +9,12 @@ export class PlatformError extends PrxError {
     readonly retryable: boolean,
     readonly retryAfterMs?: number,
     cause?: unknown,
+    /** CHANNEL_RESPONSE_TOO_LARGE or CHANNEL_TIMEOUT when a cap of platform-request.ts stopped the call. */
+    code: Extract<ErrorCode, "CHANNEL_PLATFORM" | "CHANNEL_RESPONSE_TOO_LARGE" | "CHANNEL_TIMEOUT"> = "CHANNEL_PLATFORM",
   ) {
-    super("CHANNEL_PLATFORM", `${platform}: ${message}`, {
+    super(code, `${platform}: ${message}`, {
       cause,
+      details: { platform },
       hint: retryable
         ? "the platform is unavailable or rate limiting; the channel retries with backoff"
         : "check the channel's token and api_base_url in config.toml, and the platform's answer above",

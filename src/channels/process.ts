@@ -3,6 +3,7 @@ import { errorMessage, isPrxError, PrxError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { connectChannel, readChannelTarget } from "./connect.ts";
 import type { ChildMessage } from "./ipc.ts";
+import { LastError, recordingLogger } from "./last-error.ts";
 import { CHANNEL_STOP_GRACE_MS, type PlatformLimits } from "./limits.ts";
 import type { ChannelParticipant } from "./participant.ts";
 import { PendingHost } from "./pending-host.ts";
@@ -63,10 +64,24 @@ export interface RunningChannel extends ChannelProcess {
 export async function connectChannelProcess(options: ChannelProcessOptions): Promise<ChannelProcess> {
   const { name, send } = options;
   const env = options.env ?? process.env;
-  const logger = createLogger(`channel.${name}`);
+  const pending = new PendingHost<ChannelParticipant>();
+  // every warning or error is the channel's last error: told to the supervisor and written to the liveness row, once
+  // per turn of the event loop however many came in it
+  let reporting = false;
+  let stopped = false;
+  const lastError = new LastError(() => {
+    if (reporting) return;
+    reporting = true;
+    setImmediate(() => {
+      reporting = false;
+      const record = lastError.current!;
+      send?.({ type: "error", message: record.message, at: record.at });
+      if (pending.isOpen && !stopped) void pending.when().then((participant) => participant.report());
+    });
+  });
+  const logger = recordingLogger(createLogger(`channel.${name}`), lastError);
   const target = await readChannelTarget(name, options.workspace, env);
   const { config, kind } = target;
-  const pending = new PendingHost<ChannelParticipant>();
   const replies = new WebhookReplies({ waitMs: options.limits?.webhookSyncWaitMs });
   const stopGraceMs = options.limits?.stopGraceMs ?? CHANNEL_STOP_GRACE_MS;
   const channel = await connectChannel(
@@ -103,6 +118,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       logger,
       send,
       onAnswered: (id, parts) => replies.settle(id, parts),
+      lastError,
       typingIntervalMs: options.limits?.typingIntervalMs,
       signal: opening.signal,
     });
@@ -155,6 +171,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       ),
     stop: () =>
       (stopping ??= (async () => {
+        stopped = true;
         opening.abort();
         let participant: ChannelParticipant | null = null;
         if (pending.isOpen) participant = await pending.when();
@@ -170,7 +187,14 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
           await runner.close(stopGraceMs);
           await stopChannel();
           await store
-            .writeStatus({ pid: null, state: "stopped", last_inbound: runner.stats.lastInbound, last_outbound: runner.stats.lastOutbound, last_error: runner.stats.lastError })
+            .writeStatus({
+              pid: null,
+              state: "stopped",
+              last_inbound: runner.stats.lastInbound,
+              last_outbound: runner.stats.lastOutbound,
+              last_error: lastError.current?.message ?? null,
+              last_error_at: lastError.current?.at ?? null,
+            })
             .catch((error: unknown) => logger.warn(`liveness row not written: ${errorMessage(error)}`));
           await host.close();
         }

@@ -26,7 +26,6 @@ export interface RunnerStats {
   failed: number;
   lastInbound: number | null;
   lastOutbound: number | null;
-  lastError: string | null;
 }
 
 export interface RunnerOptions {
@@ -60,7 +59,6 @@ export class ChannelRunner {
     failed: 0,
     lastInbound: null,
     lastOutbound: null,
-    lastError: null,
   };
   private readonly chains = new Map<string, Promise<void>>();
   private pending = 0;
@@ -186,8 +184,7 @@ export class ChannelRunner {
         return;
       }
       this.stats.failed += 1;
-      this.stats.lastError = errorMessage(error);
-      this.o.logger.error(`message ${message.id} in ${chatKeyOf(message)} failed: ${this.stats.lastError}`);
+      this.o.logger.error(`message ${message.id} in ${chatKeyOf(message)} failed: ${errorMessage(error)}`);
       // the platform refused the reply for good (after the adapter's retries): do not retry it forever
       await this.o.store.done(message.id).catch((failure: unknown) => {
         this.o.logger.error(`message ${message.id} not marked done: ${errorMessage(failure)}`);
@@ -212,8 +209,7 @@ export class ChannelRunner {
       const text = result.text.trim() === "" ? "(no answer)" : result.text;
       return splitMessage(text, channel.capabilities.maxMessageLength);
     } catch (error) {
-      this.stats.lastError = errorMessage(error);
-      this.o.logger.error(`turn failed for ${message.id}: ${this.stats.lastError}`);
+      this.o.logger.error(`turn failed for ${message.id}: ${errorMessage(error)}`);
       return [`Sorry, I could not answer that (${errorMessage(error).split("\n")[0]!.slice(0, 200)}).`];
     } finally {
       typing?.stop();
@@ -247,8 +243,7 @@ export class ChannelRunner {
       this.stats.lastOutbound = Date.now();
       this.o.onAnswered?.(message.id, [text]);
     } catch (error) {
-      this.stats.lastError = errorMessage(error);
-      this.o.logger.error(`could not send a notice to ${message.chatId}: ${this.stats.lastError}`);
+      this.o.logger.error(`could not send a notice to ${message.chatId}: ${errorMessage(error)}`);
     }
     this.changed();
   }

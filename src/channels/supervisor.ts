@@ -1,10 +1,11 @@
 import type { Subprocess } from "bun";
 import type { ChannelConfig } from "../config/schema.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
-import { createLogger, type Logger } from "../core/logger.ts";
+import { createLogger, formatLogLine, getLogSink, type Logger } from "../core/logger.ts";
 import { becomeSubreaper, ProcessTree, RestartPolicy, waitAtMost } from "../core/supervise/index.ts";
-import { ChildMessageSchema, type ChannelStatsWire, type ParentMessage } from "./ipc.ts";
-import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_KILL_AFTER_MS, CHANNEL_MAX_INFLIGHT_HTTP, CHANNEL_RESTART_LIMITS } from "./limits.ts";
+import type { ChannelStatsWire, ChildMessage, ParentMessage } from "./ipc.ts";
+import { LineDecoder } from "../plugins/remote/protocol/codec.ts";
+import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_LOG_LINE_MAX_BYTES, CHANNEL_KILL_AFTER_MS, CHANNEL_MAX_INFLIGHT_HTTP, CHANNEL_RESTART_LIMITS } from "./limits.ts";
 import { channelKind } from "./registry.ts";
 import type { ForwardedRequest, ForwardedResponse } from "./types.ts";
 
@@ -20,9 +21,11 @@ export interface ChannelInfo {
   last_inbound: string | null;
   last_outbound: string | null;
   last_error: string | null;
+  /** When the last error happened (ISO time). */
+  last_error_at: string | null;
   detail: string;
   plugin_generation: number | null;
-  stats: Omit<ChannelStatsWire, "lastInbound" | "lastOutbound" | "lastError"> | null;
+  stats: Omit<ChannelStatsWire, "lastInbound" | "lastOutbound" | "lastError" | "lastErrorAt"> | null;
 }
 
 interface Slot {
@@ -35,6 +38,7 @@ interface Slot {
   startedAt: number;
   restarts: number;
   lastError: string | null;
+  lastErrorAt: number | null;
   detail: string;
   generation: number | null;
   stats: ChannelStatsWire | null;
@@ -52,6 +56,8 @@ export interface SupervisorOptions {
   logger?: Logger;
   /** Shorter time limits for tests; each defaults to its constant in limits.ts. */
   limits?: Partial<SupervisorLimits>;
+  /** Where a channel process's stderr lines go: the log sink of this process (stderr, and the gateway's logs/prx.log). */
+  logLine?: (line: string) => void;
 }
 
 export interface SupervisorLimits {
@@ -79,6 +85,8 @@ export class ChannelSupervisor {
   private readonly env: Record<string, string | undefined>;
   private nextId = 1;
   private stopping = false;
+  /** The children's wire (its zod schemas) loads with the first child: a gateway without channels never loads it. */
+  private wire: Promise<typeof import("./ipc.ts")> | undefined;
   private readonly httpTimeoutMs: number;
   private readonly killAfterMs: number;
 
@@ -92,7 +100,7 @@ export class ChannelSupervisor {
     this.env = env;
     for (const [name, config] of Object.entries(o.channels)) {
       if (!config.enabled) continue;
-      const slot: Slot = { name, kind: channelKind(name, config), proc: null, ready: false, state: "starting", startedAt: 0, restarts: 0, lastError: null, detail: "starting", generation: null, stats: null, policy: new RestartPolicy(CHANNEL_RESTART_LIMITS), timer: null, pending: new Map() };
+      const slot: Slot = { name, kind: channelKind(name, config), proc: null, ready: false, state: "starting", startedAt: 0, restarts: 0, lastError: null, lastErrorAt: null, detail: "starting", generation: null, stats: null, policy: new RestartPolicy(CHANNEL_RESTART_LIMITS), timer: null, pending: new Map() };
       this.slots.set(name, slot);
     }
   }
@@ -115,16 +123,22 @@ export class ChannelSupervisor {
     // find what it starts, which ends with it
     void becomeSubreaper();
     const tree = new ProcessTree(`channel-${slot.name}`);
+    const wire = (this.wire ??= import("./ipc.ts"));
     const proc = Bun.spawn([...this.command, "channel", "run", slot.name, "--supervised", "-w", this.o.workspace], {
       env: tree.env(this.env),
       stdin: "ignore",
       stdout: "inherit",
-      stderr: "inherit",
+      stderr: "pipe",
       serialization: "json",
-      ipc: (message) => this.onChildMessage(slot, proc, message),
+      ipc: (message) => {
+        // in arrival order: those that come before the wire has loaded wait for it together
+        if (Bun.peek.status(wire) === "fulfilled") this.onChildMessage(slot, proc, message, Bun.peek(wire) as typeof import("./ipc.ts"));
+        else void wire.then((loaded) => this.onChildMessage(slot, proc, message, loaded));
+      },
     });
     tree.adopt(proc.pid);
     slot.proc = proc;
+    void this.forwardLog(slot, proc.stderr);
     this.log.info(`channel ${slot.name} started (pid ${proc.pid})`);
     void proc.exited.then((code) => {
       this.onExit(slot, proc, code);
@@ -133,11 +147,26 @@ export class ChannelSupervisor {
     });
   }
 
-  private onChildMessage(slot: Slot, proc: Subprocess, raw: unknown): void {
+  /** The child's log, line by line, into this process's log (one writer of logs/prx.log: the gateway). */
+  private async forwardLog(slot: Slot, stderr: ReadableStream<Uint8Array>): Promise<void> {
+    const write = this.o.logLine ?? ((line: string) => getLogSink()(line));
+    const lines = new LineDecoder(
+      write,
+      (bytes) => write(formatLogLine("warn", `channel.${slot.name}`, `a log line of ${bytes} bytes, over ${CHANNEL_LOG_LINE_MAX_BYTES}, left out`)),
+      CHANNEL_LOG_LINE_MAX_BYTES,
+    );
+    try {
+      for await (const chunk of stderr) lines.push(chunk);
+    } catch (error) {
+      this.log.warn(`reading the log of channel ${slot.name} failed: ${errorMessage(error)}`);
+    }
+  }
+
+  private onChildMessage(slot: Slot, proc: Subprocess, raw: unknown, wire: typeof import("./ipc.ts")): void {
     if (slot.proc !== proc) return;
-    const parsed = ChildMessageSchema.safeParse(raw);
+    const parsed = wire.ChildMessageSchema.safeParse(raw);
     if (!parsed.success) return this.log.warn(`channel ${slot.name} sent a malformed message`, { issue: parsed.error.issues[0]?.message });
-    const message = parsed.data;
+    const message: ChildMessage = parsed.data;
     switch (message.type) {
       case "ready":
         slot.ready = true;
@@ -149,11 +178,14 @@ export class ChannelSupervisor {
       case "status":
         slot.detail = message.health.detail;
         slot.stats = message.stats;
-        if (message.stats.lastError) slot.lastError = message.stats.lastError;
+        if (message.stats.lastError) this.failed(slot, message.stats.lastError, message.stats.lastErrorAt ?? Date.now());
+        return;
+      case "error":
+        this.failed(slot, message.message, message.at);
         return;
       case "reloaded":
         slot.generation = message.generation;
-        if (message.error) slot.lastError = `plugin reload: ${message.error}`;
+        if (message.error) this.failed(slot, `plugin reload: ${message.error}`, Date.now());
         return;
       case "http_result": {
         const resolve = slot.pending.get(message.id);
@@ -176,7 +208,7 @@ export class ChannelSupervisor {
     const how = proc.signalCode ? `killed by ${proc.signalCode}` : `exited with code ${code}`;
     const { delayMs: delay, crashLoop } = slot.policy.exited(slot.startedAt, now);
     slot.restarts += 1;
-    slot.lastError = `process ${how}`;
+    this.failed(slot, `process ${how}`, now);
     if (crashLoop) {
       slot.state = "crash_loop";
       this.log.error(`channel ${slot.name} is in a crash loop (${how}); restarting in ${delay} ms; see its log lines above`);
@@ -185,6 +217,11 @@ export class ChannelSupervisor {
       this.log.warn(`channel ${slot.name} ${how}; restarting in ${delay} ms`);
     }
     slot.timer = setTimeout(() => this.spawn(slot), delay);
+  }
+
+  private failed(slot: Slot, message: string, at: number): void {
+    slot.lastError = message;
+    slot.lastErrorAt = at;
   }
 
   private send(slot: Slot, message: ParentMessage): boolean {
@@ -269,6 +306,7 @@ export class ChannelSupervisor {
       last_inbound: iso(stats?.lastInbound),
       last_outbound: iso(stats?.lastOutbound),
       last_error: slot.lastError,
+      last_error_at: iso(slot.lastErrorAt),
       detail: slot.detail,
       plugin_generation: slot.generation,
       stats: stats ? { inbound: stats.inbound, answered: stats.answered, duplicates: stats.duplicates, ignored: stats.ignored, refused: stats.refused, failed: stats.failed } : null,

@@ -50,7 +50,7 @@ export async function channelCommand(argv: string[]): Promise<number> {
         for (const r of rows) {
           const when = (t: number | null) => (t === null ? "never" : new Date(t).toISOString());
           process.stdout.write(
-            `${visible(r.channel)}  ${visible(r.state)}${r.pid ? ` (pid ${r.pid})` : ""}  last inbound ${when(r.last_inbound)}  last outbound ${when(r.last_outbound)}${r.last_error ? `  last error: ${visible(r.last_error)}` : ""}\n`,
+            `${visible(r.channel)}  ${visible(r.state)}${r.pid ? ` (pid ${r.pid})` : ""}  last inbound ${when(r.last_inbound)}  last outbound ${when(r.last_outbound)}${r.last_error ? `  last error${r.last_error_at === null ? "" : ` at ${when(r.last_error_at)}`}: ${visible(r.last_error)}` : ""}\n`,
           );
         }
       return 0;

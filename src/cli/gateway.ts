@@ -7,6 +7,8 @@ const USAGE = `Usage: prx gateway [--host H] [--port P]      run the HTTP gatewa
        prx gateway token create [--name N] [--json]   print a new bearer token (shown once)
        prx gateway token list [--json]                list tokens (never the tokens themselves)
        prx gateway token revoke <id>                  revoke a token
+       prx gateway pair-code [--json]                 print a new pairing code for the gateway of this workspace
+                                                      (the previous code stops working)
 `;
 
 const TOKEN_COMMANDS = ["create", "list", "revoke"] as const;
@@ -14,6 +16,7 @@ const TOKEN_COMMANDS = ["create", "list", "revoke"] as const;
 export async function gatewayCommand(given: string[], globals: { workspace?: string }): Promise<number> {
   const argv = hoistGlobalOptions(given, "prx gateway"); // `prx gateway -w DIR token create`
   if (argv[0] === "token") return tokenCommand(argv.slice(1), globals);
+  if (argv[0] === "pair-code") return pairCodeCommand(argv.slice(1), globals);
   const { values, positionals } = parseCommand("prx gateway", argv, {
     host: { type: "string" },
     port: { type: "string" },
@@ -22,7 +25,7 @@ export async function gatewayCommand(given: string[], globals: { workspace?: str
     console.log(USAGE.trimEnd());
     return 0;
   }
-  if (positionals.length > 0) throw unknownName("subcommand", positionals[0]!, ["token"], "prx gateway");
+  if (positionals.length > 0) throw unknownName("subcommand", positionals[0]!, ["token", "pair-code"], "prx gateway");
   const port = values.port === undefined ? undefined : parsePort(values.port);
 
   // a signal while the gateway starts stops it once it is built (startGateway then owns the signals)
@@ -63,13 +66,7 @@ async function tokenCommand(argv: string[], globals: { workspace?: string }): Pr
   if (!(TOKEN_COMMANDS as readonly string[]).includes(sub))
     throw unknownName("subcommand", sub, TOKEN_COMMANDS, "prx gateway token");
 
-  // Offline: only the workspace database, no providers or plugins.
-  const { openWorkspace } = await import("../core/workspace.ts");
-  const { loadConfig } = await import("../config/loader.ts");
-  const { openStorage } = await import("../storage/index.ts");
-  const workspace = openWorkspace(values.workspace ?? globals.workspace);
-  // The tokens every replica checks: the workspace database, or the PostgreSQL of [storage].
-  const storage = await openStorage(loadConfig(workspace.configPath).config.storage, workspace.dbPath, process.env);
+  const { storage } = await openGatewayStorage(values.workspace ?? globals.workspace);
   const store = storage.tokens;
   try {
     switch (sub) {
@@ -107,6 +104,53 @@ async function tokenCommand(argv: string[], globals: { workspace?: string }): Pr
         return 0;
       }
     }
+  } finally {
+    await storage.close();
+  }
+}
+
+/**
+ * Offline: only the workspace's config and database, no providers or plugins. The tokens and the pairing code every
+ * replica checks: the workspace database, or the PostgreSQL of [storage].
+ */
+async function openGatewayStorage(dir: string | undefined) {
+  const { openWorkspace } = await import("../core/workspace.ts");
+  const { loadConfig } = await import("../config/loader.ts");
+  const { openStorage } = await import("../storage/index.ts");
+  const workspace = openWorkspace(dir);
+  const { config } = loadConfig(workspace.configPath);
+  return { config, storage: await openStorage(config.storage, workspace.dbPath, process.env) };
+}
+
+/** A fresh pairing code in the workspace storage, where the running gateway (every replica) checks guesses. */
+async function pairCodeCommand(argv: string[], globals: { workspace?: string }): Promise<number> {
+  (await import("./stdout.ts")).exitQuietlyOnClosedStdout();
+  const { values, positionals } = parseCommand("prx gateway pair-code", argv, { json: { type: "boolean" } });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length) throw usageError(`prx gateway pair-code: unexpected argument '${positionals[0]}'`);
+  const { config, storage } = await openGatewayStorage(values.workspace ?? globals.workspace);
+  try {
+    if (!config.gateway.require_pairing) {
+      const { PrxError } = await import("../core/errors.ts");
+      throw new PrxError("CONFLICT", "pairing is disabled (gateway.require_pairing = false): the gateway needs no code", {
+        hint: "set gateway.require_pairing = true in config.toml to require tokens",
+      });
+    }
+    const { issuePairingCode } = await import("../gateway/auth/pairing-code.ts");
+    const ttlS = config.gateway.pairing_code_ttl_s;
+    const { code, expiresAt } = await issuePairingCode(storage.gatewayPairing, ttlS * 1000, Date.now);
+    if (values.json) process.stdout.write(JSON.stringify({ code, expires_at: new Date(expiresAt).toISOString() }) + "\n");
+    else {
+      process.stdout.write(code + "\n");
+      process.stderr.write(
+        `pairing code valid ${ttlS} s, once, for the gateway of this workspace (POST /pair with header X-Pairing-Code); ` +
+          "any earlier code no longer works\n",
+      );
+    }
+    return 0;
   } finally {
     await storage.close();
   }

@@ -20,7 +20,7 @@ Commands:
         [--session ID] [--provider P] [--model M] [--user ID]
   chat [--session ID|--continue] interactive terminal chat with streaming
         [--provider P] [--model M] [--user ID]   (--user: the user id middleware sees; default the OS user)
-  gateway [--host H] [--port P]  run the HTTP gateway (also: gateway token create|list|revoke)
+  gateway [--host H] [--port P]  run the HTTP gateway (also: gateway token create|list|revoke, gateway pair-code)
   plugins list|info|reload|validate|probe   manage plugins
   plugins new|build|test|dev|pack|install   write plugins: scaffold, build, test, hot-reload, ship
   memory list|search|show|store|forget|export|import   see, add and erase what the assistant remembers

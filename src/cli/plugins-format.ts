@@ -33,6 +33,9 @@ export function formatInfo(info: PluginInfo): string {
   }
   if (info.capabilities.length === 0) lines.push("    (none)");
   if (info.remote) lines.push(...formatRemote(info.remote));
+  if (info.host_calls?.refused) {
+    lines.push(`  host calls refused ${info.host_calls.refused} (over its budget), last at ${info.host_calls.last_refusal}`);
+  }
   for (const warning of info.warnings) lines.push(`  warning: ${warning}`);
   return visible(lines.join("\n"), { multiline: true });
 }
@@ -43,7 +46,7 @@ function formatRemote(r: NonNullable<PluginInfo["remote"]>): string[] {
     .map(([kind, names]) => `${kind} ${names.join(", ")}`);
   return [
     `  remote: ${r.transport} ${r.state}${r.pid ? ` pid ${r.pid}` : ""}${r.ready_ms === null ? "" : `, ready in ${r.ready_ms.toFixed(0)} ms`}, restarts ${r.restarts}`,
-    `    calls ${r.calls}, failures ${r.failures}, timeouts ${r.timeouts}, in flight ${r.in_flight}, host calls ${r.host_calls}, callbacks ${r.callbacks}, refused lines ${r.malformed + r.oversize}`,
+    `    calls ${r.calls}, failures ${r.failures}, timeouts ${r.timeouts}, in flight ${r.in_flight}, host calls ${r.host_calls}${r.host_refused ? ` (${r.host_refused} refused, last at ${r.last_host_refusal})` : ""}, callbacks ${r.callbacks}, refused lines ${r.malformed + r.oversize}`,
     ...(surfaces.length ? [`    surfaces: ${surfaces.join("; ")}`] : []),
     ...(r.last_error ? [`    last error: ${r.last_error}`] : []),
   ];

@@ -1,3 +1,6 @@
+/** Letters and digits a code read aloud or typed from a phone is not mistaken in: no 0/O, 1/I/L (31 characters). */
+export const UNAMBIGUOUS_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+
 /**
  * A code of `length` characters drawn uniformly from `alphabet` (at most 256 characters) by the CSPRNG. Web Crypto's
  * getRandomValues, not node:crypto: loading node:crypto costs a few ms of start-up and ~1 MB in every process that

@@ -1,11 +1,14 @@
-import { PrxError } from "../core/errors.ts";
+import { readBoundedBytes } from "../core/bounded-body.ts";
+import { PrxError, toPrxError } from "../core/errors.ts";
 import { assertJsonDepth } from "../core/json/index.ts";
+import { factsOf, withinBodyDeadline } from "./front/index.ts";
 
 /**
  * The parse hook of every route that takes a JSON body (Elysia's `parse` option, beside the route's `body` schema):
  * content type (415), size cap from both Content-Length and the bytes actually streamed (413, naming the limit),
  * nesting depth (400 naming MAX_JSON_DEPTH, checked before anything parses), UTF-8 and JSON syntax (400 naming the
- * problem). Elysia then validates the value with the route's schema (400 naming the field, errors.ts). `maxBytes` is read per request (the config's limit, or the route's own).
+ * problem). Elysia then validates the value with the route's schema (400 naming the field, errors.ts). `maxBytes` is
+ * read per request (the config's limit, or the route's own).
  */
 export function jsonParser(maxBytes: number | (() => number)): (context: { request: Request }) => Promise<unknown> {
   const limit = typeof maxBytes === "number" ? () => maxBytes : maxBytes;
@@ -66,34 +69,25 @@ export function tooLarge(size: number | string, maxBytes: number): PrxError {
 
 /**
  * Content-Length over the limit is refused before reading; a body within its declared length is read whole (the
- * server never hands over more than Content-Length); chunked bodies are counted as they stream.
+ * server never hands over more than Content-Length); chunked bodies are counted as they stream. A body that has not
+ * arrived by its deadline (front/body-deadline.ts) is 408.
  */
 export async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(declared, maxBytes);
+  const facts = factsOf(request);
+  if (!facts) return readBody(request, declared, maxBytes);
+  const bytes = await withinBodyDeadline(readBody(request, declared, maxBytes), facts);
+  facts.bodyRead = true;
+  return bytes;
+}
+
+async function readBody(request: Request, declared: string | null, maxBytes: number): Promise<Uint8Array> {
   // Touching `request.body` makes Bun build a ReadableStream for it (~5 us per request at concurrency 16), so a
   // declared length is read without it.
   if (declared !== null && /^\d+$/.test(declared)) return new Uint8Array(await request.arrayBuffer());
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(`more than ${maxBytes}`, maxBytes);
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return readBoundedBytes(request, {
+    maxBytes,
+    errors: { tooLarge: (max) => tooLarge(`more than ${max}`, max), aborted: (reason) => toPrxError(reason), failed: (cause) => toPrxError(cause) },
+  });
 }

@@ -1,4 +1,5 @@
 import { createLogger } from "../core/logger.ts";
+import { LOCAL_CLIENT, peerOf } from "./front/index.ts";
 import { loggerAccessLog } from "./access-log.ts";
 import { GatewayMetrics } from "./metrics.ts";
 import { buildModelTable } from "./openai/models.ts";
@@ -37,9 +38,9 @@ export function buildContext(deps: GatewayDeps): GatewayContext {
   };
 }
 
-/** What the access log and the limits call a request handed to app.handle directly (no socket). */
-export const LOCAL_CLIENT = "local";
+export { LOCAL_CLIENT };
 
+/** The address the front recorded for the request's socket; else the server's, else "local" (app.handle). */
 function peerAddress(request: Request, server: Bun.Server<unknown> | null): string {
-  return server?.requestIP(request)?.address ?? LOCAL_CLIENT;
+  return peerOf(request) ?? server?.requestIP(request)?.address ?? LOCAL_CLIENT;
 }

@@ -15,8 +15,14 @@ export {
 export const PAIRING_MAX_FAILURES = 5;
 /** How long a client stays locked out after too many wrong pairing codes. */
 export const PAIRING_LOCKOUT_MS = 5 * 60_000;
-/** Digits of the one-time pairing code. */
-export const PAIRING_CODE_DIGITS = 6;
+/** Characters of the one-time pairing code, drawn from the 31 of UNAMBIGUOUS_ALPHABET (src/core/random-code.ts). */
+export const PAIRING_CODE_LENGTH = 8;
+/**
+ * Wrong guesses a pairing code survives, from any address through any replica; the next wrong one burns it (the
+ * operator prints a new one with `prx gateway pair-code`). A code thus takes at most 21 guesses: a chance of at most
+ * 21 / 31^8 ≈ 2.5e-11 that one of them is right.
+ */
+export const PAIRING_CODE_MAX_WRONG = 20;
 /** Clients whose failed pairing attempts are remembered; the oldest are forgotten first. */
 export const PAIRING_MAX_TRACKED_CLIENTS = 10_000;
 
@@ -41,10 +47,26 @@ export const SSE_KEEPALIVE_MS = 15_000;
 
 /** Longest accepted `X-Request-Id` from a client (echoed back); longer ones are replaced. */
 export const REQUEST_ID_MAX_CHARS = 128;
-/** Bun closes a connection silent for this long; SSE keep-alives (15 s) and most turns fit well inside. */
-export const GATEWAY_IDLE_TIMEOUT_S = 255;
+/**
+ * Bun's timer on a connection (it is not reset by bytes moving): a kept-alive connection between requests, and a
+ * request until the gateway gives it GATEWAY_REQUEST_TIMEOUT_S. Above BODY_DEADLINE_MS, so a slow body gets its 408.
+ */
+export const GATEWAY_IDLE_TIMEOUT_S = 20;
+/** How long a request may run, from its arrival, before Bun closes its connection (a stream: until its end). */
+export const GATEWAY_REQUEST_TIMEOUT_S = 255;
+/** A request body not fully arrived this long after the request's headers is answered 408 and its connection closed. */
+export const BODY_DEADLINE_MS = 10_000;
+/** Requests in flight from one client address; one more is answered 503 at once and its connection closed. */
+export const CONNECTIONS_PER_ADDRESS_MAX = 64;
+/** Requests in flight from all clients; one more is answered 503 at once (GET and HEAD /health are spared). */
+export const CONNECTIONS_MAX = 1024;
 /**
  * Bun's own body cap. It answers a larger declared Content-Length with a bare 413 before our pipeline runs, so it
  * sits above the largest gateway.max_body_bytes the config allows (64 MiB): our JSON 413 naming the limit wins.
  */
 export const BUN_MAX_REQUEST_BODY_BYTES = 128 * 1024 * 1024;
+/**
+ * Each check of GET /health (PostgreSQL, Redis, plugins, channels) that has not answered within this long is reported
+ * failed; the checks run together, so /health answers within about this long whatever it checks.
+ */
+export const HEALTH_CHECK_TIMEOUT_MS = 1_000;

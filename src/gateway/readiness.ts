@@ -1,5 +1,7 @@
 import { errorMessage } from "../core/errors.ts";
+import { waitAtMost } from "../core/supervise/index.ts";
 import type { GatewayContext } from "./context.ts";
+import { HEALTH_CHECK_TIMEOUT_MS } from "./limits.ts";
 import { jsonResponse } from "./json-response.ts";
 import { providerReadiness } from "./provider-check.ts";
 import type { Health } from "./schemas.ts";
@@ -8,18 +10,27 @@ import type { HealthCheck } from "./types.ts";
 
 /**
  * What GET /health reports: the workspace database, the default provider's readiness and every check the gateway was
- * given (plugins, channels, PostgreSQL, Redis).
+ * given (plugins, channels, PostgreSQL, Redis). The checks run together, each failing after HEALTH_CHECK_TIMEOUT_MS,
+ * so /health answers within that even while a server it checks does not answer at all.
  */
 export async function readiness(gw: GatewayContext): Promise<Health> {
   const checks: Record<string, HealthCheck> = { database: databaseCheck(gw.host.storage), providers: providersCheck(gw.host) };
-  for (const [name, check] of Object.entries(gw.checks)) {
-    try {
-      checks[name] = await check();
-    } catch (error) {
-      checks[name] = { ok: false, detail: errorMessage(error) };
-    }
-  }
+  const given = Object.entries(gw.checks);
+  const results = await Promise.all(given.map(([, check]) => boundedCheck(check, HEALTH_CHECK_TIMEOUT_MS)));
+  given.forEach(([name], i) => (checks[name] = results[i]!));
   return healthOf(checks);
+}
+
+async function boundedCheck(check: () => HealthCheck | Promise<HealthCheck>, timeoutMs: number): Promise<HealthCheck> {
+  let result: HealthCheck | undefined;
+  try {
+    const running = Promise.resolve().then(check).then((value) => void (result = value));
+    if (await waitAtMost(running, timeoutMs)) return result!;
+    running.catch(() => undefined); // already reported as not answering in time
+    return { ok: false, detail: `no answer within ${timeoutMs} ms` };
+  } catch (error) {
+    return { ok: false, detail: errorMessage(error) };
+  }
 }
 
 /** Ready ("ok") when every check passes. */

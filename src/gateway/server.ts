@@ -3,9 +3,10 @@ import type { GatewayConfig } from "../config/schema.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { TokenStore } from "../storage/types.ts";
 import { lineAccessLog, type AccessLog } from "./access-log.ts";
-import { AuthService, type PairingGateApi } from "./auth/service.ts";
+import { AuthService } from "./auth/service.ts";
 import { assertBindable, cannotListen, listeningLine, urlOf } from "./bind.ts";
 import { buildContext, type GatewayContext } from "./context.ts";
+import { guardedFetch } from "./front/index.ts";
 import { jsonResponse } from "./json-response.ts";
 import { BUN_MAX_REQUEST_BODY_BYTES, GATEWAY_IDLE_TIMEOUT_S } from "./limits.ts";
 import { providerReadiness, providerWarning } from "./provider-check.ts";
@@ -28,7 +29,7 @@ export interface StartGatewayOptions {
   checks?: GatewayDeps["checks"];
   /** One line per request; default: printed to stderr (buffered), whatever PRX_LOG says unless "silent". */
   accessLog?: AccessLog;
-  /** Rate limits and pairing shared by replicas (Redis, `[bus] backend = "redis"`); default: this process's own. */
+  /** Rate limits and pairing lockouts shared by replicas (Redis, `[bus] backend = "redis"`); default: this process's own. */
   shared?: GatewayShared;
   /** What answers requests before the app is built; the first request it leaves builds the app. Default: none, the app is built at start. */
   beforeApp?: BeforeApp;
@@ -95,9 +96,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const print = options.print ?? ((line: string) => console.log(line));
   assertBindable(hostname, config);
   const now = options.clock ?? Date.now;
-  const auth = new AuthService<TokenStore, PairingGateApi>({
+  const auth = new AuthService<TokenStore>({
     tokens: host.storage.tokens,
-    ...(options.shared?.pairing ? { pairing: options.shared.pairing } : {}),
+    pairingCodes: host.storage.gatewayPairing,
+    ...(options.shared?.pairingLockout ? { pairingLockout: options.shared.pairingLockout } : {}),
     required: config.require_pairing,
     pairingCodeTtlMs: config.pairing_code_ttl_s * 1000,
     now,
@@ -115,7 +117,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
 
   let server!: Bun.Server<unknown>;
   const served = servedApp(context, options, () => server);
-  server = listen(hostname, port, served.fetch);
+  server = listen(hostname, port, guardedFetch(served.fetch));
   if (!options.beforeApp) {
     try {
       await served.build();
@@ -149,7 +151,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const pairing = await auth.openPairingIfUnpaired();
   if (pairing) {
     print(
-      `prx gateway pairing code: ${pairing.code} (valid ${config.pairing_code_ttl_s} s; POST /pair with header X-Pairing-Code)`,
+      `prx gateway pairing code: ${pairing.code} (valid ${config.pairing_code_ttl_s} s; POST /pair with header ` +
+        "X-Pairing-Code; `prx gateway pair-code` prints a new one)",
     );
   } else if (config.require_pairing) {
     print(pairingClosedLine(await auth.tokens.activeCount()));

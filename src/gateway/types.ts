@@ -3,7 +3,8 @@ import type { GatewayConfig } from "../config/schema.ts";
 import type { Logger } from "../core/logger.ts";
 import type { AccessLog } from "./access-log.ts";
 import type { IdempotencyStore, Storage, TokenStore } from "../storage/types.ts";
-import type { AuthService, PairingGateApi } from "./auth/service.ts";
+import type { AuthService } from "./auth/service.ts";
+import type { PairingLockout } from "./auth/types.ts";
 import type { GatewayElysia } from "./elysia.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 import type { RateLimiterApi } from "./middleware/types.ts";
@@ -26,12 +27,15 @@ export type GatewayHost = Pick<
   | "deleteSession"
 > & {
   /** The workspace's stores; with PostgreSQL, tokens and idempotency keys are shared by every replica. */
-  storage: Pick<Storage, "backend" | "tokens" | "idempotency" | "ping">;
+  storage: Pick<Storage, "backend" | "tokens" | "gatewayPairing" | "idempotency" | "ping">;
 };
 
-/** What replicas of one deployment share beyond the database: rate limits and the pairing code with its lockouts. */
+/**
+ * What replicas of one deployment share beyond the database: rate limits and the lockouts of clients sending wrong
+ * pairing codes (the code and its budget of wrong guesses are in the database).
+ */
 export interface GatewayShared {
-  pairing?: PairingGateApi;
+  pairingLockout?: PairingLockout;
   rateLimiter?(scope: "client" | "token", perMinute: number): RateLimiterApi;
 }
 
@@ -54,7 +58,7 @@ export type GatewayMount = (app: GatewayElysia, gateway: GatewayContext) => unkn
 /** What route handlers share: the deps, normalised, plus the gateway's own state. */
 export interface GatewayContext {
   host: GatewayHost;
-  auth: AuthService<TokenStore, PairingGateApi>;
+  auth: AuthService<TokenStore>;
   config: GatewayConfig;
   metrics: GatewayMetrics;
   now: Clock;
@@ -86,7 +90,7 @@ export interface GatewayContext {
 
 export interface GatewayDeps {
   host: GatewayHost;
-  auth: AuthService<TokenStore, PairingGateApi>;
+  auth: AuthService<TokenStore>;
   version: string;
   /** Epoch ms when the gateway started (for uptime). */
   startedAt: number;

@@ -66,6 +66,11 @@ export function admit(record: PluginRecord, found: DiscoveredPlugin, config: Con
       maxHttpRequestsPerCall: r.max_http_requests_per_call,
       maxKvStorageMb: r.max_kv_storage_mb,
       maxFuel: r.max_fuel ?? null,
+      hostCalls: {
+        perSecond: r.max_host_calls_per_second,
+        burst: r.host_call_burst,
+        inFlight: r.max_host_calls_in_flight,
+      },
     },
     granted: new Set(record.permissions.granted),
     config: { ...manifest.config, ...(grant?.config ?? {}) },

@@ -65,6 +65,11 @@ export const PluginInfoSchema = z.object({
   reload: z.object({ outcome: z.enum(ReloadOutcomes), error: z.string().nullable() }),
   /** Kind "remote" with a loaded worker: its supervisor's state, counters and announced surfaces. */
   remote: RemoteInfoSchema.nullable(),
+  /**
+   * A loaded WASM plugin: its guest's host calls (rpc, events.publish) refused over its host-call budget, and when
+   * the last one was (ISO). A remote plugin's are `remote.host_refused` and `remote.last_host_refusal`.
+   */
+  host_calls: z.object({ refused: z.number().int().nonnegative(), last_refusal: z.string().nullable() }).nullable(),
 });
 
 export const PluginListResponseSchema = z.object({
@@ -114,6 +119,7 @@ export function describePlugin(record: PluginRecord, generation: Generation, sta
   const counters = status.list(record.name, record.capabilities);
   const remote = generation.remote(record.name);
   const worker = remote ? remoteInfo(remote.handle) : null;
+  const budget = remote ? undefined : generation.instance(record.name)?.hostCalls?.();
   // A loaded remote plugin that gave up restarting (or was stopped) is not serving: report it as an error.
   const down = record.state === "active" && (worker?.state === "failed" || worker?.state === "stopped");
   return {
@@ -155,6 +161,9 @@ export function describePlugin(record: PluginRecord, generation: Generation, sta
     },
     warnings: record.warnings,
     remote: worker,
+    host_calls: budget
+      ? { refused: budget.refused, last_refusal: budget.lastRefusedAt === null ? null : new Date(budget.lastRefusedAt).toISOString() }
+      : null,
   };
 }
 

@@ -2,6 +2,14 @@ import { parse as parseToml, TomlError } from "smol-toml";
 import { z } from "zod";
 import { PrxError } from "../core/errors.ts";
 import { lineOf, locatePaths, type PathLines } from "../config/locate.ts";
+import {
+  DEFAULT_HOST_CALL_BURST,
+  DEFAULT_MAX_HOST_CALLS_IN_FLIGHT,
+  DEFAULT_MAX_HOST_CALLS_PER_SECOND,
+  MAX_HOST_CALL_BURST_LIMIT,
+  MAX_HOST_CALLS_IN_FLIGHT_LIMIT,
+  MAX_HOST_CALLS_PER_SECOND_LIMIT,
+} from "./host-calls/limits.ts";
 import { REMOTE_DEFAULT_MAX_MEMORY_MB } from "./remote/limits.ts";
 import { RemoteSectionSchema } from "./remote/manifest.ts";
 import { CapabilityTypes, DEFAULT_MAX_KV_STORAGE_MB } from "./types.ts";
@@ -102,6 +110,19 @@ const ResourcesSchema = z.strictObject({
     .default(DEFAULT_MAX_HTTP_REQUESTS_PER_CALL),
   max_kv_storage_mb: z.number().int().min(0).max(MAX_KV_STORAGE_MB_LIMIT).default(DEFAULT_MAX_KV_STORAGE_MB),
   max_fuel: z.number().int().min(0).optional(),
+  max_host_calls_per_second: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_HOST_CALLS_PER_SECOND_LIMIT)
+    .default(DEFAULT_MAX_HOST_CALLS_PER_SECOND),
+  host_call_burst: z.number().int().min(1).max(MAX_HOST_CALL_BURST_LIMIT).default(DEFAULT_HOST_CALL_BURST),
+  max_host_calls_in_flight: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_HOST_CALLS_IN_FLIGHT_LIMIT)
+    .default(DEFAULT_MAX_HOST_CALLS_IN_FLIGHT),
 });
 
 /** The plugin.toml schema. */

@@ -5,6 +5,7 @@ import type { Workspace } from "../core/workspace.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import type { ProviderResolver } from "../providers/types.ts";
 import type { DeliveryDepths } from "./events/delivery-depths.ts";
+import type { HostCallBudgetStatus, HostCallLimits } from "./host-calls/types.ts";
 import type { RemoteHostBindings, SessionSource } from "./remote/types.ts";
 import type { Storage } from "../storage/types.ts";
 
@@ -36,6 +37,8 @@ export interface PluginResources {
   maxKvStorageMb: number;
   /** Declared by PRX manifests; JavaScriptCore has no fuel metering, so it is reported, not enforced. */
   maxFuel: number | null;
+  /** `max_host_calls_per_second`, `host_call_burst`, `max_host_calls_in_flight` (absent: the defaults). */
+  hostCalls?: HostCallLimits;
 }
 
 /** A plugin that passed discovery and admission, ready to be loaded by a loader of its kind. */
@@ -116,6 +119,8 @@ export interface PluginInstance {
    * `on-event`). The hook adapter routes them through itself, so they count in its status like manifest events.
    */
   routeGuestEvents?(capability: CapabilityRef, deliver: GuestEventSink): void;
+  /** Counters of the plugin's host-call budget (WASM guests; a remote plugin's are in its remote status). */
+  hostCalls?(): HostCallBudgetStatus;
   /** Release after in-flight calls finish (old generation). Idempotent. */
   release(): Promise<void>;
 }

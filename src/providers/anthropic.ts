@@ -106,7 +106,7 @@ export class AnthropicProvider extends HttpProvider {
     let stopReason: string | null | undefined;
     const options = {
       provider: this.name,
-      maxBytes: this.maxBytes(),
+      maxEventBytes: this.maxEventBytes(),
       onChunk: () => call.touch(),
     };
     for await (const { json } of readSseJson(body, options)) {

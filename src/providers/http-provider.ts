@@ -3,7 +3,7 @@ import type { FetchLike, HttpTarget } from "./http.ts";
 import { PROVIDER_PROBE_TIMEOUT_MS } from "./http.ts";
 import { missingKeyProblem } from "./key-error.ts";
 import { fetchModelIds, probeOutcome } from "./probe.ts";
-import { PROVIDER_MAX_RESPONSE_BYTES } from "./sse.ts";
+import { PROVIDER_MAX_RESPONSE_BYTES, SSE_MAX_EVENT_BYTES } from "./sse.ts";
 import type { ChatRequest, ChatResponse, Provider } from "./types.ts";
 
 export interface HttpProviderOptions {
@@ -46,6 +46,11 @@ export abstract class HttpProvider implements Provider {
 
   protected maxBytes(): number {
     return this.options.maxResponseBytes ?? PROVIDER_MAX_RESPONSE_BYTES;
+  }
+
+  /** A streamed answer's largest line or event: SSE_MAX_EVENT_BYTES, or maxResponseBytes when lower. */
+  protected maxEventBytes(): number {
+    return Math.min(this.maxBytes(), SSE_MAX_EVENT_BYTES);
   }
 
   protected timeoutMs(): number {

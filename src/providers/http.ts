@@ -1,3 +1,4 @@
+import { readBoundedText } from "../core/bounded-body.ts";
 import { PrxError } from "../core/errors.ts";
 import { jsonDepthError, parseJsonBounded } from "../core/json/index.ts";
 import { excerpt, PROVIDER_MAX_RESPONSE_BYTES, tooLarge } from "./sse.ts";
@@ -99,73 +100,32 @@ export class ProviderCall {
     return response;
   }
 
-  /** Read a whole body as text, refusing more than maxBytes. */
+  /** Read a whole body as text (streamed), refusing more than maxBytes; the idle timer restarts with every chunk. */
   async readText(response: Response, url: string, maxBytes = PROVIDER_MAX_RESPONSE_BYTES): Promise<string> {
-    const declared = Number(response.headers.get("content-length") ?? "NaN");
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      await response.body?.cancel().catch(() => undefined);
-      throw tooLarge(this.target.provider, maxBytes);
-    }
-    if (!response.body) return "";
-    // A declared length within the limit is all the client will read: take the body whole (no stream plumbing).
-    if (Number.isFinite(declared)) {
-      try {
-        return await response.text();
-      } catch (error) {
-        throw this.fail(error, url);
-      }
-    }
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder("utf-8");
-    let received = 0;
-    let text = "";
-    try {
-      for (;;) {
-        const chunk = await reader.read();
-        if (chunk.done) break;
-        received += chunk.value.byteLength;
-        if (received > maxBytes) {
-          await reader.cancel().catch(() => undefined);
-          throw tooLarge(this.target.provider, maxBytes);
-        }
-        this.touch();
-        text += decoder.decode(chunk.value, { stream: true });
-      }
-    } catch (error) {
-      throw this.fail(error, url);
-    }
-    return text + decoder.decode();
+    return readBoundedText(response, {
+      maxBytes,
+      signal: this.signal,
+      onChunk: () => this.touch(),
+      errors: {
+        tooLarge: (max) => tooLarge(this.target.provider, max),
+        aborted: (reason) => this.fail(reason, url),
+        failed: (cause) => this.fail(cause, url),
+      },
+    });
   }
 
   /**
-   * Read and parse a JSON body, refusing one nested deeper than MAX_JSON_DEPTH before it is parsed. A JSON body of
-   * declared length within the limit is read whole; anything else is read as text within the limit first, so a
-   * non-JSON answer (a proxy's HTML error page) is quoted in the error.
+   * Read and parse a JSON body, refusing one nested deeper than MAX_JSON_DEPTH before it is parsed; a non-JSON answer
+   * (a proxy's HTML error page) is quoted in the error.
    */
   async readJson(response: Response, url: string, maxBytes = PROVIDER_MAX_RESPONSE_BYTES): Promise<unknown> {
-    const declared = Number(response.headers.get("content-length") ?? "NaN");
-    if (Number.isFinite(declared) && declared <= maxBytes && response.body) {
-      const type = response.headers.get("content-type") ?? "";
-      if (type.includes("json")) {
-        try {
-          const text = await response.text();
-          const deep = jsonDepthError(text, `response from ${url}`);
-          if (deep) throw protocolError(this.target.provider, deep.message);
-          return JSON.parse(text);
-        } catch (error) {
-          if (error instanceof PrxError) throw error;
-          if (!(error instanceof SyntaxError)) throw this.fail(error, url);
-          throw protocolError(this.target.provider, `response from ${url} is not valid JSON (${error.message})`);
-        }
-      }
-    }
     const text = await this.readText(response, url, maxBytes);
     const deep = jsonDepthError(text, `response from ${url}`);
     if (deep) throw protocolError(this.target.provider, deep.message);
     try {
       return JSON.parse(text);
-    } catch {
-      throw protocolError(this.target.provider, `response from ${url} is not JSON: ${excerpt(text)}`);
+    } catch (error) {
+      throw protocolError(this.target.provider, `response from ${url} is not valid JSON (${(error as Error).message}): ${excerpt(text)}`);
     }
   }
 }

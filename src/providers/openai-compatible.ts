@@ -212,7 +212,7 @@ export class OpenAICompatibleProvider extends HttpProvider {
     let finishReason: string | undefined;
     const options = {
       provider: this.name,
-      maxBytes: this.maxBytes(),
+      maxEventBytes: this.maxEventBytes(),
       onChunk: () => call.touch(),
     };
     for await (const { json } of readSseJson(body, options)) {

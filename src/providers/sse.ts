@@ -1,8 +1,13 @@
 import { PrxError } from "../core/errors.ts";
 import { jsonDepthError, MAX_JSON_DEPTH } from "../core/json/index.ts";
 
-/** Largest provider response (streamed or not) we accept before giving up. */
+/** Largest whole (not streamed) provider response we accept before giving up. */
 export const PROVIDER_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/**
+ * A streamed (SSE) answer has no total cap (its idle time is bounded instead: timeout_ms between chunks); each line
+ * and each event's data (UTF-8 bytes) is capped at this, or at the provider's maxResponseBytes when lower.
+ */
+export const SSE_MAX_EVENT_BYTES = 1024 * 1024;
 /** How much of an offending SSE line an error message quotes. */
 export const SSE_LINE_EXCERPT_CHARS = 200;
 
@@ -17,7 +22,8 @@ export interface SseEvent {
 export interface SseReadOptions {
   /** Provider name, for error messages. */
   provider: string;
-  maxBytes?: number;
+  /** Largest line, and largest event data; SSE_MAX_EVENT_BYTES unless given. */
+  maxEventBytes?: number;
   /** Called after every received chunk (lets the caller reset an idle timer). */
   onChunk?: () => void;
 }
@@ -27,8 +33,8 @@ export function excerpt(text: string, max = SSE_LINE_EXCERPT_CHARS): string {
   return flat.length > max ? `${flat.slice(0, max)}...` : flat;
 }
 
-export function tooLarge(provider: string, maxBytes: number): PrxError {
-  return new PrxError("PROVIDER_RESPONSE_TOO_LARGE", `${provider}: response exceeded ${maxBytes} bytes`, {
+export function tooLarge(provider: string, maxBytes: number, what = "response"): PrxError {
+  return new PrxError("PROVIDER_RESPONSE_TOO_LARGE", `${provider}: ${what} exceeded ${maxBytes} bytes`, {
     hint: "lower max_tokens, or check that base_url points at a chat completions API",
     status: 502,
     details: { provider, maxBytes },
@@ -44,16 +50,18 @@ export async function* readSseEvents(
   body: ReadableStream<Uint8Array>,
   options: SseReadOptions,
 ): AsyncGenerator<SseEvent> {
-  const maxBytes = options.maxBytes ?? PROVIDER_MAX_RESPONSE_BYTES;
+  const maxBytes = options.maxEventBytes ?? SSE_MAX_EVENT_BYTES;
   const decoder = new TextDecoder("utf-8");
   const reader = body.getReader();
-  let received = 0;
   let buffer = "";
   let data: string[] = [];
+  let dataBytes = 0;
   let eventName: string | undefined;
   let done = false;
 
   const handleLine = (line: string): SseEvent | undefined => {
+    // a UTF-16 unit is at most 3 UTF-8 bytes: only a long line is measured
+    if (line.length * 3 > maxBytes && Buffer.byteLength(line) > maxBytes) throw tooLarge(options.provider, maxBytes, "a streamed line");
     if (line === "") {
       if (data.length === 0) {
         eventName = undefined;
@@ -62,6 +70,7 @@ export async function* readSseEvents(
       const dispatched: SseEvent = { data: data.join("\n") };
       if (eventName !== undefined) dispatched.event = eventName;
       data = [];
+      dataBytes = 0;
       eventName = undefined;
       return dispatched;
     }
@@ -70,8 +79,11 @@ export async function* readSseEvents(
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? "" : line.slice(colon + 1);
     if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "data") data.push(value);
-    else if (field === "event") eventName = value;
+    if (field === "data") {
+      dataBytes += Buffer.byteLength(value) + (data.length > 0 ? 1 : 0);
+      if (dataBytes > maxBytes) throw tooLarge(options.provider, maxBytes, "a streamed event");
+      data.push(value);
+    } else if (field === "event") eventName = value;
     return undefined;
   };
 
@@ -82,8 +94,6 @@ export async function* readSseEvents(
         done = true;
         buffer += decoder.decode();
       } else {
-        received += chunk.value.byteLength;
-        if (received > maxBytes) throw tooLarge(options.provider, maxBytes);
         options.onChunk?.();
         buffer += decoder.decode(chunk.value, { stream: true });
       }
@@ -104,6 +114,8 @@ export async function* readSseEvents(
         if (event) yield event;
       }
       buffer = buffer.slice(start);
+      // a line still without its end
+      if (buffer.length * 3 > maxBytes && Buffer.byteLength(buffer.replace(/\r$/, "")) > maxBytes) throw tooLarge(options.provider, maxBytes, "a streamed line");
     }
     if (buffer !== "") {
       const event = handleLine(buffer);

@@ -4,6 +4,7 @@ import { urlFromEnv } from "./env.ts";
 import type { SqliteChannelStateStore } from "./sqlite/channels.ts";
 import type { SqliteCronStateStore } from "./sqlite/cron-state.ts";
 import { openSqliteDatabase } from "./sqlite/database.ts";
+import type { SqliteGatewayPairingStore } from "./sqlite/gateway-pairing.ts";
 import type { SqliteIdempotencyStore } from "./sqlite/idempotency.ts";
 import type { SqliteMemoryStore } from "./sqlite/memory.ts";
 import type { SqlitePairingStore } from "./sqlite/pairings.ts";
@@ -22,6 +23,7 @@ export interface SqliteStorage extends Storage {
   readonly db: Database;
   readonly sessions: SqliteSessionStore;
   readonly tokens: SqliteTokenStore;
+  readonly gatewayPairing: SqliteGatewayPairingStore;
   readonly idempotency: SqliteIdempotencyStore;
   readonly pluginKv: SqlitePluginKvStore;
   readonly cron: SqliteCronStateStore;
@@ -38,6 +40,7 @@ export interface SqliteStorage extends Storage {
  */
 const storeModule = {
   tokens: () => require("./sqlite/tokens.ts") as typeof import("./sqlite/tokens.ts"),
+  gatewayPairing: () => require("./sqlite/gateway-pairing.ts") as typeof import("./sqlite/gateway-pairing.ts"),
   idempotency: () => require("./sqlite/idempotency.ts") as typeof import("./sqlite/idempotency.ts"),
   pluginKv: () => require("./sqlite/plugin-kv.ts") as typeof import("./sqlite/plugin-kv.ts"),
   cron: () => require("./sqlite/cron-state.ts") as typeof import("./sqlite/cron-state.ts"),
@@ -81,6 +84,7 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
   // each store is made (and prepares its statements) on first use: most processes touch few of them
   let sessions: SqliteSessionStore | undefined;
   let tokens: SqliteTokenStore | undefined;
+  let gatewayPairing: SqliteGatewayPairingStore | undefined;
   let idempotency: SqliteIdempotencyStore | undefined;
   let pluginKv: SqlitePluginKvStore | undefined;
   let cron: SqliteCronStateStore | undefined;
@@ -96,6 +100,9 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
     leases: null,
     get tokens() {
       return (tokens ??= new (storeModule.tokens().SqliteTokenStore)(db, now));
+    },
+    get gatewayPairing() {
+      return (gatewayPairing ??= new (storeModule.gatewayPairing().SqliteGatewayPairingStore)(db, now));
     },
     get idempotency() {
       return (idempotency ??= new (storeModule.idempotency().SqliteIdempotencyStore)(db, options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS, now));

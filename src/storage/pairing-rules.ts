@@ -1,13 +1,10 @@
 import { PrxError } from "../core/errors.ts";
-import { randomCode } from "../core/random-code.ts";
+import { randomCode, UNAMBIGUOUS_ALPHABET } from "../core/random-code.ts";
 import { CHANNEL_PAIRING_CODE_LENGTH } from "./limits.ts";
-
-/** No 0/O, 1/I/L: a code read aloud or typed from a phone is not mistaken. */
-const ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 
 /** A fresh code from the CSPRNG. */
 export function newPairingCode(): string {
-  return randomCode(ALPHABET, CHANNEL_PAIRING_CODE_LENGTH);
+  return randomCode(UNAMBIGUOUS_ALPHABET, CHANNEL_PAIRING_CODE_LENGTH);
 }
 
 export function noPendingCode(code: string): PrxError {

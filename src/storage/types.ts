@@ -97,6 +97,29 @@ export interface TokenStore {
   readonly cachedCount: number;
 }
 
+// ---------------------------------------------------------------- the gateway's pairing code
+
+/** One guess at the gateway's pairing code, as the store counted it. */
+export type PairingCodeGuess =
+  | { outcome: "ok" }
+  /** No code, or it was used, or it expired. */
+  | { outcome: "closed" }
+  /** The code took more wrong guesses than it may: it is refused from now on, even when right. */
+  | { outcome: "burned" }
+  /** The code survives `left` more wrong guesses; the one after burns it. */
+  | { outcome: "wrong"; left: number };
+
+/**
+ * The gateway's one-time pairing code (only its SHA-256) and how many wrong guesses it took, from any address
+ * through any process on the store: replicas and `prx gateway pair-code` see one code and one count.
+ */
+export interface GatewayPairingStore {
+  /** Replace the code with a fresh one valid until `expiresAt`; its count of wrong guesses starts at 0. */
+  open(codeSha256: string, expiresAt: number): Awaitable<void>;
+  /** One guess, atomically: the right code is consumed; a wrong one past `maxWrong` wrong guesses burns the code. */
+  guess(codeSha256: string, maxWrong: number): Awaitable<PairingCodeGuess>;
+}
+
 // ---------------------------------------------------------------- idempotency keys
 
 export type IdempotencyBegin = { kind: "new" } | { kind: "replay"; status: number; body: string };
@@ -175,6 +198,8 @@ export interface ChannelStatusRow {
   last_inbound: number | null;
   last_outbound: number | null;
   last_error: string | null;
+  /** When the last error happened (epoch ms). */
+  last_error_at: number | null;
   updated_at: number;
 }
 
@@ -350,6 +375,7 @@ export interface BackendStorage {
    */
   readonly leases: SessionLeases | null;
   readonly tokens: TokenStore;
+  readonly gatewayPairing: GatewayPairingStore;
   readonly idempotency: IdempotencyStore;
   readonly pluginKv: PluginKvStore;
   readonly cron: CronStateStore;

@@ -23,8 +23,16 @@ export interface ToolDefinition<S extends z.ZodType<Record<string, unknown>>> {
 /** Build a Tool whose arguments are parsed by its zod schema before `run` sees them. */
 export function defineTool<S extends z.ZodType<Record<string, unknown>>>(definition: ToolDefinition<S>): Tool {
   const { args } = definition;
+  let parameters: Record<string, unknown> | undefined;
   return {
-    spec: { name: definition.name, description: definition.description, parameters: inputJsonSchema(args) },
+    spec: {
+      name: definition.name,
+      description: definition.description,
+      // derived on first read: tools loaded for a call (builtins/catalog.ts) never need it
+      get parameters() {
+        return (parameters ??= inputJsonSchema(args));
+      },
+    },
     ...(definition.unavailable === undefined ? {} : { unavailable: definition.unavailable }),
     async execute(raw, context) {
       const parsed = args.safeParse(raw);

@@ -5,6 +5,7 @@ export { defineTool, describeIssues, type ToolDefinition } from "./define.ts";
 export { ok, fail, truncateUtf8, capResult, TRUNCATION_MARKER } from "./result.ts";
 export * from "./limits.ts";
 export * from "./builtins/index.ts";
+export * from "./builtins/implementations.ts";
 export { FILE_WRITE_PROTECTED } from "./builtins/confine.ts";
 export { isAllowed as isHttpAllowed } from "./builtins/http-allowlist.ts";
 export { HttpResponseSchema, type HttpToolResponse } from "./builtins/schemas.ts";

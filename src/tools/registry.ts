@@ -5,8 +5,16 @@ import { createLogger, type Logger } from "../core/logger.ts";
 import type { ToolSpec } from "../providers/types.ts";
 import { TOOL_MAX_ARGUMENT_BYTES, TOOL_MAX_OUTPUT_BYTES } from "./limits.ts";
 import { capResult, fail } from "./result.ts";
-import { ToolResultSchema } from "./result-schema.ts";
 import type { Tool, ToolContext, ToolResult, ToolSource } from "./types.ts";
+
+type ResultCheck = typeof import("./result-check.ts").checkedResult;
+
+/**
+ * The check of what a tool returns (zod) loads with the first call: a start that calls no tool never loads zod
+ * (a kept start-up trick, src/boot/tricks.ts "tools-at-rest").
+ */
+let resultCheck: Promise<ResultCheck> | undefined;
+const loadResultCheck = (): Promise<ResultCheck> => (resultCheck ??= import("./result-check.ts").then((m) => m.checkedResult));
 
 export interface ToolRegistryOptions {
   builtins: Tool[];
@@ -122,7 +130,7 @@ export class ToolRegistry {
     }
     const counter = this.counter(name);
     counter.calls++;
-    const result = capResult(await this.execute(tool, name, rawArguments, context), this.maxOutputBytes);
+    const result = capResult(await this.execute(tool, name, rawArguments, context, loadResultCheck()), this.maxOutputBytes);
     if (!result.success) counter.errors++;
     return result;
   }
@@ -139,7 +147,7 @@ export class ToolRegistry {
    * cannot be aborted any more: its result is taken as it is, with no abort listener. A pending one races the turn's
    * signal through one listener per signal (shared by every call waiting on it), not one per call.
    */
-  private execute(tool: Tool, name: string, rawArguments: string, context: ToolContext): ToolResult | Promise<ToolResult> {
+  private execute(tool: Tool, name: string, rawArguments: string, context: ToolContext, check: Promise<ResultCheck>): ToolResult | Promise<ToolResult> {
     const parsed = parseArguments(name, rawArguments);
     if ("error" in parsed) return fail(parsed.error);
     const { signal } = context;
@@ -152,8 +160,8 @@ export class ToolRegistry {
     } catch (error) {
       return fail(`tool ${name} failed: ${errorMessage(error)}`);
     }
-    if (Bun.peek.status(pending) === "fulfilled") return checked(name, Bun.peek(pending));
-    return settledOrAborted(pending, signal, name);
+    if (Bun.peek.status(pending) === "fulfilled") return checkedWith(check, name, Bun.peek(pending));
+    return settledOrAborted(pending, signal, name, check);
   }
 
   private counter(name: string): ToolCounts {
@@ -194,21 +202,20 @@ export class ToolRegistry {
   }
 }
 
-/** A tool's value as a ToolResult, or a failure saying how it is malformed. */
-function checked(name: string, value: unknown): ToolResult {
-  const result = ToolResultSchema.safeParse(value);
-  return result.success ? result.data : fail(`tool ${name} returned a malformed result: ${result.error.message}`);
+/** The tool's result, or an "aborted" result as soon as the signal aborts (the tool's late answer is then ignored). */
+/** The value checked now, or once the check has loaded (the first call). */
+function checkedWith(check: Promise<ResultCheck>, name: string, value: unknown): ToolResult | Promise<ToolResult> {
+  return Bun.peek.status(check) === "fulfilled" ? (Bun.peek(check) as ResultCheck)(name, value) : check.then((c) => c(name, value));
 }
 
-/** The tool's result, or an "aborted" result as soon as the signal aborts (the tool's late answer is then ignored). */
-function settledOrAborted(pending: Promise<ToolResult>, signal: AbortSignal, name: string): Promise<ToolResult> {
+function settledOrAborted(pending: Promise<ToolResult>, signal: AbortSignal, name: string, check: Promise<ResultCheck>): Promise<ToolResult> {
   return new Promise((resolve) => {
     const onAbort: AbortWaiter = () => resolve(fail(`tool ${name} was aborted: ${abortReason(signal)}`));
     addAbortWaiter(signal, onAbort);
     pending.then(
       (value) => {
         removeAbortWaiter(signal, onAbort);
-        resolve(checked(name, value));
+        resolve(checkedWith(check, name, value));
       },
       (error: unknown) => {
         removeAbortWaiter(signal, onAbort);

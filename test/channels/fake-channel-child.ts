@@ -3,7 +3,9 @@
  * `channel run <name> --supervised -w <dir>` and ignores them). It speaks the supervisor's IPC messages
  * (src/channels/ipc.ts): says "ready", answers a forwarded request at once with its body echoed, except a body of
  * "hold": those are held until FAKE_RELEASE_AT of them are held, then all answered. On "stop" it exits, unless
- * FAKE_IGNORE_STOP is set (a process stuck in a turn). It exits when the supervisor goes away.
+ * FAKE_IGNORE_STOP is set (a process stuck in a turn). It exits when the supervisor goes away. With FAKE_LOG_LINE_BYTES
+ * it writes to stderr a line of that many bytes, one of a byte more, then "log done"; with FAKE_ERROR it reports that
+ * error over IPC.
  */
 import { ChildMessageSchema, ParentMessageSchema, type ChildMessage } from "../../src/channels/ipc.ts";
 
@@ -29,3 +31,6 @@ process.on("message", (raw: unknown) => {
 });
 process.on("disconnect", () => process.exit(0));
 send({ type: "ready", pid: process.pid });
+const lineBytes = Number(process.env.FAKE_LOG_LINE_BYTES ?? "0");
+if (lineBytes > 0) process.stderr.write(`${"a".repeat(lineBytes)}\n${"b".repeat(lineBytes + 1)}\nlog done\n`);
+if (process.env.FAKE_ERROR) send({ type: "error", message: process.env.FAKE_ERROR, at: 1_700_000_000_000 });

@@ -36,6 +36,7 @@ interface Info {
 
 async function channels(): Promise<Info[]> {
   const response = await fetch(`${gateway.url}/api/channels`, { headers });
+  if (response.status !== 200) throw new Error(`GET /api/channels answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { channels: Info[] }).channels;
 }
 
@@ -61,7 +62,8 @@ beforeAll(async () => {
   const ws = tempWorkspace(
     fakeProviderConfig(
       provider.url,
-      `[reliability]\nretries = 0\n[channels.tg]\nkind = "telegram"\nenabled = true\ntoken_env = "TG_TOKEN"\n` +
+      // the tests poll /api/channels until a state is reached: no rate limit may answer them instead
+      `[reliability]\nretries = 0\n[gateway]\nrate_limit_per_minute = 100000\nrate_limit_per_token_per_minute = 100000\n[channels.tg]\nkind = "telegram"\nenabled = true\ntoken_env = "TG_TOKEN"\n` +
         `api_base_url = "${tg.url}"\npoll_timeout_s = 1\ndm_policy = "pairing"\nallow = ["1001"]\n`,
     ),
   );

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_KILL_AFTER_MS, CHANNEL_MAX_INFLIGHT_HTTP } from "../../src/channels/limits.ts";
+import { CHANNEL_HTTP_TIMEOUT_MS, CHANNEL_KILL_AFTER_MS, CHANNEL_LOG_LINE_MAX_BYTES, CHANNEL_MAX_INFLIGHT_HTTP } from "../../src/channels/limits.ts";
 import { ChannelSupervisor, type SupervisorLimits } from "../../src/channels/supervisor.ts";
 import type { ForwardedResponse } from "../../src/channels/types.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
@@ -24,6 +24,7 @@ const channels = ConfigSchema.parse({ channels: { hook: { kind: "webhook", enabl
 
 function start(env: Record<string, string>, limits?: Partial<SupervisorLimits>) {
   const warnings: string[] = [];
+  const logged: string[] = [];
   const noop = () => {};
   const logger: Logger = { trace: noop, debug: noop, info: noop, warn: (m) => void warnings.push(m), error: (m) => void warnings.push(m), child: () => logger };
   const supervisor = new ChannelSupervisor({
@@ -33,15 +34,38 @@ function start(env: Record<string, string>, limits?: Partial<SupervisorLimits>) 
     env: { PATH: process.env.PATH, ...env },
     logger,
     limits,
+    logLine: (line) => void logged.push(line),
   });
   supervisor.start();
-  return { supervisor, warnings, running: () => waitFor(() => supervisor.list()[0]!.state === "running", "the child to say ready", 15_000) };
+  return { supervisor, warnings, logged, running: () => waitFor(() => supervisor.list()[0]!.state === "running", "the child to say ready", 15_000) };
 }
 
 const request = (body: string) => ({ method: "POST", headers: {}, body });
 
 
 describe("channel supervisor bounds", () => {
+  test(`a channel process's log line of ${CHANNEL_LOG_LINE_MAX_BYTES} bytes reaches the gateway's log; one of a byte more is left out with a note`, async () => {
+    const { supervisor, logged } = start({ FAKE_LOG_LINE_BYTES: String(CHANNEL_LOG_LINE_MAX_BYTES) });
+    try {
+      await waitFor(() => logged.includes("log done"), "the child's last log line", 15_000);
+      expect(logged[0]).toBe("a".repeat(CHANNEL_LOG_LINE_MAX_BYTES));
+      expect(logged[1]).toContain(`[channel.hook] a log line of ${CHANNEL_LOG_LINE_MAX_BYTES + 1} bytes, over ${CHANNEL_LOG_LINE_MAX_BYTES}, left out`);
+      expect(logged.length).toBe(3);
+    } finally {
+      await supervisor.stop();
+    }
+  });
+
+  test("an error the channel process reports is its last error, with its time, in the channel list", async () => {
+    const { supervisor } = start({ FAKE_ERROR: "telegram: getUpdates: 409 Conflict" });
+    try {
+      await waitFor(() => supervisor.list()[0]!.last_error !== null, "the reported error", 15_000);
+      expect(supervisor.list()[0]).toMatchObject({ state: "running", last_error: "telegram: getUpdates: 409 Conflict", last_error_at: "2023-11-14T22:13:20.000Z" });
+    } finally {
+      await supervisor.stop();
+    }
+  });
+
   test(`${CHANNEL_MAX_INFLIGHT_HTTP} forwarded requests may wait on one process; one more is 429 until one is answered`, async () => {
     const { supervisor, running } = start({ FAKE_RELEASE_AT: String(CHANNEL_MAX_INFLIGHT_HTTP) });
     try {

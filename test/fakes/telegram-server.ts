@@ -26,6 +26,10 @@ export interface ScriptedFailure {
   drop?: boolean;
   /** Never answer: the request stays open until the client gives up (a connection that died silently). */
   hang?: boolean;
+  /** Answer 200 with a body that is not JSON. */
+  garbage?: boolean;
+  /** Answer 200 with an empty result padded to this many bytes, streamed in 64 KiB chunks as the client reads (never held whole). */
+  streamBytes?: number;
 }
 
 export interface FakeTelegram {
@@ -74,6 +78,29 @@ function markdownV2Error(text: string): string | null {
   return inCode === "" ? null : "Bad Request: can't parse entities: Can't find end of the entity";
 }
 
+/** `{"ok":true,"result":[]}` padded with spaces to exactly `bytes` bytes, made chunk by chunk as the client pulls it. */
+function streamedBody(bytes: number): Response {
+  const chunk = new Uint8Array(64 * 1024).fill(0x20);
+  const head = new TextEncoder().encode('{"ok":true,"result":[]}');
+  let left = bytes;
+  let first = true;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (left <= 0) return controller.close();
+      if (first) {
+        first = false;
+        controller.enqueue(head);
+        left -= head.length;
+        return;
+      }
+      const size = Math.min(left, chunk.length);
+      controller.enqueue(chunk.subarray(0, size));
+      left -= size;
+    },
+  });
+  return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
+}
+
 export function startFakeTelegram(token = "123456:TEST-token"): FakeTelegram {
   const queue: Array<Record<string, unknown> & { update_id: number }> = [];
   const failures = new Map<string, ScriptedFailure[]>();
@@ -112,6 +139,8 @@ export function startFakeTelegram(token = "123456:TEST-token"): FakeTelegram {
         });
         return err(499, "client gave up");
       }
+      if (failure?.garbage) return new Response("<html>502 Bad Gateway</html>", { status: 200, headers: { "content-type": "text/html" } });
+      if (failure?.streamBytes !== undefined) return streamedBody(failure.streamBytes);
       if (failure) return err(failure.status, failure.description, failure.retry_after);
       switch (method) {
         case "getMe":

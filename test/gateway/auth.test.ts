@@ -59,7 +59,7 @@ describe("auth: pairing", () => {
 
   test("a code is opened only when no token exists, and works exactly once", async () => {
     const opened = await h.auth.openPairingIfUnpaired();
-    expect(opened?.code).toMatch(/^\d{6}$/);
+    expect(opened?.code).toMatch(/^[A-Z2-9]{8}$/);
     const response = await h.call("/pair", {
       method: "POST",
       auth: false,
@@ -87,8 +87,8 @@ describe("auth: pairing", () => {
   });
 
   test(`${PAIRING_MAX_FAILURES} wrong codes lock a client out for 5 minutes (fake clock); others are unaffected`, async () => {
-    const { code } = h.auth.pairing.issue();
-    const wrong = code === "123456" ? "654321" : "123456";
+    const { code } = await h.auth.pairing.issue();
+    const wrong = code === "ABCDEFGH" ? "HGFEDCBA" : "ABCDEFGH";
     const attempt = (value: string, client: string) =>
       h.call("/pair", { method: "POST", auth: false, headers: { "x-pairing-code": value }, client });
     for (let i = 1; i < PAIRING_MAX_FAILURES; i++) {
@@ -116,7 +116,7 @@ describe("auth: pairing disabled", () => {
     const h = await harness({ requirePairing: false, withToken: false });
     expect((await h.call("/api/status", { auth: false })).status).toBe(200);
     expect(
-      (await h.call("/pair", { method: "POST", auth: false, headers: { "x-pairing-code": "000000" } })).status,
+      (await h.call("/pair", { method: "POST", auth: false, headers: { "x-pairing-code": "ABCDEFGH" } })).status,
     ).toBe(409);
     await h.close();
   });

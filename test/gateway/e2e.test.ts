@@ -46,7 +46,7 @@ const auth = () => ({ authorization: `Bearer ${token}` });
 describe("prx gateway (compiled binary)", () => {
   test("pairing: the printed code buys a token once", async () => {
     expect(gateway.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(gateway.code).toMatch(/^\d{6}$/);
+    expect(gateway.code).toMatch(/^[A-Z2-9]{8}$/);
     expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
     expect((await fetch(`${gateway.url}/api/status`)).status).toBe(401);
     const paired = await fetch(`${gateway.url}/pair`, { method: "POST", headers: { "x-pairing-code": gateway.code! } });
@@ -199,7 +199,7 @@ describe("prx gateway (compiled binary)", () => {
   test(`lockout after ${PAIRING_MAX_FAILURES} wrong pairing codes`, async () => {
     const statuses: number[] = [];
     for (let i = 0; i <= PAIRING_MAX_FAILURES; i++) {
-      const response = await fetch(`${gateway.url}/pair`, { method: "POST", headers: { "x-pairing-code": "000000" } });
+      const response = await fetch(`${gateway.url}/pair`, { method: "POST", headers: { "x-pairing-code": "ABCDEFGH" } });
       statuses.push(response.status);
       if (response.status === 429) expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
     }

@@ -69,6 +69,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   const host = await openAgentHost({ workspace, config, storage });
   const auth = new AuthService({
     tokens: storage.tokens,
+    pairingCodes: storage.gatewayPairing,
     required: config.gateway.require_pairing,
     pairingCodeTtlMs: config.gateway.pairing_code_ttl_s * 1000,
     now,

@@ -1,7 +1,7 @@
 /** Each named limit of the gateway at the limit (passes) and one past it (fails). */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { PairingGate } from "../../src/gateway/auth/pairing.ts";
+import { MemoryPairingLockout } from "../../src/gateway/auth/lockout.ts";
 import { SqliteTokenStore as TokenStore } from "../../src/storage/index.ts";
 import { SqliteIdempotencyStore as IdempotencyStore } from "../../src/storage/index.ts";
 import {
@@ -79,17 +79,15 @@ describe("memory bounds", () => {
   });
 
   test(`PAIRING_MAX_TRACKED_CLIENTS = ${PAIRING_MAX_TRACKED_CLIENTS}: the oldest client's failures are forgotten`, () => {
-    const gate = new PairingGate(3_600_000, () => 0);
-    const { code } = gate.issue();
-    const wrong = code === "000000" ? "111111" : "000000";
-    gate.attempt("first", wrong);
-    for (let i = 1; i < PAIRING_MAX_TRACKED_CLIENTS; i++) gate.attempt(`c${i}`, wrong);
+    const lockout = new MemoryPairingLockout(() => 0);
+    lockout.failed("first");
+    for (let i = 1; i < PAIRING_MAX_TRACKED_CLIENTS; i++) lockout.failed(`c${i}`);
     // At the limit "first" is still remembered...
-    expect(gate.attempt("first", wrong)).toMatchObject({ reason: "wrong", attemptsLeft: PAIRING_MAX_FAILURES - 2 });
+    expect(lockout.failed("first")).toEqual({ locked: false, attemptsLeft: PAIRING_MAX_FAILURES - 2 });
     // ...its retry moved it to the newest end, so one more client evicts "c1" instead.
-    gate.attempt("newcomer", wrong);
-    expect(gate.attempt("c1", wrong)).toMatchObject({ reason: "wrong", attemptsLeft: PAIRING_MAX_FAILURES - 1 });
-    expect(gate.attempt("c2", wrong)).toMatchObject({ reason: "wrong", attemptsLeft: PAIRING_MAX_FAILURES - 1 });
+    lockout.failed("newcomer");
+    expect(lockout.failed("c1")).toEqual({ locked: false, attemptsLeft: PAIRING_MAX_FAILURES - 1 });
+    expect(lockout.failed("c2")).toEqual({ locked: false, attemptsLeft: PAIRING_MAX_FAILURES - 1 });
   });
 
   test(`IDEMPOTENCY_PURGE_BATCH = ${IDEMPOTENCY_PURGE_BATCH} expired rows removed per claim`, () => {

@@ -51,7 +51,7 @@ afterAll(async () => {
 describe("the official openai client against a listening gateway", () => {
   test("start-up prints the listening line and a pairing code (no token existed)", () => {
     expect(printed[0]).toBe(`prx gateway listening on ${gateway.url}`);
-    expect(printed[1]).toMatch(/^prx gateway pairing code: \d{6} /);
+    expect(printed[1]).toMatch(/^prx gateway pairing code: [A-Z2-9]{8} /);
   });
 
   test("chat.completions.create (non-streaming)", async () => {

@@ -40,9 +40,9 @@ describe("pairing hints", () => {
   test("a local lockout leaves `prx gateway token create` working; a restart with tokens says how to get one", async () => {
     const { gateway, printed } = await start();
     try {
-      expect(printed[1]).toMatch(/^prx gateway pairing code: \d{6} /);
-      const code = printed[1]!.match(/\d{6}/)![0];
-      const wrong = code === "000000" ? "111111" : "000000";
+      expect(printed[1]).toMatch(/^prx gateway pairing code: [A-Z2-9]{8} /);
+      const code = printed[1]!.match(/: ([A-Z2-9]{8}) /)![1]!;
+      const wrong = code === "ABCDEFGH" ? "HGFEDCBA" : "ABCDEFGH";
       const pair = (value: string) => fetch(`${gateway.url}/pair`, { method: "POST", headers: { "x-pairing-code": value } });
       for (let i = 1; i < PAIRING_MAX_FAILURES; i++) expect((await pair(wrong)).status).toBe(401);
       const locked = await pair(wrong);

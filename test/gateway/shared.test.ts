@@ -1,21 +1,32 @@
 /**
- * Rate limits and pairing shared by replicas through Redis: two gateway-side instances on one key prefix behave as
- * one. Real connections to the Redis of the development and CI machines.
+ * Rate limits and pairing shared by replicas: two gateway-side instances on one Redis key prefix and one workspace
+ * database behave as one. Real connections to the Redis of the development and CI machines.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
-import { PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
-import { RedisPairingGate, RedisRateLimiter } from "../../src/gateway/shared/index.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PrxError } from "../../src/core/errors.ts";
+import { PairingGate } from "../../src/gateway/auth/index.ts";
+import { PAIRING_CODE_MAX_WRONG, PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
+import { RedisOrLocalRateLimiter, RedisPairingLockout, RedisRateLimiter } from "../../src/gateway/shared/index.ts";
+import { openSqliteStorage, type SqliteStorage } from "../../src/storage/index.ts";
 import { testNeeding, TEST_REDIS_URL, uniquePrefix } from "../helpers/servers.ts";
 
 const prefix = uniquePrefix("shared");
 const testWithRedis = await testNeeding("redis");
 let redis: RedisClient | null = null;
+const dir = mkdtempSync(join(tmpdir(), "prx-shared-"));
+const dbPath = join(dir, "prx.db");
+const opened: SqliteStorage[] = [];
 
 beforeAll(() => {
   if (testWithRedis === test) redis = new RedisClient(TEST_REDIS_URL);
 });
 afterAll(async () => {
+  for (const storage of opened) await storage.close();
+  rmSync(dir, { recursive: true, force: true });
   if (!redis) return;
   const keys = (await redis.send("KEYS", [`${prefix}:*`])) as string[];
   if (keys.length > 0) await redis.send("DEL", keys);
@@ -39,28 +50,68 @@ describe("shared rate limits", () => {
   });
 });
 
+/** A replica's pairing gate: its own connection to the shared workspace database, the shared Redis lockouts. */
+function replica(r: RedisClient, scope: string): PairingGate {
+  const storage = openSqliteStorage(dbPath);
+  opened.push(storage);
+  return new PairingGate(storage.gatewayPairing, new RedisPairingLockout(r, `${prefix}:${scope}`), 60_000, Date.now);
+}
+
+const wrongFor = (code: string) => (code === "ABCDEFGH" ? "HGFEDCBA" : "ABCDEFGH");
+
 describe("shared pairing", () => {
   it("the code one replica printed works once through another", async (r) => {
-    const a = new RedisPairingGate(r, `${prefix}:one`, 60_000);
-    const b = new RedisPairingGate(r, `${prefix}:one`, 60_000);
+    const a = replica(r, "one");
+    const b = replica(r, "one");
     const { code } = await a.issue();
     expect(await b.attempt("c1", code)).toEqual({ ok: true });
     expect(await a.attempt("c2", code)).toEqual({ ok: false, reason: "closed" });
   });
 
   it(`wrong codes through any replica count together: ${PAIRING_MAX_FAILURES - 1} leave one attempt, the ${PAIRING_MAX_FAILURES}th locks the client out everywhere`, async (r) => {
-    const a = new RedisPairingGate(r, `${prefix}:two`, 60_000);
-    const b = new RedisPairingGate(r, `${prefix}:two`, 60_000);
+    const a = replica(r, "two");
+    const b = replica(r, "two");
     const { code } = await a.issue();
-    const wrong = code === "000000" ? "000001" : "000000";
     for (let i = 1; i < PAIRING_MAX_FAILURES; i++) {
       const gate = i % 2 === 0 ? a : b;
-      expect(await gate.attempt("evil", wrong)).toEqual({ ok: false, reason: "wrong", attemptsLeft: PAIRING_MAX_FAILURES - i });
+      expect(await gate.attempt("evil", wrongFor(code))).toEqual({ ok: false, reason: "wrong", attemptsLeft: PAIRING_MAX_FAILURES - i });
     }
-    const locked = await a.attempt("evil", wrong);
+    const locked = await a.attempt("evil", wrongFor(code));
     expect(locked).toMatchObject({ ok: false, reason: "locked" });
     expect(await b.attempt("evil", code)).toMatchObject({ ok: false, reason: "locked" });
     // the right code still works for another client
     expect(await b.attempt("friend", code)).toEqual({ ok: true });
+  });
+
+  it(`the code's budget of ${PAIRING_CODE_MAX_WRONG} wrong guesses holds across replicas and addresses: one more burns it on every replica`, async (r) => {
+    const a = replica(r, "three");
+    const b = replica(r, "three");
+    const { code } = await a.issue();
+    for (let i = 0; i < PAIRING_CODE_MAX_WRONG; i++)
+      expect(await (i % 2 ? a : b).attempt(`10.0.${i}.1`, wrongFor(code))).toMatchObject({ reason: "wrong" });
+    expect(await b.attempt("10.1.0.1", wrongFor(code))).toEqual({ ok: false, reason: "burned" });
+    expect(await a.attempt("10.1.0.2", code)).toEqual({ ok: false, reason: "burned" });
+    expect(await b.attempt("10.1.0.3", code)).toEqual({ ok: false, reason: "burned" });
+    const fresh = await b.issue();
+    expect(await a.attempt("10.1.0.3", fresh.code)).toEqual({ ok: true });
+  });
+});
+
+describe("rate limits through a Redis outage", () => {
+  const shared = (take: () => Promise<never>) => ({ perMinute: 2, take });
+  const away = () => Promise.reject(new PrxError("BUS", "Redis is unreachable (test); reconnecting"));
+
+  test("while Redis is away the replica's own bucket limits: per_minute requests pass, the next is refused", () => {
+    const limiter = new RedisOrLocalRateLimiter(shared(away), { connected: false }, () => 0);
+    expect(limiter.take("10.0.0.1")).toEqual({ ok: true });
+    expect(limiter.take("10.0.0.1")).toEqual({ ok: true });
+    expect(limiter.take("10.0.0.1")).toMatchObject({ ok: false });
+  });
+
+  test("a shared limit failing with BUS (Redis lost mid-request, or too slow) falls back to the own bucket; other errors pass", async () => {
+    const limiter = new RedisOrLocalRateLimiter(shared(away), { connected: true }, () => 0);
+    expect(await limiter.take("10.0.0.1")).toEqual({ ok: true });
+    const broken = new RedisOrLocalRateLimiter(shared(() => Promise.reject(new Error("script bug"))), { connected: true }, () => 0);
+    await expect(Promise.resolve(broken.take("10.0.0.1"))).rejects.toThrow("script bug");
   });
 });

@@ -32,7 +32,7 @@ async function open(extend: NonNullable<Parameters<typeof openAgentHost>[0]>["ex
 }
 
 function gatewayOf(host: AgentHost) {
-  const auth = new AuthService({ tokens: sqliteStorageOf(host).tokens, required: false, pairingCodeTtlMs: 60_000, now: Date.now });
+  const auth = new AuthService({ tokens: sqliteStorageOf(host).tokens, pairingCodes: sqliteStorageOf(host).gatewayPairing, required: false, pairingCodeTtlMs: 60_000, now: Date.now });
   const { app } = buildGateway({
     host,
     auth,

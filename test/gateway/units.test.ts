@@ -6,14 +6,17 @@ import { join } from "node:path";
 import { DATA_VERSION_REUSE_MS } from "../../src/storage/sqlite/data-version.ts";
 import { isPrxError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/core/ids.ts";
-import { PairingGate } from "../../src/gateway/auth/pairing.ts";
+import { MemoryPairingLockout, PairingGate } from "../../src/gateway/auth/index.ts";
+import { UNAMBIGUOUS_ALPHABET } from "../../src/core/random-code.ts";
+import { SqliteGatewayPairingStore } from "../../src/storage/sqlite/gateway-pairing.ts";
 import { TOKEN_CACHE_MAX_ENTRIES, SqliteTokenStore as TokenStore, TOKEN_PREFIX } from "../../src/storage/index.ts";
 import { readLimited } from "../../src/gateway/body.ts";
 import { SqliteIdempotencyStore as IdempotencyStore } from "../../src/storage/index.ts";
 import {
   IDEMPOTENCY_KEY_MAX_BYTES,
   IDEMPOTENCY_PENDING_TIMEOUT_MS,
-  PAIRING_CODE_DIGITS,
+  PAIRING_CODE_LENGTH,
+  PAIRING_CODE_MAX_WRONG,
   PAIRING_LOCKOUT_MS,
   PAIRING_MAX_FAILURES,
   TOKEN_BYTES,
@@ -65,44 +68,70 @@ describe("RateLimiter", () => {
   });
 });
 
+function pairingGate(ttlMs: number, now: () => number): PairingGate {
+  return new PairingGate(new SqliteGatewayPairingStore(new Database(":memory:"), now), new MemoryPairingLockout(now), ttlMs, now);
+}
+
+/** A code that differs from `code`, of its length and alphabet. */
+function wrongFor(code: string): string {
+  return code === "ABCDEFGH" ? "HGFEDCBA" : "ABCDEFGH";
+}
+
 describe("PairingGate", () => {
-  test("code has the named number of digits and works once", () => {
+  test(`code has ${PAIRING_CODE_LENGTH} characters of the unambiguous alphabet, any case, and works once`, async () => {
     const clock = fakeClock();
-    const gate = new PairingGate(60_000, clock.now);
-    const { code } = gate.issue();
-    expect(code).toMatch(new RegExp(`^\\d{${PAIRING_CODE_DIGITS}}$`));
-    expect(gate.attempt("c", code)).toEqual({ ok: true });
-    expect(gate.attempt("c2", code)).toEqual({ ok: false, reason: "closed" });
+    const gate = pairingGate(60_000, clock.now);
+    const { code } = await gate.issue();
+    expect(code).toMatch(new RegExp(`^[${UNAMBIGUOUS_ALPHABET}]{${PAIRING_CODE_LENGTH}}$`));
+    expect(await gate.attempt("c", ` ${code.toLowerCase()} `)).toEqual({ ok: true });
+    expect(await gate.attempt("c2", code)).toEqual({ ok: false, reason: "closed" });
   });
 
-  test("expires after the ttl", () => {
+  test("expires after the ttl", async () => {
     const clock = fakeClock();
-    const gate = new PairingGate(60_000, clock.now);
-    const { code } = gate.issue();
+    const gate = pairingGate(60_000, clock.now);
+    const { code } = await gate.issue();
     clock.t += 60_000;
-    expect(gate.isOpen()).toBe(false);
-    expect(gate.attempt("c", code)).toEqual({ ok: false, reason: "closed" });
+    expect(await gate.attempt("c", code)).toEqual({ ok: false, reason: "closed" });
   });
 
-  test(`${PAIRING_MAX_FAILURES - 1} wrong codes pass, the ${PAIRING_MAX_FAILURES}th locks out for ${PAIRING_LOCKOUT_MS / 60_000} minutes`, () => {
+  test(`${PAIRING_MAX_FAILURES - 1} wrong codes pass, the ${PAIRING_MAX_FAILURES}th locks out for ${PAIRING_LOCKOUT_MS / 60_000} minutes`, async () => {
     const clock = fakeClock();
-    const gate = new PairingGate(3_600_000, clock.now);
-    const { code } = gate.issue();
-    const wrong = code === "000000" ? "111111" : "000000";
+    const gate = pairingGate(3_600_000, clock.now);
+    const { code } = await gate.issue();
+    const wrong = wrongFor(code);
     for (let i = 1; i < PAIRING_MAX_FAILURES; i++) {
-      expect(gate.attempt("evil", wrong)).toEqual({
+      expect(await gate.attempt("evil", wrong)).toEqual({
         ok: false,
         reason: "wrong",
         attemptsLeft: PAIRING_MAX_FAILURES - i,
       });
     }
-    expect(gate.attempt("evil", wrong)).toMatchObject({ ok: false, reason: "locked" });
+    expect(await gate.attempt("evil", wrong)).toMatchObject({ ok: false, reason: "locked" });
     // Locked: even the right code is refused, other clients are not affected.
-    expect(gate.attempt("evil", code)).toMatchObject({ ok: false, reason: "locked" });
+    expect(await gate.attempt("evil", code)).toMatchObject({ ok: false, reason: "locked" });
     clock.t += PAIRING_LOCKOUT_MS - 1000;
-    expect(gate.attempt("evil", code)).toEqual({ ok: false, reason: "locked", retryAfterS: 1 });
+    expect(await gate.attempt("evil", code)).toEqual({ ok: false, reason: "locked", retryAfterS: 1 });
     clock.t += 1000;
-    expect(gate.attempt("evil", code)).toEqual({ ok: true });
+    expect(await gate.attempt("evil", code)).toEqual({ ok: true });
+  });
+
+  test(`PAIRING_CODE_MAX_WRONG = ${PAIRING_CODE_MAX_WRONG} wrong guesses from distinct addresses: the right code still works`, async () => {
+    const gate = pairingGate(3_600_000, fakeClock().now);
+    const { code } = await gate.issue();
+    for (let i = 0; i < PAIRING_CODE_MAX_WRONG; i++)
+      expect(await gate.attempt(`127.0.${i}.1`, wrongFor(code))).toMatchObject({ reason: "wrong" });
+    expect(await gate.attempt("127.9.9.9", code)).toEqual({ ok: true });
+  });
+
+  test(`one wrong guess past PAIRING_CODE_MAX_WRONG burns the code: the right one is refused from any address until a new code`, async () => {
+    const gate = pairingGate(3_600_000, fakeClock().now);
+    const { code } = await gate.issue();
+    for (let i = 0; i < PAIRING_CODE_MAX_WRONG; i++) await gate.attempt(`127.0.${i}.1`, wrongFor(code));
+    expect(await gate.attempt("127.1.0.1", wrongFor(code))).toEqual({ ok: false, reason: "burned" });
+    expect(await gate.attempt("127.1.0.2", code)).toEqual({ ok: false, reason: "burned" });
+    const fresh = await gate.issue();
+    expect(await gate.attempt("127.1.0.2", fresh.code)).toEqual({ ok: true });
   });
 });
 

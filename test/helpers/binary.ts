@@ -85,6 +85,6 @@ export async function startGatewayBinary(
     throw new Error(
       `gateway did not start: ${lines.join("\n")}\n${await new Response(proc.stderr as ReadableStream).text()}`,
     );
-  const code = /pairing code: (\d{6})/.exec(lines.join("\n"))?.[1] ?? null;
+  const code = /pairing code: ([A-Z2-9]{8})/.exec(lines.join("\n"))?.[1] ?? null;
   return { proc, url: listening.slice("prx gateway listening on ".length), code, lines };
 }

@@ -14,7 +14,7 @@ export function gatewayWithMounts(
   mounts: GatewayMount[],
   options: { requirePairing?: boolean } = {},
 ): { app: GatewayElysia; token: string } {
-  const auth = new AuthService({ tokens: sqliteStorageOf(host).tokens, required: options.requirePairing ?? false, pairingCodeTtlMs: 60_000, now: Date.now });
+  const auth = new AuthService({ tokens: sqliteStorageOf(host).tokens, pairingCodes: sqliteStorageOf(host).gatewayPairing, required: options.requirePairing ?? false, pairingCodeTtlMs: 60_000, now: Date.now });
   const token = options.requirePairing ? auth.tokens.create("test").token : "";
   const { app } = buildGateway({ host, auth, version: "test", startedAt: Date.now(), mounts, clientAddress: () => "127.0.0.1" });
   return { app, token };

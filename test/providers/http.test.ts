@@ -54,6 +54,28 @@ describe("response size cap (non-streaming, real constant)", () => {
   });
 });
 
+test("a compressed JSON answer is counted decoded: its small declared length does not let it past the cap", async () => {
+  const json = JSON.stringify({ data: "z".repeat(4096) });
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => {
+      const gz = Bun.gzipSync(json);
+      return new Response(gz, { headers: { "content-type": "application/json", "content-encoding": "gzip", "content-length": String(gz.length) } });
+    },
+  });
+  const call = new ProviderCall({ provider: "zip" }, 5_000);
+  try {
+    const url = `http://127.0.0.1:${server.port}/`;
+    expect(await call.readJson(await fetch(url), url, json.length)).toEqual({ data: "z".repeat(4096) });
+    const error = await call.readJson(await fetch(url), url, json.length - 1).then(() => null, (e: { code?: string }) => e);
+    expect(error?.code).toBe("PROVIDER_RESPONSE_TOO_LARGE");
+  } finally {
+    call.dispose();
+    server.stop(true);
+  }
+});
+
 describe("a 200 answer that is not JSON", () => {
   const provider = () => new OpenAICompatibleProvider({ name: "odd", baseUrl: fake.url });
   const ask = () => provider().chat({ model: "m", messages: [{ role: "user", content: "x" }] }).catch((e) => e);

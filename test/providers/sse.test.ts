@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { isPrxError, PrxError } from "../../src/core/errors.ts";
-import { PROVIDER_MAX_RESPONSE_BYTES, readSseEvents, readSseJson, type SseEvent } from "../../src/providers/sse.ts";
+import { PROVIDER_MAX_RESPONSE_BYTES, readSseEvents, SSE_MAX_EVENT_BYTES, readSseJson, type SseEvent } from "../../src/providers/sse.ts";
 
 function streamOf(chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -14,9 +14,9 @@ function streamOf(chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
   });
 }
 
-async function collect(chunks: (string | Uint8Array)[], maxBytes?: number): Promise<SseEvent[]> {
+async function collect(chunks: (string | Uint8Array)[], maxEventBytes?: number): Promise<SseEvent[]> {
   const events: SseEvent[] = [];
-  for await (const event of readSseEvents(streamOf(chunks), { provider: "test", maxBytes })) events.push(event);
+  for await (const event of readSseEvents(streamOf(chunks), { provider: "test", maxEventBytes })) events.push(event);
   return events;
 }
 
@@ -61,17 +61,38 @@ describe("readSseEvents", () => {
     expect(await collect(["data: last"])).toEqual([{ data: "last" }]);
   });
 
-  test("response size: exactly the cap passes, one byte more fails", async () => {
-    const body = "data: 12345\n\n";
-    const size = new TextEncoder().encode(body).length;
-    expect(await collect([body], size)).toEqual([{ data: "12345" }]);
-    const error = await caught(() => collect([body], size - 1));
+  test("a line: exactly the cap passes, one byte more fails, even before its end arrives", async () => {
+    const line = `data: ${"é".repeat(5)}`; // 16 bytes
+    const size = new TextEncoder().encode(line).length;
+    expect(await collect([line + "\n\n"], size)).toEqual([{ data: "ééééé" }]);
+    const error = await caught(() => collect([line + "\n\n"], size - 1));
     expect(error.code).toBe("PROVIDER_RESPONSE_TOO_LARGE");
-    expect(error.message).toContain("test");
+    expect(error.message).toContain("test: a streamed line exceeded 15 bytes");
+    // a line that never ends is refused as soon as it passes the cap
+    expect((await caught(() => collect([line, "x"], size))).message).toContain("a streamed line exceeded");
   });
 
-  test("the default cap is 8 MiB", () => {
+  test("an event's data: exactly the cap passes, one byte more fails", async () => {
+    const twoLines = "data:12345\ndata:12345\n\n"; // lines of 10 bytes; data "12345\n12345": 11 bytes
+    expect(await collect([twoLines], 11)).toEqual([{ data: "12345\n12345" }]);
+    const error = await caught(() => collect([twoLines], 10));
+    expect(error.message).toContain("a streamed event exceeded 10 bytes");
+  });
+
+  test("the total is not capped: many events, each within the cap, all arrive", async () => {
+    const events = Array.from({ length: 200 }, (_, i) => `data: ${String(i).padStart(8, "0")}\n\n`);
+    expect((await collect(events, 16)).length).toBe(200);
+  });
+
+  test(`the default: a line of exactly SSE_MAX_EVENT_BYTES passes, one byte more fails`, async () => {
+    const line = (bytes: number) => `data: ${"x".repeat(bytes - 6)}\n\n`;
+    expect((await collect([line(SSE_MAX_EVENT_BYTES)]))[0]!.data.length).toBe(SSE_MAX_EVENT_BYTES - 6);
+    expect((await caught(() => collect([line(SSE_MAX_EVENT_BYTES + 1)]))).code).toBe("PROVIDER_RESPONSE_TOO_LARGE");
+  });
+
+  test("the default caps: 8 MiB for a whole answer, 1 MiB for a streamed event", () => {
     expect(PROVIDER_MAX_RESPONSE_BYTES).toBe(8 * 1024 * 1024);
+    expect(SSE_MAX_EVENT_BYTES).toBe(1024 * 1024);
   });
 });
 

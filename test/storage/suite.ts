@@ -155,6 +155,29 @@ export function storeSuite(backend: SuiteBackend): void {
     });
   });
 
+  describe(`${backend.name}: the gateway's pairing code`, () => {
+    it("a code is consumed by the right guess; wrong ones count down; one past the budget burns it; a new code starts over", async (s) => {
+      const [right, wrong] = ["a".repeat(64), "b".repeat(64)];
+      expect(await s.gatewayPairing.guess(right, 2)).toEqual({ outcome: "closed" });
+      await s.gatewayPairing.open(right, now + 60_000);
+      expect(await s.gatewayPairing.guess(wrong, 2)).toEqual({ outcome: "wrong", left: 1 });
+      expect(await s.gatewayPairing.guess(wrong, 2)).toEqual({ outcome: "wrong", left: 0 });
+      expect(await s.gatewayPairing.guess(right, 2)).toEqual({ outcome: "ok" });
+      expect(await s.gatewayPairing.guess(right, 2)).toEqual({ outcome: "closed" });
+
+      await s.gatewayPairing.open(right, now + 60_000);
+      for (let i = 0; i < 2; i++) await s.gatewayPairing.guess(wrong, 2);
+      expect(await s.gatewayPairing.guess(wrong, 2)).toEqual({ outcome: "burned" });
+      expect(await s.gatewayPairing.guess(right, 2)).toEqual({ outcome: "burned" });
+      await s.gatewayPairing.open(right, now + 60_000);
+      expect(await s.gatewayPairing.guess(right, 2)).toEqual({ outcome: "ok" });
+
+      await s.gatewayPairing.open(right, now + 60_000);
+      now += 60_000;
+      expect(await s.gatewayPairing.guess(right, 2)).toEqual({ outcome: "closed" });
+    });
+  });
+
   describe(`${backend.name}: idempotency keys`, () => {
     it("a key is claimed once, replays its reply, and conflicts on another body or while pending", async (s) => {
       expect(await s.idempotency.begin("tok", "k1", "body-a")).toEqual({ kind: "new" });
@@ -266,11 +289,11 @@ export function storeSuite(backend: SuiteBackend): void {
     });
 
     it("liveness rows are replaced per channel and listed by name", async (s) => {
-      const row = { channel: "zz", pid: 1, state: "running", last_inbound: 5, last_outbound: null, last_error: null, updated_at: 7 };
+      const row = { channel: "zz", pid: 1, state: "running", last_inbound: 5, last_outbound: null, last_error: null, last_error_at: null, updated_at: 7 };
       await s.channels.writeStatus(row);
-      await s.channels.writeStatus({ ...row, pid: 2, last_error: "boom" });
+      await s.channels.writeStatus({ ...row, pid: 2, last_error: "boom", last_error_at: 6 });
       const got = (await s.channels.statuses()).find((r) => r.channel === "zz");
-      expect(got).toEqual({ ...row, pid: 2, last_error: "boom" });
+      expect(got).toEqual({ ...row, pid: 2, last_error: "boom", last_error_at: 6 });
     });
   });
 

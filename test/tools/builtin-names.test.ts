@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { NoneMemory } from "../../src/memory/none.ts";
-import { createBuiltinTools } from "../../src/tools/builtins/index.ts";
+import { createBuiltinTools } from "../../src/tools/builtins/implementations.ts";
 import { BUILTIN_TOOL_NAMES, MANAGE_TOOL_NAME, RESERVED_TOOL_NAMES } from "../../src/tools/builtins/names.ts";
 
 test("the reserved names are exactly the built-in tools plus wasm_plugins_manage", () => {

@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { NoneMemory } from "../../src/memory/none.ts";
-import { createBuiltinTools } from "../../src/tools/builtins/index.ts";
+import { createBuiltinTools } from "../../src/tools/builtins/implementations.ts";
 import { BUILTIN_TOOL_ARGS } from "../../src/tools/builtins/schemas.ts";
 import { inputJsonSchema } from "../../src/core/input-json-schema.ts";
 

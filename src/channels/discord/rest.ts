@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import { errorMessage } from "../../core/errors.ts";
 import { jsonDepthError, parseJsonBounded } from "../../core/json/index.ts";
 import { sleep } from "../../core/supervise/index.ts";
 import { retryAfterMs } from "../send-retries.ts";
 import { PLATFORM_REQUEST_TIMEOUT_MS } from "../limits.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
+import { platformRequest } from "../platform-request.ts";
 import { RateLimitBodySchema } from "./wire.ts";
 
 export const DISCORD_DEFAULT_API = "https://discord.com/api/v10";
@@ -27,22 +27,21 @@ export class DiscordRest {
   async request<T>(method: string, path: string, body: unknown, schema: z.ZodType<T> | null, route: string, signal?: AbortSignal): Promise<T | null> {
     const wait = Math.max(this.resetAt.get(route) ?? 0, this.globalUntil) - Date.now();
     if (wait > 0) await sleep(wait, signal);
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    let response: Response;
-    try {
-      response = await fetch(`${this.base.replace(/\/$/, "")}${path}`, {
+    const response = await platformRequest(
+      "discord",
+      `${method} ${path}`,
+      `${this.base.replace(/\/$/, "")}${path}`,
+      {
         method,
         headers: { authorization: `Bot ${this.token}`, "content-type": "application/json", "user-agent": "DiscordBot (prx, 0.1)" },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      });
-    } catch (cause) {
-      throw new PlatformError("discord", `${method} ${path}: network error: ${errorMessage(cause)}`, null, true, undefined, cause);
-    }
+      },
+      { timeoutMs: this.timeoutMs, signal },
+    );
     const remaining = response.headers.get("x-ratelimit-remaining");
     const resetAfter = Number(response.headers.get("x-ratelimit-reset-after") ?? "NaN");
     if (remaining === "0" && Number.isFinite(resetAfter)) this.resetAt.set(route, Date.now() + resetAfter * 1000);
-    const text = await response.text();
+    const text = response.text;
     if (response.status === 429) {
       const parsed = RateLimitBodySchema.safeParse(safeJson(text));
       const ms = retryAfterMs(parsed.success ? parsed.data.retry_after : Number(response.headers.get("retry-after") ?? "1"), 1000);

@@ -4,6 +4,7 @@ import { parseJsonBounded } from "../../core/json/index.ts";
 import { retryAfterMs } from "../send-retries.ts";
 import { PLATFORM_REQUEST_TIMEOUT_MS } from "../limits.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
+import { platformRequest } from "../platform-request.ts";
 import { SlackEnvelopeSchema } from "./wire.ts";
 
 export const SLACK_DEFAULT_API = "https://slack.com/api";
@@ -18,26 +19,22 @@ export async function slackCall<T>(
   signal?: AbortSignal,
   timeoutMs = PLATFORM_REQUEST_TIMEOUT_MS,
 ): Promise<T> {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  let response: Response;
-  try {
-    response = await fetch(`${base.replace(/\/$/, "")}/${method}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json; charset=utf-8" },
-      body: JSON.stringify(params),
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-    });
-  } catch (cause) {
-    throw new PlatformError("slack", `${method}: network error: ${errorMessage(cause)}`, null, true, undefined, cause);
-  }
+  const init = {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json; charset=utf-8" },
+    body: JSON.stringify(params),
+  };
+  const response = await platformRequest("slack", method, `${base.replace(/\/$/, "")}/${method}`, init, { timeoutMs, signal });
   if (!response.ok) {
-    await response.arrayBuffer();
     const wait = response.status === 429 ? retryAfterMs(Number(response.headers.get("retry-after") ?? "1"), 1000) : undefined;
     throw new PlatformError("slack", `${method}: HTTP ${response.status}`, response.status, retryableStatus(response.status), wait);
   }
-  const json: unknown = await response.text().then((text) => parseJsonBounded(text, "answer")).catch((cause: unknown) => {
+  let json: unknown;
+  try {
+    json = parseJsonBounded(response.text, "answer");
+  } catch (cause) {
     throw new PlatformError("slack", `${method}: answer is not JSON: ${errorMessage(cause)}`, response.status, true);
-  });
+  }
   const envelope = SlackEnvelopeSchema.safeParse(json);
   if (!envelope.success) throw new PlatformError("slack", `${method}: unexpected answer shape`, response.status, false);
   if (!envelope.data.ok) {

@@ -1,8 +1,9 @@
 import type { z } from "zod";
-import { errorMessage, isPrxError } from "../../core/errors.ts";
+import { isPrxError } from "../../core/errors.ts";
 import { parseJsonBounded } from "../../core/json/index.ts";
 import { retryAfterMs } from "../send-retries.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
+import { platformRequest } from "../platform-request.ts";
 import { TelegramEnvelopeSchema } from "./wire.ts";
 
 export const TELEGRAM_DEFAULT_API = "https://api.telegram.org";
@@ -18,27 +19,14 @@ export class TelegramApi {
     private readonly token: string,
   ) {}
 
-  /** `schema`: the result's zod schema (wire.ts). */
+  /** `schema`: the result's zod schema (wire.ts); `timeoutMs`: the time cap of the call, answer included. */
   async call<T>(method: string, params: Record<string, unknown>, schema: z.ZodType<T>, timeoutMs: number, signal?: AbortSignal): Promise<T> {
     const url = `${this.base.replace(/\/$/, "")}/bot${this.token}/${method}`;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(params),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      });
-    } catch (cause) {
-      throw new PlatformError("telegram", `${method}: network error: ${errorMessage(cause)}`, null, true, undefined, cause);
-    }
-    const text = await response.text().catch((cause: unknown) => {
-      throw new PlatformError("telegram", `${method}: connection dropped mid-answer: ${errorMessage(cause)}`, response.status, true);
-    });
+    const init = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) };
+    const response = await platformRequest("telegram", method, url, init, { timeoutMs, signal });
     let json: unknown;
     try {
-      json = parseJsonBounded(text, "answer");
+      json = parseJsonBounded(response.text, "answer");
     } catch (error) {
       const why = isPrxError(error) ? error.message : "a body that is not JSON";
       throw new PlatformError("telegram", `${method}: HTTP ${response.status} with ${why}`, response.status, retryableStatus(response.status));

@@ -5,6 +5,7 @@ import { parseJsonBounded } from "../../core/json/index.ts";
 import { withRetries } from "../send-retries.ts";
 import { CHANNEL_MAX_HTTP_BODY_BYTES, platformLimits, WEBHOOK_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
+import { platformRequest } from "../platform-request.ts";
 import { signPrx, verifyPrxSignature } from "../signature.ts";
 import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, OnMessage, OutboundReply } from "../types.ts";
 
@@ -114,18 +115,11 @@ export class WebhookChannel implements Channel {
     const body = JSON.stringify(WebhookCallbackSchema.parse({ reply_to: reply.replyTo, chat_id: reply.chatId, thread_id: reply.threadId, text: reply.text }));
     await withRetries(
       async () => {
-        let response: Response;
-        try {
-          response = await fetch(url, {
-            method: "POST",
-            headers: { "content-type": "application/json", ...signPrx(this.secret, body, Date.now()) },
-            body,
-            signal: AbortSignal.any([this.stopper.signal, AbortSignal.timeout(platformLimits(this.setup.limits).requestTimeoutMs)]),
-          });
-        } catch (cause) {
-          throw new PlatformError("webhook", `callback: network error: ${errorMessage(cause)}`, null, true, undefined, cause);
-        }
-        await response.arrayBuffer();
+        const init = { method: "POST", headers: { "content-type": "application/json", ...signPrx(this.secret, body, Date.now()) }, body };
+        const response = await platformRequest("webhook", "callback", url, init, {
+          timeoutMs: platformLimits(this.setup.limits).requestTimeoutMs,
+          signal: this.stopper.signal,
+        });
         if (!response.ok) throw new PlatformError("webhook", `callback answered HTTP ${response.status}`, response.status, retryableStatus(response.status));
       },
       this.stopper.signal,

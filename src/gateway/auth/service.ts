@@ -1,8 +1,10 @@
-import { then, type Awaitable } from "../../core/awaitable.ts";
+import { then } from "../../core/awaitable.ts";
 import { PrxError } from "../../core/errors.ts";
-import type { TokenRecord, TokenStore } from "../../storage/types.ts";
-import { BEARER_MAX_CHARS } from "../limits.ts";
-import { PairingGate, type PairingAttempt } from "./pairing.ts";
+import type { GatewayPairingStore, TokenRecord, TokenStore } from "../../storage/types.ts";
+import { BEARER_MAX_CHARS, PAIRING_CODE_LENGTH, PAIRING_CODE_MAX_WRONG } from "../limits.ts";
+import { MemoryPairingLockout } from "./lockout.ts";
+import { PairingGate } from "./pairing.ts";
+import type { PairingLockout } from "./types.ts";
 
 /**
  * Who made a request: a bearer token, or nobody when pairing is off.
@@ -16,33 +18,34 @@ export interface Credential {
 
 export const OPEN_CREDENTIAL: Credential = { id: "open", name: "open (pairing disabled)", kind: "open" };
 
-/** The one-time pairing code and the lockout of clients sending wrong ones (this process, or shared by replicas). */
-export interface PairingGateApi {
-  issue(): Awaitable<{ code: string; expiresAt: number }>;
-  attempt(client: string, presented: string): Awaitable<PairingAttempt>;
-}
-
-export interface AuthOptions<T extends TokenStore = TokenStore, P extends PairingGateApi = PairingGate> {
+export interface AuthOptions<T extends TokenStore = TokenStore> {
   /** Where tokens live: the workspace storage's token store (PostgreSQL shares them across replicas). */
   tokens: T;
-  /** The pairing code and lockouts (default: this process's PairingGate); Redis shares them across replicas. */
-  pairing?: P;
+  /** The pairing code and its count of wrong guesses: the workspace storage, shared by every process on it. */
+  pairingCodes: GatewayPairingStore;
+  /** Lockouts of client addresses sending wrong codes (default: this process's); Redis shares them across replicas. */
+  pairingLockout?: PairingLockout;
   /** `gateway.require_pairing`; when false every request is accepted as OPEN_CREDENTIAL. */
   required: boolean;
   pairingCodeTtlMs: number;
   now: () => number;
 }
 
-/** Bearer auth and pairing; typed by its stores, so callers holding the SQLite ones keep their synchronous calls. */
-export class AuthService<T extends TokenStore = TokenStore, P extends PairingGateApi = PairingGate> {
+/** Bearer auth and pairing; typed by its token store, so callers holding the SQLite one keep its synchronous calls. */
+export class AuthService<T extends TokenStore = TokenStore> {
   readonly tokens: T;
-  readonly pairing: P;
+  readonly pairing: PairingGate;
   readonly required: boolean;
 
-  constructor(options: AuthOptions<T, P>) {
+  constructor(options: AuthOptions<T>) {
     this.required = options.required;
     this.tokens = options.tokens;
-    this.pairing = options.pairing ?? (new PairingGate(options.pairingCodeTtlMs, options.now) as unknown as P);
+    this.pairing = new PairingGate(
+      options.pairingCodes,
+      options.pairingLockout ?? new MemoryPairingLockout(options.now),
+      options.pairingCodeTtlMs,
+      options.now,
+    );
   }
 
   /** At start: when auth is on and no live token exists, open pairing and return the code to print. */
@@ -59,7 +62,9 @@ export class AuthService<T extends TokenStore = TokenStore, P extends PairingGat
     if (!this.required) return OPEN_CREDENTIAL;
     if (!header) {
       throw new PrxError("UNAUTHORIZED", "missing Authorization header; send Authorization: Bearer <token>", {
-        hint: "pair with POST /pair (code printed at gateway start) or create a token with `prx gateway token create`",
+        hint:
+          "pair with POST /pair (code printed at gateway start or by `prx gateway pair-code`), or create a token " +
+          "with `prx gateway token create`",
       });
     }
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
@@ -73,7 +78,7 @@ export class AuthService<T extends TokenStore = TokenStore, P extends PairingGat
     return then(this.tokens.verify(match[1]!), credentialOf);
   }
 
-  /** Exchange the one-time code for a new token. Throws 401 (wrong), 403 (closed) or 429 (locked out). */
+  /** Exchange the one-time code for a new token. Throws 401 (wrong), 403 (closed or burned) or 429 (locked out). */
   async pair(client: string, code: string | null, name: string): Promise<{ token: string; record: TokenRecord }> {
     if (!this.required) {
       throw new PrxError("FORBIDDEN", "pairing is disabled (gateway.require_pairing = false); no token is needed", {
@@ -81,8 +86,10 @@ export class AuthService<T extends TokenStore = TokenStore, P extends PairingGat
       });
     }
     if (!code)
-      throw new PrxError("UNAUTHORIZED", "missing X-Pairing-Code header with the 6-digit code printed at start");
-    const result = await this.pairing.attempt(client, code.trim());
+      throw new PrxError("UNAUTHORIZED", `missing X-Pairing-Code header with the ${PAIRING_CODE_LENGTH}-character code`, {
+        hint: CODE_HINT,
+      });
+    const result = await this.pairing.attempt(client, code);
     if (result.ok) return this.tokens.create(name);
     if (result.reason === "locked") {
       throw new PrxError(
@@ -91,8 +98,20 @@ export class AuthService<T extends TokenStore = TokenStore, P extends PairingGat
         {
           hint:
             "on the gateway's machine, `prx gateway token create` prints a token at once (it needs no pairing code " +
-            "and no lockout applies to it); otherwise wait and send the code printed at start",
+            "and no lockout applies to it); otherwise wait and send the code printed at start or by `prx gateway pair-code`",
           details: { retryAfterS: result.retryAfterS },
+        },
+      );
+    }
+    if (result.reason === "burned") {
+      throw new PrxError(
+        "FORBIDDEN",
+        `pairing code burned: it took more than ${PAIRING_CODE_MAX_WRONG} wrong guesses (from any address), so even ` +
+          "the right one is refused now",
+        {
+          hint:
+            "on the gateway's machine, `prx gateway pair-code` prints a new code for the running gateway " +
+            "(or `prx gateway token create` prints a token)",
         },
       );
     }
@@ -101,16 +120,20 @@ export class AuthService<T extends TokenStore = TokenStore, P extends PairingGat
         "FORBIDDEN",
         "pairing is closed: the code expired, was already used, or a token already exists",
         {
-          hint: "create a token with `prx gateway token create`, or restart the gateway with no tokens to get a new code",
+          hint:
+            "on the gateway's machine, `prx gateway pair-code` prints a new code for the running gateway " +
+            "(or `prx gateway token create` prints a token)",
         },
       );
     }
     const left = result.attemptsLeft === 1 ? "1 attempt" : `${result.attemptsLeft} attempts`;
-    throw new PrxError("UNAUTHORIZED", `wrong pairing code (${left} left before a lockout)`, {
-      hint: "send the 6-digit code the gateway printed at start, or run `prx gateway token create` on its machine",
-    });
+    throw new PrxError("UNAUTHORIZED", `wrong pairing code (${left} left before a lockout)`, { hint: CODE_HINT });
   }
 }
+
+const CODE_HINT =
+  `send the ${PAIRING_CODE_LENGTH}-character code the gateway printed at start or \`prx gateway pair-code\` printed, ` +
+  "or run `prx gateway token create` on its machine";
 
 function credentialOf(record: TokenRecord | null): Credential {
   if (!record) {

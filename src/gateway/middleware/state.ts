@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { OPEN_CREDENTIAL } from "../auth/service.ts";
+import { pathOf } from "../front/index.ts";
 import type { RequestState } from "./types.ts";
 
 /** The context's placeholder until `requestState` fills it in (every request passes onRequest first). */
@@ -15,14 +16,6 @@ export const NOT_STARTED: Readonly<RequestState> = Object.freeze({
 /** An Elysia instance whose contexts carry the typed request state `prx`: what every middleware factory builds on. */
 export function withRequestState(name: string) {
   return new Elysia({ name }).decorate("prx", NOT_STARTED as RequestState);
-}
-
-/** The path of a request URL, without parsing it into a URL object. */
-export function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return "/";
-  const query = url.indexOf("?", start);
-  return query < 0 ? url.slice(start) : url.slice(start, query);
 }
 
 /** A fresh state for `request`: its start time, path and client address; the other middleware fill in the rest. */

@@ -16,6 +16,8 @@ export const ChannelInfoSchema = z.object({
   last_inbound: z.string().nullable(),
   last_outbound: z.string().nullable(),
   last_error: z.string().nullable(),
+  /** When the last error happened (ISO time). */
+  last_error_at: z.string().nullable(),
   detail: z.string(),
   plugin_generation: z.number().nullable(),
   stats: z

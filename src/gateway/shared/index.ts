@@ -1,31 +1,34 @@
-import { RedisClient } from "bun";
-import { errorMessage, PrxError } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
+import { SupervisedRedis, type RedisLinkStatus } from "../../storage/redis/index.ts";
 import type { GatewayShared } from "../types.ts";
-import { RedisPairingGate } from "./redis-pairing.ts";
+import { RedisOrLocalRateLimiter } from "./outage-rate-limit.ts";
+import { RedisPairingLockout } from "./redis-pairing-lockout.ts";
 import { RedisRateLimiter } from "./redis-rate-limit.ts";
 
-export { RedisPairingGate } from "./redis-pairing.ts";
+export { RedisPairingLockout } from "./redis-pairing-lockout.ts";
 export { RedisRateLimiter } from "./redis-rate-limit.ts";
+export { RedisOrLocalRateLimiter } from "./outage-rate-limit.ts";
 
-/** Rate limits and pairing shared by the replicas of one deployment, in the Redis of `[bus]`. */
-export async function redisGatewayShared(
-  url: string,
-  prefix: string,
-  pairingCodeTtlMs: number,
-): Promise<GatewayShared & { ping(): Promise<void>; close(): void }> {
-  const redis = new RedisClient(url, { autoReconnect: true });
-  try {
-    await redis.connect();
-  } catch (cause) {
-    throw new PrxError("BUS", `cannot connect to Redis for shared rate limits and pairing: ${errorMessage(cause)}`, {
-      cause,
-      hint: "check the URL in [bus] url_env and that Redis is running",
-    });
-  }
+export interface RedisGatewayShared extends GatewayShared {
+  /** PING, answered within the command timeout; BUS at once while Redis is away. */
+  ping(): Promise<void>;
+  link(): RedisLinkStatus;
+  close(): void;
+}
+
+/**
+ * Rate limits and pairing lockouts shared by the replicas of one deployment, in the Redis of `[bus]`. Through an
+ * outage the connection is made again by itself; meanwhile rate limits are this replica's own and pairing answers 503.
+ */
+export async function redisGatewayShared(url: string, prefix: string, logger: Logger): Promise<RedisGatewayShared> {
+  const redis = new SupervisedRedis({ url, logger, purpose: "shared rate limits and pairing lockouts" });
+  await redis.open();
   return {
-    pairing: new RedisPairingGate(redis, prefix, pairingCodeTtlMs),
-    rateLimiter: (scope, perMinute) => new RedisRateLimiter(redis, `${prefix}:rate:${scope}:`, perMinute),
+    pairingLockout: new RedisPairingLockout(redis, prefix),
+    rateLimiter: (scope, perMinute) =>
+      new RedisOrLocalRateLimiter(new RedisRateLimiter(redis, `${prefix}:rate:${scope}:`, perMinute), redis, Date.now),
     ping: async () => void (await redis.send("PING", [])),
+    link: () => redis.snapshot(),
     close: () => redis.close(),
   };
 }

@@ -1,4 +1,4 @@
-import type { RedisClient } from "bun";
+import type { SupervisedRedis } from "../../storage/redis/index.ts";
 import type { RateDecision, RateLimiterApi } from "../types.ts";
 
 /** Idle buckets expire after this many minutes of no request (a full bucket is the same as no bucket). */
@@ -27,7 +27,7 @@ return {0, math.max(1, math.ceil((1 - tokens) / (per_minute / 60000) / 1000))}
 
 export class RedisRateLimiter implements RateLimiterApi {
   constructor(
-    private readonly redis: RedisClient,
+    private readonly redis: Pick<SupervisedRedis, "send">,
     private readonly keyPrefix: string,
     readonly perMinute: number,
   ) {}

@@ -2,6 +2,8 @@
 
 /** Publishes to Redis not yet acknowledged; past this, events are dropped (with a warning) instead of queued. */
 export const FABRIC_MAX_IN_FLIGHT = 4096;
+/** A publish (or registry command) Redis has not acknowledged within this long is dropped and counted. */
+export const FABRIC_PUBLISH_TIMEOUT_MS = 1000;
 /** How often a replica re-announces itself and its subscription patterns, and reads the others'. */
 export const FABRIC_REFRESH_MS = 1000;
 /** A replica not heard from for this long is gone: its patterns and its reload answer are no longer awaited. */

@@ -1,10 +1,16 @@
-import { RedisClient } from "bun";
 import { hostname } from "node:os";
-import { errorMessage, PrxError } from "../../core/errors.ts";
+import { errorMessage } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import type { Logger } from "../../core/logger.ts";
+import { SupervisedRedis, type RedisLinkStatus } from "../../storage/redis/index.ts";
 import { RateLimitedWarner } from "../events/warn.ts";
-import { FABRIC_MAX_IN_FLIGHT, FABRIC_MESSAGE_MAX_BYTES, FABRIC_REFRESH_MS, FABRIC_REPLICA_TTL_MS } from "./limits.ts";
+import {
+  FABRIC_MAX_IN_FLIGHT,
+  FABRIC_MESSAGE_MAX_BYTES,
+  FABRIC_PUBLISH_TIMEOUT_MS,
+  FABRIC_REFRESH_MS,
+  FABRIC_REPLICA_TTL_MS,
+} from "./limits.ts";
 import { ReplicaAnnouncementSchema } from "./messages.ts";
 
 export interface FabricOptions {
@@ -19,24 +25,27 @@ export interface FabricOptions {
 /**
  * One replica's connection to the others through Redis: a publishing client, a subscribing client (Redis puts a
  * subscribed connection in a mode of its own), and a registry hash where every replica announces itself and its
- * subscription patterns each FABRIC_REFRESH_MS. Publishes never wait: past FABRIC_MAX_IN_FLIGHT unacknowledged
- * ones, messages are dropped with a rate-limited warning.
+ * subscription patterns each FABRIC_REFRESH_MS. Publishes never wait: while Redis is away, or past
+ * FABRIC_MAX_IN_FLIGHT unacknowledged ones (each failing after FABRIC_PUBLISH_TIMEOUT_MS), messages are dropped,
+ * counted, with a rate-limited warning. Both connections are made again by themselves after an outage.
  */
 export class RedisFabric {
   readonly replica = `${hostname()}:${process.pid}:${newId("r").slice(2, 10)}`;
-  private readonly pub: RedisClient;
-  private sub: RedisClient | null = null;
+  private readonly pub: SupervisedRedis;
+  private readonly sub: SupervisedRedis;
   private timer: ReturnType<typeof setInterval> | null = null;
   private inFlight = 0;
   private peerTable = new Map<string, string[]>();
   private readonly warner: RateLimitedWarner;
   private readonly peerListeners = new Set<() => void>();
-  /** Messages dropped because Redis had not acknowledged FABRIC_MAX_IN_FLIGHT publishes yet. */
+  /** Messages dropped: Redis away, too slow (FABRIC_PUBLISH_TIMEOUT_MS) or FABRIC_MAX_IN_FLIGHT behind. */
   dropped = 0;
   private closed = false;
 
   constructor(private readonly options: FabricOptions) {
-    this.pub = new RedisClient(options.url, { autoReconnect: true, enableOfflineQueue: false });
+    const link = { url: options.url, logger: options.logger, commandTimeoutMs: FABRIC_PUBLISH_TIMEOUT_MS };
+    this.pub = new SupervisedRedis({ ...link, purpose: 'events between replicas ([bus] backend = "redis")' });
+    this.sub = new SupervisedRedis({ ...link, purpose: 'subscriptions to the other replicas ([bus] backend = "redis")' });
     this.warner = new RateLimitedWarner(options.logger);
   }
 
@@ -44,17 +53,10 @@ export class RedisFabric {
     return `${this.options.prefix}:${name}`;
   }
 
-  /** Connect both clients, announce this replica and start the refresh timer. */
+  /** Connect both clients (or keep trying), announce this replica and start the refresh timer. */
   async open(): Promise<void> {
-    try {
-      await this.pub.connect();
-      this.sub = await this.pub.duplicate();
-    } catch (cause) {
-      throw new PrxError("BUS", `cannot connect to Redis for [bus] backend = "redis": ${errorMessage(cause)}`, {
-        cause,
-        hint: "check the URL in [bus] url_env and that Redis is running",
-      });
-    }
+    // The gateway checked Redis at its start; a runtime joining later while Redis is away joins when it returns.
+    await Promise.all([this.pub.openOrRetry(), this.sub.openOrRetry()]);
     await this.refresh();
     this.timer = setInterval(() => void this.refresh(), FABRIC_REFRESH_MS);
     this.timer.unref?.();
@@ -62,7 +64,7 @@ export class RedisFabric {
 
   /** Subscribe `handler` to a channel (under the prefix). Oversized messages are dropped with a warning. */
   async listen(channel: string, handler: (message: string) => void): Promise<void> {
-    await this.sub!.subscribe(this.key(channel), (message: string) => {
+    await this.sub.subscribe(this.key(channel), (message: string) => {
       if (message.length > FABRIC_MESSAGE_MAX_BYTES) {
         this.warner.warn(`big:${channel}`, "fabric message over the size limit dropped", { channel, bytes: message.length });
         return;
@@ -75,22 +77,28 @@ export class RedisFabric {
     });
   }
 
-  /** Publish without waiting; false when dropped (too many unacknowledged, or closed). */
+  /** Publish without waiting; false when dropped (closed, Redis away, or too many unacknowledged). */
   publish(channel: string, message: string): boolean {
-    if (this.closed || this.inFlight >= FABRIC_MAX_IN_FLIGHT) {
+    if (this.closed || !this.pub.connected || this.inFlight >= FABRIC_MAX_IN_FLIGHT) {
       this.dropped++;
-      this.warner.warn("drop", "fabric publish dropped: Redis is not keeping up", { channel, dropped: this.dropped });
+      const why = this.pub.connected ? "Redis is not keeping up" : "Redis is unreachable";
+      this.warner.warn("drop", `fabric publish dropped: ${why}`, { channel, dropped: this.dropped });
       return false;
     }
     this.inFlight++;
     this.pub
-      .publish(this.key(channel), message)
+      .send("PUBLISH", [this.key(channel), message])
       .catch((error: unknown) => {
         this.dropped++;
         this.warner.warn("fail", "fabric publish failed", { channel, error: errorMessage(error), dropped: this.dropped });
       })
       .finally(() => void this.inFlight--);
     return true;
+  }
+
+  /** The publishing connection's state (the subscribing one follows it). */
+  get link(): RedisLinkStatus {
+    return this.pub.snapshot();
   }
 
   /** Other live replicas and their subscription patterns (as of the last refresh). */
@@ -147,7 +155,7 @@ export class RedisFabric {
     } catch (error) {
       this.options.logger.warn("replica not removed from the fabric registry; it expires by itself", { error: errorMessage(error) });
     }
-    this.sub?.close();
+    this.sub.close();
     this.pub.close();
   }
 }

@@ -78,6 +78,7 @@ export function remoteOptionsFor(
     host,
     cacheQuotaBytes: Math.floor(plugin.resources.maxKvStorageMb * 1024 * 1024),
     maxMemoryMb: plugin.resources.maxMemoryMb,
+    ...(plugin.resources.hostCalls ? { hostCalls: plugin.resources.hostCalls } : {}),
     ...(agent ? { agent } : {}),
   };
 }

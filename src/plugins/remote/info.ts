@@ -15,6 +15,9 @@ export const RemoteInfoSchema = z.object({
   timeouts: z.number().int().nonnegative(),
   in_flight: z.number().int().nonnegative(),
   host_calls: z.number().int().nonnegative(),
+  /** runtime.* calls refused over the plugin's host-call budget, and when the last one was (ISO). */
+  host_refused: z.number().int().nonnegative(),
+  last_host_refusal: z.string().nullable(),
   malformed: z.number().int().nonnegative(),
   oversize: z.number().int().nonnegative(),
   callbacks: z.number().int().nonnegative(),
@@ -52,6 +55,8 @@ export function remoteInfo(handle: RemotePluginHandle): RemoteInfo {
     timeouts: s.timeouts,
     in_flight: s.inFlight,
     host_calls: s.hostCalls,
+    host_refused: s.hostRefused,
+    last_host_refusal: s.lastHostRefusal,
     malformed: s.malformed,
     oversize: s.oversize,
     callbacks: s.callbacks,

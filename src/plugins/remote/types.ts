@@ -1,5 +1,6 @@
 import type { Tool, ToolContext } from "../../tools/types.ts";
 import type { ErrorCode } from "../../core/errors.ts";
+import type { HostCallLimits } from "../host-calls/types.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { PluginDescriptor, SurfaceKind } from "./protocol/index.ts";
 import type { RemoteTransport } from "./manifest.ts";
@@ -84,6 +85,10 @@ export interface StartRemotePluginOptions {
   agent?: AgentIdentity;
   /** Quota of runtime.setCache in bytes (the plugin's `[resources] max_kv_storage_mb`; default its manifest default). */
   cacheQuotaBytes?: number;
+  /** The plugin's host-call budget (`[resources]`; default DEFAULT_HOST_CALL_LIMITS): runtime.* calls over it are refused. */
+  hostCalls?: HostCallLimits;
+  /** Clock of the host-call budget (epoch ms; tests inject one). */
+  hostCallClock?: () => number;
   /** `[resources] max_memory_mb` (default REMOTE_DEFAULT_MAX_MEMORY_MB): over it the plugin is killed and restarted. */
   maxMemoryMb?: number;
   /** How often memory is measured (default REMOTE_MEMORY_CHECK_MS; tests inject shorter ones). */
@@ -114,6 +119,10 @@ export interface RemoteStatus {
   timeouts: number;
   inFlight: number;
   hostCalls: number;
+  /** runtime.* calls refused: over the plugin's host-call rate or its calls in flight. */
+  hostRefused: number;
+  /** When the last runtime.* call was refused (ISO), null when none was. */
+  lastHostRefusal: string | null;
   /** Refused input: lines/messages that were not valid JSON protocol messages, and ones over the size cap. */
   malformed: number;
   oversize: number;

@@ -1,5 +1,6 @@
 import { PrxError } from "../../core/errors.ts";
 import type { AdmittedPlugin, CapabilityRef, GuestEventSink, PluginInstance } from "../types.ts";
+import type { HostCallBudgetStatus } from "../host-calls/index.ts";
 import type { Sandbox } from "./sandbox/index.ts";
 
 /** PluginInstance of kinds wasm-component and wasm-module: a capability ref picks the instance inside the sandbox. */
@@ -29,6 +30,10 @@ export class WasmPluginInstance implements PluginInstance {
 
   private indexOf(capability: CapabilityRef): number {
     return this.plugin.capabilities.findIndex((c) => c.type === capability.type && c.name === capability.name);
+  }
+
+  hostCalls(): HostCallBudgetStatus {
+    return this.sandbox.hostCalls();
   }
 
   release(): Promise<void> {

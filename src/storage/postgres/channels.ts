@@ -82,10 +82,10 @@ export class PgChannelStateStore implements ChannelStateStore {
   async writeStatus(row: ChannelStatusRow): Promise<void> {
     await pg("channel status", () =>
       this.sql.unsafe(
-        "INSERT INTO channel_status (channel, pid, state, last_inbound, last_outbound, last_error, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7) " +
+        "INSERT INTO channel_status (channel, pid, state, last_inbound, last_outbound, last_error, last_error_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) " +
           "ON CONFLICT (channel) DO UPDATE SET pid = excluded.pid, state = excluded.state, last_inbound = excluded.last_inbound, " +
-          "last_outbound = excluded.last_outbound, last_error = excluded.last_error, updated_at = excluded.updated_at",
-        [row.channel, row.pid, row.state, row.last_inbound, row.last_outbound, row.last_error, row.updated_at],
+          "last_outbound = excluded.last_outbound, last_error = excluded.last_error, last_error_at = excluded.last_error_at, updated_at = excluded.updated_at",
+        [row.channel, row.pid, row.state, row.last_inbound, row.last_outbound, row.last_error, row.last_error_at, row.updated_at],
       ),
     );
   }

@@ -56,7 +56,7 @@ const TABLES: readonly TableCopy[] = [
   },
   {
     name: "channel_status",
-    columns: ["channel", "pid", "state", "last_inbound", "last_outbound", "last_error", "updated_at"],
+    columns: ["channel", "pid", "state", "last_inbound", "last_outbound", "last_error", "last_error_at", "updated_at"],
     order: "channel",
   },
   {

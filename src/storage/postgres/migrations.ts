@@ -165,6 +165,18 @@ END $$;
 CREATE TRIGGER memories_counted AFTER INSERT OR DELETE ON memories FOR EACH ROW EXECUTE FUNCTION memory_count_bump();`,
   },
   { version: 3, name: "memory embeddings (pgvector)", sql: VECTOR_MIGRATION_SQL, requires: "vector" },
+  {
+    version: 4,
+    name: "gateway pairing code",
+    sql: `
+CREATE TABLE gateway_pairing_code (
+  one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+  code_sha256 TEXT NOT NULL,
+  expires_at DOUBLE PRECISION NOT NULL,
+  wrong INTEGER NOT NULL
+);`,
+  },
+  { version: 5, name: "channel last error time", sql: "ALTER TABLE channel_status ADD COLUMN last_error_at DOUBLE PRECISION;" },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

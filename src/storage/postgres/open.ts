@@ -4,6 +4,7 @@ import type { BackendStorage, StorageOptions } from "../types.ts";
 import { PgChannelStateStore } from "./channels.ts";
 import { openPg } from "./connect.ts";
 import { PgCronStateStore } from "./cron-state.ts";
+import { PgGatewayPairingStore } from "./gateway-pairing.ts";
 import { PgIdempotencyStore } from "./idempotency.ts";
 import { migratePg, pgStatus } from "./migrations.ts";
 import { PgPairingStore } from "./pairings.ts";
@@ -53,6 +54,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     sessions: new PgSessionStore(sql),
     leases,
     tokens: new PgTokenStore(sql, now),
+    gatewayPairing: new PgGatewayPairingStore(sql, now),
     idempotency: new PgIdempotencyStore(sql, options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS, now),
     pluginKv: new PgPluginKvStore(sql),
     cron: new PgCronStateStore(sql),

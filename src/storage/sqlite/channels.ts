@@ -102,11 +102,11 @@ export class SqliteChannelStateStore implements ChannelStateStore {
   writeStatus(row: ChannelStatusRow): void {
     this.db
       .query(
-        "INSERT INTO channel_status (channel, pid, state, last_inbound, last_outbound, last_error, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) " +
+        "INSERT INTO channel_status (channel, pid, state, last_inbound, last_outbound, last_error, last_error_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) " +
           "ON CONFLICT(channel) DO UPDATE SET pid = excluded.pid, state = excluded.state, last_inbound = excluded.last_inbound, " +
-          "last_outbound = excluded.last_outbound, last_error = excluded.last_error, updated_at = excluded.updated_at",
+          "last_outbound = excluded.last_outbound, last_error = excluded.last_error, last_error_at = excluded.last_error_at, updated_at = excluded.updated_at",
       )
-      .run(row.channel, row.pid, row.state, row.last_inbound, row.last_outbound, row.last_error, row.updated_at);
+      .run(row.channel, row.pid, row.state, row.last_inbound, row.last_outbound, row.last_error, row.last_error_at, row.updated_at);
   }
 
   statuses(): ChannelStatusRow[] {

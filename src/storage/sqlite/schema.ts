@@ -132,6 +132,24 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       if (!hasColumn(db, "cron_state", "fence")) db.exec("ALTER TABLE cron_state ADD COLUMN fence INTEGER NOT NULL DEFAULT 0");
     },
   },
+  {
+    version: 3,
+    name: "gateway pairing code",
+    apply: (db) =>
+      db.exec(`CREATE TABLE IF NOT EXISTS gateway_pairing_code (
+  one INTEGER PRIMARY KEY CHECK (one = 1),
+  code_sha256 TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  wrong INTEGER NOT NULL
+)`),
+  },
+  {
+    version: 4,
+    name: "channel last error time",
+    apply: (db) => {
+      if (!hasColumn(db, "channel_status", "last_error_at")) db.exec("ALTER TABLE channel_status ADD COLUMN last_error_at INTEGER");
+    },
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS storage_migrations (

@@ -1,7 +1,7 @@
 import type { ToolsConfig } from "../../config/schema.ts";
 import { defineTool } from "../define.ts";
 import type { Tool } from "../types.ts";
-import { FileReadArgs, FileWriteArgs } from "./schemas.ts";
+import { BUILTIN_TOOL_DESCRIPTIONS, FileReadArgs, FileWriteArgs } from "./schemas.ts";
 
 /** The tools' I/O, loaded by the first call. */
 const io = () => import("./files-io.ts");
@@ -11,7 +11,7 @@ export function createFileTools(config: ToolsConfig, workspace: string): Tool[] 
   return [
     defineTool({
       name: "file_read",
-      description: "Read a UTF-8 text file inside the workspace.",
+      description: BUILTIN_TOOL_DESCRIPTIONS.file_read,
       args: FileReadArgs,
       async run(args) {
         return (await io()).readWorkspaceFile(config, workspace, args);
@@ -19,7 +19,7 @@ export function createFileTools(config: ToolsConfig, workspace: string): Tool[] 
     }),
     defineTool({
       name: "file_write",
-      description: "Write (or append to) a text file inside the workspace.",
+      description: BUILTIN_TOOL_DESCRIPTIONS.file_write,
       args: FileWriteArgs,
       async run(args) {
         return (await io()).writeWorkspaceFile(config, workspace, args);

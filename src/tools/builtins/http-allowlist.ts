@@ -1,3 +1,5 @@
+import type { ToolsConfig } from "../../config/schema.ts";
+
 /**
  * tools.http_allowlist semantics. An entry ending in `*` is a raw prefix of the normalized URL
  * ("https://api.example.com/v1/*"). Any other entry matches that URL exactly or as a prefix that ends at a
@@ -32,3 +34,9 @@ export function isAllowed(allowlist: readonly string[], url: URL): boolean {
 export const ALLOWLIST_HINT =
   'add a URL prefix to [tools] http_allowlist in config.toml, e.g. http_allowlist = ["https://api.example.com/"] ' +
   '(a trailing * is a plain prefix match: "https://api.example.com/v1/*")';
+
+/** Why http_request refuses every call under this config, or undefined when some URL is allowed. */
+export function httpUnavailable(config: ToolsConfig): string | undefined {
+  if (config.http_allowlist.length > 0) return undefined;
+  return `http_request is denied: tools.http_allowlist is empty. To allow it, ${ALLOWLIST_HINT}`;
+}

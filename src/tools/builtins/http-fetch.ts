@@ -3,7 +3,7 @@ import { errorMessage } from "../../core/errors.ts";
 import { HTTP_MAX_REDIRECTS, HTTP_MAX_REQUEST_BODY_BYTES } from "../limits.ts";
 import { fail, ok } from "../result.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
-import { ALLOWLIST_HINT, isAllowed, normalizeUrl } from "./http-allowlist.ts";
+import { ALLOWLIST_HINT, httpUnavailable, isAllowed, normalizeUrl } from "./http-allowlist.ts";
 import type { HttpRequestArgs, HttpToolResponse } from "./schemas.ts";
 
 /** What http_request does once called (http.ts declares it; this loads with the first call). */
@@ -39,9 +39,8 @@ async function readCapped(response: Response, max: number): Promise<{ bytes: Uin
 
 /** One http_request: allowlisted URL, manual redirects re-checked against the allowlist, capped body. */
 export async function httpRequest(config: ToolsConfig, args: HttpRequestArgs, context: ToolContext): Promise<ToolResult> {
-  if (config.http_allowlist.length === 0) {
-    return fail(`http_request is denied: tools.http_allowlist is empty. To allow it, ${ALLOWLIST_HINT}`);
-  }
+  const unavailable = httpUnavailable(config);
+  if (unavailable !== undefined) return fail(unavailable);
   let url = normalizeUrl(args.url);
   if (!url) return fail(`http_request: "${args.url}" is not an absolute http(s) URL`);
   if (!isAllowed(config.http_allowlist, url)) {

@@ -3,7 +3,7 @@ import type { MemoryBackend, MemoryEntry } from "../../memory/types.ts";
 import { defineTool } from "../define.ts";
 import { ok } from "../result.ts";
 import type { Tool } from "../types.ts";
-import { MemoryForgetArgs, MemoryRecallArgs, MemoryStoreArgs } from "./schemas.ts";
+import { BUILTIN_TOOL_DESCRIPTIONS, MemoryForgetArgs, MemoryRecallArgs, MemoryStoreArgs } from "./schemas.ts";
 
 /** Default number of memories memory_recall returns when the model gives no limit. */
 export const MEMORY_RECALL_DEFAULT_LIMIT = 5;
@@ -19,7 +19,7 @@ export function createMemoryTools(memory: () => MemoryBackend): Tool[] {
   return [
     defineTool({
       name: "memory_store",
-      description: "Remember a fact for later conversations. Storing an existing key replaces it.",
+      description: BUILTIN_TOOL_DESCRIPTIONS.memory_store,
       args: MemoryStoreArgs,
       async run(args, context) {
         const sessionId = args.scope === "session" ? context.sessionId : null;
@@ -30,7 +30,7 @@ export function createMemoryTools(memory: () => MemoryBackend): Tool[] {
     }),
     defineTool({
       name: "memory_recall",
-      description: "Search remembered facts by keywords (private ones included); best matches first.",
+      description: BUILTIN_TOOL_DESCRIPTIONS.memory_recall,
       args: MemoryRecallArgs,
       async run(args, context) {
         const limit = args.limit ?? MEMORY_RECALL_DEFAULT_LIMIT;
@@ -41,7 +41,7 @@ export function createMemoryTools(memory: () => MemoryBackend): Tool[] {
     }),
     defineTool({
       name: "memory_forget",
-      description: "Delete a remembered fact by its key.",
+      description: BUILTIN_TOOL_DESCRIPTIONS.memory_forget,
       args: MemoryForgetArgs,
       async run(args) {
         const removed = await memory().forget(args.key);

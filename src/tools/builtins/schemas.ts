@@ -82,6 +82,19 @@ export const ShellArgs = z
   })
   .refine((a) => a.command === undefined || a.args === undefined, { message: "args goes with program, not command" });
 
+/** What the model is told each built-in tool does, by tool name. */
+export const BUILTIN_TOOL_DESCRIPTIONS = {
+  memory_store: "Remember a fact for later conversations. Storing an existing key replaces it.",
+  memory_recall: "Search remembered facts by keywords (private ones included); best matches first.",
+  memory_forget: "Delete a remembered fact by its key.",
+  http_request: "Make an HTTP request to an allowed URL and return status, content type and body text.",
+  file_read: "Read a UTF-8 text file inside the workspace.",
+  file_write: "Write (or append to) a text file inside the workspace.",
+  shell:
+    "Run one allowed program with arguments in the workspace directory (no shell interpretation). " +
+    "Returns exit code, stdout and stderr.",
+} as const satisfies Record<keyof typeof BUILTIN_TOOL_ARGS, string>;
+
 /** Each built-in tool's argument schema, by tool name. */
 export const BUILTIN_TOOL_ARGS = {
   memory_store: MemoryStoreArgs,

@@ -1,7 +1,7 @@
 import type { ToolsConfig } from "../../config/schema.ts";
 import { defineTool } from "../define.ts";
 import type { Tool } from "../types.ts";
-import { ShellArgs } from "./schemas.ts";
+import { BUILTIN_TOOL_DESCRIPTIONS, ShellArgs } from "./schemas.ts";
 import { shellUnavailable } from "./shell-policy.ts";
 
 export { SHELL_ENABLE_HINT, shellUnavailable } from "./shell-policy.ts";
@@ -10,9 +10,7 @@ export function createShellTool(config: ToolsConfig, workspace: string): Tool {
   return defineTool({
     unavailable: shellUnavailable(config),
     name: "shell",
-    description:
-      "Run one allowed program with arguments in the workspace directory (no shell interpretation). " +
-      "Returns exit code, stdout and stderr.",
+    description: BUILTIN_TOOL_DESCRIPTIONS.shell,
     args: ShellArgs,
     async run(args, context) {
       return (await import("./shell-run.ts")).runShell(config, workspace, args, context);

@@ -94,7 +94,7 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
     children.push(gateway);
     const reader = (gateway.stdout as ReadableStream<Uint8Array>).getReader();
     let out = "";
-    while (!/pairing code: (\d{6})/.test(out)) out += new TextDecoder().decode((await reader.read()).value);
+    while (!/pairing code: ([A-Z2-9]{8})/.test(out)) out += new TextDecoder().decode((await reader.read()).value);
     await Bun.sleep(IDLE_MS);
     const gatewayRss = rssMb(gateway.pid);
     rows.push({ suite: "channels", name: "channel process RSS / gateway idle RSS", value: channelRss / gatewayRss, unit: "count", target: { op: "<=", value: 1.5 }, note: `channel ${channelRss.toFixed(1)} MB after ${LATENCY_MESSAGES + 20 + CHATS * PER_CHAT} turns, gateway idle ${gatewayRss.toFixed(1)} MB` });
@@ -106,9 +106,9 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
     children.push(supervised);
     const r2 = (supervised.stdout as ReadableStream<Uint8Array>).getReader();
     let out2 = "";
-    while (!/pairing code: (\d{6})/.test(out2)) out2 += new TextDecoder().decode((await r2.read()).value);
+    while (!/pairing code: ([A-Z2-9]{8})/.test(out2)) out2 += new TextDecoder().decode((await r2.read()).value);
     const url2 = /listening on (\S+)/.exec(out2)![1]!;
-    const code = /pairing code: (\d{6})/.exec(out2)![1]!;
+    const code = /pairing code: ([A-Z2-9]{8})/.exec(out2)![1]!;
     const token = ((await (await fetch(`${url2}/pair`, { method: "POST", headers: { "x-pairing-code": code } })).json()) as { token: string }).token;
     const info = async () =>
       ((await (await fetch(`${url2}/api/channels`, { headers: { authorization: `Bearer ${token}` } })).json()) as { channels: Array<{ state: string; pid: number }> }).channels[0]!;

@@ -17,7 +17,7 @@ describe("wasm_plugins_manage with the default config", () => {
   test("the model is not offered it; the owner's probe over the API runs on the live generation", async () => {
     const { host } = scenario.opened;
     expect(host.tools.names()).not.toContain("wasm_plugins_manage");
-    const auth = new AuthService({ tokens: sqliteStorageOf(host).tokens, required: true, pairingCodeTtlMs: 60_000, now: Date.now });
+    const auth = new AuthService({ tokens: sqliteStorageOf(host).tokens, pairingCodes: sqliteStorageOf(host).gatewayPairing, required: true, pairingCodeTtlMs: 60_000, now: Date.now });
     const { token } = auth.tokens.create("owner");
     const { app } = buildGateway({ host, auth, version: "test", startedAt: Date.now(), mounts: pluginGatewayMounts(host), accessLog: () => {} });
     const response = await app.handle(

@@ -211,7 +211,7 @@ describe("HTTP routes (pluginRoutes + hooksRoutes on an Elysia app)", () => {
 
 describe("the gateway app with pluginGatewayMounts", () => {
   test("routes sit behind the pipeline (bearer auth) and answer from the host's runtime", async () => {
-    const auth = new AuthService({ tokens: sqliteStorageOf(opened.host).tokens, required: true, pairingCodeTtlMs: 60_000, now: Date.now });
+    const auth = new AuthService({ tokens: sqliteStorageOf(opened.host).tokens, pairingCodes: sqliteStorageOf(opened.host).gatewayPairing, required: true, pairingCodeTtlMs: 60_000, now: Date.now });
     const token = auth.tokens.create("probes").token;
     const { app } = buildGateway({
       host: opened.host,

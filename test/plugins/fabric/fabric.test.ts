@@ -15,6 +15,7 @@ import {
 import { captureLogger } from "../events/log.ts";
 import { testNeeding, TEST_REDIS_URL, uniquePrefix } from "../../helpers/servers.ts";
 import { waitFor } from "../../helpers/wait.ts";
+import { ownRedis, REDIS_SERVER, testNeedingBinary, type OwnServer } from "../../helpers/own-servers.ts";
 
 const prefix = uniquePrefix("fabric");
 const testWithRedis = await testNeeding("redis");
@@ -112,5 +113,39 @@ describe("reloads across replicas", () => {
     const byReplica = new Map(outcomes.map((o) => [o.replica, o]));
     expect(byReplica.get(b.fabric.fabric.replica)).toEqual({ replica: b.fabric.fabric.replica, ok: true, generation: 7, error: null });
     expect(byReplica.get(c.fabric.fabric.replica)).toMatchObject({ ok: false, generation: null, error: "plugin x failed to build" });
+  });
+});
+
+const testWithOwnRedis = testNeedingBinary(REDIS_SERVER, "redis-server");
+let own: OwnServer | null = null;
+afterAll(async () => {
+  await own?.dispose();
+});
+
+describe("through a Redis outage (a redis-server of the test's own)", () => {
+  testWithOwnRedis("while Redis is away publishes return at once, dropped and counted; after it, events flow again", async () => {
+    own = await ownRedis();
+    const options = { url: own.url, prefix: uniquePrefix("outage"), logger: captureLogger() };
+    const a = new RedisFabric({ ...options, patterns: () => [] });
+    const b = new RedisFabric({ ...options, patterns: () => ["x"] });
+    await a.open();
+    await b.open();
+    const got: string[] = [];
+    await b.listen("events", (message) => got.push(message));
+    expect(a.publish("events", "before")).toBe(true);
+    await waitFor(() => got.includes("before"), "the event before the outage");
+
+    await own.stop();
+    await waitFor(() => a.link.state === "reconnecting", "the fabric to see Redis gone");
+    expect(a.publish("events", "during")).toBe(false);
+    expect(a.publish("events", "during")).toBe(false);
+    expect(a.dropped).toBe(2);
+
+    await own.start();
+    await waitFor(() => a.link.state === "up", "the fabric back");
+    await waitFor(() => a.publish("events", "after") && got.includes("after"), "an event after the outage");
+    expect(got).not.toContain("during");
+    await a.close();
+    await b.close();
   });
 });

@@ -24,7 +24,7 @@ beforeAll(async () => {
     ],
   });
   opened = await openHost(ws.root);
-  const auth = new AuthService({ tokens: sqliteStorageOf(opened.host).tokens, required: false, pairingCodeTtlMs: 60_000, now: Date.now });
+  const auth = new AuthService({ tokens: sqliteStorageOf(opened.host).tokens, pairingCodes: sqliteStorageOf(opened.host).gatewayPairing, required: false, pairingCodeTtlMs: 60_000, now: Date.now });
   const { app } = buildGateway({ host: opened.host, auth, version: "test", startedAt: Date.now() });
   call = (path, body, headers = {}) =>
     app.handle(

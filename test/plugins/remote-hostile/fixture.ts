@@ -104,6 +104,30 @@ const attacks = {
     return "sent";
   },
   NOOP: () => "ok",
+  /**
+   * runtime.getCache in a tight loop, par calls at a time, until n calls, ms milliseconds, or (refused > 0) that many
+   * refusals; answers the counts and the first refusal's code and message as JSON.
+   */
+  HOSTCALLS: async (runtime, o) => {
+    const n = num(o.n, 100000), ms = num(o.ms, 600000), stopAt = num(o.refused, 0), par = num(o.par, 1);
+    const end = Date.now() + ms;
+    const out = { ok: 0, refused: 0, other: 0, code: null, message: null };
+    let sent = 0;
+    const loop = async () => {
+      while (sent < n && Date.now() < end && !(stopAt > 0 && out.refused >= stopAt)) {
+        sent++;
+        try {
+          await runtime.getCache("k");
+          out.ok++;
+        } catch (error) {
+          if (error.code !== "RATE_LIMITED") out.other++;
+          else if (out.refused++ === 0) [out.code, out.message] = [error.code, error.message];
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: par }, loop));
+    return JSON.stringify(out);
+  },
 };
 
 export default {
@@ -129,6 +153,8 @@ export interface HostileOptions {
   transport: "worker" | "process";
   rpcTimeoutMs?: number;
   maxMemoryMb?: number;
+  /** More `[resources]` keys of its plugin.toml (e.g. max_host_calls_per_second). */
+  resources?: Record<string, number>;
 }
 
 /** Write the hostile plugin into `pluginsDir/hostile`; returns its directory and entry file. */
@@ -137,7 +163,9 @@ export function writeHostilePlugin(pluginsDir: string, options: HostileOptions):
   mkdirSync(dir, { recursive: true });
   const entry = join(dir, "worker.js");
   writeFileSync(entry, SOURCE);
-  const resources = options.maxMemoryMb === undefined ? "" : `\n[resources]\nmax_memory_mb = ${options.maxMemoryMb}\n`;
+  const limits = { ...(options.maxMemoryMb === undefined ? {} : { max_memory_mb: options.maxMemoryMb }), ...options.resources };
+  const lines = Object.entries(limits).map(([key, value]) => `${key} = ${value}\n`);
+  const resources = lines.length === 0 ? "" : `\n[resources]\n${lines.join("")}`;
   writeFileSync(
     join(dir, "plugin.toml"),
     `[plugin]\nname = "${HOSTILE_NAME}"\nversion = "0.1.0"\nruntime = "remote"\n${resources}\n[remote]\n` +

@@ -21,7 +21,7 @@ beforeAll(async () => {
   fake = startFakeOpenAI();
   ws = workspaceWith([EXAMPLE_DIR], fakeConfig(fake.url, "[gateway]\nrequire_pairing = true\n"));
   ({ host } = await openHost(ws.root));
-  const auth = new AuthService({ tokens: sqliteStorageOf(host).tokens, required: true, pairingCodeTtlMs: 60_000, now: () => Date.now() });
+  const auth = new AuthService({ tokens: sqliteStorageOf(host).tokens, pairingCodes: sqliteStorageOf(host).gatewayPairing, required: true, pairingCodeTtlMs: 60_000, now: () => Date.now() });
   token = auth.tokens.create("test").token;
   ({ app } = buildGateway({
     host,

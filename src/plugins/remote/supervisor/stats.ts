@@ -21,7 +21,16 @@ export class SupervisorStats {
   snapshot(
     live: Pick<
       RemoteStatus,
-      "name" | "transport" | "state" | "pid" | "inFlight" | "memoryBytes" | "maxMemoryMb" | "logDropped"
+      | "name"
+      | "transport"
+      | "state"
+      | "pid"
+      | "inFlight"
+      | "memoryBytes"
+      | "maxMemoryMb"
+      | "logDropped"
+      | "hostRefused"
+      | "lastHostRefusal"
     >,
   ): RemoteStatus {
     return {

@@ -5,7 +5,8 @@ import type { AgentIdentity } from "../agent.ts";
 import { decodeWorkerMessage, encodeHostRpcReply } from "./inbound.ts";
 import { fly } from "./call-flight.ts";
 import { CallTable, callbackText } from "./calls.ts";
-import { handleHostRpc, type HostRpcPeer } from "../host/rpc/index.ts";
+import { handleHostRpc, refusedHostRpc, type HostRpcPeer } from "../host/rpc/index.ts";
+import { HOST_CALL_REFUSAL_DELAY_MS, HostCallBudget, RefusalLog, RefusalPacer } from "../../host-calls/index.ts";
 import { REMOTE_CANCEL_GRACE_MS, REMOTE_MAX_PENDING_CALLS, REMOTE_SHUTDOWN_GRACE_MS } from "../limits.ts";
 import { launchConfigFor } from "./launch-config.ts";
 import { Lifecycle } from "./lifecycle.ts";
@@ -43,6 +44,10 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
   private readonly life: Lifecycle;
   private readonly output: PluginOutputLog;
   private readonly restarts: Restarts;
+  /** The plugin's runtime.* budget; it outlives restarts (a restarted plugin does not get a fresh one). */
+  private readonly hostBudget: HostCallBudget;
+  private readonly refusals: RefusalPacer;
+  private readonly refusalLog: RefusalLog;
   private memory: MemoryGuard | null = null;
   /** Why the host is killing the current transport (its exit then reports this, not an exit code). */
   private killing: KillReason | null = null;
@@ -64,6 +69,10 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
     this.agent = options.agent ?? (require("../agent-default.ts") as typeof import("../agent-default.ts")).defaultAgentIdentity();
     this.life = new Lifecycle(options.name, this.stats);
     this.output = new PluginOutputLog(this.log);
+    this.hostBudget = new HostCallBudget(options.name, options.hostCalls, options.hostCallClock);
+    // a refusal must reach the plugin before its own wait for the answer (rpc_timeout_ms) ends
+    this.refusals = new RefusalPacer(Math.min(HOST_CALL_REFUSAL_DELAY_MS, Math.floor(options.rpcTimeoutMs / 2)));
+    this.refusalLog = new RefusalLog((line) => this.log.warn(line));
     this.restarts = new Restarts(this.log, this.life, this.stats, () => this.spawn());
   }
 
@@ -156,10 +165,21 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
         this.stats.lastError = err.message;
         return slot.reject(err);
       }
-      case "host-rpc":
+      case "host-rpc": {
         this.counters.hostCalls += 1;
-        void handleHostRpc(this, msg).then((reply) => this.reply(transport, reply));
+        const refusal = this.hostBudget.admit();
+        if (refusal) {
+          const answer = refusedHostRpc(msg, refusal);
+          this.refusalLog.note(answer.error!.message);
+          if (!this.refusals.hold(() => this.reply(transport, answer))) this.reply(transport, answer);
+          return;
+        }
+        void handleHostRpc(this, msg).then((reply) => {
+          this.hostBudget.release();
+          this.reply(transport, reply);
+        });
         return;
+      }
       case "worker-action-callback":
         this.deliverCallback(msg.callbackId, msg.payload);
         return;
@@ -273,6 +293,7 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
 
   status(): RemoteStatus {
     const { name, transport } = this.options;
+    const budget = this.hostBudget.status();
     return this.stats.snapshot({
       name,
       transport,
@@ -282,6 +303,8 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
       memoryBytes: this.memory?.usedBytes ?? null,
       maxMemoryMb: memoryCapOf(this.options),
       logDropped: this.output.droppedLogLines,
+      hostRefused: budget.refused,
+      lastHostRefusal: budget.lastRefusedAt === null ? null : new Date(budget.lastRefusedAt).toISOString(),
     });
   }
 
@@ -295,6 +318,8 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
     this.restarts.cancel();
     const grace = this.options.shutdownGraceMs ?? REMOTE_SHUTDOWN_GRACE_MS;
     await waitAtMost(this.calls.whenIdle(), grace);
+    this.refusals.flush();
+    this.refusalLog.flush();
     const transport = this.transport;
     // a plugin still starting (or restarting) has no calls and may not listen yet: it is killed, not asked to stop
     const listening = this.life.state === "ready" || this.life.state === "cancelling";

@@ -10,10 +10,19 @@ import { parsePayload, readWorkerMessage } from "./messages.ts";
 import { SandboxHostRpc } from "./host-rpc.ts";
 import type { FromWorker, SandboxInit, SerializedError, ToWorker } from "../protocol.ts";
 import { sandboxWorkerPool } from "./pool.ts";
+import {
+  HOST_CALL_REFUSAL_DELAY_MS,
+  HostCallBudget,
+  RefusalLog,
+  RefusalPacer,
+  type HostCallBudgetStatus,
+} from "../../host-calls/index.ts";
 
 export interface SandboxOptions {
   /** Time the Worker gets to instantiate every capability (default SANDBOX_INIT_TIMEOUT_MS; tests shorten it). */
   initTimeoutMs?: number;
+  /** Clock of the host-call budget (epoch ms; tests inject one). */
+  hostCallClock?: () => number;
 }
 
 interface PendingCall {
@@ -48,6 +57,10 @@ export class Sandbox {
   private released: Promise<void> | null = null;
   private readonly log: Logger;
   private readonly hostRpc: SandboxHostRpc;
+  /** The guest's calls that cross to this thread (rpc, events.publish); it outlives Worker restarts. */
+  private readonly hostBudget: HostCallBudget;
+  private readonly refusals: RefusalPacer;
+  private readonly refusalLog: RefusalLog;
   private onIdle: (() => void) | null = null;
   /** Restarts after a timeout or crash, for status and tests. */
   restarts = 0;
@@ -64,6 +77,16 @@ export class Sandbox {
     this.log = host.logger.child(`plugin.${plugin.name}`);
     const kvQuotaBytes = Math.floor(plugin.resources.maxKvStorageMb * 1024 * 1024);
     this.hostRpc = new SandboxHostRpc(plugin.name, host, this.log, (cap, fn, args) => this.call(cap, fn, args), kvQuotaBytes);
+    this.hostBudget = new HostCallBudget(plugin.name, plugin.resources.hostCalls, options.hostCallClock);
+    // a refused rpc must reach the guest well before its call's max_execution_time_ms ends
+    const delayMs = Math.min(HOST_CALL_REFUSAL_DELAY_MS, Math.floor(plugin.resources.maxExecutionTimeMs / 2));
+    this.refusals = new RefusalPacer(delayMs);
+    this.refusalLog = new RefusalLog((line) => this.log.warn(line));
+  }
+
+  /** The host-call budget's counters (refused calls, the last one's time, calls in flight). */
+  hostCalls(): HostCallBudgetStatus {
+    return this.hostBudget.status();
   }
 
   /** Median time the guest itself ran inside the Worker over its last successful calls (us; execution-times.ts). */
@@ -181,22 +204,33 @@ export class Sandbox {
       case "log":
         this.log[msg.level](msg.message);
         break;
-      case "publish":
+      case "publish": {
+        // fire and forget: a publish over the budget is dropped (counted and logged), the guest is not told
+        const refusal = this.hostBudget.admit();
+        if (refusal) return this.refusalLog.note(`events.publish to ${msg.topic} dropped: ${refusal.message}`);
+        this.hostBudget.release();
         this.host.events.publish(msg.topic, parsePayload(msg.payload));
         break;
-      case "rpc":
-        this.hostRpc.handle(msg.cap, msg.method, msg.args).then(
-          (value) => worker.postMessage({ type: "rpc-result", id: msg.id, ok: true, value } satisfies ToWorker),
-          (error: unknown) =>
-            worker.postMessage({
-              type: "rpc-result",
-              id: msg.id,
-              ok: false,
-              value: undefined,
-              error: (error as Error).message,
-            } satisfies ToWorker),
-        );
+      }
+      case "rpc": {
+        const answer = (ok: boolean, value: unknown, error?: string) =>
+          worker.postMessage({ type: "rpc-result", id: msg.id, ok, value, ...(error === undefined ? {} : { error }) } satisfies ToWorker);
+        const refusal = this.hostBudget.admit();
+        if (refusal) {
+          const text = `${msg.method} refused: ${refusal.message}`;
+          this.refusalLog.note(text);
+          if (!this.refusals.hold(() => answer(false, undefined, text))) answer(false, undefined, text);
+          return;
+        }
+        this.hostRpc
+          .handle(msg.cap, msg.method, msg.args)
+          .finally(() => this.hostBudget.release())
+          .then(
+            (value) => answer(true, value),
+            (error: unknown) => answer(false, undefined, (error as Error).message),
+          );
         break;
+      }
     }
   }
 
@@ -271,6 +305,8 @@ export class Sandbox {
   release(): Promise<void> {
     this.released ??= (async () => {
       if (!this.idle()) await new Promise<void>((resolve) => (this.onIdle = resolve));
+      this.refusals.flush();
+      this.refusalLog.flush();
       this.hostRpc.release();
       if (this.worker) stopWorker(this.worker, this.interrupt);
       this.worker = null;

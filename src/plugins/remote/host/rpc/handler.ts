@@ -1,4 +1,5 @@
 import { PrxError } from "../../../../core/errors.ts";
+import type { HostCallRefusal } from "../../../host-calls/index.ts";
 import { DEFAULT_MAX_KV_STORAGE_MB } from "../../../types.ts";
 import { composeState } from "./compose-state.ts";
 import { HostRpcArgSchemas, type HostRpcArgs } from "./args.ts";
@@ -6,6 +7,19 @@ import { RuntimeMethods, type HostRpcMessage, type HostRpcResultMessage, type Ru
 import type { HostRpcPeer } from "./types.ts";
 import { WireErrorCodes, toWireError } from "../../wire-error.ts";
 import type { Memory } from "../../worker-runtime/types.ts";
+
+/**
+ * The answer to a runtime.* call refused over the plugin's host-call budget (nothing of it was parsed or served). The
+ * plugin sees a PrxError RATE_LIMITED whose message names the limit and where to raise it.
+ */
+export function refusedHostRpc(msg: HostRpcMessage, refusal: HostCallRefusal): HostRpcResultMessage {
+  return {
+    type: "host-rpc-result",
+    requestId: msg.requestId,
+    ok: false,
+    error: { name: "PrxError", code: "RATE_LIMITED", message: `runtime.${msg.method} refused: ${refusal.message}` },
+  };
+}
 
 /** Serve one runtime.* call of a plugin against the host bindings. Never throws: errors become an error reply. */
 export async function handleHostRpc(sup: HostRpcPeer, msg: HostRpcMessage): Promise<HostRpcResultMessage> {

@@ -1,0 +1,21 @@
+import type { Tool } from "../types.ts";
+import { createFileTools } from "./files.ts";
+import { createHttpTool } from "./http.ts";
+import { createMemoryTools } from "./memory.ts";
+import { createShellTool } from "./shell.ts";
+import type { BuiltinToolsOptions } from "./types.ts";
+
+/**
+ * All built-in tools, built with their argument schemas; the registry hides those in config.tools.disabled. The shell
+ * refuses unless enabled. A host opens them through openBuiltinTools (catalog.ts), which loads this with the first call.
+ */
+export function createBuiltinTools(options: BuiltinToolsOptions): Tool[] {
+  return [
+    ...createMemoryTools(options.memory),
+    createHttpTool(options.config),
+    ...createFileTools(options.config, options.workspace),
+    createShellTool(options.config, options.workspace),
+  ];
+}
+
+export { createFileTools, createHttpTool, createMemoryTools, createShellTool };
