@@ -23,7 +23,7 @@ export interface BodyBounds {
  * cancelled at the first byte past the cap (nothing more is read, whatever the body declared or how it is
  * compressed), so memory stays at the cap however large the answer is.
  */
-export async function readBoundedBytes(response: Pick<Response, "headers" | "body">, bounds: BodyBounds): Promise<Uint8Array> {
+export async function readBoundedBytes(response: Pick<Response, "headers" | "body" | "arrayBuffer">, bounds: BodyBounds): Promise<Uint8Array> {
   const { maxBytes, errors } = bounds;
   const declared = Number(response.headers.get("content-length") ?? "NaN");
   const encoded = (response.headers.get("content-encoding") ?? "identity") !== "identity";
@@ -33,7 +33,6 @@ export async function readBoundedBytes(response: Pick<Response, "headers" | "bod
     throw errors.tooLarge(maxBytes);
   }
   if (!response.body) return new Uint8Array(0);
-  const reader = response.body.getReader();
   let reject: ((error: PrxError) => void) | undefined;
   let stoppedWith: PrxError | undefined;
   const stopped = new Promise<never>((_, no) => (reject = no));
@@ -42,6 +41,19 @@ export async function readBoundedBytes(response: Pick<Response, "headers" | "bod
   const onAbort = () => stop(errors.aborted(bounds.signal?.reason));
   if (bounds.signal?.aborted) onAbort();
   else bounds.signal?.addEventListener("abort", onAbort, { once: true });
+  // the request's own signal may end the stream before this reader hears of it
+  const failure = (error: unknown) => stoppedWith ?? (bounds.signal?.aborted ? errors.aborted(bounds.signal.reason) : errors.failed(error));
+  // a declared length within the cap is all the server can send: read natively, without a JavaScript stream
+  if (!encoded && Number.isFinite(declared)) {
+    try {
+      return new Uint8Array(await Promise.race([response.arrayBuffer(), stopped]));
+    } catch (error) {
+      throw failure(error);
+    } finally {
+      bounds.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+  const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
   let done = false;
@@ -51,8 +63,7 @@ export async function readBoundedBytes(response: Pick<Response, "headers" | "bod
       try {
         chunk = await Promise.race([reader.read(), stopped]);
       } catch (error) {
-        // the request's own signal may end the stream before this reader hears of it
-        throw stoppedWith ?? (bounds.signal?.aborted ? errors.aborted(bounds.signal.reason) : errors.failed(error));
+        throw failure(error);
       }
       if (chunk.done) {
         done = true;
