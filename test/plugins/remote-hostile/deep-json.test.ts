@@ -31,4 +31,19 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
       }
     });
   }, 30_000);
+
+  test("a handler result nested past the limit becomes an error reply naming it, at once", async () => {
+    await withLogs("error", async () => {
+      const h = await startHostile(transport);
+      try {
+        const failed = await h.act("DEEPRESULT", { depth: 1_000 });
+        expect(failed.success).toBe(false);
+        expect(failed.error).toContain(TOO_DEEP);
+        expect((await h.act("NOOP")).output).toBe("ok");
+        expect(h.handle.status().malformed).toBe(0);
+      } finally {
+        await h.stop();
+      }
+    });
+  }, 30_000);
 });

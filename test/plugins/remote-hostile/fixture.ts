@@ -103,6 +103,8 @@ const attacks = {
     else postMessage(text);
     return "sent";
   },
+  /** A handler result nested depth levels (the worker runtime encodes it). */
+  DEEPRESULT: (_runtime, o) => JSON.parse("[".repeat(num(o.depth, 100)) + "]".repeat(num(o.depth, 100))),
   NOOP: () => "ok",
   /**
    * runtime.getCache in a tight loop, par calls at a time, until n calls, ms milliseconds, or (refused > 0) that many

@@ -12,8 +12,11 @@ export function utf8Length(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
-/** Serialize a message, refusing one larger than REMOTE_MAX_MESSAGE_BYTES. */
-export function encodeMessage(message: unknown, limit = REMOTE_MAX_MESSAGE_BYTES): string {
+/**
+ * Serialize a message, refusing one larger than REMOTE_MAX_MESSAGE_BYTES; with `maxDepth` (a plugin sending to the
+ * host, which refuses deeper lines), one nested deeper too, so a handler's result becomes an error reply naming it.
+ */
+export function encodeMessage(message: unknown, limit = REMOTE_MAX_MESSAGE_BYTES, maxDepth?: number): string {
   let text: string;
   try {
     text = JSON.stringify(message);
@@ -30,6 +33,10 @@ export function encodeMessage(message: unknown, limit = REMOTE_MAX_MESSAGE_BYTES
       hint: "return or send less data per call (REMOTE_MAX_MESSAGE_BYTES)",
       details: { size, limit },
     });
+  }
+  if (maxDepth !== undefined) {
+    const deep = jsonDepthError(text, "remote message", maxDepth);
+    if (deep) throw deep;
   }
   return text;
 }
