@@ -1,12 +1,14 @@
 import { readBoundedBytes } from "../core/bounded-body.ts";
 import { PrxError, toPrxError } from "../core/errors.ts";
+import { assertJsonDepth } from "../core/json/index.ts";
 import { factsOf, withinBodyDeadline } from "./front/index.ts";
 
 /**
  * The parse hook of every route that takes a JSON body (Elysia's `parse` option, beside the route's `body` schema):
  * content type (415), size cap from both Content-Length and the bytes actually streamed (413, naming the limit),
- * UTF-8 and JSON syntax (400 naming the problem). Elysia then validates the value with the route's schema (400 naming
- * the field, errors.ts). `maxBytes` is read per request (the config's limit, or the route's own).
+ * nesting depth (400 naming MAX_JSON_DEPTH, checked before anything parses), UTF-8 and JSON syntax (400 naming the
+ * problem). Elysia then validates the value with the route's schema (400 naming the field, errors.ts). `maxBytes` is
+ * read per request (the config's limit, or the route's own).
  */
 export function jsonParser(maxBytes: number | (() => number)): (context: { request: Request }) => Promise<unknown> {
   const limit = typeof maxBytes === "number" ? () => maxBytes : maxBytes;
@@ -31,7 +33,7 @@ export function requireJson(request: Request): void {
 /** Decoding without `stream` keeps no state between calls, so one strict decoder serves every request. */
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-/** A JSON value from request bytes: 400 when empty, not UTF-8 or not JSON. */
+/** A JSON value from request bytes: 400 when empty, nested too deeply, not UTF-8 or not JSON. */
 export function parseJson(bytes: Uint8Array): unknown {
   if (bytes.length === 0) throw new PrxError("BAD_REQUEST", "the request body is empty; expected a JSON object");
   let text: string;
@@ -40,6 +42,7 @@ export function parseJson(bytes: Uint8Array): unknown {
   } catch {
     throw new PrxError("BAD_REQUEST", "the request body is not valid UTF-8");
   }
+  assertJsonDepth(text, "the request body");
   try {
     return JSON.parse(text);
   } catch (cause) {

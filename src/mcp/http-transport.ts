@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, PrxError } from "../core/errors.ts";
+import { boundedFetch } from "./bounded-fetch.ts";
 import { serverHeaders } from "./launch.ts";
 import type { ConnectOptions } from "./types.ts";
 
@@ -34,9 +35,10 @@ export async function connectHttp(
   const { name, config } = options;
   const url = new URL(config.url!);
   const requestInit: RequestInit = { headers: serverHeaders(name, config, options.env) };
+  const fetch = boundedFetch(name);
   const attempt = async (kind: HttpConnection["kind"]): Promise<HttpConnection> => {
     const client = newClient();
-    const transport = kind === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+    const transport = kind === "sse" ? new SSEClientTransport(url, { requestInit, fetch }) : new StreamableHTTPClientTransport(url, { requestInit, fetch });
     let connected = false;
     let broken: string | null = null;
     client.onclose = () => onClosed(broken ?? `the ${kind} connection to ${url.origin} closed`);

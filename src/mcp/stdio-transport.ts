@@ -1,6 +1,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, PrxError } from "../core/errors.ts";
+import { jsonDepthError } from "../core/json/index.ts";
 import type { Logger } from "../core/logger.ts";
 import { becomeSubreaper, ProcessTree, waitAtMost } from "../core/supervise/index.ts";
 import { LineDecoder } from "../plugins/remote/protocol/index.ts";
@@ -135,6 +136,9 @@ export class StdioClientTransport implements Transport {
   }
 
   private receive(line: string): void {
+    // like a line over the size limit, one nested too deeply stops the server: the calls waiting fail naming it
+    const deep = jsonDepthError(line, "it sent a message");
+    if (deep) return this.stop(deep.message);
     let value: unknown;
     try {
       value = JSON.parse(line);

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { PrxError } from "../core/errors.ts";
+import { isPrxError, PrxError } from "../core/errors.ts";
+import { parseJsonBounded } from "../core/json/index.ts";
 import {
   MEMORY_DEFAULT_CATEGORY,
   MEMORY_MAX_CATEGORY_BYTES,
@@ -117,9 +118,9 @@ export function parseMemoryImport(text: string, now: string = new Date().toISOSt
     const line = i + 1;
     let value: unknown;
     try {
-      value = JSON.parse(raw);
+      value = parseJsonBounded(raw, "entry");
     } catch (cause) {
-      errors.push({ line, message: `not JSON (${(cause as Error).message})` });
+      errors.push({ line, message: isPrxError(cause) ? cause.message : `not JSON (${(cause as Error).message})` });
       continue;
     }
     const parsed = schema.safeParse(value);

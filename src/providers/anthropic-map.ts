@@ -1,3 +1,4 @@
+import { parseJsonBounded } from "../core/json/index.ts";
 import type { AnthropicMessage, AnthropicRequestBlock, AnthropicUsage } from "./anthropic-wire.ts";
 import type { ChatMessage, ToolSpec, Usage } from "./types.ts";
 
@@ -46,7 +47,7 @@ export function toAnthropicMessages(messages: ChatMessage[]): { system?: string;
 export function parseToolInput(args: string): Record<string, unknown> {
   if (args.trim() === "") return {};
   try {
-    const value: unknown = JSON.parse(args);
+    const value: unknown = parseJsonBounded(args, "tool arguments");
     if (value !== null && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
     return { value };
   } catch {

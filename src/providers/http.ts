@@ -1,5 +1,6 @@
 import { readBoundedText } from "../core/bounded-body.ts";
 import { PrxError } from "../core/errors.ts";
+import { jsonDepthError, parseJsonBounded } from "../core/json/index.ts";
 import { excerpt, PROVIDER_MAX_RESPONSE_BYTES, tooLarge } from "./sse.ts";
 
 export { missingKeyError } from "./key-error.ts";
@@ -113,9 +114,14 @@ export class ProviderCall {
     });
   }
 
-  /** Read and parse a JSON body; a non-JSON answer (a proxy's HTML error page) is quoted in the error. */
+  /**
+   * Read and parse a JSON body, refusing one nested deeper than MAX_JSON_DEPTH before it is parsed; a non-JSON answer
+   * (a proxy's HTML error page) is quoted in the error.
+   */
   async readJson(response: Response, url: string, maxBytes = PROVIDER_MAX_RESPONSE_BYTES): Promise<unknown> {
     const text = await this.readText(response, url, maxBytes);
+    const deep = jsonDepthError(text, `response from ${url}`);
+    if (deep) throw protocolError(this.target.provider, deep.message);
     try {
       return JSON.parse(text);
     } catch (error) {
@@ -149,12 +155,12 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
 /** The most useful part of a provider error body: the JSON error message when there is one. */
 export function errorBodyExcerpt(body: string): string {
   try {
-    const json = JSON.parse(body) as Record<string, any>;
+    const json = parseJsonBounded(body, "error body") as Record<string, any>;
     const candidates = [json?.error?.message, json?.message, json?.error, json?.detail];
     const found = candidates.find((value) => typeof value === "string" && value.length > 0);
     if (found) return excerpt(found, PROVIDER_ERROR_EXCERPT_CHARS);
   } catch {
-    // not JSON: quote the raw text
+    // not JSON (or nested too deeply to read): quote the raw text
   }
   return excerpt(body, PROVIDER_ERROR_EXCERPT_CHARS);
 }

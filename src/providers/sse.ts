@@ -1,4 +1,5 @@
 import { PrxError } from "../core/errors.ts";
+import { jsonDepthError, MAX_JSON_DEPTH } from "../core/json/index.ts";
 
 /** Largest whole (not streamed) provider response we accept before giving up. */
 export const PROVIDER_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -141,6 +142,14 @@ export async function* readSseJson(
     const text = event.data.trim();
     if (text === "[DONE]") return;
     if (text === "") continue;
+    const deep = jsonDepthError(text, `${options.provider}: stream event`);
+    if (deep) {
+      throw new PrxError("PROVIDER_PROTOCOL", deep.message, {
+        hint: deep.hint,
+        status: 502,
+        details: { provider: options.provider, limit: MAX_JSON_DEPTH },
+      });
+    }
     let json: unknown;
     try {
       json = JSON.parse(text);

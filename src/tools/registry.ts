@@ -1,5 +1,6 @@
 import { addAbortWaiter, removeAbortWaiter, type AbortWaiter } from "../core/abort-waiters.ts";
-import { errorMessage } from "../core/errors.ts";
+import { errorMessage, isPrxError } from "../core/errors.ts";
+import { parseJsonBounded } from "../core/json/index.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
 import type { ToolSpec } from "../providers/types.ts";
 import { TOOL_MAX_ARGUMENT_BYTES, TOOL_MAX_OUTPUT_BYTES } from "./limits.ts";
@@ -240,8 +241,9 @@ export function parseArguments(name: string, raw: string): { args: Record<string
   }
   let value: unknown;
   try {
-    value = JSON.parse(raw);
+    value = parseJsonBounded(raw, `arguments for tool ${name}`);
   } catch (error) {
+    if (isPrxError(error)) return { error: `${error.message}; ${error.hint}` };
     return { error: `invalid JSON arguments for tool ${name}: ${errorMessage(error)}; send one JSON object` };
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {

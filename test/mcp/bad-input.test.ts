@@ -3,6 +3,7 @@
  * result, a message over the line limit, errors of both kinds.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { MAX_JSON_DEPTH } from "../../src/core/json/index.ts";
 import { MCP_MAX_MESSAGE_BYTES } from "../../src/mcp/limits.ts";
 import type { McpManager } from "../../src/mcp/manager.ts";
 import { TOOL_MAX_OUTPUT_BYTES } from "../../src/tools/limits.ts";
@@ -87,6 +88,20 @@ describe("results", () => {
     expect(over.error).toContain('MCP server "fx" stopped during tool "oversize"');
     expect(over.error).toContain(`it sent a message of ${MCP_MAX_MESSAGE_BYTES + 1} bytes, over the limit of ${MCP_MAX_MESSAGE_BYTES}`);
     await waitFor(() => handle.state === "ready", "the restart after the oversize line");
+    expect((await call("mcp__fx__echo", { text: "back" })).output).toBe("back");
+  });
+
+  test(`a message nested ${MAX_JSON_DEPTH} levels is read; one level more stops the server and fails the call naming the limit`, async () => {
+    const { call, handle } = await open();
+    expect(await call("mcp__fx__deep", { depth: MAX_JSON_DEPTH })).toMatchObject({ success: true, output: "deep" });
+    const over = await call("mcp__fx__deep", { depth: MAX_JSON_DEPTH + 1 });
+    expect(over.success).toBe(false);
+    expect(over.error).toContain('MCP server "fx" stopped during tool "deep"');
+    expect(over.error).toContain(`it sent a message: JSON nesting deeper than ${MAX_JSON_DEPTH} levels`);
+    await waitFor(() => handle.state === "ready", "the restart after the deep line");
+    const attack = await call("mcp__fx__deep", { depth: 100_000 });
+    expect(attack.error).toContain(`JSON nesting deeper than ${MAX_JSON_DEPTH} levels`);
+    await waitFor(() => handle.state === "ready", "the restart after the attack");
     expect((await call("mcp__fx__echo", { text: "back" })).output).toBe("back");
   });
 

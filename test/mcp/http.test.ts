@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
+import { MAX_JSON_DEPTH } from "../../src/core/json/index.ts";
 import type { McpManager } from "../../src/mcp/manager.ts";
 import { McpConfigSchema } from "../../src/config/mcp.ts";
 import { McpManager as Manager } from "../../src/mcp/manager.ts";
@@ -42,7 +43,7 @@ describe("Streamable HTTP", () => {
     const { handle, registry, call } = open({ url: server.url });
     await handle.listTools();
     expect(handle.transport).toBe("streamable-http");
-    expect(registry.names()).toEqual(["mcp__web__add_tool", "mcp__web__echo", "mcp__web__fail", "mcp__web__slow", "mcp__web__whoami"]);
+    expect(registry.names()).toEqual(["mcp__web__add_tool", "mcp__web__deep", "mcp__web__echo", "mcp__web__fail", "mcp__web__slow", "mcp__web__whoami"]);
     expect(registry.specs().find((s) => s.name === "mcp__web__echo")?.parameters).toMatchObject({
       type: "object",
       properties: { text: { type: "string" } },
@@ -99,6 +100,16 @@ describe("Streamable HTTP", () => {
     } finally {
       await back.stop();
     }
+  });
+
+  test(`a message nested ${MAX_JSON_DEPTH} levels is read; one level more fails the call naming the limit, and prx reconnects`, async () => {
+    const { call, handle } = open({ url: server.url });
+    await handle.listTools();
+    expect(await call("mcp__web__deep", { depth: MAX_JSON_DEPTH })).toEqual({ success: true, output: "deep", error: null });
+    const over = await call("mcp__web__deep", { depth: MAX_JSON_DEPTH + 1 });
+    expect(over.success).toBe(false);
+    expect(over.error).toContain(`JSON nesting deeper than ${MAX_JSON_DEPTH} levels`);
+    await waitFor(async () => (await call("mcp__web__echo", { text: "back" })).success, "the reconnect after the deep message");
   });
 
   test("an unreachable URL fails naming the server and what to check", async () => {

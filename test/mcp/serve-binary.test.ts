@@ -8,6 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { cpSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { MAX_JSON_DEPTH } from "../../src/core/json/index.ts";
 import { BINARY, ensureBinary, runPrx } from "../helpers/binary.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { startFakeOpenAI } from "../fakes/openai-server.ts";
@@ -164,5 +165,39 @@ describe("prx mcp serve (binary)", () => {
     } finally {
       await fake.stop();
     }
+  });
+  test(`a message nested deeper than ${MAX_JSON_DEPTH} levels is answered with an error naming the limit; serving goes on`, async () => {
+    const dir = workspace();
+    const proc = Bun.spawn([BINARY, "mcp", "serve", "-w", dir], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } };
+    const call = (id: number, text: string) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo_upper","arguments":{"text":"${text}","extra":`;
+    // the whole line at the limit: message, params and arguments objects, then arrays
+    const atLimit = call(3, "at") + "[".repeat(MAX_JSON_DEPTH - 3) + "]".repeat(MAX_JSON_DEPTH - 3) + "}}}";
+    const attack = call(2, "deep") + "[".repeat(100_000) + "]".repeat(100_000) + "}}}";
+    proc.stdin.write([JSON.stringify(init), '{"jsonrpc":"2.0","method":"notifications/initialized"}', attack, atLimit].join("\n") + "\n");
+    await proc.stdin.flush();
+    const reader = proc.stdout.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes('"id":3')) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    await proc.stdin.end();
+    const answers = text.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l));
+    const refused = answers.find((a) => a.id === null);
+    expect(refused.error.message).toContain(`JSON nesting deeper than ${MAX_JSON_DEPTH} levels`);
+    expect(answers.some((a) => a.id === 2)).toBe(false);
+    const echoed = answers.find((a) => a.id === 3);
+    expect(echoed.result.content[0].text).toContain("AT");
+    expect(await proc.exited).toBe(0);
+    expect(await new Response(proc.stderr).text()).toContain("refused a message");
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { isPrxError, type PrxError } from "../../src/core/errors.ts";
+import { MAX_JSON_DEPTH } from "../../src/core/json/index.ts";
 import { importInto, requireCatalog } from "../../src/memory/manage.ts";
 import { NoneMemory } from "../../src/memory/none.ts";
 import {
@@ -81,6 +82,13 @@ describe("memory import parsing", () => {
       "line 1: updated_at",
     );
     expect(failure(() => decodeImport(new Uint8Array([0xff, 0xfe]))).message).toContain("not valid UTF-8");
+  });
+
+  test(`a line nested deeper than MAX_JSON_DEPTH = ${MAX_JSON_DEPTH} is a bad line naming the limit`, () => {
+    const good = '{"key":"k","content":"c"}';
+    const deep = "[".repeat(100_000) + "]".repeat(100_000);
+    const error = failure(() => parseMemoryImport(`${good}\n${deep}`));
+    expect(error.message).toContain(`line 2: entry: JSON nesting deeper than ${MAX_JSON_DEPTH} levels`);
   });
 });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { MAX_JSON_DEPTH } from "../../src/core/json/index.ts";
 import {
   errorBodyExcerpt,
   httpError,
@@ -91,6 +92,28 @@ describe("a 200 answer that is not JSON", () => {
     const error = await ask();
     expect(error.code).toBe("PROVIDER_PROTOCOL");
     expect(error.message).toContain("<html>502 Bad Gateway</html>");
+  });
+});
+
+describe(`an answer nested deeper than MAX_JSON_DEPTH = ${MAX_JSON_DEPTH}`, () => {
+  const provider = () => new OpenAICompatibleProvider({ name: "deep", baseUrl: fake.url });
+  const ask = () => provider().chat({ model: "m", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
+  /** A chat completion whose message carries an extra field making the body nest exactly `depth` levels. */
+  const body = (depth: number) =>
+    '{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant",' +
+    `"content":"ok","x":${"[".repeat(depth - 4)}${"]".repeat(depth - 4)}},"finish_reason":"stop"}]}`;
+
+  test("at the limit is read; one level more and 100,000 levels are a protocol error naming it", async () => {
+    for (const headers of [{ "content-type": "application/json" }, { "content-type": "text/plain" }]) {
+      fake.enqueue({ type: "raw", body: body(MAX_JSON_DEPTH), headers });
+      expect((await provider().chat({ model: "m", messages: [{ role: "user", content: "x" }] })).text).toBe("ok");
+      for (const depth of [MAX_JSON_DEPTH + 1, 100_000]) {
+        fake.enqueue({ type: "raw", body: body(depth), headers });
+        const error = await ask();
+        expect(error.code).toBe("PROVIDER_PROTOCOL");
+        expect(error.message).toContain(`JSON nesting deeper than ${MAX_JSON_DEPTH} levels`);
+      }
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { isPrxError, PrxError } from "../../src/core/errors.ts";
+import { MAX_JSON_DEPTH } from "../../src/core/json/index.ts";
 import { PROVIDER_MAX_RESPONSE_BYTES, readSseEvents, SSE_MAX_EVENT_BYTES, readSseJson, type SseEvent } from "../../src/providers/sse.ts";
 
 function streamOf(chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
@@ -113,5 +114,17 @@ describe("readSseJson", () => {
     expect(error.message).toContain("acme");
     expect(error.message).toContain('{"broken"');
     expect(error.message.length).toBeLessThan(300);
+  });
+
+  test(`an event nested ${MAX_JSON_DEPTH} levels is read; one level more is a protocol error naming the limit`, async () => {
+    const event = (depth: number) => `data: {"d":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}\n\n`;
+    const seen: unknown[] = [];
+    for await (const item of readSseJson(streamOf([event(MAX_JSON_DEPTH)]), { provider: "p" })) seen.push(item.json);
+    expect(seen).toHaveLength(1);
+    const error = await caught(async () => {
+      for await (const _ of readSseJson(streamOf([event(MAX_JSON_DEPTH + 1)]), { provider: "acme" })) void _;
+    });
+    expect(isPrxError(error, "PROVIDER_PROTOCOL")).toBe(true);
+    expect(error.message).toBe(`acme: stream event: JSON nesting deeper than ${MAX_JSON_DEPTH} levels at character ${MAX_JSON_DEPTH + 4}`);
   });
 });

@@ -4,6 +4,7 @@
  * answer after an abort is ignored.
  */
 import { describe, expect, test } from "bun:test";
+import { MAX_JSON_DEPTH } from "../../src/core/json/index.ts";
 import { TOOL_MAX_ARGUMENT_BYTES } from "../../src/tools/limits.ts";
 import { parseArguments, ToolRegistry } from "../../src/tools/registry.ts";
 import { ok } from "../../src/tools/result.ts";
@@ -44,6 +45,14 @@ describe("argument text", () => {
     expect(parseArguments("t", `{"a":"${fill}x"}`)).toEqual({ error: `arguments for tool t exceed ${TOOL_MAX_ARGUMENT_BYTES} bytes; send less data per call` });
     for (const blank of ["", " ", "\n\t", "\u00a0"]) expect(parseArguments("t", blank)).toEqual({ args: {} });
     expect(parseArguments("t", " {}")).toEqual({ args: {} });
+  });
+
+  test(`arguments nested ${MAX_JSON_DEPTH} levels pass; one level more fails naming the limit`, () => {
+    const nested = (depth: number) => `{"a":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;
+    expect("args" in parseArguments("t", nested(MAX_JSON_DEPTH))).toBe(true);
+    expect(parseArguments("t", nested(MAX_JSON_DEPTH + 1))).toEqual({
+      error: expect.stringContaining(`arguments for tool t: JSON nesting deeper than ${MAX_JSON_DEPTH} levels`),
+    });
   });
 });
 

@@ -1,4 +1,5 @@
 import { errorMessage, PrxError } from "../../core/errors.ts";
+import { parseJsonBounded } from "../../core/json/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import { Backoff, sleep } from "../../core/supervise/index.ts";
 import { PLATFORM_BACKOFF } from "../limits.ts";
@@ -106,7 +107,7 @@ function connect(url: string, o: DiscordGatewayOptions, state: SessionState, onR
     ws.onmessage = (event) => {
       let payload;
       try {
-        payload = GatewayPayloadSchema.parse(JSON.parse(String(event.data)));
+        payload = GatewayPayloadSchema.parse(parseJsonBounded(String(event.data), "gateway payload"));
       } catch (error) {
         return o.logger.warn(`Discord: ignored a malformed gateway payload: ${errorMessage(error)}`);
       }

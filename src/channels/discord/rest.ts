@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { jsonDepthError, parseJsonBounded } from "../../core/json/index.ts";
 import { sleep } from "../../core/supervise/index.ts";
 import { retryAfterMs } from "../send-retries.ts";
 import { PLATFORM_REQUEST_TIMEOUT_MS } from "../limits.ts";
@@ -51,6 +52,8 @@ export class DiscordRest {
       throw new PlatformError("discord", `${method} ${path}: HTTP ${response.status} ${text.slice(0, 200)}`, response.status, retryableStatus(response.status));
     }
     if (!schema) return null;
+    const deep = jsonDepthError(text, "answer");
+    if (deep) throw new PlatformError("discord", `${method} ${path}: ${deep.message}`, response.status, false);
     const parsed = schema.safeParse(safeJson(text));
     if (!parsed.success) throw new PlatformError("discord", `${method} ${path}: unexpected answer: ${parsed.error.issues[0]?.message}`, response.status, false);
     return parsed.data;
@@ -59,9 +62,8 @@ export class DiscordRest {
 
 function safeJson(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJsonBounded(text, "answer");
   } catch {
-    return null; // not JSON: the callers' schema checks report it as an unexpected answer
-
+    return null; // not JSON (or nested too deeply): the callers' schema checks report it as an unexpected answer
   }
 }

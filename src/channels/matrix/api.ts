@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import { isPrxError } from "../../core/errors.ts";
+import { parseJsonBounded } from "../../core/json/index.ts";
 import { retryAfterMs } from "../send-retries.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { platformRequest } from "../platform-request.ts";
@@ -20,9 +22,10 @@ export async function matrixCall<T>(
   const response = await platformRequest("matrix", what, `${base.replace(/\/$/, "")}${path}`, init, { timeoutMs, signal });
   let json: unknown;
   try {
-    json = JSON.parse(response.text);
+    json = parseJsonBounded(response.text, "answer");
   } catch (cause) {
-    throw new PlatformError("matrix", `${what}: HTTP ${response.status}, answer is not JSON`, response.status, true, undefined, cause);
+    const why = isPrxError(cause) ? cause.message : "answer is not JSON";
+    throw new PlatformError("matrix", `${what}: HTTP ${response.status}, ${why}`, response.status, true, undefined, cause);
   }
   if (!response.ok) {
     const error = MatrixErrorSchema.safeParse(json);

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { errorMessage } from "../../core/errors.ts";
+import { parseJsonBounded } from "../../core/json/index.ts";
 import { retryAfterMs } from "../send-retries.ts";
 import { PLATFORM_REQUEST_TIMEOUT_MS } from "../limits.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
@@ -30,7 +31,7 @@ export async function slackCall<T>(
   }
   let json: unknown;
   try {
-    json = JSON.parse(response.text);
+    json = parseJsonBounded(response.text, "answer");
   } catch (cause) {
     throw new PlatformError("slack", `${method}: answer is not JSON: ${errorMessage(cause)}`, response.status, true);
   }

@@ -1,5 +1,6 @@
 import { secretFromEnv } from "../../config/secrets.ts";
-import { errorMessage, PrxError } from "../../core/errors.ts";
+import { errorMessage, PrxError, isPrxError } from "../../core/errors.ts";
+import { parseJsonBounded } from "../../core/json/index.ts";
 import { withRetries } from "../send-retries.ts";
 import { CHANNEL_MAX_HTTP_BODY_BYTES, platformLimits, SLACK_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
 import { verifySlackSignature } from "../signature.ts";
@@ -119,9 +120,9 @@ export class SlackChannel implements Channel {
     }
     let raw: unknown;
     try {
-      raw = JSON.parse(request.body);
-    } catch {
-      return reply(400, { error: "body is not JSON" });
+      raw = parseJsonBounded(request.body, "body");
+    } catch (error) {
+      return reply(400, { error: isPrxError(error) ? error.message : "body is not JSON" });
     }
     const verification = SlackUrlVerificationSchema.safeParse(raw);
     if (verification.success) return reply(200, { challenge: verification.data.challenge });

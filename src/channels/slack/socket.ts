@@ -1,4 +1,5 @@
 import { errorMessage } from "../../core/errors.ts";
+import { parseJsonBounded } from "../../core/json/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import { Backoff, sleep } from "../../core/supervise/index.ts";
 import { PLATFORM_BACKOFF } from "../limits.ts";
@@ -60,9 +61,9 @@ function connection(url: string, o: SlackSocketOptions, onHello: () => void): Pr
     ws.onmessage = (event) => {
       let raw: unknown;
       try {
-        raw = JSON.parse(String(event.data));
-      } catch {
-        return o.logger.warn("Socket Mode: a frame that is not JSON was ignored");
+        raw = parseJsonBounded(String(event.data), "frame");
+      } catch (error) {
+        return o.logger.warn(`Socket Mode: a frame that is not JSON was ignored: ${errorMessage(error)}`);
       }
       const parsed = SlackSocketFrameSchema.safeParse(raw);
       if (!parsed.success) return o.logger.warn("Socket Mode: a malformed frame was ignored");

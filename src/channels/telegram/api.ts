@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import { isPrxError } from "../../core/errors.ts";
+import { parseJsonBounded } from "../../core/json/index.ts";
 import { retryAfterMs } from "../send-retries.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { platformRequest } from "../platform-request.ts";
@@ -24,9 +26,10 @@ export class TelegramApi {
     const response = await platformRequest("telegram", method, url, init, { timeoutMs, signal });
     let json: unknown;
     try {
-      json = JSON.parse(response.text);
-    } catch {
-      throw new PlatformError("telegram", `${method}: HTTP ${response.status} with a body that is not JSON`, response.status, retryableStatus(response.status));
+      json = parseJsonBounded(response.text, "answer");
+    } catch (error) {
+      const why = isPrxError(error) ? error.message : "a body that is not JSON";
+      throw new PlatformError("telegram", `${method}: HTTP ${response.status} with ${why}`, response.status, retryableStatus(response.status));
     }
     const envelope = TelegramEnvelopeSchema.safeParse(json);
     if (!envelope.success) {

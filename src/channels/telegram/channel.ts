@@ -1,6 +1,7 @@
 import { constantTimeEqual } from "../../core/constant-time.ts";
 import { secretFromEnv } from "../../config/secrets.ts";
-import { errorMessage, PrxError } from "../../core/errors.ts";
+import { errorMessage, PrxError, isPrxError } from "../../core/errors.ts";
+import { parseJsonBounded } from "../../core/json/index.ts";
 import { Backoff, sleep } from "../../core/supervise/index.ts";
 import { PLATFORM_BACKOFF, platformLimits, TELEGRAM_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
 import { withRetries } from "../send-retries.ts";
@@ -154,9 +155,9 @@ export class TelegramChannel implements Channel {
     }
     let raw: unknown;
     try {
-      raw = JSON.parse(request.body);
-    } catch {
-      return { status: 400, headers: {}, body: JSON.stringify({ error: "body is not JSON" }) };
+      raw = parseJsonBounded(request.body, "body");
+    } catch (error) {
+      return { status: 400, headers: {}, body: JSON.stringify({ error: isPrxError(error) ? error.message : "body is not JSON" }) };
     }
     await this.handleUpdate(raw);
     return { status: 200, headers: {}, body: "{}" };

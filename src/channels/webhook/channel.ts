@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { secretFromEnv } from "../../config/secrets.ts";
-import { errorMessage, PrxError } from "../../core/errors.ts";
+import { errorMessage, PrxError, isPrxError } from "../../core/errors.ts";
+import { parseJsonBounded } from "../../core/json/index.ts";
 import { withRetries } from "../send-retries.ts";
 import { CHANNEL_MAX_HTTP_BODY_BYTES, platformLimits, WEBHOOK_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
@@ -72,9 +73,9 @@ export class WebhookChannel implements Channel {
     }
     let raw: unknown;
     try {
-      raw = JSON.parse(request.body);
-    } catch {
-      return json(400, { error: "body is not JSON" });
+      raw = parseJsonBounded(request.body, "body");
+    } catch (error) {
+      return json(400, { error: isPrxError(error) ? error.message : "body is not JSON" });
     }
     const parsed = WebhookInboundSchema.safeParse(raw);
     if (!parsed.success) {

@@ -1,7 +1,9 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { Writable } from "node:stream";
-import { MCP_SERVE_DRAIN_MS } from "../limits.ts";
+import { PassThrough, type Readable, type Writable } from "node:stream";
+import { jsonDepthError } from "../../core/json/index.ts";
+import { LineDecoder } from "../../plugins/remote/protocol/index.ts";
+import { MCP_MAX_MESSAGE_BYTES, MCP_SERVE_DRAIN_MS } from "../limits.ts";
 import { createMcpServer } from "./server.ts";
 import type { ServedTools } from "./exposed.ts";
 
@@ -34,10 +36,12 @@ export async function serveStdio(
   stdout: Pick<Writable, "write" | "once"> = reserveStdout(),
 ): Promise<void> {
   const server = createMcpServer(tools, version);
-  const transport = new StdioServerTransport(process.stdin, stdout as Writable);
+  const input = boundedInput(process.stdin, stdout);
+  const transport = new StdioServerTransport(input.lines, stdout as Writable);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
-    process.stdin.once("end", () => resolve());
+    // the end of the filtered lines comes after the last line reached the transport
+    input.lines.once("end", () => resolve());
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());
   });
@@ -46,6 +50,44 @@ export async function serveStdio(
   await closed;
   await pending.settled(MCP_SERVE_DRAIN_MS);
   await server.close();
+  input.stop();
+}
+
+/** JSON-RPC's "Invalid Request". */
+const INVALID_REQUEST = -32600;
+
+/**
+ * The client's lines as the SDK's transport reads them, without those nested deeper than MAX_JSON_DEPTH or longer
+ * than MCP_MAX_MESSAGE_BYTES: each of those is answered with a JSON-RPC error (id null: it is never parsed) and
+ * logged on stderr, so nothing recursive meets it.
+ */
+function boundedInput(stdin: Readable, stdout: Pick<Writable, "write">): { lines: Readable; stop(): void } {
+  const lines = new PassThrough();
+  const refuse = (message: string) => {
+    console.error(`prx mcp serve: refused a message: ${message}`);
+    stdout.write(`${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: INVALID_REQUEST, message } })}\n`);
+  };
+  const decoder = new LineDecoder(
+    (line) => {
+      const deep = jsonDepthError(line, "message");
+      if (deep) refuse(`${deep.message}; ${deep.hint}`);
+      else lines.write(`${line}\n`);
+    },
+    (bytes) => refuse(`message of ${bytes} bytes exceeds the limit of ${MCP_MAX_MESSAGE_BYTES}`),
+    MCP_MAX_MESSAGE_BYTES,
+  );
+  const read = (chunk: Buffer) => decoder.push(chunk);
+  const end = () => lines.end();
+  stdin.on("data", read);
+  stdin.once("end", end);
+  return {
+    lines,
+    stop() {
+      stdin.off("data", read);
+      stdin.off("end", end);
+      stdin.pause();
+    },
+  };
 }
 
 /** Requests read from the client and not answered yet; `settled` waits (bounded) until there are none. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { errorMessage, PrxError } from "../../core/errors.ts";
+import { parseJsonBounded } from "../../core/json/index.ts";
 import type { ToolSpec } from "../../providers/types.ts";
 import type { ToolContext, ToolResult } from "../../tools/types.ts";
 import { TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../../core/tool-names.ts";
@@ -37,7 +38,7 @@ function parseSpec(raw: unknown, where: string): ToolSpec {
   }
   let parameters: unknown;
   try {
-    parameters = JSON.parse(spec.data.parametersSchema);
+    parameters = parseJsonBounded(spec.data.parametersSchema, "parameters-schema");
   } catch (cause) {
     throw new PrxError("PLUGIN_OUTPUT", `${where}: parameters-schema is not valid JSON: ${(cause as Error).message}`, {
       hint: "return a JSON Schema object as a string from get-spec",

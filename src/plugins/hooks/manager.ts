@@ -1,6 +1,7 @@
 import { tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { PrxError } from "../../core/errors.ts";
+import { parseJsonBounded } from "../../core/json/index.ts";
 import { createLogger } from "../../core/logger.ts";
 import type { Logger } from "../../core/logger.ts";
 import { bridgeEventName } from "../events/lifecycle.ts";
@@ -288,7 +289,7 @@ function parseCandidate(raw: ReturnType<typeof readHooksFile>): HooksFile | stri
   if (raw.text === null) return "file is not valid UTF-8";
   let json: unknown;
   try {
-    json = JSON.parse(raw.text);
+    json = parseJsonBounded(raw.text, "hooks.json");
   } catch (error) {
     return `not valid JSON: ${(error as Error).message}`;
   }

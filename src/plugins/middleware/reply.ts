@@ -1,3 +1,4 @@
+import { parseJsonBounded } from "../../core/json/index.ts";
 import { z } from "zod";
 import { EnvelopeSchemas } from "../../contracts/envelope-schemas.ts";
 import type { Envelopes, Stage } from "../../contracts/envelopes.ts";
@@ -61,7 +62,7 @@ function invalidEnvelope(stage: Stage, issues: readonly { path: PropertyKey[]; m
 
 function parseJson(text: string, what: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJsonBounded(text, what);
   } catch (error) {
     throw new StepFailure("invalid_json", `${what} is not JSON: ${(error as Error).message}`);
   }
@@ -119,9 +120,9 @@ export function blockInError(error: unknown): string | null {
   if (message === null || !message.trimStart().startsWith("{")) return null;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(message);
+    parsed = parseJsonBounded(message, "error");
   } catch {
-    return null; // not JSON: an ordinary error message, reported as the failure it is
+    return null; // not JSON (or nested too deeply): an ordinary error message, reported as the failure it is
   }
   const reply = MiddlewareActionReplySchema.safeParse(parsed);
   return reply.success && reply.data.action === "block" ? boundBlockReason(reply.data.reason) : null;

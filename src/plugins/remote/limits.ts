@@ -1,9 +1,16 @@
 /** Every bound of the remote plugin family, shared by the host and the worker side. */
 
+import { MAX_JSON_DEPTH } from "../../core/json/index.ts";
 import type { RestartLimits } from "../../core/supervise/index.ts";
 
 /** Largest protocol message (one NDJSON line or one postMessage string), in UTF-8 bytes, refused on both sides. */
 export const REMOTE_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/**
+ * Deepest nesting of a message from a plugin to the host: a payload within MAX_JSON_DEPTH (what the gateway accepts
+ * from clients, e.g. a route body a plugin echoes) inside the protocol's envelope. A deeper line is refused as
+ * malformed before it is parsed.
+ */
+export const REMOTE_MAX_MESSAGE_DEPTH = MAX_JSON_DEPTH + 8;
 /** Protocol version announced by the worker; the host refuses other versions. */
 export const REMOTE_PROTOCOL_VERSION = 1;
 

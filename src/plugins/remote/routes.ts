@@ -1,4 +1,5 @@
 import { PrxError, errorMessage } from "../../core/errors.ts";
+import { jsonDepthError } from "../../core/json/index.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "./limits.ts";
 import type { RouteDescriptor } from "./protocol/index.ts";
 import type { SurfaceCalls } from "./types.ts";
@@ -58,6 +59,8 @@ export async function handleRoute(
       });
     }
     if ((headers["content-type"] ?? "").includes("json") && text) {
+      const deep = jsonDepthError(text, "request body");
+      if (deep) return json(400, { error: { code: deep.code, message: deep.message, hint: deep.hint } });
       try {
         body = JSON.parse(text);
       } catch {

@@ -8,6 +8,7 @@ import { vmRssBytes } from "../../../src/plugins/remote/host/memory/process-rss.
 import { startHostileGateway, type HostileGateway } from "../../plugins/remote-hostile/gateway.ts";
 import { startStandaloneFake } from "../announce.ts";
 import { connectionFlood } from "../hostile/connection-flood.ts";
+import { DEEP_JSON } from "../hostile/deep-json.ts";
 import { HealthProber } from "../hostile/prober.ts";
 import { HOST_CALL_SCENARIOS } from "../hostile/host-calls.ts";
 import { redisOutageRows } from "../hostile/redis-outage.ts";
@@ -105,7 +106,7 @@ const suite: BenchSuite = async ({ root, binary, tmp }) => {
   const only = process.env.PRX_BENCH_HOSTILE;
   const rows: BenchRow[] = [];
   try {
-    for (const s of [...SCENARIOS, ...HOST_CALL_SCENARIOS, connectionFlood].filter((x) => !only || x.name.includes(only))) {
+    for (const s of [...SCENARIOS, ...HOST_CALL_SCENARIOS, connectionFlood, DEEP_JSON].filter((x) => !only || x.name.includes(only))) {
       const started = performance.now();
       try {
         rows.push(...(await runScenario(s, { binary, root, tmp }, fake.url)));

@@ -95,6 +95,16 @@ const attacks = {
     if (o.exit === "1" || o.exit === true) setTimeout(() => process.exit(3), 50);
     return pids.join(",");
   },
+  /** One raw protocol line (a log message) nested depth levels in all, straight onto the wire. */
+  DEEP: (_runtime, o) => {
+    const levels = Math.max(0, num(o.depth, 100000) - 2);
+    const text = '{"type":"log","level":"error","message":"deep","fields":{"d":' + "[".repeat(levels) + "]".repeat(levels) + "}}";
+    if (process.env.PRX_REMOTE_PLUGIN_CHANNEL === "stdio") writeAll(1, Buffer.from(text + "\n"));
+    else postMessage(text);
+    return "sent";
+  },
+  /** A handler result nested depth levels (the worker runtime encodes it). */
+  DEEPRESULT: (_runtime, o) => JSON.parse("[".repeat(num(o.depth, 100)) + "]".repeat(num(o.depth, 100))),
   NOOP: () => "ok",
   /**
    * runtime.getCache in a tight loop, par calls at a time, until n calls, ms milliseconds, or (refused > 0) that many
@@ -130,11 +140,14 @@ export default {
     description: "hostile " + name,
     handler: async (runtime, _message, _state, options) => run(runtime, options ?? {}),
   })),
-  routes: Object.entries(attacks).map(([name, run]) => ({
-    type: "GET",
-    path: "/" + name.toLowerCase(),
-    handler: async (req, _res, runtime) => ({ result: await run(runtime, req.query ?? {}) }),
-  })),
+  routes: [
+    ...Object.entries(attacks).map(([name, run]) => ({
+      type: "GET",
+      path: "/" + name.toLowerCase(),
+      handler: async (req, _res, runtime) => ({ result: await run(runtime, req.query ?? {}) }),
+    })),
+    { type: "POST", path: "/echo", handler: async (req) => ({ echoed: req.body }) },
+  ],
 };
 `;
 

@@ -1,4 +1,5 @@
 import { PrxError } from "../../../core/errors.ts";
+import { jsonDepthError } from "../../../core/json/index.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "../limits.ts";
 
 /**
@@ -11,8 +12,11 @@ export function utf8Length(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
-/** Serialize a message, refusing one larger than REMOTE_MAX_MESSAGE_BYTES. */
-export function encodeMessage(message: unknown, limit = REMOTE_MAX_MESSAGE_BYTES): string {
+/**
+ * Serialize a message, refusing one larger than REMOTE_MAX_MESSAGE_BYTES; with `maxDepth` (a plugin sending to the
+ * host, which refuses deeper lines), one nested deeper too, so a handler's result becomes an error reply naming it.
+ */
+export function encodeMessage(message: unknown, limit = REMOTE_MAX_MESSAGE_BYTES, maxDepth?: number): string {
   let text: string;
   try {
     text = JSON.stringify(message);
@@ -30,16 +34,27 @@ export function encodeMessage(message: unknown, limit = REMOTE_MAX_MESSAGE_BYTES
       details: { size, limit },
     });
   }
+  if (maxDepth !== undefined) {
+    const deep = jsonDepthError(text, "remote message", maxDepth);
+    if (deep) throw deep;
+  }
   return text;
 }
 
 export type DecodeOutcome =
   { ok: true; value: unknown } | { ok: false; reason: "oversize" | "malformed"; detail: string };
 
-/** Parse one received text; the caller validates the shape with the protocol schema. */
-export function decodeText(text: string, limit = REMOTE_MAX_MESSAGE_BYTES): DecodeOutcome {
+/**
+ * Parse one received text; the caller validates the shape with the protocol schema. With `maxDepth` (the host reading
+ * a plugin), text nested deeper is malformed before it is parsed.
+ */
+export function decodeText(text: string, limit = REMOTE_MAX_MESSAGE_BYTES, maxDepth?: number): DecodeOutcome {
   const size = text.length * 3 <= limit ? text.length : Buffer.byteLength(text, "utf8");
   if (size > limit) return { ok: false, reason: "oversize", detail: `${size} bytes > ${limit}` };
+  if (maxDepth !== undefined) {
+    const deep = jsonDepthError(text, "message", maxDepth);
+    if (deep) return { ok: false, reason: "malformed", detail: `${deep.message}: ${preview(text)}` };
+  }
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (cause) {

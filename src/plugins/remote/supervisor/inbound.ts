@@ -1,5 +1,5 @@
 import { errorMessage } from "../../../core/errors.ts";
-import { REMOTE_MAX_MESSAGE_BYTES } from "../limits.ts";
+import { REMOTE_MAX_MESSAGE_BYTES, REMOTE_MAX_MESSAGE_DEPTH } from "../limits.ts";
 import {
   decodeText,
   encodeMessage,
@@ -23,13 +23,13 @@ export function startsLikeObject(text: string): boolean {
   return false;
 }
 
-/** Parse one text from a worker: size cap, JSON, then the protocol schema. */
+/** Parse one text from a worker: size cap, nesting depth, JSON, then the protocol schema. */
 export function decodeWorkerMessage(text: string): Inbound {
   // garbage is refused without JSON.parse (whose error is costly), unless it is oversize, which is counted as such
   if (!startsLikeObject(text) && utf8Length(text) <= REMOTE_MAX_MESSAGE_BYTES) {
     return { ok: false, kind: "malformed", detail: `not a JSON object: ${preview(text)}` };
   }
-  const decoded = decodeText(text);
+  const decoded = decodeText(text, REMOTE_MAX_MESSAGE_BYTES, REMOTE_MAX_MESSAGE_DEPTH);
   if (!decoded.ok) return { ok: false, kind: decoded.reason, detail: decoded.detail };
   const parsed = WorkerToHostParser.safeParse(decoded.value);
   if (!parsed.success) {

@@ -1,5 +1,6 @@
 import { writeSync } from "node:fs";
 import { BatchedWriter, LineDecoder, decodeText, encodeMessage, preview } from "../protocol/index.ts";
+import { REMOTE_MAX_MESSAGE_BYTES, REMOTE_MAX_MESSAGE_DEPTH } from "../limits.ts";
 import { readStdin } from "./stdin-reader.ts";
 
 /** The worker side's view of its transport. Messages are plain objects; the transport does the encoding. */
@@ -52,7 +53,7 @@ export function createWorkerChannel(onProblem: ProblemSink = () => {}): WorkerCh
   scope.addEventListener("message", listener);
   return {
     send(message) {
-      if (!closed) scope.postMessage(encodeMessage(message));
+      if (!closed) scope.postMessage(encodeMessage(message, REMOTE_MAX_MESSAGE_BYTES, REMOTE_MAX_MESSAGE_DEPTH));
     },
     onMessage: (handler) => subscribers.add(handler),
     close() {
@@ -120,7 +121,7 @@ export function createStdioChannel(onProblem: ProblemSink = () => {}, onEnd: () 
   });
   return {
     send(message) {
-      if (!closed) writer.write(encodeMessage(message) + "\n");
+      if (!closed) writer.write(encodeMessage(message, REMOTE_MAX_MESSAGE_BYTES, REMOTE_MAX_MESSAGE_DEPTH) + "\n");
     },
     onMessage: (handler) => subscribers.add(handler),
     close() {

@@ -1,3 +1,4 @@
+import { parseJsonBounded } from "../../../core/json/index.ts";
 import type { Logger } from "../../../core/logger.ts";
 import { decodeResult, type EncodedResult } from "./call-codec.ts";
 import { type FromWorker, FromWorkerSchema } from "../protocol.ts";
@@ -18,10 +19,10 @@ export function readWorkerMessage(data: unknown, log: Logger): EncodedResult | F
   return null;
 }
 
-/** An event payload a guest published: JSON when it is JSON, else the text itself. */
+/** An event payload a guest published: JSON when it is JSON (within MAX_JSON_DEPTH), else the text itself. */
 export function parsePayload(payload: string): unknown {
   try {
-    return JSON.parse(payload);
+    return parseJsonBounded(payload, "event payload");
   } catch {
     return payload;
   }

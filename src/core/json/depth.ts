@@ -1,0 +1,58 @@
+import { PrxError } from "../errors.ts";
+import { MAX_JSON_DEPTH } from "./limits.ts";
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+
+/**
+ * Where JSON text first nests deeper than `max` arrays and objects: the offset of the bracket that opens level
+ * `max + 1`, or -1 when it never does. One pass, no recursion, brackets inside strings (escapes included) ignored.
+ * It does not check the syntax: malformed text within the depth is left for JSON.parse to refuse.
+ */
+export function jsonDepthViolation(text: string, max: number = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      if (++depth > max) return i;
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;
+  }
+  return -1;
+}
+
+/**
+ * The error for `text` when it nests deeper than `max`, else null: LIMIT_EXCEEDED (a 400 at the gateway) naming
+ * `what` (e.g. "the request body"), the limit and the character where it was passed.
+ */
+export function jsonDepthError(text: string, what: string, max: number = MAX_JSON_DEPTH): PrxError | null {
+  const offset = jsonDepthViolation(text, max);
+  if (offset < 0) return null;
+  return new PrxError("LIMIT_EXCEEDED", `${what}: JSON nesting deeper than ${max} levels at character ${offset}`, {
+    hint: `flatten the document to at most ${max} nested arrays and objects`,
+    details: { limit: max },
+  });
+}
+
+/** Throws jsonDepthError's error when `text` nests deeper than `max`. */
+export function assertJsonDepth(text: string, what: string, max: number = MAX_JSON_DEPTH): void {
+  const error = jsonDepthError(text, what, max);
+  if (error) throw error;
+}
+
+/**
+ * JSON.parse for text from outside prx: the depth is checked first (LIMIT_EXCEEDED naming `what`), then syntax
+ * errors are JSON.parse's own SyntaxError, so callers keep their handling of malformed text.
+ */
+export function parseJsonBounded(text: string, what: string): unknown {
+  assertJsonDepth(text, what);
+  return JSON.parse(text);
+}
