@@ -1,4 +1,5 @@
 import { BINARY, runPrx } from "../../helpers/binary.ts";
+import { waitFor } from "../../helpers/wait.ts";
 
 export interface RunningGateway {
   url: string;
@@ -6,7 +7,11 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-/** `prx gateway --port 0` of the compiled binary on a workspace, with a token; stop() ends it. */
+/**
+ * `prx gateway --port 0` of the compiled binary on a workspace, with a token, once every plugin it loads is active
+ * (the plugins start after the gateway listens; a remote plugin's routes exist once it has announced them); stop()
+ * ends it.
+ */
 export async function startGateway(workspace: string): Promise<RunningGateway> {
   const created = await runPrx(["gateway", "token", "create", "-w", workspace], { env: { PRX_LOG: "error" } });
   if (created.code !== 0) throw new Error(`token create failed: ${created.stderr}`);
@@ -30,5 +35,13 @@ export async function startGateway(workspace: string): Promise<RunningGateway> {
     text += new TextDecoder().decode(value);
   }
   reader.releaseLock();
-  return { url: /listening on (\S+)/.exec(text)![1]!, token: created.stdout.trim(), stop };
+  const url = /listening on (\S+)/.exec(text)![1]!;
+  const token = created.stdout.trim();
+  await waitFor(async () => {
+    const response = await fetch(`${url}/api/plugins`, { headers: { authorization: `Bearer ${token}` } });
+    if (response.status !== 200) return false;
+    const { plugins } = (await response.json()) as { plugins: { status: string }[] };
+    return plugins.length > 0 && plugins.every((plugin) => plugin.status === "active");
+  }, "the gateway's plugins to be active", 60_000);
+  return { url, token, stop };
 }
