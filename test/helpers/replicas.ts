@@ -2,12 +2,13 @@
  * Gateway replicas of the built binary sharing one PostgreSQL schema and one Redis prefix: each in its own workspace
  * directory (its own data/prx.db for what stays local), the same config.toml. Their output is drained and kept.
  */
+import { RedisClient } from "bun";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { pgStorage } from "../../src/storage/postgres/index.ts";
 import { BINARY, ROOT } from "./binary.ts";
 import { eachLine } from "./lines.ts";
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from "./servers.ts";
+import { dropSchema, TEST_DATABASE_URL, TEST_REDIS_URL } from "./servers.ts";
 import { tempWorkspace } from "./workspace.ts";
 
 export interface Replica {
@@ -114,4 +115,16 @@ export async function sharedKv(schema: string, plugin: string, key: string): Pro
 
 export function removeWorkspace(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** After a replica test: the replicas killed, their workspaces removed, and (when the servers were up) the shared schema and Redis keys gone. */
+export async function removeReplicas(replicas: Replica[], shared: { up: boolean; schema: string; prefix: string }): Promise<void> {
+  for (const r of replicas) if (r.proc.exitCode === null) await r.kill("SIGKILL");
+  for (const r of replicas) removeWorkspace(r.dir);
+  if (!shared.up) return;
+  await dropSchema(shared.schema);
+  const redis = new RedisClient(TEST_REDIS_URL);
+  const keys = (await redis.send("KEYS", [`${shared.prefix}:*`])) as string[];
+  if (keys.length > 0) await redis.send("DEL", keys);
+  redis.close();
 }

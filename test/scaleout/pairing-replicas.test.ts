@@ -5,13 +5,12 @@
  * prints one that either replica accepts.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { RedisClient } from "bun";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { PAIRING_CODE_MAX_WRONG, PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
 import { ensureBinary, runPrx } from "../helpers/binary.ts";
 import { pairFrom, wrongPairingCode } from "../helpers/pair-from.ts";
-import { removeWorkspace, replicaWorkspace, sharedConfig, startReplica, type Replica } from "../helpers/replicas.ts";
-import { dropSchema, testNeeding, TEST_DATABASE_URL, TEST_REDIS_URL, uniquePrefix, uniqueSchema } from "../helpers/servers.ts";
+import { removeReplicas, replicaWorkspace, sharedConfig, startReplica, type Replica } from "../helpers/replicas.ts";
+import { testNeeding, TEST_DATABASE_URL, uniquePrefix, uniqueSchema } from "../helpers/servers.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 setDefaultTimeout(60_000);
@@ -42,15 +41,8 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const r of replicas) if (r.proc.exitCode === null) await r.kill("SIGKILL");
-  for (const r of replicas) removeWorkspace(r.dir);
+  await removeReplicas(replicas, { up, schema, prefix });
   await fake?.stop();
-  if (!up) return;
-  await dropSchema(schema);
-  const redis = new RedisClient(TEST_REDIS_URL);
-  const keys = (await redis.send("KEYS", [`${prefix}:*`])) as string[];
-  if (keys.length > 0) await redis.send("DEL", keys);
-  redis.close();
 });
 
 describe("pairing across replicas", () => {

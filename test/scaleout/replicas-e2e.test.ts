@@ -6,11 +6,10 @@
  * slot fires exactly once, on a clock the test controls, is test/plugins/cron/scheduler-postgres.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { RedisClient } from "bun";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { ensureBinary } from "../helpers/binary.ts";
-import { removeWorkspace, sharedKv, replicaWorkspace, sharedConfig, sharedToken, startReplica, type Replica } from "../helpers/replicas.ts";
-import { dropSchema, testNeeding, TEST_REDIS_URL, uniquePrefix, uniqueSchema } from "../helpers/servers.ts";
+import { removeReplicas, sharedKv, replicaWorkspace, sharedConfig, sharedToken, startReplica, type Replica } from "../helpers/replicas.ts";
+import { testNeeding, uniquePrefix, uniqueSchema } from "../helpers/servers.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 setDefaultTimeout(60_000);
@@ -73,15 +72,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const r of replicas) if (r.proc.exitCode === null) await r.kill("SIGKILL");
-  for (const r of replicas) removeWorkspace(r.dir);
+  await removeReplicas(replicas, { up, schema, prefix });
   await fake?.stop();
-  if (!up) return;
-  await dropSchema(schema);
-  const redis = new RedisClient(TEST_REDIS_URL);
-  const keys = (await redis.send("KEYS", [`${prefix}:*`])) as string[];
-  if (keys.length > 0) await redis.send("DEL", keys);
-  redis.close();
 });
 
 const it = (name: string, body: () => Promise<void>, timeout?: number) => testWithServers(name, body, timeout);
