@@ -6,7 +6,7 @@ import { lineAccessLog, type AccessLog } from "./access-log.ts";
 
 export interface GatewayFileLog {
   file: RotatingLogFile;
-  /** The access log for startGateway: stderr and the file, buffered per event-loop turn. */
+  /** The access log for startGateway: stderr and the file, buffered per event-loop turn and written together. */
   accessLog: AccessLog;
   /** Restore the previous log sink, write what is pending and close the file. */
   close(): Promise<void>;
@@ -26,7 +26,9 @@ export function openGatewayFileLog(logsDir: string): GatewayFileLog {
   const accessLog = lineAccessLog(
     createBufferedSink((text) => {
       writeStderrLines(text);
-      file.write(text);
+      // the sink writes after the requests' turn of the event loop (or at once past LOG_BUFFER_MAX_BYTES, stderr
+      // included): the file need not wait for another turn
+      file.writeNow(text);
     }),
   );
   return {

@@ -78,6 +78,30 @@ describe("rotating log file", () => {
     await log.close();
   });
 
+  test("writeNow appends at once, after the lines still pending, in the same order", async () => {
+    const path = fresh();
+    const log = new RotatingLogFile(path);
+    log.write("pending\n");
+    log.writeNow("now\n");
+    expect(readFileSync(path, "utf8")).toBe("pending\nnow\n");
+    await log.flush();
+    log.write("after\n");
+    await log.close();
+    expect(readFileSync(path, "utf8")).toBe("pending\nnow\nafter\n");
+  });
+
+  test("writeNow keeps the LOG_FILE_BUFFER_MAX_BYTES bound: a piece past it is dropped and counted", async () => {
+    const path = fresh();
+    const log = new RotatingLogFile(path);
+    const atBound = "x".repeat(LOG_FILE_BUFFER_MAX_BYTES - 1) + "\n";
+    log.writeNow(atBound);
+    expect(log.dropped).toBe(0);
+    log.writeNow(atBound + "y\n");
+    expect(log.dropped).toBe(2);
+    await log.close();
+    expect(statSync(path).size).toBe(LOG_FILE_BUFFER_MAX_BYTES);
+  });
+
   test(`LOG_FILE_BUFFER_MAX_BYTES pending bytes are kept; a line past them is dropped, counted and reported`, async () => {
     const path = fresh();
     const log = new RotatingLogFile(path);
