@@ -32,7 +32,6 @@ export async function readBoundedBytes(response: Pick<Response, "headers" | "bod
     await response.body?.cancel().catch(() => undefined);
     throw errors.tooLarge(maxBytes);
   }
-  if (!response.body) return new Uint8Array(0);
   let reject: ((error: PrxError) => void) | undefined;
   let stoppedWith: PrxError | undefined;
   const stopped = new Promise<never>((_, no) => (reject = no));
@@ -43,7 +42,8 @@ export async function readBoundedBytes(response: Pick<Response, "headers" | "bod
   else bounds.signal?.addEventListener("abort", onAbort, { once: true });
   // the request's own signal may end the stream before this reader hears of it
   const failure = (error: unknown) => stoppedWith ?? (bounds.signal?.aborted ? errors.aborted(bounds.signal.reason) : errors.failed(error));
-  // a declared length within the cap is all the server can send: read natively, without a JavaScript stream
+  // a declared length within the cap is all the server can send: read natively (touching `body` would make Bun build
+  // a ReadableStream this read does not need)
   if (!encoded && Number.isFinite(declared)) {
     try {
       return new Uint8Array(await Promise.race([response.arrayBuffer(), stopped]));
@@ -52,6 +52,10 @@ export async function readBoundedBytes(response: Pick<Response, "headers" | "bod
     } finally {
       bounds.signal?.removeEventListener("abort", onAbort);
     }
+  }
+  if (!response.body) {
+    bounds.signal?.removeEventListener("abort", onAbort);
+    return new Uint8Array(0);
   }
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
