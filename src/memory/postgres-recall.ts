@@ -29,17 +29,21 @@ const ENTRIES = `(SELECT CASE WHEN c.n < $1 THEN c.n ELSE GREATEST(c.n, e.n) END
  * bitmap scan of the GIN index), in one round trip.
  */
 export async function planForPg(sql: SQL, terms: string[]): Promise<{ entries: number; plan: QueryPlan }> {
+  const { text, params } = planStatementPg(terms);
+  const row = (await sql.unsafe(text, params))[0] as Record<string, number>;
+  const entries = Math.round(row.entries ?? 0);
+  return { entries, plan: planQuery(terms.map((term, i) => ({ term, docs: row[`d${i}`] ?? 0 })), entries) };
+}
+
+/** The one statement of planForPg (its plans are checked with EXPLAIN in the tests). */
+export function planStatementPg(terms: string[]): { text: string; params: unknown[] } {
   const counts = terms.map(
     (_, i) => `(SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ ${TSQ(`$${i + 3}`)} LIMIT $2) t${i})::int AS d${i}`,
   );
-  const rows = await sql.unsafe(`SELECT ${ENTRIES} AS entries${counts.map((c) => `, ${c}`).join("")}`, [
-    MEMORY_EXACT_COUNT_MAX + 1,
-    MEMORY_RANK_TERM_MAX_DOCS + 1,
-    ...terms,
-  ]);
-  const row = rows[0] as Record<string, number>;
-  const entries = Math.round(row.entries ?? 0);
-  return { entries, plan: planQuery(terms.map((term, i) => ({ term, docs: row[`d${i}`] ?? 0 })), entries) };
+  return {
+    text: `SELECT ${ENTRIES} AS entries${counts.map((c) => `, ${c}`).join("")}`,
+    params: [MEMORY_EXACT_COUNT_MAX + 1, MEMORY_RANK_TERM_MAX_DOCS + 1, ...terms],
+  };
 }
 
 /**
