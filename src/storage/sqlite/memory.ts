@@ -113,8 +113,7 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   deleteKey(key: string): boolean {
-    const removed = this.db.query(SQL.deleteKey).run({ key }).changes > 0;
-    return removed;
+    return this.db.query(SQL.deleteKey).run({ key }).changes > 0;
   }
 
   count(): number {
@@ -189,7 +188,6 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   forgetSession(sessionId: string): number {
-    const removed = this.db.query(SQL.forgetSession).run({ session: sessionId }).changes;
-    return removed;
+    return this.db.query(SQL.forgetSession).run({ session: sessionId }).changes;
   }
 }
