@@ -17,11 +17,13 @@ const TSQ = (param: string) => `plainto_tsquery('prx_english', ${param})`;
 /**
  * How many entries the store holds, as recall needs it: exact up to MEMORY_EXACT_COUNT_MAX (counting at most that many
  * rows), past it the planner's estimate (pg_class.reltuples scaled to the table's current size, as the planner does).
- * `$1` binds MEMORY_EXACT_COUNT_MAX + 1.
+ * An estimate past twice the limit is taken without counting (a table that shrank that much since its last ANALYZE is
+ * re-analyzed by autovacuum). `$1` binds MEMORY_EXACT_COUNT_MAX + 1.
  */
-const ENTRIES = `(SELECT CASE WHEN c.n < $1 THEN c.n ELSE GREATEST(c.n, e.n) END
-  FROM (SELECT count(*)::float8 AS n FROM (SELECT 1 FROM memories LIMIT $1) t) c,
-    (SELECT CASE WHEN relpages > 0 THEN reltuples / relpages * (pg_relation_size(oid) / current_setting('block_size')::float8)
+const ENTRIES = `(SELECT CASE WHEN e.n > 2 * $1 THEN e.n ELSE (
+    SELECT CASE WHEN c.n < $1 THEN c.n ELSE GREATEST(c.n, e.n) END
+    FROM (SELECT count(*)::float8 AS n FROM (SELECT 1 FROM memories LIMIT $1) t) c) END
+  FROM (SELECT CASE WHEN relpages > 0 THEN reltuples / relpages * (pg_relation_size(oid) / current_setting('block_size')::float8)
       ELSE reltuples END AS n FROM pg_class WHERE oid = 'memories'::regclass) e)`;
 
 /**
