@@ -50,3 +50,9 @@ export const MEMORY_VECTOR_INDEX_MAX_DIMENSIONS = 2000;
 export const MEMORY_VECTOR_MIN_SIMILARITY = 0.5;
 /** Reciprocal rank fusion of the full-text and vector rankings: an entry scores the sum of 1 / (K + rank). */
 export const MEMORY_RRF_K = 60;
+/**
+ * Up to this many entries the PostgreSQL store is counted exactly on recall (a scan of at most this many rows): below
+ * it the count decides which terms are too common (MEMORY_COMMON_TERM_SHARE). Past it a term is common only past
+ * MEMORY_RANK_TERM_MAX_DOCS, and the count only scales term weights, so the planner's estimate of the table serves.
+ */
+export const MEMORY_EXACT_COUNT_MAX = MEMORY_RANK_TERM_MAX_DOCS / MEMORY_COMMON_TERM_SHARE;

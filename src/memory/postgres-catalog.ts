@@ -24,7 +24,7 @@ export class PgMemoryCatalog implements MemoryCatalog {
       )) as MemoryRow[];
       const total =
         category === undefined
-          ? (await this.sql.unsafe("SELECT n::int AS n FROM memory_count"))[0].n
+          ? (await this.sql.unsafe("SELECT count(*)::int AS n FROM memories"))[0].n
           : (await this.sql.unsafe("SELECT count(*)::int AS n FROM memories WHERE category = $1", [category]))[0].n;
       return { entries: rows.map(toEntry), total: total ?? 0 };
     });
@@ -43,8 +43,8 @@ export class PgMemoryCatalog implements MemoryCatalog {
   }
 
   importRecords(records: MemoryRecord[]): Promise<ImportOutcome> {
-    return pg("memory import", () =>
-      this.sql.begin(async (tx) => {
+    return pg("memory import", async () => {
+      const outcome = await this.sql.begin(async (tx) => {
         const outcome: ImportOutcome = { created: 0, replaced: 0 };
         for (const record of records) {
           const rows = await tx.unsafe(
@@ -60,8 +60,11 @@ export class PgMemoryCatalog implements MemoryCatalog {
           else outcome.replaced++;
         }
         return outcome;
-      }),
-    );
+      });
+      // fresh statistics for the term counts' plans and the store's size estimate (postgres-recall.ts)
+      if (records.length > 0) await this.sql.unsafe("ANALYZE memories");
+      return outcome;
+    });
   }
 
   forgetSession(sessionId: string): Promise<number> {

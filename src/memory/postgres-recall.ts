@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import { MEMORY_RANK_TERM_MAX_DOCS } from "./limits.ts";
+import { MEMORY_EXACT_COUNT_MAX, MEMORY_RANK_TERM_MAX_DOCS } from "./limits.ts";
 import { keepRelevant, planQuery, type QueryPlan } from "./relevance.ts";
 import type { MemoryRow } from "../storage/types.ts";
 
@@ -15,21 +15,37 @@ const RANK_WEIGHTS = "'{0.1, 0.25, 0.5, 1.0}'";
 const TSQ = (param: string) => `plainto_tsquery('prx_english', ${param})`;
 
 /**
- * The store's size and how many entries hold each term (each counted up to MEMORY_RANK_TERM_MAX_DOCS + 1), in one
- * round trip; the entry count is a trigger-kept row, so it costs no scan.
+ * How many entries the store holds, as recall needs it: exact up to MEMORY_EXACT_COUNT_MAX (counting at most that many
+ * rows), past it the planner's estimate (pg_class.reltuples scaled to the table's current size, as the planner does).
+ * An estimate past twice the limit is taken without counting (a table that shrank that much since its last ANALYZE is
+ * re-analyzed by autovacuum). `$1` binds MEMORY_EXACT_COUNT_MAX + 1.
+ */
+const ENTRIES = `(SELECT CASE WHEN e.n > 2 * $1 THEN e.n ELSE (
+    SELECT CASE WHEN c.n < $1 THEN c.n ELSE GREATEST(c.n, e.n) END
+    FROM (SELECT count(*)::float8 AS n FROM (SELECT 1 FROM memories LIMIT $1) t) c) END
+  FROM (SELECT CASE WHEN relpages > 0 THEN reltuples / relpages * (pg_relation_size(oid) / current_setting('block_size')::float8)
+      ELSE reltuples END AS n FROM pg_class WHERE oid = 'memories'::regclass) e)`;
+
+/**
+ * The store's size (ENTRIES) and how many entries hold each term (each counted up to MEMORY_RANK_TERM_MAX_DOCS + 1, a
+ * bitmap scan of the GIN index), in one round trip.
  */
 export async function planForPg(sql: SQL, terms: string[]): Promise<{ entries: number; plan: QueryPlan }> {
-  const cap = MEMORY_RANK_TERM_MAX_DOCS + 1;
-  const counts = terms.map(
-    (_, i) => `(SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ ${TSQ(`$${i + 2}`)} LIMIT $1) t${i})::int AS d${i}`,
-  );
-  const rows = await sql.unsafe(`SELECT (SELECT n FROM memory_count)::int AS entries${counts.map((c) => `, ${c}`).join("")}`, [
-    cap,
-    ...terms,
-  ]);
-  const row = rows[0] as Record<string, number>;
-  const entries = row.entries ?? 0;
+  const { text, params } = planStatementPg(terms);
+  const row = (await sql.unsafe(text, params))[0] as Record<string, number>;
+  const entries = Math.round(row.entries ?? 0);
   return { entries, plan: planQuery(terms.map((term, i) => ({ term, docs: row[`d${i}`] ?? 0 })), entries) };
+}
+
+/** The one statement of planForPg (its plans are checked with EXPLAIN in the tests). */
+export function planStatementPg(terms: string[]): { text: string; params: unknown[] } {
+  const counts = terms.map(
+    (_, i) => `(SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ ${TSQ(`$${i + 3}`)} LIMIT $2) t${i})::int AS d${i}`,
+  );
+  return {
+    text: `SELECT ${ENTRIES} AS entries${counts.map((c) => `, ${c}`).join("")}`,
+    params: [MEMORY_EXACT_COUNT_MAX + 1, MEMORY_RANK_TERM_MAX_DOCS + 1, ...terms],
+  };
 }
 
 /**

@@ -96,7 +96,7 @@ export class PgMemory implements MemoryBackend {
   }
 
   async count(): Promise<number> {
-    return (await this.run("count", () => this.sql.unsafe("SELECT n::int AS n FROM memory_count")))[0].n;
+    return (await this.run("count", () => this.sql.unsafe("SELECT count(*)::int AS n FROM memories")))[0].n;
   }
 
   async health(): Promise<boolean> {

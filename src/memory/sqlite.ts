@@ -12,9 +12,6 @@ import { validateKey, validateLimit, validateStore } from "./validate.ts";
 export class SqliteMemory implements MemoryBackend {
   readonly name = "sqlite";
   readonly catalog: SqliteMemoryCatalog;
-  /** The number of entries as of a change stamp (MemoryStore.changeStamp): recall skips the count while nothing changed. */
-  private counted: { stamp: string; n: number } | null = null;
-
   constructor(private readonly tables: MemoryStore) {
     this.catalog = new SqliteMemoryCatalog(tables);
   }
@@ -42,7 +39,7 @@ export class SqliteMemory implements MemoryBackend {
     validateLimit(limit);
     const includePrivate = options.includePrivate === true;
     const rows = this.run("recall", () => {
-      const entries = this.entries();
+      const entries = this.tables.count();
       if (entries === 0) return [];
       // No word at all (empty, punctuation): the most recent entries, as a listing. Only stop words: nothing.
       if (!options.relevantOnly && queryTerms(query).length === 0) return this.tables.recent(limit, { sessionId, includePrivate });
@@ -51,18 +48,6 @@ export class SqliteMemory implements MemoryBackend {
       return rankedRecall(this.tables, planFor(this.tables, terms, entries), { limit, sessionId, includePrivate });
     });
     return rows.map(toEntry);
-  }
-
-  /**
-   * How many entries the store holds: one count, and none at all while nothing changed since the last one (a fresh
-   * workspace's empty store costs nothing per turn).
-   */
-  private entries(): number {
-    const stamp = this.tables.changeStamp();
-    if (this.counted?.stamp === stamp) return this.counted.n;
-    const n = this.tables.count();
-    this.counted = { stamp, n };
-    return n;
   }
 
   async get(key: string): Promise<MemoryEntry | null> {

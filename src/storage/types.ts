@@ -299,9 +299,8 @@ export interface MemoryStore {
   byKey(key: string): MemoryRow | null;
   /** True when an entry was removed. */
   deleteKey(key: string): boolean;
+  /** The number of entries, read from the counter the database keeps on every write (no scan). */
   count(): number;
-  /** Equal stamps: no connection changed the memory tables in between (see sqlite/data-version.ts). */
-  changeStamp(): string;
   /** Throws when the full-text index cannot be read. */
   ping(): void;
   /** How many entries hold `term`, counted up to `cap`. */

@@ -94,6 +94,8 @@ export async function copySqliteToPg(db: Database, sql: SQL, onTable?: (copied: 
         copied.inserted += await insertBatch(sql, table, rows);
         if (rows.length < STORAGE_COPY_BATCH) break;
       }
+      // fresh statistics for the planner after a bulk load (recall's term counts and size estimate use them)
+      if (copied.inserted > 0) await sql.unsafe(`ANALYZE ${table.name}`);
     }
     report.push(copied);
     onTable?.(copied);

@@ -177,6 +177,20 @@ CREATE TABLE gateway_pairing_code (
 );`,
   },
   { version: 5, name: "channel last error time", sql: "ALTER TABLE channel_status ADD COLUMN last_error_at DOUBLE PRECISION;" },
+  {
+    // The one-row counter took a new row version per insert (31 MB by a million inserts in few transactions) and
+    // serialized writers; recall now counts at most what it needs (postgres-recall.ts). With fastupdate the GIN index
+    // queued new entries in a pending list every search reads in full, so the planner preferred a sequential scan.
+    version: 6,
+    name: "memory count without a counter row, full-text index without a pending list",
+    sql: `
+DROP TRIGGER memories_counted ON memories;
+DROP FUNCTION memory_count_bump();
+DROP TABLE memory_count;
+ALTER INDEX memories_fts SET (fastupdate = off);
+SELECT gin_clean_pending_list('memories_fts'::regclass);
+ANALYZE memories;`,
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

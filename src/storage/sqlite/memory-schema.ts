@@ -59,6 +59,41 @@ function migratePrivateColumn(db: Database): void {
   }).immediate();
 }
 
+/**
+ * `memory_stats` holds the entry count in one row, kept by triggers in the transaction of every insert and delete
+ * (any process, any prx version that writes the file), so recall reads it by primary key instead of counting.
+ */
+const COUNTER_DDL = `
+CREATE TABLE IF NOT EXISTS memory_stats (one INTEGER PRIMARY KEY CHECK (one = 1), entries INTEGER NOT NULL);
+INSERT INTO memory_stats (one, entries) SELECT 1, count(*) FROM memories WHERE NOT EXISTS (SELECT 1 FROM memory_stats);
+CREATE TRIGGER IF NOT EXISTS memories_counted_ai AFTER INSERT ON memories BEGIN
+  UPDATE memory_stats SET entries = entries + 1 WHERE one = 1;
+END;
+CREATE TRIGGER IF NOT EXISTS memories_counted_ad AFTER DELETE ON memories BEGIN
+  UPDATE memory_stats SET entries = entries - 1 WHERE one = 1;
+END;
+`;
+
+function hasCounter(db: Database): boolean {
+  const triggers = db
+    .query<{ n: number }, []>(
+      "SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN ('memories_counted_ai', 'memories_counted_ad')",
+    )
+    .get();
+  return triggers?.n === 2;
+}
+
+/**
+ * Adds the entry counter to a database made without it: the one count of the existing rows and the triggers are one
+ * write transaction, so no insert of another process falls between them.
+ */
+function migrateCounter(db: Database): void {
+  if (hasCounter(db)) return;
+  db.transaction(() => {
+    if (!hasCounter(db)) db.exec(COUNTER_DDL);
+  }).immediate();
+}
+
 const migrated = new WeakSet<Database>();
 
 /** Create or migrate the memory tables (once per database handle). */
@@ -67,6 +102,7 @@ export function ensureMemorySchema(db: Database): void {
   try {
     ensureSchema(db, "memory", DDL);
     migratePrivateColumn(db);
+    migrateCounter(db);
     migrated.add(db);
   } catch (cause) {
     throw new PrxError("MEMORY", `cannot create the memory tables: ${(cause as Error).message}`, {

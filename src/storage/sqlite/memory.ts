@@ -8,11 +8,8 @@ import type {
   MemoryUpsert,
   WeightedTerm,
 } from "../types.ts";
-import { changeStamp, noteLocalWrite } from "./data-version.ts";
 import { ftsPhrase, orOfTerms } from "./fts.ts";
 import { ensureMemorySchema } from "./memory-schema.ts";
-
-const MEMORIES_TABLE = "memories";
 
 /** Columns every entry-returning statement selects, with `m` the memories table. */
 const MEMORY_COLUMNS = "m.id, m.key, m.content, m.category, m.session_id, m.updated_at, m.private";
@@ -37,7 +34,7 @@ const SQL = {
   },
   byKey: `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.key = $key`,
   deleteKey: "DELETE FROM memories WHERE key = $key",
-  countAll: "SELECT count(*) AS n FROM memories",
+  countAll: "SELECT entries AS n FROM memory_stats WHERE one = 1",
   countCategory: "SELECT count(*) AS n FROM memories WHERE category = $category",
   ping: "SELECT 1 AS ok FROM memories_fts LIMIT 0",
   termDocs: "SELECT count(*) AS n FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH $match LIMIT $cap)",
@@ -78,8 +75,8 @@ function rankedSql(terms: number, session: boolean, includePrivate: boolean): st
 }
 
 /**
- * The memory tables (`memories` and its FTS5 index, see memory-schema.ts) on one connection. Writes are noted for
- * changeStamp(), so a reader caching a count sees this connection's commits as well as other processes'.
+ * The memory tables (`memories`, its FTS5 index and its entry counter, see memory-schema.ts) on one connection.
+ * The count is a row the triggers keep: every connection reads what every other committed, with no recount.
  */
 export class SqliteMemoryStore implements MemoryStore {
   constructor(private readonly db: Database) {
@@ -96,7 +93,6 @@ export class SqliteMemoryStore implements MemoryStore {
       now: entry.at,
       private: entry.private ? 1 : 0,
     });
-    noteLocalWrite(this.db, MEMORIES_TABLE);
   }
 
   recent(limit: number, scope: MemoryScope): MemoryRow[] {
@@ -117,17 +113,11 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   deleteKey(key: string): boolean {
-    const removed = this.db.query(SQL.deleteKey).run({ key }).changes > 0;
-    if (removed) noteLocalWrite(this.db, MEMORIES_TABLE);
-    return removed;
+    return this.db.query(SQL.deleteKey).run({ key }).changes > 0;
   }
 
   count(): number {
     return this.db.query<{ n: number }, []>(SQL.countAll).get()?.n ?? 0;
-  }
-
-  changeStamp(): string {
-    return changeStamp(this.db, MEMORIES_TABLE);
   }
 
   ping(): void {
@@ -194,13 +184,10 @@ export class SqliteMemoryStore implements MemoryStore {
         });
       }
     })();
-    if (records.length > 0) noteLocalWrite(this.db, MEMORIES_TABLE);
     return outcome;
   }
 
   forgetSession(sessionId: string): number {
-    const removed = this.db.query(SQL.forgetSession).run({ session: sessionId }).changes;
-    if (removed > 0) noteLocalWrite(this.db, MEMORIES_TABLE);
-    return removed;
+    return this.db.query(SQL.forgetSession).run({ session: sessionId }).changes;
   }
 }
