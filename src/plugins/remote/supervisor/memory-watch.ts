@@ -7,11 +7,13 @@ export function memoryGuardFor(
   transport: HostTransport,
   options: Pick<StartRemotePluginOptions, "maxMemoryMb" | "memoryCheckMs" | "memoryStaleMs">,
   kill: (why: KillReason) => void,
+  busy: () => boolean,
 ): MemoryGuard {
   const capMb = memoryCapOf(options);
   const guard = {
     capMb,
     onOver: (usedBytes: number, how: string) => kill(memoryKill(usedBytes, capMb, how)),
+    busy,
     ...(options.memoryCheckMs !== undefined ? { checkMs: options.memoryCheckMs } : {}),
     ...(options.memoryStaleMs !== undefined ? { staleMs: options.memoryStaleMs } : {}),
   };
