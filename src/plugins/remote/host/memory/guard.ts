@@ -1,6 +1,6 @@
-import { overCap, REMOTE_MEMORY_IDLE_STALE_MS, REMOTE_MEMORY_STALE_MS } from "../../limits.ts";
+import { overCap, REMOTE_MEMORY_CHECK_MS, REMOTE_MEMORY_IDLE_STALE_MS, REMOTE_MEMORY_STALE_MS } from "../../limits.ts";
 import { ProcessRss } from "./process-rss.ts";
-import { memoryTicker, type MemoryTicker } from "./ticker.ts";
+import { MemoryTicker } from "./ticker.ts";
 
 export interface MemoryGuardOptions {
   /** `[resources] max_memory_mb`. */
@@ -8,7 +8,7 @@ export interface MemoryGuardOptions {
   /** Called once, when the plugin is over its cap: kill it. `how` says what was measured. */
   onOver(usedBytes: number, how: string): void;
   checkMs?: number;
-  /** Where its periodic check runs; default the process's shared ticker of checkMs. */
+  /** The timer its periodic check shares with other plugins' (default: a ticker of its own every checkMs). */
   ticker?: MemoryTicker;
   /** Whether the host has a call in flight to the plugin (a Worker reports often only then). */
   busy?: () => boolean;
@@ -36,7 +36,7 @@ abstract class Guard implements MemoryGuard {
   private readonly untick: () => void;
 
   constructor(protected readonly options: MemoryGuardOptions) {
-    this.untick = (options.ticker ?? memoryTicker(options.checkMs)).add(() => this.check());
+    this.untick = (options.ticker ?? new MemoryTicker(options.checkMs ?? REMOTE_MEMORY_CHECK_MS)).add(() => this.check());
   }
 
   abstract report(heapBytes: number): void;

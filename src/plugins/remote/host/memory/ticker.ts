@@ -1,5 +1,3 @@
-import { REMOTE_MEMORY_CHECK_MS } from "../../limits.ts";
-
 /** The timer functions a ticker uses (tests pass their own to count and drive ticks). */
 export interface TickerTimers {
   setInterval(fn: () => void, ms: number): unknown;
@@ -16,8 +14,8 @@ const realTimers: TickerTimers = {
 };
 
 /**
- * One timer for the memory checks of every running remote plugin: however many plugins run, the host wakes once per
- * period to measure them all, and not at all while none runs.
+ * One timer for the memory checks of every remote plugin a runtime runs (its remote host state holds it): however
+ * many plugins run, the host wakes once per period to measure them all, and not at all while none runs.
  */
 export class MemoryTicker {
   private readonly checks = new Set<() => void>();
@@ -54,13 +52,4 @@ export class MemoryTicker {
   private tick(): void {
     for (const check of [...this.checks]) check();
   }
-}
-
-const shared = new Map<number, MemoryTicker>();
-
-/** The process's ticker for one period (guards with the same period share it). */
-export function memoryTicker(everyMs: number = REMOTE_MEMORY_CHECK_MS): MemoryTicker {
-  let ticker = shared.get(everyMs);
-  if (!ticker) shared.set(everyMs, (ticker = new MemoryTicker(everyMs)));
-  return ticker;
 }
