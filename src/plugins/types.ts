@@ -6,6 +6,7 @@ import type { MemoryBackend } from "../memory/types.ts";
 import type { ProviderResolver } from "../providers/types.ts";
 import type { DeliveryDepths } from "./events/delivery-depths.ts";
 import type { HostCallBudgetStatus, HostCallLimits } from "./host-calls/types.ts";
+import type { MemoryTicker } from "./remote/host/memory/ticker.ts";
 import type { RemoteHostBindings, SessionSource } from "./remote/types.ts";
 import type { Storage } from "../storage/types.ts";
 
@@ -102,6 +103,8 @@ export interface RemoteHostState {
   readonly depths: DeliveryDepths;
   /** Their host bindings, made by the remote loader with the first remote plugin (the subsystem loads on demand). */
   bindings: RemoteHostBindings | null;
+  /** The one timer that measures the memory of every remote plugin it runs. */
+  readonly memoryTicker: MemoryTicker;
 }
 
 /** A loaded plugin inside one generation. */

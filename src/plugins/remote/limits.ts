@@ -59,11 +59,21 @@ export const REMOTE_READ_SLICE_MS = 4;
 
 /** `[resources] max_memory_mb` of a remote plugin that does not set it. */
 export const REMOTE_DEFAULT_MAX_MEMORY_MB = 512;
-/** How often a remote plugin's memory is measured (a Worker reports its heap this often; a subprocess is read). */
-export const REMOTE_MEMORY_CHECK_MS = 250;
 /**
- * A Worker whose last memory report is older than this is busy in synchronous code; while it is, the process's RSS
- * growth since that report counts as the Worker's.
+ * How often a remote plugin's memory is measured: one shared timer reads every subprocess's RSS and checks every
+ * Worker's reports; a Worker serving a call reports its heap this often.
+ */
+export const REMOTE_MEMORY_CHECK_MS = 250;
+/** A Worker with no call in flight reports its heap this often (its runtime's own timers are rare then). */
+export const REMOTE_MEMORY_IDLE_REPORT_MS = 5_000;
+/**
+ * A Worker with no call in flight whose last memory report is older than this is busy in synchronous code (three
+ * idle reports missed); then, as with REMOTE_MEMORY_STALE_MS, the process's RSS growth counts as the Worker's.
+ */
+export const REMOTE_MEMORY_IDLE_STALE_MS = 3 * REMOTE_MEMORY_IDLE_REPORT_MS;
+/**
+ * A Worker serving a call whose last memory report (or the call's start) is older than this is busy in synchronous
+ * code; while it is, the process's RSS growth since that report counts as the Worker's.
  */
 export const REMOTE_MEMORY_STALE_MS = 1_000;
 /** Where no PR_SET_PDEATHSIG is available, a plugin subprocess checks this often that its parent is alive. */

@@ -77,7 +77,10 @@ function configOf(host: PluginHostServices) {
 export const remoteLoader: PluginLoader = {
   kinds: ["remote"],
   async load(plugin, host, signal): Promise<RemotePluginInstance> {
-    const handle = await startRemotePlugin(remoteOptionsFor(plugin, remoteBindingsFor(host), agentFor(host)), signal);
+    const handle = await startRemotePlugin(
+      { ...remoteOptionsFor(plugin, remoteBindingsFor(host), agentFor(host)), memoryTicker: remoteStateOf(host).memoryTicker },
+      signal,
+    );
     return {
       plugin,
       handle,

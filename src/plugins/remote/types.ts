@@ -1,3 +1,4 @@
+import type { MemoryTicker } from "./host/memory/ticker.ts";
 import type { Tool, ToolContext } from "../../tools/types.ts";
 import type { ErrorCode } from "../../core/errors.ts";
 import type { HostCallLimits } from "../host-calls/types.ts";
@@ -95,6 +96,8 @@ export interface StartRemotePluginOptions {
   memoryCheckMs?: number;
   /** When a silent Worker counts as busy (default REMOTE_MEMORY_STALE_MS). */
   memoryStaleMs?: number;
+  /** The timer its memory checks share with the runtime's other remote plugins (default: a timer of its own). */
+  memoryTicker?: MemoryTicker;
   /** How long a cancelled call may go unacknowledged before the plugin is hung (default REMOTE_CANCEL_GRACE_MS). */
   cancelGraceMs?: number;
 }

@@ -5,13 +5,16 @@ import type { KillReason, StartRemotePluginOptions } from "../types.ts";
 /** The memory guard of one running transport: a subprocess is read from /proc, a Worker reports its heap. */
 export function memoryGuardFor(
   transport: HostTransport,
-  options: Pick<StartRemotePluginOptions, "maxMemoryMb" | "memoryCheckMs" | "memoryStaleMs">,
+  options: Pick<StartRemotePluginOptions, "maxMemoryMb" | "memoryCheckMs" | "memoryStaleMs" | "memoryTicker">,
   kill: (why: KillReason) => void,
+  busy: () => boolean,
 ): MemoryGuard {
   const capMb = memoryCapOf(options);
   const guard = {
     capMb,
     onOver: (usedBytes: number, how: string) => kill(memoryKill(usedBytes, capMb, how)),
+    busy,
+    ...(options.memoryTicker && options.memoryCheckMs === undefined ? { ticker: options.memoryTicker } : {}),
     ...(options.memoryCheckMs !== undefined ? { checkMs: options.memoryCheckMs } : {}),
     ...(options.memoryStaleMs !== undefined ? { staleMs: options.memoryStaleMs } : {}),
   };

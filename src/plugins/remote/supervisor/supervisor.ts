@@ -111,7 +111,7 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
     const transport = this.startTransport(launchConfigFor(o, this.agent));
     this.transport = transport;
     this.killing = null;
-    this.memory = memoryGuardFor(transport, o, (kill) => this.kill(transport, kill));
+    this.memory = memoryGuardFor(transport, o, (kill) => this.kill(transport, kill), () => this.calls.size > 0);
     const handshake = new Handshake(transport, o.name, o.readyTimeoutMs, (msg) => this.onMessage(msg, transport));
     transport.onRefused((kind, detail, count) => this.refused(kind, detail, count));
     transport.onMessage((text) => {

@@ -103,7 +103,7 @@ export async function bootstrap(plugin: Plugin, options: BootstrapOptions = {}):
     },
     logLevel: options.logLevel ?? launch?.logLevel ?? envLogLevel(),
   });
-  const dispatcher = new Dispatcher(registry, services, runtime, ch, launch?.afterCall);
+  const dispatcher = new Dispatcher(registry, services, runtime, ch, launch?.afterCall, launch?.beforeCall);
   let shuttingDown = false;
 
   ch.onMessage((raw) => {

@@ -20,6 +20,8 @@ export class Dispatcher {
     private readonly channel: WorkerChannel,
     /** Called after each answered call (the launcher's memory check). */
     private readonly afterCall: () => void = () => {},
+    /** Called before each call runs (the launcher's memory reports speed up). */
+    private readonly beforeCall: () => void = () => {},
   ) {}
 
   get busy(): number {
@@ -71,6 +73,7 @@ export class Dispatcher {
     }
     const controller = entry.surface === "action" && entry.role === "handler" ? new AbortController() : null;
     this.inFlight.set(msg.requestId, controller);
+    this.beforeCall();
     try {
       const result = await this.invoke(
         entry.surface,

@@ -73,7 +73,7 @@ export async function launchPlugin(mode: "worker" | "stdio", rawConfig: string |
     ...(config.agent ? { agent: config.agent } : {}),
     ...(config.logLevel ? { logLevel: config.logLevel } : {}),
     onShutdown: () => (memory?.stop(), exit(0)),
-    ...(memory ? { afterCall: () => memory.afterCall() } : {}),
+    ...(memory ? { beforeCall: () => memory.beforeCall(), afterCall: () => memory.afterCall() } : {}),
     setProblemSink: (next) => (sink = next),
     bootstrapped: false,
   });

@@ -1,7 +1,9 @@
 import { heapSize } from "bun:jsc";
-import { overCap, REMOTE_MEMORY_CHECK_MS } from "../limits.ts";
+import { overCap, REMOTE_MEMORY_CHECK_MS, REMOTE_MEMORY_IDLE_REPORT_MS } from "../limits.ts";
 
 export interface MemoryReports {
+  /** A call starts: report at once and every `everyMs` while calls run. */
+  beforeCall(): void;
   /** A call finished (its answer is on its way): report at once if the heap is over the cap. */
   afterCall(): void;
   stop(): void;
@@ -19,25 +21,44 @@ export function workerHeapBytes(usage: () => NodeJS.MemoryUsage): number {
 }
 
 /**
- * In a Worker: report this thread's memory to the host once at start, every `everyMs`, and right after a call that
- * left it over `capMb`. The check after a call reads only the heap's size (bun:jsc `heapSize()`, ~0.5 us while the
- * heap is settled), so it costs the call path next to nothing. The host enforces the cap; a Worker that stops
- * reporting (busy in synchronous code) is measured by the host instead.
+ * In a Worker: report this thread's memory to the host once at start, every `everyMs` while a call runs, every
+ * `idleMs` while none does, and right after a call that left it over `capMb`. An idle Worker's thread thus wakes
+ * rarely: a report reads the process's stat and allocates, which also keeps the thread's GC timer on its fast pace.
+ * The check after a call reads only the heap's size (bun:jsc `heapSize()`, ~0.5 us while the heap is settled), so it
+ * costs the call path next to nothing. The host enforces the cap; a Worker that stops reporting (busy in synchronous
+ * code) is measured by the host instead.
  */
 export function startMemoryReports(
   send: (message: { type: "memory"; heapBytes: number }) => void,
   capMb: number | undefined,
   everyMs = REMOTE_MEMORY_CHECK_MS,
+  idleMs = REMOTE_MEMORY_IDLE_REPORT_MS,
 ): MemoryReports {
   // taken before the plugin is imported, so replacing process.memoryUsage does not change what is reported
   const usage = process.memoryUsage.bind(process);
   const report = () => send({ type: "memory", heapBytes: workerHeapBytes(usage) });
-  const timer = setInterval(report, everyMs);
-  report();
+  let calls = 0;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const arm = () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(tick, calls > 0 ? everyMs : idleMs);
+  };
+  const tick = () => {
+    report();
+    arm();
+  };
+  tick();
   return {
+    beforeCall() {
+      if (calls++ === 0) tick();
+    },
     afterCall() {
+      calls = Math.max(0, calls - 1);
       if (capMb !== undefined && overCap(heapSize(), capMb)) report();
     },
-    stop: () => clearInterval(timer),
+    stop() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
   };
 }

@@ -1,5 +1,6 @@
-import { overCap, REMOTE_MEMORY_CHECK_MS, REMOTE_MEMORY_STALE_MS } from "../../limits.ts";
+import { overCap, REMOTE_MEMORY_CHECK_MS, REMOTE_MEMORY_IDLE_STALE_MS, REMOTE_MEMORY_STALE_MS } from "../../limits.ts";
 import { ProcessRss } from "./process-rss.ts";
+import { MemoryTicker } from "./ticker.ts";
 
 export interface MemoryGuardOptions {
   /** `[resources] max_memory_mb`. */
@@ -7,10 +8,15 @@ export interface MemoryGuardOptions {
   /** Called once, when the plugin is over its cap: kill it. `how` says what was measured. */
   onOver(usedBytes: number, how: string): void;
   checkMs?: number;
+  /** The timer its periodic check shares with other plugins' (default: a ticker of its own every checkMs). */
+  ticker?: MemoryTicker;
+  /** Whether the host has a call in flight to the plugin (a Worker reports often only then). */
+  busy?: () => boolean;
   staleMs?: number;
+  idleStaleMs?: number;
 }
 
-/** Measures one running plugin against its `max_memory_mb`, at least every checkMs and after each call. */
+/** Measures one running plugin against its `max_memory_mb`, at least every checkMs (on a shared ticker) and after each call. */
 export interface MemoryGuard {
   /** A Worker's own report of its heap (ignored for a subprocess, which is read from /proc). */
   report(heapBytes: number): void;
@@ -27,11 +33,10 @@ abstract class Guard implements MemoryGuard {
   usedBytes: number | null = null;
   private tripped = false;
   private soon = false;
-  private readonly timer: ReturnType<typeof setInterval>;
+  private readonly untick: () => void;
 
   constructor(protected readonly options: MemoryGuardOptions) {
-    this.timer = setInterval(() => this.check(), options.checkMs ?? REMOTE_MEMORY_CHECK_MS);
-    (this.timer as { unref?: () => void }).unref?.();
+    this.untick = (options.ticker ?? new MemoryTicker(options.checkMs ?? REMOTE_MEMORY_CHECK_MS)).add(() => this.check());
   }
 
   abstract report(heapBytes: number): void;
@@ -60,7 +65,7 @@ abstract class Guard implements MemoryGuard {
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.untick();
   }
 }
 
@@ -89,15 +94,17 @@ class ProcessGuard extends Guard {
 }
 
 /**
- * A Worker shares the process, so it reports its own JS heap (which counts ArrayBuffers and strings) every checkMs.
- * Once it serves, while its reports are older than staleMs it is busy in synchronous code, and the process's RSS
- * growth since its last report is counted as its own. (Not while it loads: plugins starting side by side grow the
- * process together, and the ready timeout bounds a start.)
+ * A Worker shares the process, so it reports its own JS heap (which counts ArrayBuffers and strings): every checkMs
+ * while it serves a call, every REMOTE_MEMORY_IDLE_REPORT_MS while it has none. Once it serves, while its reports
+ * are older than staleMs (a call in flight: measured from the call's start at the latest) or idleStaleMs (none) it is
+ * busy in synchronous code, and the process's RSS growth since its last report is counted as its own. (Not while it
+ * loads: plugins starting side by side grow the process together, and the ready timeout bounds a start.)
  */
 class WorkerGuard extends Guard {
   private serving = false;
   private lastReportAt = performance.now();
   private lastHeap = 0;
+  private busySince: number | null = null;
   private rssAtReport: number;
 
   constructor(
@@ -124,8 +131,16 @@ class WorkerGuard extends Guard {
 
   protected check(): void {
     if (!this.serving) return;
-    const silentMs = performance.now() - this.lastReportAt;
-    if (silentMs <= (this.options.staleMs ?? REMOTE_MEMORY_STALE_MS)) return;
+    const now = performance.now();
+    const busy = this.options.busy?.() ?? true;
+    // a call's start wakes an idle Worker's reports: its silence counts from then
+    if (busy && this.busySince === null) this.busySince = now;
+    if (!busy) this.busySince = null;
+    const silentMs = now - Math.max(this.lastReportAt, this.busySince ?? 0);
+    const staleMs = busy
+      ? (this.options.staleMs ?? REMOTE_MEMORY_STALE_MS)
+      : (this.options.idleStaleMs ?? REMOTE_MEMORY_IDLE_STALE_MS);
+    if (silentMs <= staleMs) return;
     const growth = Math.max(0, this.processRss() - this.rssAtReport);
     const how = `process RSS growth while the Worker did not report for ${Math.round(silentMs)} ms`;
     this.measured(this.lastHeap + growth, how);
