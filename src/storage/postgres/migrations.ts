@@ -2,6 +2,7 @@ import type { SQL } from "bun";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { MigrationStatus } from "../types.ts";
 import { installVector, VECTOR_MIGRATION_SQL, vectorOffered } from "./migration-vector.ts";
+import { SESSION_COUNTS_SQL, SESSION_SEARCH_SQL } from "./migration-sessions.ts";
 
 /**
  * PostgreSQL schema of every store, as versioned migrations recorded in `prx_migrations`. `migratePg` runs under
@@ -177,6 +178,8 @@ CREATE TABLE gateway_pairing_code (
 );`,
   },
   { version: 5, name: "channel last error time", sql: "ALTER TABLE channel_status ADD COLUMN last_error_at DOUBLE PRECISION;" },
+  { version: 6, name: "session message counts", sql: SESSION_COUNTS_SQL },
+  { version: 7, name: "session search index", sql: SESSION_SEARCH_SQL },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

@@ -12,8 +12,8 @@ function isUniqueViolation(error: unknown): boolean {
   return e?.errno === "23505" || /duplicate key value/.test(String((error as Error)?.message));
 }
 
-const SUMMARY =
-  "SELECT s.*, (SELECT COUNT(*) FROM session_messages m WHERE m.session_id = s.id)::int AS message_count FROM sessions s";
+const COLUMNS = "id, title, channel, created_at, updated_at, message_count";
+const SUMMARY = `SELECT ${COLUMNS} FROM sessions s`;
 
 /** Sessions and their history in PostgreSQL, shared by every replica. */
 export class PgSessionStore implements SessionStore {
@@ -50,15 +50,15 @@ export class PgSessionStore implements SessionStore {
     });
   }
 
-  /** One statement: the row inserted now, or the existing one with its message count. */
+  /** One statement: the row inserted now, or the existing one. */
   async ensure(id: string, channel: string): Promise<SessionSummary> {
     validateSessionId(id);
     const now = new Date().toISOString();
     const rows = (await pg("session create", () =>
       this.sql.unsafe(
         `WITH ins AS (INSERT INTO sessions (id, title, channel, created_at, updated_at) VALUES ($1, '', $2, $3, $3)
-           ON CONFLICT (id) DO NOTHING RETURNING *)
-         SELECT ins.*, 0 AS message_count FROM ins
+           ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS})
+         SELECT * FROM ins
          UNION ALL
          ${SUMMARY} WHERE s.id = $1 AND NOT EXISTS (SELECT 1 FROM ins)`,
         [id, channel, now],

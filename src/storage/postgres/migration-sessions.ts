@@ -1,0 +1,49 @@
+/**
+ * `sessions.message_count`, kept by statement triggers on `session_messages` (one UPDATE per statement, in its
+ * transaction), so every writer (each replica, `prx storage copy`, a cascade) keeps it right and a list never counts.
+ */
+export const SESSION_COUNTS_SQL = `
+ALTER TABLE sessions ADD COLUMN message_count INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions s SET message_count = c.n
+  FROM (SELECT session_id, count(*)::int AS n FROM session_messages GROUP BY session_id) c WHERE s.id = c.session_id;
+CREATE FUNCTION session_messages_added() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE sessions s SET message_count = s.message_count + c.n
+    FROM (SELECT session_id, count(*)::int AS n FROM added GROUP BY session_id) c WHERE s.id = c.session_id;
+  RETURN NULL;
+END $$;
+CREATE FUNCTION session_messages_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE sessions s SET message_count = s.message_count - c.n
+    FROM (SELECT session_id, count(*)::int AS n FROM removed GROUP BY session_id) c WHERE s.id = c.session_id;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER session_messages_added AFTER INSERT ON session_messages
+  REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION session_messages_added();
+CREATE TRIGGER session_messages_removed AFTER DELETE ON session_messages
+  REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION session_messages_removed();`;
+
+/**
+ * Trigram GIN indexes (pg_trgm) on the two expressions a session search compares, `lower(title)` and `lower(id)`:
+ * the search's LIKE '%text%' reads the sessions holding the text's trigrams instead of every row. pg_trgm is
+ * installed into public unless the database has it (wherever it lives, its operator class is named by schema). A
+ * server that refuses it (not offered, or no privilege) keeps the search a scan: same answers, and a warning.
+ */
+export const SESSION_SEARCH_SQL = `
+DO $$
+DECLARE ops text;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+    BEGIN
+      CREATE EXTENSION pg_trgm SCHEMA public;
+    EXCEPTION WHEN OTHERS THEN
+      RAISE WARNING 'prx: CREATE EXTENSION pg_trgm failed (%): session search reads every session', SQLERRM;
+    END;
+  END IF;
+  SELECT format('%I.gin_trgm_ops', n.nspname) INTO ops
+    FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm';
+  IF ops IS NOT NULL THEN
+    EXECUTE format('CREATE INDEX sessions_title_trgm ON sessions USING GIN (lower(title) %s)', ops);
+    EXECUTE format('CREATE INDEX sessions_id_trgm ON sessions USING GIN (lower(id) %s)', ops);
+  END IF;
+END $$;`;
