@@ -25,7 +25,8 @@ CREATE TRIGGER session_messages_removed AFTER DELETE ON session_messages
 
 /**
  * Trigram GIN indexes (pg_trgm) on the two expressions a session search compares, `lower(title)` and `lower(id)`:
- * the search's LIKE '%text%' reads the sessions holding the text's trigrams instead of every row. pg_trgm is
+ * the search's LIKE '%text%' reads the sessions holding the text's trigrams instead of every row.
+ * Without fastupdate, a new session goes into the index at once (no pending list every search would read). pg_trgm is
  * installed into public unless the database has it (wherever it lives, its operator class is named by schema). A
  * server that refuses it (not offered, or no privilege) keeps the search a scan: same answers, and a warning.
  */
@@ -43,7 +44,7 @@ BEGIN
   SELECT format('%I.gin_trgm_ops', n.nspname) INTO ops
     FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm';
   IF ops IS NOT NULL THEN
-    EXECUTE format('CREATE INDEX sessions_title_trgm ON sessions USING GIN (lower(title) %s)', ops);
-    EXECUTE format('CREATE INDEX sessions_id_trgm ON sessions USING GIN (lower(id) %s)', ops);
+    EXECUTE format('CREATE INDEX sessions_title_trgm ON sessions USING GIN (lower(title) %s) WITH (fastupdate = off)', ops);
+    EXECUTE format('CREATE INDEX sessions_id_trgm ON sessions USING GIN (lower(id) %s) WITH (fastupdate = off)', ops);
   END IF;
 END $$;`;

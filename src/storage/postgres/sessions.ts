@@ -15,6 +15,9 @@ function isUniqueViolation(error: unknown): boolean {
 const COLUMNS = "id, title, channel, created_at, updated_at, message_count";
 const SUMMARY = `SELECT ${COLUMNS} FROM sessions s`;
 
+/** A session search ($1 a searchPattern, $2 the limit): the trigram indexes of migration-sessions.ts serve its LIKEs. */
+export const SEARCH = `${SUMMARY} WHERE lower(s.title) LIKE $1 ESCAPE '\\' OR lower(s.id) LIKE $1 ESCAPE '\\' ORDER BY s.updated_at DESC LIMIT $2`;
+
 /** Sessions and their history in PostgreSQL, shared by every replica. */
 export class PgSessionStore implements SessionStore {
   constructor(private readonly sql: SQL) {}
@@ -30,7 +33,7 @@ export class PgSessionStore implements SessionStore {
     return pg("session search", async () =>
       (
         (await this.sql.unsafe(
-          `${SUMMARY} WHERE lower(s.title) LIKE $1 ESCAPE '\\' OR lower(s.id) LIKE $1 ESCAPE '\\' ORDER BY s.updated_at DESC LIMIT $2`,
+          SEARCH,
           [pattern, limit],
         )) as SessionRow[]
       ).map(toSummary),

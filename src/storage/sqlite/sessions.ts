@@ -10,7 +10,7 @@ const SUMMARY = `SELECT ${COLUMNS} FROM sessions s`;
 const MATCHES = "(lower(s.title) LIKE ?1 ESCAPE '\\' OR lower(s.id) LIKE ?1 ESCAPE '\\')";
 
 /** SQL of every statement, prepared on first use (bun:sqlite's query() caches them): a turn prepares only its own. */
-const SQL = {
+export const SQL = {
   selectOne: `${SUMMARY} WHERE s.id = ?`,
   selectMany: `${SUMMARY} ORDER BY s.updated_at DESC LIMIT ?`,
   searchMany: `${SUMMARY} WHERE ${MATCHES} ORDER BY s.updated_at DESC LIMIT ?2`,
