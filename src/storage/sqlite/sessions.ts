@@ -1,6 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { historyFrom, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
+import { SESSION_SEARCH_INDEX_MAX_HITS } from "../limits.ts";
 import type { SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { ftsPhrase, TRIGRAM_CHARS } from "./fts.ts";
 import { migrateSqlite } from "./schema.ts";
@@ -20,6 +21,7 @@ export const SQL = {
    */
   searchIndexed: `SELECT ${COLUMNS} FROM sessions_search CROSS JOIN sessions s ON s.id = sessions_search.id
        WHERE sessions_search MATCH ?3 AND ${MATCHES} ORDER BY s.updated_at DESC LIMIT ?2`,
+  searchHits: "SELECT count(*) AS n FROM (SELECT 1 FROM sessions_search WHERE sessions_search MATCH ? LIMIT ?)",
   retitle: "UPDATE sessions SET title = ?2 WHERE id = ?1",
   insertSession: `INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at) VALUES (?, '', ?, ?, ?)`,
   insertMessage: `INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at)
@@ -52,9 +54,16 @@ export class SqliteSessionStore implements SessionStore {
   search(text: string, limit = 100): SessionSummary[] {
     const pattern = searchPattern(text);
     const lowered = text.toLowerCase();
-    // the index has no answer for fewer characters than a trigram: those read every title
-    if ([...lowered].length < TRIGRAM_CHARS) return this.db.query<SessionRow, [string, number]>(SQL.searchMany).all(pattern, limit).map(toSummary);
-    return this.db.query<SessionRow, [string, number, string]>(SQL.searchIndexed).all(pattern, limit, ftsPhrase(lowered)).map(toSummary);
+    // the index has no answer for fewer characters than a trigram, and sorting many of its hits costs more than
+    // reading sessions newest first until `limit` of them match
+    if ([...lowered].length >= TRIGRAM_CHARS) {
+      const phrase = ftsPhrase(lowered);
+      const hits = this.db.query<{ n: number }, [string, number]>(SQL.searchHits).get(phrase, SESSION_SEARCH_INDEX_MAX_HITS + 1)!.n;
+      if (hits <= SESSION_SEARCH_INDEX_MAX_HITS) {
+        return this.db.query<SessionRow, [string, number, string]>(SQL.searchIndexed).all(pattern, limit, phrase).map(toSummary);
+      }
+    }
+    return this.db.query<SessionRow, [string, number]>(SQL.searchMany).all(pattern, limit).map(toSummary);
   }
 
   rename(id: string, title: string): SessionSummary | null {
