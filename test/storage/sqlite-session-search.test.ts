@@ -37,3 +37,13 @@ test(`a text ${SESSION_SEARCH_INDEX_MAX_HITS} sessions hold is answered from the
   expect(ids()).toContain("unindexed-walrus");
   expect(storage.sessions.search("walrus", 1).map((s) => s.id)).toEqual(["latest-walrus"]);
 });
+
+test("a search text holding NUL is answered as SQLite's LIKE answered it before the index, never an FTS5 syntax error", () => {
+  storage.sessions.ensure("nul-text", "cli");
+  storage.sessions.rename("nul-text", "Narwhal sighting");
+  const ids = (text: string) => storage.sessions.search(text).map((s) => s.id);
+  // LIKE takes a NUL for the end of the title: it matches there and only there
+  expect(ids("ghting\0")).toEqual(["nul-text"]);
+  expect(ids("narwh\0")).toEqual([]);
+  expect(ids("\0\0\0")).toContain("nul-text");
+});

@@ -54,9 +54,10 @@ export class SqliteSessionStore implements SessionStore {
   search(text: string, limit = 100): SessionSummary[] {
     const pattern = searchPattern(text);
     const lowered = text.toLowerCase();
-    // the index has no answer for fewer characters than a trigram, and sorting many of its hits costs more than
-    // reading sessions newest first until `limit` of them match
-    if ([...lowered].length >= TRIGRAM_CHARS) {
+    // the index has no answer for fewer characters than a trigram nor for a NUL (an FTS5 syntax error; LIKE takes
+    // it for the title's end), and sorting many of its hits costs more than reading sessions newest first until
+    // `limit` of them match
+    if ([...lowered].length >= TRIGRAM_CHARS && !lowered.includes("\0")) {
       const phrase = ftsPhrase(lowered);
       const hits = this.db.query<{ n: number }, [string, number]>(SQL.searchHits).get(phrase, SESSION_SEARCH_INDEX_MAX_HITS + 1)!.n;
       if (hits <= SESSION_SEARCH_INDEX_MAX_HITS) {
