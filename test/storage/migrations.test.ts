@@ -110,8 +110,8 @@ testWithPostgres("a schema at version 5 migrates: message counts are backfilled 
     await pg.sql.unsafe("DELETE FROM session_messages WHERE session_id = 'old-three' AND seq = 2");
     expect((await pg.sessions.list()).map((s) => [s.id, s.messageCount])).toEqual([["old-none", 1], ["old-three", 2]]);
     expect((await pg.sessions.search("OLD MESS")).map((s) => s.id)).toEqual(["old-three"]);
-    const indexes = await pg.sql.unsafe("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE '%trgm' ORDER BY 1", [schema]);
-    expect(indexes.map((r: { indexname: string }) => r.indexname)).toEqual(["sessions_id_trgm", "sessions_title_trgm"]);
+    const indexes = await pg.sql.unsafe("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'sessions_search' AND indexdef LIKE '%gin_trgm_ops%' ORDER BY 1", [schema]);
+    expect(indexes.map((r: { indexname: string }) => r.indexname)).toEqual(["sessions_search_id", "sessions_search_title"]);
   } finally {
     await pg.close();
   }

@@ -16,6 +16,6 @@ storeSuite({
     const plan = await (s as PgStorage).sql.unsafe(`EXPLAIN ${SEARCH}`, [`%${text}%`, 100]);
     return plan.map((row: { "QUERY PLAN": string }) => row["QUERY PLAN"]).join("\n");
   },
-  searchIndex: "sessions_title_trgm",
+  searchIndex: "sessions_search_title",
   cleanup: () => dropSchema(schema),
 });

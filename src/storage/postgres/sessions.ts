@@ -15,8 +15,12 @@ function isUniqueViolation(error: unknown): boolean {
 const COLUMNS = "id, title, channel, created_at, updated_at, message_count";
 const SUMMARY = `SELECT ${COLUMNS} FROM sessions s`;
 
-/** A session search ($1 a searchPattern, $2 the limit): the trigram indexes of migration-sessions.ts serve its LIKEs. */
-export const SEARCH = `${SUMMARY} WHERE lower(s.title) LIKE $1 ESCAPE '\\' OR lower(s.id) LIKE $1 ESCAPE '\\' ORDER BY s.updated_at DESC LIMIT $2`;
+/**
+ * A session search ($1 a searchPattern, $2 the limit), on `sessions_search` (each session's id and title, kept by
+ * triggers) whose trigram indexes serve its LIKEs (migration-sessions.ts).
+ */
+export const SEARCH = `${SUMMARY} WHERE s.id IN (SELECT t.id FROM sessions_search t
+    WHERE lower(t.title) LIKE $1 ESCAPE '\\' OR lower(t.id) LIKE $1 ESCAPE '\\') ORDER BY s.updated_at DESC LIMIT $2`;
 
 /** Sessions and their history in PostgreSQL, shared by every replica. */
 export class PgSessionStore implements SessionStore {
