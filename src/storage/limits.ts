@@ -8,6 +8,12 @@ export const SESSION_TITLE_CHARS = 60;
 export const SESSION_TITLE_MAX_CHARS = 200;
 /** Longest search text of a session search (characters). */
 export const SESSION_SEARCH_MAX_CHARS = 200;
+/**
+ * SQLite: most sessions the trigram index may name for a search to be answered from it (read, then sorted by
+ * recency). A text found in more is answered by reading sessions newest first until the limit is reached, which is
+ * quick when that many match (at most a 1/this share of the sessions is read per result asked for).
+ */
+export const SESSION_SEARCH_INDEX_MAX_HITS = 2000;
 /** Session ids accepted everywhere: 1-128 of A-Z a-z 0-9 . _ : @ - */
 export const SESSION_ID_PATTERN = new RegExp(`^[A-Za-z0-9._:@-]{1,${SESSION_ID_MAX_BYTES}}$`);
 

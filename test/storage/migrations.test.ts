@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { openWorkspace } from "../../src/core/workspace.ts";
 import { SqliteMemory } from "../../src/memory/index.ts";
 import { openSqliteStorage } from "../../src/storage/index.ts";
+import { openPg } from "../../src/storage/postgres/connect.ts";
 import { PG_MIGRATIONS, pgStorage } from "../../src/storage/postgres/index.ts";
 import { vectorOffered } from "../../src/storage/postgres/migration-vector.ts";
 import { ensureBinary, runPrx } from "../helpers/binary.ts";
@@ -67,6 +68,7 @@ testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace
 
     const pg = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 });
     expect((await pg.sessions.history("s1", 10)).map((m) => m.content)).toEqual(["hello there", "hi"]);
+    expect((await pg.sessions.get("s1"))?.messageCount).toBe(2);
     expect((await pg.tokens.verify(token))?.name).toBe("laptop");
     expect(await pg.pluginKv.get("p", "k")).toEqual(new Uint8Array([7]));
     const recalled = await pg.sql.unsafe("SELECT key, private FROM memories");
@@ -81,5 +83,36 @@ testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace
     expect(found.stdout).toContain("fav");
   } finally {
     ws.cleanup();
+  }
+});
+
+testWithPostgres("a schema at version 5 migrates: message counts are backfilled and kept, its search has the trigram indexes", async () => {
+  const schema = uniqueSchema("v5");
+  schemas.push(schema);
+  const old = openPg({ url: TEST_DATABASE_URL, schema, max: 1 });
+  await old.unsafe(`CREATE SCHEMA "${schema}"`);
+  await old.unsafe("CREATE TABLE prx_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+  for (const migration of PG_MIGRATIONS.filter((m) => m.version <= 5 && m.requires === undefined)) {
+    await old.unsafe(migration.sql);
+    await old.unsafe("INSERT INTO prx_migrations VALUES ($1, $2, '2026-01-01T00:00:00.000Z')", [migration.version, migration.name]);
+  }
+  await old.unsafe(`INSERT INTO sessions (id, title, channel, created_at, updated_at) VALUES
+    ('old-three', 'Three old messages', 'cli', '2026-01-01', '2026-01-01'), ('old-none', '', 'cli', '2026-01-02', '2026-01-02')`);
+  await old.unsafe("INSERT INTO session_messages (session_id, seq, role, content, created_at) SELECT 'old-three', i, 'user', 'x', '2026' FROM generate_series(1, 3) i");
+  await old.close();
+
+  const pg = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 });
+  try {
+    expect(pg.applied).toEqual(PG_MIGRATIONS.filter((m) => m.version > 5).map((m) => m.version));
+    expect((await pg.sessions.get("old-three"))?.messageCount).toBe(3);
+    expect((await pg.sessions.get("old-none"))?.messageCount).toBe(0);
+    await pg.sessions.append("old-none", [{ role: "user", content: "now" }]);
+    await pg.sql.unsafe("DELETE FROM session_messages WHERE session_id = 'old-three' AND seq = 2");
+    expect((await pg.sessions.list()).map((s) => [s.id, s.messageCount])).toEqual([["old-none", 1], ["old-three", 2]]);
+    expect((await pg.sessions.search("OLD MESS")).map((s) => s.id)).toEqual(["old-three"]);
+    const indexes = await pg.sql.unsafe("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'sessions_search' AND indexdef LIKE '%gin_trgm_ops%' ORDER BY 1", [schema]);
+    expect(indexes.map((r: { indexname: string }) => r.indexname)).toEqual(["sessions_search_id", "sessions_search_title"]);
+  } finally {
+    await pg.close();
   }
 });

@@ -13,6 +13,12 @@ export interface SuiteBackend {
   available: boolean;
   open(clock: () => number): Promise<Storage>;
   cleanup(): Promise<void>;
+  /** Run SQL as another writer of the database would (no store in between). */
+  exec(s: Storage, statement: string): Promise<void>;
+  /** The backend's query plan of the statement a session search for `text` runs (after ANALYZE). */
+  searchPlan(s: Storage, text: string): Promise<string>;
+  /** The index a session search of three characters or more reads: named in searchPlan's answer. */
+  searchIndex: string;
 }
 
 async function rejects(body: () => unknown, code: string): Promise<void> {
@@ -134,6 +140,66 @@ export function storeSuite(backend: SuiteBackend): void {
       expect((await s.sessions.rename("other", "t".repeat(SESSION_TITLE_MAX_CHARS)))!.title).toHaveLength(SESSION_TITLE_MAX_CHARS);
       await rejects(async () => s.sessions.rename("other", "t".repeat(SESSION_TITLE_MAX_CHARS + 1)), "BAD_REQUEST");
       await rejects(async () => s.sessions.rename("other", "   "), "BAD_REQUEST");
+    });
+  });
+
+  describe(`${backend.name}: kept session counts and the search index`, () => {
+    const countOf = async (s: Storage, id: string) => (await s.sessions.get(id))!.messageCount;
+
+    it("a session's message count follows appends, a delete by any writer, and the session's delete", async (s) => {
+      expect((await s.sessions.ensure("kept-1", "cli")).messageCount).toBe(0);
+      await s.sessions.append("kept-1", [
+        { role: "user", content: "Kept counts" },
+        { role: "assistant", content: "a" },
+      ]);
+      await s.sessions.append("kept-1", [{ role: "user", content: "b" }]);
+      expect(await countOf(s, "kept-1")).toBe(3);
+      expect((await s.sessions.ensure("kept-1", "cli")).messageCount).toBe(3);
+      expect((await s.sessions.list(500)).find((x) => x.id === "kept-1")?.messageCount).toBe(3);
+      expect((await s.sessions.search("kept counts")).map((x) => [x.id, x.messageCount])).toEqual([["kept-1", 3]]);
+
+      await backend.exec(s, "DELETE FROM session_messages WHERE session_id = 'kept-1' AND seq = 1");
+      expect(await countOf(s, "kept-1")).toBe(2);
+      await s.sessions.append("kept-1", [{ role: "user", content: "c" }]);
+      expect(await countOf(s, "kept-1")).toBe(3);
+
+      expect(await s.sessions.delete("kept-1")).toEqual({ messages: 3 });
+      expect((await s.sessions.ensure("kept-1", "cli")).messageCount).toBe(0);
+      await s.sessions.append("kept-1", [{ role: "user", content: "again" }]);
+      expect(await countOf(s, "kept-1")).toBe(1);
+      expect((await s.sessions.search("kept counts")).map((x) => x.id)).toEqual([]);
+      expect((await s.sessions.search("again")).map((x) => x.id)).toEqual(["kept-1"]);
+    });
+
+    it("concurrent appends are all counted", async (s) => {
+      await s.sessions.ensure("kept-2", "cli");
+      await Promise.all(Array.from({ length: 10 }, (_, i) => s.sessions.append("kept-2", [{ role: "user", content: `m${i}` }, { role: "assistant", content: "ok" }])));
+      expect(await countOf(s, "kept-2")).toBe(20);
+    });
+
+    it("a search by title or id of fewer than three characters still finds (it cannot use the trigram index)", async (s) => {
+      await s.sessions.ensure("kept-3", "cli");
+      await s.sessions.rename("kept-3", "Qz report");
+      expect((await s.sessions.search("QZ")).map((x) => x.id)).toEqual(["kept-3"]);
+      expect((await s.sessions.search("qz ")).map((x) => x.id)).toEqual(["kept-3"]);
+      expect((await s.sessions.search("t-3")).map((x) => x.id)).toEqual(["kept-3"]);
+      await s.sessions.rename("kept-3", "Renamed");
+      expect(await s.sessions.search("qz ")).toEqual([]);
+    });
+
+    it("with thousands of sessions, a search that finds nothing reads the index, not every session", async (s) => {
+      await backend.exec(
+        s,
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
+         INSERT INTO sessions (id, title, channel, created_at, updated_at)
+         SELECT 'bulk-' || i, 'Bulk session number ' || i, 'cli', '2020-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z' FROM n`,
+      );
+      await backend.exec(s, "ANALYZE");
+      expect(await backend.searchPlan(s, "zebra")).toContain(backend.searchIndex);
+      expect(await s.sessions.search("zebra")).toEqual([]);
+      expect((await s.sessions.search("NUMBER 2999")).map((x) => x.id)).toEqual(["bulk-2999"]);
+      expect((await s.sessions.search("bulk-1234")).map((x) => x.id)).toEqual(["bulk-1234"]);
+      expect(await s.sessions.search("number 3001")).toEqual([]);
     });
   });
 

@@ -2,6 +2,7 @@ import type { SQL } from "bun";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { MigrationStatus } from "../types.ts";
 import { installVector, VECTOR_MIGRATION_SQL, vectorOffered } from "./migration-vector.ts";
+import { SESSION_COUNTS_SQL, SESSION_SEARCH_SQL } from "./migration-sessions.ts";
 
 /**
  * PostgreSQL schema of every store, as versioned migrations recorded in `prx_migrations`. `migratePg` runs under
@@ -191,6 +192,8 @@ ALTER INDEX memories_fts SET (fastupdate = off);
 SELECT gin_clean_pending_list('memories_fts'::regclass);
 ANALYZE memories;`,
   },
+  { version: 7, name: "session message counts", sql: SESSION_COUNTS_SQL },
+  { version: 8, name: "session search index", sql: SESSION_SEARCH_SQL },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

@@ -12,8 +12,15 @@ function isUniqueViolation(error: unknown): boolean {
   return e?.errno === "23505" || /duplicate key value/.test(String((error as Error)?.message));
 }
 
-const SUMMARY =
-  "SELECT s.*, (SELECT COUNT(*) FROM session_messages m WHERE m.session_id = s.id)::int AS message_count FROM sessions s";
+const COLUMNS = "id, title, channel, created_at, updated_at, message_count";
+const SUMMARY = `SELECT ${COLUMNS} FROM sessions s`;
+
+/**
+ * A session search ($1 a searchPattern, $2 the limit), on `sessions_search` (each session's id and title, kept by
+ * triggers) whose trigram indexes serve its LIKEs (migration-sessions.ts).
+ */
+export const SEARCH = `${SUMMARY} WHERE s.id IN (SELECT t.id FROM sessions_search t
+    WHERE lower(t.title) LIKE $1 ESCAPE '\\' OR lower(t.id) LIKE $1 ESCAPE '\\') ORDER BY s.updated_at DESC LIMIT $2`;
 
 /** Sessions and their history in PostgreSQL, shared by every replica. */
 export class PgSessionStore implements SessionStore {
@@ -30,7 +37,7 @@ export class PgSessionStore implements SessionStore {
     return pg("session search", async () =>
       (
         (await this.sql.unsafe(
-          `${SUMMARY} WHERE lower(s.title) LIKE $1 ESCAPE '\\' OR lower(s.id) LIKE $1 ESCAPE '\\' ORDER BY s.updated_at DESC LIMIT $2`,
+          SEARCH,
           [pattern, limit],
         )) as SessionRow[]
       ).map(toSummary),
@@ -50,15 +57,15 @@ export class PgSessionStore implements SessionStore {
     });
   }
 
-  /** One statement: the row inserted now, or the existing one with its message count. */
+  /** One statement: the row inserted now, or the existing one. */
   async ensure(id: string, channel: string): Promise<SessionSummary> {
     validateSessionId(id);
     const now = new Date().toISOString();
     const rows = (await pg("session create", () =>
       this.sql.unsafe(
         `WITH ins AS (INSERT INTO sessions (id, title, channel, created_at, updated_at) VALUES ($1, '', $2, $3, $3)
-           ON CONFLICT (id) DO NOTHING RETURNING *)
-         SELECT ins.*, 0 AS message_count FROM ins
+           ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS})
+         SELECT * FROM ins
          UNION ALL
          ${SUMMARY} WHERE s.id = $1 AND NOT EXISTS (SELECT 1 FROM ins)`,
         [id, channel, now],

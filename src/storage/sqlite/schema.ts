@@ -108,6 +108,41 @@ CREATE TABLE IF NOT EXISTS channel_pairings (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS channel_pairings_code ON channel_pairings (code) WHERE code IS NOT NULL;`;
 
+/**
+ * `sessions.message_count` is kept by triggers on `session_messages`, in the transaction of the insert or delete,
+ * so every writer (any process sharing the workspace, an older prx included) keeps it right and a list never counts.
+ */
+const SESSION_COUNTS = `
+UPDATE sessions SET message_count = (SELECT count(*) FROM session_messages m WHERE m.session_id = sessions.id);
+CREATE TRIGGER IF NOT EXISTS session_messages_added AFTER INSERT ON session_messages BEGIN
+  UPDATE sessions SET message_count = message_count + 1 WHERE id = new.session_id;
+END;
+CREATE TRIGGER IF NOT EXISTS session_messages_removed AFTER DELETE ON session_messages BEGIN
+  UPDATE sessions SET message_count = message_count - 1 WHERE id = old.session_id;
+END;`;
+
+/**
+ * `sessions_search` is an FTS5 trigram index of each session's title and id (case-folded), kept by triggers, so a
+ * session search looks up the sessions holding the text's trigrams instead of reading every title. It holds its own
+ * copy of both (a few hundred bytes a session); `sessions.search_rowid` points at a session's row in it, because
+ * `sessions` has no INTEGER PRIMARY KEY and VACUUM may renumber its rowids.
+ */
+const SESSION_SEARCH = `
+CREATE VIRTUAL TABLE IF NOT EXISTS sessions_search USING fts5(title, id, tokenize = 'trigram');
+DELETE FROM sessions_search;
+INSERT INTO sessions_search (rowid, title, id) SELECT rowid, title, id FROM sessions;
+UPDATE sessions SET search_rowid = rowid;
+CREATE TRIGGER IF NOT EXISTS sessions_search_added AFTER INSERT ON sessions BEGIN
+  INSERT INTO sessions_search (title, id) VALUES (new.title, new.id);
+  UPDATE sessions SET search_rowid = last_insert_rowid() WHERE id = new.id;
+END;
+CREATE TRIGGER IF NOT EXISTS sessions_search_retitled AFTER UPDATE OF title ON sessions WHEN new.title IS NOT old.title BEGIN
+  UPDATE sessions_search SET title = new.title WHERE rowid = new.search_rowid;
+END;
+CREATE TRIGGER IF NOT EXISTS sessions_search_removed AFTER DELETE ON sessions BEGIN
+  DELETE FROM sessions_search WHERE rowid = old.search_rowid;
+END;`;
+
 interface SqliteMigration {
   version: number;
   name: string;
@@ -148,6 +183,22 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     name: "channel last error time",
     apply: (db) => {
       if (!hasColumn(db, "channel_status", "last_error_at")) db.exec("ALTER TABLE channel_status ADD COLUMN last_error_at INTEGER");
+    },
+  },
+  {
+    version: 5,
+    name: "session message counts",
+    apply: (db) => {
+      if (!hasColumn(db, "sessions", "message_count")) db.exec("ALTER TABLE sessions ADD COLUMN message_count INTEGER NOT NULL DEFAULT 0");
+      db.exec(SESSION_COUNTS);
+    },
+  },
+  {
+    version: 6,
+    name: "session search index",
+    apply: (db) => {
+      if (!hasColumn(db, "sessions", "search_rowid")) db.exec("ALTER TABLE sessions ADD COLUMN search_rowid INTEGER");
+      db.exec(SESSION_SEARCH);
     },
   },
 ];

@@ -1,16 +1,27 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { historyFrom, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
+import { SESSION_SEARCH_INDEX_MAX_HITS } from "../limits.ts";
 import type { SessionStore, SessionSummary, StoredMessage } from "../types.ts";
+import { ftsPhrase, TRIGRAM_CHARS } from "./fts.ts";
 import { migrateSqlite } from "./schema.ts";
 
-const SUMMARY = `SELECT s.*, (SELECT COUNT(*) FROM session_messages m WHERE m.session_id = s.id) AS message_count FROM sessions s`;
+const COLUMNS = "s.id, s.title, s.channel, s.created_at, s.updated_at, s.message_count";
+const SUMMARY = `SELECT ${COLUMNS} FROM sessions s`;
+const MATCHES = "(lower(s.title) LIKE ?1 ESCAPE '\\' OR lower(s.id) LIKE ?1 ESCAPE '\\')";
 
 /** SQL of every statement, prepared on first use (bun:sqlite's query() caches them): a turn prepares only its own. */
-const SQL = {
+export const SQL = {
   selectOne: `${SUMMARY} WHERE s.id = ?`,
   selectMany: `${SUMMARY} ORDER BY s.updated_at DESC LIMIT ?`,
-  searchMany: `${SUMMARY} WHERE lower(s.title) LIKE ?1 ESCAPE '\\' OR lower(s.id) LIKE ?1 ESCAPE '\\' ORDER BY s.updated_at DESC LIMIT ?2`,
+  searchMany: `${SUMMARY} WHERE ${MATCHES} ORDER BY s.updated_at DESC LIMIT ?2`,
+  /**
+   * The trigram index finds the sessions holding every trigram of the text (a superset, case-folded), the LIKE of
+   * searchMany keeps exactly those it keeps; CROSS JOIN makes SQLite start from the index.
+   */
+  searchIndexed: `SELECT ${COLUMNS} FROM sessions_search CROSS JOIN sessions s ON s.id = sessions_search.id
+       WHERE sessions_search MATCH ?3 AND ${MATCHES} ORDER BY s.updated_at DESC LIMIT ?2`,
+  searchHits: "SELECT count(*) AS n FROM (SELECT 1 FROM sessions_search WHERE sessions_search MATCH ? LIMIT ?)",
   retitle: "UPDATE sessions SET title = ?2 WHERE id = ?1",
   insertSession: `INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at) VALUES (?, '', ?, ?, ?)`,
   insertMessage: `INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at)
@@ -41,7 +52,19 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   search(text: string, limit = 100): SessionSummary[] {
-    return this.db.query<SessionRow, [string, number]>(SQL.searchMany).all(searchPattern(text), limit).map(toSummary);
+    const pattern = searchPattern(text);
+    const lowered = text.toLowerCase();
+    // the index has no answer for fewer characters than a trigram nor for a NUL (an FTS5 syntax error; LIKE takes
+    // it for the title's end), and sorting many of its hits costs more than reading sessions newest first until
+    // `limit` of them match
+    if ([...lowered].length >= TRIGRAM_CHARS && !lowered.includes("\0")) {
+      const phrase = ftsPhrase(lowered);
+      const hits = this.db.query<{ n: number }, [string, number]>(SQL.searchHits).get(phrase, SESSION_SEARCH_INDEX_MAX_HITS + 1)!.n;
+      if (hits <= SESSION_SEARCH_INDEX_MAX_HITS) {
+        return this.db.query<SessionRow, [string, number, string]>(SQL.searchIndexed).all(pattern, limit, phrase).map(toSummary);
+      }
+    }
+    return this.db.query<SessionRow, [string, number]>(SQL.searchMany).all(pattern, limit).map(toSummary);
   }
 
   rename(id: string, title: string): SessionSummary | null {
