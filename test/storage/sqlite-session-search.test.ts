@@ -26,6 +26,8 @@ test(`a text ${SESSION_SEARCH_INDEX_MAX_HITS} sessions hold is answered from the
   db.query("DELETE FROM sessions_search WHERE id = 'unindexed-walrus'").run();
   storage.sessions.ensure("latest-walrus", "cli");
   storage.sessions.rename("latest-walrus", "Topic walrus");
+  // newest without a tie: both sessions above may be stamped within the same millisecond
+  db.query("UPDATE sessions SET updated_at = '2999' WHERE id = 'latest-walrus'").run();
   const ids = () => storage.sessions.search("WALRUS", SESSION_SEARCH_INDEX_MAX_HITS + 10).map((s) => s.id);
 
   // the index names exactly the limit: the session it lacks is not found
