@@ -200,7 +200,7 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
       const bare = await startBareProxy(tmp, `${fake.url}/chat/completions`);
       try {
         rows.push(
-          ...(await turnOverheadRows({ gatewayUrl: url, gatewayPid: proc.pid, token, fake, bareUrl: bare.url })),
+          ...(await turnOverheadRows({ gatewayUrl: url, gatewayPid: proc.pid, token, fake, bareUrl: bare.url, quick })),
         );
       } finally {
         bare.proc.kill();
@@ -226,6 +226,7 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
         token: (ws) => createToken(binary, ws, tmp),
         startGateway,
         writeConfig,
+        quick,
       })),
     );
     const dir = join(tmp, "wrk");
@@ -238,6 +239,7 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
         fakeLatencyMs: FAKE_LATENCY_MS,
         startGateway,
         writeConfig,
+        quick,
       })),
     );
   } finally {
