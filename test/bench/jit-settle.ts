@@ -74,6 +74,12 @@ export async function warmUntilJitSettles(
   return { turns, jitUsPerTurn, settled: false };
 }
 
+/** The warm-up of a run: until the JIT settles, or in the short pass (`bench --quick`) one block without waiting for it. */
+export async function warmUp(pid: number, block: () => Promise<number>, quick: boolean): Promise<Warmup> {
+  if (!quick) return warmUntilJitSettles(pid, block);
+  return { turns: await block(), jitUsPerTurn: null, settled: false };
+}
+
 export function describeWarmup(w: Warmup): string {
   const jit = w.jitUsPerTurn === null ? "JIT time not readable" : `JIT ${w.jitUsPerTurn.toFixed(1)} us/turn at the end`;
   return `warm-up ${w.turns} turns (${w.settled ? "JIT settled" : "JIT not settled"}, ${jit})`;

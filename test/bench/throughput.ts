@@ -15,6 +15,7 @@ const BLOCK_MS = 2000;
 const ROUNDS = 3;
 const WARMUP_TURNS = 3000;
 export const THROUGHPUT_TARGET_RATIO = 0.25;
+const QUICK = { blockMs: 500, rounds: 1, warmupTurns: 200 };
 
 export interface ThroughputTargets {
   binary: string;
@@ -23,13 +24,15 @@ export interface ThroughputTargets {
   token: (ws: string) => string;
   startGateway(binary: string, ws: string, tmp: string): Promise<{ proc: ReturnType<typeof Bun.spawn>; url: string }>;
   writeConfig(dir: string, fakeUrl: string): void;
+  /** The short pass: QUICK's warm-up, block length and rounds. */
+  quick?: boolean;
 }
 
-/** Requests answered per second by CLIENTS clients looping on `once` for BLOCK_MS. */
-async function rate(once: () => Promise<void>): Promise<number> {
+/** Requests answered per second by CLIENTS clients looping on `once` for `blockMs`. */
+async function rate(once: () => Promise<void>, blockMs: number): Promise<number> {
   let done = 0;
   const started = performance.now();
-  const end = started + BLOCK_MS;
+  const end = started + blockMs;
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
       while (performance.now() < end) {
@@ -42,6 +45,7 @@ async function rate(once: () => Promise<void>): Promise<number> {
 }
 
 export async function throughputRows(t: ThroughputTargets): Promise<BenchRow[]> {
+  const { blockMs, rounds, warmupTurns } = t.quick ? QUICK : { blockMs: BLOCK_MS, rounds: ROUNDS, warmupTurns: WARMUP_TURNS };
   const fake = await startStandaloneFake(0);
   mkdirSync(t.dir, { recursive: true });
   t.writeConfig(t.dir, fake.url);
@@ -58,7 +62,7 @@ export async function throughputRows(t: ThroughputTargets): Promise<BenchRow[]> 
       if (response.status !== 200) throw new Error(`gateway turn: HTTP ${response.status} ${await response.text()}`);
       await response.arrayBuffer();
     };
-    for (let i = 0; i < WARMUP_TURNS / CLIENTS; i++) await Promise.all(Array.from({ length: CLIENTS }, viaGateway));
+    for (let i = 0; i < warmupTurns / CLIENTS; i++) await Promise.all(Array.from({ length: CLIENTS }, viaGateway));
     const upstream = JSON.stringify(await fake.lastBody());
     const direct = async () => {
       const response = await fetch(`${fake.url}/chat/completions`, {
@@ -71,14 +75,14 @@ export async function throughputRows(t: ThroughputTargets): Promise<BenchRow[]> 
     };
     const alone: number[] = [];
     const through: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      alone.push(await rate(direct));
-      through.push(await rate(viaGateway));
+    for (let round = 0; round < rounds; round++) {
+      alone.push(await rate(direct, blockMs));
+      through.push(await rate(viaGateway, blockMs));
       await fake.handled(); // drop the fake's records
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const ratio = mean(through) / mean(alone);
-    const note = `through prx ${mean(through).toFixed(0)} req/s; fake alone ${mean(alone).toFixed(0)} req/s (${CLIENTS} clients, ${ROUNDS} alternating blocks of ${BLOCK_MS} ms)`;
+    const note = `through prx ${mean(through).toFixed(0)} req/s; fake alone ${mean(alone).toFixed(0)} req/s (${CLIENTS} clients, ${rounds} alternating blocks of ${blockMs} ms)`;
     return [
       { suite: "gateway", name: `${CLIENTS} clients: answers/s through prx`, value: mean(through), unit: "req/s", note },
       { suite: "gateway", name: `${CLIENTS} clients: fake provider alone`, value: mean(alone), unit: "req/s", note },

@@ -21,7 +21,7 @@
  * (jit-settle.ts; ~15,000 turns here), as a long-running gateway does within its first minute of traffic.
  */
 import type { StandaloneFake } from "./announce.ts";
-import { describeWarmup, warmUntilJitSettles } from "./jit-settle.ts";
+import { describeWarmup, warmUp } from "./jit-settle.ts";
 import { stats, type BenchRow } from "./types.ts";
 
 const TURNS_SEQUENTIAL = 150;
@@ -65,6 +65,8 @@ export interface TurnTargets {
   /** The fake in its own process (the gateway's provider). */
   fake: StandaloneFake;
   bareUrl: string;
+  /** The short pass: one warm-up block and one round of each series. */
+  quick?: boolean;
 }
 
 export async function turnOverheadRows({
@@ -73,6 +75,7 @@ export async function turnOverheadRows({
   token,
   fake,
   bareUrl,
+  quick = false,
 }: TurnTargets): Promise<BenchRow[]> {
   let seq = 0;
   const viaGateway = async () => {
@@ -87,11 +90,11 @@ export async function turnOverheadRows({
     return text;
   };
   // What the gateway sends upstream for a turn (system prompt, tool specs): the fake alone gets the same.
-  const warmup = await warmUntilJitSettles(gatewayPid, async () => {
+  const warmup = await warmUp(gatewayPid, async () => {
     const served = (await timed(CONCURRENCY, WARMUP_BLOCK_PER_WORKER, viaGateway)).length;
     await fake.handled(); // forget the warm-up's records
     return served;
-  });
+  }, quick);
   const upstream = (await fake.lastBody()) as { messages: { content: string }[] };
   const post = (target: string) => async () => {
     const text = `bench direct ${seq++}`;
@@ -117,7 +120,7 @@ export async function turnOverheadRows({
     const kinds = [direct, bare, viaGateway];
     const samples: Sample[][] = [[], [], []];
     const handled = new Map<string, number>();
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < (quick ? 1 : ROUNDS); round++) {
       for (let k = 0; k < kinds.length; k++) {
         const kind = (round + k) % kinds.length;
         samples[kind]!.push(...(await timed(workers, Math.ceil(count / ROUNDS), kinds[kind]!)));

@@ -6,7 +6,7 @@ export interface BenchRow {
   suite: string;
   name: string;
   value: number;
-  unit: "ms" | "us" | "MB" | "ops/s" | "req/s" | "count" | "%";
+  unit: "ms" | "us" | "MB" | "ops/s" | "req/s" | "count" | "%" | "exponent";
   target?: { op: "<=" | ">="; value: number; ratio?: true };
   /** The floor measured in the same run, in the row's unit, and the ratio value/floor (median of paired ratios). */
   floor?: { name: string; value: number; ratio: number };
@@ -20,6 +20,11 @@ export interface BenchContext {
   binary: string;
   /** A fresh temporary directory for this suite. */
   tmp: string;
+  /**
+   * `bun run bench --quick`: a short pass (fewer sizes, rounds, pairs) that shows the suite still runs; its numbers
+   * are not compared with targets. A suite that cannot shorten itself runs as usual.
+   */
+  quick?: boolean;
 }
 
 export type BenchSuite = (ctx: BenchContext) => Promise<BenchRow[]>;

@@ -8,7 +8,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startStandaloneFake } from "./announce.ts";
-import { describeWarmup, warmUntilJitSettles } from "./jit-settle.ts";
+import { describeWarmup, warmUp } from "./jit-settle.ts";
 import type { BenchRow } from "./types.ts";
 
 const CONNECTIONS = 16;
@@ -30,6 +30,8 @@ export interface CrossCheckTargets {
   startGateway(binary: string, ws: string, tmp: string): Promise<{ proc: ReturnType<typeof Bun.spawn>; url: string }>;
   /** Writes the workspace config pointing the gateway at the fake. */
   writeConfig(dir: string, fakeUrl: string): void;
+  /** The short pass: the fixed-latency check alone, one warm-up run and one round. */
+  quick?: boolean;
 }
 
 /** wrk's latency distribution for POSTs of `body`; [p50, p99] in ms. */
@@ -77,16 +79,20 @@ async function crossCheck(t: CrossCheckTargets, tool: string, jitterMs: number):
           "content-type": "application/json",
         });
       // Steady state, as in turn-overhead.ts; the fake forgets each run's records.
-      const warmup = await warmUntilJitSettles(gateway.proc.pid, async () => {
-        const served = viaGateway().requests;
-        await fake.handled();
-        return served;
-      });
+      const warmup = await warmUp(
+        gateway.proc.pid,
+        async () => {
+          const served = viaGateway().requests;
+          await fake.handled();
+          return served;
+        },
+        t.quick ?? false,
+      );
       const g50: number[] = [];
       const g99: number[] = [];
       const d50: number[] = [];
       const d99: number[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
+      for (let round = 0; round < (t.quick ? 1 : ROUNDS); round++) {
         const g = viaGateway();
         g50.push(g.p50);
         g99.push(g.p99);
@@ -130,5 +136,5 @@ async function crossCheck(t: CrossCheckTargets, tool: string, jitterMs: number):
 export async function wrkCrossCheckRows(t: CrossCheckTargets): Promise<BenchRow[]> {
   const tool = Bun.which("wrk");
   if (!tool) return [];
-  return [...(await crossCheck(t, tool, 0)), ...(await crossCheck(t, tool, JITTER_MS))];
+  return [...(await crossCheck(t, tool, 0)), ...(t.quick ? [] : await crossCheck(t, tool, JITTER_MS))];
 }

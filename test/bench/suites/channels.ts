@@ -16,10 +16,12 @@ import { startFakeTelegram, type FakeTelegram } from "../../fakes/telegram-serve
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 import { waitFor } from "../../helpers/wait.ts";
 
-const LATENCY_MESSAGES = 200;
-const CHATS = 100;
-const PER_CHAT = 10;
-const IDLE_MS = 3000;
+let LATENCY_MESSAGES = 200;
+let CHATS = 100;
+let PER_CHAT = 10;
+let IDLE_MS = 3000;
+/** Counts of the short pass (`bun run bench --quick`). */
+const QUICK = { LATENCY_MESSAGES: 20, CHATS: 10, PER_CHAT: 3, IDLE_MS: 500 };
 
 function rssMb(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))!;
@@ -38,7 +40,8 @@ function config(providerUrl: string, tg: FakeTelegram, enabled: boolean): string
   );
 }
 
-const suite: BenchSuite = async ({ binary, tmp }) => {
+const suite: BenchSuite = async ({ binary, tmp, quick }) => {
+  if (quick) ({ LATENCY_MESSAGES, CHATS, PER_CHAT, IDLE_MS } = QUICK);
   const rows: BenchRow[] = [];
   const children: Array<ReturnType<typeof Bun.spawn>> = [];
   const provider = startFakeOpenAI({ latencyMs: 5 });

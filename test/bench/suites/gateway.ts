@@ -14,9 +14,11 @@ import { wrkCrossCheckRows } from "../wrk-cross-check.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
 const FAKE_LATENCY_MS = 20;
-const COLD_RUNS = 10;
-const IDLE_MS = 3000;
-const LOAD_SECONDS = 3;
+let COLD_RUNS = 10;
+let IDLE_MS = 3000;
+let LOAD_SECONDS = 3;
+/** Counts of the short pass (`bun run bench --quick`). */
+const QUICK = { COLD_RUNS: 2, IDLE_MS: 500, LOAD_SECONDS: 1 };
 const LOAD_CONNECTIONS = 32;
 /** The gateway's cold start may take at most this many times a compiled Bun.serve hello's, measured in the same run. */
 const START_TARGET_RATIO = 2;
@@ -130,7 +132,8 @@ async function healthRps(url: string): Promise<{ rps: number; tool: string }> {
   return { rps: done / LOAD_SECONDS, tool: `fetch x${LOAD_CONNECTIONS}` };
 }
 
-const suite: BenchSuite = async ({ binary, tmp }) => {
+const suite: BenchSuite = async ({ binary, tmp, quick }) => {
+  if (quick) ({ COLD_RUNS, IDLE_MS, LOAD_SECONDS } = QUICK);
   const rows: BenchRow[] = [];
   const fake = await startStandaloneFake(FAKE_LATENCY_MS);
   let upstreamBody = "";
@@ -197,7 +200,7 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
       const bare = await startBareProxy(tmp, `${fake.url}/chat/completions`);
       try {
         rows.push(
-          ...(await turnOverheadRows({ gatewayUrl: url, gatewayPid: proc.pid, token, fake, bareUrl: bare.url })),
+          ...(await turnOverheadRows({ gatewayUrl: url, gatewayPid: proc.pid, token, fake, bareUrl: bare.url, quick })),
         );
       } finally {
         bare.proc.kill();
@@ -223,6 +226,7 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
         token: (ws) => createToken(binary, ws, tmp),
         startGateway,
         writeConfig,
+        quick,
       })),
     );
     const dir = join(tmp, "wrk");
@@ -235,6 +239,7 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
         fakeLatencyMs: FAKE_LATENCY_MS,
         startGateway,
         writeConfig,
+        quick,
       })),
     );
   } finally {

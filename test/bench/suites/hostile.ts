@@ -101,9 +101,10 @@ async function runScenario(
   return rows;
 }
 
-const suite: BenchSuite = async ({ root, binary, tmp }) => {
+const suite: BenchSuite = async ({ root, binary, tmp, quick }) => {
   const fake = await startStandaloneFake(0);
-  const only = process.env.PRX_BENCH_HOSTILE;
+  // The short pass runs the floor scenario alone: the gateway, the prober and a turn, without an attack.
+  const only = quick ? "no attack" : process.env.PRX_BENCH_HOSTILE;
   const rows: BenchRow[] = [];
   try {
     for (const s of [...SCENARIOS, ...HOST_CALL_SCENARIOS, connectionFlood, DEEP_JSON].filter((x) => !only || x.name.includes(only))) {

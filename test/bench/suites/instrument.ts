@@ -22,14 +22,16 @@ import { WebSocketTable } from "../../../src/plugins/wasm/host/socket-table.ts";
  * a loop (spin-tool, built with componentize-js and with jco's QuickJS backend).
  */
 const SUITE = "instrument";
-const REWRITE_RUNS = 5;
+let REWRITE_RUNS = 5;
 /** Calls per variant before timing (JavaScriptCore tiers a 12 MB guest up over its first ~100 calls). */
-const WARMUP = 200;
+let WARMUP = 200;
 /** Variants are timed in alternating rounds (the same machine state for each); medians over rounds. */
-const ROUNDS = 6;
+let ROUNDS = 6;
 const CALLS_PER_ROUND = 15;
 /** Loop iterations of one spin-tool call: ~1-10 ms of guest time. */
-const LOOPS = 20_000;
+let LOOPS = 20_000;
+/** Counts of the short pass (`bun run bench --quick`). */
+const QUICK = { REWRITE_RUNS: 1, WARMUP: 20, ROUNDS: 1, LOOPS: 2000 };
 
 type Variant = "none" | Metering;
 const VARIANTS: Variant[] = ["none", "interrupt", "full"];
@@ -50,6 +52,7 @@ function admitted(dir: string, name: string): AdmittedPlugin {
 }
 
 const suite: BenchSuite = async (ctx) => {
+  if (ctx.quick) ({ REWRITE_RUNS, WARMUP, ROUNDS, LOOPS } = QUICK);
   const rows: BenchRow[] = [];
   const built = await ensureSpinPlugins();
   const workspace = openWorkspace(join(ctx.tmp, "ws"));

@@ -13,8 +13,10 @@ import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
 const SUITE = "kit";
 /** `prx plugins build --force` runs per example; the median is reported. */
-const BUILD_RUNS = 3;
-const DEV_EDITS = 7;
+let BUILD_RUNS = 3;
+let DEV_EDITS = 7;
+/** Counts of the short pass (`bun run bench --quick`). */
+const QUICK = { BUILD_RUNS: 1, DEV_EDITS: 2 };
 const DEV_TARGET_MS = 1000;
 
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 100) / 100;
@@ -40,6 +42,7 @@ function spiderMonkey(ctx: { root: string; tmp: string }, dir: string, name: str
 }
 
 const suite: BenchSuite = async (ctx) => {
+  if (ctx.quick) ({ BUILD_RUNS, DEV_EDITS } = QUICK);
   const rows: BenchRow[] = [];
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", PRX_KIT_CACHE: join(ctx.tmp, "kit-cache"), PRX_LOG: "error" };
   rows.push({
@@ -59,7 +62,8 @@ const suite: BenchSuite = async (ctx) => {
     unit: "ms",
   });
 
-  for (const name of KIT_EXAMPLES) {
+  // The short pass builds two examples (a tool and a middleware) instead of all of them.
+  for (const name of ctx.quick ? KIT_EXAMPLES.slice(0, 2) : KIT_EXAMPLES) {
     const dir = join(ctx.tmp, "examples", name);
     copyExample(name, dir);
     const times: number[] = [];
@@ -69,7 +73,8 @@ const suite: BenchSuite = async (ctx) => {
       times.push(ms);
       bytes = (JSON.parse(stdout) as { bytes: number }).bytes;
     }
-    const note = spiderMonkey(ctx, dir, name, env);
+    // componentize-js takes seconds per bundle: the short pass leaves the comparison out.
+    const note = ctx.quick ? "componentize-js not compared in the short pass" : spiderMonkey(ctx, dir, name, env);
     rows.push(
       { suite: SUITE, name: `prx plugins build ${name}: wall time, median of ${BUILD_RUNS}`, value: Math.round(stats(times).p50), unit: "ms", note },
       { suite: SUITE, name: `prx plugins build ${name}: component size`, value: mb(bytes), unit: "MB", note },

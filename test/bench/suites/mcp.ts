@@ -15,11 +15,13 @@ import { McpManager } from "../../../src/mcp/manager.ts";
 import { ToolRegistry } from "../../../src/tools/registry.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
-const CALLS = 3000;
-const WARMUP = 500;
-const ROUNDS = 3;
-const TURNS = 300;
-const CLI_RUNS = 12;
+let CALLS = 3000;
+let WARMUP = 500;
+let ROUNDS = 3;
+let TURNS = 300;
+let CLI_RUNS = 12;
+/** Counts of the short pass (`bun run bench --quick`). */
+const QUICK = { CALLS: 300, WARMUP: 100, ROUNDS: 1, TURNS: 30, CLI_RUNS: 2 };
 
 /** The project's hand-written stdio server: a few microseconds per echo, so the client side dominates. */
 const SERVER = ["test", "mcp", "fixtures", "stdio-server.ts"];
@@ -174,12 +176,15 @@ async function cliCost(root: string, binary: string, tmp: string): Promise<Bench
   ];
 }
 
-const suite: BenchSuite = async ({ root, binary, tmp }) => [
-  ...(await roundTrip(root, tmp)),
-  ...((await pinnedRoundTrip(root, tmp)) ?? []),
-  ...(await turnCost(root, tmp)),
-  ...(await cliCost(root, binary, tmp)),
-];
+const suite: BenchSuite = async ({ root, binary, tmp, quick }) => {
+  if (quick) ({ CALLS, WARMUP, ROUNDS, TURNS, CLI_RUNS } = QUICK);
+  return [
+    ...(await roundTrip(root, tmp)),
+    ...((await pinnedRoundTrip(root, tmp)) ?? []),
+    ...(await turnCost(root, tmp)),
+    ...(await cliCost(root, binary, tmp)),
+  ];
+};
 
 if (import.meta.main && process.argv[2] === "--pinned") {
   console.log(JSON.stringify(await roundTrip(process.argv[3]!, process.argv[4]!, ", one CPU (taskset -c 0)")));

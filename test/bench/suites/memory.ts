@@ -5,6 +5,7 @@ import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 import { prng, sentence, wordSource } from "../zipf-text.ts";
 
 const SIZES = [10_000, 100_000] as const;
+const QUICK_SIZES = [1_000, 10_000] as const;
 const QUERIES = 200;
 const WARMUP = 20;
 const BATCH = 1000;
@@ -35,7 +36,7 @@ const suite: BenchSuite = async (ctx) => {
     const random = prng(1234);
     let stored = 0;
     let storeMs = 0;
-    for (const size of SIZES) {
+    for (const size of ctx.quick ? QUICK_SIZES : SIZES) {
       while (stored < size) {
         const batch = Math.min(BATCH, size - stored);
         const start = Bun.nanoseconds();

@@ -22,9 +22,10 @@ const CHAIN = 4;
 const TURNS = 150;
 /** Chain and hop calls are timed in alternating rounds (the same machine state for both); medians over rounds. */
 const ROUNDS = 8;
+/** `--quick`: turns, rounds and warm-up calls of the short pass. */
+const QUICK = { turns: 20, rounds: 1, warmup: 30 };
 /** Each sandbox's execution p50 (its last EXECUTION_TIME_SAMPLES calls) then covers exactly one round. */
 const CALLS_PER_ROUND = EXECUTION_TIME_SAMPLES;
-const CALLS = ROUNDS * CALLS_PER_ROUND;
 const WARMUP = 300;
 const RUNTIME_COST_TARGET_US = 50;
 
@@ -67,9 +68,9 @@ async function time(n: number, fn: () => Promise<unknown>, warmup = Math.min(WAR
   return samples;
 }
 
-async function turnSamples(host: AgentHost): Promise<number[]> {
+async function turnSamples(host: AgentHost, quick: boolean): Promise<number[]> {
   let n = 0;
-  return time(TURNS, () => host.runTurn({ sessionId: `t${n++ % 8}`, channel: "bench", text: ENVELOPE.text }));
+  return time(quick ? QUICK.turns : TURNS, () => host.runTurn({ sessionId: `t${n++ % 8}`, channel: "bench", text: ENVELOPE.text }));
 }
 
 function admitted(root: string, plugin: string, capability: string): AdmittedPlugin {
@@ -110,15 +111,28 @@ const PLUGINS = [
   ["kit-built (prx plugins build, pii-redact)", "pii-redact", "pii-redact"],
 ] as const;
 
-/** Chain and hop timings of 4 sandboxed copies of one middleware (medians over ROUNDS alternating rounds). */
+/**
+ * The plugin runtime with every plugin of the workspace in its first generation: by default a plugin still loading
+ * after PLUGIN_JOIN_WAIT_MS joins a later one, and the bench needs all of its instances at once.
+ */
+const extensions = () => createPluginExtensions({ cron: false, joinAfterMs: Infinity });
+
+/** Chain and hop timings of 4 sandboxed copies of one middleware (medians over `rounds` alternating rounds). */
 async function measure(ctx: BenchContext, plugin: string, capability: string): Promise<Measured> {
+  const quick = ctx.quick ?? false;
+  const rounds = quick ? QUICK.rounds : ROUNDS;
+  const warmup = quick ? QUICK.warmup : WARMUP;
   const root = await workspace(ctx, plugin);
-  const host = await openAgentHost({ workspace: root, extend: createPluginExtensions({ cron: false }) });
+  const host = await openAgentHost({ workspace: root, extend: extensions() });
   const services = host.plugins!;
-  const turns = stats(await turnSamples(host));
+  const turns = stats(await turnSamples(host, quick));
   const stage: Stage = "inbound";
   const generation = services.runtime.current();
-  const instances = Array.from({ length: CHAIN }, (_, i) => generation.instance(`${plugin}-${i + 1}`)!);
+  const instances = Array.from({ length: CHAIN }, (_, i) => {
+    const instance = generation.instance(`${plugin}-${i + 1}`);
+    if (!instance) throw new Error(`middleware ${plugin}-${i + 1} is not loaded in generation ${generation.number}`);
+    return instance;
+  });
   const sandboxes = instances.map((instance) => (instance as WasmPluginInstance).sandbox);
   const executionP50 = () => sandboxes.reduce((sum, sandbox) => sum + sandbox.executionP50()!, 0) / CHAIN;
   const runChain = async () => services.middleware.run(stage, ENVELOPE);
@@ -128,11 +142,11 @@ async function measure(ctx: BenchContext, plugin: string, capability: string): P
   const runHops = async () => {
     for (const instance of instances) await instance.invoke(ref, "process", [stage, json]);
   };
-  await time(WARMUP, runChain);
-  await time(WARMUP, runHops);
+  await time(warmup, runChain);
+  await time(warmup, runHops);
   const perRound = { perCall: [] as number[], execution: [] as number[], cost: [] as number[] };
   const hopRound = { hop: [] as number[], layer: [] as number[] };
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     const perCallR = stats(await time(CALLS_PER_ROUND, runChain, 0)).p50 / CHAIN;
     const executionR = executionP50();
     const hopR = stats(await time(CALLS_PER_ROUND, runHops, 0)).p50 / CHAIN;
@@ -144,7 +158,7 @@ async function measure(ctx: BenchContext, plugin: string, capability: string): P
   }
   const median = (values: number[]) => stats(values).p50;
   const bare = await loadInThread(admitted(root, plugin, capability), services.runtime.host);
-  const bareCall = stats(await time(CALLS, () => bare.call("process", [stage, json])));
+  const bareCall = stats(await time(rounds * CALLS_PER_ROUND, () => bare.call("process", [stage, json]), Math.min(warmup, rounds * CALLS_PER_ROUND)));
   bare.close();
   await host.close();
   return {
@@ -171,7 +185,8 @@ async function pinnedRows(ctx: BenchContext): Promise<BenchRow[] | null> {
   if (!taskset || navigator.hardwareConcurrency < 2) return null;
   const tmp = join(ctx.tmp, "pinned");
   mkdirSync(tmp, { recursive: true });
-  const child = Bun.spawn([taskset, "-c", "0", process.execPath, import.meta.path, "--pinned", ctx.root, tmp], {
+  const argv = [taskset, "-c", "0", process.execPath, import.meta.path, "--pinned", ctx.root, tmp, ...(ctx.quick ? ["--quick"] : [])];
+  const child = Bun.spawn(argv, {
     stdout: "pipe",
     stderr: "inherit",
   });
@@ -183,11 +198,8 @@ async function pinnedRows(ctx: BenchContext): Promise<BenchRow[] | null> {
 const suite: BenchSuite = async (ctx) => {
   setLogSink(() => {});
   const rows: BenchRow[] = [];
-  const base = await openAgentHost({
-    workspace: await workspace(ctx, null),
-    extend: createPluginExtensions({ cron: false }),
-  });
-  const baseline = stats(await turnSamples(base));
+  const base = await openAgentHost({ workspace: await workspace(ctx, null), extend: extensions() });
+  const baseline = stats(await turnSamples(base, ctx.quick ?? false));
   await base.close();
   rows.push({ suite: SUITE, name: "turn without middleware (offline provider), p50", value: baseline.p50, unit: "us" });
 
@@ -206,7 +218,7 @@ const suite: BenchSuite = async (ctx) => {
         name: `${label} middleware call through the runtime (chain of ${CHAIN} / ${CHAIN}), p50`,
         value: tenth(m.perCall),
         unit: "us",
-        note: `median over ${ROUNDS} rounds of ${CALLS_PER_ROUND} chain runs`,
+        note: `median over ${ctx.quick ? QUICK.rounds : ROUNDS} rounds of ${CALLS_PER_ROUND} chain runs`,
       },
       {
         suite: SUITE,
@@ -243,9 +255,10 @@ const suite: BenchSuite = async (ctx) => {
 
 if (import.meta.main && process.argv[2] === "--pinned") {
   setLogSink(() => {});
-  const ctx = { root: process.argv[3]!, tmp: process.argv[4]!, binary: "" };
+  const ctx = { root: process.argv[3]!, tmp: process.argv[4]!, binary: "", quick: process.argv[5] === "--quick" };
   const rows: BenchRow[] = [];
-  for (const [label, plugin, capability] of PLUGINS) {
+  // The short pass checks that the pinned run works with one middleware; the full run measures all three.
+  for (const [label, plugin, capability] of ctx.quick ? PLUGINS.slice(0, 1) : PLUGINS) {
     const m = await measure(ctx, plugin, capability);
     rows.push({
       suite: SUITE,

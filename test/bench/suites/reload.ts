@@ -27,7 +27,7 @@ import { manifest, toolModule, writePlugin } from "../../plugins/runtime/helpers
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
 const PLUGINS = 10;
-const RELOADS = 12;
+let RELOADS = 12;
 const SUITE = "reload";
 const ECHO_WAT = join(import.meta.dir, "../../fixtures/test-wasm/src/echo-tool.wat");
 
@@ -155,7 +155,9 @@ async function measure(root: string, label: string, build: (tool: string) => Pro
   }
 }
 
-const STORM_RELOADS = 100;
+let STORM_RELOADS = 100;
+/** Reloads of the short pass (`bun run bench --quick`). */
+const QUICK = { RELOADS: 3, STORM_RELOADS: 10 };
 const STORM_CALLERS = 4;
 
 /** STORM_CALLERS callers call a tool of bench-3 and of bench-5 in turn while bench-3 is reloaded STORM_RELOADS times. */
@@ -213,10 +215,13 @@ async function runtimeOwnCost(root: string): Promise<BenchRow> {
   };
 }
 
-const suite: BenchSuite = async ({ tmp }) => [
-  ...(await measure(join(tmp, "components"), "components", echoComponent)),
-  ...(await measure(join(tmp, "modules"), "core modules", (tool) => toolModule({ tool, output: "out" }))),
-  await runtimeOwnCost(join(tmp, "own")),
-];
+const suite: BenchSuite = async ({ tmp, quick }) => {
+  if (quick) ({ RELOADS, STORM_RELOADS } = QUICK);
+  return [
+    ...(await measure(join(tmp, "components"), "components", echoComponent)),
+    ...(await measure(join(tmp, "modules"), "core modules", (tool) => toolModule({ tool, output: "out" }))),
+    await runtimeOwnCost(join(tmp, "own")),
+  ];
+};
 
 export default suite;

@@ -10,13 +10,15 @@ import {
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
 /** Remote plugins: RPC round trip, pipelined throughput, spawn-to-ready and memory per plugin, for both transports. */
-const ROUNDS = 5;
-const PER_ROUND = 1000;
-const WARMUP = 500;
-const PIPELINED = 20_000;
+let ROUNDS = 5;
+let PER_ROUND = 1000;
+let WARMUP = 500;
+let PIPELINED = 20_000;
 const WINDOW = 1000;
-const STARTS = 7;
-const RSS_PLUGINS = 4;
+let STARTS = 7;
+let RSS_PLUGINS = 4;
+/** Counts of the short pass (`bun run bench --quick`). */
+const QUICK = { ROUNDS: 1, PER_ROUND: 200, WARMUP: 100, PIPELINED: 2000, STARTS: 2, RSS_PLUGINS: 1 };
 
 /** Worker round trip in us (absolute); the subprocess round trip's target is a ratio to its bare echo (below). */
 const TARGETS = {
@@ -89,6 +91,7 @@ function rssOfPid(pid: number): number {
 }
 
 const suite: BenchSuite = async (ctx) => {
+  if (ctx.quick) ({ ROUNDS, PER_ROUND, WARMUP, PIPELINED, STARTS, RSS_PLUGINS } = QUICK);
   const dir = join(ctx.root, "test/plugins/remote/fixtures");
   const storage = openSqliteStorage(join(ctx.tmp, "remote-bench.db"));
   const host = createRemoteHostBindings({

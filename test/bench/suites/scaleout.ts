@@ -20,14 +20,16 @@ import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 import { prng, sentence, wordSource } from "../zipf-text.ts";
 
 const SUITE = "scaleout";
-const STORAGE_TURNS = 1000;
+let STORAGE_TURNS = 1000;
 const STORAGE_SESSIONS = 20;
-const RECALL_ENTRIES = 100_000;
-const RECALL_QUERIES = 200;
+let RECALL_ENTRIES = 100_000;
+let RECALL_QUERIES = 200;
 const INSERT_BATCH = 500;
-const FANOUT_EVENTS = 1000;
-const LOAD_TURNS = 1500;
-const LOAD_WARMUP = 300;
+let FANOUT_EVENTS = 1000;
+let LOAD_TURNS = 1500;
+let LOAD_WARMUP = 300;
+/** Counts of the short pass (`bun run bench --quick`). */
+const QUICK = { STORAGE_TURNS: 100, RECALL_ENTRIES: 10_000, RECALL_QUERIES: 20, FANOUT_EVENTS: 100, LOAD_TURNS: 150, LOAD_WARMUP: 30 };
 const LOAD_CONCURRENCY = 16;
 const LOAD_SESSIONS = 64;
 
@@ -184,6 +186,7 @@ async function load(replicas: Replica[], token: string): Promise<LoadResult> {
 }
 
 const suite: BenchSuite = async (ctx) => {
+  if (ctx.quick) ({ STORAGE_TURNS, RECALL_ENTRIES, RECALL_QUERIES, FANOUT_EVENTS, LOAD_TURNS, LOAD_WARMUP } = QUICK);
   const rows: BenchRow[] = [];
   const schema = uniqueSchema("bench");
   const pg = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 8 });
@@ -216,11 +219,11 @@ const suite: BenchSuite = async (ctx) => {
     const recall = await recallAt100k(pg);
     rows.push({
       suite: SUITE,
-      name: "memory recall p50 @100k, PostgreSQL",
+      name: `memory recall p50 @${RECALL_ENTRIES / 1000}k, PostgreSQL`,
       value: recall.p50,
       unit: "ms",
       target: { op: "<=", value: 10 },
-      note: `p99 ${recall.p99.toFixed(2)} ms; ${RECALL_QUERIES} queries of 2-6 Zipf words; 100k rows loaded in ${recall.loadS.toFixed(1)} s`,
+      note: `p99 ${recall.p99.toFixed(2)} ms; ${RECALL_QUERIES} queries of 2-6 Zipf words; ${RECALL_ENTRIES / 1000}k rows loaded in ${recall.loadS.toFixed(1)} s`,
     });
 
     const fan = await fanOut();

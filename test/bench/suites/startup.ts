@@ -17,15 +17,17 @@ import { startFakeTelegram } from "../../fakes/telegram-server.ts";
 import { alternate, buildFloors } from "../floors.ts";
 import type { BenchRow, BenchSuite } from "../types.ts";
 
-const CLI_PAIRS = 20;
-const GATEWAY_PAIRS = 12;
-const RSS_PAIRS = 3;
-const IDLE_MS = 3000;
-const AGENT_PAIRS = 12;
-const CHANNEL_PAIRS = 10;
+let CLI_PAIRS = 20;
+let GATEWAY_PAIRS = 12;
+let RSS_PAIRS = 3;
+let IDLE_MS = 3000;
+let AGENT_PAIRS = 12;
+let CHANNEL_PAIRS = 10;
 /** Pairs per measure of a trick's gain, with and without it. */
-const TRICK_PAIRS = 6;
-const TRICK_RSS_PAIRS = 3;
+let TRICK_PAIRS = 6;
+let TRICK_RSS_PAIRS = 3;
+/** Counts of the short pass (`bun run bench --quick`). */
+const QUICK = { CLI_PAIRS: 3, GATEWAY_PAIRS: 2, RSS_PAIRS: 1, IDLE_MS: 500, AGENT_PAIRS: 2, CHANNEL_PAIRS: 2, TRICK_PAIRS: 1, TRICK_RSS_PAIRS: 1 };
 /** Between health polls: short enough not to hide a fast start, long enough not to starve it of CPU (2 cores). */
 const POLL_MS = 0.5;
 
@@ -106,7 +108,8 @@ async function serveStart(
   }
 }
 
-const suite: BenchSuite = async ({ root, binary, tmp }) => {
+const suite: BenchSuite = async ({ root, binary, tmp, quick }) => {
+  if (quick) ({ CLI_PAIRS, GATEWAY_PAIRS, RSS_PAIRS, IDLE_MS, AGENT_PAIRS, CHANNEL_PAIRS, TRICK_PAIRS, TRICK_RSS_PAIRS } = QUICK);
   const rows: BenchRow[] = [];
   const floors = await buildFloors(tmp);
   const hello = () => run([floors.hello], tmp);
@@ -195,7 +198,8 @@ const suite: BenchSuite = async ({ root, binary, tmp }) => {
   } finally {
     await tg.stop();
   }
-  for (const trick of START_TRICKS) rows.push(...(await trickRows(trick, { binary, tmp, root })));
+  // A build trick is measured against a whole binary built without it: the short pass leaves those out.
+  for (const trick of START_TRICKS.filter((t) => !(quick && t.build))) rows.push(...(await trickRows(trick, { binary, tmp, root })));
   return rows;
 };
 

@@ -10,10 +10,12 @@ import type { AdmittedPlugin, PluginHostServices } from "../../../src/plugins/ty
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
 const SUITE = "wasm";
-const CALLS = 3000;
-const WARMUP = 3000;
-const RSS_PLUGINS = 8;
-const LOADS = 8;
+let CALLS = 3000;
+let WARMUP = 3000;
+let RSS_PLUGINS = 8;
+let LOADS = 8;
+/** Counts of the short pass (`bun run bench --quick`). */
+const QUICK = { CALLS: 300, WARMUP: 300, RSS_PLUGINS: 2, LOADS: 2 };
 const OVERHEAD_TARGET_US = 40;
 
 function plugin(
@@ -61,6 +63,7 @@ function rssMb(): number {
 }
 
 const suite: BenchSuite = async (ctx) => {
+  if (ctx.quick) ({ CALLS, WARMUP, RSS_PLUGINS, LOADS } = QUICK);
   const workspace = openWorkspace(join(ctx.tmp, "ws"));
   mkdirSync(workspace.cacheDir, { recursive: true });
   const storage = openSqliteStorage(workspace.dbPath);

@@ -1,0 +1,196 @@
+/**
+ * How costs grow with the data behind them: each series prints size -> cost and the fitted growth exponent
+ * (../growth.ts). Sessions are listed and searched through the gateway (in this process, over loopback), memory
+ * is recalled from the SQLite backend.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openAgentHost, type AgentHost } from "../../../src/agent/index.ts";
+import type { ChatMessage } from "../../../src/contracts/chat.ts";
+import { setLogSink } from "../../../src/core/logger.ts";
+import { startGateway } from "../../../src/gateway/server.ts";
+import { SqliteMemory } from "../../../src/memory/sqlite.ts";
+import { openSqliteStorage, type SqliteSessionStore } from "../../../src/storage/index.ts";
+import { sqliteStorageOf } from "../../helpers/host-db.ts";
+import { growthRows } from "../growth.ts";
+import { stats, type BenchRow, type BenchSuite } from "../types.ts";
+import { prng, sentence, wordSource } from "../zipf-text.ts";
+
+const SUITE = "growth";
+/** Sessions behind GET /api/sessions while their messages grow. */
+const LISTED_SESSIONS = 500;
+const MESSAGES_PER_SESSION = { full: [10, 1000], quick: [10, 100] } as const;
+const SEARCHED_SESSIONS = { full: [100, 10_000, 100_000], quick: [100, 10_000] } as const;
+const RECALL_ENTRIES = { full: [10_000, 100_000, 1_000_000], quick: [10_000, 100_000] } as const;
+const REQUESTS = { full: 50, quick: 10 };
+const RECALLS = { full: 200, quick: 50 };
+const WARMUP = 5;
+/** Rows written per transaction while a fixture grows. */
+const BATCH = 1000;
+const SEARCH_TARGET_MS = 2;
+const RECALL_TARGET_MS = 5;
+/** "Independent of size": over a 100x size step, at most 10^(2*0.1) = 1.6x the cost. */
+const INDEPENDENT_EXPONENT = 0.1;
+const NO_MATCH = "no-session-has-this-in-its-title";
+
+async function openHost(tmp: string, name: string): Promise<AgentHost> {
+  const workspace = join(tmp, name);
+  mkdirSync(workspace, { recursive: true });
+  writeFileSync(
+    join(workspace, "config.toml"),
+    'default_provider = "offline"\n[memory]\nbackend = "none"\n[gateway]\nrequire_pairing = false\n' +
+      "rate_limit_per_minute = 100000000\nrate_limit_per_token_per_minute = 100000000\n",
+  );
+  return openAgentHost({ workspace });
+}
+
+/** p50 of `count` GET requests (after WARMUP), body read, in ms. */
+async function requestP50(url: string, count: number): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + count; i++) {
+    const start = Bun.nanoseconds();
+    const response = await fetch(url);
+    await response.text();
+    if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}`);
+    if (i >= WARMUP) samples.push((Bun.nanoseconds() - start) / 1e6);
+  }
+  return stats(samples).p50;
+}
+
+function messages(from: number, to: number): ChatMessage[] {
+  return Array.from({ length: to - from }, (_, i) =>
+    (from + i) % 2 === 0
+      ? { role: "user", content: `question ${from + i} about the quarterly report and the meeting at ten` }
+      : { role: "assistant", content: `answer ${from + i}: the report is due on Friday; the meeting moved to eleven` },
+  );
+}
+
+/** Fills the host's sessions in transactions of BATCH rows (the store's own transactions nest inside). */
+function inBatches(host: AgentHost, count: number, write: (sessions: SqliteSessionStore, i: number) => number): void {
+  const { db, sessions } = sqliteStorageOf(host);
+  let written = 0;
+  db.exec("BEGIN");
+  for (let i = 0; i < count; i++) {
+    written += write(sessions, i);
+    if (written >= BATCH) {
+      db.exec("COMMIT");
+      db.exec("BEGIN");
+      written = 0;
+    }
+  }
+  db.exec("COMMIT");
+}
+
+async function withGateway(ctx: { tmp: string }, name: string, run: (host: AgentHost, url: string) => Promise<BenchRow[]>) {
+  const host = await openHost(ctx.tmp, name);
+  const gateway = await startGateway({ host, port: 0, print: () => {}, handleSignals: false, version: "bench", accessLog: () => {} });
+  try {
+    return await run(host, `http://127.0.0.1:${gateway.port}`);
+  } finally {
+    await gateway.stop();
+    await host.close();
+  }
+}
+
+function sessionListRows(ctx: { tmp: string; quick?: boolean }): Promise<BenchRow[]> {
+  const mode = ctx.quick ? "quick" : "full";
+  return withGateway(ctx, "list", async (host, url) => {
+    let stored = 0;
+    for (let s = 0; s < LISTED_SESSIONS; s++) await host.sessions.ensure(`list-${s}`, "bench");
+    return growthRows({
+      suite: SUITE,
+      name: `GET /api/sessions (${LISTED_SESSIONS} sessions), time per request, p50`,
+      per: "messages per session",
+      unit: "ms",
+      sizes: MESSAGES_PER_SESSION[mode],
+      grow: (size) => {
+        inBatches(host, LISTED_SESSIONS, (sessions, s) => {
+          sessions.append(`list-${s}`, messages(stored, size));
+          return size - stored;
+        });
+        stored = size;
+      },
+      cost: () => requestP50(`${url}/api/sessions`, REQUESTS[mode]),
+      exponentTarget: { op: "<=", value: INDEPENDENT_EXPONENT },
+      note: `all ${LISTED_SESSIONS} sessions in each answer; ${REQUESTS[mode]} requests over loopback`,
+    });
+  });
+}
+
+function sessionSearchRows(ctx: { tmp: string; quick?: boolean }): Promise<BenchRow[]> {
+  const mode = ctx.quick ? "quick" : "full";
+  return withGateway(ctx, "search", async (host, url) => {
+    let created = 0;
+    return growthRows({
+      suite: SUITE,
+      name: "session search finding nothing (GET /api/sessions?q=), time per request, p50",
+      per: "sessions",
+      unit: "ms",
+      sizes: SEARCHED_SESSIONS[mode],
+      grow: (size) => {
+        inBatches(host, size - created, (sessions, i) => {
+          const id = `search-${created + i}`;
+          sessions.ensure(id, "bench");
+          sessions.append(id, messages(0, 2));
+          return 3;
+        });
+        created = size;
+      },
+      cost: () => requestP50(`${url}/api/sessions?q=${NO_MATCH}`, REQUESTS[mode]),
+      target: { size: 100_000, op: "<=", value: SEARCH_TARGET_MS },
+      note: "sessions of 2 messages, titled by their first; no title or id contains the text",
+    });
+  });
+}
+
+async function recallRows(ctx: { tmp: string; quick?: boolean }): Promise<BenchRow[]> {
+  const mode = ctx.quick ? "quick" : "full";
+  const storage = openSqliteStorage(join(ctx.tmp, "recall.db"));
+  try {
+    const memory = new SqliteMemory(storage.memory);
+    const word = wordSource(42);
+    const random = prng(1234);
+    let stored = 0;
+    return await growthRows({
+      suite: SUITE,
+      name: "SQLite memory recall, p50",
+      per: "entries",
+      unit: "ms",
+      sizes: RECALL_ENTRIES[mode],
+      grow: async (size) => {
+        while (stored < size) {
+          const batch = Math.min(BATCH, size - stored);
+          storage.db.exec("BEGIN");
+          for (let i = 0; i < batch; i++) {
+            await memory.store(`fact_${stored + i}`, sentence(word, random, 6, 18), i % 7 === 0 ? "preference" : "core");
+          }
+          storage.db.exec("COMMIT");
+          stored += batch;
+        }
+      },
+      cost: async (size) => {
+        const queryWord = wordSource(7 + size);
+        const queryRandom = prng(99 + size);
+        const samples: number[] = [];
+        for (let i = 0; i < WARMUP + RECALLS[mode]; i++) {
+          const query = sentence(queryWord, queryRandom, 2, 6);
+          const start = Bun.nanoseconds();
+          await memory.recall(query, 5);
+          if (i >= WARMUP) samples.push((Bun.nanoseconds() - start) / 1e6);
+        }
+        return stats(samples).p50;
+      },
+      target: { size: RECALL_ENTRIES[mode].at(-1)!, op: "<=", value: RECALL_TARGET_MS },
+      note: `${RECALLS[mode]} queries of 2-6 Zipf-distributed words, limit 5; entries of 6-18 words`,
+    });
+  } finally {
+    await storage.close();
+  }
+}
+
+const suite: BenchSuite = async (ctx) => {
+  setLogSink(() => {});
+  return [...(await sessionListRows(ctx)), ...(await sessionSearchRows(ctx)), ...(await recallRows(ctx))];
+};
+
+export default suite;
