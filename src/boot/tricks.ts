@@ -56,8 +56,8 @@ export const START_TRICKS: readonly StartTrick[] = [
       "tools/builtins/catalog.ts (the specs the binary carries, build.ts), tools/registry.ts (the result check): " +
       "the built-in tools, their zod schemas and zod itself load with the first tool call",
     buys:
-      "in two runs: `prx agent -m` one offline turn -17.4 and -27.9 ms (x0.77, x0.84), gateway launch -> first 200 " +
-      "-25 ms (x0.81; the loaded run within its noise), idle gateway RSS -3.9 and -4.2 MB",
+      "in three runs: `prx agent -m` one offline turn -17.1 to -27.9 ms (x0.74-0.84), gateway launch -> first 200 " +
+      "-15 to -25 ms (x0.81-0.84; the most loaded run within its noise), idle gateway RSS -3.9 to -4.9 MB",
     build: "tools-at-rest",
   },
   {
