@@ -6,6 +6,11 @@ export interface BodyBounds {
   maxBytes: number;
   /** The time cap (the request's AbortSignal.timeout, or a caller's idle timer) and cancellation: reading stops with `errors.aborted`. */
   signal?: AbortSignal;
+  /**
+   * `signal` is the one the response was fetched with: Bun then ends a pending body read itself when it aborts, so a
+   * body of declared length is read with no listener of this reader's own.
+   */
+  signalEndsBody?: boolean;
   /** Called after every received chunk (a caller's idle timer). */
   onChunk?: () => void;
   /** The errors to throw, naming the cap and who answered. */
@@ -31,6 +36,13 @@ export async function readBoundedBytes(response: Pick<Response, "headers" | "bod
   if (!encoded && Number.isFinite(declared) && declared > maxBytes) {
     await response.body?.cancel().catch(() => undefined);
     throw errors.tooLarge(maxBytes);
+  }
+  if (bounds.signalEndsBody && !encoded && Number.isFinite(declared)) {
+    try {
+      return new Uint8Array(await response.arrayBuffer());
+    } catch (error) {
+      throw bounds.signal?.aborted ? errors.aborted(bounds.signal.reason) : errors.failed(error);
+    }
   }
   let reject: ((error: PrxError) => void) | undefined;
   let stoppedWith: PrxError | undefined;
@@ -92,7 +104,10 @@ export async function readBoundedBytes(response: Pick<Response, "headers" | "bod
   return whole;
 }
 
+/** Decoding without `stream` keeps no state between calls: one decoder serves every body. */
+const UTF8 = new TextDecoder("utf-8");
+
 /** readBoundedBytes as UTF-8 text. */
 export async function readBoundedText(response: Response, bounds: BodyBounds): Promise<string> {
-  return new TextDecoder("utf-8").decode(await readBoundedBytes(response, bounds));
+  return UTF8.decode(await readBoundedBytes(response, bounds));
 }

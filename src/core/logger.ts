@@ -74,8 +74,13 @@ export function createLogger(scope: string): Logger {
   };
 }
 
-/** Bytes a buffered sink holds before writing without waiting for the end of the event-loop turn. */
+/** Bytes a buffered sink holds before writing without waiting for its flush interval. */
 export const LOG_BUFFER_MAX_BYTES = 64 * 1024;
+/**
+ * How long a buffered sink holds lines before writing them (as nginx's access_log `flush=`): a gateway answering a
+ * turn every 20 ms makes one write per five turns instead of two system calls (stderr, the log file) per turn.
+ */
+export const LOG_FLUSH_INTERVAL_MS = 100;
 
 export interface BufferedSink {
   /** A line, or a function making it: called when the buffer is written, off the caller's path. */
@@ -84,16 +89,24 @@ export interface BufferedSink {
   flush(): void;
 }
 
+/** Runs `flush` later: by default after LOG_FLUSH_INTERVAL_MS, on a timer that does not keep the process alive. */
+export type FlushScheduler = (flush: () => void) => void;
+
+const afterFlushInterval: FlushScheduler = (flush) => {
+  setTimeout(flush, LOG_FLUSH_INTERVAL_MS).unref();
+};
+
 const unflushed = new Set<BufferedSink>();
 let exitHooked = false;
 
 /**
- * A sink for hot paths (the gateway's access log): lines are joined and written once per event-loop turn, or at
- * once past LOG_BUFFER_MAX_BYTES, so a busy server makes one write per batch instead of one per line. Whatever is
- * pending when the process exits is written then.
+ * A sink for hot paths (the gateway's access log): lines are joined and written once per LOG_FLUSH_INTERVAL_MS, or
+ * at once past LOG_BUFFER_MAX_BYTES, so a busy server makes one write per batch instead of one per line. Whatever is
+ * pending when the process exits is written then; an idle sink schedules nothing.
  */
 export function createBufferedSink(
   write: (text: string) => void = writeStderrLines,
+  schedule: FlushScheduler = afterFlushInterval,
 ): BufferedSink {
   let pending: Array<string | (() => string)> = [];
   let bytes = 0;
@@ -122,7 +135,7 @@ export function createBufferedSink(
         for (const s of [...unflushed]) s.flush();
       });
     }
-    setImmediate(flush);
+    schedule(flush);
   }) as BufferedSink;
   sink.flush = flush;
   return sink;

@@ -6,7 +6,7 @@ import { lineAccessLog, type AccessLog } from "./access-log.ts";
 
 export interface GatewayFileLog {
   file: RotatingLogFile;
-  /** The access log for startGateway: stderr and the file, buffered per event-loop turn and written together. */
+  /** The access log for startGateway: stderr and the file, buffered for LOG_FLUSH_INTERVAL_MS and written together. */
   accessLog: AccessLog;
   /** Restore the previous log sink, write what is pending and close the file. */
   close(): Promise<void>;
@@ -23,18 +23,17 @@ export function openGatewayFileLog(logsDir: string): GatewayFileLog {
     previous(line);
     file.write(line + "\n");
   });
-  const accessLog = lineAccessLog(
-    createBufferedSink((text) => {
-      writeStderrLines(text);
-      // the sink writes after the requests' turn of the event loop (or at once past LOG_BUFFER_MAX_BYTES, stderr
-      // included): the file need not wait for another turn
-      file.writeNow(text);
-    }),
-  );
+  const sink = createBufferedSink((text) => {
+    writeStderrLines(text);
+    // the sink writes LOG_FLUSH_INTERVAL_MS after a request's line (or at once past LOG_BUFFER_MAX_BYTES, stderr
+    // included): the file need not wait again
+    file.writeNow(text);
+  });
   return {
     file,
-    accessLog,
+    accessLog: lineAccessLog(sink),
     async close() {
+      sink.flush();
       setLogSink(previous);
       await file.close();
     },

@@ -105,6 +105,7 @@ export class ProviderCall {
     return readBoundedText(response, {
       maxBytes,
       signal: this.signal,
+      signalEndsBody: true,
       onChunk: () => this.touch(),
       errors: {
         tooLarge: (max) => tooLarge(this.target.provider, max),

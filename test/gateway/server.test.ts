@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
-import { createBufferedSink, LOG_BUFFER_MAX_BYTES } from "../../src/core/logger.ts";
+import { createBufferedSink, LOG_BUFFER_MAX_BYTES, LOG_FLUSH_INTERVAL_MS } from "../../src/core/logger.ts";
 import { lineAccessLog, type AccessEntry } from "../../src/gateway/access-log.ts";
 import { startGateway } from "../../src/gateway/server.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
@@ -123,13 +123,15 @@ describe("startGateway", () => {
     await gateway.stop();
   });
 
-  test("by default the access log is printed in the logger's format, batched per event-loop turn", async () => {
+  test("by default the access log is printed in the logger's format, batched until its flush", () => {
     const writes: string[] = [];
-    const log = lineAccessLog(createBufferedSink((text) => void writes.push(text)));
+    const scheduled: Array<() => void> = [];
+    const log = lineAccessLog(createBufferedSink((text) => void writes.push(text), (flush) => void scheduled.push(flush)));
     log({ method: "GET", path: "/health", status: 200, id: "a", ms: 0.4, client: "127.0.0.1" });
     log({ method: "POST", path: "/pair", status: 401, id: "b", ms: 1, client: "127.0.0.1", token: "tok_x" });
     expect(writes).toEqual([]);
-    await new Promise((resolve) => setImmediate(resolve));
+    expect(scheduled.length).toBe(1);
+    scheduled[0]!();
     expect(writes.length).toBe(1);
     const lines = writes[0]!.trimEnd().split("\n");
     expect(lines[0]).toMatch(
@@ -140,9 +142,10 @@ describe("startGateway", () => {
 });
 
 describe("createBufferedSink", () => {
-  test(`holds lines below LOG_BUFFER_MAX_BYTES (${LOG_BUFFER_MAX_BYTES}) until the turn ends; at it, writes`, async () => {
+  test(`holds lines below LOG_BUFFER_MAX_BYTES (${LOG_BUFFER_MAX_BYTES}) until its flush; at it, writes`, () => {
     const writes: string[] = [];
-    const sink = createBufferedSink((text) => void writes.push(text));
+    const scheduled: Array<() => void> = [];
+    const sink = createBufferedSink((text) => void writes.push(text), (flush) => void scheduled.push(flush));
     sink("x".repeat(LOG_BUFFER_MAX_BYTES - 3)); // with its newline: two bytes under the limit
     sink(""); // one byte under: still held
     expect(writes).toEqual([]);
@@ -153,7 +156,16 @@ describe("createBufferedSink", () => {
     expect(writes.length).toBe(1);
     sink.flush();
     expect(writes[1]).toBe("made later\n");
-    await new Promise((resolve) => setImmediate(resolve));
+    for (const flush of scheduled) flush();
     expect(writes.length).toBe(2);
+  });
+
+  test(`the default flush comes LOG_FLUSH_INTERVAL_MS (${LOG_FLUSH_INTERVAL_MS}) after the first held line; an idle sink schedules nothing`, async () => {
+    const writes: string[] = [];
+    const sink = createBufferedSink((text) => void writes.push(text));
+    sink("held");
+    expect(writes).toEqual([]);
+    await Bun.sleep(LOG_FLUSH_INTERVAL_MS * 3);
+    expect(writes).toEqual(["held\n"]);
   });
 });
