@@ -1,13 +1,12 @@
 import type { Database } from "bun:sqlite";
+import { walChangeStamp } from "./wal-index.ts";
 
 /**
- * How long one `PRAGMA data_version` reading is reused. The verified-token cache asks on every request; one reading
- * serves every request within this window instead of each paying a read transaction (two fcntl locks and a
- * statement: 8-22 us of main-thread time, which a gateway answering a turn every 20 ms paid on every turn at a 10 ms
- * window). A commit by another process (a `prx gateway token revoke`) is seen at most this late; the gateway's own
- * commits are seen at once (noteLocalWrite).
+ * How long one `PRAGMA data_version` reading is reused where the WAL-index header cannot be read (wal-index.ts): one
+ * reading serves every request within this window instead of each paying a read transaction. A commit by another
+ * process is then seen at most this late; the connection's own commits at once (noteLocalWrite).
  */
-export const DATA_VERSION_REUSE_MS = 100;
+export const DATA_VERSION_REUSE_MS = 10;
 
 interface Reading {
   version: number;
@@ -42,7 +41,10 @@ export function localWriteCount(db: Database, table: string): number {
   return localWrites.get(db)?.get(table) ?? 0;
 }
 
-/** A cache stamp: equal stamps mean neither another connection nor `db` itself changed `table` in between. */
+/**
+ * A cache stamp: equal stamps mean neither another connection nor `db` itself changed `table` in between. A WAL
+ * database's stamp moves with every commit, seen at once (wal-index.ts); any other's with dataVersion.
+ */
 export function changeStamp(db: Database, table: string, now?: number): string {
-  return `${dataVersion(db, now)}:${localWriteCount(db, table)}`;
+  return `${walChangeStamp(db) ?? dataVersion(db, now)}:${localWriteCount(db, table)}`;
 }

@@ -8,6 +8,7 @@ import type {
   MemoryUpsert,
   WeightedTerm,
 } from "../types.ts";
+import { changeStamp, noteLocalWrite } from "./data-version.ts";
 import { ftsPhrase, orOfTerms } from "./fts.ts";
 import { ensureMemorySchema } from "./memory-schema.ts";
 
@@ -74,16 +75,23 @@ function rankedSql(terms: number, session: boolean, includePrivate: boolean): st
     ORDER BY score DESC, rank ASC LIMIT $limit`;
 }
 
+/** The name local writes are noted under (data-version.ts). */
+const MEMORY_TABLE = "memories";
+
 /**
  * The memory tables (`memories`, its FTS5 index and its entry counter, see memory-schema.ts) on one connection.
- * The count is a row the triggers keep: every connection reads what every other committed, with no recount.
+ * The count is a row the triggers keep: every connection reads what every other committed, with no recount; this
+ * store reads that row again only after a commit (data-version.ts), so a turn's recall usually reads nothing for it.
  */
 export class SqliteMemoryStore implements MemoryStore {
+  private counted: { stamp: string; entries: number } | undefined;
+
   constructor(private readonly db: Database) {
     ensureMemorySchema(db);
   }
 
   upsert(entry: MemoryUpsert): void {
+    noteLocalWrite(this.db, MEMORY_TABLE);
     this.db.query(SQL.upsert).run({
       id: newId("mem"),
       key: entry.key,
@@ -113,11 +121,18 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   deleteKey(key: string): boolean {
+    noteLocalWrite(this.db, MEMORY_TABLE);
     return this.db.query(SQL.deleteKey).run({ key }).changes > 0;
   }
 
   count(): number {
-    return this.db.query<{ n: number }, []>(SQL.countAll).get()?.n ?? 0;
+    // inside a transaction the count may include writes a rollback takes back: read, do not keep
+    if (this.db.inTransaction) return this.db.query<{ n: number }, []>(SQL.countAll).get()?.n ?? 0;
+    const stamp = changeStamp(this.db, MEMORY_TABLE);
+    if (this.counted?.stamp === stamp) return this.counted.entries;
+    const entries = this.db.query<{ n: number }, []>(SQL.countAll).get()?.n ?? 0;
+    this.counted = { stamp, entries };
+    return entries;
   }
 
   ping(): void {
@@ -168,6 +183,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const exists = this.db.query<{ one: number }, { key: string }>(SQL.exists);
     const upsert = this.db.query(SQL.importUpsert);
     const outcome = { created: 0, replaced: 0 };
+    noteLocalWrite(this.db, MEMORY_TABLE);
     this.db.transaction(() => {
       for (const record of records) {
         if (exists.get({ key: record.key })) outcome.replaced++;
@@ -188,6 +204,7 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   forgetSession(sessionId: string): number {
+    noteLocalWrite(this.db, MEMORY_TABLE);
     return this.db.query(SQL.forgetSession).run({ session: sessionId }).changes;
   }
 }
