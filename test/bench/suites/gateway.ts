@@ -10,6 +10,7 @@ import { spawnAnnouncing, startStandaloneFake } from "../announce.ts";
 import { buildHello, timeToFirst200 } from "../hello-start.ts";
 import { throughputDir, throughputRows } from "../throughput.ts";
 import { turnOverheadRows } from "../turn-overhead.ts";
+import { createToken, env, freePort, LOG_FILE, startGateway, stopGateway, writeConfig } from "../gateway-process.ts";
 import { wrkCrossCheckRows } from "../wrk-cross-check.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
@@ -22,63 +23,6 @@ const QUICK = { COLD_RUNS: 2, IDLE_MS: 500, LOAD_SECONDS: 1 };
 const LOAD_CONNECTIONS = 32;
 /** The gateway's cold start may take at most this many times a compiled Bun.serve hello's, measured in the same run. */
 const START_TARGET_RATIO = 2;
-
-function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
-
-/** A workspace config answering from the fake at `fakeUrl`, with rate limits out of the way. */
-function writeConfig(dir: string, fakeUrl: string): void {
-  writeFileSync(
-    join(dir, "config.toml"),
-    `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\n` +
-      `base_url = "${fakeUrl}"\nmodels = ["fake-model"]\n[gateway]\nrate_limit_per_minute = 100000000\n` +
-      `rate_limit_per_token_per_minute = 100000000\n`,
-  );
-}
-
-function env(tmp: string): Record<string, string> {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmp };
-}
-
-function createToken(binary: string, ws: string, tmp: string): string {
-  const created = Bun.spawnSync([binary, "gateway", "token", "create", "--name", "bench", "-w", ws], { env: env(tmp) });
-  if (created.exitCode !== 0) throw new Error(`token create failed: ${created.stderr.toString()}`);
-  return created.stdout.toString().trim();
-}
-
-/** The gateway's stderr (its access log: one line per request) goes to this file in the workspace. */
-const LOG_FILE = "gateway-stderr.log";
-
-async function startGateway(
-  binary: string,
-  ws: string,
-  tmp: string,
-): Promise<{ proc: ReturnType<typeof Bun.spawn>; url: string; ms: number }> {
-  const port = freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const started = performance.now();
-  const proc = Bun.spawn([binary, "gateway", "--port", String(port), "-w", ws], {
-    env: env(tmp),
-    stdout: "ignore",
-    stderr: Bun.file(join(tmp, LOG_FILE)),
-  });
-  const deadline = started + 10_000;
-  for (;;) {
-    const status = await fetch(`${url}/health`).then(
-      (r) => r.status,
-      () => 0,
-    );
-    if (status === 200) break;
-    if (performance.now() > deadline || proc.exitCode !== null)
-      throw new Error(`gateway did not become healthy (exit ${proc.exitCode})`);
-    await Bun.sleep(1);
-  }
-  return { proc, url, ms: performance.now() - started };
-}
 
 /** A bare Bun.serve in its own process forwarding each request body to `upstream` (the transport floor). */
 const PROXY_SOURCE = `
@@ -98,11 +42,6 @@ async function startBareProxy(
   const script = join(tmp, "bare-proxy.ts");
   writeFileSync(script, PROXY_SOURCE);
   return spawnAnnouncing([process.execPath, script, upstream], "bare proxy");
-}
-
-async function stopGateway(proc: ReturnType<typeof Bun.spawn>): Promise<void> {
-  proc.kill("SIGTERM");
-  await proc.exited;
 }
 
 function rssMb(pid: number): number {

@@ -1,7 +1,7 @@
 /**
  * How costs grow with the data behind them: each series prints size -> cost and the fitted growth exponent
  * (../growth.ts). Sessions are listed and searched through the gateway (in this process, over loopback), memory
- * is recalled from the SQLite backend.
+ * is recalled from the SQLite backend, and concurrent clients go through the built binary (../many-clients.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,8 +12,10 @@ import { startGateway } from "../../../src/gateway/server.ts";
 import { SqliteMemory } from "../../../src/memory/sqlite.ts";
 import { openSqliteStorage, type SqliteSessionStore } from "../../../src/storage/index.ts";
 import { sqliteStorageOf } from "../../helpers/host-db.ts";
+import { createToken, startGateway as startGatewayProcess, writeConfig } from "../gateway-process.ts";
 import { growthRows } from "../growth.ts";
-import { stats, type BenchRow, type BenchSuite } from "../types.ts";
+import { manyClientsRows } from "../many-clients.ts";
+import { stats, type BenchContext, type BenchRow, type BenchSuite } from "../types.ts";
 import { prng, sentence, wordSource } from "../zipf-text.ts";
 
 const SUITE = "growth";
@@ -188,9 +190,26 @@ async function recallRows(ctx: { tmp: string; quick?: boolean }): Promise<BenchR
   }
 }
 
+/** Concurrent clients through the built gateway, JSON and streamed (../many-clients.ts). */
+function clientRows(ctx: BenchContext): Promise<BenchRow[]> {
+  return manyClientsRows({
+    binary: ctx.binary,
+    dir: join(ctx.tmp, "many-clients"),
+    token: (ws) => createToken(ctx.binary, ws, ctx.tmp),
+    startGateway: startGatewayProcess,
+    writeConfig,
+    quick: ctx.quick,
+  });
+}
+
 const suite: BenchSuite = async (ctx) => {
   setLogSink(() => {});
-  return [...(await sessionListRows(ctx)), ...(await sessionSearchRows(ctx)), ...(await recallRows(ctx))];
+  return [
+    ...(await sessionListRows(ctx)),
+    ...(await sessionSearchRows(ctx)),
+    ...(await recallRows(ctx)),
+    ...(await clientRows(ctx)),
+  ];
 };
 
 export default suite;
