@@ -35,7 +35,8 @@ export interface ParticipantOptions {
   channel: Channel;
   logger: Logger;
   send?: (message: ChildMessage) => void;
-  onAnswered: (messageId: string, parts: string[]) => void;
+  /** The webhook channel's synchronous replies; other channels hand answers to nobody. */
+  onAnswered?: (messageId: string, parts: string[]) => void;
   /** The channel's last error (its logger records every warning and error in it). */
   lastError: LastError;
   typingIntervalMs?: number;
