@@ -10,6 +10,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { STANDALONE_HANDLED_COMMAND } from "../fakes/common.ts";
 import { startFakeTelegram } from "../fakes/telegram-server.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { stats } from "./types.ts";
@@ -52,20 +53,32 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
-async function startProvider(latencyMs: number): Promise<{ url: string; stop(): Promise<void> }> {
+/** The fake provider in its own process; `forget()` makes it drop what it recorded (so it does not grow burst by burst). */
+async function startProvider(latencyMs: number): Promise<{ url: string; forget(): Promise<void>; stop(): Promise<void> }> {
   const script = resolve(import.meta.dir, "../fakes/openai-server.ts");
   const child = Bun.spawn([process.execPath, script, "--port", "0", "--latency-ms", String(latencyMs)], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
   const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
   let out = "";
-  while (!out.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the fake provider exited before printing its URL");
-    out += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  // the standalone fake forgets what it recorded when asked; nobody asks here, so stdin stays open and idle
+  const line = async (): Promise<string> => {
+    while (!out.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the fake provider exited");
+      out += decoder.decode(value, { stream: true });
+    }
+    const at = out.indexOf("\n");
+    const first = out.slice(0, at);
+    out = out.slice(at + 1);
+    return first;
+  };
+  const url = (await line()).trim();
   return {
-    url: out.split("\n")[0]!.trim(),
+    url,
+    forget: async () => {
+      child.stdin.write(`${STANDALONE_HANDLED_COMMAND}\n`);
+      await child.stdin.flush();
+      await line();
+    },
     stop: async () => {
       child.kill("SIGTERM");
       await child.exited;
@@ -119,6 +132,9 @@ export async function measureBursts(o: BurstOptions, onBurst?: (r: BurstResult, 
       if (latencies.length !== o.messages) throw new Error(`burst ${b}: ${latencies.length} of ${o.messages} replies matched their messages`);
       const elapsed = Math.max(...replies.map((s) => s.at)) - started;
       const cpu = cpuMs(channel.pid) - cpuBefore;
+      await provider.forget();
+      tg.calls.splice(0); // the fake's own records (this process) do not grow burst by burst either
+      tg.actions.splice(0);
       await Bun.sleep(o.pauseMs);
       const s = stats(latencies);
       const result = { burst: b + 1, throughput: o.messages / (elapsed / 1000), p50: s.p50, p99: s.p99, rssMb: rssMb(channel.pid), cpuMs: cpu };
