@@ -16,16 +16,17 @@ export type AccessDecision =
  */
 export async function decideAccess(message: InboundMessage, config: ChannelConfig, pairings: PairingStore): Promise<AccessDecision> {
   if (message.senderIsBot && !config.allow_bots) return { kind: "ignore", reason: "sent by a bot" };
-  const allowed = config.allow.includes(message.senderId) || (await pairings.isApproved(message.channel, message.senderId));
+  // an open policy lets everyone in: the pairing store is asked only when the answer matters
+  const allowed = async () => config.allow.includes(message.senderId) || (await pairings.isApproved(message.channel, message.senderId));
   if (message.chatKind !== "dm") {
     if (config.group_policy === "disabled") return { kind: "ignore", reason: "group messages are disabled" };
     if (config.group_policy === "mention" && !message.mentioned) return { kind: "ignore", reason: "not mentioned" };
-    if (config.dm_policy === "open" || allowed) return { kind: "run" };
+    if (config.dm_policy === "open" || (await allowed())) return { kind: "run" };
     // in a group, an unknown sender is not given a code in public: they can pair in a DM
     if (config.dm_policy === "pairing") return { kind: "ignore", reason: "sender not paired (pair in a direct message)" };
     return { kind: "ignore", reason: "sender not in the allowlist" };
   }
-  if (config.dm_policy === "open" || allowed) return { kind: "run" };
+  if (config.dm_policy === "open" || (await allowed())) return { kind: "run" };
   if (config.dm_policy === "allowlist") {
     return { kind: "refuse", reason: "sender not in the allowlist", notice: "This assistant is private; you are not on its allowlist." };
   }

@@ -101,6 +101,11 @@ export const CHANNEL_HTTP_TIMEOUT_MS = 120_000;
 export const WEBHOOK_SYNC_WAIT_MS = 110_000;
 /** An answer no caller is waiting for is kept in memory this long (a caller posting its id later gets it from the inbox). */
 export const WEBHOOK_REPLY_KEEP_MS = 60_000;
+/**
+ * Most answers kept for callers that have not asked yet (as many as messages may wait unanswered); past it the oldest
+ * is dropped, and its caller posting the id again gets it from the inbox.
+ */
+export const WEBHOOK_REPLY_KEEP_MAX = 2000;
 /** Forwarded requests waiting on one channel process at once. */
 export const CHANNEL_MAX_INFLIGHT_HTTP = 256;
 /** A channel's last error is kept (status row, /api/channels) cut to this many characters. */

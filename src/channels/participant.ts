@@ -35,11 +35,15 @@ export interface ParticipantOptions {
   channel: Channel;
   logger: Logger;
   send?: (message: ChildMessage) => void;
-  onAnswered: (messageId: string, parts: string[]) => void;
+  /** The webhook channel's synchronous replies; other channels hand answers to nobody. */
+  onAnswered?: (messageId: string, parts: string[]) => void;
   /** The channel's last error (its logger records every warning and error in it). */
   lastError: LastError;
   typingIntervalMs?: number;
-  /** Aborted when the process stops while the host opens: what was opened is closed, and this rejects with ABORTED. */
+  /**
+   * Aborted when the process stops: while the host opens, what was opened is closed and this rejects with ABORTED;
+   * after, no more liveness rows are written.
+   */
   signal: AbortSignal;
 }
 
@@ -72,6 +76,17 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
         .catch((error: unknown) => createLogger(`channel.${name}`).warn(`liveness row not written: ${errorMessage(error)}`));
       options.send?.({ type: "status", health: channel.health(), stats: { ...stats, lastError: last?.message ?? null, lastErrorAt: last?.at ?? null } });
     };
+    // the counters change with every message: the row and the supervisor hear them once per turn of the event loop
+    // however many messages changed them in it (and no more once the process stops: its last row says "stopped")
+    let reportQueued = false;
+    const reportSoon = () => {
+      if (reportQueued) return;
+      reportQueued = true;
+      setImmediate(() => {
+        reportQueued = false;
+        if (!options.signal.aborted) report();
+      });
+    };
     const runner: ChannelRunner = new ChannelRunner({
       channel,
       host,
@@ -79,7 +94,7 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
       pairings,
       config: options.config,
       logger,
-      onStats: report,
+      onStats: reportSoon,
       onAnswered: options.onAnswered,
       typingIntervalMs: options.typingIntervalMs,
     });

@@ -28,27 +28,43 @@ export interface PlatformRequestBounds {
  */
 export async function platformRequest(platform: string, what: string, url: string, init: RequestInit, bounds: PlatformRequestBounds): Promise<PlatformAnswer> {
   const maxBytes = bounds.maxBytes ?? PLATFORM_MAX_RESPONSE_BYTES;
-  const timeout = AbortSignal.timeout(bounds.timeoutMs);
-  const signal = bounds.signal ? AbortSignal.any([bounds.signal, timeout]) : timeout;
+  // one controller for the time cap and the caller's signal, both let go when the call ends: AbortSignal.timeout would
+  // keep its timer (and its signal) alive for the whole cap after every call, ~3 calls a message at 30 s each
+  const controller = new AbortController();
+  let expired = false;
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort(new DOMException(`no complete answer within ${bounds.timeoutMs} ms`, "TimeoutError"));
+  }, bounds.timeoutMs);
+  const outer = bounds.signal;
+  const onOuterAbort = () => controller.abort(outer!.reason);
+  if (outer?.aborted) onOuterAbort();
+  else outer?.addEventListener("abort", onOuterAbort, { once: true });
+  const signal = controller.signal;
   const timedOut = (cause: unknown) =>
     new PlatformError(platform, `${what}: no complete answer within ${bounds.timeoutMs} ms`, null, true, undefined, cause, "CHANNEL_TIMEOUT");
-  const failed = (cause: unknown) => (timeout.aborted ? timedOut(cause) : new PlatformError(platform, `${what}: network error: ${errorMessage(cause)}`, null, true, undefined, cause));
-  let response: Response;
+  const failed = (cause: unknown) => (expired ? timedOut(cause) : new PlatformError(platform, `${what}: network error: ${errorMessage(cause)}`, null, true, undefined, cause));
   try {
-    response = await fetch(url, { ...init, signal });
-  } catch (cause) {
-    throw failed(cause);
+    let response: Response;
+    try {
+      response = await fetch(url, { ...init, signal });
+    } catch (cause) {
+      throw failed(cause);
+    }
+    const text = await readBoundedText(response, {
+      maxBytes,
+      signal,
+      errors: {
+        tooLarge: (max) =>
+          new PlatformError(platform, `${what}: HTTP ${response.status} answer larger than ${max} bytes; not read further`, response.status, false, undefined, undefined, "CHANNEL_RESPONSE_TOO_LARGE"),
+        aborted: failed,
+        failed: (cause) =>
+          expired ? timedOut(cause) : new PlatformError(platform, `${what}: connection dropped mid-answer: ${errorMessage(cause)}`, response.status, true, undefined, cause),
+      },
+    });
+    return { status: response.status, ok: response.ok, headers: response.headers, text };
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener("abort", onOuterAbort);
   }
-  const text = await readBoundedText(response, {
-    maxBytes,
-    signal,
-    errors: {
-      tooLarge: (max) =>
-        new PlatformError(platform, `${what}: HTTP ${response.status} answer larger than ${max} bytes; not read further`, response.status, false, undefined, undefined, "CHANNEL_RESPONSE_TOO_LARGE"),
-      aborted: failed,
-      failed: (cause) =>
-        timeout.aborted ? timedOut(cause) : new PlatformError(platform, `${what}: connection dropped mid-answer: ${errorMessage(cause)}`, response.status, true, undefined, cause),
-    },
-  });
-  return { status: response.status, ok: response.ok, headers: response.headers, text };
 }

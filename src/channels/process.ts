@@ -82,7 +82,9 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
   const logger = recordingLogger(createLogger(`channel.${name}`), lastError);
   const target = await readChannelTarget(name, options.workspace, env);
   const { config, kind } = target;
-  const replies = new WebhookReplies({ waitMs: options.limits?.webhookSyncWaitMs });
+  // only a webhook channel answering in the response waits for replies; any other keeps none (each would be held
+  // WEBHOOK_REPLY_KEEP_MS for a caller that never asks)
+  const replies = kind === "webhook" && !config.callback_url ? new WebhookReplies({ waitMs: options.limits?.webhookSyncWaitMs }) : null;
   const stopGraceMs = options.limits?.stopGraceMs ?? CHANNEL_STOP_GRACE_MS;
   const channel = await connectChannel(
     kind,
@@ -93,7 +95,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       logger,
       cursor: { get: async () => (await pending.when()).store.getCursor(), set: async (value) => (await pending.when()).store.setCursor(value) },
       waitForCapacity: () => pending.waitForCapacity(),
-      awaitReply: (id) => replies.wait(id),
+      ...(replies ? { awaitReply: (id: string) => replies.wait(id) } : {}),
       // pairing: an unknown inviter is joined so they can be given a code (nothing else runs for them)
       mayInvite: async (sender) =>
         config.dm_policy !== "allowlist" || config.allow.includes(sender) || (await (await pending.when()).pairings.isApproved(name, sender)),
@@ -117,7 +119,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       channel,
       logger,
       send,
-      onAnswered: (id, parts) => replies.settle(id, parts),
+      ...(replies ? { onAnswered: (id: string, parts: string[]) => replies.settle(id, parts) } : {}),
       lastError,
       typingIntervalMs: options.limits?.typingIntervalMs,
       signal: opening.signal,

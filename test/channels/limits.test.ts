@@ -22,6 +22,7 @@ import {
   PLATFORM_RETRY_AFTER_MAX_MS,
   PLATFORM_SEND_ATTEMPTS,
   TYPING_INTERVAL_MS,
+  WEBHOOK_REPLY_KEEP_MAX,
   WEBHOOK_REPLY_KEEP_MS,
   WEBHOOK_SYNC_WAIT_MS,
 } from "../../src/channels/limits.ts";
@@ -123,6 +124,34 @@ describe("webhook replies", () => {
     replies.settle("last", ["d"]);
     expect(replies.kept).toBe(1);
     await expect(replies.wait("other")).rejects.toMatchObject({ code: "ABORTED", status: 202 });
+  });
+
+  test(`at most ${WEBHOOK_REPLY_KEEP_MAX} answers are kept; one more drops the oldest`, async () => {
+    const replies = new WebhookReplies({ waitMs: 10 });
+    for (let i = 0; i < WEBHOOK_REPLY_KEEP_MAX; i++) replies.settle(`m${i}`, [`a${i}`]);
+    expect(replies.kept).toBe(WEBHOOK_REPLY_KEEP_MAX);
+    replies.settle("m0", ["again"]); // settled again: moves to the end, still one entry
+    expect(replies.kept).toBe(WEBHOOK_REPLY_KEEP_MAX);
+    replies.settle("past", ["p"]);
+    expect(replies.kept).toBe(WEBHOOK_REPLY_KEEP_MAX);
+    await expect(replies.wait("m1")).rejects.toMatchObject({ code: "ABORTED", status: 202 });
+    expect(await replies.wait("m0")).toEqual(["again"]);
+    expect(await replies.wait("m2")).toEqual(["a2"]);
+    expect(await replies.wait("past")).toEqual(["p"]);
+  });
+
+  test("an answer settled again is kept from its last settling", async () => {
+    let now = 1_000;
+    const replies = new WebhookReplies({ now: () => now, waitMs: 10 });
+    replies.settle("first", ["a"]);
+    replies.settle("second", ["b"]);
+    now += WEBHOOK_REPLY_KEEP_MS;
+    replies.settle("first", ["a"]);
+    now += 1;
+    replies.settle("third", ["c"]); // "second" expired behind "first", which is fresh again
+    expect(replies.kept).toBe(2);
+    expect(await replies.wait("first")).toEqual(["a"]);
+    await expect(replies.wait("second")).rejects.toMatchObject({ status: 202 });
   });
 
   test("a caller waiting gets an answer that comes within the wait; past it, 202 and the answer is kept for the same id", async () => {

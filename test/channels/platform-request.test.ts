@@ -87,3 +87,19 @@ test("an answer that starts and then stalls is abandoned at the call's time cap 
   const silent = await caught(new TelegramApi(tg.url, tg.token).call("getMe", {}, z.unknown(), 300));
   expect([silent?.code, silent?.message]).toEqual(["CHANNEL_TIMEOUT", "telegram: getMe: no complete answer within 300 ms"]);
 });
+
+test("a finished call lets go of its time cap and of the caller's signal: nothing of it stays alive until the cap", async () => {
+  const { heapStats } = await import("bun:jsc");
+  const api = new TelegramApi(tg.url, tg.token);
+  const stopping = new AbortController(); // one channel's signal, living as long as the channel
+  const alive = () => {
+    Bun.gc(true);
+    return heapStats().objectTypeCounts.AbortSignal ?? 0;
+  };
+  const before = alive();
+  const calls = 500;
+  for (let i = 0; i < calls; i++) await api.call("getMe", {}, z.unknown(), 600_000, stopping.signal);
+  // each call's signals would otherwise be held by its 10-minute timer
+  expect(alive() - before).toBeLessThan(calls / 10);
+  stopping.abort();
+});

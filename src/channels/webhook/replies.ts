@@ -1,11 +1,13 @@
 import { PrxError } from "../../core/errors.ts";
-import { WEBHOOK_REPLY_KEEP_MS, WEBHOOK_SYNC_WAIT_MS } from "../limits.ts";
+import { WEBHOOK_REPLY_KEEP_MAX, WEBHOOK_REPLY_KEEP_MS, WEBHOOK_SYNC_WAIT_MS } from "../limits.ts";
 
 export interface WebhookRepliesOptions {
   /** Defaults to WEBHOOK_SYNC_WAIT_MS. */
   waitMs?: number;
   /** Defaults to WEBHOOK_REPLY_KEEP_MS. */
   keepMs?: number;
+  /** Defaults to WEBHOOK_REPLY_KEEP_MAX. */
+  keepMax?: number;
   now?: () => number;
 }
 
@@ -15,11 +17,13 @@ export class WebhookReplies {
   private readonly settled = new Map<string, { parts: string[]; at: number }>();
   private readonly waitMs: number;
   private readonly keepMs: number;
+  private readonly keepMax: number;
   private readonly now: () => number;
 
   constructor(options: WebhookRepliesOptions = {}) {
     this.waitMs = options.waitMs ?? WEBHOOK_SYNC_WAIT_MS;
     this.keepMs = options.keepMs ?? WEBHOOK_REPLY_KEEP_MS;
+    this.keepMax = options.keepMax ?? WEBHOOK_REPLY_KEEP_MAX;
     this.now = options.now ?? Date.now;
   }
 
@@ -34,7 +38,12 @@ export class WebhookReplies {
     if (waiters) for (const wake of waiters) wake(parts);
     else {
       const now = this.now();
-      for (const [key, value] of this.settled) if (now - value.at > this.keepMs) this.settled.delete(key);
+      // kept in the order they were settled (an id settled again moves to the end): the expired ones are at the front
+      this.settled.delete(id);
+      for (const [key, value] of this.settled) {
+        if (now - value.at <= this.keepMs && this.settled.size < this.keepMax) break;
+        this.settled.delete(key);
+      }
       this.settled.set(id, { parts, at: now });
     }
   }

@@ -5,14 +5,17 @@
  * - the channel process's RSS against the gateway's idle RSS measured in the same run (target <= 1.5x);
  * - restart time after a crash: SIGKILL of the supervised channel process -> its replacement running (includes the
  *   supervisor's first backoff step, CHANNEL_RESTART_BASE_MS);
- * - 100 chats x 10 messages at once through one Telegram process: each answered once and in order per chat.
+ * - 100 chats x 10 messages at once through one Telegram process: each answered once and in order per chat;
+ * - one channel process taking 5 bursts of 1,000 messages at 1,000 msg/s (100 chats): throughput, p50 and RSS of each
+ *   burst, the last against the first (channel-bursts.ts).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CHANNEL_RESTART_BASE_MS } from "../../../src/channels/limits.ts";
 import { handledByLastText } from "../../fakes/common.ts";
 import { startFakeOpenAI } from "../../fakes/openai-server.ts";
 import { startFakeTelegram, type FakeTelegram } from "../../fakes/telegram-server.ts";
+import { measureBursts } from "../channel-bursts.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 import { waitFor } from "../../helpers/wait.ts";
 
@@ -20,8 +23,12 @@ let LATENCY_MESSAGES = 200;
 let CHATS = 100;
 let PER_CHAT = 10;
 let IDLE_MS = 3000;
+let BURSTS = 5;
+let BURST_MESSAGES = 1000;
+const BURST_RATE = 1000;
+const BURST_CHATS = 100;
 /** Counts of the short pass (`bun run bench --quick`). */
-const QUICK = { LATENCY_MESSAGES: 20, CHATS: 10, PER_CHAT: 3, IDLE_MS: 500 };
+const QUICK = { LATENCY_MESSAGES: 20, CHATS: 10, PER_CHAT: 3, IDLE_MS: 500, BURSTS: 2, BURST_MESSAGES: 100 };
 
 function rssMb(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))!;
@@ -41,7 +48,7 @@ function config(providerUrl: string, tg: FakeTelegram, enabled: boolean): string
 }
 
 const suite: BenchSuite = async ({ binary, tmp, quick }) => {
-  if (quick) ({ LATENCY_MESSAGES, CHATS, PER_CHAT, IDLE_MS } = QUICK);
+  if (quick) ({ LATENCY_MESSAGES, CHATS, PER_CHAT, IDLE_MS, BURSTS, BURST_MESSAGES } = QUICK);
   const rows: BenchRow[] = [];
   const children: Array<ReturnType<typeof Bun.spawn>> = [];
   const provider = startFakeOpenAI({ latencyMs: 5 });
@@ -134,6 +141,8 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
     rows.push({ suite: "channels", name: "restart after SIGKILL minus the backoff delay (median of 5)", value: stats(overheads2).p50, unit: "ms", note: "process start, workspace, plugin runtime, getMe" });
     supervised.kill("SIGTERM");
     await supervised.exited;
+
+    rows.push(...(await burstRows(binary, tmp)));
   } finally {
     channel.kill("SIGKILL");
     for (const child of children) child.kill("SIGKILL");
@@ -143,5 +152,49 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
   }
   return rows;
 };
+
+/** Bursts through one process: each burst's throughput, p50 and RSS, and the last burst against the first. */
+async function burstRows(binary: string, tmp: string): Promise<BenchRow[]> {
+  const dir = join(tmp, "bursts");
+  mkdirSync(dir);
+  const series = `channel process, ${BURSTS} bursts of ${BURST_MESSAGES.toLocaleString("en-US")} messages at ${BURST_RATE.toLocaleString("en-US")} msg/s`;
+  const results = await measureBursts(
+    { binary, tmp: dir, bursts: BURSTS, messages: BURST_MESSAGES, rate: BURST_RATE, chats: BURST_CHATS, pauseMs: 1000, providerLatencyMs: 5 },
+    (r) =>
+      console.log(
+        `  ${series}: burst ${r.burst}: ${r.throughput.toFixed(0)} msg/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, RSS ${r.rssMb.toFixed(1)} MB, CPU ${r.cpuMs.toFixed(0)} ms`,
+      ),
+  );
+  const rows: BenchRow[] = [];
+  for (const r of results) {
+    const note = `p99 ${r.p99.toFixed(0)} ms; the process's CPU for the burst ${r.cpuMs.toFixed(0)} ms; ${BURST_CHATS} chats`;
+    rows.push({ suite: "channels", name: `${series}: burst ${r.burst} throughput`, value: r.throughput, unit: "ops/s", note });
+    rows.push({ suite: "channels", name: `${series}: burst ${r.burst} p50 (update queued -> reply)`, value: r.p50, unit: "ms" });
+    rows.push({ suite: "channels", name: `${series}: burst ${r.burst} RSS after it`, value: r.rssMb, unit: "MB" });
+  }
+  const first = results[0]!;
+  const last = results.at(-1)!;
+  const side = `burst 1: ${first.throughput.toFixed(0)} msg/s, p50 ${first.p50.toFixed(0)} ms, ${first.rssMb.toFixed(1)} MB; burst ${last.burst}: ${last.throughput.toFixed(0)} msg/s, p50 ${last.p50.toFixed(0)} ms, ${last.rssMb.toFixed(1)} MB`;
+  rows.push({ suite: "channels", name: `${series}: last burst's throughput / first's`, value: last.throughput / first.throughput, unit: "count", target: { op: ">=", value: 0.9 }, note: side });
+  // the first burst still grows the process to its working size; what it keeps per message shows as a slope after it
+  const later = results.slice(1);
+  rows.push({
+    suite: "channels",
+    name: `${series}: RSS growth per burst after the first (least-squares slope)`,
+    value: later.length >= 2 ? slope(later.map((r) => [r.burst, r.rssMb])) : NaN,
+    unit: "MB",
+    target: { op: "<=", value: 2 },
+    note: `RSS ${results.map((r) => r.rssMb.toFixed(0)).join(" / ")} MB; CPU per burst ${results.map((r) => r.cpuMs.toFixed(0)).join(" / ")} ms`,
+  });
+  return rows;
+}
+
+function slope(points: Array<[number, number]>): number {
+  const mx = points.reduce((a, [x]) => a + x, 0) / points.length;
+  const my = points.reduce((a, [, y]) => a + y, 0) / points.length;
+  const num = points.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0);
+  const den = points.reduce((a, [x]) => a + (x - mx) ** 2, 0);
+  return num / den;
+}
 
 export default suite;
