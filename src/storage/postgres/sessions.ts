@@ -3,6 +3,7 @@ import type { ChatMessage } from "../../contracts/chat.ts";
 import { historyFrom, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
 import type { SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { pg, pgFailure } from "./connect.ts";
+import { RECENT_MESSAGES, type HistoryPrefetch } from "./history-prefetch.ts";
 
 /** Times an append that lost a race on the sequence number runs again. */
 const APPEND_RACE_RETRIES = 20;
@@ -24,7 +25,11 @@ export const SEARCH = `${SUMMARY} WHERE s.id IN (SELECT t.id FROM sessions_searc
 
 /** Sessions and their history in PostgreSQL, shared by every replica. */
 export class PgSessionStore implements SessionStore {
-  constructor(private readonly sql: SQL) {}
+  constructor(
+    private readonly sql: SQL,
+    /** History read by the session lease in its own round trip (see history-prefetch.ts). */
+    private readonly prefetch?: HistoryPrefetch,
+  ) {}
 
   list(limit = 100): Promise<SessionSummary[]> {
     return pg("session list", async () =>
@@ -77,10 +82,7 @@ export class PgSessionStore implements SessionStore {
   messages(id: string, limit = 1000): Promise<StoredMessage[]> {
     return pg("session messages", async () =>
       (
-        (await this.sql.unsafe(
-          "SELECT * FROM (SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq DESC LIMIT $2) t ORDER BY seq ASC",
-          [id, limit],
-        )) as MessageRow[]
+        (await this.sql.unsafe(RECENT_MESSAGES, [id, limit])) as MessageRow[]
       ).map(toStored),
     );
   }
@@ -104,6 +106,7 @@ export class PgSessionStore implements SessionStore {
   }
 
   delete(id: string): Promise<{ messages: number } | null> {
+    this.prefetch?.drop(id);
     return pg("session delete", () =>
       this.sql.begin(async (tx) => {
         const messages = (await tx.unsafe("DELETE FROM session_messages WHERE session_id = $1", [id])).count;
@@ -121,6 +124,7 @@ export class PgSessionStore implements SessionStore {
   async append(id: string, messages: ChatMessage[], channel?: string): Promise<void> {
     if (messages.length === 0) return;
     if (channel !== undefined) validateSessionId(id);
+    this.prefetch?.drop(id);
     const now = new Date().toISOString();
     const params: unknown[] = [id, now, titleFrom(messages)];
     if (channel !== undefined) params.push(channel);
@@ -153,6 +157,7 @@ export class PgSessionStore implements SessionStore {
   }
 
   async history(id: string, limit: number): Promise<ChatMessage[]> {
-    return historyFrom(await this.messages(id, limit));
+    const kept = this.prefetch?.take(id, limit);
+    return historyFrom(kept ? kept.map(toStored) : await this.messages(id, limit));
   }
 }
