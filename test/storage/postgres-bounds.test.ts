@@ -78,7 +78,7 @@ it("a lease reads the session's history with its lock: after the other process's
   });
   const HELD = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid = hashtext($1)::oid";
   // wait for a's unlock (it is not awaited by the holder) so b takes the lock at its first try
-  for (let i = 0; i < 50 && (await b.sql.unsafe(HELD, [id]))[0].n > 0; i++) await Bun.sleep(10);
+  for (let i = 0; i < 200 && (await b.sql.unsafe(HELD, [id]))[0].n > 0; i++) await Bun.sleep(10);
   await b.leases!.hold(id, async () => {
     // a writer outside any lease (as `prx storage copy` is) after b's lock: the turn's history is the one read with it
     await a.sql.unsafe("INSERT INTO session_messages (session_id, seq, role, content, created_at) VALUES ($1, 3, 'user', 'outside', '')", [id]);
