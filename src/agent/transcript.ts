@@ -26,9 +26,9 @@ export class TurnTranscript {
     return this.pending.length === 0 ? undefined : this.write();
   }
 
+  /** The first write creates the session when it is missing, in the same statement as the messages. */
   private async write(): Promise<void> {
-    if (!this.created) await this.sessions.ensure(this.sessionId, this.channel);
+    await this.sessions.append(this.sessionId, this.pending.splice(0), this.created ? undefined : this.channel);
     this.created = true;
-    await this.sessions.append(this.sessionId, this.pending.splice(0));
   }
 }

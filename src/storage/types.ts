@@ -59,8 +59,12 @@ export interface SessionStore {
   ids(): Awaitable<string[]>;
   /** Delete a session and its messages in one transaction; null when there is no such session. */
   delete(id: string): Awaitable<{ messages: number } | null>;
-  /** Append messages in one transaction, numbered after the last one stored. */
-  append(id: string, messages: ChatMessage[]): Awaitable<void>;
+  /**
+   * Append messages in one transaction, numbered after the last one stored. With `channel`, a session that does not
+   * exist yet is first created on that channel (as `ensure` would), in the same transaction: a turn's first write
+   * is then one statement instead of two.
+   */
+  append(id: string, messages: ChatMessage[], channel?: string): Awaitable<void>;
   /** History ready for a provider (see session-history.ts). */
   history(id: string, limit: number): Awaitable<ChatMessage[]>;
 }

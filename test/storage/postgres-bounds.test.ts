@@ -67,6 +67,32 @@ it(`a turn waiting longer than the lease wait (${LEASE_WAIT_MS} ms here) fails w
   expect(await b.leases!.hold("busy", async () => "free again")).toBe("free again");
 });
 
+it("a lease reads the session's history with its lock: after the other process's last write, and never after a write here", async (a, b) => {
+  const contents = (messages: { content: string }[]) => messages.map((m) => m.content);
+  const id = `prefetch-${schema}`; // advisory locks are per database: an id no other test's sessions use
+  await a.sessions.append(id, [{ role: "user", content: "one" }], "cli");
+  await b.sessions.history(id, 10); // the limit b's leases read with
+  await a.leases!.hold(id, async () => {
+    expect(contents(await a.sessions.history(id, 10))).toEqual(["one"]);
+    await a.sessions.append(id, [{ role: "assistant", content: "two" }]);
+  });
+  const HELD = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid = hashtext($1)::oid";
+  // wait for a's unlock (it is not awaited by the holder) so b takes the lock at its first try
+  for (let i = 0; i < 200 && (await b.sql.unsafe(HELD, [id]))[0].n > 0; i++) await Bun.sleep(10);
+  await b.leases!.hold(id, async () => {
+    // a writer outside any lease (as `prx storage copy` is) after b's lock: the turn's history is the one read with it
+    await a.sql.unsafe("INSERT INTO session_messages (session_id, seq, role, content, created_at) VALUES ($1, 3, 'user', 'outside', '')", [id]);
+    expect(contents(await b.sessions.history(id, 10))).toEqual(["one", "two"]);
+    expect(contents(await b.sessions.history(id, 10))).toEqual(["one", "two", "outside"]);
+    await b.sessions.append(id, [{ role: "assistant", content: "four" }]);
+    expect(contents(await b.sessions.history(id, 10))).toEqual(["one", "two", "outside", "four"]);
+  });
+  await b.leases!.hold(id, async () => {
+    await b.sessions.append(id, [{ role: "user", content: "five" }]);
+    expect(contents(await b.sessions.history(id, 10)).at(-1)).toBe("five");
+  });
+});
+
 it(`a token revoked through another replica stops verifying once TOKEN_CACHE_TTL_MS (${TOKEN_CACHE_TTL_MS} ms) has passed`, async (a, b) => {
   const { token, record } = await a.tokens.create("shared");
   expect((await b.tokens.verify(token))?.id).toBe(record.id);

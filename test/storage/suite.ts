@@ -62,6 +62,22 @@ export function storeSuite(backend: SuiteBackend): void {
       await rejects(() => s.sessions.ensure("bad id!", "cli"), "BAD_REQUEST");
     });
 
+    it("an append with a channel creates a missing session with its messages, and leaves an existing one's channel", async (s) => {
+      await s.sessions.append("first-write", [{ role: "user", content: "a first write about tides" }, { role: "assistant", content: "ok" }], "gateway");
+      const created = (await s.sessions.get("first-write"))!;
+      expect(created.channel).toBe("gateway");
+      expect(created.title).toBe("a first write about tides");
+      expect(created.messageCount).toBe(2);
+      expect((await s.sessions.history("first-write", 10)).map((m) => m.content)).toEqual(["a first write about tides", "ok"]);
+      expect((await s.sessions.search("tides")).map((x) => x.id)).toContain("first-write");
+      await s.sessions.append("first-write", [{ role: "user", content: "and the moon?" }], "cli");
+      const after = (await s.sessions.get("first-write"))!;
+      expect(after.channel).toBe("gateway");
+      expect(after.title).toBe("a first write about tides");
+      expect(after.messageCount).toBe(3);
+      await rejects(() => s.sessions.append("bad id!", [{ role: "user", content: "x" }], "cli"), "BAD_REQUEST");
+      expect(await s.sessions.get("bad id!")).toBeNull();
+    });
     it("messages are numbered in order across appends, with tool calls kept", async (s) => {
       await s.sessions.ensure("s-2", "cli");
       await s.sessions.append("s-2", [{ role: "user", content: "one" }]);

@@ -119,8 +119,11 @@ export class RedisFabric {
     const registry = this.key("replicas");
     try {
       const me = JSON.stringify({ at: now, patterns: this.options.patterns() });
-      await this.pub.send("HSET", [registry, this.replica, me]);
-      const flat = (await this.pub.send("HGETALL", [registry])) as Record<string, string> | string[];
+      // both sent at once (one round trip; Redis answers in order, so the read holds this announcement)
+      const [, flat] = (await Promise.all([this.pub.send("HSET", [registry, this.replica, me]), this.pub.send("HGETALL", [registry])])) as [
+        unknown,
+        Record<string, string> | string[],
+      ];
       const entries = Array.isArray(flat) ? pairs(flat) : Object.entries(flat);
       const next = new Map<string, string[]>();
       const stale: string[] = [];

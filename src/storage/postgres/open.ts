@@ -5,6 +5,7 @@ import { PgChannelStateStore } from "./channels.ts";
 import { openPg } from "./connect.ts";
 import { PgCronStateStore } from "./cron-state.ts";
 import { PgGatewayPairingStore } from "./gateway-pairing.ts";
+import { HistoryPrefetch } from "./history-prefetch.ts";
 import { PgIdempotencyStore } from "./idempotency.ts";
 import { migratePg, pgStatus } from "./migrations.ts";
 import { PgPairingStore } from "./pairings.ts";
@@ -45,13 +46,14 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     throw error;
   }
   const leasePool = openPg({ ...pool, max: Math.min(options.poolMax, SESSION_LEASE_MAX_CONNECTIONS) });
-  const leases = new PgSessionLeases(leasePool, options.leaseWaitMs ?? SESSION_LEASE_WAIT_MS);
+  const prefetch = new HistoryPrefetch();
+  const leases = new PgSessionLeases(leasePool, options.leaseWaitMs ?? SESSION_LEASE_WAIT_MS, prefetch);
   const now = options.now ?? Date.now;
   return {
     backend: "postgres",
     sql,
     applied,
-    sessions: new PgSessionStore(sql),
+    sessions: new PgSessionStore(sql, prefetch),
     leases,
     tokens: new PgTokenStore(sql, now),
     gatewayPairing: new PgGatewayPairingStore(sql, now),

@@ -2,6 +2,7 @@ import type { SQL } from "bun";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { createLogger } from "../../core/logger.ts";
 import type { SessionLeases } from "../types.ts";
+import type { HistoryPrefetch } from "./history-prefetch.ts";
 
 const log = createLogger("storage.leases");
 
@@ -9,13 +10,15 @@ const log = createLogger("storage.leases");
  * One turn at a time per session across replicas: a session-level advisory lock (keyed by the session id's hash),
  * taken on a connection reserved for the turn and released when it ends. PostgreSQL waits for the lock itself
  * (no polling), bounded by `lock_timeout`; a replica that dies mid-turn loses its connection and with it the lock,
- * so the session continues on another replica at once.
+ * so the session continues on another replica at once. The turn's history is read in the lock's round trip
+ * (history-prefetch.ts).
  */
 export class PgSessionLeases implements SessionLeases {
   constructor(
     /** A pool of its own (SESSION_LEASE_MAX_CONNECTIONS), so held leases never starve the stores' queries. */
     private readonly sql: SQL,
     private readonly waitMs: number,
+    private readonly prefetch?: HistoryPrefetch,
   ) {}
 
   async hold<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
@@ -28,14 +31,22 @@ export class PgSessionLeases implements SessionLeases {
         status: 503,
       });
     }
+    let read: ReturnType<HistoryPrefetch["send"]> = null;
     try {
-      // Usually free: one round trip. Otherwise wait for it server-side (no polling), bounded by lock_timeout.
-      const got = (await conn.unsafe("SELECT pg_try_advisory_lock(hashtext('prx.session'), hashtext($1)) AS got", [sessionId]))[0].got;
+      // Usually free: one round trip, the history read sent behind the lock. Otherwise wait for it server-side (no
+      // polling), bounded by lock_timeout.
+      const locking = conn.unsafe("SELECT pg_try_advisory_lock(hashtext('prx.session'), hashtext($1)) AS got", [sessionId]).execute();
+      read = this.prefetch?.send(conn, sessionId) ?? null;
+      const got = (await locking)[0].got;
       if (!got) {
+        // read before the lock was ours: not kept, and its failure (if any) says nothing the turn's own read will not
+        read?.rows.catch(() => undefined);
+        read = null;
         await conn.unsafe(`SET lock_timeout = ${Math.max(1, Math.floor(this.waitMs))}`);
         await conn.unsafe("SELECT pg_advisory_lock(hashtext('prx.session'), hashtext($1))", [sessionId]);
       }
     } catch (cause) {
+      read?.rows.catch(() => undefined); // the lease failed: the turn does not run, nothing reads these rows
       conn.release();
       const timedOut = /lock timeout|canceling statement/i.test(errorMessage(cause));
       throw new PrxError(
@@ -46,9 +57,18 @@ export class PgSessionLeases implements SessionLeases {
         { cause, status: 503, hint: timedOut ? "retry when the running turn has finished" : undefined },
       );
     }
+    if (read) {
+      try {
+        this.prefetch!.keep(sessionId, read.limit, await read.rows);
+      } catch (error) {
+        // the turn reads its history itself, and reports a failure there
+        log.warn("history read with the session lease failed; the turn reads it again", { session: sessionId, error: errorMessage(error) });
+      }
+    }
     try {
       return await task();
     } finally {
+      this.prefetch?.drop(sessionId);
       // The turn's answer does not wait for the unlock: the next turn of the session (here or on another replica)
       // waits for it in PostgreSQL instead.
       conn

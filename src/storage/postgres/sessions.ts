@@ -3,6 +3,7 @@ import type { ChatMessage } from "../../contracts/chat.ts";
 import { historyFrom, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
 import type { SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { pg, pgFailure } from "./connect.ts";
+import { RECENT_MESSAGES, type HistoryPrefetch } from "./history-prefetch.ts";
 
 /** Times an append that lost a race on the sequence number runs again. */
 const APPEND_RACE_RETRIES = 20;
@@ -24,7 +25,11 @@ export const SEARCH = `${SUMMARY} WHERE s.id IN (SELECT t.id FROM sessions_searc
 
 /** Sessions and their history in PostgreSQL, shared by every replica. */
 export class PgSessionStore implements SessionStore {
-  constructor(private readonly sql: SQL) {}
+  constructor(
+    private readonly sql: SQL,
+    /** History read by the session lease in its own round trip (see history-prefetch.ts). */
+    private readonly prefetch?: HistoryPrefetch,
+  ) {}
 
   list(limit = 100): Promise<SessionSummary[]> {
     return pg("session list", async () =>
@@ -77,10 +82,7 @@ export class PgSessionStore implements SessionStore {
   messages(id: string, limit = 1000): Promise<StoredMessage[]> {
     return pg("session messages", async () =>
       (
-        (await this.sql.unsafe(
-          "SELECT * FROM (SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq DESC LIMIT $2) t ORDER BY seq ASC",
-          [id, limit],
-        )) as MessageRow[]
+        (await this.sql.unsafe(RECENT_MESSAGES, [id, limit])) as MessageRow[]
       ).map(toStored),
     );
   }
@@ -104,6 +106,7 @@ export class PgSessionStore implements SessionStore {
   }
 
   delete(id: string): Promise<{ messages: number } | null> {
+    this.prefetch?.drop(id);
     return pg("session delete", () =>
       this.sql.begin(async (tx) => {
         const messages = (await tx.unsafe("DELETE FROM session_messages WHERE session_id = $1", [id])).count;
@@ -114,22 +117,29 @@ export class PgSessionStore implements SessionStore {
   }
 
   /**
-   * One statement (one round trip, atomic): the session row is touched and the messages numbered after the last one
-   * stored. Two appends to one session racing (turns are ordered by the session lease, so only a caller bypassing
-   * it) collide on the primary key; the loser runs again with a fresh snapshot.
+   * One statement (one round trip, atomic): the session row is touched (with `channel`, created when missing) and the
+   * messages numbered after the last one stored. Two appends to one session racing (turns are ordered by the session
+   * lease, so only a caller bypassing it) collide on the primary key; the loser runs again with a fresh snapshot.
    */
-  async append(id: string, messages: ChatMessage[]): Promise<void> {
+  async append(id: string, messages: ChatMessage[], channel?: string): Promise<void> {
     if (messages.length === 0) return;
+    if (channel !== undefined) validateSessionId(id);
+    this.prefetch?.drop(id);
     const now = new Date().toISOString();
     const params: unknown[] = [id, now, titleFrom(messages)];
+    if (channel !== undefined) params.push(channel);
     const values = messages.map((m, i) => {
       const b = params.length;
       params.push(i + 1, m.role, m.content, m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null, m.tool_call_id ?? null, m.name ?? null);
       return `($${b + 1}::int, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6})`;
     });
-    const text = `WITH touched AS (
-        UPDATE sessions SET updated_at = $2, title = CASE WHEN title = '' AND $3 <> '' THEN $3 ELSE title END WHERE id = $1
-        RETURNING id),
+    const touch =
+      channel === undefined
+        ? "UPDATE sessions SET updated_at = $2, title = CASE WHEN title = '' AND $3 <> '' THEN $3 ELSE title END WHERE id = $1"
+        : `INSERT INTO sessions (id, title, channel, created_at, updated_at) VALUES ($1, $3, $4, $2, $2)
+           ON CONFLICT (id) DO UPDATE SET updated_at = $2,
+             title = CASE WHEN sessions.title = '' AND $3 <> '' THEN $3 ELSE sessions.title END`;
+    const text = `WITH touched AS (${touch} RETURNING id),
       base AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM session_messages WHERE session_id = $1)
       INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at)
       SELECT $1, base.seq + v.n, v.role, v.content, v.tool_calls, v.tool_call_id, v.name, $2
@@ -147,6 +157,7 @@ export class PgSessionStore implements SessionStore {
   }
 
   async history(id: string, limit: number): Promise<ChatMessage[]> {
-    return historyFrom(await this.messages(id, limit));
+    const kept = this.prefetch?.take(id, limit);
+    return historyFrom(kept ? kept.map(toStored) : await this.messages(id, limit));
   }
 }

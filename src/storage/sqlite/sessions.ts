@@ -107,11 +107,13 @@ export class SqliteSessionStore implements SessionStore {
     })();
   }
 
-  append(id: string, messages: ChatMessage[]): void {
+  append(id: string, messages: ChatMessage[], channel?: string): void {
     if (messages.length === 0) return;
+    if (channel !== undefined) validateSessionId(id);
     const now = new Date().toISOString();
     const insert = this.db.query(SQL.insertMessage);
     this.db.transaction(() => {
+      if (channel !== undefined) this.db.query(SQL.insertSession).run(id, channel, now, now);
       for (const m of messages) {
         insert.run(
           id,

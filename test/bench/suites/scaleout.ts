@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
+import { RedisClient } from "bun";
 import { PgMemory } from "../../../src/memory/postgres.ts";
 import { EventBus } from "../../../src/plugins/events/bus.ts";
 import { openReplicaFabric } from "../../../src/plugins/fabric/index.ts";
@@ -26,11 +27,19 @@ let RECALL_ENTRIES = 100_000;
 let RECALL_QUERIES = 200;
 const INSERT_BATCH = 500;
 let FANOUT_EVENTS = 1000;
-let LOAD_TURNS = 1500;
-let LOAD_WARMUP = 300;
+/**
+ * Turns per replica, measured and before measuring: each replica gets as many (a process's fixed costs, its JIT
+ * compiling the turn's code first of all, are then spread over as many turns at 1 and at 3 replicas).
+ */
+let LOAD_TURNS = 1000;
+let LOAD_WARMUP = 500;
+/** Idle time measured on the warmed replicas before the load (their background CPU: timers, membership, GC). */
+let IDLE_MS = 3000;
 /** Counts of the short pass (`bun run bench --quick`). */
-const QUICK = { STORAGE_TURNS: 100, RECALL_ENTRIES: 10_000, RECALL_QUERIES: 20, FANOUT_EVENTS: 100, LOAD_TURNS: 150, LOAD_WARMUP: 30 };
+const QUICK = { STORAGE_TURNS: 100, RECALL_ENTRIES: 10_000, RECALL_QUERIES: 20, FANOUT_EVENTS: 100, LOAD_TURNS: 100, LOAD_WARMUP: 30, IDLE_MS: 500 };
 const LOAD_CONCURRENCY = 16;
+/** The gateway's CPU per turn the scale-out asks for, at every replica count. */
+const GATEWAY_CPU_PER_TURN_MS = 0.6;
 const LOAD_SESSIONS = 64;
 
 /** CPU seconds (user + system) a process has used, from /proc. */
@@ -138,10 +147,29 @@ async function fanOut(): Promise<{ p50: number; p99: number }> {
 interface LoadResult {
   turnsPerS: number;
   cpuMsPerTurn: number;
+  /** The replicas' own CPU per turn, lowest and highest. */
+  replicaMsPerTurn: { min: number; max: number };
+  /** A warmed replica's CPU while no turn runs, ms per s (mean over the replicas). */
+  idleMsPerS: number;
+  /** Redis commands per turn (every client of the server counts). */
+  redisCommandsPerTurn: number;
   /** PostgreSQL and Redis server CPU per turn. */
   pgMsPerTurn: number;
   redisMsPerTurn: number;
   p50: number;
+}
+
+/** Commands the Redis server has run (INFO commandstats), the INFO itself left out. */
+async function redisCommands(): Promise<number> {
+  const redis = new RedisClient(TEST_REDIS_URL);
+  try {
+    const info = (await redis.send("INFO", ["commandstats"])) as string;
+    let total = 0;
+    for (const m of info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) if (m[1] !== "info") total += Number(m[2]);
+    return total;
+  } finally {
+    redis.close();
+  }
 }
 
 async function load(replicas: Replica[], token: string): Promise<LoadResult> {
@@ -166,19 +194,30 @@ async function load(replicas: Replica[], token: string): Promise<LoadResult> {
     };
     await Promise.all(Array.from({ length: LOAD_CONCURRENCY }, worker));
   };
-  await run(LOAD_WARMUP, false);
+  await run(LOAD_WARMUP * replicas.length, false);
   next = 0;
-  const cpuBefore = replicas.reduce((sum, r) => sum + cpuSeconds(r.proc.pid), 0);
+  const idleBefore = replicas.map((r) => cpuSeconds(r.proc.pid));
+  await Bun.sleep(IDLE_MS);
+  const idle = replicas.reduce((sum, r, i) => sum + cpuSeconds(r.proc.pid) - idleBefore[i]!, 0);
+  const turns = LOAD_TURNS * replicas.length;
+  const cpuBefore = replicas.map((r) => cpuSeconds(r.proc.pid));
   const pgBefore = serverCpuSeconds("postgres");
   const redisBefore = serverCpuSeconds("redis-server");
+  const commandsBefore = await redisCommands();
   const started = performance.now();
-  await run(LOAD_TURNS, true);
+  await run(turns, true);
   const seconds = (performance.now() - started) / 1000;
-  const cpu = replicas.reduce((sum, r) => sum + cpuSeconds(r.proc.pid), 0) - cpuBefore;
-  const perTurn = (s: number) => (s * 1000) / LOAD_TURNS;
+  const commands = (await redisCommands()) - commandsBefore;
+  const each = replicas.map((r, i) => cpuSeconds(r.proc.pid) - cpuBefore[i]!);
+  const cpu = each.reduce((sum, c) => sum + c, 0);
+  const perTurn = (s: number) => (s * 1000) / turns;
+  const replicaMs = each.map((c) => (c * 1000) / LOAD_TURNS);
   return {
-    turnsPerS: LOAD_TURNS / seconds,
+    turnsPerS: turns / seconds,
     cpuMsPerTurn: perTurn(cpu),
+    replicaMsPerTurn: { min: Math.min(...replicaMs), max: Math.max(...replicaMs) },
+    idleMsPerS: (idle * 1000) / (IDLE_MS / 1000) / replicas.length,
+    redisCommandsPerTurn: commands / turns,
     pgMsPerTurn: perTurn(serverCpuSeconds("postgres") - pgBefore),
     redisMsPerTurn: perTurn(serverCpuSeconds("redis-server") - redisBefore),
     p50: stats(latencies).p50,
@@ -186,7 +225,7 @@ async function load(replicas: Replica[], token: string): Promise<LoadResult> {
 }
 
 const suite: BenchSuite = async (ctx) => {
-  if (ctx.quick) ({ STORAGE_TURNS, RECALL_ENTRIES, RECALL_QUERIES, FANOUT_EVENTS, LOAD_TURNS, LOAD_WARMUP } = QUICK);
+  if (ctx.quick) ({ STORAGE_TURNS, RECALL_ENTRIES, RECALL_QUERIES, FANOUT_EVENTS, LOAD_TURNS, LOAD_WARMUP, IDLE_MS } = QUICK);
   const rows: BenchRow[] = [];
   const schema = uniqueSchema("bench");
   const pg = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 8 });
@@ -244,10 +283,18 @@ const suite: BenchSuite = async (ctx) => {
       try {
         for (let i = 0; i < count; i++) replicas.push(await startReplica(replicaWorkspace(config), { PRX_LOG: "silent" }));
         const result = await load(replicas, token);
-        const note = `${LOAD_TURNS} turns over ${LOAD_SESSIONS} sessions, concurrency ${LOAD_CONCURRENCY}, p50 ${result.p50.toFixed(1)} ms; 2 cores shared by replicas, PostgreSQL, Redis, fake and client`;
+        const note = `${LOAD_TURNS * count} turns (${LOAD_TURNS} a replica, after ${LOAD_WARMUP} each) over ${LOAD_SESSIONS} sessions, concurrency ${LOAD_CONCURRENCY}, p50 ${result.p50.toFixed(1)} ms; 2 cores shared by replicas, PostgreSQL, Redis, fake and client`;
         rows.push({ suite: SUITE, name: `turns/s with ${count} replica${count > 1 ? "s" : ""}`, value: result.turnsPerS, unit: "ops/s", note });
         const label = `with ${count} replica${count > 1 ? "s" : ""}`;
-        rows.push({ suite: SUITE, name: `gateway CPU per turn ${label} (all replicas)`, value: result.cpuMsPerTurn, unit: "ms" });
+        rows.push({
+          suite: SUITE,
+          name: `gateway CPU per turn ${label} (all replicas)`,
+          value: result.cpuMsPerTurn,
+          unit: "ms",
+          target: { op: "<=", value: GATEWAY_CPU_PER_TURN_MS },
+          note: `each replica ${result.replicaMsPerTurn.min.toFixed(2)}-${result.replicaMsPerTurn.max.toFixed(2)} ms; a warmed replica idle: ${result.idleMsPerS.toFixed(1)} ms of CPU per s; process CPU from /proc (all threads)`,
+        });
+        rows.push({ suite: SUITE, name: `Redis commands per turn ${label}`, value: result.redisCommandsPerTurn, unit: "count", note: "INFO commandstats of the server: every client counts, and so do the commands a script runs (a rate-limit take is 5)" });
         rows.push({ suite: SUITE, name: `PostgreSQL CPU per turn ${label}`, value: result.pgMsPerTurn, unit: "ms", note: "all postgres processes of the machine" });
         rows.push({ suite: SUITE, name: `Redis CPU per turn ${label}`, value: result.redisMsPerTurn, unit: "ms" });
       } finally {

@@ -1,0 +1,49 @@
+import type { ReservedSQL } from "bun";
+import type { MessageRow } from "../session-history.ts";
+
+/** The last `limit` messages of a session ($1), oldest first. */
+export const RECENT_MESSAGES =
+  "SELECT * FROM (SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq DESC LIMIT $2) t ORDER BY seq ASC";
+
+/**
+ * A turn's history read in the same round trip as its session lease: the lease sends the history query right behind
+ * its lock on the lease's connection (pipelined; PostgreSQL runs them in order, each in its own snapshot, so the read
+ * sees everything committed before the lock was taken). The turn's first `history` call takes the rows instead of
+ * querying. Rows are kept only while the lease is held, only for the limit asked, and are dropped by any write to the
+ * session, so a read is never older than the session's last write.
+ */
+export class HistoryPrefetch {
+  /** The limit of the last history read (a turn asks for config's max_history_messages each time). */
+  private limit: number | null = null;
+  private readonly held = new Map<string, { limit: number; rows: MessageRow[] }>();
+
+  /**
+   * Send the read on `conn` now (queries are lazy: this one is started, so it goes out behind the lock query started
+   * just before), when a history read has been seen in this process; null when nothing was sent.
+   */
+  send(conn: ReservedSQL, sessionId: string): { limit: number; rows: Promise<MessageRow[]> } | null {
+    const limit = this.limit;
+    if (limit === null) return null;
+    const rows = conn.unsafe(RECENT_MESSAGES, [sessionId, limit]).execute() as Promise<MessageRow[]>;
+    return { limit, rows };
+  }
+
+  /** Rows read under the lease of `sessionId`, for its first history call. */
+  keep(sessionId: string, limit: number, rows: MessageRow[]): void {
+    this.held.set(sessionId, { limit, rows });
+  }
+
+  /** The kept rows for this read (once), or null: the caller queries. Records the limit for the next leases. */
+  take(sessionId: string, limit: number): MessageRow[] | null {
+    this.limit = limit;
+    const kept = this.held.get(sessionId);
+    if (!kept) return null;
+    this.held.delete(sessionId);
+    return kept.limit === limit ? kept.rows : null;
+  }
+
+  /** The session was written (or its lease ended): kept rows are stale. */
+  drop(sessionId: string): void {
+    if (this.held.size > 0) this.held.delete(sessionId);
+  }
+}
