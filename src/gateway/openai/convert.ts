@@ -22,7 +22,7 @@ function textOf(message: OpenAIMessage, index: number): string {
 }
 
 /** A user message's content parts: its text, and its images and audio (decoded and checked here). */
-function userContentOf(message: OpenAIMessage, index: number): { text: string; media?: MediaRef[] } {
+export function userContentOf(message: OpenAIMessage, index: number): { text: string; media?: MediaRef[] } {
   const content = message.content;
   if (!Array.isArray(content) || content.every((part) => part.type === "text")) return { text: textOf(message, index) };
   const texts: string[] = [];
