@@ -1,6 +1,6 @@
 import type { MediaRef } from "../contracts/chat.ts";
 import { errorMessage } from "../core/errors.ts";
-import { refBytes } from "../media/ingest.ts";
+import { refBytes, withHash } from "../media/ingest.ts";
 import { TRANSCRIPT_MAX_CHARS } from "../media/limits.ts";
 import type { MediaStore } from "../storage/types.ts";
 import type { Config } from "../config/schema.ts";
@@ -32,12 +32,19 @@ export async function withTranscripts(text: string, media: MediaRef[], transcrib
   return parts.join("\n\n");
 }
 
-/** The bytes a turn's new message carries go into the media store (by hash) before the message refers to them. */
-export async function keepMedia(store: MediaStore, media: MediaRef[]): Promise<void> {
-  for (const ref of media) {
+/**
+ * The bytes a turn's new message carries go into the media store (by hash) before the message refers to them; the
+ * refs come back with their hashes.
+ */
+export async function keepMedia(store: MediaStore, media: MediaRef[]): Promise<MediaRef[]> {
+  const kept: MediaRef[] = [];
+  for (const given of media) {
+    const ref = withHash(given);
     const data = ref.sha256 && ref.mime ? refBytes(ref) : null;
     if (data) await store.put({ sha256: ref.sha256!, mime: ref.mime!, data });
+    kept.push(ref);
   }
+  return kept;
 }
 
 /**

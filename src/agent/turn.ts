@@ -113,10 +113,10 @@ class Turn {
     const context = Array.isArray(pendingContext) ? pendingContext : await pendingContext;
     const memoryTokens = config.memory.recall_max_tokens;
     const parts = { systemPrompt: config.agent.system_prompt, memories, memoryTokens, context, history };
-    const media = userText === undefined ? undefined : input.media;
+    let media = userText === undefined ? undefined : input.media;
+    if (media?.length && !input.historyOverride && deps.media) media = await keepMedia(deps.media(), media);
     const messages = buildMessages(userText === undefined ? parts : { ...parts, user: userText, media });
     this.hasMedia = (media?.length ?? 0) > 0 || history.some((message) => message.media !== undefined);
-    if (media?.length && !input.historyOverride && deps.media) await keepMedia(deps.media(), media);
     if (userText !== undefined) this.transcript.add(media?.length ? { role: "user", content: userText, media } : { role: "user", content: userText });
     await this.transcript.flush();
     return messages;

@@ -15,7 +15,8 @@ export function sha256Hex(bytes: Uint8Array): string {
 
 /**
  * An image from its bytes: the type is read from the bytes (PNG, JPEG, GIF, WebP), the size bounded by
- * IMAGE_MAX_BYTES. `base64`: the bytes' encoding when the caller has it already (a data URL), so it is not made again.
+ * IMAGE_MAX_BYTES. `base64`: the bytes' encoding when the caller has it already (a data URL), so it is not made again;
+ * then the hash is left for when the bytes are stored (`withHash`): a turn that stores nothing never computes it.
  */
 export function imageFromBytes(bytes: Uint8Array, options: { detail?: MediaRef["detail"]; base64?: string; where?: string } = {}): MediaRef {
   const where = options.where ?? "the image";
@@ -27,13 +28,15 @@ export function imageFromBytes(bytes: Uint8Array, options: { detail?: MediaRef["
       hint: "send the image as PNG, JPEG, GIF or WebP",
     });
   }
-  const ref: MediaRef = {
-    kind: "image",
-    mime: sniffed.mime,
-    sha256: sha256Hex(bytes),
-    bytes: bytes.length,
-    data: options.base64 ?? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"),
-  };
+  const ref: MediaRef = options.base64
+    ? { kind: "image", mime: sniffed.mime, bytes: bytes.length, data: options.base64 }
+    : {
+        kind: "image",
+        mime: sniffed.mime,
+        sha256: sha256Hex(bytes),
+        bytes: bytes.length,
+        data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"),
+      };
   if (sniffed.width) ref.width = sniffed.width;
   if (sniffed.height) ref.height = sniffed.height;
   if (options.detail) ref.detail = options.detail;
@@ -131,6 +134,12 @@ export function storedRef(ref: MediaRef): MediaRef {
   if (ref.data === undefined) return ref;
   const { data: _data, ...rest } = ref;
   return rest;
+}
+
+/** The ref with its content hash, computed from the bytes it carries when it has none yet. */
+export function withHash(ref: MediaRef): MediaRef {
+  if (ref.sha256 || ref.data === undefined) return ref;
+  return { ...ref, sha256: sha256Hex(refBytes(ref)!) };
 }
 
 /** The bytes a ref carries in flight. */
