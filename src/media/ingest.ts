@@ -74,7 +74,7 @@ export function imageFromHttpsUrl(url: string, options: { detail?: MediaRef["det
   try {
     parsed = new URL(url);
   } catch {
-    throw new PrxError("BAD_REQUEST", `${where}: not a URL`, { status: 400 });
+    throw new PrxError("BAD_REQUEST", `${where}: not a URL; an image URL must be https: or data:`, { status: 400 });
   }
   if (parsed.protocol !== "https:") {
     throw new PrxError("BAD_REQUEST", `${where}: an image URL must be https: or data:, got ${parsed.protocol}`, {
