@@ -15,6 +15,7 @@ import { ToolRegistry } from "../tools/registry.ts";
 import type { ToolSource } from "../tools/types.ts";
 import type { PluginServices } from "../plugins/runtime/index.ts";
 import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
+import { configuredTranscriber } from "./media.ts";
 import { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
 import { SessionQueue } from "./session-queue.ts";
 import { openStorage } from "../storage/open.ts";
@@ -209,6 +210,8 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       wants: (topic) => (extensions.events ?? nullPublisher).wants?.(topic) ?? true,
     };
     const choose = (opts: { provider?: string; model?: string }) => resolveModelChoice(config, opts);
+    const transcribe = configuredTranscriber(config, providers);
+    const media = () => storage.media;
     // Fail at start, not at the first turn, when the configured provider cannot be resolved.
     providers.resolve(choose({}).provider);
 
@@ -227,6 +230,8 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             middleware: extensions.middleware ?? identityMiddleware,
             events,
             extensions,
+            media,
+            transcribe,
           },
           input,
           plan,

@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../providers/types.ts";
+import type { ChatMessage, MediaRef } from "../providers/types.ts";
 import type { MemoryEntry } from "../memory/types.ts";
 
 /**
@@ -24,6 +24,8 @@ export interface PromptParts {
   history: ChatMessage[];
   /** The new user message; absent when the turn continues from the history (it ends with tool results). */
   user?: string;
+  /** Images (and audio) of the new user message. */
+  media?: MediaRef[];
 }
 
 /**
@@ -51,7 +53,8 @@ export function buildMessages(parts: PromptParts): ChatMessage[] {
   for (const c of parts.context) if (c.trim()) system += `\n\n${c.trim()}`;
   const head: ChatMessage = { role: "system", content: system };
   if (parts.user === undefined) return [head, ...parts.history];
-  return [head, ...parts.history, { role: "user", content: parts.user }];
+  const user: ChatMessage = parts.media?.length ? { role: "user", content: parts.user, media: parts.media } : { role: "user", content: parts.user };
+  return [head, ...parts.history, user];
 }
 
 /** The text of the last user message of a conversation ("" when there is none). */

@@ -7,6 +7,8 @@ export interface SessionDeletion {
   session_id: string;
   /** Messages removed with the session. */
   messages: number;
+  /** Images and audio its messages referred to (their bytes removed unless another session refers to them). */
+  media: number;
   /** Memories stored with scope "session" in it, removed too (none on a `wasm:` backend, which cannot list them). */
   memories: number;
 }
@@ -23,5 +25,5 @@ export async function deleteSessionData(sessions: SessionStore, memory: MemoryBa
       hint: "list sessions with `prx sessions list` or GET /api/sessions",
     });
   }
-  return { session_id: id, messages: removed.messages, memories: (await memory.catalog?.forgetSession(id)) ?? 0 };
+  return { session_id: id, messages: removed.messages, media: removed.media, memories: (await memory.catalog?.forgetSession(id)) ?? 0 };
 }

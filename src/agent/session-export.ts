@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MediaRefSchema } from "../contracts/chat.ts";
 import type { SessionSummary, StoredMessage } from "./types.ts";
 
 /**
@@ -22,6 +23,10 @@ export const SessionMessageWireSchema = z.object({
   tool_calls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
   tool_call_id: z.string().optional(),
   name: z.string().optional(),
+  media: z
+    .array(MediaRefSchema.omit({ data: true }))
+    .optional()
+    .describe("images and audio of the message, by content hash (the bytes stay in the workspace's media store)"),
   created_at: z.string(),
 });
 
@@ -52,6 +57,7 @@ export function toMessageWire(m: StoredMessage): SessionMessageWire {
     ...(m.toolCalls ? { tool_calls: m.toolCalls } : {}),
     ...(m.toolCallId ? { tool_call_id: m.toolCallId } : {}),
     ...(m.name ? { name: m.name } : {}),
+    ...(m.media ? { media: m.media } : {}),
     created_at: m.createdAt,
   };
 }

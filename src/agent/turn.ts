@@ -4,6 +4,9 @@ import type { ChatMessage, ToolCall } from "../providers/types.ts";
 import { emitCompletion, lifecycleEmitter } from "./lifecycle.ts";
 import { safely } from "./observer.ts";
 import { offeredTools, planTurn, type TurnPlan } from "./plan.ts";
+import { prepareMedia } from "../media/prepare.ts";
+import { modelSeesImages } from "../media/vision.ts";
+import { keepMedia, withTranscripts } from "./media.ts";
 import { buildMessages, lastUserText } from "./prompt.ts";
 import { autoRecall } from "./recall.ts";
 import { ReplyStream } from "./reply-stream.ts";
@@ -38,6 +41,8 @@ class Turn {
   /** Intermediate messages delivered during the turn. */
   private readonly delivered: string[] = [];
   private readonly outcome: TurnOutcome = { model: "", provider: "", usage: ZERO_USAGE, toolCalls: [], iterations: 0 };
+  /** Some message of the conversation has images or audio (a text-only turn never prepares media). */
+  private hasMedia = false;
 
   constructor(
     private readonly deps: TurnDeps,
@@ -61,7 +66,10 @@ class Turn {
       const plan = this.start(given);
       // Inbound middleware, once per admitted turn: a follow-up's user message passed it in the request before.
       const continuing = input.continueFromHistory === true;
-      const inbound = continuing ? undefined : await deps.middleware.run("inbound", inboundEnvelope(input));
+      const heard = input.media?.some((ref) => ref.kind === "audio")
+        ? await withTranscripts(input.text, input.media, deps.transcribe, this.signal)
+        : input.text;
+      const inbound = continuing ? undefined : await deps.middleware.run("inbound", inboundEnvelope(input, heard));
       // Blocked: the user's message lands as the blocking middleware received it (earlier ones may have rewritten it).
       if (inbound instanceof MiddlewareBlock) return await this.stop(inbound, inbound.envelope.text);
       this.outcome.provider = plan.provider.name;
@@ -105,8 +113,11 @@ class Turn {
     const context = Array.isArray(pendingContext) ? pendingContext : await pendingContext;
     const memoryTokens = config.memory.recall_max_tokens;
     const parts = { systemPrompt: config.agent.system_prompt, memories, memoryTokens, context, history };
-    const messages = buildMessages(userText === undefined ? parts : { ...parts, user: userText });
-    if (userText !== undefined) this.transcript.add({ role: "user", content: userText });
+    let media = userText === undefined ? undefined : input.media;
+    if (media?.length && !input.historyOverride && deps.media) media = await keepMedia(deps.media(), media);
+    const messages = buildMessages(userText === undefined ? parts : { ...parts, user: userText, media });
+    this.hasMedia = (media?.length ?? 0) > 0 || history.some((message) => message.media !== undefined);
+    if (userText !== undefined) this.transcript.add(media?.length ? { role: "user", content: userText, media } : { role: "user", content: userText });
     await this.transcript.flush();
     return messages;
   }
@@ -140,9 +151,10 @@ class Turn {
     if (request instanceof MiddlewareBlock) return request;
     outcome.iterations++;
     this.emit("llm_request", { model: request.model, messages: request.messages.length, iteration: outcome.iterations });
+    const sent = this.hasMedia ? await this.withMedia(plan, request.messages, request.model) : request.messages;
     stream.begin();
     const raw = await plan.provider.chat({
-      messages: request.messages,
+      messages: sent,
       model: request.model,
       temperature: request.temperature,
       tools: request.tools.length ? request.tools : undefined,
@@ -159,6 +171,20 @@ class Turn {
     if (blocked) return response;
     this.emit("llm_response", { model: outcome.model, tool_calls: response.tool_calls.length, iteration: outcome.iterations });
     return response;
+  }
+
+  /** Images with their bytes for a model that sees them, else (and once older than the configured turns) as notes. */
+  private withMedia(plan: TurnPlan, messages: ChatMessage[], model: string): Promise<ChatMessage[]> {
+    const { config } = this.deps;
+    const store = this.deps.media;
+    return prepareMedia(messages, {
+      vision: modelSeesImages(config, plan.choice.provider, model),
+      imageTurns: config.agent.image_history_turns,
+      load: async (sha256) => {
+        const found = store ? await store().get(sha256) : null;
+        return found ? Buffer.from(found.data.buffer, found.data.byteOffset, found.data.byteLength).toString("base64") : null;
+      },
+    });
   }
 
   /** The server's tool calls of one response: the calls and their results, for the conversation and the session. */
@@ -234,9 +260,9 @@ class Turn {
   }
 }
 
-function inboundEnvelope(input: TurnInput): Envelopes["inbound"] {
+function inboundEnvelope(input: TurnInput, text: string): Envelopes["inbound"] {
   return {
-    text: input.text,
+    text,
     channel: input.channel,
     // Read only when a middleware sees the envelope: the CLI looks its OS user up on first read.
     get user_id() {

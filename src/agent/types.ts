@@ -4,8 +4,9 @@ import type { LifecycleName } from "../contracts/lifecycle.ts";
 import type { EventPublisher } from "../core/events.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import type { ModelChoice } from "../providers/routes.ts";
-import type { ChatMessage, ProviderResolver, ToolCall, ToolSpec, Usage } from "../providers/types.ts";
-import type { SessionStore } from "../storage/types.ts";
+import type { ChatMessage, MediaRef, ProviderResolver, ToolCall, ToolSpec, Usage } from "../providers/types.ts";
+import type { MediaStore, SessionStore } from "../storage/types.ts";
+import type { Transcriber } from "./media.ts";
 import type { ToolContext, ToolResult } from "../tools/types.ts";
 
 /** One user message entering the agent, from any entry point (chat, agent CLI, gateway, channel). */
@@ -13,6 +14,11 @@ export interface TurnInput {
   /** Existing or new session id; created if absent in the store. */
   sessionId: string;
   text: string;
+  /**
+   * Images and audio of the user's message (refs carrying their bytes as `data`, or https image URLs). Audio becomes
+   * its transcript in the text; images go to the model, or as a text note to a model without vision.
+   */
+  media?: MediaRef[];
   /** "cli", "chat", "gateway", "webhook", "openai", "telegram", ... */
   channel: string;
   userId?: string | null;
@@ -112,6 +118,10 @@ export interface TurnDeps {
   middleware: MiddlewareRunner;
   events: EventPublisher;
   extensions?: TurnExtensions;
+  /** Where images and audio are kept by hash (opened on first use: a text turn never touches it). */
+  media?: () => MediaStore;
+  /** Audio to text, when a transcription model is configured. */
+  transcribe?: Transcriber;
 }
 
 export type { SessionSummary, StoredMessage, SessionStore } from "../storage/types.ts";

@@ -5,7 +5,8 @@ import { errorMessage } from "../core/errors.ts";
 import { sha256Hex } from "../core/ids.ts";
 import type { Logger } from "../core/logger.ts";
 import { decideAccess } from "./access.ts";
-import { CHANNEL_MAX_INBOUND_BYTES, CHANNEL_MAX_PENDING, TYPING_INTERVAL_MS } from "./limits.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_INBOUND_BYTES, CHANNEL_MAX_PENDING, TYPING_INTERVAL_MS } from "./limits.ts";
+import { inboundMedia } from "./media.ts";
 import type { PairingStore } from "../storage/types.ts";
 import { splitMessage } from "./split.ts";
 import { chatKeyOf, type ChannelStore, type InboxEntry } from "./store.ts";
@@ -112,7 +113,7 @@ export class ChannelRunner {
       await this.notify(message, decision.notice);
       return;
     }
-    if (!message.text.trim()) {
+    if (!message.text.trim() && !message.attachments?.length) {
       if (!(await this.o.store.admit(message, "ignored"))) return this.duplicate(message);
       this.o.onAnswered?.(message.id, []);
       return;
@@ -199,9 +200,12 @@ export class ChannelRunner {
     const { channel } = this.o;
     const typing = channel.capabilities.typing ? this.keepTyping(message) : null;
     try {
+      const attached = message.attachments?.length ? await inboundMedia(channel, message, AbortSignal.timeout(ATTACHMENT_FETCH_TIMEOUT_MS)) : null;
+      const said = attached?.notes.length ? [message.text, ...attached.notes].filter((t) => t !== "").join("\n") : message.text;
       const result = await this.o.host.runTurn({
         sessionId: sessionIdOf(message),
-        text: message.text,
+        text: said,
+        ...(attached?.media.length ? { media: attached.media } : {}),
         channel: channel.name,
         userId: message.senderId,
         metadata: { chat_id: message.chatId, chat_kind: message.chatKind, thread_id: message.threadId, message_id: message.id },

@@ -1,7 +1,19 @@
 import { z } from "zod";
 import type { ChannelConfig, ChannelKind } from "../config/schema.ts";
 import type { Logger } from "../core/logger.ts";
-import type { PlatformLimits } from "./limits.ts";
+import { CHANNEL_MAX_ATTACHMENTS, type PlatformLimits } from "./limits.ts";
+
+/**
+ * An image or audio clip of an inbound message, as the platform names it (a file id or URL the adapter fetches when
+ * the turn runs: the inbox keeps the reference, never the bytes). `bytes` and `seconds` as the platform reports them.
+ */
+export const InboundAttachmentSchema = z.strictObject({
+  kind: z.enum(["image", "audio"]),
+  ref: z.string().min(1).max(4096),
+  bytes: z.number().int().nonnegative().optional(),
+  seconds: z.number().nonnegative().optional(),
+});
+export type InboundAttachment = z.infer<typeof InboundAttachmentSchema>;
 
 /**
  * One inbound message as every platform adapter hands it to the runner (parsed at the boundary). `id` is the
@@ -22,6 +34,8 @@ export const InboundMessageSchema = z.strictObject({
   mentioned: z.boolean(),
   /** Epoch milliseconds. */
   timestamp: z.number().int().nonnegative(),
+  /** Photos, image files, voice notes and audio files of the message (its text is their caption). */
+  attachments: z.array(InboundAttachmentSchema).max(CHANNEL_MAX_ATTACHMENTS).optional(),
 });
 export type InboundMessage = z.infer<typeof InboundMessageSchema>;
 
@@ -81,6 +95,8 @@ export interface Channel {
   /** Show "typing…" once (platforms expire it after a few seconds; the runner repeats it while a turn runs). */
   typing(chatId: string, threadId: string | null): Promise<void>;
   health(): ChannelHealth;
+  /** The bytes of an attachment this adapter named (within `maxBytes`); adapters without media leave it undefined. */
+  fetchAttachment?(attachment: InboundAttachment, maxBytes: number, signal: AbortSignal): Promise<Uint8Array>;
   /** Channels that receive over HTTP answer a request the gateway forwarded; others leave it undefined. */
   handleHttp?(request: ForwardedRequest): Promise<ForwardedResponse>;
   stop(): Promise<void>;

@@ -1,6 +1,9 @@
 import type { AgentHost } from "../agent/index.ts";
 import { newId } from "../core/ids.ts";
 import type { ChatOutput } from "./render.ts";
+import type { MediaRef } from "../contracts/chat.ts";
+import { imageFromFile } from "../media/file.ts";
+import { checkImageCount } from "../media/ingest.ts";
 
 export interface ChatState {
   sessionId: string;
@@ -8,6 +11,8 @@ export interface ChatState {
   provider?: string;
   /** The inbound envelope's user_id (`--user`, or the OS user). */
   userId?: string | null;
+  /** Images attached with /image, sent with the next message. */
+  images?: MediaRef[];
 }
 
 export const CHAT_HELP = `Commands:
@@ -16,9 +21,10 @@ export const CHAT_HELP = `Commands:
   /sessions          list recent sessions
   /switch <id>       continue another session
   /model <m>         use another model (or hint:<name>); /model alone shows the current one
+  /image <path>      attach an image (PNG, JPEG, GIF, WebP) to your next message
   /exit              leave (Ctrl-D works too; Ctrl-C cancels a running turn)`;
 
-const NAMES = ["/help", "/new", "/sessions", "/switch", "/model", "/exit", "/quit"];
+const NAMES = ["/help", "/new", "/sessions", "/switch", "/model", "/image", "/exit", "/quit"];
 
 /**
  * Returns "exit" to leave, true when the line was a command, false when it is a message for the agent. Throws a
@@ -57,6 +63,20 @@ export async function runChatCommand(line: string, state: ChatState, host: Agent
         state.sessionId = id;
         out.info(`switched to ${id}`);
       }
+      return true;
+    }
+    case "/image": {
+      const path = line.trim().slice("/image".length).trim();
+      if (!path) {
+        out.error("usage: /image <path of a PNG, JPEG, GIF or WebP file>");
+        return true;
+      }
+      const images = state.images ?? [];
+      checkImageCount(images.length + 1, "the next message");
+      const image = await imageFromFile(path);
+      state.images = [...images, image];
+      const size = image.width && image.height ? ` ${image.width}x${image.height}` : "";
+      out.info(`attached ${image.mime?.slice(6)}${size} (${state.images.length} for your next message)`);
       return true;
     }
     case "/model": {

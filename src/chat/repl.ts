@@ -73,9 +73,12 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
       turnRunning = true;
       out.spinner.start();
       try {
+        const media = state.images;
+        state.images = undefined;
         await host.runTurn({
           sessionId: state.sessionId,
           text: line,
+          ...(media ? { media } : {}),
           channel: "chat",
           userId: state.userId ?? null,
           provider: state.provider,

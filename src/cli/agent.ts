@@ -1,7 +1,7 @@
 import type { AgentHost, TurnInput } from "../agent/index.ts";
 import { errorMessage } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
-import { parseCommand } from "./args.ts";
+import { parseCommand, usageError } from "./args.ts";
 import { InterruptController } from "../chat/interrupt.ts";
 import { openHost } from "./open-host.ts";
 import { writeOut } from "./stdout.ts";
@@ -9,8 +9,10 @@ import { terminalJson, visible } from "../core/terminal.ts";
 import { cliSessionId } from "./session-id.ts";
 import { cliUser, USER_ID_MAX_BYTES } from "./user.ts";
 
-const USAGE = `Usage: prx agent -m "message" [--json] [--session ID] [--provider P] [--model M] [--user ID]
+const USAGE = `Usage: prx agent -m "message" [--image PATH]... [--json] [--session ID] [--provider P] [--model M] [--user ID]
        prx agent            (interactive: one turn per input line)
+
+  --image PATH  attach an image (PNG, JPEG, GIF, WebP) to the message; repeat for several
 
   --user ID   the user id middleware sees (inbound user_id; default: the OS user name), 1-${USER_ID_MAX_BYTES} bytes
 `;
@@ -26,6 +28,7 @@ export async function agentCommand(argv: string[]): Promise<number> {
       provider: { type: "string" },
       model: { type: "string" },
       user: { type: "string" },
+      image: { type: "string", multiple: true },
     },
     false,
   );
@@ -34,6 +37,9 @@ export async function agentCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const userId = cliUser(values.user, "prx agent");
+  if (values.image && values.message === undefined) throw usageError('prx agent: --image goes with -m "message"');
+  // read before the host opens: a missing or oversized file is a usage error that costs nothing
+  const images = values.image ? await (await import("../media/file.ts")).imagesFromFiles(values.image) : undefined;
   const session = cliSessionId(values.session, "prx agent");
   const host = await openHost(values.workspace, { oneShot: true });
   const sessionId = session ?? newId("cli");
@@ -47,10 +53,11 @@ export async function agentCommand(argv: string[]): Promise<number> {
   );
   process.on("SIGINT", () => interrupts.interrupt());
 
-  const turn = async (text: string): Promise<boolean> => {
+  const turn = async (text: string, media?: TurnInput["media"]): Promise<boolean> => {
     const input: TurnInput = {
       sessionId,
       text,
+      ...(media ? { media } : {}),
       channel: "cli",
       // read by the turn only for an inbound middleware: the OS user's name is looked up then
       get userId() {
@@ -81,7 +88,7 @@ export async function agentCommand(argv: string[]): Promise<number> {
   };
 
   try {
-    if (values.message !== undefined) return (await turn(values.message)) ? 0 : 1;
+    if (values.message !== undefined) return (await turn(values.message, images)) ? 0 : 1;
     const { createInterface } = await import("node:readline");
     const rl = createInterface({ input: process.stdin, terminal: false });
     let ok = true;

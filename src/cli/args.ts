@@ -38,12 +38,16 @@ export function unknownName(kind: string, name: string, candidates: readonly str
 export interface OptionSpec {
   type: "string" | "boolean";
   short?: string;
+  /** A string option that may be given several times: every value is kept, in order. */
+  multiple?: boolean;
 }
 
 type Options = Record<string, OptionSpec>;
 
 /** What was given: a string option's last value, `true` for a flag; absent when not given. */
-export type OptionValues<O extends Options> = { [K in keyof O]?: O[K]["type"] extends "string" ? string : boolean };
+export type OptionValues<O extends Options> = {
+  [K in keyof O]?: O[K] extends { multiple: true } ? string[] : O[K]["type"] extends "string" ? string : boolean;
+};
 
 /** Options every command accepts. */
 export const globalOptions = {
@@ -53,7 +57,7 @@ export const globalOptions = {
 
 /**
  * A command's argv: `--name value`, `--name=value`, `-n value`, `-nvalue`, flag groups (`-ab`), `--` before
- * positionals; the last of a repeated option wins. Strict: an unknown option, a flag given a value, a value that looks
+ * positionals; the last of a repeated option wins (all are kept for a `multiple` one). Strict: an unknown option, a flag given a value, a value that looks
  * like an option (`-m -x`: write `--message=-x`) and, unless allowed, a positional are usage errors. Hand-written
  * (node:util's parseArgs costs ~1.5 ms to load, a tenth of a one-shot `prx agent -m`); an unknown flag names the
  * closest valid one.
@@ -62,7 +66,11 @@ export function parseCommand<O extends Options>(where: string, argv: readonly st
   const all: Options = { ...globalOptions, ...options };
   const byShort = new Map<string, string>();
   for (const [name, spec] of Object.entries(all)) if (spec.short) byShort.set(spec.short, name);
-  const values: Record<string, string | boolean> = {};
+  const values: Record<string, string | boolean | string[]> = {};
+  const set = (name: string, value: string) => {
+    if (!all[name]!.multiple) values[name] = value;
+    else ((values[name] as string[] | undefined) ?? (values[name] = [] as string[]) as string[]).push(value);
+  };
   const positionals: string[] = [];
   const unknown = (flag: string) => unknownName("flag", flag, Object.keys(all).map((n) => `--${n}`), where);
   const positional = (arg: string) => {
@@ -93,7 +101,7 @@ export function parseCommand<O extends Options>(where: string, argv: readonly st
         if (eq >= 0) throw usageError(`${where}: --${name} does not take a value`);
         values[name] = true;
       } else {
-        values[name] = eq >= 0 ? arg.slice(eq + 1) : next(++i, arg, name);
+        set(name, eq >= 0 ? arg.slice(eq + 1) : next(++i, arg, name));
       }
       continue;
     }
@@ -109,7 +117,7 @@ export function parseCommand<O extends Options>(where: string, argv: readonly st
         values[name] = true;
         continue;
       }
-      values[name] = j + 1 < arg.length ? arg.slice(j + 1) : next(++i, `-${arg[j]}`, name);
+      set(name, j + 1 < arg.length ? arg.slice(j + 1) : next(++i, `-${arg[j]}`, name));
       break;
     }
   }

@@ -97,7 +97,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
         for (const id of args) {
           const done = await deleteSessionData(sessions, memory, id);
           deleted.push(done);
-          if (!json) out(`deleted session ${visible(id)}: ${done.messages} messages, ${done.memories} session memories`);
+          if (!json) out(`deleted session ${visible(id)}: ${done.messages} messages, ${done.media ? `${done.media} images and audio clips, ` : ""}${done.memories} session memories`);
         }
         if (json) out(JSON.stringify({ deleted }));
         return 0;

@@ -23,6 +23,18 @@ export const ProviderConfigSchema = z
       .min(1)
       .optional()
       .describe("model for POST /embeddings (OpenAI-compatible only); remote plugins' TEXT_EMBEDDING uses it"),
+    transcription_model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("model for POST /audio/transcriptions (OpenAI-compatible only): voice notes and audio become text"),
+    model_info: z
+      .record(
+        z.string().min(1),
+        z.strictObject({ vision: z.boolean().optional().describe("false: the model gets a text note in place of each image") }),
+      )
+      .default({})
+      .describe('what prx knows of a model: [providers.<name>.model_info."<model>"] vision = false'),
   })
   .describe("one LLM provider endpoint");
 
@@ -56,6 +68,13 @@ export const AgentSchema = z.strictObject({
   max_tool_iterations: z.number().int().min(1).max(100).default(10),
   temperature: z.number().min(0).max(2).default(0.7),
   max_history_messages: z.number().int().min(2).max(1000).default(50),
+  image_history_turns: z
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .default(4)
+    .describe("user turns an image is sent again for; older images in history become their text note"),
 });
 
 export const MemorySchema = z.strictObject({

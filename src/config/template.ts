@@ -15,6 +15,9 @@ default_model = "offline"
 # models = ["gpt-4o-mini"]
 # timeout_ms = 120000
 # embedding_model = "text-embedding-3-small"   # remote plugins' TEXT_EMBEDDING
+# transcription_model = "whisper-1"            # voice notes and audio become text
+# [providers.openai.model_info."gpt-3.5-turbo"]
+# vision = false                               # this model gets a text note in place of each image
 
 # [providers.anthropic]
 # kind = "anthropic"

@@ -79,6 +79,7 @@ export const SessionDeletedSchema = z
   .object({
     session_id: z.string(),
     messages: z.number().int().describe("messages deleted"),
+    media: z.number().int().describe("images and audio clips its messages referred to"),
     memories: z.number().int().describe('memories stored with scope "session" in it, deleted'),
   })
   .describe("the session is erased");

@@ -53,8 +53,16 @@ export const SessionCancelSchema = z
   .object({ session_id: z.string(), cancelled: z.number().int().describe("turns of the session that were running or queued, now aborted") })
   .describe("the session's turns are cancelled");
 
+/** Content parts as the OpenAI API takes them: text, image_url (data: or https: URL) and input_audio. */
+export const ContentPartsSchema = z
+  .array(z.looseObject({ type: z.string(), text: z.string().max(MESSAGE_MAX_CHARS).optional() }))
+  .min(1)
+  .max(64);
+
 export const MessageBodySchema = z.strictObject({
-  message: z.string().min(1).max(MESSAGE_MAX_CHARS).describe("the user's message"),
+  message: z
+    .union([z.string().min(1).max(MESSAGE_MAX_CHARS), ContentPartsSchema])
+    .describe('the user\'s message: text, or content parts ({"type": "text" | "image_url" | "input_audio", ...}) as in /v1/chat/completions'),
   model: z.string().min(1).optional().describe("a model this gateway serves (GET /v1/models); default: the configured one"),
 });
 

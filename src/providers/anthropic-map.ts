@@ -1,6 +1,6 @@
 import { parseJsonBounded } from "../core/json/index.ts";
-import type { AnthropicMessage, AnthropicRequestBlock, AnthropicUsage } from "./anthropic-wire.ts";
-import type { ChatMessage, ToolSpec, Usage } from "./types.ts";
+import type { AnthropicImageBlock, AnthropicMessage, AnthropicRequestBlock, AnthropicUsage } from "./anthropic-wire.ts";
+import type { ChatMessage, MediaRef, ToolSpec, Usage } from "./types.ts";
 
 /** Our OpenAI-shaped history -> Anthropic's `system` plus alternating block messages. */
 export function toAnthropicMessages(messages: ChatMessage[]): { system?: string; messages: AnthropicMessage[] } {
@@ -18,9 +18,11 @@ export function toAnthropicMessages(messages: ChatMessage[]): { system?: string;
       case "system":
         if (message.content !== "") system.push(message.content);
         break;
-      case "user":
-        push("user", message.content === "" ? [] : [{ type: "text", text: message.content }]);
+      case "user": {
+        const text: AnthropicRequestBlock[] = message.content === "" ? [] : [{ type: "text", text: message.content }];
+        push("user", message.media?.length ? [...imageBlocks(message.media), ...text] : text);
         break;
+      }
       case "tool":
         push("user", [{ type: "tool_result", tool_use_id: message.tool_call_id ?? "", content: message.content }]);
         break;
@@ -41,6 +43,20 @@ export function toAnthropicMessages(messages: ChatMessage[]): { system?: string;
       : message,
   );
   return system.length > 0 ? { system: system.join("\n\n"), messages: mapped } : { messages: mapped };
+}
+
+/**
+ * Images as Anthropic's Messages API takes them, before the text they come with:
+ * `{"type": "image", "source": {"type": "base64", "media_type", "data"}}` or `{"source": {"type": "url", "url"}}`.
+ */
+function imageBlocks(media: MediaRef[]): AnthropicRequestBlock[] {
+  const blocks: AnthropicImageBlock[] = [];
+  for (const ref of media) {
+    if (ref.kind !== "image") continue;
+    if (ref.data !== undefined) blocks.push({ type: "image", source: { type: "base64", media_type: ref.mime!, data: ref.data } });
+    else if (ref.url) blocks.push({ type: "image", source: { type: "url", url: ref.url } });
+  }
+  return blocks;
 }
 
 /** Anthropic wants an object; keep unparseable argument text rather than dropping it. */

@@ -16,19 +16,31 @@ export const AnthropicToolResultBlockSchema = z.object({
   content: z.union([z.string(), z.array(AnthropicTextBlockSchema)]).optional(),
   is_error: z.boolean().optional(),
 });
-/** Block types we do not produce (images, thinking, ...) pass through as loose objects. */
+/** An image in a request (https://docs.anthropic.com/en/docs/build-with-claude/vision). */
+export const AnthropicImageBlockSchema = z.object({
+  type: z.literal("image"),
+  source: z.discriminatedUnion("type", [
+    z.object({ type: z.literal("base64"), media_type: z.string(), data: z.string() }),
+    z.object({ type: z.literal("url"), url: z.string() }),
+  ]),
+});
+export type AnthropicImageBlock = z.infer<typeof AnthropicImageBlockSchema>;
+
+/** Block types we do not produce (thinking, documents, ...) pass through as loose objects. */
 const OtherBlockSchema = z.looseObject({ type: z.string() });
 
 export const AnthropicRequestBlockSchema = z.union([
   AnthropicTextBlockSchema,
   AnthropicToolUseBlockSchema,
   AnthropicToolResultBlockSchema,
+  AnthropicImageBlockSchema,
   OtherBlockSchema,
 ]);
 export type AnthropicRequestBlock =
   | z.infer<typeof AnthropicTextBlockSchema>
   | z.infer<typeof AnthropicToolUseBlockSchema>
-  | z.infer<typeof AnthropicToolResultBlockSchema>;
+  | z.infer<typeof AnthropicToolResultBlockSchema>
+  | AnthropicImageBlock;
 
 export const AnthropicMessageSchema = z.object({
   role: z.enum(["user", "assistant"]),

@@ -1,7 +1,7 @@
 import type { PrxError } from "../core/errors.ts";
 import type { HttpProviderOptions } from "./http-provider.ts";
 import { missingKeyProblem } from "./key-error.ts";
-import type { ChatRequest, ChatResponse, EmbedRequest, EmbedResponse, Provider } from "./types.ts";
+import type { ChatRequest, ChatResponse, EmbedRequest, EmbedResponse, Provider, TranscribeRequest, TranscribeResponse } from "./types.ts";
 
 export type HttpProviderKind = "openai-compatible" | "anthropic";
 
@@ -15,6 +15,8 @@ export class DeferredHttpProvider implements Provider {
   readonly name: string;
   /** Present when `embedding_model` is configured on an OpenAI-compatible provider (see Provider.embed). */
   readonly embed?: (request: EmbedRequest) => Promise<EmbedResponse>;
+  /** Present when `transcription_model` is configured on an OpenAI-compatible provider (see Provider.transcribe). */
+  readonly transcribe?: (request: TranscribeRequest) => Promise<TranscribeResponse>;
   private loaded: Promise<Provider> | undefined;
 
   constructor(
@@ -23,6 +25,9 @@ export class DeferredHttpProvider implements Provider {
   ) {
     this.name = options.name;
     if (kind === "openai-compatible" && options.embeddingModel) this.embed = async (request) => (await this.load()).embed!(request);
+    if (kind === "openai-compatible" && options.transcriptionModel) {
+      this.transcribe = async (request) => (await this.load()).transcribe!(request);
+    }
   }
 
   async chat(request: ChatRequest): Promise<ChatResponse> {

@@ -18,6 +18,8 @@ export interface HttpProviderOptions {
   models?: string[];
   /** Model for POST /embeddings (OpenAI-compatible providers). */
   embeddingModel?: string;
+  /** Model for POST /audio/transcriptions (OpenAI-compatible providers). */
+  transcriptionModel?: string;
   fetch?: FetchLike;
   maxResponseBytes?: number;
 }

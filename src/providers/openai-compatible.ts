@@ -10,9 +10,11 @@ import { readSseJson, excerpt } from "./sse.ts";
 import type { OpenAIRequestMessage } from "./openai-wire.ts";
 import { loadedOpenaiWire, openaiWire } from "./wire.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, ToolCall, ToolSpec, Usage } from "./types.ts";
-import type { EmbedRequest, EmbedResponse } from "./types.ts";
+import type { EmbedRequest, EmbedResponse, TranscribeRequest, TranscribeResponse } from "./types.ts";
 import { HttpProvider, type HttpProviderOptions } from "./http-provider.ts";
-import { embedOpenAI } from "./openai-embeddings.ts";
+import { embedOpenAI, type EmbeddingEndpoint } from "./openai-embeddings.ts";
+import { transcribeOpenAI } from "./openai-transcribe.ts";
+import { imageUrlOf } from "../media/prepare.ts";
 
 export { DEFAULT_PROVIDER_TIMEOUT_MS, type HttpProviderOptions } from "./http-provider.ts";
 
@@ -31,6 +33,15 @@ export function toOpenAIMessages(messages: ChatMessage[]): OpenAIRequestMessage[
           function: { name: call.name, arguments: call.arguments },
         })),
       };
+    }
+    if (message.media?.length) {
+      // images after the text, as OpenAI's content parts (media here carry their bytes or an https URL)
+      const parts: Array<Record<string, unknown>> = message.content === "" ? [] : [{ type: "text", text: message.content }];
+      for (const ref of message.media) {
+        if (ref.kind !== "image") continue;
+        parts.push({ type: "image_url", image_url: ref.detail ? { url: imageUrlOf(ref), detail: ref.detail } : { url: imageUrlOf(ref) } });
+      }
+      return { role: message.role, content: parts as OpenAIRequestMessage["content"] };
     }
     return { role: message.role, content: message.content };
   });
@@ -103,25 +114,24 @@ export class ToolCallAccumulator {
 export class OpenAICompatibleProvider extends HttpProvider {
   /** Present when `embedding_model` is configured (see Provider.embed). */
   readonly embed?: (request: EmbedRequest) => Promise<EmbedResponse>;
+  /** Present when `transcription_model` is configured (see Provider.transcribe). */
+  readonly transcribe?: (request: TranscribeRequest) => Promise<TranscribeResponse>;
 
   constructor(options: HttpProviderOptions) {
     super(options);
+    const endpoint = (model: string): EmbeddingEndpoint => ({
+      target: this.target,
+      baseUrl: options.baseUrl,
+      model,
+      timeoutMs: this.timeoutMs(),
+      maxBytes: this.maxBytes(),
+      fetch: this.fetchImpl,
+      headers: () => this.headers(),
+    });
     const model = options.embeddingModel;
-    if (model) {
-      this.embed = (request) =>
-        embedOpenAI(
-          {
-            target: this.target,
-            baseUrl: options.baseUrl,
-            model,
-            timeoutMs: this.timeoutMs(),
-            maxBytes: this.maxBytes(),
-            fetch: this.fetchImpl,
-            headers: () => this.headers(),
-          },
-          request,
-        );
-    }
+    if (model) this.embed = (request) => embedOpenAI(endpoint(model), request);
+    const heard = options.transcriptionModel;
+    if (heard) this.transcribe = (request) => transcribeOpenAI(endpoint(heard), request);
   }
 
   protected modelsUrl(): string {

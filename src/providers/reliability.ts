@@ -138,6 +138,7 @@ export function withReliability(primary: Provider, fallbacks: Provider[], option
   };
   // Vectors of different models do not mix: embeddings never fall back to another provider.
   if (primary.embed) wrapped.embed = (request) => primary.embed!(request);
+  if (primary.transcribe) wrapped.transcribe = (request) => primary.transcribe!(request);
   if (primary.listModels) wrapped.listModels = () => primary.listModels!();
   if (primary.probe) wrapped.probe = (signal) => primary.probe!(signal);
   return wrapped;

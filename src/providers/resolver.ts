@@ -69,6 +69,7 @@ export function createProviderResolver(config: Config, options: ProviderResolver
     if (keyEnv !== undefined) shared.keyEnv = keyEnv;
     if (settings.max_tokens !== undefined) shared.maxTokens = settings.max_tokens;
     if (settings.embedding_model !== undefined) shared.embeddingModel = settings.embedding_model;
+    if (settings.transcription_model !== undefined) shared.transcriptionModel = settings.transcription_model;
     if (fetchImpl) shared.fetch = fetchImpl;
     // kind defaults to openai-compatible in the schema, so a bare [providers.anthropic] means the preset.
     const anthropic = settings.kind === "anthropic" || (usePreset && preset.kind === "anthropic");

@@ -1,5 +1,5 @@
 // the message types only: their schemas (contracts/chat.ts) build zod objects, which a provider never needs
-export type { ChatMessage, ToolCall, ToolSpec, Usage } from "../contracts/chat.ts";
+export type { ChatMessage, MediaRef, ToolCall, ToolSpec, Usage } from "../contracts/chat.ts";
 import type { ChatMessage, ToolCall, ToolSpec, Usage } from "../contracts/chat.ts";
 import type { PrxError } from "../core/errors.ts";
 
@@ -51,12 +51,27 @@ export interface EmbedResponse {
   provider: string;
 }
 
+export interface TranscribeRequest {
+  audio: Uint8Array;
+  /** The type read from the bytes (audio/ogg, audio/mpeg, audio/wav, audio/mp4). */
+  mime: string;
+  signal?: AbortSignal;
+}
+
+export interface TranscribeResponse {
+  text: string;
+  model: string;
+  provider: string;
+}
+
 export interface Provider {
   /** Configured name, e.g. "openai", "offline", "wasm:echo". */
   readonly name: string;
   chat(request: ChatRequest): Promise<ChatResponse>;
   /** Embeddings, on providers configured for them (`embedding_model`); absent otherwise. */
   embed?(request: EmbedRequest): Promise<EmbedResponse>;
+  /** Speech to text, on providers configured for it (`transcription_model`); absent otherwise. */
+  transcribe?(request: TranscribeRequest): Promise<TranscribeResponse>;
   /** Models this provider is known to serve, for /v1/models and doctor. */
   listModels?(): Promise<string[]>;
   /** Cheap reachability probe for `prx doctor` and /health. Resolves to an error message or null. */

@@ -6,6 +6,7 @@ import type { SqliteCronStateStore } from "./sqlite/cron-state.ts";
 import { openSqliteDatabase } from "./sqlite/database.ts";
 import type { SqliteGatewayPairingStore } from "./sqlite/gateway-pairing.ts";
 import type { SqliteIdempotencyStore } from "./sqlite/idempotency.ts";
+import type { SqliteMediaStore } from "./sqlite/media.ts";
 import type { SqliteMemoryStore } from "./sqlite/memory.ts";
 import type { SqlitePairingStore } from "./sqlite/pairings.ts";
 import type { SqlitePluginKvStore } from "./sqlite/plugin-kv.ts";
@@ -29,6 +30,7 @@ export interface SqliteStorage extends Storage {
   readonly cron: SqliteCronStateStore;
   readonly channels: SqliteChannelStateStore;
   readonly pairings: SqlitePairingStore;
+  readonly media: SqliteMediaStore;
   readonly memory: SqliteMemoryStore;
   readonly remotePlugins: SqliteRemotePluginStore;
 }
@@ -48,6 +50,7 @@ const storeModule = {
   pairings: () => require("./sqlite/pairings.ts") as typeof import("./sqlite/pairings.ts"),
   memory: () => require("./sqlite/memory.ts") as typeof import("./sqlite/memory.ts"),
   remotePlugins: () => require("./sqlite/remote-plugins.ts") as typeof import("./sqlite/remote-plugins.ts"),
+  media: () => require("./sqlite/media.ts") as typeof import("./sqlite/media.ts"),
 };
 
 function ping(db: Database): StoragePing {
@@ -90,6 +93,7 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
   let cron: SqliteCronStateStore | undefined;
   let channels: SqliteChannelStateStore | undefined;
   let pairings: SqlitePairingStore | undefined;
+  let media: SqliteMediaStore | undefined;
   const stores = {
     backend: "sqlite" as const,
     db,
@@ -118,6 +122,9 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
     },
     get pairings() {
       return (pairings ??= new (storeModule.pairings().SqlitePairingStore)(db, now));
+    },
+    get media() {
+      return (media ??= new (storeModule.media().SqliteMediaStore)(db));
     },
     status: async () => sqliteStatus(db),
     close: async () => db.close(),

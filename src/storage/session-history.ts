@@ -46,9 +46,22 @@ export function historyFrom(rows: StoredMessage[]): ChatMessage[] {
       i = j - 1;
       continue;
     }
-    out.push({ role: row.role, content: row.content });
+    out.push(row.media ? { role: row.role, content: row.content, media: row.media } : { role: row.role, content: row.content });
   }
   return out;
+}
+
+/** The JSON of a message's media as stored (refs without bytes), or null. */
+export function mediaColumn(message: ChatMessage): string | null {
+  if (!message.media?.length) return null;
+  return JSON.stringify(message.media.map((ref) => (ref.data === undefined ? ref : { ...ref, data: undefined })));
+}
+
+/** Hashes of the stored media a batch of messages refers to. */
+export function mediaHashes(messages: ChatMessage[]): string[] {
+  const hashes = new Set<string>();
+  for (const message of messages) for (const ref of message.media ?? []) if (ref.sha256) hashes.add(ref.sha256);
+  return [...hashes];
 }
 
 /** Row shapes both backends read (snake_case columns). */
@@ -68,6 +81,8 @@ export interface MessageRow {
   tool_calls: string | null;
   tool_call_id: string | null;
   name: string | null;
+  /** JSON of the message's media refs (absent on rows read before the media migration). */
+  media?: string | null;
   created_at: string;
 }
 
@@ -87,6 +102,7 @@ export function toStored(row: MessageRow): StoredMessage {
   if (row.tool_calls) message.toolCalls = JSON.parse(row.tool_calls);
   if (row.tool_call_id) message.toolCallId = row.tool_call_id;
   if (row.name) message.name = row.name;
+  if (row.media) message.media = JSON.parse(row.media);
   return message;
 }
 

@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import type { ChatMessage, ToolCall } from "../contracts/chat.ts";
+import type { ChatMessage, MediaRef, ToolCall } from "../contracts/chat.ts";
 import type { Awaitable } from "../core/awaitable.ts";
 
 /**
@@ -36,6 +36,8 @@ export interface StoredMessage {
   toolCalls?: ToolCall[];
   toolCallId?: string;
   name?: string;
+  /** Images and audio of the message, by content hash (no bytes). */
+  media?: MediaRef[];
   createdAt: string;
 }
 
@@ -57,8 +59,11 @@ export interface SessionStore {
   count(): Awaitable<number>;
   /** Every session id, most recently updated first (exports). */
   ids(): Awaitable<string[]>;
-  /** Delete a session and its messages in one transaction; null when there is no such session. */
-  delete(id: string): Awaitable<{ messages: number } | null>;
+  /**
+   * Delete a session and its messages in one transaction; null when there is no such session. `media`: the images
+   * and audio its messages referred to (their bytes go too unless another session refers to them).
+   */
+  delete(id: string): Awaitable<{ messages: number; media: number } | null>;
   /**
    * Append messages in one transaction, numbered after the last one stored. With `channel`, a session that does not
    * exist yet is first created on that channel (as `ensure` would), in the same transaction: a turn's first write
@@ -67,6 +72,24 @@ export interface SessionStore {
   append(id: string, messages: ChatMessage[], channel?: string): Awaitable<void>;
   /** History ready for a provider (see session-history.ts). */
   history(id: string, limit: number): Awaitable<ChatMessage[]>;
+}
+
+// ---------------------------------------------------------------- media
+
+/** Bytes of an image or audio clip, by content hash. */
+export interface StoredMedia {
+  sha256: string;
+  mime: string;
+  data: Uint8Array;
+}
+
+/** Images and audio by content hash, shared by every session (and, on PostgreSQL, every replica). */
+export interface MediaStore {
+  /** Keep bytes under their hash (a second put of the same bytes changes nothing). */
+  put(media: StoredMedia): Awaitable<void>;
+  get(sha256: string): Awaitable<StoredMedia | null>;
+  /** How many blobs are stored. */
+  count(): Awaitable<number>;
 }
 
 /**
@@ -384,6 +407,7 @@ export interface BackendStorage {
   readonly cron: CronStateStore;
   readonly channels: ChannelStateStore;
   readonly pairings: PairingStore;
+  readonly media: MediaStore;
   status(): Promise<MigrationStatus>;
   close(): Promise<void>;
 }

@@ -150,7 +150,7 @@ describe("deleting a session", () => {
       const turn = h.runTurn({ sessionId: "busy", channel: "test", text: "hello" });
       const deleted = await h.deleteSession("busy");
       expect((await turn).text).toBe("echo: hello");
-      expect(deleted).toEqual({ session_id: "busy", messages: 2, memories: 0 });
+      expect(deleted).toEqual({ session_id: "busy", messages: 2, media: 0, memories: 0 });
       expect(h.sessions.get("busy")).toBeNull();
     } finally {
       await h.close();

@@ -1,13 +1,13 @@
 /**
  * README's arrow, checked on the import graph of src/: cli -> boot -> gateway/chat/channels/mcp -> agent ->
- * plugins -> tools -> providers/memory -> contracts/config -> core; storage sits beside core (it imports only core
+ * plugins -> tools -> providers/memory -> media/contracts/config -> core; storage sits beside core (it imports only core
  * and the contracts' message types) below everything that keeps state. Type-only imports count too.
  */
 import { expect, test } from "bun:test";
 import { importsOf, sourceFiles, subsystemOf } from "./imports.ts";
 
 const BASE = ["core"];
-const SHARED = [...BASE, "config", "contracts", "storage"];
+const SHARED = [...BASE, "config", "contracts", "storage", "media"];
 const SERVICES = [...SHARED, "providers", "memory"];
 const RUNTIME = [...SERVICES, "tools", "plugins"];
 const HOSTS = [...RUNTIME, "agent"];
@@ -19,6 +19,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // package.json: the config cache is keyed by prx's and its parsers' versions
   config: [...BASE, ".."],
   contracts: BASE,
+  // images and audio: sniffing, limits, notes, what a provider gets (the config only for model_info)
+  media: [...BASE, "config", "contracts"],
   providers: SHARED,
   memory: SHARED,
   tools: [...SHARED, "providers", "memory"],

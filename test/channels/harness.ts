@@ -14,14 +14,17 @@ export interface ChannelHarness {
   close(): Promise<void>;
 }
 
-/** `channels` is the TOML of the [channels.*] tables; the provider answers "echo: <text>" unless scripted. */
-export function channelHarness(channels: string): ChannelHarness {
+/**
+ * `channels` is the TOML of the [channels.*] tables; the provider answers "echo: <text>" unless scripted.
+ * `providerKeys`: more keys of [providers.fake] (one per line).
+ */
+export function channelHarness(channels: string, providerKeys = ""): ChannelHarness {
   const provider = startFakeOpenAI();
   const dir = mkdtempSync(join(tmpdir(), "prx-channel-"));
   writeFileSync(
     join(dir, "config.toml"),
     `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\n` +
-      `base_url = "${provider.url}"\n[reliability]\nretries = 0\n[memory]\nauto_recall = false\n${channels}`,
+      `base_url = "${provider.url}"\n${providerKeys}\n[reliability]\nretries = 0\n[memory]\nauto_recall = false\n${channels}`,
   );
   const running: RunningChannel[] = [];
   return {

@@ -29,7 +29,16 @@ export interface FakeDiscord {
   resumes: Array<{ session_id: string; seq: number | null }>;
   heartbeats: number;
   /** A MESSAGE_CREATE from a user (dm unless guildId). Returns the message id. */
-  message(o: { channelId: string; authorId: string; content: string; guildId?: string; bot?: boolean; mentionBot?: boolean }): string;
+  message(o: {
+    channelId: string;
+    authorId: string;
+    content: string;
+    guildId?: string;
+    bot?: boolean;
+    mentionBot?: boolean;
+    /** Files attached to the message, served (without auth, as the CDN does) at the attachment's `url`. */
+    attachments?: Array<{ filename: string; content_type: string; bytes: Uint8Array; duration_secs?: number }>;
+  }): string;
   /** Terminate the socket without a close frame (a dropped connection). */
   drop(): void;
   /** Send op 7 RECONNECT. */
@@ -64,11 +73,14 @@ export function startFakeDiscord(options: { heartbeatIntervalMs?: number } = {})
     for (const ws of sockets) if (ws.data.ready) ws.send(JSON.stringify({ op: 0, ...event }));
   };
 
+  const files = new Map<string, Uint8Array>();
   const server = Bun.serve<{ ready: boolean }>({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(request, srv) {
       const url = new URL(request.url);
+      const file = files.get(url.pathname);
+      if (file) return new Response(file);
       if (url.pathname === "/gateway" || url.pathname === "/gateway/") return srv.upgrade(request, { data: { ready: false } }) ? undefined : new Response("", { status: 400 });
       if (request.headers.get("authorization") !== `Bot ${token}`) return Response.json({ message: "401: Unauthorized", code: 0 }, { status: 401 });
       if (url.pathname === "/api/v10/gateway/bot")
@@ -153,7 +165,14 @@ export function startFakeDiscord(options: { heartbeatIntervalMs?: number } = {})
     },
     message(o) {
       const id = String(nextId++);
+      const attachments = (o.attachments ?? []).map((a, i) => {
+        const path = `/attachments/${o.channelId}/${id}${i}/${a.filename}`;
+        files.set(path, a.bytes);
+        const url = `http://127.0.0.1:${server.port}${path}`;
+        return { id: `${id}${i}`, filename: a.filename, content_type: a.content_type, size: a.bytes.length, url, proxy_url: url, ...(a.duration_secs === undefined ? {} : { duration_secs: a.duration_secs }) };
+      });
       dispatch("MESSAGE_CREATE", {
+        attachments,
         id,
         channel_id: o.channelId,
         ...(o.guildId ? { guild_id: o.guildId } : {}),

@@ -20,7 +20,9 @@ export interface FakeMatrix {
   typing: string[];
   syncs: Array<string | null>;
   /** A text message in a room (members: joined count for the summary; 2 = a DM). Returns the event id. */
-  message(o: { room: string; sender: string; body: string; members?: number; threadRoot?: string; msgtype?: string; mention?: boolean }): string;
+  message(o: { room: string; sender: string; body: string; members?: number; threadRoot?: string; msgtype?: string; mention?: boolean; content?: Record<string, unknown> }): string;
+  /** Keep a file as the media repository does; returns its mxc:// URI (served by the authenticated media download). */
+  upload(bytes: Uint8Array): string;
   invite(room: string, inviter: string): void;
   limit(method: "send", retryAfterMs: number): void;
   waitForSent(n: number, timeoutMs?: number): Promise<MatrixSent[]>;
@@ -45,6 +47,7 @@ export function startFakeMatrix(): FakeMatrix {
   const error = (status: number, errcode: string, message: string, extra: Record<string, unknown> = {}) =>
     Response.json({ errcode, error: message, ...extra }, { status });
 
+  const media = new Map<string, Uint8Array>();
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -53,6 +56,11 @@ export function startFakeMatrix(): FakeMatrix {
       const url = new URL(request.url);
       if (request.headers.get("authorization") !== `Bearer ${token}`) return error(401, "M_UNKNOWN_TOKEN", "Invalid access token");
       const path = url.pathname;
+      const download = /^\/_matrix\/client\/v1\/media\/download\/localhost\/(\w+)$/.exec(path);
+      if (download) {
+        const file = media.get(download[1]!);
+        return file ? new Response(file) : error(404, "M_NOT_FOUND", "Not found");
+      }
       if (path === "/_matrix/client/v3/account/whoami") return Response.json({ user_id: userId, device_id: "DEV" });
       if (path === "/_matrix/client/v3/sync") {
         const since = url.searchParams.get("since");
@@ -117,12 +125,17 @@ export function startFakeMatrix(): FakeMatrix {
     syncs,
     message(o) {
       const event_id = `$ev${++eventNo}`;
-      const content: Record<string, unknown> = { msgtype: o.msgtype ?? "m.text", body: o.body };
+      const content: Record<string, unknown> = { msgtype: o.msgtype ?? "m.text", body: o.body, ...o.content };
       if (o.threadRoot) content["m.relates_to"] = { rel_type: "m.thread", event_id: o.threadRoot, is_falling_back: true };
       if (o.mention) content["m.mentions"] = { user_ids: [userId] };
       timeline.push({ pos: ++pos, room: o.room, members: o.members ?? 2, event: { type: "m.room.message", event_id, sender: o.sender, origin_server_ts: Date.now(), content } });
       wake();
       return event_id;
+    },
+    upload(bytes) {
+      const id = `media${media.size + 1}`;
+      media.set(id, bytes);
+      return `mxc://localhost/${id}`;
     },
     invite(room, inviter) {
       invites.push({ pos: ++pos, room, inviter });

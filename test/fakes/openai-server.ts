@@ -6,6 +6,7 @@
  * prints its URL on the first line of stdout.
  */
 import { OpenAIChatRequestSchema, type OpenAIChatRequest } from "../../src/providers/openai-wire.ts";
+import type { RecordedRequest } from "./common.ts";
 import {
   answerDelayMs,
   estimateTokens,
@@ -218,6 +219,32 @@ function embeddingsResponse(body: unknown): Response {
   });
 }
 
+/**
+ * POST /v1/audio/transcriptions as api.openai.com answers it (https://platform.openai.com/docs/api-reference/audio):
+ * multipart/form-data with `file` and `model` required; the default response_format "json" is `{"text": ...}`. The
+ * fake's transcript names what it heard: "fake transcript of <bytes> bytes of <file name>".
+ */
+async function transcriptionResponse(request: Request, requests: RecordedRequest[]): Promise<Response> {
+  let form: Awaited<ReturnType<Request["formData"]>>;
+  try {
+    form = await request.formData();
+  } catch {
+    return openaiError(400, "Could not parse multipart form", "invalid_request_error", null);
+  }
+  const file = form.get("file");
+  const model = form.get("model");
+  const headers = Object.fromEntries(request.headers);
+  const body = {
+    model,
+    response_format: form.get("response_format"),
+    file: file instanceof Blob ? { name: (file as File).name, type: file.type, bytes: file.size } : null,
+  };
+  requests.push({ method: "POST", path: "/v1/audio/transcriptions", headers, body });
+  if (!(file instanceof Blob)) return openaiError(400, "you must provide a file", "invalid_request_error", null);
+  if (typeof model !== "string" || model === "") return openaiError(400, "you must provide a model parameter", "invalid_request_error", null);
+  return Response.json({ text: `fake transcript of ${file.size} bytes of ${(file as File).name}` });
+}
+
 /** The fake server, plus a switch making POST /v1/embeddings fail as the real API does when it is down. */
 export interface FakeOpenAIServer extends FakeServer {
   /** Answer embeddings with this HTTP status (500: server_error, 429: rate limit, ...) until called with null. */
@@ -234,6 +261,9 @@ export function startFakeOpenAI(options: FakeServerOptions = {}): FakeOpenAIServ
     idleTimeout: 0,
     async fetch(request) {
       const received = performance.now();
+      if (request.method === "POST" && new URL(request.url).pathname === "/v1/audio/transcriptions") {
+        return transcriptionResponse(request, source.requests);
+      }
       const recorded = await recordRequest(request);
       source.requests.push(recorded);
       const authorized = request.headers.get("authorization") === `Bearer ${options.apiKey}`;

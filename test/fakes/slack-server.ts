@@ -24,7 +24,9 @@ export interface FakeSlack {
   acks: string[];
   connections: number;
   /** Send a message event through Socket Mode; returns the envelope id. */
-  message(event: { channel: string; user: string; text: string; ts?: string; channel_type?: string; thread_ts?: string; bot_id?: string; subtype?: string; type?: string }): string;
+  message(event: { channel: string; user: string; text: string; ts?: string; channel_type?: string; thread_ts?: string; bot_id?: string; subtype?: string; type?: string; files?: unknown[] }): string;
+  /** Keep a file served at its url_private (only with the bot token, as Slack does); returns the file object. */
+  file(bytes: Uint8Array, name: string, mimetype: string): Record<string, unknown>;
   /** Ask the app to reconnect (`disconnect` with reason refresh_requested). */
   disconnect(reason?: string): void;
   /** Close the socket without a word (a dropped connection). */
@@ -48,11 +50,17 @@ export function startFakeSlack(): FakeSlack {
   let ts = 1_700_000_000;
   let connections = 0;
 
+  const files = new Map<string, Uint8Array>();
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(request, srv) {
       const url = new URL(request.url);
+      const stored = files.get(url.pathname);
+      if (stored) {
+        if (request.headers.get("authorization") !== `Bearer ${botToken}`) return new Response("<html>sign in</html>", { status: 302, headers: { location: "/signin" } });
+        return new Response(stored);
+      }
       if (url.pathname === "/socket") return srv.upgrade(request) ? undefined : new Response("upgrade failed", { status: 400 });
       const method = /^\/api\/([\w.]+)$/.exec(url.pathname)?.[1];
       if (!method) return new Response("not found", { status: 404 });
@@ -109,6 +117,13 @@ export function startFakeSlack(): FakeSlack {
     acks,
     get connections() {
       return connections;
+    },
+    file(bytes, name, mimetype) {
+      const id = `F${files.size + 1}`;
+      const path = `/files-pri/T1-${id}/download/${name}`;
+      files.set(path, bytes);
+      const url = `http://127.0.0.1:${server.port}${path}`;
+      return { id, name, mimetype, filetype: name.split(".").pop(), size: bytes.length, url_private: url, url_private_download: url };
     },
     message(event) {
       const id = `env-${++envelope}`;

@@ -40,6 +40,11 @@ export interface FakeTelegram {
   calls: Array<{ method: string; body: Record<string, unknown> }>;
   /** Queue a text message from a user; returns its update_id. */
   message(opts: { chatId: number; text: string; fromId?: number; firstName?: string; isBot?: boolean; chatType?: "private" | "group" | "supergroup"; entities?: unknown[]; replyToBot?: boolean; messageId?: number }): number;
+  /**
+   * Keep a file the bot can fetch: getFile answers its File object ({file_id, file_unique_id, file_size, file_path})
+   * and GET /file/bot<token>/<file_path> serves the bytes. Returns its file_id.
+   */
+  file(bytes: Uint8Array, path: string): string;
   /** Queue any raw update object (update_id is filled in when missing). */
   update(raw: Record<string, unknown>): number;
   /** Make the next calls of `method` fail (in order). */
@@ -119,12 +124,21 @@ export function startFakeTelegram(token = "123456:TEST-token"): FakeTelegram {
   const err = (status: number, description: string, retry_after?: number) =>
     Response.json({ ok: false, error_code: status, description, ...(retry_after ? { parameters: { retry_after } } : {}) }, { status });
 
+  const files = new Map<string, { bytes: Uint8Array; path: string }>();
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     idleTimeout: 120,
     async fetch(request) {
-      const match = /^\/bot([^/]+)\/(\w+)$/.exec(new URL(request.url).pathname);
+      const pathname = new URL(request.url).pathname;
+      const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(pathname);
+      if (download) {
+        if (download[1] !== token) return err(401, "Unauthorized");
+        calls.push({ method: "file download", body: { path: decodeURIComponent(download[2]!) } });
+        const found = [...files.values()].find((f) => f.path === decodeURIComponent(download[2]!));
+        return found ? new Response(found.bytes) : err(404, "Not Found");
+      }
+      const match = /^\/bot([^/]+)\/(\w+)$/.exec(pathname);
       if (!match) return err(404, "Not Found");
       if (match[1] !== token) return err(401, "Unauthorized");
       const method = match[2]!;
@@ -157,6 +171,11 @@ export function startFakeTelegram(token = "123456:TEST-token"): FakeTelegram {
             });
           }
           return ok(queue.slice(0, Number(body.limit ?? 100)));
+        }
+        case "getFile": {
+          const found = files.get(String(body.file_id ?? ""));
+          if (!found) return err(400, "Bad Request: invalid file_id");
+          return ok({ file_id: body.file_id, file_unique_id: `u${body.file_id}`, file_size: found.bytes.length, file_path: found.path });
         }
         case "sendChatAction":
           actions.push({ chat_id: String(body.chat_id), action: String(body.action) });
@@ -205,6 +224,11 @@ export function startFakeTelegram(token = "123456:TEST-token"): FakeTelegram {
     actions,
     calls,
     update,
+    file(bytes, path) {
+      const id = `file-${files.size + 1}`;
+      files.set(id, { bytes, path });
+      return id;
+    },
     message(o) {
       const chatType = o.chatType ?? "private";
       const from = { id: o.fromId ?? o.chatId, is_bot: o.isBot ?? false, first_name: o.firstName ?? "Ada" };

@@ -185,6 +185,7 @@ describe("sessions API: show, delete, export", () => {
     expect(await json(h.call("/api/sessions/erase-me", { method: "DELETE" }))).toEqual({
       session_id: "erase-me",
       messages: 2,
+      media: 0,
       memories: 1,
     });
     const left = hostDb(h.host).query("SELECT count(*) AS n FROM session_messages WHERE session_id = 'erase-me'").get() as { n: number };

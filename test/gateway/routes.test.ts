@@ -196,7 +196,8 @@ describe("OpenAPI", () => {
       "/webhook",
     ]);
     const post = document.paths["/api/sessions/{id}/message"].post;
-    expect(post.requestBody.content["application/json"].schema.properties.message.type).toBe("string");
+    // text, or content parts as /v1/chat/completions takes them
+    expect(post.requestBody.content["application/json"].schema.properties.message.anyOf.map((s: { type: string }) => s.type)).toEqual(["string", "array"]);
     expect(post.responses["200"].content["application/json"].schema.properties.reply.type).toBe("string");
     expect(post.responses["413"].content["application/json"].schema.properties.error.type).toBe("object");
     expect(post.security).toEqual([{ bearer: [] }]);

@@ -158,11 +158,16 @@ describe("OpenAI-compatible API (raw wire format)", () => {
   test("bad requests: last message not from the user, no messages, unsupported parts", async () => {
     expect((await completion({ model: "fake-model", messages: [{ role: "assistant", content: "x" }] })).status).toBe(400);
     expect((await completion({ model: "fake-model", messages: [] })).status).toBe(400);
+    const file = await completion({
+      model: "fake-model",
+      messages: [{ role: "user", content: [{ type: "file", file: { file_id: "x" } }] }],
+    });
+    expect((await json(file)).error.message).toContain("takes text, image_url and input_audio parts");
     const image = await completion({
       model: "fake-model",
       messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "x" } }] }],
     });
-    expect((await json(image)).error.message).toContain("only text parts");
+    expect((await json(image)).error.message).toContain("an image URL must be https: or data:");
   });
 
   test("GET /v1/models lists the default, provider models and hints", async () => {

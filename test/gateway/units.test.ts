@@ -365,8 +365,11 @@ describe("OpenAI message conversion", () => {
       { role: "tool", content: "r", tool_call_id: "c1" },
     ]);
     expect(thrown(() => toTurnMessages([{ role: "assistant", content: "x" }]))).toMatchObject({ code: "BAD_REQUEST" });
+    expect(thrown(() => toTurnMessages([{ role: "user", content: [{ type: "file" }] }]))).toMatchObject({
+      message: expect.stringContaining("takes text, image_url and input_audio parts"),
+    });
     expect(thrown(() => toTurnMessages([{ role: "user", content: [{ type: "image_url" }] }]))).toMatchObject({
-      message: expect.stringContaining("only text parts"),
+      message: expect.stringContaining("an image_url part is"),
     });
   });
 });

@@ -121,7 +121,7 @@ export function storeSuite(backend: SuiteBackend): void {
       await s.sessions.append("s-5", [{ role: "user", content: "latest" }]);
       expect((await s.sessions.list(1))[0]!.id).toBe("s-5");
       expect(await s.sessions.ids()).toContain("s-1");
-      expect(await s.sessions.delete("s-5")).toEqual({ messages: 1 });
+      expect(await s.sessions.delete("s-5")).toEqual({ messages: 1, media: 0 });
       expect(await s.sessions.delete("s-5")).toBeNull();
       expect(await s.sessions.allMessages("s-5")).toEqual([]);
     });
@@ -179,7 +179,7 @@ export function storeSuite(backend: SuiteBackend): void {
       await s.sessions.append("kept-1", [{ role: "user", content: "c" }]);
       expect(await countOf(s, "kept-1")).toBe(3);
 
-      expect(await s.sessions.delete("kept-1")).toEqual({ messages: 3 });
+      expect(await s.sessions.delete("kept-1")).toEqual({ messages: 3, media: 0 });
       expect((await s.sessions.ensure("kept-1", "cli")).messageCount).toBe(0);
       await s.sessions.append("kept-1", [{ role: "user", content: "again" }]);
       expect(await countOf(s, "kept-1")).toBe(1);
@@ -216,6 +216,56 @@ export function storeSuite(backend: SuiteBackend): void {
       expect((await s.sessions.search("NUMBER 2999")).map((x) => x.id)).toEqual(["bulk-2999"]);
       expect((await s.sessions.search("bulk-1234")).map((x) => x.id)).toEqual(["bulk-1234"]);
       expect(await s.sessions.search("number 3001")).toEqual([]);
+    });
+  });
+
+  describe(`${backend.name}: media`, () => {
+    const png = (seed: number) => {
+      const bytes = new Uint8Array(64);
+      bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      bytes[63] = seed;
+      return bytes;
+    };
+    const hash = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+
+    it("bytes are kept once by hash and read back whole", async (s) => {
+      const data = png(1);
+      const sha256 = hash(data);
+      const before = await s.media.count();
+      await s.media.put({ sha256, mime: "image/png", data });
+      await s.media.put({ sha256, mime: "image/png", data });
+      expect(await s.media.count()).toBe(before + 1);
+      const back = (await s.media.get(sha256))!;
+      expect(back.mime).toBe("image/png");
+      expect([...back.data]).toEqual([...data]);
+      expect(await s.media.get("0".repeat(64))).toBeNull();
+    });
+
+    it("messages keep their media refs without bytes; deleting a session drops the bytes no other session refers to", async (s) => {
+      const own = png(2);
+      const shared = png(3);
+      const [ownHash, sharedHash] = [hash(own), hash(shared)];
+      await s.media.put({ sha256: ownHash, mime: "image/png", data: own });
+      await s.media.put({ sha256: sharedHash, mime: "image/png", data: shared });
+      const ref = (sha256: string) => ({ kind: "image" as const, mime: "image/png" as const, sha256, bytes: 64, data: "AAAA" });
+      await s.sessions.ensure("media-a", "cli");
+      await s.sessions.ensure("media-b", "cli");
+      await s.sessions.append("media-a", [
+        { role: "user", content: "look", media: [ref(ownHash), ref(sharedHash)] },
+        { role: "assistant", content: "seen" },
+      ]);
+      await s.sessions.append("media-b", [{ role: "user", content: "again", media: [ref(sharedHash)] }]);
+      const history = await s.sessions.history("media-a", 10);
+      expect(history[0]!.media).toEqual([
+        { kind: "image", mime: "image/png", sha256: ownHash, bytes: 64 },
+        { kind: "image", mime: "image/png", sha256: sharedHash, bytes: 64 },
+      ]);
+      expect((await s.sessions.allMessages("media-a"))[0]!.media?.length).toBe(2);
+      expect(await s.sessions.delete("media-a")).toEqual({ messages: 2, media: 2 });
+      expect(await s.media.get(ownHash)).toBeNull();
+      expect(await s.media.get(sharedHash)).not.toBeNull();
+      expect(await s.sessions.delete("media-b")).toEqual({ messages: 1, media: 1 });
+      expect(await s.media.get(sharedHash)).toBeNull();
     });
   });
 

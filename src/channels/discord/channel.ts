@@ -1,14 +1,31 @@
 import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { withRetries } from "../send-retries.ts";
-import { DISCORD_MAX_MESSAGE_CHARS, platformLimits, type PlatformLimits } from "../limits.ts";
-import type { Channel, ChannelHealth, ChannelSetup, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, DISCORD_MAX_MESSAGE_CHARS, platformLimits, type PlatformLimits } from "../limits.ts";
+import { platformDownload } from "../platform-download.ts";
+import type { Channel, ChannelHealth, ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+
+/** Where Discord serves attachments. */
+const DISCORD_MEDIA_HOSTS = ["cdn.discordapp.com", "media.discordapp.net"];
 import { runDiscordGateway } from "./gateway.ts";
 import { DISCORD_DEFAULT_API, DiscordRest } from "./rest.ts";
 import { CreatedMessageSchema, GatewayBotSchema, MessageCreateSchema, ReadySchema, type MessageCreate } from "./wire.ts";
 
+/** Image and audio attachments (a voice message is one audio/ogg attachment), fetched from their CDN URL when the turn runs. */
+function attachmentsOf(message: MessageCreate): InboundAttachment[] {
+  const out: InboundAttachment[] = [];
+  for (const file of message.attachments.slice(0, CHANNEL_MAX_ATTACHMENTS)) {
+    const kind = file.content_type?.startsWith("image/") ? "image" : file.content_type?.startsWith("audio/") ? "audio" : null;
+    if (!kind) continue;
+    out.push({ kind, ref: file.url, bytes: file.size, ...(file.duration_secs === undefined ? {} : { seconds: file.duration_secs }) });
+  }
+  return out;
+}
+
 export function normalizeDiscord(channel: string, message: MessageCreate, botId: string | null): InboundMessage {
+  const attachments = attachmentsOf(message);
   return {
+    ...(attachments.length > 0 ? { attachments } : {}),
     id: message.id,
     channel,
     chatId: message.channel_id,
@@ -94,6 +111,19 @@ export class DiscordChannel implements Channel {
       (error, wait) => this.setup.logger.warn(`Create Message failed, retrying in ${wait} ms: ${errorMessage(error)}`),
     );
     return created!.id;
+  }
+
+  /** An attachment's bytes from Discord's CDN (or the configured API host), within `maxBytes`. */
+  async fetchAttachment(attachment: InboundAttachment, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+    const url = new URL(attachment.ref);
+    const apiHost = new URL(this.setup.config.api_base_url ?? DISCORD_DEFAULT_API).host;
+    if (!DISCORD_MEDIA_HOSTS.includes(url.host) && url.host !== apiHost) {
+      throw new PrxError("CHANNEL_PLATFORM", `an attachment URL on ${url.host} is not Discord's`);
+    }
+    const both = AbortSignal.any([signal, this.stopper.signal]);
+    const got = await platformDownload("discord", "attachment download", url.href, { timeoutMs: ATTACHMENT_FETCH_TIMEOUT_MS, maxBytes, signal: both });
+    if (!got.ok) throw new PrxError("CHANNEL_PLATFORM", `attachment download: HTTP ${got.status}`);
+    return got.bytes;
   }
 
   async typing(chatId: string): Promise<void> {

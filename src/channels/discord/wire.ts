@@ -37,6 +37,19 @@ export const MessageCreateSchema = z.looseObject({
   timestamp: z.string(),
   mentions: z.array(z.looseObject({ id: z.string() })).default([]),
   referenced_message: z.looseObject({ author: z.looseObject({ id: z.string() }).optional() }).nullable().optional(),
+  /** https://discord.com/developers/docs/resources/message#attachment-object (a voice message is audio/ogg with duration_secs). */
+  attachments: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        filename: z.string(),
+        content_type: z.string().optional(),
+        size: z.number().int(),
+        url: z.string(),
+        duration_secs: z.number().optional(),
+      }),
+    )
+    .default([]),
 });
 export const GatewayBotSchema = z.looseObject({ url: z.string() });
 export const CreatedMessageSchema = z.looseObject({ id: z.string() });

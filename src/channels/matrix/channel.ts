@@ -3,10 +3,14 @@ import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/ids.ts";
 import { Backoff, sleep } from "../../core/supervise/index.ts";
-import { MATRIX_MAX_MESSAGE_CHARS, MATRIX_TYPING_TIMEOUT_MS, PLATFORM_BACKOFF, platformLimits, type PlatformLimits } from "../limits.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, MATRIX_MAX_MESSAGE_CHARS, MATRIX_TYPING_TIMEOUT_MS, PLATFORM_BACKOFF, platformLimits, type PlatformLimits } from "../limits.ts";
+import { platformDownload } from "../platform-download.ts";
 import { withRetries } from "../send-retries.ts";
 import type { PlatformError } from "../platform-error.ts";
-import type { Channel, ChannelHealth, ChannelSetup, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import type { Channel, ChannelHealth, ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+
+/** Message types that reach the turn: text, notices (bots'; marked as such), images and audio. */
+const MESSAGE_TYPES = new Set(["m.text", "m.notice", "m.image", "m.audio"]);
 import { matrixCall } from "./api.ts";
 import { JoinedSchema, MessageContentSchema, RoomEventSchema, SentEventSchema, SyncSchema, WhoamiSchema, type Sync } from "./wire.ts";
 
@@ -97,6 +101,18 @@ export class MatrixChannel implements Channel {
     }
   }
 
+  /** An mxc:// file through the authenticated media download (https://spec.matrix.org/v1.11/client-server-api/#get_matrixclientv1mediadownloadservernamemediaid). */
+  async fetchAttachment(attachment: InboundAttachment, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+    const mxc = /^mxc:\/\/([^/]+)\/([A-Za-z0-9_-]+)$/.exec(attachment.ref);
+    if (!mxc) throw new PrxError("CHANNEL_PLATFORM", "not an mxc:// URI");
+    const url = `${this.base.replace(/\/$/, "")}/_matrix/client/v1/media/download/${encodeURIComponent(mxc[1]!)}/${mxc[2]}`;
+    const both = AbortSignal.any([signal, this.stopper.signal]);
+    const headers = { authorization: `Bearer ${this.token}` };
+    const got = await platformDownload("matrix", "media download", url, { timeoutMs: ATTACHMENT_FETCH_TIMEOUT_MS, maxBytes, signal: both, headers });
+    if (!got.ok) throw new PrxError("CHANNEL_PLATFORM", `media download: HTTP ${got.status}`);
+    return got.bytes;
+  }
+
   private messages(batch: Sync): InboundMessage[] {
     const out: InboundMessage[] = [];
     for (const [roomId, room] of Object.entries(batch.rooms?.join ?? {})) {
@@ -105,7 +121,21 @@ export class MatrixChannel implements Channel {
         const event = RoomEventSchema.safeParse(raw);
         if (!event.success || event.data.type !== "m.room.message" || !event.data.event_id) continue;
         const content = MessageContentSchema.safeParse(event.data.content);
-        if (!content.success || !["m.text", "m.notice"].includes(content.data.msgtype)) continue;
+        if (!content.success || !MESSAGE_TYPES.has(content.data.msgtype)) continue;
+        const media = content.data.msgtype === "m.image" || content.data.msgtype === "m.audio";
+        if (media && !content.data.url?.startsWith("mxc://")) continue;
+        const attachments: InboundAttachment[] = media
+          ? [
+              {
+                kind: content.data.msgtype === "m.image" ? "image" : "audio",
+                ref: content.data.url!,
+                ...(content.data.info?.size === undefined ? {} : { bytes: content.data.info.size }),
+                ...(content.data.info?.duration === undefined ? {} : { seconds: content.data.info.duration / 1000 }),
+              },
+            ]
+          : [];
+        // a media event's body is its file name, unless a separate filename makes it a caption
+        const caption = media ? (content.data.filename !== undefined && content.data.filename !== content.data.body ? content.data.body : "") : content.data.body;
         const relates = content.data["m.relates_to"];
         const thread = relates?.rel_type === "m.thread" ? (relates.event_id ?? null) : null;
         const mentions = content.data["m.mentions"]?.user_ids ?? [];
@@ -119,10 +149,11 @@ export class MatrixChannel implements Channel {
           senderDisplay: event.data.sender,
           // m.notice is what bots send (https://spec.matrix.org/v1.11/client-server-api/#mnotice); our own messages too
           senderIsBot: event.data.sender === this.me || content.data.msgtype === "m.notice",
-          text: content.data.body,
+          text: caption,
           replyTo: relates?.["m.in_reply_to"]?.event_id ?? null,
-          mentioned: (this.me !== null && (mentions.includes(this.me) || content.data.body.includes(this.me))),
+          mentioned: (this.me !== null && (mentions.includes(this.me) || caption.includes(this.me))),
           timestamp: event.data.origin_server_ts ?? Date.now(),
+          ...(attachments.length > 0 ? { attachments } : {}),
         });
       }
     }

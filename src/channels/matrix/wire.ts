@@ -27,6 +27,11 @@ export const MessageContentSchema = z.looseObject({
     .looseObject({ rel_type: z.string().optional(), event_id: z.string().optional(), "m.in_reply_to": z.looseObject({ event_id: z.string() }).optional() })
     .optional(),
   "m.mentions": z.looseObject({ user_ids: z.array(z.string()).optional() }).optional(),
+  /** m.image / m.audio (https://spec.matrix.org/v1.11/client-server-api/#mimage): the mxc:// URI of the file. */
+  url: z.string().optional(),
+  /** When present and unlike `body`, `body` is a caption (Matrix 1.10). */
+  filename: z.string().optional(),
+  info: z.looseObject({ mimetype: z.string().optional(), size: z.number().int().optional(), duration: z.number().optional() }).optional(),
 });
 
 export const SyncSchema = z.looseObject({

@@ -2,9 +2,10 @@ import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError, isPrxError } from "../../core/errors.ts";
 import { parseJsonBounded } from "../../core/json/index.ts";
 import { withRetries } from "../send-retries.ts";
-import { CHANNEL_MAX_HTTP_BODY_BYTES, platformLimits, SLACK_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, CHANNEL_MAX_HTTP_BODY_BYTES, platformLimits, SLACK_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
+import { platformDownload } from "../platform-download.ts";
 import { verifySlackSignature } from "../signature.ts";
-import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { SLACK_DEFAULT_API, slackCall } from "./api.ts";
 import { runSlackSocket } from "./socket.ts";
 import {
@@ -22,8 +23,21 @@ import {
 /** Message subtypes that carry a person's text; every other subtype (edits, joins, bot_message) is skipped. */
 const TEXT_SUBTYPES = new Set([undefined, "thread_broadcast", "file_share"]);
 
+/** Shared images and audio files, fetched with the bot token when the turn runs. */
+function attachmentsOf(event: SlackMessageEvent): InboundAttachment[] {
+  const out: InboundAttachment[] = [];
+  for (const file of (event.files ?? []).slice(0, CHANNEL_MAX_ATTACHMENTS)) {
+    const kind = file.mimetype?.startsWith("image/") ? "image" : file.mimetype?.startsWith("audio/") ? "audio" : null;
+    const ref = file.url_private_download ?? file.url_private;
+    if (kind && ref) out.push({ kind, ref, ...(file.size === undefined ? {} : { bytes: file.size }) });
+  }
+  return out;
+}
+
 /** A Slack message event -> the inbound shape (undefined for subtypes without a person's text). */
 export function normalizeSlack(channel: string, event: SlackMessageEvent, botUserId: string | null): InboundMessage | undefined {
+  const attachments = attachmentsOf(event);
+  if (attachments.length > 0 && event.text === undefined) event = { ...event, text: "" };
   if (!TEXT_SUBTYPES.has(event.subtype) || event.text === undefined) return undefined;
   const dm = event.channel_type === "im";
   const sender = event.user ?? event.bot_id ?? "unknown";
@@ -41,6 +55,7 @@ export function normalizeSlack(channel: string, event: SlackMessageEvent, botUse
     replyTo: null,
     mentioned: event.type === "app_mention" || (botUserId !== null && event.text.includes(`<@${botUserId}>`)),
     timestamp: Math.round(Number(event.ts) * 1000),
+    ...(attachments.length > 0 ? { attachments } : {}),
   };
 }
 
@@ -72,6 +87,19 @@ export class SlackChannel implements Channel {
       throw missing(setup.name, "app-level token (xapp-) for Socket Mode", "app_token_env", "SLACK_APP_TOKEN");
     this.token = token;
     this.base = setup.config.api_base_url ?? SLACK_DEFAULT_API;
+  }
+
+  /** A shared file's bytes with the bot token, only from Slack's file host (or the configured API host). */
+  async fetchAttachment(attachment: InboundAttachment, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+    const url = new URL(attachment.ref);
+    if (url.host !== "files.slack.com" && url.host !== new URL(this.base).host) {
+      throw new PrxError("CHANNEL_PLATFORM", `a file URL on ${url.host} is not Slack's`);
+    }
+    const both = AbortSignal.any([signal, this.stopper.signal]);
+    const headers = { authorization: `Bearer ${this.token}` };
+    const got = await platformDownload("slack", "file download", url.href, { timeoutMs: ATTACHMENT_FETCH_TIMEOUT_MS, maxBytes, signal: both, headers });
+    if (!got.ok) throw new PrxError("CHANNEL_PLATFORM", `file download: HTTP ${got.status}`);
+    return got.bytes;
   }
 
   async start(onMessage: OnMessage): Promise<void> {

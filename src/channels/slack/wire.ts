@@ -22,6 +22,18 @@ export const SlackMessageEventSchema = z.looseObject({
   text: z.string().optional(),
   ts: z.string(),
   thread_ts: z.string().optional(),
+  /** https://api.slack.com/types/file: shared files; their bytes at url_private(_download), with the bot token. */
+  files: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        mimetype: z.string().optional(),
+        size: z.number().int().optional(),
+        url_private: z.string().optional(),
+        url_private_download: z.string().optional(),
+      }),
+    )
+    .optional(),
 });
 export type SlackMessageEvent = z.infer<typeof SlackMessageEventSchema>;
 

@@ -4,6 +4,7 @@ import { parseJsonBounded } from "../../core/json/index.ts";
 import { retryAfterMs } from "../send-retries.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { platformRequest } from "../platform-request.ts";
+import { platformDownload } from "../platform-download.ts";
 import { TelegramEnvelopeSchema } from "./wire.ts";
 
 export const TELEGRAM_DEFAULT_API = "https://api.telegram.org";
@@ -47,5 +48,13 @@ export class TelegramApi {
       throw new PlatformError("telegram", `${method}: unexpected result shape: ${result.error.issues[0]?.message}`, response.status, false);
     }
     return result.data;
+  }
+
+  /** A file's bytes from `<base>/file/bot<token>/<file_path>` (the path getFile answered), within `maxBytes`. */
+  async download(filePath: string, maxBytes: number, timeoutMs: number, signal?: AbortSignal): Promise<Uint8Array> {
+    const url = `${this.base.replace(/\/$/, "")}/file/bot${this.token}/${filePath.split("/").map(encodeURIComponent).join("/")}`;
+    const response = await platformDownload("telegram", "file download", url, { timeoutMs, maxBytes, ...(signal ? { signal } : {}) });
+    if (!response.ok) throw new PlatformError("telegram", `file download: HTTP ${response.status}`, response.status, retryableStatus(response.status));
+    return response.bytes;
   }
 }

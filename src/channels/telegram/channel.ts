@@ -3,15 +3,17 @@ import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError, isPrxError } from "../../core/errors.ts";
 import { parseJsonBounded } from "../../core/json/index.ts";
 import { Backoff, sleep } from "../../core/supervise/index.ts";
-import { PLATFORM_BACKOFF, platformLimits, TELEGRAM_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, PLATFORM_BACKOFF, platformLimits, TELEGRAM_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
+import { IMAGE_MAX_BYTES } from "../../media/limits.ts";
 import { withRetries } from "../send-retries.ts";
 import { PlatformError } from "../platform-error.ts";
-import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { TELEGRAM_DEFAULT_API, TelegramApi } from "./api.ts";
 import { toMarkdownV2 } from "./markdown.ts";
 import {
   TELEGRAM_SECRET_HEADER,
   TelegramAnyResultSchema,
+  TelegramFileSchema,
   TelegramSentSchema,
   TelegramUpdateSchema,
   TelegramUpdatesSchema,
@@ -25,17 +27,41 @@ function messageIdOf(message: TelegramMessage): string {
   return `${message.chat.id}:${message.message_id}`;
 }
 
-/** A Telegram message -> the inbound shape; undefined for messages without text (stickers, photos without caption). */
+/**
+ * A message's photo (its largest size Telegram says fits IMAGE_MAX_BYTES), image or audio document, voice note or
+ * audio file, as attachments fetched with getFile when the turn runs.
+ */
+function attachmentsOf(message: TelegramMessage): InboundAttachment[] {
+  const out: InboundAttachment[] = [];
+  const sized = (bytes: number | undefined) => (bytes === undefined ? {} : { bytes });
+  if (message.photo?.length) {
+    const fitting = message.photo.filter((size) => size.file_size === undefined || size.file_size <= IMAGE_MAX_BYTES);
+    const best = fitting.at(-1) ?? message.photo.at(-1)!;
+    out.push({ kind: "image", ref: best.file_id, ...sized(best.file_size) });
+  }
+  const document = message.document;
+  if (document?.mime_type?.startsWith("image/")) out.push({ kind: "image", ref: document.file_id, ...sized(document.file_size) });
+  else if (document?.mime_type?.startsWith("audio/")) out.push({ kind: "audio", ref: document.file_id, ...sized(document.file_size) });
+  for (const clip of [message.voice, message.audio]) {
+    if (!clip) continue;
+    out.push({ kind: "audio", ref: clip.file_id, ...sized(clip.file_size), ...(clip.duration === undefined ? {} : { seconds: clip.duration }) });
+  }
+  return out;
+}
+
+/** A Telegram message -> the inbound shape; undefined for messages with neither text nor media prx reads (stickers). */
 export function normalizeTelegram(channel: string, message: TelegramMessage, me: TelegramUser | null): InboundMessage | undefined {
-  const text = message.text ?? message.caption;
+  const attachments = message.text === undefined ? attachmentsOf(message) : [];
+  const text = message.text ?? message.caption ?? (attachments.length > 0 ? "" : undefined);
   if (text === undefined || !message.from) return undefined;
+  const entities = message.entities ?? message.caption_entities ?? [];
   const kind = message.chat.type === "private" ? "dm" : message.is_topic_message ? "thread" : "group";
   const mentionedByName =
     me?.username !== undefined &&
-    (message.entities ?? []).some(
+    entities.some(
       (e) => e.type === "mention" && text.slice(e.offset, e.offset + e.length).toLowerCase() === `@${me.username!.toLowerCase()}`,
     );
-  const mentionedById = (message.entities ?? []).some((e) => e.type === "text_mention" && e.user?.id === me?.id);
+  const mentionedById = entities.some((e) => e.type === "text_mention" && e.user?.id === me?.id);
   const repliedToMe = message.reply_to_message?.from?.id !== undefined && message.reply_to_message.from.id === me?.id;
   const display = [message.from.first_name, message.from.last_name].filter(Boolean).join(" ") || message.from.username || String(message.from.id);
   return {
@@ -51,6 +77,7 @@ export function normalizeTelegram(channel: string, message: TelegramMessage, me:
     replyTo: message.reply_to_message ? `${message.chat.id}:${message.reply_to_message.message_id}` : null,
     mentioned: mentionedByName || mentionedById || repliedToMe,
     timestamp: message.date * 1000,
+    ...(attachments.length > 0 ? { attachments } : {}),
   };
 }
 
@@ -181,6 +208,17 @@ export class TelegramChannel implements Channel {
       this.setup.logger.info("Telegram refused the MarkdownV2 text; sending it as plain text");
       return String((await attempt({ ...base, text: reply.text })).message_id);
     }
+  }
+
+  /** getFile for the file's path, then its bytes from the file endpoint (https://core.telegram.org/bots/api#getfile). */
+  async fetchAttachment(attachment: InboundAttachment, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+    const both = AbortSignal.any([signal, this.stopper.signal]);
+    const file = await this.api.call("getFile", { file_id: attachment.ref }, TelegramFileSchema, this.limits.requestTimeoutMs, both);
+    if (!file.file_path) throw new PrxError("CHANNEL_PLATFORM", "getFile answered no file_path (Telegram lets bots download files up to 20 MB)");
+    if (file.file_size !== undefined && file.file_size > maxBytes) {
+      throw new PrxError("PAYLOAD_TOO_LARGE", `the file is ${file.file_size} bytes, over the limit of ${maxBytes}`);
+    }
+    return this.api.download(file.file_path, maxBytes, ATTACHMENT_FETCH_TIMEOUT_MS, both);
   }
 
   async typing(chatId: string, threadId: string | null): Promise<void> {

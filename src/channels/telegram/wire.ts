@@ -25,6 +25,33 @@ export const TelegramEntitySchema = z.looseObject({
   user: TelegramUserSchema.optional(),
 });
 
+/** https://core.telegram.org/bots/api#photosize: one size of a photo (a message's `photo` lists them, smallest first). */
+export const TelegramPhotoSizeSchema = z.looseObject({
+  file_id: z.string(),
+  file_unique_id: z.string().optional(),
+  width: z.number().int(),
+  height: z.number().int(),
+  file_size: z.number().int().optional(),
+});
+
+/** Voice (#voice), Audio (#audio) and Document (#document): a file id, with what Telegram knows of the file. */
+export const TelegramFileRefSchema = z.looseObject({
+  file_id: z.string(),
+  file_unique_id: z.string().optional(),
+  duration: z.number().optional(),
+  mime_type: z.string().optional(),
+  file_name: z.string().optional(),
+  file_size: z.number().int().optional(),
+});
+
+/** https://core.telegram.org/bots/api#file: getFile's answer; the bytes are at <api>/file/bot<token>/<file_path>. */
+export const TelegramFileSchema = z.looseObject({
+  file_id: z.string(),
+  file_unique_id: z.string().optional(),
+  file_size: z.number().int().optional(),
+  file_path: z.string().optional(),
+});
+
 export const TelegramMessageSchema = z.looseObject({
   message_id: z.number().int(),
   message_thread_id: z.number().int().optional(),
@@ -35,6 +62,11 @@ export const TelegramMessageSchema = z.looseObject({
   text: z.string().optional(),
   caption: z.string().optional(),
   entities: z.array(TelegramEntitySchema).optional(),
+  caption_entities: z.array(TelegramEntitySchema).optional(),
+  photo: z.array(TelegramPhotoSizeSchema).optional(),
+  voice: TelegramFileRefSchema.optional(),
+  audio: TelegramFileRefSchema.optional(),
+  document: TelegramFileRefSchema.optional(),
   reply_to_message: z
     .looseObject({ message_id: z.number().int(), from: TelegramUserSchema.optional() })
     .optional(),

@@ -1,5 +1,6 @@
 import { api, describe, json } from "./api.ts";
 import { loadConversation, sendMessage, type Turn } from "./conversation.ts";
+import { attachmentTray } from "./attachments.ts";
 import { ago, h } from "./dom.ts";
 
 interface Session {
@@ -31,6 +32,7 @@ export function chatView(): { el: HTMLElement; dispose(): void; focusSearch(): v
   const send = h("button", { type: "submit", class: "primary", "data-testid": "send" }, "Send");
   const stop = h("button", { type: "button", class: "danger", hidden: true, "data-testid": "stop", title: "Stop (Esc)" }, "Stop");
   const status = h("div", { class: "muted small", role: "status" });
+  const attachments = attachmentTray((message) => (status.textContent = message));
 
   const refreshSessions = async () => {
     const q = search.value.trim();
@@ -102,13 +104,14 @@ export function chatView(): { el: HTMLElement; dispose(): void; focusSearch(): v
   const submit = async (event?: Event) => {
     event?.preventDefault();
     const text = input.value.trim();
-    if (!text || turn) return;
+    if ((!text && attachments.count === 0) || turn) return;
     input.value = "";
+    const images = attachments.take();
     send.hidden = true;
     stop.hidden = false;
     status.textContent = "thinking…";
     messages.querySelector(":scope > p.muted")?.remove();
-    turn = sendMessage(messages, current, text, model.value || undefined);
+    turn = sendMessage(messages, current, text, model.value || undefined, images);
     await turn.finished;
     turn = null;
     send.hidden = false;
@@ -146,8 +149,9 @@ export function chatView(): { el: HTMLElement; dispose(): void; focusSearch(): v
   void refreshSessions();
   newSession();
 
-  const form = h("form", { class: "composer" }, input, h("div", { class: "composer-actions" }, model, send, stop));
+  const form = h("form", { class: "composer" }, attachments.tray, input, h("div", { class: "composer-actions" }, attachments.button, attachments.picker, model, send, stop));
   form.addEventListener("submit", (e) => void submit(e));
+  attachments.listen(form, input);
   const el = h(
     "section",
     { class: "chat", "data-testid": "chat-view" },

@@ -8,6 +8,7 @@ interface StoredMessage {
   tool_calls?: Array<{ id: string; name: string; arguments: string }>;
   tool_call_id?: string;
   name?: string;
+  media?: Array<{ kind: "image" | "audio"; mime?: string; width?: number; height?: number; url?: string }>;
 }
 
 /** A tool call as a collapsible card: its arguments, then its result once it arrives. */
@@ -34,10 +35,18 @@ function toolResult(card: Element, result: { success: boolean; output: string })
   card.append(h("div", { class: "tool-label" }, result.success ? "result" : "error"), h("pre", { class: "tool-result" }, result.output));
 }
 
-function bubble(role: string, markdown = ""): HTMLElement {
+function bubble(role: string, markdown = "", images: string[] = []): HTMLElement {
   const body = h("div", { class: "md" });
   body.innerHTML = renderMarkdown(markdown);
-  return h("div", { class: `msg ${role}`, "data-role": role }, body);
+  const shown = images.map((src) => h("img", { class: "msg-image", src, alt: "image", "data-testid": "user-image" }));
+  return h("div", { class: `msg ${role}`, "data-role": role }, ...shown, body);
+}
+
+/** A stored image (kept by hash, not sent back to the page): named by its type and size. */
+function mediaChip(ref: NonNullable<StoredMessage["media"]>[number]): HTMLElement {
+  const type = ref.mime?.split("/")[1] ?? ref.kind;
+  const size = ref.width && ref.height ? ` ${ref.width}×${ref.height}` : "";
+  return h("span", { class: "media-chip muted small", "data-testid": "media-chip" }, ref.kind === "image" ? `image: ${ref.url ?? `${type}${size}`}` : `voice note (${type})`);
 }
 
 function errorBox(error: { message: string; hint?: string; code: string }): HTMLElement {
@@ -56,7 +65,11 @@ export async function loadConversation(list: HTMLElement, sessionId: string): Pr
       continue;
     }
     if (message.role === "system") continue;
-    if (message.content) list.append(bubble(message.role, message.content));
+    if (message.content || message.media?.length) {
+      const shown = bubble(message.role, message.content);
+      if (message.media?.length) shown.prepend(...message.media.map(mediaChip));
+      list.append(shown);
+    }
     for (const call of message.tool_calls ?? []) {
       const card = toolCard(call);
       cards.set(call.id, card);
@@ -89,10 +102,12 @@ export interface Turn {
  * Sends a message and shows the reply as it streams (the session SSE route): text deltas re-render the Markdown once
  * per frame, tool calls become cards, an error shows with its hint. `stop` cancels the turn on the gateway.
  */
-export function sendMessage(list: HTMLElement, sessionId: string, text: string, model: string | undefined): Turn {
+export function sendMessage(list: HTMLElement, sessionId: string, text: string, model: string | undefined, images: string[] = []): Turn {
   const path = `/api/sessions/${encodeURIComponent(sessionId)}`;
   const controller = new AbortController();
-  list.append(bubble("user", text));
+  list.append(bubble("user", text, images));
+  // with images, the message is content parts as /v1/chat/completions takes them
+  const message = images.length === 0 ? text : [...(text ? [{ type: "text", text }] : []), ...images.map((url) => ({ type: "image_url", image_url: { url } }))];
   const reply = bubble("assistant");
   reply.classList.add("streaming");
   reply.dataset.testid = "streaming-reply";
@@ -109,7 +124,7 @@ export function sendMessage(list: HTMLElement, sessionId: string, text: string, 
   const run = async () => {
     try {
       const response = await request(`${path}/message`, {
-        ...json("POST", { message: text, ...(model ? { model } : {}) }),
+        ...json("POST", { message, ...(model ? { model } : {}) }),
         headers: { accept: "text/event-stream" },
         signal: controller.signal,
       });

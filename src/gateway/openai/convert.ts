@@ -1,6 +1,7 @@
 import { PrxError } from "../../core/errors.ts";
-import type { ChatMessage, ToolSpec } from "../../providers/types.ts";
-import type { ClientTool, OpenAIMessage } from "./schemas.ts";
+import { audioFromBytes, checkImageCount, imageFromUrl } from "../../media/ingest.ts";
+import type { ChatMessage, MediaRef, ToolSpec } from "../../providers/types.ts";
+import { ImageUrlPartSchema, InputAudioPartSchema, type ClientTool, type OpenAIMessage } from "./schemas.ts";
 
 function textOf(message: OpenAIMessage, index: number): string {
   const content = message.content;
@@ -9,9 +10,10 @@ function textOf(message: OpenAIMessage, index: number): string {
   return content
     .map((part, j) => {
       if (part.type !== "text" || typeof part.text !== "string") {
+        const what = message.role === "user" ? "text, image_url and input_audio" : "text";
         throw new PrxError(
           "BAD_REQUEST",
-          `messages[${index}].content[${j}]: only text parts are supported, got type "${part.type}"`,
+          `messages[${index}].content[${j}]: a ${message.role} message takes ${what} parts, got type "${part.type}"`,
         );
       }
       return part.text;
@@ -19,11 +21,39 @@ function textOf(message: OpenAIMessage, index: number): string {
     .join("");
 }
 
+/** A user message's content parts: its text, and its images and audio (decoded and checked here). */
+export function userContentOf(message: OpenAIMessage, index: number): { text: string; media?: MediaRef[] } {
+  const content = message.content;
+  if (!Array.isArray(content) || content.every((part) => part.type === "text")) return { text: textOf(message, index) };
+  const texts: string[] = [];
+  const media: MediaRef[] = [];
+  content.forEach((part, j) => {
+    const where = `messages[${index}].content[${j}]`;
+    if (part.type === "text" && typeof part.text === "string") texts.push(part.text);
+    else if (part.type === "image_url") {
+      const image = ImageUrlPartSchema.safeParse(part);
+      if (!image.success) throw new PrxError("BAD_REQUEST", `${where}: an image_url part is {"image_url": {"url": ..., "detail"?: "auto" | "low" | "high"}}`);
+      const { url, detail } = image.data.image_url;
+      media.push(imageFromUrl(url, { where, ...(detail ? { detail } : {}) }));
+    } else if (part.type === "input_audio") {
+      const audio = InputAudioPartSchema.safeParse(part);
+      if (!audio.success) throw new PrxError("BAD_REQUEST", `${where}: an input_audio part is {"input_audio": {"data": <base64>, "format": ...}}`);
+      media.push(audioFromBytes(Buffer.from(audio.data.input_audio.data, "base64"), { where }));
+    } else {
+      throw new PrxError("BAD_REQUEST", `${where}: a user message takes text, image_url and input_audio parts, got type "${part.type}"`);
+    }
+  });
+  checkImageCount(media.filter((ref) => ref.kind === "image").length, `messages[${index}]`);
+  return { text: texts.join(""), media };
+}
+
 /** The client's conversation, in prx's terms. */
 export interface TurnMessages {
   history: ChatMessage[];
   /** The new user message; "" when the conversation ends with tool results (`continuation`). */
   text: string;
+  /** Images and audio of the new user message. */
+  media?: MediaRef[];
   /** The last messages are results of tool calls the client ran: the turn continues from them. */
   continuation: boolean;
 }
@@ -56,6 +86,18 @@ function toChatMessage(message: OpenAIMessage, index: number): ChatMessage {
     default:
       return { role: "user", content };
   }
+}
+
+/** A message of the history: a user message keeps its images; its audio, heard in its own turn, is a note now. */
+function toHistoryMessage(message: OpenAIMessage, index: number): ChatMessage {
+  if (message.role !== "user" || !Array.isArray(message.content) || message.content.every((part) => part.type === "text")) {
+    return toChatMessage(message, index);
+  }
+  const { text, media } = userContentOf(message, index);
+  const images = media?.filter((ref) => ref.kind === "image") ?? [];
+  const heard = media?.some((ref) => ref.kind === "audio") ? "[voice note of an earlier turn]" : "";
+  const content = [text, heard].filter((part) => part !== "").join("\n");
+  return images.length > 0 ? { role: "user", content, media: images } : { role: "user", content };
 }
 
 /**
@@ -112,13 +154,13 @@ export function toTurnMessages(messages: OpenAIMessage[]): TurnMessages {
   }
   checkToolPairing(messages);
   if (last.role === "tool") {
-    return { history: messages.map(toChatMessage), text: "", continuation: true };
+    return { history: messages.map(toHistoryMessage), text: "", continuation: true };
   }
-  const history = messages.slice(0, -1).map(toChatMessage);
-  const text = textOf(last, messages.length - 1);
-  if (text.trim() === "")
+  const history = messages.slice(0, -1).map(toHistoryMessage);
+  const { text, media } = userContentOf(last, messages.length - 1);
+  if (text.trim() === "" && !media?.length)
     throw new PrxError("BAD_REQUEST", `messages[${messages.length - 1}]: the user message is empty`);
-  return { history, text, continuation: false };
+  return media?.length ? { history, text, media, continuation: false } : { history, text, continuation: false };
 }
 
 /**

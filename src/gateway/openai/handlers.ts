@@ -36,13 +36,14 @@ export function answerOf(result: TurnResult): Pick<ChatCompletion["choices"][num
  */
 export async function chatCompletions(gw: GatewayContext, body: ChatCompletionRequest, signal: AbortSignal): Promise<Response> {
   const requested = requestedModel(gw.models, body.model);
-  const { history, text, continuation } = toTurnMessages(body.messages);
+  const { history, text, media, continuation } = toTurnMessages(body.messages);
   const clientTools = body.tools?.length ? toClientTools(body.tools, gw.host.tools.specs()) : undefined;
   const input: Omit<TurnInput, "signal" | "observer"> = {
     sessionId: newId("openai"),
     text,
     channel: "openai",
     historyOverride: history,
+    ...(media ? { media } : {}),
     ...(continuation ? { continueFromHistory: true } : {}),
     ...(clientTools ? { clientTools } : {}),
     ...(body.tool_choice === "none" ? { toolChoice: "none" as const } : {}),

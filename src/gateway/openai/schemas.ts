@@ -30,6 +30,18 @@ export const OpenAIMessageSchema = z.looseObject({
 });
 export type OpenAIMessage = z.infer<typeof OpenAIMessageSchema>;
 
+/** `{"type": "image_url", "image_url": {"url": <data: or https: URL>, "detail"?: "auto" | "low" | "high"}}` */
+export const ImageUrlPartSchema = z.looseObject({
+  type: z.literal("image_url"),
+  image_url: z.looseObject({ url: z.string().min(1), detail: z.enum(["auto", "low", "high"]).optional() }),
+});
+
+/** `{"type": "input_audio", "input_audio": {"data": <base64>, "format": "wav" | "mp3" | ...}}` */
+export const InputAudioPartSchema = z.looseObject({
+  type: z.literal("input_audio"),
+  input_audio: z.looseObject({ data: z.string().min(1), format: z.string().min(1) }),
+});
+
 /** A tool the client runs itself: `{type: "function", function: {name, description?, parameters?, strict?}}`. */
 export const ClientToolSchema = z.looseObject({
   type: z.literal("function", { error: 'only tools of type "function" are supported' }),

@@ -8,6 +8,7 @@ import { jsonResponse } from "../errors.ts";
 import { SESSION_MESSAGES_MAX, SESSIONS_LIST_MAX } from "../limits.ts";
 import { SessionDeletedSchema, SessionDetailSchema } from "../memory-schemas.ts";
 import { doc } from "../openapi/doc.ts";
+import { userContentOf } from "../openai/convert.ts";
 import { requestedModel } from "../openai/models.ts";
 import { streamTurn, toTurnReply } from "../reply.ts";
 import { routeSchema } from "../route-schema.ts";
@@ -103,6 +104,7 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
         ...(m.toolCalls ? { tool_calls: m.toolCalls } : {}),
         ...(m.toolCallId ? { tool_call_id: m.toolCallId } : {}),
         ...(m.name ? { name: m.name } : {}),
+        ...(m.media ? { media: m.media } : {}),
         created_at: m.createdAt,
       }));
       return jsonResponse({ session_id: id, messages });
@@ -122,7 +124,9 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
     async ({ request, params, body }) => {
       const id = sessionIdFrom(params.id);
       const model = body.model === undefined ? {} : requestedModel(gw.models, body.model).turn;
-      const input = { sessionId: id, text: body.message, channel: "gateway", ...model };
+      const said = typeof body.message === "string" ? { text: body.message } : userContentOf({ role: "user", content: body.message }, 0);
+      if (said.text.trim() === "" && !said.media?.length) throw new PrxError("BAD_REQUEST", "the message is empty", { status: 400 });
+      const input = { sessionId: id, text: said.text, channel: "gateway", ...(said.media?.length ? { media: said.media } : {}), ...model };
       if (wantsEventStream(request)) return streamTurn(gw, input);
       const result = await runGatewayTurn(gw, { ...input, signal: request.signal }, { cancellable: true });
       return jsonResponse(toTurnReply(result));

@@ -194,6 +194,25 @@ ANALYZE memories;`,
   },
   { version: 7, name: "session message counts", sql: SESSION_COUNTS_SQL },
   { version: 8, name: "session search index", sql: SESSION_SEARCH_SQL },
+  {
+    version: 9,
+    name: "media store",
+    sql: `
+ALTER TABLE session_messages ADD COLUMN media TEXT;
+CREATE TABLE media_blobs (
+  sha256 TEXT PRIMARY KEY,
+  mime TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  data BYTEA NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE TABLE session_media (
+  session_id TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  PRIMARY KEY (session_id, sha256)
+);
+CREATE INDEX session_media_blob ON session_media (sha256);`,
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

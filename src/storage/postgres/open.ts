@@ -7,6 +7,7 @@ import { PgCronStateStore } from "./cron-state.ts";
 import { PgGatewayPairingStore } from "./gateway-pairing.ts";
 import { HistoryPrefetch } from "./history-prefetch.ts";
 import { PgIdempotencyStore } from "./idempotency.ts";
+import { PgMediaStore } from "./media.ts";
 import { migratePg, pgStatus } from "./migrations.ts";
 import { PgPairingStore } from "./pairings.ts";
 import { PgPluginKvStore } from "./plugin-kv.ts";
@@ -62,6 +63,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     cron: new PgCronStateStore(sql),
     channels: new PgChannelStateStore(sql),
     pairings: new PgPairingStore(sql, now),
+    media: new PgMediaStore(sql),
     status: () => pgStatus(sql),
     close: async () => {
       await leases.close();

@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
 import type { ChatMessage } from "../../contracts/chat.ts";
-import { historyFrom, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
+import { historyFrom, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
 import type { SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { pg, pgFailure } from "./connect.ts";
 import { RECENT_MESSAGES, type HistoryPrefetch } from "./history-prefetch.ts";
@@ -105,13 +105,21 @@ export class PgSessionStore implements SessionStore {
     );
   }
 
-  delete(id: string): Promise<{ messages: number } | null> {
+  delete(id: string): Promise<{ messages: number; media: number } | null> {
     this.prefetch?.drop(id);
     return pg("session delete", () =>
       this.sql.begin(async (tx) => {
+        const unlinked = (await tx.unsafe("DELETE FROM session_media WHERE session_id = $1 RETURNING sha256", [id])) as Array<{ sha256: string }>;
+        if (unlinked.length > 0) {
+          await tx.unsafe(
+            `DELETE FROM media_blobs b WHERE b.sha256 = ANY($1::text[])
+               AND NOT EXISTS (SELECT 1 FROM session_media m WHERE m.sha256 = b.sha256)`,
+            [`{${unlinked.map((r) => r.sha256).join(",")}}`],
+          );
+        }
         const messages = (await tx.unsafe("DELETE FROM session_messages WHERE session_id = $1", [id])).count;
         const sessions = (await tx.unsafe("DELETE FROM sessions WHERE id = $1", [id])).count;
-        return sessions > 0 ? { messages } : null;
+        return sessions > 0 ? { messages, media: unlinked.length } : null;
       }),
     );
   }
@@ -130,8 +138,8 @@ export class PgSessionStore implements SessionStore {
     if (channel !== undefined) params.push(channel);
     const values = messages.map((m, i) => {
       const b = params.length;
-      params.push(i + 1, m.role, m.content, m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null, m.tool_call_id ?? null, m.name ?? null);
-      return `($${b + 1}::int, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6})`;
+      params.push(i + 1, m.role, m.content, m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null, m.tool_call_id ?? null, m.name ?? null, mediaColumn(m));
+      return `($${b + 1}::int, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7})`;
     });
     const touch =
       channel === undefined
@@ -139,11 +147,18 @@ export class PgSessionStore implements SessionStore {
         : `INSERT INTO sessions (id, title, channel, created_at, updated_at) VALUES ($1, $3, $4, $2, $2)
            ON CONFLICT (id) DO UPDATE SET updated_at = $2,
              title = CASE WHEN sessions.title = '' AND $3 <> '' THEN $3 ELSE sessions.title END`;
+    const hashes = mediaHashes(messages);
+    let linked = "";
+    if (hashes.length > 0) {
+      params.push(`{${hashes.join(",")}}`);
+      linked = `, linked AS (INSERT INTO session_media (session_id, sha256) SELECT $1, unnest($${params.length}::text[])
+        ON CONFLICT DO NOTHING)`;
+    }
     const text = `WITH touched AS (${touch} RETURNING id),
-      base AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM session_messages WHERE session_id = $1)
-      INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at)
-      SELECT $1, base.seq + v.n, v.role, v.content, v.tool_calls, v.tool_call_id, v.name, $2
-      FROM base, (VALUES ${values.join(", ")}) AS v(n, role, content, tool_calls, tool_call_id, name)
+      base AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM session_messages WHERE session_id = $1)${linked}
+      INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, media, created_at)
+      SELECT $1, base.seq + v.n, v.role, v.content, v.tool_calls, v.tool_call_id, v.name, v.media, $2
+      FROM base, (VALUES ${values.join(", ")}) AS v(n, role, content, tool_calls, tool_call_id, name, media)
       ORDER BY v.n`;
     for (let attempt = 1; ; attempt++) {
       try {

@@ -143,6 +143,25 @@ CREATE TRIGGER IF NOT EXISTS sessions_search_removed AFTER DELETE ON sessions BE
   DELETE FROM sessions_search WHERE rowid = old.search_rowid;
 END;`;
 
+/**
+ * Images and audio by content hash (`media_blobs`), and which sessions' messages refer to each (`session_media`), so
+ * deleting a session removes the bytes no other session refers to.
+ */
+const MEDIA = `
+CREATE TABLE IF NOT EXISTS media_blobs (
+  sha256 TEXT PRIMARY KEY,
+  mime TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  created_at TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS session_media (
+  session_id TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  PRIMARY KEY (session_id, sha256)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS session_media_blob ON session_media (sha256);`;
+
 interface SqliteMigration {
   version: number;
   name: string;
@@ -199,6 +218,14 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     apply: (db) => {
       if (!hasColumn(db, "sessions", "search_rowid")) db.exec("ALTER TABLE sessions ADD COLUMN search_rowid INTEGER");
       db.exec(SESSION_SEARCH);
+    },
+  },
+  {
+    version: 7,
+    name: "media store",
+    apply: (db) => {
+      if (!hasColumn(db, "session_messages", "media")) db.exec("ALTER TABLE session_messages ADD COLUMN media TEXT");
+      db.exec(MEDIA);
     },
   },
 ];

@@ -1,6 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { ChatMessage } from "../../contracts/chat.ts";
-import { historyFrom, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
+import { historyFrom, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
 import { SESSION_SEARCH_INDEX_MAX_HITS } from "../limits.ts";
 import type { SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { ftsPhrase, TRIGRAM_CHARS } from "./fts.ts";
@@ -24,8 +24,12 @@ export const SQL = {
   searchHits: "SELECT count(*) AS n FROM (SELECT 1 FROM sessions_search WHERE sessions_search MATCH ? LIMIT ?)",
   retitle: "UPDATE sessions SET title = ?2 WHERE id = ?1",
   insertSession: `INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at) VALUES (?, '', ?, ?, ?)`,
-  insertMessage: `INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at)
-       VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)`,
+  insertMessage: `INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at, media)
+       VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
+  linkMedia: "INSERT OR IGNORE INTO session_media (session_id, sha256) VALUES (?, ?)",
+  sessionMedia: "SELECT sha256 FROM session_media WHERE session_id = ?",
+  unlinkMedia: "DELETE FROM session_media WHERE session_id = ?",
+  dropUnreferenced: `DELETE FROM media_blobs WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM session_media WHERE sha256 = ?1)`,
   touch: `UPDATE sessions SET updated_at = ?2, title = CASE WHEN title = '' AND ?3 != '' THEN ?3 ELSE title END WHERE id = ?1`,
   recent: `SELECT * FROM (SELECT * FROM session_messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC`,
   deleteMessages: "DELETE FROM session_messages WHERE session_id = ?",
@@ -100,10 +104,14 @@ export class SqliteSessionStore implements SessionStore {
     return this.db.query<{ id: string }, []>(SQL.allIds).all().map((row) => row.id);
   }
 
-  delete(id: string): { messages: number } | null {
+  delete(id: string): { messages: number; media: number } | null {
     return this.db.transaction(() => {
+      const hashes = this.db.query<{ sha256: string }, [string]>(SQL.sessionMedia).all(id);
+      this.db.query(SQL.unlinkMedia).run(id);
+      const drop = this.db.query(SQL.dropUnreferenced);
+      for (const { sha256 } of hashes) drop.run(sha256);
       const messages = this.db.query(SQL.deleteMessages).run(id).changes;
-      return this.db.query(SQL.deleteSession).run(id).changes > 0 ? { messages } : null;
+      return this.db.query(SQL.deleteSession).run(id).changes > 0 ? { messages, media: hashes.length } : null;
     })();
   }
 
@@ -123,8 +131,10 @@ export class SqliteSessionStore implements SessionStore {
           m.tool_call_id ?? null,
           m.name ?? null,
           now,
+          m.media ? mediaColumn(m) : null,
         );
       }
+      for (const sha256 of mediaHashes(messages)) this.db.query(SQL.linkMedia).run(id, sha256);
       this.db.query(SQL.touch).run(id, now, titleFrom(messages));
     })();
   }

@@ -1,0 +1,16 @@
+export * from "./limits.ts";
+export { sniffMedia, type Sniffed } from "./sniff.ts";
+export { imageNote, NO_VISION, SHOWN_EARLIER, NOT_STORED } from "./note.ts";
+export { modelSeesImages } from "./vision.ts";
+export {
+  imageFromBytes,
+  imageFromDataUrl,
+  imageFromHttpsUrl,
+  imageFromUrl,
+  audioFromBytes,
+  checkImageCount,
+  storedRef,
+  refBytes,
+  sha256Hex,
+} from "./ingest.ts";
+export { prepareMedia, imageUrlOf, type PrepareOptions } from "./prepare.ts";

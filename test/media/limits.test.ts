@@ -1,0 +1,70 @@
+import { describe, expect, test } from "bun:test";
+import { isPrxError } from "../../src/core/errors.ts";
+import {
+  AUDIO_MAX_BYTES,
+  AUDIO_MAX_SECONDS,
+  audioFromBytes,
+  checkImageCount,
+  IMAGE_MAX_BYTES,
+  imageFromBytes,
+  imageFromDataUrl,
+  imageFromUrl,
+  MESSAGE_MAX_IMAGES,
+} from "../../src/media/index.ts";
+import { mp3, png, wav } from "./samples.ts";
+
+function code(body: () => unknown): string | null {
+  try {
+    body();
+    return null;
+  } catch (error) {
+    return isPrxError(error) ? error.code : "not a PrxError";
+  }
+}
+
+describe("media limits, at the boundary", () => {
+  test("an image of IMAGE_MAX_BYTES passes, one byte more fails", () => {
+    const ref = imageFromBytes(png(10, 10, IMAGE_MAX_BYTES));
+    expect(ref.bytes).toBe(IMAGE_MAX_BYTES);
+    expect(ref.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(code(() => imageFromBytes(png(10, 10, IMAGE_MAX_BYTES + 1)))).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  test("a data URL's image is bounded the same way", () => {
+    const url = (bytes: Uint8Array) => `data:image/png;base64,${Buffer.from(bytes).toString("base64")}`;
+    expect(imageFromDataUrl(url(png(1, 1, IMAGE_MAX_BYTES))).bytes).toBe(IMAGE_MAX_BYTES);
+    expect(code(() => imageFromDataUrl(url(png(1, 1, IMAGE_MAX_BYTES + 1))))).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  test(`${MESSAGE_MAX_IMAGES} images in a message pass, one more fails`, () => {
+    expect(code(() => checkImageCount(MESSAGE_MAX_IMAGES))).toBeNull();
+    expect(code(() => checkImageCount(MESSAGE_MAX_IMAGES + 1))).toBe("LIMIT_EXCEEDED");
+  });
+
+  test("audio of AUDIO_MAX_BYTES passes, one byte more fails", () => {
+    expect(audioFromBytes(mp3(AUDIO_MAX_BYTES)).bytes).toBe(AUDIO_MAX_BYTES);
+    expect(code(() => audioFromBytes(mp3(AUDIO_MAX_BYTES + 1)))).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  test("audio of AUDIO_MAX_SECONDS passes, longer fails (from the WAV header, or as the platform reports)", () => {
+    expect(audioFromBytes(mp3(), { seconds: AUDIO_MAX_SECONDS }).seconds).toBe(AUDIO_MAX_SECONDS);
+    expect(code(() => audioFromBytes(mp3(), { seconds: AUDIO_MAX_SECONDS + 1 }))).toBe("PAYLOAD_TOO_LARGE");
+    expect(audioFromBytes(wav(AUDIO_MAX_SECONDS)).seconds).toBe(AUDIO_MAX_SECONDS);
+    expect(code(() => audioFromBytes(wav(AUDIO_MAX_SECONDS + 1)))).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  test("the declared type is not trusted: bytes that are no image are refused", () => {
+    const svg = Buffer.from("<svg/>").toString("base64");
+    expect(code(() => imageFromDataUrl(`data:image/png;base64,${svg}`))).toBe("UNSUPPORTED_MEDIA_TYPE");
+    expect(code(() => imageFromBytes(mp3()))).toBe("UNSUPPORTED_MEDIA_TYPE");
+    const declaredJpeg = imageFromDataUrl(`data:image/jpeg;base64,${Buffer.from(png(2, 3)).toString("base64")}`);
+    expect(declaredJpeg.mime).toBe("image/png");
+    expect(code(() => imageFromDataUrl("data:image/png;base64,@@@@"))).toBe("BAD_REQUEST");
+  });
+
+  test("image URLs are https or data", () => {
+    expect(imageFromUrl("https://example.com/cat.png", { detail: "low" })).toEqual({ kind: "image", url: "https://example.com/cat.png", detail: "low" });
+    expect(code(() => imageFromUrl("http://example.com/cat.png"))).toBe("BAD_REQUEST");
+    expect(code(() => imageFromUrl("file:///etc/passwd"))).toBe("BAD_REQUEST");
+  });
+});
