@@ -79,6 +79,20 @@ export const REMOTE_MEMORY_STALE_MS = 1_000;
 /** Where no PR_SET_PDEATHSIG is available, a plugin subprocess checks this often that its parent is alive. */
 export const REMOTE_PARENT_CHECK_MS = 500;
 
+/**
+ * `[remote] idle_stop_ms` of a plugin that does not set it: a plugin that may start on demand (PROTOCOL.md, "On
+ * demand") is stopped after this long without a call, and started again by the next one.
+ */
+export const REMOTE_DEFAULT_IDLE_STOP_MS = 300_000;
+/** Largest `[remote] idle_stop_ms`; 0 keeps the plugin running from load to shutdown. */
+export const REMOTE_MAX_IDLE_STOP_MS = 86_400_000;
+/**
+ * Files of a plugin's directory (outside node_modules) hashed into its descriptor cache key, and their bytes; a
+ * plugin with more is not cached (it starts at load to announce itself, as without a cache).
+ */
+export const REMOTE_CODE_HASH_MAX_FILES = 5_000;
+export const REMOTE_CODE_HASH_MAX_BYTES = 256 * 1024 * 1024;
+
 /** Per-plugin persisted settings (setSetting). */
 export const REMOTE_SETTING_MAX_KEY_BYTES = 256;
 export const REMOTE_SETTING_MAX_VALUE_BYTES = 64 * 1024;
