@@ -1,5 +1,10 @@
 import { heapSize } from "bun:jsc";
-import { overCap, REMOTE_MEMORY_CHECK_MS, REMOTE_MEMORY_IDLE_REPORT_MS } from "../limits.ts";
+import {
+  overCap,
+  REMOTE_MEMORY_AFTER_CALL_GAP_MS,
+  REMOTE_MEMORY_CHECK_MS,
+  REMOTE_MEMORY_IDLE_REPORT_MS,
+} from "../limits.ts";
 
 export interface MemoryReports {
   /** A call starts: report every `everyMs` while calls run. */
@@ -25,8 +30,8 @@ export function workerHeapBytes(usage: () => NodeJS.MemoryUsage): number {
  * `everyMs` after a call started on an idle Worker), every `idleMs` while none does, and right after a call that left
  * it over `capMb`. An idle Worker's thread thus wakes
  * rarely: a report reads the process's stat and allocates, which also keeps the thread's GC timer on its fast pace.
- * The check after a call reads only the heap's size (bun:jsc `heapSize()`, ~0.5 us while the heap is settled), so it
- * costs the call path next to nothing. The host enforces the cap; a Worker that stops reporting (busy in synchronous
+ * The check after a call reads only the heap's size (bun:jsc `heapSize()`, 0.5-4 us), at most once per
+ * REMOTE_MEMORY_AFTER_CALL_GAP_MS, so it costs the call path next to nothing. The host enforces the cap; a Worker that stops reporting (busy in synchronous
  * code) is measured by the host instead.
  */
 export function startMemoryReports(
@@ -42,6 +47,7 @@ export function startMemoryReports(
   let timer: ReturnType<typeof setTimeout> | null = null;
   /** Whether the armed timer runs at the pace of calls (everyMs) rather than the idle one. */
   let busyPace = false;
+  let lastCheck = -Infinity;
   const arm = () => {
     if (timer) clearTimeout(timer);
     busyPace = calls > 0;
@@ -60,7 +66,12 @@ export function startMemoryReports(
     },
     afterCall() {
       calls = Math.max(0, calls - 1);
-      if (capMb !== undefined && overCap(heapSize(), capMb)) report();
+      if (capMb === undefined) return;
+      // calls finishing within a gap share one reading (a call that allocates past the cap takes longer than that)
+      const now = performance.now();
+      if (now - lastCheck < REMOTE_MEMORY_AFTER_CALL_GAP_MS) return;
+      lastCheck = now;
+      if (overCap(heapSize(), capMb)) report();
     },
     stop() {
       if (timer) clearTimeout(timer);
