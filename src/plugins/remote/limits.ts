@@ -65,8 +65,9 @@ export const REMOTE_DEFAULT_MAX_MEMORY_MB = 512;
  */
 export const REMOTE_MEMORY_CHECK_MS = 250;
 /**
- * A Worker reads its heap's size after a call at most this often (calls finishing closer together share a reading;
- * a call that allocates past its cap runs far longer than this, so it is still read right after it).
+ * A Worker reads its heap's size, and the host a subprocess's RSS, after a call at most this often (calls finishing
+ * closer together share a reading; a call that allocates past its cap runs far longer than this, so it is still read
+ * right after it).
  */
 export const REMOTE_MEMORY_AFTER_CALL_GAP_MS = 1;
 /** A Worker with no call in flight reports its heap this often (its runtime's own timers are rare then). */
