@@ -97,7 +97,7 @@ export const REMOTE_MAX_IDLE_STOP_MS = 86_400_000;
  * plugin with more is not cached (it starts at load to announce itself, as without a cache).
  */
 export const REMOTE_CODE_HASH_MAX_FILES = 5_000;
-export const REMOTE_CODE_HASH_MAX_BYTES = 256 * 1024 * 1024;
+export const REMOTE_CODE_HASH_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Per-plugin persisted settings (setSetting). */
 export const REMOTE_SETTING_MAX_KEY_BYTES = 256;
