@@ -12,6 +12,7 @@ import {
   type RemoteTransport,
 } from "../../../src/plugins/remote/index.ts";
 import { idleCost } from "../idle-cost.ts";
+import { remoteGatewayRows } from "../remote-gateway.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
 /** Remote plugins: RPC round trip, pipelined throughput, spawn-to-ready and memory per plugin, for both transports. */
@@ -24,6 +25,8 @@ let STARTS = 7;
 let RSS_PLUGINS = 4;
 /** Installed plugins whose idle cost is measured, and the idle window each is measured over. */
 let INSTALLED = [1, 10, 40];
+/** Remote plugins installed in the built gateway whose idle cost is measured. */
+let GATEWAY_PLUGINS = 40;
 let IDLE_WINDOW_MS = 3000;
 /** Counts of the short pass (`bun run bench --quick`). */
 const QUICK = {
@@ -34,6 +37,7 @@ const QUICK = {
   STARTS: 2,
   RSS_PLUGINS: 1,
   INSTALLED: [1, 2],
+  GATEWAY_PLUGINS: 2,
   IDLE_WINDOW_MS: 500,
 };
 
@@ -108,7 +112,7 @@ function rssOfPid(pid: number): number {
 }
 
 const suite: BenchSuite = async (ctx) => {
-  if (ctx.quick) ({ ROUNDS, PER_ROUND, WARMUP, PIPELINED, STARTS, RSS_PLUGINS, INSTALLED, IDLE_WINDOW_MS } = QUICK);
+  if (ctx.quick) ({ ROUNDS, PER_ROUND, WARMUP, PIPELINED, STARTS, RSS_PLUGINS, INSTALLED, IDLE_WINDOW_MS, GATEWAY_PLUGINS } = QUICK);
   const dir = join(ctx.root, "test/plugins/remote/fixtures");
   const storage = openSqliteStorage(join(ctx.tmp, "remote-bench.db"));
   const host = createRemoteHostBindings({
@@ -205,6 +209,7 @@ const suite: BenchSuite = async (ctx) => {
       await Promise.all(handles.map((h) => h.shutdown()));
     }
     rows.push(...(await installedRows(dir, host, join(ctx.tmp, "cache"))));
+    rows.push(...(await remoteGatewayRows(ctx.root, ctx.binary, ctx.tmp, GATEWAY_PLUGINS, IDLE_WINDOW_MS)));
   } finally {
     await storage.close();
   }
