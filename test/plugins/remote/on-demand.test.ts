@@ -12,6 +12,7 @@ import {
 } from "../../../src/plugins/remote/index.ts";
 import { descriptorKey, keepsRunning, pluginCodeHash } from "../../../src/plugins/remote/on-demand/index.ts";
 import { RemoteSectionSchema } from "../../../src/plugins/remote/manifest.ts";
+import { REMOTE_CODE_HASH_MAX_BYTES, REMOTE_CODE_HASH_MAX_FILES } from "../../../src/plugins/remote/limits.ts";
 import { hostFixture, type Transport } from "./helpers.ts";
 
 /**
@@ -241,11 +242,38 @@ describe("the cache key", () => {
     const before = pluginCodeHash(dir);
     writeFileSync(join(dir, "helper.js"), "export const x = 1;");
     expect(pluginCodeHash(dir)).not.toBe(before);
+    // a symlinked file counts by its target's content
+    writeFileSync(join(root, "shared.js"), "export const y = 1;");
+    require("node:fs").symlinkSync(join(root, "shared.js"), join(dir, "shared.js"));
+    const linked = pluginCodeHash(dir);
+    expect(linked).not.toBeNull();
+    writeFileSync(join(root, "shared.js"), "export const y = 2;");
+    expect(pluginCodeHash(dir)).not.toBe(linked);
     require("node:fs").mkdirSync(join(dir, "node_modules", "dep"), { recursive: true });
     const withDir = pluginCodeHash(dir);
     writeFileSync(join(dir, "node_modules", "dep", "package.json"), '{"name":"dep","version":"1.0.0"}');
     expect(pluginCodeHash(dir)).not.toBe(withDir);
   });
+
+  test(`${REMOTE_CODE_HASH_MAX_FILES} files are hashed; one more and the plugin is not cached`, () => {
+    const dir = join(root, "many-files");
+    require("node:fs").mkdirSync(dir, { recursive: true });
+    for (let i = 0; i < REMOTE_CODE_HASH_MAX_FILES; i++) writeFileSync(join(dir, `f${i}.js`), "");
+    expect(pluginCodeHash(dir)).not.toBeNull();
+    writeFileSync(join(dir, "one-more.js"), "");
+    expect(pluginCodeHash(dir)).toBeNull();
+  }, 60_000);
+
+  test(`${REMOTE_CODE_HASH_MAX_BYTES} bytes are hashed; one more and the plugin is not cached`, () => {
+    const dir = join(root, "many-bytes");
+    require("node:fs").mkdirSync(dir, { recursive: true });
+    // sparse: no disk is used for the zeros
+    writeFileSync(join(dir, "big.bin"), "");
+    require("node:fs").truncateSync(join(dir, "big.bin"), REMOTE_CODE_HASH_MAX_BYTES);
+    expect(pluginCodeHash(dir)).not.toBeNull();
+    writeFileSync(join(dir, "one-more.js"), "x");
+    expect(pluginCodeHash(dir)).toBeNull();
+  }, 60_000);
 
   test("a changed plugin is started at load again and its new descriptor replaces the cached one", async () => {
     const { dir, cache } = pluginDir("changed");

@@ -1,10 +1,10 @@
-import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { REMOTE_CODE_HASH_MAX_BYTES, REMOTE_CODE_HASH_MAX_FILES } from "../limits.ts";
 
 /**
  * The content hash of a remote plugin's code: every file of its directory outside `node_modules` and dot-entries
- * (path and bytes, in path order), and for each package in `node_modules` (scoped ones included) its package.json's
+ * (path and bytes, in path order; a symlink to a file by its target's bytes), and for each package in `node_modules` (scoped ones included) its package.json's
  * size and mtime (a reinstall changes them; reading every dependency's bytes would cost more than starting the plugin).
  * Null when the directory holds more than REMOTE_CODE_HASH_MAX_FILES files or REMOTE_CODE_HASH_MAX_BYTES bytes, or
  * cannot be read: such a plugin is not cached.
@@ -17,11 +17,13 @@ export function pluginCodeHash(dir: string): string | null {
     for (const entry of entries) {
       if (entry.name.startsWith(".") || (rel === "" && entry.name === "node_modules")) continue;
       const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      // a symlinked file counts with its target's content; a symlinked folder is not followed (it may loop)
+      const isFile = entry.isFile() || (entry.isSymbolicLink() && statSync(join(dir, path), { throwIfNoEntry: false })?.isFile() === true);
       if (entry.isDirectory()) {
         if (!walk(path)) return false;
-      } else if (entry.isFile()) {
+      } else if (isFile) {
         files.push(path);
-        bytes += lstatSync(join(dir, path)).size;
+        bytes += statSync(join(dir, path)).size;
         if (files.length > REMOTE_CODE_HASH_MAX_FILES || bytes > REMOTE_CODE_HASH_MAX_BYTES) return false;
       }
     }
