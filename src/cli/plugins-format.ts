@@ -40,12 +40,18 @@ export function formatInfo(info: PluginInfo): string {
   return visible(lines.join("\n"), { multiline: true });
 }
 
+/** A plugin that is not running says whether it ever ran in this host (its first call starts it either way). */
+function remoteState(r: NonNullable<PluginInfo["remote"]>): string {
+  if (r.state !== "idle") return r.state;
+  return r.ready_ms === null ? "idle (not started)" : "idle (stopped when unused)";
+}
+
 function formatRemote(r: NonNullable<PluginInfo["remote"]>): string[] {
   const surfaces = Object.entries(r.surfaces)
     .filter(([, names]) => names.length > 0)
     .map(([kind, names]) => `${kind} ${names.join(", ")}`);
   return [
-    `  remote: ${r.transport} ${r.state}${r.pid ? ` pid ${r.pid}` : ""}${r.ready_ms === null ? "" : `, ready in ${r.ready_ms.toFixed(0)} ms`}, restarts ${r.restarts}`,
+    `  remote: ${r.transport} ${remoteState(r)}${r.pid ? ` pid ${r.pid}` : ""}${r.ready_ms === null ? "" : `, ready in ${r.ready_ms.toFixed(0)} ms`}, restarts ${r.restarts}`,
     `    calls ${r.calls}, failures ${r.failures}, timeouts ${r.timeouts}, in flight ${r.in_flight}, host calls ${r.host_calls}${r.host_refused ? ` (${r.host_refused} refused, last at ${r.last_host_refusal})` : ""}, callbacks ${r.callbacks}, refused lines ${r.malformed + r.oversize}`,
     ...(surfaces.length ? [`    surfaces: ${surfaces.join("; ")}`] : []),
     ...(r.last_error ? [`    last error: ${r.last_error}`] : []),

@@ -71,6 +71,8 @@ export interface RemotePluginOptions {
   settings: Record<string, string>;
   rpc_timeout_ms: number;
   ready_timeout_ms: number;
+  /** Stop after this long without a call, start again on the next; 0 keeps it running; absent: REMOTE_DEFAULT_IDLE_STOP_MS (PROTOCOL.md "On demand"). */
+  idle_stop_ms?: number;
 }
 
 /** Services the host offers to every plugin instance (KV, memory, events, logs, models). One per runtime. */

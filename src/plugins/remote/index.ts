@@ -3,6 +3,9 @@ import { PrxError } from "../../core/errors.ts";
 import type { AdmittedPlugin } from "../types.ts";
 import type { AgentIdentity } from "./agent.ts";
 import { createHandle } from "./handle.ts";
+import { createLogger } from "../../core/logger.ts";
+import { REMOTE_DEFAULT_IDLE_STOP_MS } from "./limits.ts";
+import { descriptorCache, descriptorKey, keepsRunning } from "./on-demand/index.ts";
 import { RemoteSupervisor } from "./supervisor/index.ts";
 import type { RemoteHostBindings, RemotePluginHandle, StartRemotePluginOptions } from "./types.ts";
 
@@ -55,6 +58,43 @@ export async function startRemotePlugin(options: StartRemotePluginOptions, signa
 }
 
 /**
+ * A remote plugin as a host loads it (PROTOCOL.md, "On demand"): when `cacheDir` holds the descriptor it announced
+ * from the same code, settings and agent, and nothing in it must run unprompted, it is not started: its surfaces come
+ * from the cache and its first call starts it. Otherwise it starts now (as startRemotePlugin), and what it announces
+ * is cached for the next load. Every later start updates the cache when the announcement changed.
+ */
+export async function openRemotePlugin(
+  options: StartRemotePluginOptions,
+  cacheDir: string | null,
+  signal?: AbortSignal,
+): Promise<RemotePluginHandle> {
+  const key = cacheDir === null ? null : descriptorKey(options, options.agent);
+  if (cacheDir === null || key === null) return startRemotePlugin(options, signal);
+  const log = createLogger(`remote.${options.name}`);
+  const cache = descriptorCache(cacheDir, log);
+  const cached = cache.read(options.name, key);
+  let known = cached ? JSON.stringify(cached) : null;
+  const startsIdle = cached !== null && keepsRunning(cached, options.idleStopMs ?? 0) === null;
+  const withCache: StartRemotePluginOptions = {
+    ...options,
+    onAnnounced(descriptor) {
+      options.onAnnounced?.(descriptor);
+      const text = JSON.stringify(descriptor);
+      if (text === known) return;
+      if (known !== null && startsIdle) {
+        log.warn("the plugin announced other surfaces than its cached descriptor; reload it to offer the new ones");
+      }
+      known = text;
+      cache.write(options.name, key, descriptor);
+    },
+  };
+  if (!startsIdle) return startRemotePlugin(withCache, signal);
+  const supervisor = new RemoteSupervisor(withCache);
+  supervisor.startIdle(cached);
+  return createHandle(supervisor);
+}
+
+/**
  * Options for an admitted plugin of kind "remote": `[remote]` of its manifest, with `[config]` and config.toml's
  * `[plugins.<name>].config` overriding `[remote.settings]` of the same name.
  */
@@ -78,6 +118,7 @@ export function remoteOptionsFor(
     host,
     cacheQuotaBytes: Math.floor(plugin.resources.maxKvStorageMb * 1024 * 1024),
     maxMemoryMb: plugin.resources.maxMemoryMb,
+    idleStopMs: remote.idle_stop_ms ?? REMOTE_DEFAULT_IDLE_STOP_MS,
     ...(plugin.resources.hostCalls ? { hostCalls: plugin.resources.hostCalls } : {}),
     ...(agent ? { agent } : {}),
   };

@@ -64,6 +64,12 @@ export const REMOTE_DEFAULT_MAX_MEMORY_MB = 512;
  * Worker's reports; a Worker serving a call reports its heap this often.
  */
 export const REMOTE_MEMORY_CHECK_MS = 250;
+/**
+ * A Worker reads its heap's size, and the host a subprocess's RSS, after a call at most this often (calls finishing
+ * closer together share a reading; a call that allocates past its cap runs far longer than this, so it is still read
+ * right after it).
+ */
+export const REMOTE_MEMORY_AFTER_CALL_GAP_MS = 1;
 /** A Worker with no call in flight reports its heap this often (its runtime's own timers are rare then). */
 export const REMOTE_MEMORY_IDLE_REPORT_MS = 5_000;
 /**
@@ -78,6 +84,20 @@ export const REMOTE_MEMORY_IDLE_STALE_MS = 3 * REMOTE_MEMORY_IDLE_REPORT_MS;
 export const REMOTE_MEMORY_STALE_MS = 1_000;
 /** Where no PR_SET_PDEATHSIG is available, a plugin subprocess checks this often that its parent is alive. */
 export const REMOTE_PARENT_CHECK_MS = 500;
+
+/**
+ * `[remote] idle_stop_ms` of a plugin that does not set it: a plugin that may start on demand (PROTOCOL.md, "On
+ * demand") is stopped after this long without a call, and started again by the next one.
+ */
+export const REMOTE_DEFAULT_IDLE_STOP_MS = 300_000;
+/** Largest `[remote] idle_stop_ms`; 0 keeps the plugin running from load to shutdown. */
+export const REMOTE_MAX_IDLE_STOP_MS = 86_400_000;
+/**
+ * Files of a plugin's directory (outside node_modules) hashed into its descriptor cache key, and their bytes; a
+ * plugin with more is not cached (it starts at load to announce itself, as without a cache).
+ */
+export const REMOTE_CODE_HASH_MAX_FILES = 5_000;
+export const REMOTE_CODE_HASH_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Per-plugin persisted settings (setSetting). */
 export const REMOTE_SETTING_MAX_KEY_BYTES = 256;

@@ -6,7 +6,7 @@ import { agentIdentity, type AgentIdentity } from "./agent.ts";
 import { createRemoteHostBindings } from "./host/bindings/index.ts";
 import { runHandlingEvent } from "../events/depth.ts";
 import { remoteStateOf } from "./host-state.ts";
-import { remoteOptionsFor, startRemotePlugin } from "./index.ts";
+import { openRemotePlugin, remoteOptionsFor } from "./index.ts";
 import type { RemotePluginInstance } from "./instance.ts";
 import type { HistoryMessage, RemoteHostBindings } from "./types.ts";
 
@@ -70,15 +70,17 @@ function configOf(host: PluginHostServices) {
 }
 
 /**
- * The loader of `runtime = "remote"` plugins: starts the Worker or subprocess and resolves once it is ready (a plugin
- * that cannot start fails this load, so a reload keeps the previous generation). release() shuts the plugin down
+ * The loader of `runtime = "remote"` plugins: serves a plugin from its cached descriptor without starting it when it
+ * may start on demand, else starts the Worker or subprocess and resolves once it is ready (a plugin that cannot
+ * start fails this load, so a reload keeps the previous generation). release() shuts the plugin down
  * after its in-flight calls (the generation has already drained its own tracked calls by then).
  */
 export const remoteLoader: PluginLoader = {
   kinds: ["remote"],
   async load(plugin, host, signal): Promise<RemotePluginInstance> {
-    const handle = await startRemotePlugin(
+    const handle = await openRemotePlugin(
       { ...remoteOptionsFor(plugin, remoteBindingsFor(host), agentFor(host)), memoryTicker: remoteStateOf(host).memoryTicker },
+      host.workspace.cacheDir,
       signal,
     );
     return {

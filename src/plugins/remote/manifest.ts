@@ -1,6 +1,8 @@
 import { z } from "zod";
 import {
+  REMOTE_DEFAULT_IDLE_STOP_MS,
   REMOTE_DEFAULT_READY_TIMEOUT_MS,
+  REMOTE_MAX_IDLE_STOP_MS,
   REMOTE_DEFAULT_RPC_TIMEOUT_MS,
   REMOTE_MAX_READY_TIMEOUT_MS,
   REMOTE_MAX_RPC_TIMEOUT_MS,
@@ -36,5 +38,7 @@ export const RemoteSectionSchema = z.strictObject({
     .min(REMOTE_MIN_READY_TIMEOUT_MS)
     .max(REMOTE_MAX_READY_TIMEOUT_MS)
     .default(REMOTE_DEFAULT_READY_TIMEOUT_MS),
+  /** Stop the plugin after this long without a call (it starts again on the next); 0: keep it running. */
+  idle_stop_ms: z.number().int().min(0).max(REMOTE_MAX_IDLE_STOP_MS).default(REMOTE_DEFAULT_IDLE_STOP_MS),
 });
 export type RemoteSection = z.infer<typeof RemoteSectionSchema>;

@@ -46,7 +46,8 @@ export function createRemoteProvider(handle: RemotePluginHandle): Provider {
     },
     async probe() {
       const status = handle.status();
-      return status.state === "ready"
+      // an idle plugin is healthy: its first call starts it
+      return status.state === "ready" || status.state === "idle"
         ? null
         : `remote plugin ${handle.name} is ${status.state}: ${status.lastError ?? ""}`;
     },

@@ -100,14 +100,24 @@ export interface StartRemotePluginOptions {
   memoryTicker?: MemoryTicker;
   /** How long a cancelled call may go unacknowledged before the plugin is hung (default REMOTE_CANCEL_GRACE_MS). */
   cancelGraceMs?: number;
+  /**
+   * Stop the plugin after this long without a call (or other traffic from it) and start it again with the next call;
+   * 0 or absent keeps it running. Ignored while the plugin keeps running for its descriptor (on-demand/policy.ts).
+   */
+  idleStopMs?: number;
+  /** The clock idle time is measured with (ms; default performance.now; tests move one by hand). */
+  idleClock?: () => number;
+  /** Told the descriptor each start announced (the loader caches it). */
+  onAnnounced?: (descriptor: PluginDescriptor) => void;
 }
 
 /**
- * starting: first start. ready: serving. cancelling: a call was cancelled and the plugin has not acknowledged it yet
+ * idle: not running (not started yet, its descriptor read from the cache, or stopped after idle_stop_ms without a
+ * call); the next call starts it. starting: a start (the first, or on demand). ready: serving. cancelling: a call was cancelled and the plugin has not acknowledged it yet
  * (new calls wait: it may be hung). restarting: killed or crashed, a new one is on its way. failed: gave up
  * restarting. stopped: shut down.
  */
-export const RemoteStates = ["starting", "ready", "cancelling", "restarting", "failed", "stopped"] as const;
+export const RemoteStates = ["idle", "starting", "ready", "cancelling", "restarting", "failed", "stopped"] as const;
 export type RemoteState = (typeof RemoteStates)[number];
 
 export interface RemoteStatus {
@@ -182,7 +192,7 @@ export interface RemotePluginHandle {
   /** Call a service method listed in its static rpcMethods. */
   callService(serviceType: string, method: string, args: unknown[]): Promise<unknown>;
   status(): RemoteStatus;
-  /** Resolves once the worker is ready again (after a restart). */
+  /** Resolves once the worker is ready again (after a restart); at once while it is idle (a call starts it). */
   ready(): Promise<void>;
   /** Finish in-flight calls, stop services, end the worker/process. Idempotent. */
   shutdown(): Promise<void>;

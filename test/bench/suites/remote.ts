@@ -1,12 +1,18 @@
 import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { MemoryTicker } from "../../../src/plugins/remote/host/memory/index.ts";
 import {
   createRemoteHostBindings,
+  openRemotePlugin,
+  REMOTE_DEFAULT_IDLE_STOP_MS,
+  REMOTE_MEMORY_CHECK_MS,
   startRemotePlugin,
   type RemotePluginHandle,
   type RemoteTransport,
 } from "../../../src/plugins/remote/index.ts";
+import { idleCost } from "../idle-cost.ts";
+import { remoteGatewayRows } from "../remote-gateway.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
 /** Remote plugins: RPC round trip, pipelined throughput, spawn-to-ready and memory per plugin, for both transports. */
@@ -17,8 +23,23 @@ let PIPELINED = 20_000;
 const WINDOW = 1000;
 let STARTS = 7;
 let RSS_PLUGINS = 4;
+/** Installed plugins whose idle cost is measured, and the idle window each is measured over. */
+let INSTALLED = [1, 10, 40];
+/** Remote plugins installed in the built gateway whose idle cost is measured. */
+let GATEWAY_PLUGINS = 40;
+let IDLE_WINDOW_MS = 3000;
 /** Counts of the short pass (`bun run bench --quick`). */
-const QUICK = { ROUNDS: 1, PER_ROUND: 200, WARMUP: 100, PIPELINED: 2000, STARTS: 2, RSS_PLUGINS: 1 };
+const QUICK = {
+  ROUNDS: 1,
+  PER_ROUND: 200,
+  WARMUP: 100,
+  PIPELINED: 2000,
+  STARTS: 2,
+  RSS_PLUGINS: 1,
+  INSTALLED: [1, 2],
+  GATEWAY_PLUGINS: 2,
+  IDLE_WINDOW_MS: 500,
+};
 
 /** Worker round trip in us (absolute); the subprocess round trip's target is a ratio to its bare echo (below). */
 const TARGETS = {
@@ -91,7 +112,7 @@ function rssOfPid(pid: number): number {
 }
 
 const suite: BenchSuite = async (ctx) => {
-  if (ctx.quick) ({ ROUNDS, PER_ROUND, WARMUP, PIPELINED, STARTS, RSS_PLUGINS } = QUICK);
+  if (ctx.quick) ({ ROUNDS, PER_ROUND, WARMUP, PIPELINED, STARTS, RSS_PLUGINS, INSTALLED, IDLE_WINDOW_MS, GATEWAY_PLUGINS } = QUICK);
   const dir = join(ctx.root, "test/plugins/remote/fixtures");
   const storage = openSqliteStorage(join(ctx.tmp, "remote-bench.db"));
   const host = createRemoteHostBindings({
@@ -187,10 +208,88 @@ const suite: BenchSuite = async (ctx) => {
     } finally {
       await Promise.all(handles.map((h) => h.shutdown()));
     }
+    rows.push(...(await installedRows(dir, host, join(ctx.tmp, "cache"))));
+    rows.push(...(await remoteGatewayRows(ctx.root, ctx.binary, ctx.tmp, GATEWAY_PLUGINS, IDLE_WINDOW_MS)));
   } finally {
     await storage.close();
   }
   return rows;
 };
+
+/**
+ * What N installed plugins cost an idle host (this process and its plugin subprocesses, from /proc): kept running
+ * (`idle_stop_ms = 0`, what every plugin cost before plugins started on demand), then loaded again from their cached
+ * descriptors (on demand: nothing started). Also the first call of a plugin that is not running (its start).
+ */
+async function installedRows(
+  dir: string,
+  host: ReturnType<typeof createRemoteHostBindings>,
+  cacheDir: string,
+): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const ticker = new MemoryTicker(REMOTE_MEMORY_CHECK_MS);
+  const open = (transport: RemoteTransport, i: number, idleStopMs: number) =>
+    openRemotePlugin(
+      {
+        name: `installed-${transport}-${i}`,
+        dir,
+        entryPath: join(dir, "probe.ts"),
+        transport,
+        settings: {},
+        rpcTimeoutMs: 30_000,
+        readyTimeoutMs: 60_000,
+        host,
+        memoryTicker: ticker,
+        idleStopMs,
+      },
+      cacheDir,
+    );
+  const measure = async (label: string, note: string) => {
+    await Bun.sleep(500);
+    Bun.gc(true);
+    const cost = await idleCost(IDLE_WINDOW_MS);
+    rows.push({ suite: "remote", name: `${label}: RSS (host + subprocesses)`, value: cost.rssMb, unit: "MB", note });
+    rows.push({ suite: "remote", name: `${label}: threads`, value: cost.threads, unit: "count", note });
+    rows.push({
+      suite: "remote",
+      name: `${label}: idle CPU`,
+      value: cost.cpuPercent,
+      unit: "%",
+      note: `% of one core over ${IDLE_WINDOW_MS} ms, host + subprocesses (/proc stat)`,
+    });
+    return cost;
+  };
+  Bun.gc(true);
+  const base = await measure("no remote plugin", "this bench process alone");
+  for (const transport of ["worker", "process"] as const) {
+    for (const n of INSTALLED) {
+      const running: RemotePluginHandle[] = [];
+      try {
+        for (let i = 0; i < n; i++) running.push(await open(transport, i, 0));
+        await measure(`${n} ${transport} plugins kept running`, `idle_stop_ms = 0; base ${base.rssMb.toFixed(1)} MB`);
+      } finally {
+        await Promise.all(running.map((h) => h.shutdown()));
+      }
+      const lazy: RemotePluginHandle[] = [];
+      try {
+        for (let i = 0; i < n; i++) lazy.push(await open(transport, i, REMOTE_DEFAULT_IDLE_STOP_MS));
+        if (lazy.some((h) => h.status().state !== "idle")) throw new Error(`a cached ${transport} plugin was started at load`);
+        await measure(`${n} ${transport} plugins on demand, none called`, `descriptors from the cache; base ${base.rssMb.toFixed(1)} MB`);
+        const t0 = performance.now();
+        await lazy[0]!.callService("ECHO", "echo", [1]);
+        rows.push({
+          suite: "remote",
+          name: `${transport} first call of a plugin not running (start on demand + call)`,
+          value: performance.now() - t0,
+          unit: "ms",
+          note: `with ${n} installed`,
+        });
+      } finally {
+        await Promise.all(lazy.map((h) => h.shutdown()));
+      }
+    }
+  }
+  return rows;
+}
 
 export default suite;

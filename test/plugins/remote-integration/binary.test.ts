@@ -33,6 +33,7 @@ describe.each(TRANSPORTS)("prx chat with a remote plugin (binary, %s)", (transpo
     expect(result.stdout).toMatch(/tool said: remembered note mem_\S+/);
     expect(result.stdout.indexOf("Noted: feed the cat")).toBeLessThan(result.stdout.indexOf("tool said:"));
 
+    // the chat cached what the plugin announced: listing it does not start it
     const list = await runPrx(["plugins", "list", "--json", "-w", ws.root], { env: { PRX_LOG: "error" } });
     expect(list.code).toBe(0);
     const plugin = JSON.parse(list.stdout).plugins[0];
@@ -41,7 +42,11 @@ describe.each(TRANSPORTS)("prx chat with a remote plugin (binary, %s)", (transpo
       "remote",
       "active",
       transport,
-      "ready",
+      "idle",
     ]);
+    expect(plugin.remote.pid).toBeNull();
+    expect(plugin.remote.surfaces.actions).toContain("REMEMBER_NOTE");
+    const text = await runPrx(["plugins", "info", "example-remote", "-w", ws.root], { env: { PRX_LOG: "error" } });
+    expect(text.stdout).toContain(`remote: ${transport} idle (not started)`);
   }, 60_000);
 });

@@ -124,7 +124,7 @@ describe.each(TRANSPORTS)("reload of a remote plugin (%s)", (transport) => {
 });
 
 test("a loaded remote plugin whose worker is down is reported as an error until a reload brings it back", async () => {
-  const { runtime } = start("worker");
+  const { runtime, gate } = start("worker");
   await runtime.start();
   await runtime.current().remote("assist-remote")!.handle.shutdown();
   const down = pluginInfo(runtime, "assist-remote");
@@ -134,6 +134,11 @@ test("a loaded remote plugin whose worker is down is reported as an error until 
   expect(result.success).toBe(false);
   expect(result.error).toContain("shut down");
   await runtime.reload("assist-remote");
+  // its descriptor was cached by the first load: the reloaded plugin starts with its first call
   const up = pluginInfo(runtime, "assist-remote");
-  expect([up.status, up.error_code, up.remote!.state]).toEqual(["active", null, "ready"]);
-});
+  expect([up.status, up.error_code, up.remote!.state]).toEqual(["active", null, "idle"]);
+  gate.open = true;
+  const again = await runtime.tools.get("GATED_ECHO")!.execute({ text: "back" }, context());
+  expect(again.output).toBe("v1: open gate: back");
+  expect(pluginInfo(runtime, "assist-remote").remote!.state).toBe("ready");
+}, 30_000);

@@ -45,16 +45,16 @@ export function fly(ctx: FlightContext, requestId: number, label: string, text: 
       reject(remoteErrors.aborted(ctx.plugin, label));
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    const timer = setTimeout(() => {
-      ctx.timedOut(label, ctx.timeoutMs);
-      cancel(`timed out after ${ctx.timeoutMs} ms`);
-      reject(remoteErrors.timedOut(ctx.plugin, label, ctx.timeoutMs));
-    }, ctx.timeoutMs);
     calls.add(requestId, {
       label,
       resolve,
       reject,
-      timer,
+      deadline: performance.now() + ctx.timeoutMs,
+      timedOut: () => {
+        ctx.timedOut(label, ctx.timeoutMs);
+        cancel(`timed out after ${ctx.timeoutMs} ms`);
+        reject(remoteErrors.timedOut(ctx.plugin, label, ctx.timeoutMs));
+      },
       cleanup: () => signal?.removeEventListener("abort", onAbort),
     });
     transport.send(text);

@@ -23,6 +23,19 @@ export class Lifecycle {
     this.gate.open();
   }
 
+  /** Not running; the next call starts it. `error`: why the start that was under way failed (its waiters get it). */
+  idle(event: string, error?: Error): void {
+    this.state = "idle";
+    this.stats.lastEvent = event;
+    if (error) this.gate.fail(error);
+    else this.gate.open();
+  }
+
+  starting(event: string): void {
+    this.state = "starting";
+    this.stats.lastEvent = event;
+  }
+
   /** A call was cancelled: until the plugin acknowledges, new calls wait (it may be hung). */
   cancelling(event: string): void {
     this.stats.lastEvent = event;
@@ -52,9 +65,9 @@ export class Lifecycle {
     this.gate.fail(new PrxError("PLUGIN_NOT_FOUND", `remote plugin ${this.name} was shut down`));
   }
 
-  /** Resolves when the plugin is ready (again); rejects when it failed, stopped, or took longer than `timeoutMs`. */
+  /** Resolves when the plugin is ready (again) or idle (callable: a call starts it); rejects when it failed, stopped, or took longer than `timeoutMs`. */
   wait(timeoutMs: number): Promise<void> {
-    if (this.state === "ready") return Promise.resolve();
+    if (this.state === "ready" || this.state === "idle") return Promise.resolve();
     if (this.state === "failed") return Promise.reject(remoteErrors.failed(this.name, this.stats.lastError));
     if (this.state === "stopped") {
       return Promise.reject(new PrxError("PLUGIN_NOT_FOUND", `remote plugin ${this.name} was shut down`));

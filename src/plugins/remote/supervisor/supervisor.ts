@@ -7,10 +7,19 @@ import { fly } from "./call-flight.ts";
 import { CallTable, callbackText } from "./calls.ts";
 import { handleHostRpc, refusedHostRpc, type HostRpcPeer } from "../host/rpc/index.ts";
 import { HOST_CALL_REFUSAL_DELAY_MS, HostCallBudget, RefusalLog, RefusalPacer } from "../../host-calls/index.ts";
-import { REMOTE_CANCEL_GRACE_MS, REMOTE_MAX_PENDING_CALLS, REMOTE_SHUTDOWN_GRACE_MS } from "../limits.ts";
+import {
+  REMOTE_CANCEL_GRACE_MS,
+  REMOTE_MAX_PENDING_CALLS,
+  REMOTE_MAX_RESTARTS_PER_MINUTE,
+  REMOTE_MEMORY_CHECK_MS,
+  REMOTE_RESTART_LIMITS,
+  REMOTE_SHUTDOWN_GRACE_MS,
+} from "../limits.ts";
+import { RestartPolicy } from "../../../core/supervise/index.ts";
+import { keepsRunning } from "../on-demand/policy.ts";
 import { launchConfigFor } from "./launch-config.ts";
 import { Lifecycle } from "./lifecycle.ts";
-import { memoryCapOf, type MemoryGuard } from "../host/memory/index.ts";
+import { memoryCapOf, MemoryTicker, type MemoryGuard } from "../host/memory/index.ts";
 import { PluginOutputLog } from "../host/output/index.ts";
 import { memoryGuardFor } from "./memory-watch.ts";
 import { Restarts } from "../restart.ts";
@@ -57,6 +66,19 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
   providerDepth = 0;
   /** Who the agent is for this plugin (runtime.agentId, character, ...). */
   readonly agent: AgentIdentity;
+  /** When the plugin last had a call or said something (not its memory reports): performance.now(). */
+  private lastActivity = 0;
+  private readonly now: () => number;
+  /** Removes the idle check from the ticker; null while none is registered. */
+  private unwatchIdle: (() => void) | null = null;
+  private idleTicker: MemoryTicker | null = null;
+  /** A start on demand under way: calls arriving meanwhile wait for it. */
+  private waking: Promise<void> | null = null;
+  /** An idle stop under way, and the transport it is stopping (its exit is not a crash). */
+  private parked: Promise<void> | null = null;
+  private parking: HostTransport | null = null;
+  /** Failed starts on demand: too many in a minute leave the plugin failed, as crashes do. */
+  private readonly wakeFailures = new RestartPolicy(REMOTE_RESTART_LIMITS);
 
   constructor(
     readonly options: StartRemotePluginOptions,
@@ -74,6 +96,7 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
     this.refusals = new RefusalPacer(Math.min(HOST_CALL_REFUSAL_DELAY_MS, Math.floor(options.rpcTimeoutMs / 2)));
     this.refusalLog = new RefusalLog((line) => this.log.warn(line));
     this.restarts = new Restarts(this.log, this.life, this.stats, () => this.spawn());
+    this.now = options.idleClock ?? (() => performance.now());
   }
 
   get name(): string {
@@ -93,6 +116,15 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
   }
 
   descriptor = (): PluginDescriptor => this.desc ?? { name: this.options.name };
+
+  /**
+   * Not started: serve `descriptor` (cached from an earlier start) and start with the first call. For a plugin that
+   * may stop when idle (on-demand/policy.ts); status says "idle".
+   */
+  startIdle(descriptor: PluginDescriptor): void {
+    this.desc = descriptor;
+    this.life.idle("idle (not started): descriptor from the cache; the first call starts it");
+  }
 
   /** First start: resolves when ready, rejects (and leaves status failed) when the plugin cannot start. */
   async start(): Promise<void> {
@@ -137,6 +169,74 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
     this.stats.readyMs = performance.now() - started;
     this.memory?.ready();
     this.life.ready();
+    this.options.onAnnounced?.(this.desc);
+    this.lastActivity = this.now();
+    this.watchIdle();
+  }
+
+  /** While it runs, a plugin that may stop when idle is checked on the shared ticker (no timer of its own). */
+  private watchIdle(): void {
+    this.unwatchIdle?.();
+    this.unwatchIdle = null;
+    const idleStopMs = this.options.idleStopMs ?? 0;
+    if (this.stopping || keepsRunning(this.descriptor(), idleStopMs) !== null) return;
+    this.idleTicker ??= this.options.memoryTicker ?? new MemoryTicker(REMOTE_MEMORY_CHECK_MS);
+    this.unwatchIdle = this.idleTicker.add(() => this.idleCheck(idleStopMs));
+  }
+
+  private idleCheck(idleStopMs: number): void {
+    if (this.life.state !== "ready" || this.calls.size > 0 || this.calls.unacknowledged > 0) return;
+    if (this.callbacks.size > 0 || this.hostBudget.status().inFlight > 0) return;
+    if (this.now() - this.lastActivity < idleStopMs) return;
+    this.parked = this.park(idleStopMs).finally(() => (this.parked = null));
+  }
+
+  /** Stop a plugin that had nothing to do for `idleStopMs`: as shutdown does, but the next call starts it again. */
+  private async park(idleStopMs: number): Promise<void> {
+    const transport = this.transport;
+    if (!transport) return;
+    this.unwatchIdle?.();
+    this.unwatchIdle = null;
+    this.parking = transport;
+    // from here its exit is expected: onExit ignores a transport that is not the current one
+    this.transport = null;
+    this.memory?.stop();
+    this.memory = null;
+    this.life.idle(`idle: stopped after ${idleStopMs} ms without a call; the next call starts it`);
+    const exited = new Promise<void>((r) => transport.onExit(() => r()));
+    try {
+      transport.send(encodeMessage({ type: "shutdown" }));
+      await waitAtMost(exited, this.options.shutdownGraceMs ?? REMOTE_SHUTDOWN_GRACE_MS);
+    } catch (error) {
+      this.log.debug("idle stop not delivered: the worker is gone", { error: errorMessage(error) });
+    }
+    transport.kill();
+    this.parking = null;
+    this.output.flush();
+    this.callbacks.clear();
+    this.stats.servicesStarted.clear();
+    this.log.debug(`stopped after ${idleStopMs} ms without a call`);
+  }
+
+  /** Start an idle plugin for a call; calls arriving meanwhile share the start. Bounded by ready_timeout_ms. */
+  private wake(): Promise<void> {
+    this.waking ??= (async () => {
+      if (this.parked) await this.parked;
+      if (this.life.state !== "idle" || this.stopping) return;
+      this.life.starting("starting on demand");
+      try {
+        await this.spawn();
+      } catch (error) {
+        if (this.stopping) throw error;
+        const failure = errorMessage(error);
+        this.stats.lastError = failure;
+        if (!this.wakeFailures.exited().restart) {
+          this.life.failed(`gave up starting on demand after ${REMOTE_MAX_RESTARTS_PER_MINUTE} failures in a minute; last: ${failure}`);
+        } else this.life.idle(`idle: the start on demand failed (${failure}); the next call tries again`, error as Error);
+        throw error;
+      }
+    })().finally(() => (this.waking = null));
+    return this.waking;
   }
 
   private refused(kind: RefusedKind, detail: RefusedDetail, count = 1): void {
@@ -146,6 +246,7 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
   }
 
   private onMessage(msg: WorkerToHostMessage, transport: HostTransport): void {
+    if (msg.type !== "memory") this.lastActivity = this.now();
     switch (msg.type) {
       case "worker-rpc-result": {
         const slot = this.calls.take(msg.requestId);
@@ -200,7 +301,7 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
 
   /** Answer a host-rpc. A worker that is gone meanwhile is not an error. */
   private reply(transport: HostTransport, reply: HostRpcResultMessage): void {
-    if (transport !== this.transport) return;
+    if (transport !== this.transport && transport !== this.parking) return;
     try {
       transport.send(encodeHostRpcReply(reply));
     } catch (error) {
@@ -226,6 +327,8 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
     if (this.stopping || this.life.state === "stopped") throw remoteErrors.shutDown(name, label);
     if (this.life.state === "failed") throw remoteErrors.failed(name, this.stats.lastError);
     const timeoutMs = opts.timeoutMs ?? this.options.rpcTimeoutMs;
+    if (this.life.state === "idle" || this.waking) await this.wake();
+    this.lastActivity = this.now();
     // starting, restarting, or cancelling (the plugin may be hung): wait until it is ready again
     if (this.life.state !== "ready") await this.life.wait(timeoutMs);
     if (this.calls.size >= REMOTE_MAX_PENDING_CALLS) throw remoteErrors.busy(name, label);
@@ -273,6 +376,8 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
     if (transport !== this.transport) return;
     this.transport = null;
     this.memory?.stop();
+    this.unwatchIdle?.();
+    this.unwatchIdle = null;
     this.output.flush();
     this.callbacks.clear();
     const killed = this.killing;
@@ -316,6 +421,9 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
     if (this.stopping) return;
     this.stopping = true;
     this.restarts.cancel();
+    this.unwatchIdle?.();
+    this.unwatchIdle = null;
+    if (this.parked) await this.parked;
     const grace = this.options.shutdownGraceMs ?? REMOTE_SHUTDOWN_GRACE_MS;
     await waitAtMost(this.calls.whenIdle(), grace);
     this.refusals.flush();

@@ -1,8 +1,13 @@
 import { heapSize } from "bun:jsc";
-import { overCap, REMOTE_MEMORY_CHECK_MS, REMOTE_MEMORY_IDLE_REPORT_MS } from "../limits.ts";
+import {
+  overCap,
+  REMOTE_MEMORY_AFTER_CALL_GAP_MS,
+  REMOTE_MEMORY_CHECK_MS,
+  REMOTE_MEMORY_IDLE_REPORT_MS,
+} from "../limits.ts";
 
 export interface MemoryReports {
-  /** A call starts: report at once and every `everyMs` while calls run. */
+  /** A call starts: report every `everyMs` while calls run. */
   beforeCall(): void;
   /** A call finished (its answer is on its way): report at once if the heap is over the cap. */
   afterCall(): void;
@@ -21,11 +26,12 @@ export function workerHeapBytes(usage: () => NodeJS.MemoryUsage): number {
 }
 
 /**
- * In a Worker: report this thread's memory to the host once at start, every `everyMs` while a call runs, every
- * `idleMs` while none does, and right after a call that left it over `capMb`. An idle Worker's thread thus wakes
+ * In a Worker: report this thread's memory to the host once at start, every `everyMs` while calls run (the first
+ * `everyMs` after a call started on an idle Worker), every `idleMs` while none does, and right after a call that left
+ * it over `capMb`. An idle Worker's thread thus wakes
  * rarely: a report reads the process's stat and allocates, which also keeps the thread's GC timer on its fast pace.
- * The check after a call reads only the heap's size (bun:jsc `heapSize()`, ~0.5 us while the heap is settled), so it
- * costs the call path next to nothing. The host enforces the cap; a Worker that stops reporting (busy in synchronous
+ * The check after a call reads only the heap's size (bun:jsc `heapSize()`, 0.5-4 us), at most once per
+ * REMOTE_MEMORY_AFTER_CALL_GAP_MS, so it costs the call path next to nothing. The host enforces the cap; a Worker that stops reporting (busy in synchronous
  * code) is measured by the host instead.
  */
 export function startMemoryReports(
@@ -39,9 +45,13 @@ export function startMemoryReports(
   const report = () => send({ type: "memory", heapBytes: workerHeapBytes(usage) });
   let calls = 0;
   let timer: ReturnType<typeof setTimeout> | null = null;
+  /** Whether the armed timer runs at the pace of calls (everyMs) rather than the idle one. */
+  let busyPace = false;
+  let lastCheck = -Infinity;
   const arm = () => {
     if (timer) clearTimeout(timer);
-    timer = setTimeout(tick, calls > 0 ? everyMs : idleMs);
+    busyPace = calls > 0;
+    timer = setTimeout(tick, busyPace ? everyMs : idleMs);
   };
   const tick = () => {
     report();
@@ -50,11 +60,18 @@ export function startMemoryReports(
   tick();
   return {
     beforeCall() {
-      if (calls++ === 0) tick();
+      // the host counts a busy Worker's silence from the call's start, so a call only quickens the pace: reporting
+      // here would put a heap reading and a message (and the host's reading of the process's RSS) on every call
+      if (calls++ === 0 && !busyPace) arm();
     },
     afterCall() {
       calls = Math.max(0, calls - 1);
-      if (capMb !== undefined && overCap(heapSize(), capMb)) report();
+      if (capMb === undefined) return;
+      // calls finishing within a gap share one reading (a call that allocates past the cap takes longer than that)
+      const now = performance.now();
+      if (now - lastCheck < REMOTE_MEMORY_AFTER_CALL_GAP_MS) return;
+      lastCheck = now;
+      if (overCap(heapSize(), capMb)) report();
     },
     stop() {
       if (timer) clearTimeout(timer);

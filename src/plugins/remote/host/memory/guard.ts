@@ -1,4 +1,4 @@
-import { overCap, REMOTE_MEMORY_CHECK_MS, REMOTE_MEMORY_IDLE_STALE_MS, REMOTE_MEMORY_STALE_MS } from "../../limits.ts";
+import { overCap, REMOTE_MEMORY_AFTER_CALL_GAP_MS, REMOTE_MEMORY_CHECK_MS, REMOTE_MEMORY_IDLE_STALE_MS, REMOTE_MEMORY_STALE_MS } from "../../limits.ts";
 import { ProcessRss } from "./process-rss.ts";
 import { MemoryTicker } from "./ticker.ts";
 
@@ -20,7 +20,7 @@ export interface MemoryGuardOptions {
 export interface MemoryGuard {
   /** A Worker's own report of its heap (ignored for a subprocess, which is read from /proc). */
   report(heapBytes: number): void;
-  /** A call finished: measure again soon (calls finishing in the same tick share one measurement). */
+  /** A call finished: measure again soon (calls finishing in the same tick, or within REMOTE_MEMORY_AFTER_CALL_GAP_MS, share one measurement). */
   afterCall(): void;
   /** The plugin is ready: from now on a Worker that does not report counts as busy (not while it loads). */
   ready(): void;
@@ -33,6 +33,7 @@ abstract class Guard implements MemoryGuard {
   usedBytes: number | null = null;
   private tripped = false;
   private soon = false;
+  private lastAfterCall = -Infinity;
   private readonly untick: () => void;
 
   constructor(protected readonly options: MemoryGuardOptions) {
@@ -48,6 +49,10 @@ abstract class Guard implements MemoryGuard {
 
   afterCall(): void {
     if (this.soon || this.tripped) return;
+    // calls finishing within a gap share one measurement (a call that allocates past the cap takes longer than that)
+    const now = performance.now();
+    if (now - this.lastAfterCall < REMOTE_MEMORY_AFTER_CALL_GAP_MS) return;
+    this.lastAfterCall = now;
     this.soon = true;
     // after the results being handled now (one chunk may carry many): one measurement for all of them
     queueMicrotask(() => {
