@@ -2,6 +2,7 @@ import type { SQL } from "bun";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { MigrationStatus } from "../types.ts";
 import { installVector, VECTOR_MIGRATION_SQL, vectorOffered } from "./migration-vector.ts";
+import { MEMORY_TERMS_SQL } from "./migration-memory-terms.ts";
 import { SESSION_COUNTS_SQL, SESSION_SEARCH_SQL } from "./migration-sessions.ts";
 
 /**
@@ -194,6 +195,7 @@ ANALYZE memories;`,
   },
   { version: 7, name: "session message counts", sql: SESSION_COUNTS_SQL },
   { version: 8, name: "session search index", sql: SESSION_SEARCH_SQL },
+  { version: 9, name: "memory word counts", sql: MEMORY_TERMS_SQL },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (
