@@ -16,7 +16,7 @@ import type { MemoryBackend } from "../../../src/memory/types.ts";
 import { openSqliteStorage, type SqliteSessionStore } from "../../../src/storage/index.ts";
 import { sqliteStorageOf } from "../../helpers/host-db.ts";
 import { postgresAvailable, TEST_DATABASE_URL } from "../../helpers/servers.ts";
-import { pgMemoryFixture } from "../pg-memory-fill.ts";
+import { pgMemoryStore } from "../pg-memory-fill.ts";
 import { growthRows, sizeLabel } from "../growth.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 import { prng, sentence, wordSource } from "../zipf-text.ts";
@@ -254,22 +254,26 @@ async function pgRecallRows(ctx: { quick?: boolean }): Promise<BenchRow[]> {
     console.log(`  PostgreSQL memory recall: skipped, no server at ${TEST_DATABASE_URL}`);
     return [];
   }
-  const fixture = await pgMemoryFixture(TEST_DATABASE_URL);
+  // one store per size, each measured then closed: a million entries on the shared server are not grown from 100k
+  const open: { store: Awaited<ReturnType<typeof pgMemoryStore>> | null } = { store: null };
   try {
-    const memory = new PgMemory(fixture.storage.sql);
     return await growthRows({
       suite: SUITE,
       name: "PostgreSQL memory recall, p50",
       per: "entries",
       unit: "ms",
       sizes: RECALL_ENTRIES[mode],
-      grow: (size) => fixture.grow(size),
-      cost: (size) => recallP50(memory, size, RECALLS[mode]),
+      grow: async (size) => {
+        await open.store?.done();
+        open.store = null;
+        open.store = await pgMemoryStore(TEST_DATABASE_URL, size);
+      },
+      cost: (size) => recallP50(new PgMemory(open.store!.storage.sql), size, RECALLS[mode]),
       target: { size: RECALL_ENTRIES[mode].at(-1)!, op: "<=", value: RECALL_TARGET_MS },
       note: `the SQLite series' entries and queries; filled with COPY then ANALYZE, as prx's bulk writes do`,
     });
   } finally {
-    await fixture.close();
+    await open.store?.done();
   }
 }
 
