@@ -72,14 +72,24 @@ test("BM25 runs only over the best score group, through one read of each term's 
 test("private and other sessions' entries of the best group are skipped, the next visible ones returned", async () => {
   const db = openSqliteDatabase(join(dir, "visible.db"));
   try {
-    const memory = new SqliteMemory(new SqliteMemoryStore(db));
+    const { db: tracedDb, executed } = traced(db);
+    const memory = new SqliteMemory(new SqliteMemoryStore(tracedDb));
     db.exec("BEGIN");
     for (let i = 0; i < 60; i++) await memory.store(`hidden${i}`, "kayak trip", "core", null, { private: true });
     for (let i = 0; i < 40; i++) await memory.store(`theirs${i}`, "kayak trip", "core", "session-b");
     await memory.store("mine", "kayak trip with a longer note attached to it", "core", "session-a");
     for (let i = 0; i < 1000; i++) await memory.store(`filler${i}`, `filler ${i}`, "core");
     db.exec("COMMIT");
+    executed.length = 0;
     expect((await memory.recall("kayak trip", 5, "session-a")).map((e) => e.key)).toEqual(["mine"]);
+    // the rows are found by primary key: never every global entry through the session index, never a table scan
+    for (const { sql, params } of executed) {
+      const plan = db
+        .query<{ detail: string }, Record<string, string | number>>(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(params)
+        .map((row) => row.detail);
+      expect(plan.filter((detail) => /^SCAN (memories|m)\b(?! VIRTUAL)|memories_session/.test(detail))).toEqual([]);
+    }
     expect(await memory.recall("kayak trip", 100, "session-a", { includePrivate: true })).toHaveLength(61);
   } finally {
     db.close();

@@ -63,12 +63,16 @@ const rankSql = (limited: boolean) => `SELECT rowid AS seq FROM memories_fts
   WHERE memories_fts MATCH $match AND +rowid IN (SELECT value FROM json_each($seqs))
   ORDER BY bm25(memories_fts, ${BM25_WEIGHTS}) ${limited ? "LIMIT $limit" : ""}`;
 
-/** The rows of the entries in `$seqs` that the scope lets recall return. */
+/**
+ * The rows of the entries in `$seqs` that the scope lets recall return, each found by primary key: CROSS JOIN keeps
+ * the list the outer loop (left to choose, SQLite reads every global entry through the session index instead).
+ */
 function visibleSql(session: boolean, includePrivate: boolean): string {
-  const where = ["m.seq IN (SELECT value FROM json_each($seqs))"];
+  const where: string[] = [];
   if (session) where.push(IN_SESSION);
   if (!includePrivate) where.push(NOT_PRIVATE);
-  return `SELECT m.seq AS seq, ${MEMORY_COLUMNS} FROM memories m WHERE ${where.join(" AND ")}`;
+  return `SELECT m.seq AS seq, ${MEMORY_COLUMNS} FROM json_each($seqs) listed CROSS JOIN memories m ON m.seq = listed.value
+    ${where.length ? `WHERE ${where.join(" AND ")}` : ""}`;
 }
 
 /** Ranked entries are read this many at a time (at least `limit`) until enough are visible to the scope. */
