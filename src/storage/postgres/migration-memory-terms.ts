@@ -14,12 +14,15 @@ const KEPT = PG_MEMORY_TERM_DOCS_KEPT;
 export const MEMORY_TERMS_SQL = `
 CREATE TABLE memory_terms (lexeme TEXT PRIMARY KEY, docs INTEGER NOT NULL);
 INSERT INTO memory_terms (lexeme, docs) SELECT word, LEAST(ndoc, ${KEPT}) FROM ts_stat('SELECT fts FROM memories');
-CREATE FUNCTION memory_terms_apply(lexemes TEXT[], deltas INTEGER[]) RETURNS void LANGUAGE sql AS $$
+CREATE FUNCTION memory_terms_apply(lexemes TEXT[], deltas INTEGER[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF lexemes IS NULL THEN RETURN; END IF;
   INSERT INTO memory_terms AS t (lexeme, docs)
     SELECT d.l, d.n FROM unnest(lexemes, deltas) AS d(l, n)
     WHERE d.n > 0 AND NOT EXISTS (SELECT 1 FROM memory_terms s WHERE s.lexeme = d.l AND s.docs >= ${KEPT})
     ORDER BY d.l
   ON CONFLICT (lexeme) DO UPDATE SET docs = LEAST(t.docs + excluded.docs, ${KEPT});
+  IF NOT EXISTS (SELECT 1 FROM unnest(deltas) AS n WHERE n < 0) THEN RETURN; END IF;
   UPDATE memory_terms t SET docs = t.docs + d.n FROM unnest(lexemes, deltas) AS d(l, n)
     WHERE d.n < 0 AND t.lexeme = d.l AND t.docs < ${KEPT};
   UPDATE memory_terms t SET docs = (
@@ -27,7 +30,7 @@ CREATE FUNCTION memory_terms_apply(lexemes TEXT[], deltas INTEGER[]) RETURNS voi
     FROM unnest(lexemes, deltas) AS d(l, n)
     WHERE d.n < 0 AND t.lexeme = d.l AND t.docs >= ${KEPT};
   DELETE FROM memory_terms t USING unnest(lexemes, deltas) AS d(l, n) WHERE d.n < 0 AND t.lexeme = d.l AND t.docs <= 0;
-$$;
+END $$;
 CREATE FUNCTION memory_terms_added() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM memory_terms_apply(array_agg(l ORDER BY l), array_agg(n ORDER BY l))
