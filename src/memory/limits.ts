@@ -56,3 +56,9 @@ export const MEMORY_RRF_K = 60;
  * MEMORY_RANK_TERM_MAX_DOCS, and the count only scales term weights, so the planner's estimate of the table serves.
  */
 export const MEMORY_EXACT_COUNT_MAX = MEMORY_RANK_TERM_MAX_DOCS / MEMORY_COMMON_TERM_SHARE;
+/**
+ * PostgreSQL recall asks the GIN index for the entries holding one of the sets of query terms that reach
+ * MEMORY_RECALL_MIN_SCORE (reaching-sets.ts); past this many sets (many terms of like weight) it asks for entries
+ * holding any term, ranking more of them.
+ */
+export const MEMORY_PG_MAX_REACHING_SETS = 64;

@@ -1,5 +1,12 @@
 import type { SQL } from "bun";
-import { MEMORY_EXACT_COUNT_MAX, MEMORY_RANK_TERM_MAX_DOCS } from "./limits.ts";
+import {
+  MEMORY_EXACT_COUNT_MAX,
+  MEMORY_PG_MAX_REACHING_SETS,
+  MEMORY_RANK_TERM_MAX_DOCS,
+  MEMORY_RECALL_MIN_SCORE,
+  MEMORY_SCORE_EPSILON,
+} from "./limits.ts";
+import { reachingSets } from "./reaching-sets.ts";
 import { keepRelevant, planQuery, type QueryPlan } from "./relevance.ts";
 import type { MemoryRow } from "../storage/types.ts";
 
@@ -27,8 +34,10 @@ const ENTRIES = `(SELECT CASE WHEN e.n > 2 * $1 THEN e.n ELSE (
       ELSE reltuples END AS n FROM pg_class WHERE oid = 'memories'::regclass) e)`;
 
 /**
- * The store's size (ENTRIES) and how many entries hold each term (each counted up to MEMORY_RANK_TERM_MAX_DOCS + 1, a
- * bitmap scan of the GIN index), in one round trip.
+ * The store's size (ENTRIES) and how many entries hold each term, in one round trip. A term of one word is read from
+ * `memory_terms` (the word counts the storage's triggers keep, exact up to MEMORY_RANK_TERM_MAX_DOCS + 1): one
+ * primary-key read, no entry visited. A term the parser splits into several words (or none) is counted in the GIN
+ * index as before, up to MEMORY_RANK_TERM_MAX_DOCS + 1 entries (a bitmap scan, which reads each entry's row).
  */
 export async function planForPg(sql: SQL, terms: string[]): Promise<{ entries: number; plan: QueryPlan }> {
   const { text, params } = planStatementPg(terms);
@@ -39,9 +48,13 @@ export async function planForPg(sql: SQL, terms: string[]): Promise<{ entries: n
 
 /** The one statement of planForPg (its plans are checked with EXPLAIN in the tests). */
 export function planStatementPg(terms: string[]): { text: string; params: unknown[] } {
-  const counts = terms.map(
-    (_, i) => `(SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ ${TSQ(`$${i + 3}`)} LIMIT $2) t${i})::int AS d${i}`,
-  );
+  const counts = terms.map((_, i) => {
+    const term = `$${i + 3}`;
+    return `(SELECT CASE WHEN cardinality(w.a) = 1
+        THEN COALESCE((SELECT t.docs FROM memory_terms t WHERE t.lexeme = w.a[1]), 0)
+        ELSE (SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ ${TSQ(term)} LIMIT $2) c)::int END
+      FROM (SELECT tsvector_to_array(to_tsvector('prx_english', ${term})) AS a) w) AS d${i}`;
+  });
   return {
     text: `SELECT ${ENTRIES} AS entries${counts.map((c) => `, ${c}`).join("")}`,
     params: [MEMORY_EXACT_COUNT_MAX + 1, MEMORY_RANK_TERM_MAX_DOCS + 1, ...terms],
@@ -70,7 +83,22 @@ export interface PgRankedOptions {
  * (the SQLite path's rule), ts_rank breaks ties; then relevance.ts cuts weak hits.
  */
 export async function rankedRecallPg(sql: SQL, plan: QueryPlan, options: PgRankedOptions): Promise<MemoryRow[]> {
-  if (plan.matching.length === 0) return [];
+  const statement = rankedStatementPg(plan, options);
+  if (!statement) return [];
+  const rows = (await sql.unsafe(statement.text, statement.params)) as Array<MemoryRow & { score: number; rank: number }>;
+  return keepRelevant(rows, plan.total).map(({ rank: _rank, ...row }) => row);
+}
+
+/**
+ * The statement of rankedRecallPg, or null when no entry can reach MEMORY_RECALL_MIN_SCORE. The GIN index returns
+ * only the entries holding a set of terms that reaches it (reaching-sets.ts: an AND per set, an OR of the sets), so
+ * rows are read and ranked for those alone, not for every entry holding a term of the query.
+ */
+export function rankedStatementPg(plan: QueryPlan, options: PgRankedOptions): { text: string; params: unknown[] } | null {
+  if (plan.matching.length === 0) return null;
+  const floor = MEMORY_RECALL_MIN_SCORE * plan.total - MEMORY_SCORE_EPSILON;
+  const sets = reachingSets(plan.matching.map(({ weight }) => weight), floor, MEMORY_PG_MAX_REACHING_SETS);
+  if (sets?.length === 0) return null;
   const params: unknown[] = [];
   const param = (value: unknown) => (params.push(value), `$${params.length}`);
   const queries = plan.matching.map(({ term }) => TSQ(param(term)));
@@ -78,11 +106,12 @@ export async function rankedRecallPg(sql: SQL, plan: QueryPlan, options: PgRanke
     .map(({ weight }, i) => (plan.matching.length === 1 ? param(weight) : `CASE WHEN m.fts @@ q.q${i} THEN ${param(weight)}::float8 ELSE 0 END`))
     .join(" + ");
   const any = queries.map((_, i) => `q.q${i}`).join(" || ");
-  const where = [`m.fts @@ (${any})`, ...visibleTo(options, param)];
+  const reaching =
+    sets && sets.every((set) => set.length > 0) ? sets.map((set) => `(${set.map((i) => `q.q${i}`).join(" && ")})`).join(" || ") : any;
+  const where = [`m.fts @@ (${reaching})`, ...visibleTo(options, param)];
   const text =
     `WITH q AS (SELECT ${queries.map((tsq, i) => `${tsq} AS q${i}`).join(", ")}) ` +
     `SELECT ${PG_MEMORY_COLUMNS}, (${score})::float8 AS score, ts_rank(${RANK_WEIGHTS}, m.fts, ${any}, 1) AS rank ` +
     `FROM memories m, q WHERE ${where.join(" AND ")} ORDER BY score DESC, rank DESC, m.seq DESC LIMIT ${param(options.limit)}`;
-  const rows = (await sql.unsafe(text, params)) as Array<MemoryRow & { score: number; rank: number }>;
-  return keepRelevant(rows, plan.total).map(({ rank: _rank, ...row }) => row);
+  return { text, params };
 }

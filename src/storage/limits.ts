@@ -58,3 +58,11 @@ export const CHANNEL_PAIRING_MAX_PENDING = 100;
 
 /** Rows copied per statement by `prx storage copy`. */
 export const STORAGE_COPY_BATCH = 500;
+
+/**
+ * PostgreSQL `memory_terms` counts the entries holding a word exactly up to this many; past it a word is only known to
+ * be held by more, and its row is no longer written (a common word's row would otherwise be locked and rewritten by
+ * every store). Recall needs exact counts up to its own cap of a term's entries (memory's MEMORY_RANK_TERM_MAX_DOCS,
+ * 2000): this is one more. The migration's triggers carry the number, so a change needs a new migration.
+ */
+export const PG_MEMORY_TERM_DOCS_KEPT = 2001;

@@ -330,10 +330,13 @@ export interface MemoryStore {
   count(): number;
   /** Throws when the full-text index cannot be read. */
   ping(): void;
-  /** How many entries hold `term`, counted up to `cap`. */
-  termDocs(term: string, cap: number): number;
-  /** Entries holding any of `terms`, by summed weight then BM25, each with its raw `score`. */
-  ranked(terms: WeightedTerm[], scope: MemoryScope & { limit: number }): Array<MemoryRow & { score: number }>;
+  /** The `seq` of entries holding `term`, at most `cap` of them (one read of the term's index entries). */
+  termEntries(term: string, cap: number): number[];
+  /**
+   * The visible entries among `seqs`, by BM25 over the OR of `terms` (best first), at most `limit`. BM25 is computed
+   * for those entries only, however many others hold the terms.
+   */
+  bestOf(seqs: readonly number[], terms: readonly string[], scope: MemoryScope & { limit: number }): MemoryRow[];
   /** Newest first, with the number of entries (of the category) in all. */
   list(options: { limit: number; offset: number; category?: string }): { rows: MemoryRow[]; total: number };
   /** Entries after `afterSeq`, oldest first, at most `limit`. */

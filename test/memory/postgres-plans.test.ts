@@ -1,11 +1,13 @@
 /**
- * The PostgreSQL memory store at 10 000 entries: recall's term counts read the GIN index (checked with EXPLAIN), the
- * store's size is exact up to MEMORY_EXACT_COUNT_MAX and estimated past it, and no counter table grows with inserts.
+ * The PostgreSQL memory store at 10 000 entries: recall's term counts read memory_terms and its ranking the GIN index
+ * (checked with EXPLAIN); the store's size is exact up to MEMORY_EXACT_COUNT_MAX and estimated past it; no counter
+ * table grows with inserts.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { MEMORY_EXACT_COUNT_MAX, type MemoryRecord } from "../../src/memory/index.ts";
 import { PgMemory } from "../../src/memory/postgres.ts";
-import { planForPg, planStatementPg } from "../../src/memory/postgres-recall.ts";
+import type { SQL } from "bun";
+import { planForPg, planStatementPg, rankedStatementPg } from "../../src/memory/postgres-recall.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 
@@ -42,19 +44,41 @@ interface PlanNode {
   "Relation Name"?: string;
   "Index Name"?: string;
   Filter?: string;
+  "Index Cond"?: string;
   Plans?: PlanNode[];
 }
 const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
 
-testWithPostgres("at 10 000 entries each term count is a bitmap scan of the GIN index, never a sequential scan", async () => {
-  const { text, params } = planStatementPg(["common", "rare17", "topic3"]);
-  const rows = (await storage!.sql.unsafe(`EXPLAIN (FORMAT JSON) ${text}`, params)) as Array<{ "QUERY PLAN": unknown }>;
+/** Every node of the plan PostgreSQL makes for a statement. */
+async function planNodes(sql: SQL, statement: { text: string; params: unknown[] }): Promise<PlanNode[]> {
+  const rows = (await sql.unsafe(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.params)) as Array<{ "QUERY PLAN": unknown }>;
   const raw = rows[0]!["QUERY PLAN"];
   const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as Array<{ Plan: PlanNode }>;
-  const all = nodes(plan[0]!.Plan);
-  const termScans = all.filter((n) => n["Node Type"] === "Seq Scan" && n.Filter?.includes("fts @@"));
-  expect(termScans).toEqual([]);
-  expect(all.filter((n) => n["Node Type"] === "Bitmap Index Scan" && n["Index Name"] === "memories_fts")).toHaveLength(3);
+  return nodes(plan[0]!.Plan);
+}
+
+testWithPostgres("at 10 000 entries a one-word term's count is a primary-key read of memory_terms, never a scan", async () => {
+  const all = await planNodes(storage!.sql, planStatementPg(["common", "rare17", "topic3"]));
+  // the one read of memories is the store's size, counted up to MEMORY_EXACT_COUNT_MAX + 1 rows; no term reads it
+  expect(all.filter((n) => n["Relation Name"] === "memories" && n.Filter !== undefined)).toEqual([]);
+  expect(all.filter((n) => n["Index Name"] === "memories_fts")).toEqual([]);
+  expect(all.filter((n) => n["Node Type"] === "Index Scan" && n["Index Name"] === "memory_terms_pkey")).toHaveLength(3);
+  // the counts are the triggers' (exact up to the cap), equal to counting the index
+  const { plan } = await planForPg(storage!.sql, ["common", "rare17", "topic3"]);
+  expect(plan.matching.map((t) => t.term)).toEqual(["rare17", "topic3"]);
+});
+
+testWithPostgres("at 10 000 entries the ranked statement reads the GIN index for the sets of terms that reach the floor", async () => {
+  // "rare17" alone weighs less than half of a query with a word no entry holds: it needs "topic17" too
+  const { plan } = await planForPg(storage!.sql, ["rare17", "topic17", "unheardof"]);
+  const statement = rankedStatementPg(plan, { limit: 5, includePrivate: false })!;
+  const all = await planNodes(storage!.sql, statement);
+  expect(all.filter((n) => n["Node Type"] === "Seq Scan")).toEqual([]);
+  const gin = all.filter((n) => n["Node Type"] === "Bitmap Index Scan" && n["Index Name"] === "memories_fts");
+  expect(gin).toHaveLength(1);
+  expect(gin[0]!["Index Cond"]).toContain("&");
+  expect(gin[0]!["Index Cond"]).not.toContain("|");
+  expect((await memory.recall("rare17 topic17 unheardof", 5)).map((e) => e.key)).toEqual(["note-17"]);
 });
 
 testWithPostgres("the size recall uses is exact at MEMORY_EXACT_COUNT_MAX entries and an estimate past it", async () => {

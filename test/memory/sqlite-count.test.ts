@@ -102,7 +102,7 @@ describe("sqlite memory entry count", () => {
           get(target, prop) {
             const value = Reflect.get(target, prop, target);
             if (typeof value !== "function") return value;
-            if (prop !== "all" && prop !== "get" && prop !== "run") return value.bind(target);
+            if (prop !== "all" && prop !== "get" && prop !== "run" && prop !== "values") return value.bind(target);
             return (params?: unknown) => {
               executed.push({ sql, params: params ?? {} });
               return value.call(target, params);

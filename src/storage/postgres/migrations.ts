@@ -2,6 +2,7 @@ import type { SQL } from "bun";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { MigrationStatus } from "../types.ts";
 import { installVector, VECTOR_MIGRATION_SQL, vectorOffered } from "./migration-vector.ts";
+import { MEMORY_TERMS_SQL } from "./migration-memory-terms.ts";
 import { SESSION_COUNTS_SQL, SESSION_SEARCH_SQL } from "./migration-sessions.ts";
 
 /**
@@ -213,6 +214,7 @@ CREATE TABLE session_media (
 );
 CREATE INDEX session_media_blob ON session_media (sha256);`,
   },
+  { version: 10, name: "memory word counts", sql: MEMORY_TERMS_SQL },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

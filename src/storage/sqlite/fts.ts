@@ -7,6 +7,6 @@ export function ftsPhrase(term: string): string {
 }
 
 /** Terms as an FTS5 MATCH expression that holds any of them. */
-export function orOfTerms(terms: string[]): string {
+export function orOfTerms(terms: readonly string[]): string {
   return terms.map(ftsPhrase).join(" OR ");
 }

@@ -6,7 +6,6 @@ import type {
   MemoryScope,
   MemoryStore,
   MemoryUpsert,
-  WeightedTerm,
 } from "../types.ts";
 import { changeStamp, noteLocalWrite } from "./data-version.ts";
 import { ftsPhrase, orOfTerms } from "./fts.ts";
@@ -38,7 +37,7 @@ const SQL = {
   countAll: "SELECT entries AS n FROM memory_stats WHERE one = 1",
   countCategory: "SELECT count(*) AS n FROM memories WHERE category = $category",
   ping: "SELECT 1 AS ok FROM memories_fts LIMIT 0",
-  termDocs: "SELECT count(*) AS n FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH $match LIMIT $cap)",
+  termEntries: "SELECT rowid FROM memories_fts WHERE memories_fts MATCH $match LIMIT $cap",
   list: `SELECT ${MEMORY_COLUMNS} FROM memories m ORDER BY m.updated_at DESC, m.seq DESC LIMIT $limit OFFSET $offset`,
   listCategory: `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.category = $category
     ORDER BY m.updated_at DESC, m.seq DESC LIMIT $limit OFFSET $offset`,
@@ -56,27 +55,32 @@ const SQL = {
 const BM25_WEIGHTS = "2.0, 1.0, 0.5";
 
 /**
- * A ranked search over `terms` weighted terms: an entry's raw score is the sum of the weights of the terms it
- * holds (one membership test per term, each a subquery SQLite evaluates once into a lookup table), then BM25
- * breaks ties. Statements are cached per shape by bun:sqlite.
+ * BM25 over the OR of the query's terms for the entries in `$seqs` (a JSON array) only, best first, from the index
+ * alone (no row read). The unary `+` keeps the rowid test out of the FTS5 index plan: FTS5 reads each term's entries
+ * once and tests each against the list (with an equality constraint SQLite would re-run the full-text query, and
+ * BM25's term statistics, once per listed entry).
  */
-function rankedSql(terms: number, session: boolean, includePrivate: boolean): string {
-  const parts: string[] = [];
-  for (let i = 0; i < terms; i++) {
-    parts.push(
-      terms === 1
-        ? "$w0"
-        : `CASE WHEN m.seq IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH $t${i}) THEN $w${i} ELSE 0 END`,
-    );
-  }
-  return `SELECT ${MEMORY_COLUMNS}, (${parts.join(" + ")}) AS score, bm25(memories_fts, ${BM25_WEIGHTS}) AS rank
-    FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
-    WHERE memories_fts MATCH $match ${session ? `AND ${IN_SESSION}` : ""} ${includePrivate ? "" : `AND ${NOT_PRIVATE}`}
-    ORDER BY score DESC, rank ASC LIMIT $limit`;
+const rankSql = (limited: boolean) => `SELECT rowid AS seq FROM memories_fts
+  WHERE memories_fts MATCH $match AND +rowid IN (SELECT value FROM json_each($seqs))
+  ORDER BY bm25(memories_fts, ${BM25_WEIGHTS}) ${limited ? "LIMIT $limit" : ""}`;
+
+/**
+ * The rows of the entries in `$seqs` that the scope lets recall return, each found by primary key: CROSS JOIN keeps
+ * the list the outer loop (left to choose, SQLite reads every global entry through the session index instead).
+ */
+function visibleSql(session: boolean, includePrivate: boolean): string {
+  const where: string[] = [];
+  if (session) where.push(IN_SESSION);
+  if (!includePrivate) where.push(NOT_PRIVATE);
+  return `SELECT m.seq AS seq, ${MEMORY_COLUMNS} FROM json_each($seqs) listed CROSS JOIN memories m ON m.seq = listed.value
+    ${where.length ? `WHERE ${where.join(" AND ")}` : ""}`;
 }
 
 /** The name local writes are noted under (data-version.ts). */
 const MEMORY_TABLE = "memories";
+
+/** Ranked entries are read this many at a time (at least `limit`) until enough are visible to the scope. */
+const VISIBLE_CHUNK = 32;
 
 /**
  * The memory tables (`memories`, its FTS5 index and its entry counter, see memory-schema.ts) on one connection.
@@ -139,24 +143,34 @@ export class SqliteMemoryStore implements MemoryStore {
     this.db.query(SQL.ping).all();
   }
 
-  termDocs(term: string, cap: number): number {
-    return this.db.query<{ n: number }, { match: string; cap: number }>(SQL.termDocs).get({ match: ftsPhrase(term), cap })?.n ?? 0;
+  termEntries(term: string, cap: number): number[] {
+    const rows = this.db.query<[number], { match: string; cap: number }>(SQL.termEntries).values({ match: ftsPhrase(term), cap });
+    return rows.map((row) => row[0] as number);
   }
 
-  ranked(terms: WeightedTerm[], scope: MemoryScope & { limit: number }): Array<MemoryRow & { score: number }> {
-    if (terms.length === 0) return [];
-    const params: Record<string, string | number> = {
-      match: orOfTerms(terms.map(({ term }) => term)),
-      limit: scope.limit,
-    };
-    terms.forEach(({ term, weight }, i) => {
-      params[`w${i}`] = weight;
-      if (terms.length > 1) params[`t${i}`] = ftsPhrase(term);
-    });
-    if (scope.sessionId) params.session = scope.sessionId;
-    const sql = rankedSql(terms.length, Boolean(scope.sessionId), scope.includePrivate);
-    const rows = this.db.query<MemoryRow & { score: number; rank: number }, Record<string, string | number>>(sql).all(params);
-    return rows.map(({ rank: _rank, ...row }) => row);
+  bestOf(seqs: readonly number[], terms: readonly string[], scope: MemoryScope & { limit: number }): MemoryRow[] {
+    if (seqs.length === 0 || terms.length === 0 || scope.limit <= 0) return [];
+    // every entry is visible without a session or private filter: the index's best `limit` are the answer
+    const filtered = Boolean(scope.sessionId) || !scope.includePrivate;
+    const ranked = this.db
+      .query<{ seq: number }, Record<string, string | number>>(rankSql(!filtered))
+      .all(filtered ? { match: orOfTerms(terms), seqs: JSON.stringify(seqs) } : { match: orOfTerms(terms), seqs: JSON.stringify(seqs), limit: scope.limit })
+      .map((row) => row.seq);
+    const visible = this.db.query<MemoryRow & { seq: number }, Record<string, string>>(visibleSql(Boolean(scope.sessionId), scope.includePrivate));
+    const found: MemoryRow[] = [];
+    const chunk = Math.max(scope.limit, VISIBLE_CHUNK);
+    for (let from = 0; from < ranked.length && found.length < scope.limit; from += chunk) {
+      const part = ranked.slice(from, from + chunk);
+      const params: Record<string, string> = { seqs: JSON.stringify(part) };
+      if (scope.sessionId) params.session = scope.sessionId;
+      const rows = new Map(visible.all(params).map(({ seq, ...row }) => [seq, row]));
+      for (const seq of part) {
+        const row = rows.get(seq);
+        if (row) found.push(row);
+        if (found.length >= scope.limit) break;
+      }
+    }
+    return found;
   }
 
   list(options: { limit: number; offset: number; category?: string }): { rows: MemoryRow[]; total: number } {

@@ -1,7 +1,9 @@
 /**
  * How costs grow with the data behind them: each series prints size -> cost and the fitted growth exponent
  * (../growth.ts). Sessions are listed and searched through the gateway (in this process, over loopback), memory
- * is recalled from the SQLite backend, and concurrent clients go through the built binary (../many-clients.ts).
+ * is recalled from the SQLite backend (also right after a store, and beside a writer in another process) and from
+ * the PostgreSQL one (a schema of its own on the test server, ../pg-memory-fill.ts), and concurrent clients go
+ * through the built binary (../many-clients.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,12 +11,16 @@ import { openAgentHost, type AgentHost } from "../../../src/agent/index.ts";
 import type { ChatMessage } from "../../../src/contracts/chat.ts";
 import { setLogSink } from "../../../src/core/logger.ts";
 import { startGateway } from "../../../src/gateway/server.ts";
+import { PgMemory } from "../../../src/memory/postgres.ts";
 import { SqliteMemory } from "../../../src/memory/sqlite.ts";
+import type { MemoryBackend } from "../../../src/memory/types.ts";
 import { openSqliteStorage, type SqliteSessionStore } from "../../../src/storage/index.ts";
 import { sqliteStorageOf } from "../../helpers/host-db.ts";
+import { postgresAvailable, TEST_DATABASE_URL } from "../../helpers/servers.ts";
 import { createToken, startGateway as startGatewayProcess, writeConfig } from "../gateway-process.ts";
-import { growthRows } from "../growth.ts";
+import { growthRows, sizeLabel } from "../growth.ts";
 import { manyClientsRows } from "../many-clients.ts";
+import { pgMemoryStore } from "../pg-memory-fill.ts";
 import { stats, type BenchContext, type BenchRow, type BenchSuite } from "../types.ts";
 import { prng, sentence, wordSource } from "../zipf-text.ts";
 
@@ -31,6 +37,8 @@ const WARMUP = 5;
 const BATCH = 1000;
 const SEARCH_TARGET_MS = 2;
 const RECALL_TARGET_MS = 5;
+/** How often the second process stores an entry while recall is measured beside it. */
+const WRITER_INTERVAL_MS = 10;
 /** "Independent of size": over a 100x size step, at most 10^(2*0.1) = 1.6x the cost. */
 const INDEPENDENT_EXPONENT = 0.1;
 const NO_MATCH = "no-session-has-this-in-its-title";
@@ -153,7 +161,7 @@ async function recallRows(ctx: { tmp: string; quick?: boolean }): Promise<BenchR
     const word = wordSource(42);
     const random = prng(1234);
     let stored = 0;
-    return await growthRows({
+    const rows = await growthRows({
       suite: SUITE,
       name: "SQLite memory recall, p50",
       per: "entries",
@@ -170,21 +178,34 @@ async function recallRows(ctx: { tmp: string; quick?: boolean }): Promise<BenchR
           stored += batch;
         }
       },
-      cost: async (size) => {
-        const queryWord = wordSource(7 + size);
-        const queryRandom = prng(99 + size);
-        const samples: number[] = [];
-        for (let i = 0; i < WARMUP + RECALLS[mode]; i++) {
-          const query = sentence(queryWord, queryRandom, 2, 6);
-          const start = Bun.nanoseconds();
-          await memory.recall(query, 5);
-          if (i >= WARMUP) samples.push((Bun.nanoseconds() - start) / 1e6);
-        }
-        return stats(samples).p50;
-      },
+      cost: (size) => recallP50(memory, size, RECALLS[mode]),
       target: { size: RECALL_ENTRIES[mode].at(-1)!, op: "<=", value: RECALL_TARGET_MS },
       note: `${RECALLS[mode]} queries of 2-6 Zipf-distributed words, limit 5; entries of 6-18 words`,
     });
+    const largest = RECALL_ENTRIES[mode].at(-1)!;
+    const afterStore = await recallP50(memory, largest, RECALLS[mode], (i) =>
+      memory.store(`fresh_${i}`, sentence(word, random, 6, 18), "core"),
+    );
+    rows.push(recallRow(`SQLite memory recall right after a store, p50 @${sizeLabel(largest)} entries`, afterStore, "each recall follows a store of a new entry"));
+    const writer = Bun.spawn(["bun", join(import.meta.dir, "..", "memory-writer.ts"), join(ctx.tmp, "recall.db"), String(WRITER_INTERVAL_MS)], {
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    try {
+      await firstLine(writer.stdout);
+      const withWriter = await recallP50(memory, largest, RECALLS[mode]);
+      rows.push(
+        recallRow(
+          `SQLite memory recall with a writer in another process, p50 @${sizeLabel(largest)} entries`,
+          withWriter,
+          `another process stores an entry every ${WRITER_INTERVAL_MS} ms into the same file`,
+        ),
+      );
+    } finally {
+      writer.kill();
+      await writer.exited;
+    }
+    return rows;
   } finally {
     await storage.close();
   }
@@ -202,12 +223,82 @@ function clientRows(ctx: BenchContext): Promise<BenchRow[]> {
   });
 }
 
+/** A row of a recall p50 against the recall target. */
+function recallRow(name: string, value: number, note: string): BenchRow {
+  return { suite: SUITE, name, value, unit: "ms", target: { op: "<=", value: RECALL_TARGET_MS }, note };
+}
+
+/** Resolves with the first line a child writes (its "ready"). */
+async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the memory writer exited before its first store");
+    text += decoder.decode(value);
+  }
+  reader.releaseLock();
+  return text.split("\n")[0]!;
+}
+
+/** p50 of `count` recalls (after WARMUP) of the query stream for `size`, in ms; `before(i)` runs untimed before each. */
+async function recallP50(
+  memory: MemoryBackend,
+  size: number,
+  count: number,
+  before?: (i: number) => Promise<unknown>,
+): Promise<number> {
+  const queryWord = wordSource(7 + size);
+  const queryRandom = prng(99 + size);
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + count; i++) {
+    const query = sentence(queryWord, queryRandom, 2, 6);
+    await before?.(i);
+    const start = Bun.nanoseconds();
+    await memory.recall(query, 5);
+    if (i >= WARMUP) samples.push((Bun.nanoseconds() - start) / 1e6);
+  }
+  return stats(samples).p50;
+}
+
+/** The same entries and queries as the SQLite series, in PostgreSQL (pg-memory-fill.ts: COPY, then ANALYZE). */
+async function pgRecallRows(ctx: { quick?: boolean }): Promise<BenchRow[]> {
+  const mode = ctx.quick ? "quick" : "full";
+  if (!(await postgresAvailable())) {
+    console.log(`  PostgreSQL memory recall: skipped, no server at ${TEST_DATABASE_URL}`);
+    return [];
+  }
+  // one store per size, each measured then closed: a million entries on the shared server are not grown from 100k
+  const open: { store: Awaited<ReturnType<typeof pgMemoryStore>> | null } = { store: null };
+  try {
+    return await growthRows({
+      suite: SUITE,
+      name: "PostgreSQL memory recall, p50",
+      per: "entries",
+      unit: "ms",
+      sizes: RECALL_ENTRIES[mode],
+      grow: async (size) => {
+        await open.store?.done();
+        open.store = null;
+        open.store = await pgMemoryStore(TEST_DATABASE_URL, size);
+      },
+      cost: (size) => recallP50(new PgMemory(open.store!.storage.sql), size, RECALLS[mode]),
+      target: { size: RECALL_ENTRIES[mode].at(-1)!, op: "<=", value: RECALL_TARGET_MS },
+      note: `the SQLite series' entries and queries; filled with COPY then ANALYZE, as prx's bulk writes do`,
+    });
+  } finally {
+    await open.store?.done();
+  }
+}
+
 const suite: BenchSuite = async (ctx) => {
   setLogSink(() => {});
   return [
     ...(await sessionListRows(ctx)),
     ...(await sessionSearchRows(ctx)),
     ...(await recallRows(ctx)),
+    ...(await pgRecallRows(ctx)),
     ...(await clientRows(ctx)),
   ];
 };
