@@ -25,7 +25,7 @@ describe("on PGlite + pgvector", () => {
 
   test("two openers at once: every migration, the vector one included, is applied once; a later open applies none", async () => {
     const opened = await Promise.all([0, 1].map(() => pgStorage({ url: server.url, schema: "prx", poolMax: 2 })));
-    expect(opened.flatMap((s) => s.applied).sort()).toEqual(PG_MIGRATIONS.map((m) => m.version));
+    expect(opened.flatMap((s) => s.applied).sort((a, b) => a - b)).toEqual(PG_MIGRATIONS.map((m) => m.version));
     const again = await pgStorage({ url: server.url, schema: "prx", poolMax: 2 });
     expect(again.applied).toEqual([]);
     expect((await again.status()).pending).toEqual([]);
@@ -69,7 +69,7 @@ testWithPostgres("a server without pgvector: no vector migration, no pending one
     const support = await detectVectorSupport(sql, true);
     if (support.extension !== "absent") return console.warn("SKIP: this PostgreSQL offers pgvector; the no-pgvector case needs one without");
     const withoutVector = PG_MIGRATIONS.filter((m) => m.requires !== "vector").map((m) => m.version);
-    expect(opened.flatMap((s) => s.applied).sort()).toEqual(withoutVector);
+    expect(opened.flatMap((s) => s.applied).sort((a, b) => a - b)).toEqual(withoutVector);
     const latest = Math.max(...withoutVector);
     expect(await opened[0]!.status()).toMatchObject({ pending: [], latest, version: latest });
     expect(support.recall).toBe("fts");

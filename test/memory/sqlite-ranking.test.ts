@@ -30,9 +30,10 @@ function traced(db: Database): { db: Database; executed: Array<{ sql: string; pa
       },
     });
   const proxy = new Proxy(db, {
-    get(target, prop, receiver) {
+    get(target, prop) {
       if (prop === "query") return (sql: string) => recording(sql, target.query(sql));
-      const value = Reflect.get(target, prop, receiver);
+      // getters read private fields of the database itself, not of this proxy
+      const value = Reflect.get(target, prop, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
