@@ -1,0 +1,251 @@
+/**
+ * What installed plugins cost a turn, and what a reload of one costs, as the number of installed plugins grows.
+ *
+ * A workspace gets N = 1 / 10 / 100 plugins in a fixed mix (per ten: four kit-built WASM tools, two kit-built hooks,
+ * one kit-built middleware, three remote elizaOS-style plugins), then the built gateway serves turns through
+ * /v1/chat/completions against the fake provider in its own process. In these turns the model calls no tool, so:
+ *   - the tools take no part (they are only offered to the model),
+ *   - the hooks take no part (they subscribe to `prx.lifecycle.tool_call`, which a turn without a tool call never emits),
+ *   - the middleware (pii-redact, every stage) takes part: four guest calls per turn, its own work,
+ *   - the remote plugins (copies of plugins/example-remote: an action, a provider, a service, a route and an event
+ *     handler) take part through their provider, which elizaOS composes into every prompt: one RPC each per turn.
+ * Measured per size: turn overhead p50 (gateway latency minus the fake's own time minus the direct path's network
+ * floor, as in ../turn-overhead.ts), the gateway's CPU per turn (all its threads, /proc/PID/stat, which includes the
+ * sandbox and remote-plugin Worker threads), and the time of `POST /api/plugins/<one tool>/reload`. Each is printed
+ * with its growth exponent over the sizes (../growth.ts).
+ */
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { startStandaloneFake, type StandaloneFake } from "../announce.ts";
+import { growthRows } from "../growth.ts";
+import { ensureExamplesBuilt } from "../../plugins/kit/examples-build.ts";
+import { stats, type BenchRow, type BenchSuite } from "../types.ts";
+
+const SUITE = "plugins";
+let SIZES = [1, 10, 100];
+let WARMUP_TURNS = 150;
+let TURNS = 200;
+let RELOADS = 9;
+/** Counts of the short pass (`bun run bench --quick`). */
+const QUICK = { SIZES: [1, 10], WARMUP_TURNS: 20, TURNS: 30, RELOADS: 2 };
+/** The fake answers after this long (its own time is subtracted per turn). */
+const FAKE_LATENCY_MS = 5;
+const MIX = ["tool", "remote", "hook", "tool", "middleware", "remote", "tool", "hook", "remote", "tool"] as const;
+type Kind = (typeof MIX)[number];
+const EXAMPLE_REMOTE = resolve(import.meta.dir, "../../../plugins/example-remote");
+
+const env = (tmp: string) => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmp, PRX_LOG: "error" });
+
+function freePort(): number {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
+/** /proc/PID/stat utime + stime of every thread of the process, in ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+interface Fixture {
+  ws: string;
+  /** Plugin name -> its kind, in install order. */
+  installed: Map<string, Kind>;
+  config: string[];
+}
+
+/** Adds plugins until the workspace holds `size`, each a copy of its kind's plugin under its own name and tool names. */
+function grow(fixture: Fixture, built: string, size: number): void {
+  const plugins = join(fixture.ws, "plugins");
+  mkdirSync(plugins, { recursive: true });
+  for (let i = fixture.installed.size; i < size; i++) {
+    const kind = MIX[i % MIX.length]!;
+    const name = `${kind}-${i}`;
+    const dir = join(plugins, name);
+    if (kind === "remote") {
+      cpSync(EXAMPLE_REMOTE, dir, { recursive: true, filter: (src) => !src.endsWith(".test.ts") && !src.endsWith("README.md") });
+      const rename = (file: string) =>
+        writeFileSync(join(dir, file), readFileSync(join(dir, file), "utf8").replaceAll("example-remote", name).replaceAll("REMEMBER_NOTE", `REMEMBER_NOTE_${i}`));
+      rename("plugin.toml");
+      rename("plugin.ts");
+    } else {
+      const example = { tool: "notes-tool", hook: "audit-hook", middleware: "pii-redact" }[kind];
+      mkdirSync(dir);
+      cpSync(join(built, example, "plugin.wasm"), join(dir, "plugin.wasm"));
+      let manifest = readFileSync(join(built, example, "plugin.toml"), "utf8").replace(`name = "${example}"`, `name = "${name}"`);
+      if (kind === "hook") manifest = manifest.replace('events = ["prx.lifecycle.*"]', 'events = ["prx.lifecycle.tool_call"]');
+      writeFileSync(join(dir, "plugin.toml"), manifest);
+      if (kind === "tool") fixture.config.push(`[plugins.${name}.tool_names]\nnotes = "notes_${i}"\n`);
+    }
+    fixture.installed.set(name, kind);
+  }
+}
+
+function writeConfig(fixture: Fixture, fakeUrl: string): void {
+  writeFileSync(
+    join(fixture.ws, "config.toml"),
+    `default_provider = "fake"\ndefault_model = "fake-model"\n[reliability]\nretries = 0\n[providers.fake]\nkind = "openai-compatible"\n` +
+      `base_url = "${fakeUrl}"\nmodels = ["fake-model"]\n[gateway]\nrate_limit_per_minute = 100000000\n` +
+      `rate_limit_per_token_per_minute = 100000000\n${fixture.config.join("")}`,
+  );
+}
+
+interface Gateway {
+  proc: ReturnType<typeof Bun.spawn>;
+  url: string;
+  token: string;
+}
+
+async function startGateway(binary: string, tmp: string, ws: string): Promise<Gateway> {
+  const created = Bun.spawnSync([binary, "gateway", "token", "create", "--name", "bench", "-w", ws], { env: env(tmp) });
+  if (created.exitCode !== 0) throw new Error(`token create failed: ${created.stderr.toString()}`);
+  const token = created.stdout.toString().trim();
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const proc = Bun.spawn([binary, "gateway", "--port", String(port), "-w", ws], {
+    env: { ...env(tmp), ...(process.env.PRX_BENCH_GATEWAY_OPTIONS ? { BUN_OPTIONS: process.env.PRX_BENCH_GATEWAY_OPTIONS } : {}) },
+    cwd: tmp,
+    stdout: "ignore",
+    stderr: Bun.file(join(tmp, `gateway-${Date.now()}.log`)),
+  });
+  const deadline = performance.now() + 60_000;
+  for (;;) {
+    const status = await fetch(`${url}/health`).then((r) => r.status, () => 0);
+    if (status === 200) break;
+    if (performance.now() > deadline || proc.exitCode !== null) throw new Error(`gateway did not become healthy (exit ${proc.exitCode})`);
+    await Bun.sleep(5);
+  }
+  return { proc, url, token };
+}
+
+/** Waits until the gateway lists every installed plugin active (remote ones join when their Worker is ready). */
+async function waitActive(gateway: Gateway, count: number): Promise<void> {
+  const deadline = performance.now() + 120_000;
+  let last = "";
+  while (performance.now() < deadline) {
+    const response = await fetch(`${gateway.url}/api/plugins`, { headers: { authorization: `Bearer ${gateway.token}` } });
+    const body = (await response.json()) as { plugins: { name: string; status: string; error?: unknown }[] };
+    const active = body.plugins.filter((p) => p.status === "active").length;
+    last = body.plugins.filter((p) => p.status !== "active").map((p) => `${p.name}: ${p.status} ${JSON.stringify(p.error ?? "")}`).join("; ");
+    if (active === count) return;
+    await Bun.sleep(100);
+  }
+  throw new Error(`plugins not all active after 120 s: ${last}`);
+}
+
+interface Sample {
+  ms: number;
+  text: string;
+}
+
+let seq = 0;
+async function turn(gateway: Gateway): Promise<Sample> {
+  const text = `bench plugins turn ${seq++}`;
+  const started = performance.now();
+  const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${gateway.token}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: text }] }),
+  });
+  if (response.status !== 200) throw new Error(`gateway turn: HTTP ${response.status} ${await response.text()}`);
+  await response.arrayBuffer();
+  return { ms: performance.now() - started, text };
+}
+
+interface Measured {
+  overheadP50: number;
+  overheadP99: number;
+  cpuPerTurn: number;
+  reloadP50: number;
+}
+
+async function measure(gateway: Gateway, fake: StandaloneFake, reloadName: string): Promise<Measured> {
+  const pid = gateway.proc.pid;
+  for (let i = 0; i < WARMUP_TURNS; i++) await turn(gateway);
+  await fake.handled();
+  const upstream = (await fake.lastBody()) as { messages: { content: string }[] };
+  const direct = async (): Promise<Sample> => {
+    const text = `bench plugins direct ${seq++}`;
+    upstream.messages.at(-1)!.content = text;
+    const started = performance.now();
+    const response = await fetch(`${fake.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(upstream) });
+    await response.arrayBuffer();
+    return { ms: performance.now() - started, text };
+  };
+  const directSamples: Sample[] = [];
+  for (let i = 0; i < 50; i++) directSamples.push(await direct());
+  const gatewaySamples: Sample[] = [];
+  const cpuBefore = cpuMs(pid);
+  for (let i = 0; i < TURNS; i++) gatewaySamples.push(await turn(gateway));
+  const cpuPerTurn = (cpuMs(pid) - cpuBefore) / TURNS;
+  const handled = await fake.handled();
+  const own = (s: Sample) => s.ms - (handled.get(s.text) ?? NaN);
+  const floor = stats(directSamples.map(own)).p50;
+  const overhead = stats(gatewaySamples.map((s) => own(s) - floor));
+
+  const reloads: number[] = [];
+  for (let i = 0; i < RELOADS; i++) {
+    const started = performance.now();
+    const response = await fetch(`${gateway.url}/api/plugins/${reloadName}/reload`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${gateway.token}` },
+    });
+    const body = await response.text();
+    if (response.status !== 200) throw new Error(`reload of ${reloadName}: HTTP ${response.status} ${body}`);
+    reloads.push(performance.now() - started);
+    await Bun.sleep(200);
+  }
+  return { overheadP50: overhead.p50, overheadP99: overhead.p99, cpuPerTurn, reloadP50: stats(reloads).p50 };
+}
+
+const suite: BenchSuite = async (ctx) => {
+  if (ctx.quick) ({ SIZES, WARMUP_TURNS, TURNS, RELOADS } = QUICK);
+  const built = (await ensureExamplesBuilt(env(ctx.tmp))).dir;
+  const fake = await startStandaloneFake(FAKE_LATENCY_MS);
+  const fixture: Fixture = { ws: join(ctx.tmp, "ws"), installed: new Map(), config: [] };
+  const results = new Map<number, Measured>();
+  const load = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
+  try {
+    for (const size of SIZES) {
+      grow(fixture, built, size);
+      writeConfig(fixture, fake.url);
+      const gateway = await startGateway(ctx.binary, ctx.tmp, fixture.ws);
+      try {
+        await waitActive(gateway, size);
+        const m = await measure(gateway, fake, "tool-0");
+        console.log(
+          `  ${size} plugins: overhead p50 ${m.overheadP50.toFixed(2)} ms p99 ${m.overheadP99.toFixed(2)} ms, ` +
+            `CPU ${m.cpuPerTurn.toFixed(2)} ms/turn, reload of one ${m.reloadP50.toFixed(1)} ms`,
+        );
+        results.set(size, m);
+      } finally {
+        gateway.proc.kill("SIGTERM");
+        await gateway.proc.exited;
+      }
+    }
+  } finally {
+    await fake.stop();
+  }
+  const series = (name: string, unit: BenchRow["unit"], pick: (m: Measured) => number, note: string) =>
+    growthRows({
+      suite: SUITE,
+      name,
+      per: "plugins",
+      unit,
+      sizes: SIZES,
+      grow: () => undefined,
+      cost: async (size) => Math.max(pick(results.get(size)!), 1e-3),
+      note: `${note}; load average at start ${load}`,
+    });
+  const mix = "mix per ten: 4 WASM tools, 2 hooks, 1 middleware (4 calls a turn), 3 remote (a provider each: 1 RPC a turn)";
+  return [
+    ...(await series("turn overhead p50", "ms", (m) => m.overheadP50, `${TURNS} turns at concurrency 1 minus the fake's own time; ${mix}`)),
+    ...(await series("turn overhead p99", "ms", (m) => m.overheadP99, mix)),
+    ...(await series("gateway CPU per turn (all threads)", "ms", (m) => m.cpuPerTurn, mix)),
+    ...(await series("reload of one plugin (a WASM tool), p50", "ms", (m) => m.reloadP50, `${RELOADS} reloads through POST /api/plugins/:name/reload`)),
+  ];
+};
+
+export default suite;
