@@ -49,7 +49,7 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
-interface Fixture {
+export interface Fixture {
   ws: string;
   /** Plugin name -> its kind, in install order. */
   installed: Map<string, Kind>;
@@ -57,7 +57,7 @@ interface Fixture {
 }
 
 /** Adds plugins until the workspace holds `size`, each a copy of its kind's plugin under its own name and tool names. */
-function grow(fixture: Fixture, built: string, size: number): void {
+export function grow(fixture: Fixture, built: string, size: number): void {
   const plugins = join(fixture.ws, "plugins");
   mkdirSync(plugins, { recursive: true });
   for (let i = fixture.installed.size; i < size; i++) {
@@ -83,7 +83,7 @@ function grow(fixture: Fixture, built: string, size: number): void {
   }
 }
 
-function writeConfig(fixture: Fixture, fakeUrl: string): void {
+export function writeConfig(fixture: Fixture, fakeUrl: string): void {
   writeFileSync(
     join(fixture.ws, "config.toml"),
     `default_provider = "fake"\ndefault_model = "fake-model"\n[reliability]\nretries = 0\n[providers.fake]\nkind = "openai-compatible"\n` +
