@@ -58,6 +58,11 @@ export interface PluginRecord {
  */
 export interface PluginSlot {
   generation: Generation;
+  /**
+   * Set once a generation holds the plugin. Before, while its adapters are built (get-spec), its calls count on no
+   * generation: the instance belongs to its load, and the generation that started a late load may be released by then.
+   */
+  attached?: boolean;
 }
 
 interface Held {
@@ -191,6 +196,7 @@ export class Generation implements ToolAdapterLookup {
   }
 
   private hold(name: string, held: Held): void {
+    held.slot.attached = true;
     this.held.set(name, held);
     this.specs = undefined;
     for (const adapter of held.adapters) {
