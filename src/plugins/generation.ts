@@ -96,6 +96,7 @@ export class Generation implements ToolAdapterLookup {
   storages = new Map<string, StorageAdapter>();
   private readonly tools = new Map<string, ToolAdapter>();
   private specs: ToolSpec[] | undefined;
+  private remoteList: RemoteAdapter[] | undefined;
   private readonly held = new Map<string, Held>();
   private inflight = 0;
   private drained: (() => void) | null = null;
@@ -121,9 +122,11 @@ export class Generation implements ToolAdapterLookup {
     return this.held.get(name)?.remote;
   }
 
+  /** One array until a plugin is attached or carried in (every turn asks for it; most plugins are not remote). */
   remotes(): RemoteAdapter[] {
+    if (this.remoteList) return this.remoteList;
     const remotes = [...this.held.values()].flatMap((h) => (h.remote ? [h.remote] : []));
-    return remotes.length === 0 ? NO_REMOTES : remotes;
+    return (this.remoteList = remotes.length === 0 ? NO_REMOTES : remotes);
   }
 
   tool(name: string): ToolAdapter | undefined {
@@ -199,6 +202,7 @@ export class Generation implements ToolAdapterLookup {
     held.slot.attached = true;
     this.held.set(name, held);
     this.specs = undefined;
+    this.remoteList = undefined;
     for (const adapter of held.adapters) {
       (this.adapters[adapter.type] as CapabilityAdapter[]).push(adapter);
       if (adapter.type === "tool") this.tools.set((adapter as ToolAdapter).spec.name, adapter as ToolAdapter);
