@@ -1,14 +1,17 @@
 /**
  * What installed plugins cost a turn, and what a reload of one costs, as the number of installed plugins grows.
  *
- * A workspace gets N = 1 / 10 / 100 plugins in a fixed mix (per ten: four kit-built WASM tools, two kit-built hooks,
- * one kit-built middleware, three remote elizaOS-style plugins), then the built gateway serves turns through
- * /v1/chat/completions against the fake provider in its own process. In these turns the model calls no tool, so:
+ * A workspace gets N = 1 / 10 / 100 plugins in a fixed mix, then the built gateway serves turns through
+ * /v1/chat/completions against the fake provider in its own process. In these turns the model calls no tool. Two mixes:
+ * "mixed" (per ten: four kit-built WASM tools, two kit-built hooks, one kit-built middleware, three remote
+ * elizaOS-style plugins), in which
  *   - the tools take no part (they are only offered to the model),
  *   - the hooks take no part (they subscribe to `prx.lifecycle.tool_call`, which a turn without a tool call never emits),
  *   - the middleware (pii-redact, every stage) takes part: four guest calls per turn, its own work,
  *   - the remote plugins (copies of plugins/example-remote: an action, a provider, a service, a route and an event
- *     handler) take part through their provider, which elizaOS composes into every prompt: one RPC each per turn.
+ *     handler) take part through their provider, which elizaOS composes into every prompt: one RPC each per turn;
+ * and "taking no part" (per ten: five tools, two hooks, three remote plugins without their provider), where no plugin
+ * has anything to do in a turn: its turn overhead should not grow with N.
  * Measured per size: turn overhead p50 (gateway latency minus the fake's own time minus the direct path's network
  * floor, as in ../turn-overhead.ts), the gateway's CPU per turn (all its threads, /proc/PID/stat, which includes the
  * sandbox and remote-plugin Worker threads), and the time of `POST /api/plugins/<one tool>/reload`. Each is printed
@@ -19,7 +22,7 @@ import { join, resolve } from "node:path";
 import { startStandaloneFake, type StandaloneFake } from "../announce.ts";
 import { growthRows } from "../growth.ts";
 import { ensureExamplesBuilt } from "../../plugins/kit/examples-build.ts";
-import { stats, type BenchRow, type BenchSuite } from "../types.ts";
+import { stats, type BenchContext, type BenchRow, type BenchSuite } from "../types.ts";
 
 const SUITE = "plugins";
 let SIZES = [1, 10, 100];
@@ -30,8 +33,14 @@ let RELOADS = 9;
 const QUICK = { SIZES: [1, 10], WARMUP_TURNS: 20, TURNS: 30, RELOADS: 2 };
 /** The fake answers after this long (its own time is subtracted per turn). */
 const FAKE_LATENCY_MS = 5;
-const MIX = ["tool", "remote", "hook", "tool", "middleware", "remote", "tool", "hook", "remote", "tool"] as const;
-type Kind = (typeof MIX)[number];
+const MIXES = {
+  mixed: ["tool", "remote", "hook", "tool", "middleware", "remote", "tool", "hook", "remote", "tool"],
+  "taking no part": ["tool", "quiet-remote", "hook", "tool", "tool", "quiet-remote", "tool", "hook", "quiet-remote", "tool"],
+} as const;
+type Mix = keyof typeof MIXES;
+type Kind = (typeof MIXES)[Mix][number];
+/** `PRX_BENCH_PLUGIN_MIXES=mixed` runs one mix. */
+const MIX_NAMES = (process.env.PRX_BENCH_PLUGIN_MIXES?.split(",") ?? Object.keys(MIXES)) as Mix[];
 const EXAMPLE_REMOTE = resolve(import.meta.dir, "../../../plugins/example-remote");
 
 const env = (tmp: string) => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmp, PRX_LOG: "error" });
@@ -57,19 +66,23 @@ export interface Fixture {
 }
 
 /** Adds plugins until the workspace holds `size`, each a copy of its kind's plugin under its own name and tool names. */
-export function grow(fixture: Fixture, built: string, size: number): void {
+export function grow(fixture: Fixture, built: string, size: number, mix: Mix = "mixed"): void {
   const plugins = join(fixture.ws, "plugins");
   mkdirSync(plugins, { recursive: true });
   for (let i = fixture.installed.size; i < size; i++) {
-    const kind = MIX[i % MIX.length]!;
+    const kind: Kind = MIXES[mix][i % MIXES[mix].length]!;
     const name = `${kind}-${i}`;
     const dir = join(plugins, name);
-    if (kind === "remote") {
+    if (kind === "remote" || kind === "quiet-remote") {
       cpSync(EXAMPLE_REMOTE, dir, { recursive: true, filter: (src) => !src.endsWith(".test.ts") && !src.endsWith("README.md") });
       const rename = (file: string) =>
         writeFileSync(join(dir, file), readFileSync(join(dir, file), "utf8").replaceAll("example-remote", name).replaceAll("REMEMBER_NOTE", `REMEMBER_NOTE_${i}`));
       rename("plugin.toml");
       rename("plugin.ts");
+      if (kind === "quiet-remote") {
+        const source = readFileSync(join(dir, "plugin.ts"), "utf8");
+        writeFileSync(join(dir, "plugin.ts"), source.replace("  providers: [timeOfDay],\n", ""));
+      }
     } else {
       const example = { tool: "notes-tool", hook: "audit-hook", middleware: "pii-redact" }[kind];
       mkdirSync(dir);
@@ -200,52 +213,62 @@ async function measure(gateway: Gateway, fake: StandaloneFake, reloadName: strin
   return { overheadP50: overhead.p50, overheadP99: overhead.p99, cpuPerTurn, reloadP50: stats(reloads).p50 };
 }
 
-const suite: BenchSuite = async (ctx) => {
-  if (ctx.quick) ({ SIZES, WARMUP_TURNS, TURNS, RELOADS } = QUICK);
-  const built = (await ensureExamplesBuilt(env(ctx.tmp))).dir;
-  const fake = await startStandaloneFake(FAKE_LATENCY_MS);
-  const fixture: Fixture = { ws: join(ctx.tmp, "ws"), installed: new Map(), config: [] };
+const MIX_NOTES: Record<Mix, string> = {
+  mixed: "per ten: 4 WASM tools, 2 hooks, 1 middleware (4 calls a turn), 3 remote (a provider each: 1 RPC a turn)",
+  "taking no part": "per ten: 5 WASM tools, 2 hooks, 3 remote without a provider: nothing for any plugin to do in a turn",
+};
+
+async function measureMix(ctx: BenchContext, built: string, fake: StandaloneFake, mix: Mix): Promise<BenchRow[]> {
+  const fixture: Fixture = { ws: join(ctx.tmp, `ws-${mix.replaceAll(" ", "-")}`), installed: new Map(), config: [] };
   const results = new Map<number, Measured>();
   const load = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
-  try {
-    for (const size of SIZES) {
-      grow(fixture, built, size);
-      writeConfig(fixture, fake.url);
-      const gateway = await startGateway(ctx.binary, ctx.tmp, fixture.ws);
-      try {
-        await waitActive(gateway, size);
-        const m = await measure(gateway, fake, "tool-0");
-        console.log(
-          `  ${size} plugins: overhead p50 ${m.overheadP50.toFixed(2)} ms p99 ${m.overheadP99.toFixed(2)} ms, ` +
-            `CPU ${m.cpuPerTurn.toFixed(2)} ms/turn, reload of one ${m.reloadP50.toFixed(1)} ms`,
-        );
-        results.set(size, m);
-      } finally {
-        gateway.proc.kill("SIGTERM");
-        await gateway.proc.exited;
-      }
+  for (const size of SIZES) {
+    grow(fixture, built, size, mix);
+    writeConfig(fixture, fake.url);
+    const gateway = await startGateway(ctx.binary, ctx.tmp, fixture.ws);
+    try {
+      await waitActive(gateway, size);
+      const m = await measure(gateway, fake, "tool-0");
+      console.log(
+        `  ${mix}, ${size} plugins: overhead p50 ${m.overheadP50.toFixed(2)} ms p99 ${m.overheadP99.toFixed(2)} ms, ` +
+          `CPU ${m.cpuPerTurn.toFixed(2)} ms/turn, reload of one ${m.reloadP50.toFixed(1)} ms`,
+      );
+      results.set(size, m);
+    } finally {
+      gateway.proc.kill("SIGTERM");
+      await gateway.proc.exited;
     }
-  } finally {
-    await fake.stop();
   }
   const series = (name: string, unit: BenchRow["unit"], pick: (m: Measured) => number, note: string) =>
     growthRows({
       suite: SUITE,
-      name,
+      name: `${mix}: ${name}`,
       per: "plugins",
       unit,
       sizes: SIZES,
       grow: () => undefined,
       cost: async (size) => Math.max(pick(results.get(size)!), 1e-3),
-      note: `${note}; load average at start ${load}`,
+      note: `${note}; ${MIX_NOTES[mix]}; load average at start ${load}`,
     });
-  const mix = "mix per ten: 4 WASM tools, 2 hooks, 1 middleware (4 calls a turn), 3 remote (a provider each: 1 RPC a turn)";
   return [
-    ...(await series("turn overhead p50", "ms", (m) => m.overheadP50, `${TURNS} turns at concurrency 1 minus the fake's own time; ${mix}`)),
-    ...(await series("turn overhead p99", "ms", (m) => m.overheadP99, mix)),
-    ...(await series("gateway CPU per turn (all threads)", "ms", (m) => m.cpuPerTurn, mix)),
+    ...(await series("turn overhead p50", "ms", (m) => m.overheadP50, `${TURNS} turns at concurrency 1 minus the fake's own time`)),
+    ...(await series("turn overhead p99", "ms", (m) => m.overheadP99, `${TURNS} turns`)),
+    ...(await series("gateway CPU per turn (all threads)", "ms", (m) => m.cpuPerTurn, `${TURNS} turns`)),
     ...(await series("reload of one plugin (a WASM tool), p50", "ms", (m) => m.reloadP50, `${RELOADS} reloads through POST /api/plugins/:name/reload`)),
   ];
+}
+
+const suite: BenchSuite = async (ctx) => {
+  if (ctx.quick) ({ SIZES, WARMUP_TURNS, TURNS, RELOADS } = QUICK);
+  const built = (await ensureExamplesBuilt(env(ctx.tmp))).dir;
+  const fake = await startStandaloneFake(FAKE_LATENCY_MS);
+  const rows: BenchRow[] = [];
+  try {
+    for (const mix of MIX_NAMES) rows.push(...(await measureMix(ctx, built, fake, mix)));
+  } finally {
+    await fake.stop();
+  }
+  return rows;
 };
 
 export default suite;
