@@ -97,6 +97,7 @@ export class Generation implements ToolAdapterLookup {
   private readonly tools = new Map<string, ToolAdapter>();
   private specs: ToolSpec[] | undefined;
   private remoteList: RemoteAdapter[] | undefined;
+  private byName: Map<string, number> | undefined;
   private readonly held = new Map<string, Held>();
   private inflight = 0;
   private drained: (() => void) | null = null;
@@ -109,8 +110,20 @@ export class Generation implements ToolAdapterLookup {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * A build asks for every plugin of the previous generation by name: an index of positions, not a scan per lookup.
+   * The record is read at its position, so a record replaced in place (a late plugin published) is the one found.
+   */
   plugin(name: string): PluginRecord | undefined {
-    return this.plugins.find((p) => p.name === name);
+    if (!this.byName) {
+      this.byName = new Map();
+      this.plugins.forEach((p, i) => {
+        if (!this.byName!.has(p.name)) this.byName!.set(p.name, i);
+      });
+    }
+    const at = this.byName.get(name);
+    const found = at === undefined ? undefined : this.plugins[at];
+    return found?.name === name ? found : this.plugins.find((p) => p.name === name);
   }
 
   instance(name: string): PluginInstance | undefined {
