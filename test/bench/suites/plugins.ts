@@ -23,6 +23,14 @@ import { startStandaloneFake, type StandaloneFake } from "../announce.ts";
 import { growthRows } from "../growth.ts";
 import { ensureExamplesBuilt } from "../../plugins/kit/examples-build.ts";
 import { stats, type BenchContext, type BenchRow, type BenchSuite } from "../types.ts";
+import { ConfigSchema } from "../../../src/config/schema.ts";
+import { nullPublisher } from "../../../src/core/events.ts";
+import { createLogger } from "../../../src/core/logger.ts";
+import { openWorkspace } from "../../../src/core/workspace.ts";
+import { getPluginRuntime } from "../../../src/plugins/runtime/index.ts";
+import type { PluginLoader } from "../../../src/plugins/types.ts";
+import { openSqliteStorage } from "../../../src/storage/index.ts";
+import { manifest, writePlugin } from "../../plugins/runtime/helpers.ts";
 
 const SUITE = "plugins";
 /** `PRX_BENCH_PLUGIN_SIZES=10` measures one size (two are needed for an exponent). */
@@ -40,8 +48,8 @@ const MIXES = {
 } as const;
 type Mix = keyof typeof MIXES;
 type Kind = (typeof MIXES)[Mix][number];
-/** `PRX_BENCH_PLUGIN_MIXES=mixed` runs one mix. */
-const MIX_NAMES = (process.env.PRX_BENCH_PLUGIN_MIXES?.split(",") ?? Object.keys(MIXES)) as Mix[];
+/** `PRX_BENCH_PLUGIN_MIXES=mixed` runs one mix (a name of no mix: only the in-process rows). */
+const MIX_NAMES = (process.env.PRX_BENCH_PLUGIN_MIXES?.split(",") ?? Object.keys(MIXES)).filter((m): m is Mix => m in MIXES);
 const EXAMPLE_REMOTE = resolve(import.meta.dir, "../../../plugins/example-remote");
 
 const env = (tmp: string) => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmp, PRX_LOG: "error" });
@@ -262,11 +270,69 @@ async function measureMix(ctx: BenchContext, built: string, fake: StandaloneFake
   ];
 }
 
+/**
+ * The runtime's own cost of a reload of one plugin among N (discovery, admission, fingerprints, carry-over, swap and
+ * release) with an instant loader, in this process: CPU time per reload, which a loaded machine does not inflate.
+ */
+async function ownReloadRows(ctx: BenchContext): Promise<BenchRow[]> {
+  const instant: PluginLoader = {
+    kinds: ["wasm-module"],
+    async load(plugin) {
+      const spec = { name: plugin.capabilities[0]!.name, description: "d", parametersSchema: "{}" };
+      return { plugin, invoke: async () => spec, release: async () => {} };
+    },
+  };
+  const root = join(ctx.tmp, "own");
+  mkdirSync(root, { recursive: true });
+  const workspace = openWorkspace(root);
+  const storage = openSqliteStorage(workspace.dbPath);
+  const runtime = getPluginRuntime(
+    workspace,
+    { storage, events: nullPublisher, memory: () => null, logger: createLogger("bench.plugins") },
+    { config: ConfigSchema.parse({}), loaders: [instant] },
+  );
+  // a 1 MB entry file each, like a kit-built component: hashing it again would show
+  const wasm = new Uint8Array(1024 * 1024);
+  wasm.set([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
+  let installed = 0;
+  const reloads = ctx.quick ? 10 : 100;
+  try {
+    return await growthRows({
+      suite: SUITE,
+      name: "runtime's own CPU time per reload of one plugin (instant loader)",
+      per: "plugins",
+      unit: "ms",
+      sizes: SIZES,
+      async grow(size) {
+        for (; installed < size; installed++) writePlugin(workspace, `p-${installed}`, manifest({ name: `p-${installed}`, tools: [`t_${installed}`] }), wasm);
+        if (runtime.started) await runtime.reload();
+        else await runtime.start();
+        await runtime.settled();
+      },
+      async cost() {
+        for (let i = 0; i < 5; i++) await runtime.reload("p-0");
+        const before = process.cpuUsage();
+        for (let i = 0; i < reloads; i++) {
+          await runtime.reload("p-0");
+          await runtime.settled();
+        }
+        const used = process.cpuUsage(before);
+        return (used.user + used.system) / 1000 / reloads;
+      },
+      exponentTarget: { op: "<=", value: 0.1 },
+      note: `${reloads} named reloads, the others carried over; discovery, admission, fingerprints, swap and release`,
+    });
+  } finally {
+    await runtime.stop();
+    storage.close();
+  }
+}
+
 const suite: BenchSuite = async (ctx) => {
   if (ctx.quick) ({ SIZES, WARMUP_TURNS, TURNS, RELOADS } = QUICK);
   const built = (await ensureExamplesBuilt(env(ctx.tmp))).dir;
   const fake = await startStandaloneFake(FAKE_LATENCY_MS);
-  const rows: BenchRow[] = [];
+  const rows: BenchRow[] = [...(await ownReloadRows(ctx))];
   try {
     for (const mix of MIX_NAMES) rows.push(...(await measureMix(ctx, built, fake, mix)));
   } finally {
