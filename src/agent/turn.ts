@@ -16,6 +16,8 @@ import { TurnTranscript } from "./transcript.ts";
 import type { LifecycleEmit, TurnBlock, TurnDeps, TurnInput, TurnObserver, TurnResult } from "./types.ts";
 import { addUsage, ZERO_USAGE } from "./usage.ts";
 
+const NO_CONTEXT: string[] = [];
+
 /**
  * One turn of the agent: inbound middleware -> prompt -> loop { llm_request -> provider -> llm_response -> tools }
  * -> outbound middleware -> complete (or fail). The session keeps everything said, even when the turn fails part-way;
@@ -105,12 +107,18 @@ class Turn {
   private async prompt(userText: string | undefined): Promise<ChatMessage[]> {
     const { deps, input } = this;
     const { config } = deps;
-    const history = input.historyOverride ?? (await deps.sessions.history(input.sessionId, config.agent.max_history_messages));
-    const query = userText ?? lastUserText(history);
-    const recall = config.memory.auto_recall && query !== "";
-    const memories = recall ? await autoRecall(deps, query, input.sessionId, this.emit) : [];
-    const pendingContext = deps.extensions?.context?.(input) ?? [];
-    const context = Array.isArray(pendingContext) ? pendingContext : await pendingContext;
+    // Plugin context needs only the input: asked first, it is gathered while history and memories are read.
+    const pendingContext = deps.extensions?.context?.(input) ?? NO_CONTEXT;
+    const local = async () => {
+      const history = input.historyOverride ?? (await deps.sessions.history(input.sessionId, config.agent.max_history_messages));
+      const query = userText ?? lastUserText(history);
+      const recall = config.memory.auto_recall && query !== "";
+      const memories = recall ? await autoRecall(deps, query, input.sessionId, this.emit) : [];
+      return { history, memories };
+    };
+    const [{ history, memories }, context] = Array.isArray(pendingContext)
+      ? [await local(), pendingContext]
+      : await Promise.all([local(), pendingContext]);
     const memoryTokens = config.memory.recall_max_tokens;
     const parts = { systemPrompt: config.agent.system_prompt, memories, memoryTokens, context, history };
     let media = userText === undefined ? undefined : input.media;

@@ -1,7 +1,8 @@
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from "node:fs";
 import { isAbsolute, join, normalize, sep } from "node:path";
 import { PrxError, toPrxError } from "../core/errors.ts";
-import { parseManifest, type PluginManifest } from "./manifest.ts";
+import { parseManifest, type ParsedManifest, type PluginManifest } from "./manifest.ts";
+import { fileStamp, type DiscoveryCache } from "./discovery-cache.ts";
 import type { PluginKind } from "./types.ts";
 
 /** Admission limits: checked before anything is parsed or loaded. */
@@ -64,24 +65,54 @@ function openRegularFile(path: string, label: string, maxBytes: number): { fd: n
   return { fd, size };
 }
 
+function readUtf8(fd: number, size: number, path: string): string {
+  const bytes = new Uint8Array(size);
+  let read = 0;
+  while (read < size) {
+    const n = readSync(fd, bytes, read, size - read, read);
+    if (n === 0) break;
+    read += n;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, read));
+  } catch {
+    throw new PrxError("PLUGIN_MANIFEST", `${path}: ${MANIFEST_FILE} is not valid UTF-8`, {
+      hint: "save the manifest as UTF-8",
+    });
+  }
+}
+
 /** Read plugin.toml: <= MANIFEST_MAX_BYTES, not a symlink, valid UTF-8. */
 export function readManifestFile(path: string): string {
   const { fd, size } = openRegularFile(path, MANIFEST_FILE, MANIFEST_MAX_BYTES);
   try {
-    const bytes = new Uint8Array(size);
-    let read = 0;
-    while (read < size) {
-      const n = readSync(fd, bytes, read, size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    try {
-      return new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, read));
-    } catch {
-      throw new PrxError("PLUGIN_MANIFEST", `${path}: ${MANIFEST_FILE} is not valid UTF-8`, {
-        hint: "save the manifest as UTF-8",
-      });
-    }
+    return readUtf8(fd, size, path);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The stamp of a regular file (not a symlink) at `path`, or null: then the file is read with every check. */
+function regularFileStamp(path: string): string | null {
+  try {
+    const info = lstatSync(path, { bigint: true });
+    return info.isFile() ? fileStamp(info) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Read and parse plugin.toml with the checks of readManifestFile; an unchanged file's parse comes from `cache`. */
+function readParsedManifest(path: string, cache: DiscoveryCache | undefined): ParsedManifest {
+  const seen = cache ? regularFileStamp(path) : null;
+  const hit = seen === null ? undefined : cache?.manifests.get(path, seen);
+  if (hit) return hit;
+  const { fd, size } = openRegularFile(path, MANIFEST_FILE, MANIFEST_MAX_BYTES);
+  try {
+    const stamp = cache ? fileStamp(fstatSync(fd, { bigint: true })) : "";
+    const parsed = parseManifest(readUtf8(fd, size, path), path);
+    cache?.manifests.set(path, stamp, parsed);
+    return parsed;
   } finally {
     closeSync(fd);
   }
@@ -101,6 +132,8 @@ export function resolveInsidePlugin(dir: string, relative: string, key: string, 
   }
   const full = join(dir, normalize(relative));
   if (!existsSync(full) && !isSymlink(full)) throw admissionError(`${manifestPath}: "${key}" = "${relative}": ${full} not found`);
+  // a file directly in the (canonical) plugin directory has no parent to resolve
+  if (join(full, "..") === dir) return full;
   let parent: string;
   try {
     parent = realpathSync(join(full, ".."));
@@ -136,28 +169,35 @@ export function detectWasmKind(header: Uint8Array, path: string): "wasm-componen
   throw new PrxError("PLUGIN_LOAD", `${path}: unsupported WebAssembly version ${version} layer ${layer}`);
 }
 
-function checkEntryFile(path: string, label: string): Uint8Array {
+function checkEntryFile(path: string, label: string, cache: DiscoveryCache | undefined): Uint8Array {
+  const seen = cache ? regularFileStamp(path) : null;
+  const hit = seen === null ? undefined : cache?.headers.get(path, seen);
+  if (hit) return hit;
   const { fd, size } = openRegularFile(path, label, WASM_MAX_BYTES);
   try {
     const header = new Uint8Array(Math.min(WASM_HEADER_BYTES, size));
     readSync(fd, header, 0, header.length, 0);
+    if (cache) cache.headers.set(path, fileStamp(fstatSync(fd, { bigint: true })), header);
     return header;
   } finally {
     closeSync(fd);
   }
 }
 
-/** Inspect one plugin directory: manifest, admission limits and kind. Never throws. */
-export function inspectPluginDir(dirPath: string, dirName: string): DiscoveredPlugin {
+/**
+ * Inspect one plugin directory: manifest, admission limits and kind. Never throws. `canonicalDir`: the directory's
+ * canonical path when the caller knows it (discovery: a directory, not a symlink, in the canonical plugins/).
+ */
+export function inspectPluginDir(dirPath: string, dirName: string, cache?: DiscoveryCache, canonicalDir?: string): DiscoveredPlugin {
   let dir = dirPath;
   const manifestPath = join(dirPath, MANIFEST_FILE);
   const base = { dirName, dir, manifestPath, name: dirName, warnings: [] as string[] };
   let manifest: PluginManifest | undefined;
   try {
-    dir = realpathSync(dirPath);
+    dir = canonicalDir ?? realpathSync(dirPath);
     base.dir = dir;
     base.manifestPath = join(dir, MANIFEST_FILE);
-    const parsed = parseManifest(readManifestFile(base.manifestPath), base.manifestPath);
+    const parsed = readParsedManifest(base.manifestPath, cache);
     manifest = parsed.manifest;
     base.warnings.push(...parsed.warnings);
     base.name = manifest.plugin.name;
@@ -165,11 +205,11 @@ export function inspectPluginDir(dirPath: string, dirName: string): DiscoveredPl
     let entryPath: string;
     if (manifest.plugin.runtime === "remote") {
       entryPath = resolveInsidePlugin(dir, manifest.remote!.entry, "remote.entry", base.manifestPath);
-      checkEntryFile(entryPath, "remote entry");
+      checkEntryFile(entryPath, "remote entry", cache);
       kind = "remote";
     } else {
       entryPath = resolveInsidePlugin(dir, manifest.plugin.wasm, "plugin.wasm", base.manifestPath);
-      kind = detectWasmKind(checkEntryFile(entryPath, "wasm file"), entryPath);
+      kind = detectWasmKind(checkEntryFile(entryPath, "wasm file", cache), entryPath);
     }
     return { ...base, ok: true, manifest, kind, entryPath };
   } catch (cause) {
@@ -210,9 +250,24 @@ function entryKind(path: string): "dir" | "symlink" | "other" {
  * count toward the entry limit. Past PLUGINS_DIR_MAX_ENTRIES entries the first ones (sorted) are inspected and every
  * entry after them comes back refused unread (`isOverLimit`; the first PLUGINS_DIR_MAX_REFUSED_LISTED by name, the
  * last one counting the rest), so a start serves what fits; a reload refuses the candidate instead (runtime.ts).
- * A symlinked plugin directory is refused like a symlinked file.
+ * A symlinked plugin directory is refused like a symlinked file. With `manifests`, unchanged manifests are not parsed
+ * again (manifest-cache.ts).
  */
-export function discoverPlugins(pluginsDir: string): DiscoveredPlugin[] {
+export function discoverPlugins(pluginsDir: string, cache?: DiscoveryCache): DiscoveredPlugin[] {
+  const found = discover(pluginsDir, cache);
+  cache?.sweep();
+  return found;
+}
+
+function canonical(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function discover(pluginsDir: string, cache: DiscoveryCache | undefined): DiscoveredPlugin[] {
   if (!existsSync(pluginsDir)) return [];
   let entries: string[];
   try {
@@ -221,6 +276,8 @@ export function discoverPlugins(pluginsDir: string): DiscoveredPlugin[] {
     throw toPrxError(cause, "PLUGIN_ADMISSION", `cannot list ${pluginsDir}`);
   }
   entries.sort();
+  // an entry that is a directory (not a symlink) of the canonical plugins/ is canonical below it
+  const root = canonical(pluginsDir);
   const found: DiscoveredPlugin[] = [];
   const overflow: string[] = [];
   entries.forEach((name, index) => {
@@ -229,7 +286,7 @@ export function discoverPlugins(pluginsDir: string): DiscoveredPlugin[] {
     if (index >= PLUGINS_DIR_MAX_ENTRIES) return void overflow.push(name);
     const path = join(pluginsDir, name);
     const kind = entryKind(path);
-    if (kind === "dir") found.push(inspectPluginDir(path, name));
+    if (kind === "dir") found.push(inspectPluginDir(path, name, cache, root === undefined ? undefined : join(root, name)));
     else if (kind === "symlink") {
       const error = admissionError(`${path}: the plugin directory is a symlink; symlinks are refused`, "move the plugin directory itself into plugins/");
       found.push(refused(pluginsDir, name, error));

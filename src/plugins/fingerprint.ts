@@ -31,11 +31,21 @@ export class EntryHashes {
 export function fingerprintOf(record: PluginRecord, config: Config, hashes: EntryHashes): string | null {
   const admitted = record.admitted;
   if (!admitted) return null;
-  const inputs = {
-    manifest: record.manifest,
-    entry: hashes.hash(admitted.entryPath),
-    plugin: config.plugins[record.name] ?? null,
-    agent: admitted.kind === "remote" ? config.agent : null,
-  };
-  return sha256Hex(JSON.stringify(inputs));
+  const inputs = [
+    manifestJson(record.manifest),
+    hashes.hash(admitted.entryPath),
+    JSON.stringify(config.plugins[record.name] ?? null),
+    admitted.kind === "remote" ? JSON.stringify(config.agent) : "null",
+  ];
+  return sha256Hex(inputs.join("\n"));
+}
+
+/** A parsed manifest is never changed, and discovery hands out the same one while its file is unchanged. */
+const manifestJsons = new WeakMap<object, string>();
+
+function manifestJson(manifest: PluginRecord["manifest"]): string {
+  if (manifest === null) return "null";
+  let json = manifestJsons.get(manifest);
+  if (json === undefined) manifestJsons.set(manifest, (json = JSON.stringify(manifest)));
+  return json;
 }

@@ -4,6 +4,7 @@ import { RESERVED_TOOL_NAMES } from "../tools/builtins/names.ts";
 import { admit, recordFrom } from "./admission.ts";
 import { discoverPlugins, isOverLimit, type DiscoveredPlugin } from "./discovery.ts";
 import { EntryHashes, fingerprintOf } from "./fingerprint.ts";
+import type { DiscoveryCache } from "./discovery-cache.ts";
 import { Generation, type PluginRecord } from "./generation.ts";
 import { discard, loadOne, type LoadContext, type Loaded } from "./loading.ts";
 
@@ -28,6 +29,8 @@ export interface BuildInput extends LoadContext {
   refuseOverLimit?: boolean;
   /** Entry-file hashes for fingerprints (the runtime keeps one, so unchanged files are not hashed again). */
   hashes?: EntryHashes;
+  /** What earlier builds read from unchanged plugin files (the runtime keeps one: discovery-cache.ts). */
+  discovery?: DiscoveryCache;
   /** The generation serving now: its active plugins whose inputs did not change are carried over, not rebuilt. */
   previous?: Generation;
   /** Rebuild these plugins even when unchanged (a named reload); "all" rebuilds every plugin (a full reload). */
@@ -136,7 +139,7 @@ function publishLate(records: PluginRecord[], record: PluginRecord, load: Promis
  * failure of discovery as a whole throws. Nothing of `previous` changes until the candidate is published.
  */
 export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
-  const discovered = input.discovered ?? discoverPlugins(input.pluginsDir);
+  const discovered = input.discovered ?? discoverPlugins(input.pluginsDir, input.discovery);
   const overLimit = input.refuseOverLimit ? discovered.find(isOverLimit) : undefined;
   if (overLimit && !overLimit.ok) throw overLimit.error;
   const records = discovered.map(recordFrom);

@@ -58,6 +58,11 @@ export interface PluginRecord {
  */
 export interface PluginSlot {
   generation: Generation;
+  /**
+   * Set once a generation holds the plugin. Before, while its adapters are built (get-spec), its calls count on no
+   * generation: the instance belongs to its load, and the generation that started a late load may be released by then.
+   */
+  attached?: boolean;
 }
 
 interface Held {
@@ -91,6 +96,8 @@ export class Generation implements ToolAdapterLookup {
   storages = new Map<string, StorageAdapter>();
   private readonly tools = new Map<string, ToolAdapter>();
   private specs: ToolSpec[] | undefined;
+  private remoteList: RemoteAdapter[] | undefined;
+  private byName: Map<string, number> | undefined;
   private readonly held = new Map<string, Held>();
   private inflight = 0;
   private drained: (() => void) | null = null;
@@ -103,8 +110,20 @@ export class Generation implements ToolAdapterLookup {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * A build asks for every plugin of the previous generation by name: an index of positions, not a scan per lookup.
+   * The record is read at its position, so a record replaced in place (a late plugin published) is the one found.
+   */
   plugin(name: string): PluginRecord | undefined {
-    return this.plugins.find((p) => p.name === name);
+    if (!this.byName) {
+      this.byName = new Map();
+      this.plugins.forEach((p, i) => {
+        if (!this.byName!.has(p.name)) this.byName!.set(p.name, i);
+      });
+    }
+    const at = this.byName.get(name);
+    const found = at === undefined ? undefined : this.plugins[at];
+    return found?.name === name ? found : this.plugins.find((p) => p.name === name);
   }
 
   instance(name: string): PluginInstance | undefined {
@@ -116,9 +135,11 @@ export class Generation implements ToolAdapterLookup {
     return this.held.get(name)?.remote;
   }
 
+  /** One array until a plugin is attached or carried in (every turn asks for it; most plugins are not remote). */
   remotes(): RemoteAdapter[] {
+    if (this.remoteList) return this.remoteList;
     const remotes = [...this.held.values()].flatMap((h) => (h.remote ? [h.remote] : []));
-    return remotes.length === 0 ? NO_REMOTES : remotes;
+    return (this.remoteList = remotes.length === 0 ? NO_REMOTES : remotes);
   }
 
   tool(name: string): ToolAdapter | undefined {
@@ -191,8 +212,10 @@ export class Generation implements ToolAdapterLookup {
   }
 
   private hold(name: string, held: Held): void {
+    held.slot.attached = true;
     this.held.set(name, held);
     this.specs = undefined;
+    this.remoteList = undefined;
     for (const adapter of held.adapters) {
       (this.adapters[adapter.type] as CapabilityAdapter[]).push(adapter);
       if (adapter.type === "tool") this.tools.set((adapter as ToolAdapter).spec.name, adapter as ToolAdapter);

@@ -92,7 +92,7 @@ export async function loadOne(generation: Generation, record: PluginRecord, cont
     return null;
   }
   const slot: PluginSlot = { generation };
-  const track = <T>(fn: () => Promise<T>): Promise<T> => slot.generation.track(fn);
+  const track = <T>(fn: () => Promise<T>): Promise<T> => (slot.attached ? slot.generation.track(fn) : fn());
   const adapters: CapabilityAdapter[] = [];
   try {
     if (admitted.kind === "remote") {

@@ -77,6 +77,7 @@ export async function growthRows(series: GrowthSeries): Promise<BenchRow[]> {
       ...(series.note ? { note: series.note } : {}),
     });
   }
+  if (new Set(points.map((p) => p.size)).size < 2) return rows;
   const k = growthExponent(points);
   console.log(`  ${series.name}: growth exponent ${k.toFixed(2)}`);
   rows.push({

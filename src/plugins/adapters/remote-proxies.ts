@@ -46,18 +46,30 @@ export interface RemoteTurnInput {
   signal?: AbortSignal;
 }
 
+/** Whether a remote plugin composes anything into prompts: it announced a provider that is not private. */
+function givesContext(remote: RemoteAdapter): boolean {
+  const providers = remote.handle.descriptor().providers;
+  return providers !== undefined && providers.some((p) => !p.private);
+}
+
 /**
- * Context for the prompt from every remote plugin's providers (a failing plugin is logged and left out). With no
- * remote plugin, synchronously nothing: the turn then does not wait a tick for it.
+ * Context for the prompt from every remote plugin's providers (a failing plugin is logged and left out); a plugin
+ * without public providers is not called. With none to call, synchronously nothing: the turn then does not wait a
+ * tick for it.
  */
 export function remoteContext(
   current: CurrentRemotes,
   input: RemoteTurnInput,
   logger: Logger,
 ): string[] | Promise<string[]> {
-  const remotes = current()?.remotes() ?? [];
-  return remotes.length === 0 ? [] : contextOf(remotes, input, logger);
+  const all = current()?.remotes() ?? NO_REMOTES;
+  let remotes: RemoteAdapter[] | undefined;
+  for (const remote of all) if (givesContext(remote)) (remotes ??= []).push(remote);
+  return remotes === undefined ? NO_CONTEXT : contextOf(remotes, input, logger);
 }
+
+const NO_REMOTES: RemoteAdapter[] = [];
+const NO_CONTEXT: string[] = [];
 
 async function contextOf(remotes: RemoteAdapter[], input: RemoteTurnInput, logger: Logger): Promise<string[]> {
   const message = { text: input.text, sessionId: input.sessionId, userId: input.userId ?? null };
@@ -79,9 +91,11 @@ export function runRemoteEvaluators(
   response: string,
   logger: Logger,
 ): Promise<void> | undefined {
-  const remotes = (current()?.remotes() ?? []).filter((r) => (r.handle.descriptor().evaluators ?? []).length > 0);
-  if (remotes.length === 0) return undefined;
-  return evaluate(remotes, input, response, logger);
+  let remotes: RemoteAdapter[] | undefined;
+  for (const remote of current()?.remotes() ?? NO_REMOTES) {
+    if ((remote.handle.descriptor().evaluators?.length ?? 0) > 0) (remotes ??= []).push(remote);
+  }
+  return remotes === undefined ? undefined : evaluate(remotes, input, response, logger);
 }
 
 async function evaluate(remotes: RemoteAdapter[], input: RemoteTurnInput, response: string, logger: Logger) {

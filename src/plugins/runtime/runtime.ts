@@ -9,6 +9,7 @@ import { defaultAdapterFactories } from "../adapters/index.ts";
 import type { AdapterFactories } from "../adapters/types.ts";
 import { createToolRouter } from "../adapters/tool-router.ts";
 import { EntryHashes } from "../fingerprint.ts";
+import { DiscoveryCache } from "../discovery-cache.ts";
 import { buildGeneration, reloadFailed, worsenedError, type BuildResult, type LatePlugin } from "../generation-build.ts";
 import { joinGeneration } from "../late-join.ts";
 import { newRemoteHostState } from "../remote/host-state.ts";
@@ -51,6 +52,7 @@ export class PluginRuntime implements ServicesHost {
   private stopped = false;
   private stopping: Promise<void> | null = null;
   private readonly hashes = new EntryHashes();
+  private readonly discovery = new DiscoveryCache();
   /** Aborted when the runtime stops: plugins still loading (late ones) give up. */
   private readonly loads = new AbortController();
   /** The event bus this runtime created (when it was given no publisher); closed when the runtime stops. */
@@ -304,6 +306,7 @@ export class PluginRuntime implements ServicesHost {
       status: this.status,
       logger: this.host.logger,
       hashes: this.hashes,
+      discovery: this.discovery,
       signal: this.loads.signal,
       ...(this.options.loadTimeoutMs !== undefined ? { loadTimeoutMs: this.options.loadTimeoutMs } : {}),
       ...(this.options.joinAfterMs !== undefined ? { joinAfterMs: this.options.joinAfterMs } : {}),

@@ -71,6 +71,25 @@ describe("plugins that are slow to become ready do not hold the others", () => {
     expect(runtime.current().instance("fast")).toBe(first.instance("fast"));
   });
 
+  test("two late plugins join one after the other; the second is built after the first's generation replaced its own", async () => {
+    await writeToolPlugin(t.workspace, "later", "l1");
+    const openSlow = loader.hold("slow");
+    const openLater = loader.hold("later");
+    const first = await runtime.start();
+    expect([first.plugin("slow")!.state, first.plugin("later")!.state]).toEqual(["starting", "starting"]);
+    let joined = nextGeneration(first.number);
+    openSlow();
+    expect(await joined).toBe(2);
+    await runtime.settled(); // generation 1, which started both loads, is released
+    joined = nextGeneration(2);
+    openLater();
+    expect(await joined).toBe(3);
+    const later = runtime.current().plugin("later")!;
+    expect([later.state, later.error?.message ?? null]).toEqual(["active", null]);
+    expect(await call("later_tool")).toMatchObject({ output: "l1" });
+    expect(await call("slow_tool")).toMatchObject({ output: "s1" });
+  });
+
   test("a reload of one plugin is not held by another that is slow to rebuild: its old instance serves meanwhile", async () => {
     await runtime.start();
     await writeToolPlugin(t.workspace, "slow", "s2");
