@@ -22,6 +22,12 @@ export const SANDBOX_WORKERS = Math.min(MAX_SANDBOX_WORKERS, Math.max(2, navigat
  * guest stops within microseconds; this only bounds a guest the interrupt cannot reach.
  */
 export const SANDBOX_STOP_GRACE_MS = 1000;
+/**
+ * Components' transpiled JS a sandbox Worker evaluates before it is retired (pool.ts): an evaluated module cannot be
+ * unloaded, so a Worker that has served many versions of plugins (a `prx plugins dev` session, reloads of changed
+ * plugins) gives way to a fresh one once its last plugin has gone. A plugin restarting after a timeout is not a new one.
+ */
+export const MAX_ARTIFACTS_PER_WORKER = 64;
 /** Successful calls whose in-sandbox execution time Sandbox.executionP50() looks at. */
 export const EXECUTION_TIME_SAMPLES = 256;
 /**

@@ -1,6 +1,6 @@
 import type { Logger } from "../../../core/logger.ts";
 import { raiseInterrupt } from "../guest/meter.ts";
-import { SANDBOX_STOP_GRACE_MS } from "../limits.ts";
+import { MAX_ARTIFACTS_PER_WORKER, SANDBOX_STOP_GRACE_MS } from "../limits.ts";
 import type { FromWorker, SerializedError, ToWorker } from "../protocol.ts";
 import { readWorkerMessage } from "./messages.ts";
 
@@ -43,6 +43,8 @@ export class PoolWorker {
   private nextCall = 1;
   private nextSlot = 0;
   private stuckTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Component artifacts whose JS the Worker has evaluated (it keeps them for its life). */
+  private readonly artifacts = new Set<string>();
   private markBooted: (ok: boolean) => void = () => {};
   gone: string | null = null;
 
@@ -64,6 +66,14 @@ export class PoolWorker {
     return this.handlers.size;
   }
 
+  /**
+   * True once the Worker has evaluated MAX_ARTIFACTS_PER_WORKER components' JS (a module cannot be unloaded): the
+   * pool places no new sandbox in it, and it ends when its last tenant has gone.
+   */
+  retired(): boolean {
+    return this.artifacts.size >= MAX_ARTIFACTS_PER_WORKER;
+  }
+
   /** Start hosting a tenant: its number and one slot per capability instance. Send its init with `post`. */
   attach(handler: TenantHandler, interrupt: WebAssembly.Memory, instances: number): { tenant: number; slots: number[] } {
     const tenant = nextTenant++;
@@ -73,7 +83,9 @@ export class PoolWorker {
   }
 
   post(message: ToWorker | string): void {
-    if (!this.gone) this.worker.postMessage(message);
+    if (this.gone) return;
+    if (typeof message !== "string" && message.type === "init" && message.component) this.artifacts.add(message.component.key);
+    this.worker.postMessage(message);
   }
 
   /** A call id for `handler`'s next call (its result is routed back by it). */
@@ -138,6 +150,7 @@ export class PoolWorker {
         this.stopping.delete(msg.tenant);
         this.flags.delete(msg.tenant);
         if (this.stopping.size === 0 && this.stuckTimer) clearTimeout(this.stuckTimer);
+        if (this.retired() && this.handlers.size === 0 && this.stopping.size === 0) this.terminate("retired");
         return;
       }
       default: {

@@ -12,7 +12,8 @@ const WORKER_URL = sandboxWorkerUrl();
  * threads of WASM plugins are bounded by the pool; what a plugin adds is its instances (its guests' linear memory and
  * their JS objects), not a thread and a JavaScript heap of its own.
  * - A new sandbox goes to a new Worker while fewer than SANDBOX_WORKERS exist and each has a sandbox already, else
- *   to the Worker hosting the fewest.
+ *   to the Worker hosting the fewest. A retired Worker (it has evaluated MAX_ARTIFACTS_PER_WORKER components' JS,
+ *   which cannot be unloaded) takes no new sandbox and ends with its last one; a new Worker takes its place.
  * - The pool is open while at least one sandbox holds it (`hold()`); when the last one lets go (runtime stopped,
  *   every generation released) its Workers are terminated.
  * - Every sandbox Worker is unref'd: a plugin never keeps the process alive (a call in flight does, by its timer).
@@ -37,8 +38,8 @@ class SandboxWorkerPool {
 
   /** The Worker a new sandbox (or a new incarnation of one) goes to. */
   place(): PoolWorker {
-    const live = this.workers.filter((w) => !w.gone);
-    if (live.length < SANDBOX_WORKERS && live.every((w) => w.tenants() > 0)) return this.spawn();
+    const live = this.workers.filter((w) => !w.gone && !w.retired());
+    if (live.length === 0 || (live.length < SANDBOX_WORKERS && live.every((w) => w.tenants() > 0))) return this.spawn();
     return live.reduce((a, b) => (b.tenants() < a.tenants() ? b : a));
   }
 

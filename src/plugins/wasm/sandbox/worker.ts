@@ -26,7 +26,6 @@ interface Tenant {
   kv: GuestKv;
   sockets: WebSocketTable;
   artifact: ComponentArtifact | null;
-  artifactKey: string | null;
   coreModule: WebAssembly.Module | null;
   guests: (Guest | null)[];
   contexts: HostContext[];
@@ -37,8 +36,12 @@ interface Tenant {
 const tenants = new Map<number, Tenant>();
 /** Worker-wide instance number -> its tenant and capability index. */
 const slots = new Map<number, { tenant: Tenant; cap: number }>();
-/** Evaluated component JS by artifact key, with the tenants using it. */
-const artifacts = new Map<string, { artifact: ComponentArtifact; users: number }>();
+/**
+ * Evaluated component JS by artifact key, for the Worker's life: an evaluated module cannot be unloaded, so a key is
+ * evaluated once however often its plugins restart; the pool retires a Worker that has seen
+ * MAX_ARTIFACTS_PER_WORKER keys (pool-worker.ts).
+ */
+const artifacts = new Map<string, ComponentArtifact>();
 let nextRpc = 1;
 const pendingRpc = new Map<number, { tenant: number; resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 
@@ -123,7 +126,6 @@ async function start(message: SandboxStart): Promise<void> {
     kv: message.kv === "host" ? new RemoteKv((method, args) => rpc(tenant, 0, method, args)) : new KvStore(message.dbPath, plugin.name, plugin.maxKvStorageMb),
     sockets: new WebSocketTable(),
     artifact: null,
-    artifactKey: null,
     coreModule: null,
     guests: [],
     contexts: [],
@@ -133,11 +135,9 @@ async function start(message: SandboxStart): Promise<void> {
   message.slots.forEach((slot, cap) => slots.set(slot, { tenant, cap }));
   if (message.component) {
     const { key, js, modules } = message.component;
-    let shared = artifacts.get(key);
-    if (!shared) artifacts.set(key, (shared = { artifact: new ComponentArtifact(js, modules, plugin.name), users: 0 }));
-    shared.users++;
-    tenant.artifact = shared.artifact;
-    tenant.artifactKey = key;
+    let artifact = artifacts.get(key);
+    if (!artifact) artifacts.set(key, (artifact = new ComponentArtifact(js, modules, plugin.name)));
+    tenant.artifact = artifact;
   } else if (message.module) {
     tenant.coreModule = message.module;
   } else {
@@ -160,10 +160,6 @@ function drop(id: number): void {
     if (pending.tenant !== id) continue;
     pendingRpc.delete(rpcId);
     pending.reject(new Error(`plugin ${tenant.init.plugin.name}: its sandbox was stopped`));
-  }
-  if (tenant.artifactKey) {
-    const shared = artifacts.get(tenant.artifactKey);
-    if (shared && --shared.users === 0) artifacts.delete(tenant.artifactKey);
   }
 }
 
