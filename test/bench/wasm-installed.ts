@@ -20,6 +20,21 @@ function status(): { rssMb: number; threads: number } {
   return { rssMb: field("VmRSS") / 1024, threads: field("Threads") };
 }
 
+/** CPU ticks (USER_HZ) of each thread, by "tid name". */
+function threadTicks(): Map<string, number> {
+  const ticks = new Map<string, number>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks.set(`${tid} ${stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))}`, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return ticks;
+}
+
 /** CPU ticks (USER_HZ) of every thread of this process. */
 function cpuTicks(): number {
   let total = 0;
@@ -62,10 +77,12 @@ for (let i = 1; i <= n; i++) {
 }
 await Bun.sleep(SETTLE_MS);
 Bun.gc(true);
+const perThread0 = threadTicks();
 const cpu0 = cpuTicks();
 const t0 = performance.now();
 await Bun.sleep(IDLE_WINDOW_MS);
 const idleCpuPct = ((cpuTicks() - cpu0) * 10 * 100) / (performance.now() - t0);
+const perThread1 = threadTicks();
 console.log(JSON.stringify({ n, ...status(), idleCpuPct }));
 if (process.env.WASM_INSTALLED_DIAG) {
   const names = new Map<string, number>();
@@ -74,6 +91,8 @@ if (process.env.WASM_INSTALLED_DIAG) {
     names.set(comm, (names.get(comm) ?? 0) + 1);
   }
   console.error(JSON.stringify(Object.fromEntries(names)));
+  const busy = [...perThread1].map(([t, v]) => [t, v - (perThread0.get(t) ?? 0)] as const).filter(([, v]) => v > 0);
+  console.error("CPU ticks in the idle window, by thread:", JSON.stringify(Object.fromEntries(busy)));
   console.error(readFileSync("/proc/self/smaps_rollup", "utf8"));
   Bun.spawnSync(["sh", "-c", `awk '/^[0-9a-f]/{name=$6} /^Rss:/{rss[name]+=$2} END{for(n in rss) if (rss[n]>2000) print rss[n], n}' /proc/${process.pid}/smaps | sort -rn | head -15`], { stdout: "inherit" });
 }

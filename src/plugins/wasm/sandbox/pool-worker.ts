@@ -120,6 +120,7 @@ export class PoolWorker {
   }
 
   private checkStuck(): void {
+    if (this.stuckTimer) clearTimeout(this.stuckTimer);
     this.stuckTimer = null;
     if (this.gone || this.stopping.size === 0) return;
     let busyUntil = 0;
