@@ -198,7 +198,7 @@ self.onmessage = (event: MessageEvent) => {
     case "init":
       start(msg).then(
         () => {
-          if (!tenants.get(msg.tenant)?.gone && tenants.has(msg.tenant)) send({ type: "ready", tenant: msg.tenant });
+          if (tenants.has(msg.tenant)) send({ type: "ready", tenant: msg.tenant });
         },
         (error) => {
           drop(msg.tenant);
