@@ -18,6 +18,8 @@ import { cacheKey, TRANSPILED_MODULE_NAME, type TranspileMeta, transpileCached }
  */
 export interface PreparedComponent {
   kind: "component";
+  /** Names this entry (content, memory cap, metering): a sandbox Worker evaluates the JS once per key. */
+  key: string;
   meta: TranspileMeta;
   js: string;
   modules: Record<string, WebAssembly.Module>;
@@ -106,7 +108,8 @@ export function prepareComponent(
   metering: Metering,
 ): Promise<PreparedComponent> {
   const maxPages = maxPagesFor(maxMemoryMb);
-  return cached(`component\0${cacheDir}\0${cacheKey(wasm)}\0${maxPages}\0${metering}`, plugin, async () => {
+  const key = `component\0${cacheDir}\0${cacheKey(wasm)}\0${maxPages}\0${metering}`;
+  return cached(key, plugin, async () => {
     const transpiled = await transpileCached(plugin, wasm, cacheDir);
     const js = readFileSync(join(transpiled.dir, `${TRANSPILED_MODULE_NAME}.js`), "utf8");
     const modules: Record<string, WebAssembly.Module> = {};
@@ -119,7 +122,7 @@ export function prepareComponent(
           modules[file] = await compile(bytes, { maxPages, metering, instrumentedPath }, `plugin ${plugin} (${file})`);
         }),
     );
-    return { kind: "component", meta: transpiled.meta, js, modules };
+    return { kind: "component", key: createHash("sha256").update(key).digest("hex"), meta: transpiled.meta, js, modules };
   });
 }
 

@@ -6,15 +6,30 @@ export const MAX_OUTPUT_BYTES = 1024 * 1024;
 export const MAX_QUEUED_CALLS_PER_INSTANCE = 1024;
 /** Time a sandbox gets to start and instantiate every capability instance. */
 export const SANDBOX_INIT_TIMEOUT_MS = 30_000;
+/** Most sandbox Workers a process runs, however many cores it has (SANDBOX_WORKERS). */
+export const MAX_SANDBOX_WORKERS = 4;
 /**
- * Pre-started idle sandbox Workers kept per process while any sandbox is live. A load takes one (it becomes that
- * plugin's, never shared) instead of starting a Worker; sized so a reload of ten plugins finds ten warm Workers.
+ * Sandbox Workers per process, shared by every WASM plugin (sandbox/pool.ts): the bound on their threads whatever the
+ * number of plugins. One per core, at least 2 and at most MAX_SANDBOX_WORKERS: plugins in one Worker wait for each
+ * other's calls, so more Workers mean calls in parallel on more cores and less waiting behind a slow neighbour; each
+ * costs ~15 MB (its JavaScript heap and, once a plugin importing WASI is in it, preview2-shim's I/O Worker) and 2-4
+ * threads.
  */
-export const SANDBOX_POOL_SIZE = 10;
+export const SANDBOX_WORKERS = Math.min(MAX_SANDBOX_WORKERS, Math.max(2, navigator.hardwareConcurrency || 1));
+/**
+ * Time a sandbox Worker gets to drop a plugin after its interrupt flag was raised (a timed-out call, a start past
+ * its limit) before it is counted stuck and terminated with every plugin in it (pool-worker.ts). An instrumented
+ * guest stops within microseconds; this only bounds a guest the interrupt cannot reach.
+ */
+export const SANDBOX_STOP_GRACE_MS = 1000;
+/**
+ * Components' transpiled JS a sandbox Worker evaluates before it is retired (pool.ts): an evaluated module cannot be
+ * unloaded, so a Worker that has served many versions of plugins (a `prx plugins dev` session, reloads of changed
+ * plugins) gives way to a fresh one once its last plugin has gone. A plugin restarting after a timeout is not a new one.
+ */
+export const MAX_ARTIFACTS_PER_WORKER = 64;
 /** Successful calls whose in-sandbox execution time Sandbox.executionP50() looks at. */
 export const EXECUTION_TIME_SAMPLES = 256;
-/** Quiet time after the last take before the pool refills, so pre-starting does not compete with a reload. */
-export const SANDBOX_POOL_REFILL_DELAY_MS = 20;
 /**
  * Prepared plugin binaries kept in memory (LRU): a component's transpiled JS with its compiled core modules, or a
  * compiled core module, keyed by content hash and memory cap. A reload of an unchanged plugin compiles nothing.

@@ -69,7 +69,7 @@ export async function loadWasmPlugin(
     plugin: pluginInfo(plugin, maxMemoryMb),
     component:
       prepared.kind === "component"
-        ? { js: prepared.js, imports: prepared.meta.interfaces.imports, modules: prepared.modules }
+        ? { key: prepared.key, js: prepared.js, imports: prepared.meta.interfaces.imports, modules: prepared.modules }
         : null,
     module: prepared.kind === "module" ? prepared.module : null,
     logLevel: getLogLevel(),

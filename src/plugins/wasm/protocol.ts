@@ -2,10 +2,11 @@ import { z } from "zod";
 import { CapabilityTypes, PluginKinds } from "../types.ts";
 
 /**
- * Messages between the main thread (sandbox.ts) and a plugin's sandbox Worker (worker.ts). The main thread
+ * Messages between the main thread (sandbox.ts, pool-worker.ts) and a shared sandbox Worker (worker.ts), which
+ * hosts several plugins' sandboxes ("tenants", each numbered by the Worker's main-side owner). The main thread
  * parses every FromWorker message, and the init message once before sending it (loader.ts). The Worker only
- * imports the types: its one sender is sandbox.ts, which builds each message against ToWorker, and importing zod
- * would add ~25 ms to every Worker start.
+ * imports the types: its senders build each message against ToWorker, and importing zod would add ~25 ms to every
+ * Worker start.
  */
 
 const Capability = z.object({ type: z.enum(CapabilityTypes), name: z.string() });
@@ -29,6 +30,8 @@ export const SandboxInitSchema = z.object({
   /** A component: jco's transpiled JS, the interfaces it imports, and its core modules compiled by the main thread. */
   component: z
     .object({
+      /** Names the prepared artifact (content, memory cap, metering): a Worker evaluates its JS once per key. */
+      key: z.string(),
       js: z.string(),
       imports: z.array(z.string()),
       modules: z.record(z.string(), z.instanceof(WebAssembly.Module)),
@@ -49,11 +52,17 @@ export const SandboxInitSchema = z.object({
 export type SandboxInit = z.infer<typeof SandboxInitSchema>;
 
 /**
- * The init message as one Worker gets it: the plugin's init plus that Worker's own interrupt flag, a shared
- * WebAssembly.Memory the main thread raises (guest/meter.ts) before terminating the Worker; every instrumented core
- * module imports it and traps at its next check once it is raised. A new Worker gets a new flag.
+ * The init message as a Worker gets it: the plugin's init, the tenant number of this incarnation of its sandbox
+ * in that Worker, the Worker-wide number (slot) of each capability instance (what a call names), and the
+ * incarnation's own interrupt flag, a shared WebAssembly.Memory the main thread raises (guest/meter.ts) to stop
+ * this plugin's guests: every instrumented core module imports it and traps at its next check once it is raised.
+ * Neighbours in the same Worker have flags of their own. A new incarnation gets a new tenant number and flag.
  */
-export const SandboxStartSchema = SandboxInitSchema.extend({ interrupt: z.instanceof(WebAssembly.Memory) });
+export const SandboxStartSchema = SandboxInitSchema.extend({
+  tenant: z.number().int().positive(),
+  slots: z.array(z.number().int().nonnegative()),
+  interrupt: z.instanceof(WebAssembly.Memory),
+});
 export type SandboxStart = z.infer<typeof SandboxStartSchema>;
 
 const SerializedError = z.object({ code: z.string(), message: z.string(), hint: z.string().optional() });
@@ -68,6 +77,8 @@ export const ToWorkerSchema = z.discriminatedUnion("type", [
     fn: z.string(),
     args: z.array(z.unknown()),
   }),
+  /** Drop the tenant (its instances, kv connection, sockets, pending rpcs); answered with "stopped". */
+  z.object({ type: z.literal("stop"), tenant: z.number().int() }),
   z.object({
     type: z.literal("rpc-result"),
     id: z.number(),
@@ -93,8 +104,10 @@ export type RpcMethod = (typeof RpcMethods)[number];
 export const FromWorkerSchema = z.discriminatedUnion("type", [
   /** The Worker evaluated its modules and waits for init (a pre-started pool Worker is warm). */
   z.object({ type: z.literal("booted") }),
-  z.object({ type: z.literal("ready") }),
-  z.object({ type: z.literal("init-error"), error: SerializedError }),
+  z.object({ type: z.literal("ready"), tenant: z.number().int() }),
+  z.object({ type: z.literal("init-error"), tenant: z.number().int(), error: SerializedError }),
+  /** The tenant is gone from the Worker (answer to "stop"). */
+  z.object({ type: z.literal("stopped"), tenant: z.number().int() }),
   z.object({
     type: z.literal("result"),
     id: z.number(),
@@ -104,10 +117,17 @@ export const FromWorkerSchema = z.discriminatedUnion("type", [
     /** How long the guest function ran inside the Worker, in microseconds. */
     execUs: z.number().optional(),
   }),
-  z.object({ type: z.literal("log"), level: z.enum(["trace", "debug", "info", "warn", "error"]), message: z.string() }),
-  z.object({ type: z.literal("publish"), topic: z.string(), payload: z.string() }),
+  /** tenant 0: the Worker's own line (a malformed message it ignored). */
+  z.object({
+    type: z.literal("log"),
+    tenant: z.number().int(),
+    level: z.enum(["trace", "debug", "info", "warn", "error"]),
+    message: z.string(),
+  }),
+  z.object({ type: z.literal("publish"), tenant: z.number().int(), topic: z.string(), payload: z.string() }),
   z.object({
     type: z.literal("rpc"),
+    tenant: z.number().int(),
     id: z.number(),
     cap: z.number().int(),
     method: z.enum(RpcMethods),

@@ -4,10 +4,12 @@ import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { createLogger } from "../../../src/core/logger.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
 import { loadInThread } from "../../../src/plugins/wasm/bare.ts";
-import { SANDBOX_POOL_SIZE, transpileCached, wasmLoader } from "../../../src/plugins/wasm/index.ts";
+import { SANDBOX_WORKERS, transpileCached, wasmLoader } from "../../../src/plugins/wasm/index.ts";
 import { sandboxWorkerPool } from "../../../src/plugins/wasm/sandbox/index.ts";
 import type { AdmittedPlugin, PluginHostServices } from "../../../src/plugins/types.ts";
-import { stats, type BenchRow, type BenchSuite } from "../types.ts";
+import { ensureExamplesBuilt } from "../../plugins/kit/examples-build.ts";
+import { growthRows } from "../growth.ts";
+import { stats, type BenchContext, type BenchRow, type BenchSuite } from "../types.ts";
 
 const SUITE = "wasm";
 let CALLS = 3000;
@@ -60,6 +62,85 @@ async function time(calls: number, fn: () => Promise<unknown>): Promise<number[]
 function rssMb(): number {
   Bun.gc(true);
   return process.memoryUsage().rss / (1024 * 1024);
+}
+
+/** Sizes of the installed-plugins rows (copies of a kit-built QuickJS plugin in one workspace). */
+const INSTALLED = { full: [1, 10, 40], quick: [1, 10] } as const;
+/** Per plugin, beyond its guest's own linear memory (pii-redact's QuickJS heap: 1.4 MB). */
+const INSTALLED_RSS_TARGET_MB = 3;
+
+interface Installed {
+  n: number;
+  rssMb: number;
+  threads: number;
+  idleCpuPct: number;
+}
+
+/** One child process (../wasm-installed.ts) with `n` installed copies of the plugin in `source`. */
+async function installed(source: string, workspace: string, n: number): Promise<Installed> {
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, "..", "wasm-installed.ts"), source, workspace, String(n)], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const out = await new Response(child.stdout).text();
+  if ((await child.exited) !== 0) throw new Error(`wasm-installed.ts with ${n} plugins failed (exit ${child.exitCode})`);
+  return JSON.parse(out.trim().split("\n").at(-1)!) as Installed;
+}
+
+/**
+ * Installed WASM plugins (kit-built QuickJS, the pii-redact example built by `prx plugins build`), opened as the
+ * gateway opens them, each called once: RSS and threads each adds over the same host without plugins, at N = 1 / 10
+ * / 40, their growth exponents, and the process's idle CPU with the most plugins.
+ */
+async function installedRows(ctx: BenchContext): Promise<BenchRow[]> {
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", PRX_LOG: "error" };
+  const source = join((await ensureExamplesBuilt(env)).dir, "pii-redact");
+  const workspace = join(ctx.tmp, "installed");
+  await installed(source, workspace, 1); // fills the workspace's transpile cache, as a first start would
+  const base = await installed(source, workspace, 0);
+  const sizes = ctx.quick ? INSTALLED.quick : INSTALLED.full;
+  const measured = new Map<number, Installed>();
+  const at = async (n: number) => {
+    let m = measured.get(n);
+    if (!m) measured.set(n, (m = await installed(source, workspace, n)));
+    return m;
+  };
+  const name = "installed WASM plugins (kit-built QuickJS)";
+  const rows: BenchRow[] = [];
+  rows.push(
+    ...(await growthRows({
+      suite: SUITE,
+      name: `${name}, RSS added per plugin`,
+      per: "plugins",
+      unit: "MB",
+      sizes,
+      grow: () => {},
+      cost: async (n) => ((await at(n)).rssMb - base.rssMb) / n,
+      target: { size: sizes.at(-1)!, op: "<=", value: INSTALLED_RSS_TARGET_MB + 1.4 },
+      note: `over the same host without plugins (${base.rssMb.toFixed(0)} MB); includes the guest's 1.4 MB linear memory`,
+    })),
+  );
+  rows.push(
+    ...(await growthRows({
+      suite: SUITE,
+      name: `${name}, threads added`,
+      per: "plugins",
+      unit: "count",
+      sizes,
+      grow: () => {},
+      cost: async (n) => Math.max(1, (await at(n)).threads - base.threads),
+      note: `over the same host without plugins (${base.threads} threads); bounded by the pool (SANDBOX_WORKERS = ${SANDBOX_WORKERS})`,
+    })),
+  );
+  const most = await at(sizes.at(-1)!);
+  rows.push({
+    suite: SUITE,
+    name: `${name}, idle CPU of the process @${most.n} plugins`,
+    value: most.idleCpuPct,
+    unit: "%",
+    note: `without plugins: ${base.idleCpuPct.toFixed(1)} %; over 2 s once every plugin answered`,
+  });
+  return rows;
 }
 
 const suite: BenchSuite = async (ctx) => {
@@ -134,57 +215,37 @@ const suite: BenchSuite = async (ctx) => {
     });
   }
 
-  // one cached plugin's load: with a pre-started pool Worker (another sandbox holds the pool open), and cold
+  // one cached plugin's load: into a running pool Worker (another sandbox holds the pool open), and cold
   for (const c of cases) {
     const cap = c.p.capabilities[0]!;
-    const keeper = await wasmLoader.load({ ...c.p, name: `${c.p.name}-keeper` }, host);
+    const keepers = [];
+    for (let i = 0; i < SANDBOX_WORKERS; i++) keepers.push(await wasmLoader.load({ ...c.p, name: `${c.p.name}-keeper-${i}` }, host));
     const warm: number[] = [];
     for (let i = 0; i < LOADS; i++) {
-      await sandboxWorkerPool.settled();
       const t0 = performance.now();
       const inst = await wasmLoader.load(c.p, host);
       warm.push(performance.now() - t0);
       await inst.invoke(cap, "get-spec", []);
       await inst.release();
     }
-    await keeper.release();
+    await Promise.all(keepers.map((k) => k.release()));
     const cold: number[] = [];
     for (let i = 0; i < LOADS; i++) {
       const t0 = performance.now();
-      const inst = await wasmLoader.load(c.p, host); // no other sandbox: the pool is empty
+      const inst = await wasmLoader.load(c.p, host); // no other sandbox: no Worker is running
       cold.push(performance.now() - t0);
       await inst.release();
     }
     rows.push({
       suite: SUITE,
-      name: `${c.label}: load of one cached plugin, pre-started pool Worker p50`,
+      name: `${c.label}: load of one cached plugin into a running pool Worker p50`,
       value: stats(warm).p50,
       unit: "ms",
     });
     rows.push({ suite: SUITE, name: `${c.label}: load of one cached plugin, cold Worker p50`, value: stats(cold).p50, unit: "ms" });
   }
 
-  // RSS of the idle pool: one loaded plugin holds the pool open, which pre-starts min(SANDBOX_POOL_SIZE, holders)
-  {
-    const p = plugin(ctx.root, "echo-tool", "bench-idle", "echo_upper", "wasm-component");
-    const holds = Array.from({ length: SANDBOX_POOL_SIZE - 1 }, () => sandboxWorkerPool.hold());
-    const base = rssMb();
-    const inst = await wasmLoader.load(p, host);
-    await sandboxWorkerPool.settled();
-    const idle = sandboxWorkerPool.stats().idle;
-    const full = rssMb();
-    await inst.release();
-    for (const release of holds) release();
-    rows.push({
-      suite: SUITE,
-      name: "RSS per idle pre-started pool Worker",
-      value: (full - base) / Math.max(1, idle + 1),
-      unit: "MB",
-      note: `${idle} idle + 1 loaded: ${base.toFixed(0)} -> ${full.toFixed(0)} MB (counts the loaded plugin's Worker too)`,
-    });
-  }
-
-  // RSS per loaded plugin: several sandboxed components (each its own Worker)
+  // RSS per loaded plugin: several sandboxed small components sharing the pool's Workers
   const before = rssMb();
   const loaded = [];
   for (let i = 0; i < RSS_PLUGINS; i++) {
@@ -193,17 +254,17 @@ const suite: BenchSuite = async (ctx) => {
     await inst.invoke(p.capabilities[0]!, "execute", ["warm"]);
     loaded.push(inst);
   }
-  await sandboxWorkerPool.settled();
-  const idle = sandboxWorkerPool.stats().idle;
+  const workers = sandboxWorkerPool.stats().workers;
   const after = rssMb();
   rows.push({
     suite: SUITE,
-    name: "RSS per loaded plugin (small component, own Worker, with its share of the idle pool)",
+    name: "RSS per loaded plugin (small component, in a shared pool Worker)",
     value: (after - before) / RSS_PLUGINS,
     unit: "MB",
-    note: `${RSS_PLUGINS} plugins + ${idle} idle pool Workers: ${before.toFixed(0)} -> ${after.toFixed(0)} MB`,
+    note: `${RSS_PLUGINS} plugins in ${workers} Workers: ${before.toFixed(0)} -> ${after.toFixed(0)} MB`,
   });
   await Promise.all(loaded.map((i) => i.release()));
+  rows.push(...(await installedRows(ctx)));
   await storage.close();
   return rows;
 };

@@ -7,7 +7,8 @@ import {
   compileCount,
   prepareModule,
 } from "../../../src/plugins/wasm/artifact-cache.ts";
-import { MAX_CACHED_ARTIFACTS, SANDBOX_POOL_SIZE, wasmLoader } from "../../../src/plugins/wasm/index.ts";
+import { MAX_CACHED_ARTIFACTS, SANDBOX_WORKERS, wasmLoader } from "../../../src/plugins/wasm/index.ts";
+import type { WasmPluginInstance } from "../../../src/plugins/wasm/instance.ts";
 import { sandboxWorkerPool } from "../../../src/plugins/wasm/sandbox/index.ts";
 import { wat } from "../runtime/helpers.ts";
 import { type TestHost, admitted, failure, makeHost, removeDir } from "./helpers.ts";
@@ -82,45 +83,37 @@ describe("artifact cache", () => {
 });
 
 describe("sandbox Worker pool", () => {
-  test("a load takes a pre-started Worker; each taken Worker belongs to one sandbox", async () => {
-    const first = await wasmLoader.load(admitted("echo-tool", { name: "pool-a" }), t.host);
-    await sandboxWorkerPool.settled();
-    const before = sandboxWorkerPool.stats();
-    expect(before.idle).toBe(Math.min(SANDBOX_POOL_SIZE, before.holders));
-    const second = await wasmLoader.load(admitted("echo-tool", { name: "pool-b" }), t.host);
-    expect(sandboxWorkerPool.stats().spawned).toBe(before.spawned);
-    expect(await first.invoke(echoCap, "execute", ["a"])).toMatchObject({ output: "A" });
-    expect(await second.invoke(echoCap, "execute", ["b"])).toMatchObject({ output: "B" });
-    const a = sandboxWorkerPool.take();
-    const b = sandboxWorkerPool.take();
-    expect(a.worker).not.toBe(b.worker);
-    for (const taken of [a, b]) {
-      taken.started();
-      taken.worker.terminate();
-    }
-    await Promise.all([first.release(), second.release()]);
+  test(`plugins share at most SANDBOX_WORKERS (${SANDBOX_WORKERS}) Workers, however many; the last release ends them`, async () => {
+    const base = sandboxWorkerPool.stats();
+    const count = SANDBOX_WORKERS + 3;
+    const loaded = [];
+    for (let i = 0; i < count; i++) loaded.push(await wasmLoader.load(admitted("echo-tool", { name: `pool-${i}` }), t.host));
+    for (const [i, inst] of loaded.entries()) expect(await inst.invoke(echoCap, "execute", [`p${i}`])).toMatchObject({ output: `P${i}` });
+    const full = sandboxWorkerPool.stats();
+    expect(full.workers).toBe(SANDBOX_WORKERS);
+    expect(full.tenants).toBe(base.tenants + count);
+    expect(full.spawned - base.spawned).toBeLessThanOrEqual(SANDBOX_WORKERS);
+    await Promise.all(loaded.map((inst) => inst.release()));
+    if (base.holders === 0) expect(sandboxWorkerPool.stats()).toMatchObject({ workers: 0, tenants: 0, holders: 0 });
   });
 
-  test(`keeps at most SANDBOX_POOL_SIZE (${SANDBOX_POOL_SIZE}) idle Workers; the last release terminates them`, async () => {
-    const base = sandboxWorkerPool.stats().holders;
-    const holds = Array.from({ length: SANDBOX_POOL_SIZE - base }, () => sandboxWorkerPool.hold());
-    const kick = () => {
-      const taken = sandboxWorkerPool.take();
-      taken.started();
-      taken.worker.terminate();
-    };
-    kick();
-    await sandboxWorkerPool.settled();
-    expect(sandboxWorkerPool.stats().idle).toBe(SANDBOX_POOL_SIZE); // SANDBOX_POOL_SIZE holders: one each
-    holds.push(sandboxWorkerPool.hold());
-    kick();
-    await sandboxWorkerPool.settled();
-    expect(sandboxWorkerPool.stats().idle).toBe(SANDBOX_POOL_SIZE); // one holder more: still the cap
-    holds.pop()!();
-    holds.pop()!();
-    expect(sandboxWorkerPool.stats().idle).toBe(SANDBOX_POOL_SIZE - 1); // fewer sandboxes: trimmed
-    for (const release of holds) release();
-    if (base === 0) expect(sandboxWorkerPool.stats()).toMatchObject({ idle: 0, holders: 0 });
+  test("a timed-out plugin is stopped alone: its neighbours in the same Workers keep their instances", async () => {
+    const base = sandboxWorkerPool.stats();
+    const neighbours = [];
+    for (let i = 0; i < SANDBOX_WORKERS; i++) neighbours.push(await wasmLoader.load(admitted("echo-tool", { name: `near-${i}` }), t.host));
+    // every Worker hosts a neighbour already: the spinning plugin shares one of them
+    const spinner = await wasmLoader.load(admitted("loop-tool", { name: "spinner", resources: { maxExecutionTimeMs: 200 } }), t.host);
+    const spin = { type: "tool" as const, name: "spin" };
+    for (let round = 0; round < 3; round++) {
+      const error = await failure(spinner.invoke(spin, "execute", ["forever"]));
+      expect(isPrxError(error, "PLUGIN_TIMEOUT")).toBe(true);
+      for (const [i, inst] of neighbours.entries()) expect(await inst.invoke(echoCap, "execute", [`n${i}`])).toMatchObject({ output: `N${i}` });
+    }
+    expect(await spinner.invoke(spin, "execute", ["quick"])).toMatchObject({ output: "alive" });
+    for (const inst of neighbours) expect((inst as WasmPluginInstance).sandbox.restarts).toBe(0);
+    expect((spinner as WasmPluginInstance).sandbox.restarts).toBe(3);
+    expect(sandboxWorkerPool.stats().spawned - base.spawned).toBeLessThanOrEqual(SANDBOX_WORKERS); // none was replaced
+    await Promise.all([...neighbours, spinner].map((inst) => inst.release()));
   });
 
   test("a sandbox that fails to start lets go of the pool", async () => {

@@ -11,12 +11,15 @@ import { GuestFailure } from "./types.ts";
 /** Fuel in the global between calls (instantiation is not metered): more than any call can use. */
 const IDLE_FUEL = 2n ** 62n;
 
-/** The interrupt flag memory of one sandbox Worker: one shared page, the flag an i32 at INTERRUPT_FLAG_OFFSET. */
+/**
+ * The interrupt flag memory of one plugin's sandbox (a new one per incarnation): one shared page, the flag an i32 at
+ * INTERRUPT_FLAG_OFFSET.
+ */
 export function newInterruptFlag(): WebAssembly.Memory {
   return new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
 }
 
-/** Raise the flag (both of its words, FUEL.md): every instrumented guest on that Worker traps at its next check. */
+/** Raise the flag (both of its words, FUEL.md): every instrumented guest of that sandbox traps at its next check. */
 export function raiseInterrupt(flag: WebAssembly.Memory): void {
   const words = new Int32Array(flag.buffer);
   for (let i = 0; i < INTERRUPT_FLAG_WORDS; i++) Atomics.store(words, INTERRUPT_FLAG_OFFSET / 4 + i, 1);
@@ -24,7 +27,7 @@ export function raiseInterrupt(flag: WebAssembly.Memory): void {
 
 /**
  * The host side of one instance's instrumentation (FUEL.md in instrument/): what its core modules import from
- * `prx_interrupt` — their own memories (moved into imports, created here), the Worker's interrupt flag, and with
+ * `prx_interrupt` — their own memories (moved into imports, created here), the sandbox's interrupt flag, and with
  * max_fuel the fuel global all of them share — and the verdict on a call: an instrumented guest stops by trapping
  * (`unreachable`), and `end` tells whether that trap was the interrupt (the call timed out, the Worker is being
  * terminated) or fuel exhaustion, which the guest cannot catch or hide.

@@ -5,7 +5,7 @@
 
 /** Import module of every added import. A guest module importing from it itself fails the load. */
 export const INTERRUPT_IMPORT_MODULE = "prx_interrupt";
-/** `(memory 1 1 shared)`: the sandbox Worker's interrupt flag, an i32 at INTERRUPT_FLAG_OFFSET, raised by the host. */
+/** `(memory 1 1 shared)`: a plugin sandbox's interrupt flag, an i32 at INTERRUPT_FLAG_OFFSET, raised by the host. */
 export const INTERRUPT_FLAG_FIELD = "interrupt";
 /** Byte offset of the flag in its memory. */
 export const INTERRUPT_FLAG_OFFSET = 0;

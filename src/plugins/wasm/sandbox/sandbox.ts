@@ -4,12 +4,13 @@ import type { AdmittedPlugin, GuestEventSink, PluginHostServices } from "../../t
 import { MAX_QUEUED_CALLS_PER_INSTANCE, SANDBOX_INIT_TIMEOUT_MS } from "../limits.ts";
 import { encodeCall } from "./call-codec.ts";
 import { ExecutionTimes } from "./execution-times.ts";
-import { newInterruptFlag, raiseInterrupt } from "../guest/meter.ts";
+import { newInterruptFlag } from "../guest/meter.ts";
 import { toError } from "./errors.ts";
-import { parsePayload, readWorkerMessage } from "./messages.ts";
+import { parsePayload } from "./messages.ts";
 import { SandboxHostRpc } from "./host-rpc.ts";
-import type { FromWorker, SandboxInit, SerializedError, ToWorker } from "../protocol.ts";
+import type { SandboxInit, SerializedError, ToWorker } from "../protocol.ts";
 import { sandboxWorkerPool } from "./pool.ts";
+import type { PoolWorker, TenantHandler, TenantMessage } from "./pool-worker.ts";
 import {
   HOST_CALL_REFUSAL_DELAY_MS,
   HostCallBudget,
@@ -19,7 +20,7 @@ import {
 } from "../../host-calls/index.ts";
 
 export interface SandboxOptions {
-  /** Time the Worker gets to instantiate every capability (default SANDBOX_INIT_TIMEOUT_MS; tests shorten it). */
+  /** Time the sandbox gets to instantiate every capability (default SANDBOX_INIT_TIMEOUT_MS; tests shorten it). */
   initTimeoutMs?: number;
   /** Clock of the host-call budget (epoch ms; tests inject one). */
   hostCallClock?: () => number;
@@ -34,30 +35,42 @@ interface PendingCall {
 
 interface Lane {
   queue: PendingCall[];
-  inFlight: (PendingCall & { id: number; timer: ReturnType<typeof setTimeout> }) | null;
+  inFlight: (PendingCall & { id: number; deadline: number; timer: ReturnType<typeof setTimeout> }) | null;
+}
+
+/** A start under way: the Worker it went to, the incarnation's tenant number and slots. */
+interface Starting {
+  host: PoolWorker;
+  tenant: number;
+  slots: number[];
+  settle(error: PrxError | null): void;
+  /** The Worker was lost while starting: start again elsewhere (once). */
+  retry(): void;
 }
 
 /**
- * Main-thread side of one plugin's sandbox: a Worker holding the capability instances, a FIFO lane per
- * instance, a timer per call that stops the Worker when max_execution_time_ms passes, lazy restart.
- * Workers come from the process's pool of pre-started ones (pool.ts); the sandbox holds the pool open
- * until it is released.
+ * Main-thread side of one plugin's sandbox: its capability instances, hosted as one tenant of a shared sandbox
+ * Worker (pool.ts), a FIFO lane per instance, a timer per call that stops this plugin's guests when
+ * max_execution_time_ms passes, lazy restart. The sandbox holds the pool open until it is released.
  *
- * Stopping a Worker = raising its interrupt flag, then terminate(): terminate() alone does not stop a thread
- * spinning in WebAssembly (JavaScriptCore only interrupts JS), so the guest's instrumented code reads the flag at
- * every loop header and at the entry of every function that calls, and traps out of the guest.
+ * Stopping = raising this incarnation's interrupt flag (its instrumented guests trap at the next loop header or
+ * function entry: JavaScriptCore does not interrupt a thread running WebAssembly) and dropping it from its Worker;
+ * neighbours keep their instances. A Worker that does not drop it in time is terminated (pool-worker.ts); then
+ * every plugin in it fails its calls in flight (PLUGIN_TRAP naming the cause) and starts again on its next call,
+ * its queued calls going on in the new incarnation.
  */
-export class Sandbox {
-  private worker: Worker | null = null;
-  /** The running Worker's interrupt flag (a new one per Worker). */
-  private interrupt: WebAssembly.Memory | null = null;
+export class Sandbox implements TenantHandler {
+  /** The Worker hosting the live incarnation, its tenant number there and its instance slots (its flag is the Worker owner's). */
+  private host: PoolWorker | null = null;
+  private tenant = 0;
+  private slots: number[] = [];
   private starting: Promise<void> | null = null;
+  private pendingStart: Starting | null = null;
   private readonly lanes: Lane[];
-  private nextId = 1;
   private released: Promise<void> | null = null;
   private readonly log: Logger;
   private readonly hostRpc: SandboxHostRpc;
-  /** The guest's calls that cross to this thread (rpc, events.publish); it outlives Worker restarts. */
+  /** The guest's calls that cross to this thread (rpc, events.publish); it outlives restarts. */
   private readonly hostBudget: HostCallBudget;
   private readonly refusals: RefusalPacer;
   private readonly refusalLog: RefusalLog;
@@ -69,10 +82,11 @@ export class Sandbox {
 
   constructor(
     readonly plugin: AdmittedPlugin,
-    private readonly host: PluginHostServices,
+    private readonly services: PluginHostServices,
     private readonly init: SandboxInit,
     private readonly options: SandboxOptions = {},
   ) {
+    const host = services;
     this.lanes = plugin.capabilities.map(() => ({ queue: [], inFlight: null }));
     this.log = host.logger.child(`plugin.${plugin.name}`);
     const kvQuotaBytes = Math.floor(plugin.resources.maxKvStorageMb * 1024 * 1024);
@@ -104,62 +118,138 @@ export class Sandbox {
     this.hostRpc.setEventSink(cap, sink);
   }
 
-  /** Start the Worker and instantiate every capability instance; rejects with the load error. */
+  /** Instantiate every capability instance in a pool Worker; rejects with the load error. */
   start(): Promise<void> {
-    if (this.worker) return Promise.resolve();
-    this.starting ??= this.spawn().finally(() => (this.starting = null));
+    if (this.host) return Promise.resolve();
+    this.starting ??= this.spawn(true).finally(() => (this.starting = null));
     return this.starting;
   }
 
-  private spawn(): Promise<void> {
+  private spawn(mayRetry: boolean): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const { worker, started } = sandboxWorkerPool.take();
+      const host = sandboxWorkerPool.place();
       const interrupt = newInterruptFlag();
-      const fail = (error: PrxError) => {
-        clearTimeout(timer);
-        started();
-        stopWorker(worker, interrupt);
-        reject(error);
-      };
+      const { tenant, slots } = host.attach(this, interrupt, this.lanes.length);
       const limit = this.options.initTimeoutMs ?? SANDBOX_INIT_TIMEOUT_MS;
-      const timer = setTimeout(
-        () =>
-          fail(
-            new PrxError(
-              "PLUGIN_TIMEOUT",
-              `plugin ${this.plugin.name}: sandbox did not start within ${limit} ms (instantiating its capabilities)`,
-              { hint: "check the plugin's start function and initializers: they must return" },
-            ),
+      const timer = setTimeout(() => {
+        host.stop(tenant);
+        starting.settle(
+          new PrxError(
+            "PLUGIN_TIMEOUT",
+            `plugin ${this.plugin.name}: sandbox did not start within ${limit} ms (instantiating its capabilities)`,
+            { hint: "check the plugin's start function and initializers: they must return" },
           ),
-        limit,
-      );
-      worker.onerror = (event) => {
-        const message = (event as ErrorEvent).message ?? "unknown error";
-        if (this.worker === worker) this.crashed(`sandbox worker error: ${message}`);
-        else
-          fail(new PrxError("PLUGIN_LOAD", `plugin ${this.plugin.name}: sandbox worker failed to start: ${message}`));
-      };
-      worker.addEventListener("close", () => {
-        if (this.worker === worker) this.crashed("sandbox worker exited unexpectedly");
-      });
-      worker.onmessage = (event: MessageEvent) => {
-        const msg = readWorkerMessage(event.data, this.log);
-        if (msg === null) return;
-        if (!("type" in msg)) return this.settle(msg.id, true, msg.value, undefined, msg.execUs);
-        if (msg.type === "booted") return;
-        if (msg.type === "ready") {
+        );
+      }, limit);
+      const starting: Starting = {
+        host,
+        tenant,
+        slots,
+        settle: (error) => {
           clearTimeout(timer);
-          started();
-          this.worker = worker;
-          this.interrupt = interrupt;
+          if (this.pendingStart !== starting) return;
+          this.pendingStart = null;
+          if (error) return reject(error);
+          this.host = host;
+          this.tenant = tenant;
+          this.slots = slots;
           resolve();
           for (let i = 0; i < this.lanes.length; i++) this.pump(i);
-        } else if (msg.type === "init-error") {
-          fail(toError(msg.error, `plugin ${this.plugin.name}`));
-        } else this.onMessage(worker, msg);
+        },
+        retry: () => {
+          clearTimeout(timer);
+          if (this.pendingStart !== starting) return;
+          this.pendingStart = null;
+          if (!mayRetry) {
+            reject(new PrxError("PLUGIN_LOAD", `plugin ${this.plugin.name}: sandbox worker failed to start: ${host.gone}`));
+            return;
+          }
+          this.spawn(false).then(resolve, reject);
+        },
       };
-      worker.postMessage({ ...this.init, interrupt } satisfies ToWorker);
+      this.pendingStart = starting;
+      host.post({ ...this.init, tenant, slots, interrupt } satisfies ToWorker);
     });
+  }
+
+  /** A message of this sandbox's tenant from its Worker (pool-worker.ts routes them). */
+  onMessage(msg: TenantMessage): void {
+    const starting = this.pendingStart;
+    switch (msg.type) {
+      case "ready":
+        if (starting?.tenant === msg.tenant) starting.settle(null);
+        return;
+      case "init-error":
+        if (starting?.tenant === msg.tenant) {
+          starting.host.stop(msg.tenant);
+          starting.settle(toError(msg.error, `plugin ${this.plugin.name}`));
+        }
+        return;
+      case "stopped":
+        return;
+      case "log":
+        this.log[msg.level](msg.message);
+        return;
+      case "publish": {
+        // fire and forget: a publish over the budget is dropped (counted and logged), the guest is not told
+        const refusal = this.hostBudget.admit();
+        if (refusal) return this.refusalLog.note(`events.publish to ${msg.topic} dropped: ${refusal.message}`);
+        this.hostBudget.release();
+        this.services.events.publish(msg.topic, parsePayload(msg.payload));
+        return;
+      }
+      case "rpc": {
+        const worker = this.host ?? starting?.host;
+        const answer = (ok: boolean, value: unknown, error?: string) =>
+          worker?.post({ type: "rpc-result", id: msg.id, ok, value, ...(error === undefined ? {} : { error }) } satisfies ToWorker);
+        const refusal = this.hostBudget.admit();
+        if (refusal) {
+          const text = `${msg.method} refused: ${refusal.message}`;
+          this.refusalLog.note(text);
+          if (!this.refusals.hold(() => answer(false, undefined, text))) answer(false, undefined, text);
+          return;
+        }
+        const cap = msg.cap;
+        this.hostRpc
+          .handle(cap, msg.method, msg.args)
+          .finally(() => this.hostBudget.release())
+          .then(
+            (value) => answer(true, value),
+            (error: unknown) => answer(false, undefined, (error as Error).message),
+          );
+        return;
+      }
+    }
+  }
+
+  /** The latest deadline of this sandbox's calls in flight (0: none). */
+  busyUntil(): number {
+    let latest = 0;
+    for (const lane of this.lanes) if (lane.inFlight) latest = Math.max(latest, lane.inFlight.deadline);
+    return latest;
+  }
+
+  /** The Worker hosting this sandbox is gone: fail the calls in flight there; queued calls go on in a new one. */
+  onWorkerLost(reason: string): void {
+    if (this.pendingStart) return this.pendingStart.retry();
+    this.host = null;
+    this.restarts++;
+    this.log.error(`${reason}; plugin ${this.plugin.name} starts again on its next call`);
+    let failed = false;
+    for (const lane of this.lanes) {
+      const call = lane.inFlight;
+      if (!call) continue;
+      clearTimeout(call.timer);
+      lane.inFlight = null;
+      failed = true;
+      call.reject(
+        new PrxError("PLUGIN_TRAP", `plugin ${this.plugin.name}: call ${call.fn} aborted because its sandbox Worker stopped (${reason})`, {
+          hint: "the call was not retried (it may have run in part); the plugin is started again on its next call",
+        }),
+      );
+    }
+    for (let i = 0; i < this.lanes.length; i++) this.pump(i);
+    if (failed && this.onIdle && this.idle()) this.onIdle();
   }
 
   call(cap: number, fn: string, args: unknown[]): Promise<unknown> {
@@ -183,58 +273,22 @@ export class Sandbox {
   private pump(cap: number): void {
     const lane = this.lanes[cap]!;
     if (lane.inFlight || lane.queue.length === 0) return;
-    if (!this.worker) {
+    const host = this.host;
+    if (!host) {
       this.start().catch((error: unknown) => this.failAll(error as PrxError));
       return;
     }
     const next = lane.queue.shift()!;
-    const id = this.nextId++;
+    const id = host.callId(this);
     const limit = this.plugin.resources.maxExecutionTimeMs;
     const timer = setTimeout(() => this.timedOut(cap, next.fn, limit), limit);
-    lane.inFlight = { ...next, id, timer };
-    const compact = encodeCall(id, cap, next.fn, next.args);
-    this.worker.postMessage(compact ?? ({ type: "call", id, cap, fn: next.fn, args: next.args } satisfies ToWorker));
+    lane.inFlight = { ...next, id, deadline: Date.now() + limit, timer };
+    const slot = this.slots[cap]!;
+    const compact = encodeCall(id, slot, next.fn, next.args);
+    host.post(compact ?? ({ type: "call", id, cap: slot, fn: next.fn, args: next.args } satisfies ToWorker));
   }
 
-  private onMessage(worker: Worker, msg: FromWorker): void {
-    switch (msg.type) {
-      case "result":
-        this.settle(msg.id, msg.ok, msg.value, msg.error, msg.execUs);
-        break;
-      case "log":
-        this.log[msg.level](msg.message);
-        break;
-      case "publish": {
-        // fire and forget: a publish over the budget is dropped (counted and logged), the guest is not told
-        const refusal = this.hostBudget.admit();
-        if (refusal) return this.refusalLog.note(`events.publish to ${msg.topic} dropped: ${refusal.message}`);
-        this.hostBudget.release();
-        this.host.events.publish(msg.topic, parsePayload(msg.payload));
-        break;
-      }
-      case "rpc": {
-        const answer = (ok: boolean, value: unknown, error?: string) =>
-          worker.postMessage({ type: "rpc-result", id: msg.id, ok, value, ...(error === undefined ? {} : { error }) } satisfies ToWorker);
-        const refusal = this.hostBudget.admit();
-        if (refusal) {
-          const text = `${msg.method} refused: ${refusal.message}`;
-          this.refusalLog.note(text);
-          if (!this.refusals.hold(() => answer(false, undefined, text))) answer(false, undefined, text);
-          return;
-        }
-        this.hostRpc
-          .handle(msg.cap, msg.method, msg.args)
-          .finally(() => this.hostBudget.release())
-          .then(
-            (value) => answer(true, value),
-            (error: unknown) => answer(false, undefined, (error as Error).message),
-          );
-        break;
-      }
-    }
-  }
-
-  private settle(id: number, ok: boolean, value: unknown, error: SerializedError | undefined, execUs?: number): void {
+  onResult(id: number, ok: boolean, value: unknown, error: SerializedError | undefined, execUs?: number): void {
     const lane = this.lanes.find((l) => l.inFlight?.id === id);
     if (!lane || !lane.inFlight) return;
     const call = lane.inFlight;
@@ -250,28 +304,25 @@ export class Sandbox {
   private timedOut(cap: number, fn: string, limit: number): void {
     const capability = this.plugin.capabilities[cap]!;
     const message = `plugin ${this.plugin.name} ${capability.type} ${capability.name} ${fn} exceeded max_execution_time_ms (${limit} ms)`;
-    this.log.warn(`${message}; terminating its sandbox`);
+    this.log.warn(`${message}; stopping its sandbox`);
     const error = new PrxError("PLUGIN_TIMEOUT", message, {
       hint: "raise [resources] max_execution_time_ms or fix the plugin",
     });
     this.kill(this.lanes[cap]!.inFlight, error, message);
   }
 
-  private crashed(reason: string): void {
-    this.log.error(reason);
-    this.kill(null, new PrxError("PLUGIN_TRAP", `plugin ${this.plugin.name}: ${reason}`), reason);
-  }
-
-  /** Stop the Worker and fail every call in flight or queued on it; the next call starts a new one. */
+  /** Stop this sandbox's instances and fail every call in flight or queued on them; the next call starts again. */
   private kill(culprit: PendingCall | null, error: PrxError, reason: string): void {
-    const worker = this.worker;
-    this.worker = null;
-    if (worker) stopWorker(worker, this.interrupt);
-    this.interrupt = null;
+    const host = this.host;
+    this.host = null;
+    if (host) host.stop(this.tenant);
     this.restarts++;
     for (const lane of this.lanes) {
       const calls = [...(lane.inFlight ? [lane.inFlight] : []), ...lane.queue];
-      if (lane.inFlight) clearTimeout(lane.inFlight.timer);
+      if (lane.inFlight) {
+        clearTimeout(lane.inFlight.timer);
+        host?.forget(lane.inFlight.id);
+      }
       lane.inFlight = null;
       lane.queue = [];
       for (const call of calls) {
@@ -301,24 +352,22 @@ export class Sandbox {
     return this.lanes.every((l) => !l.inFlight && l.queue.length === 0);
   }
 
-  /** Wait for in-flight and queued calls, then stop the Worker. Idempotent. */
+  /** Wait for in-flight and queued calls, then drop the instances from their Worker. Idempotent. */
   release(): Promise<void> {
     this.released ??= (async () => {
       if (!this.idle()) await new Promise<void>((resolve) => (this.onIdle = resolve));
       this.refusals.flush();
       this.refusalLog.flush();
       this.hostRpc.release();
-      if (this.worker) stopWorker(this.worker, this.interrupt);
-      this.worker = null;
-      this.interrupt = null;
+      const starting = this.pendingStart;
+      if (starting) {
+        starting.host.stop(starting.tenant);
+        starting.settle(new PrxError("PLUGIN_NOT_FOUND", `plugin ${this.plugin.name} was released while starting`));
+      }
+      if (this.host) this.host.stop(this.tenant);
+      this.host = null;
       this.letGoOfPool();
     })();
     return this.released;
   }
-}
-
-/** Raise the Worker's interrupt flag (its guest stops at its next check), then terminate it. */
-function stopWorker(worker: Worker, interrupt: WebAssembly.Memory | null): void {
-  if (interrupt) raiseInterrupt(interrupt);
-  worker.terminate();
 }

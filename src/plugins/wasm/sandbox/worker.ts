@@ -1,6 +1,9 @@
 /**
- * Entry of one plugin's sandbox Worker: holds one instance per capability, runs calls the main thread sends
- * (one at a time per instance), re-instantiates poisoned instances, and forwards logs, events and RPCs.
+ * Entry of a shared sandbox Worker. It hosts several plugins' sandboxes ("tenants"): each tenant holds one instance
+ * per capability, with its own interrupt flag, kv and sockets. It runs the calls the main thread sends (one at a
+ * time per instance; the main thread queues), re-instantiates poisoned instances, drops a tenant on "stop", and
+ * forwards logs, events and RPCs tagged with their tenant. A component's transpiled JS is evaluated once per Worker
+ * and artifact, whichever tenants use it.
  */
 import { decodeCall, encodeResult } from "./call-codec.ts";
 import type { FromWorker, RpcMethod, SandboxStart, ToWorker } from "../protocol.ts";
@@ -17,18 +20,30 @@ import { WebSocketTable } from "../host/socket-table.ts";
 
 declare const self: Worker;
 
-let init: SandboxStart | null = null;
-/** Raised by the main thread before it terminates this Worker: instrumented guests trap at their next check. */
-let interrupt: WebAssembly.Memory | null = null;
-let kv: GuestKv | null = null;
-const sockets = new WebSocketTable();
-let artifact: ComponentArtifact | null = null;
-let coreModule: WebAssembly.Module | null = null;
-let componentImportNames: string[] = [];
-const guests: (Guest | null)[] = [];
-const contexts: HostContext[] = [];
+interface Tenant {
+  id: number;
+  init: SandboxStart;
+  kv: GuestKv;
+  sockets: WebSocketTable;
+  artifact: ComponentArtifact | null;
+  coreModule: WebAssembly.Module | null;
+  guests: (Guest | null)[];
+  contexts: HostContext[];
+  /** Set when the tenant is dropped: its late results and rpcs go nowhere. */
+  gone: boolean;
+}
+
+const tenants = new Map<number, Tenant>();
+/** Worker-wide instance number -> its tenant and capability index. */
+const slots = new Map<number, { tenant: Tenant; cap: number }>();
+/**
+ * Evaluated component JS by artifact key, for the Worker's life: an evaluated module cannot be unloaded, so a key is
+ * evaluated once however often its plugins restart; the pool retires a Worker that has seen
+ * MAX_ARTIFACTS_PER_WORKER keys (pool-worker.ts).
+ */
+const artifacts = new Map<string, ComponentArtifact>();
 let nextRpc = 1;
-const pendingRpc = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+const pendingRpc = new Map<number, { tenant: number; resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 
 function send(message: FromWorker): void {
   self.postMessage(message);
@@ -57,10 +72,11 @@ function serialize(error: unknown): { code: string; message: string; hint?: stri
 
 const LEVEL_RANK = { trace: 0, debug: 1, info: 2, warn: 3, error: 4, silent: 5 } as const;
 
-function contextFor(cap: number): HostContext {
-  const plugin = init!.plugin;
-  const threshold = LEVEL_RANK[init!.logLevel];
+function contextFor(tenant: Tenant, cap: number): HostContext {
+  const plugin = tenant.init.plugin;
+  const threshold = LEVEL_RANK[tenant.init.logLevel];
   const capability = plugin.capabilities[cap]!;
+  const id = tenant.id;
   return {
     plugin,
     granted: new Set(plugin.granted),
@@ -68,54 +84,95 @@ function contextFor(cap: number): HostContext {
     capability,
     canSubscribe: capability.type === "hook",
     call: { httpRequests: 0 },
-    kv: kv!,
-    sockets,
+    kv: tenant.kv,
+    sockets: tenant.sockets,
     log: (level, message) => {
-      if (LEVEL_RANK[level] >= threshold) send({ type: "log", level, message });
+      if (!tenant.gone && LEVEL_RANK[level] >= threshold) send({ type: "log", tenant: id, level, message });
     },
-    publish: (topic, payload) => send({ type: "publish", topic, payload }),
-    rpc: (method: RpcMethod, args: unknown[]) => rpc(cap, method, args),
+    publish: (topic, payload) => {
+      if (!tenant.gone) send({ type: "publish", tenant: id, topic, payload });
+    },
+    rpc: (method: RpcMethod, args: unknown[]) => rpc(tenant, cap, method, args),
   };
 }
 
 /** Ask the main thread (memory, events, a kv it serves); resolves with its answer. */
-function rpc(cap: number, method: RpcMethod, args: unknown[]): Promise<unknown> {
+function rpc(tenant: Tenant, cap: number, method: RpcMethod, args: unknown[]): Promise<unknown> {
+  if (tenant.gone) return Promise.reject(new Error(`plugin ${tenant.init.plugin.name}: its sandbox was stopped`));
   return new Promise((resolve, reject) => {
     const id = nextRpc++;
-    pendingRpc.set(id, { resolve, reject });
-    send({ type: "rpc", id, cap, method, args });
+    pendingRpc.set(id, { tenant: tenant.id, resolve, reject });
+    send({ type: "rpc", tenant: tenant.id, id, cap, method, args });
   });
 }
 
-async function instantiate(cap: number): Promise<Guest> {
-  const ctx = (contexts[cap] ??= contextFor(cap));
-  const meter = new Meter(interrupt!, ctx.plugin.maxFuel);
-  if (artifact) return ComponentGuest.create(artifact, ctx, await componentImports(ctx, componentImportNames), meter);
+async function instantiate(tenant: Tenant, cap: number): Promise<Guest> {
+  const ctx = (tenant.contexts[cap] ??= contextFor(tenant, cap));
+  const meter = new Meter(tenant.init.interrupt, ctx.plugin.maxFuel);
+  if (tenant.artifact) {
+    const imports = await componentImports(ctx, tenant.init.component!.imports);
+    return ComponentGuest.create(tenant.artifact, ctx, imports, meter);
+  }
   // the main thread checked the capability exports against the compiled module (loader.ts)
-  return CoreModuleGuest.create(coreModule!, ctx, meter);
+  return CoreModuleGuest.create(tenant.coreModule!, ctx, meter);
 }
 
 /** Required exports were checked and modules instrumented and compiled by the main thread: only instantiate here. */
 async function start(message: SandboxStart): Promise<void> {
-  init = message;
-  interrupt = message.interrupt;
   const plugin = message.plugin;
-  kv = message.kv === "host" ? new RemoteKv((method, args) => rpc(0, method, args)) : new KvStore(message.dbPath, plugin.name, plugin.maxKvStorageMb);
+  const tenant: Tenant = {
+    id: message.tenant,
+    init: message,
+    kv: message.kv === "host" ? new RemoteKv((method, args) => rpc(tenant, 0, method, args)) : new KvStore(message.dbPath, plugin.name, plugin.maxKvStorageMb),
+    sockets: new WebSocketTable(),
+    artifact: null,
+    coreModule: null,
+    guests: [],
+    contexts: [],
+    gone: false,
+  };
+  tenants.set(tenant.id, tenant);
+  message.slots.forEach((slot, cap) => slots.set(slot, { tenant, cap }));
   if (message.component) {
-    artifact = new ComponentArtifact(message.component.js, message.component.modules, plugin.name);
-    componentImportNames = message.component.imports;
+    const { key, js, modules } = message.component;
+    let artifact = artifacts.get(key);
+    if (!artifact) artifacts.set(key, (artifact = new ComponentArtifact(js, modules, plugin.name)));
+    tenant.artifact = artifact;
   } else if (message.module) {
-    coreModule = message.module;
+    tenant.coreModule = message.module;
   } else {
     throw new Error(`plugin ${plugin.name}: sandbox init carries neither a component nor a core module`);
   }
-  for (let cap = 0; cap < plugin.capabilities.length; cap++) guests[cap] = await instantiate(cap);
+  for (let cap = 0; cap < plugin.capabilities.length && !tenant.gone; cap++) tenant.guests[cap] = await instantiate(tenant, cap);
 }
 
-async function runCall(id: number, cap: number, fn: string, args: unknown[]): Promise<void> {
+/** Forget a tenant: its instances, kv connection, sockets and pending rpcs. */
+function drop(id: number): void {
+  const tenant = tenants.get(id);
+  if (!tenant) return;
+  tenant.gone = true;
+  tenants.delete(id);
+  tenant.init.slots.forEach((slot) => slots.delete(slot));
+  tenant.guests.length = 0;
+  tenant.sockets.closeAll();
+  tenant.kv.close();
+  for (const [rpcId, pending] of pendingRpc) {
+    if (pending.tenant !== id) continue;
+    pendingRpc.delete(rpcId);
+    pending.reject(new Error(`plugin ${tenant.init.plugin.name}: its sandbox was stopped`));
+  }
+}
+
+async function runCall(id: number, slot: number, fn: string, args: unknown[]): Promise<void> {
+  const target = slots.get(slot);
+  if (!target) {
+    send({ type: "result", id, ok: false, value: undefined, error: { code: "PLUGIN_NOT_FOUND", message: "the sandbox of this call was stopped" } });
+    return;
+  }
+  const { tenant, cap } = target;
   try {
-    let guest = guests[cap];
-    if (!guest) guest = guests[cap] = await instantiate(cap);
+    let guest = tenant.guests[cap];
+    if (!guest) guest = tenant.guests[cap] = await instantiate(tenant, cap);
     const started = performance.now();
     const value = await guest.call(fn, args);
     const execUs = (performance.now() - started) * 1000;
@@ -123,7 +180,7 @@ async function runCall(id: number, cap: number, fn: string, args: unknown[]): Pr
     if (compact !== null) self.postMessage(compact);
     else send({ type: "result", id, ok: true, value, execUs });
   } catch (error) {
-    if (!(error instanceof GuestFailure) || error.poison) guests[cap] = null;
+    if ((!(error instanceof GuestFailure) || error.poison) && !tenant.gone) tenant.guests[cap] = null;
     send({ type: "result", id, ok: false, value: undefined, error: serialize(error) });
   }
 }
@@ -132,7 +189,7 @@ self.onmessage = (event: MessageEvent) => {
   if (typeof event.data === "string") {
     const call = decodeCall(event.data);
     if (call) void runCall(call.id, call.cap, call.fn, call.args);
-    else send({ type: "log", level: "error", message: `sandbox ignored a malformed call: ${event.data.slice(0, 80)}` });
+    else send({ type: "log", tenant: 0, level: "error", message: `sandbox ignored a malformed call: ${event.data.slice(0, 80)}` });
     return;
   }
   const msg = event.data as ToWorker | null;
@@ -140,12 +197,21 @@ self.onmessage = (event: MessageEvent) => {
   switch (msg.type) {
     case "init":
       start(msg).then(
-        () => send({ type: "ready" }),
-        (error) => send({ type: "init-error", error: { ...serialize(error), code: "PLUGIN_LOAD" } }),
+        () => {
+          if (tenants.has(msg.tenant)) send({ type: "ready", tenant: msg.tenant });
+        },
+        (error) => {
+          drop(msg.tenant);
+          send({ type: "init-error", tenant: msg.tenant, error: { ...serialize(error), code: "PLUGIN_LOAD" } });
+        },
       );
       break;
     case "call":
       void runCall(msg.id, msg.cap, msg.fn, msg.args);
+      break;
+    case "stop":
+      drop(msg.tenant);
+      send({ type: "stopped", tenant: msg.tenant });
       break;
     case "rpc-result": {
       const pending = pendingRpc.get(msg.id);
@@ -157,6 +223,7 @@ self.onmessage = (event: MessageEvent) => {
     default:
       send({
         type: "log",
+        tenant: 0,
         level: "error",
         message: `sandbox ignored a message it does not know: ${String((msg as { type?: unknown }).type)}`,
       });
