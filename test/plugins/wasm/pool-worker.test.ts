@@ -11,7 +11,8 @@ function tenant(name: string, lost: string[], busyUntil: () => number = () => 0)
 
 test("a Worker that does not drop a stopped plugin is terminated once no neighbour's call is within its deadline", async () => {
   const gone: PoolWorker[] = [];
-  const worker = new PoolWorker(new URL("./stuck-worker.ts", import.meta.url), createLogger("test"), (w) => gone.push(w));
+  let tenants = 0;
+  const worker = new PoolWorker(new URL("./stuck-worker.ts", import.meta.url), createLogger("test"), (w) => gone.push(w), () => ++tenants);
   expect(await worker.booted).toBe(true);
   const lost: string[] = [];
   let busyDeadline = Date.now() + 600_000; // a neighbour's call in flight, within its deadline

@@ -17,7 +17,6 @@ export interface TenantHandler {
   busyUntil(): number;
 }
 
-let nextTenant = 1;
 /** setTimeout's longest delay (a longer one fires at once). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -52,6 +51,8 @@ export class PoolWorker {
     url: string | URL,
     private readonly log: Logger,
     private readonly onGone: (worker: PoolWorker) => void,
+    /** Numbers unique across the pool's Workers: a sandbox that moves to another Worker never meets its old number. */
+    private readonly tenantNumber: () => number,
   ) {
     this.booted = new Promise((resolve) => (this.markBooted = resolve));
     this.worker = new Worker(url);
@@ -76,7 +77,7 @@ export class PoolWorker {
 
   /** Start hosting a tenant: its number and one slot per capability instance. Send its init with `post`. */
   attach(handler: TenantHandler, interrupt: WebAssembly.Memory, instances: number): { tenant: number; slots: number[] } {
-    const tenant = nextTenant++;
+    const tenant = this.tenantNumber();
     this.handlers.set(tenant, handler);
     this.flags.set(tenant, interrupt);
     return { tenant, slots: Array.from({ length: instances }, () => this.nextSlot++) };

@@ -23,6 +23,7 @@ class SandboxWorkerPool {
   private readonly workers: PoolWorker[] = [];
   private holders = 0;
   private spawned = 0;
+  private nextTenant = 1;
   private readonly log = createLogger("plugins.sandbox");
 
   /** Keep the pool open; call the returned function (idempotent) when the sandbox is released. */
@@ -62,7 +63,7 @@ class SandboxWorkerPool {
     const worker = new PoolWorker(WORKER_URL, this.log, (gone) => {
       const at = this.workers.indexOf(gone);
       if (at >= 0) this.workers.splice(at, 1);
-    });
+    }, () => this.nextTenant++);
     this.workers.push(worker);
     this.spawned++;
     return worker;
