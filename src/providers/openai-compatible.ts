@@ -8,6 +8,7 @@ import {
 } from "./http.ts";
 import { readSseJson, excerpt } from "./sse.ts";
 import type { OpenAIRequestMessage } from "./openai-wire.ts";
+import { acceptTextResponse } from "./openai-response-accept.ts";
 import { loadedOpenaiWire, openaiWire } from "./wire.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, ToolCall, ToolSpec, Usage } from "./types.ts";
 import type { EmbedRequest, EmbedResponse, TranscribeRequest, TranscribeResponse } from "./types.ts";
@@ -184,7 +185,8 @@ export class OpenAICompatibleProvider extends HttpProvider {
     url: string,
     { OpenAIChatResponseSchema }: Awaited<ReturnType<typeof openaiWire>>,
   ): ChatResponse {
-    const parsed = OpenAIChatResponseSchema.safeParse(json);
+    const fast = acceptTextResponse(json);
+    const parsed = fast ? { success: true as const, data: fast } : OpenAIChatResponseSchema.safeParse(json);
     if (!parsed.success) {
       throw protocolError(this.name, `unexpected response shape from ${url}: ${excerpt(JSON.stringify(json))}`);
     }
