@@ -6,6 +6,7 @@
  * The target: streaming costs at most STREAM_TO_JSON_TARGET times the overhead of the JSON answer at the most clients.
  */
 import { mkdirSync } from "node:fs";
+import http from "node:http";
 import { startStandaloneFake, type StandaloneFake } from "./announce.ts";
 import { growthRows } from "./growth.ts";
 import type { ThroughputTargets } from "./throughput.ts";
@@ -18,6 +19,12 @@ const BLOCK_MS = { full: 3000, quick: 600 } as const;
 const ROUNDS = { full: 2, quick: 1 } as const;
 const WARMUP_TURNS = { full: 3000, quick: 200 } as const;
 export const STREAM_TO_JSON_TARGET = 2;
+/**
+ * Clients come from this many loopback addresses (the gateway admits at most CONNECTIONS_PER_ADDRESS_MAX requests in
+ * flight from one address), the direct series the same way, each address with its own keep-alive connections.
+ */
+const CLIENT_ADDRESSES = 8;
+const agents = Array.from({ length: CLIENT_ADDRESSES }, () => new http.Agent({ keepAlive: true, maxSockets: Infinity }));
 /** A cost the growth fit can take: an overhead lost in the noise counts as this (ms). */
 const OVERHEAD_FLOOR_MS = 0.01;
 
@@ -28,16 +35,16 @@ interface Block {
   perSecond: number;
 }
 
-/** `clients` clients looping on `once` for `blockMs`: each request's latency and the answers per second. */
-async function block(clients: number, blockMs: number, once: () => Promise<void>): Promise<Block> {
+/** `clients` clients (client i from address i) looping on `once` for `blockMs`: each request's latency and the answers per second. */
+async function block(clients: number, blockMs: number, once: (client: number) => Promise<void>): Promise<Block> {
   const latencies: number[] = [];
   const started = performance.now();
   const end = started + blockMs;
   await Promise.all(
-    Array.from({ length: clients }, async () => {
+    Array.from({ length: clients }, async (_, client) => {
       while (performance.now() < end) {
         const t = performance.now();
-        await once();
+        await once(client);
         latencies.push(performance.now() - t);
       }
     }),
@@ -45,10 +52,32 @@ async function block(clients: number, blockMs: number, once: () => Promise<void>
   return { latencies, perSecond: latencies.length / ((performance.now() - started) / 1000) };
 }
 
-async function post(url: string, body: string, headers: Record<string, string>, what: string): Promise<void> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
-  if (response.status !== 200) throw new Error(`${what}: HTTP ${response.status} ${await response.text()}`);
-  await response.arrayBuffer();
+/** POST `body` to `url` from loopback address 127.0.0.(10 + client % CLIENT_ADDRESSES) and read the whole answer. */
+function post(client: number, url: string, body: string, headers: Record<string, string>, what: string): Promise<void> {
+  const target = new URL(url);
+  const slot = client % CLIENT_ADDRESSES;
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        localAddress: `127.0.0.${10 + slot}`,
+        agent: agents[slot],
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers },
+      },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => (response.statusCode === 200 ? resolve() : reject(new Error(`${what}: HTTP ${response.statusCode} ${text}`))));
+        response.on("error", reject);
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
 }
 
 interface Measured {
@@ -68,15 +97,15 @@ export async function manyClientsRows(t: ThroughputTargets): Promise<BenchRow[]>
     let seq = 0;
     const turnBody = (streamed: boolean) =>
       JSON.stringify({ model: "fake-model", ...(streamed ? { stream: true } : {}), messages: [{ role: "user", content: `many ${seq++}` }] });
-    const through = (streamed: boolean) => () =>
-      post(`${gateway.url}/v1/chat/completions`, turnBody(streamed), { authorization: `Bearer ${token}` }, "gateway turn");
+    const through = (streamed: boolean) => (client: number) =>
+      post(client, `${gateway.url}/v1/chat/completions`, turnBody(streamed), { authorization: `Bearer ${token}` }, "gateway turn");
     const upstream: Record<Mode, string> = { json: "", stream: "" };
     for (const streamed of [false, true]) {
       await block(16, 1, through(streamed));
-      for (let i = 0; i < WARMUP_TURNS[mode] / 16; i++) await Promise.all(Array.from({ length: 16 }, through(streamed)));
+      for (let i = 0; i < WARMUP_TURNS[mode] / 16; i++) await Promise.all(Array.from({ length: 16 }, (_, c) => through(streamed)(c)));
       upstream[streamed ? "stream" : "json"] = JSON.stringify(await fake.lastBody());
     }
-    const alone = (m: Mode) => () => post(`${fake.url}/chat/completions`, upstream[m], {}, "fake");
+    const alone = (m: Mode) => (client: number) => post(client, `${fake.url}/chat/completions`, upstream[m], {}, "fake");
     const measured = new Map<string, Measured>();
     for (const clients of CLIENT_COUNTS[mode]) {
       for (const m of ["json", "stream"] as const) {
