@@ -8,11 +8,11 @@
  * name made from what it is built from (the migrations and this file's fill): a later run finds it ready and reads it.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { SQL } from "bun";
 import { PgMemory } from "../../src/memory/postgres.ts";
 import { planForPg, planStatementPg, rankedStatementPg } from "../../src/memory/postgres-recall.ts";
 import { PG_MIGRATIONS, pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { dropSchema, TEST_DATABASE_URL, testNeeding } from "../helpers/servers.ts";
+import { planNodes } from "../helpers/pg-plan.ts";
 
 const ENTRIES = 1_000_000;
 // "common" in every 4th entry, "topic<n>" in 2000 each (500 topics), "rare<n>" in one
@@ -48,22 +48,6 @@ afterAll(async () => {
   await storage?.close();
 }, 120_000);
 
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  "Index Cond"?: string;
-  Filter?: string;
-  Plans?: PlanNode[];
-}
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
-
-async function planNodes(sql: SQL, statement: { text: string; params: unknown[] }): Promise<PlanNode[]> {
-  const rows = (await sql.unsafe(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.params)) as Array<{ "QUERY PLAN": unknown }>;
-  const raw = rows[0]!["QUERY PLAN"];
-  const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as Array<{ Plan: PlanNode }>;
-  return nodes(plan[0]!.Plan);
-}
 
 testWithPostgres("at a million entries each one-word term's count is a primary-key read of memory_terms", async () => {
   const all = await planNodes(storage!.sql, planStatementPg(["common", "rare17", "topic3"]));

@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { MEMORY_EXACT_COUNT_MAX, type MemoryRecord } from "../../src/memory/index.ts";
 import { PgMemory } from "../../src/memory/postgres.ts";
-import type { SQL } from "bun";
 import { planForPg, planStatementPg, rankedStatementPg } from "../../src/memory/postgres-recall.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
+import { planNodes } from "../helpers/pg-plan.ts";
 
 const schema = uniqueSchema("memplans");
 let storage: PgStorage | null = null;
@@ -39,23 +39,6 @@ afterAll(async () => {
   if (storage) await dropSchema(schema);
 });
 
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  Filter?: string;
-  "Index Cond"?: string;
-  Plans?: PlanNode[];
-}
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
-
-/** Every node of the plan PostgreSQL makes for a statement. */
-async function planNodes(sql: SQL, statement: { text: string; params: unknown[] }): Promise<PlanNode[]> {
-  const rows = (await sql.unsafe(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.params)) as Array<{ "QUERY PLAN": unknown }>;
-  const raw = rows[0]!["QUERY PLAN"];
-  const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as Array<{ Plan: PlanNode }>;
-  return nodes(plan[0]!.Plan);
-}
 
 testWithPostgres("at 10 000 entries a one-word term's count is a primary-key read of memory_terms, never a scan", async () => {
   const all = await planNodes(storage!.sql, planStatementPg(["common", "rare17", "topic3"]));

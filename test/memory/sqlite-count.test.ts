@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqliteDatabase, openSqliteStorage } from "../../src/storage/index.ts";
 import { SqliteMemoryStore } from "../../src/storage/sqlite/memory.ts";
+import { tracedDatabase } from "../helpers/traced-db.ts";
 import { SqliteMemory } from "../../src/memory/index.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "prx-memory-count-"));
@@ -96,27 +97,7 @@ describe("sqlite memory entry count", () => {
     const db = openSqliteDatabase(freshPath());
     try {
       // every statement the store runs, with the values it was run with
-      const executed: Array<{ sql: string; params: unknown }> = [];
-      const recording = (sql: string, statement: object) =>
-        new Proxy(statement, {
-          get(target, prop) {
-            const value = Reflect.get(target, prop, target);
-            if (typeof value !== "function") return value;
-            if (prop !== "all" && prop !== "get" && prop !== "run" && prop !== "values") return value.bind(target);
-            return (params?: unknown) => {
-              executed.push({ sql, params: params ?? {} });
-              return value.call(target, params);
-            };
-          },
-        });
-      const traced = new Proxy(db, {
-        get(target, prop) {
-          if (prop === "query") return (sql: string) => recording(sql, target.query(sql));
-          // getters read private fields of the database itself, not of this proxy
-          const value = Reflect.get(target, prop, target);
-          return typeof value === "function" ? value.bind(target) : value;
-        },
-      });
+      const { db: traced, executed } = tracedDatabase(db);
       const memory = new SqliteMemory(new SqliteMemoryStore(traced));
       await memory.store("orchid", "the orchid blooms in winter", "core");
       await memory.store("fern", "the fern likes shade", "core");
@@ -129,7 +110,7 @@ describe("sqlite memory entry count", () => {
         sql,
         plan: db
           .query<{ detail: string }, Record<string, string | number>>(`EXPLAIN QUERY PLAN ${sql}`)
-          .all(params as Record<string, string | number>)
+          .all(params)
           .map((row) => row.detail),
       }));
       const scans = plans.filter(({ plan }) => plan.some((detail) => /^SCAN (memories|m)\b(?! VIRTUAL)/.test(detail)));

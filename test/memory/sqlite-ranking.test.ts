@@ -6,44 +6,19 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Database } from "bun:sqlite";
 import { SqliteMemory } from "../../src/memory/index.ts";
 import { openSqliteDatabase } from "../../src/storage/index.ts";
 import { SqliteMemoryStore } from "../../src/storage/sqlite/memory.ts";
+import { tracedDatabase } from "../helpers/traced-db.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "prx-memory-ranking-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A connection whose statements (their SQL and the values they ran with) are recorded. */
-function traced(db: Database): { db: Database; executed: Array<{ sql: string; params: Record<string, string | number> }> } {
-  const executed: Array<{ sql: string; params: Record<string, string | number> }> = [];
-  const recording = (sql: string, statement: object) =>
-    new Proxy(statement, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop, target);
-        if (typeof value !== "function") return value;
-        if (!["all", "get", "run", "values"].includes(prop as string)) return value.bind(target);
-        return (params?: Record<string, string | number>) => {
-          executed.push({ sql, params: params ?? {} });
-          return value.call(target, params);
-        };
-      },
-    });
-  const proxy = new Proxy(db, {
-    get(target, prop) {
-      if (prop === "query") return (sql: string) => recording(sql, target.query(sql));
-      // getters read private fields of the database itself, not of this proxy
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { db: proxy, executed };
-}
 
 test("BM25 runs only over the best score group, through one read of each term's index entries", async () => {
   const db = openSqliteDatabase(join(dir, "groups.db"));
   try {
-    const { db: tracedDb, executed } = traced(db);
+    const { db: tracedDb, executed } = tracedDatabase(db);
     const memory = new SqliteMemory(new SqliteMemoryStore(tracedDb));
     db.exec("BEGIN");
     // "garden" in 300 entries, "orchid" in 2: only the entries holding both reach the answer
@@ -73,7 +48,7 @@ test("BM25 runs only over the best score group, through one read of each term's 
 test("private and other sessions' entries of the best group are skipped, the next visible ones returned", async () => {
   const db = openSqliteDatabase(join(dir, "visible.db"));
   try {
-    const { db: tracedDb, executed } = traced(db);
+    const { db: tracedDb, executed } = tracedDatabase(db);
     const memory = new SqliteMemory(new SqliteMemoryStore(tracedDb));
     db.exec("BEGIN");
     for (let i = 0; i < 60; i++) await memory.store(`hidden${i}`, "kayak trip", "core", null, { private: true });
