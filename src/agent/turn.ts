@@ -5,7 +5,7 @@ import { emitCompletion, lifecycleEmitter } from "./lifecycle.ts";
 import { safely } from "./observer.ts";
 import { offeredTools, planTurn, type TurnPlan } from "./plan.ts";
 import { prepareMedia } from "../media/prepare.ts";
-import { modelSeesImages } from "../media/vision.ts";
+import { modelFacts } from "../providers/model-facts.ts";
 import { keepMedia, withTranscripts } from "./media.ts";
 import { buildMessages, lastUserText } from "./prompt.ts";
 import { autoRecall } from "./recall.ts";
@@ -186,7 +186,7 @@ class Turn {
     const { config } = this.deps;
     const store = this.deps.media;
     return prepareMedia(messages, {
-      vision: modelSeesImages(config, plan.choice.provider, model),
+      vision: modelFacts(config, plan.choice.provider, model).vision,
       imageTurns: config.agent.image_history_turns,
       load: async (sha256) => {
         const found = store ? await store().get(sha256) : null;

@@ -9,6 +9,20 @@ export { ChannelKinds, DmPolicies, GroupPolicies, ProviderKinds };
  * The one schema of config.toml. Every object is strict: an unknown key is an error naming its path.
  * Secrets never live here: providers name the environment variable that holds their key.
  */
+const pricePerMillion = (what: string) =>
+  z.number().min(0).max(100_000).optional().describe(`USD per million ${what} tokens`);
+
+/** What prx knows of one model; each key overrides the same fact of the built-in table. */
+export const ModelInfoSchema = z.strictObject({
+  context_window: z.number().int().min(1024).max(100_000_000).optional().describe("tokens the model reads and writes in one call"),
+  max_output_tokens: z.number().int().min(1).max(10_000_000).optional().describe("most tokens the model writes in one reply"),
+  vision: z.boolean().optional().describe("false: the model gets a text note in place of each image"),
+  audio: z.boolean().optional().describe("true: the model takes audio input itself"),
+  input_per_mtok: pricePerMillion("input"),
+  output_per_mtok: pricePerMillion("output"),
+  cached_input_per_mtok: pricePerMillion("cached input"),
+});
+
 export const ProviderConfigSchema = z
   .strictObject({
     kind: z.enum(ProviderKinds).default("openai-compatible"),
@@ -29,12 +43,9 @@ export const ProviderConfigSchema = z
       .optional()
       .describe("model for POST /audio/transcriptions (OpenAI-compatible only): voice notes and audio become text"),
     model_info: z
-      .record(
-        z.string().min(1),
-        z.strictObject({ vision: z.boolean().optional().describe("false: the model gets a text note in place of each image") }),
-      )
+      .record(z.string().min(1), ModelInfoSchema)
       .default({})
-      .describe('what prx knows of a model: [providers.<name>.model_info."<model>"] vision = false'),
+      .describe('what prx knows of a model: [providers.<name>.model_info."<model>"]; overrides the built-in table'),
   })
   .describe("one LLM provider endpoint");
 
@@ -233,6 +244,7 @@ export const ConfigSchema = z.strictObject({
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
+export type ModelInfo = z.infer<typeof ModelInfoSchema>;
 export type ModelRoute = z.infer<typeof ModelRouteSchema>;
 export type ReliabilityConfig = z.infer<typeof ReliabilitySchema>;
 export type AgentConfig = z.infer<typeof AgentSchema>;

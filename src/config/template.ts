@@ -16,8 +16,13 @@ default_model = "offline"
 # timeout_ms = 120000
 # embedding_model = "text-embedding-3-small"   # remote plugins' TEXT_EMBEDDING
 # transcription_model = "whisper-1"            # voice notes and audio become text
-# [providers.openai.model_info."gpt-3.5-turbo"]
+# What prx knows of a model (context window, vision, prices) comes from a built-in table; override any fact:
+# [providers.openai.model_info."my-finetune"]
+# context_window = 128000                      # tokens read and written in one call
+# max_output_tokens = 16384
 # vision = false                               # this model gets a text note in place of each image
+# input_per_mtok = 0.15                        # USD per million tokens: input, output, cached input
+# output_per_mtok = 0.6
 
 # [providers.anthropic]
 # kind = "anthropic"

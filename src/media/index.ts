@@ -1,7 +1,6 @@
 export * from "./limits.ts";
 export { sniffMedia, type Sniffed } from "./sniff.ts";
 export { imageNote, NO_VISION, SHOWN_EARLIER, NOT_STORED } from "./note.ts";
-export { modelSeesImages } from "./vision.ts";
 export {
   imageFromBytes,
   imageFromDataUrl,

@@ -3,7 +3,7 @@ import type { Awaitable } from "../core/awaitable.ts";
 import { imageNote, NO_VISION, NOT_STORED, SHOWN_EARLIER } from "./note.ts";
 
 export interface PrepareOptions {
-  /** The model takes images (see modelSeesImages). */
+  /** The model takes images (see modelFacts in src/providers). */
   vision: boolean;
   /** User turns, counted back from the newest, whose images are sent; older ones become their note. */
   imageTurns: number;

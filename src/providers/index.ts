@@ -30,3 +30,11 @@ export { parseRetryAfter, PROVIDER_PROBE_TIMEOUT_MS } from "./http.ts";
 export { PROVIDER_PRESETS } from "./presets.ts";
 // The wire schemas (zod) load on first use: import them from ./openai-wire.ts / ./anthropic-wire.ts, or await these.
 export { openaiWire, anthropicWire } from "./wire.ts";
+export {
+  modelFacts,
+  bareModelName,
+  UNKNOWN_MODEL_CONTEXT_WINDOW,
+  UNKNOWN_MODEL_MAX_OUTPUT_TOKENS,
+  type ModelFacts,
+  type ModelPrices,
+} from "./model-facts.ts";

@@ -6,7 +6,7 @@ import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
 import { runChatCommand, type ChatState } from "../../src/chat/commands.ts";
 import type { ChatOutput } from "../../src/chat/render.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
-import { imageFromBytes, MESSAGE_MAX_IMAGES, modelSeesImages } from "../../src/media/index.ts";
+import { imageFromBytes, MESSAGE_MAX_IMAGES } from "../../src/media/index.ts";
 import { startFakeOpenAI, type FakeOpenAIServer } from "../fakes/openai-server.ts";
 import { png } from "./samples.ts";
 
@@ -54,16 +54,6 @@ describe("images in a stored session", () => {
     expect(await host.storage.media.get(sha256)).not.toBeNull();
     expect(await host.deleteSession("pics")).toMatchObject({ messages: 6, media: 1 });
     expect(await host.storage.media.get(sha256)).toBeNull();
-  });
-
-  test("the built-in table and config say which models see images", () => {
-    const config = ConfigSchema.parse({ providers: { p: { models: [], model_info: { "gpt-4o": { vision: false } } } } });
-    expect(modelSeesImages(config, "p", "gpt-4o")).toBe(false);
-    expect(modelSeesImages(config, "q", "gpt-4o")).toBe(true);
-    expect(modelSeesImages(config, "q", "gpt-3.5-turbo")).toBe(false);
-    expect(modelSeesImages(config, "q", "openai/gpt-3.5-turbo")).toBe(false);
-    expect(modelSeesImages(config, "q", "claude-sonnet-4-5")).toBe(true);
-    expect(modelSeesImages(config, "offline", "offline")).toBe(false);
   });
 });
 
