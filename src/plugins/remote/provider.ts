@@ -1,5 +1,6 @@
 import { PrxError } from "../../core/errors.ts";
 import type { ChatRequest, ChatResponse, Provider } from "../../providers/types.ts";
+import { describeImages, IMAGE_DESCRIPTION_MODEL } from "./image-description.ts";
 import type { RemotePluginHandle } from "./types.ts";
 
 const PREFERRED = ["TEXT_LARGE", "TEXT_SMALL", "TEXT_REASONING_LARGE", "TEXT_REASONING_SMALL"];
@@ -19,14 +20,18 @@ export function createRemoteProvider(handle: RemotePluginHandle): Provider {
     name: `remote:${handle.name}`,
     async chat(request: ChatRequest): Promise<ChatResponse> {
       const modelType = pick(request.model);
-      const system = request.messages
+      const describe = handle.modelTypes().includes(IMAGE_DESCRIPTION_MODEL)
+        ? (params: { imageUrl: string; prompt: string }) => handle.useModel(IMAGE_DESCRIPTION_MODEL, params, request.signal)
+        : null;
+      const messages = await describeImages(request.messages, describe);
+      const system = messages
         .filter((m) => m.role === "system")
         .map((m) => m.content)
         .join("\n");
-      const lastUser = [...request.messages].reverse().find((m) => m.role === "user");
+      const lastUser = [...messages].reverse().find((m) => m.role === "user");
       const params: Record<string, unknown> = {
         prompt: lastUser?.content ?? "",
-        messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+        messages: messages.map((m) => ({ role: m.role, content: m.content })),
       };
       if (system) params.system = system;
       if (request.temperature !== undefined) params.temperature = request.temperature;

@@ -9,10 +9,9 @@ import { join } from "node:path";
 
 export const STARTER_VERSION = "1.7.2";
 export const CORE_VERSION = "1.7.2";
-const PACKAGES = [`@elizaos/plugin-starter@${STARTER_VERSION}`, `@elizaos/core@${CORE_VERSION}`];
-const KEY = `plugin-starter@${STARTER_VERSION}+core@${CORE_VERSION}`;
-export const STARTER_CACHE = join(tmpdir(), "prx-eliza-npm", KEY);
-const MARKER = join(STARTER_CACHE, ".installed");
+const STARTER_PACKAGES = [`@elizaos/plugin-starter@${STARTER_VERSION}`, `@elizaos/core@${CORE_VERSION}`];
+const NPM_CACHE_ROOT = join(tmpdir(), "prx-eliza-npm");
+export const STARTER_CACHE = cacheDir(STARTER_PACKAGES);
 const NETWORK_ERRORS = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network|socket hang up/i;
 
 export type StarterInstall = { nodeModules: string } | { skip: string };
@@ -24,35 +23,50 @@ function npm(args: string[], cwd: string, timeoutMs: number) {
   return Bun.spawnSync(["npm", ...args], { cwd, env: process.env, stdout: "pipe", stderr: "pipe", timeout: timeoutMs });
 }
 
-/** The installed node_modules, or why the test cannot run here (no npm, registry unreachable). */
+function cacheDir(packages: readonly string[]): string {
+  return join(NPM_CACHE_ROOT, packages.map((name) => name.replace(/^@elizaos\//, "")).join("+"));
+}
+
+/** The installed node_modules of the official template, or why the test cannot run here. */
 export function installStarter(): StarterInstall {
-  if (existsSync(MARKER) && readFileSync(MARKER, "utf8") === KEY) return { nodeModules: join(STARTER_CACHE, "node_modules") };
+  return installFromNpm(STARTER_PACKAGES);
+}
+
+/**
+ * `packages` (exact versions) as npm installs them, cached by their names and versions: the node_modules, or why the
+ * test cannot run here (no npm, registry unreachable).
+ */
+export function installFromNpm(packages: readonly string[]): StarterInstall {
+  const cache = cacheDir(packages);
+  const key = packages.join(" ");
+  const marker = join(cache, ".installed");
+  if (existsSync(marker) && readFileSync(marker, "utf8") === key) return { nodeModules: join(cache, "node_modules") };
   if (!Bun.which("npm")) return { skip: "npm is not on PATH, so the elizaOS packages cannot be installed from the registry" };
-  mkdirSync(join(STARTER_CACHE, ".."), { recursive: true });
-  const probe = npm(["view", PACKAGES[0]!, "version"], tmpdir(), 60_000);
+  mkdirSync(NPM_CACHE_ROOT, { recursive: true });
+  const probe = npm(["view", packages[0]!, "version"], tmpdir(), 60_000);
   if (probe.exitCode !== 0) {
     const err = probe.stderr.toString();
     if (NETWORK_ERRORS.test(err) || probe.exitCode === null) {
-      return { skip: `the npm registry is unreachable (npm view ${PACKAGES[0]}): ${networkLine(err)}` };
+      return { skip: `the npm registry is unreachable (npm view ${packages[0]}): ${networkLine(err)}` };
     }
-    throw new Error(`npm view ${PACKAGES[0]} failed: ${err}`);
+    throw new Error(`npm view ${packages[0]} failed: ${err}`);
   }
   // install next to the cache and rename when complete, so a half-finished install is never reused
-  const staging = `${STARTER_CACHE}.staging-${process.pid}`;
+  const staging = `${cache}.staging-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   writeFileSync(join(staging, "package.json"), JSON.stringify({ name: "prx-eliza-compat", private: true }));
-  const install = npm(["install", "--no-audit", "--no-fund", "--ignore-scripts", ...PACKAGES], staging, 300_000);
+  const install = npm(["install", "--no-audit", "--no-fund", "--ignore-scripts", ...packages], staging, 300_000);
   if (install.exitCode !== 0) {
     rmSync(staging, { recursive: true, force: true });
     const err = install.stderr.toString();
     if (NETWORK_ERRORS.test(err)) return { skip: `npm install could not reach the registry: ${networkLine(err)}` };
-    throw new Error(`npm install ${PACKAGES.join(" ")} failed: ${err}`);
+    throw new Error(`npm install ${packages.join(" ")} failed: ${err}`);
   }
-  writeFileSync(join(staging, ".installed"), KEY);
-  rmSync(STARTER_CACHE, { recursive: true, force: true });
-  renameSync(staging, STARTER_CACHE);
-  return { nodeModules: join(STARTER_CACHE, "node_modules") };
+  writeFileSync(join(staging, ".installed"), key);
+  rmSync(cache, { recursive: true, force: true });
+  renameSync(staging, cache);
+  return { nodeModules: join(cache, "node_modules") };
 }
 
 /** The three-line entry a new user writes. */
