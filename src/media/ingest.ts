@@ -56,7 +56,8 @@ export function imageFromDataUrl(url: string, options: { detail?: MediaRef["deta
   // base64 is 4 characters per 3 bytes: refuse before decoding what cannot fit
   if (base64.length > Math.ceil(IMAGE_MAX_BYTES / 3) * 4 + 4) throw tooLarge(where, Math.floor((base64.length * 3) / 4), IMAGE_MAX_BYTES);
   const bytes = Buffer.from(base64, "base64");
-  // the decoder skips what is not base64: a clean encoding decodes to exactly its length's worth of bytes
+  // the decoder skips what is not base64: a clean encoding decodes to exactly its length's worth of bytes. So the
+  // data holds only base64's characters, and goes into provider requests as it is (no quote, backslash or space)
   const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
   if (base64.length % 4 !== 0 || bytes.length !== (base64.length / 4) * 3 - padding) {
     throw new PrxError("BAD_REQUEST", `${where}: the data URL's data is not base64`, { status: 400 });

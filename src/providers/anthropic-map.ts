@@ -1,9 +1,13 @@
-import { parseJsonBounded } from "../core/json/index.ts";
+import { type JsonStandIns, parseJsonBounded } from "../core/json/index.ts";
 import type { AnthropicImageBlock, AnthropicMessage, AnthropicRequestBlock, AnthropicUsage } from "./anthropic-wire.ts";
 import type { ChatMessage, MediaRef, ToolSpec, Usage } from "./types.ts";
 
 /** Our OpenAI-shaped history -> Anthropic's `system` plus alternating block messages. */
-export function toAnthropicMessages(messages: ChatMessage[]): { system?: string; messages: AnthropicMessage[] } {
+/** `standIns`: image data goes in as stand-ins, to be filled in after the body is serialized (see JsonStandIns). */
+export function toAnthropicMessages(
+  messages: ChatMessage[],
+  standIns?: JsonStandIns,
+): { system?: string; messages: AnthropicMessage[] } {
   const system: string[] = [];
   const out: { role: "user" | "assistant"; content: AnthropicRequestBlock[] }[] = [];
   const push = (role: "user" | "assistant", blocks: AnthropicRequestBlock[]) => {
@@ -20,7 +24,7 @@ export function toAnthropicMessages(messages: ChatMessage[]): { system?: string;
         break;
       case "user": {
         const text: AnthropicRequestBlock[] = message.content === "" ? [] : [{ type: "text", text: message.content }];
-        push("user", message.media?.length ? [...imageBlocks(message.media), ...text] : text);
+        push("user", message.media?.length ? [...imageBlocks(message.media, standIns), ...text] : text);
         break;
       }
       case "tool":
@@ -49,11 +53,14 @@ export function toAnthropicMessages(messages: ChatMessage[]): { system?: string;
  * Images as Anthropic's Messages API takes them, before the text they come with:
  * `{"type": "image", "source": {"type": "base64", "media_type", "data"}}` or `{"source": {"type": "url", "url"}}`.
  */
-function imageBlocks(media: MediaRef[]): AnthropicRequestBlock[] {
+function imageBlocks(media: MediaRef[], standIns: JsonStandIns | undefined): AnthropicRequestBlock[] {
   const blocks: AnthropicImageBlock[] = [];
   for (const ref of media) {
     if (ref.kind !== "image") continue;
-    if (ref.data !== undefined) blocks.push({ type: "image", source: { type: "base64", media_type: ref.mime!, data: ref.data } });
+    if (ref.data !== undefined) {
+      const data = standIns ? standIns.stand(ref.data) : ref.data;
+      blocks.push({ type: "image", source: { type: "base64", media_type: ref.mime!, data } });
+    }
     else if (ref.url) blocks.push({ type: "image", source: { type: "url", url: ref.url } });
   }
   return blocks;

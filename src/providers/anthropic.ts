@@ -1,4 +1,5 @@
 import { PrxError } from "../core/errors.ts";
+import { JsonStandIns } from "../core/json/index.ts";
 import { secretFromEnv } from "../config/secrets.ts";
 import { joinUrl, missingKeyError, protocolError, ProviderCall } from "./http.ts";
 import { readSseJson, excerpt } from "./sse.ts";
@@ -39,7 +40,8 @@ export class AnthropicProvider extends HttpProvider {
   async chat(request: ChatRequest): Promise<ChatResponse> {
     const url = anthropicUrl(this.options.baseUrl, "messages");
     const streaming = request.onDelta !== undefined;
-    const { system, messages } = toAnthropicMessages(request.messages);
+    const standIns = new JsonStandIns();
+    const { system, messages } = toAnthropicMessages(request.messages, standIns);
     const body: Record<string, unknown> = {
       model: request.model,
       max_tokens: request.maxTokens ?? this.options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
@@ -53,7 +55,7 @@ export class AnthropicProvider extends HttpProvider {
     const wire = await anthropicWire();
     const call = new ProviderCall(this.target, this.timeoutMs(), request.signal);
     try {
-      const init = { method: "POST", headers: this.headers(), body: JSON.stringify(body) };
+      const init = { method: "POST", headers: this.headers(), body: standIns.fill(JSON.stringify(body)) };
       const response = await call.fetch(this.fetchImpl, url, init);
       const type = response.headers.get("content-type") ?? "";
       if (streaming && response.body && type.includes("text/event-stream")) {

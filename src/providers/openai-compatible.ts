@@ -1,4 +1,5 @@
 import { PrxError } from "../core/errors.ts";
+import { JsonStandIns } from "../core/json/index.ts";
 import { secretFromEnv } from "../config/secrets.ts";
 import {
   joinUrl,
@@ -19,7 +20,8 @@ import { imageUrlOf } from "../media/prepare.ts";
 
 export { DEFAULT_PROVIDER_TIMEOUT_MS, type HttpProviderOptions } from "./http-provider.ts";
 
-export function toOpenAIMessages(messages: ChatMessage[]): OpenAIRequestMessage[] {
+/** `standIns`: image data goes in as stand-ins, to be filled in after the body is serialized (see JsonStandIns). */
+export function toOpenAIMessages(messages: ChatMessage[], standIns?: JsonStandIns): OpenAIRequestMessage[] {
   return messages.map((message): OpenAIRequestMessage => {
     if (message.role === "tool") {
       return { role: "tool", tool_call_id: message.tool_call_id ?? "", content: message.content };
@@ -40,7 +42,8 @@ export function toOpenAIMessages(messages: ChatMessage[]): OpenAIRequestMessage[
       const parts: Array<Record<string, unknown>> = message.content === "" ? [] : [{ type: "text", text: message.content }];
       for (const ref of message.media) {
         if (ref.kind !== "image") continue;
-        parts.push({ type: "image_url", image_url: ref.detail ? { url: imageUrlOf(ref), detail: ref.detail } : { url: imageUrlOf(ref) } });
+        const url = standIns && ref.data !== undefined ? standIns.stand(imageUrlOf(ref)) : imageUrlOf(ref);
+        parts.push({ type: "image_url", image_url: ref.detail ? { url, detail: ref.detail } : { url } });
       }
       return { role: message.role, content: parts as OpenAIRequestMessage["content"] };
     }
@@ -82,9 +85,9 @@ export function toolsJson(tools: ToolSpec[]): string {
   return out;
 }
 
-/** The JSON of `body` with `"tools": <toolsJson>` added (when there are tools). */
-function withTools(body: Record<string, unknown>, tools: ToolSpec[] | undefined): string {
-  const json = JSON.stringify(body);
+/** The JSON of `body` with `"tools": <toolsJson>` added (when there are tools) and its image data filled in. */
+function withTools(body: Record<string, unknown>, tools: ToolSpec[] | undefined, standIns: JsonStandIns): string {
+  const json = standIns.fill(JSON.stringify(body));
   return tools && tools.length > 0 ? `${json.slice(0, -1)},"tools":${toolsJson(tools)}}` : json;
 }
 
@@ -153,7 +156,8 @@ export class OpenAICompatibleProvider extends HttpProvider {
     const url = joinUrl(this.options.baseUrl, "chat/completions");
     const streaming = request.onDelta !== undefined;
     const maxTokens = request.maxTokens ?? this.options.maxTokens;
-    const body: Record<string, unknown> = { model: request.model, messages: toOpenAIMessages(request.messages) };
+    const standIns = new JsonStandIns();
+    const body: Record<string, unknown> = { model: request.model, messages: toOpenAIMessages(request.messages, standIns) };
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (maxTokens !== undefined) body.max_tokens = maxTokens;
     if (streaming) {
@@ -162,7 +166,7 @@ export class OpenAICompatibleProvider extends HttpProvider {
     }
     const call = new ProviderCall(this.target, this.timeoutMs(), request.signal);
     try {
-      const init = { method: "POST", headers: this.headers(), body: withTools(body, request.tools) };
+      const init = { method: "POST", headers: this.headers(), body: withTools(body, request.tools, standIns) };
       const response = await call.fetch(this.fetchImpl, url, init);
       const type = response.headers.get("content-type") ?? "";
       if (streaming && response.body && type.includes("text/event-stream")) {

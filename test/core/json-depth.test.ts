@@ -84,3 +84,35 @@ test("malformed text is left to JSON.parse", () => {
   expect(jsonDepthViolation("]]]]{")).toBe(-1);
   expect(() => parseJsonBounded("{", "x")).toThrow(SyntaxError);
 });
+
+describe("the string skip agrees with a character-by-character scan", () => {
+  /** The plain scan: in a string a backslash skips the next character and a quote ends it. */
+  function reference(text: string, max: number): number {
+    let depth = 0;
+    let inString = false;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (inString) {
+        if (c === "\\") i++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === "[" || c === "{") {
+        if (++depth > max) return i;
+      } else if (c === "]" || c === "}") depth--;
+    }
+    return -1;
+  }
+
+  test("on 20,000 random texts of quotes, backslashes, brackets and letters (malformed ones too)", () => {
+    const alphabet = ['"', "\\", "[", "]", "{", "}", "a", ",", ":"];
+    let seed = 7;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+    for (let n = 0; n < 20_000; n++) {
+      let text = "";
+      const length = 1 + Math.floor(random() * 40);
+      for (let i = 0; i < length; i++) text += alphabet[Math.floor(random() * alphabet.length)];
+      const max = Math.floor(random() * 4);
+      expect([text, jsonDepthViolation(text, max)]).toEqual([text, reference(text, max)]);
+    }
+  });
+});

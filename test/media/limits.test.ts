@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
 import {
   AUDIO_MAX_BYTES,
@@ -12,6 +12,9 @@ import {
   MESSAGE_MAX_IMAGES,
 } from "../../src/media/index.ts";
 import { mp3, png, wav } from "./samples.ts";
+
+// the boundary cases encode, decode and hash tens of megabytes: seconds on a loaded 2-core machine
+setDefaultTimeout(60_000);
 
 function code(body: () => unknown): string | null {
   try {
@@ -60,6 +63,22 @@ describe("media limits, at the boundary", () => {
     const declaredJpeg = imageFromDataUrl(`data:image/jpeg;base64,${Buffer.from(png(2, 3)).toString("base64")}`);
     expect(declaredJpeg.mime).toBe("image/png");
     expect(code(() => imageFromDataUrl("data:image/png;base64,@@@@"))).toBe("BAD_REQUEST");
+  });
+
+  test("a data URL's data is clean base64 (it goes into provider requests as it is)", () => {
+    // a length that needs padding
+    const bytes = png(2, 3).length % 3 === 0 ? [...png(2, 3), 0] : [...png(2, 3)];
+    const clean = Buffer.from(bytes).toString("base64");
+    expect(clean).toEndWith("=");
+    expect(imageFromDataUrl(`data:image/png;base64,${clean}`).data).toBe(clean);
+    const broken = [
+      `${clean.slice(0, 8)} ${clean.slice(8)}`, // whitespace
+      `${clean.slice(0, 8)}"${clean.slice(9)}`, // a quote in place of a character
+      clean.replace(/=+$/, ""), // padding left out
+    ];
+    for (const data of broken) {
+      expect([data.slice(0, 12), code(() => imageFromDataUrl(`data:image/png;base64,${data}`))]).toEqual([data.slice(0, 12), "BAD_REQUEST"]);
+    }
   });
 
   test("image URLs are https or data", () => {

@@ -15,16 +15,28 @@ const CLOSE_OBJECT = 0x7d;
  */
 export function jsonDepthViolation(text: string, max: number = MAX_JSON_DEPTH): number {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+    if (c === QUOTE) {
+      i = closingQuote(text, i + 1);
+      if (i < 0) return -1;
+    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (++depth > max) return i;
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;
+  }
+  return -1;
+}
+
+/**
+ * The offset of the quote that ends the string starting at `from`, or -1 when it is not closed. A string is skipped
+ * with indexOf (a data URL is hundreds of kilobytes of one string): a quote ends it unless an odd run of
+ * backslashes comes right before it.
+ */
+function closingQuote(text: string, from: number): number {
+  for (let quote = text.indexOf('"', from); quote >= 0; quote = text.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (quote - backslashes - 1 >= from && text.charCodeAt(quote - backslashes - 1) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote;
   }
   return -1;
 }
