@@ -1,4 +1,5 @@
 import { Database } from "bun:sqlite";
+import { chmodSync, closeSync, existsSync, openSync, statSync } from "node:fs";
 import { PrxError } from "../../core/errors.ts";
 
 /**
@@ -12,6 +13,7 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 export function openSqliteDatabase(path: string): Database {
   let db: Database | undefined;
   try {
+    if (path !== ":memory:") ownerOnlyFile(path);
     db = new Database(path, { create: true, strict: true });
     db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     db.exec("PRAGMA journal_mode = WAL");
@@ -24,6 +26,28 @@ export function openSqliteDatabase(path: string): Database {
       cause,
       hint: "check that the workspace data directory is writable and the file is not corrupt (prx doctor)",
     });
+  }
+}
+
+/**
+ * The database file readable by its owner only (0600): created so before SQLite opens it (SQLite gives its -wal and
+ * -shm files the database file's permissions), or tightened, with those files, when an older prx made them 0644.
+ */
+function ownerOnlyFile(path: string): void {
+  if (!existsSync(path)) {
+    closeSync(openSync(path, "a", 0o600));
+    return;
+  }
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (!existsSync(file)) continue;
+    const stat = statSync(file);
+    if ((stat.mode & 0o077) === 0 || stat.uid !== process.getuid?.()) continue;
+    try {
+      chmodSync(file, 0o600);
+    } catch (cause) {
+      // a read-only file system keeps its modes: the database is still read
+      if ((cause as NodeJS.ErrnoException).code !== "EROFS") throw cause;
+    }
   }
 }
 
