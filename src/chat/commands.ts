@@ -1,5 +1,7 @@
 import type { AgentHost } from "../agent/index.ts";
+import { PrxError } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
+import { modelFacts } from "../providers/model-facts.ts";
 import type { ChatOutput } from "./render.ts";
 import type { MediaRef } from "../contracts/chat.ts";
 import { imageFromFile } from "../media/file.ts";
@@ -84,12 +86,27 @@ export async function runChatCommand(line: string, state: ChatState, host: Agent
       // Checked before it is kept: an unknown hint or provider throws, and the current model stays.
       const choice = host.resolveModelChoice({ provider: state.provider, model });
       host.providers.resolve(choice.provider);
+      const listed = host.config.providers[choice.provider]?.models ?? [];
+      if (listed.length > 0 && !listed.includes(choice.model)) {
+        throw new PrxError("USAGE", `model "${choice.model}" is not one of provider ${choice.provider}'s models: ${listed.join(", ")}`, {
+          hint: `add it to models in [providers.${choice.provider}] if the provider serves it`,
+        });
+      }
       state.model = model;
-      out.info(`model: ${choice.model} (provider ${choice.provider})`);
+      out.info(`model: ${choice.model} (provider ${choice.provider})${modelNote(host, choice.provider, choice.model)}`);
       return true;
     }
   }
   const guess = NAMES.find((n) => n.startsWith(name!.slice(0, 3)));
   out.error(`unknown command ${name}${guess ? `; did you mean ${guess}?` : ""} (/help lists them)`);
   return true;
+}
+
+/** What prx knows of the model, so a typo or an unknown model is not taken silently. */
+function modelNote(host: AgentHost, provider: string, model: string): string {
+  if (!host.config.providers[provider]) return "";
+  const facts = modelFacts(host.config, provider, model);
+  const window = `${facts.context_window.toLocaleString("en-US")}-token window`;
+  if (facts.source !== "default") return `, ${window}`;
+  return `; prx knows nothing of this model: a ${window} is assumed (set [providers.${provider}.model_info."${model}"])`;
 }

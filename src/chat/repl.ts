@@ -47,10 +47,15 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
   process.on("SIGINT", onSignal);
 
   let failures = 0;
+  // true until /exit or Ctrl-C ends the chat: the input itself ended (Ctrl-D, or the end of piped text)
+  let inputEnded = true;
   prompt();
   try {
     for await (const raw of rl) {
-      if (exiting) break;
+      if (exiting) {
+        inputEnded = false;
+        break;
+      }
       const line = raw.trim();
       if (!line) {
         prompt();
@@ -64,7 +69,10 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
         out.error(errorMessage(error));
         command = true;
       }
-      if (command === "exit") break;
+      if (command === "exit") {
+        inputEnded = false;
+        break;
+      }
       if (command) {
         prompt();
         continue;
@@ -116,5 +124,7 @@ export async function runChat({ host, state, input = process.stdin, output }: Ch
     process.off("SIGINT", onSignal);
     rl.close();
   }
+  // Ctrl-D at the prompt: the shell's prompt starts on a line of its own
+  if (out.tty && inputEnded && !exiting) out.text("\n");
   return failures > 0 && !out.tty ? 1 : 0;
 }

@@ -58,6 +58,19 @@ describe("prx chat on a terminal", () => {
     }
   });
 
+  test("Ctrl-D at the prompt ends the chat on a line of its own", async () => {
+    const dir = workspace(fakeProviderConfig(suite.fake.url));
+    const chat = spawnPty([BINARY, "chat", "--workspace", dir], env(dir));
+    try {
+      await chat.waitFor("you> ");
+      chat.type("\x04");
+      expect(await chat.exited).toBe(0);
+      expect(chat.output()).toMatch(/you> (\x1b\[\d+G)?\r?\n/);
+    } finally {
+      chat.kill();
+    }
+  });
+
   test("colours on a terminal, none with NO_COLOR; the error stays a message", async () => {
     for (const noColor of [false, true]) {
       const dir = workspace(fakeProviderConfig(suite.fake.url));
@@ -88,6 +101,17 @@ describe("plain output and doctor", () => {
     expect(result.stdout).toContain("echo: still here");
     expect(result.stdout).not.toContain(SPINNER_LABEL);
     expect(result.stdout).not.toContain("\x1b[");
+  });
+
+  test("/model names what prx knows of a model, and refuses one the provider does not list", async () => {
+    const dir = workspace(`${fakeProviderConfig(suite.fake.url)}models = ["fake-model", "gpt-4o-mini"]\n`);
+    const result = await runPrx(["chat", "--workspace", dir], { stdin: "/model gpt-4o-mini\n/model nope\n/model fake-model\n" });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("model: gpt-4o-mini (provider fake), 128,000-token window");
+    expect(result.stdout).toContain(`error: model "nope" is not one of provider fake's models: fake-model, gpt-4o-mini`);
+    expect(result.stdout).toContain(
+      'model: fake-model (provider fake); prx knows nothing of this model: a 32,768-token window is assumed (set [providers.fake.model_info."fake-model"])',
+    );
   });
 
   test("doctor colours OK and FAIL on a terminal, not with NO_COLOR nor when piped", async () => {
