@@ -247,7 +247,7 @@ export function parseManifest(source: string, file = "plugin.toml"): ParsedManif
       .filter((issue) => issue.code !== "unrecognized_keys")
       .map((issue) => `${where(file, lines, issue.path)}: ${issue.message}`);
     throw new PrxError("PLUGIN_MANIFEST", problems.join("\n"), {
-      hint: "see the plugin.toml reference in docs; `prx plugins validate <dir>` checks a plugin directory",
+      hint: "`prx plugins new NAME` writes a valid plugin.toml to start from; `prx plugins validate <dir>` checks a plugin directory",
       details: { warnings },
     });
   }

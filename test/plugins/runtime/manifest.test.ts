@@ -44,7 +44,10 @@ describe("manifest", () => {
     const name64 = "a" + "b".repeat(63);
     expect(parseManifest(`[plugin]\nname = "${name64}"\nversion = "1"\n`).manifest.plugin.name).toBe(name64);
     expect(fails(`[plugin]\nname = "${name64}b"\nversion = "1"\n`).message).toContain('"plugin.name"');
-    expect(fails(`[plugin]\nname = "Demo"\nversion = "1"\n`).message).toContain("/p/plugin.toml:2");
+    const refused = fails(`[plugin]\nname = "Demo"\nversion = "1"\n`);
+    expect(refused.message).toContain("/p/plugin.toml:2");
+    // the hint names commands the binary has, not documents a user of it may not have
+    expect(refused.hint).toContain("prx plugins new NAME");
   });
 
   test("api_version: 0.1.x accepted, other versions rejected clearly", () => {
