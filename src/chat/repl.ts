@@ -5,12 +5,16 @@ import { setLogSink } from "../core/logger.ts";
 import { InterruptController } from "./interrupt.ts";
 import { runChatCommand, type ChatState } from "./commands.ts";
 import { createChatOutput, type ChatOutput } from "./render.ts";
+import { recapLines } from "./recap.ts";
+import type { StoredMessage } from "../storage/types.ts";
 
 export interface ChatOptions {
   host: AgentHost;
   state: ChatState;
   input?: NodeJS.ReadableStream;
   output?: ChatOutput;
+  /** The end of a continued session, shown before the first prompt. */
+  recap?: readonly StoredMessage[];
 }
 
 /** Ctrl-C at the prompt with a half-typed line clears the line, as shells do; the next one (line empty) exits. */
@@ -22,11 +26,15 @@ function clearTypedLine(rl: Interface): boolean {
 }
 
 /** The terminal chat loop. Works on a TTY and with piped stdin (plain output, no escape codes). */
-export async function runChat({ host, state, input = process.stdin, output }: ChatOptions): Promise<number> {
+export async function runChat({ host, state, input = process.stdin, output, recap }: ChatOptions): Promise<number> {
   const out = output ?? createChatOutput();
   if (out.tty) setLogSink((line) => process.stderr.write(`\r${line}\n`));
   const choice = host.resolveModelChoice({ provider: state.provider, model: state.model });
   out.info(`prx chat — session ${state.sessionId}, ${choice.provider}/${choice.model}. /help for commands.`);
+  if (recap && recap.length > 0) {
+    out.info("where you left off:");
+    for (const line of recapLines(recap)) out.line(line);
+  }
 
   const rl = createInterface(out.tty ? { input, output: process.stdout, terminal: true, prompt: "you> " } : { input, terminal: false });
   const prompt = () => (out.tty ? rl.prompt() : undefined);

@@ -1,4 +1,5 @@
-import { runChat } from "../chat/index.ts";
+import { RECAP_MAX_MESSAGES, runChat } from "../chat/index.ts";
+import type { StoredMessage } from "../storage/types.ts";
 import { newId } from "../core/ids.ts";
 import { parseCommand, usageError } from "./args.ts";
 import { openHost } from "./open-host.ts";
@@ -31,11 +32,16 @@ export async function chatCommand(argv: string[]): Promise<number> {
   const host = await openHost(values.workspace);
   try {
     let sessionId = session ?? newId("chat");
+    let recap: StoredMessage[] | undefined;
     if (values.continue) {
       const last = (await host.sessions.list(50)).find((s) => s.channel === "chat");
-      if (last) sessionId = last.id;
+      if (last) {
+        sessionId = last.id;
+        // a few more than shown: tool calls and results between them are left out of the recap
+        recap = await host.sessions.messages(sessionId, RECAP_MAX_MESSAGES * 4);
+      }
     }
-    return await runChat({ host, state: { sessionId, model: values.model, provider: values.provider, userId } });
+    return await runChat({ host, state: { sessionId, model: values.model, provider: values.provider, userId }, recap });
   } finally {
     await host.close();
   }

@@ -116,6 +116,8 @@ describe("prx binary", () => {
     await runPrx(["chat", "--workspace", dir], { stdin: "first message\n" });
     const second = await runPrx(["chat", "--workspace", dir, "--continue"], { stdin: "second\n" });
     expect(second.code).toBe(0);
+    // where the user left off is shown before the first prompt
+    expect(second.stdout).toContain("where you left off:\nyou> first message\nprx> echo: first message\n");
     const lastRequest = fake.chatRequests().at(-1)!.body;
     expect(lastRequest.messages.map((m: { content: string }) => m.content)).toContain("first message");
   });
