@@ -48,4 +48,4 @@ test("runtimes of two workspaces share no bus, services, bindings, status, gener
   hosts.splice(hosts.indexOf(a), 1);
   expect(rb.started).toBe(true);
   expect(await rb.tools.get("echo_upper")!.execute({ text: "b" }, ctx())).toMatchObject({ success: true });
-});
+}, 30_000); // two workspaces start a remote plugin and a WASM component each: seconds on a loaded machine
