@@ -42,8 +42,10 @@ test("runtimes of two workspaces share no bus, services, bindings, status, gener
   expect(ra.host.remote?.bindings).not.toBe(rb.host.remote?.bindings);
   expect(ra.status.get("example-remote", "tool", "REMEMBER_NOTE")?.invocations).toBe(1);
   expect(rb.status.get("example-remote", "tool", "REMEMBER_NOTE")?.invocations ?? 0).toBe(0);
+  // a plugin that joins late (a slow start on a loaded machine) adds a generation of its own: compare with before
+  const [aBefore, bBefore] = [ra.current().number, rb.current().number];
   await ra.reload("echo-tool");
-  expect([ra.current().number, rb.current().number]).toEqual([2, 1]);
+  expect([ra.current().number, rb.current().number]).toEqual([aBefore + 1, bBefore]);
   await a.host.close();
   hosts.splice(hosts.indexOf(a), 1);
   expect(rb.started).toBe(true);
