@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { captureLogs, openHost, type OpenedHost } from "../plugins/capabilities/helpers.ts";
 import { ctx } from "../plugins/runtime/helpers.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const REPO = resolve(import.meta.dir, "../..");
 const roots: string[] = [];
@@ -31,6 +32,9 @@ afterAll(async () => {
 test("runtimes of two workspaces share no bus, services, bindings, status, generation or plugin state", async () => {
   const [a, b] = [await workspace(), await workspace()];
   const [ra, rb] = [a.services.runtime, b.services.runtime];
+  // a plugin that joins late (a slow start on a loaded machine) adds a generation of its own: wait for those first
+  const settled = (r: typeof ra) => r.current().plugins.every((plugin) => plugin.state !== "starting");
+  await waitFor(() => settled(ra) && settled(rb), "plugins still starting in either workspace", 20_000);
   expect(ra).not.toBe(rb);
   expect(ra.host.events).not.toBe(rb.host.events);
   expect(a.services).not.toBe(b.services);
@@ -42,7 +46,6 @@ test("runtimes of two workspaces share no bus, services, bindings, status, gener
   expect(ra.host.remote?.bindings).not.toBe(rb.host.remote?.bindings);
   expect(ra.status.get("example-remote", "tool", "REMEMBER_NOTE")?.invocations).toBe(1);
   expect(rb.status.get("example-remote", "tool", "REMEMBER_NOTE")?.invocations ?? 0).toBe(0);
-  // a plugin that joins late (a slow start on a loaded machine) adds a generation of its own: compare with before
   const [aBefore, bBefore] = [ra.current().number, rb.current().number];
   await ra.reload("echo-tool");
   expect([ra.current().number, rb.current().number]).toEqual([aBefore + 1, bBefore]);
