@@ -1,4 +1,5 @@
 import type { BigIntStats } from "node:fs";
+import type { DiscoveredOk } from "./discovery.ts";
 import type { ParsedManifest } from "./manifest.ts";
 
 /** What identifies one version of a file: a write changes its size, mtime or ctime; a replacement its inode. */
@@ -21,6 +22,11 @@ class StampedFiles<T> {
     if (hit?.stamp !== stamp) return undefined;
     this.read.set(path, hit);
     return hit.value;
+  }
+
+  /** The stamp this discovery read `path` with, if it read it. */
+  stampOf(path: string): string | undefined {
+    return this.read.get(path)?.stamp;
   }
 
   set(path: string, stamp: string, value: T): void {
@@ -47,10 +53,16 @@ class StampedFiles<T> {
 export class DiscoveryCache {
   readonly manifests = new StampedFiles<ParsedManifest>();
   readonly headers = new StampedFiles<Uint8Array>();
+  /**
+   * Each admitted plugin directory as discovery found it, by its manifest's path, with the stamps of its manifest
+   * and entry file: while both are unchanged the same object is handed out again (what a build carries over by).
+   */
+  readonly plugins = new StampedFiles<{ found: DiscoveredOk; entryStamp: string }>();
 
   /** End of a discovery: forget the files it did not read (plugins removed or refused). */
   sweep(): void {
     this.manifests.sweep();
     this.headers.sweep();
+    this.plugins.sweep();
   }
 }

@@ -1,4 +1,4 @@
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from "node:fs";
+import { closeSync, constants, type Dirent, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from "node:fs";
 import { isAbsolute, join, normalize, sep } from "node:path";
 import { PrxError, toPrxError } from "../core/errors.ts";
 import { parseManifest, type ParsedManifest, type PluginManifest } from "./manifest.ts";
@@ -30,6 +30,8 @@ export interface DiscoveredOk extends DiscoveredBase {
   kind: PluginKind;
   /** Canonical path of the wasm file or remote entry. */
   entryPath: string;
+  /** The entry file's stamp (discovery-cache.ts) when discovery had a cache: what its content hash is kept by. */
+  entryStamp?: string;
 }
 
 export interface DiscoveredError extends DiscoveredBase {
@@ -169,19 +171,50 @@ export function detectWasmKind(header: Uint8Array, path: string): "wasm-componen
   throw new PrxError("PLUGIN_LOAD", `${path}: unsupported WebAssembly version ${version} layer ${layer}`);
 }
 
-function checkEntryFile(path: string, label: string, cache: DiscoveryCache | undefined): Uint8Array {
+function checkEntryFile(path: string, label: string, cache: DiscoveryCache | undefined): { header: Uint8Array; stamp?: string } {
   const seen = cache ? regularFileStamp(path) : null;
   const hit = seen === null ? undefined : cache?.headers.get(path, seen);
-  if (hit) return hit;
+  if (hit) return { header: hit, stamp: seen! };
   const { fd, size } = openRegularFile(path, label, WASM_MAX_BYTES);
   try {
     const header = new Uint8Array(Math.min(WASM_HEADER_BYTES, size));
     readSync(fd, header, 0, header.length, 0);
-    if (cache) cache.headers.set(path, fileStamp(fstatSync(fd, { bigint: true })), header);
-    return header;
+    if (!cache) return { header };
+    const stamp = fileStamp(fstatSync(fd, { bigint: true }));
+    cache.headers.set(path, stamp, header);
+    return { header, stamp };
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The entry file named by the manifest, checked (inside the plugin directory, a regular file within its limit) and
+ * its header read. An unchanged file directly in the plugin directory, the common case, costs one lstat: its
+ * stamp finds what the last discovery read and checked.
+ */
+function entryFile(dir: string, relative: string, key: string, manifestPath: string, label: string, cache: DiscoveryCache | undefined) {
+  if (cache && !isAbsolute(relative) && !/[\\/]/.test(relative) && relative !== ".." && relative !== "." && !/^[A-Za-z]:/.test(relative)) {
+    const full = join(dir, relative);
+    const seen = regularFileStamp(full);
+    const header = seen === null ? undefined : cache.headers.get(full, seen);
+    if (header) return { entryPath: full, header, stamp: seen! };
+  }
+  const entryPath = resolveInsidePlugin(dir, relative, key, manifestPath);
+  return { entryPath, ...checkEntryFile(entryPath, label, cache) };
+}
+
+/**
+ * The plugin as the last discovery found it, when its manifest and entry file are the files it read then (the same
+ * stamps): two lstat calls, nothing parsed or allocated. Everything discovery checks was checked on those files.
+ */
+function unchangedPlugin(manifestPath: string, cache: DiscoveryCache): DiscoveredOk | undefined {
+  const manifestStamp = regularFileStamp(manifestPath);
+  const hit = manifestStamp === null ? undefined : cache.plugins.get(manifestPath, manifestStamp);
+  if (!hit || regularFileStamp(hit.found.entryPath) !== hit.entryStamp) return undefined;
+  cache.manifests.get(manifestPath, manifestStamp!);
+  cache.headers.get(hit.found.entryPath, hit.entryStamp);
+  return hit.found;
 }
 
 /**
@@ -193,6 +226,10 @@ export function inspectPluginDir(dirPath: string, dirName: string, cache?: Disco
   const manifestPath = join(dirPath, MANIFEST_FILE);
   const base = { dirName, dir, manifestPath, name: dirName, warnings: [] as string[] };
   let manifest: PluginManifest | undefined;
+  if (cache && canonicalDir !== undefined) {
+    const unchanged = unchangedPlugin(join(canonicalDir, MANIFEST_FILE), cache);
+    if (unchanged) return unchanged;
+  }
   try {
     dir = canonicalDir ?? realpathSync(dirPath);
     base.dir = dir;
@@ -201,17 +238,18 @@ export function inspectPluginDir(dirPath: string, dirName: string, cache?: Disco
     manifest = parsed.manifest;
     base.warnings.push(...parsed.warnings);
     base.name = manifest.plugin.name;
-    let kind: PluginKind;
-    let entryPath: string;
-    if (manifest.plugin.runtime === "remote") {
-      entryPath = resolveInsidePlugin(dir, manifest.remote!.entry, "remote.entry", base.manifestPath);
-      checkEntryFile(entryPath, "remote entry", cache);
-      kind = "remote";
-    } else {
-      entryPath = resolveInsidePlugin(dir, manifest.plugin.wasm, "plugin.wasm", base.manifestPath);
-      kind = detectWasmKind(checkEntryFile(entryPath, "wasm file", cache), entryPath);
+    const remote = manifest.plugin.runtime === "remote";
+    const entry = remote
+      ? entryFile(dir, manifest.remote!.entry, "remote.entry", base.manifestPath, "remote entry", cache)
+      : entryFile(dir, manifest.plugin.wasm, "plugin.wasm", base.manifestPath, "wasm file", cache);
+    const kind: PluginKind = remote ? "remote" : detectWasmKind(entry.header, entry.entryPath);
+    const found: DiscoveredOk = { ...base, ok: true, manifest, kind, entryPath: entry.entryPath };
+    if (entry.stamp !== undefined) found.entryStamp = entry.stamp;
+    const manifestStamp = cache?.manifests.stampOf(base.manifestPath);
+    if (cache && entry.stamp !== undefined && manifestStamp !== undefined) {
+      cache.plugins.set(base.manifestPath, manifestStamp, { found, entryStamp: entry.stamp });
     }
-    return { ...base, ok: true, manifest, kind, entryPath };
+    return found;
   } catch (cause) {
     const error = toPrxError(cause, "PLUGIN_ADMISSION", base.manifestPath);
     const warnings = (error.details?.warnings as string[] | undefined) ?? [];
@@ -234,6 +272,12 @@ export function isOverLimit(found: DiscoveredPlugin): boolean {
 function refused(pluginsDir: string, name: string, error: PrxError): DiscoveredError {
   const dir = join(pluginsDir, name);
   return { ok: false, dirName: name, dir, manifestPath: join(dir, MANIFEST_FILE), name, warnings: [], error };
+}
+
+function direntKind(entry: Dirent): "dir" | "symlink" | "other" | null {
+  if (entry.isSymbolicLink()) return "symlink";
+  if (entry.isDirectory()) return "dir";
+  return entry.isFile() || entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice() ? "other" : null;
 }
 
 function entryKind(path: string): "dir" | "symlink" | "other" {
@@ -269,13 +313,15 @@ function canonical(path: string): string | undefined {
 
 function discover(pluginsDir: string, cache: DiscoveryCache | undefined): DiscoveredPlugin[] {
   if (!existsSync(pluginsDir)) return [];
-  let entries: string[];
+  let listed: Dirent[];
   try {
-    entries = readdirSync(pluginsDir);
+    // the entry types come with the listing (no lstat per entry); an unknown type is looked up (entryKind)
+    listed = readdirSync(pluginsDir, { withFileTypes: true });
   } catch (cause) {
     throw toPrxError(cause, "PLUGIN_ADMISSION", `cannot list ${pluginsDir}`);
   }
-  entries.sort();
+  const types = new Map(listed.map((d) => [d.name, d]));
+  const entries = [...types.keys()].sort();
   // an entry that is a directory (not a symlink) of the canonical plugins/ is canonical below it
   const root = canonical(pluginsDir);
   const found: DiscoveredPlugin[] = [];
@@ -285,7 +331,7 @@ function discover(pluginsDir: string, cache: DiscoveryCache | undefined): Discov
     // past the limit nothing is read: the entry is refused by name, whatever it is
     if (index >= PLUGINS_DIR_MAX_ENTRIES) return void overflow.push(name);
     const path = join(pluginsDir, name);
-    const kind = entryKind(path);
+    const kind = direntKind(types.get(name)!) ?? entryKind(path);
     if (kind === "dir") found.push(inspectPluginDir(path, name, cache, root === undefined ? undefined : join(root, name)));
     else if (kind === "symlink") {
       const error = admissionError(`${path}: the plugin directory is a symlink; symlinks are refused`, "move the plugin directory itself into plugins/");
