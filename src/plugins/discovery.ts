@@ -1,8 +1,8 @@
 import { closeSync, constants, type Dirent, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from "node:fs";
-import { isAbsolute, join, normalize, sep } from "node:path";
+import { dirname, isAbsolute, join, normalize, sep } from "node:path";
 import { PrxError, toPrxError } from "../core/errors.ts";
 import { parseManifest, type ParsedManifest, type PluginManifest } from "./manifest.ts";
-import { fileStamp, type DiscoveryCache } from "./discovery-cache.ts";
+import { fileStamp, type DiscoveryCache, type KnownPlugin } from "./discovery-cache.ts";
 import type { PluginKind } from "./types.ts";
 
 /** Admission limits: checked before anything is parsed or loaded. */
@@ -208,13 +208,22 @@ function entryFile(dir: string, relative: string, key: string, manifestPath: str
  * The plugin as the last discovery found it, when its manifest and entry file are the files it read then (the same
  * stamps): two lstat calls, nothing parsed or allocated. Everything discovery checks was checked on those files.
  */
-function unchangedPlugin(manifestPath: string, cache: DiscoveryCache): DiscoveredOk | undefined {
+function unchangedPlugin(manifestPath: string, cache: DiscoveryCache): KnownPlugin | undefined {
   const manifestStamp = regularFileStamp(manifestPath);
   const hit = manifestStamp === null ? undefined : cache.plugins.get(manifestPath, manifestStamp);
   if (!hit || regularFileStamp(hit.found.entryPath) !== hit.entryStamp) return undefined;
   cache.manifests.get(manifestPath, manifestStamp!);
   cache.headers.get(hit.found.entryPath, hit.entryStamp);
-  return hit.found;
+  return hit;
+}
+
+/** The plugin as the last discovery found it, its directory quiet since (dir-watch.ts): nothing read at all. */
+function keptPlugin(manifestPath: string, cache: DiscoveryCache): KnownPlugin | undefined {
+  const kept = cache.plugins.keep(manifestPath);
+  if (!kept) return undefined;
+  cache.manifests.keep(manifestPath);
+  cache.headers.keep(kept.found.entryPath);
+  return kept;
 }
 
 /**
@@ -222,14 +231,22 @@ function unchangedPlugin(manifestPath: string, cache: DiscoveryCache): Discovere
  * canonical path when the caller knows it (discovery: a directory, not a symlink, in the canonical plugins/).
  */
 export function inspectPluginDir(dirPath: string, dirName: string, cache?: DiscoveryCache, canonicalDir?: string): DiscoveredPlugin {
+  // a directory is watched before its files are checked: a change during the check is an event for the next one
+  const watch = canonicalDir !== undefined ? cache?.watch : undefined;
+  const watched = watch ? watch.watch(canonicalDir!) : false;
+  if (cache && canonicalDir !== undefined) {
+    // canonicalDir is canonical and dirName one segment: no join needed
+    const path = `${canonicalDir}/${MANIFEST_FILE}`;
+    const unchanged = watch?.quiet(canonicalDir) ? keptPlugin(path, cache) : unchangedPlugin(path, cache);
+    if (unchanged) {
+      if (watched && unchanged.flat) watch!.checked(canonicalDir);
+      return unchanged.found;
+    }
+  }
   let dir = dirPath;
   const manifestPath = join(dirPath, MANIFEST_FILE);
   const base = { dirName, dir, manifestPath, name: dirName, warnings: [] as string[] };
   let manifest: PluginManifest | undefined;
-  if (cache && canonicalDir !== undefined) {
-    const unchanged = unchangedPlugin(join(canonicalDir, MANIFEST_FILE), cache);
-    if (unchanged) return unchanged;
-  }
   try {
     dir = canonicalDir ?? realpathSync(dirPath);
     base.dir = dir;
@@ -247,7 +264,9 @@ export function inspectPluginDir(dirPath: string, dirName: string, cache?: Disco
     if (entry.stamp !== undefined) found.entryStamp = entry.stamp;
     const manifestStamp = cache?.manifests.stampOf(base.manifestPath);
     if (cache && entry.stamp !== undefined && manifestStamp !== undefined) {
-      cache.plugins.set(base.manifestPath, manifestStamp, { found, entryStamp: entry.stamp });
+      const flat = dirname(found.entryPath) === dir;
+      cache.plugins.set(base.manifestPath, manifestStamp, { found, entryStamp: entry.stamp, flat });
+      if (watched && flat) watch!.checked(canonicalDir!);
     }
     return found;
   } catch (cause) {
@@ -324,6 +343,12 @@ function discover(pluginsDir: string, cache: DiscoveryCache | undefined): Discov
   const entries = [...types.keys()].sort();
   // an entry that is a directory (not a symlink) of the canonical plugins/ is canonical below it
   const root = canonical(pluginsDir);
+  const watch = cache?.watch;
+  if (watch) {
+    watch.drain();
+    // a plugin directory replaced (or removed) under the same name is an event of plugins/ naming it
+    if (root !== undefined) watch.watch(root);
+  }
   const found: DiscoveredPlugin[] = [];
   const overflow: string[] = [];
   entries.forEach((name, index) => {
@@ -332,7 +357,7 @@ function discover(pluginsDir: string, cache: DiscoveryCache | undefined): Discov
     if (index >= PLUGINS_DIR_MAX_ENTRIES) return void overflow.push(name);
     const path = join(pluginsDir, name);
     const kind = direntKind(types.get(name)!) ?? entryKind(path);
-    if (kind === "dir") found.push(inspectPluginDir(path, name, cache, root === undefined ? undefined : join(root, name)));
+    if (kind === "dir") found.push(inspectPluginDir(path, name, cache, root === undefined ? undefined : root.endsWith(sep) ? root + name : `${root}/${name}`));
     else if (kind === "symlink") {
       const error = admissionError(`${path}: the plugin directory is a symlink; symlinks are refused`, "move the plugin directory itself into plugins/");
       found.push(refused(pluginsDir, name, error));
