@@ -1,4 +1,6 @@
 import type { BigIntStats } from "node:fs";
+import { PluginDirWatch } from "./dir-watch.ts";
+import type { DiscoveredOk } from "./discovery.ts";
 import type { ParsedManifest } from "./manifest.ts";
 
 /** What identifies one version of a file: a write changes its size, mtime or ctime; a replacement its inode. */
@@ -9,32 +11,72 @@ export function fileStamp(info: BigIntStats): string {
 interface Entry<T> {
   stamp: string;
   value: T;
+  /** The discovery that last read it. */
+  round: number;
 }
 
-/** Values read from files, kept while the file's stamp is unchanged; holds only what the last discovery read. */
+/**
+ * Values read from files, kept while the file's stamp is unchanged; holds only what the last discovery read. One
+ * map: an entry is marked with the discovery that read it, and a sweep walks the map only when an entry was not
+ * read (a plugin removed or refused), so an unchanged directory costs a discovery no copying.
+ */
 class StampedFiles<T> {
-  private known = new Map<string, Entry<T>>();
-  private read = new Map<string, Entry<T>>();
+  private readonly entries = new Map<string, Entry<T>>();
+  private round = 1;
+  private readThisRound = 0;
+
+  private mark(hit: Entry<T>): void {
+    if (hit.round === this.round) return;
+    hit.round = this.round;
+    this.readThisRound++;
+  }
 
   get(path: string, stamp: string): T | undefined {
-    const hit = this.read.get(path) ?? this.known.get(path);
+    const hit = this.entries.get(path);
     if (hit?.stamp !== stamp) return undefined;
-    this.read.set(path, hit);
+    this.mark(hit);
     return hit.value;
   }
 
+  /** The stamp this discovery read `path` with, if it read it. */
+  stampOf(path: string): string | undefined {
+    const hit = this.entries.get(path);
+    return hit?.round === this.round ? hit.stamp : undefined;
+  }
+
+  /** The value kept for `path` whatever its stamp (the caller knows the file is unchanged). */
+  keep(path: string): T | undefined {
+    const hit = this.entries.get(path);
+    if (hit) this.mark(hit);
+    return hit?.value;
+  }
+
   set(path: string, stamp: string, value: T): void {
-    this.read.set(path, { stamp, value });
+    const before = this.entries.get(path);
+    if (before?.round === this.round) this.readThisRound--;
+    const entry: Entry<T> = { stamp, value, round: 0 };
+    this.entries.set(path, entry);
+    this.mark(entry);
   }
 
   sweep(): void {
-    this.known = this.read;
-    this.read = new Map();
+    if (this.readThisRound !== this.entries.size) {
+      for (const [path, entry] of this.entries) if (entry.round !== this.round) this.entries.delete(path);
+    }
+    this.round++;
+    this.readThisRound = 0;
   }
 
   get size(): number {
-    return this.known.size;
+    return this.entries.size;
   }
+}
+
+/** A plugin as discovery found it, with its entry file's stamp; `flat`: that file is directly in the plugin directory. */
+export interface KnownPlugin {
+  found: DiscoveredOk;
+  entryStamp: string;
+  flat: boolean;
 }
 
 /**
@@ -47,10 +89,37 @@ class StampedFiles<T> {
 export class DiscoveryCache {
   readonly manifests = new StampedFiles<ParsedManifest>();
   readonly headers = new StampedFiles<Uint8Array>();
+  /**
+   * Each admitted plugin directory as discovery found it, by its manifest's path, with the stamps of its manifest
+   * and entry file: while both are unchanged the same object is handed out again (what a build carries over by).
+   */
+  readonly plugins = new StampedFiles<KnownPlugin>();
+
+  /**
+   * Where the kernel can say which plugin directories changed (dir-watch.ts), an unchanged plugin is handed out
+   * without even an lstat: then a reload of one plugin does not touch the others' files at all.
+   */
+  watch: PluginDirWatch | null = null;
+  private watching: Promise<void> | null = null;
+
+  /** Open the directory watch (once; a no-op where there is none). */
+  startWatching(): Promise<void> {
+    this.watching ??= PluginDirWatch.open().then((watch) => {
+      this.watch = watch;
+    });
+    return this.watching;
+  }
+
+  /** Close the watch (the runtime stopped); later discoveries check stamps. */
+  close(): void {
+    this.watch?.close();
+    this.watch = null;
+  }
 
   /** End of a discovery: forget the files it did not read (plugins removed or refused). */
   sweep(): void {
     this.manifests.sweep();
     this.headers.sweep();
+    this.plugins.sweep();
   }
 }

@@ -1,8 +1,8 @@
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from "node:fs";
-import { isAbsolute, join, normalize, sep } from "node:path";
+import { closeSync, constants, type Dirent, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, normalize, sep } from "node:path";
 import { PrxError, toPrxError } from "../core/errors.ts";
 import { parseManifest, type ParsedManifest, type PluginManifest } from "./manifest.ts";
-import { fileStamp, type DiscoveryCache } from "./discovery-cache.ts";
+import { fileStamp, type DiscoveryCache, type KnownPlugin } from "./discovery-cache.ts";
 import type { PluginKind } from "./types.ts";
 
 /** Admission limits: checked before anything is parsed or loaded. */
@@ -30,6 +30,8 @@ export interface DiscoveredOk extends DiscoveredBase {
   kind: PluginKind;
   /** Canonical path of the wasm file or remote entry. */
   entryPath: string;
+  /** The entry file's stamp (discovery-cache.ts) when discovery had a cache: what its content hash is kept by. */
+  entryStamp?: string;
 }
 
 export interface DiscoveredError extends DiscoveredBase {
@@ -169,19 +171,59 @@ export function detectWasmKind(header: Uint8Array, path: string): "wasm-componen
   throw new PrxError("PLUGIN_LOAD", `${path}: unsupported WebAssembly version ${version} layer ${layer}`);
 }
 
-function checkEntryFile(path: string, label: string, cache: DiscoveryCache | undefined): Uint8Array {
+function checkEntryFile(path: string, label: string, cache: DiscoveryCache | undefined): { header: Uint8Array; stamp?: string } {
   const seen = cache ? regularFileStamp(path) : null;
   const hit = seen === null ? undefined : cache?.headers.get(path, seen);
-  if (hit) return hit;
+  if (hit) return { header: hit, stamp: seen! };
   const { fd, size } = openRegularFile(path, label, WASM_MAX_BYTES);
   try {
     const header = new Uint8Array(Math.min(WASM_HEADER_BYTES, size));
     readSync(fd, header, 0, header.length, 0);
-    if (cache) cache.headers.set(path, fileStamp(fstatSync(fd, { bigint: true })), header);
-    return header;
+    if (!cache) return { header };
+    const stamp = fileStamp(fstatSync(fd, { bigint: true }));
+    cache.headers.set(path, stamp, header);
+    return { header, stamp };
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The entry file named by the manifest, checked (inside the plugin directory, a regular file within its limit) and
+ * its header read. An unchanged file directly in the plugin directory, the common case, costs one lstat: its
+ * stamp finds what the last discovery read and checked.
+ */
+function entryFile(dir: string, relative: string, key: string, manifestPath: string, label: string, cache: DiscoveryCache | undefined) {
+  if (cache && !isAbsolute(relative) && !/[\\/]/.test(relative) && relative !== ".." && relative !== "." && !/^[A-Za-z]:/.test(relative)) {
+    const full = join(dir, relative);
+    const seen = regularFileStamp(full);
+    const header = seen === null ? undefined : cache.headers.get(full, seen);
+    if (header) return { entryPath: full, header, stamp: seen! };
+  }
+  const entryPath = resolveInsidePlugin(dir, relative, key, manifestPath);
+  return { entryPath, ...checkEntryFile(entryPath, label, cache) };
+}
+
+/**
+ * The plugin as the last discovery found it, when its manifest and entry file are the files it read then (the same
+ * stamps): two lstat calls, nothing parsed or allocated. Everything discovery checks was checked on those files.
+ */
+function unchangedPlugin(manifestPath: string, cache: DiscoveryCache): KnownPlugin | undefined {
+  const manifestStamp = regularFileStamp(manifestPath);
+  const hit = manifestStamp === null ? undefined : cache.plugins.get(manifestPath, manifestStamp);
+  if (!hit || regularFileStamp(hit.found.entryPath) !== hit.entryStamp) return undefined;
+  cache.manifests.get(manifestPath, manifestStamp!);
+  cache.headers.get(hit.found.entryPath, hit.entryStamp);
+  return hit;
+}
+
+/** The plugin as the last discovery found it, its directory quiet since (dir-watch.ts): nothing read at all. */
+function keptPlugin(manifestPath: string, cache: DiscoveryCache): KnownPlugin | undefined {
+  const kept = cache.plugins.keep(manifestPath);
+  if (!kept) return undefined;
+  cache.manifests.keep(manifestPath);
+  cache.headers.keep(kept.found.entryPath);
+  return kept;
 }
 
 /**
@@ -189,6 +231,18 @@ function checkEntryFile(path: string, label: string, cache: DiscoveryCache | und
  * canonical path when the caller knows it (discovery: a directory, not a symlink, in the canonical plugins/).
  */
 export function inspectPluginDir(dirPath: string, dirName: string, cache?: DiscoveryCache, canonicalDir?: string): DiscoveredPlugin {
+  // a directory is watched before its files are checked: a change during the check is an event for the next one
+  const watch = canonicalDir !== undefined ? cache?.watch : undefined;
+  const watched = watch ? watch.watch(canonicalDir!) : false;
+  if (cache && canonicalDir !== undefined) {
+    // canonicalDir is canonical and dirName one segment: no join needed
+    const path = `${canonicalDir}/${MANIFEST_FILE}`;
+    const unchanged = watch?.quiet(canonicalDir) ? keptPlugin(path, cache) : unchangedPlugin(path, cache);
+    if (unchanged) {
+      if (watched && unchanged.flat) watch!.checked(canonicalDir);
+      return unchanged.found;
+    }
+  }
   let dir = dirPath;
   const manifestPath = join(dirPath, MANIFEST_FILE);
   const base = { dirName, dir, manifestPath, name: dirName, warnings: [] as string[] };
@@ -201,17 +255,20 @@ export function inspectPluginDir(dirPath: string, dirName: string, cache?: Disco
     manifest = parsed.manifest;
     base.warnings.push(...parsed.warnings);
     base.name = manifest.plugin.name;
-    let kind: PluginKind;
-    let entryPath: string;
-    if (manifest.plugin.runtime === "remote") {
-      entryPath = resolveInsidePlugin(dir, manifest.remote!.entry, "remote.entry", base.manifestPath);
-      checkEntryFile(entryPath, "remote entry", cache);
-      kind = "remote";
-    } else {
-      entryPath = resolveInsidePlugin(dir, manifest.plugin.wasm, "plugin.wasm", base.manifestPath);
-      kind = detectWasmKind(checkEntryFile(entryPath, "wasm file", cache), entryPath);
+    const remote = manifest.plugin.runtime === "remote";
+    const entry = remote
+      ? entryFile(dir, manifest.remote!.entry, "remote.entry", base.manifestPath, "remote entry", cache)
+      : entryFile(dir, manifest.plugin.wasm, "plugin.wasm", base.manifestPath, "wasm file", cache);
+    const kind: PluginKind = remote ? "remote" : detectWasmKind(entry.header, entry.entryPath);
+    const found: DiscoveredOk = { ...base, ok: true, manifest, kind, entryPath: entry.entryPath };
+    if (entry.stamp !== undefined) found.entryStamp = entry.stamp;
+    const manifestStamp = cache?.manifests.stampOf(base.manifestPath);
+    if (cache && entry.stamp !== undefined && manifestStamp !== undefined) {
+      const flat = dirname(found.entryPath) === dir;
+      cache.plugins.set(base.manifestPath, manifestStamp, { found, entryStamp: entry.stamp, flat });
+      if (watched && flat) watch!.checked(canonicalDir!);
     }
-    return { ...base, ok: true, manifest, kind, entryPath };
+    return found;
   } catch (cause) {
     const error = toPrxError(cause, "PLUGIN_ADMISSION", base.manifestPath);
     const warnings = (error.details?.warnings as string[] | undefined) ?? [];
@@ -234,6 +291,12 @@ export function isOverLimit(found: DiscoveredPlugin): boolean {
 function refused(pluginsDir: string, name: string, error: PrxError): DiscoveredError {
   const dir = join(pluginsDir, name);
   return { ok: false, dirName: name, dir, manifestPath: join(dir, MANIFEST_FILE), name, warnings: [], error };
+}
+
+function direntKind(entry: Dirent): "dir" | "symlink" | "other" | null {
+  if (entry.isSymbolicLink()) return "symlink";
+  if (entry.isDirectory()) return "dir";
+  return entry.isFile() || entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice() ? "other" : null;
 }
 
 function entryKind(path: string): "dir" | "symlink" | "other" {
@@ -269,15 +332,23 @@ function canonical(path: string): string | undefined {
 
 function discover(pluginsDir: string, cache: DiscoveryCache | undefined): DiscoveredPlugin[] {
   if (!existsSync(pluginsDir)) return [];
-  let entries: string[];
+  let listed: Dirent[];
   try {
-    entries = readdirSync(pluginsDir);
+    // the entry types come with the listing (no lstat per entry); an unknown type is looked up (entryKind)
+    listed = readdirSync(pluginsDir, { withFileTypes: true });
   } catch (cause) {
     throw toPrxError(cause, "PLUGIN_ADMISSION", `cannot list ${pluginsDir}`);
   }
-  entries.sort();
+  const types = new Map(listed.map((d) => [d.name, d]));
+  const entries = [...types.keys()].sort();
   // an entry that is a directory (not a symlink) of the canonical plugins/ is canonical below it
   const root = canonical(pluginsDir);
+  const watch = cache?.watch;
+  if (watch) {
+    watch.drain();
+    // a plugin directory replaced (or removed) under the same name is an event of plugins/ naming it
+    if (root !== undefined) watch.watch(root);
+  }
   const found: DiscoveredPlugin[] = [];
   const overflow: string[] = [];
   entries.forEach((name, index) => {
@@ -285,8 +356,8 @@ function discover(pluginsDir: string, cache: DiscoveryCache | undefined): Discov
     // past the limit nothing is read: the entry is refused by name, whatever it is
     if (index >= PLUGINS_DIR_MAX_ENTRIES) return void overflow.push(name);
     const path = join(pluginsDir, name);
-    const kind = entryKind(path);
-    if (kind === "dir") found.push(inspectPluginDir(path, name, cache, root === undefined ? undefined : join(root, name)));
+    const kind = direntKind(types.get(name)!) ?? entryKind(path);
+    if (kind === "dir") found.push(inspectPluginDir(path, name, cache, root === undefined ? undefined : root.endsWith(sep) ? root + name : `${root}/${name}`));
     else if (kind === "symlink") {
       const error = admissionError(`${path}: the plugin directory is a symlink; symlinks are refused`, "move the plugin directory itself into plugins/");
       found.push(refused(pluginsDir, name, error));

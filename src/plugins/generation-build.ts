@@ -15,6 +15,7 @@ import { discard, loadOne, type LoadContext, type Loaded } from "./loading.ts";
  */
 export const PLUGIN_JOIN_WAIT_MS = 2_000;
 import { claimToolNames } from "./tool-claims.ts";
+import type { ToolAdapter } from "./adapters/types.ts";
 
 export interface BuildInput extends LoadContext {
   number: number;
@@ -73,6 +74,42 @@ function isCarried(record: PluginRecord, input: BuildInput): boolean {
   if (!previous || input.rebuild === "all" || input.rebuild?.has(record.name)) return false;
   const before = previous.plugin(record.name);
   return before?.state === "active" && before.fingerprint === record.fingerprint && previous.instance(record.name) !== undefined;
+}
+
+/**
+ * The previous generation's record of an active plugin that is carried over because nothing it was built from
+ * changed since (EntryHashes.unchanged: the same discovery, the same config tables), found without admitting or
+ * fingerprinting it again: what makes carrying a plugin over cost a reload next to nothing. Undefined: decide the
+ * long way (admission, fingerprint, isCarried).
+ */
+function unchangedSincePrevious(found: DiscoveredPlugin, input: BuildInput, hashes: EntryHashes, seen: ReadonlySet<string>): PluginRecord | undefined {
+  const previous = input.previous;
+  if (!previous || !found.ok || input.rebuild === "all" || input.rebuild?.has(found.name) || seen.has(found.name)) return undefined;
+  const before = previous.plugin(found.name);
+  if (before?.state !== "active" || before.fingerprint === null || previous.instance(found.name) === undefined) return undefined;
+  return hashes.unchanged(found.name, found, input.config) === before.fingerprint ? before : undefined;
+}
+
+/**
+ * The plugins serving on from the previous generation that serve a tool name a loaded plugin claims: the only
+ * incumbents the claims can concern (an incumbent keeps its names; two incumbents never share one). Found through
+ * the previous generation's tool index, so the plugins carried over are not walked.
+ */
+function rivalIncumbents(servingOld: readonly PluginRecord[], loaded: readonly Loaded[], input: BuildInput): string[] {
+  const previous = input.previous;
+  if (!previous || servingOld.length === 0 || loaded.length === 0) return [];
+  const old = new Set(servingOld.map((r) => r.name));
+  const rivals = new Set<string>();
+  for (const { record, adapters } of loaded) {
+    const renames = input.config.plugins[record.name]?.tool_names ?? {};
+    for (const adapter of adapters) {
+      if (adapter.type !== "tool") continue;
+      const name = (adapter as ToolAdapter).spec.name;
+      const holder = previous.tool(renames[name] ?? name)?.plugin;
+      if (holder !== undefined && holder !== record.name && old.has(holder)) rivals.add(holder);
+    }
+  }
+  return [...rivals];
 }
 
 /** The candidate takes the previous record's view of the plugin it adopts (announced capabilities, load warnings). */
@@ -142,18 +179,29 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
   const discovered = input.discovered ?? discoverPlugins(input.pluginsDir, input.discovery);
   const overLimit = input.refuseOverLimit ? discovered.find(isOverLimit) : undefined;
   if (overLimit && !overLimit.ok) throw overLimit.error;
-  const records = discovered.map(recordFrom);
   const seen = new Set<string>();
   const hashes = input.hashes ?? new EntryHashes();
-  records.forEach((record, i) => {
-    admit(record, discovered[i]!, input.config, seen);
-    record.fingerprint = fingerprintOf(record, input.config, hashes);
+  const carried: PluginRecord[] = [];
+  const records = discovered.map((found) => {
+    const before = unchangedSincePrevious(found, input, hashes, seen);
+    if (before) {
+      // the previous record's view as it is (admission, permissions, fingerprint): nothing it came from changed
+      seen.add(before.name);
+      const record: PluginRecord = { ...before, outcome: "carried_over", reloadError: null };
+      carried.push(record);
+      return record;
+    }
+    const record = recordFrom(found);
+    admit(record, found, input.config, seen);
+    record.fingerprint = fingerprintOf(record, input.config, hashes, found);
     if (input.previous) record.outcome = "rebuilt";
+    return record;
   });
   const generation = new Generation(input.number, records, input.logger);
-  const serving = records.filter((r) => r.admitted && r.state === "active");
-  const carried = serving.filter((r) => isCarried(r, input));
-  const toLoad = serving.filter((r) => !carried.includes(r));
+  const serving = records.filter((r) => r.admitted && r.state === "active" && r.outcome !== "carried_over");
+  carried.push(...serving.filter((r) => isCarried(r, input)));
+  const carriedNow = new Set(carried);
+  const toLoad = serving.filter((r) => !carriedNow.has(r));
   const loaded: Loaded[] = [];
   const late: LatePlugin[] = [];
   for (const { record, promise, outcome } of await loadAll(generation, toLoad, input)) {
@@ -163,7 +211,7 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
   // a plugin that was serving and now fails (discovery, admission, load) keeps its previous instance
   const keptOld = records.filter((r) => keepsOld(r, input));
   const servingOld = [...carried, ...keptOld, ...late.filter((l) => l.keepsOld).map((l) => l.published)];
-  const incumbents = servingOld.map((r) => ({ plugin: r.name, adapters: input.previous!.adaptersOf(r.name), incumbent: true }));
+  const incumbents = rivalIncumbents(servingOld, loaded, input).map((name) => ({ plugin: name, adapters: input.previous!.adaptersOf(name), incumbent: true }));
   const claims = claimToolNames(
     [...incumbents, ...loaded.map((l) => ({ plugin: l.record.name, adapters: l.adapters }))],
     input.config,
@@ -182,7 +230,7 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
     if (keepsOld(entry.record, input)) keptOld.push(entry.record);
   }
   for (const record of carried) {
-    keepPrevious(record, input.previous!.plugin(record.name)!, "carried_over");
+    if (record.outcome !== "carried_over") keepPrevious(record, input.previous!.plugin(record.name)!, "carried_over");
     generation.carry(record.name, input.previous!);
   }
   for (const record of keptOld) {

@@ -16,6 +16,7 @@ const ALLOWED: Record<string, string> = {
   "src/plugins/remote/transport/transport.ts workerEntry": "where the embedded worker entry file is: a process constant",
   "src/plugins/remote/host/memory/process-rss.ts pageBytes": "the kernel's page size, read once: a process constant",
   "src/plugins/fingerprint.ts manifestJsons": "each parsed manifest's JSON, keyed by that immutable object: gone with it",
+  "src/plugins/dir-watch.ts libc": "libc's inotify functions through bun:ffi, opened once per process (each runtime has its own watch)",
   "src/plugins/kit/build/qjs-engine.ts engine": "the kit's QuickJS build engine, a native library: it loads once per process",
 };
 

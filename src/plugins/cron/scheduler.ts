@@ -210,7 +210,9 @@ export class CronScheduler {
         throw new PrxError("BAD_REQUEST", `cron job id "${job.id}" must be "<plugin>/<capability>"`);
       }
       if (parsed.has(job.id)) throw new PrxError("CONFLICT", `cron job "${job.id}" is given twice`);
-      parsed.set(job.id, new CronSchedule(job.schedule, { utc: this.options.utc }));
+      // a job carried over by a reload keeps its parsed schedule: a swap parses only what changed
+      const known = this.states.get(job.id)?.schedule;
+      parsed.set(job.id, known?.source === job.schedule ? known : new CronSchedule(job.schedule, { utc: this.options.utc }));
     }
     return parsed;
   }

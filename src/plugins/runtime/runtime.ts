@@ -202,6 +202,7 @@ export class PluginRuntime implements ServicesHost {
       this.active = null;
       if (last) this.retire(last, null);
       this.stopped = true;
+      this.discovery.close();
       await this.settled();
       this.onStopped();
     }));
@@ -295,6 +296,7 @@ export class PluginRuntime implements ServicesHost {
   }
 
   private async build(number: number, options: Partial<Pick<Parameters<typeof buildGeneration>[0], "refuseOverLimit" | "previous" | "rebuild" | "force">> = {}): Promise<BuildResult> {
+    await this.discovery.startWatching();
     return buildGeneration({
       number,
       ...options,

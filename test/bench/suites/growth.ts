@@ -3,7 +3,8 @@
  * (../growth.ts). Sessions are listed and searched through the gateway (in this process, over loopback), memory
  * is recalled from the SQLite backend (also right after a store, and beside a writer in another process) and from
  * the PostgreSQL one (a schema of its own on the test server, ../pg-memory-fill.ts), and concurrent clients go
- * through the built binary (../many-clients.ts).
+ * through the built binary (../many-clients.ts), as does a workspace of N mixed installed plugins left idle (RSS and idle
+ * CPU of the gateway and its plugin processes, ../installed-idle.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,6 +20,7 @@ import { sqliteStorageOf } from "../../helpers/host-db.ts";
 import { postgresAvailable, TEST_DATABASE_URL } from "../../helpers/servers.ts";
 import { createToken, startGateway as startGatewayProcess, writeConfig } from "../gateway-process.ts";
 import { growthRows, sizeLabel } from "../growth.ts";
+import { installedIdleRows } from "../installed-idle.ts";
 import { manyClientsRows } from "../many-clients.ts";
 import { pgMemoryStore } from "../pg-memory-fill.ts";
 import { stats, type BenchContext, type BenchRow, type BenchSuite } from "../types.ts";
@@ -300,6 +302,7 @@ const suite: BenchSuite = async (ctx) => {
     ...(await recallRows(ctx)),
     ...(await pgRecallRows(ctx)),
     ...(await clientRows(ctx)),
+    ...(await installedIdleRows(ctx, SUITE)),
   ];
 };
 

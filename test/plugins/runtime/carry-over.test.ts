@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ConfigSchema, type Config } from "../../../src/config/schema.ts";
 import { PrxError } from "../../../src/core/errors.ts";
 import { getPluginRuntime, type PluginRuntime } from "../../../src/plugins/runtime/index.ts";
-import { CoreTestLoader, ctx, makeWorkspace, manifest, writeToolPlugin, type TestWorkspace } from "./helpers.ts";
+import { CoreTestLoader, ctx, makeWorkspace, manifest, toolModule, writePlugin, writeToolPlugin, type TestWorkspace } from "./helpers.ts";
 
 let t: TestWorkspace;
 let loader: CoreTestLoader;
@@ -81,6 +81,17 @@ describe("a reload rebuilds what it names or what changed and carries the rest o
     expect(outcomes().other).toBe("rebuilt");
     await runtime.reload("echo");
     expect(outcomes().other).toBe("carried_over");
+  });
+
+  test("a plugin rebuilt beside an incumbent cannot take its tool name: it keeps its old instance, the incumbent serves on", async () => {
+    await writeToolPlugin(t.workspace, "third", "t1");
+    writePlugin(t.workspace, "other", manifest({ name: "other", tools: ["echo_tool"] }), await toolModule({ tool: "echo_tool", output: "o2" }));
+    await runtime.reload("third");
+    expect(outcomes()).toEqual({ echo: "carried_over", other: "failed_kept_old", third: "rebuilt" });
+    expect(runtime.current().plugin("other")!.reloadError?.message).toContain("echo_tool");
+    expect(await call("echo_tool")).toMatchObject({ output: "e1" });
+    expect(await call("other_tool")).toMatchObject({ output: "o1" });
+    expect(await call("third_tool")).toMatchObject({ output: "t1" });
   });
 
   test("a full reload rebuilds every plugin and says so", async () => {

@@ -94,9 +94,16 @@ export class ComponentGuest implements Guest {
     return typeof target === "function" ? (target as (...args: unknown[]) => unknown).bind(iface) : null;
   }
 
+  /** Each function's bound export and the name errors give it, looked up once per instance (every call asks). */
+  private readonly resolved = new Map<string, { target: ((...args: unknown[]) => unknown) | null; where: string }>();
+
   async call(fn: string, args: unknown[]): Promise<unknown> {
-    const target = this.lookup(fn);
-    const where = `plugin ${this.ctx.plugin.name} ${this.ctx.capability.type} ${this.ctx.capability.name} ${fn}`;
+    let found = this.resolved.get(fn);
+    if (!found) {
+      const where = `plugin ${this.ctx.plugin.name} ${this.ctx.capability.type} ${this.ctx.capability.name} ${fn}`;
+      this.resolved.set(fn, (found = { target: this.lookup(fn), where }));
+    }
+    const { target, where } = found;
     if (!target) {
       const iface = exportsInterfaceName(this.ctx.capability.type);
       throw new GuestFailure("error", `${where}: the component has no ${fn} in its export ${iface}`, false);
