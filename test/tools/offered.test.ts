@@ -41,14 +41,15 @@ async function offeredInATurn(host: AgentHost): Promise<string[]> {
   return (body.tools ?? []).map((tool) => tool.function.name).sort();
 }
 
-const MEMORY_AND_FILES = ["file_read", "file_write", "memory_forget", "memory_recall", "memory_store"];
+/** Offered under the default config: memory, files and web_fetch (public hosts only). */
+const MEMORY_AND_FILES = ["file_edit", "file_read", "file_write", "memory_forget", "memory_recall", "memory_store", "web_fetch"];
 
 describe("tools offered to the model", () => {
-  test("the default config offers only tools that can run: no shell, no http_request, no wasm_plugins_manage", async () => {
+  test("the default config offers only tools that can run: no shell, no http_request, no web_search, no wasm_plugins_manage", async () => {
     const host = await hostWith("");
     try {
       expect(await offeredInATurn(host)).toEqual(MEMORY_AND_FILES);
-      expect(host.tools.unavailable().map((t) => t.name).sort()).toEqual(["http_request", "shell"]);
+      expect(host.tools.unavailable().map((t) => t.name).sort()).toEqual(["http_request", "shell", "web_search"]);
     } finally {
       await host.close();
     }
