@@ -107,6 +107,10 @@ export const OutboundSchema = z.strictObject({
     .boolean()
     .default(false)
     .describe("reach private, loopback, link-local and metadata addresses (a service of your own); off by default"),
+  allow_addresses: z
+    .array(z.union([z.ipv4(), z.ipv6()]))
+    .default([])
+    .describe('single non-public IP addresses reached anyway, e.g. ["127.0.0.1"] for a service of your own'),
   allow_hosts: z
     .array(z.string().min(1))
     .default([])

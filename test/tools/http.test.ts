@@ -61,9 +61,9 @@ afterAll(() => {
 
 const base = `http://127.0.0.1:${server.port}`;
 
-/** The fake server listens on loopback: reached only with the explicit allow_private of [tools.outbound]. */
+/** The fake server listens on loopback: reached only when [tools.outbound] allow_addresses names it. */
 function registryWith(overrides: Parameters<typeof toolsConfig>[0], allowPrivate = true) {
-  const outbound = { allow_private: allowPrivate, allow_hosts: [], deny_hosts: [] };
+  const outbound = { allow_private: false, allow_addresses: allowPrivate ? ["127.0.0.1"] : [], allow_hosts: [], deny_hosts: [] };
   return new ToolRegistry({ builtins: [createHttpTool(toolsConfig({ outbound, ...overrides }))] });
 }
 
@@ -79,11 +79,11 @@ describe("http_request", () => {
     expect(result.error).toContain("config.toml");
   });
 
-  test("an allowlisted loopback URL is still refused unless [tools.outbound] allow_private is set", async () => {
+  test("an allowlisted loopback URL is still refused unless [tools.outbound] allows its address", async () => {
     const result = await request(registryWith({ http_allowlist: [`${base}/api/`] }, false), { url: `${base}/api/hello` });
     expect(result.success).toBe(false);
     expect(result.error).toContain("127.0.0.1 is a loopback (127.0.0.0/8) address");
-    expect(result.error).toContain("allow_private");
+    expect(result.error).toContain("allow_addresses");
   });
 
   test("an allowed URL is fetched with method and body", async () => {

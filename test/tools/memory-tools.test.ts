@@ -39,7 +39,7 @@ describe("built-in tool set", () => {
       shell_enabled: true,
       shell_allowlist: ["ls"],
       http_allowlist: ["https://x.test/"],
-      web_search: { backend: "searxng", url: "http://127.0.0.1:8888" },
+      web_search: { backend: "searxng", url: "http://127.0.0.1:8888", max_results: 5, timeout_ms: 10_000 },
     });
     const all = new ToolRegistry({ builtins: createBuiltinTools({ config: runnable, workspace: dir, memory: () => backend }) });
     const specs = all.specs();

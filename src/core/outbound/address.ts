@@ -111,3 +111,13 @@ export function ipLiteral(hostname: string): string | null {
   const plain = hostname.replace(/^\[|\]$/g, "");
   return isIPv4(plain) || isIPv6(plain) ? plain : null;
 }
+
+/** Whether two IP addresses are the same address, whatever their spelling (`::1` and `0:0::1`). */
+export function sameAddress(a: string, b: string): boolean {
+  const x = a.replace(/^\[|\]$/g, "");
+  const y = b.replace(/^\[|\]$/g, "");
+  if (isIPv4(x) || isIPv4(y)) return x === y;
+  const bx = ipv6Bytes(x);
+  const by = ipv6Bytes(y);
+  return bx !== null && by !== null && bx.every((byte, i) => byte === by[i]);
+}

@@ -1,11 +1,12 @@
 import { lookup } from "node:dns/promises";
 import { errorMessage, PrxError } from "../errors.ts";
-import { blockedRange, ipLiteral } from "./address.ts";
+import { blockedRange, ipLiteral, sameAddress } from "./address.ts";
 import { matchesAny, normalizeHost } from "./hosts.ts";
 import type { OutboundPolicy, OutboundRequest, OutboundResponse, Resolved, Resolver } from "./types.ts";
 
 export const ALLOW_PRIVATE_HINT =
-  "a private address is reached only with [tools.outbound] allow_private = true in config.toml (for a service you run yourself)";
+  "a non-public address is reached only when config.toml allows it: [tools.outbound] allow_addresses = [\"<that address>\"] " +
+  "for one service you run yourself, or allow_private = true for all of them";
 
 const systemResolver: Resolver = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
@@ -64,6 +65,7 @@ export async function resolveChecked(url: URL, policy: OutboundPolicy, resolver:
   }
   if (!policy.allowPrivate) {
     for (const address of addresses) {
+      if (policy.allowAddresses.some((allowed) => sameAddress(allowed, address))) continue;
       const range = blockedRange(address);
       if (range !== undefined) {
         const via = literal === null ? `${host} resolves to ${address}, ` : `${address} is `;
@@ -118,6 +120,16 @@ function pinnedFetch(url: URL, resolved: Resolved, init: RequestInit, ca: string
   return fetch(target, { ...init, headers, redirect: "manual", ...(tls ? { tls } : {}) });
 }
 
+/** A refusal of a redirect's target says where it was redirected from. */
+async function redirected<T>(from: URL | undefined, check: () => Promise<T>): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    if (from === undefined || !(error instanceof PrxError)) throw error;
+    throw new PrxError(error.code, `redirect from ${from.href} refused: ${error.message}`, { hint: error.hint, status: error.status });
+  }
+}
+
 /**
  * One fetch on the model's or a user's behalf: each URL (the first and every redirect) is checked against the host
  * lists, its name resolved and every address checked, and the checked address connected to; redirects are followed
@@ -138,9 +150,10 @@ export async function outboundFetch(
   let body = request.body;
   const headers = new Headers(request.headers);
   const redirects: string[] = [];
+  let from: URL | undefined;
   try {
     while (true) {
-      const resolved = await resolveChecked(url, policy, resolver);
+      const resolved = await redirected(from, () => resolveChecked(url, policy, resolver));
       signal.throwIfAborted();
       const response = await pinnedFetch(url, resolved, { method, headers, body, signal }, request.ca);
       const location = response.headers.get("location");
@@ -149,16 +162,11 @@ export async function outboundFetch(
         if (redirects.length >= policy.maxRedirects) {
           throw new PrxError("OUTBOUND_FAILED", `more than ${policy.maxRedirects} redirects from ${raw}`, { status: 502 });
         }
-        let next: URL;
-        try {
-          next = checkUrl(new URL(location, url).href, policy);
-          request.check?.(next);
-        } catch (error) {
-          if (error instanceof PrxError) {
-            throw new PrxError(error.code, `redirect from ${url.href} refused: ${error.message}`, { hint: error.hint, status: 403 });
-          }
-          throw error;
-        }
+        const next = await redirected(url, async () => {
+          const checked = checkUrl(new URL(location, url).href, policy);
+          request.check?.(checked);
+          return checked;
+        });
         if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
         // as fetch's own redirect handling: 303, and 301/302 after POST, go on as GET without a body
         const status = response.status;
@@ -168,6 +176,7 @@ export async function outboundFetch(
           headers.delete("content-type");
         }
         redirects.push(next.href);
+        from = url;
         url = next;
         continue;
       }

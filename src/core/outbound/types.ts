@@ -5,6 +5,11 @@ export interface OutboundPolicy {
    * explicit setting (or a test) turns it on.
    */
   allowPrivate: boolean;
+  /**
+   * Single IP addresses reached even though they are not public (`127.0.0.1`, `::1`), for one service of your own
+   * (and for tests); every other non-public address stays refused.
+   */
+  allowAddresses: readonly string[];
   /** Host names allowed (`example.com`, `*.example.com` for its subdomains); empty allows every public host. */
   allowHosts: readonly string[];
   /** Host names refused, in the same form; a match wins over allowHosts. */

@@ -5,6 +5,7 @@ import { OUTBOUND_MAX_REDIRECTS, type OutboundPolicy } from "../../core/outbound
 export function toolOutboundPolicy(config: ToolsConfig): OutboundPolicy {
   return {
     allowPrivate: config.outbound.allow_private,
+    allowAddresses: config.outbound.allow_addresses,
     allowHosts: config.outbound.allow_hosts,
     denyHosts: config.outbound.deny_hosts,
     timeoutMs: config.http_timeout_ms,

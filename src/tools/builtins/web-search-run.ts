@@ -50,6 +50,7 @@ export async function webSearch(config: ToolsConfig, args: WebSearchArgs, contex
   const count = Math.min(args.count ?? search.max_results, search.max_results);
   const policy: OutboundPolicy = {
     allowPrivate: true,
+    allowAddresses: [],
     allowHosts: [],
     denyHosts: [],
     timeoutMs: search.timeout_ms,
