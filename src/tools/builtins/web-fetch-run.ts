@@ -32,6 +32,18 @@ function decode(bytes: Uint8Array, contentType: string | null): string {
   }
 }
 
+/** Markdown links and images made absolute against the page's URL, so the model can follow them. */
+function absoluteLinks(markdown: string, page: string): string {
+  return markdown.replace(/\]\(([^)\s]+)\)/g, (whole, href: string) => {
+    try {
+      return `](${new URL(href, page).href})`;
+    } catch {
+      // not a URL even relative to the page: left as written
+      return whole;
+    }
+  });
+}
+
 /** HTML as Markdown-like text (title, headings, paragraphs, links, lists, tables; scripts and styles dropped). */
 async function htmlToText(html: string): Promise<{ title: string | undefined; text: string }> {
   const { NodeHtmlMarkdown } = await import("node-html-markdown");
@@ -62,7 +74,10 @@ export async function readable(response: OutboundResponse, maxChars: number): Pr
   if (isBinary(raw)) return { refused: "the answer is binary, not text; web_fetch reads HTML, text and JSON" };
   let title: string | undefined;
   let body: string;
-  if (kind === "html") ({ title, text: body } = await htmlToText(raw));
+  if (kind === "html") {
+    ({ title, text: body } = await htmlToText(raw));
+    body = absoluteLinks(body, response.url);
+  }
   else if (kind === "json") body = prettyJson(raw);
   else body = raw;
   const head = [`URL: ${response.url}`, ...(title ? [`Title: ${title}`] : [])];
