@@ -28,6 +28,10 @@ export const ProviderConfigSchema = z
       .min(1)
       .optional()
       .describe("model for POST /audio/transcriptions (OpenAI-compatible only): voice notes and audio become text"),
+    image_urls: z
+      .enum(["pass", "fetch"])
+      .default("pass")
+      .describe('https image URLs: "pass" them on for the provider to fetch, or "fetch" them in prx (through [tools.outbound]) and send the bytes, for a server that cannot fetch URLs'),
     model_info: z
       .record(
         z.string().min(1),
