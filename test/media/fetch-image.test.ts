@@ -103,7 +103,7 @@ describe("fetchImageUrl", () => {
     expect((await fetchAllowed("/at-limit.png")).bytes).toBe(IMAGE_MAX_BYTES);
     const error = await refusal(fetchAllowed("/one-past.png"));
     expect(error.code).toBe("PAYLOAD_TOO_LARGE");
-  });
+  }, 60_000);
 
   test("what is not an image is refused by its bytes, whatever its content type", async () => {
     expect((await refusal(fetchAllowed("/page"))).code).toBe("UNSUPPORTED_MEDIA_TYPE");
