@@ -146,6 +146,18 @@ describe("outbound guard: one allowed address", () => {
     expect(error.message).toContain("100 ms");
   });
 
+  test("IPv6: an allowed ::1 (in any spelling) is connected to in brackets, the name kept in Host", async () => {
+    const v6 = Bun.serve({ hostname: "::1", port: 0, fetch: (request) => new Response(`v6 ${request.headers.get("host")}`) });
+    try {
+      const byAddress = await outboundFetch(`http://[::1]:${v6.port}/`, policy({ allowAddresses: ["0:0::1"] }));
+      expect(new TextDecoder().decode(byAddress.bytes)).toBe(`v6 [::1]:${v6.port}`);
+      const byName = await outboundFetch(`http://six.test:${v6.port}/`, policy({ allowAddresses: ["::1"] }), {}, async () => ["::1"]);
+      expect(new TextDecoder().decode(byName.bytes)).toBe(`v6 six.test:${v6.port}`);
+    } finally {
+      v6.stop(true);
+    }
+  });
+
   test("allowPrivate reaches every non-public address", async () => {
     const response = await outboundFetch(`${base}/page`, policy({ allowPrivate: true }));
     expect(response.status).toBe(200);
