@@ -24,7 +24,8 @@ function hits(query: string, count: number) {
   }));
 }
 
-export function startFakeSearxng(options: { jsonEnabled?: boolean; results?: number } = {}): FakeSearch {
+/** `bodyBytes`: the answer is padded (an extra field the client ignores) to exactly this many bytes. */
+export function startFakeSearxng(options: { jsonEnabled?: boolean; results?: number; bodyBytes?: number } = {}): FakeSearch {
   const requests: FakeSearch["requests"] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -48,7 +49,7 @@ export function startFakeSearxng(options: { jsonEnabled?: boolean; results?: num
         score: 1 / (i + 1),
         category: "general",
       }));
-      return Response.json({
+      const answer: Record<string, unknown> = {
         query,
         number_of_results: 0,
         results,
@@ -57,7 +58,12 @@ export function startFakeSearxng(options: { jsonEnabled?: boolean; results?: num
         infoboxes: [],
         suggestions: [],
         unresponsive_engines: [],
-      });
+      };
+      if (options.bodyBytes !== undefined) {
+        answer.padding = "";
+        answer.padding = "p".repeat(options.bodyBytes - JSON.stringify(answer).length);
+      }
+      return new Response(JSON.stringify(answer), { headers: { "content-type": "application/json" } });
     },
   });
   return { url: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) };

@@ -1,7 +1,7 @@
 /** web_search through fake SearXNG and Brave backends answering as their APIs do; offered only when configured. */
 import { afterAll, describe, expect, test } from "bun:test";
 import { ToolsSchema } from "../../src/config/schema.ts";
-import { createWebSearchTool, ToolRegistry, WEB_SEARCH_MAX_QUERY_CHARS } from "../../src/tools/index.ts";
+import { createWebSearchTool, ToolRegistry, WEB_SEARCH_MAX_QUERY_CHARS, WEB_SEARCH_MAX_RESPONSE_BYTES } from "../../src/tools/index.ts";
 import { WebSearchResultsSchema } from "../../src/tools/builtins/schemas.ts";
 import { startFakeBrave, startFakeSearxng } from "../fakes/search-servers.ts";
 
@@ -11,9 +11,11 @@ process.env[TOKEN_ENV] = TOKEN;
 const searxng = startFakeSearxng();
 const noJson = startFakeSearxng({ jsonEnabled: false });
 const brave = startFakeBrave(TOKEN);
+const atLimit = startFakeSearxng({ results: 2, bodyBytes: WEB_SEARCH_MAX_RESPONSE_BYTES });
+const onePast = startFakeSearxng({ results: 2, bodyBytes: WEB_SEARCH_MAX_RESPONSE_BYTES + 1 });
 afterAll(async () => {
   delete process.env[TOKEN_ENV];
-  await Promise.all([searxng.stop(), noJson.stop(), brave.stop()]);
+  await Promise.all([searxng.stop(), noJson.stop(), brave.stop(), atLimit.stop(), onePast.stop()]);
 });
 
 const context = { sessionId: "s", workspace: "/nonexistent", signal: new AbortController().signal };
@@ -56,6 +58,13 @@ describe("web_search: SearXNG", () => {
     expect(parsed((await search(tools, { query: "q", count: 4 })).output).results.length).toBe(4);
     expect(parsed((await search(tools, { query: "q", count: 2 })).output).results.length).toBe(2);
     expect(parsed((await search(tools, { query: "q", count: 20 })).output).results.length).toBe(4);
+  });
+
+  test("an answer of WEB_SEARCH_MAX_RESPONSE_BYTES is read; one byte more is refused", async () => {
+    const whole = await search(registry({ backend: "searxng", url: atLimit.url }), { query: "q" });
+    expect(parsed(whole.output).results.length).toBe(2);
+    const over = await search(registry({ backend: "searxng", url: onePast.url }), { query: "q" });
+    expect(over.error).toContain(`more than ${WEB_SEARCH_MAX_RESPONSE_BYTES} bytes`);
   });
 
   test("an instance without the json format enabled: the error says where to enable it", async () => {
