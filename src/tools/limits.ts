@@ -25,5 +25,3 @@ export const WEB_FETCH_MAX_CHARS = 60_000;
 export const WEB_SEARCH_MAX_QUERY_CHARS = 400;
 /** Bytes of a search backend's answer read (a page of results is a few tens of KiB). */
 export const WEB_SEARCH_MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
-/** Pages of a PDF web_fetch reads text from; a note says when there were more. */
-export const WEB_FETCH_MAX_PDF_PAGES = 50;

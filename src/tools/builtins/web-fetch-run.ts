@@ -1,7 +1,7 @@
 import type { ToolsConfig } from "../../config/schema.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { outboundFetch, type OutboundResponse } from "../../core/outbound/index.ts";
-import { WEB_FETCH_DEFAULT_CHARS, WEB_FETCH_MAX_PDF_PAGES } from "../limits.ts";
+import { WEB_FETCH_DEFAULT_CHARS } from "../limits.ts";
 import { fail, ok } from "../result.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
 import { toolOutboundPolicy } from "./outbound-policy.ts";
@@ -9,14 +9,13 @@ import type { WebFetchArgs } from "./schemas.ts";
 
 /** What web_fetch does once called (web-fetch.ts declares it; this loads with the first call). */
 
-type Kind = "html" | "text" | "json" | "pdf";
+type Kind = "html" | "text" | "json";
 
-/** How a content type is read: HTML to Markdown-like text, PDF to its text, text and JSON as they are; anything else is refused. */
+/** How a content type is read: HTML to Markdown-like text, text and JSON as they are; anything else is refused. */
 export function kindOf(contentType: string | null): Kind | undefined {
   const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "text/html" || type === "application/xhtml+xml") return "html";
   if (type === "application/json" || type.endsWith("+json")) return "json";
-  if (type === "application/pdf") return "pdf";
   if (type.startsWith("text/")) return "text";
   // no declared type: read as text only if it decodes as such (checked by the caller)
   if (type === "") return "text";
@@ -54,26 +53,6 @@ async function htmlToText(html: string): Promise<{ title: string | undefined; te
   return { title: title === undefined ? undefined : converter.translate(title).replace(/\s+/g, " ").trim() || undefined, text };
 }
 
-/** The text of a PDF's first WEB_FETCH_MAX_PDF_PAGES pages, page by page (pdf.js, in-process, through unpdf). */
-async function pdfToText(bytes: Uint8Array): Promise<{ text: string; pages: number; read: number }> {
-  const { getDocumentProxy } = await import("unpdf");
-  // pdf.js takes the buffer over: give it a copy
-  // verbosity 0: pdf.js would print its warnings on stdout, which carries protocol under `prx mcp serve`
-  const document = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
-  try {
-    const read = Math.min(document.numPages, WEB_FETCH_MAX_PDF_PAGES);
-    const pages: string[] = [];
-    for (let number = 1; number <= read; number++) {
-      const content = await (await document.getPage(number)).getTextContent();
-      const line = content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join("");
-      pages.push(line.trim());
-    }
-    return { text: pages.filter((page) => page !== "").join("\n\n"), pages: document.numPages, read };
-  } finally {
-    await document.loadingTask.destroy();
-  }
-}
-
 function isBinary(text: string): boolean {
   return text.includes("\u0000");
 }
@@ -83,9 +62,14 @@ export async function readable(response: OutboundResponse, maxChars: number): Pr
   const contentType = response.headers.get("content-type");
   const kind = kindOf(contentType);
   if (kind === undefined) {
-    return { refused: `content type ${contentType?.split(";")[0]?.trim()} is not read by web_fetch (it reads HTML, text, JSON and PDF)` };
+    const type = contentType?.split(";")[0]?.trim();
+    return {
+      refused:
+        type === "application/pdf"
+          ? "PDF pages are not read by web_fetch; find an HTML version of the document"
+          : `content type ${type} is not read by web_fetch (it reads HTML, text and JSON)`,
+    };
   }
-  if (kind === "pdf") return pdfPage(response, maxChars);
   const raw = decode(response.bytes, contentType);
   if (isBinary(raw)) return { refused: "the answer is binary, not text; web_fetch reads HTML, text and JSON" };
   let title: string | undefined;
@@ -96,33 +80,13 @@ export async function readable(response: OutboundResponse, maxChars: number): Pr
   }
   else if (kind === "json") body = prettyJson(raw);
   else body = raw;
-  return { text: page(response, title, body, maxChars, response.truncated ? [TRUNCATED] : []) };
-}
-
-const TRUNCATED = "[the page was larger than tools.http_max_response_bytes and was read only that far]";
-
-function page(response: OutboundResponse, title: string | undefined, body: string, maxChars: number, more: string[]): string {
   const head = [`URL: ${response.url}`, ...(title ? [`Title: ${title}`] : [])];
   const cut = body.length > maxChars;
   const notes = [
     ...(cut ? [`[cut at ${maxChars} of ${body.length} characters; ask again with a larger max_chars to read more]`] : []),
-    ...more,
+    ...(response.truncated ? ["[the page was larger than tools.http_max_response_bytes and was read only that far]"] : []),
   ];
-  return [...head, "", cut ? body.slice(0, maxChars) : body, ...(notes.length > 0 ? ["", ...notes] : [])].join("\n");
-}
-
-async function pdfPage(response: OutboundResponse, maxChars: number): Promise<{ text: string } | { refused: string }> {
-  if (response.truncated) {
-    return { refused: "the PDF is larger than tools.http_max_response_bytes, and a cut PDF cannot be read; raise it in config.toml to read this one" };
-  }
-  let pdf: Awaited<ReturnType<typeof pdfToText>>;
-  try {
-    pdf = await pdfToText(response.bytes);
-  } catch (error) {
-    return { refused: `the PDF could not be read: ${errorMessage(error)}` };
-  }
-  const more = pdf.read < pdf.pages ? [`[read the first ${pdf.read} of ${pdf.pages} pages]`] : [];
-  return { text: page(response, undefined, pdf.text === "" ? "[the PDF has no text: it may be scanned images]" : pdf.text, maxChars, more) };
+  return { text: [...head, "", cut ? body.slice(0, maxChars) : body, ...(notes.length > 0 ? ["", ...notes] : [])].join("\n") };
 }
 
 function prettyJson(raw: string): string {
