@@ -110,9 +110,9 @@ export async function webFetch(config: ToolsConfig, args: WebFetchArgs, context:
     return fail(`web_fetch: ${errorMessage(error)}`);
   }
   const page = await readable(response, args.max_chars ?? WEB_FETCH_DEFAULT_CHARS);
-  if ("refused" in page) return fail(`web_fetch: ${response.url}: ${page.refused}`);
   if (response.status < 200 || response.status >= 300) {
-    return fail(`web_fetch: ${response.url} answered HTTP ${response.status}`, page.text);
+    return fail(`web_fetch: ${response.url} answered HTTP ${response.status}`, "text" in page ? page.text : "");
   }
+  if ("refused" in page) return fail(`web_fetch: ${response.url}: ${page.refused}`);
   return ok(page.text);
 }
