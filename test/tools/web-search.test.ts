@@ -36,6 +36,12 @@ describe("web_search: offered only when it can run", () => {
     expect(tools.specs()).toEqual([]);
   });
 
+  test("max_results is 1-20: 20 is accepted, 21 is a config error", () => {
+    expect(ToolsSchema.safeParse({ web_search: { backend: "searxng", url: searxng.url, max_results: 20 } }).success).toBe(true);
+    const over = ToolsSchema.safeParse({ web_search: { backend: "searxng", url: searxng.url, max_results: 21 } });
+    expect(over.error?.issues[0]?.path).toEqual(["web_search", "max_results"]);
+  });
+
   test("a backend without what it needs is a config error", () => {
     expect(ToolsSchema.safeParse({ web_search: { backend: "searxng" } }).error?.issues[0]?.message).toContain("searxng needs url");
     expect(ToolsSchema.safeParse({ web_search: { backend: "brave" } }).error?.issues[0]?.message).toContain("brave needs api_key_env");
