@@ -32,6 +32,9 @@ const server = Bun.serve({
         return new Response("x".repeat(MAX_BYTES));
       case "/one-past":
         return new Response("x".repeat(MAX_BYTES + 1));
+      case "/stalls":
+        // the head and a first chunk at once, then nothing: the time bound covers the body too
+        return new Response(new ReadableStream({ start: (controller) => controller.enqueue(new TextEncoder().encode("first")) }));
       case "/slow":
         return new Promise<Response>((resolve) => (slowTimer = setTimeout(() => resolve(new Response("late")), 5_000)));
     }
@@ -156,6 +159,11 @@ describe("outbound guard: one allowed address", () => {
     } finally {
       v6.stop(true);
     }
+  });
+
+  test("a body that stalls is a timeout too", async () => {
+    const error = await refusal(outboundFetch(`${base}/stalls`, loopbackAllowed({ timeoutMs: 200 })));
+    expect(error.code).toBe("OUTBOUND_TIMEOUT");
   });
 
   test("allowPrivate reaches every non-public address", async () => {
