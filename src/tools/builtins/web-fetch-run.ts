@@ -57,7 +57,7 @@ function isBinary(text: string): boolean {
   return text.includes("\u0000");
 }
 
-/** The page as the model reads it: a header (title, final URL, type) and the text, cut at max_chars. */
+/** The page as the model reads it: a header (final URL, title) and the text, cut at max_chars. */
 export async function readable(response: OutboundResponse, maxChars: number): Promise<{ text: string } | { refused: string }> {
   const contentType = response.headers.get("content-type");
   const kind = kindOf(contentType);
