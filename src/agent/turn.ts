@@ -4,6 +4,7 @@ import type { ChatMessage, ToolCall } from "../providers/types.ts";
 import { emitCompletion, lifecycleEmitter } from "./lifecycle.ts";
 import { safely } from "./observer.ts";
 import { offeredTools, planTurn, type TurnPlan } from "./plan.ts";
+import { fetchImageUrl, imagePolicy } from "../media/fetch-image.ts";
 import { prepareMedia } from "../media/prepare.ts";
 import { modelFacts } from "../providers/model-facts.ts";
 import { keepMedia, withTranscripts } from "./media.ts";
@@ -188,6 +189,9 @@ class Turn {
     return prepareMedia(messages, {
       vision: modelFacts(config, plan.choice.provider, model).vision,
       imageTurns: config.agent.image_history_turns,
+      ...(config.providers[plan.choice.provider]?.image_urls === "fetch"
+        ? { fetchUrl: (ref) => fetchImageUrl(ref, imagePolicy(config.tools.outbound), { signal: this.input.signal }) }
+        : {}),
       load: async (sha256) => {
         const found = store ? await store().get(sha256) : null;
         return found ? Buffer.from(found.data.buffer, found.data.byteOffset, found.data.byteLength).toString("base64") : null;

@@ -42,6 +42,10 @@ export const ProviderConfigSchema = z
       .min(1)
       .optional()
       .describe("model for POST /audio/transcriptions (OpenAI-compatible only): voice notes and audio become text"),
+    image_urls: z
+      .enum(["pass", "fetch"])
+      .default("pass")
+      .describe('https image URLs: "pass" them on for the provider to fetch, or "fetch" them in prx (through [tools.outbound]) and send the bytes, for a server that cannot fetch URLs'),
     model_info: z
       .record(z.string().min(1), ModelInfoSchema)
       .default({})
@@ -112,7 +116,49 @@ export const MemorySchema = z.strictObject({
     ),
 });
 
+/** [tools.outbound]: where fetches made for the model or a user (web_fetch, http_request, image URLs) may go. */
+export const OutboundSchema = z.strictObject({
+  allow_private: z
+    .boolean()
+    .default(false)
+    .describe("reach private, loopback, link-local and metadata addresses (a service of your own); off by default"),
+  allow_addresses: z
+    .array(z.union([z.ipv4(), z.ipv6()]))
+    .default([])
+    .describe('single non-public IP addresses reached anyway, e.g. ["127.0.0.1"] for a service of your own'),
+  allow_hosts: z
+    .array(z.string().min(1))
+    .default([])
+    .describe('only these hosts ("example.com", "*.example.com" for its subdomains); empty allows every public host'),
+  deny_hosts: z.array(z.string().min(1)).default([]).describe("hosts never fetched, in the same form; wins over allow_hosts"),
+});
+
+export const WebSearchBackends = ["searxng", "brave"] as const;
+
+/** [tools.web_search]: the search backend web_search asks; without it the tool is not offered. */
+export const WebSearchSchema = z
+  .strictObject({
+    backend: z.enum(WebSearchBackends).describe("searxng (its JSON API) or brave (the Brave Search API)"),
+    url: z
+      .url()
+      .optional()
+      .describe("searxng: the instance's root, e.g. http://127.0.0.1:8888 (required); brave: defaults to the public API"),
+    api_key_env: z.string().min(1).optional().describe("brave: the environment variable holding the subscription token (required)"),
+    max_results: z.number().int().min(1).max(20).default(5).describe("results given to the model per search"),
+    timeout_ms: z.number().int().min(100).max(120_000).default(10_000),
+  })
+  .refine((search) => search.backend !== "searxng" || search.url !== undefined, {
+    message: "searxng needs url, the instance's root (e.g. http://127.0.0.1:8888)",
+    path: ["url"],
+  })
+  .refine((search) => search.backend !== "brave" || search.api_key_env !== undefined, {
+    message: 'brave needs api_key_env, the environment variable holding the subscription token (e.g. "BRAVE_API_KEY")',
+    path: ["api_key_env"],
+  });
+
 export const ToolsSchema = z.strictObject({
+  outbound: OutboundSchema.default(OutboundSchema.parse({})),
+  web_search: WebSearchSchema.optional(),
   http_allowlist: z.array(z.string().min(1)).default([]).describe("URL prefixes http_request may fetch; a trailing * is a prefix match"),
   http_timeout_ms: z.number().int().min(100).max(300_000).default(15_000),
   http_max_response_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
@@ -250,6 +296,8 @@ export type ReliabilityConfig = z.infer<typeof ReliabilitySchema>;
 export type AgentConfig = z.infer<typeof AgentSchema>;
 export type MemoryConfig = z.infer<typeof MemorySchema>;
 export type ToolsConfig = z.infer<typeof ToolsSchema>;
+export type OutboundConfig = z.infer<typeof OutboundSchema>;
+export type WebSearchConfig = z.infer<typeof WebSearchSchema>;
 export type GatewayConfig = z.infer<typeof GatewaySchema>;
 export type PluginGrant = z.infer<typeof PluginGrantSchema>;
 export type ChannelConfig = z.infer<typeof ChannelConfigSchema>;

@@ -57,11 +57,22 @@ recall_max_tokens = 600  # and at most this many tokens of them (estimated as UT
 
 [tools]
 # The model is offered only the tools that can run: http_request once http_allowlist lists something, shell once it
-# is enabled with a non-empty shell_allowlist.
+# is enabled with a non-empty shell_allowlist, web_search once [tools.web_search] names a backend.
 http_allowlist = []      # URL prefixes http_request may fetch, e.g. ["https://api.github.com/*"]
 shell_enabled = false    # the shell tool is off unless enabled
 shell_allowlist = []     # programs the shell tool may run, e.g. ["ls", "git"]
 # enabled = ["wasm_plugins_manage"]   # opt in: let the model list, reload and probe plugins (prx plugins probe always can)
+
+# Where web_fetch, http_request and fetched image URLs may go: public addresses only unless allowed here.
+# [tools.outbound]
+# allow_addresses = ["127.0.0.1"]   # one service of your own on a private or loopback address
+# deny_hosts = ["*.internal.example.com"]
+
+# web_search is offered once it has a backend: a SearXNG of your own (its settings.yml must enable the json format)
+# [tools.web_search]
+# backend = "searxng"
+# url = "http://127.0.0.1:8888"
+# or Brave Search: backend = "brave" with api_key_env = "BRAVE_API_KEY"
 
 [gateway]
 host = "127.0.0.1"

@@ -13,3 +13,4 @@ export {
   sha256Hex,
 } from "./ingest.ts";
 export { prepareMedia, imageUrlOf, type PrepareOptions } from "./prepare.ts";
+export { fetchImageUrl, imagePolicy } from "./fetch-image.ts";

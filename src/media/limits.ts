@@ -12,3 +12,5 @@ export const AUDIO_MAX_SECONDS = 10 * 60;
 export const IMAGE_URL_MAX_CHARS = 8192;
 /** Characters of a transcript that go into the turn. */
 export const TRANSCRIPT_MAX_CHARS = 32_000;
+/** Time to fetch one https image URL for a provider that cannot fetch it (redirects and body included). */
+export const IMAGE_FETCH_TIMEOUT_MS = 15_000;

@@ -9,10 +9,16 @@ export interface PrepareOptions {
   imageTurns: number;
   /** The stored bytes of a hash (base64), or null when they are gone. */
   load(sha256: string): Awaitable<string | null>;
+  /**
+   * For a provider that cannot fetch image URLs: fetch an https image (fetchImageUrl, through the outbound guard) so it
+   * is sent as bytes. Absent: the URL is passed on for the provider to fetch.
+   */
+  fetchUrl?: (ref: MediaRef) => Promise<MediaRef>;
 }
 
 /**
- * Messages as a provider gets them: each image carries its bytes (`data`) or an https `url`; an image the model
+ * Messages as a provider gets them: each image carries its bytes (`data`) or an https `url` (fetched by `fetchUrl`
+ * when given; a failed fetch becomes a note); an image the model
  * cannot see, or one older than `imageTurns` user turns, becomes its text note in the message; audio is left out
  * (its transcript is the message's text). Messages without media are returned as they are.
  */
@@ -30,7 +36,14 @@ export async function prepareMedia(messages: ChatMessage[], options: PrepareOpti
       if (ref.kind !== "image") continue;
       if (!options.vision) notes.push(imageNote(ref, NO_VISION));
       else if (userTurns > options.imageTurns) notes.push(imageNote(ref, SHOWN_EARLIER));
-      else if (ref.data !== undefined || (ref.url && !ref.sha256)) images.push(ref);
+      else if (ref.data === undefined && ref.url && !ref.sha256 && options.fetchUrl) {
+        try {
+          images.push(await options.fetchUrl(ref));
+        } catch (error) {
+          // the model is told the image could not be had, never left to guess
+          notes.push(imageNote(ref, `it could not be fetched: ${error instanceof Error ? error.message : String(error)}`));
+        }
+      } else if (ref.data !== undefined || (ref.url && !ref.sha256)) images.push(ref);
       else {
         const data = ref.sha256 ? await options.load(ref.sha256) : null;
         if (data === null) notes.push(imageNote(ref, NOT_STORED));

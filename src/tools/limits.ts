@@ -17,3 +17,11 @@ export const SHELL_ENV_PASSTHROUGH = ["PATH", "HOME", "LANG", "LC_ALL", "LC_CTYP
  * Both streams together stay under TOOL_MAX_OUTPUT_BYTES so the drop notice reaches the model.
  */
 export const SHELL_MAX_OUTPUT_BYTES = 30 * 1024;
+/** Characters of a page web_fetch returns when the model gives no max_chars. */
+export const WEB_FETCH_DEFAULT_CHARS = 20_000;
+/** The largest max_chars web_fetch accepts (its text stays under TOOL_MAX_OUTPUT_BYTES for ASCII pages). */
+export const WEB_FETCH_MAX_CHARS = 60_000;
+/** Characters of one web_search query. */
+export const WEB_SEARCH_MAX_QUERY_CHARS = 400;
+/** Bytes of a search backend's answer read (a page of results is a few tens of KiB). */
+export const WEB_SEARCH_MAX_RESPONSE_BYTES = 2 * 1024 * 1024;

@@ -32,6 +32,8 @@ describe("built-in tool catalog", () => {
       const byName = new Map(tools.map((tool) => [tool.spec.name, tool]));
       expect(byName.get("shell")!.unavailable).toContain("shell tool is disabled");
       expect(byName.get("http_request")!.unavailable).toContain("http_allowlist is empty");
+      expect(byName.get("web_search")!.unavailable).toContain("[tools.web_search]");
+      expect(byName.get("web_fetch")!.unavailable).toBeUndefined();
       expect(byName.get("file_read")!.unavailable).toBeUndefined();
       const written = await byName.get("file_write")!.execute({ path: "note.txt", content: "hello" }, context(ws.dir));
       expect(written.success).toBe(true);
@@ -56,7 +58,9 @@ describe("built-in tool catalog in the binary", () => {
   });
 
   test("the model is shown exactly the specs the argument schemas give", async () => {
-    const extra = '[tools]\nshell_enabled = true\nshell_allowlist = ["ls"]\nhttp_allowlist = ["https://example.com/"]\n';
+    const extra =
+      '[tools]\nshell_enabled = true\nshell_allowlist = ["ls"]\nhttp_allowlist = ["https://example.com/"]\n' +
+      '[tools.web_search]\nbackend = "searxng"\nurl = "http://127.0.0.1:8888"\n';
     const ws = tempWorkspace(fakeProviderConfig(fake.url, extra));
     try {
       const run = await runPrx(["agent", "--workspace", ws.dir, "-m", "which tools?"]);

@@ -61,8 +61,10 @@ afterAll(() => {
 
 const base = `http://127.0.0.1:${server.port}`;
 
-function registryWith(overrides: Parameters<typeof toolsConfig>[0]) {
-  return new ToolRegistry({ builtins: [createHttpTool(toolsConfig(overrides))] });
+/** The fake server listens on loopback: reached only when [tools.outbound] allow_addresses names it. */
+function registryWith(overrides: Parameters<typeof toolsConfig>[0], allowPrivate = true) {
+  const outbound = { allow_private: false, allow_addresses: allowPrivate ? ["127.0.0.1"] : [], allow_hosts: [], deny_hosts: [] };
+  return new ToolRegistry({ builtins: [createHttpTool(toolsConfig({ outbound, ...overrides }))] });
 }
 
 async function request(registry: ToolRegistry, args: Record<string, unknown>) {
@@ -75,6 +77,13 @@ describe("http_request", () => {
     expect(result.success).toBe(false);
     expect(result.error).toContain("http_allowlist");
     expect(result.error).toContain("config.toml");
+  });
+
+  test("an allowlisted loopback URL is still refused unless [tools.outbound] allows its address", async () => {
+    const result = await request(registryWith({ http_allowlist: [`${base}/api/`] }, false), { url: `${base}/api/hello` });
+    expect(result.success).toBe(false);
+    expect(result.error).toContain("127.0.0.1 is a loopback (127.0.0.0/8) address");
+    expect(result.error).toContain("allow_addresses");
   });
 
   test("an allowed URL is fetched with method and body", async () => {

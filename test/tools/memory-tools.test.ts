@@ -35,7 +35,12 @@ const call = (name: string, args: Record<string, unknown>) => registry.call(name
 
 describe("built-in tool set", () => {
   test("offers every built-in that can run, each with an object JSON Schema", () => {
-    const runnable = toolsConfig({ shell_enabled: true, shell_allowlist: ["ls"], http_allowlist: ["https://x.test/"] });
+    const runnable = toolsConfig({
+      shell_enabled: true,
+      shell_allowlist: ["ls"],
+      http_allowlist: ["https://x.test/"],
+      web_search: { backend: "searxng", url: "http://127.0.0.1:8888", max_results: 5, timeout_ms: 10_000 },
+    });
     const all = new ToolRegistry({ builtins: createBuiltinTools({ config: runnable, workspace: dir, memory: () => backend }) });
     const specs = all.specs();
     expect(specs.map((s) => s.name)).toEqual([
@@ -45,14 +50,17 @@ describe("built-in tool set", () => {
       "http_request",
       "file_read",
       "file_write",
+      "file_edit",
+      "web_fetch",
+      "web_search",
       "shell",
     ]);
     for (const spec of specs) {
       expect(spec.parameters.type).toBe("object");
       expect(spec.parameters.$schema).toBeUndefined();
     }
-    // The defaults leave shell off and http_request without an allowlist: both would refuse every call.
-    expect(registry.names()).toEqual(["memory_store", "memory_recall", "memory_forget", "file_read", "file_write"]);
+    // The defaults leave shell off, http_request without an allowlist and web_search without a backend.
+    expect(registry.names()).toEqual(["memory_store", "memory_recall", "memory_forget", "file_read", "file_write", "file_edit", "web_fetch"]);
   });
 });
 

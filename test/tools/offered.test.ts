@@ -1,6 +1,6 @@
 /**
  * Which tools the model is offered: only those that can run under the config (shell off or without an allowlist,
- * http_request without an allowlist are not), and wasm_plugins_manage only when `[tools] enabled` opts in. Checked
+ * http_request without an allowlist, web_search without a backend are not), and wasm_plugins_manage only when `[tools] enabled` opts in. Checked
  * where it matters: the tool list a real turn sends to the provider (a fake OpenAI server on 127.0.0.1).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -41,23 +41,27 @@ async function offeredInATurn(host: AgentHost): Promise<string[]> {
   return (body.tools ?? []).map((tool) => tool.function.name).sort();
 }
 
-const MEMORY_AND_FILES = ["file_read", "file_write", "memory_forget", "memory_recall", "memory_store"];
+/** Offered under the default config: memory, files and web_fetch (public hosts only). */
+const MEMORY_AND_FILES = ["file_edit", "file_read", "file_write", "memory_forget", "memory_recall", "memory_store", "web_fetch"];
 
 describe("tools offered to the model", () => {
-  test("the default config offers only tools that can run: no shell, no http_request, no wasm_plugins_manage", async () => {
+  test("the default config offers only tools that can run: no shell, no http_request, no web_search, no wasm_plugins_manage", async () => {
     const host = await hostWith("");
     try {
       expect(await offeredInATurn(host)).toEqual(MEMORY_AND_FILES);
-      expect(host.tools.unavailable().map((t) => t.name).sort()).toEqual(["http_request", "shell"]);
+      expect(host.tools.unavailable().map((t) => t.name).sort()).toEqual(["http_request", "shell", "web_search"]);
     } finally {
       await host.close();
     }
   });
 
-  test("shell and http_request are offered once the config lets them run", async () => {
-    const host = await hostWith('shell_enabled = true\nshell_allowlist = ["ls"]\nhttp_allowlist = ["https://example.com/"]');
+  test("shell, http_request and web_search are offered once the config lets them run", async () => {
+    const host = await hostWith(
+      'shell_enabled = true\nshell_allowlist = ["ls"]\nhttp_allowlist = ["https://example.com/"]\n' +
+        '[tools.web_search]\nbackend = "searxng"\nurl = "http://127.0.0.1:8888"',
+    );
     try {
-      expect(await offeredInATurn(host)).toEqual([...MEMORY_AND_FILES, "http_request", "shell"].sort());
+      expect(await offeredInATurn(host)).toEqual([...MEMORY_AND_FILES, "http_request", "shell", "web_search"].sort());
       expect(host.tools.unavailable()).toEqual([]);
     } finally {
       await host.close();
@@ -70,6 +74,7 @@ describe("tools offered to the model", () => {
       expect(await offeredInATurn(host)).toEqual(MEMORY_AND_FILES);
       expect(host.tools.unavailable()).toEqual([
         { name: "http_request", reason: expect.stringContaining("http_allowlist is empty") },
+        { name: "web_search", reason: expect.stringContaining("[tools.web_search]") },
         { name: "shell", reason: expect.stringContaining("shell_allowlist is empty") },
       ]);
     } finally {

@@ -3,6 +3,7 @@ import type { Tool } from "../types.ts";
 import { httpUnavailable } from "./http-allowlist.ts";
 import { shellUnavailable } from "./shell-policy.ts";
 import type { BuiltinToolsOptions } from "./types.ts";
+import { webSearchUnavailable } from "./web-search-policy.ts";
 
 /** Defined by build.ts in the compiled binary: specsFromSchemas() computed at build, as JSON. */
 declare const PRX_BUILTIN_TOOL_SPECS: string | undefined;
@@ -21,6 +22,7 @@ export async function builtinToolSpecs(): Promise<ToolSpec[]> {
 function unavailable(name: string, options: BuiltinToolsOptions): string | undefined {
   if (name === "http_request") return httpUnavailable(options.config);
   if (name === "shell") return shellUnavailable(options.config);
+  if (name === "web_search") return webSearchUnavailable(options.config);
   return undefined;
 }
 

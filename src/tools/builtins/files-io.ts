@@ -4,7 +4,7 @@ import { PrxError } from "../../core/errors.ts";
 import { fail, ok } from "../result.ts";
 import type { ToolResult } from "../types.ts";
 import { confineRead, confineWrite } from "./confine.ts";
-import type { FileReadArgs, FileWriteArgs } from "./schemas.ts";
+import type { FileEditArgs, FileReadArgs, FileWriteArgs } from "./schemas.ts";
 
 /** What file_read and file_write do once called (files.ts declares them; this loads with the first call). */
 
@@ -66,4 +66,30 @@ export function writeWorkspaceFile(config: ToolsConfig, workspace: string, args:
   const destination = confineWrite(workspace, args.path);
   const written = writeFileCapped(destination, args.content, args.append === true, config.file_max_bytes);
   return ok(`${args.append ? "appended" : "wrote"} ${written} bytes to ${args.path}`);
+}
+
+/**
+ * file_edit: replace the one occurrence of old_text with new_text in a file inside the workspace (never in the paths
+ * prx manages). Missing or repeated old_text fails and leaves the file as it was.
+ */
+export function editWorkspaceFile(config: ToolsConfig, workspace: string, args: FileEditArgs): ToolResult {
+  const destination = confineWrite(workspace, args.path);
+  const before = readFileCapped(confineRead(workspace, args.path), config.file_max_bytes);
+  const at = before.indexOf(args.old_text);
+  if (at === -1) {
+    return fail(`file_edit: old_text was not found in ${args.path}; read the file and copy the text exactly (spaces and line breaks included)`);
+  }
+  const again = before.indexOf(args.old_text, at + 1);
+  if (again !== -1) {
+    const line = (offset: number) => before.slice(0, offset).split("\n").length;
+    return fail(
+      `file_edit: old_text occurs more than once in ${args.path} (lines ${line(at)} and ${line(again)}); ` +
+        "include more of the surrounding text so it matches one place only",
+    );
+  }
+  const after = before.slice(0, at) + args.new_text + before.slice(at + args.old_text.length);
+  const size = Buffer.byteLength(after, "utf8");
+  if (size > config.file_max_bytes) return fail(tooLarge("file after the edit", size, config.file_max_bytes).describe());
+  writeFileCapped(destination, after, false, config.file_max_bytes);
+  return ok(`edited ${args.path}: replaced ${args.old_text.length} characters at line ${before.slice(0, at).split("\n").length} with ${args.new_text.length}`);
 }

@@ -1,12 +1,12 @@
 import type { ToolsConfig } from "../../config/schema.ts";
 import { defineTool } from "../define.ts";
 import type { Tool } from "../types.ts";
-import { BUILTIN_TOOL_DESCRIPTIONS, FileReadArgs, FileWriteArgs } from "./schemas.ts";
+import { BUILTIN_TOOL_DESCRIPTIONS, FileEditArgs, FileReadArgs, FileWriteArgs } from "./schemas.ts";
 
 /** The tools' I/O, loaded by the first call. */
 const io = () => import("./files-io.ts");
 
-/** file_read and file_write, confined to the workspace root. */
+/** file_read, file_write and file_edit, confined to the workspace root. */
 export function createFileTools(config: ToolsConfig, workspace: string): Tool[] {
   return [
     defineTool({
@@ -23,6 +23,14 @@ export function createFileTools(config: ToolsConfig, workspace: string): Tool[] 
       args: FileWriteArgs,
       async run(args) {
         return (await io()).writeWorkspaceFile(config, workspace, args);
+      },
+    }),
+    defineTool({
+      name: "file_edit",
+      description: BUILTIN_TOOL_DESCRIPTIONS.file_edit,
+      args: FileEditArgs,
+      async run(args) {
+        return (await io()).editWorkspaceFile(config, workspace, args);
       },
     }),
   ];

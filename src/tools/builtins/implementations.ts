@@ -3,6 +3,8 @@ import { createFileTools } from "./files.ts";
 import { createHttpTool } from "./http.ts";
 import { createMemoryTools } from "./memory.ts";
 import { createShellTool } from "./shell.ts";
+import { createWebFetchTool } from "./web-fetch.ts";
+import { createWebSearchTool } from "./web-search.ts";
 import type { BuiltinToolsOptions } from "./types.ts";
 
 /**
@@ -14,8 +16,10 @@ export function createBuiltinTools(options: BuiltinToolsOptions): Tool[] {
     ...createMemoryTools(options.memory),
     createHttpTool(options.config),
     ...createFileTools(options.config, options.workspace),
+    createWebFetchTool(options.config),
+    createWebSearchTool(options.config),
     createShellTool(options.config, options.workspace),
   ];
 }
 
-export { createFileTools, createHttpTool, createMemoryTools, createShellTool };
+export { createFileTools, createHttpTool, createMemoryTools, createShellTool, createWebFetchTool, createWebSearchTool };

@@ -11,6 +11,9 @@ export const BUILTIN_TOOL_NAMES: readonly string[] = [
   "http_request",
   "file_read",
   "file_write",
+  "file_edit",
+  "web_fetch",
+  "web_search",
   "shell",
 ];
 

@@ -5,7 +5,13 @@ import {
   MEMORY_MAX_KEY_BYTES,
   MEMORY_MAX_RECALL_LIMIT,
 } from "../../memory/limits.ts";
-import { HTTP_MAX_REQUEST_BODY_BYTES, SHELL_MAX_ARGS } from "../limits.ts";
+import {
+  HTTP_MAX_REQUEST_BODY_BYTES,
+  SHELL_MAX_ARGS,
+  WEB_FETCH_DEFAULT_CHARS,
+  WEB_FETCH_MAX_CHARS,
+  WEB_SEARCH_MAX_QUERY_CHARS,
+} from "../limits.ts";
 
 /**
  * The wire formats of the built-in tools: each tool's arguments (the one schema that validates a call, and, turned
@@ -46,6 +52,34 @@ export const FileWriteArgs = z.strictObject({
   path: z.string().min(1).describe("path relative to the workspace; missing directories are created"),
   content: z.string(),
   append: z.boolean().optional().describe("append instead of replacing the file"),
+});
+
+export const FileEditArgs = z.strictObject({
+  path: z.string().min(1).describe("path relative to the workspace; the file must exist"),
+  old_text: z.string().min(1).describe("the exact text to replace; it must occur exactly once in the file"),
+  new_text: z.string().describe("the text to put in its place (empty deletes it)"),
+});
+
+export const WebFetchArgs = z.strictObject({
+  url: z.string().min(1).describe("absolute http(s) URL of a public page"),
+  max_chars: z
+    .number()
+    .int()
+    .min(1)
+    .max(WEB_FETCH_MAX_CHARS)
+    .optional()
+    .describe(`characters of text returned (default ${WEB_FETCH_DEFAULT_CHARS}, at most ${WEB_FETCH_MAX_CHARS})`),
+});
+
+export const WebSearchArgs = z.strictObject({
+  query: z.string().trim().min(1).max(WEB_SEARCH_MAX_QUERY_CHARS).describe(`what to search for (max ${WEB_SEARCH_MAX_QUERY_CHARS} characters)`),
+  count: z.number().int().min(1).max(20).optional().describe("results wanted (default tools.web_search.max_results, which also caps it)"),
+});
+
+/** What web_search returns to the model, as JSON text. */
+export const WebSearchResultsSchema = z.object({
+  query: z.string(),
+  results: z.array(z.object({ title: z.string(), url: z.string(), snippet: z.string() })),
 });
 
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
@@ -90,6 +124,11 @@ export const BUILTIN_TOOL_DESCRIPTIONS = {
   http_request: "Make an HTTP request to an allowed URL and return status, content type and body text.",
   file_read: "Read a UTF-8 text file inside the workspace.",
   file_write: "Write (or append to) a text file inside the workspace.",
+  file_edit:
+    "Replace one exact piece of text in a file inside the workspace with new text; fails when the old text is missing or occurs more than once.",
+  web_fetch:
+    "Fetch a public web page (GET) and return its readable text: title, headings, paragraphs, links and tables as Markdown; text and JSON as they are.",
+  web_search: "Search the web; returns titles, URLs and snippets of the best results.",
   shell:
     "Run one allowed program with arguments in the workspace directory (no shell interpretation). " +
     "Returns exit code, stdout and stderr.",
@@ -103,6 +142,9 @@ export const BUILTIN_TOOL_ARGS = {
   http_request: HttpRequestArgs,
   file_read: FileReadArgs,
   file_write: FileWriteArgs,
+  file_edit: FileEditArgs,
+  web_fetch: WebFetchArgs,
+  web_search: WebSearchArgs,
   shell: ShellArgs,
 } as const;
 
@@ -113,5 +155,9 @@ export type MemoryForgetArgs = z.output<typeof MemoryForgetArgs>;
 export type FileReadArgs = z.output<typeof FileReadArgs>;
 export type FileWriteArgs = z.output<typeof FileWriteArgs>;
 export type HttpRequestArgs = z.output<typeof HttpRequestArgs>;
+export type FileEditArgs = z.output<typeof FileEditArgs>;
+export type WebFetchArgs = z.output<typeof WebFetchArgs>;
+export type WebSearchArgs = z.output<typeof WebSearchArgs>;
+export type WebSearchResults = z.infer<typeof WebSearchResultsSchema>;
 export type HttpToolResponse = z.infer<typeof HttpResponseSchema>;
 export type ShellArgs = z.output<typeof ShellArgs>;
