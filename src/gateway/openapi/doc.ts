@@ -12,6 +12,8 @@ export interface RouteDoc {
   responses: Record<number, ResponseDoc>;
   /** Statuses answered with the standard error body. */
   errors?: number[];
+  /** The error body of this route when it is not the gateway's own (a client wire's, e.g. Anthropic's). */
+  errorSchema?: Schema;
 }
 
 /** The bearer token requirement of every route that is not declared `auth: false` (see middleware/bearer-auth.ts). */
@@ -60,7 +62,7 @@ export function doc(route: RouteDoc): Record<string, unknown> {
       for (const status of errors) {
         out[status] = {
           description: ERROR_TEXT[status] ?? "error",
-          content: { "application/json": { schema: jsonSchema(ErrorBodySchema) } },
+          content: { "application/json": { schema: jsonSchema(route.errorSchema ?? ErrorBodySchema) } },
         };
       }
       return out;
