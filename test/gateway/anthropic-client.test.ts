@@ -96,7 +96,7 @@ describe("@anthropic-ai/sdk against prx's POST /v1/messages", () => {
       max_tokens: 64,
       messages: [{ role: "user", content: [{ type: "text", text: "to claude" }] }],
     });
-    expect(message.content).toEqual([{ type: "text", text: "echo: to claude" }]);
+    expect(message.content as unknown).toEqual([{ type: "text", text: "echo: to claude" }]);
     expect(anthropic.chatRequests().at(-1)!.headers["x-api-key"]).toBe("upstream-key");
   });
 
@@ -117,7 +117,7 @@ describe("@anthropic-ai/sdk against prx's POST /v1/messages", () => {
       ],
     });
     expect(second.stop_reason).toBe("end_turn");
-    expect(second.content).toEqual([{ type: "text", text: "tool said: sunny, 21 C" }]);
+    expect(second.content as unknown).toEqual([{ type: "text", text: "tool said: sunny, 21 C" }]);
     // the upstream got the call and its answer paired, as OpenAI's wire requires
     const sent = openai.chatRequests().at(-1)!.body as { messages: Array<Record<string, unknown>> };
     expect(sent.messages.at(-2)).toMatchObject({ role: "assistant", tool_calls: [{ id: use.id, function: { name: "get_weather" } }] });
@@ -139,7 +139,7 @@ describe("@anthropic-ai/sdk against prx's POST /v1/messages", () => {
         { role: "user", content: [{ type: "tool_result", tool_use_id: use.id, content: [{ type: "text", text: "snow" }] }] },
       ],
     });
-    expect(second.content).toEqual([{ type: "text", text: "tool said: snow" }]);
+    expect(second.content as unknown).toEqual([{ type: "text", text: "tool said: snow" }]);
   });
 
   test("an image block reaches the provider as an image", async () => {
@@ -156,7 +156,7 @@ describe("@anthropic-ai/sdk against prx's POST /v1/messages", () => {
         },
       ],
     });
-    expect(message.content).toEqual([{ type: "text", text: "echo: what is this?" }]);
+    expect(message.content as unknown).toEqual([{ type: "text", text: "echo: what is this?" }]);
     const sent = openai.chatRequests().at(-1)!.body as { messages: Array<{ role: string; content: unknown }> };
     expect(sent.messages.findLast((m) => m.role === "user")!.content).toEqual([
       { type: "text", text: "what is this?" },
@@ -176,7 +176,7 @@ describe("@anthropic-ai/sdk against prx's POST /v1/messages", () => {
     stream.on("streamEvent", (event) => events.push(event.type));
     const final = await stream.finalMessage();
     expect(text).toBe("echo: stream this answer please");
-    expect(final.content).toEqual([{ type: "text", text: "echo: stream this answer please" }]);
+    expect(final.content as unknown).toEqual([{ type: "text", text: "echo: stream this answer please" }]);
     expect(final.stop_reason).toBe("end_turn");
     expect(final.usage.output_tokens).toBeGreaterThan(0);
     expect(events[0]).toBe("message_start");
@@ -226,7 +226,7 @@ describe("@anthropic-ai/sdk against prx's POST /v1/messages", () => {
       tools: [weather],
       messages: [question, { role: "assistant", content: first.content }, { role: "user", content: [{ type: "tool_result", tool_use_id: use.id, content: "hot" }] }],
     });
-    expect((await next.finalMessage()).content).toEqual([{ type: "text", text: "tool said: hot" }]);
+    expect((await next.finalMessage()).content as unknown).toEqual([{ type: "text", text: "tool said: hot" }]);
   });
 
   test("stop_sequences cut the text, streamed and not", async () => {
@@ -272,7 +272,7 @@ describe("@anthropic-ai/sdk against prx's POST /v1/messages", () => {
   test("a bearer token works too, and anthropic-beta headers are accepted", async () => {
     const bearer = new Anthropic({ baseURL: gateway.url, authToken: token, apiKey: null, maxRetries: 0, defaultHeaders: { "anthropic-beta": "some-future-beta-2099-01-01" } });
     const message = await bearer.messages.create({ model: "fake-model", max_tokens: 8, messages: [{ role: "user", content: "bearer" }] });
-    expect(message.content).toEqual([{ type: "text", text: "echo: bearer" }]);
+    expect(message.content as unknown).toEqual([{ type: "text", text: "echo: bearer" }]);
   });
 
   test("a provider failure mid-stream is an error event the SDK raises", async () => {

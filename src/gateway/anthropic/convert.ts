@@ -13,6 +13,11 @@ function imageOf(block: ImageBlock, where: string): MediaRef {
   return imageFromBytes(Buffer.from(source.data, "base64"), { base64: source.data, where });
 }
 
+function resultPart(part: { type: string; text?: unknown }): string {
+  if (part.type === "text" && typeof part.text === "string") return part.text;
+  return part.type === "image" ? "[image returned by the tool, not shown]" : `[${part.type} block returned by the tool, not shown]`;
+}
+
 /** A tool result's text: its string, or its text blocks; an image in it becomes a note (tool messages carry text). */
 function resultText(block: ToolResultBlock): string {
   const content = block.content;
@@ -21,7 +26,7 @@ function resultText(block: ToolResultBlock): string {
       ? ""
       : typeof content === "string"
         ? content
-        : content.map((part) => (part.type === "text" ? part.text : "[image returned by the tool, not shown]")).join("\n");
+        : content.map(resultPart).join("\n");
   return block.is_error ? `Error: ${text}` : text;
 }
 
@@ -41,6 +46,14 @@ function toChatMessages(message: MessageParam, index: number, out: ChatMessage[]
   const content = message.content;
   if (typeof content === "string") {
     out.push({ role: message.role, content });
+    return;
+  }
+  if (message.role === "system") {
+    const texts = content.map((block, j) => {
+      if (block.type !== "text") throw new PrxError("BAD_REQUEST", `messages.${index}.content.${j}: a system message takes text blocks, got "${block.type}"`);
+      return block.text;
+    });
+    out.push({ role: "system", content: texts.join("\n") });
     return;
   }
   if (message.role === "assistant") {
@@ -77,6 +90,7 @@ function checkToolPairing(messages: readonly MessageParam[]): void {
   let open: Set<string> | null = null;
   let opener = -1;
   for (const [index, message] of messages.entries()) {
+    if (message.role === "system") continue;
     const blocks = typeof message.content === "string" ? [] : message.content;
     if (message.role === "user") {
       for (const block of blocks) {
@@ -122,25 +136,29 @@ function checkToolPairing(messages: readonly MessageParam[]): void {
  */
 export function toTurnMessages(request: Pick<MessagesRequest, "messages" | "system">): TurnMessages {
   const { messages } = request;
-  const last = messages.at(-1)!;
+  // System messages after the last user message are part of the conversation before it.
+  let at = messages.length - 1;
+  while (at > 0 && messages[at]!.role === "system") at--;
+  const last = messages[at]!;
   if (last.role !== "user") {
-    throw new PrxError("BAD_REQUEST", "the last message must have role \"user\"; prx does not continue a prefilled assistant message", {
+    throw new PrxError("BAD_REQUEST", `the last message must have role "user", got "${last.role}"; prx does not continue a prefilled assistant message`, {
       hint: "end the conversation with the user's message or the tool_result blocks of the tool_use calls",
     });
   }
   checkToolPairing(messages);
   const history = systemMessage(request.system);
-  for (let i = 0; i < messages.length - 1; i++) toChatMessages(messages[i]!, i, history);
+  for (let i = 0; i < at; i++) toChatMessages(messages[i]!, i, history);
+  const trailing: ChatMessage[] = [];
+  for (let i = at + 1; i < messages.length; i++) toChatMessages(messages[i]!, i, trailing);
   const tail: ChatMessage[] = [];
-  toChatMessages(last, messages.length - 1, tail);
+  toChatMessages(last, at, tail);
   const user = tail.at(-1);
   if (user?.role !== "user") {
-    if (tail.length === 0) throw new PrxError("BAD_REQUEST", `messages.${messages.length - 1}: the user message is empty`);
-    return { history: [...history, ...tail], text: "", continuation: true };
+    if (tail.length === 0) throw new PrxError("BAD_REQUEST", `messages.${at}: the user message is empty`);
+    return { history: [...history, ...tail, ...trailing], text: "", continuation: true };
   }
-  history.push(...tail.slice(0, -1));
-  if (user.content.trim() === "" && !user.media?.length)
-    throw new PrxError("BAD_REQUEST", `messages.${messages.length - 1}: the user message is empty`);
+  history.push(...tail.slice(0, -1), ...trailing);
+  if (user.content.trim() === "" && !user.media?.length) throw new PrxError("BAD_REQUEST", `messages.${at}: the user message is empty`);
   return user.media ? { history, text: user.content, media: user.media, continuation: false } : { history, text: user.content, continuation: false };
 }
 

@@ -46,7 +46,10 @@ export const ToolUseBlockSchema = z.looseObject({
 export const ToolResultBlockSchema = z.looseObject({
   type: z.literal("tool_result"),
   tool_use_id: z.string().min(1),
-  content: z.union([z.string(), z.array(z.union([TextBlockSchema, ImageBlockSchema]))]).optional(),
+  content: z
+    .union([z.string(), z.array(z.looseObject({ type: z.string() }))])
+    .optional()
+    .describe("a string or blocks: text is kept; an image or other block becomes a note in the text"),
   is_error: z.boolean().optional(),
   cache_control: CacheControl,
 });
@@ -63,8 +66,9 @@ export const ContentBlockSchema = z.discriminatedUnion("type", [
 ]);
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
+/** `system` messages may sit among the others (text only): they are kept in the conversation as system messages. */
 export const MessageParamSchema = z.looseObject({
-  role: z.enum(["user", "assistant"]),
+  role: z.enum(["user", "assistant", "system"]),
   content: z.union([z.string().max(MESSAGE_MAX_CHARS), z.array(ContentBlockSchema)]),
 });
 export type MessageParam = z.infer<typeof MessageParamSchema>;
