@@ -29,9 +29,18 @@ export class StopScanner {
       this.held = "";
       return buffer.slice(0, at);
     }
-    const cut = Math.max(0, buffer.length - this.keep);
+    const cut = buffer.length - this.pendingLength(buffer);
     this.held = buffer.slice(cut);
     return buffer.slice(0, cut);
+  }
+
+  /** Length of the longest end of `buffer` that a stop sequence begins with (it may yet become that stop). */
+  private pendingLength(buffer: string): number {
+    for (let length = Math.min(this.keep, buffer.length); length > 0; length--) {
+      const tail = buffer.slice(buffer.length - length);
+      if (this.stops.some((stop) => stop.startsWith(tail))) return length;
+    }
+    return 0;
   }
 
   /** What was held back, at the end of the text. */
