@@ -210,6 +210,8 @@ describe("the API reference", () => {
     expect(messages.requestBody.content["application/json"].schema.required).toEqual(expect.arrayContaining(["model", "messages", "max_tokens"]));
     expect(messages.responses["200"].content["application/json"].schema.properties.stop_reason.enum).toContain("tool_use");
     expect(messages.responses["400"].content["application/json"].schema.properties.type.enum).toEqual(["error"]);
+    expect(messages.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+    expect(document.components.securitySchemes.apiKey).toMatchObject({ type: "apiKey", in: "header", name: "x-api-key" });
     expect(document.paths["/v1/messages/count_tokens"].post.responses["200"]).toBeDefined();
     expect(document.paths["/v1/embeddings"].post.requestBody.content["application/json"].schema.properties.encoding_format.enum).toEqual(["float", "base64"]);
     expect(document.paths["/v1/completions"].post.responses["404"]).toBeDefined();

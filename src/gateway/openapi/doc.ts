@@ -14,10 +14,14 @@ export interface RouteDoc {
   errors?: number[];
   /** The error body of this route when it is not the gateway's own (a client wire's, e.g. Anthropic's). */
   errorSchema?: Schema;
+  /** Document the token in `x-api-key` as well (every route takes it; the wires whose clients send it say so). */
+  apiKey?: boolean;
 }
 
 /** The bearer token requirement of every route that is not declared `auth: false` (see middleware/bearer-auth.ts). */
 export const BEARER_SECURITY = [{ bearer: [] }];
+/** Either the bearer token or the same token in `x-api-key` (middleware/bearer-auth.ts). */
+export const API_KEY_SECURITY = [{ bearer: [] }, { apiKey: [] }];
 
 const ERROR_TEXT: Record<number, string> = {
   400: "bad request (malformed JSON, invalid fields)",
@@ -44,7 +48,7 @@ export function doc(route: RouteDoc): Record<string, unknown> {
     summary: route.summary,
     tags: route.tags,
     ...(route.description ? { description: route.description } : {}),
-    security: BEARER_SECURITY,
+    security: route.apiKey ? API_KEY_SECURITY : BEARER_SECURITY,
   };
   Object.defineProperty(detail, "responses", {
     enumerable: true,

@@ -46,6 +46,7 @@ export function anthropicRoutes(app: GatewayElysia, gw: GatewayContext): void {
       responses: { 200: MessageSchema },
       errors: ERRORS,
       errorSchema: AnthropicErrorBodySchema,
+      apiKey: true,
     }),
   });
   app.post("/v1/messages/count_tokens", async ({ body }) => (await load()).countTokens(gw, body), {
@@ -61,6 +62,7 @@ export function anthropicRoutes(app: GatewayElysia, gw: GatewayContext): void {
       responses: { 200: CountTokensResponseSchema },
       errors: [400, 401, 404, 413, 415, 429],
       errorSchema: AnthropicErrorBodySchema,
+      apiKey: true,
     }),
   });
 }
