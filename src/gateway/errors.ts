@@ -2,7 +2,7 @@ import { z } from "zod";
 import { PrxError, type ErrorCode } from "../core/errors.ts";
 import { describeSchemaIssues, isRouteSchema, type SchemaIssue } from "./route-schema.ts";
 import { jsonResponse } from "./json-response.ts";
-import { anthropicErrorBody, isAnthropicPath } from "./anthropic/errors.ts";
+import { anthropicErrorBody, anthropicStatus, isAnthropicPath } from "./anthropic/errors.ts";
 
 export { jsonResponse };
 
@@ -85,10 +85,12 @@ export function openaiErrorBody(error: PrxError): {
  * the gateway's own elsewhere.
  */
 export function errorResponseFor(path: string, error: PrxError, headers?: Record<string, string>): Response {
-  const status = statusOf(error);
-  if (isAnthropicPath(path)) return jsonResponse(anthropicErrorBody(error, status, headers?.["x-request-id"] ?? null), status, headers);
+  if (isAnthropicPath(path)) {
+    const status = anthropicStatus(statusOf(error));
+    return jsonResponse(anthropicErrorBody(error, status, headers?.["x-request-id"] ?? null), status, headers);
+  }
   const body = path.startsWith(OPENAI_PATH_PREFIX) ? openaiErrorBody(error) : errorBody(error);
-  return jsonResponse(body, status, headers);
+  return jsonResponse(body, statusOf(error), headers);
 }
 
 /** Elysia's own error codes (routing, parsing, validation) as PrxErrors. */

@@ -116,10 +116,10 @@ describe("Anthropic's errors", () => {
     expect((await post("/v1/messages", "{nope")).body.error.type).toBe("invalid_request_error");
   });
 
-  test("the provider failing: 502 api_error", async () => {
+  test("the provider failing: 500 api_error (Anthropic answers no 502)", async () => {
     fake.enqueue({ type: "error", status: 500 });
     const failed = await post("/v1/messages", message());
-    expect(failed.status).toBe(502);
+    expect(failed.status).toBe(500);
     expect(failed.body.error.type).toBe("api_error");
   });
 

@@ -7,6 +7,16 @@ export function isAnthropicPath(path: string): boolean {
   return path === ANTHROPIC_PATH_PREFIX || path.startsWith(`${ANTHROPIC_PATH_PREFIX}/`);
 }
 
+/**
+ * The status Anthropic's API would answer: 4xx as they are; of the 5xx, 503 (not ready, shutting down) is its 529
+ * overloaded_error and every other one its 500 api_error (a provider's failure included: Anthropic never answers
+ * 502 or 504). Its SDKs retry both.
+ */
+export function anthropicStatus(status: number): number {
+  if (status < 500) return status;
+  return status === 503 ? 529 : 500;
+}
+
 /** Anthropic's error type for an HTTP status (https://docs.anthropic.com/en/api/errors). */
 export function anthropicErrorType(status: number): string {
   switch (status) {

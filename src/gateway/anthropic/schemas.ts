@@ -188,8 +188,8 @@ export const AnthropicErrorBodySchema = z
         .string()
         .describe(
           "invalid_request_error (400 and other 4xx), authentication_error (401), permission_error (403), " +
-            "not_found_error (404), request_too_large (413), rate_limit_error (429), api_error (500, 502, 504), " +
-            "overloaded_error (503)",
+            "not_found_error (404), request_too_large (413), rate_limit_error (429), api_error (500: a provider's " +
+            "failure too), overloaded_error (529: not ready or shutting down)",
         ),
       message: z.string(),
     }),

@@ -5,7 +5,7 @@ import { statusOf } from "../errors.ts";
 import { preflight } from "../reply.ts";
 import { sseResponse, type SseWriter } from "../sse.ts";
 import { runGatewayTurn } from "../turns.ts";
-import { anthropicErrorBody } from "./errors.ts";
+import { anthropicErrorBody, anthropicStatus } from "./errors.ts";
 import { toolUseBlock, wireUsage } from "./handlers.ts";
 import { StopScanner } from "./stop-sequences.ts";
 
@@ -82,6 +82,6 @@ export function streamMessage(gw: GatewayContext, input: Omit<TurnInput, "signal
 function failed(gw: GatewayContext, writer: SseWriter, thrown: unknown): void {
   const error = toPrxError(thrown);
   gw.logger.warn(`streamed message failed: ${error.message}`, { code: error.code });
-  const { type, error: detail } = anthropicErrorBody(error, statusOf(error), null);
+  const { type, error: detail } = anthropicErrorBody(error, anthropicStatus(statusOf(error)), null);
   writer.send("error", { type, error: detail });
 }

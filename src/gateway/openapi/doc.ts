@@ -32,9 +32,11 @@ const ERROR_TEXT: Record<number, string> = {
   413: "body larger than gateway.max_body_bytes",
   415: "content type is not application/json",
   429: "rate limited (see Retry-After)",
+  500: "internal error",
   501: "not supported by the configured memory backend",
   502: "provider failed",
   503: "not ready or shutting down",
+  529: "not ready or shutting down (Anthropic's overloaded_error)",
 };
 
 /**

@@ -19,7 +19,7 @@ const load = () => (handlers ??= import("../anthropic/handlers.ts"));
 export const MessagesBody = routeSchema(MessagesRequestSchema);
 export const CountTokensBody = routeSchema(CountTokensRequestSchema);
 
-const ERRORS = [400, 401, 404, 405, 413, 415, 429, 502, 503];
+const ERRORS = [400, 401, 404, 405, 413, 415, 429, 500, 529];
 
 /**
  * Anthropic's Messages API on the one internal turn. The token may come as `x-api-key` (as Anthropic's SDKs send
