@@ -237,6 +237,15 @@ describe("@anthropic-ai/sdk against prx's POST /v1/messages", () => {
     expect(streamed).toMatchObject({ content: [{ type: "text", text: "echo: one two " }], stop_reason: "stop_sequence", stop_sequence: "STOP" });
   });
 
+  test("models.list: Anthropic's list of the served models", async () => {
+    const ids: string[] = [];
+    for await (const model of client.models.list()) {
+      expect(model.type).toBe("model");
+      ids.push(model.id);
+    }
+    expect(ids).toEqual(["fake-model", "claude-fake"]);
+  });
+
   test("countTokens", async () => {
     const counted = await client.messages.countTokens({
       model: "fake-model",

@@ -120,3 +120,13 @@ export function countTokens(gw: GatewayContext, body: CountTokensRequest): Respo
 function imageTokens(width: number | undefined, height: number | undefined): number {
   return width && height ? Math.ceil((width * height) / 750) : IMAGE_TOKENS_UNKNOWN_SIZE;
 }
+
+/**
+ * GET /v1/models as Anthropic's API answers it (a request carrying `anthropic-version`, as Anthropic's SDKs send):
+ * the same models as the OpenAI list, one page.
+ */
+export function listModels(gw: GatewayContext): Response {
+  const created = new Date(gw.startedAt).toISOString();
+  const data = gw.models.catalog.map((entry) => ({ type: "model" as const, id: entry.id, display_name: entry.id, created_at: created }));
+  return jsonResponse({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+}
