@@ -36,7 +36,9 @@ export const ProviderConfigSchema = z
       .string()
       .min(1)
       .optional()
-      .describe("model for POST /embeddings (OpenAI-compatible only); remote plugins' TEXT_EMBEDDING uses it"),
+      .describe(
+        "model for POST /embeddings (OpenAI-compatible only): the gateway's POST /v1/embeddings serves it under this name; memory and remote plugins' TEXT_EMBEDDING use it",
+      ),
     transcription_model: z
       .string()
       .min(1)

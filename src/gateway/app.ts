@@ -1,9 +1,11 @@
 import { buildContext, type GatewayContext } from "./context.ts";
 import { gatewayElysia, type GatewayElysia } from "./elysia.ts";
 import { routeTable, type RouteTable } from "./route-table.ts";
+import { anthropicRoutes } from "./routes/anthropic.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { configRoutes } from "./routes/config.ts";
 import { consoleRoutes } from "./routes/console.ts";
+import { embeddingsRoutes } from "./routes/embeddings.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { memoryRoutes } from "./routes/memory.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
@@ -60,6 +62,8 @@ export function gatewayRoutes(
     transferRoutes,
     webhookRoutes,
     openaiRoutes,
+    anthropicRoutes,
+    embeddingsRoutes,
     consoleRoutes,
     swaggerRoutes,
   ]) {

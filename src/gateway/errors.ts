@@ -2,6 +2,7 @@ import { z } from "zod";
 import { PrxError, type ErrorCode } from "../core/errors.ts";
 import { describeSchemaIssues, isRouteSchema, type SchemaIssue } from "./route-schema.ts";
 import { jsonResponse } from "./json-response.ts";
+import { anthropicErrorBody, anthropicStatus, isAnthropicPath } from "./anthropic/errors.ts";
 
 export { jsonResponse };
 
@@ -79,8 +80,15 @@ export function openaiErrorBody(error: PrxError): {
   return { error: { message: error.message, type, param, code: error.code, ...(error.hint ? { hint: error.hint } : {}) } };
 }
 
-/** The error response for a request to `path`: OpenAI's shape under /v1/, the gateway's own elsewhere. */
+/**
+ * The error response for a request to `path`: Anthropic's shape under /v1/messages, OpenAI's elsewhere under /v1/,
+ * the gateway's own elsewhere.
+ */
 export function errorResponseFor(path: string, error: PrxError, headers?: Record<string, string>): Response {
+  if (isAnthropicPath(path)) {
+    const status = anthropicStatus(statusOf(error));
+    return jsonResponse(anthropicErrorBody(error, status, headers?.["x-request-id"] ?? null), status, headers);
+  }
   const body = path.startsWith(OPENAI_PATH_PREFIX) ? openaiErrorBody(error) : errorBody(error);
   return jsonResponse(body, statusOf(error), headers);
 }

@@ -70,3 +70,18 @@ export const BUN_MAX_REQUEST_BODY_BYTES = 128 * 1024 * 1024;
  * failed; the checks run together, so /health answers within about this long whatever it checks.
  */
 export const HEALTH_CHECK_TIMEOUT_MS = 1_000;
+
+/** Most messages accepted in one Anthropic Messages request. */
+export const ANTHROPIC_MAX_MESSAGES = 1000;
+/** Most client tools in one Anthropic Messages request. */
+export const ANTHROPIC_MAX_TOOLS = 128;
+/** Most stop sequences in one Anthropic Messages request. */
+export const ANTHROPIC_MAX_STOP_SEQUENCES = 16;
+/** Longest stop sequence (characters). */
+export const ANTHROPIC_STOP_SEQUENCE_MAX_CHARS = 256;
+/** Most texts in one POST /v1/embeddings request (the OpenAI API's own limit). */
+export { EMBED_MAX_INPUTS as EMBEDDINGS_MAX_INPUTS } from "../providers/openai-constants.ts";
+/** Longest text of one embeddings input (characters; OpenAI's models take at most 8192 tokens an input). */
+export const EMBEDDINGS_INPUT_MAX_CHARS = 32 * 1024;
+/** Largest `dimensions` a client may ask of an embedding model. */
+export { EMBED_MAX_DIMENSIONS as EMBEDDINGS_MAX_DIMENSIONS } from "../providers/openai-constants.ts";

@@ -25,7 +25,8 @@ export async function embedOpenAI(endpoint: EmbeddingEndpoint, request: EmbedReq
   const url = joinUrl(endpoint.baseUrl, "embeddings");
   const call = new ProviderCall(endpoint.target, endpoint.timeoutMs, request.signal);
   try {
-    const body = JSON.stringify({ model: endpoint.model, input: request.input, encoding_format: "float" });
+    const dimensions = request.dimensions === undefined ? {} : { dimensions: request.dimensions };
+    const body = JSON.stringify({ model: endpoint.model, input: request.input, encoding_format: "float", ...dimensions });
     const response = await call.fetch(endpoint.fetch, url, { method: "POST", headers: endpoint.headers(), body });
     const json = await call.readJson(response, url, endpoint.maxBytes);
     const parsed = (await openaiWire()).OpenAIEmbeddingResponseSchema.safeParse(json);
@@ -40,7 +41,10 @@ export async function embedOpenAI(endpoint: EmbeddingEndpoint, request: EmbedReq
       const count = parsed.data.data.length;
       throw protocolError(provider, `${url} answered ${count} embeddings for ${request.input.length} inputs`);
     }
-    return { embeddings: vectors as number[][], model: parsed.data.model ?? endpoint.model, provider };
+    const wrong = request.dimensions === undefined ? undefined : vectors.find((vector) => vector!.length !== request.dimensions);
+    if (wrong) throw protocolError(provider, `${url} answered vectors of ${wrong.length} dimensions, ${request.dimensions} were asked`);
+    const tokens = parsed.data.usage?.prompt_tokens;
+    return { embeddings: vectors as number[][], model: parsed.data.model ?? endpoint.model, provider, ...(tokens === undefined ? {} : { promptTokens: tokens }) };
   } catch (error) {
     throw call.fail(error, url);
   } finally {

@@ -42,6 +42,8 @@ export interface ChatResponse {
 export interface EmbedRequest {
   /** Texts to embed, one vector each (in order). */
   input: string[];
+  /** Length of the vectors, for models that can shorten theirs (OpenAI's text-embedding-3 models). */
+  dimensions?: number;
   signal?: AbortSignal;
 }
 
@@ -49,6 +51,8 @@ export interface EmbedResponse {
   embeddings: number[][];
   model: string;
   provider: string;
+  /** Tokens of the input, when the provider says. */
+  promptTokens?: number;
 }
 
 export interface TranscribeRequest {

@@ -1,6 +1,7 @@
 /**
  * The gateway's own latency per turn through /v1/chat/completions against the fake provider: turn overhead at
- * concurrency 1 and 16, p50/p99, minus the fake's own latency.
+ * concurrency 1 and 16, p50/p99, minus the fake's own latency; and the same turn through POST /v1/messages
+ * (Anthropic's wire), in blocks alternating with it, with its difference to chat completions.
  *
  * Every request carries a unique text, so each gateway turn is matched with the upstream request it caused, and
  * the fake reports how long it held that request (`handledMs`: its 20 ms delay, timer lateness included). Per turn:
@@ -34,6 +35,8 @@ const BARE_WARMUP = 400;
 const ROUNDS = 3;
 const CONCURRENCY = 16;
 const TARGET_P50_MS = 1;
+/** How much more a /v1/messages turn may cost than a /v1/chat/completions turn (p50), as the same turn on another wire. */
+const TARGET_MESSAGES_EXTRA_P50_MS = 0.2;
 const TARGET_P99_AT_16_MS = 5;
 
 interface Sample {
@@ -89,9 +92,23 @@ export async function turnOverheadRows({
     await response.arrayBuffer();
     return text;
   };
+  // The same turn on Anthropic's wire: the same text reaches the fake as the last user message.
+  const viaMessages = async () => {
+    const text = `bench message ${seq++}`;
+    const response = await fetch(`${gatewayUrl}/v1/messages`, {
+      method: "POST",
+      headers: { "x-api-key": token, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+      body: JSON.stringify({ model: "fake-model", max_tokens: 1024, messages: [{ role: "user", content: text }] }),
+    });
+    if (response.status !== 200) throw new Error(`gateway message: HTTP ${response.status} ${await response.text()}`);
+    await response.arrayBuffer();
+    return text;
+  };
   // What the gateway sends upstream for a turn (system prompt, tool specs): the fake alone gets the same.
   const warmup = await warmUp(gatewayPid, async () => {
-    const served = (await timed(CONCURRENCY, WARMUP_BLOCK_PER_WORKER, viaGateway)).length;
+    // messages first: the fake's last body, sent directly below, is then a chat completions turn's
+    const served = (await timed(CONCURRENCY, WARMUP_BLOCK_PER_WORKER / 4, viaMessages)).length +
+      (await timed(CONCURRENCY, WARMUP_BLOCK_PER_WORKER, viaGateway)).length;
     await fake.handled(); // forget the warm-up's records
     return served;
   }, quick);
@@ -117,8 +134,8 @@ export async function turnOverheadRows({
     [CONCURRENCY, TURNS_PER_WORKER],
   ] as const) {
     // Short blocks in rotating order, pooled: the three see the same machine state (no drift between them).
-    const kinds = [direct, bare, viaGateway];
-    const samples: Sample[][] = [[], [], []];
+    const kinds = [direct, bare, viaGateway, viaMessages];
+    const samples: Sample[][] = [[], [], [], []];
     const handled = new Map<string, number>();
     for (let round = 0; round < (quick ? 1 : ROUNDS); round++) {
       for (let k = 0; k < kinds.length; k++) {
@@ -132,10 +149,11 @@ export async function turnOverheadRows({
       if (ms === undefined) throw new Error(`the fake has no record of "${s.text}"`);
       return s.ms - ms;
     };
-    const [fakeOnly, hop, gateway] = samples.map((series) => stats(series.map((s) => s.ms)));
+    const [fakeOnly, hop, gateway, messages] = samples.map((series) => stats(series.map((s) => s.ms)));
     const floor = stats(samples[0]!.map(own)).p50;
     const perTurn = stats(samples[2]!.map((s) => own(s) - floor));
     const hopPerTurn = stats(samples[1]!.map((s) => own(s) - floor));
+    const messagesPerTurn = stats(samples[3]!.map((s) => own(s) - floor));
     const ms = (s: { p50: number; p99: number }) => `p50 ${s.p50.toFixed(2)} / p99 ${s.p99.toFixed(2)} ms`;
     const note =
       `gateway ${ms(gateway!)}; fake alone ${ms(fakeOnly!)}; bare proxy hop ${ms(hop!)}; ` +
@@ -152,6 +170,13 @@ export async function turnOverheadRows({
     row(`  same turns: gateway p50 minus fake-alone p50 ${at}`, gateway!.p50 - fakeOnly!.p50, { note });
     row(`  same turns: gateway p99 minus fake-alone p50 ${at}`, gateway!.p99 - fakeOnly!.p50, {
       note: `the fake alone: p99 - p50 = ${(fakeOnly!.p99 - fakeOnly!.p50).toFixed(2)} ms of its own jitter`,
+    });
+    row(`turn overhead p50 ${at} via POST /v1/messages (per turn, minus the fake's own time)`, messagesPerTurn.p50, {
+      note: `p99 ${messagesPerTurn.p99.toFixed(2)} ms; gateway ${ms(messages!)}`,
+    });
+    row(`  /v1/messages minus /v1/chat/completions, turn overhead p50 ${at}`, messagesPerTurn.p50 - perTurn.p50, {
+      target: { op: "<=", value: TARGET_MESSAGES_EXTRA_P50_MS },
+      note: "the same turn on Anthropic's wire, measured in blocks alternating with the chat completions series",
     });
     row(`bare proxy hop (transport floor) p50/p99 ${at}, per turn`, hopPerTurn.p50, {
       note: `a bare Bun.serve process forwarding the same upstream body; p99 ${hopPerTurn.p99.toFixed(2)} ms`,

@@ -202,7 +202,7 @@ export function fakeEmbedding(text: string): number[] {
 
 /** POST /v1/embeddings as api.openai.com answers it (https://platform.openai.com/docs/api-reference/embeddings). */
 function embeddingsResponse(body: unknown): Response {
-  const request = body as { model?: unknown; input?: unknown } | null;
+  const request = body as { model?: unknown; input?: unknown; dimensions?: unknown; encoding_format?: unknown } | null;
   const input = typeof request?.input === "string" ? [request.input] : request?.input;
   if (typeof request?.model !== "string" || !Array.isArray(input) || input.length === 0) {
     return openaiError(400, "'input' and 'model' are required.", "invalid_request_error", null);
@@ -210,10 +210,31 @@ function embeddingsResponse(body: unknown): Response {
   if (!input.every((text) => typeof text === "string" && text.length > 0)) {
     return openaiError(400, "'$.input' is invalid.", "invalid_request_error", null);
   }
+  const dimensions = request.dimensions;
+  if (dimensions !== undefined) {
+    // Only the text-embedding-3 models (and later) take `dimensions`; each has a largest length of its own.
+    if (!request.model.startsWith("text-embedding-3")) {
+      return openaiError(400, "This model does not support specifying dimensions.", "invalid_request_error", null);
+    }
+    if (typeof dimensions !== "number" || !Number.isInteger(dimensions) || dimensions < 1 || dimensions > FAKE_EMBEDDING_DIMENSIONS) {
+      return openaiError(400, `Invalid value for 'dimensions' = ${String(dimensions)}.`, "invalid_request_error", "dimensions");
+    }
+  }
+  const shorten = (vector: number[]) => {
+    if (dimensions === undefined) return vector;
+    const cut = vector.slice(0, dimensions as number);
+    const norm = Math.hypot(...cut) || 1;
+    return cut.map((v) => v / norm);
+  };
+  const encode = (vector: number[]) => {
+    if (request.encoding_format !== "base64") return vector;
+    const floats = new Float32Array(vector);
+    return Buffer.from(floats.buffer).toString("base64");
+  };
   const tokens = (input as string[]).reduce((sum, text) => sum + estimateTokens(text), 0);
   return Response.json({
     object: "list",
-    data: (input as string[]).map((text, index) => ({ object: "embedding", index, embedding: fakeEmbedding(text) })),
+    data: (input as string[]).map((text, index) => ({ object: "embedding", index, embedding: encode(shorten(fakeEmbedding(text))) })),
     model: request.model,
     usage: { prompt_tokens: tokens, total_tokens: tokens },
   });

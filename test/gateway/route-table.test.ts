@@ -38,6 +38,9 @@ describe("every route is in the OpenAPI document", () => {
       "POST /api/plugins/:name/probe",
       "POST /api/sessions/:id/message",
       "POST /v1/chat/completions",
+      "POST /v1/embeddings",
+      "POST /v1/messages",
+      "POST /v1/messages/count_tokens",
       "POST /webhook",
       "PUT /api/hooks",
     ]);

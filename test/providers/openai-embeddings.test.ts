@@ -38,6 +38,22 @@ describe("OpenAI-compatible embeddings", () => {
     expect(sent.body).toEqual({ model: "text-embedding-3-small", input, encoding_format: "float" });
   });
 
+  test("dimensions are passed on; the input's token count comes back; vectors of another length are a protocol error", async () => {
+    const p = provider(fake.url, "text-embedding-3-small");
+    const out = await p.embed!({ input: ["short one"], dimensions: 8 });
+    expect(out.embeddings[0]).toHaveLength(8);
+    expect(out.promptTokens).toBeGreaterThan(0);
+    expect(fake.requests.at(-1)!.body).toMatchObject({ dimensions: 8 });
+    const server = answering({ data: [{ index: 0, embedding: [1, 2, 3] }], model: "m" });
+    try {
+      const error = await failure(provider(`http://127.0.0.1:${server.port}/v1`, "m").embed!({ input: ["x"], dimensions: 8 }));
+      expect(isPrxError(error, "PROVIDER_PROTOCOL")).toBe(true);
+      expect(error.message).toContain("vectors of 3 dimensions, 8 were asked");
+    } finally {
+      server.stop(true);
+    }
+  });
+
   test("a provider without embedding_model has no embed; the reliability wrapper keeps what the provider has", () => {
     const options = { retries: 0, backoff_ms: 1, max_backoff_ms: 1 };
     expect(provider(fake.url).embed).toBeUndefined();

@@ -61,7 +61,7 @@ export class AuthService<T extends TokenStore = TokenStore> {
   authenticate(header: string | null): Credential | Promise<Credential> {
     if (!this.required) return OPEN_CREDENTIAL;
     if (!header) {
-      throw new PrxError("UNAUTHORIZED", "missing Authorization header; send Authorization: Bearer <token>", {
+      throw new PrxError("UNAUTHORIZED", "missing Authorization header; send Authorization: Bearer <token> (or x-api-key: <token>)", {
         hint:
           "pair with POST /pair (code printed at gateway start or by `prx gateway pair-code`), or create a token " +
           "with `prx gateway token create`",

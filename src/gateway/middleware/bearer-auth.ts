@@ -21,13 +21,24 @@ export interface BearerAuthOptions {
 }
 
 /**
+ * The token a request presents: `Authorization` as it is, or else `x-api-key: <token>` (how Anthropic's SDKs and
+ * tools built on them send a key) as the same bearer token.
+ */
+export function authorizationOf(headers: Headers): string | null {
+  const authorization = headers.get("authorization");
+  if (authorization !== null) return authorization;
+  const key = headers.get("x-api-key");
+  return key === null ? null : `Bearer ${key.trim()}`;
+}
+
+/**
  * The bearer token check before routing (so no body of an unauthenticated request is read): a missing, malformed or
  * revoked token is 401; the credential becomes `prx.credential`. A token PostgreSQL has to look up answers later.
  */
 export function bearerAuth({ auth, isPublic }: BearerAuthOptions) {
   return withRequestState("prx-bearer-auth").onRequest(function authenticate({ prx, request }): Awaitable<void> {
     if (isPublic(prx.path)) return;
-    return then(auth.authenticate(request.headers.get("authorization")), (credential) => {
+    return then(auth.authenticate(authorizationOf(request.headers)), (credential) => {
       prx.credential = credential;
     });
   });

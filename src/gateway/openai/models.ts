@@ -18,10 +18,13 @@ export interface ModelSelection {
 /**
  * Every model name the OpenAI-compatible API answers to, built once per gateway: a request's `model` costs one map
  * lookup. Names: each route hint (`hint:<name>` and bare), the default model, each provider's `models`, and each
- * `[gateway] model_aliases` entry (answered by its target; /v1/models lists it too).
+ * `[gateway] model_aliases` entry (answered by its target; /v1/models lists it too). Each provider's `embedding_model`
+ * is listed too and answers POST /v1/embeddings.
  */
 export interface ModelTable {
   select(requested: string): ModelSelection | undefined;
+  /** The provider whose `embedding_model` is `requested` (POST /v1/embeddings), if any. */
+  embedder(requested: string): string | undefined;
   /** For GET /v1/models, in the order above. */
   readonly catalog: readonly ModelEntry[];
 }
@@ -53,6 +56,14 @@ export function buildModelTable(config: Config, defaults: { provider: string; mo
     }
   }
   for (const route of config.model_routes) list(HINT + route.hint, route.provider);
+  // Embedding models answer POST /v1/embeddings only; the first provider naming one serves it.
+  const embedders = new Map<string, string>();
+  for (const [name, provider] of Object.entries(config.providers)) {
+    const model = provider.embedding_model;
+    if (model === undefined || provider.kind !== "openai-compatible" || embedders.has(model)) continue;
+    embedders.set(model, name);
+    list(model, name);
+  }
   for (const [alias, target] of Object.entries(config.gateway.model_aliases)) {
     const where = `[gateway] model_aliases "${alias}" = "${target}"`;
     if (byName.has(alias)) {
@@ -70,7 +81,7 @@ export function buildModelTable(config: Config, defaults: { provider: string; mo
     const owner = catalog.find((entry) => entry.id === target || entry.id === HINT + target)?.owned_by;
     list(alias, owner ?? defaults.provider);
   }
-  return { select: (requested) => byName.get(requested), catalog };
+  return { select: (requested) => byName.get(requested), embedder: (requested) => embedders.get(requested), catalog };
 }
 
 /** What an unknown `model` gets: the OpenAI API's own 404, word for word. */

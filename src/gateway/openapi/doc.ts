@@ -12,10 +12,16 @@ export interface RouteDoc {
   responses: Record<number, ResponseDoc>;
   /** Statuses answered with the standard error body. */
   errors?: number[];
+  /** The error body of this route when it is not the gateway's own (a client wire's, e.g. Anthropic's). */
+  errorSchema?: Schema;
+  /** Document the token in `x-api-key` as well (every route takes it; the wires whose clients send it say so). */
+  apiKey?: boolean;
 }
 
 /** The bearer token requirement of every route that is not declared `auth: false` (see middleware/bearer-auth.ts). */
 export const BEARER_SECURITY = [{ bearer: [] }];
+/** Either the bearer token or the same token in `x-api-key` (middleware/bearer-auth.ts). */
+export const API_KEY_SECURITY = [{ bearer: [] }, { apiKey: [] }];
 
 const ERROR_TEXT: Record<number, string> = {
   400: "bad request (malformed JSON, invalid fields)",
@@ -26,9 +32,11 @@ const ERROR_TEXT: Record<number, string> = {
   413: "body larger than gateway.max_body_bytes",
   415: "content type is not application/json",
   429: "rate limited (see Retry-After)",
+  500: "internal error",
   501: "not supported by the configured memory backend",
   502: "provider failed",
   503: "not ready or shutting down",
+  529: "not ready or shutting down (Anthropic's overloaded_error)",
 };
 
 /**
@@ -42,7 +50,7 @@ export function doc(route: RouteDoc): Record<string, unknown> {
     summary: route.summary,
     tags: route.tags,
     ...(route.description ? { description: route.description } : {}),
-    security: BEARER_SECURITY,
+    security: route.apiKey ? API_KEY_SECURITY : BEARER_SECURITY,
   };
   Object.defineProperty(detail, "responses", {
     enumerable: true,
@@ -60,7 +68,7 @@ export function doc(route: RouteDoc): Record<string, unknown> {
       for (const status of errors) {
         out[status] = {
           description: ERROR_TEXT[status] ?? "error",
-          content: { "application/json": { schema: jsonSchema(ErrorBodySchema) } },
+          content: { "application/json": { schema: jsonSchema(route.errorSchema ?? ErrorBodySchema) } },
         };
       }
       return out;

@@ -94,7 +94,10 @@ export function apiReference({ version, routes, beforeDocument }: ApiReferenceOp
   const documentation = {
     info: { title: "prx gateway", description: "prx agent host HTTP API", version },
     components: {
-      securitySchemes: { bearer: { type: "http" as const, scheme: "bearer", description: "token from POST /pair" } },
+      securitySchemes: {
+        bearer: { type: "http" as const, scheme: "bearer", description: "token from POST /pair" },
+        apiKey: { type: "apiKey" as const, in: "header" as const, name: "x-api-key", description: "the same token, as Anthropic's SDKs send a key" },
+      },
     },
     get tags() {
       return tagsOf(routes());

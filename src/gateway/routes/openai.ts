@@ -31,7 +31,17 @@ export function openaiRoutes(app: GatewayElysia, gw: GatewayContext): void {
       errors: [400, 404, 405, 413, 415, 502, 503],
     }),
   });
-  app.get("/v1/models", async () => (await load()).listModels(gw), {
-    detail: doc({ summary: "Models this gateway answers to", tags: ["openai"], responses: { 200: ModelListSchema } }),
-  });
+  app.get(
+    "/v1/models",
+    async ({ request }) =>
+      request.headers.has("anthropic-version") ? (await import("../anthropic/handlers.ts")).listModels(gw) : (await load()).listModels(gw),
+    {
+      detail: doc({
+        summary: "Models this gateway answers to",
+        description: "OpenAI's list; with an `anthropic-version` header (Anthropic's SDKs), Anthropic's: {data: [{type: model, id, display_name, created_at}], has_more, first_id, last_id}.",
+        tags: ["openai"],
+        responses: { 200: ModelListSchema },
+      }),
+    },
+  );
 }

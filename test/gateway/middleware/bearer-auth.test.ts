@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Credential } from "../../../src/gateway/auth/service.ts";
 import { PrxError } from "../../../src/core/errors.ts";
-import { authOption, bearerAuth, PUBLIC_ROUTE } from "../../../src/gateway/middleware/bearer-auth.ts";
+import { authOption, authorizationOf, bearerAuth, PUBLIC_ROUTE } from "../../../src/gateway/middleware/bearer-auth.ts";
 import { doc } from "../../../src/gateway/openapi/doc.ts";
 import { routeTable } from "../../../src/gateway/route-table.ts";
 import { get, middlewareApp } from "./app.ts";
@@ -26,6 +26,16 @@ function servedWith(auth: { authenticate(header: string | null): Credential | Pr
 }
 
 describe("bearerAuth", () => {
+  test("the token in x-api-key is the same bearer token; Authorization wins when both are sent", async () => {
+    const { served } = servedWith({ authenticate });
+    const closed = (headers: Record<string, string>) => served.handle(get("/closed", headers));
+    expect((await closed({ "x-api-key": "good" })).status).toBe(200);
+    expect((await closed({ "x-api-key": "bad" })).status).toBe(401);
+    expect((await closed({ authorization: "Bearer good", "x-api-key": "bad" })).status).toBe(200);
+    expect(authorizationOf(new Headers({ "x-api-key": " good " }))).toBe("Bearer good");
+    expect(authorizationOf(new Headers())).toBeNull();
+  });
+
   test("a route declared auth: false needs no token; the others are 401 without one, with WWW-Authenticate", async () => {
     const { served, recorded } = servedWith({ authenticate });
     expect((await served.handle(get("/open"))).status).toBe(200);
