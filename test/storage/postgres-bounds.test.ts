@@ -94,6 +94,23 @@ it("a lease reads the session's history with its lock: after the other process's
   });
 });
 
+it("a session's writes under its lease go on the lease's connection: they never wait for the store's pool", async (a) => {
+  const id = `own-conn-${schema}`;
+  // every connection of a's store pool (poolMax 2) taken elsewhere
+  const taken = [await a.sql.reserve(), await a.sql.reserve()];
+  try {
+    await a.leases!.hold(id, async () => {
+      await a.sessions.append(id, [{ role: "user", content: "while the pool is busy" }], "cli");
+      await a.sessions.append(id, [{ role: "assistant", content: "still written" }]);
+    });
+  } finally {
+    for (const conn of taken) conn.release();
+  }
+  // the lease ended: the session's writes take the pool again
+  await a.sessions.append(id, [{ role: "user", content: "after" }]);
+  expect((await a.sessions.history(id, 10)).map((m) => m.content)).toEqual(["while the pool is busy", "still written", "after"]);
+});
+
 it(`a token revoked through another replica stops verifying once TOKEN_CACHE_TTL_MS (${TOKEN_CACHE_TTL_MS} ms) has passed`, async (a, b) => {
   const { token, record } = await a.tokens.create("shared");
   expect((await b.tokens.verify(token))?.id).toBe(record.id);
