@@ -1,7 +1,8 @@
 /**
  * Scale-out: turns/s with 1, 2 and 3 gateway replicas on one PostgreSQL + Redis (fake provider in its own
  * process), each replica's CPU per turn; a turn's storage cost on PostgreSQL against SQLite; memory recall p50 at
- * 100k entries on PostgreSQL; event fan-out latency between replicas through Redis.
+ * 100k entries on PostgreSQL; event fan-out latency between replicas through Redis; a turn's overhead with auto-recall
+ * on a million memories (pg-memory-fill.ts's fixture) against an empty store.
  * Needs the PostgreSQL (`test` database) and Redis of the development machines (PRX_TEST_DATABASE_URL/REDIS_URL).
  */
 import { readdirSync, readFileSync } from "node:fs";
