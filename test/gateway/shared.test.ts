@@ -48,6 +48,26 @@ describe("shared rate limits", () => {
     // another key has its own bucket
     expect(await b.take("10.0.0.2")).toEqual({ ok: true });
   });
+
+  it("a take names the script (EVALSHA); from a Redis that does not hold it (restarted, flushed), the text goes once", async (r) => {
+    const sent: string[] = [];
+    let forgotten = true;
+    // the real server, asked by a name it holds no script under while `forgotten`: it answers NOSCRIPT itself
+    const redis = {
+      send(command: string, args: string[]) {
+        sent.push(command);
+        if (command === "EVALSHA" && forgotten) return r.send(command, ["0".repeat(40), ...args.slice(1)]);
+        return r.send(command, args);
+      },
+    };
+    const limiter = new RedisRateLimiter(redis, `${prefix}:rate:sha:`, 2);
+    expect(await limiter.take("10.0.0.3")).toEqual({ ok: true });
+    expect(sent).toEqual(["EVALSHA", "EVAL"]);
+    forgotten = false;
+    expect(await limiter.take("10.0.0.3")).toEqual({ ok: true });
+    expect((await limiter.take("10.0.0.3")).ok).toBe(false);
+    expect(sent).toEqual(["EVALSHA", "EVAL", "EVALSHA", "EVALSHA"]);
+  });
 });
 
 /** A replica's pairing gate: its own connection to the shared workspace database, the shared Redis lockouts. */

@@ -1,12 +1,13 @@
 /**
  * PostgreSQL-only behaviour at its bounds: the session lease (one turn per session across processes, waiting at
  * most the lease wait) and the verified-token cache (a revocation by another replica counts within
- * TOKEN_CACHE_TTL_MS).
+ * TOKEN_CACHE_TTL_MS, and requests arriving together share one lookup).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
 import { TOKEN_CACHE_TTL_MS } from "../../src/storage/index.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
+import { PgTokenStore } from "../../src/storage/postgres/tokens.ts";
 import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 
 const schema = uniqueSchema("bounds");
@@ -93,6 +94,23 @@ it("a lease reads the session's history with its lock: after the other process's
   });
 });
 
+it("a session's writes under its lease go on the lease's connection: they never wait for the store's pool", async (a) => {
+  const id = `own-conn-${schema}`;
+  // every connection of a's store pool (poolMax 2) taken elsewhere
+  const taken = [await a.sql.reserve(), await a.sql.reserve()];
+  try {
+    await a.leases!.hold(id, async () => {
+      await a.sessions.append(id, [{ role: "user", content: "while the pool is busy" }], "cli");
+      await a.sessions.append(id, [{ role: "assistant", content: "still written" }]);
+    });
+  } finally {
+    for (const conn of taken) conn.release();
+  }
+  // the lease ended: the session's writes take the pool again
+  await a.sessions.append(id, [{ role: "user", content: "after" }]);
+  expect((await a.sessions.history(id, 10)).map((m) => m.content)).toEqual(["while the pool is busy", "still written", "after"]);
+});
+
 it(`a token revoked through another replica stops verifying once TOKEN_CACHE_TTL_MS (${TOKEN_CACHE_TTL_MS} ms) has passed`, async (a, b) => {
   const { token, record } = await a.tokens.create("shared");
   expect((await b.tokens.verify(token))?.id).toBe(record.id);
@@ -102,4 +120,33 @@ it(`a token revoked through another replica stops verifying once TOKEN_CACHE_TTL
   expect((await b.tokens.verify(token))?.id).toBe(record.id); // still trusted from b's cache
   now += 1;
   expect(await b.tokens.verify(token)).toBeNull();
+});
+
+it("requests with one token that find its cache entry expired together share one lookup", async (a) => {
+  const { token, record } = await a.tokens.create("burst");
+  const lookups: string[] = [];
+  // the store's own database, its statements recorded on their way
+  const sql = new Proxy(a.sql, {
+    get(target, prop) {
+      if (prop !== "unsafe") return Reflect.get(target, prop);
+      return (text: string, params?: unknown[]) => {
+        if (text.includes("token_sha256 =")) lookups.push(text);
+        return target.unsafe(text, params);
+      };
+    },
+  });
+  const tokens = new PgTokenStore(sql, () => now);
+  const burst = () => Promise.all(Array.from({ length: 16 }, () => tokens.verify(token)));
+  expect((await burst()).map((found) => found?.id)).toEqual(Array(16).fill(record.id));
+  expect(lookups).toHaveLength(1);
+  now += TOKEN_CACHE_TTL_MS;
+  expect((await burst()).map((found) => found?.id)).toEqual(Array(16).fill(record.id));
+  expect(lookups).toHaveLength(2);
+  // a revocation through this store while a lookup is on its way: the requests after it look again
+  now += TOKEN_CACHE_TTL_MS;
+  const before = tokens.verify(token);
+  expect(await tokens.revoke(record.id)).toBe(true);
+  expect(await tokens.verify(token)).toBeNull();
+  await before;
+  expect(await tokens.verify(token)).toBeNull();
 });

@@ -1,3 +1,4 @@
+import { errorMessage } from "../../core/errors.ts";
 import type { SupervisedRedis } from "../../storage/redis/index.ts";
 import type { RateDecision, RateLimiterApi } from "../types.ts";
 
@@ -25,6 +26,12 @@ if ok == 1 then return {1, 0} end
 return {0, math.max(1, math.ceil((1 - tokens) / (per_minute / 60000) / 1000))}
 `;
 
+/** Redis's name for TAKE (the SHA-1 of its text): EVALSHA sends the name, not the ~700 bytes of the script. */
+const TAKE_SHA1 = new Bun.CryptoHasher("sha1").update(TAKE).digest("hex");
+
+/** The answer of EVALSHA for a script Redis does not hold (restarted, SCRIPT FLUSH, a new server). */
+const NO_SCRIPT = /NOSCRIPT/;
+
 export class RedisRateLimiter implements RateLimiterApi {
   constructor(
     private readonly redis: Pick<SupervisedRedis, "send">,
@@ -32,11 +39,17 @@ export class RedisRateLimiter implements RateLimiterApi {
     readonly perMinute: number,
   ) {}
 
+  /** By the script's name; the first take after Redis lost its scripts sends the text once (EVAL caches it). */
   async take(key: string): Promise<RateDecision> {
-    const [ok, retryAfterS] = (await this.redis.send("EVAL", [TAKE, "1", `${this.keyPrefix}${key}`, String(this.perMinute)])) as [
-      number,
-      number,
-    ];
+    const args = [`${this.keyPrefix}${key}`, String(this.perMinute)];
+    let answer: unknown;
+    try {
+      answer = await this.redis.send("EVALSHA", [TAKE_SHA1, "1", ...args]);
+    } catch (error) {
+      if (!NO_SCRIPT.test(errorMessage(error))) throw error;
+      answer = await this.redis.send("EVAL", [TAKE, "1", ...args]);
+    }
+    const [ok, retryAfterS] = answer as [number, number];
     return ok === 1 ? { ok: true } : { ok: false, retryAfterS };
   }
 }

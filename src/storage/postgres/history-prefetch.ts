@@ -11,11 +11,14 @@ export const RECENT_MESSAGES =
  * sees everything committed before the lock was taken). The turn's first `history` call takes the rows instead of
  * querying. Rows are kept only while the lease is held, only for the limit asked, and are dropped by any write to the
  * session, so a read is never older than the session's last write.
+ * While the lease is held, the session's own writes go on the lease's connection too (`connection`): the turn's
+ * statements skip the pool's checkout and never wait for a free pooled connection.
  */
 export class HistoryPrefetch {
   /** The limit of the last history read (a turn asks for config's max_history_messages each time). */
   private limit: number | null = null;
   private readonly held = new Map<string, { limit: number; rows: MessageRow[] }>();
+  private readonly leased = new Map<string, ReservedSQL>();
 
   /**
    * Send the read on `conn` now (queries are lazy: this one is started, so it goes out behind the lock query started
@@ -45,5 +48,21 @@ export class HistoryPrefetch {
   /** The session was written (or its lease ended): kept rows are stale. */
   drop(sessionId: string): void {
     if (this.held.size > 0) this.held.delete(sessionId);
+  }
+
+  /** The lease of `sessionId` is held on `conn` (until `end`). */
+  lease(sessionId: string, conn: ReservedSQL): void {
+    this.leased.set(sessionId, conn);
+  }
+
+  /** The connection holding the lease of `sessionId`, for the session's writes; undefined when not held here. */
+  connection(sessionId: string): ReservedSQL | undefined {
+    return this.leased.size > 0 ? this.leased.get(sessionId) : undefined;
+  }
+
+  /** The lease of `sessionId` ends: its rows and its connection are no longer the session's. */
+  end(sessionId: string): void {
+    this.drop(sessionId);
+    this.leased.delete(sessionId);
   }
 }

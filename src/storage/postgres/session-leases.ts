@@ -10,8 +10,8 @@ const log = createLogger("storage.leases");
  * One turn at a time per session across replicas: a session-level advisory lock (keyed by the session id's hash),
  * taken on a connection reserved for the turn and released when it ends. PostgreSQL waits for the lock itself
  * (no polling), bounded by `lock_timeout`; a replica that dies mid-turn loses its connection and with it the lock,
- * so the session continues on another replica at once. The turn's history is read in the lock's round trip
- * (history-prefetch.ts).
+ * so the session continues on another replica at once. The turn's history is read in the lock's round trip, and
+ * the session's writes during the turn go on the lease's connection (history-prefetch.ts).
  */
 export class PgSessionLeases implements SessionLeases {
   constructor(
@@ -57,6 +57,7 @@ export class PgSessionLeases implements SessionLeases {
         { cause, status: 503, hint: timedOut ? "retry when the running turn has finished" : undefined },
       );
     }
+    this.prefetch?.lease(sessionId, conn);
     if (read) {
       try {
         this.prefetch!.keep(sessionId, read.limit, await read.rows);
@@ -68,7 +69,7 @@ export class PgSessionLeases implements SessionLeases {
     try {
       return await task();
     } finally {
-      this.prefetch?.drop(sessionId);
+      this.prefetch?.end(sessionId);
       // The turn's answer does not wait for the unlock: the next turn of the session (here or on another replica)
       // waits for it in PostgreSQL instead.
       conn

@@ -27,7 +27,7 @@ export const SEARCH = `${SUMMARY} WHERE s.id IN (SELECT t.id FROM sessions_searc
 export class PgSessionStore implements SessionStore {
   constructor(
     private readonly sql: SQL,
-    /** History read by the session lease in its own round trip (see history-prefetch.ts). */
+    /** History read by the session lease in its own round trip, and the lease's connection (see history-prefetch.ts). */
     private readonly prefetch?: HistoryPrefetch,
   ) {}
 
@@ -162,7 +162,7 @@ export class PgSessionStore implements SessionStore {
       ORDER BY v.n`;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.sql.unsafe(text, params);
+        await (this.prefetch?.connection(id) ?? this.sql).unsafe(text, params);
         return;
       } catch (cause) {
         if (attempt < APPEND_RACE_RETRIES && isUniqueViolation(cause)) continue;

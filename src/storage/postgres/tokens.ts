@@ -13,11 +13,15 @@ const log = createLogger("storage.tokens");
 /**
  * Gateway bearer tokens in PostgreSQL (only their SHA-256). A verified token is trusted for TOKEN_CACHE_TTL_MS
  * without a query, so a revocation through any replica is honoured within that time; a revocation through this
- * store drops the cache at once.
+ * store drops the cache at once. Concurrent requests with the same token wait for one lookup.
  */
 export class PgTokenStore implements TokenStore {
   private readonly touched = new Map<string, number>();
   private readonly verified = new Map<string, { row: TokenRow; at: number }>();
+  /** Lookups on their way, by digest: the requests that find the cached entry expired together share one query. */
+  private readonly looking = new Map<string, Promise<TokenRecord | null>>();
+  /** Revocations through this store: a lookup that began before one is answered but not cached. */
+  private revocations = 0;
 
   constructor(
     private readonly sql: SQL,
@@ -53,6 +57,8 @@ export class PgTokenStore implements TokenStore {
     )) as Array<{ was: boolean }>;
     if (rows.length === 0) throw unknownToken(id);
     this.verified.clear();
+    this.looking.clear();
+    this.revocations++;
     return !rows[0]!.was;
   }
 
@@ -73,10 +79,17 @@ export class PgTokenStore implements TokenStore {
       this.touch(cached.row.id, now);
       return toTokenRecord(cached.row);
     }
-    return this.lookup(digest, now);
+    const pending = this.looking.get(digest);
+    if (pending) return pending;
+    const lookup = this.lookup(digest, now).finally(() => {
+      if (this.looking.get(digest) === lookup) this.looking.delete(digest);
+    });
+    this.looking.set(digest, lookup);
+    return lookup;
   }
 
   private async lookup(digest: string, now: number): Promise<TokenRecord | null> {
+    const revocations = this.revocations;
     const rows = (await pg("token verify", () =>
       this.sql.unsafe("SELECT * FROM gateway_tokens WHERE token_sha256 = $1", [digest]),
     )) as TokenRow[];
@@ -86,7 +99,7 @@ export class PgTokenStore implements TokenStore {
       return null;
     }
     if (this.verified.size >= TOKEN_CACHE_MAX_ENTRIES) this.verified.clear();
-    this.verified.set(digest, { row, at: now });
+    if (revocations === this.revocations) this.verified.set(digest, { row, at: now });
     this.touch(row.id, now);
     return toTokenRecord(row);
   }

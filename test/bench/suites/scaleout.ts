@@ -1,7 +1,8 @@
 /**
  * Scale-out: turns/s with 1, 2 and 3 gateway replicas on one PostgreSQL + Redis (fake provider in its own
  * process), each replica's CPU per turn; a turn's storage cost on PostgreSQL against SQLite; memory recall p50 at
- * 100k entries on PostgreSQL; event fan-out latency between replicas through Redis.
+ * 100k entries on PostgreSQL; event fan-out latency between replicas through Redis; a turn's overhead with auto-recall
+ * on a million memories (pg-memory-fill.ts's fixture) against an empty store.
  * Needs the PostgreSQL (`test` database) and Redis of the development machines (PRX_TEST_DATABASE_URL/REDIS_URL).
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -16,7 +17,8 @@ import { sqliteStorage, type BackendStorage as Storage } from "../../../src/stor
 import { pgStorage } from "../../../src/storage/postgres/index.ts";
 import { dropSchema, TEST_DATABASE_URL, TEST_REDIS_URL, uniquePrefix, uniqueSchema } from "../../helpers/servers.ts";
 import { replicaWorkspace, removeWorkspace, sharedConfig, sharedToken, startReplica, type Replica } from "../../helpers/replicas.ts";
-import { startStandaloneFake } from "../announce.ts";
+import { startStandaloneFake, type StandaloneFake } from "../announce.ts";
+import { PG_BENCH_SCHEMA_PREFIX, pgMemoryStore } from "../pg-memory-fill.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 import { prng, sentence, wordSource } from "../zipf-text.ts";
 
@@ -35,8 +37,27 @@ let LOAD_TURNS = 1000;
 let LOAD_WARMUP = 500;
 /** Idle time measured on the warmed replicas before the load (their background CPU: timers, membership, GC). */
 let IDLE_MS = 3000;
+/**
+ * A turn with auto-recall on a store of this many memories (pg-memory-fill.ts's kept fixture schema, the entries of
+ * the growth suite; PRX_BENCH_PG_KEEP=1 keeps it for the next run): turns at concurrency 1, before and measured.
+ */
+let RECALL_TURN_ENTRIES = 1_000_000;
+let RECALL_TURNS = 300;
+let RECALL_TURN_WARMUP = 300;
+const RECALL_TURN_OVERHEAD_MS = 6;
 /** Counts of the short pass (`bun run bench --quick`). */
-const QUICK = { STORAGE_TURNS: 100, RECALL_ENTRIES: 10_000, RECALL_QUERIES: 20, FANOUT_EVENTS: 100, LOAD_TURNS: 100, LOAD_WARMUP: 30, IDLE_MS: 500 };
+const QUICK = {
+  STORAGE_TURNS: 100,
+  RECALL_ENTRIES: 10_000,
+  RECALL_QUERIES: 20,
+  FANOUT_EVENTS: 100,
+  LOAD_TURNS: 100,
+  LOAD_WARMUP: 30,
+  IDLE_MS: 500,
+  RECALL_TURN_ENTRIES: 10_000,
+  RECALL_TURNS: 30,
+  RECALL_TURN_WARMUP: 30,
+};
 const LOAD_CONCURRENCY = 16;
 /** The gateway's CPU per turn the scale-out asks for, at every replica count. */
 const GATEWAY_CPU_PER_TURN_MS = 0.6;
@@ -118,6 +139,94 @@ async function recallAt100k(storage: Storage & { sql: NonNullable<Storage["sql"]
     samples.push((Bun.nanoseconds() - start) / 1e6);
   }
   return { ...stats(samples), loadS };
+}
+
+/**
+ * Turn overhead (the turn's latency minus the fake provider's own time for it) of one replica, turns at concurrency 1
+ * in 20 sessions, on `schema` (which a token is created in); every message is 2-6 Zipf words, as recall's queries.
+ */
+async function turnOverhead(fake: StandaloneFake, schema: string, seed: number): Promise<{ p50: number; p99: number; cpuMsPerTurn: number }> {
+  const storage = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 1 });
+  let token: { token: string };
+  try {
+    token = await storage.tokens.create("bench-recall");
+  } finally {
+    await storage.close();
+  }
+  const replica = await startReplica(replicaWorkspace(sharedConfig(fake.url, schema, uniquePrefix("recall"))), { PRX_LOG: "silent" });
+  try {
+    const word = wordSource(7 + seed);
+    const random = prng(99 + seed);
+    const turn = async (n: number): Promise<{ text: string; ms: number }> => {
+      const text = `${sentence(word, random, 2, 6)} (${n})`;
+      const start = performance.now();
+      const response = await fetch(`${replica.url}/api/sessions/recall-${n % 20}/message`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ message: text }),
+      });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`recall turn ${n}: ${response.status}`);
+      return { text, ms: performance.now() - start };
+    };
+    for (let n = 0; n < RECALL_TURN_WARMUP; n++) await turn(n);
+    await fake.handled();
+    const turns: Array<{ text: string; ms: number }> = [];
+    const cpuBefore = cpuSeconds(replica.proc.pid);
+    for (let n = 0; n < RECALL_TURNS; n++) turns.push(await turn(RECALL_TURN_WARMUP + n));
+    const cpuMsPerTurn = ((cpuSeconds(replica.proc.pid) - cpuBefore) * 1000) / RECALL_TURNS;
+    const handled = await fake.handled();
+    const overheads = turns.flatMap(({ text, ms }) => {
+      const own = handled.get(text);
+      return own === undefined ? [] : [ms - own];
+    });
+    return { ...stats(overheads), cpuMsPerTurn };
+  } finally {
+    await replica.kill("SIGTERM");
+    removeWorkspace(replica.dir);
+  }
+}
+
+/** The turn overhead with auto-recall on an empty store and on RECALL_TURN_ENTRIES memories, back to back. */
+export async function recallTurnRows(fake: StandaloneFake): Promise<BenchRow[]> {
+  const emptySchema = uniqueSchema("recallturn");
+  let empty: Awaited<ReturnType<typeof turnOverhead>>;
+  try {
+    empty = await turnOverhead(fake, emptySchema, RECALL_TURN_ENTRIES);
+  } finally {
+    await dropSchema(emptySchema);
+  }
+  const store = await pgMemoryStore(TEST_DATABASE_URL, RECALL_TURN_ENTRIES);
+  const schema = `${PG_BENCH_SCHEMA_PREFIX}${RECALL_TURN_ENTRIES}`;
+  let full: Awaited<ReturnType<typeof turnOverhead>>;
+  try {
+    full = await turnOverhead(fake, schema, RECALL_TURN_ENTRIES);
+  } finally {
+    // the kept fixture keeps only its memories: the bench's sessions and token go
+    await store.storage.sql.unsafe("DELETE FROM session_messages");
+    await store.storage.sql.unsafe("DELETE FROM sessions");
+    await store.storage.sql.unsafe("DELETE FROM gateway_tokens");
+    await store.done();
+  }
+  const size = RECALL_TURN_ENTRIES >= 1_000_000 ? `${RECALL_TURN_ENTRIES / 1_000_000}M` : `${RECALL_TURN_ENTRIES / 1000}k`;
+  const how = `one replica (PostgreSQL storage and memory, Redis bus), ${RECALL_TURNS} turns at concurrency 1 after ${RECALL_TURN_WARMUP}, messages of 2-6 Zipf words; latency minus the fake's own time`;
+  return [
+    {
+      suite: SUITE,
+      name: `turn overhead p50 with auto-recall @${size} memories, PostgreSQL`,
+      value: full.p50,
+      unit: "ms",
+      target: { op: "<=", value: RECALL_TURN_OVERHEAD_MS },
+      note: `p99 ${full.p99.toFixed(2)} ms; gateway CPU ${full.cpuMsPerTurn.toFixed(2)} ms per turn; ${how}`,
+    },
+    {
+      suite: SUITE,
+      name: "turn overhead p50 with auto-recall, empty memory store, PostgreSQL",
+      value: empty.p50,
+      unit: "ms",
+      note: `p99 ${empty.p99.toFixed(2)} ms; gateway CPU ${empty.cpuMsPerTurn.toFixed(2)} ms per turn; the same turns just before`,
+    },
+  ];
 }
 
 async function fanOut(): Promise<{ p50: number; p99: number }> {
@@ -225,7 +334,10 @@ async function load(replicas: Replica[], token: string): Promise<LoadResult> {
 }
 
 const suite: BenchSuite = async (ctx) => {
-  if (ctx.quick) ({ STORAGE_TURNS, RECALL_ENTRIES, RECALL_QUERIES, FANOUT_EVENTS, LOAD_TURNS, LOAD_WARMUP, IDLE_MS } = QUICK);
+  if (ctx.quick) {
+    ({ STORAGE_TURNS, RECALL_ENTRIES, RECALL_QUERIES, FANOUT_EVENTS, LOAD_TURNS, LOAD_WARMUP, IDLE_MS } = QUICK);
+    ({ RECALL_TURN_ENTRIES, RECALL_TURNS, RECALL_TURN_WARMUP } = QUICK);
+  }
   const rows: BenchRow[] = [];
   const schema = uniqueSchema("bench");
   const pg = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 8 });
@@ -275,6 +387,7 @@ const suite: BenchSuite = async (ctx) => {
 
   const fake = await startStandaloneFake(0);
   try {
+    rows.push(...(await recallTurnRows(fake)));
     for (const count of [1, 2, 3]) {
       const loadSchema = uniqueSchema(`load${count}`);
       const token = await sharedToken(loadSchema);
