@@ -74,7 +74,8 @@ export function openaiErrorBody(error: PrxError): {
   const status = statusOf(error);
   const type = status >= 500 ? "server_error" : status === 429 ? "requests" : "invalid_request_error";
   const param = typeof error.details?.param === "string" ? error.details.param : null;
-  const openai = OPENAI_CODES[error.code];
+  const own = error.details?.openaiCode;
+  const openai = OPENAI_CODES[error.code] ?? (typeof own === "string" ? own : undefined);
   if (openai) return { error: { message: error.message, type, param, code: openai } };
   return { error: { message: error.message, type, param, code: error.code, ...(error.hint ? { hint: error.hint } : {}) } };
 }
