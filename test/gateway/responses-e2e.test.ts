@@ -12,6 +12,7 @@ import { generateText, stepCountIs, streamText, tool } from "ai";
 import OpenAI from "openai";
 import { z } from "zod";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
+import { startFakeOpenAIResponses } from "../fakes/openai-responses-server.ts";
 import { ensureBinary, fakeProviderConfig, runPrx, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { json, readSse } from "./harness.ts";
@@ -240,5 +241,37 @@ describe("LangChain ChatOpenAI with useResponsesApi", () => {
     ]);
     const called = await withTool.invoke('use tool get_weather {"city":"Lima"}');
     expect(called.tool_calls?.map((c) => [c.name, c.args])).toEqual([["get_weather", { city: "Lima" }]]);
+  });
+});
+
+describe("a provider of kind openai-responses behind the binary", () => {
+  test("chat completions and responses both reach the upstream's POST /responses (store: false), tools included", async () => {
+    const upstream = startFakeOpenAIResponses();
+    const ws = tempWorkspace(
+      `default_provider = "up"\ndefault_model = "fake-model"\n[providers.up]\nkind = "openai-responses"\nbase_url = "${upstream.url}"\n` +
+        `models = ["fake-model"]\n[reliability]\nretries = 0\n[memory]\nauto_recall = false\n`,
+      { prefix: "prx-responses-up-" },
+    );
+    const running = await startGatewayBinary(ws.dir);
+    try {
+      const paired = await fetch(`${running.url}/pair`, { method: "POST", headers: { "x-pairing-code": running.code! } });
+      const openai = new OpenAI({ baseURL: `${running.url}/v1`, apiKey: (await json(paired)).token, maxRetries: 0 });
+      const completion = await openai.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "via responses" }] });
+      expect(completion.choices[0]!.message.content).toBe("echo: via responses");
+      const stream = await openai.responses.create({ model: "fake-model", input: 'use tool get_weather {"city":"Bern"}', tools: [weather], stream: true });
+      let args = "";
+      for await (const event of stream) if (event.type === "response.function_call_arguments.done") args = event.arguments;
+      expect(args).toBe('{"city":"Bern"}');
+      const sent = upstream.chatRequests();
+      expect(sent).toHaveLength(2);
+      for (const request of sent) expect(request.body).toMatchObject({ store: false, include: ["reasoning.encrypted_content"] });
+      expect(sent[1]!.body.stream).toBe(true);
+      expect((sent[1]!.body.tools as Array<{ name: string }>).map((tool) => tool.name)).toContain("get_weather");
+    } finally {
+      running.proc.kill("SIGKILL");
+      await running.proc.exited;
+      await upstream.stop();
+      ws.cleanup();
+    }
   });
 });
