@@ -38,6 +38,7 @@ describe("every route is in the OpenAPI document", () => {
       "POST /api/plugins/:name/probe",
       "POST /api/sessions/:id/message",
       "POST /v1/chat/completions",
+      "POST /v1/responses",
       "POST /webhook",
       "PUT /api/hooks",
     ]);
