@@ -2,8 +2,11 @@
  * The Responses wire against chat completions, A/B back to back on one warm gateway: the same user text through
  * POST /v1/chat/completions and POST /v1/responses (store: false, and stored), in short blocks of rotating order
  * so the series see the same machine state. Each turn's latency minus the fake's own time for it (matched by the
- * unique text, as in turn-overhead.ts); the row is the difference of the p50s (the network floor cancels).
+ * unique text, as in turn-overhead.ts); the row is the difference of the p50s (the network floor cancels). Beside
+ * it, the gateway's CPU time per turn of each series (every thread's run time from /proc/<pid>/task/{*}/schedstat,
+ * in ns): on a loaded machine latencies are noise, the CPU a turn costs is not.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import type { StandaloneFake } from "./announce.ts";
 import { stats, type BenchRow } from "./types.ts";
 
@@ -13,14 +16,29 @@ const ROUNDS = 6;
 /** The Responses wire may cost at most this much more per turn than chat completions (p50, concurrency 1). */
 const TARGET_DELTA_P50_MS = 0.2;
 
+/** Nanoseconds every thread of `pid` has run (threads that exited since are not counted: Bun's stay). */
+function cpuNs(pid: number): number {
+  let total = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // the thread exited between the listing and the read: its time is gone with it
+    }
+  }
+  return total;
+}
+
 export interface ResponsesTargets {
   gatewayUrl: string;
+  /** The gateway's process id (its CPU time per turn is read from /proc). */
+  gatewayPid: number;
   token: string;
   fake: StandaloneFake;
   quick?: boolean;
 }
 
-export async function responsesOverheadRows({ gatewayUrl, token, fake, quick = false }: ResponsesTargets): Promise<BenchRow[]> {
+export async function responsesOverheadRows({ gatewayUrl, gatewayPid, token, fake, quick = false }: ResponsesTargets): Promise<BenchRow[]> {
   let seq = 0;
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const send = (path: string, body: (text: string) => unknown) => async () => {
@@ -40,17 +58,20 @@ export async function responsesOverheadRows({ gatewayUrl, token, fake, quick = f
   await fake.handled();
 
   const samples: Array<Array<{ ms: number; text: string }>> = series.map(() => []);
+  const cpu = series.map(() => 0);
   const handled = new Map<string, number>();
   const rounds = quick ? 1 : ROUNDS;
   const perBlock = Math.ceil((quick ? 30 : TURNS_PER_SERIES) / rounds);
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < series.length; k++) {
       const which = (round + k) % series.length;
+      const before = cpuNs(gatewayPid);
       for (let i = 0; i < perBlock; i++) {
         const started = performance.now();
         const text = await series[which]!.once();
         samples[which]!.push({ ms: performance.now() - started, text });
       }
+      cpu[which]! += cpuNs(gatewayPid) - before;
     }
     for (const [text, ms] of await fake.handled()) handled.set(text, ms);
   }
@@ -65,7 +86,24 @@ export async function responsesOverheadRows({ gatewayUrl, token, fake, quick = f
   );
   const [chat, unstored, stored] = own as [ReturnType<typeof stats>, ReturnType<typeof stats>, ReturnType<typeof stats>];
   const note = series.map((s, i) => `${s.name} p50 ${own[i]!.p50.toFixed(3)} / p99 ${own[i]!.p99.toFixed(3)} ms`).join("; ") + " (minus the fake's own time)";
+  const cpuUs = cpu.map((ns, i) => ns / samples[i]!.length / 1000);
+  const cpuNote = series.map((s, i) => `${s.name} ${cpuUs[i]!.toFixed(1)} us`).join("; ") + ` (gateway CPU per turn, ${samples[0]!.length} turns each)`;
   return [
+    {
+      suite: "gateway",
+      name: "responses wire minus chat completions, gateway CPU per turn (store: false)",
+      value: (cpuUs[1]! - cpuUs[0]!) / 1000,
+      unit: "ms",
+      target: { op: "<=", value: TARGET_DELTA_P50_MS },
+      note: cpuNote,
+    },
+    {
+      suite: "gateway",
+      name: "  stored responses minus chat completions, gateway CPU per turn",
+      value: (cpuUs[2]! - cpuUs[0]!) / 1000,
+      unit: "ms",
+      note: cpuNote,
+    },
     {
       suite: "gateway",
       name: "responses wire minus chat completions, turn p50 at concurrency 1 (store: false)",

@@ -143,7 +143,7 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
         rows.push(
           ...(await turnOverheadRows({ gatewayUrl: url, gatewayPid: proc.pid, token, fake, bareUrl: bare.url, quick })),
         );
-        rows.push(...(await responsesOverheadRows({ gatewayUrl: url, token, fake, quick })));
+        rows.push(...(await responsesOverheadRows({ gatewayUrl: url, gatewayPid: proc.pid, token, fake, quick })));
       } finally {
         bare.proc.kill();
         await bare.proc.exited;
