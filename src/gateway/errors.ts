@@ -114,7 +114,17 @@ function validationError(error: unknown, method: string, path: string): PrxError
   let issues: readonly SchemaIssue[] = [];
   if (isRouteSchema(schema)) issues = schema["~standard"].validate(failed.value).issues ?? [];
   const detail = issues.length > 0 ? describeSchemaIssues(issues, `(${part})`) : "it does not match the route's schema";
+  const param = issues[0]?.path?.length ? paramOf(issues[0].path) : undefined;
   return new PrxError("BAD_REQUEST", `invalid request ${part}: ${detail}`, {
     hint: `see the schema of ${method} ${path} in /swagger`,
+    ...(param ? { details: { param } } : {}),
   });
+}
+
+/** A field's path as OpenAI's errors name it in `param`: `tools[0].type`. */
+function paramOf(path: NonNullable<SchemaIssue["path"]>): string {
+  return path
+    .map((part) => (typeof part === "object" ? part.key : part))
+    .map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`))
+    .join("");
 }

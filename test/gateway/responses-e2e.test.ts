@@ -169,7 +169,7 @@ describe("openai: responses.create", () => {
     expect(builtIn.status).toBe(400);
     const error = (await json(builtIn)).error;
     expect(error.type).toBe("invalid_request_error");
-    expect(error.message).toContain("tools.0.type");
+    expect(error.param).toBe("tools[0].type");
     expect(error.message).toContain("web_search_preview");
     const background = await post({ model: "fake-model", input: "x", background: true });
     expect(background.status).toBe(400);

@@ -106,7 +106,7 @@ describe("POST /v1/responses", () => {
     expect((await create({ input: "m", metadata: keys(RESPONSES_METADATA_MAX_KEYS), store: false })).status).toBe(200);
     const over = await create({ input: "m", metadata: keys(RESPONSES_METADATA_MAX_KEYS + 1) });
     expect(over.status).toBe(400);
-    expect((await json(over)).error.message).toContain("metadata");
+    expect((await json(over)).error).toMatchObject({ param: "metadata", type: "invalid_request_error" });
   });
 
   test("the chained conversation holds at most RESPONSES_CONTEXT_MAX_ITEMS items: at the limit passes, one more fails", async () => {
