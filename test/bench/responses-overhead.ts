@@ -3,30 +3,34 @@
  * POST /v1/chat/completions and POST /v1/responses (store: false, and stored), in short blocks of rotating order
  * so the series see the same machine state. Each turn's latency minus the fake's own time for it (matched by the
  * unique text, as in turn-overhead.ts); the row is the difference of the p50s (the network floor cancels). Beside
- * it, the gateway's CPU time per turn of each series (every thread's run time from /proc/<pid>/task/{*}/schedstat,
- * in ns): on a loaded machine latencies are noise, the CPU a turn costs is not.
+ * it, the gateway's CPU time per turn of each series (utime + stime of /proc/<pid>/stat, every thread): on a loaded
+ * machine latencies are noise, the CPU a turn costs much less so.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { StandaloneFake } from "./announce.ts";
+import { describeWarmup, warmUp } from "./jit-settle.ts";
 import { stats, type BenchRow } from "./types.ts";
 
-const TURNS_PER_SERIES = 300;
-const WARMUP_PER_SERIES = 300;
+const TURNS_PER_SERIES = 1200;
+/** Concurrent workers and turns per worker of one warm-up block (each series in turn), repeated until the JIT settles. */
+const WARMUP_WORKERS = 16;
+const WARMUP_PER_WORKER = 20;
 const ROUNDS = 6;
 /** The Responses wire may cost at most this much more per turn than chat completions (p50, concurrency 1). */
 const TARGET_DELTA_P50_MS = 0.2;
 
-/** Nanoseconds every thread of `pid` has run (threads that exited since are not counted: Bun's stay). */
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux). */
+const USER_HZ = 100;
+
+/**
+ * Nanoseconds of CPU the process has used, every thread counted, exited ones included (utime + stime of
+ * /proc/<pid>/stat, 10 ms resolution: a series of TURNS_PER_SERIES turns of about a millisecond reads to a few %).
+ */
 function cpuNs(pid: number): number {
-  let total = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
-    } catch {
-      // the thread exited between the listing and the read: its time is gone with it
-    }
-  }
-  return total;
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // after the command: state is field 3, utime 14 and stime 15 (1-based in proc(5))
+  return ((Number(fields[11]) + Number(fields[12])) * 1e9) / USER_HZ;
 }
 
 export interface ResponsesTargets {
@@ -53,9 +57,19 @@ export async function responsesOverheadRows({ gatewayUrl, gatewayPid, token, fak
     { name: "responses, store: false", once: send("/v1/responses", (text) => ({ model: "fake-model", input: text, store: false })) },
     { name: "responses, stored", once: send("/v1/responses", (text) => ({ model: "fake-model", input: text })) },
   ];
-  const warm = quick ? 20 : WARMUP_PER_SERIES;
-  for (const { once } of series) for (let i = 0; i < warm; i++) await once();
-  await fake.handled();
+  // the chat completions path is warm already (turn-overhead.ts); the Responses path gets its own warm-up
+  const warmup = await warmUp(gatewayPid, async () => {
+    let served = 0;
+    for (const { once } of series) {
+      await Promise.all(
+        Array.from({ length: WARMUP_WORKERS }, async () => {
+          for (let i = 0; i < WARMUP_PER_WORKER; i++, served++) await once();
+        }),
+      );
+    }
+    await fake.handled();
+    return served;
+  }, quick);
 
   const samples: Array<Array<{ ms: number; text: string }>> = series.map(() => []);
   const cpu = series.map(() => 0);
@@ -87,7 +101,9 @@ export async function responsesOverheadRows({ gatewayUrl, gatewayPid, token, fak
   const [chat, unstored, stored] = own as [ReturnType<typeof stats>, ReturnType<typeof stats>, ReturnType<typeof stats>];
   const note = series.map((s, i) => `${s.name} p50 ${own[i]!.p50.toFixed(3)} / p99 ${own[i]!.p99.toFixed(3)} ms`).join("; ") + " (minus the fake's own time)";
   const cpuUs = cpu.map((ns, i) => ns / samples[i]!.length / 1000);
-  const cpuNote = series.map((s, i) => `${s.name} ${cpuUs[i]!.toFixed(1)} us`).join("; ") + ` (gateway CPU per turn, ${samples[0]!.length} turns each)`;
+  const cpuNote =
+    series.map((s, i) => `${s.name} ${cpuUs[i]!.toFixed(1)} us`).join("; ") +
+    ` (gateway CPU per turn, every thread, ${samples[0]!.length} turns each; ${describeWarmup(warmup)})`;
   return [
     {
       suite: "gateway",

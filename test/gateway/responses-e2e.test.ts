@@ -210,6 +210,9 @@ describe("the Vercel AI SDK's default openai(model): the Responses API", () => {
     });
     expect(result.steps[0]!.toolCalls.map((c) => c.toolName)).toEqual(["get_weather"]);
     expect(result.text).toBe("tool said: cloudy in Rome");
+    // it spoke the Responses API: each step's response is stored under its resp_ id
+    expect(result.response.id).toMatch(/^resp_/);
+    expect((await client.responses.retrieve(result.response.id)).output_text).toBe("tool said: cloudy in Rome");
   });
 
   test("streamText streams the text", async () => {
