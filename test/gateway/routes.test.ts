@@ -193,6 +193,9 @@ describe("OpenAPI", () => {
       "/swagger/json",
       "/v1/chat/completions",
       "/v1/models",
+      "/v1/responses",
+      "/v1/responses/{id}",
+      "/v1/responses/{id}/input_items",
       "/webhook",
     ]);
     const post = document.paths["/api/sessions/{id}/message"].post;
