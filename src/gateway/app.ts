@@ -12,6 +12,7 @@ import { metricsRoutes } from "./routes/metrics.ts";
 import { openaiRoutes } from "./routes/openai.ts";
 import { pairRoutes } from "./routes/pair.ts";
 import { providerRoutes } from "./routes/providers.ts";
+import { responsesRoutes } from "./routes/responses.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { statusStreamRoutes } from "./routes/status-stream.ts";
 import { statusRoutes } from "./routes/status.ts";
@@ -64,6 +65,7 @@ export function gatewayRoutes(
     openaiRoutes,
     anthropicRoutes,
     embeddingsRoutes,
+    responsesRoutes,
     consoleRoutes,
     swaggerRoutes,
   ]) {

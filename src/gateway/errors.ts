@@ -75,7 +75,8 @@ export function openaiErrorBody(error: PrxError): {
   const status = statusOf(error);
   const type = status >= 500 ? "server_error" : status === 429 ? "requests" : "invalid_request_error";
   const param = typeof error.details?.param === "string" ? error.details.param : null;
-  const openai = OPENAI_CODES[error.code];
+  const own = error.details?.openaiCode;
+  const openai = OPENAI_CODES[error.code] ?? (typeof own === "string" ? own : undefined);
   if (openai) return { error: { message: error.message, type, param, code: openai } };
   return { error: { message: error.message, type, param, code: error.code, ...(error.hint ? { hint: error.hint } : {}) } };
 }
@@ -121,7 +122,17 @@ function validationError(error: unknown, method: string, path: string): PrxError
   let issues: readonly SchemaIssue[] = [];
   if (isRouteSchema(schema)) issues = schema["~standard"].validate(failed.value).issues ?? [];
   const detail = issues.length > 0 ? describeSchemaIssues(issues, `(${part})`) : "it does not match the route's schema";
+  const param = issues[0]?.path?.length ? paramOf(issues[0].path) : undefined;
   return new PrxError("BAD_REQUEST", `invalid request ${part}: ${detail}`, {
     hint: `see the schema of ${method} ${path} in /swagger`,
+    ...(param ? { details: { param } } : {}),
   });
+}
+
+/** A field's path as OpenAI's errors name it in `param`: `tools[0].type`. */
+function paramOf(path: NonNullable<SchemaIssue["path"]>): string {
+  return path
+    .map((part) => (typeof part === "object" ? part.key : part))
+    .map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`))
+    .join("");
 }

@@ -3,10 +3,10 @@ import type { HttpProviderOptions } from "./http-provider.ts";
 import { missingKeyProblem } from "./key-error.ts";
 import type { ChatRequest, ChatResponse, EmbedRequest, EmbedResponse, Provider, TranscribeRequest, TranscribeResponse } from "./types.ts";
 
-export type HttpProviderKind = "openai-compatible" | "anthropic";
+export type HttpProviderKind = "openai-compatible" | "openai-responses" | "anthropic";
 
 /**
- * An OpenAI-compatible or Anthropic provider whose implementation (HTTP client, SSE reader, request mapping) loads
+ * An OpenAI-compatible, OpenAI Responses or Anthropic provider whose implementation (HTTP client, SSE reader, request mapping) loads
  * with its first call: resolving providers at start (every host does, to fail early on a bad name) costs nothing
  * for the ones a command never calls. It answers as the real provider does; what needs no network (its name,
  * whether it embeds, a missing key) it answers itself.
@@ -24,8 +24,8 @@ export class DeferredHttpProvider implements Provider {
     private readonly options: HttpProviderOptions,
   ) {
     this.name = options.name;
-    if (kind === "openai-compatible" && options.embeddingModel) this.embed = async (request) => (await this.load()).embed!(request);
-    if (kind === "openai-compatible" && options.transcriptionModel) {
+    if (kind !== "anthropic" && options.embeddingModel) this.embed = async (request) => (await this.load()).embed!(request);
+    if (kind !== "anthropic" && options.transcriptionModel) {
       this.transcribe = async (request) => (await this.load()).transcribe!(request);
     }
   }
@@ -51,6 +51,8 @@ export class DeferredHttpProvider implements Provider {
     return (this.loaded ??=
       this.kind === "anthropic"
         ? import("./anthropic.ts").then((m) => new m.AnthropicProvider(this.options))
-        : import("./openai-compatible.ts").then((m) => new m.OpenAICompatibleProvider(this.options)));
+        : this.kind === "openai-responses"
+          ? import("./openai-responses.ts").then((m) => new m.OpenAIResponsesProvider(this.options))
+          : import("./openai-compatible.ts").then((m) => new m.OpenAICompatibleProvider(this.options)));
   }
 }

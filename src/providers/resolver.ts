@@ -73,7 +73,7 @@ export function createProviderResolver(config: Config, options: ProviderResolver
     if (fetchImpl) shared.fetch = fetchImpl;
     // kind defaults to openai-compatible in the schema, so a bare [providers.anthropic] means the preset.
     const anthropic = settings.kind === "anthropic" || (usePreset && preset.kind === "anthropic");
-    return new DeferredHttpProvider(anthropic ? "anthropic" : "openai-compatible", shared);
+    return new DeferredHttpProvider(anthropic ? "anthropic" : settings.kind === "openai-responses" ? "openai-responses" : "openai-compatible", shared);
   };
 
   const custom = (name: string): Provider => {

@@ -11,6 +11,7 @@ import type { SqliteMemoryStore } from "./sqlite/memory.ts";
 import type { SqlitePairingStore } from "./sqlite/pairings.ts";
 import type { SqlitePluginKvStore } from "./sqlite/plugin-kv.ts";
 import type { SqliteRemotePluginStore } from "./sqlite/remote-plugins.ts";
+import type { SqliteResponseStore } from "./sqlite/responses.ts";
 import { migrateSqlite, sqliteStatus } from "./sqlite/schema.ts";
 import { SqliteSessionStore } from "./sqlite/sessions.ts";
 import type { SqliteTokenStore } from "./sqlite/tokens.ts";
@@ -26,6 +27,7 @@ export interface SqliteStorage extends Storage {
   readonly tokens: SqliteTokenStore;
   readonly gatewayPairing: SqliteGatewayPairingStore;
   readonly idempotency: SqliteIdempotencyStore;
+  readonly responses: SqliteResponseStore;
   readonly pluginKv: SqlitePluginKvStore;
   readonly cron: SqliteCronStateStore;
   readonly channels: SqliteChannelStateStore;
@@ -44,6 +46,7 @@ const storeModule = {
   tokens: () => require("./sqlite/tokens.ts") as typeof import("./sqlite/tokens.ts"),
   gatewayPairing: () => require("./sqlite/gateway-pairing.ts") as typeof import("./sqlite/gateway-pairing.ts"),
   idempotency: () => require("./sqlite/idempotency.ts") as typeof import("./sqlite/idempotency.ts"),
+  responses: () => require("./sqlite/responses.ts") as typeof import("./sqlite/responses.ts"),
   pluginKv: () => require("./sqlite/plugin-kv.ts") as typeof import("./sqlite/plugin-kv.ts"),
   cron: () => require("./sqlite/cron-state.ts") as typeof import("./sqlite/cron-state.ts"),
   channels: () => require("./sqlite/channels.ts") as typeof import("./sqlite/channels.ts"),
@@ -89,6 +92,7 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
   let tokens: SqliteTokenStore | undefined;
   let gatewayPairing: SqliteGatewayPairingStore | undefined;
   let idempotency: SqliteIdempotencyStore | undefined;
+  let responses: SqliteResponseStore | undefined;
   let pluginKv: SqlitePluginKvStore | undefined;
   let cron: SqliteCronStateStore | undefined;
   let channels: SqliteChannelStateStore | undefined;
@@ -110,6 +114,9 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
     },
     get idempotency() {
       return (idempotency ??= new (storeModule.idempotency().SqliteIdempotencyStore)(db, options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS, now));
+    },
+    get responses() {
+      return (responses ??= new (storeModule.responses().SqliteResponseStore)(db));
     },
     get pluginKv() {
       return (pluginKv ??= new (storeModule.pluginKv().SqlitePluginKvStore)(db));

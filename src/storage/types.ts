@@ -159,6 +159,32 @@ export interface IdempotencyStore {
   release(scope: string, key: string): Awaitable<void>;
 }
 
+// ---------------------------------------------------------------- stored Responses API answers
+
+/** A response of the OpenAI Responses API kept for `previous_response_id`, owned by the credential that made it. */
+export interface StoredResponse {
+  /** `resp_...` */
+  id: string;
+  /** The credential that made it: only that credential reads or deletes it. */
+  scope: string;
+  /** Epoch seconds. */
+  createdAt: number;
+  /** The response object as it was answered (JSON). */
+  response: string;
+  /** The request's input items, each with its id (JSON array). */
+  inputItems: string;
+  /** The conversation's items up to and including this response's output (JSON array): what a follow-up continues. */
+  context: string;
+}
+
+export interface ResponseStore {
+  put(record: StoredResponse): Awaitable<void>;
+  /** Null when there is no such response for this scope. */
+  get(scope: string, id: string): Awaitable<StoredResponse | null>;
+  /** True when it was there. */
+  delete(scope: string, id: string): Awaitable<boolean>;
+}
+
 // ---------------------------------------------------------------- plugin key/value
 
 export interface PluginKvStore {
@@ -406,6 +432,8 @@ export interface BackendStorage {
   readonly tokens: TokenStore;
   readonly gatewayPairing: GatewayPairingStore;
   readonly idempotency: IdempotencyStore;
+  /** Responses API answers kept for previous_response_id. */
+  readonly responses: ResponseStore;
   readonly pluginKv: PluginKvStore;
   readonly cron: CronStateStore;
   readonly channels: ChannelStateStore;

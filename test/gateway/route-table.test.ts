@@ -41,6 +41,7 @@ describe("every route is in the OpenAPI document", () => {
       "POST /v1/embeddings",
       "POST /v1/messages",
       "POST /v1/messages/count_tokens",
+      "POST /v1/responses",
       "POST /webhook",
       "PUT /api/hooks",
     ]);

@@ -197,6 +197,9 @@ describe("OpenAPI", () => {
       "/v1/messages",
       "/v1/messages/count_tokens",
       "/v1/models",
+      "/v1/responses",
+      "/v1/responses/{id}",
+      "/v1/responses/{id}/input_items",
       "/webhook",
     ]);
     const post = document.paths["/api/sessions/{id}/message"].post;

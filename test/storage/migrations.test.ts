@@ -51,6 +51,8 @@ testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace
     ]);
     const { token } = lite.tokens.create("laptop");
     lite.pluginKv.set("p", "k", new Uint8Array([7]), 1024);
+    const kept = { id: "resp_copy", scope: "tok_x", createdAt: 1_700_000_000, response: "{}", inputItems: "[]", context: "[]" };
+    lite.responses.put(kept);
     const memory = new SqliteMemory(lite.memory);
     await memory.store("fav", "my favourite colour is teal", "prefs", null, { private: true });
     await lite.close();
@@ -71,6 +73,7 @@ testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace
     expect((await pg.sessions.get("s1"))?.messageCount).toBe(2);
     expect((await pg.tokens.verify(token))?.name).toBe("laptop");
     expect(await pg.pluginKv.get("p", "k")).toEqual(new Uint8Array([7]));
+    expect(await pg.responses.get("tok_x", "resp_copy")).toEqual(kept);
     const recalled = await pg.sql.unsafe("SELECT key, private FROM memories");
     expect(recalled).toEqual([{ key: "fav", private: true }]);
     await pg.close();

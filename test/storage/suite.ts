@@ -310,6 +310,26 @@ export function storeSuite(backend: SuiteBackend): void {
     });
   });
 
+  describe(`${backend.name}: stored responses`, () => {
+    it("a stored response is read and deleted only by the credential that made it", async (s) => {
+      const record = {
+        id: "resp_suite1",
+        scope: "token-a",
+        createdAt: 1_700_000_000,
+        response: JSON.stringify({ id: "resp_suite1", output: [] }),
+        inputItems: JSON.stringify([{ id: "msg_1", type: "message" }]),
+        context: JSON.stringify([{ type: "message", role: "user", content: "hi" }]),
+      };
+      await s.responses.put(record);
+      expect(await s.responses.get("token-a", "resp_suite1")).toEqual(record);
+      expect(await s.responses.get("token-b", "resp_suite1")).toBeNull();
+      expect(await s.responses.delete("token-b", "resp_suite1")).toBe(false);
+      expect(await s.responses.delete("token-a", "resp_suite1")).toBe(true);
+      expect(await s.responses.get("token-a", "resp_suite1")).toBeNull();
+      expect(await s.responses.delete("token-a", "resp_suite1")).toBe(false);
+    });
+  });
+
   describe(`${backend.name}: idempotency keys`, () => {
     it("a key is claimed once, replays its reply, and conflicts on another body or while pending", async (s) => {
       expect(await s.idempotency.begin("tok", "k1", "body-a")).toEqual({ kind: "new" });

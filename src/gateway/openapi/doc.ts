@@ -3,7 +3,15 @@ import { ErrorBodySchema } from "../errors.ts";
 import { jsonSchema } from "../json-schema.ts";
 
 type Schema = z.ZodType;
-type ResponseDoc = Schema | { description: string; schema?: Schema; contentType?: string };
+type ResponseDoc =
+  | Schema
+  | {
+      description: string;
+      schema?: Schema;
+      contentType?: string;
+      /** More media types of the same status (e.g. text/event-stream beside application/json). */
+      alternatives?: Record<string, Schema>;
+    };
 
 export interface RouteDoc {
   summary: string;
@@ -59,10 +67,11 @@ export function doc(route: RouteDoc): Record<string, unknown> {
       for (const [status, value] of Object.entries(route.responses)) {
         const entry = value instanceof z.ZodType ? { description: value.description ?? "OK", schema: value } : value;
         const type = entry.contentType ?? "application/json";
-        out[status] = {
-          description: entry.description,
-          ...(entry.schema ? { content: { [type]: { schema: jsonSchema(entry.schema) } } } : {}),
-        };
+        const content: Record<string, unknown> = entry.schema ? { [type]: { schema: jsonSchema(entry.schema) } } : {};
+        for (const [other, schema] of Object.entries("alternatives" in entry ? (entry.alternatives ?? {}) : {})) {
+          content[other] = { schema: jsonSchema(schema) };
+        }
+        out[status] = { description: entry.description, ...(Object.keys(content).length > 0 ? { content } : {}) };
       }
       const errors = new Set([...(route.errors ?? []), ...(detail.security ? [401, 429] : [])]);
       for (const status of errors) {

@@ -41,6 +41,11 @@ const TABLES: readonly TableCopy[] = [
     columns: ["scope", "key", "body_sha256", "state", "status", "response", "created_at", "expires_at"],
     order: "created_at",
   },
+  {
+    name: "gateway_responses",
+    columns: ["id", "scope", "created_at", "response", "input_items", "context"],
+    order: "created_at, id",
+  },
   { name: "plugin_kv", columns: ["plugin", "key", "value"], order: "plugin, key" },
   {
     name: "cron_state",

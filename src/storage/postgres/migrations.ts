@@ -215,6 +215,19 @@ CREATE TABLE session_media (
 CREATE INDEX session_media_blob ON session_media (sha256);`,
   },
   { version: 10, name: "memory word counts", sql: MEMORY_TERMS_SQL },
+  {
+    version: 11,
+    name: "stored responses",
+    sql: `
+CREATE TABLE gateway_responses (
+  id TEXT PRIMARY KEY,
+  scope TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  response TEXT NOT NULL,
+  input_items TEXT NOT NULL,
+  context TEXT NOT NULL
+);`,
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

@@ -11,6 +11,7 @@ import { PgMediaStore } from "./media.ts";
 import { migratePg, pgStatus } from "./migrations.ts";
 import { PgPairingStore } from "./pairings.ts";
 import { PgPluginKvStore } from "./plugin-kv.ts";
+import { PgResponseStore } from "./responses.ts";
 import { PgSessionLeases } from "./session-leases.ts";
 import { PgSessionStore } from "./sessions.ts";
 import { PgTokenStore } from "./tokens.ts";
@@ -59,6 +60,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     tokens: new PgTokenStore(sql, now),
     gatewayPairing: new PgGatewayPairingStore(sql, now),
     idempotency: new PgIdempotencyStore(sql, options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS, now),
+    responses: new PgResponseStore(sql),
     pluginKv: new PgPluginKvStore(sql),
     cron: new PgCronStateStore(sql),
     channels: new PgChannelStateStore(sql),

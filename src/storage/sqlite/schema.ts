@@ -228,6 +228,19 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       db.exec(MEDIA);
     },
   },
+  {
+    version: 8,
+    name: "stored responses",
+    apply: (db) =>
+      db.exec(`CREATE TABLE IF NOT EXISTS gateway_responses (
+  id TEXT PRIMARY KEY,
+  scope TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  response TEXT NOT NULL,
+  input_items TEXT NOT NULL,
+  context TEXT NOT NULL
+)`),
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS storage_migrations (

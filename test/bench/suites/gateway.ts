@@ -1,6 +1,7 @@
 /**
  * Targets: `prx gateway` cold start to the first 200 on /health, idle RSS, /health req/s, and the
- * gateway's own overhead per turn through /v1/chat/completions at concurrency 1 and 16.
+ * gateway's own overhead per turn through /v1/chat/completions at concurrency 1 and 16, and the Responses wire's
+ * cost beside it (responses-overhead.ts).
  *
  * Turn overhead per turn, minus the fake's own time for that turn: see ../turn-overhead.ts.
  */
@@ -10,6 +11,7 @@ import { spawnAnnouncing, startStandaloneFake } from "../announce.ts";
 import { buildHello, timeToFirst200 } from "../hello-start.ts";
 import { throughputDir, throughputRows } from "../throughput.ts";
 import { turnOverheadRows } from "../turn-overhead.ts";
+import { responsesOverheadRows } from "../responses-overhead.ts";
 import { createToken, env, freePort, LOG_FILE, startGateway, stopGateway, writeConfig } from "../gateway-process.ts";
 import { wrkCrossCheckRows } from "../wrk-cross-check.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
@@ -141,6 +143,7 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
         rows.push(
           ...(await turnOverheadRows({ gatewayUrl: url, gatewayPid: proc.pid, token, fake, bareUrl: bare.url, quick })),
         );
+        rows.push(...(await responsesOverheadRows({ gatewayUrl: url, gatewayPid: proc.pid, token, fake, quick })));
       } finally {
         bare.proc.kill();
         await bare.proc.exited;
