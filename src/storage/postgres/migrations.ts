@@ -215,6 +215,20 @@ CREATE TABLE session_media (
 CREATE INDEX session_media_blob ON session_media (sha256);`,
   },
   { version: 10, name: "memory word counts", sql: MEMORY_TERMS_SQL },
+  {
+    version: 11,
+    name: "session summaries",
+    sql: `
+CREATE TABLE session_summaries (
+  session_id TEXT NOT NULL,
+  through_seq INTEGER NOT NULL,
+  from_seq INTEGER NOT NULL,
+  content TEXT NOT NULL,
+  model TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (session_id, through_seq)
+);`,
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (
