@@ -127,4 +127,4 @@ export interface TurnDeps {
   contextRatios?: ContextRatios;
 }
 
-export type { SessionSummary, StoredMessage, SessionStore } from "../storage/types.ts";
+export type { ConversationSummary, SessionSummary, StoredMessage, SessionStore } from "../storage/types.ts";
