@@ -108,7 +108,8 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
         ...(m.media ? { media: m.media } : {}),
         created_at: m.createdAt,
       }));
-      return jsonResponse({ session_id: id, messages });
+      const summaries = (await gw.host.sessions.summaries(id)).map(toSummaryNoteWire);
+      return jsonResponse({ session_id: id, messages, summaries });
     },
     {
       detail: doc({
