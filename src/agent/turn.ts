@@ -208,7 +208,9 @@ class Turn {
     if (request instanceof MiddlewareBlock) return request;
     outcome.iterations++;
     this.emit("llm_request", { model: request.model, messages: request.messages.length, iteration: outcome.iterations });
-    const ratio = deps.contextRatios?.get(this.input.sessionId) ?? 1;
+    // the correction is learned per stored session: a stateless turn's session id names no conversation
+    const ratios = this.input.historyOverride ? undefined : deps.contextRatios;
+    const ratio = ratios?.get(this.input.sessionId) ?? 1;
     const toolCost = toolsTokens(request.tools);
     const cut = cutToolResults(request.messages, deps.config.compaction.tool_result_max_tokens);
     const fitted = fitPrompt(cut, this.budget?.limit ?? Number.POSITIVE_INFINITY, ratio, toolCost);
@@ -223,7 +225,7 @@ class Turn {
       ...(stream.wanted ? { onDelta: stream.onDelta } : {}),
     });
     stream.end();
-    deps.contextRatios?.learn(this.input.sessionId, fitted.tokens, raw.usage?.prompt_tokens);
+    ratios?.learn(this.input.sessionId, fitted.tokens, raw.usage?.prompt_tokens);
     outcome.provider = raw.provider;
     const { text, toolCalls: tool_calls, model, usage } = raw;
     const response = await deps.middleware.run("llm_response", { text, tool_calls, model, usage: usage ?? null });
