@@ -77,6 +77,33 @@ describe("compaction in a turn", () => {
     await h.close();
   });
 
+  test("the provider's reported prompt tokens of the previous call correct the estimate of the next prompt", async () => {
+    fake.reset();
+    const h = await host({ enabled: false });
+    await fill(h, "c6", 6);
+    const whole = fake.chatRequests().at(-1)!.body as Body;
+    expect(whole.messages.some((m) => (m.content ?? "").startsWith("turn 0 "))).toBe(true);
+    // the provider says the prompt was far larger than estimated: the next prompt is fitted with the learned ratio
+    const completion = {
+      id: "chatcmpl-ratio",
+      object: "chat.completion",
+      created: 0,
+      model: "small",
+      choices: [{ index: 0, message: { role: "assistant", content: "counted", refusal: null }, logprobs: null, finish_reason: "stop" }],
+      usage: { prompt_tokens: 1_000_000, completion_tokens: 1, total_tokens: 1_000_001 },
+    };
+    fake.enqueue({ type: "raw", body: JSON.stringify(completion), headers: { "content-type": "application/json" } });
+    await h.runTurn({ sessionId: "c6", text: "count this one", channel: "test" });
+    const counted = fake.chatRequests().at(-1)!.body as Body;
+    expect(counted.messages.some((m) => (m.content ?? "").startsWith("turn 0 "))).toBe(true);
+    await h.runTurn({ sessionId: "c6", text: "and now?", channel: "test" });
+    const corrected = fake.chatRequests().at(-1)!.body as Body;
+    expect(corrected.messages.some((m) => (m.content ?? "").startsWith("turn 0 "))).toBe(false);
+    expect(corrected.messages.length).toBeLessThan(counted.messages.length);
+    expect(corrected.messages.at(-1)!.content).toBe("and now?");
+    await h.close();
+  });
+
   test("compaction off: no summary, the prompt is still fitted", async () => {
     fake.reset();
     const h = await host({ enabled: false });
