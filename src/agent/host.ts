@@ -1,4 +1,6 @@
 import type { LoadedConfig } from "../config/loader.ts";
+import { ContextRatios } from "./context-window.ts";
+import { compactSessionNow, type SessionCompaction } from "./session-compact.ts";
 import { loadConfigCached } from "../config/cache.ts";
 import type { Config } from "../config/schema.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
@@ -56,6 +58,8 @@ export interface AgentHost {
   events: EventPublisher;
   /** `plan`: the model choice when the caller resolved it already (planTurn); else the turn resolves it. */
   runTurn(input: TurnInput, plan?: TurnPlan): Promise<TurnResult>;
+  /** Summarise a session now (see compactSessionNow) once the turns running or queued for it have finished. */
+  compactSession(id: string, choice?: { provider?: string; model?: string }): Promise<SessionCompaction>;
   /** Erase a session (see deleteSessionData) once the turns running or queued for it have finished. */
   deleteSession(id: string): Promise<SessionDeletion>;
   resolveModelChoice(opts: { provider?: string; model?: string }): { provider: string; model: string };
@@ -212,6 +216,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     const choose = (opts: { provider?: string; model?: string }) => resolveModelChoice(config, opts);
     const transcribe = configuredTranscriber(config, providers);
     const media = () => storage.media;
+    const contextRatios = new ContextRatios();
     // Fail at start, not at the first turn, when the configured provider cannot be resolved.
     providers.resolve(choose({}).provider);
 
@@ -232,6 +237,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             extensions,
             media,
             transcribe,
+            contextRatios,
           },
           input,
           plan,
@@ -264,6 +270,11 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
         return extensions.plugins;
       },
       runTurn: (input, plan) => (status.state === "ready" ? run(input, plan) : loadExtensions().then(() => run(input, plan))),
+      compactSession: (id, choice) => {
+        const compact = () =>
+          compactSessionNow({ config, sessions, tools, workspace: workspace.root, providers, resolveModelChoice: choose }, id, choice);
+        return queue.run(id, storage.leases ? () => storage.leases!.hold(id, compact) : compact);
+      },
       deleteSession: (id) => {
         const erase = () => deleteSessionData(sessions, currentMemory(), id);
         return queue.run(id, storage.leases ? () => storage.leases!.hold(id, erase) : erase);

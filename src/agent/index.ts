@@ -13,3 +13,5 @@ export { SessionQueue, SESSION_QUEUE_MAX } from "./session-queue.ts";
 export * from "./types.ts";
 export * from "./session-export.ts";
 export { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
+export { compactSessionNow, type SessionCompaction } from "./session-compact.ts";
+export { SUMMARY_INSTRUCTIONS } from "./compaction.ts";

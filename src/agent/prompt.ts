@@ -7,10 +7,8 @@ import type { MemoryEntry } from "../memory/types.ts";
  */
 export const PROMPT_BYTES_PER_TOKEN = 4;
 
-const encoder = new TextEncoder();
-
 export function estimateTokens(text: string): number {
-  return Math.ceil(encoder.encode(text).byteLength / PROMPT_BYTES_PER_TOKEN);
+  return Math.ceil(Buffer.byteLength(text, "utf8") / PROMPT_BYTES_PER_TOKEN);
 }
 
 export interface PromptParts {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MediaRefSchema } from "../contracts/chat.ts";
 import type { SessionSummary, StoredMessage } from "./types.ts";
+import type { ConversationSummary } from "../storage/types.ts";
 
 /**
  * The session export format: JSON Lines, one session per line with all its messages (`prx sessions export`,
@@ -30,6 +31,25 @@ export const SessionMessageWireSchema = z.object({
   created_at: z.string(),
 });
 
+export const SessionSummaryNoteWireSchema = z
+  .object({
+    from_seq: z.number().int().describe("first message this summary newly folded in"),
+    through_seq: z.number().int().describe("last message it covers; it stands for messages 1 to this one in the prompt"),
+    content: z.string(),
+    model: z.string().describe("the model that wrote it"),
+    created_at: z.string(),
+  })
+  .describe("a session summary written by compaction (the messages it covers stay in the session)");
+
+export const SessionCompactionWireSchema = z
+  .object({
+    session_id: z.string(),
+    compacted: z.boolean().describe("false when there was nothing new to summarise"),
+    folded: z.number().int().describe("messages newly folded into the summary"),
+    summary: SessionSummaryNoteWireSchema.nullable().describe("the session's summary now"),
+  })
+  .describe("what a compaction did");
+
 export const SessionExportSchema = SessionSummaryWireSchema
   .extend({ messages: z.array(SessionMessageWireSchema).describe("every message, oldest first") })
   .describe("one session with its messages: a line of the JSON Lines export");
@@ -37,6 +57,11 @@ export const SessionExportSchema = SessionSummaryWireSchema
 export type SessionSummaryWire = z.infer<typeof SessionSummaryWireSchema>;
 export type SessionMessageWire = z.infer<typeof SessionMessageWireSchema>;
 export type SessionExport = z.infer<typeof SessionExportSchema>;
+export type SessionSummaryNoteWire = z.infer<typeof SessionSummaryNoteWireSchema>;
+
+export function toSummaryNoteWire(s: ConversationSummary): SessionSummaryNoteWire {
+  return { from_seq: s.fromSeq, through_seq: s.throughSeq, content: s.content, model: s.model, created_at: s.createdAt };
+}
 
 export function toSummaryWire(s: SessionSummary): SessionSummaryWire {
   return {

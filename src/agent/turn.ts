@@ -9,6 +9,8 @@ import { prepareMedia } from "../media/prepare.ts";
 import { modelFacts } from "../providers/model-facts.ts";
 import { keepMedia, withTranscripts } from "./media.ts";
 import { buildMessages, lastUserText } from "./prompt.ts";
+import { compactSession, summaryContext } from "./compaction.ts";
+import { cutToolResults, fitPrompt, messageTokens, promptTokens, toolsTokens, windowBudget, type WindowBudget } from "./context-window.ts";
 import { autoRecall } from "./recall.ts";
 import { ReplyStream } from "./reply-stream.ts";
 import { validateSessionId } from "./sessions.ts";
@@ -46,6 +48,8 @@ class Turn {
   private readonly outcome: TurnOutcome = { model: "", provider: "", usage: ZERO_USAGE, toolCalls: [], iterations: 0 };
   /** Some message of the conversation has images or audio (a text-only turn never prepares media). */
   private hasMedia = false;
+  /** What the model's context window allows this turn's prompts. */
+  private budget: WindowBudget | null = null;
 
   constructor(
     private readonly deps: TurnDeps,
@@ -76,7 +80,7 @@ class Turn {
       // Blocked: the user's message lands as the blocking middleware received it (earlier ones may have rewritten it).
       if (inbound instanceof MiddlewareBlock) return await this.stop(inbound, inbound.envelope.text);
       this.outcome.provider = plan.provider.name;
-      const messages = await this.prompt(inbound?.text);
+      const messages = await this.prompt(plan, inbound?.text);
       const answer = await this.converse(plan, messages);
       if (answer instanceof MiddlewareBlock) return await this.stop(answer);
       const { channel, sessionId: session_id } = input;
@@ -104,31 +108,76 @@ class Turn {
     return plan;
   }
 
-  /** History, recalled memories and plugin context around the user's message, which lands in the session. */
-  private async prompt(userText: string | undefined): Promise<ChatMessage[]> {
+  /**
+   * History, recalled memories, plugin context and the session's summary around the user's message, which lands in
+   * the session. A prompt past compaction.compact_at of the window first has the older history summarised.
+   */
+  private async prompt(plan: TurnPlan, userText: string | undefined): Promise<ChatMessage[]> {
     const { deps, input } = this;
     const { config } = deps;
+    const stored = !input.historyOverride;
     // Plugin context needs only the input: asked first, it is gathered while history and memories are read.
     const pendingContext = deps.extensions?.context?.(input) ?? NO_CONTEXT;
     const local = async () => {
-      const history = input.historyOverride ?? (await deps.sessions.history(input.sessionId, config.agent.max_history_messages));
+      const reading = input.historyOverride ?? deps.sessions.history(input.sessionId, config.agent.max_history_messages);
+      const summarised = stored ? deps.sessions.summary(input.sessionId) : null;
+      const history = await reading;
+      const summary = await summarised;
       const query = userText ?? lastUserText(history);
       const recall = config.memory.auto_recall && query !== "";
       const memories = recall ? await autoRecall(deps, query, input.sessionId, this.emit) : [];
-      return { history, memories };
+      return { history, memories, summary };
     };
-    const [{ history, memories }, context] = Array.isArray(pendingContext)
+    const [{ history, memories, summary }, context] = Array.isArray(pendingContext)
       ? [await local(), pendingContext]
       : await Promise.all([local(), pendingContext]);
     const memoryTokens = config.memory.recall_max_tokens;
-    const parts = { systemPrompt: config.agent.system_prompt, memories, memoryTokens, context, history };
     let media = userText === undefined ? undefined : input.media;
     if (media?.length && !input.historyOverride && deps.media) media = await keepMedia(deps.media(), media);
-    const messages = buildMessages(userText === undefined ? parts : { ...parts, user: userText, media });
-    this.hasMedia = (media?.length ?? 0) > 0 || history.some((message) => message.media !== undefined);
+    const build = (past: ChatMessage[], summarised: typeof summary) => {
+      const withSummary = summarised ? [...context, summaryContext(summarised)] : context;
+      const parts = { systemPrompt: config.agent.system_prompt, memories, memoryTokens, context: withSummary, history: past };
+      return buildMessages(userText === undefined ? parts : { ...parts, user: userText, media });
+    };
+    let messages = build(history, summary);
+    this.budget = windowBudget(config, plan.choice.provider, plan.choice.model);
+    if (stored && config.compaction.enabled && history.length > 0) messages = await this.compactIfFull(plan, messages, build);
+    this.hasMedia = (media?.length ?? 0) > 0 || messages.some((message) => message.media !== undefined);
     if (userText !== undefined) this.transcript.add(media?.length ? { role: "user", content: userText, media } : { role: "user", content: userText });
     await this.transcript.flush();
     return messages;
+  }
+
+  /**
+   * A prompt past compaction.compact_at of the window: the older history is summarised and the prompt rebuilt from
+   * the summary and the recent messages. A failed compaction leaves the session as it was (the prompt is fitted by
+   * leaving the oldest messages out instead).
+   */
+  private async compactIfFull(
+    plan: TurnPlan,
+    messages: ChatMessage[],
+    build: (history: ChatMessage[], summary: Awaited<ReturnType<TurnDeps["sessions"]["summary"]>>) => ChatMessage[],
+  ): Promise<ChatMessage[]> {
+    const { deps, input } = this;
+    const budget = this.budget!;
+    const ratio = deps.contextRatios?.get(input.sessionId) ?? 1;
+    const tools = toolsTokens(offeredTools(plan, deps.tools, false));
+    if ((promptTokens(messages) + tools) * ratio <= budget.compactAt) return messages;
+    try {
+      const last = messages.at(-1)!;
+      const reserve = last.role === "user" ? messageTokens(last) : 0;
+      const request = { sessionId: input.sessionId, provider: plan.provider, providerName: plan.choice.provider, model: plan.choice.model, signal: this.signal, reserve };
+      const onError = (stage: string, message: string) => this.emit("error", { stage, message });
+      const done = await compactSession(deps, { ...request, onError });
+      if (!done) return messages;
+      this.outcome.usage = addUsage(this.outcome.usage, done.usage);
+      const recent = await deps.sessions.history(input.sessionId, deps.config.agent.max_history_messages);
+      return build(recent, done.summary);
+    } catch (error) {
+      if (this.signal.aborted) throw error;
+      this.emit("error", { stage: "compaction", message: errorMessage(error) });
+      return messages;
+    }
   }
 
   /** Model calls and tool rounds until the model answers without asking for a server tool, or a middleware blocks. */
@@ -160,7 +209,13 @@ class Turn {
     if (request instanceof MiddlewareBlock) return request;
     outcome.iterations++;
     this.emit("llm_request", { model: request.model, messages: request.messages.length, iteration: outcome.iterations });
-    const sent = this.hasMedia ? await this.withMedia(plan, request.messages, request.model) : request.messages;
+    // the correction is learned per stored session: a stateless turn's session id names no conversation
+    const ratios = this.input.historyOverride ? undefined : deps.contextRatios;
+    const ratio = ratios?.get(this.input.sessionId) ?? 1;
+    const toolCost = toolsTokens(request.tools);
+    const cut = cutToolResults(request.messages, deps.config.compaction.tool_result_max_tokens);
+    const fitted = fitPrompt(cut, this.budget?.limit ?? Number.POSITIVE_INFINITY, ratio, toolCost);
+    const sent = this.hasMedia ? await this.withMedia(plan, fitted.messages, request.model) : fitted.messages;
     stream.begin();
     const raw = await plan.provider.chat({
       messages: sent,
@@ -171,6 +226,7 @@ class Turn {
       ...(stream.wanted ? { onDelta: stream.onDelta } : {}),
     });
     stream.end();
+    ratios?.learn(this.input.sessionId, fitted.tokens, raw.usage?.prompt_tokens);
     outcome.provider = raw.provider;
     const { text, toolCalls: tool_calls, model, usage } = raw;
     const response = await deps.middleware.run("llm_response", { text, tool_calls, model, usage: usage ?? null });

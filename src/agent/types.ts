@@ -7,6 +7,7 @@ import type { ModelChoice } from "../providers/routes.ts";
 import type { ChatMessage, MediaRef, ProviderResolver, ToolCall, ToolSpec, Usage } from "../providers/types.ts";
 import type { MediaStore, SessionStore } from "../storage/types.ts";
 import type { Transcriber } from "./media.ts";
+import type { ContextRatios } from "./context-window.ts";
 import type { ToolContext, ToolResult } from "../tools/types.ts";
 
 /** One user message entering the agent, from any entry point (chat, agent CLI, gateway, channel). */
@@ -122,6 +123,8 @@ export interface TurnDeps {
   media?: () => MediaStore;
   /** Audio to text, when a transcription model is configured. */
   transcribe?: Transcriber;
+  /** How far each session's prompt estimate was from the provider's count (the host's; none: estimates stand). */
+  contextRatios?: ContextRatios;
 }
 
-export type { SessionSummary, StoredMessage, SessionStore } from "../storage/types.ts";
+export type { ConversationSummary, SessionSummary, StoredMessage, SessionStore } from "../storage/types.ts";

@@ -24,9 +24,10 @@ export const CHAT_HELP = `Commands:
   /switch <id>       continue another session
   /model <m>         use another model (or hint:<name>); /model alone shows the current one
   /image <path>      attach an image (PNG, JPEG, GIF, WebP) to your next message
+  /compact           summarise the conversation so far (later turns carry the summary; nothing is deleted)
   /exit              leave (Ctrl-D works too; Ctrl-C cancels a running turn)`;
 
-const NAMES = ["/help", "/new", "/sessions", "/switch", "/model", "/image", "/exit", "/quit"];
+const NAMES = ["/help", "/new", "/sessions", "/switch", "/model", "/image", "/compact", "/exit", "/quit"];
 
 /**
  * Returns "exit" to leave, true when the line was a command, false when it is a message for the agent. Throws a
@@ -79,6 +80,16 @@ export async function runChatCommand(line: string, state: ChatState, host: Agent
       state.images = [...images, image];
       const size = image.width && image.height ? ` ${image.width}x${image.height}` : "";
       out.info(`attached ${image.mime?.slice(6)}${size} (${state.images.length} for your next message)`);
+      return true;
+    }
+    case "/compact": {
+      if (!(await host.sessions.get(state.sessionId))) {
+        out.info("nothing to compact yet");
+        return true;
+      }
+      const done = await host.compactSession(state.sessionId, { provider: state.provider, model: state.model });
+      if (!done.compacted) out.info("nothing new to compact");
+      else out.info(`compacted ${done.folded} messages into the session summary (messages 1-${done.summary!.throughSeq}, by ${done.summary!.model})`);
       return true;
     }
     case "/model": {

@@ -3,8 +3,10 @@ import {
   SqliteSessionStore,
   toMessageWire,
   toSessionExport,
+  toSummaryNoteWire,
   toSummaryWire,
   validateSessionId,
+  type ConversationSummary,
   type SessionDeletion,
   type SessionSummary,
   type StoredMessage,
@@ -16,11 +18,13 @@ import { NoneMemory } from "../memory/index.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 import { exportOutput, openMemory } from "./open-memory.ts";
 
-const SUBCOMMANDS = ["list", "show", "delete", "export"] as const;
+const SUBCOMMANDS = ["list", "show", "delete", "export", "compact"] as const;
 const USAGE = `Usage: prx sessions <command> [--json]
   list [--limit N]                 conversations, most recent first (at most ${SESSIONS_LIST_MAX})
   show <id> [--limit N]            one conversation: its messages, oldest first (--limit keeps the newest N,
                                    at most ${SESSION_MESSAGES_MAX})
+  compact <id>                     summarise a conversation so far into its session summary, with the default
+                                   model (later turns carry the summary; every message stays)
   delete <id>...                   erase conversations: every message, and the memories stored for that
                                    session only (scope "session")
   export [<id>...] [--output FILE] conversations with all their messages as JSON Lines, one per line (every
@@ -45,14 +49,22 @@ function summaryLine(s: SessionSummary): string {
   return `${visible(s.id)}  ${s.updatedAt}  ${String(s.messageCount).padStart(4)} messages  ${visible(s.channel)}  ${s.title ? visible(s.title) : "(untitled)"}`;
 }
 
-function messageLines(messages: StoredMessage[]): string {
-  return messages
-    .map((m) => {
-      const calls = m.toolCalls?.length ? ` [tool calls: ${m.toolCalls.map((c) => visible(c.name)).join(", ")}]` : "";
-      const name = m.name ? ` (${visible(m.name)})` : "";
-      return `#${m.seq} ${m.role}${name} ${m.createdAt}${calls}\n${visible(m.content, { multiline: true })}`;
-    })
-    .join("\n\n");
+function summaryNote(s: ConversationSummary): string {
+  return `-- summary of messages 1-${s.throughSeq} (by ${visible(s.model)}, ${s.createdAt}) --\n${visible(s.content, { multiline: true })}\n--`;
+}
+
+/** Messages oldest first, each summary where it stands: after the last message it covers. */
+function messageLines(messages: StoredMessage[], summaries: ConversationSummary[] = []): string {
+  const notes = new Map(summaries.map((s) => [s.throughSeq, s]));
+  const blocks: string[] = [];
+  for (const m of messages) {
+    const calls = m.toolCalls?.length ? ` [tool calls: ${m.toolCalls.map((c) => visible(c.name)).join(", ")}]` : "";
+    const name = m.name ? ` (${visible(m.name)})` : "";
+    blocks.push(`#${m.seq} ${m.role}${name} ${m.createdAt}${calls}\n${visible(m.content, { multiline: true })}`);
+    const note = notes.get(m.seq);
+    if (note) blocks.push(summaryNote(note));
+  }
+  return blocks.join("\n\n");
 }
 
 export async function sessionsCommand(argv: string[]): Promise<number> {
@@ -85,8 +97,25 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
         const summary = await sessions.get(id);
         if (!summary) throw notFound(id);
         const messages = await sessions.messages(id, limitOf(values.limit, SESSION_MESSAGES_MAX, SESSION_MESSAGES_MAX));
-        if (json) out(terminalJson({ session: toSummaryWire(summary), messages: messages.map(toMessageWire) }));
-        else out(`${summaryLine(summary)}\n\n${messageLines(messages)}`);
+        const summaries = await sessions.summaries(id);
+        if (json) out(terminalJson({ session: toSummaryWire(summary), messages: messages.map(toMessageWire), summaries: summaries.map(toSummaryNoteWire) }));
+        else out(`${summaryLine(summary)}\n\n${messageLines(messages, summaries)}`);
+        return 0;
+      }
+      case "compact": {
+        if (args.length !== 1) throw usageError("prx sessions compact takes exactly one session id");
+        const id = validateSessionId(args[0]!);
+        if (!(await sessions.get(id))) throw notFound(id);
+        const { openHost } = await import("./open-host.ts");
+        const host = await openHost(values.workspace, { oneShot: true });
+        try {
+          const done = await host.compactSession(id);
+          if (json) out(JSON.stringify({ ...done, summary: done.summary ? toSummaryNoteWire(done.summary) : null }));
+          else if (!done.compacted) out(`session ${visible(id)}: nothing new to compact`);
+          else out(`session ${visible(id)}: ${done.folded} messages folded into the summary of messages 1-${done.summary!.throughSeq} (by ${visible(done.summary!.model)})`);
+        } finally {
+          await host.close();
+        }
         return 0;
       }
       case "delete": {

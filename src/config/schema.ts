@@ -94,6 +94,37 @@ export const AgentSchema = z.strictObject({
     .describe("user turns an image is sent again for; older images in history become their text note"),
 });
 
+export const CompactionSchema = z.strictObject({
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe("summarise the older part of a long session when its prompt nears the model's context window"),
+  compact_at: z
+    .number()
+    .min(0.1)
+    .max(0.95)
+    .default(0.8)
+    .describe("share of the model's context window a prompt may reach before the older history is summarised"),
+  keep_recent: z
+    .number()
+    .min(0.05)
+    .max(0.8)
+    .default(0.3)
+    .describe("share of the window the most recent messages, kept word for word beside the summary, may take"),
+  summary_max_tokens: z.number().int().min(64).max(32_768).default(1_024).describe("longest summary the model may write"),
+  memory_flush: z
+    .boolean()
+    .default(false)
+    .describe("before compacting, one extra model call may keep durable facts with memory_store"),
+  tool_result_max_tokens: z
+    .number()
+    .int()
+    .min(100)
+    .max(1_000_000)
+    .default(8_000)
+    .describe("a longer tool result is cut in the prompt with a note (the session keeps it whole)"),
+});
+
 export const MemorySchema = z.strictObject({
   backend: z
     .string()
@@ -280,6 +311,7 @@ export const ConfigSchema = z.strictObject({
   model_routes: z.array(ModelRouteSchema).default([]),
   reliability: ReliabilitySchema.default(ReliabilitySchema.parse({})),
   agent: AgentSchema.default(AgentSchema.parse({})),
+  compaction: CompactionSchema.default(CompactionSchema.parse({})),
   memory: MemorySchema.default(MemorySchema.parse({})),
   tools: ToolsSchema.default(ToolsSchema.parse({})),
   gateway: GatewaySchema.default(GatewaySchema.parse({})),
@@ -297,6 +329,7 @@ export type ModelRoute = z.infer<typeof ModelRouteSchema>;
 export type ReliabilityConfig = z.infer<typeof ReliabilitySchema>;
 export type AgentConfig = z.infer<typeof AgentSchema>;
 export type MemoryConfig = z.infer<typeof MemorySchema>;
+export type CompactionConfig = z.infer<typeof CompactionSchema>;
 export type ToolsConfig = z.infer<typeof ToolsSchema>;
 export type OutboundConfig = z.infer<typeof OutboundSchema>;
 export type WebSearchConfig = z.infer<typeof WebSearchSchema>;

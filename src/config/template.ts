@@ -48,6 +48,15 @@ max_tool_iterations = 10
 temperature = 0.7
 # system_prompt = "You are prx, a helpful personal assistant."
 
+[compaction]
+# The prompt is kept within the model's context window (model_info or the built-in table). A session whose prompt
+# would pass compact_at of the window has its older messages summarised by the model; every message stays stored.
+enabled = true
+compact_at = 0.8               # share of the window before the older history is summarised
+# keep_recent = 0.3            # share of the window the most recent messages, kept word for word, may take
+# memory_flush = false         # before compacting, let the model keep durable facts with memory_store (one extra call)
+# tool_result_max_tokens = 8000  # a longer tool result is cut in the prompt with a note (the session keeps it whole)
+
 [memory]
 backend = "sqlite"       # "sqlite" (data/prx.db), "postgres" (needs [storage] postgres), "none", or "wasm:<name>"
 auto_recall = true       # add relevant memories to each turn's prompt (never those stored as private)

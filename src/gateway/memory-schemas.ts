@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SessionMessageWireSchema, SessionSummaryWireSchema } from "../agent/index.ts";
+import { SessionMessageWireSchema, SessionSummaryNoteWireSchema, SessionSummaryWireSchema } from "../agent/index.ts";
 import type { MemoryEntry } from "../memory/index.ts";
 import { SessionIdSchema } from "./schemas.ts";
 
@@ -72,7 +72,11 @@ export const MemoryImportResultSchema = z
   .describe("what the import stored");
 
 export const SessionDetailSchema = z
-  .object({ session: SessionSummaryWireSchema, messages: z.array(SessionMessageWireSchema) })
+  .object({
+    session: SessionSummaryWireSchema,
+    messages: z.array(SessionMessageWireSchema),
+    summaries: z.array(SessionSummaryNoteWireSchema).describe("summaries written by compaction, oldest first; each stands after its through_seq"),
+  })
   .describe("a session and its messages, oldest first");
 
 export const SessionDeletedSchema = z

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SessionMessageWireSchema, SessionSummaryWireSchema } from "../agent/index.ts";
+import { SessionMessageWireSchema, SessionSummaryNoteWireSchema, SessionSummaryWireSchema } from "../agent/index.ts";
 import { MESSAGE_MAX_CHARS, SESSION_ID_PATTERN, SESSION_TITLE_MAX_CHARS } from "./limits.ts";
 
 /** Wire formats of the gateway's own routes (the OpenAI-compatible ones: openai/schemas.ts). */
@@ -42,7 +42,11 @@ export const SessionListSchema = z.object({ sessions: z.array(SessionSummaryWire
 const ToolCallWire = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 
 export const SessionMessagesSchema = z
-  .object({ session_id: z.string(), messages: z.array(SessionMessageWireSchema) })
+  .object({
+    session_id: z.string(),
+    messages: z.array(SessionMessageWireSchema),
+    summaries: z.array(SessionSummaryNoteWireSchema).describe("summaries written by compaction, oldest first; each stands after its through_seq"),
+  })
   .describe("the session's history, oldest first");
 
 export const SessionRenameBodySchema = z.strictObject({

@@ -229,5 +229,6 @@ function pick(host: GatewayHost): GatewayHost {
     runTurn: (input, plan) => host.runTurn(input, plan),
     resolveModelChoice: (opts) => host.resolveModelChoice(opts),
     deleteSession: (id) => host.deleteSession(id),
+    compactSession: (id, choice) => host.compactSession(id, choice),
   };
 }

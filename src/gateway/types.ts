@@ -25,6 +25,7 @@ export type GatewayHost = Pick<
   | "runTurn"
   | "resolveModelChoice"
   | "deleteSession"
+  | "compactSession"
 > & {
   /** The workspace's stores; with PostgreSQL, tokens and idempotency keys are shared by every replica. */
   storage: Pick<Storage, "backend" | "tokens" | "gatewayPairing" | "idempotency" | "responses" | "ping">;

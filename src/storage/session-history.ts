@@ -1,7 +1,7 @@
 import type { ChatMessage } from "../contracts/chat.ts";
 import { PrxError } from "../core/errors.ts";
 import { SESSION_ID_MAX_BYTES, SESSION_ID_PATTERN, SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_CHARS, SESSION_TITLE_MAX_CHARS } from "./limits.ts";
-import type { StoredMessage } from "./types.ts";
+import type { ConversationSummary, StoredMessage } from "./types.ts";
 
 export function validateSessionId(id: string): string {
   if (!SESSION_ID_PATTERN.test(id)) {
@@ -124,4 +124,18 @@ export function renamedTitle(title: string): string {
     });
   }
   return trimmed;
+}
+
+/** A stored summary row (both backends). */
+export interface SummaryRow {
+  from_seq: number | string;
+  through_seq: number | string;
+  content: string;
+  model: string;
+  created_at: string;
+}
+
+export function toConversationSummary(row: SummaryRow): ConversationSummary {
+  const { content, model } = row;
+  return { fromSeq: Number(row.from_seq), throughSeq: Number(row.through_seq), content, model, createdAt: row.created_at };
 }

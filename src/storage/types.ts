@@ -41,6 +41,24 @@ export interface StoredMessage {
   createdAt: string;
 }
 
+/**
+ * A model-written summary of a session's messages up to `throughSeq` (compaction). The newest one stands for every
+ * message it covers in the prompt (it folds the one before it in); the messages themselves stay in the session.
+ */
+export interface ConversationSummary {
+  /** First message this summary newly folded in (the one before it covered those before). */
+  fromSeq: number;
+  /** Last message it covers. */
+  throughSeq: number;
+  content: string;
+  /** The model that wrote it. */
+  model: string;
+  createdAt: string;
+}
+
+/** A summary to keep: the range it covers and who wrote it. */
+export type NewConversationSummary = Omit<ConversationSummary, "createdAt">;
+
 export interface SessionStore {
   /** Most recently updated first. */
   list(limit?: number): Awaitable<SessionSummary[]>;
@@ -70,8 +88,14 @@ export interface SessionStore {
    * is then one statement instead of two.
    */
   append(id: string, messages: ChatMessage[], channel?: string): Awaitable<void>;
-  /** History ready for a provider (see session-history.ts). */
+  /** History ready for a provider (see session-history.ts): the last `limit` messages after the newest summary. */
   history(id: string, limit: number): Awaitable<ChatMessage[]>;
+  /** The newest summary of the session, or null (never compacted). */
+  summary(id: string): Awaitable<ConversationSummary | null>;
+  /** Every summary of the session, oldest first. */
+  summaries(id: string): Awaitable<ConversationSummary[]>;
+  /** Keep a summary (a second one through the same message replaces the first); deleted with its session. */
+  addSummary(id: string, summary: NewConversationSummary): Awaitable<void>;
 }
 
 // ---------------------------------------------------------------- media

@@ -6,6 +6,7 @@ import { SqliteSessionStore } from "../../src/agent/sessions.ts";
 import { openSqliteDatabase } from "../../src/storage/index.ts";
 import { SESSIONS_LIST_MAX } from "../../src/gateway/limits.ts";
 import { MEMORY_LIST_MAX } from "../../src/memory/limits.ts";
+import { SUMMARY_INSTRUCTIONS } from "../../src/agent/compaction.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { fakeProviderConfig } from "../helpers/binary.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
@@ -118,6 +119,34 @@ describe("prx sessions", () => {
     const again = await prx(ws, ["sessions", "delete", "talk-1"]);
     expect([again.code, again.stderr.split("\n")[0]]).toEqual([1, 'error: no session "talk-1"']);
     expect((await prx(ws, ["memory", "show", "mood"])).code).toBe(1);
+  });
+
+  test("compact: the conversation so far becomes its summary, which show prints after the last message it covers", async () => {
+    const ws = workspace();
+    expect((await prx(ws, ["agent", "-m", "the ferry leaves at nine", "--session", "talk-2"])).code).toBe(0);
+    fake.script((r) => {
+      const body = r.body as { messages: Array<{ content: string | null }> };
+      return body.messages[0]?.content === SUMMARY_INSTRUCTIONS ? { type: "text", text: "The ferry leaves at nine." } : undefined;
+    });
+    try {
+      const compacted = await prx(ws, ["sessions", "compact", "talk-2"]);
+      expect([compacted.code, compacted.stdout]).toEqual([0, "session talk-2: 2 messages folded into the summary of messages 1-2 (by fake-model)\n"]);
+      const again = JSON.parse((await prx(ws, ["sessions", "compact", "talk-2", "--json"])).stdout);
+      expect(again).toMatchObject({ session_id: "talk-2", compacted: false, folded: 0, summary: { from_seq: 1, through_seq: 2, model: "fake-model" } });
+    } finally {
+      fake.script(undefined);
+    }
+    expect((await prx(ws, ["agent", "-m", "and then?", "--session", "talk-2"])).code).toBe(0);
+    const shown = (await prx(ws, ["sessions", "show", "talk-2"])).stdout;
+    const at = (text: string) => shown.indexOf(text);
+    expect(at("#2 assistant")).toBeGreaterThan(0);
+    expect(at("-- summary of messages 1-2 (by fake-model")).toBeGreaterThan(at("#2 assistant"));
+    expect(at("The ferry leaves at nine.")).toBeGreaterThan(at("-- summary"));
+    expect(at("#3 user")).toBeGreaterThan(at("The ferry leaves at nine."));
+    const json = JSON.parse((await prx(ws, ["sessions", "show", "talk-2", "--json"])).stdout);
+    expect([json.messages.length, json.summaries.map((x: { through_seq: number }) => x.through_seq)]).toEqual([4, [2]]);
+    const missing = await prx(ws, ["sessions", "compact", "nope"]);
+    expect([missing.code, missing.stderr.split("\n")[0]]).toEqual([1, 'error: no session "nope"']);
   });
 
   test(`list shows at most SESSIONS_LIST_MAX (${SESSIONS_LIST_MAX}) sessions`, async () => {

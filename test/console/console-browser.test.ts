@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
+import { SUMMARY_INSTRUCTIONS } from "../../src/agent/compaction.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { ensureBinary, fakeProviderConfig, ROOT, runPrx, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
@@ -163,6 +164,65 @@ describe.skipIf(!enabled)("the web console", () => {
     expect(requested.filter((url) => !url.startsWith(origin))).toEqual([]);
     // requests the console aborted itself (the stopped reply, the status stream on leaving) are not failures
     expect(failed.filter((f) => !f.includes("net::ERR_ABORTED"))).toEqual([]);
+  });
+
+  test("/compact: the conversation so far becomes the session summary, shown where it stands; the next turn carries it", async () => {
+    const created = await runPrx(["gateway", "token", "create", "--name", "compact", "-w", dir]);
+    expect(created.code).toBe(0);
+    const page = await newPage();
+    await page.goto(gateway.url);
+    await page.getByTestId("signin").waitFor();
+    await page.fill("#token", created.stdout.trim());
+    await page.click("button[type=submit]");
+    await page.getByTestId("chat-view").waitFor();
+    fake.script((r) => {
+      const body = r.body as { messages: Array<{ content: string | null }> };
+      return body.messages[0]?.content === SUMMARY_INSTRUCTIONS ? { type: "text", text: "The user said the boat is called Marlin." } : undefined;
+    });
+    try {
+      await send(page, "my boat is called Marlin");
+      await page.getByTestId("send").waitFor();
+      await page.locator(".msg.assistant", { hasText: "echo: my boat is called Marlin" }).waitFor();
+      await send(page, "/compact");
+      await page.getByTestId("compacted").waitFor();
+      expect(await page.getByTestId("compacted").textContent()).toBe("Compacted 2 messages into the session summary.");
+      const note = page.getByTestId("session-summary");
+      expect(await note.count()).toBe(1);
+      expect(await note.locator("summary").textContent()).toContain("Summary of messages 1-2 (by fake-model)");
+      // every message is still shown, the summary after the last one it covers
+      expect(await page.locator(".messages > *").evaluateAll((els) => els.map((e) => e.getAttribute("data-role") ?? e.getAttribute("data-testid")))).toEqual([
+        "user",
+        "assistant",
+        "session-summary",
+        "compacted",
+      ]);
+      await note.locator("summary").click();
+      expect(await note.locator(".md").textContent()).toBe("The user said the boat is called Marlin.");
+      await screenshot(page, "8-compacted");
+
+      const before = fake.chatRequests().length;
+      await send(page, "what is my boat called?");
+      await page.locator(".msg.assistant", { hasText: "echo: what is my boat called?" }).waitFor();
+      const sent = fake.chatRequests().slice(before).at(-1)!.body as { messages: Array<{ role: string; content: string }> };
+      expect(sent.messages[0]!.content).toContain("The user said the boat is called Marlin.");
+      expect(sent.messages.slice(1).map((m) => m.content)).toEqual(["what is my boat called?"]);
+      // opened again, the summary stands between the messages it covers and the later ones
+      const session = (await page.locator(".sessions li.active").getAttribute("data-id"))!;
+      await page.reload();
+      await page.getByTestId("chat-view").waitFor();
+      await page.locator(`.sessions li[data-id="${session}"]`).click();
+      await page.getByTestId("session-summary").waitFor();
+      expect(await page.locator(".messages > *").evaluateAll((els) => els.map((e) => e.getAttribute("data-role") ?? e.getAttribute("data-testid")))).toEqual([
+        "user",
+        "assistant",
+        "session-summary",
+        "user",
+        "assistant",
+      ]);
+    } finally {
+      fake.script(undefined);
+      await page.close();
+    }
   });
 
   test("readable at 360 px: nothing overflows sideways in any view", async () => {

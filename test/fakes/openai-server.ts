@@ -99,7 +99,8 @@ function chatResponse(body: OpenAIChatRequest, step: FakeStep, options: FakeServ
     function: { name: call.name, arguments: call.arguments },
   }));
   const finish = calls.length > 0 ? "tool_calls" : step.type === "text" ? (step.finishReason ?? "stop") : "stop";
-  const promptTokens = estimateTokens(JSON.stringify(body.messages));
+  // as the real API, the prompt counts the tool definitions too
+  const promptTokens = estimateTokens(JSON.stringify(body.messages) + (body.tools ? JSON.stringify(body.tools) : ""));
   const completionTokens = estimateTokens(text + calls.map((call) => call.function.arguments).join(""));
   const usage = {
     prompt_tokens: promptTokens,

@@ -180,6 +180,7 @@ describe("OpenAPI", () => {
       "/api/sessions",
       "/api/sessions/{id}",
       "/api/sessions/{id}/cancel",
+      "/api/sessions/{id}/compact",
       "/api/sessions/{id}/message",
       "/api/sessions/{id}/messages",
       "/api/status",

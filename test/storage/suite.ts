@@ -96,6 +96,40 @@ export function storeSuite(backend: SuiteBackend): void {
       expect((await s.sessions.history("s-2", 10)).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     });
 
+    it("session summaries: history starts after the newest one, every message stays, deleted with the session", async (s) => {
+      const turns = Array.from({ length: 6 }, (_, i) => ({ role: (i % 2 ? "assistant" : "user") as "user" | "assistant", content: `m${i + 1}` }));
+      await s.sessions.append("sum-1", turns, "cli");
+      expect(await s.sessions.summary("sum-1")).toBeNull();
+      expect(await s.sessions.summaries("sum-1")).toEqual([]);
+      await s.sessions.addSummary("sum-1", { fromSeq: 1, throughSeq: 2, content: "first two", model: "m-a" });
+      expect((await s.sessions.history("sum-1", 10)).map((m) => m.content)).toEqual(["m3", "m4", "m5", "m6"]);
+      // the limit counts messages after the summary
+      expect((await s.sessions.history("sum-1", 2)).map((m) => m.content)).toEqual(["m5", "m6"]);
+      await s.sessions.addSummary("sum-1", { fromSeq: 3, throughSeq: 4, content: "first four", model: "m-b" });
+      expect((await s.sessions.history("sum-1", 10)).map((m) => m.content)).toEqual(["m5", "m6"]);
+      const newest = (await s.sessions.summary("sum-1"))!;
+      expect(newest).toMatchObject({ fromSeq: 3, throughSeq: 4, content: "first four", model: "m-b" });
+      expect(typeof newest.createdAt).toBe("string");
+      expect((await s.sessions.summaries("sum-1")).map((x) => [x.fromSeq, x.throughSeq, x.content])).toEqual([
+        [1, 2, "first two"],
+        [3, 4, "first four"],
+      ]);
+      // a second summary through the same message replaces the first
+      await s.sessions.addSummary("sum-1", { fromSeq: 3, throughSeq: 4, content: "first four, again", model: "m-c" });
+      expect((await s.sessions.summaries("sum-1")).map((x) => x.content)).toEqual(["first two", "first four, again"]);
+      // nothing is deleted by a summary
+      expect((await s.sessions.allMessages("sum-1")).length).toBe(6);
+      expect((await s.sessions.messages("sum-1", 100)).length).toBe(6);
+      // another session's summary does not move this one's history
+      await s.sessions.append("sum-2", turns, "cli");
+      expect((await s.sessions.history("sum-2", 10)).length).toBe(6);
+      await s.sessions.delete("sum-1");
+      expect(await s.sessions.summaries("sum-1")).toEqual([]);
+      // a session of the same id made again starts without a summary
+      await s.sessions.append("sum-1", turns.slice(0, 2), "cli");
+      expect((await s.sessions.history("sum-1", 10)).map((m) => m.content)).toEqual(["m1", "m2"]);
+    });
+
     it("history drops an assistant tool call whose result never arrived", async (s) => {
       await s.sessions.ensure("s-3", "cli");
       await s.sessions.append("s-3", [

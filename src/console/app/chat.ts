@@ -1,5 +1,5 @@
 import { api, describe, json } from "./api.ts";
-import { loadConversation, sendMessage, type Turn } from "./conversation.ts";
+import { compactConversation, loadConversation, sendMessage, type Turn } from "./conversation.ts";
 import { attachmentTray } from "./attachments.ts";
 import { ago, h } from "./dom.ts";
 
@@ -106,6 +106,16 @@ export function chatView(): { el: HTMLElement; dispose(): void; focusSearch(): v
     const text = input.value.trim();
     if ((!text && attachments.count === 0) || turn) return;
     input.value = "";
+    if (text === "/compact" && attachments.count === 0) {
+      status.textContent = "compacting…";
+      try {
+        await compactConversation(messages, current);
+      } catch (error) {
+        messages.append(h("div", { class: "error", role: "alert", "data-testid": "chat-error" }, describe(error).message));
+      }
+      status.textContent = "";
+      return;
+    }
     const images = attachments.take();
     send.hidden = true;
     stop.hidden = false;

@@ -3,6 +3,7 @@ import { h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
 
 interface StoredMessage {
+  seq: number;
   role: "system" | "user" | "assistant" | "tool";
   content: string;
   tool_calls?: Array<{ id: string; name: string; arguments: string }>;
@@ -53,12 +54,34 @@ function errorBox(error: { message: string; hint?: string; code: string }): HTML
   return h("div", { class: "error", role: "alert", "data-testid": "chat-error" }, h("strong", {}, `${error.code}: ${error.message}`), error.hint ? h("div", { class: "hint" }, error.hint) : "");
 }
 
-/** The messages of a session, as stored: user and assistant text, tool calls as cards with their results. */
+/** A summary written by compaction (the messages it covers stay in the session). */
+interface SummaryNote {
+  through_seq: number;
+  content: string;
+  model: string;
+}
+
+/** A summary where it stands: after the last message it covers; later prompts carry it in place of those messages. */
+function summaryBlock(summary: SummaryNote): HTMLElement {
+  return h(
+    "details",
+    { class: "summary-note", "data-testid": "session-summary" },
+    h("summary", {}, `Summary of messages 1-${summary.through_seq} (by ${summary.model}); the model sees it in place of them`),
+    h("div", { class: "md" }, summary.content),
+  );
+}
+
+/** The messages of a session, as stored: user and assistant text, tool calls as cards with their results, summaries. */
 export async function loadConversation(list: HTMLElement, sessionId: string): Promise<void> {
   list.replaceChildren();
-  const { messages } = await api<{ messages: StoredMessage[] }>(`/api/sessions/${encodeURIComponent(sessionId)}/messages`);
+  const { messages, summaries = [] } = await api<{ messages: StoredMessage[]; summaries?: SummaryNote[] }>(
+    `/api/sessions/${encodeURIComponent(sessionId)}/messages`,
+  );
+  const notes = new Map(summaries.map((s) => [s.through_seq, s]));
   const cards = new Map<string, Element>();
   for (const message of messages) {
+    const note = notes.get(message.seq - 1);
+    if (note) list.append(summaryBlock(note));
     if (message.role === "tool") {
       const card = message.tool_call_id ? cards.get(message.tool_call_id) : undefined;
       if (card) toolResult(card, { success: !message.content.startsWith("error"), output: message.content });
@@ -76,6 +99,17 @@ export async function loadConversation(list: HTMLElement, sessionId: string): Pr
       list.append(card);
     }
   }
+  const last = notes.get(messages.at(-1)?.seq ?? -1);
+  if (last) list.append(summaryBlock(last));
+  list.scrollTop = list.scrollHeight;
+}
+
+/** `/compact`: the session's messages so far become its summary (nothing is deleted), then the conversation is shown again. */
+export async function compactConversation(list: HTMLElement, sessionId: string): Promise<void> {
+  const done = await api<{ compacted: boolean; folded: number }>(`/api/sessions/${encodeURIComponent(sessionId)}/compact`, json("POST"));
+  await loadConversation(list, sessionId);
+  const text = done.compacted ? `Compacted ${done.folded} messages into the session summary.` : "Nothing new to compact.";
+  list.append(h("div", { class: "note", "data-testid": "compacted" }, text));
   list.scrollTop = list.scrollHeight;
 }
 

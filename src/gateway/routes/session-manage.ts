@@ -4,7 +4,7 @@ import type { GatewayElysia } from "../elysia.ts";
 import { jsonResponse } from "../errors.ts";
 import { doc } from "../openapi/doc.ts";
 import { routeSchema } from "../route-schema.ts";
-import { SessionSummaryWireSchema } from "../../agent/index.ts";
+import { SessionCompactionWireSchema, SessionSummaryWireSchema, toSummaryNoteWire } from "../../agent/index.ts";
 import { SessionCancelSchema, SessionRenameBodySchema } from "../schemas.ts";
 import { sessionIdFrom, sessionNotFound } from "./session-params.ts";
 
@@ -14,7 +14,7 @@ export const SESSION_RENAME_MAX_BODY_BYTES = 4096;
 export const SessionRenameBody = routeSchema(SessionRenameBodySchema);
 const tags = ["sessions"];
 
-/** Renaming a session and stopping its turn: what the console's session list and stop button use. */
+/** Renaming a session, stopping its turn and compacting it: what the console's session list, stop button and /compact use. */
 export function sessionManageRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.patch(
     "/api/sessions/:id",
@@ -58,6 +58,25 @@ export function sessionManageRoutes(app: GatewayElysia, gw: GatewayContext): voi
         tags,
         responses: { 200: SessionCancelSchema },
         errors: [400],
+      }),
+    },
+  );
+
+  app.post(
+    "/api/sessions/:id/compact",
+    async ({ params }) => {
+      const done = await gw.host.compactSession(sessionIdFrom(params.id));
+      return jsonResponse({ ...done, summary: done.summary ? toSummaryNoteWire(done.summary) : null });
+    },
+    {
+      detail: doc({
+        summary: "Summarise the session's messages so far into its session summary (after a running turn)",
+        description:
+          "The model a turn would use writes the summary, folding the previous one in; later prompts carry it in place " +
+          "of the messages it covers. Nothing is deleted. A compaction that fails leaves the session as it was.",
+        tags,
+        responses: { 200: SessionCompactionWireSchema },
+        errors: [400, 404, 502],
       }),
     },
   );

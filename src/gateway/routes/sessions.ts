@@ -1,4 +1,4 @@
-import { toMessageWire, toSummaryWire } from "../../agent/index.ts";
+import { toMessageWire, toSummaryNoteWire, toSummaryWire } from "../../agent/index.ts";
 import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
 import { jsonParser } from "../body.ts";
@@ -67,7 +67,8 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
       const summary = await gw.host.sessions.get(id);
       if (!summary) throw sessionNotFound(id);
       const messages = (await gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX))).map(toMessageWire);
-      return jsonResponse({ session: toSummaryWire(summary), messages });
+      const summaries = (await gw.host.sessions.summaries(id)).map(toSummaryNoteWire);
+      return jsonResponse({ session: toSummaryWire(summary), messages, summaries });
     },
     {
       detail: doc({
@@ -107,7 +108,8 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
         ...(m.media ? { media: m.media } : {}),
         created_at: m.createdAt,
       }));
-      return jsonResponse({ session_id: id, messages });
+      const summaries = (await gw.host.sessions.summaries(id)).map(toSummaryNoteWire);
+      return jsonResponse({ session_id: id, messages, summaries });
     },
     {
       detail: doc({

@@ -25,6 +25,11 @@ const TABLES: readonly TableCopy[] = [
     order: "session_id, seq",
   },
   {
+    name: "session_summaries",
+    columns: ["session_id", "through_seq", "from_seq", "content", "model", "created_at"],
+    order: "session_id, through_seq",
+  },
+  {
     name: "memories",
     columns: ["id", "key", "content", "category", "session_id", "created_at", "updated_at", "private"],
     booleans: ["private"],

@@ -5,6 +5,11 @@ import type { MessageRow } from "../session-history.ts";
 export const RECENT_MESSAGES =
   "SELECT * FROM (SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq DESC LIMIT $2) t ORDER BY seq ASC";
 
+/** The last `limit` messages ($2) of a session ($1) after its newest summary, oldest first: a turn's history. */
+export const HISTORY_MESSAGES = `SELECT * FROM (SELECT * FROM session_messages WHERE session_id = $1
+    AND seq > COALESCE((SELECT MAX(through_seq) FROM session_summaries WHERE session_id = $1), 0)
+    ORDER BY seq DESC LIMIT $2) t ORDER BY seq ASC`;
+
 /**
  * A turn's history read in the same round trip as its session lease: the lease sends the history query right behind
  * its lock on the lease's connection (pipelined; PostgreSQL runs them in order, each in its own snapshot, so the read
@@ -27,7 +32,7 @@ export class HistoryPrefetch {
   send(conn: ReservedSQL, sessionId: string): { limit: number; rows: Promise<MessageRow[]> } | null {
     const limit = this.limit;
     if (limit === null) return null;
-    const rows = conn.unsafe(RECENT_MESSAGES, [sessionId, limit]).execute() as Promise<MessageRow[]>;
+    const rows = conn.unsafe(HISTORY_MESSAGES, [sessionId, limit]).execute() as Promise<MessageRow[]>;
     return { limit, rows };
   }
 

@@ -228,6 +228,20 @@ CREATE TABLE gateway_responses (
   context TEXT NOT NULL
 );`,
   },
+  {
+    version: 12,
+    name: "session summaries",
+    sql: `
+CREATE TABLE session_summaries (
+  session_id TEXT NOT NULL,
+  through_seq INTEGER NOT NULL,
+  from_seq INTEGER NOT NULL,
+  content TEXT NOT NULL,
+  model TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (session_id, through_seq)
+);`,
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

@@ -1,9 +1,9 @@
 import type { SQL } from "bun";
 import type { ChatMessage } from "../../contracts/chat.ts";
-import { historyFrom, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
-import type { SessionStore, SessionSummary, StoredMessage } from "../types.ts";
+import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
+import type { ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { pg, pgFailure } from "./connect.ts";
-import { RECENT_MESSAGES, type HistoryPrefetch } from "./history-prefetch.ts";
+import { HISTORY_MESSAGES, RECENT_MESSAGES, type HistoryPrefetch } from "./history-prefetch.ts";
 
 /** Times an append that lost a race on the sequence number runs again. */
 const APPEND_RACE_RETRIES = 20;
@@ -117,6 +117,7 @@ export class PgSessionStore implements SessionStore {
             [`{${unlinked.map((r) => r.sha256).join(",")}}`],
           );
         }
+        await tx.unsafe("DELETE FROM session_summaries WHERE session_id = $1", [id]);
         const messages = (await tx.unsafe("DELETE FROM session_messages WHERE session_id = $1", [id])).count;
         const sessions = (await tx.unsafe("DELETE FROM sessions WHERE id = $1", [id])).count;
         return sessions > 0 ? { messages, media: unlinked.length } : null;
@@ -173,6 +174,38 @@ export class PgSessionStore implements SessionStore {
 
   async history(id: string, limit: number): Promise<ChatMessage[]> {
     const kept = this.prefetch?.take(id, limit);
-    return historyFrom(kept ? kept.map(toStored) : await this.messages(id, limit));
+    if (kept) return historyFrom(kept.map(toStored));
+    const rows = (await pg("session history", () => this.sql.unsafe(HISTORY_MESSAGES, [id, limit]))) as MessageRow[];
+    return historyFrom(rows.map(toStored));
+  }
+
+  summary(id: string): Promise<ConversationSummary | null> {
+    return pg("session summary", async () => {
+      const rows = (await this.sql.unsafe(
+        "SELECT * FROM session_summaries WHERE session_id = $1 ORDER BY through_seq DESC LIMIT 1",
+        [id],
+      )) as SummaryRow[];
+      return rows[0] ? toConversationSummary(rows[0]) : null;
+    });
+  }
+
+  summaries(id: string): Promise<ConversationSummary[]> {
+    return pg("session summaries", async () =>
+      ((await this.sql.unsafe("SELECT * FROM session_summaries WHERE session_id = $1 ORDER BY through_seq", [id])) as SummaryRow[]).map(
+        toConversationSummary,
+      ),
+    );
+  }
+
+  async addSummary(id: string, s: NewConversationSummary): Promise<void> {
+    this.prefetch?.drop(id);
+    await pg("session summary", () =>
+      this.sql.unsafe(
+        `INSERT INTO session_summaries (session_id, through_seq, from_seq, content, model, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (session_id, through_seq) DO UPDATE SET from_seq = EXCLUDED.from_seq, content = EXCLUDED.content,
+           model = EXCLUDED.model, created_at = EXCLUDED.created_at`,
+        [id, s.throughSeq, s.fromSeq, s.content, s.model, new Date().toISOString()],
+      ),
+    );
   }
 }

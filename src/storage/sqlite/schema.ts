@@ -162,6 +162,17 @@ CREATE TABLE IF NOT EXISTS session_media (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS session_media_blob ON session_media (sha256);`;
 
+const SUMMARIES = `
+CREATE TABLE IF NOT EXISTS session_summaries (
+  session_id TEXT NOT NULL,
+  through_seq INTEGER NOT NULL,
+  from_seq INTEGER NOT NULL,
+  content TEXT NOT NULL,
+  model TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (session_id, through_seq)
+) WITHOUT ROWID;`;
+
 interface SqliteMigration {
   version: number;
   name: string;
@@ -241,6 +252,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   context TEXT NOT NULL
 )`),
   },
+  { version: 9, name: "session summaries", apply: (db) => db.exec(SUMMARIES) },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS storage_migrations (

@@ -1,8 +1,8 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { ChatMessage } from "../../contracts/chat.ts";
-import { historyFrom, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
+import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
 import { SESSION_SEARCH_INDEX_MAX_HITS } from "../limits.ts";
-import type { SessionStore, SessionSummary, StoredMessage } from "../types.ts";
+import type { ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { ftsPhrase, TRIGRAM_CHARS } from "./fts.ts";
 import { migrateSqlite } from "./schema.ts";
 
@@ -32,6 +32,16 @@ export const SQL = {
   dropUnreferenced: `DELETE FROM media_blobs WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM session_media WHERE sha256 = ?1)`,
   touch: `UPDATE sessions SET updated_at = ?2, title = CASE WHEN title = '' AND ?3 != '' THEN ?3 ELSE title END WHERE id = ?1`,
   recent: `SELECT * FROM (SELECT * FROM session_messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC`,
+  /** The last messages after the newest summary (a session never compacted: after 0). */
+  history: `SELECT * FROM (SELECT * FROM session_messages WHERE session_id = ?1
+       AND seq > COALESCE((SELECT MAX(through_seq) FROM session_summaries WHERE session_id = ?1), 0)
+       ORDER BY seq DESC LIMIT ?2) ORDER BY seq ASC`,
+  summary: "SELECT * FROM session_summaries WHERE session_id = ? ORDER BY through_seq DESC LIMIT 1",
+  summaries: "SELECT * FROM session_summaries WHERE session_id = ? ORDER BY through_seq",
+  addSummary: `INSERT INTO session_summaries (session_id, through_seq, from_seq, content, model, created_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (session_id, through_seq) DO UPDATE SET from_seq = excluded.from_seq, content = excluded.content,
+       model = excluded.model, created_at = excluded.created_at`,
+  deleteSummaries: "DELETE FROM session_summaries WHERE session_id = ?",
   deleteMessages: "DELETE FROM session_messages WHERE session_id = ?",
   deleteSession: "DELETE FROM sessions WHERE id = ?",
   allIds: "SELECT id FROM sessions ORDER BY updated_at DESC, id",
@@ -110,6 +120,7 @@ export class SqliteSessionStore implements SessionStore {
       this.db.query(SQL.unlinkMedia).run(id);
       const drop = this.db.query(SQL.dropUnreferenced);
       for (const { sha256 } of hashes) drop.run(sha256);
+      this.db.query(SQL.deleteSummaries).run(id);
       const messages = this.db.query(SQL.deleteMessages).run(id).changes;
       return this.db.query(SQL.deleteSession).run(id).changes > 0 ? { messages, media: hashes.length } : null;
     })();
@@ -140,6 +151,19 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   history(id: string, limit: number): ChatMessage[] {
-    return historyFrom(this.messages(id, limit));
+    return historyFrom(this.db.query<MessageRow, [string, number]>(SQL.history).all(id, limit).map(toStored));
+  }
+
+  summary(id: string): ConversationSummary | null {
+    const row = this.db.query<SummaryRow, [string]>(SQL.summary).get(id);
+    return row ? toConversationSummary(row) : null;
+  }
+
+  summaries(id: string): ConversationSummary[] {
+    return this.db.query<SummaryRow, [string]>(SQL.summaries).all(id).map(toConversationSummary);
+  }
+
+  addSummary(id: string, s: NewConversationSummary): void {
+    this.db.query(SQL.addSummary).run(id, s.throughSeq, s.fromSeq, s.content, s.model, new Date().toISOString());
   }
 }
