@@ -13,6 +13,16 @@ export const ELIZA_EVENT_TOPICS: Record<string, string> = {
   MODEL_USED: "prx.lifecycle.llm_response",
 };
 
+/**
+ * Where runtime.emitEvent(name) publishes: a dotted name as it is (the host refuses prx.*), one of elizaOS's own
+ * event names (MODEL_USED, ...) under "eliza.<name>" (the host's lifecycle topics stay the host's), any other name
+ * under "remote.<name>".
+ */
+export function emitTopic(name: string): string {
+  if (name.includes(".")) return name;
+  return ELIZA_EVENT_TOPICS[name] ? `eliza.${name}` : `remote.${name}`;
+}
+
 export function eventTopic(name: string): string {
   if (name.includes(".")) return name;
   return ELIZA_EVENT_TOPICS[name] ?? `remote.${name}`;

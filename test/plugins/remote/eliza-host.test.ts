@@ -23,7 +23,7 @@ afterEach(() => {
   for (const storage of open.splice(0)) void storage.close();
 });
 
-function host(withMemory = true) {
+function host(withMemory = true, published: Array<[string, unknown]> = []) {
   const storage = openSqliteStorage(":memory:");
   open.push(storage);
   const sessions = storage.sessions;
@@ -38,12 +38,28 @@ function host(withMemory = true) {
       },
       names: () => [],
     },
-    events: { publish() {} },
+    events: { publish: (topic: string, payload: unknown) => void published.push([topic, payload]) },
     model: { provider: "none", model: "none" },
     sessions,
   });
   return { bindings, sessions };
 }
+
+describe("events a plugin emits", () => {
+  test("elizaOS's own names go under eliza.*, other names under remote.*; the host's prx.* is refused", () => {
+    const published: Array<[string, unknown]> = [];
+    const { bindings } = host(true, published);
+    bindings.emitEvent("openai", "MODEL_USED", { type: "TEXT_LARGE", tokens: { total: 3 } });
+    bindings.emitEvent("notes", "NOTE_SAVED", { id: "n1" });
+    bindings.emitEvent("notes", "custom.topic", { x: 1 });
+    expect(published).toEqual([
+      ["eliza.MODEL_USED", { plugin: "openai", name: "MODEL_USED", payload: { type: "TEXT_LARGE", tokens: { total: 3 } } }],
+      ["remote.NOTE_SAVED", { plugin: "notes", name: "NOTE_SAVED", payload: { id: "n1" } }],
+      ["custom.topic", { plugin: "notes", name: "custom.topic", payload: { x: 1 } }],
+    ]);
+    expect(() => bindings.emitEvent("notes", "prx.lifecycle.agent_start", {})).toThrow("the prx.* namespace is reserved for the host");
+  });
+});
 
 describe("settings", () => {
   test(`persisted settings may take ${REMOTE_SETTINGS_MAX_TOTAL_BYTES} bytes (keys and values); one byte more is refused`, () => {

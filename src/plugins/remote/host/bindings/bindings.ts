@@ -11,7 +11,7 @@ import {
   REMOTE_SETTING_MAX_KEY_BYTES,
   REMOTE_SETTING_MAX_VALUE_BYTES,
 } from "../../limits.ts";
-import { eventTopic } from "../../events.ts";
+import { emitTopic } from "../../events.ts";
 import { memoryKey, RemoteMemoryQuery } from "./memories.ts";
 import { entityOf, relationshipsOf, roomOf } from "./rooms.ts";
 import type { HistoryMessage, RemoteHostBindings, SessionSource } from "../../types.ts";
@@ -150,7 +150,7 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
       return true;
     },
     emitEvent(plugin, name, payload) {
-      const topic = eventTopic(name);
+      const topic = emitTopic(name);
       if (topic.startsWith("prx.")) {
         throw new PrxError(
           "FORBIDDEN",
