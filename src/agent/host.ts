@@ -212,6 +212,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     const choose = (opts: { provider?: string; model?: string }) => resolveModelChoice(config, opts);
     const transcribe = configuredTranscriber(config, providers);
     const media = () => storage.media;
+    const usage = () => storage.usage;
     // Fail at start, not at the first turn, when the configured provider cannot be resolved.
     providers.resolve(choose({}).provider);
 
@@ -232,6 +233,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             extensions,
             media,
             transcribe,
+            usage,
           },
           input,
           plan,

@@ -5,7 +5,7 @@ import type { EventPublisher } from "../core/events.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import type { ModelChoice } from "../providers/routes.ts";
 import type { ChatMessage, MediaRef, ProviderResolver, ToolCall, ToolSpec, Usage } from "../providers/types.ts";
-import type { MediaStore, SessionStore } from "../storage/types.ts";
+import type { MediaStore, SessionStore, UsageStore } from "../storage/types.ts";
 import type { Transcriber } from "./media.ts";
 import type { ToolContext, ToolResult } from "../tools/types.ts";
 
@@ -122,6 +122,10 @@ export interface TurnDeps {
   media?: () => MediaStore;
   /** Audio to text, when a transcription model is configured. */
   transcribe?: Transcriber;
+  /** Kept usage totals: with it, assistant messages carry their usage and budgets are enforced. */
+  usage?: () => UsageStore;
+  /** Clock of budgets and usage days (tests move it); Date.now by default. */
+  now?: () => number;
 }
 
 export type { SessionSummary, StoredMessage, SessionStore } from "../storage/types.ts";

@@ -83,6 +83,8 @@ export interface MessageRow {
   name: string | null;
   /** JSON of the message's media refs (absent on rows read before the media migration). */
   media?: string | null;
+  /** JSON of the model call's usage (assistant messages written since the usage migration). */
+  usage?: string | null;
   created_at: string;
 }
 
@@ -103,6 +105,7 @@ export function toStored(row: MessageRow): StoredMessage {
   if (row.tool_call_id) message.toolCallId = row.tool_call_id;
   if (row.name) message.name = row.name;
   if (row.media) message.media = JSON.parse(row.media);
+  if (row.usage) message.usage = JSON.parse(row.usage);
   return message;
 }
 

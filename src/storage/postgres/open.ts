@@ -13,6 +13,7 @@ import { PgPairingStore } from "./pairings.ts";
 import { PgPluginKvStore } from "./plugin-kv.ts";
 import { PgSessionLeases } from "./session-leases.ts";
 import { PgSessionStore } from "./sessions.ts";
+import { PgUsageStore } from "./usage.ts";
 import { PgTokenStore } from "./tokens.ts";
 
 const DEFAULT_IDEMPOTENCY_TTL_MS = 86_400_000;
@@ -64,6 +65,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     channels: new PgChannelStateStore(sql),
     pairings: new PgPairingStore(sql, now),
     media: new PgMediaStore(sql),
+    usage: new PgUsageStore(sql),
     status: () => pgStatus(sql),
     close: async () => {
       await leases.close();

@@ -162,6 +162,24 @@ CREATE TABLE IF NOT EXISTS session_media (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS session_media_blob ON session_media (sha256);`;
 
+/**
+ * Usage totals per day (YYYY-MM-DD in the budget time zone) and scope: kind "all" (key ''), "channel", "sender"
+ * ("<channel>:<user id>"), "model" ("<provider>/<model>"), "session". Budgets and usage reports read key ranges.
+ */
+const USAGE_TOTALS = `
+CREATE TABLE IF NOT EXISTS usage_totals (
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  day TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL,
+  cached_input_tokens INTEGER NOT NULL,
+  cost_usd REAL NOT NULL,
+  calls INTEGER NOT NULL,
+  PRIMARY KEY (kind, key, day)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS usage_totals_day ON usage_totals (kind, day);`;
+
 interface SqliteMigration {
   version: number;
   name: string;
@@ -226,6 +244,14 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     apply: (db) => {
       if (!hasColumn(db, "session_messages", "media")) db.exec("ALTER TABLE session_messages ADD COLUMN media TEXT");
       db.exec(MEDIA);
+    },
+  },
+  {
+    version: 8,
+    name: "usage per message and kept daily totals",
+    apply: (db) => {
+      if (!hasColumn(db, "session_messages", "usage")) db.exec("ALTER TABLE session_messages ADD COLUMN usage TEXT");
+      db.exec(USAGE_TOTALS);
     },
   },
 ];
