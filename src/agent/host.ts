@@ -121,6 +121,8 @@ export interface OpenAgentHostOptions {
    * memory backend, or a wasm:/remote: default or fallback provider).
    */
   deferExtend?: boolean;
+  /** Clock of budgets and usage days (tests move it); Date.now by default. */
+  now?: () => number;
 }
 
 /** True when opening the host must resolve something only a plugin provides. */
@@ -234,6 +236,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             media,
             transcribe,
             usage,
+            ...(options.now ? { now: options.now } : {}),
           },
           input,
           plan,

@@ -269,6 +269,48 @@ export function storeSuite(backend: SuiteBackend): void {
     });
   });
 
+  describe(`${backend.name}: usage`, () => {
+    const usage = (cost: number | null, input = 100, output = 10, cached = 40, model = "m1") =>
+      ({ provider: "p", model, input_tokens: input, output_tokens: output, cached_input_tokens: cached, cost_usd: cost });
+
+    it("an assistant message keeps its usage; the append adds it to the day's, channel's, model's and session's totals", async (s) => {
+      const charge = { day: "2030-01-02", channel: "telegram", sender: "telegram:42" };
+      await s.sessions.append("u-1", [{ role: "user", content: "hi" }, { role: "assistant", content: "one", usage: usage(0.5) }], "telegram", charge);
+      await s.sessions.append("u-1", [{ role: "assistant", content: "two", usage: usage(null, 7, 3, 0, "m2") }], undefined, charge);
+      await s.sessions.append("u-2", [{ role: "assistant", content: "x", usage: usage(0.25) }], "cli", { day: "2030-01-03", channel: "cli", sender: null });
+      const kept = await s.sessions.messages("u-1");
+      expect(kept.map((m) => m.usage ?? null)).toEqual([null, usage(0.5), usage(null, 7, 3, 0, "m2")]);
+      expect((await s.sessions.history("u-1", 10)).some((m) => "usage" in m)).toBe(false);
+      const days = await s.usage.totals("day", "2030-01-01");
+      expect(days).toEqual([
+        { key: "2030-01-02", input_tokens: 107, output_tokens: 13, cached_input_tokens: 40, cost_usd: 0.5, calls: 2 },
+        { key: "2030-01-03", input_tokens: 100, output_tokens: 10, cached_input_tokens: 40, cost_usd: 0.25, calls: 1 },
+      ]);
+      expect((await s.usage.totals("day", "2030-01-03")).map((d) => d.key)).toEqual(["2030-01-03"]);
+      expect((await s.usage.totals("model", "2030-01-01")).map((m) => [m.key, m.calls])).toEqual([["p/m1", 2], ["p/m2", 1]]);
+      expect((await s.usage.totals("channel", "2030-01-01")).map((c) => [c.key, c.cost_usd])).toEqual([["cli", 0.25], ["telegram", 0.5]]);
+      expect((await s.usage.totals("session", "2030-01-01")).map((c) => c.key)).toEqual(["u-1", "u-2"]);
+      expect(await s.usage.session("u-1")).toEqual({ input_tokens: 107, output_tokens: 13, cached_input_tokens: 40, cost_usd: 0.5, calls: 2 });
+      expect(await s.usage.session("nobody")).toEqual({ input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, cost_usd: 0, calls: 0 });
+      const spent = await s.usage.spent([{ kind: "sender", key: "telegram:42" }, { kind: "all", key: "" }], "2030-01-02", "2030-01-02");
+      expect(spent.sort((a, b) => a.kind.localeCompare(b.kind))).toEqual([
+        { kind: "all", key: "", day: "2030-01-02", cost_usd: 0.5 },
+        { kind: "sender", key: "telegram:42", day: "2030-01-02", cost_usd: 0.5 },
+      ]);
+      // what a session spent outlives it
+      await s.sessions.delete("u-1");
+      expect((await s.usage.totals("day", "2030-01-02"))[0]!.cost_usd).toBe(0.5);
+    });
+
+    it("usage recorded at once by many writers adds up (one shared row per day and scope)", async (s) => {
+      const charge = { day: "2031-05-01", channel: "gateway", sender: null };
+      await Promise.all(Array.from({ length: 20 }, () => s.usage.record(null, [usage(0.125, 1, 1, 0)], charge)));
+      expect(await s.usage.totals("day", "2031-05-01")).toEqual([
+        { key: "2031-05-01", input_tokens: 20, output_tokens: 20, cached_input_tokens: 0, cost_usd: 2.5, calls: 20 },
+      ]);
+    });
+  });
+
   describe(`${backend.name}: tokens`, () => {
     it("a token verifies, is listed, counted, and stops verifying once revoked", async (s) => {
       const { token, record } = await s.tokens.create("laptop");

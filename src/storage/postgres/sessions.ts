@@ -99,13 +99,13 @@ export class PgSessionStore implements SessionStore {
     return pg("session messages", async () =>
       (
         (await this.sql.unsafe(RECENT_MESSAGES, [id, limit])) as MessageRow[]
-      ).map(toStored),
+      ).map((row) => toStored(row)),
     );
   }
 
   allMessages(id: string): Promise<StoredMessage[]> {
     return pg("session messages", async () =>
-      ((await this.sql.unsafe("SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq", [id])) as MessageRow[]).map(toStored),
+      ((await this.sql.unsafe("SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq", [id])) as MessageRow[]).map((row) => toStored(row)),
     );
   }
 
@@ -193,6 +193,7 @@ export class PgSessionStore implements SessionStore {
 
   async history(id: string, limit: number): Promise<ChatMessage[]> {
     const kept = this.prefetch?.take(id, limit);
-    return historyFrom(kept ? kept.map(toStored) : await this.messages(id, limit));
+    const rows = kept ?? ((await pg("session history", () => this.sql.unsafe(RECENT_MESSAGES, [id, limit]))) as MessageRow[]);
+    return historyFrom(rows.map((row) => toStored(row, false)));
   }
 }

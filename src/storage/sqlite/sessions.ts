@@ -100,11 +100,11 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   messages(id: string, limit = 1000): StoredMessage[] {
-    return this.recent.all(id, limit).map(toStored);
+    return this.recent.all(id, limit).map((row) => toStored(row));
   }
 
   allMessages(id: string): StoredMessage[] {
-    return this.recent.all(id, -1).map(toStored);
+    return this.recent.all(id, -1).map((row) => toStored(row));
   }
 
   count(): number {
@@ -153,6 +153,6 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   history(id: string, limit: number): ChatMessage[] {
-    return historyFrom(this.messages(id, limit));
+    return historyFrom(this.recent.all(id, limit).map((row) => toStored(row, false)));
   }
 }
