@@ -13,3 +13,4 @@ export { SessionQueue, SESSION_QUEUE_MAX } from "./session-queue.ts";
 export * from "./types.ts";
 export * from "./session-export.ts";
 export { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
+export * from "./usage-report.ts";

@@ -11,6 +11,7 @@ import { openaiRoutes } from "./routes/openai.ts";
 import { pairRoutes } from "./routes/pair.ts";
 import { providerRoutes } from "./routes/providers.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
+import { usageRoutes } from "./routes/usage.ts";
 import { statusStreamRoutes } from "./routes/status-stream.ts";
 import { statusRoutes } from "./routes/status.ts";
 import { swaggerRoutes } from "./routes/swagger.ts";
@@ -56,6 +57,7 @@ export function gatewayRoutes(
     providerRoutes,
     configRoutes,
     sessionRoutes,
+    usageRoutes,
     memoryRoutes,
     transferRoutes,
     webhookRoutes,

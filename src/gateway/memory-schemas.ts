@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SessionMessageWireSchema, SessionSummaryWireSchema } from "../agent/index.ts";
+import { SessionMessageWireSchema, SessionSummaryWireSchema, UsageTotalsWireSchema } from "../agent/index.ts";
 import type { MemoryEntry } from "../memory/index.ts";
 import { SessionIdSchema } from "./schemas.ts";
 
@@ -72,8 +72,12 @@ export const MemoryImportResultSchema = z
   .describe("what the import stored");
 
 export const SessionDetailSchema = z
-  .object({ session: SessionSummaryWireSchema, messages: z.array(SessionMessageWireSchema) })
-  .describe("a session and its messages, oldest first");
+  .object({
+    session: SessionSummaryWireSchema,
+    messages: z.array(SessionMessageWireSchema),
+    usage: UsageTotalsWireSchema.describe("everything the session's model calls used and cost"),
+  })
+  .describe("a session, its messages (oldest first) and its usage");
 
 export const SessionDeletedSchema = z
   .object({

@@ -27,7 +27,7 @@ export type GatewayHost = Pick<
   | "deleteSession"
 > & {
   /** The workspace's stores; with PostgreSQL, tokens and idempotency keys are shared by every replica. */
-  storage: Pick<Storage, "backend" | "tokens" | "gatewayPairing" | "idempotency" | "ping">;
+  storage: Pick<Storage, "backend" | "tokens" | "gatewayPairing" | "idempotency" | "ping" | "usage">;
 };
 
 /**

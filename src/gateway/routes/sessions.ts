@@ -66,12 +66,12 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
       const id = sessionIdFrom(params.id);
       const summary = await gw.host.sessions.get(id);
       if (!summary) throw sessionNotFound(id);
-      const messages = (await gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX))).map(toMessageWire);
-      return jsonResponse({ session: toSummaryWire(summary), messages });
+      const [stored, usage] = await Promise.all([gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX)), gw.host.storage.usage.session(id)]);
+      return jsonResponse({ session: toSummaryWire(summary), messages: stored.map(toMessageWire), usage });
     },
     {
       detail: doc({
-        summary: "A session and its messages, oldest first (?limit=N keeps the newest N)",
+        summary: "A session, its messages, oldest first (?limit=N keeps the newest N), and what it spent in all",
         tags,
         responses: { 200: SessionDetailSchema },
         errors: [400, 404],
@@ -105,6 +105,7 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
         ...(m.toolCallId ? { tool_call_id: m.toolCallId } : {}),
         ...(m.name ? { name: m.name } : {}),
         ...(m.media ? { media: m.media } : {}),
+        ...(m.usage ? { usage: m.usage } : {}),
         created_at: m.createdAt,
       }));
       return jsonResponse({ session_id: id, messages });
