@@ -48,6 +48,7 @@ output_per_mtok = 2
 kind = "anthropic"
 base_url = "${anthropic.url}"
 api_key_env = "PRX_TEST_ANTHROPIC_KEY"
+models = ["claude-fake"]
 [providers.claude.model_info."claude-fake"]
 input_per_mtok = 3
 cached_input_per_mtok = 0.3
@@ -97,14 +98,27 @@ describe("usage through the binary", () => {
     const dir = workspace();
     const fromOpenAI = openai.chatRequests().length;
     const fromAnthropic = anthropic.chatRequests().length;
-    // streamed (the terminal shows deltas) and not (--json)
+    // a stored turn streams from the provider (what was said survives a failure)
     await agent(dir, ["-m", "hello there", "--session", "a"]);
     await agent(dir, ["-m", 'use tool memory_store {"key":"k","content":"v"}', "--session", "a", "--json"]);
     await agent(dir, ["-m", "hi claude", "--session", "b", "--provider", "claude", "--model", "claude-fake"]);
-    await agent(dir, ["-m", "again claude", "--session", "b", "--provider", "claude", "--model", "claude-fake", "--json"]);
+    const gateway = await pairedGateway(dir);
+    // stateless turns of the OpenAI-compatible API store no session but count their usage; without stream they
+    // ask the provider without streaming
+    for (const model of ["fake-model", "claude-fake"]) {
+      for (const stream of [false, true]) {
+        const completion = await fetch(`${gateway.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: gateway.headers,
+          body: JSON.stringify({ model, stream, ...(stream ? { stream_options: { include_usage: true } } : {}), messages: [{ role: "user", content: "stateless" }] }),
+        });
+        expect(completion.status).toBe(200);
+        await completion.text();
+      }
+    }
     const o = reported(openai, fromOpenAI);
     const a = reported(anthropic, fromAnthropic);
-    expect([o.calls, a.calls]).toEqual([3, 2]);
+    expect([o.calls, a.calls]).toEqual([5, 3]);
     expect(o.cached * a.cached).toBeGreaterThan(0);
     const streamed = (fake: FakeServer, from: number) => new Set(fake.chatRequests().slice(from).map((r) => r.body.stream === true));
     expect(streamed(openai, fromOpenAI)).toEqual(new Set([true, false]));
@@ -114,39 +128,32 @@ describe("usage through the binary", () => {
     expect(byModel.code).toBe(0);
     const report = JSON.parse(byModel.stdout) as { rows: Array<{ key: string; input_tokens: number; output_tokens: number; cached_input_tokens: number; calls: number; cost_usd: number }> };
     const row = (key: string) => report.rows.find((r) => r.key === key)!;
-    expect(row("fake/fake-model")).toMatchObject({ input_tokens: o.input, output_tokens: o.output, cached_input_tokens: o.cached, calls: 3 });
-    expect(row("claude/claude-fake")).toMatchObject({ input_tokens: a.input, output_tokens: a.output, cached_input_tokens: a.cached, calls: 2 });
+    expect(row("fake/fake-model")).toMatchObject({ input_tokens: o.input, output_tokens: o.output, cached_input_tokens: o.cached, calls: 5 });
+    expect(row("claude/claude-fake")).toMatchObject({ input_tokens: a.input, output_tokens: a.output, cached_input_tokens: a.cached, calls: 3 });
     expect(row("fake/fake-model").cost_usd).toBeCloseTo(cost(o, [1, 2, 0.1]), 12);
     expect(row("claude/claude-fake").cost_usd).toBeCloseTo(cost(a, [3, 15, 0.3]), 12);
 
     const byDay = await runPrx(["usage", "-w", dir, "--since", "7d"]);
     expect(byDay.code).toBe(0);
-    expect(byDay.stdout).toContain(`total`);
+    expect(byDay.stdout).toContain("total");
     expect(byDay.stdout).toContain(String(o.input + a.input));
 
-    const gateway = await pairedGateway(dir);
     const session = (await (await fetch(`${gateway.url}/api/sessions/b`, { headers: gateway.headers })).json()) as {
-      usage: { input_tokens: number; output_tokens: number; cached_input_tokens: number; cost_usd: number };
+      usage: { input_tokens: number; output_tokens: number; cached_input_tokens: number; calls: number };
       messages: Array<{ role: string; usage?: { cached_input_tokens: number } }>;
     };
-    expect(session.usage).toMatchObject({ input_tokens: a.input, output_tokens: a.output, cached_input_tokens: a.cached });
-    expect(session.messages.filter((m) => m.usage).length).toBe(2);
-
-    // a stateless turn of the OpenAI-compatible API stores no session but counts its usage
-    const before = openai.chatRequests().length;
-    const completion = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: gateway.headers,
-      body: JSON.stringify({ model: "fake-model", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "stateless" }] }),
+    const claudeSession = reported(anthropic, fromAnthropic);
+    const stateless = anthropic.chatRequests().slice(fromAnthropic + 1).map((r) => r.reported!);
+    expect(session.usage).toMatchObject({
+      input_tokens: claudeSession.input - stateless.reduce((n, r) => n + r.input, 0),
+      cached_input_tokens: claudeSession.cached - stateless.reduce((n, r) => n + r.cached, 0),
+      calls: 1,
     });
-    expect(completion.status).toBe(200);
-    await completion.text();
-    const s = reported(openai, before);
+    expect(session.messages.filter((m) => m.usage).length).toBe(1);
     const days = (await (await fetch(`${gateway.url}/api/usage?since=7d&group=day`, { headers: gateway.headers })).json()) as {
       total: { input_tokens: number; output_tokens: number; cached_input_tokens: number; calls: number };
-      rows: unknown[];
     };
-    expect(days.total).toMatchObject({ input_tokens: o.input + a.input + s.input, output_tokens: o.output + a.output + s.output, cached_input_tokens: o.cached + a.cached + s.cached, calls: 6 });
+    expect(days.total).toEqual({ input_tokens: o.input + a.input, output_tokens: o.output + a.output, cached_input_tokens: o.cached + a.cached, calls: 8, cost_usd: expect.any(Number) });
     const bad = await fetch(`${gateway.url}/api/usage?group=week`, { headers: gateway.headers });
     expect(bad.status).toBe(400);
   });
