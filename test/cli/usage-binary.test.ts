@@ -151,7 +151,7 @@ describe("usage through the binary", () => {
     });
     expect(session.messages.filter((m) => m.usage).length).toBe(1);
     const days = (await (await fetch(`${gateway.url}/api/usage?since=7d&group=day`, { headers: gateway.headers })).json()) as {
-      total: { input_tokens: number; output_tokens: number; cached_input_tokens: number; calls: number };
+      total: { input_tokens: number; output_tokens: number; cached_input_tokens: number; calls: number; cost_usd: number };
     };
     expect(days.total).toEqual({ input_tokens: o.input + a.input, output_tokens: o.output + a.output, cached_input_tokens: o.cached + a.cached, calls: 8, cost_usd: expect.any(Number) });
     const bad = await fetch(`${gateway.url}/api/usage?group=week`, { headers: gateway.headers });

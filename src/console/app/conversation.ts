@@ -1,6 +1,7 @@
 import { api, describe, events, json, request } from "./api.ts";
 import { h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
+import type { UsageTotals } from "./usage.ts";
 
 interface StoredMessage {
   role: "system" | "user" | "assistant" | "tool";
@@ -53,10 +54,13 @@ function errorBox(error: { message: string; hint?: string; code: string }): HTML
   return h("div", { class: "error", role: "alert", "data-testid": "chat-error" }, h("strong", {}, `${error.code}: ${error.message}`), error.hint ? h("div", { class: "hint" }, error.hint) : "");
 }
 
-/** The messages of a session, as stored: user and assistant text, tool calls as cards with their results. */
-export async function loadConversation(list: HTMLElement, sessionId: string): Promise<void> {
+/**
+ * The messages of a session, as stored: user and assistant text, tool calls as cards with their results. Returns
+ * what the session spent.
+ */
+export async function loadConversation(list: HTMLElement, sessionId: string): Promise<UsageTotals> {
   list.replaceChildren();
-  const { messages } = await api<{ messages: StoredMessage[] }>(`/api/sessions/${encodeURIComponent(sessionId)}/messages`);
+  const { messages, usage } = await api<{ messages: StoredMessage[]; usage: UsageTotals }>(`/api/sessions/${encodeURIComponent(sessionId)}`);
   const cards = new Map<string, Element>();
   for (const message of messages) {
     if (message.role === "tool") {
@@ -77,6 +81,7 @@ export async function loadConversation(list: HTMLElement, sessionId: string): Pr
     }
   }
   list.scrollTop = list.scrollHeight;
+  return usage;
 }
 
 /** The union of the fields of the session stream's events (delta, tool_call, tool_result, message, error). */
