@@ -1,6 +1,9 @@
 import type { BudgetConfig, BudgetLimits } from "../config/schema.ts";
 import { PrxError } from "../core/errors.ts";
 import type { UsageScope, UsageStore } from "../storage/types.ts";
+
+/** What budgets read: the kept totals (and, through the host's recorder, what is still to be written). */
+type SpentReader = Pick<UsageStore, "spent">;
 import { dayIn, monthStart, nextDayStart, nextMonthStart } from "./calendar.ts";
 
 /** Who a turn's spending is counted for. */
@@ -45,12 +48,12 @@ export function limitsFor(budget: BudgetConfig, spender: Spender): Limit[] {
  * counted after each call, so the call that crosses a limit completes and the next is refused. With no limit set
  * nothing is read; otherwise one read of the kept totals.
  */
-export function checkBudget(budget: BudgetConfig, usage: UsageStore, spender: Spender, now: number): Promise<void> | undefined {
+export function checkBudget(budget: BudgetConfig, usage: SpentReader, spender: Spender, now: number): Promise<void> | undefined {
   const limits = limitsFor(budget, spender);
   return limits.length === 0 ? undefined : refuseSpent(budget, limits, usage, now);
 }
 
-async function refuseSpent(budget: BudgetConfig, limits: Limit[], usage: UsageStore, now: number): Promise<void> {
+async function refuseSpent(budget: BudgetConfig, limits: Limit[], usage: SpentReader, now: number): Promise<void> {
   const zone = budget.time_zone;
   const today = dayIn(zone, now);
   const scopes = uniqueScopes(limits);

@@ -19,6 +19,7 @@ import { configuredTranscriber } from "./media.ts";
 import { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
 import { SessionQueue } from "./session-queue.ts";
 import { openStorage } from "../storage/open.ts";
+import { UsageRecorder } from "./usage-recorder.ts";
 import type { SessionStore, Storage } from "../storage/types.ts";
 import type { TurnPlan } from "./plan.ts";
 import { executeTurn } from "./turn.ts";
@@ -50,6 +51,8 @@ export interface AgentHost {
   tools: ToolRegistry;
   /** Every store of the workspace: the one door to its database. */
   storage: Storage;
+  /** Kept usage totals as this host counts them (reports read through it: what is pending is written first). */
+  usage: UsageRecorder;
   /** The environment the host was opened with (URLs of [storage] and [bus]). */
   env: Record<string, string | undefined>;
   sessions: SessionStore;
@@ -214,7 +217,8 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     const choose = (opts: { provider?: string; model?: string }) => resolveModelChoice(config, opts);
     const transcribe = configuredTranscriber(config, providers);
     const media = () => storage.media;
-    const usage = () => storage.usage;
+    const recorder = new UsageRecorder(storage.usage);
+    const usage = () => recorder;
     // Fail at start, not at the first turn, when the configured provider cannot be resolved.
     providers.resolve(choose({}).provider);
 
@@ -255,6 +259,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       memory: memory!,
       tools,
       storage,
+      usage: recorder,
       env,
       sessions,
       events,
@@ -277,6 +282,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
         closed = true;
         if (loading) await loading.catch(() => undefined);
         await extensions.close?.();
+        await recorder.close();
         if (ownsStorage) await storage.close();
       },
     };

@@ -1,9 +1,10 @@
 import type { ChatMessage } from "../providers/types.ts";
-import type { AppendedMessage, MessageUsage, SessionStore, UsageCharge, UsageStore } from "../storage/types.ts";
+import type { AppendedMessage, MessageUsage, SessionStore, UsageCharge } from "../storage/types.ts";
+import type { UsageRecorder } from "./usage-recorder.ts";
 
 /** Where a turn's usage is counted, when the host keeps usage. */
 export interface TranscriptUsage {
-  store: UsageStore;
+  recorder: UsageRecorder;
   /** The day and spender of a write, asked at the write (the day is the clock's then). */
   charge(): UsageCharge;
 }
@@ -11,13 +12,11 @@ export interface TranscriptUsage {
 /**
  * What one turn writes to its session. Messages wait until `flush` and land together, in order; the session is created
  * with its first write, so a turn that fails before writing leaves no session behind. A stateless turn (its history
- * comes from the client) writes no messages, only its usage to the kept totals. An assistant message carries the usage
- * of the model call that wrote it, counted in the same write.
+ * comes from the client) writes no messages, but its usage is counted. An assistant message carries the usage of the
+ * model calls that wrote it, counted in the kept totals once the message is written.
  */
 export class TurnTranscript {
   private readonly pending: AppendedMessage[] = [];
-  /** A stateless turn's usage not yet counted. */
-  private readonly uncounted: MessageUsage[] = [];
   private created = false;
 
   constructor(
@@ -35,24 +34,22 @@ export class TurnTranscript {
   /** An assistant message written by model calls of `usage`. */
   addAnswer(message: ChatMessage, usage: MessageUsage | undefined, ...results: ChatMessage[]): void {
     if (this.persist) this.pending.push(usage && this.usage ? { ...message, usage } : message, ...results);
-    else if (usage && this.usage) this.uncounted.push(usage);
+    else if (usage && this.usage) this.usage.recorder.count(null, [usage], this.usage.charge());
   }
 
   /** Undefined when there was nothing to write (a stateless turn's every flush): nothing to wait for. */
   flush(): Promise<void> | undefined {
-    if (this.uncounted.length > 0) return this.count();
     return this.pending.length === 0 ? undefined : this.write();
   }
 
   /** The first write creates the session when it is missing, in the same statement as the messages. */
   private async write(): Promise<void> {
     const messages = this.pending.splice(0);
-    const charge = this.usage && messages.some((m) => m.usage) ? this.usage.charge() : undefined;
-    await this.sessions.append(this.sessionId, messages, this.created ? undefined : this.channel, charge);
+    await this.sessions.append(this.sessionId, messages, this.created ? undefined : this.channel);
     this.created = true;
-  }
-
-  private async count(): Promise<void> {
-    await this.usage!.store.record(null, this.uncounted.splice(0), this.usage!.charge());
+    if (!this.usage) return;
+    const usages: MessageUsage[] = [];
+    for (const message of messages) if (message.usage) usages.push(message.usage);
+    if (usages.length > 0) this.usage.recorder.count(this.sessionId, usages, this.usage.charge());
   }
 }

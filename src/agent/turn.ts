@@ -60,7 +60,7 @@ class Turn {
     this.observer = input.observer ?? {};
     this.emit = lifecycleEmitter(deps.events, input);
     const stored = !input.historyOverride;
-    const usage = deps.usage ? { store: deps.usage(), charge: () => ({ ...this.spender(), day: dayIn(deps.config.budget.time_zone, this.now()) }) } : undefined;
+    const usage = deps.usage ? { recorder: deps.usage(), charge: () => ({ ...this.spender(), day: dayIn(deps.config.budget.time_zone, this.now()) }) } : undefined;
     this.transcript = new TurnTranscript(deps.sessions, input.sessionId, input.channel, stored, usage);
     // Streaming raw deltas would bypass llm_response/outbound transformations, so buffer when they are active.
     const { middleware } = deps;

@@ -5,7 +5,8 @@ import type { EventPublisher } from "../core/events.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import type { ModelChoice } from "../providers/routes.ts";
 import type { ChatMessage, MediaRef, ProviderResolver, ToolCall, ToolSpec, Usage } from "../providers/types.ts";
-import type { MediaStore, SessionStore, UsageStore } from "../storage/types.ts";
+import type { MediaStore, SessionStore } from "../storage/types.ts";
+import type { UsageRecorder } from "./usage-recorder.ts";
 import type { Transcriber } from "./media.ts";
 import type { ToolContext, ToolResult } from "../tools/types.ts";
 
@@ -122,8 +123,8 @@ export interface TurnDeps {
   media?: () => MediaStore;
   /** Audio to text, when a transcription model is configured. */
   transcribe?: Transcriber;
-  /** Kept usage totals: with it, assistant messages carry their usage and budgets are enforced. */
-  usage?: () => UsageStore;
+  /** Counts usage into the kept totals: with it, assistant messages carry their usage and budgets are enforced. */
+  usage?: () => UsageRecorder;
   /** Clock of budgets and usage days (tests move it); Date.now by default. */
   now?: () => number;
 }

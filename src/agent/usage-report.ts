@@ -54,7 +54,7 @@ export function sinceDay(since: string | undefined, zone: string, now: number): 
 
 /** The report of `group` from `since` to today, in the budget's time zone. */
 export async function usageReport(
-  store: UsageStore,
+  store: Pick<UsageStore, "totals">,
   budget: BudgetConfig,
   options: { since?: string; group?: UsageGroup; now: number },
 ): Promise<UsageReport> {

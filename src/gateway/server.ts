@@ -229,5 +229,6 @@ function pick(host: GatewayHost): GatewayHost {
     runTurn: (input, plan) => host.runTurn(input, plan),
     resolveModelChoice: (opts) => host.resolveModelChoice(opts),
     deleteSession: (id) => host.deleteSession(id),
+    usage: host.usage,
   };
 }

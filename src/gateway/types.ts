@@ -25,9 +25,10 @@ export type GatewayHost = Pick<
   | "runTurn"
   | "resolveModelChoice"
   | "deleteSession"
+  | "usage"
 > & {
   /** The workspace's stores; with PostgreSQL, tokens and idempotency keys are shared by every replica. */
-  storage: Pick<Storage, "backend" | "tokens" | "gatewayPairing" | "idempotency" | "ping" | "usage">;
+  storage: Pick<Storage, "backend" | "tokens" | "gatewayPairing" | "idempotency" | "ping">;
 };
 
 /**

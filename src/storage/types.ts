@@ -71,7 +71,7 @@ export interface SessionStore {
    * exist yet is first created on that channel (as `ensure` would), in the same transaction: a turn's first write
    * is then one statement instead of two.
    */
-  append(id: string, messages: AppendedMessage[], channel?: string, charge?: UsageCharge): Awaitable<void>;
+  append(id: string, messages: AppendedMessage[], channel?: string): Awaitable<void>;
   /** History ready for a provider (see session-history.ts). */
   history(id: string, limit: number): Awaitable<ChatMessage[]>;
 }
@@ -93,7 +93,7 @@ export interface MessageUsage {
 /** A message to append; an assistant message carries the usage of the model call that wrote it. */
 export type AppendedMessage = ChatMessage & { usage?: MessageUsage };
 
-/** Where the usage of an append is counted: its day (YYYY-MM-DD in the budget time zone) and who spent it. */
+/** Where usage is counted: its day (YYYY-MM-DD in the budget time zone) and who spent it. */
 export interface UsageCharge {
   day: string;
   channel: string;
@@ -123,18 +123,24 @@ export interface UsageScope {
   key: string;
 }
 
+/** What to add to one kept row: its kind ("all", "channel", "sender", "model", "session"), key and day. */
+export interface UsageDelta extends UsageTotals {
+  kind: string;
+  key: string;
+  day: string;
+}
+
 /**
- * Totals kept per day on every append that carries usage (one row per day and scope, updated in the append's
- * transaction), so reading a day or a month is a range read of the primary key, whatever the number of messages.
- * Deleting a session keeps what it spent.
+ * Usage totals kept per day and scope (one row each, added to by upserts), so reading a day or a month is a range
+ * read of the primary key, whatever the number of messages. Deleting a session keeps what it spent.
  */
 export interface UsageStore {
   /** Totals of the days from `sinceDay` on (inclusive), one row per `group` key, ordered by key. */
   totals(group: UsageGroup, sinceDay: string): Awaitable<UsageRow[]>;
   /** Everything one session spent. */
   session(id: string): Awaitable<UsageTotals>;
-  /** Count the usage of a turn that stores no messages (its history is the client's); `sessionId` null: none. */
-  record(sessionId: string | null, usage: readonly MessageUsage[], charge: UsageCharge): Awaitable<void>;
+  /** Add to the kept rows in one transaction (one row per kind, key and day in `deltas`). */
+  add(deltas: readonly UsageDelta[]): Awaitable<void>;
   /** Cost per scope and day from `fromDay` to `toDay` (inclusive): what budgets read, in one query. */
   spent(scopes: readonly UsageScope[], fromDay: string, toDay: string): Awaitable<Array<UsageScope & { day: string; cost_usd: number }>>;
 }

@@ -1,25 +1,19 @@
-import type { MessageUsage, UsageCharge, UsageRow, UsageTotals } from "./types.ts";
-
-/** One row of kept totals to add: its kind ("all", "channel", "sender", "model", "session"), key and day. */
-export interface UsageDelta {
-  kind: string;
-  key: string;
-  day: string;
-  input_tokens: number;
-  output_tokens: number;
-  cached_input_tokens: number;
-  cost_usd: number;
-  calls: number;
-}
+import type { MessageUsage, UsageCharge, UsageDelta, UsageRow, UsageTotals } from "./types.ts";
 
 export const ZERO_TOTALS: UsageTotals = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, cost_usd: 0, calls: 0 };
 
-/** The kept-total rows an append adds to, one per (kind, key): an upsert never meets the same row twice. */
-export function usageDeltas(sessionId: string | null, messages: ReadonlyArray<{ usage?: MessageUsage }>, charge: UsageCharge | undefined): UsageDelta[] {
-  if (!charge) return [];
-  const rows = new Map<string, UsageDelta>();
+/**
+ * Adds the usage of model calls to the kept-total rows in `rows` (keyed by kind, key and day, so an upsert of them
+ * never meets the same row twice): everything, the channel, the sender, the model and the session.
+ */
+export function addUsageDeltas(
+  rows: Map<string, UsageDelta>,
+  sessionId: string | null,
+  usages: readonly MessageUsage[],
+  charge: UsageCharge,
+): void {
   const add = (kind: string, key: string, usage: MessageUsage) => {
-    const id = `${kind}\u0000${key}`;
+    const id = `${kind}\u0000${key}\u0000${charge.day}`;
     let row = rows.get(id);
     if (!row) rows.set(id, (row = { kind, key, day: charge.day, ...ZERO_TOTALS }));
     row.input_tokens += usage.input_tokens;
@@ -28,14 +22,19 @@ export function usageDeltas(sessionId: string | null, messages: ReadonlyArray<{ 
     row.cost_usd += usage.cost_usd ?? 0;
     row.calls += 1;
   };
-  for (const { usage } of messages) {
-    if (!usage) continue;
+  for (const usage of usages) {
     add("all", "", usage);
     add("channel", charge.channel, usage);
     if (charge.sender !== null) add("sender", charge.sender, usage);
     add("model", `${usage.provider}/${usage.model}`, usage);
     if (sessionId !== null) add("session", sessionId, usage);
   }
+}
+
+/** The rows of one batch of usage (see addUsageDeltas). */
+export function usageDeltas(sessionId: string | null, usages: readonly MessageUsage[], charge: UsageCharge): UsageDelta[] {
+  const rows = new Map<string, UsageDelta>();
+  addUsageDeltas(rows, sessionId, usages, charge);
   return [...rows.values()];
 }
 

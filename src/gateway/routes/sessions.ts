@@ -66,7 +66,7 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
       const id = sessionIdFrom(params.id);
       const summary = await gw.host.sessions.get(id);
       if (!summary) throw sessionNotFound(id);
-      const [stored, usage] = await Promise.all([gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX)), gw.host.storage.usage.session(id)]);
+      const [stored, usage] = await Promise.all([gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX)), gw.host.usage.session(id)]);
       return jsonResponse({ session: toSummaryWire(summary), messages: stored.map(toMessageWire), usage });
     },
     {

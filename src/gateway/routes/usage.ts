@@ -25,7 +25,7 @@ export function usageRoutes(app: GatewayElysia, gw: GatewayContext): void {
         });
       }
       const { host } = gw;
-      return jsonResponse(await usageReport(host.storage.usage, host.config.budget, { ...parsed.data, now: gw.now() }));
+      return jsonResponse(await usageReport(host.usage, host.config.budget, { ...parsed.data, now: gw.now() }));
     },
     {
       detail: doc({

@@ -1,25 +1,9 @@
 import type { SQL } from "bun";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { historyFrom, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
-import type { AppendedMessage, SessionStore, SessionSummary, StoredMessage, UsageCharge } from "../types.ts";
-import { usageDeltas, type UsageDelta } from "../usage-rules.ts";
+import type { AppendedMessage, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { pg, pgFailure } from "./connect.ts";
 import { RECENT_MESSAGES, type HistoryPrefetch } from "./history-prefetch.ts";
-
-/** INSERT ... ON CONFLICT adding `deltas` (one row per kind and key) to the kept totals; values appended to `params`. */
-export function usageUpsert(deltas: readonly UsageDelta[], params: unknown[]): string {
-  const rows = deltas.map((d) => {
-    const b = params.length;
-    params.push(d.kind, d.key, d.day, d.input_tokens, d.output_tokens, d.cached_input_tokens, d.cost_usd, d.calls);
-    return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}::bigint, $${b + 5}::bigint, $${b + 6}::bigint, $${b + 7}::float8, $${b + 8}::bigint)`;
-  });
-  return `INSERT INTO usage_totals (kind, key, day, input_tokens, output_tokens, cached_input_tokens, cost_usd, calls)
-    VALUES ${rows.join(", ")} ON CONFLICT (kind, key, day) DO UPDATE SET
-    input_tokens = usage_totals.input_tokens + excluded.input_tokens,
-    output_tokens = usage_totals.output_tokens + excluded.output_tokens,
-    cached_input_tokens = usage_totals.cached_input_tokens + excluded.cached_input_tokens,
-    cost_usd = usage_totals.cost_usd + excluded.cost_usd, calls = usage_totals.calls + excluded.calls`;
-}
 
 /** Times an append that lost a race on the sequence number runs again. */
 const APPEND_RACE_RETRIES = 20;
@@ -145,7 +129,7 @@ export class PgSessionStore implements SessionStore {
    * messages numbered after the last one stored. Two appends to one session racing (turns are ordered by the session
    * lease, so only a caller bypassing it) collide on the primary key; the loser runs again with a fresh snapshot.
    */
-  async append(id: string, messages: AppendedMessage[], channel?: string, charge?: UsageCharge): Promise<void> {
+  async append(id: string, messages: AppendedMessage[], channel?: string): Promise<void> {
     if (messages.length === 0) return;
     if (channel !== undefined) validateSessionId(id);
     this.prefetch?.drop(id);
@@ -171,11 +155,8 @@ export class PgSessionStore implements SessionStore {
       linked = `, linked AS (INSERT INTO session_media (session_id, sha256) SELECT $1, unnest($${params.length}::text[])
         ON CONFLICT DO NOTHING)`;
     }
-    const deltas = usageDeltas(id, messages, charge);
-    // added in the statement of the messages: replicas add to one shared row, atomically
-    const counted = deltas.length > 0 ? `, counted AS (${usageUpsert(deltas, params)})` : "";
     const text = `WITH touched AS (${touch} RETURNING id),
-      base AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM session_messages WHERE session_id = $1)${linked}${counted}
+      base AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM session_messages WHERE session_id = $1)${linked}
       INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, media, usage, created_at)
       SELECT $1, base.seq + v.n, v.role, v.content, v.tool_calls, v.tool_call_id, v.name, v.media, v.usage, $2
       FROM base, (VALUES ${values.join(", ")}) AS v(n, role, content, tool_calls, tool_call_id, name, media, usage)

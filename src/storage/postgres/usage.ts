@@ -1,11 +1,25 @@
 import type { SQL } from "bun";
-import type { MessageUsage, UsageCharge, UsageGroup, UsageRow, UsageScope, UsageStore, UsageTotals } from "../types.ts";
-import { groupKind, toUsageRow, usageDeltas, ZERO_TOTALS } from "../usage-rules.ts";
-import { usageUpsert } from "./sessions.ts";
+import type { UsageDelta, UsageGroup, UsageRow, UsageScope, UsageStore, UsageTotals } from "../types.ts";
+import { groupKind, toUsageRow, ZERO_TOTALS } from "../usage-rules.ts";
 import { pg } from "./connect.ts";
 
 const SUMS = `sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
   sum(cached_input_tokens) AS cached_input_tokens, sum(cost_usd) AS cost_usd, sum(calls) AS calls`;
+
+/** INSERT ... ON CONFLICT adding `deltas` (one row per kind and key) to the kept totals; values appended to `params`. */
+export function usageUpsert(deltas: readonly UsageDelta[], params: unknown[]): string {
+  const rows = deltas.map((d) => {
+    const b = params.length;
+    params.push(d.kind, d.key, d.day, d.input_tokens, d.output_tokens, d.cached_input_tokens, d.cost_usd, d.calls);
+    return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}::bigint, $${b + 5}::bigint, $${b + 6}::bigint, $${b + 7}::float8, $${b + 8}::bigint)`;
+  });
+  return `INSERT INTO usage_totals (kind, key, day, input_tokens, output_tokens, cached_input_tokens, cost_usd, calls)
+    VALUES ${rows.join(", ")} ON CONFLICT (kind, key, day) DO UPDATE SET
+    input_tokens = usage_totals.input_tokens + excluded.input_tokens,
+    output_tokens = usage_totals.output_tokens + excluded.output_tokens,
+    cached_input_tokens = usage_totals.cached_input_tokens + excluded.cached_input_tokens,
+    cost_usd = usage_totals.cost_usd + excluded.cost_usd, calls = usage_totals.calls + excluded.calls`;
+}
 
 /** Kept usage totals in PostgreSQL, shared by every replica (written by the session store's append). */
 export class PgUsageStore implements UsageStore {
@@ -37,8 +51,8 @@ export class PgUsageStore implements UsageStore {
     });
   }
 
-  async record(sessionId: string | null, usage: readonly MessageUsage[], charge: UsageCharge): Promise<void> {
-    const deltas = usageDeltas(sessionId, usage.map((one) => ({ usage: one })), charge);
+  /** One statement: replicas add to the same rows, atomically. */
+  async add(deltas: readonly UsageDelta[]): Promise<void> {
     if (deltas.length === 0) return;
     const params: unknown[] = [];
     const text = usageUpsert(deltas, params);

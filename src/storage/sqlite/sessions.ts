@@ -2,8 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { historyFrom, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow } from "../session-history.ts";
 import { SESSION_SEARCH_INDEX_MAX_HITS } from "../limits.ts";
-import type { AppendedMessage, SessionStore, SessionSummary, StoredMessage, UsageCharge } from "../types.ts";
-import { usageDeltas, type UsageDelta } from "../usage-rules.ts";
+import type { AppendedMessage, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { ftsPhrase, TRIGRAM_CHARS } from "./fts.ts";
 import { migrateSqlite } from "./schema.ts";
 
@@ -27,11 +26,6 @@ export const SQL = {
   insertSession: `INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at) VALUES (?, '', ?, ?, ?)`,
   insertMessage: `INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at, media, usage)
        VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
-  addUsage: `INSERT INTO usage_totals (kind, key, day, input_tokens, output_tokens, cached_input_tokens, cost_usd, calls)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (kind, key, day) DO UPDATE SET
-       input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
-       cached_input_tokens = cached_input_tokens + excluded.cached_input_tokens, cost_usd = cost_usd + excluded.cost_usd,
-       calls = calls + excluded.calls`,
   linkMedia: "INSERT OR IGNORE INTO session_media (session_id, sha256) VALUES (?, ?)",
   sessionMedia: "SELECT sha256 FROM session_media WHERE session_id = ?",
   unlinkMedia: "DELETE FROM session_media WHERE session_id = ?",
@@ -42,11 +36,6 @@ export const SQL = {
   deleteSession: "DELETE FROM sessions WHERE id = ?",
   allIds: "SELECT id FROM sessions ORDER BY updated_at DESC, id",
 } as const;
-
-/** Adds to the kept usage totals (inside the caller's transaction). */
-export function addUsageTotals(db: Database, deltas: readonly UsageDelta[]): void {
-  for (const d of deltas) db.query(SQL.addUsage).run(d.kind, d.key, d.day, d.input_tokens, d.output_tokens, d.cached_input_tokens, d.cost_usd, d.calls);
-}
 
 /** Sessions and their history in the workspace SQLite database (synchronous underneath). */
 export class SqliteSessionStore implements SessionStore {
@@ -126,7 +115,7 @@ export class SqliteSessionStore implements SessionStore {
     })();
   }
 
-  append(id: string, messages: AppendedMessage[], channel?: string, charge?: UsageCharge): void {
+  append(id: string, messages: AppendedMessage[], channel?: string): void {
     if (messages.length === 0) return;
     if (channel !== undefined) validateSessionId(id);
     const now = new Date().toISOString();
@@ -146,7 +135,6 @@ export class SqliteSessionStore implements SessionStore {
           m.usage ? JSON.stringify(m.usage) : null,
         );
       }
-      addUsageTotals(this.db, usageDeltas(id, messages, charge));
       for (const sha256 of mediaHashes(messages)) this.db.query(SQL.linkMedia).run(id, sha256);
       this.db.query(SQL.touch).run(id, now, titleFrom(messages));
     })();

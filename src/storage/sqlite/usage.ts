@@ -1,7 +1,6 @@
 import type { Database } from "bun:sqlite";
-import type { MessageUsage, UsageCharge, UsageGroup, UsageRow, UsageScope, UsageStore, UsageTotals } from "../types.ts";
-import { groupKind, toUsageRow, usageDeltas, ZERO_TOTALS } from "../usage-rules.ts";
-import { addUsageTotals } from "./sessions.ts";
+import type { UsageDelta, UsageGroup, UsageRow, UsageScope, UsageStore, UsageTotals } from "../types.ts";
+import { groupKind, toUsageRow, ZERO_TOTALS } from "../usage-rules.ts";
 import { migrateSqlite } from "./schema.ts";
 
 const SUMS = `sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
@@ -13,6 +12,11 @@ export const USAGE_SQL = {
   // the days asked for, not every day of the kind (the planner would take the primary key's kind prefix)
   byKey: `SELECT key, ${SUMS} FROM usage_totals INDEXED BY usage_totals_day WHERE kind = ? AND day >= ? GROUP BY key ORDER BY key`,
   session: `SELECT ? AS key, ${SUMS} FROM usage_totals WHERE kind = 'session' AND key = ?`,
+  add: `INSERT INTO usage_totals (kind, key, day, input_tokens, output_tokens, cached_input_tokens, cost_usd, calls)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (kind, key, day) DO UPDATE SET
+       input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
+       cached_input_tokens = cached_input_tokens + excluded.cached_input_tokens, cost_usd = cost_usd + excluded.cost_usd,
+       calls = calls + excluded.calls`,
 } as const;
 
 /** What budgets read: the cost per day of `scopes` scopes between two days. */
@@ -41,9 +45,12 @@ export class SqliteUsageStore implements UsageStore {
     return totals;
   }
 
-  record(sessionId: string | null, usage: readonly MessageUsage[], charge: UsageCharge): void {
-    const deltas = usageDeltas(sessionId, usage.map((one) => ({ usage: one })), charge);
-    this.db.transaction(() => addUsageTotals(this.db, deltas))();
+  add(deltas: readonly UsageDelta[]): void {
+    if (deltas.length === 0) return;
+    const upsert = this.db.query(USAGE_SQL.add);
+    this.db.transaction(() => {
+      for (const d of deltas) upsert.run(d.kind, d.key, d.day, d.input_tokens, d.output_tokens, d.cached_input_tokens, d.cost_usd, d.calls);
+    })();
   }
 
   spent(scopes: readonly UsageScope[], fromDay: string, toDay: string): Array<UsageScope & { day: string; cost_usd: number }> {
