@@ -246,7 +246,7 @@ export const BudgetSchema = z.strictObject({
   channels: z
     .record(z.string().min(1), BudgetLimitsSchema)
     .default({})
-    .describe('limits per channel: [budget.channels.<channel>] ("gateway", "cli", or a [channels] name)'),
+    .describe('limits per channel: [budget.channels.<channel>] ("cli", "chat", "gateway", "openai", "webhook", "mcp", or a [channels] name)'),
   senders: z
     .record(z.string().regex(/^[^:]+:.+$/, '"<channel>:<user id>"'), BudgetLimitsSchema)
     .default({})
@@ -258,6 +258,7 @@ function isTimeZone(zone: string): boolean {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
     return true;
   } catch {
+    // Intl's RangeError for a zone it does not know: the refine reports the key and what it takes
     return false;
   }
 }
