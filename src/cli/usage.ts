@@ -17,10 +17,11 @@ function usd(value: number): string {
 }
 
 function table(report: UsageReport): string {
-  const lines = [`${report.group.padEnd(12)}  ${"input".padStart(12)}  ${"cached".padStart(12)}  ${"output".padStart(12)}  ${"calls".padStart(7)}  cost`];
+  const width = Math.max(12, ...report.rows.map((row) => visible(row.key).length));
+  const lines = [`${report.group.padEnd(width)}  ${"input".padStart(12)}  ${"cached".padStart(12)}  ${"output".padStart(12)}  ${"calls".padStart(7)}  cost`];
   for (const row of [...report.rows, { key: "total", ...report.total }]) {
     lines.push(
-      `${visible(row.key).padEnd(12)}  ${String(row.input_tokens).padStart(12)}  ${String(row.cached_input_tokens).padStart(12)}  ${String(row.output_tokens).padStart(12)}  ${String(row.calls).padStart(7)}  ${usd(row.cost_usd)}`,
+      `${visible(row.key).padEnd(width)}  ${String(row.input_tokens).padStart(12)}  ${String(row.cached_input_tokens).padStart(12)}  ${String(row.output_tokens).padStart(12)}  ${String(row.calls).padStart(7)}  ${usd(row.cost_usd)}`,
     );
   }
   return `${report.since} .. ${report.until} (${report.time_zone})\n${lines.join("\n")}`;
