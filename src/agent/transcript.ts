@@ -37,6 +37,11 @@ export class TurnTranscript {
     else if (usage && this.usage) this.usage.recorder.count(null, [usage], this.usage.charge());
   }
 
+  /** Model calls whose answer left no message (the turn failed after them): counted all the same. */
+  addSpent(usage: MessageUsage | undefined): void {
+    if (usage && this.usage) this.usage.recorder.count(this.persist ? this.sessionId : null, [usage], this.usage.charge());
+  }
+
   /** Undefined when there was nothing to write (a stateless turn's every flush): nothing to wait for. */
   flush(): Promise<void> | undefined {
     return this.pending.length === 0 ? undefined : this.write();

@@ -303,6 +303,7 @@ class Turn {
     const failure = this.signal.aborted ? new PrxError("ABORTED", "turn cancelled", { cause: error }) : toPrxError(error);
     const partial = this.stream.partial;
     if (partial) this.transcript.addAnswer({ role: "assistant", content: `${partial}\n[interrupted: ${failure.message}]` }, this.takeUsage());
+    else this.transcript.addSpent(this.takeUsage());
     await this.transcript.flush();
     this.emit("error", { code: failure.code, message: failure.message });
     this.emit("agent_end", { ok: false, code: failure.code });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
+import type { Envelopes, MiddlewareRunner, Stage } from "../../src/contracts/envelopes.ts";
 import { isPrxError, type PrxError } from "../../src/core/errors.ts";
 import type { MessageUsage } from "../../src/storage/types.ts";
 import { startFakeAnthropic } from "../fakes/anthropic-server.ts";
@@ -26,7 +27,7 @@ afterAll(async () => {
 /** $1 per million input tokens, $0.10 cached, $2 output: every cost is exact in the test's arithmetic. */
 const PRICES = { input_per_mtok: 1, cached_input_per_mtok: 0.1, output_per_mtok: 2 };
 
-async function host(budget: Record<string, unknown> = {}, clock?: { now: number }, provider = "fake"): Promise<AgentHost> {
+async function host(budget: Record<string, unknown> = {}, clock?: { now: number }, provider = "fake", middleware?: MiddlewareRunner): Promise<AgentHost> {
   const dir = mkdtempSync(join(tmpdir(), "prx-usage-"));
   dirs.push(dir);
   const config = ConfigSchema.parse({
@@ -44,6 +45,7 @@ async function host(budget: Record<string, unknown> = {}, clock?: { now: number 
     config,
     env: { PRX_TEST_ANTHROPIC_KEY: "sk-ant-test" },
     ...(clock ? { now: () => clock.now } : {}),
+    ...(middleware ? { extend: async () => ({ middleware }) } : {}),
   });
 }
 
@@ -116,6 +118,22 @@ describe("usage of turns", () => {
     const [day] = await h.usage.totals("day", "2000-01-01");
     expect(day).toMatchObject({ input_tokens: reported.input, output_tokens: reported.output, calls: 1 });
     expect(await h.usage.totals("session", "2000-01-01")).toEqual([]);
+    await h.close();
+  });
+
+  test("a turn that fails after a model call answered still counts that call", async () => {
+    const middleware: MiddlewareRunner = {
+      run<S extends Stage>(stage: S, envelope: Envelopes[S]): Envelopes[S] {
+        if (stage === "llm_response") throw new Error("a middleware failed");
+        return envelope;
+      },
+    };
+    const h = await host({}, undefined, "fake", middleware);
+    const from = openai.chatRequests().length;
+    const failed = await h.runTurn({ sessionId: "f", text: "hi", channel: "test" }).then(() => null, (error: unknown) => error);
+    expect(failed).not.toBeNull();
+    const reported = reportedSince(openai, from);
+    expect(await h.usage.session("f")).toMatchObject({ input_tokens: reported.input, output_tokens: reported.output, calls: 1 });
     await h.close();
   });
 
