@@ -30,10 +30,19 @@ function wallClock(zone: string, at: number): WallClock {
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
-/** The day of instant `at` (ms) in `zone`, as YYYY-MM-DD. */
+const MINUTE_MS = 60_000;
+/** The last day answered per zone and the minute it was asked in: every zone's offset is whole minutes, so a day never changes within one. */
+const lastDays = new Map<string, { minute: number; day: string }>();
+
+/** The day of instant `at` (ms) in `zone`, as YYYY-MM-DD (asked every turn: the minute's answer is reused). */
 export function dayIn(zone: string, at: number): string {
+  const minute = Math.floor(at / MINUTE_MS);
+  const last = lastDays.get(zone);
+  if (last?.minute === minute) return last.day;
   const c = wallClock(zone, at);
-  return `${c.year}-${pad(c.month)}-${pad(c.day)}`;
+  const day = `${c.year}-${pad(c.month)}-${pad(c.day)}`;
+  lastDays.set(zone, { minute, day });
+  return day;
 }
 
 /** The first day of the month of `day` (YYYY-MM-01). */

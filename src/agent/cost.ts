@@ -1,10 +1,31 @@
 import type { Config } from "../config/schema.ts";
-import { modelFacts } from "../providers/model-facts.ts";
+import { modelFacts, type ModelPrices } from "../providers/model-facts.ts";
 import type { Usage } from "../providers/types.ts";
 import type { MessageUsage } from "../storage/types.ts";
 import { cachedTokens } from "./usage.ts";
 
 const PER_MILLION = 1_000_000;
+
+/** Prices per config (a reload brings a new one) and "<provider>\0<model>": modelFacts scans the table, a turn need not. */
+const pricesOf = new WeakMap<Config, Map<string, ModelPrices | null>>();
+/** Models whose prices a config keeps at most (a provider names the model it answered with; past this, not kept). */
+export const PRICES_KEPT_MAX = 256;
+
+/** How many models' prices `config` keeps (tests check the bound). */
+export function pricesKept(config: Config): number {
+  return pricesOf.get(config)?.size ?? 0;
+}
+
+function prices(config: Config, provider: string, model: string): ModelPrices | null {
+  let known = pricesOf.get(config);
+  if (!known) pricesOf.set(config, (known = new Map()));
+  const key = `${provider}\u0000${model}`;
+  let found = known.get(key);
+  if (found !== undefined) return found;
+  found = modelFacts(config, provider, model).prices;
+  if (known.size < PRICES_KEPT_MAX) known.set(key, found);
+  return found;
+}
 
 /**
  * The usage of one model call as kept with its message, with its cost from the model's prices (config, then the
@@ -13,12 +34,12 @@ const PER_MILLION = 1_000_000;
  */
 export function messageUsage(config: Config, provider: string, model: string, usage: Usage): MessageUsage {
   const cached = Math.min(cachedTokens(usage), usage.prompt_tokens);
-  const prices = modelFacts(config, provider, model).prices;
+  const price = prices(config, provider, model);
   let cost: number | null = null;
-  if (prices) {
-    const cachedPrice = prices.cached_input_per_mtok ?? prices.input_per_mtok;
+  if (price) {
+    const cachedPrice = price.cached_input_per_mtok ?? price.input_per_mtok;
     cost =
-      ((usage.prompt_tokens - cached) * prices.input_per_mtok + cached * cachedPrice + usage.completion_tokens * prices.output_per_mtok) /
+      ((usage.prompt_tokens - cached) * price.input_per_mtok + cached * cachedPrice + usage.completion_tokens * price.output_per_mtok) /
       PER_MILLION;
   }
   return {
