@@ -21,6 +21,7 @@ import { configuredTranscriber } from "./media.ts";
 import { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
 import { SessionQueue } from "./session-queue.ts";
 import { openStorage } from "../storage/open.ts";
+import { UsageRecorder } from "./usage-recorder.ts";
 import type { SessionStore, Storage } from "../storage/types.ts";
 import type { TurnPlan } from "./plan.ts";
 import { executeTurn } from "./turn.ts";
@@ -52,6 +53,8 @@ export interface AgentHost {
   tools: ToolRegistry;
   /** Every store of the workspace: the one door to its database. */
   storage: Storage;
+  /** Kept usage totals as this host counts them (reports read through it: what is pending is written first). */
+  usage: UsageRecorder;
   /** The environment the host was opened with (URLs of [storage] and [bus]). */
   env: Record<string, string | undefined>;
   sessions: SessionStore;
@@ -125,6 +128,8 @@ export interface OpenAgentHostOptions {
    * memory backend, or a wasm:/remote: default or fallback provider).
    */
   deferExtend?: boolean;
+  /** Clock of budgets and usage days (tests move it); Date.now by default. */
+  now?: () => number;
 }
 
 /** True when opening the host must resolve something only a plugin provides. */
@@ -217,6 +222,8 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     const transcribe = configuredTranscriber(config, providers);
     const media = () => storage.media;
     const contextRatios = new ContextRatios();
+    const recorder = new UsageRecorder(storage.usage);
+    const usage = () => recorder;
     // Fail at start, not at the first turn, when the configured provider cannot be resolved.
     providers.resolve(choose({}).provider);
 
@@ -238,6 +245,8 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             media,
             transcribe,
             contextRatios,
+            usage,
+            ...(options.now ? { now: options.now } : {}),
           },
           input,
           plan,
@@ -256,6 +265,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       memory: memory!,
       tools,
       storage,
+      usage: recorder,
       env,
       sessions,
       events,
@@ -283,6 +293,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
         closed = true;
         if (loading) await loading.catch(() => undefined);
         await extensions.close?.();
+        await recorder.close();
         if (ownsStorage) await storage.close();
       },
     };

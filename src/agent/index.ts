@@ -15,3 +15,4 @@ export * from "./session-export.ts";
 export { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
 export { compactSessionNow, type SessionCompaction } from "./session-compact.ts";
 export { SUMMARY_INSTRUCTIONS } from "./compaction.ts";
+export * from "./usage-report.ts";

@@ -28,6 +28,17 @@ export const SessionMessageWireSchema = z.object({
     .array(MediaRefSchema.omit({ data: true }))
     .optional()
     .describe("images and audio of the message, by content hash (the bytes stay in the workspace's media store)"),
+  usage: z
+    .object({
+      provider: z.string(),
+      model: z.string(),
+      input_tokens: z.number().int().nonnegative().describe("prompt tokens, cached ones included"),
+      output_tokens: z.number().int().nonnegative(),
+      cached_input_tokens: z.number().int().nonnegative(),
+      cost_usd: z.number().nonnegative().nullable().describe("null: the model's prices are not known"),
+    })
+    .optional()
+    .describe("assistant messages: tokens and cost of the model call that wrote it"),
   created_at: z.string(),
 });
 
@@ -83,6 +94,7 @@ export function toMessageWire(m: StoredMessage): SessionMessageWire {
     ...(m.toolCallId ? { tool_call_id: m.toolCallId } : {}),
     ...(m.name ? { name: m.name } : {}),
     ...(m.media ? { media: m.media } : {}),
+    ...(m.usage ? { usage: m.usage } : {}),
     created_at: m.createdAt,
   };
 }

@@ -1,13 +1,22 @@
 import type { ChatMessage } from "../providers/types.ts";
-import type { SessionStore } from "../storage/types.ts";
+import type { AppendedMessage, MessageUsage, SessionStore, UsageCharge } from "../storage/types.ts";
+import type { UsageRecorder } from "./usage-recorder.ts";
+
+/** Where a turn's usage is counted, when the host keeps usage. */
+export interface TranscriptUsage {
+  recorder: UsageRecorder;
+  /** The day and spender of a write, asked at the write (the day is the clock's then). */
+  charge(): UsageCharge;
+}
 
 /**
  * What one turn writes to its session. Messages wait until `flush` and land together, in order; the session is created
  * with its first write, so a turn that fails before writing leaves no session behind. A stateless turn (its history
- * comes from the client) writes nothing.
+ * comes from the client) writes no messages, but its usage is counted. An assistant message carries the usage of the
+ * model calls that wrote it, counted in the kept totals once the message is written.
  */
 export class TurnTranscript {
-  private readonly pending: ChatMessage[] = [];
+  private readonly pending: AppendedMessage[] = [];
   private created = false;
 
   constructor(
@@ -15,10 +24,22 @@ export class TurnTranscript {
     private readonly sessionId: string,
     private readonly channel: string,
     private readonly persist: boolean,
+    private readonly usage?: TranscriptUsage,
   ) {}
 
   add(...messages: ChatMessage[]): void {
     if (this.persist) this.pending.push(...messages);
+  }
+
+  /** An assistant message written by model calls of `usage`. */
+  addAnswer(message: ChatMessage, usage: MessageUsage | undefined, ...results: ChatMessage[]): void {
+    if (this.persist) this.pending.push(usage && this.usage ? { ...message, usage } : message, ...results);
+    else if (usage && this.usage) this.usage.recorder.count(null, [usage], this.usage.charge());
+  }
+
+  /** Model calls whose answer left no message (the turn failed after them): counted all the same. */
+  addSpent(usage: MessageUsage | undefined): void {
+    if (usage && this.usage) this.usage.recorder.count(this.persist ? this.sessionId : null, [usage], this.usage.charge());
   }
 
   /** Undefined when there was nothing to write (a stateless turn's every flush): nothing to wait for. */
@@ -28,7 +49,12 @@ export class TurnTranscript {
 
   /** The first write creates the session when it is missing, in the same statement as the messages. */
   private async write(): Promise<void> {
-    await this.sessions.append(this.sessionId, this.pending.splice(0), this.created ? undefined : this.channel);
+    const messages = this.pending.splice(0);
+    await this.sessions.append(this.sessionId, messages, this.created ? undefined : this.channel);
     this.created = true;
+    if (!this.usage) return;
+    const usages: MessageUsage[] = [];
+    for (const message of messages) if (message.usage) usages.push(message.usage);
+    if (usages.length > 0) this.usage.recorder.count(this.sessionId, usages, this.usage.charge());
   }
 }

@@ -18,6 +18,10 @@ import { runToolRound } from "./tool-round.ts";
 import { TurnTranscript } from "./transcript.ts";
 import type { LifecycleEmit, TurnBlock, TurnDeps, TurnInput, TurnObserver, TurnResult } from "./types.ts";
 import { addUsage, ZERO_USAGE } from "./usage.ts";
+import { checkBudget, senderOf, type Spender } from "./budget.ts";
+import { dayIn } from "./calendar.ts";
+import { addMessageUsage, messageUsage } from "./cost.ts";
+import type { MessageUsage } from "../storage/types.ts";
 
 const NO_CONTEXT: string[] = [];
 
@@ -49,7 +53,9 @@ class Turn {
   /** Some message of the conversation has images or audio (a text-only turn never prepares media). */
   private hasMedia = false;
   /** What the model's context window allows this turn's prompts. */
-  private budget: WindowBudget | null = null;
+  private window: WindowBudget | null = null;
+  /** Usage of the model calls since the last assistant message was kept: it goes with the next one. */
+  private unkept: MessageUsage | undefined;
 
   constructor(
     private readonly deps: TurnDeps,
@@ -59,7 +65,8 @@ class Turn {
     this.observer = input.observer ?? {};
     this.emit = lifecycleEmitter(deps.events, input);
     const stored = !input.historyOverride;
-    this.transcript = new TurnTranscript(deps.sessions, input.sessionId, input.channel, stored);
+    const usage = deps.usage ? { recorder: deps.usage(), charge: () => ({ ...this.spender(), day: dayIn(deps.config.budget.time_zone, this.now()) }) } : undefined;
+    this.transcript = new TurnTranscript(deps.sessions, input.sessionId, input.channel, stored, usage);
     // Streaming raw deltas would bypass llm_response/outbound transformations, so buffer when they are active.
     const { middleware } = deps;
     const live = !middleware.active || (!middleware.active("llm_response") && !middleware.active("outbound"));
@@ -80,6 +87,9 @@ class Turn {
       // Blocked: the user's message lands as the blocking middleware received it (earlier ones may have rewritten it).
       if (inbound instanceof MiddlewareBlock) return await this.stop(inbound, inbound.envelope.text);
       this.outcome.provider = plan.provider.name;
+      // a turn over budget is refused before anything of it is stored
+      const check = this.budget();
+      if (check) await check;
       const messages = await this.prompt(plan, inbound?.text);
       const answer = await this.converse(plan, messages);
       if (answer instanceof MiddlewareBlock) return await this.stop(answer);
@@ -140,7 +150,7 @@ class Turn {
       return buildMessages(userText === undefined ? parts : { ...parts, user: userText, media });
     };
     let messages = build(history, summary);
-    this.budget = windowBudget(config, plan.choice.provider, plan.choice.model);
+    this.window = windowBudget(config, plan.choice.provider, plan.choice.model);
     if (stored && config.compaction.enabled && history.length > 0) messages = await this.compactIfFull(plan, messages, build);
     this.hasMedia = (media?.length ?? 0) > 0 || messages.some((message) => message.media !== undefined);
     if (userText !== undefined) this.transcript.add(media?.length ? { role: "user", content: userText, media } : { role: "user", content: userText });
@@ -159,7 +169,7 @@ class Turn {
     build: (history: ChatMessage[], summary: Awaited<ReturnType<TurnDeps["sessions"]["summary"]>>) => ChatMessage[],
   ): Promise<ChatMessage[]> {
     const { deps, input } = this;
-    const budget = this.budget!;
+    const budget = this.window!;
     const ratio = deps.contextRatios?.get(input.sessionId) ?? 1;
     const tools = toolsTokens(offeredTools(plan, deps.tools, false));
     if ((promptTokens(messages) + tools) * ratio <= budget.compactAt) return messages;
@@ -207,6 +217,9 @@ class Turn {
     const tools = offeredTools(plan, deps.tools, outcome.iterations >= max_tool_iterations);
     const request = await deps.middleware.run("llm_request", { messages, model: plan.choice.model, temperature, tools });
     if (request instanceof MiddlewareBlock) return request;
+    // the turn's first call was checked before its message was stored; later ones (after tools) are checked again
+    const check = outcome.iterations > 0 ? this.budget() : undefined;
+    if (check) await check;
     outcome.iterations++;
     this.emit("llm_request", { model: request.model, messages: request.messages.length, iteration: outcome.iterations });
     // the correction is learned per stored session: a stateless turn's session id names no conversation
@@ -214,7 +227,7 @@ class Turn {
     const ratio = ratios?.get(this.input.sessionId) ?? 1;
     const toolCost = toolsTokens(request.tools);
     const cut = cutToolResults(request.messages, deps.config.compaction.tool_result_max_tokens);
-    const fitted = fitPrompt(cut, this.budget?.limit ?? Number.POSITIVE_INFINITY, ratio, toolCost);
+    const fitted = fitPrompt(cut, this.window?.limit ?? Number.POSITIVE_INFINITY, ratio, toolCost);
     const sent = this.hasMedia ? await this.withMedia(plan, fitted.messages, request.model) : fitted.messages;
     stream.begin();
     const raw = await plan.provider.chat({
@@ -228,6 +241,7 @@ class Turn {
     stream.end();
     ratios?.learn(this.input.sessionId, fitted.tokens, raw.usage?.prompt_tokens);
     outcome.provider = raw.provider;
+    if (raw.usage && deps.usage) this.unkept = addMessageUsage(this.unkept, messageUsage(deps.config, raw.provider, raw.model, raw.usage));
     const { text, toolCalls: tool_calls, model, usage } = raw;
     const response = await deps.middleware.run("llm_response", { text, tool_calls, model, usage: usage ?? null });
     const blocked = response instanceof MiddlewareBlock;
@@ -274,7 +288,7 @@ class Turn {
       });
     } finally {
       // The call and its results land together, so history never holds unanswered tool calls.
-      this.transcript.add(assistant, ...results);
+      this.transcript.addAnswer(assistant, this.takeUsage(), ...results);
       await this.transcript.flush();
     }
     return [assistant, ...results];
@@ -305,7 +319,7 @@ class Turn {
 
   /** The reply lands in the session and the turn completes (a block is a completed turn whose reply is its reason). */
   private async complete(text: string, blocked?: TurnBlock, clientCalls?: ToolCall[]): Promise<TurnResult> {
-    this.transcript.add({ role: "assistant", content: text });
+    this.transcript.addAnswer({ role: "assistant", content: text }, this.takeUsage());
     await this.transcript.flush();
     const { model, provider, usage, toolCalls, iterations } = this.outcome;
     const messages = this.delivered;
@@ -316,16 +330,50 @@ class Turn {
     return result;
   }
 
+  private now(): number {
+    return (this.deps.now ?? Date.now)();
+  }
+
+  /** Sender totals are kept while sender budgets are configured (a CLI turn's user id is looked up when read). */
+  private spender(): Spender {
+    const { channel, userId } = this.input;
+    const senders = this.deps.config.budget.senders;
+    return { channel, sender: hasKeys(senders) ? senderOf(channel, userId) : null };
+  }
+
+  /** BUDGET_EXCEEDED when a budget that applies to this turn is spent; nothing is read when none is set. */
+  private budget(): Promise<void> | undefined {
+    const { deps } = this;
+    if (!deps.usage) return undefined;
+    const budget = deps.config.budget;
+    if (budget.daily_usd === undefined && budget.monthly_usd === undefined && !hasKeys(budget.channels) && !hasKeys(budget.senders)) {
+      return undefined;
+    }
+    return checkBudget(budget, deps.usage(), this.spender(), this.now());
+  }
+
+  private takeUsage(): MessageUsage | undefined {
+    const usage = this.unkept;
+    this.unkept = undefined;
+    return usage;
+  }
+
   /** The session keeps what the failed model call had streamed, marked interrupted; the failure is typed. */
   private async fail(error: unknown): Promise<PrxError> {
     const failure = this.signal.aborted ? new PrxError("ABORTED", "turn cancelled", { cause: error }) : toPrxError(error);
     const partial = this.stream.partial;
-    if (partial) this.transcript.add({ role: "assistant", content: `${partial}\n[interrupted: ${failure.message}]` });
+    if (partial) this.transcript.addAnswer({ role: "assistant", content: `${partial}\n[interrupted: ${failure.message}]` }, this.takeUsage());
+    else this.transcript.addSpent(this.takeUsage());
     await this.transcript.flush();
     this.emit("error", { code: failure.code, message: failure.message });
     this.emit("agent_end", { ok: false, code: failure.code });
     return failure;
   }
+}
+
+function hasKeys(record: object): boolean {
+  for (const _ in record) return true;
+  return false;
 }
 
 function inboundEnvelope(input: TurnInput, text: string): Envelopes["inbound"] {

@@ -6,6 +6,7 @@ import type { MemoryBackend } from "../memory/types.ts";
 import type { ModelChoice } from "../providers/routes.ts";
 import type { ChatMessage, MediaRef, ProviderResolver, ToolCall, ToolSpec, Usage } from "../providers/types.ts";
 import type { MediaStore, SessionStore } from "../storage/types.ts";
+import type { UsageRecorder } from "./usage-recorder.ts";
 import type { Transcriber } from "./media.ts";
 import type { ContextRatios } from "./context-window.ts";
 import type { ToolContext, ToolResult } from "../tools/types.ts";
@@ -125,6 +126,10 @@ export interface TurnDeps {
   transcribe?: Transcriber;
   /** How far each session's prompt estimate was from the provider's count (the host's; none: estimates stand). */
   contextRatios?: ContextRatios;
+  /** Counts usage into the kept totals: with it, assistant messages carry their usage and budgets are enforced. */
+  usage?: () => UsageRecorder;
+  /** Clock of budgets and usage days (tests move it); Date.now by default. */
+  now?: () => number;
 }
 
 export type { ConversationSummary, SessionSummary, StoredMessage, SessionStore } from "../storage/types.ts";

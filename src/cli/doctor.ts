@@ -54,6 +54,41 @@ async function pluginChecks(workspace: Workspace, config: Config): Promise<Check
   }
 }
 
+/**
+ * What prx knows of each configured model (default, routes): a model neither model_info nor the built-in table knows
+ * gets a small context window, and without prices its cost is not counted, so no budget limits it.
+ */
+async function modelChecks(config: Config): Promise<Check[]> {
+  const { modelFacts, UNKNOWN_MODEL_CONTEXT_WINDOW, UNKNOWN_MODEL_MAX_OUTPUT_TOKENS } = await import("../providers/model-facts.ts");
+  const pairs = new Map<string, [string, string]>();
+  const add = (provider: string, model: string) => {
+    if (!model.startsWith("hint:")) pairs.set(`${provider}\u0000${model}`, [provider, model]);
+  };
+  add(config.default_provider, config.default_model);
+  for (const route of config.model_routes) add(route.provider, route.model);
+  const budgeted = config.budget.daily_usd !== undefined || config.budget.monthly_usd !== undefined ||
+    Object.keys(config.budget.channels).length > 0 || Object.keys(config.budget.senders).length > 0;
+  const checks: Check[] = [];
+  for (const [provider, model] of pairs.values()) {
+    if (provider.startsWith("wasm:") || provider.startsWith("remote:")) continue;
+    const facts = modelFacts(config, provider, model);
+    const name = `model ${provider}/${model}`;
+    const where = `[providers.${provider}.model_info."${model}"]`;
+    if (facts.source === "default") {
+      const detail =
+        `unknown to prx: a ${UNKNOWN_MODEL_CONTEXT_WINDOW}-token context and ${UNKNOWN_MODEL_MAX_OUTPUT_TOKENS}-token replies are assumed, ` +
+        `and with no prices its cost is not counted${budgeted ? " (budgets do not limit it)" : ""}; set its facts in ${where}`;
+      checks.push({ status: "warn", name, detail });
+    } else if (facts.prices === null && provider !== "offline" && config.providers[provider]?.kind !== "offline") {
+      checks.push({ status: "warn", name, detail: `no prices known: its cost is not counted${budgeted ? " (budgets do not limit it)" : ""}; set input_per_mtok and output_per_mtok in ${where}` });
+    } else {
+      const prices = facts.prices ? `, $${facts.prices.input_per_mtok} in / $${facts.prices.output_per_mtok} out per million tokens` : "";
+      checks.push({ status: "ok", name, detail: `${facts.context_window}-token context (${facts.source})${prices}` });
+    }
+  }
+  return checks;
+}
+
 /** `[storage] backend = "postgres"` and `[bus] backend = "redis"`: each server answers, the schema is current. */
 async function scaleOutChecks(config: Config): Promise<Check[]> {
   const checks: Check[] = [];
@@ -134,6 +169,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   if (config) {
     checks.push(...(await scaleOutChecks(config)));
     checks.push(...(await probeProviders(config)));
+    checks.push(...(await modelChecks(config)));
     checks.push(...(await pluginChecks(workspace, config)));
   }
   if (values.json) {

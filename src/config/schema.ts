@@ -304,6 +304,44 @@ export const BusSchema = z.strictObject({
     .describe("prefix of every Redis key and channel (replicas of one deployment share it)"),
 });
 
+const usdLimit = (period: string) =>
+  z.number().positive().max(1_000_000).optional().describe(`USD ${period}: a turn is refused once this much is spent`);
+
+/** Daily and monthly limits of one scope. */
+export const BudgetLimitsSchema = z.strictObject({
+  daily_usd: usdLimit("per day"),
+  monthly_usd: usdLimit("per calendar month"),
+});
+
+/** `[budget]`: limits on what model calls cost, in USD (from model prices: models of unknown price count nothing). */
+export const BudgetSchema = z.strictObject({
+  daily_usd: usdLimit("per day, all channels together"),
+  monthly_usd: usdLimit("per calendar month, all channels together"),
+  time_zone: z
+    .string()
+    .refine(isTimeZone, "an IANA time zone such as UTC or Europe/Berlin")
+    .default("UTC")
+    .describe("where days and months begin, for budgets and daily usage totals"),
+  channels: z
+    .record(z.string().min(1), BudgetLimitsSchema)
+    .default({})
+    .describe('limits per channel: [budget.channels.<channel>] ("cli", "chat", "gateway", "openai", "webhook", "mcp", or a [channels] name)'),
+  senders: z
+    .record(z.string().regex(/^[^:]+:.+$/, '"<channel>:<user id>"'), BudgetLimitsSchema)
+    .default({})
+    .describe('limits per sender: [budget.senders."<channel>:<user id>"]'),
+});
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    // Intl's RangeError for a zone it does not know: the refine reports the key and what it takes
+    return false;
+  }
+}
+
 export const ConfigSchema = z.strictObject({
   default_provider: z.string().min(1).default("offline"),
   default_model: z.string().min(1).default("offline"),
@@ -320,6 +358,7 @@ export const ConfigSchema = z.strictObject({
   mcp: McpConfigSchema.default(McpConfigSchema.parse({})).describe("MCP servers to connect to, and what prx mcp serve exposes"),
   storage: StorageSchema.default(StorageSchema.parse({})),
   bus: BusSchema.default(BusSchema.parse({})),
+  budget: BudgetSchema.default(BudgetSchema.parse({})),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -338,6 +377,8 @@ export type PluginGrant = z.infer<typeof PluginGrantSchema>;
 export type ChannelConfig = z.infer<typeof ChannelConfigSchema>;
 export type StorageConfig = z.infer<typeof StorageSchema>;
 export type BusConfig = z.infer<typeof BusSchema>;
+export type BudgetConfig = z.infer<typeof BudgetSchema>;
+export type BudgetLimits = z.infer<typeof BudgetLimitsSchema>;
 export type ChannelKind = (typeof ChannelKinds)[number];
 
 /** The config a fresh workspace behaves as if it had. */

@@ -98,6 +98,17 @@ require_pairing = true   # a one-time code is printed at start; POST /pair excha
 # backend = "redis"      # default "local"
 # url_env = "REDIS_URL"
 
+# Limits on what model calls cost (USD, from model prices; prx usage shows what was spent). A turn is refused once
+# the day's or the month's spending reaches a limit; the refusal says when it resets.
+# [budget]
+# daily_usd = 5
+# monthly_usd = 50
+# time_zone = "UTC"        # where days and months begin
+# [budget.channels.telegram]
+# daily_usd = 1
+# [budget.senders."telegram:123456"]
+# monthly_usd = 3
+
 # Grant sensitive permissions to a plugin:
 # [plugins.weather]
 # grant = ["http-outbound"]

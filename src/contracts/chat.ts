@@ -65,9 +65,11 @@ export const ToolSpecSchema = z.object({
 });
 export type ToolSpec = z.infer<typeof ToolSpecSchema>;
 
+/** Tokens of one or more model calls, in OpenAI's shape: `prompt_tokens` includes the cached ones. */
 export const UsageSchema = z.object({
   prompt_tokens: z.number().int().nonnegative(),
   completion_tokens: z.number().int().nonnegative(),
   total_tokens: z.number().int().nonnegative(),
+  prompt_tokens_details: z.object({ cached_tokens: z.number().int().nonnegative().optional() }).optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;

@@ -22,6 +22,7 @@ export const ErrorCodes = [
   "SESSION_NOT_FOUND",
   "ABORTED",
   "LIMIT_EXCEEDED",
+  "BUDGET_EXCEEDED",
   "NOT_FOUND",
   "BAD_REQUEST",
   "UNAUTHORIZED",

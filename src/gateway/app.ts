@@ -14,6 +14,7 @@ import { pairRoutes } from "./routes/pair.ts";
 import { providerRoutes } from "./routes/providers.ts";
 import { responsesRoutes } from "./routes/responses.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
+import { usageRoutes } from "./routes/usage.ts";
 import { statusStreamRoutes } from "./routes/status-stream.ts";
 import { statusRoutes } from "./routes/status.ts";
 import { swaggerRoutes } from "./routes/swagger.ts";
@@ -59,6 +60,7 @@ export function gatewayRoutes(
     providerRoutes,
     configRoutes,
     sessionRoutes,
+    usageRoutes,
     memoryRoutes,
     transferRoutes,
     webhookRoutes,

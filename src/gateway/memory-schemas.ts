@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SessionMessageWireSchema, SessionSummaryNoteWireSchema, SessionSummaryWireSchema } from "../agent/index.ts";
+import { SessionMessageWireSchema, SessionSummaryNoteWireSchema, SessionSummaryWireSchema, UsageTotalsWireSchema } from "../agent/index.ts";
 import type { MemoryEntry } from "../memory/index.ts";
 import { SessionIdSchema } from "./schemas.ts";
 
@@ -76,8 +76,9 @@ export const SessionDetailSchema = z
     session: SessionSummaryWireSchema,
     messages: z.array(SessionMessageWireSchema),
     summaries: z.array(SessionSummaryNoteWireSchema).describe("summaries written by compaction, oldest first; each stands after its through_seq"),
+    usage: UsageTotalsWireSchema.describe("everything the session's model calls used and cost"),
   })
-  .describe("a session and its messages, oldest first");
+  .describe("a session, its messages (oldest first), its summaries and its usage");
 
 export const SessionDeletedSchema = z
   .object({

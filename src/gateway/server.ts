@@ -230,5 +230,6 @@ function pick(host: GatewayHost): GatewayHost {
     resolveModelChoice: (opts) => host.resolveModelChoice(opts),
     deleteSession: (id) => host.deleteSession(id),
     compactSession: (id, choice) => host.compactSession(id, choice),
+    usage: host.usage,
   };
 }

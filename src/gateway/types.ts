@@ -26,6 +26,7 @@ export type GatewayHost = Pick<
   | "resolveModelChoice"
   | "deleteSession"
   | "compactSession"
+  | "usage"
 > & {
   /** The workspace's stores; with PostgreSQL, tokens and idempotency keys are shared by every replica. */
   storage: Pick<Storage, "backend" | "tokens" | "gatewayPairing" | "idempotency" | "responses" | "ping">;

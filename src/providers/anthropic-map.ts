@@ -90,7 +90,9 @@ export function mapUsage(usage: AnthropicUsage): Usage {
   const prompt =
     (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
   const completion = usage.output_tokens ?? 0;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  const mapped: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  if (typeof usage.cache_read_input_tokens === "number") mapped.prompt_tokens_details = { cached_tokens: usage.cache_read_input_tokens };
+  return mapped;
 }
 
 /** Anthropic stop reasons -> the OpenAI-style finish reasons the rest of prx speaks. */

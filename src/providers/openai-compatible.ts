@@ -8,7 +8,7 @@ import {
   ProviderCall,
 } from "./http.ts";
 import { readSseJson, excerpt } from "./sse.ts";
-import type { OpenAIRequestMessage } from "./openai-wire.ts";
+import type { OpenAIChatResponse, OpenAIRequestMessage } from "./openai-wire.ts";
 import { acceptTextResponse } from "./openai-response-accept.ts";
 import { loadedOpenaiWire, openaiWire } from "./wire.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, ToolCall, ToolSpec, Usage } from "./types.ts";
@@ -206,10 +206,7 @@ export class OpenAICompatibleProvider extends HttpProvider {
       provider: this.name,
     };
     const usage = parsed.data.usage;
-    if (usage) {
-      const { prompt_tokens, completion_tokens, total_tokens } = usage;
-      response.usage = { prompt_tokens, completion_tokens, total_tokens };
-    }
+    if (usage) response.usage = fromOpenAIUsage(usage);
     if (choice.finish_reason) response.finishReason = choice.finish_reason;
     return response;
   }
@@ -244,7 +241,7 @@ export class OpenAICompatibleProvider extends HttpProvider {
         });
       }
       if (chunk.model) model = chunk.model;
-      if (chunk.usage) usage = chunk.usage;
+      if (chunk.usage) usage = fromOpenAIUsage(chunk.usage);
       const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
       if (!choice) continue;
       if (choice.finish_reason) finishReason = choice.finish_reason;
@@ -270,6 +267,15 @@ export class OpenAICompatibleProvider extends HttpProvider {
     if (finishReason) response.finishReason = finishReason;
     return response;
   }
+}
+
+/** The usage prx keeps: the cached count only when the server reported one. */
+function fromOpenAIUsage(usage: NonNullable<OpenAIChatResponse["usage"]>): Usage {
+  const { prompt_tokens, completion_tokens, total_tokens } = usage;
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  return typeof cached === "number"
+    ? { prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details: { cached_tokens: cached } }
+    : { prompt_tokens, completion_tokens, total_tokens };
 }
 
 /** A server that ignored `stream: true` still gets its answer delivered as deltas. */

@@ -31,6 +31,14 @@ export function acceptTextResponse(value: unknown): OpenAIChatResponse | null {
     const { prompt_tokens, completion_tokens, total_tokens } = usage;
     if (!isCount(prompt_tokens) || !isCount(completion_tokens) || !isCount(total_tokens)) return null;
     out.usage = { prompt_tokens, completion_tokens, total_tokens };
+    const details = usage.prompt_tokens_details;
+    if (details === null) out.usage.prompt_tokens_details = null;
+    else if (details !== undefined) {
+      if (!isPlainObject(details)) return null;
+      const cached = details.cached_tokens;
+      if (cached !== undefined && cached !== null && !isCount(cached)) return null;
+      out.usage.prompt_tokens_details = cached === undefined ? {} : { cached_tokens: cached };
+    }
   }
   return out;
 }

@@ -50,6 +50,8 @@ export const OpenAIUsageSchema = z.object({
   prompt_tokens: z.number().int().nonnegative(),
   completion_tokens: z.number().int().nonnegative(),
   total_tokens: z.number().int().nonnegative(),
+  /** Cached prompt tokens (included in prompt_tokens); servers other than OpenAI's may send null or leave it out. */
+  prompt_tokens_details: z.object({ cached_tokens: z.number().int().nonnegative().nullable().optional() }).nullable().optional(),
 });
 
 export const OpenAIChatResponseSchema = z.object({

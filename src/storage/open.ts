@@ -7,6 +7,7 @@ import { openSqliteDatabase } from "./sqlite/database.ts";
 import type { SqliteGatewayPairingStore } from "./sqlite/gateway-pairing.ts";
 import type { SqliteIdempotencyStore } from "./sqlite/idempotency.ts";
 import type { SqliteMediaStore } from "./sqlite/media.ts";
+import type { SqliteUsageStore } from "./sqlite/usage.ts";
 import type { SqliteMemoryStore } from "./sqlite/memory.ts";
 import type { SqlitePairingStore } from "./sqlite/pairings.ts";
 import type { SqlitePluginKvStore } from "./sqlite/plugin-kv.ts";
@@ -33,6 +34,7 @@ export interface SqliteStorage extends Storage {
   readonly channels: SqliteChannelStateStore;
   readonly pairings: SqlitePairingStore;
   readonly media: SqliteMediaStore;
+  readonly usage: SqliteUsageStore;
   readonly memory: SqliteMemoryStore;
   readonly remotePlugins: SqliteRemotePluginStore;
 }
@@ -54,6 +56,7 @@ const storeModule = {
   memory: () => require("./sqlite/memory.ts") as typeof import("./sqlite/memory.ts"),
   remotePlugins: () => require("./sqlite/remote-plugins.ts") as typeof import("./sqlite/remote-plugins.ts"),
   media: () => require("./sqlite/media.ts") as typeof import("./sqlite/media.ts"),
+  usage: () => require("./sqlite/usage.ts") as typeof import("./sqlite/usage.ts"),
 };
 
 function ping(db: Database): StoragePing {
@@ -98,6 +101,7 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
   let channels: SqliteChannelStateStore | undefined;
   let pairings: SqlitePairingStore | undefined;
   let media: SqliteMediaStore | undefined;
+  let usage: SqliteUsageStore | undefined;
   const stores = {
     backend: "sqlite" as const,
     db,
@@ -132,6 +136,9 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
     },
     get media() {
       return (media ??= new (storeModule.media().SqliteMediaStore)(db));
+    },
+    get usage() {
+      return (usage ??= new (storeModule.usage().SqliteUsageStore)(db));
     },
     status: async () => sqliteStatus(db),
     close: async () => db.close(),

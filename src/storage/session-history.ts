@@ -83,6 +83,8 @@ export interface MessageRow {
   name: string | null;
   /** JSON of the message's media refs (absent on rows read before the media migration). */
   media?: string | null;
+  /** JSON of the model call's usage (assistant messages written since the usage migration). */
+  usage?: string | null;
   created_at: string;
 }
 
@@ -97,12 +99,14 @@ export function toSummary(row: SessionRow) {
   };
 }
 
-export function toStored(row: MessageRow): StoredMessage {
+/** A stored row as a message; `withUsage` false skips parsing the usage (history for a provider has no use for it). */
+export function toStored(row: MessageRow, withUsage = true): StoredMessage {
   const message: StoredMessage = { seq: Number(row.seq), role: row.role, content: row.content, createdAt: row.created_at };
   if (row.tool_calls) message.toolCalls = JSON.parse(row.tool_calls);
   if (row.tool_call_id) message.toolCallId = row.tool_call_id;
   if (row.name) message.name = row.name;
   if (row.media) message.media = JSON.parse(row.media);
+  if (withUsage && row.usage) message.usage = JSON.parse(row.usage);
   return message;
 }
 

@@ -38,6 +38,8 @@ export interface StoredMessage {
   name?: string;
   /** Images and audio of the message, by content hash (no bytes). */
   media?: MediaRef[];
+  /** Tokens and cost of the model call that wrote this assistant message. */
+  usage?: MessageUsage;
   createdAt: string;
 }
 
@@ -87,7 +89,7 @@ export interface SessionStore {
    * exist yet is first created on that channel (as `ensure` would), in the same transaction: a turn's first write
    * is then one statement instead of two.
    */
-  append(id: string, messages: ChatMessage[], channel?: string): Awaitable<void>;
+  append(id: string, messages: AppendedMessage[], channel?: string): Awaitable<void>;
   /** History ready for a provider (see session-history.ts): the last `limit` messages after the newest summary. */
   history(id: string, limit: number): Awaitable<ChatMessage[]>;
   /** The newest summary of the session, or null (never compacted). */
@@ -96,6 +98,75 @@ export interface SessionStore {
   summaries(id: string): Awaitable<ConversationSummary[]>;
   /** Keep a summary (a second one through the same message replaces the first); deleted with its session. */
   addSummary(id: string, summary: NewConversationSummary): Awaitable<void>;
+}
+
+// ---------------------------------------------------------------- usage
+
+/** Tokens of one model call and its cost. */
+export interface MessageUsage {
+  provider: string;
+  model: string;
+  /** Prompt tokens, cached ones included. */
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  /** null: the model's prices are not known, so nothing is counted */
+  cost_usd: number | null;
+}
+
+/** A message to append; an assistant message carries the usage of the model call that wrote it. */
+export type AppendedMessage = ChatMessage & { usage?: MessageUsage };
+
+/** Where usage is counted: its day (YYYY-MM-DD in the budget time zone) and who spent it. */
+export interface UsageCharge {
+  day: string;
+  channel: string;
+  /** "<channel>:<user id>", or null when the turn has no user id */
+  sender: string | null;
+}
+
+export interface UsageTotals {
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  cost_usd: number;
+  /** Model calls counted. */
+  calls: number;
+}
+
+export type UsageGroup = "day" | "session" | "model" | "channel";
+
+/** Totals of one day ("YYYY-MM-DD"), session id, model ("<provider>/<model>") or channel. */
+export interface UsageRow extends UsageTotals {
+  key: string;
+}
+
+/** What a budget limits: everything, one channel, or one sender ("<channel>:<user id>"). */
+export interface UsageScope {
+  kind: "all" | "channel" | "sender";
+  key: string;
+}
+
+/** What to add to one kept row: its kind ("all", "channel", "sender", "model", "session"), key and day. */
+export interface UsageDelta extends UsageTotals {
+  kind: string;
+  key: string;
+  day: string;
+}
+
+/**
+ * Usage totals kept per day and scope (one row each, added to by upserts), so reading a day or a month is a range
+ * read of the primary key, whatever the number of messages. Deleting a session keeps what it spent.
+ */
+export interface UsageStore {
+  /** Totals of the days from `sinceDay` on (inclusive), one row per `group` key, ordered by key. */
+  totals(group: UsageGroup, sinceDay: string): Awaitable<UsageRow[]>;
+  /** Everything one session spent. */
+  session(id: string): Awaitable<UsageTotals>;
+  /** Add to the kept rows in one transaction (one row per kind, key and day in `deltas`). */
+  add(deltas: readonly UsageDelta[]): Awaitable<void>;
+  /** Cost per scope and day from `fromDay` to `toDay` (inclusive): what budgets read, in one query. */
+  spent(scopes: readonly UsageScope[], fromDay: string, toDay: string): Awaitable<Array<UsageScope & { day: string; cost_usd: number }>>;
 }
 
 // ---------------------------------------------------------------- media
@@ -463,6 +534,7 @@ export interface BackendStorage {
   readonly channels: ChannelStateStore;
   readonly pairings: PairingStore;
   readonly media: MediaStore;
+  readonly usage: UsageStore;
   status(): Promise<MigrationStatus>;
   close(): Promise<void>;
 }

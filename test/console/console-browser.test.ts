@@ -102,6 +102,15 @@ describe.skipIf(!enabled)("the web console", () => {
     expect(await card.locator(".tool-name").textContent()).toBe("REMEMBER_NOTE");
     expect(await card.locator(".tool-args").textContent()).toContain("the milk is in the fridge");
     await card.locator(".tool-result").waitFor();
+    // what the session spent so far: its three model calls, as the fake reported them
+    await page.getByTestId("session-usage").filter({ hasText: "This session:" }).waitFor();
+    const spentText = (await page.getByTestId("session-usage").textContent())!;
+    const active = await page.locator(".sessions li.active").getAttribute("data-id");
+    const detail = (await (await fetch(`${gateway.url}/api/sessions/${active}`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      usage: { input_tokens: number; calls: number };
+    };
+    expect(detail.usage.calls).toBe(3);
+    expect(spentText).toContain(`${detail.usage.input_tokens.toLocaleString("en-US")} tokens in`);
     await screenshot(page, "2-chat");
 
     // stop mid-stream: the reply stops growing, the turn is cancelled on the gateway
@@ -143,6 +152,10 @@ describe.skipIf(!enabled)("the web console", () => {
     await page.keyboard.press("3");
     await page.getByTestId("health").locator(".badge.ok").first().waitFor();
     await page.getByTestId("providers").locator("li").first().waitFor();
+    // the last 14 days as bars, and their total
+    await page.getByTestId("usage-total").waitFor();
+    expect(await page.locator(".usage-chart .bar").count()).toBe(14);
+    expect(await page.getByTestId("usage-total").textContent()).toContain("tokens in");
     await screenshot(page, "4-status");
     await page.keyboard.press("4");
     await page.getByTestId("validation").waitFor();

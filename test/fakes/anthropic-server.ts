@@ -17,6 +17,7 @@ import {
   type FakeServer,
   type FakeServerOptions,
   type FakeStep,
+  type RecordedRequest,
 } from "./common.ts";
 
 const ERROR_TYPES: Record<number, [string, string]> = {
@@ -89,7 +90,7 @@ function event(name: string, data: Record<string, unknown>): string {
   return `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
 }
 
-function messagesResponse(body: AnthropicRequest, step: FakeStep, options: FakeServerOptions): Response {
+function messagesResponse(body: AnthropicRequest, step: FakeStep, options: FakeServerOptions, recorded?: RecordedRequest): Response {
   if (step.type === "error") {
     const headers: Record<string, string> = {};
     if (step.retryAfter !== undefined) headers["retry-after"] = String(step.retryAfter);
@@ -111,16 +112,23 @@ function messagesResponse(body: AnthropicRequest, step: FakeStep, options: FakeS
     input: JSON.parse(call.arguments || "{}") as Record<string, unknown>,
   }));
   const system = typeof body.system === "string" ? body.system : JSON.stringify(body.system ?? "");
-  const inputTokens = estimateTokens(JSON.stringify(body.messages) + system);
+  const promptTokens = estimateTokens(JSON.stringify(body.messages) + system);
+  // as Anthropic reports it: input_tokens are the tokens after the last cache breakpoint, cache reads and writes apart
+  const cacheRead = Math.min(options.cachedTokens ?? 0, promptTokens);
+  const cacheWrite = Math.min(options.cacheWriteTokens ?? 0, promptTokens - cacheRead);
+  const inputTokens = promptTokens - cacheRead - cacheWrite;
+  const cacheUsage = { cache_creation_input_tokens: cacheWrite, cache_read_input_tokens: cacheRead };
   const outputTokens = Math.max(1, estimateTokens(text + tools.map((tool) => JSON.stringify(tool.input)).join("")));
   const stopReason = tools.length > 0 ? "tool_use" : "end_turn";
   const head = { id, type: "message", role: "assistant", model: body.model, stop_sequence: null };
+  const complete = step.type !== "stream_error" && step.type !== "malformed";
+  if (recorded && complete) recorded.reported = { input: promptTokens, output: outputTokens, cached: cacheRead };
   if (!streaming) {
     const content = [...(text !== "" || tools.length === 0 ? [{ type: "text", text }] : []), ...tools];
-    const usage = { input_tokens: inputTokens, output_tokens: outputTokens };
+    const usage = { input_tokens: inputTokens, ...cacheUsage, output_tokens: outputTokens };
     return Response.json({ ...head, content, stop_reason: stopReason, usage });
   }
-  const startUsage = { input_tokens: inputTokens, output_tokens: 1 };
+  const startUsage = { input_tokens: inputTokens, ...cacheUsage, output_tokens: 1 };
   const events = [event("message_start", { message: { ...head, content: [], stop_reason: null, usage: startUsage } })];
   let index = 0;
   const before = step.type === "stream_error" ? (step.textBefore ?? "") : step.type === "malformed" ? "ok" : text;
@@ -194,7 +202,7 @@ export function startFakeAnthropic(options: FakeServerOptions = {}): FakeServer 
       const delay = step.delayMs ?? answerDelayMs(options);
       if (delay > 0) await Bun.sleep(delay);
       if (step.type === "hang") return hangResponse(request, stopped.signal);
-      return messagesResponse(parsed.data, step, options);
+      return messagesResponse(parsed.data, step, options, recorded);
     },
   });
   return {

@@ -8,6 +8,14 @@ export interface RecordedRequest {
   body: any;
   /** Chat requests: milliseconds from receipt to the response head (the fake's own latency for this request). */
   handledMs?: number;
+  /** Chat requests answered with usage: the tokens reported, as prx should count them (input includes cached). */
+  reported?: ReportedUsage;
+}
+
+export interface ReportedUsage {
+  input: number;
+  output: number;
+  cached: number;
 }
 
 export interface ScriptedToolCall {
@@ -47,6 +55,10 @@ export interface FakeServerOptions {
   latencyJitterMs?: number;
   /** Default delay between streamed pieces. */
   chunkDelayMs?: number;
+  /** Prompt tokens reported as read from the provider's prompt cache (at most the prompt's). */
+  cachedTokens?: number;
+  /** Anthropic: prompt tokens reported as written to the cache (cache_creation_input_tokens). */
+  cacheWriteTokens?: number;
   /** When set, requests must carry this key (Bearer for OpenAI, x-api-key for Anthropic). */
   apiKey?: string;
   models?: string[];

@@ -81,7 +81,7 @@ export function toolPairingError(body: OpenAIChatRequest): string | undefined {
 }
 let sequence = 0;
 
-function chatResponse(body: OpenAIChatRequest, step: FakeStep, options: FakeServerOptions): Response {
+function chatResponse(body: OpenAIChatRequest, step: FakeStep, options: FakeServerOptions, recorded?: RecordedRequest): Response {
   if (step.type === "error") return errorStepResponse(step);
   if (step.type === "raw") return new Response(step.body, { status: step.status ?? 200, headers: step.headers });
   const n = ++sequence;
@@ -102,11 +102,17 @@ function chatResponse(body: OpenAIChatRequest, step: FakeStep, options: FakeServ
   // as the real API, the prompt counts the tool definitions too
   const promptTokens = estimateTokens(JSON.stringify(body.messages) + (body.tools ? JSON.stringify(body.tools) : ""));
   const completionTokens = estimateTokens(text + calls.map((call) => call.function.arguments).join(""));
+  const cached = Math.min(options.cachedTokens ?? 0, promptTokens);
+  // as OpenAI reports it: cached tokens are part of prompt_tokens
   const usage = {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
+    prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
+  const streamedWithout = body.stream === true && body.stream_options?.include_usage !== true;
+  if (recorded && !streamedWithout) recorded.reported = { input: promptTokens, output: completionTokens, cached };
   const initialContent = calls.length > 0 && text === "" ? null : text;
   if (!streaming) {
     const message: Record<string, unknown> = { role: "assistant", content: initialContent, refusal: null };
@@ -317,7 +323,7 @@ export function startFakeOpenAI(options: FakeServerOptions = {}): FakeOpenAIServ
       const delay = step.delayMs ?? answerDelayMs(options);
       if (delay > 0) await Bun.sleep(delay);
       if (step.type === "hang") return hangResponse(request, stopped.signal);
-      const response = chatResponse(parsed.data, step, options);
+      const response = chatResponse(parsed.data, step, options, recorded);
       recorded.handledMs = performance.now() - received;
       return response;
     },

@@ -185,6 +185,7 @@ describe("OpenAPI", () => {
       "/api/sessions/{id}/messages",
       "/api/status",
       "/api/status/stream",
+      "/api/usage",
       "/console/{name}",
       "/health",
       "/metrics",

@@ -12,7 +12,7 @@ const BASE = {
   model: "gpt-4o-mini",
   system_fingerprint: "fp_1",
   choices: [{ index: 0, message: { role: "assistant", content: "hi", refusal: null }, logprobs: null, finish_reason: "stop" }],
-  usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12, prompt_tokens_details: { cached_tokens: 0 } },
+  usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12, prompt_tokens_details: { cached_tokens: 4, audio_tokens: 0 } },
 };
 
 const PATHS = [
@@ -20,6 +20,7 @@ const PATHS = [
   ["choices", "0"], ["choices", "0", "index"], ["choices", "0", "message"], ["choices", "0", "finish_reason"],
   ["choices", "0", "message", "role"], ["choices", "0", "message", "content"], ["choices", "0", "message", "tool_calls"],
   ["usage", "prompt_tokens"], ["usage", "completion_tokens"], ["usage", "total_tokens"],
+  ["usage", "prompt_tokens_details"], ["usage", "prompt_tokens_details", "cached_tokens"],
 ];
 
 /** Every variant of `base` with the field at `path` replaced by each probe, and removed. */

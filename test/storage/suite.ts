@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
 import { IDEMPOTENCY_KEY_MAX_BYTES, KV_KEY_MAX_BYTES, type BackendStorage as Storage } from "../../src/storage/index.ts";
 import { SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_MAX_CHARS } from "../../src/storage/limits.ts";
+import { usageDeltas } from "../../src/storage/usage-rules.ts";
 
 export interface SuiteBackend {
   name: string;
@@ -300,6 +301,49 @@ export function storeSuite(backend: SuiteBackend): void {
       expect(await s.media.get(sharedHash)).not.toBeNull();
       expect(await s.sessions.delete("media-b")).toEqual({ messages: 1, media: 1 });
       expect(await s.media.get(sharedHash)).toBeNull();
+    });
+  });
+
+  describe(`${backend.name}: usage`, () => {
+    const usage = (cost: number | null, input = 100, output = 10, cached = 40, model = "m1") =>
+      ({ provider: "p", model, input_tokens: input, output_tokens: output, cached_input_tokens: cached, cost_usd: cost });
+
+    it("an assistant message keeps its usage; kept totals add up per day, channel, sender, model and session", async (s) => {
+      await s.sessions.append("u-1", [{ role: "user", content: "hi" }, { role: "assistant", content: "one", usage: usage(0.5) }], "telegram");
+      const kept = await s.sessions.messages("u-1");
+      expect(kept.map((m) => m.usage ?? null)).toEqual([null, usage(0.5)]);
+      expect((await s.sessions.history("u-1", 10)).some((m) => "usage" in m)).toBe(false);
+      const charge = { day: "2030-01-02", channel: "telegram", sender: "telegram:42" };
+      await s.usage.add(usageDeltas("u-1", [usage(0.5)], charge));
+      await s.usage.add(usageDeltas("u-1", [usage(null, 7, 3, 0, "m2")], charge));
+      await s.usage.add(usageDeltas("u-2", [usage(0.25)], { day: "2030-01-03", channel: "cli", sender: null }));
+      const days = await s.usage.totals("day", "2030-01-01");
+      expect(days).toEqual([
+        { key: "2030-01-02", input_tokens: 107, output_tokens: 13, cached_input_tokens: 40, cost_usd: 0.5, calls: 2 },
+        { key: "2030-01-03", input_tokens: 100, output_tokens: 10, cached_input_tokens: 40, cost_usd: 0.25, calls: 1 },
+      ]);
+      expect((await s.usage.totals("day", "2030-01-03")).map((d) => d.key)).toEqual(["2030-01-03"]);
+      expect((await s.usage.totals("model", "2030-01-01")).map((m) => [m.key, m.calls])).toEqual([["p/m1", 2], ["p/m2", 1]]);
+      expect((await s.usage.totals("channel", "2030-01-01")).map((c) => [c.key, c.cost_usd])).toEqual([["cli", 0.25], ["telegram", 0.5]]);
+      expect((await s.usage.totals("session", "2030-01-01")).map((c) => c.key)).toEqual(["u-1", "u-2"]);
+      expect(await s.usage.session("u-1")).toEqual({ input_tokens: 107, output_tokens: 13, cached_input_tokens: 40, cost_usd: 0.5, calls: 2 });
+      expect(await s.usage.session("nobody")).toEqual({ input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, cost_usd: 0, calls: 0 });
+      const spent = await s.usage.spent([{ kind: "sender", key: "telegram:42" }, { kind: "all", key: "" }], "2030-01-02", "2030-01-02");
+      expect(spent.sort((a, b) => a.kind.localeCompare(b.kind))).toEqual([
+        { kind: "all", key: "", day: "2030-01-02", cost_usd: 0.5 },
+        { kind: "sender", key: "telegram:42", day: "2030-01-02", cost_usd: 0.5 },
+      ]);
+      // what a session spent outlives it
+      await s.sessions.delete("u-1");
+      expect((await s.usage.totals("day", "2030-01-02"))[0]!.cost_usd).toBe(0.5);
+    });
+
+    it("usage added at once by many writers adds up (one shared row per day and scope)", async (s) => {
+      const charge = { day: "2031-05-01", channel: "gateway", sender: null };
+      await Promise.all(Array.from({ length: 20 }, () => s.usage.add(usageDeltas(null, [usage(0.125, 1, 1, 0)], charge))));
+      expect(await s.usage.totals("day", "2031-05-01")).toEqual([
+        { key: "2031-05-01", input_tokens: 20, output_tokens: 20, cached_input_tokens: 0, cost_usd: 2.5, calls: 20 },
+      ]);
     });
   });
 

@@ -1,5 +1,6 @@
 import { api, describe, json } from "./api.ts";
 import { compactConversation, loadConversation, sendMessage, type Turn } from "./conversation.ts";
+import { usageLine, type UsageTotals } from "./usage.ts";
 import { attachmentTray } from "./attachments.ts";
 import { ago, h } from "./dom.ts";
 
@@ -32,6 +33,8 @@ export function chatView(): { el: HTMLElement; dispose(): void; focusSearch(): v
   const send = h("button", { type: "submit", class: "primary", "data-testid": "send" }, "Send");
   const stop = h("button", { type: "button", class: "danger", hidden: true, "data-testid": "stop", title: "Stop (Esc)" }, "Stop");
   const status = h("div", { class: "muted small", role: "status" });
+  const spent = h("div", { class: "muted small", "data-testid": "session-usage" });
+  const showUsage = (usage: UsageTotals | null) => (spent.textContent = usage && usage.calls > 0 ? `This session: ${usageLine(usage)}` : "");
   const attachments = attachmentTray((message) => (status.textContent = message));
 
   const refreshSessions = async () => {
@@ -50,7 +53,7 @@ export function chatView(): { el: HTMLElement; dispose(): void; focusSearch(): v
     current = id;
     for (const li of sessions.querySelectorAll("li")) li.classList.toggle("active", li.dataset.id === id);
     try {
-      await loadConversation(messages, id);
+      showUsage(await loadConversation(messages, id));
     } catch (error) {
       messages.replaceChildren(h("div", { class: "error" }, describe(error).message));
     }
@@ -97,6 +100,7 @@ export function chatView(): { el: HTMLElement; dispose(): void; focusSearch(): v
     if (turn) return;
     current = newSessionId();
     messages.replaceChildren(h("p", { class: "muted" }, "New conversation. Say something."));
+    showUsage(null);
     for (const li of sessions.querySelectorAll("li")) li.classList.remove("active");
     input.focus();
   }
@@ -109,7 +113,7 @@ export function chatView(): { el: HTMLElement; dispose(): void; focusSearch(): v
     if (text === "/compact" && attachments.count === 0) {
       status.textContent = "compacting…";
       try {
-        await compactConversation(messages, current);
+        showUsage(await compactConversation(messages, current));
       } catch (error) {
         messages.append(h("div", { class: "error", role: "alert", "data-testid": "chat-error" }, describe(error).message));
       }
@@ -127,6 +131,11 @@ export function chatView(): { el: HTMLElement; dispose(): void; focusSearch(): v
     send.hidden = false;
     stop.hidden = true;
     status.textContent = "";
+    const ended = current;
+    void api<{ usage: UsageTotals }>(`/api/sessions/${encodeURIComponent(ended)}`).then(
+      ({ usage }) => ended === current && showUsage(usage),
+      () => showUsage(null),
+    );
     await refreshSessions();
     for (const li of sessions.querySelectorAll("li")) li.classList.toggle("active", li.dataset.id === current);
   };
@@ -166,7 +175,7 @@ export function chatView(): { el: HTMLElement; dispose(): void; focusSearch(): v
     "section",
     { class: "chat", "data-testid": "chat-view" },
     h("aside", { class: "sidebar" }, h("div", { class: "sidebar-head" }, search, h("button", { class: "primary", title: "New session (n)", onclick: () => newSession(), "data-testid": "new-session" }, "New")), sessions),
-    h("div", { class: "conversation" }, messages, status, form),
+    h("div", { class: "conversation" }, messages, status, spent, form),
   );
   return {
     el,

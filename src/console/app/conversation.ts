@@ -1,6 +1,7 @@
 import { api, describe, events, json, request } from "./api.ts";
 import { h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
+import type { UsageTotals } from "./usage.ts";
 
 interface StoredMessage {
   seq: number;
@@ -71,11 +72,14 @@ function summaryBlock(summary: SummaryNote): HTMLElement {
   );
 }
 
-/** The messages of a session, as stored: user and assistant text, tool calls as cards with their results, summaries. */
-export async function loadConversation(list: HTMLElement, sessionId: string): Promise<void> {
+/**
+ * The messages of a session, as stored: user and assistant text, tool calls as cards with their results, summaries.
+ * Returns what the session spent.
+ */
+export async function loadConversation(list: HTMLElement, sessionId: string): Promise<UsageTotals> {
   list.replaceChildren();
-  const { messages, summaries = [] } = await api<{ messages: StoredMessage[]; summaries?: SummaryNote[] }>(
-    `/api/sessions/${encodeURIComponent(sessionId)}/messages`,
+  const { messages, summaries = [], usage } = await api<{ messages: StoredMessage[]; summaries?: SummaryNote[]; usage: UsageTotals }>(
+    `/api/sessions/${encodeURIComponent(sessionId)}`,
   );
   const notes = new Map(summaries.map((s) => [s.through_seq, s]));
   const cards = new Map<string, Element>();
@@ -102,15 +106,17 @@ export async function loadConversation(list: HTMLElement, sessionId: string): Pr
   const last = notes.get(messages.at(-1)?.seq ?? -1);
   if (last) list.append(summaryBlock(last));
   list.scrollTop = list.scrollHeight;
+  return usage;
 }
 
 /** `/compact`: the session's messages so far become its summary (nothing is deleted), then the conversation is shown again. */
-export async function compactConversation(list: HTMLElement, sessionId: string): Promise<void> {
+export async function compactConversation(list: HTMLElement, sessionId: string): Promise<UsageTotals> {
   const done = await api<{ compacted: boolean; folded: number }>(`/api/sessions/${encodeURIComponent(sessionId)}/compact`, json("POST"));
-  await loadConversation(list, sessionId);
+  const usage = await loadConversation(list, sessionId);
   const text = done.compacted ? `Compacted ${done.folded} messages into the session summary.` : "Nothing new to compact.";
   list.append(h("div", { class: "note", "data-testid": "compacted" }, text));
   list.scrollTop = list.scrollHeight;
+  return usage;
 }
 
 /** The union of the fields of the session stream's events (delta, tool_call, tool_result, message, error). */

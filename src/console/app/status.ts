@@ -1,6 +1,7 @@
 import { api, describe, json } from "./api.ts";
 import { badge, h, time } from "./dom.ts";
 import { onSnapshot, type Channel, type CronJob, type Snapshot } from "./live.ts";
+import { usageChart } from "./usage.ts";
 
 interface Provider { name: string; kind: string; role: string; reachable: boolean | null; detail: string; key_env: string | null; key_set: boolean | null }
 interface Memory { key: string; content: string; category: string; private: boolean; score: number | null }
@@ -24,6 +25,7 @@ export function statusView(): { el: HTMLElement; dispose(): void } {
   const bus = h("div");
   const channels = h("div");
   const hooks = h("div");
+  const usage = h("div");
   const memoryCount = h("p", { class: "muted" });
   const found = h("ul", { class: "memories", "data-testid": "memory-results" });
   const query = h("input", { type: "search", placeholder: "search what prx remembers", "aria-label": "search memory", "data-testid": "memory-search" });
@@ -77,6 +79,13 @@ export function statusView(): { el: HTMLElement; dispose(): void } {
       providers.replaceChildren(errorLine(error));
     }
   };
+  const loadUsage = async () => {
+    try {
+      usage.replaceChildren(await usageChart());
+    } catch (error) {
+      usage.replaceChildren(errorLine(error));
+    }
+  };
   const loadHooks = async () => {
     try {
       const data = await api<Hooks>("/api/hooks");
@@ -116,12 +125,14 @@ export function statusView(): { el: HTMLElement; dispose(): void } {
   const stop = onSnapshot(renderSnapshot);
   void loadProviders();
   void loadHooks();
+  void loadUsage();
   const el = h(
     "section",
     { class: "page grid", "data-testid": "status-view" },
     h("header", { class: "page-head wide" }, h("h2", {}, "Status"), overview),
     section("Health", "health", health),
     section("Providers", "providers", providers, h("button", { class: "small", onclick: () => void loadProviders() }, "Probe again")),
+    section("Usage", "usage", usage),
     section("Memory", "memory", memoryCount, memoryForm, found),
     section("Hooks (hooks.json)", "hooks", hooks),
     section("Cron", "cron", cron),

@@ -66,13 +66,16 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
       const id = sessionIdFrom(params.id);
       const summary = await gw.host.sessions.get(id);
       if (!summary) throw sessionNotFound(id);
-      const messages = (await gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX))).map(toMessageWire);
-      const summaries = (await gw.host.sessions.summaries(id)).map(toSummaryNoteWire);
-      return jsonResponse({ session: toSummaryWire(summary), messages, summaries });
+      const [stored, summaries, usage] = await Promise.all([
+        gw.host.sessions.messages(id, limitFrom(request, SESSION_MESSAGES_MAX)),
+        gw.host.sessions.summaries(id),
+        gw.host.usage.session(id),
+      ]);
+      return jsonResponse({ session: toSummaryWire(summary), messages: stored.map(toMessageWire), summaries: summaries.map(toSummaryNoteWire), usage });
     },
     {
       detail: doc({
-        summary: "A session and its messages, oldest first (?limit=N keeps the newest N)",
+        summary: "A session, its messages, oldest first (?limit=N keeps the newest N), and what it spent in all",
         tags,
         responses: { 200: SessionDetailSchema },
         errors: [400, 404],
@@ -106,6 +109,7 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
         ...(m.toolCallId ? { tool_call_id: m.toolCallId } : {}),
         ...(m.name ? { name: m.name } : {}),
         ...(m.media ? { media: m.media } : {}),
+        ...(m.usage ? { usage: m.usage } : {}),
         created_at: m.createdAt,
       }));
       const summaries = (await gw.host.sessions.summaries(id)).map(toSummaryNoteWire);

@@ -21,13 +21,18 @@ const TABLES: readonly TableCopy[] = [
   { name: "sessions", columns: ["id", "title", "channel", "created_at", "updated_at"], order: "created_at, id" },
   {
     name: "session_messages",
-    columns: ["session_id", "seq", "role", "content", "tool_calls", "tool_call_id", "name", "created_at"],
+    columns: ["session_id", "seq", "role", "content", "tool_calls", "tool_call_id", "name", "created_at", "usage"],
     order: "session_id, seq",
   },
   {
     name: "session_summaries",
     columns: ["session_id", "through_seq", "from_seq", "content", "model", "created_at"],
     order: "session_id, through_seq",
+  },
+  {
+    name: "usage_totals",
+    columns: ["kind", "key", "day", "input_tokens", "output_tokens", "cached_input_tokens", "cost_usd", "calls"],
+    order: "kind, key, day",
   },
   {
     name: "memories",

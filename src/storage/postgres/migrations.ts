@@ -242,6 +242,25 @@ CREATE TABLE session_summaries (
   PRIMARY KEY (session_id, through_seq)
 );`,
   },
+  {
+    // usage per day and scope: kind 'all' (key ''), 'channel', 'sender', 'model', 'session' (see storage/types.ts)
+    version: 13,
+    name: "usage per message and kept daily totals",
+    sql: `
+ALTER TABLE session_messages ADD COLUMN usage TEXT;
+CREATE TABLE usage_totals (
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  day TEXT NOT NULL,
+  input_tokens BIGINT NOT NULL,
+  output_tokens BIGINT NOT NULL,
+  cached_input_tokens BIGINT NOT NULL,
+  cost_usd DOUBLE PRECISION NOT NULL,
+  calls BIGINT NOT NULL,
+  PRIMARY KEY (kind, key, day)
+);
+CREATE INDEX usage_totals_day ON usage_totals (kind, day);`,
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

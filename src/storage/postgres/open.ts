@@ -14,6 +14,7 @@ import { PgPluginKvStore } from "./plugin-kv.ts";
 import { PgResponseStore } from "./responses.ts";
 import { PgSessionLeases } from "./session-leases.ts";
 import { PgSessionStore } from "./sessions.ts";
+import { PgUsageStore } from "./usage.ts";
 import { PgTokenStore } from "./tokens.ts";
 
 const DEFAULT_IDEMPOTENCY_TTL_MS = 86_400_000;
@@ -66,6 +67,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     channels: new PgChannelStateStore(sql),
     pairings: new PgPairingStore(sql, now),
     media: new PgMediaStore(sql),
+    usage: new PgUsageStore(sql),
     status: () => pgStatus(sql),
     close: async () => {
       await leases.close();

@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
-import type { ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
+import type { AppendedMessage, ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { pg, pgFailure } from "./connect.ts";
 import { HISTORY_MESSAGES, RECENT_MESSAGES, type HistoryPrefetch } from "./history-prefetch.ts";
 
@@ -83,13 +83,13 @@ export class PgSessionStore implements SessionStore {
     return pg("session messages", async () =>
       (
         (await this.sql.unsafe(RECENT_MESSAGES, [id, limit])) as MessageRow[]
-      ).map(toStored),
+      ).map((row) => toStored(row)),
     );
   }
 
   allMessages(id: string): Promise<StoredMessage[]> {
     return pg("session messages", async () =>
-      ((await this.sql.unsafe("SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq", [id])) as MessageRow[]).map(toStored),
+      ((await this.sql.unsafe("SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq", [id])) as MessageRow[]).map((row) => toStored(row)),
     );
   }
 
@@ -130,7 +130,7 @@ export class PgSessionStore implements SessionStore {
    * messages numbered after the last one stored. Two appends to one session racing (turns are ordered by the session
    * lease, so only a caller bypassing it) collide on the primary key; the loser runs again with a fresh snapshot.
    */
-  async append(id: string, messages: ChatMessage[], channel?: string): Promise<void> {
+  async append(id: string, messages: AppendedMessage[], channel?: string): Promise<void> {
     if (messages.length === 0) return;
     if (channel !== undefined) validateSessionId(id);
     this.prefetch?.drop(id);
@@ -139,8 +139,9 @@ export class PgSessionStore implements SessionStore {
     if (channel !== undefined) params.push(channel);
     const values = messages.map((m, i) => {
       const b = params.length;
-      params.push(i + 1, m.role, m.content, m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null, m.tool_call_id ?? null, m.name ?? null, mediaColumn(m));
-      return `($${b + 1}::int, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7})`;
+      const usage = m.usage ? JSON.stringify(m.usage) : null;
+      params.push(i + 1, m.role, m.content, m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null, m.tool_call_id ?? null, m.name ?? null, mediaColumn(m), usage);
+      return `($${b + 1}::int, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8})`;
     });
     const touch =
       channel === undefined
@@ -157,9 +158,9 @@ export class PgSessionStore implements SessionStore {
     }
     const text = `WITH touched AS (${touch} RETURNING id),
       base AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM session_messages WHERE session_id = $1)${linked}
-      INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, media, created_at)
-      SELECT $1, base.seq + v.n, v.role, v.content, v.tool_calls, v.tool_call_id, v.name, v.media, $2
-      FROM base, (VALUES ${values.join(", ")}) AS v(n, role, content, tool_calls, tool_call_id, name, media)
+      INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, media, usage, created_at)
+      SELECT $1, base.seq + v.n, v.role, v.content, v.tool_calls, v.tool_call_id, v.name, v.media, v.usage, $2
+      FROM base, (VALUES ${values.join(", ")}) AS v(n, role, content, tool_calls, tool_call_id, name, media, usage)
       ORDER BY v.n`;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -174,9 +175,8 @@ export class PgSessionStore implements SessionStore {
 
   async history(id: string, limit: number): Promise<ChatMessage[]> {
     const kept = this.prefetch?.take(id, limit);
-    if (kept) return historyFrom(kept.map(toStored));
-    const rows = (await pg("session history", () => this.sql.unsafe(HISTORY_MESSAGES, [id, limit]))) as MessageRow[];
-    return historyFrom(rows.map(toStored));
+    const rows = kept ?? ((await pg("session history", () => this.sql.unsafe(HISTORY_MESSAGES, [id, limit]))) as MessageRow[]);
+    return historyFrom(rows.map((row) => toStored(row, false)));
   }
 
   summary(id: string): Promise<ConversationSummary | null> {

@@ -173,6 +173,24 @@ CREATE TABLE IF NOT EXISTS session_summaries (
   PRIMARY KEY (session_id, through_seq)
 ) WITHOUT ROWID;`;
 
+/**
+ * Usage totals per day (YYYY-MM-DD in the budget time zone) and scope: kind "all" (key ''), "channel", "sender"
+ * ("<channel>:<user id>"), "model" ("<provider>/<model>"), "session". Budgets and usage reports read key ranges.
+ */
+const USAGE_TOTALS = `
+CREATE TABLE IF NOT EXISTS usage_totals (
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  day TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL,
+  cached_input_tokens INTEGER NOT NULL,
+  cost_usd REAL NOT NULL,
+  calls INTEGER NOT NULL,
+  PRIMARY KEY (kind, key, day)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS usage_totals_day ON usage_totals (kind, day);`;
+
 interface SqliteMigration {
   version: number;
   name: string;
@@ -253,6 +271,14 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
 )`),
   },
   { version: 9, name: "session summaries", apply: (db) => db.exec(SUMMARIES) },
+  {
+    version: 10,
+    name: "usage per message and kept daily totals",
+    apply: (db) => {
+      if (!hasColumn(db, "session_messages", "usage")) db.exec("ALTER TABLE session_messages ADD COLUMN usage TEXT");
+      db.exec(USAGE_TOTALS);
+    },
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS storage_migrations (

@@ -2,7 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
 import { SESSION_SEARCH_INDEX_MAX_HITS } from "../limits.ts";
-import type { ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
+import type { AppendedMessage, ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { ftsPhrase, TRIGRAM_CHARS } from "./fts.ts";
 import { migrateSqlite } from "./schema.ts";
 
@@ -24,8 +24,8 @@ export const SQL = {
   searchHits: "SELECT count(*) AS n FROM (SELECT 1 FROM sessions_search WHERE sessions_search MATCH ? LIMIT ?)",
   retitle: "UPDATE sessions SET title = ?2 WHERE id = ?1",
   insertSession: `INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at) VALUES (?, '', ?, ?, ?)`,
-  insertMessage: `INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at, media)
-       VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
+  insertMessage: `INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at, media, usage)
+       VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
   linkMedia: "INSERT OR IGNORE INTO session_media (session_id, sha256) VALUES (?, ?)",
   sessionMedia: "SELECT sha256 FROM session_media WHERE session_id = ?",
   unlinkMedia: "DELETE FROM session_media WHERE session_id = ?",
@@ -99,11 +99,11 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   messages(id: string, limit = 1000): StoredMessage[] {
-    return this.recent.all(id, limit).map(toStored);
+    return this.recent.all(id, limit).map((row) => toStored(row));
   }
 
   allMessages(id: string): StoredMessage[] {
-    return this.recent.all(id, -1).map(toStored);
+    return this.recent.all(id, -1).map((row) => toStored(row));
   }
 
   count(): number {
@@ -126,7 +126,7 @@ export class SqliteSessionStore implements SessionStore {
     })();
   }
 
-  append(id: string, messages: ChatMessage[], channel?: string): void {
+  append(id: string, messages: AppendedMessage[], channel?: string): void {
     if (messages.length === 0) return;
     if (channel !== undefined) validateSessionId(id);
     const now = new Date().toISOString();
@@ -143,6 +143,7 @@ export class SqliteSessionStore implements SessionStore {
           m.name ?? null,
           now,
           m.media ? mediaColumn(m) : null,
+          m.usage ? JSON.stringify(m.usage) : null,
         );
       }
       for (const sha256 of mediaHashes(messages)) this.db.query(SQL.linkMedia).run(id, sha256);
@@ -151,7 +152,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   history(id: string, limit: number): ChatMessage[] {
-    return historyFrom(this.db.query<MessageRow, [string, number]>(SQL.history).all(id, limit).map(toStored));
+    return historyFrom(this.db.query<MessageRow, [string, number]>(SQL.history).all(id, limit).map((row) => toStored(row, false)));
   }
 
   summary(id: string): ConversationSummary | null {

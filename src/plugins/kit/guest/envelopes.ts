@@ -29,9 +29,12 @@ export interface EnvelopeToolSpec {
 }
 
 export interface EnvelopeUsage {
+  /** Cached prompt tokens included. */
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Present when the provider reported cached prompt tokens. */
+  prompt_tokens_details?: { cached_tokens?: number | undefined } | undefined;
 }
 
 /** The user's message, once per turn, before anything else. */
