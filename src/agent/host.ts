@@ -15,6 +15,9 @@ import { ToolRegistry } from "../tools/registry.ts";
 import type { ToolSource } from "../tools/types.ts";
 import type { PluginServices } from "../plugins/runtime/index.ts";
 import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
+import { ApprovalBroker } from "./approvals/broker.ts";
+import { ToolGate } from "./approvals/gate.ts";
+import type { ApprovalRoute } from "./approvals/types.ts";
 import { configuredTranscriber } from "./media.ts";
 import { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
 import { SessionQueue } from "./session-queue.ts";
@@ -48,6 +51,8 @@ export interface AgentHost {
   providers: ProviderResolver;
   memory: MemoryBackend;
   tools: ToolRegistry;
+  /** Tool calls waiting for the owner's approval ([autonomy]): listed and answered by the API, chat and channels. */
+  approvals: ApprovalBroker;
   /** Every store of the workspace: the one door to its database. */
   storage: Storage;
   /** The environment the host was opened with (URLs of [storage] and [bus]). */
@@ -121,6 +126,11 @@ export interface OpenAgentHostOptions {
    * memory backend, or a wasm:/remote: default or fallback provider).
    */
   deferExtend?: boolean;
+  /**
+   * How a turn that gives no route of its own asks for approvals: the gateway's wait for an answer through the API
+   * and the console ({ kind: "ask" }). Default: refused at once, naming the setting (no one would be told).
+   */
+  approvals?: ApprovalRoute;
 }
 
 /** True when opening the host must resolve something only a plugin provides. */
@@ -180,6 +190,9 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       disabled: config.tools.disabled,
     });
     for (const source of extensions.toolSources ?? []) tools.addSource(source);
+    const approvals = new ApprovalBroker(() => storage.approvals);
+    const gate = new ToolGate({ autonomy: config.autonomy, tools, broker: approvals, audit: () => storage.audit });
+    const defaultRoute: ApprovalRoute = options.approvals ?? { kind: "refuse" };
 
     let loading: Promise<void> | null = deferred ? null : Promise.resolve();
     let closed = false;
@@ -225,7 +238,10 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             sessions,
             providers,
             resolveModelChoice: choose,
-            tools,
+            tools: gate.forTurn(
+              { sessionId: input.sessionId, channel: input.channel, sender: input.userId ?? null },
+              input.approvals ?? defaultRoute,
+            ),
             memory: currentMemory,
             middleware: extensions.middleware ?? identityMiddleware,
             events,
@@ -249,6 +265,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       providers,
       memory: memory!,
       tools,
+      approvals,
       storage,
       env,
       sessions,

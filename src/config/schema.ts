@@ -131,6 +131,28 @@ export const ToolsSchema = z.strictObject({
     .describe("opt-in tools offered to the model (wasm_plugins_manage); the CLI and API reach them either way"),
 });
 
+export const AutonomyLevels = ["read_only", "supervised", "full"] as const;
+export const ToolPermissions = ["allow", "ask", "deny"] as const;
+
+/** `[autonomy]`: which tool calls run on their own, which wait for the owner's approval, which are refused. */
+export const AutonomySchema = z.strictObject({
+  level: z
+    .enum(AutonomyLevels)
+    .default("supervised")
+    .describe("read_only: only read tools run; supervised: other tools wait for the owner's approval; full: nothing is asked"),
+  approval_timeout_s: z
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .default(300)
+    .describe("how long a tool call waits for an approval; no answer is a denial the model is told about"),
+  tools: z
+    .record(z.string().regex(/^[A-Za-z0-9_.:*-]{1,128}$/, "a tool name, or a pattern with *"), z.enum(ToolPermissions))
+    .default({})
+    .describe('per-tool overrides of the level: { shell = "ask", http_request = "allow", "mcp__fs__*" = "deny" }'),
+});
+
 export const GatewaySchema = z.strictObject({
   host: z.string().min(1).default("127.0.0.1"),
   port: z.number().int().min(0).max(65_535).default(16_830),
@@ -184,6 +206,10 @@ export const ChannelConfigSchema = z
     dm_policy: z.enum(DmPolicies).default("pairing"),
     group_policy: z.enum(GroupPolicies).default("mention"),
     allow: z.array(z.string().min(1)).default([]).describe("sender ids always allowed"),
+    owners: z
+      .array(z.string().min(1))
+      .default([])
+      .describe("sender ids of the owner: they answer tool approvals asked in a chat (besides pairings marked owner)"),
     allow_bots: z.boolean().default(false).describe("answer messages sent by bots (off: no bot-to-bot loops)"),
     poll_timeout_s: z.number().int().min(0).max(60).default(30).describe("long-poll timeout (telegram, matrix)"),
   })
@@ -234,6 +260,7 @@ export const ConfigSchema = z.strictObject({
   agent: AgentSchema.default(AgentSchema.parse({})),
   memory: MemorySchema.default(MemorySchema.parse({})),
   tools: ToolsSchema.default(ToolsSchema.parse({})),
+  autonomy: AutonomySchema.default(AutonomySchema.parse({})),
   gateway: GatewaySchema.default(GatewaySchema.parse({})),
   plugins: z.record(z.string().min(1), PluginGrantSchema).default({}),
   channels: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/), ChannelConfigSchema).default({}),
@@ -250,6 +277,7 @@ export type ReliabilityConfig = z.infer<typeof ReliabilitySchema>;
 export type AgentConfig = z.infer<typeof AgentSchema>;
 export type MemoryConfig = z.infer<typeof MemorySchema>;
 export type ToolsConfig = z.infer<typeof ToolsSchema>;
+export type AutonomyConfig = z.infer<typeof AutonomySchema>;
 export type GatewayConfig = z.infer<typeof GatewaySchema>;
 export type PluginGrant = z.infer<typeof PluginGrantSchema>;
 export type ChannelConfig = z.infer<typeof ChannelConfigSchema>;

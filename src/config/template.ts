@@ -63,6 +63,16 @@ shell_enabled = false    # the shell tool is off unless enabled
 shell_allowlist = []     # programs the shell tool may run, e.g. ["ls", "git"]
 # enabled = ["wasm_plugins_manage"]   # opt in: let the model list, reload and probe plugins (prx plugins probe always can)
 
+[autonomy]
+# read_only: only read tools run; supervised: the other tools wait for your approval (prx chat asks inline, a channel
+# asks its owner in the chat, the console and GET /api/approvals list them); full: nothing is asked.
+level = "supervised"
+approval_timeout_s = 300 # no answer in time is a denial the model is told about
+# [autonomy.tools]       # per-tool overrides: "allow", "ask" or "deny"; a trailing or inner * matches any text
+# shell = "ask"
+# http_request = "allow"
+# "mcp__fs__*" = "deny"
+
 [gateway]
 host = "127.0.0.1"
 port = 16830

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { errorMessage } from "../core/errors.ts";
 import { urlFromEnv } from "./env.ts";
+import type { SqliteApprovalStore, SqliteAuditStore } from "./sqlite/autonomy.ts";
 import type { SqliteChannelStateStore } from "./sqlite/channels.ts";
 import type { SqliteCronStateStore } from "./sqlite/cron-state.ts";
 import { openSqliteDatabase } from "./sqlite/database.ts";
@@ -51,6 +52,7 @@ const storeModule = {
   memory: () => require("./sqlite/memory.ts") as typeof import("./sqlite/memory.ts"),
   remotePlugins: () => require("./sqlite/remote-plugins.ts") as typeof import("./sqlite/remote-plugins.ts"),
   media: () => require("./sqlite/media.ts") as typeof import("./sqlite/media.ts"),
+  autonomy: () => require("./sqlite/autonomy.ts") as typeof import("./sqlite/autonomy.ts"),
 };
 
 function ping(db: Database): StoragePing {
@@ -94,6 +96,8 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
   let channels: SqliteChannelStateStore | undefined;
   let pairings: SqlitePairingStore | undefined;
   let media: SqliteMediaStore | undefined;
+  let approvals: SqliteApprovalStore | undefined;
+  let audit: SqliteAuditStore | undefined;
   const stores = {
     backend: "sqlite" as const,
     db,
@@ -125,6 +129,12 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
     },
     get media() {
       return (media ??= new (storeModule.media().SqliteMediaStore)(db));
+    },
+    get approvals() {
+      return (approvals ??= new (storeModule.autonomy().SqliteApprovalStore)(db));
+    },
+    get audit() {
+      return (audit ??= new (storeModule.autonomy().SqliteAuditStore)(db));
     },
     status: async () => sqliteStatus(db),
     close: async () => db.close(),
