@@ -107,11 +107,11 @@ export class ToolGate {
     if (await this.o.broker.allowedForSession(party.sessionId, name)) return { decision: "allow_session", by: "session", reason: null };
     if (route.kind === "yes") return { decision: "allow", by: "--yes", reason: null };
     if (route.kind === "refuse") {
-      return {
-        refused:
-          `tool ${name} needs the owner's approval (${setting}) and no one can be asked here; ` +
-          (route.hint ?? `allow it with [autonomy.tools] ${name} = "allow", or set [autonomy] level = "full"`),
-      };
+      const refused =
+        `tool ${name} needs the owner's approval (${setting}) and no one can be asked here; ` +
+        (route.hint ?? `allow it with [autonomy.tools] ${name} = "allow", or set [autonomy] level = "full"`);
+      route.told?.(refused);
+      return { refused };
     }
     const timeoutMs = this.o.autonomy.approval_timeout_s * 1000;
     return this.o.broker.ask({ ...party, tool: name, risk, argsSha256, preview, timeoutMs }, route, signal);

@@ -52,5 +52,11 @@ export type ApprovalRoute =
       /** The approval was decided or ran out (the entry point closes its prompt). */
       settled?(pending: PendingApproval, answer: ApprovalAnswer): void;
     }
-  | { kind: "refuse"; hint?: string }
+  | {
+      kind: "refuse";
+      /** What to do instead, appended to the refusal the model gets. */
+      hint?: string;
+      /** The refusal, for the user as well (the CLI prints it on stderr). */
+      told?(message: string): void;
+    }
   | { kind: "yes" };
