@@ -96,6 +96,14 @@ describe.skipIf(!enabled)("the web console", () => {
     await send(page, 'use tool REMEMBER_NOTE {"text":"the milk is in the fridge"}');
     const card = page.getByTestId("tool-card").last();
     await card.waitFor();
+    // the plugin's tool declares no risk class: under the default supervised level it waits for the owner's approval
+    const approval = page.getByTestId("approval-card").last();
+    await approval.waitFor();
+    expect(await approval.locator(".tool-name").textContent()).toBe("REMEMBER_NOTE");
+    expect(await approval.locator(".tool-args").textContent()).toContain("the milk is in the fridge");
+    await screenshot(page, "2-approval");
+    await approval.getByTestId("approval-allow").click();
+    await approval.filter({ hasText: "allowed" }).waitFor();
     await page.getByTestId("send").waitFor();
     await card.locator("summary").click();
     expect(await card.locator(".tool-name").textContent()).toBe("REMEMBER_NOTE");

@@ -1,4 +1,5 @@
 import { api, describe, json } from "./api.ts";
+import { pendingApprovalsList } from "./approvals.ts";
 import { badge, h, time } from "./dom.ts";
 import { onSnapshot, type Channel, type CronJob, type Snapshot } from "./live.ts";
 
@@ -15,7 +16,7 @@ function errorLine(error: unknown): HTMLElement {
   return h("div", { class: "error" }, message, hint ? h("div", { class: "hint" }, hint) : "");
 }
 
-/** Status: health, providers, memory (search, forget), hooks, cron, event bus, channels (restart); live over SSE. */
+/** Status: health, tool calls waiting for approval, providers, memory (search, forget), hooks, cron, event bus, channels (restart); live over SSE. */
 export function statusView(): { el: HTMLElement; dispose(): void } {
   const health = h("div");
   const overview = h("div", { class: "muted small" });
@@ -113,7 +114,9 @@ export function statusView(): { el: HTMLElement; dispose(): void } {
   const memoryForm = h("form", { class: "row" }, query, h("button", { type: "submit" }, "Search"));
   memoryForm.addEventListener("submit", (e) => (e.preventDefault(), void searchMemory()));
 
+  const approvals = pendingApprovalsList();
   const stop = onSnapshot(renderSnapshot);
+  void approvals.refresh();
   void loadProviders();
   void loadHooks();
   const el = h(
@@ -121,6 +124,7 @@ export function statusView(): { el: HTMLElement; dispose(): void } {
     { class: "page grid", "data-testid": "status-view" },
     h("header", { class: "page-head wide" }, h("h2", {}, "Status"), overview),
     section("Health", "health", health),
+    section("Approvals", "approvals", approvals.el, h("button", { class: "small", onclick: () => void approvals.refresh() }, "Refresh")),
     section("Providers", "providers", providers, h("button", { class: "small", onclick: () => void loadProviders() }, "Probe again")),
     section("Memory", "memory", memoryCount, memoryForm, found),
     section("Hooks (hooks.json)", "hooks", hooks),
