@@ -239,7 +239,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             providers,
             resolveModelChoice: choose,
             tools: gate.forTurn(
-              { sessionId: input.sessionId, channel: input.channel, sender: input.userId ?? null },
+              { sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null },
               input.approvals ?? defaultRoute,
             ),
             memory: currentMemory,

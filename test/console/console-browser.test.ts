@@ -36,7 +36,8 @@ beforeAll(async () => {
   if (!enabled) return;
   await ensureBinary();
   fake = startFakeOpenAI();
-  const ws = tempWorkspace(fakeProviderConfig(fake.url, `models = ["fake-model", "fake-big"]\n[reliability]\nretries = 0\n`));
+  // the default autonomy (supervised): the plugin tool's call waits for the approval card
+  const ws = tempWorkspace(fakeProviderConfig(fake.url, `models = ["fake-model", "fake-big"]\n[reliability]\nretries = 0\n`, null));
   cleanup = ws.cleanup;
   dir = ws.dir;
   mkdirSync(join(ws.dir, "plugins"));

@@ -23,7 +23,7 @@ let cleanup = () => {};
 beforeAll(async () => {
   await ensureBinary();
   fake = startFakeOpenAI();
-  const ws = tempWorkspace(fakeProviderConfig(fake.url, "[reliability]\nretries = 0\n[autonomy]\nlevel = \"full\"\n[gateway]\nrate_limit_per_minute = 100000\nrate_limit_per_token_per_minute = 100000\n"));
+  const ws = tempWorkspace(fakeProviderConfig(fake.url, "[reliability]\nretries = 0\n[gateway]\nrate_limit_per_minute = 100000\nrate_limit_per_token_per_minute = 100000\n"));
   cleanup = ws.cleanup;
   mkdirSync(join(ws.dir, "plugins"), { recursive: true });
   for (const name of ["echo-tool", "kv-tool"]) cpSync(join(WASM_PLUGINS, name), join(ws.dir, "plugins", name), { recursive: true });

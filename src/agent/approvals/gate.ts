@@ -32,7 +32,8 @@ export interface ToolGateOptions {
 export interface TurnParty {
   sessionId: string;
   channel: string;
-  sender: string | null;
+  /** Read only when a call is asked about or recorded (the CLI looks its OS user up on first read). */
+  sender(): string | null;
 }
 
 /** What the turn loop calls: the registry's interface, with the gate in front. */
@@ -114,7 +115,8 @@ export class ToolGate {
       return { refused };
     }
     const timeoutMs = this.o.autonomy.approval_timeout_s * 1000;
-    return this.o.broker.ask({ ...party, tool: name, risk, argsSha256, preview, timeoutMs }, route, signal);
+    const request = { sessionId: party.sessionId, channel: party.channel, sender: party.sender(), tool: name, risk, argsSha256, preview, timeoutMs };
+    return this.o.broker.ask(request, route, signal);
   }
 
   private async record(
@@ -128,7 +130,7 @@ export class ToolGate {
         at,
         session_id: party.sessionId,
         channel: party.channel,
-        sender: party.sender,
+        sender: party.sender(),
         tool: call.tool,
         risk: call.risk,
         args_sha256: call.argsSha256,

@@ -84,6 +84,7 @@ beforeAll(async () => {
       `[reliability]\nretries = 0\n${SHELL}${NO_LIMITS}` +
         `[channels.tg]\nkind = "telegram"\nenabled = true\ntoken_env = "TG_TOKEN"\napi_base_url = "${tg.url}"\npoll_timeout_s = 1\n` +
         `dm_policy = "open"\ngroup_policy = "open"\nowners = ["${OWNER}"]\n`,
+      null,
     ),
   );
   gateway = await startGatewayBinary(ws.dir, { TG_TOKEN: tg.token });
@@ -151,7 +152,7 @@ test("in Telegram the assistant asks in the chat; a non-owner's answer is ignore
 });
 
 test("no answer within approval_timeout_s is a denial the model is told about, audited as a timeout", async () => {
-  const short = tempWorkspace(fakeProviderConfig(provider.url, `${SHELL}${NO_LIMITS}[autonomy]\napproval_timeout_s = 1\n`));
+  const short = tempWorkspace(fakeProviderConfig(provider.url, `${SHELL}${NO_LIMITS}[autonomy]\napproval_timeout_s = 1\n`, null));
   const g = await startGatewayBinary(short.dir);
   try {
     const h = await pair(g);
@@ -168,7 +169,7 @@ test("no answer within approval_timeout_s is a denial the model is told about, a
 });
 
 test("prx agent -m refuses a call that needs approval, naming the setting, and runs it with --yes; prx audit shows both", async () => {
-  const one = tempWorkspace(fakeProviderConfig(provider.url, SHELL));
+  const one = tempWorkspace(fakeProviderConfig(provider.url, SHELL, null));
   try {
     const message = 'use tool shell {"command":["echo","one-shot"]}';
     const refused = await runPrx(["agent", "-m", message, "-w", one.dir, "--session", "refused"], { env: { HOME: one.dir } });
