@@ -8,12 +8,15 @@ import type { ChatOutput } from "./render.ts";
 /**
  * The chat's inline approval prompt: while a tool call waits for approval, the next line typed answers it (`y` once,
  * `a` always for this session, anything else refuses) instead of becoming a message. The chat loop reads lines with
- * `for await`, which sees every line too: `consumed(index)` tells it which of them were answers.
+ * `for await`, which sees every line too: `consumed(index)` tells it which of them were answers. Once the input has
+ * ended (piped stdin), approvals are refused at once.
  */
 export class ChatApprovalPrompt {
   private seen = 0;
   private readonly answers = new Set<number>();
   private answering: ((line: string) => void) | null = null;
+  /** The input has ended: no line can answer any more, so a waiting or later approval is refused at once. */
+  private ended = false;
 
   constructor(
     rl: Interface,
@@ -27,6 +30,12 @@ export class ChatApprovalPrompt {
       this.answering = null;
       this.answers.add(index);
       answer(line);
+    });
+    rl.on("close", () => {
+      this.ended = true;
+      const answer = this.answering;
+      this.answering = null;
+      answer?.("");
     });
   }
 
@@ -51,7 +60,7 @@ export class ChatApprovalPrompt {
   private async ask(pending: PendingApproval): Promise<void> {
     this.out.spinner.stop();
     this.out.line(`\n  ? ${visible(pending.tool)} ${visible(pending.preview)}\n    run it? [y]es once, [a]lways this session, [n]o: `);
-    const line = await new Promise<string>((resolve) => (this.answering = resolve));
+    const line = this.ended ? "" : await new Promise<string>((resolve) => (this.answering = resolve));
     const word = line.trim().toLowerCase();
     const decision = word === "y" || word === "yes" ? "allow" : word === "a" || word === "always" ? "allow_session" : "deny";
     try {
