@@ -34,6 +34,8 @@ export interface SqliteStorage extends Storage {
   readonly media: SqliteMediaStore;
   readonly memory: SqliteMemoryStore;
   readonly remotePlugins: SqliteRemotePluginStore;
+  readonly approvals: SqliteApprovalStore;
+  readonly audit: SqliteAuditStore;
 }
 
 /**
