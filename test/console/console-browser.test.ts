@@ -151,6 +151,11 @@ describe.skipIf(!enabled)("the web console", () => {
     await page.keyboard.press("3");
     await page.getByTestId("health").locator(".badge.ok").first().waitFor();
     await page.getByTestId("providers").locator("li").first().waitFor();
+    // the audit log shows the plugin tool's call with the console's approval
+    const audited = page.getByTestId("audit").locator('tr[data-decision="allow"]').filter({ hasText: "REMEMBER_NOTE" }).first();
+    await audited.waitFor();
+    expect(await audited.textContent()).toContain("api");
+    expect(await page.getByTestId("pending-approvals").textContent()).toContain("No tool call waits for approval.");
     await screenshot(page, "4-status");
     await page.keyboard.press("4");
     await page.getByTestId("validation").waitFor();

@@ -65,3 +65,53 @@ export function pendingApprovalsList(): { el: HTMLElement; refresh(): Promise<vo
   };
   return { el: list, refresh };
 }
+
+interface AuditEntry {
+  at: string;
+  session_id: string;
+  channel: string;
+  sender: string | null;
+  tool: string;
+  decision: string;
+  decided_by: string;
+  outcome: string;
+  duration_ms: number;
+  arguments_preview: string;
+}
+
+/** The newest entries of the audit log (GET /api/audit): every tool call, its decision, who made it and how it ended. */
+export function auditList(limit = 50): { el: HTMLElement; refresh(): Promise<void> } {
+  const body = h("tbody");
+  const table = h(
+    "table",
+    { class: "audit", "data-testid": "audit" },
+    h("thead", {}, h("tr", {}, ...["time", "tool", "decision", "by", "outcome", "ms", "session"].map((c) => h("th", {}, c)))),
+    body,
+  );
+  const note = h("p", { class: "muted" });
+  const el = h("div", {}, table, note);
+  const refresh = async () => {
+    try {
+      const { entries } = await api<{ entries: AuditEntry[] }>(`/api/audit?limit=${limit}`);
+      body.replaceChildren(
+        ...entries.map((e) =>
+          h(
+            "tr",
+            { "data-decision": e.decision, title: e.arguments_preview },
+            h("td", {}, new Date(e.at).toLocaleTimeString()),
+            h("td", { class: "tool-name" }, e.tool),
+            h("td", {}, e.decision),
+            h("td", {}, e.decided_by),
+            h("td", {}, e.outcome),
+            h("td", {}, String(Math.round(e.duration_ms))),
+            h("td", { class: "muted small" }, `${e.channel} ${e.session_id}${e.sender ? ` (${e.sender})` : ""}`),
+          ),
+        ),
+      );
+      note.textContent = entries.length === 0 ? "No tool call recorded yet." : "";
+    } catch (error) {
+      note.textContent = describe(error).message;
+    }
+  };
+  return { el, refresh };
+}

@@ -1,5 +1,5 @@
 import { api, describe, json } from "./api.ts";
-import { pendingApprovalsList } from "./approvals.ts";
+import { auditList, pendingApprovalsList } from "./approvals.ts";
 import { badge, h, time } from "./dom.ts";
 import { onSnapshot, type Channel, type CronJob, type Snapshot } from "./live.ts";
 
@@ -16,7 +16,7 @@ function errorLine(error: unknown): HTMLElement {
   return h("div", { class: "error" }, message, hint ? h("div", { class: "hint" }, hint) : "");
 }
 
-/** Status: health, tool calls waiting for approval, providers, memory (search, forget), hooks, cron, event bus, channels (restart); live over SSE. */
+/** Status: health, tool calls waiting for approval, the audit log, providers, memory (search, forget), hooks, cron, event bus, channels (restart); live over SSE. */
 export function statusView(): { el: HTMLElement; dispose(): void } {
   const health = h("div");
   const overview = h("div", { class: "muted small" });
@@ -115,8 +115,10 @@ export function statusView(): { el: HTMLElement; dispose(): void } {
   memoryForm.addEventListener("submit", (e) => (e.preventDefault(), void searchMemory()));
 
   const approvals = pendingApprovalsList();
+  const audit = auditList();
   const stop = onSnapshot(renderSnapshot);
   void approvals.refresh();
+  void audit.refresh();
   void loadProviders();
   void loadHooks();
   const el = h(
@@ -125,6 +127,7 @@ export function statusView(): { el: HTMLElement; dispose(): void } {
     h("header", { class: "page-head wide" }, h("h2", {}, "Status"), overview),
     section("Health", "health", health),
     section("Approvals", "approvals", approvals.el, h("button", { class: "small", onclick: () => void approvals.refresh() }, "Refresh")),
+    section("Audit log", "audit-log", audit.el, h("button", { class: "small", onclick: () => void audit.refresh() }, "Refresh")),
     section("Providers", "providers", providers, h("button", { class: "small", onclick: () => void loadProviders() }, "Probe again")),
     section("Memory", "memory", memoryCount, memoryForm, found),
     section("Hooks (hooks.json)", "hooks", hooks),
