@@ -53,7 +53,8 @@ describe("prx chat on a terminal", () => {
       await chat.waitFor(/\[n\]o: [\s\S]*\[n\]o: /);
       const asked = chat.output().lastIndexOf("[n]o: ");
       chat.type("n\r");
-      await chat.waitFor("the owner denied it");
+      // the model's answer over the refusal ends the turn (Ctrl-C during a turn would cancel it instead of exiting)
+      await chat.waitFor("tool said: error: tool shell was not run: the owner denied it");
       expect(chat.output().indexOf("the owner denied it")).toBeGreaterThan(asked);
       // two turns, two model calls each (the call, then the answer over its result): "y" and "n" were not messages
       expect(suite.fake.chatRequests().length - before).toBe(4);
