@@ -17,6 +17,9 @@ import { ToolRegistry } from "../tools/registry.ts";
 import type { ToolSource } from "../tools/types.ts";
 import type { PluginServices } from "../plugins/runtime/index.ts";
 import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
+import { ApprovalBroker } from "./approvals/broker.ts";
+import { ToolGate } from "./approvals/gate.ts";
+import type { ApprovalRoute } from "./approvals/types.ts";
 import { configuredTranscriber } from "./media.ts";
 import { deleteSessionData, type SessionDeletion } from "./session-delete.ts";
 import { SessionQueue } from "./session-queue.ts";
@@ -51,6 +54,8 @@ export interface AgentHost {
   providers: ProviderResolver;
   memory: MemoryBackend;
   tools: ToolRegistry;
+  /** Tool calls waiting for the owner's approval ([autonomy]): listed and answered by the API, chat and channels. */
+  approvals: ApprovalBroker;
   /** Every store of the workspace: the one door to its database. */
   storage: Storage;
   /** Kept usage totals as this host counts them (reports read through it: what is pending is written first). */
@@ -130,6 +135,11 @@ export interface OpenAgentHostOptions {
   deferExtend?: boolean;
   /** Clock of budgets and usage days (tests move it); Date.now by default. */
   now?: () => number;
+  /**
+   * How a turn that gives no route of its own asks for approvals: the gateway's wait for an answer through the API
+   * and the console ({ kind: "ask" }). Default: refused at once, naming the setting (no one would be told).
+   */
+  approvals?: ApprovalRoute;
 }
 
 /** True when opening the host must resolve something only a plugin provides. */
@@ -189,6 +199,9 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       disabled: config.tools.disabled,
     });
     for (const source of extensions.toolSources ?? []) tools.addSource(source);
+    const approvals = new ApprovalBroker(() => storage.approvals);
+    const gate = new ToolGate({ autonomy: config.autonomy, tools, broker: approvals, audit: () => storage.audit });
+    const defaultRoute: ApprovalRoute = options.approvals ?? { kind: "refuse" };
 
     let loading: Promise<void> | null = deferred ? null : Promise.resolve();
     let closed = false;
@@ -237,7 +250,10 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             sessions,
             providers,
             resolveModelChoice: choose,
-            tools,
+            tools: gate.forTurn(
+              { sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null },
+              input.approvals ?? defaultRoute,
+            ),
             memory: currentMemory,
             middleware: extensions.middleware ?? identityMiddleware,
             events,
@@ -264,6 +280,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       providers,
       memory: memory!,
       tools,
+      approvals,
       storage,
       usage: recorder,
       env,

@@ -10,6 +10,7 @@ import type { UsageRecorder } from "./usage-recorder.ts";
 import type { Transcriber } from "./media.ts";
 import type { ContextRatios } from "./context-window.ts";
 import type { ToolContext, ToolResult } from "../tools/types.ts";
+import type { ApprovalRoute } from "./approvals/types.ts";
 
 /** One user message entering the agent, from any entry point (chat, agent CLI, gateway, channel). */
 export interface TurnInput {
@@ -50,6 +51,11 @@ export interface TurnInput {
   clientTools?: ToolSpec[];
   /** "none": the model is offered no tool at all this turn (default "auto"). */
   toolChoice?: "auto" | "none";
+  /**
+   * How a call that needs the owner's approval reaches them ([autonomy]); default: the host's (OpenAgentHostOptions
+   * .approvals), else refused at once (no one would be told).
+   */
+  approvals?: ApprovalRoute;
 }
 
 /** Live progress of a turn, for streaming UIs (chat, SSE). All callbacks are optional and must not throw. */

@@ -28,7 +28,7 @@ export async function gatewayChannels(host: AgentHost): Promise<GatewayChannels>
     health: () => supervisor.health(),
     pairings: {
       list: () => pairings.list(),
-      approve: (code: string) => pairings.approve(code),
+      approve: (code: string, owner?: boolean) => pairings.approve(code, owner),
       revoke: (sender: string, channel?: string) => pairings.revoke(sender, channel),
     },
   };

@@ -55,6 +55,8 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
       workspace: options.workspace,
       extend: mcp.wrap(async (base) => (await import("../agent/plugin-extensions.ts")).pluginExtensions(base)),
       deferExtend: true,
+      // a tool call that needs approval waits for an answer through /api/approvals, the console or a channel's owner
+      approvals: { kind: "ask" },
     }),
   );
   let fileLog: GatewayFileLog | undefined;
@@ -69,8 +71,13 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
     const routeGroups = channels;
     // route modules: loaded with the app, after listening
     const mounts = async (): Promise<GatewayMount[]> => {
-      const [{ pluginGatewayMounts }, { mcpRoutes }] = await Promise.all([import("../gateway/routes/plugins.ts"), import("../gateway/routes/mcp.ts")]);
+      const [{ pluginGatewayMounts }, { mcpRoutes }, { approvalRoutes }] = await Promise.all([
+        import("../gateway/routes/plugins.ts"),
+        import("../gateway/routes/mcp.ts"),
+        import("../gateway/routes/approvals.ts"),
+      ]);
       return [
+        approvalRoutes({ broker: host.approvals, audit: () => host.storage.audit }),
         ...pluginGatewayMounts(host),
         ...(await routeGroups.mounts()),
         mcpRoutes(mcpGatewayPort(host, mcp, options.version), host.config.gateway.max_body_bytes),

@@ -97,6 +97,7 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
       onStats: reportSoon,
       onAnswered: options.onAnswered,
       typingIntervalMs: options.typingIntervalMs,
+      approvals: host.approvals,
     });
     await store.prune();
     stopIfAborted(options);

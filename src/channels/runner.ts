@@ -1,4 +1,6 @@
 import type { AgentHost } from "../agent/index.ts";
+import type { ApprovalBroker } from "../agent/approvals/broker.ts";
+import type { PendingApproval } from "../agent/approvals/types.ts";
 import { SESSION_ID_PATTERN } from "../agent/sessions.ts";
 import type { ChannelConfig } from "../config/schema.ts";
 import { errorMessage } from "../core/errors.ts";
@@ -42,7 +44,15 @@ export interface RunnerOptions {
   onAnswered?: (messageId: string, parts: string[]) => void;
   /** How often typing is re-sent while a turn runs; defaults to TYPING_INTERVAL_MS. */
   typingIntervalMs?: number;
+  /**
+   * Tool calls that need the owner's approval are asked in the chat and answered there ("yes 4821") by an owner:
+   * `[channels.<name>] owners` or a pairing marked owner. Without it, such calls wait for the API and the console.
+   */
+  approvals?: Pick<ApprovalBroker, "byCode" | "decide">;
 }
+
+/** An owner's answer to an approval asked in a chat: "yes 4821", "no 4821", "always 4821" (y / n / a too). */
+const APPROVAL_ANSWER = /^\s*(yes|y|no|n|always|a)\s+(\d{4})\s*[.!]?\s*$/i;
 
 /**
  * Between a platform adapter and the agent: stores every message once by its platform id, applies the access policy,
@@ -98,6 +108,7 @@ export class ChannelRunner {
       await this.notify(message, `That message is too long (over ${CHANNEL_MAX_INBOUND_BYTES} bytes); please shorten it.`);
       return;
     }
+    if (await this.approvalAnswer(message)) return;
     const decision = await decideAccess(message, this.o.config, this.o.pairings);
     if (decision.kind === "ignore") {
       if (!(await this.o.store.admit(message, "ignored"))) return this.duplicate(message);
@@ -121,6 +132,51 @@ export class ChannelRunner {
     if (!(await this.o.store.admit(message))) return this.duplicate(message);
     this.enqueue({ message, state: "received", reply: null, partsSent: 0 });
   };
+
+  /**
+   * A message answering an approval asked in its chat: an owner's answer decides it (and is acknowledged), anyone
+   * else's is ignored. False when the message is no such answer (it is then an ordinary message).
+   */
+  private async approvalAnswer(message: InboundMessage): Promise<boolean> {
+    const approvals = this.o.approvals;
+    const answer = approvals ? APPROVAL_ANSWER.exec(message.text) : null;
+    if (!approvals || !answer) return false;
+    const pending = await approvals.byCode(message.channel, chatKeyOf(message), answer[2]!);
+    if (!pending) return false;
+    const owner =
+      this.o.config.owners.includes(message.senderId) || (await this.o.pairings.isOwner(message.channel, message.senderId));
+    if (!owner) {
+      if (!(await this.o.store.admit(message, "ignored"))) return this.duplicate(message).then(() => true);
+      this.stats.ignored += 1;
+      this.o.logger.info(`ignored an approval answer from ${message.senderId}: only an owner answers approvals`);
+      this.o.onAnswered?.(message.id, []);
+      this.changed();
+      return true;
+    }
+    if (!(await this.o.store.admit(message, "done"))) return this.duplicate(message).then(() => true);
+    const word = answer[1]!.toLowerCase();
+    const decision = word.startsWith("y") ? "allow" : word.startsWith("a") ? "allow_session" : "deny";
+    try {
+      await approvals.decide(pending.id, decision, `owner:${message.senderId}`, null);
+      await this.notify(message, decision === "deny" ? `Denied: ${pending.tool}.` : `Approved: ${pending.tool}.`);
+    } catch (error) {
+      await this.notify(message, `That approval could not be answered: ${errorMessage(error).split("\n")[0]}`);
+    }
+    return true;
+  }
+
+  /** The question asked in the chat when a tool call of its turn needs the owner's approval. */
+  private async askOwner(message: InboundMessage, pending: PendingApproval): Promise<void> {
+    const seconds = Math.max(1, Math.round((pending.expiresAt - Date.now()) / 1000));
+    const text =
+      `Approval needed: ${pending.tool} ${pending.preview}\n` +
+      `Reply "yes ${pending.code}" to run it, "no ${pending.code}" to refuse, "always ${pending.code}" to allow ${pending.tool} ` +
+      `for the rest of this chat. Only the owner's answer counts; no answer in ${seconds} s is a refusal.`;
+    for (const part of splitMessage(text, this.o.channel.capabilities.maxMessageLength)) {
+      await this.o.channel.send({ chatId: message.chatId, threadId: message.threadId, replyTo: message.id, text: part });
+    }
+    this.stats.lastOutbound = Date.now();
+  }
 
   /** Resolves when fewer than CHANNEL_MAX_PENDING messages wait (adapters stop reading the platform meanwhile). */
   waitForCapacity(): Promise<void> {
@@ -209,6 +265,9 @@ export class ChannelRunner {
         channel: channel.name,
         userId: message.senderId,
         metadata: { chat_id: message.chatId, chat_kind: message.chatKind, thread_id: message.threadId, message_id: message.id },
+        ...(this.o.approvals
+          ? { approvals: { kind: "ask" as const, chatKey: chatKeyOf(message), notify: (pending: PendingApproval) => this.askOwner(message, pending) } }
+          : {}),
       });
       const text = result.text.trim() === "" ? "(no answer)" : result.text;
       return splitMessage(text, channel.capabilities.maxMessageLength);

@@ -2,6 +2,7 @@ import { createInterface, type Interface } from "node:readline";
 import type { AgentHost } from "../agent/index.ts";
 import { errorMessage, isPrxError } from "../core/errors.ts";
 import { setLogSink } from "../core/logger.ts";
+import { ChatApprovalPrompt } from "./approval-prompt.ts";
 import { InterruptController } from "./interrupt.ts";
 import { runChatCommand, type ChatState } from "./commands.ts";
 import { createChatOutput, type ChatOutput } from "./render.ts";
@@ -54,6 +55,8 @@ export async function runChat({ host, state, input = process.stdin, output, reca
   const onSignal = () => interrupts.interrupt();
   process.on("SIGINT", onSignal);
 
+  const approvals = new ChatApprovalPrompt(rl, out, host.approvals);
+  let lineIndex = 0;
   let failures = 0;
   // true until /exit or Ctrl-C ends the chat: the input itself ended (Ctrl-D, or the end of piped text)
   let inputEnded = true;
@@ -64,6 +67,8 @@ export async function runChat({ host, state, input = process.stdin, output, reca
         inputEnded = false;
         break;
       }
+      // a line that answered an approval prompt during a turn is not a message
+      if (approvals.consumed(lineIndex++)) continue;
       const line = raw.trim();
       if (!line) {
         prompt();
@@ -100,6 +105,7 @@ export async function runChat({ host, state, input = process.stdin, output, reca
           provider: state.provider,
           model: state.model,
           signal,
+          approvals: approvals.route(),
           observer: {
             onDelta: (t) => out.text(t),
             onToolCallStart: (call) => out.tool(`${call.name} ${call.arguments.slice(0, 100)}`),

@@ -9,8 +9,11 @@ import { terminalJson, visible } from "../core/terminal.ts";
 import { cliSessionId } from "./session-id.ts";
 import { cliUser, USER_ID_MAX_BYTES } from "./user.ts";
 
-const USAGE = `Usage: prx agent -m "message" [--image PATH]... [--json] [--session ID] [--provider P] [--model M] [--user ID]
+const USAGE = `Usage: prx agent -m "message" [--image PATH]... [--json] [--session ID] [--provider P] [--model M] [--user ID] [--yes]
        prx agent            (interactive: one turn per input line)
+
+  --yes         approve every tool call that [autonomy] would ask the owner about (no one can be asked here:
+                without it such a call is denied, naming the setting; calls the settings deny stay denied)
 
   --image PATH  attach an image (PNG, JPEG, GIF, WebP) to the message; repeat for several
 
@@ -29,6 +32,7 @@ export async function agentCommand(argv: string[]): Promise<number> {
       model: { type: "string" },
       user: { type: "string" },
       image: { type: "string", multiple: true },
+      yes: { type: "boolean", short: "y" },
     },
     false,
   );
@@ -66,6 +70,13 @@ export async function agentCommand(argv: string[]): Promise<number> {
       provider: values.provider,
       model: values.model,
       signal: interrupts.begin(),
+      approvals: values.yes
+        ? { kind: "yes" }
+        : {
+            kind: "refuse",
+            hint: `run again with --yes to approve it, allow it with [autonomy.tools] or set [autonomy] level = "full"`,
+            told: (message) => process.stderr.write(`\n  ✗ ${visible(message)}\n`),
+          },
       observer: values.json
         ? {}
         : {

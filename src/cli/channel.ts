@@ -8,7 +8,8 @@ const USAGE = `Usage: prx channel run <name>                 run one configured 
        prx channel list [--json]                 configured channels (kind, enabled, policies)
        prx channel status [--json]               liveness of each channel process (from the workspace)
        prx channel pair list [--json]            pending pairing requests and approved senders
-       prx channel pair approve <code>           let the sender who got this code talk to the assistant
+       prx channel pair approve <code> [--owner] let the sender who got this code talk to the assistant
+                                                 (--owner: they also answer tool approvals asked in that channel)
        prx channel pair revoke <sender> [--channel NAME]   remove an approved sender
 `;
 
@@ -20,6 +21,7 @@ export async function channelCommand(argv: string[]): Promise<number> {
     json: { type: "boolean" },
     channel: { type: "string" },
     supervised: { type: "boolean" },
+    owner: { type: "boolean" },
   });
   const [sub, ...rest] = positionals;
   if (values.help || sub === undefined) {
@@ -78,7 +80,7 @@ async function listChannels(configPath: string, json: boolean): Promise<number> 
   return 0;
 }
 
-async function pairCommand(argv: string[], store: import("../storage/types.ts").PairingStore, values: { json?: boolean; channel?: string }): Promise<number> {
+async function pairCommand(argv: string[], store: import("../storage/types.ts").PairingStore, values: { json?: boolean; channel?: string; owner?: boolean }): Promise<number> {
   const [action, ...args] = argv;
   if (action === undefined || !(PAIR_COMMANDS as readonly string[]).includes(action))
     throw action === undefined ? usageError("prx channel pair: expected list, approve <code> or revoke <sender>") : unknownName("subcommand", action, PAIR_COMMANDS, "prx channel pair");
@@ -86,13 +88,14 @@ async function pairCommand(argv: string[], store: import("../storage/types.ts").
     const rows = await store.list();
     if (values.json) process.stdout.write(terminalJson(rows) + "\n");
     else if (rows.length === 0) process.stdout.write("no pairing requests and no approved senders\n");
-    else for (const r of rows) process.stdout.write(`${visible(r.channel)}  ${visible(r.sender_id)}  ${r.state}${r.code ? `  code ${r.code}` : ""}  ${visible(r.display)}\n`);
+    else for (const r of rows) process.stdout.write(`${visible(r.channel)}  ${visible(r.sender_id)}  ${r.state}${r.owner ? " owner" : ""}${r.code ? `  code ${r.code}` : ""}  ${visible(r.display)}\n`);
     return 0;
   }
   if (args.length !== 1) throw usageError(`prx channel pair ${action}: expected exactly one ${action === "approve" ? "code" : "sender id"}`);
   if (action === "approve") {
-    const record = await store.approve(args[0]!);
-    process.stdout.write(`approved ${visible(record.display)} (${visible(record.sender_id)}) on channel ${visible(record.channel)}\n`);
+    const record = await store.approve(args[0]!, values.owner === true);
+    const role = values.owner ? " as an owner (answers tool approvals)" : "";
+    process.stdout.write(`approved ${visible(record.display)} (${visible(record.sender_id)}) on channel ${visible(record.channel)}${role}\n`);
     return 0;
   }
   const removed = await store.revoke(args[0]!, values.channel);

@@ -6,7 +6,7 @@
 import { version } from "../../package.json" with { type: "json" };
 import { hoistGlobalOptions } from "./global-options.ts";
 
-const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage"] as const;
+const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit"] as const;
 
 const HELP = `prx ${version} — a self-hosted AI agent host
 
@@ -26,6 +26,7 @@ Commands:
   memory list|search|show|store|forget|export|import   see, add and erase what the assistant remembers
   sessions list|show|delete|export   see and erase conversations
   usage [--since DAY|Nd] [--group day|session|model|channel] [--json]   tokens and cost of model calls
+  audit [--since] [--tool] [--json]  every tool call: its decision, who made it, outcome and duration
   storage status|migrate|copy    the [storage] backend: schema version, migrations, SQLite -> PostgreSQL copy
   channel run|list|status|pair   channel processes (Telegram, Slack, Discord, Matrix, webhook) and pairing
   mcp list|tools|call|resources|prompts|serve   MCP servers prx uses; prx as an MCP server (stdio)
@@ -78,6 +79,8 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
       return (await import("./sessions.ts")).sessionsCommand(rest);
     case "usage":
       return (await import("./usage.ts")).usageCommand(rest);
+    case "audit":
+      return (await import("./audit.ts")).auditCommand(rest);
     case "channel":
       return (await import("./channel.ts")).channelCommand(rest);
     case "mcp":

@@ -210,6 +210,28 @@ export const ToolsSchema = z.strictObject({
     .describe("opt-in tools offered to the model (wasm_plugins_manage); the CLI and API reach them either way"),
 });
 
+export const AutonomyLevels = ["read_only", "supervised", "full"] as const;
+export const ToolPermissions = ["allow", "ask", "deny"] as const;
+
+/** `[autonomy]`: which tool calls run on their own, which wait for the owner's approval, which are refused. */
+export const AutonomySchema = z.strictObject({
+  level: z
+    .enum(AutonomyLevels)
+    .default("supervised")
+    .describe("read_only: only read tools run; supervised: other tools wait for the owner's approval; full: nothing is asked"),
+  approval_timeout_s: z
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .default(300)
+    .describe("how long a tool call waits for an approval; no answer is a denial the model is told about"),
+  tools: z
+    .record(z.string().regex(/^[A-Za-z0-9_.:*-]{1,128}$/, "a tool name, or a pattern with *"), z.enum(ToolPermissions))
+    .default({})
+    .describe('per-tool overrides of the level: { shell = "ask", http_request = "allow", "mcp__fs__*" = "deny" }'),
+});
+
 export const GatewaySchema = z.strictObject({
   host: z.string().min(1).default("127.0.0.1"),
   port: z.number().int().min(0).max(65_535).default(16_830),
@@ -263,6 +285,10 @@ export const ChannelConfigSchema = z
     dm_policy: z.enum(DmPolicies).default("pairing"),
     group_policy: z.enum(GroupPolicies).default("mention"),
     allow: z.array(z.string().min(1)).default([]).describe("sender ids always allowed"),
+    owners: z
+      .array(z.string().min(1))
+      .default([])
+      .describe("sender ids of the owner: they answer tool approvals asked in a chat (besides pairings marked owner)"),
     allow_bots: z.boolean().default(false).describe("answer messages sent by bots (off: no bot-to-bot loops)"),
     poll_timeout_s: z.number().int().min(0).max(60).default(30).describe("long-poll timeout (telegram, matrix)"),
   })
@@ -352,6 +378,7 @@ export const ConfigSchema = z.strictObject({
   compaction: CompactionSchema.default(CompactionSchema.parse({})),
   memory: MemorySchema.default(MemorySchema.parse({})),
   tools: ToolsSchema.default(ToolsSchema.parse({})),
+  autonomy: AutonomySchema.default(AutonomySchema.parse({})),
   gateway: GatewaySchema.default(GatewaySchema.parse({})),
   plugins: z.record(z.string().min(1), PluginGrantSchema).default({}),
   channels: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/), ChannelConfigSchema).default({}),
@@ -372,6 +399,7 @@ export type CompactionConfig = z.infer<typeof CompactionSchema>;
 export type ToolsConfig = z.infer<typeof ToolsSchema>;
 export type OutboundConfig = z.infer<typeof OutboundSchema>;
 export type WebSearchConfig = z.infer<typeof WebSearchSchema>;
+export type AutonomyConfig = z.infer<typeof AutonomySchema>;
 export type GatewayConfig = z.infer<typeof GatewaySchema>;
 export type PluginGrant = z.infer<typeof PluginGrantSchema>;
 export type ChannelConfig = z.infer<typeof ChannelConfigSchema>;

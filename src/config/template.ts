@@ -82,6 +82,15 @@ shell_allowlist = []     # programs the shell tool may run, e.g. ["ls", "git"]
 # backend = "searxng"
 # url = "http://127.0.0.1:8888"
 # or Brave Search: backend = "brave" with api_key_env = "BRAVE_API_KEY"
+[autonomy]
+# read_only: only read tools run; supervised: the other tools wait for your approval (prx chat asks inline, a channel
+# asks its owner in the chat, the console and GET /api/approvals list them); full: nothing is asked.
+level = "supervised"
+approval_timeout_s = 300 # no answer in time is a denial the model is told about
+# [autonomy.tools]       # per-tool overrides: "allow", "ask" or "deny"; a trailing or inner * matches any text
+# shell = "ask"
+# http_request = "allow"
+# "mcp__fs__*" = "deny"
 
 [gateway]
 host = "127.0.0.1"

@@ -50,6 +50,18 @@ export function streamTurn(gw: GatewayContext, input: Omit<TurnInput, "observer"
       const result = await runGatewayTurn(gw, {
         ...input,
         signal,
+        approvals: {
+          kind: "ask",
+          notify: (p) =>
+            sse.send("approval", {
+              id: p.id,
+              code: p.code,
+              tool: p.tool,
+              risk: p.risk,
+              arguments_preview: p.preview,
+              expires_at: new Date(p.expiresAt).toISOString(),
+            }),
+        },
         observer: {
           onDelta: (text) => sse.send("delta", { text }),
           onToolCallStart: (call) => sse.send("tool_call", { id: call.id, name: call.name, arguments: call.arguments }),

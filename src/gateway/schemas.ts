@@ -98,6 +98,9 @@ delta: z.object({ text: z.string() }),
 tool_call: ToolCallWire,
 tool_result: z.object({ id: z.string(), name: z.string(), success: z.boolean(), output: z.string() }),
 message: z.object({ text: z.string() }),
+approval: z
+  .object({ id: z.string(), code: z.string(), tool: z.string(), risk: z.string(), arguments_preview: z.string(), expires_at: z.string() })
+  .describe("a tool call waits for the owner's approval: answer with POST /api/approvals/{id}"),
 done: TurnReplySchema,
 error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }),
 };
@@ -106,4 +109,5 @@ export type SessionEvents = { [K in keyof EventSchemas]: z.infer<EventSchemas[K]
 
 export const SSE_DESCRIPTION =
   "text/event-stream of events `delta` {text}, `tool_call` {id,name,arguments}, `tool_result` {id,name,success,output}, " +
-  "`message` {text}, then `done` (the full reply) or `error` {code,message,hint?}";
+  "`message` {text}, `approval` {id,code,tool,risk,arguments_preview,expires_at} (a tool call waits for POST /api/approvals/{id}), " +
+  "then `done` (the full reply) or `error` {code,message,hint?}";

@@ -131,7 +131,7 @@ export class McpManager implements ToolSource {
 
   /** Recompute the offered tools from every enabled server's known list; a new array only when something changed. */
   private rebuild(): void {
-    const entries: Array<{ server: string; tool: string; description: string; inputSchema: Record<string, unknown> }> = [];
+    const entries: Array<{ server: string; tool: string; description: string; inputSchema: Record<string, unknown>; readOnly?: boolean }> = [];
     for (const handle of this.servers.values()) {
       if (handle.state === "disabled") continue;
       const { tools: allow, exclude } = handle.config;
@@ -150,7 +150,8 @@ export class McpManager implements ToolSource {
       const handle = this.servers.get(server)!;
       specs.push(spec);
       named.push({ name, server, tool, description: entry.description });
-      tools.set(name, { spec, execute: (args, context) => handle.call(tool, args, context.signal) });
+      const risk = entry.readOnly ? { risk: "read" as const } : {};
+      tools.set(name, { spec, ...risk, execute: (args, context) => handle.call(tool, args, context.signal) });
     }
     if (JSON.stringify(specs) === JSON.stringify(this.specs)) return;
     this.specs = specs;

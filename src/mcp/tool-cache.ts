@@ -16,7 +16,7 @@ const CacheFileSchema = z.object({
   version: z.literal(1),
   fingerprint: z.string(),
   tools: z.array(
-    z.object({ name: z.string().min(1), description: z.string(), inputSchema: z.record(z.string(), z.unknown()) }),
+    z.object({ name: z.string().min(1), description: z.string(), inputSchema: z.record(z.string(), z.unknown()), readOnly: z.boolean().optional() }),
   ),
 });
 

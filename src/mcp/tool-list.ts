@@ -8,6 +8,8 @@ export interface McpToolInfo {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** The server declares the tool read-only (annotations.readOnlyHint): its calls are not asked about under [autonomy]. */
+  readOnly?: boolean;
 }
 
 export interface Page {
@@ -75,7 +77,7 @@ export function readToolEntries(server: string, entries: readonly unknown[], log
     }
     seen.add(tool.name);
     const description = truncateUtf8(tool.description ?? tool.title ?? "", MCP_MAX_DESCRIPTION_BYTES);
-    tools.push({ name: tool.name, description, inputSchema: tool.inputSchema });
+    tools.push({ name: tool.name, description, inputSchema: tool.inputSchema, ...(tool.annotations?.readOnlyHint === true ? { readOnly: true } : {}) });
   }
   return tools;
 }

@@ -28,6 +28,8 @@ export const ToolEntrySchema = z.looseObject({
   title: z.string().optional(),
   description: z.string().optional(),
   inputSchema: ToolInputSchemaSchema,
+  /** MCP tool annotations: hints, not guarantees; prx reads readOnlyHint for the tool's risk class. */
+  annotations: z.looseObject({ readOnlyHint: z.boolean().optional() }).optional().catch(undefined),
 });
 export type ToolEntry = z.infer<typeof ToolEntrySchema>;
 

@@ -72,6 +72,10 @@ const CapabilitySchema = z
     events: EventsSchema.optional(),
     schedule: z.string().min(1).optional(),
     stages: z.array(z.enum(MIDDLEWARE_STAGES)).min(1).optional(),
+    risk: z
+      .enum(["read", "write", "execute", "network", "message"])
+      .optional()
+      .describe("a tool's risk class for [autonomy]: read tools run without asking; undeclared is asked about like write"),
   })
   .superRefine((cap, ctx) => {
     if (cap.type === "hook" && (!cap.events || cap.events.length === 0)) {

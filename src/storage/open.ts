@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { errorMessage } from "../core/errors.ts";
 import { urlFromEnv } from "./env.ts";
+import type { SqliteApprovalStore, SqliteAuditStore } from "./sqlite/autonomy.ts";
 import type { SqliteChannelStateStore } from "./sqlite/channels.ts";
 import type { SqliteCronStateStore } from "./sqlite/cron-state.ts";
 import { openSqliteDatabase } from "./sqlite/database.ts";
@@ -37,6 +38,8 @@ export interface SqliteStorage extends Storage {
   readonly usage: SqliteUsageStore;
   readonly memory: SqliteMemoryStore;
   readonly remotePlugins: SqliteRemotePluginStore;
+  readonly approvals: SqliteApprovalStore;
+  readonly audit: SqliteAuditStore;
 }
 
 /**
@@ -57,6 +60,7 @@ const storeModule = {
   remotePlugins: () => require("./sqlite/remote-plugins.ts") as typeof import("./sqlite/remote-plugins.ts"),
   media: () => require("./sqlite/media.ts") as typeof import("./sqlite/media.ts"),
   usage: () => require("./sqlite/usage.ts") as typeof import("./sqlite/usage.ts"),
+  autonomy: () => require("./sqlite/autonomy.ts") as typeof import("./sqlite/autonomy.ts"),
 };
 
 function ping(db: Database): StoragePing {
@@ -102,6 +106,8 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
   let pairings: SqlitePairingStore | undefined;
   let media: SqliteMediaStore | undefined;
   let usage: SqliteUsageStore | undefined;
+  let approvals: SqliteApprovalStore | undefined;
+  let audit: SqliteAuditStore | undefined;
   const stores = {
     backend: "sqlite" as const,
     db,
@@ -139,6 +145,12 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
     },
     get usage() {
       return (usage ??= new (storeModule.usage().SqliteUsageStore)(db));
+    },
+    get approvals() {
+      return (approvals ??= new (storeModule.autonomy().SqliteApprovalStore)(db));
+    },
+    get audit() {
+      return (audit ??= new (storeModule.autonomy().SqliteAuditStore)(db));
     },
     status: async () => sqliteStatus(db),
     close: async () => db.close(),

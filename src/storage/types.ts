@@ -376,16 +376,91 @@ export interface PairingRecord {
   state: "pending" | "approved";
   created_at: number;
   approved_at: number | null;
+  /** The sender is an owner: they answer tool approvals asked in this channel. */
+  owner?: boolean;
 }
 
 export interface PairingStore {
   isApproved(channel: string, senderId: string): Awaitable<boolean>;
   /** The sender's pending code, made when absent or expired (the oldest pending request dropped past the max). */
   request(channel: string, senderId: string, display: string): Awaitable<string>;
-  /** Approve a pending code; NOT_FOUND for an unknown or expired one. */
-  approve(code: string): Awaitable<PairingRecord>;
+  /** Approve a pending code (`owner`: mark the sender an owner); NOT_FOUND for an unknown or expired one. */
+  approve(code: string, owner?: boolean): Awaitable<PairingRecord>;
+  /** Whether an approved pairing marks this sender an owner of the channel. */
+  isOwner(channel: string, senderId: string): Awaitable<boolean>;
   revoke(senderId: string, channel?: string): Awaitable<number>;
   list(): Awaitable<PairingRecord[]>;
+}
+
+// ---------------------------------------------------------------- tool approvals and the audit log
+
+export type ApprovalState = "pending" | "allow" | "allow_session" | "deny" | "timeout";
+
+/** A tool call waiting for (or past) the owner's decision. */
+export interface ApprovalRow {
+  id: string;
+  /** Four digits the owner answers with in a chat ("yes 4821"). */
+  code: string;
+  session_id: string;
+  channel: string;
+  /** The chat the question was asked in (channels), so an answer there can be matched; null elsewhere. */
+  chat_key: string | null;
+  sender: string | null;
+  tool: string;
+  risk: string;
+  args_sha256: string;
+  args_preview: string;
+  state: ApprovalState;
+  decided_by: string | null;
+  reason: string | null;
+  created_at: number;
+  expires_at: number;
+  decided_at: number | null;
+}
+
+export interface ApprovalStore {
+  create(row: ApprovalRow): Awaitable<void>;
+  get(id: string): Awaitable<ApprovalRow | null>;
+  /** Pending approvals whose time has not run out, oldest first (at most `limit`). */
+  pending(now: number, limit: number): Awaitable<ApprovalRow[]>;
+  /** The pending approval asked in this chat with this code, if any. */
+  byCode(channel: string, chatKey: string, code: string, now: number): Awaitable<ApprovalRow | null>;
+  /** Decide a pending approval once: the row after, or null when it is unknown or was decided already. */
+  decide(id: string, state: Exclude<ApprovalState, "pending">, by: string, reason: string | null, at: number): Awaitable<ApprovalRow | null>;
+  /** Whether the owner allowed this tool for the rest of this session. */
+  allowedForSession(sessionId: string, tool: string): Awaitable<boolean>;
+}
+
+/** One tool call as the audit log keeps it. */
+export interface AuditEntry {
+  at: number;
+  session_id: string;
+  channel: string;
+  sender: string | null;
+  tool: string;
+  risk: string;
+  args_sha256: string;
+  args_preview: string;
+  /** allow | allow_session | deny | timeout */
+  decision: string;
+  /** policy, session, api, console, chat, owner:<sender>, --yes, no-approver */
+  decided_by: string;
+  /** ok | error | not_run */
+  outcome: string;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface AuditQuery {
+  since?: number;
+  tool?: string;
+  limit: number;
+}
+
+export interface AuditStore {
+  append(entry: AuditEntry): Awaitable<void>;
+  /** Newest first. */
+  list(query: AuditQuery): Awaitable<Array<AuditEntry & { id: number }>>;
 }
 
 // ---------------------------------------------------------------- memory (SQLite FTS5)
@@ -535,6 +610,8 @@ export interface BackendStorage {
   readonly pairings: PairingStore;
   readonly media: MediaStore;
   readonly usage: UsageStore;
+  readonly approvals: ApprovalStore;
+  readonly audit: AuditStore;
   status(): Promise<MigrationStatus>;
   close(): Promise<void>;
 }

@@ -11,8 +11,13 @@ export interface ToolContext {
   sendMessage?: (text: string) => void;
 }
 
+/** What a tool can do to the world ([autonomy] decides from it whether a call runs, waits for approval, or is refused). */
+export type ToolRiskClass = "read" | "write" | "execute" | "network" | "message";
+
 export interface Tool {
   readonly spec: ToolSpec;
+  /** Declared by plugin and MCP tools; built-ins are classed by name (src/agent/approvals/risk.ts). */
+  readonly risk?: ToolRiskClass;
   /**
    * Why every call would be refused under the configuration the tool was built with (shell off, an empty
    * allowlist); absent when it can run. The model is not offered such a tool; a call to it still gets the refusal.

@@ -26,6 +26,8 @@ async function host(middleware?: MiddlewareRunner): Promise<AgentHost> {
   const config = ConfigSchema.parse({
     default_provider: "fake",
     default_model: "fake-model",
+    // tools called here run without asking for approval
+    autonomy: { level: "full" },
     providers: { fake: { base_url: fake.url } },
     reliability: { retries: 0 },
     model_routes: [{ hint: "fast", provider: "fake", model: "fake-fast" }],

@@ -30,6 +30,8 @@ async function host(options: { maxIterations?: number; middleware?: MiddlewareRu
   const config = ConfigSchema.parse({
     default_provider: "fake",
     default_model: "fake-model",
+    // tools called here run without asking for approval
+    autonomy: { level: "full" },
     providers: { fake: { base_url: fake.url } },
     reliability: { retries: 0 },
     agent: { max_tool_iterations: options.maxIterations ?? 10 },

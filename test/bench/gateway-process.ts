@@ -16,7 +16,8 @@ export function freePort(): number {
 export function writeConfig(dir: string, fakeUrl: string): void {
   writeFileSync(
     join(dir, "config.toml"),
-    `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\n` +
+    // tools the scenarios call run without asking for approval
+    `default_provider = "fake"\ndefault_model = "fake-model"\nautonomy = { level = "full" }\n[providers.fake]\nkind = "openai-compatible"\n` +
       `base_url = "${fakeUrl}"\nmodels = ["fake-model"]\n[gateway]\nrate_limit_per_minute = 100000000\n` +
       `rate_limit_per_token_per_minute = 100000000\n`,
   );

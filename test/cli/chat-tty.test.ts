@@ -38,6 +38,39 @@ describe("prx chat on a terminal", () => {
     }
   });
 
+  test("a tool call that needs approval asks inline: y runs it, n refuses it, and the answers are not messages", async () => {
+    const shell = `[tools]\nshell_enabled = true\nshell_allowlist = ["echo"]\n`;
+    const dir = workspace(fakeProviderConfig(suite.fake.url, shell, null));
+    const chat = spawnPty([BINARY, "chat", "--workspace", dir, "--session", "inline"], env(dir));
+    try {
+      await chat.waitFor("you> ");
+      const before = suite.fake.chatRequests().length;
+      chat.type('use tool shell {"command":["echo","inline-yes"]}\r');
+      await chat.waitFor("[y]es once, [a]lways this session, [n]o");
+      chat.type("y\r");
+      await chat.waitFor("tool said: exit code: 0");
+      chat.type('use tool shell {"command":["echo","inline-no"]}\r');
+      await chat.waitFor(/\[n\]o: [\s\S]*\[n\]o: /);
+      const asked = chat.output().lastIndexOf("[n]o: ");
+      chat.type("n\r");
+      // the model's answer over the refusal ends the turn (Ctrl-C during a turn would cancel it instead of exiting)
+      await chat.waitFor("tool said: error: tool shell was not run: the owner denied it");
+      expect(chat.output().indexOf("the owner denied it")).toBeGreaterThan(asked);
+      // two turns, two model calls each (the call, then the answer over its result): "y" and "n" were not messages
+      expect(suite.fake.chatRequests().length - before).toBe(4);
+      chat.type("\x03");
+      expect(await chat.exited).toBe(0);
+    } finally {
+      chat.kill();
+    }
+    const audit = await runPrx(["audit", "--json", "-w", dir], { env: { HOME: dir } });
+    const rows = JSON.parse(audit.stdout) as Array<{ decision: string; decided_by: string; outcome: string }>;
+    expect(rows.map((r) => [r.decision, r.decided_by, r.outcome])).toEqual([
+      ["deny", "chat", "not_run"],
+      ["allow", "chat", "ok"],
+    ]);
+  }, 60_000);
+
   test("Ctrl-C with a half-typed line clears it and the chat goes on; Ctrl-C on an empty line exits", async () => {
     const dir = workspace(fakeProviderConfig(suite.fake.url));
     const chat = spawnPty([BINARY, "chat", "--workspace", dir], env(dir));

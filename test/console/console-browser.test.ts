@@ -37,7 +37,8 @@ beforeAll(async () => {
   if (!enabled) return;
   await ensureBinary();
   fake = startFakeOpenAI();
-  const ws = tempWorkspace(fakeProviderConfig(fake.url, `models = ["fake-model", "fake-big"]\n[reliability]\nretries = 0\n`));
+  // the default autonomy (supervised): the plugin tool's call waits for the approval card
+  const ws = tempWorkspace(fakeProviderConfig(fake.url, `models = ["fake-model", "fake-big"]\n[reliability]\nretries = 0\n`, null));
   cleanup = ws.cleanup;
   dir = ws.dir;
   mkdirSync(join(ws.dir, "plugins"));
@@ -97,6 +98,14 @@ describe.skipIf(!enabled)("the web console", () => {
     await send(page, 'use tool REMEMBER_NOTE {"text":"the milk is in the fridge"}');
     const card = page.getByTestId("tool-card").last();
     await card.waitFor();
+    // the plugin's tool declares no risk class: under the default supervised level it waits for the owner's approval
+    const approval = page.getByTestId("approval-card").last();
+    await approval.waitFor();
+    expect(await approval.locator(".tool-name").textContent()).toBe("REMEMBER_NOTE");
+    expect(await approval.locator(".tool-args").textContent()).toContain("the milk is in the fridge");
+    await screenshot(page, "2-approval");
+    await approval.getByTestId("approval-allow").click();
+    await approval.filter({ hasText: "allowed" }).waitFor();
     await page.getByTestId("send").waitFor();
     await card.locator("summary").click();
     expect(await card.locator(".tool-name").textContent()).toBe("REMEMBER_NOTE");
@@ -156,6 +165,11 @@ describe.skipIf(!enabled)("the web console", () => {
     await page.getByTestId("usage-total").waitFor();
     expect(await page.locator(".usage-chart .bar").count()).toBe(14);
     expect(await page.getByTestId("usage-total").textContent()).toContain("tokens in");
+    // the audit log shows the plugin tool's call with the console's approval
+    const audited = page.getByTestId("audit").locator('tr[data-decision="allow"]').filter({ hasText: "REMEMBER_NOTE" }).first();
+    await audited.waitFor();
+    expect(await audited.textContent()).toContain("api");
+    expect(await page.getByTestId("pending-approvals").textContent()).toContain("No tool call waits for approval.");
     await screenshot(page, "4-status");
     await page.keyboard.press("4");
     await page.getByTestId("validation").waitFor();

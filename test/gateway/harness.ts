@@ -54,6 +54,8 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     reliability: { retries: 0 },
     model_routes: [{ hint: "fast", provider: options.fake ? "fake" : "offline", model: "fake-fast" }],
     gateway: { require_pairing: options.requirePairing ?? true, ...options.gateway },
+    // tools called through this gateway run without asking for approval unless a test says otherwise
+    autonomy: { level: "full" },
     ...options.config,
   });
   const clock = {

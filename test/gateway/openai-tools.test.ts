@@ -28,6 +28,8 @@ beforeAll(async () => {
   const config = ConfigSchema.parse({
     default_provider: "fake",
     default_model: "fake-model",
+    // tools called here run without asking for approval
+    autonomy: { level: "full" },
     providers: { fake: { base_url: fake.url, models: ["fake-model"] } },
     reliability: { retries: 0 },
     memory: { auto_recall: false },

@@ -39,8 +39,13 @@ export async function runPrx(args: string[], options: { stdin?: string; env?: Re
   return { code, stdout, stderr };
 }
 
-export function fakeProviderConfig(url: string, extra = ""): string {
-  return `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${url}"\n${extra}`;
+/**
+ * A config.toml with the fake provider as the default. `level`: `[autonomy] level` (tests that call tools expect them
+ * to run without asking: "full"); null leaves the default (supervised).
+ */
+export function fakeProviderConfig(url: string, extra = "", level: "read_only" | "supervised" | "full" | null = "full"): string {
+  const autonomy = level === null ? "" : `autonomy = { level = "${level}" }\n`;
+  return `default_provider = "fake"\ndefault_model = "fake-model"\n${autonomy}[providers.fake]\nkind = "openai-compatible"\nbase_url = "${url}"\n${extra}`;
 }
 
 export interface RunningGateway {

@@ -35,6 +35,8 @@ async function open(root: string, servers: Record<string, Record<string, unknown
   const config = ConfigSchema.parse({
     default_provider: "fake",
     default_model: "fake-model",
+    // tools called here run without asking for approval
+    autonomy: { level: "full" },
     providers: { fake: { base_url: fake.url } },
     reliability: { retries: 0 },
     mcp: { servers },

@@ -1,4 +1,5 @@
 import { api, describe, events, json, request } from "./api.ts";
+import { approvalCard } from "./approvals.ts";
 import { h } from "./dom.ts";
 import { renderMarkdown } from "./markdown.ts";
 import type { UsageTotals } from "./usage.ts";
@@ -119,8 +120,12 @@ export async function compactConversation(list: HTMLElement, sessionId: string):
   return usage;
 }
 
-/** The union of the fields of the session stream's events (delta, tool_call, tool_result, message, error). */
+/** The union of the fields of the session stream's events (delta, tool_call, tool_result, message, approval, error). */
 interface SessionEvent {
+  tool: string;
+  risk: string;
+  arguments_preview: string;
+  expires_at: string;
   text: string;
   id: string;
   name: string;
@@ -182,6 +187,8 @@ export function sendMessage(list: HTMLElement, sessionId: string, text: string, 
           if (card) toolResult(card, { success: d.success, output: d.output });
         } else if (event === "message") {
           reply.before(bubble("assistant", d.text));
+        } else if (event === "approval") {
+          reply.before(approvalCard({ id: d.id, tool: d.tool, risk: d.risk, arguments_preview: d.arguments_preview, expires_at: d.expires_at }));
         } else if (event === "done") {
           streamed = (data as { reply: string }).reply;
           render();

@@ -1,4 +1,5 @@
 import { api, describe, json } from "./api.ts";
+import { auditList, pendingApprovalsList } from "./approvals.ts";
 import { badge, h, time } from "./dom.ts";
 import { onSnapshot, type Channel, type CronJob, type Snapshot } from "./live.ts";
 import { usageChart } from "./usage.ts";
@@ -16,7 +17,7 @@ function errorLine(error: unknown): HTMLElement {
   return h("div", { class: "error" }, message, hint ? h("div", { class: "hint" }, hint) : "");
 }
 
-/** Status: health, providers, memory (search, forget), hooks, cron, event bus, channels (restart); live over SSE. */
+/** Status: health, tool calls waiting for approval, the audit log, providers, memory (search, forget), hooks, cron, event bus, channels (restart); live over SSE. */
 export function statusView(): { el: HTMLElement; dispose(): void } {
   const health = h("div");
   const overview = h("div", { class: "muted small" });
@@ -122,7 +123,11 @@ export function statusView(): { el: HTMLElement; dispose(): void } {
   const memoryForm = h("form", { class: "row" }, query, h("button", { type: "submit" }, "Search"));
   memoryForm.addEventListener("submit", (e) => (e.preventDefault(), void searchMemory()));
 
+  const approvals = pendingApprovalsList();
+  const audit = auditList();
   const stop = onSnapshot(renderSnapshot);
+  void approvals.refresh();
+  void audit.refresh();
   void loadProviders();
   void loadHooks();
   void loadUsage();
@@ -131,6 +136,8 @@ export function statusView(): { el: HTMLElement; dispose(): void } {
     { class: "page grid", "data-testid": "status-view" },
     h("header", { class: "page-head wide" }, h("h2", {}, "Status"), overview),
     section("Health", "health", health),
+    section("Approvals", "approvals", approvals.el, h("button", { class: "small", onclick: () => void approvals.refresh() }, "Refresh")),
+    section("Audit log", "audit-log", audit.el, h("button", { class: "small", onclick: () => void audit.refresh() }, "Refresh")),
     section("Providers", "providers", providers, h("button", { class: "small", onclick: () => void loadProviders() }, "Probe again")),
     section("Usage", "usage", usage),
     section("Memory", "memory", memoryCount, memoryForm, found),

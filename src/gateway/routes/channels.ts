@@ -32,8 +32,12 @@ export const PairingInfoSchema = z.object({
   state: z.enum(["pending", "approved"]),
   created_at: z.number(),
   approved_at: z.number().nullable(),
+  owner: z.boolean().optional().describe("an owner answers tool approvals asked in the channel"),
 });
-const ApproveBodySchema = z.strictObject({ code: z.string().min(1).max(32).describe("the code the sender was given") });
+const ApproveBodySchema = z.strictObject({
+  code: z.string().min(1).max(32).describe("the code the sender was given"),
+  owner: z.boolean().optional().describe("mark the sender an owner: they answer tool approvals asked in the channel"),
+});
 /** Largest body of a pairing approval (a code of at most 32 characters). */
 export const APPROVE_MAX_BODY_BYTES = 1024;
 export const ApproveBody = routeSchema(ApproveBodySchema);
@@ -52,7 +56,7 @@ export interface ChannelsApi {
   health(): HealthCheck;
   pairings: {
     list(): PairingInfoWire[] | Promise<PairingInfoWire[]>;
-    approve(code: string): PairingInfoWire | Promise<PairingInfoWire>;
+    approve(code: string, owner?: boolean): PairingInfoWire | Promise<PairingInfoWire>;
     revoke(senderId: string, channel?: string): number | Promise<number>;
   };
 }
@@ -80,7 +84,7 @@ export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMo
       })
       .post(
         "/api/channels/pairings/approve",
-        async ({ body }) => jsonResponse(await api.pairings.approve(body.code)),
+        async ({ body }) => jsonResponse(await api.pairings.approve(body.code, body.owner === true)),
         {
           body: ApproveBody,
           parse: jsonParser(APPROVE_MAX_BODY_BYTES),

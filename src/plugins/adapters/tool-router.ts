@@ -26,6 +26,9 @@ export function createToolRouter(current: () => ToolAdapterLookup | null, id = "
         get spec() {
           return current()?.tool(name)?.spec ?? first.spec;
         },
+        get risk() {
+          return (current()?.tool(name) ?? first).capability.risk;
+        },
         async execute(args, context) {
           const adapter = current()?.tool(name);
           if (!adapter) {

@@ -261,6 +261,50 @@ CREATE TABLE usage_totals (
 );
 CREATE INDEX usage_totals_day ON usage_totals (kind, day);`,
   },
+  {
+    version: 14,
+    name: "tool approvals, audit log and channel owners",
+    sql: `
+ALTER TABLE channel_pairings ADD COLUMN owner BOOLEAN NOT NULL DEFAULT false;
+CREATE TABLE tool_approvals (
+  id TEXT PRIMARY KEY,
+  code TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  chat_key TEXT,
+  sender TEXT,
+  tool TEXT NOT NULL,
+  risk TEXT NOT NULL,
+  args_sha256 TEXT NOT NULL,
+  args_preview TEXT NOT NULL,
+  state TEXT NOT NULL,
+  decided_by TEXT,
+  reason TEXT,
+  created_at DOUBLE PRECISION NOT NULL,
+  expires_at DOUBLE PRECISION NOT NULL,
+  decided_at DOUBLE PRECISION
+);
+CREATE INDEX tool_approvals_state ON tool_approvals (state, created_at);
+CREATE INDEX tool_approvals_session ON tool_approvals (session_id, tool) WHERE state = 'allow_session';
+CREATE TABLE tool_audit (
+  id BIGSERIAL PRIMARY KEY,
+  at DOUBLE PRECISION NOT NULL,
+  session_id TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  sender TEXT,
+  tool TEXT NOT NULL,
+  risk TEXT NOT NULL,
+  args_sha256 TEXT NOT NULL,
+  args_preview TEXT NOT NULL,
+  decision TEXT NOT NULL,
+  decided_by TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  error TEXT,
+  duration_ms DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX tool_audit_at ON tool_audit (at);
+CREATE INDEX tool_audit_tool ON tool_audit (tool, at);`,
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

@@ -1,6 +1,7 @@
 import type { SQL } from "bun";
 import { SESSION_LEASE_MAX_CONNECTIONS, SESSION_LEASE_WAIT_MS } from "../limits.ts";
 import type { BackendStorage, StorageOptions } from "../types.ts";
+import { PgApprovalStore, PgAuditStore } from "./autonomy.ts";
 import { PgChannelStateStore } from "./channels.ts";
 import { openPg } from "./connect.ts";
 import { PgCronStateStore } from "./cron-state.ts";
@@ -68,6 +69,8 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     pairings: new PgPairingStore(sql, now),
     media: new PgMediaStore(sql),
     usage: new PgUsageStore(sql),
+    approvals: new PgApprovalStore(sql),
+    audit: new PgAuditStore(sql),
     status: () => pgStatus(sql),
     close: async () => {
       await leases.close();

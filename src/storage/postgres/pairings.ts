@@ -53,15 +53,26 @@ export class PgPairingStore implements PairingStore {
     );
   }
 
-  async approve(code: string): Promise<PairingRecord> {
+  isOwner(channel: string, senderId: string): Promise<boolean> {
+    return pg("pairing owner check", async () =>
+      (
+        await this.sql.unsafe(
+          "SELECT 1 FROM channel_pairings WHERE channel = $1 AND sender_id = $2 AND state = 'approved' AND owner",
+          [channel, senderId],
+        )
+      ).length > 0,
+    );
+  }
+
+  async approve(code: string, owner = false): Promise<PairingRecord> {
     const normalized = code.trim().toUpperCase();
     const at = this.now();
     const rows = (await pg("pairing approve", () =>
       this.sql.unsafe(
-        "UPDATE channel_pairings p SET state = 'approved', code = NULL, approved_at = $2 FROM channel_pairings old " +
+        "UPDATE channel_pairings p SET state = 'approved', code = NULL, approved_at = $2, owner = $4 FROM channel_pairings old " +
           "WHERE p.channel = old.channel AND p.sender_id = old.sender_id AND old.code = $1 AND old.state = 'pending' AND old.created_at > $3 " +
           "RETURNING p.*",
-        [normalized, at, at - CHANNEL_PAIRING_TTL_MS],
+        [normalized, at, at - CHANNEL_PAIRING_TTL_MS, owner],
       ),
     )) as PairingRecord[];
     if (!rows[0]) throw noPendingCode(normalized);

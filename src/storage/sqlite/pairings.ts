@@ -53,7 +53,15 @@ export class SqlitePairingStore implements PairingStore {
     })();
   }
 
-  approve(code: string): PairingRecord {
+  isOwner(channel: string, senderId: string): boolean {
+    return (
+      this.db
+        .query("SELECT 1 FROM channel_pairings WHERE channel = ? AND sender_id = ? AND state = 'approved' AND owner = 1")
+        .get(channel, senderId) !== null
+    );
+  }
+
+  approve(code: string, owner = false): PairingRecord {
     const normalized = code.trim().toUpperCase();
     const row = this.db
       .query<PairingRecord, [string]>("SELECT * FROM channel_pairings WHERE code = ? AND state = 'pending'")
@@ -61,9 +69,9 @@ export class SqlitePairingStore implements PairingStore {
     if (!row || this.now() - row.created_at >= CHANNEL_PAIRING_TTL_MS) throw noPendingCode(normalized);
     const at = this.now();
     this.db
-      .query("UPDATE channel_pairings SET state = 'approved', code = NULL, approved_at = ? WHERE channel = ? AND sender_id = ?")
-      .run(at, row.channel, row.sender_id);
-    return { ...row, state: "approved", code: null, approved_at: at };
+      .query("UPDATE channel_pairings SET state = 'approved', code = NULL, approved_at = ?, owner = ? WHERE channel = ? AND sender_id = ?")
+      .run(at, owner ? 1 : 0, row.channel, row.sender_id);
+    return { ...withOwner(row), state: "approved", code: null, approved_at: at, owner };
   }
 
   revoke(senderId: string, channel?: string): number {
@@ -79,6 +87,12 @@ export class SqlitePairingStore implements PairingStore {
       .query<PairingRecord, [number]>(
         "SELECT * FROM channel_pairings WHERE state = 'approved' OR created_at > ? ORDER BY channel, state, created_at",
       )
-      .all(this.now() - CHANNEL_PAIRING_TTL_MS);
+      .all(this.now() - CHANNEL_PAIRING_TTL_MS)
+      .map(withOwner);
   }
+}
+
+/** SQLite keeps the owner mark as 0/1. */
+function withOwner(row: PairingRecord): PairingRecord {
+  return { ...row, owner: Boolean(row.owner) };
 }

@@ -190,6 +190,44 @@ CREATE TABLE IF NOT EXISTS usage_totals (
   PRIMARY KEY (kind, key, day)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS usage_totals_day ON usage_totals (kind, day);`;
+const AUTONOMY = `CREATE TABLE IF NOT EXISTS tool_approvals (
+  id TEXT PRIMARY KEY,
+  code TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  chat_key TEXT,
+  sender TEXT,
+  tool TEXT NOT NULL,
+  risk TEXT NOT NULL,
+  args_sha256 TEXT NOT NULL,
+  args_preview TEXT NOT NULL,
+  state TEXT NOT NULL,
+  decided_by TEXT,
+  reason TEXT,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  decided_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS tool_approvals_state ON tool_approvals (state, created_at);
+CREATE INDEX IF NOT EXISTS tool_approvals_session ON tool_approvals (session_id, tool) WHERE state = 'allow_session';
+CREATE TABLE IF NOT EXISTS tool_audit (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  at INTEGER NOT NULL,
+  session_id TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  sender TEXT,
+  tool TEXT NOT NULL,
+  risk TEXT NOT NULL,
+  args_sha256 TEXT NOT NULL,
+  args_preview TEXT NOT NULL,
+  decision TEXT NOT NULL,
+  decided_by TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  error TEXT,
+  duration_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tool_audit_at ON tool_audit (at);
+CREATE INDEX IF NOT EXISTS tool_audit_tool ON tool_audit (tool, at);`;
 
 interface SqliteMigration {
   version: number;
@@ -277,6 +315,14 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     apply: (db) => {
       if (!hasColumn(db, "session_messages", "usage")) db.exec("ALTER TABLE session_messages ADD COLUMN usage TEXT");
       db.exec(USAGE_TOTALS);
+    },
+  },
+  {
+    version: 11,
+    name: "tool approvals, audit log and channel owners",
+    apply: (db) => {
+      if (!hasColumn(db, "channel_pairings", "owner")) db.exec("ALTER TABLE channel_pairings ADD COLUMN owner INTEGER NOT NULL DEFAULT 0");
+      db.exec(AUTONOMY);
     },
   },
 ];

@@ -43,7 +43,8 @@ export function workspaceWith(plugins: string[], config = ""): TestWorkspace {
 export const MANAGE_TOOL_OPT_IN = '[tools]\nenabled = ["wasm_plugins_manage"]\n';
 
 export function fakeConfig(url: string, extra = ""): string {
-  return `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${url}"\n${extra}`;
+  // the tools of these plugins are expected to run without asking for approval
+  return `default_provider = "fake"\ndefault_model = "fake-model"\nautonomy = { level = "full" }\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${url}"\n${extra}`;
 }
 
 export interface OpenedHost {

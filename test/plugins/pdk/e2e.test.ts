@@ -35,7 +35,7 @@ afterAll(async () => {
 
 function workspace(plugins: readonly string[], extraConfig = ""): string {
   const grants = '[plugins.markdown-tool]\ngrant = ["http-outbound"]\n';
-  const config = `default_provider = "fake"\ndefault_model = "fake-model"\n${extraConfig}\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fake.url}"\n${grants}`;
+  const config = `default_provider = "fake"\ndefault_model = "fake-model"\nautonomy = { level = "full" }\n${extraConfig}\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fake.url}"\n${grants}`;
   const ws = tempWorkspace(config, { prefix: "prx-pdk-e2e-", sharedCache: SHARED_CACHE, plugins: plugins.map((name) => join(built, name)) });
   cleanups.push(ws.cleanup);
   return ws.dir;

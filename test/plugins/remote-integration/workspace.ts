@@ -39,7 +39,8 @@ export function workspaceWith(plugins: string[], config: string, transport: Tran
 }
 
 export function fakeConfig(url: string, extra = ""): string {
-  return `default_provider = "fake"\ndefault_model = "fake-model"\n[reliability]\nretries = 0\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${url}"\n${extra}`;
+  // the tools of these plugins are expected to run without asking for approval
+  return `default_provider = "fake"\ndefault_model = "fake-model"\nautonomy = { level = "full" }\n[reliability]\nretries = 0\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${url}"\n${extra}`;
 }
 
 /** An agent host as the CLI opens it: the workspace plugin runtime wired in (cron off). */

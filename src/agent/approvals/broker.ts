@@ -1,0 +1,186 @@
+import { PrxError } from "../../core/errors.ts";
+import { createLogger, type Logger } from "../../core/logger.ts";
+import type { ApprovalRow, ApprovalStore } from "../../storage/types.ts";
+import { APPROVAL_POLL_MS } from "./limits.ts";
+import type { ApprovalAnswer, ApprovalDecision, ApprovalRoute, PendingApproval, ToolRisk } from "./types.ts";
+
+/** Time as the broker reads it: tests give a clock they move themselves. */
+export interface BrokerClock {
+  now(): number;
+  /** Resolves after `ms`, or at once when `signal` aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export const systemClock: BrokerClock = {
+  now: Date.now,
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve) => {
+      if (signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener("abort", done, { once: true });
+    }),
+};
+
+/** One call that needs the owner's approval. */
+export interface ApprovalRequest {
+  sessionId: string;
+  channel: string;
+  sender: string | null;
+  tool: string;
+  risk: ToolRisk;
+  argsSha256: string;
+  preview: string;
+  timeoutMs: number;
+}
+
+export type AskRoute = Extract<ApprovalRoute, { kind: "ask" }>;
+
+/**
+ * Approvals of one host: a waiting call is stored (any process or replica sharing the store lists and answers it) and
+ * waits for its answer, which arrives at once when given in this process and within APPROVAL_POLL_MS from elsewhere.
+ * No answer before it expires is a timeout, stored as such: a late answer is refused.
+ */
+export class ApprovalBroker {
+  /** Calls waiting in this process, by approval id (the answer wakes them without waiting for the next read). */
+  private readonly waiters = new Map<string, (row: ApprovalRow) => void>();
+
+  constructor(
+    private readonly store: () => ApprovalStore,
+    private readonly clock: BrokerClock = systemClock,
+    private readonly logger: Logger = createLogger("approvals"),
+    private readonly pollMs: number = APPROVAL_POLL_MS,
+  ) {}
+
+  /** Store the approval, tell the owner through the route, and wait for the answer (or the timeout, or the turn's end). */
+  async ask(request: ApprovalRequest, route: AskRoute, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const created = this.clock.now();
+    const row: ApprovalRow = {
+      id: `apr_${randomHex(12)}`,
+      code: String(1000 + (crypto.getRandomValues(new Uint16Array(1))[0]! % 9000)),
+      session_id: request.sessionId,
+      channel: request.channel,
+      chat_key: route.chatKey ?? null,
+      sender: request.sender,
+      tool: request.tool,
+      risk: request.risk,
+      args_sha256: request.argsSha256,
+      args_preview: request.preview,
+      state: "pending",
+      decided_by: null,
+      reason: null,
+      created_at: created,
+      expires_at: created + request.timeoutMs,
+      decided_at: null,
+    };
+    const woken = new Promise<ApprovalRow>((resolve) => this.waiters.set(row.id, resolve));
+    try {
+      await this.store().create(row);
+      const pending = pendingOf(row);
+      try {
+        await route.notify?.(pending);
+      } catch (error) {
+        this.logger.warn(`could not tell the owner about approval ${row.id} (${row.tool}); it is still listed in /api/approvals`, {
+          error: String(error),
+        });
+      }
+      const answer = await this.wait(row, woken, signal);
+      route.settled?.(pending, answer);
+      return answer;
+    } finally {
+      this.waiters.delete(row.id);
+    }
+  }
+
+  /** Answer a pending approval once. NOT_FOUND for an unknown id, CONFLICT for one decided or run out already. */
+  async decide(id: string, decision: ApprovalDecision, by: string, reason: string | null): Promise<ApprovalRow> {
+    const store = this.store();
+    const now = this.clock.now();
+    const existing = await store.get(id);
+    if (!existing) throw new PrxError("NOT_FOUND", `no approval ${id}`, { status: 404, hint: "list pending approvals: GET /api/approvals" });
+    if (existing.state === "pending" && existing.expires_at <= now) {
+      throw new PrxError("CONFLICT", `approval ${id} ran out before it was answered`, { status: 409, hint: "the call was denied; ask again" });
+    }
+    const row = existing.state === "pending" ? await store.decide(id, decision, by, reason, now) : null;
+    if (!row) {
+      const state = (await store.get(id))?.state ?? existing.state;
+      throw new PrxError("CONFLICT", `approval ${id} was decided already (${state})`, { status: 409, hint: "list pending approvals: GET /api/approvals" });
+    }
+    this.waiters.get(id)?.(row);
+    return row;
+  }
+
+  /** Pending approvals of every process sharing the store, oldest first. */
+  async pending(limit: number): Promise<PendingApproval[]> {
+    return (await this.store().pending(this.clock.now(), limit)).map(pendingOf);
+  }
+
+  /** The pending approval asked in this chat with this code. */
+  async byCode(channel: string, chatKey: string, code: string): Promise<PendingApproval | null> {
+    const row = await this.store().byCode(channel, chatKey, code, this.clock.now());
+    return row ? pendingOf(row) : null;
+  }
+
+  allowedForSession(sessionId: string, tool: string): Promise<boolean> | boolean {
+    return this.store().allowedForSession(sessionId, tool);
+  }
+
+  private async wait(row: ApprovalRow, woken: Promise<ApprovalRow>, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const store = this.store();
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const got: { row: ApprovalRow | null } = { row: null };
+      void woken.then((decided) => {
+        got.row = decided;
+        stop.abort();
+      });
+      while (true) {
+        const remaining = row.expires_at - this.clock.now();
+        if (got.row || signal.aborted || remaining <= 0) break;
+        await this.clock.sleep(Math.min(this.pollMs, remaining), stop.signal);
+        if (got.row || signal.aborted) break;
+        const current = await store.get(row.id);
+        if (current && current.state !== "pending") return answerOf(current);
+      }
+      if (got.row) return answerOf(got.row);
+      const state = signal.aborted ? "deny" : "timeout";
+      const by = signal.aborted ? "cancelled" : "timeout";
+      const closed = await store.decide(row.id, state, by, null, this.clock.now());
+      if (closed) return answerOf(closed);
+      // answered elsewhere in the same moment: that answer stands
+      const current = await store.get(row.id);
+      return current && current.state !== "pending" ? answerOf(current) : { decision: state, by, reason: null };
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      stop.abort();
+    }
+  }
+}
+
+function answerOf(row: ApprovalRow): ApprovalAnswer {
+  const decision = row.state === "pending" ? "timeout" : row.state;
+  return { decision, by: row.decided_by ?? "unknown", reason: row.reason };
+}
+
+export function pendingOf(row: ApprovalRow): PendingApproval {
+  return {
+    id: row.id,
+    code: row.code,
+    tool: row.tool,
+    risk: row.risk as ToolRisk,
+    preview: row.args_preview,
+    sessionId: row.session_id,
+    channel: row.channel,
+    expiresAt: row.expires_at,
+  };
+}
+
+function randomHex(bytes: number): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
+}

@@ -1,0 +1,6 @@
+export { ApprovalBroker, pendingOf, systemClock, type ApprovalRequest, type BrokerClock } from "./broker.ts";
+export { ToolGate, type TurnParty, type TurnToolsView } from "./gate.ts";
+export * from "./limits.ts";
+export { globMatches, permissionFor } from "./policy.ts";
+export { riskOf } from "./risk.ts";
+export type * from "./types.ts";
