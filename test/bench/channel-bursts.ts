@@ -91,7 +91,7 @@ export async function measureBursts(o: BurstOptions, onBurst?: (r: BurstResult, 
   const tg = startFakeTelegram();
   writeFileSync(
     join(o.tmp, "config.toml"),
-    `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${provider.url}"\n` +
+    `default_provider = "fake"\nautonomy = { level = "full" }\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${provider.url}"\n` +
       `[reliability]\nretries = 0\n[memory]\nauto_recall = false\n` +
       `[channels.tg]\nkind = "telegram"\nenabled = false\ntoken_env = "TG_TOKEN"\napi_base_url = "${tg.url}"\npoll_timeout_s = 25\ndm_policy = "open"\n`,
   );

@@ -54,7 +54,7 @@ export function installMix(ws: string, built: string, size: number, config: stri
 }
 
 function writeWorkspaceConfig(ws: string, config: string[]): void {
-  writeFileSync(join(ws, "config.toml"), `default_provider = "offline"\n[memory]\nbackend = "none"\n${config.join("")}`);
+  writeFileSync(join(ws, "config.toml"), `default_provider = "offline"\nautonomy = { level = "full" }\n[memory]\nbackend = "none"\n${config.join("")}`);
 }
 
 interface Proc {

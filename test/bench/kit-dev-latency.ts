@@ -17,7 +17,7 @@ export interface DevLatency {
 export async function measureDevLatency(binary: string, tmp: string, env: Record<string, string>, edits: number): Promise<DevLatency> {
   const ws = join(tmp, "dev-ws");
   mkdirSync(ws, { recursive: true });
-  writeFileSync(join(ws, "config.toml"), 'default_provider = "offline"\n');
+  writeFileSync(join(ws, "config.toml"), 'default_provider = "offline"\nautonomy = { level = "full" }\n');
   const gateway = await startGatewayBinary(ws, env);
   const dir = join(tmp, "dev-tool");
   const created = Bun.spawnSync([binary, "plugins", "new", "dev-tool", "--kind", "tool", "--dir", dir], { env });

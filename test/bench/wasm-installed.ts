@@ -52,7 +52,7 @@ setLogSink(() => {});
 // the same workspace for every N: its transpile cache is warm after the first run, as after a gateway restart
 rmSync(join(root!, "plugins"), { recursive: true, force: true });
 mkdirSync(join(root!, "plugins"), { recursive: true });
-writeFileSync(join(root!, "config.toml"), 'default_provider = "offline"\n[memory]\nbackend = "none"\n');
+writeFileSync(join(root!, "config.toml"), 'default_provider = "offline"\nautonomy = { level = "full" }\n[memory]\nbackend = "none"\n');
 for (let i = 1; i <= n; i++) {
   const dir = join(root!, "plugins", `${name}-${i}`);
   cpSync(source!, dir, { recursive: true });

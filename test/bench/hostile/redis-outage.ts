@@ -75,7 +75,7 @@ async function measure({ binary, tmp }: { binary: string; tmp: string }, fakeUrl
     stderrFile: `${tmp}/redis-outage.log`,
     env: { REDIS_URL: redis.url, PRX_LOG: process.env.PRX_LOG ?? "error" },
     config:
-      `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\n` +
+      `default_provider = "fake"\nautonomy = { level = "full" }\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\n` +
       `base_url = "${fakeUrl}"\nmodels = ["fake-model"]\n[bus]\nbackend = "redis"\nprefix = "prx-bench-outage"\n` +
       `[gateway]\nrate_limit_per_minute = 100000000\nrate_limit_per_token_per_minute = 100000000\n`,
   });

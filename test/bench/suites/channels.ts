@@ -41,7 +41,7 @@ function env(tmp: string, token: string): Record<string, string> {
 
 function config(providerUrl: string, tg: FakeTelegram, enabled: boolean): string {
   return (
-    `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${providerUrl}"\n` +
+    `default_provider = "fake"\nautonomy = { level = "full" }\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${providerUrl}"\n` +
     `[reliability]\nretries = 0\n[memory]\nauto_recall = false\n[gateway]\nrate_limit_per_minute = 1000000\nrate_limit_per_token_per_minute = 1000000\n` +
     `[channels.tg]\nkind = "telegram"\nenabled = ${enabled}\ntoken_env = "TG_TOKEN"\napi_base_url = "${tg.url}"\npoll_timeout_s = 25\ndm_policy = "open"\n`
   );

@@ -23,7 +23,7 @@ const suite: BenchSuite = async ({ binary, tmp }) => {
   try {
     writeFileSync(
       join(tmp, "config.toml"),
-      `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fake.url}"\n`,
+      `default_provider = "fake"\nautonomy = { level = "full" }\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fake.url}"\n`,
     );
     const argv = [binary, "agent", "--workspace", tmp, "-m", "hello bench"];
     await timeRun(argv);

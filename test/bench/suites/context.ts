@@ -21,7 +21,7 @@ async function gateway(binary: string, dir: string, fakeUrl: string) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, "config.toml"),
-    `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fakeUrl}"\n` +
+    `default_provider = "fake"\nautonomy = { level = "full" }\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fakeUrl}"\n` +
       `[reliability]\nretries = 0\n[memory]\nauto_recall = false\n[gateway]\nrequire_pairing = false\nrate_limit_per_minute = 100000000\nrate_limit_per_token_per_minute = 100000000\n`,
   );
   const proc = Bun.spawn([binary, "gateway", "--port", "0", "-w", dir], { env: { PATH: process.env.PATH ?? "", HOME: dir }, stdout: "pipe", stderr: "ignore" });

@@ -50,7 +50,7 @@ async function openHost(tmp: string, name: string): Promise<AgentHost> {
   mkdirSync(workspace, { recursive: true });
   writeFileSync(
     join(workspace, "config.toml"),
-    'default_provider = "offline"\n[memory]\nbackend = "none"\n[gateway]\nrequire_pairing = false\n' +
+    'default_provider = "offline"\nautonomy = { level = "full" }\n[memory]\nbackend = "none"\n[gateway]\nrequire_pairing = false\n' +
       "rate_limit_per_minute = 100000000\nrate_limit_per_token_per_minute = 100000000\n",
   );
   return openAgentHost({ workspace });

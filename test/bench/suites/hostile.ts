@@ -23,7 +23,7 @@ const MB = 1024 * 1024;
 
 function config(fakeUrl: string): string {
   return (
-    `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\n` +
+    `default_provider = "fake"\nautonomy = { level = "full" }\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\n` +
     `base_url = "${fakeUrl}"\nmodels = ["fake-model"]\n[gateway]\nrate_limit_per_minute = 100000000\n` +
     `rate_limit_per_token_per_minute = 100000000\n`
   );

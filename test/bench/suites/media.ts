@@ -23,7 +23,7 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
   const fake = startFakeOpenAI();
   writeFileSync(
     join(tmp, "config.toml"),
-    `default_provider = "fake"\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fake.url}"\n` +
+    `default_provider = "fake"\nautonomy = { level = "full" }\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fake.url}"\n` +
       `[reliability]\nretries = 0\n[memory]\nauto_recall = false\n[gateway]\nrequire_pairing = false\nrate_limit_per_minute = 100000000\n`,
   );
   const proc = Bun.spawn([binary, "gateway", "--port", "0", "-w", tmp], { env: { PATH: process.env.PATH ?? "", HOME: tmp }, stdout: "pipe", stderr: "ignore" });

@@ -47,7 +47,7 @@ async function sourceOf(ctx: { root: string }, plugin: string): Promise<string> 
 async function workspace(ctx: { tmp: string; root: string }, plugin: string | null): Promise<string> {
   const root = join(ctx.tmp, plugin ?? "none");
   mkdirSync(join(root, "plugins"), { recursive: true });
-  writeFileSync(join(root, "config.toml"), 'default_provider = "offline"\n[memory]\nbackend = "none"\n');
+  writeFileSync(join(root, "config.toml"), 'default_provider = "offline"\nautonomy = { level = "full" }\n[memory]\nbackend = "none"\n');
   for (let i = 1; plugin && i <= CHAIN; i++) {
     const dir = join(root, "plugins", `${plugin}-${i}`);
     cpSync(await sourceOf(ctx, plugin), dir, { recursive: true });

@@ -108,7 +108,7 @@ export function grow(fixture: Fixture, built: string, size: number, mix: Mix = "
 export function writeConfig(fixture: Fixture, fakeUrl: string): void {
   writeFileSync(
     join(fixture.ws, "config.toml"),
-    `default_provider = "fake"\ndefault_model = "fake-model"\n[reliability]\nretries = 0\n[providers.fake]\nkind = "openai-compatible"\n` +
+    `default_provider = "fake"\nautonomy = { level = "full" }\ndefault_model = "fake-model"\n[reliability]\nretries = 0\n[providers.fake]\nkind = "openai-compatible"\n` +
       `base_url = "${fakeUrl}"\nmodels = ["fake-model"]\n[gateway]\nrate_limit_per_minute = 100000000\n` +
       `rate_limit_per_token_per_minute = 100000000\n${fixture.config.join("")}`,
   );
