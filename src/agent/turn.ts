@@ -4,7 +4,6 @@ import type { ChatMessage, ToolCall } from "../providers/types.ts";
 import { emitCompletion, lifecycleEmitter } from "./lifecycle.ts";
 import { safely } from "./observer.ts";
 import { offeredTools, planTurn, type TurnPlan } from "./plan.ts";
-import { fetchImageUrl, imagePolicy } from "../media/fetch-image.ts";
 import { prepareMedia } from "../media/prepare.ts";
 import { modelFacts } from "../providers/model-facts.ts";
 import { keepMedia, withTranscripts } from "./media.ts";
@@ -260,7 +259,13 @@ class Turn {
       vision: modelFacts(config, plan.choice.provider, model).vision,
       imageTurns: config.agent.image_history_turns,
       ...(config.providers[plan.choice.provider]?.image_urls === "fetch"
-        ? { fetchUrl: (ref) => fetchImageUrl(ref, imagePolicy(config.tools.outbound), { signal: this.input.signal }) }
+        ? {
+            // loaded with the first image URL to fetch: the outbound guard brings node:net and node:dns (~5 ms)
+            fetchUrl: async (ref) => {
+              const { fetchImageUrl, imagePolicy } = await import("../media/fetch-image.ts");
+              return fetchImageUrl(ref, imagePolicy(config.tools.outbound), { signal: this.input.signal });
+            },
+          }
         : {}),
       load: async (sha256) => {
         const found = store ? await store().get(sha256) : null;

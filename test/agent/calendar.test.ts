@@ -14,3 +14,11 @@ test("days and months begin at the zone's midnight, across a change of offset to
   expect(new Date(nextMonthStart("UTC", Date.parse("2026-12-31T23:59:59Z"))).toISOString()).toBe("2027-01-01T00:00:00.000Z");
   expect(monthStart("2026-12-05")).toBe("2026-12-01");
 });
+
+test("UTC, read from Date, agrees with a zero-offset zone read through Intl", () => {
+  const start = Date.parse("2024-02-28T23:59:00Z");
+  for (let at = start; at < start + 400 * 86_400_000; at += 7_777_777) {
+    expect([at, dayIn("UTC", at)]).toEqual([at, dayIn("Etc/Greenwich", at)]);
+    expect([at, nextDayStart("UTC", at), nextMonthStart("UTC", at)]).toEqual([at, nextDayStart("Etc/Greenwich", at), nextMonthStart("Etc/Greenwich", at)]);
+  }
+});
