@@ -124,6 +124,9 @@ describe("usage through the binary", () => {
     expect(streamed(openai, fromOpenAI)).toEqual(new Set([true, false]));
     expect(streamed(anthropic, fromAnthropic)).toEqual(new Set([true, false]));
 
+    // the gateway adds its turns to the kept totals every USAGE_FLUSH_MS; a report it answers writes them first, so
+    // another process (prx usage) then reads them all
+    expect((await fetch(`${gateway.url}/api/usage?since=7d`, { headers: gateway.headers })).status).toBe(200);
     const byModel = await runPrx(["usage", "-w", dir, "--group", "model", "--json"]);
     expect(byModel.code).toBe(0);
     const report = JSON.parse(byModel.stdout) as { rows: Array<{ key: string; input_tokens: number; output_tokens: number; cached_input_tokens: number; calls: number; cost_usd: number }> };
