@@ -1,8 +1,7 @@
 import { PrxError } from "../core/errors.ts";
-import { secretFromEnv } from "../config/secrets.ts";
 import { imageUrlOf } from "../media/prepare.ts";
-import { HttpProvider, type HttpProviderOptions } from "./http-provider.ts";
-import { joinUrl, missingKeyError, protocolError, ProviderCall } from "./http.ts";
+import { OpenAICompatibleProvider } from "./openai-compatible.ts";
+import { joinUrl, protocolError, ProviderCall } from "./http.ts";
 import {
   UpstreamEventSchema,
   UpstreamResponseSchema,
@@ -11,10 +10,7 @@ import {
   type UpstreamResponse,
 } from "./openai-responses-wire.ts";
 import { excerpt, readSseJson } from "./sse.ts";
-import { embedOpenAI, type EmbeddingEndpoint } from "./openai-embeddings.ts";
-import { transcribeOpenAI } from "./openai-transcribe.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, StreamDelta, ToolCall, ToolSpec, Usage } from "./types.ts";
-import type { EmbedRequest, EmbedResponse, TranscribeRequest, TranscribeResponse } from "./types.ts";
 
 /** Tool calls whose reasoning items this provider keeps for the next request of the turn (oldest dropped first). */
 export const REASONING_CARRY_MAX_CALLS = 1024;
@@ -23,49 +19,15 @@ export const REASONING_CARRY_MAX_CALLS = 1024;
  * A provider whose upstream speaks the OpenAI Responses API (`kind = "openai-responses"`). Nothing is kept upstream
  * (`store: false`); a reasoning model's encrypted reasoning items (`include: ["reasoning.encrypted_content"]`) are
  * kept here by the id of the tool calls they led to and sent back before those calls, so the model keeps its
- * reasoning across the tool calls of a turn. Errors, timeouts and retries are the HTTP providers' own.
+ * reasoning across the tool calls of a turn. Everything else (key and headers, the model list, embeddings and
+ * transcription at /embeddings and /audio/transcriptions, errors, timeouts and retries) is the OpenAI-compatible
+ * provider's.
  */
-export class OpenAIResponsesProvider extends HttpProvider {
+export class OpenAIResponsesProvider extends OpenAICompatibleProvider {
   /** Reasoning items by the call id of the first tool call they preceded; bounded, oldest first out. */
   private readonly reasoning = new Map<string, UpstreamReasoningItem[]>();
 
-  /** Present when `embedding_model` is configured (see Provider.embed): the same /embeddings endpoint. */
-  readonly embed?: (request: EmbedRequest) => Promise<EmbedResponse>;
-  /** Present when `transcription_model` is configured (see Provider.transcribe). */
-  readonly transcribe?: (request: TranscribeRequest) => Promise<TranscribeResponse>;
-
-  constructor(options: HttpProviderOptions) {
-    super(options);
-    const endpoint = (model: string): EmbeddingEndpoint => ({
-      target: this.target,
-      baseUrl: options.baseUrl,
-      model,
-      timeoutMs: this.timeoutMs(),
-      maxBytes: this.maxBytes(),
-      fetch: this.fetchImpl,
-      headers: () => this.headers(),
-    });
-    const model = options.embeddingModel;
-    if (model) this.embed = (request) => embedOpenAI(endpoint(model), request);
-    const heard = options.transcriptionModel;
-    if (heard) this.transcribe = (request) => transcribeOpenAI(endpoint(heard), request);
-  }
-
-  protected modelsUrl(): string {
-    return joinUrl(this.options.baseUrl, "models");
-  }
-
-  protected headers(): Record<string, string> {
-    const headers: Record<string, string> = { "content-type": "application/json", ...this.options.headers };
-    if (this.options.keyEnv) {
-      const key = secretFromEnv(this.options.keyEnv, this.options.env);
-      if (!key) throw missingKeyError(this.name, this.options.keyEnv);
-      headers.authorization = `Bearer ${key}`;
-    }
-    return headers;
-  }
-
-  async chat(request: ChatRequest): Promise<ChatResponse> {
+  override async chat(request: ChatRequest): Promise<ChatResponse> {
     const url = joinUrl(this.options.baseUrl, "responses");
     const streaming = request.onDelta !== undefined;
     const maxTokens = request.maxTokens ?? this.options.maxTokens;
@@ -85,7 +47,7 @@ export class OpenAIResponsesProvider extends HttpProvider {
       const type = response.headers.get("content-type") ?? "";
       let upstream: UpstreamResponse;
       if (streaming && response.body && type.includes("text/event-stream")) {
-        upstream = await this.readStream(response.body, call, request.onDelta!);
+        upstream = await this.readEvents(response.body, call, request.onDelta!);
       } else {
         const json = await call.readJson(response, url, this.maxBytes());
         const parsed = UpstreamResponseSchema.safeParse(json);
@@ -168,7 +130,7 @@ export class OpenAIResponsesProvider extends HttpProvider {
   }
 
   /** Streamed events: text and tool call pieces as deltas; the final response is response.completed's (or .incomplete's). */
-  private async readStream(body: ReadableStream<Uint8Array>, call: ProviderCall, onDelta: (delta: StreamDelta) => void): Promise<UpstreamResponse> {
+  private async readEvents(body: ReadableStream<Uint8Array>, call: ProviderCall, onDelta: (delta: StreamDelta) => void): Promise<UpstreamResponse> {
     const options = { provider: this.name, maxEventBytes: this.maxEventBytes(), onChunk: () => call.touch() };
     const calls = new Map<number, number>();
     for await (const { json } of readSseJson(body, options)) {
