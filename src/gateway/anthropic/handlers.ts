@@ -1,13 +1,13 @@
 import { estimateTokens } from "../../agent/prompt.ts";
 import type { TurnInput } from "../../agent/types.ts";
 import { PrxError } from "../../core/errors.ts";
-import { newId } from "../../core/ids.ts";
 import type { ToolCall, Usage } from "../../providers/types.ts";
 import type { GatewayContext } from "../context.ts";
 import { jsonResponse } from "../errors.ts";
 import { requestedModel } from "../openai/models.ts";
 import { runGatewayTurn } from "../turns.ts";
 import { toClientTools, toTurnMessages } from "./convert.ts";
+import { statelessTurnInput } from "../stateless-turn.ts";
 import type { CountTokensRequest, Message, MessageUsage, MessagesRequest } from "./schemas.ts";
 import { applyStops } from "./stop-sequences.ts";
 import { streamMessage } from "./stream.ts";
@@ -47,21 +47,16 @@ export function toolUseBlock(call: ToolCall) {
 
 /** The request as the one internal turn's input (everything but the signal and observer). */
 function turnInput(gw: GatewayContext, body: MessagesRequest, turn: { provider?: string; model?: string }): Omit<TurnInput, "signal" | "observer"> {
-  const { history, text, media, continuation } = toTurnMessages(body);
-  const clientTools = body.tools?.length ? toClientTools(body.tools, gw.host.tools.specs()) : undefined;
   const user = body.metadata?.user_id;
-  return {
-    sessionId: newId("anthropic"),
-    text,
+  return statelessTurnInput({
+    wire: "anthropic",
     channel: "anthropic",
-    historyOverride: history,
-    ...(media ? { media } : {}),
-    ...(continuation ? { continueFromHistory: true } : {}),
-    ...(clientTools ? { clientTools } : {}),
-    ...(body.tool_choice?.type === "none" ? { toolChoice: "none" as const } : {}),
+    messages: toTurnMessages(body),
+    ...(body.tools?.length ? { clientTools: toClientTools(body.tools, gw.host.tools.specs()) } : {}),
+    toolChoiceNone: body.tool_choice?.type === "none",
     ...(user ? { userId: user } : {}),
-    ...turn,
-  };
+    turn,
+  });
 }
 
 /**

@@ -1,10 +1,10 @@
-import type { TurnInput, TurnResult } from "../../agent/types.ts";
-import { newId } from "../../core/ids.ts";
+import type { TurnResult } from "../../agent/types.ts";
 import type { ToolCall } from "../../providers/types.ts";
 import type { GatewayContext } from "../context.ts";
 import { jsonResponse } from "../errors.ts";
 import { runGatewayTurn } from "../turns.ts";
 import { toClientTools, toTurnMessages } from "./convert.ts";
+import { statelessTurnInput } from "../stateless-turn.ts";
 import { requestedModel } from "./models.ts";
 import type { ChatCompletion, ChatCompletionRequest } from "./schemas.ts";
 import { streamCompletion } from "./stream.ts";
@@ -36,20 +36,15 @@ export function answerOf(result: TurnResult): Pick<ChatCompletion["choices"][num
  */
 export async function chatCompletions(gw: GatewayContext, body: ChatCompletionRequest, signal: AbortSignal): Promise<Response> {
   const requested = requestedModel(gw.models, body.model);
-  const { history, text, media, continuation } = toTurnMessages(body.messages);
-  const clientTools = body.tools?.length ? toClientTools(body.tools, gw.host.tools.specs()) : undefined;
-  const input: Omit<TurnInput, "signal" | "observer"> = {
-    sessionId: newId("openai"),
-    text,
+  const input = statelessTurnInput({
+    wire: "openai",
     channel: "openai",
-    historyOverride: history,
-    ...(media ? { media } : {}),
-    ...(continuation ? { continueFromHistory: true } : {}),
-    ...(clientTools ? { clientTools } : {}),
-    ...(body.tool_choice === "none" ? { toolChoice: "none" as const } : {}),
+    messages: toTurnMessages(body.messages),
+    ...(body.tools?.length ? { clientTools: toClientTools(body.tools, gw.host.tools.specs()) } : {}),
+    toolChoiceNone: body.tool_choice === "none",
     ...(body.user ? { userId: body.user } : {}),
-    ...requested.turn,
-  };
+    turn: requested.turn,
+  });
   const id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
   const created = Math.floor(gw.now() / 1000);
   const model = requested.reported;

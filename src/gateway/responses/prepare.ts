@@ -1,9 +1,9 @@
 import type { TurnInput, TurnResult } from "../../agent/types.ts";
 import { PrxError } from "../../core/errors.ts";
-import { newId } from "../../core/ids.ts";
 import type { ResponseStore } from "../../storage/types.ts";
 import type { GatewayContext } from "../context.ts";
 import { toClientTools, toTurnMessages } from "../openai/convert.ts";
+import { statelessTurnInput } from "../stateless-turn.ts";
 import { requestedModel } from "../openai/models.ts";
 import {
   echoTools,
@@ -79,20 +79,15 @@ export async function prepareResponse(gw: GatewayContext, body: CreateResponseRe
     });
   }
   const system = [body.instructions, formatInstruction(body.text?.format)].filter((line): line is string => !!line);
-  const { history, text, media, continuation } = toTurnMessages(toChatMessages(conversation, system));
-  const clientTools = body.tools?.length ? toClientTools(toChatTools(body.tools), gw.host.tools.specs()) : undefined;
-  const turn: PreparedResponse["turn"] = {
-    sessionId: newId("responses"),
-    text,
+  const turn: PreparedResponse["turn"] = statelessTurnInput({
+    wire: "responses",
     channel: "openai",
-    historyOverride: history,
-    ...(media ? { media } : {}),
-    ...(continuation ? { continueFromHistory: true } : {}),
-    ...(clientTools ? { clientTools } : {}),
-    ...(body.tool_choice === "none" ? { toolChoice: "none" as const } : {}),
+    messages: toTurnMessages(toChatMessages(conversation, system)),
+    ...(body.tools?.length ? { clientTools: toClientTools(toChatTools(body.tools), gw.host.tools.specs()) } : {}),
+    toolChoiceNone: body.tool_choice === "none",
     ...(body.user ? { userId: body.user } : {}),
-    ...requested.turn,
-  };
+    turn: requested.turn,
+  });
   const base: ResponseObject = {
     id: newResponseId(),
     object: "response",
