@@ -91,6 +91,15 @@ export function windowBudget(config: Config, provider: string, model: string): W
   return { window, limit, compactAt: Math.min(limit, Math.floor(window * config.compaction.compact_at)) };
 }
 
+/**
+ * The longest answer a request may ask of `model`: what it asked, but no more than the model's known longest answer
+ * (a client written for another model asks for more than this one gives, and the upstream would refuse the call).
+ */
+export function replyTokens(config: Config, provider: string, model: string, asked: number): number {
+  const facts = modelFacts(config, provider, model);
+  return facts.source === "default" ? asked : Math.min(asked, facts.max_output_tokens);
+}
+
 /** A prompt as it goes to the provider, and its estimate (before the correction ratio). */
 export interface FittedPrompt {
   messages: ChatMessage[];

@@ -161,7 +161,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   const ownsStorage = options.storage === undefined;
   const storage =
     options.storage ??
-    (await openStorage(config.storage, workspace.dbPath, env, { idempotencyTtlMs: config.gateway.idempotency_ttl_s * 1000 }));
+    (await openStorage(config.storage, workspace.dbPath, env, { idempotencyTtlMs: config.gateway.idempotency_ttl_s * 1000, responsesTtlMs: config.gateway.responses_ttl_days * 86_400_000 }));
 
   try {
     let extensions: HostExtensions = {};

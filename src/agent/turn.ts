@@ -9,7 +9,7 @@ import { modelFacts } from "../providers/model-facts.ts";
 import { keepMedia, withTranscripts } from "./media.ts";
 import { buildMessages, lastUserText } from "./prompt.ts";
 import { compactSession, summaryContext } from "./compaction.ts";
-import { cutToolResults, fitPrompt, messageTokens, promptTokens, toolsTokens, windowBudget, type WindowBudget } from "./context-window.ts";
+import { cutToolResults, fitPrompt, messageTokens, promptTokens, replyTokens, toolsTokens, windowBudget, type WindowBudget } from "./context-window.ts";
 import { autoRecall } from "./recall.ts";
 import { ReplyStream } from "./reply-stream.ts";
 import { validateSessionId } from "./sessions.ts";
@@ -38,7 +38,13 @@ export function executeTurn(deps: TurnDeps, input: TurnInput, plan?: TurnPlan): 
 type TurnOutcome = Pick<TurnResult, "model" | "provider" | "usage" | "toolCalls" | "iterations">;
 
 /** The model's last answer of a turn: its text, and the client's tool calls when it asked for some. */
-type Answer = { text: string; clientCalls?: ToolCall[] };
+type Answer = { text: string; clientCalls?: ToolCall[]; formatProblem?: string };
+
+/** How many times an answer that does not fit the requested format is sent back to the model before the turn gives up. */
+export const ANSWER_FORMAT_CORRECTIONS = 1;
+
+const formatCorrection = (problem: string) =>
+  `Your answer does not fit the required format: ${problem}. Answer again with only the required JSON, nothing else.`;
 
 class Turn {
   private readonly signal: AbortSignal;
@@ -68,7 +74,8 @@ class Turn {
     this.transcript = new TurnTranscript(deps.sessions, input.sessionId, input.channel, stored, usage);
     // Streaming raw deltas would bypass llm_response/outbound transformations, so buffer when they are active.
     const { middleware } = deps;
-    const live = !middleware.active || (!middleware.active("llm_response") && !middleware.active("outbound"));
+    // An answer with a format is checked (and maybe corrected) before anyone sees it.
+    const live = !input.sampling?.format && (!middleware.active || (!middleware.active("llm_response") && !middleware.active("outbound")));
     this.stream = new ReplyStream(this.observer, { live, stored });
   }
 
@@ -95,7 +102,7 @@ class Turn {
       const { channel, sessionId: session_id } = input;
       const outbound = await deps.middleware.run("outbound", { text: answer.text, channel, session_id });
       if (outbound instanceof MiddlewareBlock) return await this.stop(outbound);
-      return await this.deliver(outbound.text, answer.clientCalls);
+      return await this.deliver(outbound.text, answer.clientCalls, answer.formatProblem);
     } catch (error) {
       throw await this.fail(error);
     }
@@ -192,6 +199,8 @@ class Turn {
   /** Model calls and tool rounds until the model answers without asking for a server tool, or a middleware blocks. */
   private async converse(plan: TurnPlan, prompt: ChatMessage[]): Promise<Answer | MiddlewareBlock> {
     const max = this.deps.config.agent.max_tool_iterations;
+    const format = this.input.sampling?.format;
+    let corrections = 0;
     let messages = prompt;
     while (true) {
       const response = await this.askModel(plan, messages);
@@ -202,7 +211,13 @@ class Turn {
       const clientCalls = clientNames ? response.tool_calls.filter((call) => clientNames.has(call.name)) : [];
       if (clientCalls.length > 0) return { text: response.text, clientCalls };
       if (response.tool_calls.length === 0 || this.outcome.iterations > max) {
-        return { text: response.text || (response.tool_calls.length ? `(stopped after ${max} tool iterations)` : "") };
+        const text = response.text || (response.tool_calls.length ? `(stopped after ${max} tool iterations)` : "");
+        const problem = format?.check(text) ?? null;
+        if (problem === null) return { text };
+        if (corrections === ANSWER_FORMAT_CORRECTIONS || this.outcome.iterations > max) return { text, formatProblem: problem };
+        corrections++;
+        messages = [...messages, { role: "assistant", content: text }, { role: "user", content: formatCorrection(problem) }];
+        continue;
       }
       messages = [...messages, ...(await this.toolRound(response))];
     }
@@ -212,7 +227,9 @@ class Turn {
   private async askModel(plan: TurnPlan, messages: ChatMessage[]): Promise<Envelopes["llm_response"] | MiddlewareBlock> {
     const { deps, outcome, stream } = this;
     if (this.signal.aborted) throw new PrxError("ABORTED", "turn cancelled");
-    const { temperature, max_tool_iterations } = deps.config.agent;
+    const { max_tool_iterations } = deps.config.agent;
+    const sampling = this.input.sampling;
+    const temperature = sampling?.temperature ?? deps.config.agent.temperature;
     const tools = offeredTools(plan, deps.tools, outcome.iterations >= max_tool_iterations);
     const request = await deps.middleware.run("llm_request", { messages, model: plan.choice.model, temperature, tools });
     if (request instanceof MiddlewareBlock) return request;
@@ -234,6 +251,8 @@ class Turn {
       model: request.model,
       temperature: request.temperature,
       tools: request.tools.length ? request.tools : undefined,
+      ...(sampling?.maxTokens !== undefined ? { maxTokens: replyTokens(deps.config, plan.choice.provider, request.model, sampling.maxTokens) } : {}),
+      ...(sampling?.format ? { responseFormat: sampling.format.request } : {}),
       signal: this.signal,
       ...(stream.wanted ? { onDelta: stream.onDelta } : {}),
     });
@@ -300,8 +319,13 @@ class Turn {
   }
 
   /** The reply after outbound middleware: delivered whole unless it streamed, then the turn completes. */
-  private async deliver(text: string, clientCalls: ToolCall[] | undefined): Promise<TurnResult> {
-    // Providers that do not stream, and buffered turns, deliver the final text as one delta.
+  private async deliver(text: string, clientCalls: ToolCall[] | undefined, formatProblem?: string): Promise<TurnResult> {
+    // Providers that do not stream, and buffered turns, deliver the final text as one delta (unless it failed its format).
+    if (formatProblem !== undefined) {
+      const result = await this.complete(text);
+      result.formatProblem = formatProblem;
+      return result;
+    }
     if (!this.stream.shown && text) safely(() => this.observer.onDelta?.(text));
     // The client runs its tools and comes back: evaluators wait for the turn's real end.
     if (clientCalls) return this.complete(text, undefined, clientCalls);

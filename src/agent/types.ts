@@ -4,7 +4,7 @@ import type { LifecycleName } from "../contracts/lifecycle.ts";
 import type { EventPublisher } from "../core/events.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import type { ModelChoice } from "../providers/routes.ts";
-import type { ChatMessage, MediaRef, ProviderResolver, ToolCall, ToolSpec, Usage } from "../providers/types.ts";
+import type { ChatMessage, MediaRef, ProviderResolver, ResponseFormat, ToolCall, ToolSpec, Usage } from "../providers/types.ts";
 import type { MediaStore, SessionStore } from "../storage/types.ts";
 import type { UsageRecorder } from "./usage-recorder.ts";
 import type { Transcriber } from "./media.ts";
@@ -56,6 +56,26 @@ export interface TurnInput {
    * .approvals), else refused at once (no one would be told).
    */
   approvals?: ApprovalRoute;
+  /** The request's own sampling (an API's temperature, longest answer and answer format); what it leaves out is config's. */
+  sampling?: TurnSampling;
+}
+
+export interface TurnSampling {
+  temperature?: number;
+  /** Longest answer of each model call, in tokens. */
+  maxTokens?: number;
+  format?: AnswerFormat;
+}
+
+/**
+ * A format the final answer must fit (OpenAI's response_format, the Responses API's text.format). It is asked of the
+ * provider natively where it can be, the answer is checked, and one that does not fit is sent back to the model with
+ * what is wrong, ANSWER_FORMAT_CORRECTIONS times at most. A turn with a format streams its answer whole, once checked.
+ */
+export interface AnswerFormat {
+  request: ResponseFormat;
+  /** What is wrong with an answer, or null when it fits. */
+  check(text: string): string | null;
 }
 
 /** Live progress of a turn, for streaming UIs (chat, SSE). All callbacks are optional and must not throw. */
@@ -96,6 +116,8 @@ export interface TurnResult {
   blocked?: TurnBlock;
   /** Set when the model called client tools (TurnInput.clientTools): the turn ended for the client to run them. */
   clientToolCalls?: ToolCall[];
+  /** The final answer still did not fit TurnInput.sampling.format after its corrections: what is wrong with it. */
+  formatProblem?: string;
 }
 
 /** Publishes one lifecycle event of the turn (the turn adds its session id and channel). */

@@ -242,6 +242,13 @@ export const GatewaySchema = z.strictObject({
   rate_limit_per_minute: z.number().int().min(1).default(120).describe("requests per minute per client address"),
   rate_limit_per_token_per_minute: z.number().int().min(1).default(600),
   idempotency_ttl_s: z.number().int().min(60).default(86_400),
+  responses_ttl_days: z
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .default(30)
+    .describe("how long a stored Responses API answer (store: true) can be read and chained; then it is deleted"),
   shutdown_grace_ms: z.number().int().min(0).max(600_000).default(10_000),
   model_aliases: z
     .record(z.string().min(1), z.string().min(1))

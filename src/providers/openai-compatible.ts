@@ -11,7 +11,7 @@ import { readSseJson, excerpt } from "./sse.ts";
 import type { OpenAIChatResponse, OpenAIRequestMessage } from "./openai-wire.ts";
 import { acceptTextResponse } from "./openai-response-accept.ts";
 import { loadedOpenaiWire, openaiWire } from "./wire.ts";
-import type { ChatMessage, ChatRequest, ChatResponse, ToolCall, ToolSpec, Usage } from "./types.ts";
+import type { ChatMessage, ChatRequest, ChatResponse, ResponseFormat, ToolCall, ToolSpec, Usage } from "./types.ts";
 import type { EmbedRequest, EmbedResponse, TranscribeRequest, TranscribeResponse } from "./types.ts";
 import { HttpProvider, type HttpProviderOptions } from "./http-provider.ts";
 import { embedOpenAI, type EmbeddingEndpoint } from "./openai-embeddings.ts";
@@ -160,6 +160,7 @@ export class OpenAICompatibleProvider extends HttpProvider {
     const body: Record<string, unknown> = { model: request.model, messages: toOpenAIMessages(request.messages, standIns) };
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (maxTokens !== undefined) body.max_tokens = maxTokens;
+    if (request.responseFormat) body.response_format = chatResponseFormat(request.responseFormat);
     if (streaming) {
       body.stream = true;
       body.stream_options = { include_usage: true };
@@ -284,4 +285,11 @@ export function emitWhole(result: ChatResponse, onDelta: NonNullable<ChatRequest
   result.toolCalls.forEach((call, index) =>
     onDelta({ type: "tool_call", index, id: call.id, name: call.name, argumentsDelta: call.arguments }),
   );
+}
+
+/** Chat completions' `response_format`: a JSON schema sits in `json_schema` beside its name. */
+function chatResponseFormat(format: ResponseFormat): Record<string, unknown> {
+  if (format.type === "json_object") return { type: "json_object" };
+  const { type, ...jsonSchema } = format;
+  return { type, json_schema: jsonSchema };
 }

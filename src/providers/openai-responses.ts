@@ -40,6 +40,8 @@ export class OpenAIResponsesProvider extends OpenAICompatibleProvider {
     if (request.tools?.length) body.tools = toResponsesTools(request.tools);
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (maxTokens !== undefined) body.max_output_tokens = maxTokens;
+    // the Responses API's text.format holds a JSON schema's name, schema and strictness flat
+    if (request.responseFormat) body.text = { format: request.responseFormat };
     if (streaming) body.stream = true;
     const call = new ProviderCall(this.target, this.timeoutMs(), request.signal);
     try {

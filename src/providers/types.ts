@@ -15,12 +15,19 @@ export interface ProviderFailure {
   hint?: string;
 }
 
+/** An answer format a provider asks of its model natively where its API has one (OpenAI's response_format). */
+export type ResponseFormat =
+  | { type: "json_object" }
+  | { type: "json_schema"; name: string; schema: Record<string, unknown>; strict?: boolean; description?: string };
+
 export interface ChatRequest {
   messages: ChatMessage[];
   model: string;
   temperature?: number;
   tools?: ToolSpec[];
   maxTokens?: number;
+  /** The answer's format; providers without a native field leave it to the prompt (which says it too). */
+  responseFormat?: ResponseFormat;
   signal?: AbortSignal;
   /** When set, the provider streams and calls this for each delta; the resolved response is still complete. */
   onDelta?: (delta: StreamDelta) => void;

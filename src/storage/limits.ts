@@ -48,6 +48,12 @@ export const IDEMPOTENCY_PENDING_TIMEOUT_MS = 15 * 60_000;
 /** Expired idempotency rows removed per cleanup pass (keeps one request's cost bounded). */
 export const IDEMPOTENCY_PURGE_BATCH = 500;
 
+/** How long a stored Responses API answer is kept unless configured (OpenAI keeps them 30 days). */
+export const DEFAULT_RESPONSES_TTL_MS = 30 * 86_400_000;
+/** Expired stored responses removed per cleanup pass, and the least time between passes of one store. */
+export const RESPONSES_PURGE_BATCH = 500;
+export const RESPONSES_PURGE_INTERVAL_MS = 60_000;
+
 /** Longest plugin KV key, in UTF-8 bytes. */
 export const KV_KEY_MAX_BYTES = 1024;
 

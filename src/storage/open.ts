@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { errorMessage } from "../core/errors.ts";
+import { DEFAULT_RESPONSES_TTL_MS } from "./limits.ts";
 import { urlFromEnv } from "./env.ts";
 import type { SqliteApprovalStore, SqliteAuditStore } from "./sqlite/autonomy.ts";
 import type { SqliteChannelStateStore } from "./sqlite/channels.ts";
@@ -126,7 +127,7 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
       return (idempotency ??= new (storeModule.idempotency().SqliteIdempotencyStore)(db, options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS, now));
     },
     get responses() {
-      return (responses ??= new (storeModule.responses().SqliteResponseStore)(db));
+      return (responses ??= new (storeModule.responses().SqliteResponseStore)(db, options.responsesTtlMs ?? DEFAULT_RESPONSES_TTL_MS, now));
     },
     get pluginKv() {
       return (pluginKv ??= new (storeModule.pluginKv().SqlitePluginKvStore)(db));

@@ -16,6 +16,8 @@ export interface StorageOptions {
   now?: () => number;
   /** gateway.idempotency_ttl_s in ms. */
   idempotencyTtlMs?: number;
+  /** gateway.responses_ttl_days in ms: a stored response older than this is gone (DEFAULT_RESPONSES_TTL_MS). */
+  responsesTtlMs?: number;
 }
 
 // ---------------------------------------------------------------- sessions and history
@@ -278,6 +280,8 @@ export interface ResponseStore {
   get(scope: string, id: string): Awaitable<StoredResponse | null>;
   /** True when it was there. */
   delete(scope: string, id: string): Awaitable<boolean>;
+  /** Remove a bounded batch of expired responses when a cleanup pass is due (put runs it too); how many. */
+  purgeExpired(): Awaitable<number>;
 }
 
 // ---------------------------------------------------------------- plugin key/value

@@ -93,10 +93,12 @@ describe("POST /v1/responses", () => {
     expect(orphan.status).toBe(400);
   });
 
-  test("text.format json_schema is asked of the model as an instruction and echoed", async () => {
+  test("text.format json_schema is asked of the model as an instruction and natively, and echoed", async () => {
     const format = { type: "json_schema", name: "city", schema: { type: "object", properties: { name: { type: "string" } } } };
+    fake.enqueue({ type: "text", text: '{"name":"Lisbon"}' });
     const body = await json(create({ input: "a city", text: { format } }));
     expect(body.text.format).toEqual(format);
+    expect(fake.chatRequests().at(-1)!.body.response_format).toEqual({ type: "json_schema", json_schema: { name: "city", schema: format.schema } });
     const system = sentMessages().filter((m) => m.role === "system").map((m) => String(m.content));
     expect(system.some((line) => line.includes('named "city"') && line.includes('"properties"'))).toBe(true);
   });

@@ -47,14 +47,25 @@ describe("dataVersion", () => {
     const stamp = changeStamp(db, "t", 1);
     db.exec("INSERT INTO t VALUES (1)");
     expect(dataVersion(db, 1 + DATA_VERSION_REUSE_MS * 2)).toBe(version);
-    // the WAL index sees the connection's own commit too (wal-index.ts): a stamp taken after it stays until a write
+    // the connection's own commit to a table leaves the stamp as it was: only noted writes of the table move it
     const afterCommit = changeStamp(db, "t", 10);
-    expect(changeStamp(db, "t", 15)).toBe(afterCommit);
-    expect(afterCommit).not.toBe(stamp);
+    expect(afterCommit).toBe(stamp);
     noteLocalWrite(db, "t");
     expect(localWriteCount(db, "t")).toBe(1);
     expect(localWriteCount(db, "u")).toBe(0);
     expect(changeStamp(db, "t", 20)).not.toBe(afterCommit);
+    close();
+  });
+
+  test("another connection's commit moves the stamp at once, inside the reuse window", () => {
+    const { db, other, close } = pair();
+    const stamp = changeStamp(db, "t", 1);
+    db.exec("INSERT INTO t VALUES (1)");
+    expect(changeStamp(db, "t", 1)).toBe(stamp);
+    other.exec("INSERT INTO t VALUES (2)");
+    const moved = changeStamp(db, "t", 1);
+    expect(moved).not.toBe(stamp);
+    expect(changeStamp(db, "t", 1)).toBe(moved);
     close();
   });
 });

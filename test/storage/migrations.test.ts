@@ -51,7 +51,7 @@ testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace
     ]);
     const { token } = lite.tokens.create("laptop");
     lite.pluginKv.set("p", "k", new Uint8Array([7]), 1024);
-    const kept = { id: "resp_copy", scope: "tok_x", createdAt: 1_700_000_000, response: "{}", inputItems: "[]", context: "[]" };
+    const kept = { id: "resp_copy", scope: "tok_x", createdAt: Math.floor(Date.now() / 1000), response: "{}", inputItems: "[]", context: "[]" };
     lite.responses.put(kept);
     const memory = new SqliteMemory(lite.memory);
     await memory.store("fav", "my favourite colour is teal", "prefs", null, { private: true });

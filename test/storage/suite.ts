@@ -5,7 +5,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
 import { IDEMPOTENCY_KEY_MAX_BYTES, KV_KEY_MAX_BYTES, type BackendStorage as Storage } from "../../src/storage/index.ts";
-import { SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_MAX_CHARS } from "../../src/storage/limits.ts";
+import {
+  DEFAULT_RESPONSES_TTL_MS,
+  RESPONSES_PURGE_INTERVAL_MS,
+  SESSION_SEARCH_MAX_CHARS,
+  SESSION_TITLE_MAX_CHARS,
+} from "../../src/storage/limits.ts";
 import { usageDeltas } from "../../src/storage/usage-rules.ts";
 
 export interface SuiteBackend {
@@ -405,6 +410,24 @@ export function storeSuite(backend: SuiteBackend): void {
       expect(await s.responses.delete("token-a", "resp_suite1")).toBe(true);
       expect(await s.responses.get("token-a", "resp_suite1")).toBeNull();
       expect(await s.responses.delete("token-a", "resp_suite1")).toBe(false);
+    });
+
+    it(`a stored response is read until ${DEFAULT_RESPONSES_TTL_MS / 86_400_000} days after it was made, then gone and cleaned up`, async (s) => {
+      const started = now;
+      const createdAt = Math.floor(now / 1000);
+      const record = { id: "resp_ttl", scope: "token-a", createdAt, response: "{}", inputItems: "[]", context: "[]" };
+      await s.responses.put(record);
+      now = createdAt * 1000 + DEFAULT_RESPONSES_TTL_MS;
+      expect(await s.responses.get("token-a", "resp_ttl")).toEqual(record);
+      now += 1;
+      expect(await s.responses.get("token-a", "resp_ttl")).toBeNull();
+      expect(await s.responses.purgeExpired()).toBe(1);
+      // a cleanup pass ran just now: the next one waits its interval
+      await s.responses.put({ ...record, id: "resp_ttl_old", createdAt: createdAt - 1 });
+      expect(await s.responses.purgeExpired()).toBe(0);
+      now += RESPONSES_PURGE_INTERVAL_MS;
+      expect(await s.responses.purgeExpired()).toBe(1);
+      now = started;
     });
   });
 

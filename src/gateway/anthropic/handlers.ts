@@ -8,6 +8,7 @@ import { requestedModel } from "../openai/models.ts";
 import { runGatewayTurn } from "../turns.ts";
 import { toClientTools, toTurnMessages } from "./convert.ts";
 import { statelessTurnInput } from "../stateless-turn.ts";
+import { sampling } from "../sampling.ts";
 import type { CountTokensRequest, Message, MessageUsage, MessagesRequest } from "./schemas.ts";
 import { applyStops } from "./stop-sequences.ts";
 import { streamMessage } from "./stream.ts";
@@ -48,7 +49,7 @@ export function toolUseBlock(call: ToolCall) {
 /** The request as the one internal turn's input (everything but the signal and observer). */
 function turnInput(gw: GatewayContext, body: MessagesRequest, turn: { provider?: string; model?: string }): Omit<TurnInput, "signal" | "observer"> {
   const user = body.metadata?.user_id;
-  return statelessTurnInput({
+  const input = statelessTurnInput({
     wire: "anthropic",
     channel: "anthropic",
     messages: toTurnMessages(body),
@@ -57,6 +58,8 @@ function turnInput(gw: GatewayContext, body: MessagesRequest, turn: { provider?:
     ...(user ? { userId: user } : {}),
     turn,
   });
+  input.sampling = sampling(body.temperature, body.max_tokens, undefined);
+  return input;
 }
 
 /**

@@ -6,7 +6,10 @@ import { runGatewayTurn } from "../turns.ts";
 import { toClientTools, toTurnMessages } from "./convert.ts";
 import { statelessTurnInput } from "../stateless-turn.ts";
 import { requestedModel } from "./models.ts";
-import type { ChatCompletion, ChatCompletionRequest } from "./schemas.ts";
+import type { ChatCompletion, ChatCompletionRequest, ChatResponseFormat } from "./schemas.ts";
+import type { ResponseFormat } from "../../providers/types.ts";
+import { answerFormat, answerFormatFailure } from "../answer-format.ts";
+import { sampling } from "../sampling.ts";
 import { streamCompletion } from "./stream.ts";
 
 /** A tool call as the OpenAI wire carries it. */
@@ -14,8 +17,19 @@ export function wireToolCall(call: ToolCall) {
   return { id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } };
 }
 
-/** The answer's message and finish reason: the client's tool calls when the model made some, else the text. */
+/** A response_format other than text, as providers take it. */
+function chatResponseFormat(format: Exclude<ChatResponseFormat, { type: "text" }>): ResponseFormat {
+  if (format.type === "json_object") return { type: "json_object" };
+  const { name, schema, strict, description } = format.json_schema;
+  return { type: "json_schema", name, schema, ...(strict != null ? { strict } : {}), ...(description != null ? { description } : {}) };
+}
+
+/**
+ * The answer's message and finish reason: the client's tool calls when the model made some, else the text. An answer
+ * that does not fit the request's response_format fails the request.
+ */
 export function answerOf(result: TurnResult): Pick<ChatCompletion["choices"][number], "message" | "finish_reason"> {
+  if (result.formatProblem !== undefined) throw answerFormatFailure(result.formatProblem, "response_format");
   const calls = result.clientToolCalls;
   if (!calls) return { message: { role: "assistant", content: result.text, refusal: null }, finish_reason: "stop" };
   return {
@@ -45,6 +59,12 @@ export async function chatCompletions(gw: GatewayContext, body: ChatCompletionRe
     ...(body.user ? { userId: body.user } : {}),
     turn: requested.turn,
   });
+  const format = body.response_format;
+  input.sampling = sampling(
+    body.temperature,
+    body.max_completion_tokens ?? body.max_tokens,
+    format && format.type !== "text" ? await answerFormat(chatResponseFormat(format), "response_format") : undefined,
+  );
   const id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
   const created = Math.floor(gw.now() / 1000);
   const model = requested.reported;

@@ -57,6 +57,21 @@ export type ClientTool = z.infer<typeof ClientToolSchema>;
 const NOT_SUPPORTED =
   'is not supported: prx runs its own tools between model calls; send tool_choice "auto" (the default) or "none"';
 
+/** `response_format`: the answer is checked against it (and asked of the upstream model natively where it can be). */
+const ChatResponseFormatSchema = z.discriminatedUnion("type", [
+  z.looseObject({ type: z.literal("text") }),
+  z.looseObject({ type: z.literal("json_object") }),
+  z.looseObject({
+    type: z.literal("json_schema"),
+    json_schema: z.looseObject({
+      name: z.string().min(1).max(64),
+      schema: z.record(z.string(), z.unknown()),
+      description: z.string().nullable().optional(),
+      strict: z.boolean().nullable().optional(),
+    }),
+  }),
+]);
+
 export const ChatCompletionRequestSchema = z
   .looseObject({
     model: z
@@ -98,11 +113,15 @@ export const ChatCompletionRequestSchema = z
     stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
     temperature: z.number().min(0).max(2).nullable().optional(),
     max_tokens: z.number().int().positive().nullable().optional(),
+    max_completion_tokens: z.number().int().positive().nullable().optional().describe("the newer name of max_tokens; wins over it"),
+    response_format: ChatResponseFormatSchema.nullable().optional(),
     user: z.string().optional(),
   })
   .describe("OpenAI-compatible chat completion request; the last message is the user's, or tool results");
 
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
+
+export type ChatResponseFormat = z.infer<typeof ChatResponseFormatSchema>;
 
 const ToolCallWireSchema = z.object({
   id: z.string(),

@@ -5,6 +5,7 @@ import { openaiErrorBody } from "../errors.ts";
 import { preflight } from "../reply.ts";
 import { sseResponse } from "../sse.ts";
 import { runGatewayTurn } from "../turns.ts";
+import { answerFormatFailure } from "../answer-format.ts";
 import type { ChatCompletionChunk } from "./schemas.ts";
 
 type Delta = ChatCompletionChunk["choices"][number]["delta"];
@@ -57,6 +58,7 @@ export function streamCompletion(
           },
         },
       }, { plan });
+      if (result.formatProblem !== undefined) throw answerFormatFailure(result.formatProblem, "response_format");
       const calls = result.clientToolCalls ?? [];
       calls.forEach((call, index) => {
         const named = { index, id: call.id, type: "function" as const, function: { name: call.name, arguments: "" } };

@@ -21,7 +21,10 @@ import {
   type ContextItem,
 } from "./convert.ts";
 import { RESPONSES_CONTEXT_MAX_ITEMS } from "./limits.ts";
-import type { CreateResponseRequest, OutputItem, ResponseObject, StoredInputItem } from "./schemas.ts";
+import { answerFormat, answerFormatFailure } from "../answer-format.ts";
+import { sampling } from "../sampling.ts";
+import type { CreateResponseRequest, OutputItem, ResponseObject, StoredInputItem, TextFormat } from "./schemas.ts";
+import type { ResponseFormat } from "../../providers/types.ts";
 
 /** A response being made: the turn to run and everything the response object and its stored record need. */
 export interface PreparedResponse {
@@ -88,6 +91,8 @@ export async function prepareResponse(gw: GatewayContext, body: CreateResponseRe
     ...(body.user ? { userId: body.user } : {}),
     turn: requested.turn,
   });
+  const format = body.text?.format;
+  turn.sampling = sampling(body.temperature, body.max_output_tokens, format && format.type !== "text" ? await answerFormat(responseFormat(format), "text.format") : undefined);
   const base: ResponseObject = {
     id: newResponseId(),
     object: "response",
@@ -117,8 +122,21 @@ export async function prepareResponse(gw: GatewayContext, body: CreateResponseRe
   return { turn, base, inputItems, conversation, scope };
 }
 
+/** A text.format other than text, as providers take it. */
+function responseFormat(format: Exclude<TextFormat, { type: "text" }>): ResponseFormat {
+  if (format.type === "json_object") return { type: "json_object" };
+  return {
+    type: "json_schema",
+    name: format.name,
+    schema: format.schema,
+    ...(format.strict != null ? { strict: format.strict } : {}),
+    ...(format.description != null ? { description: format.description } : {}),
+  };
+}
+
 /** The completed response of a turn (`output`: the items already built, when a stream built them). */
 export function completedResponse(prepared: PreparedResponse, result: TurnResult, output?: OutputItem[]): ResponseObject {
+  if (result.formatProblem !== undefined) throw answerFormatFailure(result.formatProblem, "text.format");
   return {
     ...prepared.base,
     status: "completed",

@@ -4,6 +4,7 @@ import { openaiErrorBody } from "../errors.ts";
 import { preflight } from "../reply.ts";
 import { sseResponse } from "../sse.ts";
 import { runGatewayTurn } from "../turns.ts";
+import { answerFormatFailure } from "../answer-format.ts";
 import { functionCallItem, messageItem } from "./convert.ts";
 import { completedResponse, keepResponse, type PreparedResponse } from "./prepare.ts";
 import type { OutputItem, ResponseObject, UnnumberedEvent } from "./schemas.ts";
@@ -42,6 +43,7 @@ export function streamResponse(gw: GatewayContext, prepared: PreparedResponse): 
     };
     try {
       const result = await runGatewayTurn(gw, { ...prepared.turn, signal, observer: { onDelta: delta } }, { plan });
+      if (result.formatProblem !== undefined) throw answerFormatFailure(result.formatProblem, "text.format");
       const calls = result.clientToolCalls ?? [];
       if (text === null && (result.text !== "" || calls.length === 0)) {
         openText();

@@ -41,8 +41,11 @@ export function responsesRoutes(app: GatewayElysia, gw: GatewayContext): void {
           "response only. Client `tools` (type function) are offered beside the agent's own: a call to one ends the " +
           "response with a function_call output item; send its function_call_output to continue (with " +
           "previous_response_id, or the whole conversation). `tool_choice` is auto or none. `text.format` " +
-          "json_object / json_schema is asked of the model as an instruction. `max_output_tokens`, `temperature`, " +
-          "`top_p`, `metadata` and `user` are echoed on the response (the provider's configured settings apply). " +
+          "json_object / json_schema is asked of the model (as an instruction, and natively where the provider has " +
+          "a format field), the answer is checked against it and sent back once with what is wrong; one that still " +
+          "does not fit fails the response (502 naming text.format). `temperature` and `max_output_tokens` apply to " +
+          "the turn's model calls (capped by the model's known longest answer); they, `top_p`, `metadata` and " +
+          "`user` are echoed on the response. " +
           "Accepted and ignored: `include: [\"reasoning.encrypted_content\"]`, `reasoning`, `parallel_tool_calls`, " +
           "`truncation`. Refused with a 400 naming the field: built-in tool types (web_search_preview, file_search, " +
           "computer_use_preview, custom, mcp, ...), `background: true`, `conversation`, `prompt`, other `include` " +

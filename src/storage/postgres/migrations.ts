@@ -305,6 +305,7 @@ CREATE TABLE tool_audit (
 CREATE INDEX tool_audit_at ON tool_audit (at);
 CREATE INDEX tool_audit_tool ON tool_audit (tool, at);`,
   },
+  { version: 15, name: "stored responses by age", sql: "CREATE INDEX gateway_responses_created ON gateway_responses (created_at);" },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

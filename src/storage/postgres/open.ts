@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import { SESSION_LEASE_MAX_CONNECTIONS, SESSION_LEASE_WAIT_MS } from "../limits.ts";
+import { DEFAULT_RESPONSES_TTL_MS, SESSION_LEASE_MAX_CONNECTIONS, SESSION_LEASE_WAIT_MS } from "../limits.ts";
 import type { BackendStorage, StorageOptions } from "../types.ts";
 import { PgApprovalStore, PgAuditStore } from "./autonomy.ts";
 import { PgChannelStateStore } from "./channels.ts";
@@ -62,7 +62,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     tokens: new PgTokenStore(sql, now),
     gatewayPairing: new PgGatewayPairingStore(sql, now),
     idempotency: new PgIdempotencyStore(sql, options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS, now),
-    responses: new PgResponseStore(sql),
+    responses: new PgResponseStore(sql, options.responsesTtlMs ?? DEFAULT_RESPONSES_TTL_MS, now),
     pluginKv: new PgPluginKvStore(sql),
     cron: new PgCronStateStore(sql),
     channels: new PgChannelStateStore(sql),

@@ -41,10 +41,27 @@ export function localWriteCount(db: Database, table: string): number {
   return localWrites.get(db)?.get(table) ?? 0;
 }
 
+/** The WAL-index stamp last seen through a connection, and the data_version read when it was seen. */
+interface WalReading {
+  wal: string;
+  version: number;
+}
+
+const walReadings = new WeakMap<Database, WalReading>();
+
 /**
  * A cache stamp: equal stamps mean neither another connection nor `db` itself changed `table` in between. A WAL
- * database's stamp moves with every commit, seen at once (wal-index.ts); any other's with dataVersion.
+ * database's header moves with every commit of any connection, seen at once (wal-index.ts); when it moved, one
+ * `PRAGMA data_version` tells whether another connection committed, so `db`'s own commits to other tables (a stored
+ * response, a session message) leave the stamps of cached tables as they were. Any other database asks dataVersion.
  */
 export function changeStamp(db: Database, table: string, now?: number): string {
-  return `${walChangeStamp(db) ?? dataVersion(db, now)}:${localWriteCount(db, table)}`;
+  const wal = walChangeStamp(db);
+  if (wal === null) return `${dataVersion(db, now)}:${localWriteCount(db, table)}`;
+  let reading = walReadings.get(db);
+  if (reading?.wal !== wal) {
+    const version = db.query<{ data_version: number }, []>("PRAGMA data_version").get()!.data_version;
+    walReadings.set(db, (reading = { wal, version }));
+  }
+  return `${reading.version}:${localWriteCount(db, table)}`;
 }

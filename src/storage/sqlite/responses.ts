@@ -1,4 +1,6 @@
 import type { Database } from "bun:sqlite";
+import { RESPONSES_PURGE_BATCH } from "../limits.ts";
+import { oldestKeptSecond, purgeDue } from "../response-rules.ts";
 import type { ResponseStore, StoredResponse } from "../types.ts";
 import { migrateSqlite } from "./schema.ts";
 
@@ -20,9 +22,18 @@ const fromRow = (row: Row): StoredResponse => ({
   context: row.context,
 });
 
-/** Stored Responses API answers in the workspace database, each readable only by the credential that made it. */
+/**
+ * Stored Responses API answers in the workspace database, each readable only by the credential that made it, for
+ * `ttlMs` after it was made: an older one is never read, and writes remove a bounded batch of them now and then.
+ */
 export class SqliteResponseStore implements ResponseStore {
-  constructor(private readonly db: Database) {
+  private lastPurge: number | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly ttlMs: number,
+    private readonly now: () => number,
+  ) {
     migrateSqlite(db);
   }
 
@@ -30,14 +41,29 @@ export class SqliteResponseStore implements ResponseStore {
     this.db
       .query("INSERT INTO gateway_responses (id, scope, created_at, response, input_items, context) VALUES (?, ?, ?, ?, ?, ?)")
       .run(record.id, record.scope, record.createdAt, record.response, record.inputItems, record.context);
+    this.purgeExpired();
   }
 
   get(scope: string, id: string): StoredResponse | null {
-    const row = this.db.query<Row, [string, string]>("SELECT * FROM gateway_responses WHERE id = ? AND scope = ?").get(id, scope);
+    const row = this.db
+      .query<Row, [string, string, number]>("SELECT * FROM gateway_responses WHERE id = ? AND scope = ? AND created_at >= ?")
+      .get(id, scope, oldestKeptSecond(this.now(), this.ttlMs));
     return row ? fromRow(row) : null;
   }
 
   delete(scope: string, id: string): boolean {
     return this.db.query("DELETE FROM gateway_responses WHERE id = ? AND scope = ?").run(id, scope).changes > 0;
+  }
+
+  /** Remove up to RESPONSES_PURGE_BATCH expired responses, at most once per RESPONSES_PURGE_INTERVAL_MS; how many. */
+  purgeExpired(): number {
+    const now = this.now();
+    if (!purgeDue(this.lastPurge, now)) return 0;
+    this.lastPurge = now;
+    return this.db
+      .query(
+        "DELETE FROM gateway_responses WHERE rowid IN (SELECT rowid FROM gateway_responses WHERE created_at < ? LIMIT ?)",
+      )
+      .run(oldestKeptSecond(now, this.ttlMs), RESPONSES_PURGE_BATCH).changes;
   }
 }

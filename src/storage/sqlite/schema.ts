@@ -325,6 +325,11 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       db.exec(AUTONOMY);
     },
   },
+  {
+    version: 12,
+    name: "stored responses by age",
+    apply: (db) => db.exec("CREATE INDEX IF NOT EXISTS gateway_responses_created ON gateway_responses (created_at)"),
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS storage_migrations (
