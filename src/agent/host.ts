@@ -14,7 +14,7 @@ import { resolveModelChoice } from "../providers/routes.ts";
 import type { Provider, ProviderResolver } from "../providers/types.ts";
 import { openBuiltinTools } from "../tools/builtins/index.ts";
 import { ToolRegistry } from "../tools/registry.ts";
-import type { ToolSource } from "../tools/types.ts";
+import type { ToolContext, ToolSource } from "../tools/types.ts";
 import type { PluginServices } from "../plugins/runtime/index.ts";
 import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
 import { ApprovalBroker } from "./approvals/broker.ts";
@@ -194,8 +194,10 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     memory = createMemoryBackend(config.memory.backend, storage, (name) => extensions.storage?.(name), pgMemory);
     const currentMemory = () => memory!;
 
-    const tools = new ToolRegistry({
-      builtins: await openBuiltinTools({ config: config.tools, workspace: workspace.root, memory: currentMemory }),
+    // a built-in that asks another tool (web_search through an MCP server) calls through the registry it sits in
+    const callTool = (name: string, rawArguments: string, context: ToolContext) => tools.call(name, rawArguments, context);
+    const tools: ToolRegistry = new ToolRegistry({
+      builtins: await openBuiltinTools({ config: config.tools, workspace: workspace.root, memory: currentMemory, callTool }),
       disabled: config.tools.disabled,
     });
     for (const source of extensions.toolSources ?? []) tools.addSource(source);

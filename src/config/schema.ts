@@ -166,23 +166,36 @@ export const OutboundSchema = z.strictObject({
   deny_hosts: z.array(z.string().min(1)).default([]).describe("hosts never fetched, in the same form; wins over allow_hosts"),
 });
 
-export const WebSearchBackends = ["searxng", "brave"] as const;
+export const WebSearchBackends = ["searxng", "brave", "mcp"] as const;
 
 /** [tools.web_search]: the search backend web_search asks; without it the tool is not offered. */
 export const WebSearchSchema = z
   .strictObject({
-    backend: z.enum(WebSearchBackends).describe("searxng (its JSON API) or brave (the Brave Search API)"),
+    backend: z
+      .enum(WebSearchBackends)
+      .describe("searxng (its JSON API), brave (the Brave Search API) or mcp (a search tool of an MCP server in [mcp.servers])"),
     url: z
       .url()
       .optional()
       .describe("searxng: the instance's root, e.g. http://127.0.0.1:8888 (required); brave: defaults to the public API"),
     api_key_env: z.string().min(1).optional().describe("brave: the environment variable holding the subscription token (required)"),
+    tool: z
+      .string()
+      .regex(/^mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_.-]+$/, "the MCP tool's name as prx offers it: mcp__<server>__<tool>")
+      .optional()
+      .describe('mcp: the search tool, named as prx offers it, e.g. "mcp__brave__brave_web_search" (required)'),
+    query_arg: z.string().min(1).optional().describe("mcp: the tool's argument that takes the query (default \"query\")"),
+    count_arg: z.string().min(1).optional().describe("mcp: the tool's argument that takes the number of results, if it has one"),
     max_results: z.number().int().min(1).max(20).default(5).describe("results given to the model per search"),
     timeout_ms: z.number().int().min(100).max(120_000).default(10_000),
   })
   .refine((search) => search.backend !== "searxng" || search.url !== undefined, {
     message: "searxng needs url, the instance's root (e.g. http://127.0.0.1:8888)",
     path: ["url"],
+  })
+  .refine((search) => search.backend !== "mcp" || search.tool !== undefined, {
+    message: 'mcp needs tool, the MCP search tool as prx names it (e.g. "mcp__brave__brave_web_search")',
+    path: ["tool"],
   })
   .refine((search) => search.backend !== "brave" || search.api_key_env !== undefined, {
     message: 'brave needs api_key_env, the environment variable holding the subscription token (e.g. "BRAVE_API_KEY")',

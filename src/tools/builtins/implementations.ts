@@ -17,7 +17,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): Tool[] {
     createHttpTool(options.config),
     ...createFileTools(options.config, options.workspace),
     createWebFetchTool(options.config),
-    createWebSearchTool(options.config),
+    createWebSearchTool(options.config, options.callTool),
     createShellTool(options.config, options.workspace),
   ];
 }

@@ -1,5 +1,6 @@
 import type { ToolsConfig } from "../../config/schema.ts";
 import type { MemoryBackend } from "../../memory/types.ts";
+import type { ToolContext, ToolResult } from "../types.ts";
 
 export interface BuiltinToolsOptions {
   config: ToolsConfig;
@@ -7,4 +8,6 @@ export interface BuiltinToolsOptions {
   workspace: string;
   /** Called at each call, so the backend can be swapped (config reload, wasm generation). */
   memory: () => MemoryBackend;
+  /** Call another tool of the host by name (web_search's mcp backend asks an MCP server's search tool). */
+  callTool?: (name: string, rawArguments: string, context: ToolContext) => Promise<ToolResult>;
 }

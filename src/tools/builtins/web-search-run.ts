@@ -7,6 +7,7 @@ import type { ToolContext, ToolResult } from "../types.ts";
 import type { WebSearchArgs, WebSearchResults } from "./schemas.ts";
 import { BraveAnswer, SearxngAnswer } from "./web-search-wire.ts";
 import { webSearchUnavailable } from "./web-search-policy.ts";
+import type { BuiltinToolsOptions } from "./types.ts";
 
 /** What web_search does once called (web-search.ts declares it; this loads with the first call). */
 
@@ -40,14 +41,40 @@ function results(search: WebSearchConfig, body: unknown): Result[] {
 }
 
 /**
+ * A search through an MCP server's tool: its own words are the results (MCP search tools answer in text of their own
+ * shape), under the query they answer.
+ */
+async function searchByTool(
+  search: WebSearchConfig,
+  query: string,
+  count: number,
+  context: ToolContext,
+  callTool: BuiltinToolsOptions["callTool"],
+): Promise<ToolResult> {
+  const tool = search.tool!;
+  if (!callTool) return fail(`web_search: ${tool} cannot be called from here (this host offers no other tools)`);
+  const args: Record<string, unknown> = { [search.query_arg ?? "query"]: query };
+  if (search.count_arg) args[search.count_arg] = count;
+  const answer = await callTool(tool, JSON.stringify(args), context);
+  if (!answer.success) return fail(`web_search: ${tool} failed: ${answer.error ?? "no reason given"}`, answer.output);
+  return ok(JSON.stringify({ query, source: tool, text: answer.output }));
+}
+
+/**
  * One search: the backend's URL comes from config (so it may be a private address, such as a SearXNG of your own);
  * the answer is bounded in time and size like any outbound fetch.
  */
-export async function webSearch(config: ToolsConfig, args: WebSearchArgs, context: ToolContext): Promise<ToolResult> {
+export async function webSearch(
+  config: ToolsConfig,
+  args: WebSearchArgs,
+  context: ToolContext,
+  callTool?: BuiltinToolsOptions["callTool"],
+): Promise<ToolResult> {
   const unavailable = webSearchUnavailable(config);
   if (unavailable !== undefined) return fail(unavailable);
   const search = config.web_search!;
   const count = Math.min(args.count ?? search.max_results, search.max_results);
+  if (search.backend === "mcp") return searchByTool(search, args.query, count, context, callTool);
   const policy: OutboundPolicy = {
     allowPrivate: true,
     allowAddresses: [],
