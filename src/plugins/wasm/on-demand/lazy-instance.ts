@@ -134,7 +134,9 @@ export class LazyWasmInstance implements PluginInstance {
           this.options.logger.error(`plugin ${this.plugin.name} failed to start: ${errorMessage(cause)}`);
           throw new PrxError(code, `plugin ${this.plugin.name} failed to start on its first call: ${errorMessage(cause)}`, {
             cause,
-            hint: "see the gateway log; fix the plugin and reload it (the next call tries to start it again)",
+            hint:
+              (cause instanceof PrxError ? cause.hint : undefined) ??
+              "fix the plugin and reload it (the next call tries to start it again)",
           });
         },
       )
