@@ -1,7 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { errorMessage } from "../../../core/errors.ts";
+import { pluginCacheFile } from "../../cache-file.ts";
 import { sha256Hex } from "../../../core/ids.ts";
 import type { Logger } from "../../../core/logger.ts";
 import type { AdmittedPlugin, CapabilityRef, CapabilityType } from "../../types.ts";
@@ -65,46 +64,17 @@ export interface DeclarationCache {
 }
 
 export function declarationCache(cacheDir: string, logger: Logger): DeclarationCache {
-  const folder = join(cacheDir, "wasm-plugins");
-  const pathOf = (plugin: string) => join(folder, `${plugin}.json`);
+  const fileOf = (plugin: string) =>
+    pluginCacheFile(join(cacheDir, "wasm-plugins", `${plugin}.json`), `the cached declarations of plugin "${plugin}"`, logger);
   return {
     read(plugin, key) {
-      let text: string;
-      try {
-        text = readFileSync(pathOf(plugin), "utf8");
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-          logger.warn(`cannot read the cached declarations of plugin "${plugin}"; it starts now to declare them`, {
-            error: errorMessage(error),
-          });
-        }
-        return null;
-      }
-      let parsed: ReturnType<typeof CacheFileSchema.safeParse>;
-      try {
-        parsed = CacheFileSchema.safeParse(JSON.parse(text));
-      } catch (error) {
-        logger.warn(`the cached declarations of plugin "${plugin}" are not JSON; it starts now to declare them`, {
-          error: errorMessage(error),
-        });
-        return null;
-      }
-      // another version of the cache is not an error: the plugin declares itself again
+      const parsed = CacheFileSchema.safeParse(fileOf(plugin).read());
+      // none, or another version of the cache: not an error, the plugin declares itself again
       if (!parsed.success) return null;
       return parsed.data.key === key ? parsed.data.answers : null;
     },
     write(plugin, key, answers) {
-      const path = pathOf(plugin);
-      const temporary = `${path}.${process.pid}.tmp`;
-      try {
-        mkdirSync(folder, { recursive: true });
-        writeFileSync(temporary, JSON.stringify({ version: DECLARATION_CACHE_VERSION, key, answers }), { mode: 0o600 });
-        renameSync(temporary, path);
-      } catch (error) {
-        logger.warn(`cannot cache the declarations of plugin "${plugin}" (it starts at the next load)`, {
-          error: errorMessage(error),
-        });
-      }
+      fileOf(plugin).write({ version: DECLARATION_CACHE_VERSION, key, answers });
     },
   };
 }
