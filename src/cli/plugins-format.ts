@@ -2,10 +2,16 @@ import type { PluginInfo } from "../plugins/api.ts";
 import type { PluginCheck } from "../plugins/kit/check.ts";
 import { visible } from "../core/terminal.ts";
 
+/** A plugin's status with whether its guest runs: `active, idle (not started)`, `active, running`. */
+export function statusText(info: PluginInfo): string {
+  if (info.status !== "active" || info.run_state === null) return info.status;
+  return `${info.status}, ${info.run_state === "idle" ? "idle (not started)" : info.run_state}`;
+}
+
 /** How `prx plugins info`, `validate`, `test` and `install` print a plugin. */
 export function formatInfo(info: PluginInfo): string {
   const lines = [
-    `${info.name} ${info.version ?? "?"} (${info.kind ?? "unknown kind"}) — ${info.status}`,
+    `${info.name} ${info.version ?? "?"} (${info.kind ?? "unknown kind"}) — ${statusText(info)}`,
     ...(info.message ? [`  message: ${info.message.replaceAll("\n", "\n    ")}`] : []),
     `  dir: ${info.dir}`,
     ...(info.description ? [`  description: ${info.description}`] : []),

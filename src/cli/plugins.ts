@@ -13,7 +13,7 @@ import { openSqliteStorage } from "../storage/open.ts";
 import type { Storage } from "../storage/types.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 import { hoistGlobalOptions } from "./global-options.ts";
-import { formatCheck, formatInfo } from "./plugins-format.ts";
+import { formatCheck, formatInfo, statusText } from "./plugins-format.ts";
 import { KIT_SUBCOMMANDS, runKitCommand } from "./plugins-kit.ts";
 import { PLUGINS_USAGE } from "./plugins-usage.ts";
 
@@ -136,7 +136,7 @@ export async function pluginsCommand(given: string[], globals: { workspace?: str
         if (json) out(terminalJson(list, 2));
         else if (list.count === 0) out(`no plugins in ${workspace.pluginsDir}`);
         else {
-          const rows = list.plugins.map((p) => [p.name, p.version ?? "?", p.kind ?? "-", p.status, capabilityList(p), firstLine(p.message)]);
+          const rows = list.plugins.map((p) => [p.name, p.version ?? "?", p.kind ?? "-", statusText(p), capabilityList(p), firstLine(p.message)]);
           out(table([["NAME", "VERSION", "KIND", "STATUS", "CAPABILITIES", "MESSAGE"], ...rows]));
         }
         return 0;

@@ -2,10 +2,10 @@ import { z } from "zod";
 import { PrxError } from "../core/errors.ts";
 import { ReloadOutcomes, type Generation, type PluginRecord } from "./generation.ts";
 import { MIDDLEWARE_STAGES } from "./manifest.ts";
-import { remoteInfo, RemoteInfoSchema } from "./remote/info.ts";
+import { remoteInfo, RemoteInfoSchema, type RemoteInfo } from "./remote/info.ts";
 import type { PluginRuntime, ReloadOptions } from "./runtime/index.ts";
 import type { AdapterCounters, StatusStore } from "./status.ts";
-import { CapabilityTypes, PluginKinds } from "./types.ts";
+import { CapabilityTypes, PluginKinds, PluginRunStates, type PluginInstance, type PluginRunState } from "./types.ts";
 
 /**
  * Framework-agnostic handlers behind `GET /api/plugins`, `GET /api/plugins/:name` and
@@ -66,6 +66,11 @@ export const PluginInfoSchema = z.object({
   /** Kind "remote" with a loaded worker: its supervisor's state, counters and announced surfaces. */
   remote: RemoteInfoSchema.nullable(),
   /**
+   * A loaded plugin's guest: `idle` (not started, or stopped after a time without calls: the next call starts it),
+   * `starting`, `running`; null when nothing is loaded.
+   */
+  run_state: z.enum(PluginRunStates).nullable(),
+  /**
    * A loaded WASM plugin: its guest's host calls (rpc, events.publish) refused over its host-call budget, and when
    * the last one was (ISO). A remote plugin's are `remote.host_refused` and `remote.last_host_refusal`.
    */
@@ -111,6 +116,16 @@ function countersInfo(c: AdapterCounters): AdapterCountersInfo {
     last_block: c.lastBlock,
     extra: c.extra,
   };
+}
+
+/** Whether a loaded plugin's guest runs now; a remote plugin's from its supervisor's state. */
+function runStateOf(instance: PluginInstance | undefined, worker: RemoteInfo | null): PluginRunState | null {
+  if (worker) {
+    if (worker.state === "starting" || worker.state === "restarting") return "starting";
+    return worker.state === "ready" || worker.state === "cancelling" ? "running" : "idle";
+  }
+  if (!instance) return null;
+  return instance.runState?.() ?? "running";
 }
 
 /** One plugin record of a generation as the API shows it. */
@@ -161,6 +176,7 @@ export function describePlugin(record: PluginRecord, generation: Generation, sta
     },
     warnings: record.warnings,
     remote: worker,
+    run_state: runStateOf(generation.instance(record.name), worker),
     host_calls: budget
       ? { refused: budget.refused, last_refusal: budget.lastRefusedAt === null ? null : new Date(budget.lastRefusedAt).toISOString() }
       : null,

@@ -124,11 +124,17 @@ export interface PluginInstance {
    * `on-event`). The hook adapter routes them through itself, so they count in its status like manifest events.
    */
   routeGuestEvents?(capability: CapabilityRef, deliver: GuestEventSink): void;
+  /** Whether its guest runs now (a plugin started on its first call; absent: it runs from load to release). */
+  runState?(): PluginRunState;
   /** Counters of the plugin's host-call budget (WASM guests; a remote plugin's are in its remote status). */
   hostCalls?(): HostCallBudgetStatus;
   /** Release after in-flight calls finish (old generation). Idempotent. */
   release(): Promise<void>;
 }
+
+/** `idle`: loaded, its guest not running (the next call starts it); `starting`; `running`. */
+export const PluginRunStates = ["idle", "starting", "running"] as const;
+export type PluginRunState = (typeof PluginRunStates)[number];
 
 /** Delivers one bus event (topic, payload JSON) to a guest's on-event. */
 export type GuestEventSink = (topic: string, payloadJson: string) => Promise<void>;

@@ -58,3 +58,9 @@ export const MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN = 64;
 /** WebAssembly page size. */
 export const WASM_PAGE_BYTES = 64 * 1024;
 
+/**
+ * A WASM plugin's guest is stopped (its instances released from their sandbox Worker) after this long without a
+ * call, and started again by the next: the default `idle_stop_ms` of remote plugins (REMOTE_DEFAULT_IDLE_STOP_MS; a test
+ * holds them equal). on-demand/lazy-instance.ts.
+ */
+export const WASM_IDLE_STOP_MS = 300_000;

@@ -14,6 +14,16 @@ import { REQUIRED_EXPORTS, snakeCase } from "./guest/types.ts";
 import { WasmPluginInstance } from "./instance.ts";
 import { pluginInfo } from "./host/context.ts";
 import { SandboxInitSchema } from "./protocol.ts";
+import { sha256Hex } from "../../core/ids.ts";
+import { WASM_IDLE_STOP_MS } from "./limits.ts";
+import {
+  declarationCache,
+  declarationCount,
+  declarationKey,
+  LazyWasmInstance,
+  type Declarations,
+  type IdleTimers,
+} from "./on-demand/index.ts";
 import { Sandbox, type SandboxOptions } from "./sandbox/index.ts";
 
 const COMPONENT_LAYER = [0x0d, 0x00, 0x01, 0x00];
@@ -27,15 +37,8 @@ function binaryKind(bytes: Uint8Array): "component" | "module" | null {
   return null;
 }
 
-/**
- * Load an admitted wasm plugin: prepare it on the main thread (transpile, instrument and compile, all cached by
- * content), check its exports, then start its sandbox, which only instantiates.
- */
-export async function loadWasmPlugin(
-  plugin: AdmittedPlugin,
-  host: PluginHostServices,
-  options: SandboxOptions = {},
-): Promise<PluginInstance> {
+/** The plugin's wasm file, checked to be the binary kind it was admitted as. */
+function readEntry(plugin: AdmittedPlugin): Uint8Array {
   let bytes: Uint8Array;
   try {
     bytes = readFileSync(plugin.entryPath);
@@ -55,11 +58,24 @@ export async function loadWasmPlugin(
       `plugin ${plugin.name}: ${plugin.entryPath} is a ${actual}, but the plugin was admitted as ${plugin.kind}`,
     );
   }
+  return bytes;
+}
+
+/**
+ * Prepare a wasm plugin on the main thread (transpile, instrument and compile, all cached by content), check its
+ * exports, then start its sandbox, which only instantiates.
+ */
+async function startSandbox(
+  plugin: AdmittedPlugin,
+  host: PluginHostServices,
+  bytes: Uint8Array,
+  options: SandboxOptions,
+): Promise<Sandbox> {
   const maxMemoryMb = plugin.resources.maxMemoryMb;
   const metering = meteringFor(plugin.resources.maxFuel);
   const cacheDir = host.workspace.cacheDir;
   const prepared =
-    actual === "component"
+    plugin.kind === "wasm-component"
       ? await prepareComponent(plugin.name, bytes, cacheDir, maxMemoryMb, metering)
       : await prepareModule(plugin.name, bytes, cacheDir, maxMemoryMb, metering);
   checkExports(plugin, prepared);
@@ -84,7 +100,65 @@ export async function loadWasmPlugin(
     await sandbox.release();
     throw error;
   }
-  return new WasmPluginInstance(plugin, sandbox);
+  return sandbox;
+}
+
+/** Load an admitted wasm plugin with its guest running (see openWasmPlugin for one that starts on demand). */
+export async function loadWasmPlugin(
+  plugin: AdmittedPlugin,
+  host: PluginHostServices,
+  options: SandboxOptions = {},
+): Promise<PluginInstance> {
+  return new WasmPluginInstance(plugin, await startSandbox(plugin, host, readEntry(plugin), options));
+}
+
+export interface OpenWasmOptions extends SandboxOptions {
+  /** Default WASM_IDLE_STOP_MS; 0 keeps the guest running once started. */
+  idleStopMs?: number;
+  timers?: IdleTimers;
+}
+
+/**
+ * A wasm plugin as a host loads it: when the workspace cache holds its declarations (declarations.ts) under the key
+ * of this component and these settings, nothing is prepared or instantiated: its adapters are built from them and
+ * its first call starts the guest. Otherwise the guest starts now (so a plugin that cannot start fails its load),
+ * and what its declaring exports answer is cached for the next load. Either way the guest stops after `idleStopMs`
+ * without a call (lazy-instance.ts).
+ */
+export async function openWasmPlugin(
+  plugin: AdmittedPlugin,
+  host: PluginHostServices,
+  options: OpenWasmOptions = {},
+): Promise<PluginInstance> {
+  const bytes = readEntry(plugin);
+  const codeHash = sha256Hex(bytes);
+  const key = declarationKey(plugin, codeHash);
+  const logger = host.logger.child(`plugin.${plugin.name}`);
+  const cache = declarationCache(host.workspace.cacheDir, logger);
+  const declarations = cache.read(plugin.name, key);
+  const declaring = declarationCount(plugin);
+  // the file is read again when the guest starts: a plugin does not keep its component in memory while idle
+  const open = async () => {
+    const now = readEntry(plugin);
+    if (sha256Hex(now) !== codeHash) {
+      throw new PrxError("PLUGIN_LOAD", `plugin ${plugin.name}: ${plugin.entryPath} changed since the plugin was loaded`, {
+        hint: `reload the plugin (prx plugins reload ${plugin.name}) to load the new file`,
+      });
+    }
+    return startSandbox(plugin, host, now, options);
+  };
+  const lazy = {
+    idleStopMs: options.idleStopMs ?? WASM_IDLE_STOP_MS,
+    ...(options.timers ? { timers: options.timers } : {}),
+    logger,
+    declarations,
+    declaring,
+    onDeclared: (answers: Declarations) => cache.write(plugin.name, key, answers),
+  };
+  if (declarations !== null) return new LazyWasmInstance(plugin, open, lazy);
+  const sandbox = await startSandbox(plugin, host, bytes, options);
+  if (declaring === 0) cache.write(plugin.name, key, {});
+  return new LazyWasmInstance(plugin, open, lazy, sandbox);
 }
 
 /** Every capability's exports must be present before a sandbox is started for it. */
@@ -107,5 +181,5 @@ function checkExports(plugin: AdmittedPlugin, prepared: PreparedComponent | Prep
 
 export const wasmLoader: PluginLoader = {
   kinds: ["wasm-component", "wasm-module"] satisfies PluginKind[],
-  load: (plugin, host) => loadWasmPlugin(plugin, host),
+  load: (plugin, host) => openWasmPlugin(plugin, host),
 };

@@ -1,7 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { errorMessage } from "../../../core/errors.ts";
+import { pluginCacheFile } from "../../cache-file.ts";
 import type { Logger } from "../../../core/logger.ts";
 import { REMOTE_PROTOCOL_VERSION } from "../limits.ts";
 import { PluginDescriptorSchema, type PluginDescriptor } from "../protocol/index.ts";
@@ -27,47 +26,17 @@ export interface DescriptorCache {
 }
 
 export function descriptorCache(cacheDir: string, logger: Logger): DescriptorCache {
-  const folder = join(cacheDir, "remote-plugins");
-  const pathOf = (plugin: string) => join(folder, `${plugin}.json`);
+  const fileOf = (plugin: string) =>
+    pluginCacheFile(join(cacheDir, "remote-plugins", `${plugin}.json`), `the cached descriptor of remote plugin "${plugin}"`, logger);
   return {
     read(plugin, key) {
-      let text: string;
-      try {
-        text = readFileSync(pathOf(plugin), "utf8");
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-          logger.warn(`cannot read the cached descriptor of remote plugin "${plugin}"; it starts to announce itself`, {
-            error: errorMessage(error),
-          });
-        }
-        return null;
-      }
-      let parsed: ReturnType<typeof CacheFileSchema.safeParse>;
-      try {
-        parsed = CacheFileSchema.safeParse(JSON.parse(text));
-      } catch (error) {
-        logger.warn(`the cached descriptor of remote plugin "${plugin}" is not JSON; it starts to announce itself`, {
-          error: errorMessage(error),
-        });
-        return null;
-      }
-      // another version of prx's cache or protocol is not an error: the plugin announces itself again
+      const parsed = CacheFileSchema.safeParse(fileOf(plugin).read());
+      // none, or another version of prx's cache or protocol: not an error, the plugin announces itself again
       if (!parsed.success) return null;
       return parsed.data.key === key ? parsed.data.descriptor : null;
     },
     write(plugin, key, descriptor) {
-      const path = pathOf(plugin);
-      const temporary = `${path}.${process.pid}.tmp`;
-      try {
-        mkdirSync(folder, { recursive: true });
-        const file = { version: DESCRIPTOR_CACHE_VERSION, protocol: REMOTE_PROTOCOL_VERSION, key, descriptor };
-        writeFileSync(temporary, JSON.stringify(file), { mode: 0o600 });
-        renameSync(temporary, path);
-      } catch (error) {
-        logger.warn(`cannot cache the descriptor of remote plugin "${plugin}" (it starts at the next load)`, {
-          error: errorMessage(error),
-        });
-      }
+      fileOf(plugin).write({ version: DESCRIPTOR_CACHE_VERSION, protocol: REMOTE_PROTOCOL_VERSION, key, descriptor });
     },
   };
 }

@@ -75,6 +75,11 @@ export class SandboxHostRpc {
     throw new Error(`unknown rpc ${method}`);
   }
 
+  /** The guest holds event subscriptions of its own. */
+  subscribed(): boolean {
+    return this.subscriptions.size > 0;
+  }
+
   /** Drop every subscription the guest made. */
   release(): void {
     for (const off of this.subscriptions.values()) off();

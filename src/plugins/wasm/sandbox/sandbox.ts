@@ -113,6 +113,11 @@ export class Sandbox implements TenantHandler {
     return this.execTimes.size();
   }
 
+  /** The guest subscribed to events itself (events.subscribe): they reach it without a call. */
+  subscribed(): boolean {
+    return this.hostRpc.subscribed();
+  }
+
   /** Route events of capability `cap`'s own subscriptions through `sink` (see PluginInstance.routeGuestEvents). */
   setEventSink(cap: number, sink: GuestEventSink): void {
     this.hostRpc.setEventSink(cap, sink);
