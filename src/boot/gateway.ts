@@ -4,6 +4,7 @@ import { errorMessage } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { openGatewayFileLog, type GatewayFileLog } from "../gateway/file-log.ts";
 import { pluginHealthCheck } from "../gateway/plugin-health.ts";
+import { clearPresence, newControlToken, writePresence } from "../gateway/presence-write.ts";
 import { startGateway, type GatewayServer } from "../gateway/server.ts";
 import type { RedisGatewayShared } from "../gateway/shared/index.ts";
 import type { GatewayMount, HealthCheck } from "../gateway/types.ts";
@@ -85,6 +86,7 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
     };
     const accessLog = fileLog.accessLog;
     const replicas = shared;
+    const controlToken = newControlToken();
     server = await phase("gateway", () =>
       startGateway({
         host,
@@ -95,9 +97,13 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
         checks: { plugins: pluginHealthCheck(host, { atRest }), ...channels.checks, ...scaleOutChecks(host, replicas) },
         accessLog,
         beforeApp: healthBeforeApp,
+        controlToken,
         ...(replicas ? { shared: replicas } : {}),
       }),
     );
+    // the commands run beside it (prx status, prx plugins reload, ...) find it here
+    const started_at = new Date().toISOString();
+    writePresence(host.workspace, { pid: process.pid, url: server.url, version: options.version, started_at, control_token: controlToken });
   } catch (error) {
     shared?.close();
     await host.close();
@@ -120,6 +126,7 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
   return {
     server,
     async close() {
+      clearPresence(host.workspace, process.pid);
       await channels.stop();
       await host.close();
       replicas?.close();

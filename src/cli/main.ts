@@ -6,7 +6,7 @@
 import { version } from "../../package.json" with { type: "json" };
 import { hoistGlobalOptions } from "./global-options.ts";
 
-const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit"] as const;
+const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit", "status"] as const;
 
 const HELP = `prx ${version} — a self-hosted AI agent host
 
@@ -16,6 +16,7 @@ Commands:
   init [--force]                 write a commented config.toml into the workspace
   config show|validate|schema    print, check, or describe the configuration
   doctor                         check workspace, config, database, providers and plugins
+  status [--json]                the workspace at a glance: config, running gateway, channels, plugins, today's usage
   agent -m "..." [--json]        one turn (or, without -m, a line-by-line interactive agent)
         [--session ID] [--provider P] [--model M] [--user ID]
   chat [--session ID|--continue] interactive terminal chat with streaming
@@ -65,6 +66,8 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
       return (await import("./config.ts")).configCommand(rest);
     case "doctor":
       return (await import("./doctor.ts")).doctorCommand(rest);
+    case "status":
+      return (await import("./status.ts")).statusCommand(rest);
     case "agent":
       return (await import("./agent.ts")).agentCommand(rest);
     case "chat":

@@ -6,7 +6,7 @@ import { terminalJson, visible } from "../core/terminal.ts";
 import { nullPublisher } from "../core/events.ts";
 import { createLogger } from "../core/logger.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
-import { listPlugins, pluginInfo, reloadPlugin, type PluginInfo } from "../plugins/api.ts";
+import { listPlugins, pluginInfo, PluginReloadResponseSchema, reloadPlugin, type PluginInfo } from "../plugins/api.ts";
 import { checkPluginDir } from "../plugins/kit/check.ts";
 import { getPluginRuntime, type PluginRuntime } from "../plugins/runtime/index.ts";
 import { openSqliteStorage } from "../storage/open.ts";
@@ -16,6 +16,7 @@ import { hoistGlobalOptions } from "./global-options.ts";
 import { formatCheck, formatInfo, statusText } from "./plugins-format.ts";
 import { KIT_SUBCOMMANDS, runKitCommand } from "./plugins-kit.ts";
 import { PLUGINS_USAGE } from "./plugins-usage.ts";
+import { runningGateway, type RunningGateway } from "./running-gateway.ts";
 
 const SUBCOMMANDS = ["list", "info", "reload", "validate", "probe", ...KIT_SUBCOMMANDS] as const;
 
@@ -147,11 +148,13 @@ export async function pluginsCommand(given: string[], globals: { workspace?: str
         out(json ? terminalJson(info, 2) : formatInfo(info));
         return info.status === "error" ? 1 : 0;
       });
-    default:
+    default: {
+      const gateway = runningGateway(workspace);
+      if (gateway) return reloadInGateway(gateway, fullReload ? undefined : arg!, values.force === true, json);
       return withRuntime(workspace, async (runtime) => {
         try {
           const result = await reloadPlugin(runtime, fullReload ? undefined : arg!, { all: fullReload, force: values.force === true });
-          const where = `in this process; a running gateway reloads live via POST /api/plugins/${fullReload ? "" : `${arg}/`}reload`;
+          const where = "checked in this process: no gateway of this workspace is running; the next one loads it";
           const outcomes = result.plugins.map((p) => `  ${p.name}: ${p.outcome.replaceAll("_", " ")}${p.error ? ` (${p.error})` : ""}`);
           if (json) out(terminalJson({ ...result, ...(fullReload ? {} : { plugin: pluginInfo(runtime, arg!) }) }, 2));
           else out(`${fullReload ? "full reload" : `reload of "${arg}"`} succeeded: generation ${result.generation} (${where})\n${outcomes.join("\n")}`);
@@ -161,5 +164,22 @@ export async function pluginsCommand(given: string[], globals: { workspace?: str
           throw error;
         }
       });
+    }
+  }
+}
+
+/** A reload done by the workspace's running gateway (every replica of it, with a shared bus), as its API does it. */
+async function reloadInGateway(gateway: RunningGateway, name: string | undefined, force: boolean, json: boolean): Promise<number> {
+  const path = `/api/plugins/${name === undefined ? "" : `${encodeURIComponent(name)}/`}reload${force ? "?force=true" : ""}`;
+  try {
+    const result = await gateway.request("POST", path, PluginReloadResponseSchema);
+    const where = `in the running gateway: pid ${gateway.presence.pid} at ${gateway.presence.url}`;
+    const outcomes = result.plugins.map((p) => `  ${p.name}: ${p.outcome.replaceAll("_", " ")}${p.error ? ` (${p.error})` : ""}`);
+    if (json) out(terminalJson(result, 2));
+    else out(`${name === undefined ? "full reload" : `reload of "${name}"`} succeeded: generation ${result.generation} (${where})\n${outcomes.join("\n")}`);
+    return 0;
+  } catch (error) {
+    if (json) out(terminalJson({ success: false, error: errorMessage(error) }, 2));
+    throw error;
   }
 }

@@ -67,6 +67,7 @@ export const ErrorCodes = [
   "STORAGE",
   "STORAGE_LEASE",
   "BUS",
+  "GATEWAY_UNREACHABLE",
   "INTERNAL",
 ] as const;
 

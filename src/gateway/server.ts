@@ -33,6 +33,8 @@ export interface StartGatewayOptions {
   shared?: GatewayShared;
   /** What answers requests before the app is built; the first request it leaves builds the app. Default: none, the app is built at start. */
   beforeApp?: BeforeApp;
+  /** A control token for this run (presence.ts), accepted besides the stored tokens. */
+  controlToken?: string;
 }
 
 type Fetch = (request: Request, server: Bun.Server<unknown>) => Response | Promise<Response>;
@@ -103,6 +105,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     required: config.require_pairing,
     pairingCodeTtlMs: config.pairing_code_ttl_s * 1000,
     now,
+    ...(options.controlToken ? { controlToken: options.controlToken } : {}),
   });
   const context = buildContext({
     host: options.config ? { ...pick(host), config: { ...host.config, gateway: config } } : host,

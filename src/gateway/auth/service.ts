@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import { then } from "../../core/awaitable.ts";
 import { PrxError } from "../../core/errors.ts";
 import type { GatewayPairingStore, TokenRecord, TokenStore } from "../../storage/types.ts";
@@ -13,10 +14,12 @@ import type { PairingLockout } from "./types.ts";
 export interface Credential {
   id: string;
   name: string;
-  kind: "token" | "open";
+  kind: "token" | "open" | "control";
 }
 
 export const OPEN_CREDENTIAL: Credential = { id: "open", name: "open (pairing disabled)", kind: "open" };
+/** The commands of the gateway's own workspace (`prx status`, `prx plugins reload`), by the token in data/gateway.json. */
+export const CONTROL_CREDENTIAL: Credential = { id: "control", name: "prx commands of this workspace", kind: "control" };
 
 export interface AuthOptions<T extends TokenStore = TokenStore> {
   /** Where tokens live: the workspace storage's token store (PostgreSQL shares them across replicas). */
@@ -29,6 +32,8 @@ export interface AuthOptions<T extends TokenStore = TokenStore> {
   required: boolean;
   pairingCodeTtlMs: number;
   now: () => number;
+  /** This run's control token (presence.ts): accepted as CONTROL_CREDENTIAL, never stored. */
+  controlToken?: string;
 }
 
 /** Bearer auth and pairing; typed by its token store, so callers holding the SQLite one keep its synchronous calls. */
@@ -36,9 +41,11 @@ export class AuthService<T extends TokenStore = TokenStore> {
   readonly tokens: T;
   readonly pairing: PairingGate;
   readonly required: boolean;
+  private readonly controlToken: string | undefined;
 
   constructor(options: AuthOptions<T>) {
     this.required = options.required;
+    this.controlToken = options.controlToken;
     this.tokens = options.tokens;
     this.pairing = new PairingGate(
       options.pairingCodes,
@@ -75,7 +82,16 @@ export class AuthService<T extends TokenStore = TokenStore> {
         `bearer token longer than ${BEARER_MAX_CHARS} characters; tokens look like prx_…`,
       );
     }
-    return then(this.tokens.verify(match[1]!), credentialOf);
+    const presented = match[1]!;
+    if (this.controlToken !== undefined && presented.startsWith("prx_ctl_")) {
+      const given = Buffer.from(presented);
+      const expected = Buffer.from(this.controlToken);
+      if (given.length === expected.length && timingSafeEqual(given, expected)) return CONTROL_CREDENTIAL;
+      throw new PrxError("UNAUTHORIZED", "this control token is not the running gateway's", {
+        hint: "it changes with every start of the gateway; commands read the current one from data/gateway.json",
+      });
+    }
+    return then(this.tokens.verify(presented), credentialOf);
   }
 
   /** Exchange the one-time code for a new token. Throws 401 (wrong), 403 (closed or burned) or 429 (locked out). */

@@ -9,7 +9,7 @@ const CredentialSchema = z
   .object({
     id: z.string().describe("token id (`prx gateway token list` shows it)"),
     name: z.string(),
-    kind: z.enum(["token", "open"]).describe('"open" when pairing is off and no token is needed'),
+    kind: z.enum(["token", "open", "control"]).describe('"open" when pairing is off and no token is needed; "control": a prx command of the workspace'),
   })
   .describe("the credential of this request");
 
@@ -26,6 +26,9 @@ export function authRoutes(app: GatewayElysia, gw: GatewayContext): void {
     "/api/auth/token",
     async ({ prx }) => {
       const credential = prx.credential;
+      if (credential.kind === "control") {
+        throw new PrxError("CONFLICT", "the control token of a prx command is not revoked: it ends with this run of the gateway");
+      }
       if (credential.kind !== "token") {
         throw new PrxError("CONFLICT", "this request carries no token to revoke: pairing is off (gateway.require_pairing = false)", {
           hint: "nothing to sign out of; turn pairing on in config.toml to require tokens",

@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { errorMessage, PrxError } from "../core/errors.ts";
+import type { Workspace } from "../core/workspace-paths.ts";
+import { readPresence, type GatewayPresence } from "../gateway/presence.ts";
+
+/** How long a command waits for the running gateway's answer. */
+export const GATEWAY_CONTROL_TIMEOUT_MS = 10_000;
+
+/** The workspace's running gateway, reached with the control token it wrote to data/gateway.json. */
+export interface RunningGateway {
+  presence: GatewayPresence;
+  /** A JSON request to it; its answer parsed by `schema`, or a PrxError naming what went wrong. */
+  request<T>(method: string, path: string, schema: z.ZodType<T>, body?: unknown): Promise<T>;
+}
+
+export function runningGateway(workspace: Pick<Workspace, "dataDir">): RunningGateway | null {
+  const presence = readPresence(workspace);
+  if (!presence) return null;
+  return {
+    presence,
+    async request(method, path, schema, body) {
+      const url = new URL(path, presence.url).href;
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method,
+          headers: { authorization: `Bearer ${presence.control_token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          signal: AbortSignal.timeout(GATEWAY_CONTROL_TIMEOUT_MS),
+        });
+      } catch (error) {
+        throw new PrxError("GATEWAY_UNREACHABLE", `the running gateway (pid ${presence.pid}, ${presence.url}) did not answer ${method} ${path}: ${errorMessage(error)}`, {
+          hint: "is it still starting, or stuck? `prx status` shows it; restart it with `prx gateway`",
+        });
+      }
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      if (!response.ok) {
+        const message = (json as { error?: { message?: string } } | undefined)?.error?.message ?? text.slice(0, 300);
+        throw new PrxError("BAD_REQUEST", `the running gateway answered ${method} ${path} with ${response.status}: ${message}`);
+      }
+      const parsed = schema.safeParse(json);
+      if (!parsed.success) {
+        throw new PrxError("GATEWAY_UNREACHABLE", `the running gateway's answer to ${method} ${path} is not what this prx reads`, {
+          hint: `it runs prx ${presence.version}; restart it with this version`,
+        });
+      }
+      return parsed.data;
+    },
+  };
+}
