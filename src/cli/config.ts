@@ -1,17 +1,67 @@
 import { z } from "zod";
+import { chmodSync, renameSync, writeFileSync } from "node:fs";
 import { stringify } from "smol-toml";
-import { loadConfig } from "../config/loader.ts";
+import { setConfigKey, splitKeyPath, tomlValue, unsetConfigKey } from "../config/edit.ts";
+import { loadConfig, parseConfig } from "../config/loader.ts";
 import { ConfigSchema } from "../config/schema.ts";
-import { openWorkspace } from "../core/workspace.ts";
-import { parseCommand, unknownName } from "./args.ts";
+import { readConfigSource } from "../config/source.ts";
+import { PrxError } from "../core/errors.ts";
+import { terminalJson, visible } from "../core/terminal.ts";
+import { openWorkspace, type Workspace } from "../core/workspace.ts";
+import { parseCommand, unknownName, usageError } from "./args.ts";
 
-const SUBCOMMANDS = ["show", "validate", "schema"] as const;
+const SUBCOMMANDS = ["show", "validate", "schema", "get", "set", "unset"] as const;
+
+const USAGE = `Usage: prx config show [--json] | validate | schema
+       prx config get <key> [--json]      the value in effect (config.toml, else the default)
+       prx config set <key> <value>       write one value into config.toml, keeping its comments and layout
+       prx config unset <key>             remove one key from config.toml (its default applies again)
+  Keys are written as in config.toml: gateway.port, providers.openai.base_url, providers.x.model_info."gpt-4o".vision.
+  A value is TOML (8080, true, ["a", "b"], "text"); anything else is taken as a string. The file is checked whole
+  before it is written: an edit that makes it invalid is refused and the file stays as it was.
+`;
+
+/** The value at `path` in the effective config, or NOT_FOUND naming the key. */
+function valueAt(config: unknown, path: string[]): unknown {
+  let value: unknown = config;
+  for (const [index, segment] of path.entries()) {
+    if (value === null || typeof value !== "object" || !(segment in (value as object))) {
+      throw new PrxError("NOT_FOUND", `${path.slice(0, index + 1).join(".")} is not set, or is not a config key`, { hint: "prx config show lists every key in effect; prx config schema describes them" });
+    }
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return value;
+}
+
+/** Write the edited file once it validates whole; the old file stays on any failure. */
+function writeChecked(workspace: Workspace, source: string): void {
+  parseConfig(source, workspace.configPath);
+  const staged = `${workspace.configPath}.${process.pid}.tmp`;
+  writeFileSync(staged, source, { mode: 0o600 });
+  chmodSync(staged, 0o600);
+  renameSync(staged, workspace.configPath);
+}
+
+function edit(workspace: Workspace, sub: "set" | "unset", args: string[]): number {
+  const [key, value, extra] = args;
+  if (!key) throw usageError(`prx config ${sub}: missing <key>`);
+  if (sub === "set" && value === undefined) throw usageError("prx config set: missing <value>");
+  const surplus = sub === "set" ? extra : value;
+  if (surplus !== undefined) throw usageError(`prx config ${sub}: unexpected argument '${surplus}' (quote a value with spaces)`);
+  const path = splitKeyPath(key);
+  const source = readConfigSource(workspace.configPath) ?? "";
+  const edited = sub === "set" ? setConfigKey(source, path, tomlValue(value!)) : unsetConfigKey(source, path);
+  writeChecked(workspace, edited);
+  const shown = sub === "set" ? `set ${path.join(".")} = ${tomlValue(value!)}` : `removed ${path.join(".")}`;
+  process.stdout.write(visible(`${shown} in ${workspace.configPath}\n(a running gateway reads config.toml at its next start)\n`, { multiline: true }));
+  return 0;
+}
 
 export async function configCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand("prx config", argv, { json: { type: "boolean" } });
   const sub = positionals[0];
   if (values.help || !sub) {
-    process.stdout.write("Usage: prx config show [--json] | validate | schema\n");
+    process.stdout.write(USAGE);
     return sub || values.help ? 0 : 2;
   }
   if (sub === "schema") {
@@ -20,9 +70,19 @@ export async function configCommand(argv: string[]): Promise<number> {
   }
   if (!SUBCOMMANDS.includes(sub as (typeof SUBCOMMANDS)[number])) throw unknownName("subcommand", sub, SUBCOMMANDS, "prx config");
   const workspace = openWorkspace(values.workspace);
+  if (sub === "set" || sub === "unset") return edit(workspace, sub, positionals.slice(1));
   const { config, path } = loadConfig(workspace.configPath);
   if (sub === "validate") {
     process.stdout.write(`${path ?? "(no config.toml: defaults)"}: ok\n`);
+    return 0;
+  }
+  if (sub === "get") {
+    const key = positionals[1];
+    if (!key) throw usageError("prx config get: missing <key>");
+    if (positionals[2] !== undefined) throw usageError(`prx config get: unexpected argument '${positionals[2]}'`);
+    const value = valueAt(config, splitKeyPath(key));
+    const text = values.json || (value !== null && typeof value === "object") ? terminalJson(value, 2) : String(value);
+    process.stdout.write(visible(text, { multiline: true }) + "\n");
     return 0;
   }
   process.stdout.write(values.json ? JSON.stringify(config, null, 2) + "\n" : `# effective configuration (${path ?? "defaults"})\n${stringify(config)}\n`);
