@@ -15,6 +15,7 @@ import type { Provider, ProviderResolver } from "../providers/types.ts";
 import { openBuiltinTools } from "../tools/builtins/index.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { ToolSource } from "../tools/types.ts";
+import { scopeToSkills, SkillBook, skillToolSource } from "../skills/index.ts";
 import type { PluginServices } from "../plugins/runtime/index.ts";
 import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
 import { ApprovalBroker } from "./approvals/broker.ts";
@@ -64,6 +65,8 @@ export interface AgentHost {
   env: Record<string, string | undefined>;
   sessions: SessionStore;
   events: EventPublisher;
+  /** The workspace's Agent Skills: where they are, which are offered and why not. */
+  skills: SkillBook;
   /** `plan`: the model choice when the caller resolved it already (planTurn); else the turn resolves it. */
   runTurn(input: TurnInput, plan?: TurnPlan): Promise<TurnResult>;
   /** Summarise a session now (see compactSessionNow) once the turns running or queued for it have finished. */
@@ -194,10 +197,17 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     memory = createMemoryBackend(config.memory.backend, storage, (name) => extensions.storage?.(name), pgMemory);
     const currentMemory = () => memory!;
 
+    const skills = new SkillBook({ workspace: workspace.root, skills: config.skills, config, env });
     const tools = new ToolRegistry({
-      builtins: await openBuiltinTools({ config: config.tools, workspace: workspace.root, memory: currentMemory }),
+      builtins: await openBuiltinTools({
+        config: config.tools,
+        workspace: workspace.root,
+        memory: currentMemory,
+        readableDirs: () => skills.readableDirs(),
+      }),
       disabled: config.tools.disabled,
     });
+    if (skills.enabled) tools.addSource(skillToolSource(skills));
     for (const source of extensions.toolSources ?? []) tools.addSource(source);
     const approvals = new ApprovalBroker(() => storage.approvals);
     const gate = new ToolGate({ autonomy: config.autonomy, tools, broker: approvals, audit: () => storage.audit });
@@ -250,9 +260,13 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             sessions,
             providers,
             resolveModelChoice: choose,
-            tools: gate.forTurn(
-              { sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null },
-              input.approvals ?? defaultRoute,
+            tools: scopeToSkills(
+              gate.forTurn(
+                { sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null },
+                input.approvals ?? defaultRoute,
+              ),
+              skills,
+              input.skills,
             ),
             memory: currentMemory,
             middleware: extensions.middleware ?? identityMiddleware,
@@ -262,6 +276,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             transcribe,
             contextRatios,
             usage,
+            skills: async (filter) => (skills.enabled ? (await skills.section(filter)).text : ""),
             ...(options.now ? { now: options.now } : {}),
           },
           input,
@@ -286,6 +301,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       env,
       sessions,
       events,
+      skills,
       resolveModelChoice: choose,
       get activeTurns() {
         return queue.active;

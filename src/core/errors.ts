@@ -67,6 +67,7 @@ export const ErrorCodes = [
   "STORAGE",
   "STORAGE_LEASE",
   "BUS",
+  "SKILL_INVALID",
   "INTERNAL",
 ] as const;
 

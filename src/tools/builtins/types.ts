@@ -7,4 +7,6 @@ export interface BuiltinToolsOptions {
   workspace: string;
   /** Called at each call, so the backend can be swapped (config reload, wasm generation). */
   memory: () => MemoryBackend;
+  /** Folders outside the workspace file_read may read by their full path (never write): the offered skills'. */
+  readableDirs?: () => readonly string[];
 }
