@@ -70,7 +70,13 @@ export function parseSkillFile(text: string, folder: string, file: string): Pars
   if (!match) throw invalid(file, "it has no frontmatter (a first line ---, YAML, and a closing ---)");
   const document = parseDocument(match[1]!, { uniqueKeys: true, prettyErrors: false });
   if (document.errors.length > 0) throw invalid(file, `its frontmatter is not valid YAML: ${document.errors[0]!.message}`);
-  const data: unknown = document.toJS({ maxAliasCount: 100 });
+  let data: unknown;
+  try {
+    data = document.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // the parser's bound on alias expansion (a "billion laughs" document)
+    throw invalid(file, `its frontmatter is refused: ${(error as Error).message}`);
+  }
   if (data === null || typeof data !== "object" || Array.isArray(data)) throw invalid(file, "its frontmatter is not a mapping of keys");
   const parsed = SkillFrontmatterSchema.safeParse(data);
   if (!parsed.success) {
