@@ -29,9 +29,9 @@ function skillCard(skill: SkillRow): HTMLElement {
       badge(skill.eligible ? "offered" : "not offered", skill.eligible ? "ok" : "warn")),
     h("p", { class: "muted" }, skill.description),
     skill.reasons.length ? h("ul", { class: "error", "data-testid": "skill-reasons" }, ...skill.reasons.map((r) => h("li", {}, r))) : "",
-    h("div", { class: "small muted" }, h("code", {}, skill.dir)),
+    h("div", { class: "small muted", style: "overflow-wrap:anywhere" }, h("code", {}, skill.dir)),
     skill.allowed_tools ? h("div", { class: "small" }, `allowed tools: ${skill.allowed_tools.join(" ")}`) : "",
-    ...skill.shadowed.map((s) => h("div", { class: "small muted" }, `shadows ${s.dir} (${s.source})`)),
+    ...skill.shadowed.map((s) => h("div", { class: "small muted", style: "overflow-wrap:anywhere" }, `shadows ${s.dir} (${s.source})`)),
   );
 }
 
@@ -45,7 +45,9 @@ export function skillsView(): { el: HTMLElement; dispose(): void } {
       const offered = data.skills.filter((s) => s.eligible).length;
       head.textContent = `${data.skills.length} skill${data.skills.length === 1 ? "" : "s"} · ${offered} offered`;
       list.replaceChildren(...data.skills.map(skillCard));
-      for (const bad of data.invalid) list.append(h("div", { class: "error", "data-testid": "skill-invalid" }, `${bad.dir}: ${bad.error}`));
+      for (const bad of data.invalid) {
+        list.append(h("div", { class: "error", style: "overflow-wrap:anywhere", "data-testid": "skill-invalid" }, `${bad.dir}: ${bad.error}`));
+      }
       if (data.skills.length === 0 && data.invalid.length === 0) {
         list.append(h("p", { class: "muted" }, "No skills: put skill folders in the workspace's skills/ or ~/.agents/skills/."));
       }
