@@ -1,23 +1,13 @@
-import { afterEach, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defaultConfig, type Config } from "../../src/config/schema.ts";
 import { SkillsConfigSchema } from "../../src/config/skills.ts";
 import { SkillBook, skillToolSource } from "../../src/skills/index.ts";
 import { SKILL_FILE_MAX_BYTES } from "../../src/skills/limits.ts";
-import { PUBLISHED, skillText, writeSkill } from "./helpers.ts";
+import { PUBLISHED, skillText, tempDirs, writeSkill } from "./helpers.ts";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function temp(): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "prx-skills-book-")));
-  dirs.push(dir);
-  return dir;
-}
+const temp = tempDirs("prx-skills-book-");
 
 interface Setup {
   workspace: string;

@@ -1,4 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { afterEach } from "bun:test";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export const PUBLISHED = join(import.meta.dir, "..", "fixtures", "skills-published");
@@ -18,4 +20,17 @@ export function writeSkill(root: string, name: string, text = skillText(name, `T
     writeFileSync(join(dir, path), content);
   }
   return dir;
+}
+
+/** Temporary directories of the running test file, removed after each test. */
+export function tempDirs(prefix: string): () => string {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+    made.push(dir);
+    return dir;
+  };
 }

@@ -1,22 +1,13 @@
-import { afterEach, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isPrxError } from "../../src/core/errors.ts";
 import { installSkill, removeSkill } from "../../src/skills/install.ts";
 import { scaffoldSkill } from "../../src/skills/scaffold.ts";
 import { parseSkillFile } from "../../src/skills/frontmatter.ts";
-import { PUBLISHED, skillText, writeSkill } from "./helpers.ts";
+import { PUBLISHED, skillText, tempDirs, writeSkill } from "./helpers.ts";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-function temp(): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "prx-skills-install-")));
-  dirs.push(dir);
-  return dir;
-}
+const temp = tempDirs("prx-skills-install-");
 
 async function refusal(run: () => Promise<unknown>): Promise<Error> {
   try {
