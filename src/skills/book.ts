@@ -85,8 +85,15 @@ export class SkillBook {
   async scan(): Promise<SkillScan> {
     if (!this.enabled) return (this.last = { skills: [], invalid: [] });
     const found = await this.loader.find(this.roots());
+    // one PATH lookup per program per scan, however many skills ask for it
+    const looked = new Map<string, boolean>();
+    const onPath = (program: string) => {
+      let there = looked.get(program);
+      if (there === undefined) looked.set(program, (there = this.context.onPath(program)));
+      return there;
+    };
     const skills: SkillStatus[] = found.skills.map((skill) => {
-      const reasons = ineligibleReasons(skill, { ...this.context, entry: this.options.skills.entries[skill.name] });
+      const reasons = ineligibleReasons(skill, { ...this.context, onPath, entry: this.options.skills.entries[skill.name] });
       return { skill, eligible: reasons.length === 0, reasons, shadowed: found.shadowed.get(skill.name) ?? [] };
     });
     return (this.last = { skills, invalid: found.invalid });

@@ -1,9 +1,9 @@
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
 import type { ToolsConfig } from "../../config/schema.ts";
 import { PrxError } from "../../core/errors.ts";
 import { fail, ok } from "../result.ts";
 import type { ToolResult } from "../types.ts";
-import { isAbsolute, relative, resolve } from "node:path";
 import { confineRead, confineWrite, isInside } from "./confine.ts";
 import type { FileEditArgs, FileReadArgs, FileWriteArgs } from "./schemas.ts";
 
