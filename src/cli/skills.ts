@@ -7,6 +7,7 @@ import { openWorkspace } from "../core/workspace.ts";
 import { SkillBook } from "../skills/index.ts";
 import { skillReport, skillsReport, type SkillReport } from "../skills/report.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
+import { hoistGlobalOptions } from "./global-options.ts";
 
 const USAGE = `Usage: prx skills <command>
   list [--json]                 every skill found, where, whether it is offered (and why not), what it shadows
@@ -54,8 +55,9 @@ function filesOf(dir: string, max = 200): string[] {
   return out;
 }
 
-export async function skillsCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
+export async function skillsCommand(given: string[]): Promise<number> {
+  // `prx skills -w DIR list`
+  const [sub, ...rest] = hoistGlobalOptions(given, "prx skills");
   if (sub === undefined || sub === "--help" || sub === "-h" || sub === "help") {
     process.stdout.write(USAGE);
     return 0;

@@ -157,7 +157,7 @@ test("the skill tool returns the body with {baseDir} replaced; the script runs o
 test("prx skills new, install and remove through the binary", async () => {
   const env = { HOME: ws.dir };
   expect((await runPrx(["skills", "new", "fresh-skill", "-w", ws.dir], { env })).code).toBe(0);
-  const info = await runPrx(["skills", "info", "fresh-skill", "-w", ws.dir], { env });
+  const info = await runPrx(["skills", "-w", ws.dir, "info", "fresh-skill"], { env });
   expect(info.stdout).toContain("offered: yes");
   const again = await runPrx(["skills", "install", join(PUBLISHED, "internal-comms"), "-w", ws.dir], { env });
   expect(again.code).toBe(1);
