@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { SkillsConfig } from "../config/skills.ts";
 import { SkillLoader } from "./discover.ts";
-import { ineligibleReasons, type EligibilityContext } from "./eligibility.ts";
+import { entryEnv, ineligibleReasons, type EligibilityContext } from "./eligibility.ts";
 import { PROMPT_BOUNDS, skillsSection, type PromptBounds, type SkillsSection } from "./prompt.ts";
 import type { Skill, SkillFilter, SkillRoot, SkillScan, SkillStatus } from "./types.ts";
 
@@ -124,6 +124,11 @@ export class SkillBook {
     }
     if (found) this.uses.set(name, ++this.tick);
     return found;
+  }
+
+  /** What `[skills.entries.<name>] env` gives the skill's shell calls (literals, and `from_env` read from prx's environment). */
+  envOf(name: string): Record<string, string> {
+    return entryEnv(this.options.skills.entries[name], this.options.env);
   }
 
   /** The folders of the offered skills: file_read reads inside them (never writes). */

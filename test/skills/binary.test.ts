@@ -45,7 +45,8 @@ beforeAll(async () => {
     fakeProviderConfig(
       provider.url,
       `[reliability]\nretries = 0\n[tools]\nshell_enabled = true\nshell_allowlist = ["sh"]\n` +
-        `[gateway]\nrate_limit_per_minute = 100000\nrate_limit_per_token_per_minute = 100000\n`,
+        `[gateway]\nrate_limit_per_minute = 100000\nrate_limit_per_token_per_minute = 100000\n` +
+        `[skills.entries.runner]\nenv = { RUNNER_GREETING = { from_env = "PRX_SKILLS_TEST_GREETING" } }\n`,
       null,
     ),
   );
@@ -57,7 +58,7 @@ beforeAll(async () => {
   cpSync(join(PUBLISHED, "webapp-testing"), join(userSkills, "webapp-testing"), { recursive: true });
   runnerDir = realpathSync(
     writeSkill(workspaceSkills, "runner", skillText("runner", "Says hello through its script.", "Run `sh {baseDir}/scripts/hello.sh` with the shell tool.\n"), {
-      "scripts/hello.sh": 'echo ran > ran-marker.txt\necho "hello from the skill script"\n',
+      "scripts/hello.sh": 'echo ran > ran-marker.txt\necho "hello from the skill script, greeting=$RUNNER_GREETING"\n',
     }),
   );
   const gated = (name: string, openclaw: unknown) =>
@@ -70,7 +71,7 @@ beforeAll(async () => {
     const head = skillText(name, `sized ${name}`, "");
     writeSkill(workspaceSkills, name, head + "x".repeat(size - Buffer.byteLength(head)));
   }
-  gateway = await startGatewayBinary(ws.dir);
+  gateway = await startGatewayBinary(ws.dir, { PRX_SKILLS_TEST_GREETING: "hi-from-config" });
   const paired = await fetch(`${gateway.url}/pair`, { method: "POST", headers: { "x-pairing-code": gateway.code! } });
   headers = { authorization: `Bearer ${((await paired.json()) as { token: string }).token}`, "content-type": "application/json" };
 }, 120_000);
@@ -141,7 +142,12 @@ test("the skill tool returns the body with {baseDir} replaced; the script runs o
   expect(read.reply).toContain(`Run \`sh ${runnerDir}/scripts/hello.sh\` with the shell tool.`);
   expect(read.reply).not.toContain("{baseDir}");
 
-  const turn = say("skills-script", `use tool shell {"command":["sh","${runnerDir}/scripts/hello.sh"]}`);
+  // one turn: the model reads the skill, then runs its script as the body says
+  provider.enqueue(
+    { type: "tool_calls", calls: [{ name: "skill", arguments: { name: "runner" } }] },
+    { type: "tool_calls", calls: [{ name: "shell", arguments: { command: ["sh", `${runnerDir}/scripts/hello.sh`] } }] },
+  );
+  const turn = say("skills-script", "say hello with the runner skill");
   const pending = await waitFor(async () => {
     const { approvals } = (await (await fetch(`${gateway.url}/api/approvals`, { headers })).json()) as { approvals: { id: string; session_id: string; tool: string }[] };
     return approvals.find((a) => a.session_id === "skills-script") ?? null;
@@ -150,7 +156,8 @@ test("the skill tool returns the body with {baseDir} replaced; the script runs o
   expect(existsSync(join(ws.dir, "ran-marker.txt"))).toBe(false);
   const decided = await fetch(`${gateway.url}/api/approvals/${pending.id}`, { method: "POST", headers, body: JSON.stringify({ decision: "allow" }) });
   expect(decided.status).toBe(200);
-  expect((await turn).reply).toContain("hello from the skill script");
+  // the active skill's [skills.entries.runner] env reached the script
+  expect((await turn).reply).toContain("hello from the skill script, greeting=hi-from-config");
   expect(readFileSync(join(ws.dir, "ran-marker.txt"), "utf8")).toBe("ran\n");
 });
 

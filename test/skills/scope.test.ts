@@ -20,23 +20,25 @@ async function fixture() {
   writeSkill(root, "narrow", skillText("narrow", "Reads only.", "Use file_read.\n", "allowed-tools: file_read mcp__docs__*\n"));
   writeSkill(root, "open", skillText("open", "No limits."));
   writeSkill(root, "other", skillText("other", "Another."));
-  const skills = SkillsConfigSchema.parse({});
-  const book = new SkillBook({ workspace, skills, config: defaultConfig(), env: { HOME: workspace, PATH: "" } });
+  const skills = SkillsConfigSchema.parse({ entries: { open: { env: { OPEN_TOKEN: { from_env: "HOST_TOKEN" }, MODE: "literal" } } } });
+  const book = new SkillBook({ workspace, skills, config: defaultConfig(), env: { HOME: workspace, PATH: "", HOST_TOKEN: "t0k" } });
   await book.scan();
   const source = skillToolSource(book);
   const ran: string[] = [];
+  const envs: (Readonly<Record<string, string>> | undefined)[] = [];
   const specs = ["file_read", "shell", "mcp__docs__search", "skill"].map((name) => ({ name, description: name, parameters: {} }));
   // the turn's tools as the approval gate hands them over: the skill tool is the real one
   const inner: ScopedTools = {
     specs: () => specs,
     async call(name, raw, context) {
       ran.push(name);
+      if (name === "shell") envs.push(context.env);
       if (name === "skill") return source.get("skill")!.execute(JSON.parse(raw), context);
       return ok(`${name} ran`);
     },
   };
   const context = { sessionId: "s", workspace, signal: new AbortController().signal };
-  return { book, inner, ran, context };
+  return { book, inner, ran, envs, context };
 }
 
 test("after a skill with allowed-tools is read, only those tools (and skill) are offered and callable; another skill lifts it", async () => {
@@ -77,4 +79,15 @@ test("reading a skill makes it the most recently used: it is the one kept when t
   expect(await book.section()).toMatchObject({ listed: ["other"], left: ["narrow", "open"] });
   await book.use("open");
   expect((await book.section()).listed).toEqual(["open"]);
+});
+
+test("while a skill is active its [skills.entries] env reaches the shell tool's calls, and only the shell's", async () => {
+  const { book, inner, envs, context } = await fixture();
+  const tools = scopeToSkills(inner, book, undefined);
+  await tools.call("shell", '{"command":["env"]}', context);
+  await tools.call("skill", '{"name":"open"}', context);
+  await tools.call("shell", '{"command":["env"]}', context);
+  await tools.call("skill", '{"name":"other"}', context);
+  await tools.call("shell", '{"command":["env"]}', context);
+  expect(envs).toEqual([undefined, { OPEN_TOKEN: "t0k", MODE: "literal" }, undefined]);
 });
