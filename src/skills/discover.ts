@@ -70,10 +70,16 @@ export class SkillLoader {
       for (const folder of folders) {
         const dir = join(root.dir, folder);
         const file = join(dir, SKILL_FILE);
-        const stat = statOrNull(file);
-        if (!stat?.isFile()) continue;
-        seen.add(file);
-        const loaded = await this.load(file, dir, folder, root, stat);
+        let loaded: Skill | { error: string };
+        try {
+          const stat = statOrNull(file);
+          if (!stat?.isFile()) continue;
+          seen.add(file);
+          loaded = await this.load(file, dir, folder, root, stat);
+        } catch (error) {
+          // an unreadable folder (permissions) is reported like an invalid skill
+          loaded = { error: `${file}: ${errorMessage(error)}` };
+        }
         if ("error" in loaded) {
           invalid.push({ dir, source: root.source, error: loaded.error });
           continue;
