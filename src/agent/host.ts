@@ -15,6 +15,7 @@ import type { Provider, ProviderResolver } from "../providers/types.ts";
 import { openBuiltinTools } from "../tools/builtins/index.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { ToolContext, ToolSource } from "../tools/types.ts";
+import { scopeToSkills, SkillBook, skillToolSource } from "../skills/index.ts";
 import type { PluginServices } from "../plugins/runtime/index.ts";
 import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
 import { ApprovalBroker } from "./approvals/broker.ts";
@@ -64,6 +65,8 @@ export interface AgentHost {
   env: Record<string, string | undefined>;
   sessions: SessionStore;
   events: EventPublisher;
+  /** The workspace's Agent Skills: where they are, which are offered and why not. */
+  skills: SkillBook;
   /** `plan`: the model choice when the caller resolved it already (planTurn); else the turn resolves it. */
   runTurn(input: TurnInput, plan?: TurnPlan): Promise<TurnResult>;
   /** Summarise a session now (see compactSessionNow) once the turns running or queued for it have finished. */
@@ -194,12 +197,20 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     memory = createMemoryBackend(config.memory.backend, storage, (name) => extensions.storage?.(name), pgMemory);
     const currentMemory = () => memory!;
 
+    const skills = new SkillBook({ workspace: workspace.root, skills: config.skills, config, env });
     // a built-in that asks another tool (web_search through an MCP server) calls through the registry it sits in
     const callTool = (name: string, rawArguments: string, context: ToolContext) => tools.call(name, rawArguments, context);
     const tools: ToolRegistry = new ToolRegistry({
-      builtins: await openBuiltinTools({ config: config.tools, workspace: workspace.root, memory: currentMemory, callTool }),
+      builtins: await openBuiltinTools({
+        config: config.tools,
+        workspace: workspace.root,
+        memory: currentMemory,
+        callTool,
+        readableDirs: () => skills.readableDirs(),
+      }),
       disabled: config.tools.disabled,
     });
+    if (skills.enabled) tools.addSource(skillToolSource(skills));
     for (const source of extensions.toolSources ?? []) tools.addSource(source);
     const approvals = new ApprovalBroker(() => storage.approvals);
     const gate = new ToolGate({ autonomy: config.autonomy, tools, broker: approvals, audit: () => storage.audit });
@@ -252,9 +263,13 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             sessions,
             providers,
             resolveModelChoice: choose,
-            tools: gate.forTurn(
-              { sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null },
-              input.approvals ?? defaultRoute,
+            tools: scopeToSkills(
+              gate.forTurn(
+                { sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null },
+                input.approvals ?? defaultRoute,
+              ),
+              skills,
+              input.skills,
             ),
             memory: currentMemory,
             middleware: extensions.middleware ?? identityMiddleware,
@@ -264,6 +279,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             transcribe,
             contextRatios,
             usage,
+            skills: async (filter) => (skills.enabled ? (await skills.section(filter)).text : ""),
             ...(options.now ? { now: options.now } : {}),
           },
           input,
@@ -288,6 +304,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       env,
       sessions,
       events,
+      skills,
       resolveModelChoice: choose,
       get activeTurns() {
         return queue.active;

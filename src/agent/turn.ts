@@ -134,6 +134,7 @@ class Turn {
     const stored = !input.historyOverride;
     // Plugin context needs only the input: asked first, it is gathered while history and memories are read.
     const pendingContext = deps.extensions?.context?.(input) ?? NO_CONTEXT;
+    const pendingSkills = deps.skills?.(input.skills);
     const local = async () => {
       const reading = input.historyOverride ?? deps.sessions.history(input.sessionId, config.agent.max_history_messages);
       const summarised = stored ? deps.sessions.summary(input.sessionId) : null;
@@ -144,9 +145,11 @@ class Turn {
       const memories = recall ? await autoRecall(deps, query, input.sessionId, this.emit) : [];
       return { history, memories, summary };
     };
-    const [{ history, memories, summary }, context] = Array.isArray(pendingContext)
+    const [{ history, memories, summary }, pluginContext] = Array.isArray(pendingContext)
       ? [await local(), pendingContext]
       : await Promise.all([local(), pendingContext]);
+    const skills = pendingSkills ? await pendingSkills : "";
+    const context = skills === "" ? pluginContext : [skills, ...pluginContext];
     const memoryTokens = config.memory.recall_max_tokens;
     let media = userText === undefined ? undefined : input.media;
     if (media?.length && !input.historyOverride && deps.media) media = await keepMedia(deps.media(), media);

@@ -52,6 +52,11 @@ export interface TurnInput {
   /** "none": the model is offered no tool at all this turn (default "auto"). */
   toolChoice?: "auto" | "none";
   /**
+   * The only skills this turn may use (an agent's `skills` allowlist); absent: every eligible skill. Only their names
+   * and descriptions go into the system prompt, and the `skill` tool reads only them.
+   */
+  skills?: readonly string[];
+  /**
    * How a call that needs the owner's approval reaches them ([autonomy]); default: the host's (OpenAgentHostOptions
    * .approvals), else refused at once (no one would be told).
    */
@@ -158,6 +163,8 @@ export interface TurnDeps {
   usage?: () => UsageRecorder;
   /** Clock of budgets and usage days (tests move it); Date.now by default. */
   now?: () => number;
+  /** The system prompt's skills section for a turn allowed `filter` (names and descriptions; "" when none). */
+  skills?: (filter: readonly string[] | undefined) => Promise<string>;
 }
 
 export type { ConversationSummary, SessionSummary, StoredMessage, SessionStore } from "../storage/types.ts";

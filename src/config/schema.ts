@@ -2,6 +2,7 @@ import { z } from "zod";
 import { OPT_IN_TOOL_NAMES, TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../core/tool-names.ts";
 import { ChannelKinds, DmPolicies, GroupPolicies, ProviderKinds } from "./kinds.ts";
 import { McpConfigSchema } from "./mcp.ts";
+import { SkillsConfigSchema } from "./skills.ts";
 
 export { ChannelKinds, DmPolicies, GroupPolicies, ProviderKinds };
 
@@ -406,6 +407,7 @@ export const ConfigSchema = z.strictObject({
   storage: StorageSchema.default(StorageSchema.parse({})),
   bus: BusSchema.default(BusSchema.parse({})),
   budget: BudgetSchema.default(BudgetSchema.parse({})),
+  skills: SkillsConfigSchema.default(SkillsConfigSchema.parse({})).describe("Agent Skills: extra_dirs, entries.<name>"),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

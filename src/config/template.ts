@@ -118,6 +118,13 @@ require_pairing = true   # a one-time code is printed at start; POST /pair excha
 # [budget.senders."telegram:123456"]
 # monthly_usd = 3
 
+# Agent Skills (SKILL.md folders) are found in <workspace>/skills/ and ~/.agents/skills/; prx skills list shows them.
+# [skills]
+# extra_dirs = ["~/shared-skills"]
+# [skills.entries.some-skill]
+# enabled = true
+# env = { SOME_API_KEY = { from_env = "SOME_API_KEY" } }
+
 # Grant sensitive permissions to a plugin:
 # [plugins.weather]
 # grant = ["http-outbound"]

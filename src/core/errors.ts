@@ -68,6 +68,7 @@ export const ErrorCodes = [
   "STORAGE_LEASE",
   "BUS",
   "GATEWAY_UNREACHABLE",
+  "SKILL_INVALID",
   "INTERNAL",
 ] as const;
 

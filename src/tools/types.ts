@@ -9,6 +9,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Deliver an intermediate message to the user during the current turn (remote actionCallback). */
   sendMessage?: (text: string) => void;
+  /** Variables the shell tool adds to its child's environment: the active skill's `[skills.entries.<name>] env`. */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** What a tool can do to the world ([autonomy] decides from it whether a call runs, waits for approval, or is refused). */

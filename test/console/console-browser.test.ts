@@ -261,7 +261,7 @@ describe.skipIf(!enabled)("the web console", () => {
     await screenshot(page, "6-sign-in-360px");
     await page.fill("#token", created.stdout.trim());
     await page.click("button[type=submit]");
-    for (const [key, view] of [["1", "chat-view"], ["2", "plugins-view"], ["3", "status-view"], ["4", "config-view"]] as const) {
+    for (const [key, view] of [["1", "chat-view"], ["2", "plugins-view"], ["3", "status-view"], ["4", "config-view"], ["5", "skills-view"]] as const) {
       await page.keyboard.press(key);
       await page.getByTestId(view).waitFor();
       expect(await page.evaluate<number>("document.documentElement.scrollWidth"), view).toBeLessThanOrEqual(360);

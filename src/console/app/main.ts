@@ -5,6 +5,7 @@ import { h } from "./dom.ts";
 import { stopLive } from "./live.ts";
 import { pluginsView } from "./plugins.ts";
 import { signIn } from "./signin.ts";
+import { skillsView } from "./skills.ts";
 import { statusView } from "./status.ts";
 
 type View = { el: HTMLElement; dispose(): void; focusSearch?(): void; newSession?(): void };
@@ -13,6 +14,7 @@ const VIEWS: Record<string, { label: string; key: string; make: () => View }> = 
   plugins: { label: "Plugins", key: "2", make: pluginsView },
   status: { label: "Status", key: "3", make: statusView },
   config: { label: "Config", key: "4", make: configView },
+  skills: { label: "Skills", key: "5", make: skillsView },
 };
 
 const root = document.getElementById("app")!;

@@ -4,9 +4,10 @@ import { PrxError } from "../../core/errors.ts";
 
 /**
  * Workspace entries the file tools never write (config could enable the shell, hooks run commands,
- * plugins load code, data holds the database). Paths are relative to the workspace root, first segment.
+ * plugins load code, skills instruct the agent, data holds the database). Paths are relative to the workspace root,
+ * first segment.
  */
-export const FILE_WRITE_PROTECTED = ["config.toml", "hooks.json", "data", "plugins", "cache"] as const;
+export const FILE_WRITE_PROTECTED = ["config.toml", "hooks.json", "data", "plugins", "skills", "cache"] as const;
 
 function denied(requested: string, why: string): PrxError {
   return new PrxError("TOOL_DENIED", `path "${requested}" is refused: ${why}`, {

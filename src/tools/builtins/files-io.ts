@@ -1,9 +1,10 @@
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
 import type { ToolsConfig } from "../../config/schema.ts";
 import { PrxError } from "../../core/errors.ts";
 import { fail, ok } from "../result.ts";
 import type { ToolResult } from "../types.ts";
-import { confineRead, confineWrite } from "./confine.ts";
+import { confineRead, confineWrite, isInside } from "./confine.ts";
 import type { FileEditArgs, FileReadArgs, FileWriteArgs } from "./schemas.ts";
 
 /** What file_read and file_write do once called (files.ts declares them; this loads with the first call). */
@@ -54,9 +55,15 @@ function writeFileCapped(path: string, content: string, append: boolean, max: nu
   }
 }
 
-/** file_read: a UTF-8 file inside the workspace, at most tools.file_max_bytes. */
-export function readWorkspaceFile(config: ToolsConfig, workspace: string, args: FileReadArgs): ToolResult {
-  return ok(readFileCapped(confineRead(workspace, args.path), config.file_max_bytes));
+/**
+ * file_read: a UTF-8 file inside the workspace, or (by its full path) inside one of `readableDirs` (the offered
+ * skills' folders), confined to that folder the same way; at most tools.file_max_bytes.
+ */
+export function readWorkspaceFile(config: ToolsConfig, workspace: string, args: FileReadArgs, readableDirs: readonly string[] = []): ToolResult {
+  const path = isAbsolute(args.path) ? resolve(args.path) : null;
+  const dir = path === null ? undefined : readableDirs.find((candidate) => isInside(candidate, path));
+  const real = dir === undefined ? confineRead(workspace, args.path) : confineRead(dir, relative(dir, path!) || ".");
+  return ok(readFileCapped(real, config.file_max_bytes));
 }
 
 /** file_write: write or append inside the workspace, never to the paths prx manages (see confine.ts). */

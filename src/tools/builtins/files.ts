@@ -6,15 +6,15 @@ import { BUILTIN_TOOL_DESCRIPTIONS, FileEditArgs, FileReadArgs, FileWriteArgs } 
 /** The tools' I/O, loaded by the first call. */
 const io = () => import("./files-io.ts");
 
-/** file_read, file_write and file_edit, confined to the workspace root. */
-export function createFileTools(config: ToolsConfig, workspace: string): Tool[] {
+/** file_read, file_write and file_edit, confined to the workspace root (file_read also reads in `readableDirs`). */
+export function createFileTools(config: ToolsConfig, workspace: string, readableDirs?: () => readonly string[]): Tool[] {
   return [
     defineTool({
       name: "file_read",
       description: BUILTIN_TOOL_DESCRIPTIONS.file_read,
       args: FileReadArgs,
       async run(args) {
-        return (await io()).readWorkspaceFile(config, workspace, args);
+        return (await io()).readWorkspaceFile(config, workspace, args, readableDirs?.() ?? []);
       },
     }),
     defineTool({

@@ -15,7 +15,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): Tool[] {
   return [
     ...createMemoryTools(options.memory),
     createHttpTool(options.config),
-    ...createFileTools(options.config, options.workspace),
+    ...createFileTools(options.config, options.workspace, options.readableDirs),
     createWebFetchTool(options.config),
     createWebSearchTool(options.config, options.callTool),
     createShellTool(options.config, options.workspace),

@@ -28,13 +28,14 @@ function resolveProgram(
   return Bun.which(program, { PATH: env.PATH ?? "" }) ?? { denied: `program "${program}" was not found on PATH` };
 }
 
-function childEnv(): Record<string, string> {
+/** prx's passthrough variables, then what the call's context adds (an active skill's configured env). */
+function childEnv(added: Readonly<Record<string, string>> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of SHELL_ENV_PASSTHROUGH) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
-  return env;
+  return { ...env, ...added };
 }
 
 /** Keep the first `max` bytes of a stream and keep draining the rest so the child never blocks on a full pipe. */
@@ -70,7 +71,7 @@ export async function runShell(config: ToolsConfig, workspace: string, args: She
   if (!config.shell_enabled) return fail(`the shell tool is disabled. To enable it, ${SHELL_ENABLE_HINT}`);
   const argv = args.command ?? [args.program!, ...(args.args ?? [])];
   if (argv.some((arg) => arg.includes("\u0000"))) return fail("shell: arguments must not contain NUL bytes");
-  const env = childEnv();
+  const env = childEnv(context.env);
   const program = resolveProgram(config, argv[0]!, env);
   if (typeof program !== "string") return fail(`shell: ${program.denied}. To allow it, ${SHELL_ENABLE_HINT}`);
   if (context.signal.aborted) return fail("shell: aborted before start");

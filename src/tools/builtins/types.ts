@@ -10,4 +10,6 @@ export interface BuiltinToolsOptions {
   memory: () => MemoryBackend;
   /** Call another tool of the host by name (web_search's mcp backend asks an MCP server's search tool). */
   callTool?: (name: string, rawArguments: string, context: ToolContext) => Promise<ToolResult>;
+  /** Folders outside the workspace file_read may read by their full path (never write): the offered skills'. */
+  readableDirs?: () => readonly string[];
 }

@@ -1,0 +1,138 @@
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import type { SkillsConfig } from "../config/skills.ts";
+import { SkillLoader } from "./discover.ts";
+import { entryEnv, ineligibleReasons, type EligibilityContext } from "./eligibility.ts";
+import { PROMPT_BOUNDS, skillsSection, type PromptBounds, type SkillsSection } from "./prompt.ts";
+import type { Skill, SkillFilter, SkillRoot, SkillScan, SkillStatus } from "./types.ts";
+
+/** What a SkillBook reads: the workspace, its configuration, and the machine it runs on. */
+export interface SkillBookOptions {
+  workspace: string;
+  /** `[skills]` of the configuration. */
+  skills: SkillsConfig;
+  /** The whole configuration as parsed (requires.config reads dotted keys of it). */
+  config: unknown;
+  env: Record<string, string | undefined>;
+  /** process.platform by default. */
+  platform?: string;
+  /** Bun.which against env.PATH by default. */
+  onPath?: (program: string) => boolean;
+  bounds?: PromptBounds;
+}
+
+/** The home directory of `~/.agents/skills` and of `~/` in extra_dirs: $HOME, else the user's. */
+function homeOf(env: Record<string, string | undefined>): string {
+  return env.HOME || homedir();
+}
+
+/** Where skills are looked for, highest precedence first. */
+export function skillRoots(workspace: string, skills: SkillsConfig, env: Record<string, string | undefined>): SkillRoot[] {
+  const home = homeOf(env);
+  const roots: SkillRoot[] = [
+    { dir: join(workspace, "skills"), source: "workspace" },
+    { dir: join(home, ".agents", "skills"), source: "user" },
+  ];
+  for (const dir of skills.extra_dirs) {
+    const path = dir === "~" ? home : dir.startsWith("~/") ? join(home, dir.slice(2)) : isAbsolute(dir) ? dir : resolve(workspace, dir);
+    roots.push({ dir: path, source: "extra" });
+  }
+  return roots;
+}
+
+/** Whether a turn restricted to `filter` may use the skill named `name`. */
+export function allows(filter: SkillFilter, name: string): boolean {
+  return filter === undefined || filter.includes(name);
+}
+
+/** A skill's instructions as the model reads them: `{baseDir}` is its folder. */
+export function renderBody(skill: Skill): string {
+  return skill.body.replaceAll("{baseDir}", skill.dir);
+}
+
+/**
+ * The skills of one host: found in their places at each turn's start (a changed SKILL.md is read again), checked for
+ * eligibility, and offered by name and description; the host's one record of which skills were used last.
+ */
+export class SkillBook {
+  private readonly loader = new SkillLoader();
+  private readonly context: Omit<EligibilityContext, "entry">;
+  private readonly bounds: PromptBounds;
+  private last: SkillScan = { skills: [], invalid: [] };
+  private readonly uses = new Map<string, number>();
+  private tick = 0;
+
+  constructor(private readonly options: SkillBookOptions) {
+    const env = options.env;
+    this.context = {
+      platform: options.platform ?? process.platform,
+      env,
+      onPath: options.onPath ?? ((program) => Bun.which(program, { PATH: env.PATH ?? "" }) !== null),
+      config: options.config,
+    };
+    this.bounds = options.bounds ?? PROMPT_BOUNDS;
+  }
+
+  get enabled(): boolean {
+    return this.options.skills.enabled;
+  }
+
+  roots(): SkillRoot[] {
+    return skillRoots(this.options.workspace, this.options.skills, this.options.env);
+  }
+
+  /** Look at every skill folder again (re-reading only changed files); with `[skills] enabled = false`, none. */
+  async scan(): Promise<SkillScan> {
+    if (!this.enabled) return (this.last = { skills: [], invalid: [] });
+    const found = await this.loader.find(this.roots());
+    // one PATH lookup per program per scan, however many skills ask for it
+    const looked = new Map<string, boolean>();
+    const onPath = (program: string) => {
+      let there = looked.get(program);
+      if (there === undefined) looked.set(program, (there = this.context.onPath(program)));
+      return there;
+    };
+    const skills: SkillStatus[] = found.skills.map((skill) => {
+      const reasons = ineligibleReasons(skill, { ...this.context, onPath, entry: this.options.skills.entries[skill.name] });
+      return { skill, eligible: reasons.length === 0, reasons, shadowed: found.shadowed.get(skill.name) ?? [] };
+    });
+    return (this.last = { skills, invalid: found.invalid });
+  }
+
+  /** The last scan. */
+  get current(): SkillScan {
+    return this.last;
+  }
+
+  /** Eligible skills of the last scan that `filter` allows. */
+  offered(filter?: SkillFilter): Skill[] {
+    return this.last.skills.filter((s) => s.eligible && allows(filter, s.skill.name)).map((s) => s.skill);
+  }
+
+  /** Scan, then the system prompt's skills section for a turn restricted to `filter`. */
+  async section(filter?: SkillFilter): Promise<SkillsSection> {
+    await this.scan();
+    return skillsSection(this.offered(filter), this.uses, this.bounds);
+  }
+
+  /** An offered skill by name (looked for again once if the last scan did not have it); records it as used. */
+  async use(name: string, filter?: SkillFilter): Promise<Skill | undefined> {
+    let found = this.offered(filter).find((skill) => skill.name === name);
+    if (!found) {
+      await this.scan();
+      found = this.offered(filter).find((skill) => skill.name === name);
+    }
+    if (found) this.uses.set(name, ++this.tick);
+    return found;
+  }
+
+  /** What `[skills.entries.<name>] env` gives the skill's shell calls (literals, and `from_env` read from prx's environment). */
+  envOf(name: string): Record<string, string> {
+    return entryEnv(this.options.skills.entries[name], this.options.env);
+  }
+
+  /** The folders of the offered skills: file_read reads inside them (never writes). */
+  readableDirs(): string[] {
+    return this.offered().map((skill) => skill.dir);
+  }
+}

@@ -1,0 +1,16 @@
+/** Bounds of Agent Skills (each tested at the limit and one past). */
+
+/** Most bytes of one SKILL.md (frontmatter and body); a larger one is not loaded. */
+export const SKILL_FILE_MAX_BYTES = 256 * 1024;
+export { SKILL_NAME_MAX_CHARS } from "../config/skills.ts";
+/** `description`: 1-1024 characters (the Agent Skills format). */
+export const SKILL_DESCRIPTION_MAX_CHARS = 1024;
+/** Most skills whose name and description go into one system prompt; past it the least recently used are left out. */
+export const SKILLS_PROMPT_MAX_SKILLS = 64;
+/** Most characters the skills' lines (name and description) take in one system prompt. */
+export const SKILLS_PROMPT_MAX_CHARS = 16_000;
+/** Most folders looked at in one skills directory (a directory with more is read up to this many, by name). */
+export const SKILLS_DIR_MAX_ENTRIES = 1000;
+/** Most files, and bytes in all, of one skill being installed (folder or archive, unpacked). */
+export const SKILL_INSTALL_MAX_FILES = 2000;
+export const SKILL_INSTALL_MAX_BYTES = 64 * 1024 * 1024;
