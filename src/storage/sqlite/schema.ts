@@ -325,6 +325,18 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       db.exec(AUTONOMY);
     },
   },
+  {
+    version: 12,
+    name: "session links",
+    apply: (db) =>
+      db.exec(`CREATE TABLE IF NOT EXISTS session_links (
+  child_id TEXT PRIMARY KEY,
+  parent_id TEXT NOT NULL,
+  depth INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS session_links_parent ON session_links (parent_id, created_at);`),
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS storage_migrations (
