@@ -15,6 +15,8 @@ import type { Provider, ProviderResolver } from "../providers/types.ts";
 import { openBuiltinTools } from "../tools/builtins/index.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { ToolSource } from "../tools/types.ts";
+import type { ChannelDeliver } from "../tools/builtins/types.ts";
+import { turnTools } from "./helper-turn.ts";
 import type { PluginServices } from "../plugins/runtime/index.ts";
 import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
 import { ApprovalBroker } from "./approvals/broker.ts";
@@ -140,6 +142,11 @@ export interface OpenAgentHostOptions {
    * and the console ({ kind: "ask" }). Default: refused at once, naming the setting (no one would be told).
    */
   approvals?: ApprovalRoute;
+  /**
+   * How message_send reaches a chat of a configured channel (the channels' own adapters), made from the host's
+   * `[channels]` and environment; without it, channel targets refuse.
+   */
+  deliver?: (channels: Config["channels"], env: Record<string, string | undefined>) => ChannelDeliver;
 }
 
 /** True when opening the host must resolve something only a plugin provides. */
@@ -195,7 +202,14 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     const currentMemory = () => memory!;
 
     const tools = new ToolRegistry({
-      builtins: await openBuiltinTools({ config: config.tools, workspace: workspace.root, memory: currentMemory }),
+      builtins: await openBuiltinTools({
+        config: config.tools,
+        workspace: workspace.root,
+        memory: currentMemory,
+        sessions: () => storage.sessions,
+        sessionLinks: () => storage.sessionLinks,
+        ...(options.deliver ? { deliver: options.deliver(config.channels, env) } : {}),
+      }),
       disabled: config.tools.disabled,
     });
     for (const source of extensions.toolSources ?? []) tools.addSource(source);
@@ -250,9 +264,10 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             sessions,
             providers,
             resolveModelChoice: choose,
-            tools: gate.forTurn(
-              { sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null },
-              input.approvals ?? defaultRoute,
+            tools: turnTools(
+              gate.forTurn({ sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null }, input.approvals ?? defaultRoute),
+              input,
+              run,
             ),
             memory: currentMemory,
             middleware: extensions.middleware ?? identityMiddleware,

@@ -56,6 +56,14 @@ export interface TurnInput {
    * .approvals), else refused at once (no one would be told).
    */
   approvals?: ApprovalRoute;
+  /** A helper turn's own instructions instead of [agent] system_prompt (delegate). */
+  systemPrompt?: string;
+  /** Only these tools are offered and callable this turn (delegate's subset); undefined: every tool. */
+  toolNames?: readonly string[];
+  /** Tool rounds this turn may take, instead of [agent] max_tool_iterations. */
+  maxIterations?: number;
+  /** The turn asks the model no more once its calls have used this many tokens (prompt + completion). */
+  maxTokens?: number;
 }
 
 /** Live progress of a turn, for streaming UIs (chat, SSE). All callbacks are optional and must not throw. */

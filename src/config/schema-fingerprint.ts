@@ -19,6 +19,8 @@ export const SCHEMA_SOURCES = [
   "config/mcp.ts",
   "config/schema.ts",
   "config/source.ts",
+  "config/agent-tools-schema.ts",
+  "storage/limits.ts",
 ] as const;
 
 const SRC_DIR = join(import.meta.dir, "..");

@@ -9,6 +9,33 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Deliver an intermediate message to the user during the current turn (remote actionCallback). */
   sendMessage?: (text: string) => void;
+  /**
+   * Run a helper turn in a child session for the turn making the call (delegate): its approvals go where the calling
+   * turn's go. Absent where no agent host runs the turn.
+   */
+  runHelperTurn?: (request: HelperTurnRequest) => Promise<HelperTurnOutcome>;
+}
+
+/** A helper turn asked for by delegate: the child session is linked to the caller's before it runs. */
+export interface HelperTurnRequest {
+  /** The child session (new). */
+  sessionId: string;
+  task: string;
+  systemPrompt: string | undefined;
+  /** Only these tools are offered and callable (undefined: the calling turn's). */
+  tools: readonly string[] | undefined;
+  maxIterations: number;
+  maxTokens: number;
+  /** Ends the helper turn: the caller's turn ending, or the time budget. */
+  signal: AbortSignal;
+}
+
+export interface HelperTurnOutcome {
+  text: string;
+  /** Model calls made. */
+  iterations: number;
+  /** Tokens of those calls (prompt + completion). */
+  tokens: number;
 }
 
 /** What a tool can do to the world ([autonomy] decides from it whether a call runs, waits for approval, or is refused). */

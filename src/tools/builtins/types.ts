@@ -1,5 +1,6 @@
 import type { ToolsConfig } from "../../config/schema.ts";
 import type { MemoryBackend } from "../../memory/types.ts";
+import type { SessionLinkStore, SessionStore } from "../../storage/types.ts";
 
 export interface BuiltinToolsOptions {
   config: ToolsConfig;
@@ -7,4 +8,21 @@ export interface BuiltinToolsOptions {
   workspace: string;
   /** Called at each call, so the backend can be swapped (config reload, wasm generation). */
   memory: () => MemoryBackend;
+  /** The workspace's sessions (sessions_list, sessions_history, message_send to a session); without it those refuse. */
+  sessions?: () => SessionStore;
+  /** Which session made which (delegate); without it delegate refuses. */
+  sessionLinks?: () => SessionLinkStore;
+  /** How message_send reaches a channel's chat; without it channel targets refuse. */
+  deliver?: ChannelDeliver;
 }
+
+/** A chat of a configured channel that message_send writes to. */
+export interface ChannelChat {
+  /** `[channels.<name>]`. */
+  channel: string;
+  chat: string;
+  thread: string | null;
+}
+
+/** Sends text to a chat of a configured channel (split at its platform's limit); resolves with the parts sent. */
+export type ChannelDeliver = (target: ChannelChat, text: string, signal: AbortSignal) => Promise<{ parts: number }>;
