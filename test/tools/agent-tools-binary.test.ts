@@ -1,0 +1,79 @@
+/**
+ * message_send, sessions_history and delegate through the built binary: `prx agent -m` turns against a fake OpenAI
+ * server ("use tool <name> <json>" makes the model call a tool) and a fake Telegram on 127.0.0.1.
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
+import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
+import { ensureBinary, fakeProviderConfig, runPrx, tempWorkspace } from "../helpers/binary.ts";
+
+setDefaultTimeout(60_000);
+
+let fake: FakeServer;
+let tg: FakeTelegram;
+const cleanups: Array<() => void> = [];
+beforeAll(async () => {
+  await ensureBinary();
+  fake = startFakeOpenAI();
+  tg = startFakeTelegram();
+}, 300_000);
+afterAll(async () => {
+  for (const cleanup of cleanups) cleanup();
+  await Promise.all([fake.stop(), tg.stop()]);
+});
+
+function workspace(extra: string, level: "supervised" | "full" = "full"): string {
+  const ws = tempWorkspace(fakeProviderConfig(fake.url, extra, level));
+  cleanups.push(ws.cleanup);
+  return ws.dir;
+}
+
+/** One `prx agent -m` turn; returns what the tool answered the model (the tool message of the last model call). */
+async function toolAnswer(dir: string, message: string, args: string[] = [], env: Record<string, string> = {}): Promise<string> {
+  const run = await runPrx(["agent", "--workspace", dir, "-m", message, ...args], { env });
+  expect(run.code).toBe(0);
+  const messages = (fake.chatRequests().at(-1)!.body as { messages: Array<{ role: string; content: string }> }).messages;
+  return String(messages.find((m) => m.role === "tool")!.content);
+}
+
+describe("agent tools in the binary", () => {
+  test("message_send delivers to the configured Telegram chat through the channel's adapter", async () => {
+    const dir = workspace(
+      `[channels.telegram]\ntoken_env = "TG_TOKEN"\napi_base_url = "${tg.url}"\n` +
+        `[tools.message_send.targets.me]\nchannel = "telegram"\nchat = "777"\n`,
+    );
+    const content = await toolAnswer(dir, 'use tool message_send {"target":"me","text":"the build is done"}', [], { TG_TOKEN: "123456:TEST-token" });
+    expect(content).toBe("sent to me (telegram)");
+    expect(tg.sent.map((m) => [m.chat_id, m.visible])).toContainEqual(["777", "the build is done"]);
+  });
+
+  test("message_send is a message-class tool: supervised asks, and with no one to ask it is refused", async () => {
+    const dir = workspace(`[tools.message_send.targets.desk]\nsession = "desk"\n`, "supervised");
+    const content = await toolAnswer(dir, 'use tool message_send {"target":"desk","text":"hi"}');
+    expect(content).toContain("error: tool message_send needs the owner's approval");
+  });
+
+  test("sessions_history reads another session", async () => {
+    const dir = workspace("");
+    const first = await runPrx(["agent", "--workspace", dir, "--session", "earlier", "-m", "the launch code word is walrus"]);
+    expect(first.code).toBe(0);
+    const content = await toolAnswer(dir, 'use tool sessions_history {"session_id":"earlier"}', ["--session", "now"]);
+    const history = JSON.parse(content) as { session_id: string; messages: Array<{ role: string; content: string }> };
+    expect(history.session_id).toBe("earlier");
+    expect(history.messages.map((m) => [m.role, m.content])).toEqual([
+      ["user", "the launch code word is walrus"],
+      ["assistant", "echo: the launch code word is walrus"],
+    ]);
+  });
+
+  test("delegate returns the helper's answer and keeps its messages as a child session", async () => {
+    const dir = workspace("");
+    const content = await toolAnswer(dir, 'use tool delegate {"task":"count to three"}', ["--session", "parent"]);
+    const answer = JSON.parse(content) as { session_id: string; answer: string };
+    expect(answer.answer).toBe("echo: count to three");
+    const shown = await runPrx(["sessions", "show", answer.session_id, "--json", "--workspace", dir]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain("count to three");
+    expect(shown.stdout).toContain("echo: count to three");
+  });
+});
