@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SESSION_ID_PATTERN } from "../storage/limits.ts";
+import { SESSION_ID_PATTERN } from "../core/session-id.ts";
 
 /** Name of a message_send target as the model refers to it (`[tools.message_send.targets.<name>]`). */
 export const MESSAGE_TARGET_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

@@ -20,7 +20,7 @@ export const SCHEMA_SOURCES = [
   "config/schema.ts",
   "config/source.ts",
   "config/agent-tools-schema.ts",
-  "storage/limits.ts",
+  "core/session-id.ts",
 ] as const;
 
 const SRC_DIR = join(import.meta.dir, "..");
