@@ -10,18 +10,19 @@ import type { TurnInput, TurnResult, TurnTools } from "./types.ts";
 export function turnTools(tools: TurnTools, input: TurnInput, run: (input: TurnInput) => Promise<TurnResult>): TurnTools {
   const allowed = input.toolNames ? new Set(input.toolNames) : undefined;
   const runHelperTurn = (request: HelperTurnRequest) => runHelper(tools, input, request, run);
+  const fromOwner = input.fromOwner;
   return {
     specs: allowed ? () => tools.specs().filter((spec) => allowed.has(spec.name)) : () => tools.specs(),
     call: (name, raw, context) =>
       allowed && !allowed.has(name)
         ? Promise.resolve(fail(`tool ${name} is not available to this helper; its tools: ${[...allowed].join(", ") || "(none)"}`))
-        : tools.call(name, raw, { ...context, runHelperTurn }),
+        : tools.call(name, raw, fromOwner ? { ...context, runHelperTurn, fromOwner } : { ...context, runHelperTurn }),
   };
 }
 
 /**
- * A helper turn for `parent`: in its own (child) session, for the same channel and sender, approvals asked the same
- * way, with the parent's model; its tools a subset of the parent's.
+ * A helper turn for `parent`: in its own (child) session, for the same channel and sender (owner or not), approvals
+ * asked the same way, with the parent's model; its tools a subset of the parent's.
  */
 async function runHelper(
   tools: TurnTools,
@@ -50,6 +51,7 @@ async function runHelper(
   if (parent.provider !== undefined) input.provider = parent.provider;
   if (parent.model !== undefined) input.model = parent.model;
   if (parent.approvals !== undefined) input.approvals = parent.approvals;
+  if (parent.fromOwner !== undefined) input.fromOwner = parent.fromOwner;
   const result = await run(input);
   return { text: result.text, iterations: result.iterations, tokens: result.usage.total_tokens };
 }

@@ -56,6 +56,11 @@ export interface TurnInput {
    * .approvals), else refused at once (no one would be told).
    */
   approvals?: ApprovalRoute;
+  /**
+   * Whether the sender is the owner, asked only when a tool needs to know (sessions_list, sessions_history read the
+   * owner's sessions); absent: the owner (the CLI, the gateway's token holder). A channel's other senders are not.
+   */
+  fromOwner?: () => boolean | Promise<boolean>;
   /** A helper turn's own instructions instead of [agent] system_prompt (delegate). */
   systemPrompt?: string;
   /** Only these tools are offered and callable this turn (delegate's subset); undefined: every tool. */

@@ -14,6 +14,8 @@ export interface ToolContext {
    * turn's go. Absent where no agent host runs the turn.
    */
   runHelperTurn?: (request: HelperTurnRequest) => Promise<HelperTurnOutcome>;
+  /** Whether the turn's sender is the owner (TurnInput.fromOwner); absent: the owner. */
+  fromOwner?: () => boolean | Promise<boolean>;
 }
 
 /** A helper turn asked for by delegate: the child session is linked to the caller's before it runs. */

@@ -11,6 +11,7 @@ import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
 import type { TurnResult } from "../../src/agent/types.ts";
 import type { ToolResult } from "../../src/tools/types.ts";
 import { DelegateArgs } from "../../src/tools/builtins/agent-tools-schemas.ts";
+import { NOT_OWNER_REFUSAL } from "../../src/tools/builtins/sessions.ts";
 import {
   DELEGATE_MAX_ITERATIONS,
   DELEGATE_MAX_SYSTEM_PROMPT_CHARS,
@@ -96,6 +97,18 @@ describe("delegate", () => {
     const deepest = await h.sessions.messages(grandchild.childId);
     const refusal = deepest.find((m) => m.role === "tool")!;
     expect(refusal.content).toContain("delegate is limited to 2 nested levels ([tools.delegate] max_depth)");
+  });
+
+  test("a helper of a sender who is not the owner is not the owner either: it cannot read sessions", async () => {
+    const h = await host();
+    const args = { task: "use tool sessions_list {}", tools: ["sessions_list"] };
+    const result = await h.runTurn({
+      sessionId: "parent-7",
+      channel: "test",
+      text: `use tool delegate ${JSON.stringify(args)}`,
+      fromOwner: () => false,
+    });
+    expect(JSON.parse(delegateAnswer(result).output).answer).toBe(`tool said: error: ${NOT_OWNER_REFUSAL}`);
   });
 
   test("max_depth 0 turns delegate off: not offered", async () => {

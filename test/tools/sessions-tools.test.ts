@@ -14,7 +14,7 @@ import {
   SESSIONS_LIST_MAX_LIMIT,
   ToolRegistry,
 } from "../../src/tools/index.ts";
-import { historyView, WITHHELD_MEMORY_RESULT } from "../../src/tools/builtins/sessions.ts";
+import { historyView, NOT_OWNER_REFUSAL, WITHHELD_MEMORY_RESULT } from "../../src/tools/builtins/sessions.ts";
 import type { StoredMessage } from "../../src/storage/types.ts";
 
 const storage = openSqliteStorage(":memory:");
@@ -101,6 +101,17 @@ describe("sessions_history", () => {
   test("an unknown session is an error pointing at sessions_list; a malformed id fails at the schema", async () => {
     expect((await call("sessions_history", { session_id: "s-none" })).error).toBe('no session "s-none"; sessions_list gives the ids');
     expect((await call("sessions_history", { session_id: "a b" })).error).toContain("session_id:");
+  });
+});
+
+describe("the owner's only", () => {
+  test("a turn of a sender who is not the owner is refused by both tools; the owner's turn reads", async () => {
+    const as = (owner: boolean) => ({ sessionId: "s-current", workspace: "/nonexistent", signal: new AbortController().signal, fromOwner: async () => owner });
+    for (const [name, args] of [["sessions_list", {}], ["sessions_history", { session_id: "s-other" }]] as const) {
+      const refused = await registry.call(name, JSON.stringify(args), as(false));
+      expect(refused).toEqual({ success: false, output: "", error: NOT_OWNER_REFUSAL });
+      expect((await registry.call(name, JSON.stringify(args), as(true))).success).toBe(true);
+    }
   });
 });
 

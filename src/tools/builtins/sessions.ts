@@ -7,7 +7,7 @@ import {
   SESSIONS_LIST_DEFAULT_LIMIT,
 } from "../limits.ts";
 import { fail, ok } from "../result.ts";
-import type { Tool } from "../types.ts";
+import type { Tool, ToolContext } from "../types.ts";
 import { sessionsUnavailable } from "./agent-tools-policy.ts";
 import { SessionsHistoryArgs, SessionsListArgs } from "./agent-tools-schemas.ts";
 import { BUILTIN_TOOL_DESCRIPTIONS } from "./schemas.ts";
@@ -58,7 +58,12 @@ export function historyView(
   return { messages: shown.slice(first), left_out: first };
 }
 
-/** sessions_list and sessions_history: read access to the workspace's sessions (never memories). */
+/** The refusal of a sessions tool in the turn of a sender who is not the owner. */
+export const NOT_OWNER_REFUSAL = "sessions are the owner's: only an owner of this chat's channel may read them";
+
+const fromOwner = async (context: ToolContext): Promise<boolean> => (context.fromOwner ? await context.fromOwner() : true);
+
+/** sessions_list and sessions_history: read access to the owner's sessions, for the owner only (never memories). */
 export function createSessionTools(options: BuiltinToolsOptions): Tool[] {
   const unavailable = sessionsUnavailable(options);
   return [
@@ -69,6 +74,7 @@ export function createSessionTools(options: BuiltinToolsOptions): Tool[] {
       args: SessionsListArgs,
       async run(args, context) {
         if (!options.sessions) return fail(unavailable!);
+        if (!(await fromOwner(context))) return fail(NOT_OWNER_REFUSAL);
         const store = options.sessions();
         const limit = args.limit ?? SESSIONS_LIST_DEFAULT_LIMIT;
         const found = args.query === undefined ? await store.list(limit) : await store.search(args.query, limit);
@@ -88,8 +94,9 @@ export function createSessionTools(options: BuiltinToolsOptions): Tool[] {
       name: "sessions_history",
       description: BUILTIN_TOOL_DESCRIPTIONS.sessions_history,
       args: SessionsHistoryArgs,
-      async run(args) {
+      async run(args, context) {
         if (!options.sessions) return fail(unavailable!);
+        if (!(await fromOwner(context))) return fail(NOT_OWNER_REFUSAL);
         const store = options.sessions();
         const session = await store.get(args.session_id);
         if (!session) return fail(`no session "${args.session_id}"; sessions_list gives the ids`);
