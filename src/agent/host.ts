@@ -16,7 +16,7 @@ import { openBuiltinTools } from "../tools/builtins/index.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { ToolSource } from "../tools/types.ts";
 import type { ChannelDeliver } from "../tools/builtins/types.ts";
-import { turnTools } from "./helper-turn.ts";
+import { turnTools, type HelperTurns } from "./helper-turn.ts";
 import type { PluginServices } from "../plugins/runtime/index.ts";
 import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
 import { ApprovalBroker } from "./approvals/broker.ts";
@@ -254,6 +254,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     // Fail at start, not at the first turn, when the configured provider cannot be resolved.
     providers.resolve(choose({}).provider);
 
+    const helpers: HelperTurns = { run: (input) => run(input), links: () => storage.sessionLinks, now: options.now ?? Date.now };
     // A turn with its own history (the OpenAI API's) stores nothing, so it is not ordered behind the session's turns.
     const run = (input: TurnInput, plan?: TurnPlan): Promise<TurnResult> => {
       const turn = () =>
@@ -267,7 +268,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             tools: turnTools(
               gate.forTurn({ sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null }, input.approvals ?? defaultRoute),
               input,
-              run,
+              helpers,
             ),
             memory: currentMemory,
             middleware: extensions.middleware ?? identityMiddleware,

@@ -22,6 +22,8 @@ export interface ToolContext {
 export interface HelperTurnRequest {
   /** The child session (new). */
   sessionId: string;
+  /** How deep the child is (a child of a session nobody delegated to: 1). */
+  depth: number;
   task: string;
   systemPrompt: string | undefined;
   /** Only these tools are offered and callable (undefined: the calling turn's). */

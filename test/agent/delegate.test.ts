@@ -82,6 +82,7 @@ describe("delegate", () => {
     const answer = delegateAnswer(result);
     expect(answer.success).toBe(false);
     expect(answer.error).toContain("tools the helper cannot have: shell");
+    expect(await h.storage.sessionLinks.children("parent-2", 10)).toEqual([]);
   });
 
   test("max_depth 2: a helper's helper runs (level 2), its own delegate call is refused (level 3)", async () => {

@@ -14,7 +14,7 @@ import type { BuiltinToolsOptions } from "./types.ts";
  * prompt, a subset of the tools and a budget (tool rounds, tokens, seconds); its answer comes back as the result.
  * Helpers may delegate again down to [tools.delegate] max_depth levels.
  */
-export function createDelegateTool(options: BuiltinToolsOptions, now: () => number = Date.now): Tool {
+export function createDelegateTool(options: BuiltinToolsOptions): Tool {
   const unavailable = delegateUnavailable(options);
   const maxDepth = options.config.delegate.max_depth;
   return defineTool({
@@ -25,20 +25,19 @@ export function createDelegateTool(options: BuiltinToolsOptions, now: () => numb
     async run(args, context) {
       if (unavailable !== undefined) return fail(unavailable);
       if (!context.runHelperTurn) return fail("delegate cannot run a helper here (no agent host runs this turn)");
-      const links = options.sessionLinks!();
-      const depth = ((await links.parentOf(context.sessionId))?.depth ?? 0) + 1;
+      const depth = ((await options.sessionLinks!().parentOf(context.sessionId))?.depth ?? 0) + 1;
       if (depth > maxDepth) {
         return fail(
           `delegate is limited to ${maxDepth} nested level${maxDepth === 1 ? "" : "s"} ([tools.delegate] max_depth) and this is a helper at level ${depth - 1}: do the task yourself`,
         );
       }
       const sessionId = newId("delegate");
-      await links.link({ childId: sessionId, parentId: context.sessionId, depth, createdAt: now() });
       const timeoutS = args.timeout_s ?? DELEGATE_DEFAULT_TIMEOUT_S;
       const timer = AbortSignal.timeout(timeoutS * 1000);
       try {
         const outcome = await context.runHelperTurn({
           sessionId,
+          depth,
           task: args.task,
           systemPrompt: args.system_prompt,
           tools: args.tools,
