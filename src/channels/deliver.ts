@@ -19,8 +19,14 @@ export function channelDeliverer(channels: Record<string, ChannelConfig>, env: R
         hint: known.length ? `configured channels: ${known.join(", ")}` : `add a [channels.${target.channel}] table`,
       });
     }
+    const kind = channelKind(target.channel, config);
+    if (kind === "webhook" && !config.callback_url) {
+      throw new PrxError("CHANNEL_CONFIG", `channel ${target.channel} is a webhook without callback_url: it can only answer the requests it gets`, {
+        hint: `set callback_url in [channels.${target.channel}] to send it messages`,
+      });
+    }
     const logger = createLogger(`channel.${target.channel}`);
-    const channel = await createChannel(channelKind(target.channel, config), {
+    const channel = await createChannel(kind, {
       name: target.channel,
       config,
       env,
@@ -29,9 +35,9 @@ export function channelDeliverer(channels: Record<string, ChannelConfig>, env: R
     });
     try {
       const parts = splitMessage(text, channel.capabilities.maxMessageLength);
-      for (const part of parts) {
-        if (signal.aborted) throw new PrxError("ABORTED", `the turn ended after ${parts.indexOf(part)} of ${parts.length} parts were sent`);
-        await channel.send({ chatId: target.chat, threadId: target.thread, replyTo: null, text: part });
+      for (let i = 0; i < parts.length; i++) {
+        if (signal.aborted) throw new PrxError("ABORTED", `the turn ended after ${i} of ${parts.length} parts were sent`);
+        await channel.send({ chatId: target.chat, threadId: target.thread, replyTo: null, text: parts[i]! });
       }
       return { parts: parts.length };
     } finally {

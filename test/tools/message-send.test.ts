@@ -56,6 +56,20 @@ describe("message_send", () => {
     expect(result.error).toContain('no channel "telegram" in config.toml');
   });
 
+  test("a webhook channel without callback_url cannot be sent to, and says how to make it possible", async () => {
+    const r = registry({ hook: { channel: "hook", chat: "c" } }, { hook: { kind: "webhook", secret_env: "HOOK_SECRET" } });
+    const result = await send(r, { target: "hook", text: "hi" });
+    expect(result.error).toContain("channel hook is a webhook without callback_url");
+  });
+
+  test("a text longer than the platform's limit is sent in parts", async () => {
+    const r = registry({ me: { channel: "telegram", chat: "5151" } }, { telegram: { token_env: "TG_TOKEN", api_base_url: tg.url } });
+    const text = `${"word ".repeat(1000)}\n\n${"more ".repeat(200)}`.trim();
+    const result = await send(r, { target: "me", text });
+    expect(result.output).toBe("sent to me (telegram, 2 parts)");
+    expect(tg.sent.filter((m) => m.chat_id === "5151").length).toBe(2);
+  });
+
   test("a session target adds the text to that session as the assistant's", async () => {
     const r = registry({ desk: { session: "desk-inbox" } });
     expect((await send(r, { target: "desk", text: "reminder: call Bob" })).output).toBe("sent to desk (session desk-inbox)");
