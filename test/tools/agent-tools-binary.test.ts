@@ -5,19 +5,24 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
-import { ensureBinary, fakeProviderConfig, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { ensureBinary, fakeProviderConfig, runPrx, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
 
 setDefaultTimeout(60_000);
 
 let fake: FakeServer;
 let tg: FakeTelegram;
 const cleanups: Array<() => void> = [];
+const gateways: RunningGateway[] = [];
 beforeAll(async () => {
   await ensureBinary();
   fake = startFakeOpenAI();
   tg = startFakeTelegram();
 }, 300_000);
 afterAll(async () => {
+  for (const gateway of gateways) {
+    if (gateway.proc.exitCode === null) gateway.proc.kill("SIGTERM");
+    await gateway.proc.exited;
+  }
   for (const cleanup of cleanups) cleanup();
   await Promise.all([fake.stop(), tg.stop()]);
 });
@@ -45,6 +50,25 @@ describe("agent tools in the binary", () => {
     const content = await toolAnswer(dir, 'use tool message_send {"target":"me","text":"the build is done"}', [], { TG_TOKEN: "123456:TEST-token" });
     expect(content).toBe("sent to me (telegram)");
     expect(tg.sent.map((m) => [m.chat_id, m.visible])).toContainEqual(["777", "the build is done"]);
+  });
+
+  test("through the gateway, with the Telegram channel's own process running, message_send reaches the chat", async () => {
+    const dir = workspace(
+      `[channels.telegram]\nenabled = true\ntoken_env = "TG_TOKEN"\napi_base_url = "${tg.url}"\npoll_timeout_s = 1\ndm_policy = "open"\n` +
+        `[tools.message_send.targets.me]\nchannel = "telegram"\nchat = "888"\n`,
+    );
+    const gateway = await startGatewayBinary(dir, { TG_TOKEN: "123456:TEST-token" });
+    gateways.push(gateway);
+    const paired = await fetch(`${gateway.url}/pair`, { method: "POST", headers: { "x-pairing-code": gateway.code! } });
+    const { token } = (await paired.json()) as { token: string };
+    const answer = await fetch(`${gateway.url}/api/sessions/from-api/message`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ message: 'use tool message_send {"target":"me","text":"deployed from the gateway"}' }),
+    });
+    expect(answer.status).toBe(200);
+    expect(JSON.stringify(await answer.json())).toContain("tool said: sent to me (telegram)");
+    expect(tg.sent.map((m) => [m.chat_id, m.visible])).toContainEqual(["888", "deployed from the gateway"]);
   });
 
   test("message_send is a message-class tool: supervised asks, and with no one to ask it is refused", async () => {
