@@ -254,9 +254,11 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     // Fail at start, not at the first turn, when the configured provider cannot be resolved.
     providers.resolve(choose({}).provider);
 
-    const helpers: HelperTurns = { run: (input) => run(input), links: () => storage.sessionLinks, now: options.now ?? Date.now };
+    // A helper's session is new and its own: no other process writes to it, so it takes no lease (a parent holding its
+    // lease while its helper waited for another from the same pool could wait for ever once the pool is full).
+    const helpers: HelperTurns = { run: (input) => run(input, undefined, false), links: () => storage.sessionLinks, now: options.now ?? Date.now };
     // A turn with its own history (the OpenAI API's) stores nothing, so it is not ordered behind the session's turns.
-    const run = (input: TurnInput, plan?: TurnPlan): Promise<TurnResult> => {
+    const run = (input: TurnInput, plan?: TurnPlan, leased = true): Promise<TurnResult> => {
       const turn = () =>
         executeTurn(
           {
@@ -285,7 +287,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
         );
       if (input.historyOverride) return queue.runUnordered(turn);
       // One turn at a time per session: in this process (the queue), and across processes sharing the store (the lease).
-      const leases = storage.leases;
+      const leases = leased ? storage.leases : null;
       return queue.run(input.sessionId, leases ? () => leases.hold(input.sessionId, turn) : turn);
     };
 
