@@ -3,6 +3,9 @@
  * server ("use tool <name> <json>" makes the model call a tool) and a fake Telegram on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { SESSION_HELPERS_SHOWN } from "../../src/cli/sessions.ts";
+import { openWorkspace } from "../../src/core/workspace.ts";
+import { openSqliteStorage } from "../../src/storage/index.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
 import { ensureBinary, fakeProviderConfig, runPrx, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
@@ -97,7 +100,24 @@ describe("agent tools in the binary", () => {
     expect(answer.answer).toBe("echo: count to three");
     const shown = await runPrx(["sessions", "show", answer.session_id, "--json", "--workspace", dir]);
     expect(shown.code).toBe(0);
-    expect(shown.stdout).toContain("count to three");
-    expect(shown.stdout).toContain("echo: count to three");
+    const child = JSON.parse(shown.stdout) as { parent: unknown; messages: Array<{ content: string }> };
+    expect(child.parent).toEqual({ session_id: "parent", depth: 1 });
+    expect(child.messages.map((m) => m.content)).toEqual(["count to three", "echo: count to three"]);
+    const parent = await runPrx(["sessions", "show", "parent", "--workspace", dir]);
+    expect(parent.stdout).toContain(`helpers: ${answer.session_id}`);
+  });
+
+  test(`prx sessions show names ${SESSION_HELPERS_SHOWN} helpers of a session, not one more`, async () => {
+    const dir = workspace("");
+    const storage = openSqliteStorage(openWorkspace(dir).dbPath);
+    storage.sessions.append("busy", [{ role: "user", content: "hi" }], "cli");
+    for (let i = 0; i <= SESSION_HELPERS_SHOWN; i++) {
+      storage.sessionLinks.link({ childId: `delegate_${String(i).padStart(4, "0")}`, parentId: "busy", depth: 1, createdAt: i });
+    }
+    await storage.close();
+    const shown = await runPrx(["sessions", "show", "busy", "--json", "--workspace", dir]);
+    const helpers = (JSON.parse(shown.stdout) as { helpers: string[] }).helpers;
+    expect(helpers.length).toBe(SESSION_HELPERS_SHOWN);
+    expect(helpers.at(-1)).toBe(`delegate_${String(SESSION_HELPERS_SHOWN - 1).padStart(4, "0")}`);
   });
 });
