@@ -321,7 +321,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
         return queue.run(id, storage.leases ? () => storage.leases!.hold(id, compact) : compact);
       },
       deleteSession: (id) => {
-        const erase = () => deleteSessionData(sessions, currentMemory(), id);
+        const erase = () => deleteSessionData(sessions, currentMemory(), id, storage.sessionLinks);
         return queue.run(id, storage.leases ? () => storage.leases!.hold(id, erase) : erase);
       },
       async close() {

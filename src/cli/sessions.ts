@@ -135,7 +135,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
         const memory = opened.memory.catalog ? opened.memory : new NoneMemory();
         const deleted: SessionDeletion[] = [];
         for (const id of args) {
-          const done = await deleteSessionData(sessions, memory, id);
+          const done = await deleteSessionData(sessions, memory, id, opened.sessionLinks);
           deleted.push(done);
           if (!json) out(`deleted session ${visible(id)}: ${done.messages} messages, ${done.media ? `${done.media} images and audio clips, ` : ""}${done.memories} session memories`);
         }

@@ -607,6 +607,8 @@ export interface SessionLinkStore {
   parentOf(childId: string): Awaitable<SessionLink | null>;
   /** Sessions this one made, oldest first, at most `limit`. */
   children(parentId: string, limit: number): Awaitable<SessionLink[]>;
+  /** Forget the link that made this session (it was deleted); its own helpers keep theirs. */
+  unlink(childId: string): Awaitable<void>;
 }
 
 /** The stores of the `[storage]` backend: the workspace SQLite file, or PostgreSQL shared by replicas. */

@@ -74,6 +74,9 @@ describe("delegate", () => {
     expect(child.map((m) => [m.role, m.content])).toEqual([["user", "say hello"], ["assistant", "echo: say hello"]]);
     expect(await h.storage.sessionLinks.parentOf(parsed.session_id)).toMatchObject({ parentId: "parent-1", depth: 1 });
     expect((await h.storage.sessionLinks.children("parent-1", 10)).map((l) => l.childId)).toEqual([parsed.session_id]);
+    // erasing the helper's session erases its link too
+    await h.deleteSession(parsed.session_id);
+    expect(await h.storage.sessionLinks.children("parent-1", 10)).toEqual([]);
   });
 
   test("a tool the parent does not have is refused naming the ones it could give", async () => {

@@ -479,6 +479,10 @@ export function storeSuite(backend: SuiteBackend): void {
       }
       expect(refused).toBe(true);
       expect((await s.sessionLinks.parentOf("link-g"))!.parentId).toBe("link-c1");
+      await s.sessionLinks.unlink("link-c1");
+      expect(await s.sessionLinks.parentOf("link-c1")).toBeNull();
+      expect((await s.sessionLinks.children("link-p", 10)).map((l) => l.childId)).toEqual(["link-c0"]);
+      expect((await s.sessionLinks.parentOf("link-g"))!.depth).toBe(2);
     });
   });
 

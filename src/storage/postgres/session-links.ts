@@ -47,4 +47,8 @@ export class PgSessionLinkStore implements SessionLinkStore {
       return rows.map(toLink);
     });
   }
+
+  async unlink(childId: string): Promise<void> {
+    await pg("session unlink", () => this.sql.unsafe("DELETE FROM session_links WHERE child_id = $1", [childId]));
+  }
 }

@@ -34,4 +34,8 @@ export class SqliteSessionLinkStore implements SessionLinkStore {
       .all(parentId, limit)
       .map(toLink);
   }
+
+  unlink(childId: string): void {
+    this.db.query("DELETE FROM session_links WHERE child_id = ?").run(childId);
+  }
 }
