@@ -15,7 +15,9 @@ import type { Provider, ProviderResolver } from "../providers/types.ts";
 import { openBuiltinTools } from "../tools/builtins/index.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { ToolContext, ToolSource } from "../tools/types.ts";
+import type { ChannelDeliver } from "../tools/builtins/types.ts";
 import { scopeToSkills, SkillBook, skillToolSource } from "../skills/index.ts";
+import { turnTools, type HelperTurns } from "./helper-turn.ts";
 import type { PluginServices } from "../plugins/runtime/index.ts";
 import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
 import { ApprovalBroker } from "./approvals/broker.ts";
@@ -143,6 +145,11 @@ export interface OpenAgentHostOptions {
    * and the console ({ kind: "ask" }). Default: refused at once, naming the setting (no one would be told).
    */
   approvals?: ApprovalRoute;
+  /**
+   * How message_send reaches a chat of a configured channel (the channels' own adapters), made from the host's
+   * `[channels]` and environment; without it, channel targets refuse.
+   */
+  deliver?: (channels: Config["channels"], env: Record<string, string | undefined>) => ChannelDeliver;
 }
 
 /** True when opening the host must resolve something only a plugin provides. */
@@ -207,6 +214,9 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
         memory: currentMemory,
         callTool,
         readableDirs: () => skills.readableDirs(),
+        sessions: () => storage.sessions,
+        sessionLinks: () => storage.sessionLinks,
+        ...(options.deliver ? { deliver: options.deliver(config.channels, env) } : {}),
       }),
       disabled: config.tools.disabled,
     });
@@ -253,8 +263,11 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     // Fail at start, not at the first turn, when the configured provider cannot be resolved.
     providers.resolve(choose({}).provider);
 
+    // A helper's session is new and its own: no other process writes to it, so it takes no lease (a parent holding its
+    // lease while its helper waited for another from the same pool could wait for ever once the pool is full).
+    const helpers: HelperTurns = { run: (input) => run(input, undefined, false), links: () => storage.sessionLinks, now: options.now ?? Date.now };
     // A turn with its own history (the OpenAI API's) stores nothing, so it is not ordered behind the session's turns.
-    const run = (input: TurnInput, plan?: TurnPlan): Promise<TurnResult> => {
+    const run = (input: TurnInput, plan?: TurnPlan, leased = true): Promise<TurnResult> => {
       const turn = () =>
         executeTurn(
           {
@@ -263,13 +276,14 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             sessions,
             providers,
             resolveModelChoice: choose,
-            tools: scopeToSkills(
-              gate.forTurn(
-                { sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null },
-                input.approvals ?? defaultRoute,
+            tools: turnTools(
+              scopeToSkills(
+                gate.forTurn({ sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null }, input.approvals ?? defaultRoute),
+                skills,
+                input.skills,
               ),
-              skills,
-              input.skills,
+              input,
+              helpers,
             ),
             memory: currentMemory,
             middleware: extensions.middleware ?? identityMiddleware,
@@ -287,7 +301,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
         );
       if (input.historyOverride) return queue.runUnordered(turn);
       // One turn at a time per session: in this process (the queue), and across processes sharing the store (the lease).
-      const leases = storage.leases;
+      const leases = leased ? storage.leases : null;
       return queue.run(input.sessionId, leases ? () => leases.hold(input.sessionId, turn) : turn);
     };
 
@@ -322,7 +336,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
         return queue.run(id, storage.leases ? () => storage.leases!.hold(id, compact) : compact);
       },
       deleteSession: (id) => {
-        const erase = () => deleteSessionData(sessions, currentMemory(), id);
+        const erase = () => deleteSessionData(sessions, currentMemory(), id, storage.sessionLinks);
         return queue.run(id, storage.leases ? () => storage.leases!.hold(id, erase) : erase);
       },
       async close() {

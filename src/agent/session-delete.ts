@@ -1,6 +1,6 @@
 import { PrxError } from "../core/errors.ts";
 import type { MemoryBackend } from "../memory/types.ts";
-import type { SessionStore } from "../storage/types.ts";
+import type { SessionLinkStore, SessionStore } from "../storage/types.ts";
 import { validateSessionId } from "./sessions.ts";
 
 export interface SessionDeletion {
@@ -14,10 +14,10 @@ export interface SessionDeletion {
 }
 
 /**
- * Erase a session: the session, every message of it, and the memories stored only for it. Throws
- * SESSION_NOT_FOUND when there is no such session.
+ * Erase a session: the session, every message of it, the memories stored only for it, and the link that made it
+ * (a delegate helper's). Throws SESSION_NOT_FOUND when there is no such session.
  */
-export async function deleteSessionData(sessions: SessionStore, memory: MemoryBackend, id: string): Promise<SessionDeletion> {
+export async function deleteSessionData(sessions: SessionStore, memory: MemoryBackend, id: string, links: SessionLinkStore): Promise<SessionDeletion> {
   validateSessionId(id);
   const removed = await sessions.delete(id);
   if (!removed) {
@@ -25,5 +25,6 @@ export async function deleteSessionData(sessions: SessionStore, memory: MemoryBa
       hint: "list sessions with `prx sessions list` or GET /api/sessions",
     });
   }
+  await links.unlink(id);
   return { session_id: id, messages: removed.messages, media: removed.media, memories: (await memory.catalog?.forgetSession(id)) ?? 0 };
 }

@@ -155,7 +155,7 @@ class Turn {
     if (media?.length && !input.historyOverride && deps.media) media = await keepMedia(deps.media(), media);
     const build = (past: ChatMessage[], summarised: typeof summary) => {
       const withSummary = summarised ? [...context, summaryContext(summarised)] : context;
-      const parts = { systemPrompt: config.agent.system_prompt, memories, memoryTokens, context: withSummary, history: past };
+      const parts = { systemPrompt: input.systemPrompt ?? config.agent.system_prompt, memories, memoryTokens, context: withSummary, history: past };
       return buildMessages(userText === undefined ? parts : { ...parts, user: userText, media });
     };
     let messages = build(history, summary);
@@ -201,7 +201,8 @@ class Turn {
 
   /** Model calls and tool rounds until the model answers without asking for a server tool, or a middleware blocks. */
   private async converse(plan: TurnPlan, prompt: ChatMessage[]): Promise<Answer | MiddlewareBlock> {
-    const max = this.deps.config.agent.max_tool_iterations;
+    const max = this.maxIterations();
+    const tokenBudget = this.input.tokenBudget;
     const format = this.input.sampling?.format;
     let corrections = 0;
     let messages = prompt;
@@ -223,17 +224,23 @@ class Turn {
         continue;
       }
       messages = [...messages, ...(await this.toolRound(response))];
+      if (tokenBudget !== undefined && this.outcome.usage.total_tokens >= tokenBudget) {
+        return { text: `(stopped: the token budget of ${tokenBudget} was spent after ${this.outcome.iterations} model calls)` };
+      }
     }
+  }
+
+  private maxIterations(): number {
+    return this.input.maxIterations ?? this.deps.config.agent.max_tool_iterations;
   }
 
   /** One model call: llm_request middleware -> provider -> llm_response middleware. */
   private async askModel(plan: TurnPlan, messages: ChatMessage[]): Promise<Envelopes["llm_response"] | MiddlewareBlock> {
     const { deps, outcome, stream } = this;
     if (this.signal.aborted) throw new PrxError("ABORTED", "turn cancelled");
-    const { max_tool_iterations } = deps.config.agent;
     const sampling = this.input.sampling;
     const temperature = sampling?.temperature ?? deps.config.agent.temperature;
-    const tools = offeredTools(plan, deps.tools, outcome.iterations >= max_tool_iterations);
+    const tools = offeredTools(plan, deps.tools, outcome.iterations >= this.maxIterations());
     const request = await deps.middleware.run("llm_request", { messages, model: plan.choice.model, temperature, tools });
     if (request instanceof MiddlewareBlock) return request;
     // the turn's first call was checked before its message was stored; later ones (after tools) are checked again

@@ -63,6 +63,19 @@ export interface TurnInput {
   approvals?: ApprovalRoute;
   /** The request's own sampling (an API's temperature, longest answer and answer format); what it leaves out is config's. */
   sampling?: TurnSampling;
+  /**
+   * Whether the sender is the owner, asked only when a tool needs to know (sessions_list, sessions_history read the
+   * owner's sessions); absent: the owner (the CLI, the gateway's token holder). A channel's other senders are not.
+   */
+  fromOwner?: () => boolean | Promise<boolean>;
+  /** A helper turn's own instructions instead of [agent] system_prompt (delegate). */
+  systemPrompt?: string;
+  /** Only these tools are offered and callable this turn (delegate's subset); undefined: every tool. */
+  toolNames?: readonly string[];
+  /** Tool rounds this turn may take, instead of [agent] max_tool_iterations. */
+  maxIterations?: number;
+  /** The turn asks the model no more once its calls have used this many tokens (prompt + completion). */
+  tokenBudget?: number;
 }
 
 export interface TurnSampling {

@@ -1,4 +1,5 @@
 import { openAgentHost, type AgentHost } from "../agent/host.ts";
+import { lazyChannelDeliverer } from "../channels/deliver-lazy.ts";
 import type { McpGatewayPort } from "../contracts/mcp.ts";
 import { errorMessage } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
@@ -58,6 +59,7 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
       deferExtend: true,
       // a tool call that needs approval waits for an answer through /api/approvals, the console or a channel's owner
       approvals: { kind: "ask" },
+      deliver: lazyChannelDeliverer,
     }),
   );
   let fileLog: GatewayFileLog | undefined;

@@ -1,4 +1,5 @@
 import type { LoadedConfig } from "../config/loader.ts";
+import { lazyChannelDeliverer } from "./deliver-lazy.ts";
 import { openAgentHost, type AgentHost } from "../agent/index.ts";
 import { createPluginExtensions } from "../agent/plugin-extensions.ts";
 import type { ChannelConfig } from "../config/schema.ts";
@@ -54,6 +55,7 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
     ...(options.loaded ? { loaded: options.loaded } : {}),
     env: options.env,
     extend: createPluginExtensions(),
+    deliver: lazyChannelDeliverer,
   });
   try {
     stopIfAborted(options);

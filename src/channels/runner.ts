@@ -133,6 +133,11 @@ export class ChannelRunner {
     this.enqueue({ message, state: "received", reply: null, partsSent: 0 });
   };
 
+  /** The sender is an owner: `[channels.<name>] owners` or a pairing approved as owner. */
+  private async fromOwner(message: InboundMessage): Promise<boolean> {
+    return this.o.config.owners.includes(message.senderId) || (await this.o.pairings.isOwner(message.channel, message.senderId));
+  }
+
   /**
    * A message answering an approval asked in its chat: an owner's answer decides it (and is acknowledged), anyone
    * else's is ignored. False when the message is no such answer (it is then an ordinary message).
@@ -143,9 +148,7 @@ export class ChannelRunner {
     if (!approvals || !answer) return false;
     const pending = await approvals.byCode(message.channel, chatKeyOf(message), answer[2]!);
     if (!pending) return false;
-    const owner =
-      this.o.config.owners.includes(message.senderId) || (await this.o.pairings.isOwner(message.channel, message.senderId));
-    if (!owner) {
+    if (!(await this.fromOwner(message))) {
       if (!(await this.o.store.admit(message, "ignored"))) return this.duplicate(message).then(() => true);
       this.stats.ignored += 1;
       this.o.logger.info(`ignored an approval answer from ${message.senderId}: only an owner answers approvals`);
@@ -264,6 +267,7 @@ export class ChannelRunner {
         ...(attached?.media.length ? { media: attached.media } : {}),
         channel: channel.name,
         userId: message.senderId,
+        fromOwner: () => this.fromOwner(message),
         metadata: { chat_id: message.chatId, chat_kind: message.chatKind, thread_id: message.threadId, message_id: message.id },
         ...(this.o.approvals
           ? { approvals: { kind: "ask" as const, chatKey: chatKeyOf(message), notify: (pending: PendingApproval) => this.askOwner(message, pending) } }

@@ -1,4 +1,5 @@
 import { version } from "../../package.json" with { type: "json" };
+import { lazyChannelDeliverer } from "../channels/deliver-lazy.ts";
 import type { AgentHost } from "../agent/host.ts";
 import type { McpServerStatus } from "../contracts/mcp.ts";
 import { errorMessage } from "../core/errors.ts";
@@ -42,7 +43,7 @@ async function openMcpHost(workspace: string | undefined): Promise<{ host: Agent
   const { openAgentHost } = await import("../agent/host.ts");
   const { mcpClientExtension } = await import("../mcp/extension.ts");
   const mcp = mcpClientExtension({ clientVersion: version });
-  const host = await openAgentHost({ workspace, extend: mcp.wrap() });
+  const host = await openAgentHost({ workspace, extend: mcp.wrap(), deliver: lazyChannelDeliverer });
   const manager = mcp.manager();
   if (!manager) {
     await host.close();

@@ -1,6 +1,7 @@
 import { openAgentHost, type AgentHost } from "../agent/host.ts";
 import { openWorkspace } from "../core/workspace.ts";
 import { pluginsPresent } from "../boot/plugins-present.ts";
+import { lazyChannelDeliverer } from "../channels/deliver-lazy.ts";
 
 /**
  * Open the agent host for a CLI command. Every entry point (agent, chat, gateway, channels) goes through
@@ -14,10 +15,10 @@ export async function openHost(workspace?: string, options: { oneShot?: boolean 
   const mcp = mcpClientExtension();
   if (options.oneShot) {
     const opened = openWorkspace(workspace);
-    if (!pluginsPresent(opened)) return openAgentHost({ workspace: opened, extend: mcp.wrap() });
+    if (!pluginsPresent(opened)) return openAgentHost({ workspace: opened, extend: mcp.wrap(), deliver: lazyChannelDeliverer });
   }
   const { createPluginExtensions, pluginExtensions } = await import("../agent/plugin-extensions.ts");
   // a one-shot turn waits for every plugin: it would end before a late one joined
   const plugins = options.oneShot ? createPluginExtensions({ joinAfterMs: Infinity }) : pluginExtensions;
-  return openAgentHost({ workspace, extend: mcp.wrap(plugins) });
+  return openAgentHost({ workspace, extend: mcp.wrap(plugins), deliver: lazyChannelDeliverer });
 }

@@ -5,12 +5,15 @@ import { openPgMemoryFor } from "../agent/memory-embed.ts";
 import { createMemoryBackend, type MemoryBackend } from "../memory/index.ts";
 import { createProviderResolver } from "../providers/index.ts";
 import { openStorage, type SessionStore } from "../storage/index.ts";
+import type { SessionLinkStore } from "../storage/types.ts";
 
 export interface OpenedMemory {
   workspace: Workspace;
   memory: MemoryBackend;
   /** The workspace's sessions, on the `[storage]` backend. */
   sessions: SessionStore;
+  /** Which session a delegated helper's session came from. */
+  sessionLinks: SessionLinkStore;
   close(): Promise<void>;
 }
 
@@ -24,7 +27,7 @@ export async function openMemory(workspaceFlag: string | undefined): Promise<Ope
   if (config.memory.backend.startsWith("wasm:")) {
     const { openHost } = await import("./open-host.ts");
     const host = await openHost(workspace.root);
-    return { workspace, memory: host.memory, sessions: host.sessions, close: () => host.close() };
+    return { workspace, memory: host.memory, sessions: host.sessions, sessionLinks: host.storage.sessionLinks, close: () => host.close() };
   }
   const storage = await openStorage(config.storage, workspace.dbPath, process.env);
   try {
@@ -36,7 +39,7 @@ export async function openMemory(workspaceFlag: string | undefined): Promise<Ope
         ? await openPgMemoryFor(storage.sql, config, createProviderResolver(config, { configPath: workspace.configPath }))
         : null,
     );
-    return { workspace, memory, sessions: storage.sessions, close: () => storage.close() };
+    return { workspace, memory, sessions: storage.sessions, sessionLinks: storage.sessionLinks, close: () => storage.close() };
   } catch (error) {
     await storage.close();
     throw error;

@@ -19,9 +19,12 @@ import { parseCommand, unknownName, usageError } from "./args.ts";
 import { exportOutput, openMemory } from "./open-memory.ts";
 
 const SUBCOMMANDS = ["list", "show", "delete", "export", "compact"] as const;
+/** Helper sessions (delegate) `show` names for one session. */
+export const SESSION_HELPERS_SHOWN = 100;
 const USAGE = `Usage: prx sessions <command> [--json]
   list [--limit N]                 conversations, most recent first (at most ${SESSIONS_LIST_MAX})
-  show <id> [--limit N]            one conversation: its messages, oldest first (--limit keeps the newest N,
+  show <id> [--limit N]            one conversation: its messages, oldest first, and the session that delegated
+                                   it or the helpers it delegated to (--limit keeps the newest N messages,
                                    at most ${SESSION_MESSAGES_MAX})
   compact <id>                     summarise a conversation so far into its session summary, with the default
                                    model (later turns carry the summary; every message stays)
@@ -98,8 +101,16 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
         if (!summary) throw notFound(id);
         const messages = await sessions.messages(id, limitOf(values.limit, SESSION_MESSAGES_MAX, SESSION_MESSAGES_MAX));
         const summaries = await sessions.summaries(id);
-        if (json) out(terminalJson({ session: toSummaryWire(summary), messages: messages.map(toMessageWire), summaries: summaries.map(toSummaryNoteWire) }));
-        else out(`${summaryLine(summary)}\n\n${messageLines(messages, summaries)}`);
+        const parent = await opened.sessionLinks.parentOf(id);
+        const helpers = (await opened.sessionLinks.children(id, SESSION_HELPERS_SHOWN)).map((link) => link.childId);
+        if (json) {
+          const delegated = { parent: parent ? { session_id: parent.parentId, depth: parent.depth } : null, helpers };
+          out(terminalJson({ session: toSummaryWire(summary), ...delegated, messages: messages.map(toMessageWire), summaries: summaries.map(toSummaryNoteWire) }));
+        } else {
+          const from = parent ? `\na helper of ${visible(parent.parentId)} (level ${parent.depth})` : "";
+          const made = helpers.length > 0 ? `\nhelpers: ${helpers.map((h) => visible(h)).join(", ")}` : "";
+          out(`${summaryLine(summary)}${from}${made}\n\n${messageLines(messages, summaries)}`);
+        }
         return 0;
       }
       case "compact": {
@@ -124,7 +135,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
         const memory = opened.memory.catalog ? opened.memory : new NoneMemory();
         const deleted: SessionDeletion[] = [];
         for (const id of args) {
-          const done = await deleteSessionData(sessions, memory, id);
+          const done = await deleteSessionData(sessions, memory, id, opened.sessionLinks);
           deleted.push(done);
           if (!json) out(`deleted session ${visible(id)}: ${done.messages} messages, ${done.media ? `${done.media} images and audio clips, ` : ""}${done.memories} session memories`);
         }

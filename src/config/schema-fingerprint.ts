@@ -20,6 +20,8 @@ export const SCHEMA_SOURCES = [
   "config/schema.ts",
   "config/skills.ts",
   "config/source.ts",
+  "config/agent-tools-schema.ts",
+  "core/session-id.ts",
 ] as const;
 
 const SRC_DIR = join(import.meta.dir, "..");

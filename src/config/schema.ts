@@ -3,6 +3,7 @@ import { OPT_IN_TOOL_NAMES, TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../core/to
 import { ChannelKinds, DmPolicies, GroupPolicies, ProviderKinds } from "./kinds.ts";
 import { McpConfigSchema } from "./mcp.ts";
 import { SkillsConfigSchema } from "./skills.ts";
+import { DelegateSchema, MessageSendSchema } from "./agent-tools-schema.ts";
 
 export { ChannelKinds, DmPolicies, GroupPolicies, ProviderKinds };
 
@@ -206,6 +207,8 @@ export const WebSearchSchema = z
 export const ToolsSchema = z.strictObject({
   outbound: OutboundSchema.default(OutboundSchema.parse({})),
   web_search: WebSearchSchema.optional(),
+  message_send: MessageSendSchema.default(MessageSendSchema.parse({})),
+  delegate: DelegateSchema.default(DelegateSchema.parse({})),
   http_allowlist: z.array(z.string().min(1)).default([]).describe("URL prefixes http_request may fetch; a trailing * is a prefix match"),
   http_timeout_ms: z.number().int().min(100).max(300_000).default(15_000),
   http_max_response_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),

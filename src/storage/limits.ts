@@ -1,7 +1,7 @@
 /** Every bound of the storage layer, in one place. */
 
-/** Longest session id (ASCII, so characters and bytes agree). */
-export const SESSION_ID_MAX_BYTES = 128;
+/** The session id's bounds live in core (config checks ids too). */
+export { SESSION_ID_MAX_BYTES, SESSION_ID_PATTERN } from "../core/session-id.ts";
 /** Characters of the first user message kept as a session's title. */
 export const SESSION_TITLE_CHARS = 60;
 /** Longest title a session can be given by a rename (characters). */
@@ -14,8 +14,6 @@ export const SESSION_SEARCH_MAX_CHARS = 200;
  * quick when that many match (at most a 1/this share of the sessions is read per result asked for).
  */
 export const SESSION_SEARCH_INDEX_MAX_HITS = 2000;
-/** Session ids accepted everywhere: 1-128 of A-Z a-z 0-9 . _ : @ - */
-export const SESSION_ID_PATTERN = new RegExp(`^[A-Za-z0-9._:@-]{1,${SESSION_ID_MAX_BYTES}}$`);
 
 /** How long a turn waits for another replica's turn on the same session before it fails (STORAGE_LEASE). */
 export const SESSION_LEASE_WAIT_MS = 120_000;

@@ -15,6 +15,7 @@ import type { SqlitePairingStore } from "./sqlite/pairings.ts";
 import type { SqlitePluginKvStore } from "./sqlite/plugin-kv.ts";
 import type { SqliteRemotePluginStore } from "./sqlite/remote-plugins.ts";
 import type { SqliteResponseStore } from "./sqlite/responses.ts";
+import type { SqliteSessionLinkStore } from "./sqlite/session-links.ts";
 import { migrateSqlite, sqliteStatus } from "./sqlite/schema.ts";
 import { SqliteSessionStore } from "./sqlite/sessions.ts";
 import type { SqliteTokenStore } from "./sqlite/tokens.ts";
@@ -41,6 +42,7 @@ export interface SqliteStorage extends Storage {
   readonly remotePlugins: SqliteRemotePluginStore;
   readonly approvals: SqliteApprovalStore;
   readonly audit: SqliteAuditStore;
+  readonly sessionLinks: SqliteSessionLinkStore;
 }
 
 /**
@@ -62,6 +64,7 @@ const storeModule = {
   media: () => require("./sqlite/media.ts") as typeof import("./sqlite/media.ts"),
   usage: () => require("./sqlite/usage.ts") as typeof import("./sqlite/usage.ts"),
   autonomy: () => require("./sqlite/autonomy.ts") as typeof import("./sqlite/autonomy.ts"),
+  sessionLinks: () => require("./sqlite/session-links.ts") as typeof import("./sqlite/session-links.ts"),
 };
 
 function ping(db: Database): StoragePing {
@@ -109,6 +112,7 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
   let usage: SqliteUsageStore | undefined;
   let approvals: SqliteApprovalStore | undefined;
   let audit: SqliteAuditStore | undefined;
+  let sessionLinks: SqliteSessionLinkStore | undefined;
   const stores = {
     backend: "sqlite" as const,
     db,
@@ -152,6 +156,9 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
     },
     get audit() {
       return (audit ??= new (storeModule.autonomy().SqliteAuditStore)(db));
+    },
+    get sessionLinks() {
+      return (sessionLinks ??= new (storeModule.sessionLinks().SqliteSessionLinkStore)(db));
     },
     status: async () => sqliteStatus(db),
     close: async () => db.close(),

@@ -592,6 +592,29 @@ export interface MigrationStatus {
   pending: Array<{ version: number; name: string }>;
 }
 
+// ---------------------------------------------------------------- session links
+
+/** A session made by another one's delegated sub-task: its parent, and how deep it is in the chain (a child of a top session: 1). */
+export interface SessionLink {
+  childId: string;
+  parentId: string;
+  depth: number;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+/** Which session made which (delegate's child sessions). */
+export interface SessionLinkStore {
+  /** Record that `childId` was made by `parentId`; a second link of the same child is refused by the store. */
+  link(link: SessionLink): Awaitable<void>;
+  /** The link that made this session, or null for a session nobody delegated to. */
+  parentOf(childId: string): Awaitable<SessionLink | null>;
+  /** Sessions this one made, oldest first, at most `limit`. */
+  children(parentId: string, limit: number): Awaitable<SessionLink[]>;
+  /** Forget the link that made this session (it was deleted); its own helpers keep theirs. */
+  unlink(childId: string): Awaitable<void>;
+}
+
 /** The stores of the `[storage]` backend: the workspace SQLite file, or PostgreSQL shared by replicas. */
 export interface BackendStorage {
   readonly backend: StorageBackendName;
@@ -616,6 +639,7 @@ export interface BackendStorage {
   readonly usage: UsageStore;
   readonly approvals: ApprovalStore;
   readonly audit: AuditStore;
+  readonly sessionLinks: SessionLinkStore;
   status(): Promise<MigrationStatus>;
   close(): Promise<void>;
 }

@@ -25,3 +25,27 @@ export const WEB_FETCH_MAX_CHARS = 60_000;
 export const WEB_SEARCH_MAX_QUERY_CHARS = 400;
 /** Bytes of a search backend's answer read (a page of results is a few tens of KiB). */
 export const WEB_SEARCH_MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
+/** Characters of one message_send text (the channel splits it at its platform's limit). */
+export const MESSAGE_SEND_MAX_CHARS = 16_000;
+/** Sessions one sessions_list call returns at most (and by default SESSIONS_LIST_DEFAULT_LIMIT). */
+export const SESSIONS_LIST_MAX_LIMIT = 50;
+export const SESSIONS_LIST_DEFAULT_LIMIT = 20;
+/** Messages one sessions_history call returns at most (and by default SESSIONS_HISTORY_DEFAULT_LIMIT), newest kept. */
+export const SESSIONS_HISTORY_MAX_MESSAGES = 50;
+export const SESSIONS_HISTORY_DEFAULT_LIMIT = 20;
+/** Characters of one message's content in sessions_history; the rest is cut with a note. */
+export const SESSIONS_HISTORY_MAX_MESSAGE_CHARS = 4_000;
+/** Characters of message content one sessions_history answer carries in all; the oldest messages are left out first. */
+export const SESSIONS_HISTORY_MAX_CHARS = 40_000;
+/** Characters of a delegated task and of a helper's system prompt. */
+export const DELEGATE_MAX_TASK_CHARS = 20_000;
+export const DELEGATE_MAX_SYSTEM_PROMPT_CHARS = 20_000;
+/** A helper turn's budget: tool rounds, tokens and seconds (defaults, and the most a call may ask for). */
+export const DELEGATE_DEFAULT_ITERATIONS = 5;
+export const DELEGATE_MAX_ITERATIONS = 20;
+export const DELEGATE_DEFAULT_TOKENS = 50_000;
+export const DELEGATE_MAX_TOKENS = 500_000;
+export const DELEGATE_DEFAULT_TIMEOUT_S = 120;
+export const DELEGATE_MAX_TIMEOUT_S = 900;
+/** Tools a delegate call may name for its helper. */
+export const DELEGATE_MAX_TOOLS = 64;

@@ -11,6 +11,37 @@ export interface ToolContext {
   sendMessage?: (text: string) => void;
   /** Variables the shell tool adds to its child's environment: the active skill's `[skills.entries.<name>] env`. */
   env?: Readonly<Record<string, string>>;
+  /**
+   * Run a helper turn in a child session for the turn making the call (delegate): its approvals go where the calling
+   * turn's go. Absent where no agent host runs the turn.
+   */
+  runHelperTurn?: (request: HelperTurnRequest) => Promise<HelperTurnOutcome>;
+  /** Whether the turn's sender is the owner (TurnInput.fromOwner); absent: the owner. */
+  fromOwner?: () => boolean | Promise<boolean>;
+}
+
+/** A helper turn asked for by delegate: the child session is linked to the caller's before it runs. */
+export interface HelperTurnRequest {
+  /** The child session (new). */
+  sessionId: string;
+  /** How deep the child is (a child of a session nobody delegated to: 1). */
+  depth: number;
+  task: string;
+  systemPrompt: string | undefined;
+  /** Only these tools are offered and callable (undefined: the calling turn's). */
+  tools: readonly string[] | undefined;
+  maxIterations: number;
+  maxTokens: number;
+  /** Ends the helper turn: the caller's turn ending, or the time budget. */
+  signal: AbortSignal;
+}
+
+export interface HelperTurnOutcome {
+  text: string;
+  /** Model calls made. */
+  iterations: number;
+  /** Tokens of those calls (prompt + completion). */
+  tokens: number;
 }
 
 /** What a tool can do to the world ([autonomy] decides from it whether a call runs, waits for approval, or is refused). */

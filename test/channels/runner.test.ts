@@ -107,3 +107,32 @@ describe("channel runner bounds", () => {
     expect(held.sent).toEqual(["re: hi 2"]);
   });
 });
+
+describe("who a turn is for", () => {
+  test("a turn's fromOwner answers true for an owner in [channels.<name>] owners, false for anyone else", async () => {
+    const asked: Array<[string, boolean]> = [];
+    const channel: Channel = {
+      name: "t",
+      kind: "webhook",
+      capabilities: { edit: false, threads: false, maxMessageLength: 100, typing: false },
+      start: async () => {},
+      send: async () => "id",
+      typing: async () => {},
+      health: () => ({ ok: true, detail: "" }),
+      stop: async () => {},
+    };
+    const db = new Database(":memory:");
+    const runner = new ChannelRunner({
+      channel,
+      host: { runTurn: async (input) => (asked.push([input.text, await input.fromOwner!()]), { text: "ok" }) as never },
+      store: new ChannelStore(new SqliteChannelStateStore(db), "t"),
+      pairings: new PairingStore(db),
+      config: ChannelConfigSchema.parse({ dm_policy: "open", owners: ["boss"] }),
+      logger: createLogger("test"),
+    });
+    await runner.onMessage({ ...message(1), senderId: "boss", text: "from the owner" });
+    await runner.onMessage({ ...message(2), senderId: "guest", text: "from a guest" });
+    await waitFor(() => asked.length === 2);
+    expect(asked.sort()).toEqual([["from a guest", false], ["from the owner", true]]);
+  });
+});

@@ -49,6 +49,7 @@ testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace
       { role: "user", content: "hello there" },
       { role: "assistant", content: "hi" },
     ]);
+    lite.sessionLinks.link({ childId: "delegate_c1", parentId: "s1", depth: 1, createdAt: 1_700_000_000_000 });
     const { token } = lite.tokens.create("laptop");
     lite.pluginKv.set("p", "k", new Uint8Array([7]), 1024);
     const kept = { id: "resp_copy", scope: "tok_x", createdAt: Math.floor(Date.now() / 1000), response: "{}", inputItems: "[]", context: "[]" };
@@ -65,6 +66,7 @@ testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace
     expect(row("sessions")).toEqual({ table: "sessions", read: 1, inserted: 1 });
     expect(row("session_messages").inserted).toBe(2);
     expect(row("memories").inserted).toBe(1);
+    expect(row("session_links").inserted).toBe(1);
     const again = await runPrx(["storage", "copy", "--from", "sqlite", "--to", "postgres", "--json", "-w", ws.dir], { env });
     expect((JSON.parse(again.stdout).tables as Array<{ inserted: number }>).every((t) => t.inserted === 0)).toBe(true);
 
@@ -74,6 +76,7 @@ testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace
     expect((await pg.tokens.verify(token))?.name).toBe("laptop");
     expect(await pg.pluginKv.get("p", "k")).toEqual(new Uint8Array([7]));
     expect(await pg.responses.get("tok_x", "resp_copy")).toEqual(kept);
+    expect(await pg.sessionLinks.parentOf("delegate_c1")).toEqual({ childId: "delegate_c1", parentId: "s1", depth: 1, createdAt: 1_700_000_000_000 });
     const recalled = await pg.sql.unsafe("SELECT key, private FROM memories");
     expect(recalled).toEqual([{ key: "fav", private: true }]);
     await pg.close();

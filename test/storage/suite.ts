@@ -485,6 +485,30 @@ export function storeSuite(backend: SuiteBackend): void {
     });
   });
 
+  describe(`${backend.name}: session links`, () => {
+    it("a child knows its parent and depth; a parent lists its children oldest first; a child is linked once", async (s) => {
+      await s.sessionLinks.link({ childId: "link-c1", parentId: "link-p", depth: 1, createdAt: 2000 });
+      await s.sessionLinks.link({ childId: "link-c0", parentId: "link-p", depth: 1, createdAt: 1000 });
+      await s.sessionLinks.link({ childId: "link-g", parentId: "link-c1", depth: 2, createdAt: 3000 });
+      expect(await s.sessionLinks.parentOf("link-g")).toEqual({ childId: "link-g", parentId: "link-c1", depth: 2, createdAt: 3000 });
+      expect(await s.sessionLinks.parentOf("link-p")).toBeNull();
+      expect((await s.sessionLinks.children("link-p", 10)).map((l) => l.childId)).toEqual(["link-c0", "link-c1"]);
+      expect((await s.sessionLinks.children("link-p", 1)).map((l) => l.childId)).toEqual(["link-c0"]);
+      let refused = false;
+      try {
+        await s.sessionLinks.link({ childId: "link-g", parentId: "link-p", depth: 1, createdAt: 4000 });
+      } catch {
+        refused = true;
+      }
+      expect(refused).toBe(true);
+      expect((await s.sessionLinks.parentOf("link-g"))!.parentId).toBe("link-c1");
+      await s.sessionLinks.unlink("link-c1");
+      expect(await s.sessionLinks.parentOf("link-c1")).toBeNull();
+      expect((await s.sessionLinks.children("link-p", 10)).map((l) => l.childId)).toEqual(["link-c0"]);
+      expect((await s.sessionLinks.parentOf("link-g"))!.depth).toBe(2);
+    });
+  });
+
   describe(`${backend.name}: cron state`, () => {
     it("one claimant wins a slot; the lease is renewed, taken over once expired, and a stale fence writes nothing", async (s) => {
       const row = await s.cron.ensure("p/job", "* * * * *", 1000);

@@ -60,7 +60,8 @@ describe("built-in tool catalog in the binary", () => {
   test("the model is shown exactly the specs the argument schemas give", async () => {
     const extra =
       '[tools]\nshell_enabled = true\nshell_allowlist = ["ls"]\nhttp_allowlist = ["https://example.com/"]\n' +
-      '[tools.web_search]\nbackend = "searxng"\nurl = "http://127.0.0.1:8888"\n';
+      '[tools.web_search]\nbackend = "searxng"\nurl = "http://127.0.0.1:8888"\n' +
+      '[tools.message_send.targets.desk]\nsession = "desk"\n';
     const ws = tempWorkspace(fakeProviderConfig(fake.url, extra));
     try {
       const run = await runPrx(["agent", "--workspace", ws.dir, "-m", "which tools?"]);

@@ -42,14 +42,26 @@ async function offeredInATurn(host: AgentHost): Promise<string[]> {
 }
 
 /** Offered under the default config: memory, files and web_fetch (public hosts only). */
-const MEMORY_AND_FILES = ["file_edit", "file_read", "file_write", "memory_forget", "memory_recall", "memory_store", "web_fetch"];
+/** What every host offers: memory, files, web_fetch, and the session tools (message_send needs a target). */
+const MEMORY_AND_FILES = [
+  "delegate",
+  "file_edit",
+  "file_read",
+  "file_write",
+  "memory_forget",
+  "memory_recall",
+  "memory_store",
+  "sessions_history",
+  "sessions_list",
+  "web_fetch",
+];
 
 describe("tools offered to the model", () => {
   test("the default config offers only tools that can run: no shell, no http_request, no web_search, no wasm_plugins_manage", async () => {
     const host = await hostWith("");
     try {
       expect(await offeredInATurn(host)).toEqual(MEMORY_AND_FILES);
-      expect(host.tools.unavailable().map((t) => t.name).sort()).toEqual(["http_request", "shell", "web_search"]);
+      expect(host.tools.unavailable().map((t) => t.name).sort()).toEqual(["http_request", "message_send", "shell", "web_search"]);
     } finally {
       await host.close();
     }
@@ -62,7 +74,7 @@ describe("tools offered to the model", () => {
     );
     try {
       expect(await offeredInATurn(host)).toEqual([...MEMORY_AND_FILES, "http_request", "shell", "web_search"].sort());
-      expect(host.tools.unavailable()).toEqual([]);
+      expect(host.tools.unavailable().map((t) => t.name)).toEqual(["message_send"]);
     } finally {
       await host.close();
     }
@@ -76,6 +88,7 @@ describe("tools offered to the model", () => {
         { name: "http_request", reason: expect.stringContaining("http_allowlist is empty") },
         { name: "web_search", reason: expect.stringContaining("[tools.web_search]") },
         { name: "shell", reason: expect.stringContaining("shell_allowlist is empty") },
+        { name: "message_send", reason: expect.stringContaining("[tools.message_send.targets.me]") },
       ]);
     } finally {
       await host.close();

@@ -17,6 +17,10 @@ const BUILTIN_RISK: Readonly<Record<string, ToolRisk>> = {
   shell: "execute",
   message_send: "message",
   wasm_plugins_manage: "execute",
+  sessions_list: "read",
+  sessions_history: "read",
+  // a helper's own tool calls pass the gate one by one
+  delegate: "read",
 };
 
 /**

@@ -29,6 +29,7 @@ const TABLES: readonly TableCopy[] = [
     columns: ["session_id", "through_seq", "from_seq", "content", "model", "created_at"],
     order: "session_id, through_seq",
   },
+  { name: "session_links", columns: ["child_id", "parent_id", "depth", "created_at"], order: "created_at, child_id" },
   {
     name: "usage_totals",
     columns: ["kind", "key", "day", "input_tokens", "output_tokens", "cached_input_tokens", "cost_usd", "calls"],

@@ -306,6 +306,18 @@ CREATE INDEX tool_audit_at ON tool_audit (at);
 CREATE INDEX tool_audit_tool ON tool_audit (tool, at);`,
   },
   { version: 15, name: "stored responses by age", sql: "CREATE INDEX gateway_responses_created ON gateway_responses (created_at);" },
+  {
+    version: 16,
+    name: "session links",
+    sql: `
+CREATE TABLE session_links (
+  child_id TEXT PRIMARY KEY,
+  parent_id TEXT NOT NULL,
+  depth INTEGER NOT NULL,
+  created_at DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX session_links_parent ON session_links (parent_id, created_at);`,
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

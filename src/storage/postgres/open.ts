@@ -14,6 +14,7 @@ import { PgPairingStore } from "./pairings.ts";
 import { PgPluginKvStore } from "./plugin-kv.ts";
 import { PgResponseStore } from "./responses.ts";
 import { PgSessionLeases } from "./session-leases.ts";
+import { PgSessionLinkStore } from "./session-links.ts";
 import { PgSessionStore } from "./sessions.ts";
 import { PgUsageStore } from "./usage.ts";
 import { PgTokenStore } from "./tokens.ts";
@@ -71,6 +72,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     usage: new PgUsageStore(sql),
     approvals: new PgApprovalStore(sql),
     audit: new PgAuditStore(sql),
+    sessionLinks: new PgSessionLinkStore(sql),
     status: () => pgStatus(sql),
     close: async () => {
       await leases.close();

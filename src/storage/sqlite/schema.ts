@@ -330,6 +330,18 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     name: "stored responses by age",
     apply: (db) => db.exec("CREATE INDEX IF NOT EXISTS gateway_responses_created ON gateway_responses (created_at)"),
   },
+  {
+    version: 13,
+    name: "session links",
+    apply: (db) =>
+      db.exec(`CREATE TABLE IF NOT EXISTS session_links (
+  child_id TEXT PRIMARY KEY,
+  parent_id TEXT NOT NULL,
+  depth INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS session_links_parent ON session_links (parent_id, created_at);`),
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS storage_migrations (

@@ -4,6 +4,7 @@ import { httpUnavailable } from "./http-allowlist.ts";
 import { shellUnavailable } from "./shell-policy.ts";
 import type { BuiltinToolsOptions } from "./types.ts";
 import { webSearchUnavailable } from "./web-search-policy.ts";
+import { delegateUnavailable, messageSendUnavailable, sessionsUnavailable } from "./agent-tools-policy.ts";
 
 /** Defined by build.ts in the compiled binary: specsFromSchemas() computed at build, as JSON. */
 declare const PRX_BUILTIN_TOOL_SPECS: string | undefined;
@@ -23,6 +24,9 @@ function unavailable(name: string, options: BuiltinToolsOptions): string | undef
   if (name === "http_request") return httpUnavailable(options.config);
   if (name === "shell") return shellUnavailable(options.config);
   if (name === "web_search") return webSearchUnavailable(options.config);
+  if (name === "message_send") return messageSendUnavailable(options);
+  if (name === "sessions_list" || name === "sessions_history") return sessionsUnavailable(options);
+  if (name === "delegate") return delegateUnavailable(options);
   return undefined;
 }
 

@@ -6,6 +6,9 @@ import { createShellTool } from "./shell.ts";
 import { createWebFetchTool } from "./web-fetch.ts";
 import { createWebSearchTool } from "./web-search.ts";
 import type { BuiltinToolsOptions } from "./types.ts";
+import { createDelegateTool } from "./delegate.ts";
+import { createMessageSendTool } from "./message-send.ts";
+import { createSessionTools } from "./sessions.ts";
 
 /**
  * All built-in tools, built with their argument schemas; the registry hides those in config.tools.disabled. The shell
@@ -19,7 +22,11 @@ export function createBuiltinTools(options: BuiltinToolsOptions): Tool[] {
     createWebFetchTool(options.config),
     createWebSearchTool(options.config, options.callTool),
     createShellTool(options.config, options.workspace),
+    createMessageSendTool(options),
+    ...createSessionTools(options),
+    createDelegateTool(options),
   ];
 }
 
 export { createFileTools, createHttpTool, createMemoryTools, createShellTool, createWebFetchTool, createWebSearchTool };
+export { createDelegateTool, createMessageSendTool, createSessionTools };

@@ -12,6 +12,7 @@ import {
   WEB_FETCH_MAX_CHARS,
   WEB_SEARCH_MAX_QUERY_CHARS,
 } from "../limits.ts";
+import { DelegateArgs, MessageSendArgs, SessionsHistoryArgs, SessionsListArgs } from "./agent-tools-schemas.ts";
 
 /**
  * The wire formats of the built-in tools: each tool's arguments (the one schema that validates a call, and, turned
@@ -132,6 +133,13 @@ export const BUILTIN_TOOL_DESCRIPTIONS = {
   shell:
     "Run one allowed program with arguments in the workspace directory (no shell interpretation). " +
     "Returns exit code, stdout and stderr.",
+  message_send:
+    "Send a message to one of the owner's configured targets (a chat on a channel such as Telegram, or another session), by target name.",
+  sessions_list: "List the owner's conversations (sessions): id, title, channel, last update, message count; newest first.",
+  sessions_history: "Read the recent messages of another conversation (session) by its id.",
+  delegate:
+    "Run a sub-task as a helper with its own instructions, a subset of the tools and a budget; returns the helper's answer. " +
+    "The helper sees only the task, not this conversation.",
 } as const satisfies Record<keyof typeof BUILTIN_TOOL_ARGS, string>;
 
 /** Each built-in tool's argument schema, by tool name. */
@@ -146,6 +154,10 @@ export const BUILTIN_TOOL_ARGS = {
   web_fetch: WebFetchArgs,
   web_search: WebSearchArgs,
   shell: ShellArgs,
+  message_send: MessageSendArgs,
+  sessions_list: SessionsListArgs,
+  sessions_history: SessionsHistoryArgs,
+  delegate: DelegateArgs,
 } as const;
 
 export type BuiltinToolName = keyof typeof BUILTIN_TOOL_ARGS;

@@ -1,6 +1,7 @@
 import type { ToolsConfig } from "../../config/schema.ts";
 import type { MemoryBackend } from "../../memory/types.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
+import type { SessionLinkStore, SessionStore } from "../../storage/types.ts";
 
 export interface BuiltinToolsOptions {
   config: ToolsConfig;
@@ -12,4 +13,21 @@ export interface BuiltinToolsOptions {
   callTool?: (name: string, rawArguments: string, context: ToolContext) => Promise<ToolResult>;
   /** Folders outside the workspace file_read may read by their full path (never write): the offered skills'. */
   readableDirs?: () => readonly string[];
+  /** The workspace's sessions (sessions_list, sessions_history, message_send to a session); without it those refuse. */
+  sessions?: () => SessionStore;
+  /** Which session made which (delegate); without it delegate refuses. */
+  sessionLinks?: () => SessionLinkStore;
+  /** How message_send reaches a channel's chat; without it channel targets refuse. */
+  deliver?: ChannelDeliver;
 }
+
+/** A chat of a configured channel that message_send writes to. */
+export interface ChannelChat {
+  /** `[channels.<name>]`. */
+  channel: string;
+  chat: string;
+  thread: string | null;
+}
+
+/** Sends text to a chat of a configured channel (split at its platform's limit); resolves with the parts sent. */
+export type ChannelDeliver = (target: ChannelChat, text: string, signal: AbortSignal) => Promise<{ parts: number }>;
