@@ -13,7 +13,7 @@ const USAGE = `Usage: prx channel run <name>                 run one configured 
        prx channel pair revoke <sender> [--channel NAME]   remove an approved sender
 `;
 
-const SUBCOMMANDS = ["run", "list", "status", "pair"] as const;
+export const SUBCOMMANDS = ["run", "list", "status", "pair"] as const;
 const PAIR_COMMANDS = ["list", "approve", "revoke"] as const;
 
 export async function channelCommand(argv: string[]): Promise<number> {

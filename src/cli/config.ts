@@ -10,7 +10,7 @@ import { terminalJson, visible } from "../core/terminal.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
-const SUBCOMMANDS = ["show", "validate", "schema", "get", "set", "unset"] as const;
+export const SUBCOMMANDS = ["show", "validate", "schema", "get", "set", "unset"] as const;
 
 const USAGE = `Usage: prx config show [--json] | validate | schema
        prx config get <key> [--json]      the value in effect (config.toml, else the default)

@@ -6,7 +6,7 @@
 import { version } from "../../package.json" with { type: "json" };
 import { hoistGlobalOptions } from "./global-options.ts";
 
-const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit", "status", "skills"] as const;
+export const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit", "status", "skills"] as const;
 
 const HELP = `prx ${version} — a self-hosted AI agent host
 
@@ -15,6 +15,7 @@ Usage: prx <command> [options]
 Commands:
   init [--force]                 write a commented config.toml into the workspace
   config show|validate|schema    print, check, or describe the configuration
+  config get|set|unset KEY       one value in effect / edit one key of config.toml, keeping its comments
   doctor                         check workspace, config, database, providers and plugins
   status [--json]                the workspace at a glance: config, running gateway, channels, plugins, today's usage
   agent -m "..." [--json]        one turn (or, without -m, a line-by-line interactive agent)
@@ -32,6 +33,7 @@ Commands:
   storage status|migrate|copy    the [storage] backend: schema version, migrations, SQLite -> PostgreSQL copy
   channel run|list|status|pair   channel processes (Telegram, Slack, Discord, Matrix, webhook) and pairing
   mcp list|tools|call|resources|prompts|serve   MCP servers prx uses; prx as an MCP server (stdio)
+  completions bash|zsh|fish      a shell completion script (prx completions --help says how to load it)
 
 Global options:
   -w, --workspace DIR   workspace directory (default $PRX_WORKSPACE or ~/.prx)
@@ -96,6 +98,8 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
       return (await import("../plugins/kit/sandbox/server.ts")).runSandboxServer();
     case "storage":
       return (await import("./storage.ts")).storageCommand(rest);
+    case "completions":
+      return (await import("./completions.ts")).completionsCommand(rest, COMMANDS);
     case "__remote-plugin-child":
       // The compiled binary re-executes itself as a remote plugin subprocess (NDJSON over stdio).
       await (await import("../plugins/remote/child-main.ts")).runRemoteChild(rest);

@@ -7,7 +7,7 @@ import { terminalJson, visible } from "../core/terminal.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
-const SUBCOMMANDS = ["list", "tools", "call", "resources", "prompts", "serve"] as const;
+export const SUBCOMMANDS = ["list", "tools", "call", "resources", "prompts", "serve"] as const;
 const USAGE = `Usage: prx mcp <command> [--json]
   list                          every MCP server of config.toml: state, tools as the model sees them (starts each)
   tools <server>                one server's tools with their input schemas

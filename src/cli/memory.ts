@@ -19,7 +19,7 @@ import {
 import { parseCommand, unknownName, usageError } from "./args.ts";
 import { exportOutput, openMemory, type OpenedMemory } from "./open-memory.ts";
 
-const SUBCOMMANDS = ["list", "search", "show", "store", "forget", "export", "import"] as const;
+export const SUBCOMMANDS = ["list", "search", "show", "store", "forget", "export", "import"] as const;
 const USAGE = `Usage: prx memory <command> [--json]
   list [--limit N] [--offset N] [--category C]   what the assistant remembers, newest first (at most ${MEMORY_LIST_MAX} per page)
   search <words...> [--limit N]                  relevant entries, best first, as memory_recall finds them

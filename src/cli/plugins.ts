@@ -18,7 +18,7 @@ import { KIT_SUBCOMMANDS, runKitCommand } from "./plugins-kit.ts";
 import { PLUGINS_USAGE } from "./plugins-usage.ts";
 import { runningGateway, type RunningGateway } from "./running-gateway.ts";
 
-const SUBCOMMANDS = ["list", "info", "reload", "validate", "probe", ...KIT_SUBCOMMANDS] as const;
+export const SUBCOMMANDS = ["list", "info", "reload", "validate", "probe", ...KIT_SUBCOMMANDS] as const;
 
 /** Plugin, server and stored text reach the terminal only through visible(); JSON goes through terminalJson. */
 function out(text: string): void {

@@ -18,7 +18,7 @@ import { NoneMemory } from "../memory/index.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 import { exportOutput, openMemory } from "./open-memory.ts";
 
-const SUBCOMMANDS = ["list", "show", "delete", "export", "compact"] as const;
+export const SUBCOMMANDS = ["list", "show", "delete", "export", "compact"] as const;
 /** Helper sessions (delegate) `show` names for one session. */
 export const SESSION_HELPERS_SHOWN = 100;
 const USAGE = `Usage: prx sessions <command> [--json]

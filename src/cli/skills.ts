@@ -18,7 +18,7 @@ const USAGE = `Usage: prx skills <command>
 Skills are looked for in <workspace>/skills/, then ~/.agents/skills/, then [skills] extra_dirs; the first of a name wins.
 `;
 
-const SUBCOMMANDS = ["list", "info", "new", "install", "remove"] as const;
+export const SUBCOMMANDS = ["list", "info", "new", "install", "remove"] as const;
 
 function openBook(workspaceFlag: string | undefined): { book: SkillBook; skillsDir: string } {
   const workspace = openWorkspace(workspaceFlag);

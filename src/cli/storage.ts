@@ -7,7 +7,7 @@ import { detectVectorSupport } from "../memory/postgres-vector.ts";
 import { migrateSqlite, openSqliteDatabase, sqliteStatus, urlFromEnv, type MigrationStatus } from "../storage/index.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
-const SUBCOMMANDS = ["status", "migrate", "copy"] as const;
+export const SUBCOMMANDS = ["status", "migrate", "copy"] as const;
 const USAGE = `Usage: prx storage <command> [--json]
   status                          the [storage] backend, its schema version and pending migrations
   migrate                         apply pending migrations (every start applies them too, under a lock)
