@@ -151,7 +151,7 @@ export class PoolWorker {
       case "booted":
         return this.markBooted(true);
       case "flag": {
-        if (this.flags.get(msg.tenant) !== null) return; // gone already, or a flag of the test's own
+        if (this.flags.get(msg.tenant) !== null) return; // gone already, or its flag came with attach
         this.flags.set(msg.tenant, msg.interrupt);
         if (this.stopping.has(msg.tenant)) raiseInterrupt(msg.interrupt);
         return;
