@@ -53,15 +53,12 @@ export type SandboxInit = z.infer<typeof SandboxInitSchema>;
 
 /**
  * The init message as a Worker gets it: the plugin's init, the tenant number of this incarnation of its sandbox
- * in that Worker, the Worker-wide number (slot) of each capability instance (what a call names), and the
- * incarnation's own interrupt flag, a shared WebAssembly.Memory the main thread raises (guest/meter.ts) to stop
- * this plugin's guests: every instrumented core module imports it and traps at its next check once it is raised.
- * Neighbours in the same Worker have flags of their own. A new incarnation gets a new tenant number and flag.
+ * in that Worker and the Worker-wide number (slot) of each capability instance (what a call names). The Worker
+ * creates the incarnation's own interrupt flag and sends it back ("flag") before it runs any guest code.
  */
 export const SandboxStartSchema = SandboxInitSchema.extend({
   tenant: z.number().int().positive(),
   slots: z.array(z.number().int().nonnegative()),
-  interrupt: z.instanceof(WebAssembly.Memory),
 });
 export type SandboxStart = z.infer<typeof SandboxStartSchema>;
 
@@ -104,6 +101,15 @@ export type RpcMethod = (typeof RpcMethods)[number];
 export const FromWorkerSchema = z.discriminatedUnion("type", [
   /** The Worker evaluated its modules and waits for init (a pre-started pool Worker is warm). */
   z.object({ type: z.literal("booted") }),
+  /**
+   * The tenant's interrupt flag, a shared WebAssembly.Memory the main thread raises (guest/meter.ts) to stop this
+   * plugin's guests: every instrumented core module imports it and traps at its next check once it is raised.
+   * Neighbours in the same Worker have flags of their own; a new incarnation gets a new one. The Worker creates it
+   * (sent before the tenant's first instantiation) because creating a WebAssembly.Memory makes JavaScriptCore run a
+   * full collection of the creating thread's heap: a few hundred KB in a sandbox Worker, the whole host on the main
+   * thread (10-30 ms per plugin start in a gateway).
+   */
+  z.object({ type: z.literal("flag"), tenant: z.number().int(), interrupt: z.instanceof(WebAssembly.Memory) }),
   z.object({ type: z.literal("ready"), tenant: z.number().int() }),
   z.object({ type: z.literal("init-error"), tenant: z.number().int(), error: SerializedError }),
   /** The tenant is gone from the Worker (answer to "stop"). */

@@ -32,3 +32,24 @@ test("a Worker that does not drop a stopped plugin is terminated once no neighbo
   // the stopped plugins are gone already; the idle neighbour is told, to start again elsewhere
   expect(lost).toEqual([`idle: a guest in its sandbox Worker did not stop within ${SANDBOX_STOP_GRACE_MS} ms of its interrupt`]);
 }, 60_000);
+
+test("a tenant stopped before its Worker sent the flag it created has that flag raised when it arrives", async () => {
+  let tenants = 0;
+  const worker = new PoolWorker(new URL("./flag-worker.ts", import.meta.url), createLogger("test"), () => {}, () => ++tenants);
+  expect(await worker.booted).toBe(true);
+  const lines: string[] = [];
+  const watcher: TenantHandler = { ...tenant("watcher", []), onMessage: (m) => void (m.type === "log" && lines.push(m.message)) };
+  const live = worker.attach(watcher, null, 1);
+  const stopped = worker.attach(tenant("stopped", []), null, 1);
+  worker.post({ type: "init", tenant: live.tenant } as never);
+  worker.post({ type: "init", tenant: stopped.tenant } as never);
+  worker.stop(stopped.tenant); // its flag is still on its way
+  // the answer comes after both flags (one Worker, messages in order): by then the main thread has them
+  worker.post({ type: "check", tenant: live.tenant, to: live.tenant } as never);
+  await waitFor(() => lines.length === 1, "the neighbour's flag checked");
+  worker.post({ type: "check", tenant: stopped.tenant, to: live.tenant } as never);
+  await waitFor(() => lines.length === 2, "the stopped tenant's flag checked");
+  // the stopped tenant's flag was raised by the time its Worker looked; its neighbour's was not
+  expect(lines).toEqual(["raised 0", "raised 1"]);
+  worker.terminate("test over");
+});

@@ -35,8 +35,11 @@ export class PoolWorker {
   /** Resolves when the Worker has evaluated its modules (true) or failed first (false). */
   readonly booted: Promise<boolean>;
   private readonly handlers = new Map<number, TenantHandler>();
-  /** The interrupt flag of every tenant the Worker still holds, live or stopping. */
-  private readonly flags = new Map<number, WebAssembly.Memory>();
+  /**
+   * The interrupt flag of every tenant the Worker still holds, live or stopping; null until the Worker has sent the
+   * flag it created for the tenant (a stop in between raises it on arrival).
+   */
+  private readonly flags = new Map<number, WebAssembly.Memory | null>();
   private readonly stopping = new Map<number, ReturnType<typeof setTimeout>>();
   private readonly calls = new Map<number, TenantHandler>();
   private nextCall = 1;
@@ -75,8 +78,11 @@ export class PoolWorker {
     return this.artifacts.size >= MAX_ARTIFACTS_PER_WORKER;
   }
 
-  /** Start hosting a tenant: its number and one slot per capability instance. Send its init with `post`. */
-  attach(handler: TenantHandler, interrupt: WebAssembly.Memory, instances: number): { tenant: number; slots: number[] } {
+  /**
+   * Start hosting a tenant: its number and one slot per capability instance. Send its init with `post`. `interrupt`
+   * null: the Worker creates the tenant's flag and sends it ("flag"), as it does for every init.
+   */
+  attach(handler: TenantHandler, interrupt: WebAssembly.Memory | null, instances: number): { tenant: number; slots: number[] } {
     const tenant = this.tenantNumber();
     this.handlers.set(tenant, handler);
     this.flags.set(tenant, interrupt);
@@ -104,9 +110,9 @@ export class PoolWorker {
   /** Raise the tenant's flag and drop it from the Worker (see the class comment). Idempotent. */
   stop(tenant: number): void {
     this.handlers.delete(tenant);
+    if (!this.flags.has(tenant) || this.stopping.has(tenant) || this.gone) return;
     const flag = this.flags.get(tenant);
-    if (!flag || this.stopping.has(tenant) || this.gone) return;
-    raiseInterrupt(flag);
+    if (flag) raiseInterrupt(flag);
     const timer = setTimeout(() => this.checkStuck(), SANDBOX_STOP_GRACE_MS);
     timer.unref();
     this.stopping.set(tenant, timer);
@@ -115,7 +121,7 @@ export class PoolWorker {
 
   /** Raise every flag, then end the Worker's thread (JavaScriptCore does not interrupt WebAssembly by itself). */
   terminate(reason: string): void {
-    for (const flag of this.flags.values()) raiseInterrupt(flag);
+    for (const flag of this.flags.values()) if (flag) raiseInterrupt(flag);
     this.worker.terminate();
     this.lose(reason);
   }
@@ -144,6 +150,12 @@ export class PoolWorker {
     switch (msg.type) {
       case "booted":
         return this.markBooted(true);
+      case "flag": {
+        if (this.flags.get(msg.tenant) !== null) return; // gone already, or its flag came with attach
+        this.flags.set(msg.tenant, msg.interrupt);
+        if (this.stopping.has(msg.tenant)) raiseInterrupt(msg.interrupt);
+        return;
+      }
       case "result":
         return this.result(msg.id, msg.ok, msg.value, msg.error, msg.execUs);
       case "stopped": {

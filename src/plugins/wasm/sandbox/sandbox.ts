@@ -4,7 +4,6 @@ import type { AdmittedPlugin, GuestEventSink, PluginHostServices } from "../../t
 import { MAX_QUEUED_CALLS_PER_INSTANCE, SANDBOX_INIT_TIMEOUT_MS } from "../limits.ts";
 import { encodeCall } from "./call-codec.ts";
 import { ExecutionTimes } from "./execution-times.ts";
-import { newInterruptFlag } from "../guest/meter.ts";
 import { toError } from "./errors.ts";
 import { parsePayload } from "./messages.ts";
 import { SandboxHostRpc } from "./host-rpc.ts";
@@ -133,8 +132,7 @@ export class Sandbox implements TenantHandler {
   private spawn(mayRetry: boolean): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const host = sandboxWorkerPool.place();
-      const interrupt = newInterruptFlag();
-      const { tenant, slots } = host.attach(this, interrupt, this.lanes.length);
+      const { tenant, slots } = host.attach(this, null, this.lanes.length);
       const limit = this.options.initTimeoutMs ?? SANDBOX_INIT_TIMEOUT_MS;
       const timer = setTimeout(() => {
         host.stop(tenant);
@@ -173,7 +171,7 @@ export class Sandbox implements TenantHandler {
         },
       };
       this.pendingStart = starting;
-      host.post({ ...this.init, tenant, slots, interrupt } satisfies ToWorker);
+      host.post({ ...this.init, tenant, slots } satisfies ToWorker);
     });
   }
 
@@ -191,6 +189,7 @@ export class Sandbox implements TenantHandler {
         }
         return;
       case "stopped":
+      case "flag":
         return;
       case "log":
         this.log[msg.level](msg.message);

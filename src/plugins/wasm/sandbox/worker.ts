@@ -13,7 +13,7 @@ import { RemoteKv } from "../host/kv-remote.ts";
 import { componentImports } from "../host/index.ts";
 import { ComponentArtifact, ComponentGuest } from "../guest/component.ts";
 import { CoreModuleGuest } from "../guest/core-module.ts";
-import { Meter } from "../guest/meter.ts";
+import { Meter, newInterruptFlag } from "../guest/meter.ts";
 import { type Guest, GuestFailure } from "../guest/types.ts";
 import type { GuestKv } from "../host/types.ts";
 import { WebSocketTable } from "../host/socket-table.ts";
@@ -23,6 +23,8 @@ declare const self: Worker;
 interface Tenant {
   id: number;
   init: SandboxStart;
+  /** Raised by the main thread to stop this tenant's guests (protocol.ts, "flag"). */
+  interrupt: WebAssembly.Memory;
   kv: GuestKv;
   sockets: WebSocketTable;
   artifact: ComponentArtifact | null;
@@ -108,7 +110,7 @@ function rpc(tenant: Tenant, cap: number, method: RpcMethod, args: unknown[]): P
 
 async function instantiate(tenant: Tenant, cap: number): Promise<Guest> {
   const ctx = (tenant.contexts[cap] ??= contextFor(tenant, cap));
-  const meter = new Meter(tenant.init.interrupt, ctx.plugin.maxFuel);
+  const meter = new Meter(tenant.interrupt, ctx.plugin.maxFuel);
   if (tenant.artifact) {
     const imports = await componentImports(ctx, tenant.init.component!.imports);
     return ComponentGuest.create(tenant.artifact, ctx, imports, meter);
@@ -123,6 +125,7 @@ async function start(message: SandboxStart): Promise<void> {
   const tenant: Tenant = {
     id: message.tenant,
     init: message,
+    interrupt: newInterruptFlag(),
     kv: message.kv === "host" ? new RemoteKv((method, args) => rpc(tenant, 0, method, args)) : new KvStore(message.dbPath, plugin.name, plugin.maxKvStorageMb),
     sockets: new WebSocketTable(),
     artifact: null,
@@ -132,6 +135,7 @@ async function start(message: SandboxStart): Promise<void> {
     gone: false,
   };
   tenants.set(tenant.id, tenant);
+  send({ type: "flag", tenant: tenant.id, interrupt: tenant.interrupt });
   message.slots.forEach((slot, cap) => slots.set(slot, { tenant, cap }));
   if (message.component) {
     const { key, js, modules } = message.component;
