@@ -23,6 +23,7 @@ export const COMPLETED_SUBCOMMANDS: Record<string, readonly string[]> = {
   config: CONFIG,
   doctor: [],
   status: [],
+  models: [],
   agent: [],
   chat: [],
   gateway: ["token", "pair-code"],

@@ -6,7 +6,7 @@
 import { version } from "../../package.json" with { type: "json" };
 import { hoistGlobalOptions } from "./global-options.ts";
 
-export const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit", "status", "skills"] as const;
+export const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit", "status", "skills", "models"] as const;
 
 const HELP = `prx ${version} — a self-hosted AI agent host
 
@@ -18,6 +18,7 @@ Commands:
   config get|set|unset KEY       one value in effect / edit one key of config.toml, keeping its comments
   doctor                         check workspace, config, database, providers and plugins
   status [--json]                the workspace at a glance: config, running gateway, channels, plugins, today's usage
+  models [--provider P] [--json] each provider's models with context window, vision and prices
   agent -m "..." [--json]        one turn (or, without -m, a line-by-line interactive agent)
         [--session ID] [--provider P] [--model M] [--user ID]
   chat [--session ID|--continue] interactive terminal chat with streaming
@@ -71,6 +72,8 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
       return (await import("./doctor.ts")).doctorCommand(rest);
     case "status":
       return (await import("./status.ts")).statusCommand(rest);
+    case "models":
+      return (await import("./models.ts")).modelsCommand(rest);
     case "agent":
       return (await import("./agent.ts")).agentCommand(rest);
     case "chat":
