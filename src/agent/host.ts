@@ -29,6 +29,7 @@ import type { SessionStore, Storage } from "../storage/types.ts";
 import type { TurnPlan } from "./plan.ts";
 import { executeTurn } from "./turn.ts";
 import type { TurnExtensions, TurnInput, TurnResult } from "./types.ts";
+import { agentOf, agentRequest, resolveAgents, ScopedMemory, toolsForAgent, type ResolvedAgent } from "../agents/index.ts";
 
 /**
  * What plugins contribute to a host. The plugin runtime implements it; every member resolves the current
@@ -70,7 +71,10 @@ export interface AgentHost {
   compactSession(id: string, choice?: { provider?: string; model?: string }): Promise<SessionCompaction>;
   /** Erase a session (see deleteSessionData) once the turns running or queued for it have finished. */
   deleteSession(id: string): Promise<SessionDeletion>;
-  resolveModelChoice(opts: { provider?: string; model?: string }): { provider: string; model: string };
+  /** The provider and model of a turn: of the agent it names (`agent`, or `model = "agent:<id>"`), default `main`. */
+  resolveModelChoice(opts: { provider?: string; model?: string; agent?: string }): { provider: string; model: string };
+  /** The workspace's agents (`[agents.*]`, always `main`), `main` first. */
+  readonly agents: ReadonlyMap<string, ResolvedAgent>;
   /** Turns running or queued. */
   readonly activeTurns: number;
   /** Where `extend` (the plugin runtime) stands; see OpenAgentHostOptions.deferExtend. */
@@ -140,6 +144,13 @@ export interface OpenAgentHostOptions {
    * and the console ({ kind: "ask" }). Default: refused at once, naming the setting (no one would be told).
    */
   approvals?: ApprovalRoute;
+}
+
+/** One agent's turns: its resolved configuration, the gate of its tools, and its memory. */
+interface AgentView {
+  agent: ResolvedAgent;
+  gate: ToolGate;
+  memory: () => MemoryBackend;
 }
 
 /** True when opening the host must resolve something only a plugin provides. */
@@ -231,7 +242,28 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       publish: (topic, payload) => (extensions.events ?? nullPublisher).publish(topic, payload),
       wants: (topic) => (extensions.events ?? nullPublisher).wants?.(topic) ?? true,
     };
-    const choose = (opts: { provider?: string; model?: string }) => resolveModelChoice(config, opts);
+    const agents = resolveAgents(config);
+    const owners = new Set([...agents.values()].filter((agent) => agent.memoryScope === "own").map((agent) => agent.id));
+    const choose = (opts: { provider?: string; model?: string; agent?: string }) => {
+      const named = agentRequest(opts);
+      return resolveModelChoice(agentOf(agents, named.agent).config, { provider: opts.provider, model: named.model });
+    };
+    // What each agent's turns run on: the host's own pieces for an agent that changes nothing (`main` by default).
+    const views = new Map<string, AgentView>();
+    const viewOf = (id: string | undefined): AgentView => {
+      const agent = agentOf(agents, id);
+      let view = views.get(agent.id);
+      if (!view) {
+        const plain = agent.config === config && agent.toolsAllow === null && agent.toolsDeny.length === 0;
+        const agentGate = plain
+          ? gate
+          : new ToolGate({ autonomy: agent.config.autonomy, tools: toolsForAgent(agent, tools), broker: approvals, audit: () => storage.audit });
+        const scoped = owners.size > 0 ? new ScopedMemory(currentMemory, agent.id, agent.memoryScope === "own", owners) : null;
+        view = { agent, gate: agentGate, memory: scoped ? () => scoped : currentMemory };
+        views.set(agent.id, view);
+      }
+      return view;
+    };
     const transcribe = configuredTranscriber(config, providers);
     const media = () => storage.media;
     const contextRatios = new ContextRatios();
@@ -241,20 +273,23 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     providers.resolve(choose({}).provider);
 
     // A turn with its own history (the OpenAI API's) stores nothing, so it is not ordered behind the session's turns.
-    const run = (input: TurnInput, plan?: TurnPlan): Promise<TurnResult> => {
+    const run = (asked: TurnInput, plan?: TurnPlan): Promise<TurnResult> => {
+      const named = agentRequest(asked);
+      const view = viewOf(named.agent);
+      const input: TurnInput = { ...asked, agent: view.agent.id, model: named.model };
       const turn = () =>
         executeTurn(
           {
-            config,
+            config: view.agent.config,
             workspace: workspace.root,
             sessions,
             providers,
-            resolveModelChoice: choose,
-            tools: gate.forTurn(
-              { sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null },
+            resolveModelChoice: (opts) => choose({ ...opts, agent: view.agent.id }),
+            tools: view.gate.forTurn(
+              { sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null, agent: view.agent.id },
               input.approvals ?? defaultRoute,
             ),
-            memory: currentMemory,
+            memory: view.memory,
             middleware: extensions.middleware ?? identityMiddleware,
             events,
             extensions,
@@ -287,6 +322,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       sessions,
       events,
       resolveModelChoice: choose,
+      agents,
       get activeTurns() {
         return queue.active;
       },

@@ -1,5 +1,6 @@
 import type { ToolSpec } from "../providers/types.ts";
 import type { ToolResult } from "./result-schema.ts";
+import type { MemoryBackend } from "../memory/types.ts";
 
 export type { ToolResult };
 
@@ -9,6 +10,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Deliver an intermediate message to the user during the current turn (remote actionCallback). */
   sendMessage?: (text: string) => void;
+  /** The memory of the agent the turn runs as (an agent with its own memory scope); absent: the host's memory. */
+  memory?: MemoryBackend;
 }
 
 /** What a tool can do to the world ([autonomy] decides from it whether a call runs, waits for approval, or is refused). */

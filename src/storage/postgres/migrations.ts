@@ -305,6 +305,14 @@ CREATE TABLE tool_audit (
 CREATE INDEX tool_audit_at ON tool_audit (at);
 CREATE INDEX tool_audit_tool ON tool_audit (tool, at);`,
   },
+  {
+    version: 15,
+    name: "agent of sessions and audit entries",
+    sql: `
+ALTER TABLE sessions ADD COLUMN agent TEXT NOT NULL DEFAULT 'main';
+ALTER TABLE tool_audit ADD COLUMN agent TEXT NOT NULL DEFAULT 'main';
+CREATE INDEX sessions_agent_updated ON sessions (agent, updated_at DESC);`,
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (
