@@ -2,7 +2,8 @@ import type { AgentHost } from "../agent/index.ts";
 import type { ApprovalBroker } from "../agent/approvals/broker.ts";
 import type { PendingApproval } from "../agent/approvals/types.ts";
 import { SESSION_ID_PATTERN } from "../agent/sessions.ts";
-import type { ChannelConfig } from "../config/schema.ts";
+import type { Binding, ChannelConfig } from "../config/schema.ts";
+import { bindAgent, MAIN_AGENT } from "../agents/index.ts";
 import { errorMessage } from "../core/errors.ts";
 import { sha256Hex } from "../core/ids.ts";
 import type { Logger } from "../core/logger.ts";
@@ -37,6 +38,8 @@ export interface RunnerOptions {
   store: ChannelStore;
   pairings: PairingStore;
   config: ChannelConfig;
+  /** The workspace's [[bindings]]: which agent answers which chat (none: main answers everything). */
+  bindings?: readonly Binding[];
   logger: Logger;
   /** Called after every change of the stats (the process reports them to its supervisor). */
   onStats?: (stats: RunnerStats) => void;
@@ -260,6 +263,7 @@ export class ChannelRunner {
       const said = attached?.notes.length ? [message.text, ...attached.notes].filter((t) => t !== "").join("\n") : message.text;
       const result = await this.o.host.runTurn({
         sessionId: sessionIdOf(message),
+        agent: this.agentFor(message),
         text: said,
         ...(attached?.media.length ? { media: attached.media } : {}),
         channel: channel.name,
@@ -277,6 +281,13 @@ export class ChannelRunner {
     } finally {
       typing?.stop();
     }
+  }
+
+  /** The agent [[bindings]] route the message to (default main). */
+  private agentFor(message: InboundMessage): string {
+    const bindings = this.o.bindings ?? [];
+    if (bindings.length === 0) return MAIN_AGENT;
+    return bindAgent(bindings, { channel: this.o.channel.name, peer: message.senderId, group: message.chatKind === "dm" ? null : message.chatId });
   }
 
   private keepTyping(message: InboundMessage): { stop(): void } {

@@ -20,7 +20,7 @@ import { exportOutput, openMemory } from "./open-memory.ts";
 
 const SUBCOMMANDS = ["list", "show", "delete", "export", "compact"] as const;
 const USAGE = `Usage: prx sessions <command> [--json]
-  list [--limit N]                 conversations, most recent first (at most ${SESSIONS_LIST_MAX})
+  list [--limit N] [--agent ID]    conversations, most recent first (at most ${SESSIONS_LIST_MAX})
   show <id> [--limit N]            one conversation: its messages, oldest first (--limit keeps the newest N,
                                    at most ${SESSION_MESSAGES_MAX})
   compact <id>                     summarise a conversation so far into its session summary, with the default
@@ -46,7 +46,8 @@ function notFound(id: string): PrxError {
 }
 
 function summaryLine(s: SessionSummary): string {
-  return `${visible(s.id)}  ${s.updatedAt}  ${String(s.messageCount).padStart(4)} messages  ${visible(s.channel)}  ${s.title ? visible(s.title) : "(untitled)"}`;
+  const agent = s.agent === "main" ? "" : `  @${visible(s.agent)}`;
+  return `${visible(s.id)}  ${s.updatedAt}  ${String(s.messageCount).padStart(4)} messages  ${visible(s.channel)}${agent}  ${s.title ? visible(s.title) : "(untitled)"}`;
 }
 
 function summaryNote(s: ConversationSummary): string {
@@ -72,6 +73,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
     json: { type: "boolean" },
     limit: { type: "string" },
     output: { type: "string" },
+    agent: { type: "string" },
   });
   const [sub, ...args] = positionals;
   if (values.help || sub === undefined) {
@@ -86,7 +88,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
     switch (sub) {
       case "list": {
         if (args.length) throw usageError("prx sessions list takes no arguments");
-        const list = await sessions.list(limitOf(values.limit, SESSIONS_LIST_MAX, SESSIONS_LIST_MAX));
+        const list = await sessions.list(limitOf(values.limit, SESSIONS_LIST_MAX, SESSIONS_LIST_MAX), values.agent);
         if (json) out(terminalJson({ sessions: list.map(toSummaryWire) }));
         else out(list.length === 0 ? "no sessions" : list.map(summaryLine).join("\n"));
         return 0;
