@@ -274,9 +274,15 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
 
     // A turn with its own history (the OpenAI API's) stores nothing, so it is not ordered behind the session's turns.
     const run = (asked: TurnInput, plan?: TurnPlan): Promise<TurnResult> => {
-      const named = agentRequest(asked);
-      const view = viewOf(named.agent);
-      const input: TurnInput = { ...asked, agent: view.agent.id, model: named.model };
+      let view: AgentView;
+      let input: TurnInput;
+      try {
+        const named = agentRequest(asked);
+        view = viewOf(named.agent);
+        input = { ...asked, agent: view.agent.id, model: named.model };
+      } catch (error) {
+        return Promise.reject(error);
+      }
       const turn = () =>
         executeTurn(
           {

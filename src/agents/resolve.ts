@@ -4,20 +4,13 @@ import { MAIN_AGENT, type ResolvedAgent } from "./types.ts";
 
 /**
  * Every agent of a configuration, `main` first. `main` is `[agent]` (with `[agents.main]` laid over it when there is
- * one); every other `[agents.<id>]` takes what it leaves out from `[agent]` and the top level. A binding naming an
- * agent that is not configured is a configuration error.
+ * one); every other `[agents.<id>]` takes what it leaves out from `[agent]` and the top level. (The schema has checked
+ * that every binding names one of them.)
  */
 export function resolveAgents(config: Config): Map<string, ResolvedAgent> {
   const agents = new Map<string, ResolvedAgent>();
   agents.set(MAIN_AGENT, resolveOne(config, MAIN_AGENT, config.agents[MAIN_AGENT]));
   for (const [id, profile] of Object.entries(config.agents)) if (id !== MAIN_AGENT) agents.set(id, resolveOne(config, id, profile));
-  config.bindings.forEach((binding, index) => {
-    if (!agents.has(binding.agent)) {
-      throw new PrxError("CONFIG_INVALID", `bindings[${index}].agent: no agent "${binding.agent}"`, {
-        hint: `add an [agents.${binding.agent}] table, or bind one of: ${[...agents.keys()].join(", ")}`,
-      });
-    }
-  });
   return agents;
 }
 

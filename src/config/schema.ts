@@ -433,6 +433,15 @@ export const ConfigSchema = z.strictObject({
     .default({})
     .describe("several agents in one host; without any, one agent `main` made of [agent]"),
   bindings: z.array(BindingSchema).default([]).describe("which agent answers which channel, peer or group"),
+}).superRefine((config, ctx) => {
+  config.bindings.forEach((binding, index) => {
+    if (binding.agent === "main" || binding.agent in config.agents) return;
+    ctx.addIssue({
+      code: "custom",
+      path: ["bindings", index, "agent"],
+      message: `no agent "${binding.agent}": add an [agents.${binding.agent}] table, or bind main or one of [agents]`,
+    });
+  });
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
