@@ -75,6 +75,7 @@ export function parseCharacter(text: string, source: string): Character {
 export function characterId(name: string): string {
   const slug = name
     .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
     .toLowerCase()
     .replace(/[^a-z0-9_-]+/g, "-")
     .replace(/^[-_]+|[-_]+$/g, "")
