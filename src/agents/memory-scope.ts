@@ -1,10 +1,10 @@
 import { PrxError } from "../core/errors.ts";
 import { MEMORY_MAX_RECALL_LIMIT } from "../memory/limits.ts";
-import type { MemoryBackend, MemoryEntry, RecallOptions, StoreOptions } from "../memory/types.ts";
+import type { MemoryBackend, MemoryEntry, MemoryKeyScope, RecallOptions, StoreOptions } from "../memory/types.ts";
 
 /**
- * How many entries a scoped recall asks the backend for per one it returns: entries of other scopes are left out
- * after ranking, so asking for more keeps the answer full unless other scopes dominate the ranking.
+ * How many entries a recall asks a backend that cannot scope by key (a `wasm:` one) for, per one it returns: entries
+ * of other scopes are left out after ranking, so asking for more keeps the answer full unless they dominate it.
  */
 export const SCOPED_RECALL_FACTOR = 4;
 
@@ -22,10 +22,13 @@ export function keyAgent(key: string): string | null {
 /**
  * The memory one agent sees. `own`: it stores under its id and recalls, gets and forgets only its own entries, so
  * nothing it keeps reaches another agent's prompt or tools. Shared agents see every entry but those of the
- * workspace's agents with their own memory (`owners`), and may not store under such an agent's id.
+ * workspace's agents with their own memory (`owners`), and may not store under such an agent's id. The built-in
+ * backends filter by key in their queries; for others, what they return is filtered here.
  */
 export class ScopedMemory implements MemoryBackend {
   readonly name: string;
+  readonly scopedRecall = true;
+  private readonly keys: MemoryKeyScope;
 
   constructor(
     private readonly inner: () => MemoryBackend,
@@ -34,15 +37,17 @@ export class ScopedMemory implements MemoryBackend {
     private readonly owners: ReadonlySet<string>,
   ) {
     this.name = inner().name;
+    this.keys = own ? { prefix: ownKey(agent, "") } : { hiddenPrefixes: [...owners].map((owner) => ownKey(owner, "")) };
   }
 
-  store(key: string, content: string, category: string, sessionId?: string | null, options?: StoreOptions): Promise<void> {
+  async store(key: string, content: string, category: string, sessionId?: string | null, options?: StoreOptions): Promise<void> {
     return this.inner().store(this.keyFor(key), content, category, sessionId, options);
   }
 
   async recall(query: string, limit: number, sessionId?: string | null, options?: RecallOptions): Promise<MemoryEntry[]> {
-    const asked = Math.min(MEMORY_MAX_RECALL_LIMIT, Math.max(limit, limit * SCOPED_RECALL_FACTOR));
-    const found = await this.inner().recall(query, asked, sessionId, options);
+    const inner = this.inner();
+    const asked = inner.scopedRecall ? limit : Math.min(MEMORY_MAX_RECALL_LIMIT, Math.max(limit, limit * SCOPED_RECALL_FACTOR));
+    const found = await inner.recall(query, asked, sessionId, { ...options, keys: this.keys });
     const mine: MemoryEntry[] = [];
     for (const entry of found) {
       const visible = this.visible(entry);
@@ -57,7 +62,7 @@ export class ScopedMemory implements MemoryBackend {
     return entry ? this.visible(entry) : null;
   }
 
-  forget(key: string): Promise<boolean> {
+  async forget(key: string): Promise<boolean> {
     return this.inner().forget(this.keyFor(key));
   }
 

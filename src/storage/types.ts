@@ -515,6 +515,17 @@ export interface MemoryScope {
   /** Restrict to this session's entries plus the global ones. */
   sessionId?: string | null;
   includePrivate: boolean;
+  /** Restrict by key (an agent's own memory: see MemoryKeyScope). */
+  keys?: MemoryKeyScope;
+}
+
+/**
+ * Which keys a recall may return: only those beginning with `prefix`, and none beginning with one of
+ * `hiddenPrefixes` (agents with their own memory keep their entries under a prefix of their id).
+ */
+export interface MemoryKeyScope {
+  prefix?: string;
+  hiddenPrefixes?: readonly string[];
 }
 
 /**

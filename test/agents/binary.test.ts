@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeProviderConfig, runPrx, tempWorkspace, type TempWorkspace } from "../helpers/binary.ts";
+import { fakeProviderConfig, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import type { TempWorkspace } from "../helpers/workspace.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 
 const CHARACTER = join(import.meta.dir, "../fixtures/characters/harbor.character.json");
