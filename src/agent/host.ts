@@ -29,7 +29,7 @@ import type { SessionStore, Storage } from "../storage/types.ts";
 import type { TurnPlan } from "./plan.ts";
 import { executeTurn } from "./turn.ts";
 import type { TurnExtensions, TurnInput, TurnResult } from "./types.ts";
-import { agentOf, agentRequest, resolveAgents, ScopedMemory, toolsForAgent, type ResolvedAgent } from "../agents/index.ts";
+import { agentOf, agentRequest, MAIN_AGENT, resolveAgents, ScopedMemory, toolsForAgent, type ResolvedAgent } from "../agents/index.ts";
 
 /**
  * What plugins contribute to a host. The plugin runtime implements it; every member resolves the current
@@ -186,7 +186,12 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       ? async () => config
       : async () => (await loadConfigCached(workspace.configPath, workspace.cacheDir, env)).config;
     const sessions = storage.sessions;
-    const base: ExtendBase = { workspace, config, readConfig, memory: () => memory, providers, sessions, storage, env };
+    // Plugins serve every agent: they see the shared memory, never an agent's own.
+    const agents = resolveAgents(config);
+    const owners = new Set([...agents.values()].filter((agent) => agent.memoryScope === "own").map((agent) => agent.id));
+    const sharedView = owners.size > 0 ? new ScopedMemory(() => memory!, MAIN_AGENT, false, owners) : null;
+    const pluginMemory = () => (memory && sharedView ? sharedView : memory);
+    const base: ExtendBase = { workspace, config, readConfig, memory: pluginMemory, providers, sessions, storage, env };
     const status: ExtensionsStatus = { state: options.extend ? "idle" : "ready" };
     let markLoaded!: () => void;
     const extensionsLoaded = new Promise<void>((resolve) => (markLoaded = resolve));
@@ -242,8 +247,6 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       publish: (topic, payload) => (extensions.events ?? nullPublisher).publish(topic, payload),
       wants: (topic) => (extensions.events ?? nullPublisher).wants?.(topic) ?? true,
     };
-    const agents = resolveAgents(config);
-    const owners = new Set([...agents.values()].filter((agent) => agent.memoryScope === "own").map((agent) => agent.id));
     const choose = (opts: { provider?: string; model?: string; agent?: string }) => {
       const named = agentRequest(opts);
       return resolveModelChoice(agentOf(agents, named.agent).config, { provider: opts.provider, model: named.model });

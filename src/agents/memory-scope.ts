@@ -26,7 +26,6 @@ export function keyAgent(key: string): string | null {
  * backends filter by key in their queries; for others, what they return is filtered here.
  */
 export class ScopedMemory implements MemoryBackend {
-  readonly name: string;
   readonly scopedRecall = true;
   private readonly keys: MemoryKeyScope;
 
@@ -36,8 +35,11 @@ export class ScopedMemory implements MemoryBackend {
     private readonly own: boolean,
     private readonly owners: ReadonlySet<string>,
   ) {
-    this.name = inner().name;
     this.keys = own ? { prefix: ownKey(agent, "") } : { hiddenPrefixes: [...owners].map((owner) => ownKey(owner, "")) };
+  }
+
+  get name(): string {
+    return this.inner().name;
   }
 
   async store(key: string, content: string, category: string, sessionId?: string | null, options?: StoreOptions): Promise<void> {

@@ -137,3 +137,29 @@ test("shared memories reach shared agents, not an agent with its own memory", as
   await host.runTurn({ sessionId: "w6", channel: "test", text: question, agent: "work" });
   expect(systemOf(lastRequest())).not.toContain("tomatoes");
 });
+
+test("plugins serve every agent: the memory they get is the shared one, without any agent's own entries", async () => {
+  let pluginMemory: (() => import("../../src/memory/types.ts").MemoryBackend | null) | undefined;
+  const config = ConfigSchema.parse({
+    providers: {},
+    agents: { work: { memory_scope: "own" } },
+  });
+  const other = await openAgentHost({
+    workspace: dir,
+    config,
+    extend: async (base) => {
+      pluginMemory = base.memory;
+      return {};
+    },
+  });
+  try {
+    const seen = pluginMemory!()!;
+    const found = await seen.recall("quarterly report deadline", 10, null, { includePrivate: true });
+    expect(found.map((e) => e.key)).not.toContain("@work/deadline");
+    expect(found.map((e) => e.content).join(" ")).not.toContain("friday");
+    await expect(seen.get("@work/deadline")).rejects.toMatchObject({ code: "MEMORY" });
+    expect((await seen.recall("tomatoes water", 10, null)).map((e) => e.key)).toEqual(["garden"]);
+  } finally {
+    await other.close();
+  }
+});
