@@ -44,14 +44,18 @@ export const CharacterSchema = z.looseObject({
 });
 export type Character = z.infer<typeof CharacterSchema>;
 
-/** The character file's text as a character; CONFIG_INVALID naming the field when it is not one. */
-export function parseCharacter(text: string, source: string): Character {
-  const size = Buffer.byteLength(text, "utf8");
+/** LIMIT_EXCEEDED when a character file of `size` bytes is past CHARACTER_MAX_BYTES. */
+export function checkCharacterSize(size: number, source: string): void {
   if (size > CHARACTER_MAX_BYTES) {
     throw new PrxError("LIMIT_EXCEEDED", `${source} is ${size} bytes, the limit is ${CHARACTER_MAX_BYTES}`, {
       hint: "a character file holds a persona, not knowledge: move long documents out of it",
     });
   }
+}
+
+/** The character file's text as a character; CONFIG_INVALID naming the field when it is not one. */
+export function parseCharacter(text: string, source: string): Character {
+  checkCharacterSize(Buffer.byteLength(text, "utf8"), source);
   let json: unknown;
   try {
     json = JSON.parse(text);

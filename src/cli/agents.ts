@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { stringify } from "smol-toml";
 import { resolveAgents } from "../agents/resolve.ts";
 import { adviseOnPlugins, type PluginAdvice } from "../agents/character-plugins.ts";
-import { characterId, characterProfile, parseCharacter, CHARACTER_MAX_BYTES } from "../agents/character.ts";
+import { characterId, characterProfile, checkCharacterSize, parseCharacter } from "../agents/character.ts";
 import { loadConfig, parseConfig } from "../config/loader.ts";
 import { AGENT_ID_PATTERN, type AgentProfile } from "../config/schema.ts";
 import { PrxError } from "../core/errors.ts";
@@ -67,19 +67,15 @@ export async function agentsCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** The file's text, refused by its size before it is read. */
 function readCharacter(file: string): string {
-  let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    checkCharacterSize(statSync(file).size, file);
+    return readFileSync(file, "utf8");
   } catch (cause) {
+    if (cause instanceof PrxError) throw cause;
     throw new PrxError("NOT_FOUND", `cannot read ${file}: ${(cause as Error).message}`, { cause, hint: "give the path of an elizaOS character .json file" });
   }
-  if (bytes.byteLength > CHARACTER_MAX_BYTES) {
-    throw new PrxError("LIMIT_EXCEEDED", `${file} is ${bytes.byteLength} bytes, the limit is ${CHARACTER_MAX_BYTES}`, {
-      hint: "a character file holds a persona, not knowledge: move long documents out of it",
-    });
-  }
-  return bytes.toString("utf8");
 }
 
 /** The table as config.toml would hold it: an empty deny list is the default and left out. */
