@@ -20,8 +20,15 @@ const NOT_PRIVATE = "m.private = 0";
 const WITH_PREFIX = "substr(m.key, 1, length($prefix)) = $prefix";
 const NOT_HIDDEN = "NOT EXISTS (SELECT 1 FROM json_each($hidden) h WHERE substr(m.key, 1, length(h.value)) = h.value)";
 
+interface KeyConditions {
+  where: readonly string[];
+  params: Readonly<Record<string, string>>;
+}
+const NO_KEY_CONDITIONS: KeyConditions = { where: [], params: {} };
+
 /** The conditions and parameters of a key scope (none when it allows every key). */
-function keyConditions(keys: MemoryKeyScope | undefined): { where: string[]; params: Record<string, string> } {
+function keyConditions(keys: MemoryKeyScope | undefined): KeyConditions {
+  if (keys?.prefix === undefined && !keys?.hiddenPrefixes?.length) return NO_KEY_CONDITIONS;
   const where: string[] = [];
   const params: Record<string, string> = {};
   if (keys?.prefix !== undefined) {
@@ -188,7 +195,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const chunk = Math.max(scope.limit, VISIBLE_CHUNK);
     for (let from = 0; from < ranked.length && found.length < scope.limit; from += chunk) {
       const part = ranked.slice(from, from + chunk);
-      const params: Record<string, string> = { seqs: JSON.stringify(part), ...keys.params };
+      const params: Record<string, string> = keys.where.length ? { seqs: JSON.stringify(part), ...keys.params } : { seqs: JSON.stringify(part) };
       if (scope.sessionId) params.session = scope.sessionId;
       const rows = new Map(visible.all(params).map(({ seq, ...row }) => [seq, row]));
       for (const seq of part) {
