@@ -56,3 +56,14 @@ test("the session API takes an agent and lists sessions by agent", async () => {
   expect(unknown.status).toBe(404);
   expect((await json(unknown)).error.code).toBe("AGENT_NOT_FOUND");
 });
+
+test('model = "agent:work" selects the work agent on the Anthropic Messages and Responses APIs too', async () => {
+  const messages = await h.call("/v1/messages", { json: { model: "agent:work", max_tokens: 100, messages: [{ role: "user", content: "hi" }] } });
+  expect(messages.status).toBe(200);
+  expect(lastSent().model).toBe("fake-big");
+  expect(lastSent().messages[0]!.content).toStartWith("You are the work agent.");
+  const responses = await h.call("/v1/responses", { json: { model: "agent:work", input: "hi", store: false } });
+  expect(responses.status).toBe(200);
+  expect(lastSent().model).toBe("fake-big");
+  expect(lastSent().messages[0]!.content).toStartWith("You are the work agent.");
+});
