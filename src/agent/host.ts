@@ -153,6 +153,17 @@ interface AgentView {
   memory: () => MemoryBackend;
 }
 
+/** CONFLICT when the session exists and is another agent's conversation. */
+async function ownedBy(sessions: SessionStore, id: string, agent: string): Promise<void> {
+  const session = await sessions.get(id);
+  if (session && session.agent !== agent) {
+    throw new PrxError("CONFLICT", `session ${id} is agent ${session.agent}'s conversation, not agent ${agent}'s`, {
+      status: 409,
+      hint: `continue it as agent ${session.agent} (--agent ${session.agent}, or model "agent:${session.agent}"), or start another session`,
+    });
+  }
+}
+
 /** True when opening the host must resolve something only a plugin provides. */
 function needsExtensionsAtOpen(config: Config): boolean {
   return (
@@ -286,8 +297,11 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       } catch (error) {
         return Promise.reject(error);
       }
-      const turn = () =>
-        executeTurn(
+      // a session is one agent's conversation: another agent does not read it
+      const checked = agents.size > 1 && !input.historyOverride;
+      const turn = async () => {
+        if (checked) await ownedBy(sessions, input.sessionId, view.agent.id);
+        return executeTurn(
           {
             config: view.agent.config,
             workspace: workspace.root,
@@ -311,6 +325,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
           input,
           plan,
         );
+      };
       if (input.historyOverride) return queue.runUnordered(turn);
       // One turn at a time per session: in this process (the queue), and across processes sharing the store (the lease).
       const leases = storage.leases;

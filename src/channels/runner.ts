@@ -15,9 +15,13 @@ import { splitMessage } from "./split.ts";
 import { chatKeyOf, type ChannelStore, type InboxEntry } from "./store.ts";
 import { InboundMessageSchema, type Channel, type InboundMessage } from "./types.ts";
 
-/** The session of a chat: (channel, chat, thread), readable when the ids allow it, else hashed. */
-export function sessionIdOf(message: InboundMessage): string {
-  const key = chatKeyOf(message);
+/**
+ * The session of a chat with an agent: (channel, chat, thread), after `<agent>@` for an agent other than main (a chat
+ * bound to another agent starts a conversation of its own), readable when the ids allow it, else hashed.
+ */
+export function sessionIdOf(message: InboundMessage, agent = MAIN_AGENT): string {
+  const chat = chatKeyOf(message);
+  const key = agent === MAIN_AGENT ? chat : `${agent}@${chat}`;
   return SESSION_ID_PATTERN.test(key) ? key : `${message.channel}:${sha256Hex(key).slice(0, 40)}`;
 }
 
@@ -261,9 +265,10 @@ export class ChannelRunner {
     try {
       const attached = message.attachments?.length ? await inboundMedia(channel, message, AbortSignal.timeout(ATTACHMENT_FETCH_TIMEOUT_MS)) : null;
       const said = attached?.notes.length ? [message.text, ...attached.notes].filter((t) => t !== "").join("\n") : message.text;
+      const agent = this.agentFor(message);
       const result = await this.o.host.runTurn({
-        sessionId: sessionIdOf(message),
-        agent: this.agentFor(message),
+        sessionId: sessionIdOf(message, agent),
+        agent,
         text: said,
         ...(attached?.media.length ? { media: attached.media } : {}),
         channel: channel.name,

@@ -71,6 +71,15 @@ test("an unknown agent is refused before anything is stored", async () => {
   expect(await host.sessions.get("x1")).toBeNull();
 });
 
+test("a session is one agent's conversation: another agent's turn on it is a CONFLICT that stores nothing", async () => {
+  const before = (await host.sessions.messages("w1")).length;
+  await expect(host.runTurn({ sessionId: "w1", channel: "test", text: "let me read this" })).rejects.toMatchObject({ code: "CONFLICT" });
+  await expect(host.runTurn({ sessionId: "w1", channel: "test", text: "me too", agent: "home" })).rejects.toMatchObject({ code: "CONFLICT" });
+  expect((await host.sessions.messages("w1")).length).toBe(before);
+  await host.runTurn({ sessionId: "w1", channel: "test", text: "still work", model: "agent:work" });
+  expect((await host.sessions.messages("w1")).length).toBe(before + 2);
+});
+
 test("sessions carry their agent and list by it", async () => {
   expect((await host.sessions.get("w1"))!.agent).toBe("work");
   expect((await host.sessions.get("m1"))!.agent).toBe("main");
@@ -83,7 +92,7 @@ test("usage is kept per agent", async () => {
   const rows = await host.usage.totals("agent", "2000-01-01");
   const keys = rows.map((row) => row.key).sort();
   expect(keys).toEqual(["home", "main", "work"]);
-  expect(rows.find((row) => row.key === "work")!.calls).toBe(2);
+  expect(rows.find((row) => row.key === "work")!.calls).toBe(3);
 });
 
 test("an agent is not offered the tools it is denied, and a call to one is refused and audited under its id", async () => {

@@ -36,11 +36,11 @@ test("two chats bound to two agents are answered with their own system prompts a
   expect(byText.get("from the office")).toEqual({ model: "model-work", system: "You are the work agent." });
   expect(byText.get("from the kitchen")).toEqual({ model: "model-home", system: "You are the home agent." });
   expect(byText.get("from elsewhere")).toEqual({ model: "fake-model", system: "You are main." });
-  // each chat's session carries the agent that answered it
+  // each chat's session is its agent's conversation (a chat bound to another agent later would start its own)
   const storage = openSqliteStorage(openWorkspace(h.dir).dbPath);
   try {
-    const agents = Object.fromEntries((await storage.sessions.list(10)).map((s) => [s.id.replace(/^tg:/, "").split(":")[0], s.agent]));
-    expect(agents).toEqual({ "100": "work", "200": "home", "300": "main" });
+    const agents = Object.fromEntries((await storage.sessions.list(10)).map((s) => [s.id, s.agent]));
+    expect(agents).toEqual({ "work@tg:100": "work", "home@tg:200": "home", "tg:300": "main" });
   } finally {
     await storage.close();
   }
