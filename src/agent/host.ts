@@ -358,8 +358,14 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       },
       runTurn: (input, plan) => (status.state === "ready" ? run(input, plan) : loadExtensions().then(() => run(input, plan))),
       compactSession: (id, choice) => {
-        const compact = () =>
-          compactSessionNow({ config, sessions, tools, workspace: workspace.root, providers, resolveModelChoice: choose }, id, choice);
+        // as the session's agent: its model, and its memory for what the summariser keeps
+        const compact = async () => {
+          const owner = agents.size > 1 ? (await sessions.get(id))?.agent : undefined;
+          const view = viewOf(owner !== undefined && agents.has(owner) ? owner : undefined);
+          const resolveAs = (opts: { provider?: string; model?: string }) => choose({ ...opts, agent: view.agent.id });
+          const deps = { config: view.agent.config, sessions, tools, workspace: workspace.root, providers, resolveModelChoice: resolveAs, memory: view.memory };
+          return compactSessionNow(deps, id, choice);
+        };
         return queue.run(id, storage.leases ? () => storage.leases!.hold(id, compact) : compact);
       },
       deleteSession: (id) => {

@@ -172,3 +172,11 @@ test("plugins serve every agent: the memory they get is the shared one, without 
     await other.close();
   }
 });
+
+test("a session is compacted by hand as its agent: with the agent's model", async () => {
+  const done = await host.compactSession("w1");
+  expect(done.compacted).toBe(true);
+  expect(lastRequest().model).toBe("model-work");
+  await host.compactSession("m1");
+  expect(lastRequest().model).toBe("model-main");
+});
