@@ -293,7 +293,10 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       try {
         const named = agentRequest(asked);
         view = viewOf(named.agent);
-        input = { ...asked, agent: view.agent.id, model: named.model };
+        // a copy with its getters kept as getters (the CLI's user id is looked up only when a middleware reads it)
+        input = Object.defineProperties({}, Object.getOwnPropertyDescriptors(asked)) as TurnInput;
+        input.agent = view.agent.id;
+        input.model = named.model;
       } catch (error) {
         return Promise.reject(error);
       }
