@@ -11,6 +11,8 @@ export interface Spender {
   channel: string;
   /** "<channel>:<user id>", or null when the turn has no user id */
   sender: string | null;
+  /** The agent of the turn: its usage is kept per agent too. */
+  agent?: string;
 }
 
 interface Limit {

@@ -50,7 +50,7 @@ export interface CompactionRequest {
  * summary is kept in storage; nothing is deleted. Null when there is nothing older than the tail to fold in.
  * Throws when the model does not answer (the session is then as it was).
  */
-export async function compactSession(deps: Pick<TurnDeps, "config" | "sessions" | "tools" | "workspace">, request: CompactionRequest): Promise<Compaction | null> {
+export async function compactSession(deps: Pick<TurnDeps, "config" | "sessions" | "tools" | "workspace"> & Partial<Pick<TurnDeps, "memory">>, request: CompactionRequest): Promise<Compaction | null> {
   const { config, sessions } = deps;
   const { sessionId } = request;
   const prior = await sessions.summary(sessionId);
@@ -117,7 +117,7 @@ function transcriptLine(row: StoredMessage, cap: number): string {
 }
 
 /** One bounded call offered only memory_store; its calls are run, a failure of this pass is not the compaction's. */
-async function flushMemories(deps: Pick<TurnDeps, "tools" | "workspace">, request: CompactionRequest, text: string): Promise<Usage | undefined> {
+async function flushMemories(deps: Pick<TurnDeps, "tools" | "workspace"> & Partial<Pick<TurnDeps, "memory">>, request: CompactionRequest, text: string): Promise<Usage | undefined> {
   const spec = deps.tools.specs().find((tool) => tool.name === "memory_store");
   if (!spec) return undefined;
   try {
@@ -131,7 +131,9 @@ async function flushMemories(deps: Pick<TurnDeps, "tools" | "workspace">, reques
       tools: [spec],
       signal: request.signal,
     });
-    const context = { sessionId: request.sessionId, workspace: deps.workspace, signal: request.signal ?? new AbortController().signal };
+    const signal = request.signal ?? new AbortController().signal;
+    // the agent's own memory when it has one (a compaction by hand runs as the host: the shared memory)
+    const context = { sessionId: request.sessionId, workspace: deps.workspace, signal, ...(deps.memory ? { memory: deps.memory() } : {}) };
     for (const call of answer.toolCalls) if (call.name === "memory_store") await deps.tools.call(call.name, call.arguments, context);
     return answer.usage;
   } catch (error) {

@@ -32,6 +32,7 @@ import type { SessionStore, Storage } from "../storage/types.ts";
 import type { TurnPlan } from "./plan.ts";
 import { executeTurn } from "./turn.ts";
 import type { TurnExtensions, TurnInput, TurnResult } from "./types.ts";
+import { agentOf, agentRequest, MAIN_AGENT, resolveAgents, ScopedMemory, toolsForAgent, type ResolvedAgent } from "../agents/index.ts";
 
 /**
  * What plugins contribute to a host. The plugin runtime implements it; every member resolves the current
@@ -75,7 +76,10 @@ export interface AgentHost {
   compactSession(id: string, choice?: { provider?: string; model?: string }): Promise<SessionCompaction>;
   /** Erase a session (see deleteSessionData) once the turns running or queued for it have finished. */
   deleteSession(id: string): Promise<SessionDeletion>;
-  resolveModelChoice(opts: { provider?: string; model?: string }): { provider: string; model: string };
+  /** The provider and model of a turn: of the agent it names (`agent`, or `model = "agent:<id>"`), default `main`. */
+  resolveModelChoice(opts: { provider?: string; model?: string; agent?: string }): { provider: string; model: string };
+  /** The workspace's agents (`[agents.*]`, always `main`), `main` first. */
+  readonly agents: ReadonlyMap<string, ResolvedAgent>;
   /** Turns running or queued. */
   readonly activeTurns: number;
   /** Where `extend` (the plugin runtime) stands; see OpenAgentHostOptions.deferExtend. */
@@ -152,6 +156,24 @@ export interface OpenAgentHostOptions {
   deliver?: (channels: Config["channels"], env: Record<string, string | undefined>) => ChannelDeliver;
 }
 
+/** One agent's turns: its resolved configuration, the gate of its tools, and its memory. */
+interface AgentView {
+  agent: ResolvedAgent;
+  gate: ToolGate;
+  memory: () => MemoryBackend;
+}
+
+/** CONFLICT when the session exists and is another agent's conversation. */
+async function ownedBy(sessions: SessionStore, id: string, agent: string): Promise<void> {
+  const session = await sessions.get(id);
+  if (session && session.agent !== agent) {
+    throw new PrxError("CONFLICT", `session ${id} is agent ${session.agent}'s conversation, not agent ${agent}'s`, {
+      status: 409,
+      hint: `continue it as agent ${session.agent} (--agent ${session.agent}, or model "agent:${session.agent}"), or start another session`,
+    });
+  }
+}
+
 /** True when opening the host must resolve something only a plugin provides. */
 function needsExtensionsAtOpen(config: Config): boolean {
   return (
@@ -185,7 +207,12 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       ? async () => config
       : async () => (await loadConfigCached(workspace.configPath, workspace.cacheDir, env)).config;
     const sessions = storage.sessions;
-    const base: ExtendBase = { workspace, config, readConfig, memory: () => memory, providers, sessions, storage, env };
+    // Plugins serve every agent: they see the shared memory, never an agent's own.
+    const agents = resolveAgents(config);
+    const owners = new Set([...agents.values()].filter((agent) => agent.memoryScope === "own").map((agent) => agent.id));
+    const sharedView = owners.size > 0 ? new ScopedMemory(() => memory!, MAIN_AGENT, false, owners) : null;
+    const pluginMemory = () => (memory && sharedView ? sharedView : memory);
+    const base: ExtendBase = { workspace, config, readConfig, memory: pluginMemory, providers, sessions, storage, env };
     const status: ExtensionsStatus = { state: options.extend ? "idle" : "ready" };
     let markLoaded!: () => void;
     const extensionsLoaded = new Promise<void>((resolve) => (markLoaded = resolve));
@@ -254,7 +281,26 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       publish: (topic, payload) => (extensions.events ?? nullPublisher).publish(topic, payload),
       wants: (topic) => (extensions.events ?? nullPublisher).wants?.(topic) ?? true,
     };
-    const choose = (opts: { provider?: string; model?: string }) => resolveModelChoice(config, opts);
+    const choose = (opts: { provider?: string; model?: string; agent?: string }) => {
+      const named = agentRequest(opts);
+      return resolveModelChoice(agentOf(agents, named.agent).config, { provider: opts.provider, model: named.model });
+    };
+    // What each agent's turns run on: the host's own pieces for an agent that changes nothing (`main` by default).
+    const views = new Map<string, AgentView>();
+    const viewOf = (id: string | undefined): AgentView => {
+      const agent = agentOf(agents, id);
+      let view = views.get(agent.id);
+      if (!view) {
+        const plain = agent.config === config && agent.toolsAllow === null && agent.toolsDeny.length === 0;
+        const agentGate = plain
+          ? gate
+          : new ToolGate({ autonomy: agent.config.autonomy, tools: toolsForAgent(agent, tools), broker: approvals, audit: () => storage.audit });
+        const scoped = owners.size > 0 ? new ScopedMemory(currentMemory, agent.id, agent.memoryScope === "own", owners) : null;
+        view = { agent, gate: agentGate, memory: scoped ? () => scoped : currentMemory };
+        views.set(agent.id, view);
+      }
+      return view;
+    };
     const transcribe = configuredTranscriber(config, providers);
     const media = () => storage.media;
     const contextRatios = new ContextRatios();
@@ -267,25 +313,45 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     // lease while its helper waited for another from the same pool could wait for ever once the pool is full).
     const helpers: HelperTurns = { run: (input) => run(input, undefined, false), links: () => storage.sessionLinks, now: options.now ?? Date.now };
     // A turn with its own history (the OpenAI API's) stores nothing, so it is not ordered behind the session's turns.
-    const run = (input: TurnInput, plan?: TurnPlan, leased = true): Promise<TurnResult> => {
-      const turn = () =>
-        executeTurn(
+    const run = (asked: TurnInput, plan?: TurnPlan, leased = true): Promise<TurnResult> => {
+      let view: AgentView;
+      let input: TurnInput;
+      try {
+        const named = agentRequest(asked);
+        view = viewOf(named.agent);
+        // a copy with its getters kept as getters (the CLI's user id is looked up only when a middleware reads it)
+        input = Object.defineProperties({}, Object.getOwnPropertyDescriptors(asked)) as TurnInput;
+        input.agent = view.agent.id;
+        input.model = named.model;
+        // the agent's skills allowlist, unless the turn names its own
+        if (input.skills === undefined && view.agent.skills) input.skills = view.agent.skills;
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      // a session is one agent's conversation: another agent does not read it
+      const checked = agents.size > 1 && !input.historyOverride;
+      const turn = async () => {
+        if (checked) await ownedBy(sessions, input.sessionId, view.agent.id);
+        return executeTurn(
           {
-            config,
+            config: view.agent.config,
             workspace: workspace.root,
             sessions,
             providers,
-            resolveModelChoice: choose,
+            resolveModelChoice: (opts) => choose({ ...opts, agent: view.agent.id }),
             tools: turnTools(
               scopeToSkills(
-                gate.forTurn({ sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null }, input.approvals ?? defaultRoute),
+                view.gate.forTurn(
+                  { sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null, agent: view.agent.id },
+                  input.approvals ?? defaultRoute,
+                ),
                 skills,
                 input.skills,
               ),
               input,
               helpers,
             ),
-            memory: currentMemory,
+            memory: view.memory,
             middleware: extensions.middleware ?? identityMiddleware,
             events,
             extensions,
@@ -299,6 +365,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
           input,
           plan,
         );
+      };
       if (input.historyOverride) return queue.runUnordered(turn);
       // One turn at a time per session: in this process (the queue), and across processes sharing the store (the lease).
       const leases = leased ? storage.leases : null;
@@ -320,6 +387,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       events,
       skills,
       resolveModelChoice: choose,
+      agents,
       get activeTurns() {
         return queue.active;
       },
@@ -331,8 +399,14 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       },
       runTurn: (input, plan) => (status.state === "ready" ? run(input, plan) : loadExtensions().then(() => run(input, plan))),
       compactSession: (id, choice) => {
-        const compact = () =>
-          compactSessionNow({ config, sessions, tools, workspace: workspace.root, providers, resolveModelChoice: choose }, id, choice);
+        // as the session's agent: its model, and its memory for what the summariser keeps
+        const compact = async () => {
+          const owner = agents.size > 1 ? (await sessions.get(id))?.agent : undefined;
+          const view = viewOf(owner !== undefined && agents.has(owner) ? owner : undefined);
+          const resolveAs = (opts: { provider?: string; model?: string }) => choose({ ...opts, agent: view.agent.id });
+          const deps = { config: view.agent.config, sessions, tools, workspace: workspace.root, providers, resolveModelChoice: resolveAs, memory: view.memory };
+          return compactSessionNow(deps, id, choice);
+        };
         return queue.run(id, storage.leases ? () => storage.leases!.hold(id, compact) : compact);
       },
       deleteSession: (id) => {

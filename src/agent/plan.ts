@@ -3,7 +3,7 @@ import type { Provider, ToolSpec } from "../providers/types.ts";
 import type { TurnDeps, TurnInput, TurnTools } from "./types.ts";
 
 /** What a turn asks for that decides which model answers and which tools it is offered. */
-export type TurnRequest = Pick<TurnInput, "provider" | "model" | "clientTools" | "toolChoice">;
+export type TurnRequest = Pick<TurnInput, "agent" | "provider" | "model" | "clientTools" | "toolChoice">;
 
 /**
  * The model choice of one turn, resolved once where the request enters (a gateway route that must refuse before it
@@ -24,7 +24,7 @@ export interface TurnPlan {
 
 /** Throws when the model or provider cannot be resolved (an unknown `hint:`, provider or plugin provider). */
 export function planTurn(deps: Pick<TurnDeps, "providers" | "resolveModelChoice">, request: TurnRequest): TurnPlan {
-  const choice = deps.resolveModelChoice({ provider: request.provider, model: request.model });
+  const choice = deps.resolveModelChoice({ provider: request.provider, model: request.model, agent: request.agent });
   const provider = deps.providers.resolve(choice.provider);
   const clientTools = request.clientTools ?? [];
   const clientNames = clientTools.length > 0 ? new Set(clientTools.map((tool) => tool.name)) : undefined;

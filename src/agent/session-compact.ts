@@ -22,7 +22,7 @@ export interface SessionCompaction {
  * compaction throws and leaves the session as it was.
  */
 export async function compactSessionNow(
-  deps: Pick<TurnDeps, "config" | "sessions" | "tools" | "workspace" | "providers" | "resolveModelChoice">,
+  deps: Pick<TurnDeps, "config" | "sessions" | "tools" | "workspace" | "providers" | "resolveModelChoice"> & Partial<Pick<TurnDeps, "memory">>,
   id: string,
   choice: { provider?: string; model?: string } = {},
 ): Promise<SessionCompaction> {

@@ -25,6 +25,8 @@ export class TurnTranscript {
     private readonly channel: string,
     private readonly persist: boolean,
     private readonly usage?: TranscriptUsage,
+    /** The agent a session this turn creates belongs to (default "main"). */
+    private readonly agent?: string,
   ) {}
 
   add(...messages: ChatMessage[]): void {
@@ -50,7 +52,7 @@ export class TurnTranscript {
   /** The first write creates the session when it is missing, in the same statement as the messages. */
   private async write(): Promise<void> {
     const messages = this.pending.splice(0);
-    await this.sessions.append(this.sessionId, messages, this.created ? undefined : this.channel);
+    await this.sessions.append(this.sessionId, messages, this.created ? undefined : this.channel, this.agent);
     this.created = true;
     if (!this.usage) return;
     const usages: MessageUsage[] = [];

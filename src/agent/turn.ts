@@ -71,7 +71,7 @@ class Turn {
     this.emit = lifecycleEmitter(deps.events, input);
     const stored = !input.historyOverride;
     const usage = deps.usage ? { recorder: deps.usage(), charge: () => ({ ...this.spender(), day: dayIn(deps.config.budget.time_zone, this.now()) }) } : undefined;
-    this.transcript = new TurnTranscript(deps.sessions, input.sessionId, input.channel, stored, usage);
+    this.transcript = new TurnTranscript(deps.sessions, input.sessionId, input.channel, stored, usage, input.agent);
     // Streaming raw deltas would bypass llm_response/outbound transformations, so buffer when they are active.
     const { middleware } = deps;
     // An answer with a format is checked (and maybe corrected) before anyone sees it.
@@ -315,7 +315,7 @@ class Turn {
     try {
       await runToolRound(response.tool_calls, results, {
         call: (name, args, context) => deps.tools.call(name, args, context),
-        context: { sessionId: input.sessionId, workspace: deps.workspace, signal: this.signal, sendMessage },
+        context: { sessionId: input.sessionId, workspace: deps.workspace, signal: this.signal, sendMessage, memory: deps.memory() },
         observer: this.observer,
         emit: this.emit,
         records: this.outcome.toolCalls,
@@ -377,7 +377,9 @@ class Turn {
   private spender(): Spender {
     const { channel, userId } = this.input;
     const senders = this.deps.config.budget.senders;
-    return { channel, sender: hasKeys(senders) ? senderOf(channel, userId) : null };
+    const spender: Spender = { channel, sender: hasKeys(senders) ? senderOf(channel, userId) : null };
+    if (this.input.agent !== undefined) spender.agent = this.input.agent;
+    return spender;
   }
 
   /** BUDGET_EXCEEDED when a budget that applies to this turn is spent; nothing is read when none is set. */

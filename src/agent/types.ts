@@ -26,6 +26,8 @@ export interface TurnInput {
   channel: string;
   userId?: string | null;
   metadata?: Record<string, unknown>;
+  /** The agent that answers ([agents.<id>]); default "main". `model = "agent:<id>"` names it too. */
+  agent?: string;
   /** Provider name override ("openai", "wasm:x"); default from config. */
   provider?: string;
   /** Model override; "hint:<name>" selects a model route. */
@@ -160,7 +162,7 @@ export interface TurnDeps {
   workspace: string;
   sessions: SessionStore;
   providers: ProviderResolver;
-  resolveModelChoice(opts: { provider?: string; model?: string }): ModelChoice;
+  resolveModelChoice(opts: { provider?: string; model?: string; agent?: string }): ModelChoice;
   tools: TurnTools;
   memory: () => MemoryBackend;
   middleware: MiddlewareRunner;

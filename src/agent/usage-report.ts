@@ -9,7 +9,7 @@ export const USAGE_SINCE_MAX_DAYS = 3660;
 /** The days a report covers when `since` is not given: today and the 29 before it. */
 export const USAGE_DEFAULT_DAYS = 30;
 
-export const UsageGroups = ["day", "session", "model", "channel"] as const satisfies readonly UsageGroup[];
+export const UsageGroups = ["day", "session", "model", "channel", "agent"] as const satisfies readonly UsageGroup[];
 
 export const UsageTotalsWireSchema = z.object({
   input_tokens: z.number().int().describe("prompt tokens, cached ones included"),
@@ -25,7 +25,7 @@ export const UsageReportSchema = z
     until: z.string().describe("today in time_zone"),
     time_zone: z.string(),
     group: z.enum(UsageGroups),
-    rows: z.array(UsageTotalsWireSchema.extend({ key: z.string().describe("the day, session id, <provider>/<model> or channel") })),
+    rows: z.array(UsageTotalsWireSchema.extend({ key: z.string().describe("the day, session id, <provider>/<model>, channel or agent id") })),
     total: UsageTotalsWireSchema,
   })
   .describe("usage totals from `since` to today, one row per group key, ordered by key");

@@ -95,6 +95,7 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
       store,
       pairings,
       config: options.config,
+      bindings: host.config.bindings,
       logger,
       onStats: reportSoon,
       onAnswered: options.onAnswered,

@@ -2,7 +2,8 @@ import type { AgentHost } from "../agent/index.ts";
 import type { ApprovalBroker } from "../agent/approvals/broker.ts";
 import type { PendingApproval } from "../agent/approvals/types.ts";
 import { SESSION_ID_PATTERN } from "../agent/sessions.ts";
-import type { ChannelConfig } from "../config/schema.ts";
+import type { Binding, ChannelConfig } from "../config/schema.ts";
+import { bindAgent, MAIN_AGENT } from "../agents/index.ts";
 import { errorMessage } from "../core/errors.ts";
 import { sha256Hex } from "../core/ids.ts";
 import type { Logger } from "../core/logger.ts";
@@ -14,9 +15,13 @@ import { splitMessage } from "./split.ts";
 import { chatKeyOf, type ChannelStore, type InboxEntry } from "./store.ts";
 import { InboundMessageSchema, type Channel, type InboundMessage } from "./types.ts";
 
-/** The session of a chat: (channel, chat, thread), readable when the ids allow it, else hashed. */
-export function sessionIdOf(message: InboundMessage): string {
-  const key = chatKeyOf(message);
+/**
+ * The session of a chat with an agent: (channel, chat, thread), after `<agent>@` for an agent other than main (a chat
+ * bound to another agent starts a conversation of its own), readable when the ids allow it, else hashed.
+ */
+export function sessionIdOf(message: InboundMessage, agent = MAIN_AGENT): string {
+  const chat = chatKeyOf(message);
+  const key = agent === MAIN_AGENT ? chat : `${agent}@${chat}`;
   return SESSION_ID_PATTERN.test(key) ? key : `${message.channel}:${sha256Hex(key).slice(0, 40)}`;
 }
 
@@ -37,6 +42,8 @@ export interface RunnerOptions {
   store: ChannelStore;
   pairings: PairingStore;
   config: ChannelConfig;
+  /** The workspace's [[bindings]]: which agent answers which chat (none: main answers everything). */
+  bindings?: readonly Binding[];
   logger: Logger;
   /** Called after every change of the stats (the process reports them to its supervisor). */
   onStats?: (stats: RunnerStats) => void;
@@ -261,8 +268,10 @@ export class ChannelRunner {
     try {
       const attached = message.attachments?.length ? await inboundMedia(channel, message, AbortSignal.timeout(ATTACHMENT_FETCH_TIMEOUT_MS)) : null;
       const said = attached?.notes.length ? [message.text, ...attached.notes].filter((t) => t !== "").join("\n") : message.text;
+      const agent = this.agentFor(message);
       const result = await this.o.host.runTurn({
-        sessionId: sessionIdOf(message),
+        sessionId: sessionIdOf(message, agent),
+        agent,
         text: said,
         ...(attached?.media.length ? { media: attached.media } : {}),
         channel: channel.name,
@@ -281,6 +290,13 @@ export class ChannelRunner {
     } finally {
       typing?.stop();
     }
+  }
+
+  /** The agent [[bindings]] route the message to (default main). */
+  private agentFor(message: InboundMessage): string {
+    const bindings = this.o.bindings ?? [];
+    if (bindings.length === 0) return MAIN_AGENT;
+    return bindAgent(bindings, { channel: this.o.channel.name, peer: message.senderId, group: message.chatKind === "dm" ? null : message.chatId });
   }
 
   private keepTyping(message: InboundMessage): { stop(): void } {

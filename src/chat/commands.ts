@@ -9,6 +9,8 @@ import { checkImageCount } from "../media/ingest.ts";
 
 export interface ChatState {
   sessionId: string;
+  /** The agent that answers ([agents.<id>]); default main. */
+  agent?: string;
   model?: string;
   provider?: string;
   /** The inbound envelope's user_id (`--user`, or the OS user). */
@@ -95,7 +97,7 @@ export async function runChatCommand(line: string, state: ChatState, host: Agent
     case "/model": {
       const model = args[0] ?? state.model;
       // Checked before it is kept: an unknown hint or provider throws, and the current model stays.
-      const choice = host.resolveModelChoice({ provider: state.provider, model });
+      const choice = host.resolveModelChoice({ provider: state.provider, model, agent: state.agent });
       host.providers.resolve(choice.provider);
       const listed = host.config.providers[choice.provider]?.models ?? [];
       if (listed.length > 0 && !listed.includes(choice.model)) {

@@ -30,7 +30,7 @@ function clearTypedLine(rl: Interface): boolean {
 export async function runChat({ host, state, input = process.stdin, output, recap }: ChatOptions): Promise<number> {
   const out = output ?? createChatOutput();
   if (out.tty) setLogSink((line) => process.stderr.write(`\r${line}\n`));
-  const choice = host.resolveModelChoice({ provider: state.provider, model: state.model });
+  const choice = host.resolveModelChoice({ provider: state.provider, model: state.model, agent: state.agent });
   out.info(`prx chat — session ${state.sessionId}, ${choice.provider}/${choice.model}. /help for commands.`);
   if (recap && recap.length > 0) {
     out.info("where you left off:");
@@ -102,6 +102,7 @@ export async function runChat({ host, state, input = process.stdin, output, reca
           ...(media ? { media } : {}),
           channel: "chat",
           userId: state.userId ?? null,
+          agent: state.agent,
           provider: state.provider,
           model: state.model,
           signal,

@@ -9,7 +9,7 @@ import { terminalJson, visible } from "../core/terminal.ts";
 import { cliSessionId } from "./session-id.ts";
 import { cliUser, USER_ID_MAX_BYTES } from "./user.ts";
 
-const USAGE = `Usage: prx agent -m "message" [--image PATH]... [--json] [--session ID] [--provider P] [--model M] [--user ID] [--yes]
+const USAGE = `Usage: prx agent -m "message" [--image PATH]... [--json] [--session ID] [--agent ID] [--provider P] [--model M] [--user ID] [--yes]
        prx agent            (interactive: one turn per input line)
 
   --yes         approve every tool call that [autonomy] would ask the owner about (no one can be asked here:
@@ -30,6 +30,7 @@ export async function agentCommand(argv: string[]): Promise<number> {
       session: { type: "string", short: "s" },
       provider: { type: "string" },
       model: { type: "string" },
+      agent: { type: "string" },
       user: { type: "string" },
       image: { type: "string", multiple: true },
       yes: { type: "boolean", short: "y" },
@@ -67,6 +68,7 @@ export async function agentCommand(argv: string[]): Promise<number> {
       get userId() {
         return userId();
       },
+      agent: values.agent,
       provider: values.provider,
       model: values.model,
       signal: interrupts.begin(),

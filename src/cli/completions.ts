@@ -1,3 +1,4 @@
+import { SUBCOMMANDS as AGENTS } from "./agents.ts";
 import { SUBCOMMANDS as CHANNEL } from "./channel.ts";
 import { SUBCOMMANDS as CONFIG } from "./config.ts";
 import { SUBCOMMANDS as MCP } from "./mcp.ts";
@@ -25,6 +26,7 @@ export const COMPLETED_SUBCOMMANDS: Record<string, readonly string[]> = {
   status: [],
   models: [],
   agent: [],
+  agents: AGENTS,
   chat: [],
   gateway: ["token", "pair-code"],
   plugins: PLUGINS,

@@ -6,7 +6,7 @@
 import { version } from "../../package.json" with { type: "json" };
 import { hoistGlobalOptions } from "./global-options.ts";
 
-export const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit", "status", "skills", "models"] as const;
+export const COMMANDS = ["init", "config", "doctor", "agent", "agents", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit", "status", "skills", "models"] as const;
 
 const HELP = `prx ${version} — a self-hosted AI agent host
 
@@ -20,15 +20,16 @@ Commands:
   status [--json]                the workspace at a glance: config, running gateway, channels, plugins, today's usage
   models [--provider P] [--json] each provider's models with context window, vision and prices
   agent -m "..." [--json]        one turn (or, without -m, a line-by-line interactive agent)
-        [--session ID] [--provider P] [--model M] [--user ID]
+        [--session ID] [--agent ID] [--provider P] [--model M] [--user ID]
   chat [--session ID|--continue] interactive terminal chat with streaming
-        [--provider P] [--model M] [--user ID]   (--user: the user id middleware sees; default the OS user)
+        [--agent ID] [--provider P] [--model M] [--user ID]   (--user: the user id middleware sees; default the OS user)
+  agents list|import             the workspace's agents; an elizaOS character file as an [agents.<id>] table
   gateway [--host H] [--port P]  run the HTTP gateway (also: gateway token create|list|revoke, gateway pair-code)
   plugins list|info|reload|validate|probe   manage plugins
   plugins new|build|test|dev|pack|install   write plugins: scaffold, build, test, hot-reload, ship
   memory list|search|show|store|forget|export|import   see, add and erase what the assistant remembers
   sessions list|show|delete|export   see and erase conversations
-  usage [--since DAY|Nd] [--group day|session|model|channel] [--json]   tokens and cost of model calls
+  usage [--since DAY|Nd] [--group day|session|model|channel|agent] [--json]   tokens and cost of model calls
   audit [--since] [--tool] [--json]  every tool call: its decision, who made it, outcome and duration
   skills list|info|new|install|remove   Agent Skills (SKILL.md folders): what is offered, and why not
   storage status|migrate|copy    the [storage] backend: schema version, migrations, SQLite -> PostgreSQL copy
@@ -76,6 +77,8 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
       return (await import("./models.ts")).modelsCommand(rest);
     case "agent":
       return (await import("./agent.ts")).agentCommand(rest);
+    case "agents":
+      return (await import("./agents.ts")).agentsCommand(rest);
     case "chat":
       return (await import("./chat.ts")).chatCommand(rest);
     case "gateway":

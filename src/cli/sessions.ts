@@ -22,7 +22,7 @@ export const SUBCOMMANDS = ["list", "show", "delete", "export", "compact"] as co
 /** Helper sessions (delegate) `show` names for one session. */
 export const SESSION_HELPERS_SHOWN = 100;
 const USAGE = `Usage: prx sessions <command> [--json]
-  list [--limit N]                 conversations, most recent first (at most ${SESSIONS_LIST_MAX})
+  list [--limit N] [--agent ID]    conversations, most recent first (at most ${SESSIONS_LIST_MAX})
   show <id> [--limit N]            one conversation: its messages, oldest first, and the session that delegated
                                    it or the helpers it delegated to (--limit keeps the newest N messages,
                                    at most ${SESSION_MESSAGES_MAX})
@@ -49,7 +49,8 @@ function notFound(id: string): PrxError {
 }
 
 function summaryLine(s: SessionSummary): string {
-  return `${visible(s.id)}  ${s.updatedAt}  ${String(s.messageCount).padStart(4)} messages  ${visible(s.channel)}  ${s.title ? visible(s.title) : "(untitled)"}`;
+  const agent = s.agent === "main" ? "" : `  @${visible(s.agent)}`;
+  return `${visible(s.id)}  ${s.updatedAt}  ${String(s.messageCount).padStart(4)} messages  ${visible(s.channel)}${agent}  ${s.title ? visible(s.title) : "(untitled)"}`;
 }
 
 function summaryNote(s: ConversationSummary): string {
@@ -75,6 +76,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
     json: { type: "boolean" },
     limit: { type: "string" },
     output: { type: "string" },
+    agent: { type: "string" },
   });
   const [sub, ...args] = positionals;
   if (values.help || sub === undefined) {
@@ -89,7 +91,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
     switch (sub) {
       case "list": {
         if (args.length) throw usageError("prx sessions list takes no arguments");
-        const list = await sessions.list(limitOf(values.limit, SESSIONS_LIST_MAX, SESSIONS_LIST_MAX));
+        const list = await sessions.list(limitOf(values.limit, SESSIONS_LIST_MAX, SESSIONS_LIST_MAX), values.agent);
         if (json) out(terminalJson({ sessions: list.map(toSummaryWire) }));
         else out(list.length === 0 ? "no sessions" : list.map(summaryLine).join("\n"));
         return 0;

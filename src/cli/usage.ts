@@ -7,7 +7,7 @@ import type { UsageGroup } from "../storage/types.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
 const USAGE = `Usage: prx usage [--since DAY|Nd] [--group ${UsageGroups.join("|")}] [--json]
-  tokens and cost of model calls, per day (default), session, model or channel, from --since (a day
+  tokens and cost of model calls, per day (default), session, model, channel or agent, from --since (a day
   YYYY-MM-DD, or 7d for today and the 6 days before; default 30d) to today. Days are counted in
   [budget] time_zone; models whose prices are unknown count tokens but no cost.
 `;

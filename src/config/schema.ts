@@ -392,6 +392,48 @@ function isTimeZone(zone: string): boolean {
   }
 }
 
+/** An agent id: `[agents.<id>]`, `model = "agent:<id>"`, `--agent <id>`; also what sessions, memories and usage carry. */
+export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+const toolPattern = z.string().regex(/^[A-Za-z0-9_.:*-]{1,128}$/, "a tool name, or a pattern with *");
+
+/** `[agents.<id>]`: one agent of several in one host; what it leaves out comes from `[agent]` and the top level. */
+export const AgentProfileSchema = z.strictObject({
+  name: z.string().min(1).max(128).optional().describe("the agent's name (default: [agent] name)"),
+  bio: z.union([z.string(), z.array(z.string())]).optional().describe("who the agent is (default: [agent] bio)"),
+  system_prompt: z.string().optional().describe("the agent's system prompt (default: [agent] system_prompt)"),
+  default_provider: z.string().min(1).optional().describe("provider of the agent's turns (default: the top-level default_provider)"),
+  default_model: z.string().min(1).optional().describe("model of the agent's turns (default: the top-level default_model)"),
+  temperature: z.number().min(0).max(2).optional(),
+  tools: z
+    .strictObject({
+      allow: z.array(toolPattern).optional().describe("only these tools (names or patterns with *) are offered; default: all"),
+      deny: z.array(toolPattern).default([]).describe("tools never offered to this agent; wins over allow"),
+    })
+    .default({ deny: [] })
+    .describe("which built-in, plugin, MCP and skill tools the agent may use"),
+  skills: z.array(z.string().min(1)).optional().describe("the Agent Skills this agent may use (default: all)"),
+  memory_scope: z
+    .enum(["own", "shared"])
+    .default("shared")
+    .describe("own: the agent's memories are its alone and it recalls only those; shared: the workspace's common memory"),
+  autonomy: z
+    .strictObject({
+      level: z.enum(AutonomyLevels).optional(),
+      approval_timeout_s: z.number().int().min(1).max(86_400).optional(),
+      tools: z.record(toolPattern, z.enum(ToolPermissions)).optional(),
+    })
+    .optional()
+    .describe("overrides of [autonomy] for this agent (its tools table is merged over [autonomy.tools])"),
+});
+
+/** `[[bindings]]`: which agent answers an inbound message; the most specific match wins, else `main`. */
+export const BindingSchema = z.strictObject({
+  agent: z.string().regex(AGENT_ID_PATTERN, "an agent id"),
+  channel: z.string().min(1).optional().describe("a [channels] name (or cli, chat, gateway, ...)"),
+  peer: z.string().min(1).optional().describe("the sender's platform id (direct messages and groups alike)"),
+  group: z.string().min(1).optional().describe("a group or channel chat id"),
+});
+
 export const ConfigSchema = z.strictObject({
   default_provider: z.string().min(1).default("offline"),
   default_model: z.string().min(1).default("offline"),
@@ -411,6 +453,20 @@ export const ConfigSchema = z.strictObject({
   bus: BusSchema.default(BusSchema.parse({})),
   budget: BudgetSchema.default(BudgetSchema.parse({})),
   skills: SkillsConfigSchema.default(SkillsConfigSchema.parse({})).describe("Agent Skills: extra_dirs, entries.<name>"),
+  agents: z
+    .record(z.string().regex(AGENT_ID_PATTERN, "an agent id: lowercase letters, digits, _ and -, at most 32"), AgentProfileSchema)
+    .default({})
+    .describe("several agents in one host; without any, one agent `main` made of [agent]"),
+  bindings: z.array(BindingSchema).default([]).describe("which agent answers which channel, peer or group"),
+}).superRefine((config, ctx) => {
+  config.bindings.forEach((binding, index) => {
+    if (binding.agent === "main" || binding.agent in config.agents) return;
+    ctx.addIssue({
+      code: "custom",
+      path: ["bindings", index, "agent"],
+      message: `no agent "${binding.agent}": add an [agents.${binding.agent}] table, or bind main or one of [agents]`,
+    });
+  });
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -432,6 +488,8 @@ export type StorageConfig = z.infer<typeof StorageSchema>;
 export type BusConfig = z.infer<typeof BusSchema>;
 export type BudgetConfig = z.infer<typeof BudgetSchema>;
 export type BudgetLimits = z.infer<typeof BudgetLimitsSchema>;
+export type AgentProfile = z.infer<typeof AgentProfileSchema>;
+export type Binding = z.infer<typeof BindingSchema>;
 export type ChannelKind = (typeof ChannelKinds)[number];
 
 /** The config a fresh workspace behaves as if it had. */

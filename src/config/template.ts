@@ -48,6 +48,18 @@ max_tool_iterations = 10
 temperature = 0.7
 # system_prompt = "You are prx, a helpful personal assistant."
 
+# More agents in the same host (there is always "main", made of [agent]); prx agents import character.json makes one
+# of an elizaOS character. [[bindings]] choose which agent answers a channel, a sender (peer) or a group chat.
+# [agents.work]
+# system_prompt = "You are my work assistant."
+# default_model = "gpt-4o"
+# memory_scope = "own"   # its memories are its alone ("shared": the workspace's)
+# tools = { deny = ["shell"] }
+# [[bindings]]
+# agent = "work"
+# channel = "telegram"
+# peer = "123456"
+
 [compaction]
 # The prompt is kept within the model's context window (model_info or the built-in table). A session whose prompt
 # would pass compact_at of the window has its older messages summarised by the model; every message stays stored.

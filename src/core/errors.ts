@@ -20,6 +20,7 @@ export const ErrorCodes = [
   "TOOL_FAILED",
   "MEMORY",
   "SESSION_NOT_FOUND",
+  "AGENT_NOT_FOUND",
   "ABORTED",
   "LIMIT_EXCEEDED",
   "BUDGET_EXCEEDED",

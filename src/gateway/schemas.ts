@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SessionMessageWireSchema, SessionSummaryNoteWireSchema, SessionSummaryWireSchema } from "../agent/index.ts";
 import { MESSAGE_MAX_CHARS, SESSION_ID_PATTERN, SESSION_TITLE_MAX_CHARS } from "./limits.ts";
+import { AGENT_ID_PATTERN } from "../config/schema.ts";
 
 /** Wire formats of the gateway's own routes (the OpenAI-compatible ones: openai/schemas.ts). */
 
@@ -68,6 +69,7 @@ export const MessageBodySchema = z.strictObject({
     .union([z.string().min(1).max(MESSAGE_MAX_CHARS), ContentPartsSchema])
     .describe('the user\'s message: text, or content parts ({"type": "text" | "image_url" | "input_audio", ...}) as in /v1/chat/completions'),
   model: z.string().min(1).optional().describe("a model this gateway serves (GET /v1/models); default: the configured one"),
+  agent: z.string().regex(AGENT_ID_PATTERN).optional().describe("the agent that answers ([agents.<id>]); default main"),
 });
 
 export const WebhookBodySchema = z.strictObject({

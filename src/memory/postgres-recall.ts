@@ -8,7 +8,7 @@ import {
 } from "./limits.ts";
 import { reachingSets } from "./reaching-sets.ts";
 import { keepRelevant, planQuery, type QueryPlan } from "./relevance.ts";
-import type { MemoryRow } from "../storage/types.ts";
+import type { MemoryKeyScope, MemoryRow } from "../storage/types.ts";
 
 /** Columns every entry-returning statement selects, with `m` the memories table. */
 export const PG_MEMORY_COLUMNS = "m.id, m.key, m.content, m.category, m.session_id, m.updated_at, m.private::int AS private";
@@ -65,17 +65,29 @@ export function planStatementPg(terms: string[]): { text: string; params: unknow
  * What every recall applies, with `m` the memories table: entries of the session (or of none) when a session is
  * given, and no private entry unless asked. `param` binds a value and returns its placeholder.
  */
-export function visibleTo(options: { sessionId?: string | null; includePrivate: boolean }, param: (value: unknown) => string): string[] {
+export function visibleTo(
+  options: { sessionId?: string | null; includePrivate: boolean; keys?: MemoryKeyScope },
+  param: (value: unknown) => string,
+): string[] {
   const where: string[] = [];
   if (options.sessionId) where.push(`(m.session_id = ${param(options.sessionId)} OR m.session_id IS NULL)`);
   if (!options.includePrivate) where.push("NOT m.private");
+  const { prefix, hiddenPrefixes } = options.keys ?? {};
+  if (prefix !== undefined) where.push(`starts_with(m.key, ${param(prefix)})`);
+  if (hiddenPrefixes?.length) where.push(`NOT EXISTS (SELECT 1 FROM unnest(${param(textArray(hiddenPrefixes))}::text[]) h WHERE starts_with(m.key, h))`);
   return where;
+}
+
+/** A PostgreSQL array literal of texts, every element quoted. */
+function textArray(values: readonly string[]): string {
+  return `{${values.map((value) => `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(",")}}`;
 }
 
 export interface PgRankedOptions {
   limit: number;
   sessionId?: string | null;
   includePrivate: boolean;
+  keys?: MemoryKeyScope;
 }
 
 /**

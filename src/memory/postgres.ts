@@ -22,6 +22,7 @@ import { validateKey, validateLimit, validateStore } from "./validate.ts";
  */
 export class PgMemory implements MemoryBackend {
   readonly name = "postgres";
+  readonly scopedRecall = true;
   readonly catalog: PgMemoryCatalog;
   /** Present when the default provider embeds; idle on servers without the embeddings table. */
   readonly embeddings: PgEmbeddings | null;
@@ -58,10 +59,11 @@ export class PgMemory implements MemoryBackend {
     const includePrivate = options.includePrivate === true;
     const rows = await this.run("recall", async (): Promise<MemoryRow[]> => {
       // No word at all (empty, punctuation): the most recent entries, as a listing. Only stop words: nothing.
-      if (!options.relevantOnly && queryTerms(query).length === 0) return this.recent(limit, sessionId, includePrivate);
+      const keys = options.keys;
+      if (!options.relevantOnly && queryTerms(query).length === 0) return this.recent(limit, { sessionId, includePrivate, keys });
       const terms = contentTerms(query);
       if (terms.length === 0) return [];
-      const ranked = { limit, sessionId, includePrivate };
+      const ranked = { limit, sessionId, includePrivate, keys };
       const { entries, plan } = await planForPg(this.sql, terms);
       // an empty store costs no query, and no embedding call either
       if (entries === 0) return [];
@@ -72,9 +74,9 @@ export class PgMemory implements MemoryBackend {
     return rows.map(toEntry);
   }
 
-  private async recent(limit: number, sessionId: string | null | undefined, includePrivate: boolean): Promise<MemoryRow[]> {
+  private async recent(limit: number, scope: Parameters<typeof visibleTo>[0]): Promise<MemoryRow[]> {
     const args: unknown[] = [limit];
-    const where = visibleTo({ sessionId, includePrivate }, (value) => (args.push(value), `$${args.length}`));
+    const where = visibleTo(scope, (value) => (args.push(value), `$${args.length}`));
     const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
     return (await this.sql.unsafe(
       `SELECT ${PG_MEMORY_COLUMNS} FROM memories m ${filter} ORDER BY m.updated_at DESC, m.seq DESC LIMIT $1`,

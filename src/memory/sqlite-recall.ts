@@ -1,4 +1,4 @@
-import type { MemoryRow, MemoryStore } from "../storage/types.ts";
+import type { MemoryKeyScope, MemoryRow, MemoryStore } from "../storage/types.ts";
 import { MEMORY_RANK_TERM_MAX_DOCS } from "./limits.ts";
 import { keepRelevant, planQuery, type QueryPlan } from "./relevance.ts";
 import { groupReaches, scoreGroups } from "./score-groups.ts";
@@ -20,6 +20,7 @@ export interface RankedOptions {
   limit: number;
   sessionId?: string | null;
   includePrivate: boolean;
+  keys?: MemoryKeyScope;
 }
 
 /**

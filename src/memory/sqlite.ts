@@ -11,6 +11,7 @@ import { validateKey, validateLimit, validateStore } from "./validate.ts";
 /** The built-in backend: the SQLite memory store's FTS5 index (src/storage), ranked and cut by relevance.ts. */
 export class SqliteMemory implements MemoryBackend {
   readonly name = "sqlite";
+  readonly scopedRecall = true;
   readonly catalog: SqliteMemoryCatalog;
   constructor(private readonly tables: MemoryStore) {
     this.catalog = new SqliteMemoryCatalog(tables);
@@ -42,10 +43,11 @@ export class SqliteMemory implements MemoryBackend {
       const entries = this.tables.count();
       if (entries === 0) return [];
       // No word at all (empty, punctuation): the most recent entries, as a listing. Only stop words: nothing.
-      if (!options.relevantOnly && queryTerms(query).length === 0) return this.tables.recent(limit, { sessionId, includePrivate });
+      const keys = options.keys;
+      if (!options.relevantOnly && queryTerms(query).length === 0) return this.tables.recent(limit, { sessionId, includePrivate, keys });
       const terms = contentTerms(query);
       if (terms.length === 0) return [];
-      return rankedRecall(this.tables, planFor(this.tables, terms, entries), { limit, sessionId, includePrivate });
+      return rankedRecall(this.tables, planFor(this.tables, terms, entries), { limit, sessionId, includePrivate, keys });
     });
     return rows.map(toEntry);
   }

@@ -1,6 +1,7 @@
 import type { MemoryEntry } from "./entry-schema.ts";
+import type { MemoryKeyScope } from "../storage/types.ts";
 
-export type { MemoryEntry };
+export type { MemoryEntry, MemoryKeyScope };
 
 /** Category that marks an entry private on every backend (the only way on `wasm:` backends, whose WIT has no flag). */
 export const PRIVATE_CATEGORY = "private";
@@ -21,6 +22,11 @@ export interface RecallOptions {
    * nothing instead of the most recent entries. Auto-recall sets it.
    */
   relevantOnly?: boolean;
+  /**
+   * Only entries whose keys this scope allows (an agent's own memory). Backends with `scopedRecall` apply it before
+   * the answer is cut to `limit`; others ignore it (the caller filters what they return).
+   */
+  keys?: MemoryKeyScope;
 }
 
 /** An entry as `prx memory export` writes it and `import` reads it (see transfer.ts). */
@@ -73,4 +79,6 @@ export interface MemoryBackend {
   health(): Promise<boolean>;
   /** Present when the backend can enumerate its entries (the storage WIT cannot). */
   readonly catalog?: MemoryCatalog;
+  /** True when recall applies RecallOptions.keys itself (sqlite, postgres). */
+  readonly scopedRecall?: boolean;
 }

@@ -69,6 +69,7 @@ export interface SessionRow {
   id: string;
   title: string;
   channel: string;
+  agent?: string;
   created_at: string;
   updated_at: string;
   message_count: number | string;
@@ -93,6 +94,7 @@ export function toSummary(row: SessionRow) {
     id: row.id,
     title: row.title,
     channel: row.channel,
+    agent: row.agent ?? "main",
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     messageCount: Number(row.message_count),

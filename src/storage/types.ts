@@ -26,6 +26,8 @@ export interface SessionSummary {
   id: string;
   title: string;
   channel: string;
+  /** The agent the session talks to ("main" unless [agents.*] route it elsewhere). */
+  agent: string;
   createdAt: string;
   updatedAt: string;
   messageCount: number;
@@ -64,8 +66,8 @@ export interface ConversationSummary {
 export type NewConversationSummary = Omit<ConversationSummary, "createdAt">;
 
 export interface SessionStore {
-  /** Most recently updated first. */
-  list(limit?: number): Awaitable<SessionSummary[]>;
+  /** Most recently updated first; with `agent`, only that agent's sessions. */
+  list(limit?: number, agent?: string): Awaitable<SessionSummary[]>;
   /** Sessions whose title or id contains `text` (case-insensitive), most recently updated first. */
   search(text: string, limit?: number): Awaitable<SessionSummary[]>;
   /** Give a session its own title (1-SESSION_TITLE_MAX_CHARS characters); null when there is no such session. */
@@ -91,7 +93,7 @@ export interface SessionStore {
    * exist yet is first created on that channel (as `ensure` would), in the same transaction: a turn's first write
    * is then one statement instead of two.
    */
-  append(id: string, messages: AppendedMessage[], channel?: string): Awaitable<void>;
+  append(id: string, messages: AppendedMessage[], channel?: string, agent?: string): Awaitable<void>;
   /** History ready for a provider (see session-history.ts): the last `limit` messages after the newest summary. */
   history(id: string, limit: number): Awaitable<ChatMessage[]>;
   /** The newest summary of the session, or null (never compacted). */
@@ -125,6 +127,8 @@ export interface UsageCharge {
   channel: string;
   /** "<channel>:<user id>", or null when the turn has no user id */
   sender: string | null;
+  /** The agent of the turn (kept as kind "agent"); absent: not counted per agent. */
+  agent?: string;
 }
 
 export interface UsageTotals {
@@ -136,7 +140,7 @@ export interface UsageTotals {
   calls: number;
 }
 
-export type UsageGroup = "day" | "session" | "model" | "channel";
+export type UsageGroup = "day" | "session" | "model" | "channel" | "agent";
 
 /** Totals of one day ("YYYY-MM-DD"), session id, model ("<provider>/<model>") or channel. */
 export interface UsageRow extends UsageTotals {
@@ -453,6 +457,8 @@ export interface AuditEntry {
   outcome: string;
   error: string | null;
   duration_ms: number;
+  /** The agent whose turn made the call ("main" by default). */
+  agent?: string;
 }
 
 export interface AuditQuery {
@@ -513,6 +519,17 @@ export interface MemoryScope {
   /** Restrict to this session's entries plus the global ones. */
   sessionId?: string | null;
   includePrivate: boolean;
+  /** Restrict by key (an agent's own memory: see MemoryKeyScope). */
+  keys?: MemoryKeyScope;
+}
+
+/**
+ * Which keys a recall may return: only those beginning with `prefix`, and none beginning with one of
+ * `hiddenPrefixes` (agents with their own memory keep their entries under a prefix of their id).
+ */
+export interface MemoryKeyScope {
+  prefix?: string;
+  hiddenPrefixes?: readonly string[];
 }
 
 /**

@@ -26,6 +26,7 @@ export function addUsageDeltas(
     add("all", "", usage);
     add("channel", charge.channel, usage);
     if (charge.sender !== null) add("sender", charge.sender, usage);
+    if (charge.agent !== undefined) add("agent", charge.agent, usage);
     add("model", `${usage.provider}/${usage.model}`, usage);
     if (sessionId !== null) add("session", sessionId, usage);
   }
@@ -39,7 +40,7 @@ export function usageDeltas(sessionId: string | null, usages: readonly MessageUs
 }
 
 /** The kind of kept rows a usage group reads: a day's totals are the "all" rows keyed by day. */
-export function groupKind(group: "day" | "session" | "model" | "channel"): string {
+export function groupKind(group: "day" | "session" | "model" | "channel" | "agent"): string {
   return group === "day" ? "all" : group;
 }
 

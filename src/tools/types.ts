@@ -1,5 +1,6 @@
 import type { ToolSpec } from "../providers/types.ts";
 import type { ToolResult } from "./result-schema.ts";
+import type { MemoryBackend } from "../memory/types.ts";
 
 export type { ToolResult };
 
@@ -18,6 +19,8 @@ export interface ToolContext {
   runHelperTurn?: (request: HelperTurnRequest) => Promise<HelperTurnOutcome>;
   /** Whether the turn's sender is the owner (TurnInput.fromOwner); absent: the owner. */
   fromOwner?: () => boolean | Promise<boolean>;
+  /** The memory of the agent the turn runs as (an agent with its own memory scope); absent: the host's memory. */
+  memory?: MemoryBackend;
 }
 
 /** A helper turn asked for by delegate: the child session is linked to the caller's before it runs. */

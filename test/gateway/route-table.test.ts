@@ -52,7 +52,7 @@ describe("every route is in the OpenAPI document", () => {
       expect(Object.keys(schema?.properties ?? {}).length, `${route.method} ${route.path}`).toBeGreaterThan(0);
     }
     const message = document.paths["/api/sessions/{id}/message"].post as Operation;
-    expect(Object.keys(message.requestBody!.content["application/json"]!.schema.properties!)).toEqual(["message", "model"]);
+    expect(Object.keys(message.requestBody!.content["application/json"]!.schema.properties!)).toEqual(["message", "model", "agent"]);
   });
 
   test("public routes are documented without security, the others with the bearer scheme", async () => {

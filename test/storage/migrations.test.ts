@@ -50,6 +50,7 @@ testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace
       { role: "assistant", content: "hi" },
     ]);
     lite.sessionLinks.link({ childId: "delegate_c1", parentId: "s1", depth: 1, createdAt: 1_700_000_000_000 });
+    lite.sessions.append("s-work", [{ role: "user", content: "for the work agent" }], "telegram", "work");
     const { token } = lite.tokens.create("laptop");
     lite.pluginKv.set("p", "k", new Uint8Array([7]), 1024);
     const kept = { id: "resp_copy", scope: "tok_x", createdAt: Math.floor(Date.now() / 1000), response: "{}", inputItems: "[]", context: "[]" };
@@ -63,8 +64,8 @@ testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace
     expect(first.code).toBe(0);
     const tables = JSON.parse(first.stdout).tables as Array<{ table: string; read: number; inserted: number }>;
     const row = (name: string) => tables.find((t) => t.table === name)!;
-    expect(row("sessions")).toEqual({ table: "sessions", read: 1, inserted: 1 });
-    expect(row("session_messages").inserted).toBe(2);
+    expect(row("sessions")).toEqual({ table: "sessions", read: 2, inserted: 2 });
+    expect(row("session_messages").inserted).toBe(3);
     expect(row("memories").inserted).toBe(1);
     expect(row("session_links").inserted).toBe(1);
     const again = await runPrx(["storage", "copy", "--from", "sqlite", "--to", "postgres", "--json", "-w", ws.dir], { env });
@@ -73,6 +74,7 @@ testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace
     const pg = await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 });
     expect((await pg.sessions.history("s1", 10)).map((m) => m.content)).toEqual(["hello there", "hi"]);
     expect((await pg.sessions.get("s1"))?.messageCount).toBe(2);
+    expect((await pg.sessions.get("s-work"))?.agent).toBe("work");
     expect((await pg.tokens.verify(token))?.name).toBe("laptop");
     expect(await pg.pluginKv.get("p", "k")).toEqual(new Uint8Array([7]));
     expect(await pg.responses.get("tok_x", "resp_copy")).toEqual(kept);

@@ -166,6 +166,23 @@ export function storeSuite(backend: SuiteBackend): void {
       expect(await s.sessions.allMessages("s-5")).toEqual([]);
     });
 
+    it("a session keeps the agent it was created for (main by default) and lists by agent; audit entries keep theirs", async (s) => {
+      await s.sessions.append("ag-work", [{ role: "user", content: "for work" }], "telegram", "work");
+      await s.sessions.append("ag-work", [{ role: "assistant", content: "noted" }], "telegram", "home");
+      await s.sessions.append("ag-main", [{ role: "user", content: "for main" }], "cli");
+      expect((await s.sessions.get("ag-work"))!.agent).toBe("work");
+      expect((await s.sessions.get("ag-main"))!.agent).toBe("main");
+      expect((await s.sessions.ensure("ag-ensured", "cli")).agent).toBe("main");
+      expect((await s.sessions.list(100, "work")).map((x) => x.id)).toEqual(["ag-work"]);
+      expect((await s.sessions.list(100, "nobody"))).toEqual([]);
+      const entry = { at: 1, session_id: "ag-work", channel: "telegram", sender: null, tool: "memory_store", risk: "write", args_sha256: "x", args_preview: "{}", decision: "allow", decided_by: "policy", outcome: "ok", error: null, duration_ms: 1 };
+      await s.audit.append({ ...entry, agent: "work" });
+      await s.audit.append({ ...entry, tool: "memory_recall" });
+      const listed = await s.audit.list({ limit: 10 });
+      expect(listed.find((e) => e.tool === "memory_store" && e.session_id === "ag-work")!.agent).toBe("work");
+      expect(listed.find((e) => e.tool === "memory_recall" && e.session_id === "ag-work")!.agent).toBe("main");
+    });
+
     it("count follows creation and deletion", async (s) => {
       const before = await s.sessions.count();
       await s.sessions.ensure("count-1", "cli");

@@ -34,6 +34,8 @@ export interface TurnParty {
   channel: string;
   /** Read only when a call is asked about or recorded (the CLI looks its OS user up on first read). */
   sender(): string | null;
+  /** The agent whose turn makes the calls (default "main"). */
+  agent?: string;
 }
 
 /** What the turn loop calls: the registry's interface, with the gate in front. */
@@ -140,6 +142,7 @@ export class ToolGate {
         outcome: result === null ? "not_run" : result.success ? "ok" : "error",
         error: result === null || result.success ? null : (result.error ?? result.output).slice(0, APPROVAL_PREVIEW_MAX_CHARS),
         duration_ms: at - call.started,
+        agent: party.agent ?? "main",
       });
     } catch (error) {
       this.logger.error(`tool call ${call.tool} in session ${party.sessionId} was not written to the audit log: ${errorMessage(error)}`);

@@ -1,5 +1,6 @@
 import type { Config } from "../../config/schema.ts";
 import { PrxError } from "../../core/errors.ts";
+import { AGENT_MODEL_PREFIX, MAIN_AGENT } from "../../agents/types.ts";
 
 export const HINT = "hint:";
 
@@ -18,7 +19,7 @@ export interface ModelSelection {
 /**
  * Every model name the OpenAI-compatible API answers to, built once per gateway: a request's `model` costs one map
  * lookup. Names: each route hint (`hint:<name>` and bare), the default model, each provider's `models`, and each
- * `[gateway] model_aliases` entry (answered by its target; /v1/models lists it too). Each provider's `embedding_model`
+ * `[gateway] model_aliases` entry (answered by its target; /v1/models lists it too), and `agent:<id>` for each agent. Each provider's `embedding_model`
  * is listed too and answers POST /v1/embeddings.
  */
 export interface ModelTable {
@@ -56,6 +57,12 @@ export function buildModelTable(config: Config, defaults: { provider: string; mo
     }
   }
   for (const route of config.model_routes) list(HINT + route.hint, route.provider);
+  // Each agent answers as `agent:<id>` with its own prompt and model; listed once [agents.*] configures some.
+  for (const id of new Set([MAIN_AGENT, ...Object.keys(config.agents)])) {
+    const name = AGENT_MODEL_PREFIX + id;
+    claim(name, { reported: name, model: name });
+    if (Object.keys(config.agents).length > 0) list(name, "prx");
+  }
   // Embedding models answer POST /v1/embeddings only; the first provider naming one serves it.
   const embedders = new Map<string, string>();
   for (const [name, provider] of Object.entries(config.providers)) {

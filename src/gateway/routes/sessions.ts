@@ -38,12 +38,16 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
     "/api/sessions",
     async ({ request }) => {
       const limit = limitFrom(request, SESSIONS_LIST_MAX);
-      const q = new URL(request.url).searchParams.get("q");
-      const found = await (q ? gw.host.sessions.search(q, limit) : gw.host.sessions.list(limit));
-      const sessions = found.map((s) => ({
+      const query = new URL(request.url).searchParams;
+      const q = query.get("q");
+      const agent = query.get("agent") ?? undefined;
+      const found = q ? await gw.host.sessions.search(q, limit) : await gw.host.sessions.list(limit, agent);
+      const kept = q && agent !== undefined ? found.filter((s) => s.agent === agent) : found;
+      const sessions = kept.map((s) => ({
         id: s.id,
         title: s.title,
         channel: s.channel,
+        agent: s.agent,
         created_at: s.createdAt,
         updated_at: s.updatedAt,
         message_count: s.messageCount,
@@ -52,7 +56,7 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
     },
     {
       detail: doc({
-        summary: "List sessions, newest first (?limit=N; ?q=text keeps those whose title or id contains it)",
+        summary: "List sessions, newest first (?limit=N; ?q=text keeps those whose title or id contains it; ?agent=ID those of one agent)",
         tags,
         responses: { 200: SessionListSchema },
         errors: [400],
@@ -132,7 +136,14 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
       const model = body.model === undefined ? {} : requestedModel(gw.models, body.model).turn;
       const said = typeof body.message === "string" ? { text: body.message } : userContentOf({ role: "user", content: body.message }, 0);
       if (said.text.trim() === "" && !said.media?.length) throw new PrxError("BAD_REQUEST", "the message is empty", { status: 400 });
-      const input = { sessionId: id, text: said.text, channel: "gateway", ...(said.media?.length ? { media: said.media } : {}), ...model };
+      const input = {
+        sessionId: id,
+        text: said.text,
+        channel: "gateway",
+        ...(said.media?.length ? { media: said.media } : {}),
+        ...model,
+        ...(body.agent ? { agent: body.agent } : {}),
+      };
       if (wantsEventStream(request)) return streamTurn(gw, input);
       const result = await runGatewayTurn(gw, { ...input, signal: request.signal }, { cancellable: true });
       return jsonResponse(toTurnReply(result));

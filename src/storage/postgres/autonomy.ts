@@ -75,8 +75,8 @@ export class PgAuditStore implements AuditStore {
     return pg("audit append", async () => {
       await this.sql.unsafe(
         "INSERT INTO tool_audit (at, session_id, channel, sender, tool, risk, args_sha256, args_preview, decision, decided_by, " +
-          "outcome, error, duration_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-        [e.at, e.session_id, e.channel, e.sender, e.tool, e.risk, e.args_sha256, e.args_preview, e.decision, e.decided_by, e.outcome, e.error, e.duration_ms],
+          "outcome, error, duration_ms, agent) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+        [e.at, e.session_id, e.channel, e.sender, e.tool, e.risk, e.args_sha256, e.args_preview, e.decision, e.decided_by, e.outcome, e.error, e.duration_ms, e.agent ?? "main"],
       );
     });
   }

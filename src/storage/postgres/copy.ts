@@ -18,7 +18,7 @@ interface TableCopy {
  * copy that stopped half-way can be run again.
  */
 const TABLES: readonly TableCopy[] = [
-  { name: "sessions", columns: ["id", "title", "channel", "created_at", "updated_at"], order: "created_at, id" },
+  { name: "sessions", columns: ["id", "title", "channel", "agent", "created_at", "updated_at"], order: "created_at, id" },
   {
     name: "session_messages",
     columns: ["session_id", "seq", "role", "content", "tool_calls", "tool_call_id", "name", "created_at", "usage"],

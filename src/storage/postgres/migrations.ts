@@ -318,6 +318,14 @@ CREATE TABLE session_links (
 );
 CREATE INDEX session_links_parent ON session_links (parent_id, created_at);`,
   },
+  {
+    version: 17,
+    name: "agent of sessions and audit entries",
+    sql: `
+ALTER TABLE sessions ADD COLUMN agent TEXT NOT NULL DEFAULT 'main';
+ALTER TABLE tool_audit ADD COLUMN agent TEXT NOT NULL DEFAULT 'main';
+CREATE INDEX sessions_agent_updated ON sessions (agent, updated_at DESC);`,
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

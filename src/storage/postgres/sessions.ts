@@ -13,7 +13,7 @@ function isUniqueViolation(error: unknown): boolean {
   return e?.errno === "23505" || /duplicate key value/.test(String((error as Error)?.message));
 }
 
-const COLUMNS = "id, title, channel, created_at, updated_at, message_count";
+const COLUMNS = "id, title, channel, agent, created_at, updated_at, message_count";
 const SUMMARY = `SELECT ${COLUMNS} FROM sessions s`;
 
 /**
@@ -31,9 +31,13 @@ export class PgSessionStore implements SessionStore {
     private readonly prefetch?: HistoryPrefetch,
   ) {}
 
-  list(limit = 100): Promise<SessionSummary[]> {
+  list(limit = 100, agent?: string): Promise<SessionSummary[]> {
     return pg("session list", async () =>
-      ((await this.sql.unsafe(`${SUMMARY} ORDER BY s.updated_at DESC LIMIT $1`, [limit])) as SessionRow[]).map(toSummary),
+      (
+        (agent === undefined
+          ? await this.sql.unsafe(`${SUMMARY} ORDER BY s.updated_at DESC LIMIT $1`, [limit])
+          : await this.sql.unsafe(`${SUMMARY} WHERE s.agent = $2 ORDER BY s.updated_at DESC LIMIT $1`, [limit, agent])) as SessionRow[]
+      ).map(toSummary),
     );
   }
 
@@ -130,13 +134,13 @@ export class PgSessionStore implements SessionStore {
    * messages numbered after the last one stored. Two appends to one session racing (turns are ordered by the session
    * lease, so only a caller bypassing it) collide on the primary key; the loser runs again with a fresh snapshot.
    */
-  async append(id: string, messages: AppendedMessage[], channel?: string): Promise<void> {
+  async append(id: string, messages: AppendedMessage[], channel?: string, agent = "main"): Promise<void> {
     if (messages.length === 0) return;
     if (channel !== undefined) validateSessionId(id);
     this.prefetch?.drop(id);
     const now = new Date().toISOString();
     const params: unknown[] = [id, now, titleFrom(messages)];
-    if (channel !== undefined) params.push(channel);
+    if (channel !== undefined) params.push(channel, agent);
     const values = messages.map((m, i) => {
       const b = params.length;
       const usage = m.usage ? JSON.stringify(m.usage) : null;
@@ -146,7 +150,7 @@ export class PgSessionStore implements SessionStore {
     const touch =
       channel === undefined
         ? "UPDATE sessions SET updated_at = $2, title = CASE WHEN title = '' AND $3 <> '' THEN $3 ELSE title END WHERE id = $1"
-        : `INSERT INTO sessions (id, title, channel, created_at, updated_at) VALUES ($1, $3, $4, $2, $2)
+        : `INSERT INTO sessions (id, title, channel, agent, created_at, updated_at) VALUES ($1, $3, $4, $5, $2, $2)
            ON CONFLICT (id) DO UPDATE SET updated_at = $2,
              title = CASE WHEN sessions.title = '' AND $3 <> '' THEN $3 ELSE sessions.title END`;
     const hashes = mediaHashes(messages);

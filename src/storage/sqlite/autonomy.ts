@@ -68,11 +68,11 @@ export class SqliteAuditStore implements AuditStore {
     this.db
       .query(
         "INSERT INTO tool_audit (at, session_id, channel, sender, tool, risk, args_sha256, args_preview, decision, decided_by, " +
-          "outcome, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          "outcome, error, duration_ms, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       )
       .run(
         e.at, e.session_id, e.channel, e.sender, e.tool, e.risk, e.args_sha256, e.args_preview, e.decision, e.decided_by,
-        e.outcome, e.error, Math.round(e.duration_ms),
+        e.outcome, e.error, Math.round(e.duration_ms), e.agent ?? "main",
       );
   }
 

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { newId } from "../../core/ids.ts";
 import type {
+  MemoryKeyScope,
   MemoryRecordRow,
   MemoryRow,
   MemoryScope,
@@ -16,6 +17,30 @@ const MEMORY_COLUMNS = "m.id, m.key, m.content, m.category, m.session_id, m.upda
 const RECORD_COLUMNS = "seq, key, content, category, session_id, created_at, updated_at, private";
 const IN_SESSION = "(m.session_id = $session OR m.session_id IS NULL)";
 const NOT_PRIVATE = "m.private = 0";
+const WITH_PREFIX = "substr(m.key, 1, length($prefix)) = $prefix";
+const NOT_HIDDEN = "NOT EXISTS (SELECT 1 FROM json_each($hidden) h WHERE substr(m.key, 1, length(h.value)) = h.value)";
+
+interface KeyConditions {
+  where: readonly string[];
+  params: Readonly<Record<string, string>>;
+}
+const NO_KEY_CONDITIONS: KeyConditions = { where: [], params: {} };
+
+/** The conditions and parameters of a key scope (none when it allows every key). */
+function keyConditions(keys: MemoryKeyScope | undefined): KeyConditions {
+  if (keys?.prefix === undefined && !keys?.hiddenPrefixes?.length) return NO_KEY_CONDITIONS;
+  const where: string[] = [];
+  const params: Record<string, string> = {};
+  if (keys?.prefix !== undefined) {
+    where.push(WITH_PREFIX);
+    params.prefix = keys.prefix;
+  }
+  if (keys?.hiddenPrefixes?.length) {
+    where.push(NOT_HIDDEN);
+    params.hidden = JSON.stringify(keys.hiddenPrefixes);
+  }
+  return { where, params };
+}
 
 const recent = (where: string) =>
   `SELECT ${MEMORY_COLUMNS} FROM memories m ${where} ORDER BY m.updated_at DESC, m.seq DESC LIMIT $limit`;
@@ -68,10 +93,11 @@ const rankSql = (limited: boolean) => `SELECT rowid AS seq FROM memories_fts
  * The rows of the entries in `$seqs` that the scope lets recall return, each found by primary key: CROSS JOIN keeps
  * the list the outer loop (left to choose, SQLite reads every global entry through the session index instead).
  */
-function visibleSql(session: boolean, includePrivate: boolean): string {
+function visibleSql(session: boolean, includePrivate: boolean, keys: readonly string[]): string {
   const where: string[] = [];
   if (session) where.push(IN_SESSION);
   if (!includePrivate) where.push(NOT_PRIVATE);
+  where.push(...keys);
   return `SELECT m.seq AS seq, ${MEMORY_COLUMNS} FROM json_each($seqs) listed CROSS JOIN memories m ON m.seq = listed.value
     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}`;
 }
@@ -108,6 +134,13 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   recent(limit: number, scope: MemoryScope): MemoryRow[] {
+    const keys = keyConditions(scope.keys);
+    if (keys.where.length > 0) {
+      const where = [...(scope.sessionId ? [IN_SESSION] : []), ...(scope.includePrivate ? [] : [NOT_PRIVATE]), ...keys.where];
+      const params: Record<string, string | number> = { limit, ...keys.params };
+      if (scope.sessionId) params.session = scope.sessionId;
+      return this.db.query<MemoryRow, Record<string, string | number>>(recent(`WHERE ${where.join(" AND ")}`)).all(params);
+    }
     const sql = scope.sessionId
       ? scope.includePrivate
         ? SQL.recent.session
@@ -150,18 +183,19 @@ export class SqliteMemoryStore implements MemoryStore {
 
   bestOf(seqs: readonly number[], terms: readonly string[], scope: MemoryScope & { limit: number }): MemoryRow[] {
     if (seqs.length === 0 || terms.length === 0 || scope.limit <= 0) return [];
-    // every entry is visible without a session or private filter: the index's best `limit` are the answer
-    const filtered = Boolean(scope.sessionId) || !scope.includePrivate;
+    // every entry is visible without a session, private or key filter: the index's best `limit` are the answer
+    const keys = keyConditions(scope.keys);
+    const filtered = Boolean(scope.sessionId) || !scope.includePrivate || keys.where.length > 0;
     const ranked = this.db
       .query<{ seq: number }, Record<string, string | number>>(rankSql(!filtered))
       .all(filtered ? { match: orOfTerms(terms), seqs: JSON.stringify(seqs) } : { match: orOfTerms(terms), seqs: JSON.stringify(seqs), limit: scope.limit })
       .map((row) => row.seq);
-    const visible = this.db.query<MemoryRow & { seq: number }, Record<string, string>>(visibleSql(Boolean(scope.sessionId), scope.includePrivate));
+    const visible = this.db.query<MemoryRow & { seq: number }, Record<string, string>>(visibleSql(Boolean(scope.sessionId), scope.includePrivate, keys.where));
     const found: MemoryRow[] = [];
     const chunk = Math.max(scope.limit, VISIBLE_CHUNK);
     for (let from = 0; from < ranked.length && found.length < scope.limit; from += chunk) {
       const part = ranked.slice(from, from + chunk);
-      const params: Record<string, string> = { seqs: JSON.stringify(part) };
+      const params: Record<string, string> = keys.where.length ? { seqs: JSON.stringify(part), ...keys.params } : { seqs: JSON.stringify(part) };
       if (scope.sessionId) params.session = scope.sessionId;
       const rows = new Map(visible.all(params).map(({ seq, ...row }) => [seq, row]));
       for (const seq of part) {

@@ -342,6 +342,15 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
 );
 CREATE INDEX IF NOT EXISTS session_links_parent ON session_links (parent_id, created_at);`),
   },
+  {
+    version: 14,
+    name: "agent of sessions and audit entries",
+    apply: (db) => {
+      if (!hasColumn(db, "sessions", "agent")) db.exec("ALTER TABLE sessions ADD COLUMN agent TEXT NOT NULL DEFAULT 'main'");
+      if (!hasColumn(db, "tool_audit", "agent")) db.exec("ALTER TABLE tool_audit ADD COLUMN agent TEXT NOT NULL DEFAULT 'main'");
+      db.exec("CREATE INDEX IF NOT EXISTS sessions_agent_updated ON sessions (agent, updated_at DESC)");
+    },
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS storage_migrations (

@@ -6,7 +6,7 @@ import type { AppendedMessage, ConversationSummary, NewConversationSummary, Sess
 import { ftsPhrase, TRIGRAM_CHARS } from "./fts.ts";
 import { migrateSqlite } from "./schema.ts";
 
-const COLUMNS = "s.id, s.title, s.channel, s.created_at, s.updated_at, s.message_count";
+const COLUMNS = "s.id, s.title, s.channel, s.agent, s.created_at, s.updated_at, s.message_count";
 const SUMMARY = `SELECT ${COLUMNS} FROM sessions s`;
 const MATCHES = "(lower(s.title) LIKE ?1 ESCAPE '\\' OR lower(s.id) LIKE ?1 ESCAPE '\\')";
 
@@ -14,6 +14,7 @@ const MATCHES = "(lower(s.title) LIKE ?1 ESCAPE '\\' OR lower(s.id) LIKE ?1 ESCA
 export const SQL = {
   selectOne: `${SUMMARY} WHERE s.id = ?`,
   selectMany: `${SUMMARY} ORDER BY s.updated_at DESC LIMIT ?`,
+  selectOfAgent: `${SUMMARY} WHERE s.agent = ?2 ORDER BY s.updated_at DESC LIMIT ?1`,
   searchMany: `${SUMMARY} WHERE ${MATCHES} ORDER BY s.updated_at DESC LIMIT ?2`,
   /**
    * The trigram index finds the sessions holding every trigram of the text (a superset, case-folded), the LIKE of
@@ -23,7 +24,7 @@ export const SQL = {
        WHERE sessions_search MATCH ?3 AND ${MATCHES} ORDER BY s.updated_at DESC LIMIT ?2`,
   searchHits: "SELECT count(*) AS n FROM (SELECT 1 FROM sessions_search WHERE sessions_search MATCH ? LIMIT ?)",
   retitle: "UPDATE sessions SET title = ?2 WHERE id = ?1",
-  insertSession: `INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at) VALUES (?, '', ?, ?, ?)`,
+  insertSession: `INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at, agent) VALUES (?, '', ?, ?, ?, ?)`,
   insertMessage: `INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at, media, usage)
        VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
   linkMedia: "INSERT OR IGNORE INTO session_media (session_id, sha256) VALUES (?, ?)",
@@ -61,7 +62,8 @@ export class SqliteSessionStore implements SessionStore {
     return this.db.query(SQL.recent);
   }
 
-  list(limit = 100): SessionSummary[] {
+  list(limit = 100, agent?: string): SessionSummary[] {
+    if (agent !== undefined) return this.db.query<SessionRow, [number, string]>(SQL.selectOfAgent).all(limit, agent).map(toSummary);
     return this.db.query<SessionRow, [number]>(SQL.selectMany).all(limit).map(toSummary);
   }
 
@@ -94,7 +96,7 @@ export class SqliteSessionStore implements SessionStore {
   ensure(id: string, channel: string): SessionSummary {
     validateSessionId(id);
     const now = new Date().toISOString();
-    this.db.query(SQL.insertSession).run(id, channel, now, now);
+    this.db.query(SQL.insertSession).run(id, channel, now, now, "main");
     return this.get(id)!;
   }
 
@@ -126,13 +128,13 @@ export class SqliteSessionStore implements SessionStore {
     })();
   }
 
-  append(id: string, messages: AppendedMessage[], channel?: string): void {
+  append(id: string, messages: AppendedMessage[], channel?: string, agent = "main"): void {
     if (messages.length === 0) return;
     if (channel !== undefined) validateSessionId(id);
     const now = new Date().toISOString();
     const insert = this.db.query(SQL.insertMessage);
     this.db.transaction(() => {
-      if (channel !== undefined) this.db.query(SQL.insertSession).run(id, channel, now, now);
+      if (channel !== undefined) this.db.query(SQL.insertSession).run(id, channel, now, now, agent);
       for (const m of messages) {
         insert.run(
           id,

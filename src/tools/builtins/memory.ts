@@ -24,7 +24,7 @@ export function createMemoryTools(memory: () => MemoryBackend): Tool[] {
       async run(args, context) {
         const sessionId = args.scope === "session" ? context.sessionId : null;
         const category = args.category ?? MEMORY_DEFAULT_CATEGORY;
-        await memory().store(args.key, args.content, category, sessionId, { private: args.private === true });
+        await (context.memory ?? memory()).store(args.key, args.content, category, sessionId, { private: args.private === true });
         return ok(`stored ${args.private ? "private " : ""}memory "${args.key}"`);
       },
     }),
@@ -34,7 +34,7 @@ export function createMemoryTools(memory: () => MemoryBackend): Tool[] {
       args: MemoryRecallArgs,
       async run(args, context) {
         const limit = args.limit ?? MEMORY_RECALL_DEFAULT_LIMIT;
-        const entries = await memory().recall(args.query, limit, context.sessionId, { includePrivate: true });
+        const entries = await (context.memory ?? memory()).recall(args.query, limit, context.sessionId, { includePrivate: true });
         if (entries.length === 0) return ok("no memories matched");
         return ok(entries.map(formatEntry).join("\n"));
       },
@@ -43,8 +43,8 @@ export function createMemoryTools(memory: () => MemoryBackend): Tool[] {
       name: "memory_forget",
       description: BUILTIN_TOOL_DESCRIPTIONS.memory_forget,
       args: MemoryForgetArgs,
-      async run(args) {
-        const removed = await memory().forget(args.key);
+      async run(args, context) {
+        const removed = await (context.memory ?? memory()).forget(args.key);
         return ok(removed ? `forgot memory "${args.key}"` : `no memory with key "${args.key}"`);
       },
     }),
