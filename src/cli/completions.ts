@@ -6,6 +6,7 @@ import { SUBCOMMANDS as MEMORY } from "./memory.ts";
 import { SUBCOMMANDS as PLUGINS } from "./plugins.ts";
 import { SUBCOMMANDS as SESSIONS } from "./sessions.ts";
 import { SUBCOMMANDS as SKILLS } from "./skills.ts";
+import { SUBCOMMANDS as SERVICE } from "./service.ts";
 import { SUBCOMMANDS as STORAGE } from "./storage.ts";
 import { usageError } from "./args.ts";
 
@@ -38,6 +39,7 @@ export const COMPLETED_SUBCOMMANDS: Record<string, readonly string[]> = {
   storage: STORAGE,
   channel: CHANNEL,
   mcp: MCP,
+  service: SERVICE,
   completions: SHELLS,
 };
 

@@ -6,7 +6,7 @@
 import { version } from "../../package.json" with { type: "json" };
 import { hoistGlobalOptions } from "./global-options.ts";
 
-export const COMMANDS = ["init", "config", "doctor", "agent", "agents", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit", "status", "skills", "models"] as const;
+export const COMMANDS = ["init", "config", "doctor", "agent", "agents", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit", "status", "skills", "models", "service"] as const;
 
 const HELP = `prx ${version} — a self-hosted AI agent host
 
@@ -36,6 +36,7 @@ Commands:
   channel run|list|status|pair   channel processes (Telegram, Slack, Discord, Matrix, webhook) and pairing
   mcp list|tools|call|resources|prompts|serve   MCP servers prx uses; prx as an MCP server (stdio)
   completions bash|zsh|fish      a shell completion script (prx completions --help says how to load it)
+  service install|uninstall|status   the gateway of this workspace as a user service (systemd, launchd)
 
 Global options:
   -w, --workspace DIR   workspace directory (default $PRX_WORKSPACE or ~/.prx)
@@ -104,6 +105,8 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
       return (await import("../plugins/kit/sandbox/server.ts")).runSandboxServer();
     case "storage":
       return (await import("./storage.ts")).storageCommand(rest);
+    case "service":
+      return (await import("./service.ts")).serviceCommand(rest);
     case "completions":
       return (await import("./completions.ts")).completionsCommand(rest, COMMANDS);
     case "__remote-plugin-child":
