@@ -1,3 +1,4 @@
+import { loadSecretsFile } from "./secrets-file.ts";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLogger } from "../core/logger.ts";
@@ -66,6 +67,7 @@ export async function loadConfigCached(
   cacheDir: string,
   env: Record<string, string | undefined> = process.env,
 ): Promise<LoadedConfig> {
+  loadSecretsFile(path, env);
   const source = readConfigSource(path);
   const file = join(cacheDir, CONFIG_CACHE_FILE);
   const key = cacheKey(path, source, env);

@@ -1,3 +1,4 @@
+import { loadSecretsFile } from "./secrets-file.ts";
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { z } from "zod";
 import { PrxError } from "../core/errors.ts";
@@ -63,8 +64,12 @@ export function defaultConfig(): Config {
   return ConfigSchema.parse({});
 }
 
-/** Load config.toml from a path; a missing file means defaults. Env overrides are applied last. */
+/**
+ * Load config.toml from a path; a missing file means defaults. The workspace's secrets.env fills the variables `env`
+ * lacks (secrets-file.ts), then env overrides are applied last.
+ */
 export function loadConfig(path: string, env: Record<string, string | undefined> = process.env): LoadedConfig {
+  loadSecretsFile(path, env);
   const source = readConfigSource(path);
   if (source === null) return { config: applyEnvOverrides(defaultConfig(), env), path: null };
   return { config: applyEnvOverrides(parseConfig(source, path), env), path };

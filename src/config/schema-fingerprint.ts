@@ -18,6 +18,7 @@ export const SCHEMA_SOURCES = [
   "config/locate.ts",
   "config/mcp.ts",
   "config/schema.ts",
+  "config/secrets-file.ts",
   "config/skills.ts",
   "config/source.ts",
   "config/agent-tools-schema.ts",
