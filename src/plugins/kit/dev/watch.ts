@@ -9,10 +9,16 @@ import { KIT_DIR } from "../layout.ts";
  */
 export const DEV_DEBOUNCE_MS = 20;
 
+/**
+ * Files editors write beside the one being saved and remove again: vim's backup (`x~`) and its write test (`4913`),
+ * Emacs' lock and autosave (`#x#`), JetBrains' safe-write copies, swap files of vim and Kate, and `.tmp`/`.bak` copies.
+ */
+const EDITOR_TEMPORARY = /(?:~|\.(?:swp|swo|swx|kate-swp|tmp|bak|orig)|___jb_(?:tmp|old)___|\.tmp-\d+)$|^(?:#.*#|\d+)$/;
+
 export function isWatchedSource(path: string, outputs: readonly string[]): boolean {
   const parts = path.split(/[\\/]/);
   if (parts.some((part) => part === "node_modules" || part === KIT_DIR || part.startsWith("."))) return false;
-  if (path.endsWith(".tar.gz") || /\.tmp-\d+$/.test(path)) return false;
+  if (path.endsWith(".tar.gz") || EDITOR_TEMPORARY.test(parts.at(-1)!)) return false;
   return !outputs.includes(parts.join("/"));
 }
 
