@@ -37,8 +37,8 @@ afterAll(async () => {
 });
 
 /** `prx plugins dev` running, with its output read line by line. */
-function startDev(dir: string, extra: string[] = []) {
-  const proc = Bun.spawn([BINARY, "plugins", "dev", dir, "-w", ws, "--url", gateway.url, ...extra], {
+function startDev(dir: string, extra: string[] = [], url: string | null = gateway.url, workspace = ws) {
+  const proc = Bun.spawn([BINARY, "plugins", "dev", dir, "-w", workspace, ...(url === null ? [] : ["--url", url]), ...extra], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...ENV },
     stdout: "pipe",
     stderr: "pipe",
@@ -85,6 +85,33 @@ describe("prx plugins dev", () => {
     const id = /token (\S+) revoked/.exec(dev.lines.at(-1)!)![1];
     const tokens = JSON.parse((await runPrx(["gateway", "token", "list", "--json", "-w", ws], { env: ENV })).stdout) as { id: string; revoked: boolean }[];
     expect(tokens.find((t) => t.id === id)?.revoked).toBe(true);
+  });
+
+  test("without --url it finds the workspace's running gateway (no token made); another workspace's gateway is named as such", async () => {
+    const dir = scaffoldPlugin("found-tool", "tool", join(root.dir, "found-tool")).dir;
+    const dev = startDev(dir, [], null);
+    try {
+      expect(await dev.next(/^\[dev\] found-tool: watching/)).toContain(`gateway ${gateway.url}`);
+      expect(await dev.next(/^\[dev\] start: /)).toMatch(/reloaded: generation \d+ \(rebuilt\)/);
+    } finally {
+      dev.proc.kill("SIGINT");
+      await dev.proc.exited;
+    }
+    expect(dev.lines.at(-1)).toBe("[dev] stopped");
+    const tokens = JSON.parse((await runPrx(["gateway", "token", "list", "--json", "-w", ws], { env: ENV })).stdout) as { name: string }[];
+    expect(tokens.some((t) => t.name.includes("found-tool"))).toBe(false);
+
+    const otherWs = join(root.dir, "other-ws");
+    mkdirSync(otherWs, { recursive: true });
+    writeFileSync(join(otherWs, "config.toml"), fakeProviderConfig(fake.url));
+    const other = startDev(dir, [], gateway.url, otherWs);
+    try {
+      const line = await other.next(/^\[dev\] start: /);
+      expect(line).toContain(`the gateway at ${gateway.url} does not accept this workspace's token: it serves another workspace`);
+    } finally {
+      other.proc.kill("SIGINT");
+      await other.proc.exited;
+    }
   });
 
   test("does not replace a plugin of the same name it did not install, unless --force", async () => {

@@ -48,5 +48,12 @@ export async function reloadInGateway(url: string, token: string, plugin: string
     return { kind: "refused", status: response.status, code: "BAD_RESPONSE", message: `unexpected answer ${response.status}: ${text.slice(0, 200)}`, ms };
   }
   const { code, message, hint } = failed.data.error;
+  if (response.status === 401) {
+    const other =
+      `the gateway at ${url} does not accept this workspace's token: it serves another workspace (or reads its ` +
+      "tokens from another database); run prx plugins dev with -w set to that gateway's workspace, or start this " +
+      "workspace's gateway";
+    return { kind: "refused", status: 401, code, message: `${other} (${message})`, ms };
+  }
   return { kind: "refused", status: response.status, code, message: hint ? `${message} (${hint})` : message, ms };
 }
