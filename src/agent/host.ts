@@ -195,7 +195,12 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     const currentMemory = () => memory!;
 
     const tools = new ToolRegistry({
-      builtins: await openBuiltinTools({ config: config.tools, workspace: workspace.root, memory: currentMemory }),
+      builtins: await openBuiltinTools({
+        config: config.tools,
+        workspace: workspace.root,
+        memory: currentMemory,
+        cron: () => ({ jobs: storage.cronJobs, state: storage.cron, now: options.now ?? Date.now }),
+      }),
       disabled: config.tools.disabled,
     });
     for (const source of extensions.toolSources ?? []) tools.addSource(source);

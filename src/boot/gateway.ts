@@ -111,21 +111,41 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
       );
     });
   }
-  await phase("channel processes", () => {
+  const cron = await phase("channel processes", async () => {
     channels.start();
     void host.extensionsLoaded.then(() => channels.followReloads());
+    return startGatewayCron(host);
   });
   const openedLog = fileLog;
   const replicas = shared;
   return {
     server,
     async close() {
+      await cron.stop();
       await channels.stop();
       await host.close();
       replicas?.close();
       await openedLog.close();
     },
   };
+}
+
+/**
+ * The cron tool's jobs of sessions no channel serves (the HTTP API, chat): the gateway runs them into their sessions.
+ * A channel's jobs are its process's (src/channels/participant.ts), which delivers them to their chats.
+ */
+async function startGatewayCron(host: AgentHost): Promise<{ stop(): Promise<void> }> {
+  const { CronJobRunner } = await import("../agent/cron/index.ts");
+  const channelNames = new Set(Object.keys(host.config.channels));
+  const runner = new CronJobRunner({
+    jobs: host.storage.cronJobs,
+    state: host.storage.cron,
+    sessions: host.sessions,
+    runTurn: (input) => host.runTurn(input),
+    accepts: (row) => !channelNames.has(row.channel),
+  });
+  await runner.start();
+  return runner;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { SQL } from "bun";
 import type { CronClaim, CronStateRow, CronStateStore } from "../types.ts";
 import { pg } from "./connect.ts";
 
-const COLUMNS = "job_id, schedule, last_slot, removed_at, fires, lease_owner, lease_until, fence";
+const COLUMNS = "job_id, schedule, last_slot, removed_at, fires, lease_owner, lease_until, fence, last_error";
 
 /** Cron last-fire records and run leases in PostgreSQL: each claim is one conditional UPDATE, won by one replica. */
 export class PgCronStateStore implements CronStateStore {

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { CronClaim, CronStateRow, CronStateStore } from "../types.ts";
 import { migrateSqlite } from "./schema.ts";
 
-const COLUMNS = "job_id, schedule, last_slot, removed_at, fires, lease_owner, lease_until, fence";
+const COLUMNS = "job_id, schedule, last_slot, removed_at, fires, lease_owner, lease_until, fence, last_error";
 
 /**
  * Last-fire records and run leases in the workspace database. Claiming a slot is one conditional UPDATE, so of

@@ -1,4 +1,6 @@
+import { PrxError } from "../../core/errors.ts";
 import type { Tool } from "../types.ts";
+import { createCronTool } from "./cron.ts";
 import { createFileTools } from "./files.ts";
 import { createHttpTool } from "./http.ts";
 import { createMemoryTools } from "./memory.ts";
@@ -19,7 +21,12 @@ export function createBuiltinTools(options: BuiltinToolsOptions): Tool[] {
     createWebFetchTool(options.config),
     createWebSearchTool(options.config),
     createShellTool(options.config, options.workspace),
+    createCronTool(options.cron ?? noCronStores),
   ];
+}
+
+function noCronStores(): never {
+  throw new PrxError("TOOL_FAILED", "scheduling is not available in this process (it has no workspace storage)");
 }
 
 export { createFileTools, createHttpTool, createMemoryTools, createShellTool, createWebFetchTool, createWebSearchTool };

@@ -15,6 +15,7 @@ export const BUILTIN_TOOL_NAMES: readonly string[] = [
   "web_fetch",
   "web_search",
   "shell",
+  "cron",
 ];
 
 /** The plugin runtime's management tool (src/plugins/manage-tool.ts), built in like the others (opt-in for the model). */

@@ -12,6 +12,7 @@ import {
   WEB_FETCH_MAX_CHARS,
   WEB_SEARCH_MAX_QUERY_CHARS,
 } from "../limits.ts";
+import { CronArgs } from "./cron-args.ts";
 
 /**
  * The wire formats of the built-in tools: each tool's arguments (the one schema that validates a call, and, turned
@@ -132,6 +133,9 @@ export const BUILTIN_TOOL_DESCRIPTIONS = {
   shell:
     "Run one allowed program with arguments in the workspace directory (no shell interpretation). " +
     "Returns exit code, stdout and stderr.",
+  cron:
+    "Schedule work for this conversation: a reminder delivered here at a time (payload systemEvent) or a question the assistant " +
+    "answers then (payload agentTurn); once (schedule at), every N ms (every) or by cron expression (cron). Also list, remove, run now, and show runs.",
 } as const satisfies Record<keyof typeof BUILTIN_TOOL_ARGS, string>;
 
 /** Each built-in tool's argument schema, by tool name. */
@@ -146,6 +150,7 @@ export const BUILTIN_TOOL_ARGS = {
   web_fetch: WebFetchArgs,
   web_search: WebSearchArgs,
   shell: ShellArgs,
+  cron: CronArgs,
 } as const;
 
 export type BuiltinToolName = keyof typeof BUILTIN_TOOL_ARGS;
