@@ -42,7 +42,7 @@ async function offeredInATurn(host: AgentHost): Promise<string[]> {
 }
 
 /** Offered under the default config: memory, files and web_fetch (public hosts only). */
-const MEMORY_AND_FILES = ["file_edit", "file_read", "file_write", "memory_forget", "memory_recall", "memory_store", "web_fetch"];
+const MEMORY_AND_FILES = ["cron", "file_edit", "file_read", "file_write", "memory_forget", "memory_recall", "memory_store", "web_fetch"];
 
 describe("tools offered to the model", () => {
   test("the default config offers only tools that can run: no shell, no http_request, no web_search, no wasm_plugins_manage", async () => {

@@ -1,6 +1,7 @@
 import type { ToolSpec } from "../../providers/types.ts";
 import type { Tool } from "../types.ts";
 import { httpUnavailable } from "./http-allowlist.ts";
+import { cronUnavailable } from "./cron-policy.ts";
 import { shellUnavailable } from "./shell-policy.ts";
 import type { BuiltinToolsOptions } from "./types.ts";
 import { webSearchUnavailable } from "./web-search-policy.ts";
@@ -23,6 +24,7 @@ function unavailable(name: string, options: BuiltinToolsOptions): string | undef
   if (name === "http_request") return httpUnavailable(options.config);
   if (name === "shell") return shellUnavailable(options.config);
   if (name === "web_search") return webSearchUnavailable(options.config);
+  if (name === "cron") return cronUnavailable(options);
   return undefined;
 }
 

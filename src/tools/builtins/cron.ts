@@ -24,9 +24,10 @@ const json = (value: unknown) => ok(JSON.stringify(value, null, 2));
  * process serves the channel the job was created from delivers it there (src/agent/cron). A session sees and changes
  * only its own jobs.
  */
-export function createCronTool(stores: () => CronToolStores): Tool {
+export function createCronTool(stores: () => CronToolStores, unavailable?: string): Tool {
   return defineTool({
     name: "cron",
+    ...(unavailable === undefined ? {} : { unavailable }),
     description: BUILTIN_TOOL_DESCRIPTIONS.cron,
     args: CronArgs,
     async run(args, context) {

@@ -1,6 +1,7 @@
 import { PrxError } from "../../core/errors.ts";
 import type { Tool } from "../types.ts";
 import { createCronTool } from "./cron.ts";
+import { cronUnavailable } from "./cron-policy.ts";
 import { createFileTools } from "./files.ts";
 import { createHttpTool } from "./http.ts";
 import { createMemoryTools } from "./memory.ts";
@@ -21,12 +22,12 @@ export function createBuiltinTools(options: BuiltinToolsOptions): Tool[] {
     createWebFetchTool(options.config),
     createWebSearchTool(options.config),
     createShellTool(options.config, options.workspace),
-    createCronTool(options.cron ?? noCronStores),
+    createCronTool(options.cron ?? noCronStores, cronUnavailable(options)),
   ];
 }
 
 function noCronStores(): never {
-  throw new PrxError("TOOL_FAILED", "scheduling is not available in this process (it has no workspace storage)");
+  throw new PrxError("TOOL_FAILED", cronUnavailable({})!);
 }
 
 export { createFileTools, createHttpTool, createMemoryTools, createShellTool, createWebFetchTool, createWebSearchTool };
