@@ -6,7 +6,7 @@
 import { version } from "../../package.json" with { type: "json" };
 import { hoistGlobalOptions } from "./global-options.ts";
 
-const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit"] as const;
+const COMMANDS = ["init", "config", "doctor", "agent", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit", "cron"] as const;
 
 const HELP = `prx ${version} — a self-hosted AI agent host
 
@@ -27,6 +27,7 @@ Commands:
   sessions list|show|delete|export   see and erase conversations
   usage [--since DAY|Nd] [--group day|session|model|channel] [--json]   tokens and cost of model calls
   audit [--since] [--tool] [--json]  every tool call: its decision, who made it, outcome and duration
+  cron list|rm|run|runs          reminders and scheduled turns the assistant set up (the cron tool)
   storage status|migrate|copy    the [storage] backend: schema version, migrations, SQLite -> PostgreSQL copy
   channel run|list|status|pair   channel processes (Telegram, Slack, Discord, Matrix, webhook) and pairing
   mcp list|tools|call|resources|prompts|serve   MCP servers prx uses; prx as an MCP server (stdio)
@@ -81,6 +82,8 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
       return (await import("./usage.ts")).usageCommand(rest);
     case "audit":
       return (await import("./audit.ts")).auditCommand(rest);
+    case "cron":
+      return (await import("./cron.ts")).cronCommand(rest);
     case "channel":
       return (await import("./channel.ts")).channelCommand(rest);
     case "mcp":
