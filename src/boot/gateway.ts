@@ -71,13 +71,15 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
     const routeGroups = channels;
     // route modules: loaded with the app, after listening
     const mounts = async (): Promise<GatewayMount[]> => {
-      const [{ pluginGatewayMounts }, { mcpRoutes }, { approvalRoutes }] = await Promise.all([
+      const [{ pluginGatewayMounts }, { mcpRoutes }, { approvalRoutes }, { cronJobRoutes }] = await Promise.all([
         import("../gateway/routes/plugins.ts"),
         import("../gateway/routes/mcp.ts"),
         import("../gateway/routes/approvals.ts"),
+        import("../gateway/routes/cron-jobs.ts"),
       ]);
       return [
         approvalRoutes({ broker: host.approvals, audit: () => host.storage.audit }),
+        cronJobRoutes({ jobs: () => host.storage.cronJobs, state: () => host.storage.cron }),
         ...pluginGatewayMounts(host),
         ...(await routeGroups.mounts()),
         mcpRoutes(mcpGatewayPort(host, mcp, options.version), host.config.gateway.max_body_bytes),
