@@ -73,7 +73,7 @@ describe("client tools with the official openai client", () => {
   test("non-streaming: the answer carries the call, the follow-up with the result continues the turn", async () => {
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: ask }];
     const first = await client.chat.completions.create({ model: "fake-model", messages, tools: [weather] });
-    expect(sentTools()).toEqual(["memory_store", "memory_recall", "memory_forget", "file_read", "file_write", "file_edit", "web_fetch", "get_weather"]);
+    expect(sentTools()).toEqual(["memory_store", "memory_recall", "memory_forget", "file_read", "file_write", "file_edit", "web_fetch", "cron", "get_weather"]);
     const choice = first.choices[0]!;
     expect(choice.finish_reason).toBe("tool_calls");
     expect(choice.message).toEqual({
@@ -221,8 +221,8 @@ describe("client tools: what is refused", () => {
     const tools = (n: number) => Array.from({ length: n }, (_, i) => ({ ...weather, function: { ...weather.function, name: `t${i}` } }));
     const ok = await raw({ model: "fake-model", messages: [{ role: "user", content: "hi" }], tools: tools(128) });
     expect(ok.status).toBe(200);
-    // the seven built-ins the default config offers (memory, files, web_fetch) and the client's own
-    expect(sentTools()).toHaveLength(7 + 128);
+    // the eight built-ins the default config offers (memory, files, web_fetch, cron) and the client's own
+    expect(sentTools()).toHaveLength(8 + 128);
     const over = await raw({ model: "fake-model", messages: [{ role: "user", content: "hi" }], tools: tools(129) });
     expect(over.status).toBe(400);
     expect((await json(over)).error.message).toContain("tools");
