@@ -5,8 +5,7 @@ import { openWorkspace } from "../core/workspace.ts";
 import { openStorage } from "../storage/index.ts";
 import type { Storage } from "../storage/types.ts";
 import { CRON_TOOL_POLL_MS, CRON_TOOL_RUNS_KEPT } from "../tools/builtins/cron-limits.ts";
-import { cronStateKey } from "../tools/builtins/cron-plan.ts";
-import { viewJobs, type CronJobView } from "../tools/builtins/cron-view.ts";
+import { removeCronJob, viewJobs, type CronJobView } from "../tools/builtins/cron-view.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
 const SUBCOMMANDS = ["list", "rm", "run", "runs"] as const;
@@ -72,8 +71,7 @@ async function act(storage: Storage, sub: (typeof SUBCOMMANDS)[number], ids: str
   if (sub === "rm") {
     for (const id of ids) if (!(await storage.cronJobs.get(id))) throw notFound(id);
     for (const id of ids) {
-      await storage.cronJobs.remove(id);
-      await storage.cron.markRemoved(cronStateKey(id), Date.now());
+      await removeCronJob(storage.cronJobs, storage.cron, id);
     }
     print({ removed: ids }, ids.map((id) => `removed ${id}`).join("\n"));
     return 0;

@@ -319,6 +319,8 @@ export interface CronStateStore {
   /** Start over from `baseline` (schedule changed, or the job was removed and is back). */
   rebaseline(jobId: string, schedule: string, baseline: number): Awaitable<CronStateRow>;
   markRemoved(jobId: string, at: number): Awaitable<void>;
+  /** Drop the record of a job that is gone for good (a removed cron tool job). */
+  forget(jobId: string): Awaitable<void>;
   /** Claim `slot` for `owner` with a run lease until `leaseUntil`: non-null for exactly one claimant. */
   claim(jobId: string, slot: number, at: number, owner: string, leaseUntil: number): Awaitable<CronClaim | null>;
   /** Take over a run whose lease expired before `at` (its runner died): a new fence, or null when not expired. */

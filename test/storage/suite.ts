@@ -495,6 +495,8 @@ export function storeSuite(backend: SuiteBackend): void {
       expect((await s.cron.get("p/other"))!.removed_at).toBe(20_000);
       expect((await s.cron.rebaseline("p/other", "*/2 * * * *", 30_000)).removed_at).toBeNull();
       expect(await s.cron.get("p/none")).toBeNull();
+      await s.cron.forget("p/other");
+      expect(await s.cron.get("p/other")).toBeNull();
     });
   });
 

@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from "../../core/logger.ts";
 import { errorMessage } from "../../core/errors.ts";
-import { CronScheduler, systemClock, type CronClock, type CronJob } from "../../plugins/cron/index.ts";
+import { CronScheduler, systemClock, type CronClock, type CronJob, type CronRunRecord } from "../../plugins/cron/index.ts";
 import {
   CRON_TOOL_MISSED_GRACE_MS,
   CRON_TOOL_POLL_MS,
@@ -9,6 +9,7 @@ import {
   CRON_TOOL_RUNS_KEPT,
 } from "../../tools/builtins/cron-limits.ts";
 import { cronStateKey, readJob, type StoredJob } from "../../tools/builtins/cron-plan.ts";
+import { removeCronJob } from "../../tools/builtins/cron-view.ts";
 import type { CronJobRow } from "../../storage/types.ts";
 import type { CronJobRunnerOptions } from "./types.ts";
 
@@ -114,10 +115,18 @@ export class CronJobRunner {
       plan: job.plan,
       graceMs: CRON_TOOL_MISSED_GRACE_MS,
       run: () => this.run(job, job.plan.prevAtOrBefore(this.clock.now())?.getTime() ?? null),
+      ...(job.schedule.kind === "at" ? { done: (record: CronRunRecord) => this.once(job, record) } : {}),
     };
   }
 
-  /** Deliver one run of a job, keep its outcome, and remove an `at` job that ran well. */
+  /** An `at` job that ran well is removed with its slot record; one that failed stays listed with its error. */
+  private async once(job: StoredJob, record: CronRunRecord): Promise<void> {
+    if (!record.ok) return;
+    await removeCronJob(this.o.jobs, this.o.state, job.row.id);
+    this.logger.info("cron job done and removed (it runs once)", { job: job.row.id });
+  }
+
+  /** Deliver one run of a job and keep its outcome. */
   private async run(job: StoredJob, slot: number | null): Promise<string> {
     const { row, payload } = job;
     let delivered: string;
@@ -141,10 +150,6 @@ export class CronJobRunner {
       throw error;
     }
     await this.keep(row, slot, true, delivered);
-    if (job.schedule.kind === "at" && slot !== null) {
-      await this.o.jobs.remove(row.id);
-      this.logger.info("cron job done and removed (it ran once)", { job: row.id });
-    }
     return delivered;
   }
 

@@ -2,8 +2,7 @@ import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
 import type { CronJobStore, CronStateStore } from "../../storage/types.ts";
 import { CRON_TOOL_RUNS_KEPT } from "../../tools/builtins/cron-limits.ts";
-import { cronStateKey } from "../../tools/builtins/cron-plan.ts";
-import { viewJobs } from "../../tools/builtins/cron-view.ts";
+import { removeCronJob, viewJobs } from "../../tools/builtins/cron-view.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { jsonResponse } from "../errors.ts";
 import { doc } from "../openapi/doc.ts";
@@ -83,8 +82,7 @@ export function cronJobRoutes(api: CronJobsApi): GatewayMount {
         "/api/cron/jobs/:id",
         async ({ params }) => {
           await existing(api, params.id);
-          await api.jobs().remove(params.id);
-          await api.state().markRemoved(cronStateKey(params.id), Date.now());
+          await removeCronJob(api.jobs(), api.state(), params.id);
           return jsonResponse({ id: params.id, done: "removed" });
         },
         { detail: doc({ summary: "Remove a job: it does not fire again", tags: ["cron"], responses: { 200: DoneSchema }, errors: [404] }) },

@@ -115,6 +115,12 @@ export class CronRuns {
     }
     if (fence !== null) await this.record(record.job, fence, at, record.ok, record.error ?? null);
     this.publish(state, record);
+    if (fence === null || !state.job.done) return;
+    try {
+      await state.job.done(record);
+    } catch (error) {
+      this.o.logger.error("cron job's after-run step failed", { job: record.job, error: errorMessage(error) });
+    }
   }
 
   /** The outcome in the store, under the claim's fence. */

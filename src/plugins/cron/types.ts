@@ -15,6 +15,8 @@ export interface CronJob {
   graceMs?: number;
   /** Calls the guest's `run` export; resolves with its output. */
   run(): Promise<string>;
+  /** Called once a scheduled run's outcome is recorded (a one-shot job removes itself here). */
+  done?(record: CronRunRecord): void | Promise<void>;
   /** Overrides the scheduler's run timeout (CRON_RUN_TIMEOUT_MS). */
   timeoutMs?: number;
 }

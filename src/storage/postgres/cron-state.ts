@@ -38,6 +38,10 @@ export class PgCronStateStore implements CronStateStore {
     await pg("cron remove", () => this.sql.unsafe("UPDATE cron_state SET removed_at = $1 WHERE job_id = $2", [at, jobId]));
   }
 
+  async forget(jobId: string): Promise<void> {
+    await pg("cron forget", () => this.sql.unsafe("DELETE FROM cron_state WHERE job_id = $1", [jobId]));
+  }
+
   claim(jobId: string, slot: number, at: number, owner: string, leaseUntil: number): Promise<CronClaim | null> {
     return pg("cron claim", async () => {
       const rows = await this.sql.unsafe(

@@ -35,6 +35,10 @@ export class SqliteCronStateStore implements CronStateStore {
     this.db.query("UPDATE cron_state SET removed_at = ? WHERE job_id = ?").run(at, jobId);
   }
 
+  forget(jobId: string): void {
+    this.db.query("DELETE FROM cron_state WHERE job_id = ?").run(jobId);
+  }
+
   claim(jobId: string, slot: number, at: number, owner: string, leaseUntil: number): CronClaim | null {
     const row = this.db
       .query<{ fence: number }, [number, number, string, number, string, number]>(

@@ -1,4 +1,4 @@
-import type { CronJobRow, CronStateStore } from "../../storage/types.ts";
+import type { CronJobRow, CronJobStore, CronStateStore } from "../../storage/types.ts";
 import type { CronPayload, StoredSchedule } from "./cron-args.ts";
 import { cronStateKey, readJob } from "./cron-plan.ts";
 
@@ -43,4 +43,11 @@ export async function viewJobs(rows: readonly CronJobRow[], state: CronStateStor
     });
   }
   return out;
+}
+
+/** Remove a job, its runs and its slot record; false when there was no such job. */
+export async function removeCronJob(jobs: CronJobStore, state: CronStateStore, id: string): Promise<boolean> {
+  const removed = await jobs.remove(id);
+  await state.forget(cronStateKey(id));
+  return removed;
 }

@@ -7,7 +7,7 @@ import type { Tool, ToolContext, ToolResult } from "../types.ts";
 import { CronArgs } from "./cron-args.ts";
 import { CRON_TOOL_MAX_JOBS, CRON_TOOL_MAX_JOBS_PER_SESSION, CRON_TOOL_POLL_MS, CRON_TOOL_RUNS_KEPT } from "./cron-limits.ts";
 import { cronStateKey, normalizeSchedule, planOf } from "./cron-plan.ts";
-import { viewJobs } from "./cron-view.ts";
+import { removeCronJob, viewJobs } from "./cron-view.ts";
 import { BUILTIN_TOOL_DESCRIPTIONS } from "./schemas.ts";
 
 /** Where the cron tool keeps jobs, resolved at call time (the host's storage). */
@@ -51,8 +51,7 @@ async function act(s: CronToolStores, args: CronArgs, context: ToolContext): Pro
   const row = await s.jobs.get(id);
   if (!row || row.session_id !== context.sessionId) throw new PrxError("NOT_FOUND", `no cron job "${id}" in this conversation; list shows its jobs`);
   if (args.action === "remove") {
-    await s.jobs.remove(id);
-    await s.state.markRemoved(cronStateKey(id), s.now());
+    await removeCronJob(s.jobs, s.state, id);
     return json({ removed: id });
   }
   if (args.action === "run") {

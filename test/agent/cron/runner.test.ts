@@ -41,7 +41,7 @@ test("an at reminder two seconds ahead is delivered into its session and its cha
   );
   expect(added.next_run).toBe(new Date(T0 + 2000).toISOString());
   expect(added.channel).toBe("telegram");
-  const { runner } = await start();
+  const { runner, logger } = await start();
   await advance(clock, T0 + 1000, [runner]);
   expect(deliveries).toEqual([]);
   await advance(clock, T0 + 10_000, [runner]);
@@ -49,6 +49,9 @@ test("an at reminder two seconds ahead is delivered into its session and its cha
   const history = await storage.sessions.history("telegram:42", 10);
   expect(history.map((m) => [m.role, m.content])).toEqual([["assistant", "Reminder: tea"]]);
   expect(parsed(await cron({ action: "list" })).jobs).toEqual([]);
+  // removed with its slot record, after the run's outcome was recorded: nothing was refused or lost on the way
+  expect(await storage.cron.get(`@cron/${added.id}`)).toBeNull();
+  expect(logger.records.filter((r) => r.level === "warn" || r.level === "error")).toEqual([]);
 });
 
 test("an every job fires once per interval; a cron job in a time zone fires on its slots", async () => {
