@@ -28,13 +28,17 @@ export function cronTool(storage: Pick<BackendStorage, "cronJobs" | "cron">, clo
   };
 }
 
-/** A runner of the "telegram" channel's jobs whose turns answer "answer to: <message>", recording every delivery. */
+/**
+ * A runner of the "telegram" channel's jobs whose turns answer "answer to: <message>", recording every delivery and
+ * handing it to `send` too (a real Telegram channel's send, when given).
+ */
 export function telegramRunner(
   storage: Pick<BackendStorage, "cronJobs" | "cron" | "sessions">,
   clock: FakeClock,
   owner: string,
   deliveries: Delivery[],
   turns: TurnInput[] = [],
+  send?: (chatId: string, text: string) => Promise<unknown>,
 ) {
   const logger = captureLogger();
   const runner = new CronJobRunner({
@@ -46,7 +50,10 @@ export function telegramRunner(
       return { text: `answer to: ${input.text}` } as TurnResult;
     },
     accepts: (row) => row.channel === "telegram",
-    deliver: async (row, text) => void deliveries.push({ owner, session: row.session_id, chat: row.chat_id, text, at: clock.now() }),
+    deliver: async (row, text) => {
+      deliveries.push({ owner, session: row.session_id, chat: row.chat_id, text, at: clock.now() });
+      await send?.(row.chat_id!, text);
+    },
     clock,
     logger,
     owner,
