@@ -223,7 +223,7 @@ export class CronSchedule {
   }
 }
 
-/** Wall-clock fields in one IANA time zone, through Intl (a gap shifts forward like local time; a repeat takes the first). */
+/** Wall-clock fields in one IANA time zone, through Intl: a slot in a DST gap fires at the shifted time, a repeated hour once. */
 class ZoneClock {
   private readonly format: Intl.DateTimeFormat;
 
