@@ -29,6 +29,8 @@ export class CronJobRunner {
   private stopped = true;
   private syncing: Promise<void> | null = null;
   private readonly manual = new Set<Promise<void>>();
+  /** Jobs whose stored row this version cannot read (told once). */
+  private readonly unreadable = new Set<string>();
   /** The jobs last handed to the scheduler, by id, as stored. */
   private known = new Map<string, StoredJob>();
 
@@ -90,7 +92,8 @@ export class CronJobRunner {
       try {
         next.set(row.id, this.known.get(row.id) ?? readJob(row));
       } catch (error) {
-        this.logger.error("cron job left out", { job: row.id, error: errorMessage(error) });
+        if (!this.unreadable.has(row.id)) this.logger.error("cron job left out", { job: row.id, error: errorMessage(error) });
+        this.unreadable.add(row.id);
       }
     }
     this.known = next;
@@ -100,7 +103,7 @@ export class CronJobRunner {
       if (row.run_requested_at !== null && next.has(row.id) && (await this.o.jobs.takeRun(row.id, row.run_requested_at))) {
         const run = this.run(next.get(row.id)!, null).then(
           () => undefined,
-          () => undefined,
+          (error: unknown) => this.logger.warn("cron job's manual run failed", { job: row.id, error: errorMessage(error) }),
         );
         this.manual.add(run);
         void run.finally(() => this.manual.delete(run));
