@@ -5,7 +5,8 @@ import { openWorkspace } from "../core/workspace.ts";
 import { openStorage } from "../storage/index.ts";
 import type { Storage } from "../storage/types.ts";
 import { CRON_TOOL_POLL_MS, CRON_TOOL_RUNS_KEPT } from "../tools/builtins/cron-limits.ts";
-import { removeCronJob, viewJobs, type CronJobView } from "../tools/builtins/cron-view.ts";
+import { removeCronJob } from "../tools/builtins/cron-store.ts";
+import { viewJobs, type CronJobView } from "../tools/builtins/cron-view.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
 const SUBCOMMANDS = ["list", "rm", "run", "runs"] as const;

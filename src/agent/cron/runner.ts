@@ -8,8 +8,8 @@ import {
   CRON_TOOL_RUN_TIMEOUT_MS,
   CRON_TOOL_RUNS_KEPT,
 } from "../../tools/builtins/cron-limits.ts";
-import { cronStateKey, readJob, type StoredJob } from "../../tools/builtins/cron-plan.ts";
-import { removeCronJob } from "../../tools/builtins/cron-view.ts";
+import type { StoredJob } from "../../tools/builtins/cron-plan.ts";
+import { cronStateKey, removeCronJob } from "../../tools/builtins/cron-store.ts";
 import type { CronJobRow } from "../../storage/types.ts";
 import type { CronJobRunnerOptions } from "./types.ts";
 
@@ -88,9 +88,11 @@ export class CronJobRunner {
   private async read(): Promise<void> {
     const rows = (await this.o.jobs.list()).filter((row) => this.o.accepts(row));
     const next = new Map<string, StoredJob>();
+    // the jobs' schemas (and zod) load with the first job: a process with none stays as light as before
+    const { readJob } = rows.length > 0 ? await import("../../tools/builtins/cron-plan.ts") : { readJob: null };
     for (const row of rows) {
       try {
-        next.set(row.id, this.known.get(row.id) ?? readJob(row));
+        next.set(row.id, this.known.get(row.id) ?? readJob!(row));
       } catch (error) {
         if (!this.unreadable.has(row.id)) this.logger.error("cron job left out", { job: row.id, error: errorMessage(error) });
         this.unreadable.add(row.id);

@@ -63,8 +63,3 @@ export function readJob(row: CronJobRow): StoredJob {
   }
   return { row, schedule, payload, plan: planOf(schedule) };
 }
-
-/** The key of a job's slot claims and leases in the cron state store. */
-export function cronStateKey(jobId: string): string {
-  return `@cron/${jobId}`;
-}

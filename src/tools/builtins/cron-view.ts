@@ -1,6 +1,7 @@
-import type { CronJobRow, CronJobStore, CronStateStore } from "../../storage/types.ts";
+import type { CronJobRow, CronStateStore } from "../../storage/types.ts";
 import type { CronPayload, StoredSchedule } from "./cron-args.ts";
-import { cronStateKey, readJob } from "./cron-plan.ts";
+import { readJob } from "./cron-plan.ts";
+import { cronStateKey } from "./cron-store.ts";
 
 /** A job as the tool, `prx cron list` and the console show it. */
 export interface CronJobView {
@@ -43,11 +44,4 @@ export async function viewJobs(rows: readonly CronJobRow[], state: CronStateStor
     });
   }
   return out;
-}
-
-/** Remove a job, its runs and its slot record; false when there was no such job. */
-export async function removeCronJob(jobs: CronJobStore, state: CronStateStore, id: string): Promise<boolean> {
-  const removed = await jobs.remove(id);
-  await state.forget(cronStateKey(id));
-  return removed;
 }

@@ -6,8 +6,9 @@ import { fail, ok } from "../result.ts";
 import type { Tool, ToolContext, ToolResult } from "../types.ts";
 import { CronArgs } from "./cron-args.ts";
 import { CRON_TOOL_MAX_JOBS, CRON_TOOL_MAX_JOBS_PER_SESSION, CRON_TOOL_POLL_MS, CRON_TOOL_RUNS_KEPT } from "./cron-limits.ts";
-import { cronStateKey, normalizeSchedule, planOf } from "./cron-plan.ts";
-import { removeCronJob, viewJobs } from "./cron-view.ts";
+import { normalizeSchedule, planOf } from "./cron-plan.ts";
+import { cronStateKey, removeCronJob } from "./cron-store.ts";
+import { viewJobs } from "./cron-view.ts";
 import { BUILTIN_TOOL_DESCRIPTIONS } from "./schemas.ts";
 
 /** Where the cron tool keeps jobs, resolved at call time (the host's storage). */
