@@ -58,9 +58,10 @@ export const CronJobArg = z.strictObject({ name: JobName.optional(), schedule: C
 export const CronArgs = z.strictObject({
   action: z.enum(["add", "list", "remove", "run", "runs"]).describe("add a job, list this conversation's jobs, remove one, run one now, or show its last runs"),
   job: CronJobArg.optional().describe("add: the job (or give name, schedule and payload beside action)"),
+  // the same fields beside action, checked against CronJobArg by the tool (not spelled out twice to the model)
   name: JobName.optional(),
-  schedule: CronScheduleArg.optional().describe("add: when"),
-  payload: CronPayloadArg.optional().describe("add: what"),
+  schedule: z.record(z.string(), z.unknown()).optional().describe("add: same as job.schedule"),
+  payload: z.record(z.string(), z.unknown()).optional().describe("add: same as job.payload"),
   jobId: JobId.optional().describe("remove, run, runs: the job's id"),
   id: JobId.optional().describe("same as jobId"),
 });

@@ -1,10 +1,10 @@
 import { errorMessage, isPrxError, PrxError } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import type { CronJobStore, CronStateStore } from "../../storage/types.ts";
-import { defineTool } from "../define.ts";
+import { defineTool, describeIssues } from "../define.ts";
 import { fail, ok } from "../result.ts";
 import type { Tool, ToolContext, ToolResult } from "../types.ts";
-import { CronArgs } from "./cron-args.ts";
+import { CronArgs, CronJobArg } from "./cron-args.ts";
 import { CRON_TOOL_MAX_JOBS, CRON_TOOL_MAX_JOBS_PER_SESSION, CRON_TOOL_POLL_MS, CRON_TOOL_RUNS_KEPT } from "./cron-limits.ts";
 import { normalizeSchedule, planOf } from "./cron-plan.ts";
 import { cronStateKey, removeCronJob } from "./cron-store.ts";
@@ -67,9 +67,14 @@ async function act(s: CronToolStores, args: CronArgs, context: ToolContext): Pro
 }
 
 async function add(s: CronToolStores, args: CronArgs, context: ToolContext): Promise<ToolResult> {
-  const given = args.job ?? (args.schedule && args.payload ? { name: args.name, schedule: args.schedule, payload: args.payload } : null);
-  if (!given) return fail("add needs job: {schedule, payload} (or schedule and payload beside action)");
   if (args.job && (args.schedule || args.payload || args.name)) return fail("give the job either as job or as name/schedule/payload, not both");
+  let given = args.job;
+  if (!given) {
+    if (!args.schedule || !args.payload) return fail("add needs job: {schedule, payload} (or schedule and payload beside action)");
+    const beside = CronJobArg.safeParse({ ...(args.name === undefined ? {} : { name: args.name }), schedule: args.schedule, payload: args.payload });
+    if (!beside.success) return fail(`invalid arguments for cron: ${describeIssues(beside.error)}`);
+    given = beside.data;
+  }
   const now = s.now();
   const schedule = normalizeSchedule(given.schedule, now);
   if ((await s.jobs.count(context.sessionId)) >= CRON_TOOL_MAX_JOBS_PER_SESSION) {
