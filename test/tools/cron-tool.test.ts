@@ -99,6 +99,10 @@ describe("cron tool", () => {
     expect((await add({ schedule: { kind: "cron", expr: "0 9 * * *", tz: "Mars/Olympus" }, payload: reminder("r") })).error).toContain("time zone");
     expect((await add({ schedule: { kind: "cron", expr: "0 0 30 2 *" }, payload: reminder("r") })).success).toBe(false);
     expect((await cron({ action: "add" })).error).toContain("add needs job");
+    // the job beside action is checked against the same schema
+    expect((await cron({ action: "add", schedule: { kind: "yearly" }, payload: reminder("r") })).error).toContain("schedule");
+    expect((await cron({ action: "add", schedule: inAMinute, payload: reminder("x".repeat(CRON_TOOL_MAX_TEXT_CHARS + 1)) })).error).toContain("payload.text");
+    expect((await cron({ action: "add", job: { schedule: inAMinute, payload: reminder("r") }, name: "twice" })).error).toContain("not both");
     expect((await cron({ action: "remove" })).error).toContain("needs jobId");
   });
 
