@@ -6,6 +6,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { openSqliteStorage, type SqliteStorage } from "../../../src/storage/index.ts";
 import { CRON_TOOL_MISSED_GRACE_MS } from "../../../src/tools/builtins/cron-limits.ts";
+import { CRON_MAX_JOBS } from "../../../src/plugins/cron/index.ts";
 import type { TurnInput } from "../../../src/agent/types.ts";
 import { FakeClock } from "../../plugins/cron/fake-clock.ts";
 import { advance, cronTool, parsed, telegramRunner, type Delivery } from "./harness.ts";
@@ -139,3 +140,15 @@ test("a restarted process does not fire a slot again; another channel's jobs are
   await advance(clock, T0 + 181_000, [second.runner]);
   expect(deliveries.map((d) => d.at - T0)).toEqual([60_000, 120_000, 180_000]);
 });
+
+test("more jobs than one scheduler takes (adds racing past the limit): the oldest CRON_MAX_JOBS run, the newest waits", async () => {
+  const { clock, deliveries, cron, start } = setup();
+  const seed = parsed(await cron({ action: "add", schedule: { kind: "every", every_ms: 60_000 }, payload: { kind: "systemEvent", text: "job" } }));
+  const row = (await storage.cronJobs.get(seed.id))!;
+  for (let i = 1; i <= CRON_MAX_JOBS; i++) storage.cronJobs.add({ ...row, id: `j${String(i).padStart(5, "0")}`, created_at: T0 + i });
+  const { runner, logger } = await start();
+  await advance(clock, T0 + 61_000, [runner]);
+  expect(deliveries.length).toBe(CRON_MAX_JOBS);
+  expect(deliveries.some((d) => d.session === "telegram:42")).toBe(true);
+  expect(logger.records.filter((r) => r.message.startsWith("more cron jobs")).length).toBe(1);
+}, 30_000);
