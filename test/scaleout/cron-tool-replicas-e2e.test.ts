@@ -45,7 +45,8 @@ beforeAll(async () => {
   fake = startFakeOpenAI();
   token = await sharedToken(schema);
   const config = sharedConfig(fake.url, schema, prefix, '[autonomy.tools]\ncron = "allow"');
-  replicas.push(...(await Promise.all([0, 1, 2].map(() => startReplica(replicaWorkspace(config))))));
+  // one at a time, each kept as it starts: one that fails to start leaves the others to afterAll to stop
+  for (let i = 0; i < 3; i++) replicas.push(await startReplica(replicaWorkspace(config)));
   for (const r of replicas) await waitFor(async () => (await fetch(`${r.url}/health`)).status === 200, `replica ${r.url} healthy`);
 });
 
