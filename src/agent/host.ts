@@ -244,6 +244,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
         sessions: () => storage.sessions,
         sessionLinks: () => storage.sessionLinks,
         ...(options.deliver ? { deliver: options.deliver(config.channels, env) } : {}),
+        cron: () => ({ jobs: storage.cronJobs, state: storage.cron, now: options.now ?? Date.now }),
       }),
       disabled: config.tools.disabled,
     });

@@ -16,6 +16,7 @@ import { validateSessionId } from "./sessions.ts";
 import { runToolRound } from "./tool-round.ts";
 import { TurnTranscript } from "./transcript.ts";
 import type { LifecycleEmit, TurnBlock, TurnDeps, TurnInput, TurnObserver, TurnResult } from "./types.ts";
+import type { ToolContext } from "../tools/types.ts";
 import { addUsage, ZERO_USAGE } from "./usage.ts";
 import { checkBudget, senderOf, type Spender } from "./budget.ts";
 import { dayIn } from "./calendar.ts";
@@ -315,7 +316,7 @@ class Turn {
     try {
       await runToolRound(response.tool_calls, results, {
         call: (name, args, context) => deps.tools.call(name, args, context),
-        context: { sessionId: input.sessionId, workspace: deps.workspace, signal: this.signal, sendMessage, memory: deps.memory() },
+        context: { sessionId: input.sessionId, workspace: deps.workspace, signal: this.signal, sendMessage, memory: deps.memory(), origin: originOf(input) },
         observer: this.observer,
         emit: this.emit,
         records: this.outcome.toolCalls,
@@ -427,5 +428,19 @@ function inboundEnvelope(input: TurnInput, text: string): Envelopes["inbound"] {
     },
     session_id: input.sessionId,
     metadata: input.metadata ?? {},
+  };
+}
+
+/** The channel and chat a turn's message came from (channels put chat_id and thread_id in the metadata). */
+function originOf(input: TurnInput): NonNullable<ToolContext["origin"]> {
+  const meta = input.metadata ?? {};
+  const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined);
+  const chatId = text(meta.chat_id);
+  const threadId = text(meta.thread_id);
+  return {
+    channel: input.channel,
+    ...(chatId === undefined ? {} : { chatId }),
+    ...(threadId === undefined ? {} : { threadId }),
+    ...(input.userId ? { userId: input.userId } : {}),
   };
 }

@@ -74,15 +74,17 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
     const routeGroups = channels;
     // route modules: loaded with the app, after listening
     const mounts = async (): Promise<GatewayMount[]> => {
-      const [{ pluginGatewayMounts }, { mcpRoutes }, { approvalRoutes }, { skillsRoutes }] = await Promise.all([
+      const [{ pluginGatewayMounts }, { mcpRoutes }, { approvalRoutes }, { skillsRoutes }, { cronJobRoutes }] = await Promise.all([
         import("../gateway/routes/plugins.ts"),
         import("../gateway/routes/mcp.ts"),
         import("../gateway/routes/approvals.ts"),
         import("../gateway/routes/skills.ts"),
+        import("../gateway/routes/cron-jobs.ts"),
       ]);
       return [
         approvalRoutes({ broker: host.approvals, audit: () => host.storage.audit }),
         skillsRoutes(host.skills),
+        cronJobRoutes({ jobs: () => host.storage.cronJobs, state: () => host.storage.cron }),
         ...pluginGatewayMounts(host),
         ...(await routeGroups.mounts()),
         mcpRoutes(mcpGatewayPort(host, mcp, options.version), host.config.gateway.max_body_bytes),
@@ -121,9 +123,10 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
       );
     });
   }
-  await phase("channel processes", () => {
+  const cron = await phase("channel processes", async () => {
     channels.start();
     void host.extensionsLoaded.then(() => channels.followReloads());
+    return startGatewayCron(host);
   });
   const openedLog = fileLog;
   const replicas = shared;
@@ -131,12 +134,31 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
     server,
     async close() {
       clearPresence(host.workspace, process.pid);
+      await cron.stop();
       await channels.stop();
       await host.close();
       replicas?.close();
       await openedLog.close();
     },
   };
+}
+
+/**
+ * The cron tool's jobs of sessions no channel serves (the HTTP API, chat): the gateway runs them into their sessions.
+ * A channel's jobs are its process's (src/channels/participant.ts), which delivers them to their chats.
+ */
+async function startGatewayCron(host: AgentHost): Promise<{ stop(): Promise<void> }> {
+  const { CronJobRunner } = await import("../agent/cron/index.ts");
+  const channelNames = new Set(Object.keys(host.config.channels));
+  const runner = new CronJobRunner({
+    jobs: host.storage.cronJobs,
+    state: host.storage.cron,
+    sessions: host.sessions,
+    runTurn: (input) => host.runTurn(input),
+    accepts: (row) => !channelNames.has(row.channel),
+  });
+  await runner.start();
+  return runner;
 }
 
 /**

@@ -8,7 +8,9 @@ import { createLogger, type Logger } from "../core/logger.ts";
 import type { PairingStore } from "../storage/types.ts";
 import type { ChildMessage } from "./ipc.ts";
 import type { LastError } from "./last-error.ts";
+import { CronJobRunner } from "../agent/cron/index.ts";
 import { ChannelRunner } from "./runner.ts";
+import { splitMessage } from "./split.ts";
 import { ChannelStore } from "./store.ts";
 import type { Channel } from "./types.ts";
 
@@ -22,6 +24,8 @@ export interface ChannelParticipant {
   store: ChannelStore;
   pairings: PairingStore;
   runner: ChannelRunner;
+  /** The cron tool's jobs created from this channel: delivered to their chats by this process (one replica per slot). */
+  cron: CronJobRunner;
   /** Write the liveness row and tell the supervisor the channel's health and counters. */
   report(): void;
 }
@@ -106,7 +110,21 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
     stopIfAborted(options);
     // what a previous process left unanswered goes first, before the messages that waited for this host
     await runner.resume();
-    return { host, store, pairings, runner, report };
+    const cron = new CronJobRunner({
+      jobs: host.storage.cronJobs,
+      state: host.storage.cron,
+      sessions: host.sessions,
+      runTurn: (input) => host.runTurn(input),
+      accepts: (row) => row.channel === name && row.chat_id !== null,
+      deliver: async (row, text) => {
+        for (const part of splitMessage(text, channel.capabilities.maxMessageLength)) {
+          await channel.send({ chatId: row.chat_id!, threadId: row.thread_id, replyTo: null, text: part });
+        }
+      },
+      logger,
+    });
+    await cron.start();
+    return { host, store, pairings, runner, cron, report };
   } catch (error) {
     await host.close();
     throw error;

@@ -185,7 +185,8 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
           });
         }
         if (participant) {
-          const { runner, store, host } = participant;
+          const { runner, store, host, cron } = participant;
+          await cron.stop();
           await runner.close(stopGraceMs);
           await stopChannel();
           await store

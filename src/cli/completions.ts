@@ -1,6 +1,7 @@
 import { SUBCOMMANDS as AGENTS } from "./agents.ts";
 import { SUBCOMMANDS as CHANNEL } from "./channel.ts";
 import { SUBCOMMANDS as CONFIG } from "./config.ts";
+import { SUBCOMMANDS as CRON } from "./cron.ts";
 import { SUBCOMMANDS as MCP } from "./mcp.ts";
 import { SUBCOMMANDS as MEMORY } from "./memory.ts";
 import { SUBCOMMANDS as PLUGINS } from "./plugins.ts";
@@ -36,6 +37,7 @@ export const COMPLETED_SUBCOMMANDS: Record<string, readonly string[]> = {
   usage: [],
   audit: [],
   skills: SKILLS,
+  cron: CRON,
   storage: STORAGE,
   channel: CHANNEL,
   mcp: MCP,

@@ -6,7 +6,7 @@
 import { version } from "../../package.json" with { type: "json" };
 import { hoistGlobalOptions } from "./global-options.ts";
 
-export const COMMANDS = ["init", "config", "doctor", "agent", "agents", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit", "status", "skills", "models", "service"] as const;
+export const COMMANDS = ["init", "config", "doctor", "agent", "agents", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit", "status", "skills", "models", "cron", "service"] as const;
 
 const HELP = `prx ${version} — a self-hosted AI agent host
 
@@ -32,6 +32,7 @@ Commands:
   usage [--since DAY|Nd] [--group day|session|model|channel|agent] [--json]   tokens and cost of model calls
   audit [--since] [--tool] [--json]  every tool call: its decision, who made it, outcome and duration
   skills list|info|new|install|remove   Agent Skills (SKILL.md folders): what is offered, and why not
+  cron list|rm|run|runs          reminders and scheduled turns the assistant set up (the cron tool)
   storage status|migrate|copy    the [storage] backend: schema version, migrations, SQLite -> PostgreSQL copy
   channel run|list|status|pair   channel processes (Telegram, Slack, Discord, Matrix, webhook) and pairing
   mcp list|tools|call|resources|prompts|serve   MCP servers prx uses; prx as an MCP server (stdio)
@@ -96,6 +97,8 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
       return (await import("./audit.ts")).auditCommand(rest);
     case "skills":
       return (await import("./skills.ts")).skillsCommand(rest);
+    case "cron":
+      return (await import("./cron.ts")).cronCommand(rest);
     case "channel":
       return (await import("./channel.ts")).channelCommand(rest);
     case "mcp":

@@ -5,6 +5,7 @@ import { urlFromEnv } from "./env.ts";
 import type { SqliteApprovalStore, SqliteAuditStore } from "./sqlite/autonomy.ts";
 import type { SqliteChannelStateStore } from "./sqlite/channels.ts";
 import type { SqliteCronStateStore } from "./sqlite/cron-state.ts";
+import type { SqliteCronJobStore } from "./sqlite/cron-jobs.ts";
 import { openSqliteDatabase } from "./sqlite/database.ts";
 import type { SqliteGatewayPairingStore } from "./sqlite/gateway-pairing.ts";
 import type { SqliteIdempotencyStore } from "./sqlite/idempotency.ts";
@@ -34,6 +35,7 @@ export interface SqliteStorage extends Storage {
   readonly responses: SqliteResponseStore;
   readonly pluginKv: SqlitePluginKvStore;
   readonly cron: SqliteCronStateStore;
+  readonly cronJobs: SqliteCronJobStore;
   readonly channels: SqliteChannelStateStore;
   readonly pairings: SqlitePairingStore;
   readonly media: SqliteMediaStore;
@@ -57,6 +59,7 @@ const storeModule = {
   responses: () => require("./sqlite/responses.ts") as typeof import("./sqlite/responses.ts"),
   pluginKv: () => require("./sqlite/plugin-kv.ts") as typeof import("./sqlite/plugin-kv.ts"),
   cron: () => require("./sqlite/cron-state.ts") as typeof import("./sqlite/cron-state.ts"),
+  cronJobs: () => require("./sqlite/cron-jobs.ts") as typeof import("./sqlite/cron-jobs.ts"),
   channels: () => require("./sqlite/channels.ts") as typeof import("./sqlite/channels.ts"),
   pairings: () => require("./sqlite/pairings.ts") as typeof import("./sqlite/pairings.ts"),
   memory: () => require("./sqlite/memory.ts") as typeof import("./sqlite/memory.ts"),
@@ -106,6 +109,7 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
   let responses: SqliteResponseStore | undefined;
   let pluginKv: SqlitePluginKvStore | undefined;
   let cron: SqliteCronStateStore | undefined;
+  let cronJobs: SqliteCronJobStore | undefined;
   let channels: SqliteChannelStateStore | undefined;
   let pairings: SqlitePairingStore | undefined;
   let media: SqliteMediaStore | undefined;
@@ -138,6 +142,9 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
     },
     get cron() {
       return (cron ??= new (storeModule.cron().SqliteCronStateStore)(db));
+    },
+    get cronJobs() {
+      return (cronJobs ??= new (storeModule.cronJobs().SqliteCronJobStore)(db));
     },
     get channels() {
       return (channels ??= new (storeModule.channels().SqliteChannelStateStore)(db, now));

@@ -311,6 +311,8 @@ export interface CronStateRow {
   lease_owner: string | null;
   lease_until: number | null;
   fence: number;
+  /** Why the last run failed (or was not run), or null. */
+  last_error: string | null;
 }
 
 /** A claim or a takeover: the fencing token later writes of this run present. */
@@ -325,6 +327,8 @@ export interface CronStateStore {
   /** Start over from `baseline` (schedule changed, or the job was removed and is back). */
   rebaseline(jobId: string, schedule: string, baseline: number): Awaitable<CronStateRow>;
   markRemoved(jobId: string, at: number): Awaitable<void>;
+  /** Drop the record of a job that is gone for good (a removed cron tool job). */
+  forget(jobId: string): Awaitable<void>;
   /** Claim `slot` for `owner` with a run lease until `leaseUntil`: non-null for exactly one claimant. */
   claim(jobId: string, slot: number, at: number, owner: string, leaseUntil: number): Awaitable<CronClaim | null>;
   /** Take over a run whose lease expired before `at` (its runner died): a new fence, or null when not expired. */
@@ -333,6 +337,56 @@ export interface CronStateStore {
   renew(jobId: string, fence: number, leaseUntil: number): Awaitable<boolean>;
   /** Record the outcome and drop the lease; false when the fence is stale (nothing written). */
   finish(jobId: string, fence: number, at: number, ok: boolean, error: string | null): Awaitable<boolean>;
+}
+
+// ---------------------------------------------------------------- jobs of the cron tool
+
+/** A job the assistant scheduled with the cron tool: when (schedule JSON), what (payload JSON), and where it came from. */
+export interface CronJobRow {
+  id: string;
+  name: string | null;
+  session_id: string;
+  /** The channel the job was created from ("telegram", "gateway", "chat", ...) and its chat there. */
+  channel: string;
+  chat_id: string | null;
+  thread_id: string | null;
+  /** Who asked for it (the sender on a channel), or null. */
+  owner: string | null;
+  /** The schedule as the tool took it (JSON). */
+  schedule: string;
+  /** The payload as the tool took it (JSON). */
+  payload: string;
+  created_at: number;
+  /** A manual run asked for (prx cron run) and not yet taken by a process, or null. */
+  run_requested_at: number | null;
+}
+
+/** One run of a cron tool job, as kept (the newest CRON_JOB_RUNS_KEPT per job). */
+export interface CronJobRunRow {
+  job_id: string;
+  at: number;
+  /** The slot this run was for; null for a manual run. */
+  slot: number | null;
+  ok: boolean;
+  /** What was delivered, or why it failed (cut at CRON_JOB_RUN_TEXT_MAX_CHARS). */
+  detail: string;
+}
+
+export interface CronJobStore {
+  add(row: CronJobRow): Awaitable<void>;
+  get(id: string): Awaitable<CronJobRow | null>;
+  /** Oldest first; of one session when `sessionId` is given. */
+  list(sessionId?: string): Awaitable<CronJobRow[]>;
+  count(sessionId?: string): Awaitable<number>;
+  remove(id: string): Awaitable<boolean>;
+  /** Ask for a run now; false when the job does not exist. */
+  requestRun(id: string, at: number): Awaitable<boolean>;
+  /** Take the manual run asked at `at`: true for exactly one process. */
+  takeRun(id: string, at: number): Awaitable<boolean>;
+  /** Keep a run, dropping the oldest past `keep` for the job. */
+  recordRun(run: CronJobRunRow, keep: number): Awaitable<void>;
+  /** Newest first. */
+  runs(jobId: string, limit: number): Awaitable<CronJobRunRow[]>;
 }
 
 // ---------------------------------------------------------------- channel offsets, inbox and pairings
@@ -650,6 +704,7 @@ export interface BackendStorage {
   readonly responses: ResponseStore;
   readonly pluginKv: PluginKvStore;
   readonly cron: CronStateStore;
+  readonly cronJobs: CronJobStore;
   readonly channels: ChannelStateStore;
   readonly pairings: PairingStore;
   readonly media: MediaStore;

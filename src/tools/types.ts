@@ -8,6 +8,8 @@ export interface ToolContext {
   sessionId: string;
   workspace: string;
   signal: AbortSignal;
+  /** Where the turn's message came from (the channel and its chat): where a job the turn schedules delivers to. */
+  origin?: { channel: string; chatId?: string; threadId?: string; userId?: string };
   /** Deliver an intermediate message to the user during the current turn (remote actionCallback). */
   sendMessage?: (text: string) => void;
   /** Variables the shell tool adds to its child's environment: the active skill's `[skills.entries.<name>] env`. */

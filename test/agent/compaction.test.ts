@@ -31,7 +31,7 @@ async function host(compaction: Record<string, unknown> = {}, events?: EventPubl
     providers: { fake: { base_url: fake.url, model_info: { small: { context_window: 2048, max_output_tokens: 256 } } } },
     reliability: { retries: 0 },
     memory: { auto_recall: false },
-    tools: { disabled: ["memory_recall", "memory_forget", "file_read", "file_write", "http_request", "shell", "sessions_list", "sessions_history", "delegate"] },
+    tools: { disabled: ["memory_recall", "memory_forget", "file_read", "file_write", "http_request", "shell", "sessions_list", "sessions_history", "delegate", "cron"] },
     compaction,
   });
   return openAgentHost({ workspace: dir, config, extend: async () => ({ events }) });

@@ -84,6 +84,7 @@ describe("client tools with the official openai client", () => {
       "sessions_list",
       "sessions_history",
       "delegate",
+      "cron",
       "get_weather",
     ]);
     const choice = first.choices[0]!;
@@ -233,8 +234,8 @@ describe("client tools: what is refused", () => {
     const tools = (n: number) => Array.from({ length: n }, (_, i) => ({ ...weather, function: { ...weather.function, name: `t${i}` } }));
     const ok = await raw({ model: "fake-model", messages: [{ role: "user", content: "hi" }], tools: tools(128) });
     expect(ok.status).toBe(200);
-    // the ten built-ins the default config offers (memory, files, web_fetch, sessions, delegate) and the client's own
-    expect(sentTools()).toHaveLength(10 + 128);
+    // the eleven built-ins the default config offers (memory, files, web_fetch, sessions, delegate, cron) and the client's own
+    expect(sentTools()).toHaveLength(11 + 128);
     const over = await raw({ model: "fake-model", messages: [{ role: "user", content: "hi" }], tools: tools(129) });
     expect(over.status).toBe(400);
     expect((await json(over)).error.message).toContain("tools");

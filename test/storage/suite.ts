@@ -559,6 +559,8 @@ export function storeSuite(backend: SuiteBackend): void {
       expect((await s.cron.get("p/other"))!.removed_at).toBe(20_000);
       expect((await s.cron.rebaseline("p/other", "*/2 * * * *", 30_000)).removed_at).toBeNull();
       expect(await s.cron.get("p/none")).toBeNull();
+      await s.cron.forget("p/other");
+      expect(await s.cron.get("p/other")).toBeNull();
     });
   });
 
@@ -611,6 +613,51 @@ export function storeSuite(backend: SuiteBackend): void {
       now += 60 * 60 * 1000;
       await rejects(() => s.pairings.approve(code), "NOT_FOUND");
       expect(await s.pairings.request("tg", "u2", "Bob")).not.toBe(code);
+    });
+  });
+
+  describe(`${backend.name}: cron tool jobs`, () => {
+    const job = (id: string, session: string, created: number) => ({
+      id,
+      name: null,
+      session_id: session,
+      channel: "telegram",
+      chat_id: "42",
+      thread_id: null,
+      owner: "7",
+      schedule: '{"kind":"at","at":"2026-01-01T00:00:00.000Z"}',
+      payload: '{"kind":"systemEvent","text":"hi"}',
+      created_at: created,
+      run_requested_at: null,
+    });
+
+    it("jobs are added, listed per session oldest first, counted and removed with their runs", async (s) => {
+      await s.cronJobs.add(job("j2", "telegram:42", 2000));
+      await s.cronJobs.add(job("j1", "telegram:42", 1000));
+      await s.cronJobs.add(job("j3", "gateway:x", 3000));
+      expect((await s.cronJobs.list("telegram:42")).map((r) => r.id)).toEqual(["j1", "j2"]);
+      expect((await s.cronJobs.list()).map((r) => r.id)).toEqual(["j1", "j2", "j3"]);
+      expect(await s.cronJobs.count("telegram:42")).toBe(2);
+      expect(await s.cronJobs.count()).toBe(3);
+      expect(await s.cronJobs.get("j1")).toEqual(job("j1", "telegram:42", 1000));
+      await s.cronJobs.recordRun({ job_id: "j1", at: 5000, slot: 4000, ok: true, detail: "sent" }, 2);
+      expect(await s.cronJobs.remove("j1")).toBe(true);
+      expect(await s.cronJobs.remove("j1")).toBe(false);
+      expect(await s.cronJobs.runs("j1", 10)).toEqual([]);
+      expect(await s.cronJobs.get("j1")).toBeNull();
+    });
+
+    it("a run asked for is taken by exactly one process; runs keep the newest `keep`", async (s) => {
+      await s.cronJobs.add(job("r1", "telegram:42", 1000));
+      expect(await s.cronJobs.requestRun("nope", 5000)).toBe(false);
+      expect(await s.cronJobs.requestRun("r1", 5000)).toBe(true);
+      expect((await s.cronJobs.get("r1"))!.run_requested_at).toBe(5000);
+      const taken = await Promise.all([s.cronJobs.takeRun("r1", 5000), s.cronJobs.takeRun("r1", 5000)]);
+      expect(taken.filter(Boolean).length).toBe(1);
+      for (let i = 1; i <= 4; i++) await s.cronJobs.recordRun({ job_id: "r1", at: i, slot: null, ok: i !== 3, detail: `run ${i}` }, 3);
+      const runs = await s.cronJobs.runs("r1", 10);
+      expect(runs.map((r) => [r.detail, r.ok, r.slot])).toEqual([["run 4", true, null], ["run 3", false, null], ["run 2", true, null]]);
+      expect((await s.cronJobs.runs("r1", 1)).map((r) => r.detail)).toEqual(["run 4"]);
     });
   });
 

@@ -42,8 +42,9 @@ async function offeredInATurn(host: AgentHost): Promise<string[]> {
 }
 
 /** Offered under the default config: memory, files and web_fetch (public hosts only). */
-/** What every host offers: memory, files, web_fetch, and the session tools (message_send needs a target). */
+/** What every host offers: memory, files, web_fetch, cron and the session tools (message_send needs a target). */
 const MEMORY_AND_FILES = [
+  "cron",
   "delegate",
   "file_edit",
   "file_read",

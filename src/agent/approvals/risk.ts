@@ -16,6 +16,7 @@ const BUILTIN_RISK: Readonly<Record<string, ToolRisk>> = {
   web_search: "network",
   shell: "execute",
   message_send: "message",
+  cron: "write",
   wasm_plugins_manage: "execute",
   sessions_list: "read",
   sessions_history: "read",

@@ -1,5 +1,6 @@
 import { api, describe, json } from "./api.ts";
 import { auditList, pendingApprovalsList } from "./approvals.ts";
+import { cronJobsList } from "./cron-jobs.ts";
 import { badge, h, time } from "./dom.ts";
 import { onSnapshot, type Channel, type CronJob, type Snapshot } from "./live.ts";
 import { usageChart } from "./usage.ts";
@@ -12,12 +13,17 @@ function section(title: string, testid: string, ...body: Node[]): HTMLElement {
   return h("section", { class: "card", "data-testid": testid }, h("h3", {}, title), ...body);
 }
 
+/** A section as wide as the page (a table with a column of buttons). */
+function wideSection(title: string, testid: string, ...body: Node[]): HTMLElement {
+  return h("section", { class: "card wide", "data-testid": testid }, h("h3", {}, title), ...body);
+}
+
 function errorLine(error: unknown): HTMLElement {
   const { message, hint } = describe(error);
   return h("div", { class: "error" }, message, hint ? h("div", { class: "hint" }, hint) : "");
 }
 
-/** Status: health, tool calls waiting for approval, the audit log, providers, memory (search, forget), hooks, cron, event bus, channels (restart); live over SSE. */
+/** Status: health, tool calls waiting for approval, the audit log, providers, memory (search, forget), hooks, the cron tool's jobs (run now, remove), plugin cron, event bus, channels (restart); live over SSE. */
 export function statusView(): { el: HTMLElement; dispose(): void } {
   const health = h("div");
   const overview = h("div", { class: "muted small" });
@@ -125,7 +131,9 @@ export function statusView(): { el: HTMLElement; dispose(): void } {
 
   const approvals = pendingApprovalsList();
   const audit = auditList();
+  const scheduled = cronJobsList();
   const stop = onSnapshot(renderSnapshot);
+  void scheduled.refresh();
   void approvals.refresh();
   void audit.refresh();
   void loadProviders();
@@ -142,7 +150,8 @@ export function statusView(): { el: HTMLElement; dispose(): void } {
     section("Usage", "usage", usage),
     section("Memory", "memory", memoryCount, memoryForm, found),
     section("Hooks (hooks.json)", "hooks", hooks),
-    section("Cron", "cron", cron),
+    wideSection("Scheduled jobs", "scheduled-jobs", scheduled.el, h("button", { class: "small", onclick: () => void scheduled.refresh() }, "Refresh")),
+    section("Cron (plugins)", "cron", cron),
     section("Event bus", "events", bus),
     section("Channels", "channels", channels),
   );

@@ -1,5 +1,5 @@
 import { PrxError } from "../../core/errors.ts";
-import { CronSchedule } from "../cron/schedule.ts";
+import { CronSchedule } from "../../core/cron/index.ts";
 import type { CronJob } from "../cron/types.ts";
 import { ADAPTER_TIMEOUT_MARGIN_MS, describeCapability, guestCall } from "./call.ts";
 import type { AdapterContext, CapabilityAdapter, CronAdapter } from "./types.ts";

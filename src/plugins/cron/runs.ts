@@ -5,7 +5,7 @@ import type { CronStateStore } from "../../storage/types.ts";
 import { withTimeout } from "./clock.ts";
 import { RunLease } from "./lease.ts";
 import { cronResultPayload } from "./result.ts";
-import type { CronSchedule } from "./schedule.ts";
+import type { SlotPlan } from "../../core/cron/index.ts";
 import type { CronClock, CronJob, CronJobStatus, CronRunRecord } from "./types.ts";
 
 /** Default time a job's run may take before it is recorded as failed (the sandbox enforces its own limit too). */
@@ -14,7 +14,7 @@ export const CRON_RUN_TIMEOUT_MS = 60_000;
 /** What the scheduler knows of one job. */
 export interface JobState {
   job: CronJob;
-  schedule: CronSchedule;
+  schedule: SlotPlan;
   lastSlot: number;
   nextDue: number | null;
   running: Promise<void> | null;
@@ -58,14 +58,18 @@ export class CronRuns {
   /** Run a claimed slot, unless the previous run of the job is still going (then it is reported, not run). */
   fire(state: JobState, slot: number, coalesced: number, fence: number): void {
     if (state.running) {
-      state.skipped++;
-      const error = "skipped: the previous run of this job is still in progress";
-      this.o.logger.warn("cron slot skipped", { job: state.job.id, slot: new Date(slot).toISOString() });
-      this.publish(state, { job: state.job.id, slot: new Date(slot).toISOString(), ok: false, error, coalesced, durationMs: 0 });
-      void this.record(state.job.id, fence, this.o.clock.now(), false, error);
+      this.skip(state, slot, coalesced, fence, "skipped: the previous run of this job is still in progress");
       return;
     }
     void this.execute(state, slot, coalesced, fence);
+  }
+
+  /** A claimed slot not run (reported, counted, recorded with the claim's fence). */
+  skip(state: JobState, slot: number, coalesced: number, fence: number, error: string): void {
+    state.skipped++;
+    this.o.logger.warn("cron slot skipped", { job: state.job.id, slot: new Date(slot).toISOString(), reason: error });
+    this.publish(state, { job: state.job.id, slot: new Date(slot).toISOString(), ok: false, error, coalesced, durationMs: 0 });
+    void this.record(state.job.id, fence, this.o.clock.now(), false, error);
   }
 
   /** Run now: a claimed slot (with its fence) or, with slot and fence null, outside the schedule (the cron_run probe). */
@@ -111,6 +115,12 @@ export class CronRuns {
     }
     if (fence !== null) await this.record(record.job, fence, at, record.ok, record.error ?? null);
     this.publish(state, record);
+    if (fence === null || !state.job.done) return;
+    try {
+      await state.job.done(record);
+    } catch (error) {
+      this.o.logger.error("cron job's after-run step failed", { job: record.job, error: errorMessage(error) });
+    }
   }
 
   /** The outcome in the store, under the claim's fence. */

@@ -9,7 +9,7 @@ import type { CronStateStore } from "../../storage/types.ts";
 import { CRON_MAX_TIMER_MS, systemClock } from "./clock.ts";
 import { CRON_RUN_LEASE_MS } from "./lease.ts";
 import { CronRuns, type JobState } from "./runs.ts";
-import { CronSchedule } from "./schedule.ts";
+import { CronSchedule, type SlotPlan } from "../../core/cron/index.ts";
 import type { CronClock, CronJob, CronJobStatus, CronRunRecord } from "./types.ts";
 
 export { CRON_RUN_TIMEOUT_MS } from "./runs.ts";
@@ -121,7 +121,7 @@ export class CronScheduler {
     if (this.started) this.enqueue("tick", () => this.tick());
   }
 
-  private register(job: CronJob, schedule: CronSchedule, existing: JobState | undefined, now: number): Awaitable<void> {
+  private register(job: CronJob, schedule: SlotPlan, existing: JobState | undefined, now: number): Awaitable<void> {
     const stored = then(this.store.ensure(job.id, job.schedule, now), (row) => {
       if (row.schedule === job.schedule && row.removed_at === null) return row;
       this.logger.info("cron job restarts from now (schedule changed or job re-added)", {
@@ -199,11 +199,11 @@ export class CronScheduler {
     }));
   }
 
-  private validate(jobs: readonly CronJob[]): Map<string, CronSchedule> {
+  private validate(jobs: readonly CronJob[]): Map<string, SlotPlan> {
     if (jobs.length > CRON_MAX_JOBS) {
       throw new PrxError("LIMIT_EXCEEDED", `${jobs.length} cron jobs given; at most ${CRON_MAX_JOBS} are allowed`);
     }
-    const parsed = new Map<string, CronSchedule>();
+    const parsed = new Map<string, SlotPlan>();
     for (const job of jobs) {
       const slash = job.id.indexOf("/");
       if (slash <= 0 || slash === job.id.length - 1) {
@@ -212,7 +212,10 @@ export class CronScheduler {
       if (parsed.has(job.id)) throw new PrxError("CONFLICT", `cron job "${job.id}" is given twice`);
       // a job carried over by a reload keeps its parsed schedule: a swap parses only what changed
       const known = this.states.get(job.id)?.schedule;
-      parsed.set(job.id, known?.source === job.schedule ? known : new CronSchedule(job.schedule, { utc: this.options.utc }));
+      if (job.plan && job.plan.source !== job.schedule) {
+        throw new PrxError("BAD_REQUEST", `cron job "${job.id}": its schedule must be its plan's source "${job.plan.source}"`);
+      }
+      parsed.set(job.id, known?.source === job.schedule ? known : (job.plan ?? new CronSchedule(job.schedule, { utc: this.options.utc })));
     }
     return parsed;
   }
@@ -272,6 +275,11 @@ export class CronScheduler {
           missed: due >= COALESCE_COUNT_CAP ? `${COALESCE_COUNT_CAP}+` : due,
           slot: new Date(slot).toISOString(),
         });
+      }
+      const late = now - slot;
+      if (state.job.graceMs !== undefined && late > state.job.graceMs) {
+        this.runs.skip(state, slot, Math.max(1, due), claim.fence, `missed: found due ${late} ms after its time, past the ${state.job.graceMs} ms grace`);
+        return;
       }
       this.runs.fire(state, slot, Math.max(1, due), claim.fence);
       return;

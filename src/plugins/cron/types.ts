@@ -1,11 +1,22 @@
-/** A cron capability of one plugin, as the current generation provides it. */
+import type { SlotPlan } from "../../core/cron/index.ts";
+
+/** A cron capability of one plugin as the current generation provides it, or a job of the cron tool. */
 export interface CronJob {
-  /** "<plugin>/<capability>"; the key of its last-fire record in SQLite. */
+  /** "<owner>/<name>" ("<plugin>/<capability>"); the key of its last-fire record in the cron state store. */
   id: string;
-  /** 5- or 6-field cron expression (or a macro such as @hourly). */
+  /** 5- or 6-field cron expression (or a macro such as @hourly); with `plan`, the plan's source. */
   schedule: string;
+  /** Slots of another kind (an instant, an interval, a cron expression in a time zone) instead of parsing `schedule`. */
+  plan?: SlotPlan;
+  /**
+   * A slot found due later than this after its time (missed while no process ran) is recorded as missed, not run.
+   * Without it the latest missed slot always runs once.
+   */
+  graceMs?: number;
   /** Calls the guest's `run` export; resolves with its output. */
   run(): Promise<string>;
+  /** Called once a scheduled run's outcome is recorded (a one-shot job removes itself here). */
+  done?(record: CronRunRecord): void | Promise<void>;
   /** Overrides the scheduler's run timeout (CRON_RUN_TIMEOUT_MS). */
   timeoutMs?: number;
 }

@@ -64,6 +64,11 @@ const TABLES: readonly TableCopy[] = [
     booleans: ["last_ok"],
     order: "job_id",
   },
+  {
+    name: "cron_jobs",
+    columns: ["id", "name", "session_id", "channel", "chat_id", "thread_id", "owner", "schedule", "payload", "created_at", "run_requested_at"],
+    order: "created_at, id",
+  },
   { name: "channel_cursor", columns: ["channel", "value", "updated_at"], order: "channel" },
   {
     name: "channel_inbox",

@@ -2,7 +2,7 @@ import type { SQL } from "bun";
 import type { CronClaim, CronStateRow, CronStateStore } from "../types.ts";
 import { pg } from "./connect.ts";
 
-const COLUMNS = "job_id, schedule, last_slot, removed_at, fires, lease_owner, lease_until, fence";
+const COLUMNS = "job_id, schedule, last_slot, removed_at, fires, lease_owner, lease_until, fence, last_error";
 
 /** Cron last-fire records and run leases in PostgreSQL: each claim is one conditional UPDATE, won by one replica. */
 export class PgCronStateStore implements CronStateStore {
@@ -36,6 +36,10 @@ export class PgCronStateStore implements CronStateStore {
 
   async markRemoved(jobId: string, at: number): Promise<void> {
     await pg("cron remove", () => this.sql.unsafe("UPDATE cron_state SET removed_at = $1 WHERE job_id = $2", [at, jobId]));
+  }
+
+  async forget(jobId: string): Promise<void> {
+    await pg("cron forget", () => this.sql.unsafe("DELETE FROM cron_state WHERE job_id = $1", [jobId]));
   }
 
   claim(jobId: string, slot: number, at: number, owner: string, leaseUntil: number): Promise<CronClaim | null> {

@@ -326,6 +326,34 @@ ALTER TABLE sessions ADD COLUMN agent TEXT NOT NULL DEFAULT 'main';
 ALTER TABLE tool_audit ADD COLUMN agent TEXT NOT NULL DEFAULT 'main';
 CREATE INDEX sessions_agent_updated ON sessions (agent, updated_at DESC);`,
   },
+  {
+    version: 18,
+    name: "cron tool jobs and their runs",
+    sql: `
+CREATE TABLE cron_jobs (
+  id TEXT PRIMARY KEY,
+  name TEXT,
+  session_id TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  chat_id TEXT,
+  thread_id TEXT,
+  owner TEXT,
+  schedule TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  created_at DOUBLE PRECISION NOT NULL,
+  run_requested_at DOUBLE PRECISION
+);
+CREATE INDEX cron_jobs_session ON cron_jobs (session_id, created_at);
+CREATE TABLE cron_job_runs (
+  seq BIGSERIAL PRIMARY KEY,
+  job_id TEXT NOT NULL,
+  at DOUBLE PRECISION NOT NULL,
+  slot DOUBLE PRECISION,
+  ok BOOLEAN NOT NULL,
+  detail TEXT NOT NULL
+);
+CREATE INDEX cron_job_runs_job ON cron_job_runs (job_id, seq);`,
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

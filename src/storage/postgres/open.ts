@@ -5,6 +5,7 @@ import { PgApprovalStore, PgAuditStore } from "./autonomy.ts";
 import { PgChannelStateStore } from "./channels.ts";
 import { openPg } from "./connect.ts";
 import { PgCronStateStore } from "./cron-state.ts";
+import { PgCronJobStore } from "./cron-jobs.ts";
 import { PgGatewayPairingStore } from "./gateway-pairing.ts";
 import { HistoryPrefetch } from "./history-prefetch.ts";
 import { PgIdempotencyStore } from "./idempotency.ts";
@@ -66,6 +67,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     responses: new PgResponseStore(sql, options.responsesTtlMs ?? DEFAULT_RESPONSES_TTL_MS, now),
     pluginKv: new PgPluginKvStore(sql),
     cron: new PgCronStateStore(sql),
+    cronJobs: new PgCronJobStore(sql),
     channels: new PgChannelStateStore(sql),
     pairings: new PgPairingStore(sql, now),
     media: new PgMediaStore(sql),

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { CronClaim, CronStateRow, CronStateStore } from "../types.ts";
 import { migrateSqlite } from "./schema.ts";
 
-const COLUMNS = "job_id, schedule, last_slot, removed_at, fires, lease_owner, lease_until, fence";
+const COLUMNS = "job_id, schedule, last_slot, removed_at, fires, lease_owner, lease_until, fence, last_error";
 
 /**
  * Last-fire records and run leases in the workspace database. Claiming a slot is one conditional UPDATE, so of
@@ -33,6 +33,10 @@ export class SqliteCronStateStore implements CronStateStore {
 
   markRemoved(jobId: string, at: number): void {
     this.db.query("UPDATE cron_state SET removed_at = ? WHERE job_id = ?").run(at, jobId);
+  }
+
+  forget(jobId: string): void {
+    this.db.query("DELETE FROM cron_state WHERE job_id = ?").run(jobId);
   }
 
   claim(jobId: string, slot: number, at: number, owner: string, leaseUntil: number): CronClaim | null {

@@ -351,7 +351,32 @@ CREATE INDEX IF NOT EXISTS session_links_parent ON session_links (parent_id, cre
       db.exec("CREATE INDEX IF NOT EXISTS sessions_agent_updated ON sessions (agent, updated_at DESC)");
     },
   },
+  { version: 15, name: "cron tool jobs and their runs", apply: (db) => db.exec(CRON_JOBS) },
 ];
+
+const CRON_JOBS = `CREATE TABLE IF NOT EXISTS cron_jobs (
+  id TEXT PRIMARY KEY,
+  name TEXT,
+  session_id TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  chat_id TEXT,
+  thread_id TEXT,
+  owner TEXT,
+  schedule TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  created_at REAL NOT NULL,
+  run_requested_at REAL
+);
+CREATE INDEX IF NOT EXISTS cron_jobs_session ON cron_jobs (session_id, created_at);
+CREATE TABLE IF NOT EXISTS cron_job_runs (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id TEXT NOT NULL,
+  at REAL NOT NULL,
+  slot REAL,
+  ok INTEGER NOT NULL,
+  detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS cron_job_runs_job ON cron_job_runs (job_id, seq);`;
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS storage_migrations (
   version INTEGER PRIMARY KEY,

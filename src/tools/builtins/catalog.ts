@@ -1,6 +1,7 @@
 import type { ToolSpec } from "../../providers/types.ts";
 import type { Tool } from "../types.ts";
 import { httpUnavailable } from "./http-allowlist.ts";
+import { cronUnavailable } from "./cron-policy.ts";
 import { shellUnavailable } from "./shell-policy.ts";
 import type { BuiltinToolsOptions } from "./types.ts";
 import { webSearchUnavailable } from "./web-search-policy.ts";
@@ -27,6 +28,7 @@ function unavailable(name: string, options: BuiltinToolsOptions): string | undef
   if (name === "message_send") return messageSendUnavailable(options);
   if (name === "sessions_list" || name === "sessions_history") return sessionsUnavailable(options);
   if (name === "delegate") return delegateUnavailable(options);
+  if (name === "cron") return cronUnavailable(options);
   return undefined;
 }
 

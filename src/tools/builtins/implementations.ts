@@ -1,4 +1,7 @@
+import { PrxError } from "../../core/errors.ts";
 import type { Tool } from "../types.ts";
+import { createCronTool } from "./cron.ts";
+import { cronUnavailable } from "./cron-policy.ts";
 import { createFileTools } from "./files.ts";
 import { createHttpTool } from "./http.ts";
 import { createMemoryTools } from "./memory.ts";
@@ -25,7 +28,12 @@ export function createBuiltinTools(options: BuiltinToolsOptions): Tool[] {
     createMessageSendTool(options),
     ...createSessionTools(options),
     createDelegateTool(options),
+    createCronTool(options.cron ?? noCronStores, cronUnavailable(options)),
   ];
+}
+
+function noCronStores(): never {
+  throw new PrxError("TOOL_FAILED", cronUnavailable({})!);
 }
 
 export { createFileTools, createHttpTool, createMemoryTools, createShellTool, createWebFetchTool, createWebSearchTool };

@@ -19,6 +19,7 @@ export const BUILTIN_TOOL_NAMES: readonly string[] = [
   "sessions_list",
   "sessions_history",
   "delegate",
+  "cron",
 ];
 
 /** The plugin runtime's management tool (src/plugins/manage-tool.ts), built in like the others (opt-in for the model). */

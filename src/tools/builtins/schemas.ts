@@ -13,6 +13,7 @@ import {
   WEB_SEARCH_MAX_QUERY_CHARS,
 } from "../limits.ts";
 import { DelegateArgs, MessageSendArgs, SessionsHistoryArgs, SessionsListArgs } from "./agent-tools-schemas.ts";
+import { CronArgs } from "./cron-args.ts";
 
 /**
  * The wire formats of the built-in tools: each tool's arguments (the one schema that validates a call, and, turned
@@ -140,6 +141,9 @@ export const BUILTIN_TOOL_DESCRIPTIONS = {
   delegate:
     "Run a sub-task as a helper with its own instructions, a subset of the tools and a budget; returns the helper's answer. " +
     "The helper sees only the task, not this conversation.",
+  cron:
+    "Schedule work for this conversation: a reminder delivered here at a time (payload systemEvent) or a question the assistant " +
+    "answers then (payload agentTurn); once (schedule at), every N ms (every) or by cron expression (cron). Also list, remove, run now, and show runs.",
 } as const satisfies Record<keyof typeof BUILTIN_TOOL_ARGS, string>;
 
 /** Each built-in tool's argument schema, by tool name. */
@@ -158,6 +162,7 @@ export const BUILTIN_TOOL_ARGS = {
   sessions_list: SessionsListArgs,
   sessions_history: SessionsHistoryArgs,
   delegate: DelegateArgs,
+  cron: CronArgs,
 } as const;
 
 export type BuiltinToolName = keyof typeof BUILTIN_TOOL_ARGS;

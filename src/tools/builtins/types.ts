@@ -2,6 +2,7 @@ import type { ToolsConfig } from "../../config/schema.ts";
 import type { MemoryBackend } from "../../memory/types.ts";
 import type { ToolContext, ToolResult } from "../types.ts";
 import type { SessionLinkStore, SessionStore } from "../../storage/types.ts";
+import type { CronToolStores } from "./cron.ts";
 
 export interface BuiltinToolsOptions {
   config: ToolsConfig;
@@ -19,6 +20,8 @@ export interface BuiltinToolsOptions {
   sessionLinks?: () => SessionLinkStore;
   /** How message_send reaches a channel's chat; without it channel targets refuse. */
   deliver?: ChannelDeliver;
+  /** The cron tool's jobs (the host's storage); without it the tool refuses every call. */
+  cron?: () => CronToolStores;
 }
 
 /** A chat of a configured channel that message_send writes to. */

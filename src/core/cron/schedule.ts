@@ -34,6 +34,8 @@ interface Parts {
 export interface CronScheduleOptions {
   /** Evaluate in UTC instead of the process's local time zone (default: local, like cron). */
   utc?: boolean;
+  /** Evaluate in this IANA time zone ("Europe/Berlin"); wins over `utc`. */
+  tz?: string;
 }
 
 /**
@@ -45,10 +47,12 @@ export class CronSchedule {
   readonly source: string;
   readonly utc: boolean;
   private readonly fields: Record<FieldName, CronField>;
+  private readonly zone: ZoneClock | null;
 
   constructor(expression: string, options: CronScheduleOptions = {}) {
     this.source = expression;
     this.utc = options.utc ?? false;
+    this.zone = options.tz === undefined ? null : new ZoneClock(options.tz);
     this.fields = parseExpression(expression);
   }
 
@@ -190,6 +194,7 @@ export class CronSchedule {
   }
 
   private partsOf(ms: number): Parts {
+    if (this.zone) return this.zone.partsOf(ms);
     const t = new Date(ms);
     return this.utc
       ? {
@@ -211,9 +216,52 @@ export class CronSchedule {
   }
 
   private msOf(p: Parts): number {
+    if (this.zone) return this.zone.msOf(p);
     return this.utc
       ? Date.UTC(p.y, p.mo - 1, p.d, p.h, p.mi, p.s)
       : new Date(p.y, p.mo - 1, p.d, p.h, p.mi, p.s).getTime();
+  }
+}
+
+/** Wall-clock fields in one IANA time zone, through Intl: a slot in a DST gap fires at the shifted time, a repeated hour once. */
+class ZoneClock {
+  private readonly format: Intl.DateTimeFormat;
+
+  constructor(readonly tz: string) {
+    try {
+      this.format = new Intl.DateTimeFormat("en-US", {
+        timeZone: tz,
+        hourCycle: "h23",
+        year: "numeric",
+        month: "numeric",
+        day: "numeric",
+        hour: "numeric",
+        minute: "numeric",
+        second: "numeric",
+      });
+    } catch {
+      throw cronError(tz, null, `names no time zone known here (use an IANA name such as "Europe/Berlin" or "UTC")`);
+    }
+  }
+
+  partsOf(ms: number): Parts {
+    const out: Record<string, number> = {};
+    for (const part of this.format.formatToParts(ms)) if (part.type !== "literal") out[part.type] = Number(part.value);
+    return { y: out.year!, mo: out.month!, d: out.day!, h: out.hour! % 24, mi: out.minute!, s: out.second! };
+  }
+
+  private offset(ms: number): number {
+    const p = this.partsOf(ms);
+    return Date.UTC(p.y, p.mo - 1, p.d, p.h, p.mi, p.s) - Math.floor(ms / 1000) * 1000;
+  }
+
+  msOf(p: Parts): number {
+    const wall = Date.UTC(p.y, p.mo - 1, p.d, p.h, p.mi, p.s);
+    const first = wall - this.offset(wall);
+    const second = wall - this.offset(first);
+    if (first === second) return first;
+    // a repeated hour: the earlier instant; a gap: the later offset, which lands after the gap
+    return this.partsOf(first).h === p.h && this.partsOf(second).h === p.h ? Math.min(first, second) : Math.max(first, second);
   }
 }
 

@@ -1,4 +1,4 @@
-import { PrxError } from "../../core/errors.ts";
+import { PrxError } from "../errors.ts";
 
 /** One field of a cron expression after parsing: the allowed values, sorted, plus a lookup table. */
 export interface CronField {

@@ -1,0 +1,2 @@
+export { CronJobRunner } from "./runner.ts";
+export type { CronJobRunnerOptions } from "./types.ts";

@@ -1,0 +1,183 @@
+import { createLogger, type Logger } from "../../core/logger.ts";
+import { errorMessage } from "../../core/errors.ts";
+import { CRON_MAX_JOBS, CronScheduler, systemClock, type CronClock, type CronJob, type CronRunRecord } from "../../plugins/cron/index.ts";
+import {
+  CRON_TOOL_MISSED_GRACE_MS,
+  CRON_TOOL_POLL_MS,
+  CRON_TOOL_RUN_DETAIL_CHARS,
+  CRON_TOOL_RUN_TIMEOUT_MS,
+  CRON_TOOL_RUNS_KEPT,
+} from "../../tools/builtins/cron-limits.ts";
+import type { StoredJob } from "../../tools/builtins/cron-plan.ts";
+import { cronStateKey, removeCronJob } from "../../tools/builtins/cron-store.ts";
+import type { CronJobRow } from "../../storage/types.ts";
+import type { CronJobRunnerOptions } from "./types.ts";
+
+/**
+ * Runs the cron tool's jobs this process delivers, on the plugin cron scheduler: each slot is claimed in the cron
+ * state store before it runs, so with several processes or replicas sharing the store a slot fires once; a slot
+ * missed while no process ran fires once on start when within CRON_TOOL_MISSED_GRACE_MS. The job list is read every
+ * CRON_TOOL_POLL_MS (jobs added, removed or asked to run elsewhere). A systemEvent's text is added to the session
+ * and sent to the chat; an agentTurn's message runs as a turn of the session and its answer is sent. An `at` job is
+ * removed once it ran well.
+ */
+export class CronJobRunner {
+  private readonly scheduler: CronScheduler;
+  private readonly clock: CronClock;
+  private readonly logger: Logger;
+  private timer: { cancel(): void } | null = null;
+  private stopped = true;
+  private syncing: Promise<void> | null = null;
+  private readonly manual = new Set<Promise<void>>();
+  /** More jobs than the scheduler takes were found (told once until it is over). */
+  private overfull = false;
+  /** Jobs whose stored row this version cannot read (told once). */
+  private readonly unreadable = new Set<string>();
+  /** The jobs last handed to the scheduler, by id, as stored. */
+  private known = new Map<string, StoredJob>();
+
+  constructor(private readonly o: CronJobRunnerOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.logger = o.logger ?? createLogger("agent.cron");
+    this.scheduler = new CronScheduler({
+      store: o.state,
+      clock: this.clock,
+      logger: this.logger,
+      runTimeoutMs: CRON_TOOL_RUN_TIMEOUT_MS,
+      ...(o.owner ? { owner: o.owner } : {}),
+      ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
+    });
+  }
+
+  /** Read the jobs, fire what is due (missed slots within the grace once) and keep reading them. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.sync();
+    this.scheduler.start();
+    this.arm();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    this.timer = null;
+    await this.syncing;
+    await this.scheduler.stop();
+    while (this.manual.size > 0) await Promise.allSettled([...this.manual]);
+  }
+
+  /** Resolves when no read of the jobs, store call or run is in progress (tests). */
+  async idle(): Promise<void> {
+    await this.syncing;
+    await this.scheduler.idle();
+    while (this.manual.size > 0) await Promise.allSettled([...this.manual]);
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    this.timer = this.clock.setTimer(() => {
+      void this.sync().finally(() => this.arm());
+    }, this.o.pollMs ?? CRON_TOOL_POLL_MS);
+  }
+
+  /** Hand the scheduler the jobs as stored now, and take the manual runs asked for. */
+  sync(): Promise<void> {
+    return (this.syncing ??= this.read()
+      .catch((error: unknown) => this.logger.error("cron jobs not read; will retry", { error: errorMessage(error) }))
+      .finally(() => (this.syncing = null)));
+  }
+
+  private async read(): Promise<void> {
+    let rows = (await this.o.jobs.list()).filter((row) => this.o.accepts(row));
+    if (rows.length > CRON_MAX_JOBS) {
+      // adds racing past the tool's workspace limit: the oldest run, the rest wait (never none of them)
+      if (!this.overfull) this.logger.error("more cron jobs than one scheduler takes; the newest wait", { jobs: rows.length, max: CRON_MAX_JOBS });
+      this.overfull = true;
+      rows = rows.slice(0, CRON_MAX_JOBS);
+    } else this.overfull = false;
+    const next = new Map<string, StoredJob>();
+    // the jobs' schemas (and zod) load with the first job: a process with none stays as light as before
+    const { readJob } = rows.length > 0 ? await import("../../tools/builtins/cron-plan.ts") : { readJob: null };
+    for (const row of rows) {
+      try {
+        next.set(row.id, this.known.get(row.id) ?? readJob!(row));
+      } catch (error) {
+        if (!this.unreadable.has(row.id)) this.logger.error("cron job left out", { job: row.id, error: errorMessage(error) });
+        this.unreadable.add(row.id);
+      }
+    }
+    this.known = next;
+    if (this.stopped) return;
+    this.scheduler.setJobs([...next.values()].map((job) => this.jobOf(job)));
+    for (const row of rows) {
+      if (row.run_requested_at !== null && next.has(row.id) && (await this.o.jobs.takeRun(row.id, row.run_requested_at))) {
+        const run = this.run(next.get(row.id)!, null).then(
+          () => undefined,
+          (error: unknown) => this.logger.warn("cron job's manual run failed", { job: row.id, error: errorMessage(error) }),
+        );
+        this.manual.add(run);
+        void run.finally(() => this.manual.delete(run));
+      }
+    }
+  }
+
+  private jobOf(job: StoredJob): CronJob {
+    return {
+      id: cronStateKey(job.row.id),
+      schedule: job.plan.source,
+      plan: job.plan,
+      graceMs: CRON_TOOL_MISSED_GRACE_MS,
+      run: () => this.run(job, job.plan.prevAtOrBefore(this.clock.now())?.getTime() ?? null),
+      ...(job.schedule.kind === "at" ? { done: (record: CronRunRecord) => this.once(job, record) } : {}),
+    };
+  }
+
+  /** An `at` job that ran well is removed with its slot record; one that failed stays listed with its error. */
+  private async once(job: StoredJob, record: CronRunRecord): Promise<void> {
+    if (!record.ok) return;
+    await removeCronJob(this.o.jobs, this.o.state, job.row.id);
+    this.logger.info("cron job done and removed (it runs once)", { job: job.row.id });
+  }
+
+  /** Deliver one run of a job and keep its outcome. */
+  private async run(job: StoredJob, slot: number | null): Promise<string> {
+    const { row, payload } = job;
+    let delivered: string;
+    try {
+      if (payload.kind === "systemEvent") {
+        delivered = payload.text;
+        const agent = (await this.o.sessions.get(row.session_id))?.agent;
+        await this.o.sessions.append(row.session_id, [{ role: "assistant", content: delivered }], row.channel, agent);
+      } else {
+        // the session's own agent answers (a session is one agent's conversation)
+        const agent = (await this.o.sessions.get(row.session_id))?.agent;
+        const result = await this.o.runTurn({
+          sessionId: row.session_id,
+          ...(agent ? { agent } : {}),
+          text: payload.message,
+          channel: row.channel,
+          userId: row.owner,
+          metadata: { chat_id: row.chat_id, thread_id: row.thread_id, cron_job: row.id },
+        });
+        delivered = result.text.trim() === "" ? "(no answer)" : result.text;
+      }
+      if (this.o.deliver) await this.o.deliver(row, delivered);
+    } catch (error) {
+      await this.keep(row, slot, false, errorMessage(error));
+      throw error;
+    }
+    await this.keep(row, slot, true, delivered);
+    return delivered;
+  }
+
+  private async keep(row: CronJobRow, slot: number | null, ok: boolean, detail: string): Promise<void> {
+    try {
+      await this.o.jobs.recordRun(
+        { job_id: row.id, at: this.clock.now(), slot, ok, detail: detail.slice(0, CRON_TOOL_RUN_DETAIL_CHARS) },
+        CRON_TOOL_RUNS_KEPT,
+      );
+    } catch (error) {
+      this.logger.error("cron run not recorded", { job: row.id, error: errorMessage(error) });
+    }
+  }
+}

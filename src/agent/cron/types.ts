@@ -1,0 +1,22 @@
+import type { CronClock } from "../../plugins/cron/index.ts";
+import type { Logger } from "../../core/logger.ts";
+import type { CronJobRow, CronJobStore, CronStateStore, SessionStore } from "../../storage/types.ts";
+import type { TurnInput, TurnResult } from "../types.ts";
+
+export interface CronJobRunnerOptions {
+  jobs: CronJobStore;
+  state: CronStateStore;
+  sessions: Pick<SessionStore, "append" | "get">;
+  /** Runs an agentTurn job's message as a turn of its session (the host's runTurn). */
+  runTurn(input: TurnInput): Promise<TurnResult>;
+  /** The jobs this process delivers: a channel process those of its channel, the gateway those of no running channel. */
+  accepts(row: CronJobRow): boolean;
+  /** Sends text to the job's chat on its channel; absent where the session is the only destination. */
+  deliver?(row: CronJobRow, text: string): Promise<void>;
+  clock?: CronClock;
+  logger?: Logger;
+  /** Who this process is in run leases (default: host, pid and a random part). */
+  owner?: string;
+  pollMs?: number;
+  leaseMs?: number;
+}
