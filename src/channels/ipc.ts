@@ -32,6 +32,8 @@ export const ChannelStatsSchema = z.strictObject({
   ignored: z.number(),
   refused: z.number(),
   failed: z.number(),
+  /** Inbound requests refused for a missing or forged signature (absent from processes that predate it). */
+  rejected: z.number().optional(),
   lastInbound: z.number().nullable(),
   lastOutbound: z.number().nullable(),
   lastError: z.string().nullable(),

@@ -40,6 +40,8 @@ export interface ParticipantOptions {
   /** The channel's last error (its logger records every warning and error in it). */
   lastError: LastError;
   typingIntervalMs?: number;
+  /** One line per pairing request, pairing let through, refusal and failed turn (the foreground prints them). */
+  onEvent?: (line: string) => void;
   /**
    * Aborted when the process stops: while the host opens, what was opened is closed and this rejects with ABORTED;
    * after, no more liveness rows are written.
@@ -49,11 +51,13 @@ export interface ParticipantOptions {
 
 export async function openParticipant(options: ParticipantOptions): Promise<ChannelParticipant> {
   const { name, channel, logger } = options;
+  // the same extensions as the gateway's host: plugins, hooks, and the tools of [mcp.servers.*]
+  const { mcpClientExtension } = await import("../mcp/extension.ts");
   const host = await openAgentHost({
     workspace: options.workspace,
     ...(options.loaded ? { loaded: options.loaded } : {}),
     env: options.env,
-    extend: createPluginExtensions(),
+    extend: mcpClientExtension().wrap(createPluginExtensions()),
   });
   try {
     stopIfAborted(options);
@@ -74,7 +78,7 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
         })
         // through a logger that does not record it as the last error: that would report (and fail) again, endlessly
         .catch((error: unknown) => createLogger(`channel.${name}`).warn(`liveness row not written: ${errorMessage(error)}`));
-      options.send?.({ type: "status", health: channel.health(), stats: { ...stats, lastError: last?.message ?? null, lastErrorAt: last?.at ?? null } });
+      options.send?.({ type: "status", health: channel.health(), stats: { ...stats, rejected: channel.rejected ?? 0, lastError: last?.message ?? null, lastErrorAt: last?.at ?? null } });
     };
     // the counters change with every message: the row and the supervisor hear them once per turn of the event loop
     // however many messages changed them in it (and no more once the process stops: its last row says "stopped")
@@ -98,6 +102,7 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
       onAnswered: options.onAnswered,
       typingIntervalMs: options.typingIntervalMs,
       approvals: host.approvals,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     });
     await store.prune();
     stopIfAborted(options);

@@ -23,6 +23,8 @@ export interface ChannelProcessOptions {
   signal?: AbortSignal;
   /** Called once the platform is connected, before the agent host starts to open (the foreground prints "running"). */
   onConnected?: (health: ChannelHealth) => void;
+  /** One line per pairing request, pairing approval and refusal (the foreground prints them; errors are logged). */
+  onEvent?: (line: string) => void;
   /** How the agent host side is opened; defaults to participant.ts (loaded only then). Tests pass a failing one. */
   openParticipant?: (options: import("./participant.ts").ParticipantOptions) => Promise<ChannelParticipant>;
 }
@@ -122,6 +124,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       ...(replies ? { onAnswered: (id: string, parts: string[]) => replies.settle(id, parts) } : {}),
       lastError,
       typingIntervalMs: options.limits?.typingIntervalMs,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       signal: opening.signal,
     });
   })();

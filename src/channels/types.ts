@@ -95,6 +95,8 @@ export interface Channel {
   /** Show "typing…" once (platforms expire it after a few seconds; the runner repeats it while a turn runs). */
   typing(chatId: string, threadId: string | null): Promise<void>;
   health(): ChannelHealth;
+  /** Inbound requests refused for a missing or forged signature (channels that receive over HTTP). */
+  readonly rejected?: number;
   /** The bytes of an attachment this adapter named (within `maxBytes`); adapters without media leave it undefined. */
   fetchAttachment?(attachment: InboundAttachment, maxBytes: number, signal: AbortSignal): Promise<Uint8Array>;
   /** Channels that receive over HTTP answer a request the gateway forwarded; others leave it undefined. */

@@ -135,6 +135,8 @@ async function runChannel(name: string, workspace: string | undefined, supervise
         onConnected: (health) => {
           if (!supervised) console.log(`prx channel ${name} running: ${health.detail} (Ctrl-C stops)`);
         },
+        // the foreground says what happens to senders; a supervised child logs it for the gateway's log
+        ...(supervised ? {} : { onEvent: (line: string) => console.error(`prx channel ${name}: ${line}`) }),
       });
     } catch (error) {
       if (connecting.signal.aborted && isPrxError(error, "ABORTED")) return 0;
@@ -153,6 +155,7 @@ async function runChannel(name: string, workspace: string | undefined, supervise
       );
     }
     await running.closed;
+    if (!supervised) console.error(`prx channel ${name}: stopped`);
     return 0;
   } finally {
     process.off("SIGINT", onSigint).off("SIGTERM", onSigterm);

@@ -21,7 +21,7 @@ export const ChannelInfoSchema = z.object({
   detail: z.string(),
   plugin_generation: z.number().nullable(),
   stats: z
-    .object({ inbound: z.number(), answered: z.number(), duplicates: z.number(), ignored: z.number(), refused: z.number(), failed: z.number() })
+    .object({ inbound: z.number(), answered: z.number(), duplicates: z.number(), ignored: z.number(), refused: z.number(), failed: z.number(), rejected: z.number().describe("inbound requests refused for a missing or forged signature") })
     .nullable(),
 });
 export const PairingInfoSchema = z.object({
