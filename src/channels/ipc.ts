@@ -6,6 +6,7 @@ import { z } from "zod";
 
 const ForwardedRequestSchema = z.strictObject({
   method: z.string(),
+  query: z.string().max(8192).optional(),
   headers: z.record(z.string(), z.string()),
   body: z.string(),
 });

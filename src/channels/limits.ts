@@ -125,3 +125,17 @@ export const PARENT_WATCH_INTERVAL_MS = 500;
 export const CHANNEL_STOP_GRACE_MS = 5000;
 /** A channel process asked to stop that has not exited this long after is killed (SIGKILL): its grace plus a second. */
 export const CHANNEL_KILL_AFTER_MS = CHANNEL_STOP_GRACE_MS + 1000;
+
+/** WhatsApp text message body limit (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages#text-object: 4096 characters). */
+export const WHATSAPP_MAX_MESSAGE_CHARS = 4096;
+/**
+ * WhatsApp's customer service window: a free-form reply may be sent within 24 hours of the user's last message; after
+ * it only an approved template (https://developers.facebook.com/docs/whatsapp/pricing#customer-service-windows).
+ */
+export const WHATSAPP_SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** Signal has no documented text limit; replies are split here, as long messages are sent as attachments past ~2,000. */
+export const SIGNAL_MAX_MESSAGE_CHARS = 2000;
+/** Mattermost's default MaxPostSize is 16,383 characters (https://docs.mattermost.com/configure/environment-configuration-settings.html). */
+export const MATTERMOST_MAX_MESSAGE_CHARS = 16_383;
+/** Teams accepts messages up to ~28 KB; replies are split well below it. */
+export const TEAMS_MAX_MESSAGE_CHARS = 16_000;

@@ -21,6 +21,10 @@ const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Chan
     const { DiscordChannel } = await import("./discord/channel.ts");
     return (setup) => new DiscordChannel(setup);
   },
+  whatsapp: async () => {
+    const { WhatsAppChannel } = await import("./whatsapp/channel.ts");
+    return (setup) => new WhatsAppChannel(setup);
+  },
   matrix: async () => {
     const { MatrixChannel } = await import("./matrix/channel.ts");
     return (setup) => new MatrixChannel(setup);

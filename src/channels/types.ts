@@ -72,6 +72,8 @@ export type OnMessage = (message: InboundMessage) => Promise<void>;
 /** An HTTP request forwarded by the gateway to a channel that receives over HTTP (webhook, Slack Events, Telegram webhook). */
 export interface ForwardedRequest {
   method: string;
+  /** The query string with its "?" ("" when none): WhatsApp's GET handshake carries hub.* in it. */
+  query?: string;
   headers: Record<string, string>;
   /** The raw body, exactly as received (signatures are computed over it). */
   body: string;

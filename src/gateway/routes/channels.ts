@@ -52,7 +52,7 @@ export interface ChannelsApi {
   list(): ChannelInfoWire[];
   restart(name: string): Promise<ChannelInfoWire>;
   /** A raw HTTP request for a channel that receives over HTTP; its process checks the signature and answers. */
-  forward(name: string, request: { method: string; headers: Record<string, string>; body: string }): Promise<{ status: number; headers: Record<string, string>; body: string }>;
+  forward(name: string, request: { method: string; query?: string; headers: Record<string, string>; body: string }): Promise<{ status: number; headers: Record<string, string>; body: string }>;
   health(): HealthCheck;
   pairings: {
     list(): PairingInfoWire[] | Promise<PairingInfoWire[]>;
@@ -112,7 +112,7 @@ export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMo
           const body = new TextDecoder().decode(await readLimited(request, maxBodyBytes));
           const headers: Record<string, string> = {};
           for (const [key, value] of request.headers.entries()) headers[key] = value;
-          const answer = await api.forward(params.name, { method: request.method, headers, body });
+          const answer = await api.forward(params.name, { method: request.method, query: new URL(request.url).search, headers, body });
           return new Response(answer.body, { status: answer.status, headers: { "content-type": "application/json; charset=utf-8", ...answer.headers } });
         },
         {
