@@ -25,6 +25,10 @@ const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Chan
     const { WhatsAppChannel } = await import("./whatsapp/channel.ts");
     return (setup) => new WhatsAppChannel(setup);
   },
+  signal: async () => {
+    const { SignalChannel } = await import("./signal/channel.ts");
+    return (setup) => new SignalChannel(setup);
+  },
   matrix: async () => {
     const { MatrixChannel } = await import("./matrix/channel.ts");
     return (setup) => new MatrixChannel(setup);
