@@ -29,6 +29,10 @@ const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Chan
     const { SignalChannel } = await import("./signal/channel.ts");
     return (setup) => new SignalChannel(setup);
   },
+  mattermost: async () => {
+    const { MattermostChannel } = await import("./mattermost/channel.ts");
+    return (setup) => new MattermostChannel(setup);
+  },
   matrix: async () => {
     const { MatrixChannel } = await import("./matrix/channel.ts");
     return (setup) => new MatrixChannel(setup);
