@@ -139,3 +139,11 @@ export const SIGNAL_MAX_MESSAGE_CHARS = 2000;
 export const MATTERMOST_MAX_MESSAGE_CHARS = 16_383;
 /** Teams accepts messages up to ~28 KB; replies are split well below it. */
 export const TEAMS_MAX_MESSAGE_CHARS = 16_000;
+/** Bot Framework signing keys are cached this long (Microsoft asks for at least daily refresh). */
+export const TEAMS_KEYS_TTL_MS = 24 * 60 * 60 * 1000;
+/** A token signed by a key not in the cache refreshes the keys at most this often (a forger cannot make us hammer the JWKS). */
+export const TEAMS_KEYS_MIN_REFRESH_MS = 5 * 60 * 1000;
+/** Clock skew allowed on a token's exp and nbf (https://learn.microsoft.com/azure/bot-service/rest-api/bot-framework-rest-connector-authentication: 5 minutes). */
+export const TEAMS_CLOCK_SKEW_S = 300;
+/** A bearer token of the client-credentials grant is renewed this long before it expires. */
+export const TEAMS_TOKEN_RENEW_BEFORE_MS = 5 * 60 * 1000;

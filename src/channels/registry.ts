@@ -33,6 +33,10 @@ const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Chan
     const { MattermostChannel } = await import("./mattermost/channel.ts");
     return (setup) => new MattermostChannel(setup);
   },
+  teams: async () => {
+    const { TeamsChannel } = await import("./teams/channel.ts");
+    return (setup) => new TeamsChannel(setup);
+  },
   matrix: async () => {
     const { MatrixChannel } = await import("./matrix/channel.ts");
     return (setup) => new MatrixChannel(setup);

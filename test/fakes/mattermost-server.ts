@@ -28,7 +28,7 @@ export interface FakeMattermost {
   typing: number;
   connections: number;
   /** Broadcast a `posted` event to authenticated sockets; returns the post. */
-  post(p: { user: string; name?: string; channel: string; type?: "D" | "O" | "P" | "G"; text: string; rootId?: string; mention?: boolean; fromBot?: boolean; files?: Array<{ id: string; mime_type: string; size: number }> }): MattermostPost;
+  post(p: { user: string; name?: string; channel: string; type?: "D" | "O" | "P" | "G"; text: string; rootId?: string; mention?: boolean; fromBot?: boolean; files?: Array<{ id: string; mime_type: string; size: number }> }): MattermostPost & { create_at: number };
   file(bytes: Uint8Array): string;
   drop(): void;
   waitForPosts(n: number, timeoutMs?: number): Promise<MattermostPost[]>;
