@@ -44,7 +44,7 @@ export interface FakeTeams {
 interface SigningKey {
   kid: string;
   pair: CryptoKeyPair;
-  jwk: JsonWebKey;
+  jwk: { n?: string; e?: string };
 }
 
 async function newKey(n: number): Promise<SigningKey> {
