@@ -72,6 +72,21 @@ export abstract class PlatformChannel implements Channel {
     this.setup.logger.warn(`${this.kind}: refused a request: ${reason}`);
   }
 
+  /**
+   * Wait for the first connection of a socket platform, at most firstConnectWaitMs (then the process reports itself
+   * started and keeps connecting). The wait's timer is let go once one of them settles: a pending timer would keep a
+   * stopping process alive until it fired.
+   */
+  protected async firstConnection(...connected: Array<Promise<unknown>>): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.limits.firstConnectWaitMs)));
+    try {
+      await Promise.race([...connected, waited]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** A send (or other write) retried with the platform backoff, each retry logged with what failed. */
   protected retrying<T>(what: string, fn: () => Promise<T>): Promise<T> {
     return withRetries(fn, this.stopper.signal, (error, wait) => this.setup.logger.warn(`${what} failed, retrying in ${wait} ms: ${errorMessage(error)}`));

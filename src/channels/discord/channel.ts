@@ -87,7 +87,7 @@ export class DiscordChannel extends PlatformChannel {
       process.exitCode = 1;
       throw error;
     });
-    await Promise.race([first, this.loop, Bun.sleep(this.limits.firstConnectWaitMs)]);
+    await this.firstConnection(first, this.loop);
   }
 
   async send(reply: OutboundReply): Promise<string> {

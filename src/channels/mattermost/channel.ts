@@ -109,7 +109,7 @@ export class MattermostChannel extends PlatformChannel {
         if (ok) connected();
       },
     });
-    await Promise.race([first, Bun.sleep(this.limits.firstConnectWaitMs)]);
+    await this.firstConnection(first);
   }
 
   async send(reply: OutboundReply): Promise<string> {

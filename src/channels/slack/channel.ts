@@ -113,7 +113,7 @@ export class SlackChannel extends PlatformChannel {
         if (ok) connected();
       },
     });
-    await Promise.race([first, Bun.sleep(this.limits.firstConnectWaitMs)]);
+    await this.firstConnection(first);
   }
 
   /** An event_callback payload (Socket Mode or Events API): message and app_mention events are stored. */
