@@ -1,10 +1,10 @@
 import { PrxError, isPrxError } from "../../core/errors.ts";
 import { parseJsonBounded } from "../../core/json/index.ts";
-import { withRetries } from "../send-retries.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, CHANNEL_MAX_HTTP_BODY_BYTES, SLACK_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { verifySlackSignature } from "../signature.ts";
 import { PlatformChannel } from "../base.ts";
+import { withRetries } from "../send-retries.ts";
 import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { SLACK_DEFAULT_API, slackCall } from "./api.ts";
 import { runSlackSocket } from "./socket.ts";
