@@ -1,5 +1,6 @@
 /** The Mattermost channel against the fake server (test/fakes/mattermost-server.ts). */
 import { afterEach, beforeEach, expect, test } from "bun:test";
+import { MATTERMOST_MAX_MESSAGE_CHARS } from "../../src/channels/limits.ts";
 import { startFakeMattermost, type FakeMattermost } from "../fakes/mattermost-server.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { channelHarness, type ChannelHarness } from "./harness.ts";
@@ -65,4 +66,22 @@ test("a dropped socket reconnects and authenticates again; a restarted process a
 test("a wrong token is refused at start with Mattermost's own words", async () => {
   h = channelHarness(table('dm_policy = "open"'));
   await expect(h.start("mm", { MM_TOKEN: "wrong" })).rejects.toThrow(/HTTP 401: Invalid or expired session/);
+});
+
+test("a reply of exactly 16,383 characters is one post (the server's MaxPostSize); one more makes two", async () => {
+  h = channelHarness(table('dm_policy = "open"'));
+  const running = await h.start("mm", env());
+  h.provider.enqueue({ type: "text", text: "b".repeat(MATTERMOST_MAX_MESSAGE_CHARS) });
+  mm.post({ user: "u6", channel: "dm6", text: "at the limit" });
+  await mm.waitForPosts(1);
+  await running.runner.idle();
+  h.provider.enqueue({ type: "text", text: "b".repeat(MATTERMOST_MAX_MESSAGE_CHARS + 1) });
+  mm.post({ user: "u6", channel: "dm6", text: "one past" });
+  await mm.waitForPosts(3);
+  await running.runner.idle();
+  const lengths = mm.posts.map((p) => p.message.length);
+  expect(lengths).toHaveLength(3);
+  expect(lengths[0]).toBe(MATTERMOST_MAX_MESSAGE_CHARS);
+  expect(lengths[1]! + lengths[2]!).toBe(MATTERMOST_MAX_MESSAGE_CHARS + 1);
+  expect(Math.max(lengths[1]!, lengths[2]!)).toBeLessThanOrEqual(MATTERMOST_MAX_MESSAGE_CHARS);
 });

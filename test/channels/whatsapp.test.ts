@@ -158,3 +158,22 @@ test("an image is fetched by media id with the token and reaches the model", asy
   expect(request).toContain("what is this?");
   expect(request).toContain("data:image/png;base64,");
 });
+
+test("a reply of exactly 4096 characters is one message; 4097 are two", async () => {
+  h = channelHarness(table('dm_policy = "open"'));
+  const running = await h.start("wa", env());
+  const url = bridge(running);
+  h.provider.enqueue({ type: "text", text: "a".repeat(WHATSAPP_MAX_MESSAGE_CHARS) });
+  await wa.deliver(url, wa.notification([wa.text("15550000006", "at the limit")]));
+  await wa.waitForSent(1);
+  await running.runner.idle();
+  h.provider.enqueue({ type: "text", text: "a".repeat(WHATSAPP_MAX_MESSAGE_CHARS + 1) });
+  await wa.deliver(url, wa.notification([wa.text("15550000006", "one past")]));
+  await wa.waitForSent(3);
+  await running.runner.idle();
+  const lengths = wa.sent.map((s) => s.text!.length);
+  expect(lengths).toHaveLength(3);
+  expect(lengths[0]).toBe(WHATSAPP_MAX_MESSAGE_CHARS);
+  expect(lengths[1]! + lengths[2]!).toBe(WHATSAPP_MAX_MESSAGE_CHARS + 1);
+  expect(Math.max(lengths[1]!, lengths[2]!)).toBeLessThanOrEqual(WHATSAPP_MAX_MESSAGE_CHARS);
+});
