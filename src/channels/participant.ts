@@ -1,5 +1,6 @@
 import type { LoadedConfig } from "../config/loader.ts";
 import { openAgentHost, type AgentHost } from "../agent/index.ts";
+import type { OpenAgentHostOptions } from "../agent/host.ts";
 import { createPluginExtensions } from "../agent/plugin-extensions.ts";
 import type { ChannelConfig } from "../config/schema.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
@@ -40,6 +41,11 @@ export interface ParticipantOptions {
   /** The channel's last error (its logger records every warning and error in it). */
   lastError: LastError;
   typingIntervalMs?: number;
+  /**
+   * The host's extensions: `prx channel run` passes the gateway's (boot/channel-host.ts: plugins and the MCP
+   * servers' tools); without it, plugins and hooks alone.
+   */
+  extend?: OpenAgentHostOptions["extend"];
   /** One line per pairing request, pairing let through, refusal and failed turn (the foreground prints them). */
   onEvent?: (line: string) => void;
   /**
@@ -51,13 +57,11 @@ export interface ParticipantOptions {
 
 export async function openParticipant(options: ParticipantOptions): Promise<ChannelParticipant> {
   const { name, channel, logger } = options;
-  // the same extensions as the gateway's host: plugins, hooks, and the tools of [mcp.servers.*]
-  const { mcpClientExtension } = await import("../mcp/extension.ts");
   const host = await openAgentHost({
     workspace: options.workspace,
     ...(options.loaded ? { loaded: options.loaded } : {}),
     env: options.env,
-    extend: mcpClientExtension().wrap(createPluginExtensions()),
+    extend: options.extend ?? createPluginExtensions(),
   });
   try {
     stopIfAborted(options);

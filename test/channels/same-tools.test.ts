@@ -5,6 +5,8 @@
  */
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
+import { channelHostExtensions } from "../../src/boot/channel-host.ts";
+import { startChannelProcess } from "../../src/channels/process.ts";
 import { openHost } from "../../src/cli/open-host.ts";
 import { channelHarness } from "./harness.ts";
 
@@ -18,7 +20,9 @@ const h = channelHarness(
 afterAll(() => h.close());
 
 test("a channel process offers the same tools as prx agent, MCP tools included", async () => {
-  const running = await h.start("hook", { HOOK_SECRET: "s" });
+  // as `prx channel run` starts it
+  const running = await startChannelProcess({ name: "hook", workspace: h.dir, env: { ...process.env, HOOK_SECRET: "s" }, extend: channelHostExtensions() });
+  h.running.push(running);
   const names = () => running.host.tools.specs().map((s) => s.name).sort();
   // a server never read is started once in the background to learn its tools
   const deadline = Date.now() + 20_000;
