@@ -1,9 +1,16 @@
 import type { ChannelConfig, ChannelKind } from "../config/schema.ts";
 import { secretFromEnv } from "../config/secrets.ts";
-import { errorMessage, PrxError } from "../core/errors.ts";
-import { platformLimits, type PlatformLimits } from "./limits.ts";
+import { errorMessage, isPrxError, PrxError } from "../core/errors.ts";
+import { parseJsonBounded } from "../core/json/index.ts";
+import { CHANNEL_MAX_HTTP_BODY_BYTES, platformLimits, type PlatformLimits } from "./limits.ts";
+import type { SignatureCheck } from "./signature.ts";
 import { withRetries } from "./send-retries.ts";
-import type { Channel, ChannelCapabilities, ChannelHealth, ChannelSetup, OnMessage, OutboundReply } from "./types.ts";
+import type { Channel, ChannelCapabilities, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, OnMessage, OutboundReply } from "./types.ts";
+
+/** A JSON answer to a forwarded request. */
+export function jsonAnswer(status: number, body: unknown): ForwardedResponse {
+  return { status, headers: { "content-type": "application/json; charset=utf-8" }, body: JSON.stringify(body) };
+}
 
 /** The `[channels.<name>]` keys that name an environment variable holding a secret. */
 export type SecretKey = Extract<keyof ChannelConfig, `${string}_env`>;
@@ -84,6 +91,23 @@ export abstract class PlatformChannel implements Channel {
       await Promise.race([...connected, waited]);
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /**
+   * A request the gateway forwarded, at the door: its size (CHANNEL_MAX_HTTP_BODY_BYTES, 413), the platform's
+   * signature (401, counted) and JSON (400). Either the refusal to answer with, or the parsed body.
+   */
+  protected admitSigned(request: ForwardedRequest, check: SignatureCheck): { refused: ForwardedResponse } | { json: unknown } {
+    if (Buffer.byteLength(request.body) > CHANNEL_MAX_HTTP_BODY_BYTES) return { refused: jsonAnswer(413, { error: `body over ${CHANNEL_MAX_HTTP_BODY_BYTES} bytes` }) };
+    if (!check.ok) {
+      this.refuseRequest(`bad signature: ${check.reason}`);
+      return { refused: jsonAnswer(401, { error: `bad signature: ${check.reason}` }) };
+    }
+    try {
+      return { json: parseJsonBounded(request.body, "body") };
+    } catch (error) {
+      return { refused: jsonAnswer(400, { error: isPrxError(error) ? error.message : "body is not JSON" }) };
     }
   }
 

@@ -1,11 +1,10 @@
 /** The Teams channel against the fake Bot Framework (test/fakes/teams-server.ts), its endpoint served by a bridge standing in for the gateway. */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { TEAMS_KEYS_MIN_REFRESH_MS, TEAMS_KEYS_TTL_MS } from "../../src/channels/limits.ts";
-import type { RunningChannel } from "../../src/channels/process.ts";
 import { BotTokenVerifier } from "../../src/channels/teams/jwt.ts";
 import { startFakeTeams, type FakeTeams } from "../fakes/teams-server.ts";
 import { waitFor } from "../helpers/wait.ts";
-import { channelHarness, type ChannelHarness } from "./harness.ts";
+import { channelHarness, webhookBridge, type ChannelHarness } from "./harness.ts";
 
 let teams: FakeTeams;
 let h: ChannelHarness;
@@ -15,20 +14,6 @@ const table = (extra = "") =>
   `token_url = "${teams.url}/botframework.com/oauth2/v2.0/token"\n${extra}\n`;
 const env = () => ({ TEAMS_PW: teams.password });
 
-function bridge(running: RunningChannel): string {
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(request) {
-      const headers: Record<string, string> = {};
-      for (const [key, value] of request.headers.entries()) headers[key] = value;
-      const answer = await running.channel.handleHttp!({ method: request.method, query: "", headers, body: await request.text() });
-      return new Response(answer.body, { status: answer.status, headers: answer.headers });
-    },
-  });
-  bridges.push(server);
-  return `http://127.0.0.1:${server.port}/channels/ms/webhook`;
-}
 
 beforeEach(async () => {
   teams = await startFakeTeams();
@@ -42,7 +27,7 @@ afterEach(async () => {
 test("tokens that are missing, forged, for another bot, from another issuer, expired or tampered are 401 and counted", async () => {
   h = channelHarness(table('dm_policy = "open"'));
   const running = await h.start("ms", env());
-  const url = bridge(running);
+  const url = webhookBridge(running, bridges);
   const flaws = ["missing", "unknown-key", "wrong-audience", "wrong-issuer", "expired", "tampered"] as const;
   for (const flaw of flaws) {
     const response = await teams.deliver(url, teams.activity({ from: "29:u1", text: `with ${flaw}` }), flaw);
@@ -58,7 +43,7 @@ test("tokens that are missing, forged, for another bot, from another issuer, exp
 test("an unknown sender gets a pairing code; once approved the next activity is answered in reply to it", async () => {
   h = channelHarness(table());
   const running = await h.start("ms", env());
-  const url = bridge(running);
+  const url = webhookBridge(running, bridges);
   expect((await teams.deliver(url, teams.activity({ from: "29:u2", name: "Eve", text: "hello" }))).status).toBe(200);
   const [notice] = await teams.waitForSent(1);
   const code = /Pairing code: (\S+)/.exec(notice!.text!)![1]!;
@@ -74,7 +59,7 @@ test("an unknown sender gets a pairing code; once approved the next activity is 
 test("in a group chat only a mention is answered, without the mention tag", async () => {
   h = channelHarness(table('dm_policy = "open"'));
   const running = await h.start("ms", env());
-  const url = bridge(running);
+  const url = webhookBridge(running, bridges);
   await teams.deliver(url, teams.activity({ from: "29:u3", text: "chatter", type: "groupChat", conversation: "19:group" }));
   await teams.deliver(url, teams.activity({ from: "29:u3", text: "help", type: "groupChat", conversation: "19:group", mention: true }));
   const [reply] = await teams.waitForSent(1);
@@ -92,14 +77,14 @@ test("a redelivered activity is answered once, also by the next process", async 
   h = channelHarness(table('dm_policy = "open"'));
   let running = await h.start("ms", env());
   const activity = teams.activity({ from: "29:u5", text: "once" });
-  await teams.deliver(bridge(running), activity);
-  await teams.deliver(bridge(running), activity);
+  await teams.deliver(webhookBridge(running, bridges), activity);
+  await teams.deliver(webhookBridge(running, bridges), activity);
   await teams.waitForSent(1);
   await running.runner.idle();
   await running.stop();
   h.running.splice(0);
   running = await h.start("ms", env());
-  await teams.deliver(bridge(running), activity);
+  await teams.deliver(webhookBridge(running, bridges), activity);
   await running.runner.idle();
   await waitFor(() => running.runner.stats.duplicates === 1, "the duplicate");
   expect(teams.sent.filter((s) => s.type === "message").map((s) => s.text)).toEqual(["echo: once"]);

@@ -4,10 +4,9 @@
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { WHATSAPP_MAX_MESSAGE_CHARS } from "../../src/channels/limits.ts";
-import type { RunningChannel } from "../../src/channels/process.ts";
 import { startFakeWhatsApp, type FakeWhatsApp } from "../fakes/whatsapp-server.ts";
 import { waitFor } from "../helpers/wait.ts";
-import { channelHarness, type ChannelHarness } from "./harness.ts";
+import { channelHarness, webhookBridge, type ChannelHarness } from "./harness.ts";
 
 let wa: FakeWhatsApp;
 let h: ChannelHarness;
@@ -21,21 +20,6 @@ function table(extra = ""): string {
   );
 }
 
-/** What the gateway does for /channels/wa/webhook: the raw request handed to the channel, its answer returned. */
-function bridge(running: RunningChannel): string {
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(request) {
-      const headers: Record<string, string> = {};
-      for (const [key, value] of request.headers.entries()) headers[key] = value;
-      const answer = await running.channel.handleHttp!({ method: request.method, query: new URL(request.url).search, headers, body: await request.text() });
-      return new Response(answer.body, { status: answer.status, headers: answer.headers });
-    },
-  });
-  bridges.push(server);
-  return `http://127.0.0.1:${server.port}/channels/wa/webhook`;
-}
 
 beforeEach(() => {
   wa = startFakeWhatsApp();
@@ -49,7 +33,7 @@ afterEach(async () => {
 test("the verification GET answers hub.challenge for the verify token, 403 (counted) for another", async () => {
   h = channelHarness(table());
   const running = await h.start("wa", env());
-  const url = bridge(running);
+  const url = webhookBridge(running, bridges);
   const ok = await wa.verify(url, wa.verifyToken, "1158201444");
   expect({ status: ok.status, body: await ok.text() }).toEqual({ status: 200, body: "1158201444" });
   const wrong = await wa.verify(url, "guess", "1158201444");
@@ -60,7 +44,7 @@ test("the verification GET answers hub.challenge for the verify token, 403 (coun
 test("an unsigned or forged notification is 401, counted, and nothing runs", async () => {
   h = channelHarness(table('dm_policy = "open"'));
   const running = await h.start("wa", env());
-  const url = bridge(running);
+  const url = webhookBridge(running, bridges);
   const body = wa.notification([wa.text("15551234567", "forged")]);
   expect((await wa.deliver(url, body, "missing")).status).toBe(401);
   expect((await wa.deliver(url, body, "forged")).status).toBe(401);
@@ -73,7 +57,7 @@ test("an unsigned or forged notification is 401, counted, and nothing runs", asy
 test("an unknown sender gets a pairing code; once approved the next message is answered, marked read, in reply to it", async () => {
   h = channelHarness(table());
   const running = await h.start("wa", env());
-  const url = bridge(running);
+  const url = webhookBridge(running, bridges);
   const first = await wa.deliver(url, wa.notification([wa.text("15551234567", "hello")], { "15551234567": "Ana" }));
   expect(first.status).toBe(200);
   const [notice] = await wa.waitForSent(1);
@@ -92,7 +76,7 @@ test("an unknown sender gets a pairing code; once approved the next message is a
 test("statuses are ignored; a redelivered message is answered once, also by the next process", async () => {
   h = channelHarness(table('dm_policy = "open"'));
   let running = await h.start("wa", env());
-  let url = bridge(running);
+  let url = webhookBridge(running, bridges);
   const message = wa.text("15550000001", "once");
   const body = wa.notification([message]);
   const statuses = JSON.stringify({
@@ -107,7 +91,7 @@ test("statuses are ignored; a redelivered message is answered once, also by the 
   await running.stop();
   h.running.splice(0);
   running = await h.start("wa", env());
-  url = bridge(running);
+  url = webhookBridge(running, bridges);
   expect((await wa.deliver(url, body)).status).toBe(200);
   await running.runner.idle();
   expect(wa.sent.map((s) => s.text)).toEqual(["echo: once"]);
@@ -117,7 +101,7 @@ test("statuses are ignored; a redelivered message is answered once, also by the 
 test("a reply longer than 4096 characters is split; a 429 (130429) is retried", async () => {
   h = channelHarness(table('dm_policy = "open"'));
   const running = await h.start("wa", env());
-  const url = bridge(running);
+  const url = webhookBridge(running, bridges);
   h.provider.enqueue({ type: "text", text: "word ".repeat(1500).trim() });
   wa.fail({ status: 429, code: 130429, message: "Rate limit hit" });
   await wa.deliver(url, wa.notification([wa.text("15550000002", "long please")]));
@@ -132,7 +116,7 @@ test("outside the 24-hour window the configured template is sent; without one th
   const old = Math.floor(wa.now / 1000) - 25 * 3600;
   h = channelHarness(table('dm_policy = "open"\ntemplate = "hello_again"'));
   let running = await h.start("wa", env());
-  await wa.deliver(bridge(running), wa.notification([wa.text("15550000003", "from yesterday", { timestampS: old })]));
+  await wa.deliver(webhookBridge(running, bridges), wa.notification([wa.text("15550000003", "from yesterday", { timestampS: old })]));
   const [sent] = await wa.waitForSent(1);
   expect(sent).toMatchObject({ to: "15550000003", type: "template", template: "hello_again" });
   await running.runner.idle();
@@ -140,7 +124,7 @@ test("outside the 24-hour window the configured template is sent; without one th
 
   h = channelHarness(table('dm_policy = "open"'));
   running = await h.start("wa", env());
-  await wa.deliver(bridge(running), wa.notification([wa.text("15550000004", "also old", { timestampS: old })]));
+  await wa.deliver(webhookBridge(running, bridges), wa.notification([wa.text("15550000004", "also old", { timestampS: old })]));
   await waitFor(() => running.runner.stats.failed === 1, "the failed reply");
   expect(wa.sent).toHaveLength(1);
 });
@@ -152,7 +136,7 @@ test("an image is fetched by media id with the token and reaches the model", asy
   const id = wa.media(png, "image/png");
   const message = { ...wa.text("15550000005", ""), type: "image", image: { id, mime_type: "image/png", sha256: "x", caption: "what is this?" } };
   delete (message as Record<string, unknown>).text;
-  await wa.deliver(bridge(running), wa.notification([message]));
+  await wa.deliver(webhookBridge(running, bridges), wa.notification([message]));
   await wa.waitForSent(1);
   const request = JSON.stringify(h.provider.chatRequests()[0]!.body);
   expect(request).toContain("what is this?");
@@ -162,7 +146,7 @@ test("an image is fetched by media id with the token and reaches the model", asy
 test("a reply of exactly 4096 characters is one message; 4097 are two", async () => {
   h = channelHarness(table('dm_policy = "open"'));
   const running = await h.start("wa", env());
-  const url = bridge(running);
+  const url = webhookBridge(running, bridges);
   h.provider.enqueue({ type: "text", text: "a".repeat(WHATSAPP_MAX_MESSAGE_CHARS) });
   await wa.deliver(url, wa.notification([wa.text("15550000006", "at the limit")]));
   await wa.waitForSent(1);

@@ -1,9 +1,8 @@
-import { PrxError, isPrxError } from "../../core/errors.ts";
-import { parseJsonBounded } from "../../core/json/index.ts";
-import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, CHANNEL_MAX_HTTP_BODY_BYTES, SLACK_MAX_MESSAGE_CHARS } from "../limits.ts";
+import { PrxError } from "../../core/errors.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, SLACK_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { verifySlackSignature } from "../signature.ts";
-import { PlatformChannel } from "../base.ts";
+import { jsonAnswer, PlatformChannel } from "../base.ts";
 import { withRetries } from "../send-retries.ts";
 import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { SLACK_DEFAULT_API, slackCall } from "./api.ts";
@@ -127,21 +126,13 @@ export class SlackChannel extends PlatformChannel {
   }
 
   async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
-    const reply = (status: number, body: unknown): ForwardedResponse => ({ status, headers: {}, body: JSON.stringify(body) });
+    const reply = jsonAnswer;
     if (this.setup.config.mode !== "events") return reply(404, { error: "this Slack channel uses Socket Mode" });
-    if (Buffer.byteLength(request.body) > CHANNEL_MAX_HTTP_BODY_BYTES) return reply(413, { error: "body too large" });
     const secret = this.secret("secret_env")!;
     const check = verifySlackSignature(secret, request.headers[SLACK_TIMESTAMP_HEADER], request.headers[SLACK_SIGNATURE_HEADER], request.body, Date.now());
-    if (!check.ok) {
-      this.refuseRequest(`bad signature: ${check.reason}`);
-      return reply(401, { error: `bad signature: ${check.reason}` });
-    }
-    let raw: unknown;
-    try {
-      raw = parseJsonBounded(request.body, "body");
-    } catch (error) {
-      return reply(400, { error: isPrxError(error) ? error.message : "body is not JSON" });
-    }
+    const admitted = this.admitSigned(request, check);
+    if ("refused" in admitted) return admitted.refused;
+    const raw = admitted.json;
     const verification = SlackUrlVerificationSchema.safeParse(raw);
     if (verification.success) return reply(200, { challenge: verification.data.challenge });
     await this.handleCallback(raw);

@@ -1,6 +1,6 @@
 import { isPrxError, PrxError } from "../../core/errors.ts";
 import { parseJsonBounded } from "../../core/json/index.ts";
-import { PlatformChannel } from "../base.ts";
+import { jsonAnswer, PlatformChannel } from "../base.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, CHANNEL_MAX_HTTP_BODY_BYTES, TEAMS_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { platformJson } from "../platform-json.ts";
@@ -36,10 +36,6 @@ export function normalizeTeams(channel: string, activity: Activity): InboundMess
     timestamp: (activity.timestamp && Date.parse(activity.timestamp)) || Date.now(),
     ...(attachments.length > 0 ? { attachments } : {}),
   };
-}
-
-function answer(status: number, body: unknown): ForwardedResponse {
-  return { status, headers: { "content-type": "application/json; charset=utf-8" }, body: JSON.stringify(body) };
 }
 
 /**
@@ -90,8 +86,8 @@ export class TeamsChannel extends PlatformChannel {
   }
 
   async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
-    if (request.method !== "POST") return answer(405, { error: "use POST" });
-    if (Buffer.byteLength(request.body) > CHANNEL_MAX_HTTP_BODY_BYTES) return answer(413, { error: `body over ${CHANNEL_MAX_HTTP_BODY_BYTES} bytes` });
+    if (request.method !== "POST") return jsonAnswer(405, { error: "use POST" });
+    if (Buffer.byteLength(request.body) > CHANNEL_MAX_HTTP_BODY_BYTES) return jsonAnswer(413, { error: `body over ${CHANNEL_MAX_HTTP_BODY_BYTES} bytes` });
     let raw: unknown = null;
     try {
       raw = parseJsonBounded(request.body, "body");
@@ -102,18 +98,18 @@ export class TeamsChannel extends PlatformChannel {
     const check = await this.verifier.verify(request.headers.authorization, activity.success ? activity.data.serviceUrl : null);
     if (!check.ok) {
       this.refuseRequest(check.reason);
-      return answer(401, { error: `unauthorized: ${check.reason}` });
+      return jsonAnswer(401, { error: `unauthorized: ${check.reason}` });
     }
-    if (!activity.success) return answer(400, { error: raw === null ? "body is not JSON" : `not an activity: ${activity.error.issues[0]?.path.join(".")}` });
+    if (!activity.success) return jsonAnswer(400, { error: raw === null ? "body is not JSON" : `not an activity: ${activity.error.issues[0]?.path.join(".")}` });
     const message = normalizeTeams(this.name, activity.data);
-    if (!message) return answer(200, {});
+    if (!message) return jsonAnswer(200, {});
     this.serviceUrls.set(message.chatId, { url: activity.data.serviceUrl, conversation: activity.data.conversation.id });
     try {
       await this.onMessage!(message);
     } catch (error) {
-      return answer(503, { error: isPrxError(error) ? error.message : "not stored; retry" });
+      return jsonAnswer(503, { error: isPrxError(error) ? error.message : "not stored; retry" });
     }
-    return answer(200, {});
+    return jsonAnswer(200, {});
   }
 
   private async post(chatId: string, path: string, body: unknown): Promise<string> {

@@ -1,11 +1,10 @@
 import { z } from "zod";
-import { errorMessage, PrxError, isPrxError } from "../../core/errors.ts";
-import { parseJsonBounded } from "../../core/json/index.ts";
-import { CHANNEL_MAX_HTTP_BODY_BYTES, WEBHOOK_MAX_MESSAGE_CHARS } from "../limits.ts";
+import { errorMessage, PrxError } from "../../core/errors.ts";
+import { WEBHOOK_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { platformRequest } from "../platform-request.ts";
 import { signPrx, verifyPrxSignature } from "../signature.ts";
-import { PlatformChannel } from "../base.ts";
+import { jsonAnswer, PlatformChannel } from "../base.ts";
 import type { ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, OnMessage, OutboundReply } from "../types.ts";
 
 /** The body of a signed POST to /channels/<name>/webhook. */
@@ -29,9 +28,7 @@ export const WebhookCallbackSchema = z.strictObject({
   text: z.string(),
 });
 
-function json(status: number, body: unknown): ForwardedResponse {
-  return { status, headers: { "content-type": "application/json; charset=utf-8" }, body: JSON.stringify(body) };
-}
+const json = jsonAnswer;
 
 /**
  * A generic signed webhook: POSTs signed with HMAC-SHA256 (X-PRX-Timestamp, X-PRX-Signature over "<ts>.<raw body>",
@@ -61,20 +58,10 @@ export class WebhookChannel extends PlatformChannel {
 
   async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
     if (request.method !== "POST") return json(405, { error: "use POST" });
-    if (Buffer.byteLength(request.body) > CHANNEL_MAX_HTTP_BODY_BYTES)
-      return json(413, { error: `body over ${CHANNEL_MAX_HTTP_BODY_BYTES} bytes` });
     const check = verifyPrxSignature(this.signingSecret, request.headers["x-prx-timestamp"], request.headers["x-prx-signature"], request.body, Date.now());
-    if (!check.ok) {
-      this.refuseRequest(`unsigned or badly signed: ${check.reason}`);
-      return json(401, { error: `bad signature: ${check.reason}` });
-    }
-    let raw: unknown;
-    try {
-      raw = parseJsonBounded(request.body, "body");
-    } catch (error) {
-      return json(400, { error: isPrxError(error) ? error.message : "body is not JSON" });
-    }
-    const parsed = WebhookInboundSchema.safeParse(raw);
+    const admitted = this.admitSigned(request, check);
+    if ("refused" in admitted) return admitted.refused;
+    const parsed = WebhookInboundSchema.safeParse(admitted.json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return json(400, { error: `invalid body: ${issue?.path.join(".")}: ${issue?.message}` });

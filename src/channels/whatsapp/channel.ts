@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { constantTimeEqual } from "../../core/constant-time.ts";
-import { errorMessage, isPrxError, PrxError } from "../../core/errors.ts";
-import { parseJsonBounded } from "../../core/json/index.ts";
+import { errorMessage, PrxError } from "../../core/errors.ts";
 import { PlatformChannel } from "../base.ts";
-import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, CHANNEL_MAX_HTTP_BODY_BYTES, WHATSAPP_MAX_MESSAGE_CHARS, WHATSAPP_SERVICE_WINDOW_MS } from "../limits.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, WHATSAPP_MAX_MESSAGE_CHARS, WHATSAPP_SERVICE_WINDOW_MS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { PlatformCodeError, platformJson } from "../platform-json.ts";
 import { verifyHubSignature } from "../signature.ts";
@@ -149,19 +148,9 @@ export class WhatsAppChannel extends PlatformChannel {
   async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
     if (request.method === "GET") return this.verification(request.query ?? "");
     if (request.method !== "POST") return answer(405, { error: "use GET (verification) or POST (notifications)" });
-    if (Buffer.byteLength(request.body) > CHANNEL_MAX_HTTP_BODY_BYTES) return answer(413, { error: `body over ${CHANNEL_MAX_HTTP_BODY_BYTES} bytes` });
-    const check = verifyHubSignature(this.appSecret, request.headers[WHATSAPP_SIGNATURE_HEADER], request.body);
-    if (!check.ok) {
-      this.refuseRequest(check.reason);
-      return answer(401, { error: `bad signature: ${check.reason}` });
-    }
-    let raw: unknown;
-    try {
-      raw = parseJsonBounded(request.body, "body");
-    } catch (error) {
-      return answer(400, { error: isPrxError(error) ? error.message : "body is not JSON" });
-    }
-    const notification = WhatsAppNotificationSchema.safeParse(raw);
+    const admitted = this.admitSigned(request, verifyHubSignature(this.appSecret, request.headers[WHATSAPP_SIGNATURE_HEADER], request.body));
+    if ("refused" in admitted) return admitted.refused;
+    const notification = WhatsAppNotificationSchema.safeParse(admitted.json);
     if (!notification.success || notification.data.object !== "whatsapp_business_account") {
       this.setup.logger.warn("WhatsApp: skipped a notification that is not a whatsapp_business_account one");
       return answer(200, {});
