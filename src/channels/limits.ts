@@ -147,3 +147,14 @@ export const TEAMS_KEYS_MIN_REFRESH_MS = 5 * 60 * 1000;
 export const TEAMS_CLOCK_SKEW_S = 300;
 /** A bearer token of the client-credentials grant is renewed this long before it expires. */
 export const TEAMS_TOKEN_RENEW_BEFORE_MS = 5 * 60 * 1000;
+/**
+ * IRC: a line is at most 512 bytes with its CR LF (RFC 2812 2.3), and the server relays our PRIVMSG with our prefix
+ * (":nick!user@host ", up to ~100 bytes) in front: a message's text is cut at this many UTF-8 bytes per line.
+ */
+export const IRC_MAX_TEXT_BYTES = 350;
+/** Reply parts are split here; each part goes out as one PRIVMSG per line of at most IRC_MAX_TEXT_BYTES. */
+export const IRC_MAX_MESSAGE_CHARS = 2000;
+/** Lines sent at most this often (servers throttle or disconnect flooders: ngIRCd adds a second per command past a few). */
+export const IRC_SEND_INTERVAL_MS = 250;
+/** A server line longer than this (bytes, without CR LF) drops the connection: the RFC says 512, IRCv3 tags add 8,191. */
+export const IRC_MAX_LINE_BYTES = 8704;

@@ -37,6 +37,10 @@ const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Chan
     const { TeamsChannel } = await import("./teams/channel.ts");
     return (setup) => new TeamsChannel(setup);
   },
+  irc: async () => {
+    const { IrcChannel } = await import("./irc/channel.ts");
+    return (setup) => new IrcChannel(setup);
+  },
   matrix: async () => {
     const { MatrixChannel } = await import("./matrix/channel.ts");
     return (setup) => new MatrixChannel(setup);

@@ -313,6 +313,21 @@ export const ChannelConfigSchema = z
     tenant_id: z.string().min(1).max(128).optional().describe("teams: the tenant of a single-tenant bot (default botframework.com)"),
     openid_url: z.url().optional().describe("teams: OpenID metadata of the Bot Framework (tests, sovereign clouds)"),
     token_url: z.url().optional().describe("teams: OAuth token endpoint of the client-credentials grant (tests, sovereign clouds)"),
+    server: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]{1,253}:\d{1,5}$/, "host:port")
+      .optional()
+      .describe("irc: the server as host:port"),
+    tls: z.boolean().default(true).describe("irc: connect with TLS"),
+    nick: z
+      .string()
+      .regex(/^[A-Za-z[\]\\`_^{|}][A-Za-z0-9[\]\\`_^{|}-]{0,29}$/, "an IRC nickname")
+      .optional()
+      .describe("irc: the bot's nickname"),
+    join: z
+      .array(z.string().regex(/^[#&][^\s,\x07]{1,49}$/, "an IRC channel name"))
+      .default([])
+      .describe("irc: channels joined on connect"),
   })
   .describe("one channel process");
 
