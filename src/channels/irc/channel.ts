@@ -167,6 +167,12 @@ export class IrcChannel extends PlatformChannel {
   }
 
   async send(reply: OutboundReply): Promise<string> {
+    if (!this.loop) {
+      // an adapter built only to send (another process's tool) has no connection, and opening one would take the nick
+      throw new PrxError("CHANNEL_PLATFORM", `irc: channel ${this.name} sends only from its running process`, {
+        hint: `run the channel (prx channel run ${this.name}, or enabled = true under the gateway) and let it answer there`,
+      });
+    }
     const lines = ircLines(reply.text, IRC_MAX_TEXT_BYTES);
     const sent = (this.sendChain = this.sendChain.then(async () => {
       for (const line of lines) {
