@@ -158,3 +158,9 @@ export const IRC_MAX_MESSAGE_CHARS = 2000;
 export const IRC_SEND_INTERVAL_MS = 250;
 /** A server line longer than this (bytes, without CR LF) drops the connection: the RFC says 512, IRCv3 tags add 8,191. */
 export const IRC_MAX_LINE_BYTES = 8704;
+/**
+ * Chats an adapter remembers something of (WhatsApp: when the user last wrote; Teams: the conversation's serviceUrl);
+ * past it the chat heard from longest ago is forgotten (WhatsApp then learns the window from the platform's answer,
+ * Teams from the user's next message or api_base_url).
+ */
+export const CHANNEL_MAX_REMEMBERED_CHATS = 10_000;

@@ -33,7 +33,10 @@ test("tokens that are missing, forged, for another bot, from another issuer, exp
     const response = await teams.deliver(url, teams.activity({ from: "29:u1", text: `with ${flaw}` }), flaw);
     expect({ flaw, status: response.status }).toEqual({ flaw, status: 401 });
   }
-  expect(running.channel.rejected).toBe(flaws.length);
+  // a valid token for an activity of a channel its key is not endorsed for
+  const other = { ...teams.activity({ from: "29:u1", text: "from skype" }), channelId: "skype" };
+  expect((await teams.deliver(url, other)).status).toBe(401);
+  expect(running.channel.rejected).toBe(flaws.length + 1);
   await running.runner.idle();
   expect(h.provider.chatRequests()).toHaveLength(0);
   // the unknown key refreshed the keys once; the others used the cache

@@ -5,6 +5,7 @@ import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, CHANNEL_MAX_HTTP_
 import { platformDownload } from "../platform-download.ts";
 import { platformJson } from "../platform-json.ts";
 import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import { RememberedChats } from "../remembered-chats.ts";
 import { BotTokenVerifier } from "./jwt.ts";
 import { BotTokens } from "./token.ts";
 import { ActivitySchema, BOT_FRAMEWORK_ISSUER, BOT_FRAMEWORK_OPENID, ResourceResponseSchema, type Activity } from "./wire.ts";
@@ -49,7 +50,7 @@ export class TeamsChannel extends PlatformChannel {
   private readonly verifier: BotTokenVerifier;
   private readonly tokens: BotTokens;
   /** Each conversation's serviceUrl, from its last verified activity (replies go there). */
-  private readonly serviceUrls = new Map<string, { url: string; conversation: string }>();
+  private readonly serviceUrls = new RememberedChats<{ url: string; conversation: string }>();
   private onMessage: OnMessage | null = null;
 
   constructor(setup: ChannelSetup) {
@@ -95,7 +96,7 @@ export class TeamsChannel extends PlatformChannel {
       // checked after the token: an unauthenticated caller learns nothing about the body
     }
     const activity = ActivitySchema.safeParse(raw);
-    const check = await this.verifier.verify(request.headers.authorization, activity.success ? activity.data.serviceUrl : null);
+    const check = await this.verifier.verify(request.headers.authorization, activity.success ? activity.data.serviceUrl : null, activity.success ? (activity.data.channelId ?? null) : null);
     if (!check.ok) {
       this.refuseRequest(check.reason);
       return jsonAnswer(401, { error: `unauthorized: ${check.reason}` });

@@ -34,10 +34,10 @@ function base64url(text: string): Uint8Array {
  * Checks the bearer token of an inbound Bot Framework request as Microsoft documents it: RS256 signed by a key of
  * the JWKS named by the OpenID metadata (keys cached TEAMS_KEYS_TTL_MS; an unknown key id refreshes them, at most
  * once per TEAMS_KEYS_MIN_REFRESH_MS), the issuer, the audience (the app id), exp and nbf within
- * TEAMS_CLOCK_SKEW_S, and the serviceUrl claim equal to the activity's.
+ * TEAMS_CLOCK_SKEW_S, the key endorsed for the activity's channel, and the serviceUrl claim equal to the activity's.
  */
 export class BotTokenVerifier {
-  private keys = new Map<string, CryptoKey>();
+  private keys = new Map<string, { key: CryptoKey; endorsements: string[] | null }>();
   private fetchedAt = -Infinity;
   private refreshing: Promise<void> | null = null;
   private readonly now: () => number;
@@ -52,12 +52,12 @@ export class BotTokenVerifier {
         const bounds = { timeoutMs: this.o.timeoutMs, signal: this.o.signal };
         const meta = await platformJson({ platform: "teams", what: "OpenID metadata", url: this.o.openIdUrl, schema: OpenIdMetadataSchema, bounds });
         const jwks = await platformJson({ platform: "teams", what: "signing keys", url: meta.jwks_uri, schema: JwksSchema, bounds });
-        const keys = new Map<string, CryptoKey>();
+        const keys = new Map<string, { key: CryptoKey; endorsements: string[] | null }>();
         for (const raw of jwks.keys) {
           const jwk = JwkSchema.safeParse(raw);
           if (!jwk.success) continue;
           const key = await crypto.subtle.importKey("jwk", { kty: "RSA", n: jwk.data.n, e: jwk.data.e, alg: "RS256", ext: true }, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["verify"]);
-          keys.set(jwk.data.kid, key);
+          keys.set(jwk.data.kid, { key, endorsements: jwk.data.endorsements ?? null });
         }
         this.keys = keys;
         this.fetchedAt = this.now();
@@ -68,13 +68,14 @@ export class BotTokenVerifier {
     return this.refreshing;
   }
 
-  private async key(kid: string): Promise<CryptoKey | undefined> {
+  private async key(kid: string): Promise<{ key: CryptoKey; endorsements: string[] | null } | undefined> {
     const age = this.now() - this.fetchedAt;
     if (age > TEAMS_KEYS_TTL_MS || (!this.keys.has(kid) && age > TEAMS_KEYS_MIN_REFRESH_MS)) await this.refresh();
     return this.keys.get(kid);
   }
 
-  async verify(authorization: string | undefined, serviceUrl: string | null): Promise<TokenCheck> {
+  /** `serviceUrl` and `channelId` of the activity (null when the body is not one: the token is still checked). */
+  async verify(authorization: string | undefined, serviceUrl: string | null, channelId: string | null = null): Promise<TokenCheck> {
     const token = /^Bearer ([\w-]+\.[\w-]+\.[\w-]+)$/.exec(authorization ?? "")?.[1];
     if (!token) return { ok: false, reason: authorization ? "malformed Authorization header" : "missing Authorization header" };
     const [h, p, s] = token.split(".") as [string, string, string];
@@ -87,7 +88,7 @@ export class BotTokenVerifier {
       return { ok: false, reason: "token is not a JWT" };
     }
     if (header.alg !== "RS256" || !header.kid) return { ok: false, reason: `token algorithm ${header.alg} is not RS256 with a key id` };
-    let key: CryptoKey | undefined;
+    let key: { key: CryptoKey; endorsements: string[] | null } | undefined;
     try {
       key = await this.key(header.kid);
     } catch (error) {
@@ -95,7 +96,9 @@ export class BotTokenVerifier {
     }
     if (!key) return { ok: false, reason: "token signed by an unknown key" };
     const signed = new TextEncoder().encode(`${h}.${p}`);
-    if (!(await crypto.subtle.verify("RSASSA-PKCS1-v1_5", key, base64url(s), signed))) return { ok: false, reason: "signature mismatch" };
+    if (!(await crypto.subtle.verify("RSASSA-PKCS1-v1_5", key.key, base64url(s), signed))) return { ok: false, reason: "signature mismatch" };
+    // a key endorsed for some channels signs for those alone
+    if (channelId !== null && key.endorsements !== null && !key.endorsements.includes(channelId)) return { ok: false, reason: `signing key not endorsed for ${channelId}` };
     const nowS = this.now() / 1000;
     if (claims.iss !== this.o.issuer) return { ok: false, reason: `issuer ${claims.iss} is not ${this.o.issuer}` };
     if (claims.aud !== this.o.audience) return { ok: false, reason: "audience is not this bot's app id" };

@@ -5,6 +5,7 @@ import { PlatformChannel } from "../base.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, WHATSAPP_MAX_MESSAGE_CHARS, WHATSAPP_SERVICE_WINDOW_MS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { PlatformCodeError, platformJson } from "../platform-json.ts";
+import { RememberedChats } from "../remembered-chats.ts";
 import { verifyHubSignature } from "../signature.ts";
 import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import {
@@ -104,7 +105,7 @@ export class WhatsAppChannel extends PlatformChannel {
   private readonly root: string;
   private onMessage: OnMessage | null = null;
   /** Per chat: when the user last wrote (epoch ms) and the message to mark read when its turn runs. */
-  private readonly lastInbound = new Map<string, { at: number; id: string; read: boolean }>();
+  private readonly lastInbound = new RememberedChats<{ at: number; id: string; read: boolean }>();
 
   constructor(setup: ChannelSetup) {
     super(setup);
