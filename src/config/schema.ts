@@ -307,7 +307,7 @@ export const ChannelConfigSchema = z
       .regex(/^[a-z0-9_]{1,512}$/)
       .optional()
       .describe("whatsapp: approved template sent when a reply falls outside the 24-hour window (unset: the reply fails with a clear error)"),
-    template_language: z.string().min(2).max(16).default("en_US").describe("whatsapp: the template's language code"),
+    template_language: z.string().min(2).max(16).optional().describe("whatsapp: the template's language code (default en_US)"),
     account: z.string().min(1).max(64).optional().describe("signal: the account (phone number) of the signal-cli daemon"),
     app_id: z.string().min(1).max(128).optional().describe("teams: the bot's Microsoft App ID (the audience of inbound tokens)"),
     tenant_id: z.string().min(1).max(128).optional().describe("teams: the tenant of a single-tenant bot (default botframework.com)"),
@@ -318,7 +318,7 @@ export const ChannelConfigSchema = z
       .regex(/^[A-Za-z0-9.-]{1,253}:\d{1,5}$/, "host:port")
       .optional()
       .describe("irc: the server as host:port"),
-    tls: z.boolean().default(true).describe("irc: connect with TLS"),
+    tls: z.boolean().optional().describe("irc: connect with TLS (default true)"),
     nick: z
       .string()
       .regex(/^[A-Za-z[\]\\`_^{|}][A-Za-z0-9[\]\\`_^{|}-]{0,29}$/, "an IRC nickname")
@@ -326,7 +326,7 @@ export const ChannelConfigSchema = z
       .describe("irc: the bot's nickname"),
     join: z
       .array(z.string().regex(/^[#&][^\s,\x07]{1,49}$/, "an IRC channel name"))
-      .default([])
+      .optional()
       .describe("irc: channels joined on connect"),
   })
   .describe("one channel process");

@@ -116,7 +116,7 @@ export class IrcChannel extends PlatformChannel {
             return;
           case "001":
             this.nick = line.params[0] ?? this.nick;
-            for (const channel of this.setup.config.join) socket.write(`JOIN ${channel}\r\n`);
+            for (const channel of this.setup.config.join ?? []) socket.write(`JOIN ${channel}\r\n`);
             this.state = { ok: true, detail: `${this.nick} on ${this.host}` };
             onWelcome();
             return;
@@ -136,7 +136,7 @@ export class IrcChannel extends PlatformChannel {
       Bun.connect({
         hostname: this.host,
         port: this.port,
-        tls: this.setup.config.tls,
+        tls: this.setup.config.tls ?? true,
         socket: {
           open: (socket) => {
             this.socket = socket;

@@ -222,7 +222,7 @@ export class WhatsAppChannel extends PlatformChannel {
         hint: `set template = "<approved template name>" (and template_language) in [channels.${this.name}] to reopen the conversation with it`,
       });
     }
-    const body = { messaging_product: "whatsapp", to, type: "template", template: { name: template, language: { code: this.setup.config.template_language } } };
+    const body = { messaging_product: "whatsapp", to, type: "template", template: { name: template, language: { code: this.setup.config.template_language ?? "en_US" } } };
     const sent = await this.retrying("template send", () => this.graph("template send", `${this.phoneNumberId}/messages`, WhatsAppSentSchema, body));
     this.setup.logger.info(`WhatsApp: sent template ${template} to ${to} (${why})`);
     return sent.messages[0]!.id;
