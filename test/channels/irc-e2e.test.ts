@@ -6,7 +6,11 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { ensureBinary, fakeProviderConfig, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
 import { ircPerson, NGIRCD, startNgircd, type IrcPerson, type Ngircd } from "../helpers/ngircd.ts";
+import { waitFor } from "../helpers/wait.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
+
+/** Wait until `probe` answers something other than false, null or undefined. */
+const until = <T>(what: string, probe: () => Promise<T>) => waitFor(probe, what);
 
 setDefaultTimeout(60_000);
 const enabled = Boolean(NGIRCD || process.env.CI);
@@ -22,13 +26,6 @@ async function api(path: string, init: RequestInit = {}): Promise<any> {
   return response.json();
 }
 const info = async () => ((await api("/api/channels")).channels as any[]).find((c) => c.name === "irc");
-async function until(what: string, probe: () => Promise<unknown>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 beforeAll(async () => {
   if (!enabled) return;

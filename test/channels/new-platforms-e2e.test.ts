@@ -11,7 +11,11 @@ import { startFakeSignal, type FakeSignal } from "../fakes/signal-server.ts";
 import { startFakeTeams, type FakeTeams } from "../fakes/teams-server.ts";
 import { startFakeWhatsApp, type FakeWhatsApp } from "../fakes/whatsapp-server.ts";
 import { ensureBinary, fakeProviderConfig, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
+import { waitFor } from "../helpers/wait.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
+
+/** Wait until `probe` answers something other than false, null or undefined. */
+const until = <T>(what: string, probe: () => Promise<T>) => waitFor(probe, what);
 
 setDefaultTimeout(60_000);
 
@@ -35,15 +39,6 @@ async function channel(name: string): Promise<any> {
   return channels.find((c: { name: string }) => c.name === name);
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 /** Running with its agent host open: the state says running and it has reported its counters. */
 const running = (name: string) => until(`${name} running`, async () => {

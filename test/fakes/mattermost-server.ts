@@ -10,6 +10,7 @@
  *   `data.channel_type` ("D", "O", ...), `data.sender_name` ("@name") and `data.mentions` (a JSON string of user ids).
  */
 import type { ServerWebSocket } from "bun";
+import { waitFor } from "../helpers/wait.ts";
 
 export interface MattermostPost {
   id: string;
@@ -93,12 +94,8 @@ export function startFakeMattermost(): FakeMattermost {
     drop() {
       for (const ws of sockets) ws.close(1001, "going away");
     },
-    async waitForPosts(n, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (fake.posts.length < n) {
-        if (Date.now() > deadline) throw new Error(`expected ${n} Mattermost posts, got ${fake.posts.length}: ${JSON.stringify(fake.posts)}`);
-        await Bun.sleep(20);
-      }
+    async waitForPosts(n, timeoutMs) {
+      await waitFor(() => fake.posts.length >= n, () => `${n} Mattermost posts, got ${JSON.stringify(fake.posts)}`, timeoutMs);
       return fake.posts.slice(0, n);
     },
     stop: () => server.stop(true),

@@ -11,6 +11,8 @@
  * Envelopes are shaped as the manual's receive example (source, sourceNumber, sourceUuid, sourceName,
  * sourceDevice, timestamp, dataMessage {timestamp, message, attachments, mentions, groupInfo}).
  */
+import { waitFor } from "../helpers/wait.ts";
+
 export interface SignalSend {
   recipient?: string[];
   groupId?: string;
@@ -74,12 +76,8 @@ export function startFakeSignal(account = "+15550009999"): FakeSignal {
       for (const stream of streams) stream.close();
       streams.clear();
     },
-    async waitForSends(n, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (sends.length < n) {
-        if (Date.now() > deadline) throw new Error(`expected ${n} Signal sends, got ${sends.length}: ${JSON.stringify(sends)}`);
-        await Bun.sleep(20);
-      }
+    async waitForSends(n, timeoutMs) {
+      await waitFor(() => sends.length >= n, () => `${n} Signal sends, got ${JSON.stringify(sends)}`, timeoutMs);
       return sends.slice(0, n);
     },
     stop: async () => {

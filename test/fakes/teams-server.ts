@@ -13,6 +13,8 @@
  *   `Authorization: Bearer <JWT>` signed RS256 by the JWKS key, iss https://api.botframework.com, aud = the app id,
  *   exp/nbf, and the serviceurl claim.
  */
+import { waitFor } from "../helpers/wait.ts";
+
 export interface TeamsActivitySent {
   conversation: string;
   replyTo: string | null;
@@ -119,13 +121,9 @@ export async function startFakeTeams(): Promise<FakeTeams> {
     async rotate() {
       keys = [...keys, await newKey(keys.length + 1)].slice(-2);
     },
-    async waitForSent(n, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
+    async waitForSent(n, timeoutMs) {
       const messages = () => fake.sent.filter((s) => s.type === "message");
-      while (messages().length < n) {
-        if (Date.now() > deadline) throw new Error(`expected ${n} Teams messages, got ${JSON.stringify(fake.sent)}`);
-        await Bun.sleep(20);
-      }
+      await waitFor(() => messages().length >= n, () => `${n} Teams messages, got ${JSON.stringify(fake.sent)}`, timeoutMs);
       return messages().slice(0, n);
     },
     stop: () => server.stop(true),

@@ -15,6 +15,7 @@
  *   (payloads as in https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples).
  */
 import { createHmac } from "node:crypto";
+import { waitFor } from "../helpers/wait.ts";
 
 export interface WhatsAppSent {
   to: string;
@@ -62,7 +63,6 @@ export function startFakeWhatsApp(): FakeWhatsApp {
   const lastFromUser = new Map<string, number>();
   const files = new Map<string, { bytes: Uint8Array; mime: string }>();
   const failures: Array<{ status: number; code: number; message?: string }> = [];
-  const waiters = new Set<() => void>();
   let seq = 0;
 
   const graphError = (status: number, code: number, message: string) =>
@@ -114,15 +114,8 @@ export function startFakeWhatsApp(): FakeWhatsApp {
       return fetch(`${webhookUrl}?${query}`);
     },
     fail: (...more) => void failures.push(...more),
-    async waitForSent(n, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (sent.length < n) {
-        if (Date.now() > deadline) throw new Error(`expected ${n} WhatsApp sends, got ${sent.length}: ${JSON.stringify(sent)}`);
-        await new Promise<void>((resolve) => {
-          waiters.add(resolve);
-          setTimeout(resolve, 50);
-        });
-      }
+    async waitForSent(n, timeoutMs) {
+      await waitFor(() => sent.length >= n, () => `${n} WhatsApp sends, got ${JSON.stringify(sent)}`, timeoutMs);
       return sent.slice(0, n);
     },
     stop: () => server.stop(true),
@@ -175,8 +168,6 @@ export function startFakeWhatsApp(): FakeWhatsApp {
         ...(body.context?.message_id ? { contextId: body.context.message_id } : {}),
         id: wamid,
       });
-      for (const wake of waiters) wake();
-      waiters.clear();
       return Response.json({ messaging_product: "whatsapp", contacts: [{ input: to, wa_id: to }], messages: [{ id: wamid }] });
     },
   });

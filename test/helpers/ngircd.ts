@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Socket } from "bun";
+import { waitFor } from "./wait.ts";
 
 export const NGIRCD = Bun.which("ngircd") ?? (Bun.file("/usr/sbin/ngircd").size > 0 ? "/usr/sbin/ngircd" : null);
 
@@ -26,17 +27,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function listening(port: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const ok = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {}, open(s) { s.end(); } } }).then(
-      () => true,
-      () => false,
-    );
-    if (ok) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`ngircd did not listen on ${port}`);
+function listening(port: number): Promise<unknown> {
+  const probe = () => Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {}, open: (s) => void s.end() } }).then(() => true, () => false);
+  return waitFor(probe, `ngircd listening on ${port}`);
 }
 
 export async function startNgircd(): Promise<Ngircd> {
@@ -119,12 +112,8 @@ export async function ircPerson(port: number, nick: string): Promise<IrcPerson> 
     },
     heard: (from, target = nick) =>
       lines.filter((l) => l.startsWith(`:${from}!`) && l.includes(` PRIVMSG ${target} :`)).map((l) => l.slice(l.indexOf(` PRIVMSG ${target} :`) + ` PRIVMSG ${target} :`.length)),
-    async waitFor(predicate, what, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; lines:\n${lines.join("\n")}`);
-        await Bun.sleep(20);
-      }
+    async waitFor(predicate, what, timeoutMs) {
+      await waitFor(predicate, () => `${what}; lines:\n${lines.join("\n")}`, timeoutMs);
     },
     quit: () => void socket.end(),
   };

@@ -1,10 +1,11 @@
 import type { Socket } from "bun";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/ids.ts";
-import { Backoff, sleep } from "../../core/supervise/index.ts";
+import { sleep } from "../../core/supervise/index.ts";
 import { PlatformChannel } from "../base.ts";
 import { PlatformError } from "../platform-error.ts";
-import { IRC_MAX_LINE_BYTES, IRC_MAX_MESSAGE_CHARS, IRC_MAX_TEXT_BYTES, IRC_SEND_INTERVAL_MS, PLATFORM_BACKOFF } from "../limits.ts";
+import { IRC_MAX_LINE_BYTES, IRC_MAX_MESSAGE_CHARS, IRC_MAX_TEXT_BYTES, IRC_SEND_INTERVAL_MS } from "../limits.ts";
+import { keepConnected } from "../reconnect.ts";
 import type { ChannelSetup, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { ircLines, ircLower, nickOf, parseIrcLine, type IrcLine } from "./wire.ts";
 
@@ -74,19 +75,18 @@ export class IrcChannel extends PlatformChannel {
     await this.firstConnection(first);
   }
 
-  private async run(onMessage: OnMessage, welcomed: () => void): Promise<void> {
-    const backoff = new Backoff(PLATFORM_BACKOFF);
-    while (!this.stopper.signal.aborted) {
-      const why = await this.connection(onMessage, () => {
-        backoff.reset();
-        welcomed();
-      });
-      if (this.stopper.signal.aborted) return;
-      const wait = backoff.next();
-      this.state = { ok: false, detail: `reconnecting: ${why}` };
-      this.setup.logger.warn(`IRC connection ended (${why}); reconnecting in ${wait} ms`);
-      await sleep(wait, this.stopper.signal).catch(() => undefined);
-    }
+  private run(onMessage: OnMessage, welcomed: () => void): Promise<void> {
+    return keepConnected({
+      what: "IRC connection",
+      connection: (connected) =>
+        this.connection(onMessage, () => {
+          connected();
+          welcomed();
+        }),
+      onEnded: (why) => (this.state = { ok: false, detail: `reconnecting: ${why}` }),
+      logger: this.setup.logger,
+      signal: this.stopper.signal,
+    });
   }
 
   /** One connection; resolves with why it ended. */

@@ -1,8 +1,7 @@
 import { errorMessage } from "../../core/errors.ts";
 import { parseJsonBounded } from "../../core/json/index.ts";
 import type { Logger } from "../../core/logger.ts";
-import { Backoff, sleep } from "../../core/supervise/index.ts";
-import { PLATFORM_BACKOFF } from "../limits.ts";
+import { keepConnected } from "../reconnect.ts";
 import { SocketEventSchema } from "./wire.ts";
 
 export interface MattermostSocketOptions {
@@ -20,16 +19,14 @@ export interface MattermostSocketOptions {
  * connected at its `{status: "OK"}` answer, and hands every event on in order; a dropped or refused connection is
  * opened again with the platform backoff.
  */
-export async function runMattermostSocket(o: MattermostSocketOptions): Promise<void> {
-  const backoff = new Backoff(PLATFORM_BACKOFF);
-  while (!o.signal.aborted) {
-    const why = await connection(o, () => backoff.reset());
-    if (o.signal.aborted) return;
-    const wait = backoff.next();
-    o.onState(false, `reconnecting: ${why}`);
-    o.logger.warn(`Mattermost WebSocket ended (${why}); reconnecting in ${wait} ms`);
-    await sleep(wait, o.signal).catch(() => undefined);
-  }
+export function runMattermostSocket(o: MattermostSocketOptions): Promise<void> {
+  return keepConnected({
+    what: "Mattermost WebSocket",
+    connection: (connected) => connection(o, connected),
+    onEnded: (why) => o.onState(false, `reconnecting: ${why}`),
+    logger: o.logger,
+    signal: o.signal,
+  });
 }
 
 function connection(o: MattermostSocketOptions, onAuthenticated: () => void): Promise<string> {
