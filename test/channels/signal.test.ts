@@ -78,3 +78,14 @@ test("an image attachment reaches the model through getAttachment", async () => 
   await signal.waitForSends(1);
   expect(JSON.stringify(h.provider.chatRequests()[0]!.body)).toContain("data:image/png;base64,");
 });
+
+test("the event stream outlives the request time limit: it is one connection until something ends it", async () => {
+  h = channelHarness(table('dm_policy = "open"'));
+  const running = await h.start("sig", {}, { requestTimeoutMs: 200 });
+  await waitFor(() => signal.connections.length > 0, "the event stream");
+  await Bun.sleep(600);
+  signal.message({ source: "+15551110005", text: "still there?" });
+  await signal.waitForSends(1);
+  expect(signal.connections).toHaveLength(1);
+  expect(running.channel.health().ok).toBe(true);
+});

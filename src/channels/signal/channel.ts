@@ -104,24 +104,27 @@ export class SignalChannel extends PlatformChannel {
       try {
         await this.setup.waitForCapacity?.();
         const last = await this.setup.cursor.get();
-        const head = AbortSignal.timeout(this.limits.requestTimeoutMs);
-        const response = await fetch(`${this.base}/api/v1/events`, {
-          headers: { accept: "text/event-stream", ...(last ? { "last-event-id": last } : {}) },
-          signal: AbortSignal.any([this.stopper.signal, head]),
-        }).catch((cause: unknown) => {
-          throw new PlatformError("signal", `events: ${errorMessage(cause)}`, null, true);
-        });
-        if (!response.ok || !response.body) throw new PlatformError("signal", `events: HTTP ${response.status}`, response.status, true);
-        this.state = { ok: true, detail: `${this.account ?? "signal-cli"} receiving` };
-        backoff.reset();
-        // the head's timeout must not end the stream: read it under the stop signal alone
-        const stream = response.body;
-        const cancel = () => void stream.cancel().catch(() => undefined);
-        this.stopper.signal.addEventListener("abort", cancel, { once: true });
+        // one controller for the request and its stream: the head must come within the request time, the stream then
+        // lasts until the channel stops (a fetch's signal aborts its body too, so no timeout signal goes in)
+        const controller = new AbortController();
+        const stop = () => controller.abort();
+        this.stopper.signal.addEventListener("abort", stop, { once: true });
+        const head = setTimeout(stop, this.limits.requestTimeoutMs);
         try {
-          await this.events(stream, onMessage);
+          const response = await fetch(`${this.base}/api/v1/events`, {
+            headers: { accept: "text/event-stream", ...(last ? { "last-event-id": last } : {}) },
+            signal: controller.signal,
+          }).catch((cause: unknown) => {
+            throw new PlatformError("signal", `events: ${errorMessage(cause)}`, null, true);
+          });
+          clearTimeout(head);
+          if (!response.ok || !response.body) throw new PlatformError("signal", `events: HTTP ${response.status}`, response.status, true);
+          this.state = { ok: true, detail: `${this.account ?? "signal-cli"} receiving` };
+          backoff.reset();
+          await this.events(response.body, onMessage);
         } finally {
-          this.stopper.signal.removeEventListener("abort", cancel);
+          clearTimeout(head);
+          this.stopper.signal.removeEventListener("abort", stop);
         }
         throw new PlatformError("signal", "the event stream ended", null, true);
       } catch (error) {
@@ -136,23 +139,23 @@ export class SignalChannel extends PlatformChannel {
 
   /** Each receive event stored, then its id kept as the cursor the next stream resumes after. */
   private async events(stream: ReadableStream<Uint8Array>, onMessage: OnMessage): Promise<void> {
-        for await (const event of readSse(stream, PLATFORM_MAX_RESPONSE_BYTES)) {
-          if (event.event !== "receive" && event.event !== "message") continue;
-          let raw: unknown;
-          try {
-            raw = parseJsonBounded(event.data, "event");
-          } catch {
-            this.setup.logger.warn("Signal: skipped an event that is not JSON");
-            continue;
-          }
-          const parsed = ReceiveSchema.safeParse(raw);
-          if (!parsed.success) this.setup.logger.warn("Signal: skipped a malformed receive event");
-          else {
-            const message = normalizeSignal(this.name, parsed.data.envelope, this.account);
-            if (message) await onMessage(message);
-          }
-          if (event.id !== null) await this.setup.cursor.set(event.id);
-        }
+    for await (const event of readSse(stream, PLATFORM_MAX_RESPONSE_BYTES)) {
+      if (event.event !== "receive" && event.event !== "message") continue;
+      let raw: unknown;
+      try {
+        raw = parseJsonBounded(event.data, "event");
+      } catch {
+        this.setup.logger.warn("Signal: skipped an event that is not JSON");
+        continue;
+      }
+      const parsed = ReceiveSchema.safeParse(raw);
+      if (!parsed.success) this.setup.logger.warn("Signal: skipped a malformed receive event");
+      else {
+        const message = normalizeSignal(this.name, parsed.data.envelope, this.account);
+        if (message) await onMessage(message);
+      }
+      if (event.id !== null) await this.setup.cursor.set(event.id);
+    }
   }
 
   private target(chatId: string): Record<string, unknown> {
