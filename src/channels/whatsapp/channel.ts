@@ -164,7 +164,8 @@ export class WhatsAppChannel extends PlatformChannel {
           this.setup.logger.warn("WhatsApp: skipped a malformed messages change");
           continue;
         }
-        // statuses (sent, delivered, read, failed) of our own replies: nothing to answer
+        // another number of the same business account (its own channel answers it); `statuses` (sent, delivered,
+        // read, failed of our replies) are not read at all
         if (value.data.metadata && value.data.metadata.phone_number_id !== this.phoneNumberId) continue;
         const names = new Map((value.data.contacts ?? []).flatMap((c) => (c.profile ? [[c.wa_id, c.profile.name] as const] : [])));
         for (const item of value.data.messages ?? []) {
