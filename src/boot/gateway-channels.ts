@@ -24,7 +24,7 @@ export async function gatewayChannels(host: AgentHost): Promise<GatewayChannels>
   const api = {
     list: () => supervisor.list(),
     restart: (name: string) => supervisor.restart(name),
-    forward: (name: string, request: { method: string; headers: Record<string, string>; body: string }) => supervisor.forward(name, request),
+    forward: (name: string, request: { method: string; query?: string; headers: Record<string, string>; body: string }) => supervisor.forward(name, request),
     health: () => supervisor.health(),
     pairings: {
       list: () => pairings.list(),

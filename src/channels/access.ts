@@ -7,7 +7,7 @@ export type AccessDecision =
   /** Nothing runs and nothing is answered (a bot, a group message without mention, a disabled group). */
   | { kind: "ignore"; reason: string }
   /** Nothing runs; the sender is told this (a pairing code, or that they are not allowed). */
-  | { kind: "refuse"; reason: string; notice: string };
+  | { kind: "refuse"; reason: string; notice: string; pairingCode?: string };
 
 /**
  * Safe by default: bots are ignored (no bot-to-bot loops); in groups the bot answers only when mentioned
@@ -34,6 +34,7 @@ export async function decideAccess(message: InboundMessage, config: ChannelConfi
   return {
     kind: "refuse",
     reason: "pairing requested",
+    pairingCode: code,
     notice: `This assistant is private. Pairing code: ${code}\nAsk its owner to run: prx channel pair approve ${code}`,
   };
 }

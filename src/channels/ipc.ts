@@ -6,6 +6,7 @@ import { z } from "zod";
 
 const ForwardedRequestSchema = z.strictObject({
   method: z.string(),
+  query: z.string().max(8192).optional(),
   headers: z.record(z.string(), z.string()),
   body: z.string(),
 });
@@ -32,6 +33,8 @@ export const ChannelStatsSchema = z.strictObject({
   ignored: z.number(),
   refused: z.number(),
   failed: z.number(),
+  /** Inbound requests refused for a missing or forged signature (absent from processes that predate it). */
+  rejected: z.number().optional(),
   lastInbound: z.number().nullable(),
   lastOutbound: z.number().nullable(),
   lastError: z.string().nullable(),

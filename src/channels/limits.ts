@@ -125,3 +125,42 @@ export const PARENT_WATCH_INTERVAL_MS = 500;
 export const CHANNEL_STOP_GRACE_MS = 5000;
 /** A channel process asked to stop that has not exited this long after is killed (SIGKILL): its grace plus a second. */
 export const CHANNEL_KILL_AFTER_MS = CHANNEL_STOP_GRACE_MS + 1000;
+
+/** WhatsApp text message body limit (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages#text-object: 4096 characters). */
+export const WHATSAPP_MAX_MESSAGE_CHARS = 4096;
+/**
+ * WhatsApp's customer service window: a free-form reply may be sent within 24 hours of the user's last message; after
+ * it only an approved template (https://developers.facebook.com/docs/whatsapp/pricing#customer-service-windows).
+ */
+export const WHATSAPP_SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** Signal has no documented text limit; replies are split here, as long messages are sent as attachments past ~2,000. */
+export const SIGNAL_MAX_MESSAGE_CHARS = 2000;
+/** Mattermost's default MaxPostSize is 16,383 characters (https://docs.mattermost.com/configure/environment-configuration-settings.html). */
+export const MATTERMOST_MAX_MESSAGE_CHARS = 16_383;
+/** Teams accepts messages up to ~28 KB; replies are split well below it. */
+export const TEAMS_MAX_MESSAGE_CHARS = 16_000;
+/** Bot Framework signing keys are cached this long (Microsoft asks for at least daily refresh). */
+export const TEAMS_KEYS_TTL_MS = 24 * 60 * 60 * 1000;
+/** A token signed by a key not in the cache refreshes the keys at most this often (a forger cannot make us hammer the JWKS). */
+export const TEAMS_KEYS_MIN_REFRESH_MS = 5 * 60 * 1000;
+/** Clock skew allowed on a token's exp and nbf (https://learn.microsoft.com/azure/bot-service/rest-api/bot-framework-rest-connector-authentication: 5 minutes). */
+export const TEAMS_CLOCK_SKEW_S = 300;
+/** A bearer token of the client-credentials grant is renewed this long before it expires. */
+export const TEAMS_TOKEN_RENEW_BEFORE_MS = 5 * 60 * 1000;
+/**
+ * IRC: a line is at most 512 bytes with its CR LF (RFC 2812 2.3), and the server relays our PRIVMSG with our prefix
+ * (":nick!user@host ", up to ~100 bytes) in front: a message's text is cut at this many UTF-8 bytes per line.
+ */
+export const IRC_MAX_TEXT_BYTES = 350;
+/** Reply parts are split here; each part goes out as one PRIVMSG per line of at most IRC_MAX_TEXT_BYTES. */
+export const IRC_MAX_MESSAGE_CHARS = 2000;
+/** Lines sent at most this often (servers throttle or disconnect flooders: ngIRCd adds a second per command past a few). */
+export const IRC_SEND_INTERVAL_MS = 250;
+/** A server line longer than this (bytes, without CR LF) drops the connection: the RFC says 512, IRCv3 tags add 8,191. */
+export const IRC_MAX_LINE_BYTES = 8704;
+/**
+ * Chats an adapter remembers something of (WhatsApp: when the user last wrote; Teams: the conversation's serviceUrl);
+ * past it the chat heard from longest ago is forgotten (WhatsApp then learns the window from the platform's answer,
+ * Teams from the user's next message or api_base_url).
+ */
+export const CHANNEL_MAX_REMEMBERED_CHATS = 10_000;

@@ -1,6 +1,7 @@
 import type { LoadedConfig } from "../config/loader.ts";
 import { lazyChannelDeliverer } from "./deliver-lazy.ts";
 import { openAgentHost, type AgentHost } from "../agent/index.ts";
+import type { OpenAgentHostOptions } from "../agent/host.ts";
 import { createPluginExtensions } from "../agent/plugin-extensions.ts";
 import type { ChannelConfig } from "../config/schema.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
@@ -46,6 +47,13 @@ export interface ParticipantOptions {
   lastError: LastError;
   typingIntervalMs?: number;
   /**
+   * The host's extensions: `prx channel run` passes the gateway's (boot/channel-host.ts: plugins and the MCP
+   * servers' tools); without it, plugins and hooks alone.
+   */
+  extend?: OpenAgentHostOptions["extend"];
+  /** One line per pairing request, pairing let through, refusal and failed turn (the foreground prints them). */
+  onEvent?: (line: string) => void;
+  /**
    * Aborted when the process stops: while the host opens, what was opened is closed and this rejects with ABORTED;
    * after, no more liveness rows are written.
    */
@@ -58,7 +66,7 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
     workspace: options.workspace,
     ...(options.loaded ? { loaded: options.loaded } : {}),
     env: options.env,
-    extend: createPluginExtensions(),
+    extend: options.extend ?? createPluginExtensions(),
     deliver: lazyChannelDeliverer,
   });
   try {
@@ -80,7 +88,7 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
         })
         // through a logger that does not record it as the last error: that would report (and fail) again, endlessly
         .catch((error: unknown) => createLogger(`channel.${name}`).warn(`liveness row not written: ${errorMessage(error)}`));
-      options.send?.({ type: "status", health: channel.health(), stats: { ...stats, lastError: last?.message ?? null, lastErrorAt: last?.at ?? null } });
+      options.send?.({ type: "status", health: channel.health(), stats: { ...stats, rejected: channel.rejected ?? 0, lastError: last?.message ?? null, lastErrorAt: last?.at ?? null } });
     };
     // the counters change with every message: the row and the supervisor hear them once per turn of the event loop
     // however many messages changed them in it (and no more once the process stops: its last row says "stopped")
@@ -105,6 +113,7 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
       onAnswered: options.onAnswered,
       typingIntervalMs: options.typingIntervalMs,
       approvals: host.approvals,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     });
     await store.prune();
     stopIfAborted(options);

@@ -23,6 +23,10 @@ export interface ChannelProcessOptions {
   signal?: AbortSignal;
   /** Called once the platform is connected, before the agent host starts to open (the foreground prints "running"). */
   onConnected?: (health: ChannelHealth) => void;
+  /** The agent host's extensions (participant.ts); `prx channel run` passes boot/channel-host.ts's. */
+  extend?: import("./participant.ts").ParticipantOptions["extend"];
+  /** One line per pairing request, pairing approval and refusal (the foreground prints them; errors are logged). */
+  onEvent?: (line: string) => void;
   /** How the agent host side is opened; defaults to participant.ts (loaded only then). Tests pass a failing one. */
   openParticipant?: (options: import("./participant.ts").ParticipantOptions) => Promise<ChannelParticipant>;
 }
@@ -122,6 +126,8 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       ...(replies ? { onAnswered: (id: string, parts: string[]) => replies.settle(id, parts) } : {}),
       lastError,
       typingIntervalMs: options.limits?.typingIntervalMs,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      ...(options.extend ? { extend: options.extend } : {}),
       signal: opening.signal,
     });
   })();

@@ -21,6 +21,26 @@ const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Chan
     const { DiscordChannel } = await import("./discord/channel.ts");
     return (setup) => new DiscordChannel(setup);
   },
+  whatsapp: async () => {
+    const { WhatsAppChannel } = await import("./whatsapp/channel.ts");
+    return (setup) => new WhatsAppChannel(setup);
+  },
+  signal: async () => {
+    const { SignalChannel } = await import("./signal/channel.ts");
+    return (setup) => new SignalChannel(setup);
+  },
+  mattermost: async () => {
+    const { MattermostChannel } = await import("./mattermost/channel.ts");
+    return (setup) => new MattermostChannel(setup);
+  },
+  teams: async () => {
+    const { TeamsChannel } = await import("./teams/channel.ts");
+    return (setup) => new TeamsChannel(setup);
+  },
+  irc: async () => {
+    const { IrcChannel } = await import("./irc/channel.ts");
+    return (setup) => new IrcChannel(setup);
+  },
   matrix: async () => {
     const { MatrixChannel } = await import("./matrix/channel.ts");
     return (setup) => new MatrixChannel(setup);

@@ -56,6 +56,11 @@ export interface RunnerOptions {
    * `[channels.<name>] owners` or a pairing marked owner. Without it, such calls wait for the API and the console.
    */
   approvals?: Pick<ApprovalBroker, "byCode" | "decide">;
+  /**
+   * One line per pairing request, pairing let through, refused sender and failed message (the foreground `prx
+   * channel run` prints them); without it they are logged at info (errors at error, as always).
+   */
+  onEvent?: (line: string) => void;
 }
 
 /** An owner's answer to an approval asked in a chat: "yes 4821", "no 4821", "always 4821" (y / n / a too). */
@@ -83,6 +88,8 @@ export class ChannelRunner {
   private capacityWaiters: Array<() => void> = [];
   private idleWaiters: Array<() => void> = [];
   private closing = false;
+  /** Senders given a pairing code by this process: their first message let through says the pairing was approved. */
+  private readonly awaitingPairing = new Set<string>();
 
   constructor(private readonly o: RunnerOptions) {}
 
@@ -127,9 +134,15 @@ export class ChannelRunner {
     if (decision.kind === "refuse") {
       if (!(await this.o.store.admit(message, "done"))) return this.duplicate(message);
       this.stats.refused += 1;
-      this.o.logger.info(`refused message from ${message.senderId}: ${decision.reason}`);
+      if (decision.pairingCode) {
+        this.awaitingPairing.add(`${message.channel}\n${message.senderId}`);
+        this.event(`pairing requested by ${message.senderDisplay} (${message.senderId}): prx channel pair approve ${decision.pairingCode}`);
+      } else this.event(`refused message from ${message.senderId}: ${decision.reason}`);
       await this.notify(message, decision.notice);
       return;
+    }
+    if (this.awaitingPairing.delete(`${message.channel}\n${message.senderId}`)) {
+      this.event(`pairing of ${message.senderDisplay} (${message.senderId}) approved: answering from now on`);
     }
     if (!message.text.trim() && !message.attachments?.length) {
       if (!(await this.o.store.admit(message, "ignored"))) return this.duplicate(message);
@@ -186,6 +199,11 @@ export class ChannelRunner {
       await this.o.channel.send({ chatId: message.chatId, threadId: message.threadId, replyTo: message.id, text: part });
     }
     this.stats.lastOutbound = Date.now();
+  }
+
+  private event(line: string): void {
+    if (this.o.onEvent) this.o.onEvent(line);
+    else this.o.logger.info(line);
   }
 
   /** Resolves when fewer than CHANNEL_MAX_PENDING messages wait (adapters stop reading the platform meanwhile). */

@@ -48,3 +48,14 @@ export function verifySlackSignature(secret: string, timestamp: string | undefin
   if (!signature?.startsWith("v0=")) return { ok: false, reason: "missing signature" };
   return equal(signature, `v0=${hmacHex(secret, `v0:${timestamp}:${body}`)}`) ? { ok: true } : { ok: false, reason: "signature mismatch" };
 }
+
+/**
+ * Meta's webhook signature (WhatsApp Cloud API; https://developers.facebook.com/docs/graph-api/webhooks/getting-started#event-notifications):
+ * `X-Hub-Signature-256: sha256=<hex>`, the HMAC-SHA256 of the raw body with the app secret. No timestamp: Meta
+ * redelivers the same body for up to 7 days, and each message is answered once by its id.
+ */
+export function verifyHubSignature(appSecret: string, signature: string | undefined, body: string): SignatureCheck {
+  if (!signature) return { ok: false, reason: "missing X-Hub-Signature-256" };
+  if (!signature.startsWith("sha256=")) return { ok: false, reason: "malformed X-Hub-Signature-256" };
+  return equal(signature, `sha256=${hmacHex(appSecret, body)}`) ? { ok: true } : { ok: false, reason: "signature mismatch" };
+}

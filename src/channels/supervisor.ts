@@ -25,7 +25,7 @@ export interface ChannelInfo {
   last_error_at: string | null;
   detail: string;
   plugin_generation: number | null;
-  stats: Omit<ChannelStatsWire, "lastInbound" | "lastOutbound" | "lastError" | "lastErrorAt"> | null;
+  stats: (Omit<ChannelStatsWire, "lastInbound" | "lastOutbound" | "lastError" | "lastErrorAt"> & { rejected: number }) | null;
 }
 
 interface Slot {
@@ -309,7 +309,7 @@ export class ChannelSupervisor {
       last_error_at: iso(slot.lastErrorAt),
       detail: slot.detail,
       plugin_generation: slot.generation,
-      stats: stats ? { inbound: stats.inbound, answered: stats.answered, duplicates: stats.duplicates, ignored: stats.ignored, refused: stats.refused, failed: stats.failed } : null,
+      stats: stats ? { inbound: stats.inbound, answered: stats.answered, duplicates: stats.duplicates, ignored: stats.ignored, refused: stats.refused, failed: stats.failed, rejected: stats.rejected ?? 0 } : null,
     };
   }
 

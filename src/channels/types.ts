@@ -72,6 +72,8 @@ export type OnMessage = (message: InboundMessage) => Promise<void>;
 /** An HTTP request forwarded by the gateway to a channel that receives over HTTP (webhook, Slack Events, Telegram webhook). */
 export interface ForwardedRequest {
   method: string;
+  /** The query string with its "?" ("" when none): WhatsApp's GET handshake carries hub.* in it. */
+  query?: string;
   headers: Record<string, string>;
   /** The raw body, exactly as received (signatures are computed over it). */
   body: string;
@@ -95,6 +97,8 @@ export interface Channel {
   /** Show "typing…" once (platforms expire it after a few seconds; the runner repeats it while a turn runs). */
   typing(chatId: string, threadId: string | null): Promise<void>;
   health(): ChannelHealth;
+  /** Inbound requests refused for a missing or forged signature (channels that receive over HTTP). */
+  readonly rejected?: number;
   /** The bytes of an attachment this adapter named (within `maxBytes`); adapters without media leave it undefined. */
   fetchAttachment?(attachment: InboundAttachment, maxBytes: number, signal: AbortSignal): Promise<Uint8Array>;
   /** Channels that receive over HTTP answer a request the gateway forwarded; others leave it undefined. */

@@ -110,6 +110,7 @@ async function pairCommand(argv: string[], store: import("../storage/types.ts").
  */
 async function runChannel(name: string, workspace: string | undefined, supervised: boolean): Promise<number> {
   const { connectChannelProcess } = await import("../channels/process.ts");
+  const { channelHostExtensions } = await import("../boot/channel-host.ts");
   const send = supervised && process.send ? (message: unknown) => void process.send!(message) : undefined;
   const connecting = new AbortController();
   let running: import("../channels/process.ts").ChannelProcess | undefined;
@@ -131,10 +132,13 @@ async function runChannel(name: string, workspace: string | undefined, supervise
         workspace,
         send,
         signal: connecting.signal,
+        extend: channelHostExtensions(),
         // console.log writes at once (the host starts to open right after this line) and leaves process.stdout unbuilt
         onConnected: (health) => {
           if (!supervised) console.log(`prx channel ${name} running: ${health.detail} (Ctrl-C stops)`);
         },
+        // the foreground says what happens to senders; a supervised child logs it for the gateway's log
+        ...(supervised ? {} : { onEvent: (line: string) => console.error(`prx channel ${name}: ${line}`) }),
       });
     } catch (error) {
       if (connecting.signal.aborted && isPrxError(error, "ABORTED")) return 0;
@@ -153,6 +157,7 @@ async function runChannel(name: string, workspace: string | undefined, supervise
       );
     }
     await running.closed;
+    if (!supervised) console.error(`prx channel ${name}: stopped`);
     return 0;
   } finally {
     process.off("SIGINT", onSigint).off("SIGTERM", onSigterm);

@@ -315,6 +315,43 @@ export const ChannelConfigSchema = z
       .describe("sender ids of the owner: they answer tool approvals asked in a chat (besides pairings marked owner)"),
     allow_bots: z.boolean().default(false).describe("answer messages sent by bots (off: no bot-to-bot loops)"),
     poll_timeout_s: z.number().int().min(0).max(60).default(30).describe("long-poll timeout (telegram, matrix)"),
+    verify_token_env: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("whatsapp: environment variable holding the verify token of the webhook's GET handshake"),
+    phone_number_id: z.string().regex(/^\d{1,32}$/).optional().describe("whatsapp: the business phone number's id (replies are sent from it)"),
+    api_version: z
+      .string()
+      .regex(/^v\d{1,3}\.\d{1,2}$/)
+      .optional()
+      .describe("whatsapp: Graph API version of every call (default v21.0)"),
+    template: z
+      .string()
+      .regex(/^[a-z0-9_]{1,512}$/)
+      .optional()
+      .describe("whatsapp: approved template sent when a reply falls outside the 24-hour window (unset: the reply fails with a clear error)"),
+    template_language: z.string().min(2).max(16).optional().describe("whatsapp: the template's language code (default en_US)"),
+    account: z.string().min(1).max(64).optional().describe("signal: the account (phone number) of the signal-cli daemon"),
+    app_id: z.string().min(1).max(128).optional().describe("teams: the bot's Microsoft App ID (the audience of inbound tokens)"),
+    tenant_id: z.string().min(1).max(128).optional().describe("teams: the tenant of a single-tenant bot (default botframework.com)"),
+    openid_url: z.url().optional().describe("teams: OpenID metadata of the Bot Framework (tests, sovereign clouds)"),
+    token_url: z.url().optional().describe("teams: OAuth token endpoint of the client-credentials grant (tests, sovereign clouds)"),
+    server: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]{1,253}:\d{1,5}$/, "host:port")
+      .optional()
+      .describe("irc: the server as host:port"),
+    tls: z.boolean().optional().describe("irc: connect with TLS (default true)"),
+    nick: z
+      .string()
+      .regex(/^[A-Za-z[\]\\`_^{|}][A-Za-z0-9[\]\\`_^{|}-]{0,29}$/, "an IRC nickname")
+      .optional()
+      .describe("irc: the bot's nickname"),
+    join: z
+      .array(z.string().regex(/^[#&][^\s,\x07]{1,49}$/, "an IRC channel name"))
+      .optional()
+      .describe("irc: channels joined on connect"),
   })
   .describe("one channel process");
 

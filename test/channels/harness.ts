@@ -44,3 +44,22 @@ export function channelHarness(channels: string, providerKeys = ""): ChannelHarn
   };
 }
 
+
+/**
+ * What the gateway does for /channels/<name>/webhook, for in-process tests of channels that receive over HTTP: each
+ * request handed to the channel as it came (method, query, headers, raw body), its answer returned. Returns the URL.
+ */
+export function webhookBridge(running: RunningChannel, servers: Array<{ stop(force?: boolean): unknown }>): string {
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      const headers: Record<string, string> = {};
+      for (const [key, value] of request.headers.entries()) headers[key] = value;
+      const answer = await running.channel.handleHttp!({ method: request.method, query: new URL(request.url).search, headers, body: await request.text() });
+      return new Response(answer.body, { status: answer.status, headers: answer.headers });
+    },
+  });
+  servers.push(server);
+  return `http://127.0.0.1:${server.port}/channels/${running.channel.name}/webhook`;
+}

@@ -125,3 +125,15 @@ describe("send retries", () => {
     expect(calls).toBe(1);
   });
 });
+
+test("remembered chats: at the bound every chat is kept; one more forgets the one set longest ago", async () => {
+  const { RememberedChats } = await import("../../src/channels/remembered-chats.ts");
+  const chats = new RememberedChats<number>(3);
+  chats.set("a", 1);
+  chats.set("b", 2);
+  chats.set("c", 3);
+  expect([chats.get("a"), chats.get("b"), chats.get("c"), chats.size]).toEqual([1, 2, 3, 3]);
+  chats.set("a", 4); // a is the newest now
+  chats.set("d", 5);
+  expect([chats.get("a"), chats.get("b"), chats.get("c"), chats.get("d"), chats.size]).toEqual([4, undefined, 3, 5, 3]);
+});

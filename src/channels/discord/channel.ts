@@ -1,9 +1,8 @@
-import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
-import { withRetries } from "../send-retries.ts";
-import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, DISCORD_MAX_MESSAGE_CHARS, platformLimits, type PlatformLimits } from "../limits.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, DISCORD_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
-import type { Channel, ChannelHealth, ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import { PlatformChannel } from "../base.ts";
+import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 
 /** Where Discord serves attachments. */
 const DISCORD_MEDIA_HOSTS = ["cdn.discordapp.com", "media.discordapp.net"];
@@ -42,28 +41,17 @@ export function normalizeDiscord(channel: string, message: MessageCreate, botId:
 }
 
 /** Discord: the Gateway WebSocket for MESSAGE_CREATE, REST for replies (2000-character parts) and typing. */
-export class DiscordChannel implements Channel {
+export class DiscordChannel extends PlatformChannel {
   readonly kind = "discord" as const;
-  readonly name: string;
   readonly capabilities = { edit: true, threads: true, maxMessageLength: DISCORD_MAX_MESSAGE_CHARS, typing: true };
   private readonly rest: DiscordRest;
   private readonly token: string;
-  private readonly stopper = new AbortController();
   private botId: string | null = null;
-  private loop: Promise<void> | null = null;
   private chain: Promise<void> = Promise.resolve();
-  private state: ChannelHealth = { ok: false, detail: "not started" };
-  private readonly limits: PlatformLimits;
 
-  constructor(private readonly setup: ChannelSetup) {
-    this.name = setup.name;
-    this.limits = platformLimits(setup.limits);
-    const token = secretFromEnv(setup.config.token_env, setup.env);
-    if (!token)
-      throw new PrxError("CHANNEL_CONFIG", `channel ${setup.name}: no Discord bot token (token_env is not set or empty)`, {
-        hint: `set token_env = "DISCORD_BOT_TOKEN" in [channels.${setup.name}] and export that variable`,
-      });
-    this.token = token;
+  constructor(setup: ChannelSetup) {
+    super(setup);
+    const token = (this.token = this.requireSecret("token_env", "Discord bot token", "DISCORD_BOT_TOKEN"));
     this.rest = new DiscordRest(setup.config.api_base_url ?? DISCORD_DEFAULT_API, token, this.limits.requestTimeoutMs);
   }
 
@@ -99,16 +87,14 @@ export class DiscordChannel implements Channel {
       process.exitCode = 1;
       throw error;
     });
-    await Promise.race([first, this.loop, Bun.sleep(this.limits.firstConnectWaitMs)]);
+    await this.firstConnection(first, this.loop);
   }
 
   async send(reply: OutboundReply): Promise<string> {
     const body: Record<string, unknown> = { content: reply.text, allowed_mentions: { parse: [] } };
     if (reply.replyTo) body.message_reference = { message_id: reply.replyTo, fail_if_not_exists: false };
-    const created = await withRetries(
-      () => this.rest.request("POST", `/channels/${reply.chatId}/messages`, body, CreatedMessageSchema, `messages:${reply.chatId}`, this.stopper.signal),
-      this.stopper.signal,
-      (error, wait) => this.setup.logger.warn(`Create Message failed, retrying in ${wait} ms: ${errorMessage(error)}`),
+    const created = await this.retrying("Create Message", () =>
+      this.rest.request("POST", `/channels/${reply.chatId}/messages`, body, CreatedMessageSchema, `messages:${reply.chatId}`, this.stopper.signal),
     );
     return created!.id;
   }
@@ -126,16 +112,8 @@ export class DiscordChannel implements Channel {
     return got.bytes;
   }
 
-  async typing(chatId: string): Promise<void> {
+  override async typing(chatId: string): Promise<void> {
     await this.rest.request("POST", `/channels/${chatId}/typing`, undefined, null, `typing:${chatId}`, this.stopper.signal);
   }
 
-  health(): ChannelHealth {
-    return this.state;
-  }
-
-  async stop(): Promise<void> {
-    this.stopper.abort();
-    await this.loop?.catch((error: unknown) => this.setup.logger.debug(`Discord gateway ended with: ${errorMessage(error)}`));
-  }
 }

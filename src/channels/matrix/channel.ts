@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/ids.ts";
 import { Backoff, sleep } from "../../core/supervise/index.ts";
-import { ATTACHMENT_FETCH_TIMEOUT_MS, MATRIX_MAX_MESSAGE_CHARS, MATRIX_TYPING_TIMEOUT_MS, PLATFORM_BACKOFF, platformLimits, type PlatformLimits } from "../limits.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, MATRIX_MAX_MESSAGE_CHARS, MATRIX_TYPING_TIMEOUT_MS, PLATFORM_BACKOFF } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { withRetries } from "../send-retries.ts";
 import type { PlatformError } from "../platform-error.ts";
-import type { Channel, ChannelHealth, ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import { PlatformChannel } from "../base.ts";
+import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 
 /** Message types that reach the turn: text, notices (bots'; marked as such), images and audio. */
 const MESSAGE_TYPES = new Set(["m.text", "m.notice", "m.image", "m.audio"]);
@@ -20,22 +20,16 @@ import { JoinedSchema, MessageContentSchema, RoomEventSchema, SentEventSchema, S
  * resend after a crash is deduplicated by the homeserver), threads and replies kept, invites auto-joined when the
  * inviter may talk to the assistant.
  */
-export class MatrixChannel implements Channel {
+export class MatrixChannel extends PlatformChannel {
   readonly kind = "matrix" as const;
-  readonly name: string;
   readonly capabilities = { edit: true, threads: true, maxMessageLength: MATRIX_MAX_MESSAGE_CHARS, typing: true };
   private readonly token: string;
   private readonly base: string;
-  private readonly stopper = new AbortController();
   private me: string | null = null;
-  private loop: Promise<void> | null = null;
-  private state: ChannelHealth = { ok: false, detail: "not started" };
-  private readonly limits: PlatformLimits;
 
-  constructor(private readonly setup: ChannelSetup) {
-    this.name = setup.name;
-    this.limits = platformLimits(setup.limits);
-    const token = secretFromEnv(setup.config.token_env, setup.env);
+  constructor(setup: ChannelSetup) {
+    super(setup);
+    const token = this.secret("token_env");
     if (!token || !setup.config.api_base_url)
       throw new PrxError("CHANNEL_CONFIG", `channel ${setup.name}: Matrix needs an access token (token_env) and the homeserver URL (api_base_url)`, {
         hint: `set token_env = "MATRIX_ACCESS_TOKEN" and api_base_url = "https://matrix.example.org" in [channels.${setup.name}]`,
@@ -168,23 +162,12 @@ export class MatrixChannel implements Channel {
     // the same reply part always has the same transaction id: a resend is deduplicated by the homeserver
     const txn = `prx.${sha256Hex(`${reply.chatId}\n${reply.replyTo}\n${reply.text}`).slice(0, 32)}`;
     const path = `/_matrix/client/v3/rooms/${encodeURIComponent(reply.chatId)}/send/m.room.message/${txn}`;
-    const sent = await withRetries(() => this.call("PUT", path, content, SentEventSchema), this.stopper.signal, (error, wait) =>
-      this.setup.logger.warn(`send failed, retrying in ${wait} ms: ${errorMessage(error)}`),
-    );
+    const sent = await this.retrying("send", () => this.call("PUT", path, content, SentEventSchema));
     return sent.event_id;
   }
 
-  async typing(chatId: string): Promise<void> {
+  override async typing(chatId: string): Promise<void> {
     const path = `/_matrix/client/v3/rooms/${encodeURIComponent(chatId)}/typing/${encodeURIComponent(this.me ?? "")}`;
     await this.call("PUT", path, { typing: true, timeout: MATRIX_TYPING_TIMEOUT_MS }, z.looseObject({}));
-  }
-
-  health(): ChannelHealth {
-    return this.state;
-  }
-
-  async stop(): Promise<void> {
-    this.stopper.abort();
-    await this.loop;
   }
 }

@@ -1,11 +1,10 @@
-import { secretFromEnv } from "../../config/secrets.ts";
-import { errorMessage, PrxError, isPrxError } from "../../core/errors.ts";
-import { parseJsonBounded } from "../../core/json/index.ts";
-import { withRetries } from "../send-retries.ts";
-import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, CHANNEL_MAX_HTTP_BODY_BYTES, platformLimits, SLACK_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
+import { PrxError } from "../../core/errors.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, SLACK_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { verifySlackSignature } from "../signature.ts";
-import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import { jsonAnswer, PlatformChannel } from "../base.ts";
+import { withRetries } from "../send-retries.ts";
+import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { SLACK_DEFAULT_API, slackCall } from "./api.ts";
 import { runSlackSocket } from "./socket.ts";
 import {
@@ -63,29 +62,19 @@ export function normalizeSlack(channel: string, event: SlackMessageEvent, botUse
  * Slack: Socket Mode by default (app-level token), or the Events API through the gateway (mode = "events": v0 HMAC
  * signature and the 5-minute window checked, url_verification answered). Replies with chat.postMessage in the thread.
  */
-export class SlackChannel implements Channel {
+export class SlackChannel extends PlatformChannel {
   readonly kind = "slack" as const;
-  readonly name: string;
   readonly capabilities = { edit: true, threads: true, maxMessageLength: SLACK_MAX_MESSAGE_CHARS, typing: false };
   private readonly token: string;
   private readonly base: string;
-  private readonly stopper = new AbortController();
   private botUserId: string | null = null;
   private onMessage: OnMessage | null = null;
-  private loop: Promise<void> | null = null;
-  private state: ChannelHealth = { ok: false, detail: "not started" };
-  private readonly limits: PlatformLimits;
 
-  constructor(private readonly setup: ChannelSetup) {
-    this.name = setup.name;
-    this.limits = platformLimits(setup.limits);
-    const token = secretFromEnv(setup.config.token_env, setup.env);
-    if (!token) throw missing(setup.name, "bot token (xoxb-)", "token_env", "SLACK_BOT_TOKEN");
-    if (setup.config.mode === "events" && !secretFromEnv(setup.config.secret_env, setup.env))
-      throw missing(setup.name, "signing secret", "secret_env", "SLACK_SIGNING_SECRET");
-    if (setup.config.mode !== "events" && !secretFromEnv(setup.config.app_token_env, setup.env))
-      throw missing(setup.name, "app-level token (xapp-) for Socket Mode", "app_token_env", "SLACK_APP_TOKEN");
-    this.token = token;
+  constructor(setup: ChannelSetup) {
+    super(setup);
+    this.token = this.requireSecret("token_env", "Slack bot token (xoxb-)", "SLACK_BOT_TOKEN");
+    if (setup.config.mode === "events") this.requireSecret("secret_env", "Slack signing secret", "SLACK_SIGNING_SECRET");
+    else this.requireSecret("app_token_env", "Slack app-level token (xapp-) for Socket Mode", "SLACK_APP_TOKEN");
     this.base = setup.config.api_base_url ?? SLACK_DEFAULT_API;
   }
 
@@ -110,7 +99,7 @@ export class SlackChannel implements Channel {
       this.state = { ok: true, detail: "Events API through the gateway" };
       return;
     }
-    const appToken = secretFromEnv(this.setup.config.app_token_env, this.setup.env)!;
+    const appToken = this.secret("app_token_env")!;
     let connected!: () => void;
     const first = new Promise<void>((resolve) => (connected = resolve));
     this.loop = runSlackSocket({
@@ -123,7 +112,7 @@ export class SlackChannel implements Channel {
         if (ok) connected();
       },
     });
-    await Promise.race([first, Bun.sleep(this.limits.firstConnectWaitMs)]);
+    await this.firstConnection(first);
   }
 
   /** An event_callback payload (Socket Mode or Events API): message and app_mention events are stored. */
@@ -137,21 +126,13 @@ export class SlackChannel implements Channel {
   }
 
   async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
-    const reply = (status: number, body: unknown): ForwardedResponse => ({ status, headers: {}, body: JSON.stringify(body) });
+    const reply = jsonAnswer;
     if (this.setup.config.mode !== "events") return reply(404, { error: "this Slack channel uses Socket Mode" });
-    if (Buffer.byteLength(request.body) > CHANNEL_MAX_HTTP_BODY_BYTES) return reply(413, { error: "body too large" });
-    const secret = secretFromEnv(this.setup.config.secret_env, this.setup.env)!;
+    const secret = this.secret("secret_env")!;
     const check = verifySlackSignature(secret, request.headers[SLACK_TIMESTAMP_HEADER], request.headers[SLACK_SIGNATURE_HEADER], request.body, Date.now());
-    if (!check.ok) {
-      this.setup.logger.warn(`Slack: refused a request with a bad signature: ${check.reason}`);
-      return reply(401, { error: `bad signature: ${check.reason}` });
-    }
-    let raw: unknown;
-    try {
-      raw = parseJsonBounded(request.body, "body");
-    } catch (error) {
-      return reply(400, { error: isPrxError(error) ? error.message : "body is not JSON" });
-    }
+    const admitted = this.admitSigned(request, check);
+    if ("refused" in admitted) return admitted.refused;
+    const raw = admitted.json;
     const verification = SlackUrlVerificationSchema.safeParse(raw);
     if (verification.success) return reply(200, { challenge: verification.data.challenge });
     await this.handleCallback(raw);
@@ -161,28 +142,9 @@ export class SlackChannel implements Channel {
   async send(reply: OutboundReply): Promise<string> {
     const params: Record<string, unknown> = { channel: reply.chatId, text: reply.text };
     if (reply.threadId !== null) params.thread_ts = reply.threadId;
-    const posted = await withRetries(
-      () => slackCall(this.base, this.token, "chat.postMessage", params, SlackPostedSchema, this.stopper.signal, this.limits.requestTimeoutMs),
-      this.stopper.signal,
-      (error, wait) => this.setup.logger.warn(`chat.postMessage failed, retrying in ${wait} ms: ${errorMessage(error)}`),
+    const posted = await this.retrying("chat.postMessage", () =>
+      slackCall(this.base, this.token, "chat.postMessage", params, SlackPostedSchema, this.stopper.signal, this.limits.requestTimeoutMs),
     );
     return posted.ts;
   }
-
-  async typing(): Promise<void> {}
-
-  health(): ChannelHealth {
-    return this.state;
-  }
-
-  async stop(): Promise<void> {
-    this.stopper.abort();
-    await this.loop;
-  }
-}
-
-function missing(name: string, what: string, key: string, example: string): PrxError {
-  return new PrxError("CHANNEL_CONFIG", `channel ${name}: no Slack ${what} (${key} is not set or its variable is empty)`, {
-    hint: `set ${key} = "${example}" in [channels.${name}] and export that variable`,
-  });
 }

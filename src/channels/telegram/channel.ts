@@ -1,13 +1,12 @@
 import { constantTimeEqual } from "../../core/constant-time.ts";
-import { secretFromEnv } from "../../config/secrets.ts";
 import { errorMessage, PrxError, isPrxError } from "../../core/errors.ts";
 import { parseJsonBounded } from "../../core/json/index.ts";
 import { Backoff, sleep } from "../../core/supervise/index.ts";
-import { ATTACHMENT_FETCH_TIMEOUT_MS, PLATFORM_BACKOFF, platformLimits, TELEGRAM_MAX_MESSAGE_CHARS, type PlatformLimits } from "../limits.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, PLATFORM_BACKOFF, TELEGRAM_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { IMAGE_MAX_BYTES } from "../../media/limits.ts";
-import { withRetries } from "../send-retries.ts";
 import { PlatformError } from "../platform-error.ts";
-import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import { PlatformChannel } from "../base.ts";
+import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { TELEGRAM_DEFAULT_API, TelegramApi } from "./api.ts";
 import { toMarkdownV2 } from "./markdown.ts";
 import {
@@ -86,30 +85,24 @@ export function normalizeTelegram(channel: string, message: TelegramMessage, me:
  * processed once across restarts), or webhook mode through the gateway (secret-token header checked). 409 Conflict,
  * 429 retry_after and network errors back off and retry.
  */
-export class TelegramChannel implements Channel {
+export class TelegramChannel extends PlatformChannel {
   readonly kind = "telegram" as const;
-  readonly name: string;
   readonly capabilities = { edit: true, threads: true, maxMessageLength: TELEGRAM_MAX_MESSAGE_CHARS, typing: true };
   private readonly api: TelegramApi;
-  private readonly stopper = new AbortController();
   private me: TelegramUser | null = null;
   private onMessage: OnMessage | null = null;
-  private loop: Promise<void> | null = null;
-  private state: ChannelHealth = { ok: false, detail: "not started" };
-  private readonly secret: string | undefined;
-  private readonly limits: PlatformLimits;
+  private readonly webhookSecret: string | undefined;
 
-  constructor(private readonly setup: ChannelSetup) {
-    this.name = setup.name;
-    this.limits = platformLimits(setup.limits);
-    const token = secretFromEnv(setup.config.token_env, setup.env);
+  constructor(setup: ChannelSetup) {
+    super(setup);
+    const token = this.secret("token_env");
     if (!token) {
       throw new PrxError("CHANNEL_CONFIG", `channel ${setup.name}: no bot token (token_env ${setup.config.token_env ?? "is not set"})`, {
         hint: `set token_env = "TELEGRAM_BOT_TOKEN" in [channels.${setup.name}] and export that variable`,
       });
     }
-    this.secret = secretFromEnv(setup.config.secret_env, setup.env);
-    if (setup.config.mode === "webhook" && !this.secret) {
+    this.webhookSecret = this.secret("secret_env");
+    if (setup.config.mode === "webhook" && !this.webhookSecret) {
       throw new PrxError("CHANNEL_CONFIG", `channel ${setup.name}: webhook mode needs a secret token (secret_env)`, {
         hint: "set secret_env and pass the same value as secret_token to setWebhook",
       });
@@ -119,11 +112,7 @@ export class TelegramChannel implements Channel {
 
   async start(onMessage: OnMessage): Promise<void> {
     this.onMessage = onMessage;
-    this.me = await withRetries(
-      () => this.api.call("getMe", {}, TelegramUserSchema, this.limits.requestTimeoutMs, this.stopper.signal),
-      this.stopper.signal,
-      (error, wait) => this.setup.logger.warn(`getMe failed, retrying in ${wait} ms: ${errorMessage(error)}`),
-    );
+    this.me = await this.retrying("getMe", () => this.api.call("getMe", {}, TelegramUserSchema, this.limits.requestTimeoutMs, this.stopper.signal));
     this.state = { ok: true, detail: `@${this.me.username ?? this.me.id} ${this.setup.config.mode === "webhook" ? "(webhook)" : "polling"}` };
     if (this.setup.config.mode !== "webhook") this.loop = this.poll();
   }
@@ -177,7 +166,8 @@ export class TelegramChannel implements Channel {
 
   async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
     const given = request.headers[TELEGRAM_SECRET_HEADER] ?? "";
-    if (this.setup.config.mode !== "webhook" || !constantTimeEqual(given, this.secret ?? "")) {
+    if (this.setup.config.mode !== "webhook" || !constantTimeEqual(given, this.webhookSecret ?? "")) {
+      if (this.setup.config.mode === "webhook") this.refuseRequest(given ? "wrong secret token" : "missing secret token");
       return { status: 401, headers: {}, body: JSON.stringify({ error: "bad secret token" }) };
     }
     let raw: unknown;
@@ -196,11 +186,7 @@ export class TelegramChannel implements Channel {
     const replied = reply.replyTo?.split(":").at(-1);
     if (replied) base.reply_parameters = { message_id: Number(replied), allow_sending_without_reply: true };
     const attempt = (params: Record<string, unknown>) =>
-      withRetries(
-        () => this.api.call("sendMessage", params, TelegramSentSchema, this.limits.requestTimeoutMs, this.stopper.signal),
-        this.stopper.signal,
-        (error, wait) => this.setup.logger.warn(`sendMessage failed, retrying in ${wait} ms: ${errorMessage(error)}`),
-      );
+      this.retrying("sendMessage", () => this.api.call("sendMessage", params, TelegramSentSchema, this.limits.requestTimeoutMs, this.stopper.signal));
     try {
       return String((await attempt({ ...base, text: toMarkdownV2(reply.text), parse_mode: "MarkdownV2" })).message_id);
     } catch (error) {
@@ -221,18 +207,9 @@ export class TelegramChannel implements Channel {
     return this.api.download(file.file_path, maxBytes, ATTACHMENT_FETCH_TIMEOUT_MS, both);
   }
 
-  async typing(chatId: string, threadId: string | null): Promise<void> {
+  override async typing(chatId: string, threadId: string | null): Promise<void> {
     const params: Record<string, unknown> = { chat_id: chatId, action: "typing" };
     if (threadId !== null) params.message_thread_id = Number(threadId);
     await this.api.call("sendChatAction", params, TelegramAnyResultSchema, this.limits.requestTimeoutMs, this.stopper.signal);
-  }
-
-  health(): ChannelHealth {
-    return this.state;
-  }
-
-  async stop(): Promise<void> {
-    this.stopper.abort();
-    await this.loop;
   }
 }

@@ -1,13 +1,11 @@
 import { z } from "zod";
-import { secretFromEnv } from "../../config/secrets.ts";
-import { errorMessage, PrxError, isPrxError } from "../../core/errors.ts";
-import { parseJsonBounded } from "../../core/json/index.ts";
-import { withRetries } from "../send-retries.ts";
-import { CHANNEL_MAX_HTTP_BODY_BYTES, platformLimits, WEBHOOK_MAX_MESSAGE_CHARS } from "../limits.ts";
+import { errorMessage, PrxError } from "../../core/errors.ts";
+import { WEBHOOK_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { platformRequest } from "../platform-request.ts";
 import { signPrx, verifyPrxSignature } from "../signature.ts";
-import type { Channel, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, OnMessage, OutboundReply } from "../types.ts";
+import { jsonAnswer, PlatformChannel } from "../base.ts";
+import type { ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, OnMessage, OutboundReply } from "../types.ts";
 
 /** The body of a signed POST to /channels/<name>/webhook. */
 export const WebhookInboundSchema = z.strictObject({
@@ -30,32 +28,28 @@ export const WebhookCallbackSchema = z.strictObject({
   text: z.string(),
 });
 
-function json(status: number, body: unknown): ForwardedResponse {
-  return { status, headers: { "content-type": "application/json; charset=utf-8" }, body: JSON.stringify(body) };
-}
+const json = jsonAnswer;
 
 /**
  * A generic signed webhook: POSTs signed with HMAC-SHA256 (X-PRX-Timestamp, X-PRX-Signature over "<ts>.<raw body>",
  * 5-minute window) arrive through the gateway; the reply is returned in the response, or POSTed to `callback_url`
  * signed the same way when one is configured.
  */
-export class WebhookChannel implements Channel {
+export class WebhookChannel extends PlatformChannel {
   readonly kind = "webhook" as const;
-  readonly name: string;
   readonly capabilities = { edit: false, threads: true, maxMessageLength: WEBHOOK_MAX_MESSAGE_CHARS, typing: false };
-  private readonly secret: string;
+  private readonly signingSecret: string;
   private onMessage: OnMessage | null = null;
-  private readonly stopper = new AbortController();
 
-  constructor(private readonly setup: ChannelSetup) {
-    this.name = setup.name;
-    const secret = secretFromEnv(setup.config.secret_env, setup.env);
+  constructor(setup: ChannelSetup) {
+    super(setup);
+    const secret = this.secret("secret_env");
     if (!secret) {
       throw new PrxError("CHANNEL_CONFIG", `channel ${setup.name}: no signing secret (secret_env ${setup.config.secret_env ?? "is not set"})`, {
         hint: `set secret_env = "PRX_WEBHOOK_SECRET" in [channels.${setup.name}] and export that variable`,
       });
     }
-    this.secret = secret;
+    this.signingSecret = secret;
   }
 
   async start(onMessage: OnMessage): Promise<void> {
@@ -64,20 +58,10 @@ export class WebhookChannel implements Channel {
 
   async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
     if (request.method !== "POST") return json(405, { error: "use POST" });
-    if (Buffer.byteLength(request.body) > CHANNEL_MAX_HTTP_BODY_BYTES)
-      return json(413, { error: `body over ${CHANNEL_MAX_HTTP_BODY_BYTES} bytes` });
-    const check = verifyPrxSignature(this.secret, request.headers["x-prx-timestamp"], request.headers["x-prx-signature"], request.body, Date.now());
-    if (!check.ok) {
-      this.setup.logger.warn(`refused an unsigned or badly signed webhook request: ${check.reason}`);
-      return json(401, { error: `bad signature: ${check.reason}` });
-    }
-    let raw: unknown;
-    try {
-      raw = parseJsonBounded(request.body, "body");
-    } catch (error) {
-      return json(400, { error: isPrxError(error) ? error.message : "body is not JSON" });
-    }
-    const parsed = WebhookInboundSchema.safeParse(raw);
+    const check = verifyPrxSignature(this.signingSecret, request.headers["x-prx-timestamp"], request.headers["x-prx-signature"], request.body, Date.now());
+    const admitted = this.admitSigned(request, check);
+    if ("refused" in admitted) return admitted.refused;
+    const parsed = WebhookInboundSchema.safeParse(admitted.json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return json(400, { error: `invalid body: ${issue?.path.join(".")}: ${issue?.message}` });
@@ -113,28 +97,18 @@ export class WebhookChannel implements Channel {
     const url = this.setup.config.callback_url;
     if (!url) return `${reply.replyTo ?? "reply"}:inline`;
     const body = JSON.stringify(WebhookCallbackSchema.parse({ reply_to: reply.replyTo, chat_id: reply.chatId, thread_id: reply.threadId, text: reply.text }));
-    await withRetries(
-      async () => {
-        const init = { method: "POST", headers: { "content-type": "application/json", ...signPrx(this.secret, body, Date.now()) }, body };
+    await this.retrying("callback", async () => {
+        const init = { method: "POST", headers: { "content-type": "application/json", ...signPrx(this.signingSecret, body, Date.now()) }, body };
         const response = await platformRequest("webhook", "callback", url, init, {
-          timeoutMs: platformLimits(this.setup.limits).requestTimeoutMs,
+          timeoutMs: this.limits.requestTimeoutMs,
           signal: this.stopper.signal,
         });
         if (!response.ok) throw new PlatformError("webhook", `callback answered HTTP ${response.status}`, response.status, retryableStatus(response.status));
-      },
-      this.stopper.signal,
-      (error, wait) => this.setup.logger.warn(`callback failed, retrying in ${wait} ms: ${errorMessage(error)}`),
-    );
+    });
     return `${reply.replyTo ?? "reply"}:callback`;
   }
 
-  async typing(): Promise<void> {}
-
-  health(): ChannelHealth {
+  override health(): ChannelHealth {
     return { ok: true, detail: this.setup.config.callback_url ? "replies to the callback URL" : "replies in the response" };
-  }
-
-  async stop(): Promise<void> {
-    this.stopper.abort();
   }
 }

@@ -21,7 +21,7 @@ export const ChannelInfoSchema = z.object({
   detail: z.string(),
   plugin_generation: z.number().nullable(),
   stats: z
-    .object({ inbound: z.number(), answered: z.number(), duplicates: z.number(), ignored: z.number(), refused: z.number(), failed: z.number() })
+    .object({ inbound: z.number(), answered: z.number(), duplicates: z.number(), ignored: z.number(), refused: z.number(), failed: z.number(), rejected: z.number().describe("inbound requests refused for a missing or forged signature") })
     .nullable(),
 });
 export const PairingInfoSchema = z.object({
@@ -52,7 +52,7 @@ export interface ChannelsApi {
   list(): ChannelInfoWire[];
   restart(name: string): Promise<ChannelInfoWire>;
   /** A raw HTTP request for a channel that receives over HTTP; its process checks the signature and answers. */
-  forward(name: string, request: { method: string; headers: Record<string, string>; body: string }): Promise<{ status: number; headers: Record<string, string>; body: string }>;
+  forward(name: string, request: { method: string; query?: string; headers: Record<string, string>; body: string }): Promise<{ status: number; headers: Record<string, string>; body: string }>;
   health(): HealthCheck;
   pairings: {
     list(): PairingInfoWire[] | Promise<PairingInfoWire[]>;
@@ -112,13 +112,13 @@ export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMo
           const body = new TextDecoder().decode(await readLimited(request, maxBodyBytes));
           const headers: Record<string, string> = {};
           for (const [key, value] of request.headers.entries()) headers[key] = value;
-          const answer = await api.forward(params.name, { method: request.method, headers, body });
+          const answer = await api.forward(params.name, { method: request.method, query: new URL(request.url).search, headers, body });
           return new Response(answer.body, { status: answer.status, headers: { "content-type": "application/json; charset=utf-8", ...answer.headers } });
         },
         {
           auth: false,
           detail: doc({
-            summary: "Inbound platform requests of a channel (webhook, Slack Events API, Telegram webhook); authenticated by the platform's signature",
+            summary: "Inbound platform requests of a channel (webhook, Slack Events API, Telegram webhook, WhatsApp, Teams); authenticated by the platform's signature",
             tags: ["channels"],
             responses: { 200: { description: "the channel's answer (the reply, for a synchronous webhook)" } },
             errors: [401, 404, 413, 503],
