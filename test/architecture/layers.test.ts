@@ -1,6 +1,6 @@
 /**
  * README's arrow, checked on the import graph of src/: cli -> boot -> gateway/chat/channels/mcp -> agent ->
- * plugins/skills -> tools -> providers/memory -> media/contracts/config -> core; storage sits beside core (it imports only core
+ * plugins/skills/agents -> tools -> providers/memory -> media/contracts/config -> core; storage sits beside core (it imports only core
  * and the contracts' message types) below everything that keeps state. Type-only imports count too.
  */
 import { expect, test } from "bun:test";
@@ -9,7 +9,7 @@ import { importsOf, sourceFiles, subsystemOf } from "./imports.ts";
 const BASE = ["core"];
 const SHARED = [...BASE, "config", "contracts", "storage", "media"];
 const SERVICES = [...SHARED, "providers", "memory"];
-const RUNTIME = [...SERVICES, "tools", "plugins", "skills"];
+const RUNTIME = [...SERVICES, "tools", "plugins", "skills", "agents"];
 const HOSTS = [...RUNTIME, "agent"];
 
 /** What each subsystem may import besides itself; a subsystem missing here fails the test until it is placed. */
@@ -27,6 +27,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   plugins: [...SERVICES, "tools"],
   // Agent Skills: the skill tool, file access to skill folders and the prompt's skills section, for the agent
   skills: [...SERVICES, "tools"],
+  // several agents: profiles, bindings, own memory scopes, elizaOS characters; the agent host runs each turn as one
+  agents: [...SERVICES, "tools"],
   agent: RUNTIME,
   chat: HOSTS,
   // the web console's sources and the server side of its asset route (bundled by Bun, served by the gateway)
