@@ -1,3 +1,4 @@
+import { USER_MESSAGE_MAX_CHARS } from "./limits.ts";
 import { MiddlewareBlock, type Envelopes } from "../contracts/envelopes.ts";
 import { PrxError, errorMessage, toPrxError } from "../core/errors.ts";
 import type { ChatMessage, ToolCall } from "../providers/types.ts";
@@ -114,6 +115,11 @@ class Turn {
     const { input } = this;
     const persist = !input.historyOverride;
     if (persist) validateSessionId(input.sessionId);
+    if (input.text.length > USER_MESSAGE_MAX_CHARS) {
+      throw new PrxError("LIMIT_EXCEEDED", `the message is ${input.text.length} characters, more than ${USER_MESSAGE_MAX_CHARS}`, {
+        hint: "shorten it, or send a long document as a file the assistant reads (file_read)",
+      });
+    }
     if (persist && ((input.clientTools?.length ?? 0) > 0 || input.continueFromHistory === true)) {
       throw new PrxError("USAGE", "client tools and tool-result follow-ups need the client's own history", {
         hint: "pass historyOverride (the OpenAI-compatible API does)",

@@ -13,14 +13,15 @@ export const MATRIX_MAX_MESSAGE_CHARS = 16_000;
 /** Webhook replies are split into parts of at most this many characters. */
 export const WEBHOOK_MAX_MESSAGE_CHARS = 16_000;
 
-/** Inbound text longer than this (UTF-8 bytes) is refused with a short notice, nothing runs. */
-export const CHANNEL_MAX_INBOUND_BYTES = 32 * 1024;
 /** Attachments one inbound message may carry (an album's photos arrive as one message each on most platforms). */
 export const CHANNEL_MAX_ATTACHMENTS = 10;
 /** Time to fetch every attachment of one message from the platform. */
 export const ATTACHMENT_FETCH_TIMEOUT_MS = 60_000;
-/** Raw HTTP body a channel accepts through the gateway (webhook, Slack Events, Telegram webhook). */
-export const CHANNEL_MAX_HTTP_BODY_BYTES = 256 * 1024;
+/**
+ * Raw HTTP body a channel accepts through the gateway (webhook, Slack Events, Telegram webhook, WhatsApp, Teams): room
+ * for a message of USER_MESSAGE_MAX_CHARS (refused by the runner, with a notice, past that) and its envelope.
+ */
+export const CHANNEL_MAX_HTTP_BODY_BYTES = 1024 * 1024;
 /** Signed requests older or newer than this are refused (replay window). */
 export const SIGNATURE_WINDOW_S = 300;
 

@@ -8,7 +8,8 @@ import { errorMessage } from "../core/errors.ts";
 import { sha256Hex } from "../core/ids.ts";
 import type { Logger } from "../core/logger.ts";
 import { decideAccess } from "./access.ts";
-import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_INBOUND_BYTES, CHANNEL_MAX_PENDING, TYPING_INTERVAL_MS } from "./limits.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_PENDING, TYPING_INTERVAL_MS } from "./limits.ts";
+import { USER_MESSAGE_MAX_CHARS } from "../agent/limits.ts";
 import { inboundMedia } from "./media.ts";
 import type { PairingStore } from "../storage/types.ts";
 import { splitMessage } from "./split.ts";
@@ -116,10 +117,10 @@ export class ChannelRunner {
     const message = parsed.data;
     this.stats.inbound += 1;
     this.stats.lastInbound = Date.now();
-    if (Buffer.byteLength(message.text, "utf8") > CHANNEL_MAX_INBOUND_BYTES) {
+    if (message.text.length > USER_MESSAGE_MAX_CHARS) {
       if (!(await this.o.store.admit(message, "done"))) return this.duplicate(message);
-      this.o.logger.warn("refused an oversized message", { id: message.id, limit: CHANNEL_MAX_INBOUND_BYTES });
-      await this.notify(message, `That message is too long (over ${CHANNEL_MAX_INBOUND_BYTES} bytes); please shorten it.`);
+      this.o.logger.warn("refused an oversized message", { id: message.id, limit: USER_MESSAGE_MAX_CHARS });
+      await this.notify(message, `That message is too long (over ${USER_MESSAGE_MAX_CHARS} characters); please shorten it.`);
       return;
     }
     if (await this.approvalAnswer(message)) return;

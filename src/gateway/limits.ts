@@ -35,8 +35,8 @@ export { SESSION_ID_PATTERN, SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_MAX_CHARS }
 export const SESSIONS_LIST_MAX = 500;
 /** Most messages returned by GET /api/sessions/:id/messages. */
 export const SESSION_MESSAGES_MAX = 1000;
-/** Longest user message accepted by the session, webhook and OpenAI routes (characters). */
-export const MESSAGE_MAX_CHARS = 256 * 1024;
+/** Longest user message: the one limit of every entry point (agent/limits.ts). */
+export { USER_MESSAGE_MAX_CHARS } from "../agent/limits.ts";
 /** Most messages accepted in one OpenAI-compatible request. */
 export const OPENAI_MAX_MESSAGES = 1000;
 /** Most client tools in one OpenAI-compatible request (the OpenAI API's own limit). */

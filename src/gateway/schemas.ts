@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SessionMessageWireSchema, SessionSummaryNoteWireSchema, SessionSummaryWireSchema } from "../agent/index.ts";
-import { MESSAGE_MAX_CHARS, SESSION_ID_PATTERN, SESSION_TITLE_MAX_CHARS } from "./limits.ts";
+import { USER_MESSAGE_MAX_CHARS, SESSION_ID_PATTERN, SESSION_TITLE_MAX_CHARS } from "./limits.ts";
 import { AGENT_ID_PATTERN } from "../config/schema.ts";
 
 /** Wire formats of the gateway's own routes (the OpenAI-compatible ones: openai/schemas.ts). */
@@ -60,20 +60,20 @@ export const SessionCancelSchema = z
 
 /** Content parts as the OpenAI API takes them: text, image_url (data: or https: URL) and input_audio. */
 export const ContentPartsSchema = z
-  .array(z.looseObject({ type: z.string(), text: z.string().max(MESSAGE_MAX_CHARS).optional() }))
+  .array(z.looseObject({ type: z.string(), text: z.string().max(USER_MESSAGE_MAX_CHARS).optional() }))
   .min(1)
   .max(64);
 
 export const MessageBodySchema = z.strictObject({
   message: z
-    .union([z.string().min(1).max(MESSAGE_MAX_CHARS), ContentPartsSchema])
+    .union([z.string().min(1).max(USER_MESSAGE_MAX_CHARS), ContentPartsSchema])
     .describe('the user\'s message: text, or content parts ({"type": "text" | "image_url" | "input_audio", ...}) as in /v1/chat/completions'),
   model: z.string().min(1).optional().describe("a model this gateway serves (GET /v1/models); default: the configured one"),
   agent: z.string().regex(AGENT_ID_PATTERN).optional().describe("the agent that answers ([agents.<id>]); default main"),
 });
 
 export const WebhookBodySchema = z.strictObject({
-  message: z.string().min(1).max(MESSAGE_MAX_CHARS).describe("the user's message"),
+  message: z.string().min(1).max(USER_MESSAGE_MAX_CHARS).describe("the user's message"),
   session_id: SessionIdSchema.optional().describe("continue this session; a new one is created when absent"),
 });
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { CHANNEL_MAX_HTTP_BODY_BYTES, CHANNEL_MAX_INBOUND_BYTES } from "../../src/channels/limits.ts";
+import { CHANNEL_MAX_HTTP_BODY_BYTES } from "../../src/channels/limits.ts";
+import { USER_MESSAGE_MAX_CHARS } from "../../src/agent/limits.ts";
 import type { RunningChannel } from "../../src/channels/process.ts";
 import { signPrx, verifyPrxSignature } from "../../src/channels/signature.ts";
 import { channelHarness, type ChannelHarness } from "./harness.ts";
@@ -65,12 +66,12 @@ describe("webhook channel", () => {
     expect((await post(running, make(CHANNEL_MAX_HTTP_BODY_BYTES + 1))).status).toBe(413);
   });
 
-  test(`a message of ${CHANNEL_MAX_INBOUND_BYTES} bytes runs a turn; one byte more is refused with a notice`, async () => {
+  test(`a message of ${USER_MESSAGE_MAX_CHARS} characters runs a turn; one more is refused with a notice`, async () => {
     h = channelHarness(table());
     const running = await h.start("hook", ENV);
-    const at = await post(running, JSON.stringify({ id: "at", sender_id: "crm", text: "y".repeat(CHANNEL_MAX_INBOUND_BYTES) }));
+    const at = await post(running, JSON.stringify({ id: "at", sender_id: "crm", text: "y".repeat(USER_MESSAGE_MAX_CHARS) }));
     expect(JSON.parse(at.body).reply).toStartWith("echo: yyy");
-    const past = await post(running, JSON.stringify({ id: "past", sender_id: "crm", text: "y".repeat(CHANNEL_MAX_INBOUND_BYTES + 1) }));
+    const past = await post(running, JSON.stringify({ id: "past", sender_id: "crm", text: "y".repeat(USER_MESSAGE_MAX_CHARS + 1) }));
     expect(JSON.parse(past.body).reply).toContain("too long");
     expect(h.provider.chatRequests()).toHaveLength(1);
   });

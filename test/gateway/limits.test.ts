@@ -7,7 +7,7 @@ import { SqliteIdempotencyStore as IdempotencyStore } from "../../src/storage/in
 import {
   BEARER_MAX_CHARS,
   IDEMPOTENCY_PURGE_BATCH,
-  MESSAGE_MAX_CHARS,
+  USER_MESSAGE_MAX_CHARS,
   OPENAI_MAX_MESSAGES,
   PAIRING_MAX_FAILURES,
   PAIRING_MAX_TRACKED_CLIENTS,
@@ -44,9 +44,9 @@ describe("request limits", () => {
     expect((await h.call("/health", { headers: { "x-request-id": past } })).headers.get("x-request-id")).not.toBe(past);
   });
 
-  test(`MESSAGE_MAX_CHARS = ${MESSAGE_MAX_CHARS}`, () => {
-    expect(MessageBodySchema.safeParse({ message: "m".repeat(MESSAGE_MAX_CHARS) }).success).toBe(true);
-    expect(MessageBodySchema.safeParse({ message: "m".repeat(MESSAGE_MAX_CHARS + 1) }).success).toBe(false);
+  test(`USER_MESSAGE_MAX_CHARS = ${USER_MESSAGE_MAX_CHARS}`, () => {
+    expect(MessageBodySchema.safeParse({ message: "m".repeat(USER_MESSAGE_MAX_CHARS) }).success).toBe(true);
+    expect(MessageBodySchema.safeParse({ message: "m".repeat(USER_MESSAGE_MAX_CHARS + 1) }).success).toBe(false);
   });
 
   test(`OPENAI_MAX_MESSAGES = ${OPENAI_MAX_MESSAGES}`, () => {

@@ -5,7 +5,7 @@ import {
   ANTHROPIC_MAX_STOP_SEQUENCES,
   ANTHROPIC_MAX_TOOLS,
   ANTHROPIC_STOP_SEQUENCE_MAX_CHARS,
-  MESSAGE_MAX_CHARS,
+  USER_MESSAGE_MAX_CHARS,
 } from "../limits.ts";
 
 /**
@@ -18,7 +18,7 @@ const CacheControl = z.looseObject({ type: z.string() }).nullable().optional();
 
 export const TextBlockSchema = z.looseObject({
   type: z.literal("text"),
-  text: z.string().max(MESSAGE_MAX_CHARS),
+  text: z.string().max(USER_MESSAGE_MAX_CHARS),
   cache_control: CacheControl,
 });
 
@@ -69,7 +69,7 @@ export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 /** `system` messages may sit among the others (text only): they are kept in the conversation as system messages. */
 export const MessageParamSchema = z.looseObject({
   role: z.enum(["user", "assistant", "system"]),
-  content: z.union([z.string().max(MESSAGE_MAX_CHARS), z.array(ContentBlockSchema)]),
+  content: z.union([z.string().max(USER_MESSAGE_MAX_CHARS), z.array(ContentBlockSchema)]),
 });
 export type MessageParam = z.infer<typeof MessageParamSchema>;
 
@@ -99,7 +99,7 @@ export const ToolChoiceSchema = z.looseObject({
 });
 
 const SystemSchema = z
-  .union([z.string().max(MESSAGE_MAX_CHARS), z.array(TextBlockSchema)])
+  .union([z.string().max(USER_MESSAGE_MAX_CHARS), z.array(TextBlockSchema)])
   .optional()
   .describe("kept in the conversation as a system message; the agent's own system prompt stays first");
 

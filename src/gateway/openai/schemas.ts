@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../../core/tool-names.ts";
-import { MESSAGE_MAX_CHARS, OPENAI_MAX_MESSAGES, OPENAI_MAX_TOOLS } from "../limits.ts";
+import { USER_MESSAGE_MAX_CHARS, OPENAI_MAX_MESSAGES, OPENAI_MAX_TOOLS } from "../limits.ts";
 
 /**
  * The OpenAI Chat Completions wire format, as far as prx serves it. Unknown request fields are accepted and ignored,
@@ -11,7 +11,7 @@ export const OpenAIMessageSchema = z.looseObject({
   role: z.enum(["system", "developer", "user", "assistant", "tool"]),
   content: z
     .union([
-      z.string().max(MESSAGE_MAX_CHARS),
+      z.string().max(USER_MESSAGE_MAX_CHARS),
       z.array(z.looseObject({ type: z.string(), text: z.string().optional() })),
       z.null(),
     ])

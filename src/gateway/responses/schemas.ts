@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../../core/tool-names.ts";
-import { MESSAGE_MAX_CHARS, OPENAI_MAX_MESSAGES, OPENAI_MAX_TOOLS } from "../limits.ts";
+import { USER_MESSAGE_MAX_CHARS, OPENAI_MAX_MESSAGES, OPENAI_MAX_TOOLS } from "../limits.ts";
 import {
   RESPONSES_INPUT_ITEMS_DEFAULT,
   RESPONSES_INPUT_ITEMS_MAX,
@@ -22,7 +22,7 @@ const unsupported = (field: string, why: string) =>
 
 // ---------------------------------------------------------------- input items
 
-export const InputTextPartSchema = z.object({ type: z.literal("input_text"), text: z.string().max(MESSAGE_MAX_CHARS) });
+export const InputTextPartSchema = z.object({ type: z.literal("input_text"), text: z.string().max(USER_MESSAGE_MAX_CHARS) });
 
 export const InputImagePartSchema = z.looseObject({
   type: z.literal("input_image"),
@@ -31,7 +31,7 @@ export const InputImagePartSchema = z.looseObject({
   detail: z.enum(["auto", "low", "high"]).optional(),
 });
 
-export const OutputTextPartSchema = z.looseObject({ type: z.literal("output_text"), text: z.string().max(MESSAGE_MAX_CHARS) });
+export const OutputTextPartSchema = z.looseObject({ type: z.literal("output_text"), text: z.string().max(USER_MESSAGE_MAX_CHARS) });
 export const RefusalPartSchema = z.looseObject({ type: z.literal("refusal"), refusal: z.string() });
 const InputFilePartSchema = z.looseObject({ type: z.literal("input_file") });
 const InputAudioPartSchema = z.looseObject({ type: z.literal("input_audio") });
@@ -50,7 +50,7 @@ export const MessageItemSchema = z.looseObject({
   type: z.literal("message").optional(),
   id: z.string().optional(),
   role: z.enum(["user", "system", "developer", "assistant"]),
-  content: z.union([z.string().max(MESSAGE_MAX_CHARS), z.array(ContentPartSchema)]),
+  content: z.union([z.string().max(USER_MESSAGE_MAX_CHARS), z.array(ContentPartSchema)]),
   status: z.string().optional(),
 });
 
@@ -67,7 +67,7 @@ export const FunctionCallOutputItemSchema = z.looseObject({
   type: z.literal("function_call_output"),
   id: z.string().nullable().optional(),
   call_id: z.string().min(1),
-  output: z.union([z.string().max(MESSAGE_MAX_CHARS), z.array(ContentPartSchema)]),
+  output: z.union([z.string().max(USER_MESSAGE_MAX_CHARS), z.array(ContentPartSchema)]),
   status: z.string().nullable().optional(),
 });
 
@@ -142,9 +142,9 @@ export const CreateResponseRequestSchema = z
       .min(1)
       .describe("a served model (GET /v1/models), a `hint:<name>` route, or a [gateway] model_aliases name"),
     input: z
-      .union([z.string().max(MESSAGE_MAX_CHARS), z.array(InputItemSchema).min(1).max(OPENAI_MAX_MESSAGES)])
+      .union([z.string().max(USER_MESSAGE_MAX_CHARS), z.array(InputItemSchema).min(1).max(OPENAI_MAX_MESSAGES)])
       .describe("a user message, or items: messages, function_call, function_call_output, item_reference"),
-    instructions: z.string().max(MESSAGE_MAX_CHARS).nullable().optional().describe("a system message for this response only"),
+    instructions: z.string().max(USER_MESSAGE_MAX_CHARS).nullable().optional().describe("a system message for this response only"),
     previous_response_id: z.string().min(1).nullable().optional().describe("continue from a stored response"),
     store: z.boolean().nullable().optional().describe("keep the response for previous_response_id (default true)"),
     stream: z.boolean().nullable().optional(),

@@ -36,7 +36,7 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
     }
     const url = /listening on (\S+)/.exec(seen)![1]!;
     const image = `data:image/png;base64,${Buffer.from(png(1024, 768, IMAGE_BYTES)).toString("base64")}`;
-    // a text as long as the image's data URL can be (the gateway's MESSAGE_MAX_CHARS is 256 KiB): what moving that many
+    // a text as long as the image's data URL can be (the gateway's USER_MESSAGE_MAX_CHARS is 256 KiB): what moving that many
     // bytes through the turn costs without any image handling
     const filler = "x".repeat(Math.min(image.length, 262_000));
     let n = 0;
