@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PrxError, type ErrorCode } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import { describeSchemaIssues, isRouteSchema, type SchemaIssue } from "./route-schema.ts";
 import { jsonResponse } from "./json-response.ts";
 import { anthropicErrorBody, anthropicStatus, isAnthropicPath } from "./anthropic/errors.ts";
@@ -137,4 +138,13 @@ function paramOf(path: NonNullable<SchemaIssue["path"]>): string {
     .map((part) => (typeof part === "object" ? part.key : part))
     .map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`))
     .join("");
+}
+
+/**
+ * A streamed reply that ended early, in the log: a turn its client stopped or left (ABORTED) is the user's choice and
+ * logged as information; anything else is a warning.
+ */
+export function logStreamEnd(logger: Logger, what: string, error: PrxError, fields: Record<string, unknown> = {}): void {
+  if (error.code === "ABORTED") logger.info(`${what} stopped: ${error.message}`, fields);
+  else logger.warn(`${what} failed: ${error.message}`, { ...fields, code: error.code });
 }

@@ -1,3 +1,4 @@
+import { logStreamEnd } from "./errors.ts";
 import { planTurn, type TurnPlan, type TurnRequest } from "../agent/plan.ts";
 import type { TurnInput, TurnResult } from "../agent/types.ts";
 import { toPrxError } from "../core/errors.ts";
@@ -78,7 +79,7 @@ export function streamTurn(gw: GatewayContext, input: Omit<TurnInput, "observer"
       sse.send("done", toTurnReply(result));
     } catch (thrown) {
       const error = toPrxError(thrown);
-      gw.logger.warn(`streamed turn failed: ${error.message}`, { session: input.sessionId, code: error.code });
+      logStreamEnd(gw.logger, "streamed turn", error, { session: input.sessionId });
       sse.send("error", { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) });
     }
   });

@@ -1,7 +1,7 @@
 import type { TurnInput } from "../../agent/types.ts";
 import { toPrxError } from "../../core/errors.ts";
 import type { GatewayContext } from "../context.ts";
-import { statusOf } from "../errors.ts";
+import { logStreamEnd, statusOf } from "../errors.ts";
 import { preflight } from "../reply.ts";
 import { sseResponse, type SseWriter } from "../sse.ts";
 import { runGatewayTurn } from "../turns.ts";
@@ -81,7 +81,7 @@ export function streamMessage(gw: GatewayContext, input: Omit<TurnInput, "signal
 
 function failed(gw: GatewayContext, writer: SseWriter, thrown: unknown): void {
   const error = toPrxError(thrown);
-  gw.logger.warn(`streamed message failed: ${error.message}`, { code: error.code });
+  logStreamEnd(gw.logger, "streamed message", error);
   const { type, error: detail } = anthropicErrorBody(error, anthropicStatus(statusOf(error)), null);
   writer.send("error", { type, error: detail });
 }

@@ -1,7 +1,7 @@
 import type { TurnInput } from "../../agent/types.ts";
 import { toPrxError } from "../../core/errors.ts";
 import type { GatewayContext } from "../context.ts";
-import { openaiErrorBody } from "../errors.ts";
+import { logStreamEnd, openaiErrorBody } from "../errors.ts";
 import { preflight } from "../reply.ts";
 import { sseResponse } from "../sse.ts";
 import { runGatewayTurn } from "../turns.ts";
@@ -73,7 +73,7 @@ export function streamCompletion(
         sse.send(null, { id, object: "chat.completion.chunk", created, model, choices: [], usage: result.usage });
     } catch (thrown) {
       const error = toPrxError(thrown);
-      gw.logger.warn(`streamed chat completion failed: ${error.message}`, { code: error.code });
+      logStreamEnd(gw.logger, "streamed chat completion", error);
       sse.send(null, openaiErrorBody(error));
     }
     sse.raw("[DONE]");

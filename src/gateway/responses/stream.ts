@@ -1,6 +1,6 @@
 import { toPrxError } from "../../core/errors.ts";
 import type { GatewayContext } from "../context.ts";
-import { openaiErrorBody } from "../errors.ts";
+import { logStreamEnd, openaiErrorBody } from "../errors.ts";
 import { preflight } from "../reply.ts";
 import { sseResponse } from "../sse.ts";
 import { runGatewayTurn } from "../turns.ts";
@@ -73,7 +73,7 @@ export function streamResponse(gw: GatewayContext, prepared: PreparedResponse): 
       send({ type: "response.completed", response });
     } catch (thrown) {
       const error = toPrxError(thrown);
-      gw.logger.warn(`streamed response failed: ${error.message}`, { code: error.code });
+      logStreamEnd(gw.logger, "streamed response", error);
       const wire = openaiErrorBody(error).error;
       send({ type: "error", code: wire.code, message: wire.message, param: wire.param });
       const failed: ResponseObject = { ...base, status: "failed", output, error: { code: wire.code, message: wire.message } };
