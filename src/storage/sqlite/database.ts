@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, openSync, statSync } from "node:fs";
 import { PrxError } from "../../core/errors.ts";
+import { diskFullError } from "./disk-full.ts";
 
 /**
  * One SQLite file per workspace (data/prx.db), shared by memory, sessions, plugin KV, tokens, idempotency keys and
@@ -22,6 +23,10 @@ export function openSqliteDatabase(path: string): Database {
     return db;
   } catch (cause) {
     db?.close();
+    if (path !== ":memory:") {
+      const full = diskFullError(path, cause, `opening the database ${path}`);
+      if (full) throw full;
+    }
     throw new PrxError("WORKSPACE", `cannot open database ${path}: ${(cause as Error).message}`, {
       cause,
       hint: "check that the workspace data directory is writable and the file is not corrupt (prx doctor)",

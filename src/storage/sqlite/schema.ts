@@ -1,3 +1,4 @@
+import { diskFullError } from "./disk-full.ts";
 import type { Database } from "bun:sqlite";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { MigrationStatus } from "../types.ts";
@@ -411,6 +412,8 @@ export function migrateSqlite(db: Database): number {
   try {
     if (pending(db)) applied = migrateLocked(db);
   } catch (cause) {
+    const full = db.filename ? diskFullError(db.filename, cause, "updating the workspace database to this version of prx") : null;
+    if (full) throw full;
     throw new PrxError("STORAGE", `cannot migrate the workspace database: ${errorMessage(cause)}`, {
       cause,
       hint: "check that data/prx.db is writable and not corrupt (prx doctor)",
