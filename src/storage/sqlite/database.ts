@@ -1,5 +1,6 @@
-import { Database } from "bun:sqlite";
-import { chmodSync, closeSync, existsSync, openSync, statSync } from "node:fs";
+import { constants as sqlite, Database } from "bun:sqlite";
+import { accessSync, chmodSync, closeSync, constants, existsSync, openSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { PrxError } from "../../core/errors.ts";
 import { diskFullError } from "./disk-full.ts";
 
@@ -26,11 +27,37 @@ export function openSqliteDatabase(path: string): Database {
     if (path !== ":memory:") {
       const full = diskFullError(path, cause, `opening the database ${path}`);
       if (full) throw full;
+      const readOnly = readOnlyDatabase(path);
+      if (readOnly) return readOnly;
     }
     throw new PrxError("WORKSPACE", `cannot open database ${path}: ${(cause as Error).message}`, {
       cause,
       hint: "check that the workspace data directory is writable and the file is not corrupt (prx doctor)",
     });
+  }
+}
+
+/**
+ * A database in a directory this process cannot write (a read-only file system or mount, a backup copy): SQLite cannot
+ * make the -wal and -shm files a WAL database is read with, so it is opened as immutable, read-only. Reading works (the
+ * commands that show what is stored); a write fails with SQLite's "attempt to write a readonly database". Null when
+ * the directory is writable or the file is not there (the open failed for another reason).
+ */
+function readOnlyDatabase(path: string): Database | null {
+  if (!existsSync(path)) return null;
+  try {
+    accessSync(dirname(path), constants.W_OK);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EROFS" && code !== "EACCES" && code !== "EPERM") return null;
+  }
+  try {
+    const db = new Database(`file://${encodeURI(path)}?immutable=1`, sqlite.SQLITE_OPEN_READONLY | sqlite.SQLITE_OPEN_URI);
+    db.query("SELECT count(*) FROM sqlite_master").get();
+    return db;
+  } catch {
+    return null;
   }
 }
 
