@@ -25,3 +25,5 @@ export const WEB_FETCH_MAX_CHARS = 60_000;
 export const WEB_SEARCH_MAX_QUERY_CHARS = 400;
 /** Bytes of a search backend's answer read (a page of results is a few tens of KiB). */
 export const WEB_SEARCH_MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
+/** Schema violations named in one refusal of a call's arguments (the rest are counted, not listed). */
+export const TOOL_ARGUMENT_ERRORS_LISTED = 5;
