@@ -72,7 +72,7 @@ describe("the remote runtime against @elizaos/core 1.7.2's IAgentRuntime", () =>
     expect(problems).toEqual([]);
     expect(honoured.sort()).toEqual(
       [
-        "actions", "agentId", "character", "composeState", "createMemory", "deleteCache", "emitEvent", "evaluators",
+        "actions", "addEmbeddingToMemory", "agentId", "character", "composeState", "createMemory", "deleteCache", "emitEvent", "evaluators",
         "getCache", "getConversationLength", "getEntityById", "getMemories", "getMemoryById", "getRelationships",
         "getRoom", "getRoomsByIds", "getService", "getSetting", "log", "logger", "providers", "registerEvent",
         "searchMemories", "setCache", "setSetting", "updateMemory", "useModel",

@@ -200,6 +200,7 @@ describe("worker bootstrap", () => {
         "updateMemory",
         "getMemories",
         "searchMemories",
+        "addEmbeddingToMemory",
         "emitEvent",
         "getSetting",
         "setSetting",

@@ -18,7 +18,7 @@ export const REMOTE_LAUNCH_ENV = "PRX_REMOTE_PLUGIN_LAUNCH";
 export const LaunchConfigSchema = z.object({
   name: z.string(),
   entry: z.string().min(1),
-  settings: z.record(z.string(), z.string()).default({}),
+  settings: z.record(z.string(), z.json()).default({}),
   rpcTimeoutMs: z.number().int().positive().default(REMOTE_DEFAULT_RPC_TIMEOUT_MS),
   /** runtime.agentId, runtime.character, runtime.getConversationLength() (from `[agent]` of config.toml). */
   agent: AgentIdentitySchema.optional(),

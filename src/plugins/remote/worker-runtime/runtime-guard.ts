@@ -66,7 +66,7 @@ const groups: Array<[Unsupported, string[]]> = [
     MEMORIES,
     [
       "deleteMemory", "deleteManyMemories", "deleteAllMemories", "countMemories", "getMemoriesByIds",
-      "getMemoriesByRoomIds", "getMemoriesByWorldId", "getAllMemories", "clearAllAgentMemories", "addEmbeddingToMemory",
+      "getMemoriesByRoomIds", "getMemoriesByWorldId", "getAllMemories", "clearAllAgentMemories",
       "queueEmbeddingGeneration",
     ],
   ],

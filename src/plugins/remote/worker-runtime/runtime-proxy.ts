@@ -89,6 +89,8 @@ export function buildRuntimeProxyApi(ctx: RuntimeContext): RuntimeProxyApi {
     updateMemory: (memory) => client.call("updateMemory", { memory }) as Promise<boolean>,
     getMemories: (params) => client.call("getMemories", params) as Promise<Memory[]>,
     searchMemories: (params) => client.call("searchMemories", params) as Promise<Memory[]>,
+    // memories are searched by text here: the memory a plugin is about to store needs no embedding, and is kept as given
+    addEmbeddingToMemory: async (memory: Memory) => memory,
     async emitEvent(event: string | string[], payload?: unknown) {
       const clean = eventPayload(payload);
       for (const name of Array.isArray(event) ? event : [event]) await client.call("emitEvent", { name, payload: clean });

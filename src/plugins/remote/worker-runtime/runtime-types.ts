@@ -128,6 +128,8 @@ export interface RuntimeProxyApi {
   getMemory(memoryId: string): Promise<Memory | null>;
   getMemoryById(memoryId: string): Promise<Memory | null>;
   createMemory(memory: Memory, tableName?: string, unique?: boolean): Promise<string>;
+  /** The memory as given: memories are searched by text, so none needs an embedding before it is stored. */
+  addEmbeddingToMemory(memory: Memory): Promise<Memory>;
   updateMemory(memory: Partial<Memory> & { id: string }): Promise<boolean>;
   getMemories(params: GetMemoriesParams): Promise<Memory[]>;
   searchMemories(params: SearchMemoriesParams): Promise<Memory[]>;
