@@ -9,6 +9,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Deliver an intermediate message to the user during the current turn (remote actionCallback). */
   sendMessage?: (text: string) => void;
+  /** The user's message that led to this call (after inbound middleware), and who sent it when the caller named them. */
+  userMessage?: { text: string; userId?: string | null };
 }
 
 /** What a tool can do to the world ([autonomy] decides from it whether a call runs, waits for approval, or is refused). */

@@ -15,9 +15,10 @@ import { ToolRegistry } from "../../src/tools/registry.ts";
 import { ok } from "../../src/tools/result.ts";
 import type { Tool, ToolContext, ToolSource } from "../../src/tools/types.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
+import { SHARED_CACHE } from "../plugins/capabilities/helpers.ts";
 import { hostFixture, startProbe } from "../plugins/remote/helpers.ts";
 
-setDefaultTimeout(30_000);
+setDefaultTimeout(90_000);
 setLogLevel("silent");
 
 const context = (): ToolContext => ({ sessionId: "s", workspace: "/nonexistent", signal: new AbortController().signal });
@@ -165,13 +166,21 @@ describe("remote (elizaOS-style) plugin actions", () => {
 });
 
 describe("WASM plugin tools", () => {
-  const ws = tempWorkspace("", { prefix: "prx-eliza-plugins-args-", plugins: [join(import.meta.dir, "../fixtures/test-wasm/ts-tool")] });
+  // transpiled components are content-addressed: the cache the capability tests share spares a transpile per run
+  const ws = tempWorkspace("", {
+    prefix: "prx-eliza-plugins-args-",
+    sharedCache: SHARED_CACHE,
+    plugins: [join(import.meta.dir, "../fixtures/test-wasm/ts-tool")],
+  });
   afterAll(() => ws.cleanup());
 
   test("a component tool's parameters-schema is checked before the guest runs", async () => {
     const host = await openAgentHost({ workspace: ws.dir, extend: createPluginExtensions({ cron: false }), env: {} });
     try {
       await host.loadExtensions();
+      // a component slow to load (a loaded machine) joins the serving generation late
+      for (let i = 0; i < 1200 && !host.tools.names().includes("ts_greet"); i++) await Bun.sleep(50);
+      expect(host.plugins!.runtime.current().plugin("ts-tool")?.error ?? null).toBeNull();
       const refused = await host.tools.call("ts_greet", JSON.stringify({ name: 5 }), context());
       expect(refused).toEqual({ success: false, output: "", error: "invalid arguments for ts_greet: name: must be string" });
       // the guest counts its greetings in kv: the refused call never reached it

@@ -63,7 +63,8 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
     const shown: string[] = [];
     const result = await host.runTurn({
       sessionId: `decline-${transport}`,
-      text: 'use tool REMEMBER_NOTE {"text":"   "}',
+      // SEE_CALL's validate declines a user's message that says "decline"
+      text: 'use tool SEE_CALL {"decline":true}',
       channel: "test",
       observer: { onMessage: (text) => shown.push(text) },
     });
@@ -114,8 +115,22 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
     expect(output).toContain("user: first question\nassistant: first answer\nuser: use tool RECALL_HISTORY {}");
     fake.reset();
     const gated = await host.runTurn({ sessionId: session, text: 'use tool GATED_ECHO {"text":"ping"}', channel: "test" });
-    expect(gated.toolCalls[0]!.result.output).toBe("v1: echo: gate: ping");
+    // the action's message is the user's message that led to the call, as in elizaOS
+    expect(gated.toolCalls[0]!.result.output).toBe('v1: echo: gate: use tool GATED_ECHO {"text":"ping"}');
     expect(fake.chatRequests()[1]!.body.model).toBe("fake-model");
+  });
+
+  test("an action gets the user's message, composeState's state and the model's arguments as options; validate the same message", async () => {
+    const session = `see-${transport}`;
+    const said = 'use tool SEE_CALL {"n":1,"why":"asked"}';
+    const result = await host.runTurn({ sessionId: session, text: said, channel: "test", userId: "ada" });
+    const seen = JSON.parse(result.toolCalls[0]!.result.output) as Record<string, unknown>;
+    expect(seen.text).toBe(said);
+    expect(seen.roomId).toBe(session);
+    expect(typeof seen.entityId).toBe("string");
+    expect(seen.options).toEqual({ n: 1, why: "asked" });
+    expect(seen.provided).toBe(true);
+    expect(setting(hostDb(host), "assist-remote", "validateSaw")).toBe(said);
   });
 
   test("GET /api/plugins data: kind remote, status, worker counters and surfaces", () => {
@@ -135,10 +150,10 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
       events: ["NOTE_SAVED"],
       evaluators: [],
       services: ["NOTES"],
-      routes: ["GET /notes"],
+      routes: ["GET /notes", "GET /health"],
     });
     const tool = example.capabilities.find((c) => c.type === "tool")!;
-    expect([tool.name, tool.live, tool.counters.invocations, tool.counters.errors]).toEqual(["REMEMBER_NOTE", true, 2, 1]);
+    expect([tool.name, tool.live, tool.counters.invocations, tool.counters.errors]).toEqual(["REMEMBER_NOTE", true, 1, 0]);
     const assist = list.plugins.find((p) => p.name === "assist-remote")!;
     expect(assist.remote!.surfaces.models).toEqual(["TEXT_LARGE"]);
     expect(assist.remote!.surfaces.evaluators).toEqual(["RECORD_TURN"]);

@@ -58,6 +58,16 @@ describe("remote plugins on the gateway", () => {
     expect(await ok.json()).toEqual({ notes: [], saved: null });
   });
 
+  test("a route the plugin declares public answers without a token; a bad token on it is not needed either", async () => {
+    const open = await call("/plugins/example-remote/health", { auth: false });
+    expect(open.status).toBe(200);
+    expect(await open.json()).toEqual({ ok: true });
+    expect((await call("/plugins/example-remote/health")).status).toBe(200);
+    // the same method on a path the plugin did not declare public still needs the token
+    expect((await call("/plugins/example-remote/notes", { auth: false })).status).toBe(401);
+    expect((await call("/plugins/nope/health", { auth: false })).status).toBe(404);
+  });
+
   test("a turn's actionCallback reaches the SSE stream and the JSON reply; the route sees the note", async () => {
     const streamed = await call("/api/sessions/gw-sse/message", {
       method: "POST",
@@ -117,6 +127,6 @@ describe("remote plugins on the gateway", () => {
     expect(plugin.status).toBe("active");
     expect(plugin.remote.state).toBe("ready");
     expect(plugin.remote.callbacks).toBe(2);
-    expect(plugin.remote.surfaces.routes).toEqual(["GET /notes"]);
+    expect(plugin.remote.surfaces.routes).toEqual(["GET /notes", "GET /health"]);
   });
 });
