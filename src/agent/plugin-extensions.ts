@@ -83,6 +83,7 @@ export function createPluginExtensions(
       // the management tool first: a source listed earlier wins a name (plugins cannot declare it anyway)
       toolSources: manageToolOffered(config) ? [createManageToolSource(services), runtime.tools] : [runtime.tools],
       provider: (name) => services.providers.resolve(name) ?? services.remoteProviders.resolve(name),
+      providerNames: () => [...services.providers.names(), ...services.remoteProviders.names()],
       storage: (name) => services.storages.resolve(name),
       context: (input) => remoteContext(services.remotes, input, remoteLog),
       afterTurn: (input, result) => runRemoteEvaluators(services.remotes, input, result.text, remoteLog),

@@ -73,7 +73,7 @@ describe("the remote runtime against @elizaos/core 1.7.2's IAgentRuntime", () =>
     expect(honoured.sort()).toEqual(
       [
         "actions", "addEmbeddingToMemory", "agentId", "character", "composeState", "createMemory", "deleteCache", "emitEvent", "evaluators",
-        "getCache", "getConversationLength", "getEntityById", "getMemories", "getMemoryById", "getRelationships",
+        "getCache", "getConversationLength", "getModel", "getEntityById", "getMemories", "getMemoryById", "getRelationships",
         "getRoom", "getRoomsByIds", "getService", "getSetting", "log", "logger", "providers", "registerEvent",
         "searchMemories", "setCache", "setSetting", "updateMemory", "useModel",
       ].sort(),

@@ -194,6 +194,7 @@ describe("worker bootstrap", () => {
         "evaluators",
         "getService",
         "useModel",
+        "getModel",
         "getMemory",
         "getMemoryById",
         "createMemory",

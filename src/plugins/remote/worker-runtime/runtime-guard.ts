@@ -79,7 +79,7 @@ const groups: Array<[Unsupported, string[]]> = [
     LOOP,
     [
       "processActions", "evaluate", "getActionResults", "createRunId", "startRun", "endRun", "getCurrentRunId",
-      "generateText", "getModel", "getEvent", "getServicesByType", "getAllServices", "getServiceLoadPromise",
+      "generateText", "getEvent", "getServicesByType", "getAllServices", "getServiceLoadPromise",
       "getRegisteredServiceTypes", "hasService", "hasElizaOS", "sendMessageToTarget", "stop",
     ],
   ],

@@ -1,0 +1,58 @@
+/** A remote plugin's models on the gateway: `remote:<plugin>` is listed by GET /v1/models and serves chat completions. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { AnyElysia } from "elysia";
+import type { AgentHost } from "../../../src/agent/index.ts";
+import { buildGateway } from "../../../src/gateway/app.ts";
+import { AuthService } from "../../../src/gateway/auth/service.ts";
+import { pluginGatewayMounts } from "../../../src/gateway/routes/plugins.ts";
+import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
+import { sqliteStorageOf } from "../../helpers/host-db.ts";
+import { ASSIST_DIR, fakeConfig, openHost, workspaceWith, type TestWorkspace } from "./workspace.ts";
+
+let fake: FakeServer;
+let ws: TestWorkspace;
+let host: AgentHost;
+let app: AnyElysia;
+let token: string;
+
+beforeAll(async () => {
+  fake = startFakeOpenAI();
+  ws = workspaceWith([ASSIST_DIR], fakeConfig(fake.url, "[gateway]\nrequire_pairing = true\n"));
+  ({ host } = await openHost(ws.root));
+  const auth = new AuthService({ tokens: sqliteStorageOf(host).tokens, pairingCodes: sqliteStorageOf(host).gatewayPairing, required: true, pairingCodeTtlMs: 60_000, now: () => Date.now() });
+  token = auth.tokens.create("test").token;
+  ({ app } = buildGateway({ host, auth, version: "test", startedAt: Date.now(), mounts: pluginGatewayMounts(host), clientAddress: () => "127.0.0.1" }));
+});
+afterAll(async () => {
+  await host?.close();
+  ws?.cleanup();
+  await fake?.stop();
+});
+
+const call = (path: string, body?: unknown) =>
+  app.handle(
+    new Request(`http://localhost${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }),
+  );
+
+describe("remote:<plugin> on the OpenAI API", () => {
+  test("listed by GET /v1/models once the plugin is loaded, and answering chat completions", async () => {
+    await host.loadExtensions();
+    const models = (await (await call("/v1/models")).json()) as { data: Array<{ id: string; owned_by: string }> };
+    expect(models.data).toContainEqual(expect.objectContaining({ id: "remote:assist-remote", owned_by: "plugin" }));
+    const response = await call("/v1/chat/completions", { model: "remote:assist-remote", messages: [{ role: "user", content: "hello plugin" }] });
+    expect(response.status).toBe(200);
+    const completion = (await response.json()) as { model: string; choices: Array<{ message: { content: string } }> };
+    expect(completion.model).toBe("remote:assist-remote");
+    expect(completion.choices[0]!.message.content).toBe("model v1: hello plugin");
+  });
+
+  test("a plugin provider no plugin serves is refused naming what is served", async () => {
+    const response = await call("/v1/chat/completions", { model: "remote:nobody", messages: [{ role: "user", content: "hi" }] });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(JSON.stringify(await response.json())).toContain("remote:assist-remote");
+  });
+});
