@@ -250,7 +250,13 @@ class Turn {
     outcome.model = blocked ? raw.model : response.model;
     outcome.usage = addUsage(outcome.usage, blocked ? raw.usage : response.usage);
     if (blocked) return response;
-    this.emit("llm_response", { model: outcome.model, tool_calls: response.tool_calls.length, iteration: outcome.iterations });
+    this.emit("llm_response", {
+      model: outcome.model,
+      provider: raw.provider,
+      tool_calls: response.tool_calls.length,
+      iteration: outcome.iterations,
+      ...(response.usage ? { usage: response.usage } : {}),
+    });
     return response;
   }
 

@@ -135,3 +135,6 @@ export function overCap(usedBytes: number, capMb: number): boolean {
  * read by the host from the plugin's folder and streamed, not bounded by this.
  */
 export const REMOTE_ROUTE_MAX_RESPONSE_BYTES = 3 * 1024 * 1024 - 64 * 1024;
+
+/** Turns in progress whose elizaOS run (RUN_STARTED .. RUN_ENDED) is tracked; one per session at a time. */
+export const REMOTE_ELIZA_RUNS_MAX = 10_000;

@@ -133,6 +133,28 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
     expect(setting(hostDb(host), "assist-remote", "validateSaw")).toBe(said);
   });
 
+  test("elizaOS's run events reach listening plugins with @elizaos/core's payloads", async () => {
+    const session = `events-${transport}`;
+    const said = 'use tool SEE_CALL {"n":2}';
+    await host.runTurn({ sessionId: session, text: said, channel: "test", userId: "ada" });
+    const ev = (name: string) => waitFor(() => setting(hostDb(host), "assist-remote", `ev:${name}`) as Record<string, any> | undefined);
+    const received = await ev("MESSAGE_RECEIVED");
+    expect(received).toMatchObject({ source: "test", message: { roomId: session, content: { text: said, source: "test" }, metadata: { userId: "ada" } } });
+    expect(typeof received.message.entityId).toBe("string");
+    const started = await ev("RUN_STARTED");
+    expect(started).toMatchObject({ source: "test", roomId: session, messageId: received.message.id, status: "started" });
+    expect(await ev("MODEL_USED")).toMatchObject({ source: "test", provider: "fake", type: "TEXT_LARGE" });
+    expect(await ev("ACTION_STARTED")).toMatchObject({ roomId: session, content: { actions: ["SEE_CALL"] }, messageId: received.message.id });
+    expect(await ev("ACTION_COMPLETED")).toMatchObject({ content: { actions: ["SEE_CALL"], actionStatus: "completed" } });
+    const sent = await ev("MESSAGE_SENT");
+    expect(sent.message.roomId).toBe(session);
+    expect(sent.message.content.text).toStartWith("tool said:");
+    const ended = await ev("RUN_ENDED");
+    expect(ended).toMatchObject({ runId: started.runId, messageId: received.message.id, roomId: session, status: "completed" });
+    expect(ended.duration).toBe(ended.endTime - ended.startTime);
+    expect(ended.error).toBeUndefined();
+  });
+
   test("GET /api/plugins data: kind remote, status, worker counters and surfaces", () => {
     const list = listPlugins(services.runtime);
     const example = list.plugins.find((p) => p.name === "example-remote")!;

@@ -119,8 +119,10 @@ describe.each(["worker", "process"] as Transport[])("failures over %s", (transpo
 
   test("shutdown lets in-flight calls finish, then refuses new ones", async () => {
     const { handle, call } = await start(transport);
-    const inflight = call("SLEEP", { ms: 150 });
-    await Bun.sleep(20);
+    const sent: string[] = [];
+    const inflight = call("SLEEP", { ms: 150, announce: true }, sent);
+    // the action runs (its state composed first): shut down while its handler sleeps
+    await waitFor(() => sent.includes("sleeping") || undefined);
     await handle.shutdown();
     expect((await inflight).output).toBe("slept");
     expect(handle.status().state).toBe("stopped");
