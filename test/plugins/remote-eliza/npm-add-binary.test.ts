@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BINARY, ensureBinary, runPrx, tempWorkspace } from "../../helpers/binary.ts";
+import { ensureBinary, runPrx, startGatewayBinary, tempWorkspace } from "../../helpers/binary.ts";
 import { STARTER_VERSION } from "./npm-starter.ts";
 
 setDefaultTimeout(180_000);
@@ -24,20 +24,8 @@ beforeAll(async () => {
     (e: Error) => `the npm registry is unreachable: ${e.message}`,
   );
   const created = await runPrx(["gateway", "token", "create", "-w", ws.dir], { env: { PRX_LOG: "error" } });
-  const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", ws.dir], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: ws.dir, PRX_LOG: "error" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-  let text = "";
-  while (!/listening on (\S+)/.test(text)) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`gateway exited: ${await new Response(proc.stderr as ReadableStream).text()}`);
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  gateway = { url: /listening on (\S+)/.exec(text)![1]!, token: created.stdout.trim(), proc };
+  const { proc, url } = await startGatewayBinary(ws.dir, { PRX_LOG: "error" }, "listening");
+  gateway = { url, token: created.stdout.trim(), proc };
 }, 120_000);
 
 afterAll(async () => {

@@ -2,12 +2,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AnyElysia } from "elysia";
 import type { AgentHost } from "../../../src/agent/index.ts";
-import { buildGateway } from "../../../src/gateway/app.ts";
-import { AuthService } from "../../../src/gateway/auth/service.ts";
-import { pluginGatewayMounts } from "../../../src/gateway/routes/plugins.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
-import { sqliteStorageOf } from "../../helpers/host-db.ts";
-import { ASSIST_DIR, fakeConfig, openHost, workspaceWith, type TestWorkspace } from "./workspace.ts";
+import { ASSIST_DIR, gatewayOver, type TestWorkspace } from "./workspace.ts";
 
 let fake: FakeServer;
 let ws: TestWorkspace;
@@ -17,11 +13,7 @@ let token: string;
 
 beforeAll(async () => {
   fake = startFakeOpenAI();
-  ws = workspaceWith([ASSIST_DIR], fakeConfig(fake.url, "[gateway]\nrequire_pairing = true\n"));
-  ({ host } = await openHost(ws.root));
-  const auth = new AuthService({ tokens: sqliteStorageOf(host).tokens, pairingCodes: sqliteStorageOf(host).gatewayPairing, required: true, pairingCodeTtlMs: 60_000, now: () => Date.now() });
-  token = auth.tokens.create("test").token;
-  ({ app } = buildGateway({ host, auth, version: "test", startedAt: Date.now(), mounts: pluginGatewayMounts(host), clientAddress: () => "127.0.0.1" }));
+  ({ ws, host, app, token } = await gatewayOver([ASSIST_DIR], fake.url));
 });
 afterAll(async () => {
   await host?.close();
