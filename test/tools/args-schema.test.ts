@@ -19,7 +19,9 @@ import { SHARED_CACHE } from "../plugins/capabilities/helpers.ts";
 import { hostFixture, startProbe } from "../plugins/remote/helpers.ts";
 
 setDefaultTimeout(90_000);
-setLogLevel("silent");
+// the remote plugin helpers silence the log for the whole test process: later files get the level they start with
+const startLevel = (["trace", "debug", "info", "warn", "error", "silent"] as const).find((l) => l === process.env.PRX_LOG) ?? "warn";
+afterAll(() => setLogLevel(startLevel));
 
 const context = (): ToolContext => ({ sessionId: "s", workspace: "/nonexistent", signal: new AbortController().signal });
 

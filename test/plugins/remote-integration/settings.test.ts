@@ -7,12 +7,10 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isPrxError } from "../../../src/core/errors.ts";
-import { setLogLevel } from "../../../src/core/logger.ts";
 import { tempWorkspace } from "../../helpers/workspace.ts";
-import { openHost } from "./workspace.ts";
+import { openHost } from "./helpers.ts";
 
 setDefaultTimeout(30_000);
-setLogLevel("silent");
 
 const SECRET_ENV = "PRX_ELIZA_PLUGINS_TEST_SECRET";
 const cleanups: Array<() => void> = [];
