@@ -20,12 +20,15 @@ export function matchRoute(
   for (const route of routes) {
     if (route.type !== method.toUpperCase()) continue;
     const pattern = route.path.split("/").filter(Boolean);
-    if (pattern.length !== parts.length) continue;
+    // a last segment "*" takes the rest of the path (Express's req.params[0])
+    const rest = pattern.at(-1) === "*";
+    if (rest ? parts.length < pattern.length : pattern.length !== parts.length) continue;
     const params: Record<string, string> = {};
     let ok = true;
     for (let i = 0; i < pattern.length && ok; i++) {
       const p = pattern[i]!;
-      if (p.startsWith(":")) params[p.slice(1)] = decodeURIComponent(parts[i]!);
+      if (rest && i === pattern.length - 1) params["0"] = parts.slice(i).map(decodeURIComponent).join("/");
+      else if (p.startsWith(":")) params[p.slice(1)] = decodeURIComponent(parts[i]!);
       else ok = p === parts[i];
     }
     if (ok) return { route, params };

@@ -85,3 +85,13 @@ for (const transport of ["worker", "process"] as Transport[]) {
     });
   });
 }
+
+describe("route paths", () => {
+  test("a last segment * takes the rest of the path as params[0]; fixed segments must match", async () => {
+    const { matchRoute } = await import("../../../src/plugins/remote/routes.ts");
+    const routes = [{ type: "GET" as const, path: "/assets/*", handler: { rpc: true as const, id: "route:GET /assets/*" } }];
+    expect(matchRoute(routes, "GET", "/assets/css/a%20b.css")?.params).toEqual({ "0": "css/a b.css" });
+    expect(matchRoute(routes, "GET", "/assets")).toBeNull();
+    expect(matchRoute(routes, "GET", "/other/x")).toBeNull();
+  });
+});

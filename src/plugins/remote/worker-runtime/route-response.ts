@@ -1,3 +1,4 @@
+import { EventEmitter } from "node:events";
 import { PrxError } from "../../../core/errors.ts";
 import { REMOTE_ROUTE_MAX_RESPONSE_BYTES } from "../limits.ts";
 import type { RouteResponse } from "./types.ts";
@@ -38,9 +39,15 @@ export function createRouteResponse(): { api: RouteResponse; result(returned: un
   let ended = false;
   let onEnd: (() => void) | null = null;
 
+  // a Readable piped into res (stream.pipe(res)) listens for these, as on Node's ServerResponse
+  const events = new EventEmitter();
   const finish = () => {
     ended = true;
     onEnd?.();
+    queueMicrotask(() => {
+      events.emit("finish");
+      events.emit("close");
+    });
   };
   const append = (chunk: string | Uint8Array) => {
     const bytes = bytesOf(chunk);
@@ -61,6 +68,14 @@ export function createRouteResponse(): { api: RouteResponse; result(returned: un
   };
 
   const api: RouteResponse = {
+    on: (name, listener) => (events.on(name, listener), api),
+    once: (name, listener) => (events.once(name, listener), api),
+    off: (name, listener) => (events.off(name, listener), api),
+    removeListener: (name, listener) => (events.off(name, listener), api),
+    emit: (name, ...args) => events.emit(name, ...args),
+    get writable() {
+      return !ended;
+    },
     get headersSent() {
       return started || ended;
     },

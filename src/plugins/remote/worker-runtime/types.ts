@@ -127,8 +127,16 @@ export interface RouteRequest {
   header(name: string): string | undefined;
 }
 
-/** An Express-compatible response, answered once the handler has ended it (or returned). */
+type RouteListener = (...args: unknown[]) => void;
+
+/** An Express-compatible response, answered once the handler has ended it (or returned); a Readable may pipe into it. */
 export interface RouteResponse {
+  on(event: string, listener: RouteListener): RouteResponse;
+  once(event: string, listener: RouteListener): RouteResponse;
+  off(event: string, listener: RouteListener): RouteResponse;
+  removeListener(event: string, listener: RouteListener): RouteResponse;
+  emit(event: string, ...args: unknown[]): boolean;
+  readonly writable: boolean;
   readonly headersSent: boolean;
   statusCode: number;
   status(code: number): RouteResponse;
