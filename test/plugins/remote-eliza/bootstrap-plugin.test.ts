@@ -5,12 +5,9 @@
  * offered as tools.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { listPlugins } from "../../../src/plugins/api.ts";
-import { tempWorkspace } from "../../helpers/workspace.ts";
 import { openHost } from "./helpers.ts";
-import { CORE_VERSION, installFromNpm, type StarterInstall } from "./npm-starter.ts";
+import { CORE_VERSION, installFromNpm, npmPluginWorkspace, type StarterInstall } from "./npm-starter.ts";
 
 setDefaultTimeout(120_000);
 
@@ -24,17 +21,8 @@ afterAll(() => {
 });
 
 function workspace(nodeModules: string, transport: "worker" | "process"): string {
-  const ws = tempWorkspace("", { prefix: "prx-eliza-plugins-bootstrap-" });
-  cleanups.push(ws.cleanup);
-  const dir = join(ws.dir, "plugins", "bootstrap");
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, "plugin.toml"),
-    `[plugin]\nname = "bootstrap"\nversion = "${PLUGIN_VERSION}"\nruntime = "remote"\n\n[remote]\nentry = "worker.js"\ntransport = "${transport}"\nready_timeout_ms = 30000\nidle_stop_ms = 0\n`,
-  );
-  writeFileSync(join(dir, "worker.js"), `import plugin from "@elizaos/plugin-bootstrap";\nimport { bootstrap } from "@elizaos/plugin-worker-runtime";\nbootstrap(plugin);\n`);
-  symlinkSync(nodeModules, join(dir, "node_modules"), "dir");
-  return ws.dir;
+  const manifestExtra = "idle_stop_ms = 0\n";
+  return npmPluginWorkspace(nodeModules, { name: "bootstrap", pkg: "@elizaos/plugin-bootstrap", version: PLUGIN_VERSION, transport, manifestExtra }, cleanups);
 }
 
 describe(`@elizaos/plugin-bootstrap ${PLUGIN_VERSION} from npm`, () => {

@@ -3,11 +3,10 @@
  * stream piped into res, a `*` path), answer through the gateway's plugin routes: the public UI page and its assets.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { tempWorkspace } from "../../helpers/workspace.ts";
 import { openHost } from "./helpers.ts";
-import { CORE_VERSION, installFromNpm, type StarterInstall } from "./npm-starter.ts";
+import { CORE_VERSION, installFromNpm, npmPluginWorkspace, type StarterInstall } from "./npm-starter.ts";
 
 setDefaultTimeout(120_000);
 
@@ -21,17 +20,7 @@ afterAll(() => {
 });
 
 function workspace(nodeModules: string, transport: "worker" | "process"): string {
-  const ws = tempWorkspace("", { prefix: "prx-eliza-plugins-knowledge-" });
-  cleanups.push(ws.cleanup);
-  const dir = join(ws.dir, "plugins", "knowledge");
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, "plugin.toml"),
-    `[plugin]\nname = "knowledge"\nversion = "${PLUGIN_VERSION}"\nruntime = "remote"\n\n[remote]\nentry = "worker.js"\ntransport = "${transport}"\nready_timeout_ms = 30000\n`,
-  );
-  writeFileSync(join(dir, "worker.js"), `import plugin from "@elizaos/plugin-knowledge";\nimport { bootstrap } from "@elizaos/plugin-worker-runtime";\nbootstrap(plugin);\n`);
-  symlinkSync(nodeModules, join(dir, "node_modules"), "dir");
-  return ws.dir;
+  return npmPluginWorkspace(nodeModules, { name: "knowledge", pkg: "@elizaos/plugin-knowledge", version: PLUGIN_VERSION, transport }, cleanups);
 }
 
 describe(`@elizaos/plugin-knowledge ${PLUGIN_VERSION} from npm: Express-style routes`, () => {

@@ -6,13 +6,10 @@
  * its call reaches the server: the server's answer is in the plugin's next model request.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { startFakeOpenAI, type FakeOpenAIServer } from "../../fakes/openai-server.ts";
 import { EVERYTHING } from "../../mcp/helpers.ts";
-import { tempWorkspace } from "../../helpers/workspace.ts";
 import { fakeConfig, openHost } from "./helpers.ts";
-import { CORE_VERSION, installFromNpm, type StarterInstall } from "./npm-starter.ts";
+import { CORE_VERSION, installFromNpm, npmPluginWorkspace, type StarterInstall } from "./npm-starter.ts";
 
 setDefaultTimeout(120_000);
 
@@ -32,17 +29,8 @@ function workspace(nodeModules: string, transport: "worker" | "process"): string
   const settings =
     `[plugins.mcp.settings.mcp.servers.everything]\ntype = "stdio"\ncommand = ${JSON.stringify(process.execPath)}\n` +
     `args = [${JSON.stringify(EVERYTHING)}, "stdio"]\n`;
-  const ws = tempWorkspace(fakeConfig(fake.url, settings), { prefix: "prx-eliza-plugins-mcp-" });
-  cleanups.push(ws.cleanup);
-  const dir = join(ws.dir, "plugins", "mcp");
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, "plugin.toml"),
-    `[plugin]\nname = "mcp"\nversion = "${PLUGIN_VERSION}"\nruntime = "remote"\n\n[remote]\nentry = "worker.js"\ntransport = "${transport}"\nready_timeout_ms = 30000\n`,
-  );
-  writeFileSync(join(dir, "worker.js"), `import plugin from "@elizaos/plugin-mcp";\nimport { bootstrap } from "@elizaos/plugin-worker-runtime";\nbootstrap(plugin);\n`);
-  symlinkSync(nodeModules, join(dir, "node_modules"), "dir");
-  return ws.dir;
+  const config = fakeConfig(fake.url, settings);
+  return npmPluginWorkspace(nodeModules, { name: "mcp", pkg: "@elizaos/plugin-mcp", version: PLUGIN_VERSION, transport, config }, cleanups);
 }
 
 describe(`@elizaos/plugin-mcp ${PLUGIN_VERSION} from npm with a table setting`, () => {
