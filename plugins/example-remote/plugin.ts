@@ -53,8 +53,9 @@ const rememberNote: Action = {
   ],
   validate: async (_runtime, message) =>
     typeof message.content.text === "string" && message.content.text.trim().length > 0,
-  handler: async (runtime, message, _state, _options, callback) => {
-    const text = String(message.content.text).trim();
+  handler: async (runtime, message, _state, options, callback) => {
+    // the model's arguments arrive as options; message is the user's message that led to the call
+    const text = String(typeof options?.text === "string" ? options.text : message.content.text).trim();
     const id = await runtime.createMemory(
       { roomId: message.roomId, content: { text, source: "example-remote" }, metadata: { kind: "note" } },
       "notes",
@@ -88,13 +89,22 @@ const notesRoute: Route = {
   },
 };
 
+/** Answers without a token (`public: true`): what a load balancer or an uptime check may call. */
+const healthRoute: Route = {
+  type: "GET",
+  path: "/health",
+  name: "health",
+  public: true,
+  handler: (_req, res) => void res.json({ ok: true }),
+};
+
 export const exampleRemotePlugin: Plugin = {
   name: "example-remote",
   description: "Remembers notes, tells the time of day, and lists notes over HTTP",
   actions: [rememberNote],
   providers: [timeOfDay],
   services: [NotesService],
-  routes: [notesRoute],
+  routes: [notesRoute, healthRoute],
   events: {
     NOTE_SAVED: [
       async ({ runtime, payload }) => {

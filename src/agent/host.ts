@@ -44,6 +44,8 @@ export interface HostExtensions extends TurnExtensions {
   toolSources?: ToolSource[];
   /** "wasm:<name>" / "remote:<name>" providers; undefined when unknown. */
   provider?(name: string): Provider | undefined;
+  /** The "wasm:<name>" / "remote:<name>" providers served now. */
+  providerNames?(): string[];
   /** "wasm:<name>" storage backends; undefined when unknown. */
   storage?(name: string): MemoryBackend | undefined;
   /** The plugin runtime's services, for the gateway's plugin routes (typed handle, never looked up by path). */
@@ -201,6 +203,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     const providers = createProviderResolver(config, {
       env,
       external: (name) => extensions.provider?.(name),
+      externalNames: () => extensions.providerNames?.() ?? [],
       configPath: loaded.path,
     });
     const readConfig = options.config

@@ -6,6 +6,8 @@ import type { Workspace } from "../core/workspace.ts";
 import { remoteContext, runRemoteEvaluators } from "../plugins/adapters/remote-proxies.ts";
 import { listPlugins, type PluginStatusName } from "../plugins/api.ts";
 import { lenientPublisher } from "../plugins/events/index.ts";
+import { agentIdentity } from "../plugins/remote/agent.ts";
+import { ElizaTurnEvents } from "../plugins/remote/eliza-turn-events.ts";
 import { createManageToolSource, MANAGE_TOOL_NAME } from "../plugins/manage-tool.ts";
 import {
   getPluginRuntime,
@@ -77,15 +79,25 @@ export function createPluginExtensions(
         : undefined);
     const { runtime, services } = await openRuntime(workspace, readConfig, { memory, providers, sessions, storage }, { ...options, fabric });
     const remoteLog = runtime.host.logger.child("remote");
+    const bus = lenientPublisher(runtime.host.events, runtime.host.logger.child("events"));
+    // elizaOS's run events (MESSAGE_RECEIVED ... RUN_ENDED) for remote plugins that listen to them
+    const turnEvents = new ElizaTurnEvents(bus, () => agentIdentity(config.agent));
     const extensions: HostExtensions = {
-      events: lenientPublisher(runtime.host.events, runtime.host.logger.child("events")),
+      events: turnEvents.publisher(bus),
       middleware: services.middleware,
       // the management tool first: a source listed earlier wins a name (plugins cannot declare it anyway)
       toolSources: manageToolOffered(config) ? [createManageToolSource(services), runtime.tools] : [runtime.tools],
       provider: (name) => services.providers.resolve(name) ?? services.remoteProviders.resolve(name),
+      providerNames: () => [...services.providers.names(), ...services.remoteProviders.names()],
       storage: (name) => services.storages.resolve(name),
-      context: (input) => remoteContext(services.remotes, input, remoteLog),
-      afterTurn: (input, result) => runRemoteEvaluators(services.remotes, input, result.text, remoteLog),
+      context: (input) => {
+        turnEvents.received(input);
+        return remoteContext(services.remotes, input, remoteLog);
+      },
+      afterTurn: (input, result) => {
+        turnEvents.sent(input, result.text);
+        return runRemoteEvaluators(services.remotes, input, result.text, remoteLog);
+      },
       plugins: services,
       close: () => runtime.release(),
     };

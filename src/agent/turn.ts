@@ -56,6 +56,8 @@ class Turn {
   private readonly stream: ReplyStream;
   /** Intermediate messages delivered during the turn. */
   private readonly delivered: string[] = [];
+  /** The user's message of this turn as the model reads it (a follow-up: the last one in its history). */
+  private userText = "";
   private readonly outcome: TurnOutcome = { model: "", provider: "", usage: ZERO_USAGE, toolCalls: [], iterations: 0 };
   /** Some message of the conversation has images or audio (a text-only turn never prepares media). */
   private hasMedia = false;
@@ -148,6 +150,7 @@ class Turn {
       const history = await reading;
       const summary = await summarised;
       const query = userText ?? lastUserText(history);
+      this.userText = query;
       const recall = config.memory.auto_recall && query !== "";
       const memories = recall ? await autoRecall(deps, query, input.sessionId, this.emit) : [];
       return { history, memories, summary };
@@ -283,7 +286,13 @@ class Turn {
     outcome.model = blocked ? raw.model : response.model;
     outcome.usage = addUsage(outcome.usage, blocked ? raw.usage : response.usage);
     if (blocked) return response;
-    this.emit("llm_response", { model: outcome.model, tool_calls: response.tool_calls.length, iteration: outcome.iterations });
+    this.emit("llm_response", {
+      model: outcome.model,
+      provider: raw.provider,
+      tool_calls: response.tool_calls.length,
+      iteration: outcome.iterations,
+      ...(response.usage ? { usage: response.usage } : {}),
+    });
     return response;
   }
 
@@ -322,7 +331,15 @@ class Turn {
     try {
       await runToolRound(response.tool_calls, results, {
         call: (name, args, context) => deps.tools.call(name, args, context),
-        context: { sessionId: input.sessionId, workspace: deps.workspace, signal: this.signal, sendMessage, memory: deps.memory(), origin: originOf(input) },
+        context: {
+          sessionId: input.sessionId,
+          workspace: deps.workspace,
+          signal: this.signal,
+          sendMessage,
+          memory: deps.memory(),
+          origin: originOf(input),
+          userMessage: { text: this.userText, userId: input.userId ?? null },
+        },
         observer: this.observer,
         emit: this.emit,
         records: this.outcome.toolCalls,

@@ -14,6 +14,13 @@ export const PLUGINS_USAGE = `Usage: prx plugins <command> [--json]
                     prx plugins probe middleware_test '{"stage":"inbound","data":{...}}' --plugin redact
                     (a running gateway answers the same probes at POST /api/plugins/<name>/probe)
 
+elizaOS plugins from npm (installed with the Bun inside prx; see prx plugins add --help):
+  add <npm-package>[@version] [--transport worker|process] [--name N] [--allow-scripts]
+                    a plugin folder for the package, installed, checked and loaded by the running gateway
+  update <name> [version]
+                    the package at that version (default latest), reloaded
+  remove <name>     the folder of a plugin added this way, unloaded
+
 Writing plugins (nothing to install beside prx):
   new <name> --kind tool|middleware|hook|cron|provider|storage|remote [--dir D]
                     scaffold a plugin folder (default ./<name>): plugin.toml, src/plugin.ts, plugin.test.ts, README

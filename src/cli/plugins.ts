@@ -107,6 +107,9 @@ export async function pluginsCommand(given: string[], globals: { workspace?: str
   const argv = hoistGlobalOptions(given, "prx plugins");
   const kit = KIT_SUBCOMMANDS.find((name) => name === argv[0]);
   if (kit) return runKitCommand(kit, argv.slice(1), globals);
+  if (argv[0] === "add" || argv[0] === "update" || argv[0] === "remove") {
+    return (await import("./plugins-npm.ts")).pluginsNpm(argv[0], argv.slice(1), globals);
+  }
   const { values, positionals } = parseCommand("prx plugins", argv, {
     json: { type: "boolean" },
     plugin: { type: "string" },

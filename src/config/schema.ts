@@ -277,6 +277,14 @@ export const PluginGrantSchema = z.strictObject({
   enabled: z.boolean().default(true),
   grant: z.array(z.string().min(1)).default([]).describe("sensitive permissions granted, e.g. http-outbound"),
   config: z.record(z.string(), z.string()).default({}).describe("overrides of the manifest's [config]"),
+  settings: z
+    .record(z.string().min(1), z.json())
+    .default({})
+    .describe("remote (elizaOS) plugins: runtime.getSetting values, any TOML value (tables and arrays reach the plugin as objects)"),
+  secrets: z
+    .record(z.string().min(1), z.string().min(1))
+    .default({})
+    .describe("remote plugins: setting name -> environment variable holding its value (read when the plugin is admitted)"),
   tools_owner: z
     .boolean()
     .default(false)

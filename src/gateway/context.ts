@@ -30,7 +30,7 @@ export function buildContext(deps: GatewayDeps): GatewayContext {
     clientLimiter: limiter("client", config.rate_limit_per_minute),
     tokenLimiter: limiter("token", config.rate_limit_per_token_per_minute),
     checks: deps.checks ?? {},
-    models: buildModelTable(deps.host.config, deps.host.resolveModelChoice({})),
+    models: buildModelTable(deps.host.config, deps.host.resolveModelChoice({}), () => deps.host.providers.pluginNames?.() ?? []),
     clientAddress: deps.clientAddress ?? peerAddress,
     live: new Map(),
     beforeDocument: [],

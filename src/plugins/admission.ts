@@ -1,4 +1,6 @@
-import type { Config } from "../config/schema.ts";
+import type { Config, PluginGrant } from "../config/schema.ts";
+import { secretFromEnv } from "../config/secrets.ts";
+import type { JsonValue } from "../core/json/index.ts";
 import { PrxError, toPrxError } from "../core/errors.ts";
 import type { DiscoveredPlugin } from "./discovery.ts";
 import type { PluginRecord } from "./generation.ts";
@@ -52,6 +54,11 @@ export function admit(record: PluginRecord, found: DiscoveredPlugin, config: Con
     fail(record, missingGrantsError(record.name, record.permissions.missing), "PLUGIN_ADMISSION");
     return;
   }
+  const settings = grantedSettings(record.name, grant);
+  if (settings instanceof PrxError) {
+    fail(record, settings, "PLUGIN_ADMISSION");
+    return;
+  }
   const r = manifest.resources;
   record.admitted = {
     name: record.name,
@@ -74,7 +81,27 @@ export function admit(record: PluginRecord, found: DiscoveredPlugin, config: Con
     },
     granted: new Set(record.permissions.granted),
     config: { ...manifest.config, ...(grant?.config ?? {}) },
+    settings,
     httpAllowlist: manifest.permissions.http_allowlist,
     ...(manifest.remote && found.kind === "remote" ? { remote: manifest.remote } : {}),
   };
+}
+
+/**
+ * `[plugins.<name>.settings]` with `[plugins.<name>.secrets]` read from the environment variables they name (a secret
+ * wins over a setting of the same name), as a character's settings and secrets reach getSetting in elizaOS. A secret
+ * whose variable is unset or empty keeps the plugin out, naming the variable.
+ */
+function grantedSettings(name: string, grant: PluginGrant | undefined, env: Record<string, string | undefined> = process.env): Record<string, JsonValue> | PrxError {
+  const settings: Record<string, JsonValue> = { ...(grant?.settings as Record<string, JsonValue> | undefined) };
+  for (const [key, variable] of Object.entries(grant?.secrets ?? {})) {
+    const value = secretFromEnv(variable, env);
+    if (value === undefined) {
+      return new PrxError("PLUGIN_ADMISSION", `plugin "${name}": secret ${key} reads the environment variable ${variable}, which is not set`, {
+        hint: `set ${variable} in the environment prx runs in, or remove ${key} from [plugins.${name}.secrets]`,
+      });
+    }
+    settings[key] = value;
+  }
+  return settings;
 }

@@ -1,4 +1,5 @@
 import type { Config } from "../config/schema.ts";
+import type { JsonValue } from "../core/json/index.ts";
 import type { Logger } from "../core/logger.ts";
 import type { EventPublisher } from "../core/events.ts";
 import type { Workspace } from "../core/workspace.ts";
@@ -57,6 +58,11 @@ export interface AdmittedPlugin {
   granted: ReadonlySet<string>;
   /** Manifest [config] merged with `[plugins.<name>].config` from config.toml. */
   config: Record<string, string>;
+  /**
+   * Remote plugins' `[plugins.<name>.settings]` from config.toml with `[plugins.<name>.secrets]` read from their
+   * environment variables (secrets win); over the manifest's `[remote.settings]` and `config`.
+   */
+  settings?: Record<string, JsonValue>;
   /** Manifest `[permissions] http_allowlist`. */
   httpAllowlist: string[];
   /** The manifest's `[remote]` table, for kind "remote" only (defaults applied). */
@@ -68,7 +74,7 @@ export interface RemotePluginOptions {
   /** Relative to the plugin directory, as written; AdmittedPlugin.entryPath has the canonical path. */
   entry: string;
   transport: "worker" | "process";
-  settings: Record<string, string>;
+  settings: Record<string, JsonValue>;
   rpc_timeout_ms: number;
   ready_timeout_ms: number;
   /** Stop after this long without a call, start again on the next; 0 keeps it running; absent: REMOTE_DEFAULT_IDLE_STOP_MS (PROTOCOL.md "On demand"). */

@@ -16,6 +16,8 @@ export const CUSTOM_PROVIDER_PREFIX = "custom:";
 export interface ProviderResolverOptions {
   /** Plugin providers (stable proxies) for `wasm:` / `remote:` names. */
   external?: (name: string) => Provider | undefined;
+  /** The plugin provider names `external` serves now. */
+  externalNames?: () => string[];
   env?: Record<string, string | undefined>;
   fetch?: FetchLike | typeof fetch;
   /** Test hooks for the retry wrapper (sleep, random). */
@@ -129,5 +131,6 @@ export function createProviderResolver(config: Config, options: ProviderResolver
       return chain;
     },
     names,
+    pluginNames: () => options.externalNames?.() ?? [],
   };
 }

@@ -100,4 +100,6 @@ export interface Provider {
 export interface ProviderResolver {
   resolve(name: string): Provider;
   names(): string[];
+  /** Plugin providers ("wasm:<name>", "remote:<name>") served right now; they come and go with plugin generations. */
+  pluginNames?(): string[];
 }

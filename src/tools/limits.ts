@@ -49,3 +49,5 @@ export const DELEGATE_DEFAULT_TIMEOUT_S = 120;
 export const DELEGATE_MAX_TIMEOUT_S = 900;
 /** Tools a delegate call may name for its helper. */
 export const DELEGATE_MAX_TOOLS = 64;
+/** Schema violations named in one refusal of a call's arguments (the rest are counted, not listed). */
+export const TOOL_ARGUMENT_ERRORS_LISTED = 5;

@@ -8,6 +8,8 @@ import { capResult, fail } from "./result.ts";
 import type { Tool, ToolContext, ToolResult, ToolSource } from "./types.ts";
 
 type ResultCheck = typeof import("./result-check.ts").checkedResult;
+type CompileArgsCheck = typeof import("./args-check.ts").compileArgsCheck;
+type ArgsCheck = import("./args-check.ts").ArgsCheck;
 
 /**
  * The check of what a tool returns (zod) loads with the first call: a start that calls no tool never loads zod
@@ -15,6 +17,10 @@ type ResultCheck = typeof import("./result-check.ts").checkedResult;
  */
 let resultCheck: Promise<ResultCheck> | undefined;
 const loadResultCheck = (): Promise<ResultCheck> => (resultCheck ??= import("./result-check.ts").then((m) => m.checkedResult));
+
+/** The JSON Schema validator (ajv) loads with the first call of a plugin or MCP tool; built-ins check with zod. */
+let argsCompiler: Promise<CompileArgsCheck> | undefined;
+const loadArgsCompiler = (): Promise<CompileArgsCheck> => (argsCompiler ??= import("./args-check.ts").then((m) => m.compileArgsCheck));
 
 export interface ToolRegistryOptions {
   builtins: Tool[];
@@ -44,6 +50,11 @@ export class ToolRegistry {
   private readonly counters = new Map<string, ToolCounts>();
   /** The last specs() answer and what it was built from (compared by identity). */
   private memo: { disabled: readonly string[]; lists: ToolSpec[][]; specs: ToolSpec[] } | null = null;
+  /**
+   * Each source tool's compiled argument check, keyed by its spec: a source answers with the same spec objects for
+   * a whole plugin generation (or MCP tool list), so a schema is compiled once per generation and freed with it.
+   */
+  private readonly argsChecks = new WeakMap<ToolSpec, ArgsCheck>();
 
   constructor(options: ToolRegistryOptions) {
     for (const tool of options.builtins) this.builtins.set(tool.spec.name, tool);
@@ -150,11 +161,29 @@ export class ToolRegistry {
   private execute(tool: Tool, name: string, rawArguments: string, context: ToolContext, check: Promise<ResultCheck>): ToolResult | Promise<ToolResult> {
     const parsed = parseArguments(name, rawArguments);
     if ("error" in parsed) return fail(parsed.error);
+    // built-ins parse their arguments with their own zod schema; every other tool's declared schema is checked here
+    if (this.builtins.get(name) === tool) return this.run(tool, name, parsed.args, context, check);
+    const compiler = loadArgsCompiler();
+    if (Bun.peek.status(compiler) !== "fulfilled") {
+      return compiler.then(() => this.execute(tool, name, rawArguments, context, check));
+    }
+    const violation = this.argsCheckOf(tool, Bun.peek(compiler) as CompileArgsCheck)(parsed.args);
+    if (violation !== null) return fail(violation);
+    return this.run(tool, name, parsed.args, context, check);
+  }
+
+  private argsCheckOf(tool: Tool, compile: CompileArgsCheck): ArgsCheck {
+    let argsCheck = this.argsChecks.get(tool.spec);
+    if (!argsCheck) this.argsChecks.set(tool.spec, (argsCheck = compile(tool.spec.name, tool.spec.parameters)));
+    return argsCheck;
+  }
+
+  private run(tool: Tool, name: string, args: Record<string, unknown>, context: ToolContext, check: Promise<ResultCheck>): ToolResult | Promise<ToolResult> {
     const { signal } = context;
     if (signal.aborted) return fail(`tool ${name} was not run: the turn was aborted (${abortReason(signal)})`);
     let pending: Promise<ToolResult>;
     try {
-      const returned: unknown = tool.execute(parsed.args, context);
+      const returned: unknown = tool.execute(args, context);
       // a thenable or a plain value (a tool breaking its type) is read as `await` would read it
       pending = returned instanceof Promise ? returned : Promise.resolve(returned as ToolResult);
     } catch (error) {

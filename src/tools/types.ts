@@ -23,6 +23,8 @@ export interface ToolContext {
   fromOwner?: () => boolean | Promise<boolean>;
   /** The memory of the agent the turn runs as (an agent with its own memory scope); absent: the host's memory. */
   memory?: MemoryBackend;
+  /** The user's message that led to this call (after inbound middleware), and who sent it when the caller named them. */
+  userMessage?: { text: string; userId?: string | null };
 }
 
 /** A helper turn asked for by delegate: the child session is linked to the caller's before it runs. */

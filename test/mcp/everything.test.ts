@@ -42,11 +42,25 @@ describe("the reference MCP server over stdio", () => {
     expect(registry.counts()["mcp__everything__echo"]).toEqual({ calls: 1, errors: 0 });
   });
 
-  test("a tool that errors is a failed result the model can read, counted as an error", async () => {
-    const result = await call("mcp__everything__get-sum", { a: "two", b: 2 });
-    expect(result.success).toBe(false);
-    expect(result.error).toContain("expected number");
-    expect(registry.counts()["mcp__everything__get-sum"]!.errors).toBe(1);
+  test("arguments that break the server's schema never reach the server: the model reads the field, counted as an error", async () => {
+    let reached = 0;
+    const counting = new ToolRegistry({ builtins: [] });
+    counting.addSource({
+      id: "counted",
+      list: () => manager.list(),
+      get: (name) => {
+        const tool = manager.get(name);
+        return tool && { ...tool, execute: (args, context) => (reached++, tool.execute(args, context)) };
+      },
+    });
+    const context = toolContext(workspace.root);
+    const result = await counting.call("mcp__everything__get-sum", JSON.stringify({ a: "two", b: 2 }), context);
+    expect(result).toEqual({ success: false, output: "", error: "invalid arguments for mcp__everything__get-sum: a: must be number" });
+    expect(await counting.call("mcp__everything__get-sum", JSON.stringify({ b: 2 }), context)).toMatchObject({ error: expect.stringContaining("a: is required") });
+    expect(reached).toBe(0);
+    expect(counting.counts()["mcp__everything__get-sum"]).toEqual({ calls: 2, errors: 2 });
+    expect((await counting.call("mcp__everything__get-sum", JSON.stringify({ a: 1, b: 2 }), context)).output).toContain("3");
+    expect(reached).toBe(1);
   });
 
   test("an image becomes a note; an embedded resource shows its text under its URI", async () => {

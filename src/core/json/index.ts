@@ -2,3 +2,6 @@
 export { MAX_JSON_DEPTH } from "./limits.ts";
 export { assertJsonDepth, jsonDepthError, jsonDepthViolation, parseJsonBounded } from "./depth.ts";
 export { JsonStandIns } from "./stand-ins.ts";
+
+/** A value JSON can carry. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

@@ -9,9 +9,16 @@ export const PUBLIC_ROUTE = "publicRoute";
 /**
  * The typed route option `auth` (an Elysia macro): `auth: false` makes a route public. The route table reads the
  * mark it leaves (bearer auth lets such paths through) and the API reference drops the route's security requirement.
+ * `auth: "in-handler"`: bearer auth lets the path through too, but the handler checks the token itself, route by
+ * route (a remote plugin's routes, public only where the plugin says so); the reference keeps the requirement.
  */
 export const authOption = new Elysia({ name: "prx-auth-option" }).macro({
-  auth: (required: boolean) => (required ? {} : { detail: { security: undefined }, [PUBLIC_ROUTE]: true as const }),
+  auth: (required: boolean | "in-handler") =>
+    required === true
+      ? {}
+      : required === "in-handler"
+        ? { [PUBLIC_ROUTE]: true as const }
+        : { detail: { security: undefined }, [PUBLIC_ROUTE]: true as const },
 });
 
 export interface BearerAuthOptions {

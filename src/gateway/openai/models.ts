@@ -1,6 +1,7 @@
 import type { Config } from "../../config/schema.ts";
 import { PrxError } from "../../core/errors.ts";
 import { AGENT_MODEL_PREFIX, MAIN_AGENT } from "../../agents/types.ts";
+import { isExternalProviderName } from "../../providers/resolver.ts";
 
 export const HINT = "hint:";
 
@@ -26,11 +27,18 @@ export interface ModelTable {
   select(requested: string): ModelSelection | undefined;
   /** The provider whose `embedding_model` is `requested` (POST /v1/embeddings), if any. */
   embedder(requested: string): string | undefined;
-  /** For GET /v1/models, in the order above. */
+  /** For GET /v1/models, in the order above, then the plugin providers served now (`remote:<plugin>`, `wasm:<name>`). */
   readonly catalog: readonly ModelEntry[];
 }
 
-export function buildModelTable(config: Config, defaults: { provider: string; model: string }): ModelTable {
+/** A plugin provider's name as a model: "remote:openai" answers with that provider and its own default model. */
+const PLUGIN_OWNER = "plugin";
+
+export function buildModelTable(
+  config: Config,
+  defaults: { provider: string; model: string },
+  pluginProviders: () => readonly string[] = () => [],
+): ModelTable {
   const byName = new Map<string, ModelSelection>();
   const catalog: ModelEntry[] = [];
   const listed = new Set<string>();
@@ -88,7 +96,18 @@ export function buildModelTable(config: Config, defaults: { provider: string; mo
     const owner = catalog.find((entry) => entry.id === target || entry.id === HINT + target)?.owned_by;
     list(alias, owner ?? defaults.provider);
   }
-  return { select: (requested) => byName.get(requested), embedder: (requested) => embedders.get(requested), catalog };
+  // a plugin provider's name is taken even before its plugin loads (a gateway starts its plugins on first use); the
+  // turn answers PROVIDER_UNKNOWN, naming what is served, when no plugin serves it
+  const plugin = (requested: string): ModelSelection | undefined =>
+    isExternalProviderName(requested) ? { reported: requested, provider: requested } : undefined;
+  return {
+    select: (requested) => byName.get(requested) ?? plugin(requested),
+    embedder: (requested) => embedders.get(requested),
+    get catalog() {
+      const served = pluginProviders().filter((name) => !listed.has(name));
+      return served.length === 0 ? catalog : [...catalog, ...served.map((id) => ({ id, owned_by: PLUGIN_OWNER }))];
+    },
+  };
 }
 
 /** What an unknown `model` gets: the OpenAI API's own 404, word for word. */

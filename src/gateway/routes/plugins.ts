@@ -10,7 +10,8 @@ import { doc } from "../openapi/doc.ts";
 import { PluginInfoSchema, PluginListResponseSchema, PluginReloadResponseSchema } from "../../plugins/api.ts";
 import { ProbeResponseSchema } from "../../plugins/probes/index.ts";
 import type { PluginHostHandle } from "../plugin-health.ts";
-import type { GatewayMount } from "../types.ts";
+import { authorizationOf } from "../middleware/bearer-auth.ts";
+import type { GatewayContext, GatewayMount } from "../types.ts";
 import { hooksRoutes } from "./hooks.ts";
 import { pluginLiveSections, pluginRuntimeRoutes } from "./plugin-runtime.ts";
 
@@ -142,19 +143,13 @@ export function pluginRoutes(services: () => PluginServices | Promise<PluginServ
 const BODYLESS = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
 
 /**
- * `/plugins/<name>/...` for the routes remote plugins announce, behind the gateway's auth like every non-public
- * route. The body (capped at the remote protocol's message size) is read before the current generation is looked up,
- * so the lookup and the in-flight count happen in the same tick and a reload never releases the worker mid-call.
+ * `/plugins/<name>/...` for the routes remote plugins announce. A route the plugin declared `public: true` answers
+ * without a token; every other one is behind the gateway's bearer token, checked before its body is read. The body
+ * (capped at the remote protocol's message size) is read before the current generation is looked up, so the lookup
+ * and the in-flight count happen in the same tick and a reload never releases the worker mid-call.
  */
 export function remotePluginRoutes(services: () => PluginServices | Promise<PluginServices>): GatewayMount {
-  const serve = async (request: Request): Promise<Response> => {
-    const [, , name = "", ...rest] = new URL(request.url).pathname.split("/");
-    let forwarded = request;
-    if (!BODYLESS.has(request.method) && request.body) {
-      const bytes = await readLimited(request, REMOTE_MAX_MESSAGE_BYTES);
-      forwarded = new Request(request.url, { method: request.method, headers: request.headers, body: bytes, signal: request.signal });
-    }
-    const plugin = decodeURIComponent(name);
+  const lookup = async (plugin: string) => {
     const remote = (await services()).remotes()?.remote(plugin);
     if (!remote) {
       throw new PrxError("NOT_FOUND", `no loaded remote plugin named "${plugin}" serves routes`, {
@@ -162,18 +157,34 @@ export function remotePluginRoutes(services: () => PluginServices | Promise<Plug
         hint: "remote plugins mount their announced routes under /plugins/<name>/; see GET /api/plugins",
       });
     }
-    return remote.route(request.method, `/${rest.join("/")}`, forwarded);
+    return remote;
+  };
+  const serve = async (request: Request, gw: GatewayContext): Promise<Response> => {
+    const [, , name = "", ...rest] = new URL(request.url).pathname.split("/");
+    const plugin = decodeURIComponent(name);
+    const path = `/${rest.join("/")}`;
+    try {
+      await gw.auth.authenticate(authorizationOf(request.headers));
+    } catch (error) {
+      if (!(await lookup(plugin)).publicRoute(request.method, path)) throw error;
+    }
+    let forwarded = request;
+    if (!BODYLESS.has(request.method) && request.body) {
+      const bytes = await readLimited(request, REMOTE_MAX_MESSAGE_BYTES);
+      forwarded = new Request(request.url, { method: request.method, headers: request.headers, body: bytes, signal: request.signal });
+    }
+    return (await lookup(plugin)).route(request.method, path, forwarded);
   };
   const detail = doc({
-    summary: "A route announced by a remote plugin (method and path as the plugin declares them)",
+    summary: "A route announced by a remote plugin (method and path as the plugin declares them; public ones need no token)",
     tags: ["plugins"],
     responses: { 200: { description: "what the plugin's route handler answers" } },
-    errors: [404, 413, 502],
+    errors: [401, 404, 413, 502],
   });
-  return (app: GatewayElysia) =>
+  return (app: GatewayElysia, gw: GatewayContext) =>
     app
-      .all("/plugins/:name", ({ request }) => serve(request), { detail })
-      .all("/plugins/:name/*", ({ request }) => serve(request), { detail });
+      .all("/plugins/:name", ({ request }) => serve(request, gw), { detail, auth: "in-handler" })
+      .all("/plugins/:name/*", ({ request }) => serve(request, gw), { detail, auth: "in-handler" });
 }
 
 function notOpen(workspaceRoot: string): PrxError {

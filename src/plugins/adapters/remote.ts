@@ -7,6 +7,7 @@ import { startPump, type Pump } from "../events/pump.ts";
 import { compilePatterns } from "../events/patterns.ts";
 import { DEFAULT_CAPABILITY_PRIORITY, type ManifestCapability } from "../manifest.ts";
 import { remoteStateOf } from "../remote/host-state.ts";
+import { matchRoute } from "../remote/routes.ts";
 import { createRemoteProvider } from "../remote/provider.ts";
 import type { AdapterStatus } from "../status.ts";
 import type { CapabilityType } from "../types.ts";
@@ -130,6 +131,7 @@ export async function createRemoteAdapters(context: RemoteAdapterContext): Promi
       probe: () => models.probe?.() ?? Promise.resolve(null),
     },
     route: (method, path, request) => track(() => handle.handleRoute(method, path, request)),
+    publicRoute: (method, path) => matchRoute(handle.descriptor().routes ?? [], method.toUpperCase(), path)?.route.public === true,
   };
   return { remote, adapters, capabilities, warnings };
 }

@@ -114,6 +114,8 @@ export interface RemoteAdapter {
   readonly provider: Provider | null;
   /** `path` relative to /plugins/<name>. */
   route(method: string, path: string, request: Request): Promise<Response>;
+  /** True when the plugin announced the route `method path` answers as `public: true` (served without a token). */
+  publicRoute(method: string, path: string): boolean;
 }
 
 export interface RemoteAdapterContext {

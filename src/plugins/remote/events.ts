@@ -1,16 +1,17 @@
 /**
  * Plugin event names <-> event bus topics. Dotted names are bus topics (patterns allowed, e.g.
- * "prx.lifecycle.*"); elizaOS names map to the nearest prx lifecycle event; other names live under "remote.<name>",
+ * "prx.lifecycle.*"); elizaOS's run event names live under "eliza.<NAME>", where the host publishes them for its
+ * turns with elizaOS's payloads (eliza-turn-events.ts) and plugins emitting them publish too; other names live under "remote.<name>",
  * which is also where runtime.emitEvent(name) publishes, so plugins can talk to each other by name.
  */
 export const ELIZA_EVENT_TOPICS: Record<string, string> = {
-  MESSAGE_RECEIVED: "prx.lifecycle.agent_start",
-  MESSAGE_SENT: "prx.lifecycle.turn_complete",
-  RUN_STARTED: "prx.lifecycle.agent_start",
-  RUN_ENDED: "prx.lifecycle.agent_stop",
-  ACTION_STARTED: "prx.lifecycle.tool_call_start",
-  ACTION_COMPLETED: "prx.lifecycle.tool_call",
-  MODEL_USED: "prx.lifecycle.llm_response",
+  MESSAGE_RECEIVED: "eliza.MESSAGE_RECEIVED",
+  MESSAGE_SENT: "eliza.MESSAGE_SENT",
+  RUN_STARTED: "eliza.RUN_STARTED",
+  RUN_ENDED: "eliza.RUN_ENDED",
+  ACTION_STARTED: "eliza.ACTION_STARTED",
+  ACTION_COMPLETED: "eliza.ACTION_COMPLETED",
+  MODEL_USED: "eliza.MODEL_USED",
 };
 
 /**

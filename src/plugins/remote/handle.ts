@@ -71,7 +71,7 @@ export function createHandle(sup: RemoteSupervisor): RemotePluginHandle {
       }
       return { ran, failed };
     },
-    handleRoute: (method, path, request) => handleRoute(sup, method.toUpperCase(), path, request),
+    handleRoute: (method, path, request) => handleRoute(sup, sup.options.dir, method.toUpperCase(), path, request),
     async callService(serviceType, method, args) {
       const service = sup.descriptor().services?.find((s) => s.serviceType === serviceType);
       const ref = service?.methods[method];

@@ -96,7 +96,8 @@ export async function openRemotePlugin(
 
 /**
  * Options for an admitted plugin of kind "remote": `[remote]` of its manifest, with `[config]` and config.toml's
- * `[plugins.<name>].config` overriding `[remote.settings]` of the same name.
+ * `[plugins.<name>].config`, then `[plugins.<name>.settings]` and `.secrets`, overriding `[remote.settings]` of the
+ * same name.
  */
 export function remoteOptionsFor(
   plugin: AdmittedPlugin,
@@ -112,7 +113,7 @@ export function remoteOptionsFor(
     dir: plugin.dir,
     entryPath: plugin.entryPath,
     transport: remote.transport,
-    settings: { ...remote.settings, ...plugin.config },
+    settings: { ...remote.settings, ...plugin.config, ...plugin.settings },
     rpcTimeoutMs: remote.rpc_timeout_ms,
     readyTimeoutMs: remote.ready_timeout_ms,
     host,

@@ -128,3 +128,13 @@ export const REMOTE_MAX_SURFACES_PER_KIND = 256;
 export function overCap(usedBytes: number, capMb: number): boolean {
   return usedBytes > capMb * 1024 * 1024;
 }
+
+/**
+ * Bytes of one route answer a plugin may write (res.write/send/json/end); it travels base64-encoded inside one
+ * protocol message, so it stays under three quarters of REMOTE_MAX_MESSAGE_BYTES. A file sent with res.sendFile is
+ * read by the host from the plugin's folder and streamed, not bounded by this.
+ */
+export const REMOTE_ROUTE_MAX_RESPONSE_BYTES = 3 * 1024 * 1024 - 64 * 1024;
+
+/** Turns in progress whose elizaOS run (RUN_STARTED .. RUN_ENDED) is tracked; one per session at a time. */
+export const REMOTE_ELIZA_RUNS_MAX = 10_000;

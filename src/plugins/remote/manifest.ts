@@ -25,7 +25,8 @@ export const RemoteSectionSchema = z.strictObject({
       message: "entry must be a relative path inside the plugin directory",
     }),
   transport: z.enum(RemoteTransports).default("worker"),
-  settings: z.record(z.string().min(1), z.string()).default({}),
+  /** runtime.getSetting values: any TOML value (tables and arrays reach the plugin as objects, as in a character). */
+  settings: z.record(z.string().min(1), z.json()).default({}),
   rpc_timeout_ms: z
     .number()
     .int()

@@ -6,6 +6,7 @@ import { REMOTE_TOOL_DESCRIPTION_MAX_CHARS } from "./limits.ts";
 import { userEntityId } from "./host/bindings/index.ts";
 import type { ActionDescriptor } from "./protocol/index.ts";
 import type { ActionCalls } from "./types.ts";
+import { composeState, type HostRpcPeer } from "./host/rpc/index.ts";
 
 const DEFAULT_PARAMETERS = {
   type: "object",
@@ -77,8 +78,14 @@ function resultOf(value: unknown, callbackTexts: string[]): ToolResult {
   return { success: true, output: callbackTexts.join("\n") || "done" };
 }
 
-/** One action as a prx tool. Validate runs first; callbacks reach `context.sendMessage` during the call. */
-export function actionTool(sup: ActionCalls, action: ActionDescriptor): Tool {
+/**
+ * One action as a prx tool, called as elizaOS calls it: `message` is the user's message that led to the call (its
+ * text, the session as roomId, the sender as entityId), `state` is composeState's for that message, and the model's
+ * arguments are `options`. Validate runs first with the same message and state; callbacks reach
+ * `context.sendMessage` during the call. Without a user message (a tool called outside a turn) the arguments' `text`
+ * stands in for it.
+ */
+export function actionTool(sup: ActionCalls & HostRpcPeer, action: ActionDescriptor): Tool {
   const plugin = sup.name;
   return {
     spec: {
@@ -87,10 +94,11 @@ export function actionTool(sup: ActionCalls, action: ActionDescriptor): Tool {
       parameters: action.parameters ?? DEFAULT_PARAMETERS,
     },
     async execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
-      const text = typeof args.text === "string" ? args.text : JSON.stringify(args);
-      const message = actionMessage(text, context.sessionId, sup.agent);
-      const state = { values: {}, data: {}, text: "" };
+      const said = context.userMessage;
+      const text = said ? said.text : typeof args.text === "string" ? args.text : JSON.stringify(args);
+      const message = actionMessage(text, context.sessionId, sup.agent, said?.userId);
       try {
+        const state = await composeState(sup, { message, includeList: null, onlyInclude: false, skipCache: false });
         if (action.validate) {
           const ok = await sup.call("action", action.validate.id, { message, state }, { signal: context.signal });
           if (ok !== true) {

@@ -8,6 +8,7 @@ import type { RemoteTransport } from "./manifest.ts";
 import type { AgentIdentity } from "./agent.ts";
 import type { Entity, GetMemoriesParams, Relationship, Room, SearchMemoriesParams } from "./worker-runtime/runtime-types.ts";
 import type { Memory } from "./worker-runtime/types.ts";
+import type { JsonValue } from "../../core/json/index.ts";
 import type { SessionSummary } from "../../storage/types.ts";
 
 /** A message of the session history, as composeState returns it. */
@@ -76,7 +77,7 @@ export interface StartRemotePluginOptions {
   entryPath: string;
   transport: RemoteTransport;
   /** Manifest `[remote] settings` (merged with config); getSetting falls back to them, init(config) receives them. */
-  settings: Record<string, string>;
+  settings: Record<string, JsonValue>;
   rpcTimeoutMs: number;
   readyTimeoutMs: number;
   /** How long shutdown waits for in-flight calls, then for the worker to exit (default REMOTE_SHUTDOWN_GRACE_MS). */

@@ -57,7 +57,9 @@ describe.each(cases)("an elizaOS plugin with its own node_modules in the binary 
     expect(output.agent.agentId).toBe(stringToUuid("Ada"));
     expect(output.unsupported.getTasks.code).toBe("PLUGIN_UNSUPPORTED");
 
-    const note = await prx(["agent", "-m", 'use tool TAKE_NOTE {"text":"water the plants"}']);
+    // the plugin reads the note from the user's message, as elizaOS hands it the message that led to the call
+    fake.enqueue({ type: "tool_calls", calls: [{ name: "TAKE_NOTE", arguments: "{}" }] });
+    const note = await prx(["agent", "-m", "water the plants"]);
     expect(note.code, note.stderr).toBe(0);
     expect(note.stdout).toContain("Noted: water the plants");
     expect(note.stdout).toContain("tool said: note water-the-plants saved as mem_");

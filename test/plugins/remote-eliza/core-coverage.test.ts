@@ -72,8 +72,8 @@ describe("the remote runtime against @elizaos/core 1.7.2's IAgentRuntime", () =>
     expect(problems).toEqual([]);
     expect(honoured.sort()).toEqual(
       [
-        "actions", "agentId", "character", "composeState", "createMemory", "deleteCache", "emitEvent", "evaluators",
-        "getCache", "getConversationLength", "getEntityById", "getMemories", "getMemoryById", "getRelationships",
+        "actions", "addEmbeddingToMemory", "agentId", "character", "composeState", "createMemory", "deleteCache", "emitEvent", "evaluators",
+        "getCache", "getConversationLength", "getModel", "getEntityById", "getMemories", "getMemoryById", "getRelationships",
         "getRoom", "getRoomsByIds", "getService", "getSetting", "log", "logger", "providers", "registerEvent",
         "searchMemories", "setCache", "setSetting", "updateMemory", "useModel",
       ].sort(),

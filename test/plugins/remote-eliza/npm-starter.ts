@@ -3,9 +3,10 @@
  * from the npm registry with npm. Installed once into a cache directory under the OS temp dir, keyed by the versions,
  * and reused by later runs. When the registry cannot be reached the caller skips, printing why.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tempWorkspace } from "../../helpers/workspace.ts";
 
 export const STARTER_VERSION = "1.7.2";
 export const CORE_VERSION = "1.7.2";
@@ -86,4 +87,27 @@ entry = "worker.js"
 transport = "${transport}"
 ready_timeout_ms = 30000
 `;
+}
+
+/**
+ * A temp workspace (config.toml `config`) whose plugins/<name>/ runs `pkg` from the npm install `nodeModules` as a
+ * remote plugin: plugin.toml, the three-line worker.js, node_modules linked. `cleanups` gets its removal.
+ */
+export function npmPluginWorkspace(
+  nodeModules: string,
+  plugin: { name: string; pkg: string; version: string; transport: "worker" | "process"; config?: string; manifestExtra?: string },
+  cleanups: Array<() => void>,
+): string {
+  const ws = tempWorkspace(plugin.config ?? "", { prefix: `prx-eliza-${plugin.name}-` });
+  cleanups.push(ws.cleanup);
+  const dir = join(ws.dir, "plugins", plugin.name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "plugin.toml"),
+    `[plugin]\nname = "${plugin.name}"\nversion = "${plugin.version}"\nruntime = "remote"\n\n[remote]\nentry = "worker.js"\n` +
+      `transport = "${plugin.transport}"\nready_timeout_ms = 30000\n${plugin.manifestExtra ?? ""}`,
+  );
+  writeFileSync(join(dir, "worker.js"), `import plugin from "${plugin.pkg}";\nimport { bootstrap } from "@elizaos/plugin-worker-runtime";\nbootstrap(plugin);\n`);
+  symlinkSync(nodeModules, join(dir, "node_modules"), "dir");
+  return ws.dir;
 }

@@ -189,9 +189,11 @@ describe.each(TRANSPORTS)("an elizaOS plugin from its own node_modules in an age
 
   test("an action with a callback in a turn: the service, a memory, the cache, and its own event", async () => {
     const shown: string[] = [];
+    // the plugin reads the note from the user's message, as elizaOS hands it the message that led to the call
+    fake.enqueue({ type: "tool_calls", calls: [{ name: "TAKE_NOTE", arguments: "{}" }] });
     const result = await host.runTurn({
       sessionId: `note-${transport}`,
-      text: 'use tool TAKE_NOTE {"text":"The keys are under the mat"}',
+      text: "The keys are under the mat",
       channel: "test",
       observer: { onMessage: (text) => shown.push(text) },
     });

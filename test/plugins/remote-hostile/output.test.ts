@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { getLogLevel, setLogLevel } from "../../../src/core/logger.ts";
 import { REMOTE_LOG_SUMMARY_INTERVAL_MS } from "../../../src/plugins/remote/limits.ts";
 import { startHostile, TRANSPORTS, withLogs, type Hostile } from "./helpers.ts";
+import { HOSTILE_NAME } from "./fixture.ts";
 import { waitFor } from "../../helpers/wait.ts";
 
 const MiB = 1024 * 1024;
@@ -103,7 +104,7 @@ test("console output of a subprocess goes through the budget: its summary reache
   expect(h.handle.status().lastError).toMatch(/\d+ console lines dropped: over 200 lines .* \| done$/);
 }, 30_000);
 
-test("a Worker's console flood reaches the host process's stderr within the budget, every line accounted for", async () => {
+test("a Worker's console flood reaches the host process's stderr within the budget, prefixed with the plugin's name, every line accounted for", async () => {
   const lines = 4 * MiB;
   const host = join(import.meta.dir, "flood-host.ts");
   const proc = Bun.spawn([process.execPath, host, "worker", "console", String(lines * 2)], {
@@ -115,7 +116,8 @@ test("a Worker's console flood reaches the host process's stderr within the budg
   expect(await proc.exited).toBe(0);
   const { result } = JSON.parse(out) as { result: { output: string } };
   expect(result.output).toBe(`flooded ${lines} lines`);
-  const printed = err.split("\n").filter((l) => l === "x").length;
+  // a Worker writes to this process's stderr: each of its lines names the plugin
+  const printed = err.split("\n").filter((l) => l === `[${HOSTILE_NAME}] x`).length;
   const dropped = [...err.matchAll(/(\d+) console lines dropped/g)].reduce((n, m) => n + Number(m[1]), 0);
   expect(printed + dropped).toBe(lines);
   expect(printed).toBeGreaterThan(0);

@@ -63,7 +63,8 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
     const shown: string[] = [];
     const result = await host.runTurn({
       sessionId: `decline-${transport}`,
-      text: 'use tool REMEMBER_NOTE {"text":"   "}',
+      // SEE_CALL's validate declines a user's message that says "decline"
+      text: 'use tool SEE_CALL {"decline":true}',
       channel: "test",
       observer: { onMessage: (text) => shown.push(text) },
     });
@@ -114,8 +115,44 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
     expect(output).toContain("user: first question\nassistant: first answer\nuser: use tool RECALL_HISTORY {}");
     fake.reset();
     const gated = await host.runTurn({ sessionId: session, text: 'use tool GATED_ECHO {"text":"ping"}', channel: "test" });
-    expect(gated.toolCalls[0]!.result.output).toBe("v1: echo: gate: ping");
+    // the action's message is the user's message that led to the call, as in elizaOS
+    expect(gated.toolCalls[0]!.result.output).toBe('v1: echo: gate: use tool GATED_ECHO {"text":"ping"}');
     expect(fake.chatRequests()[1]!.body.model).toBe("fake-model");
+  });
+
+  test("an action gets the user's message, composeState's state and the model's arguments as options; validate the same message", async () => {
+    const session = `see-${transport}`;
+    const said = 'use tool SEE_CALL {"n":1,"why":"asked"}';
+    const result = await host.runTurn({ sessionId: session, text: said, channel: "test", userId: "ada" });
+    const seen = JSON.parse(result.toolCalls[0]!.result.output) as Record<string, unknown>;
+    expect(seen.text).toBe(said);
+    expect(seen.roomId).toBe(session);
+    expect(typeof seen.entityId).toBe("string");
+    expect(seen.options).toEqual({ n: 1, why: "asked" });
+    expect(seen.provided).toBe(true);
+    expect(setting(hostDb(host), "assist-remote", "validateSaw")).toBe(said);
+  });
+
+  test("elizaOS's run events reach listening plugins with @elizaos/core's payloads", async () => {
+    const session = `events-${transport}`;
+    const said = 'use tool SEE_CALL {"n":2}';
+    await host.runTurn({ sessionId: session, text: said, channel: "test", userId: "ada" });
+    const ev = (name: string) => waitFor(() => setting(hostDb(host), "assist-remote", `ev:${name}`) as Record<string, any> | undefined);
+    const received = await ev("MESSAGE_RECEIVED");
+    expect(received).toMatchObject({ source: "test", message: { roomId: session, content: { text: said, source: "test" }, metadata: { userId: "ada" } } });
+    expect(typeof received.message.entityId).toBe("string");
+    const started = await ev("RUN_STARTED");
+    expect(started).toMatchObject({ source: "test", roomId: session, messageId: received.message.id, status: "started" });
+    expect(await ev("MODEL_USED")).toMatchObject({ source: "test", provider: "fake", type: "TEXT_LARGE" });
+    expect(await ev("ACTION_STARTED")).toMatchObject({ roomId: session, content: { actions: ["SEE_CALL"] }, messageId: received.message.id });
+    expect(await ev("ACTION_COMPLETED")).toMatchObject({ content: { actions: ["SEE_CALL"], actionStatus: "completed" } });
+    const sent = await ev("MESSAGE_SENT");
+    expect(sent.message.roomId).toBe(session);
+    expect(sent.message.content.text).toStartWith("tool said:");
+    const ended = await ev("RUN_ENDED");
+    expect(ended).toMatchObject({ runId: started.runId, messageId: received.message.id, roomId: session, status: "completed" });
+    expect(ended.duration).toBe(ended.endTime - ended.startTime);
+    expect(ended.error).toBeUndefined();
   });
 
   test("GET /api/plugins data: kind remote, status, worker counters and surfaces", () => {
@@ -135,10 +172,10 @@ describe.each(TRANSPORTS)("remote plugins in an agent host (%s)", (transport) =>
       events: ["NOTE_SAVED"],
       evaluators: [],
       services: ["NOTES"],
-      routes: ["GET /notes"],
+      routes: ["GET /notes", "GET /health"],
     });
     const tool = example.capabilities.find((c) => c.type === "tool")!;
-    expect([tool.name, tool.live, tool.counters.invocations, tool.counters.errors]).toEqual(["REMEMBER_NOTE", true, 2, 1]);
+    expect([tool.name, tool.live, tool.counters.invocations, tool.counters.errors]).toEqual(["REMEMBER_NOTE", true, 1, 0]);
     const assist = list.plugins.find((p) => p.name === "assist-remote")!;
     expect(assist.remote!.surfaces.models).toEqual(["TEXT_LARGE"]);
     expect(assist.remote!.surfaces.evaluators).toEqual(["RECORD_TURN"]);

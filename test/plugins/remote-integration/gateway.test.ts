@@ -2,14 +2,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AnyElysia } from "elysia";
 import type { AgentHost } from "../../../src/agent/index.ts";
-import { buildGateway } from "../../../src/gateway/app.ts";
-import { AuthService } from "../../../src/gateway/auth/service.ts";
-import { pluginGatewayMounts } from "../../../src/gateway/routes/plugins.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "../../../src/plugins/remote/index.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
 import { readSse } from "../../gateway/harness.ts";
-import { EXAMPLE_DIR, fakeConfig, openHost, workspaceWith, type TestWorkspace } from "./helpers.ts";
-import { sqliteStorageOf } from "../../helpers/host-db.ts";
+import { EXAMPLE_DIR, gatewayOver, type TestWorkspace } from "./helpers.ts";
 
 let fake: FakeServer;
 let ws: TestWorkspace;
@@ -19,18 +15,7 @@ let token: string;
 
 beforeAll(async () => {
   fake = startFakeOpenAI();
-  ws = workspaceWith([EXAMPLE_DIR], fakeConfig(fake.url, "[gateway]\nrequire_pairing = true\n"));
-  ({ host } = await openHost(ws.root));
-  const auth = new AuthService({ tokens: sqliteStorageOf(host).tokens, pairingCodes: sqliteStorageOf(host).gatewayPairing, required: true, pairingCodeTtlMs: 60_000, now: () => Date.now() });
-  token = auth.tokens.create("test").token;
-  ({ app } = buildGateway({
-    host,
-    auth,
-    version: "test",
-    startedAt: Date.now(),
-    mounts: pluginGatewayMounts(host),
-    clientAddress: () => "127.0.0.1",
-  }));
+  ({ ws, host, app, token } = await gatewayOver([EXAMPLE_DIR], fake.url));
 });
 afterAll(async () => {
   await host?.close();
@@ -56,6 +41,16 @@ describe("remote plugins on the gateway", () => {
     const ok = await call("/plugins/example-remote/notes");
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({ notes: [], saved: null });
+  });
+
+  test("a route the plugin declares public answers without a token; a bad token on it is not needed either", async () => {
+    const open = await call("/plugins/example-remote/health", { auth: false });
+    expect(open.status).toBe(200);
+    expect(await open.json()).toEqual({ ok: true });
+    expect((await call("/plugins/example-remote/health")).status).toBe(200);
+    // the same method on a path the plugin did not declare public still needs the token
+    expect((await call("/plugins/example-remote/notes", { auth: false })).status).toBe(401);
+    expect((await call("/plugins/nope/health", { auth: false })).status).toBe(404);
   });
 
   test("a turn's actionCallback reaches the SSE stream and the JSON reply; the route sees the note", async () => {
@@ -117,6 +112,6 @@ describe("remote plugins on the gateway", () => {
     expect(plugin.status).toBe("active");
     expect(plugin.remote.state).toBe("ready");
     expect(plugin.remote.callbacks).toBe(2);
-    expect(plugin.remote.surfaces.routes).toEqual(["GET /notes"]);
+    expect(plugin.remote.surfaces.routes).toEqual(["GET /notes", "GET /health"]);
   });
 });

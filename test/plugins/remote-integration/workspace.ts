@@ -57,3 +57,18 @@ export function setting(db: Database, plugin: string, key: string): unknown {
   return row ? (JSON.parse(row.value) as unknown) : undefined;
 }
 
+
+/** A gateway app (not listening) over an agent host of `plugins`, pairing required, with one token of its own. */
+export async function gatewayOver(plugins: string[], fakeUrl: string) {
+  const { buildGateway } = await import("../../../src/gateway/app.ts");
+  const { AuthService } = await import("../../../src/gateway/auth/service.ts");
+  const { pluginGatewayMounts } = await import("../../../src/gateway/routes/plugins.ts");
+  const { sqliteStorageOf } = await import("../../helpers/host-db.ts");
+  const ws = workspaceWith(plugins, fakeConfig(fakeUrl, "[gateway]\nrequire_pairing = true\n"));
+  const { host } = await openHost(ws.root);
+  const storage = sqliteStorageOf(host);
+  const auth = new AuthService({ tokens: storage.tokens, pairingCodes: storage.gatewayPairing, required: true, pairingCodeTtlMs: 60_000, now: () => Date.now() });
+  const token = auth.tokens.create("test").token;
+  const { app } = buildGateway({ host, auth, version: "test", startedAt: Date.now(), mounts: pluginGatewayMounts(host), clientAddress: () => "127.0.0.1" });
+  return { ws, host, app, token };
+}

@@ -69,7 +69,8 @@ describe.each(["worker", "process"] as Transport[])("failures over %s", (transpo
     const slept = await call("SLEEP", { ms: 5000 });
     expect(crashed.success).toBe(true);
     expect(slept.success).toBe(false);
-    expect(slept.error).toContain("crashed during action action:SLEEP");
+    // the crash lands while the call composes its state (the plugin's providers) or runs the action itself
+    expect(slept.error).toMatch(/^remote plugin probe crashed during (action action:SLEEP|provider provider:\w+) /);
     await handle.ready();
     expect(handle.status()).toMatchObject({ state: "ready", restarts: 1 });
     expect((await call("SLEEP", { ms: 1 })).output).toBe("slept");
@@ -118,8 +119,10 @@ describe.each(["worker", "process"] as Transport[])("failures over %s", (transpo
 
   test("shutdown lets in-flight calls finish, then refuses new ones", async () => {
     const { handle, call } = await start(transport);
-    const inflight = call("SLEEP", { ms: 150 });
-    await Bun.sleep(20);
+    const sent: string[] = [];
+    const inflight = call("SLEEP", { ms: 150, announce: true }, sent);
+    // the action runs (its state composed first): shut down while its handler sleeps
+    await waitFor(() => sent.includes("sleeping") || undefined);
     await handle.shutdown();
     expect((await inflight).output).toBe("slept");
     expect(handle.status().state).toBe("stopped");

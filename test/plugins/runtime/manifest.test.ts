@@ -131,6 +131,14 @@ describe("manifest", () => {
     expect(manifest.remote).toMatchObject({ entry: "worker.ts", transport: "worker", settings: { KEY: "v" } });
     expect(fails(remote + `[remote]\nentry = "w.ts"\ntransport = "carrier-pigeon"\n`).message).toContain('"remote.transport"');
   });
+
+  test("[remote.settings] take any TOML value: tables and arrays are kept as JSON objects and arrays", () => {
+    const remote = `[plugin]\nname = "r"\nversion = "1"\nruntime = "remote"\n[remote]\nentry = "worker.ts"\n`;
+    const { manifest } = parseManifest(
+      remote + `[remote.settings]\nLIMIT = 3\nON = true\nTAGS = ["a", "b"]\n[remote.settings.mcp.servers.fs]\ntype = "stdio"\nargs = ["x"]\n`,
+    );
+    expect(manifest.remote!.settings).toEqual({ LIMIT: 3, ON: true, TAGS: ["a", "b"], mcp: { servers: { fs: { type: "stdio", args: ["x"] } } } });
+  });
 });
 
 describe("load timeout", () => {

@@ -18,11 +18,16 @@ export type ReloadOutcome =
   | { kind: "refused"; status: number; code: string; message: string; ms: number }
   | { kind: "unreachable"; message: string };
 
-export async function reloadInGateway(url: string, token: string, plugin: string): Promise<ReloadOutcome> {
+/**
+ * `removed`: the plugin's folder was deleted on purpose, so every plugin is reloaded and the generation published
+ * without it (POST /api/plugins/reload?force=true: a plain reload refuses to take an active plugin down).
+ */
+export async function reloadInGateway(url: string, token: string, plugin: string, removed = false): Promise<ReloadOutcome> {
   const started = performance.now();
   let response: Response;
+  const path = removed ? "/api/plugins/reload?force=true" : `/api/plugins/${encodeURIComponent(plugin)}/reload`;
   try {
-    response = await fetch(`${url.replace(/\/+$/, "")}/api/plugins/${encodeURIComponent(plugin)}/reload`, {
+    response = await fetch(`${url.replace(/\/+$/, "")}${path}`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}` },
       signal: AbortSignal.timeout(DEV_RELOAD_TIMEOUT_MS),

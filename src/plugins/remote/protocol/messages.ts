@@ -85,6 +85,8 @@ export const RouteDescriptorSchema = z.object({
   path: z.string().min(1).max(512).startsWith("/"),
   name: z.string().max(128).optional(),
   public: z.boolean().optional(),
+  /** multipart/form-data bodies are parsed into req.body (fields) and req.files (as multer gives them to elizaOS). */
+  isMultipart: z.boolean().optional(),
   handler: RpcRefSchema,
 });
 

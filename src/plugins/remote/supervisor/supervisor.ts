@@ -1,3 +1,4 @@
+import type { JsonValue } from "../../../core/json/index.ts";
 import { errorMessage } from "../../../core/errors.ts";
 import { createLogger, type Logger } from "../../../core/logger.ts";
 import { waitAtMost } from "../../../core/supervise/index.ts";
@@ -107,7 +108,7 @@ export class RemoteSupervisor implements HostRpcPeer, ActionCalls {
     return this.options.host;
   }
 
-  get settings(): Readonly<Record<string, string>> {
+  get settings(): Readonly<Record<string, JsonValue>> {
     return this.options.settings;
   }
 

@@ -54,7 +54,8 @@ export function pluginEnvironment(config: LaunchConfig, stdio: boolean): Record<
     if (value !== undefined) env[name] = value;
   }
   for (const [key, value] of Object.entries(config.settings)) {
-    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) && !RESERVED_ENV.test(key)) env[key] = value;
+    // a table or an array reaches process.env as its JSON text (getSetting reads the value itself)
+    if (value !== null && /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) && !RESERVED_ENV.test(key)) env[key] = typeof value === "string" ? value : JSON.stringify(value);
   }
   env[REMOTE_LAUNCH_ENV] = JSON.stringify(config);
   if (stdio) env[REMOTE_CHANNEL_ENV] = "stdio";

@@ -17,7 +17,7 @@ export interface BootstrapOptions {
   /** Transport override (tests). Default: the launcher's channel, else Worker, else stdio by env. */
   channel?: WorkerChannel;
   /** Passed to plugin.init(config, runtime). Default: the plugin's settings from the host. */
-  initConfig?: Record<string, string>;
+  initConfig?: Record<string, JsonValue>;
   /** Timeout of each runtime.* call to the host. */
   rpcTimeoutMs?: number;
   /** Called after `shutdown` has stopped the services (the launcher exits the worker/process here). */
@@ -149,7 +149,7 @@ export async function bootstrap(plugin: Plugin, options: BootstrapOptions = {}):
   try {
     const persisted = options.persistedSettings ?? (launch ? await client.call("getSettings", {}) : {});
     settings.load((persisted ?? {}) as Record<string, JsonValue>);
-    if (typeof plugin.init === "function") await plugin.init({ ...initConfig }, runtime);
+    if (typeof plugin.init === "function") await plugin.init(initConfigOf(initConfig), runtime);
     const { delta, warnings } = surfaceDelta(plugin, snapshot);
     for (const message of warnings) ch.send({ type: "log", level: "warn", message });
     if (delta) {
@@ -170,4 +170,16 @@ export async function bootstrap(plugin: Plugin, options: BootstrapOptions = {}):
       if (s.rpcMethods === undefined) ch.send({ type: "log", level: "debug", message: unreachableNote(s) });
     }
   }
+}
+
+/**
+ * What plugin.init(config) gets: the settings, tables and arrays as their JSON text. elizaOS passes init a record of
+ * strings; a plugin reads structured settings with runtime.getSetting, which returns them as values.
+ */
+function initConfigOf(settings: Record<string, JsonValue>): Record<string, string> {
+  const config: Record<string, string> = {};
+  for (const [key, value] of Object.entries(settings)) {
+    if (value !== null) config[key] = typeof value === "string" ? value : JSON.stringify(value);
+  }
+  return config;
 }

@@ -41,12 +41,15 @@ function chunkText(chunk: unknown): string {
  * Plugin output never goes to stdout: in stdio mode stdout carries only protocol lines, in a Worker it is the host
  * command's own output. `console.*` and stray `process.stdout.write` / `process.stderr.write` calls of the plugin go
  * to stderr through one budget (PLUGIN_OUTPUT_LIMITS): lines over it are dropped and counted before they are even
- * formatted, and one line per interval says how many were dropped. Returns the budget (its counters).
+ * formatted, and one line per interval says how many were dropped. With `prefixed` (a Worker, whose stderr is the
+ * host process's own) every line starts with `[<plugin>] `, so it is told apart from the host's and other plugins'.
+ * Returns the budget (its counters).
  */
 export function guardConsole(
   plugin: string,
   limits: BudgetLimits = PLUGIN_OUTPUT_LIMITS,
   rawWrite: (text: string) => void = stderrWriter(),
+  prefixed = false,
 ): OutputBudget {
   const budget = new OutputBudget(limits, (dropped) =>
     rawWrite(
@@ -54,8 +57,16 @@ export function guardConsole(
         `${limits.bytes} bytes in ${limits.intervalMs} ms\n`,
     ),
   );
+  const prefix = `[${plugin}] `;
+  let lineStart = true;
   const line = (text: string, newline: boolean) => {
-    const out = consoleText(text, newline);
+    let out = consoleText(text, newline);
+    if (prefixed) {
+      // each line of the text starts with the prefix; a raw write ending mid-line leaves the next one to go on
+      const lines = out.split("\n");
+      out = lines.map((part, i) => ((i > 0 || lineStart) && (part !== "" || i < lines.length - 1) ? prefix + part : part)).join("\n");
+      lineStart = out.endsWith("\n");
+    }
     budget.charge(out.length);
     rawWrite(out);
   };

@@ -172,6 +172,7 @@ export function buildDescriptor(
       };
       if (r.name) entry.name = r.name;
       if (r.public !== undefined) entry.public = r.public;
+      if (r.isMultipart !== undefined) entry.isMultipart = r.isMultipart === true;
       return entry;
     });
   }

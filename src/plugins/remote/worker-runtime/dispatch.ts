@@ -3,6 +3,7 @@ import { WireErrorCodes, toWireError } from "../wire-error.ts";
 import type { WorkerChannel } from "./channel.ts";
 import type { HandlerRegistry } from "./descriptor.ts";
 import { createRouteResponse } from "./route-response.ts";
+import { routeRequest, type WireRouteRequest } from "./route-request.ts";
 import type { Services } from "./services.ts";
 import type { Content, RuntimeProxyApi } from "./types.ts";
 
@@ -129,8 +130,8 @@ export class Dispatcher {
         return await this.services.call(serviceType!, role, Array.isArray(args.args) ? args.args : [], rt);
       case "route": {
         const res = createRouteResponse();
-        const returned = await call(args.req, res.api, rt);
-        return res.result(returned);
+        const returned = await call(routeRequest(args.req as WireRouteRequest), res.api, rt);
+        return await res.result(returned);
       }
     }
   }

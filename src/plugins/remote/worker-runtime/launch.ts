@@ -1,3 +1,4 @@
+import type { JsonValue } from "./types.ts";
 import type { AgentIdentity } from "../agent.ts";
 import type { ChannelProblem, WorkerChannel } from "./channel.ts";
 import type { HostLogLevel } from "./runtime-logger.ts";
@@ -9,7 +10,7 @@ import type { HostLogLevel } from "./runtime-logger.ts";
  */
 export interface LaunchContext {
   channel: WorkerChannel;
-  initConfig: Record<string, string>;
+  initConfig: Record<string, JsonValue>;
   rpcTimeoutMs: number;
   agent?: AgentIdentity;
   logLevel?: HostLogLevel;

@@ -18,7 +18,7 @@ export const REMOTE_LAUNCH_ENV = "PRX_REMOTE_PLUGIN_LAUNCH";
 export const LaunchConfigSchema = z.object({
   name: z.string(),
   entry: z.string().min(1),
-  settings: z.record(z.string(), z.string()).default({}),
+  settings: z.record(z.string(), z.json()).default({}),
   rpcTimeoutMs: z.number().int().positive().default(REMOTE_DEFAULT_RPC_TIMEOUT_MS),
   /** runtime.agentId, runtime.character, runtime.getConversationLength() (from `[agent]` of config.toml). */
   agent: AgentIdentitySchema.optional(),
@@ -61,7 +61,7 @@ export async function launchPlugin(mode: "worker" | "stdio", rawConfig: string |
   }
   // stdio: stdout carries the protocol. Worker: stdout is the host command's output (an answer, --json), which
   // plugin logging (console, @elizaos/core's logger) must not mix into either; and neither floods stderr.
-  guardConsole(config.name);
+  guardConsole(config.name, undefined, undefined, mode === "worker");
   // a subprocess dies with the host; a Worker reports its heap (a subprocess is measured from outside)
   if (mode === "stdio" && config.parentPid !== undefined) await dieWithParent(config.parentPid, REMOTE_PARENT_CHECK_MS);
   const memory =

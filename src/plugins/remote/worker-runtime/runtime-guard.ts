@@ -66,7 +66,7 @@ const groups: Array<[Unsupported, string[]]> = [
     MEMORIES,
     [
       "deleteMemory", "deleteManyMemories", "deleteAllMemories", "countMemories", "getMemoriesByIds",
-      "getMemoriesByRoomIds", "getMemoriesByWorldId", "getAllMemories", "clearAllAgentMemories", "addEmbeddingToMemory",
+      "getMemoriesByRoomIds", "getMemoriesByWorldId", "getAllMemories", "clearAllAgentMemories",
       "queueEmbeddingGeneration",
     ],
   ],
@@ -79,7 +79,7 @@ const groups: Array<[Unsupported, string[]]> = [
     LOOP,
     [
       "processActions", "evaluate", "getActionResults", "createRunId", "startRun", "endRun", "getCurrentRunId",
-      "generateText", "getModel", "getEvent", "getServicesByType", "getAllServices", "getServiceLoadPromise",
+      "generateText", "getEvent", "getServicesByType", "getAllServices", "getServiceLoadPromise",
       "getRegisteredServiceTypes", "hasService", "hasElizaOS", "sendMessageToTarget", "stop",
     ],
   ],

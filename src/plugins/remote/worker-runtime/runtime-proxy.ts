@@ -1,4 +1,5 @@
 import type { AgentIdentity } from "../agent.ts";
+import { HOST_TEXT_MODELS } from "../model-types.ts";
 import { characterOf } from "./character.ts";
 import type { HostRpcClient } from "./host-rpc-client.ts";
 import { guardRuntime, unsupportedError, UNSUPPORTED_RUNTIME_METHODS } from "./runtime-guard.ts";
@@ -79,6 +80,17 @@ export function buildRuntimeProxyApi(ctx: RuntimeContext): RuntimeProxyApi {
     },
     useModel: <T>(modelType: string, params: Record<string, unknown> | string) =>
       client.call("useModel", { modelType, params: typeof params === "string" ? { text: params } : params }) as Promise<T>,
+    /**
+     * As in elizaOS, the handler a useModel of this type would reach, or undefined: the plugin's own model of that
+     * type, else the host's text models. TEXT_EMBEDDING answers only for a plugin that registers one (the host's
+     * embeddings stay reachable through useModel), so services that switch embedding work on by it stay off.
+     */
+    getModel(modelType: string) {
+      const own = plugin.models?.[modelType];
+      if (typeof own === "function") return async (rt: RuntimeProxyApi | undefined, params: Record<string, unknown>) => own(rt ?? runtime, params);
+      if (Object.hasOwn(HOST_TEXT_MODELS, modelType)) return (_rt: unknown, params: Record<string, unknown>) => api.useModel(modelType, params);
+      return undefined;
+    },
     getMemory: (memoryId: string) => client.call("getMemory", { memoryId }) as Promise<Memory | null>,
     getMemoryById: (memoryId: string) => client.call("getMemory", { memoryId }) as Promise<Memory | null>,
     createMemory: (memory: Memory, tableName?: string, unique?: boolean) =>
@@ -89,6 +101,8 @@ export function buildRuntimeProxyApi(ctx: RuntimeContext): RuntimeProxyApi {
     updateMemory: (memory) => client.call("updateMemory", { memory }) as Promise<boolean>,
     getMemories: (params) => client.call("getMemories", params) as Promise<Memory[]>,
     searchMemories: (params) => client.call("searchMemories", params) as Promise<Memory[]>,
+    // memories are searched by text here: the memory a plugin is about to store needs no embedding, and is kept as given
+    addEmbeddingToMemory: async (memory: Memory) => memory,
     async emitEvent(event: string | string[], payload?: unknown) {
       const clean = eventPayload(payload);
       for (const name of Array.isArray(event) ? event : [event]) await client.call("emitEvent", { name, payload: clean });

@@ -125,9 +125,13 @@ export interface RuntimeProxyApi {
   getService<T = unknown>(serviceType: string): ServiceLookup<T>;
   /** TEXT_* models answer text; TEXT_EMBEDDING (params `{ text }` or the text itself) answers a vector. */
   useModel<T = unknown>(modelType: string, params: Record<string, unknown> | string, provider?: string): Promise<T>;
+  /** The handler useModel(modelType) reaches: the plugin's own model, else the host's text models; else undefined. */
+  getModel(modelType: string): ((runtime: RuntimeProxyApi | undefined, params: Record<string, unknown>) => Promise<unknown>) | undefined;
   getMemory(memoryId: string): Promise<Memory | null>;
   getMemoryById(memoryId: string): Promise<Memory | null>;
   createMemory(memory: Memory, tableName?: string, unique?: boolean): Promise<string>;
+  /** The memory as given: memories are searched by text, so none needs an embedding before it is stored. */
+  addEmbeddingToMemory(memory: Memory): Promise<Memory>;
   updateMemory(memory: Partial<Memory> & { id: string }): Promise<boolean>;
   getMemories(params: GetMemoriesParams): Promise<Memory[]>;
   searchMemories(params: SearchMemoriesParams): Promise<Memory[]>;

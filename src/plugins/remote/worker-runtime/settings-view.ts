@@ -9,7 +9,7 @@ export class SettingsView {
   private readonly local = new Map<string, JsonValue>();
   private persisted = new Map<string, JsonValue>();
 
-  constructor(private readonly base: Readonly<Record<string, string>>) {}
+  constructor(private readonly base: Readonly<Record<string, JsonValue>>) {}
 
   /** The persisted values as the host returned them when the worker started. */
   load(persisted: Record<string, JsonValue>): void {

@@ -98,23 +98,63 @@ export interface Evaluator {
   handler: (runtime: RuntimeProxyApi, message: Memory, state?: State) => Promise<unknown> | unknown;
 }
 
-/** An Express-like request: JSON only. */
-export interface RouteRequest {
-  method: string;
-  path: string;
-  params: Record<string, string>;
-  query: Record<string, string>;
-  headers: Record<string, string>;
-  body: unknown;
+/** A file of a multipart/form-data body, as multer hands it to elizaOS route handlers. */
+export interface RouteFile {
+  fieldname: string;
+  originalname: string;
+  encoding: string;
+  mimetype: string;
+  size: number;
+  buffer: Buffer;
 }
 
-/** Collects the reply of an Express-style route handler (`res.status(201).json({...})`). */
+/** An Express-compatible request: the body parsed by its content type (JSON, form, text, multipart; else a Buffer). */
+export interface RouteRequest {
+  method: string;
+  /** The path inside the plugin's mount, e.g. `/items/42`. */
+  path: string;
+  /** Path and query string, as Express's req.url. */
+  url: string;
+  originalUrl: string;
+  params: Record<string, string>;
+  query: Record<string, string | string[]>;
+  headers: Record<string, string>;
+  body: unknown;
+  /** Files of a multipart body (routes declared with isMultipart). */
+  files?: RouteFile[];
+  /** A header by name, case-insensitive (Express's req.get / req.header). */
+  get(name: string): string | undefined;
+  header(name: string): string | undefined;
+}
+
+type RouteListener = (...args: unknown[]) => void;
+
+/** An Express-compatible response, answered once the handler has ended it (or returned); a Readable may pipe into it. */
 export interface RouteResponse {
+  on(event: string, listener: RouteListener): RouteResponse;
+  once(event: string, listener: RouteListener): RouteResponse;
+  off(event: string, listener: RouteListener): RouteResponse;
+  removeListener(event: string, listener: RouteListener): RouteResponse;
+  emit(event: string, ...args: unknown[]): boolean;
+  readonly writable: boolean;
+  readonly headersSent: boolean;
+  statusCode: number;
   status(code: number): RouteResponse;
-  setHeader(name: string, value: string): RouteResponse;
+  setHeader(name: string, value: string | number | readonly string[]): RouteResponse;
+  getHeader(name: string): string | undefined;
+  removeHeader(name: string): void;
+  set(name: string | Record<string, string>, value?: string): RouteResponse;
+  header(name: string, value: string): RouteResponse;
+  type(contentType: string): RouteResponse;
+  writeHead(status: number, headers?: Record<string, string | number>): RouteResponse;
+  write(chunk: string | Uint8Array): boolean;
   json(body: unknown): RouteResponse;
-  send(body: unknown): RouteResponse;
-  end(): RouteResponse;
+  send(body?: unknown): RouteResponse;
+  end(chunk?: string | Uint8Array): RouteResponse;
+  /** A file inside the plugin's folder (absolute, or relative to options.root or the folder); the host streams it. */
+  sendFile(path: string, options?: { root?: string; headers?: Record<string, string> } | ((error?: Error) => void), done?: (error?: Error) => void): void;
+  redirect(statusOrUrl: number | string, url?: string): void;
+  sendStatus(code: number): RouteResponse;
 }
 
 export type RouteHandler = (
@@ -128,6 +168,8 @@ export interface Route {
   path: string;
   name?: string;
   public?: boolean;
+  /** Parse multipart/form-data bodies into req.body and req.files. */
+  isMultipart?: boolean;
   handler?: RouteHandler;
   /** elizaOS's descriptor name for the handler; either field works. */
   routeHandler?: RouteHandler;

@@ -16,6 +16,7 @@ import { memoryKey, RemoteMemoryQuery } from "./memories.ts";
 import { entityOf, relationshipsOf, roomOf } from "./rooms.ts";
 import type { HistoryMessage, RemoteHostBindings, SessionSource } from "../../types.ts";
 import type { Memory } from "../../worker-runtime/types.ts";
+import { EMBEDDING_MODEL, HOST_TEXT_MODELS } from "../../model-types.ts";
 
 /** Largest memory object (JSON) a plugin may store. */
 export const REMOTE_MEMORY_MAX_BYTES = 256 * 1024;
@@ -42,15 +43,7 @@ export interface RemoteHostBindingsOptions {
   pluginKv: PluginKvStore;
 }
 
-const TEXT_MODELS: Record<string, "small" | "large"> = {
-  TEXT_SMALL: "small",
-  TEXT_LARGE: "large",
-  TEXT_REASONING_SMALL: "small",
-  TEXT_REASONING_LARGE: "large",
-  TEXT_COMPLETION: "large",
-};
-
-const EMBEDDING_MODEL = "TEXT_EMBEDDING";
+const TEXT_MODELS = HOST_TEXT_MODELS;
 
 /**
  * The default host bindings: settings persisted per plugin in the workspace database, memories in the memory backend

@@ -1,4 +1,4 @@
-import { errorMessage } from "../../../../core/errors.ts";
+import { errorMessage, isPrxError } from "../../../../core/errors.ts";
 import type { HostRpcArgs } from "./args.ts";
 import { REMOTE_COMPOSE_STATE_MAX_MESSAGES } from "../../limits.ts";
 import type { ProviderDescriptor } from "../../protocol/index.ts";
@@ -53,6 +53,8 @@ export async function composeState(sup: HostRpcPeer, args: HostRpcArgs<"composeS
           if (typeof r.text === "string" && r.text) texts.push(r.text);
           if (r.values && typeof r.values === "object") Object.assign(values, r.values);
         } catch (error) {
+          // the plugin itself went down: nothing after this provider can run either, so the caller sees why
+          if (isPrxError(error, "REMOTE_CRASHED")) throw error;
           sup.log.warn(`provider ${p.name} failed during composeState`, { error: errorMessage(error) });
         }
       }

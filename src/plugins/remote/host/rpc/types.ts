@@ -1,3 +1,4 @@
+import type { JsonValue } from "../../../../core/json/index.ts";
 import type { AgentIdentity } from "../../agent.ts";
 import type { RemoteHostBindings, SurfaceCalls } from "../../types.ts";
 
@@ -6,7 +7,7 @@ export interface HostRpcPeer extends SurfaceCalls {
   readonly agent: AgentIdentity;
   readonly host: RemoteHostBindings;
   /** Manifest `[remote] settings` merged with config: getSetting falls back to them. */
-  readonly settings: Readonly<Record<string, string>>;
+  readonly settings: Readonly<Record<string, JsonValue>>;
   /** The plugin's cache quota; undefined = the manifest default. */
   readonly cacheQuotaBytes: number | undefined;
   /** Provider calls of this plugin in progress: composeState runs no provider while one is, so none recurses. */
