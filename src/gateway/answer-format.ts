@@ -17,9 +17,9 @@ function parsed(text: string): { value: unknown } | { problem: string } {
 
 /**
  * The check of an API request's answer format (`param` names the field for a client's error): a `json_object`
- * answer must be one JSON object; a `json_schema` answer must validate against the schema (JSON Schema 2020-12,
- * which reads draft-07 schemas as OpenAI's structured outputs write them). A schema that cannot be compiled is the
- * client's 400. The validator (ajv) loads with the first json_schema format, never at start.
+ * answer must be one JSON object; a `json_schema` answer must validate against the schema (tools/args-check.ts:
+ * 2020-12, or draft-07 by its $schema). A schema that cannot be compiled is the client's 400. The validator (ajv)
+ * loads with the first json_schema format, never at start.
  */
 export async function answerFormat(request: ResponseFormat, param: string): Promise<AnswerFormat> {
   if (request.type === "json_object") {
@@ -32,13 +32,13 @@ export async function answerFormat(request: ResponseFormat, param: string): Prom
       },
     };
   }
-  const { Ajv2020 } = await import("ajv/dist/2020.js");
-  let validate: ReturnType<InstanceType<typeof Ajv2020>["compile"]>;
+  const { compileJsonSchema } = await import("../tools/args-check.ts");
+  let validate: (value: unknown) => string | null;
   try {
-    validate = new Ajv2020({ strict: false, allErrors: false }).compile(request.schema);
+    validate = compileJsonSchema(request.schema);
   } catch (error) {
     throw new PrxError("BAD_REQUEST", `${param}.schema is not a JSON Schema prx can check: ${errorMessage(error)}`, {
-      hint: "send a JSON Schema (draft 2020-12 or draft-07) object",
+      hint: "send a JSON Schema (draft 2020-12, or draft-07 by its $schema) object",
       details: { param: `${param}.schema` },
     });
   }
@@ -47,10 +47,8 @@ export async function answerFormat(request: ResponseFormat, param: string): Prom
     check(text) {
       const got = parsed(text);
       if ("problem" in got) return got.problem;
-      if (validate(got.value)) return null;
-      const first = validate.errors?.[0];
-      const where = first?.instancePath ? `at ${first.instancePath}` : "at the top";
-      return cut(`it does not validate against the schema "${request.name}": ${where} ${first?.message ?? "it is invalid"}`);
+      const problem = validate(got.value);
+      return problem === null ? null : cut(`it does not validate against the schema "${request.name}": ${problem}`);
     },
   };
 }

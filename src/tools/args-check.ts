@@ -51,20 +51,34 @@ export function describeViolations(errors: readonly ErrorObject[]): string {
 }
 
 /**
- * Compile a tool's declared JSON Schema once. A schema that does not compile refuses every call, naming why:
- * arguments are never passed to a tool unchecked.
+ * A JSON Schema compiled once: what is wrong with a value (`field: what breaks; ...`), or null when it fits. Throws
+ * when the schema cannot be compiled.
  */
-export function compileArgsCheck(tool: string, schema: Record<string, unknown>): ArgsCheck {
-  let validate: ValidateFunction;
+export function compileJsonSchema(schema: Record<string, unknown>): (value: unknown) => string | null {
   const ajv = validatorFor(schema);
   try {
-    validate = ajv.compile(schema);
-  } catch (error) {
-    const reason = `tool ${tool} declares a parameters schema that cannot be checked (${errorMessage(error)}); its author must fix the schema`;
-    return () => reason;
+    const validate: ValidateFunction = ajv.compile(schema);
+    return (value) => (validate(value) ? null : describeViolations(validate.errors ?? []));
   } finally {
     // ajv keeps every compiled schema keyed by its object; the caller holds this check instead, so a reload frees it
     ajv.removeSchema(schema);
   }
-  return (args) => (validate(args) ? null : `invalid arguments for ${tool}: ${describeViolations(validate.errors ?? [])}`);
+}
+
+/**
+ * Compile a tool's declared JSON Schema once. A schema that does not compile refuses every call, naming why:
+ * arguments are never passed to a tool unchecked.
+ */
+export function compileArgsCheck(tool: string, schema: Record<string, unknown>): ArgsCheck {
+  let check: (value: unknown) => string | null;
+  try {
+    check = compileJsonSchema(schema);
+  } catch (error) {
+    const reason = `tool ${tool} declares a parameters schema that cannot be checked (${errorMessage(error)}); its author must fix the schema`;
+    return () => reason;
+  }
+  return (args) => {
+    const problem = check(args);
+    return problem === null ? null : `invalid arguments for ${tool}: ${problem}`;
+  };
 }
