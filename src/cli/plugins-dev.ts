@@ -1,11 +1,10 @@
 import { relative, resolve } from "node:path";
 import { loadConfig } from "../config/loader.ts";
 import { openWorkspace } from "../core/workspace.ts";
-import { openStorage } from "../storage/index.ts";
 import { readKitManifest } from "../plugins/kit/build/build.ts";
 import { DevLoop, type CycleResult } from "../plugins/kit/dev/loop.ts";
 import { watchSources } from "../plugins/kit/dev/watch.ts";
-import { runningGateway } from "./running-gateway.ts";
+import { gatewayAccess } from "./running-gateway.ts";
 import { parseCommand, usageError } from "./args.ts";
 import { formatBytes, formatMs } from "./format.ts";
 
@@ -52,14 +51,7 @@ export async function pluginsDev(argv: string[], globals: { workspace?: string }
   const manifest = readKitManifest(dir);
   const workspace = openWorkspace(values.workspace ?? globals.workspace);
   const { config } = loadConfig(workspace.configPath);
-  // this workspace's running gateway, reached with its control token; else the configured address with a token of
-  // this workspace's storage (the tokens that gateway checks), revoked at the end
-  const running = values.url === undefined ? runningGateway(workspace) : null;
-  const host = config.gateway.host === "0.0.0.0" || config.gateway.host === "::" ? "127.0.0.1" : config.gateway.host;
-  const url = running?.presence.url ?? values.url ?? `http://${host.includes(":") ? `[${host}]` : host}:${config.gateway.port}`;
-  const storage = running ? null : await openStorage(config.storage, workspace.dbPath, process.env);
-  const made = storage ? await storage.tokens.create(`prx plugins dev ${manifest.plugin.name}`) : null;
-  const token = running?.presence.control_token ?? made!.token;
+  const { url, token, release } = await gatewayAccess(workspace, config, `prx plugins dev ${manifest.plugin.name}`, values.url);
   const print = (paths: string[], result: CycleResult) => process.stdout.write(describe(dir, paths, result) + "\n");
   const loop = new DevLoop(dir, workspace, { url, token }, print, values.force === true);
   // a stop during the first cycle still revokes the token
@@ -72,10 +64,7 @@ export async function pluginsDev(argv: string[], globals: { workspace?: string }
   await stopped;
   watcher.close();
   await loop.idle();
-  if (storage && made) {
-    await storage.tokens.revoke(made.record.id);
-    await storage.close();
-    process.stdout.write(`[dev] stopped; token ${made.record.id} revoked\n`);
-  } else process.stdout.write("[dev] stopped\n");
+  const revoked = await release();
+  process.stdout.write(revoked ? `[dev] stopped; token ${revoked} revoked\n` : "[dev] stopped\n");
   return 0;
 }

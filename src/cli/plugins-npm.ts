@@ -2,8 +2,8 @@ import { loadConfig } from "../config/loader.ts";
 import { terminalJson } from "../core/terminal.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 import { reloadInGateway, type ReloadOutcome } from "../plugins/kit/dev/reload-client.ts";
+import { gatewayAccess } from "./running-gateway.ts";
 import { addNpmPlugin, removeNpmPlugin, updateNpmPlugin } from "../plugins/npm/index.ts";
-import { openStorage } from "../storage/index.ts";
 import { parseCommand, usageError } from "./args.ts";
 
 /** `prx plugins add|update|remove`: elizaOS plugins from npm. */
@@ -24,15 +24,11 @@ const USAGE = `Usage: prx plugins add <npm-package>[@version] [--transport worke
 /** The workspace's running gateway reloads `plugin` with a token made for it (forced for a removed one: it goes away). */
 async function reloadRunning(workspace: Workspace, plugin: string, url: string | undefined, removed = false): Promise<ReloadOutcome> {
   const { config } = loadConfig(workspace.configPath);
-  const host = config.gateway.host === "0.0.0.0" || config.gateway.host === "::" ? "127.0.0.1" : config.gateway.host;
-  const address = url ?? `http://${host.includes(":") ? `[${host}]` : host}:${config.gateway.port}`;
-  const storage = await openStorage(config.storage, workspace.dbPath, process.env);
-  const { token, record } = await storage.tokens.create(`prx plugins ${removed ? "remove" : "add"} ${plugin}`);
+  const access = await gatewayAccess(workspace, config, `prx plugins ${removed ? "remove" : "add"} ${plugin}`, url);
   try {
-    return await reloadInGateway(address, token, plugin, removed);
+    return await reloadInGateway(access.url, access.token, plugin, removed);
   } finally {
-    await storage.tokens.revoke(record.id);
-    await storage.close();
+    await access.release();
   }
 }
 

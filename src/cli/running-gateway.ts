@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { Config } from "../config/schema.ts";
+import { openStorage } from "../storage/index.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import type { Workspace } from "../core/workspace-paths.ts";
 import { readPresence, type GatewayPresence } from "../gateway/presence.ts";
@@ -51,6 +53,37 @@ export function runningGateway(workspace: Pick<Workspace, "dataDir">): RunningGa
         });
       }
       return parsed.data;
+    },
+  };
+}
+
+/** How a command reaches the workspace's gateway: its address, a token it accepts, and what to do when done. */
+export interface GatewayAccess {
+  url: string;
+  token: string;
+  /** A token made for the command was revoked ("" when none was made: the running gateway's control token). */
+  release(): Promise<string | null>;
+}
+
+/**
+ * The workspace's running gateway with its control token; or, with `url` given or no gateway of this workspace
+ * running, that address (default: config's [gateway] host and port) with a token made in this workspace's storage
+ * (the tokens that gateway checks), revoked by release().
+ */
+export async function gatewayAccess(workspace: Workspace, config: Config, purpose: string, url?: string): Promise<GatewayAccess> {
+  const running = url === undefined ? runningGateway(workspace) : null;
+  if (running) return { url: running.presence.url, token: running.presence.control_token, release: async () => null };
+  const host = config.gateway.host === "0.0.0.0" || config.gateway.host === "::" ? "127.0.0.1" : config.gateway.host;
+  const address = url ?? `http://${host.includes(":") ? `[${host}]` : host}:${config.gateway.port}`;
+  const storage = await openStorage(config.storage, workspace.dbPath, process.env);
+  const { token, record } = await storage.tokens.create(purpose);
+  return {
+    url: address,
+    token,
+    async release() {
+      await storage.tokens.revoke(record.id);
+      await storage.close();
+      return record.id;
     },
   };
 }
