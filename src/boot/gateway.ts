@@ -74,20 +74,23 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
     const routeGroups = channels;
     // route modules: loaded with the app, after listening
     const mounts = async (): Promise<GatewayMount[]> => {
-      const [{ pluginGatewayMounts }, { mcpRoutes }, { approvalRoutes }, { skillsRoutes }] = await Promise.all([
+      const [{ pluginGatewayMounts }, { mcpRoutes }, { approvalRoutes }, { skillsRoutes }, { logRoutes }] = await Promise.all([
         import("../gateway/routes/plugins.ts"),
         import("../gateway/routes/mcp.ts"),
         import("../gateway/routes/approvals.ts"),
         import("../gateway/routes/skills.ts"),
+        import("../gateway/routes/logs.ts"),
       ]);
       return [
         approvalRoutes({ broker: host.approvals, audit: () => host.storage.audit }),
         skillsRoutes(host.skills),
+        logRoutes(logFile.file.path),
         ...pluginGatewayMounts(host),
         ...(await routeGroups.mounts()),
         mcpRoutes(mcpGatewayPort(host, mcp, options.version), host.config.gateway.max_body_bytes),
       ];
     };
+    const logFile = fileLog;
     const accessLog = fileLog.accessLog;
     const replicas = shared;
     const controlToken = newControlToken();
