@@ -44,7 +44,9 @@ export function filterLogLines(lines: LogLine[], level: LogLevel, since: string 
 
 /** Bytes `[from, to)` of a file, at most LOG_TAIL_MAX_BYTES of them (the last ones). */
 function readRange(path: string, from: number, to: number): string {
-  const start = Math.max(from, to - LOG_TAIL_MAX_BYTES);
+  const cut = to - LOG_TAIL_MAX_BYTES > from;
+  // a cut read takes one byte more: a line starts at the cut only if that byte ends the line before
+  const start = cut ? to - LOG_TAIL_MAX_BYTES - 1 : from;
   if (to <= start) return "";
   const bytes = Buffer.alloc(to - start);
   const fd = openSync(path, "r");
@@ -53,10 +55,10 @@ function readRange(path: string, from: number, to: number): string {
   } finally {
     closeSync(fd);
   }
-  let text = bytes.toString("utf8");
-  // a cut read starts inside a line: drop its rest
-  if (start > from) text = text.slice(text.indexOf("\n") + 1);
-  return text;
+  const text = bytes.toString("utf8");
+  if (!cut) return text;
+  const first = text.indexOf("\n");
+  return first < 0 ? "" : text.slice(first + 1);
 }
 
 /** Size of the file, 0 when it does not exist (yet). */
