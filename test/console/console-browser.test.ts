@@ -165,12 +165,13 @@ describe.skipIf(!enabled)("the web console", () => {
     await page.getByTestId("usage-total").waitFor();
     expect(await page.locator(".usage-chart .bar").count()).toBe(14);
     expect(await page.getByTestId("usage-total").textContent()).toContain("tokens in");
+    await screenshot(page, "4-status");
     // the audit log shows the plugin tool's call with the console's approval
+    await page.keyboard.press("6");
     const audited = page.getByTestId("audit").locator('tr[data-decision="allow"]').filter({ hasText: "REMEMBER_NOTE" }).first();
     await audited.waitFor();
     expect(await audited.textContent()).toContain("api");
     expect(await page.getByTestId("pending-approvals").textContent()).toContain("No tool call waits for approval.");
-    await screenshot(page, "4-status");
     await page.keyboard.press("4");
     await page.getByTestId("validation").waitFor();
     expect(await page.getByTestId("config-json").textContent()).toContain('"default_provider": "fake"');
@@ -261,7 +262,7 @@ describe.skipIf(!enabled)("the web console", () => {
     await screenshot(page, "6-sign-in-360px");
     await page.fill("#token", created.stdout.trim());
     await page.click("button[type=submit]");
-    for (const [key, view] of [["1", "chat-view"], ["2", "plugins-view"], ["3", "status-view"], ["4", "config-view"], ["5", "skills-view"]] as const) {
+    for (const [key, view] of [["1", "chat-view"], ["2", "plugins-view"], ["3", "status-view"], ["4", "config-view"], ["5", "skills-view"], ["6", "approvals-view"], ["7", "memory-view"], ["8", "logs-view"], ["9", "channels-view"], ["0", "pairing-view"]] as const) {
       await page.keyboard.press(key);
       await page.getByTestId(view).waitFor();
       expect(await page.evaluate<number>("document.documentElement.scrollWidth"), view).toBeLessThanOrEqual(360);

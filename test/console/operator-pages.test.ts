@@ -225,10 +225,10 @@ describe.skipIf(!enabled)("the console's operator pages", () => {
     await page.getByTestId("approvals-refresh").click();
     const row = page.getByTestId("audit").locator('tr[data-decision="allow"]').filter({ hasText: "mcp__fx__echo" });
     await row.waitFor();
+    await screenshot(page, "audit-1280");
     await page.getByTestId("audit-tool").fill("memory_store");
     await page.getByTestId("audit-tool").press("Enter");
     await row.waitFor({ state: "detached" });
-    await screenshot(page, "audit-1280");
     await page.close();
   });
 

@@ -71,6 +71,8 @@ function shell(): void {
     h("main", {}, view.el),
     dialog,
   );
+  // on a narrow screen the tabs scroll sideways: keep the open one in sight
+  nav.querySelector(".active")?.scrollIntoView({ block: "nearest", inline: "nearest" });
 }
 
 function show(): void {

@@ -25,7 +25,13 @@ export function memoryView(): { el: HTMLElement; dispose(): void; focusSearch():
   let offset = 0;
   let query = "";
   const list = h("ul", { class: "memories", "data-testid": "memory-list" });
+  const pagerTop = h("div", { class: "row pager" });
   const pager = h("div", { class: "row pager" });
+  /** The pager above the list and again below it (`id` names the top one's parts for tests). */
+  const setPager = (make: (id: (name: string) => string | null) => HTMLElement[]) => {
+    pagerTop.replaceChildren(...make((name) => name));
+    pager.replaceChildren(...make(() => null));
+  };
   const outcome = h("div", { role: "status" });
   const seen = new Set<string>(["core"]);
   const categories = h("datalist", { id: "memory-categories" });
@@ -75,16 +81,16 @@ export function memoryView(): { el: HTMLElement; dispose(): void; focusSearch():
         h("header", {},
           h("strong", { class: "wrap" }, entry.key), badge(entry.category), entry.private ? badge("private", "warn") : "",
           entry.session_id ? badge(`session ${entry.session_id}`) : "",
-          entry.score !== null ? h("span", { class: "muted small" }, ` score ${entry.score.toFixed(2)}`) : "",
+          entry.score !== null ? h("span", { class: "muted small" }, `score ${entry.score.toFixed(2)}`) : "",
           h("span", { class: "spacer" }),
-          h("span", { class: "muted small" }, time(entry.updated_at))),
+          h("span", { class: "muted small" }, time(entry.updated_at)),
+          h("span", { class: "actions" },
+            h("label", { class: "check small" }, priv, "private"),
+            h("button", { class: "small", "data-testid": "memory-edit", onclick: () => li.replaceChildren(editor(entry, show)) }, "Edit"),
+            h("button", { class: "small danger", "data-testid": "memory-forget", "aria-label": `forget ${entry.key}`, onclick: () => {
+              if (confirm(`Forget ${entry.key}?`)) void act(() => api(`/api/memory/entries/${encodeURIComponent(entry.key)}`, json("DELETE")), `Forgot ${entry.key}.`);
+            } }, "Forget"))),
         h("p", { class: "wrap" }, entry.content),
-        h("div", { class: "row" },
-          h("label", { class: "check small" }, priv, "private"),
-          h("button", { class: "small", "data-testid": "memory-edit", onclick: () => li.replaceChildren(editor(entry, show)) }, "Edit"),
-          h("button", { class: "small danger", "data-testid": "memory-forget", "aria-label": `forget ${entry.key}`, onclick: () => {
-            if (confirm(`Forget ${entry.key}?`)) void act(() => api(`/api/memory/entries/${encodeURIComponent(entry.key)}`, json("DELETE")), `Forgot ${entry.key}.`);
-          } }, "Forget")),
       );
     };
     show();
@@ -102,7 +108,7 @@ export function memoryView(): { el: HTMLElement; dispose(): void; focusSearch():
         const { entries } = await api<{ entries: Memory[] }>(`/api/memory/search?q=${encodeURIComponent(query)}`);
         render(entries);
         if (entries.length === 0) list.append(h("li", { class: "muted" }, "Nothing relevant."));
-        pager.replaceChildren(h("span", { class: "muted small" }, `${entries.length} found for “${query}”`), h("button", { class: "small", onclick: () => ((search.value = ""), (query = ""), void refresh()) }, "Clear search"));
+        setPager(() => [h("span", { class: "muted small" }, `${entries.length} found for “${query}”`), h("button", { class: "small", onclick: () => ((search.value = ""), (query = ""), void refresh()) }, "Clear search")]);
         return;
       }
       const cat = category.value.trim();
@@ -114,14 +120,14 @@ export function memoryView(): { el: HTMLElement; dispose(): void; focusSearch():
       render(page.entries);
       if (page.total === 0) list.append(h("li", { class: "muted" }, cat ? `Nothing in ${cat}.` : "prx remembers nothing yet."));
       const last = Math.min(offset + PAGE_SIZE, page.total);
-      pager.replaceChildren(
-        h("button", { class: "small", disabled: offset === 0, "data-testid": "memory-prev", onclick: () => ((offset = Math.max(0, offset - PAGE_SIZE)), void refresh()) }, "Newer"),
-        h("span", { class: "muted small", "data-testid": "memory-range" }, page.total === 0 ? "0 entries" : `${offset + 1}–${last} of ${page.total}`),
-        h("button", { class: "small", disabled: last >= page.total, "data-testid": "memory-next", onclick: () => ((offset += PAGE_SIZE), void refresh()) }, "Older"),
-      );
+      setPager((id) => [
+        h("button", { class: "small", disabled: offset === 0, "data-testid": id("memory-prev"), onclick: () => ((offset = Math.max(0, offset - PAGE_SIZE)), void refresh()) }, "Newer"),
+        h("span", { class: "muted small", "data-testid": id("memory-range") }, page.total === 0 ? "0 entries" : `${offset + 1}–${last} of ${page.total}`),
+        h("button", { class: "small", disabled: last >= page.total, "data-testid": id("memory-next"), onclick: () => ((offset += PAGE_SIZE), void refresh()) }, "Older"),
+      ]);
     } catch (error) {
       list.replaceChildren(h("li", {}, errorBox(error)));
-      pager.replaceChildren();
+      setPager(() => []);
     }
   };
 
@@ -149,6 +155,7 @@ export function memoryView(): { el: HTMLElement; dispose(): void; focusSearch():
     filters,
     adding,
     outcome,
+    pagerTop,
     list,
     pager,
   );

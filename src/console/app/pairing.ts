@@ -48,7 +48,7 @@ export function pairingView(): { el: HTMLElement; dispose(): void } {
 
   const sender = (row: Pairing) => h("td", {}, h("strong", {}, row.display || row.sender_id), row.display && row.display !== row.sender_id ? h("div", { class: "muted small" }, row.sender_id) : "");
   const table = (heads: string[], rows: HTMLElement[]) =>
-    h("table", { class: "list" }, h("thead", {}, h("tr", {}, ...heads.map((c) => h("th", {}, c)))), h("tbody", {}, ...rows));
+    h("div", { class: "scroll" }, h("table", { class: "list" }, h("thead", {}, h("tr", {}, ...heads.map((c) => h("th", {}, c)))), h("tbody", {}, ...rows)));
 
   const refresh = async () => {
     try {
@@ -72,7 +72,7 @@ export function pairingView(): { el: HTMLElement; dispose(): void } {
           ? h("p", { class: "muted" }, "No approved sender yet.")
           : table(["channel", "sender", "approved", ""], paired.map((row) =>
               h("tr", { "data-sender": row.sender_id },
-                h("td", {}, row.channel), sender(row), h("td", {}, time(iso(row.approved_at)), row.owner ? badge("owner", "ok") : ""),
+                h("td", {}, row.channel), sender(row), h("td", {}, time(iso(row.approved_at)), row.owner ? " " : "", row.owner ? badge("owner", "ok") : ""),
                 h("td", { class: "actions" }, h("button", { class: "small danger", "data-testid": "pairing-revoke", onclick: () => void revoke(row) }, "Revoke"))))),
       );
     } catch (error) {
@@ -81,7 +81,7 @@ export function pairingView(): { el: HTMLElement; dispose(): void } {
     }
   };
 
-  const code = h("input", { placeholder: "pairing code", "aria-label": "pairing code", autocomplete: "off", "data-testid": "pairing-code" });
+  const code = h("input", { class: "code-input", placeholder: "pairing code", "aria-label": "pairing code", autocomplete: "off", "data-testid": "pairing-code" });
   const asOwner = h("input", { type: "checkbox", "aria-label": "as an owner" });
   const byCode = h("form", { class: "row" }, code, h("label", { class: "check small" }, asOwner, "owner"), h("button", { type: "submit" }, "Approve code"));
   byCode.addEventListener("submit", (e) => {

@@ -21,11 +21,11 @@ export function usagePage(): { el: HTMLElement; dispose(): void } {
       const rows = group.value === "day" ? [...report.rows].reverse() : [...report.rows].sort((a, b) => b.cost_usd - a.cost_usd || b.input_tokens + b.output_tokens - (a.input_tokens + a.output_tokens));
       table.replaceChildren(
         h("p", { class: "muted small" }, `${report.since} – ${report.until} (${report.time_zone})`),
-        h("table", { class: "list numbers" },
+        h("div", { class: "scroll" }, h("table", { class: "list numbers" },
           h("thead", {}, h("tr", {}, ...[group.value, "calls", "tokens in", "cached", "tokens out", "cost"].map((c) => h("th", {}, c)))),
           h("tbody", {}, ...rows.map((r) => h("tr", { "data-key": r.key },
-            h("td", { class: "wrap" }, r.key), h("td", {}, n(r.calls)), h("td", {}, n(r.input_tokens)), h("td", {}, n(r.cached_input_tokens)), h("td", {}, n(r.output_tokens)), h("td", {}, usd(r.cost_usd))))),
-          h("tfoot", {}, h("tr", {}, h("th", {}, "total"), ...[n(report.total.calls), n(report.total.input_tokens), n(report.total.cached_input_tokens), n(report.total.output_tokens), usd(report.total.cost_usd)].map((v) => h("th", {}, v))))),
+            h("td", {}, r.key), h("td", {}, n(r.calls)), h("td", {}, n(r.input_tokens)), h("td", {}, n(r.cached_input_tokens)), h("td", {}, n(r.output_tokens)), h("td", {}, usd(r.cost_usd))))),
+          h("tfoot", {}, h("tr", {}, h("th", {}, "total"), ...[n(report.total.calls), n(report.total.input_tokens), n(report.total.cached_input_tokens), n(report.total.output_tokens), usd(report.total.cost_usd)].map((v) => h("th", {}, v)))))),
         rows.length === 0 ? h("p", { class: "muted" }, "No model call in this period.") : "",
       );
     } catch (error) {
