@@ -40,6 +40,8 @@ beforeAll(async () => {
   fake = startFakeOpenAI();
   const extra =
     `[reliability]\nretries = 0\n` +
+    // the test polls the API while it waits: no rate limit in its way
+    `[gateway]\nrate_limit_per_minute = 100000\nrate_limit_per_token_per_minute = 100000\n` +
     // a webhook channel (unknown senders get a pairing code) and a Telegram channel whose API cannot be reached
     `[channels.hook]\nkind = "webhook"\nenabled = true\nsecret_env = "HOOK_SECRET"\n` +
     `[channels.tg]\nkind = "telegram"\nenabled = true\ntoken_env = "TG_TOKEN"\napi_base_url = "http://127.0.0.1:9"\n` +
@@ -263,7 +265,7 @@ describe.skipIf(!enabled)("the console's operator pages", () => {
     const origins = page.getByTestId("config-origins");
     await origins.waitFor();
     expect(await origins.locator('tr[data-key="default_provider"]').getAttribute("data-origin")).toBe("file");
-    expect(await origins.locator('tr[data-key="agent.max_tool_iterations"]').textContent()).toContain("env PRX_MAX_TOOL_ITERATIONS");
+    expect(await origins.locator('tr[data-key="agent.max_tool_iterations"]').textContent()).toContain("set by PRX_MAX_TOOL_ITERATIONS");
     // SQLite workspace: [storage] url_env (DATABASE_URL) does not apply
     const storage = page.getByTestId("secrets").locator('li[data-key="storage.url_env"]');
     expect(await storage.locator(".badge").textContent()).toBe("not used");

@@ -60,6 +60,16 @@ describe("reading the log file", () => {
     expect(await texts(`?level=info&since=${new Date(at(2)).toISOString()}`)).toEqual([formatLogLine("error", "gateway", "turn failed", undefined, at(3)), "Error: boom"]);
   });
 
+  test("the API reference documents both routes with their query and answer", async () => {
+    const document = await json(h.call("/swagger/json", { auth: false }));
+    for (const path of ["/api/logs", "/api/logs/stream"]) {
+      const get = document.paths[path].get;
+      expect(get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort(), path).toEqual(["query:level", "query:since"]);
+      expect(get.security).toEqual([{ bearer: [] }]);
+    }
+    expect(document.paths["/api/logs"].get.responses["200"].content["application/json"].schema.properties.lines.type).toBe("array");
+  });
+
   test("a bad level or time is a 400 naming it", async () => {
     const level = await h.call("/api/logs?level=loud");
     expect(level.status).toBe(400);

@@ -44,10 +44,11 @@ export function configView(): { el: HTMLElement; dispose(): void } {
           h("p", { class: "muted small" }, "Values set in config.toml or by an environment variable (which wins); every other value is the default."),
           report.origins.length === 0 ? h("p", { class: "muted" }, "Every value is a default.")
             : h("div", { class: "scroll" }, h("table", { class: "list", "data-testid": "config-origins" },
-                h("thead", {}, h("tr", {}, h("th", {}, "key"), h("th", {}, "value"), h("th", {}, "from"))),
+                h("thead", {}, h("tr", {}, h("th", {}, "key and value"), h("th", {}, "from"))),
                 h("tbody", {}, ...report.origins.map((o) => h("tr", { "data-key": o.key, "data-origin": o.origin },
-                  h("td", {}, h("code", {}, o.key)), h("td", { class: "wrap mono" }, valueAt(report.config, o.key)),
-                  h("td", {}, o.origin === "env" ? badge(`env ${o.env}`) : badge("config.toml")))))))),
+                  h("td", { class: "wrap" }, h("code", {}, o.key), " ", h("span", { class: "mono small" }, valueAt(report.config, o.key)),
+                    o.env ? h("div", { class: "muted small" }, `set by ${o.env}`) : ""),
+                  h("td", {}, o.origin === "env" ? badge("env") : badge("config.toml")))))))),
         h("details", { class: "card" }, h("summary", {}, h("strong", {}, "Effective configuration"), h("span", { class: "muted small" }, " (all of it, defaults included, as JSON)")),
           h("pre", { class: "mono", "data-testid": "config-json" }, JSON.stringify(report.config, null, 2))),
       );

@@ -131,7 +131,7 @@ export function memoryView(): { el: HTMLElement; dispose(): void; focusSearch():
     }
   };
 
-  const filters = h("form", { class: "row" }, search, category, h("button", { type: "submit" }, "Search"));
+  const filters = h("form", { class: "row filters" }, search, category, h("button", { type: "submit" }, "Search"));
   filters.addEventListener("submit", (e) => {
     e.preventDefault();
     query = search.value.trim();
