@@ -142,7 +142,7 @@ describe.skipIf(!enabled)("the console's operator pages", () => {
     await page.close();
   });
 
-  test("MCP servers: state, tools and last error; a server that is down can be started again from the page", async () => {
+  test("MCP servers: state, tools and last error; Restart starts a new process, Start tries a failed server again", async () => {
     const page = await signedIn();
     await open(page, "mcp");
     const fx = page.locator('[data-server="fx"]');
@@ -152,6 +152,12 @@ describe.skipIf(!enabled)("the console's operator pages", () => {
     });
     await fx.locator("details.tools summary").click();
     expect(await fx.getByTestId("mcp-tools").textContent()).toContain("mcp__fx__echo");
+    // Restart: a new process, ready again
+    const pid = (await api<{ servers: Array<{ name: string; pid: number }> }>("/api/mcp")).servers.find((s) => s.name === "fx")!.pid;
+    await fx.getByTestId("mcp-restart").click();
+    await page.getByTestId("mcp-outcome").filter({ hasText: "fx: ready (pid" }).waitFor();
+    expect(await page.getByTestId("mcp-outcome").textContent()).not.toContain(`pid ${pid})`);
+    expect((await api<{ servers: Array<{ name: string; restarts: number }> }>("/api/mcp")).servers.find((s) => s.name === "fx")!.restarts).toBe(1);
     // started when the tools were first listed
     await page.locator('[data-server="later"]').locator(".badge.ok", { hasText: "ready" }).waitFor();
     const broken = page.locator('[data-server="broken"]');
@@ -159,8 +165,9 @@ describe.skipIf(!enabled)("the console's operator pages", () => {
     expect(await broken.locator(".badge.bad").textContent()).toBe("failed");
     await screenshot(page, "mcp-1280");
     // starting it again fails the same way, and the page says why
-    await broken.getByTestId("mcp-start").click();
-    await page.locator('[data-testid=mcp-view] [role=status] .error').waitFor();
+    expect(await broken.getByTestId("mcp-restart").textContent()).toBe("Start");
+    await broken.getByTestId("mcp-restart").click();
+    await page.getByTestId("mcp-outcome").locator(".error", { hasText: "/nonexistent/prx-mcp-server" }).waitFor();
     await page.close();
   });
 
@@ -184,8 +191,8 @@ describe.skipIf(!enabled)("the console's operator pages", () => {
 
     await page.getByTestId("memory-search").fill("espresso");
     await page.getByTestId("memory-search").press("Enter");
+    await page.locator(".pager", { hasText: "found for “espresso”" }).first().waitFor();
     const coffee = page.locator('[data-testid=memory-entry][data-key="coffee"]');
-    await coffee.waitFor();
     expect(await page.getByTestId("memory-entry").first().getAttribute("data-key")).toBe("coffee");
 
     await coffee.getByTestId("memory-edit").click();

@@ -1,4 +1,4 @@
-import { api } from "./api.ts";
+import { api, json } from "./api.ts";
 import { badge, h } from "./dom.ts";
 import { errorBox } from "./error-box.ts";
 
@@ -31,8 +31,8 @@ function tone(state: string): "ok" | "warn" | "bad" | "plain" {
   return state === "ready" ? "ok" : state === "failed" ? "bad" : state === "starting" || state === "restarting" ? "warn" : "plain";
 }
 
-function serverCard(server: McpServer, start: (name: string) => void): HTMLElement {
-  const down = server.state !== "ready" && server.enabled;
+function serverCard(server: McpServer, restart: (name: string) => void): HTMLElement {
+  const running = server.state === "ready";
   return h(
     "article",
     { class: "card item", "data-server": server.name, "data-testid": "mcp-server" },
@@ -40,7 +40,9 @@ function serverCard(server: McpServer, start: (name: string) => void): HTMLEleme
       h("h3", {}, server.name),
       badge(server.transport),
       badge(server.state, tone(server.state)),
-      down ? h("button", { class: "small", "data-testid": "mcp-start", title: "start the server and read its tools", onclick: () => start(server.name) }, "Start") : ""),
+      server.enabled
+        ? h("button", { class: "small", "data-testid": "mcp-restart", "aria-label": `${running ? "restart" : "start"} ${server.name}`, onclick: () => restart(server.name) }, running ? "Restart" : "Start")
+        : ""),
     h("div", { class: "small muted wrap" }, h("code", {}, server.target)),
     h("p", { class: "small" },
       `${server.calls} calls · ${server.errors} errors · ${server.restarts} restarts`,
@@ -57,15 +59,15 @@ function serverCard(server: McpServer, start: (name: string) => void): HTMLEleme
   );
 }
 
-/** MCP: the servers prx connects to (state, counters, last error, tools) and what prx's own MCP server exposes. */
+/** MCP: the servers prx connects to (state, counters, last error, tools; start or restart) and what prx's own MCP server exposes. */
 export function mcpView(): { el: HTMLElement; dispose(): void } {
   const list = h("div", { "data-testid": "mcp-servers" }, h("p", { class: "muted" }, "loading…"));
   const serve = h("div", { class: "card" });
-  const outcome = h("div", { role: "status" });
+  const outcome = h("div", { role: "status", "data-testid": "mcp-outcome" });
   const refresh = async () => {
     try {
       const data = await api<McpList>("/api/mcp");
-      list.replaceChildren(...data.servers.map((s) => serverCard(s, (name) => void start(name))));
+      list.replaceChildren(...data.servers.map((s) => serverCard(s, (name) => void restart(name))));
       if (data.servers.length === 0) list.append(h("p", { class: "muted" }, "No MCP server is configured: add one as [mcp.servers.<name>] in config.toml."));
       serve.replaceChildren(
         h("h3", {}, "Served by prx"),
@@ -76,11 +78,11 @@ export function mcpView(): { el: HTMLElement; dispose(): void } {
       list.replaceChildren(errorBox(error));
     }
   };
-  const start = async (name: string) => {
+  const restart = async (name: string) => {
     outcome.replaceChildren(h("p", { class: "muted" }, `starting ${name}…`));
     try {
-      await api(`/api/mcp/${encodeURIComponent(name)}`);
-      outcome.replaceChildren();
+      const after = await api<McpServer>(`/api/mcp/${encodeURIComponent(name)}/restart`, json("POST"));
+      outcome.replaceChildren(h("p", { class: "note" }, `${name}: ${after.state}${after.pid ? ` (pid ${after.pid})` : ""}`));
     } catch (error) {
       outcome.replaceChildren(errorBox(error));
     }

@@ -6,7 +6,7 @@ import { jsonResponse } from "../errors.ts";
 import { LOG_TAIL_MAX_BYTES, LOG_TAIL_MAX_LINES, LogFollower, readLogTail } from "../log-tail.ts";
 import { doc } from "../openapi/doc.ts";
 import { routeSchema } from "../route-schema.ts";
-import { sseResponse } from "../sse.ts";
+import { pause, sseResponse } from "../sse.ts";
 import type { GatewayMount } from "../types.ts";
 
 /** How often a log stream looks for new lines. */
@@ -31,19 +31,6 @@ const LogQuerySchema = z.object({
   since: z.iso.datetime().optional().describe("only lines written after this time"),
 });
 const LogQuery = routeSchema(LogQuerySchema);
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done);
-  });
-}
 
 /** `GET /api/logs` (the newest lines of `logs/prx.log`) and `GET /api/logs/stream` (them, then new ones live), behind auth. */
 export function logRoutes(path: string): GatewayMount {
