@@ -72,6 +72,7 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
     shared = await phase("shared state", () => sharedState(host));
     channels = await phase("channels", () => gatewayChannels(host));
     const routeGroups = channels;
+    const logFile = fileLog;
     // route modules: loaded with the app, after listening
     const mounts = async (): Promise<GatewayMount[]> => {
       const [{ pluginGatewayMounts }, { mcpRoutes }, { approvalRoutes }, { skillsRoutes }, { logRoutes }] = await Promise.all([
@@ -90,7 +91,6 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
         mcpRoutes(mcpGatewayPort(host, mcp, options.version), host.config.gateway.max_body_bytes),
       ];
     };
-    const logFile = fileLog;
     const accessLog = fileLog.accessLog;
     const replicas = shared;
     const controlToken = newControlToken();

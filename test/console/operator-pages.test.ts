@@ -191,12 +191,13 @@ describe.skipIf(!enabled)("the console's operator pages", () => {
 
     await page.getByTestId("memory-search").fill("espresso");
     await page.getByTestId("memory-search").press("Enter");
-    await page.locator(".pager", { hasText: "found for “espresso”" }).first().waitFor();
+    await page.locator(".pager", { hasText: "found for “espresso” in preference" }).first().waitFor();
     const coffee = page.locator('[data-testid=memory-entry][data-key="coffee"]');
     expect(await page.getByTestId("memory-entry").first().getAttribute("data-key")).toBe("coffee");
 
     await coffee.getByTestId("memory-edit").click();
     await coffee.getByTestId("memory-edit-content").fill("likes espresso with a little milk");
+    await screenshot(page, "memory-edit-1280");
     await coffee.getByTestId("memory-save").click();
     await coffee.filter({ hasText: "with a little milk" }).waitFor();
     expect((await api("/api/memory/entries/coffee")).entry).toMatchObject({ content: "likes espresso with a little milk", category: "preference", private: false });

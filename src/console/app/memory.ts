@@ -27,10 +27,10 @@ export function memoryView(): { el: HTMLElement; dispose(): void; focusSearch():
   const list = h("ul", { class: "memories", "data-testid": "memory-list" });
   const pagerTop = h("div", { class: "row pager" });
   const pager = h("div", { class: "row pager" });
-  /** The pager above the list and again below it (`id` names the top one's parts for tests). */
-  const setPager = (make: (id: (name: string) => string | null) => HTMLElement[]) => {
+  /** The pager above the list, and again below a long one (`id` names the top one's parts for tests). */
+  const setPager = (make: (id: (name: string) => string | null) => HTMLElement[], long = false) => {
     pagerTop.replaceChildren(...make((name) => name));
-    pager.replaceChildren(...make(() => null));
+    pager.replaceChildren(...(long ? make(() => null) : []));
   };
   const outcome = h("div", { role: "status" });
   const seen = new Set<string>(["core"]);
@@ -105,10 +105,12 @@ export function memoryView(): { el: HTMLElement; dispose(): void; focusSearch():
   const refresh = async () => {
     try {
       if (query) {
-        const { entries } = await api<{ entries: Memory[] }>(`/api/memory/search?q=${encodeURIComponent(query)}`);
+        const cat = category.value.trim();
+        const found = (await api<{ entries: Memory[] }>(`/api/memory/search?q=${encodeURIComponent(query)}`)).entries;
+        const entries = cat ? found.filter((e) => e.category === cat) : found;
         render(entries);
         if (entries.length === 0) list.append(h("li", { class: "muted" }, "Nothing relevant."));
-        setPager(() => [h("span", { class: "muted small" }, `${entries.length} found for “${query}”`), h("button", { class: "small", onclick: () => ((search.value = ""), (query = ""), void refresh()) }, "Clear search")]);
+        setPager(() => [h("span", { class: "muted small" }, `${entries.length} found for “${query}”${cat ? ` in ${cat}` : ""}`), h("button", { class: "small", onclick: () => ((search.value = ""), (query = ""), void refresh()) }, "Clear search")]);
         return;
       }
       const cat = category.value.trim();
@@ -124,7 +126,7 @@ export function memoryView(): { el: HTMLElement; dispose(): void; focusSearch():
         h("button", { class: "small", disabled: offset === 0, "data-testid": id("memory-prev"), onclick: () => ((offset = Math.max(0, offset - PAGE_SIZE)), void refresh()) }, "Newer"),
         h("span", { class: "muted small", "data-testid": id("memory-range") }, page.total === 0 ? "0 entries" : `${offset + 1}–${last} of ${page.total}`),
         h("button", { class: "small", disabled: last >= page.total, "data-testid": id("memory-next"), onclick: () => ((offset += PAGE_SIZE), void refresh()) }, "Older"),
-      ]);
+      ], page.entries.length >= 10);
     } catch (error) {
       list.replaceChildren(h("li", {}, errorBox(error)));
       setPager(() => []);
