@@ -291,6 +291,13 @@ describe.skipIf(!enabled)("the console's operator pages", () => {
       expect(await page.evaluate<number>("document.documentElement.scrollWidth"), view).toBeLessThanOrEqual(390);
       await screenshot(page, `${view}-390`);
     }
+    // the dark scheme follows the OS
+    await page.emulateMedia({ colorScheme: "dark" });
+    for (const [view, loaded] of [["channels", '[data-channel="tg"] [data-testid=channel-error]'], ["logs", "[data-testid=log-lines] .line.warn"]] as const) {
+      await page.goto(`${gateway.url}/#/${view}`);
+      await page.locator(loaded).first().waitFor();
+      await screenshot(page, `${view}-390-dark`);
+    }
     await page.close();
   });
 
