@@ -11,7 +11,7 @@ import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { ensureBinary, fakeProviderConfig, ROOT, runPrx, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { chromiumAvailable } from "../helpers/servers.ts";
-import { launchOffline, screenshot } from "./browser.ts";
+import { launchOffline, screenshot, stopSuite } from "./browser.ts";
 
 setDefaultTimeout(60_000);
 
@@ -51,12 +51,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (!enabled) return;
-  await browser?.close();
-  gateway?.proc.kill("SIGTERM");
-  await gateway?.proc.exited;
-  await fake?.stop();
-  cleanup();
+  if (enabled) await stopSuite({ browser, gateway, fake, cleanup });
 });
 
 /** Signs in with the pairing code the gateway printed; returns the token the page keeps. */

@@ -13,7 +13,7 @@ import { chromiumAvailable } from "../helpers/servers.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { FIXTURE } from "../mcp/helpers.ts";
-import { launchOffline, screenshot } from "./browser.ts";
+import { launchOffline, screenshot, stopSuite } from "./browser.ts";
 
 setDefaultTimeout(60_000);
 
@@ -59,12 +59,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (!enabled) return;
-  await browser?.close();
-  gateway?.proc.kill("SIGTERM");
-  await gateway?.proc.exited;
-  await fake?.stop();
-  cleanup();
+  if (enabled) await stopSuite({ browser, gateway, fake, cleanup });
 });
 
 async function signedIn(width = 1280, height = 860): Promise<Page> {

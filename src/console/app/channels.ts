@@ -2,6 +2,7 @@ import { api, json } from "./api.ts";
 import { badge, h, time } from "./dom.ts";
 import { errorBox } from "./error-box.ts";
 import { onSnapshot, type Channel } from "./live.ts";
+import { outcomeLine } from "./outcome.ts";
 
 function tone(state: string): "ok" | "warn" | "bad" {
   return state === "running" ? "ok" : state === "crash_loop" || state === "stopped" ? "bad" : "warn";
@@ -34,7 +35,6 @@ function channelCard(channel: Channel, restart: (name: string) => void): HTMLEle
 /** Channels: each channel process's state, counters and last error, with a restart; live over the status stream. */
 export function channelsView(): { el: HTMLElement; dispose(): void } {
   const list = h("div", { "data-testid": "channels" }, h("p", { class: "muted" }, "loading…"));
-  const outcome = h("div", { role: "status", "data-testid": "channel-outcome" });
   const render = (channels: Channel[]) => {
     list.replaceChildren(...channels.map((c) => channelCard(c, (name) => void restart(name))));
     if (channels.length === 0) list.append(h("p", { class: "muted" }, "No channel is enabled: set enabled = true in a [channels.<name>] table of config.toml."));
@@ -46,23 +46,16 @@ export function channelsView(): { el: HTMLElement; dispose(): void } {
       list.replaceChildren(errorBox(error));
     }
   };
-  const restart = async (name: string) => {
-    outcome.replaceChildren(h("p", { class: "muted" }, `restarting ${name}…`));
-    try {
-      const after = await api<Channel>(`/api/channels/${encodeURIComponent(name)}/restart`, json("POST"));
-      outcome.replaceChildren(h("p", { class: "note" }, `${name}: ${after.state}`));
-    } catch (error) {
-      outcome.replaceChildren(errorBox(error));
-    }
-    await refresh();
-  };
+  const outcome = outcomeLine("channel-outcome", refresh);
+  const restart = (name: string) =>
+    outcome.run(`restarting ${name}…`, async () => `${name}: ${(await api<Channel>(`/api/channels/${encodeURIComponent(name)}/restart`, json("POST"))).state}`);
   const stop = onSnapshot((snapshot) => snapshot.channels && render(snapshot.channels.channels));
   void refresh();
   const el = h(
     "section",
     { class: "page", "data-testid": "channels-view" },
     h("header", { class: "page-head" }, h("h2", {}, "Channels"), h("a", { href: "#/pairing" }, "Pairing requests and approved senders")),
-    outcome,
+    outcome.el,
     list,
   );
   return { el, dispose: stop };

@@ -1,6 +1,7 @@
 import { api, json } from "./api.ts";
 import { badge, h } from "./dom.ts";
 import { errorBox } from "./error-box.ts";
+import { outcomeLine } from "./outcome.ts";
 
 /** One server of GET /api/mcp. */
 interface McpServer {
@@ -63,7 +64,6 @@ function serverCard(server: McpServer, restart: (name: string) => void): HTMLEle
 export function mcpView(): { el: HTMLElement; dispose(): void } {
   const list = h("div", { "data-testid": "mcp-servers" }, h("p", { class: "muted" }, "loading…"));
   const serve = h("div", { class: "card" });
-  const outcome = h("div", { role: "status", "data-testid": "mcp-outcome" });
   const refresh = async () => {
     try {
       const data = await api<McpList>("/api/mcp");
@@ -78,22 +78,18 @@ export function mcpView(): { el: HTMLElement; dispose(): void } {
       list.replaceChildren(errorBox(error));
     }
   };
-  const restart = async (name: string) => {
-    outcome.replaceChildren(h("p", { class: "muted" }, `starting ${name}…`));
-    try {
+  const outcome = outcomeLine("mcp-outcome", refresh);
+  const restart = (name: string) =>
+    outcome.run(`starting ${name}…`, async () => {
       const after = await api<McpServer>(`/api/mcp/${encodeURIComponent(name)}/restart`, json("POST"));
-      outcome.replaceChildren(h("p", { class: "note" }, `${name}: ${after.state}${after.pid ? ` (pid ${after.pid})` : ""}`));
-    } catch (error) {
-      outcome.replaceChildren(errorBox(error));
-    }
-    await refresh();
-  };
+      return `${name}: ${after.state}${after.pid ? ` (pid ${after.pid})` : ""}`;
+    });
   void refresh();
   const el = h(
     "section",
     { class: "page", "data-testid": "mcp-view" },
     h("header", { class: "page-head" }, h("h2", {}, "MCP servers"), h("button", { onclick: () => void refresh(), "data-testid": "mcp-refresh" }, "Refresh")),
-    outcome,
+    outcome.el,
     list,
     serve,
   );

@@ -1,6 +1,7 @@
 import { api, json } from "./api.ts";
 import { badge, h, time } from "./dom.ts";
 import { errorBox } from "./error-box.ts";
+import { outcomeLine } from "./outcome.ts";
 
 /** One entry as the memory routes return it. */
 interface Memory {
@@ -32,7 +33,6 @@ export function memoryView(): { el: HTMLElement; dispose(): void; focusSearch():
     pagerTop.replaceChildren(...make((name) => name));
     pager.replaceChildren(...(long ? make(() => null) : []));
   };
-  const outcome = h("div", { role: "status" });
   const seen = new Set<string>(["core"]);
   const categories = h("datalist", { id: "memory-categories" });
   const category = h("input", { type: "search", placeholder: "all categories", list: "memory-categories", "aria-label": "category", "data-testid": "memory-category" });
@@ -44,15 +44,8 @@ export function memoryView(): { el: HTMLElement; dispose(): void; focusSearch():
       ...(entry.session_id ? { session_id: entry.session_id } : {}),
     }));
   };
-  const act = async (what: () => Promise<unknown>, done: string) => {
-    try {
-      await what();
-      outcome.replaceChildren(h("p", { class: "note" }, done));
-    } catch (error) {
-      outcome.replaceChildren(errorBox(error));
-    }
-    await refresh();
-  };
+  const outcome = outcomeLine("memory-outcome", () => refresh());
+  const act = (what: () => Promise<unknown>, done: string) => outcome.run(null, async () => (await what(), done));
 
   const editor = (entry: Memory | null, close: () => void): HTMLFormElement => {
     const key = h("input", { value: entry?.key ?? "", placeholder: "key", "aria-label": "key", required: true, readonly: entry !== null, "data-testid": "memory-edit-key" });
@@ -156,7 +149,7 @@ export function memoryView(): { el: HTMLElement; dispose(): void; focusSearch():
     categories,
     filters,
     adding,
-    outcome,
+    outcome.el,
     pagerTop,
     list,
     pager,

@@ -1,6 +1,7 @@
 import { api, json } from "./api.ts";
 import { badge, h, time } from "./dom.ts";
 import { errorBox } from "./error-box.ts";
+import { outcomeLine } from "./outcome.ts";
 
 /** One row of GET /api/channels/pairings. */
 interface Pairing {
@@ -24,26 +25,18 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export function pairingView(): { el: HTMLElement; dispose(): void } {
   const pending = h("div", { "data-testid": "pairing-pending" });
   const approved = h("div", { "data-testid": "pairing-approved" });
-  const outcome = h("div", { role: "status", "data-testid": "pairing-outcome" });
-
-  const approve = async (code: string, owner: boolean) => {
-    try {
+  const outcome = outcomeLine("pairing-outcome", () => refresh());
+  const approve = (code: string, owner: boolean) =>
+    outcome.run(null, async () => {
       const row = await api<Pairing>("/api/channels/pairings/approve", json("POST", { code, owner }));
-      outcome.replaceChildren(h("p", { class: "note" }, `${row.display || row.sender_id} may now talk to ${row.channel}${row.owner ? " (owner)" : ""}.`));
-    } catch (error) {
-      outcome.replaceChildren(errorBox(error));
-    }
-    await refresh();
-  };
+      return `${row.display || row.sender_id} may now talk to ${row.channel}${row.owner ? " (owner)" : ""}.`;
+    });
   const revoke = async (row: Pairing) => {
     if (!confirm(`Revoke ${row.display || row.sender_id} on ${row.channel}? They will have to pair again.`)) return;
-    try {
+    await outcome.run(null, async () => {
       await api(`/api/channels/pairings/${encodeURIComponent(row.sender_id)}?channel=${encodeURIComponent(row.channel)}`, json("DELETE"));
-      outcome.replaceChildren(h("p", { class: "note" }, `${row.display || row.sender_id} is revoked on ${row.channel}.`));
-    } catch (error) {
-      outcome.replaceChildren(errorBox(error));
-    }
-    await refresh();
+      return `${row.display || row.sender_id} is revoked on ${row.channel}.`;
+    });
   };
 
   const sender = (row: Pairing) => h("td", {}, h("strong", {}, row.display || row.sender_id), row.display && row.display !== row.sender_id ? h("div", { class: "muted small" }, row.sender_id) : "");
@@ -96,7 +89,7 @@ export function pairingView(): { el: HTMLElement; dispose(): void } {
     h("header", { class: "page-head" }, h("h2", {}, "Pairing"),
       h("p", { class: "muted" }, "Who may talk to prx through the channels."),
       h("button", { onclick: () => void refresh(), "data-testid": "pairing-refresh" }, "Refresh")),
-    outcome,
+    outcome.el,
     h("section", { class: "card" }, h("h3", {}, "Waiting for approval"), pending, byCode),
     h("section", { class: "card" }, h("h3", {}, "Approved senders"), approved),
   );
