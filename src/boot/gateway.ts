@@ -72,19 +72,22 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
     shared = await phase("shared state", () => sharedState(host));
     channels = await phase("channels", () => gatewayChannels(host));
     const routeGroups = channels;
+    const logFile = fileLog;
     // route modules: loaded with the app, after listening
     const mounts = async (): Promise<GatewayMount[]> => {
-      const [{ pluginGatewayMounts }, { mcpRoutes }, { approvalRoutes }, { skillsRoutes }, { cronJobRoutes }] = await Promise.all([
+      const [{ pluginGatewayMounts }, { mcpRoutes }, { approvalRoutes }, { skillsRoutes }, { cronJobRoutes }, { logRoutes }] = await Promise.all([
         import("../gateway/routes/plugins.ts"),
         import("../gateway/routes/mcp.ts"),
         import("../gateway/routes/approvals.ts"),
         import("../gateway/routes/skills.ts"),
         import("../gateway/routes/cron-jobs.ts"),
+        import("../gateway/routes/logs.ts"),
       ]);
       return [
         approvalRoutes({ broker: host.approvals, audit: () => host.storage.audit }),
         skillsRoutes(host.skills),
         cronJobRoutes({ jobs: () => host.storage.cronJobs, state: () => host.storage.cron }),
+        logRoutes(logFile.file.path),
         ...pluginGatewayMounts(host),
         ...(await routeGroups.mounts()),
         mcpRoutes(mcpGatewayPort(host, mcp, options.version), host.config.gateway.max_body_bytes),

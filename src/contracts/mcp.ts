@@ -80,6 +80,8 @@ export interface McpGatewayPort {
   list(): Promise<McpList>;
   detail(server: string): Promise<McpServerDetail>;
   call(server: string, body: McpCallBody, signal: AbortSignal): Promise<McpCallResponse>;
+  /** Restart one server now (closing its session, forgetting its backoff); its status once it is ready. */
+  restart(server: string): Promise<McpServerStatus>;
   /** One Streamable HTTP request to prx's own MCP server (POST /mcp), its JSON body already read. */
   serve(request: Request, body: unknown): Promise<Response>;
 }

@@ -70,6 +70,19 @@ export function sseResponse(
   });
 }
 
+/** Resolves after `ms`, or at once when `signal` aborts (leaving no listener behind). */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done);
+  });
+}
+
 export function wantsEventStream(request: Request): boolean {
   return (request.headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
 }

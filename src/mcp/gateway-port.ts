@@ -45,6 +45,12 @@ export function createMcpGatewayPort(
     },
     detail: async (server) => serverDetail(await manager(), server),
     call: async (server, body, signal) => callServerTool(host, await manager(), server, body.tool, body.arguments, signal),
+    async restart(server) {
+      const servers = await manager();
+      const handle = servers.handle(server);
+      await handle.restart();
+      return serverStatus(servers, handle);
+    },
     async serve(request, body) {
       await ready();
       const { serveHttpRequest } = await import("./serve/http.ts");

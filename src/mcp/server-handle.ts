@@ -160,6 +160,31 @@ export class McpServerHandle {
     return this.listing;
   }
 
+  /**
+   * The owner's restart (console, API): the running session is closed and a new one started now, the backoff of
+   * failed starts forgotten. Resolves once the server is ready; a start that fails rejects as connect() does.
+   */
+  async restart(): Promise<McpConnection> {
+    if (this.state === "closed") throw this.unavailable("prx is shutting down");
+    if (this.state === "disabled") throw this.unavailable("it is disabled (enabled = false)");
+    this.clearRestartTimer();
+    const starting = this.starting;
+    // a start that fails now was logged by start(); the restart starts again anyway
+    if (starting) await starting.catch((error: unknown) => this.options.logger.debug("start replaced by a restart", { error: errorMessage(error) }));
+    const connection = this.connection;
+    // unpublished first: its end is not a crash
+    this.connection = null;
+    this.state = "stopped";
+    if (connection) {
+      await connection.close();
+      this.restarts++;
+    }
+    this.startBackoff.reset();
+    this.retryAt = 0;
+    this.options.logger.info(`MCP server "${this.name}" ${connection ? "restarted" : "started"} by its owner`);
+    return this.connect();
+  }
+
   async close(): Promise<void> {
     this.state = "closed";
     this.clearRestartTimer();

@@ -1,7 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { ROOT } from "../helpers/binary.ts";
+import type { FakeServer } from "../fakes/openai-server.ts";
+import { ROOT, type RunningGateway } from "../helpers/binary.ts";
 import { CHROMIUM } from "../helpers/servers.ts";
 
 /** Screenshots of each view land here (gitignored). */
@@ -32,4 +33,13 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/** Ends a browser suite: the browser, the gateway (SIGTERM, then waits for it), the fake provider, the workspace. */
+export async function stopSuite(parts: { browser?: Browser; gateway?: RunningGateway; fake?: FakeServer; cleanup(): void }): Promise<void> {
+  await parts.browser?.close();
+  parts.gateway?.proc.kill("SIGTERM");
+  await parts.gateway?.proc.exited;
+  await parts.fake?.stop();
+  parts.cleanup();
 }

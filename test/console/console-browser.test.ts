@@ -11,7 +11,7 @@ import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { ensureBinary, fakeProviderConfig, ROOT, runPrx, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { chromiumAvailable } from "../helpers/servers.ts";
-import { launchOffline, screenshot } from "./browser.ts";
+import { launchOffline, screenshot, stopSuite } from "./browser.ts";
 
 setDefaultTimeout(60_000);
 
@@ -51,12 +51,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (!enabled) return;
-  await browser?.close();
-  gateway?.proc.kill("SIGTERM");
-  await gateway?.proc.exited;
-  await fake?.stop();
-  cleanup();
+  if (enabled) await stopSuite({ browser, gateway, fake, cleanup });
 });
 
 /** Signs in with the pairing code the gateway printed; returns the token the page keeps. */
@@ -165,12 +160,13 @@ describe.skipIf(!enabled)("the web console", () => {
     await page.getByTestId("usage-total").waitFor();
     expect(await page.locator(".usage-chart .bar").count()).toBe(14);
     expect(await page.getByTestId("usage-total").textContent()).toContain("tokens in");
+    await screenshot(page, "4-status");
     // the audit log shows the plugin tool's call with the console's approval
+    await page.keyboard.press("6");
     const audited = page.getByTestId("audit").locator('tr[data-decision="allow"]').filter({ hasText: "REMEMBER_NOTE" }).first();
     await audited.waitFor();
     expect(await audited.textContent()).toContain("api");
     expect(await page.getByTestId("pending-approvals").textContent()).toContain("No tool call waits for approval.");
-    await screenshot(page, "4-status");
     await page.keyboard.press("4");
     await page.getByTestId("validation").waitFor();
     expect(await page.getByTestId("config-json").textContent()).toContain('"default_provider": "fake"');
@@ -261,7 +257,7 @@ describe.skipIf(!enabled)("the web console", () => {
     await screenshot(page, "6-sign-in-360px");
     await page.fill("#token", created.stdout.trim());
     await page.click("button[type=submit]");
-    for (const [key, view] of [["1", "chat-view"], ["2", "plugins-view"], ["3", "status-view"], ["4", "config-view"], ["5", "skills-view"]] as const) {
+    for (const [key, view] of [["1", "chat-view"], ["2", "plugins-view"], ["3", "status-view"], ["4", "config-view"], ["5", "skills-view"], ["6", "approvals-view"], ["7", "memory-view"], ["8", "logs-view"], ["9", "channels-view"], ["0", "pairing-view"]] as const) {
       await page.keyboard.press(key);
       await page.getByTestId(view).waitFor();
       expect(await page.evaluate<number>("document.documentElement.scrollWidth"), view).toBeLessThanOrEqual(360);

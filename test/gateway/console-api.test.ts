@@ -118,8 +118,26 @@ describe("providers, config", () => {
     expect(text).not.toContain("secret-value");
     expect(text).not.toContain("acme-secret");
     expect(report.config.providers.fake.headers).toEqual({ "x-org": HIDDEN_VALUE });
-    expect(report.secrets).toContainEqual({ key: "providers.fake.api_key_env", env: "PRX_TEST_CONSOLE_KEY", set: true });
+    expect(report.secrets).toContainEqual({ key: "providers.fake.api_key_env", env: "PRX_TEST_CONSOLE_KEY", set: true, in_use: true });
     expect(report.validation).toEqual({ ok: true, error: null });
+    // [storage] url_env names DATABASE_URL by default: on SQLite it does not apply, so its absence is no warning
+    expect(report.secrets).toContainEqual({ key: "storage.url_env", env: "DATABASE_URL", set: Boolean(process.env.DATABASE_URL), in_use: false });
+    expect(report.secrets.find((s: { key: string }) => s.key === "bus.url_env").in_use).toBe(false);
+    expect(report.origins).toEqual([]);
+
+    // where each value came from: config.toml, or an environment override (which wins over the file)
+    await Bun.write(h.host.workspace.configPath, 'default_model = "fake-big"\n[gateway]\nport = 17001\n[reliability]\nfallback_providers = ["offline"]\n');
+    process.env.PRX_MODEL = "fake-model";
+    try {
+      const origins = (await json(h.call("/api/config"))).origins;
+      expect(origins).toEqual([
+        { key: "default_model", origin: "env", env: "PRX_MODEL" },
+        { key: "gateway.port", origin: "file" },
+        { key: "reliability.fallback_providers", origin: "file" },
+      ]);
+    } finally {
+      delete process.env.PRX_MODEL;
+    }
     await Bun.write(h.host.workspace.configPath, "default_provider = [\n");
     const broken = (await json(h.call("/api/config"))).validation;
     expect(broken.ok).toBe(false);

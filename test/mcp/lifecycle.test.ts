@@ -109,6 +109,39 @@ describe("running", () => {
     expect((await call("mcp__fx__echo", { text: "after the crash" })).output).toBe("after the crash");
   });
 
+  test("the owner's restart closes the running session and starts a new one at once; the old process is gone", async () => {
+    const { manager, call } = open({ fx: fixture() });
+    const handle = manager.handle("fx");
+    await handle.listTools();
+    const pid = handle.pid!;
+    await handle.restart();
+    expect(handle.state).toBe("ready");
+    expect(handle.restarts).toBe(1);
+    expect(handle.pid).not.toBe(pid);
+    await waitFor(() => !alive(pid), "the old server's exit");
+    expect((await call("mcp__fx__echo", { text: "after the restart" })).output).toBe("after the restart");
+    // the old session's end was not a crash: nothing else restarts it
+    expect(handle.restarts).toBe(1);
+  });
+
+  test("a server that failed to start is tried again by the owner's restart at once, not after its backoff", async () => {
+    const { manager } = open({ fx: { command: "prx-no-such-mcp-server" } });
+    const handle = manager.handle("fx");
+    await handle.connect().catch(() => undefined);
+    expect(handle.state).toBe("failed");
+    const waiting = await handle.connect().catch((e: Error) => e.message);
+    expect(waiting).toContain("prx tries again in");
+    const again = await handle.restart().catch((e: Error) => e.message);
+    expect(again).toBe('MCP server "fx": command "prx-no-such-mcp-server" is not on PATH');
+  });
+
+  test("a disabled server is not restarted", async () => {
+    const { manager } = open({ fx: fixture([], { enabled: false }) });
+    const refused = await manager.handle("fx").restart().catch((e: unknown) => e);
+    expect(isPrxError(refused, "MCP_UNAVAILABLE")).toBe(true);
+    expect((refused as Error).message).toContain("disabled");
+  });
+
   test("notifications/tools/list_changed updates the offered tools without a restart", async () => {
     const { manager, registry, call } = open({ fx: fixture() });
     await manager.handle("fx").listTools();

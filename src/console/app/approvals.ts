@@ -79,8 +79,11 @@ interface AuditEntry {
   arguments_preview: string;
 }
 
-/** The newest entries of the audit log (GET /api/audit): every tool call, its decision, who made it and how it ended. */
-export function auditList(limit = 50): { el: HTMLElement; refresh(): Promise<void> } {
+/**
+ * The newest entries of the audit log (GET /api/audit): every tool call, its decision, who made it and how it ended;
+ * `tool` narrows it to one tool.
+ */
+export function auditList(limit = 50, tool: () => string = () => ""): { el: HTMLElement; refresh(): Promise<void> } {
   const body = h("tbody");
   const table = h(
     "table",
@@ -92,13 +95,14 @@ export function auditList(limit = 50): { el: HTMLElement; refresh(): Promise<voi
   const el = h("div", {}, table, note);
   const refresh = async () => {
     try {
-      const { entries } = await api<{ entries: AuditEntry[] }>(`/api/audit?limit=${limit}`);
+      const only = tool();
+      const { entries } = await api<{ entries: AuditEntry[] }>(`/api/audit?limit=${limit}${only ? `&tool=${encodeURIComponent(only)}` : ""}`);
       body.replaceChildren(
         ...entries.map((e) =>
           h(
             "tr",
             { "data-decision": e.decision, title: e.arguments_preview },
-            h("td", {}, new Date(e.at).toLocaleTimeString()),
+            h("td", { title: e.at }, new Date(e.at).toLocaleString()),
             h("td", { class: "tool-name" }, e.tool),
             h("td", {}, e.decision),
             h("td", {}, e.decided_by),
@@ -108,7 +112,7 @@ export function auditList(limit = 50): { el: HTMLElement; refresh(): Promise<voi
           ),
         ),
       );
-      note.textContent = entries.length === 0 ? "No tool call recorded yet." : "";
+      note.textContent = entries.length === 0 ? (only ? `No call of ${only} recorded.` : "No tool call recorded yet.") : "";
     } catch (error) {
       note.textContent = describe(error).message;
     }

@@ -57,7 +57,10 @@ export interface Channel {
   last_inbound: string | null;
   last_outbound: string | null;
   last_error: string | null;
+  last_error_at: string | null;
   detail: string;
+  plugin_generation: number | null;
+  stats: { inbound: number; answered: number; duplicates: number; ignored: number; refused: number; failed: number } | null;
 }
 
 type Listener = (snapshot: Snapshot) => void;

@@ -1,20 +1,35 @@
 import { api, json, tokens, whenUnauthorized } from "./api.ts";
+import { auditView } from "./audit.ts";
+import { channelsView } from "./channels.ts";
 import { chatView } from "./chat.ts";
 import { configView } from "./config.ts";
 import { h } from "./dom.ts";
 import { stopLive } from "./live.ts";
+import { logsView } from "./logs.ts";
+import { mcpView } from "./mcp.ts";
+import { memoryView } from "./memory.ts";
+import { pairingView } from "./pairing.ts";
 import { pluginsView } from "./plugins.ts";
 import { signIn } from "./signin.ts";
 import { skillsView } from "./skills.ts";
 import { statusView } from "./status.ts";
+import { usagePage } from "./usage-page.ts";
 
 type View = { el: HTMLElement; dispose(): void; focusSearch?(): void; newSession?(): void };
-const VIEWS: Record<string, { label: string; key: string; make: () => View }> = {
+/** The views in the order of the tabs; `key` switches to it from anywhere but a text field. */
+const VIEWS: Record<string, { label: string; key?: string; make: () => View }> = {
   chat: { label: "Chat", key: "1", make: chatView },
   plugins: { label: "Plugins", key: "2", make: pluginsView },
   status: { label: "Status", key: "3", make: statusView },
   config: { label: "Config", key: "4", make: configView },
   skills: { label: "Skills", key: "5", make: skillsView },
+  approvals: { label: "Approvals", key: "6", make: auditView },
+  memory: { label: "Memory", key: "7", make: memoryView },
+  logs: { label: "Logs", key: "8", make: logsView },
+  channels: { label: "Channels", key: "9", make: channelsView },
+  pairing: { label: "Pairing", key: "0", make: pairingView },
+  mcp: { label: "MCP", make: mcpView },
+  usage: { label: "Usage", make: usagePage },
 };
 
 const root = document.getElementById("app")!;
@@ -35,7 +50,7 @@ async function signOut(): Promise<void> {
 }
 
 function help(): HTMLDialogElement {
-  const keys = [...Object.values(VIEWS).map((v) => [v.key, v.label]), ["/", "search sessions"], ["n", "new session"], ["Esc", "stop the reply"], ["?", "this help"]];
+  const keys = [...Object.values(VIEWS).filter((v) => v.key).map((v) => [v.key, v.label]), ["/", "search (sessions, memory)"], ["n", "new session"], ["Esc", "stop the reply"], ["?", "this help"]];
   const dialog = h("dialog", { class: "help", "data-testid": "help" }, h("h3", {}, "Keyboard"), h("dl", {}, ...keys.flatMap(([k, v]) => [h("dt", {}, h("kbd", {}, k!)), h("dd", {}, v!)])), h("form", { method: "dialog" }, h("button", {}, "Close")));
   return dialog;
 }
@@ -46,7 +61,7 @@ function shell(): void {
   const view = VIEWS[name]!.make();
   current = view;
   const nav = h("nav", { class: "tabs", "aria-label": "views" }, ...Object.entries(VIEWS).map(([id, v]) =>
-    h("a", { href: `#/${id}`, class: id === name ? "active" : "", "aria-current": id === name ? "page" : null, title: `${v.label} (${v.key})`, "data-testid": `nav-${id}` }, v.label)));
+    h("a", { href: `#/${id}`, class: id === name ? "active" : "", "aria-current": id === name ? "page" : null, title: v.key ? `${v.label} (${v.key})` : v.label, "data-testid": `nav-${id}` }, v.label)));
   const dialog = help();
   root.replaceChildren(
     h("header", { class: "top" }, h("span", { class: "brand" }, "prx"), nav,
@@ -56,6 +71,8 @@ function shell(): void {
     h("main", {}, view.el),
     dialog,
   );
+  // on a narrow screen the tabs scroll sideways: keep the open one in sight
+  nav.querySelector(".active")?.scrollIntoView({ block: "nearest", inline: "nearest" });
 }
 
 function show(): void {

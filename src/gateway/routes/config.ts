@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ConfigOrigin } from "../../config/origins.ts";
 import type { Config } from "../../config/schema.ts";
 import { toPrxError } from "../../core/errors.ts";
 import type { GatewayContext } from "../context.ts";
@@ -14,8 +15,18 @@ const ConfigReportSchema = z
     path: z.string().nullable().describe("config.toml, or null when the gateway runs on defaults"),
     config: z.record(z.string(), z.unknown()).describe("the effective config (env overrides applied); literal header and env values hidden"),
     secrets: z
-      .array(z.object({ key: z.string(), env: z.string(), set: z.boolean() }))
-      .describe("every setting naming an environment variable that holds a secret, and whether it is set"),
+      .array(
+        z.object({
+          key: z.string(),
+          env: z.string(),
+          set: z.boolean(),
+          in_use: z.boolean().describe('false when the setting does not apply (url_env of [storage] on backend = "sqlite")'),
+        }),
+      )
+      .describe("every setting naming an environment variable that holds a secret, whether it is set and whether it applies"),
+    origins: z
+      .array(z.object({ key: z.string(), origin: z.enum(["file", "env"]), env: z.string().optional() }))
+      .describe("every value that is not a default: set in config.toml (file) or by an environment variable (env, which wins)"),
     validation: z
       .object({ ok: z.boolean(), error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).nullable() })
       .describe("config.toml as it is on disk now, validated as a reload or the next start would"),
@@ -25,9 +36,18 @@ const ConfigReportSchema = z
 /** Names of settings that hold the name of an environment variable with a secret. */
 const SECRET_ENV_KEY = /_env$/;
 
+/** Secret settings that apply only with a given backend: anything else is in use whenever it is configured. */
+function inUse(config: Config, key: string): boolean {
+  if (key === "storage.url_env") return config.storage.backend === "postgres";
+  if (key === "bus.url_env") return config.bus.backend === "redis";
+  return true;
+}
+
+type Secret = { key: string; env: string; set: boolean; in_use: boolean };
+
 /** The config with literal values that may be secrets hidden, and the list of secret-holding variables. */
-export function redactConfig(config: Config): { config: Record<string, unknown>; secrets: Array<{ key: string; env: string; set: boolean }> } {
-  const secrets: Array<{ key: string; env: string; set: boolean }> = [];
+export function redactConfig(config: Config): { config: Record<string, unknown>; secrets: Secret[] } {
+  const secrets: Secret[] = [];
   const walk = (value: unknown, path: string[]): unknown => {
     if (Array.isArray(value)) return value.map((item, i) => walk(item, [...path, String(i)]));
     if (typeof value !== "object" || value === null) return value;
@@ -38,7 +58,7 @@ export function redactConfig(config: Config): { config: Record<string, unknown>;
         out[key] = Object.fromEntries(Object.keys(inner).map((name) => [name, HIDDEN_VALUE]));
       } else if (SECRET_ENV_KEY.test(key) && typeof inner === "string") {
         out[key] = inner;
-        secrets.push({ key: here.join("."), env: inner, set: Boolean(process.env[inner]) });
+        secrets.push({ key: here.join("."), env: inner, set: Boolean(process.env[inner]), in_use: inUse(config, here.join(".")) });
       } else out[key] = walk(inner, here);
     }
     return out;
@@ -53,16 +73,18 @@ export function configRoutes(app: GatewayElysia, gw: GatewayContext): void {
       const path = gw.host.workspace.configPath;
       let validation: { ok: boolean; error: { code: string; message: string; hint?: string } | null };
       let found: string | null = null;
+      let origins: ConfigOrigin[] = [];
       try {
         // the TOML parser and the config schema load with the first call, not with the gateway
         found = (await import("../../config/loader.ts")).loadConfig(path).path;
         validation = { ok: true, error: null };
+        origins = (await import("../../config/origins.ts")).configOrigins(path, process.env);
       } catch (thrown) {
         const error = toPrxError(thrown);
         found = path;
         validation = { ok: false, error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
       }
-      return jsonResponse({ path: found, ...redactConfig(gw.host.config), validation });
+      return jsonResponse({ path: found, ...redactConfig(gw.host.config), origins, validation });
     },
     {
       detail: doc({

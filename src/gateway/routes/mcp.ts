@@ -4,6 +4,7 @@ import {
   McpListSchema,
   McpRpcBodySchema,
   McpServerDetailSchema,
+  McpServerStatusSchema,
   type McpGatewayPort,
 } from "../../contracts/mcp.ts";
 import { jsonParser } from "../body.ts";
@@ -42,6 +43,14 @@ export function mcpRoutes(port: () => Promise<McpGatewayPort>, maxBodyBytes: num
           summary: "One MCP server with its tools, resources and prompts (starts it if it is not running)",
           tags: ["mcp"],
           responses: { 200: McpServerDetailSchema },
+          errors: [404, 502, 503, 504],
+        }),
+      })
+      .post("/api/mcp/:server/restart", async ({ params }) => jsonResponse(await (await port()).restart(params.server)), {
+        detail: doc({
+          summary: "Restart one MCP server now: its session is closed and a new one started (the backoff of failed starts forgotten)",
+          tags: ["mcp"],
+          responses: { 200: McpServerStatusSchema },
           errors: [404, 502, 503, 504],
         }),
       })

@@ -2,7 +2,7 @@ import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { GatewayContext } from "../context.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { doc } from "../openapi/doc.ts";
-import { sseResponse } from "../sse.ts";
+import { pause, sseResponse } from "../sse.ts";
 import { readiness } from "../readiness.ts";
 import { gatewayStatus } from "./status.ts";
 
@@ -22,19 +22,6 @@ export async function statusSnapshot(gw: GatewayContext): Promise<Record<string,
     }
   }
   return { at: new Date(gw.now()).toISOString(), status: await gatewayStatus(gw), health: await readiness(gw), ...sections };
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts (leaving no listener behind). */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done);
-  });
 }
 
 /** GET /api/status/stream: live status over SSE, behind the bearer token like every /api route. */
