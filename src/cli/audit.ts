@@ -1,3 +1,4 @@
+import { sinceOf } from "./since.ts";
 import { AUDIT_LIST_DEFAULT, AUDIT_LIST_MAX } from "../agent/approvals/limits.ts";
 import { loadConfig } from "../config/loader.ts";
 import { terminalJson, visible } from "../core/terminal.ts";
@@ -12,15 +13,6 @@ const USAGE = `Usage: prx audit [--since TIME] [--tool NAME] [--limit N] [--json
   --tool NAME    one tool's calls
   --limit N      at most N entries (default ${AUDIT_LIST_DEFAULT}, at most ${AUDIT_LIST_MAX})
 `;
-
-/** `--since`: an ISO time, or a duration back from `now`. */
-export function sinceOf(raw: string, now: number): number {
-  const back = /^(\d+)([smhd])$/.exec(raw);
-  if (back) return now - Number(back[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[back[2] as "s" | "m" | "h" | "d"];
-  const at = Date.parse(raw);
-  if (Number.isNaN(at)) throw usageError(`prx audit: --since takes an ISO time or a duration like 30m, 12h, 7d; got '${raw}'`);
-  return at;
-}
 
 function line(e: AuditEntry): string {
   const who = e.sender ? ` ${visible(e.sender)}` : "";
@@ -45,7 +37,7 @@ export async function auditCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw usageError("prx audit takes no arguments (see prx audit --help)");
   if (values.limit !== undefined && !/^[1-9]\d*$/.test(values.limit)) throw usageError(`prx audit: --limit must be a positive whole number, got '${values.limit}'`);
   const limit = Math.min(values.limit === undefined ? AUDIT_LIST_DEFAULT : Number(values.limit), AUDIT_LIST_MAX);
-  const since = values.since === undefined ? undefined : sinceOf(values.since, Date.now());
+  const since = values.since === undefined ? undefined : sinceOf("prx audit", values.since, Date.now());
   const workspace = openWorkspace(values.workspace);
   const { config } = loadConfig(workspace.configPath);
   const storage = await openStorage(config.storage, workspace.dbPath, process.env);

@@ -27,6 +27,7 @@ export const COMPLETED_SUBCOMMANDS: Record<string, readonly string[]> = {
   doctor: [],
   status: [],
   models: [],
+  logs: [],
   agent: [],
   agents: AGENTS,
   chat: [],

@@ -6,7 +6,7 @@
 import { version } from "../../package.json" with { type: "json" };
 import { hoistGlobalOptions } from "./global-options.ts";
 
-export const COMMANDS = ["init", "config", "doctor", "agent", "agents", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit", "status", "skills", "models", "cron", "service"] as const;
+export const COMMANDS = ["init", "config", "doctor", "agent", "agents", "chat", "gateway", "plugins", "memory", "sessions", "usage", "channel", "mcp", "storage", "audit", "status", "skills", "models", "cron", "service", "logs"] as const;
 
 const HELP = `prx ${version} — a self-hosted AI agent host
 
@@ -19,6 +19,7 @@ Commands:
   doctor                         check workspace, config, database, providers and plugins
   status [--json]                the workspace at a glance: config, running gateway, channels, plugins, today's usage
   models [--provider P] [--json] each provider's models with context window, vision and prices
+  logs [-f] [--level L] [--since T]   the gateway's log of this workspace; -f follows it
   agent -m "..." [--json]        one turn (or, without -m, a line-by-line interactive agent)
         [--session ID] [--agent ID] [--provider P] [--model M] [--user ID]
   chat [--session ID|--continue] interactive terminal chat with streaming
@@ -75,6 +76,8 @@ async function dispatch(given: string[], options: MainOptions): Promise<number> 
       return (await import("./doctor.ts")).doctorCommand(rest);
     case "status":
       return (await import("./status.ts")).statusCommand(rest);
+    case "logs":
+      return (await import("./logs.ts")).logsCommand(rest);
     case "models":
       return (await import("./models.ts")).modelsCommand(rest);
     case "agent":
