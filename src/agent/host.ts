@@ -10,13 +10,13 @@ import { createMemoryBackend } from "../memory/create.ts";
 import { openPgMemoryFor } from "./memory-embed.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import { createProviderResolver, isExternalProviderName } from "../providers/resolver.ts";
-import { resolveModelChoice } from "../providers/routes.ts";
+import { resolveModelChoice, type ModelChoice } from "../providers/routes.ts";
 import type { Provider, ProviderResolver } from "../providers/types.ts";
 import { openBuiltinTools } from "../tools/builtins/index.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { ToolContext, ToolSource } from "../tools/types.ts";
 import type { ChannelDeliver } from "../tools/builtins/types.ts";
-import { scopeToSkills, SkillBook, skillToolSource } from "../skills/index.ts";
+import { scopeToSkills, SkillBook, skillToolSource, SKILL_SOURCE_ID } from "../skills/index.ts";
 import { turnTools, type HelperTurns } from "./helper-turn.ts";
 import type { PluginServices } from "../plugins/runtime/index.ts";
 import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
@@ -52,11 +52,13 @@ export interface HostExtensions extends TurnExtensions {
 
 export interface AgentHost {
   workspace: Workspace;
-  config: Config;
+  /** The configuration in effect now (the current generation's); a reload replaces it. */
+  readonly config: Config;
   configPath: string | null;
+  /** Resolves through the current generation's providers at each call. */
   providers: ProviderResolver;
-  memory: MemoryBackend;
-  tools: ToolRegistry;
+  readonly memory: MemoryBackend;
+  readonly tools: ToolRegistry;
   /** Tool calls waiting for the owner's approval ([autonomy]): listed and answered by the API, chat and channels. */
   approvals: ApprovalBroker;
   /** Every store of the workspace: the one door to its database. */
@@ -78,6 +80,16 @@ export interface AgentHost {
   resolveModelChoice(opts: { provider?: string; model?: string }): { provider: string; model: string };
   /** Turns running or queued. */
   readonly activeTurns: number;
+  /**
+   * Build every part `config` decides (providers, model routes, agent, tools and autonomy, memory, skills) and swap
+   * them in as one generation: a turn keeps the generation it started with, the next takes the new one. Throws
+   * (and the old generation keeps serving) when the new parts cannot be built. Reloads run one at a time.
+   */
+  reload(config: Config): Promise<{ generation: number }>;
+  /** The current generation's number: 1 at open, one more per reload. */
+  readonly generation: number;
+  /** Add a tool source (an MCP client made by a reload) to every generation, current and next. */
+  addToolSource(source: ToolSource): void;
   /** Where `extend` (the plugin runtime) stands; see OpenAgentHostOptions.deferExtend. */
   readonly extensions: ExtensionsStatus;
   /** Run `extend` now if it was deferred and has not started; resolves once it has finished (rejects if it threw). */
@@ -152,6 +164,22 @@ export interface OpenAgentHostOptions {
   deliver?: (channels: Config["channels"], env: Record<string, string | undefined>) => ChannelDeliver;
 }
 
+/** What one configuration built: a turn takes the generation current at its start and keeps it to its end. */
+interface HostGeneration {
+  number: number;
+  config: Config;
+  providers: ProviderResolver;
+  choose: (opts: { provider?: string; model?: string }) => ModelChoice;
+  memory: MemoryBackend;
+  tools: ToolRegistry;
+  gate: ToolGate;
+  transcribe: ReturnType<typeof configuredTranscriber>;
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 /** True when opening the host must resolve something only a plugin provides. */
 function needsExtensionsAtOpen(config: Config): boolean {
   return (
@@ -175,17 +203,20 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
 
   try {
     let extensions: HostExtensions = {};
-    let memory: MemoryBackend | null = null;
-    const providers = createProviderResolver(config, {
-      env,
-      external: (name) => extensions.provider?.(name),
-      configPath: loaded.path,
-    });
+    let current: HostGeneration | null = null;
+    const resolverFor = (next: Config) =>
+      createProviderResolver(next, { env, external: (name) => extensions.provider?.(name), configPath: loaded.path });
+    const firstProviders = resolverFor(config);
+    // what plugins hold for the host's life: resolved through the generation current at each call
+    const providers: ProviderResolver = {
+      resolve: (name) => (current?.providers ?? firstProviders).resolve(name),
+      names: () => (current?.providers ?? firstProviders).names(),
+    };
     const readConfig = options.config
-      ? async () => config
+      ? async () => current?.config ?? config
       : async () => (await loadConfigCached(workspace.configPath, workspace.cacheDir, env)).config;
     const sessions = storage.sessions;
-    const base: ExtendBase = { workspace, config, readConfig, memory: () => memory, providers, sessions, storage, env };
+    const base: ExtendBase = { workspace, config, readConfig, memory: () => current?.memory ?? null, providers, sessions, storage, env };
     const status: ExtensionsStatus = { state: options.extend ? "idle" : "ready" };
     let markLoaded!: () => void;
     const extensionsLoaded = new Promise<void>((resolve) => (markLoaded = resolve));
@@ -197,34 +228,57 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       status.state = "ready";
       markLoaded();
     }
-    const pgMemory =
-      config.memory.backend === "postgres" && storage.sql
-        ? await openPgMemoryFor(storage.sql, config, providers)
-        : null;
-    memory = createMemoryBackend(config.memory.backend, storage, (name) => extensions.storage?.(name), pgMemory);
-    const currentMemory = () => memory!;
 
     const skills = new SkillBook({ workspace: workspace.root, skills: config.skills, config, env });
-    // a built-in that asks another tool (web_search through an MCP server) calls through the registry it sits in
-    const callTool = (name: string, rawArguments: string, context: ToolContext) => tools.call(name, rawArguments, context);
-    const tools: ToolRegistry = new ToolRegistry({
-      builtins: await openBuiltinTools({
-        config: config.tools,
-        workspace: workspace.root,
-        memory: currentMemory,
-        callTool,
-        readableDirs: () => skills.readableDirs(),
-        sessions: () => storage.sessions,
-        sessionLinks: () => storage.sessionLinks,
-        ...(options.deliver ? { deliver: options.deliver(config.channels, env) } : {}),
-      }),
-      disabled: config.tools.disabled,
-    });
-    if (skills.enabled) tools.addSource(skillToolSource(skills));
-    for (const source of extensions.toolSources ?? []) tools.addSource(source);
     const approvals = new ApprovalBroker(() => storage.approvals);
-    const gate = new ToolGate({ autonomy: config.autonomy, tools, broker: approvals, audit: () => storage.audit });
     const defaultRoute: ApprovalRoute = options.approvals ?? { kind: "refuse" };
+    // a built-in that asks another tool (web_search through an MCP server) calls through the current registry
+    const callTool = (name: string, rawArguments: string, context: ToolContext) => current!.tools.call(name, rawArguments, context);
+    const currentMemory = () => current!.memory;
+
+    /** The parts one configuration decides, built before anything is swapped; the previous one's kept where unchanged. */
+    const build = async (next: Config, previous: HostGeneration | null, resolver: ProviderResolver): Promise<HostGeneration> => {
+      const choose = (opts: { provider?: string; model?: string }) => resolveModelChoice(next, opts);
+      // fail now, not at the first turn, when the configured provider cannot be resolved
+      resolver.resolve(choose({}).provider);
+      const keepMemory =
+        previous !== null &&
+        sameJson(previous.config.memory, next.memory) &&
+        (next.memory.backend !== "postgres" || sameJson(previous.config.providers, next.providers));
+      let memory: MemoryBackend;
+      if (keepMemory) memory = previous.memory;
+      else {
+        const pgMemory = next.memory.backend === "postgres" && storage.sql ? await openPgMemoryFor(storage.sql, next, resolver) : null;
+        memory = createMemoryBackend(next.memory.backend, storage, (name) => extensions.storage?.(name), pgMemory);
+      }
+      const registryOptions = {
+        builtins: await openBuiltinTools({
+          config: next.tools,
+          workspace: workspace.root,
+          memory: currentMemory,
+          callTool,
+          readableDirs: () => skills.readableDirs(),
+          sessions: () => storage.sessions,
+          sessionLinks: () => storage.sessionLinks,
+          ...(options.deliver ? { deliver: options.deliver(next.channels, env) } : {}),
+        }),
+        disabled: next.tools.disabled,
+      };
+      const tools = previous ? previous.tools.next(registryOptions) : new ToolRegistry(registryOptions);
+      const gate = new ToolGate({ autonomy: next.autonomy, tools, broker: approvals, audit: () => storage.audit });
+      const transcribe = configuredTranscriber(next, resolver);
+      return { number: (previous?.number ?? 0) + 1, config: next, providers: resolver, choose, memory, tools, gate, transcribe };
+    };
+
+    /** Make `next` current: the one swap of a reload (skills follow the configuration they are part of). */
+    const swap = (next: HostGeneration): void => {
+      skills.configure(next.config.skills, next.config);
+      if (next.config.skills.enabled) next.tools.addSource(skillToolSource(skills));
+      else next.tools.removeSource(SKILL_SOURCE_ID);
+      current = next;
+    };
+    swap(await build(config, null, firstProviders));
+    for (const source of extensions.toolSources ?? []) current!.tools.addSource(source);
 
     let loading: Promise<void> | null = deferred ? null : Promise.resolve();
     let closed = false;
@@ -243,10 +297,22 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             hint: "see the log above, fix the plugin or its manifest, and restart",
           });
         }
-        for (const source of extensions.toolSources ?? []) tools.addSource(source);
+        for (const source of extensions.toolSources ?? []) current!.tools.addSource(source);
         status.state = "ready";
         markLoaded();
       })());
+
+    let reloading: Promise<unknown> = Promise.resolve();
+    const reload = (next: Config): Promise<{ generation: number }> => {
+      const run = reloading.then(async () => {
+        if (closed) throw new PrxError("ABORTED", "the agent host is closed");
+        const built = await build(next, current, resolverFor(next));
+        swap(built);
+        return { generation: built.number };
+      });
+      reloading = run.catch(() => undefined);
+      return run;
+    };
 
     const queue = new SessionQueue();
     // Resolved per publish: with a deferred `extend`, the plugin bus arrives after open.
@@ -254,43 +320,42 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       publish: (topic, payload) => (extensions.events ?? nullPublisher).publish(topic, payload),
       wants: (topic) => (extensions.events ?? nullPublisher).wants?.(topic) ?? true,
     };
-    const choose = (opts: { provider?: string; model?: string }) => resolveModelChoice(config, opts);
-    const transcribe = configuredTranscriber(config, providers);
+    const choose = (opts: { provider?: string; model?: string }) => current!.choose(opts);
     const media = () => storage.media;
     const contextRatios = new ContextRatios();
     const recorder = new UsageRecorder(storage.usage);
     const usage = () => recorder;
-    // Fail at start, not at the first turn, when the configured provider cannot be resolved.
-    providers.resolve(choose({}).provider);
 
     // A helper's session is new and its own: no other process writes to it, so it takes no lease (a parent holding its
     // lease while its helper waited for another from the same pool could wait for ever once the pool is full).
     const helpers: HelperTurns = { run: (input) => run(input, undefined, false), links: () => storage.sessionLinks, now: options.now ?? Date.now };
     // A turn with its own history (the OpenAI API's) stores nothing, so it is not ordered behind the session's turns.
     const run = (input: TurnInput, plan?: TurnPlan, leased = true): Promise<TurnResult> => {
-      const turn = () =>
-        executeTurn(
+      const turn = () => {
+        // the generation current when the turn starts serves it to its end, whatever a reload swaps in meanwhile
+        const g = current!;
+        return executeTurn(
           {
-            config,
+            config: g.config,
             workspace: workspace.root,
             sessions,
-            providers,
-            resolveModelChoice: choose,
+            providers: g.providers,
+            resolveModelChoice: g.choose,
             tools: turnTools(
               scopeToSkills(
-                gate.forTurn({ sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null }, input.approvals ?? defaultRoute),
+                g.gate.forTurn({ sessionId: input.sessionId, channel: input.channel, sender: () => input.userId ?? null }, input.approvals ?? defaultRoute),
                 skills,
                 input.skills,
               ),
               input,
               helpers,
             ),
-            memory: currentMemory,
+            memory: () => g.memory,
             middleware: extensions.middleware ?? identityMiddleware,
             events,
             extensions,
             media,
-            transcribe,
+            transcribe: g.transcribe,
             contextRatios,
             usage,
             skills: async (filter) => (skills.enabled ? (await skills.section(filter)).text : ""),
@@ -299,6 +364,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
           input,
           plan,
         );
+      };
       if (input.historyOverride) return queue.runUnordered(turn);
       // One turn at a time per session: in this process (the queue), and across processes sharing the store (the lease).
       const leases = leased ? storage.leases : null;
@@ -307,11 +373,22 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
 
     return {
       workspace,
-      config,
+      get config() {
+        return current!.config;
+      },
       configPath: loaded.path,
       providers,
-      memory: memory!,
-      tools,
+      get memory() {
+        return current!.memory;
+      },
+      get tools() {
+        return current!.tools;
+      },
+      reload,
+      get generation() {
+        return current!.number;
+      },
+      addToolSource: (source) => current!.tools.addSource(source),
       approvals,
       storage,
       usage: recorder,
@@ -331,8 +408,10 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       },
       runTurn: (input, plan) => (status.state === "ready" ? run(input, plan) : loadExtensions().then(() => run(input, plan))),
       compactSession: (id, choice) => {
-        const compact = () =>
-          compactSessionNow({ config, sessions, tools, workspace: workspace.root, providers, resolveModelChoice: choose }, id, choice);
+        const compact = () => {
+          const g = current!;
+          return compactSessionNow({ config: g.config, sessions, tools: g.tools, workspace: workspace.root, providers: g.providers, resolveModelChoice: g.choose }, id, choice);
+        };
         return queue.run(id, storage.leases ? () => storage.leases!.hold(id, compact) : compact);
       },
       deleteSession: (id) => {
@@ -342,6 +421,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       async close() {
         closed = true;
         if (loading) await loading.catch(() => undefined);
+        await reloading;
         await extensions.close?.();
         await recorder.close();
         if (ownsStorage) await storage.close();
