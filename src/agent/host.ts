@@ -111,7 +111,8 @@ export interface ExtensionsStatus {
 /** What `extend` (the plugin runtime) gets from the host being opened. */
 export interface ExtendBase {
   workspace: Workspace;
-  config: Config;
+  /** The configuration in effect now (a reload of the host replaces it). */
+  readonly config: Config;
   /** The configuration as it is now: config.toml re-read (a reload sees new grants), or the object given to open. */
   readConfig: () => Promise<Config>;
   memory: () => MemoryBackend | null;
@@ -216,7 +217,18 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       ? async () => current?.config ?? config
       : async () => (await loadConfigCached(workspace.configPath, workspace.cacheDir, env)).config;
     const sessions = storage.sessions;
-    const base: ExtendBase = { workspace, config, readConfig, memory: () => current?.memory ?? null, providers, sessions, storage, env };
+    const base: ExtendBase = {
+      workspace,
+      get config() {
+        return current?.config ?? config;
+      },
+      readConfig,
+      memory: () => current?.memory ?? null,
+      providers,
+      sessions,
+      storage,
+      env,
+    };
     const status: ExtensionsStatus = { state: options.extend ? "idle" : "ready" };
     let markLoaded!: () => void;
     const extensionsLoaded = new Promise<void>((resolve) => (markLoaded = resolve));
