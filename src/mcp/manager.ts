@@ -88,7 +88,8 @@ export class McpManager implements ToolSource {
       this.servers.set(name, handle);
       if (config.eager && handle.state === "stopped") this.background(handle, "did not start");
     }
-    this.rebuild();
+    // a restarted server offers the same specs through a new handle: the tools are made again whatever the specs
+    this.rebuild(true);
     return outcome;
   }
 
@@ -163,7 +164,7 @@ export class McpManager implements ToolSource {
   }
 
   /** Recompute the offered tools from every enabled server's known list; a new array only when something changed. */
-  private rebuild(): void {
+  private rebuild(force = false): void {
     const entries: Array<{ server: string; tool: string; description: string; inputSchema: Record<string, unknown>; readOnly?: boolean }> = [];
     for (const handle of this.servers.values()) {
       if (handle.state === "disabled") continue;
@@ -186,7 +187,10 @@ export class McpManager implements ToolSource {
       const risk = entry.readOnly ? { risk: "read" as const } : {};
       tools.set(name, { spec, ...risk, execute: (args, context) => handle.call(tool, args, context.signal) });
     }
-    if (JSON.stringify(specs) === JSON.stringify(this.specs)) return;
+    if (JSON.stringify(specs) === JSON.stringify(this.specs)) {
+      if (force) this.tools = tools;
+      return;
+    }
     this.specs = specs;
     this.tools = tools;
     this.named = named;
