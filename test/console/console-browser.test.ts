@@ -3,7 +3,7 @@
  * unresolvable) against the compiled binary's gateway with the fake provider and the example remote plugin.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { SUMMARY_INSTRUCTIONS } from "../../src/agent/compaction.ts";
@@ -250,6 +250,27 @@ describe.skipIf(!enabled)("the web console", () => {
       fake.script(undefined);
       await page.close();
     }
+  });
+
+  test("a config.toml edit the gateway refuses shows a banner over every view until the file is fixed", async () => {
+    const created = await runPrx(["gateway", "token", "create", "--name", "banner", "-w", dir]);
+    expect(created.code).toBe(0);
+    const page = await newPage();
+    await page.goto(gateway.url);
+    await page.getByTestId("signin").waitFor();
+    await page.fill("#token", created.stdout.trim());
+    await page.click("button[type=submit]");
+    await page.getByTestId("chat-view").waitFor();
+    const path = join(dir, "config.toml");
+    const good = readFileSync(path, "utf8");
+    writeFileSync(path, `${good}\n[agent]\ntemperature = "warm"\n`);
+    const banner = page.getByTestId("config-banner");
+    await banner.getByText("config.toml not applied").waitFor();
+    expect(await banner.textContent()).toContain(`${path}:${good.split("\n").length + 2}`);
+    await screenshot(page, "8-config-refused-banner");
+    writeFileSync(path, good);
+    await banner.waitFor({ state: "hidden" });
+    await page.close();
   });
 
   test("readable at 360 px: nothing overflows sideways in any view", async () => {
