@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runPrx, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
 import { startFakeOpenAI, type FakeOpenAIServer } from "../fakes/openai-server.ts";
+import { FIXTURE } from "../mcp/helpers.ts";
 
 /** config.toml of a running gateway edited by hand, by `prx config set` and on demand: applied, refused or named. */
 
@@ -52,7 +53,7 @@ const withFake = () => `default_provider = "fake"\ndefault_model = "fake-model"\
 beforeAll(async () => {
   fake = startFakeOpenAI();
   writeFileSync(configPath, base);
-  gateway = await startGatewayBinary(dir, {}, "listening");
+  gateway = await startGatewayBinary(dir, { HOOK_SECRET: "live-secret", PRX_LOG: "info" }, "listening");
   void (async () => {
     for await (const chunk of gateway.proc.stderr as ReadableStream<Uint8Array>) stderr.push(new TextDecoder().decode(chunk));
   })();
@@ -62,6 +63,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (process.env.LIVE_CONFIG_DEBUG) console.error(stderr.join(""));
   gateway?.proc.kill();
   await gateway?.proc.exited;
   await fake?.stop();
@@ -105,6 +107,9 @@ describe("config.toml of a running gateway", () => {
     expect(detail).toContain(`${configPath}:14`);
     expect(stderr.join("")).toContain(`config.toml not applied; the running configuration stays (generation ${before}): ${configPath}:14`);
     expect(await turn("live-3", "still here")).toBe("echo: still here");
+    const doctor = await runPrx(["doctor", "-w", dir], { env: { HOME: dir } });
+    expect(doctor.stdout).toContain(`FAIL config: ${configPath}:14`);
+    expect(doctor.stdout).toContain(`still serves generation ${before}`);
   }, 20_000);
 
   test("a cross-field error (postgres memory on SQLite storage) is refused the same way", async () => {
@@ -125,5 +130,43 @@ describe("config.toml of a running gateway", () => {
     const effective = (await (await api("/api/config")).json()) as { config: { gateway: { port: number } } };
     expect(effective.config.gateway.port).not.toBe(1);
     expect(stderr.join("")).toContain("gateway.port changed; restart the process to apply it");
+    const doctor = await runPrx(["doctor", "-w", dir], { env: { HOME: dir } });
+    expect(doctor.stdout).toContain("restart it to apply: gateway.port");
   }, 20_000);
+
+  test("an MCP server added to config.toml is offered to the next turn, and withdrawn once removed", async () => {
+    const full = withFake().replace('level = "read_only"', 'level = "full"');
+    const server = `\n[mcp.servers.fx]\ncommand = "${process.execPath}"\nargs = ["${FIXTURE}"]\n`;
+    writeFileSync(configPath, full + server);
+    const added = await until((o) => o.applied.includes("mcp.servers.fx"));
+    expect(added.notes).toContain("MCP server fx added");
+    const call = `use tool mcp__fx__echo {"text": "through mcp"}`;
+    for (;;) {
+      // the server's tools are learnt in the background on the first listing
+      const reply = await turn("live-4", call);
+      if (reply === "tool said: through mcp") break;
+      await Bun.sleep(50);
+    }
+    writeFileSync(configPath, full);
+    const removed = await until((o) => o.notes.includes("MCP server fx removed"));
+    expect(removed.ok).toBe(true);
+    const listed = (await (await api("/api/mcp")).json()) as { servers: Array<{ name: string }> };
+    expect(listed.servers.map((entry) => entry.name)).not.toContain("fx");
+  }, 30_000);
+
+  test("a channel enabled in config.toml starts, applies the gateway's later edits in its own process, and stops once disabled", async () => {
+    const hook = `\n[channels.hook]\nkind = "webhook"\nenabled = true\nsecret_env = "HOOK_SECRET"\ndm_policy = "open"\n`;
+    writeFileSync(configPath, withFake() + hook);
+    const started = await until((o) => o.notes.includes("channel hook started"));
+    expect(started.applied).toContain("channels.hook");
+    const channels = async () => ((await (await api("/api/channels")).json()) as { channels: Array<{ name: string; state: string }> }).channels;
+    while (!(await channels()).some((c) => c.name === "hook" && c.state === "running")) await Bun.sleep(20);
+    const seen = stderr.join("").length;
+    writeFileSync(configPath, `${withFake()}${hook}\n[compaction]\nkeep_recent = 0.25\n`);
+    await until((o) => o.applied.includes("compaction"));
+    while (!/channel\.hook.*config\.toml applied: compaction/.test(stderr.join("").slice(seen))) await Bun.sleep(20);
+    writeFileSync(configPath, withFake() + hook.replace("enabled = true", "enabled = false"));
+    await until((o) => o.notes.includes("channel hook stopped"));
+    expect(await channels()).toEqual([]);
+  }, 30_000);
 });

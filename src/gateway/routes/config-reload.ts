@@ -18,7 +18,7 @@ export const ConfigReloadSchema = z
   })
   .describe("the outcome of applying config.toml to the running gateway");
 
-const LastReloadSchema = z.object({ last: ConfigReloadSchema.nullable().describe("null: no reload since the gateway started") });
+export const LastReloadSchema = z.object({ last: ConfigReloadSchema.nullable().describe("null: no reload since the gateway started") });
 
 /** POST /api/config/reload applies config.toml now (as the file watch does); GET shows the last outcome. Behind auth. */
 export function configReloadRoutes(reloader: Pick<ConfigReloader, "reload" | "last">): GatewayMount {
