@@ -151,6 +151,8 @@ export interface OpenAgentHostOptions {
    * memory backend, or a wasm:/remote: default or fallback provider).
    */
   deferExtend?: boolean;
+  /** How one configuration's providers are made: createProviderResolver by default (tests count what it resolves). */
+  providerResolver?: typeof createProviderResolver;
   /** Clock of budgets and usage days (tests move it); Date.now by default. */
   now?: () => number;
   /**
@@ -205,8 +207,9 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
   try {
     let extensions: HostExtensions = {};
     let current: HostGeneration | null = null;
+    const makeResolver = options.providerResolver ?? createProviderResolver;
     const resolverFor = (next: Config) =>
-      createProviderResolver(next, { env, external: (name) => extensions.provider?.(name), configPath: loaded.path });
+      makeResolver(next, { env, external: (name) => extensions.provider?.(name), configPath: loaded.path });
     const firstProviders = resolverFor(config);
     // what plugins hold for the host's life: resolved through the generation current at each call
     const providers: ProviderResolver = {

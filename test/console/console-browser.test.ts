@@ -70,6 +70,19 @@ async function pair(page: Page): Promise<string> {
   return (await page.evaluate(() => sessionStorage.getItem("prx.token")))!;
 }
 
+/** A new page signed in with a token created for it (named `name`), on the chat view. */
+async function signedIn(name: string): Promise<Page> {
+  const created = await runPrx(["gateway", "token", "create", "--name", name, "-w", dir]);
+  expect(created.code).toBe(0);
+  const page = await newPage();
+  await page.goto(gateway.url);
+  await page.getByTestId("signin").waitFor();
+  await page.fill("#token", created.stdout.trim());
+  await page.click("button[type=submit]");
+  await page.getByTestId("chat-view").waitFor();
+  return page;
+}
+
 async function send(page: Page, text: string): Promise<void> {
   await page.getByTestId("composer").fill(text);
   await page.getByTestId("composer").press("Enter");
@@ -194,14 +207,7 @@ describe.skipIf(!enabled)("the web console", () => {
   });
 
   test("/compact: the conversation so far becomes the session summary, shown where it stands; the next turn carries it", async () => {
-    const created = await runPrx(["gateway", "token", "create", "--name", "compact", "-w", dir]);
-    expect(created.code).toBe(0);
-    const page = await newPage();
-    await page.goto(gateway.url);
-    await page.getByTestId("signin").waitFor();
-    await page.fill("#token", created.stdout.trim());
-    await page.click("button[type=submit]");
-    await page.getByTestId("chat-view").waitFor();
+    const page = await signedIn("compact");
     fake.script((r) => {
       const body = r.body as { messages: Array<{ content: string | null }> };
       return body.messages[0]?.content === SUMMARY_INSTRUCTIONS ? { type: "text", text: "The user said the boat is called Marlin." } : undefined;
@@ -253,14 +259,7 @@ describe.skipIf(!enabled)("the web console", () => {
   });
 
   test("a config.toml edit the gateway refuses shows a banner over every view until the file is fixed", async () => {
-    const created = await runPrx(["gateway", "token", "create", "--name", "banner", "-w", dir]);
-    expect(created.code).toBe(0);
-    const page = await newPage();
-    await page.goto(gateway.url);
-    await page.getByTestId("signin").waitFor();
-    await page.fill("#token", created.stdout.trim());
-    await page.click("button[type=submit]");
-    await page.getByTestId("chat-view").waitFor();
+    const page = await signedIn("banner");
     const path = join(dir, "config.toml");
     const good = readFileSync(path, "utf8");
     writeFileSync(path, `${good}\n[agent]\ntemperature = "warm"\n`);
