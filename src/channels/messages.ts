@@ -17,8 +17,8 @@ export interface ParentMessagesContext {
 
 /**
  * What a supervised channel process does with the gateway's messages (ipc.ts): stop, reload the plugins or
- * config.toml with the gateway (once the host is open), answer a forwarded HTTP request (the adapter stores the message; it waits for the
- * host if it is still opening).
+ * config.toml with the gateway (once the host is open), answer a forwarded HTTP request (the adapter stores the
+ * message; it waits for the host if it is still opening).
  */
 export function parentMessages(context: ParentMessagesContext): (raw: unknown) => void {
   const { logger, send } = context;

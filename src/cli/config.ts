@@ -20,7 +20,8 @@ const USAGE = `Usage: prx config show [--json] | validate | schema
        prx config unset <key>             remove one key from config.toml (its default applies again)
   Keys are written as in config.toml: gateway.port, providers.openai.base_url, providers.x.model_info."gpt-4o".vision.
   A value is TOML (8080, true, ["a", "b"], "text"); anything else is taken as a string. The file is checked whole
-  before it is written: an edit that makes it invalid is refused and the file stays as it was.
+  before it is written: an edit that makes it invalid is refused and the file stays as it was. The workspace's
+  running gateway then applies it (prx says what it did, or what needs a restart).
 `;
 
 /** The value at `path` in the effective config, or NOT_FOUND naming the key. */
