@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runPrx, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
@@ -53,6 +53,9 @@ const withFake = () => `default_provider = "fake"\ndefault_model = "fake-model"\
 beforeAll(async () => {
   fake = startFakeOpenAI();
   writeFileSync(configPath, base);
+  // a plugin that needs a grant config.toml does not give yet
+  mkdirSync(join(dir, "plugins"));
+  cpSync(join(import.meta.dir, "../fixtures/test-wasm/http-tool"), join(dir, "plugins", "http-tool"), { recursive: true });
   gateway = await startGatewayBinary(dir, { HOOK_SECRET: "live-secret", PRX_LOG: "info" }, "listening");
   void (async () => {
     for await (const chunk of gateway.proc.stderr as ReadableStream<Uint8Array>) stderr.push(new TextDecoder().decode(chunk));
@@ -168,5 +171,14 @@ describe("config.toml of a running gateway", () => {
     writeFileSync(configPath, withFake() + hook.replace("enabled = true", "enabled = false"));
     await until((o) => o.notes.includes("channel hook stopped"));
     expect(await channels()).toEqual([]);
+  }, 30_000);
+
+  test("a grant added to config.toml reloads the plugin that needed it", async () => {
+    const status = async () => ((await (await api("/api/plugins/http-tool")).json()) as { status: string }).status;
+    expect(await status()).toBe("error");
+    writeFileSync(configPath, `${withFake()}\n[plugins.http-tool]\ngrant = ["http-outbound"]\n`);
+    const outcome = await until((o) => o.applied.includes("plugins.http-tool"));
+    expect(outcome.notes.some((note) => note.startsWith("plugins reloaded"))).toBe(true);
+    expect(await status()).toBe("active");
   }, 30_000);
 });
