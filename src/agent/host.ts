@@ -10,13 +10,13 @@ import { createMemoryBackend } from "../memory/create.ts";
 import { openPgMemoryFor } from "./memory-embed.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import { createProviderResolver, isExternalProviderName } from "../providers/resolver.ts";
-import { resolveModelChoice } from "../providers/routes.ts";
+import { resolveModelChoice, type ModelChoice } from "../providers/routes.ts";
 import type { Provider, ProviderResolver } from "../providers/types.ts";
 import { openBuiltinTools } from "../tools/builtins/index.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { ToolContext, ToolSource } from "../tools/types.ts";
 import type { ChannelDeliver } from "../tools/builtins/types.ts";
-import { scopeToSkills, SkillBook, skillToolSource } from "../skills/index.ts";
+import { scopeToSkills, SkillBook, skillToolSource, SKILL_SOURCE_ID } from "../skills/index.ts";
 import { turnTools, type HelperTurns } from "./helper-turn.ts";
 import type { PluginServices } from "../plugins/runtime/index.ts";
 import { identityMiddleware, type MiddlewareRunner } from "../contracts/envelopes.ts";
@@ -55,11 +55,13 @@ export interface HostExtensions extends TurnExtensions {
 
 export interface AgentHost {
   workspace: Workspace;
-  config: Config;
+  /** The configuration in effect now (the current generation's); a reload replaces it. */
+  readonly config: Config;
   configPath: string | null;
+  /** Resolves through the current generation's providers at each call. */
   providers: ProviderResolver;
-  memory: MemoryBackend;
-  tools: ToolRegistry;
+  readonly memory: MemoryBackend;
+  readonly tools: ToolRegistry;
   /** Tool calls waiting for the owner's approval ([autonomy]): listed and answered by the API, chat and channels. */
   approvals: ApprovalBroker;
   /** Every store of the workspace: the one door to its database. */
@@ -80,10 +82,20 @@ export interface AgentHost {
   deleteSession(id: string): Promise<SessionDeletion>;
   /** The provider and model of a turn: of the agent it names (`agent`, or `model = "agent:<id>"`), default `main`. */
   resolveModelChoice(opts: { provider?: string; model?: string; agent?: string }): { provider: string; model: string };
-  /** The workspace's agents (`[agents.*]`, always `main`), `main` first. */
+  /** The workspace's agents (`[agents.*]`, always `main`), `main` first: the current generation's. */
   readonly agents: ReadonlyMap<string, ResolvedAgent>;
   /** Turns running or queued. */
   readonly activeTurns: number;
+  /**
+   * Build every part `config` decides (providers, model routes, agent, tools and autonomy, memory, skills) and swap
+   * them in as one generation: a turn keeps the generation it started with, the next takes the new one. Throws
+   * (and the old generation keeps serving) when the new parts cannot be built. Reloads run one at a time.
+   */
+  reload(config: Config): Promise<{ generation: number }>;
+  /** The current generation's number: 1 at open, one more per reload. */
+  readonly generation: number;
+  /** Add a tool source (an MCP client made by a reload) to every generation, current and next. */
+  addToolSource(source: ToolSource): void;
   /** Where `extend` (the plugin runtime) stands; see OpenAgentHostOptions.deferExtend. */
   readonly extensions: ExtensionsStatus;
   /** Run `extend` now if it was deferred and has not started; resolves once it has finished (rejects if it threw). */
@@ -105,7 +117,8 @@ export interface ExtensionsStatus {
 /** What `extend` (the plugin runtime) gets from the host being opened. */
 export interface ExtendBase {
   workspace: Workspace;
-  config: Config;
+  /** The configuration in effect now (a reload of the host replaces it). */
+  readonly config: Config;
   /** The configuration as it is now: config.toml re-read (a reload sees new grants), or the object given to open. */
   readConfig: () => Promise<Config>;
   memory: () => MemoryBackend | null;
@@ -144,6 +157,8 @@ export interface OpenAgentHostOptions {
    * memory backend, or a wasm:/remote: default or fallback provider).
    */
   deferExtend?: boolean;
+  /** How one configuration's providers are made: createProviderResolver by default (tests count what it resolves). */
+  providerResolver?: typeof createProviderResolver;
   /** Clock of budgets and usage days (tests move it); Date.now by default. */
   now?: () => number;
   /**
@@ -158,11 +173,29 @@ export interface OpenAgentHostOptions {
   deliver?: (channels: Config["channels"], env: Record<string, string | undefined>) => ChannelDeliver;
 }
 
+/** What one configuration built: a turn takes the generation current at its start and keeps it to its end. */
+interface HostGeneration {
+  number: number;
+  config: Config;
+  providers: ProviderResolver;
+  /** The model choice of the agent the options name (default `main`). */
+  choose: (opts: { provider?: string; model?: string; agent?: string }) => ModelChoice;
+  memory: MemoryBackend;
+  tools: ToolRegistry;
+  gate: ToolGate;
+  transcribe: ReturnType<typeof configuredTranscriber>;
+  agents: ReadonlyMap<string, ResolvedAgent>;
+  /** The memory plugins see: the shared one, never an agent's own (the whole memory when no agent keeps its own). */
+  sharedMemory: MemoryBackend;
+  /** What one agent's turns run on in this generation (made once per agent). */
+  viewOf(id: string | undefined): AgentView;
+}
+
 /** One agent's turns: its resolved configuration, the gate of its tools, and its memory. */
 interface AgentView {
   agent: ResolvedAgent;
   gate: ToolGate;
-  memory: () => MemoryBackend;
+  memory: MemoryBackend;
 }
 
 /** CONFLICT when the session exists and is another agent's conversation. */
@@ -174,6 +207,10 @@ async function ownedBy(sessions: SessionStore, id: string, agent: string): Promi
       hint: `continue it as agent ${session.agent} (--agent ${session.agent}, or model "agent:${session.agent}"), or start another session`,
     });
   }
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** True when opening the host must resolve something only a plugin provides. */
@@ -199,23 +236,38 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
 
   try {
     let extensions: HostExtensions = {};
-    let memory: MemoryBackend | null = null;
-    const providers = createProviderResolver(config, {
-      env,
-      external: (name) => extensions.provider?.(name),
-      externalNames: () => extensions.providerNames?.() ?? [],
-      configPath: loaded.path,
-    });
+    let current: HostGeneration | null = null;
+    const makeResolver = options.providerResolver ?? createProviderResolver;
+    const resolverFor = (next: Config) =>
+      makeResolver(next, {
+        env,
+        external: (name) => extensions.provider?.(name),
+        externalNames: () => extensions.providerNames?.() ?? [],
+        configPath: loaded.path,
+      });
+    const firstProviders = resolverFor(config);
+    // what plugins hold for the host's life: resolved through the generation current at each call
+    const providers: ProviderResolver = {
+      resolve: (name) => (current?.providers ?? firstProviders).resolve(name),
+      names: () => (current?.providers ?? firstProviders).names(),
+    };
     const readConfig = options.config
-      ? async () => config
+      ? async () => current?.config ?? config
       : async () => (await loadConfigCached(workspace.configPath, workspace.cacheDir, env)).config;
     const sessions = storage.sessions;
-    // Plugins serve every agent: they see the shared memory, never an agent's own.
-    const agents = resolveAgents(config);
-    const owners = new Set([...agents.values()].filter((agent) => agent.memoryScope === "own").map((agent) => agent.id));
-    const sharedView = owners.size > 0 ? new ScopedMemory(() => memory!, MAIN_AGENT, false, owners) : null;
-    const pluginMemory = () => (memory && sharedView ? sharedView : memory);
-    const base: ExtendBase = { workspace, config, readConfig, memory: pluginMemory, providers, sessions, storage, env };
+    const base: ExtendBase = {
+      workspace,
+      get config() {
+        return current?.config ?? config;
+      },
+      readConfig,
+      // plugins serve every agent: they see the shared memory, never an agent's own
+      memory: () => current?.sharedMemory ?? null,
+      providers,
+      sessions,
+      storage,
+      env,
+    };
     const status: ExtensionsStatus = { state: options.extend ? "idle" : "ready" };
     let markLoaded!: () => void;
     const extensionsLoaded = new Promise<void>((resolve) => (markLoaded = resolve));
@@ -227,35 +279,80 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       status.state = "ready";
       markLoaded();
     }
-    const pgMemory =
-      config.memory.backend === "postgres" && storage.sql
-        ? await openPgMemoryFor(storage.sql, config, providers)
-        : null;
-    memory = createMemoryBackend(config.memory.backend, storage, (name) => extensions.storage?.(name), pgMemory);
-    const currentMemory = () => memory!;
 
     const skills = new SkillBook({ workspace: workspace.root, skills: config.skills, config, env });
-    // a built-in that asks another tool (web_search through an MCP server) calls through the registry it sits in
-    const callTool = (name: string, rawArguments: string, context: ToolContext) => tools.call(name, rawArguments, context);
-    const tools: ToolRegistry = new ToolRegistry({
-      builtins: await openBuiltinTools({
-        config: config.tools,
-        workspace: workspace.root,
-        memory: currentMemory,
-        callTool,
-        readableDirs: () => skills.readableDirs(),
-        sessions: () => storage.sessions,
-        sessionLinks: () => storage.sessionLinks,
-        ...(options.deliver ? { deliver: options.deliver(config.channels, env) } : {}),
-        cron: () => ({ jobs: storage.cronJobs, state: storage.cron, now: options.now ?? Date.now }),
-      }),
-      disabled: config.tools.disabled,
-    });
-    if (skills.enabled) tools.addSource(skillToolSource(skills));
-    for (const source of extensions.toolSources ?? []) tools.addSource(source);
     const approvals = new ApprovalBroker(() => storage.approvals);
-    const gate = new ToolGate({ autonomy: config.autonomy, tools, broker: approvals, audit: () => storage.audit });
     const defaultRoute: ApprovalRoute = options.approvals ?? { kind: "refuse" };
+    // a built-in that asks another tool (web_search through an MCP server) calls through the current registry
+    const callTool = (name: string, rawArguments: string, context: ToolContext) => current!.tools.call(name, rawArguments, context);
+    const currentMemory = () => current!.memory;
+
+    /** The parts one configuration decides, built before anything is swapped; the previous one's kept where unchanged. */
+    const build = async (next: Config, previous: HostGeneration | null, resolver: ProviderResolver): Promise<HostGeneration> => {
+      const agents = resolveAgents(next);
+      const choose = (opts: { provider?: string; model?: string; agent?: string }) => {
+        const named = agentRequest(opts);
+        return resolveModelChoice(agentOf(agents, named.agent).config, { provider: opts.provider, model: named.model });
+      };
+      // fail now, not at the first turn, when the configured provider cannot be resolved
+      resolver.resolve(choose({}).provider);
+      const keepMemory =
+        previous !== null &&
+        sameJson(previous.config.memory, next.memory) &&
+        (next.memory.backend !== "postgres" || sameJson(previous.config.providers, next.providers));
+      let memory: MemoryBackend;
+      if (keepMemory) memory = previous.memory;
+      else {
+        const pgMemory = next.memory.backend === "postgres" && storage.sql ? await openPgMemoryFor(storage.sql, next, resolver) : null;
+        memory = createMemoryBackend(next.memory.backend, storage, (name) => extensions.storage?.(name), pgMemory);
+      }
+      const registryOptions = {
+        builtins: await openBuiltinTools({
+          config: next.tools,
+          workspace: workspace.root,
+          memory: currentMemory,
+          callTool,
+          readableDirs: () => skills.readableDirs(),
+          sessions: () => storage.sessions,
+          sessionLinks: () => storage.sessionLinks,
+          ...(options.deliver ? { deliver: options.deliver(next.channels, env) } : {}),
+          cron: () => ({ jobs: storage.cronJobs, state: storage.cron, now: options.now ?? Date.now }),
+        }),
+        disabled: next.tools.disabled,
+      };
+      const tools = previous ? previous.tools.next(registryOptions) : new ToolRegistry(registryOptions);
+      const gate = new ToolGate({ autonomy: next.autonomy, tools, broker: approvals, audit: () => storage.audit });
+      const transcribe = configuredTranscriber(next, resolver);
+      const owners = new Set([...agents.values()].filter((agent) => agent.memoryScope === "own").map((agent) => agent.id));
+      const sharedMemory = owners.size > 0 ? new ScopedMemory(() => memory, MAIN_AGENT, false, owners) : memory;
+      // an agent that changes nothing (`main` by default) runs on the generation's own pieces
+      const views = new Map<string, AgentView>();
+      const viewOf = (id: string | undefined): AgentView => {
+        const agent = agentOf(agents, id);
+        let view = views.get(agent.id);
+        if (!view) {
+          const plain = agent.config === next && agent.toolsAllow === null && agent.toolsDeny.length === 0;
+          const agentGate = plain
+            ? gate
+            : new ToolGate({ autonomy: agent.config.autonomy, tools: toolsForAgent(agent, tools), broker: approvals, audit: () => storage.audit });
+          const scoped = owners.size > 0 ? new ScopedMemory(() => memory, agent.id, agent.memoryScope === "own", owners) : memory;
+          view = { agent, gate: agentGate, memory: scoped };
+          views.set(agent.id, view);
+        }
+        return view;
+      };
+      return { number: (previous?.number ?? 0) + 1, config: next, providers: resolver, choose, memory, tools, gate, transcribe, agents, sharedMemory, viewOf };
+    };
+
+    /** Make `next` current: the one swap of a reload (skills follow the configuration they are part of). */
+    const swap = (next: HostGeneration): void => {
+      skills.configure(next.config.skills, next.config);
+      if (next.config.skills.enabled) next.tools.addSource(skillToolSource(skills));
+      else next.tools.removeSource(SKILL_SOURCE_ID);
+      current = next;
+    };
+    swap(await build(config, null, firstProviders));
+    for (const source of extensions.toolSources ?? []) current!.tools.addSource(source);
 
     let loading: Promise<void> | null = deferred ? null : Promise.resolve();
     let closed = false;
@@ -274,10 +371,22 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             hint: "see the log above, fix the plugin or its manifest, and restart",
           });
         }
-        for (const source of extensions.toolSources ?? []) tools.addSource(source);
+        for (const source of extensions.toolSources ?? []) current!.tools.addSource(source);
         status.state = "ready";
         markLoaded();
       })());
+
+    let reloading: Promise<unknown> = Promise.resolve();
+    const reload = (next: Config): Promise<{ generation: number }> => {
+      const run = reloading.then(async () => {
+        if (closed) throw new PrxError("ABORTED", "the agent host is closed");
+        const built = await build(next, current, resolverFor(next));
+        swap(built);
+        return { generation: built.number };
+      });
+      reloading = run.catch(() => undefined);
+      return run;
+    };
 
     const queue = new SessionQueue();
     // Resolved per publish: with a deferred `extend`, the plugin bus arrives after open.
@@ -285,64 +394,44 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       publish: (topic, payload) => (extensions.events ?? nullPublisher).publish(topic, payload),
       wants: (topic) => (extensions.events ?? nullPublisher).wants?.(topic) ?? true,
     };
-    const choose = (opts: { provider?: string; model?: string; agent?: string }) => {
-      const named = agentRequest(opts);
-      return resolveModelChoice(agentOf(agents, named.agent).config, { provider: opts.provider, model: named.model });
-    };
-    // What each agent's turns run on: the host's own pieces for an agent that changes nothing (`main` by default).
-    const views = new Map<string, AgentView>();
-    const viewOf = (id: string | undefined): AgentView => {
-      const agent = agentOf(agents, id);
-      let view = views.get(agent.id);
-      if (!view) {
-        const plain = agent.config === config && agent.toolsAllow === null && agent.toolsDeny.length === 0;
-        const agentGate = plain
-          ? gate
-          : new ToolGate({ autonomy: agent.config.autonomy, tools: toolsForAgent(agent, tools), broker: approvals, audit: () => storage.audit });
-        const scoped = owners.size > 0 ? new ScopedMemory(currentMemory, agent.id, agent.memoryScope === "own", owners) : null;
-        view = { agent, gate: agentGate, memory: scoped ? () => scoped : currentMemory };
-        views.set(agent.id, view);
-      }
-      return view;
-    };
-    const transcribe = configuredTranscriber(config, providers);
+    const choose = (opts: { provider?: string; model?: string; agent?: string }) => current!.choose(opts);
     const media = () => storage.media;
     const contextRatios = new ContextRatios();
     const recorder = new UsageRecorder(storage.usage);
     const usage = () => recorder;
-    // Fail at start, not at the first turn, when the configured provider cannot be resolved.
-    providers.resolve(choose({}).provider);
 
     // A helper's session is new and its own: no other process writes to it, so it takes no lease (a parent holding its
     // lease while its helper waited for another from the same pool could wait for ever once the pool is full).
     const helpers: HelperTurns = { run: (input) => run(input, undefined, false), links: () => storage.sessionLinks, now: options.now ?? Date.now };
     // A turn with its own history (the OpenAI API's) stores nothing, so it is not ordered behind the session's turns.
     const run = (asked: TurnInput, plan?: TurnPlan, leased = true): Promise<TurnResult> => {
-      let view: AgentView;
       let input: TurnInput;
+      let named: { agent: string | undefined };
       try {
-        const named = agentRequest(asked);
-        view = viewOf(named.agent);
+        const request = agentRequest(asked);
+        named = request;
         // a copy with its getters kept as getters (the CLI's user id is looked up only when a middleware reads it)
         input = Object.defineProperties({}, Object.getOwnPropertyDescriptors(asked)) as TurnInput;
-        input.agent = view.agent.id;
-        input.model = named.model;
-        // the agent's skills allowlist, unless the turn names its own
-        if (input.skills === undefined && view.agent.skills) input.skills = view.agent.skills;
+        input.model = request.model;
       } catch (error) {
         return Promise.reject(error);
       }
-      // a session is one agent's conversation: another agent does not read it
-      const checked = agents.size > 1 && !input.historyOverride;
       const turn = async () => {
-        if (checked) await ownedBy(sessions, input.sessionId, view.agent.id);
+        // the generation current when the turn starts serves it to its end, whatever a reload swaps in meanwhile
+        const g = current!;
+        const view = g.viewOf(named.agent);
+        input.agent = view.agent.id;
+        // the agent's skills allowlist, unless the turn names its own
+        if (input.skills === undefined && view.agent.skills) input.skills = view.agent.skills;
+        // a session is one agent's conversation: another agent does not read it
+        if (g.agents.size > 1 && !input.historyOverride) await ownedBy(sessions, input.sessionId, view.agent.id);
         return executeTurn(
           {
             config: view.agent.config,
             workspace: workspace.root,
             sessions,
-            providers,
-            resolveModelChoice: (opts) => choose({ ...opts, agent: view.agent.id }),
+            providers: g.providers,
+            resolveModelChoice: (opts) => g.choose({ ...opts, agent: view.agent.id }),
             tools: turnTools(
               scopeToSkills(
                 view.gate.forTurn(
@@ -355,12 +444,12 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
               input,
               helpers,
             ),
-            memory: view.memory,
+            memory: () => view.memory,
             middleware: extensions.middleware ?? identityMiddleware,
             events,
             extensions,
             media,
-            transcribe,
+            transcribe: g.transcribe,
             contextRatios,
             usage,
             skills: async (filter) => (skills.enabled ? (await skills.section(filter)).text : ""),
@@ -378,11 +467,25 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
 
     return {
       workspace,
-      config,
+      get config() {
+        return current!.config;
+      },
       configPath: loaded.path,
       providers,
-      memory: memory!,
-      tools,
+      get memory() {
+        return current!.memory;
+      },
+      get tools() {
+        return current!.tools;
+      },
+      get agents() {
+        return current!.agents;
+      },
+      reload,
+      get generation() {
+        return current!.number;
+      },
+      addToolSource: (source) => current!.tools.addSource(source),
       approvals,
       storage,
       usage: recorder,
@@ -391,7 +494,6 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       events,
       skills,
       resolveModelChoice: choose,
-      agents,
       get activeTurns() {
         return queue.active;
       },
@@ -405,10 +507,11 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       compactSession: (id, choice) => {
         // as the session's agent: its model, and its memory for what the summariser keeps
         const compact = async () => {
-          const owner = agents.size > 1 ? (await sessions.get(id))?.agent : undefined;
-          const view = viewOf(owner !== undefined && agents.has(owner) ? owner : undefined);
-          const resolveAs = (opts: { provider?: string; model?: string }) => choose({ ...opts, agent: view.agent.id });
-          const deps = { config: view.agent.config, sessions, tools, workspace: workspace.root, providers, resolveModelChoice: resolveAs, memory: view.memory };
+          const g = current!;
+          const owner = g.agents.size > 1 ? (await sessions.get(id))?.agent : undefined;
+          const view = g.viewOf(owner !== undefined && g.agents.has(owner) ? owner : undefined);
+          const resolveAs = (opts: { provider?: string; model?: string }) => g.choose({ ...opts, agent: view.agent.id });
+          const deps = { config: view.agent.config, sessions, tools: g.tools, workspace: workspace.root, providers: g.providers, resolveModelChoice: resolveAs, memory: () => view.memory };
           return compactSessionNow(deps, id, choice);
         };
         return queue.run(id, storage.leases ? () => storage.leases!.hold(id, compact) : compact);
@@ -420,6 +523,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       async close() {
         closed = true;
         if (loading) await loading.catch(() => undefined);
+        await reloading;
         await extensions.close?.();
         await recorder.close();
         if (ownsStorage) await storage.close();

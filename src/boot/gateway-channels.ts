@@ -1,4 +1,6 @@
 import type { AgentHost } from "../agent/index.ts";
+import type { ConfigChanges } from "../config/changes.ts";
+import type { Config } from "../config/schema.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { GatewayMount, HealthCheck } from "../gateway/types.ts";
 
@@ -8,6 +10,11 @@ export interface GatewayChannels {
   checks: Record<string, () => HealthCheck>;
   /** Spawn the enabled channel processes (after the gateway listens). */
   start(): void;
+  /**
+   * A config.toml the gateway applied: channels enabled, disabled or changed start, stop or restart; the others apply
+   * the rest of it in their own process. Returns what it did.
+   */
+  reconfigure(next: Config, changes: ConfigChanges): Promise<string[]>;
   /** Once the gateway's plugins are loaded: forward every plugin reload to the channel processes. */
   followReloads(): void;
   stop(): Promise<void>;
@@ -37,6 +44,11 @@ export async function gatewayChannels(host: AgentHost): Promise<GatewayChannels>
     mounts: async () => [(await import("../gateway/routes/channels.ts")).channelRoutes(api, host.config.gateway.max_body_bytes)],
     checks: { channels: () => api.health() },
     start: () => supervisor.start(),
+    async reconfigure(next, changes) {
+      const done = changes.changed.some((key) => key.startsWith("channels.")) ? await supervisor.reconfigure(next.channels) : [];
+      if (changes.changed.some((key) => !key.startsWith("channels."))) supervisor.forwardConfigReload();
+      return done;
+    },
     followReloads() {
       const runtime = host.plugins?.runtime;
       if (!runtime || supervisor.names.length === 0) return;

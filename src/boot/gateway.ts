@@ -1,3 +1,4 @@
+import { ConfigReloader, type ConfigApplier } from "../agent/config-reload.ts";
 import { openAgentHost, type AgentHost } from "../agent/host.ts";
 import { lazyChannelDeliverer } from "../channels/deliver-lazy.ts";
 import type { McpGatewayPort } from "../contracts/mcp.ts";
@@ -10,6 +11,7 @@ import { startGateway, type GatewayServer } from "../gateway/server.ts";
 import type { RedisGatewayShared } from "../gateway/shared/index.ts";
 import type { GatewayMount, HealthCheck } from "../gateway/types.ts";
 import { mcpClientExtension, type McpClientExtension } from "../mcp/extension.ts";
+import { watchConfigFile, type ConfigWatch } from "../config/watch.ts";
 import { gatewayChannels, type GatewayChannels } from "./gateway-channels.ts";
 import { healthBeforeApp } from "./health-before-app.ts";
 import { pluginsPresent } from "./plugins-present.ts";
@@ -66,6 +68,7 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
   let shared: SharedState | null = null;
   let channels: GatewayChannels;
   let server: GatewayServer;
+  let reloader!: ConfigReloader;
   const atRest = pluginsAtRest(host);
   try {
     fileLog = await phase("log file", () => openGatewayFileLog(host.workspace.logsDir));
@@ -73,17 +76,22 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
     channels = await phase("channels", () => gatewayChannels(host));
     const routeGroups = channels;
     const logFile = fileLog;
+    reloader = new ConfigReloader({ host, path: host.workspace.configPath, appliers: liveAppliers(host, mcp, channels) });
+    const configReload = reloader;
     // route modules: loaded with the app, after listening
     const mounts = async (): Promise<GatewayMount[]> => {
-      const [{ pluginGatewayMounts }, { mcpRoutes }, { approvalRoutes }, { skillsRoutes }, { cronJobRoutes }, { logRoutes }] = await Promise.all([
+      const [{ pluginGatewayMounts }, { mcpRoutes }, { approvalRoutes }, { skillsRoutes }, { cronJobRoutes }, { logRoutes }, { configReloadRoutes }] =
+        await Promise.all([
         import("../gateway/routes/plugins.ts"),
         import("../gateway/routes/mcp.ts"),
         import("../gateway/routes/approvals.ts"),
         import("../gateway/routes/skills.ts"),
         import("../gateway/routes/cron-jobs.ts"),
         import("../gateway/routes/logs.ts"),
+        import("../gateway/routes/config-reload.ts"),
       ]);
       return [
+        configReloadRoutes(configReload),
         approvalRoutes({ broker: host.approvals, audit: () => host.storage.audit }),
         skillsRoutes(host.skills),
         cronJobRoutes({ jobs: () => host.storage.cronJobs, state: () => host.storage.cron }),
@@ -103,7 +111,7 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
         ...(options.port === undefined ? {} : { port: options.port }),
         version: options.version,
         mounts,
-        checks: { plugins: pluginHealthCheck(host, { atRest }), ...channels.checks, ...scaleOutChecks(host, replicas) },
+        checks: { plugins: pluginHealthCheck(host, { atRest }), config: () => configReload.check(), ...channels.checks, ...scaleOutChecks(host, replicas) },
         accessLog,
         beforeApp: healthBeforeApp,
         controlToken,
@@ -131,11 +139,25 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
     void host.extensionsLoaded.then(() => channels.followReloads());
     return startGatewayCron(host);
   });
+  const context = server.context;
+  reloader.add({
+    name: "model table",
+    apply: async (next, changes) => {
+      if (!changes.changed.some((key) => key.startsWith("providers.") || key === "default_provider" || key === "default_model" || key === "gateway.model_aliases")) return [];
+      const { buildModelTable } = await import("../gateway/openai/models.ts");
+      context.models = buildModelTable(next, host.resolveModelChoice({}));
+      return [];
+    },
+  });
+  // an edit of config.toml is applied (or refused and reported) without a restart
+  const watch: ConfigWatch | null = watchConfigFile(host.workspace.configPath, () => void reloader.reload());
+  if (!watch) log.warn(`cannot watch ${host.workspace.configPath}; apply edits with POST /api/config/reload or prx config set`);
   const openedLog = fileLog;
   const replicas = shared;
   return {
     server,
     async close() {
+      watch?.close();
       clearPresence(host.workspace, process.pid);
       await cron.stop();
       await channels.stop();
@@ -144,6 +166,37 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
       await openedLog.close();
     },
   };
+}
+
+/** What a reload applies beyond the agent host: MCP servers, plugin grants and config, channels. */
+function liveAppliers(host: AgentHost, mcp: McpClientExtension, channels: GatewayChannels): ConfigApplier[] {
+  const changedUnder = (keys: string[], prefix: string) => keys.filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length));
+  return [
+    {
+      name: "MCP servers",
+      apply: async (next, changes) => {
+        if (changedUnder(changes.changed, "mcp.servers.").length === 0) return [];
+        const done = await mcp.reconfigure(next.mcp, host);
+        return [
+          ...done.added.map((name) => `MCP server ${name} added`),
+          ...done.removed.map((name) => `MCP server ${name} removed`),
+          ...done.changed.map((name) => `MCP server ${name} restarted`),
+        ];
+      },
+    },
+    {
+      name: "plugins",
+      apply: async (_next, changes) => {
+        const runtime = host.plugins?.runtime;
+        const names = changedUnder(changes.changed, "plugins.");
+        if (!runtime || names.length === 0) return [];
+        // the runtime reads config.toml again: the plugins whose grants or config changed are rebuilt
+        const generation = await runtime.reload(undefined, { force: true });
+        return [`plugins reloaded (generation ${generation}) for ${names.join(", ")}`];
+      },
+    },
+    { name: "channels", apply: (next, changes) => channels.reconfigure(next, changes) },
+  ];
 }
 
 /**

@@ -24,7 +24,9 @@ export const ReloadPluginsSchema = z.strictObject({
 });
 export const HttpRequestSchema = z.strictObject({ type: z.literal("http"), id: z.number().int(), request: ForwardedRequestSchema });
 export const StopSchema = z.strictObject({ type: z.literal("stop") });
-export const ParentMessageSchema = z.discriminatedUnion("type", [ReloadPluginsSchema, HttpRequestSchema, StopSchema]);
+/** The gateway applied a new config.toml: the process reads it again and applies it to its agent host. */
+export const ReloadConfigSchema = z.strictObject({ type: z.literal("reload_config") });
+export const ParentMessageSchema = z.discriminatedUnion("type", [ReloadPluginsSchema, ReloadConfigSchema, HttpRequestSchema, StopSchema]);
 
 export const ChannelStatsSchema = z.strictObject({
   inbound: z.number(),

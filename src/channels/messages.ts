@@ -1,4 +1,5 @@
 import type { AgentHost } from "../agent/index.ts";
+import { ConfigReloader } from "../agent/config-reload.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import { ParentMessageSchema, type ChildMessage, type ParentMessage } from "./ipc.ts";
@@ -15,9 +16,9 @@ export interface ParentMessagesContext {
 }
 
 /**
- * What a supervised channel process does with the gateway's messages (ipc.ts): stop, reload the plugins with the
- * gateway (once the host is open), answer a forwarded HTTP request (the adapter stores the message; it waits for the
- * host if it is still opening).
+ * What a supervised channel process does with the gateway's messages (ipc.ts): stop, reload the plugins or
+ * config.toml with the gateway (once the host is open), answer a forwarded HTTP request (the adapter stores the
+ * message; it waits for the host if it is still opening).
  */
 export function parentMessages(context: ParentMessagesContext): (raw: unknown) => void {
   const { logger, send } = context;
@@ -39,12 +40,26 @@ export function parentMessages(context: ParentMessagesContext): (raw: unknown) =
       send?.({ type: "reloaded", generation: runtime.current().number, error: errorMessage(error) });
     }
   };
+  let reloader: ConfigReloader | undefined;
+  const reloadConfig = async () => {
+    let host: AgentHost;
+    try {
+      host = await context.host();
+    } catch (error) {
+      // the host opens from config.toml as it is then: nothing to apply to
+      return logger.warn(`config reload skipped: the host did not open: ${errorMessage(error)}`);
+    }
+    reloader ??= new ConfigReloader({ host, path: host.workspace.configPath, logger });
+    await reloader.reload();
+  };
   const handle = async (message: ParentMessage) => {
     switch (message.type) {
       case "stop":
         return void context.stop();
       case "reload_plugins":
         return reload(message);
+      case "reload_config":
+        return reloadConfig();
       case "http": {
         const { channel } = context;
         const response = channel.handleHttp

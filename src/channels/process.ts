@@ -1,6 +1,8 @@
+import { ConfigReloader } from "../agent/config-reload.ts";
 import type { AgentHost } from "../agent/index.ts";
+import { watchConfigFile } from "../config/watch.ts";
 import { errorMessage, isPrxError, PrxError } from "../core/errors.ts";
-import { createLogger } from "../core/logger.ts";
+import { createLogger, type Logger } from "../core/logger.ts";
 import { connectChannel, readChannelTarget } from "./connect.ts";
 import type { ChildMessage } from "./ipc.ts";
 import { LastError, recordingLogger } from "./last-error.ts";
@@ -139,6 +141,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
     rejectClosed = reject;
   });
   let stopping: Promise<void> | null = null;
+  let unwatch: (() => void) | undefined;
   // the CLI awaits `closed`; an in-process caller learns of a failed open from opened() instead
   closed.catch(() => undefined);
   /**
@@ -190,6 +193,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
             return null;
           });
         }
+        unwatch?.();
         if (participant) {
           const { runner, store, host, cron } = participant;
           await cron.stop();
@@ -220,6 +224,8 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       const runtime = participant.host.plugins?.runtime;
       send?.({ type: "opened", generation: runtime?.started ? runtime.current().number : null });
       logger.info(`channel ${name} (${kind}) started: ${channel.health().detail}`);
+      // alone (no gateway forwarding its reloads), the process follows config.toml itself
+      if (!send) unwatch = followConfig(participant.host, logger);
     },
     async (error: unknown) => {
       if (stopping) return; // the stop reports it
@@ -229,6 +235,17 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
     },
   );
   return self;
+}
+
+/**
+ * A channel run alone applies edits of config.toml to its agent host (providers, tools, autonomy...; its own
+ * `[channels.<name>]` settings take a restart). Returns the stop of the watch.
+ */
+function followConfig(host: AgentHost, logger: Logger): () => void {
+  const reloader = new ConfigReloader({ host, path: host.workspace.configPath, logger });
+  const watch = watchConfigFile(host.workspace.configPath, () => void reloader.reload());
+  if (!watch) logger.warn(`cannot watch ${host.workspace.configPath}; restart the channel to apply edits`);
+  return () => watch?.close();
 }
 
 /** Connect, then wait until the agent host is open (in-process callers and tests). */

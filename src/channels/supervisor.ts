@@ -67,6 +67,10 @@ export interface SupervisorLimits {
   killAfterMs: number;
 }
 
+function newSlot(name: string, config: ChannelConfig): Slot {
+  return { name, kind: channelKind(name, config), proc: null, ready: false, state: "starting", startedAt: 0, restarts: 0, lastError: null, lastErrorAt: null, detail: "starting", generation: null, stats: null, policy: new RestartPolicy(CHANNEL_RESTART_LIMITS), timer: null, pending: new Map() };
+}
+
 /** How to run this same program again: the compiled binary itself, or bun with the entry script. */
 export function selfCommand(): string[] {
   const script = process.argv[1];
@@ -98,11 +102,57 @@ export class ChannelSupervisor {
     const env = { ...(o.env ?? process.env) };
     delete env.BUN_BE_BUN; // the binary would become the bun CLI
     this.env = env;
-    for (const [name, config] of Object.entries(o.channels)) {
-      if (!config.enabled) continue;
-      const slot: Slot = { name, kind: channelKind(name, config), proc: null, ready: false, state: "starting", startedAt: 0, restarts: 0, lastError: null, lastErrorAt: null, detail: "starting", generation: null, stats: null, policy: new RestartPolicy(CHANNEL_RESTART_LIMITS), timer: null, pending: new Map() };
-      this.slots.set(name, slot);
+    this.channels = o.channels;
+    for (const [name, config] of Object.entries(o.channels)) if (config.enabled) this.slots.set(name, newSlot(name, config));
+  }
+
+  private channels: Record<string, ChannelConfig>;
+  private started = false;
+
+  /**
+   * A reloaded `[channels]`: a channel enabled now starts, one disabled or removed stops (it finishes its running
+   * turns within its grace), one whose settings changed restarts with them (a process reads its settings at start).
+   * Others keep running. Returns what it did, one phrase per channel.
+   */
+  async reconfigure(next: Record<string, ChannelConfig>): Promise<string[]> {
+    const before = this.channels;
+    this.channels = next;
+    const done: string[] = [];
+    const work: Promise<void>[] = [];
+    for (const [name, slot] of [...this.slots]) {
+      const config = Object.hasOwn(next, name) ? next[name] : undefined;
+      if (config?.enabled) continue;
+      this.slots.delete(name);
+      done.push(`channel ${name} stopped`);
+      work.push(this.retire(slot));
     }
+    for (const [name, config] of Object.entries(next)) {
+      if (!config.enabled) continue;
+      const slot = this.slots.get(name);
+      if (!slot) {
+        const created = newSlot(name, config);
+        this.slots.set(name, created);
+        if (this.started) this.spawn(created);
+        done.push(`channel ${name} started`);
+      } else if (JSON.stringify(before[name]) !== JSON.stringify(config)) {
+        slot.kind = channelKind(name, config);
+        done.push(`channel ${name} restarted`);
+        work.push(this.restart(name).then(() => undefined));
+      }
+    }
+    await Promise.all(work);
+    return done;
+  }
+
+  /** Stop a slot taken out of the set: its process finishes its turns; no restart follows. */
+  private async retire(slot: Slot): Promise<void> {
+    if (slot.timer) clearTimeout(slot.timer);
+    const proc = slot.proc;
+    slot.proc = null;
+    slot.state = "stopped";
+    for (const resolve of slot.pending.values()) resolve({ status: 503, headers: {}, body: JSON.stringify({ error: `channel ${slot.name} is disabled` }) });
+    slot.pending.clear();
+    if (proc) await this.terminate(slot, proc);
   }
 
   get names(): string[] {
@@ -110,6 +160,7 @@ export class ChannelSupervisor {
   }
 
   start(): void {
+    this.started = true;
     for (const slot of this.slots.values()) this.spawn(slot);
   }
 
@@ -238,6 +289,11 @@ export class ChannelSupervisor {
   /** Every channel process reloads its plugins too, so all of them serve the same generation of plugin code. */
   forwardReload(name: string | null, generation: number): void {
     for (const slot of this.slots.values()) this.send(slot, { type: "reload_plugins", name, generation });
+  }
+
+  /** The gateway applied a new config.toml: every channel process applies it too (its own settings restart it instead). */
+  forwardConfigReload(): void {
+    for (const slot of this.slots.values()) if (slot.ready) this.send(slot, { type: "reload_config" });
   }
 
   /** A request for a channel that receives over HTTP, answered by its process. */

@@ -5,10 +5,12 @@ import { setConfigKey, splitKeyPath, tomlValue, unsetConfigKey } from "../config
 import { loadConfig, parseConfig } from "../config/loader.ts";
 import { ConfigSchema } from "../config/schema.ts";
 import { readConfigSource } from "../config/source.ts";
-import { PrxError } from "../core/errors.ts";
+import { errorMessage, PrxError } from "../core/errors.ts";
+import { ConfigReloadSchema } from "../gateway/routes/config-reload.ts";
 import { terminalJson, visible } from "../core/terminal.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
+import { runningGateway } from "./running-gateway.ts";
 
 export const SUBCOMMANDS = ["show", "validate", "schema", "get", "set", "unset"] as const;
 
@@ -18,7 +20,8 @@ const USAGE = `Usage: prx config show [--json] | validate | schema
        prx config unset <key>             remove one key from config.toml (its default applies again)
   Keys are written as in config.toml: gateway.port, providers.openai.base_url, providers.x.model_info."gpt-4o".vision.
   A value is TOML (8080, true, ["a", "b"], "text"); anything else is taken as a string. The file is checked whole
-  before it is written: an edit that makes it invalid is refused and the file stays as it was.
+  before it is written: an edit that makes it invalid is refused and the file stays as it was. The workspace's
+  running gateway then applies it (prx says what it did, or what needs a restart).
 `;
 
 /** The value at `path` in the effective config, or NOT_FOUND naming the key. */
@@ -42,7 +45,27 @@ function writeChecked(workspace: Workspace, source: string): void {
   renameSync(staged, workspace.configPath);
 }
 
-function edit(workspace: Workspace, sub: "set" | "unset", args: string[]): number {
+/** Ask the workspace's running gateway to apply the file now; what it did, said for the user. */
+async function applyInRunningGateway(workspace: Workspace): Promise<string> {
+  const gateway = runningGateway(workspace);
+  if (!gateway) return "no gateway of this workspace is running; the next one reads it";
+  const where = `the running gateway (pid ${gateway.presence.pid})`;
+  let outcome;
+  try {
+    outcome = await gateway.request("POST", "/api/config/reload", ConfigReloadSchema);
+  } catch (error) {
+    return `${where} was not asked to apply it (${errorMessage(error)}); it applies config.toml when it sees the file change`;
+  }
+  if (!outcome.ok) return `${where} refused it and keeps its running configuration: ${outcome.error?.message ?? "no reason given"}`;
+  const lines: string[] = [];
+  if (outcome.applied.length > 0) lines.push(`${where} applied it: ${outcome.applied.join(", ")} (generation ${outcome.generation})`);
+  else if (outcome.restart.length === 0) lines.push(`${where} runs with it already (generation ${outcome.generation})`);
+  for (const note of outcome.notes) lines.push(`  ${note}`);
+  if (outcome.restart.length > 0) lines.push(`restart the gateway to apply: ${outcome.restart.join(", ")}`);
+  return lines.join("\n");
+}
+
+async function edit(workspace: Workspace, sub: "set" | "unset", args: string[]): Promise<number> {
   const [key, value, extra] = args;
   if (!key) throw usageError(`prx config ${sub}: missing <key>`);
   if (sub === "set" && value === undefined) throw usageError("prx config set: missing <value>");
@@ -53,7 +76,8 @@ function edit(workspace: Workspace, sub: "set" | "unset", args: string[]): numbe
   const edited = sub === "set" ? setConfigKey(source, path, tomlValue(value!)) : unsetConfigKey(source, path);
   writeChecked(workspace, edited);
   const shown = sub === "set" ? `set ${path.join(".")} = ${tomlValue(value!)}` : `removed ${path.join(".")}`;
-  process.stdout.write(visible(`${shown} in ${workspace.configPath}\n(a running gateway reads config.toml at its next start)\n`, { multiline: true }));
+  process.stdout.write(visible(`${shown} in ${workspace.configPath}\n`, { multiline: true }));
+  process.stdout.write(visible(`${await applyInRunningGateway(workspace)}\n`, { multiline: true }));
   return 0;
 }
 

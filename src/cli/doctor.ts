@@ -6,6 +6,7 @@ import { colorEnabled, paint, terminalJson, visible } from "../core/terminal.ts"
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 import { sqliteQuickCheck } from "../storage/sqlite/database.ts";
 import { parseCommand } from "./args.ts";
+import { runningGateway } from "./running-gateway.ts";
 
 export const DOCTOR_PROBE_TIMEOUT_MS = 5000;
 
@@ -134,6 +135,27 @@ async function scaleOutChecks(config: Config): Promise<Check[]> {
   return checks;
 }
 
+/** The workspace's running gateway: whether it runs config.toml as it is, or refused it, or needs a restart for part of it. */
+async function runningGatewayCheck(workspace: Workspace): Promise<Check[]> {
+  const gateway = runningGateway(workspace);
+  if (!gateway) return [];
+  const name = "running gateway";
+  const where = `pid ${gateway.presence.pid} at ${gateway.presence.url}`;
+  const { LastReloadSchema } = await import("../gateway/routes/config-reload.ts");
+  let last;
+  try {
+    last = (await gateway.request("GET", "/api/config/reload", LastReloadSchema)).last;
+  } catch (error) {
+    return [{ status: "warn", name, detail: `${where}: ${errorMessage(error)}` }];
+  }
+  if (!last) return [{ status: "ok", name, detail: `${where}: runs config.toml as it was at its start` }];
+  const problems: string[] = [];
+  if (!last.ok && last.error) problems.push(`refused config.toml at ${last.at} and still serves generation ${last.generation}: ${last.error.message}`);
+  if (last.restart.length > 0) problems.push(`restart it to apply: ${last.restart.join(", ")}`);
+  if (problems.length === 0) return [{ status: "ok", name, detail: `${where}: runs config.toml (generation ${last.generation}, applied ${last.at})` }];
+  return [{ status: "warn", name, detail: `${where}: ${problems.join("; ")}` }];
+}
+
 export async function doctorCommand(argv: string[]): Promise<number> {
   const { values } = parseCommand("prx doctor", argv, { json: { type: "boolean" } }, false);
   if (values.help) {
@@ -172,6 +194,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     checks.push(...(await modelChecks(config)));
     checks.push(...(await pluginChecks(workspace, config)));
   }
+  checks.push(...(await runningGatewayCheck(workspace)));
   if (values.json) {
     process.stdout.write(terminalJson({ ok: checks.every((c) => c.status !== "fail"), checks }, 2) + "\n");
   } else {

@@ -5,6 +5,7 @@ import { PrxError } from "../core/errors.ts";
 import { ConfigSchema, type Config } from "./schema.ts";
 import { lineOf, locatePaths } from "./locate.ts";
 import { applyEnvOverrides } from "./env.ts";
+import { crossCheck } from "./cross-check.ts";
 import { readConfigSource } from "./source.ts";
 
 export const CONFIG_MAX_BYTES = 1024 * 1024;
@@ -54,6 +55,18 @@ export function parseConfig(source: string, file = "config.toml"): Config {
     throw new PrxError("CONFIG_INVALID", lines.join("\n"), {
       hint: "see `prx config schema` for every key and its type",
       details: { issues: result.error.issues },
+    });
+  }
+  const crossed = crossCheck(result.data);
+  if (crossed.length > 0) {
+    const lines = locatePaths(source);
+    const described = crossed.map((issue) => {
+      const line = lineOf(lines, issue.path.map(String));
+      return `${file}${line ? `:${line}` : ""}: "${issue.path.join(".")}": ${issue.message}`;
+    });
+    throw new PrxError("CONFIG_INVALID", described.join("\n"), {
+      hint: "every turn would fail with these settings; fix them (prx config validate checks the file)",
+      details: { issues: crossed },
     });
   }
   return result.data;

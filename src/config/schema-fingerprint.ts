@@ -15,6 +15,8 @@ export const SCHEMA_SOURCES = [
   "config/env-overrides.ts",
   "config/kinds.ts",
   "config/loader.ts",
+  "config/cross-check.ts",
+  "config/provider-presets.ts",
   "config/locate.ts",
   "config/mcp.ts",
   "config/schema.ts",

@@ -1,4 +1,5 @@
-import type { ExtendBase, HostExtensions, OpenAgentHostOptions } from "../agent/host.ts";
+import type { AgentHost, ExtendBase, HostExtensions, OpenAgentHostOptions } from "../agent/host.ts";
+import type { McpConfig } from "../config/mcp.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import type { McpManager } from "./manager.ts";
 
@@ -9,6 +10,11 @@ export interface McpClientExtension {
   wrap(inner?: Extend): Extend;
   /** The servers of the host once its extensions have loaded; undefined before, or when none is configured. */
   manager(): McpManager | undefined;
+  /**
+   * A reloaded `[mcp]` (after the extensions loaded; before, they read the new configuration when they load): the
+   * servers added, removed and changed. The first server configured makes the client and adds its tools to `host`.
+   */
+  reconfigure(config: McpConfig, host: Pick<AgentHost, "addToolSource">): Promise<{ added: string[]; removed: string[]; changed: string[] }>;
 }
 
 export interface McpClientExtensionOptions {
@@ -25,32 +31,39 @@ export interface McpClientExtensionOptions {
  */
 export function mcpClientExtension(options: McpClientExtensionOptions = {}): McpClientExtension {
   let manager: McpManager | undefined;
+  let base: ExtendBase | undefined;
+  const create = async (config: McpConfig, workspace: ExtendBase["workspace"]): Promise<McpManager> => {
+    const { McpManager } = await import("./manager.ts");
+    const servers = new McpManager({ config, workspace, clientVersion: options.clientVersion });
+    if (options.eager) servers.startEager();
+    return servers;
+  };
   return {
     manager: () => manager,
-    wrap: (inner) => async (base: ExtendBase): Promise<HostExtensions> => {
-      const extensions = inner ? await inner(base) : {};
-      if (Object.keys(base.config.mcp.servers).length === 0) return extensions;
-      const { McpManager } = await import("./manager.ts");
-      const servers = new McpManager({
-        config: base.config.mcp,
-        workspace: base.workspace,
-        clientVersion: options.clientVersion,
-      });
-      manager = servers;
-      if (options.eager) servers.startEager();
-      return {
-        ...extensions,
-        toolSources: [...(extensions.toolSources ?? []), servers],
-        close: async () => {
-          const results = await Promise.allSettled([servers.close(), extensions.close?.()]);
-          const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-          if (failed) {
-            throw new PrxError("INTERNAL", `closing the host's MCP servers or plugins failed: ${errorMessage(failed.reason)}`, {
-              cause: failed.reason,
-            });
-          }
-        },
+    reconfigure: async (config, host) => {
+      if (manager) return manager.reconfigure(config);
+      if (!base || Object.keys(config.servers).length === 0) return { added: [], removed: [], changed: [] };
+      manager = await create(config, base.workspace);
+      host.addToolSource(manager);
+      return { added: Object.keys(config.servers).sort(), removed: [], changed: [] };
+    },
+    wrap: (inner) => async (given: ExtendBase): Promise<HostExtensions> => {
+      const extensions = inner ? await inner(given) : {};
+      base = given;
+      const close = async () => {
+        const results = await Promise.allSettled([manager?.close(), extensions.close?.()]);
+        const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+        if (failed) {
+          throw new PrxError("INTERNAL", `closing the host's MCP servers or plugins failed: ${errorMessage(failed.reason)}`, {
+            cause: failed.reason,
+          });
+        }
       };
+      // the configuration in effect now: a reload before the extensions loaded is seen here
+      const config = given.config.mcp;
+      if (Object.keys(config.servers).length === 0) return { ...extensions, close };
+      manager = await create(config, given.workspace);
+      return { ...extensions, toolSources: [...(extensions.toolSources ?? []), manager], close };
     },
   };
 }

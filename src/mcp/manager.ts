@@ -41,22 +41,56 @@ export class McpManager implements ToolSource {
   private readonly discovering = new Set<string>();
   private closed = false;
 
+  private config: McpConfig;
+
   constructor(private readonly options: McpManagerOptions) {
     this.logger = options.logger ?? createLogger("mcp");
-    for (const [name, config] of Object.entries(options.config.servers)) {
-      const handle = new McpServerHandle({
-        name,
-        config,
-        workspace: options.workspace,
-        env: options.env ?? process.env,
-        clientVersion: options.clientVersion ?? "0.0.0",
-        logger: this.logger.child(name),
-        onToolsChanged: () => this.rebuild(),
-        connect: options.connect,
-      });
-      this.servers.set(name, handle);
-    }
+    this.config = options.config;
+    for (const [name, config] of Object.entries(options.config.servers)) this.servers.set(name, this.open(name, config));
     this.rebuild();
+  }
+
+  private open(name: string, config: McpConfig["servers"][string]): McpServerHandle {
+    return new McpServerHandle({
+      name,
+      config,
+      workspace: this.options.workspace,
+      env: this.options.env ?? process.env,
+      clientVersion: this.options.clientVersion ?? "0.0.0",
+      logger: this.logger.child(name),
+      onToolsChanged: () => this.rebuild(),
+      connect: this.options.connect,
+    });
+  }
+
+  /**
+   * A reloaded `[mcp]`: servers added are opened (started as any other: eager ones now, the rest on first use or to
+   * learn their tools), removed ones are closed, changed ones closed and opened again with their new settings;
+   * unchanged ones keep running. The offered tools follow at once. Returns the names added, removed and changed.
+   */
+  reconfigure(next: McpConfig): { added: string[]; removed: string[]; changed: string[] } {
+    const outcome = { added: [] as string[], removed: [] as string[], changed: [] as string[] };
+    if (this.closed) return outcome;
+    const before = this.config.servers;
+    this.config = next;
+    for (const [name, handle] of [...this.servers]) {
+      const config = Object.hasOwn(next.servers, name) ? next.servers[name] : undefined;
+      if (config && JSON.stringify(config) === JSON.stringify(before[name])) continue;
+      this.servers.delete(name);
+      this.discovering.delete(name);
+      (config ? outcome.changed : outcome.removed).push(name);
+      handle.close().catch((error: unknown) => this.logger.warn(`MCP server "${name}" did not close cleanly`, { error: errorMessage(error) }));
+    }
+    for (const [name, config] of Object.entries(next.servers)) {
+      if (this.servers.has(name)) continue;
+      if (!outcome.changed.includes(name)) outcome.added.push(name);
+      const handle = this.open(name, config);
+      this.servers.set(name, handle);
+      if (config.eager && handle.state === "stopped") this.background(handle, "did not start");
+    }
+    // a restarted server offers the same specs through a new handle: the tools are made again whatever the specs
+    this.rebuild(true);
+    return outcome;
   }
 
   list(): ToolSpec[] {
@@ -130,7 +164,7 @@ export class McpManager implements ToolSource {
   }
 
   /** Recompute the offered tools from every enabled server's known list; a new array only when something changed. */
-  private rebuild(): void {
+  private rebuild(force = false): void {
     const entries: Array<{ server: string; tool: string; description: string; inputSchema: Record<string, unknown>; readOnly?: boolean }> = [];
     for (const handle of this.servers.values()) {
       if (handle.state === "disabled") continue;
@@ -153,7 +187,10 @@ export class McpManager implements ToolSource {
       const risk = entry.readOnly ? { risk: "read" as const } : {};
       tools.set(name, { spec, ...risk, execute: (args, context) => handle.call(tool, args, context.signal) });
     }
-    if (JSON.stringify(specs) === JSON.stringify(this.specs)) return;
+    if (JSON.stringify(specs) === JSON.stringify(this.specs)) {
+      if (force) this.tools = tools;
+      return;
+    }
     this.specs = specs;
     this.tools = tools;
     this.named = named;

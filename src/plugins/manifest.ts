@@ -12,7 +12,7 @@ import {
 } from "./host-calls/limits.ts";
 import { REMOTE_DEFAULT_MAX_MEMORY_MB } from "./remote/limits.ts";
 import { RemoteSectionSchema } from "./remote/manifest.ts";
-import { CapabilityTypes, DEFAULT_MAX_KV_STORAGE_MB } from "./types.ts";
+import { CapabilityTypes, DEFAULT_MAX_KV_STORAGE_MB, PLUGIN_PERMISSIONS } from "./types.ts";
 
 /**
  * plugin.toml: one zod schema, parsed at the boundary. Unknown keys are collected as warnings (PRX manifests in
@@ -91,9 +91,13 @@ const CapabilitySchema = z
     }
   });
 
+const PermissionNameSchema = z.enum(PLUGIN_PERMISSIONS, {
+  error: (issue) => `unknown permission ${JSON.stringify(issue.input)}; permissions are ${PLUGIN_PERMISSIONS.join(", ")}`,
+});
+
 const PermissionsSchema = z.strictObject({
-  required: z.array(z.string().min(1)).default([]),
-  optional: z.array(z.string().min(1)).default([]),
+  required: z.array(PermissionNameSchema).default([]),
+  optional: z.array(PermissionNameSchema).default([]),
   http_allowlist: z.array(z.string().min(1)).default([]),
 });
 

@@ -21,6 +21,9 @@ export type PluginKind = (typeof PluginKinds)[number];
 export const CapabilityTypes = ["tool", "middleware", "hook", "cron", "provider", "storage"] as const;
 export type CapabilityType = (typeof CapabilityTypes)[number];
 
+/** Every permission a plugin.toml may name: the host interfaces (src/plugins/wasm/wit.ts HOST_INTERFACES). */
+export const PLUGIN_PERMISSIONS = ["log", "config", "kv", "http-outbound", "memory", "events", "websocket"] as const;
+
 /** Permissions granted without asking. Everything else a plugin requires must be granted in config. */
 export const AUTO_GRANTED_PERMISSIONS = ["log", "config", "kv"] as const;
 

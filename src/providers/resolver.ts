@@ -30,6 +30,12 @@ export function isExternalProviderName(name: string): boolean {
   return EXTERNAL_PROVIDER_PREFIXES.some((prefix) => name.startsWith(prefix));
 }
 
+/** A built-in provider named with no table of its own: the schema's defaults, the preset's URL and key. */
+function presetSettings(name: string): ProviderConfig | undefined {
+  if (!Object.hasOwn(PROVIDER_PRESETS, name)) return undefined;
+  return { kind: "openai-compatible", models: [], timeout_ms: 120_000, headers: {}, image_urls: "pass", model_info: {} };
+}
+
 export function createProviderResolver(config: Config, options: ProviderResolverOptions = {}): ProviderResolver {
   const cache = new Map<string, Provider>();
   const env = options.env ?? process.env;
@@ -107,7 +113,7 @@ export function createProviderResolver(config: Config, options: ProviderResolver
     const cached = cache.get(name);
     if (cached) return cached;
     let provider: Provider;
-    const settings = Object.hasOwn(config.providers, name) ? config.providers[name] : undefined;
+    const settings = Object.hasOwn(config.providers, name) ? config.providers[name] : presetSettings(name);
     const offline = { configPath: options.configPath ?? null };
     if (name === OFFLINE_PROVIDER) provider = new OfflineProvider(OFFLINE_PROVIDER, offline);
     else if (name.startsWith(CUSTOM_PROVIDER_PREFIX)) provider = custom(name);

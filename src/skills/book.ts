@@ -56,13 +56,13 @@ export function renderBody(skill: Skill): string {
  */
 export class SkillBook {
   private readonly loader = new SkillLoader();
-  private readonly context: Omit<EligibilityContext, "entry">;
+  private context: Omit<EligibilityContext, "entry">;
   private readonly bounds: PromptBounds;
   private last: SkillScan = { skills: [], invalid: [] };
   private readonly uses = new Map<string, number>();
   private tick = 0;
 
-  constructor(private readonly options: SkillBookOptions) {
+  constructor(private options: SkillBookOptions) {
     const env = options.env;
     this.context = {
       platform: options.platform ?? process.platform,
@@ -71,6 +71,12 @@ export class SkillBook {
       config: options.config,
     };
     this.bounds = options.bounds ?? PROMPT_BOUNDS;
+  }
+
+  /** A reloaded configuration: `[skills]` and the config requires.config reads; what was used last is kept. */
+  configure(skills: SkillsConfig, config: unknown): void {
+    this.options = { ...this.options, skills, config };
+    this.context = { ...this.context, config };
   }
 
   get enabled(): boolean {

@@ -42,6 +42,9 @@ export async function readSkill(book: SkillBook, args: Record<string, unknown>, 
 const OFFERED = [SKILL_TOOL_SPEC];
 const NONE: ToolSpec[] = [];
 
+/** The id of the skill tool's source in a tool registry. */
+export const SKILL_SOURCE_ID = "skills";
+
 /** The `skill` tool, offered while some skill is (its turn's allowlist narrows it further: scope.ts). */
 export function skillToolSource(book: SkillBook): ToolSource {
   const tool: Tool = {
@@ -50,7 +53,7 @@ export function skillToolSource(book: SkillBook): ToolSource {
     execute: (args) => readSkill(book, args, undefined),
   };
   return {
-    id: "skills",
+    id: SKILL_SOURCE_ID,
     list: () => (book.offered().length > 0 ? OFFERED : NONE),
     get: (name) => (name === SKILL_TOOL_NAME ? tool : undefined),
   };

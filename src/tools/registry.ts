@@ -42,12 +42,12 @@ export interface ToolCounts {
  */
 export class ToolRegistry {
   private readonly builtins = new Map<string, Tool>();
-  private readonly sources: ToolSource[] = [];
+  private readonly sources: ToolSource[];
   private readonly disabled: () => readonly string[];
   private readonly logger: Logger;
   private readonly maxOutputBytes: number;
   private readonly warned = new Set<string>();
-  private readonly counters = new Map<string, ToolCounts>();
+  private readonly counters: Map<string, ToolCounts>;
   /** The last specs() answer and what it was built from (compared by identity). */
   private memo: { disabled: readonly string[]; lists: ToolSpec[][]; specs: ToolSpec[] } | null = null;
   /**
@@ -56,12 +56,22 @@ export class ToolRegistry {
    */
   private readonly argsChecks = new WeakMap<ToolSpec, ArgsCheck>();
 
-  constructor(options: ToolRegistryOptions) {
+  constructor(options: ToolRegistryOptions, shared?: { sources: ToolSource[]; counters: Map<string, ToolCounts> }) {
+    this.sources = shared?.sources ?? [];
+    this.counters = shared?.counters ?? new Map();
     for (const tool of options.builtins) this.builtins.set(tool.spec.name, tool);
     const disabled = options.disabled ?? [];
     this.disabled = typeof disabled === "function" ? disabled : () => disabled;
     this.logger = options.logger ?? createLogger("tools");
     this.maxOutputBytes = options.maxOutputBytes ?? TOOL_MAX_OUTPUT_BYTES;
+  }
+
+  /**
+   * A registry of other built-ins (a new configuration's) sharing this one's sources and counters: a source added to
+   * either is in both. A turn keeps the registry it started with; the next turn takes the new one.
+   */
+  next(options: ToolRegistryOptions): ToolRegistry {
+    return new ToolRegistry(options, { sources: this.sources, counters: this.counters });
   }
 
   /** Add a source, replacing any source with the same id. */

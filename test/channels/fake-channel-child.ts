@@ -5,7 +5,7 @@
  * "hold": those are held until FAKE_RELEASE_AT of them are held, then all answered. On "stop" it exits, unless
  * FAKE_IGNORE_STOP is set (a process stuck in a turn). It exits when the supervisor goes away. With FAKE_LOG_LINE_BYTES
  * it writes to stderr a line of that many bytes, one of a byte more, then "log done"; with FAKE_ERROR it reports that
- * error over IPC.
+ * error over IPC. On "reload_config" it writes "config reloaded by <pid>" to stderr.
  */
 import { ChildMessageSchema, ParentMessageSchema, type ChildMessage } from "../../src/channels/ipc.ts";
 
@@ -24,6 +24,7 @@ process.on("message", (raw: unknown) => {
     if (!process.env.FAKE_IGNORE_STOP) process.exit(0);
     return;
   }
+  if (message.type === "reload_config") return void process.stderr.write(`config reloaded by ${process.pid}\n`);
   if (message.type !== "http") return;
   if (message.request.body !== "hold") return answer(message.id, message.request.body);
   held.push(message.id);

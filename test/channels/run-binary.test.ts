@@ -4,7 +4,7 @@
  * open after the connection ends it with the error and a non-zero exit.
  */
 import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
@@ -73,6 +73,30 @@ test("messages sent before the process started are answered once its host is ope
   expect(sent.map((s) => s.visible)).toEqual(["echo: one", "echo: two"]);
   proc.kill("SIGTERM");
   expect(await proc.exited).toBe(0);
+});
+
+test("run alone, the channel applies an edit of config.toml to its agent host: the next message goes to the new provider", async () => {
+  const dir = workspace();
+  const other = startFakeOpenAI();
+  try {
+    const { proc, running } = run(dir);
+    await running;
+    tg.message({ chatId: 7, text: "before" });
+    expect((await tg.waitForSent(1, 20_000)).map((s) => s.visible)).toEqual(["echo: before"]);
+    const path = join(dir, "config.toml");
+    const edited = readFileSync(path, "utf8").replace('default_provider = "fake"', 'default_provider = "other"') + `[providers.other]\nbase_url = "${other.url}"\n`;
+    writeFileSync(path, edited);
+    // the edit is applied once the watch has read it; messages until then still go to the first provider
+    for (let n = 0; other.chatRequests().length === 0; n++) {
+      tg.message({ chatId: 7, text: `after ${n}` });
+      await tg.waitForSent(n + 2, 20_000);
+    }
+    expect(other.chatRequests().length).toBe(1);
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+  } finally {
+    await other.stop();
+  }
 });
 
 test("a SIGTERM while the platform does not answer yet stops the process cleanly, before it ever says running", async () => {

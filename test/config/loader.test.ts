@@ -64,7 +64,7 @@ describe("config loader", () => {
 
   test("memory backend accepts sqlite, postgres, none and wasm:<name> only", () => {
     expect(parseConfig(`[memory]\nbackend = "wasm:kvstore"`).memory.backend).toBe("wasm:kvstore");
-    expect(parseConfig(`[memory]\nbackend = "postgres"`).memory.backend).toBe("postgres");
+    expect(parseConfig(`[memory]\nbackend = "postgres"\n[storage]\nbackend = "postgres"`).memory.backend).toBe("postgres");
     expect(failure(`[memory]\nbackend = "mysql"`).message).toContain("memory.backend");
   });
 

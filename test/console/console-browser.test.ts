@@ -3,7 +3,7 @@
  * unresolvable) against the compiled binary's gateway with the fake provider and the example remote plugin.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { SUMMARY_INSTRUCTIONS } from "../../src/agent/compaction.ts";
@@ -63,6 +63,19 @@ async function pair(page: Page): Promise<string> {
   await page.click("button[type=submit]");
   await page.getByTestId("chat-view").waitFor();
   return (await page.evaluate(() => sessionStorage.getItem("prx.token")))!;
+}
+
+/** A new page signed in with a token created for it (named `name`), on the chat view. */
+async function signedIn(name: string): Promise<Page> {
+  const created = await runPrx(["gateway", "token", "create", "--name", name, "-w", dir]);
+  expect(created.code).toBe(0);
+  const page = await newPage();
+  await page.goto(gateway.url);
+  await page.getByTestId("signin").waitFor();
+  await page.fill("#token", created.stdout.trim());
+  await page.click("button[type=submit]");
+  await page.getByTestId("chat-view").waitFor();
+  return page;
 }
 
 async function send(page: Page, text: string): Promise<void> {
@@ -190,14 +203,7 @@ describe.skipIf(!enabled)("the web console", () => {
   });
 
   test("/compact: the conversation so far becomes the session summary, shown where it stands; the next turn carries it", async () => {
-    const created = await runPrx(["gateway", "token", "create", "--name", "compact", "-w", dir]);
-    expect(created.code).toBe(0);
-    const page = await newPage();
-    await page.goto(gateway.url);
-    await page.getByTestId("signin").waitFor();
-    await page.fill("#token", created.stdout.trim());
-    await page.click("button[type=submit]");
-    await page.getByTestId("chat-view").waitFor();
+    const page = await signedIn("compact");
     fake.script((r) => {
       const body = r.body as { messages: Array<{ content: string | null }> };
       return body.messages[0]?.content === SUMMARY_INSTRUCTIONS ? { type: "text", text: "The user said the boat is called Marlin." } : undefined;
@@ -246,6 +252,20 @@ describe.skipIf(!enabled)("the web console", () => {
       fake.script(undefined);
       await page.close();
     }
+  });
+
+  test("a config.toml edit the gateway refuses shows a banner over every view until the file is fixed", async () => {
+    const page = await signedIn("banner");
+    const path = join(dir, "config.toml");
+    const good = readFileSync(path, "utf8");
+    writeFileSync(path, `${good}\n[agent]\ntemperature = "warm"\n`);
+    const banner = page.getByTestId("config-banner");
+    await banner.getByText("config.toml not applied").waitFor();
+    expect(await banner.textContent()).toContain(`${path}:${good.split("\n").length + 2}`);
+    await screenshot(page, "8-config-refused-banner");
+    writeFileSync(path, good);
+    await banner.waitFor({ state: "hidden" });
+    await page.close();
   });
 
   test("readable at 360 px: nothing overflows sideways in any view", async () => {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
+import { openAgentHost, type AgentHost, type OpenAgentHostOptions } from "../../src/agent/index.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { openWorkspace } from "../../src/core/workspace.ts";
 import { buildGateway } from "../../src/gateway/app.ts";
@@ -38,6 +38,8 @@ export interface HarnessOptions {
   deps?: Partial<GatewayDeps>;
   /** Create a token up front (default true). */
   withToken?: boolean;
+  /** Options of the agent host beyond the workspace, config and storage the harness gives it. */
+  host?: Partial<OpenAgentHostOptions>;
 }
 
 export async function harness(options: HarnessOptions = {}): Promise<Harness> {
@@ -68,7 +70,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   // the gateway's tokens and idempotency keys follow the test clock
   const workspace = openWorkspace(dir);
   const storage = openSqliteStorage(workspace.dbPath, { now, idempotencyTtlMs: config.gateway.idempotency_ttl_s * 1000 });
-  const host = await openAgentHost({ workspace, config, storage });
+  const host = await openAgentHost({ ...options.host, workspace, config, storage });
   const auth = new AuthService({
     tokens: storage.tokens,
     pairingCodes: storage.gatewayPairing,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { planTurn } from "../../src/agent/plan.ts";
+import { createProviderResolver } from "../../src/providers/resolver.ts";
 import type { ToolSpec } from "../../src/providers/types.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { harness, readSse, type Harness } from "./harness.ts";
@@ -9,13 +10,12 @@ let h: Harness;
 let resolved: string[] = [];
 beforeAll(async () => {
   fake = startFakeOpenAI();
-  h = await harness({ fake });
-  const providers = h.host.providers;
-  const resolve = providers.resolve.bind(providers);
-  providers.resolve = (name) => {
-    resolved.push(name);
-    return resolve(name);
+  // every configuration's providers, counted where the turn resolves them
+  const counting: typeof createProviderResolver = (config, options) => {
+    const providers = createProviderResolver(config, options);
+    return { resolve: (name) => (resolved.push(name), providers.resolve(name)), names: () => providers.names() };
   };
+  h = await harness({ fake, host: { providerResolver: counting } });
 });
 afterAll(async () => {
   await h.close();

@@ -82,7 +82,9 @@ describe("createProviderResolver", () => {
     });
     expect((await resolver.resolve("wasm:echo").chat({ model: "m", messages: user("x") })).text).toBe("plugin");
     expect(thrown(() => resolver.resolve("remote:nope")).message).toContain("remote:nope");
-    expect(thrown(() => resolver.resolve("openai")).code).toBe("PROVIDER_UNKNOWN");
+    expect(thrown(() => resolver.resolve("nowhere")).code).toBe("PROVIDER_UNKNOWN");
+    // a built-in provider needs no table of its own
+    expect(resolver.resolve("openai").name).toBe("openai");
     expect(asked).toEqual(["wasm:echo", "remote:nope"]);
   });
 

@@ -3,6 +3,7 @@ import { auditView } from "./audit.ts";
 import { channelsView } from "./channels.ts";
 import { chatView } from "./chat.ts";
 import { configView } from "./config.ts";
+import { configBanner } from "./config-banner.ts";
 import { h } from "./dom.ts";
 import { stopLive } from "./live.ts";
 import { logsView } from "./logs.ts";
@@ -34,6 +35,7 @@ const VIEWS: Record<string, { label: string; key?: string; make: () => View }> =
 
 const root = document.getElementById("app")!;
 let current: View | null = null;
+let banner: { el: HTMLElement; dispose(): void } | null = null;
 
 function routeName(): string {
   const name = location.hash.replace(/^#\/?/, "");
@@ -57,6 +59,8 @@ function help(): HTMLDialogElement {
 
 function shell(): void {
   current?.dispose();
+  banner?.dispose();
+  banner = configBanner();
   const name = routeName();
   const view = VIEWS[name]!.make();
   current = view;
@@ -68,6 +72,7 @@ function shell(): void {
       h("span", { class: "spacer" }),
       h("button", { class: "icon", title: "Keyboard shortcuts (?)", "aria-label": "keyboard shortcuts", onclick: () => dialog.showModal() }, "?"),
       h("button", { class: "small", onclick: () => void signOut(), "data-testid": "sign-out" }, "Sign out")),
+    banner.el,
     h("main", {}, view.el),
     dialog,
   );
@@ -78,6 +83,8 @@ function shell(): void {
 function show(): void {
   current?.dispose();
   current = null;
+  banner?.dispose();
+  banner = null;
   stopLive();
   if (!tokens.get()) {
     root.replaceChildren(h("main", { class: "center" }, signIn(show)));

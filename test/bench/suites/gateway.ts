@@ -1,7 +1,8 @@
 /**
  * Targets: `prx gateway` cold start to the first 200 on /health, idle RSS, /health req/s, and the
  * gateway's own overhead per turn through /v1/chat/completions at concurrency 1 and 16, and the Responses wire's
- * cost beside it (responses-overhead.ts).
+ * cost beside it (responses-overhead.ts), and a config.toml edit applied or refused by the running gateway
+ * (config-edit.ts).
  *
  * Turn overhead per turn, minus the fake's own time for that turn: see ../turn-overhead.ts.
  */
@@ -12,6 +13,7 @@ import { buildHello, timeToFirst200 } from "../hello-start.ts";
 import { throughputDir, throughputRows } from "../throughput.ts";
 import { turnOverheadRows } from "../turn-overhead.ts";
 import { responsesOverheadRows } from "../responses-overhead.ts";
+import { configEditRows } from "../config-edit.ts";
 import { createToken, env, freePort, LOG_FILE, startGateway, stopGateway, writeConfig } from "../gateway-process.ts";
 import { wrkCrossCheckRows } from "../wrk-cross-check.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
@@ -148,6 +150,7 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
         bare.proc.kill();
         await bare.proc.exited;
       }
+      rows.push(...(await configEditRows({ gatewayUrl: url, token, workspace: tmp, quick })));
       const log = readFileSync(join(tmp, LOG_FILE), "utf8");
       const logged = log.split("\n").filter((line) => line.includes("[gateway.access]"));
       if (logged.length === 0) throw new Error("the gateway printed no access-log lines");

@@ -27,6 +27,20 @@ function fails(source: string): PrxError {
 }
 
 describe("manifest", () => {
+  test("a misspelt permission is refused at its line, naming every permission", () => {
+    const error = fails(head + `[permissions]\nrequired = ["log", "http-outbund"]\n`);
+    expect(error.message).toContain("/p/plugin.toml:5");
+    expect(error.message).toContain('unknown permission "http-outbund"');
+    expect(error.message).toContain("http-outbound");
+    const optional = fails(head + `[permissions]\noptional = ["event"]\n`);
+    expect(optional.message).toContain('unknown permission "event"');
+  });
+
+  test("every host interface is a permission a manifest may name", () => {
+    const { manifest } = parseManifest(head + `[permissions]\nrequired = ["log", "config", "kv", "http-outbound", "memory", "events", "websocket"]\n`);
+    expect(manifest.permissions.required).toHaveLength(7);
+  });
+
   test("a minimal manifest gets every default", () => {
     const { manifest, warnings } = parseManifest(head + `[[capabilities]]\ntype = "tool"\nname = "echo"\n`);
     expect(warnings).toEqual([]);
