@@ -103,7 +103,7 @@ export async function measureBursts(o: BurstOptions, onBurst?: (r: BurstResult, 
   );
   const heapFile = join(o.tmp, "heap-probe.jsonl");
   const channel = Bun.spawn([o.binary, "channel", "run", "tg", "-w", o.tmp], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: o.tmp, TG_TOKEN: tg.token, ...heapProbeEnv(heapFile), ...o.env },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: o.tmp, TG_TOKEN: tg.token, ...o.env, ...heapProbeEnv(heapFile, o.env?.BUN_OPTIONS) },
     stdout: "ignore",
     stderr: "inherit",
   });

@@ -2,9 +2,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { HEAP_PROBE_ENV, type HeapProbeLine } from "./heap-probe.ts";
 
-/** The environment that loads heap-probe.ts into a child (a compiled prx too), answering into `file`. */
-export function heapProbeEnv(file: string): Record<string, string> {
-  return { BUN_OPTIONS: `--preload ${resolve(import.meta.dir, "heap-probe.ts")}`, [HEAP_PROBE_ENV]: file };
+/** The environment that loads heap-probe.ts into a child (a compiled prx too), answering into `file`; `bunOptions` are kept (profiling). */
+export function heapProbeEnv(file: string, bunOptions?: string): Record<string, string> {
+  const preload = `--preload ${resolve(import.meta.dir, "heap-probe.ts")}`;
+  // first: Bun does not load a --preload that follows --cpu-prof
+  return { BUN_OPTIONS: bunOptions ? `${preload} ${bunOptions}` : preload, [HEAP_PROBE_ENV]: file };
 }
 
 function lines(file: string): HeapProbeLine[] {

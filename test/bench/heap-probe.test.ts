@@ -35,6 +35,25 @@ describe("heap probe (benchmark harness)", () => {
     }
   });
 
+  test.if(process.platform === "linux")("the probe still loads beside other Bun options (a CPU profile)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "prx-heap-probe-"));
+    const file = join(dir, "heap.jsonl");
+    const child = Bun.spawn([process.execPath, "-e", "process.stdin.on('data', () => {}); console.log('ready');"], {
+      env: { ...process.env, ...heapProbeEnv(file, `--cpu-prof --cpu-prof-dir=${dir}`) },
+      stdin: "pipe",
+      stdout: "pipe",
+    });
+    try {
+      const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain("ready");
+      expect(await probeHeap(child.pid, file)).not.toBeNull();
+    } finally {
+      child.kill();
+      await child.exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("a child without the probe does not answer (null, not a hang)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "prx-heap-probe-"));
     try {
