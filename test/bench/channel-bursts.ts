@@ -2,8 +2,10 @@
  * One channel process taking bursts of messages: `prx channel run` (Telegram) against a fake Bot API in this process
  * and a fake provider in its own, fed `messages` updates at `rate` a second, `bursts` times, with a pause between.
  * Per burst: throughput (messages / (last reply - first update)), p50 and p99 of update-queued -> reply-received, and
- * the process's RSS once the burst is answered and the pause is over. A process that keeps something per message
- * shows it here: later bursts slower than the first, RSS climbing burst after burst.
+ * the process's RSS once the burst is answered and the pause is over, then its JavaScript heap after a full collection
+ * (heap-probe.ts, preloaded into the binary). A process that keeps something per message shows it here: later bursts
+ * slower than the first, the heap after a collection climbing burst after burst. RSS also follows the allocator's
+ * high-water mark (how far that burst queued up), so it moves by several MB either way between bursts.
  *
  * Standalone: `bun test/bench/channel-bursts.ts <binary> [bursts] [messages] [rate] [chats]` prints each burst.
  */
@@ -13,6 +15,7 @@ import { join, resolve } from "node:path";
 import { STANDALONE_HANDLED_COMMAND } from "../fakes/common.ts";
 import { startFakeTelegram } from "../fakes/telegram-server.ts";
 import { waitFor } from "../helpers/wait.ts";
+import { heapProbeEnv, probeHeap } from "./heap-probe-client.ts";
 import { stats } from "./types.ts";
 
 export interface BurstOptions {
@@ -38,6 +41,9 @@ export interface BurstResult {
   p50: number;
   p99: number;
   rssMb: number;
+  /** Live JavaScript heap after a full collection, read after the RSS (the collection moves RSS). */
+  heapMb: number;
+  heapObjects: number;
   cpuMs: number;
 }
 
@@ -95,8 +101,9 @@ export async function measureBursts(o: BurstOptions, onBurst?: (r: BurstResult, 
       `[reliability]\nretries = 0\n[memory]\nauto_recall = false\n` +
       `[channels.tg]\nkind = "telegram"\nenabled = false\ntoken_env = "TG_TOKEN"\napi_base_url = "${tg.url}"\npoll_timeout_s = 25\ndm_policy = "open"\n`,
   );
+  const heapFile = join(o.tmp, "heap-probe.jsonl");
   const channel = Bun.spawn([o.binary, "channel", "run", "tg", "-w", o.tmp], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: o.tmp, TG_TOKEN: tg.token, ...o.env },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: o.tmp, TG_TOKEN: tg.token, ...o.env, ...heapProbeEnv(heapFile, o.env?.BUN_OPTIONS) },
     stdout: "ignore",
     stderr: "inherit",
   });
@@ -137,7 +144,19 @@ export async function measureBursts(o: BurstOptions, onBurst?: (r: BurstResult, 
       tg.actions.splice(0);
       await Bun.sleep(o.pauseMs);
       const s = stats(latencies);
-      const result = { burst: b + 1, throughput: o.messages / (elapsed / 1000), p50: s.p50, p99: s.p99, rssMb: rssMb(channel.pid), cpuMs: cpu };
+      const rss = rssMb(channel.pid);
+      const heap = await probeHeap(channel.pid, heapFile);
+      if (!heap) throw new Error(`burst ${b}: the channel process did not report its heap (heap-probe.ts not preloaded?)`);
+      const result = {
+        burst: b + 1,
+        throughput: o.messages / (elapsed / 1000),
+        p50: s.p50,
+        p99: s.p99,
+        rssMb: rss,
+        heapMb: heap.heapSize / 1024 / 1024,
+        heapObjects: heap.objectCount,
+        cpuMs: cpu,
+      };
       results.push(result);
       await onBurst?.(result, channel.pid);
     }
@@ -162,7 +181,7 @@ if (import.meta.main) {
       { binary: resolve(binary), tmp, bursts: Number(bursts), messages: Number(messages), rate: Number(rate), chats: Number(chats), pauseMs: 1000, providerLatencyMs: 5 },
       (r) =>
         console.log(
-          `burst ${r.burst}: ${r.throughput.toFixed(0)} msg/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, RSS ${r.rssMb.toFixed(1)} MB, CPU ${r.cpuMs.toFixed(0)} ms`,
+          `burst ${r.burst}: ${r.throughput.toFixed(0)} msg/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, RSS ${r.rssMb.toFixed(1)} MB, heap after GC ${r.heapMb.toFixed(2)} MB (${r.heapObjects} objects), CPU ${r.cpuMs.toFixed(0)} ms`,
         ),
     );
   } finally {

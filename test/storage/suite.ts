@@ -500,6 +500,18 @@ export function storeSuite(backend: SuiteBackend): void {
       await rejects(() => s.pluginKv.set("quota", "k".repeat(KV_KEY_MAX_BYTES + 1), new Uint8Array(1), 1 << 20), "LIMIT_EXCEEDED");
       await rejects(() => s.pluginKv.set("quota", "", new Uint8Array(1), 10), "BAD_REQUEST");
     });
+
+    it("a write the quota refuses changes nothing: the old value stays, a new key is not added, the others count", async (s) => {
+      await s.pluginKv.set("quota2", "a", new Uint8Array([1, 2, 3]), 10); // 1 + 3
+      await s.pluginKv.set("quota2", "b", new Uint8Array([4]), 10); // 1 + 1: 6 in all
+      await rejects(() => s.pluginKv.set("quota2", "a", new Uint8Array(8), 10), "LIMIT_EXCEEDED"); // 2 + 9 = 11
+      await rejects(() => s.pluginKv.set("quota2", "c", new Uint8Array(4), 10), "LIMIT_EXCEEDED"); // 6 + 5 = 11
+      await rejects(() => s.pluginKv.set("quota2", "d", new Uint8Array(20), 10), "LIMIT_EXCEEDED"); // alone over it
+      expect(await s.pluginKv.get("quota2", "a")).toEqual(new Uint8Array([1, 2, 3]));
+      expect(await s.pluginKv.listKeys("quota2", "", 10)).toEqual(["a", "b"]);
+      await s.pluginKv.set("quota2", "c", new Uint8Array(3), 10); // 6 + 4 = 10: at the limit
+      expect(await s.pluginKv.get("quota2", "c")).toEqual(new Uint8Array(3));
+    });
   });
 
   describe(`${backend.name}: session links`, () => {

@@ -3,7 +3,11 @@ import { checkKvKey, quotaExceeded } from "../kv-rules.ts";
 import type { PluginKvStore } from "../types.ts";
 import { migrateSqlite } from "./schema.ts";
 
-/** Plugin key/value pairs in the workspace database's `plugin_kv` table, one namespace per plugin. */
+/**
+ * Plugin key/value pairs in the workspace database's `plugin_kv` table, one namespace per plugin. A write is one
+ * statement that inserts only while the plugin stays within its quota (one statement is one transaction in SQLite:
+ * no BEGIN/COMMIT pair around a check and an insert); the usage is read again only to word a refusal.
+ */
 export class SqlitePluginKvStore implements PluginKvStore {
   private readonly q;
 
@@ -14,7 +18,10 @@ export class SqlitePluginKvStore implements PluginKvStore {
       used: db.query<{ used: number }, [string, string]>(
         "SELECT COALESCE(SUM(length(CAST(key AS BLOB)) + length(value)), 0) AS used FROM plugin_kv WHERE plugin = ? AND key <> ?",
       ),
-      put: db.query("INSERT OR REPLACE INTO plugin_kv (plugin, key, value) VALUES (?, ?, ?)"),
+      putWithin: db.query<unknown, [string, string, Uint8Array, number]>(
+        "INSERT OR REPLACE INTO plugin_kv (plugin, key, value) SELECT ?1, ?2, ?3 WHERE " +
+          "(SELECT COALESCE(SUM(length(CAST(key AS BLOB)) + length(value)), 0) FROM plugin_kv WHERE plugin = ?1 AND key <> ?2) <= ?4",
+      ),
       delete: db.query("DELETE FROM plugin_kv WHERE plugin = ? AND key = ?"),
       keys: db.query<{ key: string }, [string, string, number]>(
         "SELECT key FROM plugin_kv WHERE plugin = ?1 AND substr(key, 1, length(?2)) = ?2 ORDER BY key LIMIT ?3",
@@ -30,13 +37,8 @@ export class SqlitePluginKvStore implements PluginKvStore {
   set(plugin: string, key: string, value: Uint8Array, quotaBytes: number): void {
     checkKvKey(plugin, key);
     const size = Buffer.byteLength(key) + value.byteLength;
-    this.db
-      .transaction(() => {
-        const used = this.q.used.get(plugin, key)!.used;
-        if (used + size > quotaBytes) throw quotaExceeded(plugin, key, used + size, quotaBytes);
-        this.q.put.run(plugin, key, value);
-      })
-      .immediate();
+    if (size <= quotaBytes && this.q.putWithin.run(plugin, key, value, quotaBytes - size).changes > 0) return;
+    throw quotaExceeded(plugin, key, this.q.used.get(plugin, key)!.used + size, quotaBytes);
   }
 
   delete(plugin: string, key: string): boolean {

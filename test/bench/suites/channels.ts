@@ -27,6 +27,8 @@ let BURSTS = 5;
 let BURST_MESSAGES = 1000;
 const BURST_RATE = 1000;
 const BURST_CHATS = 100;
+/** What the live heap may grow by per burst of BURST_MESSAGES: ~100 bytes a message kept. */
+const HEAP_SLOPE_MB = 0.1;
 /** Counts of the short pass (`bun run bench --quick`). */
 const QUICK = { LATENCY_MESSAGES: 20, CHATS: 10, PER_CHAT: 3, IDLE_MS: 500, BURSTS: 2, BURST_MESSAGES: 100 };
 
@@ -162,7 +164,7 @@ async function burstRows(binary: string, tmp: string): Promise<BenchRow[]> {
     { binary, tmp: dir, bursts: BURSTS, messages: BURST_MESSAGES, rate: BURST_RATE, chats: BURST_CHATS, pauseMs: 1000, providerLatencyMs: 5 },
     (r) =>
       console.log(
-        `  ${series}: burst ${r.burst}: ${r.throughput.toFixed(0)} msg/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, RSS ${r.rssMb.toFixed(1)} MB, CPU ${r.cpuMs.toFixed(0)} ms`,
+        `  ${series}: burst ${r.burst}: ${r.throughput.toFixed(0)} msg/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, RSS ${r.rssMb.toFixed(1)} MB, heap after GC ${r.heapMb.toFixed(2)} MB (${r.heapObjects} objects), CPU ${r.cpuMs.toFixed(0)} ms`,
       ),
   );
   const rows: BenchRow[] = [];
@@ -171,6 +173,7 @@ async function burstRows(binary: string, tmp: string): Promise<BenchRow[]> {
     rows.push({ suite: "channels", name: `${series}: burst ${r.burst} throughput`, value: r.throughput, unit: "ops/s", note });
     rows.push({ suite: "channels", name: `${series}: burst ${r.burst} p50 (update queued -> reply)`, value: r.p50, unit: "ms" });
     rows.push({ suite: "channels", name: `${series}: burst ${r.burst} RSS after it`, value: r.rssMb, unit: "MB" });
+    rows.push({ suite: "channels", name: `${series}: burst ${r.burst} JavaScript heap after a full collection`, value: r.heapMb, unit: "MB", note: `${r.heapObjects} objects` });
   }
   const first = results[0]!;
   const last = results.at(-1)!;
@@ -184,7 +187,16 @@ async function burstRows(binary: string, tmp: string): Promise<BenchRow[]> {
     value: later.length >= 2 ? slope(later.map((r) => [r.burst, r.rssMb])) : NaN,
     unit: "MB",
     target: { op: "<=", value: 2 },
-    note: `RSS ${results.map((r) => r.rssMb.toFixed(0)).join(" / ")} MB; CPU per burst ${results.map((r) => r.cpuMs.toFixed(0)).join(" / ")} ms`,
+    note: `RSS ${results.map((r) => r.rssMb.toFixed(0)).join(" / ")} MB; CPU per burst ${results.map((r) => r.cpuMs.toFixed(0)).join(" / ")} ms; RSS also follows the allocator's high-water mark, see the heap row`,
+  });
+  // what the process keeps per message, without the allocator's high-water mark: the live heap after a full collection
+  rows.push({
+    suite: "channels",
+    name: `${series}: JavaScript heap after a full collection, growth per burst after the first (least-squares slope)`,
+    value: later.length >= 2 ? slope(later.map((r) => [r.burst, r.heapMb])) : NaN,
+    unit: "MB",
+    target: { op: "<=", value: HEAP_SLOPE_MB },
+    note: `${results.map((r) => r.heapMb.toFixed(2)).join(" / ")} MB; objects ${results.map((r) => r.heapObjects).join(" / ")}`,
   });
   return rows;
 }
