@@ -7,7 +7,7 @@ import { errorMessage, PrxError } from "../core/errors.ts";
 import { nullPublisher, type EventPublisher } from "../core/events.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 import { createMemoryBackend } from "../memory/create.ts";
-import { openPgMemoryFor } from "./memory-embed.ts";
+import { openPgMemoryFor, sqliteRecallMode } from "./memory-embed.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import { createProviderResolver, isExternalProviderName } from "../providers/resolver.ts";
 import { resolveModelChoice } from "../providers/routes.ts";
@@ -191,7 +191,10 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       config.memory.backend === "postgres" && storage.sql
         ? await openPgMemoryFor(storage.sql, config, providers)
         : null;
-    memory = createMemoryBackend(config.memory.backend, storage, (name) => extensions.storage?.(name), pgMemory);
+    // hybrid recall on SQLite loads sqlite-vec only when the default provider embeds
+    const sqliteHybrid =
+      config.memory.backend === "sqlite" ? (await sqliteRecallMode(storage, workspace.cacheDir, config, providers)).hybrid : null;
+    memory = createMemoryBackend(config.memory.backend, storage, (name) => extensions.storage?.(name), pgMemory, sqliteHybrid);
     const currentMemory = () => memory!;
 
     // a built-in that asks another tool (web_search through an MCP server) calls through the registry it sits in

@@ -48,6 +48,14 @@ export const MEMORY_VECTOR_INDEX_MAX_DIMENSIONS = 2000;
  * vector_min_similarity`: models differ in scale, so a deployment tunes it.
  */
 export const MEMORY_VECTOR_MIN_SIMILARITY = 0.5;
+/**
+ * Hybrid recall on SQLite: the sign bits of every vector pick this many candidates (Hamming distance), which are then
+ * compared exactly by cosine distance. Up to this many vectors the answer is exact; past it an entry whose bits are
+ * far but whose vector is near can be missed (binary quantization's trade, measured by the recall corpus).
+ */
+export const MEMORY_VECTOR_CANDIDATES = 256;
+/** Entries `prx memory reindex` embeds per provider call. */
+export const MEMORY_REINDEX_BATCH = 64;
 /** Reciprocal rank fusion of the full-text and vector rankings: an entry scores the sum of 1 / (K + rank). */
 export const MEMORY_RRF_K = 60;
 /**

@@ -1,35 +1,18 @@
 import type { SQL } from "bun";
-import { z } from "zod";
-import { errorMessage, PrxError } from "../core/errors.ts";
+import { errorMessage } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
-import {
-  MEMORY_EMBED_BACKFILL_MAX,
-  MEMORY_EMBED_TEXT_MAX_CHARS,
-  MEMORY_VECTOR_INDEX_MAX_DIMENSIONS,
-  MEMORY_VECTOR_MAX_DIMENSIONS,
-} from "./limits.ts";
+import { embedChecked, embeddingText, queryText, type Embedded, type EmbedTexts } from "./embeddings.ts";
+import { MEMORY_EMBED_BACKFILL_MAX, MEMORY_VECTOR_INDEX_MAX_DIMENSIONS } from "./limits.ts";
+
+export { embeddingText, type EmbedTexts };
 
 const log = createLogger("memory.embeddings");
-
-/** The default provider's embeddings (Provider.embed): one vector per text, in order, and the model that made them. */
-export type EmbedTexts = (input: string[]) => Promise<{ embeddings: number[][]; model: string }>;
-
-/** What an embedding call must answer before a vector is written or searched with. */
-const EmbeddedSchema = z.object({
-  model: z.string().min(1),
-  embeddings: z.array(z.array(z.number().finite()).min(1).max(MEMORY_VECTOR_MAX_DIMENSIONS)),
-});
 
 export interface QueryVector {
   model: string;
   dims: number;
   /** pgvector's text form, "[0.1,0.2,...]". */
   literal: string;
-}
-
-/** What is embedded for an entry: its key and content (the category is a label, not meaning), cut to the limit. */
-export function embeddingText(key: string, content: string): string {
-  return `${key}\n${content}`.slice(0, MEMORY_EMBED_TEXT_MAX_CHARS);
 }
 
 /** The partial HNSW index for one dimension, or null past pgvector's HNSW limit (then an exact scan serves it). */
@@ -108,7 +91,7 @@ export class PgEmbeddings {
   async queryVector(query: string): Promise<QueryVector | null> {
     try {
       if (!(await this.available())) return null;
-      const answer = await this.call([query.slice(0, MEMORY_EMBED_TEXT_MAX_CHARS)]);
+      const answer = await this.call([queryText(query)]);
       const vector = answer.embeddings[0]!;
       return { model: answer.model, dims: vector.length, literal: literal(vector) };
     } catch (error) {
@@ -117,29 +100,21 @@ export class PgEmbeddings {
     }
   }
 
-  private async call(input: string[]): Promise<z.infer<typeof EmbeddedSchema>> {
-    const parsed = EmbeddedSchema.safeParse(await this.embed(input));
-    // the provider already checked one vector per text; what memory adds is pgvector's bounds
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const why = `${issue.path.join(".") || "answer"}: ${issue.message}`;
-      throw new PrxError("MEMORY", `memory embeddings: the provider's answer cannot be stored (${why})`, {
-        hint: `check embedding_model of the default provider; vectors must be 1-${MEMORY_VECTOR_MAX_DIMENSIONS} finite numbers`,
-      });
-    }
-    if (parsed.data.model !== this.model) {
+  private async call(input: string[]): Promise<Embedded> {
+    const answer = await embedChecked(this.embed, input);
+    if (answer.model !== this.model) {
       // once per process and model: the vectors another model made are stale, so their entries wait again
       await this.sql.unsafe(
         `INSERT INTO memory_embedding_pending (memory_id) SELECT memory_id FROM memory_embeddings WHERE model <> $1
          ON CONFLICT DO NOTHING`,
-        [parsed.data.model],
+        [answer.model],
       );
-      this.model = parsed.data.model;
+      this.model = answer.model;
     }
-    return parsed.data;
+    return answer;
   }
 
-  private async write(pending: Pending[], answer: z.infer<typeof EmbeddedSchema>): Promise<void> {
+  private async write(pending: Pending[], answer: Embedded): Promise<void> {
     const params: unknown[] = [];
     const rows = pending.map((p, i) => {
       const vector = answer.embeddings[i]!;

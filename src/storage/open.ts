@@ -18,7 +18,7 @@ import type { SqliteResponseStore } from "./sqlite/responses.ts";
 import { migrateSqlite, sqliteStatus } from "./sqlite/schema.ts";
 import { SqliteSessionStore } from "./sqlite/sessions.ts";
 import type { SqliteTokenStore } from "./sqlite/tokens.ts";
-import type { FileStores, Storage, StorageBackendName, StorageOptions, StoragePing } from "./types.ts";
+import type { FileStores, MemoryVectorStore, Storage, StorageBackendName, StorageOptions, StoragePing } from "./types.ts";
 
 const DEFAULT_IDEMPOTENCY_TTL_MS = 86_400_000;
 
@@ -73,6 +73,15 @@ function ping(db: Database): StoragePing {
   }
 }
 
+/** Memory's vectors on `db`, its modules loaded only here: a start without hybrid recall loads neither. */
+async function openMemoryVectors(db: Database, cacheDir: string): Promise<MemoryVectorStore | { unavailable: string }> {
+  const { loadVectorExtension } = await import("./sqlite/vector-extension.ts");
+  const extension = await loadVectorExtension(db, cacheDir);
+  if (!extension.loaded) return { unavailable: extension.reason };
+  const { SqliteMemoryVectorStore } = await import("./sqlite/memory-vectors.ts");
+  return new SqliteMemoryVectorStore(db);
+}
+
 /** `stores` with the stores of the workspace SQLite file on `db` added, each made on first use. */
 function withFileStores<T extends object>(
   stores: T,
@@ -87,6 +96,7 @@ function withFileStores<T extends object>(
       get: () => (remotePlugins ??= new (storeModule.remotePlugins().SqliteRemotePluginStore)(db)),
       enumerable: true,
     },
+    memoryVectors: { value: (cacheDir: string) => openMemoryVectors(db, cacheDir), enumerable: true },
     ping: { value: () => ping(db), enumerable: true },
   }) as T & FileStores & { memory: SqliteMemoryStore; remotePlugins: SqliteRemotePluginStore };
 }

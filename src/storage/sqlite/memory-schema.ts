@@ -94,6 +94,64 @@ function migrateCounter(db: Database): void {
   }).immediate();
 }
 
+/**
+ * Memory's vectors (hybrid recall, see memory-vectors.ts), plain tables so every process can write the memories
+ * whether or not it loaded sqlite-vec: `memory_vector_spaces` names each (model, dimension) once;
+ * `memory_vectors` holds an entry's float32 vector, its space and the entry revision (`updated_at`) it was computed
+ * for; `memory_vector_bits` its sign bits (one bit a dimension, the table recall scans, kept apart so a scan reads
+ * 96 bytes an entry at 768 dimensions, not 3 KiB); `memory_vector_pending` the entries waiting for a current vector,
+ * kept by triggers on every write of a key or content (any process, any prx version that has the triggers).
+ */
+const VECTOR_DDL = `
+CREATE TABLE IF NOT EXISTS memory_vector_spaces (
+  space INTEGER PRIMARY KEY,
+  model TEXT NOT NULL,
+  dims INTEGER NOT NULL CHECK (dims > 0),
+  UNIQUE (model, dims)
+);
+CREATE TABLE IF NOT EXISTS memory_vectors (
+  seq INTEGER PRIMARY KEY,
+  space INTEGER NOT NULL REFERENCES memory_vector_spaces(space),
+  revision TEXT NOT NULL,
+  embedding BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS memory_vector_bits (
+  seq INTEGER PRIMARY KEY,
+  space INTEGER NOT NULL,
+  bits BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS memory_vector_pending (seq INTEGER PRIMARY KEY);
+INSERT OR IGNORE INTO memory_vector_pending (seq) SELECT seq FROM memories;
+CREATE TRIGGER IF NOT EXISTS memories_vector_ai AFTER INSERT ON memories BEGIN
+  INSERT OR IGNORE INTO memory_vector_pending (seq) VALUES (new.seq);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_vector_au AFTER UPDATE OF key, content ON memories BEGIN
+  INSERT OR IGNORE INTO memory_vector_pending (seq) VALUES (new.seq);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_vector_ad AFTER DELETE ON memories BEGIN
+  DELETE FROM memory_vector_pending WHERE seq = old.seq;
+  DELETE FROM memory_vectors WHERE seq = old.seq;
+  DELETE FROM memory_vector_bits WHERE seq = old.seq;
+END;
+`;
+
+function hasVectorTables(db: Database): boolean {
+  const triggers = db
+    .query<{ n: number }, []>(
+      "SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN ('memories_vector_ai', 'memories_vector_au', 'memories_vector_ad')",
+    )
+    .get();
+  return triggers?.n === 3;
+}
+
+/** Adds the vector tables to a database made without them: the queue's backfill and its triggers in one transaction. */
+function migrateVectorTables(db: Database): void {
+  if (hasVectorTables(db)) return;
+  db.transaction(() => {
+    if (!hasVectorTables(db)) db.exec(VECTOR_DDL);
+  }).immediate();
+}
+
 const migrated = new WeakSet<Database>();
 
 /** Create or migrate the memory tables (once per database handle). */
@@ -103,6 +161,7 @@ export function ensureMemorySchema(db: Database): void {
     ensureSchema(db, "memory", DDL);
     migratePrivateColumn(db);
     migrateCounter(db);
+    migrateVectorTables(db);
     migrated.add(db);
   } catch (cause) {
     throw new PrxError("MEMORY", `cannot create the memory tables: ${(cause as Error).message}`, {
