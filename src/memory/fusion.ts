@@ -1,5 +1,5 @@
 import type { MemoryRow } from "../storage/types.ts";
-import { MEMORY_RRF_K } from "./limits.ts";
+import { MEMORY_RRF_K, MEMORY_SCORE_EPSILON } from "./limits.ts";
 
 /**
  * Reciprocal rank fusion: an entry scores the sum over the rankings holding it of 1 / (MEMORY_RRF_K + rank), rank
@@ -22,4 +22,14 @@ export function fuseRrf(fullText: MemoryRow[], vector: MemoryRow[], limit: numbe
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .slice(0, limit)
     .map(({ row, score }) => ({ ...row, score: score / best }));
+}
+
+/**
+ * The vector hits worth fusing, given hits nearest first with their similarity as `score`: those within
+ * `relative` of the best one (the vector side's counterpart of full-text search's MEMORY_RECALL_RELATIVE_CUTOFF), so
+ * an entry that shares only a loose theme with the question does not ride along with the one that answers it.
+ */
+export function keepNear<T extends { score?: number }>(hits: T[], relative: number): T[] {
+  const best = hits[0]?.score ?? 0;
+  return hits.filter((hit) => (hit.score ?? 0) >= best * relative - MEMORY_SCORE_EPSILON);
 }

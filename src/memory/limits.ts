@@ -56,6 +56,8 @@ export const MEMORY_VECTOR_MIN_SIMILARITY = 0.5;
 export const MEMORY_VECTOR_CANDIDATES = 256;
 /** Entries `prx memory reindex` embeds per provider call. */
 export const MEMORY_REINDEX_BATCH = 64;
+/** Vector hits under this fraction of the best hit's similarity are dropped before fusion (on every backend). */
+export const MEMORY_VECTOR_RELATIVE_CUTOFF = 0.85;
 /** Reciprocal rank fusion of the full-text and vector rankings: an entry scores the sum of 1 / (K + rank). */
 export const MEMORY_RRF_K = 60;
 /**

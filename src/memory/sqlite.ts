@@ -4,8 +4,8 @@ import { queryTerms } from "./fts-query.ts";
 import { contentTerms } from "./relevance.ts";
 import { toEntry } from "./rows.ts";
 import { SqliteMemoryCatalog } from "./sqlite-catalog.ts";
-import { fuseRrf } from "./fusion.ts";
-import { MEMORY_VECTOR_CANDIDATES, MEMORY_VECTOR_MIN_SIMILARITY } from "./limits.ts";
+import { fuseRrf, keepNear } from "./fusion.ts";
+import { MEMORY_VECTOR_CANDIDATES, MEMORY_VECTOR_MIN_SIMILARITY, MEMORY_VECTOR_RELATIVE_CUTOFF } from "./limits.ts";
 import type { SqliteEmbeddings } from "./sqlite-embeddings.ts";
 import { planFor, rankedRecall } from "./sqlite-recall.ts";
 import { PRIVATE_CATEGORY, type MemoryBackend, type MemoryEntry, type RecallOptions, type StoreOptions } from "./types.ts";
@@ -79,7 +79,7 @@ export class SqliteMemory implements MemoryBackend {
         maxDistance: 1 - minSimilarity,
       }),
     ).map(({ distance, ...row }) => ({ ...row, score: 1 - distance }));
-    const rows = fuseRrf(fullText, near, limit);
+    const rows = fuseRrf(fullText, keepNear(near, MEMORY_VECTOR_RELATIVE_CUTOFF), limit);
     return rows.map(toEntry);
   }
 
