@@ -13,6 +13,8 @@ export interface OpenedMemory {
   memory: MemoryBackend;
   /** The workspace's sessions, on the `[storage]` backend. */
   sessions: SessionStore;
+  /** On SQLite: why recall is full-text search or hybrid (prx memory reindex says it when there is nothing to do). */
+  recallDetail?: string;
   close(): Promise<void>;
 }
 
@@ -39,7 +41,7 @@ export async function openMemory(workspaceFlag: string | undefined, options: { e
       config.memory.backend === "postgres" && storage.sql ? await openPgMemoryFor(storage.sql, config, providers()) : null,
       mode?.hybrid,
     );
-    return { workspace, memory, sessions: storage.sessions, close: () => storage.close() };
+    return { workspace, memory, sessions: storage.sessions, close: () => storage.close(), ...(mode ? { recallDetail: mode.detail } : {}) };
   } catch (error) {
     await storage.close();
     throw error;

@@ -1,4 +1,4 @@
-import { memoryEmbedder } from "../agent/memory-embed.ts";
+import { describeSqliteRecall, memoryEmbedder } from "../agent/memory-embed.ts";
 import { createProviderResolver } from "../providers/index.ts";
 import { loadConfig } from "../config/loader.ts";
 import { PrxError } from "../core/errors.ts";
@@ -58,8 +58,15 @@ export async function storageCommand(argv: string[]): Promise<number> {
       const before = sqliteStatus(db).version;
       if (sub === "migrate") migrateSqlite(db);
       const status = sqliteStatus(db);
-      if (json) out(JSON.stringify({ ...status, migrated_from: before }));
-      else out(statusLines(status, workspace.dbPath));
+      const vector =
+        config.memory.backend === "sqlite"
+          ? await describeSqliteRecall(db, workspace.cacheDir, config, createProviderResolver(config, { configPath: workspace.configPath }))
+          : undefined;
+      if (json) out(JSON.stringify({ ...status, migrated_from: before, ...(vector ? { vector } : {}) }));
+      else {
+        out(statusLines(status, workspace.dbPath));
+        if (vector) out(`memory recall: ${vector.detail}`);
+      }
       return 0;
     } finally {
       db.close();

@@ -1,5 +1,6 @@
 import type { SQL } from "bun";
-import { errorMessage } from "../core/errors.ts";
+import { errorMessage, PrxError } from "../core/errors.ts";
+import type { MemoryReindex, ReindexProgress } from "./types.ts";
 import { createLogger } from "../core/logger.ts";
 import { embedChecked, embeddingText, queryText, type Embedded, type EmbedTexts } from "./embeddings.ts";
 import { MEMORY_EMBED_BACKFILL_MAX, MEMORY_VECTOR_INDEX_MAX_DIMENSIONS } from "./limits.ts";
@@ -39,7 +40,7 @@ interface Pending {
  * (`memory_embedding_pending`: never embedded, changed since, or embedded by another model) are embedded
  * MEMORY_EMBED_BACKFILL_MAX at a time along with the next entry stored.
  */
-export class PgEmbeddings {
+export class PgEmbeddings implements MemoryReindex {
   private table: Promise<boolean> | null = null;
   private readonly indexed = new Set<number>();
   /** The model of the last answer: vectors of another model are stale. */
@@ -84,6 +85,32 @@ export class PgEmbeddings {
         error: errorMessage(error),
       });
       return 0;
+    }
+  }
+
+  /** See MemoryReindex: the queue's head, `batch` at a time, until it is empty. */
+  async reindex(options: { all?: boolean; batch?: number; progress?: ReindexProgress } = {}): Promise<number> {
+    if (!(await this.available())) {
+      throw new PrxError("MEMORY", "the server has no memory embeddings table: recall is full-text search", {
+        hint: "install pgvector as a role allowed to (CREATE EXTENSION vector), then `prx storage migrate`",
+      });
+    }
+    const batch = options.batch ?? MEMORY_EMBED_BACKFILL_MAX;
+    if (options.all) await this.sql.unsafe("INSERT INTO memory_embedding_pending (memory_id) SELECT id FROM memories ON CONFLICT DO NOTHING");
+    const total = (await this.sql.unsafe("SELECT count(*)::int AS n FROM memory_embedding_pending"))[0].n as number;
+    let done = 0;
+    options.progress?.(0, total);
+    for (;;) {
+      const pending = (await this.sql.unsafe(
+        `SELECT m.id, m.key, m.content, m.updated_at FROM memory_embedding_pending p JOIN memories m ON m.id = p.memory_id
+         ORDER BY p.queued LIMIT $1`,
+        [batch],
+      )) as Pending[];
+      if (pending.length === 0) return done;
+      await this.write(pending, await this.call(pending.map((p) => embeddingText(p.key, p.content))));
+      done += pending.length;
+      options.progress?.(done, Math.max(total, done));
+      if (pending.length < batch) return done;
     }
   }
 

@@ -3,6 +3,7 @@ import { createLogger } from "../core/logger.ts";
 import type { MemoryVectorPending, MemoryVectorStore } from "../storage/types.ts";
 import { embedChecked, embeddingText, queryText, type Embedded, type EmbedTexts } from "./embeddings.ts";
 import { MEMORY_EMBED_BACKFILL_MAX } from "./limits.ts";
+import type { MemoryReindex, ReindexProgress } from "./types.ts";
 
 const log = createLogger("memory.embeddings");
 
@@ -11,8 +12,6 @@ export interface SqliteQueryVector {
   vector: Float32Array;
 }
 
-/** Progress of a reindex: entries embedded so far, of `total` waiting when it started. */
-export type ReindexProgress = (done: number, total: number) => void;
 
 /**
  * Embeddings of memories in the workspace SQLite file (the vector tables of storage's memory-schema.ts). Writing is
@@ -20,7 +19,7 @@ export type ReindexProgress = (done: number, total: number) => void;
  * current vector (never embedded, changed since, or embedded by another model) are embedded
  * MEMORY_EMBED_BACKFILL_MAX at a time along with the next entry stored, or all at once by `prx memory reindex`.
  */
-export class SqliteEmbeddings {
+export class SqliteEmbeddings implements MemoryReindex {
   /** The model and dimension of the last answer: vectors of another are stale and wait again. */
   private current: string | null = null;
 

@@ -34,6 +34,10 @@ export class SqliteMemory implements MemoryBackend {
     this.catalog = new SqliteMemoryCatalog(tables);
   }
 
+  get embeddings(): SqliteEmbeddings | null {
+    return this.hybrid?.embeddings ?? null;
+  }
+
   async store(
     key: string,
     content: string,

@@ -57,6 +57,18 @@ export interface MemoryCatalog {
   forgetSession(sessionId: string): number | Promise<number>;
 }
 
+/** Progress of a reindex: entries embedded so far, of `total` waiting when it started. */
+export type ReindexProgress = (done: number, total: number) => void;
+
+/** The vectors of a backend with hybrid recall on (`prx memory reindex`). */
+export interface MemoryReindex {
+  /**
+   * Embed every entry waiting for a vector of its current text (with `all`, every entry first queued again),
+   * `batch` per provider call; returns how many were embedded. A provider failure throws: what was written stays.
+   */
+  reindex(options?: { all?: boolean; batch?: number; progress?: ReindexProgress }): Promise<number>;
+}
+
 export interface MemoryBackend {
   /** "sqlite", "postgres", "none", "wasm:<name>". */
   readonly name: string;
@@ -73,4 +85,6 @@ export interface MemoryBackend {
   health(): Promise<boolean>;
   /** Present when the backend can enumerate its entries (the storage WIT cannot). */
   readonly catalog?: MemoryCatalog;
+  /** Present (not null) when recall is hybrid: the default provider embeds and the store keeps vectors. */
+  readonly embeddings?: MemoryReindex | null;
 }

@@ -74,7 +74,7 @@ function ping(db: Database): StoragePing {
 }
 
 /** Memory's vectors on `db`, its modules loaded only here: a start without hybrid recall loads neither. */
-async function openMemoryVectors(db: Database, cacheDir: string): Promise<MemoryVectorStore | { unavailable: string }> {
+export async function openMemoryVectors(db: Database, cacheDir: string): Promise<MemoryVectorStore | { unavailable: string }> {
   const { loadVectorExtension } = await import("./sqlite/vector-extension.ts");
   const extension = await loadVectorExtension(db, cacheDir);
   if (!extension.loaded) return { unavailable: extension.reason };
