@@ -57,9 +57,16 @@ export class SqliteEmbeddings implements MemoryReindex {
   async reindex(options: { all?: boolean; batch?: number; progress?: ReindexProgress } = {}): Promise<number> {
     const batch = options.batch ?? MEMORY_EMBED_BACKFILL_MAX;
     if (options.all) this.vectors.requeueAll();
-    const total = this.vectors.counts().pending;
     let done = 0;
-    options.progress?.(0, total);
+    if (this.vectors.counts().pending === 0) {
+      // nothing waits for this process's idea of the model: one entry tells which model answers now, and a model
+      // other than the vectors' queues every entry again
+      const first = this.vectors.first();
+      if (first === null) return 0;
+      done = await this.embedBatch([first]);
+    }
+    const total = done + this.vectors.counts().pending;
+    options.progress?.(done, total);
     for (;;) {
       const pending = this.vectors.pending(null, batch);
       if (pending.length === 0) return done;

@@ -576,6 +576,8 @@ export interface MemoryVectorCounts {
 export interface MemoryVectorStore {
   /** The entry under `key` (when there is one) and up to `limit` others waiting for a vector, oldest first. */
   pending(key: string | null, limit: number): MemoryVectorPending[];
+  /** The first entry of the store, waiting or not (null when it is empty). */
+  first(): MemoryVectorPending | null;
   /** Write vectors of `model`; an entry leaves the queue only when the revision embedded is still its current one. */
   write(model: string, rows: MemoryVectorWrite[]): void;
   /** Queue every entry whose vector is not of `model` at `dims`; returns how many were queued. */

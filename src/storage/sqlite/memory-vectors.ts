@@ -15,6 +15,7 @@ const SQL = {
       WHERE m.key <> $key ORDER BY p.seq LIMIT $limit)`,
   pending: `SELECT m.seq, m.key, m.content, m.updated_at FROM memory_vector_pending p JOIN memories m ON m.seq = p.seq
     ORDER BY p.seq LIMIT $limit`,
+  first: "SELECT seq, key, content, updated_at FROM memories ORDER BY seq LIMIT 1",
   space: "SELECT space FROM memory_vector_spaces WHERE model = $model AND dims = $dims",
   addSpace: "INSERT INTO memory_vector_spaces (model, dims) VALUES ($model, $dims) ON CONFLICT DO NOTHING",
   // only for an entry that still exists: one deleted meanwhile gets no orphan vector
@@ -62,6 +63,10 @@ export class SqliteMemoryVectorStore implements MemoryVectorStore {
   pending(key: string | null, limit: number): MemoryVectorPending[] {
     if (key === null) return this.db.query<MemoryVectorPending, { limit: number }>(SQL.pending).all({ limit });
     return this.db.query<MemoryVectorPending, { key: string; limit: number }>(SQL.pendingWithKey).all({ key, limit });
+  }
+
+  first(): MemoryVectorPending | null {
+    return this.db.query<MemoryVectorPending, []>(SQL.first).get();
   }
 
   write(model: string, rows: MemoryVectorWrite[]): void {
