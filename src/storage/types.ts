@@ -587,7 +587,7 @@ export interface MemoryVectorStore {
   /**
    * The visible entries nearest `query` by cosine distance among vectors of `model` computed for the entry's current
    * text, nearest first, at most `limit`, each within `maxDistance`. The sign bits pick `candidates` entries first
-   * (Hamming distance); their float vectors are then compared exactly.
+   * (Hamming distance); their stored vectors are then compared by cosine distance.
    */
   nearest(
     query: Float32Array,
