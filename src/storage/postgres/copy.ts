@@ -115,7 +115,58 @@ export async function copySqliteToPg(db: Database, sql: SQL, onTable?: (copied: 
     report.push(copied);
     onTable?.(copied);
   }
+  const vectors = await copyMemoryVectors(db, sql);
+  if (vectors) {
+    report.push(vectors);
+    onTable?.(vectors);
+  }
   return report;
+}
+
+/**
+ * Memory's vectors (SQLite `memory_vectors`, int8 scaled to 127: cosine ignores the scale) into `memory_embeddings`
+ * when the server has pgvector's table; only vectors of an entry's current text, for entries the copy holds with
+ * that same text, so nothing is embedded again. Their entries leave the embedding queue. Null when either side has
+ * no vector table.
+ */
+async function copyMemoryVectors(db: Database, sql: SQL): Promise<CopiedTable | null> {
+  if (!sqliteHas(db, "memory_vectors")) return null;
+  const present = await pg("copy of memory vectors", () => sql.unsafe("SELECT to_regclass('memory_embeddings') IS NOT NULL AS present"));
+  if (present[0].present !== true) return null;
+  const copied: CopiedTable = { table: "memory_embeddings", read: 0, inserted: 0 };
+  const select = db.query<{ id: string; model: string; dims: number; revision: string; embedding: Uint8Array }, [number, number]>(
+    `SELECT m.id, s.model, s.dims, v.revision, v.embedding FROM memory_vectors v
+     JOIN memories m ON m.seq = v.seq AND m.updated_at = v.revision JOIN memory_vector_spaces s ON s.space = v.space
+     ORDER BY v.seq LIMIT ? OFFSET ?`,
+  );
+  for (let offset = 0; ; offset += STORAGE_COPY_BATCH) {
+    const rows = select.all(STORAGE_COPY_BATCH, offset);
+    if (rows.length === 0) break;
+    copied.read += rows.length;
+    const params: unknown[] = [];
+    const tuples = rows.map((row) => {
+      const values = new Int8Array(row.embedding.buffer, row.embedding.byteOffset, row.embedding.byteLength);
+      params.push(row.id, row.model, row.dims, row.revision, `[${Array.from(values, (x) => x / 127).join(",")}]`);
+      const n = params.length;
+      return `($${n - 4}, $${n - 3}, $${n - 2}::int, $${n - 1}, $${n}::vector)`;
+    });
+    const result = await pg("copy of memory vectors", () =>
+      sql.unsafe(
+        `WITH v (memory_id, model, dims, revision, embedding) AS (VALUES ${tuples.join(", ")}),
+         written AS (
+           INSERT INTO memory_embeddings (memory_id, model, dims, revision, embedding)
+           SELECT v.* FROM v JOIN memories m ON m.id = v.memory_id AND m.updated_at = v.revision
+           ON CONFLICT DO NOTHING RETURNING memory_id),
+         dequeued AS (DELETE FROM memory_embedding_pending p USING written w WHERE p.memory_id = w.memory_id)
+         SELECT count(*)::int AS n FROM written`,
+        params,
+      ),
+    );
+    copied.inserted += result[0].n as number;
+    if (rows.length < STORAGE_COPY_BATCH) break;
+  }
+  if (copied.inserted > 0) await sql.unsafe("ANALYZE memory_embeddings");
+  return copied;
 }
 
 async function insertBatch(sql: SQL, table: TableCopy, rows: Array<Record<string, unknown>>): Promise<number> {
