@@ -73,13 +73,20 @@ function ping(db: Database): StoragePing {
   }
 }
 
+/**
+ * With hybrid recall the connection reads the database through a memory map of up to this many bytes: each recall
+ * scans every entry's sign bits (10 MB at 100k entries), which SQLite's default 2 MB page cache would copy in from
+ * the file again each time (measured at 100k: 39 -> 16 ms a scan). Pages are the OS's file cache, shared, not copies.
+ */
+export const SQLITE_VECTOR_MMAP_BYTES = 256 * 1024 * 1024;
+
 /** Memory's vectors on `db`, its modules loaded only here: a start without hybrid recall loads neither. */
 export async function openMemoryVectors(db: Database, cacheDir: string): Promise<MemoryVectorStore | { unavailable: string }> {
   const { loadVectorExtension } = await import("./sqlite/vector-extension.ts");
   const extension = await loadVectorExtension(db, cacheDir);
   if (!extension.loaded) return { unavailable: extension.reason };
   const { SqliteMemoryVectorStore } = await import("./sqlite/memory-vectors.ts");
-  return new SqliteMemoryVectorStore(db);
+  return new SqliteMemoryVectorStore(db, { mmapBytes: SQLITE_VECTOR_MMAP_BYTES });
 }
 
 /** `stores` with the stores of the workspace SQLite file on `db` added, each made on first use. */

@@ -71,8 +71,12 @@ function nearestSql(session: boolean, includePrivate: boolean): string {
 export class SqliteMemoryVectorStore implements MemoryVectorStore {
   private readonly spaces = new Map<string, number>();
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    options: { mmapBytes?: number } = {},
+  ) {
     ensureMemorySchema(db);
+    if (options.mmapBytes !== undefined) db.exec(`PRAGMA mmap_size = ${Math.max(0, Math.floor(options.mmapBytes))}`);
   }
 
   pending(key: string | null, limit: number): MemoryVectorPending[] {
