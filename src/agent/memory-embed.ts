@@ -50,7 +50,8 @@ export async function sqliteRecallMode(
   config: Config,
   providers: ProviderResolver,
 ): Promise<SqliteRecallMode> {
-  const embed = memoryEmbedder(config, providers);
+  // without embedding_model nothing is resolved or loaded: a start stays as it was
+  const embed = config.providers[config.default_provider]?.embedding_model === undefined ? undefined : memoryEmbedder(config, providers);
   if (!embed) {
     return { recall: "fts", detail: "recall ranks by full-text search (set embedding_model on the default provider for hybrid recall)", hybrid: null };
   }

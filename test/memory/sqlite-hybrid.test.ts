@@ -182,6 +182,21 @@ describe("hybrid recall on SQLite with sqlite-vec", () => {
     expect(await embeddings.reindex({ all: true, batch: 64 })).toBe(10);
   });
 
+  test("a process without embeddings queues what it writes, replaced or imported, once each, and hybrid recall embeds it later", async () => {
+    const plain = new SqliteMemory(storage.memory);
+    await plain.store("our_gp", "Our physician is Dr Okafor", "health");
+    await plain.store("our_gp", "Our physician is Dr Patel", "health");
+    plain.catalog.importRecords([
+      { key: "our_gp", content: "Our physician is Dr Patel", category: "health", private: false, session_id: null, created_at: "2026-01-01T00:00:00.000Z", updated_at: "2026-01-02T00:00:00.000Z" },
+      { key: "dentist", content: "Dentist on Tuesday", category: "health", private: false, session_id: null, created_at: "2026-01-01T00:00:00.000Z", updated_at: "2026-01-01T00:00:00.000Z" },
+    ]);
+    expect(waiting()).toBe(2);
+    expect(embedded()).toEqual([]);
+    await memory.store("boiler", "The boiler is serviced in November", "home");
+    expect(waiting()).toBe(0);
+    expect(await keys("who is my doctor")).toEqual(["our_gp"]);
+  });
+
   test(`embedded text is key and content cut at ${MEMORY_EMBED_TEXT_MAX_CHARS} characters`, async () => {
     const exact = "x".repeat(MEMORY_EMBED_TEXT_MAX_CHARS - 2);
     await memory.store("k", exact, "core");

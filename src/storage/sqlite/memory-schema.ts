@@ -100,7 +100,8 @@ function migrateCounter(db: Database): void {
  * `memory_vectors` holds an entry's vector (int8, see memory-vectors.ts), its space and the entry revision (`updated_at`) it was computed
  * for; `memory_vector_bits` its sign bits (one bit a dimension, the table recall scans, kept apart so a scan reads
  * 96 bytes an entry at 768 dimensions, not 3 KiB); `memory_vector_pending` the entries waiting for a current vector,
- * kept by triggers on every write of a key or content (any process, any prx version that has the triggers).
+ * kept by triggers on every write of a key or content (any process, any prx version that has the triggers). The
+ * triggers test for the row rather than INSERT OR IGNORE: an upsert's conflict handling overrides a trigger's.
  */
 const VECTOR_DDL = `
 CREATE TABLE IF NOT EXISTS memory_vector_spaces (
@@ -123,10 +124,10 @@ CREATE TABLE IF NOT EXISTS memory_vector_bits (
 CREATE TABLE IF NOT EXISTS memory_vector_pending (seq INTEGER PRIMARY KEY);
 INSERT OR IGNORE INTO memory_vector_pending (seq) SELECT seq FROM memories;
 CREATE TRIGGER IF NOT EXISTS memories_vector_ai AFTER INSERT ON memories BEGIN
-  INSERT OR IGNORE INTO memory_vector_pending (seq) VALUES (new.seq);
+  INSERT INTO memory_vector_pending (seq) SELECT new.seq WHERE NOT EXISTS (SELECT 1 FROM memory_vector_pending WHERE seq = new.seq);
 END;
 CREATE TRIGGER IF NOT EXISTS memories_vector_au AFTER UPDATE OF key, content ON memories BEGIN
-  INSERT OR IGNORE INTO memory_vector_pending (seq) VALUES (new.seq);
+  INSERT INTO memory_vector_pending (seq) SELECT new.seq WHERE NOT EXISTS (SELECT 1 FROM memory_vector_pending WHERE seq = new.seq);
 END;
 CREATE TRIGGER IF NOT EXISTS memories_vector_ad AFTER DELETE ON memories BEGIN
   DELETE FROM memory_vector_pending WHERE seq = old.seq;
