@@ -97,9 +97,17 @@ export class PgEmbeddings implements MemoryReindex {
     }
     const batch = options.batch ?? MEMORY_EMBED_BACKFILL_MAX;
     if (options.all) await this.sql.unsafe("INSERT INTO memory_embedding_pending (memory_id) SELECT id FROM memories ON CONFLICT DO NOTHING");
-    const total = (await this.sql.unsafe("SELECT count(*)::int AS n FROM memory_embedding_pending"))[0].n as number;
+    const waiting = async () => (await this.sql.unsafe("SELECT count(*)::int AS n FROM memory_embedding_pending"))[0].n as number;
     let done = 0;
-    options.progress?.(0, total);
+    if ((await waiting()) === 0) {
+      // as on SQLite: one entry tells which model answers now, and a model other than the vectors' queues them all
+      const first = (await this.sql.unsafe("SELECT m.id, m.key, m.content, m.updated_at FROM memories m ORDER BY m.seq LIMIT 1")) as Pending[];
+      if (first.length === 0) return 0;
+      await this.write(first, await this.call(first.map((p) => embeddingText(p.key, p.content))));
+      done = 1;
+    }
+    const total = done + (await waiting());
+    options.progress?.(done, total);
     for (;;) {
       const pending = (await this.sql.unsafe(
         `SELECT m.id, m.key, m.content, m.updated_at FROM memory_embedding_pending p JOIN memories m ON m.id = p.memory_id
