@@ -74,23 +74,24 @@ CREATE TRIGGER IF NOT EXISTS memories_counted_ad AFTER DELETE ON memories BEGIN
 END;
 `;
 
-function hasCounter(db: Database): boolean {
-  const triggers = db
-    .query<{ n: number }, []>(
-      "SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN ('memories_counted_ai', 'memories_counted_ad')",
+/** True when every trigger named exists (the last statement of a DDL that adds them). */
+function hasTriggers(db: Database, names: readonly string[]): boolean {
+  const found = db
+    .query<{ n: number }, { names: string }>(
+      "SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value FROM json_each($names))",
     )
-    .get();
-  return triggers?.n === 2;
+    .get({ names: JSON.stringify(names) });
+  return found?.n === names.length;
 }
 
 /**
- * Adds the entry counter to a database made without it: the one count of the existing rows and the triggers are one
- * write transaction, so no insert of another process falls between them.
+ * Run `ddl` on a database that lacks its `triggers`: the check and the DDL (its backfill of existing rows included)
+ * are one write transaction, so no write of another process falls between them and two processes add them once.
  */
-function migrateCounter(db: Database): void {
-  if (hasCounter(db)) return;
+function addTriggered(db: Database, triggers: readonly string[], ddl: string): void {
+  if (hasTriggers(db, triggers)) return;
   db.transaction(() => {
-    if (!hasCounter(db)) db.exec(COUNTER_DDL);
+    if (!hasTriggers(db, triggers)) db.exec(ddl);
   }).immediate();
 }
 
@@ -136,23 +137,6 @@ CREATE TRIGGER IF NOT EXISTS memories_vector_ad AFTER DELETE ON memories BEGIN
 END;
 `;
 
-function hasVectorTables(db: Database): boolean {
-  const triggers = db
-    .query<{ n: number }, []>(
-      "SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN ('memories_vector_ai', 'memories_vector_au', 'memories_vector_ad')",
-    )
-    .get();
-  return triggers?.n === 3;
-}
-
-/** Adds the vector tables to a database made without them: the queue's backfill and its triggers in one transaction. */
-function migrateVectorTables(db: Database): void {
-  if (hasVectorTables(db)) return;
-  db.transaction(() => {
-    if (!hasVectorTables(db)) db.exec(VECTOR_DDL);
-  }).immediate();
-}
-
 const migrated = new WeakSet<Database>();
 
 /** Create or migrate the memory tables (once per database handle). */
@@ -161,8 +145,9 @@ export function ensureMemorySchema(db: Database): void {
   try {
     ensureSchema(db, "memory", DDL);
     migratePrivateColumn(db);
-    migrateCounter(db);
-    migrateVectorTables(db);
+    // the entry counter, then the vector tables and the embedding queue, on databases made without them
+    addTriggered(db, ["memories_counted_ai", "memories_counted_ad"], COUNTER_DDL);
+    addTriggered(db, ["memories_vector_ai", "memories_vector_au", "memories_vector_ad"], VECTOR_DDL);
     migrated.add(db);
   } catch (cause) {
     throw new PrxError("MEMORY", `cannot create the memory tables: ${(cause as Error).message}`, {
