@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sqliteRecallMode } from "../../src/agent/memory-embed.ts";
+import { ConfigSchema } from "../../src/config/schema.ts";
 import { SqliteMemory } from "../../src/memory/index.ts";
+import { createProviderResolver } from "../../src/providers/index.ts";
 import { SqliteEmbeddings } from "../../src/memory/sqlite-embeddings.ts";
 import { openSqliteStorage, type SqliteStorage } from "../../src/storage/index.ts";
 import type { MemoryVectorStore } from "../../src/storage/types.ts";
@@ -70,5 +73,27 @@ describe("vectors on SQLite", () => {
       "SELECT (SELECT count(*) FROM memory_vectors) + (SELECT count(*) FROM memory_vector_bits) + (SELECT count(*) FROM memory_vector_pending) AS n",
     );
     expect(left.get()!.n).toBe(0);
+  });
+
+  test("where sqlite-vec cannot load, memory stays full-text and the reason says why", async () => {
+    const other = openSqliteStorage(":memory:");
+    try {
+      // a cache directory that cannot be made: the extension cannot be written, so it cannot load
+      const config = ConfigSchema.parse({
+        default_provider: "fake",
+        providers: { fake: { base_url: fake.url, embedding_model: "fake-embed" } },
+      });
+      const mode = await sqliteRecallMode(other, "/dev/null/cache", config, createProviderResolver(config, { env: {} }));
+      expect(mode).toMatchObject({ recall: "fts", hybrid: null });
+      expect(mode.detail).toContain("sqlite-vec did not load");
+      expect(mode.detail).toContain("full-text");
+      const without = ConfigSchema.parse({ default_provider: "fake", providers: { fake: { base_url: fake.url } } });
+      expect(await sqliteRecallMode(other, join(dir, "cache"), without, createProviderResolver(without, { env: {} }))).toMatchObject({
+        recall: "fts",
+        hybrid: null,
+      });
+    } finally {
+      await other.close();
+    }
   });
 });
