@@ -9,6 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI, type FakeOpenAIServer } from "../fakes/openai-server.ts";
 import { BINARY, ensureBinary, fakeProviderConfig, runPrx, tempWorkspace } from "../helpers/binary.ts";
+import { spawnPty } from "../helpers/pty.ts";
 
 setDefaultTimeout(60_000);
 let fake: FakeOpenAIServer;
@@ -105,5 +106,16 @@ describe("hybrid recall on SQLite through the binary", () => {
     const again = await prx("memory", "reindex", "--json");
     // the configured model is back: every entry is embedded by it again
     expect(JSON.parse(again.stdout)).toEqual({ embedded: 4 });
+  });
+
+  test("prx memory reindex shows its progress on a terminal", async () => {
+    const pty = spawnPty([BINARY, "-w", ws.dir, "memory", "reindex", "--all"], { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env() });
+    try {
+      await pty.waitFor("embedded 4 memories");
+      expect(await pty.exited).toBe(0);
+      expect(pty.output()).toContain("\rembedded 4 of 4");
+    } finally {
+      pty.kill();
+    }
   });
 });
