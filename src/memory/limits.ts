@@ -50,8 +50,8 @@ export const MEMORY_VECTOR_INDEX_MAX_DIMENSIONS = 2000;
 export const MEMORY_VECTOR_MIN_SIMILARITY = 0.5;
 /**
  * Hybrid recall on SQLite: the sign bits of every vector pick this many candidates (Hamming distance), which are then
- * compared exactly by cosine distance. Up to this many vectors the answer is exact; past it an entry whose bits are
- * far but whose vector is near can be missed (binary quantization's trade, measured by the recall corpus).
+ * compared by the cosine distance of their stored vectors. Up to this many vectors every one is compared; past it an
+ * entry whose bits are far but whose vector is near can be missed (binary quantization's trade).
  */
 export const MEMORY_VECTOR_CANDIDATES = 256;
 /** Entries `prx memory reindex` embeds per provider call. */

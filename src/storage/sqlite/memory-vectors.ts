@@ -117,7 +117,9 @@ export class SqliteMemoryVectorStore implements MemoryVectorStore {
     model: string,
     scope: MemoryScope & { limit: number; candidates: number; maxDistance: number },
   ): Array<MemoryRow & { distance: number }> {
-    const space = this.spaces.get(`${model}\0${query.length}`) ?? this.db.query<{ space: number }, { model: string; dims: number }>(SQL.space).get({ model, dims: query.length })?.space;
+    // a space no vector was written in (another process wrote them, or none yet) is looked up, never made
+    const dims = query.length;
+    const space = this.spaces.get(`${model}\0${dims}`) ?? this.db.query<{ space: number }, { model: string; dims: number }>(SQL.space).get({ model, dims })?.space;
     if (space === undefined) return [];
     const params: Record<string, string | number | Uint8Array> = {
       query: blob(query),
@@ -128,9 +130,8 @@ export class SqliteMemoryVectorStore implements MemoryVectorStore {
       maxDistance: scope.maxDistance,
     };
     if (scope.sessionId) params.session = scope.sessionId;
-    return this.db
-      .query<MemoryRow & { distance: number }, Record<string, string | number | Uint8Array>>(nearestSql(Boolean(scope.sessionId), scope.includePrivate))
-      .all(params);
+    const sql = nearestSql(Boolean(scope.sessionId), scope.includePrivate);
+    return this.db.query<MemoryRow & { distance: number }, Record<string, string | number | Uint8Array>>(sql).all(params);
   }
 
   counts(): MemoryVectorCounts {
