@@ -118,4 +118,17 @@ describe("hybrid recall on SQLite through the binary", () => {
       pty.kill();
     }
   });
+
+  test("prx memory reindex without embedding_model says why there is nothing to embed", async () => {
+    config(fakeProviderConfig(fake.url));
+    try {
+      const refused = await prx("memory", "reindex");
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain("does not keep vectors: recall ranks by full-text search");
+      expect(refused.stderr).toContain("embedding_model");
+      expect((await prx("memory", "show", "our_gp")).code).toBe(0);
+    } finally {
+      config(withEmbeddings());
+    }
+  });
 });
