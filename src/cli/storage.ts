@@ -12,7 +12,7 @@ const USAGE = `Usage: prx storage <command> [--json]
   status                          the [storage] backend, its schema version and pending migrations
   migrate                         apply pending migrations (every start applies them too, under a lock)
   copy --from sqlite --to postgres
-                                  copy the workspace database (sessions, memory, tokens, idempotency keys,
+                                  copy the workspace database (sessions, memory and its vectors, tokens, idempotency keys,
                                   plugin KV, cron state, channel state) into the PostgreSQL of [storage];
                                   rows already there are kept, so it can be run again
 `;
