@@ -22,6 +22,13 @@ function int8(vector: Float32Array): Int8Array {
   return out;
 }
 
+/** One bit a dimension, set where the component is positive, least significant bit first: sqlite-vec's bit vector. */
+export function signBits(vector: Float32Array): Uint8Array {
+  const bits = new Uint8Array(Math.ceil(vector.length / 8));
+  for (let i = 0; i < vector.length; i++) if (vector[i]! > 0) bits[i >> 3]! |= 1 << (i & 7);
+  return bits;
+}
+
 const SQL = {
   pendingWithKey: `SELECT m.seq, m.key, m.content, m.updated_at FROM memories m WHERE m.key = $key
     UNION ALL
@@ -37,7 +44,7 @@ const SQL = {
     SELECT $seq, $space, $revision, $embedding WHERE EXISTS (SELECT 1 FROM memories WHERE seq = $seq)
     ON CONFLICT (seq) DO UPDATE SET space = excluded.space, revision = excluded.revision, embedding = excluded.embedding`,
   bits: `INSERT INTO memory_vector_bits (seq, space, bits)
-    SELECT $seq, $space, vec_quantize_binary(vec_f32($embedding)) WHERE EXISTS (SELECT 1 FROM memories WHERE seq = $seq)
+    SELECT $seq, $space, $bits WHERE EXISTS (SELECT 1 FROM memories WHERE seq = $seq)
     ON CONFLICT (seq) DO UPDATE SET space = excluded.space, bits = excluded.bits`,
   done: "DELETE FROM memory_vector_pending WHERE seq = $seq AND EXISTS (SELECT 1 FROM memories WHERE seq = $seq AND updated_at = $revision)",
   requeueOthers: `INSERT OR IGNORE INTO memory_vector_pending (seq) SELECT seq FROM memory_vectors WHERE space <> $space`,
@@ -58,7 +65,7 @@ function nearestSql(session: boolean, includePrivate: boolean): string {
   const where = ["v.space = $space", "v.revision = m.updated_at"];
   if (session) where.push(IN_SESSION);
   if (!includePrivate) where.push(NOT_PRIVATE);
-  return `WITH q AS (SELECT vec_quantize_binary(vec_f32($query)) AS bits),
+  return `WITH q AS (SELECT $bits AS bits),
     near AS (SELECT b.seq FROM memory_vector_bits b, q WHERE b.space = $space
       ORDER BY vec_distance_hamming(vec_bit(b.bits), vec_bit(q.bits)) LIMIT $candidates)
     SELECT * FROM (SELECT ${MEMORY_COLUMNS}, vec_distance_cosine(vec_int8(v.embedding), vec_int8($query8)) AS distance
@@ -67,7 +74,10 @@ function nearestSql(session: boolean, includePrivate: boolean): string {
     WHERE distance <= $maxDistance`;
 }
 
-/** Memory's vectors on a connection that loaded sqlite-vec (vector-extension.ts); tables in memory-schema.ts. */
+/**
+ * Memory's vectors; tables in memory-schema.ts. Writing needs no extension (`prx storage copy` writes vectors from
+ * PostgreSQL on any connection); `nearest` needs sqlite-vec loaded (vector-extension.ts).
+ */
 export class SqliteMemoryVectorStore implements MemoryVectorStore {
   private readonly spaces = new Map<string, number>();
 
@@ -96,7 +106,7 @@ export class SqliteMemoryVectorStore implements MemoryVectorStore {
       for (const row of rows) {
         const space = this.space(model, row.vector.length);
         vector.run({ seq: row.seq, space, revision: row.revision, embedding: blob(int8(row.vector)) });
-        bits.run({ seq: row.seq, space, embedding: blob(row.vector) });
+        bits.run({ seq: row.seq, space, bits: signBits(row.vector) });
         done.run({ seq: row.seq, revision: row.revision });
       }
     }).immediate();
@@ -122,7 +132,7 @@ export class SqliteMemoryVectorStore implements MemoryVectorStore {
     const space = this.spaces.get(`${model}\0${dims}`) ?? this.db.query<{ space: number }, { model: string; dims: number }>(SQL.space).get({ model, dims })?.space;
     if (space === undefined) return [];
     const params: Record<string, string | number | Uint8Array> = {
-      query: blob(query),
+      bits: signBits(query),
       query8: blob(int8(query)),
       space,
       candidates: scope.candidates,
