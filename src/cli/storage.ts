@@ -15,6 +15,8 @@ const USAGE = `Usage: prx storage <command> [--json]
                                   copy the workspace database (sessions, memory and its vectors, tokens, idempotency keys,
                                   plugin KV, cron state, channel state) into the PostgreSQL of [storage];
                                   rows already there are kept, so it can be run again
+  copy --from postgres --to sqlite
+                                  the other way: the PostgreSQL of [storage] into the workspace database
 `;
 
 function out(text: string): void {
@@ -46,10 +48,9 @@ export async function storageCommand(argv: string[]): Promise<number> {
   const settings = config.storage;
   const json = values.json === true;
 
-  if (sub === "copy") {
-    if (values.from !== "sqlite" || values.to !== "postgres") {
-      throw usageError("prx storage copy: only --from sqlite --to postgres is supported");
-    }
+  const toSqlite = values.from === "postgres" && values.to === "sqlite";
+  if (sub === "copy" && !toSqlite && (values.from !== "sqlite" || values.to !== "postgres")) {
+    throw usageError("prx storage copy: --from sqlite --to postgres, or --from postgres --to sqlite");
   }
   const usesPg = settings.backend === "postgres" || sub === "copy";
   if (!usesPg) {
@@ -74,7 +75,7 @@ export async function storageCommand(argv: string[]): Promise<number> {
   }
 
   const url = urlFromEnv(settings.url_env, process.env, "prx storage");
-  const { copySqliteToPg, pgStorage } = await import("../storage/postgres/index.ts");
+  const { copyPgToSqlite, copySqliteToPg, pgStorage } = await import("../storage/postgres/index.ts");
   const storage = await pgStorage({ url, schema: settings.schema, poolMax: settings.pool_max, migrate: sub !== "status" });
   try {
     const status = await storage.status();
@@ -82,11 +83,13 @@ export async function storageCommand(argv: string[]): Promise<number> {
     if (sub === "copy") {
       const db = openSqliteDatabase(workspace.dbPath);
       try {
-        const report = await copySqliteToPg(db, storage.sql, (t) => {
+        const line = (t: { table: string; read: number; inserted: number }) => {
           if (!json) out(`${t.table.padEnd(20)} ${String(t.read).padStart(7)} read  ${String(t.inserted).padStart(7)} inserted`);
-        });
+        };
+        const report = toSqlite ? await copyPgToSqlite(storage.sql, db, line) : await copySqliteToPg(db, storage.sql, line);
         if (json) out(JSON.stringify({ tables: report }));
-        else if (settings.backend !== "postgres") out(`copied; set [storage] backend = "postgres" in ${workspace.configPath} to use it`);
+        else if (toSqlite && settings.backend !== "sqlite") out(`copied; set [storage] backend = "sqlite" in ${workspace.configPath} to use it`);
+        else if (!toSqlite && settings.backend !== "postgres") out(`copied; set [storage] backend = "postgres" in ${workspace.configPath} to use it`);
       } finally {
         db.close();
       }

@@ -1,6 +1,6 @@
 /**
- * `prx storage copy --from sqlite --to postgres` carries memory's vectors: entries embedded on SQLite are recalled
- * by meaning on PostgreSQL with pgvector (PGlite + pgvector) without being embedded again.
+ * `prx storage copy` carries memory's vectors both ways: entries embedded on SQLite are recalled by meaning on
+ * PostgreSQL with pgvector (PGlite + pgvector) without being embedded again, and back.
  */
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,7 +10,7 @@ import { SqliteMemory } from "../../src/memory/index.ts";
 import { PgMemory } from "../../src/memory/postgres.ts";
 import { SqliteEmbeddings } from "../../src/memory/sqlite-embeddings.ts";
 import { openSqliteStorage } from "../../src/storage/index.ts";
-import { copySqliteToPg, pgStorage } from "../../src/storage/postgres/index.ts";
+import { copyPgToSqlite, copySqliteToPg, pgStorage } from "../../src/storage/postgres/index.ts";
 import { startFakeOpenAI, type FakeOpenAIServer } from "../fakes/openai-server.ts";
 import { fakeMemoryEmbedder } from "../helpers/fake-embedder.ts";
 import { startPglite, type PgliteServer } from "../helpers/pglite-server.ts";
@@ -58,5 +58,44 @@ test("vectors of current entries are copied, their entries leave the queue, and 
   } finally {
     await storage.close();
     await lite.close();
+  }
+});
+
+test("the other way: PostgreSQL's tables and current vectors into a new workspace database, recalled by meaning there", async () => {
+  // the same schema as above: PGlite is one backend, whose search_path the connections of two schemas would share
+  const storage = await pgStorage({ url: server.url, schema: "copied", poolMax: 2 });
+  const lite = openSqliteStorage(join(dir, "back.db"));
+  try {
+    await storage.sql.unsafe("DELETE FROM memories");
+    const pg = new PgMemory(storage.sql, fakeMemoryEmbedder(fake.url));
+    await pg.store("our_gp", "Our physician is Dr Patel", "health");
+    await pg.store("secret", "Private physician: Dr Novak", "health", null, { private: true });
+    await storage.sql.unsafe(
+      `INSERT INTO gateway_tokens (id, name, token_sha256, created_at, revoked) VALUES ('tok_1', 'ci', 'abc', '2026-01-01T00:00:00Z', true);
+       INSERT INTO plugin_kv (plugin, key, value) VALUES ('p', 'k', '\\x00ff'::bytea);
+       INSERT INTO usage_totals (kind, key, day, input_tokens, output_tokens, cached_input_tokens, cost_usd, calls)
+         VALUES ('all', '', '2026-01-01', 9007199254740991, 2, 0, 0.5, 3)`,
+    );
+    const report = await copyPgToSqlite(storage.sql, lite.db);
+    expect(report.find((t) => t.table === "memories")).toEqual({ table: "memories", read: 2, inserted: 2 });
+    expect(report.find((t) => t.table === "memory_vectors")).toEqual({ table: "memory_vectors", read: 2, inserted: 2 });
+    expect(lite.db.query("SELECT revoked FROM gateway_tokens").all()).toEqual([{ revoked: 1 }]);
+    expect(lite.db.query("SELECT hex(value) AS v FROM plugin_kv").all()).toEqual([{ v: "00FF" }]);
+    expect(lite.db.query("SELECT input_tokens, calls FROM usage_totals").all()).toEqual([{ input_tokens: 9007199254740991, calls: 3 }]);
+    expect(lite.db.query("SELECT key, private FROM memories ORDER BY key").all()).toEqual([{ key: "our_gp", private: 0 }, { key: "secret", private: 1 }]);
+
+    const vectors = await lite.memoryVectors(join(dir, "cache"));
+    if ("unavailable" in vectors) throw new Error(vectors.unavailable);
+    expect(vectors.counts()).toEqual({ vectors: 2, pending: 0 });
+    fake.reset();
+    const sqlite = new SqliteMemory(lite.memory, { vectors, embeddings: new SqliteEmbeddings(vectors, fakeMemoryEmbedder(fake.url)) });
+    expect((await sqlite.recall("who is my doctor", 5, null, { relevantOnly: true })).map((e) => e.key)).toEqual(["our_gp"]);
+    expect(fake.requests.filter((r) => r.path === "/v1/embeddings")).toHaveLength(1);
+    // copied again: nothing new
+    const again = await copyPgToSqlite(storage.sql, lite.db);
+    expect(again.every((t) => t.inserted === 0)).toBe(true);
+  } finally {
+    await lite.close();
+    await storage.close();
   }
 });

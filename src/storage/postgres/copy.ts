@@ -1,6 +1,9 @@
 import type { Database } from "bun:sqlite";
 import type { SQL } from "bun";
 import { STORAGE_COPY_BATCH } from "../limits.ts";
+import { ensureMemorySchema } from "../sqlite/memory-schema.ts";
+import { SqliteMemoryVectorStore } from "../sqlite/memory-vectors.ts";
+import { migrateSqlite } from "../sqlite/schema.ts";
 import { pg } from "./connect.ts";
 
 /** One table `prx storage copy` moves: its columns (both schemas name them alike) and how to read it in order. */
@@ -183,4 +186,90 @@ async function insertBatch(sql: SQL, table: TableCopy, rows: Array<Record<string
     sql.unsafe(`INSERT INTO ${table.name} (${table.columns.join(", ")}) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING`, params),
   );
   return result.count;
+}
+
+/** A PostgreSQL value as the SQLite column holds it: booleans 0/1, 64-bit integers as numbers. */
+function sqliteValue(value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "bigint") return Number(value);
+  return value;
+}
+
+/**
+ * The other way: every table of PostgreSQL storage into the workspace SQLite database (migrated first), batch by
+ * batch; rows whose key exists already are kept, so it can be run again. Memory's vectors of current entries come
+ * along (sign bits and int8 vectors computed here: no extension needed) and their entries leave the embedding queue.
+ */
+export async function copyPgToSqlite(sql: SQL, db: Database, onTable?: (copied: CopiedTable) => void): Promise<CopiedTable[]> {
+  migrateSqlite(db);
+  ensureMemorySchema(db);
+  const report: CopiedTable[] = [];
+  for (const table of TABLES) {
+    const copied: CopiedTable = { table: table.name, read: 0, inserted: 0 };
+    const present = await pg(`copy of ${table.name}`, () => sql.unsafe("SELECT to_regclass($1) IS NOT NULL AS present", [table.name]));
+    if (present[0].present === true && sqliteHas(db, table.name)) {
+      const insert = db.query(
+        `INSERT OR IGNORE INTO ${table.name} (${table.columns.join(", ")}) VALUES (${table.columns.map(() => "?").join(", ")})`,
+      );
+      for (let offset = 0; ; offset += STORAGE_COPY_BATCH) {
+        const rows = (await pg(`copy of ${table.name}`, () =>
+          sql.unsafe(`SELECT ${table.columns.join(", ")} FROM ${table.name} ORDER BY ${table.order} LIMIT $1 OFFSET $2`, [STORAGE_COPY_BATCH, offset]),
+        )) as Array<Record<string, unknown>>;
+        if (rows.length === 0) break;
+        copied.read += rows.length;
+        db.transaction(() => {
+          for (const row of rows) {
+            copied.inserted += insert.run(...(table.columns.map((column) => sqliteValue(row[column])) as never[])).changes;
+          }
+        })();
+        if (rows.length < STORAGE_COPY_BATCH) break;
+      }
+    }
+    report.push(copied);
+    onTable?.(copied);
+  }
+  const vectors = await copyPgVectors(sql, db);
+  if (vectors) {
+    report.push(vectors);
+    onTable?.(vectors);
+  }
+  return report;
+}
+
+/** `memory_embeddings` of current entries into the SQLite vector tables; null when the server has none. */
+async function copyPgVectors(sql: SQL, db: Database): Promise<CopiedTable | null> {
+  const present = await pg("copy of memory vectors", () => sql.unsafe("SELECT to_regclass('memory_embeddings') IS NOT NULL AS present"));
+  if (present[0].present !== true) return null;
+  const copied: CopiedTable = { table: "memory_vectors", read: 0, inserted: 0 };
+  const store = new SqliteMemoryVectorStore(db);
+  const entry = db.query<{ seq: number }, [string, string]>("SELECT seq FROM memories WHERE id = ? AND updated_at = ?");
+  const current = db.query<{ n: number }, [number, string]>(
+    "SELECT count(*) AS n FROM memory_vectors WHERE seq = ? AND revision = ?",
+  );
+  for (let offset = 0; ; offset += STORAGE_COPY_BATCH) {
+    const rows = (await pg("copy of memory vectors", () =>
+      sql.unsafe(
+        `SELECT e.memory_id, e.model, e.revision, e.embedding::text AS embedding FROM memory_embeddings e
+         JOIN memories m ON m.id = e.memory_id AND m.updated_at = e.revision ORDER BY m.seq LIMIT $1 OFFSET $2`,
+        [STORAGE_COPY_BATCH, offset],
+      ),
+    )) as Array<{ memory_id: string; model: string; revision: string; embedding: string }>;
+    if (rows.length === 0) break;
+    copied.read += rows.length;
+    const byModel = new Map<string, Array<{ seq: number; revision: string; vector: Float32Array }>>();
+    for (const row of rows) {
+      const seq = entry.get(row.memory_id, row.revision)?.seq;
+      // an entry SQLite holds with another text (or not at all) keeps what it has
+      if (seq === undefined || (current.get(seq, row.revision)?.n ?? 0) > 0) continue;
+      const vector = Float32Array.from(JSON.parse(row.embedding) as number[]);
+      byModel.set(row.model, [...(byModel.get(row.model) ?? []), { seq, revision: row.revision, vector }]);
+    }
+    for (const [model, written] of byModel) {
+      store.write(model, written);
+      copied.inserted += written.length;
+    }
+    if (rows.length < STORAGE_COPY_BATCH) break;
+  }
+  return copied;
 }
