@@ -92,6 +92,15 @@ export interface CopiedTable {
   inserted: number;
 }
 
+/** Every batch `read(offset, limit)` returns, STORAGE_COPY_BATCH rows at a time, until a short one. */
+async function* batches<T>(read: (offset: number, limit: number) => T[] | Promise<T[]>): AsyncGenerator<T[]> {
+  for (let offset = 0; ; offset += STORAGE_COPY_BATCH) {
+    const rows = await read(offset, STORAGE_COPY_BATCH);
+    if (rows.length > 0) yield rows;
+    if (rows.length < STORAGE_COPY_BATCH) return;
+  }
+}
+
 function sqliteHas(db: Database, table: string): boolean {
   return db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== null;
 }
@@ -105,12 +114,9 @@ export async function copySqliteToPg(db: Database, sql: SQL, onTable?: (copied: 
       const select = db.query<Record<string, unknown>, [number, number]>(
         `SELECT ${table.columns.join(", ")} FROM ${table.name} ORDER BY ${table.order} LIMIT ? OFFSET ?`,
       );
-      for (let offset = 0; ; offset += STORAGE_COPY_BATCH) {
-        const rows = select.all(STORAGE_COPY_BATCH, offset);
-        if (rows.length === 0) break;
+      for await (const rows of batches((offset, limit) => select.all(limit, offset))) {
         copied.read += rows.length;
         copied.inserted += await insertBatch(sql, table, rows);
-        if (rows.length < STORAGE_COPY_BATCH) break;
       }
       // fresh statistics for the planner after a bulk load (recall's term counts and size estimate use them)
       if (copied.inserted > 0) await sql.unsafe(`ANALYZE ${table.name}`);
@@ -118,12 +124,20 @@ export async function copySqliteToPg(db: Database, sql: SQL, onTable?: (copied: 
     report.push(copied);
     onTable?.(copied);
   }
-  const vectors = await copyMemoryVectors(db, sql);
-  if (vectors) {
-    report.push(vectors);
-    onTable?.(vectors);
-  }
-  return report;
+  return withVectors(report, await copyMemoryVectors(db, sql), onTable);
+}
+
+/** `report` and the vectors' row, when there were vector tables on both sides. */
+function withVectors(report: CopiedTable[], vectors: CopiedTable | null, onTable?: (copied: CopiedTable) => void): CopiedTable[] {
+  if (vectors === null) return report;
+  onTable?.(vectors);
+  return [...report, vectors];
+}
+
+/** True when the server has memory's pgvector table (storage migration 3). */
+async function pgHasEmbeddings(sql: SQL): Promise<boolean> {
+  const rows = await pg("copy of memory vectors", () => sql.unsafe("SELECT to_regclass('memory_embeddings') IS NOT NULL AS present"));
+  return rows[0].present === true;
 }
 
 /**
@@ -133,18 +147,14 @@ export async function copySqliteToPg(db: Database, sql: SQL, onTable?: (copied: 
  * no vector table.
  */
 async function copyMemoryVectors(db: Database, sql: SQL): Promise<CopiedTable | null> {
-  if (!sqliteHas(db, "memory_vectors")) return null;
-  const present = await pg("copy of memory vectors", () => sql.unsafe("SELECT to_regclass('memory_embeddings') IS NOT NULL AS present"));
-  if (present[0].present !== true) return null;
+  if (!sqliteHas(db, "memory_vectors") || !(await pgHasEmbeddings(sql))) return null;
   const copied: CopiedTable = { table: "memory_embeddings", read: 0, inserted: 0 };
   const select = db.query<{ id: string; model: string; dims: number; revision: string; embedding: Uint8Array }, [number, number]>(
     `SELECT m.id, s.model, s.dims, v.revision, v.embedding FROM memory_vectors v
      JOIN memories m ON m.seq = v.seq AND m.updated_at = v.revision JOIN memory_vector_spaces s ON s.space = v.space
      ORDER BY v.seq LIMIT ? OFFSET ?`,
   );
-  for (let offset = 0; ; offset += STORAGE_COPY_BATCH) {
-    const rows = select.all(STORAGE_COPY_BATCH, offset);
-    if (rows.length === 0) break;
+  for await (const rows of batches((offset, limit) => select.all(limit, offset))) {
     copied.read += rows.length;
     const params: unknown[] = [];
     const tuples = rows.map((row) => {
@@ -166,7 +176,6 @@ async function copyMemoryVectors(db: Database, sql: SQL): Promise<CopiedTable | 
       ),
     );
     copied.inserted += result[0].n as number;
-    if (rows.length < STORAGE_COPY_BATCH) break;
   }
   if (copied.inserted > 0) await sql.unsafe("ANALYZE memory_embeddings");
   return copied;
@@ -212,50 +221,42 @@ export async function copyPgToSqlite(sql: SQL, db: Database, onTable?: (copied: 
       const insert = db.query(
         `INSERT OR IGNORE INTO ${table.name} (${table.columns.join(", ")}) VALUES (${table.columns.map(() => "?").join(", ")})`,
       );
-      for (let offset = 0; ; offset += STORAGE_COPY_BATCH) {
-        const rows = (await pg(`copy of ${table.name}`, () =>
-          sql.unsafe(`SELECT ${table.columns.join(", ")} FROM ${table.name} ORDER BY ${table.order} LIMIT $1 OFFSET $2`, [STORAGE_COPY_BATCH, offset]),
-        )) as Array<Record<string, unknown>>;
-        if (rows.length === 0) break;
+      const select = `SELECT ${table.columns.join(", ")} FROM ${table.name} ORDER BY ${table.order} LIMIT $1 OFFSET $2`;
+      const read = async (offset: number, limit: number) =>
+        (await pg(`copy of ${table.name}`, () => sql.unsafe(select, [limit, offset]))) as Array<Record<string, unknown>>;
+      for await (const rows of batches(read)) {
         copied.read += rows.length;
         db.transaction(() => {
           for (const row of rows) {
             copied.inserted += insert.run(...(table.columns.map((column) => sqliteValue(row[column])) as never[])).changes;
           }
         })();
-        if (rows.length < STORAGE_COPY_BATCH) break;
       }
     }
     report.push(copied);
     onTable?.(copied);
   }
-  const vectors = await copyPgVectors(sql, db);
-  if (vectors) {
-    report.push(vectors);
-    onTable?.(vectors);
-  }
-  return report;
+  return withVectors(report, await copyPgVectors(sql, db), onTable);
 }
 
 /** `memory_embeddings` of current entries into the SQLite vector tables; null when the server has none. */
 async function copyPgVectors(sql: SQL, db: Database): Promise<CopiedTable | null> {
-  const present = await pg("copy of memory vectors", () => sql.unsafe("SELECT to_regclass('memory_embeddings') IS NOT NULL AS present"));
-  if (present[0].present !== true) return null;
+  if (!(await pgHasEmbeddings(sql))) return null;
   const copied: CopiedTable = { table: "memory_vectors", read: 0, inserted: 0 };
   const store = new SqliteMemoryVectorStore(db);
   const entry = db.query<{ seq: number }, [string, string]>("SELECT seq FROM memories WHERE id = ? AND updated_at = ?");
   const current = db.query<{ n: number }, [number, string]>(
     "SELECT count(*) AS n FROM memory_vectors WHERE seq = ? AND revision = ?",
   );
-  for (let offset = 0; ; offset += STORAGE_COPY_BATCH) {
-    const rows = (await pg("copy of memory vectors", () =>
+  const read = async (offset: number, limit: number) =>
+    (await pg("copy of memory vectors", () =>
       sql.unsafe(
         `SELECT e.memory_id, e.model, e.revision, e.embedding::text AS embedding FROM memory_embeddings e
          JOIN memories m ON m.id = e.memory_id AND m.updated_at = e.revision ORDER BY m.seq LIMIT $1 OFFSET $2`,
-        [STORAGE_COPY_BATCH, offset],
+        [limit, offset],
       ),
     )) as Array<{ memory_id: string; model: string; revision: string; embedding: string }>;
-    if (rows.length === 0) break;
+  for await (const rows of batches(read)) {
     copied.read += rows.length;
     const byModel = new Map<string, Array<{ seq: number; revision: string; vector: Float32Array }>>();
     for (const row of rows) {
@@ -269,7 +270,6 @@ async function copyPgVectors(sql: SQL, db: Database): Promise<CopiedTable | null
       store.write(model, written);
       copied.inserted += written.length;
     }
-    if (rows.length < STORAGE_COPY_BATCH) break;
   }
   return copied;
 }
