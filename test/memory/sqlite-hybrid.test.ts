@@ -8,13 +8,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sqliteRecallMode } from "../../src/agent/memory-embed.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
-import { SqliteMemory } from "../../src/memory/index.ts";
+import { MEMORY_VECTOR_CANDIDATES, SqliteMemory } from "../../src/memory/index.ts";
 import { createProviderResolver } from "../../src/providers/index.ts";
 import { SqliteEmbeddings } from "../../src/memory/sqlite-embeddings.ts";
 import { openSqliteStorage, type SqliteStorage } from "../../src/storage/index.ts";
 import type { MemoryVectorStore } from "../../src/storage/types.ts";
 import { FAKE_EMBEDDING_DIMENSIONS, startFakeOpenAI, type FakeOpenAIServer } from "../fakes/openai-server.ts";
 import { fakeMemoryEmbedder } from "../helpers/fake-embedder.ts";
+import { compareHybrid, corpusNotes, CUTOFF, storeCorpus } from "../helpers/recall-corpus.ts";
+import { prng, sentence, wordSource } from "../bench/zipf-text.ts";
 import { hybridSuite } from "./hybrid-suite.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "prx-hybrid-recall-"));
@@ -95,5 +97,27 @@ describe("vectors on SQLite", () => {
     } finally {
       await other.close();
     }
+  });
+
+  test(`past ${MEMORY_VECTOR_CANDIDATES} vectors the codes still pick the right candidates: the corpus among 2,000 other notes`, async () => {
+    storage.db.exec("DELETE FROM memories");
+    const plain = new SqliteMemory(storage.memory);
+    await storeCorpus(plain);
+    const word = wordSource(11);
+    const random = prng(2024);
+    const at = new Date().toISOString();
+    storage.db.transaction(() => {
+      for (let i = 0; i < 2000; i++) {
+        storage.memory.upsert({ key: `filler_${i}`, content: sentence(word, random, 6, 18), category: "core", sessionId: null, private: false, at });
+      }
+    })();
+    const embeddings = new SqliteEmbeddings(vectors, fakeMemoryEmbedder(fake.url));
+    expect(await embeddings.reindex({ batch: 256 })).toBe(corpusNotes().length + 2000);
+    const hybrid = new SqliteMemory(storage.memory, { vectors, embeddings });
+    const recall = (m: SqliteMemory) => async (q: string) => (await m.recall(q, CUTOFF, null, { relevantOnly: true })).map((e) => e.key);
+    const scores = await compareHybrid(recall(plain), recall(hybrid));
+    expect(scores.meaning.hybrid.recall).toBeGreaterThan(0.8);
+    expect(scores.hybrid.recall).toBeGreaterThanOrEqual(scores.fullText.recall);
+    console.info(`recall corpus among 2,000 other notes on SQLite: ${scores.line}`);
   });
 });

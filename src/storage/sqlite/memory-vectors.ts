@@ -22,11 +22,49 @@ function int8(vector: Float32Array): Int8Array {
   return out;
 }
 
-/** One bit a dimension, set where the component is positive, least significant bit first: sqlite-vec's bit vector. */
-export function signBits(vector: Float32Array): Uint8Array {
-  const bits = new Uint8Array(Math.ceil(vector.length / 8));
-  for (let i = 0; i < vector.length; i++) if (vector[i]! > 0) bits[i >> 3]! |= 1 << (i & 7);
-  return bits;
+/** Bits of the code recall scans per vector, whatever the vector's dimension (96 bytes). */
+export const VECTOR_CODE_BITS = 768;
+
+const projections = new Map<number, Int8Array>();
+
+/** VECTOR_CODE_BITS random hyperplanes (+1/-1 components) for vectors of `dims`, the same in every process. */
+function projection(dims: number): Int8Array {
+  const known = projections.get(dims);
+  if (known) return known;
+  const planes = new Int8Array(VECTOR_CODE_BITS * dims);
+  let state = (0x9e3779b9 ^ dims) >>> 0 || 1;
+  for (let i = 0; i < planes.length; i++) {
+    // xorshift32: a fixed sequence per dimension, so every writer and reader computes the same code
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    planes[i] = state & 1 ? 1 : -1;
+  }
+  projections.set(dims, planes);
+  return planes;
+}
+
+/**
+ * The code recall scans: one bit per random hyperplane, set where the vector lies on its positive side, least
+ * significant bit first (sqlite-vec's bit vector). The share of differing bits between two codes estimates the
+ * angle between the vectors (SimHash), for dense and sparse vectors alike; a vector's plain signs do not, for a
+ * sparse one (its zero components all read as "not positive").
+ */
+export function vectorCode(vector: Float32Array): Uint8Array {
+  const dims = vector.length;
+  const planes = projection(dims);
+  const at: number[] = [];
+  for (let j = 0; j < dims; j++) if (vector[j] !== 0) at.push(j);
+  const code = new Uint8Array(VECTOR_CODE_BITS / 8);
+  for (let b = 0; b < VECTOR_CODE_BITS; b++) {
+    const row = b * dims;
+    let side = 0;
+    for (const j of at) side += planes[row + j]! * vector[j]!;
+    if (side > 0) code[b >> 3]! |= 1 << (b & 7);
+  }
+  return code;
 }
 
 const SQL = {
@@ -106,7 +144,7 @@ export class SqliteMemoryVectorStore implements MemoryVectorStore {
       for (const row of rows) {
         const space = this.space(model, row.vector.length);
         vector.run({ seq: row.seq, space, revision: row.revision, embedding: blob(int8(row.vector)) });
-        bits.run({ seq: row.seq, space, bits: signBits(row.vector) });
+        bits.run({ seq: row.seq, space, bits: vectorCode(row.vector) });
         done.run({ seq: row.seq, revision: row.revision });
       }
     }).immediate();
@@ -132,7 +170,7 @@ export class SqliteMemoryVectorStore implements MemoryVectorStore {
     const space = this.spaces.get(`${model}\0${dims}`) ?? this.db.query<{ space: number }, { model: string; dims: number }>(SQL.space).get({ model, dims })?.space;
     if (space === undefined) return [];
     const params: Record<string, string | number | Uint8Array> = {
-      bits: signBits(query),
+      bits: vectorCode(query),
       query8: blob(int8(query)),
       space,
       candidates: scope.candidates,
