@@ -49,9 +49,9 @@ export const MEMORY_VECTOR_INDEX_MAX_DIMENSIONS = 2000;
  */
 export const MEMORY_VECTOR_MIN_SIMILARITY = 0.5;
 /**
- * Hybrid recall on SQLite: the sign bits of every vector pick this many candidates (Hamming distance), which are then
- * compared by the cosine distance of their stored vectors. Up to this many vectors every one is compared; past it an
- * entry whose bits are far but whose vector is near can be missed (binary quantization's trade).
+ * Hybrid recall on SQLite: the SimHash codes of every vector pick this many candidates (Hamming distance), which are
+ * then compared by the cosine distance of their stored vectors. Up to this many vectors every one is compared; past it
+ * an entry whose code is far but whose vector is near can be missed (the trade of scanning codes).
  */
 export const MEMORY_VECTOR_CANDIDATES = 256;
 /** Entries `prx memory reindex` embeds per provider call. */

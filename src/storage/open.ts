@@ -75,7 +75,7 @@ function ping(db: Database): StoragePing {
 
 /**
  * With hybrid recall the connection reads the database through a memory map of up to this many bytes: each recall
- * scans every entry's sign bits (10 MB at 100k entries), which SQLite's default 2 MB page cache would copy in from
+ * scans every entry's 96-byte code (10 MB at 100k entries), which SQLite's default 2 MB page cache would copy in from
  * the file again each time (measured at 100k: 39 -> 16 ms a scan). Pages are the OS's file cache, shared, not copies.
  */
 export const SQLITE_VECTOR_MMAP_BYTES = 256 * 1024 * 1024;

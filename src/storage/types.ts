@@ -586,7 +586,7 @@ export interface MemoryVectorStore {
   requeueAll(): number;
   /**
    * The visible entries nearest `query` by cosine distance among vectors of `model` computed for the entry's current
-   * text, nearest first, at most `limit`, each within `maxDistance`. The sign bits pick `candidates` entries first
+   * text, nearest first, at most `limit`, each within `maxDistance`. Their SimHash codes pick `candidates` entries first
    * (Hamming distance); their stored vectors are then compared by cosine distance.
    */
   nearest(

@@ -208,7 +208,7 @@ function sqliteValue(value: unknown): unknown {
 /**
  * The other way: every table of PostgreSQL storage into the workspace SQLite database (migrated first), batch by
  * batch; rows whose key exists already are kept, so it can be run again. Memory's vectors of current entries come
- * along (sign bits and int8 vectors computed here: no extension needed) and their entries leave the embedding queue.
+ * along (codes and int8 vectors computed here: no extension needed) and their entries leave the embedding queue.
  */
 export async function copyPgToSqlite(sql: SQL, db: Database, onTable?: (copied: CopiedTable) => void): Promise<CopiedTable[]> {
   migrateSqlite(db);

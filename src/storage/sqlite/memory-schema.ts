@@ -99,8 +99,8 @@ function addTriggered(db: Database, triggers: readonly string[], ddl: string): v
  * Memory's vectors (hybrid recall, see memory-vectors.ts), plain tables so every process can write the memories
  * whether or not it loaded sqlite-vec: `memory_vector_spaces` names each (model, dimension) once; `memory_vectors`
  * holds an entry's vector (int8, see memory-vectors.ts), its space and the entry revision (`updated_at`) it was
- * computed for; `memory_vector_bits` its sign bits (one bit a dimension, the table recall scans, kept apart so a scan reads
- * 96 bytes an entry at 768 dimensions, not 3 KiB); `memory_vector_pending` the entries waiting for a current vector,
+ * computed for; `memory_vector_bits` its 768-bit code (memory-vectors.ts, the table recall scans, kept apart so a
+ * scan reads 96 bytes an entry, not a page); `memory_vector_pending` the entries waiting for a current vector,
  * kept by triggers on every write of a key or content (any process, any prx version that has the triggers). The
  * triggers test for the row rather than INSERT OR IGNORE: an upsert's conflict handling overrides a trigger's.
  */

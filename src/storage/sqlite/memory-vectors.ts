@@ -93,8 +93,8 @@ const SQL = {
 } as const;
 
 /**
- * The entries nearest a query: the sign bits of every vector of the space are scanned by Hamming distance (96 bytes
- * an entry at 768 dimensions, in C), the `$candidates` nearest are compared by cosine distance of their stored
+ * The entries nearest a query: the code of every vector of the space is scanned by Hamming distance (96 bytes an
+ * entry, in C), the `$candidates` nearest are compared by cosine distance of their stored
  * vectors, and only vectors computed for the entry's current text count. Up to `$candidates` vectors of a space the
  * answer is exact. CROSS JOIN keeps the candidates the outer loop (left to choose, SQLite reads every global entry
  * through the session index instead).

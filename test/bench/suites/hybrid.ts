@@ -106,7 +106,7 @@ const suite: BenchSuite = async (ctx) => {
     const withoutVectors = fileMb(path, db);
     rows.push(
       { suite: "hybrid", name: "database size per 1k memories, full-text", value: withoutVectors / (filled / 1000), unit: "MB", note: `${filled} memories of 6-18 words` },
-      { suite: "hybrid", name: "database size per 1k memories, hybrid", value: withVectors / (filled / 1000), unit: "MB", note: "int8 vector + sign bits per memory" },
+      { suite: "hybrid", name: "database size per 1k memories, hybrid", value: withVectors / (filled / 1000), unit: "MB", note: "int8 vector + 96-byte code per memory" },
     );
     // stores: one embedding call per store (the entry and what waits), then reindex's batches
     const word = wordSource(3);
