@@ -55,13 +55,16 @@ function projection(dims: number): Int8Array {
 export function vectorCode(vector: Float32Array): Uint8Array {
   const dims = vector.length;
   const planes = projection(dims);
+  // only the non-zero components count: a sparse vector costs its non-zeros, a dense one every component
   const at: number[] = [];
   for (let j = 0; j < dims; j++) if (vector[j] !== 0) at.push(j);
+  const index = Int32Array.from(at);
+  const value = Float64Array.from(at, (j) => vector[j]!);
   const code = new Uint8Array(VECTOR_CODE_BITS / 8);
   for (let b = 0; b < VECTOR_CODE_BITS; b++) {
     const row = b * dims;
     let side = 0;
-    for (const j of at) side += planes[row + j]! * vector[j]!;
+    for (let k = 0; k < index.length; k++) side += planes[row + index[k]!]! * value[k]!;
     if (side > 0) code[b >> 3]! |= 1 << (b & 7);
   }
   return code;
