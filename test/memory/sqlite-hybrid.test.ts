@@ -2,7 +2,7 @@
  * memory.backend = "sqlite" with sqlite-vec: the shared hybrid suite (hybrid-suite.ts) on the workspace file, and
  * what is SQLite's own (the extension written to the cache, the vector tables).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +19,8 @@ import { compareHybrid, corpusNotes, CUTOFF, storeCorpus } from "../helpers/reca
 import { prng, sentence, wordSource } from "../bench/zipf-text.ts";
 import { hybridSuite } from "./hybrid-suite.ts";
 
+// the corpus among 2,000 notes embeds and recalls a few thousand times: a loaded machine needs more than 5 s
+setDefaultTimeout(60_000);
 const dir = mkdtempSync(join(tmpdir(), "prx-hybrid-recall-"));
 let storage: SqliteStorage;
 let fake: FakeOpenAIServer;
