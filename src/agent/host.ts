@@ -7,7 +7,7 @@ import { errorMessage, PrxError } from "../core/errors.ts";
 import { nullPublisher, type EventPublisher } from "../core/events.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
 import { createMemoryBackend } from "../memory/create.ts";
-import { openPgMemoryFor } from "./memory-embed.ts";
+import { openPgMemoryFor, sqliteRecallMode } from "./memory-embed.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import { createProviderResolver, isExternalProviderName } from "../providers/resolver.ts";
 import { resolveModelChoice, type ModelChoice } from "../providers/routes.ts";
@@ -299,12 +299,16 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       const keepMemory =
         previous !== null &&
         sameJson(previous.config.memory, next.memory) &&
-        (next.memory.backend !== "postgres" || sameJson(previous.config.providers, next.providers));
+        // recall that embeds (PostgreSQL, SQLite hybrid) follows the default provider's embedding model
+        ((next.memory.backend !== "postgres" && next.memory.backend !== "sqlite") ||
+          (sameJson(previous.config.providers, next.providers) && previous.config.default_provider === next.default_provider));
       let memory: MemoryBackend;
       if (keepMemory) memory = previous.memory;
       else {
         const pgMemory = next.memory.backend === "postgres" && storage.sql ? await openPgMemoryFor(storage.sql, next, resolver) : null;
-        memory = createMemoryBackend(next.memory.backend, storage, (name) => extensions.storage?.(name), pgMemory);
+        // hybrid recall on SQLite loads sqlite-vec only when the default provider embeds
+        const sqliteHybrid = next.memory.backend === "sqlite" ? (await sqliteRecallMode(storage, workspace.cacheDir, next, resolver)).hybrid : null;
+        memory = createMemoryBackend(next.memory.backend, storage, (name) => extensions.storage?.(name), pgMemory, sqliteHybrid);
       }
       const registryOptions = {
         builtins: await openBuiltinTools({

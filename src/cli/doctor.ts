@@ -90,6 +90,27 @@ async function modelChecks(config: Config): Promise<Check[]> {
   return checks;
 }
 
+/** `[memory] backend = "sqlite"`: hybrid recall or full-text search, and why (a warning when embedding_model is set but sqlite-vec cannot load). */
+async function memoryRecallCheck(workspace: Workspace, config: Config): Promise<Check[]> {
+  if (config.memory.backend !== "sqlite") return [];
+  try {
+    const { describeSqliteRecall, memoryEmbedder } = await import("../agent/memory-embed.ts");
+    const { createProviderResolver } = await import("../providers/index.ts");
+    const { openSqliteDatabase } = await import("../storage/sqlite/database.ts");
+    const providers = createProviderResolver(config, { configPath: workspace.configPath });
+    const db = openSqliteDatabase(workspace.dbPath);
+    try {
+      const recall = await describeSqliteRecall(db, workspace.cacheDir, config, providers);
+      const wanted = memoryEmbedder(config, providers) !== undefined;
+      return [{ status: wanted && recall.recall !== "hybrid" ? "warn" : "ok", name: "memory recall", detail: recall.detail }];
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    return [{ status: "fail", name: "memory recall", detail: errorMessage(error) }];
+  }
+}
+
 /** `[storage] backend = "postgres"` and `[bus] backend = "redis"`: each server answers, the schema is current. */
 async function scaleOutChecks(config: Config): Promise<Check[]> {
   const checks: Check[] = [];
@@ -190,6 +211,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   }
   if (config) {
     checks.push(...(await scaleOutChecks(config)));
+    checks.push(...(await memoryRecallCheck(workspace, config)));
     checks.push(...(await probeProviders(config)));
     checks.push(...(await modelChecks(config)));
     checks.push(...(await pluginChecks(workspace, config)));

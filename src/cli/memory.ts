@@ -10,6 +10,7 @@ import {
   MEMORY_IMPORT_MAX_BYTES,
   MEMORY_LIST_MAX,
   MEMORY_MAX_RECALL_LIMIT,
+  MEMORY_REINDEX_BATCH,
   parseMemoryImport,
   PRIVATE_CATEGORY,
   recordLine,
@@ -19,7 +20,7 @@ import {
 import { parseCommand, unknownName, usageError } from "./args.ts";
 import { exportOutput, openMemory, type OpenedMemory } from "./open-memory.ts";
 
-export const SUBCOMMANDS = ["list", "search", "show", "store", "forget", "export", "import"] as const;
+export const SUBCOMMANDS = ["list", "search", "show", "store", "forget", "export", "import", "reindex"] as const;
 const USAGE = `Usage: prx memory <command> [--json]
   list [--limit N] [--offset N] [--category C]   what the assistant remembers, newest first (at most ${MEMORY_LIST_MAX} per page)
   search <words...> [--limit N]                  relevant entries, best first, as memory_recall finds them
@@ -31,6 +32,10 @@ const USAGE = `Usage: prx memory <command> [--json]
   export [--output FILE]                         every entry as JSON Lines (stdout by default; a file is 0600)
   import <FILE|->                                JSON Lines as export writes them; every line is checked first and
                                                  a bad one refuses the whole import; existing keys are replaced
+  reindex [--model M] [--all]                    hybrid recall: embed the entries waiting for a vector (the
+                                                 default provider's embedding_model, or M for this run: every
+                                                 entry embedded by another model is embedded again; then set
+                                                 embedding_model = M); --all embeds every entry again
 Private entries are listed, searched, shown and exported here, marked "private"; they never reach a prompt.
 `;
 
@@ -81,6 +86,8 @@ export async function memoryCommand(argv: string[]): Promise<number> {
     private: { type: "boolean" },
     session: { type: "string" },
     output: { type: "string" },
+    model: { type: "string" },
+    all: { type: "boolean" },
   });
   const [sub, ...args] = positionals;
   if (values.help || sub === undefined) {
@@ -88,7 +95,10 @@ export async function memoryCommand(argv: string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   if (!(SUBCOMMANDS as readonly string[]).includes(sub)) throw unknownName("subcommand", sub, SUBCOMMANDS, "prx memory");
-  const opened = await openMemory(values.workspace);
+  if (sub !== "reindex" && (values.model !== undefined || values.all !== undefined)) {
+    throw usageError(`prx memory ${sub}: --model and --all belong to reindex`);
+  }
+  const opened = await openMemory(values.workspace, values.model === undefined ? {} : { embeddingModel: values.model });
   try {
     return await run(sub as (typeof SUBCOMMANDS)[number], args, values, opened);
   } finally {
@@ -104,13 +114,16 @@ type Values = {
   private?: boolean;
   session?: string;
   output?: string;
+  model?: string;
+  all?: boolean;
 };
 
 function expect(args: string[], n: number, usage: string): void {
   if (args.length !== n) throw usageError(`prx memory ${usage}`);
 }
 
-async function run(sub: (typeof SUBCOMMANDS)[number], args: string[], values: Values, { memory }: OpenedMemory): Promise<number> {
+async function run(sub: (typeof SUBCOMMANDS)[number], args: string[], values: Values, opened: OpenedMemory): Promise<number> {
+  const { memory } = opened;
   const json = values.json === true;
   switch (sub) {
     case "list": {
@@ -179,6 +192,24 @@ async function run(sub: (typeof SUBCOMMANDS)[number], args: string[], values: Va
         output.close();
       }
       if (values.output !== undefined) process.stderr.write(`exported ${n} memories to ${values.output}\n`);
+      return 0;
+    }
+    case "reindex": {
+      expect(args, 0, "reindex takes no arguments (choose the model with --model M)");
+      if (!memory.embeddings) {
+        throw new PrxError("MEMORY", `memory backend "${memory.name}" does not keep vectors: ${opened.recallDetail ?? "recall is not hybrid"}`, {
+          hint: "set embedding_model on the default provider (an OpenAI-compatible one) for hybrid recall",
+        });
+      }
+      const tty = process.stderr.isTTY === true && !json;
+      const embedded = await memory.embeddings.reindex({
+        all: values.all === true,
+        batch: MEMORY_REINDEX_BATCH,
+        progress: tty ? (done, total) => void process.stderr.write(`\rembedded ${done} of ${total}`) : undefined,
+      });
+      if (tty) process.stderr.write("\n");
+      if (json) out(terminalJson({ embedded }));
+      else out(`embedded ${embedded} ${embedded === 1 ? "memory" : "memories"}`);
       return 0;
     }
     case "import": {

@@ -1,4 +1,4 @@
-import { memoryEmbedder } from "../agent/memory-embed.ts";
+import { describeSqliteRecall, memoryEmbedder } from "../agent/memory-embed.ts";
 import { createProviderResolver } from "../providers/index.ts";
 import { loadConfig } from "../config/loader.ts";
 import { PrxError } from "../core/errors.ts";
@@ -12,9 +12,11 @@ const USAGE = `Usage: prx storage <command> [--json]
   status                          the [storage] backend, its schema version and pending migrations
   migrate                         apply pending migrations (every start applies them too, under a lock)
   copy --from sqlite --to postgres
-                                  copy the workspace database (sessions, memory, tokens, idempotency keys,
+                                  copy the workspace database (sessions, memory and its vectors, tokens, idempotency keys,
                                   plugin KV, cron state, channel state) into the PostgreSQL of [storage];
                                   rows already there are kept, so it can be run again
+  copy --from postgres --to sqlite
+                                  the other way: the PostgreSQL of [storage] into the workspace database
 `;
 
 function out(text: string): void {
@@ -46,10 +48,9 @@ export async function storageCommand(argv: string[]): Promise<number> {
   const settings = config.storage;
   const json = values.json === true;
 
-  if (sub === "copy") {
-    if (values.from !== "sqlite" || values.to !== "postgres") {
-      throw usageError("prx storage copy: only --from sqlite --to postgres is supported");
-    }
+  const toSqlite = values.from === "postgres" && values.to === "sqlite";
+  if (sub === "copy" && !toSqlite && (values.from !== "sqlite" || values.to !== "postgres")) {
+    throw usageError("prx storage copy: --from sqlite --to postgres, or --from postgres --to sqlite");
   }
   const usesPg = settings.backend === "postgres" || sub === "copy";
   if (!usesPg) {
@@ -58,8 +59,15 @@ export async function storageCommand(argv: string[]): Promise<number> {
       const before = sqliteStatus(db).version;
       if (sub === "migrate") migrateSqlite(db);
       const status = sqliteStatus(db);
-      if (json) out(JSON.stringify({ ...status, migrated_from: before }));
-      else out(statusLines(status, workspace.dbPath));
+      const vector =
+        config.memory.backend === "sqlite"
+          ? await describeSqliteRecall(db, workspace.cacheDir, config, createProviderResolver(config, { configPath: workspace.configPath }))
+          : undefined;
+      if (json) out(JSON.stringify({ ...status, migrated_from: before, ...(vector ? { vector } : {}) }));
+      else {
+        out(statusLines(status, workspace.dbPath));
+        if (vector) out(`memory recall: ${vector.detail}`);
+      }
       return 0;
     } finally {
       db.close();
@@ -67,7 +75,7 @@ export async function storageCommand(argv: string[]): Promise<number> {
   }
 
   const url = urlFromEnv(settings.url_env, process.env, "prx storage");
-  const { copySqliteToPg, pgStorage } = await import("../storage/postgres/index.ts");
+  const { copyPgToSqlite, copySqliteToPg, pgStorage } = await import("../storage/postgres/index.ts");
   const storage = await pgStorage({ url, schema: settings.schema, poolMax: settings.pool_max, migrate: sub !== "status" });
   try {
     const status = await storage.status();
@@ -75,11 +83,13 @@ export async function storageCommand(argv: string[]): Promise<number> {
     if (sub === "copy") {
       const db = openSqliteDatabase(workspace.dbPath);
       try {
-        const report = await copySqliteToPg(db, storage.sql, (t) => {
+        const line = (t: { table: string; read: number; inserted: number }) => {
           if (!json) out(`${t.table.padEnd(20)} ${String(t.read).padStart(7)} read  ${String(t.inserted).padStart(7)} inserted`);
-        });
+        };
+        const report = toSqlite ? await copyPgToSqlite(storage.sql, db, line) : await copySqliteToPg(db, storage.sql, line);
         if (json) out(JSON.stringify({ tables: report }));
-        else if (settings.backend !== "postgres") out(`copied; set [storage] backend = "postgres" in ${workspace.configPath} to use it`);
+        else if (toSqlite && settings.backend !== "sqlite") out(`copied; set [storage] backend = "sqlite" in ${workspace.configPath} to use it`);
+        else if (!toSqlite && settings.backend !== "postgres") out(`copied; set [storage] backend = "postgres" in ${workspace.configPath} to use it`);
       } finally {
         db.close();
       }

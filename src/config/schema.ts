@@ -147,7 +147,7 @@ export const MemorySchema = z.strictObject({
     .max(1)
     .default(0.5)
     .describe(
-      "hybrid recall (PostgreSQL with pgvector, a provider with embedding_model): the least cosine similarity a vector hit needs; each model has its own scale",
+      "hybrid recall (SQLite, or PostgreSQL with pgvector; the default provider has embedding_model): the least cosine similarity a vector hit needs; each model has its own scale",
     ),
 });
 

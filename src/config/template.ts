@@ -74,7 +74,7 @@ backend = "sqlite"       # "sqlite" (data/prx.db), "postgres" (needs [storage] p
 auto_recall = true       # add relevant memories to each turn's prompt (never those stored as private)
 recall_limit = 5         # at most this many memories per turn
 recall_max_tokens = 600  # and at most this many tokens of them (estimated as UTF-8 bytes / 4)
-# vector_min_similarity = 0.5  # PostgreSQL with pgvector: least cosine similarity of a vector hit (model-dependent)
+# vector_min_similarity = 0.5  # hybrid recall (embedding_model set): least cosine similarity of a vector hit (model-dependent)
 
 [tools]
 # The model is offered only the tools that can run: http_request once http_allowlist lists something, shell once it

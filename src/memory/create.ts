@@ -1,8 +1,8 @@
 import { PrxError } from "../core/errors.ts";
 import type { Storage } from "../storage/types.ts";
 import { NoneMemory } from "./none.ts";
-import type { EmbedTexts } from "./postgres-embeddings.ts";
-import { SqliteMemory } from "./sqlite.ts";
+import type { EmbedTexts } from "./embeddings.ts";
+import { SqliteMemory, type SqliteHybrid } from "./sqlite.ts";
 import type { MemoryBackend } from "./types.ts";
 
 export const BUILTIN_MEMORY_BACKENDS = ["sqlite", "postgres", "none"] as const;
@@ -22,8 +22,10 @@ export function createMemoryBackend(
   storage: Pick<Storage, "memory">,
   external?: ExternalMemoryResolver,
   postgres?: MemoryBackend | null,
+  /** Vectors and embeddings for hybrid recall on "sqlite" (see agent/memory-embed.ts sqliteRecallMode). */
+  sqliteHybrid?: SqliteHybrid | null,
 ): MemoryBackend {
-  if (name === "sqlite") return new SqliteMemory(storage.memory);
+  if (name === "sqlite") return new SqliteMemory(storage.memory, sqliteHybrid ?? null);
   if (name === "postgres") {
     if (postgres) return postgres;
     throw new PrxError("CONFIG_INVALID", 'memory.backend = "postgres" needs [storage] backend = "postgres"', {

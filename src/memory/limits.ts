@@ -48,6 +48,16 @@ export const MEMORY_VECTOR_INDEX_MAX_DIMENSIONS = 2000;
  * vector_min_similarity`: models differ in scale, so a deployment tunes it.
  */
 export const MEMORY_VECTOR_MIN_SIMILARITY = 0.5;
+/**
+ * Hybrid recall on SQLite: the SimHash codes of every vector pick this many candidates (Hamming distance), which are
+ * then compared by the cosine distance of their stored vectors. Up to this many vectors every one is compared; past it
+ * an entry whose code is far but whose vector is near can be missed (the trade of scanning codes).
+ */
+export const MEMORY_VECTOR_CANDIDATES = 256;
+/** Entries `prx memory reindex` embeds per provider call. */
+export const MEMORY_REINDEX_BATCH = 64;
+/** Vector hits under this fraction of the best hit's similarity are dropped before fusion (on every backend). */
+export const MEMORY_VECTOR_RELATIVE_CUTOFF = 0.85;
 /** Reciprocal rank fusion of the full-text and vector rankings: an entry scores the sum of 1 / (K + rank). */
 export const MEMORY_RRF_K = 60;
 /**

@@ -1,35 +1,19 @@
 import type { SQL } from "bun";
-import { z } from "zod";
 import { errorMessage, PrxError } from "../core/errors.ts";
+import type { MemoryReindex, ReindexProgress } from "./types.ts";
 import { createLogger } from "../core/logger.ts";
-import {
-  MEMORY_EMBED_BACKFILL_MAX,
-  MEMORY_EMBED_TEXT_MAX_CHARS,
-  MEMORY_VECTOR_INDEX_MAX_DIMENSIONS,
-  MEMORY_VECTOR_MAX_DIMENSIONS,
-} from "./limits.ts";
+import { embedChecked, embeddingText, queryText, type Embedded, type EmbedTexts } from "./embeddings.ts";
+import { MEMORY_EMBED_BACKFILL_MAX, MEMORY_VECTOR_INDEX_MAX_DIMENSIONS } from "./limits.ts";
+
+export { embeddingText, type EmbedTexts };
 
 const log = createLogger("memory.embeddings");
-
-/** The default provider's embeddings (Provider.embed): one vector per text, in order, and the model that made them. */
-export type EmbedTexts = (input: string[]) => Promise<{ embeddings: number[][]; model: string }>;
-
-/** What an embedding call must answer before a vector is written or searched with. */
-const EmbeddedSchema = z.object({
-  model: z.string().min(1),
-  embeddings: z.array(z.array(z.number().finite()).min(1).max(MEMORY_VECTOR_MAX_DIMENSIONS)),
-});
 
 export interface QueryVector {
   model: string;
   dims: number;
   /** pgvector's text form, "[0.1,0.2,...]". */
   literal: string;
-}
-
-/** What is embedded for an entry: its key and content (the category is a label, not meaning), cut to the limit. */
-export function embeddingText(key: string, content: string): string {
-  return `${key}\n${content}`.slice(0, MEMORY_EMBED_TEXT_MAX_CHARS);
 }
 
 /** The partial HNSW index for one dimension, or null past pgvector's HNSW limit (then an exact scan serves it). */
@@ -56,7 +40,7 @@ interface Pending {
  * (`memory_embedding_pending`: never embedded, changed since, or embedded by another model) are embedded
  * MEMORY_EMBED_BACKFILL_MAX at a time along with the next entry stored.
  */
-export class PgEmbeddings {
+export class PgEmbeddings implements MemoryReindex {
   private table: Promise<boolean> | null = null;
   private readonly indexed = new Set<number>();
   /** The model of the last answer: vectors of another model are stale. */
@@ -104,11 +88,45 @@ export class PgEmbeddings {
     }
   }
 
+  /** See MemoryReindex: the queue's head, `batch` at a time, until it is empty. */
+  async reindex(options: { all?: boolean; batch?: number; progress?: ReindexProgress } = {}): Promise<number> {
+    if (!(await this.available())) {
+      throw new PrxError("MEMORY", "the server has no memory embeddings table: recall is full-text search", {
+        hint: "install pgvector as a role allowed to (CREATE EXTENSION vector), then `prx storage migrate`",
+      });
+    }
+    const batch = options.batch ?? MEMORY_EMBED_BACKFILL_MAX;
+    if (options.all) await this.sql.unsafe("INSERT INTO memory_embedding_pending (memory_id) SELECT id FROM memories ON CONFLICT DO NOTHING");
+    const waiting = async () => (await this.sql.unsafe("SELECT count(*)::int AS n FROM memory_embedding_pending"))[0].n as number;
+    let done = 0;
+    if ((await waiting()) === 0) {
+      // as on SQLite: one entry tells which model answers now, and a model other than the vectors' queues them all
+      const first = (await this.sql.unsafe("SELECT m.id, m.key, m.content, m.updated_at FROM memories m ORDER BY m.seq LIMIT 1")) as Pending[];
+      if (first.length === 0) return 0;
+      await this.write(first, await this.call(first.map((p) => embeddingText(p.key, p.content))));
+      done = 1;
+    }
+    const total = done + (await waiting());
+    options.progress?.(done, total);
+    for (;;) {
+      const pending = (await this.sql.unsafe(
+        `SELECT m.id, m.key, m.content, m.updated_at FROM memory_embedding_pending p JOIN memories m ON m.id = p.memory_id
+         ORDER BY p.queued LIMIT $1`,
+        [batch],
+      )) as Pending[];
+      if (pending.length === 0) return done;
+      await this.write(pending, await this.call(pending.map((p) => embeddingText(p.key, p.content))));
+      done += pending.length;
+      options.progress?.(done, Math.max(total, done));
+      if (pending.length < batch) return done;
+    }
+  }
+
   /** The query's vector, or null when there is no embeddings table or the provider fails (recall is then full-text). */
   async queryVector(query: string): Promise<QueryVector | null> {
     try {
       if (!(await this.available())) return null;
-      const answer = await this.call([query.slice(0, MEMORY_EMBED_TEXT_MAX_CHARS)]);
+      const answer = await this.call([queryText(query)]);
       const vector = answer.embeddings[0]!;
       return { model: answer.model, dims: vector.length, literal: literal(vector) };
     } catch (error) {
@@ -117,29 +135,21 @@ export class PgEmbeddings {
     }
   }
 
-  private async call(input: string[]): Promise<z.infer<typeof EmbeddedSchema>> {
-    const parsed = EmbeddedSchema.safeParse(await this.embed(input));
-    // the provider already checked one vector per text; what memory adds is pgvector's bounds
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const why = `${issue.path.join(".") || "answer"}: ${issue.message}`;
-      throw new PrxError("MEMORY", `memory embeddings: the provider's answer cannot be stored (${why})`, {
-        hint: `check embedding_model of the default provider; vectors must be 1-${MEMORY_VECTOR_MAX_DIMENSIONS} finite numbers`,
-      });
-    }
-    if (parsed.data.model !== this.model) {
+  private async call(input: string[]): Promise<Embedded> {
+    const answer = await embedChecked(this.embed, input);
+    if (answer.model !== this.model) {
       // once per process and model: the vectors another model made are stale, so their entries wait again
       await this.sql.unsafe(
         `INSERT INTO memory_embedding_pending (memory_id) SELECT memory_id FROM memory_embeddings WHERE model <> $1
          ON CONFLICT DO NOTHING`,
-        [parsed.data.model],
+        [answer.model],
       );
-      this.model = parsed.data.model;
+      this.model = answer.model;
     }
-    return parsed.data;
+    return answer;
   }
 
-  private async write(pending: Pending[], answer: z.infer<typeof EmbeddedSchema>): Promise<void> {
+  private async write(pending: Pending[], answer: Embedded): Promise<void> {
     const params: unknown[] = [];
     const rows = pending.map((p, i) => {
       const vector = answer.embeddings[i]!;

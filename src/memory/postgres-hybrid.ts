@@ -1,8 +1,9 @@
 import type { SQL } from "bun";
-import { MEMORY_RRF_K } from "./limits.ts";
 import type { QueryVector } from "./postgres-embeddings.ts";
 import { PG_MEMORY_COLUMNS, visibleTo, type PgRankedOptions } from "./postgres-recall.ts";
 import type { MemoryRow } from "../storage/types.ts";
+
+export { fuseRrf } from "./fusion.ts";
 
 /**
  * The entries nearest the query vector by cosine distance (`<=>`), nearest first, with the same session and privacy
@@ -24,27 +25,4 @@ export async function nearestPg(sql: SQL, query: QueryVector, options: PgRankedO
     params,
   )) as Array<MemoryRow & { distance: number }>;
   return rows.map(({ distance, ...row }) => ({ ...row, score: 1 - distance }));
-}
-
-/**
- * Reciprocal rank fusion: an entry scores the sum over the rankings holding it of 1 / (MEMORY_RRF_K + rank), rank
- * from 1; ties keep the full-text order first. Reported scores are divided by the best possible (first in both), so
- * they stay in (0, 1].
- */
-export function fuseRrf(fullText: MemoryRow[], vector: MemoryRow[], limit: number): MemoryRow[] {
-  const fused = new Map<string, { row: MemoryRow; score: number; order: number }>();
-  let order = 0;
-  for (const ranking of [fullText, vector]) {
-    ranking.forEach((row, i) => {
-      const share = 1 / (MEMORY_RRF_K + i + 1);
-      const seen = fused.get(row.id);
-      if (seen) seen.score += share;
-      else fused.set(row.id, { row, score: share, order: order++ });
-    });
-  }
-  const best = 2 / (MEMORY_RRF_K + 1);
-  return [...fused.values()]
-    .sort((a, b) => b.score - a.score || a.order - b.order)
-    .slice(0, limit)
-    .map(({ row, score }) => ({ ...row, score: score / best }));
 }

@@ -5,7 +5,8 @@ import { pgFailure } from "../storage/postgres/connect.ts";
 import { queryTerms } from "./fts-query.ts";
 import { PgMemoryCatalog } from "./postgres-catalog.ts";
 import { PgEmbeddings, type EmbedTexts } from "./postgres-embeddings.ts";
-import { MEMORY_VECTOR_MIN_SIMILARITY } from "./limits.ts";
+import { MEMORY_VECTOR_MIN_SIMILARITY, MEMORY_VECTOR_RELATIVE_CUTOFF } from "./limits.ts";
+import { keepNear } from "./fusion.ts";
 import { fuseRrf, nearestPg } from "./postgres-hybrid.ts";
 import { PG_MEMORY_COLUMNS, planForPg, rankedRecallPg, visibleTo } from "./postgres-recall.ts";
 import { contentTerms } from "./relevance.ts";
@@ -69,7 +70,7 @@ export class PgMemory implements MemoryBackend {
       if (entries === 0) return [];
       const [fullText, vector] = await Promise.all([rankedRecallPg(this.sql, plan, ranked), this.embeddings?.queryVector(query)]);
       if (!vector) return fullText;
-      return fuseRrf(fullText, await nearestPg(this.sql, vector, ranked, this.minSimilarity), limit);
+      return fuseRrf(fullText, keepNear(await nearestPg(this.sql, vector, ranked, this.minSimilarity), MEMORY_VECTOR_RELATIVE_CUTOFF), limit);
     });
     return rows.map(toEntry);
   }

@@ -1,20 +1,42 @@
 import { PrxError } from "../core/errors.ts";
-import type { MemoryStore } from "../storage/types.ts";
+import type { MemoryStore, MemoryVectorStore } from "../storage/types.ts";
 import { queryTerms } from "./fts-query.ts";
 import { contentTerms } from "./relevance.ts";
 import { toEntry } from "./rows.ts";
 import { SqliteMemoryCatalog } from "./sqlite-catalog.ts";
+import { fuseRrf, keepNear } from "./fusion.ts";
+import { MEMORY_VECTOR_CANDIDATES, MEMORY_VECTOR_MIN_SIMILARITY, MEMORY_VECTOR_RELATIVE_CUTOFF } from "./limits.ts";
+import type { SqliteEmbeddings } from "./sqlite-embeddings.ts";
 import { planFor, rankedRecall } from "./sqlite-recall.ts";
 import { PRIVATE_CATEGORY, type MemoryBackend, type MemoryEntry, type RecallOptions, type StoreOptions } from "./types.ts";
 import { validateKey, validateLimit, validateStore } from "./validate.ts";
 
-/** The built-in backend: the SQLite memory store's FTS5 index (src/storage), ranked and cut by relevance.ts. */
+/** Hybrid recall on SQLite: the vectors (sqlite-vec loaded) and the default provider's embeddings. */
+export interface SqliteHybrid {
+  vectors: MemoryVectorStore;
+  embeddings: SqliteEmbeddings;
+  /** `[memory] vector_min_similarity`. */
+  minSimilarity?: number;
+}
+
+/**
+ * The built-in backend: the SQLite memory store's FTS5 index (src/storage), ranked and cut by relevance.ts. With
+ * `hybrid`, entries also get vectors on store and recall fuses the full-text and vector rankings (the PostgreSQL
+ * path's rules: reciprocal rank fusion, vector hits at least `vector_min_similarity` similar).
+ */
 export class SqliteMemory implements MemoryBackend {
   readonly name = "sqlite";
   readonly scopedRecall = true;
   readonly catalog: SqliteMemoryCatalog;
-  constructor(private readonly tables: MemoryStore) {
+  constructor(
+    private readonly tables: MemoryStore,
+    readonly hybrid: SqliteHybrid | null = null,
+  ) {
     this.catalog = new SqliteMemoryCatalog(tables);
+  }
+
+  get embeddings(): SqliteEmbeddings | null {
+    return this.hybrid?.embeddings ?? null;
   }
 
   async store(
@@ -29,6 +51,8 @@ export class SqliteMemory implements MemoryBackend {
     this.run("store", () =>
       this.tables.upsert({ key, content, category, sessionId: sessionId ?? null, private: isPrivate, at: new Date().toISOString() }),
     );
+    // after the entry is committed (and queued for a vector by a trigger): a failure here is logged, never loses it
+    await this.hybrid?.embeddings.afterStore(key);
   }
 
   async recall(
@@ -39,16 +63,29 @@ export class SqliteMemory implements MemoryBackend {
   ): Promise<MemoryEntry[]> {
     validateLimit(limit);
     const includePrivate = options.includePrivate === true;
-    const rows = this.run("recall", () => {
-      const entries = this.tables.count();
-      if (entries === 0) return [];
-      // No word at all (empty, punctuation): the most recent entries, as a listing. Only stop words: nothing.
-      const keys = options.keys;
-      if (!options.relevantOnly && queryTerms(query).length === 0) return this.tables.recent(limit, { sessionId, includePrivate, keys });
-      const terms = contentTerms(query);
-      if (terms.length === 0) return [];
-      return rankedRecall(this.tables, planFor(this.tables, terms, entries), { limit, sessionId, includePrivate, keys });
-    });
+    const entries = this.run("recall", () => this.tables.count());
+    if (entries === 0) return [];
+    const keys = options.keys;
+    // No word at all (empty, punctuation): the most recent entries, as a listing. Only stop words: nothing.
+    if (!options.relevantOnly && queryTerms(query).length === 0) {
+      return this.run("recall", () => this.tables.recent(limit, { sessionId, includePrivate, keys })).map(toEntry);
+    }
+    const terms = contentTerms(query);
+    if (terms.length === 0) return [];
+    const scope = { limit, sessionId, includePrivate, keys };
+    const vector = this.hybrid?.embeddings.queryVector(query);
+    const fullText = this.run("recall", () => rankedRecall(this.tables, planFor(this.tables, terms, entries), scope));
+    const queried = vector ? await vector : null;
+    if (!queried || !this.hybrid) return fullText.map(toEntry);
+    const minSimilarity = this.hybrid.minSimilarity ?? MEMORY_VECTOR_MIN_SIMILARITY;
+    const near = this.run("recall", () =>
+      this.hybrid!.vectors.nearest(queried.vector, queried.model, {
+        ...scope,
+        candidates: Math.max(MEMORY_VECTOR_CANDIDATES, limit),
+        maxDistance: 1 - minSimilarity,
+      }),
+    ).map(({ distance, ...row }) => ({ ...row, score: 1 - distance }));
+    const rows = fuseRrf(fullText, keepNear(near, MEMORY_VECTOR_RELATIVE_CUTOFF), limit);
     return rows.map(toEntry);
   }
 

@@ -63,6 +63,18 @@ export interface MemoryCatalog {
   forgetSession(sessionId: string): number | Promise<number>;
 }
 
+/** Progress of a reindex: entries embedded so far, of `total` waiting when it started. */
+export type ReindexProgress = (done: number, total: number) => void;
+
+/** The vectors of a backend with hybrid recall on (`prx memory reindex`). */
+export interface MemoryReindex {
+  /**
+   * Embed every entry waiting for a vector of its current text (with `all`, every entry first queued again),
+   * `batch` per provider call; returns how many were embedded. A provider failure throws: what was written stays.
+   */
+  reindex(options?: { all?: boolean; batch?: number; progress?: ReindexProgress }): Promise<number>;
+}
+
 export interface MemoryBackend {
   /** "sqlite", "postgres", "none", "wasm:<name>". */
   readonly name: string;
@@ -81,4 +93,6 @@ export interface MemoryBackend {
   readonly catalog?: MemoryCatalog;
   /** True when recall applies RecallOptions.keys itself (sqlite, postgres). */
   readonly scopedRecall?: boolean;
+  /** Present (not null) when recall is hybrid: the default provider embeds and the store keeps vectors. */
+  readonly embeddings?: MemoryReindex | null;
 }

@@ -3,6 +3,7 @@ export * from "./limits.ts";
 export {
   openStorage,
   openSqliteStorage,
+  openMemoryVectors,
   sqliteStorage,
   type StorageSettings,
   type SqliteStorage,

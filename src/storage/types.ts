@@ -618,6 +618,56 @@ export interface MemoryStore {
   forgetSession(sessionId: string): number;
 }
 
+/** An entry waiting for a vector of its current text (`updated_at` is the revision it is computed for). */
+export interface MemoryVectorPending {
+  seq: number;
+  key: string;
+  content: string;
+  updated_at: string;
+}
+
+/** A vector computed for an entry's revision. */
+export interface MemoryVectorWrite {
+  seq: number;
+  revision: string;
+  vector: Float32Array;
+}
+
+export interface MemoryVectorCounts {
+  /** Entries with a vector of their current text (any model). */
+  vectors: number;
+  /** Entries waiting for one. */
+  pending: number;
+}
+
+/**
+ * Memory's vectors in the workspace SQLite file (hybrid recall): written and searched with sqlite-vec's functions
+ * on a connection that loaded it (see FileStores.memoryVectors).
+ */
+export interface MemoryVectorStore {
+  /** The entry under `key` (when there is one) and up to `limit` others waiting for a vector, oldest first. */
+  pending(key: string | null, limit: number): MemoryVectorPending[];
+  /** The first entry of the store, waiting or not (null when it is empty). */
+  first(): MemoryVectorPending | null;
+  /** Write vectors of `model`; an entry leaves the queue only when the revision embedded is still its current one. */
+  write(model: string, rows: MemoryVectorWrite[]): void;
+  /** Queue every entry whose vector is not of `model` at `dims`; returns how many were queued. */
+  requeueOthers(model: string, dims: number): number;
+  /** Queue every entry (a re-embedding of the whole store); returns how many entries there are. */
+  requeueAll(): number;
+  /**
+   * The visible entries nearest `query` by cosine distance among vectors of `model` computed for the entry's current
+   * text, nearest first, at most `limit`, each within `maxDistance`. Their SimHash codes pick `candidates` entries first
+   * (Hamming distance); their stored vectors are then compared by cosine distance.
+   */
+  nearest(
+    query: Float32Array,
+    model: string,
+    scope: MemoryScope & { limit: number; candidates: number; maxDistance: number },
+  ): Array<MemoryRow & { distance: number }>;
+  counts(): MemoryVectorCounts;
+}
+
 // ---------------------------------------------------------------- remote plugins (SQLite)
 
 /** Which of a plugin's memory objects (elizaOS Memory JSON) to read: the table, and optionally room, entity, time. */
@@ -725,6 +775,11 @@ export interface FileStores {
   readonly path: string;
   readonly memory: MemoryStore;
   readonly remotePlugins: RemotePluginStore;
+  /**
+   * Memory's vectors on this connection, with sqlite-vec loaded from `cacheDir` (written there once); a reason
+   * instead when the extension cannot load here (recall then stays full-text search).
+   */
+  memoryVectors(cacheDir: string): Promise<MemoryVectorStore | { unavailable: string }>;
   /** Whether the file answers a trivial read (the gateway's /health). */
   ping(): StoragePing;
 }

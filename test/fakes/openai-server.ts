@@ -154,9 +154,12 @@ function chatResponse(body: OpenAIChatRequest, step: FakeStep, options: FakeServ
 }
 
 /** Length of the fake's embedding vectors. */
-export const FAKE_EMBEDDING_DIMENSIONS = 256;
+export const FAKE_EMBEDDING_DIMENSIONS = 768;
 
-/** Words the fake embeds as one meaning, so related wordings land close together (as a real model's do). */
+/**
+ * Words the fake embeds as one meaning (a concept), so related wordings land close together as a real model's do:
+ * each word maps to its concept's id, the stem of a word of the recall corpus (test/fixtures/recall).
+ */
 const FAKE_SYNONYMS: Record<string, string> = {
   automobile: "car",
   vehicle: "car",
@@ -166,13 +169,63 @@ const FAKE_SYNONYMS: Record<string, string> = {
   medic: "doctor",
   spouse: "wife",
   partner: "wife",
+  husband: "wife",
   puppy: "dog",
   hound: "dog",
   kitten: "cat",
   feline: "cat",
   holiday: "vacation",
   trip: "vacation",
+  boss: "manager",
+  supervisor: "manager",
+  garbage: "bin",
+  trash: "bin",
+  rubbish: "bin",
+  movie: "film",
+  movi: "film",
+  lawyer: "solicitor",
+  attorney: "solicitor",
+  solicitor: "solicitor",
+  earn: "salary",
+  income: "salary",
+  wage: "salary",
+  bicycle: "bike",
+  spectacles: "glass",
+  spectacl: "glass",
+  grandmother: "grandma",
+  granny: "grandma",
+  jog: "run",
+  jogging: "run",
+  running: "run",
+  airline: "flight",
+  fly: "flight",
+  flying: "flight",
+  plane: "flight",
+  hair: "haircut",
+  barber: "haircut",
+  hairdresser: "haircut",
+  mobile: "phone",
+  telephone: "phone",
+  counsellor: "therapist",
+  counselor: "therapist",
+  therapy: "therapist",
+  coworker: "team",
+  colleague: "team",
+  internet: "broadband",
+  electricity: "energy",
+  boy: "son",
+  cleaning: "cleaner",
+  clean: "cleaner",
+  housekeeper: "cleaner",
+  knot: "married",
+  marri: "married",
+  wed: "married",
+  wedding: "married",
 };
+
+/** Concept ids: a word of a concept weighs this much in the vector, a word of no concept 1. */
+const FAKE_CONCEPTS = new Set(Object.values(FAKE_SYNONYMS));
+const FAKE_CONCEPT_WEIGHT = 2;
 
 /** Function words the fake leaves out of a text's meaning. */
 const FAKE_STOP_WORDS = new Set(
@@ -191,7 +244,8 @@ function fnv1a(text: string): number {
 }
 
 /**
- * A deterministic unit vector for a text: a hashed bag of its content words (stemmed, synonyms folded together), so
+ * A deterministic unit vector for a text: a hashed bag of its content words (stemmed, synonyms folded into concepts
+ * that weigh more than other words), so
  * texts sharing meaning words are close by cosine and unrelated ones are near-orthogonal. A text without content
  * words embeds as the first unit vector.
  */
@@ -199,8 +253,10 @@ export function fakeEmbedding(text: string): number[] {
   const vector = new Array<number>(FAKE_EMBEDDING_DIMENSIONS).fill(0);
   for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
     if (FAKE_STOP_WORDS.has(word)) continue;
-    const hash = fnv1a(fakeStem(word));
-    vector[hash % FAKE_EMBEDDING_DIMENSIONS]! += hash & 0x100 ? 1 : -1;
+    const meaning = fakeStem(word);
+    const hash = fnv1a(meaning);
+    const weight = FAKE_CONCEPTS.has(meaning) ? FAKE_CONCEPT_WEIGHT : 1;
+    vector[hash % FAKE_EMBEDDING_DIMENSIONS]! += hash & 0x100 ? weight : -weight;
   }
   const norm = Math.hypot(...vector);
   if (norm === 0) vector[0] = 1;

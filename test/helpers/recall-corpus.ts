@@ -33,6 +33,19 @@ export function corpusQueries(): CorpusQuery[] {
   return JSON.parse(readFileSync(join(DIR, "queries.json"), "utf8")) as CorpusQuery[];
 }
 
+/**
+ * Questions answered only by meaning (paraphrase, synonyms: no word of theirs is in the note they ask about), for
+ * hybrid recall. The fake embedding server folds their words into the notes' concepts (test/fakes/openai-server.ts).
+ */
+export function meaningQueries(): CorpusQuery[] {
+  return JSON.parse(readFileSync(join(DIR, "meaning.json"), "utf8")) as CorpusQuery[];
+}
+
+/** Every labelled query: found by exact terms, found only by meaning, and about nothing any note says. */
+export function hybridCorpusQueries(): CorpusQuery[] {
+  return [...corpusQueries(), ...meaningQueries()];
+}
+
 export async function storeCorpus(memory: MemoryBackend): Promise<void> {
   for (const note of corpusNotes()) await memory.store(note.key, note.content, note.category);
 }
@@ -54,9 +67,12 @@ export interface CorpusScores {
 }
 
 /** Run every labelled query through `recall` (limit CUTOFF) and score the answers. */
-export async function scoreCorpus(recall: (query: string) => Promise<string[]>): Promise<CorpusScores> {
+export async function scoreCorpus(
+  recall: (query: string) => Promise<string[]>,
+  queries: CorpusQuery[] = corpusQueries(),
+): Promise<CorpusScores> {
   const outcomes: QueryOutcome[] = [];
-  for (const q of corpusQueries()) outcomes.push({ ...q, returned: (await recall(q.query)).slice(0, CUTOFF) });
+  for (const q of queries) outcomes.push({ ...q, returned: (await recall(q.query)).slice(0, CUTOFF) });
   let returned = 0;
   let relevantReturned = 0;
   const recalls: number[] = [];
@@ -82,4 +98,21 @@ export async function scoreCorpus(recall: (query: string) => Promise<string[]>):
     macroPrecision: mean(precisions),
     outcomes,
   };
+}
+
+/** Full-text alone against hybrid recall on every labelled query, as the hybrid tests of both backends print it. */
+export async function compareHybrid(
+  fullText: (query: string) => Promise<string[]>,
+  hybrid: (query: string) => Promise<string[]>,
+): Promise<{ fullText: CorpusScores; hybrid: CorpusScores; meaning: { fullText: CorpusScores; hybrid: CorpusScores }; line: string }> {
+  const queries = hybridCorpusQueries();
+  const a = await scoreCorpus(fullText, queries);
+  const b = await scoreCorpus(hybrid, queries);
+  const meaning = { fullText: await scoreCorpus(fullText, meaningQueries()), hybrid: await scoreCorpus(hybrid, meaningQueries()) };
+  const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+  const line =
+    `${queries.length} queries: full-text precision@5 ${pct(a.precision)} recall@5 ${pct(a.recall)}; ` +
+    `hybrid precision@5 ${pct(b.precision)} recall@5 ${pct(b.recall)}; meaning-only recall@5 ${pct(meaning.fullText.recall)} -> ` +
+    `${pct(meaning.hybrid.recall)}; unrelated questions silent ${pct(a.noHitRate)} / ${pct(b.noHitRate)}`;
+  return { fullText: a, hybrid: b, meaning, line };
 }

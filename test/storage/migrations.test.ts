@@ -36,7 +36,7 @@ testWithPostgres("replicas starting at once migrate once: every version is appli
   await Promise.all(opened.map((s) => s.close()));
 });
 
-testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace; a second copy inserts nothing", async () => {
+testWithPostgres("prx storage copy moves a workspace to PostgreSQL and back; a second copy inserts nothing", async () => {
   await ensureBinary();
   const schema = uniqueSchema("copy");
   schemas.push(schema);
@@ -89,6 +89,30 @@ testWithPostgres("prx storage copy --from sqlite --to postgres moves a workspace
     expect(JSON.parse(status.stdout)).toMatchObject({ backend: "postgres", pending: [] });
     const found = await runPrx(["memory", "search", "teal colour", "-w", ws.dir], { env });
     expect(found.stdout).toContain("fav");
+
+    // and back, into a new workspace's database
+    const back = tempWorkspace(`[storage]\nbackend = "postgres"\nschema = "${schema}"\n`);
+    try {
+      const copied = await runPrx(["storage", "copy", "--from", "postgres", "--to", "sqlite", "--json", "-w", back.dir], { env });
+      expect(copied.stderr).toBe("");
+      const backTables = JSON.parse(copied.stdout).tables as Array<{ table: string; read: number; inserted: number }>;
+      expect(backTables.find((t) => t.table === "session_messages")).toEqual({ table: "session_messages", read: 2, inserted: 2 });
+      const again = await runPrx(["storage", "copy", "--from", "postgres", "--to", "sqlite", "--json", "-w", back.dir], { env });
+      expect((JSON.parse(again.stdout).tables as Array<{ inserted: number }>).every((t) => t.inserted === 0)).toBe(true);
+      const restored = openSqliteStorage(openWorkspace(back.dir).dbPath);
+      try {
+        expect(restored.sessions.history("s1", 10).map((m) => m.content)).toEqual(["hello there", "hi"]);
+        expect(restored.sessions.get("s1")?.messageCount).toBe(2);
+        expect(restored.tokens.verify(token)?.name).toBe("laptop");
+        expect(restored.pluginKv.get("p", "k")).toEqual(new Uint8Array([7]));
+        expect(restored.responses.get("tok_x", "resp_copy")).toEqual(kept);
+        expect(await new SqliteMemory(restored.memory).get("fav")).toMatchObject({ key: "fav", private: true });
+      } finally {
+        await restored.close();
+      }
+    } finally {
+      back.cleanup();
+    }
   } finally {
     ws.cleanup();
   }

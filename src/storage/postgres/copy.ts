@@ -1,6 +1,9 @@
 import type { Database } from "bun:sqlite";
 import type { SQL } from "bun";
 import { STORAGE_COPY_BATCH } from "../limits.ts";
+import { ensureMemorySchema } from "../sqlite/memory-schema.ts";
+import { SqliteMemoryVectorStore } from "../sqlite/memory-vectors.ts";
+import { migrateSqlite } from "../sqlite/schema.ts";
 import { pg } from "./connect.ts";
 
 /** One table `prx storage copy` moves: its columns (both schemas name them alike) and how to read it in order. */
@@ -95,6 +98,15 @@ export interface CopiedTable {
   inserted: number;
 }
 
+/** Every batch `read(offset, limit)` returns, STORAGE_COPY_BATCH rows at a time, until a short one. */
+async function* batches<T>(read: (offset: number, limit: number) => T[] | Promise<T[]>): AsyncGenerator<T[]> {
+  for (let offset = 0; ; offset += STORAGE_COPY_BATCH) {
+    const rows = await read(offset, STORAGE_COPY_BATCH);
+    if (rows.length > 0) yield rows;
+    if (rows.length < STORAGE_COPY_BATCH) return;
+  }
+}
+
 function sqliteHas(db: Database, table: string): boolean {
   return db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== null;
 }
@@ -108,12 +120,9 @@ export async function copySqliteToPg(db: Database, sql: SQL, onTable?: (copied: 
       const select = db.query<Record<string, unknown>, [number, number]>(
         `SELECT ${table.columns.join(", ")} FROM ${table.name} ORDER BY ${table.order} LIMIT ? OFFSET ?`,
       );
-      for (let offset = 0; ; offset += STORAGE_COPY_BATCH) {
-        const rows = select.all(STORAGE_COPY_BATCH, offset);
-        if (rows.length === 0) break;
+      for await (const rows of batches((offset, limit) => select.all(limit, offset))) {
         copied.read += rows.length;
         copied.inserted += await insertBatch(sql, table, rows);
-        if (rows.length < STORAGE_COPY_BATCH) break;
       }
       // fresh statistics for the planner after a bulk load (recall's term counts and size estimate use them)
       if (copied.inserted > 0) await sql.unsafe(`ANALYZE ${table.name}`);
@@ -121,7 +130,61 @@ export async function copySqliteToPg(db: Database, sql: SQL, onTable?: (copied: 
     report.push(copied);
     onTable?.(copied);
   }
-  return report;
+  return withVectors(report, await copyMemoryVectors(db, sql), onTable);
+}
+
+/** `report` and the vectors' row, when there were vector tables on both sides. */
+function withVectors(report: CopiedTable[], vectors: CopiedTable | null, onTable?: (copied: CopiedTable) => void): CopiedTable[] {
+  if (vectors === null) return report;
+  onTable?.(vectors);
+  return [...report, vectors];
+}
+
+/** True when the server has memory's pgvector table (storage migration 3). */
+async function pgHasEmbeddings(sql: SQL): Promise<boolean> {
+  const rows = await pg("copy of memory vectors", () => sql.unsafe("SELECT to_regclass('memory_embeddings') IS NOT NULL AS present"));
+  return rows[0].present === true;
+}
+
+/**
+ * Memory's vectors (SQLite `memory_vectors`, int8 scaled to 127: cosine ignores the scale) into `memory_embeddings`
+ * when the server has pgvector's table; only vectors of an entry's current text, for entries the copy holds with
+ * that same text, so nothing is embedded again. Their entries leave the embedding queue. Null when either side has
+ * no vector table.
+ */
+async function copyMemoryVectors(db: Database, sql: SQL): Promise<CopiedTable | null> {
+  if (!sqliteHas(db, "memory_vectors") || !(await pgHasEmbeddings(sql))) return null;
+  const copied: CopiedTable = { table: "memory_embeddings", read: 0, inserted: 0 };
+  const select = db.query<{ id: string; model: string; dims: number; revision: string; embedding: Uint8Array }, [number, number]>(
+    `SELECT m.id, s.model, s.dims, v.revision, v.embedding FROM memory_vectors v
+     JOIN memories m ON m.seq = v.seq AND m.updated_at = v.revision JOIN memory_vector_spaces s ON s.space = v.space
+     ORDER BY v.seq LIMIT ? OFFSET ?`,
+  );
+  for await (const rows of batches((offset, limit) => select.all(limit, offset))) {
+    copied.read += rows.length;
+    const params: unknown[] = [];
+    const tuples = rows.map((row) => {
+      const values = new Int8Array(row.embedding.buffer, row.embedding.byteOffset, row.embedding.byteLength);
+      params.push(row.id, row.model, row.dims, row.revision, `[${Array.from(values, (x) => x / 127).join(",")}]`);
+      const n = params.length;
+      return `($${n - 4}, $${n - 3}, $${n - 2}::int, $${n - 1}, $${n}::vector)`;
+    });
+    const result = await pg("copy of memory vectors", () =>
+      sql.unsafe(
+        `WITH v (memory_id, model, dims, revision, embedding) AS (VALUES ${tuples.join(", ")}),
+         written AS (
+           INSERT INTO memory_embeddings (memory_id, model, dims, revision, embedding)
+           SELECT v.* FROM v JOIN memories m ON m.id = v.memory_id AND m.updated_at = v.revision
+           ON CONFLICT DO NOTHING RETURNING memory_id),
+         dequeued AS (DELETE FROM memory_embedding_pending p USING written w WHERE p.memory_id = w.memory_id)
+         SELECT count(*)::int AS n FROM written`,
+        params,
+      ),
+    );
+    copied.inserted += result[0].n as number;
+  }
+  if (copied.inserted > 0) await sql.unsafe("ANALYZE memory_embeddings");
+  return copied;
 }
 
 async function insertBatch(sql: SQL, table: TableCopy, rows: Array<Record<string, unknown>>): Promise<number> {
@@ -138,4 +201,81 @@ async function insertBatch(sql: SQL, table: TableCopy, rows: Array<Record<string
     sql.unsafe(`INSERT INTO ${table.name} (${table.columns.join(", ")}) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING`, params),
   );
   return result.count;
+}
+
+/** A PostgreSQL value as the SQLite column holds it: booleans 0/1, 64-bit integers as numbers. */
+function sqliteValue(value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "bigint") return Number(value);
+  return value;
+}
+
+/**
+ * The other way: every table of PostgreSQL storage into the workspace SQLite database (migrated first), batch by
+ * batch; rows whose key exists already are kept, so it can be run again. Memory's vectors of current entries come
+ * along (codes and int8 vectors computed here: no extension needed) and their entries leave the embedding queue.
+ */
+export async function copyPgToSqlite(sql: SQL, db: Database, onTable?: (copied: CopiedTable) => void): Promise<CopiedTable[]> {
+  migrateSqlite(db);
+  ensureMemorySchema(db);
+  const report: CopiedTable[] = [];
+  for (const table of TABLES) {
+    const copied: CopiedTable = { table: table.name, read: 0, inserted: 0 };
+    const present = await pg(`copy of ${table.name}`, () => sql.unsafe("SELECT to_regclass($1) IS NOT NULL AS present", [table.name]));
+    if (present[0].present === true && sqliteHas(db, table.name)) {
+      const insert = db.query(
+        `INSERT OR IGNORE INTO ${table.name} (${table.columns.join(", ")}) VALUES (${table.columns.map(() => "?").join(", ")})`,
+      );
+      const select = `SELECT ${table.columns.join(", ")} FROM ${table.name} ORDER BY ${table.order} LIMIT $1 OFFSET $2`;
+      const read = async (offset: number, limit: number) =>
+        (await pg(`copy of ${table.name}`, () => sql.unsafe(select, [limit, offset]))) as Array<Record<string, unknown>>;
+      for await (const rows of batches(read)) {
+        copied.read += rows.length;
+        db.transaction(() => {
+          for (const row of rows) {
+            copied.inserted += insert.run(...(table.columns.map((column) => sqliteValue(row[column])) as never[])).changes;
+          }
+        })();
+      }
+    }
+    report.push(copied);
+    onTable?.(copied);
+  }
+  return withVectors(report, await copyPgVectors(sql, db), onTable);
+}
+
+/** `memory_embeddings` of current entries into the SQLite vector tables; null when the server has none. */
+async function copyPgVectors(sql: SQL, db: Database): Promise<CopiedTable | null> {
+  if (!(await pgHasEmbeddings(sql))) return null;
+  const copied: CopiedTable = { table: "memory_vectors", read: 0, inserted: 0 };
+  const store = new SqliteMemoryVectorStore(db);
+  const entry = db.query<{ seq: number }, [string, string]>("SELECT seq FROM memories WHERE id = ? AND updated_at = ?");
+  const current = db.query<{ n: number }, [number, string]>(
+    "SELECT count(*) AS n FROM memory_vectors WHERE seq = ? AND revision = ?",
+  );
+  const read = async (offset: number, limit: number) =>
+    (await pg("copy of memory vectors", () =>
+      sql.unsafe(
+        `SELECT e.memory_id, e.model, e.revision, e.embedding::text AS embedding FROM memory_embeddings e
+         JOIN memories m ON m.id = e.memory_id AND m.updated_at = e.revision ORDER BY m.seq LIMIT $1 OFFSET $2`,
+        [limit, offset],
+      ),
+    )) as Array<{ memory_id: string; model: string; revision: string; embedding: string }>;
+  for await (const rows of batches(read)) {
+    copied.read += rows.length;
+    const byModel = new Map<string, Array<{ seq: number; revision: string; vector: Float32Array }>>();
+    for (const row of rows) {
+      const seq = entry.get(row.memory_id, row.revision)?.seq;
+      // an entry SQLite holds with another text (or not at all) keeps what it has
+      if (seq === undefined || (current.get(seq, row.revision)?.n ?? 0) > 0) continue;
+      const vector = Float32Array.from(JSON.parse(row.embedding) as number[]);
+      byModel.set(row.model, [...(byModel.get(row.model) ?? []), { seq, revision: row.revision, vector }]);
+    }
+    for (const [model, written] of byModel) {
+      store.write(model, written);
+      copied.inserted += written.length;
+    }
+  }
+  return copied;
 }

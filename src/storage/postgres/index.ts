@@ -2,4 +2,4 @@
 export { pgStorage, type PgStorage, type PgStorageOptions } from "./open.ts";
 export { openPg, pg, pgFailure } from "./connect.ts";
 export { migratePg, pgStatus, PG_MIGRATIONS } from "./migrations.ts";
-export { copySqliteToPg, type CopiedTable } from "./copy.ts";
+export { copyPgToSqlite, copySqliteToPg, type CopiedTable } from "./copy.ts";

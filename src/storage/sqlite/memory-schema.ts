@@ -74,25 +74,68 @@ CREATE TRIGGER IF NOT EXISTS memories_counted_ad AFTER DELETE ON memories BEGIN
 END;
 `;
 
-function hasCounter(db: Database): boolean {
-  const triggers = db
-    .query<{ n: number }, []>(
-      "SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN ('memories_counted_ai', 'memories_counted_ad')",
+/** True when every trigger named exists (the last statement of a DDL that adds them). */
+function hasTriggers(db: Database, names: readonly string[]): boolean {
+  const found = db
+    .query<{ n: number }, { names: string }>(
+      "SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value FROM json_each($names))",
     )
-    .get();
-  return triggers?.n === 2;
+    .get({ names: JSON.stringify(names) });
+  return found?.n === names.length;
 }
 
 /**
- * Adds the entry counter to a database made without it: the one count of the existing rows and the triggers are one
- * write transaction, so no insert of another process falls between them.
+ * Run `ddl` on a database that lacks its `triggers`: the check and the DDL (its backfill of existing rows included)
+ * are one write transaction, so no write of another process falls between them and two processes add them once.
  */
-function migrateCounter(db: Database): void {
-  if (hasCounter(db)) return;
+function addTriggered(db: Database, triggers: readonly string[], ddl: string): void {
+  if (hasTriggers(db, triggers)) return;
   db.transaction(() => {
-    if (!hasCounter(db)) db.exec(COUNTER_DDL);
+    if (!hasTriggers(db, triggers)) db.exec(ddl);
   }).immediate();
 }
+
+/**
+ * Memory's vectors (hybrid recall, see memory-vectors.ts), plain tables so every process can write the memories
+ * whether or not it loaded sqlite-vec: `memory_vector_spaces` names each (model, dimension) once; `memory_vectors`
+ * holds an entry's vector (int8, see memory-vectors.ts), its space and the entry revision (`updated_at`) it was
+ * computed for; `memory_vector_bits` its 768-bit code (memory-vectors.ts, the table recall scans, kept apart so a
+ * scan reads 96 bytes an entry, not a page); `memory_vector_pending` the entries waiting for a current vector,
+ * kept by triggers on every write of a key or content (any process, any prx version that has the triggers). The
+ * triggers test for the row rather than INSERT OR IGNORE: an upsert's conflict handling overrides a trigger's.
+ */
+const VECTOR_DDL = `
+CREATE TABLE IF NOT EXISTS memory_vector_spaces (
+  space INTEGER PRIMARY KEY,
+  model TEXT NOT NULL,
+  dims INTEGER NOT NULL CHECK (dims > 0),
+  UNIQUE (model, dims)
+);
+CREATE TABLE IF NOT EXISTS memory_vectors (
+  seq INTEGER PRIMARY KEY,
+  space INTEGER NOT NULL REFERENCES memory_vector_spaces(space),
+  revision TEXT NOT NULL,
+  embedding BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS memory_vector_bits (
+  seq INTEGER PRIMARY KEY,
+  space INTEGER NOT NULL,
+  bits BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS memory_vector_pending (seq INTEGER PRIMARY KEY);
+INSERT OR IGNORE INTO memory_vector_pending (seq) SELECT seq FROM memories;
+CREATE TRIGGER IF NOT EXISTS memories_vector_ai AFTER INSERT ON memories BEGIN
+  INSERT INTO memory_vector_pending (seq) SELECT new.seq WHERE NOT EXISTS (SELECT 1 FROM memory_vector_pending WHERE seq = new.seq);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_vector_au AFTER UPDATE OF key, content ON memories BEGIN
+  INSERT INTO memory_vector_pending (seq) SELECT new.seq WHERE NOT EXISTS (SELECT 1 FROM memory_vector_pending WHERE seq = new.seq);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_vector_ad AFTER DELETE ON memories BEGIN
+  DELETE FROM memory_vector_pending WHERE seq = old.seq;
+  DELETE FROM memory_vectors WHERE seq = old.seq;
+  DELETE FROM memory_vector_bits WHERE seq = old.seq;
+END;
+`;
 
 const migrated = new WeakSet<Database>();
 
@@ -102,7 +145,9 @@ export function ensureMemorySchema(db: Database): void {
   try {
     ensureSchema(db, "memory", DDL);
     migratePrivateColumn(db);
-    migrateCounter(db);
+    // the entry counter, then the vector tables and the embedding queue, on databases made without them
+    addTriggered(db, ["memories_counted_ai", "memories_counted_ad"], COUNTER_DDL);
+    addTriggered(db, ["memories_vector_ai", "memories_vector_au", "memories_vector_ad"], VECTOR_DDL);
     migrated.add(db);
   } catch (cause) {
     throw new PrxError("MEMORY", `cannot create the memory tables: ${(cause as Error).message}`, {

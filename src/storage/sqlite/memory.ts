@@ -11,37 +11,13 @@ import type {
 import { changeStamp, noteLocalWrite } from "./data-version.ts";
 import { ftsPhrase, orOfTerms } from "./fts.ts";
 import { ensureMemorySchema } from "./memory-schema.ts";
+import { keyConditions } from "./memory-keys.ts";
 
 /** Columns every entry-returning statement selects, with `m` the memories table. */
 const MEMORY_COLUMNS = "m.id, m.key, m.content, m.category, m.session_id, m.updated_at, m.private";
 const RECORD_COLUMNS = "seq, key, content, category, session_id, created_at, updated_at, private";
 const IN_SESSION = "(m.session_id = $session OR m.session_id IS NULL)";
 const NOT_PRIVATE = "m.private = 0";
-const WITH_PREFIX = "substr(m.key, 1, length($prefix)) = $prefix";
-const NOT_HIDDEN = "NOT EXISTS (SELECT 1 FROM json_each($hidden) h WHERE substr(m.key, 1, length(h.value)) = h.value)";
-
-interface KeyConditions {
-  where: readonly string[];
-  params: Readonly<Record<string, string>>;
-}
-const NO_KEY_CONDITIONS: KeyConditions = { where: [], params: {} };
-
-/** The conditions and parameters of a key scope (none when it allows every key). */
-function keyConditions(keys: MemoryKeyScope | undefined): KeyConditions {
-  if (keys?.prefix === undefined && !keys?.hiddenPrefixes?.length) return NO_KEY_CONDITIONS;
-  const where: string[] = [];
-  const params: Record<string, string> = {};
-  if (keys?.prefix !== undefined) {
-    where.push(WITH_PREFIX);
-    params.prefix = keys.prefix;
-  }
-  if (keys?.hiddenPrefixes?.length) {
-    where.push(NOT_HIDDEN);
-    params.hidden = JSON.stringify(keys.hiddenPrefixes);
-  }
-  return { where, params };
-}
-
 const recent = (where: string) =>
   `SELECT ${MEMORY_COLUMNS} FROM memories m ${where} ORDER BY m.updated_at DESC, m.seq DESC LIMIT $limit`;
 
