@@ -96,7 +96,7 @@ testWithPostgres("prx storage copy moves a workspace to PostgreSQL and back; a s
       const copied = await runPrx(["storage", "copy", "--from", "postgres", "--to", "sqlite", "--json", "-w", back.dir], { env });
       expect(copied.stderr).toBe("");
       const backTables = JSON.parse(copied.stdout).tables as Array<{ table: string; read: number; inserted: number }>;
-      expect(backTables.find((t) => t.table === "session_messages")).toEqual({ table: "session_messages", read: 2, inserted: 2 });
+      expect(backTables.find((t) => t.table === "session_messages")).toEqual({ table: "session_messages", read: 3, inserted: 3 });
       const again = await runPrx(["storage", "copy", "--from", "postgres", "--to", "sqlite", "--json", "-w", back.dir], { env });
       expect((JSON.parse(again.stdout).tables as Array<{ inserted: number }>).every((t) => t.inserted === 0)).toBe(true);
       const restored = openSqliteStorage(openWorkspace(back.dir).dbPath);
