@@ -250,6 +250,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     const providers: ProviderResolver = {
       resolve: (name) => (current?.providers ?? firstProviders).resolve(name),
       names: () => (current?.providers ?? firstProviders).names(),
+      pluginNames: () => (current?.providers ?? firstProviders).pluginNames?.() ?? [],
     };
     const readConfig = options.config
       ? async () => current?.config ?? config

@@ -145,7 +145,7 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
     apply: async (next, changes) => {
       if (!changes.changed.some((key) => key.startsWith("providers.") || key === "default_provider" || key === "default_model" || key === "gateway.model_aliases")) return [];
       const { buildModelTable } = await import("../gateway/openai/models.ts");
-      context.models = buildModelTable(next, host.resolveModelChoice({}));
+      context.models = buildModelTable(next, host.resolveModelChoice({}), () => host.providers.pluginNames?.() ?? []);
       return [];
     },
   });
