@@ -69,8 +69,9 @@ export interface GetMemoriesParams {
 
 export interface SearchMemoriesParams {
   tableName: string;
-  /** The text to search for: prx searches memory by text (FTS5), so this is required. */
+  /** The text to search for (FTS5) when no `embedding` is given. */
   query?: string;
+  /** Searched by cosine similarity with the memories' own `embedding`; takes precedence over `query`. */
   embedding?: number[];
   roomId?: string;
   entityId?: string;
