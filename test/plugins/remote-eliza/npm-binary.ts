@@ -65,7 +65,10 @@ export async function npmBinaryWorkspace(config: string, prefix: string, log?: s
   };
 }
 
-/** Lines of a log at WARN or ERROR, prx's own (`WARN ` / `ERROR `) and a plugin's as elizaOS's logger writes them. */
+/**
+ * Lines of a log at WARN or ERROR: prx's own (`WARN ` / `ERROR `), a plugin's as elizaOS's logger writes them
+ * (`[openai]  Warn ...`), and process warnings (`(node:123) Warning: ...`).
+ */
 export function warningLines(text: string): string[] {
-  return text.split("\n").filter((line) => /\b(WARN|ERROR|FATAL)\b|\]\s+(Warn|Error|Fatal)\s/.test(line));
+  return text.split("\n").filter((line) => /\b(WARN|ERROR|FATAL)\b|\]\s+(Warn|Error|Fatal)\s|\bWarning:/.test(line));
 }

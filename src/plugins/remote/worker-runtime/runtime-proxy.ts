@@ -48,6 +48,20 @@ function composeArgs(includeList: ComposeArg, onlyInclude: boolean | undefined):
 }
 
 /**
+ * The AI SDK, under most elizaOS model plugins, prints a process warning for every setting a model ignores (the
+ * penalties plugin-openai always passes to the Responses API): nothing a user can act on. Unless the plugin chose
+ * otherwise (the SDK's own `AI_SDK_LOG_WARNINGS` global), they go to prx's log at debug, as the plugin's lines. The
+ * global is the plugin's own: each plugin has its Worker or process.
+ */
+function routeAiSdkWarnings(logger: RuntimeProxyApi["logger"]): void {
+  const scope = globalThis as { AI_SDK_LOG_WARNINGS?: unknown };
+  if (scope.AI_SDK_LOG_WARNINGS !== undefined) return;
+  scope.AI_SDK_LOG_WARNINGS = (warnings: unknown[]) => {
+    for (const warning of warnings) logger.debug({ warning }, "AI SDK warning");
+  };
+}
+
+/**
  * The `runtime` object handed to plugin code (see runtime-types.ts for the contract of each member), wrapped so that
  * elizaOS members prx does not honour fail with PLUGIN_UNSUPPORTED.
  */
@@ -55,6 +69,7 @@ export function buildRuntimeProxyApi(ctx: RuntimeContext): RuntimeProxyApi {
   const { client, services, plugin, settings } = ctx;
   const admitLog = ctx.admitLog ?? (() => true);
   const logger = createRuntimeLogger(ctx.sendLog, ctx.logLevel, { plugin: plugin.name }, admitLog);
+  routeAiSdkWarnings(logger);
   const character = characterOf(ctx.agent);
   const snapshot = <T>(items: T[] | undefined): readonly T[] => Object.freeze([...(items ?? [])]);
   let runtime: RuntimeProxyApi;
