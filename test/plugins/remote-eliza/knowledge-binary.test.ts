@@ -7,6 +7,9 @@
  * the fragment with runtime.searchMemories({ embedding }), and its text is in the prompt the provider receives.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { stringToUuid } from "../../../src/plugins/remote/agent.ts";
 import { startFakeOpenAI, type FakeOpenAIServer } from "../../fakes/openai-server.ts";
 import { fakeProviderConfig } from "../../helpers/binary.ts";
@@ -16,11 +19,13 @@ setDefaultTimeout(180_000);
 
 const PLUGIN = "@elizaos/plugin-knowledge@1.6.1";
 const DOCUMENT = "Zorblax facts.\n\nThe capital city of Zorblax is Quuxville, built on seven floating islands.\n";
+const UPLOADED = "Glimmerfen notes.\n\nThe river Glimmerfen freezes only on leap days.\n";
 
 let fake: FakeOpenAIServer;
 let documents: ReturnType<typeof Bun.serve>;
 let ws: NpmBinaryWorkspace | undefined;
 let registry: string | null = null;
+let uploads: string;
 
 beforeAll(async () => {
   registry = await registryUnreachable("@elizaos/plugin-knowledge");
@@ -30,7 +35,11 @@ beforeAll(async () => {
     port: 0,
     fetch: () => new Response(DOCUMENT, { headers: { "content-type": "text/plain" } }),
   });
-  const config = fakeProviderConfig(fake.url, 'embedding_model = "text-embedding-3-small"\n');
+  // multer keeps an upload in this folder until the plugin has read it
+  uploads = mkdtempSync(join(tmpdir(), "prx-eliza-knowledge-uploads-"));
+  const config =
+    fakeProviderConfig(fake.url, 'embedding_model = "text-embedding-3-small"\n') +
+    `[plugins.knowledge.settings]\nKNOWLEDGE_UPLOAD_DIR = ${JSON.stringify(uploads)}\n`;
   ws = await npmBinaryWorkspace(config, "prx-eliza-knowledge-bin-", "error");
 }, 120_000);
 
@@ -38,6 +47,7 @@ afterAll(async () => {
   await ws?.stop();
   documents?.stop(true);
   await fake?.stop();
+  if (uploads) rmSync(uploads, { recursive: true, force: true });
 });
 
 describe(`${PLUGIN} added with the binary`, () => {
@@ -77,5 +87,26 @@ describe(`${PLUGIN} added with the binary`, () => {
     expect(questions.length).toBeGreaterThan(0);
     const prompt = JSON.stringify(fake.chatRequests().at(-1)!.body);
     expect(prompt).toContain("# Knowledge\\n- Zorblax facts.\\n\\nThe capital city of Zorblax is Quuxville");
+  });
+
+  test("a file uploaded as multipart/form-data (the panel's upload, read by the plugin's multer) is stored and found", async () => {
+    if (registry) throw new Error(`cannot run here: ${registry}`);
+    const form = new FormData();
+    form.append("agentId", stringToUuid("prx"));
+    form.append("files", new Blob([UPLOADED], { type: "text/plain" }), "glimmerfen.txt");
+    const upload = await ws!.request("/plugins/knowledge/documents", { method: "POST", body: form });
+    const text = await upload.text();
+    expect(upload.status, text).toBe(200);
+    const uploaded = JSON.parse(text) as { success: boolean; data: Array<{ status: string; filename: string }> };
+    expect(uploaded.data).toEqual([expect.objectContaining({ status: "success", filename: "glimmerfen.txt" })]);
+
+    const asked = await ws!.request("/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "When does the river Glimmerfen freeze?" }] }),
+    });
+    expect(asked.status).toBe(200);
+    const prompt = JSON.stringify(fake.chatRequests().at(-1)!.body);
+    expect(prompt).toContain("The river Glimmerfen freezes only on leap days.");
   });
 });

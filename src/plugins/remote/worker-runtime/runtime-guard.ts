@@ -19,8 +19,8 @@ const ROOMS: Unsupported = {
   hint: "read with getRoom, getRoomsByIds, getEntityById, getRelationships",
 };
 const MEMORIES: Unsupported = {
-  reason: "remote plugins read and write their memories through a smaller set of methods, searched by text (no embeddings)",
-  hint: "use getMemory/getMemoryById, createMemory, updateMemory, getMemories, searchMemories({ query })",
+  reason: "remote plugins read and write their memories through a smaller set of methods, and none deletes or counts them",
+  hint: "use getMemory/getMemoryById, createMemory, updateMemory, getMemories, searchMemories({ embedding } or { query })",
 };
 const TASKS: Unsupported = {
   reason: "prx has no task queue for remote plugins",
