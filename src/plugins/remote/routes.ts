@@ -59,7 +59,8 @@ type ParsedBody = Pick<WireRouteRequest, "body" | "bodyBase64" | "streamBase64" 
 /**
  * The body as elizaOS's Express server parses it: JSON (depth-checked) and urlencoded forms as objects, text as a
  * string, multipart/form-data (routes declared isMultipart) as fields in body and files in files (on other routes
- * left for the plugin to read as a stream); anything else as bytes (a Buffer in the plugin). The gateway has already capped the body at REMOTE_MAX_MESSAGE_BYTES.
+ * left for the plugin to read as a stream); anything else as bytes (a Buffer in the plugin). The gateway has already
+ * capped the body at REMOTE_MAX_MESSAGE_BYTES.
  */
 async function parseBody(request: Request, type: string, multipart: boolean): Promise<ParsedBody> {
   const bytes = new Uint8Array(await request.arrayBuffer());
