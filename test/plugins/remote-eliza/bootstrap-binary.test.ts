@@ -44,11 +44,7 @@ describe(`${PLUGIN} added with the binary`, () => {
     expect(info.remote.state).toBe("ready");
     expect(info.remote.services_started.sort()).toEqual(["embedding-generation", "task"]);
 
-    const asked = await ws!.request("/v1/chat/completions", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "hello bootstrap" }] }),
-    });
+    const asked = await ws!.chat("fake-model", "hello bootstrap");
     const text = await asked.text();
     expect(asked.status, text).toBe(200);
     expect((JSON.parse(text) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe("echo: hello bootstrap");

@@ -76,11 +76,7 @@ describe(`${PLUGIN} added with the binary`, () => {
     const chunks = (await (await ws!.request("/plugins/knowledge/knowledges")).json()) as { data: { chunks: Array<{ content: { text: string } }> } };
     expect(chunks.data.chunks.some((c) => c.content.text.includes("Quuxville"))).toBe(true);
 
-    const asked = await ws!.request("/v1/chat/completions", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "What is the capital city of Zorblax?" }] }),
-    });
+    const asked = await ws!.chat("fake-model", "What is the capital city of Zorblax?");
     expect(asked.status).toBe(200);
     // the question was embedded by the plugin's provider, and the fragment it found is in the prompt
     const questions = fake.requests.filter((r) => r.path === "/v1/embeddings" && JSON.stringify(r.body).includes("capital city of Zorblax?"));
@@ -100,11 +96,7 @@ describe(`${PLUGIN} added with the binary`, () => {
     const uploaded = JSON.parse(text) as { success: boolean; data: Array<{ status: string; filename: string }> };
     expect(uploaded.data).toEqual([expect.objectContaining({ status: "success", filename: "glimmerfen.txt" })]);
 
-    const asked = await ws!.request("/v1/chat/completions", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "When does the river Glimmerfen freeze?" }] }),
-    });
+    const asked = await ws!.chat("fake-model", "When does the river Glimmerfen freeze?");
     expect(asked.status).toBe(200);
     const prompt = JSON.stringify(fake.chatRequests().at(-1)!.body);
     expect(prompt).toContain("The river Glimmerfen freezes only on leap days.");

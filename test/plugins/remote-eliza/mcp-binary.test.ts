@@ -62,11 +62,7 @@ describe(`${PLUGIN} added with the binary, with a table setting`, () => {
     // the service connects to the server as it starts; until its tools are listed the action's validate declines
     for (let attempt = 0; attempt < 50 && !echoed(); attempt++) {
       if (attempt > 0) await Bun.sleep(200);
-      const asked = await ws!.request("/v1/chat/completions", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "echo hello from prx" }] }),
-      });
+      const asked = await ws!.chat("fake-model", "echo hello from prx");
       expect(asked.status, await asked.clone().text()).toBe(200);
     }
     expect(echoed()).toBe(true);

@@ -17,6 +17,8 @@ export interface NpmBinaryWorkspace {
   add(spec: string): Promise<RunResult>;
   /** A request to the gateway with the workspace's token. */
   request(path: string, init?: RequestInit): Promise<Response>;
+  /** POST /v1/chat/completions of one user message to `model`. */
+  chat(model: string, content: string): Promise<Response>;
   /** Stop the gateway; its stderr and logs/prx.log. */
   stop(): Promise<{ stderr: string; log: string }>;
 }
@@ -38,6 +40,8 @@ export async function npmBinaryWorkspace(config: string, prefix: string, log?: s
   const token = created.stdout.trim();
   const { proc, url } = await startGatewayBinary(ws.dir, env, "listening");
   const stderr = new Response(proc.stderr as ReadableStream).text();
+  const request = (path: string, init: RequestInit = {}) =>
+    fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } });
   const prx = (args: string[]) => runPrx([...args, "-w", ws.dir, "--url", url], { env: { PRX_LOG: "error" }, timeoutMs: 170_000 });
   return {
     dir: ws.dir,
@@ -51,8 +55,13 @@ export async function npmBinaryWorkspace(config: string, prefix: string, log?: s
       }
       return added;
     },
-    request: (path, init = {}) =>
-      fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } }),
+    request,
+    chat: (model, content) =>
+      request("/v1/chat/completions", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model, messages: [{ role: "user", content }] }),
+      }),
     async stop() {
       proc.kill("SIGTERM");
       await proc.exited;

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { startFakeOpenAI, type FakeOpenAIServer } from "../../fakes/openai-server.ts";
-import { startFakeOpenAIResponses, type FakeServer } from "../../fakes/openai-responses-server.ts";
+import { serveOneOpenAIBaseUrl, startFakeOpenAIResponses, type FakeServer } from "../../fakes/openai-responses-server.ts";
 import { npmBinaryWorkspace, registryUnreachable, warningLines, type NpmBinaryWorkspace } from "./npm-binary.ts";
 
 setDefaultTimeout(180_000);
@@ -23,20 +23,7 @@ beforeAll(async () => {
   registry = await registryUnreachable("@elizaos/plugin-openai");
   chat = startFakeOpenAI();
   responses = startFakeOpenAIResponses();
-  // one base URL, as OpenAI's API is: /v1/responses to the Responses fake, everything else to the Chat Completions fake
-  router = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(request) {
-      const { pathname, search } = new URL(request.url);
-      const upstream = pathname.startsWith("/v1/responses") ? responses.url : chat.url;
-      return fetch(`${upstream.slice(0, -"/v1".length)}${pathname}${search}`, {
-        method: request.method,
-        headers: request.headers,
-        body: request.method === "GET" ? undefined : request.body,
-      });
-    },
-  });
+  router = serveOneOpenAIBaseUrl(chat.url, responses.url);
   const config =
     `[plugins.openai.settings]\nOPENAI_API_KEY = "sk-test"\nOPENAI_BASE_URL = "http://127.0.0.1:${router.port}/v1"\n` +
     `OPENAI_LARGE_MODEL = "fake-large"\nOPENAI_SMALL_MODEL = "fake-small"\n`;
@@ -54,11 +41,7 @@ describe(`${PLUGIN} added with the binary, as the gateway's provider`, () => {
   test("remote:openai answers /v1/chat/completions through the plugin, and the gateway logs no warning", async () => {
     if (registry) throw new Error(`cannot run here: ${registry}`);
     await ws!.add(PLUGIN);
-    const asked = await ws!.request("/v1/chat/completions", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "remote:openai", messages: [{ role: "user", content: "say hello to prx" }] }),
-    });
+    const asked = await ws!.chat("remote:openai", "say hello to prx");
     const text = await asked.text();
     expect(asked.status, text).toBe(200);
     const answer = JSON.parse(text) as { choices: Array<{ message: { content: string } }> };
