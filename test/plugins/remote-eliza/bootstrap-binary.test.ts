@@ -2,12 +2,13 @@
  * The REAL `@elizaos/plugin-bootstrap` 1.7.2 (elizaOS's own message handling plugin) added with `prx plugins add` by
  * the built binary: the running gateway loads it, its services start (task, and embedding-generation, idle without a
  * TEXT_EMBEDDING model of its own as in elizaOS), its actions are offered as tools, and a gateway turn is answered
- * by prx's loop with bootstrap's providers in it (those that need worlds, components or tasks fail naming the method).
+ * by prx's loop with bootstrap's providers in it (those that need worlds or components fail naming the method); its
+ * task service finds no task and logs no error.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { startFakeOpenAI, type FakeOpenAIServer } from "../../fakes/openai-server.ts";
 import { fakeProviderConfig } from "../../helpers/binary.ts";
-import { npmBinaryWorkspace, registryUnreachable, type NpmBinaryWorkspace } from "./npm-binary.ts";
+import { npmBinaryWorkspace, registryUnreachable, warningLines, type NpmBinaryWorkspace } from "./npm-binary.ts";
 
 setDefaultTimeout(180_000);
 
@@ -48,5 +49,10 @@ describe(`${PLUGIN} added with the binary`, () => {
     const text = await asked.text();
     expect(asked.status, text).toBe(200);
     expect((JSON.parse(text) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe("echo: hello bootstrap");
+    const { stderr } = await ws!.stop();
+    ws = undefined;
+    // its task service polls getTasks every second: it finds no task, and logs no error
+    expect(stderr).toContain("[bootstrap]");
+    expect(warningLines(stderr).filter((line) => line.includes("task"))).toEqual([]);
   });
 });

@@ -23,7 +23,7 @@ const MEMORIES: Unsupported = {
   hint: "use getMemory/getMemoryById, createMemory, updateMemory, getMemories, searchMemories({ embedding } or { query })",
 };
 const TASKS: Unsupported = {
-  reason: "prx has no task queue for remote plugins",
+  reason: "prx has no task queue for remote plugins (getTasks finds none)",
   hint: "schedule work with a cron capability (see README, Plugins)",
 };
 const AGENTS: Unsupported = {
@@ -70,7 +70,7 @@ const groups: Array<[Unsupported, string[]]> = [
       "queueEmbeddingGeneration",
     ],
   ],
-  [TASKS, ["createTask", "getTasks", "getTask", "getTasksByName", "updateTask", "deleteTask", "getTaskWorker"]],
+  [TASKS, ["createTask", "updateTask", "deleteTask", "getTaskWorker"]],
   [
     AGENTS,
     ["getAgent", "getAgents", "createAgent", "updateAgent", "deleteAgent", "getLogs", "deleteLog", "getAgentRunSummaries"],

@@ -145,6 +145,10 @@ export function buildRuntimeProxyApi(ctx: RuntimeContext): RuntimeProxyApi {
     getEntityById: (entityId: string) => client.call("getEntityById", { entityId }) as Promise<Entity | null>,
     getRelationships: (params) => client.call("getRelationships", params) as Promise<Relationship[]>,
     getConversationLength: () => ctx.agent.conversationLength,
+    // plugins cannot create tasks here, so there are none to find
+    getTasks: async () => [],
+    getTasksByName: async () => [],
+    getTask: async () => null,
     composeState(message: Memory, includeList?: ComposeArg, onlyInclude?: boolean, skipCache?: boolean) {
       const { list, only } = composeArgs(includeList, onlyInclude);
       return client.call("composeState", {

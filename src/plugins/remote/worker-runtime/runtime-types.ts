@@ -150,6 +150,10 @@ export interface RuntimeProxyApi {
   getRelationships(params: { entityId: string; tags?: string[] }): Promise<Relationship[]>;
   /** How many recent messages of a session prx puts into a turn (`[agent] max_history_messages`). */
   getConversationLength(): number;
+  /** No task can exist (createTask is PLUGIN_UNSUPPORTED): none, so a task service polling for work finds none. */
+  getTasks(params?: Record<string, unknown>): Promise<unknown[]>;
+  getTasksByName(name: string): Promise<unknown[]>;
+  getTask(id: string): Promise<null>;
   /** elizaOS 1.x: `composeState(message, includeList?, onlyInclude?, skipCache?)`; also `(message, { providers })`. */
   composeState(
     message: Memory,
