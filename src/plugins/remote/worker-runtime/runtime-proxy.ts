@@ -1,5 +1,6 @@
 import type { AgentIdentity } from "../agent.ts";
-import { HOST_TEXT_MODELS } from "../model-types.ts";
+import { isPrxError } from "../../../core/errors.ts";
+import { EMBEDDING_MODEL, HOST_TEXT_MODELS } from "../model-types.ts";
 import { characterOf } from "./character.ts";
 import type { HostRpcClient } from "./host-rpc-client.ts";
 import { guardRuntime, unsupportedError, UNSUPPORTED_RUNTIME_METHODS } from "./runtime-guard.ts";
@@ -116,8 +117,21 @@ export function buildRuntimeProxyApi(ctx: RuntimeContext): RuntimeProxyApi {
     updateMemory: (memory) => client.call("updateMemory", { memory }) as Promise<boolean>,
     getMemories: (params) => client.call("getMemories", params) as Promise<Memory[]>,
     searchMemories: (params) => client.call("searchMemories", params) as Promise<Memory[]>,
-    // memories are searched by text here: the memory a plugin is about to store needs no embedding, and is kept as given
-    addEmbeddingToMemory: async (memory: Memory) => memory,
+    /**
+     * As elizaOS does: the memory (changed in place and returned) gets the embedding of its text, so searchMemories
+     * finds it by vector. With no embedding model on the host it is kept as given (still found by text).
+     */
+    async addEmbeddingToMemory(memory: Memory) {
+      const text = memory.content?.text;
+      if (Array.isArray(memory.embedding) || typeof text !== "string" || text === "") return memory;
+      try {
+        memory.embedding = await api.useModel<number[]>(EMBEDDING_MODEL, { text });
+      } catch (error) {
+        if (!isPrxError(error, "PLUGIN_UNSUPPORTED")) throw error;
+        logger.debug({ memoryId: memory.id }, "addEmbeddingToMemory: the host serves no embeddings; the memory is kept as given");
+      }
+      return memory;
+    },
     async emitEvent(event: string | string[], payload?: unknown) {
       const clean = eventPayload(payload);
       for (const name of Array.isArray(event) ? event : [event]) await client.call("emitEvent", { name, payload: clean });
