@@ -4,7 +4,9 @@
  * vectors). A document uploaded through the plugin's own route (`POST /documents` with a `fileUrl`, as its panel
  * sends it) is split, embedded through runtime.useModel(TEXT_EMBEDDING) and stored with runtime.createMemory; the
  * chunks route lists it; a question's turn runs the plugin's KNOWLEDGE provider, which embeds the question and finds
- * the fragment with runtime.searchMemories({ embedding }), and its text is in the prompt the provider receives.
+ * the fragment with runtime.searchMemories({ embedding }), and its text is in the prompt the provider receives. A file
+ * uploaded as multipart (read by the plugin's own multer from req as a stream) is stored and found the same way;
+ * deleting a document fails naming runtime.deleteMemory, which remote mode does not honour.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -100,5 +102,14 @@ describe(`${PLUGIN} added with the binary`, () => {
     expect(asked.status).toBe(200);
     const prompt = JSON.stringify(fake.chatRequests().at(-1)!.body);
     expect(prompt).toContain("The river Glimmerfen freezes only on leap days.");
+  });
+
+  test("deleting a document fails naming the runtime method remote mode does not honour", async () => {
+    if (registry) throw new Error(`cannot run here: ${registry}`);
+    const listed = (await (await ws!.request("/plugins/knowledge/documents")).json()) as { data: { memories: Array<{ id: string }> } };
+    const deleted = await ws!.request(`/plugins/knowledge/documents/${listed.data.memories[0]!.id}`, { method: "DELETE" });
+    expect(deleted.status).toBe(500);
+    const body = (await deleted.json()) as { error: { details: string } };
+    expect(body.error.details).toStartWith("runtime.deleteMemory is not supported in remote mode: ");
   });
 });
