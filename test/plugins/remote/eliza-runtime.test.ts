@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { isPrxError } from "../../../src/core/errors.ts";
 import { REMOTE_PLUGIN_LOG_MAX_CHARS } from "../../../src/plugins/remote/limits.ts";
 import { bootstrap, type Plugin, type RuntimeProxyApi } from "../../../src/plugins/remote/worker-runtime/index.ts";
+import type { Memory } from "../../../src/plugins/remote/worker-runtime/types.ts";
 import { UNSUPPORTED_RUNTIME_METHODS, UNSUPPORTED_RUNTIME_PROPERTIES } from "../../../src/plugins/remote/worker-runtime/runtime-guard.ts";
 import { createRuntimeLogger, type LogLine } from "../../../src/plugins/remote/worker-runtime/runtime-logger.ts";
 import { memoryChannel } from "./helpers.ts";
@@ -236,7 +237,7 @@ describe("arguments on the wire", () => {
 describe("addEmbeddingToMemory", () => {
   test("the memory gets the embedding of its text, in place; with no host embeddings it is kept as given", async () => {
     const { ch, runtime } = await started();
-    const memory = { id: "m1", content: { text: "seven floating islands" } };
+    const memory: Memory = { id: "m1", content: { text: "seven floating islands" } };
     const embedded = runtime.addEmbeddingToMemory(memory);
     const call = await answer(ch, "useModel", { ok: true, payload: [0.6, 0.8] });
     expect(call.args).toEqual({ modelType: "TEXT_EMBEDDING", params: { text: "seven floating islands" } });
