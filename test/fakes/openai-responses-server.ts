@@ -237,3 +237,23 @@ export function startFakeOpenAIResponses(options: FakeServerOptions = {}): FakeS
 }
 
 if (import.meta.main) runStandalone(startFakeOpenAIResponses);
+
+/**
+ * One base URL in front of both fakes, as OpenAI's API is: `/v1/responses` to the Responses fake at `responsesUrl`,
+ * everything else to the Chat Completions fake at `chatUrl` (both ending in /v1). Stop it with `stop(true)`.
+ */
+export function serveOneOpenAIBaseUrl(chatUrl: string, responsesUrl: string): ReturnType<typeof Bun.serve> {
+  return Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request) {
+      const { pathname, search } = new URL(request.url);
+      const upstream = pathname.startsWith("/v1/responses") ? responsesUrl : chatUrl;
+      return fetch(`${upstream.slice(0, -"/v1".length)}${pathname}${search}`, {
+        method: request.method,
+        headers: request.headers,
+        body: request.method === "GET" ? undefined : request.body,
+      });
+    },
+  });
+}

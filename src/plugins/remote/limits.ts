@@ -117,6 +117,13 @@ export const REMOTE_COMPOSE_STATE_MAX_MESSAGES = 20;
 export const REMOTE_PLUGIN_LOG_MAX_CHARS = 8 * 1024;
 /** Memories one runtime.getMemories / runtime.searchMemories call returns at most (its `count` is capped to it). */
 export const REMOTE_MEMORIES_MAX_RESULTS = 200;
+/**
+ * runtime.searchMemories with an `embedding` compares it with at most this many of the plugin's memories of the table
+ * (newest first); older ones are not searched.
+ */
+export const REMOTE_MEMORIES_VECTOR_SCAN_MAX = 10_000;
+/** Texts one runtime.useModel(TEXT_EMBEDDING, { texts }) call may embed at once. */
+export const REMOTE_EMBEDDING_MAX_TEXTS = 256;
 /** Room ids one runtime.getRoomsByIds call may ask for. */
 export const REMOTE_ROOMS_MAX_IDS = 256;
 /** Relationships runtime.getRelationships returns for the agent (one per session, most recent first). */

@@ -54,12 +54,13 @@ function queryOf(params: URLSearchParams): Record<string, string | string[]> {
   return out;
 }
 
-type ParsedBody = Pick<WireRouteRequest, "body" | "bodyBase64" | "files"> | Response;
+type ParsedBody = Pick<WireRouteRequest, "body" | "bodyBase64" | "streamBase64" | "files"> | Response;
 
 /**
  * The body as elizaOS's Express server parses it: JSON (depth-checked) and urlencoded forms as objects, text as a
- * string, multipart/form-data (routes declared isMultipart) as fields in body and files in files; anything else as
- * bytes (a Buffer in the plugin). The gateway has already capped the body at REMOTE_MAX_MESSAGE_BYTES.
+ * string, multipart/form-data (routes declared isMultipart) as fields in body and files in files (on other routes
+ * left for the plugin to read as a stream); anything else as bytes (a Buffer in the plugin). The gateway has already
+ * capped the body at REMOTE_MAX_MESSAGE_BYTES.
  */
 async function parseBody(request: Request, type: string, multipart: boolean): Promise<ParsedBody> {
   const bytes = new Uint8Array(await request.arrayBuffer());
@@ -81,7 +82,8 @@ async function parseBody(request: Request, type: string, multipart: boolean): Pr
   }
   if (mime === "application/x-www-form-urlencoded") return { body: queryOf(new URLSearchParams(new TextDecoder().decode(bytes))) };
   if (mime === "multipart/form-data") {
-    if (!multipart) return { body: {} };
+    // the plugin's own middleware (multer, as elizaOS plugins use it) reads the request as a stream
+    if (!multipart) return { body: {}, streamBase64: Buffer.from(bytes).toString("base64") };
     let form: Awaited<ReturnType<Response["formData"]>>;
     try {
       form = await new Response(bytes, { headers: { "content-type": type } }).formData();

@@ -55,7 +55,7 @@ describe.each(cases)("an elizaOS plugin with its own node_modules in the binary 
     expect(output.packages).toEqual(bunPackageReport(join(ws.pluginsDir, NOTES)));
     expect(output.packages.values.slugVersion).toBe("2.0.0");
     expect(output.agent.agentId).toBe(stringToUuid("Ada"));
-    expect(output.unsupported.getTasks.code).toBe("PLUGIN_UNSUPPORTED");
+    expect(output.unsupported.createTask.code).toBe("PLUGIN_UNSUPPORTED");
 
     // the plugin reads the note from the user's message, as elizaOS hands it the message that led to the call
     fake.enqueue({ type: "tool_calls", calls: [{ name: "TAKE_NOTE", arguments: "{}" }] });

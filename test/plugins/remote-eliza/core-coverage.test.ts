@@ -75,7 +75,7 @@ describe("the remote runtime against @elizaos/core 1.7.2's IAgentRuntime", () =>
         "actions", "addEmbeddingToMemory", "agentId", "character", "composeState", "createMemory", "deleteCache", "emitEvent", "evaluators",
         "getCache", "getConversationLength", "getModel", "getEntityById", "getMemories", "getMemoryById", "getRelationships",
         "getRoom", "getRoomsByIds", "getService", "getSetting", "log", "logger", "providers", "registerEvent",
-        "searchMemories", "setCache", "setSetting", "updateMemory", "useModel",
+        "searchMemories", "setCache", "setSetting", "updateMemory", "useModel", "getTasks", "getTasksByName", "getTask",
       ].sort(),
     );
   });

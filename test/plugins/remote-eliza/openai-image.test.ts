@@ -9,7 +9,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { IMAGE_DESCRIPTION_PROMPT } from "../../../src/plugins/remote/image-description.ts";
 import { startFakeOpenAI, type FakeOpenAIServer } from "../../fakes/openai-server.ts";
-import { startFakeOpenAIResponses, type FakeServer } from "../../fakes/openai-responses-server.ts";
+import { serveOneOpenAIBaseUrl, startFakeOpenAIResponses, type FakeServer } from "../../fakes/openai-responses-server.ts";
 import { ensureBinary, runPrx } from "../../helpers/binary.ts";
 import { tempWorkspace } from "../../helpers/workspace.ts";
 import { png } from "../../media/samples.ts";
@@ -30,20 +30,7 @@ beforeAll(async () => {
   await ensureBinary();
   chat = startFakeOpenAI();
   responses = startFakeOpenAIResponses();
-  // one base URL, as OpenAI's API is: /v1/responses to the Responses fake, everything else to the Chat Completions fake
-  router = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(request) {
-      const { pathname, search } = new URL(request.url);
-      const upstream = pathname.startsWith("/v1/responses") ? responses.url : chat.url;
-      return fetch(`${upstream.slice(0, -"/v1".length)}${pathname}${search}`, {
-        method: request.method,
-        headers: request.headers,
-        body: request.method === "GET" ? undefined : request.body,
-      });
-    },
-  });
+  router = serveOneOpenAIBaseUrl(chat.url, responses.url);
 }, 600_000);
 
 afterAll(async () => {

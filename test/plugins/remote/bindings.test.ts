@@ -10,6 +10,7 @@ import {
 import { isPrxError, type PrxError } from "../../../src/core/errors.ts";
 import { OpenAICompatibleProvider } from "../../../src/providers/openai-compatible.ts";
 import { fakeEmbedding, startFakeOpenAI } from "../../fakes/openai-server.ts";
+import { REMOTE_EMBEDDING_MAX_TEXTS } from "../../../src/plugins/remote/limits.ts";
 import { hostFixture } from "./helpers.ts";
 
 let fixture: ReturnType<typeof hostFixture>;
@@ -96,7 +97,7 @@ describe("default host bindings", () => {
     expect(String(await b.createMemory("p", over as never, null).catch((e) => e))).toContain("exceeds");
   });
 
-  test("useModel(TEXT_EMBEDDING) is the configured provider's embedding of params.text", async () => {
+  test("useModel(TEXT_EMBEDDING) is the configured provider's embedding of params.text, or of each of params.texts", async () => {
     const fake = startFakeOpenAI();
     const storage = openSqliteStorage(":memory:");
     try {
@@ -116,8 +117,20 @@ describe("default host bindings", () => {
       expect(await make("text-embedding-3-small").useModel("p", "TEXT_EMBEDDING", { text: "hello" })).toEqual(
         fakeEmbedding("hello"),
       );
+      // the batch form ({ texts }) is one request, one vector per text, up to REMOTE_EMBEDDING_MAX_TEXTS
+      const before = fake.requests.length;
+      expect(await make("text-embedding-3-small").useModel("p", "TEXT_EMBEDDING", { texts: ["red apples", "blue sky"] })).toEqual([
+        fakeEmbedding("red apples"),
+        fakeEmbedding("blue sky"),
+      ]);
+      expect(fake.requests.length - before).toBe(1);
+      const texts = (n: number) => ({ texts: Array.from({ length: n }, (_, i) => `text ${i}`) });
+      expect(await make("e").useModel("p", "TEXT_EMBEDDING", texts(REMOTE_EMBEDDING_MAX_TEXTS))).toHaveLength(REMOTE_EMBEDDING_MAX_TEXTS);
+      const tooMany = await make("e").useModel("p", "TEXT_EMBEDDING", texts(REMOTE_EMBEDDING_MAX_TEXTS + 1)).catch((e: Error) => e);
+      expect(isPrxError(tooMany, "LIMIT_EXCEEDED")).toBe(true);
       const missing = await make("m").useModel("p", "TEXT_EMBEDDING", {}).catch((e: Error) => e);
       expect(String(missing)).toContain("params.text");
+      expect(isPrxError(await make("m").useModel("p", "TEXT_EMBEDDING", { texts: ["a", ""] }).catch((e: Error) => e), "BAD_REQUEST")).toBe(true);
       const none = await make().useModel("p", "TEXT_EMBEDDING", { text: "x" }).catch((e: Error) => e);
       expect(isPrxError(none, "PLUGIN_UNSUPPORTED")).toBe(true);
       expect((none as PrxError).hint).toContain("embedding_model in [providers.fake]");

@@ -128,7 +128,7 @@ describe("memories", () => {
     expect(await bindings.getMemories("p", { tableName: "messages", roomId: "nope" }, agent)).toEqual([]);
   });
 
-  test("searchMemories: text search of the plugin's memories of the table; no query or no backend is PLUGIN_UNSUPPORTED", async () => {
+  test("searchMemories: text search of the plugin's memories of the table; neither query nor embedding is BAD_REQUEST", async () => {
     const { bindings } = host();
     const id = await bindings.createMemory("p", { roomId: "r", content: { text: "purple umbrella by the door" } }, "facts");
     await bindings.createMemory("p", { roomId: "r", content: { text: "purple umbrella, other table" } }, "notes");
@@ -136,10 +136,31 @@ describe("memories", () => {
     const found = await bindings.searchMemories("p", { tableName: "facts", query: "umbrella" });
     expect(found.map((m) => m.id)).toEqual([id]);
     expect(typeof found[0]!.similarity).toBe("number");
-    const noQuery = await bindings.searchMemories("p", { tableName: "facts", embedding: [1] }).catch((e) => e);
-    expect(isPrxError(noQuery, "PLUGIN_UNSUPPORTED")).toBe(true);
+    const neither = await bindings.searchMemories("p", { tableName: "facts" }).catch((e) => e);
+    expect(isPrxError(neither, "BAD_REQUEST")).toBe(true);
     const bare = host(false).bindings;
     expect(isPrxError(await bare.searchMemories("p", { tableName: "facts", query: "x" }).catch((e) => e), "PLUGIN_UNSUPPORTED")).toBe(true);
+  });
+
+  test("searchMemories with an embedding: the plugin's memories of the table by cosine similarity, at least match_threshold", async () => {
+    const { bindings } = host();
+    const near = await bindings.createMemory("p", { roomId: "r", embedding: [1, 0.1, 0], content: { text: "near" } }, "knowledge");
+    const far = await bindings.createMemory("p", { roomId: "r", embedding: [0, 0, 1], content: { text: "far" } }, "knowledge");
+    const middle = await bindings.createMemory("p", { roomId: "s", embedding: [1, 1, 0], content: { text: "middle" } }, "knowledge");
+    await bindings.createMemory("p", { roomId: "r", content: { text: "no embedding" } }, "knowledge");
+    await bindings.createMemory("p", { roomId: "r", embedding: [1, 0], content: { text: "other length" } }, "knowledge");
+    await bindings.createMemory("p", { roomId: "r", embedding: [1, 0, 0], content: { text: "other table" } }, "facts");
+    await bindings.createMemory("q", { roomId: "r", embedding: [1, 0, 0], content: { text: "other plugin" } }, "knowledge");
+    const query = { tableName: "knowledge", embedding: [1, 0, 0] };
+    const all = await bindings.searchMemories("p", query);
+    expect(all.map((m) => m.id)).toEqual([near, middle, far]);
+    expect(all[0]!.similarity).toBeCloseTo(1 / Math.sqrt(1.01), 6);
+    expect(all[2]!.similarity).toBe(0);
+    expect((await bindings.searchMemories("p", { ...query, match_threshold: 0.5 })).map((m) => m.id)).toEqual([near, middle]);
+    expect((await bindings.searchMemories("p", { ...query, roomId: "s" })).map((m) => m.id)).toEqual([middle]);
+    expect((await bindings.searchMemories("p", { ...query, count: 1 })).map((m) => m.id)).toEqual([near]);
+    // no memory backend is needed: the vectors are the plugin's own
+    expect(await host(false).bindings.searchMemories("p", query)).toEqual([]);
   });
 });
 

@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { isPrxError } from "../../../src/core/errors.ts";
 import { REMOTE_PLUGIN_LOG_MAX_CHARS } from "../../../src/plugins/remote/limits.ts";
 import { bootstrap, type Plugin, type RuntimeProxyApi } from "../../../src/plugins/remote/worker-runtime/index.ts";
+import type { Memory } from "../../../src/plugins/remote/worker-runtime/types.ts";
 import { UNSUPPORTED_RUNTIME_METHODS, UNSUPPORTED_RUNTIME_PROPERTIES } from "../../../src/plugins/remote/worker-runtime/runtime-guard.ts";
 import { createRuntimeLogger, type LogLine } from "../../../src/plugins/remote/worker-runtime/runtime-logger.ts";
 import { memoryChannel } from "./helpers.ts";
@@ -230,5 +231,31 @@ describe("arguments on the wire", () => {
       { name: "A", payload: { n: 1 } },
       { name: "B", payload: { n: 1 } },
     ]);
+  });
+});
+
+describe("addEmbeddingToMemory", () => {
+  test("the memory gets the embedding of its text, in place; with no host embeddings it is kept as given", async () => {
+    const { ch, runtime } = await started();
+    const memory: Memory = { id: "m1", content: { text: "seven floating islands" } };
+    const embedded = runtime.addEmbeddingToMemory(memory);
+    const call = await answer(ch, "useModel", { ok: true, payload: [0.6, 0.8] });
+    expect(call.args).toEqual({ modelType: "TEXT_EMBEDDING", params: { text: "seven floating islands" } });
+    expect(await embedded).toBe(memory);
+    expect(memory).toEqual({ id: "m1", content: { text: "seven floating islands" }, embedding: [0.6, 0.8] });
+
+    // already embedded, or no text: no call
+    expect(await runtime.addEmbeddingToMemory(memory)).toBe(memory);
+    expect(await runtime.addEmbeddingToMemory({ content: {} })).toEqual({ content: {} });
+    expect(ch.sent.filter((m) => m.type === "host-rpc" && m.method === "useModel")).toHaveLength(1);
+
+    const plain = { content: { text: "no model" } };
+    const kept = runtime.addEmbeddingToMemory(plain);
+    await answer(ch, "useModel", { ok: false, message: "provider serves no embeddings", code: "PLUGIN_UNSUPPORTED" });
+    expect(await kept).toEqual({ content: { text: "no model" } });
+
+    const failing = runtime.addEmbeddingToMemory({ content: { text: "provider down" } });
+    await answer(ch, "useModel", { ok: false, message: "upstream 500", code: "PROVIDER_ERROR" });
+    expect(String(await failing.catch((e: Error) => e))).toContain("upstream 500");
   });
 });

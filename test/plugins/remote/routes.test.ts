@@ -35,6 +35,19 @@ for (const transport of ["worker", "process"] as Transport[]) {
       expect((await post(new Uint8Array([0, 255, 7]), "application/octet-stream")).body).toEqual({ bytes: [0, 255, 7] });
     });
 
+    test("a body left unparsed is readable from req as a stream; a handler answering after it returned is awaited", async () => {
+      const form = new FormData();
+      form.append("note", "kept whole");
+      const multipart = new Response(form);
+      const type = multipart.headers.get("content-type")!;
+      const bytes = await multipart.text();
+      const answered = await route("POST", "/later", { body: bytes, headers: { "content-type": type } });
+      expect(answered.status).toBe(201);
+      expect(((await answered.json()) as { read: string }).read).toBe(bytes);
+      const raw = await route("POST", "/later", { body: new Uint8Array([104, 105]), headers: { "content-type": "application/octet-stream" } });
+      expect(await raw.json()).toEqual({ read: "hi" });
+    });
+
     test("multipart/form-data on an isMultipart route: fields in body, files with their bytes in files", async () => {
       const form = new FormData();
       form.set("title", "notes");

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import type { RouteFile, RouteRequest } from "./types.ts";
 
 /** A multipart file as it crosses the wire: its bytes base64-encoded. */
@@ -19,10 +20,12 @@ export interface WireRouteRequest {
   headers: Record<string, string>;
   body: unknown;
   bodyBase64?: string;
+  /** A body prx left unparsed (multipart on a route not declared isMultipart), for the plugin to read as a stream. */
+  streamBase64?: string;
   files?: WireRouteFile[];
 }
 
-/** The Express-compatible req a route handler gets. */
+/** The Express-compatible req a route handler gets; a Readable of the body when prx did not parse it. */
 export function routeRequest(wire: WireRouteRequest): RouteRequest {
   const files: RouteFile[] | undefined = wire.files?.map((f) => ({
     fieldname: f.fieldname,
@@ -33,7 +36,7 @@ export function routeRequest(wire: WireRouteRequest): RouteRequest {
     buffer: Buffer.from(f.base64, "base64"),
   }));
   const header = (name: string) => wire.headers[name.toLowerCase()];
-  return {
+  const req: RouteRequest = {
     method: wire.method,
     path: wire.path,
     url: wire.url,
@@ -46,4 +49,15 @@ export function routeRequest(wire: WireRouteRequest): RouteRequest {
     get: header,
     header,
   };
+  const raw = wire.streamBase64 ?? wire.bodyBase64;
+  if (raw === undefined) return req;
+  // an unparsed body can also be read as a stream, as from Express's req (multer pipes req into busboy)
+  const bytes = Buffer.from(raw, "base64");
+  const stream = new Readable({
+    read() {
+      this.push(bytes);
+      this.push(null);
+    },
+  });
+  return Object.assign(stream, req);
 }

@@ -184,9 +184,9 @@ export function createRouteResponse(): { api: RouteResponse; result(returned: un
     api,
     result(returned) {
       if (ended) return collected();
-      // a handler that began a streamed answer (writeHead, write) and returned is answered when it calls end()
-      if (started && (returned === undefined || returned === api)) return new Promise((resolve) => (onEnd = () => resolve(collected())));
-      if (returned === undefined || returned === api) return collected();
+      // as in Express, a handler that returned without answering (it began a streamed answer, or hands res to
+      // middleware such as multer that answers later) is answered when res ends; the call's rpc_timeout_ms bounds it
+      if (returned === undefined || returned === api) return new Promise((resolve) => (onEnd = () => resolve(collected())));
       if (returned && typeof returned === "object" && "body" in returned && ("status" in returned || "headers" in returned)) {
         const r = returned as { status?: number; headers?: Record<string, string>; body?: unknown };
         if (typeof r.status === "number") reply.status = r.status;

@@ -19,11 +19,11 @@ const ROOMS: Unsupported = {
   hint: "read with getRoom, getRoomsByIds, getEntityById, getRelationships",
 };
 const MEMORIES: Unsupported = {
-  reason: "remote plugins read and write their memories through a smaller set of methods, searched by text (no embeddings)",
-  hint: "use getMemory/getMemoryById, createMemory, updateMemory, getMemories, searchMemories({ query })",
+  reason: "remote plugins read and write their memories through a smaller set of methods, and none deletes or counts them",
+  hint: "use getMemory/getMemoryById, createMemory, updateMemory, getMemories, searchMemories({ embedding } or { query })",
 };
 const TASKS: Unsupported = {
-  reason: "prx has no task queue for remote plugins",
+  reason: "prx has no task queue for remote plugins (getTasks finds none)",
   hint: "schedule work with a cron capability (see README, Plugins)",
 };
 const AGENTS: Unsupported = {
@@ -70,7 +70,7 @@ const groups: Array<[Unsupported, string[]]> = [
       "queueEmbeddingGeneration",
     ],
   ],
-  [TASKS, ["createTask", "getTasks", "getTask", "getTasksByName", "updateTask", "deleteTask", "getTaskWorker"]],
+  [TASKS, ["createTask", "updateTask", "deleteTask", "getTaskWorker"]],
   [
     AGENTS,
     ["getAgent", "getAgents", "createAgent", "updateAgent", "deleteAgent", "getLogs", "deleteLog", "getAgentRunSummaries"],

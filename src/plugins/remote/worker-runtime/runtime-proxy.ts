@@ -1,5 +1,6 @@
 import type { AgentIdentity } from "../agent.ts";
-import { HOST_TEXT_MODELS } from "../model-types.ts";
+import { isPrxError } from "../../../core/errors.ts";
+import { EMBEDDING_MODEL, HOST_TEXT_MODELS } from "../model-types.ts";
 import { characterOf } from "./character.ts";
 import type { HostRpcClient } from "./host-rpc-client.ts";
 import { guardRuntime, unsupportedError, UNSUPPORTED_RUNTIME_METHODS } from "./runtime-guard.ts";
@@ -48,6 +49,20 @@ function composeArgs(includeList: ComposeArg, onlyInclude: boolean | undefined):
 }
 
 /**
+ * The AI SDK, under most elizaOS model plugins, prints a process warning for every setting a model ignores (the
+ * penalties plugin-openai always passes to the Responses API): nothing a user can act on. Unless the plugin chose
+ * otherwise (the SDK's own `AI_SDK_LOG_WARNINGS` global), they go to prx's log at debug, as the plugin's lines. The
+ * global is the plugin's own: each plugin has its Worker or process.
+ */
+function routeAiSdkWarnings(logger: RuntimeProxyApi["logger"]): void {
+  const scope = globalThis as { AI_SDK_LOG_WARNINGS?: unknown };
+  if (scope.AI_SDK_LOG_WARNINGS !== undefined) return;
+  scope.AI_SDK_LOG_WARNINGS = (warnings: unknown[]) => {
+    for (const warning of warnings) logger.debug({ warning }, "AI SDK warning");
+  };
+}
+
+/**
  * The `runtime` object handed to plugin code (see runtime-types.ts for the contract of each member), wrapped so that
  * elizaOS members prx does not honour fail with PLUGIN_UNSUPPORTED.
  */
@@ -55,6 +70,7 @@ export function buildRuntimeProxyApi(ctx: RuntimeContext): RuntimeProxyApi {
   const { client, services, plugin, settings } = ctx;
   const admitLog = ctx.admitLog ?? (() => true);
   const logger = createRuntimeLogger(ctx.sendLog, ctx.logLevel, { plugin: plugin.name }, admitLog);
+  routeAiSdkWarnings(logger);
   const character = characterOf(ctx.agent);
   const snapshot = <T>(items: T[] | undefined): readonly T[] => Object.freeze([...(items ?? [])]);
   let runtime: RuntimeProxyApi;
@@ -101,8 +117,21 @@ export function buildRuntimeProxyApi(ctx: RuntimeContext): RuntimeProxyApi {
     updateMemory: (memory) => client.call("updateMemory", { memory }) as Promise<boolean>,
     getMemories: (params) => client.call("getMemories", params) as Promise<Memory[]>,
     searchMemories: (params) => client.call("searchMemories", params) as Promise<Memory[]>,
-    // memories are searched by text here: the memory a plugin is about to store needs no embedding, and is kept as given
-    addEmbeddingToMemory: async (memory: Memory) => memory,
+    /**
+     * As elizaOS does: the memory (changed in place and returned) gets the embedding of its text, so searchMemories
+     * finds it by vector. With no embedding model on the host it is kept as given (still found by text).
+     */
+    async addEmbeddingToMemory(memory: Memory) {
+      const text = memory.content?.text;
+      if (Array.isArray(memory.embedding) || typeof text !== "string" || text === "") return memory;
+      try {
+        memory.embedding = await api.useModel<number[]>(EMBEDDING_MODEL, { text });
+      } catch (error) {
+        if (!isPrxError(error, "PLUGIN_UNSUPPORTED")) throw error;
+        logger.debug({ memoryId: memory.id }, "addEmbeddingToMemory: the host serves no embeddings; the memory is kept as given");
+      }
+      return memory;
+    },
     async emitEvent(event: string | string[], payload?: unknown) {
       const clean = eventPayload(payload);
       for (const name of Array.isArray(event) ? event : [event]) await client.call("emitEvent", { name, payload: clean });
@@ -130,6 +159,10 @@ export function buildRuntimeProxyApi(ctx: RuntimeContext): RuntimeProxyApi {
     getEntityById: (entityId: string) => client.call("getEntityById", { entityId }) as Promise<Entity | null>,
     getRelationships: (params) => client.call("getRelationships", params) as Promise<Relationship[]>,
     getConversationLength: () => ctx.agent.conversationLength,
+    // plugins cannot create tasks here, so there are none to find
+    getTasks: async () => [],
+    getTasksByName: async () => [],
+    getTask: async () => null,
     composeState(message: Memory, includeList?: ComposeArg, onlyInclude?: boolean, skipCache?: boolean) {
       const { list, only } = composeArgs(includeList, onlyInclude);
       return client.call("composeState", {

@@ -69,8 +69,9 @@ export interface GetMemoriesParams {
 
 export interface SearchMemoriesParams {
   tableName: string;
-  /** The text to search for: prx searches memory by text (FTS5), so this is required. */
+  /** The text to search for (FTS5) when no `embedding` is given. */
   query?: string;
+  /** Searched by cosine similarity with the memories' own `embedding`; takes precedence over `query`. */
   embedding?: number[];
   roomId?: string;
   entityId?: string;
@@ -149,6 +150,10 @@ export interface RuntimeProxyApi {
   getRelationships(params: { entityId: string; tags?: string[] }): Promise<Relationship[]>;
   /** How many recent messages of a session prx puts into a turn (`[agent] max_history_messages`). */
   getConversationLength(): number;
+  /** No task can exist (createTask is PLUGIN_UNSUPPORTED): none, so a task service polling for work finds none. */
+  getTasks(params?: Record<string, unknown>): Promise<unknown[]>;
+  getTasksByName(name: string): Promise<unknown[]>;
+  getTask(id: string): Promise<null>;
   /** elizaOS 1.x: `composeState(message, includeList?, onlyInclude?, skipCache?)`; also `(message, { providers })`. */
   composeState(
     message: Memory,

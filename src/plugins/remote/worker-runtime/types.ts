@@ -17,6 +17,9 @@ export interface Memory {
   createdAt?: number;
   content: { text?: string; [key: string]: unknown };
   metadata?: Record<string, unknown>;
+  /** The vector runtime.searchMemories({ embedding }) compares with (elizaOS sets it from TEXT_EMBEDDING). */
+  embedding?: number[];
+  similarity?: number | null;
   [key: string]: unknown;
 }
 

@@ -10,6 +10,7 @@ import {
   REMOTE_SETTINGS_MAX_TOTAL_BYTES,
   REMOTE_SETTING_MAX_KEY_BYTES,
   REMOTE_SETTING_MAX_VALUE_BYTES,
+  REMOTE_EMBEDDING_MAX_TEXTS,
 } from "../../limits.ts";
 import { emitTopic } from "../../events.ts";
 import { memoryKey, RemoteMemoryQuery } from "./memories.ts";
@@ -70,11 +71,21 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
     store.putMemory(plugin, memory.id, table, json, now);
   };
 
-  /** TEXT_EMBEDDING: the configured provider's embeddings (`embedding_model`), one vector for `params.text`. */
-  const embed = async (plugin: string, params: Record<string, unknown>): Promise<number[]> => {
-    const text = params.text;
-    if (typeof text !== "string" || text.length === 0) {
-      throw new PrxError("BAD_REQUEST", `useModel(${EMBEDDING_MODEL}) needs params.text (a non-empty string)`);
+  /**
+   * TEXT_EMBEDDING: the configured provider's embeddings (`embedding_model`): one vector for `params.text`, or one per
+   * text, in one request, for `params.texts` (the batch form plugin-knowledge uses).
+   */
+  const embed = async (plugin: string, params: Record<string, unknown>): Promise<number[] | number[][]> => {
+    const { text, texts } = params;
+    const batch = Array.isArray(texts);
+    const input = batch ? texts : [text];
+    if (input.length === 0 || input.some((t) => typeof t !== "string" || t.length === 0)) {
+      throw new PrxError("BAD_REQUEST", `useModel(${EMBEDDING_MODEL}) needs params.text (a non-empty string) or params.texts (non-empty strings)`);
+    }
+    if (input.length > REMOTE_EMBEDDING_MAX_TEXTS) {
+      throw new PrxError("LIMIT_EXCEEDED", `useModel(${EMBEDDING_MODEL}) of ${plugin}: ${input.length} texts, at most ${REMOTE_EMBEDDING_MAX_TEXTS} at once`, {
+        hint: "embed the texts in smaller batches",
+      });
     }
     const provider = options.providers.resolve(model().provider);
     if (!provider.embed) {
@@ -83,7 +94,8 @@ export function createRemoteHostBindings(options: RemoteHostBindingsOptions): Re
         hint: `set embedding_model in [providers.${provider.name}] (OpenAI-compatible providers)`,
       });
     }
-    return (await provider.embed({ input: [text] })).embeddings[0]!;
+    const { embeddings } = await provider.embed({ input: input as string[] });
+    return batch ? embeddings : embeddings[0]!;
   };
 
   return {

@@ -3,7 +3,7 @@ import { MEMORY_MAX_RECALL_LIMIT } from "../../../../memory/limits.ts";
 import type { MemoryBackend } from "../../../../memory/types.ts";
 import type { RemotePluginStore } from "../../../../storage/types.ts";
 import type { AgentIdentity } from "../../agent.ts";
-import { REMOTE_MEMORIES_MAX_RESULTS } from "../../limits.ts";
+import { REMOTE_MEMORIES_MAX_RESULTS, REMOTE_MEMORIES_VECTOR_SCAN_MAX } from "../../limits.ts";
 import { messageMemories } from "./rooms.ts";
 import type { SessionSource } from "../../types.ts";
 import type { GetMemoriesParams, SearchMemoriesParams } from "../../worker-runtime/runtime-types.ts";
@@ -52,22 +52,22 @@ export class RemoteMemoryQuery {
   }
 
   /**
-   * Full-text search (the memory backend, FTS5 for sqlite) among the workspace's best MEMORY_MAX_RECALL_LIMIT matches,
-   * keeping this plugin's memories of the table (and room / entity when given), best first, each with `similarity`.
-   * Vector search is not available: `embedding` alone is refused.
+   * With `embedding`: the plugin's memories of the table (and room / entity when given) that carry an embedding of
+   * the same length, by cosine similarity, best first, at least `match_threshold` (as elizaOS's adapters answer),
+   * among its REMOTE_MEMORIES_VECTOR_SCAN_MAX newest. With `query` alone: full-text search (the memory backend, FTS5
+   * for sqlite) among the workspace's best MEMORY_MAX_RECALL_LIMIT matches. Each result carries `similarity`.
    */
   async searchMemories(plugin: string, p: SearchMemoriesParams): Promise<Memory[]> {
+    if (Array.isArray(p.embedding) && p.embedding.length > 0) return this.nearest(plugin, p, p.embedding);
     if (typeof p.query !== "string" || p.query.trim() === "") {
-      throw new PrxError(
-        "PLUGIN_UNSUPPORTED",
-        "runtime.searchMemories needs params.query: prx searches memories by text, not by embedding vectors",
-        { hint: "pass the text you would embed as params.query" },
-      );
+      throw new PrxError("BAD_REQUEST", "runtime.searchMemories needs params.embedding (a vector) or params.query (text)", {
+        hint: "embed the text with useModel(TEXT_EMBEDDING) and pass it as params.embedding, or pass the text as params.query",
+      });
     }
     const backend = this.memory();
     if (!backend) {
       throw new PrxError("PLUGIN_UNSUPPORTED", 'runtime.searchMemories: this workspace has no memory backend ([memory] backend = "none")', {
-        hint: 'set [memory] backend = "sqlite" in config.toml',
+        hint: 'set [memory] backend = "sqlite" in config.toml, or search by params.embedding',
       });
     }
     const prefix = memoryKey(plugin, "");
@@ -85,4 +85,31 @@ export class RemoteMemoryQuery {
     }
     return out;
   }
+
+  private nearest(plugin: string, p: SearchMemoriesParams, query: number[]): Memory[] {
+    const threshold = p.match_threshold ?? -1;
+    const filter = { tableName: p.tableName, roomId: p.roomId, entityId: p.entityId };
+    const scored: Memory[] = [];
+    for (const json of this.store.memories(plugin, filter, REMOTE_MEMORIES_VECTOR_SCAN_MAX)) {
+      const memory = JSON.parse(json) as Memory;
+      const embedding = memory.embedding;
+      if (!Array.isArray(embedding) || embedding.length !== query.length) continue;
+      const similarity = cosineSimilarity(query, embedding);
+      if (similarity >= threshold) scored.push({ ...memory, similarity });
+    }
+    return scored.sort((a, b) => (b.similarity as number) - (a.similarity as number)).slice(0, cappedCount(p.count));
+  }
+}
+
+/** Cosine similarity of two vectors of the same length; 0 when either is all zeros. */
+export function cosineSimilarity(a: readonly number[], b: readonly number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
