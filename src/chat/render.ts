@@ -37,3 +37,12 @@ export function createChatOutput(
     error: (message) => out(paint(color, "31", `error: ${shown(message)}`) + "\n"),
   };
 }
+
+/** Characters of a tool call's arguments shown in its line. */
+export const TOOL_LINE_ARGUMENTS_CHARS = 100;
+
+/** A tool call as every terminal view shows it: `name(arguments…)`, the arguments cut to TOOL_LINE_ARGUMENTS_CHARS. */
+export function toolCallLine(call: { name: string; arguments: string }): string {
+  const args = call.arguments.length > TOOL_LINE_ARGUMENTS_CHARS ? `${call.arguments.slice(0, TOOL_LINE_ARGUMENTS_CHARS)}…` : call.arguments;
+  return `${call.name}(${args})`;
+}

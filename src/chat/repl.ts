@@ -5,7 +5,7 @@ import { setLogSink } from "../core/logger.ts";
 import { ChatApprovalPrompt } from "./approval-prompt.ts";
 import { InterruptController } from "./interrupt.ts";
 import { runChatCommand, type ChatState } from "./commands.ts";
-import { createChatOutput, type ChatOutput } from "./render.ts";
+import { createChatOutput, toolCallLine, type ChatOutput } from "./render.ts";
 import { recapLines } from "./recap.ts";
 import type { StoredMessage } from "../storage/types.ts";
 
@@ -109,7 +109,7 @@ export async function runChat({ host, state, input = process.stdin, output, reca
           approvals: approvals.route(),
           observer: {
             onDelta: (t) => out.text(t),
-            onToolCallStart: (call) => out.tool(`${call.name} ${call.arguments.slice(0, 100)}`),
+            onToolCallStart: (call) => out.tool(toolCallLine(call)),
             onToolResult: (call, result) => {
               if (!result.success) out.tool(`${call.name} failed: ${result.error ?? ""}`);
               // The model thinks again over the result.

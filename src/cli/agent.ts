@@ -1,3 +1,4 @@
+import { toolCallLine } from "../chat/render.ts";
 import type { AgentHost, TurnInput } from "../agent/index.ts";
 import { errorMessage } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
@@ -83,7 +84,7 @@ export async function agentCommand(argv: string[]): Promise<number> {
         ? {}
         : {
             onDelta: (t) => writeOut(visible(t, { multiline: true })),
-            onToolCallStart: (call) => process.stderr.write(`\n  → ${visible(call.name)}(${visible(call.arguments.slice(0, 80))})\n`),
+            onToolCallStart: (call) => process.stderr.write(`\n  → ${visible(toolCallLine(call))}\n`),
             onMessage: (m) => writeOut(`\n${visible(m, { multiline: true })}\n`),
           },
     };

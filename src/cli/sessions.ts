@@ -1,3 +1,4 @@
+import { toolCallLine } from "../chat/render.ts";
 import {
   deleteSessionData,
   SqliteSessionStore,
@@ -62,7 +63,7 @@ function messageLines(messages: StoredMessage[], summaries: ConversationSummary[
   const notes = new Map(summaries.map((s) => [s.throughSeq, s]));
   const blocks: string[] = [];
   for (const m of messages) {
-    const calls = m.toolCalls?.length ? ` [tool calls: ${m.toolCalls.map((c) => visible(c.name)).join(", ")}]` : "";
+    const calls = m.toolCalls?.length ? m.toolCalls.map((c) => `\n  → ${visible(toolCallLine(c))}`).join("") : "";
     const name = m.name ? ` (${visible(m.name)})` : "";
     blocks.push(`#${m.seq} ${m.role}${name} ${m.createdAt}${calls}\n${visible(m.content, { multiline: true })}`);
     const note = notes.get(m.seq);
