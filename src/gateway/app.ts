@@ -15,6 +15,7 @@ import { providerRoutes } from "./routes/providers.ts";
 import { responsesRoutes } from "./routes/responses.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { usageRoutes } from "./routes/usage.ts";
+import { agentsRoutes } from "./routes/agents.ts";
 import { statusStreamRoutes } from "./routes/status-stream.ts";
 import { statusRoutes } from "./routes/status.ts";
 import { swaggerRoutes } from "./routes/swagger.ts";
@@ -61,6 +62,7 @@ export function gatewayRoutes(
     configRoutes,
     sessionRoutes,
     usageRoutes,
+    agentsRoutes,
     memoryRoutes,
     transferRoutes,
     webhookRoutes,

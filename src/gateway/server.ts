@@ -224,6 +224,9 @@ function pick(host: GatewayHost): GatewayHost {
   return {
     workspace: host.workspace,
     config: host.config,
+    get agents() {
+      return host.agents;
+    },
     storage: host.storage,
     providers: host.providers,
     memory: host.memory,

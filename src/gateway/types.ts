@@ -27,6 +27,7 @@ export type GatewayHost = Pick<
   | "deleteSession"
   | "compactSession"
   | "usage"
+  | "agents"
 > & {
   /** The workspace's stores; with PostgreSQL, tokens and idempotency keys are shared by every replica. */
   storage: Pick<Storage, "backend" | "tokens" | "gatewayPairing" | "idempotency" | "responses" | "ping">;

@@ -47,7 +47,9 @@ beforeAll(async () => {
     `[channels.tg]\nkind = "telegram"\nenabled = true\ntoken_env = "TG_TOKEN"\napi_base_url = "http://127.0.0.1:9"\n` +
     `[mcp.servers.fx]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(FIXTURE)}]\neager = true\n` +
     `[mcp.servers.later]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(FIXTURE)}]\n` +
-    `[mcp.servers.broken]\ncommand = "/nonexistent/prx-mcp-server"\n`;
+    `[mcp.servers.broken]\ncommand = "/nonexistent/prx-mcp-server"\n` +
+    // a second agent with its own memory, answering what comes through the terminal
+    `[agents.work]\nname = "Work"\nbio = "Keeps the office running."\nmemory_scope = "own"\nskills = []\n[[bindings]]\nagent = "work"\nchannel = "cli"\n`;
   // the default autonomy (supervised): an MCP tool's call waits for the owner's approval
   const ws = tempWorkspace(fakeProviderConfig(fake.url, extra, null));
   cleanup = ws.cleanup;
@@ -277,9 +279,25 @@ describe.skipIf(!enabled)("the console's operator pages", () => {
     await page.close();
   });
 
+  test("agents: each agent with its model, memory, tools, skills and the bindings that route to it", async () => {
+    const page = await signedIn();
+    await open(page, "agents");
+    const work = page.locator('[data-testid=agent][data-agent="work"]');
+    await work.waitFor();
+    const text = (await work.textContent()) ?? "";
+    expect(text).toContain("Keeps the office running.");
+    expect(text).toContain("own memory");
+    expect(text).toContain('model "agent:work"');
+    expect(text).toContain("channel cli");
+    expect(text).toContain("skills: none");
+    expect(await page.locator('[data-testid=agent][data-agent="main"]').textContent()).toContain("every message no binding sends elsewhere");
+    await screenshot(page, "agents-1280");
+    await page.close();
+  });
+
   test("at 390 px every page fits: nothing overflows sideways", async () => {
     const page = await signedIn(390, 844);
-    for (const view of ["chat", "plugins", "status", "config", "skills", "approvals", "memory", "logs", "channels", "pairing", "mcp", "usage"]) {
+    for (const view of ["chat", "plugins", "status", "config", "skills", "approvals", "memory", "logs", "channels", "pairing", "mcp", "usage", "agents"]) {
       await page.goto(`${gateway.url}/#/${view}`);
       await page.getByTestId(`${view}-view`).waitFor();
       await page.waitForTimeout(300);

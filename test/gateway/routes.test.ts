@@ -168,6 +168,7 @@ describe("OpenAPI", () => {
     const paths = Object.keys(document.paths).sort();
     expect(paths).toEqual([
       "/",
+      "/api/agents",
       "/api/auth/token",
       "/api/config",
       "/api/export/memory",

@@ -10,7 +10,7 @@ import { sqliteStorageOf } from "./host-db.ts";
  * `requirePairing` (then `token` is a valid bearer token).
  */
 export function gatewayWithMounts(
-  host: Pick<AgentHost, "workspace" | "config" | "storage" | "providers" | "memory" | "tools" | "sessions" | "runTurn" | "resolveModelChoice" | "deleteSession" | "compactSession" | "usage">,
+  host: Pick<AgentHost, "workspace" | "config" | "storage" | "providers" | "memory" | "tools" | "sessions" | "runTurn" | "resolveModelChoice" | "deleteSession" | "compactSession" | "usage" | "agents">,
   mounts: GatewayMount[],
   options: { requirePairing?: boolean } = {},
 ): { app: GatewayElysia; token: string } {

@@ -13,6 +13,7 @@ import { pairingView } from "./pairing.ts";
 import { pluginsView } from "./plugins.ts";
 import { signIn } from "./signin.ts";
 import { skillsView } from "./skills.ts";
+import { agentsView } from "./agents.ts";
 import { statusView } from "./status.ts";
 import { usagePage } from "./usage-page.ts";
 
@@ -31,6 +32,7 @@ const VIEWS: Record<string, { label: string; key?: string; make: () => View }> =
   pairing: { label: "Pairing", key: "0", make: pairingView },
   mcp: { label: "MCP", make: mcpView },
   usage: { label: "Usage", make: usagePage },
+  agents: { label: "Agents", make: agentsView },
 };
 
 const root = document.getElementById("app")!;
