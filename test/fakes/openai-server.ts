@@ -247,7 +247,7 @@ function fnv1a(text: string): number {
  * A deterministic unit vector for a text: a hashed bag of its content words (stemmed, synonyms folded into concepts
  * that weigh more than other words), so
  * texts sharing meaning words are close by cosine and unrelated ones are near-orthogonal. A text without content
- * words embeds as the first unit vector. A component that would be 0 is 1e-6 (a real model's vectors have no zeros).
+ * words embeds as the first unit vector. The first component is never exactly 0 (1e-6 then).
  */
 export function fakeEmbedding(text: string): number[] {
   const vector = new Array<number>(FAKE_EMBEDDING_DIMENSIONS).fill(0);
@@ -260,9 +260,11 @@ export function fakeEmbedding(text: string): number[] {
   }
   const norm = Math.hypot(...vector);
   if (norm === 0) vector[0] = 1;
-  // no component is exactly zero, as none of a real model's is (elizaOS's plugin-knowledge refuses a vector whose
-  // first component is 0 as a "zero vector"); 1e-6 moves no cosine the tests compare
-  return vector.map((v) => (norm === 0 ? v : Math.round((v / norm) * 1e6) / 1e6) || 1e-6);
+  const unit = vector.map((v) => (norm === 0 ? v : Math.round((v / norm) * 1e6) / 1e6));
+  // elizaOS's plugin-knowledge refuses a vector whose first component is 0 as a "zero vector" (a real model's never
+  // is); 1e-6 moves no cosine the tests compare. The others stay 0: a batch of 2048 vectors keeps a size real ones have.
+  unit[0] ||= 1e-6;
+  return unit;
 }
 
 /** POST /v1/embeddings as api.openai.com answers it (https://platform.openai.com/docs/api-reference/embeddings). */

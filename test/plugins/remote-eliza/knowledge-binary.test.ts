@@ -68,7 +68,10 @@ describe(`${PLUGIN} added with the binary`, () => {
     const uploaded = (await upload.json()) as { success: boolean; data: Array<{ status: string; fragmentCount: number; filename: string }> };
     expect(uploaded.success).toBe(true);
     expect(uploaded.data).toEqual([expect.objectContaining({ status: "success", filename: "zorblax.txt", fragmentCount: 1 })]);
-    const embedded = fake.requests.filter((r) => r.path === "/v1/embeddings");
+    // the plugin's own batch (prx's hybrid recall also embeds the memories the plugin stores, under their keys)
+    const embedded = fake.requests.filter(
+      (r) => r.path === "/v1/embeddings" && !(r.body as { input: string[] }).input.some((text) => text.startsWith("remote/knowledge/")),
+    );
     expect(embedded).toHaveLength(1);
     expect(JSON.stringify(embedded[0]!.body)).toContain("Quuxville");
 
