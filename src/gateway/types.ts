@@ -27,7 +27,8 @@ export type GatewayHost = Pick<
   | "deleteSession"
   | "compactSession"
   | "usage"
-> & {
+> &
+  Partial<Pick<AgentHost, "tracer">> & {
   /** The workspace's stores; with PostgreSQL, tokens and idempotency keys are shared by every replica. */
   storage: Pick<Storage, "backend" | "tokens" | "gatewayPairing" | "idempotency" | "responses" | "ping">;
 };

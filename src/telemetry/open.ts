@@ -1,0 +1,30 @@
+import type { TelemetryConfig } from "../config/schema.ts";
+import { PrxError } from "../core/errors.ts";
+import { NOOP_TRACER } from "./noop.ts";
+import type { Tracer } from "./types.ts";
+
+/**
+ * The host's tracer: the no-op tracer when `[telemetry] otlp_endpoint` is unset (nothing more is loaded), else a
+ * recording tracer exporting OTLP/JSON to `<endpoint>/v1/traces`. A header whose environment variable is unset is
+ * an error at start, not a receiver refusing every export later.
+ */
+export async function openTracer(config: TelemetryConfig, env: Record<string, string | undefined>): Promise<Tracer> {
+  if (config.otlp_endpoint === undefined) return NOOP_TRACER;
+  const headers: Record<string, string> = {};
+  for (const [name, variable] of Object.entries(config.headers)) {
+    const value = env[variable];
+    if (value === undefined || value === "") {
+      throw new PrxError("CONFIG_INVALID", `[telemetry] headers.${name} names the environment variable ${variable}, which is not set`, {
+        hint: `set ${variable}, or remove ${name} from [telemetry] headers`,
+      });
+    }
+    headers[name] = value;
+  }
+  const [{ OtlpExporter }, { RecordingTracer }] = await Promise.all([import("./exporter.ts"), import("./tracer.ts")]);
+  const sink = new OtlpExporter({
+    url: `${config.otlp_endpoint.replace(/\/+$/, "")}/v1/traces`,
+    headers,
+    resource: { serviceName: config.service_name, scopeName: "prx" },
+  });
+  return new RecordingTracer({ sink, sampleRatio: config.sample_ratio });
+}
