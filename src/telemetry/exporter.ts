@@ -25,6 +25,7 @@ export interface OtlpExporterOptions {
   batchMax?: number;
   intervalMs?: number;
   timeoutMs?: number;
+  closeTimeoutMs?: number;
 }
 
 /**
@@ -82,7 +83,7 @@ export class OtlpExporter {
       while (this.queue.length > 0) await this.flush();
     };
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, TELEMETRY_CLOSE_TIMEOUT_MS)));
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.closeTimeoutMs ?? TELEMETRY_CLOSE_TIMEOUT_MS)));
     await Promise.race([drain(), deadline]);
     clearTimeout(timer);
     if (this.queue.length > 0) {
