@@ -98,9 +98,20 @@ describe("traces of a gateway turn", () => {
     expect(tool.endNs).toBeLessThanOrEqual(second.startNs);
     for (const span of spans) expect(span.status.code).toBe(0);
 
+    // a streamed answer continues the caller's trace too
+    const streamedTrace = "5bf92f3577b34da6a3ce929d0e0e4737";
+    const streamed = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${gateway.token}`, traceparent: `00-${streamedTrace}-${callerSpan}-01` },
+      body: JSON.stringify({ model: "fake-model", stream: true, messages: [{ role: "user", content: "stream please" }] }),
+    });
+    expect(await streamed.text()).toContain("[DONE]");
+    const streamedTurn = await waitFor(() => receiver.spans().find((span) => span.traceId === streamedTrace && span.name === "invoke_agent main"), "the streamed turn's span");
+    expect(streamedTurn.parentSpanId).toBe(callerSpan);
+
     // without a traceparent the turn starts a trace of its own
     expect((await chat(gateway, "hello")).status).toBe(200);
-    const own = await waitFor(() => receiver.spans().find((span) => span.name === "invoke_agent main" && span.traceId !== traceId), "a second turn's span");
+    const own = await waitFor(() => receiver.spans().find((span) => span.name === "invoke_agent main" && span.traceId !== traceId && span.traceId !== streamedTrace), "a second turn's span");
     expect(own.parentSpanId).toBeNull();
   }, 60_000);
 
