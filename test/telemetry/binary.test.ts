@@ -46,6 +46,8 @@ describe("traces of a gateway turn", () => {
     const callerSpan = "00f067aa0ba902b7";
     const response = await chat(gateway, 'use tool memory_store {"key":"color","content":"blue"}', { traceparent: `00-${traceId}-${callerSpan}-01` });
     expect(response.status).toBe(200);
+    const status = (await (await fetch(`${gateway.url}/api/status`, { headers: { authorization: `Bearer ${gateway.token}` } })).json()) as Record<string, unknown>;
+    expect(status.telemetry).toMatchObject({ dropped_queue_full: 0 });
     expect(((await response.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toStartWith("tool said:");
 
     const ofTrace = () => receiver.spans().filter((span) => span.traceId === traceId);
@@ -133,5 +135,8 @@ describe("traces of a gateway turn", () => {
     }, "the failed exports to be counted");
     expect(text).toContain('prx_telemetry_spans_dropped_total{reason="queue_full"} 0');
     expect(text).toContain("prx_telemetry_spans_exported_total 0");
+    const status = (await (await fetch(`${gateway.url}/api/status`, { headers: { authorization: `Bearer ${gateway.token}` } })).json()) as { telemetry: Record<string, number> };
+    expect(status.telemetry.exported).toBe(0);
+    expect(status.telemetry.dropped_export_failed).toBeGreaterThanOrEqual(12);
   }, 60_000);
 });
