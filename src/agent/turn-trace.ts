@@ -1,5 +1,5 @@
 import type { ChatRequest, ChatResponse, ToolCall } from "../providers/types.ts";
-import { GenAi, inSpan, Prx, SpanKind, type Span, type Tracer } from "../telemetry/index.ts";
+import { activeSpan, GenAi, inSpan, Prx, SpanKind, type Span, type SpanContext, type Tracer } from "../telemetry/index.ts";
 import type { ToolResult } from "../tools/types.ts";
 import type { TurnInput, TurnResult } from "./types.ts";
 
@@ -16,27 +16,7 @@ export class TurnTrace {
 
   /** One model call of the turn (the provider's retries and fallbacks inside it). */
   chat(provider: string, request: ChatRequest, call: () => Promise<ChatResponse>): Promise<ChatResponse> {
-    const span = this.tracer.startSpan(`chat ${request.model}`, {
-      kind: SpanKind.client,
-      parent: this.span.context,
-      attributes: {
-        [GenAi.operation]: "chat",
-        [GenAi.provider]: provider,
-        [GenAi.system]: provider,
-        [GenAi.requestModel]: request.model,
-        [GenAi.temperature]: request.temperature,
-        [GenAi.maxTokens]: request.maxTokens,
-      },
-    });
-    return inSpan(this.tracer, span, async () => {
-      const response = await call();
-      span.setAttribute(GenAi.responseModel, response.model);
-      if (response.provider !== provider) span.setAttribute(GenAi.provider, response.provider);
-      span.setAttribute(GenAi.inputTokens, response.usage?.prompt_tokens);
-      span.setAttribute(GenAi.outputTokens, response.usage?.completion_tokens);
-      if (response.finishReason !== undefined) span.setAttribute("gen_ai.response.finish_reasons", response.finishReason);
-      return response;
-    });
+    return chatSpan(this.tracer, this.span.context, provider, request, call);
   }
 
   /** One tool call; a result that is not a success marks the span failed. */
@@ -52,6 +32,36 @@ export class TurnTrace {
       return result;
     });
   }
+}
+
+/** A model call outside the turn's loop (compaction's summariser) as a `chat {model}` span of the active span, if any. */
+export function tracedChat(provider: string, request: ChatRequest, call: () => Promise<ChatResponse>): Promise<ChatResponse> {
+  const active = activeSpan();
+  return active ? chatSpan(active.tracer, active.span.context, provider, request, call) : call();
+}
+
+function chatSpan(tracer: Tracer, parent: SpanContext, provider: string, request: ChatRequest, call: () => Promise<ChatResponse>): Promise<ChatResponse> {
+  const span = tracer.startSpan(`chat ${request.model}`, {
+    kind: SpanKind.client,
+    parent,
+    attributes: {
+      [GenAi.operation]: "chat",
+      [GenAi.provider]: provider,
+      [GenAi.system]: provider,
+      [GenAi.requestModel]: request.model,
+      [GenAi.temperature]: request.temperature,
+      [GenAi.maxTokens]: request.maxTokens,
+    },
+  });
+  return inSpan(tracer, span, async () => {
+    const response = await call();
+    span.setAttribute(GenAi.responseModel, response.model);
+    if (response.provider !== provider) span.setAttribute(GenAi.provider, response.provider);
+    span.setAttribute(GenAi.inputTokens, response.usage?.prompt_tokens);
+    span.setAttribute(GenAi.outputTokens, response.usage?.completion_tokens);
+    if (response.finishReason !== undefined) span.setAttribute("gen_ai.response.finish_reasons", response.finishReason);
+    return response;
+  });
 }
 
 /** `run` as the turn's span: a child of the caller's trace (TurnInput.traceParent, else the active span). */

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAgentHost } from "../../src/agent/index.ts";
+import { SUMMARY_INSTRUCTIONS } from "../../src/agent/compaction.ts";
 import { ChannelRunner } from "../../src/channels/runner.ts";
 import { ChannelStore } from "../../src/channels/store.ts";
 import type { Channel } from "../../src/channels/types.ts";
@@ -16,6 +17,7 @@ import { ChannelConfigSchema, ConfigSchema } from "../../src/config/schema.ts";
 import { createLogger } from "../../src/core/logger.ts";
 import { SqliteChannelStateStore, SqlitePairingStore } from "../../src/storage/index.ts";
 import { NOOP_TRACER } from "../../src/telemetry/index.ts";
+import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../fakes/otlp-receiver.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { openScenario, type HostScenario } from "../plugins/capabilities/helpers.ts";
@@ -132,6 +134,41 @@ describe("channel messages", () => {
       expect(delivery.startNs).toBeGreaterThanOrEqual(turn.endNs);
     } finally {
       await host.close();
+    }
+  });
+});
+
+describe("compaction", () => {
+  test("the summariser's model call is a chat span of the turn that compacted", async () => {
+    const fake = startFakeOpenAI();
+    fake.script((r) => ((r.body as { messages: Array<{ content: unknown }> }).messages[0]?.content === SUMMARY_INSTRUCTIONS ? { type: "text", text: "SUMMARY" } : undefined));
+    const config = ConfigSchema.parse({
+      default_provider: "fake",
+      default_model: "small",
+      providers: { fake: { base_url: fake.url, model_info: { small: { context_window: 2048, max_output_tokens: 256 } } } },
+      reliability: { retries: 0 },
+      memory: { auto_recall: false },
+      telemetry: { otlp_endpoint: receiver.url },
+    });
+    const host = await openAgentHost({ workspace: tempDir(), config, env: {} });
+    try {
+      for (let i = 0; i < 14; i++) await host.runTurn({ sessionId: "compacted", text: `turn ${i} ${"lorem ".repeat(40)}`, channel: "test" });
+      expect(await host.sessions.summary("compacted")).not.toBeNull();
+      const [turn, chats] = await waitFor(() => {
+        const spans = receiver.spans();
+        for (const turn of spans.filter((span) => span.name === "invoke_agent main" && span.attributes["prx.session.id"] === "compacted")) {
+          const chats = spans.filter((span) => span.parentSpanId === turn.spanId && span.name === "chat small");
+          if (chats.length === 2) return [turn, chats] as const;
+        }
+        return null;
+      }, "a turn with the summariser's call and its own");
+      const summariser = chats.find((span) => span.attributes["gen_ai.request.temperature"] === 0)!;
+      expect(summariser.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "fake", "gen_ai.request.model": "small" });
+      expect(summariser.endNs).toBeLessThanOrEqual(chats.find((span) => span !== summariser)!.startNs);
+      expect(summariser.traceId).toBe(turn.traceId);
+    } finally {
+      await host.close();
+      await fake.stop();
     }
   });
 });
