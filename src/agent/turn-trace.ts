@@ -64,11 +64,10 @@ function chatSpan(tracer: Tracer, parent: SpanContext, provider: string, request
   });
 }
 
-/** `run` as the turn's span: a child of the caller's trace (TurnInput.traceParent, else the active span). */
+/** `run` as the turn's span: a child of the active span (a gateway caller's `traceparent`, a channel message), if any. */
 export function traceTurn(tracer: Tracer, input: TurnInput, run: (trace: TurnTrace) => Promise<TurnResult>): Promise<TurnResult> {
   const agent = input.agent ?? "main";
   const span = tracer.startSpan(`invoke_agent ${agent}`, {
-    ...(input.traceParent ? { parent: input.traceParent } : {}),
     attributes: {
       [GenAi.operation]: "invoke_agent",
       [GenAi.agentName]: agent,

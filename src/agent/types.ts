@@ -11,7 +11,7 @@ import type { Transcriber } from "./media.ts";
 import type { ContextRatios } from "./context-window.ts";
 import type { ToolContext, ToolResult } from "../tools/types.ts";
 import type { ApprovalRoute } from "./approvals/types.ts";
-import type { SpanContext, Tracer } from "../telemetry/index.ts";
+import type { Tracer } from "../telemetry/index.ts";
 
 /** One user message entering the agent, from any entry point (chat, agent CLI, gateway, channel). */
 export interface TurnInput {
@@ -79,8 +79,6 @@ export interface TurnInput {
   maxIterations?: number;
   /** The turn asks the model no more once its calls have used this many tokens (prompt + completion). */
   tokenBudget?: number;
-  /** The caller's trace (a gateway request's `traceparent`): the turn's span continues it. */
-  traceParent?: SpanContext;
 }
 
 export interface TurnSampling {

@@ -21,7 +21,7 @@ function reportTo(status: AdapterStatus): (entry: MiddlewareEntry, outcome: Midd
  * one `track` of the generation that owns the chain.
  */
 export async function createMiddlewareAdapter(context: AdapterContext): Promise<MiddlewareAdapter> {
-  const { plugin, capability, instance, status } = context;
+  const { plugin, capability, status } = context;
   const ref: CapabilityRef = { type: "middleware", name: capability.name };
   const declared = capability.stages.length > 0 ? capability.stages : Stages;
   const entry: MiddlewareEntry = {
