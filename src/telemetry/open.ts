@@ -22,9 +22,15 @@ export async function openTracer(config: TelemetryConfig, env: Record<string, st
   }
   const [{ OtlpExporter }, { RecordingTracer }] = await Promise.all([import("./exporter.ts"), import("./tracer.ts")]);
   const sink = new OtlpExporter({
-    url: `${config.otlp_endpoint.replace(/\/+$/, "")}/v1/traces`,
+    url: tracesUrl(config.otlp_endpoint),
     headers,
     resource: { serviceName: config.service_name, scopeName: "prx" },
   });
   return new RecordingTracer({ sink, sampleRatio: config.sample_ratio });
+}
+
+/** The base URL with `/v1/traces` appended, as OTLP/HTTP exporters do; a URL already ending in it is taken as it is. */
+export function tracesUrl(endpoint: string): string {
+  const base = endpoint.replace(/\/+$/, "");
+  return base.endsWith("/v1/traces") ? base : `${base}/v1/traces`;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { OtlpExporter, TELEMETRY_BATCH_MAX_SPANS, TELEMETRY_QUEUE_MAX_SPANS } from "../../src/telemetry/exporter.ts";
 import { encodeTraces, unixNano } from "../../src/telemetry/otlp-json.ts";
-import { openTracer } from "../../src/telemetry/open.ts";
+import { openTracer, tracesUrl } from "../../src/telemetry/open.ts";
 import { RecordingTracer } from "../../src/telemetry/tracer.ts";
 import { formatTraceparent, inChildSpan, parseTraceparent, SpanKind, type Tracer } from "../../src/telemetry/index.ts";
 import { TelemetrySchema } from "../../src/config/schema.ts";
@@ -196,6 +196,12 @@ describe("the tracer", () => {
     expect(ended).toEqual([]);
     tracer.startSpan("continued", { parent: parseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01") }).end();
     expect(ended.map((s) => [s.name, s.traceId, s.parentSpanId])).toEqual([["continued", "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"]]);
+  });
+
+  test("the traces URL: /v1/traces after the endpoint, unless the endpoint already names it", () => {
+    expect(tracesUrl("http://127.0.0.1:4318")).toBe("http://127.0.0.1:4318/v1/traces");
+    expect(tracesUrl("https://otel.example.com/otlp/")).toBe("https://otel.example.com/otlp/v1/traces");
+    expect(tracesUrl("http://127.0.0.1:4318/v1/traces")).toBe("http://127.0.0.1:4318/v1/traces");
   });
 
   test("off by default: the no-op tracer; headers come from the environment, an unset one is an error at start", async () => {
