@@ -59,7 +59,7 @@ function chatSpan(tracer: Tracer, parent: SpanContext, provider: string, request
     if (response.provider !== provider) span.setAttribute(GenAi.provider, response.provider);
     span.setAttribute(GenAi.inputTokens, response.usage?.prompt_tokens);
     span.setAttribute(GenAi.outputTokens, response.usage?.completion_tokens);
-    if (response.finishReason !== undefined) span.setAttribute("gen_ai.response.finish_reasons", response.finishReason);
+    if (response.finishReason !== undefined) span.setAttribute(GenAi.finishReasons, [response.finishReason]);
     return response;
   });
 }

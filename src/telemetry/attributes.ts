@@ -12,6 +12,7 @@ export const GenAi = {
   maxTokens: "gen_ai.request.max_tokens",
   inputTokens: "gen_ai.usage.input_tokens",
   outputTokens: "gen_ai.usage.output_tokens",
+  finishReasons: "gen_ai.response.finish_reasons",
   agentName: "gen_ai.agent.name",
   agentId: "gen_ai.agent.id",
   conversation: "gen_ai.conversation.id",

@@ -10,10 +10,16 @@ export interface OtlpResource {
   scopeVersion?: string;
 }
 
-type AnyValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
+type AnyValue =
+  | { stringValue: string }
+  | { intValue: string }
+  | { doubleValue: number }
+  | { boolValue: boolean }
+  | { arrayValue: { values: Array<{ stringValue: string }> } };
 
 function anyValue(value: AttributeValue): AnyValue {
   if (typeof value === "string") return { stringValue: value };
+  if (typeof value === "object") return { arrayValue: { values: value.map((item) => ({ stringValue: item })) } };
   if (typeof value === "boolean") return { boolValue: value };
   return Number.isSafeInteger(value) ? { intValue: String(value) } : { doubleValue: value };
 }

@@ -11,7 +11,7 @@ export interface SpanContext {
 export const SpanKind = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
 export type SpanKindValue = (typeof SpanKind)[keyof typeof SpanKind];
 
-export type AttributeValue = string | number | boolean;
+export type AttributeValue = string | number | boolean | readonly string[];
 export type Attributes = Record<string, AttributeValue | undefined>;
 
 export interface SpanOptions {

@@ -84,6 +84,7 @@ describe("traces of a gateway turn", () => {
       });
       expect(call.attributes["gen_ai.usage.input_tokens"]).toBeGreaterThan(0);
       expect(call.attributes["gen_ai.usage.output_tokens"]).toBeGreaterThan(0);
+      expect(call.attributes["gen_ai.response.finish_reasons"]).toHaveLength(1);
       expect(call.startNs).toBeGreaterThanOrEqual(turn.startNs);
       expect(call.endNs).toBeLessThanOrEqual(turn.endNs);
     }

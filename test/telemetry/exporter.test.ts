@@ -40,7 +40,7 @@ describe("OTLP/JSON encoding", () => {
       ...span(1),
       parentSpanId: "00f067aa0ba902b7",
       kind: SpanKind.client,
-      attributes: { s: "x", i: 42, d: 0.5, b: true, big: 2 ** 60 },
+      attributes: { s: "x", i: 42, d: 0.5, b: true, big: 2 ** 60, list: ["stop"] },
       error: "it broke",
     };
     const body = JSON.parse(encodeTraces([ended], resource));
@@ -52,7 +52,7 @@ describe("OTLP/JSON encoding", () => {
     expect(got.status).toEqual({ code: 2, message: "it broke" });
     expect(got.startNs).toBe(1_700_000_000_000_250_000n);
     expect(got.endNs).toBe(1_700_000_000_001_500_000n);
-    expect(got.attributes).toEqual({ s: "x", i: 42, d: 0.5, b: true, big: 2 ** 60 });
+    expect(got.attributes).toEqual({ s: "x", i: 42, d: 0.5, b: true, big: 2 ** 60, list: ["stop"] });
     expect(got.resource["service.name"]).toBe("prx-test");
     const raw = body.resourceSpans[0].scopeSpans[0].spans[0];
     expect(raw.attributes.find((kv: { key: string }) => kv.key === "i").value).toEqual({ intValue: "42" });
