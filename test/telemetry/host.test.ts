@@ -21,6 +21,7 @@ import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../fakes/otlp-receiver.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { openScenario, type HostScenario } from "../plugins/capabilities/helpers.ts";
+import { EXAMPLE_DIR, fakeConfig as remoteConfig, openHost as openRemoteHost, workspaceWith as remoteWorkspace } from "../plugins/remote-integration/helpers.ts";
 
 let receiver: OtlpReceiver;
 const dirs: string[] = [];
@@ -76,6 +77,27 @@ describe("plugin calls", () => {
         "prx.plugin.function": "process",
       });
       expect(span.attributes["prx.plugin.generation"]).toBeGreaterThanOrEqual(1);
+    }
+  });
+});
+
+describe("remote plugins", () => {
+  test("an action called as a tool is a span of the tool call", async () => {
+    const fake = startFakeOpenAI();
+    const ws = remoteWorkspace([EXAMPLE_DIR], `${remoteConfig(fake.url)}[telemetry]\notlp_endpoint = "${receiver.url}"\n`);
+    const { host } = await openRemoteHost(ws.root);
+    try {
+      const result = await host.runTurn({ sessionId: "remote-spans", text: 'use tool REMEMBER_NOTE {"text":"buy milk"}', channel: "test" });
+      expect(result.toolCalls.map((c) => c.result.success)).toEqual([true]);
+      const spans = await traceOf("invoke_agent main", "prx.session.id", "remote-spans", 5);
+      const tool = spans.find((span) => span.name === "execute_tool REMEMBER_NOTE")!;
+      const plugin = spans.find((span) => span.name === "prx.plugin example-remote/REMEMBER_NOTE")!;
+      expect(plugin.parentSpanId).toBe(tool.spanId);
+      expect(plugin.attributes).toMatchObject({ "prx.plugin": "example-remote", "prx.plugin.capability_type": "tool", "prx.plugin.function": "execute" });
+    } finally {
+      await host.close();
+      ws.cleanup();
+      await fake.stop();
     }
   });
 });
