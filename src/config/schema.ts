@@ -397,7 +397,10 @@ export const TelemetrySchema = z.strictObject({
     .url()
     .optional()
     .describe("OTLP/HTTP receiver, e.g. http://127.0.0.1:4318: traces are POSTed to <endpoint>/v1/traces; unset: off"),
-  protocol: z.enum(["http/json"]).default("http/json").describe("http/json: OTLP's JSON encoding (the only one prx sends)"),
+  protocol: z
+    .enum(["http/json", "http/protobuf"])
+    .default("http/json")
+    .describe("OTLP/HTTP's encoding: http/json (application/json) or http/protobuf (application/x-protobuf)"),
   service_name: z.string().min(1).max(256).default("prx").describe("the resource's service.name"),
   headers: z
     .record(

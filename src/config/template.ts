@@ -142,6 +142,7 @@ require_pairing = true   # a one-time code is printed at start; POST /pair excha
 # otlp_endpoint = "http://127.0.0.1:4318"   # spans go to <endpoint>/v1/traces; unset: off
 # headers = { authorization = "OTLP_AUTH_HEADER" }   # header = environment variable holding its value
 # sample_ratio = 1
+# protocol = "http/json"   # or "http/protobuf"
 
 # Grant sensitive permissions to a plugin:
 # [plugins.weather]

@@ -1,6 +1,7 @@
 import { errorMessage } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import { encodeTraces, type OtlpResource } from "./otlp-json.ts";
+import { encodeTracesProtobuf } from "./otlp-protobuf.ts";
 import type { FinishedSpan, TelemetryStats } from "./types.ts";
 
 /** Ended spans waiting to be sent; past this, new spans are dropped and counted (a turn never waits for the exporter). */
@@ -21,6 +22,8 @@ export interface OtlpExporterOptions {
   url: string;
   headers: Record<string, string>;
   resource: OtlpResource;
+  /** OTLP's JSON encoding (the default) or its protobuf one. */
+  encoding?: "json" | "protobuf";
   queueMax?: number;
   batchMax?: number;
   intervalMs?: number;
@@ -29,7 +32,7 @@ export interface OtlpExporterOptions {
 }
 
 /**
- * OTLP over HTTP with the JSON encoding: a bounded queue of ended spans, sent in batches by a timer (unref'd), one
+ * OTLP over HTTP (JSON or protobuf): a bounded queue of ended spans, sent in batches by a timer (unref'd), one
  * request at a time. A failed or timed-out request is not retried: its spans count as dropped, as do spans the
  * receiver reports rejected (partialSuccess.rejectedSpans).
  */
@@ -104,16 +107,18 @@ export class OtlpExporter {
 
   private async send(batch: FinishedSpan[]): Promise<void> {
     const { url, headers, resource, timeoutMs } = this.options;
+    const protobuf = this.options.encoding === "protobuf";
     try {
       const response = await fetch(url, {
         method: "POST",
-        headers: { ...headers, "content-type": "application/json" },
-        body: encodeTraces(batch, resource),
+        headers: { ...headers, "content-type": protobuf ? "application/x-protobuf" : "application/json" },
+        body: protobuf ? encodeTracesProtobuf(batch, resource) : encodeTraces(batch, resource),
         signal: AbortSignal.timeout(timeoutMs ?? TELEMETRY_EXPORT_TIMEOUT_MS),
       });
       const text = await response.text();
-      if (!response.ok) throw new Error(`HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ""}`);
-      const rejected = rejectedSpans(text, batch.length);
+      if (!response.ok) throw new Error(`HTTP ${response.status}${text && !protobuf ? `: ${text.slice(0, 200)}` : ""}`);
+      // a protobuf answer's partial success is not read: its spans count as exported
+      const rejected = protobuf ? 0 : rejectedSpans(text, batch.length);
       this.counts.exported += batch.length - rejected;
       this.counts.droppedExportFailed += rejected;
       if (this.failing) log.info(`spans reach ${url} again`);

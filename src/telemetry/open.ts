@@ -25,6 +25,7 @@ export async function openTracer(config: TelemetryConfig, env: Record<string, st
     url: tracesUrl(config.otlp_endpoint),
     headers,
     resource: { serviceName: config.service_name, scopeName: "prx" },
+    encoding: config.protocol === "http/protobuf" ? "protobuf" : "json",
   });
   return new RecordingTracer({ sink, sampleRatio: config.sample_ratio });
 }

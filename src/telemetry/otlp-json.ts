@@ -33,11 +33,15 @@ function keyValues(attributes: Attributes): Array<{ key: string; value: AnyValue
   return list;
 }
 
-/** Epoch milliseconds (with a fraction) as the fixed64 nanoseconds OTLP wants, as a decimal string. */
-export function unixNano(ms: number): string {
+/** Epoch milliseconds (with a fraction) as the fixed64 nanoseconds OTLP wants. */
+export function nanosOf(ms: number): bigint {
   const whole = Math.floor(ms);
-  const nanos = Math.round((ms - whole) * 1e6);
-  return (BigInt(whole) * 1_000_000n + BigInt(nanos)).toString();
+  return BigInt(whole) * 1_000_000n + BigInt(Math.round((ms - whole) * 1e6));
+}
+
+/** The same as a decimal string (JSON's form of a 64-bit integer). */
+export function unixNano(ms: number): string {
+  return nanosOf(ms).toString();
 }
 
 // Status.StatusCode: STATUS_CODE_UNSET 0, STATUS_CODE_OK 1, STATUS_CODE_ERROR 2

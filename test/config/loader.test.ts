@@ -82,6 +82,7 @@ describe("config loader", () => {
     for (const value of [0, 1]) expect(parseConfig(`[telemetry]\nsample_ratio = ${value}`).telemetry.sample_ratio).toBe(value);
     for (const value of ["-0.01", "1.01"]) expect(failure(`[telemetry]\nsample_ratio = ${value}`).message).toContain("telemetry.sample_ratio");
     expect(failure(`[telemetry]\nheaders = { authorization = "not a variable" }`).message).toContain("telemetry.headers.authorization");
+    expect(parseConfig(`[telemetry]\nprotocol = "http/protobuf"`).telemetry.protocol).toBe("http/protobuf");
     expect(failure(`[telemetry]\nprotocol = "grpc"`).message).toContain("telemetry.protocol");
   });
 

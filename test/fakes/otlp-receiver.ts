@@ -3,9 +3,11 @@
  * docs/specification.md "OTLP/HTTP" and "JSON Protobuf Encoding"): POST /v1/traces with Content-Type
  * application/json carrying an ExportTraceServiceRequest in the protobuf JSON mapping (lowerCamelCase field names,
  * trace and span ids as hex, enums as integers, 64-bit integers as decimal strings or numbers), answered 200 with an
- * ExportTraceServiceResponse. Anything that does not decode is a 400, as a collector answers it.
+ * ExportTraceServiceResponse; or the same request in the protobuf encoding (application/x-protobuf), decoded from
+ * the wire format into that JSON mapping and checked the same way. Anything that does not decode is a 400.
  */
 import { z } from "zod";
+import { protobufToJsonMapping } from "./otlp-protobuf.ts";
 
 const Hex = (bytes: number) => z.string().regex(new RegExp(`^[0-9a-f]{${bytes * 2}}$`), `${bytes} bytes as lowercase hex`);
 /** int64 / fixed64 in the JSON mapping: a decimal string (or a number, which parsers accept too). */
@@ -144,6 +146,8 @@ export interface OtlpReceiver {
   headers(): Array<Record<string, string>>;
   /** Requests that did not decode (the reasons, in order). */
   invalid(): string[];
+  /** The encoding of each request that decoded, in order. */
+  encodings(): Array<"json" | "protobuf">;
   /** Requests held unanswered now (mode "hang"). */
   held(): number;
   setMode(mode: ReceiverMode): void;
@@ -157,6 +161,7 @@ export function startOtlpReceiver(mode: ReceiverMode = { kind: "ok" }): OtlpRece
   const spans: ReceivedSpan[] = [];
   const headers: Array<Record<string, string>> = [];
   const invalid: string[] = [];
+  const encodings: Array<"json" | "protobuf"> = [];
   let holding: Array<() => void> = [];
   const server = Bun.serve({
     port: 0,
@@ -168,14 +173,16 @@ export function startOtlpReceiver(mode: ReceiverMode = { kind: "ok" }): OtlpRece
       if (request.method !== "POST") return new Response("method not allowed", { status: 405 });
       headers.push(Object.fromEntries(request.headers));
       const type = request.headers.get("content-type") ?? "";
-      if (!/^application\/json\b/.test(type)) return new Response(`unsupported content type ${type}`, { status: 415 });
+      const protobuf = /^application\/x-protobuf\b/.test(type);
+      if (!protobuf && !/^application\/json\b/.test(type)) return new Response(`unsupported content type ${type}`, { status: 415 });
       let body: unknown;
       try {
-        body = JSON.parse(await request.text());
+        body = protobuf ? protobufToJsonMapping(new Uint8Array(await request.arrayBuffer())) : JSON.parse(await request.text());
       } catch (error) {
-        invalid.push(`not JSON: ${(error as Error).message}`);
-        return Response.json({ code: 3, message: "body is not JSON" }, { status: 400 });
+        invalid.push(`not ${protobuf ? "protobuf" : "JSON"}: ${(error as Error).message}`);
+        return Response.json({ code: 3, message: "body does not decode" }, { status: 400 });
       }
+      encodings.push(protobuf ? "protobuf" : "json");
       const parsed = ExportTraceServiceRequestSchema.safeParse(body);
       if (!parsed.success) {
         invalid.push(JSON.stringify(parsed.error.issues.slice(0, 3)));
@@ -185,6 +192,8 @@ export function startOtlpReceiver(mode: ReceiverMode = { kind: "ok" }): OtlpRece
       if (mode.kind === "status") return Response.json({ code: 14, message: "unavailable" }, { status: mode.status });
       if (mode.kind === "hang") await new Promise<void>((resolve) => holding.push(resolve));
       spans.push(...decodeSpans(parsed.data));
+      // a protobuf client gets an empty ExportTraceServiceResponse (no partial success)
+      if (protobuf) return new Response(new Uint8Array(), { headers: { "content-type": "application/x-protobuf" } });
       if (mode.kind === "reject") return Response.json({ partialSuccess: { rejectedSpans: String(mode.spans), errorMessage: "rejected by the test" } });
       return Response.json({});
     },
@@ -199,6 +208,7 @@ export function startOtlpReceiver(mode: ReceiverMode = { kind: "ok" }): OtlpRece
     spans: () => spans,
     headers: () => headers,
     invalid: () => invalid,
+    encodings: () => encodings,
     held: () => holding.length,
     setMode: (next) => void (current = next),
     release: () => {

@@ -118,6 +118,20 @@ describe("traces of a gateway turn", () => {
     expect(own.parentSpanId).toBeNull();
   }, 60_000);
 
+  test('protocol = "http/protobuf": the same spans, sent as protobuf', async () => {
+    const gateway = await gatewayWith(`otlp_endpoint = "${receiver.url}"\nprotocol = "http/protobuf"\nservice_name = "prx-protobuf"\n`);
+    expect((await chat(gateway, 'use tool memory_store {"key":"p","content":"1"}')).status).toBe(200);
+    const spans = await waitFor(() => {
+      const mine = receiver.spans().filter((span) => span.resource["service.name"] === "prx-protobuf");
+      return mine.length >= 4 ? mine : null;
+    }, "the protobuf export");
+    expect(receiver.encodings()).toContain("protobuf");
+    expect(receiver.invalid()).toEqual([]);
+    expect(spans.map((span) => span.name).sort()).toEqual(["chat fake-model", "chat fake-model", "execute_tool memory_store", "invoke_agent main"]);
+    const turn = spans.find((span) => span.name === "invoke_agent main")!;
+    for (const span of spans) if (span !== turn) expect(span.parentSpanId).toBe(turn.spanId);
+  }, 60_000);
+
   test("a receiver that is down never fails a turn; the lost spans are counted in /metrics", async () => {
     const down = Bun.serve({ port: 0, fetch: () => new Response() });
     const endpoint = `http://127.0.0.1:${down.port}`;

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { OtlpExporter, TELEMETRY_BATCH_MAX_SPANS, TELEMETRY_QUEUE_MAX_SPANS } from "../../src/telemetry/exporter.ts";
 import { encodeTraces, unixNano } from "../../src/telemetry/otlp-json.ts";
+import { encodeTracesProtobuf } from "../../src/telemetry/otlp-protobuf.ts";
+import { protobufToJsonMapping } from "../fakes/otlp-protobuf.ts";
 import { openTracer, tracesUrl } from "../../src/telemetry/open.ts";
 import { RecordingTracer } from "../../src/telemetry/tracer.ts";
 import { formatTraceparent, inChildSpan, parseTraceparent, SpanKind, type Tracer } from "../../src/telemetry/index.ts";
@@ -59,6 +61,29 @@ describe("OTLP/JSON encoding", () => {
     expect(typeof raw.startTimeUnixNano).toBe("string");
   });
 
+  test("the protobuf encoding decodes, field by field, to the same request as the JSON one", () => {
+    const ended: FinishedSpan[] = [
+      { ...span(1), parentSpanId: "00f067aa0ba902b7", kind: SpanKind.client, attributes: { s: "x", empty: "", i: 42, neg: -7, d: 0.5, b: true, f: false, list: ["stop", "length"] }, error: "it broke" },
+      { ...span(2), name: "root", attributes: {} },
+    ];
+    const fromJson = decodeSpans(ExportTraceServiceRequestSchema.parse(JSON.parse(encodeTraces(ended, resource))));
+    const fromProtobuf = decodeSpans(ExportTraceServiceRequestSchema.parse(protobufToJsonMapping(encodeTracesProtobuf(ended, resource))));
+    expect(fromProtobuf).toEqual(fromJson);
+    expect(fromProtobuf[0]!.attributes).toEqual({ s: "x", empty: "", i: 42, neg: -7, d: 0.5, b: true, f: false, list: ["stop", "length"] });
+    expect(fromProtobuf[1]!.parentSpanId).toBeNull();
+    // bytes written by hand from the .proto files, independent of the decoder above
+    const bytes = Buffer.from(encodeTracesProtobuf([{ ...span(3), kind: SpanKind.client, attributes: { a: 1 } }], resource));
+    const has = (...b: number[]) => bytes.includes(Buffer.from(b));
+    expect(has(0x0a, 0x10, ...Uint8Array.fromHex("0af7651916cd43dd8448eb211c80319c"))).toBe(true); // trace_id = 1, 16 bytes
+    expect(has(0x12, 0x08, 0, 0, 0, 0, 0, 0, 0, 3)).toBe(true); // span_id = 2
+    expect(has(0x30, 0x03)).toBe(true); // kind = 6: SPAN_KIND_CLIENT
+    expect(has(0x4a, 0x07, 0x0a, 0x01, 0x61, 0x12, 0x02, 0x18, 0x01)).toBe(true); // attributes = 9: { key "a", value { int_value 1 } }
+    const start = Buffer.alloc(9);
+    start[0] = 0x39; // start_time_unix_nano = 7, fixed64 little-endian
+    start.writeBigUInt64LE(1_700_000_000_000_250_000n, 1);
+    expect(bytes.includes(start)).toBe(true);
+  });
+
   test("nanoseconds keep the fraction of a millisecond", () => {
     expect(unixNano(1)).toBe("1000000");
     expect(unixNano(1_764_900_000_123.456)).toMatch(/^1764900000123456\d{3}$/);
@@ -108,6 +133,17 @@ describe("the export queue", () => {
     expect(sink.stats().queued).toBe(TELEMETRY_BATCH_MAX_SPANS - 1);
     sink.enqueue(span(TELEMETRY_BATCH_MAX_SPANS));
     await waitFor(() => sink.stats().exported === TELEMETRY_BATCH_MAX_SPANS, "the full batch to be sent");
+    await sink.close();
+  });
+
+  test("http/protobuf: the receiver decodes the same spans", async () => {
+    const before = receiver.spans().length;
+    const sink = exporter(undefined, { encoding: "protobuf" });
+    for (let i = 0; i < 3; i++) sink.enqueue(span(i));
+    await sink.flush();
+    expect(sink.stats()).toMatchObject({ exported: 3, droppedExportFailed: 0 });
+    expect(receiver.encodings().at(-1)).toBe("protobuf");
+    expect(receiver.spans().slice(before).map((s) => [s.name, s.attributes.n, s.startNs])).toEqual([0, 1, 2].map((i) => [`span ${i}`, i, 1_700_000_000_000_250_000n]));
     await sink.close();
   });
 
