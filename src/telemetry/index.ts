@@ -1,4 +1,5 @@
 export { openTracer } from "./open.ts";
+export { probeReceiver } from "./probe.ts";
 export { NOOP_SPAN, NOOP_TRACER, remoteSpan } from "./noop.ts";
 export { activeSpan, failSpan, formatTraceparent, inChildSpan, inSpan, parseTraceparent } from "./context.ts";
 export { GenAi, Prx } from "./attributes.ts";

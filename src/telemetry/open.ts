@@ -10,6 +10,19 @@ import type { Tracer } from "./types.ts";
  */
 export async function openTracer(config: TelemetryConfig, env: Record<string, string | undefined>): Promise<Tracer> {
   if (config.otlp_endpoint === undefined) return NOOP_TRACER;
+  const headers = exportHeaders(config, env);
+  const [{ OtlpExporter }, { RecordingTracer }] = await Promise.all([import("./exporter.ts"), import("./tracer.ts")]);
+  const sink = new OtlpExporter({
+    url: tracesUrl(config.otlp_endpoint),
+    headers,
+    resource: { serviceName: config.service_name, scopeName: "prx" },
+    encoding: config.protocol === "http/protobuf" ? "protobuf" : "json",
+  });
+  return new RecordingTracer({ sink, sampleRatio: config.sample_ratio });
+}
+
+/** `[telemetry] headers` with their values from the environment; CONFIG_INVALID naming an unset variable. */
+export function exportHeaders(config: TelemetryConfig, env: Record<string, string | undefined>): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, variable] of Object.entries(config.headers)) {
     const value = env[variable];
@@ -20,14 +33,7 @@ export async function openTracer(config: TelemetryConfig, env: Record<string, st
     }
     headers[name] = value;
   }
-  const [{ OtlpExporter }, { RecordingTracer }] = await Promise.all([import("./exporter.ts"), import("./tracer.ts")]);
-  const sink = new OtlpExporter({
-    url: tracesUrl(config.otlp_endpoint),
-    headers,
-    resource: { serviceName: config.service_name, scopeName: "prx" },
-    encoding: config.protocol === "http/protobuf" ? "protobuf" : "json",
-  });
-  return new RecordingTracer({ sink, sampleRatio: config.sample_ratio });
+  return headers;
 }
 
 /** The base URL with `/v1/traces` appended, as OTLP/HTTP exporters do; a URL already ending in it is taken as it is. */

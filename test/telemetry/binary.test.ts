@@ -3,7 +3,7 @@
  * the requests as the specification defines them; and a receiver that is down, which never fails a turn.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { fakeProviderConfig, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
+import { fakeProviderConfig, runPrx, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
 import { binarySuite } from "../helpers/binary-suite.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../fakes/otlp-receiver.ts";
@@ -130,6 +130,13 @@ describe("traces of a gateway turn", () => {
     expect(spans.map((span) => span.name).sort()).toEqual(["chat fake-model", "chat fake-model", "execute_tool memory_store", "invoke_agent main"]);
     const turn = spans.find((span) => span.name === "invoke_agent main")!;
     for (const span of spans) if (span !== turn) expect(span.parentSpanId).toBe(turn.spanId);
+  }, 60_000);
+
+  test("prx doctor checks the receiver", async () => {
+    const dir = suite.workspace(fakeProviderConfig(suite.fake.url, `[telemetry]\notlp_endpoint = "${receiver.url}"\n`));
+    const { stdout } = await runPrx(["doctor", "--json", "-w", dir]);
+    const checks = (JSON.parse(stdout) as { checks: Array<{ status: string; name: string; detail: string }> }).checks;
+    expect(checks.find((check) => check.name === "telemetry")).toEqual({ status: "ok", name: "telemetry", detail: `${receiver.url} takes OTLP/JSON traces` });
   }, 60_000);
 
   test("a receiver that is down never fails a turn; the lost spans are counted in /metrics", async () => {

@@ -5,7 +5,7 @@ import { encodeTracesProtobuf } from "../../src/telemetry/otlp-protobuf.ts";
 import { protobufToJsonMapping } from "../fakes/otlp-protobuf.ts";
 import { openTracer, tracesUrl } from "../../src/telemetry/open.ts";
 import { RecordingTracer } from "../../src/telemetry/tracer.ts";
-import { formatTraceparent, inChildSpan, parseTraceparent, SpanKind, type Tracer } from "../../src/telemetry/index.ts";
+import { formatTraceparent, inChildSpan, parseTraceparent, probeReceiver, SpanKind, type Tracer } from "../../src/telemetry/index.ts";
 import { TelemetrySchema } from "../../src/config/schema.ts";
 import type { FinishedSpan } from "../../src/telemetry/types.ts";
 import { decodeSpans, ExportTraceServiceRequestSchema, startOtlpReceiver, type OtlpReceiver } from "../fakes/otlp-receiver.ts";
@@ -232,6 +232,20 @@ describe("the tracer", () => {
     expect(ended).toEqual([]);
     tracer.startSpan("continued", { parent: parseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01") }).end();
     expect(ended.map((s) => [s.name, s.traceId, s.parentSpanId])).toEqual([["continued", "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"]]);
+  });
+
+  test("the receiver probe (prx doctor): an empty export in either encoding; a receiver that is down, or a missing header variable, is named", async () => {
+    const signal = () => AbortSignal.timeout(5000);
+    const json = TelemetrySchema.parse({ otlp_endpoint: receiver.url });
+    expect(await probeReceiver(json, {}, signal())).toBeNull();
+    expect(await probeReceiver({ ...json, protocol: "http/protobuf" }, {}, signal())).toBeNull();
+    expect(receiver.encodings().slice(-2)).toEqual(["json", "protobuf"]);
+    const down = Bun.serve({ port: 0, fetch: () => new Response() });
+    const url = `http://127.0.0.1:${down.port}`;
+    await down.stop(true);
+    expect(await probeReceiver(TelemetrySchema.parse({ otlp_endpoint: url }), {}, signal())).toStartWith(`${url}/v1/traces: `);
+    expect(await probeReceiver(TelemetrySchema.parse({ otlp_endpoint: receiver.url, headers: { authorization: "OTLP_UNSET" } }), {}, signal())).toContain("OTLP_UNSET");
+    expect(await probeReceiver(TelemetrySchema.parse({}), {}, signal())).toBeNull();
   });
 
   test("the traces URL: /v1/traces after the endpoint, unless the endpoint already names it", () => {
