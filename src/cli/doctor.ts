@@ -147,7 +147,7 @@ async function telemetryCheck(config: Config): Promise<Check> {
 export async function doctorCommand(argv: string[]): Promise<number> {
   const { values } = parseCommand("prx doctor", argv, { json: { type: "boolean" } }, false);
   if (values.help) {
-    process.stdout.write("Usage: prx doctor [--json]\nChecks workspace, config, database, providers and plugins.\n");
+    process.stdout.write("Usage: prx doctor [--json]\nChecks workspace, config, database, providers, plugins and the [telemetry] receiver.\n");
     return 0;
   }
   const checks: Check[] = [];
