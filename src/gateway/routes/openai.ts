@@ -14,7 +14,7 @@ const load = () => (handlers ??= import("../openai/handlers.ts"));
 export const ChatCompletionBody = routeSchema(ChatCompletionRequestSchema);
 
 export function openaiRoutes(app: GatewayElysia, gw: GatewayContext): void {
-  app.post("/v1/chat/completions", async ({ body, request }) => inCallerTrace(gw, request, async () => (await load()).chatCompletions(gw, body, request.signal)), {
+  app.post("/v1/chat/completions", ({ body, request }) => inCallerTrace(gw, request, async () => (await load()).chatCompletions(gw, body, request.signal)), {
     body: ChatCompletionBody,
     parse: jsonParser(() => gw.config.max_body_bytes),
     detail: doc({

@@ -1,7 +1,7 @@
 /**
  * What traces cost a turn: the built gateway answers stateless `/v1/chat/completions` turns with one tool call (two
- * model calls: four spans a turn) against the fake provider, with `[telemetry]` off and on (exporting to a fake OTLP
- * receiver in this process), in alternating blocks at concurrency 1. Measured as the gateway process's CPU per turn
+ * model calls: four spans a turn) against the fake provider, with `[telemetry]` off and on (exporting OTLP/JSON, and
+ * OTLP/protobuf, to a fake receiver in this process), in alternating blocks at concurrency 1. Measured as the gateway process's CPU per turn
  * (all threads, /proc/<pid>/stat: independent of the machine's load) and the turn's latency as the client sees it.
  *
  * A/B: with PRX_BENCH_BASELINE=<another prx binary> (e.g. one built from main), its gateway (telemetry off: it may not
@@ -53,9 +53,10 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
   const sides = [
     { name: "off", binary, telemetry: "" },
     { name: "on", binary, telemetry: `[telemetry]\notlp_endpoint = "${receiver.url}"\n` },
+    { name: "on, protobuf", binary, telemetry: `[telemetry]\notlp_endpoint = "${receiver.url}"\nprotocol = "http/protobuf"\n` },
     ...(baseline ? [{ name: "baseline", binary: baseline, telemetry: "" }] : []),
   ];
-  const running = await Promise.all(sides.map(async (side) => ({ ...side, gw: await gateway(side.binary, join(tmp, side.name), fake.url, side.telemetry) })));
+  const running = await Promise.all(sides.map(async (side) => ({ ...side, gw: await gateway(side.binary, join(tmp, side.name.replace(/\W+/g, "-")), fake.url, side.telemetry) })));
   try {
     const perBlock = quick ? 50 : 400;
     const rounds = quick ? 1 : 4;
@@ -97,10 +98,10 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
     const turns = (quick ? 50 : 1000) + rounds * perBlock;
     rows.push({
       suite: "telemetry",
-      name: "spans received by the OTLP receiver (telemetry on)",
+      name: "spans received by the OTLP receiver (telemetry on, both encodings)",
       value: receiver.spans().length,
       unit: "count",
-      note: `${turns} turns of 4 spans; invalid requests: ${receiver.invalid().length}`,
+      note: `2 gateways x ${turns} turns of 4 spans; invalid requests: ${receiver.invalid().length}`,
     });
     return rows;
   } finally {
