@@ -14,7 +14,8 @@ const WIRE_LEN = 2;
 const utf8 = new TextEncoder();
 
 class Writer {
-  private bytes = new Uint8Array(256);
+  private bytes = new Uint8Array(4096);
+  private view = new DataView(this.bytes.buffer);
   private length = 0;
 
   private room(n: number): void {
@@ -24,6 +25,7 @@ class Writer {
     const grown = new Uint8Array(size);
     grown.set(this.bytes.subarray(0, this.length));
     this.bytes = grown;
+    this.view = new DataView(grown.buffer);
   }
 
   private byte(b: number): void {
@@ -31,17 +33,18 @@ class Writer {
     this.bytes[this.length++] = b;
   }
 
+  /** A non-negative safe integer as a number; anything else (a negative int64) through BigInt, two's complement. */
   varint(value: number | bigint): void {
-    let v = typeof value === "bigint" ? BigInt.asUintN(64, value) : value;
-    if (typeof v === "number" && (v < 0 || v > 0x7fffffff)) v = BigInt.asUintN(64, BigInt(v));
-    if (typeof v === "number") {
+    if (typeof value === "number" && value >= 0) {
+      let v = value;
       while (v > 0x7f) {
-        this.byte((v & 0x7f) | 0x80);
-        v >>>= 7;
+        this.byte((v % 0x80) | 0x80);
+        v = Math.floor(v / 0x80);
       }
       this.byte(v);
       return;
     }
+    let v = BigInt.asUintN(64, BigInt(value));
     while (v > 0x7fn) {
       this.byte(Number(v & 0x7fn) | 0x80);
       v >>= 7n;
@@ -66,14 +69,43 @@ class Writer {
     this.raw(data);
   }
 
+  /** A string field, written even when empty (a oneof member). */
+  text(field: number, value: string): void {
+    this.tag(field, WIRE_LEN);
+    this.nested(() => {
+      this.room(value.length * 3);
+      this.length += utf8.encodeInto(value, this.bytes.subarray(this.length)).written;
+    });
+  }
+
   string(field: number, value: string): void {
-    if (value !== "") this.len(field, utf8.encode(value));
+    if (value !== "") this.text(field, value);
   }
 
   message(field: number, write: (w: Writer) => void): void {
-    const nested = new Writer();
-    write(nested);
-    this.len(field, nested.done());
+    this.tag(field, WIRE_LEN);
+    this.nested(() => write(this));
+  }
+
+  /** Written in place after one byte kept for its length, moved along when the length needs more. */
+  private nested(write: () => void): void {
+    this.room(1);
+    const at = this.length++;
+    write();
+    const size = this.length - at - 1;
+    if (size < 0x80) {
+      this.bytes[at] = size;
+      return;
+    }
+    let extra = 0;
+    for (let v = size >>> 7; v > 0x7f; v >>>= 7) extra++;
+    extra++;
+    this.room(extra);
+    this.bytes.copyWithin(at + 1 + extra, at + 1, this.length);
+    const end = this.length + extra;
+    this.length = at;
+    this.varint(size);
+    this.length = end;
   }
 
   uint(field: number, value: number): void {
@@ -85,14 +117,14 @@ class Writer {
   fixed64(field: number, value: bigint): void {
     this.tag(field, WIRE_FIXED64);
     this.room(8);
-    new DataView(this.bytes.buffer, this.bytes.byteOffset).setBigUint64(this.length, value, true);
+    this.view.setBigUint64(this.length, value, true);
     this.length += 8;
   }
 
   double(field: number, value: number): void {
     this.tag(field, WIRE_FIXED64);
     this.room(8);
-    new DataView(this.bytes.buffer, this.bytes.byteOffset).setFloat64(this.length, value, true);
+    this.view.setFloat64(this.length, value, true);
     this.length += 8;
   }
 
@@ -103,14 +135,14 @@ class Writer {
 
 // AnyValue: string_value 1, bool_value 2, int_value 3, double_value 4, array_value 5
 function anyValue(w: Writer, value: AttributeValue): void {
-  if (typeof value === "string") w.len(1, utf8.encode(value));
+  if (typeof value === "string") w.text(1, value);
   else if (typeof value === "boolean") {
     w.tag(2, WIRE_VARINT);
     w.varint(value ? 1 : 0);
-  } else if (typeof value === "object") w.message(5, (array) => value.forEach((item) => array.message(1, (v) => v.len(1, utf8.encode(item)))));
+  } else if (typeof value === "object") w.message(5, (array) => value.forEach((item) => array.message(1, (v) => v.text(1, item))));
   else if (Number.isSafeInteger(value)) {
     w.tag(3, WIRE_VARINT);
-    w.varint(BigInt(value));
+    w.varint(value);
   } else w.double(4, value);
 }
 

@@ -71,6 +71,10 @@ describe("OTLP/JSON encoding", () => {
     expect(fromProtobuf).toEqual(fromJson);
     expect(fromProtobuf[0]!.attributes).toEqual({ s: "x", empty: "", i: 42, neg: -7, d: 0.5, b: true, f: false, list: ["stop", "length"] });
     expect(fromProtobuf[1]!.parentSpanId).toBeNull();
+    // a batch whose messages need lengths of two and three bytes
+    const batch = Array.from({ length: TELEMETRY_BATCH_MAX_SPANS }, (_, i) => ({ ...span(i), attributes: { n: i, text: "x".repeat(i) } }));
+    const decoded = decodeSpans(ExportTraceServiceRequestSchema.parse(protobufToJsonMapping(encodeTracesProtobuf(batch, resource))));
+    expect(decoded.map((s) => [s.attributes.n, (s.attributes.text as string).length])).toEqual(batch.map((_, i) => [i, i]));
     // bytes written by hand from the .proto files, independent of the decoder above
     const bytes = Buffer.from(encodeTracesProtobuf([{ ...span(3), kind: SpanKind.client, attributes: { a: 1 } }], resource));
     const has = (...b: number[]) => bytes.includes(Buffer.from(b));
