@@ -21,7 +21,7 @@ import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../fakes/otlp-receiver.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { openScenario, type HostScenario } from "../plugins/capabilities/helpers.ts";
-import { EXAMPLE_DIR, fakeConfig as remoteConfig, openHost as openRemoteHost, workspaceWith as remoteWorkspace } from "../plugins/remote-integration/helpers.ts";
+import { EXAMPLE_DIR, fakeConfig as remoteConfig, openHost as openRemoteHost, workspaceWith as remoteWorkspace } from "../plugins/remote-integration/workspace.ts";
 
 let receiver: OtlpReceiver;
 const dirs: string[] = [];
