@@ -1,8 +1,9 @@
 import { PrxError, errorMessage } from "../core/errors.ts";
-import type { ChatMessage, Provider, Usage } from "../providers/types.ts";
+import type { ChatMessage, ChatRequest, Provider, Usage } from "../providers/types.ts";
 import type { ConversationSummary, StoredMessage } from "../storage/types.ts";
 import { cutToolResult, messageTokens, windowBudget } from "./context-window.ts";
 import type { TurnDeps } from "./types.ts";
+import { tracedChat } from "./turn-trace.ts";
 
 /** Messages after the newest summary a compaction reads at most (older ones fell out of every prompt already). */
 export const COMPACTION_MAX_MESSAGES = 1_000;
@@ -83,7 +84,8 @@ export async function compactSession(deps: Pick<TurnDeps, "config" | "sessions" 
   ];
   let usage: Usage | undefined;
   if (config.compaction.memory_flush) usage = await flushMemories(deps, request, text);
-  const answer = await request.provider.chat({ messages, model: request.model, temperature: 0, maxTokens: reply, signal: request.signal });
+  const asked = { messages, model: request.model, temperature: 0, maxTokens: reply, signal: request.signal };
+  const answer = await tracedChat(request.providerName, asked, () => request.provider.chat(asked));
   const content = answer.text.trim();
   if (!content) throw new PrxError("PROVIDER_PROTOCOL", "the model wrote an empty summary; the session was not compacted", { hint: "try /compact again, or another model" });
   const summary = { fromSeq: after + 1, throughSeq: fold.at(-1)!.seq, content, model: answer.model || request.model };
@@ -121,7 +123,7 @@ async function flushMemories(deps: Pick<TurnDeps, "tools" | "workspace"> & Parti
   const spec = deps.tools.specs().find((tool) => tool.name === "memory_store");
   if (!spec) return undefined;
   try {
-    const answer = await request.provider.chat({
+    const asked: ChatRequest = {
       messages: [
         { role: "system", content: MEMORY_FLUSH_INSTRUCTIONS },
         { role: "user", content: text },
@@ -130,7 +132,8 @@ async function flushMemories(deps: Pick<TurnDeps, "tools" | "workspace"> & Parti
       temperature: 0,
       tools: [spec],
       signal: request.signal,
-    });
+    };
+    const answer = await tracedChat(request.providerName, asked, () => request.provider.chat(asked));
     const signal = request.signal ?? new AbortController().signal;
     // the agent's own memory when it has one (a compaction by hand runs as the host: the shared memory)
     const context = { sessionId: request.sessionId, workspace: deps.workspace, signal, ...(deps.memory ? { memory: deps.memory() } : {}) };

@@ -30,6 +30,7 @@ import { openStorage } from "../storage/open.ts";
 import { UsageRecorder } from "./usage-recorder.ts";
 import type { SessionStore, Storage } from "../storage/types.ts";
 import type { TurnPlan } from "./plan.ts";
+import { NOOP_TRACER, openTracer, type Tracer } from "../telemetry/index.ts";
 import { executeTurn } from "./turn.ts";
 import type { TurnExtensions, TurnInput, TurnResult } from "./types.ts";
 import { agentOf, agentRequest, MAIN_AGENT, resolveAgents, ScopedMemory, toolsForAgent, type ResolvedAgent } from "../agents/index.ts";
@@ -74,6 +75,8 @@ export interface AgentHost {
   events: EventPublisher;
   /** The workspace's Agent Skills: where they are, which are offered and why not. */
   skills: SkillBook;
+  /** Spans of turns, model, tool and plugin calls ([telemetry]); the no-op tracer when it is off. */
+  tracer: Tracer;
   /** `plan`: the model choice when the caller resolved it already (planTurn); else the turn resolves it. */
   runTurn(input: TurnInput, plan?: TurnPlan): Promise<TurnResult>;
   /** Summarise a session now (see compactSessionNow) once the turns running or queued for it have finished. */
@@ -234,7 +237,9 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     options.storage ??
     (await openStorage(config.storage, workspace.dbPath, env, { idempotencyTtlMs: config.gateway.idempotency_ttl_s * 1000, responsesTtlMs: config.gateway.responses_ttl_days * 86_400_000 }));
 
+  let tracer: Tracer = NOOP_TRACER;
   try {
+    tracer = await openTracer(config.telemetry, env);
     let extensions: HostExtensions = {};
     let current: HostGeneration | null = null;
     const makeResolver = options.providerResolver ?? createProviderResolver;
@@ -459,6 +464,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             usage,
             skills: async (filter) => (skills.enabled ? (await skills.section(filter)).text : ""),
             ...(options.now ? { now: options.now } : {}),
+            tracer,
           },
           input,
           plan,
@@ -498,6 +504,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       sessions,
       events,
       skills,
+      tracer,
       resolveModelChoice: choose,
       get activeTurns() {
         return queue.active;
@@ -531,11 +538,13 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
         await reloading;
         await extensions.close?.();
         await recorder.close();
+        await tracer.close();
         if (ownsStorage) await storage.close();
       },
     };
   } catch (error) {
     // nothing else holds the stores of a host that did not open
+    await tracer.close();
     if (ownsStorage) await storage.close();
     throw error;
   }

@@ -1,6 +1,7 @@
 import type { ChatMessage, ToolCall } from "../providers/types.ts";
 import type { ToolContext, ToolResult } from "../tools/types.ts";
 import { safely } from "./observer.ts";
+import type { TurnTrace } from "./turn-trace.ts";
 import type { LifecycleEmit, TurnObserver, TurnToolRecord } from "./types.ts";
 
 export interface ToolRound {
@@ -10,6 +11,8 @@ export interface ToolRound {
   emit: LifecycleEmit;
   /** Every server tool call of the turn, in order: this round's are appended. */
   records: TurnToolRecord[];
+  /** Each call as a span of the turn's trace (telemetry on). */
+  trace?: Pick<TurnTrace, "tool">;
 }
 
 /**
@@ -25,7 +28,8 @@ export async function runToolRound(calls: readonly ToolCall[], results: ChatMess
     }
     emit("tool_call_start", { tool: call.name, id: call.id });
     safely(() => observer.onToolCallStart?.(call));
-    const result = await round.call(call.name, call.arguments, context);
+    const { trace } = round;
+    const result = await (trace ? trace.tool(call, () => round.call(call.name, call.arguments, context)) : round.call(call.name, call.arguments, context));
     round.records.push({ call, result });
     emit("tool_call", { tool: call.name, id: call.id, success: result.success });
     safely(() => observer.onToolResult?.(call, result));

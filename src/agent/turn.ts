@@ -1,7 +1,7 @@
 import { USER_MESSAGE_MAX_CHARS } from "./limits.ts";
 import { MiddlewareBlock, type Envelopes } from "../contracts/envelopes.ts";
 import { PrxError, errorMessage, toPrxError } from "../core/errors.ts";
-import type { ChatMessage, ToolCall } from "../providers/types.ts";
+import type { ChatMessage, ChatRequest, ToolCall } from "../providers/types.ts";
 import { emitCompletion, lifecycleEmitter } from "./lifecycle.ts";
 import { safely } from "./observer.ts";
 import { offeredTools, planTurn, type TurnPlan } from "./plan.ts";
@@ -23,6 +23,7 @@ import { checkBudget, senderOf, type Spender } from "./budget.ts";
 import { dayIn } from "./calendar.ts";
 import { addMessageUsage, messageUsage } from "./cost.ts";
 import type { MessageUsage } from "../storage/types.ts";
+import { traceTurn, type TurnTrace } from "./turn-trace.ts";
 
 const NO_CONTEXT: string[] = [];
 
@@ -33,6 +34,7 @@ const NO_CONTEXT: string[] = [];
  * first message. `plan`: the model choice if the caller resolved it (else the turn does).
  */
 export function executeTurn(deps: TurnDeps, input: TurnInput, plan?: TurnPlan): Promise<TurnResult> {
+  if (deps.tracer?.enabled) return traceTurn(deps.tracer, input, (trace) => new Turn(deps, input, trace).run(plan));
   return new Turn(deps, input).run(plan);
 }
 
@@ -69,6 +71,8 @@ class Turn {
   constructor(
     private readonly deps: TurnDeps,
     private readonly input: TurnInput,
+    /** The turn's spans, when the host's telemetry is on. */
+    private readonly trace?: TurnTrace,
   ) {
     this.signal = input.signal ?? new AbortController().signal;
     this.observer = input.observer ?? {};
@@ -266,7 +270,7 @@ class Turn {
     const fitted = fitPrompt(cut, this.window?.limit ?? Number.POSITIVE_INFINITY, ratio, toolCost);
     const sent = this.hasMedia ? await this.withMedia(plan, fitted.messages, request.model) : fitted.messages;
     stream.begin();
-    const raw = await plan.provider.chat({
+    const asked: ChatRequest = {
       messages: sent,
       model: request.model,
       temperature: request.temperature,
@@ -275,7 +279,8 @@ class Turn {
       ...(sampling?.format ? { responseFormat: sampling.format.request } : {}),
       signal: this.signal,
       ...(stream.wanted ? { onDelta: stream.onDelta } : {}),
-    });
+    };
+    const raw = await (this.trace ? this.trace.chat(plan.choice.provider, asked, () => plan.provider.chat(asked)) : plan.provider.chat(asked));
     stream.end();
     ratios?.learn(this.input.sessionId, fitted.tokens, raw.usage?.prompt_tokens);
     outcome.provider = raw.provider;
@@ -343,6 +348,7 @@ class Turn {
         observer: this.observer,
         emit: this.emit,
         records: this.outcome.toolCalls,
+        ...(this.trace ? { trace: this.trace } : {}),
       });
     } finally {
       // The call and its results land together, so history never holds unanswered tool calls.

@@ -11,6 +11,7 @@ import type { Transcriber } from "./media.ts";
 import type { ContextRatios } from "./context-window.ts";
 import type { ToolContext, ToolResult } from "../tools/types.ts";
 import type { ApprovalRoute } from "./approvals/types.ts";
+import type { Tracer } from "../telemetry/index.ts";
 
 /** One user message entering the agent, from any entry point (chat, agent CLI, gateway, channel). */
 export interface TurnInput {
@@ -180,6 +181,8 @@ export interface TurnDeps {
   now?: () => number;
   /** The system prompt's skills section for a turn allowed `filter` (names and descriptions; "" when none). */
   skills?: (filter: readonly string[] | undefined) => Promise<string>;
+  /** Spans of the turn, its model and tool calls ([telemetry]); absent or disabled: none. */
+  tracer?: Tracer;
 }
 
 export type { ConversationSummary, SessionSummary, StoredMessage, SessionStore } from "../storage/types.ts";

@@ -12,6 +12,7 @@ import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_PENDING, TYPING_INTERVAL_MS } 
 import { USER_MESSAGE_MAX_CHARS } from "../agent/limits.ts";
 import { inboundMedia } from "./media.ts";
 import type { PairingStore } from "../storage/types.ts";
+import { inChildSpan, inSpan, Prx, SpanKind } from "../telemetry/index.ts";
 import { splitMessage } from "./split.ts";
 import { chatKeyOf, type ChannelStore, type InboxEntry } from "./store.ts";
 import { InboundMessageSchema, type Channel, type InboundMessage } from "./types.ts";
@@ -39,7 +40,8 @@ export interface RunnerStats {
 
 export interface RunnerOptions {
   channel: Channel;
-  host: Pick<AgentHost, "runTurn">;
+  /** With a tracer that is on, each message is a trace: its turn and its delivery are spans of it. */
+  host: Pick<AgentHost, "runTurn"> & Partial<Pick<AgentHost, "tracer">>;
   store: ChannelStore;
   pairings: PairingStore;
   config: ChannelConfig;
@@ -252,7 +254,19 @@ export class ChannelRunner {
     this.chains.set(key, next);
   }
 
-  private async process(entry: InboxEntry): Promise<void> {
+  private process(entry: InboxEntry): Promise<void> {
+    const tracer = this.o.host.tracer;
+    if (!tracer?.enabled) return this.answer(entry);
+    const { message } = entry;
+    const span = tracer.startSpan(`prx.channel ${this.o.channel.name}`, {
+      kind: SpanKind.consumer,
+      parent: null,
+      attributes: { [Prx.channel]: this.o.channel.name, [Prx.chat]: message.chatId, "messaging.message.id": message.id },
+    });
+    return inSpan(tracer, span, () => this.answer(entry));
+  }
+
+  private async answer(entry: InboxEntry): Promise<void> {
     const { message } = entry;
     let parts = entry.reply;
     try {
@@ -328,7 +342,13 @@ export class ChannelRunner {
     return { stop: () => clearInterval(timer) };
   }
 
-  private async deliver(message: InboundMessage, parts: string[], from: number): Promise<void> {
+  private deliver(message: InboundMessage, parts: string[], from: number): Promise<void> {
+    const name = this.o.channel.name;
+    const attributes = { [Prx.channel]: name, [Prx.chat]: message.chatId, [Prx.parts]: parts.length - from };
+    return inChildSpan(`deliver ${name}`, { kind: SpanKind.producer, attributes }, () => this.sendParts(message, parts, from));
+  }
+
+  private async sendParts(message: InboundMessage, parts: string[], from: number): Promise<void> {
     for (let i = from; i < parts.length; i++) {
       await this.o.channel.send({ chatId: message.chatId, threadId: message.threadId, replyTo: message.id, text: parts[i]! });
       await this.o.store.partSent(message.id, i + 1);

@@ -177,10 +177,20 @@ async function runningGatewayCheck(workspace: Workspace): Promise<Check[]> {
   return [{ status: "warn", name, detail: `${where}: ${problems.join("; ")}` }];
 }
 
+/** [telemetry]: the OTLP receiver takes an (empty) export. */
+async function telemetryCheck(config: Config): Promise<Check> {
+  const { probeReceiver } = await import("../telemetry/index.ts");
+  const problem = await probeReceiver(config.telemetry, process.env, AbortSignal.timeout(DOCTOR_PROBE_TIMEOUT_MS));
+  const encoding = config.telemetry.protocol === "http/protobuf" ? "protobuf" : "JSON";
+  return problem
+    ? { status: "fail", name: "telemetry", detail: `${problem}: traces are dropped until it takes them` }
+    : { status: "ok", name: "telemetry", detail: `${config.telemetry.otlp_endpoint} takes OTLP/${encoding} traces` };
+}
+
 export async function doctorCommand(argv: string[]): Promise<number> {
   const { values } = parseCommand("prx doctor", argv, { json: { type: "boolean" } }, false);
   if (values.help) {
-    process.stdout.write("Usage: prx doctor [--json]\nChecks workspace, config, database, providers and plugins.\n");
+    process.stdout.write("Usage: prx doctor [--json]\nChecks workspace, config, database, memory recall, providers, models, plugins, the [telemetry] receiver and the running gateway.\n");
     return 0;
   }
   const checks: Check[] = [];
@@ -212,6 +222,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   if (config) {
     checks.push(...(await scaleOutChecks(config)));
     checks.push(...(await memoryRecallCheck(workspace, config)));
+    if (config.telemetry.otlp_endpoint !== undefined) checks.push(await telemetryCheck(config));
     checks.push(...(await probeProviders(config)));
     checks.push(...(await modelChecks(config)));
     checks.push(...(await pluginChecks(workspace, config)));

@@ -399,6 +399,27 @@ export const BusSchema = z.strictObject({
     .describe("prefix of every Redis key and channel (replicas of one deployment share it)"),
 });
 
+/** `[telemetry]`: OpenTelemetry traces of turns, model and tool calls, plugin calls and channel deliveries. */
+export const TelemetrySchema = z.strictObject({
+  otlp_endpoint: z
+    .url()
+    .optional()
+    .describe("OTLP/HTTP receiver, e.g. http://127.0.0.1:4318: traces are POSTed to <endpoint>/v1/traces; unset: off"),
+  protocol: z
+    .enum(["http/json", "http/protobuf"])
+    .default("http/json")
+    .describe("OTLP/HTTP's encoding: http/json (application/json) or http/protobuf (application/x-protobuf)"),
+  service_name: z.string().min(1).max(256).default("prx").describe("the resource's service.name"),
+  headers: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, "an HTTP header name"),
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name (letters, digits, _)"),
+    )
+    .default({})
+    .describe('headers of each export, each from an environment variable, e.g. { authorization = "OTLP_AUTH_HEADER" }'),
+  sample_ratio: z.number().min(0).max(1).default(1).describe("share of new traces recorded (a caller's traceparent decides for its trace)"),
+});
+
 const usdLimit = (period: string) =>
   z.number().positive().max(1_000_000).optional().describe(`USD ${period}: a turn is refused once this much is spent`);
 
@@ -503,6 +524,7 @@ export const ConfigSchema = z.strictObject({
     .default({})
     .describe("several agents in one host; without any, one agent `main` made of [agent]"),
   bindings: z.array(BindingSchema).default([]).describe("which agent answers which channel, peer or group"),
+  telemetry: TelemetrySchema.default(TelemetrySchema.parse({})),
 }).superRefine((config, ctx) => {
   config.bindings.forEach((binding, index) => {
     if (binding.agent === "main" || binding.agent in config.agents) return;
@@ -531,6 +553,7 @@ export type PluginGrant = z.infer<typeof PluginGrantSchema>;
 export type ChannelConfig = z.infer<typeof ChannelConfigSchema>;
 export type StorageConfig = z.infer<typeof StorageSchema>;
 export type BusConfig = z.infer<typeof BusSchema>;
+export type TelemetryConfig = z.infer<typeof TelemetrySchema>;
 export type BudgetConfig = z.infer<typeof BudgetSchema>;
 export type BudgetLimits = z.infer<typeof BudgetLimitsSchema>;
 export type AgentProfile = z.infer<typeof AgentProfileSchema>;

@@ -137,6 +137,13 @@ require_pairing = true   # a one-time code is printed at start; POST /pair excha
 # enabled = true
 # env = { SOME_API_KEY = { from_env = "SOME_API_KEY" } }
 
+# OpenTelemetry traces of turns, model and tool calls, plugin calls and channel deliveries (OTLP/JSON over HTTP).
+# [telemetry]
+# otlp_endpoint = "http://127.0.0.1:4318"   # spans go to <endpoint>/v1/traces; unset: off
+# headers = { authorization = "OTLP_AUTH_HEADER" }   # header = environment variable holding its value
+# sample_ratio = 1
+# protocol = "http/json"   # or "http/protobuf"
+
 # Grant sensitive permissions to a plugin:
 # [plugins.weather]
 # grant = ["http-outbound"]

@@ -1,4 +1,5 @@
 /** Hand-written Prometheus text exposition (format 0.0.4): counters and histograms with labels. */
+import type { TelemetryStats } from "../telemetry/index.ts";
 
 export const HTTP_DURATION_BUCKETS_S = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
@@ -159,10 +160,11 @@ export class GatewayMetrics {
     this.httpDuration.observeInto(series.duration, seconds);
   }
 
-  render(toolCalls: Record<string, number>): string {
+  /** `telemetry`: the span exporter's counts, when [telemetry] is on. */
+  render(toolCalls: Record<string, number>, telemetry?: TelemetryStats): string {
     const tools = new Counter("prx_tool_calls_total", "tool calls by tool");
     for (const [tool, n] of Object.entries(toolCalls)) tools.inc({ tool }, n);
-    const parts = [
+    const parts: Array<{ render(): string }> = [
       this.httpRequests,
       this.httpDuration,
       this.turnDuration,
@@ -170,6 +172,14 @@ export class GatewayMetrics {
       this.providerErrors,
       tools,
     ];
+    if (telemetry) {
+      const exported = new Counter("prx_telemetry_spans_exported_total", "spans the OTLP receiver accepted");
+      exported.inc({}, telemetry.exported);
+      const dropped = new Counter("prx_telemetry_spans_dropped_total", "spans not exported, by reason (queue_full, export_failed)");
+      dropped.inc({ reason: "queue_full" }, telemetry.droppedQueueFull);
+      dropped.inc({ reason: "export_failed" }, telemetry.droppedExportFailed);
+      parts.push(exported, dropped);
+    }
     return parts.map((metric) => metric.render()).join("\n") + "\n";
   }
 }

@@ -32,6 +32,15 @@ export const StatusSchema = z
     memory_backend: z.string(),
     counts: z.object({ sessions: z.number().int(), memories: z.number().int(), tools: z.number().int() }),
     gateway: z.object({ require_pairing: z.boolean(), in_flight_turns: z.number().int() }),
+    telemetry: z
+      .object({
+        exported: z.number().int(),
+        dropped_queue_full: z.number().int(),
+        dropped_export_failed: z.number().int(),
+        queued: z.number().int(),
+      })
+      .optional()
+      .describe("spans sent to [telemetry] otlp_endpoint and lost, when it is set"),
   })
   .describe("gateway status");
 export type Status = z.infer<typeof StatusSchema>;

@@ -237,5 +237,6 @@ function pick(host: GatewayHost): GatewayHost {
     deleteSession: (id) => host.deleteSession(id),
     compactSession: (id, choice) => host.compactSession(id, choice),
     usage: host.usage,
+    ...(host.tracer ? { tracer: host.tracer } : {}),
   };
 }

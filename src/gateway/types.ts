@@ -28,7 +28,8 @@ export type GatewayHost = Pick<
   | "compactSession"
   | "usage"
   | "agents"
-> & {
+> &
+  Partial<Pick<AgentHost, "tracer">> & {
   /** The workspace's stores; with PostgreSQL, tokens and idempotency keys are shared by every replica. */
   storage: Pick<Storage, "backend" | "tokens" | "gatewayPairing" | "idempotency" | "responses" | "ping">;
 };

@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { importsOf, sourceFiles, subsystemOf } from "./imports.ts";
 
 const BASE = ["core"];
-const SHARED = [...BASE, "config", "contracts", "storage", "media"];
+const SHARED = [...BASE, "config", "contracts", "storage", "media", "telemetry"];
 const SERVICES = [...SHARED, "providers", "memory"];
 const RUNTIME = [...SERVICES, "tools", "plugins", "skills", "agents"];
 const HOSTS = [...RUNTIME, "agent"];
@@ -19,6 +19,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // package.json: the config cache is keyed by prx's and its parsers' versions
   config: [...BASE, ".."],
   contracts: BASE,
+  // OpenTelemetry traces: the tracer, span context across awaits, the OTLP exporter ([telemetry] is its config)
+  telemetry: [...BASE, "config"],
   // images and audio: sniffing, limits, notes, what a provider gets (the config only for model_info)
   media: [...BASE, "config", "contracts"],
   providers: SHARED,

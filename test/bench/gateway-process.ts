@@ -2,7 +2,7 @@
  * A built gateway in its own process, as the bench suites start it: a workspace answering from a fake provider, a
  * token, and `prx gateway` on a free port with its stderr (the access log) in a file of the workspace.
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export function freePort(): number {
@@ -68,3 +68,22 @@ export async function stopGateway(proc: ReturnType<typeof Bun.spawn>): Promise<v
   await proc.exited;
 }
 
+
+/**
+ * `prx gateway --port 0` in `dir` with this config.toml (written first), once it prints where it listens. Its stdout
+ * is read up to that line; stderr is ignored.
+ */
+export async function listeningGateway(binary: string, dir: string, config: string): Promise<{ proc: ReturnType<typeof Bun.spawn>; url: string }> {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "config.toml"), config);
+  const proc = Bun.spawn([binary, "gateway", "--port", "0", "-w", dir], { env: { PATH: process.env.PATH ?? "", HOME: dir }, stdout: "pipe", stderr: "ignore" });
+  let seen = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
+    seen += decoder.decode(chunk, { stream: true });
+    if (/listening on (\S+)/.test(seen)) break;
+  }
+  const url = /listening on (\S+)/.exec(seen)?.[1];
+  if (!url) throw new Error(`gateway in ${dir} did not start: ${seen}`);
+  return { proc, url };
+}

@@ -75,6 +75,17 @@ describe("config loader", () => {
     }
   });
 
+  test("[telemetry]: off by default; sample_ratio 0 and 1 pass, just outside them fails; headers name variables", () => {
+    expect(parseConfig("").telemetry).toEqual({ protocol: "http/json", service_name: "prx", headers: {}, sample_ratio: 1 });
+    const set = parseConfig(`[telemetry]\notlp_endpoint = "http://127.0.0.1:4318"\nheaders = { authorization = "OTLP_AUTH" }`);
+    expect(set.telemetry).toMatchObject({ otlp_endpoint: "http://127.0.0.1:4318", headers: { authorization: "OTLP_AUTH" } });
+    for (const value of [0, 1]) expect(parseConfig(`[telemetry]\nsample_ratio = ${value}`).telemetry.sample_ratio).toBe(value);
+    for (const value of ["-0.01", "1.01"]) expect(failure(`[telemetry]\nsample_ratio = ${value}`).message).toContain("telemetry.sample_ratio");
+    expect(failure(`[telemetry]\nheaders = { authorization = "not a variable" }`).message).toContain("telemetry.headers.authorization");
+    expect(parseConfig(`[telemetry]\nprotocol = "http/protobuf"`).telemetry.protocol).toBe("http/protobuf");
+    expect(failure(`[telemetry]\nprotocol = "grpc"`).message).toContain("telemetry.protocol");
+  });
+
   test("[storage] and [bus]: sqlite and local by default; postgres and redis with their URL variables", () => {
     const defaults = parseConfig("");
     expect(defaults.storage).toEqual({ backend: "sqlite", url_env: "DATABASE_URL", schema: "public", pool_max: 8, synchronous_commit: false });

@@ -10,6 +10,7 @@ import {
   MessagesRequestSchema,
 } from "../anthropic/schemas.ts";
 import { routeSchema } from "../route-schema.ts";
+import { inCallerTrace } from "../trace-context.ts";
 
 type Handlers = typeof import("../anthropic/handlers.ts");
 let handlers: Promise<Handlers> | undefined;
@@ -26,7 +27,7 @@ const ERRORS = [400, 401, 404, 405, 413, 415, 429, 500, 529];
  * it) or `Authorization: Bearer`; `anthropic-version` and `anthropic-beta` are accepted and not needed.
  */
 export function anthropicRoutes(app: GatewayElysia, gw: GatewayContext): void {
-  app.post("/v1/messages", async ({ body, request }) => (await load()).createMessage(gw, body, request.signal), {
+  app.post("/v1/messages", ({ body, request }) => inCallerTrace(gw, request, async () => (await load()).createMessage(gw, body, request.signal)), {
     body: MessagesBody,
     parse: jsonParser(() => gw.config.max_body_bytes),
     detail: doc({

@@ -11,7 +11,7 @@ export function metricsRoutes(app: GatewayElysia, gw: GatewayContext): void {
     () => {
       const tools: Record<string, number> = {};
       for (const [name, counts] of Object.entries(gw.host.tools.counts())) tools[name] = counts.calls;
-      return new Response(gw.metrics.render(tools), { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } });
+      return new Response(gw.metrics.render(tools, gw.host.tracer?.enabled ? gw.host.tracer.stats() : undefined), { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } });
     },
     {
       detail: doc({

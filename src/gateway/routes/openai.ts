@@ -4,6 +4,7 @@ import { jsonParser } from "../body.ts";
 import { doc } from "../openapi/doc.ts";
 import { ChatCompletionRequestSchema, ChatCompletionSchema, ModelListSchema } from "../openai/schemas.ts";
 import { routeSchema } from "../route-schema.ts";
+import { inCallerTrace } from "../trace-context.ts";
 
 type Handlers = typeof import("../openai/handlers.ts");
 let handlers: Promise<Handlers> | undefined;
@@ -13,7 +14,7 @@ const load = () => (handlers ??= import("../openai/handlers.ts"));
 export const ChatCompletionBody = routeSchema(ChatCompletionRequestSchema);
 
 export function openaiRoutes(app: GatewayElysia, gw: GatewayContext): void {
-  app.post("/v1/chat/completions", async ({ body, request }) => (await load()).chatCompletions(gw, body, request.signal), {
+  app.post("/v1/chat/completions", ({ body, request }) => inCallerTrace(gw, request, async () => (await load()).chatCompletions(gw, body, request.signal)), {
     body: ChatCompletionBody,
     parse: jsonParser(() => gw.config.max_body_bytes),
     detail: doc({

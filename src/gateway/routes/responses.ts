@@ -11,6 +11,7 @@ import {
   ResponseStreamEventSchema,
 } from "../responses/schemas.ts";
 import { routeSchema } from "../route-schema.ts";
+import { inCallerTrace } from "../trace-context.ts";
 
 type Handlers = typeof import("../responses/handlers.ts");
 let handlers: Promise<Handlers> | undefined;
@@ -28,7 +29,7 @@ const STORED =
 export function responsesRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.post(
     "/v1/responses",
-    async ({ body, request, prx }) => (await load()).createResponse(gw, body, prx.credential.id, request.signal),
+    ({ body, request, prx }) => inCallerTrace(gw, request, async () => (await load()).createResponse(gw, body, prx.credential.id, request.signal)),
     {
       body: CreateResponseBody,
       parse: jsonParser(() => gw.config.max_body_bytes),

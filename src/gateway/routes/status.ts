@@ -9,6 +9,7 @@ export async function gatewayStatus(gw: GatewayContext): Promise<Status> {
   const host = gw.host;
   const choice = host.resolveModelChoice({});
   const sessions = await host.sessions.count();
+  const spans = host.tracer?.enabled ? host.tracer.stats() : null;
   return {
     version: gw.version,
     uptime_s: Math.max(0, Math.round((gw.now() - gw.startedAt) / 100) / 10),
@@ -18,6 +19,9 @@ export async function gatewayStatus(gw: GatewayContext): Promise<Status> {
     memory_backend: host.memory.name,
     counts: { sessions, memories: await host.memory.count(), tools: host.tools.specs().length },
     gateway: { require_pairing: gw.auth.required, in_flight_turns: gw.turns.inFlight },
+    ...(spans
+      ? { telemetry: { exported: spans.exported, dropped_queue_full: spans.droppedQueueFull, dropped_export_failed: spans.droppedExportFailed, queued: spans.queued } }
+      : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import { errorMessage } from "../../core/errors.ts";
+import { inChildSpan, Prx } from "../../telemetry/index.ts";
 import type { CapabilityRef } from "../types.ts";
 import type { AdapterContext } from "./types.ts";
 
@@ -21,7 +22,7 @@ export function guestCall<T>(
   return context.track(async () => {
     const finish = context.status.begin(event);
     try {
-      const value = parse(await context.instance.invoke(ref, fn, args));
+      const value = parse(await invokeGuest(context, ref, fn, args));
       finish();
       return value;
     } catch (error) {
@@ -34,4 +35,17 @@ export function guestCall<T>(
 /** `plugin "x" <type> "y"`, for messages. */
 export function describeCapability(context: AdapterContext): string {
   return `plugin "${context.plugin.name}" ${context.capability.type} "${context.capability.name}"`;
+}
+
+/**
+ * `instance.invoke`, as a child span of the work that asked for it when telemetry is on (`prx.plugin
+ * <plugin>/<capability>`: plugin, capability, function and generation).
+ */
+export function invokeGuest(context: AdapterContext, ref: CapabilityRef, fn: string, args: unknown[]): Promise<unknown> {
+  const { plugin, generation } = context;
+  return inChildSpan(
+    `prx.plugin ${plugin.name}/${ref.name}`,
+    { attributes: { [Prx.plugin]: plugin.name, [Prx.capability]: ref.name, [Prx.capabilityType]: ref.type, [Prx.function]: fn, [Prx.generation]: generation } },
+    () => context.instance.invoke(ref, fn, args),
+  );
 }

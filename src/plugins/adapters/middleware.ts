@@ -3,7 +3,7 @@ import { Stages } from "../../contracts/envelopes.ts";
 import type { MiddlewareEntry, MiddlewareOutcome } from "../middleware/types.ts";
 import type { AdapterStatus } from "../status.ts";
 import type { CapabilityRef } from "../types.ts";
-import { ADAPTER_TIMEOUT_MARGIN_MS } from "./call.ts";
+import { ADAPTER_TIMEOUT_MARGIN_MS, invokeGuest } from "./call.ts";
 import type { AdapterContext, CapabilityAdapter, MiddlewareAdapter } from "./types.ts";
 
 /** Counts a failed step, or a block, in the status of the capability that produced it. */
@@ -21,7 +21,7 @@ function reportTo(status: AdapterStatus): (entry: MiddlewareEntry, outcome: Midd
  * one `track` of the generation that owns the chain.
  */
 export async function createMiddlewareAdapter(context: AdapterContext): Promise<MiddlewareAdapter> {
-  const { plugin, capability, instance, status } = context;
+  const { plugin, capability, status } = context;
   const ref: CapabilityRef = { type: "middleware", name: capability.name };
   const declared = capability.stages.length > 0 ? capability.stages : Stages;
   const entry: MiddlewareEntry = {
@@ -34,7 +34,7 @@ export async function createMiddlewareAdapter(context: AdapterContext): Promise<
       // failures (and the chain's own verdicts: JSON, schema, block) are counted by report
       const finish = status.begin(stage);
       try {
-        return (await instance.invoke(ref, "process", [stage, dataJson])) as string;
+        return (await invokeGuest(context, ref, "process", [stage, dataJson])) as string;
       } finally {
         finish();
       }

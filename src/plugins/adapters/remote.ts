@@ -11,6 +11,7 @@ import { matchRoute } from "../remote/routes.ts";
 import { createRemoteProvider } from "../remote/provider.ts";
 import type { AdapterStatus } from "../status.ts";
 import type { CapabilityType } from "../types.ts";
+import { inChildSpan, Prx } from "../../telemetry/index.ts";
 import { busOf } from "./hook.ts";
 import type { CapabilityAdapter, HookAdapter, RemoteAdapter, RemoteAdapterContext, RemoteAdapters, ToolAdapter } from "./types.ts";
 
@@ -31,7 +32,8 @@ function toolAdapter(context: RemoteAdapterContext, tool: Tool, capability: Mani
     call(args, toolContext) {
       return context.track(async () => {
         const finish = status.begin("execute");
-        const result = await tool.execute(args, toolContext);
+        const attributes = { [Prx.plugin]: context.plugin.name, [Prx.capability]: capability.name, [Prx.capabilityType]: "tool", [Prx.function]: "execute" };
+        const result = await inChildSpan(`prx.plugin ${context.plugin.name}/${capability.name}`, { attributes }, () => tool.execute(args, toolContext));
         finish(result.success ? undefined : (result.error ?? "the action failed"));
         return result;
       });

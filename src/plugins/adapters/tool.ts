@@ -4,6 +4,7 @@ import { parseJsonBounded } from "../../core/json/index.ts";
 import type { ToolSpec } from "../../providers/types.ts";
 import type { ToolContext, ToolResult } from "../../tools/types.ts";
 import { TOOL_NAME_PATTERN, TOOL_NAME_RULE } from "../../core/tool-names.ts";
+import { invokeGuest } from "./call.ts";
 import type { AdapterContext, CapabilityAdapter, ToolAdapter } from "./types.ts";
 
 export { TOOL_NAME_PATTERN };
@@ -67,7 +68,7 @@ export async function createToolAdapter(context: AdapterContext): Promise<ToolAd
         const finish = status.begin("execute");
         let raw: unknown;
         try {
-          raw = await instance.invoke(ref, "execute", [JSON.stringify(args)]);
+          raw = await invokeGuest(context, ref, "execute", [JSON.stringify(args)]);
         } catch (cause) {
           const message = `${where} failed: ${errorMessage(cause)}`;
           finish(message);

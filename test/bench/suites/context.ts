@@ -7,9 +7,10 @@
  * A/B: with PRX_BENCH_BASELINE=<another prx binary> (e.g. one built from main), the same blocks run on both gateways,
  * alternating, and the row gives both.
  */
-import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI } from "../../fakes/openai-server.ts";
+import { listeningGateway } from "../gateway-process.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 
 function cpuMs(pid: number): number {
@@ -18,20 +19,12 @@ function cpuMs(pid: number): number {
 }
 
 async function gateway(binary: string, dir: string, fakeUrl: string) {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, "config.toml"),
+  const { proc, url } = await listeningGateway(
+    binary,
+    dir,
     `default_provider = "fake"\nautonomy = { level = "full" }\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${fakeUrl}"\n` +
       `[reliability]\nretries = 0\n[memory]\nauto_recall = false\n[gateway]\nrequire_pairing = false\nrate_limit_per_minute = 100000000\nrate_limit_per_token_per_minute = 100000000\n`,
   );
-  const proc = Bun.spawn([binary, "gateway", "--port", "0", "-w", dir], { env: { PATH: process.env.PATH ?? "", HOME: dir }, stdout: "pipe", stderr: "ignore" });
-  let seen = "";
-  const decoder = new TextDecoder();
-  for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
-    seen += decoder.decode(chunk, { stream: true });
-    if (/listening on (\S+)/.test(seen)) break;
-  }
-  const url = /listening on (\S+)/.exec(seen)![1]!;
   let n = 0;
   const turn = async (kind: "session" | "stateless") => {
     const text = `tell me about topic ${n++}, with a sentence or two of context so the history has some weight to it`;
