@@ -178,3 +178,5 @@ export const EMAIL_MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
 export const EMAIL_POLL_INTERVAL_MS = 60_000;
 /** Unseen mails fetched in one search; the rest are fetched by the next one. */
 export const EMAIL_MAX_FETCH_BATCH = 100;
+/** IMAP IDLE starts this long after the last command (new mail is told at once while idling). */
+export const EMAIL_IDLE_AFTER_MS = 50;

@@ -7,9 +7,12 @@
  * Dovecot's submission relays over SMTP and its LMTP greets only LHLO: a small relay between them turns the EHLO into
  * LHLO and passes everything else through (one recipient per message, where LMTP's answers match SMTP's).
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ImapFlow } from "imapflow";
+import { simpleParser, type ParsedMail } from "mailparser";
+import nodemailer from "nodemailer";
 import { waitFor } from "./wait.ts";
 
 export const DOVECOT = Bun.which("dovecot") ?? (Bun.file("/usr/sbin/dovecot").size > 0 ? "/usr/sbin/dovecot" : null);
@@ -26,6 +29,8 @@ export interface MailServers {
   /** Submission over implicit TLS. */
   smtpsPort: number;
   users: MailUser[];
+  /** The servers' self-signed certificate (PEM): the CA a client trusts. */
+  caFile: string;
   /** Stop the servers (clients are disconnected). */
   stop(): Promise<void>;
   /** Start them again on the same ports and mailboxes. */
@@ -100,7 +105,7 @@ export async function startMailServers(users: MailUser[]): Promise<MailServers> 
   const relay = lhloRelay(lmtpPort);
   const cert = join(dir, "cert.pem");
   const key = join(dir, "key.pem");
-  await run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=localhost", "-keyout", key, "-out", cert]);
+  await run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", key, "-out", cert]);
   chmodSync(key, 0o600);
   writeFileSync(join(dir, "passwd"), users.map((u) => `${u.address}:{PLAIN}${u.password}::::::\n`).join(""));
   writeFileSync(
@@ -133,12 +138,60 @@ export async function startMailServers(users: MailUser[]): Promise<MailServers> 
     smtpPort,
     smtpsPort,
     users,
+    caFile: cert,
     stop: halt,
     restart: spawn,
     async close() {
       await halt();
       relay.stop(true);
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A person with a mailbox on the servers: sends through submission, reads their INBOX over IMAP. */
+export interface MailPerson {
+  address: string;
+  /** Send a mail (nodemailer's message fields); resolves with its Message-ID. */
+  send(mail: Record<string, unknown>): Promise<string>;
+  /** Every mail in the person's INBOX, parsed, oldest first. */
+  inbox(): Promise<ParsedMail[]>;
+  /** Wait until the INBOX holds mail matching `predicate`; returns the INBOX then. */
+  waitFor(predicate: (mails: ParsedMail[]) => boolean, what: string, timeoutMs?: number): Promise<ParsedMail[]>;
+}
+
+export function mailPerson(servers: MailServers, user: MailUser): MailPerson {
+  const tls = { ca: readFileSync(servers.caFile, "utf8") };
+  const transport = nodemailer.createTransport({ host: "127.0.0.1", port: servers.smtpPort, secure: false, requireTLS: true, tls, auth: { user: user.address, pass: user.password } });
+  const inbox = async () => {
+    const client = new ImapFlow({ host: "127.0.0.1", port: servers.imapPort, secure: false, tls, auth: { user: user.address, pass: user.password }, logger: false });
+    // a dropped connection fails connect() or a command below; the event needs a listener all the same
+    client.on("error", () => {});
+    await client.connect();
+    const mails: ParsedMail[] = [];
+    try {
+      const box = await client.mailboxOpen("INBOX");
+      if (box.exists > 0) for await (const m of client.fetch("1:*", { source: true })) if (m.source) mails.push(await simpleParser(m.source));
+    } finally {
+      await client.logout();
+    }
+    return mails;
+  };
+  return {
+    address: user.address,
+    async send(mail) {
+      const info = (await transport.sendMail({ from: user.address, ...mail })) as { messageId: string };
+      return info.messageId;
+    },
+    inbox,
+    async waitFor(predicate, what, timeoutMs) {
+      let last: ParsedMail[] = [];
+      await waitFor(
+        async () => predicate((last = await inbox())),
+        () => `${what}; ${user.address} has: ${last.map((m) => `[${m.subject}] ${m.text?.slice(0, 80)}`).join(" | ")}`,
+        timeoutMs,
+      );
+      return last;
     },
   };
 }

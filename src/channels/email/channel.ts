@@ -6,7 +6,7 @@ import type { Transporter } from "nodemailer";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { PlatformChannel } from "../base.ts";
 import { PlatformError } from "../platform-error.ts";
-import { EMAIL_MAX_FETCH_BATCH, EMAIL_MAX_MESSAGE_BYTES, EMAIL_MAX_MESSAGE_CHARS, EMAIL_POLL_INTERVAL_MS } from "../limits.ts";
+import { EMAIL_IDLE_AFTER_MS, EMAIL_MAX_FETCH_BATCH, EMAIL_MAX_MESSAGE_BYTES, EMAIL_MAX_MESSAGE_CHARS, EMAIL_POLL_INTERVAL_MS } from "../limits.ts";
 import { keepConnected } from "../reconnect.ts";
 import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { normalizeMail, parseAttachmentRef, replySubject, replyThreading, type ThreadHeaders } from "./wire.ts";
@@ -111,6 +111,7 @@ export class EmailChannel extends PlatformChannel {
       tls: this.tls(this.imap.host),
       auth: { user: this.username, pass: this.password() },
       logger: false,
+      autoIdleDelay: EMAIL_IDLE_AFTER_MS,
       connectionTimeout: this.limits.requestTimeoutMs,
       greetingTimeout: this.limits.requestTimeoutMs,
     };

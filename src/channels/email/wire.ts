@@ -6,6 +6,7 @@
  * answers an auto-responder or a bounce.
  */
 import type { AddressObject, Attachment, ParsedMail } from "mailparser";
+import { NodeHtmlMarkdown } from "node-html-markdown";
 import { sha256Hex } from "../../core/ids.ts";
 import { CHANNEL_MAX_ATTACHMENTS } from "../limits.ts";
 import type { InboundAttachment, InboundMessage } from "../types.ts";
@@ -48,7 +49,8 @@ export function isAutomatic(mail: ParsedMail, sender: string): boolean {
   const auto = header(mail, "auto-submitted").trim().toLowerCase();
   if (auto !== "" && auto !== "no") return true;
   if (/^(bulk|junk|list)$/i.test(header(mail, "precedence").trim())) return true;
-  if (mail.headers.has("list-id") || mail.headers.has("x-autoreply") || mail.headers.has("x-autorespond")) return true;
+  // mailparser gathers the List-* headers (RFC 2369, 2919) under "list"
+  if (mail.headers.has("list") || mail.headers.has("list-id") || mail.headers.has("x-autoreply") || mail.headers.has("x-autorespond")) return true;
   return /^(mailer-daemon|postmaster|no-?reply|do-?not-?reply)@/i.test(sender);
 }
 
@@ -117,7 +119,8 @@ export function normalizeMail(mail: ParsedMail, ctx: MailContext): { message: In
   const ownId = mail.messageId ?? `<uid.${ctx.uidValidity}.${ctx.uid}@prx>`;
   const id = messageKey(ownId);
   const subject = mail.subject ?? "";
-  const body = mail.text ?? "";
+  // an HTML-only mail is read as Markdown text
+  const body = mail.text?.trim() ? mail.text : typeof mail.html === "string" ? NodeHtmlMarkdown.translate(mail.html) : "";
   const attachments: InboundAttachment[] = [];
   const notes: string[] = [];
   mail.attachments.forEach((attachment, index) => {
