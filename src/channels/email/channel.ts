@@ -120,16 +120,17 @@ export class EmailChannel extends PlatformChannel {
     const ended = new Promise<string>((resolve) => (closed = resolve));
     client.on("close", () => closed("connection closed"));
     client.on("error", (error: unknown) => closed(errorMessage(error)));
-    const abort = () => void client.logout().catch(() => client.close());
+    const abort = () => client.close();
     this.stopper.signal.addEventListener("abort", abort, { once: true });
     let timer: ReturnType<typeof setInterval> | undefined;
     try {
       await client.connect();
       const mailbox = await client.mailboxOpen(this.folder);
-      await this.startAt(String(mailbox.uidValidity), mailbox.uidNext);
-      this.client = client;
       this.state = { ok: true, detail: `${this.username} on ${this.imap.host}, ${this.folder}` };
       onOpen();
+      // the cursor is read once the workspace is open, after the first connection
+      await this.startAt(String(mailbox.uidValidity), mailbox.uidNext);
+      this.client = client;
       client.on("exists", () => this.sweep(onMessage));
       timer = setInterval(() => this.sweep(onMessage), EMAIL_POLL_INTERVAL_MS);
       this.sweep(onMessage);
