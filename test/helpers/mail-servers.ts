@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { ImapFlow } from "imapflow";
 import { simpleParser, type ParsedMail } from "mailparser";
 import nodemailer from "nodemailer";
+import { freePort, listeningOn } from "./own-servers.ts";
 import { waitFor } from "./wait.ts";
 
 export const DOVECOT = Bun.which("dovecot") ?? (Bun.file("/usr/sbin/dovecot").size > 0 ? "/usr/sbin/dovecot" : null);
@@ -37,18 +38,6 @@ export interface MailServers {
   restart(): Promise<void>;
   /** Stop them and remove the directory. */
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
-}
-
-function listening(port: number, what: string): Promise<unknown> {
-  const probe = () => Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {}, open: (s) => void s.end() } }).then(() => true, () => false);
-  return waitFor(probe, `${what} listening on ${port}`, 15_000);
 }
 
 async function run(argv: string[]): Promise<string> {
@@ -125,7 +114,7 @@ export async function startMailServers(users: MailUser[]): Promise<MailServers> 
   let dovecot: ReturnType<typeof Bun.spawn> | null = null;
   const spawn = async () => {
     dovecot = Bun.spawn([DOVECOT!, "-F", "-c", join(dir, "dovecot.conf")], { stdout: "ignore", stderr: "ignore" });
-    await Promise.all([listening(imapPort, "IMAP"), listening(lmtpPort, "LMTP"), listening(smtpPort, "submission"), listening(smtpsPort, "submissions")]);
+    await Promise.all([listeningOn(imapPort, "IMAP", 15_000), listeningOn(lmtpPort, "LMTP", 15_000), listeningOn(smtpPort, "submission", 15_000), listeningOn(smtpsPort, "submissions", 15_000)]);
   };
   const halt = async () => {
     dovecot?.kill("SIGTERM");
