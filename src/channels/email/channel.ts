@@ -195,7 +195,14 @@ export class EmailChannel extends PlatformChannel {
       }
       this.open.set(read.message.id, { uid, thread: read.thread });
       this.openUids.add(uid);
-      await onMessage(read.message);
+      try {
+        await onMessage(read.message);
+      } catch (error) {
+        // not stored: the next search reads it again
+        this.open.delete(read.message.id);
+        this.openUids.delete(uid);
+        throw error;
+      }
     }
   }
 
@@ -263,7 +270,12 @@ export class EmailChannel extends PlatformChannel {
   }
 
   async send(reply: OutboundReply): Promise<string> {
-    const thread = reply.replyTo ? await this.threadOf(reply.replyTo).catch(() => undefined) : undefined;
+    const thread = reply.replyTo
+      ? await this.threadOf(reply.replyTo).catch((error: unknown) => {
+          this.setup.logger.warn(`email: the mail ${reply.replyTo} could not be read for its thread (${errorMessage(error)}); the reply names it alone`);
+          return undefined;
+        })
+      : undefined;
     const threading = thread
       ? replyThreading(thread)
       : reply.replyTo && /^<[^<>\s]+>$/.test(reply.replyTo)
