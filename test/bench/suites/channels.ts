@@ -9,7 +9,8 @@
  * - one channel process taking 5 bursts of 1,000 messages at 1,000 msg/s (100 chats): throughput, p50 and RSS of each
  *   burst, the last against the first (channel-bursts.ts);
  * - email against a real Dovecot: mail submitted -> reply in the INBOX minus provider time, and its process's RSS
- *   against an idle gateway's (channel-email.ts).
+ *   against an idle gateway's (channel-email.ts);
+ * - Signal, Mattermost, Slack, Matrix (fakes) and IRC (ngIRCd): the same two measures (channel-platforms.ts).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,6 +20,7 @@ import { startFakeOpenAI } from "../../fakes/openai-server.ts";
 import { startFakeTelegram, type FakeTelegram } from "../../fakes/telegram-server.ts";
 import { measureBursts } from "../channel-bursts.ts";
 import { emailRows } from "../channel-email.ts";
+import { platformRows } from "../channel-platforms.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 import { waitFor } from "../../helpers/wait.ts";
 
@@ -150,6 +152,10 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
     mkdirSync(emailDir);
     provider.reset();
     rows.push(...(await emailRows({ binary, tmp: emailDir, provider, messages: quick ? 5 : 50, idleMs: IDLE_MS })));
+    const platformsDir = join(tmp, "platforms");
+    mkdirSync(platformsDir);
+    provider.reset();
+    rows.push(...(await platformRows({ binary, tmp: platformsDir, provider, messages: quick ? 10 : 100, gatewayRss })));
   } finally {
     channel.kill("SIGKILL");
     for (const child of children) child.kill("SIGKILL");
