@@ -5,22 +5,19 @@
  * gateway's. The latency includes both submissions and deliveries by the mail server, which no code of prx's does,
  * and Dovecot's IDLE notices twice (it gathers a mailbox's changes for up to half a second before telling them).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ImapFlow } from "imapflow";
 import { handledByLastText } from "../fakes/common.ts";
 import type { FakeServer } from "../fakes/openai-server.ts";
 import { DOVECOT, mailPerson, startMailServers } from "../helpers/mail-servers.ts";
 import { waitFor } from "../helpers/wait.ts";
+import { rssMb } from "./channel-bursts.ts";
 import { stats, type BenchRow } from "./types.ts";
 
 const BOT = { address: "bot@example.test", password: "bot-secret" };
 const ANN = { address: "ann@example.test", password: "ann-secret" };
 
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))!;
-  return Number(line.replace(/\D+/g, "")) / 1024;
-}
 
 export async function emailRows(o: { binary: string; tmp: string; provider: FakeServer; messages: number; idleMs: number }): Promise<BenchRow[]> {
   if (!DOVECOT) {

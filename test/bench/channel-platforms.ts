@@ -4,7 +4,7 @@
  * channel process's RSS against an idle gateway's. WhatsApp and Teams receive through the gateway's webhook route and
  * Discord needs its Gateway session scripted: they are left out here.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { handledByLastText } from "../fakes/common.ts";
 import { startFakeMatrix } from "../fakes/matrix-server.ts";
@@ -13,6 +13,7 @@ import type { FakeServer } from "../fakes/openai-server.ts";
 import { startFakeSignal } from "../fakes/signal-server.ts";
 import { startFakeSlack } from "../fakes/slack-server.ts";
 import { ircPerson, NGIRCD, startNgircd } from "../helpers/ngircd.ts";
+import { rssMb } from "./channel-bursts.ts";
 import { stats, type BenchRow } from "./types.ts";
 
 interface Platform {
@@ -27,10 +28,6 @@ interface Platform {
   stop(): Promise<void>;
 }
 
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))!;
-  return Number(line.replace(/\D+/g, "")) / 1024;
-}
 
 async function platforms(): Promise<Platform[]> {
   const sig = startFakeSignal();
