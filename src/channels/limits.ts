@@ -165,3 +165,19 @@ export const IRC_MAX_LINE_BYTES = 8704;
  * Teams from the user's next message or api_base_url).
  */
 export const CHANNEL_MAX_REMEMBERED_CHATS = 10_000;
+/** An email reply is one mail; text past this many characters goes in another mail of the same thread. */
+export const EMAIL_MAX_MESSAGE_CHARS = 100_000;
+/**
+ * A mail larger than this (RFC822.SIZE, bytes) is not downloaded: its sender is answered from its headers with a note
+ * that it was too large to read. Attachments of a mail below it are fetched again when its turn runs.
+ */
+export const EMAIL_MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
+/**
+ * The folder is searched for unseen mail this often besides IMAP IDLE's notices (servers without IDLE, a notice lost
+ * to a dropped connection, \Seen flags that could not be set).
+ */
+export const EMAIL_POLL_INTERVAL_MS = 60_000;
+/** Unseen mails fetched in one search; the rest are fetched by the next one. */
+export const EMAIL_MAX_FETCH_BATCH = 100;
+/** IMAP IDLE starts this long after the last command (new mail is told at once while idling). */
+export const EMAIL_IDLE_AFTER_MS = 50;

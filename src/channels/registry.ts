@@ -41,6 +41,10 @@ const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Chan
     const { IrcChannel } = await import("./irc/channel.ts");
     return (setup) => new IrcChannel(setup);
   },
+  email: async () => {
+    const { EmailChannel } = await import("./email/channel.ts");
+    return (setup) => new EmailChannel(setup);
+  },
   matrix: async () => {
     const { MatrixChannel } = await import("./matrix/channel.ts");
     return (setup) => new MatrixChannel(setup);

@@ -131,7 +131,7 @@ export class ChannelRunner {
       if (!(await this.o.store.admit(message, "ignored"))) return this.duplicate(message);
       this.stats.ignored += 1;
       this.o.logger.debug(`ignored message ${message.id}: ${decision.reason}`);
-      this.o.onAnswered?.(message.id, []);
+      this.answered(message, []);
       return this.changed();
     }
     if (decision.kind === "refuse") {
@@ -149,7 +149,7 @@ export class ChannelRunner {
     }
     if (!message.text.trim() && !message.attachments?.length) {
       if (!(await this.o.store.admit(message, "ignored"))) return this.duplicate(message);
-      this.o.onAnswered?.(message.id, []);
+      this.answered(message, []);
       return;
     }
     if (!(await this.o.store.admit(message))) return this.duplicate(message);
@@ -175,7 +175,7 @@ export class ChannelRunner {
       if (!(await this.o.store.admit(message, "ignored"))) return this.duplicate(message).then(() => true);
       this.stats.ignored += 1;
       this.o.logger.info(`ignored an approval answer from ${message.senderId}: only an owner answers approvals`);
-      this.o.onAnswered?.(message.id, []);
+      this.answered(message, []);
       this.changed();
       return true;
     }
@@ -226,7 +226,7 @@ export class ChannelRunner {
     this.o.logger.debug(`message ${message.id} was delivered again; it is answered once`);
     // a waiting caller (the webhook channel's synchronous reply) gets the stored answer; an open one settles later
     const entry = await this.o.store.entry(message.id);
-    if (entry && (entry.state === "done" || entry.state === "ignored")) this.o.onAnswered?.(message.id, entry.reply ?? []);
+    if (entry && (entry.state === "done" || entry.state === "ignored")) this.answered(message, entry.reply ?? []);
   }
 
   /**
@@ -277,7 +277,7 @@ export class ChannelRunner {
       await this.deliver(message, parts, entry.partsSent);
       await this.o.store.done(message.id);
       this.stats.answered += 1;
-      this.o.onAnswered?.(message.id, parts);
+      this.answered(message, parts);
     } catch (error) {
       if (this.closing) {
         this.o.logger.info(`message ${message.id} left for the next start: the channel is stopping (${errorMessage(error)})`);
@@ -289,7 +289,7 @@ export class ChannelRunner {
       await this.o.store.done(message.id).catch((failure: unknown) => {
         this.o.logger.error(`message ${message.id} not marked done: ${errorMessage(failure)}`);
       });
-      this.o.onAnswered?.(message.id, parts ?? []);
+      this.answered(message, parts ?? []);
     }
     this.changed();
   }
@@ -363,11 +363,17 @@ export class ChannelRunner {
         await this.o.channel.send({ chatId: message.chatId, threadId: message.threadId, replyTo: message.id, text: part });
       }
       this.stats.lastOutbound = Date.now();
-      this.o.onAnswered?.(message.id, [text]);
+      this.answered(message, [text]);
     } catch (error) {
       this.o.logger.error(`could not send a notice to ${message.chatId}: ${errorMessage(error)}`);
     }
     this.changed();
+  }
+
+  /** The runner is done with the message: a waiting caller gets the parts, and the platform lets the message go. */
+  private answered(message: InboundMessage, parts: string[]): void {
+    this.o.onAnswered?.(message.id, parts);
+    this.o.channel.settled?.(message).catch((error: unknown) => this.o.logger.warn(`message ${message.id} not settled on the platform: ${errorMessage(error)}`));
   }
 
   private changed(): void {

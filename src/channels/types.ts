@@ -101,6 +101,11 @@ export interface Channel {
   readonly rejected?: number;
   /** The bytes of an attachment this adapter named (within `maxBytes`); adapters without media leave it undefined. */
   fetchAttachment?(attachment: InboundAttachment, maxBytes: number, signal: AbortSignal): Promise<Uint8Array>;
+  /**
+   * The runner is done with a message: answered, refused, ignored, or failed for good (also when a message delivered
+   * again turns out to be done). Platforms that hold a message until then (email's \Seen flag) let it go here.
+   */
+  settled?(message: InboundMessage): Promise<void>;
   /** Channels that receive over HTTP answer a request the gateway forwarded; others leave it undefined. */
   handleHttp?(request: ForwardedRequest): Promise<ForwardedResponse>;
   stop(): Promise<void>;

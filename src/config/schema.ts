@@ -306,7 +306,7 @@ export const ChannelConfigSchema = z
       .string()
       .min(1)
       .optional()
-      .describe("environment variable holding the signing secret (webhook, Slack Events API, Telegram webhook secret)"),
+      .describe("environment variable holding the signing secret (webhook, Slack Events API, Telegram webhook secret), IRC's server password or email's mail password"),
     app_token_env: z.string().min(1).optional().describe("Slack Socket Mode: environment variable holding the xapp- token"),
     api_base_url: z.url().optional().describe("platform API root (tests, self-hosted servers, Matrix homeserver)"),
     mode: z
@@ -360,6 +360,26 @@ export const ChannelConfigSchema = z
       .array(z.string().regex(/^[#&][^\s,\x07]{1,49}$/, "an IRC channel name"))
       .optional()
       .describe("irc: channels joined on connect"),
+    imap_server: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]{1,253}:\d{1,5}$/, "host:port")
+      .optional()
+      .describe("email: the IMAP server as host:port (port 993: implicit TLS, else STARTTLS)"),
+    smtp_server: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]{1,253}:\d{1,5}$/, "host:port")
+      .optional()
+      .describe("email: the SMTP submission server as host:port (port 465: implicit TLS, else STARTTLS)"),
+    imap_tls: z.enum(["implicit", "starttls"]).optional().describe("email: how the IMAP connection is secured, when its port does not say"),
+    smtp_tls: z.enum(["implicit", "starttls"]).optional().describe("email: how the SMTP connection is secured, when its port does not say"),
+    address: z.email().optional().describe("email: the bot's address (replies come from it; mail from it is never answered)"),
+    username: z.string().min(1).max(256).optional().describe("email: the IMAP and SMTP login (default: address)"),
+    folder: z.string().min(1).max(256).optional().describe("email: the IMAP folder read for new mail (default INBOX)"),
+    ca_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("email: a PEM file of the certificate authority of self-hosted servers (default: the system's)"),
   })
   .describe("one channel process");
 

@@ -47,7 +47,8 @@ export interface BurstResult {
   cpuMs: number;
 }
 
-function rssMb(pid: number): number {
+/** A process's resident memory (VmRSS), MB. */
+export function rssMb(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))!;
   return Number(line.replace(/\D+/g, "")) / 1024;
 }

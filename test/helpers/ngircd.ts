@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Socket } from "bun";
+import { freePort, listeningOn } from "./own-servers.ts";
 import { waitFor } from "./wait.ts";
 
 export const NGIRCD = Bun.which("ngircd") ?? (Bun.file("/usr/sbin/ngircd").size > 0 ? "/usr/sbin/ngircd" : null);
@@ -18,18 +19,6 @@ export interface Ngircd {
   restart(): Promise<void>;
   /** Stop it and remove its directory. */
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
-}
-
-function listening(port: number): Promise<unknown> {
-  const probe = () => Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {}, open: (s) => void s.end() } }).then(() => true, () => false);
-  return waitFor(probe, `ngircd listening on ${port}`);
 }
 
 export async function startNgircd(): Promise<Ngircd> {
@@ -47,7 +36,7 @@ export async function startNgircd(): Promise<Ngircd> {
   let proc: ReturnType<typeof Bun.spawn> | null = null;
   const spawn = async () => {
     proc = Bun.spawn([NGIRCD!, "-n", "-f", conf], { stdout: "ignore", stderr: "ignore" });
-    await listening(port);
+    await listeningOn(port, "ngircd");
   };
   await spawn();
   return {

@@ -38,6 +38,12 @@ export async function freePort(): Promise<number> {
   }
 }
 
+/** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
+export function listeningOn(port: number, what: string, timeoutMs?: number): Promise<unknown> {
+  const probe = () => Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {}, open: (s) => void s.end() } }).then(() => true, () => false);
+  return waitFor(probe, `${what} listening on ${port}`, timeoutMs);
+}
+
 export interface OwnServer {
   url: string;
   port: number;

@@ -7,7 +7,10 @@
  *   supervisor's first backoff step, CHANNEL_RESTART_BASE_MS);
  * - 100 chats x 10 messages at once through one Telegram process: each answered once and in order per chat;
  * - one channel process taking 5 bursts of 1,000 messages at 1,000 msg/s (100 chats): throughput, p50 and RSS of each
- *   burst, the last against the first (channel-bursts.ts).
+ *   burst, the last against the first (channel-bursts.ts);
+ * - email against a real Dovecot: mail submitted -> reply in the INBOX minus provider time, and its process's RSS
+ *   against an idle gateway's (channel-email.ts);
+ * - Signal, Mattermost, Slack, Matrix (fakes) and IRC (ngIRCd): the same two measures (channel-platforms.ts).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,6 +19,8 @@ import { handledByLastText } from "../../fakes/common.ts";
 import { startFakeOpenAI } from "../../fakes/openai-server.ts";
 import { startFakeTelegram, type FakeTelegram } from "../../fakes/telegram-server.ts";
 import { measureBursts } from "../channel-bursts.ts";
+import { emailRows } from "../channel-email.ts";
+import { platformRows } from "../channel-platforms.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 import { waitFor } from "../../helpers/wait.ts";
 
@@ -145,6 +150,14 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
     await supervised.exited;
 
     rows.push(...(await burstRows(binary, tmp)));
+    const emailDir = join(tmp, "email");
+    mkdirSync(emailDir);
+    provider.reset();
+    rows.push(...(await emailRows({ binary, tmp: emailDir, provider, messages: quick ? 5 : 50, idleMs: IDLE_MS })));
+    const platformsDir = join(tmp, "platforms");
+    mkdirSync(platformsDir);
+    provider.reset();
+    rows.push(...(await platformRows({ binary, tmp: platformsDir, provider, messages: quick ? 10 : 100, gatewayRss })));
   } finally {
     channel.kill("SIGKILL");
     for (const child of children) child.kill("SIGKILL");

@@ -1,0 +1,334 @@
+import { readFileSync } from "node:fs";
+import { ImapFlow, type ImapFlowOptions } from "imapflow";
+import { simpleParser, type ParsedMail } from "mailparser";
+import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
+import { errorMessage, PrxError } from "../../core/errors.ts";
+import { PlatformChannel } from "../base.ts";
+import { PlatformError } from "../platform-error.ts";
+import { EMAIL_IDLE_AFTER_MS, EMAIL_MAX_FETCH_BATCH, EMAIL_MAX_MESSAGE_BYTES, EMAIL_MAX_MESSAGE_CHARS, EMAIL_POLL_INTERVAL_MS } from "../limits.ts";
+import { keepConnected } from "../reconnect.ts";
+import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import { normalizeMail, parseAttachmentRef, replySubject, replyThreading, type ThreadHeaders } from "./wire.ts";
+
+interface Server {
+  host: string;
+  port: number;
+  /** TLS from the first byte; else STARTTLS, required. */
+  implicit: boolean;
+}
+
+function serverOf(value: string, tls: "implicit" | "starttls" | undefined, implicitPort: number): Server {
+  const colon = value.lastIndexOf(":");
+  const port = Number(value.slice(colon + 1));
+  return { host: value.slice(0, colon), port, implicit: tls ? tls === "implicit" : port === implicitPort };
+}
+
+/** An SMTP failure worth trying again: a 4xx answer or a dropped or refused connection (a 5xx is final). */
+function smtpRetryable(error: unknown): boolean {
+  const e = error as { responseCode?: number; code?: string };
+  if (typeof e.responseCode === "number") return e.responseCode >= 400 && e.responseCode < 500;
+  return ["ECONNECTION", "ETIMEDOUT", "ESOCKET", "EDNS", "ECONNRESET", "ECONNREFUSED"].includes(e.code ?? "");
+}
+
+/**
+ * Email: new mail in `folder` (default INBOX) over IMAP, told by IDLE and searched again every EMAIL_POLL_INTERVAL_MS
+ * (servers without IDLE are polled by NOOP); replies over SMTP submission (STARTTLS required, or implicit TLS; AUTH
+ * PLAIN or LOGIN as the server offers), threaded by Message-ID, In-Reply-To and References, quoting nothing. A mail is
+ * flagged \Seen only once the runner settled it (answered, refused or ignored): unseen mail is searched again on every
+ * connection, so a process killed mid-message answers it after its restart, once (the store keys it by Message-ID).
+ * Mail that arrived before the channel's first start is never answered (the cursor keeps the first UID to read).
+ */
+export class EmailChannel extends PlatformChannel {
+  readonly kind = "email" as const;
+  readonly capabilities = { edit: false, threads: true, maxMessageLength: EMAIL_MAX_MESSAGE_CHARS, typing: false };
+  private readonly imap: Server;
+  private readonly smtp: Server;
+  private readonly address: string;
+  private readonly username: string;
+  private readonly folder: string;
+  private readonly ca: string | undefined;
+  private client: ImapFlow | null = null;
+  private uidValidity = "";
+  /** The first UID answered under uidValidity. */
+  private floor = 1;
+  /** Mail handed to the runner and not settled yet: by store id, its UID and what a reply to it needs. */
+  private readonly open = new Map<string, { uid: number; thread: ThreadHeaders }>();
+  private readonly openUids = new Set<number>();
+  private sweeping: Promise<void> | null = null;
+  private sweepAgain = false;
+  private transport: Transporter | null = null;
+
+  constructor(setup: ChannelSetup) {
+    super(setup);
+    const { imap_server, smtp_server, address } = setup.config;
+    if (!imap_server || !smtp_server || !address) {
+      throw new PrxError("CHANNEL_CONFIG", `channel ${this.name}: email needs imap_server, smtp_server and address`, {
+        hint: `set imap_server = "imap.example.com:993", smtp_server = "smtp.example.com:587", address = "bot@example.com" and secret_env = "EMAIL_PASSWORD" in [channels.${this.name}]`,
+      });
+    }
+    this.imap = serverOf(imap_server, setup.config.imap_tls, 993);
+    this.smtp = serverOf(smtp_server, setup.config.smtp_tls, 465);
+    this.address = address;
+    this.username = setup.config.username ?? address;
+    this.folder = setup.config.folder ?? "INBOX";
+    this.ca = setup.config.ca_file ? readFileSync(setup.config.ca_file, "utf8") : undefined;
+  }
+
+  private password(): string {
+    return this.requireSecret("secret_env", "mail password", "EMAIL_PASSWORD");
+  }
+
+  private tls(host: string): { servername?: string; ca?: string; minVersion: "TLSv1.2" } {
+    return { ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }), ...(this.ca ? { ca: this.ca } : {}), minVersion: "TLSv1.2" };
+  }
+
+  async start(onMessage: OnMessage): Promise<void> {
+    this.password();
+    let opened!: () => void;
+    const first = new Promise<void>((resolve) => (opened = resolve));
+    this.loop = keepConnected({
+      what: "IMAP connection",
+      connection: (connected) =>
+        this.connection(onMessage, () => {
+          connected();
+          opened();
+        }),
+      onEnded: (why) => (this.state = { ok: false, detail: `reconnecting: ${why}` }),
+      logger: this.setup.logger,
+      signal: this.stopper.signal,
+    });
+    await this.firstConnection(first);
+  }
+
+  /** One IMAP connection with the folder selected; resolves with why it ended. */
+  private async connection(onMessage: OnMessage, onOpen: () => void): Promise<string> {
+    const options: ImapFlowOptions & { doSTARTTLS?: boolean } = {
+      host: this.imap.host,
+      port: this.imap.port,
+      secure: this.imap.implicit,
+      doSTARTTLS: !this.imap.implicit,
+      tls: this.tls(this.imap.host),
+      auth: { user: this.username, pass: this.password() },
+      logger: false,
+      autoIdleDelay: EMAIL_IDLE_AFTER_MS,
+      connectionTimeout: this.limits.requestTimeoutMs,
+      greetingTimeout: this.limits.requestTimeoutMs,
+    };
+    const client = new ImapFlow(options);
+    let closed!: (why: string) => void;
+    const ended = new Promise<string>((resolve) => (closed = resolve));
+    client.on("close", () => closed("connection closed"));
+    client.on("error", (error: unknown) => closed(errorMessage(error)));
+    const abort = () => client.close();
+    this.stopper.signal.addEventListener("abort", abort, { once: true });
+    let timer: ReturnType<typeof setInterval> | undefined;
+    try {
+      await client.connect();
+      const mailbox = await client.mailboxOpen(this.folder);
+      this.state = { ok: true, detail: `${this.username} on ${this.imap.host}, ${this.folder}` };
+      onOpen();
+      // the cursor is read once the workspace is open, after the first connection
+      await this.startAt(String(mailbox.uidValidity), mailbox.uidNext);
+      this.client = client;
+      client.on("exists", () => this.sweep(onMessage));
+      timer = setInterval(() => this.sweep(onMessage), EMAIL_POLL_INTERVAL_MS);
+      this.sweep(onMessage);
+      return await ended;
+    } catch (error) {
+      client.close();
+      return `IMAP: ${errorMessage(error)}`;
+    } finally {
+      clearInterval(timer);
+      this.stopper.signal.removeEventListener("abort", abort);
+      if (this.client === client) this.client = null;
+    }
+  }
+
+  /** The cursor (`<UIDVALIDITY>:<first UID>`): kept while the folder's UIDVALIDITY stays, else started over at UIDNEXT. */
+  private async startAt(uidValidity: string, uidNext: number): Promise<void> {
+    const saved = /^(\d+):(\d+)$/.exec((await this.setup.cursor.get()) ?? "");
+    if (saved && saved[1] === uidValidity) {
+      this.floor = Number(saved[2]);
+    } else {
+      if (saved) this.setup.logger.warn(`email: ${this.folder} was renumbered (UIDVALIDITY ${saved[1]} -> ${uidValidity}); answering mail from now on`);
+      this.floor = uidNext;
+      await this.setup.cursor.set(`${uidValidity}:${uidNext}`);
+    }
+    if (uidValidity !== this.uidValidity) {
+      this.open.clear();
+      this.openUids.clear();
+    }
+    this.uidValidity = uidValidity;
+  }
+
+  /** Read the unseen mail not handed over yet; a sweep asked for meanwhile runs once this one ends. */
+  private sweep(onMessage: OnMessage): void {
+    if (this.sweeping) {
+      this.sweepAgain = true;
+      return;
+    }
+    this.sweeping = (async () => {
+      do {
+        this.sweepAgain = false;
+        await this.readUnseen(onMessage).catch((error: unknown) => this.setup.logger.warn(`email: reading ${this.folder} failed: ${errorMessage(error)}`));
+      } while (this.sweepAgain && !this.stopper.signal.aborted);
+    })().finally(() => (this.sweeping = null));
+  }
+
+  private async readUnseen(onMessage: OnMessage): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    const found = (await client.search({ seen: false, uid: `${this.floor}:*` }, { uid: true })) || [];
+    // "N:*" names the last message even when its UID is below N
+    const uids = found.filter((uid) => uid >= this.floor && !this.openUids.has(uid)).sort((a, b) => a - b);
+    if (uids.length > EMAIL_MAX_FETCH_BATCH) this.sweepAgain = true;
+    for (const uid of uids.slice(0, EMAIL_MAX_FETCH_BATCH)) {
+      if (this.stopper.signal.aborted || this.client !== client) return;
+      await this.setup.waitForCapacity?.();
+      const read = await this.read(client, uid);
+      if (!read) {
+        // nobody to answer (no sender): nothing will settle it
+        await client.messageFlagsAdd(String(uid), ["\\Seen"], { uid: true });
+        this.setup.logger.warn(`email: mail ${uid} in ${this.folder} has no sender; marked seen unanswered`);
+        continue;
+      }
+      this.open.set(read.message.id, { uid, thread: read.thread });
+      this.openUids.add(uid);
+      try {
+        await onMessage(read.message);
+      } catch (error) {
+        // not stored: the next search reads it again
+        this.open.delete(read.message.id);
+        this.openUids.delete(uid);
+        throw error;
+      }
+    }
+  }
+
+  /** One mail, parsed and normalised; one over EMAIL_MAX_MESSAGE_BYTES is read from its headers only. */
+  private async read(client: ImapFlow, uid: number): Promise<{ message: InboundMessage; thread: ThreadHeaders } | undefined> {
+    const meta = await client.fetchOne(String(uid), { uid: true, size: true, internalDate: true }, { uid: true });
+    if (!meta) return undefined;
+    const received = meta.internalDate instanceof Date ? meta.internalDate.getTime() : Date.now();
+    const ctx = { channel: this.name, me: this.address, uid, uidValidity: this.uidValidity, receivedAt: received };
+    const size = meta.size ?? 0;
+    if (size > EMAIL_MAX_MESSAGE_BYTES) {
+      const head = await client.fetchOne(String(uid), { uid: true, headers: true }, { uid: true });
+      const mail = await simpleParser(head && head.headers ? head.headers : Buffer.alloc(0));
+      const read = normalizeMail(mail, ctx);
+      if (read) read.message.text = `[an email of ${size} bytes arrived, over the limit of ${EMAIL_MAX_MESSAGE_BYTES}; it was not read]`;
+      return read;
+    }
+    return normalizeMail(await this.parse(client, uid), ctx);
+  }
+
+  private async parse(client: ImapFlow, uid: number): Promise<ParsedMail> {
+    const full = await client.fetchOne(String(uid), { uid: true, source: true }, { uid: true });
+    if (!full || !full.source) throw new PlatformError("email", `mail ${uid} is gone from ${this.folder}`, null, false);
+    return simpleParser(full.source, { skipTextToHtml: true, skipTextLinks: true });
+  }
+
+  /** The runner is done with a mail (answered, refused or ignored): it is flagged \Seen. */
+  async settled(message: InboundMessage): Promise<void> {
+    const client = this.client;
+    const open = this.open.get(message.id);
+    try {
+      if (!client) throw new Error("not connected (reconnecting)");
+      const uid = open?.uid ?? (await this.uidOf(client, message.id));
+      if (uid !== undefined) await client.messageFlagsAdd(String(uid), ["\\Seen"], { uid: true });
+      this.open.delete(message.id);
+      if (open) this.openUids.delete(open.uid);
+    } catch (error) {
+      // still unseen: the next search reads it again, and the store (answered once) settles it then
+      if (open) this.openUids.delete(open.uid);
+      this.open.delete(message.id);
+      this.setup.logger.warn(`email: could not mark ${message.id} seen (${errorMessage(error)}); it is settled again after the next search`);
+    }
+  }
+
+  /** The UID of a Message-ID in the folder (a message resumed after a restart that no search has read yet). */
+  private async uidOf(client: ImapFlow, id: string): Promise<number | undefined> {
+    if (!/^<[^<>\s]+>$/.test(id) || id.startsWith("<sha256.") || id.startsWith("<uid.")) {
+      const uid = /^<uid\.(\d+)\.(\d+)@prx>$/.exec(id);
+      return uid && uid[1] === this.uidValidity ? Number(uid[2]) : undefined;
+    }
+    const found = (await client.search({ header: { "message-id": id } }, { uid: true })) || [];
+    return found.at(-1);
+  }
+
+  /** What a reply to `id` needs: from the mail handed over, else from the folder (a reply resumed after a restart). */
+  private async threadOf(id: string): Promise<ThreadHeaders | undefined> {
+    const open = this.open.get(id);
+    if (open) return open.thread;
+    const client = this.client;
+    if (!client) return undefined;
+    const uid = await this.uidOf(client, id);
+    if (uid === undefined) return undefined;
+    const ctx = { channel: this.name, me: this.address, uid, uidValidity: this.uidValidity, receivedAt: Date.now() };
+    return normalizeMail(await this.parse(client, uid), ctx)?.thread;
+  }
+
+  async send(reply: OutboundReply): Promise<string> {
+    const thread = reply.replyTo
+      ? await this.threadOf(reply.replyTo).catch((error: unknown) => {
+          this.setup.logger.warn(`email: the mail ${reply.replyTo} could not be read for its thread (${errorMessage(error)}); the reply names it alone`);
+          return undefined;
+        })
+      : undefined;
+    const threading = thread
+      ? replyThreading(thread)
+      : reply.replyTo && /^<[^<>\s]+>$/.test(reply.replyTo)
+        ? { inReplyTo: reply.replyTo, references: [reply.replyTo] }
+        : undefined;
+    const mail = {
+      from: this.address,
+      to: reply.chatId,
+      subject: thread ? replySubject(thread.subject) : reply.replyTo ? "Re: your message" : "A message from your assistant",
+      text: reply.text,
+      // RFC 3834: an automatic answer, so auto-responders do not answer it back
+      headers: { "Auto-Submitted": "auto-replied" },
+      ...(threading ? { inReplyTo: threading.inReplyTo, references: threading.references } : {}),
+    };
+    const info = await this.retrying("SMTP send", async () => {
+      try {
+        return (await this.smtpTransport().sendMail(mail)) as { messageId?: string };
+      } catch (error) {
+        throw new PlatformError("email", `SMTP: ${errorMessage(error)}`, null, smtpRetryable(error), undefined, error);
+      }
+    });
+    return info.messageId ?? `${reply.chatId}:${Date.now()}`;
+  }
+
+  private smtpTransport(): Transporter {
+    this.transport ??= nodemailer.createTransport({
+      host: this.smtp.host,
+      port: this.smtp.port,
+      secure: this.smtp.implicit,
+      requireTLS: !this.smtp.implicit,
+      auth: { user: this.username, pass: this.password() },
+      tls: this.tls(this.smtp.host),
+      connectionTimeout: this.limits.requestTimeoutMs,
+      greetingTimeout: this.limits.requestTimeoutMs,
+      socketTimeout: this.limits.requestTimeoutMs,
+    });
+    return this.transport;
+  }
+
+  async fetchAttachment(attachment: InboundAttachment, maxBytes: number): Promise<Uint8Array> {
+    const ref = parseAttachmentRef(attachment.ref);
+    const client = this.client;
+    if (!ref) throw new PlatformError("email", `not an attachment of this channel: ${attachment.ref}`, null, false);
+    if (!client) throw new PlatformError("email", "not connected (reconnecting)", null, true);
+    if (ref.uidValidity !== this.uidValidity) throw new PlatformError("email", `${this.folder} was renumbered since the mail arrived`, null, false);
+    const part = (await this.parse(client, ref.uid)).attachments[ref.index];
+    if (!part) throw new PlatformError("email", `mail ${ref.uid} has no attachment ${ref.index}`, null, false);
+    if (part.content.length > maxBytes) throw new PlatformError("email", `the attachment is ${part.content.length} bytes, over the limit of ${maxBytes}`, null, false);
+    return new Uint8Array(part.content);
+  }
+
+  override async stop(): Promise<void> {
+    await super.stop();
+    this.transport?.close();
+  }
+}

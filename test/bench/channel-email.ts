@@ -1,0 +1,100 @@
+/**
+ * The email channel's rows of `bun run bench channels`, against a real Dovecot (IMAP with IDLE, SMTP submission,
+ * LMTP delivery) on 127.0.0.1: a person's mail submitted -> the reply delivered to the person's INBOX (told by the
+ * person's own IMAP IDLE), minus the provider's time for the turn; and the channel process's RSS against an idle
+ * gateway's. The latency includes both submissions and deliveries by the mail server, which no code of prx's does,
+ * and Dovecot's IDLE notices twice (it gathers a mailbox's changes for up to half a second before telling them).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ImapFlow } from "imapflow";
+import { handledByLastText } from "../fakes/common.ts";
+import type { FakeServer } from "../fakes/openai-server.ts";
+import { DOVECOT, mailPerson, startMailServers } from "../helpers/mail-servers.ts";
+import { waitFor } from "../helpers/wait.ts";
+import { rssMb } from "./channel-bursts.ts";
+import { stats, type BenchRow } from "./types.ts";
+
+const BOT = { address: "bot@example.test", password: "bot-secret" };
+const ANN = { address: "ann@example.test", password: "ann-secret" };
+
+
+export async function emailRows(o: { binary: string; tmp: string; provider: FakeServer; messages: number; idleMs: number }): Promise<BenchRow[]> {
+  if (!DOVECOT) {
+    console.log("  email: Dovecot is not installed (apt-get install dovecot-imapd dovecot-lmtpd dovecot-submissiond); its rows are left out");
+    return [];
+  }
+  const servers = await startMailServers([BOT, ANN]);
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: o.tmp, MAIL_PASSWORD: BOT.password };
+  writeFileSync(
+    join(o.tmp, "config.toml"),
+    `default_provider = "fake"\nautonomy = { level = "full" }\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${o.provider.url}"\n` +
+      `[reliability]\nretries = 0\n[memory]\nauto_recall = false\n` +
+      `[channels.mail]\nkind = "email"\nimap_server = "127.0.0.1:${servers.imapPort}"\nsmtp_server = "127.0.0.1:${servers.smtpPort}"\n` +
+      `address = "${BOT.address}"\nsecret_env = "MAIL_PASSWORD"\nca_file = "${servers.caFile}"\ndm_policy = "open"\n`,
+  );
+  const children: Array<ReturnType<typeof Bun.spawn>> = [];
+  const watcher = new ImapFlow({ host: "127.0.0.1", port: servers.imapPort, secure: false, tls: { ca: await Bun.file(servers.caFile).text() }, auth: { user: ANN.address, pass: ANN.password }, logger: false, autoIdleDelay: 20 });
+  watcher.on("error", () => {});
+  try {
+    const channel = Bun.spawn([o.binary, "channel", "run", "mail", "-w", o.tmp], { env, stdout: "pipe", stderr: "ignore" });
+    children.push(channel);
+    const reader = (channel.stdout as ReadableStream<Uint8Array>).getReader();
+    let out = "";
+    while (!out.includes("running: bot@example.test")) out += new TextDecoder().decode((await reader.read()).value);
+    await watcher.connect();
+    let exists = (await watcher.mailboxOpen("INBOX")).exists;
+    const arrivals: number[] = [];
+    watcher.on("exists", (data: { count: number }) => {
+      for (let i = exists; i < data.count; i++) arrivals.push(performance.now());
+      exists = data.count;
+    });
+    const ann = mailPerson(servers, ANN);
+    const overheads: number[] = [];
+    for (let i = 0; i < o.messages + 3; i++) {
+      const text = `latency ${i}`;
+      const before = arrivals.length;
+      const t0 = performance.now();
+      await ann.send({ to: BOT.address, subject: text, text });
+      await waitFor(() => arrivals.length > before, "the reply in the INBOX");
+      const handled = handledByLastText(o.provider).find(([t]) => t.endsWith(text))?.[1] ?? 0;
+      if (i >= 3) overheads.push(arrivals[before]! - t0 - handled); // the first turns warm the JIT up
+    }
+    const s = stats(overheads);
+    Bun.gc(true);
+    await Bun.sleep(1500);
+    const channelRss = rssMb(channel.pid);
+    channel.kill("SIGTERM");
+    await channel.exited;
+    const gateway = Bun.spawn([o.binary, "gateway", "--port", "0", "-w", o.tmp], { env, stdout: "pipe", stderr: "ignore" });
+    children.push(gateway);
+    const g = (gateway.stdout as ReadableStream<Uint8Array>).getReader();
+    let gout = "";
+    while (!/pairing code: ([A-Z2-9]{8})/.test(gout)) gout += new TextDecoder().decode((await g.read()).value);
+    await Bun.sleep(o.idleMs);
+    const gatewayRss = rssMb(gateway.pid);
+    return [
+      {
+        suite: "channels",
+        name: "email: mail submitted -> reply in the INBOX, minus provider time, p50",
+        value: s.p50,
+        unit: "ms",
+        target: { op: "<=", value: 5 },
+        note: `p99 ${s.p99.toFixed(1)} ms; ${o.messages} sequential mails through a real Dovecot: two submissions, two LMTP deliveries, two IDLE notices (Dovecot waits up to 500 ms before each)`,
+      },
+      {
+        suite: "channels",
+        name: "email: channel process RSS / gateway idle RSS",
+        value: channelRss / gatewayRss,
+        unit: "count",
+        target: { op: "<=", value: 1.5 },
+        note: `channel ${channelRss.toFixed(1)} MB after ${o.messages + 3} turns, gateway idle ${gatewayRss.toFixed(1)} MB`,
+      },
+    ];
+  } finally {
+    await watcher.logout().catch(() => watcher.close());
+    for (const child of children) child.kill("SIGKILL");
+    await Promise.all(children.map((child) => child.exited));
+    await servers.close();
+  }
+}
