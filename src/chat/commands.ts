@@ -1,3 +1,4 @@
+import { timeText } from "../core/time-text.ts";
 import type { AgentHost } from "../agent/index.ts";
 import { PrxError } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
@@ -54,7 +55,7 @@ export async function runChatCommand(line: string, state: ChatState, host: Agent
       if (sessions.length === 0) out.info("no sessions yet");
       for (const s of sessions) {
         const mark = s.id === state.sessionId ? "*" : " ";
-        out.line(`${mark} ${s.id}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${s.messageCount} msgs  ${s.title}`);
+        out.line(`${mark} ${s.id}  ${timeText(s.updatedAt)}  ${s.messageCount} msgs  ${s.title}`);
       }
       return true;
     }

@@ -1,3 +1,4 @@
+import { timeText } from "../core/time-text.ts";
 import { sinceOf } from "./since.ts";
 import { AUDIT_LIST_DEFAULT, AUDIT_LIST_MAX } from "../agent/approvals/limits.ts";
 import { loadConfig } from "../config/loader.ts";
@@ -18,7 +19,7 @@ function line(e: AuditEntry): string {
   const who = e.sender ? ` ${visible(e.sender)}` : "";
   const error = e.error ? `  ${visible(e.error.split("\n")[0]!.slice(0, 120))}` : "";
   return (
-    `${new Date(Number(e.at)).toISOString()}  ${visible(e.session_id)}  ${visible(e.channel)}${who}  ${visible(e.tool)} (${e.risk})  ` +
+    `${timeText(Number(e.at))}  ${visible(e.session_id)}  ${visible(e.channel)}${who}  ${visible(e.tool)} (${e.risk})  ` +
     `${e.decision} by ${visible(e.decided_by)}  ${e.outcome}  ${Math.round(Number(e.duration_ms))} ms  ${visible(e.args_preview.slice(0, 80))}${error}`
   );
 }

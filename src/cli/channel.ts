@@ -1,3 +1,4 @@
+import { timeText } from "../core/time-text.ts";
 import { PARENT_WATCH_INTERVAL_MS } from "../channels/limits.ts";
 import { errorMessage, isPrxError } from "../core/errors.ts";
 import { terminalJson, visible } from "../core/terminal.ts";
@@ -50,7 +51,7 @@ export async function channelCommand(argv: string[]): Promise<number> {
       else if (rows.length === 0) process.stdout.write("no channel has run in this workspace yet\n");
       else
         for (const r of rows) {
-          const when = (t: number | null) => (t === null ? "never" : new Date(t).toISOString());
+          const when = (t: number | null) => (t === null ? "never" : timeText(t));
           process.stdout.write(
             `${visible(r.channel)}  ${visible(r.state)}${r.pid ? ` (pid ${r.pid})` : ""}  last inbound ${when(r.last_inbound)}  last outbound ${when(r.last_outbound)}${r.last_error ? `  last error${r.last_error_at === null ? "" : ` at ${when(r.last_error_at)}`}: ${visible(r.last_error)}` : ""}\n`,
           );

@@ -1,3 +1,4 @@
+import { timeText } from "../core/time-text.ts";
 import { loadConfig } from "../config/loader.ts";
 import { PrxError } from "../core/errors.ts";
 import { terminalJson, visible } from "../core/terminal.ts";
@@ -25,7 +26,7 @@ function what(job: CronJobView): string {
 
 function when(job: CronJobView): string {
   const s = job.schedule;
-  if (s.kind === "at") return `at ${s.at}`;
+  if (s.kind === "at") return `at ${timeText(s.at)}`;
   if (s.kind === "every") return `every ${s.every_ms} ms`;
   return `cron "${s.expr}"${s.tz ? ` ${s.tz}` : ""}`;
 }
@@ -33,7 +34,7 @@ function when(job: CronJobView): string {
 function line(job: CronJobView): string {
   const where = `${job.channel}${job.chat_id ? `:${job.chat_id}` : ""}`;
   const name = job.name ? ` (${visible(job.name)})` : "";
-  const next = job.next_run ?? (job.last_error ? `not again: ${job.last_error.slice(0, 80)}` : "not again");
+  const next = (job.next_run && timeText(job.next_run)) ?? (job.last_error ? `not again: ${job.last_error.slice(0, 80)}` : "not again");
   return `${job.id}${name}  ${visible(when(job))}  next ${visible(next)}  ${visible(where)}  ${visible(job.session_id)}  ${visible(what(job).slice(0, 80))}`;
 }
 
@@ -92,7 +93,7 @@ async function act(storage: Storage, sub: (typeof SUBCOMMANDS)[number], ids: str
   }));
   print(
     { id, runs },
-    runs.length === 0 ? `${id}: no runs yet` : runs.map((r) => `${r.at}  ${r.ok ? "ok  " : "fail"}  ${r.slot ? `slot ${r.slot}` : "manual"}  ${visible(r.detail.split("\n")[0]!.slice(0, 100))}`).join("\n"),
+    runs.length === 0 ? `${id}: no runs yet` : runs.map((r) => `${timeText(r.at)}  ${r.ok ? "ok  " : "fail"}  ${r.slot ? `slot ${timeText(r.slot)}` : "manual"}  ${visible(r.detail.split("\n")[0]!.slice(0, 100))}`).join("\n"),
   );
   return 0;
 }

@@ -1,3 +1,4 @@
+import { timeText } from "../core/time-text.ts";
 import { toolCallLine } from "../chat/render.ts";
 import {
   deleteSessionData,
@@ -51,11 +52,11 @@ function notFound(id: string): PrxError {
 
 function summaryLine(s: SessionSummary): string {
   const agent = s.agent === "main" ? "" : `  @${visible(s.agent)}`;
-  return `${visible(s.id)}  ${s.updatedAt}  ${String(s.messageCount).padStart(4)} messages  ${visible(s.channel)}${agent}  ${s.title ? visible(s.title) : "(untitled)"}`;
+  return `${visible(s.id)}  ${timeText(s.updatedAt)}  ${String(s.messageCount).padStart(4)} messages  ${visible(s.channel)}${agent}  ${s.title ? visible(s.title) : "(untitled)"}`;
 }
 
 function summaryNote(s: ConversationSummary): string {
-  return `-- summary of messages 1-${s.throughSeq} (by ${visible(s.model)}, ${s.createdAt}) --\n${visible(s.content, { multiline: true })}\n--`;
+  return `-- summary of messages 1-${s.throughSeq} (by ${visible(s.model)}, ${timeText(s.createdAt)}) --\n${visible(s.content, { multiline: true })}\n--`;
 }
 
 /** Messages oldest first, each summary where it stands: after the last message it covers. */
@@ -65,7 +66,7 @@ function messageLines(messages: StoredMessage[], summaries: ConversationSummary[
   for (const m of messages) {
     const calls = m.toolCalls?.length ? m.toolCalls.map((c) => `\n  → ${visible(toolCallLine(c))}`).join("") : "";
     const name = m.name ? ` (${visible(m.name)})` : "";
-    blocks.push(`#${m.seq} ${m.role}${name} ${m.createdAt}${calls}\n${visible(m.content, { multiline: true })}`);
+    blocks.push(`#${m.seq} ${m.role}${name} ${timeText(m.createdAt)}${calls}\n${visible(m.content, { multiline: true })}`);
     const note = notes.get(m.seq);
     if (note) blocks.push(summaryNote(note));
   }
