@@ -5,6 +5,7 @@
  * `prx channel status`, and its warning is in the workspace's logs/prx.log, while the channel keeps running and
  * answers messages once the platform recovers.
  */
+import { timeText } from "../../src/core/time-text.ts";
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -115,6 +116,6 @@ test("prx channel status shows the last error and when it happened", async () =>
   expect(row!.last_error_at).toBe(Date.parse(info.last_error_at!));
   const text = await runPrx(["channel", "status", "-w", dir]);
   expect(text.code).toBe(0);
-  expect(text.stdout).toContain(`last error at ${info.last_error_at}: `);
+  expect(text.stdout).toContain(`last error at ${timeText(info.last_error_at!)}: `);
   expect(text.stdout).toContain("HTTP 200 with a body that is not JSON");
 });
