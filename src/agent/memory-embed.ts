@@ -4,8 +4,6 @@ import { openPgMemory } from "../memory/create.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import type { EmbedTexts } from "../memory/embeddings.ts";
 import type { SqliteHybrid } from "../memory/sqlite.ts";
-import type { Database } from "bun:sqlite";
-import { openMemoryVectors } from "../storage/open.ts";
 import type { FileStores } from "../storage/types.ts";
 import { isExternalProviderName } from "../providers/resolver.ts";
 import type { ProviderResolver } from "../providers/types.ts";
@@ -70,12 +68,12 @@ export async function sqliteRecallMode(
  * how many entries have a current vector and how many wait for one.
  */
 export async function describeSqliteRecall(
-  db: Database,
+  files: Pick<FileStores, "memoryVectors">,
   cacheDir: string,
   config: Config,
   providers: ProviderResolver,
 ): Promise<{ recall: "fts" | "hybrid"; detail: string; vectors?: number; pending?: number }> {
-  const mode = await sqliteRecallMode({ memoryVectors: (dir) => openMemoryVectors(db, dir) }, cacheDir, config, providers);
+  const mode = await sqliteRecallMode(files, cacheDir, config, providers);
   if (!mode.hybrid) return { recall: mode.recall, detail: mode.detail };
   const counts = mode.hybrid.vectors.counts();
   return { recall: "hybrid", detail: `${mode.detail}; ${counts.vectors} with a vector, ${counts.pending} waiting (prx memory reindex)`, ...counts };

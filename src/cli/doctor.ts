@@ -97,10 +97,11 @@ async function memoryRecallCheck(workspace: Workspace, config: Config): Promise<
     const { describeSqliteRecall, memoryEmbedder } = await import("../agent/memory-embed.ts");
     const { createProviderResolver } = await import("../providers/index.ts");
     const { openSqliteDatabase } = await import("../storage/sqlite/database.ts");
+    const { openMemoryVectors } = await import("../storage/open.ts");
     const providers = createProviderResolver(config, { configPath: workspace.configPath });
     const db = openSqliteDatabase(workspace.dbPath);
     try {
-      const recall = await describeSqliteRecall(db, workspace.cacheDir, config, providers);
+      const recall = await describeSqliteRecall({ memoryVectors: (dir) => openMemoryVectors(db, dir) }, workspace.cacheDir, config, providers);
       const wanted = memoryEmbedder(config, providers) !== undefined;
       return [{ status: wanted && recall.recall !== "hybrid" ? "warn" : "ok", name: "memory recall", detail: recall.detail }];
     } finally {

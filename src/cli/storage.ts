@@ -4,7 +4,7 @@ import { loadConfig } from "../config/loader.ts";
 import { PrxError } from "../core/errors.ts";
 import { openWorkspace } from "../core/workspace.ts";
 import { detectVectorSupport } from "../memory/postgres-vector.ts";
-import { migrateSqlite, openSqliteDatabase, sqliteStatus, urlFromEnv, type MigrationStatus } from "../storage/index.ts";
+import { migrateSqlite, openMemoryVectors, openSqliteDatabase, sqliteStatus, urlFromEnv, type MigrationStatus } from "../storage/index.ts";
 import { parseCommand, unknownName, usageError } from "./args.ts";
 
 export const SUBCOMMANDS = ["status", "migrate", "copy"] as const;
@@ -61,7 +61,7 @@ export async function storageCommand(argv: string[]): Promise<number> {
       const status = sqliteStatus(db);
       const vector =
         config.memory.backend === "sqlite"
-          ? await describeSqliteRecall(db, workspace.cacheDir, config, createProviderResolver(config, { configPath: workspace.configPath }))
+          ? await describeSqliteRecall({ memoryVectors: (dir) => openMemoryVectors(db, dir) }, workspace.cacheDir, config, createProviderResolver(config, { configPath: workspace.configPath }))
           : undefined;
       if (json) out(JSON.stringify({ ...status, migrated_from: before, ...(vector ? { vector } : {}) }));
       else {
