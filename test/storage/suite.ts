@@ -7,6 +7,7 @@ import { isPrxError } from "../../src/core/errors.ts";
 import { IDEMPOTENCY_KEY_MAX_BYTES, KV_KEY_MAX_BYTES, type BackendStorage as Storage } from "../../src/storage/index.ts";
 import {
   DEFAULT_RESPONSES_TTL_MS,
+  RESPONSES_PURGE_BATCH,
   RESPONSES_PURGE_INTERVAL_MS,
   SESSION_SEARCH_MAX_CHARS,
   SESSION_TITLE_MAX_CHARS,
@@ -442,6 +443,21 @@ export function storeSuite(backend: SuiteBackend): void {
       // a cleanup pass ran just now: the next one waits its interval
       await s.responses.put({ ...record, id: "resp_ttl_old", createdAt: createdAt - 1 });
       expect(await s.responses.purgeExpired()).toBe(0);
+      now += RESPONSES_PURGE_INTERVAL_MS;
+      expect(await s.responses.purgeExpired()).toBe(1);
+      now = started;
+    });
+
+    it(`a cleanup pass removes at most ${RESPONSES_PURGE_BATCH} expired responses; the next pass the rest`, async (s) => {
+      const started = now;
+      const createdAt = Math.floor(now / 1000) - DEFAULT_RESPONSES_TTL_MS / 1000 - 10;
+      // a pass now: the writes below come within its interval and clean nothing up themselves
+      await s.responses.purgeExpired();
+      for (let i = 0; i <= RESPONSES_PURGE_BATCH; i++) {
+        await s.responses.put({ id: `resp_batch_${i}`, scope: "token-b", createdAt, response: "{}", inputItems: "[]", context: "[]" });
+      }
+      now += RESPONSES_PURGE_INTERVAL_MS;
+      expect(await s.responses.purgeExpired()).toBe(RESPONSES_PURGE_BATCH);
       now += RESPONSES_PURGE_INTERVAL_MS;
       expect(await s.responses.purgeExpired()).toBe(1);
       now = started;
