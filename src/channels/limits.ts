@@ -181,3 +181,12 @@ export const EMAIL_POLL_INTERVAL_MS = 60_000;
 export const EMAIL_MAX_FETCH_BATCH = 100;
 /** IMAP IDLE starts this long after the last command (new mail is told at once while idling). */
 export const EMAIL_IDLE_AFTER_MS = 50;
+
+/**
+ * Feishu / Lark: a text message's request body may be 150 KB (https://open.feishu.cn/document/uAjLw4CM/ukTMukTMukTM/reference/im-v1/message/create).
+ * The text travels JSON-encoded twice (content is a JSON string), so a character can take up to 7 bytes (a control
+ * character escaped twice): parts of 16,000 characters stay under the limit whatever they hold.
+ */
+export const FEISHU_MAX_MESSAGE_CHARS = 16_000;
+/** A tenant_access_token is renewed this long before it expires (under the 30 minutes within which Feishu issues a new one). */
+export const FEISHU_TOKEN_RENEW_BEFORE_MS = 5 * 60 * 1000;

@@ -49,6 +49,10 @@ const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Chan
     const { MatrixChannel } = await import("./matrix/channel.ts");
     return (setup) => new MatrixChannel(setup);
   },
+  feishu: async () => {
+    const { FeishuChannel } = await import("./feishu/channel.ts");
+    return (setup) => new FeishuChannel(setup);
+  },
 };
 
 /** The platform of `[channels.<name>]`: its `kind`, else the name itself when it names a platform. */

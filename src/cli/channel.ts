@@ -8,13 +8,14 @@ import { parseCommand, unknownName, usageError } from "./args.ts";
 const USAGE = `Usage: prx channel run <name>                 run one configured channel in the foreground
        prx channel list [--json]                 configured channels (kind, enabled, policies)
        prx channel status [--json]               liveness of each channel process (from the workspace)
+       prx channel doctor <name> [--json]        check a channel's configuration and credentials against its platform
        prx channel pair list [--json]            pending pairing requests and approved senders
        prx channel pair approve <code> [--owner] let the sender who got this code talk to the assistant
                                                  (--owner: they also answer tool approvals asked in that channel)
        prx channel pair revoke <sender> [--channel NAME]   remove an approved sender
 `;
 
-export const SUBCOMMANDS = ["run", "list", "status", "pair"] as const;
+export const SUBCOMMANDS = ["run", "list", "status", "pair", "doctor"] as const;
 const PAIR_COMMANDS = ["list", "approve", "revoke"] as const;
 
 export async function channelCommand(argv: string[]): Promise<number> {
@@ -36,6 +37,10 @@ export async function channelCommand(argv: string[]): Promise<number> {
   }
   // the others print through process.stdout; `channel run` prints its one line with console.log, and loads no node:fs
   (await import("./stdout.ts")).exitQuietlyOnClosedStdout();
+  if (sub === "doctor") {
+    if (rest.length !== 1) throw usageError("prx channel doctor: expected exactly one channel name (see prx channel list)");
+    return (await import("./channel-doctor.ts")).channelDoctor(rest[0]!, values.workspace, values.json === true);
+  }
   const { openWorkspace } = await import("../core/workspace.ts");
   const workspace = openWorkspace(values.workspace);
   if (sub === "list") return await listChannels(workspace.configPath, values.json === true);

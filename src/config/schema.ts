@@ -327,7 +327,7 @@ export const ChannelConfigSchema = z
       .string()
       .min(1)
       .optional()
-      .describe("whatsapp: environment variable holding the verify token of the webhook's GET handshake"),
+      .describe("whatsapp: environment variable holding the verify token of the webhook's GET handshake; feishu: the Verification Token"),
     phone_number_id: z.string().regex(/^\d{1,32}$/).optional().describe("whatsapp: the business phone number's id (replies are sent from it)"),
     api_version: z
       .string()
@@ -341,7 +341,7 @@ export const ChannelConfigSchema = z
       .describe("whatsapp: approved template sent when a reply falls outside the 24-hour window (unset: the reply fails with a clear error)"),
     template_language: z.string().min(2).max(16).optional().describe("whatsapp: the template's language code (default en_US)"),
     account: z.string().min(1).max(64).optional().describe("signal: the account (phone number) of the signal-cli daemon"),
-    app_id: z.string().min(1).max(128).optional().describe("teams: the bot's Microsoft App ID (the audience of inbound tokens)"),
+    app_id: z.string().min(1).max(128).optional().describe("teams: the bot's Microsoft App ID (the audience of inbound tokens); feishu: the App ID (cli_...)"),
     tenant_id: z.string().min(1).max(128).optional().describe("teams: the tenant of a single-tenant bot (default botframework.com)"),
     openid_url: z.url().optional().describe("teams: OpenID metadata of the Bot Framework (tests, sovereign clouds)"),
     token_url: z.url().optional().describe("teams: OAuth token endpoint of the client-credentials grant (tests, sovereign clouds)"),
@@ -380,6 +380,11 @@ export const ChannelConfigSchema = z
       .min(1)
       .optional()
       .describe("email: a PEM file of the certificate authority of self-hosted servers (default: the system's)"),
+    encrypt_key_env: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("feishu: environment variable holding the Encrypt Key (events encrypted and signed; recommended)"),
   })
   .describe("one channel process");
 
