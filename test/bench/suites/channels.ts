@@ -10,7 +10,8 @@
  *   burst, the last against the first (channel-bursts.ts);
  * - email against a real Dovecot: mail submitted -> reply in the INBOX minus provider time, and its process's RSS
  *   against an idle gateway's (channel-email.ts);
- * - Signal, Mattermost, Slack, Matrix (fakes) and IRC (ngIRCd): the same two measures (channel-platforms.ts).
+ * - Signal, Mattermost, Slack, Matrix (fakes) and IRC (ngIRCd): the same two measures (channel-platforms.ts);
+ * - Feishu / Lark (fake, through a gateway's webhook route): the same two measures (channel-feishu.ts).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,6 +21,7 @@ import { startFakeOpenAI } from "../../fakes/openai-server.ts";
 import { startFakeTelegram, type FakeTelegram } from "../../fakes/telegram-server.ts";
 import { measureBursts } from "../channel-bursts.ts";
 import { emailRows } from "../channel-email.ts";
+import { feishuRows } from "../channel-feishu.ts";
 import { platformRows } from "../channel-platforms.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 import { waitFor } from "../../helpers/wait.ts";
@@ -158,6 +160,8 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
     mkdirSync(platformsDir);
     provider.reset();
     rows.push(...(await platformRows({ binary, tmp: platformsDir, provider, messages: quick ? 10 : 100, gatewayRss })));
+    provider.reset();
+    rows.push(...(await feishuRows({ binary, tmp: platformsDir, provider, messages: quick ? 10 : 100, gatewayRss })));
   } finally {
     channel.kill("SIGKILL");
     for (const child of children) child.kill("SIGKILL");
