@@ -112,6 +112,15 @@ test("a message in a topic thread is answered in it, its session the thread's", 
   expect(normalizeFeishu("fs", quoted.event as FeishuMessageEvent, fs.botOpenId)).toMatchObject({ threadId: null, replyTo: "om_root1", mentioned: false });
 });
 
+test("a reply to a message withdrawn meanwhile goes to its chat", async () => {
+  const { url } = await open('dm_policy = "open"');
+  const event = fs.message({ from: "ou_iv", text: "never mind" });
+  fs.withdraw((event.event as any).message.message_id);
+  await fs.deliver(url, event);
+  const [sent] = await fs.waitForSent(1);
+  expect(sent).toMatchObject({ replyTo: null, chatId: "oc_dm_ou_iv", text: "echo: never mind" });
+});
+
 test("a redelivered event is answered once, also by the next process", async () => {
   const { url } = await open('dm_policy = "open"');
   const event = fs.message({ from: "ou_di", text: "once" });

@@ -11,7 +11,8 @@
  *   POST /open-apis/im/v1/messages?receive_id_type=chat_id `{receive_id, msg_type, content}` -> `{code: 0, msg:
  *   "success", data: {message_id, chat_id, msg_type, body: {content}, ...}}`
  *   (https://open.feishu.cn/document/uAjLw4CM/ukTMukTMukTM/reference/im-v1/message/reply, .../message/create);
- *   a text body over 150 KB is code 230025; content must be a JSON string `{"text": ...}`.
+ *   a text body over 150 KB is code 230025, a reply to a withdrawn message 230011; content must be a JSON string
+ *   `{"text": ...}`.
  * - GET /open-apis/im/v1/messages/{message_id}/resources/{file_key}?type=image|file -> the bytes
  *   (https://open.feishu.cn/document/uAjLw4CM/ukTMukTMukTM/reference/im-v1/message-resource/get).
  * - Rate limits as https://open.feishu.cn/document/server-docs/api-call-guide/frequency-control: HTTP 429 with
@@ -67,6 +68,8 @@ export interface FakeFeishu {
   deliver(url: string, event: Record<string, unknown>, signing?: Signing): Promise<Response>;
   /** The request URL check the developer console runs when the URL is saved. */
   verifyUrl(url: string, token?: string): Promise<Response>;
+  /** The sender withdraws a message: replies to it get 230011. */
+  withdraw(messageId: string): void;
   /** Revoke every token issued so far (calls with them get 99991663). */
   revokeTokens(): void;
   fail(...failures: Array<{ status: number; code: number; msg?: string; resetS?: number }>): void;
@@ -84,6 +87,7 @@ export function startFakeFeishu(options: { encryptKey?: string } = {}): FakeFeis
   const sent: FeishuSent[] = [];
   const tokens = new Set<string>();
   const chats = new Map<string, string>();
+  const withdrawn = new Set<string>();
   const files = new Map<string, { bytes: Uint8Array; mime: string }>();
   const failures: Array<{ status: number; code: number; msg?: string; resetS?: number }> = [];
   let seq = 0;
@@ -159,6 +163,7 @@ export function startFakeFeishu(options: { encryptKey?: string } = {}): FakeFeis
       const body = sealed({ challenge: `ch-${++seq}`, token, type: "url_verification" });
       return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
     },
+    withdraw: (messageId) => void withdrawn.add(messageId),
     revokeTokens: () => tokens.clear(),
     fail: (...more) => void failures.push(...more),
     async waitForSent(n, timeoutMs) {
@@ -216,7 +221,8 @@ export function startFakeFeishu(options: { encryptKey?: string } = {}): FakeFeis
       let chatId: string;
       if (reply) {
         const chat = chats.get(reply[1]!);
-        if (!chat) return fail(400, 230011, "The message was withdrawn or does not exist.");
+        if (withdrawn.has(reply[1]!)) return fail(400, 230011, "The message was withdrawn.");
+        if (!chat) return fail(400, 230001, "Your request contains an invalid request parameter: message_id.");
         chatId = chat;
       } else {
         if (url.searchParams.get("receive_id_type") !== "chat_id" || !body.receive_id) return fail(400, 99992402, "field validation failed: receive_id");

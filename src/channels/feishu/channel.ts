@@ -18,6 +18,7 @@ import {
   EncryptedSchema,
   EventEnvelopeSchema,
   FEISHU_DEFAULT_API,
+  FEISHU_MESSAGE_WITHDRAWN,
   FEISHU_TOKEN_INVALID,
   LARK_NONCE_HEADER,
   LARK_SIGNATURE_HEADER,
@@ -134,7 +135,9 @@ export class FeishuChannel extends PlatformChannel {
     if (this.encryptKey !== undefined && !signed) return this.refused(401, "missing X-Lark-Signature");
     const envelope = EventEnvelopeSchema.safeParse(body);
     if (!envelope.success) return jsonAnswer(400, { error: "not a v2.0 event" });
-    if (!constantTimeEqual(envelope.data.header.token ?? "", this.verificationToken)) return this.refused(401, "event with a wrong verification token");
+    // a signed event is the platform's already; the token it carries must still be this app's
+    const given = envelope.data.header.token;
+    if ((given !== undefined || !signed) && !constantTimeEqual(given ?? "", this.verificationToken)) return this.refused(401, "event with a wrong verification token");
     if (envelope.data.header.event_type !== "im.message.receive_v1") {
       this.setup.logger.debug(`Feishu: skipped a ${envelope.data.header.event_type} event`);
       return jsonAnswer(200, {});
@@ -158,13 +161,24 @@ export class FeishuChannel extends PlatformChannel {
     return jsonAnswer(200, {});
   }
 
-  /** In reply to the message (which keeps a topic's replies in it), else to the thread's root, else a new message in the chat. */
+  /**
+   * In reply to the message (which keeps a topic's replies in it), else to the thread's root, else a new message in
+   * the chat; a reply to a message withdrawn meanwhile goes to the chat.
+   */
   async send(reply: OutboundReply): Promise<string> {
     const content = JSON.stringify({ text: reply.text });
     const target = reply.replyTo ?? reply.threadId;
-    const path = target ? `${MESSAGES_PATH}/${encodeURIComponent(target)}/reply` : `${MESSAGES_PATH}?receive_id_type=chat_id`;
-    const body = target ? { msg_type: "text", content } : { receive_id: reply.chatId, msg_type: "text", content };
-    const sent = await this.retrying("send", () => this.api("send", path, SentSchema, body));
+    if (target) {
+      try {
+        const sent = await this.retrying("reply", () => this.api("reply", `${MESSAGES_PATH}/${encodeURIComponent(target)}/reply`, SentSchema, { msg_type: "text", content }));
+        return sent.data.message_id;
+      } catch (error) {
+        if (!(error instanceof PlatformCodeError && error.platformCode === FEISHU_MESSAGE_WITHDRAWN)) throw error;
+        this.setup.logger.info(`Feishu: ${target} was withdrawn; the reply goes to its chat`);
+      }
+    }
+    const body = { receive_id: reply.chatId, msg_type: "text", content };
+    const sent = await this.retrying("send", () => this.api("send", `${MESSAGES_PATH}?receive_id_type=chat_id`, SentSchema, body));
     return sent.data.message_id;
   }
 

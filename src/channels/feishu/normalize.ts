@@ -21,12 +21,12 @@ function content<T>(schema: z.ZodType<T>, raw: string): T | undefined {
 }
 
 /** The text and attachments of a message by its type; undefined for types prx does not read (stickers, cards, shares...). */
-function read(event: FeishuMessageEvent, mention: (key: string) => string): { text: string; attachments: InboundAttachment[] } | undefined {
+function read(event: FeishuMessageEvent, mention: (key: string) => string | undefined): { text: string; attachments: InboundAttachment[] } | undefined {
   const m = event.message;
   switch (m.message_type) {
     case "text": {
       const text = content(TextContentSchema, m.content)?.text;
-      return text === undefined ? undefined : { text: text.replace(/@_user_\d+/g, mention), attachments: [] };
+      return text === undefined ? undefined : { text: text.replace(/@_user_\d+/g, (key) => mention(key) ?? key), attachments: [] };
     }
     case "image": {
       const image = content(ImageContentSchema, m.content);
@@ -52,7 +52,7 @@ function read(event: FeishuMessageEvent, mention: (key: string) => string): { te
         paragraph
           .map((element) => {
             if (element.tag === "img" && element.image_key) attachments.push({ kind: "image", ref: resourceRef("image", m.message_id, element.image_key) });
-            if (element.tag === "at") return element.user_id ? mention(element.user_id) : `@${element.user_name ?? ""}`;
+            if (element.tag === "at") return mention(element.user_id ?? "") ?? `@${element.user_name ?? element.user_id ?? ""}`;
             if (element.tag === "a") return element.href && element.text !== element.href ? `${element.text ?? ""} (${element.href})` : (element.text ?? "");
             return element.text ?? "";
           })
@@ -76,9 +76,10 @@ export function normalizeFeishu(channel: string, event: FeishuMessageEvent, botO
   if (!sender) return undefined;
   const mentions = new Map((m.mentions ?? []).map((x) => [x.key, x] as const));
   let botMentioned = false;
-  const mention = (key: string) => {
+  /** What a mention placeholder reads as: nothing for the bot, `@name` for others; undefined for an unknown key. */
+  const mention = (key: string): string | undefined => {
     const who = mentions.get(key);
-    if (!who) return key;
+    if (!who) return undefined;
     if (botOpenId !== null && who.id.open_id === botOpenId) {
       botMentioned = true;
       return "";

@@ -26,6 +26,9 @@ export const FEISHU_RATE_LIMITED = 99991400;
 /** The tenant_access_token is invalid or expired (https://open.feishu.cn/document/server-docs/api-call-guide/generic-error-code): fetch another. */
 export const FEISHU_TOKEN_INVALID = 99991663;
 
+/** A reply to a message its sender withdrew (https://open.feishu.cn/document/uAjLw4CM/ukTMukTMukTM/reference/im-v1/message/reply, error codes). */
+export const FEISHU_MESSAGE_WITHDRAWN = 230011;
+
 /** Every answer: code 0 is success, anything else names the error in msg. */
 export const EnvelopeSchema = z.looseObject({ code: z.number(), msg: z.string().optional() });
 
