@@ -203,3 +203,28 @@ test("a wrong app secret fails the start, saying which keys to check", async () 
   h = channelHarness(table());
   await expect(h.start("fs", { ...env(), FS_SECRET: "wrong" })).rejects.toThrow(/app secret invalid/);
 });
+
+test("rich text reads as its title and paragraphs with mentions and images; a file that is neither image nor audio becomes a note", () => {
+  fs = startFakeFeishu();
+  const post = fs.message({ from: "ou_jo", chat: "oc_g", chatType: "group", text: "" }) as any;
+  post.event.message.message_type = "post";
+  post.event.message.mentions = [
+    { key: "@_user_1", id: { open_id: fs.botOpenId }, name: "prx" },
+    { key: "@_user_2", id: { open_id: "ou_kim" }, name: "Kim" },
+  ];
+  post.event.message.content = JSON.stringify({
+    title: "Plan",
+    content: [
+      [{ tag: "at", user_id: "@_user_1", user_name: "prx" }, { tag: "text", text: " ask " }, { tag: "at", user_id: "@_user_2", user_name: "Kim" }],
+      [{ tag: "a", text: "spec", href: "https://example.test/spec" }, { tag: "img", image_key: "img_v3_p" }],
+    ],
+  });
+  const read = normalizeFeishu("fs", post.event as FeishuMessageEvent, fs.botOpenId)!;
+  expect(read.text).toBe("Plan\n ask @Kim\nspec (https://example.test/spec)");
+  expect(read.mentioned).toBe(true);
+  expect(read.attachments).toEqual([{ kind: "image", ref: `image:${post.event.message.message_id}:img_v3_p` }]);
+  const pdf = fs.message({ from: "ou_jo", type: "file", key: "file_v3_x", fileName: "report.pdf" });
+  expect(normalizeFeishu("fs", pdf.event as FeishuMessageEvent, fs.botOpenId)).toMatchObject({ text: "[a file was sent: report.pdf; only images and audio are read]" });
+  const voice = fs.message({ from: "ou_jo", type: "audio", key: "file_v3_v" });
+  expect(normalizeFeishu("fs", voice.event as FeishuMessageEvent, fs.botOpenId)!.attachments).toEqual([{ kind: "audio", ref: `file:${(voice.event as any).message.message_id}:file_v3_v` }]);
+});

@@ -9,7 +9,6 @@ import { EnvelopeSchema, FEISHU_RATE_LIMITED, FEISHU_TOKEN_INVALID } from "./wir
 export interface FeishuCall<T> {
   what: string;
   url: string;
-  method?: string;
   /** The tenant access token (none for the token call itself). */
   token?: string;
   body?: unknown;
@@ -27,7 +26,7 @@ export async function feishuJson<T>(call: FeishuCall<T>): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (call.token) headers.authorization = `Bearer ${call.token}`;
   if (call.body !== undefined) headers["content-type"] = "application/json; charset=utf-8";
-  const init: RequestInit = { method: call.method ?? (call.body === undefined ? "GET" : "POST"), headers };
+  const init: RequestInit = { method: call.body === undefined ? "GET" : "POST", headers };
   if (call.body !== undefined) init.body = JSON.stringify(call.body);
   const answer = await platformRequest("feishu", call.what, call.url, init, call.bounds);
   let json: unknown;

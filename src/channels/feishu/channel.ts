@@ -10,7 +10,7 @@ import type { SignatureCheck } from "../signature.ts";
 import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, OnMessage, OutboundReply } from "../types.ts";
 import { feishuJson } from "./api.ts";
 import { decryptLarkEvent, verifyLarkSignature } from "./crypto.ts";
-import { normalizeFeishu } from "./normalize.ts";
+import { normalizeFeishu, parseResourceRef } from "./normalize.ts";
 import { TenantTokens } from "./token.ts";
 import {
   BOT_INFO_PATH,
@@ -28,8 +28,6 @@ import {
   SentSchema,
   UrlVerificationSchema,
 } from "./wire.ts";
-
-const RESOURCE_REF = /^(image|file):([\w-]{1,256}):([\w-]{1,512})$/;
 
 /**
  * Feishu / Lark (Open Platform event subscription v2.0): events are POSTed to the gateway's
@@ -78,9 +76,13 @@ export class FeishuChannel extends PlatformChannel {
     }
   }
 
+  private botInfo() {
+    return this.api("bot info (is the bot capability enabled?)", BOT_INFO_PATH, BotInfoSchema);
+  }
+
   /** The app's credentials against the token endpoint, and the bot they belong to (`prx channel doctor`). */
   async checkCredentials(): Promise<string> {
-    const info = await this.api("bot info (is the bot capability enabled?)", BOT_INFO_PATH, BotInfoSchema);
+    const info = await this.botInfo();
     return `app ${this.appId}: credentials accepted; bot ${info.bot.app_name ?? "(unnamed)"} (${info.bot.open_id}) at ${this.base}`;
   }
 
@@ -88,7 +90,7 @@ export class FeishuChannel extends PlatformChannel {
     this.onMessage = onMessage;
     // the credentials are checked now: a wrong secret fails the start, not the first reply; the bot's open_id tells
     // its own @-mentions apart
-    const info = await this.retrying("bot info", () => this.api("bot info (is the bot capability enabled?)", BOT_INFO_PATH, BotInfoSchema));
+    const info = await this.retrying("bot info", () => this.botInfo());
     this.botOpenId = info.bot.open_id;
     this.state = { ok: true, detail: `${info.bot.app_name ?? "bot"} (${info.bot.open_id}) through the gateway's webhook` };
   }
@@ -184,10 +186,9 @@ export class FeishuChannel extends PlatformChannel {
 
   /** An image, audio clip or file of a message, by its resource key, with the tenant token. */
   async fetchAttachment(attachment: InboundAttachment, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
-    const ref = RESOURCE_REF.exec(attachment.ref);
+    const ref = parseResourceRef(attachment.ref);
     if (!ref) throw new PrxError("CHANNEL_PLATFORM", "feishu: not a message resource");
-    const [, type, messageId, key] = ref;
-    const url = `${this.base}${MESSAGES_PATH}/${messageId}/resources/${key}?type=${type}`;
+    const url = `${this.base}${MESSAGES_PATH}/${ref.messageId}/resources/${ref.key}?type=${ref.type}`;
     const headers = { authorization: `Bearer ${await this.tokens.get()}` };
     const both = AbortSignal.any([signal, this.stopper.signal]);
     const got = await platformDownload("feishu", "message resource", url, { timeoutMs: ATTACHMENT_FETCH_TIMEOUT_MS, maxBytes, signal: both, headers });

@@ -8,6 +8,14 @@ export function resourceRef(type: "image" | "file", messageId: string, key: stri
   return `${type}:${messageId}:${key}`;
 }
 
+const RESOURCE_REF = /^(image|file):([\w-]{1,256}):([\w-]{1,512})$/;
+
+/** The parts of a ref resourceRef() made, or undefined for anything else. */
+export function parseResourceRef(ref: string): { type: string; messageId: string; key: string } | undefined {
+  const m = RESOURCE_REF.exec(ref);
+  return m ? { type: m[1]!, messageId: m[2]!, key: m[3]! } : undefined;
+}
+
 const IMAGE_FILE = /\.(png|jpe?g|gif|webp|bmp)$/i;
 const AUDIO_FILE = /\.(opus|ogg|mp3|m4a|wav|aac|amr)$/i;
 
