@@ -162,7 +162,8 @@ export const IRC_MAX_LINE_BYTES = 8704;
 /**
  * Chats an adapter remembers something of (WhatsApp: when the user last wrote; Teams: the conversation's serviceUrl);
  * past it the chat heard from longest ago is forgotten (WhatsApp then learns the window from the platform's answer,
- * Teams from the user's next message or api_base_url).
+ * Teams from the user's next message or api_base_url). Feishu keeps as many ids of messages it sent (a reply to one
+ * addresses the bot).
  */
 export const CHANNEL_MAX_REMEMBERED_CHATS = 10_000;
 /** An email reply is one mail; text past this many characters goes in another mail of the same thread. */

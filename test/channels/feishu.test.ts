@@ -87,7 +87,7 @@ test("an unknown sender's DM gets a pairing code; once approved the next message
   expect(reply).toMatchObject({ replyTo: (next.event as any).message.message_id, chatId: "oc_dm_ou_ana", text: "echo: now?" });
 });
 
-test("in a group only a message that @-mentions the bot is answered, without the bot's placeholder", async () => {
+test("in a group only a message that @-mentions the bot (without its placeholder) or replies to it is answered", async () => {
   const { running, url } = await open('dm_policy = "open"');
   await fs.deliver(url, fs.message({ from: "ou_bo", chat: "oc_team", chatType: "group", text: "chatting among ourselves" }));
   await fs.deliver(url, fs.message({ from: "ou_bo", chat: "oc_team", chatType: "group", mentionBot: true, text: "what time is it?" }));
@@ -95,6 +95,12 @@ test("in a group only a message that @-mentions the bot is answered, without the
   await running.runner.idle();
   expect(reply).toMatchObject({ chatId: "oc_team", text: "echo: what time is it?" });
   expect(fs.sent).toHaveLength(1);
+  // a reply to the bot's message addresses it too
+  await fs.deliver(url, fs.message({ from: "ou_bo", chat: "oc_team", chatType: "group", text: "and tomorrow?", rootId: reply!.id }));
+  const [, second] = await fs.waitForSent(2);
+  await running.runner.idle();
+  expect(second).toMatchObject({ chatId: "oc_team", text: "echo: and tomorrow?" });
+  expect(h!.provider.chatRequests()).toHaveLength(2);
 });
 
 test("a message in a topic thread is answered in it, its session the thread's", async () => {

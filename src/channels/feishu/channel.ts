@@ -6,6 +6,7 @@ import { jsonAnswer, PlatformChannel } from "../base.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, FEISHU_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { PlatformCodeError } from "../platform-json.ts";
+import { RememberedChats } from "../remembered-chats.ts";
 import type { SignatureCheck } from "../signature.ts";
 import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, OnMessage, OutboundReply } from "../types.ts";
 import { feishuJson } from "./api.ts";
@@ -44,6 +45,8 @@ export class FeishuChannel extends PlatformChannel {
   private readonly encryptKey: string | undefined;
   private readonly tokens: TenantTokens;
   private botOpenId: string | null = null;
+  /** Ids of the messages this process sent: a reply to one of them addresses the bot as a mention does. */
+  private readonly sentIds = new RememberedChats<true>();
   private onMessage: OnMessage | null = null;
 
   constructor(setup: ChannelSetup) {
@@ -154,6 +157,7 @@ export class FeishuChannel extends PlatformChannel {
       this.setup.logger.debug(`Feishu: skipped a ${event.data.message.message_type} message`);
       return jsonAnswer(200, {});
     }
+    if (message.replyTo && this.sentIds.get(message.replyTo)) message.mentioned = true;
     try {
       // stored before the 200: an event the platform redelivers (same event and message id) is answered once
       await this.onMessage!(message);
@@ -173,7 +177,7 @@ export class FeishuChannel extends PlatformChannel {
     if (target) {
       try {
         const sent = await this.retrying("reply", () => this.api("reply", `${MESSAGES_PATH}/${encodeURIComponent(target)}/reply`, SentSchema, { msg_type: "text", content }));
-        return sent.data.message_id;
+        return this.sentId(sent.data.message_id);
       } catch (error) {
         if (!(error instanceof PlatformCodeError && error.platformCode === FEISHU_MESSAGE_WITHDRAWN)) throw error;
         this.setup.logger.info(`Feishu: ${target} was withdrawn; the reply goes to its chat`);
@@ -181,7 +185,12 @@ export class FeishuChannel extends PlatformChannel {
     }
     const body = { receive_id: reply.chatId, msg_type: "text", content };
     const sent = await this.retrying("send", () => this.api("send", `${MESSAGES_PATH}?receive_id_type=chat_id`, SentSchema, body));
-    return sent.data.message_id;
+    return this.sentId(sent.data.message_id);
+  }
+
+  private sentId(id: string): string {
+    this.sentIds.set(id, true);
+    return id;
   }
 
   /** An image, audio clip or file of a message, by its resource key, with the tenant token. */
