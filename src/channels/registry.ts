@@ -49,6 +49,14 @@ const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Chan
     const { MatrixChannel } = await import("./matrix/channel.ts");
     return (setup) => new MatrixChannel(setup);
   },
+  googlechat: async () => {
+    const { GoogleChatChannel } = await import("./googlechat/channel.ts");
+    return (setup) => new GoogleChatChannel(setup);
+  },
+  line: async () => {
+    const { LineChannel } = await import("./line/channel.ts");
+    return (setup) => new LineChannel(setup);
+  },
 };
 
 /** The platform of `[channels.<name>]`: its `kind`, else the name itself when it names a platform. */

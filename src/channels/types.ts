@@ -106,6 +106,11 @@ export interface Channel {
    * again turns out to be done). Platforms that hold a message until then (email's \Seen flag) let it go here.
    */
   settled?(message: InboundMessage): Promise<void>;
+  /**
+   * Check the credentials against the platform without receiving anything (`prx channel doctor`): what was reached,
+   * or a typed error saying what is wrong. Adapters without such a call leave it undefined.
+   */
+  check?(): Promise<string>;
   /** Channels that receive over HTTP answer a request the gateway forwarded; others leave it undefined. */
   handleHttp?(request: ForwardedRequest): Promise<ForwardedResponse>;
   stop(): Promise<void>;

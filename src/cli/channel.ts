@@ -8,13 +8,14 @@ import { parseCommand, unknownName, usageError } from "./args.ts";
 const USAGE = `Usage: prx channel run <name>                 run one configured channel in the foreground
        prx channel list [--json]                 configured channels (kind, enabled, policies)
        prx channel status [--json]               liveness of each channel process (from the workspace)
+       prx channel doctor <name>                 check the channel's configuration and credentials against its platform
        prx channel pair list [--json]            pending pairing requests and approved senders
        prx channel pair approve <code> [--owner] let the sender who got this code talk to the assistant
                                                  (--owner: they also answer tool approvals asked in that channel)
        prx channel pair revoke <sender> [--channel NAME]   remove an approved sender
 `;
 
-export const SUBCOMMANDS = ["run", "list", "status", "pair"] as const;
+export const SUBCOMMANDS = ["run", "list", "status", "pair", "doctor"] as const;
 const PAIR_COMMANDS = ["list", "approve", "revoke"] as const;
 
 export async function channelCommand(argv: string[]): Promise<number> {
@@ -33,6 +34,10 @@ export async function channelCommand(argv: string[]): Promise<number> {
   if (sub === "run") {
     if (rest.length !== 1) throw usageError("prx channel run: expected exactly one channel name (see prx channel list)");
     return runChannel(rest[0]!, values.workspace, values.supervised === true);
+  }
+  if (sub === "doctor") {
+    if (rest.length !== 1) throw usageError("prx channel doctor: expected exactly one channel name (see prx channel list)");
+    return doctorChannel(rest[0]!, values.workspace);
   }
   // the others print through process.stdout; `channel run` prints its one line with console.log, and loads no node:fs
   (await import("./stdout.ts")).exitQuietlyOnClosedStdout();
@@ -61,6 +66,21 @@ export async function channelCommand(argv: string[]): Promise<number> {
     return await pairCommand(rest, storage.pairings, values);
   } finally {
     await storage.close();
+  }
+}
+
+/** Exit 0 when the platform took the credentials (or has no call to check them), 1 with the reason otherwise. */
+async function doctorChannel(name: string, workspace: string | undefined): Promise<number> {
+  const { checkChannel } = await import("../channels/doctor.ts");
+  try {
+    const { kind, detail } = await checkChannel(name, workspace, process.env);
+    process.stdout.write(detail === null ? `${visible(name)} (${kind}): configuration read; ${kind} has no call that checks credentials alone (prx channel run ${visible(name)} connects)\n` : `OK ${visible(name)} (${kind}): ${visible(detail)}\n`);
+    return 0;
+  } catch (error) {
+    process.stdout.write(`FAIL ${visible(name)}: ${visible(errorMessage(error))}\n`);
+    const hint = isPrxError(error) ? error.hint : undefined;
+    if (hint) process.stdout.write(`  ${visible(hint)}\n`);
+    return 1;
   }
 }
 
