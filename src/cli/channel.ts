@@ -77,9 +77,9 @@ async function doctorChannel(name: string, workspace: string | undefined): Promi
     process.stdout.write(detail === null ? `${visible(name)} (${kind}): configuration read; ${kind} has no call that checks credentials alone (prx channel run ${visible(name)} connects)\n` : `OK ${visible(name)} (${kind}): ${visible(detail)}\n`);
     return 0;
   } catch (error) {
-    process.stdout.write(`FAIL ${visible(name)}: ${visible(errorMessage(error))}\n`);
-    const hint = isPrxError(error) ? error.hint : undefined;
-    if (hint) process.stdout.write(`  ${visible(hint)}\n`);
+    const said = isPrxError(error) ? error : undefined;
+    process.stdout.write(`FAIL ${visible(name)}: ${visible(said ? said.message : errorMessage(error))}\n`);
+    if (said?.hint) process.stdout.write(`  ${visible(said.hint)}\n`);
     return 1;
   }
 }
