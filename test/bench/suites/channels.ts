@@ -21,6 +21,7 @@ import { startFakeTelegram, type FakeTelegram } from "../../fakes/telegram-serve
 import { measureBursts } from "../channel-bursts.ts";
 import { emailRows } from "../channel-email.ts";
 import { platformRows } from "../channel-platforms.ts";
+import { webhookPlatformRows } from "../channel-webhooks.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 import { waitFor } from "../../helpers/wait.ts";
 
@@ -158,6 +159,8 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
     mkdirSync(platformsDir);
     provider.reset();
     rows.push(...(await platformRows({ binary, tmp: platformsDir, provider, messages: quick ? 10 : 100, gatewayRss })));
+    provider.reset();
+    rows.push(...(await webhookPlatformRows({ binary, tmp: platformsDir, provider, messages: quick ? 10 : 100, gatewayRss })));
   } finally {
     channel.kill("SIGKILL");
     for (const child of children) child.kill("SIGKILL");
