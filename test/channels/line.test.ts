@@ -38,11 +38,12 @@ test("an unknown sender gets a pairing code by reply; once approved the next mes
   h = channelHarness(table());
   const running = await h.start("ln", env());
   const url = webhookBridge(running, bridges);
+  line.friends.set("U2", "Eve");
   expect((await line.deliver(url, [line.event({ from: "U2", text: "hello" })])).status).toBe(200);
   const [notice] = await line.waitForSent(1);
   expect(notice).toMatchObject({ api: "reply", to: "U2" });
   const code = /Pairing code: (\S+)/.exec(notice!.text)![1]!;
-  expect(await running.host.storage.pairings.approve(code)).toMatchObject({ sender_id: "U2" });
+  expect(await running.host.storage.pairings.approve(code)).toMatchObject({ sender_id: "U2", display: "Eve" });
   await line.deliver(url, [line.event({ from: "U2", text: "now?" })]);
   const [, reply] = await line.waitForSent(2);
   expect(reply).toEqual({ api: "reply", to: "U2", text: "echo: now?" });

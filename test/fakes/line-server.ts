@@ -3,6 +3,8 @@
  * (https://developers.line.biz/en/reference/messaging-api/):
  * - every call needs `Authorization: Bearer <channel access token>`, else 401 `{message: "Authentication failed..."}`;
  * - GET /v2/bot/info (#get-bot-info): `{userId, basicId, displayName, chatMode, markAsReadMode}`;
+ * - GET /v2/bot/profile/{userId} (#get-profile): `{userId, displayName, pictureUrl, language}` of a user who added
+ *   the bot as a friend, else 404 `{message: "Not found"}`;
  * - POST /v2/bot/message/reply (#send-reply-message) `{replyToken, messages}` (1-5 messages; text at most 5,000
  *   characters): `{sentMessages: [{id, quoteToken}]}`; a token used before, expired or never issued is 400
  *   `{message: "Invalid reply token"}`;
@@ -31,6 +33,8 @@ export interface FakeLine {
   botUserId: string;
   sent: LineSent[];
   loading: string[];
+  /** Display names of users who added the bot as a friend (others have no profile for the bot). */
+  friends: Map<string, string>;
   /** Content by message id (images, audio, files). */
   content: Map<string, Uint8Array>;
   /** A message event from a user: a DM unless `group`/`room`; a fresh reply token and webhookEventId each time. */
@@ -64,6 +68,7 @@ export function startFakeLine(): FakeLine {
     botUserId,
     sent: [],
     loading: [],
+    friends: new Map(),
     content: new Map(),
     event(a) {
       const n = ++seq;
@@ -119,6 +124,11 @@ export function startFakeLine(): FakeLine {
       if (request.headers.get("authorization") !== `Bearer ${token}`) return unauthorized();
       if (url.pathname === "/v2/bot/info" && request.method === "GET") {
         return Response.json({ userId: botUserId, basicId: "@123abcde", displayName: "prx", chatMode: "bot", markAsReadMode: "auto" });
+      }
+      const profile = /^\/v2\/bot\/profile\/([^/]+)$/.exec(url.pathname);
+      if (profile && request.method === "GET") {
+        const name = fake.friends.get(decodeURIComponent(profile[1]!));
+        return name ? Response.json({ userId: decodeURIComponent(profile[1]!), displayName: name, pictureUrl: "https://profile.line-scdn.net/x", language: "en" }) : Response.json({ message: "Not found" }, { status: 404 });
       }
       const content = /^\/v2\/bot\/message\/(\d+)\/content$/.exec(url.pathname);
       if (content && request.method === "GET") {

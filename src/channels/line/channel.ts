@@ -16,6 +16,7 @@ import {
   LineErrorSchema,
   LineEventSchema,
   LineMessageSchema,
+  LineProfileSchema,
   LineSentSchema,
   LineWebhookSchema,
   type LineEvent,
@@ -100,6 +101,8 @@ export class LineChannel extends PlatformChannel {
   private onMessage: OnMessage | null = null;
   /** Per inbound event id: its reply token and when it was issued (a token is used once, then forgotten). */
   private readonly replyTokens = new RememberedChats<{ token: string; at: number }>();
+  /** Display names by user id, as the profile API gave them (or the id, when it would not). */
+  private readonly names = new RememberedChats<string>();
 
   constructor(setup: ChannelSetup) {
     super(setup);
@@ -157,12 +160,27 @@ export class LineChannel extends PlatformChannel {
         this.setup.logger.debug(`LINE: skipped a ${event.data.type} event`);
         continue;
       }
+      message.senderDisplay = await this.displayName(message.senderId);
       // a redelivered event's token may be stale: it counts from the event's own time
       if (event.data.replyToken) this.replyTokens.set(message.id, { token: event.data.replyToken, at: event.data.deliveryContext.isRedelivery ? event.data.timestamp : Date.now() });
       // stored before the 200: an event LINE redelivers is answered once by its webhookEventId
       await this.onMessage!(message);
     }
     return jsonAnswer(200, {});
+  }
+
+  /** A user's LINE name (#get-profile: users who added the bot as a friend), looked up once; the id when it fails. */
+  private async displayName(userId: string): Promise<string> {
+    const known = this.names.get(userId);
+    if (known !== undefined) return known;
+    let name = userId;
+    try {
+      name = (await this.api("profile", `/v2/bot/profile/${encodeURIComponent(userId)}`, LineProfileSchema)).displayName.slice(0, 256);
+    } catch (error) {
+      this.setup.logger.debug(`LINE: no profile of ${userId}: ${errorMessage(error)}`);
+    }
+    this.names.set(userId, name);
+    return name;
   }
 
   async send(reply: OutboundReply): Promise<string> {

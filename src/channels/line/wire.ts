@@ -1,7 +1,7 @@
 /**
  * The LINE Messaging API as prx reads it (https://developers.line.biz/en/reference/messaging-api/): webhook bodies
  * and their message events (#webhook-event-objects, #message-event), the answers of the reply and push APIs
- * (#send-reply-message, #send-push-message), the bot's own info (#get-bot-info) and its errors (#error-responses).
+ * (#send-reply-message, #send-push-message), the bot's own info (#get-bot-info), a user's profile (#get-profile) and its errors (#error-responses).
  * Unknown fields are kept out of the way (loose objects): LINE adds fields without a version bump.
  */
 import { z } from "zod";
@@ -56,6 +56,8 @@ export const LineWebhookSchema = z.looseObject({
 });
 
 export const LineSentSchema = z.looseObject({ sentMessages: z.array(z.looseObject({ id: z.string() })).optional() });
+
+export const LineProfileSchema = z.looseObject({ userId: z.string(), displayName: z.string() });
 
 export const LineBotInfoSchema = z.looseObject({ userId: z.string(), basicId: z.string().optional(), displayName: z.string().optional() });
 
