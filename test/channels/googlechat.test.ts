@@ -53,6 +53,8 @@ describe.skipIf(!Bun.which("openssl"))("google chat (certificates made by openss
     const [reply] = await chat.waitForSent(1);
     expect(reply).toMatchObject({ space: "spaces/dm-users2", text: "echo: by id token" });
     expect(running.channel.rejected).toBe(2);
+    // a chat named elsewhere (message_send's targets) goes into the URL's path only as a space name
+    await expect(running.channel.send({ chatId: "spaces/x/../../v1/media", threadId: null, replyTo: null, text: "x" })).rejects.toThrow(/is not a space name/);
   });
 
   test("an unknown sender gets a pairing code; once approved the next DM is answered through the Chat API", async () => {

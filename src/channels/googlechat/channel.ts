@@ -18,6 +18,7 @@ import {
   GoogleChatCreatedSchema,
   GoogleChatEventSchema,
   ServiceAccountKeySchema,
+  SPACE_NAME,
   type GoogleChatEvent,
   type GoogleChatMessage,
 } from "./wire.ts";
@@ -151,6 +152,10 @@ export class GoogleChatChannel extends PlatformChannel {
   }
 
   async send(reply: OutboundReply): Promise<string> {
+    // a chat named by message_send's targets too: it goes into the URL's path, so it must be a space's name
+    if (!SPACE_NAME.test(reply.chatId)) {
+      throw new PrxError("CHANNEL_CONFIG", `googlechat: "${reply.chatId}" is not a space name`, { hint: "name the chat as spaces/<id> (the space's resource name)" });
+    }
     const query = reply.threadId ? "?messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD" : "";
     const body = { text: reply.text, ...(reply.threadId ? { thread: { name: reply.threadId } } : {}) };
     const created = await this.retrying("send", async () =>

@@ -17,9 +17,11 @@ export const GoogleChatUserSchema = z.looseObject({
   type: z.string().optional(),
 });
 
+/** A space's resource name: spaces/{id}. */
+export const SPACE_NAME = /^spaces\/[\w-]{1,128}$/;
+
 export const GoogleChatSpaceSchema = z.looseObject({
-  /** spaces/{id} */
-  name: z.string().regex(/^spaces\/[\w-]{1,128}$/),
+  name: z.string().regex(SPACE_NAME),
   /** Deprecated but still sent: DM or ROOM. */
   type: z.string().optional(),
   /** DIRECT_MESSAGE, GROUP_CHAT or SPACE. */
