@@ -40,7 +40,8 @@ describe.skipIf(!Bun.which("openssl"))("google chat and LINE through the gateway
         `[reliability]\nretries = 0\n` +
           `[channels.gc]\nkind = "googlechat"\nenabled = true\nsecret_env = "GC_KEY"\nproject_number = "${gc.projectNumber}"\n` +
           `certs_url = "${gc.url}/service_accounts/v1/metadata/x509/${CHAT_ISSUER}"\napi_base_url = "${gc.url}"\n` +
-          `[channels.ln]\nkind = "line"\nenabled = true\ntoken_env = "LINE_TOKEN"\nsecret_env = "LINE_SECRET"\napi_base_url = "${ln.url}"\ndata_api_url = "${ln.url}"\n`,
+          `[channels.ln]\nkind = "line"\nenabled = true\ntoken_env = "LINE_TOKEN"\nsecret_env = "LINE_SECRET"\napi_base_url = "${ln.url}"\ndata_api_url = "${ln.url}"\n` +
+          `[channels.tg]\nkind = "telegram"\ntoken_env = "TG_TOKEN"\n`,
       ),
     );
     dir = ws.dir;
@@ -106,6 +107,11 @@ describe.skipIf(!Bun.which("openssl"))("google chat and LINE through the gateway
     const bad = await runPrx(["channel", "doctor", "ln", "-w", dir], { env: { ...env, LINE_TOKEN: "revoked" } });
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain("FAIL ln: line: bot info: HTTP 401: Authentication failed");
+    const other = await runPrx(["channel", "doctor", "tg", "-w", dir], { env: { TG_TOKEN: "1:x" } });
+    expect(other).toMatchObject({ code: 0, stdout: "tg (telegram): configuration read; telegram has no call that checks credentials alone (prx channel run tg connects)\n" });
+    const unknown = await runPrx(["channel", "doctor", "nope", "-w", dir], { env });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toStartWith('FAIL nope: no channel "nope"');
     const unset = await runPrx(["channel", "doctor", "gc", "-w", dir], { env: {} });
     expect(unset.code).toBe(1);
     expect(unset.stdout).toBe(

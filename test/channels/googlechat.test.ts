@@ -1,7 +1,13 @@
 /** The Google Chat channel against the fake Chat (test/fakes/googlechat-server.ts), its endpoint served by a bridge standing in for the gateway. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ChatTokenVerifier } from "../../src/channels/googlechat/jwt.ts";
-import { GOOGLE_CHAT_KEYS_MAX_TTL_MS, GOOGLE_CHAT_KEYS_MIN_REFRESH_MS, GOOGLE_CHAT_MAX_MESSAGE_CHARS } from "../../src/channels/limits.ts";
+import {
+  GOOGLE_CHAT_CLOCK_SKEW_S,
+  GOOGLE_CHAT_KEYS_MAX_TTL_MS,
+  GOOGLE_CHAT_KEYS_MIN_REFRESH_MS,
+  GOOGLE_CHAT_KEYS_MIN_TTL_MS,
+  GOOGLE_CHAT_MAX_MESSAGE_CHARS,
+} from "../../src/channels/limits.ts";
 import { CHAT_ISSUER, startFakeGoogleChat, type FakeGoogleChat } from "../fakes/googlechat-server.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { channelHarness, webhookBridge, type ChannelHarness } from "./harness.ts";
@@ -157,7 +163,7 @@ describe.skipIf(!Bun.which("openssl"))("google chat (certificates made by openss
     expect(await verifier.verify(rotated)).toEqual({ ok: true });
     expect(chat.certFetches).toBe(2);
     // the fake says max-age=21600 (6 hours, under GOOGLE_CHAT_KEYS_MAX_TTL_MS): kept that long, then fetched again
-    const maxAge = 21_600_000;
+    const maxAge = chat.certsMaxAgeS * 1000;
     expect(maxAge).toBeLessThan(GOOGLE_CHAT_KEYS_MAX_TTL_MS);
     const refreshedAt = now;
     now = refreshedAt + maxAge;
@@ -166,5 +172,41 @@ describe.skipIf(!Bun.which("openssl"))("google chat (certificates made by openss
     now = refreshedAt + maxAge + 1;
     await verifier.verify(chat.authorization(audience));
     expect(chat.certFetches).toBe(3);
+  });
+
+  test("a max-age outside the bounds is held to them", async () => {
+    h = channelHarness("");
+    const audience = { projectNumber: chat.projectNumber };
+    for (const [maxAgeS, keptMs] of [
+      [60, GOOGLE_CHAT_KEYS_MIN_TTL_MS],
+      [7 * 24 * 3600, GOOGLE_CHAT_KEYS_MAX_TTL_MS],
+    ] as const) {
+      chat.certsMaxAgeS = maxAgeS;
+      let now = Date.now();
+      const start = now;
+      const verifier = new ChatTokenVerifier({ issuers: [CHAT_ISSUER], audience: chat.projectNumber, certsUrl: certs(), timeoutMs: 5000, signal: new AbortController().signal, now: () => now });
+      const fetches = chat.certFetches;
+      await verifier.verify(chat.authorization(audience));
+      now = start + keptMs;
+      await verifier.verify(chat.authorization(audience));
+      expect({ maxAgeS, fetched: chat.certFetches - fetches }).toEqual({ maxAgeS, fetched: 1 });
+      now = start + keptMs + 1;
+      await verifier.verify(chat.authorization(audience));
+      expect({ maxAgeS, fetched: chat.certFetches - fetches }).toEqual({ maxAgeS, fetched: 2 });
+    }
+  });
+
+  test("exp, nbf and iat are taken within the clock skew, and not one second past it", async () => {
+    h = channelHarness("");
+    const nowS = Math.floor(Date.now() / 1000);
+    const verifier = new ChatTokenVerifier({ issuers: [CHAT_ISSUER], audience: chat.projectNumber, certsUrl: certs(), timeoutMs: 5000, signal: new AbortController().signal, now: () => nowS * 1000 });
+    const audience = { projectNumber: chat.projectNumber };
+    const at = (claims: Record<string, number>) => verifier.verify(chat.authorization(audience, "valid", claims));
+    expect(await at({ exp: nowS - GOOGLE_CHAT_CLOCK_SKEW_S })).toEqual({ ok: true });
+    expect(await at({ exp: nowS - GOOGLE_CHAT_CLOCK_SKEW_S - 1 })).toEqual({ ok: false, reason: "token expired" });
+    expect(await at({ nbf: nowS + GOOGLE_CHAT_CLOCK_SKEW_S })).toEqual({ ok: true });
+    expect(await at({ nbf: nowS + GOOGLE_CHAT_CLOCK_SKEW_S + 1 })).toEqual({ ok: false, reason: "token not valid yet" });
+    expect(await at({ iat: nowS + GOOGLE_CHAT_CLOCK_SKEW_S })).toEqual({ ok: true });
+    expect(await at({ iat: nowS + GOOGLE_CHAT_CLOCK_SKEW_S + 1 })).toEqual({ ok: false, reason: "token issued in the future" });
   });
 });

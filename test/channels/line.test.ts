@@ -1,6 +1,11 @@
 /** The LINE channel against the fake Messaging API (test/fakes/line-server.ts), its webhook served by a bridge standing in for the gateway. */
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { LINE_MAX_MESSAGE_CHARS } from "../../src/channels/limits.ts";
+import { createHmac } from "node:crypto";
+import { LINE_MAX_MESSAGE_CHARS, LINE_REPLY_TOKEN_TTL_MS } from "../../src/channels/limits.ts";
+import { LineChannel } from "../../src/channels/line/channel.ts";
+import type { InboundMessage } from "../../src/channels/types.ts";
+import { ChannelConfigSchema } from "../../src/config/schema.ts";
+import { createLogger } from "../../src/core/logger.ts";
 import { startFakeLine, type FakeLine } from "../fakes/line-server.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { channelHarness, webhookBridge, type ChannelHarness } from "./harness.ts";
@@ -119,4 +124,29 @@ test("an image is fetched from the content API with the token and reaches the mo
 test("a wrong channel access token fails the start with LINE's answer", async () => {
   h = channelHarness(table());
   await expect(h.start("ln", { LINE_TOKEN: "wrong", LINE_SECRET: line.channelSecret })).rejects.toThrow(/bot info: HTTP 401: Authentication failed/);
+});
+
+test("a reply token is used up to its window's end; one millisecond past it the reply is pushed", async () => {
+  h = channelHarness("");
+  let now = Date.now();
+  const config = ChannelConfigSchema.parse({ kind: "line", token_env: "LINE_TOKEN", secret_env: "LINE_SECRET", api_base_url: line.url, data_api_url: line.url });
+  const channel = new LineChannel({ name: "ln", config, env: env(), logger: createLogger("test.line"), cursor: { get: () => null, set: () => undefined }, clock: () => now });
+  const received: InboundMessage[] = [];
+  await channel.start(async (message) => void received.push(message));
+  try {
+    for (const late of [0, 1]) {
+      const body = JSON.stringify({ destination: line.botUserId, events: [line.event({ from: "U7", text: `late by ${late}` })] });
+      const signature = createHmac("sha256", line.channelSecret).update(body).digest("base64");
+      const at = now;
+      expect((await channel.handleHttp({ method: "POST", headers: { "x-line-signature": signature }, body })).status).toBe(200);
+      now = at + LINE_REPLY_TOKEN_TTL_MS + late;
+      await channel.send({ chatId: "U7", threadId: null, replyTo: received.at(-1)!.id, text: `answer ${late}` });
+    }
+    expect(line.sent).toEqual([
+      { api: "reply", to: "U7", text: "answer 0" },
+      { api: "push", to: "U7", text: "answer 1" },
+    ]);
+  } finally {
+    await channel.stop();
+  }
 });

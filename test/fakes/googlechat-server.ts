@@ -46,8 +46,10 @@ export interface FakeGoogleChat {
   message(a: { from: string; name?: string; text: string; space?: string; thread?: string; mention?: boolean; image?: Uint8Array; id?: string }): Record<string, unknown> & { message: { name: string } };
   /** ADDED_TO_SPACE or REMOVED_FROM_SPACE of a space. */
   membership(type: "ADDED_TO_SPACE" | "REMOVED_FROM_SPACE", space: string): Record<string, unknown>;
-  /** The Authorization header Chat sends: for `audience` (the project number, or the endpoint URL), with `flaw`. */
-  authorization(audience: { projectNumber: string } | { endpointUrl: string }, flaw?: ChatTokenFlaw): string | undefined;
+  /** The Authorization header Chat sends: for `audience` (the project number, or the endpoint URL), with `flaw`; `claims` override. */
+  authorization(audience: { projectNumber: string } | { endpointUrl: string }, flaw?: ChatTokenFlaw, claims?: Record<string, unknown>): string | undefined;
+  /** The Cache-Control max-age (seconds) the certificate answers carry. */
+  certsMaxAgeS: number;
   deliver(endpoint: string, event: Record<string, unknown>, flaw?: ChatTokenFlaw, audience?: { projectNumber: string } | { endpointUrl: string }): Promise<Response>;
   /** A new signing certificate for both sets; tokens are signed with it from now on. */
   rotate(): void;
@@ -109,6 +111,7 @@ export function startFakeGoogleChat(): FakeGoogleChat {
     serviceAccountKey: "",
     sent: [],
     certFetches: 0,
+    certsMaxAgeS: 21_600,
     tokenRequests: 0,
     media: new Map(),
     message(a) {
@@ -138,13 +141,16 @@ export function startFakeGoogleChat(): FakeGoogleChat {
     membership(type, space) {
       return { type, eventTime: new Date().toISOString(), user: { name: "users/1", displayName: "Admin", type: "HUMAN" }, space: { name: space, type: "ROOM", spaceType: "SPACE" } };
     },
-    authorization(audience, flaw = "valid") {
+    authorization(audience, flaw = "valid", overrides = {}) {
       if (flaw === "missing") return undefined;
       const now = Math.floor(Date.now() / 1000);
       const project = "projectNumber" in audience;
-      const claims: Record<string, unknown> = project
-        ? { iss: CHAT_ISSUER, aud: audience.projectNumber, iat: now - 5, exp: now + 3600 }
-        : { iss: "https://accounts.google.com", aud: audience.endpointUrl, azp: "113", email: CHAT_ISSUER, email_verified: true, sub: "113", iat: now - 5, exp: now + 3600 };
+      const claims: Record<string, unknown> = {
+        ...(project
+          ? { iss: CHAT_ISSUER, aud: audience.projectNumber, iat: now - 5, exp: now + 3600 }
+          : { iss: "https://accounts.google.com", aud: audience.endpointUrl, azp: "113", email: CHAT_ISSUER, email_verified: true, sub: "113", iat: now - 5, exp: now + 3600 }),
+        ...overrides,
+      };
       if (flaw === "wrong-audience") claims.aud = "999";
       if (flaw === "wrong-issuer") claims.iss = "someone@evil.iam.gserviceaccount.com";
       if (flaw === "expired") claims.exp = now - 3600;
@@ -174,7 +180,7 @@ export function startFakeGoogleChat(): FakeGoogleChat {
 
   const certs = (keys: SigningKey[]) => {
     fake.certFetches += 1;
-    return Response.json(Object.fromEntries(keys.map((k) => [k.kid, k.certPem])), { headers: { "cache-control": "public, max-age=21600, must-revalidate, no-transform" } });
+    return Response.json(Object.fromEntries(keys.map((k) => [k.kid, k.certPem])), { headers: { "cache-control": `public, max-age=${fake.certsMaxAgeS}, must-revalidate, no-transform` } });
   };
 
   const server = Bun.serve({

@@ -103,6 +103,7 @@ export class LineChannel extends PlatformChannel {
   private readonly replyTokens = new RememberedChats<{ token: string; at: number }>();
   /** Display names by user id, as the profile API gave them (or the id, when it would not). */
   private readonly names = new RememberedChats<string>();
+  private readonly now: () => number;
 
   constructor(setup: ChannelSetup) {
     super(setup);
@@ -110,6 +111,7 @@ export class LineChannel extends PlatformChannel {
     this.channelSecret = this.requireSecret("secret_env", "LINE channel secret (signs webhook POSTs)", "LINE_CHANNEL_SECRET");
     this.root = (setup.config.api_base_url ?? LINE_DEFAULT_API).replace(/\/$/, "");
     this.dataRoot = (setup.config.data_api_url ?? LINE_DEFAULT_DATA_API).replace(/\/$/, "");
+    this.now = setup.clock ?? Date.now;
   }
 
   private api<T>(what: string, path: string, schema: z.ZodType<T>, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
@@ -162,7 +164,7 @@ export class LineChannel extends PlatformChannel {
       }
       message.senderDisplay = await this.displayName(message.senderId);
       // a redelivered event's token may be stale: it counts from the event's own time
-      if (event.data.replyToken) this.replyTokens.set(message.id, { token: event.data.replyToken, at: event.data.deliveryContext.isRedelivery ? event.data.timestamp : Date.now() });
+      if (event.data.replyToken) this.replyTokens.set(message.id, { token: event.data.replyToken, at: event.data.deliveryContext.isRedelivery ? event.data.timestamp : this.now() });
       // stored before the 200: an event LINE redelivers is answered once by its webhookEventId
       await this.onMessage!(message);
     }
@@ -188,7 +190,7 @@ export class LineChannel extends PlatformChannel {
     const fresh = reply.replyTo === null ? undefined : this.replyTokens.get(reply.replyTo);
     if (fresh && reply.replyTo !== null) {
       this.replyTokens.delete(reply.replyTo);
-      if (Date.now() - fresh.at < LINE_REPLY_TOKEN_TTL_MS) {
+      if (this.now() - fresh.at <= LINE_REPLY_TOKEN_TTL_MS) {
         try {
           const sent = await this.api("reply", "/v2/bot/message/reply", LineSentSchema, { replyToken: fresh.token, messages });
           return sent.sentMessages?.[0]?.id ?? `reply:${reply.replyTo}`;
