@@ -48,8 +48,6 @@ export class ChatTokenVerifier {
   private ttlMs = 0;
   private refreshing: Promise<void> | null = null;
   private readonly now: () => number;
-  /** Certificate fetches since start (the cache is tested by it). */
-  fetches = 0;
 
   constructor(private readonly o: ChatTokenVerifierOptions) {
     this.now = o.now ?? Date.now;
@@ -59,7 +57,6 @@ export class ChatTokenVerifier {
   async refresh(): Promise<number> {
     this.refreshing ??= (async () => {
       try {
-        this.fetches += 1;
         const answer = await platformRequest("googlechat", "signing certificates", this.o.certsUrl, { headers: { accept: "application/json" } }, { timeoutMs: this.o.timeoutMs, signal: this.o.signal });
         if (!answer.ok) throw new PlatformError("googlechat", `signing certificates: HTTP ${answer.status}`, answer.status, true);
         const certs = GoogleCertsSchema.safeParse(JSON.parse(answer.text));
