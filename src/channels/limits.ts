@@ -191,3 +191,31 @@ export const EMAIL_IDLE_AFTER_MS = 50;
 export const FEISHU_MAX_MESSAGE_CHARS = 16_000;
 /** A tenant_access_token is renewed this long before it expires (under the 30 minutes within which Feishu issues a new one). */
 export const FEISHU_TOKEN_RENEW_BEFORE_MS = 5 * 60 * 1000;
+
+/**
+ * Google Chat: a message, text and cards, is at most 32,000 bytes
+ * (https://developers.google.com/workspace/chat/create-messages); a part of this many UTF-16 code units is at most
+ * 30,000 bytes of UTF-8 (3 bytes a unit at worst), so every part fits.
+ */
+export const GOOGLE_CHAT_MAX_MESSAGE_CHARS = 10_000;
+/** Google's signing certificates are kept as long as their Cache-Control max-age says, within these bounds. */
+export const GOOGLE_CHAT_KEYS_MIN_TTL_MS = 5 * 60 * 1000;
+export const GOOGLE_CHAT_KEYS_MAX_TTL_MS = 24 * 60 * 60 * 1000;
+/** A token signed by a key not in the cache refreshes the keys at most this often (a forger cannot make us hammer Google). */
+export const GOOGLE_CHAT_KEYS_MIN_REFRESH_MS = 5 * 60 * 1000;
+/** Clock skew allowed on a bearer token's exp, iat and nbf. */
+export const GOOGLE_CHAT_CLOCK_SKEW_S = 300;
+/** The service account's signed assertion asks for a token valid this long (Google's maximum is one hour). */
+export const GOOGLE_CHAT_ASSERTION_LIFETIME_S = 3600;
+/** An access token of the service account is renewed this long before it expires. */
+export const GOOGLE_CHAT_TOKEN_RENEW_BEFORE_MS = 5 * 60 * 1000;
+
+/** LINE text message limit (https://developers.line.biz/en/reference/messaging-api/#text-message: 5,000 characters). */
+export const LINE_MAX_MESSAGE_CHARS = 5000;
+/**
+ * A reply token is used within this long of its event, else the reply is pushed at once: LINE documents that it
+ * expires shortly after the webhook and can be used once (https://developers.line.biz/en/reference/messaging-api/#send-reply-message).
+ */
+export const LINE_REPLY_TOKEN_TTL_MS = 50_000;
+/** The loading animation of a one-to-one chat is asked for this long (5-60 s, in steps of 5); typing repeats it. */
+export const LINE_LOADING_SECONDS = 10;

@@ -53,6 +53,14 @@ const FACTORIES: Record<ChannelKind, () => Promise<(setup: ChannelSetup) => Chan
     const { FeishuChannel } = await import("./feishu/channel.ts");
     return (setup) => new FeishuChannel(setup);
   },
+  googlechat: async () => {
+    const { GoogleChatChannel } = await import("./googlechat/channel.ts");
+    return (setup) => new GoogleChatChannel(setup);
+  },
+  line: async () => {
+    const { LineChannel } = await import("./line/channel.ts");
+    return (setup) => new LineChannel(setup);
+  },
 };
 
 /** The platform of `[channels.<name>]`: its `kind`, else the name itself when it names a platform. */

@@ -16,6 +16,10 @@ export class RememberedChats<T> {
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
   }
 
+  delete(chat: string): void {
+    this.entries.delete(chat);
+  }
+
   values(): IterableIterator<T> {
     return this.entries.values();
   }

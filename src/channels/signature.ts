@@ -59,3 +59,13 @@ export function verifyHubSignature(appSecret: string, signature: string | undefi
   if (!signature.startsWith("sha256=")) return { ok: false, reason: "malformed X-Hub-Signature-256" };
   return equal(signature, `sha256=${hmacHex(appSecret, body)}`) ? { ok: true } : { ok: false, reason: "signature mismatch" };
 }
+
+/**
+ * LINE's webhook signature (https://developers.line.biz/en/reference/messaging-api/#signature-validation):
+ * `x-line-signature`, the base64 of the HMAC-SHA256 of the raw body with the channel secret. No timestamp: each
+ * event is answered once by its webhookEventId.
+ */
+export function verifyLineSignature(channelSecret: string, signature: string | undefined, body: string): SignatureCheck {
+  if (!signature) return { ok: false, reason: "missing x-line-signature" };
+  return equal(signature, createHmac("sha256", channelSecret).update(body).digest("base64")) ? { ok: true } : { ok: false, reason: "signature mismatch" };
+}

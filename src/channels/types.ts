@@ -132,6 +132,8 @@ export interface ChannelSetup {
   awaitReply?: (messageId: string) => Promise<string[]>;
   /** Shorter platform time limits for tests; each defaults to its constant in limits.ts. */
   limits?: Partial<PlatformLimits>;
+  /** The clock of an adapter's own time limits (epoch ms; tests move it); Date.now by default. */
+  clock?: () => number;
 }
 
 export type ChannelFactory = (setup: ChannelSetup) => Channel;

@@ -69,6 +69,8 @@ export async function channelCommand(argv: string[]): Promise<number> {
   }
 }
 
+/** Exit 0 when the platform took the credentials (or has no call to check them), 1 with the reason otherwise. */
+
 async function listChannels(configPath: string, json: boolean): Promise<number> {
   const { loadConfig } = await import("../config/loader.ts");
   const { channelKind } = await import("../channels/registry.ts");

@@ -306,7 +306,7 @@ export const ChannelConfigSchema = z
       .string()
       .min(1)
       .optional()
-      .describe("environment variable holding the signing secret (webhook, Slack Events API, Telegram webhook secret), IRC's server password or email's mail password"),
+      .describe("environment variable holding the signing secret (webhook, Slack Events API, Telegram webhook secret), IRC's server password, email's mail password, LINE's channel secret or Google Chat's service account key (its JSON)"),
     app_token_env: z.string().min(1).optional().describe("Slack Socket Mode: environment variable holding the xapp- token"),
     api_base_url: z.url().optional().describe("platform API root (tests, self-hosted servers, Matrix homeserver)"),
     mode: z
@@ -344,7 +344,7 @@ export const ChannelConfigSchema = z
     app_id: z.string().min(1).max(128).optional().describe("teams: the bot's Microsoft App ID (the audience of inbound tokens); feishu: the App ID (cli_...)"),
     tenant_id: z.string().min(1).max(128).optional().describe("teams: the tenant of a single-tenant bot (default botframework.com)"),
     openid_url: z.url().optional().describe("teams: OpenID metadata of the Bot Framework (tests, sovereign clouds)"),
-    token_url: z.url().optional().describe("teams: OAuth token endpoint of the client-credentials grant (tests, sovereign clouds)"),
+    token_url: z.url().optional().describe("teams, googlechat: OAuth token endpoint (tests, sovereign clouds; googlechat defaults to the key's token_uri)"),
     server: z
       .string()
       .regex(/^[A-Za-z0-9.-]{1,253}:\d{1,5}$/, "host:port")
@@ -385,6 +385,17 @@ export const ChannelConfigSchema = z
       .min(1)
       .optional()
       .describe("feishu: environment variable holding the Encrypt Key (events encrypted and signed; recommended)"),
+    project_number: z
+      .string()
+      .regex(/^\d{1,32}$/, "the Cloud project's number")
+      .optional()
+      .describe("googlechat: the Cloud project number, when the app's authentication audience is Project Number"),
+    endpoint_url: z.url().optional().describe("googlechat: the app's HTTP endpoint URL, when the authentication audience is HTTP endpoint URL"),
+    certs_url: z
+      .url()
+      .optional()
+      .describe("googlechat: where Google's signing certificates (kid -> PEM) are read (tests; default by the audience)"),
+    data_api_url: z.url().optional().describe("line: root of the content API (default https://api-data.line.me; tests)"),
   })
   .describe("one channel process");
 

@@ -1,8 +1,8 @@
 /**
  * One row pair per platform of `bun run bench channels` besides Telegram and email, each through `prx channel run`
  * against its fake (or, for IRC, a real ngIRCd): inbound-to-reply minus the provider's time for the turn, p50, and the
- * channel process's RSS against an idle gateway's. WhatsApp and Teams receive through the gateway's webhook route and
- * Discord needs its Gateway session scripted: they are left out here.
+ * channel process's RSS against an idle gateway's. Platforms that receive through the gateway's webhook route are
+ * measured in channel-webhooks.ts (WhatsApp is not); Discord needs its Gateway session scripted and is left out.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -11,6 +11,7 @@ import { startFakeSignal, type FakeSignal } from "../fakes/signal-server.ts";
 import { startFakeTeams, type FakeTeams } from "../fakes/teams-server.ts";
 import { startFakeWhatsApp, type FakeWhatsApp } from "../fakes/whatsapp-server.ts";
 import { ensureBinary, fakeProviderConfig, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
+import { gatewayChannels } from "../helpers/gateway-channels.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 
@@ -29,38 +30,7 @@ let token = "";
 let cleanup = () => {};
 const NAMES = ["wa", "sig", "mm", "ms"];
 
-async function api(path: string, init: RequestInit = {}): Promise<any> {
-  const response = await fetch(`${gateway.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
-  return response.json();
-}
-
-async function channel(name: string): Promise<any> {
-  const { channels } = await api("/api/channels");
-  return channels.find((c: { name: string }) => c.name === name);
-}
-
-
-/** Running with its agent host open: the state says running and it has reported its counters. */
-const running = (name: string) => until(`${name} running`, async () => {
-  const info = await channel(name);
-  return info?.state === "running" && info.stats !== null && info;
-});
-
-async function restart(name: string): Promise<void> {
-  const restarts = (await channel(name)).restarts;
-  await api(`/api/channels/${name}/restart`, { method: "POST" });
-  await until(`the restarted ${name}`, async () => {
-    const info = await channel(name);
-    return info.restarts > restarts && info.state === "running" && info.stats !== null && info;
-  });
-}
-
-async function approve(text: string | undefined, channelName: string, sender: string): Promise<void> {
-  const code = /Pairing code: (\S+)/.exec(text ?? "")?.[1];
-  expect(code).toBeDefined();
-  const approved = await api("/api/channels/pairings/approve", { method: "POST", body: JSON.stringify({ code }) });
-  expect(approved).toMatchObject({ channel: channelName, sender_id: sender, state: "approved" });
-}
+const { api, channel, running, restart, approve } = gatewayChannels(() => ({ url: gateway.url, token }));
 
 beforeAll(async () => {
   await ensureBinary();

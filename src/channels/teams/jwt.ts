@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { errorMessage } from "../../core/errors.ts";
+import { checkTokenTimes, readBearerJwt } from "../bearer-jwt.ts";
 import { TEAMS_CLOCK_SKEW_S, TEAMS_KEYS_MIN_REFRESH_MS, TEAMS_KEYS_TTL_MS } from "../limits.ts";
 import { platformJson } from "../platform-json.ts";
 import { JwkSchema, JwksSchema, OpenIdMetadataSchema } from "./wire.ts";
@@ -14,20 +14,6 @@ export interface BotTokenVerifierOptions {
   timeoutMs: number;
   signal: AbortSignal;
   now?: () => number;
-}
-
-const HeaderSchema = z.looseObject({ alg: z.string(), kid: z.string().optional() });
-const ClaimsSchema = z.looseObject({
-  iss: z.string(),
-  aud: z.string(),
-  exp: z.number(),
-  nbf: z.number().optional(),
-  serviceurl: z.string().optional(),
-  serviceUrl: z.string().optional(),
-});
-
-function base64url(text: string): Uint8Array {
-  return new Uint8Array(Buffer.from(text, "base64url"));
 }
 
 /**
@@ -76,17 +62,9 @@ export class BotTokenVerifier {
 
   /** `serviceUrl` and `channelId` of the activity (null when the body is not one: the token is still checked). */
   async verify(authorization: string | undefined, serviceUrl: string | null, channelId: string | null = null): Promise<TokenCheck> {
-    const token = /^Bearer ([\w-]+\.[\w-]+\.[\w-]+)$/.exec(authorization ?? "")?.[1];
-    if (!token) return { ok: false, reason: authorization ? "malformed Authorization header" : "missing Authorization header" };
-    const [h, p, s] = token.split(".") as [string, string, string];
-    let header: z.infer<typeof HeaderSchema>;
-    let claims: z.infer<typeof ClaimsSchema>;
-    try {
-      header = HeaderSchema.parse(JSON.parse(Buffer.from(h, "base64url").toString("utf8")));
-      claims = ClaimsSchema.parse(JSON.parse(Buffer.from(p, "base64url").toString("utf8")));
-    } catch {
-      return { ok: false, reason: "token is not a JWT" };
-    }
+    const jwt = readBearerJwt(authorization);
+    if (!jwt.ok) return jwt;
+    const { header, claims } = jwt;
     if (header.alg !== "RS256" || !header.kid) return { ok: false, reason: `token algorithm ${header.alg} is not RS256 with a key id` };
     let key: { key: CryptoKey; endorsements: string[] | null } | undefined;
     try {
@@ -95,15 +73,14 @@ export class BotTokenVerifier {
       return { ok: false, reason: `signing keys unavailable: ${errorMessage(error)}` };
     }
     if (!key) return { ok: false, reason: "token signed by an unknown key" };
-    const signed = new TextEncoder().encode(`${h}.${p}`);
-    if (!(await crypto.subtle.verify("RSASSA-PKCS1-v1_5", key.key, base64url(s), signed))) return { ok: false, reason: "signature mismatch" };
+    if (!(await crypto.subtle.verify("RSASSA-PKCS1-v1_5", key.key, jwt.signature, jwt.signed))) return { ok: false, reason: "signature mismatch" };
     // a key endorsed for some channels signs for those alone
     if (channelId !== null && key.endorsements !== null && !key.endorsements.includes(channelId)) return { ok: false, reason: `signing key not endorsed for ${channelId}` };
     const nowS = this.now() / 1000;
     if (claims.iss !== this.o.issuer) return { ok: false, reason: `issuer ${claims.iss} is not ${this.o.issuer}` };
     if (claims.aud !== this.o.audience) return { ok: false, reason: "audience is not this bot's app id" };
-    if (claims.exp + TEAMS_CLOCK_SKEW_S < nowS) return { ok: false, reason: "token expired" };
-    if (claims.nbf !== undefined && claims.nbf - TEAMS_CLOCK_SKEW_S > nowS) return { ok: false, reason: "token not valid yet" };
+    const late = checkTokenTimes(claims, nowS, TEAMS_CLOCK_SKEW_S);
+    if (late) return { ok: false, reason: late };
     const claimed = claims.serviceurl ?? claims.serviceUrl;
     if (serviceUrl !== null && claimed !== undefined && claimed !== serviceUrl) return { ok: false, reason: "serviceUrl claim does not match the activity" };
     return { ok: true, claims };

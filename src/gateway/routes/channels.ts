@@ -118,7 +118,7 @@ export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMo
         {
           auth: false,
           detail: doc({
-            summary: "Inbound platform requests of a channel (webhook, Slack Events API, Telegram webhook, WhatsApp, Teams); authenticated by the platform's signature",
+            summary: "Inbound platform requests of a channel (webhook, Slack Events API, Telegram webhook, WhatsApp, Teams, Google Chat, LINE); authenticated by the platform's signature",
             tags: ["channels"],
             responses: { 200: { description: "the channel's answer (the reply, for a synchronous webhook)" } },
             errors: [401, 404, 413, 503],

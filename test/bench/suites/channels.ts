@@ -23,6 +23,7 @@ import { measureBursts } from "../channel-bursts.ts";
 import { emailRows } from "../channel-email.ts";
 import { feishuRows } from "../channel-feishu.ts";
 import { platformRows } from "../channel-platforms.ts";
+import { webhookPlatformRows } from "../channel-webhooks.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 import { waitFor } from "../../helpers/wait.ts";
 
@@ -162,6 +163,8 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
     rows.push(...(await platformRows({ binary, tmp: platformsDir, provider, messages: quick ? 10 : 100, gatewayRss })));
     provider.reset();
     rows.push(...(await feishuRows({ binary, tmp: platformsDir, provider, messages: quick ? 10 : 100, gatewayRss })));
+    provider.reset();
+    rows.push(...(await webhookPlatformRows({ binary, tmp: platformsDir, provider, messages: quick ? 10 : 100, gatewayRss })));
   } finally {
     channel.kill("SIGKILL");
     for (const child of children) child.kill("SIGKILL");
