@@ -98,7 +98,7 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
         logRoutes(logFile.file.path),
         ...pluginGatewayMounts(host),
         ...(await routeGroups.mounts()),
-        mcpRoutes(mcpGatewayPort(host, mcp, options.version), host.config.gateway.max_body_bytes),
+        mcpRoutes(mcpGatewayPort(host, mcp, options.version), () => host.config.gateway.max_body_bytes),
       ];
     };
     const accessLog = fileLog.accessLog;
