@@ -94,7 +94,7 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
         configReloadRoutes(configReload),
         approvalRoutes({ broker: host.approvals, audit: () => host.storage.audit }),
         skillsRoutes(host.skills),
-        cronJobRoutes({ jobs: () => host.storage.cronJobs, state: () => host.storage.cron }),
+        cronJobRoutes({ jobs: () => host.storage.cronJobs, state: () => host.storage.cron, sessions: () => host.storage.sessions }),
         logRoutes(logFile.file.path),
         ...pluginGatewayMounts(host),
         ...(await routeGroups.mounts()),
