@@ -61,16 +61,28 @@ describe("GATEWAY_CONTROL_TIMEOUT_MS: how long a command waits for the running g
     };
   }
 
+  /** GET /api/status asked of the slow gateway with timeouts on the test's clock; resolves once the gateway has it. */
+  async function ask(gateway: ReturnType<typeof slowGateway>, clock: ReturnType<typeof testClock>) {
+    const running = runningGateway({ dataDir: gateway.dataDir }, (ms) => clock.timeout(ms))!;
+    const asked = running.request("GET", "/api/status", z.object({ ok: z.boolean() }));
+    // settled either way, so a refusal before the test looks is not an unhandled rejection
+    const outcome = asked.then(
+      (value) => ({ value, error: null }),
+      (error: unknown) => ({ value: null, error: error as { code: string; message: string; hint?: string } }),
+    );
+    await gateway.received();
+    // wrapped: an async function returning the promise itself would wait for it
+    return { outcome };
+  }
+
   test("an answer within the limit is read: the clock stands one ms short of it", async () => {
     const gateway = slowGateway();
     const clock = testClock();
     try {
-      const running = runningGateway({ dataDir: gateway.dataDir }, (ms) => clock.timeout(ms))!;
-      const asked = running.request("GET", "/api/status", z.object({ ok: z.boolean() }));
-      await gateway.received();
+      const { outcome } = await ask(gateway, clock);
       clock.advance(GATEWAY_CONTROL_TIMEOUT_MS - 1);
       gateway.answer();
-      expect(await asked).toEqual({ ok: true });
+      expect(await outcome).toEqual({ value: { ok: true }, error: null });
     } finally {
       await gateway.stop();
     }
@@ -80,15 +92,9 @@ describe("GATEWAY_CONTROL_TIMEOUT_MS: how long a command waits for the running g
     const gateway = slowGateway();
     const clock = testClock();
     try {
-      const running = runningGateway({ dataDir: gateway.dataDir }, (ms) => clock.timeout(ms))!;
-      const asked = running.request("GET", "/api/status", z.object({ ok: z.boolean() }));
-      const outcome = asked.then(
-        () => null,
-        (error: unknown) => error,
-      );
-      await gateway.received();
+      const { outcome } = await ask(gateway, clock);
       clock.advance(GATEWAY_CONTROL_TIMEOUT_MS);
-      const error = (await outcome) as { code: string; message: string; hint?: string } | null;
+      const { error } = await outcome;
       expect(error).toMatchObject({ code: "GATEWAY_UNREACHABLE" });
       expect(error!.message).toContain("did not answer GET /api/status");
       expect(error!.hint).toContain("prx status");
