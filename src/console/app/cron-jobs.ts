@@ -41,7 +41,7 @@ function deliveredTo(job: ScheduledJob): string {
   return `${job.channel}${chat}${job.owner ? `, asked by ${job.owner}` : ""}`;
 }
 
-/** How its newest run went (scheduled or asked for); a scheduled slot that failed before any run was kept counts too. */
+/** How its newest kept run went (scheduled or asked for); with none kept, what the schedule state last recorded. */
 function lastResult(job: ScheduledJob): HTMLElement {
   const last = job.last_result;
   if (last) return badge(last.ok ? "last run ok" : "last run failed", last.ok ? "ok" : "bad");

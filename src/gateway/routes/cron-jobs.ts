@@ -45,19 +45,17 @@ export interface CronJobsApi {
   sessions: () => Pick<SessionStore, "get">;
 }
 
-/** Every job as the cron tool shows it, with its session's agent, its thread and who asked for it. */
+/** Every job as the cron tool shows it, with its session's agent, its thread, who asked for it and its newest run. */
 async function listJobs(api: CronJobsApi): Promise<z.input<typeof CronJobListSchema>> {
   const rows = await api.jobs().list();
   const views = await viewJobs(rows, api.state());
   const agents = new Map<string, string | null>();
-  for (const row of rows) {
-    if (!agents.has(row.session_id)) agents.set(row.session_id, (await api.sessions().get(row.session_id))?.agent ?? null);
-  }
   const jobs = [];
   for (const [i, view] of views.entries()) {
-    const [newest] = await api.jobs().runs(view.id, 1);
     const row = rows[i]!;
-    jobs.push({ ...view, agent: agents.get(view.session_id) ?? null, thread_id: row.thread_id, owner: row.owner, last_result: newest ? runView(newest) : null });
+    if (!agents.has(row.session_id)) agents.set(row.session_id, (await api.sessions().get(row.session_id))?.agent ?? null);
+    const [newest] = await api.jobs().runs(row.id, 1);
+    jobs.push({ ...view, agent: agents.get(row.session_id)!, thread_id: row.thread_id, owner: row.owner, last_result: newest ? runView(newest) : null });
   }
   return { jobs };
 }
