@@ -1,9 +1,9 @@
 /**
- * An answer to an approval (POST /api/approvals/:id) at its limits: the reason's characters and the body's bytes. The
- * id is unknown, so an answer the limits let through is a 404, one they stop is a 400 or a 413.
+ * An answer to an approval (POST /api/approvals/:id) at its limits, the reason's characters and the body's bytes (the
+ * id is unknown: an answer the limits let through is a 404, one they stop a 400 or a 413), and the audit log's page size.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { APPROVAL_REASON_MAX_CHARS } from "../../src/agent/approvals/limits.ts";
+import { APPROVAL_REASON_MAX_CHARS, AUDIT_LIST_MAX } from "../../src/agent/approvals/limits.ts";
 import { openAgentHost, type AgentHost } from "../../src/agent/host.ts";
 import { approvalRoutes, DECISION_MAX_BODY_BYTES } from "../../src/gateway/routes/approvals.ts";
 import { gatewayWithMounts } from "../helpers/gateway-app.ts";
@@ -21,9 +21,10 @@ afterAll(async () => {
   cleanup();
 });
 
+const app = () => gatewayWithMounts(host, [approvalRoutes({ broker: host.approvals, audit: () => host.storage.audit })]).app;
+
 async function answer(text: string): Promise<number> {
-  const { app } = gatewayWithMounts(host, [approvalRoutes({ broker: host.approvals, audit: () => host.storage.audit })]);
-  const response = await app.handle(new Request("http://local/api/approvals/apr_unknown", { method: "POST", headers: { "content-type": "application/json" }, body: text }));
+  const response = await app().handle(new Request("http://local/api/approvals/apr_unknown", { method: "POST", headers: { "content-type": "application/json" }, body: text }));
   return response.status;
 }
 
@@ -43,5 +44,15 @@ describe("an approval's answer", () => {
     expect(Buffer.byteLength(sized(DECISION_MAX_BODY_BYTES))).toBe(DECISION_MAX_BODY_BYTES);
     expect(await answer(sized(DECISION_MAX_BODY_BYTES))).toBe(404);
     expect(await answer(sized(DECISION_MAX_BODY_BYTES + 1))).toBe(413);
+  });
+});
+
+describe("the audit log's page", () => {
+  test("?limit=AUDIT_LIST_MAX is answered; one more is refused (400)", async () => {
+    const audit = (limit: number) => app().handle(new Request(`http://local/api/audit?limit=${limit}`));
+    const answered = await audit(AUDIT_LIST_MAX);
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toEqual({ entries: [] });
+    expect((await audit(AUDIT_LIST_MAX + 1)).status).toBe(400);
   });
 });
