@@ -40,7 +40,9 @@ export interface ConfigReloaderOptions {
 
 /** Keys a process keeps from its start whatever the file says: a restart applies them (changes.ts). */
 function keepStartSettings(next: Config, started: Config): Config {
-  return { ...next, gateway: { ...started.gateway, model_aliases: next.gateway.model_aliases }, storage: started.storage, bus: started.bus };
+  // GATEWAY_RESTART_KEYS of changes.ts, which is loaded with the first reload, not at start
+  const { host, port, allow_public_bind } = started.gateway;
+  return { ...next, gateway: { ...next.gateway, host, port, allow_public_bind }, storage: started.storage, bus: started.bus };
 }
 
 /**

@@ -233,9 +233,14 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     : (options.loaded ?? (await loadConfigCached(workspace.configPath, workspace.cacheDir, env)));
   const config = loaded.config;
   const ownsStorage = options.storage === undefined;
+  // the TTLs of idempotency keys and stored responses follow a reload (swap below)
+  let gateway = config.gateway;
   const storage =
     options.storage ??
-    (await openStorage(config.storage, workspace.dbPath, env, { idempotencyTtlMs: config.gateway.idempotency_ttl_s * 1000, responsesTtlMs: config.gateway.responses_ttl_days * 86_400_000 }));
+    (await openStorage(config.storage, workspace.dbPath, env, {
+      idempotencyTtlMs: () => gateway.idempotency_ttl_s * 1000,
+      responsesTtlMs: () => gateway.responses_ttl_days * 86_400_000,
+    }));
 
   let tracer: Tracer = NOOP_TRACER;
   try {
@@ -360,6 +365,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       if (next.config.skills.enabled) next.tools.addSource(skillToolSource(skills));
       else next.tools.removeSource(SKILL_SOURCE_ID);
       current = next;
+      gateway = next.config.gateway;
     };
     swap(await build(config, null, firstProviders));
     for (const source of extensions.toolSources ?? []) current!.tools.addSource(source);

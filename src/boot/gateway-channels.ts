@@ -41,7 +41,7 @@ export async function gatewayChannels(host: AgentHost): Promise<GatewayChannels>
   };
   let unfollow: (() => void) | null = null;
   return {
-    mounts: async () => [(await import("../gateway/routes/channels.ts")).channelRoutes(api, host.config.gateway.max_body_bytes)],
+    mounts: async () => [(await import("../gateway/routes/channels.ts")).channelRoutes(api, () => host.config.gateway.max_body_bytes)],
     checks: { channels: () => api.health() },
     start: () => supervisor.start(),
     async reconfigure(next, changes) {

@@ -94,11 +94,11 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
         configReloadRoutes(configReload),
         approvalRoutes({ broker: host.approvals, audit: () => host.storage.audit }),
         skillsRoutes(host.skills),
-        cronJobRoutes({ jobs: () => host.storage.cronJobs, state: () => host.storage.cron }),
+        cronJobRoutes({ jobs: () => host.storage.cronJobs, state: () => host.storage.cron, sessions: () => host.storage.sessions }),
         logRoutes(logFile.file.path),
         ...pluginGatewayMounts(host),
         ...(await routeGroups.mounts()),
-        mcpRoutes(mcpGatewayPort(host, mcp, options.version), host.config.gateway.max_body_bytes),
+        mcpRoutes(mcpGatewayPort(host, mcp, options.version), () => host.config.gateway.max_body_bytes),
       ];
     };
     const accessLog = fileLog.accessLog;

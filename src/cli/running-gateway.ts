@@ -15,7 +15,14 @@ export interface RunningGateway {
   request<T>(method: string, path: string, schema: z.ZodType<T>, body?: unknown): Promise<T>;
 }
 
-export function runningGateway(workspace: Pick<Workspace, "dataDir">): RunningGateway | null {
+/**
+ * `timeout` makes the signal that ends a wait for the gateway's answer (tests pass one their clock fires); default
+ * AbortSignal.timeout.
+ */
+export function runningGateway(
+  workspace: Pick<Workspace, "dataDir">,
+  timeout: (ms: number) => AbortSignal = (ms) => AbortSignal.timeout(ms),
+): RunningGateway | null {
   const presence = readPresence(workspace);
   if (!presence) return null;
   return {
@@ -28,7 +35,7 @@ export function runningGateway(workspace: Pick<Workspace, "dataDir">): RunningGa
           method,
           headers: { authorization: `Bearer ${presence.control_token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-          signal: AbortSignal.timeout(GATEWAY_CONTROL_TIMEOUT_MS),
+          signal: timeout(GATEWAY_CONTROL_TIMEOUT_MS),
         });
       } catch (error) {
         throw new PrxError("GATEWAY_UNREACHABLE", `the running gateway (pid ${presence.pid}, ${presence.url}) did not answer ${method} ${path}: ${errorMessage(error)}`, {

@@ -1,12 +1,17 @@
 import type { Config } from "./schema.ts";
 
 /**
- * Settings a running process took at its start and cannot change while it runs: the address it listens on and the
- * gateway's request limits and pairing, the database and the bus. Every other key is applied by a reload.
+ * Settings a running process took at its start and cannot change while it runs: the address the gateway listens on
+ * (and whether it may be public), the database and the bus. Every other key is applied by a reload.
  */
+export const GATEWAY_RESTART_KEYS = ["host", "port", "allow_public_bind"] as const;
+/** Sections some or all of whose keys only a restart applies; a change is reported per key ("gateway.port"). */
 const RESTART_SECTIONS = ["gateway", "storage", "bus"] as const;
-/** Keys inside a restart section that a reload applies anyway. */
-const LIVE_IN_RESTART_SECTIONS = new Set(["gateway.model_aliases"]);
+/** Keys inside a restart section that a reload applies: every `[gateway]` key but the listen address. */
+function appliedLive(path: string): boolean {
+  const [section, key] = path.split(".");
+  return section === "gateway" && !(GATEWAY_RESTART_KEYS as readonly string[]).includes(key!);
+}
 /** Sections whose entries are named tables: a change is reported per entry ("providers.openai"). */
 const NAMED_SECTIONS = new Set(["providers", "channels", "plugins", "agents"]);
 
@@ -44,7 +49,7 @@ export function configChanges(before: Config, after: Config): ConfigChanges {
       for (const inner of changedNames(entries(a), entries(b))) {
         const path = `${key}.${inner}`;
         changed.push(path);
-        if (!LIVE_IN_RESTART_SECTIONS.has(path)) restart.push(path);
+        if (!appliedLive(path)) restart.push(path);
       }
     } else if (NAMED_SECTIONS.has(key)) {
       for (const name of changedNames(entries(a), entries(b))) changed.push(`${key}.${name}`);

@@ -3,6 +3,7 @@ import { LOCAL_CLIENT, peerOf } from "./front/index.ts";
 import { loggerAccessLog } from "./access-log.ts";
 import { GatewayMetrics } from "./metrics.ts";
 import { buildModelTable } from "./openai/models.ts";
+import { LiveRateLimiter } from "./live-rate-limit.ts";
 import { RateLimiter } from "./rate-limit.ts";
 import { TurnTracker } from "./turn-tracker.ts";
 import type { GatewayContext, GatewayDeps, RateLimiterApi } from "./types.ts";
@@ -11,15 +12,18 @@ export type { GatewayContext } from "./types.ts";
 
 export function buildContext(deps: GatewayDeps): GatewayContext {
   const now = deps.clock ?? Date.now;
-  const config = deps.host.config.gateway;
+  // the configuration in effect: a reload swaps the host's, and every [gateway] key but the listen address follows it
+  const config = () => deps.host.config.gateway;
   const logger = deps.logger ?? createLogger("gateway");
-  const limiter = (scope: "client" | "token", perMinute: number): RateLimiterApi =>
-    deps.shared?.rateLimiter?.(scope, perMinute) ?? new RateLimiter(perMinute, now);
+  const limiter = (scope: "client" | "token", perMinute: () => number): RateLimiterApi =>
+    new LiveRateLimiter(perMinute, (limit) => deps.shared?.rateLimiter?.(scope, limit) ?? new RateLimiter(limit, now));
   const storage = deps.host.storage;
   return {
     host: deps.host,
     auth: deps.auth,
-    config,
+    get config() {
+      return config();
+    },
     metrics: deps.metrics ?? new GatewayMetrics(),
     now,
     version: deps.version,
@@ -27,8 +31,8 @@ export function buildContext(deps: GatewayDeps): GatewayContext {
     logger,
     accessLog: deps.accessLog ?? loggerAccessLog(createLogger("gateway.access")),
     turns: new TurnTracker(),
-    clientLimiter: limiter("client", config.rate_limit_per_minute),
-    tokenLimiter: limiter("token", config.rate_limit_per_token_per_minute),
+    clientLimiter: limiter("client", () => config().rate_limit_per_minute),
+    tokenLimiter: limiter("token", () => config().rate_limit_per_token_per_minute),
     checks: deps.checks ?? {},
     models: buildModelTable(deps.host.config, deps.host.resolveModelChoice({}), () => deps.host.providers.pluginNames?.() ?? []),
     clientAddress: deps.clientAddress ?? peerAddress,

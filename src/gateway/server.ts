@@ -98,17 +98,19 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   const print = options.print ?? ((line: string) => console.log(line));
   assertBindable(hostname, config);
   const now = options.clock ?? Date.now;
+  const gatewayHost = options.config ? { ...pick(host), config: { ...host.config, gateway: options.config } } : host;
+  // pairing follows a config reload: the host's configuration is read at each request
   const auth = new AuthService<TokenStore>({
     tokens: host.storage.tokens,
     pairingCodes: host.storage.gatewayPairing,
     ...(options.shared?.pairingLockout ? { pairingLockout: options.shared.pairingLockout } : {}),
-    required: config.require_pairing,
-    pairingCodeTtlMs: config.pairing_code_ttl_s * 1000,
+    required: () => gatewayHost.config.gateway.require_pairing,
+    pairingCodeTtlMs: () => gatewayHost.config.gateway.pairing_code_ttl_s * 1000,
     now,
     ...(options.controlToken ? { controlToken: options.controlToken } : {}),
   });
   const context = buildContext({
-    host: options.config ? { ...pick(host), config: { ...host.config, gateway: config } } : host,
+    host: gatewayHost,
     auth,
     version: options.version ?? "0.0.0",
     startedAt: now(),
@@ -166,9 +168,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   function stop(): Promise<void> {
     stopping ??= (async () => {
       const requests = server.stop(false);
-      const drained = await context.turns.drain(config.shutdown_grace_ms);
-      if (!drained)
-        context.logger.warn(`shutdown: turns still running after ${config.shutdown_grace_ms} ms; closing anyway`);
+      const graceMs = context.config.shutdown_grace_ms;
+      const drained = await context.turns.drain(graceMs);
+      if (!drained) context.logger.warn(`shutdown: turns still running after ${graceMs} ms; closing anyway`);
       // Let the last responses flush before connections are cut.
       await Promise.race([requests, Bun.sleep(drained ? 250 : 0)]);
       await server.stop(true);

@@ -63,7 +63,8 @@ export type GatewayMount = (app: GatewayElysia, gateway: GatewayContext) => unkn
 export interface GatewayContext {
   host: GatewayHost;
   auth: AuthService<TokenStore>;
-  config: GatewayConfig;
+  /** `[gateway]` in effect now: a config reload changes every key but the listen address (config/changes.ts). */
+  readonly config: GatewayConfig;
   metrics: GatewayMetrics;
   now: Clock;
   version: string;

@@ -1,6 +1,7 @@
 import type { SQL } from "bun";
 import type { ChatMessage, MediaRef, ToolCall } from "../contracts/chat.ts";
 import type { Awaitable } from "../core/awaitable.ts";
+import type { Setting } from "../core/setting.ts";
 
 /**
  * One interface per concern, each with a SQLite implementation (the embedded default, synchronous underneath) and a
@@ -14,10 +15,10 @@ export type StorageBackendName = "sqlite" | "postgres";
 export interface StorageOptions {
   /** Clock of tokens, idempotency keys, pairings and channel state (tests move it). */
   now?: () => number;
-  /** gateway.idempotency_ttl_s in ms. */
-  idempotencyTtlMs?: number;
+  /** gateway.idempotency_ttl_s in ms (a function: the one in effect at each use). */
+  idempotencyTtlMs?: Setting<number>;
   /** gateway.responses_ttl_days in ms: a stored response older than this is gone (DEFAULT_RESPONSES_TTL_MS). */
-  responsesTtlMs?: number;
+  responsesTtlMs?: Setting<number>;
 }
 
 // ---------------------------------------------------------------- sessions and history

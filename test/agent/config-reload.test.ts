@@ -53,6 +53,13 @@ test("a reload applies a valid file to the host and its appliers, refuses an inv
     expect(named).toMatchObject({ ok: true, generation: 2, applied: [], restart: ["gateway.host"] });
     expect(host.config.gateway.host).toBe("127.0.0.1");
     expect(reloader.check().detail).toBe("restart to apply: gateway.host");
+
+    // beside the listen address, a [gateway] limit is applied: the host's configuration carries it, the address stays
+    writeFileSync(path, `[memory]\nbackend = "none"\n[agent]\ntemperature = 0.1\n[gateway]\nhost = "0.0.0.0"\nmax_body_bytes = 2048\n`);
+    const limits = await reloader.reload();
+    expect(limits).toMatchObject({ ok: true, generation: 3, applied: ["gateway.max_body_bytes"], restart: ["gateway.host"] });
+    expect(host.config.gateway.max_body_bytes).toBe(2048);
+    expect(host.config.gateway.host).toBe("127.0.0.1");
   } finally {
     await host.close();
   }

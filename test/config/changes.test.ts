@@ -34,3 +34,27 @@ test("changes are named per key, per named entry, and the restart-only ones apar
 test("the same configuration has no changes", () => {
   expect(configChanges(config({}), config({}))).toEqual({ changed: [], restart: [] });
 });
+
+test("every [gateway] key but the listen address is applied live; host, port and allow_public_bind need a restart", () => {
+  const before = config({});
+  const after = config({
+    gateway: {
+      host: "0.0.0.0",
+      port: 1,
+      allow_public_bind: true,
+      require_pairing: false,
+      pairing_code_ttl_s: 60,
+      max_body_bytes: 2048,
+      rate_limit_per_minute: 5,
+      rate_limit_per_token_per_minute: 6,
+      idempotency_ttl_s: 120,
+      responses_ttl_days: 2,
+      shutdown_grace_ms: 1,
+      model_aliases: { x: "y" },
+    },
+  });
+  const changes = configChanges(before, after);
+  // every key of the schema was changed above: a key added to [gateway] later is named here too
+  expect(changes.changed).toEqual(Object.keys(before.gateway).map((key) => `gateway.${key}`).sort());
+  expect(changes.restart).toEqual(["gateway.allow_public_bind", "gateway.host", "gateway.port"]);
+});

@@ -5,8 +5,8 @@ import type { FakeServer } from "../fakes/openai-server.ts";
 import { ROOT, type RunningGateway } from "../helpers/binary.ts";
 import { CHROMIUM } from "../helpers/servers.ts";
 
-/** Screenshots of each view land here (gitignored). */
-export const ARTIFACTS = join(ROOT, "test-artifacts", "console");
+/** Screenshots of each view land here (gitignored), or in PRX_CONSOLE_SHOTS when set. */
+export const ARTIFACTS = process.env.PRX_CONSOLE_SHOTS ?? join(ROOT, "test-artifacts", "console");
 
 /**
  * Headless Chromium with every host but 127.0.0.1 unresolvable: the console must load and work with no internet

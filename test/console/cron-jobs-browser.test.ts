@@ -1,15 +1,17 @@
 /**
- * The console's "Scheduled jobs" section in Chromium against the built binary's gateway: a job the assistant added
- * is listed with its schedule and where it is delivered; Run now delivers it into its session; Remove takes it away.
+ * The console's Scheduled jobs page in Chromium against the built binary's gateway: the jobs the assistant added
+ * with its cron tool are listed with their schedule in words, next and last run, session and agent and where they are
+ * delivered; Run now delivers a job into its session and its run shows under Recent runs; Remove asks first, and
+ * takes the job away once confirmed. Screenshotted at 1280 px and 390 px (nothing overflows sideways).
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { fakeProviderConfig, runPrx, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
 import { chromiumAvailable } from "../helpers/servers.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
-import { launchOffline, screenshot } from "./browser.ts";
+import { launchOffline, screenshot, stopSuite } from "./browser.ts";
 
 setDefaultTimeout(60_000);
 const enabled = chromiumAvailable();
@@ -18,54 +20,108 @@ let gateway: RunningGateway;
 let browser: Browser;
 let ws: ReturnType<typeof tempWorkspace>;
 
+const prx = (args: string[]) => runPrx([...args, "-w", ws.dir], { env: { HOME: ws.dir } });
+
+async function addJob(session: string, job: Record<string, unknown>): Promise<void> {
+  const added = await prx(["agent", "-m", `use tool cron ${JSON.stringify({ action: "add", job })}`, "--session", session]);
+  expect(added.code).toBe(0);
+}
+
 beforeAll(async () => {
   if (!enabled) return;
   fake = startFakeOpenAI();
   ws = tempWorkspace(fakeProviderConfig(fake.url), { prefix: "prx-cron-console-" });
-  const job = { action: "add", job: { name: "daily standup", schedule: { kind: "cron", expr: "0 9 * * 1-5", tz: "UTC" }, payload: { kind: "systemEvent", text: "Standup in 5 minutes" } } };
-  const added = await runPrx(["agent", "-m", `use tool cron ${JSON.stringify(job)}`, "--session", "console-cron", "-w", ws.dir], { env: { HOME: ws.dir } });
-  expect(added.code).toBe(0);
+  await addJob("console-cron", {
+    name: "daily standup",
+    schedule: { kind: "cron", expr: "0 9 * * 1-5", tz: "UTC" },
+    payload: { kind: "systemEvent", text: "Standup in 5 minutes" },
+  });
+  await addJob("plants", { name: "water the plants", schedule: { kind: "every", every_ms: 6 * 3_600_000 }, payload: { kind: "systemEvent", text: "Water the plants" } });
   gateway = await startGatewayBinary(ws.dir);
   browser = await launchOffline();
 }, 300_000);
 
 afterAll(async () => {
-  if (!enabled) return;
-  await browser?.close();
-  gateway?.proc.kill("SIGTERM");
-  await gateway?.proc.exited;
-  await fake?.stop();
-  ws.cleanup();
+  if (enabled) await stopSuite({ browser, gateway, fake, cleanup: () => ws.cleanup() });
 });
 
-describe.skipIf(!enabled)("the console's scheduled jobs", () => {
-  test("listed with schedule and destination; Run now delivers into the session; Remove takes the job away", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-    await page.goto(gateway.url);
-    await page.fill("#pair-code", gateway.code!);
-    await page.click("button[type=submit]");
-    await page.getByTestId("chat-view").waitFor();
-    await page.keyboard.press("3");
-    const row = page.getByTestId("cron-jobs").locator("tr[data-cron-job]");
-    await row.first().waitFor();
-    const text = (await row.first().textContent())!;
-    expect(text).toContain("daily standup");
-    expect(text).toContain("cron 0 9 * * 1-5 (UTC)");
-    expect(text).toContain("remind: Standup in 5 minutes");
-    expect(text).toContain("console-cron");
-    await screenshot(page, "cron-jobs");
+async function signedIn(width: number, height: number): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width, height } });
+  await page.goto(gateway.url);
+  await page.fill("#pair-code", gateway.code!);
+  await page.click("button[type=submit]");
+  await page.getByTestId("chat-view").waitFor();
+  return page;
+}
 
-    await row.first().getByTestId("cron-run").click();
+const job = (page: Page, name: string) => page.locator("[data-cron-job]", { hasText: name });
+
+describe.skipIf(!enabled)("the console's Scheduled jobs page", () => {
+  let page: Page;
+
+  test("each job: what it does, its schedule in words, next and last run, session and agent, where it is delivered", async () => {
+    page = await signedIn(1280, 860);
+    await page.getByTestId("nav-cron").click();
+    await page.getByTestId("cron-view").waitFor();
+    await job(page, "daily standup").waitFor();
+    expect(await page.locator("[data-cron-job]").count()).toBe(2);
+    const standup = (await job(page, "daily standup").textContent())!;
+    expect(standup).toContain("remind: Standup in 5 minutes");
+    expect(await job(page, "daily standup").getByTestId("cron-when").textContent()).toBe("Monday to Friday at 09:00 (UTC)");
+    expect(standup).toContain("last run: never");
+    expect(standup).toContain("never run");
+    expect(standup).toContain("session: console-cron · agent main");
+    expect(standup).toContain("delivered to: cli");
+    expect(standup).not.toContain("next run: not again");
+    expect(await job(page, "water the plants").getByTestId("cron-when").textContent()).toBe("every 6 hours");
+    await screenshot(page, "cron-1280");
+  });
+
+  test("Run now delivers the job into its session; its run shows under Recent runs and as its last run", async () => {
+    const standup = job(page, "daily standup");
+    await standup.getByTestId("cron-run").click();
+    await page.getByTestId("cron-outcome").getByText("daily standup runs now: it is delivered to cli").waitFor();
+    await waitFor(async () => (await prx(["sessions", "show", "console-cron", "--json"])).stdout.includes("Standup in 5 minutes"), "the manual run's delivery into the session");
+    // open runs stay open through a refresh: refresh until the run, recorded once delivered, is there
+    await standup.getByTestId("cron-runs").click();
     await waitFor(async () => {
-      const shown = await runPrx(["sessions", "show", "console-cron", "--json", "-w", ws.dir], { env: { HOME: ws.dir } });
-      return shown.stdout.includes("Standup in 5 minutes");
-    }, "the manual run's delivery into the session");
+      await page.getByRole("button", { name: "Refresh" }).click();
+      return (await standup.locator("[data-run-ok=true]").count()) > 0;
+    }, "the run under Recent runs");
+    expect(await standup.getByTestId("cron-job-runs").textContent()).toContain("(run now)");
+    const text = (await standup.textContent())!;
+    expect(text).toContain("last run ok");
+    expect(text).toMatch(/last run: .* ago \(run now\)Standup in 5 minutes/);
+    await screenshot(page, "cron-1280-runs");
+  });
 
-    await row.first().getByTestId("cron-remove").click();
-    await page.getByTestId("scheduled-jobs").getByText("No scheduled job").waitFor();
-    expect(await row.count()).toBe(0);
-    const listed = await runPrx(["cron", "list", "--json", "-w", ws.dir], { env: { HOME: ws.dir } });
-    expect(JSON.parse(listed.stdout)).toEqual([]);
+  test("at 390 px the page fits: nothing overflows sideways", async () => {
+    // the same tab (its token is kept per tab), narrowed
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await job(page, "water the plants").waitFor();
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await screenshot(page, "cron-390");
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  test("Remove asks first: dismissed, the job stays; confirmed, it is gone from the page and from prx cron list", async () => {
+    page.once("dialog", (d) => void d.dismiss());
+    await job(page, "water the plants").getByTestId("cron-remove").click();
+    expect((JSON.parse((await prx(["cron", "list", "--json"])).stdout) as unknown[]).length).toBe(2);
+    expect(await job(page, "water the plants").count()).toBe(1);
+
+    let asked = "";
+    page.once("dialog", (d) => {
+      asked = d.message();
+      void d.accept();
+    });
+    await job(page, "water the plants").getByTestId("cron-remove").click();
+    await page.getByTestId("cron-outcome").getByText("water the plants is removed.").waitFor();
+    expect(asked).toBe('Remove the scheduled job "water the plants"? It will not run again.');
+    await job(page, "water the plants").waitFor({ state: "detached" });
+    const listed = JSON.parse((await prx(["cron", "list", "--json"])).stdout) as Array<{ name: string }>;
+    expect(listed.map((j) => j.name)).toEqual(["daily standup"]);
     await page.close();
   });
 });

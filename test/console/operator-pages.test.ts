@@ -297,7 +297,7 @@ describe.skipIf(!enabled)("the console's operator pages", () => {
 
   test("at 390 px every page fits: nothing overflows sideways", async () => {
     const page = await signedIn(390, 844);
-    for (const view of ["chat", "plugins", "status", "config", "skills", "approvals", "memory", "logs", "channels", "pairing", "mcp", "usage", "agents"]) {
+    for (const view of ["chat", "plugins", "status", "config", "skills", "approvals", "memory", "logs", "channels", "pairing", "mcp", "usage", "agents", "cron"]) {
       await page.goto(`${gateway.url}/#/${view}`);
       await page.getByTestId(`${view}-view`).waitFor();
       await page.waitForTimeout(300);

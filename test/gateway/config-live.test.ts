@@ -137,6 +137,29 @@ describe("config.toml of a running gateway", () => {
     expect(doctor.stdout).toContain("restart it to apply: gateway.port");
   }, 20_000);
 
+  test("a rate limit edited in config.toml applies to the next request without a restart; the port still waits for one", async () => {
+    const created = await runPrx(["gateway", "token", "create", "--name", "burst", "-w", dir], { env: { HOME: dir } });
+    expect(created.code).toBe(0);
+    const burst = created.stdout.trim();
+    const status = async () => (await fetch(`${gateway.url}/api/status`, { headers: { authorization: `Bearer ${burst}` } })).status;
+    writeFileSync(configPath, `${withFake()}\n[gateway]\nport = 1\nrate_limit_per_token_per_minute = 3\n`);
+    const outcome = await until((o) => o.ok && o.applied.includes("gateway.rate_limit_per_token_per_minute"));
+    expect(outcome.restart).toEqual(["gateway.port"]);
+    expect(outcome.applied).not.toContain("gateway.port");
+    // a bucket of 3 refilled at 3 a minute: three requests in a row pass, the fourth is refused naming the new limit
+    expect([await status(), await status(), await status()]).toEqual([200, 200, 200]);
+    const refused = await fetch(`${gateway.url}/api/status`, { headers: { authorization: `Bearer ${burst}` } });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain("rate limit of 3 requests per minute");
+    const health = (await (await fetch(`${gateway.url}/health`)).json()) as { checks: Record<string, { detail?: string }> };
+    expect(health.checks.config!.detail).toContain("restart to apply: gateway.port");
+    expect(health.checks.config!.detail).not.toContain("rate_limit");
+
+    writeFileSync(configPath, `${withFake()}\n[gateway]\nport = 1\nrate_limit_per_token_per_minute = 1000\n`);
+    await until((o) => o.ok && o.generation > outcome.generation);
+    expect(await status()).toBe(200);
+  }, 20_000);
+
   test("an MCP server added to config.toml is offered to the next turn, and withdrawn once removed", async () => {
     const full = withFake().replace('level = "read_only"', 'level = "full"');
     const server = `\n[mcp.servers.fx]\ncommand = "${process.execPath}"\nargs = ["${FIXTURE}"]\n`;

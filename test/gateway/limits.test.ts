@@ -18,6 +18,8 @@ import {
   TOKEN_TOUCH_INTERVAL_MS,
 } from "../../src/gateway/limits.ts";
 import { ChatCompletionRequestSchema } from "../../src/gateway/openai/schemas.ts";
+import { RESPONSES_METADATA_KEY_MAX_CHARS, RESPONSES_METADATA_VALUE_MAX_CHARS } from "../../src/gateway/responses/limits.ts";
+import { MetadataSchema } from "../../src/gateway/responses/schemas.ts";
 import { RateLimiter } from "../../src/gateway/rate-limit.ts";
 import { limitFrom } from "../../src/gateway/routes/sessions.ts";
 import { MessageBodySchema } from "../../src/gateway/schemas.ts";
@@ -118,5 +120,19 @@ describe("memory bounds", () => {
     store.verify(token);
     expect(store.list()[0]!.last_used_at).not.toBe(first);
     db.close();
+  });
+});
+
+describe("Responses API metadata", () => {
+  const chars = (n: number) => "m".repeat(n);
+
+  test("a key of RESPONSES_METADATA_KEY_MAX_CHARS passes, one character more is refused", () => {
+    expect(MetadataSchema.safeParse({ [chars(RESPONSES_METADATA_KEY_MAX_CHARS)]: "v" }).success).toBe(true);
+    expect(MetadataSchema.safeParse({ [chars(RESPONSES_METADATA_KEY_MAX_CHARS + 1)]: "v" }).success).toBe(false);
+  });
+
+  test("a value of RESPONSES_METADATA_VALUE_MAX_CHARS passes, one character more is refused", () => {
+    expect(MetadataSchema.safeParse({ k: chars(RESPONSES_METADATA_VALUE_MAX_CHARS) }).success).toBe(true);
+    expect(MetadataSchema.safeParse({ k: chars(RESPONSES_METADATA_VALUE_MAX_CHARS + 1) }).success).toBe(false);
   });
 });

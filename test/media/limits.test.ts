@@ -8,7 +8,9 @@ import {
   IMAGE_MAX_BYTES,
   imageFromBytes,
   imageFromDataUrl,
+  imageFromHttpsUrl,
   imageFromUrl,
+  IMAGE_URL_MAX_CHARS,
   MESSAGE_MAX_IMAGES,
 } from "../../src/media/index.ts";
 import { mp3, png, wav } from "./samples.ts";
@@ -85,5 +87,14 @@ describe("media limits, at the boundary", () => {
     expect(imageFromUrl("https://example.com/cat.png", { detail: "low" })).toEqual({ kind: "image", url: "https://example.com/cat.png", detail: "low" });
     expect(code(() => imageFromUrl("http://example.com/cat.png"))).toBe("BAD_REQUEST");
     expect(code(() => imageFromUrl("file:///etc/passwd"))).toBe("BAD_REQUEST");
+  });
+
+  test("an https image URL of IMAGE_URL_MAX_CHARS passes (handed to the provider as it is), one character more fails", () => {
+    const url = (n: number) => {
+      const base = "https://example.com/cat.png?x=";
+      return base + "a".repeat(n - base.length);
+    };
+    expect(imageFromHttpsUrl(url(IMAGE_URL_MAX_CHARS))).toMatchObject({ kind: "image", url: url(IMAGE_URL_MAX_CHARS) });
+    expect(code(() => imageFromHttpsUrl(url(IMAGE_URL_MAX_CHARS + 1)))).toBe("BAD_REQUEST");
   });
 });

@@ -8,9 +8,11 @@ import { NoneMemory } from "../../src/memory/index.ts";
 import { openSqliteStorage } from "../../src/storage/index.ts";
 import {
   createBuiltinTools,
+  SESSIONS_HISTORY_DEFAULT_LIMIT,
   SESSIONS_HISTORY_MAX_CHARS,
   SESSIONS_HISTORY_MAX_MESSAGE_CHARS,
   SESSIONS_HISTORY_MAX_MESSAGES,
+  SESSIONS_LIST_DEFAULT_LIMIT,
   SESSIONS_LIST_MAX_LIMIT,
   ToolRegistry,
 } from "../../src/tools/index.ts";
@@ -134,5 +136,28 @@ describe("sessions_history bounds", () => {
     expect(view.left_out).toBe(1);
     expect(view.messages[0]!.seq).toBe(2);
     expect(view.messages.at(-1)!.content).toBe("c");
+  });
+});
+
+describe("without a limit", () => {
+  test(`sessions_list gives SESSIONS_LIST_DEFAULT_LIMIT (${SESSIONS_LIST_DEFAULT_LIMIT}) sessions, the most recent, when more exist`, async () => {
+    const listed = (await json("sessions_list", {})).sessions as Array<{ id: string }>;
+    expect(listed.length).toBe(SESSIONS_LIST_DEFAULT_LIMIT);
+    const all = (await json("sessions_list", { limit: SESSIONS_LIST_MAX_LIMIT })).sessions as Array<{ id: string }>;
+    expect(all.length).toBeGreaterThan(SESSIONS_LIST_DEFAULT_LIMIT);
+    expect(listed.map((s) => s.id)).toEqual(all.slice(0, SESSIONS_LIST_DEFAULT_LIMIT).map((s) => s.id));
+  });
+
+  test(`sessions_history gives SESSIONS_HISTORY_DEFAULT_LIMIT (${SESSIONS_HISTORY_DEFAULT_LIMIT}) messages whole; with one more, the oldest is not shown`, async () => {
+    const said = (n: number) => Array.from({ length: n }, (_, i) => ({ role: "user" as const, content: `m${i + 1}` }));
+    storage.sessions.append("s-exact", said(SESSIONS_HISTORY_DEFAULT_LIMIT), "cli");
+    storage.sessions.append("s-one-more", said(SESSIONS_HISTORY_DEFAULT_LIMIT + 1), "cli");
+    const exact = await json("sessions_history", { session_id: "s-exact" });
+    expect(exact.messages.map((m: { content: string }) => m.content)).toEqual(said(SESSIONS_HISTORY_DEFAULT_LIMIT).map((m) => m.content));
+    expect(exact.left_out).toBeUndefined();
+    const more = await json("sessions_history", { session_id: "s-one-more" });
+    expect(more.messages).toHaveLength(SESSIONS_HISTORY_DEFAULT_LIMIT);
+    expect(more.messages[0].content).toBe("m2");
+    expect(more.messages.at(-1).content).toBe(`m${SESSIONS_HISTORY_DEFAULT_LIMIT + 1}`);
   });
 });

@@ -6,9 +6,10 @@ import type { Transporter } from "nodemailer";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { PlatformChannel } from "../base.ts";
 import { PlatformError } from "../platform-error.ts";
-import { EMAIL_IDLE_AFTER_MS, EMAIL_MAX_FETCH_BATCH, EMAIL_MAX_MESSAGE_BYTES, EMAIL_MAX_MESSAGE_CHARS, EMAIL_POLL_INTERVAL_MS } from "../limits.ts";
+import { EMAIL_IDLE_AFTER_MS, EMAIL_MAX_MESSAGE_BYTES, EMAIL_MAX_MESSAGE_CHARS, EMAIL_POLL_INTERVAL_MS } from "../limits.ts";
 import { keepConnected } from "../reconnect.ts";
 import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import { fetchBatch } from "./batch.ts";
 import { normalizeMail, parseAttachmentRef, replySubject, replyThreading, type ThreadHeaders } from "./wire.ts";
 
 interface Server {
@@ -182,8 +183,9 @@ export class EmailChannel extends PlatformChannel {
     const found = (await client.search({ seen: false, uid: `${this.floor}:*` }, { uid: true })) || [];
     // "N:*" names the last message even when its UID is below N
     const uids = found.filter((uid) => uid >= this.floor && !this.openUids.has(uid)).sort((a, b) => a - b);
-    if (uids.length > EMAIL_MAX_FETCH_BATCH) this.sweepAgain = true;
-    for (const uid of uids.slice(0, EMAIL_MAX_FETCH_BATCH)) {
+    const { batch, more } = fetchBatch(uids);
+    if (more) this.sweepAgain = true;
+    for (const uid of batch) {
       if (this.stopper.signal.aborted || this.client !== client) return;
       await this.setup.waitForCapacity?.();
       const read = await this.read(client, uid);

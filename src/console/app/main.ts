@@ -4,6 +4,7 @@ import { channelsView } from "./channels.ts";
 import { chatView } from "./chat.ts";
 import { configView } from "./config.ts";
 import { configBanner } from "./config-banner.ts";
+import { cronJobsView } from "./cron-jobs.ts";
 import { h } from "./dom.ts";
 import { stopLive } from "./live.ts";
 import { logsView } from "./logs.ts";
@@ -33,6 +34,7 @@ const VIEWS: Record<string, { label: string; key?: string; make: () => View }> =
   mcp: { label: "MCP", make: mcpView },
   usage: { label: "Usage", make: usagePage },
   agents: { label: "Agents", make: agentsView },
+  cron: { label: "Scheduled", make: cronJobsView },
 };
 
 const root = document.getElementById("app")!;

@@ -1,5 +1,4 @@
 import { api } from "./api.ts";
-import { cronJobsList } from "./cron-jobs.ts";
 import { badge, h, time } from "./dom.ts";
 import { errorBox } from "./error-box.ts";
 import { onSnapshot, type CronJob, type Snapshot } from "./live.ts";
@@ -12,7 +11,7 @@ function section(title: string, testid: string, ...body: Node[]): HTMLElement {
   return h("section", { class: "card", "data-testid": testid }, h("h3", {}, title), ...body);
 }
 
-/** Status: health, providers, usage, hooks, the cron tool's jobs (run now, remove), plugin cron and the event bus; live over SSE. */
+/** Status: health, providers, usage, hooks, how many jobs are scheduled (the Scheduled page has them), plugin cron and the event bus; live over SSE. */
 export function statusView(): { el: HTMLElement; dispose(): void } {
   const health = h("div");
   const overview = h("div", { class: "muted small" });
@@ -74,9 +73,21 @@ export function statusView(): { el: HTMLElement; dispose(): void } {
       hooks.replaceChildren(errorBox(error));
     }
   };
-  const scheduled = cronJobsList();
+  const scheduled = h("div");
+  const loadScheduled = async () => {
+    try {
+      const { jobs } = await api<{ jobs: Array<{ last_error: string | null }> }>("/api/cron/jobs");
+      const failing = jobs.filter((j) => j.last_error).length;
+      scheduled.replaceChildren(
+        h("p", {}, jobs.length === 0 ? "No scheduled job." : `${jobs.length} scheduled job${jobs.length === 1 ? "" : "s"}`, failing ? " " : "", failing ? badge(`${failing} failing`, "bad") : ""),
+        h("a", { href: "#/cron", "data-testid": "open-scheduled" }, "Open Scheduled jobs"),
+      );
+    } catch (error) {
+      scheduled.replaceChildren(errorBox(error));
+    }
+  };
   const stop = onSnapshot(renderSnapshot);
-  void scheduled.refresh();
+  void loadScheduled();
   void loadProviders();
   void loadHooks();
   void loadUsage();
@@ -88,7 +99,7 @@ export function statusView(): { el: HTMLElement; dispose(): void } {
     section("Providers", "providers", providers, h("button", { class: "small", onclick: () => void loadProviders() }, "Probe again")),
     section("Usage", "usage", usage),
     section("Hooks (hooks.json)", "hooks", hooks),
-    h("section", { class: "card wide", "data-testid": "scheduled-jobs" }, h("h3", {}, "Scheduled jobs"), scheduled.el, h("button", { class: "small", onclick: () => void scheduled.refresh() }, "Refresh")),
+    section("Scheduled jobs (cron tool)", "scheduled-summary", scheduled),
     section("Cron (plugins)", "cron", cron),
     section("Event bus", "events", bus),
   );

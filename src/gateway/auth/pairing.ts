@@ -1,3 +1,4 @@
+import { settingNow, type Setting } from "../../core/setting.ts";
 import type { GatewayPairingStore } from "../../storage/types.ts";
 import { PAIRING_CODE_MAX_WRONG } from "../limits.ts";
 import { issuePairingCode, pairingCodeDigest } from "./pairing-code.ts";
@@ -13,13 +14,13 @@ export class PairingGate {
   constructor(
     private readonly store: GatewayPairingStore,
     private readonly lockout: PairingLockout,
-    private readonly ttlMs: number,
+    private readonly ttlMs: Setting<number>,
     private readonly now: () => number,
   ) {}
 
   /** Issue a fresh code (replacing any previous one, wherever it was issued). */
   async issue(): Promise<{ code: string; expiresAt: number }> {
-    return issuePairingCode(this.store, this.ttlMs, this.now);
+    return issuePairingCode(this.store, settingNow(this.ttlMs), this.now);
   }
 
   async attempt(client: string, presented: string): Promise<PairingAttempt> {

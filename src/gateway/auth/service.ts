@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { then } from "../../core/awaitable.ts";
 import { PrxError } from "../../core/errors.ts";
+import { settingNow, type Setting } from "../../core/setting.ts";
 import type { GatewayPairingStore, TokenRecord, TokenStore } from "../../storage/types.ts";
 import { BEARER_MAX_CHARS, PAIRING_CODE_LENGTH, PAIRING_CODE_MAX_WRONG } from "../limits.ts";
 import { MemoryPairingLockout } from "./lockout.ts";
@@ -29,8 +30,8 @@ export interface AuthOptions<T extends TokenStore = TokenStore> {
   /** Lockouts of client addresses sending wrong codes (default: this process's); Redis shares them across replicas. */
   pairingLockout?: PairingLockout;
   /** `gateway.require_pairing`; when false every request is accepted as OPEN_CREDENTIAL. */
-  required: boolean;
-  pairingCodeTtlMs: number;
+  required: Setting<boolean>;
+  pairingCodeTtlMs: Setting<number>;
   now: () => number;
   /** This run's control token (presence.ts): accepted as CONTROL_CREDENTIAL, never stored. */
   controlToken?: string;
@@ -40,11 +41,11 @@ export interface AuthOptions<T extends TokenStore = TokenStore> {
 export class AuthService<T extends TokenStore = TokenStore> {
   readonly tokens: T;
   readonly pairing: PairingGate;
-  readonly required: boolean;
+  private readonly requirePairing: Setting<boolean>;
   private readonly controlToken: string | undefined;
 
   constructor(options: AuthOptions<T>) {
-    this.required = options.required;
+    this.requirePairing = options.required;
     this.controlToken = options.controlToken;
     this.tokens = options.tokens;
     this.pairing = new PairingGate(
@@ -53,6 +54,11 @@ export class AuthService<T extends TokenStore = TokenStore> {
       options.pairingCodeTtlMs,
       options.now,
     );
+  }
+
+  /** Whether a request needs a token (`gateway.require_pairing` in effect now). */
+  get required(): boolean {
+    return settingNow(this.requirePairing);
   }
 
   /** At start: when auth is on and no live token exists, open pairing and return the code to print. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
+import { settingNow, type Setting } from "../../core/setting.ts";
 import { jsonParser, readLimited } from "../body.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { routeSchema } from "../route-schema.ts";
@@ -65,7 +66,7 @@ export interface ChannelsApi {
  * /api/channels (liveness, restart, pairing approvals) behind auth, and POST /channels/:name/webhook (public: the
  * channel process verifies the platform's signature; a bad one is 401 and nothing runs).
  */
-export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMount {
+export function channelRoutes(api: ChannelsApi, maxBodyBytes: Setting<number>): GatewayMount {
   return (app: GatewayElysia, gw) => {
     gw.live.set("channels", () => ({ channels: api.list() }));
     app
@@ -109,7 +110,7 @@ export function channelRoutes(api: ChannelsApi, maxBodyBytes: number): GatewayMo
       .all(
         "/channels/:name/webhook",
         async ({ params, request }) => {
-          const body = new TextDecoder().decode(await readLimited(request, maxBodyBytes));
+          const body = new TextDecoder().decode(await readLimited(request, settingNow(maxBodyBytes)));
           const headers: Record<string, string> = {};
           for (const [key, value] of request.headers.entries()) headers[key] = value;
           const answer = await api.forward(params.name, { method: request.method, query: new URL(request.url).search, headers, body });

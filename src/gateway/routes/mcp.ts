@@ -1,3 +1,4 @@
+import type { Setting } from "../../core/setting.ts";
 import {
   McpCallBodySchema,
   McpCallResponseSchema,
@@ -22,7 +23,7 @@ const McpRpcBody = routeSchema(McpRpcBodySchema);
  * (/api/mcp) and prx's own MCP server over Streamable HTTP (POST /mcp; stateless, JSON answers, so GET and DELETE
  * are 405). `port` loads the MCP modules on the first request that needs them.
  */
-export function mcpRoutes(port: () => Promise<McpGatewayPort>, maxBodyBytes: number): GatewayMount {
+export function mcpRoutes(port: () => Promise<McpGatewayPort>, maxBodyBytes: Setting<number>): GatewayMount {
   const notAllowed = () =>
     jsonResponse(
       { error: { code: "BAD_REQUEST", message: "prx serves MCP statelessly: POST JSON-RPC messages to /mcp (no SSE stream, no session to delete)" } },

@@ -3,12 +3,13 @@ import { checkIdempotencyKey, decideExisting, type IdempotencyRow } from "../ide
 import { IDEMPOTENCY_PURGE_BATCH } from "../limits.ts";
 import type { IdempotencyBegin, IdempotencyStore } from "../types.ts";
 import { pg } from "./connect.ts";
+import { settingNow, type Setting } from "../../core/setting.ts";
 
 /** Idempotency keys in PostgreSQL: a key is claimed under a row lock, so replicas agree on who runs a request. */
 export class PgIdempotencyStore implements IdempotencyStore {
   constructor(
     private readonly sql: SQL,
-    private readonly ttlMs: number,
+    private readonly ttl: Setting<number>,
     private readonly now: () => number,
   ) {}
 
@@ -25,7 +26,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
         const inserted = await tx.unsafe(
           "INSERT INTO gateway_idempotency (scope, key, body_sha256, state, created_at, expires_at) " +
             "VALUES ($1, $2, $3, 'pending', $4, $5) ON CONFLICT (scope, key) DO NOTHING",
-          [scope, key, bodySha256, now, now + this.ttlMs],
+          [scope, key, bodySha256, now, now + settingNow(this.ttl)],
         );
         if (inserted.count === 1) return { kind: "new" };
         const rows = (await tx.unsafe("SELECT * FROM gateway_idempotency WHERE scope = $1 AND key = $2 FOR UPDATE", [
@@ -37,7 +38,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
         await tx.unsafe(
           "UPDATE gateway_idempotency SET body_sha256 = $3, state = 'pending', status = NULL, response = NULL, " +
             "created_at = $4, expires_at = $5 WHERE scope = $1 AND key = $2",
-          [scope, key, bodySha256, now, now + this.ttlMs],
+          [scope, key, bodySha256, now, now + settingNow(this.ttl)],
         );
         return { kind: "new" };
       }),
@@ -48,7 +49,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
     await pg("idempotency complete", () =>
       this.sql.unsafe(
         "UPDATE gateway_idempotency SET state = 'done', status = $1, response = $2, expires_at = $3 WHERE scope = $4 AND key = $5",
-        [status, body, this.now() + this.ttlMs, scope, key],
+        [status, body, this.now() + settingNow(this.ttl), scope, key],
       ),
     );
   }

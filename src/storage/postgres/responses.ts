@@ -3,6 +3,7 @@ import { RESPONSES_PURGE_BATCH } from "../limits.ts";
 import { oldestKeptSecond, purgeDue } from "../response-rules.ts";
 import type { ResponseStore, StoredResponse } from "../types.ts";
 import { pg } from "./connect.ts";
+import { settingNow, type Setting } from "../../core/setting.ts";
 
 interface Row {
   id: string;
@@ -22,7 +23,7 @@ export class PgResponseStore implements ResponseStore {
 
   constructor(
     private readonly sql: SQL,
-    private readonly ttlMs: number,
+    private readonly ttl: Setting<number>,
     private readonly now: () => number,
   ) {}
 
@@ -41,7 +42,7 @@ export class PgResponseStore implements ResponseStore {
       this.sql.unsafe("SELECT * FROM gateway_responses WHERE id = $1 AND scope = $2 AND created_at >= $3", [
         id,
         scope,
-        oldestKeptSecond(this.now(), this.ttlMs),
+        oldestKeptSecond(this.now(), settingNow(this.ttl)),
       ]),
     )) as Row[];
     const row = rows[0];
@@ -71,7 +72,7 @@ export class PgResponseStore implements ResponseStore {
     const result = await pg("response cleanup", () =>
       this.sql.unsafe(
         "DELETE FROM gateway_responses WHERE id IN (SELECT id FROM gateway_responses WHERE created_at < $1 LIMIT $2)",
-        [oldestKeptSecond(now, this.ttlMs), RESPONSES_PURGE_BATCH],
+        [oldestKeptSecond(now, settingNow(this.ttl)), RESPONSES_PURGE_BATCH],
       ),
     );
     return result.count;

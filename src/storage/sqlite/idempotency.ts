@@ -3,6 +3,7 @@ import { IDEMPOTENCY_PURGE_BATCH } from "../limits.ts";
 import { checkIdempotencyKey, decideExisting, type IdempotencyRow } from "../idempotency-rules.ts";
 import type { IdempotencyBegin, IdempotencyStore } from "../types.ts";
 import { migrateSqlite } from "./schema.ts";
+import { settingNow, type Setting } from "../../core/setting.ts";
 
 /**
  * Idempotency keys, scoped per credential and tied to the SHA-256 of the request body, kept for a TTL.
@@ -11,7 +12,7 @@ import { migrateSqlite } from "./schema.ts";
 export class SqliteIdempotencyStore implements IdempotencyStore {
   constructor(
     private readonly db: Database,
-    private readonly ttlMs: number,
+    private readonly ttl: Setting<number>,
     private readonly now: () => number,
   ) {
     migrateSqlite(db);
@@ -37,7 +38,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
           "INSERT OR REPLACE INTO gateway_idempotency (scope, key, body_sha256, state, created_at, expires_at) " +
             "VALUES (?, ?, ?, 'pending', ?, ?)",
         )
-        .run(scope, key, bodySha256, now, now + this.ttlMs);
+        .run(scope, key, bodySha256, now, now + settingNow(this.ttl));
       return { kind: "new" };
     })();
   }
@@ -48,7 +49,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
         "UPDATE gateway_idempotency SET state = 'done', status = ?, response = ?, expires_at = ? " +
           "WHERE scope = ? AND key = ?",
       )
-      .run(status, body, this.now() + this.ttlMs, scope, key);
+      .run(status, body, this.now() + settingNow(this.ttl), scope, key);
   }
 
   release(scope: string, key: string): void {

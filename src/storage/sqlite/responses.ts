@@ -3,6 +3,7 @@ import { RESPONSES_PURGE_BATCH } from "../limits.ts";
 import { oldestKeptSecond, purgeDue } from "../response-rules.ts";
 import type { ResponseStore, StoredResponse } from "../types.ts";
 import { migrateSqlite } from "./schema.ts";
+import { settingNow, type Setting } from "../../core/setting.ts";
 
 interface Row {
   id: string;
@@ -31,7 +32,7 @@ export class SqliteResponseStore implements ResponseStore {
 
   constructor(
     private readonly db: Database,
-    private readonly ttlMs: number,
+    private readonly ttl: Setting<number>,
     private readonly now: () => number,
   ) {
     migrateSqlite(db);
@@ -47,7 +48,7 @@ export class SqliteResponseStore implements ResponseStore {
   get(scope: string, id: string): StoredResponse | null {
     const row = this.db
       .query<Row, [string, string, number]>("SELECT * FROM gateway_responses WHERE id = ? AND scope = ? AND created_at >= ?")
-      .get(id, scope, oldestKeptSecond(this.now(), this.ttlMs));
+      .get(id, scope, oldestKeptSecond(this.now(), settingNow(this.ttl)));
     return row ? fromRow(row) : null;
   }
 
@@ -64,6 +65,6 @@ export class SqliteResponseStore implements ResponseStore {
       .query(
         "DELETE FROM gateway_responses WHERE rowid IN (SELECT rowid FROM gateway_responses WHERE created_at < ? LIMIT ?)",
       )
-      .run(oldestKeptSecond(now, this.ttlMs), RESPONSES_PURGE_BATCH).changes;
+      .run(oldestKeptSecond(now, settingNow(this.ttl)), RESPONSES_PURGE_BATCH).changes;
   }
 }

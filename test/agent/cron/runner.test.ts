@@ -5,7 +5,7 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import { openSqliteStorage, type SqliteStorage } from "../../../src/storage/index.ts";
-import { CRON_TOOL_MISSED_GRACE_MS } from "../../../src/tools/builtins/cron-limits.ts";
+import { CRON_TOOL_MISSED_GRACE_MS, CRON_TOOL_RUN_DETAIL_CHARS } from "../../../src/tools/builtins/cron-limits.ts";
 import { CRON_MAX_JOBS } from "../../../src/plugins/cron/index.ts";
 import type { TurnInput } from "../../../src/agent/types.ts";
 import { FakeClock } from "../../plugins/cron/fake-clock.ts";
@@ -152,3 +152,21 @@ test("more jobs than one scheduler takes (adds racing past the limit): the oldes
   expect(deliveries.some((d) => d.session === "telegram:42")).toBe(true);
   expect(logger.records.filter((r) => r.message.startsWith("more cron jobs")).length).toBe(1);
 }, 30_000);
+
+test("a run's recorded detail: a delivery of CRON_TOOL_RUN_DETAIL_CHARS is kept whole, one character more is cut to it", async () => {
+  const { clock, deliveries, cron, start } = setup();
+  const whole = "w".repeat(CRON_TOOL_RUN_DETAIL_CHARS);
+  const longer = `${"c".repeat(CRON_TOOL_RUN_DETAIL_CHARS)}!`;
+  // every minute (an `at` job goes with its runs once done)
+  const every = (text: string) => cron({ action: "add", schedule: { kind: "every", every_ms: 60_000 }, payload: { kind: "systemEvent", text } });
+  const a = parsed(await every(whole));
+  const b = parsed(await every(longer));
+  const { runner } = await start();
+  await advance(clock, T0 + 60_000, [runner]);
+  // delivered whole either way: only the run's record is bounded
+  expect(deliveries.map((d) => d.text).sort()).toEqual([longer, whole]);
+  const [runA] = await storage.cronJobs.runs(a.id, 1);
+  const [runB] = await storage.cronJobs.runs(b.id, 1);
+  expect(runA!.detail).toBe(whole);
+  expect(runB!.detail).toBe("c".repeat(CRON_TOOL_RUN_DETAIL_CHARS));
+});

@@ -3,6 +3,7 @@ import { hooksRoutes } from "../../../src/gateway/routes/hooks.ts";
 import { PROBE_MAX_BODY_BYTES, pluginRoutes } from "../../../src/gateway/routes/plugins.ts";
 import { EXPORT_NAME_PATTERN } from "../../../src/plugins/adapters/provider.ts";
 import { parseExportName } from "../../../src/plugins/adapters/provider.ts";
+import { GuestToolSpecSchema, TOOL_SCHEMA_MAX_CHARS } from "../../../src/plugins/adapters/tool.ts";
 import { HOOKS_API_MAX_BODY_BYTES } from "../../../src/plugins/hooks/api.ts";
 import { parseProbeRequest, PROBE_MAX_MESSAGES } from "../../../src/plugins/probes/index.ts";
 import { gatewayWithMounts } from "../../helpers/gateway-app.ts";
@@ -74,5 +75,14 @@ describe("limits", () => {
     expect(past.status).toBe(413);
     expect((await body(past)).error.message).toContain("request body of");
     expect((await body(await app().handle(new Request("http://local/api/hooks")))).actions).toBe(0);
+  });
+});
+
+describe("a wasm tool's declared spec", () => {
+  test("a parameters schema of TOOL_SCHEMA_MAX_CHARS is taken; one character more is refused", () => {
+    const spec = (chars: number) => ({ name: "t", description: "d", parametersSchema: `{"x":"${"s".repeat(chars - 8)}"}` });
+    expect(spec(TOOL_SCHEMA_MAX_CHARS).parametersSchema).toHaveLength(TOOL_SCHEMA_MAX_CHARS);
+    expect(GuestToolSpecSchema.safeParse(spec(TOOL_SCHEMA_MAX_CHARS)).success).toBe(true);
+    expect(GuestToolSpecSchema.safeParse(spec(TOOL_SCHEMA_MAX_CHARS + 1)).success).toBe(false);
   });
 });

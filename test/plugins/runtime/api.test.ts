@@ -10,7 +10,7 @@ import {
   reloadPlugin,
 } from "../../../src/plugins/api.ts";
 import { getPluginRuntime, type PluginRuntime } from "../../../src/plugins/runtime/index.ts";
-import { STATUS_MESSAGE_MAX_CHARS, StatusStore } from "../../../src/plugins/status.ts";
+import { STATUS_EVENT_NAME_MAX_CHARS, STATUS_MESSAGE_MAX_CHARS, StatusStore } from "../../../src/plugins/status.ts";
 import { CoreTestLoader, ctx, makeWorkspace, writePlugin, writeToolPlugin, type TestWorkspace } from "./helpers.ts";
 
 let t: TestWorkspace;
@@ -106,5 +106,14 @@ describe("plugins API handlers", () => {
     expect(clipped).toHaveLength(STATUS_MESSAGE_MAX_CHARS);
     expect(clipped.endsWith("…")).toBe(true);
     expect(store.get("p", "tool", "t")!.errors).toBe(2);
+  });
+
+  test(`an event name is kept up to ${STATUS_EVENT_NAME_MAX_CHARS} characters; one more is cut, ending in …`, () => {
+    const store = new StatusStore();
+    const status = store.for("p", "hook", "h");
+    status.event("n".repeat(STATUS_EVENT_NAME_MAX_CHARS));
+    expect(store.get("p", "hook", "h")!.lastEvent!.name).toBe("n".repeat(STATUS_EVENT_NAME_MAX_CHARS));
+    status.event("n".repeat(STATUS_EVENT_NAME_MAX_CHARS + 1));
+    expect(store.get("p", "hook", "h")!.lastEvent!.name).toBe(`${"n".repeat(STATUS_EVENT_NAME_MAX_CHARS - 1)}…`);
   });
 });
