@@ -160,6 +160,13 @@ export interface OpenAgentHostOptions {
    * memory backend, or a wasm:/remote: default or fallback provider).
    */
   deferExtend?: boolean;
+  /**
+   * With deferExtend: whether the extensions are needed now. Yes at open: they load with the host, as without
+   * deferExtend. While it says no (a channel process in a workspace with no plugin, hooks or MCP server), turns run
+   * without them and nothing of them is loaded; the first turn it says yes to loads them. Default: every turn needs
+   * them.
+   */
+  extendWhen?: (now: { workspace: Workspace; config: Config }) => boolean;
   /** How one configuration's providers are made: createProviderResolver by default (tests count what it resolves). */
   providerResolver?: typeof createProviderResolver;
   /** Clock of budgets and usage days (tests move it); Date.now by default. */
@@ -283,7 +290,11 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     let markLoaded!: () => void;
     const extensionsLoaded = new Promise<void>((resolve) => (markLoaded = resolve));
     if (!options.extend) markLoaded();
-    const deferred = options.extend !== undefined && options.deferExtend === true && !needsExtensionsAtOpen(config);
+    const deferred =
+      options.extend !== undefined &&
+      options.deferExtend === true &&
+      !needsExtensionsAtOpen(config) &&
+      !(options.extendWhen?.({ workspace, config }) ?? false);
     if (options.extend && !deferred) {
       status.state = "loading";
       extensions = await options.extend(base);
@@ -391,6 +402,10 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
         status.state = "ready";
         markLoaded();
       })());
+
+    const extendWhen = options.extendWhen;
+    const extensionsNeeded = (): boolean =>
+      status.state !== "ready" && (status.state !== "idle" || !extendWhen || extendWhen({ workspace, config: current!.config }));
 
     let reloading: Promise<unknown> = Promise.resolve();
     const reload = (next: Config): Promise<{ generation: number }> => {
@@ -521,7 +536,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       get plugins() {
         return extensions.plugins;
       },
-      runTurn: (input, plan) => (status.state === "ready" ? run(input, plan) : loadExtensions().then(() => run(input, plan))),
+      runTurn: (input, plan) => (extensionsNeeded() ? loadExtensions().then(() => run(input, plan)) : run(input, plan)),
       compactSession: (id, choice) => {
         // as the session's agent: its model, and its memory for what the summariser keeps
         const compact = async () => {

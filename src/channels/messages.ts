@@ -29,6 +29,8 @@ export function parentMessages(context: ParentMessagesContext): (raw: unknown) =
     } catch (error) {
       return send?.({ type: "reloaded", generation: null, error: `the host did not open: ${errorMessage(error)}` });
     }
+    // a runtime at rest (no plugin when the process started) starts now, with what the gateway loaded
+    if (host.extensions.state === "idle") await host.loadExtensions().catch((error: unknown) => logger.error(`plugins did not load: ${errorMessage(error)}`));
     const runtime = host.plugins?.runtime;
     if (!runtime) return send?.({ type: "reloaded", generation: null, error: "no plugin runtime in this process" });
     try {

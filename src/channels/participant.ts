@@ -1,8 +1,6 @@
 import type { LoadedConfig } from "../config/loader.ts";
 import { lazyChannelDeliverer } from "./deliver-lazy.ts";
-import { openAgentHost, type AgentHost } from "../agent/index.ts";
-import type { OpenAgentHostOptions } from "../agent/host.ts";
-import { createPluginExtensions } from "../agent/plugin-extensions.ts";
+import { openAgentHost, type AgentHost, type OpenAgentHostOptions } from "../agent/host.ts";
 import type { ChannelConfig } from "../config/schema.ts";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { createLogger, type Logger } from "../core/logger.ts";
@@ -51,6 +49,8 @@ export interface ParticipantOptions {
    * servers' tools); without it, plugins and hooks alone.
    */
   extend?: OpenAgentHostOptions["extend"];
+  /** Whether a turn needs the extensions yet (OpenAgentHostOptions.extendWhen); without it they open with the host. */
+  extendWhen?: OpenAgentHostOptions["extendWhen"];
   /** One line per pairing request, pairing let through, refusal and failed turn (the foreground prints them). */
   onEvent?: (line: string) => void;
   /**
@@ -66,7 +66,8 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
     workspace: options.workspace,
     ...(options.loaded ? { loaded: options.loaded } : {}),
     env: options.env,
-    extend: options.extend ?? createPluginExtensions(),
+    extend: options.extend ?? (async (base) => (await import("../agent/plugin-extensions.ts")).createPluginExtensions()(base)),
+    ...(options.extendWhen ? { deferExtend: true, extendWhen: options.extendWhen } : {}),
     deliver: lazyChannelDeliverer,
   });
   try {

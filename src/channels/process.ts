@@ -27,6 +27,8 @@ export interface ChannelProcessOptions {
   onConnected?: (health: ChannelHealth) => void;
   /** The agent host's extensions (participant.ts); `prx channel run` passes boot/channel-host.ts's. */
   extend?: import("./participant.ts").ParticipantOptions["extend"];
+  /** When a turn needs those extensions (participant.ts); `prx channel run` passes boot/channel-host.ts's. */
+  extendWhen?: import("./participant.ts").ParticipantOptions["extendWhen"];
   /** One line per pairing request, pairing approval and refusal (the foreground prints them; errors are logged). */
   onEvent?: (line: string) => void;
   /** How the agent host side is opened; defaults to participant.ts (loaded only then). Tests pass a failing one. */
@@ -130,6 +132,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       typingIntervalMs: options.limits?.typingIntervalMs,
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       ...(options.extend ? { extend: options.extend } : {}),
+      ...(options.extendWhen ? { extendWhen: options.extendWhen } : {}),
       signal: opening.signal,
     });
   })();

@@ -7,7 +7,8 @@
  * target and leaves results.json alone: CI runs it so that a broken bench cannot land.
  *
  * PRX_BENCH_SUITES (a directory of suites), PRX_BENCH_RESULTS (the results file) and PRX_BENCH_NO_BUILD (never
- * build dist/prx) let the harness's own tests run it on fixture suites.
+ * build dist/prx) let the harness's own tests run it on fixture suites; PRX_BINARY measures another binary than
+ * dist/prx (A/B runs of two builds).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,7 +16,7 @@ import { join, resolve } from "node:path";
 import type { BenchRow, BenchSuite } from "./types.ts";
 
 const root = resolve(import.meta.dir, "../..");
-const binary = join(root, "dist", "prx");
+const binary = process.env.PRX_BINARY ? resolve(process.env.PRX_BINARY) : join(root, "dist", "prx");
 const suitesDir = resolve(process.env.PRX_BENCH_SUITES || join(import.meta.dir, "suites"));
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
@@ -34,7 +35,7 @@ if (unknown.length > 0) {
 }
 const names = available.filter((n) => wanted.length === 0 || wanted.includes(n));
 
-if (!process.env.PRX_BENCH_NO_BUILD && (!existsSync(binary) || process.env.PRX_BENCH_REBUILD)) {
+if (!process.env.PRX_BENCH_NO_BUILD && !process.env.PRX_BINARY && (!existsSync(binary) || process.env.PRX_BENCH_REBUILD)) {
   console.log("building dist/prx ...");
   const build = Bun.spawnSync([process.execPath, join(root, "build.ts")], { stdout: "inherit", stderr: "inherit" });
   if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);

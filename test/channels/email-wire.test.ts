@@ -1,10 +1,10 @@
-/** Email as the channel reads it: MIME parsed by mailparser, normalised to the inbound shape; reply threading. */
+/** Email as the channel reads it: MIME parsed by postal-mime, normalised to the inbound shape; reply threading. */
 import { expect, test } from "bun:test";
-import { simpleParser } from "mailparser";
+import PostalMime from "postal-mime";
 import { messageKey, normalizeMail, ownWords, replySubject, replyThreading } from "../../src/channels/email/wire.ts";
 
 const ctx = { channel: "mail", me: "bot@example.test", uid: 7, uidValidity: "42", receivedAt: 1_700_000_000_000 };
-const mail = (headers: string, body = "hello") => simpleParser(`${headers}\r\n\r\n${body}`);
+const mail = (headers: string, body = "hello") => PostalMime.parse(`${headers}\r\n\r\n${body}`);
 
 test("a Message-ID of 256 characters is the key as written; one of 257 is named by its hash", () => {
   const at = `<${"a".repeat(254 - "@x".length)}@x>`;
@@ -51,4 +51,41 @@ test("quoted history, an Outlook original message and a signature are not the se
 
 test("a mail without a sender is not a message", async () => {
   expect(normalizeMail(await mail("Subject: nobody"), ctx)).toBeUndefined();
+});
+
+test("multipart mail in another charset: RFC 2047 subject and name, quoted-printable text, attachments named with their size", async () => {
+  const body = [
+    "--b",
+    "Content-Type: text/plain; charset=iso-8859-2",
+    "Content-Transfer-Encoding: quoted-printable",
+    "",
+    "Dob=F8e, d=ECkuji",
+    "--b",
+    "Content-Type: image/png",
+    "Content-Disposition: attachment; filename=dot.png",
+    "Content-Transfer-Encoding: base64",
+    "",
+    "iVBORw0KGgo=",
+    "--b",
+    "Content-Type: application/pdf; name=notes.pdf",
+    "Content-Disposition: attachment; filename=notes.pdf",
+    "Content-Transfer-Encoding: base64",
+    "",
+    "JVBERi0xLjQ=",
+    "--b--",
+    "",
+  ].join("\r\n");
+  const parsed = await mail(
+    "From: =?UTF-8?Q?Ren=C3=A9e?= <renee@example.test>\r\nSubject: =?UTF-8?B?UGzDoW4=?=\r\nMessage-ID: bare@x\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b",
+    body,
+  );
+  const read = normalizeMail(parsed, ctx)!;
+  expect(read.message).toMatchObject({ id: "<bare@x>", senderDisplay: "Renée", text: "Subject: Plán\n\nDobře, děkuji\n\n[attached: notes.pdf (application/pdf, 8 bytes), not read]" });
+  expect(read.message.attachments).toEqual([{ kind: "image", ref: "imap:42:7:0", bytes: 8 }]);
+});
+
+test("an HTML-only mail is read from the text its caller made of it; In-Reply-To with a comment names its message", async () => {
+  const parsed = await mail("From: ann@example.test\r\nIn-Reply-To: <2@x> (the plan)\r\nContent-Type: text/html", "<p>yes</p>");
+  const read = normalizeMail(parsed, ctx, "yes, as Markdown")!;
+  expect(read.message).toMatchObject({ text: "yes, as Markdown", replyTo: "<2@x>", threadId: "<2@x>" });
 });

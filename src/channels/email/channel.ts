@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
 import { ImapFlow, type ImapFlowOptions } from "imapflow";
-import { simpleParser, type ParsedMail } from "mailparser";
-import nodemailer from "nodemailer";
 import type { Transporter } from "nodemailer";
+import PostalMime, { type Email } from "postal-mime";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { PlatformChannel } from "../base.ts";
 import { PlatformError } from "../platform-error.ts";
@@ -10,7 +9,7 @@ import { EMAIL_IDLE_AFTER_MS, EMAIL_MAX_MESSAGE_BYTES, EMAIL_MAX_MESSAGE_CHARS, 
 import { keepConnected } from "../reconnect.ts";
 import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { fetchBatch } from "./batch.ts";
-import { normalizeMail, parseAttachmentRef, replySubject, replyThreading, type ThreadHeaders } from "./wire.ts";
+import { attachmentBytes, normalizeMail, parseAttachmentRef, replySubject, replyThreading, type MailContext, type ThreadHeaders } from "./wire.ts";
 
 interface Server {
   host: string;
@@ -217,18 +216,25 @@ export class EmailChannel extends PlatformChannel {
     const size = meta.size ?? 0;
     if (size > EMAIL_MAX_MESSAGE_BYTES) {
       const head = await client.fetchOne(String(uid), { uid: true, headers: true }, { uid: true });
-      const mail = await simpleParser(head && head.headers ? head.headers : Buffer.alloc(0));
+      const mail = await PostalMime.parse(head && head.headers ? head.headers : new Uint8Array(0));
       const read = normalizeMail(mail, ctx);
       if (read) read.message.text = `[an email of ${size} bytes arrived, over the limit of ${EMAIL_MAX_MESSAGE_BYTES}; it was not read]`;
       return read;
     }
-    return normalizeMail(await this.parse(client, uid), ctx);
+    return this.normalize(await this.parse(client, uid), ctx);
   }
 
-  private async parse(client: ImapFlow, uid: number): Promise<ParsedMail> {
+  private async parse(client: ImapFlow, uid: number): Promise<Email> {
     const full = await client.fetchOne(String(uid), { uid: true, source: true }, { uid: true });
     if (!full || !full.source) throw new PlatformError("email", `mail ${uid} is gone from ${this.folder}`, null, false);
-    return simpleParser(full.source, { skipTextToHtml: true, skipTextLinks: true });
+    return PostalMime.parse(full.source);
+  }
+
+  /** normalizeMail, with an HTML-only mail read as Markdown (node-html-markdown, loaded only for such mail). */
+  private async normalize(mail: Email, ctx: MailContext): Promise<ReturnType<typeof normalizeMail>> {
+    const htmlOnly = !mail.text?.trim() && typeof mail.html === "string";
+    const htmlText = htmlOnly ? (await import("node-html-markdown")).NodeHtmlMarkdown.translate(mail.html!) : "";
+    return normalizeMail(mail, ctx, htmlText);
   }
 
   /** The runner is done with a mail (answered, refused or ignored): it is flagged \Seen. */
@@ -294,7 +300,7 @@ export class EmailChannel extends PlatformChannel {
     };
     const info = await this.retrying("SMTP send", async () => {
       try {
-        return (await this.smtpTransport().sendMail(mail)) as { messageId?: string };
+        return (await (await this.smtpTransport()).sendMail(mail)) as { messageId?: string };
       } catch (error) {
         throw new PlatformError("email", `SMTP: ${errorMessage(error)}`, null, smtpRetryable(error), undefined, error);
       }
@@ -302,7 +308,10 @@ export class EmailChannel extends PlatformChannel {
     return info.messageId ?? `${reply.chatId}:${Date.now()}`;
   }
 
-  private smtpTransport(): Transporter {
+  /** The SMTP client, made at the first reply: nodemailer loads only then. */
+  private async smtpTransport(): Promise<Transporter> {
+    if (this.transport) return this.transport;
+    const nodemailer = (await import("nodemailer")).default;
     this.transport ??= nodemailer.createTransport({
       host: this.smtp.host,
       port: this.smtp.port,
@@ -325,8 +334,9 @@ export class EmailChannel extends PlatformChannel {
     if (ref.uidValidity !== this.uidValidity) throw new PlatformError("email", `${this.folder} was renumbered since the mail arrived`, null, false);
     const part = (await this.parse(client, ref.uid)).attachments[ref.index];
     if (!part) throw new PlatformError("email", `mail ${ref.uid} has no attachment ${ref.index}`, null, false);
-    if (part.content.length > maxBytes) throw new PlatformError("email", `the attachment is ${part.content.length} bytes, over the limit of ${maxBytes}`, null, false);
-    return new Uint8Array(part.content);
+    const bytes = attachmentBytes(part);
+    if (bytes > maxBytes) throw new PlatformError("email", `the attachment is ${bytes} bytes, over the limit of ${maxBytes}`, null, false);
+    return typeof part.content === "string" ? new TextEncoder().encode(part.content) : new Uint8Array(part.content as ArrayBuffer);
   }
 
   override async stop(): Promise<void> {

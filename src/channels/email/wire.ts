@@ -1,12 +1,12 @@
 /**
- * Email as the channel reads and writes it: a message parsed by mailparser (RFC 5322 headers, MIME multipart, RFC 2047
- * words) normalised to the inbound shape, and the threading headers of a reply (RFC 5322 section 3.6.4: In-Reply-To
- * is the parent's Message-ID, References the parent's References followed by it). Automatic mail (RFC 3834
+ * Email as the channel reads and writes it: a message parsed by postal-mime (RFC 5322 headers, MIME multipart, RFC 2047
+ * words, charsets through TextDecoder) normalised to the inbound shape, and the threading headers of a reply (RFC 5322
+ * section 3.6.4: In-Reply-To is the parent's Message-ID, References the parent's References followed by it); a
+ * header's identifiers are read as the `<...>` in it, comments and all. Automatic mail (RFC 3834
  * Auto-Submitted, Precedence bulk/junk/list, mailing lists, bounces) counts as sent by a bot, so the bot never
  * answers an auto-responder or a bounce.
  */
-import type { AddressObject, Attachment, ParsedMail } from "mailparser";
-import { NodeHtmlMarkdown } from "node-html-markdown";
+import type { Address, Attachment, Email } from "postal-mime";
 import { sha256Hex } from "../../core/ids.ts";
 import { CHANNEL_MAX_ATTACHMENTS } from "../limits.ts";
 import type { InboundAttachment, InboundMessage } from "../types.ts";
@@ -26,42 +26,43 @@ export function messageKey(messageId: string): string {
   return messageId.length <= ID_MAX ? messageId : `<sha256.${sha256Hex(messageId).slice(0, 48)}@prx>`;
 }
 
-export function firstAddress(field: AddressObject | AddressObject[] | undefined): { address: string; name: string } | undefined {
+export function firstAddress(field: Address | Address[] | undefined): { address: string; name: string } | undefined {
   const list = Array.isArray(field) ? field : field ? [field] : [];
-  for (const group of list) {
-    for (const entry of group.value) {
-      if (entry.address) return { address: entry.address.toLowerCase(), name: entry.name ?? "" };
-    }
+  for (const entry of list.flatMap((item) => (item.group ? item.group : [item]))) {
+    if (entry.address) return { address: entry.address.toLowerCase(), name: entry.name ?? "" };
   }
   return undefined;
 }
 
-function header(mail: ParsedMail, name: string): string {
-  const value = mail.headers.get(name);
-  if (value === undefined || value === null) return "";
-  if (typeof value === "string") return value;
-  if (typeof value === "object" && "value" in value && typeof value.value === "string") return value.value;
-  return String(value);
+function header(mail: Email, name: string): string {
+  return mail.headers.find((h) => h.key === name)?.value ?? "";
 }
 
-/** Mail no person wrote: an auto-reply, a bounce, a list or bulk message (RFC 3834 section 2, RFC 2369). */
-export function isAutomatic(mail: ParsedMail, sender: string): boolean {
+/** Mail no person wrote: an auto-reply, a bounce, a list or bulk message (RFC 3834 section 2, RFC 2369, RFC 2919). */
+export function isAutomatic(mail: Email, sender: string): boolean {
   const auto = header(mail, "auto-submitted").trim().toLowerCase();
   if (auto !== "" && auto !== "no") return true;
   if (/^(bulk|junk|list)$/i.test(header(mail, "precedence").trim())) return true;
-  // mailparser gathers the List-* headers (RFC 2369, 2919) under "list"
-  if (mail.headers.has("list") || mail.headers.has("list-id") || mail.headers.has("x-autoreply") || mail.headers.has("x-autorespond")) return true;
+  if (mail.headers.some((h) => h.key.startsWith("list-") || h.key === "x-autoreply" || h.key === "x-autorespond")) return true;
   return /^(mailer-daemon|postmaster|no-?reply|do-?not-?reply)@/i.test(sender);
 }
 
-function referencesOf(mail: ParsedMail): string[] {
-  const refs = mail.references;
-  return (Array.isArray(refs) ? refs : refs ? [refs] : []).filter((id) => id.length > 0);
+/** The message identifiers of a header (RFC 5322 section 3.6.4: msg-ids, `<...>`, with comments and space between). */
+function messageIds(value: string | undefined): string[] {
+  return value?.match(/<[^<>\s]+>/g) ?? [];
+}
+
+function referencesOf(mail: Email): string[] {
+  return messageIds(mail.references);
+}
+
+function inReplyTo(mail: Email): string | undefined {
+  return messageIds(mail.inReplyTo)[0];
 }
 
 /** The thread a message belongs to: the first of its References, else what it answers, else itself. */
-export function threadRoot(mail: ParsedMail, own: string): string {
-  return messageKey(referencesOf(mail)[0] ?? mail.inReplyTo ?? own);
+export function threadRoot(mail: Email, own: string): string {
+  return messageKey(referencesOf(mail)[0] ?? inReplyTo(mail) ?? own);
 }
 
 /**
@@ -99,7 +100,13 @@ export function parseAttachmentRef(ref: string): { uidValidity: string; uid: num
 /** A note for the turn about an attachment that is not an image or audio clip (the model hears it arrived). */
 function attachmentNote(attachment: Attachment): string {
   const name = attachment.filename ?? "unnamed";
-  return `[attached: ${name} (${attachment.contentType}, ${attachment.size} bytes), not read]`;
+  return `[attached: ${name} (${attachment.mimeType}, ${attachmentBytes(attachment)} bytes), not read]`;
+}
+
+/** An attachment's decoded size (postal-mime hands its content over as an ArrayBuffer). */
+export function attachmentBytes(attachment: Attachment): number {
+  const content = attachment.content;
+  return typeof content === "string" ? Buffer.byteLength(content) : content.byteLength;
 }
 
 export interface MailContext {
@@ -112,26 +119,31 @@ export interface MailContext {
   receivedAt: number;
 }
 
-/** A parsed mail -> the inbound shape and what a reply to it needs; undefined when it has no sender. */
-export function normalizeMail(mail: ParsedMail, ctx: MailContext): { message: InboundMessage; thread: ThreadHeaders } | undefined {
+/**
+ * A parsed mail -> the inbound shape and what a reply to it needs; undefined when it has no sender. `htmlText` is the
+ * text of an HTML-only mail (the caller converts it: the converter loads only for such mail).
+ */
+export function normalizeMail(mail: Email, ctx: MailContext, htmlText = ""): { message: InboundMessage; thread: ThreadHeaders } | undefined {
   const from = firstAddress(mail.replyTo) ?? firstAddress(mail.from);
   if (!from) return undefined;
-  const ownId = mail.messageId ?? `<uid.${ctx.uidValidity}.${ctx.uid}@prx>`;
+  const written = mail.messageId?.trim() ?? "";
+  // an identifier written without its angle brackets is kept, bracketed
+  const ownId = messageIds(written)[0] ?? (/^[^<>\s]+$/.test(written) ? `<${written}>` : `<uid.${ctx.uidValidity}.${ctx.uid}@prx>`);
   const id = messageKey(ownId);
   const subject = mail.subject ?? "";
-  // an HTML-only mail is read as Markdown text
-  const body = mail.text?.trim() ? mail.text : typeof mail.html === "string" ? NodeHtmlMarkdown.translate(mail.html) : "";
+  const body = mail.text?.trim() ? mail.text : htmlText;
   const attachments: InboundAttachment[] = [];
   const notes: string[] = [];
   mail.attachments.forEach((attachment, index) => {
-    const kind = MIME_KIND.find(([pattern]) => pattern.test(attachment.contentType))?.[1];
+    const kind = MIME_KIND.find(([pattern]) => pattern.test(attachment.mimeType))?.[1];
     if (kind && attachments.length < CHANNEL_MAX_ATTACHMENTS) {
-      attachments.push({ kind, ref: attachmentRef(ctx.uidValidity, ctx.uid, index), bytes: attachment.size });
+      attachments.push({ kind, ref: attachmentRef(ctx.uidValidity, ctx.uid, index), bytes: attachmentBytes(attachment) });
     } else notes.push(attachmentNote(attachment));
   });
   const words = ownWords(body);
+  const parent = inReplyTo(mail);
   // the first message of a thread says what it is about in its subject
-  const opening = !mail.inReplyTo && referencesOf(mail).length === 0 && subject.trim() !== "";
+  const opening = !parent && referencesOf(mail).length === 0 && subject.trim() !== "";
   const text = [opening ? `Subject: ${subject.trim()}` : "", words, ...notes].filter((part) => part !== "").join("\n\n");
   return {
     message: {
@@ -144,13 +156,19 @@ export function normalizeMail(mail: ParsedMail, ctx: MailContext): { message: In
       senderDisplay: (from.name || from.address).slice(0, 256),
       senderIsBot: from.address === ctx.me.toLowerCase() || isAutomatic(mail, from.address),
       text,
-      replyTo: mail.inReplyTo ? messageKey(mail.inReplyTo) : null,
+      replyTo: parent ? messageKey(parent) : null,
       mentioned: true,
-      timestamp: mail.date?.getTime() ?? ctx.receivedAt,
+      timestamp: dateOf(mail) ?? ctx.receivedAt,
       ...(attachments.length > 0 ? { attachments } : {}),
     },
     thread: { messageId: ownId, subject, references: referencesOf(mail) },
   };
+}
+
+/** The mail's Date as epoch ms (postal-mime gives it as ISO-8601 when it reads as a date). */
+function dateOf(mail: Email): number | undefined {
+  const ms = mail.date ? Date.parse(mail.date) : NaN;
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
 /** The subject of a reply: "Re: " once, before the parent's subject. */
