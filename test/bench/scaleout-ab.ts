@@ -3,15 +3,14 @@
  * binaries in alternating rounds: gateway CPU per turn, all threads and the main thread alone, at each replica count.
  *   bun test/bench/scaleout-ab.ts <binary A> <binary B> [--replicas 1,3] [--rounds 2] [--turns 1000] [--warmup 500]
  *     [--paired]  (both binaries' replicas at once, each with its own client at concurrency 16: the same machine
- *                  load for both; warmed together until their JIT settles, then --rounds measurements side by side)
+ *                  load for both; warmed together, then --rounds measurements side by side)
  *     [--settle]  (warm up in blocks of --warmup turns a replica until the JIT threads settle, jit-settle.ts)
  *     [--prof DIR]  (the replicas of the last round of B run with --cpu-prof, profiles written to DIR)
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { eachLine } from "../helpers/lines.ts";
-import { replicaWorkspace, removeWorkspace, sharedConfig, sharedToken } from "../helpers/replicas.ts";
-import { dropSchema, TEST_DATABASE_URL, TEST_REDIS_URL, uniquePrefix, uniqueSchema } from "../helpers/servers.ts";
+import { replicaWorkspace, removeWorkspace, sharedConfig, sharedToken, startReplica, type Replica } from "../helpers/replicas.ts";
+import { dropSchema, uniquePrefix, uniqueSchema } from "../helpers/servers.ts";
 import { startStandaloneFake } from "./announce.ts";
 import { describeWarmup, jitCpuUs, warmUntilJitSettles } from "./jit-settle.ts";
 
@@ -56,44 +55,21 @@ function ticks(path: string): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-interface Proc {
-  pid: number;
-  url: string;
-  kill(): Promise<void>;
-}
+type Proc = Replica;
 
-async function start(binary: string, dir: string, prof?: string): Promise<Proc> {
-  const proc = Bun.spawn([binary, "gateway", "--port", "0", "-w", dir], {
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: dir,
-      DATABASE_URL: TEST_DATABASE_URL,
-      REDIS_URL: TEST_REDIS_URL,
-      PRX_LOG: "silent",
-      // REPLICA_ENV_<NAME>=value: NAME=value in each replica's environment (a runtime setting tried out)
-      ...Object.fromEntries(
-        Object.entries(process.env)
-          .filter(([name]) => name.startsWith("REPLICA_ENV_"))
-          .map(([name, value]) => [name.slice("REPLICA_ENV_".length), value ?? ""]),
-      ),
-      ...(prof ? { BUN_OPTIONS: `--cpu-prof --cpu-prof-dir=${prof}` } : {}),
-    },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const url = await new Promise<string>((resolve) => {
-    void eachLine(proc.stdout as ReadableStream<Uint8Array>, (line) => {
-      if (line.startsWith("prx gateway listening on ")) resolve(line.slice("prx gateway listening on ".length));
-    });
-  });
-  return {
-    pid: proc.pid,
-    url,
-    async kill() {
-      proc.kill("SIGTERM");
-      await proc.exited;
-    },
+/** A replica of `binary` (quiet; `prof`: with --cpu-prof, its profile written there; REPLICA_ENV_* passed on). */
+function start(binary: string, dir: string, prof?: string): Promise<Proc> {
+  const env: Record<string, string> = {
+    PRX_LOG: "silent",
+    // REPLICA_ENV_<NAME>=value: NAME=value in each replica's environment (a runtime setting tried out)
+    ...Object.fromEntries(
+      Object.entries(process.env)
+        .filter(([name]) => name.startsWith("REPLICA_ENV_"))
+        .map(([name, value]) => [name.slice("REPLICA_ENV_".length), value ?? ""]),
+    ),
+    ...(prof ? { BUN_OPTIONS: `--cpu-prof --cpu-prof-dir=${prof}` } : {}),
   };
+  return startReplica(dir, env, binary);
 }
 
 async function drive(replicas: Proc[], token: string, count: number): Promise<void> {
@@ -140,26 +116,28 @@ async function paired(count: number): Promise<void> {
         side.replicas.push(await start(binary, dir));
       }
     }
-    const pids = sides.flatMap((side) => side.replicas.map((r) => r.pid));
+    const pids = sides.flatMap((side) => side.replicas.map((r) => r.proc.pid));
     const both = async (turns: number) => void (await Promise.all(sides.map((side) => drive(side.replicas, side.token, turns))));
-    const warmup = await warmUntilJitSettles(pids[0]!, async () => (await both(WARMUP * count), WARMUP * count * sides.length), () =>
-      pids.reduce((sum, pid) => sum + (jitCpuUs(pid) ?? 0), 0),
-    );
-    console.log(`replicas ${count}: ${describeWarmup(warmup)}`);
+    if (values.settle) {
+      const warmup = await warmUntilJitSettles(pids[0]!, async () => (await both(WARMUP * count), WARMUP * count * sides.length), () =>
+        pids.reduce((sum, pid) => sum + (jitCpuUs(pid) ?? 0), 0),
+      );
+      console.log(`replicas ${count}: ${describeWarmup(warmup)}`);
+    } else await both(WARMUP * count);
     for (let round = 0; round < ROUNDS; round++) {
       await Bun.sleep(300);
       const load0 = readFileSync("/proc/loadavg", "utf8").split(" ")[0];
       const before = sides.map((side) => ({
-        all: side.replicas.map((r) => ticks(`/proc/${r.pid}/stat`)),
-        main: side.replicas.map((r) => ticks(`/proc/${r.pid}/task/${r.pid}/stat`)),
-        threads: threads(side.replicas.map((r) => r.pid)),
+        all: side.replicas.map((r) => ticks(`/proc/${r.proc.pid}/stat`)),
+        main: side.replicas.map((r) => ticks(`/proc/${r.proc.pid}/task/${r.proc.pid}/stat`)),
+        threads: threads(side.replicas.map((r) => r.proc.pid)),
       }));
       await both(TURNS * count);
       const line = sides.map((side, k) => {
         const perTurn = (x: number) => (x * 1000) / (TURNS * count);
-        const all = perTurn(side.replicas.reduce((sum, r, i) => sum + ticks(`/proc/${r.pid}/stat`) - before[k]!.all[i]!, 0));
-        const main = perTurn(side.replicas.reduce((sum, r, i) => sum + ticks(`/proc/${r.pid}/task/${r.pid}/stat`) - before[k]!.main[i]!, 0));
-        const other = [...threads(side.replicas.map((r) => r.pid))]
+        const all = perTurn(side.replicas.reduce((sum, r, i) => sum + ticks(`/proc/${r.proc.pid}/stat`) - before[k]!.all[i]!, 0));
+        const main = perTurn(side.replicas.reduce((sum, r, i) => sum + ticks(`/proc/${r.proc.pid}/task/${r.proc.pid}/stat`) - before[k]!.main[i]!, 0));
+        const other = [...threads(side.replicas.map((r) => r.proc.pid))]
           .map(([name, t]) => [name, perTurn(t - (before[k]!.threads.get(name) ?? 0))] as const)
           .filter(([name, ms]) => name !== "main" && ms >= 0.005)
           .map(([name, ms]) => `${name} ${ms.toFixed(3)}`)
@@ -197,27 +175,27 @@ try {
             replicas.push(await start(binary, dir, prof));
           }
           const warmup = values.settle
-            ? await warmUntilJitSettles(replicas[0]!.pid, async () => (await drive(replicas, token, WARMUP * count), WARMUP * count), () =>
-                replicas.reduce((sum, r) => sum + (jitCpuUs(r.pid) ?? 0), 0),
+            ? await warmUntilJitSettles(replicas[0]!.proc.pid, async () => (await drive(replicas, token, WARMUP * count), WARMUP * count), () =>
+                replicas.reduce((sum, r) => sum + (jitCpuUs(r.proc.pid) ?? 0), 0),
               )
             : null;
           if (!warmup) await drive(replicas, token, WARMUP * count);
           await Bun.sleep(500);
           const load0 = readFileSync("/proc/loadavg", "utf8").split(" ")[0];
-          const all0 = replicas.map((r) => ticks(`/proc/${r.pid}/stat`));
-          const main0 = replicas.map((r) => ticks(`/proc/${r.pid}/task/${r.pid}/stat`));
+          const all0 = replicas.map((r) => ticks(`/proc/${r.proc.pid}/stat`));
+          const main0 = replicas.map((r) => ticks(`/proc/${r.proc.pid}/task/${r.proc.pid}/stat`));
           const perf = process.env.PERF_DIR && prof === undefined && binary === binaries.at(-1) && round === ROUNDS - 1
-            ? replicas.map((r) => Bun.spawn(["perf", "record", "-e", "cpu-clock", "-F", "2000", "-g", "-t", String(r.pid), "-o", `${process.env.PERF_DIR}/perf-${count}-${r.pid}.data`], { stdout: "ignore", stderr: "ignore" }))
+            ? replicas.map((r) => Bun.spawn(["perf", "record", "-e", "cpu-clock", "-F", "2000", "-g", "-t", String(r.proc.pid), "-o", `${process.env.PERF_DIR}/perf-${count}-${r.proc.pid}.data`], { stdout: "ignore", stderr: "ignore" }))
             : [];
-          const threads0 = threads(replicas.map((r) => r.pid));
+          const threads0 = threads(replicas.map((r) => r.proc.pid));
           const t0 = performance.now();
           await drive(replicas, token, TURNS * count);
           for (const p of perf) (p.kill("SIGINT"), await p.exited);
           const secs = (performance.now() - t0) / 1000;
-          const all = replicas.reduce((s, r, i) => s + ticks(`/proc/${r.pid}/stat`) - all0[i]!, 0);
-          const main = replicas.reduce((s, r, i) => s + ticks(`/proc/${r.pid}/task/${r.pid}/stat`) - main0[i]!, 0);
+          const all = replicas.reduce((s, r, i) => s + ticks(`/proc/${r.proc.pid}/stat`) - all0[i]!, 0);
+          const main = replicas.reduce((s, r, i) => s + ticks(`/proc/${r.proc.pid}/task/${r.proc.pid}/stat`) - main0[i]!, 0);
           const perTurn = (s: number) => (s * 1000) / (TURNS * count);
-          const byThread = [...threads(replicas.map((r) => r.pid))]
+          const byThread = [...threads(replicas.map((r) => r.proc.pid))]
             .map(([name, t]) => [name, perTurn(t - (threads0.get(name) ?? 0))] as const)
             .filter(([, ms]) => ms >= 0.005)
             .sort((x, y) => y[1] - x[1])

@@ -29,7 +29,7 @@ type HistoryAndSummaryRow = { [K in keyof MessageRow]: MessageRow[K] | null } & 
 };
 
 /** A session's history and its newest summary (null: none), from HISTORY_AND_SUMMARY's rows. */
-export function splitHistoryAndSummary(rows: HistoryAndSummaryRow[]): { rows: MessageRow[]; summary: SummaryRow | null } {
+function splitHistoryAndSummary(rows: HistoryAndSummaryRow[]): { rows: MessageRow[]; summary: SummaryRow | null } {
   const first = rows[0];
   const summary =
     first && first.summary_through_seq !== null
