@@ -6,7 +6,8 @@
  * `--bytecode` with ESM output starts fastest (see README, Performance). A kept start-up trick (src/boot/tricks.ts):
  * the binary is built twice, the first build run through its common starts to record which bytecode they use
  * (src/boot/start-profile.ts) and the second laying that bytecode out together (`bytecodeOrder`).
- * `PRX_BUILD_WITHOUT=bytecode-order` leaves it out (the startup bench measures what it buys).
+ * `PRX_BUILD_WITHOUT=bytecode-order` leaves it out (the startup bench measures what it buys). `PRX_BUILD_MINIFY=0`
+ * keeps the source's names, so that a CPU profile (`BUN_OPTIONS=--cpu-prof`) names the functions it saw.
  * `autoloadPackageJson`: a compiled binary reads no package.json at run time unless told to, so a remote plugin's own
  * node_modules would only resolve packages that need none (`<pkg>/index.js`); with it, a plugin entry on disk resolves
  * `main`, `module`, `exports` (with conditions) and `imports` exactly as `bun <entry>` does.
@@ -47,7 +48,7 @@ const build = (bytecodeOrder: string[] | null) =>
     },
     bytecode: true,
     splitting: true,
-    minify: true,
+    minify: process.env.PRX_BUILD_MINIFY !== "0",
     format: "esm",
     target: "bun",
     sourcemap: "none",

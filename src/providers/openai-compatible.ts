@@ -9,7 +9,7 @@ import {
 } from "./http.ts";
 import { readSseJson, excerpt } from "./sse.ts";
 import type { OpenAIChatResponse, OpenAIRequestMessage } from "./openai-wire.ts";
-import { acceptTextResponse } from "./openai-response-accept.ts";
+import { acceptTextChunk, acceptTextResponse } from "./openai-response-accept.ts";
 import { loadedOpenaiWire, openaiWire } from "./wire.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, ResponseFormat, ToolCall, ToolSpec, Usage } from "./types.ts";
 import type { EmbedRequest, EmbedResponse, TranscribeRequest, TranscribeResponse } from "./types.ts";
@@ -218,7 +218,7 @@ export class OpenAICompatibleProvider extends HttpProvider {
     request: ChatRequest,
   ): Promise<ChatResponse> {
     const onDelta = request.onDelta!;
-    const { OpenAIChunkSchema } = await openaiWire();
+    const { OpenAIChunkSchema } = loadedOpenaiWire() ?? (await openaiWire());
     const tools = new ToolCallAccumulator();
     let text = "";
     let model = request.model;
@@ -230,7 +230,8 @@ export class OpenAICompatibleProvider extends HttpProvider {
       onChunk: () => call.touch(),
     };
     for await (const { json } of readSseJson(body, options)) {
-      const parsed = OpenAIChunkSchema.safeParse(json);
+      const fast = acceptTextChunk(json);
+      const parsed = fast ? { success: true as const, data: fast } : OpenAIChunkSchema.safeParse(json);
       if (!parsed.success) throw protocolError(this.name, `unexpected stream chunk: ${excerpt(JSON.stringify(json))}`);
       const chunk = parsed.data;
       if (chunk.error) {

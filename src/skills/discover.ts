@@ -21,12 +21,12 @@ export interface Found {
   invalid: SkillProblem[];
 }
 
+/** A missing path is null without an error thrown (each turn looks at every root, most of them absent). */
 function statOrNull(path: string): Stats | null {
   try {
-    return statSync(path);
+    return statSync(path, { throwIfNoEntry: false }) ?? null;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") return null;
     throw error;
   }
 }

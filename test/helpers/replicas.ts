@@ -50,9 +50,9 @@ export function replicaWorkspace(config: string, plugins: string[] = []): string
   return ws.dir;
 }
 
-/** Start `prx gateway --port 0` in `dir` and wait for its listening line. */
-export async function startReplica(dir: string, env: Record<string, string> = {}): Promise<Replica> {
-  const proc = Bun.spawn([BINARY, "gateway", "--port", "0", "-w", dir], {
+/** Start `prx gateway --port 0` in `dir` (of `binary`, dist/prx by default) and wait for its listening line. */
+export async function startReplica(dir: string, env: Record<string, string> = {}, binary = BINARY): Promise<Replica> {
+  const proc = Bun.spawn([binary, "gateway", "--port", "0", "-w", dir], {
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: dir,

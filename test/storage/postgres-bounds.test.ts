@@ -94,6 +94,42 @@ it("a lease reads the session's history with its lock: after the other process's
   });
 });
 
+it("a lease reads the session's newest summary with its history: the one before the lock, never one older than a write", async (a, b) => {
+  const id = `summary-${schema}`;
+  const waitUnlocked = async () => {
+    const HELD = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid = hashtext($1)::oid";
+    for (let i = 0; i < 200 && (await b.sql.unsafe(HELD, [id]))[0].n > 0; i++) await Bun.sleep(10);
+  };
+  await a.sessions.append(id, [{ role: "user", content: "one" }, { role: "assistant", content: "two" }], "cli");
+  await b.sessions.history(id, 10); // the limit b's leases read with
+  // no summary yet: the read with the lock says so, and the history is every message
+  await b.leases!.hold(id, async () => {
+    expect((await b.sessions.history(id, 10)).map((m) => m.content)).toEqual(["one", "two"]);
+    expect(await b.sessions.summary(id)).toBeNull();
+  });
+  await waitUnlocked();
+  await a.sessions.addSummary(id, { fromSeq: 1, throughSeq: 1, content: "one, summarised", model: "m" });
+  await a.sessions.append(id, [{ role: "user", content: "three" }]);
+  await b.leases!.hold(id, async () => {
+    // another writer after the lock: the turn's reads are the ones made with it, a second read sees the write
+    await a.sessions.addSummary(id, { fromSeq: 1, throughSeq: 2, content: "one and two, summarised", model: "m" });
+    expect((await b.sessions.history(id, 10)).map((m) => m.content)).toEqual(["two", "three"]);
+    const summary = await b.sessions.summary(id);
+    expect(summary).toMatchObject({ fromSeq: 1, throughSeq: 1, content: "one, summarised", model: "m" });
+    expect(summary).toEqual((await a.sessions.summaries(id))[0]!);
+    expect((await b.sessions.summary(id))?.throughSeq).toBe(2);
+    // a summary written here drops what the lease read
+    await b.sessions.addSummary(id, { fromSeq: 1, throughSeq: 3, content: "all", model: "m" });
+    expect((await b.sessions.summary(id))?.throughSeq).toBe(3);
+  });
+  await waitUnlocked();
+  // the summary is taken before the history (the order is the caller's)
+  await b.leases!.hold(id, async () => {
+    expect((await b.sessions.summary(id))?.content).toBe("all");
+    expect(await b.sessions.history(id, 10)).toEqual([]);
+  });
+});
+
 it("a session's writes under its lease go on the lease's connection: they never wait for the store's pool", async (a) => {
   const id = `own-conn-${schema}`;
   // every connection of a's store pool (poolMax 2) taken elsewhere

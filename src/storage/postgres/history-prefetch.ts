@@ -1,5 +1,5 @@
 import type { ReservedSQL } from "bun";
-import type { MessageRow } from "../session-history.ts";
+import type { MessageRow, SummaryRow } from "../session-history.ts";
 
 /** The last `limit` messages of a session ($1), oldest first. */
 export const RECENT_MESSAGES =
@@ -10,44 +10,99 @@ export const HISTORY_MESSAGES = `SELECT * FROM (SELECT * FROM session_messages W
     AND seq > COALESCE((SELECT MAX(through_seq) FROM session_summaries WHERE session_id = $1), 0)
     ORDER BY seq DESC LIMIT $2) t ORDER BY seq ASC`;
 
+/** The newest summary of a session ($1). */
+export const NEWEST_SUMMARY = "SELECT * FROM session_summaries WHERE session_id = $1 ORDER BY through_seq DESC LIMIT 1";
+
 /**
- * A turn's history read in the same round trip as its session lease: the lease sends the history query right behind
+ * HISTORY_MESSAGES and NEWEST_SUMMARY in one statement (one snapshot): the messages' columns, and the summary's as
+ * summary_*, on each row; one row of nulls but the summary's when there are no messages.
+ */
+export const HISTORY_AND_SUMMARY = `WITH s AS (${NEWEST_SUMMARY}),
+    h AS (SELECT * FROM session_messages WHERE session_id = $1 AND seq > COALESCE((SELECT through_seq FROM s), 0)
+      ORDER BY seq DESC LIMIT $2)
+  SELECT h.*, s.from_seq AS summary_from_seq, s.through_seq AS summary_through_seq, s.content AS summary_content,
+    s.model AS summary_model, s.created_at AS summary_created_at
+  FROM (SELECT 1) AS one LEFT JOIN h ON true LEFT JOIN s ON true ORDER BY h.seq ASC`;
+
+type HistoryAndSummaryRow = { [K in keyof MessageRow]: MessageRow[K] | null } & {
+  [K in keyof SummaryRow as `summary_${K}`]: SummaryRow[K] | null;
+};
+
+/** A session's history and its newest summary (null: none), from HISTORY_AND_SUMMARY's rows. */
+function splitHistoryAndSummary(rows: HistoryAndSummaryRow[]): { rows: MessageRow[]; summary: SummaryRow | null } {
+  const first = rows[0];
+  const summary =
+    first && first.summary_through_seq !== null
+      ? {
+          from_seq: first.summary_from_seq!,
+          through_seq: first.summary_through_seq,
+          content: first.summary_content!,
+          model: first.summary_model!,
+          created_at: first.summary_created_at!,
+        }
+      : null;
+  return { rows: rows.filter((row) => row.seq !== null) as MessageRow[], summary };
+}
+
+interface Held {
+  limit: number;
+  /** null once the turn's history call took them. */
+  rows: MessageRow[] | null;
+  /** undefined once the turn's summary call took it. */
+  summary: SummaryRow | null | undefined;
+}
+
+/**
+ * A turn's history and summary read in the same round trip as its session lease: the lease sends their query right behind
  * its lock on the lease's connection (pipelined; PostgreSQL runs them in order, each in its own snapshot, so the read
- * sees everything committed before the lock was taken). The turn's first `history` call takes the rows instead of
- * querying. Rows are kept only while the lease is held, only for the limit asked, and are dropped by any write to the
- * session, so a read is never older than the session's last write.
+ * sees everything committed before the lock was taken). The turn's first `history` call takes the rows, and its first
+ * `summary` call the summary, instead of querying. They are kept only while the lease is held, the rows only for the
+ * limit asked, and are dropped by any write to the session, so a read is never older than the session's last write.
  * While the lease is held, the session's own writes go on the lease's connection too (`connection`): the turn's
  * statements skip the pool's checkout and never wait for a free pooled connection.
  */
 export class HistoryPrefetch {
   /** The limit of the last history read (a turn asks for config's max_history_messages each time). */
   private limit: number | null = null;
-  private readonly held = new Map<string, { limit: number; rows: MessageRow[] }>();
+  private readonly held = new Map<string, Held>();
   private readonly leased = new Map<string, ReservedSQL>();
 
   /**
    * Send the read on `conn` now (queries are lazy: this one is started, so it goes out behind the lock query started
    * just before), when a history read has been seen in this process; null when nothing was sent.
    */
-  send(conn: ReservedSQL, sessionId: string): { limit: number; rows: Promise<MessageRow[]> } | null {
+  send(conn: ReservedSQL, sessionId: string): { limit: number; rows: Promise<HistoryAndSummaryRow[]> } | null {
     const limit = this.limit;
     if (limit === null) return null;
-    const rows = conn.unsafe(HISTORY_MESSAGES, [sessionId, limit]).execute() as Promise<MessageRow[]>;
+    const rows = conn.unsafe(HISTORY_AND_SUMMARY, [sessionId, limit]).execute() as Promise<HistoryAndSummaryRow[]>;
     return { limit, rows };
   }
 
-  /** Rows read under the lease of `sessionId`, for its first history call. */
-  keep(sessionId: string, limit: number, rows: MessageRow[]): void {
-    this.held.set(sessionId, { limit, rows });
+  /** Rows read under the lease of `sessionId`, for its first history and summary calls. */
+  keep(sessionId: string, limit: number, read: HistoryAndSummaryRow[]): void {
+    const { rows, summary } = splitHistoryAndSummary(read);
+    this.held.set(sessionId, { limit, rows, summary });
   }
 
   /** The kept rows for this read (once), or null: the caller queries. Records the limit for the next leases. */
   take(sessionId: string, limit: number): MessageRow[] | null {
     this.limit = limit;
     const kept = this.held.get(sessionId);
-    if (!kept) return null;
-    this.held.delete(sessionId);
-    return kept.limit === limit ? kept.rows : null;
+    if (!kept || kept.rows === null) return null;
+    const rows = kept.rows;
+    kept.rows = null;
+    if (kept.summary === undefined) this.held.delete(sessionId);
+    return kept.limit === limit ? rows : null;
+  }
+
+  /** The kept newest summary (once; null: the session has none), or undefined: the caller queries. */
+  takeSummary(sessionId: string): SummaryRow | null | undefined {
+    const kept = this.held.get(sessionId);
+    if (!kept || kept.summary === undefined) return undefined;
+    const summary = kept.summary;
+    kept.summary = undefined;
+    if (kept.rows === null) this.held.delete(sessionId);
+    return summary;
   }
 
   /** The session was written (or its lease ended): kept rows are stale. */

@@ -3,7 +3,7 @@ import type { ChatMessage } from "../../contracts/chat.ts";
 import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
 import type { AppendedMessage, ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { pg, pgFailure } from "./connect.ts";
-import { HISTORY_MESSAGES, RECENT_MESSAGES, type HistoryPrefetch } from "./history-prefetch.ts";
+import { HISTORY_MESSAGES, NEWEST_SUMMARY, RECENT_MESSAGES, type HistoryPrefetch } from "./history-prefetch.ts";
 
 /** Times an append that lost a race on the sequence number runs again. */
 const APPEND_RACE_RETRIES = 20;
@@ -184,11 +184,10 @@ export class PgSessionStore implements SessionStore {
   }
 
   summary(id: string): Promise<ConversationSummary | null> {
+    const kept = this.prefetch?.takeSummary(id);
+    if (kept !== undefined) return Promise.resolve(kept && toConversationSummary(kept));
     return pg("session summary", async () => {
-      const rows = (await this.sql.unsafe(
-        "SELECT * FROM session_summaries WHERE session_id = $1 ORDER BY through_seq DESC LIMIT 1",
-        [id],
-      )) as SummaryRow[];
+      const rows = (await this.sql.unsafe(NEWEST_SUMMARY, [id])) as SummaryRow[];
       return rows[0] ? toConversationSummary(rows[0]) : null;
     });
   }
