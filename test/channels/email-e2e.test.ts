@@ -2,11 +2,12 @@
  * The email channel supervised by the built gateway against a real Dovecot (IMAP, SMTP submission): an unknown
  * sender's mail gets a pairing code, the approval through the API lets the next mail through, the process killed
  * with SIGKILL mid-message is restarted and answers that mail once, and a restart answers nothing twice.
+ * `prx channel doctor` logs in to both servers with the channel's password, and names the refusal of a wrong one.
  */
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { ParsedMail } from "mailparser";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
-import { ensureBinary, fakeProviderConfig, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
+import { ensureBinary, fakeProviderConfig, runPrx, startGatewayBinary, type RunningGateway } from "../helpers/binary.ts";
 import { DOVECOT, mailPerson, startMailServers, type MailServers } from "../helpers/mail-servers.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
@@ -20,6 +21,7 @@ let provider: FakeServer;
 let servers: MailServers;
 let gateway: RunningGateway;
 let token = "";
+let dir = "";
 let cleanup = () => {};
 
 async function api(path: string, init: RequestInit = {}): Promise<any> {
@@ -44,10 +46,14 @@ beforeAll(async () => {
     fakeProviderConfig(
       provider.url,
       `[channels.mail]\nkind = "email"\nenabled = true\nimap_server = "127.0.0.1:${servers.imapPort}"\nsmtp_server = "127.0.0.1:${servers.smtpPort}"\n` +
+        `address = "${BOT.address}"\nsecret_env = "PRX_MAIL_PASSWORD"\nca_file = "${servers.caFile}"\n` +
+        // the same account with SMTP on a port nothing listens on (1: tcpmux, unused): its doctor fails at SMTP
+        `[channels.nosmtp]\nkind = "email"\nimap_server = "127.0.0.1:${servers.imapPort}"\nsmtp_server = "127.0.0.1:1"\n` +
         `address = "${BOT.address}"\nsecret_env = "PRX_MAIL_PASSWORD"\nca_file = "${servers.caFile}"\n[gateway]\nrate_limit_per_minute = 100000\nrate_limit_per_token_per_minute = 100000\n`,
     ),
   );
   cleanup = ws.cleanup;
+  dir = ws.dir;
   gateway = await startGatewayBinary(ws.dir, { PRX_MAIL_PASSWORD: BOT.password });
   const paired = await fetch(`${gateway.url}/pair`, { method: "POST", headers: { "x-pairing-code": gateway.code! } });
   token = ((await paired.json()) as { token: string }).token;
@@ -100,4 +106,16 @@ test.skipIf(!enabled)("email: pairing, approval, reply, a kill mid-message and a
   // each new mail is a thread of its own, answered in its own order
   expect(echoes(await eve.inbox()).sort()).toEqual(["echo: Subject: first\n\nlet me in", "echo: Subject: slow\n\nslow question", "echo: Subject: down\n\nwhile it was down", "echo: Subject: after\n\nafter"].sort());
   expect(mails.length).toBe(5);
+});
+
+test.skipIf(!enabled)("email: prx channel doctor logs in over IMAP and SMTP, and names a refused password", async () => {
+  const good = await runPrx(["channel", "doctor", "mail", "-w", dir], { env: { PRX_MAIL_PASSWORD: BOT.password } });
+  expect(good).toMatchObject({ code: 0, stdout: `OK   channel mail (email): ${BOT.address}: IMAP 127.0.0.1:${servers.imapPort} and SMTP 127.0.0.1:${servers.smtpPort} accepted the login\n` });
+  const bad = await runPrx(["channel", "doctor", "mail", "-w", dir], { env: { PRX_MAIL_PASSWORD: "wrong" } });
+  expect(bad.code).toBe(1);
+  expect(bad.stdout).toStartWith(`FAIL channel mail (email): email: IMAP login as ${BOT.address} on 127.0.0.1:${servers.imapPort}: Authentication failed.\n`);
+  expect(bad.stdout).toContain("hint: check username (or address), the password in secret_env");
+  const noSmtp = await runPrx(["channel", "doctor", "nosmtp", "-w", dir], { env: { PRX_MAIL_PASSWORD: BOT.password } });
+  expect(noSmtp.code).toBe(1);
+  expect(noSmtp.stdout).toStartWith(`FAIL channel nosmtp (email): email: SMTP login as ${BOT.address} on 127.0.0.1:1: connect ECONNREFUSED`);
 });

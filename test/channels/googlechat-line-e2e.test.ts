@@ -41,7 +41,7 @@ describe.skipIf(!Bun.which("openssl"))("google chat and LINE through the gateway
           `[channels.gc]\nkind = "googlechat"\nenabled = true\nsecret_env = "GC_KEY"\nproject_number = "${gc.projectNumber}"\n` +
           `certs_url = "${gc.url}/service_accounts/v1/metadata/x509/${CHAT_ISSUER}"\napi_base_url = "${gc.url}"\n` +
           `[channels.ln]\nkind = "line"\nenabled = true\ntoken_env = "LINE_TOKEN"\nsecret_env = "LINE_SECRET"\napi_base_url = "${ln.url}"\ndata_api_url = "${ln.url}"\n` +
-          `[channels.tg]\nkind = "telegram"\ntoken_env = "TG_TOKEN"\n`,
+          `[channels.hook]\nkind = "webhook"\nsecret_env = "HOOK_SECRET"\n`,
       ),
     );
     dir = ws.dir;
@@ -107,8 +107,8 @@ describe.skipIf(!Bun.which("openssl"))("google chat and LINE through the gateway
     const bad = await runPrx(["channel", "doctor", "ln", "-w", dir], { env: { ...env, LINE_TOKEN: "revoked" } });
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain("FAIL channel ln (line): line: bot info: HTTP 401: Authentication failed");
-    const other = await runPrx(["channel", "doctor", "tg", "-w", dir], { env: { TG_TOKEN: "1:x" } });
-    expect(other).toMatchObject({ code: 0, stdout: "WARN channel tg (telegram): configuration read; telegram has no credential check here (prx channel run tg connects with them)\n" });
+    const other = await runPrx(["channel", "doctor", "hook", "-w", dir], { env: { HOOK_SECRET: "x" } });
+    expect(other).toMatchObject({ code: 0, stdout: "WARN channel hook (webhook): configuration read; webhook has no credential check here (prx channel run hook connects with them)\n" });
     const unknown = await runPrx(["channel", "doctor", "nope", "-w", dir], { env });
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toStartWith('FAIL channel nope: no channel "nope"');

@@ -1,6 +1,6 @@
 /**
  * A fake Discord on 127.0.0.1: REST v10 (https://discord.com/developers/docs/reference: `Authorization: Bot <token>`;
- * GET /gateway/bot, POST /channels/{id}/messages, POST /channels/{id}/typing; rate-limit headers and 429 bodies with
+ * GET /gateway/bot, GET /users/@me (https://discord.com/developers/docs/resources/user#get-current-user), POST /channels/{id}/messages, POST /channels/{id}/typing; rate-limit headers and 429 bodies with
  * `retry_after`, https://discord.com/developers/docs/topics/rate-limits) and the Gateway WebSocket
  * (https://discord.com/developers/docs/events/gateway): HELLO with heartbeat_interval, heartbeats answered with ACK
  * (or not, to test zombie detection), IDENTIFY -> READY with session_id and resume_gateway_url, RESUME -> the missed
@@ -85,6 +85,8 @@ export function startFakeDiscord(options: { heartbeatIntervalMs?: number } = {})
       if (request.headers.get("authorization") !== `Bot ${token}`) return Response.json({ message: "401: Unauthorized", code: 0 }, { status: 401 });
       if (url.pathname === "/api/v10/gateway/bot")
         return Response.json({ url: `ws://127.0.0.1:${srv.port}/gateway`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } });
+      if (url.pathname === "/api/v10/users/@me" && request.method === "GET")
+        return Response.json({ id: botId, username: "prx-bot", discriminator: "0", global_name: null, avatar: null, bot: true, verified: true, flags: 0 });
       const typingMatch = /^\/api\/v10\/channels\/(\d+)\/typing$/.exec(url.pathname);
       if (typingMatch && request.method === "POST") {
         typing.push(typingMatch[1]!);

@@ -8,6 +8,9 @@
  *   notification's params `{envelope, account}`; every event has an id, the last 1000 are kept, and a client
  *   reconnecting with Last-Event-ID first gets the events after it (all kept ones when the id is unknown).
  * - GET /api/v1/check: 200 while running.
+ * - `version` answers `{version}`; `listAccounts` (a multi-account daemon, `signal-cli daemon --http`) answers the
+ *   local accounts as `[{number, aci}]` (the manual's "Multi-account mode"); a single-account daemon (`-a ACCOUNT`,
+ *   `singleAccount`) does not implement that multi-account command: error -32601.
  * Envelopes are shaped as the manual's receive example (source, sourceNumber, sourceUuid, sourceName,
  * sourceDevice, timestamp, dataMessage {timestamp, message, attachments, mentions, groupInfo}).
  */
@@ -39,7 +42,7 @@ export interface FakeSignal {
 
 const MAX_KEPT = 1000;
 
-export function startFakeSignal(account = "+15550009999"): FakeSignal {
+export function startFakeSignal(account = "+15550009999", options: { singleAccount?: boolean } = {}): FakeSignal {
   const sends: SignalSend[] = [];
   const events: Array<{ id: number; data: string }> = [];
   const streams = new Set<ReadableStreamDefaultController<Uint8Array>>();
@@ -127,6 +130,11 @@ export function startFakeSignal(account = "+15550009999"): FakeSignal {
           sends.push({ ...(params.recipient ? { recipient: [params.recipient].flat() } : { groupId: params.groupId }), message: String(params.message ?? ""), timestamp });
           return Response.json({ jsonrpc: "2.0", result: { timestamp, results: [{ type: "SUCCESS" }] }, id: call.id });
         }
+        case "version":
+          return Response.json({ jsonrpc: "2.0", result: { version: "0.13.22" }, id: call.id });
+        case "listAccounts":
+          if (options.singleAccount) return rpcError(call.id, -32601, "Method not implemented");
+          return Response.json({ jsonrpc: "2.0", result: [{ number: account, aci: "11111111-1111-4111-8111-111111111111" }], id: call.id });
         case "sendTyping":
           fake.typing += 1;
           return Response.json({ jsonrpc: "2.0", result: {}, id: call.id });

@@ -21,14 +21,15 @@ export interface Ngircd {
   close(): Promise<void>;
 }
 
-export async function startNgircd(): Promise<Ngircd> {
+/** `password`: the server password every client must give with PASS (ngircd.conf [Global] Password). */
+export async function startNgircd(options: { password?: string } = {}): Promise<Ngircd> {
   if (!NGIRCD) throw new Error("ngircd is not installed (apt-get install ngircd)");
   const dir = mkdtempSync(join(tmpdir(), "prx-channels-ngircd-"));
   const port = await freePort();
   const conf = join(dir, "ngircd.conf");
   writeFileSync(
     conf,
-    `[Global]\nName = irc.prx.test\nInfo = prx test\nListen = 127.0.0.1\nPorts = ${port}\nMotdPhrase = "prx test"\n` +
+    `[Global]\nName = irc.prx.test\nInfo = prx test\nListen = 127.0.0.1\nPorts = ${port}\nMotdPhrase = "prx test"\n${options.password ? `Password = ${options.password}\n` : ""}` +
       `AdminInfo1 = prx\nAdminInfo2 = test\nAdminEMail = prx@localhost\n` +
       `[Limits]\nMaxConnectionsIP = 0\nMaxNickLength = 30\nPingTimeout = 120\nPongTimeout = 20\n` +
       `[Options]\nPAM = no\nIdent = no\nDNS = no\n`,
@@ -68,7 +69,7 @@ export interface IrcPerson {
   quit(): void;
 }
 
-export async function ircPerson(port: number, nick: string): Promise<IrcPerson> {
+export async function ircPerson(port: number, nick: string, password?: string): Promise<IrcPerson> {
   const lines: string[] = [];
   let buffer = "";
   let socket!: Socket<undefined>;
@@ -78,7 +79,7 @@ export async function ircPerson(port: number, nick: string): Promise<IrcPerson> 
     socket: {
       open(s) {
         socket = s;
-        s.write(`NICK ${nick}\r\nUSER ${nick} 0 * :${nick}\r\n`);
+        s.write(`${password ? `PASS ${password}\r\n` : ""}NICK ${nick}\r\nUSER ${nick} 0 * :${nick}\r\n`);
       },
       data(s, chunk) {
         buffer += new TextDecoder().decode(chunk);

@@ -8,7 +8,7 @@ import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, Outbou
 const DISCORD_MEDIA_HOSTS = ["cdn.discordapp.com", "media.discordapp.net"];
 import { runDiscordGateway } from "./gateway.ts";
 import { DISCORD_DEFAULT_API, DiscordRest } from "./rest.ts";
-import { CreatedMessageSchema, GatewayBotSchema, MessageCreateSchema, ReadySchema, type MessageCreate } from "./wire.ts";
+import { CreatedMessageSchema, DiscordUserSchema, GatewayBotSchema, MessageCreateSchema, ReadySchema, type MessageCreate } from "./wire.ts";
 
 /** Image and audio attachments (a voice message is one audio/ogg attachment), fetched from their CDN URL when the turn runs. */
 function attachmentsOf(message: MessageCreate): InboundAttachment[] {
@@ -53,6 +53,12 @@ export class DiscordChannel extends PlatformChannel {
     super(setup);
     const token = (this.token = this.requireSecret("token_env", "Discord bot token", "DISCORD_BOT_TOKEN"));
     this.rest = new DiscordRest(setup.config.api_base_url ?? DISCORD_DEFAULT_API, token, this.limits.requestTimeoutMs);
+  }
+
+  /** https://discord.com/developers/docs/resources/user#get-current-user: the bot the token belongs to. */
+  async checkCredentials(): Promise<string> {
+    const me = (await this.rest.request("GET", "/users/@me", undefined, DiscordUserSchema, "users/@me", this.stopper.signal))!;
+    return `Discord bot ${me.username} (id ${me.id})`;
   }
 
   async start(onMessage: OnMessage): Promise<void> {

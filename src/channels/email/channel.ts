@@ -343,4 +343,31 @@ export class EmailChannel extends PlatformChannel {
     await super.stop();
     this.transport?.close();
   }
+
+  /** IMAP login and logout, then SMTP connection and AUTH (the transport's verify): nothing is read or sent. */
+  async checkCredentials(): Promise<string> {
+    const refused = (what: string, error: unknown) =>
+      new PrxError("CHANNEL_PLATFORM", `email: ${what}: ${(error as { responseText?: string }).responseText ?? errorMessage(error)}`, {
+        cause: error,
+        hint: `check username (or address), the password in secret_env, the server, its TLS mode and ca_file in [channels.${this.name}]`,
+      });
+    const { host, port, implicit } = this.imap;
+    const limit = this.limits.requestTimeoutMs;
+    const imapOptions = { host, port, secure: implicit, doSTARTTLS: !implicit, tls: this.tls(host), auth: { user: this.username, pass: this.password() } };
+    const client = new ImapFlow({ ...imapOptions, logger: false, connectionTimeout: limit, greetingTimeout: limit } as ImapFlowOptions);
+    client.on("error", () => undefined); // the failure is the rejected connect() below
+    try {
+      await client.connect();
+      await client.logout();
+    } catch (error) {
+      client.close();
+      throw refused(`IMAP login as ${this.username} on ${host}:${port}`, error);
+    }
+    try {
+      await this.smtpTransport().verify();
+    } catch (error) {
+      throw refused(`SMTP login as ${this.username} on ${this.smtp.host}:${this.smtp.port}`, error);
+    }
+    return `${this.username}: IMAP ${host}:${port} and SMTP ${this.smtp.host}:${this.smtp.port} accepted the login`;
+  }
 }

@@ -190,4 +190,66 @@ export class IrcChannel extends PlatformChannel {
     await sent;
     return `${reply.chatId}:${Date.now()}`;
   }
+
+  /**
+   * Registers as the channel does (PASS from secret_env, NICK, USER), waits for the welcome (001) and QUITs; nothing
+   * is joined. A nick in use (the running channel's own) is tried again with an underscore.
+   */
+  checkCredentials(): Promise<string> {
+    const where = `${this.host}:${this.port}`;
+    return new Promise((resolve, reject) => {
+      let nick = this.nick;
+      let buffer = "";
+      const decoder = new TextDecoder();
+      let socket: Socket<undefined> | null = null;
+      let settled = false;
+      const finish = (outcome: { detail: string } | { why: string }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if ("detail" in outcome) resolve(outcome.detail);
+        else
+          reject(
+            new PrxError("CHANNEL_PLATFORM", `irc: ${where}: ${outcome.why}`, {
+              hint: `check server, tls, nick and the server password in secret_env in [channels.${this.name}]`,
+            }),
+          );
+        // ending the socket calls close at once: the outcome is settled first
+        socket?.end();
+      };
+      const timer = setTimeout(() => finish({ why: `no welcome within ${this.limits.requestTimeoutMs} ms` }), this.limits.requestTimeoutMs);
+      const handle = (line: IrcLine, s: Socket<undefined>) => {
+        if (line.command === "PING") s.write(`PONG :${line.params.at(-1) ?? ""}\r\n`);
+        else if (line.command === "001") {
+          s.write("QUIT :credential check\r\n");
+          finish({ detail: `IRC server ${line.prefix || where} welcomed ${line.params[0] ?? nick}` });
+        } else if (line.command === "433") s.write(`NICK ${(nick = `${nick}_`.slice(0, 30))}\r\n`);
+        else if (line.command === "ERROR" || /^[45]\d\d$/.test(line.command)) finish({ why: `${line.command} ${line.params.at(-1) ?? ""}`.trim() });
+      };
+      Bun.connect({
+        hostname: this.host,
+        port: this.port,
+        tls: this.setup.config.tls ?? true,
+        socket: {
+          open: (s) => {
+            if (settled) return void s.end();
+            socket = s;
+            const password = this.secret("secret_env");
+            s.write(`${password ? `PASS ${password}\r\n` : ""}NICK ${nick}\r\nUSER ${nick} 0 * :prx\r\n`);
+          },
+          data: (s, chunk) => {
+            buffer += decoder.decode(chunk, { stream: true });
+            for (let newline: number; !settled && (newline = buffer.indexOf("\n")) >= 0; buffer = buffer.slice(newline + 1)) {
+              const line = parseIrcLine(buffer.slice(0, newline).replace(/\r$/, ""));
+              if (line) handle(line, s);
+            }
+            if (Buffer.byteLength(buffer) > IRC_MAX_LINE_BYTES) finish({ why: `a line over ${IRC_MAX_LINE_BYTES} bytes` });
+          },
+          close: () => finish({ why: "the server closed the connection before its welcome" }),
+          error: (_s, error) => finish({ why: errorMessage(error) }),
+          connectError: (_s, error) => finish({ why: `cannot connect: ${errorMessage(error)}` }),
+        },
+      }).catch((error: unknown) => finish({ why: `cannot connect: ${errorMessage(error)}` }));
+    });
+  }
 }

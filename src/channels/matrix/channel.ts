@@ -42,8 +42,18 @@ export class MatrixChannel extends PlatformChannel {
     return matrixCall(this.base, this.token, method, path, body, schema, timeoutMs, this.stopper.signal);
   }
 
+  private whoami() {
+    return this.call("GET", "/_matrix/client/v3/account/whoami", undefined, WhoamiSchema);
+  }
+
+  /** https://spec.matrix.org/latest/client-server-api/#get_matrixclientv3accountwhoami: whose the access token is. */
+  async checkCredentials(): Promise<string> {
+    const whoami = await this.whoami();
+    return `Matrix user ${whoami.user_id}${whoami.device_id ? ` (device ${whoami.device_id})` : ""} on ${this.base}`;
+  }
+
   async start(onMessage: OnMessage): Promise<void> {
-    const whoami = await withRetries(() => this.call("GET", "/_matrix/client/v3/account/whoami", undefined, WhoamiSchema), this.stopper.signal);
+    const whoami = await withRetries(() => this.whoami(), this.stopper.signal);
     this.me = whoami.user_id;
     this.state = { ok: true, detail: `${this.me} syncing` };
     this.loop = this.sync(onMessage);

@@ -8,7 +8,7 @@
 import { z } from "zod";
 
 export const MatrixErrorSchema = z.looseObject({ errcode: z.string(), error: z.string().optional(), retry_after_ms: z.number().optional() });
-export const WhoamiSchema = z.looseObject({ user_id: z.string() });
+export const WhoamiSchema = z.looseObject({ user_id: z.string(), device_id: z.string().optional() });
 export const SentEventSchema = z.looseObject({ event_id: z.string() });
 export const JoinedSchema = z.looseObject({ room_id: z.string() });
 

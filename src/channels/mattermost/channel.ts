@@ -82,6 +82,12 @@ export class MattermostChannel extends PlatformChannel {
     });
   }
 
+  /** https://developers.mattermost.com/api-documentation/#/operations/GetUser (user_id "me"): the token's account. */
+  async checkCredentials(): Promise<string> {
+    const me = await this.api("users/me", "users/me", MeSchema);
+    return `Mattermost ${me.is_bot ? "bot" : "user"} @${me.username} (id ${me.id}) on ${this.base}`;
+  }
+
   async start(onMessage: OnMessage): Promise<void> {
     this.me = await this.retrying("users/me", () => this.api("users/me", "users/me", MeSchema));
     let connected!: () => void;

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 
-export const MeSchema = z.looseObject({ id: z.string().min(1), username: z.string() });
+export const MeSchema = z.looseObject({ id: z.string().min(1), username: z.string(), is_bot: z.boolean().optional() });
 
 export const PostSchema = z.looseObject({
   id: z.string().min(1).max(64),

@@ -8,7 +8,7 @@ import { PlatformError } from "../platform-error.ts";
 import { platformJson } from "../platform-json.ts";
 import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { readSse } from "./sse.ts";
-import { GetAttachmentSchema, ReceiveSchema, RpcAnswerSchema, SendResultSchema, type Envelope } from "./wire.ts";
+import { AccountListSchema, GetAttachmentSchema, JSON_RPC_METHOD_NOT_FOUND, ReceiveSchema, RpcAnswerSchema, SendResultSchema, VersionSchema, type Envelope, type RpcAnswer } from "./wire.ts";
 
 /** A group chat's id is "group:<base64 group id>"; any other chat id is the other person (number or UUID). */
 const GROUP_PREFIX = "group:";
@@ -68,21 +68,48 @@ export class SignalChannel extends PlatformChannel {
     this.account = setup.config.account ?? null;
   }
 
-  /** One JSON-RPC call; a JSON-RPC error is the daemon's answer (not retried), a transport failure is retryable. */
-  private async rpc<T>(method: string, params: Record<string, unknown>, schema: z.ZodType<T>, signal = this.stopper.signal): Promise<T> {
+  /** One JSON-RPC exchange, its error included; `params` go as given (no account added). */
+  private rpcAnswer(method: string, params: Record<string, unknown>, signal = this.stopper.signal): Promise<RpcAnswer> {
     const id = ++this.rpcId;
-    const answer = await platformJson({
+    return platformJson({
       platform: "signal",
       what: method,
       url: `${this.base}/api/v1/rpc`,
-      body: { jsonrpc: "2.0", method, params: this.account ? { account: this.account, ...params } : params, id },
+      body: { jsonrpc: "2.0", method, params, id },
       schema: RpcAnswerSchema,
       bounds: { timeoutMs: this.limits.requestTimeoutMs, signal },
     });
+  }
+
+  /** One JSON-RPC call; a JSON-RPC error is the daemon's answer (not retried), a transport failure is retryable. */
+  private async rpc<T>(method: string, params: Record<string, unknown>, schema: z.ZodType<T>, signal = this.stopper.signal): Promise<T> {
+    const answer = await this.rpcAnswer(method, this.account ? { account: this.account, ...params } : params, signal);
     if (answer.error) throw new PlatformError("signal", `${method}: ${answer.error.message} (JSON-RPC error ${answer.error.code})`, 200, false);
     const parsed = schema.safeParse(answer.result);
     if (!parsed.success) throw new PlatformError("signal", `${method}: unexpected result: ${parsed.error.issues[0]?.message}`, 200, false);
     return parsed.data;
+  }
+
+  /**
+   * signal-cli holds the account's keys itself; the check asks the daemon which accounts it serves (`listAccounts` of a
+   * multi-account daemon) and whether the configured one is among them. A daemon started with -a serves that one
+   * account only and does not implement listAccounts: then its `version` answer is what there is to check.
+   */
+  async checkCredentials(): Promise<string> {
+    const version = VersionSchema.safeParse((await this.rpcAnswer("version", {})).result);
+    const daemon = `signal-cli ${version.success ? version.data.version : "(version unknown)"} at ${this.base}`;
+    const answer = await this.rpcAnswer("listAccounts", {});
+    if (answer.error?.code === JSON_RPC_METHOD_NOT_FOUND) return `${daemon}: a single-account daemon (it serves the account it was started with, -a)`;
+    if (answer.error) throw new PlatformError("signal", `listAccounts: ${answer.error.message} (JSON-RPC error ${answer.error.code})`, 200, false);
+    const parsed = AccountListSchema.safeParse(answer.result);
+    if (!parsed.success) throw new PlatformError("signal", `listAccounts: unexpected result: ${parsed.error.issues[0]?.message}`, 200, false);
+    const accounts = parsed.data.map((a) => a.number ?? a.aci).filter((a): a is string => !!a);
+    if (this.account && !parsed.data.some((a) => a.number === this.account || a.aci === this.account)) {
+      throw new PrxError("CHANNEL_CONFIG", `channel ${this.name}: account ${this.account} is not registered with ${daemon} (it has ${accounts.join(", ") || "no accounts"})`, {
+        hint: `register or link it there (signal-cli -a ${this.account} register, or link), or set account in [channels.${this.name}] to one it has`,
+      });
+    }
+    return `${daemon}: ${this.account ? `account ${this.account} registered` : `accounts ${accounts.join(", ") || "(none)"}`}`;
   }
 
   async start(onMessage: OnMessage): Promise<void> {

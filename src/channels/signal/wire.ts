@@ -12,6 +12,17 @@ export const RpcAnswerSchema = z.looseObject({
   error: z.looseObject({ code: z.number(), message: z.string() }).optional(),
 });
 
+export type RpcAnswer = z.infer<typeof RpcAnswerSchema>;
+
+/** JSON-RPC 2.0's "Method not found": what a single-account daemon answers to the multi-account `listAccounts`. */
+export const JSON_RPC_METHOD_NOT_FOUND = -32601;
+
+/** `version`: `{version}`. */
+export const VersionSchema = z.looseObject({ version: z.string().max(64) });
+
+/** `listAccounts` of a multi-account daemon: each local account's number (null for a numberless one) and ACI. */
+export const AccountListSchema = z.array(z.looseObject({ number: z.string().max(64).nullable().optional(), aci: z.string().max(64).optional() }));
+
 export const SendResultSchema = z.looseObject({ timestamp: z.number().int() });
 
 export const AttachmentSchema = z.looseObject({

@@ -91,9 +91,23 @@ export class SlackChannel extends PlatformChannel {
     return got.bytes;
   }
 
+  private authTest() {
+    return slackCall(this.base, this.token, "auth.test", {}, SlackAuthSchema, this.stopper.signal, this.limits.requestTimeoutMs);
+  }
+
+  /**
+   * https://api.slack.com/methods/auth.test with the bot token. The app-level token is not checked here: the only call
+   * that takes it (apps.connections.open) opens a Socket Mode connection, which would take events from a running one.
+   */
+  async checkCredentials(): Promise<string> {
+    const auth = await this.authTest();
+    const who = `Slack bot ${auth.user ?? auth.user_id} (${auth.user_id}${auth.team ? ` in ${auth.team}` : ""})`;
+    return this.setup.config.mode === "events" ? who : `${who}; the app-level token is checked when Socket Mode connects`;
+  }
+
   async start(onMessage: OnMessage): Promise<void> {
     this.onMessage = onMessage;
-    const auth = await withRetries(() => slackCall(this.base, this.token, "auth.test", {}, SlackAuthSchema, this.stopper.signal, this.limits.requestTimeoutMs), this.stopper.signal);
+    const auth = await withRetries(() => this.authTest(), this.stopper.signal);
     this.botUserId = auth.user_id;
     if (this.setup.config.mode === "events") {
       this.state = { ok: true, detail: "Events API through the gateway" };

@@ -8,7 +8,7 @@
 import { z } from "zod";
 
 export const SlackEnvelopeSchema = z.looseObject({ ok: z.boolean(), error: z.string().optional() });
-export const SlackAuthSchema = z.looseObject({ ok: z.literal(true), user_id: z.string(), bot_id: z.string().optional(), user: z.string().optional() });
+export const SlackAuthSchema = z.looseObject({ ok: z.literal(true), user_id: z.string(), bot_id: z.string().optional(), user: z.string().optional(), team: z.string().optional() });
 export const SlackConnectionSchema = z.looseObject({ ok: z.literal(true), url: z.string() });
 export const SlackPostedSchema = z.looseObject({ ok: z.literal(true), ts: z.string(), channel: z.string() });
 

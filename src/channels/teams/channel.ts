@@ -49,6 +49,7 @@ export class TeamsChannel extends PlatformChannel {
   readonly capabilities = { edit: true, threads: false, maxMessageLength: TEAMS_MAX_MESSAGE_CHARS, typing: true };
   private readonly verifier: BotTokenVerifier;
   private readonly tokens: BotTokens;
+  private readonly tokenUrl: string;
   /** Each conversation's serviceUrl, from its last verified activity (replies go there). */
   private readonly serviceUrls = new RememberedChats<{ url: string; conversation: string }>();
   private onMessage: OnMessage | null = null;
@@ -70,13 +71,20 @@ export class TeamsChannel extends PlatformChannel {
       signal: this.stopper.signal,
     });
     const tenant = setup.config.tenant_id ?? "botframework.com";
+    this.tokenUrl = setup.config.token_url ?? `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/oauth2/v2.0/token`;
     this.tokens = new BotTokens({
-      url: setup.config.token_url ?? `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/oauth2/v2.0/token`,
+      url: this.tokenUrl,
       appId,
       password,
       timeoutMs: this.limits.requestTimeoutMs,
       signal: this.stopper.signal,
     });
+  }
+
+  /** A client-credentials token from the token endpoint: it is granted only to the right app id and password. */
+  async checkCredentials(): Promise<string> {
+    await this.tokens.get();
+    return `Teams app ${this.setup.config.app_id}: a Bot Framework token granted by ${new URL(this.tokenUrl).host}`;
   }
 
   async start(onMessage: OnMessage): Promise<void> {

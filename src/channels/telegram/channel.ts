@@ -110,9 +110,19 @@ export class TelegramChannel extends PlatformChannel {
     this.api = new TelegramApi(setup.config.api_base_url ?? TELEGRAM_DEFAULT_API, token);
   }
 
+  private getMe(): Promise<TelegramUser> {
+    return this.api.call("getMe", {}, TelegramUserSchema, this.limits.requestTimeoutMs, this.stopper.signal);
+  }
+
+  /** https://core.telegram.org/bots/api#getme: the bot the token belongs to. */
+  async checkCredentials(): Promise<string> {
+    const me = await this.getMe();
+    return `Telegram bot ${me.username ? `@${me.username}` : me.first_name} (id ${me.id})`;
+  }
+
   async start(onMessage: OnMessage): Promise<void> {
     this.onMessage = onMessage;
-    this.me = await this.retrying("getMe", () => this.api.call("getMe", {}, TelegramUserSchema, this.limits.requestTimeoutMs, this.stopper.signal));
+    this.me = await this.retrying("getMe", () => this.getMe());
     this.state = { ok: true, detail: `@${this.me.username ?? this.me.id} ${this.setup.config.mode === "webhook" ? "(webhook)" : "polling"}` };
     if (this.setup.config.mode !== "webhook") this.loop = this.poll();
   }

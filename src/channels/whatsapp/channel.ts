@@ -140,9 +140,19 @@ export class WhatsAppChannel extends PlatformChannel {
     });
   }
 
+  private phoneNumber() {
+    return this.graph("phone number lookup", this.phoneNumberId, WhatsAppPhoneNumberSchema);
+  }
+
+  /** GET /{version}/{phone_number_id} (https://developers.facebook.com/docs/graph-api/reference/whats-app-business-phone-number/): the number, with the token. */
+  async checkCredentials(): Promise<string> {
+    const phone = await this.phoneNumber();
+    return `WhatsApp number ${phone.display_phone_number ?? phone.id}${phone.verified_name ? ` (${phone.verified_name})` : ""}, phone_number_id ${phone.id}`;
+  }
+
   async start(onMessage: OnMessage): Promise<void> {
     this.onMessage = onMessage;
-    const phone = await this.retrying("phone number lookup", () => this.graph("phone number lookup", this.phoneNumberId, WhatsAppPhoneNumberSchema));
+    const phone = await this.retrying("phone number lookup", () => this.phoneNumber());
     this.state = { ok: true, detail: `${phone.display_phone_number ?? phone.id} through the gateway's webhook` };
   }
 
