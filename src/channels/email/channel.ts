@@ -101,9 +101,8 @@ export class EmailChannel extends PlatformChannel {
     await this.firstConnection(first);
   }
 
-  /** One IMAP connection with the folder selected; resolves with why it ended. */
-  private async connection(onMessage: OnMessage, onOpen: () => void): Promise<string> {
-    const options: ImapFlowOptions & { doSTARTTLS?: boolean } = {
+  private imapOptions(): ImapFlowOptions & { doSTARTTLS?: boolean } {
+    return {
       host: this.imap.host,
       port: this.imap.port,
       secure: this.imap.implicit,
@@ -111,11 +110,14 @@ export class EmailChannel extends PlatformChannel {
       tls: this.tls(this.imap.host),
       auth: { user: this.username, pass: this.password() },
       logger: false,
-      autoIdleDelay: EMAIL_IDLE_AFTER_MS,
       connectionTimeout: this.limits.requestTimeoutMs,
       greetingTimeout: this.limits.requestTimeoutMs,
     };
-    const client = new ImapFlow(options);
+  }
+
+  /** One IMAP connection with the folder selected; resolves with why it ended. */
+  private async connection(onMessage: OnMessage, onOpen: () => void): Promise<string> {
+    const client = new ImapFlow({ ...this.imapOptions(), autoIdleDelay: EMAIL_IDLE_AFTER_MS });
     let closed!: (why: string) => void;
     const ended = new Promise<string>((resolve) => (closed = resolve));
     client.on("close", () => closed("connection closed"));
@@ -351,10 +353,8 @@ export class EmailChannel extends PlatformChannel {
         cause: error,
         hint: `check username (or address), the password in secret_env, the server, its TLS mode and ca_file in [channels.${this.name}]`,
       });
-    const { host, port, implicit } = this.imap;
-    const limit = this.limits.requestTimeoutMs;
-    const imapOptions = { host, port, secure: implicit, doSTARTTLS: !implicit, tls: this.tls(host), auth: { user: this.username, pass: this.password() } };
-    const client = new ImapFlow({ ...imapOptions, logger: false, connectionTimeout: limit, greetingTimeout: limit } as ImapFlowOptions);
+    const { host, port } = this.imap;
+    const client = new ImapFlow(this.imapOptions());
     client.on("error", () => undefined); // the failure is the rejected connect() below
     try {
       await client.connect();
@@ -364,7 +364,7 @@ export class EmailChannel extends PlatformChannel {
       throw refused(`IMAP login as ${this.username} on ${host}:${port}`, error);
     }
     try {
-      await this.smtpTransport().verify();
+      await (await this.smtpTransport()).verify();
     } catch (error) {
       throw refused(`SMTP login as ${this.username} on ${this.smtp.host}:${this.smtp.port}`, error);
     }
