@@ -155,8 +155,14 @@ export const TEAMS_TOKEN_RENEW_BEFORE_MS = 5 * 60 * 1000;
 export const IRC_MAX_TEXT_BYTES = 350;
 /** Reply parts are split here; each part goes out as one PRIVMSG per line of at most IRC_MAX_TEXT_BYTES. */
 export const IRC_MAX_MESSAGE_CHARS = 2000;
-/** Lines sent at most this often (servers throttle or disconnect flooders: ngIRCd adds a second per command past a few). */
-export const IRC_SEND_INTERVAL_MS = 250;
+/**
+ * Flood control: this many lines go out at once (irssi's default burst is 5), then one line per IRC_SEND_INTERVAL_MS.
+ * Servers throttle or disconnect flooders: ngIRCd holds a client back for a second once it sends more than 3 commands
+ * in one, so the burst stays at 3 and the sustained rate at 2 lines a second (PONGs fit beside it).
+ */
+export const IRC_SEND_BURST = 3;
+/** After the burst, one line per this many milliseconds. */
+export const IRC_SEND_INTERVAL_MS = 500;
 /** A server line longer than this (bytes, without CR LF) drops the connection: the RFC says 512, IRCv3 tags add 8,191. */
 export const IRC_MAX_LINE_BYTES = 8704;
 /**
