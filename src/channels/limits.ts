@@ -4,6 +4,8 @@ import type { BackoffOptions, RestartLimits } from "../core/supervise/index.ts";
 
 /** Telegram sendMessage text limit (https://core.telegram.org/bots/api#sendmessage: 1-4096 characters). */
 export const TELEGRAM_MAX_MESSAGE_CHARS = 4096;
+/** A photo sendPhoto takes (https://core.telegram.org/bots/api#sendphoto: 10 MB); a larger image goes as a document. */
+export const TELEGRAM_MAX_PHOTO_BYTES = 10 * 1024 * 1024;
 /** Discord message content limit (https://discord.com/developers/docs/resources/message#create-message). */
 export const DISCORD_MAX_MESSAGE_CHARS = 2000;
 /** Slack: chat.postMessage truncates past 40,000; Slack recommends at most 4,000 characters per message. */
@@ -15,6 +17,12 @@ export const WEBHOOK_MAX_MESSAGE_CHARS = 16_000;
 
 /** Attachments one inbound message may carry (an album's photos arrive as one message each on most platforms). */
 export const CHANNEL_MAX_ATTACHMENTS = 10;
+/**
+ * A file a reply attaches (a workspace file the answer links): past this many bytes it is named in the text instead.
+ * Within every platform's upload limit for bots (Discord 10 MiB, Telegram photos 10 MB, Slack 1 GB, WhatsApp
+ * documents 100 MB; WhatsApp images over 5 MB go as documents).
+ */
+export const CHANNEL_MAX_OUTBOUND_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 /** Time to fetch every attachment of one message from the platform. */
 export const ATTACHMENT_FETCH_TIMEOUT_MS = 60_000;
 /**

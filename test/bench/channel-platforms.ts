@@ -31,6 +31,8 @@ interface Platform {
   overHttp?: true;
   say(text: string, hook: string): void;
   replies(): number;
+  /** The platform has the channel's receiving connection (events sent before it are not delivered later). */
+  ready?: () => boolean;
   /** Least time between two messages, for a platform whose server throttles a fast talker (ngIRCd: 3 commands a second). */
   spacingMs?: number;
   stop(): Promise<void>;
@@ -60,18 +62,19 @@ async function platforms(): Promise<Platform[]> {
       then?.();
     });
   const list: Platform[] = [
-    { name: "signal", table: `api_base_url = "${sig.url}"\naccount = "${sig.account}"`, env: {}, say: (text) => void sig.message({ source: "+15550000001", text }), replies: () => sig.sends.length, stop: () => sig.stop() },
-    { name: "mattermost", table: `token_env = "MM_TOKEN"\napi_base_url = "${mm.url}"`, env: { MM_TOKEN: mm.token }, say: (text) => void mm.post({ user: "u1", channel: "dm1", type: "D", text }), replies: () => mm.posts.length, stop: () => mm.stop() },
+    { name: "signal", table: `api_base_url = "${sig.url}"\naccount = "${sig.account}"`, env: {}, say: (text) => void sig.message({ source: "+15550000001", text }), replies: () => sig.sends.length, ready: () => sig.connections.length > 0, stop: () => sig.stop() },
+    { name: "mattermost", table: `token_env = "MM_TOKEN"\napi_base_url = "${mm.url}"`, env: { MM_TOKEN: mm.token }, say: (text) => void mm.post({ user: "u1", channel: "dm1", type: "D", text }), replies: () => mm.posts.length, ready: () => mm.connections > 0, stop: () => mm.stop() },
     {
       name: "slack",
       table: `token_env = "SLACK_BOT"\napp_token_env = "SLACK_APP"\napi_base_url = "${slack.url}"`,
       env: { SLACK_BOT: slack.botToken, SLACK_APP: slack.appToken },
       say: (text) => void slack.message({ channel: "D1", user: "U1", text, channel_type: "im" }),
       replies: () => slack.posts.length,
+      ready: () => slack.connections > 0,
       stop: () => slack.stop(),
     },
     { name: "matrix", table: `token_env = "MX_TOKEN"\napi_base_url = "${mx.url}"\npoll_timeout_s = 25`, env: { MX_TOKEN: mx.token }, say: (text) => void mx.message({ room: "!dm:x", sender: "@u:x", body: text, members: 2 }), replies: () => mx.sent.length, stop: () => mx.stop() },
-    { name: "discord", table: `token_env = "DC_TOKEN"\napi_base_url = "${dc.url}"`, env: { DC_TOKEN: dc.token }, say: (text) => void dc.message({ channelId: "111", authorId: "222", content: text }), replies: () => dc.posts.length, stop: () => dc.stop() },
+    { name: "discord", table: `token_env = "DC_TOKEN"\napi_base_url = "${dc.url}"`, env: { DC_TOKEN: dc.token }, say: (text) => void dc.message({ channelId: "111", authorId: "222", content: text }), replies: () => dc.posts.length, ready: () => dc.identifies > 0, stop: () => dc.stop() },
     {
       name: "webhook",
       table: `secret_env = "HOOK_SECRET"`,
@@ -170,6 +173,9 @@ export async function platformRows(o: { binary: string; tmp: string; provider: F
       const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, ...p.env };
       const channel = await startChannel({ binary: o.binary, dir, env, name: p.name, overHttp: p.overHttp ?? false });
       try {
+        for (const until = Date.now() + 30_000; p.ready && !p.ready(); await Bun.sleep(10)) {
+          if (Date.now() > until) throw new Error(`${p.name}: the channel's receiving connection did not open`);
+        }
         await Bun.sleep(300);
         const overheads: number[] = [];
         for (let i = 0; i < o.messages + 5; i++) {
