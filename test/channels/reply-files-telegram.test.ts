@@ -7,13 +7,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
 import { channelHarness, type ChannelHarness } from "./harness.ts";
+import { PNG } from "../helpers/tiny-png.ts";
 import { waitFor } from "../helpers/wait.ts";
 
 let tg: FakeTelegram;
 let h: ChannelHarness;
 const ENV = { TG_TOKEN: "123456:TEST-token" };
-/** A 1x1 PNG. */
-export const PNG = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="), (c) => c.charCodeAt(0));
 
 beforeEach(() => {
   tg = startFakeTelegram(ENV.TG_TOKEN);

@@ -1,0 +1,45 @@
+/**
+ * Files a reply links, sent by each platform that takes files, against its fake answering as the platform's upload
+ * API is documented (the fakes cite the pages): the file arrives whole, named, in the chat of the message, after
+ * the reply's text.
+ */
+import { afterEach, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startFakeSlack } from "../fakes/slack-server.ts";
+import { channelHarness, type ChannelHarness } from "./harness.ts";
+import { waitFor } from "../helpers/wait.ts";
+import { PNG } from "../helpers/tiny-png.ts";
+
+let h: ChannelHarness | undefined;
+const stops: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  for (const stop of stops.splice(0)) await stop();
+});
+
+/** A workspace with chart.png and notes.txt, whose next answer links both. */
+function workspace(table: string): ChannelHarness {
+  h = channelHarness(table);
+  writeFileSync(join(h.dir, "chart.png"), PNG);
+  writeFileSync(join(h.dir, "notes.txt"), "some notes\n");
+  h.provider.enqueue({ type: "text", text: "Done: ![chart](chart.png), [notes](notes.txt)" });
+  return h;
+}
+
+test("slack: files.getUploadURLExternal, the bytes to the upload URL, files.completeUploadExternal into the chat", async () => {
+  const slack = startFakeSlack();
+  stops.push(() => slack.stop());
+  const h = workspace(`[channels.slack]\ntoken_env = "SLACK_BOT"\napp_token_env = "SLACK_APP"\napi_base_url = "${slack.url}"\ndm_policy = "open"\n`);
+  await h.start("slack", { SLACK_BOT: slack.botToken, SLACK_APP: slack.appToken });
+  await waitFor(() => slack.connections > 0, "the socket");
+  slack.message({ channel: "C1", user: "U1", text: `<@${slack.botUserId}> chart please`, ts: "100.2" });
+  await waitFor(() => slack.shares.length === 2, "both files shared");
+  expect(slack.posts).toHaveLength(1);
+  expect(slack.shares.map((f) => ({ name: f.name, title: f.title, channel: f.channel_id, thread: f.thread_ts }))).toEqual([
+    { name: "chart.png", title: "chart.png", channel: "C1", thread: slack.posts[0]!.thread_ts },
+    { name: "notes.txt", title: "notes.txt", channel: "C1", thread: slack.posts[0]!.thread_ts },
+  ]);
+  expect(slack.shares[0]!.bytes).toEqual(PNG);
+});
