@@ -6,6 +6,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { startFakeDiscord } from "../fakes/discord-server.ts";
 import { startFakeSlack } from "../fakes/slack-server.ts";
 import { channelHarness, type ChannelHarness } from "./harness.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -42,4 +43,19 @@ test("slack: files.getUploadURLExternal, the bytes to the upload URL, files.comp
     { name: "notes.txt", title: "notes.txt", channel: "C1", thread: slack.posts[0]!.thread_ts },
   ]);
   expect(slack.shares[0]!.bytes).toEqual(PNG);
+});
+
+test("discord: a multipart Create Message per file (payload_json and files[0]), replying to the message", async () => {
+  const discord = startFakeDiscord();
+  stops.push(() => discord.stop());
+  const h = workspace(`[channels.discord]\ntoken_env = "DISCORD_TOKEN"\napi_base_url = "${discord.url}"\ndm_policy = "open"\n`);
+  await h.start("discord", { DISCORD_TOKEN: discord.token });
+  const id = discord.message({ channelId: "111", authorId: "222", content: "chart please" });
+  await waitFor(() => discord.posts.length === 3, "the text and both files");
+  expect(discord.posts[0]).toMatchObject({ content: "Done: ![chart](chart.png), [notes](notes.txt)", reply_to: id });
+  expect(discord.posts.slice(1).map((p) => ({ channel: p.channel_id, reply: p.reply_to, files: p.files?.map((f) => [f.filename, f.content_type]) }))).toEqual([
+    { channel: "111", reply: id, files: [["chart.png", "image/png"]] },
+    { channel: "111", reply: id, files: [["notes.txt", "text/plain;charset=utf-8"]] },
+  ]);
+  expect(discord.posts[1]!.files![0]!.bytes).toEqual(PNG);
 });
