@@ -6,6 +6,9 @@ import type { BackoffOptions, RestartLimits } from "../core/supervise/index.ts";
 export const TELEGRAM_MAX_MESSAGE_CHARS = 4096;
 /** A photo sendPhoto takes (https://core.telegram.org/bots/api#sendphoto: 10 MB); a larger image goes as a document. */
 export const TELEGRAM_MAX_PHOTO_BYTES = 10 * 1024 * 1024;
+/** WhatsApp sends JPEG and PNG images of at most 5 MB as images; other files go as documents. */
+export const WHATSAPP_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+export const WHATSAPP_IMAGE_TYPES: readonly string[] = ["image/jpeg", "image/png"];
 /** Discord message content limit (https://discord.com/developers/docs/resources/message#create-message). */
 export const DISCORD_MAX_MESSAGE_CHARS = 2000;
 /** Slack: chat.postMessage truncates past 40,000; Slack recommends at most 4,000 characters per message. */

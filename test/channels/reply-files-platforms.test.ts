@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeDiscord } from "../fakes/discord-server.ts";
 import { startFakeSlack } from "../fakes/slack-server.ts";
+import { startFakeWhatsApp } from "../fakes/whatsapp-server.ts";
 import { channelHarness, type ChannelHarness } from "./harness.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { PNG } from "../helpers/tiny-png.ts";
@@ -58,4 +59,26 @@ test("discord: a multipart Create Message per file (payload_json and files[0]), 
     { channel: "111", reply: id, files: [["notes.txt", "text/plain;charset=utf-8"]] },
   ]);
   expect(discord.posts[1]!.files![0]!.bytes).toEqual(PNG);
+});
+
+test("whatsapp: each file uploaded as media, then sent by id: the PNG as an image, the text file as a document", async () => {
+  const wa = startFakeWhatsApp();
+  stops.push(() => wa.stop());
+  const h = workspace(
+    `[channels.wa]\nkind = "whatsapp"\ntoken_env = "WA_TOKEN"\nsecret_env = "WA_SECRET"\nverify_token_env = "WA_VERIFY"\n` +
+      `phone_number_id = "${wa.phoneNumberId}"\napi_base_url = "${wa.url}"\ndm_policy = "open"\n`,
+  );
+  const running = await h.start("wa", { WA_TOKEN: wa.token, WA_SECRET: wa.appSecret, WA_VERIFY: wa.verifyToken });
+  const inbound = wa.text("15557770001", "chart please");
+  const body = wa.notification([inbound]);
+  const { createHmac } = await import("node:crypto");
+  const signature = `sha256=${createHmac("sha256", wa.appSecret).update(body).digest("hex")}`;
+  expect((await running.channel.handleHttp!({ method: "POST", headers: { "x-hub-signature-256": signature }, body })).status).toBe(200);
+  await waitFor(() => wa.sent.length === 3, "the text and both files");
+  expect(wa.sent.map((s) => ({ type: s.type, to: s.to, context: s.contextId, mime: s.media?.mime, filename: s.media?.filename }))).toEqual([
+    { type: "text", to: "15557770001", context: inbound.id as string, mime: undefined, filename: undefined },
+    { type: "image", to: "15557770001", context: inbound.id as string, mime: "image/png", filename: undefined },
+    { type: "document", to: "15557770001", context: inbound.id as string, mime: "text/plain", filename: "notes.txt" },
+  ]);
+  expect(wa.sent[1]!.media!.bytes).toEqual(PNG);
 });
