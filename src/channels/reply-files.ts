@@ -18,7 +18,7 @@ export async function replyFiles(workspace: string, text: string): Promise<{ att
   const attachments: OutboundAttachment[] = [];
   const notes: string[] = [];
   const seen = new Set<string>();
-  const root = realpathSync(workspace);
+  let root: string | undefined;
   for (const [, bang, target] of text.matchAll(LINK)) {
     let requested: string;
     try {
@@ -33,6 +33,7 @@ export async function replyFiles(workspace: string, text: string): Promise<{ att
     } catch {
       continue; // not a workspace file: a link like any other
     }
+    root ??= realpathSync(workspace);
     const first = relative(root, path).split(sep)[0] ?? "";
     if (seen.has(path) || !statSync(path).isFile()) continue;
     seen.add(path);
