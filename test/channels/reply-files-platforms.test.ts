@@ -7,6 +7,7 @@ import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeDiscord } from "../fakes/discord-server.ts";
+import { startFakeSignal } from "../fakes/signal-server.ts";
 import { startFakeSlack } from "../fakes/slack-server.ts";
 import { startFakeWhatsApp } from "../fakes/whatsapp-server.ts";
 import { channelHarness, type ChannelHarness } from "./harness.ts";
@@ -81,4 +82,20 @@ test("whatsapp: each file uploaded as media, then sent by id: the PNG as an imag
     { type: "document", to: "15557770001", context: inbound.id as string, mime: "text/plain", filename: "notes.txt" },
   ]);
   expect(wa.sent[1]!.media!.bytes).toEqual(PNG);
+});
+
+test("signal: send with each file as a data URI attachment, to the sender", async () => {
+  const sig = startFakeSignal();
+  stops.push(() => sig.stop());
+  const h = workspace(`[channels.signal]\napi_base_url = "${sig.url}"\naccount = "${sig.account}"\ndm_policy = "open"\n`);
+  await h.start("signal", {});
+  await waitFor(() => sig.connections.length > 0, "the event stream");
+  sig.message({ source: "+15550000001", text: "chart please" });
+  await waitFor(() => sig.sends.length === 3, "the text and both files");
+  expect(sig.sends.map((s) => ({ to: s.recipient, files: s.attachments?.map((a) => [a.filename, a.mime]) }))).toEqual([
+    { to: ["+15550000001"], files: undefined },
+    { to: ["+15550000001"], files: [["chart.png", "image/png"]] },
+    { to: ["+15550000001"], files: [["notes.txt", "text/plain"]] },
+  ]);
+  expect(sig.sends[1]!.attachments![0]!.bytes).toEqual(PNG);
 });
