@@ -7,6 +7,7 @@ import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeDiscord } from "../fakes/discord-server.ts";
+import { startFakeMattermost } from "../fakes/mattermost-server.ts";
 import { startFakeSignal } from "../fakes/signal-server.ts";
 import { startFakeSlack } from "../fakes/slack-server.ts";
 import { startFakeWhatsApp } from "../fakes/whatsapp-server.ts";
@@ -98,4 +99,20 @@ test("signal: send with each file as a data URI attachment, to the sender", asyn
     { to: ["+15550000001"], files: [["notes.txt", "text/plain"]] },
   ]);
   expect(sig.sends[1]!.attachments![0]!.bytes).toEqual(PNG);
+});
+
+test("mattermost: each file uploaded with POST /api/v4/files, then a post naming it in file_ids", async () => {
+  const mm = startFakeMattermost();
+  stops.push(() => mm.stop());
+  const h = workspace(`[channels.mattermost]\ntoken_env = "MM_TOKEN"\napi_base_url = "${mm.url}"\ndm_policy = "open"\n`);
+  await h.start("mattermost", { MM_TOKEN: mm.token });
+  await waitFor(() => mm.connections > 0, "the WebSocket");
+  mm.post({ user: "u1", channel: "dm1", type: "D", text: "chart please" });
+  await waitFor(() => mm.posts.length === 3, "the text and both files");
+  expect(mm.posts.map((p) => ({ channel: p.channel_id, files: p.files?.map((f) => [f.name, f.mime]) }))).toEqual([
+    { channel: "dm1", files: undefined },
+    { channel: "dm1", files: [["chart.png", "image/png"]] },
+    { channel: "dm1", files: [["notes.txt", "text/plain;charset=utf-8"]] },
+  ]);
+  expect(mm.posts[1]!.files![0]!.bytes).toEqual(PNG);
 });
