@@ -73,7 +73,7 @@ async function platforms(): Promise<Platform[]> {
       ready: () => slack.connections > 0,
       stop: () => slack.stop(),
     },
-    { name: "matrix", table: `token_env = "MX_TOKEN"\napi_base_url = "${mx.url}"\npoll_timeout_s = 25`, env: { MX_TOKEN: mx.token }, say: (text) => void mx.message({ room: "!dm:x", sender: "@u:x", body: text, members: 2 }), replies: () => mx.sent.length, stop: () => mx.stop() },
+    { name: "matrix", table: `token_env = "MX_TOKEN"\napi_base_url = "${mx.url}"\npoll_timeout_s = 25`, env: { MX_TOKEN: mx.token }, say: (text) => void mx.message({ room: "!dm:x", sender: "@u:x", body: text, members: 2 }), replies: () => mx.sent.length, ready: () => mx.syncs.some((s) => s !== null), stop: () => mx.stop() },
     { name: "discord", table: `token_env = "DC_TOKEN"\napi_base_url = "${dc.url}"`, env: { DC_TOKEN: dc.token }, say: (text) => void dc.message({ channelId: "111", authorId: "222", content: text }), replies: () => dc.posts.length, ready: () => dc.identifies > 0, stop: () => dc.stop() },
     {
       name: "webhook",

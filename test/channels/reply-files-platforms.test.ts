@@ -7,6 +7,7 @@ import { afterEach, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeDiscord } from "../fakes/discord-server.ts";
+import { startFakeMatrix } from "../fakes/matrix-server.ts";
 import { startFakeMattermost } from "../fakes/mattermost-server.ts";
 import { startFakeSignal } from "../fakes/signal-server.ts";
 import { startFakeSlack } from "../fakes/slack-server.ts";
@@ -115,4 +116,21 @@ test("mattermost: each file uploaded with POST /api/v4/files, then a post naming
     { channel: "dm1", files: [["notes.txt", "text/plain;charset=utf-8"]] },
   ]);
   expect(mm.posts[1]!.files![0]!.bytes).toEqual(PNG);
+});
+
+test("matrix: each file to the media repository, then an m.image / m.file event naming its mxc URI", async () => {
+  const mx = startFakeMatrix();
+  stops.push(() => mx.stop());
+  const h = workspace(`[channels.matrix]\ntoken_env = "MX_TOKEN"\napi_base_url = "${mx.url}"\npoll_timeout_s = 1\ndm_policy = "open"\n`);
+  await h.start("matrix", { MX_TOKEN: mx.token });
+  await waitFor(() => mx.syncs.some((s) => s !== null), "a sync with a since token");
+  mx.message({ room: "!dm:x", sender: "@u:x", body: "chart please", members: 2 });
+  await waitFor(() => mx.sent.length === 3, "the text and both files");
+  const files = mx.sent.slice(1).map((s) => s.content);
+  expect(files.map((c) => ({ type: c.msgtype, body: c.body, mime: c.info?.mimetype }))).toEqual([
+    { type: "m.image", body: "chart.png", mime: "image/png" },
+    { type: "m.file", body: "notes.txt", mime: "text/plain" },
+  ]);
+  expect(mx.uploaded(files[0]!.url!)).toEqual({ bytes: PNG, type: "image/png" });
+  expect(mx.sent.every((s) => s.room === "!dm:x")).toBe(true);
 });
