@@ -150,7 +150,7 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
     supervised.kill("SIGTERM");
     await supervised.exited;
 
-    rows.push(...(await burstRows(binary, tmp)));
+    // every channel first, printed as one table, then the bursts of one process
     const emailDir = join(tmp, "email");
     mkdirSync(emailDir);
     provider.reset();
@@ -160,6 +160,7 @@ const suite: BenchSuite = async ({ binary, tmp, quick }) => {
     provider.reset();
     rows.push(...(await platformRows({ binary, tmp: platformsDir, provider, messages: quick ? 10 : 100, gatewayRss })));
     console.log(channelTable(rows));
+    rows.push(...(await burstRows(binary, tmp)));
   } finally {
     channel.kill("SIGKILL");
     for (const child of children) child.kill("SIGKILL");
