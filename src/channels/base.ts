@@ -2,10 +2,21 @@ import type { ChannelConfig, ChannelKind } from "../config/schema.ts";
 import { secretFromEnv } from "../config/secrets.ts";
 import { errorMessage, isPrxError, PrxError } from "../core/errors.ts";
 import { parseJsonBounded } from "../core/json/index.ts";
-import { CHANNEL_MAX_HTTP_BODY_BYTES, platformLimits, type PlatformLimits } from "./limits.ts";
+import { CHANNEL_MAX_HTTP_BODY_BYTES, CHANNEL_MAX_OUTBOUND_ATTACHMENT_BYTES, platformLimits, type PlatformLimits } from "./limits.ts";
 import type { SignatureCheck } from "./signature.ts";
 import { withRetries } from "./send-retries.ts";
-import type { Channel, ChannelCapabilities, ChannelHealth, ChannelSetup, ForwardedRequest, ForwardedResponse, OnMessage, OutboundReply } from "./types.ts";
+import type {
+  Channel,
+  ChannelCapabilities,
+  ChannelHealth,
+  ChannelSetup,
+  ForwardedRequest,
+  ForwardedResponse,
+  OnMessage,
+  OutboundAttachment,
+  OutboundReply,
+  ReplyTarget,
+} from "./types.ts";
 
 /** A JSON answer to a forwarded request. */
 export function jsonAnswer(status: number, body: unknown): ForwardedResponse {
@@ -20,7 +31,9 @@ export type SecretKey = Extract<keyof ChannelConfig, `${string}_env`>;
  * platform time limits, one stop signal for all its calls and loops, its health, the count of inbound requests
  * refused for a missing or forged signature, secrets read from the variables config names, and sends retried with
  * the platform backoff. A platform declares its kind and capabilities and implements start (connect, then hand each
- * normalised message to `onMessage`) and send; typing defaults to nothing.
+ * normalised message to `onMessage`) and send; typing defaults to nothing. A platform that can send files declares
+ * `attachments: true` and implements `upload`; the base checks the file's size and retries the upload with the
+ * platform backoff.
  */
 export abstract class PlatformChannel implements Channel {
   abstract readonly kind: ChannelKind;
@@ -42,6 +55,21 @@ export abstract class PlatformChannel implements Channel {
   abstract send(reply: OutboundReply): Promise<string>;
 
   async typing(_chatId: string, _threadId: string | null): Promise<void> {}
+
+  /** One file to the platform, in its own message (capabilities.attachments); the platform's message id. */
+  protected upload?(target: ReplyTarget, attachment: OutboundAttachment): Promise<string>;
+
+  /** A file after the reply's text: within CHANNEL_MAX_OUTBOUND_ATTACHMENT_BYTES, uploaded with the platform backoff. */
+  async sendAttachment(target: ReplyTarget, attachment: OutboundAttachment): Promise<string> {
+    const upload = this.upload?.bind(this);
+    if (!upload || !this.capabilities.attachments) {
+      throw new PrxError("CHANNEL_PLATFORM", `${this.kind}: channel ${this.name} cannot send files`, { hint: "link the file in the text, or send it through a platform that takes files" });
+    }
+    if (attachment.bytes.byteLength > CHANNEL_MAX_OUTBOUND_ATTACHMENT_BYTES) {
+      throw new PrxError("PAYLOAD_TOO_LARGE", `${attachment.name} is ${attachment.bytes.byteLength} bytes, over the limit of ${CHANNEL_MAX_OUTBOUND_ATTACHMENT_BYTES} for a file a reply sends`);
+    }
+    return this.retrying(`${this.kind} file upload`, () => upload(target, attachment));
+  }
 
   health(): ChannelHealth {
     return this.state;

@@ -4,6 +4,11 @@ import type { BackoffOptions, RestartLimits } from "../core/supervise/index.ts";
 
 /** Telegram sendMessage text limit (https://core.telegram.org/bots/api#sendmessage: 1-4096 characters). */
 export const TELEGRAM_MAX_MESSAGE_CHARS = 4096;
+/** A photo sendPhoto takes (https://core.telegram.org/bots/api#sendphoto: 10 MB); a larger image goes as a document. */
+export const TELEGRAM_MAX_PHOTO_BYTES = 10 * 1024 * 1024;
+/** WhatsApp sends JPEG and PNG images of at most 5 MB as images; other files go as documents. */
+export const WHATSAPP_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+export const WHATSAPP_IMAGE_TYPES: readonly string[] = ["image/jpeg", "image/png"];
 /** Discord message content limit (https://discord.com/developers/docs/resources/message#create-message). */
 export const DISCORD_MAX_MESSAGE_CHARS = 2000;
 /** Slack: chat.postMessage truncates past 40,000; Slack recommends at most 4,000 characters per message. */
@@ -15,6 +20,12 @@ export const WEBHOOK_MAX_MESSAGE_CHARS = 16_000;
 
 /** Attachments one inbound message may carry (an album's photos arrive as one message each on most platforms). */
 export const CHANNEL_MAX_ATTACHMENTS = 10;
+/**
+ * A file a reply attaches (a workspace file the answer links): past this many bytes it is named in the text instead.
+ * Within every platform's upload limit for bots (Discord 10 MiB, Telegram photos 10 MB, Slack 1 GB, WhatsApp
+ * documents 100 MB; WhatsApp images over 5 MB go as documents).
+ */
+export const CHANNEL_MAX_OUTBOUND_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 /** Time to fetch every attachment of one message from the platform. */
 export const ATTACHMENT_FETCH_TIMEOUT_MS = 60_000;
 /**
@@ -155,8 +166,14 @@ export const TEAMS_TOKEN_RENEW_BEFORE_MS = 5 * 60 * 1000;
 export const IRC_MAX_TEXT_BYTES = 350;
 /** Reply parts are split here; each part goes out as one PRIVMSG per line of at most IRC_MAX_TEXT_BYTES. */
 export const IRC_MAX_MESSAGE_CHARS = 2000;
-/** Lines sent at most this often (servers throttle or disconnect flooders: ngIRCd adds a second per command past a few). */
-export const IRC_SEND_INTERVAL_MS = 250;
+/**
+ * Flood control: this many lines go out at once (irssi's default burst is 5), then one line per IRC_SEND_INTERVAL_MS.
+ * Servers throttle or disconnect flooders: ngIRCd holds a client back for a second once it sends more than 3 commands
+ * in one, so the burst stays at 3 and the sustained rate at 2 lines a second (PONGs fit beside it).
+ */
+export const IRC_SEND_BURST = 3;
+/** After the burst, one line per this many milliseconds. */
+export const IRC_SEND_INTERVAL_MS = 500;
 /** A server line longer than this (bytes, without CR LF) drops the connection: the RFC says 512, IRCv3 tags add 8,191. */
 export const IRC_MAX_LINE_BYTES = 8704;
 /**

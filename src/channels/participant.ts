@@ -112,6 +112,7 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
       logger,
       onStats: reportSoon,
       onAnswered: options.onAnswered,
+      workspace: options.workspace,
       typingIntervalMs: options.typingIntervalMs,
       approvals: host.approvals,
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),

@@ -37,9 +37,10 @@ export class PlatformCodeError extends PlatformError {
  */
 export async function platformJson<T>(call: PlatformJsonCall<T>): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json", ...call.headers };
-  if (call.body !== undefined) headers["content-type"] = "application/json";
+  const form = call.body instanceof FormData;
+  if (call.body !== undefined && !form) headers["content-type"] = "application/json";
   const init: RequestInit = { method: call.method ?? (call.body === undefined ? "GET" : "POST"), headers };
-  if (call.body !== undefined) init.body = JSON.stringify(call.body);
+  if (call.body !== undefined) init.body = form ? (call.body as FormData) : JSON.stringify(call.body);
   const answer = await platformRequest(call.platform, call.what, call.url, init, call.bounds);
   let json: unknown = undefined;
   let notJson: unknown = null;

@@ -11,6 +11,7 @@ import { decideAccess } from "./access.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_PENDING, TYPING_INTERVAL_MS } from "./limits.ts";
 import { USER_MESSAGE_MAX_CHARS } from "../agent/limits.ts";
 import { inboundMedia } from "./media.ts";
+import { replyFiles } from "./reply-files.ts";
 import type { PairingStore } from "../storage/types.ts";
 import { inChildSpan, inSpan, Prx, SpanKind } from "../telemetry/index.ts";
 import { splitMessage } from "./split.ts";
@@ -52,6 +53,8 @@ export interface RunnerOptions {
   onStats?: (stats: RunnerStats) => void;
   /** Called with the reply parts once a message is answered (the webhook channel's synchronous replies). */
   onAnswered?: (messageId: string, parts: string[]) => void;
+  /** The workspace whose files a reply links are sent with it (platforms with capabilities.attachments). */
+  workspace?: string;
   /** How often typing is re-sent while a turn runs; defaults to TYPING_INTERVAL_MS. */
   typingIntervalMs?: number;
   /**
@@ -354,16 +357,39 @@ export class ChannelRunner {
       await this.o.store.partSent(message.id, i + 1);
       this.stats.lastOutbound = Date.now();
     }
+    // the files go once, with the delivery that sent the last part
+    if (from < parts.length) await this.sendFiles(message, parts.join("\n"));
   }
 
-  /** A notice outside a turn (pairing code, refusal, oversize); a failed send is logged, never retried. */
-  private async notify(message: InboundMessage, text: string): Promise<void> {
+  /** The workspace files the reply links, each in its own message after the text; one that fails is said in a notice. */
+  private async sendFiles(message: InboundMessage, text: string): Promise<void> {
+    const { channel, workspace } = this.o;
+    if (!workspace || !channel.capabilities.attachments || !channel.sendAttachment) return;
+    const { attachments, notes } = await replyFiles(workspace, text);
+    const target = { chatId: message.chatId, threadId: message.threadId, replyTo: message.id };
+    for (const attachment of attachments) {
+      try {
+        await channel.sendAttachment(target, attachment);
+        this.stats.lastOutbound = Date.now();
+      } catch (error) {
+        this.o.logger.error(`${attachment.name} was not sent to ${message.chatId}: ${errorMessage(error)}`);
+        notes.push(`(${attachment.name} could not be sent: ${errorMessage(error).split("\n")[0]!.slice(0, 200)})`);
+      }
+    }
+    if (notes.length > 0) await this.notify(message, notes.join("\n"), false);
+  }
+
+  /**
+   * A notice outside a turn (pairing code, refusal, oversize, a file not sent); a failed send is logged, never retried.
+   * `final`: the notice is the message's answer (a waiting caller gets it).
+   */
+  private async notify(message: InboundMessage, text: string, final = true): Promise<void> {
     try {
       for (const part of splitMessage(text, this.o.channel.capabilities.maxMessageLength)) {
         await this.o.channel.send({ chatId: message.chatId, threadId: message.threadId, replyTo: message.id, text: part });
       }
       this.stats.lastOutbound = Date.now();
-      this.answered(message, [text]);
+      if (final) this.answered(message, [text]);
     } catch (error) {
       this.o.logger.error(`could not send a notice to ${message.chatId}: ${errorMessage(error)}`);
     }

@@ -49,6 +49,22 @@ export const OutboundReplySchema = z.strictObject({
 });
 export type OutboundReply = z.infer<typeof OutboundReplySchema>;
 
+/** Where a reply goes: an outbound reply without its text. */
+export type ReplyTarget = Omit<OutboundReply, "text">;
+
+/**
+ * A file a reply carries (a workspace file the answer links, read within CHANNEL_MAX_OUTBOUND_ATTACHMENT_BYTES):
+ * `image` is sent as a picture where the platform shows pictures, `file` as a document.
+ */
+export const OutboundAttachmentSchema = z.strictObject({
+  kind: z.enum(["image", "file"]),
+  /** The file's name as the recipient sees it (no directory). */
+  name: z.string().min(1).max(255),
+  mime: z.string().min(1).max(255),
+  bytes: z.instanceof(Uint8Array),
+});
+export type OutboundAttachment = z.infer<typeof OutboundAttachmentSchema>;
+
 export interface ChannelCapabilities {
   /** The platform can edit a sent message. */
   edit: boolean;
@@ -56,6 +72,8 @@ export interface ChannelCapabilities {
   /** Longest text one platform message may carry (characters as the platform counts them). */
   maxMessageLength: number;
   typing: boolean;
+  /** The platform's adapter uploads files (sendAttachment); others get the file named in the text. */
+  attachments?: boolean;
 }
 
 export interface ChannelHealth {
@@ -94,6 +112,8 @@ export interface Channel {
   start(onMessage: OnMessage): Promise<void>;
   /** Send one part (the runner splits at capabilities.maxMessageLength). Returns the platform's message id. */
   send(reply: OutboundReply): Promise<string>;
+  /** Send one file to the chat (capabilities.attachments), after the reply's text. Returns the platform's message id. */
+  sendAttachment?(target: ReplyTarget, attachment: OutboundAttachment): Promise<string>;
   /** Show "typing…" once (platforms expire it after a few seconds; the runner repeats it while a turn runs). */
   typing(chatId: string, threadId: string | null): Promise<void>;
   health(): ChannelHealth;

@@ -1,17 +1,27 @@
 /**
- * One row pair per platform of `bun run bench channels` besides Telegram and email, each through `prx channel run`
- * against its fake (or, for IRC, a real ngIRCd): inbound-to-reply minus the provider's time for the turn, p50, and the
- * channel process's RSS against an idle gateway's. Platforms that receive through the gateway's webhook route are
- * measured in channel-webhooks.ts (WhatsApp is not); Discord needs its Gateway session scripted and is left out.
+ * One row pair per platform of `bun run bench channels` besides Telegram and email: inbound-to-reply minus the
+ * provider's time for the turn, p50, and the channel process's RSS against an idle gateway's. Platforms that hold a
+ * connection (Signal, Mattermost, Slack, Matrix, Discord; IRC against a real ngIRCd) run under `prx channel run`
+ * against their fakes. Platforms that receive over HTTP (the signed webhook, WhatsApp, Teams, Feishu / Lark, Google
+ * Chat, LINE) run as they do in
+ * production, a channel process of the built gateway: the fake POSTs its signed notification to
+ * /channels/<name>/webhook exactly as the platform would, and the time includes the gateway's forwarding hop.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { signPrx } from "../../src/channels/signature.ts";
 import { handledByLastText } from "../fakes/common.ts";
+import { startFakeDiscord } from "../fakes/discord-server.ts";
 import { startFakeMatrix } from "../fakes/matrix-server.ts";
 import { startFakeMattermost } from "../fakes/mattermost-server.ts";
 import type { FakeServer } from "../fakes/openai-server.ts";
 import { startFakeSignal } from "../fakes/signal-server.ts";
 import { startFakeSlack } from "../fakes/slack-server.ts";
+import { startFakeTeams } from "../fakes/teams-server.ts";
+import { startFakeFeishu } from "../fakes/feishu-server.ts";
+import { CHAT_ISSUER, startFakeGoogleChat } from "../fakes/googlechat-server.ts";
+import { startFakeLine } from "../fakes/line-server.ts";
+import { startFakeWhatsApp } from "../fakes/whatsapp-server.ts";
 import { ircPerson, NGIRCD, startNgircd } from "../helpers/ngircd.ts";
 import { rssMb } from "./channel-bursts.ts";
 import { stats, type BenchRow } from "./types.ts";
@@ -21,32 +31,120 @@ interface Platform {
   /** The [channels.<name>] table's keys after kind. */
   table: string;
   env: Record<string, string>;
-  say(text: string): void;
+  /** Receives through the gateway's /channels/<name>/webhook: `say` is given that URL. */
+  overHttp?: true;
+  say(text: string, hook: string): void;
   replies(): number;
-  /** Least time between two replies the platform's client keeps (IRC's flood control). */
+  /** The platform has the channel's receiving connection (events sent before it are not delivered later). */
+  ready?: () => boolean;
+  /** Least time between two messages, for a platform whose server throttles a fast talker (ngIRCd: 3 commands a second). */
   spacingMs?: number;
   stop(): Promise<void>;
 }
 
+/** The row names every channel's two measures take (channels.ts gathers them into one table). */
+export const overheadRow = (channel: string) => `${channel}: inbound-to-reply minus provider time, p50`;
+export const rssRow = (channel: string) => `${channel}: channel process RSS / gateway idle RSS`;
 
 async function platforms(): Promise<Platform[]> {
   const sig = startFakeSignal();
   const mm = startFakeMattermost();
   const slack = startFakeSlack();
   const mx = startFakeMatrix();
+  const dc = startFakeDiscord({ heartbeatIntervalMs: 41_250 });
+  const wa = startFakeWhatsApp();
+  const ms = await startFakeTeams();
+  // Bot Framework reuses its token until it expires (an hour): signed once, not per activity
+  const teamsAuth = (await ms.authorization())!;
+  const fs = startFakeFeishu({ encryptKey: "bench-encrypt-key" });
+  const ln = startFakeLine();
+  const hookSecret = "bench-hook-secret";
+  let hookReplies = 0;
+  let hookSeq = 0;
+  const post = (url: string, headers: Record<string, string>, body: string, then?: () => void) =>
+    void fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }).then(async (r) => {
+      if (r.status !== 200) throw new Error(`${url} answered ${r.status}: ${await r.text()}`);
+      await r.arrayBuffer();
+      then?.();
+    });
   const list: Platform[] = [
-    { name: "signal", table: `api_base_url = "${sig.url}"\naccount = "${sig.account}"`, env: {}, say: (text) => void sig.message({ source: "+15550000001", text }), replies: () => sig.sends.length, stop: () => sig.stop() },
-    { name: "mattermost", table: `token_env = "MM_TOKEN"\napi_base_url = "${mm.url}"`, env: { MM_TOKEN: mm.token }, say: (text) => void mm.post({ user: "u1", channel: "dm1", type: "D", text }), replies: () => mm.posts.length, stop: () => mm.stop() },
+    { name: "signal", table: `api_base_url = "${sig.url}"\naccount = "${sig.account}"`, env: {}, say: (text) => void sig.message({ source: "+15550000001", text }), replies: () => sig.sends.length, ready: () => sig.connections.length > 0, stop: () => sig.stop() },
+    { name: "mattermost", table: `token_env = "MM_TOKEN"\napi_base_url = "${mm.url}"`, env: { MM_TOKEN: mm.token }, say: (text) => void mm.post({ user: "u1", channel: "dm1", type: "D", text }), replies: () => mm.posts.length, ready: () => mm.connections > 0, stop: () => mm.stop() },
     {
       name: "slack",
       table: `token_env = "SLACK_BOT"\napp_token_env = "SLACK_APP"\napi_base_url = "${slack.url}"`,
       env: { SLACK_BOT: slack.botToken, SLACK_APP: slack.appToken },
       say: (text) => void slack.message({ channel: "D1", user: "U1", text, channel_type: "im" }),
       replies: () => slack.posts.length,
+      ready: () => slack.connections > 0,
       stop: () => slack.stop(),
     },
-    { name: "matrix", table: `token_env = "MX_TOKEN"\napi_base_url = "${mx.url}"\npoll_timeout_s = 25`, env: { MX_TOKEN: mx.token }, say: (text) => void mx.message({ room: "!dm:x", sender: "@u:x", body: text, members: 2 }), replies: () => mx.sent.length, stop: () => mx.stop() },
+    { name: "matrix", table: `token_env = "MX_TOKEN"\napi_base_url = "${mx.url}"\npoll_timeout_s = 25`, env: { MX_TOKEN: mx.token }, say: (text) => void mx.message({ room: "!dm:x", sender: "@u:x", body: text, members: 2 }), replies: () => mx.sent.length, ready: () => mx.syncs.some((s) => s !== null), stop: () => mx.stop() },
+    { name: "discord", table: `token_env = "DC_TOKEN"\napi_base_url = "${dc.url}"`, env: { DC_TOKEN: dc.token }, say: (text) => void dc.message({ channelId: "111", authorId: "222", content: text }), replies: () => dc.posts.length, ready: () => dc.identifies > 0, stop: () => dc.stop() },
+    {
+      name: "webhook",
+      table: `secret_env = "HOOK_SECRET"`,
+      env: { HOOK_SECRET: hookSecret },
+      overHttp: true,
+      say: (text, hook) => {
+        const body = JSON.stringify({ id: `bench-${++hookSeq}`, sender_id: "shop", text });
+        // the reply comes back in the response
+        post(hook, signPrx(hookSecret, body, Date.now()), body, () => (hookReplies += 1));
+      },
+      replies: () => hookReplies,
+      stop: async () => {},
+    },
+    {
+      name: "whatsapp",
+      table: `token_env = "WA_TOKEN"\nsecret_env = "WA_SECRET"\nverify_token_env = "WA_VERIFY"\nphone_number_id = "${wa.phoneNumberId}"\napi_base_url = "${wa.url}"`,
+      env: { WA_TOKEN: wa.token, WA_SECRET: wa.appSecret, WA_VERIFY: wa.verifyToken },
+      overHttp: true,
+      say: (text, hook) => void wa.deliver(hook, wa.notification([wa.text("15557770001", text)])).then((r) => r.arrayBuffer()),
+      replies: () => wa.sent.length,
+      stop: () => wa.stop(),
+    },
+    {
+      name: "teams",
+      table: `app_id = "${ms.appId}"\nsecret_env = "TEAMS_PW"\nopenid_url = "${ms.url}/v1/.well-known/openidconfiguration"\ntoken_url = "${ms.url}/botframework.com/oauth2/v2.0/token"`,
+      env: { TEAMS_PW: ms.password },
+      overHttp: true,
+      say: (text, hook) => post(hook, { authorization: teamsAuth }, JSON.stringify(ms.activity({ from: "29:h", text }))),
+      replies: () => ms.sent.filter((s) => s.type === "message").length,
+      stop: () => ms.stop(),
+    },
+    {
+      name: "feishu",
+      table: `app_id = "${fs.appId}"\nsecret_env = "FS_SECRET"\nverify_token_env = "FS_VERIFY"\nencrypt_key_env = "FS_ENCRYPT"\napi_base_url = "${fs.url}"`,
+      env: { FS_SECRET: fs.appSecret, FS_VERIFY: fs.verificationToken, FS_ENCRYPT: fs.encryptKey! },
+      overHttp: true,
+      // encrypted and signed, as the Open Platform sends events once an Encrypt Key is set
+      say: (text, hook) => void fs.deliver(hook, fs.message({ from: "ou_bench", text })).then((r) => r.arrayBuffer()),
+      replies: () => fs.sent.length,
+      stop: () => fs.stop(),
+    },
+    {
+      name: "line",
+      table: `token_env = "LINE_TOKEN"\nsecret_env = "LINE_SECRET"\napi_base_url = "${ln.url}"\ndata_api_url = "${ln.url}"`,
+      env: { LINE_TOKEN: ln.token, LINE_SECRET: ln.channelSecret },
+      overHttp: true,
+      say: (text, hook) => void ln.deliver(hook, [ln.event({ from: "U1", text })]).then((r) => r.arrayBuffer()),
+      replies: () => ln.sent.length,
+      stop: () => ln.stop(),
+    },
   ];
+  // the Google Chat fake makes its X.509 certificates with openssl
+  if (Bun.which("openssl")) {
+    const gc = startFakeGoogleChat();
+    list.push({
+      name: "googlechat",
+      table: `secret_env = "GC_KEY"\nproject_number = "${gc.projectNumber}"\ncerts_url = "${gc.url}/service_accounts/v1/metadata/x509/${CHAT_ISSUER}"\napi_base_url = "${gc.url}"`,
+      env: { GC_KEY: gc.serviceAccountKey },
+      overHttp: true,
+      say: (text, hook) => void gc.deliver(hook, gc.message({ from: "users/1", text })).then((r) => r.arrayBuffer()),
+      replies: () => gc.sent.length,
+      stop: () => gc.stop(),
+    });
+  } else console.log("  googlechat: openssl is not installed; its rows are left out");
   if (NGIRCD) {
     const server = await startNgircd();
     const person = await ircPerson(server.port, "ada");
@@ -56,7 +154,7 @@ async function platforms(): Promise<Platform[]> {
       env: {},
       say: (text) => person.say("prxbot", text),
       replies: () => person.heard("prxbot").length,
-      spacingMs: 300,
+      spacingMs: 500,
       stop: async () => {
         person.quit();
         await server.close();
@@ -66,35 +164,67 @@ async function platforms(): Promise<Platform[]> {
   return list;
 }
 
+/** Start the channel: `prx channel run`, or for a platform that receives over HTTP a gateway running it. */
+async function startChannel(o: { binary: string; dir: string; env: Record<string, string>; name: string; overHttp: boolean }) {
+  if (!o.overHttp) {
+    const proc = Bun.spawn([o.binary, "channel", "run", o.name, "-w", o.dir], { env: o.env, stdout: "pipe", stderr: process.env.BENCH_CHANNEL_STDERR ? "inherit" : "ignore" });
+    const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+    let out = "";
+    while (!out.includes(" running")) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`prx channel run ${o.name} exited: ${out}`);
+      out += new TextDecoder().decode(value);
+    }
+    return { pid: proc.pid, hook: "", stop: async () => void (proc.kill("SIGKILL"), await proc.exited) };
+  }
+  const proc = Bun.spawn([o.binary, "gateway", "--port", "0", "-w", o.dir], { env: o.env, stdout: "pipe", stderr: "ignore" });
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+  let out = "";
+  while (!/pairing code: ([A-Z2-9]{8})/.test(out)) out += new TextDecoder().decode((await reader.read()).value);
+  const url = /listening on (\S+)/.exec(out)![1]!;
+  const code = /pairing code: ([A-Z2-9]{8})/.exec(out)![1]!;
+  const token = ((await (await fetch(`${url}/pair`, { method: "POST", headers: { "x-pairing-code": code } })).json()) as { token: string }).token;
+  let pid = 0;
+  for (const deadline = Date.now() + 30_000; !pid; await Bun.sleep(50)) {
+    if (Date.now() > deadline) throw new Error(`the gateway's ${o.name} channel did not start`);
+    const { channels } = (await (await fetch(`${url}/api/channels`, { headers: { authorization: `Bearer ${token}` } })).json()) as { channels: Array<{ name: string; state: string; pid: number; stats: unknown }> };
+    const info = channels.find((c) => c.name === o.name);
+    if (info?.state === "running" && info.stats !== null) pid = info.pid;
+  }
+  return { pid, hook: `${url}/channels/${o.name}/webhook`, stop: async () => void (proc.kill("SIGKILL"), await proc.exited) };
+}
+
 export async function platformRows(o: { binary: string; tmp: string; provider: FakeServer; messages: number; gatewayRss: number }): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const all = await platforms();
   try {
     for (const p of all) {
+      if (process.env.BENCH_CHANNELS && !process.env.BENCH_CHANNELS.split(",").includes(p.name)) continue;
       const dir = join(o.tmp, p.name);
       mkdirSync(dir);
       writeFileSync(
         join(dir, "config.toml"),
         `default_provider = "fake"\nautonomy = { level = "full" }\ndefault_model = "fake-model"\n[providers.fake]\nkind = "openai-compatible"\nbase_url = "${o.provider.url}"\n` +
-          `[reliability]\nretries = 0\n[memory]\nauto_recall = false\n[channels.${p.name}]\nkind = "${p.name}"\ndm_policy = "open"\n${p.table}\n`,
+          `[reliability]\nretries = 0\n[memory]\nauto_recall = false\n[gateway]\nrate_limit_per_minute = 1000000\nrate_limit_per_token_per_minute = 1000000\n` +
+          `[channels.${p.name}]\nkind = "${p.name}"\n${p.overHttp ? "enabled = true\n" : ""}dm_policy = "open"\n${p.table}\n`,
       );
       const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, ...p.env };
-      const channel = Bun.spawn([o.binary, "channel", "run", p.name, "-w", dir], { env, stdout: "pipe", stderr: "ignore" });
+      const channel = await startChannel({ binary: o.binary, dir, env, name: p.name, overHttp: p.overHttp ?? false });
       try {
-        const reader = (channel.stdout as ReadableStream<Uint8Array>).getReader();
-        let out = "";
-        while (!out.includes(" running")) out += new TextDecoder().decode((await reader.read()).value);
+        for (const until = Date.now() + 30_000; p.ready && !p.ready(); await Bun.sleep(10)) {
+          if (Date.now() > until) throw new Error(`${p.name}: the channel's receiving connection did not open`);
+        }
         await Bun.sleep(300);
         const overheads: number[] = [];
         for (let i = 0; i < o.messages + 5; i++) {
           const text = `latency ${p.name} ${i}`;
           const before = p.replies();
           const t0 = performance.now();
-          p.say(text);
+          p.say(text, channel.hook);
           // polled every millisecond: waitFor's backoff would round the reply's arrival up by up to 50 ms
           const deadline = t0 + 30_000;
           while (p.replies() <= before) {
-            if (performance.now() > deadline) throw new Error(`timed out waiting for the ${p.name} reply`);
+            if (performance.now() > deadline) throw new Error(`timed out waiting for the ${p.name} reply to message ${i}`);
             await Bun.sleep(1);
           }
           const total = performance.now() - t0;
@@ -106,11 +236,12 @@ export async function platformRows(o: { binary: string; tmp: string; provider: F
         await Bun.sleep(1000);
         const rss = rssMb(channel.pid);
         const s = stats(overheads);
-        rows.push({ suite: "channels", name: `${p.name}: inbound-to-reply minus provider time, p50`, value: s.p50, unit: "ms", target: { op: "<=", value: 5 }, note: `p99 ${s.p99.toFixed(1)} ms; ${o.messages} sequential messages, reply seen by the ${p.name === "irc" ? "ngIRCd client" : "fake"}` });
-        rows.push({ suite: "channels", name: `${p.name}: channel process RSS / gateway idle RSS`, value: rss / o.gatewayRss, unit: "count", target: { op: "<=", value: 1.5 }, note: `channel ${rss.toFixed(1)} MB, gateway idle ${o.gatewayRss.toFixed(1)} MB` });
+        const seen = p.name === "irc" ? "the ngIRCd client" : p.name === "webhook" ? "the HTTP response" : "the fake";
+        const via = p.overHttp ? ", through the gateway's webhook route" : "";
+        rows.push({ suite: "channels", name: overheadRow(p.name), value: s.p50, unit: "ms", target: { op: "<=", value: 5 }, note: `p99 ${s.p99.toFixed(1)} ms; ${o.messages} sequential messages${via}, reply seen by ${seen}` });
+        rows.push({ suite: "channels", name: rssRow(p.name), value: rss / o.gatewayRss, unit: "count", target: { op: "<=", value: 1.5 }, note: `channel ${rss.toFixed(1)} MB, gateway idle ${o.gatewayRss.toFixed(1)} MB` });
       } finally {
-        channel.kill("SIGKILL");
-        await channel.exited;
+        await channel.stop();
       }
     }
   } finally {

@@ -1,6 +1,6 @@
 /** The IRC channel against a real ngIRCd (Debian's `ngircd`; .ci/run installs it). */
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { IRC_MAX_TEXT_BYTES } from "../../src/channels/limits.ts";
+import { IRC_MAX_TEXT_BYTES, IRC_SEND_BURST } from "../../src/channels/limits.ts";
 import { ircPerson, NGIRCD, startNgircd, type IrcPerson, type Ngircd } from "../helpers/ngircd.ts";
 import { channelHarness, type ChannelHarness } from "./harness.ts";
 
@@ -64,6 +64,20 @@ needsServer("a long multi-line reply goes out as lines within the byte limit", a
   expect(heard.join("")).toBe(`${"é".repeat(300)}second line`);
   expect(heard.every((l) => Buffer.byteLength(l) <= IRC_MAX_TEXT_BYTES)).toBe(true);
   expect(heard.length).toBe(3);
+});
+
+needsServer("a reply longer than the flood burst arrives whole and in order, and the server keeps the bot connected", async () => {
+  h = channelHarness(table('dm_policy = "open"'));
+  const running = await h.start("irc", {});
+  const eve = await person("eve");
+  const lines = Array.from({ length: IRC_SEND_BURST + 3 }, (_, i) => `line ${i + 1}`);
+  h.provider.enqueue({ type: "text", text: lines.join("\n") });
+  eve.say("prxbot", "many lines please");
+  await eve.waitFor(() => eve.heard("prxbot").length >= lines.length, "every line");
+  expect(eve.heard("prxbot")).toEqual(lines);
+  eve.say("prxbot", "still there?");
+  await eve.waitFor(() => eve.heard("prxbot").includes("echo: still there?"), "the next reply");
+  expect(running.channel.health().ok).toBe(true);
 });
 
 needsServer("a server restart is survived: the channel reconnects with backoff and answers again", async () => {

@@ -5,7 +5,9 @@
  * (https://discord.com/developers/docs/events/gateway): HELLO with heartbeat_interval, heartbeats answered with ACK
  * (or not, to test zombie detection), IDENTIFY -> READY with session_id and resume_gateway_url, RESUME -> the missed
  * dispatches replayed then RESUMED, RECONNECT (op 7) and INVALID_SESSION (op 9) on request. Every dispatch carries
- * the next sequence number; dispatches sent while no socket is connected are replayed on RESUME.
+ * the next sequence number; dispatches sent while no socket is connected are replayed on RESUME. A message with files
+ * comes as multipart/form-data (https://discord.com/developers/docs/reference#uploading-files): `payload_json` and
+ * `files[n]`, each named in the payload's `attachments` by id; the answer lists the attachments.
  */
 import type { ServerWebSocket } from "bun";
 
@@ -14,6 +16,8 @@ export interface DiscordPost {
   content: string;
   reply_to?: string;
   id: string;
+  /** Files of a multipart message. */
+  files?: Array<{ filename: string; content_type: string; bytes: Uint8Array }>;
 }
 
 export interface FakeDiscord {
@@ -98,7 +102,24 @@ export function startFakeDiscord(options: { heartbeatIntervalMs?: number } = {})
         const retry = limited.shift();
         if (retry !== undefined)
           return Response.json({ message: "You are being rate limited.", retry_after: retry, global: false }, { status: 429, headers: { ...headers, "x-ratelimit-remaining": "0", "retry-after": String(Math.ceil(retry)) } });
-        const body = (await request.json()) as { content?: string; message_reference?: { message_id?: string } };
+        let body: { content?: string; message_reference?: { message_id?: string }; attachments?: Array<{ id: number; filename?: string }> };
+        const files: NonNullable<DiscordPost["files"]> = [];
+        if ((request.headers.get("content-type") ?? "").startsWith("multipart/form-data")) {
+          const form = await request.formData();
+          body = JSON.parse(String(form.get("payload_json") ?? "{}"));
+          for (const a of body.attachments ?? []) {
+            const file = form.get(`files[${a.id}]`);
+            if (!file || typeof file === "string") return Response.json({ message: "Invalid Form Body", code: 50035 }, { status: 400 });
+            files.push({ filename: a.filename ?? file.name, content_type: file.type, bytes: new Uint8Array(await file.arrayBuffer()) });
+          }
+        } else body = (await request.json()) as typeof body;
+        if (files.length > 0) {
+          const post = { channel_id: match[1]!, content: body.content ?? "", reply_to: body.message_reference?.message_id, id: String(nextId++), files };
+          posts.push(post);
+          for (const w of waiters) w();
+          const attachments = files.map((f, i) => ({ id: String(nextId + i), filename: f.filename, size: f.bytes.byteLength, content_type: f.content_type, url: `https://cdn.discordapp.com/attachments/${post.channel_id}/${post.id}/${f.filename}` }));
+          return Response.json({ id: post.id, channel_id: post.channel_id, content: post.content, attachments }, { headers: { ...headers, "x-ratelimit-remaining": "4" } });
+        }
         if (!body.content) return Response.json({ message: "Cannot send an empty message", code: 50006 }, { status: 400 });
         if (body.content.length > 2000) return Response.json({ message: "Invalid Form Body", code: 50035 }, { status: 400 });
         const post = { channel_id: match[1]!, content: body.content, reply_to: body.message_reference?.message_id, id: String(nextId++) };

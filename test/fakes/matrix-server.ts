@@ -2,12 +2,14 @@
  * A fake Matrix homeserver on 127.0.0.1 speaking the Client-Server API v3 (https://spec.matrix.org/v1.11/client-server-api/):
  * whoami, `/sync` long polling with `since`/`next_batch` (events after the token; `timeout` honoured), join, typing,
  * and `PUT /rooms/{room}/send/m.room.message/{txnId}` deduplicated by transaction id as the spec requires
- * (#transaction-identifiers). Errors are `{errcode, error}`; M_LIMIT_EXCEEDED carries retry_after_ms.
+ * (#transaction-identifiers), and `POST /_matrix/media/v3/upload?filename=` (#post_matrixmediav3upload: the raw
+ * bytes with their Content-Type, answers `{content_uri}`). Errors are `{errcode, error}`; M_LIMIT_EXCEEDED carries
+ * retry_after_ms.
  */
 export interface MatrixSent {
   room: string;
   txn: string;
-  content: { msgtype: string; body: string; "m.relates_to"?: Record<string, unknown> };
+  content: { msgtype: string; body: string; url?: string; info?: { mimetype?: string; size?: number }; "m.relates_to"?: Record<string, unknown> };
   event_id: string;
 }
 
@@ -16,6 +18,8 @@ export interface FakeMatrix {
   token: string;
   userId: string;
   sent: MatrixSent[];
+  /** An uploaded file's bytes and Content-Type by its mxc:// URI. */
+  uploaded(uri: string): { bytes: Uint8Array; type: string } | undefined;
   joins: string[];
   typing: string[];
   syncs: Array<string | null>;
@@ -48,6 +52,8 @@ export function startFakeMatrix(): FakeMatrix {
     Response.json({ errcode, error: message, ...extra }, { status });
 
   const media = new Map<string, Uint8Array>();
+  /** The Content-Type each upload came with, by mxc URI. */
+  const uploadTypes = new Map<string, string>();
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -60,6 +66,14 @@ export function startFakeMatrix(): FakeMatrix {
       if (download) {
         const file = media.get(download[1]!);
         return file ? new Response(file) : error(404, "M_NOT_FOUND", "Not found");
+      }
+      if (path === "/_matrix/media/v3/upload" && request.method === "POST") {
+        const bytes = new Uint8Array(await request.arrayBuffer());
+        if (bytes.byteLength === 0) return error(400, "M_BAD_JSON", "empty upload");
+        const id = `media${media.size + 1}`;
+        media.set(id, bytes);
+        uploadTypes.set(`mxc://localhost/${id}`, request.headers.get("content-type") ?? "");
+        return Response.json({ content_uri: `mxc://localhost/${id}` });
       }
       if (path === "/_matrix/client/v3/account/whoami") return Response.json({ user_id: userId, device_id: "DEV" });
       if (path === "/_matrix/client/v3/sync") {
@@ -120,6 +134,10 @@ export function startFakeMatrix(): FakeMatrix {
     token,
     userId,
     sent,
+    uploaded(uri) {
+      const bytes = media.get(uri.replace("mxc://localhost/", ""));
+      return bytes ? { bytes, type: uploadTypes.get(uri) ?? "" } : undefined;
+    },
     joins,
     typing,
     syncs,

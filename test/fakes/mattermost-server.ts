@@ -2,7 +2,8 @@
  * A fake Mattermost server on 127.0.0.1, answering as API v4 documents it (https://developers.mattermost.com/api-documentation/):
  * - REST with `Authorization: Bearer <token>`: GET /api/v4/users/me; POST /api/v4/posts `{channel_id, message,
  *   root_id?}` answers 201 with the post (a message over MaxPostSize, 16,383 characters, is 400); POST
- *   /api/v4/users/me/typing; GET /api/v4/files/{file_id}. Errors are `{id, message, detailed_error, request_id,
+ *   /api/v4/users/me/typing; GET /api/v4/files/{file_id}; POST /api/v4/files (multipart `channel_id`, `files`;
+ *   answers 201 `{file_infos: [{id, name, mime_type, size}], client_ids: []}`) and posts naming them in `file_ids`. Errors are `{id, message, detailed_error, request_id,
  *   status_code}`.
  * - WebSocket /api/v4/websocket (https://developers.mattermost.com/api-documentation/#/#websocket): the client sends
  *   `{seq, action: "authentication_challenge", data: {token}}`, the server answers `{status: "OK", seq_reply}` (or
@@ -18,6 +19,8 @@ export interface MattermostPost {
   message: string;
   root_id: string;
   user_id: string;
+  /** Files of the post (uploaded with POST /api/v4/files). */
+  files?: Array<{ name: string; mime: string; bytes: Uint8Array }>;
 }
 
 export interface FakeMattermost {
@@ -44,6 +47,7 @@ export function startFakeMattermost(): FakeMattermost {
   const botName = "prxbot";
   const sockets = new Set<ServerWebSocket<{ authed: boolean }>>();
   const files = new Map<string, Uint8Array>();
+  const infos = new Map<string, { name: string; mime: string; bytes: Uint8Array }>();
   let seq = 0;
   let ids = 0;
   const newId = () => `p${String(++ids).padStart(25, "0")}`;
@@ -118,11 +122,29 @@ export function startFakeMattermost(): FakeMattermost {
         const bytes = files.get(file[1]!);
         return bytes ? new Response(bytes) : error(404, "app.file_info.get.app_error", "Unable to get the file info.");
       }
+      if (url.pathname === "/api/v4/files" && request.method === "POST") {
+        const form = await request.formData().catch(() => null);
+        const channel = form?.get("channel_id");
+        const uploaded = form?.getAll("files").filter((f) => typeof f !== "string") as Array<Blob & { name: string }> ?? [];
+        if (!channel || uploaded.length === 0) return error(400, "api.file.upload_file.incorrect_number_of_files.app_error", "Unable to upload file(s). Have 0 files.");
+        const file_infos = [];
+        for (const f of uploaded) {
+          const id = newId();
+          const bytes = new Uint8Array(await f.arrayBuffer());
+          files.set(id, bytes);
+          infos.set(id, { name: f.name, mime: f.type, bytes });
+          file_infos.push({ id, name: f.name, mime_type: f.type, size: bytes.byteLength, channel_id: channel });
+        }
+        return Response.json({ file_infos, client_ids: [] }, { status: 201 });
+      }
       if (url.pathname === "/api/v4/posts" && request.method === "POST") {
-        const body = (await request.json().catch(() => null)) as { channel_id?: string; message?: string; root_id?: string } | null;
+        const body = (await request.json().catch(() => null)) as { channel_id?: string; message?: string; root_id?: string; file_ids?: string[] } | null;
         if (!body?.channel_id) return error(400, "api.context.invalid_body_param.app_error", "Invalid or missing channel_id in request body.");
         if ((body.message ?? "").length > MAX_POST_SIZE) return error(400, "model.post.is_valid.msg.app_error", "Invalid Message.");
-        const post = { id: newId(), channel_id: body.channel_id, message: body.message ?? "", root_id: body.root_id ?? "", user_id: botId };
+        const attached = (body.file_ids ?? []).map((id) => infos.get(id));
+        if (attached.some((f) => !f)) return error(400, "api.post.create_post.file_ids.app_error", "Invalid file_ids.");
+        if (!body.message && attached.length === 0) return error(400, "api.post.create_post.message.app_error", "Message is empty.");
+        const post = { id: newId(), channel_id: body.channel_id, message: body.message ?? "", root_id: body.root_id ?? "", user_id: botId, ...(attached.length ? { files: attached as NonNullable<MattermostPost["files"]> } : {}) };
         fake.posts.push(post);
         return Response.json({ ...post, create_at: Date.now(), type: "", props: {} }, { status: 201 });
       }

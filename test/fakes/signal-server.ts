@@ -2,7 +2,8 @@
  * A fake signal-cli HTTP daemon on 127.0.0.1 (`signal-cli -a ACCOUNT daemon --http`), answering as its manual
  * documents (https://github.com/AsamK/signal-cli/blob/master/man/signal-cli-jsonrpc.5.adoc):
  * - POST /api/v1/rpc: JSON-RPC 2.0; `send` with `recipient` (array) or `groupId` and `message` answers
- *   `{result: {timestamp}}`; `sendTyping`; `getAttachment` {id} answers the file as base64; an unknown method is
+ *   `{result: {timestamp}}`, its `attachments` paths or data URIs `data:<MIME>;filename=<NAME>;base64,<DATA>`
+ *   (https://github.com/AsamK/signal-cli/blob/master/man/signal-cli.1.adoc, send -a); `sendTyping`; `getAttachment` {id} answers the file as base64; an unknown method is
  *   error -32601, a request without a method -32600.
  * - GET /api/v1/events: Server-Sent Events, one `receive` event per message whose data is the receive
  *   notification's params `{envelope, account}`; every event has an id, the last 1000 are kept, and a client
@@ -21,6 +22,8 @@ export interface SignalSend {
   groupId?: string;
   message: string;
   timestamp: number;
+  /** Data-URI attachments, decoded. */
+  attachments?: Array<{ mime: string; filename: string; bytes: Uint8Array }>;
 }
 
 export interface FakeSignal {
@@ -126,8 +129,15 @@ export function startFakeSignal(account = "+15550009999", options: { singleAccou
       switch (call.method) {
         case "send": {
           if (!params.recipient && !params.groupId) return rpcError(call.id, -32602, "no recipients given");
+          const attachments: NonNullable<SignalSend["attachments"]> = [];
+          for (const a of [params.attachments ?? []].flat() as string[]) {
+            const m = /^data:([^;,]+);filename=([^;,]+);base64,(.*)$/s.exec(a);
+            if (!m) return rpcError(call.id, -1, `attachment ${a.slice(0, 40)} not found`);
+            attachments.push({ mime: m[1]!, filename: m[2]!, bytes: new Uint8Array(Buffer.from(m[3]!, "base64")) });
+          }
+          if (!params.message && attachments.length === 0) return rpcError(call.id, -32602, "no message or attachment given");
           const timestamp = ++clock;
-          sends.push({ ...(params.recipient ? { recipient: [params.recipient].flat() } : { groupId: params.groupId }), message: String(params.message ?? ""), timestamp });
+          sends.push({ ...(params.recipient ? { recipient: [params.recipient].flat() } : { groupId: params.groupId }), message: String(params.message ?? ""), timestamp, ...(attachments.length ? { attachments } : {}) });
           return Response.json({ jsonrpc: "2.0", result: { timestamp, results: [{ type: "SUCCESS" }] }, id: call.id });
         }
         case "version":

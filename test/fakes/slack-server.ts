@@ -3,7 +3,10 @@
  * `{ok, ...}` / `{ok: false, error}`, HTTP 429 with Retry-After) for auth.test, apps.connections.open and
  * chat.postMessage, and the Socket Mode WebSocket (https://api.slack.com/apis/socket-mode): `hello` on connect,
  * `events_api` envelopes the app must acknowledge with `{envelope_id}`, `disconnect` frames. An envelope not
- * acknowledged before its socket closes is redelivered on the next connection, as Slack does.
+ * acknowledged before its socket closes is redelivered on the next connection, as Slack does. Files go up as
+ * https://api.slack.com/messaging/files#uploading_files says: files.getUploadURLExternal (form-encoded `filename`,
+ * `length`) answers `upload_url` and `file_id`, the bytes are POSTed there (multipart `file`; "OK - <length>"), and
+ * files.completeUploadExternal (form-encoded `files` JSON, `channel_id`, `thread_ts`) shares them.
  */
 import type { ServerWebSocket } from "bun";
 
@@ -14,6 +17,15 @@ export interface SlackPost {
   ts: string;
 }
 
+export interface SlackShare {
+  file_id: string;
+  title: string;
+  channel_id: string;
+  thread_ts?: string;
+  name: string;
+  bytes: Uint8Array;
+}
+
 export interface FakeSlack {
   /** Web API root, as api_base_url (ends with /api). */
   url: string;
@@ -21,6 +33,8 @@ export interface FakeSlack {
   appToken: string;
   botUserId: string;
   posts: SlackPost[];
+  /** Files shared by files.completeUploadExternal. */
+  shares: SlackShare[];
   acks: string[];
   connections: number;
   /** Send a message event through Socket Mode; returns the envelope id. */
@@ -51,6 +65,9 @@ export function startFakeSlack(): FakeSlack {
   let connections = 0;
 
   const files = new Map<string, Uint8Array>();
+  const shares: SlackShare[] = [];
+  /** Upload URLs handed out: the file's declared name and length, and its bytes once POSTed. */
+  const uploads = new Map<string, { name: string; length: number; bytes?: Uint8Array }>();
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -61,6 +78,15 @@ export function startFakeSlack(): FakeSlack {
         if (request.headers.get("authorization") !== `Bearer ${botToken}`) return new Response("<html>sign in</html>", { status: 302, headers: { location: "/signin" } });
         return new Response(stored);
       }
+      const upload = /^\/upload\/(F\w+)$/.exec(url.pathname);
+      if (upload && request.method === "POST") {
+        const pending = uploads.get(upload[1]!);
+        const file = (await request.formData().catch(() => null))?.get("file");
+        if (!pending || !file || typeof file === "string") return new Response("bad upload", { status: 400 });
+        pending.bytes = new Uint8Array(await file.arrayBuffer());
+        if (pending.bytes.byteLength !== pending.length) return new Response("length mismatch", { status: 400 });
+        return new Response(`OK - ${pending.length}`);
+      }
       if (url.pathname === "/socket") return srv.upgrade(request) ? undefined : new Response("upgrade failed", { status: 400 });
       const method = /^\/api\/([\w.]+)$/.exec(url.pathname)?.[1];
       if (!method) return new Response("not found", { status: 404 });
@@ -68,7 +94,8 @@ export function startFakeSlack(): FakeSlack {
       if (failure?.status === 429) return new Response("", { status: 429, headers: { "retry-after": String(failure.retryAfter ?? 1) } });
       if (failure) return failure.error ? Response.json({ ok: false, error: failure.error }) : new Response("", { status: failure.status });
       const auth = request.headers.get("authorization");
-      const body = (await request.json().catch(() => ({}))) as Record<string, string>;
+      const form = (request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded");
+      const body = (form ? Object.fromEntries(new URLSearchParams(await request.text())) : await request.json().catch(() => ({}))) as Record<string, string>;
       const want = method === "apps.connections.open" ? appToken : botToken;
       if (auth !== `Bearer ${want}`) return Response.json({ ok: false, error: "invalid_auth" });
       switch (method) {
@@ -83,6 +110,24 @@ export function startFakeSlack(): FakeSlack {
           posts.push(post);
           for (const w of postWaiters) w();
           return Response.json({ ok: true, channel: post.channel, ts: post.ts, message: { text: post.text } });
+        }
+        case "files.getUploadURLExternal": {
+          if (!form) return Response.json({ ok: false, error: "invalid_form_data" });
+          if (!body.filename || !(Number(body.length) > 0)) return Response.json({ ok: false, error: "invalid_arguments" });
+          const file_id = `F${String(uploads.size + 1).padStart(8, "0")}`;
+          uploads.set(file_id, { name: body.filename, length: Number(body.length) });
+          return Response.json({ ok: true, upload_url: `http://127.0.0.1:${srv.port}/upload/${file_id}`, file_id });
+        }
+        case "files.completeUploadExternal": {
+          if (!form) return Response.json({ ok: false, error: "invalid_form_data" });
+          const listed = JSON.parse(body.files ?? "[]") as Array<{ id: string; title?: string }>;
+          const done = listed.map((f) => ({ f, pending: uploads.get(f.id) }));
+          if (done.length === 0 || done.some((d) => !d.pending?.bytes)) return Response.json({ ok: false, error: "file_not_found" });
+          for (const { f, pending } of done) {
+            shares.push({ file_id: f.id, title: f.title ?? pending!.name, channel_id: body.channel_id!, thread_ts: body.thread_ts, name: pending!.name, bytes: pending!.bytes! });
+          }
+          for (const w of postWaiters) w();
+          return Response.json({ ok: true, files: done.map(({ f, pending }) => ({ id: f.id, title: f.title ?? pending!.name })) });
         }
         default:
           return Response.json({ ok: false, error: "unknown_method" });
@@ -114,6 +159,7 @@ export function startFakeSlack(): FakeSlack {
     appToken,
     botUserId,
     posts,
+    shares,
     acks,
     get connections() {
       return connections;

@@ -3,8 +3,22 @@
  * answers in the `{ok, result}` / `{ok: false, error_code, description, parameters}` envelope. getUpdates long-polls
  * (waits up to `timeout` seconds) and confirms every update below `offset`, as the real one does; sendMessage checks
  * MarkdownV2 (every special character outside code escaped, else 400 "can't parse entities") and the 4096-character
- * limit ("message is too long"). Tests deliver updates, script failures and read what the bot sent.
+ * limit ("message is too long"). sendPhoto and sendDocument take a new file as multipart/form-data
+ * (https://core.telegram.org/bots/api#sending-files: the file under `photo`/`document`, other parameters as fields,
+ * objects JSON-serialized) and answer the Message; a photo over 10 MB is refused as Telegram does. Tests deliver
+ * updates, script failures and read what the bot sent.
  */
+export interface UploadedFile {
+  method: "sendPhoto" | "sendDocument";
+  chat_id: string;
+  name: string;
+  mime: string;
+  bytes: Uint8Array;
+  reply_to?: number;
+  message_thread_id?: number;
+  message_id: number;
+}
+
 export interface SentMessage {
   chat_id: string;
   text: string;
@@ -36,6 +50,8 @@ export interface FakeTelegram {
   url: string;
   token: string;
   sent: SentMessage[];
+  /** Files sent with sendPhoto / sendDocument. */
+  uploads: UploadedFile[];
   actions: Array<{ chat_id: string; action: string }>;
   calls: Array<{ method: string; body: Record<string, unknown> }>;
   /** Queue a text message from a user; returns its update_id. */
@@ -112,6 +128,7 @@ export function startFakeTelegram(token = "123456:TEST-token"): FakeTelegram {
   const waiters = new Set<() => void>();
   const sentWaiters = new Set<() => void>();
   const sent: SentMessage[] = [];
+  const uploads: UploadedFile[] = [];
   const actions: FakeTelegram["actions"] = [];
   const calls: FakeTelegram["calls"] = [];
   let nextUpdate = 1;
@@ -142,7 +159,14 @@ export function startFakeTelegram(token = "123456:TEST-token"): FakeTelegram {
       if (!match) return err(404, "Not Found");
       if (match[1] !== token) return err(401, "Unauthorized");
       const method = match[2]!;
-      const body = (await request.json().catch(() => ({}))) as Record<string, unknown>;
+      let body: Record<string, unknown> = {};
+      let file: File | null = null;
+      if ((request.headers.get("content-type") ?? "").startsWith("multipart/form-data")) {
+        for (const [key, value] of (await request.formData()).entries()) {
+          if (typeof value === "string") body[key] = key === "reply_parameters" ? JSON.parse(value) : value;
+          else file = value as File;
+        }
+      } else body = (await request.json().catch(() => ({}))) as Record<string, unknown>;
       calls.push({ method, body });
       const failure = failures.get(method)?.shift();
       if (failure?.drop) return new Response(new ReadableStream({ start: (c) => c.error(new Error("dropped")) }));
@@ -204,6 +228,27 @@ export function startFakeTelegram(token = "123456:TEST-token"): FakeTelegram {
           for (const w of sentWaiters) w();
           return ok({ message_id, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: "private" }, text: visible });
         }
+        case "sendPhoto":
+        case "sendDocument": {
+          const field = method === "sendPhoto" ? "photo" : "document";
+          if (!file) return err(400, `Bad Request: there is no ${field} in the request`);
+          if (method === "sendPhoto" && file.size > 10 * 1024 * 1024) return err(400, "Bad Request: PHOTO_INVALID_DIMENSIONS");
+          const reply = body.reply_parameters as { message_id?: number } | undefined;
+          const message_id = nextMessage++;
+          uploads.push({
+            method,
+            chat_id: String(body.chat_id),
+            name: file.name,
+            mime: file.type,
+            bytes: new Uint8Array(await file.arrayBuffer()),
+            reply_to: reply?.message_id,
+            message_thread_id: body.message_thread_id === undefined ? undefined : Number(body.message_thread_id),
+            message_id,
+          });
+          for (const w of sentWaiters) w();
+          const media = method === "sendPhoto" ? { photo: [{ file_id: `p${message_id}`, file_unique_id: `u${message_id}`, width: 1, height: 1 }] } : { document: { file_id: `d${message_id}`, file_unique_id: `u${message_id}`, file_name: file.name } };
+          return ok({ message_id, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: "private" }, ...media });
+        }
         default:
           return err(404, "Not Found: method not found");
       }
@@ -221,6 +266,7 @@ export function startFakeTelegram(token = "123456:TEST-token"): FakeTelegram {
     url: `http://127.0.0.1:${server.port}`,
     token,
     sent,
+    uploads,
     actions,
     calls,
     update,

@@ -5,7 +5,10 @@
  *   `messaging_product: "whatsapp"` required; answers `{messaging_product, contacts: [{input, wa_id}], messages: [{id}]}`;
  *   `status: "read"` marks a message read and answers `{success: true}`), GET /{version}/{media-id}
  *   (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#retrieve-media-url: `{url, mime_type,
- *   sha256, file_size, id, messaging_product}`) and the media URL itself, only with the bearer token.
+ *   sha256, file_size, id, messaging_product}`) and the media URL itself, only with the bearer token; POST
+ *   /{version}/{phone-number-id}/media (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#upload-media:
+ *   multipart `messaging_product`, `type`, `file`; answers `{id}`), and `image` / `document` messages naming an
+ *   uploaded media id (images only JPEG or PNG, as the supported media types say).
  * - Errors as Graph error objects `{error: {message, type, code, error_subcode, fbtrace_id}}`
  *   (https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes): 131047 "Re-engagement message" for
  *   a free-form message more than 24 hours after the user's last one, 130429 for a rate limit (HTTP 429).
@@ -21,6 +24,8 @@ export interface WhatsAppSent {
   to: string;
   type: string;
   text?: string;
+  /** An image or document message: the media's bytes, type and (documents) file name. */
+  media?: { bytes: Uint8Array; mime: string; filename?: string };
   template?: string;
   contextId?: string;
   id: string;
@@ -132,6 +137,15 @@ export function startFakeWhatsApp(): FakeWhatsApp {
         const stored = files.get(file[1]!);
         return stored ? new Response(stored.bytes, { headers: { "content-type": stored.mime } }) : new Response("not found", { status: 404 });
       }
+      const upload = /^\/v\d+\.\d+\/(\d+)\/media$/.exec(url.pathname);
+      if (upload && request.method === "POST") {
+        if (upload[1] !== phoneNumberId) return graphError(400, 100, "Unsupported post request");
+        const form = await request.formData().catch(() => null);
+        const file = form?.get("file");
+        if (!form || form.get("messaging_product") !== "whatsapp") return graphError(400, 100, "The parameter messaging_product is required.");
+        if (!file || typeof file === "string") return graphError(400, 100, "The parameter file is required.");
+        return Response.json({ id: fake.media(new Uint8Array(await file.arrayBuffer()), String(form.get("type") ?? file.type)) });
+      }
       const path = /^\/v\d+\.\d+\/(\d+)(\/messages)?$/.exec(url.pathname);
       if (!path) return graphError(400, 100, "Unsupported request");
       const [, id, messages] = path;
@@ -152,9 +166,16 @@ export function startFakeWhatsApp(): FakeWhatsApp {
       }
       const to = String(body.to ?? "");
       if (!to) return graphError(400, 100, "The parameter to is required.");
-      if (body.type === "text") {
+      let media: WhatsAppSent["media"];
+      if (body.type === "image" || body.type === "document") {
+        const stored = files.get(String(body[body.type]?.id ?? ""));
+        if (!stored) return graphError(400, 131053, "Media upload error");
+        if (body.type === "image" && !["image/jpeg", "image/png"].includes(stored.mime)) return graphError(400, 131053, "Media upload error");
+        media = { bytes: stored.bytes, mime: stored.mime, ...(body.document?.filename ? { filename: body.document.filename } : {}) };
+      }
+      if (body.type === "text" || media) {
         const text = body.text?.body;
-        if (typeof text !== "string" || text.length < 1 || text.length > 4096) return graphError(400, 100, "Param text['body'] must be 1-4096 characters");
+        if (body.type === "text" && (typeof text !== "string" || text.length < 1 || text.length > 4096)) return graphError(400, 100, "Param text['body'] must be 1-4096 characters");
         const last = lastFromUser.get(to);
         if (last === undefined || fake.now - last > 24 * 60 * 60 * 1000) {
           return graphError(400, 131047, "Re-engagement message");
@@ -164,7 +185,7 @@ export function startFakeWhatsApp(): FakeWhatsApp {
       sent.push({
         to,
         type: body.type,
-        ...(body.type === "text" ? { text: body.text.body } : { template: body.template?.name }),
+        ...(body.type === "text" ? { text: body.text.body } : media ? { media } : { template: body.template?.name }),
         ...(body.context?.message_id ? { contextId: body.context.message_id } : {}),
         id: wamid,
       });

@@ -7,7 +7,7 @@
  * Dovecot's submission relays over SMTP and its LMTP greets only LHLO: a small relay between them turns the EHLO into
  * LHLO and passes everything else through (one recipient per message, where LMTP's answers match SMTP's).
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ImapFlow } from "imapflow";
@@ -38,6 +38,13 @@ export interface MailServers {
   restart(): Promise<void>;
   /** Stop them and remove the directory. */
   close(): Promise<void>;
+  /** Mails submitted and passed on to delivery: sender, and when the end of their DATA went through (wall clock, ms). */
+  relayed: Array<{ from: string; at: number }>;
+  /**
+   * With `rawlog`: Dovecot's own record of a user's IMAP sessions, each line as the server read or wrote
+   * it with its wall-clock time (Dovecot's rawlog, -t); empty without.
+   */
+  rawlog(user: MailUser, direction: "in" | "out"): Array<{ at: number; line: string }>;
 }
 
 async function run(argv: string[]): Promise<string> {
@@ -47,9 +54,12 @@ async function run(argv: string[]): Promise<string> {
   return out;
 }
 
-/** A TCP relay to `lmtpPort` that sends the client's EHLO as LHLO. */
-function lhloRelay(lmtpPort: number): { port: number; stop(closeActive: boolean): void } {
-  type Pair = { upstream: Promise<import("bun").Socket<undefined>>; greeted: boolean };
+/**
+ * A TCP relay to `lmtpPort` that sends the client's EHLO as LHLO. Each mail it passes on is noted in `relayed`: its
+ * sender and the wall-clock time (ms) it went through (its BDAT LAST, or its DATA's closing ".").
+ */
+function lhloRelay(lmtpPort: number, relayed: Array<{ from: string; at: number }>): { port: number; stop(closeActive: boolean): void } {
+  type Pair = { upstream: Promise<import("bun").Socket<undefined>>; greeted: boolean; tail: string; from: string };
   return Bun.listen<Pair>({
     hostname: "127.0.0.1",
     port: 0,
@@ -57,6 +67,8 @@ function lhloRelay(lmtpPort: number): { port: number; stop(closeActive: boolean)
       open(client) {
         client.data = {
           greeted: false,
+          tail: "",
+          from: "",
           upstream: Bun.connect({
             hostname: "127.0.0.1",
             port: lmtpPort,
@@ -65,14 +77,20 @@ function lhloRelay(lmtpPort: number): { port: number; stop(closeActive: boolean)
         };
       },
       async data(client, chunk) {
+        const at = performance.timeOrigin + performance.now();
         let bytes: Uint8Array = chunk;
+        const text = new TextDecoder().decode(chunk);
         if (!client.data.greeted) {
-          const text = new TextDecoder().decode(chunk);
           if (/^EHLO /i.test(text)) {
             client.data.greeted = true;
             bytes = new TextEncoder().encode(text.replace(/^EHLO /i, "LHLO "));
           }
         }
+        const seen = (client.data.tail + text).slice(-4096);
+        client.data.from = /MAIL FROM:<([^>]*)>/i.exec(seen)?.[1] ?? client.data.from;
+        // Dovecot's submission passes a whole mail on at once, as one BDAT ... LAST when the next hop offers CHUNKING
+        if (/\r\n\.\r\n$/.test(seen) || /^BDAT \d+ LAST\r\n/m.test(text)) relayed.push({ from: client.data.from, at });
+        client.data.tail = seen.slice(-8);
         (await client.data.upstream).write(bytes);
       },
       async close(client) {
@@ -82,7 +100,7 @@ function lhloRelay(lmtpPort: number): { port: number; stop(closeActive: boolean)
   });
 }
 
-export async function startMailServers(users: MailUser[]): Promise<MailServers> {
+export async function startMailServers(users: MailUser[], options: { rawlog?: boolean } = {}): Promise<MailServers> {
   if (!DOVECOT) throw new Error("Dovecot is not installed (apt-get install dovecot-imapd dovecot-lmtpd dovecot-submissiond)");
   const dir = mkdtempSync(join(tmpdir(), "prx-channels-mail-"));
   // Dovecot delivers as nobody, and the login processes run as dovenull: they must reach the directory
@@ -91,7 +109,8 @@ export async function startMailServers(users: MailUser[]): Promise<MailServers> 
   mkdirSync(mail);
   chmodSync(mail, 0o777);
   const [imapPort, lmtpPort, smtpPort, smtpsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-  const relay = lhloRelay(lmtpPort);
+  const relayed: Array<{ from: string; at: number }> = [];
+  const relay = lhloRelay(lmtpPort, relayed);
   const cert = join(dir, "cert.pem");
   const key = join(dir, "key.pem");
   await run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", key, "-out", cert]);
@@ -109,8 +128,16 @@ export async function startMailServers(users: MailUser[]): Promise<MailServers> 
       `service lmtp {\n  inet_listener lmtp {\n    address = 127.0.0.1\n    port = ${lmtpPort}\n  }\n}\n` +
       `service submission-login {\n  inet_listener submission {\n    address = 127.0.0.1\n    port = ${smtpPort}\n  }\n  inet_listener submissions {\n    address = 127.0.0.1\n    port = ${smtpsPort}\n    ssl = yes\n  }\n}\n` +
       `submission_relay_host = 127.0.0.1\nsubmission_relay_port = ${relay.port}\nsubmission_relay_trusted = yes\n` +
-      `service anvil {\n  chroot =\n}\nimap_idle_notify_interval = 1 secs\n`,
+      `service anvil {\n  chroot =\n}\nimap_idle_notify_interval = 1 secs\n` +
+      // https://doc.dovecot.org/2.3/admin_manual/debugging/debugging_rawlog/: the post-login rawlog writes
+      // <home>/dovecot.rawlog/<time>-<pid>.{in,out}; -t puts the time of each read or write before its line
+      (options.rawlog
+        ? `service imap {\n  executable = imap postlogin\n}\n` +
+          `service postlogin {\n  executable = script-login -d rawlog -t\n  unix_listener postlogin {\n  }\n}\n`
+        : ""),
   );
+  if (options.rawlog) for (const u of users) mkdirSync(join(mail, u.address, "dovecot.rawlog"), { recursive: true, mode: 0o777 });
+  if (options.rawlog) for (const u of users) chmodSync(join(mail, u.address), 0o777), chmodSync(join(mail, u.address, "dovecot.rawlog"), 0o777);
   let dovecot: ReturnType<typeof Bun.spawn> | null = null;
   const spawn = async () => {
     dovecot = Bun.spawn([DOVECOT!, "-F", "-c", join(dir, "dovecot.conf")], { stdout: "ignore", stderr: "ignore" });
@@ -128,8 +155,20 @@ export async function startMailServers(users: MailUser[]): Promise<MailServers> 
     smtpsPort,
     users,
     caFile: cert,
+    relayed,
     stop: halt,
     restart: spawn,
+    rawlog(user, direction) {
+      const dir = join(mail, user.address, "dovecot.rawlog");
+      const entries: Array<{ at: number; line: string }> = [];
+      for (const file of readdirSync(dir).filter((f) => f.endsWith(`.${direction}`))) {
+        for (const raw of readFileSync(join(dir, file), "utf8").split("\n")) {
+          const m = /^(\d+)\.(\d+) (.*)$/.exec(raw.replace(/\r$/, ""));
+          if (m) entries.push({ at: Number(m[1]) * 1000 + Number(m[2]) / 10 ** (m[2]!.length - 3), line: m[3]! });
+        }
+      }
+      return entries.sort((a, b) => a.at - b.at);
+    },
     async close() {
       await halt();
       relay.stop(true);

@@ -2,7 +2,7 @@ import { errorMessage, PrxError } from "../../core/errors.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, DISCORD_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { PlatformChannel } from "../base.ts";
-import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundAttachment, OutboundReply, ReplyTarget } from "../types.ts";
 
 /** Where Discord serves attachments. */
 const DISCORD_MEDIA_HOSTS = ["cdn.discordapp.com", "media.discordapp.net"];
@@ -43,7 +43,7 @@ export function normalizeDiscord(channel: string, message: MessageCreate, botId:
 /** Discord: the Gateway WebSocket for MESSAGE_CREATE, REST for replies (2000-character parts) and typing. */
 export class DiscordChannel extends PlatformChannel {
   readonly kind = "discord" as const;
-  readonly capabilities = { edit: true, threads: true, maxMessageLength: DISCORD_MAX_MESSAGE_CHARS, typing: true };
+  readonly capabilities = { edit: true, threads: true, maxMessageLength: DISCORD_MAX_MESSAGE_CHARS, typing: true, attachments: true };
   private readonly rest: DiscordRest;
   private readonly token: string;
   private botId: string | null = null;
@@ -94,6 +94,20 @@ export class DiscordChannel extends PlatformChannel {
       throw error;
     });
     await this.firstConnection(first, this.loop);
+  }
+
+  /**
+   * A message with one file (https://discord.com/developers/docs/reference#uploading-files): multipart/form-data with
+   * the message as `payload_json`, its `attachments` naming `files[0]`.
+   */
+  protected override async upload(target: ReplyTarget, attachment: OutboundAttachment): Promise<string> {
+    const payload: Record<string, unknown> = { attachments: [{ id: 0, filename: attachment.name }], allowed_mentions: { parse: [] } };
+    if (target.replyTo) payload.message_reference = { message_id: target.replyTo, fail_if_not_exists: false };
+    const form = new FormData();
+    form.append("payload_json", JSON.stringify(payload));
+    form.append("files[0]", new Blob([attachment.bytes], { type: attachment.mime }), attachment.name);
+    const created = await this.rest.request("POST", `/channels/${target.chatId}/messages`, form, CreatedMessageSchema, `messages:${target.chatId}`, this.stopper.signal);
+    return created!.id;
   }
 
   async send(reply: OutboundReply): Promise<string> {

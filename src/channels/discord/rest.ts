@@ -24,7 +24,9 @@ export class DiscordRest {
     private readonly timeoutMs = PLATFORM_REQUEST_TIMEOUT_MS,
   ) {}
 
+  /** `body` is sent as JSON, or as it is when it is FormData (a message with files). */
   async request<T>(method: string, path: string, body: unknown, schema: z.ZodType<T> | null, route: string, signal?: AbortSignal): Promise<T | null> {
+    const form = body instanceof FormData;
     const wait = Math.max(this.resetAt.get(route) ?? 0, this.globalUntil) - Date.now();
     if (wait > 0) await sleep(wait, signal);
     const response = await platformRequest(
@@ -33,8 +35,8 @@ export class DiscordRest {
       `${this.base.replace(/\/$/, "")}${path}`,
       {
         method,
-        headers: { authorization: `Bot ${this.token}`, "content-type": "application/json", "user-agent": "DiscordBot (prx, 0.1)" },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        headers: { authorization: `Bot ${this.token}`, ...(form ? {} : { "content-type": "application/json" }), "user-agent": "DiscordBot (prx, 0.1)" },
+        body: body === undefined ? undefined : form ? body : JSON.stringify(body),
       },
       { timeoutMs: this.timeoutMs, signal },
     );

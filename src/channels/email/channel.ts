@@ -314,7 +314,10 @@ export class EmailChannel extends PlatformChannel {
   private async smtpTransport(): Promise<Transporter> {
     if (this.transport) return this.transport;
     const nodemailer = (await import("nodemailer")).default;
+    // one connection kept open between replies: a reply pays no TCP, TLS and AUTH set-up (a closed one is reopened)
     this.transport ??= nodemailer.createTransport({
+      pool: true,
+      maxConnections: 1,
       host: this.smtp.host,
       port: this.smtp.port,
       secure: this.smtp.implicit,

@@ -4,9 +4,10 @@ import { sha256Hex } from "../../core/ids.ts";
 import { sleep } from "../../core/supervise/index.ts";
 import { PlatformChannel } from "../base.ts";
 import { PlatformError } from "../platform-error.ts";
-import { IRC_MAX_LINE_BYTES, IRC_MAX_MESSAGE_CHARS, IRC_MAX_TEXT_BYTES, IRC_SEND_INTERVAL_MS } from "../limits.ts";
+import { IRC_MAX_LINE_BYTES, IRC_MAX_MESSAGE_CHARS, IRC_MAX_TEXT_BYTES, IRC_SEND_BURST, IRC_SEND_INTERVAL_MS } from "../limits.ts";
 import { keepConnected } from "../reconnect.ts";
 import type { ChannelSetup, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import { SendBucket } from "./flood.ts";
 import { ircLines, ircLower, nickOf, parseIrcLine, type IrcLine } from "./wire.ts";
 
 /** A PRIVMSG -> the inbound shape: to our nick it is a DM (the chat is the sender), else a channel message. */
@@ -40,7 +41,7 @@ export function normalizeIrc(channel: string, line: IrcLine, me: string, seq: nu
 /**
  * IRC (RFC 2812) over TCP or TLS: registers with NICK/USER (PASS from secret_env), answers PING, joins `join` after
  * the welcome (001), takes PRIVMSGs to it and to its channels, and sends replies as PRIVMSG lines of at most
- * IRC_MAX_TEXT_BYTES, one per IRC_SEND_INTERVAL_MS. A dropped connection is opened again with backoff; messages said
+ * IRC_MAX_TEXT_BYTES, paced by a token bucket (IRC_SEND_BURST lines at once, then one per IRC_SEND_INTERVAL_MS). A dropped connection is opened again with backoff; messages said
  * meanwhile are not seen (IRC keeps no history).
  */
 export class IrcChannel extends PlatformChannel {
@@ -52,10 +53,12 @@ export class IrcChannel extends PlatformChannel {
   private socket: Socket<undefined> | null = null;
   private seq = 0;
   private sendChain: Promise<void> = Promise.resolve();
-  private lastSend = 0;
+  private readonly bucket: SendBucket;
 
-  constructor(setup: ChannelSetup) {
+  /** `now` is the flood control's clock (tests drive it by hand). */
+  constructor(setup: ChannelSetup, now: () => number = Date.now) {
     super(setup);
+    this.bucket = new SendBucket(IRC_SEND_BURST, IRC_SEND_INTERVAL_MS, now);
     const { server, nick } = setup.config;
     if (!server || !nick) {
       throw new PrxError("CHANNEL_CONFIG", `channel ${this.name}: IRC needs server = "host:port" and nick`, {
@@ -176,13 +179,12 @@ export class IrcChannel extends PlatformChannel {
     const lines = ircLines(reply.text, IRC_MAX_TEXT_BYTES);
     const sent = (this.sendChain = this.sendChain.then(async () => {
       for (const line of lines) {
-        const wait = this.lastSend + IRC_SEND_INTERVAL_MS - Date.now();
+        const wait = this.bucket.take();
         if (wait > 0) await sleep(wait, this.stopper.signal);
         await this.retrying("PRIVMSG", async () => {
           if (!this.socket) throw new PlatformError("irc", "not connected (reconnecting)", null, true);
           this.socket.write(`PRIVMSG ${reply.chatId} :${line}\r\n`);
         });
-        this.lastSend = Date.now();
       }
     }));
     // a failed send does not stop the ones after it

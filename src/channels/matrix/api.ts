@@ -6,7 +6,10 @@ import { PlatformError, retryableStatus } from "../platform-error.ts";
 import { platformRequest } from "../platform-request.ts";
 import { MatrixErrorSchema } from "./wire.ts";
 
-/** One Client-Server API call with the access token; errors are PlatformErrors (429 carries retry_after_ms). */
+/**
+ * One Client-Server API call with the access token; errors are PlatformErrors (429 carries retry_after_ms). A body of
+ * bytes goes as they are, with `contentType` (a media upload); any other body as JSON.
+ */
 export async function matrixCall<T>(
   base: string,
   token: string,
@@ -16,9 +19,11 @@ export async function matrixCall<T>(
   schema: z.ZodType<T>,
   timeoutMs: number,
   signal?: AbortSignal,
+  contentType = "application/json",
 ): Promise<T> {
   const what = `${method} ${path.split("?")[0]}`;
-  const init = { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) };
+  const raw = body instanceof Uint8Array;
+  const init = { method, headers: { authorization: `Bearer ${token}`, "content-type": raw ? contentType : "application/json" }, body: body === undefined ? undefined : raw ? body : JSON.stringify(body) };
   const response = await platformRequest("matrix", what, `${base.replace(/\/$/, "")}${path}`, init, { timeoutMs, signal });
   let json: unknown;
   try {

@@ -7,12 +7,12 @@ import { platformDownload } from "../platform-download.ts";
 import { withRetries } from "../send-retries.ts";
 import type { PlatformError } from "../platform-error.ts";
 import { PlatformChannel } from "../base.ts";
-import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundAttachment, OutboundReply, ReplyTarget } from "../types.ts";
 
 /** Message types that reach the turn: text, notices (bots'; marked as such), images and audio. */
 const MESSAGE_TYPES = new Set(["m.text", "m.notice", "m.image", "m.audio"]);
 import { matrixCall } from "./api.ts";
-import { JoinedSchema, MessageContentSchema, RoomEventSchema, SentEventSchema, SyncSchema, WhoamiSchema, type Sync } from "./wire.ts";
+import { JoinedSchema, MessageContentSchema, RoomEventSchema, SentEventSchema, SyncSchema, UploadedSchema, WhoamiSchema, type Sync } from "./wire.ts";
 
 /**
  * Matrix: `/sync` long polling with the since token persisted once the batch is stored (the first sync only records
@@ -22,7 +22,7 @@ import { JoinedSchema, MessageContentSchema, RoomEventSchema, SentEventSchema, S
  */
 export class MatrixChannel extends PlatformChannel {
   readonly kind = "matrix" as const;
-  readonly capabilities = { edit: true, threads: true, maxMessageLength: MATRIX_MAX_MESSAGE_CHARS, typing: true };
+  readonly capabilities = { edit: true, threads: true, maxMessageLength: MATRIX_MAX_MESSAGE_CHARS, typing: true, attachments: true };
   private readonly token: string;
   private readonly base: string;
   private me: string | null = null;
@@ -164,13 +164,34 @@ export class MatrixChannel extends PlatformChannel {
     return out;
   }
 
+  /**
+   * The bytes to the media repository (POST /_matrix/media/v3/upload, https://spec.matrix.org/v1.11/client-server-api/#post_matrixmediav3upload),
+   * then an m.image or m.file event naming the returned mxc:// URI (#mimage, #mfile), in the thread and reply chain.
+   */
+  protected override async upload(target: ReplyTarget, attachment: OutboundAttachment): Promise<string> {
+    const path = `/_matrix/media/v3/upload?filename=${encodeURIComponent(attachment.name)}`;
+    const { content_uri } = await matrixCall(this.base, this.token, "POST", path, attachment.bytes, UploadedSchema, this.limits.requestTimeoutMs, this.stopper.signal, attachment.mime);
+    const content: Record<string, unknown> = {
+      msgtype: attachment.kind === "image" ? "m.image" : "m.file",
+      body: attachment.name,
+      filename: attachment.name,
+      url: content_uri,
+      info: { mimetype: attachment.mime, size: attachment.bytes.byteLength },
+    };
+    return this.sendContent(target, content, content_uri);
+  }
+
   async send(reply: OutboundReply): Promise<string> {
-    const content: Record<string, unknown> = { msgtype: "m.text", body: reply.text };
+    return this.sendContent(reply, { msgtype: "m.text", body: reply.text }, reply.text);
+  }
+
+  /** An m.room.message to the target's room, in its thread and reply chain; `key` makes the transaction id. */
+  private async sendContent(reply: ReplyTarget, content: Record<string, unknown>, key: string): Promise<string> {
     if (reply.threadId) {
       content["m.relates_to"] = { rel_type: "m.thread", event_id: reply.threadId, is_falling_back: true, ...(reply.replyTo ? { "m.in_reply_to": { event_id: reply.replyTo } } : {}) };
     } else if (reply.replyTo) content["m.relates_to"] = { "m.in_reply_to": { event_id: reply.replyTo } };
     // the same reply part always has the same transaction id: a resend is deduplicated by the homeserver
-    const txn = `prx.${sha256Hex(`${reply.chatId}\n${reply.replyTo}\n${reply.text}`).slice(0, 32)}`;
+    const txn = `prx.${sha256Hex(`${reply.chatId}\n${reply.replyTo}\n${key}`).slice(0, 32)}`;
     const path = `/_matrix/client/v3/rooms/${encodeURIComponent(reply.chatId)}/send/m.room.message/${txn}`;
     const sent = await this.retrying("send", () => this.call("PUT", path, content, SentEventSchema));
     return sent.event_id;

@@ -52,3 +52,6 @@ export const SyncSchema = z.looseObject({
     .optional(),
 });
 export type Sync = z.infer<typeof SyncSchema>;
+
+/** POST /_matrix/media/v3/upload: `{content_uri}` (an mxc:// URI). */
+export const UploadedSchema = z.looseObject({ content_uri: z.string().startsWith("mxc://") });

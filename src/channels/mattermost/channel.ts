@@ -5,9 +5,9 @@ import { PlatformChannel } from "../base.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, MATTERMOST_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { platformJson } from "../platform-json.ts";
-import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundAttachment, OutboundReply, ReplyTarget } from "../types.ts";
 import { runMattermostSocket } from "./socket.ts";
-import { MattermostErrorSchema, MeSchema, PostedDataSchema, PostSchema, type Post } from "./wire.ts";
+import { MattermostErrorSchema, MeSchema, PostedDataSchema, PostSchema, type Post, UploadedFilesSchema } from "./wire.ts";
 
 /** A `posted` event -> the inbound shape (undefined for system posts: joins, header changes...). */
 export function normalizeMattermost(channel: string, post: Post, data: z.infer<typeof PostedDataSchema>, me: { id: string; username: string } | null): InboundMessage | undefined {
@@ -50,7 +50,7 @@ export function normalizeMattermost(channel: string, post: Post, data: z.infer<t
  */
 export class MattermostChannel extends PlatformChannel {
   readonly kind = "mattermost" as const;
-  readonly capabilities = { edit: true, threads: true, maxMessageLength: MATTERMOST_MAX_MESSAGE_CHARS, typing: true };
+  readonly capabilities = { edit: true, threads: true, maxMessageLength: MATTERMOST_MAX_MESSAGE_CHARS, typing: true, attachments: true };
   private readonly token: string;
   private readonly base: string;
   private me: { id: string; username: string } | null = null;
@@ -123,6 +123,20 @@ export class MattermostChannel extends PlatformChannel {
     if (reply.threadId) body.root_id = reply.threadId;
     const post = await this.retrying("create post", () => this.api("create post", "posts", PostSchema, body));
     return post.id;
+  }
+
+  /**
+   * POST /api/v4/files (multipart `channel_id` and `files`, https://developers.mattermost.com/api-documentation/#/operations/UploadFile)
+   * answers the file's info; a post with its id in `file_ids` shows it in the chat (and thread).
+   */
+  protected override async upload(target: ReplyTarget, attachment: OutboundAttachment): Promise<string> {
+    const form = new FormData();
+    form.append("channel_id", target.chatId);
+    form.append("files", new Blob([attachment.bytes], { type: attachment.mime }), attachment.name);
+    const uploaded = await this.api("file upload", "files", UploadedFilesSchema, form);
+    const body: Record<string, unknown> = { channel_id: target.chatId, message: "", file_ids: [uploaded.file_infos[0]!.id] };
+    if (target.threadId) body.root_id = target.threadId;
+    return (await this.api("create post", "posts", PostSchema, body)).id;
   }
 
   override async typing(chatId: string, threadId: string | null): Promise<void> {

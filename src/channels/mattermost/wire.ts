@@ -8,6 +8,9 @@ import { z } from "zod";
 
 export const MeSchema = z.looseObject({ id: z.string().min(1), username: z.string(), is_bot: z.boolean().optional() });
 
+/** POST /api/v4/files: `{file_infos: [{id, name, ...}], client_ids}`. */
+export const UploadedFilesSchema = z.looseObject({ file_infos: z.array(z.looseObject({ id: z.string().min(1) })).min(1) });
+
 export const PostSchema = z.looseObject({
   id: z.string().min(1).max(64),
   create_at: z.number().int().nonnegative(),

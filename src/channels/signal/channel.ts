@@ -6,7 +6,7 @@ import { PlatformChannel } from "../base.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, PLATFORM_BACKOFF, PLATFORM_MAX_RESPONSE_BYTES, SIGNAL_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { PlatformError } from "../platform-error.ts";
 import { platformJson } from "../platform-json.ts";
-import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundAttachment, OutboundReply, ReplyTarget } from "../types.ts";
 import { readSse } from "./sse.ts";
 import { AccountListSchema, GetAttachmentSchema, JSON_RPC_METHOD_NOT_FOUND, ReceiveSchema, RpcAnswerSchema, SendResultSchema, VersionSchema, type Envelope, type RpcAnswer } from "./wire.ts";
 
@@ -52,7 +52,7 @@ export function normalizeSignal(channel: string, envelope: Envelope, account: st
  */
 export class SignalChannel extends PlatformChannel {
   readonly kind = "signal" as const;
-  readonly capabilities = { edit: false, threads: false, maxMessageLength: SIGNAL_MAX_MESSAGE_CHARS, typing: true };
+  readonly capabilities = { edit: false, threads: false, maxMessageLength: SIGNAL_MAX_MESSAGE_CHARS, typing: true, attachments: true };
   private readonly base: string;
   private readonly account: string | null;
   private rpcId = 0;
@@ -191,6 +191,16 @@ export class SignalChannel extends PlatformChannel {
 
   async send(reply: OutboundReply): Promise<string> {
     const sent = await this.retrying("send", () => this.rpc("send", { ...this.target(reply.chatId), message: reply.text }, SendResultSchema));
+    return String(sent.timestamp);
+  }
+
+  /**
+   * `send` with the file as a data URI (signal-cli takes `attachments` as paths or
+   * `data:<MIME>;filename=<NAME>;base64,<DATA>`, https://github.com/AsamK/signal-cli/blob/master/man/signal-cli.1.adoc).
+   */
+  protected override async upload(target: ReplyTarget, attachment: OutboundAttachment): Promise<string> {
+    const uri = `data:${attachment.mime};filename=${attachment.name.replace(/[;,]/g, "_")};base64,${Buffer.from(attachment.bytes).toString("base64")}`;
+    const sent = await this.rpc("send", { ...this.target(target.chatId), message: "", attachments: [uri] }, SendResultSchema);
     return String(sent.timestamp);
   }
 

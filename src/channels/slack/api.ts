@@ -9,7 +9,11 @@ import { SlackEnvelopeSchema } from "./wire.ts";
 
 export const SLACK_DEFAULT_API = "https://slack.com/api";
 
-/** Slack Web API: POST JSON with a bearer token; HTTP 429 carries Retry-After; `{ok: false, error}` otherwise. */
+/**
+ * Slack Web API: POST JSON with a bearer token; HTTP 429 carries Retry-After; `{ok: false, error}` otherwise. `form`:
+ * the parameters as application/x-www-form-urlencoded (objects JSON-encoded), for the methods that take no JSON
+ * (files.getUploadURLExternal, files.completeUploadExternal).
+ */
 export async function slackCall<T>(
   base: string,
   token: string,
@@ -18,11 +22,15 @@ export async function slackCall<T>(
   schema: z.ZodType<T>,
   signal?: AbortSignal,
   timeoutMs = PLATFORM_REQUEST_TIMEOUT_MS,
+  form = false,
 ): Promise<T> {
+  const body = form
+    ? new URLSearchParams(Object.entries(params).map(([key, value]): [string, string] => [key, typeof value === "object" ? JSON.stringify(value) : String(value)])).toString()
+    : JSON.stringify(params);
   const init = {
     method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json; charset=utf-8" },
-    body: JSON.stringify(params),
+    headers: { authorization: `Bearer ${token}`, "content-type": form ? "application/x-www-form-urlencoded" : "application/json; charset=utf-8" },
+    body,
   };
   const response = await platformRequest("slack", method, `${base.replace(/\/$/, "")}/${method}`, init, { timeoutMs, signal });
   if (!response.ok) {

@@ -1,10 +1,13 @@
+import type { ZodType } from "zod";
 import { PrxError } from "../../core/errors.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, SLACK_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { verifySlackSignature } from "../signature.ts";
 import { jsonAnswer, PlatformChannel } from "../base.ts";
 import { withRetries } from "../send-retries.ts";
-import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundAttachment, OutboundReply, ReplyTarget } from "../types.ts";
+import { PlatformError, retryableStatus } from "../platform-error.ts";
+import { platformRequest } from "../platform-request.ts";
 import { SLACK_DEFAULT_API, slackCall } from "./api.ts";
 import { runSlackSocket } from "./socket.ts";
 import {
@@ -15,6 +18,8 @@ import {
   SlackEventCallbackSchema,
   SlackMessageEventSchema,
   SlackPostedSchema,
+  SlackUploadedSchema,
+  SlackUploadUrlSchema,
   SlackUrlVerificationSchema,
   type SlackMessageEvent,
 } from "./wire.ts";
@@ -64,7 +69,7 @@ export function normalizeSlack(channel: string, event: SlackMessageEvent, botUse
  */
 export class SlackChannel extends PlatformChannel {
   readonly kind = "slack" as const;
-  readonly capabilities = { edit: true, threads: true, maxMessageLength: SLACK_MAX_MESSAGE_CHARS, typing: false };
+  readonly capabilities = { edit: true, threads: true, maxMessageLength: SLACK_MAX_MESSAGE_CHARS, typing: false, attachments: true };
   private readonly token: string;
   private readonly base: string;
   private botUserId: string | null = null;
@@ -151,6 +156,24 @@ export class SlackChannel extends PlatformChannel {
     if (verification.success) return reply(200, { challenge: verification.data.challenge });
     await this.handleCallback(raw);
     return reply(200, {});
+  }
+
+  /**
+   * Slack's external upload (https://api.slack.com/messaging/files#uploading_files): files.getUploadURLExternal for
+   * an upload URL, the bytes POSTed to it, then files.completeUploadExternal shares the file in the chat (and thread).
+   * The file's id names the message.
+   */
+  protected override async upload(target: ReplyTarget, attachment: OutboundAttachment): Promise<string> {
+    const call = <T>(method: string, params: Record<string, unknown>, schema: ZodType<T>) =>
+      slackCall(this.base, this.token, method, params, schema, this.stopper.signal, this.limits.requestTimeoutMs, true);
+    const { upload_url, file_id } = await call("files.getUploadURLExternal", { filename: attachment.name, length: attachment.bytes.byteLength }, SlackUploadUrlSchema);
+    const form = new FormData();
+    form.append("file", new Blob([attachment.bytes], { type: attachment.mime }), attachment.name);
+    const sent = await platformRequest("slack", "file upload", upload_url, { method: "POST", body: form }, { timeoutMs: this.limits.requestTimeoutMs, signal: this.stopper.signal });
+    if (!sent.ok) throw new PlatformError("slack", `file upload: HTTP ${sent.status}`, sent.status, retryableStatus(sent.status));
+    const share: Record<string, unknown> = { files: [{ id: file_id, title: attachment.name }], channel_id: target.chatId };
+    if (target.threadId !== null) share.thread_ts = target.threadId;
+    return (await call("files.completeUploadExternal", share, SlackUploadedSchema)).files[0]!.id;
   }
 
   async send(reply: OutboundReply): Promise<string> {

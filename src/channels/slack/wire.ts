@@ -10,6 +10,11 @@ import { z } from "zod";
 export const SlackEnvelopeSchema = z.looseObject({ ok: z.boolean(), error: z.string().optional() });
 export const SlackAuthSchema = z.looseObject({ ok: z.literal(true), user_id: z.string(), bot_id: z.string().optional(), user: z.string().optional(), team: z.string().optional() });
 export const SlackConnectionSchema = z.looseObject({ ok: z.literal(true), url: z.string() });
+/** https://api.slack.com/methods/files.getUploadURLExternal */
+export const SlackUploadUrlSchema = z.looseObject({ ok: z.literal(true), upload_url: z.string().url(), file_id: z.string() });
+/** https://api.slack.com/methods/files.completeUploadExternal */
+export const SlackUploadedSchema = z.looseObject({ ok: z.literal(true), files: z.array(z.looseObject({ id: z.string() })).min(1) });
+
 export const SlackPostedSchema = z.looseObject({ ok: z.literal(true), ts: z.string(), channel: z.string() });
 
 export const SlackMessageEventSchema = z.looseObject({

@@ -20,10 +20,27 @@ export class TelegramApi {
     private readonly token: string,
   ) {}
 
-  /** `schema`: the result's zod schema (wire.ts); `timeoutMs`: the time cap of the call, answer included. */
-  async call<T>(method: string, params: Record<string, unknown>, schema: z.ZodType<T>, timeoutMs: number, signal?: AbortSignal): Promise<T> {
+  /**
+   * `schema`: the result's zod schema (wire.ts); `timeoutMs`: the time cap of the call, answer included. With `file`,
+   * the call is multipart/form-data with the file's bytes under `file.field` and every other parameter a form field
+   * (objects as JSON), as https://core.telegram.org/bots/api#sending-files says to upload a new file.
+   */
+  async call<T>(
+    method: string,
+    params: Record<string, unknown>,
+    schema: z.ZodType<T>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    file?: { field: string; name: string; mime: string; bytes: Uint8Array },
+  ): Promise<T> {
     const url = `${this.base.replace(/\/$/, "")}/bot${this.token}/${method}`;
-    const init = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) };
+    let init: RequestInit = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) };
+    if (file) {
+      const form = new FormData();
+      for (const [key, value] of Object.entries(params)) form.append(key, typeof value === "object" ? JSON.stringify(value) : String(value));
+      form.append(file.field, new Blob([file.bytes], { type: file.mime }), file.name);
+      init = { method: "POST", body: form };
+    }
     const response = await platformRequest("telegram", method, url, init, { timeoutMs, signal });
     let json: unknown;
     try {

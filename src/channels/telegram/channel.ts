@@ -2,11 +2,11 @@ import { constantTimeEqual } from "../../core/constant-time.ts";
 import { errorMessage, PrxError, isPrxError } from "../../core/errors.ts";
 import { parseJsonBounded } from "../../core/json/index.ts";
 import { Backoff, sleep } from "../../core/supervise/index.ts";
-import { ATTACHMENT_FETCH_TIMEOUT_MS, PLATFORM_BACKOFF, TELEGRAM_MAX_MESSAGE_CHARS } from "../limits.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, PLATFORM_BACKOFF, TELEGRAM_MAX_MESSAGE_CHARS, TELEGRAM_MAX_PHOTO_BYTES } from "../limits.ts";
 import { IMAGE_MAX_BYTES } from "../../media/limits.ts";
 import { PlatformError } from "../platform-error.ts";
 import { PlatformChannel } from "../base.ts";
-import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundAttachment, OutboundReply, ReplyTarget } from "../types.ts";
 import { TELEGRAM_DEFAULT_API, TelegramApi } from "./api.ts";
 import { toMarkdownV2 } from "./markdown.ts";
 import {
@@ -87,7 +87,7 @@ export function normalizeTelegram(channel: string, message: TelegramMessage, me:
  */
 export class TelegramChannel extends PlatformChannel {
   readonly kind = "telegram" as const;
-  readonly capabilities = { edit: true, threads: true, maxMessageLength: TELEGRAM_MAX_MESSAGE_CHARS, typing: true };
+  readonly capabilities = { edit: true, threads: true, maxMessageLength: TELEGRAM_MAX_MESSAGE_CHARS, typing: true, attachments: true };
   private readonly api: TelegramApi;
   private me: TelegramUser | null = null;
   private onMessage: OnMessage | null = null;
@@ -190,11 +190,35 @@ export class TelegramChannel extends PlatformChannel {
     return { status: 200, headers: {}, body: "{}" };
   }
 
-  async send(reply: OutboundReply): Promise<string> {
-    const base: Record<string, unknown> = { chat_id: reply.chatId };
-    if (reply.threadId !== null) base.message_thread_id = Number(reply.threadId);
-    const replied = reply.replyTo?.split(":").at(-1);
+  /** chat_id, message_thread_id and reply_parameters of a message to `target`. */
+  private addressed(target: ReplyTarget): Record<string, unknown> {
+    const base: Record<string, unknown> = { chat_id: target.chatId };
+    if (target.threadId !== null) base.message_thread_id = Number(target.threadId);
+    const replied = target.replyTo?.split(":").at(-1);
     if (replied) base.reply_parameters = { message_id: Number(replied), allow_sending_without_reply: true };
+    return base;
+  }
+
+  /**
+   * An image as sendPhoto (https://core.telegram.org/bots/api#sendphoto: at most 10 MB), any other file, or an image
+   * Telegram refuses as a photo, as sendDocument (https://core.telegram.org/bots/api#senddocument).
+   */
+  protected override async upload(target: ReplyTarget, attachment: OutboundAttachment): Promise<string> {
+    const send = (method: "sendPhoto" | "sendDocument", field: "photo" | "document") =>
+      this.api.call(method, this.addressed(target), TelegramSentSchema, this.limits.requestTimeoutMs, this.stopper.signal, { field, ...attachment });
+    if (attachment.kind === "image" && attachment.bytes.byteLength <= TELEGRAM_MAX_PHOTO_BYTES) {
+      try {
+        return String((await send("sendPhoto", "photo")).message_id);
+      } catch (error) {
+        // PHOTO_INVALID_DIMENSIONS and the like: the same file goes as a document
+        if (!(error instanceof PlatformError) || error.httpStatus !== 400) throw error;
+      }
+    }
+    return String((await send("sendDocument", "document")).message_id);
+  }
+
+  async send(reply: OutboundReply): Promise<string> {
+    const base = this.addressed(reply);
     const attempt = (params: Record<string, unknown>) =>
       this.retrying("sendMessage", () => this.api.call("sendMessage", params, TelegramSentSchema, this.limits.requestTimeoutMs, this.stopper.signal));
     try {

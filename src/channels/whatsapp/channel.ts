@@ -2,12 +2,12 @@ import { z } from "zod";
 import { constantTimeEqual } from "../../core/constant-time.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { PlatformChannel } from "../base.ts";
-import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, WHATSAPP_MAX_MESSAGE_CHARS, WHATSAPP_SERVICE_WINDOW_MS } from "../limits.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, WHATSAPP_IMAGE_TYPES, WHATSAPP_MAX_IMAGE_BYTES, WHATSAPP_MAX_MESSAGE_CHARS, WHATSAPP_SERVICE_WINDOW_MS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { PlatformCodeError, platformJson } from "../platform-json.ts";
 import { RememberedChats } from "../remembered-chats.ts";
 import { verifyHubSignature } from "../signature.ts";
-import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
+import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundAttachment, OutboundReply, ReplyTarget } from "../types.ts";
 import {
   GRAPH_OUTSIDE_WINDOW,
   GRAPH_RATE_LIMITED,
@@ -19,6 +19,7 @@ import {
   WhatsAppNotificationSchema,
   WhatsAppPhoneNumberSchema,
   WhatsAppSentSchema,
+  WhatsAppUploadedSchema,
   type WhatsAppMessage,
 } from "./wire.ts";
 
@@ -97,7 +98,7 @@ function answer(status: number, body: unknown, contentType = "application/json; 
  */
 export class WhatsAppChannel extends PlatformChannel {
   readonly kind = "whatsapp" as const;
-  readonly capabilities = { edit: false, threads: false, maxMessageLength: WHATSAPP_MAX_MESSAGE_CHARS, typing: true };
+  readonly capabilities = { edit: false, threads: false, maxMessageLength: WHATSAPP_MAX_MESSAGE_CHARS, typing: true, attachments: true };
   private readonly token: string;
   private readonly appSecret: string;
   private readonly verifyToken: string;
@@ -223,6 +224,25 @@ export class WhatsAppChannel extends PlatformChannel {
       if (error instanceof PlatformCodeError && error.platformCode === GRAPH_OUTSIDE_WINDOW) return this.sendTemplate(reply.chatId, "WhatsApp says the 24-hour window is closed");
       throw error;
     }
+  }
+
+  /**
+   * The file uploaded as media (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#upload-media),
+   * then sent by its id: a JPEG or PNG of at most 5 MB as an image, anything else as a document with its file name
+   * (https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#supported-media-types).
+   */
+  protected override async upload(target: ReplyTarget, attachment: OutboundAttachment): Promise<string> {
+    const form = new FormData();
+    form.append("messaging_product", "whatsapp");
+    form.append("type", attachment.mime);
+    form.append("file", new Blob([attachment.bytes], { type: attachment.mime }), attachment.name);
+    const media = await this.graph("media upload", `${this.phoneNumberId}/media`, WhatsAppUploadedSchema, form);
+    const image = attachment.kind === "image" && WHATSAPP_IMAGE_TYPES.includes(attachment.mime) && attachment.bytes.byteLength <= WHATSAPP_MAX_IMAGE_BYTES;
+    const body: Record<string, unknown> = image
+      ? { messaging_product: "whatsapp", recipient_type: "individual", to: target.chatId, type: "image", image: { id: media.id } }
+      : { messaging_product: "whatsapp", recipient_type: "individual", to: target.chatId, type: "document", document: { id: media.id, filename: attachment.name } };
+    if (target.replyTo) body.context = { message_id: target.replyTo };
+    return (await this.graph("media send", `${this.phoneNumberId}/messages`, WhatsAppSentSchema, body)).messages[0]!.id;
   }
 
   /** Outside the 24-hour window only an approved template may start the conversation again. */

@@ -60,6 +60,9 @@ export const WhatsAppNotificationSchema = z.looseObject({
   ),
 });
 
+/** https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#upload-media: `{id}`. */
+export const WhatsAppUploadedSchema = z.looseObject({ id: z.string().min(1) });
+
 export const WhatsAppSentSchema = z.looseObject({
   messaging_product: z.literal("whatsapp"),
   messages: z.array(z.looseObject({ id: z.string().min(1) })).min(1),
