@@ -2,15 +2,22 @@ import { realpathSync, statSync } from "node:fs";
 import { basename, relative, sep } from "node:path";
 import { errorMessage } from "../core/errors.ts";
 import { confineRead, FILE_WRITE_PROTECTED } from "../tools/builtins/confine.ts";
+import { SECRETS_FILE } from "../config/secrets-file.ts";
 import { CHANNEL_MAX_ATTACHMENTS, CHANNEL_MAX_OUTBOUND_ATTACHMENT_BYTES } from "./limits.ts";
 import type { OutboundAttachment } from "./types.ts";
+
+/**
+ * What a reply never sends, whatever it links: prx's own files, the keys in secrets.env, the logs (they hold senders'
+ * ids and messages) and dotfiles (`.env`, `.git`...), at the workspace's top level.
+ */
+const NEVER_SENT: readonly string[] = [...FILE_WRITE_PROTECTED, SECRETS_FILE, "logs"];
 
 /** `![alt](path)` (an image) and `[text](path)` (a file) in Markdown; a URL (scheme:) or an anchor is not a file. */
 const LINK = /(!?)\[[^\]\n]*\]\(<?([^)\s>]+)>?(?:\s+"[^"\n]*")?\)/g;
 
 /**
  * The workspace files a reply links in Markdown (`![chart](out/chart.png)`, `[report](report.pdf)`), read to be sent
- * with it: confined to the workspace (no `..`, no symlink out), never prx's own files (config, data, plugins...), at
+ * with it: confined to the workspace (no `..`, no symlink out), never prx's own files, secrets, logs or dotfiles (NEVER_SENT), at
  * most CHANNEL_MAX_ATTACHMENTS of at most CHANNEL_MAX_OUTBOUND_ATTACHMENT_BYTES each. A link that names no such file
  * stays text; a file that cannot be sent gets a note saying why.
  */
@@ -37,7 +44,7 @@ export async function replyFiles(workspace: string, text: string): Promise<{ att
     const first = relative(root, path).split(sep)[0] ?? "";
     if (seen.has(path) || !statSync(path).isFile()) continue;
     seen.add(path);
-    if ((FILE_WRITE_PROTECTED as readonly string[]).includes(first)) {
+    if (NEVER_SENT.includes(first) || first.startsWith(".")) {
       notes.push(`(${requested} is prx's own and is not sent)`);
       continue;
     }
