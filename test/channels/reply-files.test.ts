@@ -42,7 +42,7 @@ test("an image link to an image is an image; a link to the same file twice sends
   }
 });
 
-test("secrets.env, the logs, dotfiles and prx's own files are never sent; each is named in a note", async () => {
+test("secrets.env, the logs, dotfiles and prx's own files are never sent; each one read is named in a note", async () => {
   const { mkdirSync } = await import("node:fs");
   writeFileSync(join(dir, "secrets.env"), "OPENAI_API_KEY=sk-test\n");
   writeFileSync(join(dir, ".env"), "TOKEN=x\n");
@@ -52,5 +52,6 @@ test("secrets.env, the logs, dotfiles and prx's own files are never sent; each i
   writeFileSync(join(dir, "notes.txt"), "fine");
   const { attachments, notes } = await replyFiles(dir, "[k](secrets.env) [e](.env) [c](config.toml) [l](logs/prx.log) [n](notes.txt)");
   expect(attachments.map((a) => a.name)).toEqual(["notes.txt"]);
-  expect(notes).toEqual(["secrets.env", ".env", "config.toml", "logs/prx.log"].map((name) => `(${name} is prx's own and is not sent)`));
+  // secrets.env is not even read (tools never read it): its link stays text
+  expect(notes).toEqual([".env", "config.toml", "logs/prx.log"].map((name) => `(${name} is prx's own and is not sent)`));
 });

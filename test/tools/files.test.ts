@@ -54,6 +54,19 @@ describe("file_read", () => {
     }
   });
 
+  test("refuses secrets.env and data/ (keys, the database, the gateway's control token), also through a symlink inside", async () => {
+    writeFileSync(join(workspace, "secrets.env"), "OPENAI_API_KEY=top secret\n");
+    mkdirSync(join(workspace, "data"), { recursive: true });
+    writeFileSync(join(workspace, "data", "gateway.json"), '{"token":"top secret"}');
+    symlinkSync(join(workspace, "secrets.env"), join(workspace, "keys-link"));
+    for (const path of ["secrets.env", "./secrets.env", "data/gateway.json", "inner/../data/gateway.json", "keys-link"]) {
+      const result = await read(path);
+      expect(result.success).toBe(false);
+      expect(result.error).toContain("holds prx's secrets");
+      expect(result.output).not.toContain("top secret");
+    }
+  });
+
   test("missing files and directories are errors", async () => {
     expect((await read("nope.txt")).error).toContain("does not exist");
     expect((await read("inner")).success).toBe(false);

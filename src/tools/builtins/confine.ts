@@ -1,5 +1,6 @@
 import { lstatSync, mkdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { SECRETS_FILE } from "../../config/secrets-file.ts";
 import { PrxError } from "../../core/errors.ts";
 
 /**
@@ -8,6 +9,8 @@ import { PrxError } from "../../core/errors.ts";
  * first segment.
  */
 export const FILE_WRITE_PROTECTED = ["config.toml", "hooks.json", "data", "plugins", "skills", "cache"] as const;
+/** What tools never read either: the keys in secrets.env, and data/ (the database, tokens, the running gateway's control token). */
+export const FILE_READ_PROTECTED = [SECRETS_FILE, "data"] as const;
 
 function denied(requested: string, why: string): PrxError {
   return new PrxError("TOOL_DENIED", `path "${requested}" is refused: ${why}`, {
@@ -68,12 +71,14 @@ function refuseProtected(root: string, path: string, requested: string): void {
   }
 }
 
-/** Canonical path of an existing file to read, confined to the workspace. */
+/** Canonical path of an existing file to read, confined to the workspace; never secrets.env or data/ (FILE_READ_PROTECTED). */
 export function confineRead(workspace: string, requested: string): string {
   const { root, target } = resolveConfined(workspace, requested);
   if (!exists(target)) throw new PrxError("TOOL_FAILED", `file "${requested}" does not exist in the workspace`);
   const real = realOf(target, requested);
   if (!isInside(root, real)) throw denied(requested, "it resolves outside the workspace");
+  const first = relative(root, real).split(sep)[0] ?? "";
+  if ((FILE_READ_PROTECTED as readonly string[]).includes(first)) throw denied(requested, `${first} holds prx's secrets and is not read by tools`);
   return real;
 }
 
