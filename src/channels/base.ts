@@ -12,6 +12,7 @@ import type {
   ChannelSetup,
   ForwardedRequest,
   ForwardedResponse,
+  InboundMessage,
   OnMessage,
   OutboundAttachment,
   OutboundReply,
@@ -137,6 +138,19 @@ export abstract class PlatformChannel implements Channel {
     } catch (error) {
       return { refused: jsonAnswer(400, { error: isPrxError(error) ? error.message : "body is not JSON" }) };
     }
+  }
+
+  /**
+   * An inbound message of a request the gateway forwarded, stored before the platform gets its 200 (one it delivers
+   * again is answered once); 503 when it could not be stored, so the platform retries.
+   */
+  protected async acceptForwarded(onMessage: OnMessage, message: InboundMessage): Promise<ForwardedResponse> {
+    try {
+      await onMessage(message);
+    } catch (error) {
+      return jsonAnswer(503, { error: isPrxError(error) ? error.message : "not stored; retry" });
+    }
+    return jsonAnswer(200, {});
   }
 
   /** A send (or other write) retried with the platform backoff, each retry logged with what failed. */

@@ -158,13 +158,8 @@ export class FeishuChannel extends PlatformChannel {
       return jsonAnswer(200, {});
     }
     if (message.replyTo && this.sentIds.get(message.replyTo)) message.mentioned = true;
-    try {
-      // stored before the 200: an event the platform redelivers (same event and message id) is answered once
-      await this.onMessage!(message);
-    } catch (error) {
-      return jsonAnswer(503, { error: isPrxError(error) ? error.message : "not stored; retry" });
-    }
-    return jsonAnswer(200, {});
+    // an event the platform redelivers (same event and message id) is answered once
+    return this.acceptForwarded(this.onMessage!, message);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { isPrxError, PrxError } from "../../core/errors.ts";
+import { PrxError } from "../../core/errors.ts";
 import { parseJsonBounded } from "../../core/json/index.ts";
 import { jsonAnswer, PlatformChannel } from "../base.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, CHANNEL_MAX_HTTP_BODY_BYTES, GOOGLE_CHAT_MAX_MESSAGE_CHARS } from "../limits.ts";
@@ -142,13 +142,8 @@ export class GoogleChatChannel extends PlatformChannel {
       this.setup.logger.debug(`Google Chat: skipped a ${event.data.type} event`);
       return jsonAnswer(200, {});
     }
-    try {
-      await this.onMessage!(message);
-    } catch (error) {
-      return jsonAnswer(503, { error: isPrxError(error) ? error.message : "not stored; retry" });
-    }
     // an empty answer: the reply is created through the Chat API once the turn has run
-    return jsonAnswer(200, {});
+    return this.acceptForwarded(this.onMessage!, message);
   }
 
   async send(reply: OutboundReply): Promise<string> {

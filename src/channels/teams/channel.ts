@@ -1,4 +1,4 @@
-import { isPrxError, PrxError } from "../../core/errors.ts";
+import { PrxError } from "../../core/errors.ts";
 import { parseJsonBounded } from "../../core/json/index.ts";
 import { jsonAnswer, PlatformChannel } from "../base.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, CHANNEL_MAX_HTTP_BODY_BYTES, TEAMS_MAX_MESSAGE_CHARS } from "../limits.ts";
@@ -113,12 +113,7 @@ export class TeamsChannel extends PlatformChannel {
     const message = normalizeTeams(this.name, activity.data);
     if (!message) return jsonAnswer(200, {});
     this.serviceUrls.set(message.chatId, { url: activity.data.serviceUrl, conversation: activity.data.conversation.id });
-    try {
-      await this.onMessage!(message);
-    } catch (error) {
-      return jsonAnswer(503, { error: isPrxError(error) ? error.message : "not stored; retry" });
-    }
-    return jsonAnswer(200, {});
+    return this.acceptForwarded(this.onMessage!, message);
   }
 
   private async post(chatId: string, path: string, body: unknown): Promise<string> {
