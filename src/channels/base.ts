@@ -20,6 +20,11 @@ import type {
 } from "./types.ts";
 
 /** A JSON answer to a forwarded request. */
+/** A forwarded request whose body is over CHANNEL_MAX_HTTP_BODY_BYTES: its 413, else null. */
+export function refuseOversized(request: ForwardedRequest): ForwardedResponse | null {
+  return Buffer.byteLength(request.body) > CHANNEL_MAX_HTTP_BODY_BYTES ? jsonAnswer(413, { error: `body over ${CHANNEL_MAX_HTTP_BODY_BYTES} bytes` }) : null;
+}
+
 export function jsonAnswer(status: number, body: unknown): ForwardedResponse {
   return { status, headers: { "content-type": "application/json; charset=utf-8" }, body: JSON.stringify(body) };
 }
@@ -128,7 +133,8 @@ export abstract class PlatformChannel implements Channel {
    * signature (401, counted) and JSON (400). Either the refusal to answer with, or the parsed body.
    */
   protected admitSigned(request: ForwardedRequest, check: SignatureCheck): { refused: ForwardedResponse } | { json: unknown } {
-    if (Buffer.byteLength(request.body) > CHANNEL_MAX_HTTP_BODY_BYTES) return { refused: jsonAnswer(413, { error: `body over ${CHANNEL_MAX_HTTP_BODY_BYTES} bytes` }) };
+    const oversized = refuseOversized(request);
+    if (oversized) return { refused: oversized };
     if (!check.ok) {
       this.refuseRequest(`bad signature: ${check.reason}`);
       return { refused: jsonAnswer(401, { error: `bad signature: ${check.reason}` }) };

@@ -1,7 +1,7 @@
 import { PrxError } from "../../core/errors.ts";
 import { parseJsonBounded } from "../../core/json/index.ts";
-import { jsonAnswer, PlatformChannel } from "../base.ts";
-import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, CHANNEL_MAX_HTTP_BODY_BYTES, GOOGLE_CHAT_MAX_MESSAGE_CHARS } from "../limits.ts";
+import { jsonAnswer, PlatformChannel, refuseOversized } from "../base.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, GOOGLE_CHAT_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { platformJson } from "../platform-json.ts";
 import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
@@ -119,7 +119,8 @@ export class GoogleChatChannel extends PlatformChannel {
 
   async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
     if (request.method !== "POST") return jsonAnswer(405, { error: "use POST" });
-    if (Buffer.byteLength(request.body) > CHANNEL_MAX_HTTP_BODY_BYTES) return jsonAnswer(413, { error: `body over ${CHANNEL_MAX_HTTP_BODY_BYTES} bytes` });
+    const oversized = refuseOversized(request);
+    if (oversized) return oversized;
     const check = await this.verifier.verify(request.headers.authorization);
     if (!check.ok) {
       this.refuseRequest(check.reason);

@@ -1,7 +1,7 @@
 import { PrxError } from "../../core/errors.ts";
 import { parseJsonBounded } from "../../core/json/index.ts";
-import { jsonAnswer, PlatformChannel } from "../base.ts";
-import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, CHANNEL_MAX_HTTP_BODY_BYTES, TEAMS_MAX_MESSAGE_CHARS } from "../limits.ts";
+import { jsonAnswer, PlatformChannel, refuseOversized } from "../base.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, TEAMS_MAX_MESSAGE_CHARS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { platformJson } from "../platform-json.ts";
 import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
@@ -96,7 +96,8 @@ export class TeamsChannel extends PlatformChannel {
 
   async handleHttp(request: ForwardedRequest): Promise<ForwardedResponse> {
     if (request.method !== "POST") return jsonAnswer(405, { error: "use POST" });
-    if (Buffer.byteLength(request.body) > CHANNEL_MAX_HTTP_BODY_BYTES) return jsonAnswer(413, { error: `body over ${CHANNEL_MAX_HTTP_BODY_BYTES} bytes` });
+    const oversized = refuseOversized(request);
+    if (oversized) return oversized;
     let raw: unknown = null;
     try {
       raw = parseJsonBounded(request.body, "body");
