@@ -10,6 +10,15 @@ import { waitFor } from "../../helpers/wait.ts";
 import { hostDb } from "../../helpers/host-db.ts";
 import type { HookAdapter } from "../../../src/plugins/adapters/types.ts";
 
+/** A hook's payload file once whole: the command (tee) may still be writing when the file appears. */
+function wholeJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as unknown;
+  } catch {
+    return null; // not there yet, or half written
+  }
+}
+
 const topics = (opened: OpenedHost) => (kvText(hostDb(opened.host), "hook-rec", "topics") ?? "").split("\n").filter(Boolean);
 
 describe("hook plugins on the runtime's bus", () => {
@@ -102,10 +111,7 @@ describe("hooks.json command hooks", () => {
     const opened = await openHost(ws.root);
     try {
       await opened.host.runTurn({ sessionId: "hj", channel: "test", text: "hello hooks" });
-      const payload = await waitFor(() =>
-        existsSync(out) && readFileSync(out, "utf8").length > 0 ? readFileSync(out, "utf8") : null,
-      );
-      expect(JSON.parse(payload)).toMatchObject({ session_id: "hj", ok: true });
+      expect(await waitFor(() => wholeJson(out))).toMatchObject({ session_id: "hj", ok: true });
       const [event, file] = (await waitFor(() => (existsSync(envOut) ? readFileSync(envOut, "utf8") : null))).split(
         " ",
       );
@@ -135,9 +141,7 @@ describe("hooks.json command hooks", () => {
       writeFileSync(join(ws.root, "hooks.json"), JSON.stringify({ hooks: { agent_end: [{ command: "tee", args: [out] }] } }));
       await waitFor(() => bus.wants!("prx.lifecycle.agent_stop"), "the hook subscribed", 3_000);
       await opened.host.runTurn({ sessionId: "late", channel: "test", text: "late hooks" });
-      expect(JSON.parse(await waitFor(() => (existsSync(out) ? readFileSync(out, "utf8") : null)))).toMatchObject({
-        session_id: "late",
-      });
+      expect(await waitFor(() => wholeJson(out))).toMatchObject({ session_id: "late" });
       opened.services.hooks.remove("agent_end");
       expect(bus.wants!("prx.lifecycle.agent_stop")).toBe(false);
       opened.services.hooks.add("turn_complete", { command: "true" });
