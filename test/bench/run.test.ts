@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -12,15 +12,40 @@ afterEach(() => {
   dirs = [];
 });
 
-/** `bun run bench ...args` on the fixture suites, never building dist/prx, writing results into a temporary dir. */
-function bench(...args: string[]): { exitCode: number; stdout: string; stderr: string; results: string } {
+const RECORD_FILE = "# Performance record\n\nbefore\n<!-- bench-record:start -->\nold table\n<!-- bench-record:end -->\nafter\n";
+
+/**
+ * `bun run bench ...args` on the fixture suites (or some of them), never building dist/prx, writing results and the
+ * record into a temporary dir.
+ */
+function bench(...args: string[]): { exitCode: number; stdout: string; stderr: string; results: string; record: string } {
+  return benchOn(FIXTURES, ...args);
+}
+
+function benchOn(suites: string, ...args: string[]) {
   const dir = mkdtempSync(join(tmpdir(), "prx-bench-run-"));
   dirs.push(dir);
   const results = join(dir, "results.json");
+  const record = join(dir, "README.md");
+  writeFileSync(record, RECORD_FILE);
   const run = Bun.spawnSync([process.execPath, RUN, ...args], {
-    env: { ...process.env, PRX_BENCH_SUITES: FIXTURES, PRX_BENCH_RESULTS: results, PRX_BENCH_NO_BUILD: "1" },
+    env: {
+      ...process.env,
+      PRX_BENCH_SUITES: suites,
+      PRX_BENCH_RESULTS: results,
+      PRX_BENCH_RECORD: record,
+      PRX_BENCH_NO_BUILD: "1",
+    },
   });
-  return { exitCode: run.exitCode ?? -1, stdout: run.stdout.toString(), stderr: run.stderr.toString(), results };
+  return { exitCode: run.exitCode ?? -1, stdout: run.stdout.toString(), stderr: run.stderr.toString(), results, record };
+}
+
+/** A suites directory holding only the named fixture suites. */
+function fixtureSuites(...names: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), "prx-bench-suites-"));
+  dirs.push(dir);
+  for (const name of names) copyFileSync(join(FIXTURES, `${name}.ts`), join(dir, `${name}.ts`));
+  return dir;
 }
 
 describe("bun run bench (the harness's arguments and exit status)", () => {
@@ -64,5 +89,38 @@ describe("bun run bench (the harness's arguments and exit status)", () => {
     expect(run.stdout).toContain("targets not asserted");
     expect(existsSync(run.results)).toBe(false);
     expect(bench("--quick").exitCode).toBe(1);
+  });
+
+  test("a whole run rewrites the record between its markers: every row, the binary, each suite's load", () => {
+    const run = benchOn(fixtureSuites("alpha", "omega"));
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain("wrote the performance record");
+    const text = readFileSync(run.record, "utf8");
+    expect(text.startsWith("# Performance record\n\nbefore\n<!-- bench-record:start -->\n")).toBe(true);
+    expect(text.endsWith("<!-- bench-record:end -->\nafter\n")).toBe(true);
+    expect(text).not.toContain("old table");
+    expect(text).toMatch(/binary `.*` built .* from commit \w+/);
+    expect(text).toMatch(/\| alpha \| [\d.]+ \/ [\d.]+ \| alpha row \| 1\.00 ms \|  \| <= 0\.5 \| \*\*no\*\* \|/);
+    expect(text).toMatch(/\| omega \| [\d.]+ \/ [\d.]+ \| omega row \| 2\.00 ms \|/);
+    const results = JSON.parse(readFileSync(run.results, "utf8"));
+    expect(results.suites.map((s: { name: string }) => s.name)).toEqual(["alpha", "omega"]);
+  });
+
+  test("a run of named suites, a quick run or a run with a failed suite leaves the record as it was", () => {
+    for (const run of [bench("alpha"), bench("--quick", "alpha"), bench()]) {
+      expect(readFileSync(run.record, "utf8")).toBe(RECORD_FILE);
+    }
+  });
+
+  test("a record file without its markers is refused by name, not rewritten", () => {
+    const suites = fixtureSuites("alpha");
+    const run = benchOn(suites);
+    writeFileSync(run.record, "no markers here\n");
+    const again = Bun.spawnSync([process.execPath, RUN], {
+      env: { ...process.env, PRX_BENCH_SUITES: suites, PRX_BENCH_RESULTS: run.results, PRX_BENCH_RECORD: run.record, PRX_BENCH_NO_BUILD: "1" },
+    });
+    expect(again.exitCode).not.toBe(0);
+    expect(again.stderr.toString()).toContain("has no <!-- bench-record:start --> ... <!-- bench-record:end --> section");
+    expect(readFileSync(run.record, "utf8")).toBe("no markers here\n");
   });
 });

@@ -6,13 +6,17 @@
  * `--quick` runs each suite in its short mode (fewer sizes, rounds and pairs; BenchContext.quick), asserts no
  * target and leaves results.json alone: CI runs it so that a broken bench cannot land.
  *
- * PRX_BENCH_SUITES (a directory of suites), PRX_BENCH_RESULTS (the results file) and PRX_BENCH_NO_BUILD (never
- * build dist/prx) let the harness's own tests run it on fixture suites; PRX_BINARY measures another binary than
- * dist/prx (A/B runs of two builds).
+ * A whole run (no suite named, none failed) also rewrites the performance record in test/bench/README.md
+ * (record.ts): the table of that one run, with the binary, the date and each suite's load average.
+ *
+ * PRX_BENCH_SUITES (a directory of suites), PRX_BENCH_RESULTS (the results file), PRX_BENCH_RECORD (the file holding
+ * the record) and PRX_BENCH_NO_BUILD (never build dist/prx) let the harness's own tests run it on fixture suites;
+ * PRX_BINARY measures another binary than dist/prx (A/B runs of two builds).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
+import { formatValue, loadAverage, meetsTarget, renderRecord, type SuiteRun, writeRecord } from "./record.ts";
 import type { BenchRow, BenchSuite } from "./types.ts";
 
 const root = resolve(import.meta.dir, "../..");
@@ -43,10 +47,13 @@ if (!process.env.PRX_BENCH_NO_BUILD && !process.env.PRX_BINARY && (!existsSync(b
 
 const rows: BenchRow[] = [];
 const failed: string[] = [];
+const suiteRuns: SuiteRun[] = [];
 const runStarted = performance.now();
+const startedAt = new Date();
 for (const name of names) {
   const tmp = mkdtempSync(join(tmpdir(), `prx-bench-${name}-`));
   const started = performance.now();
+  const loadAtStart = loadAverage();
   try {
     const suite = (await import(join(suitesDir, `${name}.ts`))).default as BenchSuite;
     const got = await suite({ root, binary, tmp, quick });
@@ -58,17 +65,15 @@ for (const name of names) {
     rows.push({ suite: name, name: "suite failed", value: NaN, unit: "count", note: String((error as Error).message) });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+    suiteRuns.push({ name, seconds: (performance.now() - started) / 1000, load: [loadAtStart, loadAverage()] });
   }
 }
 
-const fmt = (v: number) => (Number.isNaN(v) ? "n/a" : v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
-const measured = (r: BenchRow) => (r.target?.ratio ? (r.floor?.ratio ?? NaN) : r.value);
-const meets = (r: BenchRow) =>
-  !r.target || quick
-    ? ""
-    : (r.target.op === "<=" ? measured(r) <= r.target.value : measured(r) >= r.target.value)
-      ? "yes"
-      : "NO";
+const fmt = formatValue;
+const meets = (r: BenchRow) => {
+  const met = quick ? undefined : meetsTarget(r);
+  return met === undefined ? "" : met ? "yes" : "NO";
+};
 const table = [
   ["suite", "measure", "value", "unit", "floor", "ratio", "target", "met"],
   ...rows.map((r) => [
@@ -96,12 +101,39 @@ if (quick) {
   const merged = [...previous.filter((r) => !ran.has(r.suite)), ...rows].sort((a, b) => a.suite.localeCompare(b.suite));
   writeFileSync(
     out,
-    JSON.stringify({ date: new Date().toISOString(), bun: Bun.version, cpus: navigator.hardwareConcurrency, rows: merged }, null, 2),
+    JSON.stringify(
+      { date: new Date().toISOString(), bun: Bun.version, cpus: navigator.hardwareConcurrency, suites: suiteRuns, rows: merged },
+      null,
+      2,
+    ),
   );
   console.log(`${total}; wrote ${out}`);
+  if (wanted.length === 0 && failed.length === 0) {
+    const recordFile = resolve(process.env.PRX_BENCH_RECORD || join(import.meta.dir, "README.md"));
+    const record = renderRecord({
+      started: startedAt,
+      ended: new Date(),
+      binary: describeBinary(),
+      bun: Bun.version,
+      cpus: navigator.hardwareConcurrency,
+      suites: suiteRuns,
+      rows,
+    });
+    writeRecord(recordFile, record);
+    console.log(`wrote the performance record into ${recordFile}`);
+  }
 }
 
 if (failed.length > 0) {
   console.error(`bench: ${failed.length} suite(s) failed: ${failed.join(", ")}`);
   process.exit(1);
+}
+
+/** Which binary the record describes: its path and build time, and the commit the repository stood at. */
+function describeBinary(): string {
+  const built = existsSync(binary) ? statSync(binary).mtime.toISOString().slice(0, 16).replace("T", " ") : "missing";
+  const git = (...a: string[]) => Bun.spawnSync(["git", "-C", root, ...a]).stdout.toString().trim();
+  const commit = git("rev-parse", "--short", "HEAD") || "unknown";
+  const dirty = git("status", "--porcelain", "--untracked-files=no") ? " with uncommitted changes" : "";
+  return `\`${relative(root, binary) || binary}\` built ${built} UTC from commit ${commit}${dirty}`;
 }
