@@ -7,7 +7,9 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { channelDeliverer } from "../../src/channels/deliver.ts";
 import { TEAMS_MAX_INLINE_IMAGE_BYTES } from "../../src/channels/limits.ts";
+import { ChannelConfigSchema } from "../../src/config/schema.ts";
 import { startFakeTeams, type FakeTeams, type TeamsActivitySent } from "../fakes/teams-server.ts";
 import { PNG } from "../helpers/tiny-png.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -82,6 +84,24 @@ test("a file gone from the workspace when the user accepts it is not uploaded; t
   await waitFor(() => messages().length === 4, "the notice");
   expect(messages()[3]).toMatchObject({ conversation: "a:129p1", text: "(notes.txt could not be sent: notes.txt is no longer a file of the workspace)" });
   expect(teams.uploads).toEqual([]);
+});
+
+test("message_send's consent card, sent by its own adapter, is honoured by the channel's process when the user accepts", async () => {
+  const config = ChannelConfigSchema.parse({
+    kind: "teams",
+    app_id: teams.appId,
+    secret_env: "TEAMS_PW",
+    api_base_url: teams.url,
+    token_url: `${teams.url}/botframework.com/oauth2/v2.0/token`,
+  });
+  const deliver = channelDeliverer({ ms: config }, { TEAMS_PW: teams.password });
+  const sent = await deliver({ channel: "ms", chat: "a:1owner", thread: null }, "the notes: [notes](notes.txt)", new AbortController().signal, h.dir);
+  expect(sent).toEqual({ parts: 1, files: 1, notes: [] });
+  const card = withCard(CONSENT)!;
+  expect(card).toMatchObject({ conversation: "a:1owner", replyTo: null, attachments: [{ contentType: CONSENT, name: "notes.txt" }] });
+  expect((await teams.deliver(url, teams.consent(card.attachments![0]!, "accept", "a:1owner", card.id))).status).toBe(200);
+  await waitFor(() => withCard(INFO), "the file info card");
+  expect(teams.uploads.map((u) => u.name)).toEqual(["notes.txt"]);
 });
 
 test("a declined file is not uploaded and nothing more is said", async () => {
