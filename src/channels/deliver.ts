@@ -3,15 +3,18 @@ import { PrxError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
 import type { ChannelDeliver } from "../tools/builtins/types.ts";
 import { channelKind, createChannel } from "./registry.ts";
+import { sendLinkedFiles } from "./reply-files.ts";
 import { splitMessage } from "./split.ts";
 
 /**
  * message_send's way to a chat: the channel's own platform adapter, built for the message in whichever process runs
- * the turn (gateway, channel process, chat, agent) and sending the text split at the platform's limit. Nothing is
- * received: the adapter is never started, so it does not compete with the channel's process for updates.
+ * the turn (gateway, channel process, chat, agent) and sending the text split at the platform's limit, then the
+ * workspace files the text links, under the rules of reply files (reply-files.ts); a platform without files keeps the
+ * links as text. Nothing is received: the adapter is never started, so it does not compete with the channel's process
+ * for updates.
  */
 export function channelDeliverer(channels: Record<string, ChannelConfig>, env: Record<string, string | undefined>): ChannelDeliver {
-  return async (target, text, signal) => {
+  return async (target, text, signal, workspace) => {
     const config = Object.hasOwn(channels, target.channel) ? channels[target.channel] : undefined;
     if (!config) {
       const known = Object.keys(channels);
@@ -32,6 +35,7 @@ export function channelDeliverer(channels: Record<string, ChannelConfig>, env: R
       env,
       logger,
       cursor: { get: () => null, set: () => undefined },
+      ...(workspace ? { workspace } : {}),
     });
     try {
       const parts = splitMessage(text, channel.capabilities.maxMessageLength);
@@ -39,7 +43,10 @@ export function channelDeliverer(channels: Record<string, ChannelConfig>, env: R
         if (signal.aborted) throw new PrxError("ABORTED", `the turn ended after ${i} of ${parts.length} parts were sent`);
         await channel.send({ chatId: target.chat, threadId: target.thread, replyTo: null, text: parts[i]! });
       }
-      return { parts: parts.length };
+      if (!workspace) return { parts: parts.length };
+      if (signal.aborted) throw new PrxError("ABORTED", `the turn ended after the text was sent, before its files`);
+      const { sent, notes } = await sendLinkedFiles(channel, { chatId: target.chat, threadId: target.thread, replyTo: null }, workspace, text, logger);
+      return { parts: parts.length, files: sent, notes };
     } finally {
       await channel.stop();
     }

@@ -160,6 +160,12 @@ export const TEAMS_CLOCK_SKEW_S = 300;
 /** A bearer token of the client-credentials grant is renewed this long before it expires. */
 export const TEAMS_TOKEN_RENEW_BEFORE_MS = 5 * 60 * 1000;
 /**
+ * The largest image a reply sends inline, as a base64 data URI in the activity (https://learn.microsoft.com/microsoftteams/platform/bots/how-to/bots-filesv4#fetch-inline-images-from-message).
+ * Microsoft's 100 KB message limit leaves base64 images out and names no cap of their own, and its SDK guide keeps
+ * data URIs to small images: past this one an image goes as a file (consent card in a personal chat).
+ */
+export const TEAMS_MAX_INLINE_IMAGE_BYTES = 1024 * 1024;
+/**
  * IRC: a line is at most 512 bytes with its CR LF (RFC 2812 2.3), and the server relays our PRIVMSG with our prefix
  * (":nick!user@host ", up to ~100 bytes) in front: a message's text is cut at this many UTF-8 bytes per line.
  */

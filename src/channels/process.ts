@@ -108,6 +108,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       mayInvite: async (sender) =>
         config.dm_policy !== "allowlist" || config.allow.includes(sender) || (await (await pending.when()).pairings.isApproved(name, sender)),
       limits: options.limits,
+      workspace: target.root,
     },
     pending.onMessage,
     options.signal,

@@ -11,7 +11,7 @@ import { decideAccess } from "./access.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_PENDING, TYPING_INTERVAL_MS } from "./limits.ts";
 import { USER_MESSAGE_MAX_CHARS } from "../agent/limits.ts";
 import { inboundMedia } from "./media.ts";
-import { replyFiles } from "./reply-files.ts";
+import { sendLinkedFiles } from "./reply-files.ts";
 import type { PairingStore } from "../storage/types.ts";
 import { inChildSpan, inSpan, Prx, SpanKind } from "../telemetry/index.ts";
 import { splitMessage } from "./split.ts";
@@ -363,19 +363,11 @@ export class ChannelRunner {
 
   /** The workspace files the reply links, each in its own message after the text; one that fails is said in a notice. */
   private async sendFiles(message: InboundMessage, text: string): Promise<void> {
-    const { channel, workspace } = this.o;
-    if (!workspace || !channel.capabilities.attachments || !channel.sendAttachment) return;
-    const { attachments, notes } = await replyFiles(workspace, text);
+    const { channel, workspace, logger } = this.o;
+    if (!workspace) return;
     const target = { chatId: message.chatId, threadId: message.threadId, replyTo: message.id };
-    for (const attachment of attachments) {
-      try {
-        await channel.sendAttachment(target, attachment);
-        this.stats.lastOutbound = Date.now();
-      } catch (error) {
-        this.o.logger.error(`${attachment.name} was not sent to ${message.chatId}: ${errorMessage(error)}`);
-        notes.push(`(${attachment.name} could not be sent: ${errorMessage(error).split("\n")[0]!.slice(0, 200)})`);
-      }
-    }
+    const { sent, notes } = await sendLinkedFiles(channel, target, workspace, text, logger);
+    if (sent > 0) this.stats.lastOutbound = Date.now();
     if (notes.length > 0) await this.notify(message, notes.join("\n"), false);
   }
 

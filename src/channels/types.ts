@@ -62,6 +62,8 @@ export const OutboundAttachmentSchema = z.strictObject({
   name: z.string().min(1).max(255),
   mime: z.string().min(1).max(255),
   bytes: z.instanceof(Uint8Array),
+  /** Its path in the workspace (`out/chart.png`), for a platform that sends the bytes later (Teams' file consent). */
+  path: z.string().min(1).optional(),
 });
 export type OutboundAttachment = z.infer<typeof OutboundAttachmentSchema>;
 
@@ -152,6 +154,11 @@ export interface ChannelSetup {
   awaitReply?: (messageId: string) => Promise<string[]>;
   /** Shorter platform time limits for tests; each defaults to its constant in limits.ts. */
   limits?: Partial<PlatformLimits>;
+  /**
+   * The workspace whose files the adapter may send later, when the platform asks for them (Teams uploads a file once
+   * the user accepts it); read under the rules of reply files (reply-files.ts).
+   */
+  workspace?: string;
   /** The clock of an adapter's own time limits (epoch ms; tests move it); Date.now by default. */
   clock?: () => number;
 }

@@ -9,17 +9,45 @@
  * - The connector (the serviceUrl): POST /v3/conversations/{conversationId}/activities/{activityId} (reply) and
  *   POST /v3/conversations/{conversationId}/activities (send, typing) with that bearer token, answering
  *   `{id}` (https://learn.microsoft.com/azure/bot-service/rest-api/bot-framework-rest-connector-api-reference).
+ *   An activity's `attachments[]` ({contentType, contentUrl, name, content}) are kept as sent: an inline image is a
+ *   data URI contentUrl; a FileConsentCard is `application/vnd.microsoft.teams.card.file.consent` with content
+ *   {description, sizeInBytes, acceptContext, declineContext}
+ *   (https://learn.microsoft.com/microsoftteams/platform/bots/how-to/bots-filesv4).
+ * - The user's answer to a consent card (same page): a `fileConsent/invoke` invoke activity whose value is
+ *   {type: "fileUpload", action: "accept", context: acceptContext, uploadInfo: {contentUrl, name, uploadUrl, uniqueId,
+ *   fileType, etag}}, or {type, action: "decline", context: declineContext}.
+ * - The upload URL of an accepted file: PUT of the bytes with `Content-Range: bytes 0-{n-1}/{n}`, answered 201 with
+ *   the driveItem; a range that does not match the body is 416
+ *   (https://learn.microsoft.com/onedrive/developer/rest-api/api/driveitem_createuploadsession#upload-bytes-to-the-upload-session).
  * - The channel's side of inbound activities: an activity POSTed to the bot's messaging endpoint with
  *   `Authorization: Bearer <JWT>` signed RS256 by the JWKS key, iss https://api.botframework.com, aud = the app id,
  *   exp/nbf, and the serviceurl claim.
  */
 import { waitFor } from "../helpers/wait.ts";
 
+export interface TeamsAttachment {
+  contentType: string;
+  contentUrl?: string;
+  name?: string;
+  content?: Record<string, unknown>;
+}
+
 export interface TeamsActivitySent {
+  /** The id the connector gave the activity. */
+  id: string;
   conversation: string;
   replyTo: string | null;
   type: string;
   text?: string;
+  attachments?: TeamsAttachment[];
+}
+
+export interface TeamsUpload {
+  /** The name the upload URL was made for. */
+  name: string;
+  contentRange: string | null;
+  contentType: string | null;
+  bytes: Uint8Array;
 }
 
 export type TokenFlaw = "valid" | "missing" | "unknown-key" | "wrong-audience" | "wrong-issuer" | "expired" | "tampered";
@@ -29,10 +57,17 @@ export interface FakeTeams {
   appId: string;
   password: string;
   sent: TeamsActivitySent[];
+  /** Files PUT to the upload URLs of accepted consent cards. */
+  uploads: TeamsUpload[];
   keyFetches: number;
   tokenRequests: number;
   /** An activity from a user, as Teams posts it. */
   activity(a: { from: string; name?: string; text: string; conversation?: string; type?: "personal" | "groupChat" | "channel"; mention?: boolean; id?: string }): Record<string, unknown>;
+  /**
+   * The `fileConsent/invoke` activity Teams posts when the user of `conversation` answers the consent card `card`
+   * (an attachment the bot sent), with an upload URL on this fake when accepted.
+   */
+  consent(card: TeamsAttachment, action: "accept" | "decline", conversation: string, cardActivityId: string): Record<string, unknown>;
   /** The Authorization header the Bot Framework would send, with `flaw` (undefined when "missing"). */
   authorization(flaw?: TokenFlaw): Promise<string | undefined>;
   /** POST an activity to the bot's endpoint with a token that has `flaw`. */
@@ -81,6 +116,7 @@ export async function startFakeTeams(): Promise<FakeTeams> {
     appId,
     password,
     sent: [],
+    uploads: [],
     keyFetches: 0,
     tokenRequests: 0,
     activity(a) {
@@ -98,6 +134,41 @@ export async function startFakeTeams(): Promise<FakeTeams> {
         textFormat: "plain",
         text: a.mention ? `<at>prx</at> ${a.text}` : a.text,
         entities: a.mention ? [{ type: "mention", mentioned: { id: botId, name: "prx" }, text: "<at>prx</at>" }] : [],
+        channelData: { tenant: { id: "tenant" } },
+      };
+    },
+    consent(card, action, conversation, cardActivityId) {
+      const content = card.content ?? {};
+      const name = card.name ?? "file";
+      const n = ++seq;
+      const value =
+        action === "accept"
+          ? {
+              type: "fileUpload",
+              action,
+              context: content.acceptContext,
+              uploadInfo: {
+                contentUrl: `${fake.url}/personal/user/Documents/Applications/${encodeURIComponent(name)}`,
+                name,
+                uploadUrl: `${fake.url}/upload/${n}/${encodeURIComponent(name)}`,
+                uniqueId: `1150D938-8870-4044-9F2C-${String(n).padStart(12, "0")}`,
+                fileType: name.split(".").pop() ?? "",
+                etag: String(n),
+              },
+            }
+          : { type: "fileUpload", action, context: content.declineContext };
+      return {
+        type: "invoke",
+        name: "fileConsent/invoke",
+        id: `f:${n}`,
+        timestamp: new Date().toISOString(),
+        serviceUrl: fake.url,
+        channelId: "msteams",
+        from: { id: "29:consenting-user", name: "User", aadObjectId: "aad-consenting-user" },
+        conversation: { id: conversation, conversationType: "personal", tenantId: "tenant" },
+        recipient: { id: botId, name: "prx" },
+        replyToId: cardActivityId,
+        value,
         channelData: { tenant: { id: "tenant" } },
       };
     },
@@ -161,9 +232,28 @@ export async function startFakeTeams(): Promise<FakeTeams> {
       const activities = /^\/v3\/conversations\/([^/]+)\/activities(?:\/([^/]+))?$/.exec(url.pathname);
       if (activities && request.method === "POST") {
         if (request.headers.get("authorization") !== `Bearer ${accessToken}`) return Response.json({ message: "Authorization has been denied for this request." }, { status: 401 });
-        const body = (await request.json()) as { type: string; text?: string };
-        fake.sent.push({ conversation: decodeURIComponent(activities[1]!), replyTo: activities[2] ? decodeURIComponent(activities[2]) : null, type: body.type, ...(body.text === undefined ? {} : { text: body.text }) });
-        return Response.json({ id: `reply-${++seq}` });
+        const body = (await request.json()) as { type: string; text?: string; attachments?: TeamsAttachment[] };
+        const id = `reply-${++seq}`;
+        fake.sent.push({
+          id,
+          conversation: decodeURIComponent(activities[1]!),
+          replyTo: activities[2] ? decodeURIComponent(activities[2]) : null,
+          type: body.type,
+          ...(body.text === undefined ? {} : { text: body.text }),
+          ...(body.attachments === undefined ? {} : { attachments: body.attachments }),
+        });
+        return Response.json({ id });
+      }
+      const upload = /^\/upload\/(\d+)\/([^/]+)$/.exec(url.pathname);
+      if (upload && request.method === "PUT") {
+        const bytes = new Uint8Array(await request.arrayBuffer());
+        const range = request.headers.get("content-range");
+        if (range !== `bytes 0-${bytes.byteLength - 1}/${bytes.byteLength}`) {
+          return Response.json({ error: { code: "invalidRange", message: "The Content-Range header does not match the bytes sent." } }, { status: 416 });
+        }
+        const name = decodeURIComponent(upload[2]!);
+        fake.uploads.push({ name, contentRange: range, contentType: request.headers.get("content-type"), bytes });
+        return Response.json({ id: `item-${upload[1]}`, name, size: bytes.byteLength, file: {} }, { status: 201 });
       }
       return new Response("not found", { status: 404 });
     },

@@ -3,12 +3,15 @@
  * server ("use tool <name> <json>" makes the model call a tool) and a fake Telegram on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { SESSION_HELPERS_SHOWN } from "../../src/cli/sessions.ts";
 import { openWorkspace } from "../../src/core/workspace.ts";
 import { openSqliteStorage } from "../../src/storage/index.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
 import { ensureBinary, fakeProviderConfig, runPrx, startGatewayBinary, tempWorkspace, type RunningGateway } from "../helpers/binary.ts";
+import { PNG } from "../helpers/tiny-png.ts";
 
 setDefaultTimeout(60_000);
 
@@ -53,6 +56,20 @@ describe("agent tools in the binary", () => {
     const content = await toolAnswer(dir, 'use tool message_send {"target":"me","text":"the build is done"}', [], { TG_TOKEN: "123456:TEST-token" });
     expect(content).toBe("sent to me (telegram)");
     expect(tg.sent.map((m) => [m.chat_id, m.visible])).toContainEqual(["777", "the build is done"]);
+  });
+
+  test("message_send sends the workspace files its text links after the text; a link to secrets.env sends nothing", async () => {
+    const dir = workspace(
+      `[channels.telegram]\ntoken_env = "TG_TOKEN"\napi_base_url = "${tg.url}"\n` +
+        `[tools.message_send.targets.me]\nchannel = "telegram"\nchat = "779"\n`,
+    );
+    writeFileSync(join(dir, "chart.png"), PNG);
+    writeFileSync(join(dir, "secrets.env"), "KEY=never\n", { mode: 0o600 });
+    const args = JSON.stringify({ target: "me", text: "chart: ![c](chart.png), keys: [k](secrets.env)" });
+    const content = await toolAnswer(dir, `use tool message_send ${args}`, [], { TG_TOKEN: "123456:TEST-token" });
+    expect(content).toBe("sent to me (telegram, 1 file)");
+    expect(tg.sent.filter((m) => m.chat_id === "779").map((m) => m.visible)).toEqual(["chart: ![c](chart.png), keys: [k](secrets.env)"]);
+    expect(tg.uploads.filter((u) => u.chat_id === "779").map((u) => [u.method, u.name, u.bytes])).toEqual([["sendPhoto", "chart.png", PNG]]);
   });
 
   test("through the gateway, with the Telegram channel's own process running, message_send reaches the chat", async () => {

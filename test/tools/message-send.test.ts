@@ -1,14 +1,19 @@
 /**
  * message_send: named targets only (an unknown name is refused listing the configured ones), a channel target sent
- * through the channel's own adapter to a fake Telegram on 127.0.0.1, a session target added to that session.
+ * through the channel's own adapter to a fake Telegram on 127.0.0.1 (with the workspace files the text links, as a
+ * reply's), a session target added to that session.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { lazyChannelDeliverer } from "../../src/channels/deliver-lazy.ts";
 import { ChannelConfigSchema, ToolsSchema } from "../../src/config/schema.ts";
 import { openSqliteStorage } from "../../src/storage/index.ts";
 import { NoneMemory } from "../../src/memory/index.ts";
 import { createBuiltinTools, MESSAGE_SEND_MAX_CHARS, ToolRegistry } from "../../src/tools/index.ts";
 import { startFakeTelegram, type FakeTelegram } from "../fakes/telegram-server.ts";
+import { PNG } from "../helpers/tiny-png.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
 
 let tg: FakeTelegram;
 beforeAll(() => void (tg = startFakeTelegram()));
@@ -16,16 +21,16 @@ afterAll(() => tg.stop());
 const storage = openSqliteStorage(":memory:");
 afterAll(() => storage.close());
 
-function registry(targets: Record<string, unknown>, channels: Record<string, unknown> = {}): ToolRegistry {
+function registry(targets: Record<string, unknown>, channels: Record<string, unknown> = {}, workspace = "/nonexistent"): ToolRegistry {
   const config = ToolsSchema.parse({ message_send: { targets } });
   const channelConfigs = Object.fromEntries(Object.entries(channels).map(([name, c]) => [name, ChannelConfigSchema.parse(c)]));
   return new ToolRegistry({
     builtins: createBuiltinTools({
       config,
-      workspace: "/nonexistent",
+      workspace,
       memory: () => new NoneMemory(),
       sessions: () => storage.sessions,
-      deliver: lazyChannelDeliverer(channelConfigs, { TG_TOKEN: "123456:TEST-token" }),
+      deliver: lazyChannelDeliverer(channelConfigs, { TG_TOKEN: "123456:TEST-token", HOOK_SECRET: "hook-secret" }),
     }),
   });
 }
@@ -68,6 +73,59 @@ describe("message_send", () => {
     const result = await send(r, { target: "me", text });
     expect(result.output).toBe("sent to me (telegram, 2 parts)");
     expect(tg.sent.filter((m) => m.chat_id === "5151").length).toBe(2);
+  });
+
+  test("workspace files the text links go after it as a reply's: the image as a photo, the file as a document", async () => {
+    const ws = tempWorkspace();
+    try {
+      writeFileSync(join(ws.dir, "chart.png"), PNG);
+      writeFileSync(join(ws.dir, "report.csv"), "a,b\n1,2\n");
+      const r = registry({ me: { channel: "telegram", chat: "6161" } }, { telegram: { token_env: "TG_TOKEN", api_base_url: tg.url } }, ws.dir);
+      const text = "Weekly: ![chart](chart.png) and [data](report.csv)";
+      expect(await send(r, { target: "me", text })).toEqual({ success: true, output: "sent to me (telegram, 2 files)", error: null });
+      expect(tg.sent.filter((m) => m.chat_id === "6161").map((m) => m.visible)).toEqual([text]);
+      const uploads = tg.uploads.filter((u) => u.chat_id === "6161");
+      expect(uploads.map((u) => [u.method, u.name, u.mime])).toEqual([
+        ["sendPhoto", "chart.png", "image/png"],
+        ["sendDocument", "report.csv", "text/csv"],
+      ]);
+      expect(uploads[0]!.bytes).toEqual(PNG);
+      expect(uploads[0]!.message_id).toBeGreaterThan(tg.sent.find((m) => m.chat_id === "6161")!.message_id);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  test("secrets.env, prx's own files and paths outside the workspace are not sent; the result says which were refused", async () => {
+    const ws = tempWorkspace("");
+    try {
+      writeFileSync(join(ws.dir, "secrets.env"), "KEY=never\n", { mode: 0o600 });
+      writeFileSync(join(ws.dir, "..", `outside-${ws.dir.split("/").pop()}.txt`), "outside");
+      const r = registry({ me: { channel: "telegram", chat: "7171" } }, { telegram: { token_env: "TG_TOKEN", api_base_url: tg.url } }, ws.dir);
+      const text = `[keys](secrets.env) [cfg](config.toml) [out](../outside-${ws.dir.split("/").pop()}.txt) [abs](/etc/passwd)`;
+      const result = await send(r, { target: "me", text });
+      expect(result).toEqual({ success: true, output: "sent to me (telegram)\n(config.toml is prx's own and is not sent)", error: null });
+      expect(tg.sent.filter((m) => m.chat_id === "7171").map((m) => m.visible)).toEqual([text]);
+      expect(tg.uploads.filter((u) => u.chat_id === "7171")).toEqual([]);
+    } finally {
+      rmSync(join(ws.dir, "..", `outside-${ws.dir.split("/").pop()}.txt`), { force: true });
+      ws.cleanup();
+    }
+  });
+
+  test("a platform that takes no files gets the text with its links and nothing more", async () => {
+    const bodies: unknown[] = [];
+    const hook = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: async (request) => (bodies.push(await request.json()), Response.json({ ok: true })) });
+    const ws = tempWorkspace();
+    try {
+      writeFileSync(join(ws.dir, "chart.png"), PNG);
+      const r = registry({ ops: { channel: "hook", chat: "ops" } }, { hook: { kind: "webhook", secret_env: "HOOK_SECRET", callback_url: `http://127.0.0.1:${hook.port}/` } }, ws.dir);
+      expect((await send(r, { target: "ops", text: "see ![chart](chart.png)" })).output).toBe("sent to ops (hook)");
+      expect(bodies).toEqual([{ reply_to: null, chat_id: "ops", thread_id: null, text: "see ![chart](chart.png)" }]);
+    } finally {
+      await hook.stop(true);
+      ws.cleanup();
+    }
   });
 
   test("a session target adds the text to that session as the assistant's", async () => {

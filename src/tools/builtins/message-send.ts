@@ -36,8 +36,10 @@ export function createMessageSendTool(options: BuiltinToolsOptions): Tool {
         return fail(`message_send cannot reach channel ${target.channel} from here; run it where prx's channels are configured`);
       }
       try {
-        const { parts } = await options.deliver({ channel: target.channel, chat: target.chat, thread: target.thread ?? null }, args.text, context.signal);
-        return ok(`sent to ${args.target} (${target.channel}${parts > 1 ? `, ${parts} parts` : ""})`);
+        const chat = { channel: target.channel, chat: target.chat, thread: target.thread ?? null };
+        const { parts, files = 0, notes = [] } = await options.deliver(chat, args.text, context.signal, options.workspace);
+        const sent = `sent to ${args.target} (${target.channel}${parts > 1 ? `, ${parts} parts` : ""}${files > 0 ? `, ${files} file${files > 1 ? "s" : ""}` : ""})`;
+        return ok(notes.length > 0 ? `${sent}\n${notes.join("\n")}` : sent);
       } catch (error) {
         return fail(`message to ${args.target} (${target.channel}) was not delivered: ${errorMessage(error)}`);
       }

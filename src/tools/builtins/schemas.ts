@@ -135,7 +135,8 @@ export const BUILTIN_TOOL_DESCRIPTIONS = {
     "Run one allowed program with arguments in the workspace directory (no shell interpretation). " +
     "Returns exit code, stdout and stderr.",
   message_send:
-    "Send a message to one of the owner's configured targets (a chat on a channel such as Telegram, or another session), by target name.",
+    "Send a message to one of the owner's configured targets (a chat on a channel such as Telegram, or another session), by target name. " +
+    "Workspace files the text links in Markdown (![chart](out/chart.png), [report](report.pdf)) are sent to a chat after the text.",
   sessions_list: "List the owner's conversations (sessions): id, title, channel, last update, message count; newest first.",
   sessions_history: "Read the recent messages of another conversation (session) by its id.",
   delegate:

@@ -32,5 +32,8 @@ export interface ChannelChat {
   thread: string | null;
 }
 
-/** Sends text to a chat of a configured channel (split at its platform's limit); resolves with the parts sent. */
-export type ChannelDeliver = (target: ChannelChat, text: string, signal: AbortSignal) => Promise<{ parts: number }>;
+/**
+ * Sends text to a chat of a configured channel (split at its platform's limit), then the `workspace` files it links
+ * as a reply's are sent; resolves with the parts and files sent and a note for each linked file that was not.
+ */
+export type ChannelDeliver = (target: ChannelChat, text: string, signal: AbortSignal, workspace?: string) => Promise<{ parts: number; files?: number; notes?: string[] }>;
