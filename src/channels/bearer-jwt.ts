@@ -44,8 +44,6 @@ export function checkTokenTimes(claims: { exp: number; nbf?: number | undefined;
 export class VerifiedTokens<K> {
   private readonly tokens = new Map<string, { jwt: DecodedJwt; key: K }>();
 
-  constructor(private readonly max = CHANNEL_VERIFIED_TOKENS_MAX) {}
-
   get size(): number {
     return this.tokens.size;
   }
@@ -58,7 +56,7 @@ export class VerifiedTokens<K> {
   /** `key` verified the signature of the token of `authorization`. */
   set(authorization: string, jwt: DecodedJwt, key: K): void {
     this.tokens.delete(authorization);
-    if (this.tokens.size >= this.max) this.tokens.delete(this.tokens.keys().next().value!);
+    if (this.tokens.size >= CHANNEL_VERIFIED_TOKENS_MAX) this.tokens.delete(this.tokens.keys().next().value!);
     this.tokens.set(authorization, { jwt, key });
   }
 }

@@ -4,6 +4,8 @@ import { TEAMS_CLOCK_SKEW_S, TEAMS_KEYS_MIN_REFRESH_MS, TEAMS_KEYS_TTL_MS } from
 import { platformJson } from "../platform-json.ts";
 import { JwkSchema, JwksSchema, OpenIdMetadataSchema } from "./wire.ts";
 
+type SigningKey = { key: CryptoKey; endorsements: string[] | null };
+
 export type TokenCheck = { ok: true; claims: Record<string, unknown> } | { ok: false; reason: string };
 
 export interface BotTokenVerifierOptions {
@@ -22,8 +24,6 @@ export interface BotTokenVerifierOptions {
  * once per TEAMS_KEYS_MIN_REFRESH_MS), the issuer, the audience (the app id), exp and nbf within
  * TEAMS_CLOCK_SKEW_S, the key endorsed for the activity's channel, and the serviceUrl claim equal to the activity's.
  */
-type SigningKey = { key: CryptoKey; endorsements: string[] | null };
-
 export class BotTokenVerifier {
   private keys = new Map<string, SigningKey>();
   private readonly verified = new VerifiedTokens<SigningKey>();
