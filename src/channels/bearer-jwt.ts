@@ -1,11 +1,11 @@
 import { z } from "zod";
+import { CHANNEL_VERIFIED_TOKENS_MAX } from "./limits.ts";
 
 const HeaderSchema = z.looseObject({ alg: z.string(), kid: z.string().optional() });
 const ClaimsSchema = z.looseObject({ iss: z.string(), aud: z.string(), exp: z.number(), iat: z.number().optional(), nbf: z.number().optional() });
 
-export type BearerJwt =
-  | { ok: false; reason: string }
-  | { ok: true; header: z.infer<typeof HeaderSchema>; claims: z.infer<typeof ClaimsSchema>; signed: Uint8Array; signature: Uint8Array };
+export type DecodedJwt = { ok: true; header: z.infer<typeof HeaderSchema>; claims: z.infer<typeof ClaimsSchema>; signed: Uint8Array; signature: Uint8Array };
+export type BearerJwt = { ok: false; reason: string } | DecodedJwt;
 
 /**
  * The JWT of an `Authorization: Bearer <JWT>` header, decoded but not yet trusted: its header, its claims (iss, aud
@@ -30,4 +30,33 @@ export function checkTokenTimes(claims: { exp: number; nbf?: number | undefined;
   if (claims.nbf !== undefined && claims.nbf - skewS > nowS) return "token not valid yet";
   if (claims.iat !== undefined && claims.iat - skewS > nowS) return "token issued in the future";
   return null;
+}
+
+/**
+ * Bearer tokens whose signature a key verified, by their Authorization header. A platform sends one token with its
+ * requests until it expires (the Bot Framework's lasts an hour), and decoding and checking its RS256 signature is
+ * the costliest step of admitting a request (~0.1 ms): a token seen again is taken decoded, and its signature is not
+ * checked again while the key that verified it is the one its key id names now (a refresh that drops or replaces
+ * that key checks it again). Its claims (issuer, audience, times) are checked at every request by the caller. At most
+ * CHANNEL_VERIFIED_TOKENS_MAX are kept, the oldest let go first; only verified tokens enter, so a forger cannot
+ * fill it.
+ */
+export class VerifiedTokens<K> {
+  private readonly tokens = new Map<string, { jwt: DecodedJwt; key: K }>();
+
+  get size(): number {
+    return this.tokens.size;
+  }
+
+  /** The token of `authorization` as it was decoded, and the key that verified it; undefined if not verified here. */
+  get(authorization: string | undefined): { jwt: DecodedJwt; key: K } | undefined {
+    return authorization === undefined ? undefined : this.tokens.get(authorization);
+  }
+
+  /** `key` verified the signature of the token of `authorization`. */
+  set(authorization: string, jwt: DecodedJwt, key: K): void {
+    this.tokens.delete(authorization);
+    if (this.tokens.size >= CHANNEL_VERIFIED_TOKENS_MAX) this.tokens.delete(this.tokens.keys().next().value!);
+    this.tokens.set(authorization, { jwt, key });
+  }
 }

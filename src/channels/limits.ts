@@ -151,6 +151,11 @@ export const SIGNAL_MAX_MESSAGE_CHARS = 2000;
 export const MATTERMOST_MAX_MESSAGE_CHARS = 16_383;
 /** Teams accepts messages up to ~28 KB; replies are split well below it. */
 export const TEAMS_MAX_MESSAGE_CHARS = 16_000;
+/**
+ * Bearer tokens (Teams, Google Chat) whose signature was checked, kept so that a token sent again is not checked
+ * again while its key is current (bearer-jwt.ts VerifiedTokens); past this many, the oldest is let go.
+ */
+export const CHANNEL_VERIFIED_TOKENS_MAX = 16;
 /** Bot Framework signing keys are cached this long (Microsoft asks for at least daily refresh). */
 export const TEAMS_KEYS_TTL_MS = 24 * 60 * 60 * 1000;
 /** A token signed by a key not in the cache refreshes the keys at most this often (a forger cannot make us hammer the JWKS). */

@@ -7,14 +7,15 @@
  * production, a channel process of the built gateway: the fake POSTs its signed notification to
  * /channels/<name>/webhook exactly as the platform would, and the time includes the gateway's forwarding hop.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { signPrx } from "../../src/channels/signature.ts";
 import { handledByLastText } from "../fakes/common.ts";
 import { startFakeDiscord } from "../fakes/discord-server.ts";
 import { startFakeMatrix } from "../fakes/matrix-server.ts";
 import { startFakeMattermost } from "../fakes/mattermost-server.ts";
-import type { FakeServer } from "../fakes/openai-server.ts";
+import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 import { startFakeSignal } from "../fakes/signal-server.ts";
 import { startFakeSlack } from "../fakes/slack-server.ts";
 import { startFakeTeams } from "../fakes/teams-server.ts";
@@ -34,7 +35,14 @@ interface Platform {
   /** Receives through the gateway's /channels/<name>/webhook: `say` is given that URL. */
   overHttp?: true;
   say(text: string, hook: string): void;
+  /** The platform's own work for the next message before it is sent (signing its token): done before the clock starts. */
+  prepare?: () => void;
   replies(): number;
+  /**
+   * The list the fake records each call in: its pushes are watched, so a reply is timed when it lands rather than
+   * when the loop below, which polls every millisecond, next looks (Telegram's row takes its fake's arrival time too).
+   */
+  log?: unknown[];
   /** The platform has the channel's receiving connection (events sent before it are not delivered later). */
   ready?: () => boolean;
   /** Least time between two messages, for a platform whose server throttles a fast talker (ngIRCd: 3 commands a second). */
@@ -59,7 +67,8 @@ async function platforms(): Promise<Platform[]> {
   const fs = startFakeFeishu({ encryptKey: "bench-encrypt-key" });
   const ln = startFakeLine();
   const hookSecret = "bench-hook-secret";
-  let hookReplies = 0;
+  /** One entry per answered request (the reply is in the response). */
+  const hookReplies: number[] = [];
   let hookSeq = 0;
   const post = (url: string, headers: Record<string, string>, body: string, then?: () => void) =>
     void fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body }).then(async (r) => {
@@ -68,19 +77,20 @@ async function platforms(): Promise<Platform[]> {
       then?.();
     });
   const list: Platform[] = [
-    { name: "signal", table: `api_base_url = "${sig.url}"\naccount = "${sig.account}"`, env: {}, say: (text) => void sig.message({ source: "+15550000001", text }), replies: () => sig.sends.length, ready: () => sig.connections.length > 0, stop: () => sig.stop() },
-    { name: "mattermost", table: `token_env = "MM_TOKEN"\napi_base_url = "${mm.url}"`, env: { MM_TOKEN: mm.token }, say: (text) => void mm.post({ user: "u1", channel: "dm1", type: "D", text }), replies: () => mm.posts.length, ready: () => mm.connections > 0, stop: () => mm.stop() },
+    { name: "signal", table: `api_base_url = "${sig.url}"\naccount = "${sig.account}"`, env: {}, say: (text) => void sig.message({ source: "+15550000001", text }), replies: () => sig.sends.length, log: sig.sends, ready: () => sig.connections.length > 0, stop: () => sig.stop() },
+    { name: "mattermost", table: `token_env = "MM_TOKEN"\napi_base_url = "${mm.url}"`, env: { MM_TOKEN: mm.token }, say: (text) => void mm.post({ user: "u1", channel: "dm1", type: "D", text }), replies: () => mm.posts.length, log: mm.posts, ready: () => mm.connections > 0, stop: () => mm.stop() },
     {
       name: "slack",
       table: `token_env = "SLACK_BOT"\napp_token_env = "SLACK_APP"\napi_base_url = "${slack.url}"`,
       env: { SLACK_BOT: slack.botToken, SLACK_APP: slack.appToken },
       say: (text) => void slack.message({ channel: "D1", user: "U1", text, channel_type: "im" }),
       replies: () => slack.posts.length,
+      log: slack.posts,
       ready: () => slack.connections > 0,
       stop: () => slack.stop(),
     },
-    { name: "matrix", table: `token_env = "MX_TOKEN"\napi_base_url = "${mx.url}"\npoll_timeout_s = 25`, env: { MX_TOKEN: mx.token }, say: (text) => void mx.message({ room: "!dm:x", sender: "@u:x", body: text, members: 2 }), replies: () => mx.sent.length, ready: () => mx.syncs.some((s) => s !== null), stop: () => mx.stop() },
-    { name: "discord", table: `token_env = "DC_TOKEN"\napi_base_url = "${dc.url}"`, env: { DC_TOKEN: dc.token }, say: (text) => void dc.message({ channelId: "111", authorId: "222", content: text }), replies: () => dc.posts.length, ready: () => dc.identifies > 0, stop: () => dc.stop() },
+    { name: "matrix", table: `token_env = "MX_TOKEN"\napi_base_url = "${mx.url}"\npoll_timeout_s = 25`, env: { MX_TOKEN: mx.token }, say: (text) => void mx.message({ room: "!dm:x", sender: "@u:x", body: text, members: 2 }), replies: () => mx.sent.length, log: mx.sent, ready: () => mx.syncs.some((s) => s !== null), stop: () => mx.stop() },
+    { name: "discord", table: `token_env = "DC_TOKEN"\napi_base_url = "${dc.url}"`, env: { DC_TOKEN: dc.token }, say: (text) => void dc.message({ channelId: "111", authorId: "222", content: text }), replies: () => dc.posts.length, log: dc.posts, ready: () => dc.identifies > 0, stop: () => dc.stop() },
     {
       name: "webhook",
       table: `secret_env = "HOOK_SECRET"`,
@@ -89,9 +99,10 @@ async function platforms(): Promise<Platform[]> {
       say: (text, hook) => {
         const body = JSON.stringify({ id: `bench-${++hookSeq}`, sender_id: "shop", text });
         // the reply comes back in the response
-        post(hook, signPrx(hookSecret, body, Date.now()), body, () => (hookReplies += 1));
+        post(hook, signPrx(hookSecret, body, Date.now()), body, () => hookReplies.push(1));
       },
-      replies: () => hookReplies,
+      replies: () => hookReplies.length,
+      log: hookReplies,
       stop: async () => {},
     },
     {
@@ -101,6 +112,7 @@ async function platforms(): Promise<Platform[]> {
       overHttp: true,
       say: (text, hook) => void wa.deliver(hook, wa.notification([wa.text("15557770001", text)])).then((r) => r.arrayBuffer()),
       replies: () => wa.sent.length,
+      log: wa.sent,
       stop: () => wa.stop(),
     },
     {
@@ -110,6 +122,7 @@ async function platforms(): Promise<Platform[]> {
       overHttp: true,
       say: (text, hook) => post(hook, { authorization: teamsAuth }, JSON.stringify(ms.activity({ from: "29:h", text }))),
       replies: () => ms.sent.filter((s) => s.type === "message").length,
+      log: ms.sent,
       stop: () => ms.stop(),
     },
     {
@@ -120,6 +133,7 @@ async function platforms(): Promise<Platform[]> {
       // encrypted and signed, as the Open Platform sends events once an Encrypt Key is set
       say: (text, hook) => void fs.deliver(hook, fs.message({ from: "ou_bench", text })).then((r) => r.arrayBuffer()),
       replies: () => fs.sent.length,
+      log: fs.sent,
       stop: () => fs.stop(),
     },
     {
@@ -129,19 +143,24 @@ async function platforms(): Promise<Platform[]> {
       overHttp: true,
       say: (text, hook) => void ln.deliver(hook, [ln.event({ from: "U1", text })]).then((r) => r.arrayBuffer()),
       replies: () => ln.sent.length,
+      log: ln.sent,
       stop: () => ln.stop(),
     },
   ];
   // the Google Chat fake makes its X.509 certificates with openssl
   if (Bun.which("openssl")) {
     const gc = startFakeGoogleChat();
+    let gcAuth = "";
     list.push({
       name: "googlechat",
       table: `secret_env = "GC_KEY"\nproject_number = "${gc.projectNumber}"\ncerts_url = "${gc.url}/service_accounts/v1/metadata/x509/${CHAT_ISSUER}"\napi_base_url = "${gc.url}"`,
       env: { GC_KEY: gc.serviceAccountKey },
       overHttp: true,
-      say: (text, hook) => void gc.deliver(hook, gc.message({ from: "users/1", text })).then((r) => r.arrayBuffer()),
+      // Chat's token is signed by Google, not timed as prx's: signed for each message before the clock starts
+      prepare: () => (gcAuth = gc.authorization({ projectNumber: gc.projectNumber })!),
+      say: (text, hook) => post(hook, { authorization: gcAuth, "user-agent": "Google-Dynamite" }, JSON.stringify(gc.message({ from: "users/1", text }))),
       replies: () => gc.sent.length,
+      log: gc.sent,
       stop: () => gc.stop(),
     });
   } else console.log("  googlechat: openssl is not installed; its rows are left out");
@@ -162,6 +181,16 @@ async function platforms(): Promise<Platform[]> {
     });
   } else console.log("  irc: ngircd is not installed; its rows are left out");
   return list;
+}
+
+/** Calls `then` after each push onto `list` (a fake's record of the calls it received). */
+function onPush(list: unknown[], then: () => void): void {
+  const push = list.push.bind(list);
+  list.push = (...items: unknown[]) => {
+    const length = push(...items);
+    then();
+    return length;
+  };
 }
 
 /** Start the channel: `prx channel run`, or for a platform that receives over HTTP a gateway running it. */
@@ -194,12 +223,13 @@ async function startChannel(o: { binary: string; dir: string; env: Record<string
   return { pid, hook: `${url}/channels/${o.name}/webhook`, stop: async () => void (proc.kill("SIGKILL"), await proc.exited) };
 }
 
-export async function platformRows(o: { binary: string; tmp: string; provider: FakeServer; messages: number; gatewayRss: number }): Promise<BenchRow[]> {
+export async function platformRows(o: { binary: string; tmp: string; provider: FakeServer; messages: number; gatewayRss: number; only?: string[] }): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const all = await platforms();
   try {
     for (const p of all) {
-      if (process.env.BENCH_CHANNELS && !process.env.BENCH_CHANNELS.split(",").includes(p.name)) continue;
+      const only = o.only ?? process.env.BENCH_CHANNELS?.split(",");
+      if (only && !only.includes(p.name)) continue;
       const dir = join(o.tmp, p.name);
       mkdirSync(dir);
       writeFileSync(
@@ -216,18 +246,26 @@ export async function platformRows(o: { binary: string; tmp: string; provider: F
         }
         await Bun.sleep(300);
         const overheads: number[] = [];
+        let arrived = 0;
+        let watch = () => {};
+        if (p.log) onPush(p.log, () => watch());
         for (let i = 0; i < o.messages + 5; i++) {
           const text = `latency ${p.name} ${i}`;
+          p.prepare?.();
           const before = p.replies();
+          arrived = 0;
+          watch = () => {
+            if (!arrived && p.replies() > before) arrived = performance.now();
+          };
           const t0 = performance.now();
           p.say(text, channel.hook);
-          // polled every millisecond: waitFor's backoff would round the reply's arrival up by up to 50 ms
+          // polled every millisecond (waitFor's backoff would round it up by up to 50 ms); a fake with a log timed it already
           const deadline = t0 + 30_000;
           while (p.replies() <= before) {
             if (performance.now() > deadline) throw new Error(`timed out waiting for the ${p.name} reply to message ${i}`);
             await Bun.sleep(1);
           }
-          const total = performance.now() - t0;
+          const total = (arrived || performance.now()) - t0;
           const handled = handledByLastText(o.provider).find(([t]) => t === text)?.[1] ?? 0;
           if (i >= 5) overheads.push(total - handled); // the first turns warm the JIT up
           if (p.spacingMs) await Bun.sleep(p.spacingMs);
@@ -248,4 +286,22 @@ export async function platformRows(o: { binary: string; tmp: string; provider: F
     for (const p of all) await p.stop();
   }
   return rows;
+}
+
+/** `bun test/bench/channel-platforms.ts <binary> <platform,...> [messages]`: those platforms' rows alone (A/B runs). */
+if (import.meta.main) {
+  const [binary, names, messages = "100"] = process.argv.slice(2);
+  if (!binary || !names) {
+    console.error("usage: bun test/bench/channel-platforms.ts <binary> <platform,...> [messages]");
+    process.exit(2);
+  }
+  const tmp = mkdtempSync(join(tmpdir(), "prx-platforms-"));
+  const provider = startFakeOpenAI({ latencyMs: 5 });
+  try {
+    const rows = await platformRows({ binary: resolve(binary), tmp, provider, messages: Number(messages), gatewayRss: NaN, only: names.split(",") });
+    for (const row of rows.filter((r) => r.unit === "ms")) console.log(`${row.name}: ${row.value.toFixed(2)} ms (${row.note})`);
+  } finally {
+    await provider.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }

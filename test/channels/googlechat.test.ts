@@ -209,4 +209,28 @@ describe.skipIf(!Bun.which("openssl"))("google chat (certificates made by openss
     expect(await at({ iat: nowS + GOOGLE_CHAT_CLOCK_SKEW_S })).toEqual({ ok: true });
     expect(await at({ iat: nowS + GOOGLE_CHAT_CLOCK_SKEW_S + 1 })).toEqual({ ok: false, reason: "token issued in the future" });
   });
+
+  test("a token verified once is taken again with its claims checked each time: refused once expired or once its key has left the set", async () => {
+    h = channelHarness("");
+    let now = Date.now();
+    const verifier = new ChatTokenVerifier({ issuers: [CHAT_ISSUER], audience: chat.projectNumber, certsUrl: certs(), timeoutMs: 5000, signal: new AbortController().signal, now: () => now });
+    const audience = { projectNumber: chat.projectNumber };
+    const token = chat.authorization(audience)!;
+    expect(await verifier.verify(token)).toEqual({ ok: true });
+    expect(await verifier.verify(token)).toEqual({ ok: true });
+    expect(await verifier.verify(chat.authorization(audience, "tampered"))).toEqual({ ok: false, reason: "signature mismatch" });
+    const { exp } = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { exp: number };
+    const start = now;
+    now = (exp + GOOGLE_CHAT_CLOCK_SKEW_S) * 1000;
+    expect(await verifier.verify(token)).toEqual({ ok: true });
+    now += 1000;
+    expect(await verifier.verify(token)).toEqual({ ok: false, reason: "token expired" });
+    now = start;
+    chat.rotate();
+    chat.rotate();
+    now += GOOGLE_CHAT_KEYS_MIN_REFRESH_MS + 1;
+    // a token of the newest key refreshes the certificates: the first one's key is gone from them
+    expect(await verifier.verify(chat.authorization(audience))).toEqual({ ok: true });
+    expect(await verifier.verify(token)).toEqual({ ok: false, reason: "token signed by an unknown key" });
+  });
 });

@@ -1,6 +1,6 @@
 /** The Teams channel against the fake Bot Framework (test/fakes/teams-server.ts), its endpoint served by a bridge standing in for the gateway. */
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { TEAMS_KEYS_MIN_REFRESH_MS, TEAMS_KEYS_TTL_MS } from "../../src/channels/limits.ts";
+import { TEAMS_CLOCK_SKEW_S, TEAMS_KEYS_MIN_REFRESH_MS, TEAMS_KEYS_TTL_MS } from "../../src/channels/limits.ts";
 import { BotTokenVerifier } from "../../src/channels/teams/jwt.ts";
 import { startFakeTeams, type FakeTeams } from "../fakes/teams-server.ts";
 import { waitFor } from "../helpers/wait.ts";
@@ -119,4 +119,40 @@ test("signing keys are cached; an unknown key refreshes them at most every 5 min
   await verifier.verify(rotated, teams.url);
   expect(teams.keyFetches).toBe(3);
   expect(await verifier.verify(rotated, "https://elsewhere.example")).toMatchObject({ ok: false });
+});
+
+test("a token verified once is taken again with its claims checked each time: refused once expired or once its key has left the set", async () => {
+  h = channelHarness("");
+  let now = Date.now();
+  const verifier = () =>
+    new BotTokenVerifier({
+      openIdUrl: `${teams.url}/v1/.well-known/openidconfiguration`,
+      issuer: "https://api.botframework.com",
+      audience: teams.appId,
+      timeoutMs: 5000,
+      signal: new AbortController().signal,
+      now: () => now,
+    });
+  const first = verifier();
+  const token = (await teams.authorization())!;
+  expect(await first.verify(token, teams.url)).toMatchObject({ ok: true });
+  expect(await first.verify(token, teams.url)).toMatchObject({ ok: true });
+  expect(await first.verify(token, "https://elsewhere.example")).toEqual({ ok: false, reason: "serviceUrl claim does not match the activity" });
+  expect(await first.verify(await teams.authorization("tampered"), teams.url)).toEqual({ ok: false, reason: "signature mismatch" });
+  const { exp } = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { exp: number };
+  now = (exp + TEAMS_CLOCK_SKEW_S) * 1000;
+  expect(await first.verify(token, teams.url)).toMatchObject({ ok: true });
+  now += 1000;
+  expect(await first.verify(token, teams.url)).toEqual({ ok: false, reason: "token expired" });
+
+  now = Date.now();
+  const second = verifier();
+  const signed = (await teams.authorization())!;
+  expect(await second.verify(signed, teams.url)).toMatchObject({ ok: true });
+  await teams.rotate();
+  await teams.rotate();
+  now += TEAMS_KEYS_MIN_REFRESH_MS + 1;
+  // a token of the newest key refreshes the keys: the first one's key is gone from them
+  expect(await second.verify(await teams.authorization(), teams.url)).toMatchObject({ ok: true });
+  expect(await second.verify(signed, teams.url)).toEqual({ ok: false, reason: "token signed by an unknown key" });
 });

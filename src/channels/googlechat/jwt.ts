@@ -1,6 +1,6 @@
 import { verify, X509Certificate, type KeyObject } from "node:crypto";
 import { errorMessage } from "../../core/errors.ts";
-import { checkTokenTimes, readBearerJwt } from "../bearer-jwt.ts";
+import { checkTokenTimes, readBearerJwt, VerifiedTokens } from "../bearer-jwt.ts";
 import { GOOGLE_CHAT_CLOCK_SKEW_S, GOOGLE_CHAT_KEYS_MAX_TTL_MS, GOOGLE_CHAT_KEYS_MIN_REFRESH_MS, GOOGLE_CHAT_KEYS_MIN_TTL_MS } from "../limits.ts";
 import { PlatformError } from "../platform-error.ts";
 import { platformRequest } from "../platform-request.ts";
@@ -44,6 +44,7 @@ function maxAgeMs(cacheControl: string | null): number {
  */
 export class ChatTokenVerifier {
   private keys = new Map<string, KeyObject>();
+  private readonly verified = new VerifiedTokens<KeyObject>();
   private fetchedAt = -Infinity;
   private ttlMs = 0;
   private refreshing: Promise<void> | null = null;
@@ -81,7 +82,8 @@ export class ChatTokenVerifier {
   }
 
   async verify(authorization: string | undefined): Promise<ChatTokenCheck> {
-    const jwt = readBearerJwt(authorization);
+    const known = this.verified.get(authorization);
+    const jwt = known?.jwt ?? readBearerJwt(authorization);
     if (!jwt.ok) return jwt;
     if (jwt.header.alg !== "RS256" || !jwt.header.kid) return { ok: false, reason: `token algorithm ${jwt.header.alg} is not RS256 with a key id` };
     let key: KeyObject | undefined;
@@ -91,7 +93,10 @@ export class ChatTokenVerifier {
       return { ok: false, reason: `signing certificates unavailable: ${errorMessage(error)}` };
     }
     if (!key) return { ok: false, reason: "token signed by an unknown key" };
-    if (!verify("sha256", jwt.signed, key, jwt.signature)) return { ok: false, reason: "signature mismatch" };
+    if (known?.key !== key) {
+      if (!verify("sha256", jwt.signed, key, jwt.signature)) return { ok: false, reason: "signature mismatch" };
+      this.verified.set(authorization!, jwt, key);
+    }
     const { claims } = jwt;
     if (!this.o.issuers.includes(claims.iss)) return { ok: false, reason: `issuer ${claims.iss} is not ${this.o.issuers.join(" or ")}` };
     if (claims.aud !== this.o.audience) return { ok: false, reason: "audience is not this app's" };

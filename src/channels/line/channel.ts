@@ -1,10 +1,10 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { jsonAnswer, PlatformChannel } from "../base.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, LINE_LOADING_SECONDS, LINE_MAX_MESSAGE_CHARS, LINE_REPLY_TOKEN_TTL_MS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
 import { PlatformError } from "../platform-error.ts";
-import { platformJson } from "../platform-json.ts";
+import { AnyObjectAnswerSchema, platformJson } from "../platform-json.ts";
 import { RememberedChats } from "../remembered-chats.ts";
 import { verifyLineSignature } from "../signature.ts";
 import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
@@ -216,7 +216,7 @@ export class LineChannel extends PlatformChannel {
   override async typing(chatId: string): Promise<void> {
     if (!chatId.startsWith("U")) return;
     try {
-      await this.api("loading animation", "/v2/bot/chat/loading/start", z.looseObject({}), { chatId, loadingSeconds: LINE_LOADING_SECONDS });
+      await this.api("loading animation", "/v2/bot/chat/loading/start", AnyObjectAnswerSchema, { chatId, loadingSeconds: LINE_LOADING_SECONDS });
     } catch (error) {
       this.setup.logger.debug(`LINE: loading animation not shown: ${errorMessage(error)}`);
     }

@@ -1,9 +1,10 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/ids.ts";
 import { Backoff, sleep } from "../../core/supervise/index.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, MATRIX_MAX_MESSAGE_CHARS, MATRIX_TYPING_TIMEOUT_MS, PLATFORM_BACKOFF } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
+import { AnyObjectAnswerSchema } from "../platform-json.ts";
 import { withRetries } from "../send-retries.ts";
 import type { PlatformError } from "../platform-error.ts";
 import { PlatformChannel } from "../base.ts";
@@ -199,6 +200,6 @@ export class MatrixChannel extends PlatformChannel {
 
   override async typing(chatId: string): Promise<void> {
     const path = `/_matrix/client/v3/rooms/${encodeURIComponent(chatId)}/typing/${encodeURIComponent(this.me ?? "")}`;
-    await this.call("PUT", path, { typing: true, timeout: MATRIX_TYPING_TIMEOUT_MS }, z.looseObject({}));
+    await this.call("PUT", path, { typing: true, timeout: MATRIX_TYPING_TIMEOUT_MS }, AnyObjectAnswerSchema);
   }
 }

@@ -1,8 +1,10 @@
 import { errorMessage } from "../../core/errors.ts";
-import { checkTokenTimes, readBearerJwt } from "../bearer-jwt.ts";
+import { checkTokenTimes, readBearerJwt, VerifiedTokens } from "../bearer-jwt.ts";
 import { TEAMS_CLOCK_SKEW_S, TEAMS_KEYS_MIN_REFRESH_MS, TEAMS_KEYS_TTL_MS } from "../limits.ts";
 import { platformJson } from "../platform-json.ts";
 import { JwkSchema, JwksSchema, OpenIdMetadataSchema } from "./wire.ts";
+
+type SigningKey = { key: CryptoKey; endorsements: string[] | null };
 
 export type TokenCheck = { ok: true; claims: Record<string, unknown> } | { ok: false; reason: string };
 
@@ -23,7 +25,8 @@ export interface BotTokenVerifierOptions {
  * TEAMS_CLOCK_SKEW_S, the key endorsed for the activity's channel, and the serviceUrl claim equal to the activity's.
  */
 export class BotTokenVerifier {
-  private keys = new Map<string, { key: CryptoKey; endorsements: string[] | null }>();
+  private keys = new Map<string, SigningKey>();
+  private readonly verified = new VerifiedTokens<SigningKey>();
   private fetchedAt = -Infinity;
   private refreshing: Promise<void> | null = null;
   private readonly now: () => number;
@@ -38,7 +41,7 @@ export class BotTokenVerifier {
         const bounds = { timeoutMs: this.o.timeoutMs, signal: this.o.signal };
         const meta = await platformJson({ platform: "teams", what: "OpenID metadata", url: this.o.openIdUrl, schema: OpenIdMetadataSchema, bounds });
         const jwks = await platformJson({ platform: "teams", what: "signing keys", url: meta.jwks_uri, schema: JwksSchema, bounds });
-        const keys = new Map<string, { key: CryptoKey; endorsements: string[] | null }>();
+        const keys = new Map<string, SigningKey>();
         for (const raw of jwks.keys) {
           const jwk = JwkSchema.safeParse(raw);
           if (!jwk.success) continue;
@@ -54,7 +57,7 @@ export class BotTokenVerifier {
     return this.refreshing;
   }
 
-  private async key(kid: string): Promise<{ key: CryptoKey; endorsements: string[] | null } | undefined> {
+  private async key(kid: string): Promise<SigningKey | undefined> {
     const age = this.now() - this.fetchedAt;
     if (age > TEAMS_KEYS_TTL_MS || (!this.keys.has(kid) && age > TEAMS_KEYS_MIN_REFRESH_MS)) await this.refresh();
     return this.keys.get(kid);
@@ -62,18 +65,22 @@ export class BotTokenVerifier {
 
   /** `serviceUrl` and `channelId` of the activity (null when the body is not one: the token is still checked). */
   async verify(authorization: string | undefined, serviceUrl: string | null, channelId: string | null = null): Promise<TokenCheck> {
-    const jwt = readBearerJwt(authorization);
+    const known = this.verified.get(authorization);
+    const jwt = known?.jwt ?? readBearerJwt(authorization);
     if (!jwt.ok) return jwt;
     const { header, claims } = jwt;
     if (header.alg !== "RS256" || !header.kid) return { ok: false, reason: `token algorithm ${header.alg} is not RS256 with a key id` };
-    let key: { key: CryptoKey; endorsements: string[] | null } | undefined;
+    let key: SigningKey | undefined;
     try {
       key = await this.key(header.kid);
     } catch (error) {
       return { ok: false, reason: `signing keys unavailable: ${errorMessage(error)}` };
     }
     if (!key) return { ok: false, reason: "token signed by an unknown key" };
-    if (!(await crypto.subtle.verify("RSASSA-PKCS1-v1_5", key.key, jwt.signature, jwt.signed))) return { ok: false, reason: "signature mismatch" };
+    if (known?.key !== key) {
+      if (!(await crypto.subtle.verify("RSASSA-PKCS1-v1_5", key.key, jwt.signature, jwt.signed))) return { ok: false, reason: "signature mismatch" };
+      this.verified.set(authorization!, jwt, key);
+    }
     // a key endorsed for some channels signs for those alone
     if (channelId !== null && key.endorsements !== null && !key.endorsements.includes(channelId)) return { ok: false, reason: `signing key not endorsed for ${channelId}` };
     const nowS = this.now() / 1000;

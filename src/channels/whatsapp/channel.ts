@@ -1,10 +1,10 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { constantTimeEqual } from "../../core/constant-time.ts";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { PlatformChannel } from "../base.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_ATTACHMENTS, WHATSAPP_IMAGE_TYPES, WHATSAPP_MAX_IMAGE_BYTES, WHATSAPP_MAX_MESSAGE_CHARS, WHATSAPP_SERVICE_WINDOW_MS } from "../limits.ts";
 import { platformDownload } from "../platform-download.ts";
-import { PlatformCodeError, platformJson } from "../platform-json.ts";
+import { AnyObjectAnswerSchema, PlatformCodeError, platformJson } from "../platform-json.ts";
 import { RememberedChats } from "../remembered-chats.ts";
 import { verifyHubSignature } from "../signature.ts";
 import type { ChannelSetup, ForwardedRequest, ForwardedResponse, InboundAttachment, InboundMessage, OnMessage, OutboundAttachment, OutboundReply, ReplyTarget } from "../types.ts";
@@ -266,7 +266,7 @@ export class WhatsAppChannel extends PlatformChannel {
     last.read = true;
     const body = { messaging_product: "whatsapp", status: "read", message_id: last.id, typing_indicator: { type: "text" } };
     try {
-      await this.graph("read receipt", `${this.phoneNumberId}/messages`, z.looseObject({}), body);
+      await this.graph("read receipt", `${this.phoneNumberId}/messages`, AnyObjectAnswerSchema, body);
     } catch (error) {
       this.setup.logger.debug(`WhatsApp: read receipt not sent: ${errorMessage(error)}`);
     }
