@@ -123,6 +123,22 @@ export class DiscoveryCache {
   watch: PluginDirWatch | null = null;
   /** Kept only while `watch` is open. */
   listing: Listing | null = null;
+  /** The last discovery that started from the listing and found something changed: the positions it replaced. */
+  private delta: { from: readonly DiscoveredPlugin[]; to: readonly DiscoveredPlugin[]; at: readonly number[] } | null = null;
+
+  /** Record that `to` is `from` with the plugins at `at` inspected again (discovery.ts). */
+  derived(from: readonly DiscoveredPlugin[], to: readonly DiscoveredPlugin[], at: readonly number[]): void {
+    this.delta = { from, to, at };
+  }
+
+  /**
+   * The positions where `to` differs from `from` when this cache knows (the same array: none; the last discovery's
+   * result derived from `from`: the plugins it inspected again). Undefined: it does not know, compare them all.
+   */
+  changes(from: readonly DiscoveredPlugin[], to: readonly DiscoveredPlugin[]): readonly number[] | undefined {
+    if (from === to) return [];
+    return this.delta?.from === from && this.delta.to === to ? this.delta.at : undefined;
+  }
   private watching: Promise<void> | null = null;
 
   /** Open the directory watch (once; a no-op where there is none). */
@@ -138,6 +154,7 @@ export class DiscoveryCache {
     this.watch?.close();
     this.watch = null;
     this.listing = null;
+    this.delta = null;
   }
 
   /** End of a discovery: forget the files it did not read (plugins removed or refused). */

@@ -343,12 +343,15 @@ function rediscover(pluginsDir: string, cache: DiscoveryCache, watch: PluginDirW
   for (const dir of changed) if (last.dirs.has(dir)) again.add(dir);
   if (again.size === 0) return last.found;
   const found = [...last.found];
+  const at: number[] = [];
   last.loud = new Set();
   for (const dir of again) {
     const listed = last.dirs.get(dir)!;
     found[listed.at] = inspectPluginDir(listed.path, listed.name, cache, dir);
+    at.push(listed.at);
     if (!watch.quiet(dir)) last.loud.add(dir);
   }
+  cache.derived(last.found, found, at);
   last.found = found;
   return found;
 }

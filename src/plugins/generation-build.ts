@@ -180,8 +180,9 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
   // the same listing and the same config as the previous build: only what the previous build left unsettled, and the
   // plugins the reload names, are looked at again; every other record is the previous one, carried over as it is
   const before = previous?.sources;
-  const same = before !== undefined && before.discovered === discovered && before.config === input.config && input.rebuild !== "all";
-  const overLimit = same ? before.overLimit : discovered.find(isOverLimit);
+  const moved = before && before.config === input.config && input.rebuild !== "all" ? changedPositions(previous!, discovered, input) : undefined;
+  const same = moved !== undefined;
+  const overLimit = same ? before!.overLimit : discovered.find(isOverLimit);
   if (input.refuseOverLimit && overLimit && !overLimit.ok) throw overLimit.error;
   const hashes = input.hashes ?? new EntryHashes();
   /** The records decided anew (admitted, fingerprinted): only these can be loaded, fail, keep their old instance or worsen. */
@@ -207,7 +208,7 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
   let records: PluginRecord[];
   let looked: Iterable<number>;
   if (same) {
-    const again = new Set(previous!.unsettled);
+    const again = new Set([...previous!.unsettled, ...moved]);
     for (const name of input.rebuild ?? []) {
       const at = previous!.position(name);
       if (at !== undefined) again.add(at);
@@ -280,6 +281,18 @@ export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
   generation.unsettled = [...looked].filter((at) => !settled(records[at]!, generation));
   const worsened = worsenedBy(generation, input, same ? [...fresh].map((r) => r.name) : undefined);
   return { generation, worsened, late };
+}
+
+/**
+ * Where the listing differs from the one `previous` was built from, when discovery knows (nothing changed, or it
+ * inspected a few plugin directories again) and every plugin sits where it did under the name it had. Undefined:
+ * decide every record.
+ */
+function changedPositions(previous: Generation, discovered: readonly DiscoveredPlugin[], input: BuildInput): readonly number[] | undefined {
+  const before = previous.sources!.discovered;
+  const at = before === discovered ? [] : input.discovery?.changes(before, discovered);
+  if (!at || discovered.length !== previous.plugins.length) return undefined;
+  return at.every((i) => discovered[i]!.name === previous.plugins[i]!.name) ? at : undefined;
 }
 
 /** A record the next build can take over as it is while nothing it came from changes: carried over, serving. */

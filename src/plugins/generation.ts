@@ -101,6 +101,9 @@ interface Held {
 
 const NO_REMOTES: RemoteAdapter[] = [];
 
+/** A chain holds nothing it changes after construction: one empty chain serves every generation without middleware. */
+const NO_MIDDLEWARE = new MiddlewareChain([]);
+
 function emptyAdapters(): GenerationAdapters {
   return { tool: [], middleware: [], hook: [], cron: [], provider: [], storage: [] };
 }
@@ -167,7 +170,7 @@ export class Generation implements ToolAdapterLookup {
   ) {
     this.adapters = emptyAdapters();
     for (const type of CapabilityTypes) this.owned.add(type);
-    this.middleware = new MiddlewareChain([]);
+    this.middleware = NO_MIDDLEWARE;
     this.providers = new Map();
     this.storages = new Map();
     this.lineage = { generation: null };
@@ -351,7 +354,9 @@ export class Generation implements ToolAdapterLookup {
   seal(): void {
     this.specs = undefined;
     const base = this.base;
-    this.middleware = base && this.adapters.middleware === base.adapters.middleware ? base.middleware : new MiddlewareChain(this.adapters.middleware.map((a) => a.entry));
+    const middleware = this.adapters.middleware;
+    if (base && middleware === base.adapters.middleware) this.middleware = base.middleware;
+    else this.middleware = middleware.length === 0 ? NO_MIDDLEWARE : new MiddlewareChain(middleware.map((a) => a.entry));
     this.providers = base && this.adapters.provider === base.adapters.provider ? base.providers : providersByName(this.adapters.provider);
     this.storages = base && this.adapters.storage === base.adapters.storage ? base.storages : storagesByName(this.adapters.storage);
   }
