@@ -81,8 +81,8 @@ export class PluginDirWatch {
   private readonly paths = new Map<number, Set<string>>();
   /** Watches with no event since their directory was last checked. */
   private readonly quietWds = new Set<number>();
-  /** Watches with an event since the last takeChanged(). */
-  private readonly changedWds = new Set<number>();
+  /** Directories with an event since the last takeChanged() (kept by path: a watch may be forgotten meanwhile). */
+  private readonly changed = new Set<string>();
   private readonly buffer = new Uint8Array(READ_BUFFER_BYTES);
   private closed = false;
 
@@ -112,7 +112,7 @@ export class PluginDirWatch {
         const nameBytes = view.getUint32(at + 12, true);
         const name = nameBytes > 0 ? nameOf(this.buffer.subarray(at + EVENT_HEADER_BYTES, at + EVENT_HEADER_BYTES + nameBytes)) : "";
         at += EVENT_HEADER_BYTES + nameBytes;
-        this.changedWds.add(wd);
+        for (const path of this.paths.get(wd) ?? []) this.changed.add(path);
         if (mask & IN_Q_OVERFLOW) this.quietWds.clear();
         else if (mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) this.forget(wd);
         else this.quietWds.delete(wd);
@@ -124,9 +124,8 @@ export class PluginDirWatch {
 
   /** The watched directories with an event since the last call (drain first): what a discovery has to look at again. */
   takeChanged(): string[] {
-    const changed: string[] = [];
-    for (const wd of this.changedWds) for (const path of this.paths.get(wd) ?? []) changed.push(path);
-    this.changedWds.clear();
+    const changed = [...this.changed];
+    this.changed.clear();
     return changed;
   }
 

@@ -189,19 +189,23 @@ export class Generation implements ToolAdapterLookup {
 
   /** Where the first record named `name` sits in `plugins` (a record replaced in place since may have another name). */
   position(name: string): number | undefined {
-    if (!this.byName) {
-      this.byName = new Map();
-      this.plugins.forEach((p, i) => {
-        if (!this.byName!.has(p.name)) this.byName!.set(p.name, i);
-      });
-    }
-    return this.byName.get(name);
+    return this.index().get(name);
   }
 
   /** @internal its plugins sit where `base`'s do (the same names in the same places): it uses base's index. */
   adoptIndex(base: Generation): void {
-    base.position("");
-    this.byName = base.byName;
+    this.byName = base.index();
+  }
+
+  private index(): Map<string, number> {
+    if (!this.byName) {
+      const byName = new Map<string, number>();
+      this.plugins.forEach((p, i) => {
+        if (!byName.has(p.name)) byName.set(p.name, i);
+      });
+      this.byName = byName;
+    }
+    return this.byName;
   }
 
   /** The plugins it holds a live instance of. */
