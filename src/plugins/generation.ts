@@ -357,6 +357,8 @@ export class Generation implements ToolAdapterLookup {
   /** @internal once every plugin is attached: build the chain and the provider and storage maps of what changed. */
   seal(): void {
     this.specs = undefined;
+    this.held.makeCurrent();
+    this.tools.makeCurrent();
     const base = this.base;
     const middleware = this.adapters.middleware;
     if (base && middleware === base.adapters.middleware) this.middleware = base.middleware;

@@ -47,6 +47,11 @@ export class VersionedMap<K, V> {
     return [...this.owned().values()];
   }
 
+  /** Make this version the one that owns the Map: it then keeps nothing of the versions it was derived from alive. */
+  makeCurrent(): void {
+    this.owned();
+  }
+
   /** Move the Map to this version: undo, from the owner back to this one, each change on the way. */
   private owned(): Map<K, V> {
     const node = this.node;
