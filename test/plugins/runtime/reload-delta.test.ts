@@ -77,6 +77,31 @@ describe("a reload of one plugin changes only that plugin's entries", () => {
     expect(third.middleware).toBe(second.middleware);
   });
 
+  test("a carried plugin's calls count on the generation serving when they start; the replaced one's drain on its own", async () => {
+    const first = runtime.current();
+    const waiting: (() => void)[] = [];
+    const hold = () => new Promise<void>((resolve) => waiting.push(resolve));
+    loader.gate = hold;
+    const before = [call("a_tool"), call("b_tool")];
+    await Bun.sleep(0);
+    expect(first.inFlight).toBe(2);
+    loader.gate = null;
+    await runtime.reload("a");
+    const second = runtime.current();
+    loader.gate = hold;
+    const after = call("b_tool");
+    await Bun.sleep(0);
+    // started on the carried instance after the swap: counted on the second generation, not the first
+    expect([first.inFlight, second.inFlight]).toEqual([2, 1]);
+    loader.gate = null;
+    for (const resolve of waiting) resolve();
+    expect(await Promise.all([...before, after])).toMatchObject([{ success: true }, { success: true }, { success: true }]);
+    expect([first.inFlight, second.inFlight]).toEqual([0, 0]);
+    await runtime.settled();
+    expect(loader.releasedWhileBusy).toBe(false);
+    expect(loader.releases).toBe(1);
+  });
+
   test("a plugin added, removed, renamed: the indexes follow, the plugin removed is released", async () => {
     await writeToolPlugin(t.workspace, "e", "e out");
     await runtime.reload("e");
