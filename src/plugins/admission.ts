@@ -34,8 +34,14 @@ export function fail(record: PluginRecord, error: unknown, code: "PLUGIN_LOAD" |
   record.error = toPrxError(error, code, `plugin "${record.name}"`);
 }
 
+/** The plugin names records before this one took (a Set, or the positions of a generation whose records sit where they did). */
+export interface SeenNames {
+  has(name: string): boolean;
+  add(name: string): unknown;
+}
+
 /** Admission against config: enabled, duplicate names, permissions. Sets record.admitted when it may load. */
-export function admit(record: PluginRecord, found: DiscoveredPlugin, config: Config, seen: Set<string>): void {
+export function admit(record: PluginRecord, found: DiscoveredPlugin, config: Config, seen: SeenNames): void {
   if (seen.has(record.name)) {
     fail(record, new PrxError("PLUGIN_ADMISSION", `plugin name "${record.name}" in ${record.dir} is already used by another directory`), "PLUGIN_ADMISSION");
     return;

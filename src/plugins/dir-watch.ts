@@ -81,6 +81,8 @@ export class PluginDirWatch {
   private readonly paths = new Map<number, Set<string>>();
   /** Watches with no event since their directory was last checked. */
   private readonly quietWds = new Set<number>();
+  /** Directories with an event since the last takeChanged() (kept by path: a watch may be forgotten meanwhile). */
+  private readonly changed = new Set<string>();
   private readonly buffer = new Uint8Array(READ_BUFFER_BYTES);
   private closed = false;
 
@@ -110,6 +112,7 @@ export class PluginDirWatch {
         const nameBytes = view.getUint32(at + 12, true);
         const name = nameBytes > 0 ? nameOf(this.buffer.subarray(at + EVENT_HEADER_BYTES, at + EVENT_HEADER_BYTES + nameBytes)) : "";
         at += EVENT_HEADER_BYTES + nameBytes;
+        for (const path of this.paths.get(wd) ?? []) this.changed.add(path);
         if (mask & IN_Q_OVERFLOW) this.quietWds.clear();
         else if (mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) this.forget(wd);
         else this.quietWds.delete(wd);
@@ -117,6 +120,13 @@ export class PluginDirWatch {
         if (name !== "") for (const path of this.paths.get(wd) ?? []) this.unwatch(`${path}/${name}`);
       }
     }
+  }
+
+  /** The watched directories with an event since the last call (drain first): what a discovery has to look at again. */
+  takeChanged(): string[] {
+    const changed = [...this.changed];
+    this.changed.clear();
+    return changed;
   }
 
   /** True while nothing happened in `dir` since `checked(dir)` (drain first). */

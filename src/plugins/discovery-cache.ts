@@ -1,6 +1,6 @@
 import type { BigIntStats } from "node:fs";
 import { PluginDirWatch } from "./dir-watch.ts";
-import type { DiscoveredOk } from "./discovery.ts";
+import type { DiscoveredOk, DiscoveredPlugin } from "./discovery.ts";
 import type { ParsedManifest } from "./manifest.ts";
 
 /** What identifies one version of a file: a write changes its size, mtime or ctime; a replacement its inode. */
@@ -79,6 +79,27 @@ export interface KnownPlugin {
   flat: boolean;
 }
 
+/** One plugin directory of a listing: where it is and where its plugin sits in the listing's result. */
+export interface ListedDir {
+  at: number;
+  path: string;
+  name: string;
+}
+
+/**
+ * The last full listing of plugins/ while plugins/ itself was watched: its result, and each plugin directory in it by
+ * canonical path. While plugins/ stays quiet (no entry added, removed or renamed) the next discovery starts from it
+ * and looks only at the directories with an event and the `loud` ones (never quiet: their entry file is in a
+ * subdirectory, or they were refused), so a discovery costs what changed, not what is installed.
+ */
+export interface Listing {
+  pluginsDir: string;
+  root: string;
+  found: DiscoveredPlugin[];
+  dirs: Map<string, ListedDir>;
+  loud: Set<string>;
+}
+
 /**
  * What discovery read from plugin files, per runtime: parsed manifests and entry-file headers, reused while the file
  * is unchanged (fileStamp of an lstat: still a regular file, same identity, size and times). A build then parses
@@ -100,6 +121,24 @@ export class DiscoveryCache {
    * without even an lstat: then a reload of one plugin does not touch the others' files at all.
    */
   watch: PluginDirWatch | null = null;
+  /** Kept only while `watch` is open. */
+  listing: Listing | null = null;
+  /** The last discovery that started from the listing and found something changed: the positions it replaced. */
+  private delta: { from: readonly DiscoveredPlugin[]; to: readonly DiscoveredPlugin[]; at: readonly number[] } | null = null;
+
+  /** Record that `to` is `from` with the plugins at `at` inspected again (discovery.ts). */
+  derived(from: readonly DiscoveredPlugin[], to: readonly DiscoveredPlugin[], at: readonly number[]): void {
+    this.delta = { from, to, at };
+  }
+
+  /**
+   * The positions where `to` differs from `from` when this cache knows (the same array: none; the last discovery's
+   * result derived from `from`: the plugins it inspected again). Undefined: it does not know, compare them all.
+   */
+  changes(from: readonly DiscoveredPlugin[], to: readonly DiscoveredPlugin[]): readonly number[] | undefined {
+    if (from === to) return [];
+    return this.delta?.from === from && this.delta.to === to ? this.delta.at : undefined;
+  }
   private watching: Promise<void> | null = null;
 
   /** Open the directory watch (once; a no-op where there is none). */
@@ -114,6 +153,8 @@ export class DiscoveryCache {
   close(): void {
     this.watch?.close();
     this.watch = null;
+    this.listing = null;
+    this.delta = null;
   }
 
   /** End of a discovery: forget the files it did not read (plugins removed or refused). */

@@ -2,7 +2,8 @@ import { closeSync, constants, type Dirent, existsSync, fstatSync, lstatSync, op
 import { dirname, isAbsolute, join, normalize, sep } from "node:path";
 import { PrxError, toPrxError } from "../core/errors.ts";
 import { parseManifest, type ParsedManifest, type PluginManifest } from "./manifest.ts";
-import { fileStamp, type DiscoveryCache, type KnownPlugin } from "./discovery-cache.ts";
+import { fileStamp, type DiscoveryCache, type KnownPlugin, type ListedDir } from "./discovery-cache.ts";
+import type { PluginDirWatch } from "./dir-watch.ts";
 import type { PluginKind } from "./types.ts";
 
 /** Admission limits: checked before anything is parsed or loaded. */
@@ -317,8 +318,41 @@ function entryKind(path: string): "dir" | "symlink" | "other" {
  * again (manifest-cache.ts).
  */
 export function discoverPlugins(pluginsDir: string, cache?: DiscoveryCache): DiscoveredPlugin[] {
+  const watch = cache?.watch;
+  if (watch) {
+    watch.drain();
+    const again = rediscover(pluginsDir, cache!, watch);
+    // the cache keeps what the last full listing read; it is swept by the next one
+    if (again) return again;
+  }
   const found = discover(pluginsDir, cache);
   cache?.sweep();
+  return found;
+}
+
+/**
+ * The last listing again, when plugins/ has been quiet since (the same entries): only the plugin directories with an
+ * event, and the loud ones, are inspected again; the result is the last one (the same array) when there are none.
+ * Undefined: list plugins/ (no listing kept, plugins/ changed, or it now resolves elsewhere).
+ */
+function rediscover(pluginsDir: string, cache: DiscoveryCache, watch: PluginDirWatch): DiscoveredPlugin[] | undefined {
+  const changed = watch.takeChanged();
+  const last = cache.listing;
+  if (!last || last.pluginsDir !== pluginsDir || !watch.quiet(last.root) || canonical(pluginsDir) !== last.root) return undefined;
+  const again = new Set(last.loud);
+  for (const dir of changed) if (last.dirs.has(dir)) again.add(dir);
+  if (again.size === 0) return last.found;
+  const found = [...last.found];
+  const at: number[] = [];
+  last.loud = new Set();
+  for (const dir of again) {
+    const listed = last.dirs.get(dir)!;
+    found[listed.at] = inspectPluginDir(listed.path, listed.name, cache, dir);
+    at.push(listed.at);
+    if (!watch.quiet(dir)) last.loud.add(dir);
+  }
+  cache.derived(last.found, found, at);
+  last.found = found;
   return found;
 }
 
@@ -331,7 +365,14 @@ function canonical(path: string): string | undefined {
 }
 
 function discover(pluginsDir: string, cache: DiscoveryCache | undefined): DiscoveredPlugin[] {
+  if (cache) cache.listing = null;
   if (!existsSync(pluginsDir)) return [];
+  // an entry that is a directory (not a symlink) of the canonical plugins/ is canonical below it
+  const root = canonical(pluginsDir);
+  const watch = cache?.watch;
+  // watched before it is listed: an entry added or removed meanwhile is an event for the next discovery; a plugin
+  // directory replaced (or removed) under the same name is an event of plugins/ naming it
+  const rootWatched = watch && root !== undefined ? watch.watch(root) : false;
   let listed: Dirent[];
   try {
     // the entry types come with the listing (no lstat per entry); an unknown type is looked up (entryKind)
@@ -341,15 +382,8 @@ function discover(pluginsDir: string, cache: DiscoveryCache | undefined): Discov
   }
   const types = new Map(listed.map((d) => [d.name, d]));
   const entries = [...types.keys()].sort();
-  // an entry that is a directory (not a symlink) of the canonical plugins/ is canonical below it
-  const root = canonical(pluginsDir);
-  const watch = cache?.watch;
-  if (watch) {
-    watch.drain();
-    // a plugin directory replaced (or removed) under the same name is an event of plugins/ naming it
-    if (root !== undefined) watch.watch(root);
-  }
   const found: DiscoveredPlugin[] = [];
+  const dirs = new Map<string, ListedDir>();
   const overflow: string[] = [];
   entries.forEach((name, index) => {
     if (name.startsWith(".")) return;
@@ -357,8 +391,11 @@ function discover(pluginsDir: string, cache: DiscoveryCache | undefined): Discov
     if (index >= PLUGINS_DIR_MAX_ENTRIES) return void overflow.push(name);
     const path = join(pluginsDir, name);
     const kind = direntKind(types.get(name)!) ?? entryKind(path);
-    if (kind === "dir") found.push(inspectPluginDir(path, name, cache, root === undefined ? undefined : root.endsWith(sep) ? root + name : `${root}/${name}`));
-    else if (kind === "symlink") {
+    if (kind === "dir") {
+      const dir = root === undefined ? undefined : root.endsWith(sep) ? root + name : `${root}/${name}`;
+      if (dir !== undefined) dirs.set(dir, { at: found.length, path, name });
+      found.push(inspectPluginDir(path, name, cache, dir));
+    } else if (kind === "symlink") {
       const error = admissionError(`${path}: the plugin directory is a symlink; symlinks are refused`, "move the plugin directory itself into plugins/");
       found.push(refused(pluginsDir, name, error));
     }
@@ -373,5 +410,10 @@ function discover(pluginsDir: string, cache: DiscoveryCache | undefined): Discov
     );
     found.push(refused(pluginsDir, name, error));
   });
+  if (rootWatched) {
+    const loud = new Set([...dirs.keys()].filter((dir) => !watch!.quiet(dir)));
+    cache!.listing = { pluginsDir, root: root!, found, dirs, loud };
+    watch!.checked(root!);
+  }
   return found;
 }

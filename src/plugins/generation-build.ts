@@ -1,7 +1,7 @@
 import type { Config } from "../config/schema.ts";
 import { PrxError } from "../core/errors.ts";
 import { RESERVED_TOOL_NAMES } from "../tools/builtins/names.ts";
-import { admit, recordFrom } from "./admission.ts";
+import { admit, recordFrom, type SeenNames } from "./admission.ts";
 import { discoverPlugins, isOverLimit, type DiscoveredPlugin } from "./discovery.ts";
 import { EntryHashes, fingerprintOf } from "./fingerprint.ts";
 import type { DiscoveryCache } from "./discovery-cache.ts";
@@ -82,7 +82,7 @@ function isCarried(record: PluginRecord, input: BuildInput): boolean {
  * fingerprinting it again: what makes carrying a plugin over cost a reload next to nothing. Undefined: decide the
  * long way (admission, fingerprint, isCarried).
  */
-function unchangedSincePrevious(found: DiscoveredPlugin, input: BuildInput, hashes: EntryHashes, seen: ReadonlySet<string>): PluginRecord | undefined {
+function unchangedSincePrevious(found: DiscoveredPlugin, input: BuildInput, hashes: EntryHashes, seen: SeenNames): PluginRecord | undefined {
   const previous = input.previous;
   if (!previous || !found.ok || input.rebuild === "all" || input.rebuild?.has(found.name) || seen.has(found.name)) return undefined;
   const before = previous.plugin(found.name);
@@ -95,10 +95,9 @@ function unchangedSincePrevious(found: DiscoveredPlugin, input: BuildInput, hash
  * incumbents the claims can concern (an incumbent keeps its names; two incumbents never share one). Found through
  * the previous generation's tool index, so the plugins carried over are not walked.
  */
-function rivalIncumbents(servingOld: readonly PluginRecord[], loaded: readonly Loaded[], input: BuildInput): string[] {
+function rivalIncumbents(servesOld: (name: string) => boolean, loaded: readonly Loaded[], input: BuildInput): string[] {
   const previous = input.previous;
-  if (!previous || servingOld.length === 0 || loaded.length === 0) return [];
-  const old = new Set(servingOld.map((r) => r.name));
+  if (!previous || loaded.length === 0) return [];
   const rivals = new Set<string>();
   for (const { record, adapters } of loaded) {
     const renames = input.config.plugins[record.name]?.tool_names ?? {};
@@ -106,7 +105,7 @@ function rivalIncumbents(servingOld: readonly PluginRecord[], loaded: readonly L
       if (adapter.type !== "tool") continue;
       const name = (adapter as ToolAdapter).spec.name;
       const holder = previous.tool(renames[name] ?? name)?.plugin;
-      if (holder !== undefined && holder !== record.name && old.has(holder)) rivals.add(holder);
+      if (holder !== undefined && holder !== record.name && servesOld(holder)) rivals.add(holder);
     }
   }
   return [...rivals];
@@ -177,75 +176,136 @@ function publishLate(records: PluginRecord[], record: PluginRecord, load: Promis
  */
 export async function buildGeneration(input: BuildInput): Promise<BuildResult> {
   const discovered = input.discovered ?? discoverPlugins(input.pluginsDir, input.discovery);
-  const overLimit = input.refuseOverLimit ? discovered.find(isOverLimit) : undefined;
-  if (overLimit && !overLimit.ok) throw overLimit.error;
-  const seen = new Set<string>();
+  const previous = input.previous;
+  // the same listing and the same config as the previous build: only what the previous build left unsettled, and the
+  // plugins the reload names, are looked at again; every other record is the previous one, carried over as it is
+  const before = previous?.sources;
+  const moved = before && before.config === input.config && input.rebuild !== "all" ? changedPositions(previous!, discovered, input) : undefined;
+  const same = moved !== undefined;
+  const overLimit = same ? before!.overLimit : discovered.find(isOverLimit);
+  if (input.refuseOverLimit && overLimit && !overLimit.ok) throw overLimit.error;
   const hashes = input.hashes ?? new EntryHashes();
+  /** The records decided anew (admitted, fingerprinted): only these can be loaded, fail, keep their old instance or worsen. */
+  const fresh = new Set<PluginRecord>();
   const carried: PluginRecord[] = [];
-  const records = discovered.map((found) => {
-    const before = unchangedSincePrevious(found, input, hashes, seen);
-    if (before) {
-      // the previous record's view as it is (admission, permissions, fingerprint): nothing it came from changed
-      seen.add(before.name);
-      const record: PluginRecord = { ...before, outcome: "carried_over", reloadError: null };
+  const decide = (found: DiscoveredPlugin, seen: SeenNames): PluginRecord => {
+    const kept = unchangedSincePrevious(found, input, hashes, seen);
+    if (kept) {
+      // the previous record's view as it is (admission, permissions, fingerprint): nothing it came from changed; a
+      // record carried over before is the very object again, so a reload allocates nothing for the plugins it carries
+      seen.add(kept.name);
+      const record: PluginRecord = kept.outcome === "carried_over" && kept.reloadError === null ? kept : { ...kept, outcome: "carried_over", reloadError: null };
       carried.push(record);
       return record;
     }
     const record = recordFrom(found);
     admit(record, found, input.config, seen);
     record.fingerprint = fingerprintOf(record, input.config, hashes, found);
-    if (input.previous) record.outcome = "rebuilt";
+    if (previous) record.outcome = "rebuilt";
+    fresh.add(record);
     return record;
-  });
+  };
+  let records: PluginRecord[];
+  let looked: Iterable<number>;
+  if (same) {
+    const again = new Set([...previous!.unsettled, ...moved]);
+    for (const name of input.rebuild ?? []) {
+      const at = previous!.position(name);
+      if (at !== undefined) again.add(at);
+    }
+    records = previous!.plugins.slice();
+    // a name is taken when a record before it has it (the records sit where they sat in the previous generation)
+    for (const at of again) records[at] = decide(discovered[at]!, { has: (name) => (previous!.position(name) ?? at) < at, add: () => undefined });
+    looked = again;
+  } else {
+    const seen = new Set<string>();
+    records = discovered.map((found) => decide(found, seen));
+    looked = records.keys();
+  }
   const generation = new Generation(input.number, records, input.logger);
-  const serving = records.filter((r) => r.admitted && r.state === "active" && r.outcome !== "carried_over");
-  carried.push(...serving.filter((r) => isCarried(r, input)));
-  const carriedNow = new Set(carried);
-  const toLoad = serving.filter((r) => !carriedNow.has(r));
+  generation.sources = { discovered, config: input.config, overLimit };
+  if (same) generation.adoptIndex(previous!);
+  const serving = [...fresh].filter((r) => r.admitted && r.state === "active");
+  const carriedFresh = serving.filter((r) => isCarried(r, input));
+  carried.push(...carriedFresh);
+  const toLoad = serving.filter((r) => !carriedFresh.includes(r));
   const loaded: Loaded[] = [];
   const late: LatePlugin[] = [];
   for (const { record, promise, outcome } of await loadAll(generation, toLoad, input)) {
-    if (outcome === LATE) late.push(publishLate(records, record, promise, input));
-    else if (outcome !== null) loaded.push(outcome as Loaded);
+    if (outcome === LATE) {
+      const plugin = publishLate(records, record, promise, input);
+      fresh.add(plugin.published);
+      late.push(plugin);
+    } else if (outcome !== null) loaded.push(outcome as Loaded);
   }
   // a plugin that was serving and now fails (discovery, admission, load) keeps its previous instance
-  const keptOld = records.filter((r) => keepsOld(r, input));
-  const servingOld = [...carried, ...keptOld, ...late.filter((l) => l.keepsOld).map((l) => l.published)];
-  const incumbents = rivalIncumbents(servingOld, loaded, input).map((name) => ({ plugin: name, adapters: input.previous!.adaptersOf(name), incumbent: true }));
+  const keptOld = [...fresh].filter((r) => keepsOld(r, input));
+  /** The fresh records' plugins whose previous instance serves on in the candidate (a record not fresh serves on). */
+  const oldServing = new Set([...carriedFresh, ...keptOld, ...late.filter((l) => l.keepsOld).map((l) => l.published)].map((r) => r.name));
+  const servesOld = (name: string) => {
+    const record = generation.plugin(name);
+    return record !== undefined && (!fresh.has(record) || oldServing.has(name));
+  };
+  const incumbents = rivalIncumbents(servesOld, loaded, input).map((name) => ({ plugin: name, adapters: previous!.adaptersOf(name), incumbent: true }));
   const claims = claimToolNames(
     [...incumbents, ...loaded.map((l) => ({ plugin: l.record.name, adapters: l.adapters }))],
     input.config,
     RESERVED_TOOL_NAMES,
   );
+  const attaching: Loaded[] = [];
   for (const entry of loaded) {
     const claim = claims.get(entry.record.name)!;
     entry.record.warnings.push(...claim.warnings);
     if (!claim.conflict) {
-      generation.attach(entry.record.name, entry.instance, claim.adapters, entry.slot, entry.remote);
+      attaching.push({ ...entry, adapters: claim.adapters });
       continue;
     }
     entry.record.state = "conflict";
     entry.record.error = claim.conflict;
     await discard(entry, input.logger);
-    if (keepsOld(entry.record, input)) keptOld.push(entry.record);
+    if (keepsOld(entry.record, input)) {
+      keptOld.push(entry.record);
+      oldServing.add(entry.record.name);
+    }
   }
-  for (const record of carried) {
-    if (record.outcome !== "carried_over") keepPrevious(record, input.previous!.plugin(record.name)!, "carried_over");
-    generation.carry(record.name, input.previous!);
+  for (const record of carriedFresh) keepPrevious(record, previous!.plugin(record.name)!, "carried_over");
+  for (const record of keptOld) keepPrevious(record, previous!.plugin(record.name)!, "failed_kept_old");
+  if (previous) {
+    // what the previous generation held and the candidate does not serve: among the fresh records' plugins, unless
+    // the listing changed (a plugin removed or renamed)
+    const candidates = same ? [...fresh].map((r) => r.name) : previous.heldNames();
+    generation.carryFrom(previous, candidates.filter((name) => previous.instance(name) !== undefined && !servesOld(name)));
   }
-  for (const record of keptOld) {
-    keepPrevious(record, input.previous!.plugin(record.name)!, "failed_kept_old");
-    generation.carry(record.name, input.previous!);
-  }
-  for (const plugin of late) if (plugin.keepsOld) generation.carry(plugin.published.name, input.previous!);
+  for (const entry of attaching) generation.attach(entry.record.name, entry.instance, entry.adapters, entry.slot, entry.remote);
   generation.seal();
-  return { generation, worsened: worsenedBy(generation, input), late };
+  generation.unsettled = [...looked].filter((at) => !settled(records[at]!, generation));
+  const worsened = worsenedBy(generation, input, same ? [...fresh].map((r) => r.name) : undefined);
+  return { generation, worsened, late };
 }
 
-function worsenedBy(candidate: Generation, input: BuildInput): Worsened[] {
+/**
+ * Where the listing differs from the one `previous` was built from, when discovery knows (nothing changed, or it
+ * inspected a few plugin directories again) and every plugin sits where it did under the name it had. Undefined:
+ * decide every record.
+ */
+function changedPositions(previous: Generation, discovered: readonly DiscoveredPlugin[], input: BuildInput): readonly number[] | undefined {
+  const before = previous.sources!.discovered;
+  const at = before === discovered ? [] : input.discovery?.changes(before, discovered);
+  if (!at || discovered.length !== previous.plugins.length) return undefined;
+  return at.every((i) => discovered[i]!.name === previous.plugins[i]!.name) ? at : undefined;
+}
+
+/** A record the next build can take over as it is while nothing it came from changes: carried over, serving. */
+function settled(record: PluginRecord, generation: Generation): boolean {
+  return record.state === "active" && record.outcome === "carried_over" && record.reloadError === null && record.fingerprint !== null && generation.instance(record.name) !== undefined;
+}
+
+/** `names`: the plugins that can be worse (default: every plugin of the previous generation). */
+function worsenedBy(candidate: Generation, input: BuildInput, names?: readonly string[]): Worsened[] {
   if (!input.previous || input.force) return [];
   const worse: Worsened[] = [];
-  for (const before of input.previous.plugins) {
+  const befores = names ? [...new Set(names)].flatMap((name) => input.previous!.plugin(name) ?? []) : input.previous.plugins;
+  for (const before of befores) {
     if (before.state !== "active") continue;
     const after = candidate.plugin(before.name);
     if (after && byConfig(after)) continue;

@@ -9,6 +9,9 @@ import { storagesByName } from "./adapters/storage.ts";
 import type { ManifestCapability, PluginManifest } from "./manifest.ts";
 import type { PermissionDecision } from "./permissions.ts";
 import { CapabilityTypes, type AdmittedPlugin, type PluginInstance, type PluginKind } from "./types.ts";
+import { VersionedMap } from "./versioned-map.ts";
+import type { Config } from "../config/schema.ts";
+import type { DiscoveredPlugin } from "./discovery.ts";
 import type { ProviderAdapter, RemoteAdapter, StorageAdapter, ToolAdapter } from "./adapters/types.ts";
 
 /** How long release() waits for in-flight calls before releasing instances anyway (sandbox timeouts end calls first). */
@@ -52,12 +55,22 @@ export interface PluginRecord {
 }
 
 /**
- * The generation a plugin's adapters count their calls on. A plugin carried over keeps its adapters: its slot moves to
- * the generation it was carried into when that one is published (claimSlots), so calls started before the swap drain
- * on the old one.
+ * Where the calls of the plugins a published generation serves are counted: one per runtime, shared by the
+ * generations derived from one another, and moved to each generation as it is published. A plugin carried over keeps
+ * its adapters, whose slot follows the lineage, so publishing moves every carried plugin at once.
+ */
+interface Lineage {
+  generation: Generation | null;
+}
+
+/**
+ * The generation a plugin's adapters count their calls on: `generation` until the plugin is published with a
+ * generation, then the lineage's (it moves with every publish that carries the plugin over), and `generation` again,
+ * pinned to the last one that served it, once a publish leaves it behind: calls started before the swap drain there.
  */
 export interface PluginSlot {
   generation: Generation;
+  lineage?: Lineage;
   /**
    * Set once a generation holds the plugin. Before, while its adapters are built (get-spec), its calls count on no
    * generation: the instance belongs to its load, and the generation that started a late load may be released by then.
@@ -65,19 +78,51 @@ export interface PluginSlot {
   attached?: boolean;
 }
 
+/** What a generation was built from: the discovery's result and the config, each the very object. */
+export interface GenerationSources {
+  discovered: readonly DiscoveredPlugin[];
+  config: Config;
+  /** The first entry refused because plugins/ held too many (discovery.ts isOverLimit). */
+  overLimit: DiscoveredPlugin | undefined;
+}
+
+/** The generation a plugin's calls count on now. */
+export function slotGeneration(slot: PluginSlot): Generation {
+  return slot.lineage?.generation ?? slot.generation;
+}
+
 interface Held {
+  name: string;
   instance: PluginInstance;
   adapters: CapabilityAdapter[];
   slot: PluginSlot;
   remote?: RemoteAdapter;
 }
 
-const NOTHING_KEPT: ReadonlySet<PluginInstance> = new Set();
-
 const NO_REMOTES: RemoteAdapter[] = [];
+
+/** A chain holds nothing it changes after construction: one empty chain serves every generation without middleware. */
+const NO_MIDDLEWARE = new MiddlewareChain([]);
 
 function emptyAdapters(): GenerationAdapters {
   return { tool: [], middleware: [], hook: [], cron: [], provider: [], storage: [] };
+}
+
+/** Chain order: priority (lower first), then plugin name. */
+function byPriority(a: CapabilityAdapter, b: CapabilityAdapter): number {
+  return a.capability.priority - b.capability.priority || (a.plugin < b.plugin ? -1 : a.plugin > b.plugin ? 1 : 0);
+}
+
+/** Where `adapter` goes in a sorted list: after every adapter that does not sort after it (a stable insertion). */
+function insertionPoint(list: readonly CapabilityAdapter[], adapter: CapabilityAdapter): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (byPriority(list[mid]!, adapter) <= 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 export async function settleAll(logger: Logger, what: string, tasks: (() => Promise<unknown>)[]): Promise<void> {
@@ -88,17 +133,31 @@ export async function settleAll(logger: Logger, what: string, tasks: (() => Prom
 }
 
 export class Generation implements ToolAdapterLookup {
-  readonly adapters: GenerationAdapters = emptyAdapters();
-  /** This generation's middleware, in chain order; built when it is sealed. */
-  middleware = new MiddlewareChain([]);
+  /** Each list in chain order (priority, then plugin name); a list no plugin changed is the previous generation's. */
+  readonly adapters: GenerationAdapters;
+  /** This generation's middleware, in chain order; built when it is sealed (kept when no middleware changed). */
+  middleware: MiddlewareChain;
   /** The `wasm:` providers and storage backends it exports, by name; built when it is sealed. */
-  providers = new Map<string, ProviderAdapter>();
-  storages = new Map<string, StorageAdapter>();
-  private readonly tools = new Map<string, ToolAdapter>();
+  providers: Map<string, ProviderAdapter>;
+  storages: Map<string, StorageAdapter>;
+  private tools = new VersionedMap<string, ToolAdapter>();
   private specs: ToolSpec[] | undefined;
   private remoteList: RemoteAdapter[] | undefined;
   private byName: Map<string, number> | undefined;
-  private readonly held = new Map<string, Held>();
+  private held = new VersionedMap<string, Held>();
+  private lineage: Lineage;
+  /** The generation this one was derived from (carryFrom): it serves on every plugin of `base` except `dropped`. */
+  private base: Generation | null = null;
+  /** What `base` held that this generation does not serve: released with `base`. */
+  private dropped: Held[] = [];
+  /** Plugins loaded for this generation (attach), not carried: their slots join the lineage when it is published. */
+  private readonly attached: Held[] = [];
+  /** The lists this generation copied before changing them (a list it did not change stays the base's). */
+  private readonly owned = new Set<keyof GenerationAdapters>();
+  /** What it was built from (generation-build.ts): a build from the same ones looks again only at `unsettled`. */
+  sources: GenerationSources | undefined;
+  /** Positions in `plugins` of the records a build from the same sources has to decide again (settled: the rest). */
+  unsettled: number[] = [];
   private inflight = 0;
   private drained: (() => void) | null = null;
   private releasing: Promise<void> | null = null;
@@ -108,22 +167,50 @@ export class Generation implements ToolAdapterLookup {
     readonly number: number,
     readonly plugins: readonly PluginRecord[],
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.adapters = emptyAdapters();
+    for (const type of CapabilityTypes) this.owned.add(type);
+    this.middleware = NO_MIDDLEWARE;
+    this.providers = new Map();
+    this.storages = new Map();
+    this.lineage = { generation: null };
+  }
 
   /**
    * A build asks for every plugin of the previous generation by name: an index of positions, not a scan per lookup.
    * The record is read at its position, so a record replaced in place (a late plugin published) is the one found.
+   * A generation whose plugins sit where its base's did (a reload that added or removed none) shares its index.
    */
   plugin(name: string): PluginRecord | undefined {
-    if (!this.byName) {
-      this.byName = new Map();
-      this.plugins.forEach((p, i) => {
-        if (!this.byName!.has(p.name)) this.byName!.set(p.name, i);
-      });
-    }
-    const at = this.byName.get(name);
+    const at = this.position(name);
     const found = at === undefined ? undefined : this.plugins[at];
     return found?.name === name ? found : this.plugins.find((p) => p.name === name);
+  }
+
+  /** Where the first record named `name` sits in `plugins` (a record replaced in place since may have another name). */
+  position(name: string): number | undefined {
+    return this.index().get(name);
+  }
+
+  /** @internal its plugins sit where `base`'s do (the same names in the same places): it uses base's index. */
+  adoptIndex(base: Generation): void {
+    this.byName = base.index();
+  }
+
+  private index(): Map<string, number> {
+    if (!this.byName) {
+      const byName = new Map<string, number>();
+      this.plugins.forEach((p, i) => {
+        if (!byName.has(p.name)) byName.set(p.name, i);
+      });
+      this.byName = byName;
+    }
+    return this.byName;
+  }
+
+  /** The plugins it holds a live instance of. */
+  heldNames(): string[] {
+    return this.held.entries().map(([name]) => name);
   }
 
   instance(name: string): PluginInstance | undefined {
@@ -135,10 +222,15 @@ export class Generation implements ToolAdapterLookup {
     return this.held.get(name)?.remote;
   }
 
-  /** One array until a plugin is attached or carried in (every turn asks for it; most plugins are not remote). */
+  /** One array for the generation's life (every turn asks for it; most plugins are not remote). */
   remotes(): RemoteAdapter[] {
     if (this.remoteList) return this.remoteList;
-    const remotes = [...this.held.values()].flatMap((h) => (h.remote ? [h.remote] : []));
+    let remotes: RemoteAdapter[];
+    if (this.base) {
+      remotes = [...this.base.remotes()];
+      for (const held of this.dropped) if (held.remote) remotes.splice(remotes.indexOf(held.remote), 1);
+      for (const held of this.attached) if (held.remote) remotes.push(held.remote);
+    } else remotes = this.held.values().flatMap((h) => (h.remote ? [h.remote] : []));
     return (this.remoteList = remotes.length === 0 ? NO_REMOTES : remotes);
   }
 
@@ -146,9 +238,11 @@ export class Generation implements ToolAdapterLookup {
     return this.tools.get(name);
   }
 
-  /** One array for the generation's life (the tool registry compares lists by identity). */
+  /** One array for the generation's life (the tool registry compares lists by identity); the base's while no tool changed. */
   toolSpecs(): ToolSpec[] {
-    return (this.specs ??= this.adapters.tool.map((adapter) => adapter.spec));
+    if (this.specs) return this.specs;
+    if (this.base && this.adapters.tool === this.base.adapters.tool) return (this.specs = this.base.toolSpecs());
+    return (this.specs = this.adapters.tool.map((adapter) => adapter.spec));
   }
 
   /** Adapters of one plugin in this generation. */
@@ -191,55 +285,94 @@ export class Generation implements ToolAdapterLookup {
 
   /** @internal a plugin loaded for this generation: its slot points here from the start. */
   attach(name: string, instance: PluginInstance, adapters: CapabilityAdapter[], slot: PluginSlot, remote?: RemoteAdapter): void {
-    this.hold(name, { instance, adapters, slot, ...(remote ? { remote } : {}) });
+    const held: Held = { name, instance, adapters, slot, ...(remote ? { remote } : {}) };
+    slot.attached = true;
+    this.held = this.held.with([[name, held]]);
+    this.attached.push(held);
+    if (held.remote) this.remoteList = undefined;
+    for (const adapter of adapters) {
+      const list = this.own(adapter.type);
+      list.splice(insertionPoint(list, adapter), 0, adapter);
+      if (adapter.type === "tool") this.tools = this.tools.with([[(adapter as ToolAdapter).spec.name, adapter as ToolAdapter]]);
+    }
   }
 
-  /** @internal serve a plugin of `from` (the current generation) here, with its live instance and adapters. */
-  carry(name: string, from: Generation): void {
-    const held = from.held.get(name);
-    if (!held) throw new PrxError("INTERNAL", `generation ${from.number} holds no live plugin "${name}" to carry over`);
-    this.hold(name, { ...held });
+  /**
+   * @internal serve every plugin `from` (the current generation) holds except those named in `drop`, with its live
+   * instance and adapters; call it once, before any attach. It costs what is dropped, nothing per plugin carried: the
+   * maps are new versions of `from`'s, and the adapter lists no dropped plugin was in are `from`'s own.
+   */
+  carryFrom(from: Generation, drop: Iterable<string>): void {
+    if (this.base || this.attached.length > 0) throw new PrxError("INTERNAL", `generation ${this.number} carries plugins from one generation, before attaching any`);
+    this.base = from;
+    this.lineage = from.lineage;
+    for (const name of drop) {
+      const held = from.held.get(name);
+      if (held && !this.dropped.includes(held)) this.dropped.push(held);
+    }
+    this.held = from.held.with(this.dropped.map((h) => [h.name, undefined] as const));
+    this.tools = from.tools.with(
+      this.dropped.flatMap((h) => h.adapters.filter((a) => a.type === "tool").map((a) => [(a as ToolAdapter).spec.name, undefined] as const)),
+    );
+    this.owned.clear();
+    for (const type of CapabilityTypes) (this.adapters as Record<string, CapabilityAdapter[]>)[type] = from.adapters[type];
+    for (const held of this.dropped) {
+      for (const adapter of held.adapters) {
+        const list = this.own(adapter.type);
+        const at = list.indexOf(adapter);
+        if (at >= 0) list.splice(at, 1);
+      }
+    }
+    this.remoteList = this.dropped.some((h) => h.remote) ? undefined : from.remoteList;
+  }
+
+  /** The list of `type` to change, copied first while it is still the base's. */
+  private own(type: keyof GenerationAdapters): CapabilityAdapter[] {
+    if (!this.owned.has(type)) {
+      (this.adapters as Record<string, CapabilityAdapter[]>)[type] = [...this.adapters[type]];
+      this.owned.add(type);
+    }
+    return this.adapters[type] as CapabilityAdapter[];
   }
 
   /** The live instances this generation serves: a generation it replaces must not release them. */
   liveInstances(): ReadonlySet<PluginInstance> {
-    return new Set([...this.held.values()].map((h) => h.instance));
+    return new Set(this.held.values().map((h) => h.instance));
   }
 
-  /** @internal once this generation is published, every plugin it serves counts its calls here. */
+  /**
+   * @internal this generation is published: every plugin it serves counts its calls here from now on (its base's
+   * carried plugins follow the lineage, the ones it attached join it), and the plugins it dropped stay pinned to the
+   * generation they served on. Costs what the build changed, not what it carried.
+   */
   claimSlots(): void {
-    for (const held of this.held.values()) held.slot.generation = this;
-  }
-
-  private hold(name: string, held: Held): void {
-    held.slot.attached = true;
-    this.held.set(name, held);
-    this.specs = undefined;
-    this.remoteList = undefined;
-    for (const adapter of held.adapters) {
-      (this.adapters[adapter.type] as CapabilityAdapter[]).push(adapter);
-      if (adapter.type === "tool") this.tools.set((adapter as ToolAdapter).spec.name, adapter as ToolAdapter);
+    for (const held of this.dropped) {
+      held.slot.generation = slotGeneration(held.slot);
+      delete held.slot.lineage;
     }
+    for (const held of this.attached) held.slot.lineage = this.lineage;
+    this.lineage.generation = this;
   }
 
-  /** @internal once every plugin is attached: sort (priority, lower first, then plugin name) and build the chain. */
+  /** @internal once every plugin is attached: build the chain and the provider and storage maps of what changed. */
   seal(): void {
     this.specs = undefined;
-    for (const type of CapabilityTypes) {
-      (this.adapters[type] as CapabilityAdapter[]).sort(
-        (a, b) => a.capability.priority - b.capability.priority || (a.plugin < b.plugin ? -1 : a.plugin > b.plugin ? 1 : 0),
-      );
-    }
-    this.middleware = new MiddlewareChain(this.adapters.middleware.map((a) => a.entry));
-    this.providers = providersByName(this.adapters.provider);
-    this.storages = storagesByName(this.adapters.storage);
+    this.held.makeCurrent();
+    this.tools.makeCurrent();
+    const base = this.base;
+    const middleware = this.adapters.middleware;
+    if (base && middleware === base.adapters.middleware) this.middleware = base.middleware;
+    else this.middleware = middleware.length === 0 ? NO_MIDDLEWARE : new MiddlewareChain(middleware.map((a) => a.entry));
+    this.providers = base && this.adapters.provider === base.adapters.provider ? base.providers : providersByName(this.adapters.provider);
+    this.storages = base && this.adapters.storage === base.adapters.storage ? base.storages : storagesByName(this.adapters.storage);
   }
 
   /**
    * Wait for in-flight calls (bounded by drainTimeoutMs), then dispose the adapters and release the instances, except
-   * those in `kept`: the live instances of the generation that goes on serving them (liveInstances()). Idempotent.
+   * those `kept` serves: the generation that goes on serving them (its successor, or the one it was derived from).
+   * Idempotent.
    */
-  release(drainTimeoutMs = GENERATION_DRAIN_TIMEOUT_MS, kept: ReadonlySet<PluginInstance> = NOTHING_KEPT): Promise<void> {
+  release(drainTimeoutMs = GENERATION_DRAIN_TIMEOUT_MS, kept: Generation | null = null): Promise<void> {
     this.releasing ??= (async () => {
       if (this.inflight > 0) {
         let timer: ReturnType<typeof setTimeout> | undefined;
@@ -250,11 +383,20 @@ export class Generation implements ToolAdapterLookup {
         if (!ok) this.logger.warn(`generation ${this.number}: ${this.inflight} call(s) still running after ${drainTimeoutMs} ms; releasing anyway`);
       }
       this.released = true;
-      const owned = [...this.held.values()].filter((h) => !kept.has(h.instance));
+      const owned = this.ownedBeside(kept);
       const adapters = owned.flatMap((h) => h.adapters);
       await settleAll(this.logger, `generation ${this.number}: dispose adapter`, adapters.map((a) => async () => a.dispose?.()));
       await settleAll(this.logger, `generation ${this.number}: release plugin`, owned.map((h) => () => h.instance.release()));
     })();
     return this.releasing;
+  }
+
+  /** What this generation holds that `kept` does not serve: for its successor what that one dropped, for its base what it attached. */
+  private ownedBeside(kept: Generation | null): Held[] {
+    if (!kept) return this.held.values();
+    if (kept.base === this) return kept.dropped;
+    if (this.base === kept) return this.attached;
+    const live = kept.liveInstances();
+    return this.held.values().filter((h) => !live.has(h.instance));
   }
 }

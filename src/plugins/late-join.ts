@@ -5,6 +5,7 @@ import type { LatePlugin } from "./generation-build.ts";
 import { Generation, type PluginRecord } from "./generation.ts";
 import { discard, type Loaded } from "./loading.ts";
 import { claimToolNames } from "./tool-claims.ts";
+import type { ToolAdapter } from "./adapters/types.ts";
 
 /**
  * The generation after `current` with a late plugin's load settled in: every plugin `current` holds is carried over,
@@ -21,10 +22,18 @@ export async function joinGeneration(
   let record: PluginRecord = loaded?.record ?? late.record;
   let adapters = loaded?.adapters ?? [];
   if (loaded) {
-    const others = current.plugins.filter((p) => p.name !== name && current.instance(p.name) !== undefined);
+    // the claims concern only the plugins serving a name the late one declares (found through the tool index)
+    const renames = context.config.plugins[name]?.tool_names ?? {};
+    const rivals = new Set<string>();
+    for (const adapter of loaded.adapters) {
+      if (adapter.type !== "tool") continue;
+      const declared = (adapter as ToolAdapter).spec.name;
+      const holder = current.tool(renames[declared] ?? declared)?.plugin;
+      if (holder !== undefined && holder !== name) rivals.add(holder);
+    }
     const claim = claimToolNames(
       [
-        ...others.map((p) => ({ plugin: p.name, adapters: current.adaptersOf(p.name), incumbent: true })),
+        ...[...rivals].map((p) => ({ plugin: p, adapters: current.adaptersOf(p), incumbent: true })),
         { plugin: name, adapters: loaded.adapters },
       ],
       context.config,
@@ -41,11 +50,14 @@ export async function joinGeneration(
   const attachNew = loaded !== null && record.state === "active";
   const keepOld = late.keepsOld && !attachNew;
   if (keepOld) record = { ...late.published, outcome: "failed_kept_old", reloadError: record.error };
-  const plugins = current.plugins.map((p) => (p === late.published ? record : p));
+  const plugins = [...current.plugins];
+  const at = plugins.indexOf(late.published);
+  plugins[at] = record;
   const next = new Generation(current.number + 1, plugins, context.logger);
-  for (const p of current.plugins) {
-    if (current.instance(p.name) !== undefined && (p.name !== name || keepOld)) next.carry(p.name, current);
-  }
+  next.carryFrom(current, keepOld ? [] : [name]);
+  next.adoptIndex(current);
+  next.sources = current.sources;
+  next.unsettled = [...current.unsettled, at];
   if (attachNew) {
     loaded.slot.generation = next;
     next.attach(name, loaded.instance, adapters, loaded.slot, loaded.remote);

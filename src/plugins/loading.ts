@@ -3,7 +3,7 @@ import type { Logger } from "../core/logger.ts";
 import { createRemoteAdapters } from "./adapters/remote.ts";
 import type { AdapterFactories, CapabilityAdapter, RemoteAdapter, RemoteAdapterFactory, RemoteAdapters } from "./adapters/types.ts";
 import { fail } from "./admission.ts";
-import { type Generation, type PluginRecord, type PluginSlot, settleAll } from "./generation.ts";
+import { type Generation, type PluginRecord, type PluginSlot, settleAll, slotGeneration } from "./generation.ts";
 import { isRemoteInstance } from "./remote/instance.ts";
 import type { StatusStore } from "./status.ts";
 import type { AdmittedPlugin, PluginHostServices, PluginInstance, PluginKind, PluginLoader } from "./types.ts";
@@ -92,7 +92,7 @@ export async function loadOne(generation: Generation, record: PluginRecord, cont
     return null;
   }
   const slot: PluginSlot = { generation };
-  const track = <T>(fn: () => Promise<T>): Promise<T> => (slot.attached ? slot.generation.track(fn) : fn());
+  const track = <T>(fn: () => Promise<T>): Promise<T> => (slot.attached ? slotGeneration(slot).track(fn) : fn());
   const adapters: CapabilityAdapter[] = [];
   try {
     if (admitted.kind === "remote") {

@@ -170,7 +170,7 @@ export class PluginRuntime implements ServicesHost {
       if (name !== undefined) {
         const record = candidate.plugin(name);
         if (!record || (record.state !== "active" && !options.force)) {
-          await candidate.release(0, previous.liveInstances());
+          await candidate.release(0, previous);
           if (!record && !previous.plugin(name)) {
             throw new PrxError("PLUGIN_NOT_FOUND", `no plugin named "${name}" in ${this.workspace.pluginsDir}`, {
               status: 404,
@@ -183,7 +183,7 @@ export class PluginRuntime implements ServicesHost {
         }
       }
       if (built.worsened.length > 0) {
-        await candidate.release(0, previous.liveInstances());
+        await candidate.release(0, previous);
         throw worsenedError(what, keeps, built.worsened);
       }
       this.publishBuilt(built);
@@ -273,7 +273,7 @@ export class PluginRuntime implements ServicesHost {
   /** Release a replaced generation once drained, except the instances its successor carried over. */
   private retire(generation: Generation, successor: Generation | null): void {
     const done = generation
-      .release(this.drainTimeoutMs, successor?.liveInstances())
+      .release(this.drainTimeoutMs, successor)
       .catch((error) => this.host.logger.warn(`release of generation ${generation.number} failed: ${errorMessage(error)}`))
       .finally(() => this.retiring.delete(done));
     this.retiring.add(done);

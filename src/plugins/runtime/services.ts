@@ -45,18 +45,21 @@ export function createPluginServices(runtime: ServicesHost, options: PluginServi
   let cronStarted = false;
 
   const swap = (next: Generation, previous: Generation | null): void => {
-    // A hook carried over into the next generation keeps its pump: only the ones left behind stop.
-    const carried = new Set<unknown>(next.adapters.hook);
-    for (const adapter of previous?.adapters.hook ?? []) {
-      if (carried.has(adapter)) continue;
-      adapter
-        .deactivate()
-        .catch((error) => logger.warn("hook pump did not stop cleanly", { error: errorMessage(error) }));
-    }
     live = next;
-    for (const adapter of next.adapters.hook) adapter.activate();
+    // a generation that changed no hook (or no cron job) has its predecessor's very list: nothing to do for them
+    if (next.adapters.hook !== previous?.adapters.hook) {
+      // A hook carried over into the next generation keeps its pump: only the ones left behind stop.
+      const carried = new Set<unknown>(next.adapters.hook);
+      for (const adapter of previous?.adapters.hook ?? []) {
+        if (carried.has(adapter)) continue;
+        adapter
+          .deactivate()
+          .catch((error) => logger.warn("hook pump did not stop cleanly", { error: errorMessage(error) }));
+      }
+      for (const adapter of next.adapters.hook) adapter.activate();
+    }
     try {
-      cron.setJobs(next.adapters.cron.map((a) => a.job));
+      if (next.adapters.cron !== previous?.adapters.cron) cron.setJobs(next.adapters.cron.map((a) => a.job));
     } catch (error) {
       logger.error("cron jobs of the new generation rejected; the previous jobs stay scheduled", {
         error: errorMessage(error),

@@ -43,7 +43,8 @@ function openRuntime(root: string, loader: PluginLoader) {
   const runtime = getPluginRuntime(
     workspace,
     { storage, events: nullPublisher, memory: () => null, logger: createLogger("bench.reload") },
-    { config: ConfigSchema.parse({}), loaders: [loader] },
+    // every build waits for every plugin: the rows time ready plugins, and a start on a loaded machine outlasts the join wait
+    { config: ConfigSchema.parse({}), loaders: [loader], joinAfterMs: Infinity },
   );
   return { workspace, runtime, close: () => runtime.stop().then(() => storage.close()) };
 }
