@@ -5,7 +5,9 @@
  * against their fakes. Platforms that receive over HTTP (the signed webhook, WhatsApp, Teams, Feishu / Lark, Google
  * Chat, LINE) run as they do in
  * production, a channel process of the built gateway: the fake POSTs its signed notification to
- * /channels/<name>/webhook exactly as the platform would, and the time includes the gateway's forwarding hop.
+ * /channels/<name>/webhook exactly as the platform would, and the time includes the gateway's forwarding hop. IRC's row
+ * is prx's part: ngIRCd relaying a PRIVMSG both ways, measured after each message with a bare client in its own process
+ * in prx's place (irc-echo.ts), is subtracted; the raw round trip is a row of its own.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
