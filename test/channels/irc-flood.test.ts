@@ -37,3 +37,27 @@ test("a one-line reply after a quiet spell goes out at once, and the bucket refi
   for (let i = 0; i < IRC_SEND_BURST; i++) expect(bucket.take()).toBe(0);
   expect(bucket.take()).toBe(IRC_SEND_INTERVAL_MS);
 });
+
+test("takeNow lets IRC_SEND_BURST lines go at once and not one past them, taking nothing when it refuses", () => {
+  const c = clock();
+  const bucket = new SendBucket(IRC_SEND_BURST, IRC_SEND_INTERVAL_MS, c.now);
+  for (let i = 0; i < IRC_SEND_BURST; i++) expect(bucket.takeNow()).toBe(true);
+  expect(bucket.takeNow()).toBe(false);
+  c.advance(IRC_SEND_INTERVAL_MS - 1);
+  expect(bucket.takeNow()).toBe(false);
+  // the refusals took no token: the line is due one interval after the burst, not later
+  c.advance(1);
+  expect(bucket.takeNow()).toBe(true);
+  expect(bucket.take()).toBe(IRC_SEND_INTERVAL_MS);
+});
+
+test("after a waited line, takeNow refuses until the next interval: a long reply's writes carry one line each", () => {
+  const c = clock();
+  const bucket = new SendBucket(IRC_SEND_BURST, IRC_SEND_INTERVAL_MS, c.now);
+  for (let i = 0; i < IRC_SEND_BURST; i++) bucket.take();
+  c.advance(bucket.take());
+  expect(bucket.takeNow()).toBe(false);
+  c.advance(IRC_SEND_INTERVAL_MS);
+  expect(bucket.takeNow()).toBe(true);
+  expect(bucket.takeNow()).toBe(false);
+});

@@ -69,7 +69,8 @@ export interface IrcPerson {
   quit(): void;
 }
 
-export async function ircPerson(port: number, nick: string, password?: string): Promise<IrcPerson> {
+/** `onLine`: called with each line as it arrives and a way to write to the server (a client that answers at once). */
+export async function ircPerson(port: number, nick: string, password?: string, onLine?: (line: string, write: (raw: string) => void) => void): Promise<IrcPerson> {
   const lines: string[] = [];
   let buffer = "";
   let socket!: Socket<undefined>;
@@ -89,6 +90,7 @@ export async function ircPerson(port: number, nick: string, password?: string): 
           buffer = buffer.slice(at + 1);
           if (line.startsWith("PING ")) s.write(`PONG ${line.slice(5)}\r\n`);
           lines.push(line);
+          onLine?.(line, (raw) => void s.write(raw));
         }
       },
     },

@@ -176,14 +176,17 @@ export class IrcChannel extends PlatformChannel {
         hint: `run the channel (prx channel run ${this.name}, or enabled = true under the gateway) and let it answer there`,
       });
     }
-    const lines = ircLines(reply.text, IRC_MAX_TEXT_BYTES);
+    const lines = ircLines(reply.text, IRC_MAX_TEXT_BYTES).map((line) => `PRIVMSG ${reply.chatId} :${line}\r\n`);
     const sent = (this.sendChain = this.sendChain.then(async () => {
-      for (const line of lines) {
+      for (let i = 0; i < lines.length; ) {
         const wait = this.bucket.take();
         if (wait > 0) await sleep(wait, this.stopper.signal);
+        // the lines the bucket lets go with this one leave in the same write
+        let burst = lines[i++]!;
+        while (i < lines.length && this.bucket.takeNow()) burst += lines[i++]!;
         await this.retrying("PRIVMSG", async () => {
           if (!this.socket) throw new PlatformError("irc", "not connected (reconnecting)", null, true);
-          this.socket.write(`PRIVMSG ${reply.chatId} :${line}\r\n`);
+          this.socket.write(burst);
         });
       }
     }));

@@ -19,9 +19,22 @@ export class SendBucket {
 
   /** Take a line's token: how long to wait before sending it (0: now). The caller sends once that time has passed. */
   take(): number {
-    const now = this.now();
-    this.credit = Math.min(this.burst * this.intervalMs, this.credit + (now - this.at)) - this.intervalMs;
-    this.at = now;
+    this.refill();
+    this.credit -= this.intervalMs;
     return Math.max(0, -this.credit);
+  }
+
+  /** Take a line's token only if the line may go now: false (nothing taken) when it would have to wait. */
+  takeNow(): boolean {
+    if (this.refill() < this.intervalMs) return false;
+    this.credit -= this.intervalMs;
+    return true;
+  }
+
+  private refill(): number {
+    const now = this.now();
+    this.credit = Math.min(this.burst * this.intervalMs, this.credit + (now - this.at));
+    this.at = now;
+    return this.credit;
   }
 }
