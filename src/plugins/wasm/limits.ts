@@ -28,6 +28,11 @@ export const SANDBOX_STOP_GRACE_MS = 1000;
  * plugins) gives way to a fresh one once its last plugin has gone. A plugin restarting after a timeout is not a new one.
  */
 export const MAX_ARTIFACTS_PER_WORKER = 64;
+/**
+ * A sandbox Worker collects its heap this long after a plugin was dropped from it (stops of a burst, such as a
+ * runtime releasing every plugin, share one collection): sandbox/worker.ts.
+ */
+export const SANDBOX_GC_AFTER_STOP_MS = 100;
 /** Successful calls whose in-sandbox execution time Sandbox.executionP50() looks at. */
 export const EXECUTION_TIME_SAMPLES = 256;
 /** Timeout of one outbound HTTP request made by a plugin. */

@@ -11,6 +11,7 @@ import { SANDBOX_WORKERS, wasmLoader } from "../../../src/plugins/wasm/index.ts"
 import { loadWasmPlugin } from "../../../src/plugins/wasm/loader.ts";
 import type { WasmPluginInstance } from "../../../src/plugins/wasm/instance.ts";
 import { sandboxWorkerPool } from "../../../src/plugins/wasm/sandbox/index.ts";
+import { waitFor } from "../../helpers/wait.ts";
 import { wat } from "../runtime/helpers.ts";
 import { type TestHost, admitted, failure, makeHost, removeDir } from "./helpers.ts";
 
@@ -110,6 +111,23 @@ describe("sandbox Worker pool", () => {
     expect(full.spawned - base.spawned).toBeLessThanOrEqual(SANDBOX_WORKERS);
     await Promise.all(loaded.map((inst) => inst.release()));
     if (base.holders === 0) expect(sandboxWorkerPool.stats()).toMatchObject({ workers: 0, tenants: 0, holders: 0 });
+  });
+
+  test("a Worker ends with the last plugin it hosts, while other Workers keep theirs; the next plugin gets a new one", async () => {
+    const base = sandboxWorkerPool.stats();
+    expect(base.tenants).toBe(0);
+    // SANDBOX_WORKERS >= 2: the second plugin goes to a second Worker
+    const alone = await wasmLoader.load(admitted("echo-tool", { name: "alone-a" }), t.host);
+    const neighbour = await wasmLoader.load(admitted("echo-tool", { name: "alone-b" }), t.host);
+    expect(sandboxWorkerPool.stats().workers).toBe(2);
+    await alone.release();
+    await waitFor(() => sandboxWorkerPool.stats().workers === 1, "the Worker of the released plugin to end");
+    expect(await neighbour.invoke(echoCap, "execute", ["still"])).toMatchObject({ output: "STILL" });
+    const spawned = sandboxWorkerPool.stats().spawned;
+    const next = await wasmLoader.load(admitted("echo-tool", { name: "alone-c" }), t.host);
+    expect(sandboxWorkerPool.stats()).toMatchObject({ workers: 2, spawned: spawned + 1 });
+    expect(await next.invoke(echoCap, "execute", ["new"])).toMatchObject({ output: "NEW" });
+    await Promise.all([neighbour.release(), next.release()]);
   });
 
   test("a timed-out plugin is stopped alone: its neighbours in the same Workers keep their instances", async () => {

@@ -17,6 +17,7 @@ import { Meter, newInterruptFlag } from "../guest/meter.ts";
 import { type Guest, GuestFailure } from "../guest/types.ts";
 import type { GuestKv } from "../host/types.ts";
 import { WebSocketTable } from "../host/socket-table.ts";
+import { SANDBOX_GC_AFTER_STOP_MS } from "../limits.ts";
 
 declare const self: Worker;
 
@@ -39,9 +40,10 @@ const tenants = new Map<number, Tenant>();
 /** Worker-wide instance number -> its tenant and capability index. */
 const slots = new Map<number, { tenant: Tenant; cap: number }>();
 /**
- * Evaluated component JS by artifact key, for the Worker's life: an evaluated module cannot be unloaded, so a key is
- * evaluated once however often its plugins restart; the pool retires a Worker that has seen
- * MAX_ARTIFACTS_PER_WORKER keys (pool-worker.ts).
+ * Evaluated component JS (and the compiled core modules it instantiates) by artifact key, while a tenant of that key
+ * is hosted: a key is evaluated once however often its plugins restart after a timeout, and forgotten with its last
+ * tenant, which lets go of its compiled code. The evaluated module itself cannot be unloaded: the pool retires a
+ * Worker that has evaluated MAX_ARTIFACTS_PER_WORKER of them (pool-worker.ts).
  */
 const artifacts = new Map<string, ComponentArtifact>();
 let nextRpc = 1;
@@ -150,6 +152,22 @@ async function start(message: SandboxStart): Promise<void> {
   for (let cap = 0; cap < plugin.capabilities.length && !tenant.gone; cap++) tenant.guests[cap] = await instantiate(tenant, cap);
 }
 
+let collecting: ReturnType<typeof setTimeout> | null = null;
+
+/**
+ * A full collection of this Worker's heap once the stops of a burst have arrived: an idle Worker allocates nothing
+ * that would trigger one, so the dropped guests' linear memories and compiled code would stay resident while its
+ * other tenants keep it alive.
+ */
+function collectSoon(): void {
+  if (collecting) return;
+  collecting = setTimeout(() => {
+    collecting = null;
+    Bun.gc(true);
+  }, SANDBOX_GC_AFTER_STOP_MS);
+  collecting.unref();
+}
+
 /** Forget a tenant: its instances, kv connection, sockets and pending rpcs. */
 function drop(id: number): void {
   const tenant = tenants.get(id);
@@ -158,6 +176,9 @@ function drop(id: number): void {
   tenants.delete(id);
   tenant.init.slots.forEach((slot) => slots.delete(slot));
   tenant.guests.length = 0;
+  const key = tenant.init.component?.key;
+  if (key !== undefined && ![...tenants.values()].some((t) => t.init.component?.key === key)) artifacts.delete(key);
+  collectSoon();
   tenant.sockets.closeAll();
   tenant.kv.close();
   for (const [rpcId, pending] of pendingRpc) {
