@@ -41,7 +41,13 @@ export interface ArtifactUse<T extends Prepared> {
   done(): void;
 }
 
-const entries = new Map<string, { plugin: string; made: Promise<Prepared>; users: number }>();
+interface Entry {
+  plugin: string;
+  made: Promise<Prepared>;
+  users: number;
+}
+
+const entries = new Map<string, Entry>();
 let compiles = 0;
 
 /** How many times this process compiled a plugin's core modules (tests and benchmarks assert cache hits). */
@@ -76,6 +82,20 @@ function instrumentedFile(metering: Metering, maxPages: number): string {
 }
 
 /**
+ * Count one more use of `entry`; the returned function lets go of it. Not inside use(): an async function's closures
+ * keep its whole frame, which holds the component's bytes through `make`.
+ */
+function lettingGo(key: string, entry: Entry): () => void {
+  entry.users++;
+  let used = true;
+  return () => {
+    if (!used) return;
+    used = false;
+    if (--entry.users === 0 && entries.get(key) === entry) entries.delete(key);
+  };
+}
+
+/**
  * One use of the entry under `key`, made by `make` when no use holds it. A failed preparation is forgotten so the next
  * load retries it; another plugin sharing the failed in-flight entry prepares again so its error names it.
  */
@@ -92,14 +112,7 @@ async function use<T extends Prepared>(key: string, plugin: string, make: () => 
       if (entries.get(key) === created) entries.delete(key);
     });
   }
-  const held = entry;
-  held.users++;
-  let used = true;
-  const done = () => {
-    if (!used) return;
-    used = false;
-    if (--held.users === 0 && entries.get(key) === held) entries.delete(key);
-  };
+  const done = lettingGo(key, entry);
   try {
     return { prepared: await made, done };
   } catch (error) {
