@@ -45,13 +45,8 @@ export class PoolWorker {
   private nextCall = 1;
   private nextSlot = 0;
   private stuckTimer: ReturnType<typeof setTimeout> | null = null;
-  /**
-   * Artifact key of each tenant hosting a component: the Worker evaluates a key's JS when no tenant of it is hosted
-   * (worker.ts forgets a key with its last tenant).
-   */
-  private readonly componentOf = new Map<number, string>();
-  /** Component JS modules the Worker has evaluated (an evaluated module stays for its life). */
-  private evaluated = 0;
+  /** Component artifacts whose JS the Worker has evaluated (it keeps them for its life). */
+  private readonly artifacts = new Set<string>();
   private markBooted: (ok: boolean) => void = () => {};
   gone: string | null = null;
 
@@ -80,7 +75,7 @@ export class PoolWorker {
    * pool places no new sandbox in it. Every Worker ends when its last tenant has gone.
    */
   retired(): boolean {
-    return this.evaluated >= MAX_ARTIFACTS_PER_WORKER;
+    return this.artifacts.size >= MAX_ARTIFACTS_PER_WORKER;
   }
 
   /**
@@ -96,11 +91,7 @@ export class PoolWorker {
 
   post(message: ToWorker | string): void {
     if (this.gone) return;
-    if (typeof message !== "string" && message.type === "init" && message.component) {
-      const key = message.component.key;
-      if (![...this.componentOf.values()].includes(key)) this.evaluated++;
-      this.componentOf.set(message.tenant, key);
-    }
+    if (typeof message !== "string" && message.type === "init" && message.component) this.artifacts.add(message.component.key);
     this.worker.postMessage(message);
   }
 
@@ -172,7 +163,6 @@ export class PoolWorker {
         if (timer) clearTimeout(timer);
         this.stopping.delete(msg.tenant);
         this.flags.delete(msg.tenant);
-        this.componentOf.delete(msg.tenant);
         if (this.stopping.size === 0 && this.stuckTimer) clearTimeout(this.stuckTimer);
         // an empty Worker ends: what it evaluated for the plugins it hosted goes with it (the pool starts another)
         if (this.handlers.size === 0 && this.stopping.size === 0) this.terminate(this.retired() ? "retired" : "its last plugin stopped");

@@ -40,10 +40,10 @@ const tenants = new Map<number, Tenant>();
 /** Worker-wide instance number -> its tenant and capability index. */
 const slots = new Map<number, { tenant: Tenant; cap: number }>();
 /**
- * Evaluated component JS (and the compiled core modules it instantiates) by artifact key, while a tenant of that key
- * is hosted: a key is evaluated once however often its plugins restart after a timeout, and forgotten with its last
- * tenant, which lets go of its compiled code. The evaluated module itself cannot be unloaded: the pool retires a
- * Worker that has evaluated MAX_ARTIFACTS_PER_WORKER of them (pool-worker.ts).
+ * Evaluated component JS by artifact key, for the Worker's life: an evaluated module cannot be unloaded, so a key is
+ * evaluated once however often its plugins restart; the pool retires a Worker that has seen
+ * MAX_ARTIFACTS_PER_WORKER keys (pool-worker.ts). The JS text and compiled core modules are held only while a
+ * tenant of the key is hosted (each init brings them again).
  */
 const artifacts = new Map<string, ComponentArtifact>();
 let nextRpc = 1;
@@ -143,6 +143,7 @@ async function start(message: SandboxStart): Promise<void> {
     const { key, js, modules } = message.component;
     let artifact = artifacts.get(key);
     if (!artifact) artifacts.set(key, (artifact = new ComponentArtifact(js, modules, plugin.name)));
+    else artifact.provide(js, modules);
     tenant.artifact = artifact;
   } else if (message.module) {
     tenant.coreModule = message.module;
@@ -177,7 +178,7 @@ function drop(id: number): void {
   tenant.init.slots.forEach((slot) => slots.delete(slot));
   tenant.guests.length = 0;
   const key = tenant.init.component?.key;
-  if (key !== undefined && ![...tenants.values()].some((t) => t.init.component?.key === key)) artifacts.delete(key);
+  if (key !== undefined && ![...tenants.values()].some((t) => t.init.component?.key === key)) artifacts.get(key)?.forgetCode();
   collectSoon();
   tenant.sockets.closeAll();
   tenant.kv.close();
