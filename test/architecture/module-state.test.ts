@@ -9,7 +9,7 @@ import { ROOT, sourceFiles } from "./imports.ts";
 
 const ALLOWED: Record<string, string> = {
   "src/plugins/runtime/registry.ts runtimes": "the one registry: a runtime per canonical workspace in a process",
-  "src/plugins/wasm/artifact-cache.ts entries": "compiled code by content hash: immutable, shared on purpose",
+  "src/plugins/wasm/artifact-cache.ts entries": "compiled code by content hash, while a sandbox uses it: immutable, shared on purpose",
   "src/plugins/wasm/artifact-cache.ts compiles": "a count of compilations, read by tests and benchmarks",
   "src/plugins/wasm/transpile.ts transpiles": "a count of transpilations, read by tests and benchmarks",
   "src/plugins/wasm/instrument-cache.ts instrumentations": "a count of instrumentations, read by tests and benchmarks",

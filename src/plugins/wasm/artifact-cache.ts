@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PrxError } from "../../core/errors.ts";
-import { MAX_CACHED_ARTIFACTS, WASM_PAGE_BYTES } from "./limits.ts";
+import { WASM_PAGE_BYTES } from "./limits.ts";
 import { capModuleMemory } from "./memory-cap.ts";
 import { instrumentCached, instrumentedName } from "./instrument-cache.ts";
 import type { Metering } from "./instrument/plan.ts";
@@ -13,8 +13,11 @@ import { cacheKey, TRANSPILED_MODULE_NAME, type TranspileMeta, transpileCached }
  * text and its core modules compiled, for a core module the compiled module. Every core module is memory-capped,
  * then instrumented (instrument/: interrupt checks and fuel, FUEL.md; the rewritten bytes are cached on disk).
  * WebAssembly.Module objects are structured-cloneable, so every sandbox Worker gets the compiled code by
- * postMessage instead of reading and compiling files. Entries are keyed by content hash, memory cap and metering,
- * so a reload of an unchanged plugin only hashes its bytes.
+ * postMessage instead of reading and compiling files. Entries are keyed by content hash, memory cap and metering:
+ * plugins of the same content share one while any of them is running. An entry lives only while a sandbox uses it
+ * (each preparation is a use, let go with the sandbox): a plugin whose guest was stopped for being idle keeps no
+ * compiled code or JS text here; its next start prepares again from the disk caches (transpiled and instrumented
+ * files), which compiles but transpiles and instruments nothing.
  */
 export interface PreparedComponent {
   kind: "component";
@@ -32,7 +35,19 @@ export interface PreparedModule {
 
 type Prepared = PreparedComponent | PreparedModule;
 
-const entries = new Map<string, { plugin: string; made: Promise<Prepared> }>();
+/** A prepared artifact and the function that lets go of this use of it (idempotent; the last use drops the entry). */
+export interface ArtifactUse<T extends Prepared> {
+  prepared: T;
+  done(): void;
+}
+
+interface Entry {
+  plugin: string;
+  made: Promise<Prepared>;
+  users: number;
+}
+
+const entries = new Map<string, Entry>();
 let compiles = 0;
 
 /** How many times this process compiled a plugin's core modules (tests and benchmarks assert cache hits). */
@@ -40,7 +55,7 @@ export function compileCount(): number {
   return compiles;
 }
 
-/** Entries held now (at most MAX_CACHED_ARTIFACTS). */
+/** Entries held now: the artifacts some sandbox (or a preparation in flight) uses. */
 export function cachedArtifactCount(): number {
   return entries.size;
 }
@@ -67,24 +82,43 @@ function instrumentedFile(metering: Metering, maxPages: number): string {
 }
 
 /**
- * Least recently used first out. A failed preparation is forgotten so the next load retries it; another plugin
- * sharing the failed in-flight entry prepares again so its error names it.
+ * Count one more use of `entry`; the returned function lets go of it. Not inside use(): an async function's closures
+ * keep its whole frame, which holds the component's bytes through `make`.
  */
-function cached<T extends Prepared>(key: string, plugin: string, make: () => Promise<T>): Promise<T> {
-  const hit = entries.get(key);
-  if (hit) {
-    entries.delete(key);
-    entries.set(key, hit);
-    return (hit.plugin === plugin ? hit.made : hit.made.catch(make)) as Promise<T>;
+function lettingGo(key: string, entry: Entry): () => void {
+  entry.users++;
+  let used = true;
+  return () => {
+    if (!used) return;
+    used = false;
+    if (--entry.users === 0 && entries.get(key) === entry) entries.delete(key);
+  };
+}
+
+/**
+ * One use of the entry under `key`, made by `make` when no use holds it. A failed preparation is forgotten so the next
+ * load retries it; another plugin sharing the failed in-flight entry prepares again so its error names it.
+ */
+async function use<T extends Prepared>(key: string, plugin: string, make: () => Promise<T>): Promise<ArtifactUse<T>> {
+  let entry = entries.get(key);
+  let made: Promise<T>;
+  if (entry) {
+    made = (entry.plugin === plugin ? entry.made : entry.made.catch(make)) as Promise<T>;
+  } else {
+    made = make();
+    const created = { plugin, made: made as Promise<Prepared>, users: 0 };
+    entries.set(key, (entry = created));
+    made.catch(() => {
+      if (entries.get(key) === created) entries.delete(key);
+    });
   }
-  const made = make();
-  const entry = { plugin, made };
-  entries.set(key, entry);
-  made.catch(() => {
-    if (entries.get(key) === entry) entries.delete(key);
-  });
-  while (entries.size > MAX_CACHED_ARTIFACTS) entries.delete(entries.keys().next().value!);
-  return made;
+  const done = lettingGo(key, entry);
+  try {
+    return { prepared: await made, done };
+  } catch (error) {
+    done();
+    throw error;
+  }
 }
 
 async function compile(bytes: Uint8Array, options: CompileOptions, where: string): Promise<WebAssembly.Module> {
@@ -106,10 +140,10 @@ export function prepareComponent(
   cacheDir: string,
   maxMemoryMb: number,
   metering: Metering,
-): Promise<PreparedComponent> {
+): Promise<ArtifactUse<PreparedComponent>> {
   const maxPages = maxPagesFor(maxMemoryMb);
   const key = `component\0${cacheDir}\0${cacheKey(wasm)}\0${maxPages}\0${metering}`;
-  return cached(key, plugin, async () => {
+  return use(key, plugin, async () => {
     const transpiled = await transpileCached(plugin, wasm, cacheDir);
     const js = readFileSync(join(transpiled.dir, `${TRANSPILED_MODULE_NAME}.js`), "utf8");
     const modules: Record<string, WebAssembly.Module> = {};
@@ -136,11 +170,11 @@ export function prepareModule(
   cacheDir: string,
   maxMemoryMb: number,
   metering: Metering,
-): Promise<PreparedModule> {
+): Promise<ArtifactUse<PreparedModule>> {
   const maxPages = maxPagesFor(maxMemoryMb);
   const hash = createHash("sha256").update(wasm).digest("hex");
   const instrumentedPath = join(cacheDir, "wasm-modules", hash, `${instrumentedFile(metering, maxPages)}.wasm`);
-  return cached(`module\0${cacheDir}\0${hash}\0${maxPages}\0${metering}`, plugin, async () => ({
+  return use(`module\0${cacheDir}\0${hash}\0${maxPages}\0${metering}`, plugin, async () => ({
     kind: "module",
     module: await compile(wasm, { maxPages, metering, instrumentedPath }, `plugin ${plugin}`),
   }));

@@ -40,13 +40,22 @@ export async function loadInThread(
   // nothing raises this flag: in-thread calls cannot be interrupted (no timeout), only run out of fuel
   const meter = new Meter(newInterruptFlag(), maxFuel);
   let guest: Guest;
+  let done: () => void;
   if (plugin.kind === "wasm-component") {
-    const p = await prepareComponent(plugin.name, bytes, cacheDir, maxMemoryMb, meteringFor(maxFuel));
+    const use = await prepareComponent(plugin.name, bytes, cacheDir, maxMemoryMb, meteringFor(maxFuel));
+    done = use.done;
+    const p = use.prepared;
     const artifact = new ComponentArtifact(p.js, p.modules, plugin.name);
     guest = await ComponentGuest.create(artifact, ctx, await componentImports(ctx, p.meta.interfaces.imports), meter);
   } else {
-    const p = await prepareModule(plugin.name, bytes, cacheDir, maxMemoryMb, meteringFor(maxFuel));
-    guest = await CoreModuleGuest.create(p.module, ctx, meter);
+    const use = await prepareModule(plugin.name, bytes, cacheDir, maxMemoryMb, meteringFor(maxFuel));
+    done = use.done;
+    guest = await CoreModuleGuest.create(use.prepared.module, ctx, meter);
   }
-  return Object.assign(guest, { close: () => kv.close() });
+  return Object.assign(guest, {
+    close: () => {
+      kv.close();
+      done();
+    },
+  });
 }

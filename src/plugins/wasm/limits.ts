@@ -28,13 +28,13 @@ export const SANDBOX_STOP_GRACE_MS = 1000;
  * plugins) gives way to a fresh one once its last plugin has gone. A plugin restarting after a timeout is not a new one.
  */
 export const MAX_ARTIFACTS_PER_WORKER = 64;
+/**
+ * A sandbox Worker collects its heap this long after a plugin was dropped from it (stops of a burst, such as a
+ * runtime releasing every plugin, share one collection): sandbox/worker.ts.
+ */
+export const SANDBOX_GC_AFTER_STOP_MS = 100;
 /** Successful calls whose in-sandbox execution time Sandbox.executionP50() looks at. */
 export const EXECUTION_TIME_SAMPLES = 256;
-/**
- * Prepared plugin binaries kept in memory (LRU): a component's transpiled JS with its compiled core modules, or a
- * compiled core module, keyed by content hash and memory cap. A reload of an unchanged plugin compiles nothing.
- */
-export const MAX_CACHED_ARTIFACTS = 64;
 /** Timeout of one outbound HTTP request made by a plugin. */
 export const HTTP_REQUEST_TIMEOUT_MS = 10_000;
 /** Largest HTTP response body a plugin may receive (bytes). */

@@ -74,13 +74,30 @@ async function startSandbox(
   const maxMemoryMb = plugin.resources.maxMemoryMb;
   const metering = meteringFor(plugin.resources.maxFuel);
   const cacheDir = host.workspace.cacheDir;
-  const prepared =
+  const { prepared, done } =
     plugin.kind === "wasm-component"
       ? await prepareComponent(plugin.name, bytes, cacheDir, maxMemoryMb, metering)
       : await prepareModule(plugin.name, bytes, cacheDir, maxMemoryMb, metering);
-  checkExports(plugin, prepared);
-  // checked once here, on the sending side: the Worker trusts it (protocol.ts)
-  const init = SandboxInitSchema.parse({
+  let sandbox: Sandbox;
+  try {
+    checkExports(plugin, prepared);
+    sandbox = new Sandbox(plugin, host, initFor(plugin, host, prepared, maxMemoryMb), options, done);
+  } catch (error) {
+    done();
+    throw error;
+  }
+  try {
+    await sandbox.start();
+  } catch (error) {
+    await sandbox.release();
+    throw error;
+  }
+  return sandbox;
+}
+
+/** The sandbox's init message, checked once here, on the sending side: the Worker trusts it (protocol.ts). */
+function initFor(plugin: AdmittedPlugin, host: PluginHostServices, prepared: PreparedComponent | PreparedModule, maxMemoryMb: number) {
+  return SandboxInitSchema.parse({
     type: "init",
     plugin: pluginInfo(plugin, maxMemoryMb),
     component:
@@ -93,14 +110,6 @@ async function startSandbox(
     // PostgreSQL storage: the guest's kv is the host's store, shared by every replica
     kv: host.storage?.backend === "postgres" ? "host" : "local",
   });
-  const sandbox = new Sandbox(plugin, host, init, options);
-  try {
-    await sandbox.start();
-  } catch (error) {
-    await sandbox.release();
-    throw error;
-  }
-  return sandbox;
 }
 
 /** Load an admitted wasm plugin with its guest running (see openWasmPlugin for one that starts on demand). */

@@ -7,9 +7,11 @@ import {
   compileCount,
   prepareModule,
 } from "../../../src/plugins/wasm/artifact-cache.ts";
-import { MAX_CACHED_ARTIFACTS, SANDBOX_WORKERS, wasmLoader } from "../../../src/plugins/wasm/index.ts";
+import { SANDBOX_WORKERS, wasmLoader } from "../../../src/plugins/wasm/index.ts";
+import { loadWasmPlugin } from "../../../src/plugins/wasm/loader.ts";
 import type { WasmPluginInstance } from "../../../src/plugins/wasm/instance.ts";
 import { sandboxWorkerPool } from "../../../src/plugins/wasm/sandbox/index.ts";
+import { waitFor } from "../../helpers/wait.ts";
 import { wat } from "../runtime/helpers.ts";
 import { type TestHost, admitted, failure, makeHost, removeDir } from "./helpers.ts";
 
@@ -23,6 +25,7 @@ afterAll(() => {
 });
 
 const echoCap = { type: "tool" as const, name: "echo_upper" };
+const coreCap = { type: "tool" as const, name: "core_echo" };
 
 /** A valid core module whose content (a custom section) differs by `n`. */
 function tinyModule(n: number): Uint8Array {
@@ -47,21 +50,34 @@ describe("artifact cache", () => {
     await inst.release();
   });
 
-  test(`holds ${MAX_CACHED_ARTIFACTS} artifacts; one more evicts the least recently used`, async () => {
-    const base = 1_000_000 + Math.floor(Math.random() * 1_000_000);
-    const prepare = (n: number) => prepareModule("lru", tinyModule(n), t.host.workspace.cacheDir, 1, "interrupt");
-    for (let i = 0; i < MAX_CACHED_ARTIFACTS; i++) await prepare(base + i);
-    expect(cachedArtifactCount()).toBe(MAX_CACHED_ARTIFACTS);
-    let compiled = compileCount();
-    await prepare(base); // at the limit: every entry is still cached
-    expect(compileCount()).toBe(compiled);
-    await prepare(base + MAX_CACHED_ARTIFACTS); // one past: evicts base + 1
-    expect(cachedArtifactCount()).toBe(MAX_CACHED_ARTIFACTS);
-    compiled = compileCount();
-    await prepare(base);
-    expect(compileCount()).toBe(compiled);
-    await prepare(base + 1);
+  test("an artifact is kept while a sandbox uses it and dropped with the last one; the next start compiles again", async () => {
+    const held = cachedArtifactCount();
+    const load = (name: string) => loadWasmPlugin(admitted("core-tool", { name, resources: { maxMemoryMb: 5 } }), t.host);
+    const compiled = compileCount();
+    const a = await load("kept-a");
+    const b = await load("kept-b");
     expect(compileCount()).toBe(compiled + 1);
+    expect(cachedArtifactCount()).toBe(held + 1);
+    await a.release();
+    expect(cachedArtifactCount()).toBe(held + 1);
+    expect(await b.invoke(coreCap, "execute", ["b"])).toMatchObject({ success: true });
+    await b.release();
+    expect(cachedArtifactCount()).toBe(held);
+    const c = await load("kept-c");
+    expect(compileCount()).toBe(compiled + 2);
+    expect(await c.invoke(coreCap, "execute", ["c"])).toMatchObject({ success: true });
+    await c.release();
+    expect(cachedArtifactCount()).toBe(held);
+  });
+
+  test("a preparation that nothing uses any more is dropped", async () => {
+    const held = cachedArtifactCount();
+    const prepare = () => prepareModule("unused", tinyModule(Math.random()), t.host.workspace.cacheDir, 1, "interrupt");
+    const first = await prepare();
+    expect(cachedArtifactCount()).toBe(held + 1);
+    first.done();
+    first.done(); // letting go twice is letting go once
+    expect(cachedArtifactCount()).toBe(held);
   });
 
   test("a module that does not compile fails with PLUGIN_LOAD naming the plugin, and is not cached", async () => {
@@ -95,6 +111,23 @@ describe("sandbox Worker pool", () => {
     expect(full.spawned - base.spawned).toBeLessThanOrEqual(SANDBOX_WORKERS);
     await Promise.all(loaded.map((inst) => inst.release()));
     if (base.holders === 0) expect(sandboxWorkerPool.stats()).toMatchObject({ workers: 0, tenants: 0, holders: 0 });
+  });
+
+  test("a Worker ends with the last plugin it hosts, while other Workers keep theirs; the next plugin gets a new one", async () => {
+    const base = sandboxWorkerPool.stats();
+    expect(base.tenants).toBe(0);
+    // SANDBOX_WORKERS >= 2: the second plugin goes to a second Worker
+    const alone = await wasmLoader.load(admitted("echo-tool", { name: "alone-a" }), t.host);
+    const neighbour = await wasmLoader.load(admitted("echo-tool", { name: "alone-b" }), t.host);
+    expect(sandboxWorkerPool.stats().workers).toBe(2);
+    await alone.release();
+    await waitFor(() => sandboxWorkerPool.stats().workers === 1, "the Worker of the released plugin to end");
+    expect(await neighbour.invoke(echoCap, "execute", ["still"])).toMatchObject({ output: "STILL" });
+    const spawned = sandboxWorkerPool.stats().spawned;
+    const next = await wasmLoader.load(admitted("echo-tool", { name: "alone-c" }), t.host);
+    expect(sandboxWorkerPool.stats()).toMatchObject({ workers: 2, spawned: spawned + 1 });
+    expect(await next.invoke(echoCap, "execute", ["new"])).toMatchObject({ output: "NEW" });
+    await Promise.all([neighbour.release(), next.release()]);
   });
 
   test("a timed-out plugin is stopped alone: its neighbours in the same Workers keep their instances", async () => {

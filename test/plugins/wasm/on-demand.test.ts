@@ -8,6 +8,7 @@ import type { AdmittedPlugin, PluginInstance } from "../../../src/plugins/types.
 import { openWasmPlugin } from "../../../src/plugins/wasm/loader.ts";
 import { declarationCache, declarationKey, type IdleTimers } from "../../../src/plugins/wasm/on-demand/index.ts";
 import { REMOTE_DEFAULT_IDLE_STOP_MS } from "../../../src/plugins/remote/limits.ts";
+import { cachedArtifactCount, compileCount } from "../../../src/plugins/wasm/artifact-cache.ts";
 import { sandboxWorkerPool, WASM_IDLE_STOP_MS } from "../../../src/plugins/wasm/index.ts";
 import { toolModule } from "../runtime/helpers.ts";
 import { failure, makeHost, removeDir } from "./helpers.ts";
@@ -123,6 +124,27 @@ describe("a WASM plugin started on its first call", () => {
     expect(await instance.invoke(ref(plugin), "execute", ["{}"])).toMatchObject({ output: "racing says hi" });
     expect(tenants()).toBe(before + 1);
     await instance.release();
+  });
+
+  test("a guest stopped for being idle keeps no compiled code in the host; its next call prepares it again and answers", async () => {
+    const plugin = await toolPlugin("dropped");
+    const clock = manualTimers();
+    await warm(plugin);
+    const instance = await openWasmPlugin(plugin, th.host, { timers: clock.timers });
+    const held = cachedArtifactCount();
+    const compiled = compileCount();
+    expect(await instance.invoke(ref(plugin), "execute", ["{}"])).toMatchObject({ output: "dropped says hi" });
+    expect(cachedArtifactCount()).toBe(held + 1);
+    expect(compileCount()).toBe(compiled + 1);
+    clock.advance(WASM_IDLE_STOP_MS);
+    expect(instance.runState?.()).toBe("idle");
+    await Bun.sleep(0);
+    expect(cachedArtifactCount()).toBe(held);
+    expect(await instance.invoke(ref(plugin), "execute", ["{}"])).toMatchObject({ output: "dropped says hi" });
+    expect(compileCount()).toBe(compiled + 2);
+    expect(cachedArtifactCount()).toBe(held + 1);
+    await instance.release();
+    expect(cachedArtifactCount()).toBe(held);
   });
 
   test("a call keeps the guest running: the idle time counts from the last call", async () => {

@@ -21,10 +21,22 @@ export class ComponentArtifact {
   private instantiateFn: Promise<Instantiate> | null = null;
 
   constructor(
-    private readonly js: string,
-    private readonly modules: Readonly<Record<string, WebAssembly.Module>>,
+    private js: string,
+    private modules: Readonly<Record<string, WebAssembly.Module>>,
     private readonly plugin: string,
   ) {}
+
+  /** The JS text and compiled modules again, from a new tenant's init (the same content under the same key). */
+  provide(js: string, modules: Readonly<Record<string, WebAssembly.Module>>): void {
+    this.js = js;
+    this.modules = modules;
+  }
+
+  /** No tenant uses it any more: let go of the JS text and compiled modules (the evaluated JS stays). */
+  forgetCode(): void {
+    this.js = "";
+    this.modules = {};
+  }
 
   instantiateFunction(): Promise<Instantiate> {
     this.instantiateFn ??= (async () => {

@@ -72,7 +72,7 @@ export class PoolWorker {
 
   /**
    * True once the Worker has evaluated MAX_ARTIFACTS_PER_WORKER components' JS (a module cannot be unloaded): the
-   * pool places no new sandbox in it, and it ends when its last tenant has gone.
+   * pool places no new sandbox in it. Every Worker ends when its last tenant has gone.
    */
   retired(): boolean {
     return this.artifacts.size >= MAX_ARTIFACTS_PER_WORKER;
@@ -164,7 +164,8 @@ export class PoolWorker {
         this.stopping.delete(msg.tenant);
         this.flags.delete(msg.tenant);
         if (this.stopping.size === 0 && this.stuckTimer) clearTimeout(this.stuckTimer);
-        if (this.retired() && this.handlers.size === 0 && this.stopping.size === 0) this.terminate("retired");
+        // an empty Worker ends: what it evaluated for the plugins it hosted goes with it (the pool starts another)
+        if (this.handlers.size === 0 && this.stopping.size === 0) this.terminate(this.retired() ? "retired" : "its last plugin stopped");
         return;
       }
       default: {

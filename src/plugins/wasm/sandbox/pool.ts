@@ -12,8 +12,9 @@ const WORKER_URL = sandboxWorkerUrl();
  * threads of WASM plugins are bounded by the pool; what a plugin adds is its instances (its guests' linear memory and
  * their JS objects), not a thread and a JavaScript heap of its own.
  * - A new sandbox goes to a new Worker while fewer than SANDBOX_WORKERS exist and each has a sandbox already, else
- *   to the Worker hosting the fewest. A retired Worker (it has evaluated MAX_ARTIFACTS_PER_WORKER components' JS,
- *   which cannot be unloaded) takes no new sandbox and ends with its last one; a new Worker takes its place.
+ *   to the Worker hosting the fewest. A Worker ends with its last sandbox (stopped for being idle, or released), so
+ *   the components' JS it evaluated (which cannot be unloaded) and its heap go with it; the next sandbox starts a new
+ *   one. A retired Worker (it has evaluated MAX_ARTIFACTS_PER_WORKER components' JS) takes no new sandbox.
  * - The pool is open while at least one sandbox holds it (`hold()`); when the last one lets go (runtime stopped,
  *   every generation released) its Workers are terminated.
  * - Every sandbox Worker is unref'd: a plugin never keeps the process alive (a call in flight does, by its timer).

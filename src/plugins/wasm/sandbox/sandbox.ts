@@ -84,6 +84,8 @@ export class Sandbox implements TenantHandler {
     private readonly services: PluginHostServices,
     private readonly init: SandboxInit,
     private readonly options: SandboxOptions = {},
+    /** Called once the sandbox is released (the loader lets go of the prepared artifact it runs). */
+    private readonly onReleased: () => void = () => {},
   ) {
     const host = services;
     this.lanes = plugin.capabilities.map(() => ({ queue: [], inFlight: null }));
@@ -371,6 +373,7 @@ export class Sandbox implements TenantHandler {
       if (this.host) this.host.stop(this.tenant);
       this.host = null;
       this.letGoOfPool();
+      this.onReleased();
     })();
     return this.released;
   }

@@ -17,6 +17,7 @@ import { Meter, newInterruptFlag } from "../guest/meter.ts";
 import { type Guest, GuestFailure } from "../guest/types.ts";
 import type { GuestKv } from "../host/types.ts";
 import { WebSocketTable } from "../host/socket-table.ts";
+import { SANDBOX_GC_AFTER_STOP_MS } from "../limits.ts";
 
 declare const self: Worker;
 
@@ -41,7 +42,8 @@ const slots = new Map<number, { tenant: Tenant; cap: number }>();
 /**
  * Evaluated component JS by artifact key, for the Worker's life: an evaluated module cannot be unloaded, so a key is
  * evaluated once however often its plugins restart; the pool retires a Worker that has seen
- * MAX_ARTIFACTS_PER_WORKER keys (pool-worker.ts).
+ * MAX_ARTIFACTS_PER_WORKER keys (pool-worker.ts). The JS text and compiled core modules are held only while a
+ * tenant of the key is hosted (each init brings them again).
  */
 const artifacts = new Map<string, ComponentArtifact>();
 let nextRpc = 1;
@@ -141,6 +143,7 @@ async function start(message: SandboxStart): Promise<void> {
     const { key, js, modules } = message.component;
     let artifact = artifacts.get(key);
     if (!artifact) artifacts.set(key, (artifact = new ComponentArtifact(js, modules, plugin.name)));
+    else artifact.provide(js, modules);
     tenant.artifact = artifact;
   } else if (message.module) {
     tenant.coreModule = message.module;
@@ -148,6 +151,22 @@ async function start(message: SandboxStart): Promise<void> {
     throw new Error(`plugin ${plugin.name}: sandbox init carries neither a component nor a core module`);
   }
   for (let cap = 0; cap < plugin.capabilities.length && !tenant.gone; cap++) tenant.guests[cap] = await instantiate(tenant, cap);
+}
+
+let collecting: ReturnType<typeof setTimeout> | null = null;
+
+/**
+ * A full collection of this Worker's heap once the stops of a burst have arrived: an idle Worker allocates nothing
+ * that would trigger one, so the dropped guests' linear memories and compiled code would stay resident while its
+ * other tenants keep it alive.
+ */
+function collectSoon(): void {
+  if (collecting) return;
+  collecting = setTimeout(() => {
+    collecting = null;
+    Bun.gc(true);
+  }, SANDBOX_GC_AFTER_STOP_MS);
+  collecting.unref();
 }
 
 /** Forget a tenant: its instances, kv connection, sockets and pending rpcs. */
@@ -158,6 +177,9 @@ function drop(id: number): void {
   tenants.delete(id);
   tenant.init.slots.forEach((slot) => slots.delete(slot));
   tenant.guests.length = 0;
+  const key = tenant.init.component?.key;
+  if (key !== undefined && ![...tenants.values()].some((t) => t.init.component?.key === key)) artifacts.get(key)?.forgetCode();
+  collectSoon();
   tenant.sockets.closeAll();
   tenant.kv.close();
   for (const [rpcId, pending] of pendingRpc) {
