@@ -87,6 +87,24 @@ async function installed(source: string, workspace: string, n: number): Promise<
   return JSON.parse(out.trim().split("\n").at(-1)!) as Installed;
 }
 
+/** Distinct kit-built plugins called once, then stopped for being idle (../wasm-called-idle.ts, a child process). */
+const CALLED_IDLE_PLUGINS = { full: 30, quick: 4 };
+
+async function calledIdleRows(ctx: BenchContext): Promise<BenchRow[]> {
+  const n = ctx.quick ? CALLED_IDLE_PLUGINS.quick : CALLED_IDLE_PLUGINS.full;
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, "..", "wasm-called-idle.ts"), String(n)], { stdout: "pipe", stderr: "inherit" });
+  const out = await new Response(child.stdout).text();
+  if ((await child.exited) !== 0) throw new Error(`wasm-called-idle.ts with ${n} plugins failed (exit ${child.exitCode})`);
+  const r = JSON.parse(out.trim().split("\n").at(-1)!) as { before: number; loaded: number; running: number; oneRunning: number; noneRunning: number };
+  const note = `RSS ${r.before.toFixed(0)} MB before, ${r.loaded.toFixed(0)} loaded, ${r.running.toFixed(0)} with every guest running, ${r.oneRunning.toFixed(0)} with one running, ${r.noneRunning.toFixed(0)} with none`;
+  const name = `${n} distinct kit-built plugins called once, then stopped for being idle`;
+  return [
+    { suite: SUITE, name: `${name}: RSS per plugin while running`, value: (r.running - r.before) / n, unit: "MB", note },
+    { suite: SUITE, name: `${name}: RSS per stopped plugin, one guest still running`, value: (r.oneRunning - r.before) / n, unit: "MB", note },
+    { suite: SUITE, name: `${name}: RSS per stopped plugin, none running`, value: (r.noneRunning - r.before) / n, unit: "MB", note },
+  ];
+}
+
 /**
  * Installed WASM plugins (kit-built QuickJS, the pii-redact example built by `prx plugins build`), opened as the
  * gateway opens them, each called once: RSS and threads each adds over the same host without plugins, at N = 1 / 10
@@ -265,6 +283,7 @@ const suite: BenchSuite = async (ctx) => {
   });
   await Promise.all(loaded.map((i) => i.release()));
   rows.push(...(await installedRows(ctx)));
+  rows.push(...(await calledIdleRows(ctx)));
   await storage.close();
   return rows;
 };
