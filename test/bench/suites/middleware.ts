@@ -9,6 +9,7 @@ import type { WasmPluginInstance } from "../../../src/plugins/wasm/instance.ts";
 import { EXECUTION_TIME_SAMPLES } from "../../../src/plugins/wasm/limits.ts";
 import type { AdmittedPlugin } from "../../../src/plugins/types.ts";
 import { ensureExamplesBuilt } from "../../plugins/kit/examples-build.ts";
+import { describeWarmup, warmUp, type Warmup } from "../jit-settle.ts";
 import { stats, type BenchContext, type BenchRow, type BenchSuite } from "../types.ts";
 
 /**
@@ -27,6 +28,8 @@ const QUICK = { turns: 20, rounds: 1, warmup: 30 };
 /** Each sandbox's execution p50 (its last EXECUTION_TIME_SAMPLES calls) then covers exactly one round. */
 const CALLS_PER_ROUND = EXECUTION_TIME_SAMPLES;
 const WARMUP = 300;
+/** Chain runs between two readings of the JIT threads' CPU time during the warm-up. */
+const WARMUP_BLOCK_CHAINS = 250;
 const RUNTIME_COST_TARGET_US = 50;
 
 const ENVELOPE = {
@@ -104,6 +107,7 @@ interface Measured {
   cost: number;
   /** Per chain run: its latency minus its own 4 executions, p50 / CHAIN. */
   runCost: number;
+  warmed: Warmup;
   bareCall: number;
 }
 
@@ -144,6 +148,16 @@ async function measure(ctx: BenchContext, plugin: string, capability: string): P
   const runHops = async () => {
     for (const instance of instances) await instance.invoke(ref, "process", [stage, json]);
   };
+  // until the JIT threads settle (counted per middleware call): a short fixed warm-up measures the process while
+  // JavaScriptCore still tiers the host's and a big guest's code up on the other CPU
+  const warmed = await warmUp(
+    process.pid,
+    async () => {
+      for (let i = 0; i < WARMUP_BLOCK_CHAINS; i++) await runChain();
+      return WARMUP_BLOCK_CHAINS * CHAIN;
+    },
+    quick,
+  );
   await time(warmup, runChain);
   await time(warmup, runHops);
   const perRound = { perCall: [] as number[], execution: [] as number[], cost: [] as number[], runCost: [] as number[] };
@@ -183,6 +197,7 @@ async function measure(ctx: BenchContext, plugin: string, capability: string): P
     layer: median(hopRound.layer),
     cost: median(perRound.cost),
     runCost: median(perRound.runCost),
+    warmed,
     bareCall: bareCall.p50,
   };
 }
@@ -233,7 +248,7 @@ const suite: BenchSuite = async (ctx) => {
         name: `${label} middleware call through the runtime (chain of ${CHAIN} / ${CHAIN}), p50`,
         value: tenth(m.perCall),
         unit: "us",
-        note: `median over ${ctx.quick ? QUICK.rounds : ROUNDS} rounds of ${CALLS_PER_ROUND} chain runs`,
+        note: `median over ${ctx.quick ? QUICK.rounds : ROUNDS} rounds of ${CALLS_PER_ROUND} chain runs; ${describeWarmup(m.warmed).replace("turns", "calls").replace("us/turn", "us/call")}`,
       },
       {
         suite: SUITE,
