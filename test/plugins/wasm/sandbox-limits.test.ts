@@ -67,7 +67,9 @@ describe("execution time", () => {
     const spin = { type: "tool" as const, name: "spin" };
     try {
       expect(inst.sandbox.executionP50()).toBeNull();
+      expect(inst.sandbox.lastExecution()).toBeNull();
       for (let i = 0; i < 5; i++) await inst.invoke(spin, "execute", ["quick"]);
+      expect(inst.sandbox.lastExecution()).toBeGreaterThan(0);
       const p50 = inst.sandbox.executionP50()!;
       expect(p50).toBeGreaterThan(0);
       for (let i = 5; i < EXECUTION_TIME_SAMPLES; i++) await inst.invoke(spin, "execute", ["quick"]);
@@ -78,6 +80,7 @@ describe("execution time", () => {
       const slow = await wasmLoader.load(admitted("loop-tool", { resources: { maxExecutionTimeMs: 100 } }), t.host);
       await failure(slow.invoke(spin, "execute", ["forever"]));
       expect((slow as WasmPluginInstance).sandbox.executionP50()).toBeNull();
+      expect((slow as WasmPluginInstance).sandbox.lastExecution()).toBeNull();
       await slow.release();
     } finally {
       await inst.release();

@@ -20,6 +20,11 @@ export class ExecutionTimes {
     return this.samples.slice(0, n).sort()[n >> 1]!;
   }
 
+  /** The latest sample (us), null before the first. */
+  last(): number | null {
+    return this.count === 0 ? null : this.samples[(this.count - 1) % EXECUTION_TIME_SAMPLES]!;
+  }
+
   /** How many samples p50() looks at (at most EXECUTION_TIME_SAMPLES). */
   size(): number {
     return Math.min(this.count, EXECUTION_TIME_SAMPLES);

@@ -109,6 +109,11 @@ export class Sandbox implements TenantHandler {
     return this.execTimes.p50();
   }
 
+  /** How long the guest ran inside the Worker in its latest successful call (us), null before the first. */
+  lastExecution(): number | null {
+    return this.execTimes.last();
+  }
+
   /** How many calls executionP50() looks at (at most EXECUTION_TIME_SAMPLES). */
   executionSamples(): number {
     return this.execTimes.size();
