@@ -3,7 +3,6 @@ import { z } from "zod";
 import { EnvelopeSchemas } from "../../contracts/envelope-schemas.ts";
 import type { Envelopes, Stage } from "../../contracts/envelopes.ts";
 import type { MiddlewareFailureKind } from "./types.ts";
-import { acceptsEnvelope } from "./fast-accept.ts";
 
 /**
  * What a middleware may reply, besides a bare envelope (PRX's JavaScript PDK):
@@ -81,7 +80,6 @@ function keptWhole(input: unknown, output: unknown): boolean {
 
 /** `text` (a bare envelope, or a continue reply's data) as the stage's envelope; throws a StepFailure. */
 function envelopeOf<S extends Stage>(stage: S, text: string, parsed: unknown, what: string): Carried<S> {
-  if (acceptsEnvelope(stage, parsed)) return { envelope: parsed, json: text };
   const result = EnvelopeSchemas[stage].safeParse(parsed);
   if (!result.success) throw invalidEnvelope(stage, result.error.issues, what);
   const envelope = result.data as Envelopes[S];
