@@ -93,17 +93,22 @@ test("a redelivered activity is answered once, also by the next process", async 
   expect(teams.sent.filter((s) => s.type === "message").map((s) => s.text)).toEqual(["echo: once"]);
 });
 
-test("signing keys are cached; an unknown key refreshes them at most every 5 minutes; they are refetched after a day", async () => {
-  h = channelHarness("");
-  let now = Date.now();
-  const verifier = new BotTokenVerifier({
+/** A verifier of the fake's tokens on an injected clock. */
+function verifierOnClock(now: () => number): BotTokenVerifier {
+  return new BotTokenVerifier({
     openIdUrl: `${teams.url}/v1/.well-known/openidconfiguration`,
     issuer: "https://api.botframework.com",
     audience: teams.appId,
     timeoutMs: 5000,
     signal: new AbortController().signal,
-    now: () => now,
+    now,
   });
+}
+
+test("signing keys are cached; an unknown key refreshes them at most every 5 minutes; they are refetched after a day", async () => {
+  h = channelHarness("");
+  let now = Date.now();
+  const verifier = verifierOnClock(() => now);
   expect(await verifier.verify(await teams.authorization(), teams.url)).toMatchObject({ ok: true });
   expect(await verifier.verify(await teams.authorization(), teams.url)).toMatchObject({ ok: true });
   expect(teams.keyFetches).toBe(1);
@@ -124,15 +129,7 @@ test("signing keys are cached; an unknown key refreshes them at most every 5 min
 test("a token verified once is taken again with its claims checked each time: refused once expired or once its key has left the set", async () => {
   h = channelHarness("");
   let now = Date.now();
-  const verifier = () =>
-    new BotTokenVerifier({
-      openIdUrl: `${teams.url}/v1/.well-known/openidconfiguration`,
-      issuer: "https://api.botframework.com",
-      audience: teams.appId,
-      timeoutMs: 5000,
-      signal: new AbortController().signal,
-      now: () => now,
-    });
+  const verifier = () => verifierOnClock(() => now);
   const first = verifier();
   const token = (await teams.authorization())!;
   expect(await first.verify(token, teams.url)).toMatchObject({ ok: true });
