@@ -3,7 +3,10 @@
  * LMTP delivery) on 127.0.0.1:
  * - the channel's own overhead: Dovecot announcing the mail to the channel's IDLE (`* N EXISTS`, timed by Dovecot's
  *   rawlog of the session) -> the end of the reply's DATA passed on by Dovecot's submission (its relay to delivery is
- *   this process's), minus the provider's time;
+ *   this process's), minus the provider's time; and the same interval for a bare client measured in the same run (the
+ *   floor: imapflow and nodemailer alone fetch the new mail after the IDLE notice and submit a reply over an open,
+ *   authenticated SMTP connection, see bareClient), each right after one of prx's mails, so that the row with the
+ *   target is prx's part: the median of the paired differences;
  * - the whole round trip a person sees: mail submitted -> the reply in the person's INBOX (told by the person's own
  *   IDLE), minus the provider's time. It includes two submissions and deliveries by the mail server and two IDLE
  *   notices, each of which Dovecot holds for 500 ms after inotify tells it of the change (NOTIFY_DELAY_MSECS in
@@ -14,9 +17,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ImapFlow } from "imapflow";
+import nodemailer from "nodemailer";
 import { handledByLastText } from "../fakes/common.ts";
 import type { FakeServer } from "../fakes/openai-server.ts";
-import { DOVECOT, mailPerson, startMailServers } from "../helpers/mail-servers.ts";
+import { DOVECOT, mailPerson, startMailServers, type MailServers, type MailUser } from "../helpers/mail-servers.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { overheadRow, rssRow } from "./channel-platforms.ts";
 import { rssMb } from "./channel-bursts.ts";
@@ -24,14 +28,59 @@ import { stats, type BenchRow } from "./types.ts";
 
 const BOT = { address: "bot@example.test", password: "bot-secret" };
 const ANN = { address: "ann@example.test", password: "ann-secret" };
+/** The bare client's mailbox (the floor). */
+const FLOOR = { address: "floor@example.test", password: "floor-secret" };
 
+/**
+ * When Dovecot announced mail sent at or after `wall0` to `user`'s IDLE -> when `user`'s reply to it went through
+ * (`total`), and of that the IMAP part: the announcement -> the end of the last FETCH answered before the reply (`imap`).
+ */
+async function replyInterval(servers: MailServers, user: MailUser, wall0: number): Promise<{ total: number; imap: number }> {
+  // Dovecot writes its rawlog a moment after the line went out
+  let announced: { at: number } | undefined;
+  for (const until = Date.now() + 5000; !announced && Date.now() < until; await Bun.sleep(5)) announced = servers.rawlog(user, "out").find((e) => e.at >= wall0 && /^\* \d+ EXISTS$/.test(e.line));
+  let submitted: { at: number } | undefined;
+  for (const until = Date.now() + 5000; announced && !submitted && Date.now() < until; await Bun.sleep(5)) submitted = servers.relayed.find((r) => r.from === user.address && r.at >= announced.at);
+  if (!announced || !submitted) throw new Error(`no IDLE notice to ${user.address} or no reply relayed after ${new Date(wall0).toISOString()}`);
+  const fetched = servers.rawlog(user, "out").filter((e) => e.at >= announced.at && e.at <= submitted.at && /^\S+ OK .*Fetch completed/i.test(e.line)).at(-1);
+  return { total: submitted.at - announced.at, imap: (fetched?.at ?? announced.at) - announced.at };
+}
+
+/**
+ * The floor: imapflow and nodemailer with nothing of prx, logged in as FLOOR with IDLE as the channel is, fetch each
+ * new mail (UID and source in one FETCH of the sequence number the EXISTS names) and submit a reply over a pooled SMTP
+ * connection opened and authenticated before the first mail. No parsing, no store, no turn.
+ */
+async function bareClient(servers: MailServers, to: string): Promise<{ stop(): Promise<void> }> {
+  const tls = { ca: await Bun.file(servers.caFile).text() };
+  const client = new ImapFlow({ host: "127.0.0.1", port: servers.imapPort, secure: false, tls, auth: { user: FLOOR.address, pass: FLOOR.password }, logger: false, autoIdleDelay: 50 });
+  client.on("error", () => {});
+  const smtp = nodemailer.createTransport({ pool: true, maxConnections: 1, host: "127.0.0.1", port: servers.smtpPort, secure: false, requireTLS: true, tls, auth: { user: FLOOR.address, pass: FLOOR.password } });
+  await client.connect();
+  await client.mailboxOpen("INBOX");
+  // the pool opens its connection with the first mail: one sent before the measured ones
+  await smtp.sendMail({ from: FLOOR.address, to: FLOOR.address, subject: "warm-up", text: "warm-up" });
+  client.on("exists", (data: { count: number }) => {
+    void (async () => {
+      const mail = await client.fetchOne(String(data.count), { uid: true, source: true });
+      const subject = mail && mail.source ? (/^Subject: (.*)$/m.exec(mail.source.toString("latin1"))?.[1] ?? "") : "";
+      if (subject.startsWith("latency ")) await smtp.sendMail({ from: FLOOR.address, to, subject: `Re: ${subject}`, text: "echo", headers: { "Auto-Submitted": "auto-replied" } });
+    })().catch(() => undefined);
+  });
+  return {
+    async stop() {
+      smtp.close();
+      await client.logout().catch(() => client.close());
+    },
+  };
+}
 
 export async function emailRows(o: { binary: string; tmp: string; provider: FakeServer; messages: number; idleMs: number }): Promise<BenchRow[]> {
   if (!DOVECOT) {
     console.log("  email: Dovecot is not installed (apt-get install dovecot-imapd dovecot-lmtpd dovecot-submissiond); its rows are left out");
     return [];
   }
-  const servers = await startMailServers([BOT, ANN], { rawlog: true });
+  const servers = await startMailServers([BOT, ANN, FLOOR], { rawlog: true });
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: o.tmp, MAIL_PASSWORD: BOT.password };
   writeFileSync(
     join(o.tmp, "config.toml"),
@@ -43,6 +92,7 @@ export async function emailRows(o: { binary: string; tmp: string; provider: Fake
   const children: Array<ReturnType<typeof Bun.spawn>> = [];
   const watcher = new ImapFlow({ host: "127.0.0.1", port: servers.imapPort, secure: false, tls: { ca: await Bun.file(servers.caFile).text() }, auth: { user: ANN.address, pass: ANN.password }, logger: false, autoIdleDelay: 20 });
   watcher.on("error", () => {});
+  let floorClient: { stop(): Promise<void> } | undefined;
   try {
     const channel = Bun.spawn([o.binary, "channel", "run", "mail", "-w", o.tmp], { env, stdout: "pipe", stderr: "ignore" });
     children.push(channel);
@@ -57,8 +107,13 @@ export async function emailRows(o: { binary: string; tmp: string; provider: Fake
       exists = data.count;
     });
     const ann = mailPerson(servers, ANN);
+    floorClient = await bareClient(servers, ANN.address);
     const overheads: number[] = [];
     const own: number[] = [];
+    const floors: number[] = [];
+    const parts: number[] = [];
+    /** Of each paired difference, the IMAP part (the notice -> the end of the FETCH that read the mail). */
+    const imapParts: number[] = [];
     for (let i = 0; i < o.messages + 3; i++) {
       const text = `latency ${i}`;
       const before = arrivals.length;
@@ -67,19 +122,29 @@ export async function emailRows(o: { binary: string; tmp: string; provider: Fake
       await ann.send({ to: BOT.address, subject: text, text });
       await waitFor(() => arrivals.length > before, "the reply in the INBOX");
       const handled = handledByLastText(o.provider).find(([t]) => t.endsWith(text))?.[1] ?? 0;
-      // the bot's IDLE session as Dovecot logged it (its log is written a moment later), and its reply passed on
-      let announced: { at: number } | undefined;
-      for (const until = Date.now() + 5000; !announced && Date.now() < until; await Bun.sleep(5)) announced = servers.rawlog(BOT, "out").find((e) => e.at >= wall0 && /^\* \d+ EXISTS$/.test(e.line));
-      const submitted = announced && servers.relayed.find((r) => r.from === BOT.address && r.at >= announced.at);
-      if (!announced || !submitted) throw new Error(`no IDLE notice to ${BOT.address} or no reply relayed for mail ${i}`);
+      // the bot's IDLE session as Dovecot logged it, and its reply passed on
+      const bot = await replyInterval(servers, BOT, wall0);
+      const measured = bot.total - handled;
+      // the same mail to the bare client, right after: the pair sees the same load
+      const floorWall0 = Date.now();
+      const floorBefore = arrivals.length;
+      await ann.send({ to: FLOOR.address, subject: text, text });
+      await waitFor(() => arrivals.length > floorBefore, "the bare client's reply in the INBOX");
+      const bare = await replyInterval(servers, FLOOR, floorWall0);
+      const floor = bare.total;
       if (i >= 3) {
         // the first turns warm the JIT up
         overheads.push(arrivals[before]! - t0 - handled);
-        own.push(submitted.at - announced.at - handled);
+        own.push(measured);
+        floors.push(floor);
+        parts.push(measured - floor);
+        imapParts.push(bot.imap - bare.imap);
       }
     }
     const s = stats(overheads);
     const mine = stats(own);
+    const floor = stats(floors);
+    const part = stats(parts);
     Bun.gc(true);
     await Bun.sleep(1500);
     const channelRss = rssMb(channel.pid);
@@ -95,11 +160,25 @@ export async function emailRows(o: { binary: string; tmp: string; provider: Fake
     return [
       {
         suite: "channels",
-        name: overheadRow("email"),
-        value: mine.p50,
+        name: `${overheadRow("email")}: prx's part (measured minus a bare imapflow + nodemailer client's floor)`,
+        value: part.p50,
         unit: "ms",
         target: { op: "<=", value: 5 },
-        note: `p99 ${mine.p99.toFixed(1)} ms; ${o.messages} sequential mails: Dovecot's IDLE notice to the channel -> the reply's DATA passed on by Dovecot's submission, minus provider time`,
+        note: `p99 ${part.p99.toFixed(1)} ms; median of ${o.messages} paired differences, ${stats(imapParts).p50.toFixed(1)} ms of it in IMAP (the notice -> the FETCH that read the mail answered); measured p50 ${mine.p50.toFixed(1)} ms (p99 ${mine.p99.toFixed(1)}), floor p50 ${floor.p50.toFixed(1)} ms (p99 ${floor.p99.toFixed(1)}): Dovecot's IDLE notice to the bot -> the reply's DATA passed on by Dovecot's submission, minus provider time`,
+      },
+      {
+        suite: "channels",
+        name: "email: IDLE notice -> reply submitted, prx measured (before the floor is taken off), p50",
+        value: mine.p50,
+        unit: "ms",
+        note: `p99 ${mine.p99.toFixed(1)} ms; minus provider time`,
+      },
+      {
+        suite: "channels",
+        name: "email: IDLE notice -> reply submitted, bare imapflow + nodemailer client (the floor), p50",
+        value: floor.p50,
+        unit: "ms",
+        note: `p99 ${floor.p99.toFixed(1)} ms; each right after one of prx's mails: one FETCH of UID and source, a reply over an open pooled SMTP connection, nothing else`,
       },
       {
         suite: "channels",
@@ -118,6 +197,7 @@ export async function emailRows(o: { binary: string; tmp: string; provider: Fake
       },
     ];
   } finally {
+    await floorClient?.stop();
     await watcher.logout().catch(() => watcher.close());
     for (const child of children) child.kill("SIGKILL");
     await Promise.all(children.map((child) => child.exited));

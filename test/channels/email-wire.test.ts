@@ -1,7 +1,7 @@
 /** Email as the channel reads it: MIME parsed by postal-mime, normalised to the inbound shape; reply threading. */
 import { expect, test } from "bun:test";
 import PostalMime from "postal-mime";
-import { messageKey, normalizeMail, ownWords, replySubject, replyThreading } from "../../src/channels/email/wire.ts";
+import { headerSection, messageKey, normalizeMail, ownWords, replySubject, replyThreading } from "../../src/channels/email/wire.ts";
 
 const ctx = { channel: "mail", me: "bot@example.test", uid: 7, uidValidity: "42", receivedAt: 1_700_000_000_000 };
 const mail = (headers: string, body = "hello") => PostalMime.parse(`${headers}\r\n\r\n${body}`);
@@ -88,4 +88,15 @@ test("an HTML-only mail is read from the text its caller made of it; In-Reply-To
   const parsed = await mail("From: ann@example.test\r\nIn-Reply-To: <2@x> (the plan)\r\nContent-Type: text/html", "<p>yes</p>");
   const read = normalizeMail(parsed, ctx, "yes, as Markdown")!;
   expect(read.message).toMatchObject({ text: "yes, as Markdown", replyTo: "<2@x>", threadId: "<2@x>" });
+});
+
+test("the header section of a source ends at its first blank line; a source cut before one is all header", () => {
+  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  const source = (s: string) => new TextEncoder().encode(s);
+  expect(text(headerSection(source("Subject: a\r\nFrom: b@x\r\n\r\nbody\r\n\r\nmore")))).toBe("Subject: a\r\nFrom: b@x\r\n\r\n");
+  expect(text(headerSection(source("Subject: a\n\nbody")))).toBe("Subject: a\n\n");
+  expect(text(headerSection(source("Subject: a\r\nX-Long: aaaa")))).toBe("Subject: a\r\nX-Long: aaaa");
+  // a view into a larger buffer (as a fetched source can be) is cut at its own blank line
+  const whole = source("XXSubject: a\r\n\r\nbody");
+  expect(text(headerSection(whole.subarray(2)))).toBe("Subject: a\r\n\r\n");
 });

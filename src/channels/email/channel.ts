@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { ImapFlow, type ImapFlowOptions } from "imapflow";
+import { ImapFlow, type FetchMessageObject, type FetchQueryObject, type ImapFlowOptions } from "imapflow";
 import type { Transporter } from "nodemailer";
 import PostalMime, { type Email } from "postal-mime";
 import { errorMessage, PrxError } from "../../core/errors.ts";
@@ -9,7 +9,7 @@ import { EMAIL_IDLE_AFTER_MS, EMAIL_MAX_MESSAGE_BYTES, EMAIL_MAX_MESSAGE_CHARS, 
 import { keepConnected } from "../reconnect.ts";
 import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { fetchBatch } from "./batch.ts";
-import { attachmentBytes, normalizeMail, parseAttachmentRef, replySubject, replyThreading, type MailContext, type ThreadHeaders } from "./wire.ts";
+import { attachmentBytes, headerSection, normalizeMail, parseAttachmentRef, replySubject, replyThreading, type MailContext, type ThreadHeaders } from "./wire.ts";
 
 interface Server {
   host: string;
@@ -17,6 +17,9 @@ interface Server {
   /** TLS from the first byte; else STARTTLS, required. */
   implicit: boolean;
 }
+
+/** What one FETCH reads of a mail: enough to hand it over (a mail over the limit is read from the headers in it). */
+const MAIL_QUERY: FetchQueryObject = { uid: true, flags: true, size: true, internalDate: true, source: { start: 0, maxLength: EMAIL_MAX_MESSAGE_BYTES } };
 
 function serverOf(value: string, tls: "implicit" | "starttls" | undefined, implicitPort: number): Server {
   const colon = value.lastIndexOf(":");
@@ -33,11 +36,13 @@ function smtpRetryable(error: unknown): boolean {
 
 /**
  * Email: new mail in `folder` (default INBOX) over IMAP, told by IDLE and searched again every EMAIL_POLL_INTERVAL_MS
- * (servers without IDLE are polled by NOOP); replies over SMTP submission (STARTTLS required, or implicit TLS; AUTH
- * PLAIN or LOGIN as the server offers), threaded by Message-ID, In-Reply-To and References, quoting nothing. A mail is
- * flagged \Seen only once the runner settled it (answered, refused or ignored): unseen mail is searched again on every
- * connection, so a process killed mid-message answers it after its restart, once (the store keys it by Message-ID).
- * Mail that arrived before the channel's first start is never answered (the cursor keeps the first UID to read).
+ * (servers without IDLE are polled by NOOP); a mail IDLE announces alone is read in one FETCH of its sequence number,
+ * anything else (several at once, one that turns out not to be new unseen mail, a new connection) by a search. Replies
+ * go over SMTP submission (STARTTLS required, or implicit TLS; AUTH PLAIN or LOGIN as the server offers), threaded by
+ * Message-ID, In-Reply-To and References, quoting nothing. A mail is flagged \Seen only once the runner settled it
+ * (answered, refused or ignored): unseen mail is searched again on every connection, so a process killed mid-message
+ * answers it after its restart, once (the store keys it by Message-ID). Mail that arrived before the channel's first
+ * start is never answered (the cursor keeps the first UID to read).
  */
 export class EmailChannel extends PlatformChannel {
   readonly kind = "email" as const;
@@ -57,6 +62,8 @@ export class EmailChannel extends PlatformChannel {
   private readonly openUids = new Set<number>();
   private sweeping: Promise<void> | null = null;
   private sweepAgain = false;
+  /** Sequence numbers IDLE announced one at a time, not read yet. */
+  private readonly arrived: number[] = [];
   private transport: Transporter | null = null;
 
   constructor(setup: ChannelSetup) {
@@ -133,7 +140,7 @@ export class EmailChannel extends PlatformChannel {
       // the cursor is read once the workspace is open, after the first connection
       await this.startAt(String(mailbox.uidValidity), mailbox.uidNext);
       this.client = client;
-      client.on("exists", () => this.sweep(onMessage));
+      client.on("exists", (data: { count: number; prevCount: number }) => this.sweep(onMessage, data.count === data.prevCount + 1 ? data.count : undefined));
       timer = setInterval(() => this.sweep(onMessage), EMAIL_POLL_INTERVAL_MS);
       this.sweep(onMessage);
       return await ended;
@@ -164,18 +171,43 @@ export class EmailChannel extends PlatformChannel {
     this.uidValidity = uidValidity;
   }
 
-  /** Read the unseen mail not handed over yet; a sweep asked for meanwhile runs once this one ends. */
-  private sweep(onMessage: OnMessage): void {
-    if (this.sweeping) {
-      this.sweepAgain = true;
-      return;
-    }
+  /**
+   * Read the unseen mail not handed over yet: the one mail at sequence number `arrived`, else all of it by a search. One
+   * read at a time: what is asked for meanwhile runs once this one ends (a search standing in for any single reads).
+   */
+  private sweep(onMessage: OnMessage, arrived?: number): void {
+    if (arrived === undefined) this.sweepAgain = true;
+    else this.arrived.push(arrived);
+    if (this.sweeping) return;
+    const failed = (error: unknown) => this.setup.logger.warn(`email: reading ${this.folder} failed: ${errorMessage(error)}`);
     this.sweeping = (async () => {
-      do {
-        this.sweepAgain = false;
-        await this.readUnseen(onMessage).catch((error: unknown) => this.setup.logger.warn(`email: reading ${this.folder} failed: ${errorMessage(error)}`));
-      } while (this.sweepAgain && !this.stopper.signal.aborted);
+      while ((this.sweepAgain || this.arrived.length > 0) && !this.stopper.signal.aborted) {
+        if (this.sweepAgain) {
+          this.sweepAgain = false;
+          this.arrived.length = 0;
+          await this.readUnseen(onMessage).catch(failed);
+        } else if (!(await this.readArrived(onMessage, this.arrived.shift()!).catch((error: unknown) => (failed(error), false)))) {
+          this.sweepAgain = true;
+        }
+      }
     })().finally(() => (this.sweeping = null));
+  }
+
+  /** The mail at sequence number `seq`, read in one FETCH and handed over; false when it is not new unseen mail. */
+  private async readArrived(onMessage: OnMessage, seq: number): Promise<boolean> {
+    const client = this.client;
+    if (!client) return true;
+    await this.setup.waitForCapacity?.();
+    const [mail] = await this.fetchMails(client, String(seq), false);
+    if (!mail || mail.uid < this.floor || mail.flags?.has("\\Seen") || this.openUids.has(mail.uid)) return false;
+    await this.hand(client, mail, onMessage);
+    return true;
+  }
+
+  private async fetchMails(client: ImapFlow, range: string, byUid: boolean): Promise<FetchMessageObject[]> {
+    const mails: FetchMessageObject[] = [];
+    for await (const mail of client.fetch(range, MAIL_QUERY, { uid: byUid })) mails.push(mail);
+    return mails;
   }
 
   private async readUnseen(onMessage: OnMessage): Promise<void> {
@@ -189,41 +221,45 @@ export class EmailChannel extends PlatformChannel {
     for (const uid of batch) {
       if (this.stopper.signal.aborted || this.client !== client) return;
       await this.setup.waitForCapacity?.();
-      const read = await this.read(client, uid);
-      if (!read) {
-        // nobody to answer (no sender): nothing will settle it
-        await client.messageFlagsAdd(String(uid), ["\\Seen"], { uid: true });
-        this.setup.logger.warn(`email: mail ${uid} in ${this.folder} has no sender; marked seen unanswered`);
-        continue;
-      }
-      this.open.set(read.message.id, { uid, thread: read.thread });
-      this.openUids.add(uid);
-      try {
-        await onMessage(read.message);
-      } catch (error) {
-        // not stored: the next search reads it again
-        this.open.delete(read.message.id);
-        this.openUids.delete(uid);
-        throw error;
-      }
+      const [mail] = await this.fetchMails(client, String(uid), true);
+      if (mail) await this.hand(client, mail, onMessage);
     }
   }
 
-  /** One mail, parsed and normalised; one over EMAIL_MAX_MESSAGE_BYTES is read from its headers only. */
-  private async read(client: ImapFlow, uid: number): Promise<{ message: InboundMessage; thread: ThreadHeaders } | undefined> {
-    const meta = await client.fetchOne(String(uid), { uid: true, size: true, internalDate: true }, { uid: true });
-    if (!meta) return undefined;
-    const received = meta.internalDate instanceof Date ? meta.internalDate.getTime() : Date.now();
-    const ctx = { channel: this.name, me: this.address, uid, uidValidity: this.uidValidity, receivedAt: received };
-    const size = meta.size ?? 0;
+  /** A fetched mail to the runner; it stays unseen until settled (one without a sender is marked seen now). */
+  private async hand(client: ImapFlow, mail: FetchMessageObject, onMessage: OnMessage): Promise<void> {
+    const uid = mail.uid;
+    const read = await this.read(mail);
+    if (!read) {
+      // nobody to answer (no sender): nothing will settle it
+      await client.messageFlagsAdd(String(uid), ["\\Seen"], { uid: true });
+      this.setup.logger.warn(`email: mail ${uid} in ${this.folder} has no sender; marked seen unanswered`);
+      return;
+    }
+    this.open.set(read.message.id, { uid, thread: read.thread });
+    this.openUids.add(uid);
+    try {
+      await onMessage(read.message);
+    } catch (error) {
+      // not stored: the next search reads it again
+      this.open.delete(read.message.id);
+      this.openUids.delete(uid);
+      throw error;
+    }
+  }
+
+  /** One fetched mail, parsed and normalised; one over EMAIL_MAX_MESSAGE_BYTES is read from its headers only. */
+  private async read(mail: FetchMessageObject): Promise<{ message: InboundMessage; thread: ThreadHeaders } | undefined> {
+    const received = mail.internalDate instanceof Date ? mail.internalDate.getTime() : Date.now();
+    const ctx = { channel: this.name, me: this.address, uid: mail.uid, uidValidity: this.uidValidity, receivedAt: received };
+    const source = mail.source ?? new Uint8Array(0);
+    const size = mail.size ?? source.byteLength;
     if (size > EMAIL_MAX_MESSAGE_BYTES) {
-      const head = await client.fetchOne(String(uid), { uid: true, headers: true }, { uid: true });
-      const mail = await PostalMime.parse(head && head.headers ? head.headers : new Uint8Array(0));
-      const read = normalizeMail(mail, ctx);
+      const read = normalizeMail(await PostalMime.parse(headerSection(source)), ctx);
       if (read) read.message.text = `[an email of ${size} bytes arrived, over the limit of ${EMAIL_MAX_MESSAGE_BYTES}; it was not read]`;
       return read;
     }
-    return this.normalize(await this.parse(client, uid), ctx);
+    return this.normalize(await PostalMime.parse(source), ctx);
   }
 
   private async parse(client: ImapFlow, uid: number): Promise<Email> {

@@ -171,6 +171,15 @@ function dateOf(mail: Email): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
+/** The header section of a mail's source (up to the blank line that ends it): all of it when no blank line follows. */
+export function headerSection(source: Uint8Array): Uint8Array {
+  const bytes = Buffer.from(source.buffer, source.byteOffset, source.byteLength);
+  const crlf = bytes.indexOf("\r\n\r\n");
+  const lf = bytes.indexOf("\n\n");
+  const end = crlf >= 0 && (lf < 0 || crlf < lf) ? crlf + 4 : lf >= 0 ? lf + 2 : bytes.byteLength;
+  return source.subarray(0, end);
+}
+
 /** The subject of a reply: "Re: " once, before the parent's subject. */
 export function replySubject(subject: string): string {
   const bare = subject.replace(/^(\s*(re|aw|sv|antw)\s*:\s*)+/i, "").trim();

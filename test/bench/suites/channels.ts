@@ -224,7 +224,7 @@ function channelTable(rows: BenchRow[]): string {
   const value = (name: string) => rows.find((r) => r.name === name);
   const lines = [["channel", "overhead p50 (ms)", "p99 (ms)", "RSS / gateway idle", "met (<= 5 ms, <= 1.5)"]];
   for (const channel of CHANNELS) {
-    const overhead = value(overheadRow(channel));
+    const overhead = rows.find((r) => r.name.startsWith(overheadRow(channel)) && r.target);
     const rss = value(rssRow(channel));
     const p99 = /p99 ([\d.]+) ms/.exec(overhead?.note ?? "")?.[1] ?? "";
     const met = overhead && rss ? (overhead.value <= 5 && rss.value <= 1.5 ? "yes" : "NO") : "not measured";
