@@ -217,7 +217,7 @@ async function burstRows(binary: string, tmp: string): Promise<BenchRow[]> {
   return rows;
 }
 
-const CHANNELS = ["telegram", "slack", "discord", "matrix", "webhook", "whatsapp", "signal", "mattermost", "teams", "irc", "email"];
+const CHANNELS = ["telegram", "slack", "discord", "matrix", "webhook", "whatsapp", "signal", "mattermost", "teams", "feishu", "line", "googlechat", "irc", "email"];
 
 /** Every channel's inbound-to-reply overhead and RSS ratio, one line each, from the rows the suite measured. */
 function channelTable(rows: BenchRow[]): string {
