@@ -11,9 +11,8 @@ import { join } from "node:path";
 import type { AdmittedPlugin, PluginInstance } from "../../src/plugins/types.ts";
 import { openWasmPlugin } from "../../src/plugins/wasm/loader.ts";
 import { SANDBOX_GC_AFTER_STOP_MS, WASM_IDLE_STOP_MS } from "../../src/plugins/wasm/limits.ts";
-import type { IdleTimers } from "../../src/plugins/wasm/on-demand/index.ts";
 import { ensureExamplesBuilt } from "../plugins/kit/examples-build.ts";
-import { makeHost } from "../plugins/wasm/helpers.ts";
+import { makeHost, manualTimers } from "../plugins/wasm/helpers.ts";
 
 const n = Number(process.argv[2] ?? 30);
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", PRX_LOG: "error" };
@@ -45,16 +44,7 @@ function distinct(i: number): AdmittedPlugin {
   };
 }
 
-let clock = 0;
-const pending = new Set<{ at: number; fn: () => void }>();
-const timers: IdleTimers = {
-  now: () => clock,
-  after(ms, fn) {
-    const entry = { at: clock + ms, fn };
-    pending.add(entry);
-    return () => pending.delete(entry);
-  },
-};
+const clock = manualTimers();
 
 async function rssMb(): Promise<number> {
   // the Workers collect their heaps SANDBOX_GC_AFTER_STOP_MS after a stop
@@ -69,12 +59,11 @@ for (const p of plugins) await (await openWasmPlugin(p, t.host)).release();
 const before = await rssMb();
 // the first keeps running (idle stop 0): its Worker lives on with what the others left in it
 const instances: PluginInstance[] = [];
-for (const [i, p] of plugins.entries()) instances.push(await openWasmPlugin(p, t.host, i === 0 ? { idleStopMs: 0 } : { timers }));
+for (const [i, p] of plugins.entries()) instances.push(await openWasmPlugin(p, t.host, i === 0 ? { idleStopMs: 0 } : { timers: clock.timers }));
 const loaded = await rssMb();
 for (const instance of instances) await instance.invoke(capability, "process", ["inbound", envelope]);
 const running = await rssMb();
-clock += WASM_IDLE_STOP_MS;
-for (const entry of [...pending]) if (entry.at <= clock) entry.fn();
+clock.advance(WASM_IDLE_STOP_MS);
 const oneRunning = await rssMb();
 await instances[0]!.release();
 const noneRunning = await rssMb();

@@ -6,12 +6,12 @@ import { sha256Hex } from "../../../src/core/ids.ts";
 import { createLogger } from "../../../src/core/logger.ts";
 import type { AdmittedPlugin, PluginInstance } from "../../../src/plugins/types.ts";
 import { openWasmPlugin } from "../../../src/plugins/wasm/loader.ts";
-import { declarationCache, declarationKey, type IdleTimers } from "../../../src/plugins/wasm/on-demand/index.ts";
+import { declarationCache, declarationKey } from "../../../src/plugins/wasm/on-demand/index.ts";
 import { REMOTE_DEFAULT_IDLE_STOP_MS } from "../../../src/plugins/remote/limits.ts";
 import { cachedArtifactCount, compileCount } from "../../../src/plugins/wasm/artifact-cache.ts";
 import { sandboxWorkerPool, WASM_IDLE_STOP_MS } from "../../../src/plugins/wasm/index.ts";
 import { toolModule } from "../runtime/helpers.ts";
-import { failure, makeHost, removeDir } from "./helpers.ts";
+import { failure, makeHost, manualTimers, removeDir } from "./helpers.ts";
 
 const th = makeHost();
 const roots: string[] = [];
@@ -19,32 +19,6 @@ afterAll(() => {
   th.close();
   for (const root of roots) removeDir(root);
 });
-
-/** Timers that fire only when the test says so, on a clock it moves. */
-function manualTimers() {
-  let clock = 0;
-  const pending = new Set<{ at: number; fn: () => void }>();
-  const timers: IdleTimers = {
-    now: () => clock,
-    after(ms, fn) {
-      const entry = { at: clock + ms, fn };
-      pending.add(entry);
-      return () => pending.delete(entry);
-    },
-  };
-  return {
-    timers,
-    advance(ms: number) {
-      clock += ms;
-      for (const entry of [...pending]) {
-        if (entry.at > clock) continue;
-        pending.delete(entry);
-        entry.fn();
-      }
-    },
-    pending: () => pending.size,
-  };
-}
 
 async function toolPlugin(name: string, options: { unresolvedImport?: boolean } = {}): Promise<AdmittedPlugin> {
   const dir = mkdtempSync(join(tmpdir(), `prx-lazy-wasm-${name}-`));
