@@ -22,6 +22,7 @@ export const SCHEMA_SOURCES = [
   "config/schema.ts",
   "config/secrets-file.ts",
   "config/skills.ts",
+  "config/skill-name.ts",
   "config/source.ts",
   "config/agent-tools-schema.ts",
   "core/session-id.ts",

@@ -1,9 +1,7 @@
 import { z } from "zod";
+import { SKILL_NAME_MAX_CHARS, SKILL_NAME_PATTERN, SKILL_NAME_RULE } from "./skill-name.ts";
 
-/** A skill's name: lowercase letters, digits and single hyphens, not at either end (the Agent Skills format). */
-export const SKILL_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-export const SKILL_NAME_MAX_CHARS = 64;
-export const SKILL_NAME_RULE = `1-${SKILL_NAME_MAX_CHARS} lowercase letters, digits and single hyphens, not at either end`;
+export { SKILL_NAME_MAX_CHARS, SKILL_NAME_PATTERN, SKILL_NAME_RULE };
 /** Most directories `[skills] extra_dirs` may name. */
 export const SKILLS_MAX_EXTRA_DIRS = 32;
 

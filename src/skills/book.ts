@@ -1,4 +1,3 @@
-import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { SkillsConfig } from "../config/skills.ts";
 import { SkillLoader } from "./discover.ts";
@@ -21,9 +20,9 @@ export interface SkillBookOptions {
   bounds?: PromptBounds;
 }
 
-/** The home directory of `~/.agents/skills` and of `~/` in extra_dirs: $HOME, else the user's. */
+/** The home directory of `~/.agents/skills` and of `~/` in extra_dirs: $HOME, else the user's (node:os, loaded then). */
 function homeOf(env: Record<string, string | undefined>): string {
-  return env.HOME || homedir();
+  return env.HOME || (require("node:os") as typeof import("node:os")).homedir();
 }
 
 /** Where skills are looked for, highest precedence first. */

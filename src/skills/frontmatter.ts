@@ -1,7 +1,7 @@
 import { parseDocument } from "yaml";
 import { z } from "zod";
 import { PrxError } from "../core/errors.ts";
-import { SKILL_NAME_MAX_CHARS, SKILL_NAME_PATTERN, SKILL_NAME_RULE } from "../config/skills.ts";
+import { SKILL_NAME_MAX_CHARS, SKILL_NAME_PATTERN, SKILL_NAME_RULE } from "../config/skill-name.ts";
 import { SKILL_DESCRIPTION_MAX_CHARS, SKILL_FILE_MAX_BYTES } from "./limits.ts";
 
 const names = z.array(z.string().min(1).max(256)).max(64);

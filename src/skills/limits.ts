@@ -2,7 +2,7 @@
 
 /** Most bytes of one SKILL.md (frontmatter and body); a larger one is not loaded. */
 export const SKILL_FILE_MAX_BYTES = 256 * 1024;
-export { SKILL_NAME_MAX_CHARS } from "../config/skills.ts";
+export { SKILL_NAME_MAX_CHARS } from "../config/skill-name.ts";
 /** `description`: 1-1024 characters (the Agent Skills format). */
 export const SKILL_DESCRIPTION_MAX_CHARS = 1024;
 /** Most skills whose name and description go into one system prompt; past it the least recently used are left out. */

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SKILL_NAME_MAX_CHARS, SKILL_NAME_PATTERN, SKILL_NAME_RULE } from "../config/skills.ts";
+import { SKILL_NAME_MAX_CHARS, SKILL_NAME_PATTERN, SKILL_NAME_RULE } from "../config/skill-name.ts";
 import { PrxError } from "../core/errors.ts";
 import { SKILL_FILE } from "./discover.ts";
 

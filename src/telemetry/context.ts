@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from "node:async_hooks";
+import type { AsyncLocalStorage } from "node:async_hooks";
 import type { Span, SpanContext, SpanOptions, Tracer } from "./types.ts";
 
 /** The span a piece of work runs in, with the tracer that started it (so lower layers need no tracer handed down). */
@@ -7,14 +7,16 @@ export interface ActiveSpan {
   span: Span;
 }
 
-// Entered only by an enabled tracer: with telemetry off, getStore() answers undefined and nothing else runs.
-const storage = new AsyncLocalStorage<ActiveSpan>();
+// Entered only by an enabled tracer: with telemetry off it is never made (node:async_hooks stays unloaded) and no
+// span is active.
+let storage: AsyncLocalStorage<ActiveSpan> | undefined;
 
 export function activeSpan(): ActiveSpan | undefined {
-  return storage.getStore();
+  return storage?.getStore();
 }
 
 export function runWithSpan<T>(active: ActiveSpan, fn: () => T): T {
+  storage ??= new (require("node:async_hooks") as typeof import("node:async_hooks")).AsyncLocalStorage<ActiveSpan>();
   return storage.run(active, fn);
 }
 
@@ -23,7 +25,7 @@ export function runWithSpan<T>(active: ActiveSpan, fn: () => T): T {
  * `fn` when no span is active. The span fails when `fn` throws or rejects.
  */
 export function inChildSpan<T>(name: string, options: SpanOptions, fn: () => Promise<T>): Promise<T> {
-  const active = storage.getStore();
+  const active = storage?.getStore();
   if (!active) return fn();
   return inSpan(active.tracer, active.tracer.startSpan(name, options), fn);
 }

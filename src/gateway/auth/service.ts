@@ -1,4 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
 import { then } from "../../core/awaitable.ts";
 import { PrxError } from "../../core/errors.ts";
 import { settingNow, type Setting } from "../../core/setting.ts";
@@ -92,7 +91,8 @@ export class AuthService<T extends TokenStore = TokenStore> {
     if (this.controlToken !== undefined && presented.startsWith("prx_ctl_")) {
       const given = Buffer.from(presented);
       const expected = Buffer.from(this.controlToken);
-      if (given.length === expected.length && timingSafeEqual(given, expected)) return CONTROL_CREDENTIAL;
+      // Bun's global crypto.timingSafeEqual: node:crypto, which builds Node's streams, stays unloaded at start
+      if (given.length === expected.length && crypto.timingSafeEqual(given, expected)) return CONTROL_CREDENTIAL;
       throw new PrxError("UNAUTHORIZED", "this control token is not the running gateway's", {
         hint: "it changes with every start of the gateway; commands read the current one from data/gateway.json",
       });
