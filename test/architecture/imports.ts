@@ -41,3 +41,23 @@ export function subsystemOf(path: string): string {
   const parts = relative("src", path).split("/");
   return parts.length > 1 ? parts[0]! : parts[0]!.replace(/\.ts$/, "");
 }
+
+/** The packages and built-in modules (`zod`, `node:fs`, `bun:sqlite`) a source file imports statically, for its values. */
+export function packagesOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  const found: string[] = [];
+  for (const m of text.matchAll(STATIC)) if (m[2] === undefined && !m[3]!.startsWith(".")) found.push(m[3]!);
+  for (const m of text.matchAll(BARE)) if (!m[1]!.startsWith(".")) found.push(m[1]!);
+  return found;
+}
+
+/** Every source file evaluated with `entry`: its static imports of values, followed to the end (dynamic ones are not). */
+export function staticClosure(entry: string): string[] {
+  const seen = new Set<string>([entry]);
+  for (const file of seen) {
+    const text = readFileSync(join(ROOT, file), "utf8");
+    const specs = [...[...text.matchAll(STATIC)].filter((m) => m[2] === undefined).map((m) => m[3]!), ...[...text.matchAll(BARE)].map((m) => m[1]!)];
+    for (const spec of specs) if (spec.startsWith(".")) seen.add(normalize(join(dirname(file), spec)));
+  }
+  return [...seen].sort();
+}
