@@ -75,7 +75,9 @@ async function answer(gw: GatewayContext, api: ChannelForward, maxBodyBytes: num
 async function refusal(path: string, error: PrxError, gw: GatewayContext): Promise<Response> {
   const { errorResponseFor, statusOf } = await import("./errors.ts");
   const status = statusOf(error);
-  if (status >= 500) gw.logger.warn(error.message, { code: error.code });
+  // as the app's error answer logs them (middleware/error-response.ts)
+  if (status === 500) gw.logger.error(error.message, { code: error.code });
+  else if (status > 500) gw.logger.warn(error.message, { code: error.code });
   const retry = error.details?.retryAfterS;
   return errorResponseFor(path, error, typeof retry === "number" ? { "retry-after": String(retry) } : {});
 }
