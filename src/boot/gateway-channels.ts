@@ -2,11 +2,15 @@ import type { AgentHost } from "../agent/index.ts";
 import type { ConfigChanges } from "../config/changes.ts";
 import type { Config } from "../config/schema.ts";
 import { errorMessage } from "../core/errors.ts";
+import { channelWebhookFront } from "../gateway/channel-webhook.ts";
+import type { FrontRoute } from "../gateway/server.ts";
 import type { GatewayMount, HealthCheck } from "../gateway/types.ts";
 
 export interface GatewayChannels {
   /** /api/channels, the pairing API and the webhooks, loaded when the gateway builds its route table. */
   mounts(): Promise<GatewayMount[]>;
+  /** /channels/<name>/webhook, answered beside the app (gateway/channel-webhook.ts). */
+  front: FrontRoute[];
   checks: Record<string, () => HealthCheck>;
   /** Spawn the enabled channel processes (after the gateway listens). */
   start(): void;
@@ -42,6 +46,7 @@ export async function gatewayChannels(host: AgentHost): Promise<GatewayChannels>
   let unfollow: (() => void) | null = null;
   return {
     mounts: async () => [(await import("../gateway/routes/channels.ts")).channelRoutes(api, () => host.config.gateway.max_body_bytes)],
+    front: [channelWebhookFront(api, () => host.config.gateway.max_body_bytes)],
     checks: { channels: () => api.health() },
     start: () => supervisor.start(),
     async reconfigure(next, changes) {

@@ -114,6 +114,7 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
         checks: { plugins: pluginHealthCheck(host, { atRest }), config: () => configReload.check(), ...channels.checks, ...scaleOutChecks(host, replicas) },
         accessLog,
         beforeApp: healthBeforeApp,
+        front: channels.front,
         controlToken,
         ...(replicas ? { shared: replicas } : {}),
       }),

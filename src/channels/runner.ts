@@ -51,7 +51,10 @@ export interface RunnerOptions {
   logger: Logger;
   /** Called after every change of the stats (the process reports them to its supervisor). */
   onStats?: (stats: RunnerStats) => void;
-  /** Called with the reply parts once a message is answered (the webhook channel's synchronous replies). */
+  /**
+   * Called with the reply parts once a message is answered: a turn's reply as soon as it is stored, before its
+   * delivery is recorded (the webhook channel's synchronous replies, which the response delivers).
+   */
   onAnswered?: (messageId: string, parts: string[]) => void;
   /** The workspace whose files a reply links are sent with it (platforms with capabilities.attachments). */
   workspace?: string;
@@ -230,6 +233,8 @@ export class ChannelRunner {
     // a waiting caller (the webhook channel's synchronous reply) gets the stored answer; an open one settles later
     const entry = await this.o.store.entry(message.id);
     if (entry && (entry.state === "done" || entry.state === "ignored")) this.answered(message, entry.reply ?? []);
+    // answered and stored, its delivery still being recorded: the caller gets the stored reply
+    else if (entry?.state === "replied" && entry.reply) this.o.onAnswered?.(message.id, entry.reply);
   }
 
   /**
@@ -272,15 +277,20 @@ export class ChannelRunner {
   private async answer(entry: InboxEntry): Promise<void> {
     const { message } = entry;
     let parts = entry.reply;
+    let told = false;
     try {
       if (entry.state === "received" || parts === null) {
         parts = await this.runTurn(message);
         await this.o.store.replied(message.id, parts);
       }
+      // stored: a caller waiting in the platform's request (the webhook's synchronous mode) has its answer now, while
+      // the delivery is recorded (a restart before it is done delivers the stored parts, with no second turn)
+      this.o.onAnswered?.(message.id, parts);
+      told = true;
       await this.deliver(message, parts, entry.partsSent);
       await this.o.store.done(message.id);
       this.stats.answered += 1;
-      this.answered(message, parts);
+      this.answered(message, parts, told);
     } catch (error) {
       if (this.closing) {
         this.o.logger.info(`message ${message.id} left for the next start: the channel is stopping (${errorMessage(error)})`);
@@ -292,7 +302,7 @@ export class ChannelRunner {
       await this.o.store.done(message.id).catch((failure: unknown) => {
         this.o.logger.error(`message ${message.id} not marked done: ${errorMessage(failure)}`);
       });
-      this.answered(message, parts ?? []);
+      this.answered(message, parts ?? [], told);
     }
     this.changed();
   }
@@ -388,9 +398,12 @@ export class ChannelRunner {
     this.changed();
   }
 
-  /** The runner is done with the message: a waiting caller gets the parts, and the platform lets the message go. */
-  private answered(message: InboundMessage, parts: string[]): void {
-    this.o.onAnswered?.(message.id, parts);
+  /**
+   * The runner is done with the message: a waiting caller gets the parts (unless `told` already), and the platform
+   * lets the message go.
+   */
+  private answered(message: InboundMessage, parts: string[], told = false): void {
+    if (!told) this.o.onAnswered?.(message.id, parts);
     this.o.channel.settled?.(message).catch((error: unknown) => this.o.logger.warn(`message ${message.id} not settled on the platform: ${errorMessage(error)}`));
   }
 

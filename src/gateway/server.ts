@@ -35,6 +35,8 @@ export interface StartGatewayOptions {
   beforeApp?: BeforeApp;
   /** A control token for this run (presence.ts), accepted besides the stored tokens. */
   controlToken?: string;
+  /** Routes answered beside the app, before it is built and after (channel-webhook.ts); each leaves other requests to the app. */
+  front?: FrontRoute[];
 }
 
 type Fetch = (request: Request, server: Bun.Server<unknown>) => Response | Promise<Response>;
@@ -44,6 +46,12 @@ type Fetch = (request: Request, server: Bun.Server<unknown>) => Response | Promi
  * to leave the request to the app, which it builds.
  */
 export type BeforeApp = (context: GatewayContext) => (request: Request, server: Bun.Server<unknown>) => Promise<Response> | null;
+
+/**
+ * A route answered beside the app, whether it is built or not: its answer, or null to leave the request to the app.
+ * It goes through the connection caps (front/guard.ts) and does itself what the app's middleware would do for it.
+ */
+export type FrontRoute = BeforeApp;
 
 export interface GatewayServer {
   url: string;
@@ -191,7 +199,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
  */
 function servedApp(
   context: GatewayContext,
-  options: Pick<StartGatewayOptions, "mounts" | "beforeApp">,
+  options: Pick<StartGatewayOptions, "mounts" | "beforeApp" | "front">,
   server: () => Bun.Server<unknown>,
 ): { fetch: Fetch; build: () => Promise<Fetch> } {
   let built: Promise<Fetch> | undefined;
@@ -219,7 +227,18 @@ function servedApp(
   };
   const beforeApp = options.beforeApp?.(context);
   let serve: Fetch = beforeApp ? (request, srv) => beforeApp(request, srv) ?? viaApp(request, srv) : viaApp;
-  return { fetch: (request, srv) => serve(request, srv), build };
+  const front = (options.front ?? []).map((route) => route(context));
+  if (front.length === 0) return { fetch: (request, srv) => serve(request, srv), build };
+  return {
+    fetch: (request, srv) => {
+      for (const route of front) {
+        const answered = route(request, srv);
+        if (answered) return answered;
+      }
+      return serve(request, srv);
+    },
+    build,
+  };
 }
 
 function pick(host: GatewayHost): GatewayHost {

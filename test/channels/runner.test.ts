@@ -136,3 +136,45 @@ describe("who a turn is for", () => {
     expect(asked.sort()).toEqual([["from a guest", false], ["from the owner", true]]);
   });
 });
+
+describe("a reply answered in the platform's request", () => {
+  test("is handed over once, as soon as it is stored; a redelivery meanwhile gets the stored reply; the delivery is then recorded", async () => {
+    let releaseSend!: () => void;
+    const sending = new Promise<void>((resolve) => (releaseSend = resolve));
+    const channel: Channel = {
+      name: "t",
+      kind: "webhook",
+      capabilities: { edit: false, threads: false, maxMessageLength: 100, typing: false },
+      start: async () => {},
+      send: async () => (await sending, "inline"),
+      typing: async () => {},
+      health: () => ({ ok: true, detail: "" }),
+      stop: async () => {},
+    };
+    const db = new Database(":memory:");
+    const store = new ChannelStore(new SqliteChannelStateStore(db), "t");
+    const answers: Array<{ id: string; parts: string[]; state: string | undefined }> = [];
+    const runner = new ChannelRunner({
+      channel,
+      host: { runTurn: async (input) => ({ text: `re: ${input.text}` }) as never },
+      store,
+      pairings: new PairingStore(db),
+      config: ChannelConfigSchema.parse({ dm_policy: "open" }),
+      logger: createLogger("test"),
+      // the state is read synchronously: what the store holds when the caller is answered
+      onAnswered: (id, parts) => answers.push({ id, parts, state: new SqliteChannelStateStore(db).entry("t", id)?.state }),
+    });
+    await runner.onMessage(message(1));
+    await waitFor(() => answers.length === 1, "the reply handed over");
+    expect(answers[0]).toEqual({ id: "m1", parts: ["re: hi 1"], state: "replied" });
+    // delivered again while the delivery is being recorded: answered from the store, no second turn
+    await runner.onMessage(message(1));
+    await waitFor(() => answers.length === 2, "the redelivery answered");
+    expect(answers[1]).toEqual({ id: "m1", parts: ["re: hi 1"], state: "replied" });
+    releaseSend();
+    await runner.idle();
+    expect(answers).toHaveLength(2);
+    expect((await store.entry("m1"))?.state).toBe("done");
+    expect(runner.stats).toMatchObject({ answered: 1, duplicates: 1 });
+  });
+});

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { PrxError } from "../../core/errors.ts";
 import { settingNow, type Setting } from "../../core/setting.ts";
-import { jsonParser, readLimited } from "../body.ts";
+import { jsonParser } from "../body.ts";
+import { CHANNEL_WEBHOOK_ROUTE, forwardToChannel } from "../channel-webhook.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { routeSchema } from "../route-schema.ts";
 import { jsonResponse } from "../errors.ts";
@@ -107,15 +108,10 @@ export function channelRoutes(api: ChannelsApi, maxBodyBytes: Setting<number>): 
         },
         { detail: doc({ summary: "Revoke a sender (?channel=NAME to limit it to one channel)", tags: ["channels"], responses: { 200: { description: "revoked" } }, errors: [404] }) },
       )
+      // served beside the app by channel-webhook.ts; here for the API reference and the app alone (app.handle)
       .all(
-        "/channels/:name/webhook",
-        async ({ params, request }) => {
-          const body = new TextDecoder().decode(await readLimited(request, settingNow(maxBodyBytes)));
-          const headers: Record<string, string> = {};
-          for (const [key, value] of request.headers.entries()) headers[key] = value;
-          const answer = await api.forward(params.name, { method: request.method, query: new URL(request.url).search, headers, body });
-          return new Response(answer.body, { status: answer.status, headers: { "content-type": "application/json; charset=utf-8", ...answer.headers } });
-        },
+        CHANNEL_WEBHOOK_ROUTE,
+        ({ params, request }) => forwardToChannel(api, params.name, request, settingNow(maxBodyBytes)),
         {
           auth: false,
           detail: doc({
