@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { Logger } from "../../../src/core/logger.ts";
-import { CronScheduler } from "../../../src/plugins/cron/index.ts";
+import { CronScheduler, systemClock, type CronClock } from "../../../src/plugins/cron/index.ts";
 import { SqliteCronStateStore } from "../../../src/storage/index.ts";
 import { EVENT_QUEUE_CAPACITY, EventBus, startPump } from "../../../src/plugins/events/index.ts";
 import type { BenchRow, BenchSuite } from "../types.ts";
@@ -83,11 +83,27 @@ async function pumpRate(): Promise<BenchRow> {
   };
 }
 
-/** CPU used by an idle scheduler with 50 jobs over ~3 s: one timer to the next slot, no polling. */
+/**
+ * CPU used by an idle scheduler with 50 jobs over ~3 s: one timer to the next slot, no polling. Measured first in the
+ * suite and after a full collection, so that the window does not carry the other measures' garbage (the collector's
+ * sweeping and the allocator returning their pages to the system). The timers the scheduler arms and that fire inside
+ * the window are counted through its clock: an idle scheduler arms none.
+ */
 async function cronIdle(tmp: string): Promise<BenchRow[]> {
   const db = new Database(join(tmp, "cron.db"), { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
-  const scheduler = new CronScheduler({ store: new SqliteCronStateStore(db), logger: quiet });
+  const timers = { armed: 0, fired: 0 };
+  const clock: CronClock = {
+    now: systemClock.now,
+    setTimer(fn, delayMs) {
+      timers.armed++;
+      return systemClock.setTimer(() => {
+        timers.fired++;
+        fn();
+      }, delayMs);
+    },
+  };
+  const scheduler = new CronScheduler({ store: new SqliteCronStateStore(db), logger: quiet, clock });
   scheduler.setJobs(
     Array.from({ length: 50 }, (_, i) => ({
       id: `bench/job${i}`,
@@ -96,12 +112,18 @@ async function cronIdle(tmp: string): Promise<BenchRow[]> {
     })),
   );
   scheduler.start();
-  await Bun.sleep(100);
+  await scheduler.idle();
+  Bun.gc(true);
+  await Bun.sleep(500);
+  const armedBefore = timers.armed;
+  const firedBefore = timers.fired;
   const wallStart = performance.now();
   const cpu = process.cpuUsage();
   await Bun.sleep(3000);
   const used = process.cpuUsage(cpu);
   const wallMs = performance.now() - wallStart;
+  const armed = timers.armed - armedBefore;
+  const fired = timers.fired - firedBefore;
   await scheduler.stop();
   db.close();
   const cpuMs = (used.user + used.system) / 1000;
@@ -112,15 +134,16 @@ async function cronIdle(tmp: string): Promise<BenchRow[]> {
       value: Math.round((cpuMs / wallMs) * 100 * 1000) / 1000,
       unit: "%",
       target: { op: "<=", value: 1 },
-      note: `${cpuMs.toFixed(1)} ms CPU in ${Math.round(wallMs)} ms (whole process)`,
+      note: `${cpuMs.toFixed(1)} ms CPU in ${Math.round(wallMs)} ms (whole process); in the window the scheduler armed ${armed} and fired ${fired} timers`,
     },
   ];
 }
 
 const suite: BenchSuite = async (ctx) => {
-  const rows = publishStalled();
+  // the idle measure first: the publish measures leave garbage whose collection would land in its window
+  const rows = await cronIdle(ctx.tmp);
+  rows.push(...publishStalled());
   rows.push(await pumpRate());
-  rows.push(...(await cronIdle(ctx.tmp)));
   return rows;
 };
 
