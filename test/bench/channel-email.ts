@@ -204,3 +204,25 @@ export async function emailRows(o: { binary: string; tmp: string; provider: Fake
     await servers.close();
   }
 }
+
+/** `bun test/bench/channel-email.ts <binary> [messages]`: the email rows alone (A/B runs of two builds). */
+if (import.meta.main) {
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { resolve } = await import("node:path");
+  const { startFakeOpenAI } = await import("../fakes/openai-server.ts");
+  const [binary, messages = "50"] = process.argv.slice(2);
+  if (!binary) {
+    console.error("usage: bun test/bench/channel-email.ts <binary> [messages]");
+    process.exit(2);
+  }
+  const tmp = mkdtempSync(join(tmpdir(), "prx-email-"));
+  const provider = startFakeOpenAI({ latencyMs: 5 });
+  try {
+    const rows = await emailRows({ binary: resolve(binary), tmp, provider, messages: Number(messages), idleMs: 3000 });
+    for (const row of rows) console.log(`${row.name}: ${row.value.toFixed(2)} ${row.unit} (${row.note ?? ""})`);
+  } finally {
+    await provider.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
