@@ -6,6 +6,7 @@ import { WASM_PAGE_BYTES } from "./limits.ts";
 import { capModuleMemory } from "./memory-cap.ts";
 import { instrumentCached, instrumentedName } from "./instrument-cache.ts";
 import type { Metering } from "./instrument/plan.ts";
+import type { KvPlacement } from "./protocol.ts";
 import { cacheKey, TRANSPILED_MODULE_NAME, type TranspileMeta, transpileCached } from "./transpile.ts";
 
 /**
@@ -133,18 +134,22 @@ async function compile(bytes: Uint8Array, options: CompileOptions, where: string
   }
 }
 
-/** Transpile and instrument (disk caches) and compile a component once per content, memory cap and metering. */
+/**
+ * Transpile and instrument (disk caches) and compile a component once per content, memory cap, metering and kv
+ * placement (where the sandbox's kv is served decides how its imports are lowered).
+ */
 export function prepareComponent(
   plugin: string,
   wasm: Uint8Array,
   cacheDir: string,
   maxMemoryMb: number,
   metering: Metering,
+  kv: KvPlacement,
 ): Promise<ArtifactUse<PreparedComponent>> {
   const maxPages = maxPagesFor(maxMemoryMb);
-  const key = `component\0${cacheDir}\0${cacheKey(wasm)}\0${maxPages}\0${metering}`;
+  const key = `component\0${cacheDir}\0${cacheKey(wasm, kv)}\0${maxPages}\0${metering}`;
   return use(key, plugin, async () => {
-    const transpiled = await transpileCached(plugin, wasm, cacheDir);
+    const transpiled = await transpileCached(plugin, wasm, cacheDir, kv);
     const js = readFileSync(join(transpiled.dir, `${TRANSPILED_MODULE_NAME}.js`), "utf8");
     const modules: Record<string, WebAssembly.Module> = {};
     await Promise.all(

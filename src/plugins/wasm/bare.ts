@@ -42,7 +42,7 @@ export async function loadInThread(
   let guest: Guest;
   let done: () => void;
   if (plugin.kind === "wasm-component") {
-    const use = await prepareComponent(plugin.name, bytes, cacheDir, maxMemoryMb, meteringFor(maxFuel));
+    const use = await prepareComponent(plugin.name, bytes, cacheDir, maxMemoryMb, meteringFor(maxFuel), "local");
     done = use.done;
     const p = use.prepared;
     const artifact = new ComponentArtifact(p.js, p.modules, plugin.name);

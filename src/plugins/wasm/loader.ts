@@ -13,7 +13,7 @@ import { checkComponentExports } from "./component-exports.ts";
 import { REQUIRED_EXPORTS, snakeCase } from "./guest/types.ts";
 import { WasmPluginInstance } from "./instance.ts";
 import { pluginInfo } from "./host/context.ts";
-import { SandboxInitSchema } from "./protocol.ts";
+import { type KvPlacement, SandboxInitSchema } from "./protocol.ts";
 import { sha256Hex } from "../../core/ids.ts";
 import { WASM_IDLE_STOP_MS } from "./limits.ts";
 import {
@@ -74,14 +74,15 @@ async function startSandbox(
   const maxMemoryMb = plugin.resources.maxMemoryMb;
   const metering = meteringFor(plugin.resources.maxFuel);
   const cacheDir = host.workspace.cacheDir;
+  const kv = kvPlacement(host);
   const { prepared, done } =
     plugin.kind === "wasm-component"
-      ? await prepareComponent(plugin.name, bytes, cacheDir, maxMemoryMb, metering)
+      ? await prepareComponent(plugin.name, bytes, cacheDir, maxMemoryMb, metering, kv)
       : await prepareModule(plugin.name, bytes, cacheDir, maxMemoryMb, metering);
   let sandbox: Sandbox;
   try {
     checkExports(plugin, prepared);
-    sandbox = new Sandbox(plugin, host, initFor(plugin, host, prepared, maxMemoryMb), options, done);
+    sandbox = new Sandbox(plugin, host, initFor(plugin, host, prepared, maxMemoryMb, kv), options, done);
   } catch (error) {
     done();
     throw error;
@@ -96,7 +97,18 @@ async function startSandbox(
 }
 
 /** The sandbox's init message, checked once here, on the sending side: the Worker trusts it (protocol.ts). */
-function initFor(plugin: AdmittedPlugin, host: PluginHostServices, prepared: PreparedComponent | PreparedModule, maxMemoryMb: number) {
+/** PostgreSQL storage: the guest's kv is the host's store, shared by every replica; else the workspace's SQLite file. */
+function kvPlacement(host: PluginHostServices): KvPlacement {
+  return host.storage?.backend === "postgres" ? "host" : "local";
+}
+
+function initFor(
+  plugin: AdmittedPlugin,
+  host: PluginHostServices,
+  prepared: PreparedComponent | PreparedModule,
+  maxMemoryMb: number,
+  kv: KvPlacement,
+) {
   return SandboxInitSchema.parse({
     type: "init",
     plugin: pluginInfo(plugin, maxMemoryMb),
@@ -107,8 +119,7 @@ function initFor(plugin: AdmittedPlugin, host: PluginHostServices, prepared: Pre
     module: prepared.kind === "module" ? prepared.module : null,
     logLevel: getLogLevel(),
     dbPath: host.storage.path,
-    // PostgreSQL storage: the guest's kv is the host's store, shared by every replica
-    kv: host.storage?.backend === "postgres" ? "host" : "local",
+    kv,
   });
 }
 

@@ -50,6 +50,8 @@ export const SandboxInitSchema = z.object({
   kv: z.enum(["local", "host"]).default("local"),
 });
 export type SandboxInit = z.infer<typeof SandboxInitSchema>;
+/** Where a sandbox's kv is served (SandboxInit.kv): it decides how jco lowers the kv imports (host/index.ts). */
+export type KvPlacement = SandboxInit["kv"];
 
 /**
  * The init message as a Worker gets it: the plugin's init, the tenant number of this incarnation of its sandbox

@@ -7,6 +7,7 @@ import { PrxError } from "../../core/errors.ts";
 import { CapabilityTypes } from "../types.ts";
 import { REQUIRED_EXPORTS } from "./guest/types.ts";
 import { asyncImportNames } from "./host/index.ts";
+import type { KvPlacement } from "./protocol.ts";
 import { exportsInterfaceNames, PLUGIN_PACKAGE } from "./contract-names.ts";
 import { type ComponentInterfaces, checkInterfaceVersions, interfacesFromWit } from "./wit.ts";
 
@@ -49,34 +50,39 @@ export function transpileCount(): number {
   return transpiles;
 }
 
-function transpileOptions(asyncExports: string[]) {
+function transpileOptions(asyncExports: string[], kv: KvPlacement) {
   return {
     name: TRANSPILED_MODULE_NAME,
     instantiation: "async" as const,
     asyncMode: "jspi" as const,
-    asyncImports: asyncImportNames(),
+    asyncImports: asyncImportNames(kv),
     asyncExports,
     noComponentErrorWrapping: false,
     base64Cutoff: 0,
   };
 }
 
-export function cacheKey(wasm: Uint8Array): string {
+/** The transpiled component's cache key: its bytes, jco's version and the options (they differ with `kv`). */
+export function cacheKey(wasm: Uint8Array, kv: KvPlacement): string {
   const hash = createHash("sha256");
   hash.update(wasm);
   hash.update(
-    `\0jco-transpile@${jcoPkg.version}\0format=${CACHE_FORMAT}\0${JSON.stringify(transpileOptions(asyncExportNames()))}`,
+    `\0jco-transpile@${jcoPkg.version}\0format=${CACHE_FORMAT}\0${JSON.stringify(transpileOptions(asyncExportNames(), kv))}`,
   );
   return hash.digest("hex");
 }
 
-/** Transpile a component with jco, or reuse `<cacheDir>/wasm/<key>/` when an earlier run did it. */
+/**
+ * Transpile a component with jco, or reuse `<cacheDir>/wasm/<key>/` when an earlier run did it. `kv`: where its
+ * sandbox's kv is served (a local one is lowered sync; host/index.ts).
+ */
 export async function transpileCached(
   plugin: string,
   wasm: Uint8Array,
   cacheDir: string,
+  kv: KvPlacement,
 ): Promise<TranspiledComponent> {
-  const dir = join(cacheDir, "wasm", cacheKey(wasm));
+  const dir = join(cacheDir, "wasm", cacheKey(wasm, kv));
   const metaPath = join(dir, "meta.json");
   if (existsSync(metaPath)) {
     const parsed = TranspileMetaSchema.safeParse(JSON.parse(readFileSync(metaPath, "utf8")));
@@ -105,7 +111,7 @@ export async function transpileCached(
   const exportsPresent = asyncExportNames().filter((name) => interfaces.exports.includes(name.split("#")[0]!));
   let result: Awaited<ReturnType<typeof transpileBytes>>;
   try {
-    result = await transpileBytes(wasm, transpileOptions(exportsPresent));
+    result = await transpileBytes(wasm, transpileOptions(exportsPresent, kv));
   } catch (error) {
     throw new PrxError(
       "PLUGIN_LOAD",

@@ -63,7 +63,7 @@ const suite: BenchSuite = async (ctx) => {
     ["QuickJS", "spin-tool-qjs"],
   ] as const) {
     const p = admitted(join(built, plugin), plugin);
-    const transpiled = await transpileCached(plugin, readFileSync(p.entryPath), workspace.cacheDir);
+    const transpiled = await transpileCached(plugin, readFileSync(p.entryPath), workspace.cacheDir, "local");
     const files = transpiled.meta.files.filter((f) => f.endsWith(".wasm"));
     const originals = Object.fromEntries(files.map((f) => [f, readFileSync(join(transpiled.dir, f))]));
     const megabytes = Object.values(originals).reduce((n, b) => n + b.length, 0) / (1024 * 1024);

@@ -182,7 +182,7 @@ const suite: BenchSuite = async (ctx) => {
   // first-load transpile (cache miss) of a small component, then a cache hit
   const echoBytes = new Uint8Array(await Bun.file(cases[1]!.p.entryPath).arrayBuffer());
   let started = performance.now();
-  await transpileCached("bench", echoBytes, workspace.cacheDir);
+  await transpileCached("bench", echoBytes, workspace.cacheDir, "local");
   rows.push({
     suite: SUITE,
     name: "first-load transpile (cache miss, small component)",
@@ -190,13 +190,13 @@ const suite: BenchSuite = async (ctx) => {
     unit: "ms",
   });
   started = performance.now();
-  await transpileCached("bench", echoBytes, workspace.cacheDir);
+  await transpileCached("bench", echoBytes, workspace.cacheDir, "local");
   rows.push({ suite: SUITE, name: "transpile cache hit", value: performance.now() - started, unit: "ms" });
   const tsBytes = new Uint8Array(
     await Bun.file(join(ctx.root, "test", "fixtures", "test-wasm", "ts-tool", "plugin.wasm")).arrayBuffer(),
   );
   started = performance.now();
-  await transpileCached("bench-ts", tsBytes, workspace.cacheDir);
+  await transpileCached("bench-ts", tsBytes, workspace.cacheDir, "local");
   rows.push({
     suite: SUITE,
     name: "first-load transpile (cache miss, 1.6 MB QuickJS component)",

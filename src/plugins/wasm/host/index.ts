@@ -1,3 +1,4 @@
+import type { KvPlacement } from "../protocol.ts";
 import { HOST_INTERFACES, PRX_WIT_VERSION, type HostInterface } from "../wit.ts";
 import { configImports } from "./config.ts";
 import type { HostContext } from "./context.ts";
@@ -8,12 +9,16 @@ import { logImports } from "./log.ts";
 import { memoryImports } from "./memory.ts";
 import { websocketImports } from "./websocket.ts";
 
-/** Host functions that return promises: jco marks them as JSPI-suspending imports (part of the transpile key). */
+/**
+ * Host functions that return promises: jco marks them as JSPI-suspending imports (part of the transpile key).
+ * jco lowers such an import as an async function with its task bookkeeping, so each call suspends the guest's stack
+ * and resumes it from the microtask queue even when the host answers at once: only what may really wait is async.
+ */
 export const ASYNC_HOST_FUNCTIONS: Readonly<Record<HostInterface, readonly string[]>> = {
   log: [],
   config: [],
-  // async so that a kv served by the main thread (PostgreSQL) can suspend the guest; the local SQLite kv answers at
-  // once, and a JSPI import returning a plain value does not suspend
+  // a kv served by the main thread (PostgreSQL) suspends the guest; the local SQLite kv answers synchronously, so
+  // its imports are lowered sync (asyncImportNames)
   kv: ["get", "set", "delete", "list-keys"],
   "http-outbound": ["request"],
   memory: ["store", "recall"],
@@ -21,10 +26,14 @@ export const ASYNC_HOST_FUNCTIONS: Readonly<Record<HostInterface, readonly strin
   websocket: ["connect", "send", "receive", "close"],
 };
 
-/** `prx:host/http-outbound@0.1.0#request` and the unversioned spelling, for jco's asyncImports. */
-export function asyncImportNames(): string[] {
+/**
+ * `prx:host/http-outbound@0.1.0#request` and the unversioned spelling, for jco's asyncImports; the kv functions only
+ * when the kv is served by the main thread (`kv` "host").
+ */
+export function asyncImportNames(kv: KvPlacement): string[] {
   const names: string[] = [];
   for (const iface of HOST_INTERFACES) {
+    if (iface === "kv" && kv === "local") continue;
     for (const fn of ASYNC_HOST_FUNCTIONS[iface]) {
       names.push(`prx:host/${iface}@${PRX_WIT_VERSION}#${fn}`, `prx:host/${iface}#${fn}`);
     }
