@@ -76,26 +76,9 @@ async function turnSamples(host: AgentHost, quick: boolean): Promise<number[]> {
   return time(quick ? QUICK.turns : TURNS, () => host.runTurn({ sessionId: `t${n++ % 8}`, channel: "bench", text: ENVELOPE.text }));
 }
 
-function admitted(root: string, plugin: string, capability: string): AdmittedPlugin {
-  const dir = join(root, "plugins", `${plugin}-1`);
-  return {
-    name: `${plugin}-bare`,
-    version: "0.1.0",
-    kind: "wasm-component",
-    dir,
-    entryPath: join(dir, "plugin.wasm"),
-    capabilities: [{ type: "middleware", name: capability }],
-    resources: {
-      maxMemoryMb: 64,
-      maxExecutionTimeMs: 5000,
-      maxHttpRequestsPerCall: 4,
-      maxKvStorageMb: 1,
-      maxFuel: null,
-    },
-    granted: new Set(["log", "config", "kv"]),
-    config: {},
-    httpAllowlist: [],
-  };
+/** The first chain member's own admission (its config and grants, as the runtime gave them), loaded once more. */
+function admitted(instance: WasmPluginInstance): AdmittedPlugin {
+  return { ...instance.plugin, name: `${instance.plugin.name}-bare` };
 }
 
 interface Measured {
@@ -185,7 +168,7 @@ async function measure(ctx: BenchContext, plugin: string, capability: string): P
     hopRound.layer.push(perCallR - hopR);
   }
   const median = (values: number[]) => stats(values).p50;
-  const bare = await loadInThread(admitted(root, plugin, capability), services.runtime.host);
+  const bare = await loadInThread(admitted(instances[0] as WasmPluginInstance), services.runtime.host);
   const bareCall = stats(await time(rounds * CALLS_PER_ROUND, () => bare.call("process", [stage, json]), Math.min(warmup, rounds * CALLS_PER_ROUND)));
   bare.close();
   await host.close();
