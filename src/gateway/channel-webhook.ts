@@ -41,7 +41,7 @@ export async function forwardToChannel(api: ChannelForward, name: string, reques
 export function channelWebhookFront(api: ChannelForward, maxBodyBytes: Setting<number>): FrontRoute {
   return (gw) => (request, server) => {
     const path = pathOf(request.url);
-    const match = CHANNEL_WEBHOOK_PATH.exec(path);
+    const match = path.startsWith("/channels/") ? CHANNEL_WEBHOOK_PATH.exec(path) : null;
     if (!match) return null;
     return answer(gw, api, settingNow(maxBodyBytes), request, server, path, decodeURIComponent(match[1]!));
   };
@@ -62,22 +62,12 @@ async function answer(gw: GatewayContext, api: ChannelForward, maxBodyBytes: num
     }
     response = await forwardToChannel(api, name, request, maxBodyBytes);
   } catch (thrown) {
-    response = await refusal(path, toPrxError(thrown), gw);
+    const { failureResponse } = await import("./errors.ts");
+    response = failureResponse(path, toPrxError(thrown), id, gw.logger);
   }
   response.headers.set("x-request-id", id);
   const ms = performance.now() - start;
   gw.metrics.request(CHANNEL_WEBHOOK_ROUTE, request.method, response.status, ms / 1000);
   gw.accessLog({ method: request.method, path, status: response.status, id, ms: Math.round(ms * 10) / 10, client });
   return response;
-}
-
-/** The gateway's error answer (errors.ts, loaded on the first one: it carries zod's schemas). */
-async function refusal(path: string, error: PrxError, gw: GatewayContext): Promise<Response> {
-  const { errorResponseFor, statusOf } = await import("./errors.ts");
-  const status = statusOf(error);
-  // as the app's error answer logs them (middleware/error-response.ts)
-  if (status === 500) gw.logger.error(error.message, { code: error.code });
-  else if (status > 500) gw.logger.warn(error.message, { code: error.code });
-  const retry = error.details?.retryAfterS;
-  return errorResponseFor(path, error, typeof retry === "number" ? { "retry-after": String(retry) } : {});
 }

@@ -148,3 +148,20 @@ export function logStreamEnd(logger: Logger, what: string, error: PrxError, fiel
   if (error.code === "ABORTED") logger.info(`${what} stopped: ${error.message}`, fields);
   else logger.warn(`${what} failed: ${error.message}`, { ...fields, code: error.code });
 }
+
+/**
+ * A failure answered to a request: 5xx logged (500 as an error), and the headers its kind carries (the request id,
+ * Retry-After, WWW-Authenticate on a 401, Allow on a 405).
+ */
+export function failureResponse(path: string, failure: PrxError, id: string, logger: Pick<Logger, "error" | "warn">): Response {
+  const status = statusOf(failure);
+  if (status === 500) logger.error(failure.message, { id, code: failure.code });
+  else if (status > 500) logger.warn(failure.message, { id, code: failure.code });
+  const headers: Record<string, string> = { "x-request-id": id };
+  const retry = failure.details?.retryAfterS;
+  if (typeof retry === "number") headers["retry-after"] = String(retry);
+  if (status === 401) headers["www-authenticate"] = 'Bearer realm="prx"';
+  const allow = failure.details?.allow;
+  if (typeof allow === "string") headers.allow = allow;
+  return errorResponseFor(path, failure, headers);
+}

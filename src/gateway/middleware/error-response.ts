@@ -1,7 +1,7 @@
 import { NotFoundError } from "elysia";
 import { PrxError, toPrxError } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
-import { errorResponseFor, fromElysiaError, statusOf } from "../errors.ts";
+import { failureResponse, fromElysiaError } from "../errors.ts";
 import { requestIdOf } from "../request-id.ts";
 import { beginRequest, NOT_STARTED, withRequestState } from "./state.ts";
 import type { RecordRequest } from "./types.ts";
@@ -32,10 +32,7 @@ export function errorResponse({ methodsOf, clientAddress, logger, record }: Erro
       : allowed.length > 0
         ? methodNotAllowed(request.method, state.path, allowed)
         : fromElysiaError(code, error, request.method, state.path);
-    const status = statusOf(failure);
-    if (status === 500) logger.error(failure.message, { id: state.id, code: failure.code });
-    else if (status > 500) logger.warn(failure.message, { id: state.id, code: failure.code });
-    const response = errorResponseFor(state.path, failure, headersFor(failure, state.id));
+    const response = failureResponse(state.path, failure, state.id, logger);
     const label = rejected ? "rejected" : code === "NOT_FOUND" || !route ? "unmatched" : route;
     record(request, state, label, response.status);
     return response;
@@ -47,14 +44,4 @@ function methodNotAllowed(method: string, path: string, allowed: string[]): PrxE
     hint: `send ${allowed.join(" or ")} (see /swagger for the API reference)`,
     details: { allow: allowed.join(", ") },
   });
-}
-
-function headersFor(error: PrxError, id: string): Record<string, string> {
-  const headers: Record<string, string> = { "x-request-id": id };
-  const retry = error.details?.retryAfterS;
-  if (typeof retry === "number") headers["retry-after"] = String(retry);
-  if (statusOf(error) === 401) headers["www-authenticate"] = 'Bearer realm="prx"';
-  const allow = error.details?.allow;
-  if (typeof allow === "string") headers.allow = allow;
-  return headers;
 }
