@@ -3,6 +3,22 @@ import { PrxError } from "../core/errors.ts";
 import { SESSION_ID_MAX_BYTES, SESSION_ID_PATTERN, SESSION_SEARCH_MAX_CHARS, SESSION_TITLE_CHARS, SESSION_TITLE_MAX_CHARS } from "./limits.ts";
 import type { ConversationSummary, StoredMessage } from "./types.ts";
 
+/** What a turn's history needs of a stored message. */
+export type HistoryEntry = Pick<StoredMessage, "role" | "content" | "toolCalls" | "toolCallId" | "name" | "media">;
+
+/** The columns of a stored message a turn's history reads (HISTORY_COLUMNS of the PostgreSQL store). */
+export type HistoryRow = Pick<MessageRow, "role" | "content" | "tool_calls" | "tool_call_id" | "name" | "media">;
+
+/** A history row as the entry historyFrom reads. */
+export function toHistoryEntry(row: HistoryRow): HistoryEntry {
+  const entry: HistoryEntry = { role: row.role, content: row.content };
+  if (row.tool_calls) entry.toolCalls = JSON.parse(row.tool_calls);
+  if (row.tool_call_id) entry.toolCallId = row.tool_call_id;
+  if (row.name) entry.name = row.name;
+  if (row.media) entry.media = JSON.parse(row.media);
+  return entry;
+}
+
 export function validateSessionId(id: string): string {
   if (!SESSION_ID_PATTERN.test(id)) {
     throw new PrxError(
@@ -24,7 +40,7 @@ export function titleFrom(messages: ChatMessage[]): string {
  * History ready to send to a provider from the last stored messages: never starting with an orphaned tool
  * result, and without assistant tool calls whose results are missing (a crash mid-turn).
  */
-export function historyFrom(rows: StoredMessage[]): ChatMessage[] {
+export function historyFrom(rows: HistoryEntry[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;

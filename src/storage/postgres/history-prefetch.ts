@@ -1,12 +1,15 @@
 import type { ReservedSQL } from "bun";
-import type { MessageRow, SummaryRow } from "../session-history.ts";
+import type { HistoryRow, SummaryRow } from "../session-history.ts";
 
 /** The last `limit` messages of a session ($1), oldest first. */
 export const RECENT_MESSAGES =
   "SELECT * FROM (SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq DESC LIMIT $2) t ORDER BY seq ASC";
 
+/** The columns of a message a turn's history reads (HistoryRow): the session id, times and usage are not decoded. */
+const HISTORY_COLUMNS = "seq, role, content, tool_calls, tool_call_id, name, media";
+
 /** The last `limit` messages ($2) of a session ($1) after its newest summary, oldest first: a turn's history. */
-export const HISTORY_MESSAGES = `SELECT * FROM (SELECT * FROM session_messages WHERE session_id = $1
+export const HISTORY_MESSAGES = `SELECT ${HISTORY_COLUMNS} FROM (SELECT ${HISTORY_COLUMNS} FROM session_messages WHERE session_id = $1
     AND seq > COALESCE((SELECT MAX(through_seq) FROM session_summaries WHERE session_id = $1), 0)
     ORDER BY seq DESC LIMIT $2) t ORDER BY seq ASC`;
 
@@ -14,22 +17,24 @@ export const HISTORY_MESSAGES = `SELECT * FROM (SELECT * FROM session_messages W
 export const NEWEST_SUMMARY = "SELECT * FROM session_summaries WHERE session_id = $1 ORDER BY through_seq DESC LIMIT 1";
 
 /**
- * HISTORY_MESSAGES and NEWEST_SUMMARY in one statement (one snapshot): the messages' columns, and the summary's as
- * summary_*, on each row; one row of nulls but the summary's when there are no messages.
+ * HISTORY_MESSAGES and NEWEST_SUMMARY in one statement (one snapshot): the newest summary first, as a row of its own
+ * (summary_* columns, the message's null), then the messages (HISTORY_COLUMNS, the summary's null), oldest first.
  */
 export const HISTORY_AND_SUMMARY = `WITH s AS (${NEWEST_SUMMARY}),
-    h AS (SELECT * FROM session_messages WHERE session_id = $1 AND seq > COALESCE((SELECT through_seq FROM s), 0)
+    h AS (SELECT ${HISTORY_COLUMNS} FROM session_messages WHERE session_id = $1 AND seq > COALESCE((SELECT through_seq FROM s), 0)
       ORDER BY seq DESC LIMIT $2)
-  SELECT h.*, s.from_seq AS summary_from_seq, s.through_seq AS summary_through_seq, s.content AS summary_content,
-    s.model AS summary_model, s.created_at AS summary_created_at
-  FROM (SELECT 1) AS one LEFT JOIN h ON true LEFT JOIN s ON true ORDER BY h.seq ASC`;
+  SELECT h.*, NULL::integer AS summary_from_seq, NULL::integer AS summary_through_seq, NULL::text AS summary_content,
+    NULL::text AS summary_model, NULL::text AS summary_created_at FROM h
+  UNION ALL
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, s.from_seq, s.through_seq, s.content, s.model, s.created_at FROM s
+  ORDER BY 1 ASC NULLS FIRST`;
 
-type HistoryAndSummaryRow = { [K in keyof MessageRow]: MessageRow[K] | null } & {
+type HistoryAndSummaryRow = { [K in keyof HistoryRow]: HistoryRow[K] | null } & { seq: number | null } & {
   [K in keyof SummaryRow as `summary_${K}`]: SummaryRow[K] | null;
 };
 
 /** A session's history and its newest summary (null: none), from HISTORY_AND_SUMMARY's rows. */
-function splitHistoryAndSummary(rows: HistoryAndSummaryRow[]): { rows: MessageRow[]; summary: SummaryRow | null } {
+function splitHistoryAndSummary(rows: HistoryAndSummaryRow[]): { rows: HistoryRow[]; summary: SummaryRow | null } {
   const first = rows[0];
   const summary =
     first && first.summary_through_seq !== null
@@ -41,13 +46,13 @@ function splitHistoryAndSummary(rows: HistoryAndSummaryRow[]): { rows: MessageRo
           created_at: first.summary_created_at!,
         }
       : null;
-  return { rows: rows.filter((row) => row.seq !== null) as MessageRow[], summary };
+  return { rows: (summary ? rows.slice(1) : rows) as HistoryRow[], summary };
 }
 
 interface Held {
   limit: number;
   /** null once the turn's history call took them. */
-  rows: MessageRow[] | null;
+  rows: HistoryRow[] | null;
   /** undefined once the turn's summary call took it. */
   summary: SummaryRow | null | undefined;
 }
@@ -85,7 +90,7 @@ export class HistoryPrefetch {
   }
 
   /** The kept rows for this read (once), or null: the caller queries. Records the limit for the next leases. */
-  take(sessionId: string, limit: number): MessageRow[] | null {
+  take(sessionId: string, limit: number): HistoryRow[] | null {
     this.limit = limit;
     const kept = this.held.get(sessionId);
     if (!kept || kept.rows === null) return null;

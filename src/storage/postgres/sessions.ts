@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
 import type { ChatMessage } from "../../contracts/chat.ts";
-import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
+import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toHistoryEntry, toStored, toSummary, validateSessionId, type HistoryRow, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
 import type { AppendedMessage, ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { pg, pgFailure } from "./connect.ts";
 import { HISTORY_MESSAGES, NEWEST_SUMMARY, RECENT_MESSAGES, type HistoryPrefetch } from "./history-prefetch.ts";
@@ -179,8 +179,8 @@ export class PgSessionStore implements SessionStore {
 
   async history(id: string, limit: number): Promise<ChatMessage[]> {
     const kept = this.prefetch?.take(id, limit);
-    const rows = kept ?? ((await pg("session history", () => this.sql.unsafe(HISTORY_MESSAGES, [id, limit]))) as MessageRow[]);
-    return historyFrom(rows.map((row) => toStored(row, false)));
+    const rows = kept ?? ((await pg("session history", () => this.sql.unsafe(HISTORY_MESSAGES, [id, limit]))) as HistoryRow[]);
+    return historyFrom(rows.map(toHistoryEntry));
   }
 
   summary(id: string): Promise<ConversationSummary | null> {
