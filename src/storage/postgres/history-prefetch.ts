@@ -16,24 +16,12 @@ export const HISTORY_MESSAGES = `SELECT ${HISTORY_COLUMNS} FROM (SELECT ${HISTOR
 /** The newest summary of a session ($1). */
 export const NEWEST_SUMMARY = "SELECT * FROM session_summaries WHERE session_id = $1 ORDER BY through_seq DESC LIMIT 1";
 
-/**
- * HISTORY_MESSAGES and NEWEST_SUMMARY in one statement (one snapshot): the newest summary first, as a row of its own
- * (summary_* columns, the message's null), then the messages (HISTORY_COLUMNS, the summary's null), oldest first.
- */
-export const HISTORY_AND_SUMMARY = `WITH s AS (${NEWEST_SUMMARY}),
-    h AS (SELECT ${HISTORY_COLUMNS} FROM session_messages WHERE session_id = $1 AND seq > COALESCE((SELECT through_seq FROM s), 0)
-      ORDER BY seq DESC LIMIT $2)
-  SELECT h.*, NULL::integer AS summary_from_seq, NULL::integer AS summary_through_seq, NULL::text AS summary_content,
-    NULL::text AS summary_model, NULL::text AS summary_created_at FROM h
-  UNION ALL
-  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, s.from_seq, s.through_seq, s.content, s.model, s.created_at FROM s
-  ORDER BY 1 ASC NULLS FIRST`;
-
-type HistoryAndSummaryRow = { [K in keyof HistoryRow]: HistoryRow[K] | null } & { seq: number | null } & {
+/** A row of prx_lease_start (migration-lease-start.ts) once the lock was taken: a message, or the newest summary. */
+export type HistoryAndSummaryRow = { [K in keyof HistoryRow]: HistoryRow[K] | null } & { seq: number | null } & {
   [K in keyof SummaryRow as `summary_${K}`]: SummaryRow[K] | null;
 };
 
-/** A session's history and its newest summary (null: none), from HISTORY_AND_SUMMARY's rows. */
+/** A session's history and its newest summary (null: none), from prx_lease_start's rows (the summary's first). */
 function splitHistoryAndSummary(rows: HistoryAndSummaryRow[]): { rows: HistoryRow[]; summary: SummaryRow | null } {
   const first = rows[0];
   const summary =
@@ -58,9 +46,9 @@ interface Held {
 }
 
 /**
- * A turn's history and summary read in the same round trip as its session lease: the lease sends their query right behind
- * its lock on the lease's connection (pipelined; PostgreSQL runs them in order, each in its own snapshot, so the read
- * sees everything committed before the lock was taken). The turn's first `history` call takes the rows, and its first
+ * A turn's history and summary read in the same statement as its session lease's lock (prx_lease_start,
+ * migration-lease-start.ts: the read in its own snapshot after the lock, so it sees everything committed before the
+ * lock was taken). The turn's first `history` call takes the rows, and its first
  * `summary` call the summary, instead of querying. They are kept only while the lease is held, the rows only for the
  * limit asked, and are dropped by any write to the session, so a read is never older than the session's last write.
  * While the lease is held, the session's own writes go on the lease's connection too (`connection`): the turn's
@@ -72,15 +60,9 @@ export class HistoryPrefetch {
   private readonly held = new Map<string, Held>();
   private readonly leased = new Map<string, ReservedSQL>();
 
-  /**
-   * Send the read on `conn` now (queries are lazy: this one is started, so it goes out behind the lock query started
-   * just before), when a history read has been seen in this process; null when nothing was sent.
-   */
-  send(conn: ReservedSQL, sessionId: string): { limit: number; rows: Promise<HistoryAndSummaryRow[]> } | null {
-    const limit = this.limit;
-    if (limit === null) return null;
-    const rows = conn.unsafe(HISTORY_AND_SUMMARY, [sessionId, limit]).execute() as Promise<HistoryAndSummaryRow[]>;
-    return { limit, rows };
+  /** The limit to read a lease's history with (null: no history read seen in this process yet, nothing to read). */
+  get readLimit(): number | null {
+    return this.limit;
   }
 
   /** Rows read under the lease of `sessionId`, for its first history and summary calls. */

@@ -2,6 +2,7 @@ import type { SQL } from "bun";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { MigrationStatus } from "../types.ts";
 import { installVector, VECTOR_MIGRATION_SQL, vectorOffered } from "./migration-vector.ts";
+import { LEASE_START_SQL } from "./migration-lease-start.ts";
 import { MEMORY_TERMS_SQL } from "./migration-memory-terms.ts";
 import { SESSION_COUNTS_SQL, SESSION_SEARCH_SQL } from "./migration-sessions.ts";
 
@@ -354,6 +355,7 @@ CREATE TABLE cron_job_runs (
 );
 CREATE INDEX cron_job_runs_job ON cron_job_runs (job_id, seq);`,
   },
+  { version: 19, name: "session lease start in one statement", sql: LEASE_START_SQL },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

@@ -2,15 +2,21 @@ import type { SQL } from "bun";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { createLogger } from "../../core/logger.ts";
 import type { SessionLeases } from "../types.ts";
-import type { HistoryPrefetch } from "./history-prefetch.ts";
+import type { HistoryAndSummaryRow, HistoryPrefetch } from "./history-prefetch.ts";
 
 const log = createLogger("storage.leases");
+
+const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext('prx.session'), hashtext($1)) AS got";
+/** The lock and the turn's history in one statement (migration-lease-start.ts). */
+const LEASE_START = "SELECT * FROM prx_lease_start($1, $2)";
+
+type LeaseStartRow = HistoryAndSummaryRow & { got: boolean };
 
 /**
  * One turn at a time per session across replicas: a session-level advisory lock (keyed by the session id's hash),
  * taken on a connection reserved for the turn and released when it ends. PostgreSQL waits for the lock itself
  * (no polling), bounded by `lock_timeout`; a replica that dies mid-turn loses its connection and with it the lock,
- * so the session continues on another replica at once. The turn's history is read in the lock's round trip, and
+ * so the session continues on another replica at once. The turn's history is read in the lock's statement, and
  * the session's writes during the turn go on the lease's connection (history-prefetch.ts).
  */
 export class PgSessionLeases implements SessionLeases {
@@ -31,23 +37,31 @@ export class PgSessionLeases implements SessionLeases {
         status: 503,
       });
     }
-    let read: ReturnType<HistoryPrefetch["send"]> = null;
+    // the history is read with the lock once this process has seen a turn's history read (and its limit)
+    const limit = this.prefetch?.readLimit ?? null;
+    let read: HistoryAndSummaryRow[] | null = null;
+    /** While prx_lease_start runs: a failure may come after it took the lock. */
+    let starting = false;
     try {
-      // Usually free: one round trip, the history read sent behind the lock. Otherwise wait for it server-side (no
-      // polling), bounded by lock_timeout.
-      const locking = conn.unsafe("SELECT pg_try_advisory_lock(hashtext('prx.session'), hashtext($1)) AS got", [sessionId]).execute();
-      read = this.prefetch?.send(conn, sessionId) ?? null;
-      const got = (await locking)[0].got;
+      // Usually free: one statement, the lock and the history read. Otherwise wait for it server-side (no polling),
+      // bounded by lock_timeout.
+      let got: boolean;
+      if (limit === null) got = (await conn.unsafe(TRY_LOCK, [sessionId]))[0].got;
+      else {
+        starting = true;
+        const rows = (await conn.unsafe(LEASE_START, [sessionId, limit])) as LeaseStartRow[];
+        starting = false;
+        got = rows.length === 0 || rows[0]!.got;
+        if (got) read = rows;
+      }
       if (!got) {
-        // read before the lock was ours: not kept, and its failure (if any) says nothing the turn's own read will not
-        read?.rows.catch(() => undefined);
-        read = null;
         await conn.unsafe(`SET lock_timeout = ${Math.max(1, Math.floor(this.waitMs))}`);
         await conn.unsafe("SELECT pg_advisory_lock(hashtext('prx.session'), hashtext($1))", [sessionId]);
       }
     } catch (cause) {
-      read?.rows.catch(() => undefined); // the lease failed: the turn does not run, nothing reads these rows
-      conn.release();
+      // prx_lease_start may have failed after taking the lock: closing the connection drops it with it
+      if (!starting) conn.release();
+      else conn.close().catch((closing: unknown) => log.warn("lease connection close failed", { error: errorMessage(closing) }));
       const timedOut = /lock timeout|canceling statement/i.test(errorMessage(cause));
       throw new PrxError(
         timedOut ? "STORAGE_LEASE" : "STORAGE",
@@ -58,14 +72,7 @@ export class PgSessionLeases implements SessionLeases {
       );
     }
     this.prefetch?.lease(sessionId, conn);
-    if (read) {
-      try {
-        this.prefetch!.keep(sessionId, read.limit, await read.rows);
-      } catch (error) {
-        // the turn reads its history itself, and reports a failure there
-        log.warn("history read with the session lease failed; the turn reads it again", { session: sessionId, error: errorMessage(error) });
-      }
-    }
+    if (read) this.prefetch!.keep(sessionId, limit!, read);
     try {
       return await task();
     } finally {
