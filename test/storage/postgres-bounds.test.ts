@@ -130,6 +130,26 @@ it("a lease reads the session's newest summary with its history: the one before 
   });
 });
 
+it("a lease whose history read fails after its lock was taken fails with STORAGE and leaves no lock behind", async (a, b) => {
+  const id = `failed-start-${schema}`;
+  await a.sessions.append(id, [{ role: "user", content: "one" }], "cli");
+  await b.sessions.history(id, 10); // b's leases read the history with the lock
+  await b.sql.unsafe("ALTER TABLE session_summaries RENAME TO session_summaries_away");
+  let failure: unknown;
+  try {
+    await b.leases!.hold(id, async () => undefined);
+  } catch (error) {
+    failure = error;
+  } finally {
+    await b.sql.unsafe("ALTER TABLE session_summaries_away RENAME TO session_summaries");
+  }
+  expect(isPrxError(failure) && failure.code).toBe("STORAGE");
+  // the connection that took the lock is closed, not reused: the lock goes with it (closing is not awaited)
+  const HELD = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid = hashtext($1)::oid";
+  for (let i = 0; i < 200 && (await b.sql.unsafe(HELD, [id]))[0].n > 0; i++) await Bun.sleep(10);
+  expect(await a.leases!.hold(id, async () => (await a.sessions.history(id, 10)).map((m) => m.content))).toEqual(["one"]);
+});
+
 it("a session's writes under its lease go on the lease's connection: they never wait for the store's pool", async (a) => {
   const id = `own-conn-${schema}`;
   // every connection of a's store pool (poolMax 2) taken elsewhere
