@@ -149,6 +149,20 @@ describe("sandbox Worker pool", () => {
     await Promise.all([...neighbours, spinner].map((inst) => inst.release()));
   });
 
+  test("middleware plugins share one Worker (a chain calls them one after another); other plugins still spread", async () => {
+    expect(sandboxWorkerPool.stats().tenants).toBe(0);
+    const passCap = { type: "middleware" as const, name: "passthrough" };
+    const first = await wasmLoader.load(admitted("middleware-pass", { name: "chain-a" }), t.host);
+    // without the chain rule the second sandbox would start a second Worker (each existing one hosts a sandbox)
+    const second = await wasmLoader.load(admitted("middleware-pass", { name: "chain-b" }), t.host);
+    expect(sandboxWorkerPool.stats()).toMatchObject({ workers: 1, tenants: 2 });
+    const tool = await wasmLoader.load(admitted("echo-tool", { name: "beside-chain" }), t.host);
+    expect(sandboxWorkerPool.stats()).toMatchObject({ workers: 2, tenants: 3 });
+    for (const inst of [first, second]) expect(await inst.invoke(passCap, "process", ["inbound", '{"text":"hi"}'])).toBe('{"text":"hi"}');
+    expect(await tool.invoke(echoCap, "execute", ["x"])).toMatchObject({ output: "X" });
+    await Promise.all([first.release(), second.release(), tool.release()]);
+  });
+
   test("a sandbox that fails to start lets go of the pool", async () => {
     const path = join(t.root, "no-memory.wasm");
     writeFileSync(

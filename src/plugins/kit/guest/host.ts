@@ -15,23 +15,33 @@ export const log = {
   error: (message: string): void => hostLog("error", message),
 };
 
+/**
+ * The config table, read from the host once per instance: it never changes while an instance lives (a changed
+ * config loads the plugin again), and each host call costs the guest a crossing out of WebAssembly.
+ */
+let table: Map<string, string> | undefined;
+function read(key: string): string | undefined {
+  table ??= new Map(hostConfig.getAll());
+  return table.get(key);
+}
+
 /** The plugin's `[config]` table, with `[plugins.<name>.config]` of config.toml over it. Read-only. */
 export const config = {
-  get: (key: string): string | undefined => hostConfig.get(key) ?? undefined,
-  getOr: (key: string, fallback: string): string => hostConfig.get(key) ?? fallback,
+  get: (key: string): string | undefined => read(key),
+  getOr: (key: string, fallback: string): string => read(key) ?? fallback,
   /** A number, or `fallback` when the key is missing or not a number. */
   number(key: string, fallback: number): number {
-    const value = Number(hostConfig.get(key) ?? "");
-    return hostConfig.get(key) === null || Number.isNaN(value) ? fallback : value;
+    const text = read(key);
+    const value = Number(text ?? "");
+    return text === undefined || Number.isNaN(value) ? fallback : value;
   },
   /** A comma-separated list, trimmed, empty items dropped. */
   list(key: string): string[] {
-    return (hostConfig.get(key) ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+    return (read(key) ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   },
   all(): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const [key, value] of hostConfig.getAll()) out[key] = value;
-    return out;
+    table ??= new Map(hostConfig.getAll());
+    return Object.fromEntries(table);
   },
 };
 

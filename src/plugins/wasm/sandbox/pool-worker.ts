@@ -15,6 +15,8 @@ export interface TenantHandler {
   onWorkerLost(reason: string): void;
   /** The latest deadline (epoch ms) of its calls in flight, 0 when none: the Worker may be busy with them till then. */
   busyUntil(): number;
+  /** The plugin serves middleware: the pool keeps the members of a chain in one Worker (pool.ts). */
+  readonly servesMiddleware?: boolean;
 }
 
 /** setTimeout's longest delay (a longer one fires at once). */
@@ -68,6 +70,12 @@ export class PoolWorker {
   /** Tenants hosted now (live ones; stopping ones are on their way out). */
   tenants(): number {
     return this.handlers.size;
+  }
+
+  /** Whether it hosts a live sandbox of a plugin serving middleware. */
+  hostsMiddleware(): boolean {
+    for (const handler of this.handlers.values()) if (handler.servesMiddleware) return true;
+    return false;
   }
 
   /**
