@@ -70,6 +70,8 @@ export interface RunnerOptions {
    * channel run` prints them); without it they are logged at info (errors at error, as always).
    */
   onEvent?: (line: string) => void;
+  /** Called with the count of messages in flight whenever it grows (`prx channel run`: its JIT policy). */
+  onInFlight?: (count: number) => void;
 }
 
 /** An owner's answer to an approval asked in a chat: "yes 4821", "no 4821", "always 4821" (y / n / a too). */
@@ -252,6 +254,7 @@ export class ChannelRunner {
     if (this.closing) return;
     const key = chatKeyOf(entry.message);
     this.pending += 1;
+    this.o.onInFlight?.(this.pending);
     const previous = this.chains.get(key) ?? Promise.resolve();
     const next = previous.then(() => this.process(entry)).finally(() => {
       this.pending -= 1;
