@@ -53,7 +53,7 @@ export interface ParticipantOptions {
   extendWhen?: OpenAgentHostOptions["extendWhen"];
   /** One line per pairing request, pairing let through, refusal and failed turn (the foreground prints them). */
   onEvent?: (line: string) => void;
-  /** The runner's count of messages in flight, whenever it grows (RunnerOptions.onInFlight). */
+  /** The runner's count of messages in flight, whenever it changes (RunnerOptions.onInFlight). */
   onInFlight?: (count: number) => void;
   /**
    * Aborted when the process stops: while the host opens, what was opened is closed and this rejects with ABORTED;
