@@ -53,6 +53,8 @@ export interface ParticipantOptions {
   extendWhen?: OpenAgentHostOptions["extendWhen"];
   /** One line per pairing request, pairing let through, refusal and failed turn (the foreground prints them). */
   onEvent?: (line: string) => void;
+  /** The runner's count of messages in flight, whenever it changes (RunnerOptions.onInFlight). */
+  onInFlight?: (count: number) => void;
   /**
    * Aborted when the process stops: while the host opens, what was opened is closed and this rejects with ABORTED;
    * after, no more liveness rows are written.
@@ -116,6 +118,7 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
       typingIntervalMs: options.typingIntervalMs,
       approvals: host.approvals,
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      ...(options.onInFlight ? { onInFlight: options.onInFlight } : {}),
     });
     await store.prune();
     stopIfAborted(options);

@@ -31,6 +31,8 @@ export interface ChannelProcessOptions {
   extendWhen?: import("./participant.ts").ParticipantOptions["extendWhen"];
   /** One line per pairing request, pairing approval and refusal (the foreground prints them; errors are logged). */
   onEvent?: (line: string) => void;
+  /** The runner's count of messages in flight, whenever it changes (`prx channel run`: its JIT policy, its idle collection). */
+  onInFlight?: (count: number) => void;
   /** How the agent host side is opened; defaults to participant.ts (loaded only then). Tests pass a failing one. */
   openParticipant?: (options: import("./participant.ts").ParticipantOptions) => Promise<ChannelParticipant>;
 }
@@ -134,6 +136,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       ...(options.extend ? { extend: options.extend } : {}),
       ...(options.extendWhen ? { extendWhen: options.extendWhen } : {}),
+      ...(options.onInFlight ? { onInFlight: options.onInFlight } : {}),
       signal: opening.signal,
     });
   })();

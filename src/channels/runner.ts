@@ -70,6 +70,8 @@ export interface RunnerOptions {
    * channel run` prints them); without it they are logged at info (errors at error, as always).
    */
   onEvent?: (line: string) => void;
+  /** Called with the count of messages in flight whenever it changes (`prx channel run`: its JIT policy, its idle collection). */
+  onInFlight?: (count: number) => void;
 }
 
 /** An owner's answer to an approval asked in a chat: "yes 4821", "no 4821", "always 4821" (y / n / a too). */
@@ -252,9 +254,11 @@ export class ChannelRunner {
     if (this.closing) return;
     const key = chatKeyOf(entry.message);
     this.pending += 1;
+    this.o.onInFlight?.(this.pending);
     const previous = this.chains.get(key) ?? Promise.resolve();
     const next = previous.then(() => this.process(entry)).finally(() => {
       this.pending -= 1;
+      this.o.onInFlight?.(this.pending);
       if (this.chains.get(key) === next) this.chains.delete(key);
       if (this.pending < CHANNEL_MAX_PENDING) for (const wake of this.capacityWaiters.splice(0)) wake();
       if (this.pending === 0) for (const wake of this.idleWaiters.splice(0)) wake();

@@ -119,6 +119,8 @@ async function pairCommand(argv: string[], store: import("../storage/types.ts").
 async function runChannel(name: string, workspace: string | undefined, supervised: boolean): Promise<number> {
   const { connectChannelProcess } = await import("../channels/process.ts");
   const { channelHostExtensions, channelExtensionsNeeded } = await import("../boot/channel-host.ts");
+  const jit = (await import("../boot/channel-jit.ts")).startChannelJit();
+  const idle = (await import("../boot/channel-idle-gc.ts")).idleCollector();
   const send = supervised && process.send ? (message: unknown) => void process.send!(message) : undefined;
   const connecting = new AbortController();
   let running: import("../channels/process.ts").ChannelProcess | undefined;
@@ -142,6 +144,10 @@ async function runChannel(name: string, workspace: string | undefined, supervise
         signal: connecting.signal,
         extend: channelHostExtensions(),
         extendWhen: channelExtensionsNeeded,
+        onInFlight: (count) => {
+          jit.inFlight(count);
+          idle.inFlight(count);
+        },
         // console.log writes at once (the host starts to open right after this line) and leaves process.stdout unbuilt
         onConnected: (health) => {
           if (!supervised) console.log(`prx channel ${name} running: ${health.detail} (Ctrl-C stops)`);

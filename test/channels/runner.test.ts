@@ -19,7 +19,7 @@ function message(i: number, chat = i): InboundMessage {
   return { id: `m${i}`, channel: "t", chatId: `c${chat}`, chatKind: "dm", threadId: null, senderId: "u", senderDisplay: "u", senderIsBot: false, text: `hi ${i}`, replyTo: null, mentioned: false, timestamp: 0 };
 }
 
-function setup(options: { typingIntervalMs?: number } = {}) {
+function setup(options: { typingIntervalMs?: number; onInFlight?: (count: number) => void } = {}) {
   const sent: string[] = [];
   const typing: string[] = [];
   let release!: () => void;
@@ -43,6 +43,7 @@ function setup(options: { typingIntervalMs?: number } = {}) {
     config: ChannelConfigSchema.parse({ dm_policy: "open" }),
     logger: createLogger("test"),
     typingIntervalMs: options.typingIntervalMs,
+    ...(options.onInFlight ? { onInFlight: options.onInFlight } : {}),
   });
   return { runner, sent, typing, release };
 }
@@ -65,6 +66,21 @@ describe("channel runner bounds", () => {
     expect(resumed).toBe(true);
     await runner.idle();
     expect(sent).toHaveLength(CHANNEL_MAX_PENDING);
+  });
+
+  test("the count of messages in flight is reported at every change: up per message stored, whichever chat, down to 0 once answered", async () => {
+    const counts: number[] = [];
+    const { runner, release } = setup({ onInFlight: (count) => counts.push(count) });
+    await runner.onMessage(message(0, 1));
+    await runner.onMessage(message(1, 1));
+    await runner.onMessage(message(2, 2));
+    expect(counts).toEqual([1, 2, 3]);
+    release();
+    await runner.idle();
+    expect(counts).toEqual([1, 2, 3, 2, 1, 0]);
+    await runner.onMessage(message(3, 1));
+    await runner.idle();
+    expect(counts).toEqual([1, 2, 3, 2, 1, 0, 1, 0]);
   });
 
   test("messages of one chat are answered in order, one turn at a time", async () => {
