@@ -72,3 +72,13 @@ describe("line limits (76 characters: quoted-printable's, inside RFC 5322's 78)"
     expect(mail.subject).toBe(subject);
   });
 });
+
+describe("addresses", () => {
+  test("an international domain goes in its IDNA form; a local part outside ASCII is refused (it would need SMTPUTF8)", async () => {
+    const { plainAddress } = await import("../../src/channels/email/compose.ts");
+    expect(plainAddress("ann@bücher.example")).toBe("ann@xn--bcher-kva.example");
+    expect(plainAddress("a.b+c@x.test")).toBe("a.b+c@x.test");
+    expect(() => plainAddress("änn@x.test")).toThrow(/not a plain email address/);
+    expect(() => plainAddress("@x.test")).toThrow(/not a plain email address/);
+  });
+});

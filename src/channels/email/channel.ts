@@ -65,7 +65,7 @@ export class EmailChannel extends PlatformChannel {
   /** Sequence numbers IDLE announced one at a time, not read yet. */
   private readonly arrived: number[] = [];
   private sender: SmtpSender | null = null;
-  private composeReply: typeof import("./compose.ts").composeReply | null = null;
+  private compose: typeof import("./compose.ts") | null = null;
 
   constructor(setup: ChannelSetup) {
     super(setup);
@@ -336,28 +336,30 @@ export class EmailChannel extends PlatformChannel {
       ...(threading ? { inReplyTo: threading.inReplyTo, references: threading.references } : {}),
     };
     const sender = await this.smtpSender();
-    const messageId = `<${crypto.randomUUID()}@${this.address.slice(this.address.lastIndexOf("@") + 1)}>`;
-    let raw: string;
+    let envelope: { from: string; to: string; raw: string; messageId: string };
     try {
-      raw = this.composeReply!(mail, messageId, Date.now());
+      const { composeReply, plainAddress } = this.compose!;
+      const from = plainAddress(this.address);
+      const messageId = `<${crypto.randomUUID()}@${from.slice(from.lastIndexOf("@") + 1)}>`;
+      envelope = { from, to: plainAddress(reply.chatId), raw: composeReply(mail, messageId, Date.now()), messageId };
     } catch (error) {
       throw new PlatformError("email", `the reply to ${reply.chatId} cannot be written: ${errorMessage(error)}`, null, false, undefined, error);
     }
     await this.retrying("SMTP send", async () => {
       try {
-        await sender.send(this.address, reply.chatId, raw);
+        await sender.send(envelope.from, envelope.to, envelope.raw);
       } catch (error) {
         throw new PlatformError("email", `SMTP: ${errorMessage(error)}`, null, smtpRetryable(error), undefined, error);
       }
     });
-    return messageId;
+    return envelope.messageId;
   }
 
   /** The SMTP client, made at the first reply: it loads only then. */
   private async smtpSender(): Promise<SmtpSender> {
     if (this.sender) return this.sender;
-    const [{ SmtpSender }, { composeReply }] = await Promise.all([import("./smtp.ts"), import("./compose.ts")]);
-    this.composeReply = composeReply;
+    const [{ SmtpSender }, compose] = await Promise.all([import("./smtp.ts"), import("./compose.ts")]);
+    this.compose = compose;
     this.sender ??= new SmtpSender(
       {
         host: this.smtp.host,

@@ -3,6 +3,7 @@
  * short-lined ASCII, else quoted-printable; a subject that is not plain ASCII (or too long for one line) as RFC 2047
  * encoded words. Lines end in CRLF; the SMTP client dot-stuffs them.
  */
+import { domainToASCII } from "node:url";
 import { encode as qpEncode, wrap as qpWrap } from "nodemailer/lib/qp";
 
 export interface ReplyMail {
@@ -19,13 +20,18 @@ const LINE_MAX = 76;
 /** RFC 2047 section 2: an encoded word is at most 75 characters: 45 bytes of UTF-8 in base64 fit in it. */
 const WORD_BYTES = 45;
 
-// eslint-disable-next-line no-control-regex
 const PLAIN = /^[\x20-\x7e]*$/;
 
-/** A header value must not carry a line break (header injection) nor be anything but printable ASCII where it is an address. */
-function address(value: string): string {
-  if (!/^[^\s<>()@,;:"\\]+@[^\s<>()@,;:"\\]+$/.test(value) || !PLAIN.test(value)) throw new Error(`not a plain email address: ${JSON.stringify(value)}`);
-  return value;
+/**
+ * An address as a header and the envelope take it: printable ASCII (an international domain in its IDNA form), no
+ * display name, no line break (header injection). A local part outside ASCII would need SMTPUTF8: refused.
+ */
+export function plainAddress(value: string): string {
+  const at = value.lastIndexOf("@");
+  const domain = at > 0 && !PLAIN.test(value.slice(at + 1)) ? domainToASCII(value.slice(at + 1)) : value.slice(at + 1);
+  const ascii = `${value.slice(0, at)}@${domain}`;
+  if (at <= 0 || !domain || !/^[^\s<>()@,;:"\\]+@[^\s<>()@,;:"\\]+$/.test(ascii) || !PLAIN.test(ascii)) throw new Error(`not a plain email address: ${JSON.stringify(value)}`);
+  return ascii;
 }
 
 /** A Message-ID that can go into a header as written: printable ASCII in angle brackets. */
@@ -72,8 +78,8 @@ export function composeReply(mail: ReplyMail, id: string, now: number): string {
   const { encoding, body } = encodeBody(mail.text);
   const references = (mail.references ?? []).filter(isMessageId);
   const headers = [
-    `From: ${address(mail.from)}`,
-    `To: ${address(mail.to)}`,
+    `From: ${plainAddress(mail.from)}`,
+    `To: ${plainAddress(mail.to)}`,
     `Subject: ${encodeSubject(mail.subject)}`,
     `Message-ID: ${id}`,
     `Date: ${mailDate(now)}`,
