@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { ImapFlow, type FetchMessageObject, type FetchQueryObject, type ImapFlowOptions } from "imapflow";
-import type { Transporter } from "nodemailer";
 import PostalMime, { type Email } from "postal-mime";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { PlatformChannel } from "../base.ts";
@@ -9,6 +8,7 @@ import { EMAIL_IDLE_AFTER_MS, EMAIL_MAX_MESSAGE_BYTES, EMAIL_MAX_MESSAGE_CHARS, 
 import { keepConnected } from "../reconnect.ts";
 import type { ChannelSetup, InboundAttachment, InboundMessage, OnMessage, OutboundReply } from "../types.ts";
 import { fetchBatch } from "./batch.ts";
+import type { SmtpSender } from "./smtp.ts";
 import { attachmentBytes, headerSection, normalizeMail, parseAttachmentRef, replySubject, replyThreading, type MailContext, type ThreadHeaders } from "./wire.ts";
 
 interface Server {
@@ -64,7 +64,8 @@ export class EmailChannel extends PlatformChannel {
   private sweepAgain = false;
   /** Sequence numbers IDLE announced one at a time, not read yet. */
   private readonly arrived: number[] = [];
-  private transport: Transporter | null = null;
+  private sender: SmtpSender | null = null;
+  private compose: typeof import("./compose.ts") | null = null;
 
   constructor(setup: ChannelSetup) {
     super(setup);
@@ -332,39 +333,47 @@ export class EmailChannel extends PlatformChannel {
       to: reply.chatId,
       subject: thread ? replySubject(thread.subject) : reply.replyTo ? "Re: your message" : "A message from your assistant",
       text: reply.text,
-      // RFC 3834: an automatic answer, so auto-responders do not answer it back
-      headers: { "Auto-Submitted": "auto-replied" },
       ...(threading ? { inReplyTo: threading.inReplyTo, references: threading.references } : {}),
     };
-    const info = await this.retrying("SMTP send", async () => {
+    const sender = await this.smtpSender();
+    let envelope: { from: string; to: string; raw: string; messageId: string };
+    try {
+      const { composeReply, plainAddress } = this.compose!;
+      const from = plainAddress(this.address);
+      const messageId = `<${crypto.randomUUID()}@${from.slice(from.lastIndexOf("@") + 1)}>`;
+      envelope = { from, to: plainAddress(reply.chatId), raw: composeReply(mail, messageId, Date.now()), messageId };
+    } catch (error) {
+      throw new PlatformError("email", `the reply to ${reply.chatId} cannot be written: ${errorMessage(error)}`, null, false, undefined, error);
+    }
+    await this.retrying("SMTP send", async () => {
       try {
-        return (await (await this.smtpTransport()).sendMail(mail)) as { messageId?: string };
+        await sender.send(envelope.from, envelope.to, envelope.raw);
       } catch (error) {
         throw new PlatformError("email", `SMTP: ${errorMessage(error)}`, null, smtpRetryable(error), undefined, error);
       }
     });
-    return info.messageId ?? `${reply.chatId}:${Date.now()}`;
+    return envelope.messageId;
   }
 
-  /** The SMTP client, made at the first reply: nodemailer loads only then. */
-  private async smtpTransport(): Promise<Transporter> {
-    if (this.transport) return this.transport;
-    const nodemailer = (await import("nodemailer")).default;
-    // one connection kept open between replies: a reply pays no TCP, TLS and AUTH set-up (a closed one is reopened)
-    this.transport ??= nodemailer.createTransport({
-      pool: true,
-      maxConnections: 1,
-      host: this.smtp.host,
-      port: this.smtp.port,
-      secure: this.smtp.implicit,
-      requireTLS: !this.smtp.implicit,
-      auth: { user: this.username, pass: this.password() },
-      tls: this.tls(this.smtp.host),
-      connectionTimeout: this.limits.requestTimeoutMs,
-      greetingTimeout: this.limits.requestTimeoutMs,
-      socketTimeout: this.limits.requestTimeoutMs,
-    });
-    return this.transport;
+  /** The SMTP client, made at the first reply: it loads only then. */
+  private async smtpSender(): Promise<SmtpSender> {
+    if (this.sender) return this.sender;
+    const [{ SmtpSender }, compose] = await Promise.all([import("./smtp.ts"), import("./compose.ts")]);
+    this.compose = compose;
+    this.sender ??= new SmtpSender(
+      {
+        host: this.smtp.host,
+        port: this.smtp.port,
+        secure: this.smtp.implicit,
+        requireTLS: !this.smtp.implicit,
+        tls: this.tls(this.smtp.host),
+        connectionTimeout: this.limits.requestTimeoutMs,
+        greetingTimeout: this.limits.requestTimeoutMs,
+        socketTimeout: this.limits.requestTimeoutMs,
+      },
+      () => ({ user: this.username, pass: this.password() }),
+    );
+    return this.sender;
   }
 
   async fetchAttachment(attachment: InboundAttachment, maxBytes: number): Promise<Uint8Array> {
@@ -382,10 +391,10 @@ export class EmailChannel extends PlatformChannel {
 
   override async stop(): Promise<void> {
     await super.stop();
-    this.transport?.close();
+    this.sender?.close();
   }
 
-  /** IMAP login and logout, then SMTP connection and AUTH (the transport's verify): nothing is read or sent. */
+  /** IMAP login and logout, then SMTP connection, AUTH and QUIT: nothing is read or sent. */
   async checkCredentials(): Promise<string> {
     const refused = (what: string, error: unknown) =>
       new PrxError("CHANNEL_PLATFORM", `email: ${what}: ${(error as { responseText?: string }).responseText ?? errorMessage(error)}`, {
@@ -403,7 +412,7 @@ export class EmailChannel extends PlatformChannel {
       throw refused(`IMAP login as ${this.username} on ${host}:${port}`, error);
     }
     try {
-      await (await this.smtpTransport()).verify();
+      await (await this.smtpSender()).verify();
     } catch (error) {
       throw refused(`SMTP login as ${this.username} on ${this.smtp.host}:${this.smtp.port}`, error);
     }
