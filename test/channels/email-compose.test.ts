@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import PostalMime from "postal-mime";
-import { composeReply, encodeBody, encodeSubject, mailDate } from "../../src/channels/email/compose.ts";
+import { composeReply, encodeBody, mailDate, subjectHeader } from "../../src/channels/email/compose.ts";
 
 const NOW = Date.UTC(2026, 11, 5, 9, 7, 3);
 const base = { from: "bot@example.test", to: "ann@example.test", subject: "Re: Hello", text: "hi" };
@@ -58,12 +58,20 @@ describe("line limits (76 characters: quoted-printable's, inside RFC 5322's 78)"
     expect(Math.max(...over.body.split("\r\n").map((l) => l.length))).toBeLessThanOrEqual(76);
   });
 
-  test("a subject header line of exactly 76 characters stays plain; one more is encoded words of at most 75 characters", () => {
-    const fits = "s".repeat(76 - "Subject: ".length);
-    expect(encodeSubject(fits)).toBe(fits);
-    const words = encodeSubject(`${fits}s`).split("\r\n ");
-    expect(words.length).toBeGreaterThan(1);
-    for (const word of words) expect(word.length).toBeLessThanOrEqual(75);
+  test("a subject header stays one plain line when it fits; a long or non-ASCII one folds within 76 characters", () => {
+    expect(subjectHeader("Re: Hello")).toBe("Subject: Re: Hello");
+    for (const subject of ["word ".repeat(40).trim(), "Grüße 😀 ".repeat(20).trim()]) {
+      const lines = subjectHeader(subject).split("\r\n");
+      expect(lines.length).toBeGreaterThan(1);
+      for (const line of lines) expect(line.length).toBeLessThanOrEqual(76);
+      for (const line of lines.slice(1)) expect(line.startsWith(" ")).toBe(true);
+    }
+  });
+
+  test("a line break in a subject cannot start a header of its own", async () => {
+    const mail = await parsed(composeReply({ ...base, subject: "hi\r\nBcc: eve@example.test" }, "<id@example.test>", NOW));
+    expect(mail.subject).toBe("hi Bcc: eve@example.test");
+    expect(mail.headers.some((h) => h.key === "bcc")).toBe(false);
   });
 
   test("a subject's encoded words never split a character", async () => {

@@ -1,9 +1,10 @@
 /**
  * A reply as the bytes SMTP DATA carries (RFC 5322, MIME RFC 2045-2047): one text/plain part in UTF-8, 7bit when it is
- * short-lined ASCII, else quoted-printable; a subject that is not plain ASCII (or too long for one line) as RFC 2047
- * encoded words. Lines end in CRLF; the SMTP client dot-stuffs them.
+ * short-lined ASCII, else quoted-printable; the encodings are nodemailer's own (lib/qp, lib/mime-funcs), without its
+ * MIME tree and stream pipeline. Lines end in CRLF; the SMTP client dot-stuffs them.
  */
 import { domainToASCII } from "node:url";
+import { encodeWords, foldLines } from "nodemailer/lib/mime-funcs";
 import { encode as qpEncode, wrap as qpWrap } from "nodemailer/lib/qp";
 
 export interface ReplyMail {
@@ -17,8 +18,6 @@ export interface ReplyMail {
 
 /** RFC 5322 section 2.1.1: a line SHOULD stay within 78 characters; RFC 2045: quoted-printable lines within 76. */
 const LINE_MAX = 76;
-/** RFC 2047 section 2: an encoded word is at most 75 characters: 45 bytes of UTF-8 in base64 fit in it. */
-const WORD_BYTES = 45;
 
 const PLAIN = /^[\x20-\x7e]*$/;
 
@@ -39,21 +38,12 @@ function isMessageId(value: string): boolean {
   return /^<[\x21-\x3b\x3d\x3f-\x7e]+>$/.test(value);
 }
 
-/** A subject as one header field: plain when it is short printable ASCII, else encoded words folded one per line. */
-export function encodeSubject(subject: string): string {
-  const flat = subject.replace(/[\r\n\t]+/g, " ");
-  if (PLAIN.test(flat) && "Subject: ".length + flat.length <= LINE_MAX) return flat;
-  const words: string[] = [];
-  let chunk = "";
-  for (const char of flat) {
-    if (Buffer.byteLength(chunk + char) > WORD_BYTES) {
-      words.push(chunk);
-      chunk = "";
-    }
-    chunk += char;
-  }
-  if (chunk !== "") words.push(chunk);
-  return words.map((word) => `=?UTF-8?B?${Buffer.from(word).toString("base64")}?=`).join("\r\n ");
+/**
+ * The Subject header field as nodemailer's MIME node writes it: the words that are not plain ASCII as RFC 2047
+ * encoded words (base64, at most 52 characters of text each), folded at white space within LINE_MAX.
+ */
+export function subjectHeader(subject: string): string {
+  return foldLines(`Subject: ${encodeWords(subject.replace(/[\r\n\t]+/g, " "), "B", 52)}`, LINE_MAX);
 }
 
 /** The body with CRLF line ends, and how it is encoded. */
@@ -80,7 +70,7 @@ export function composeReply(mail: ReplyMail, id: string, now: number): string {
   const headers = [
     `From: ${plainAddress(mail.from)}`,
     `To: ${plainAddress(mail.to)}`,
-    `Subject: ${encodeSubject(mail.subject)}`,
+    subjectHeader(mail.subject),
     `Message-ID: ${id}`,
     `Date: ${mailDate(now)}`,
     ...(mail.inReplyTo && isMessageId(mail.inReplyTo) ? [`In-Reply-To: ${mail.inReplyTo}`] : []),
