@@ -20,8 +20,11 @@ const ALLOWED: Record<string, string> = {
   "src/plugins/kit/build/qjs-engine.ts engine": "the kit's QuickJS build engine, a native library: it loads once per process",
 };
 
-/** Files that run as a thread or process of their own (a sandbox Worker, a plugin's Worker or child). */
-const OWN_THREAD = [/^src\/plugins\/wasm\/sandbox\/worker\.ts$/, /^src\/plugins\/wasm\/host\//, /^src\/plugins\/remote\/worker-runtime\//];
+/**
+ * Files that run as a thread or process of their own (a sandbox Worker, a plugin's Worker or child), or inside a
+ * plugin's guest (the kit's guest library is compiled into each kit-built component: its state is per instance).
+ */
+const OWN_THREAD = [/^src\/plugins\/wasm\/sandbox\/worker\.ts$/, /^src\/plugins\/wasm\/host\//, /^src\/plugins\/remote\/worker-runtime\//, /^src\/plugins\/kit\/guest\//];
 
 /** A top-level declaration, with or without an initializer (`let handle: T;` is state too). */
 const MUTABLE = /^(?:export )?(let|const) (\w+)(?:: ([^=;]+))?(?: = ?(new (?:Map|WeakMap|Set|WeakSet)\b)?|;)/gm;
