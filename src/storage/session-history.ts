@@ -117,14 +117,10 @@ export function toSummary(row: SessionRow) {
   };
 }
 
-/** A stored row as a message; `withUsage` false skips parsing the usage (history for a provider has no use for it). */
-export function toStored(row: MessageRow, withUsage = true): StoredMessage {
-  const message: StoredMessage = { seq: Number(row.seq), role: row.role, content: row.content, createdAt: row.created_at };
-  if (row.tool_calls) message.toolCalls = JSON.parse(row.tool_calls);
-  if (row.tool_call_id) message.toolCallId = row.tool_call_id;
-  if (row.name) message.name = row.name;
-  if (row.media) message.media = JSON.parse(row.media);
-  if (withUsage && row.usage) message.usage = JSON.parse(row.usage);
+/** A stored row as a message (a turn's history reads toHistoryEntry's part only). */
+export function toStored(row: MessageRow): StoredMessage {
+  const message: StoredMessage = { seq: Number(row.seq), ...toHistoryEntry(row), createdAt: row.created_at };
+  if (row.usage) message.usage = JSON.parse(row.usage);
   return message;
 }
 

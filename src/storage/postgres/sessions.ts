@@ -87,13 +87,13 @@ export class PgSessionStore implements SessionStore {
     return pg("session messages", async () =>
       (
         (await this.sql.unsafe(RECENT_MESSAGES, [id, limit])) as MessageRow[]
-      ).map((row) => toStored(row)),
+      ).map(toStored),
     );
   }
 
   allMessages(id: string): Promise<StoredMessage[]> {
     return pg("session messages", async () =>
-      ((await this.sql.unsafe("SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq", [id])) as MessageRow[]).map((row) => toStored(row)),
+      ((await this.sql.unsafe("SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq", [id])) as MessageRow[]).map(toStored),
     );
   }
 

@@ -1,6 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { ChatMessage } from "../../contracts/chat.ts";
-import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
+import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toHistoryEntry, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
 import { SESSION_SEARCH_INDEX_MAX_HITS } from "../limits.ts";
 import type { AppendedMessage, ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { ftsPhrase, TRIGRAM_CHARS } from "./fts.ts";
@@ -101,11 +101,11 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   messages(id: string, limit = 1000): StoredMessage[] {
-    return this.recent.all(id, limit).map((row) => toStored(row));
+    return this.recent.all(id, limit).map(toStored);
   }
 
   allMessages(id: string): StoredMessage[] {
-    return this.recent.all(id, -1).map((row) => toStored(row));
+    return this.recent.all(id, -1).map(toStored);
   }
 
   count(): number {
@@ -154,7 +154,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   history(id: string, limit: number): ChatMessage[] {
-    return historyFrom(this.db.query<MessageRow, [string, number]>(SQL.history).all(id, limit).map((row) => toStored(row, false)));
+    return historyFrom(this.db.query<MessageRow, [string, number]>(SQL.history).all(id, limit).map(toHistoryEntry));
   }
 
   summary(id: string): ConversationSummary | null {
