@@ -44,15 +44,18 @@ export class TurnTranscript {
     if (usage && this.usage) this.usage.recorder.count(this.persist ? this.sessionId : null, [usage], this.usage.charge());
   }
 
-  /** Undefined when there was nothing to write (a stateless turn's every flush): nothing to wait for. */
-  flush(): Promise<void> | undefined {
-    return this.pending.length === 0 ? undefined : this.write();
+  /**
+   * Undefined when there was nothing to write (a stateless turn's every flush): nothing to wait for. `endsTurn`: the
+   * turn's last write (its answer), which a store may make with the end of the session's lease (SessionStore.append).
+   */
+  flush(endsTurn = false): Promise<void> | undefined {
+    return this.pending.length === 0 ? undefined : this.write(endsTurn);
   }
 
   /** The first write creates the session when it is missing, in the same statement as the messages. */
-  private async write(): Promise<void> {
+  private async write(endsTurn: boolean): Promise<void> {
     const messages = this.pending.splice(0);
-    await this.sessions.append(this.sessionId, messages, this.created ? undefined : this.channel, this.agent);
+    await this.sessions.append(this.sessionId, messages, this.created ? undefined : this.channel, this.agent, endsTurn);
     this.created = true;
     if (!this.usage) return;
     const usages: MessageUsage[] = [];

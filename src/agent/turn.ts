@@ -389,7 +389,7 @@ class Turn {
   /** The reply lands in the session and the turn completes (a block is a completed turn whose reply is its reason). */
   private async complete(text: string, blocked?: TurnBlock, clientCalls?: ToolCall[]): Promise<TurnResult> {
     this.transcript.addAnswer({ role: "assistant", content: text }, this.takeUsage());
-    await this.transcript.flush();
+    await this.transcript.flush(true);
     const { model, provider, usage, toolCalls, iterations } = this.outcome;
     const messages = this.delivered;
     const result: TurnResult = { sessionId: this.input.sessionId, text, model, provider, usage, toolCalls, iterations, messages };
@@ -435,7 +435,7 @@ class Turn {
     const partial = this.stream.partial;
     if (partial) this.transcript.addAnswer({ role: "assistant", content: `${partial}\n[interrupted: ${failure.message}]` }, this.takeUsage());
     else this.transcript.addSpent(this.takeUsage());
-    await this.transcript.flush();
+    await this.transcript.flush(true);
     this.emit("error", { code: failure.code, message: failure.message });
     this.emit("agent_end", { ok: false, code: failure.code });
     return failure;

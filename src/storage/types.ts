@@ -92,9 +92,11 @@ export interface SessionStore {
   /**
    * Append messages in one transaction, numbered after the last one stored. With `channel`, a session that does not
    * exist yet is first created on that channel (as `ensure` would), in the same transaction: a turn's first write
-   * is then one statement instead of two.
+   * is then one statement instead of two. `endsTurn`: these are the last messages of a turn holding the session's
+   * lease; a store may write them with the statement that ends the lease (PostgreSQL does), before the lease's
+   * `hold` resolves, and reads of the session through the store still see them.
    */
-  append(id: string, messages: AppendedMessage[], channel?: string, agent?: string): Awaitable<void>;
+  append(id: string, messages: AppendedMessage[], channel?: string, agent?: string, endsTurn?: boolean): Awaitable<void>;
   /** History ready for a provider (see session-history.ts): the last `limit` messages after the newest summary. */
   history(id: string, limit: number): Awaitable<ChatMessage[]>;
   /** The newest summary of the session, or null (never compacted). */

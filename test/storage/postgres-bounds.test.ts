@@ -167,6 +167,136 @@ it("a session's writes under its lease go on the lease's connection: they never 
   expect((await a.sessions.history(id, 10)).map((m) => m.content)).toEqual(["while the pool is busy", "still written", "after"]);
 });
 
+/** The lease's connection's statements of `storage`, recorded on their way (the lease pool's reserve is wrapped). */
+function recordLeaseStatements(storage: PgStorage): { texts: string[]; restore(): void } {
+  const leases = storage.leases as unknown as { sql: PgStorage["sql"] };
+  const pool = leases.sql;
+  const texts: string[] = [];
+  leases.sql = new Proxy(pool, {
+    get(target, prop) {
+      if (prop !== "reserve") return Reflect.get(target, prop);
+      return async () => {
+        const conn = await target.reserve();
+        return new Proxy(conn, {
+          get(c, name) {
+            if (name !== "unsafe") return Reflect.get(c, name);
+            return (text: string, params?: unknown[]) => (texts.push(text), c.unsafe(text, params));
+          },
+        });
+      };
+    },
+  });
+  return { texts, restore: () => (leases.sql = pool) };
+}
+
+it("a turn's last append is written with the unlock in one statement: every row, in order, the lease free", async (a, b) => {
+  const id = `turn-end-${schema}`;
+  await a.sessions.history(id, 10); // a history read seen: leases read it with their lock
+  const recorded = recordLeaseStatements(a);
+  try {
+    await a.leases!.hold(id, async () => {
+      await a.sessions.append(id, [{ role: "user", content: "first question" }], "cli", "helper");
+      await a.sessions.append(id, [
+        { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "memory_recall", arguments: "{}" }], usage: { input_tokens: 3, output_tokens: 2 } as never },
+        { role: "tool", content: "nothing", tool_call_id: "c1", name: "memory_recall" },
+      ]);
+      // the question and the tool round are stored at once (they survive a crash of this process mid-turn)
+      expect((await b.sessions.allMessages(id)).map((m) => m.content)).toEqual(["first question", "", "nothing"]);
+      await a.sessions.append(id, [{ role: "assistant", content: "the answer" }], undefined, undefined, true);
+      // the answer waits for the lease's end
+      expect((await b.sessions.allMessages(id)).map((m) => m.content)).toEqual(["first question", "", "nothing"]);
+    });
+  } finally {
+    recorded.restore();
+  }
+  // the lock and history, the two appends, then one statement for the answer and the unlock
+  expect(recorded.texts).toHaveLength(4);
+  expect(recorded.texts[3]).toStartWith("CALL prx_turn_end(");
+  const stored = await b.sessions.allMessages(id);
+  expect(stored.map((m) => [m.seq, m.role, m.content])).toEqual([
+    [1, "user", "first question"],
+    [2, "assistant", ""],
+    [3, "tool", "nothing"],
+    [4, "assistant", "the answer"],
+  ]);
+  expect(stored[1]!.toolCalls).toEqual([{ id: "c1", name: "memory_recall", arguments: "{}" }]);
+  expect(stored[2]!.toolCallId).toBe("c1");
+  expect(stored[1]!.usage).toEqual({ input_tokens: 3, output_tokens: 2 } as never);
+  expect(await b.sessions.get(id)).toMatchObject({ title: "first question", channel: "cli", agent: "helper", messageCount: 4 });
+  // the lease is free at once: another replica takes it, and its appends number on
+  const took = await b.leases!.hold(id, async () => {
+    await b.sessions.append(id, [{ role: "user", content: "second question" }], undefined, undefined, true);
+    return "taken";
+  });
+  expect(took).toBe("taken");
+  expect((await a.sessions.history(id, 10)).map((m) => m.content)).toEqual(["first question", "", "nothing", "the answer", "second question"]);
+  expect((await a.sessions.get(id))?.messageCount).toBe(5);
+});
+
+it("a turn's whole write at the lease's end creates the session with its channel, agent and title", async (a, b) => {
+  const id = `turn-one-write-${schema}`;
+  await a.leases!.hold(id, async () => {
+    await a.sessions.append(id, [{ role: "user", content: "  only   write " }, { role: "assistant", content: "answer", usage: { input_tokens: 1, output_tokens: 1 } as never }], "telegram", "helper", true);
+  });
+  expect(await b.sessions.get(id)).toMatchObject({ title: "only write", channel: "telegram", agent: "helper", messageCount: 2 });
+  expect((await b.sessions.allMessages(id)).map((m) => [m.seq, m.content, m.usage ?? null])).toEqual([
+    [1, "  only   write ", null],
+    [2, "answer", { input_tokens: 1, output_tokens: 1 }],
+  ] as never);
+});
+
+it("a read of the session before its lease's end sees the turn's answer (this process reads its own writes)", async (a) => {
+  const id = `turn-read-${schema}`;
+  await a.leases!.hold(id, async () => {
+    await a.sessions.append(id, [{ role: "user", content: "asked" }], "cli", undefined, true);
+    expect((await a.sessions.messages(id)).map((m) => m.content)).toEqual(["asked"]);
+    expect((await a.sessions.get(id))?.messageCount).toBe(1);
+    await a.sessions.append(id, [{ role: "assistant", content: "answered" }], undefined, undefined, true);
+    expect((await a.sessions.list(1000)).find((s) => s.id === id)?.messageCount).toBe(2);
+    await a.sessions.append(id, [{ role: "user", content: "again" }], undefined, undefined, true);
+    await a.sessions.append(id, [{ role: "assistant", content: "written at once, after the kept one" }]);
+  });
+  expect((await a.sessions.allMessages(id)).map((m) => [m.seq, m.content])).toEqual([
+    [1, "asked"],
+    [2, "answered"],
+    [3, "again"],
+    [4, "written at once, after the kept one"],
+  ]);
+});
+
+it("a turn failing after its last append loses nothing it appended, and leaves the lease free", async (a, b) => {
+  const id = `turn-fail-${schema}`;
+  let caught: unknown = null;
+  try {
+    await a.leases!.hold(id, async () => {
+      await a.sessions.append(id, [{ role: "user", content: "asked before the failure" }], "cli", undefined, true);
+      throw new Error("the delivery failed");
+    });
+  } catch (error) {
+    caught = error;
+  }
+  expect((caught as Error).message).toBe("the delivery failed");
+  expect((await b.sessions.allMessages(id)).map((m) => m.content)).toEqual(["asked before the failure"]);
+  expect(await b.leases!.hold(id, async () => "free")).toBe("free");
+});
+
+it("a turn whose last write fails at the lease's end fails with STORAGE, writes nothing and leaves no lock behind", async (a, b) => {
+  const id = `turn-end-fail-${schema}`;
+  let caught: unknown = null;
+  try {
+    // no channel: the session is not created, so its messages have no session to belong to
+    await a.leases!.hold(id, async () => {
+      await a.sessions.append(id, [{ role: "user", content: "to a session that does not exist" }], undefined, undefined, true);
+      return "answered";
+    });
+  } catch (error) {
+    caught = error;
+  }
+  expect(isPrxError(caught) && caught.code).toBe("STORAGE");
+  expect(await b.sessions.allMessages(id)).toEqual([]);
+  expect(await b.leases!.hold(id, async () => "free")).toBe("free");
+});
+
 it(`a token revoked through another replica stops verifying once TOKEN_CACHE_TTL_MS (${TOKEN_CACHE_TTL_MS} ms) has passed`, async (a, b) => {
   const { token, record } = await a.tokens.create("shared");
   expect((await b.tokens.verify(token))?.id).toBe(record.id);

@@ -3,6 +3,7 @@ import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { MigrationStatus } from "../types.ts";
 import { installVector, VECTOR_MIGRATION_SQL, vectorOffered } from "./migration-vector.ts";
 import { LEASE_START_SQL } from "./migration-lease-start.ts";
+import { TURN_END_SQL } from "./migration-turn-end.ts";
 import { MEMORY_TERMS_SQL } from "./migration-memory-terms.ts";
 import { SESSION_COUNTS_SQL, SESSION_SEARCH_SQL } from "./migration-sessions.ts";
 
@@ -356,6 +357,7 @@ CREATE TABLE cron_job_runs (
 CREATE INDEX cron_job_runs_job ON cron_job_runs (job_id, seq);`,
   },
   { version: 19, name: "session lease start in one statement", sql: LEASE_START_SQL },
+  { version: 20, name: "a leased turn's writes and its lease's end in one statement", sql: TURN_END_SQL },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

@@ -19,6 +19,7 @@ import { PgSessionLinkStore } from "./session-links.ts";
 import { PgSessionStore } from "./sessions.ts";
 import { PgUsageStore } from "./usage.ts";
 import { PgTokenStore } from "./tokens.ts";
+import { TurnWrites } from "./turn-writes.ts";
 
 const DEFAULT_IDEMPOTENCY_TTL_MS = 86_400_000;
 
@@ -53,13 +54,14 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
   }
   const leasePool = openPg({ ...pool, max: Math.min(options.poolMax, SESSION_LEASE_MAX_CONNECTIONS) });
   const prefetch = new HistoryPrefetch();
-  const leases = new PgSessionLeases(leasePool, options.leaseWaitMs ?? SESSION_LEASE_WAIT_MS, prefetch);
+  const writes = new TurnWrites();
+  const leases = new PgSessionLeases(leasePool, options.leaseWaitMs ?? SESSION_LEASE_WAIT_MS, prefetch, writes);
   const now = options.now ?? Date.now;
   return {
     backend: "postgres",
     sql,
     applied,
-    sessions: new PgSessionStore(sql, prefetch),
+    sessions: new PgSessionStore(sql, prefetch, writes),
     leases,
     tokens: new PgTokenStore(sql, now),
     gatewayPairing: new PgGatewayPairingStore(sql, now),

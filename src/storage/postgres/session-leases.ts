@@ -1,8 +1,9 @@
-import type { SQL } from "bun";
+import type { ReservedSQL, SQL } from "bun";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import { createLogger } from "../../core/logger.ts";
 import type { SessionLeases } from "../types.ts";
 import type { HistoryAndSummaryRow, HistoryPrefetch } from "./history-prefetch.ts";
+import type { TurnWrites } from "./turn-writes.ts";
 
 const log = createLogger("storage.leases");
 
@@ -16,8 +17,9 @@ type LeaseStartRow = HistoryAndSummaryRow & { got: boolean };
  * One turn at a time per session across replicas: a session-level advisory lock (keyed by the session id's hash),
  * taken on a connection reserved for the turn and released when it ends. PostgreSQL waits for the lock itself
  * (no polling), bounded by `lock_timeout`; a replica that dies mid-turn loses its connection and with it the lock,
- * so the session continues on another replica at once. The turn's history is read in the lock's statement, and
- * the session's writes during the turn go on the lease's connection (history-prefetch.ts).
+ * so the session continues on another replica at once. The turn's history is read in the lock's statement
+ * (history-prefetch.ts), and the session's appends during the turn are written by the statement that releases the
+ * lock (turn-writes.ts): a turn is two round trips on its lease's connection.
  */
 export class PgSessionLeases implements SessionLeases {
   constructor(
@@ -25,6 +27,8 @@ export class PgSessionLeases implements SessionLeases {
     private readonly sql: SQL,
     private readonly waitMs: number,
     private readonly prefetch?: HistoryPrefetch,
+    /** The session's appends during the lease, written by the statement that releases it (turn-writes.ts). */
+    private readonly writes?: TurnWrites,
   ) {}
 
   async hold<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
@@ -73,23 +77,52 @@ export class PgSessionLeases implements SessionLeases {
     }
     this.prefetch?.lease(sessionId, conn);
     if (read) this.prefetch!.keep(sessionId, limit!, read);
+    let result: T;
     try {
-      return await task();
-    } finally {
+      result = await task();
+    } catch (error) {
       this.prefetch?.end(sessionId);
-      // The turn's answer does not wait for the unlock: the next turn of the session (here or on another replica)
-      // waits for it in PostgreSQL instead.
-      conn
-        .unsafe("SELECT pg_advisory_unlock(hashtext('prx.session'), hashtext($1))", [sessionId])
-        .then(
-          () => conn.release(),
-          (error: unknown) => {
-            // the connection is broken: closing it drops the lock with it
-            log.warn("session lease not released cleanly; closing its connection", { session: sessionId, error: errorMessage(error) });
-            conn.close().catch((closing: unknown) => log.warn("lease connection close failed", { error: errorMessage(closing) }));
-          },
+      // what the turn appended before it failed is written all the same
+      if (this.writes?.owes(sessionId)) {
+        await this.end(sessionId, conn).catch((ending: unknown) =>
+          log.warn("a failed turn's messages were not stored", { session: sessionId, error: errorMessage(ending) }),
         );
+      } else this.unlock(sessionId, conn);
+      throw error;
     }
+    this.prefetch?.end(sessionId);
+    // The turn's messages are stored before its answer goes out, with the unlock in the same statement.
+    if (this.writes?.owes(sessionId)) await this.end(sessionId, conn);
+    else this.unlock(sessionId, conn);
+    return result;
+  }
+
+  /** The lease's end with the session's kept appends: written, committed and unlocked in one statement. */
+  private async end(sessionId: string, conn: ReservedSQL): Promise<void> {
+    try {
+      await this.writes!.write(sessionId, conn, true);
+    } catch (error) {
+      this.drop(sessionId, conn, error);
+      throw error;
+    }
+    conn.release();
+  }
+
+  /**
+   * The lease's end with nothing to write. The turn's answer does not wait for the unlock: the next turn of the session
+   * (here or on another replica) waits for it in PostgreSQL instead.
+   */
+  private unlock(sessionId: string, conn: ReservedSQL): void {
+    conn.unsafe("SELECT pg_advisory_unlock(hashtext('prx.session'), hashtext($1))", [sessionId]).then(
+      () => conn.release(),
+      (error: unknown) => this.drop(sessionId, conn, error),
+    );
+  }
+
+  /** The connection is broken or its statement failed before the unlock: closing it drops the lock with it. */
+  private drop(sessionId: string, conn: ReservedSQL, error: unknown): void {
+    log.warn("session lease not released cleanly; closing its connection", { session: sessionId, error: errorMessage(error) });
+    conn.close().catch((closing: unknown) => log.warn("lease connection close failed", { error: errorMessage(closing) }));
   }
 
   async close(): Promise<void> {

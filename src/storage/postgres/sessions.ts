@@ -4,14 +4,7 @@ import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTi
 import type { AppendedMessage, ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { pg, pgFailure } from "./connect.ts";
 import { HISTORY_MESSAGES, NEWEST_SUMMARY, RECENT_MESSAGES, type HistoryPrefetch } from "./history-prefetch.ts";
-
-/** Times an append that lost a race on the sequence number runs again. */
-const APPEND_RACE_RETRIES = 20;
-
-function isUniqueViolation(error: unknown): boolean {
-  const e = error as { errno?: string; code?: string };
-  return e?.errno === "23505" || /duplicate key value/.test(String((error as Error)?.message));
-}
+import { APPEND_RACE_RETRIES, isUniqueViolation, type TurnWrites } from "./turn-writes.ts";
 
 const COLUMNS = "id, title, channel, agent, created_at, updated_at, message_count";
 const SUMMARY = `SELECT ${COLUMNS} FROM sessions s`;
@@ -29,38 +22,51 @@ export class PgSessionStore implements SessionStore {
     private readonly sql: SQL,
     /** History read by the session lease in its own round trip, and the lease's connection (see history-prefetch.ts). */
     private readonly prefetch?: HistoryPrefetch,
+    /** Appends to a session leased here, kept for the statement that ends its lease (see turn-writes.ts). */
+    private readonly writes?: TurnWrites,
   ) {}
 
+  /** Before a read of session `id`: what this process appended to it while leasing it is written (or being written). */
+  private settled(id: string): Promise<unknown> | undefined {
+    return this.writes?.settled(id, this.prefetch?.connection(id));
+  }
+
+  /** Before a read of many sessions: every session's kept appends written. */
+  private async settledAll(): Promise<void> {
+    if (!this.writes) return;
+    for (const id of this.writes.ids()) await this.settled(id);
+  }
+
   list(limit = 100, agent?: string): Promise<SessionSummary[]> {
-    return pg("session list", async () =>
-      (
-        (agent === undefined
+    return pg("session list", async () => {
+      await this.settledAll();
+      const rows = (
+        agent === undefined
           ? await this.sql.unsafe(`${SUMMARY} ORDER BY s.updated_at DESC LIMIT $1`, [limit])
-          : await this.sql.unsafe(`${SUMMARY} WHERE s.agent = $2 ORDER BY s.updated_at DESC LIMIT $1`, [limit, agent])) as SessionRow[]
-      ).map(toSummary),
-    );
+          : await this.sql.unsafe(`${SUMMARY} WHERE s.agent = $2 ORDER BY s.updated_at DESC LIMIT $1`, [limit, agent])
+      ) as SessionRow[];
+      return rows.map(toSummary);
+    });
   }
 
   search(text: string, limit = 100): Promise<SessionSummary[]> {
     const pattern = searchPattern(text);
-    return pg("session search", async () =>
-      (
-        (await this.sql.unsafe(
-          SEARCH,
-          [pattern, limit],
-        )) as SessionRow[]
-      ).map(toSummary),
-    );
+    return pg("session search", async () => {
+      await this.settledAll();
+      return ((await this.sql.unsafe(SEARCH, [pattern, limit])) as SessionRow[]).map(toSummary);
+    });
   }
 
   async rename(id: string, title: string): Promise<SessionSummary | null> {
     const renamed = renamedTitle(title);
+    await pg("session rename", async () => this.settled(id));
     const updated = await pg("session rename", () => this.sql.unsafe("UPDATE sessions SET title = $2 WHERE id = $1", [id, renamed]));
     return updated.count === 0 ? null : this.get(id);
   }
 
   get(id: string): Promise<SessionSummary | null> {
     return pg("session get", async () => {
+      await this.settled(id);
       const rows = (await this.sql.unsafe(`${SUMMARY} WHERE s.id = $1`, [id])) as SessionRow[];
       return rows[0] ? toSummary(rows[0]) : null;
     });
@@ -69,6 +75,7 @@ export class PgSessionStore implements SessionStore {
   /** One statement: the row inserted now, or the existing one. */
   async ensure(id: string, channel: string): Promise<SessionSummary> {
     validateSessionId(id);
+    await pg("session create", async () => this.settled(id));
     const now = new Date().toISOString();
     const rows = (await pg("session create", () =>
       this.sql.unsafe(
@@ -84,35 +91,38 @@ export class PgSessionStore implements SessionStore {
   }
 
   messages(id: string, limit = 1000): Promise<StoredMessage[]> {
-    return pg("session messages", async () =>
-      (
-        (await this.sql.unsafe(RECENT_MESSAGES, [id, limit])) as MessageRow[]
-      ).map(toStored),
-    );
+    return pg("session messages", async () => {
+      await this.settled(id);
+      return ((await this.sql.unsafe(RECENT_MESSAGES, [id, limit])) as MessageRow[]).map(toStored);
+    });
   }
 
   allMessages(id: string): Promise<StoredMessage[]> {
-    return pg("session messages", async () =>
-      ((await this.sql.unsafe("SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq", [id])) as MessageRow[]).map(toStored),
-    );
+    return pg("session messages", async () => {
+      await this.settled(id);
+      return ((await this.sql.unsafe("SELECT * FROM session_messages WHERE session_id = $1 ORDER BY seq", [id])) as MessageRow[]).map(toStored);
+    });
   }
 
   count(): Promise<number> {
-    return pg("session count", async () =>
-      Number(((await this.sql.unsafe("SELECT count(*) AS n FROM sessions")) as Array<{ n: number | string }>)[0]?.n ?? 0),
-    );
+    return pg("session count", async () => {
+      await this.settledAll();
+      return Number(((await this.sql.unsafe("SELECT count(*) AS n FROM sessions")) as Array<{ n: number | string }>)[0]?.n ?? 0);
+    });
   }
 
   ids(): Promise<string[]> {
-    return pg("session ids", async () =>
-      ((await this.sql.unsafe("SELECT id FROM sessions ORDER BY updated_at DESC, id")) as Array<{ id: string }>).map((r) => r.id),
-    );
+    return pg("session ids", async () => {
+      await this.settledAll();
+      return ((await this.sql.unsafe("SELECT id FROM sessions ORDER BY updated_at DESC, id")) as Array<{ id: string }>).map((r) => r.id);
+    });
   }
 
   delete(id: string): Promise<{ messages: number; media: number } | null> {
     this.prefetch?.drop(id);
-    return pg("session delete", () =>
-      this.sql.begin(async (tx) => {
+    return pg("session delete", async () => {
+      await this.settled(id);
+      return this.sql.begin(async (tx) => {
         const unlinked = (await tx.unsafe("DELETE FROM session_media WHERE session_id = $1 RETURNING sha256", [id])) as Array<{ sha256: string }>;
         if (unlinked.length > 0) {
           await tx.unsafe(
@@ -125,20 +135,24 @@ export class PgSessionStore implements SessionStore {
         const messages = (await tx.unsafe("DELETE FROM session_messages WHERE session_id = $1", [id])).count;
         const sessions = (await tx.unsafe("DELETE FROM sessions WHERE id = $1", [id])).count;
         return sessions > 0 ? { messages, media: unlinked.length } : null;
-      }),
-    );
+      });
+    });
   }
 
   /**
    * One statement (one round trip, atomic): the session row is touched (with `channel`, created when missing) and the
    * messages numbered after the last one stored. Two appends to one session racing (turns are ordered by the session
    * lease, so only a caller bypassing it) collide on the primary key; the loser runs again with a fresh snapshot.
+   * The last messages of a turn holding the session's lease here (`endsTurn`) are kept instead and written by the
+   * statement that ends the lease (turn-writes.ts).
    */
-  async append(id: string, messages: AppendedMessage[], channel?: string, agent = "main"): Promise<void> {
+  async append(id: string, messages: AppendedMessage[], channel?: string, agent = "main", endsTurn = false): Promise<void> {
     if (messages.length === 0) return;
-    if (channel !== undefined) validateSessionId(id);
     this.prefetch?.drop(id);
     const now = new Date().toISOString();
+    if (endsTurn && this.writes && this.prefetch?.connection(id)) return this.writes.add(id, messages, channel, agent, now);
+    await this.settled(id);
+    if (channel !== undefined) validateSessionId(id);
     const params: unknown[] = [id, now, titleFrom(messages)];
     if (channel !== undefined) params.push(channel, agent);
     const values = messages.map((m, i) => {
@@ -179,7 +193,12 @@ export class PgSessionStore implements SessionStore {
 
   async history(id: string, limit: number): Promise<ChatMessage[]> {
     const kept = this.prefetch?.take(id, limit);
-    const rows = kept ?? ((await pg("session history", () => this.sql.unsafe(HISTORY_MESSAGES, [id, limit]))) as HistoryRow[]);
+    const rows =
+      kept ??
+      ((await pg("session history", async () => {
+        await this.settled(id);
+        return this.sql.unsafe(HISTORY_MESSAGES, [id, limit]);
+      })) as HistoryRow[]);
     return historyFrom(rows.map(toHistoryEntry));
   }
 
@@ -187,28 +206,31 @@ export class PgSessionStore implements SessionStore {
     const kept = this.prefetch?.takeSummary(id);
     if (kept !== undefined) return Promise.resolve(kept && toConversationSummary(kept));
     return pg("session summary", async () => {
+      await this.settled(id);
       const rows = (await this.sql.unsafe(NEWEST_SUMMARY, [id])) as SummaryRow[];
       return rows[0] ? toConversationSummary(rows[0]) : null;
     });
   }
 
   summaries(id: string): Promise<ConversationSummary[]> {
-    return pg("session summaries", async () =>
-      ((await this.sql.unsafe("SELECT * FROM session_summaries WHERE session_id = $1 ORDER BY through_seq", [id])) as SummaryRow[]).map(
+    return pg("session summaries", async () => {
+      await this.settled(id);
+      return ((await this.sql.unsafe("SELECT * FROM session_summaries WHERE session_id = $1 ORDER BY through_seq", [id])) as SummaryRow[]).map(
         toConversationSummary,
-      ),
-    );
+      );
+    });
   }
 
   async addSummary(id: string, s: NewConversationSummary): Promise<void> {
     this.prefetch?.drop(id);
-    await pg("session summary", () =>
-      this.sql.unsafe(
+    await pg("session summary", async () => {
+      await this.settled(id);
+      return this.sql.unsafe(
         `INSERT INTO session_summaries (session_id, through_seq, from_seq, content, model, created_at) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (session_id, through_seq) DO UPDATE SET from_seq = EXCLUDED.from_seq, content = EXCLUDED.content,
            model = EXCLUDED.model, created_at = EXCLUDED.created_at`,
         [id, s.throughSeq, s.fromSeq, s.content, s.model, new Date().toISOString()],
-      ),
-    );
+      );
+    });
   }
 }
