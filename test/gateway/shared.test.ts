@@ -11,6 +11,7 @@ import { PrxError } from "../../src/core/errors.ts";
 import { PairingGate } from "../../src/gateway/auth/index.ts";
 import { PAIRING_CODE_MAX_WRONG, PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
 import { RedisOrLocalRateLimiter, RedisPairingLockout, RedisRateLimiter } from "../../src/gateway/shared/index.ts";
+import { RATE_RESERVATION_REFILL_MS, RATE_RESERVATION_TTL_MS } from "../../src/gateway/shared/redis-rate-limit.ts";
 import { openSqliteStorage, type SqliteStorage } from "../../src/storage/index.ts";
 import { testNeeding, TEST_REDIS_URL, uniquePrefix } from "../helpers/servers.ts";
 
@@ -67,6 +68,56 @@ describe("shared rate limits", () => {
     expect(await limiter.take("10.0.0.3")).toEqual({ ok: true });
     expect((await limiter.take("10.0.0.3")).ok).toBe(false);
     expect(sent).toEqual(["EVALSHA", "EVAL", "EVALSHA", "EVALSHA"]);
+  });
+});
+
+describe("a replica's share of a busy shared limit", () => {
+  /** `r`, counting the scripts it runs. */
+  const counting = (r: RedisClient) => {
+    const calls = { n: 0 };
+    return { calls, redis: { send: (command: string, args: string[]) => (calls.n++, r.send(command, args)) } };
+  };
+  const perMinuteAt = (tokens: number) => (tokens * 60_000) / RATE_RESERVATION_REFILL_MS;
+
+  it(`a limit of two tokens per RATE_RESERVATION_REFILL_MS (${perMinuteAt(2)} a minute) asks Redis for every other request; one less, for each`, async (r) => {
+    const busy = counting(r);
+    const limiter = new RedisRateLimiter(busy.redis, `${prefix}:rate:share:`, perMinuteAt(2));
+    for (let i = 0; i < 10; i++) expect(await limiter.take("10.0.1.1")).toEqual({ ok: true });
+    expect(busy.calls.n).toBe(5);
+    const exact = counting(r);
+    const one = new RedisRateLimiter(exact.redis, `${prefix}:rate:share:`, perMinuteAt(2) - 1);
+    for (let i = 0; i < 10; i++) expect(await one.take("10.0.1.2")).toEqual({ ok: true });
+    expect(exact.calls.n).toBe(10);
+  });
+
+  it(`a share not used within RATE_RESERVATION_TTL_MS (${RATE_RESERVATION_TTL_MS} ms) is given up: the next request asks Redis`, async (r) => {
+    let now = 1_000_000;
+    const busy = counting(r);
+    const limiter = new RedisRateLimiter(busy.redis, `${prefix}:rate:share:`, perMinuteAt(4), () => now);
+    expect(await limiter.take("10.0.1.3")).toEqual({ ok: true }); // asks: 4 granted, 3 held
+    now += RATE_RESERVATION_TTL_MS - 1;
+    expect(limiter.take("10.0.1.3")).toEqual({ ok: true }); // from the share, no round trip (a plain answer)
+    expect(busy.calls.n).toBe(1);
+    now += 1;
+    expect(await limiter.take("10.0.1.3")).toEqual({ ok: true });
+    expect(busy.calls.n).toBe(2);
+  });
+
+  it("replicas sharing a bucket never pass more requests than it grants", async (r) => {
+    const key = `${prefix}:rate:drain:10.0.1.4`;
+    const perMinute = perMinuteAt(4);
+    const a = new RedisRateLimiter(r, `${prefix}:rate:drain:`, perMinute);
+    const b = new RedisRateLimiter(r, `${prefix}:rate:drain:`, perMinute);
+    // a bucket that held 6 tokens a moment ago (Redis's clock), refilling perMinute / 60000 a ms
+    const [seconds, micros] = (await r.send("TIME", [])) as [string, string];
+    const at = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    await r.send("HSET", [key, "tokens", "6", "at", String(at)]);
+    let passed = 0;
+    for (let i = 0; i < 8; i++) if ((await (i % 2 === 0 ? a : b).take("10.0.1.4")).ok) passed++;
+    const [s2, m2] = (await r.send("TIME", [])) as [string, string];
+    const refilled = Math.floor(((Number(s2) * 1000 + Math.floor(Number(m2) / 1000) - at) * perMinute) / 60_000);
+    expect(passed).toBeGreaterThanOrEqual(6);
+    expect(passed).toBeLessThanOrEqual(6 + refilled);
   });
 });
 
