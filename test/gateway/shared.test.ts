@@ -11,7 +11,7 @@ import { PrxError } from "../../src/core/errors.ts";
 import { PairingGate } from "../../src/gateway/auth/index.ts";
 import { PAIRING_CODE_MAX_WRONG, PAIRING_MAX_FAILURES } from "../../src/gateway/limits.ts";
 import { RedisOrLocalRateLimiter, RedisPairingLockout, RedisRateLimiter } from "../../src/gateway/shared/index.ts";
-import { RATE_RESERVATION_REFILL_MS, RATE_RESERVATION_TTL_MS } from "../../src/gateway/shared/redis-rate-limit.ts";
+import { RATE_RESERVATION_REFILL_MS, RATE_RESERVATION_TTL_MS, RATE_RESERVATIONS_MAX } from "../../src/gateway/shared/redis-rate-limit.ts";
 import { openSqliteStorage, type SqliteStorage } from "../../src/storage/index.ts";
 import { testNeeding, TEST_REDIS_URL, uniquePrefix } from "../helpers/servers.ts";
 
@@ -101,6 +101,24 @@ describe("a replica's share of a busy shared limit", () => {
     now += 1;
     expect(await limiter.take("10.0.1.3")).toEqual({ ok: true });
     expect(busy.calls.n).toBe(2);
+  });
+
+  test(`at most RATE_RESERVATIONS_MAX (${RATE_RESERVATIONS_MAX}) keys hold a share: one more key and the unexpired shares are given up`, async () => {
+    // a Redis that grants every token asked for (the sends counted per key)
+    const asked = new Map<string, number>();
+    const redis = {
+      send: async (_command: string, args: string[]) => {
+        asked.set(args[2]!, (asked.get(args[2]!) ?? 0) + 1);
+        return [Number(args[4]), 0];
+      },
+    };
+    const limiter = new RedisRateLimiter(redis, "k:", perMinuteAt(4), () => 5_000);
+    for (let i = 0; i < RATE_RESERVATIONS_MAX; i++) await limiter.take(`key-${i}`);
+    expect(limiter.take("key-0")).toEqual({ ok: true }); // at the limit: still held, no round trip
+    expect(asked.get("k:key-0")).toBe(1);
+    await limiter.take(`key-${RATE_RESERVATIONS_MAX}`); // one past: the shares held are given up
+    expect(await limiter.take("key-0")).toEqual({ ok: true });
+    expect(asked.get("k:key-0")).toBe(2);
   });
 
   it("replicas sharing a bucket never pass more requests than it grants", async (r) => {
