@@ -3,6 +3,7 @@ import { openAgentHost, type AgentHost } from "../agent/host.ts";
 import { lazyChannelDeliverer } from "../channels/deliver-lazy.ts";
 import type { McpGatewayPort } from "../contracts/mcp.ts";
 import { errorMessage } from "../core/errors.ts";
+import { CRON_TOOL_POLL_MS } from "../tools/builtins/cron-limits.ts";
 import { createLogger } from "../core/logger.ts";
 import { openGatewayFileLog, type GatewayFileLog } from "../gateway/file-log.ts";
 import { pluginHealthCheck } from "../gateway/plugin-health.ts";
@@ -202,20 +203,54 @@ function liveAppliers(host: AgentHost, mcp: McpClientExtension, channels: Gatewa
 
 /**
  * The cron tool's jobs of sessions no channel serves (the HTTP API, chat): the gateway runs them into their sessions.
- * A channel's jobs are its process's (src/channels/participant.ts), which delivers them to their chats.
+ * A channel's jobs are its process's (src/channels/participant.ts), which delivers them to their chats. The runner
+ * and its modules (the scheduler, the job plans) load with the first stored job: until then the job table is counted
+ * every CRON_TOOL_POLL_MS, as often as the runner reads it, so a job added by any process is picked up as soon.
  */
 async function startGatewayCron(host: AgentHost): Promise<{ stop(): Promise<void> }> {
-  const { CronJobRunner } = await import("../agent/cron/index.ts");
-  const channelNames = new Set(Object.keys(host.config.channels));
-  const runner = new CronJobRunner({
-    jobs: host.storage.cronJobs,
-    state: host.storage.cron,
-    sessions: host.sessions,
-    runTurn: (input) => host.runTurn(input),
-    accepts: (row) => !channelNames.has(row.channel),
-  });
-  await runner.start();
-  return runner;
+  let runner: Promise<{ stop(): Promise<void> } | undefined> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const load = async () => {
+    const { CronJobRunner } = await import("../agent/cron/index.ts");
+    const channelNames = new Set(Object.keys(host.config.channels));
+    const started = new CronJobRunner({
+      jobs: host.storage.cronJobs,
+      state: host.storage.cron,
+      sessions: host.sessions,
+      runTurn: (input) => host.runTurn(input),
+      accepts: (row) => !channelNames.has(row.channel),
+    });
+    await started.start();
+    return started;
+  };
+  const check = async (): Promise<void> => {
+    timer = undefined;
+    if (stopped) return;
+    let jobs = 0;
+    try {
+      jobs = await host.storage.cronJobs.count();
+    } catch (error) {
+      log.warn(`cron: cannot count the stored jobs (tried again in ${CRON_TOOL_POLL_MS} ms): ${errorMessage(error)}`);
+    }
+    if (stopped) return;
+    if (jobs > 0) {
+      runner = load().catch((error: unknown) => {
+        log.error(`cron: the job runner did not start, stored jobs do not run until a restart: ${errorMessage(error)}`);
+        return undefined;
+      });
+    }
+    else timer = setTimeout(() => void check(), CRON_TOOL_POLL_MS);
+  };
+  await check();
+  await runner;
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await (await runner)?.stop();
+    },
+  };
 }
 
 /**

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { McpServerConfig } from "../config/mcp.ts";
 import { errorMessage, isPrxError, PrxError } from "../core/errors.ts";
 import { CallSignal } from "./call-signal.ts";
+import { isPlainTextResult } from "./fast-accept.ts";
 import { connectHttp } from "./http-transport.ts";
 import { resolveCommand, serverCwd, serverEnvironment } from "./launch.ts";
 import { MCP_KILL_GRACE_MS, MCP_MAX_TOOLS_PER_SERVER } from "./limits.ts";
@@ -123,6 +124,7 @@ export async function connectServer(options: ConnectOptions): Promise<McpConnect
       } finally {
         call?.done();
       }
+      if (isPlainTextResult(raw)) return raw;
       const parsed = CallToolResultSchema.safeParse(raw);
       if (parsed.success) return parsed.data;
       throw new PrxError("MCP_PROTOCOL", `MCP server "${name}" answered tool "${tool}" with a malformed result: ${parsed.error.issues[0]?.message}`, {

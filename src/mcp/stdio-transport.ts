@@ -2,6 +2,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import { jsonDepthError } from "../core/json/index.ts";
+import { isPlainResultResponse } from "./fast-accept.ts";
 import type { Logger } from "../core/logger.ts";
 import { becomeSubreaper, ProcessTree, waitAtMost } from "../core/supervise/index.ts";
 import { LineDecoder } from "../plugins/remote/protocol/index.ts";
@@ -145,6 +146,7 @@ export class StdioClientTransport implements Transport {
     } catch (error) {
       return this.garbage(line, errorMessage(error));
     }
+    if (isPlainResultResponse(value)) return this.onmessage?.(value);
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) return this.garbage(line, "not a JSON-RPC 2.0 message");
     this.onmessage?.(parsed.data);

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+// node:fs's callbacks for the two asynchronous writes: node:fs/promises takes milliseconds to load, and every process
+// that supervises children (the gateway before it listens) imports this module
+import { existsSync, mkdir, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFile, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -95,11 +96,8 @@ export async function createChildCgroup(label: string): Promise<ChildCgroup | nu
   const found = cgroupSupport();
   if (!found.available) return null;
   const path = join(found.parent, `prx-${process.pid}-${++created}-${label.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 40)}`);
-  try {
-    await mkdir(path);
-  } catch {
-    return null;
-  }
+  const made = await new Promise<boolean>((resolve) => mkdir(path, (error) => resolve(!error)));
+  if (!made) return null;
   const write = (file: string, value: string): boolean => {
     try {
       writeFileSync(join(path, file), value);
@@ -110,10 +108,7 @@ export async function createChildCgroup(label: string): Promise<ChildCgroup | nu
   };
   return {
     path,
-    add: (pid) => writeFile(join(path, "cgroup.procs"), String(pid)).then(
-      () => true,
-      () => false,
-    ),
+    add: (pid) => new Promise<boolean>((resolve) => writeFile(join(path, "cgroup.procs"), String(pid), (error) => resolve(!error))),
     pids: () => {
       try {
         return readFileSync(join(path, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number);

@@ -1,0 +1,77 @@
+import { describe, expect, test } from "bun:test";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
+import { isPlainResultResponse, isPlainTextResult } from "../../src/mcp/fast-accept.ts";
+import { CallToolResultSchema } from "../../src/mcp/wire.ts";
+
+/** Values tried in every field: valid and invalid for one schema or another. */
+const PROBES: unknown[] = [undefined, null, "", "x", "2.0", 0, -1, 1, 1.5, 2 ** 53, true, [], [{}], [{ type: "text", text: "t" }], {}, { a: 1 }];
+
+/** Every variant of `base` with one field (at `path`) replaced by each probe, plus the field removed. */
+function variants(base: unknown, paths: string[][]): unknown[] {
+  const out: unknown[] = [base];
+  for (const path of paths) {
+    for (const probe of [...PROBES, "__delete__"]) {
+      const copy = structuredClone(base) as Record<string, unknown>;
+      let at: Record<string, unknown> = copy;
+      for (const key of path.slice(0, -1)) at = at[key] as Record<string, unknown>;
+      if (probe === "__delete__") delete at[path.at(-1)!];
+      else at[path.at(-1)!] = probe;
+      out.push(copy);
+    }
+  }
+  return out;
+}
+
+/** The fast check accepts only what the schema accepts, and the value holds what the schema's output holds. */
+function agree(schema: z.ZodType, accepts: (v: unknown) => boolean, corpus: unknown[]): { fast: number; total: number } {
+  let fast = 0;
+  for (const value of corpus) {
+    const parsed = schema.safeParse(value);
+    if (!accepts(value)) continue;
+    fast++;
+    if (!parsed.success) throw new Error(`fast check accepted what the schema refuses: ${JSON.stringify(value)}`);
+    expect(value).toEqual(parsed.data);
+  }
+  return { fast, total: corpus.length };
+}
+
+describe("the MCP client's fast checks agree with their zod schemas (every tool call's answer)", () => {
+  test("a JSON-RPC result response", () => {
+    const base = { jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "ping" }] } };
+    const corpus = [
+      ...variants(base, [["jsonrpc"], ["id"], ["result"], ["result", "_meta"], ["extra"]]),
+      { ...base, id: "req-7" },
+      // a request or a notification from the server, an error response: zod reads them
+      { jsonrpc: "2.0", id: 1, method: "roots/list" },
+      { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
+      { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "no" } },
+      { jsonrpc: "2.0", id: 1, result: {}, error: { code: 1, message: "both" } },
+    ];
+    const { fast, total } = agree(JSONRPCMessageSchema, isPlainResultResponse, corpus);
+    expect(isPlainResultResponse(base)).toBe(true);
+    expect(fast).toBeGreaterThan(3);
+    expect(fast).toBeLessThan(total);
+    // a result carrying _meta, and an id that is not an integer, go through zod
+    expect(isPlainResultResponse({ ...base, result: { _meta: {} } })).toBe(false);
+    expect(isPlainResultResponse({ ...base, id: 1.5 })).toBe(false);
+    expect(isPlainResultResponse({ jsonrpc: "2.0", id: 1, method: "ping" })).toBe(false);
+  });
+
+  test("a tools/call result of text blocks", () => {
+    const base = { content: [{ type: "text", text: "a" }, { type: "text", text: "b", annotations: { audience: ["user"] } }], isError: false };
+    const corpus = [
+      ...variants(base, [["content"], ["isError"], ["structuredContent"], ["content", "0"], ["content", "0", "type"], ["content", "0", "text"]]),
+      { content: [] },
+      { content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] },
+      { content: [{ type: "text", text: "x" }], structuredContent: { a: 1 } },
+    ];
+    const { fast, total } = agree(CallToolResultSchema, isPlainTextResult, corpus);
+    expect(isPlainTextResult(base)).toBe(true);
+    expect(fast).toBeGreaterThan(3);
+    expect(fast).toBeLessThan(total);
+    // other blocks and structured content go through zod
+    expect(isPlainTextResult({ content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] })).toBe(false);
+    expect(isPlainTextResult({ content: [], structuredContent: { a: 1 } })).toBe(false);
+  });
+});
