@@ -125,11 +125,17 @@ async function measure(ctx: BenchContext, plugin: string, capability: string): P
   const sandboxes = instances.map((instance) => (instance as WasmPluginInstance).sandbox);
   const executionP50 = () => sandboxes.reduce((sum, sandbox) => sum + sandbox.executionP50()!, 0) / CHAIN;
   const runChain = async () => services.middleware.run(stage, ENVELOPE);
-  // The same 4 sandboxed instances called one after another without the chain: the engine's hop alone.
+  // The same 4 sandboxed instances called one after another without the chain: the engine's hop alone. Each gets
+  // what it gets in the chain (the reply of the one before: the first one may mask, the others then see the masked
+  // envelope).
   const json = JSON.stringify(ENVELOPE);
   const ref = { type: "middleware" as const, name: capability };
   const runHops = async () => {
-    for (const instance of instances) await instance.invoke(ref, "process", [stage, json]);
+    let input = json;
+    for (const instance of instances) {
+      const reply = await instance.invoke(ref, "process", [stage, input]);
+      if (typeof reply === "string") input = reply;
+    }
   };
   // until the JIT threads settle (counted per middleware call): a short fixed warm-up measures the process while
   // JavaScriptCore still tiers the host's and a big guest's code up on the other CPU
