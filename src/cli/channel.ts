@@ -123,7 +123,8 @@ async function runChannel(name: string, workspace: string | undefined, supervise
   const pageout = (await import("../boot/channel-pageout.ts")).binaryPageout();
   const idle = (await import("../boot/channel-idle-gc.ts")).idleCollector(() => {
     Bun.gc(true);
-    void pageout.quiet();
+    // the pages stay where they are: nothing else depends on it
+    pageout.quiet().catch((error: unknown) => process.stderr.write(`prx channel ${name}: the binary's pages were not handed back: ${errorMessage(error)}\n`));
   });
   const send = supervised && process.send ? (message: unknown) => void process.send!(message) : undefined;
   const connecting = new AbortController();
