@@ -120,7 +120,12 @@ async function runChannel(name: string, workspace: string | undefined, supervise
   const { connectChannelProcess } = await import("../channels/process.ts");
   const { channelHostExtensions, channelExtensionsNeeded } = await import("../boot/channel-host.ts");
   const jit = (await import("../boot/channel-jit.ts")).startChannelJit();
-  const idle = (await import("../boot/channel-idle-gc.ts")).idleCollector();
+  const pageout = (await import("../boot/channel-pageout.ts")).binaryPageout();
+  const idle = (await import("../boot/channel-idle-gc.ts")).idleCollector(() => {
+    Bun.gc(true);
+    // the pages stay where they are: nothing else depends on it
+    pageout.quiet().catch((error: unknown) => process.stderr.write(`prx channel ${name}: the binary's pages were not handed back: ${errorMessage(error)}\n`));
+  });
   const send = supervised && process.send ? (message: unknown) => void process.send!(message) : undefined;
   const connecting = new AbortController();
   let running: import("../channels/process.ts").ChannelProcess | undefined;
@@ -161,6 +166,8 @@ async function runChannel(name: string, workspace: string | undefined, supervise
     }
     // a signal handled as the connection completed found no process to stop yet
     if (connecting.signal.aborted) stop(running);
+    // the start is a quiet period of its own: what only starting touched is handed back before the first message
+    idle.inFlight(0);
     if (supervised) {
       process.on("message", running.receive);
       unwatch = watchParent(

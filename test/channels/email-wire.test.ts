@@ -100,3 +100,53 @@ test("the header section of a source ends at its first blank line; a source cut 
   const whole = source("XXSubject: a\r\n\r\nbody");
   expect(text(headerSection(whole.subarray(2)))).toBe("Subject: a\r\n\r\n");
 });
+
+test("postal-mime (as patched) parses a mail in memory without a promise per line: a 2,000-line mail settles within a few microtasks", async () => {
+  const body = Array.from({ length: 2000 }, (_, i) => `line ${i}`).join("\r\n");
+  let ticks = 0;
+  let counting = true;
+  const tick = (): void => {
+    ticks++;
+    if (counting) queueMicrotask(tick);
+  };
+  queueMicrotask(tick);
+  const parsed = await mail("From: ann@example.test\r\nSubject: long", body);
+  counting = false;
+  expect(parsed.text!.trimEnd().split("\n")).toHaveLength(2000);
+  expect(ticks).toBeLessThan(20);
+});
+
+test("a forwarded mail (message/rfc822) and a base64 attachment over several of postal-mime's 100 KiB chunks parse whole", async () => {
+  const bytes = new Uint8Array(300_000).map((_, i) => (i * 7919) % 251);
+  const b64 = Buffer.from(bytes).toString("base64").replace(/.{76}/g, "$&\r\n");
+  const source = [
+    "From: ann@example.test",
+    "Subject: fwd",
+    'Content-Type: multipart/mixed; boundary="b"',
+    "",
+    "--b",
+    "Content-Type: text/plain",
+    "",
+    "see below",
+    "--b",
+    "Content-Type: message/rfc822",
+    "",
+    "From: bob@example.test",
+    "Subject: inner",
+    "",
+    "inner words",
+    "--b",
+    "Content-Type: application/octet-stream",
+    "Content-Disposition: attachment; filename=data.bin",
+    "Content-Transfer-Encoding: base64",
+    "",
+    b64,
+    "--b--",
+    "",
+  ].join("\r\n");
+  const parsed = await PostalMime.parse(source);
+  expect(parsed.text).toContain("see below");
+  expect(parsed.text).toContain("inner words");
+  expect(parsed.attachments).toHaveLength(1);
+  expect(new Uint8Array(parsed.attachments[0]!.content as ArrayBuffer)).toEqual(bytes);
+});
