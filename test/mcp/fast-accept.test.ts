@@ -3,25 +3,12 @@ import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { isPlainResultResponse, isPlainTextResult } from "../../src/mcp/fast-accept.ts";
 import { CallToolResultSchema } from "../../src/mcp/wire.ts";
+import { fieldVariants } from "../helpers/field-variants.ts";
 
 /** Values tried in every field: valid and invalid for one schema or another. */
 const PROBES: unknown[] = [undefined, null, "", "x", "2.0", 0, -1, 1, 1.5, 2 ** 53, true, [], [{}], [{ type: "text", text: "t" }], {}, { a: 1 }];
 
-/** Every variant of `base` with one field (at `path`) replaced by each probe, plus the field removed. */
-function variants(base: unknown, paths: string[][]): unknown[] {
-  const out: unknown[] = [base];
-  for (const path of paths) {
-    for (const probe of [...PROBES, "__delete__"]) {
-      const copy = structuredClone(base) as Record<string, unknown>;
-      let at: Record<string, unknown> = copy;
-      for (const key of path.slice(0, -1)) at = at[key] as Record<string, unknown>;
-      if (probe === "__delete__") delete at[path.at(-1)!];
-      else at[path.at(-1)!] = probe;
-      out.push(copy);
-    }
-  }
-  return out;
-}
+const variants = (base: unknown, paths: string[][]) => fieldVariants(base, paths, PROBES);
 
 /** The fast check accepts only what the schema accepts, and the value holds what the schema's output holds. */
 function agree(schema: z.ZodType, accepts: (v: unknown) => boolean, corpus: unknown[]): { fast: number; total: number } {

@@ -10,25 +10,12 @@ import {
   WorkerRpcResultMessageSchema,
   WorkerToHostMessageSchema,
 } from "../../../src/plugins/remote/protocol/index.ts";
+import { fieldVariants } from "../../helpers/field-variants.ts";
 
 /** Values tried in every field: valid and invalid for one schema or another. */
 const PROBES: unknown[] = [undefined, null, "", "x", 0, -1, 1, 1.5, 2, 2.5, 3, 2 ** 53, true, [], [{}], {}, { a: 1 }];
 
-/** Every variant of `base` with one field (at `path`) replaced by each probe, plus the field removed. */
-function variants(base: unknown, paths: string[][]): unknown[] {
-  const out: unknown[] = [base];
-  for (const path of paths) {
-    for (const probe of [...PROBES, "__delete__"]) {
-      const copy = structuredClone(base) as Record<string, unknown>;
-      let at: Record<string, unknown> = copy;
-      for (const key of path.slice(0, -1)) at = at[key] as Record<string, unknown>;
-      if (probe === "__delete__") delete at[path.at(-1)!];
-      else at[path.at(-1)!] = probe;
-      out.push(copy);
-    }
-  }
-  return out;
-}
+const variants = (base: unknown, paths: string[][]) => fieldVariants(base, paths, PROBES);
 
 /** The fast check only accepts what the schema accepts, and agrees on the fields prx reads. */
 function agree<S extends z.ZodType>(
