@@ -123,7 +123,7 @@ async function runChannel(name: string, workspace: string | undefined, supervise
   const pageout = (await import("../boot/channel-pageout.ts")).binaryPageout();
   const idle = (await import("../boot/channel-idle-gc.ts")).idleCollector(() => {
     Bun.gc(true);
-    // the pages stay where they are: nothing else depends on it
+    // a failed hand-back leaves the pages resident, as they would be without it
     pageout.quiet().catch((error: unknown) => process.stderr.write(`prx channel ${name}: the binary's pages were not handed back: ${errorMessage(error)}\n`));
   });
   const send = supervised && process.send ? (message: unknown) => void process.send!(message) : undefined;

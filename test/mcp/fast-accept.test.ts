@@ -1,27 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { z } from "zod";
 import { isPlainResultResponse, isPlainTextResult } from "../../src/mcp/fast-accept.ts";
 import { CallToolResultSchema } from "../../src/mcp/wire.ts";
-import { fieldVariants } from "../helpers/field-variants.ts";
+import { fastAcceptAgrees as agree, fieldVariants } from "../helpers/fast-accept.ts";
 
 /** Values tried in every field: valid and invalid for one schema or another. */
 const PROBES: unknown[] = [undefined, null, "", "x", "2.0", 0, -1, 1, 1.5, 2 ** 53, true, [], [{}], [{ type: "text", text: "t" }], {}, { a: 1 }];
 
 const variants = (base: unknown, paths: string[][]) => fieldVariants(base, paths, PROBES);
-
-/** The fast check accepts only what the schema accepts, and the value holds what the schema's output holds. */
-function agree(schema: z.ZodType, accepts: (v: unknown) => boolean, corpus: unknown[]): { fast: number; total: number } {
-  let fast = 0;
-  for (const value of corpus) {
-    const parsed = schema.safeParse(value);
-    if (!accepts(value)) continue;
-    fast++;
-    if (!parsed.success) throw new Error(`fast check accepted what the schema refuses: ${JSON.stringify(value)}`);
-    expect(value).toEqual(parsed.data);
-  }
-  return { fast, total: corpus.length };
-}
 
 describe("the MCP client's fast checks agree with their zod schemas (every tool call's answer)", () => {
   test("a JSON-RPC result response", () => {

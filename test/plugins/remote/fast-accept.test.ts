@@ -10,30 +10,12 @@ import {
   WorkerRpcResultMessageSchema,
   WorkerToHostMessageSchema,
 } from "../../../src/plugins/remote/protocol/index.ts";
-import { fieldVariants } from "../../helpers/field-variants.ts";
+import { fastAcceptAgrees as agree, fieldVariants } from "../../helpers/fast-accept.ts";
 
 /** Values tried in every field: valid and invalid for one schema or another. */
 const PROBES: unknown[] = [undefined, null, "", "x", 0, -1, 1, 1.5, 2, 2.5, 3, 2 ** 53, true, [], [{}], {}, { a: 1 }];
 
 const variants = (base: unknown, paths: string[][]) => fieldVariants(base, paths, PROBES);
-
-/** The fast check only accepts what the schema accepts, and agrees on the fields prx reads. */
-function agree<S extends z.ZodType>(
-  schema: S,
-  accepts: (v: unknown) => boolean,
-  corpus: unknown[],
-  read: (v: z.output<S>) => unknown,
-): { fast: number; total: number } {
-  let fast = 0;
-  for (const value of corpus) {
-    const parsed = schema.safeParse(value);
-    if (!accepts(value)) continue;
-    fast++;
-    if (!parsed.success) throw new Error(`fast check accepted what the schema refuses: ${JSON.stringify(value)}`);
-    expect(read(value as z.output<S>)).toEqual(read(parsed.data));
-  }
-  return { fast, total: corpus.length };
-}
 
 describe("the remote protocol's fast checks agree with their zod schemas (every call)", () => {
   const check = <S extends z.ZodType>(schema: S, accepts: (v: unknown) => boolean, base: object, keys: string[]) => {
