@@ -1,5 +1,5 @@
 import { errorMessage } from "../core/errors.ts";
-import { waitAtMost } from "../core/supervise/index.ts";
+import { waitAtMost } from "../core/supervise/grace.ts";
 import type { GatewayContext } from "./context.ts";
 import { HEALTH_CHECK_TIMEOUT_MS } from "./limits.ts";
 import { jsonResponse } from "./json-response.ts";

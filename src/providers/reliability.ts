@@ -1,6 +1,6 @@
 import { PrxError, isPrxError, toPrxError } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
-import { exponentialDelay } from "../core/supervise/index.ts";
+import { exponentialDelay } from "../core/supervise/backoff.ts";
 import type { ChatRequest, ChatResponse, Provider, ProviderFailure } from "./types.ts";
 
 /** Longest wait a Retry-After header can impose before a retry. */
