@@ -390,6 +390,17 @@ export interface CronJobStore {
   recordRun(run: CronJobRunRow, keep: number): Awaitable<void>;
   /** Newest first. */
   runs(jobId: string, limit: number): Awaitable<CronJobRunRow[]>;
+  /**
+   * Where the backend tells every process sharing the store of each other's writes (PostgreSQL's LISTEN/NOTIFY):
+   * `changed` is called after each job added, removed or asked to run by any process, and each time the notices
+   * (re)start (a write while they were down is told by nothing else). Absent: the jobs are read every
+   * CRON_TOOL_POLL_MS instead.
+   */
+  watch?(changed: () => void): Promise<CronJobWatch>;
+}
+
+export interface CronJobWatch {
+  close(): Promise<void>;
 }
 
 // ---------------------------------------------------------------- channel offsets, inbox and pairings

@@ -69,7 +69,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     responses: new PgResponseStore(sql, options.responsesTtlMs ?? DEFAULT_RESPONSES_TTL_MS, now),
     pluginKv: new PgPluginKvStore(sql),
     cron: new PgCronStateStore(sql),
-    cronJobs: new PgCronJobStore(sql),
+    cronJobs: new PgCronJobStore(sql, options.schema),
     channels: new PgChannelStateStore(sql),
     pairings: new PgPairingStore(sql, now),
     media: new PgMediaStore(sql),
