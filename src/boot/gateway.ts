@@ -16,7 +16,7 @@ import { watchConfigFile, type ConfigWatch } from "../config/watch.ts";
 import { gatewayChannels, type GatewayChannels } from "./gateway-channels.ts";
 import { healthBeforeApp } from "./health-before-app.ts";
 import { pluginsPresent } from "./plugins-present.ts";
-import type { CronJobWatch } from "../storage/types.ts";
+import type { StoreWatch } from "../storage/types.ts";
 
 /**
  * `prx gateway`'s start, in this order: the agent host (workspace, config, storage), its log file, the state shared
@@ -214,7 +214,7 @@ async function startGatewayCron(host: AgentHost): Promise<{ stop(): Promise<void
   let runner: Promise<{ stop(): Promise<void> } | undefined> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
-  let watch: CronJobWatch | null = null;
+  let watch: StoreWatch | null = null;
   let counting: Promise<void> | null = null;
   let again = false;
   const load = async () => {

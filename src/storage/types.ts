@@ -396,10 +396,11 @@ export interface CronJobStore {
    * (re)start (a write while they were down is told by nothing else). Absent: the jobs are read every
    * CRON_TOOL_POLL_MS instead.
    */
-  watch?(changed: () => void): Promise<CronJobWatch>;
+  watch?(changed: () => void): Promise<StoreWatch>;
 }
 
-export interface CronJobWatch {
+/** A store's notices of other processes' writes, until closed. */
+export interface StoreWatch {
   close(): Promise<void>;
 }
 
@@ -505,6 +506,13 @@ export interface ApprovalStore {
   decide(id: string, state: Exclude<ApprovalState, "pending">, by: string, reason: string | null, at: number): Awaitable<ApprovalRow | null>;
   /** Whether the owner allowed this tool for the rest of this session. */
   allowedForSession(sessionId: string, tool: string): Awaitable<boolean>;
+  /**
+   * Where the backend tells every process sharing the store of each other's writes (PostgreSQL's LISTEN/NOTIFY):
+   * `decided` is called with the approval's id after each decision by any process, and with null each time the
+   * notices (re)start (a decision while they were down is told by nothing else). Absent: a waiting call reads its
+   * approval every APPROVAL_POLL_MS instead.
+   */
+  watch?(decided: (id: string | null) => void): Promise<StoreWatch>;
 }
 
 /** One tool call as the audit log keeps it. */

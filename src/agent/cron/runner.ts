@@ -10,7 +10,7 @@ import {
 } from "../../tools/builtins/cron-limits.ts";
 import type { StoredJob } from "../../tools/builtins/cron-plan.ts";
 import { cronStateKey, removeCronJob } from "../../tools/builtins/cron-store.ts";
-import type { CronJobRow, CronJobWatch } from "../../storage/types.ts";
+import type { CronJobRow, StoreWatch } from "../../storage/types.ts";
 import type { CronJobRunnerOptions } from "./types.ts";
 
 /**
@@ -31,7 +31,7 @@ export class CronJobRunner {
   private syncing: Promise<boolean> | null = null;
   /** A notice came while a read was in flight: read once more after it. */
   private again = false;
-  private watch: CronJobWatch | null = null;
+  private watch: StoreWatch | null = null;
   private readonly manual = new Set<Promise<void>>();
   /** More jobs than the scheduler takes were found (told once until it is over). */
   private overfull = false;

@@ -1,20 +1,7 @@
 import type { SQL } from "bun";
-import { createHash } from "node:crypto";
-import type { CronJobRow, CronJobRunRow, CronJobStore, CronJobWatch } from "../types.ts";
+import type { CronJobRow, CronJobRunRow, CronJobStore, StoreWatch } from "../types.ts";
 import { pg } from "./connect.ts";
-
-/** Longest PostgreSQL identifier (a NOTIFY channel's name), in bytes. */
-export const PG_CHANNEL_MAX_BYTES = 63;
-
-/**
- * The NOTIFY channel of the cron jobs of `schema`: channels are per database, so the schema is in the name (hashed
- * when the name would pass PG_CHANNEL_MAX_BYTES).
- */
-export function cronJobsChannel(schema: string): string {
-  const name = `prx_cron_jobs_${schema}`;
-  if (Buffer.byteLength(name) <= PG_CHANNEL_MAX_BYTES) return name;
-  return `prx_cron_jobs_${createHash("sha256").update(schema).digest("hex").slice(0, 32)}`;
-}
+import { pgChannel } from "./notify.ts";
 
 /**
  * The cron tool's jobs and their last runs, shared by replicas: any replica lists, runs and removes them. Every job
@@ -28,10 +15,10 @@ export class PgCronJobStore implements CronJobStore {
     private readonly sql: SQL,
     schema: string,
   ) {
-    this.channel = cronJobsChannel(schema);
+    this.channel = pgChannel("cron_jobs", schema);
   }
 
-  async watch(changed: () => void): Promise<CronJobWatch> {
+  async watch(changed: () => void): Promise<StoreWatch> {
     const subscription = await pg("cron jobs listen", () => this.sql.listen(this.channel, () => changed(), changed));
     return { close: () => subscription.unlisten() };
   }

@@ -74,7 +74,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     pairings: new PgPairingStore(sql, now),
     media: new PgMediaStore(sql),
     usage: new PgUsageStore(sql),
-    approvals: new PgApprovalStore(sql),
+    approvals: new PgApprovalStore(sql, options.schema),
     audit: new PgAuditStore(sql),
     sessionLinks: new PgSessionLinkStore(sql),
     status: () => pgStatus(sql),

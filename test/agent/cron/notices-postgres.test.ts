@@ -3,7 +3,7 @@
  * no timer (its clock never moves here), and a store's watch hears the writes of another process's store.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { cronJobsChannel, PG_CHANNEL_MAX_BYTES } from "../../../src/storage/postgres/cron-jobs.ts";
+import { pgChannel, PG_CHANNEL_MAX_BYTES } from "../../../src/storage/postgres/notify.ts";
 import { pgStorage, type PgStorage } from "../../../src/storage/postgres/index.ts";
 import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../../helpers/servers.ts";
 import { waitFor } from "../../helpers/wait.ts";
@@ -26,12 +26,13 @@ afterAll(async () => {
 });
 
 test("the channel's name holds the schema up to PG_CHANNEL_MAX_BYTES, and a hash of it past that", () => {
+  const channel = (schema: string) => pgChannel("cron_jobs", schema);
   const fits = "s".repeat(PG_CHANNEL_MAX_BYTES - "prx_cron_jobs_".length);
-  expect(cronJobsChannel(fits)).toBe(`prx_cron_jobs_${fits}`);
+  expect(channel(fits)).toBe(`prx_cron_jobs_${fits}`);
   const over = `${fits}x`;
-  expect(cronJobsChannel(over)).not.toContain(over);
-  expect(Buffer.byteLength(cronJobsChannel(over))).toBeLessThanOrEqual(PG_CHANNEL_MAX_BYTES);
-  expect(cronJobsChannel(over)).not.toBe(cronJobsChannel(`${fits}y`));
+  expect(channel(over)).not.toContain(over);
+  expect(Buffer.byteLength(channel(over))).toBeLessThanOrEqual(PG_CHANNEL_MAX_BYTES);
+  expect(channel(over)).not.toBe(channel(`${fits}y`));
 });
 
 testWithPostgres("a store's watch is told of jobs added, asked to run and removed through another process's store", async () => {
