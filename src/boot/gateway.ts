@@ -16,6 +16,7 @@ import { watchConfigFile, type ConfigWatch } from "../config/watch.ts";
 import { gatewayChannels, type GatewayChannels } from "./gateway-channels.ts";
 import { healthBeforeApp } from "./health-before-app.ts";
 import { pluginsPresent } from "./plugins-present.ts";
+import type { StoreWatch } from "../storage/types.ts";
 
 /**
  * `prx gateway`'s start, in this order: the agent host (workspace, config, storage), its log file, the state shared
@@ -205,12 +206,17 @@ function liveAppliers(host: AgentHost, mcp: McpClientExtension, channels: Gatewa
  * The cron tool's jobs of sessions no channel serves (the HTTP API, chat): the gateway runs them into their sessions.
  * A channel's jobs are its process's (src/channels/participant.ts), which delivers them to their chats. The runner
  * and its modules (the scheduler, the job plans) load with the first stored job: until then the job table is counted
- * every CRON_TOOL_POLL_MS, as often as the runner reads it, so a job added by any process is picked up as soon.
+ * when the store tells of a write by any process (CronJobStore.watch: PostgreSQL's notices), or every
+ * CRON_TOOL_POLL_MS where it cannot, as often as the runner reads it, so a job added by any process is picked up as
+ * soon. A count that failed is tried again after CRON_TOOL_POLL_MS.
  */
 async function startGatewayCron(host: AgentHost): Promise<{ stop(): Promise<void> }> {
   let runner: Promise<{ stop(): Promise<void> } | undefined> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
+  let watch: StoreWatch | null = null;
+  let counting: Promise<void> | null = null;
+  let again = false;
   const load = async () => {
     const { CronJobRunner } = await import("../agent/cron/index.ts");
     const channelNames = new Set(Object.keys(host.config.channels));
@@ -224,30 +230,55 @@ async function startGatewayCron(host: AgentHost): Promise<{ stop(): Promise<void
     await started.start();
     return started;
   };
-  const check = async (): Promise<void> => {
-    timer = undefined;
-    if (stopped) return;
+  const later = (): void => {
+    if (!stopped && !timer) timer = setTimeout(() => ((timer = undefined), void check()), CRON_TOOL_POLL_MS);
+  };
+  const count = async (): Promise<void> => {
     let jobs = 0;
     try {
       jobs = await host.storage.cronJobs.count();
     } catch (error) {
       log.warn(`cron: cannot count the stored jobs (tried again in ${CRON_TOOL_POLL_MS} ms): ${errorMessage(error)}`);
+      return later();
     }
-    if (stopped) return;
+    if (stopped || runner) return;
     if (jobs > 0) {
       runner = load().catch((error: unknown) => {
         log.error(`cron: the job runner did not start, stored jobs do not run until a restart: ${errorMessage(error)}`);
         return undefined;
       });
-    }
-    else timer = setTimeout(() => void check(), CRON_TOOL_POLL_MS);
+      // the runner reads the jobs from now on
+      const done = watch;
+      watch = null;
+      void done?.close().catch((error: unknown) => log.warn(`cron: unlisten failed: ${errorMessage(error)}`));
+    } else if (!watch) later();
   };
+  // one count at a time; a notice during a count asks for one more (the count in flight may predate its write)
+  const check = async (): Promise<void> => {
+    if (counting) {
+      again = true;
+      return counting;
+    }
+    do {
+      again = false;
+      if (stopped || runner) return;
+      await (counting = count().finally(() => (counting = null)));
+    } while (again);
+  };
+  if (host.storage.cronJobs.watch) {
+    try {
+      watch = await host.storage.cronJobs.watch(() => void check());
+    } catch (error) {
+      log.warn(`cron: no change notices for the stored jobs, counted every ${CRON_TOOL_POLL_MS} ms: ${errorMessage(error)}`);
+    }
+  }
   await check();
   await runner;
   return {
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
+      await watch?.close();
       await (await runner)?.stop();
     },
   };

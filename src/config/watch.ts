@@ -15,9 +15,14 @@ export interface ConfigWatch {
  * Calls `changed` once after each burst of changes to the file at `path` (written, replaced by a rename, created,
  * removed). The directory is watched, not the file: an editor or `prx config set` replaces the file, which ends a
  * watch on the file itself. Null where the directory cannot be watched (then only POST /api/config/reload applies
- * an edit).
+ * an edit). `ended` is called when the watch ends by itself (an error from the watch), not on close().
  */
-export function watchConfigFile(path: string, changed: () => void, debounceMs = CONFIG_WATCH_DEBOUNCE_MS): ConfigWatch | null {
+export function watchConfigFile(
+  path: string,
+  changed: () => void,
+  debounceMs = CONFIG_WATCH_DEBOUNCE_MS,
+  ended?: () => void,
+): ConfigWatch | null {
   const name = basename(path);
   let timer: ReturnType<typeof setTimeout> | null = null;
   let watcher: FSWatcher;
@@ -34,7 +39,11 @@ export function watchConfigFile(path: string, changed: () => void, debounceMs = 
     // the directory is gone or inotify's watch limit is reached; the reload route still works
     return null;
   }
-  watcher.on("error", () => watcher.close());
+  watcher.on("error", () => {
+    if (timer) clearTimeout(timer);
+    watcher.close();
+    ended?.();
+  });
   return {
     close() {
       if (timer) clearTimeout(timer);

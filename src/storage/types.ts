@@ -390,6 +390,18 @@ export interface CronJobStore {
   recordRun(run: CronJobRunRow, keep: number): Awaitable<void>;
   /** Newest first. */
   runs(jobId: string, limit: number): Awaitable<CronJobRunRow[]>;
+  /**
+   * Where the backend tells every process sharing the store of each other's writes (PostgreSQL's LISTEN/NOTIFY):
+   * `changed` is called after each job added, removed or asked to run by any process, and each time the notices
+   * (re)start (a write while they were down is told by nothing else). Absent: the jobs are read every
+   * CRON_TOOL_POLL_MS instead.
+   */
+  watch?(changed: () => void): Promise<StoreWatch>;
+}
+
+/** A store's notices of other processes' writes, until closed. */
+export interface StoreWatch {
+  close(): Promise<void>;
 }
 
 // ---------------------------------------------------------------- channel offsets, inbox and pairings
@@ -494,6 +506,13 @@ export interface ApprovalStore {
   decide(id: string, state: Exclude<ApprovalState, "pending">, by: string, reason: string | null, at: number): Awaitable<ApprovalRow | null>;
   /** Whether the owner allowed this tool for the rest of this session. */
   allowedForSession(sessionId: string, tool: string): Awaitable<boolean>;
+  /**
+   * Where the backend tells every process sharing the store of each other's writes (PostgreSQL's LISTEN/NOTIFY):
+   * `decided` is called with the approval's id after each decision by any process, and with null each time the
+   * notices (re)start (a decision while they were down is told by nothing else). Absent: a waiting call reads its
+   * approval every APPROVAL_POLL_MS instead.
+   */
+  watch?(decided: (id: string | null) => void): Promise<StoreWatch>;
 }
 
 /** One tool call as the audit log keeps it. */

@@ -84,8 +84,8 @@ async function drive(replicas: Proc[], token: string, count: number): Promise<vo
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
         body: JSON.stringify({ message: `turn ${n}` }),
       });
-      await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`turn ${n}: ${response.status} ${await response.text()}`);
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`turn ${n} on ${replica.url} (${replica.proc.pid}): ${response.status} ${text}`);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));

@@ -1,6 +1,6 @@
 import { PrxError } from "../../core/errors.ts";
 import { createLogger, type Logger } from "../../core/logger.ts";
-import type { ApprovalRow, ApprovalStore } from "../../storage/types.ts";
+import type { ApprovalRow, ApprovalStore, StoreWatch } from "../../storage/types.ts";
 import { APPROVAL_POLL_MS } from "./limits.ts";
 import type { ApprovalAnswer, ApprovalDecision, ApprovalRoute, PendingApproval, ToolRisk } from "./types.ts";
 
@@ -42,12 +42,16 @@ export type AskRoute = Extract<ApprovalRoute, { kind: "ask" }>;
 
 /**
  * Approvals of one host: a waiting call is stored (any process or replica sharing the store lists and answers it) and
- * waits for its answer, which arrives at once when given in this process and within APPROVAL_POLL_MS from elsewhere.
- * No answer before it expires is a timeout, stored as such: a late answer is refused.
+ * waits for its answer, which arrives at once when given in this process or told by the store (ApprovalStore.watch,
+ * open while calls wait), and within APPROVAL_POLL_MS from elsewhere where the store tells nothing. No answer before
+ * it expires is a timeout, stored as such: a late answer is refused.
  */
 export class ApprovalBroker {
   /** Calls waiting in this process, by approval id (the answer wakes them without waiting for the next read). */
   private readonly waiters = new Map<string, (row: ApprovalRow) => void>();
+  /** The store's notices while calls wait (null inside: the store tells nothing), and how many waits hold them. */
+  private notices: Promise<StoreWatch | null> | null = null;
+  private noticeHolders = 0;
 
   constructor(
     private readonly store: () => ApprovalStore,
@@ -78,8 +82,11 @@ export class ApprovalBroker {
       decided_at: null,
     };
     const woken = new Promise<ApprovalRow>((resolve) => this.waiters.set(row.id, resolve));
+    const store = this.store();
+    // listening before the approval is stored: a decision made any time after is told
+    const told = await this.holdNotices(store);
     try {
-      await this.store().create(row);
+      await store.create(row);
       const pending = pendingOf(row);
       try {
         await route.notify?.(pending);
@@ -88,11 +95,12 @@ export class ApprovalBroker {
           error: String(error),
         });
       }
-      const answer = await this.wait(row, woken, signal);
+      const answer = await this.wait(row, woken, signal, told);
       route.settled?.(pending, answer);
       return answer;
     } finally {
       this.waiters.delete(row.id);
+      this.releaseNotices();
     }
   }
 
@@ -129,7 +137,39 @@ export class ApprovalBroker {
     return this.store().allowedForSession(sessionId, tool);
   }
 
-  private async wait(row: ApprovalRow, woken: Promise<ApprovalRow>, signal: AbortSignal): Promise<ApprovalAnswer> {
+  /** Open the store's notices for a waiting call (shared by the calls waiting); false when it tells nothing. */
+  private async holdNotices(store: ApprovalStore): Promise<boolean> {
+    this.noticeHolders++;
+    this.notices ??= store.watch
+      ? store.watch((id) => void this.told(store, id)).catch((error: unknown) => {
+          this.logger.warn(`approvals: no decision notices from the store, read every ${this.pollMs} ms`, { error: String(error) });
+          return null;
+        })
+      : Promise.resolve(null);
+    return (await this.notices) !== null;
+  }
+
+  private releaseNotices(): void {
+    if (--this.noticeHolders > 0 || !this.notices) return;
+    const closing = this.notices;
+    this.notices = null;
+    void closing.then((watch) => watch?.close()).catch((error: unknown) => this.logger.warn("approvals: unlisten failed", { error: String(error) }));
+  }
+
+  /** A decision told by the store (null: the notices (re)started, any may have been decided): wake its waiting call. */
+  private async told(store: ApprovalStore, id: string | null): Promise<void> {
+    for (const waiting of id === null ? [...this.waiters.keys()] : [id]) {
+      if (!this.waiters.has(waiting)) continue;
+      try {
+        const row = await store.get(waiting);
+        if (row && row.state !== "pending") this.waiters.get(waiting)?.(row);
+      } catch (error) {
+        this.logger.warn(`approvals: approval ${waiting} not read after its notice; read again when it runs out`, { error: String(error) });
+      }
+    }
+  }
+
+  private async wait(row: ApprovalRow, woken: Promise<ApprovalRow>, signal: AbortSignal, told: boolean): Promise<ApprovalAnswer> {
     const store = this.store();
     const stop = new AbortController();
     const onAbort = () => stop.abort();
@@ -143,7 +183,8 @@ export class ApprovalBroker {
       while (true) {
         const remaining = row.expires_at - this.clock.now();
         if (got.row || signal.aborted || remaining <= 0) break;
-        await this.clock.sleep(Math.min(this.pollMs, remaining), stop.signal);
+        // told by the store: asleep until the call runs out unless woken; else a read every pollMs
+        await this.clock.sleep(told ? remaining : Math.min(this.pollMs, remaining), stop.signal);
         if (got.row || signal.aborted) break;
         const current = await store.get(row.id);
         if (current && current.state !== "pending") return answerOf(current);

@@ -10,14 +10,15 @@ import {
 } from "../../tools/builtins/cron-limits.ts";
 import type { StoredJob } from "../../tools/builtins/cron-plan.ts";
 import { cronStateKey, removeCronJob } from "../../tools/builtins/cron-store.ts";
-import type { CronJobRow } from "../../storage/types.ts";
+import type { CronJobRow, StoreWatch } from "../../storage/types.ts";
 import type { CronJobRunnerOptions } from "./types.ts";
 
 /**
  * Runs the cron tool's jobs this process delivers, on the plugin cron scheduler: each slot is claimed in the cron
  * state store before it runs, so with several processes or replicas sharing the store a slot fires once; a slot
- * missed while no process ran fires once on start when within CRON_TOOL_MISSED_GRACE_MS. The job list is read every
- * CRON_TOOL_POLL_MS (jobs added, removed or asked to run elsewhere). A systemEvent's text is added to the session
+ * missed while no process ran fires once on start when within CRON_TOOL_MISSED_GRACE_MS. The job list is read again
+ * when the store tells of a write by any process (CronJobStore.watch), or every CRON_TOOL_POLL_MS where it cannot
+ * (jobs added, removed or asked to run elsewhere); a read that failed is tried again after CRON_TOOL_POLL_MS. A systemEvent's text is added to the session
  * and sent to the chat; an agentTurn's message runs as a turn of the session and its answer is sent. An `at` job is
  * removed once it ran well.
  */
@@ -27,7 +28,10 @@ export class CronJobRunner {
   private readonly logger: Logger;
   private timer: { cancel(): void } | null = null;
   private stopped = true;
-  private syncing: Promise<void> | null = null;
+  private syncing: Promise<boolean> | null = null;
+  /** A notice came while a read was in flight: read once more after it. */
+  private again = false;
+  private watch: StoreWatch | null = null;
   private readonly manual = new Set<Promise<void>>();
   /** More jobs than the scheduler takes were found (told once until it is over). */
   private overfull = false;
@@ -52,15 +56,45 @@ export class CronJobRunner {
   /** Read the jobs, fire what is due (missed slots within the grace once) and keep reading them. */
   async start(): Promise<void> {
     this.stopped = false;
+    if (this.o.jobs.watch) {
+      try {
+        this.watch = await this.o.jobs.watch(() => void this.notice());
+      } catch (error) {
+        this.logger.warn("cron jobs: no change notices, reading them on a timer", { error: errorMessage(error) });
+      }
+    }
     await this.sync();
     this.scheduler.start();
-    this.arm();
+    if (!this.watch) this.arm();
+  }
+
+  /** A write told by the store: read the jobs (once more after a read in flight, which may predate it). */
+  private async notice(): Promise<void> {
+    if (this.syncing) {
+      this.again = true;
+      return;
+    }
+    do {
+      this.again = false;
+      if (!(await this.sync()) && !this.stopped) this.retry();
+    } while (this.again && !this.stopped);
+  }
+
+  /** With notices, a failed read is tried again once after CRON_TOOL_POLL_MS. */
+  private retry(): void {
+    if (this.timer || this.stopped) return;
+    this.timer = this.clock.setTimer(() => {
+      this.timer = null;
+      void this.notice();
+    }, this.o.pollMs ?? CRON_TOOL_POLL_MS);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.timer?.cancel();
     this.timer = null;
+    await this.watch?.close().catch((error: unknown) => this.logger.warn("cron jobs: unlisten failed", { error: errorMessage(error) }));
+    this.watch = null;
     await this.syncing;
     await this.scheduler.stop();
     while (this.manual.size > 0) await Promise.allSettled([...this.manual]);
@@ -80,10 +114,13 @@ export class CronJobRunner {
     }, this.o.pollMs ?? CRON_TOOL_POLL_MS);
   }
 
-  /** Hand the scheduler the jobs as stored now, and take the manual runs asked for. */
-  sync(): Promise<void> {
+  /** Hand the scheduler the jobs as stored now, and take the manual runs asked for; false when they were not read. */
+  sync(): Promise<boolean> {
     return (this.syncing ??= this.read()
-      .catch((error: unknown) => this.logger.error("cron jobs not read; will retry", { error: errorMessage(error) }))
+      .then(
+        () => true,
+        (error: unknown) => (this.logger.error("cron jobs not read; will retry", { error: errorMessage(error) }), false),
+      )
       .finally(() => (this.syncing = null)));
   }
 

@@ -1,3 +1,4 @@
+import { watchConfigFile, type ConfigWatch } from "../../config/watch.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -5,8 +6,10 @@ import { startPump, type Pump } from "../events/pump.ts";
 import type { HooksManager } from "./manager.ts";
 
 /**
- * While hooks.json defines no action, how often its stat is checked for a new or edited file. With actions, every
- * dispatched event checks it anyway; edits through the API and CLI apply at once either way.
+ * While hooks.json defines no action and its directory cannot be watched (inotify's limit reached, the watch
+ * failed), how often its stat is checked for a new or edited file. Otherwise the directory's watch reports the change
+ * and nothing wakes the process meanwhile. With actions, every dispatched event checks it anyway; edits through the
+ * API and CLI apply at once either way.
  */
 export const HOOKS_RECHECK_MS = 1_000;
 
@@ -17,29 +20,40 @@ export interface HooksFeed {
 
 /**
  * Feed bus events to hooks.json, subscribed only while it defines actions: with none, events have no hook
- * subscriber at all, so publishers can skip building them (EventPublisher.wants). The file is then checked every
- * HOOKS_RECHECK_MS; a change that brings actions subscribes at once.
+ * subscriber at all, so publishers can skip building them (EventPublisher.wants). The file is then checked when its
+ * directory's watch reports a change (every HOOKS_RECHECK_MS where it cannot be watched); a change that brings
+ * actions subscribes at once.
  */
 export function feedHooksFromBus(bus: EventBus, hooks: HooksManager, logger: Logger): HooksFeed {
   let pump: Pump | null = null;
   let timer: ReturnType<typeof setInterval> | null = null;
+  let watch: ConfigWatch | null = null;
   let stopped = false;
+  const quiet = (): void => {
+    if (timer) clearInterval(timer);
+    timer = null;
+    watch?.close();
+    watch = null;
+  };
 
   const sync = (): void => {
     if (stopped) return;
     const wanted = hooks.status().actions > 0;
     if (wanted && !pump) {
       pump = connectAfterIo(bus, hooks, logger);
-      if (timer) clearInterval(timer);
-      timer = null;
+      quiet();
     } else if (!wanted && pump) {
       const previous = pump;
       pump = null;
       void previous.stop();
     }
-    if (!wanted && !timer) {
-      timer = setInterval(recheck, HOOKS_RECHECK_MS);
-      timer.unref?.();
+    if (!wanted && !timer && !watch) {
+      watch = watchConfigFile(hooks.status().path, recheck, undefined, () => {
+        // the directory's watch failed: check by stat from now on
+        watch = null;
+        if (!stopped && !pump) poll();
+      });
+      if (!watch) poll();
     }
   };
   // A workspace that became unreadable must not take the host down from a timer: say so once per new problem.
@@ -54,6 +68,10 @@ export function feedHooksFromBus(bus: EventBus, hooks: HooksManager, logger: Log
       lastProblem = message;
     }
   };
+  const poll = (): void => {
+    timer = setInterval(recheck, HOOKS_RECHECK_MS);
+    timer.unref?.();
+  };
   const off = hooks.onChange(sync);
   sync();
 
@@ -61,8 +79,7 @@ export function feedHooksFromBus(bus: EventBus, hooks: HooksManager, logger: Log
     async stop() {
       stopped = true;
       off();
-      if (timer) clearInterval(timer);
-      timer = null;
+      quiet();
       const last = pump;
       pump = null;
       await last?.stop();

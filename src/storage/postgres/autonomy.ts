@@ -1,10 +1,32 @@
 import type { SQL } from "bun";
-import type { ApprovalRow, ApprovalState, ApprovalStore, AuditEntry, AuditQuery, AuditStore } from "../types.ts";
+import type { ApprovalRow, ApprovalState, ApprovalStore, AuditEntry, AuditQuery, AuditStore, StoreWatch } from "../types.ts";
 import { pg } from "./connect.ts";
+import { pgChannel } from "./notify.ts";
 
-/** Tool calls waiting for the owner, shared by replicas: any replica lists and decides them. */
+/**
+ * Tool calls waiting for the owner, shared by replicas: any replica lists and decides them. Each decision is told
+ * with the approval's id on the schema's NOTIFY channel, so a call waiting in another process wakes at once (watch).
+ */
 export class PgApprovalStore implements ApprovalStore {
-  constructor(private readonly sql: SQL) {}
+  private readonly channel: string;
+
+  constructor(
+    private readonly sql: SQL,
+    schema: string,
+  ) {
+    this.channel = pgChannel("approvals", schema);
+  }
+
+  async watch(decided: (id: string | null) => void): Promise<StoreWatch> {
+    const subscription = await pg("approvals listen", () =>
+      this.sql.listen(
+        this.channel,
+        (id) => decided(id),
+        () => decided(null),
+      ),
+    );
+    return { close: () => subscription.unlisten() };
+  }
 
   create(row: ApprovalRow): Promise<void> {
     return pg("approval create", async () => {
@@ -45,14 +67,17 @@ export class PgApprovalStore implements ApprovalStore {
   }
 
   decide(id: string, state: Exclude<ApprovalState, "pending">, by: string, reason: string | null, at: number): Promise<ApprovalRow | null> {
-    return pg("approval decide", async () =>
-      ((
-        await this.sql.unsafe(
-          "UPDATE tool_approvals SET state = $1, decided_by = $2, reason = $3, decided_at = $4 WHERE id = $5 AND state = 'pending' RETURNING *",
-          [state, by, reason, at, id],
-        )
-      )[0] as ApprovalRow) ?? null,
-    );
+    return pg("approval decide", async () => {
+      const row =
+        ((
+          await this.sql.unsafe(
+            "UPDATE tool_approvals SET state = $1, decided_by = $2, reason = $3, decided_at = $4 WHERE id = $5 AND state = 'pending' RETURNING *",
+            [state, by, reason, at, id],
+          )
+        )[0] as ApprovalRow) ?? null;
+      if (row) await this.sql.unsafe("SELECT pg_notify($1, $2)", [this.channel, id]);
+      return row;
+    });
   }
 
   allowedForSession(sessionId: string, tool: string): Promise<boolean> {

@@ -1,10 +1,32 @@
 import type { SQL } from "bun";
-import type { CronJobRow, CronJobRunRow, CronJobStore } from "../types.ts";
+import type { CronJobRow, CronJobRunRow, CronJobStore, StoreWatch } from "../types.ts";
 import { pg } from "./connect.ts";
+import { pgChannel } from "./notify.ts";
 
-/** The cron tool's jobs and their last runs, shared by replicas: any replica lists, runs and removes them. */
+/**
+ * The cron tool's jobs and their last runs, shared by replicas: any replica lists, runs and removes them. Every job
+ * added, removed or asked to run is told on the schema's NOTIFY channel, so processes wait for a notice instead of
+ * reading the jobs on a timer (watch).
+ */
 export class PgCronJobStore implements CronJobStore {
-  constructor(private readonly sql: SQL) {}
+  private readonly channel: string;
+
+  constructor(
+    private readonly sql: SQL,
+    schema: string,
+  ) {
+    this.channel = pgChannel("cron_jobs", schema);
+  }
+
+  async watch(changed: () => void): Promise<StoreWatch> {
+    const subscription = await pg("cron jobs listen", () => this.sql.listen(this.channel, () => changed(), changed));
+    return { close: () => subscription.unlisten() };
+  }
+
+  /** After a committed write: tell the processes watching. */
+  private async notify(): Promise<void> {
+    await this.sql.unsafe("SELECT pg_notify($1, '')", [this.channel]);
+  }
 
   add(row: CronJobRow): Promise<void> {
     return pg("cron job add", async () => {
@@ -13,6 +35,7 @@ export class PgCronJobStore implements CronJobStore {
           "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
         [row.id, row.name, row.session_id, row.channel, row.chat_id, row.thread_id, row.owner, row.schedule, row.payload, row.created_at, row.run_requested_at],
       );
+      await this.notify();
     });
   }
 
@@ -42,14 +65,17 @@ export class PgCronJobStore implements CronJobStore {
     return pg("cron job remove", async () => {
       const removed = await this.sql.unsafe("DELETE FROM cron_jobs WHERE id = $1 RETURNING id", [id]);
       await this.sql.unsafe("DELETE FROM cron_job_runs WHERE job_id = $1", [id]);
+      if (removed.length === 1) await this.notify();
       return removed.length === 1;
     });
   }
 
   requestRun(id: string, at: number): Promise<boolean> {
-    return pg("cron job run request", async () =>
-      (await this.sql.unsafe("UPDATE cron_jobs SET run_requested_at = $1 WHERE id = $2 RETURNING id", [at, id])).length === 1,
-    );
+    return pg("cron job run request", async () => {
+      const asked = (await this.sql.unsafe("UPDATE cron_jobs SET run_requested_at = $1 WHERE id = $2 RETURNING id", [at, id])).length === 1;
+      if (asked) await this.notify();
+      return asked;
+    });
   }
 
   takeRun(id: string, at: number): Promise<boolean> {

@@ -1,0 +1,55 @@
+/**
+ * On PostgreSQL a decision is told on the schema's NOTIFY channel: a call waiting in one process is woken by an
+ * answer given through another process's store with no read on a timer (its clock never moves here); twice, the
+ * notices closed after the first call and opened again for the second.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { ApprovalBroker, type ApprovalRequest, type BrokerClock } from "../../../src/agent/approvals/index.ts";
+import { pgStorage, type PgStorage } from "../../../src/storage/postgres/index.ts";
+import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../../helpers/servers.ts";
+import { waitFor } from "../../helpers/wait.ts";
+
+const schema = uniqueSchema("approval_notice");
+const testWithPostgres = await testNeeding("postgres");
+let stores: PgStorage[] = [];
+
+beforeAll(async () => {
+  if (testWithPostgres !== test) return;
+  for (let i = 0; i < 2; i++) stores.push(await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 }));
+});
+afterAll(async () => {
+  for (const s of stores) await s.close();
+  if (stores.length > 0) await dropSchema(schema);
+  stores = [];
+});
+
+/** Time stands still: a sleep ends only when its signal aborts, so nothing is read on a timer. */
+const stillClock: BrokerClock = {
+  now: () => 1_000_000,
+  sleep: (_ms, signal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true })),
+};
+
+const request: ApprovalRequest = {
+  sessionId: "s1",
+  channel: "gateway",
+  sender: null,
+  tool: "shell",
+  risk: "execute",
+  argsSha256: "ab",
+  preview: '{"command":["ls"]}',
+  timeoutMs: 60_000,
+};
+
+testWithPostgres("an answer through another process's store wakes the waiting call without a timed read", async () => {
+  const waiter = new ApprovalBroker(() => stores[0]!.approvals, stillClock);
+  const other = new ApprovalBroker(() => stores[1]!.approvals, stillClock);
+  for (const [decision, by] of [["deny", "owner:42"], ["allow", "console"]] as const) {
+    const waiting = waiter.ask(request, { kind: "ask" }, new AbortController().signal);
+    const [pending] = await waitFor(async () => {
+      const listed = await other.pending(10);
+      return listed.length > 0 ? listed : null;
+    }, "the approval listed");
+    await other.decide(pending!.id, decision, by, null);
+    expect(await waiting).toEqual({ decision, by, reason: null });
+  }
+});
