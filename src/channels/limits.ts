@@ -133,6 +133,13 @@ export const CHANNEL_LAST_ERROR_MAX_CHARS = 1000;
 export const CHANNEL_LOG_LINE_MAX_BYTES = 16 * 1024;
 /** The child checks its parent this often and exits when it is gone. */
 export const PARENT_WATCH_INTERVAL_MS = 500;
+/**
+ * A channel process writes its liveness row and tells the supervisor its counters at most this often while messages
+ * keep changing them (the first change after a quiet interval at once, the rest together at its end); errors are told
+ * at once. Written for every answered message, the status would cost a busy channel process an SQLite upsert and an
+ * IPC write per message, and the gateway a wakeup and a parse; a busy channel's status is a second old at most.
+ */
+export const CHANNEL_REPORT_INTERVAL_MS = 1000;
 /** A stopping channel process gets this long to finish its running turns; later messages wait for the next start. */
 export const CHANNEL_STOP_GRACE_MS = 5000;
 /** A channel process asked to stop that has not exited this long after is killed (SIGKILL): its grace plus a second. */

@@ -8,6 +8,8 @@ import type { PairingStore } from "../storage/types.ts";
 import type { ChildMessage } from "./ipc.ts";
 import type { LastError } from "./last-error.ts";
 import { CronJobRunner } from "../agent/cron/index.ts";
+import { CHANNEL_REPORT_INTERVAL_MS } from "./limits.ts";
+import { throttled } from "./report-throttle.ts";
 import { ChannelRunner } from "./runner.ts";
 import { splitMessage } from "./split.ts";
 import { ChannelStore } from "./store.ts";
@@ -44,6 +46,8 @@ export interface ParticipantOptions {
   /** The channel's last error (its logger records every warning and error in it). */
   lastError: LastError;
   typingIntervalMs?: number;
+  /** CHANNEL_REPORT_INTERVAL_MS unless given (tests). */
+  reportIntervalMs?: number;
   /**
    * The host's extensions: `prx channel run` passes the gateway's (boot/channel-host.ts: plugins and the MCP
    * servers' tools); without it, plugins and hooks alone.
@@ -93,17 +97,12 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
         .catch((error: unknown) => createLogger(`channel.${name}`).warn(`liveness row not written: ${errorMessage(error)}`));
       options.send?.({ type: "status", health: channel.health(), stats: { ...stats, rejected: channel.rejected ?? 0, lastError: last?.message ?? null, lastErrorAt: last?.at ?? null } });
     };
-    // the counters change with every message: the row and the supervisor hear them once per turn of the event loop
-    // however many messages changed them in it (and no more once the process stops: its last row says "stopped")
-    let reportQueued = false;
-    const reportSoon = () => {
-      if (reportQueued) return;
-      reportQueued = true;
-      setImmediate(() => {
-        reportQueued = false;
-        if (!options.signal.aborted) report();
-      });
-    };
+    // the counters change with every message: the row and the supervisor hear them at most once per
+    // CHANNEL_REPORT_INTERVAL_MS (the first change after a quiet interval in the next turn of the event loop, later ones
+    // together at the interval's end), and no more once the process stops: its last row says "stopped"
+    const reportSoon = throttled(() => {
+      if (!options.signal.aborted) report();
+    }, options.reportIntervalMs ?? CHANNEL_REPORT_INTERVAL_MS);
     const runner: ChannelRunner = new ChannelRunner({
       channel,
       host,

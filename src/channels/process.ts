@@ -44,6 +44,8 @@ export interface ChannelProcessLimits extends PlatformLimits {
   typingIntervalMs: number;
   /** WEBHOOK_SYNC_WAIT_MS */
   webhookSyncWaitMs: number;
+  /** CHANNEL_REPORT_INTERVAL_MS */
+  reportIntervalMs: number;
 }
 
 /** A channel process connected to its platform; its agent host opens in the background. */
@@ -133,6 +135,7 @@ export async function connectChannelProcess(options: ChannelProcessOptions): Pro
       ...(replies ? { onAnswered: (id: string, parts: string[]) => replies.settle(id, parts) } : {}),
       lastError,
       typingIntervalMs: options.limits?.typingIntervalMs,
+      reportIntervalMs: options.limits?.reportIntervalMs,
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       ...(options.extend ? { extend: options.extend } : {}),
       ...(options.extendWhen ? { extendWhen: options.extendWhen } : {}),
