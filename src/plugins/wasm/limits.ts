@@ -41,7 +41,8 @@ export const SANDBOX_GC_AFTER_STOP_MS = 100;
  * this much CPU more. Measured on the 2-vCPU reference VM (`bun run bench middleware`, runs alternated with and
  * without it, load 1.5-2.4): runtime cost per call of a chain of 4, kit-built QuickJS 44-48 vs 74-80 us, QuickJS
  * 36-40 vs 22-82, WAT 15-41 vs 60-77; on one CPU unchanged. The next call came within the window in ~97% of the
- * chain's hand-overs, after ~15-30 us.
+ * chain's hand-overs, after ~15-30 us. A 50 us window measured the same for WAT and QuickJS but left the kit-built
+ * chain its slow runs (up to 96 us) more often.
  */
 export const SANDBOX_LINGER_US = 100;
 /** Successful calls whose in-sandbox execution time Sandbox.executionP50() looks at. */
