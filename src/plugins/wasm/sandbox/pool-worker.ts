@@ -2,6 +2,7 @@ import type { Logger } from "../../../core/logger.ts";
 import { raiseInterrupt } from "../guest/meter.ts";
 import { MAX_ARTIFACTS_PER_WORKER, SANDBOX_STOP_GRACE_MS } from "../limits.ts";
 import type { FromWorker, SerializedError, ToWorker } from "../protocol.ts";
+import { Mailbox } from "./mailbox.ts";
 import { readWorkerMessage } from "./messages.ts";
 
 /** A FromWorker message addressed to one tenant. */
@@ -50,6 +51,8 @@ export class PoolWorker {
   /** Component artifacts whose JS the Worker has evaluated (it keeps them for its life). */
   private readonly artifacts = new Set<string>();
   private markBooted: (ok: boolean) => void = () => {};
+  /** Counts every message posted to the Worker: it watches it for a moment after a call (mailbox.ts). */
+  private readonly mailbox = new Mailbox();
   gone: string | null = null;
 
   constructor(
@@ -65,6 +68,7 @@ export class PoolWorker {
     this.worker.onmessage = (event: MessageEvent) => this.receive(event.data);
     this.worker.onerror = (event) => this.lose(`sandbox worker error: ${(event as ErrorEvent).message ?? "unknown error"}`);
     this.worker.addEventListener("close", () => this.lose("sandbox worker exited unexpectedly"));
+    this.post({ type: "mailbox", buffer: this.mailbox.buffer });
   }
 
   /** Tenants hosted now (live ones; stopping ones are on their way out). */
@@ -101,6 +105,7 @@ export class PoolWorker {
     if (this.gone) return;
     if (typeof message !== "string" && message.type === "init" && message.component) this.artifacts.add(message.component.key);
     this.worker.postMessage(message);
+    this.mailbox.posted();
   }
 
   /** A call id for `handler`'s next call (its result is routed back by it). */

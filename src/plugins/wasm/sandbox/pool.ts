@@ -24,7 +24,8 @@ const WORKER_URL = sandboxWorkerUrl();
  * - The pool is open while at least one sandbox holds it (`hold()`); when the last one lets go (runtime stopped,
  *   every generation released) its Workers are terminated.
  * - Every sandbox Worker is unref'd: a plugin never keeps the process alive (a call in flight does, by its timer).
- * - Nothing runs while plugins are idle: no timer, no polling (a stop's grace timer lives only while a stop is pending).
+ * - Nothing runs while plugins are idle: no timer, no polling (a stop's grace timer lives only while a stop is pending;
+ *   a Worker watches its mailbox for SANDBOX_LINGER_US after a call only, mailbox.ts).
  */
 class SandboxWorkerPool {
   private readonly workers: PoolWorker[] = [];

@@ -17,7 +17,8 @@ import { Meter, newInterruptFlag } from "../guest/meter.ts";
 import { type Guest, GuestFailure } from "../guest/types.ts";
 import type { GuestKv } from "../host/types.ts";
 import { WebSocketTable } from "../host/socket-table.ts";
-import { SANDBOX_GC_AFTER_STOP_MS } from "../limits.ts";
+import { SANDBOX_GC_AFTER_STOP_MS, SANDBOX_LINGER_US } from "../limits.ts";
+import { Mailbox } from "./mailbox.ts";
 
 declare const self: Worker;
 
@@ -189,7 +190,36 @@ function drop(id: number): void {
   }
 }
 
+/** Set by the main thread's first message. */
+let mailbox: Mailbox | null = null;
+/** Calls started and not yet answered (a guest may be waiting for an rpc or an HTTP response). */
+let running = 0;
+
+/**
+ * After a call's answer: once the answer has left (a message posted by a task is delivered after it ends), watch
+ * the mailbox for SANDBOX_LINGER_US unless another call is running, then return to the event loop (and sleep if
+ * nothing came). `seen`: the mailbox count when the answer was posted (a call that came since ends it at once).
+ */
+function lingerAfterAnswer(): void {
+  if (!mailbox) return;
+  const box = mailbox;
+  const seen = box.seen();
+  setImmediate(() => {
+    if (running === 0) box.linger(seen, SANDBOX_LINGER_US);
+  });
+}
+
 async function runCall(id: number, slot: number, fn: string, args: unknown[]): Promise<void> {
+  running++;
+  try {
+    await runGuest(id, slot, fn, args);
+  } finally {
+    running--;
+  }
+  lingerAfterAnswer();
+}
+
+async function runGuest(id: number, slot: number, fn: string, args: unknown[]): Promise<void> {
   const target = slots.get(slot);
   if (!target) {
     send({ type: "result", id, ok: false, value: undefined, error: { code: "PLUGIN_NOT_FOUND", message: "the sandbox of this call was stopped" } });
@@ -221,6 +251,9 @@ self.onmessage = (event: MessageEvent) => {
   const msg = event.data as ToWorker | null;
   if (!msg || typeof msg !== "object") return;
   switch (msg.type) {
+    case "mailbox":
+      mailbox = new Mailbox(msg.buffer);
+      break;
     case "init":
       start(msg).then(
         () => {

@@ -1,0 +1,35 @@
+/**
+ * How many messages the main thread has posted to one sandbox Worker, counted in shared memory: the Worker reads it
+ * without its event loop, so it can watch for the next call for a moment after answering one (`linger`) instead of
+ * going to sleep at once. The main thread counts a message after posting it, so a Worker that sees the count move
+ * finds the message queued when it returns to its event loop.
+ */
+export class Mailbox {
+  private readonly count: Int32Array;
+
+  constructor(readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(4)) {
+    this.count = new Int32Array(buffer, 0, 1);
+  }
+
+  /** Main thread: one more message was posted. */
+  posted(): void {
+    Atomics.add(this.count, 0, 1);
+  }
+
+  /** The count now: what `linger` compares against. */
+  seen(): number {
+    return Atomics.load(this.count, 0);
+  }
+
+  /**
+   * Worker: watch the count for up to `windowUs` (clock `now` in ms, performance.now's). True as soon as a message
+   * was posted after `seen` was read; false once the window has passed without one (the last look is at its end).
+   */
+  linger(seen: number, windowUs: number, now: () => number = () => performance.now()): boolean {
+    const end = now() + windowUs / 1000;
+    for (;;) {
+      if (Atomics.load(this.count, 0) !== seen) return true;
+      if (now() >= end) return false;
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import { expect, test } from "bun:test";
+import { SANDBOX_LINGER_US } from "../../../src/plugins/wasm/limits.ts";
+import { Mailbox } from "../../../src/plugins/wasm/sandbox/mailbox.ts";
+
+/** A clock (ms) that moves 1 us per reading and runs `at[k]` on its k-th reading (0 is the first). */
+function steppingClock(at: Record<number, () => void> = {}) {
+  let reads = 0;
+  return {
+    now: () => {
+      const k = reads++;
+      at[k]?.();
+      return k / 1000;
+    },
+    reads: () => reads,
+  };
+}
+
+test("linger watches until the window has passed, its last look at the window's end", () => {
+  const box = new Mailbox();
+  const clock = steppingClock();
+  expect(box.linger(box.seen(), SANDBOX_LINGER_US, clock.now)).toBe(false);
+  // the start, then one reading per look until the reading that equals the end
+  expect(clock.reads()).toBe(SANDBOX_LINGER_US + 1);
+});
+
+test("a window of 0 looks once", () => {
+  const box = new Mailbox();
+  const clock = steppingClock();
+  expect(box.linger(box.seen(), 0, clock.now)).toBe(false);
+  expect(clock.reads()).toBe(2);
+});
+
+test("a message posted before linger starts ends it at once", () => {
+  const box = new Mailbox();
+  const seen = box.seen();
+  box.posted();
+  const clock = steppingClock();
+  expect(box.linger(seen, SANDBOX_LINGER_US, clock.now)).toBe(true);
+  expect(clock.reads()).toBe(1);
+});
+
+test("a message the other side posts during the window ends it at the next look", () => {
+  const worker = new Mailbox();
+  const main = new Mailbox(worker.buffer); // the main thread's view of the same shared counter
+  const clock = steppingClock({ 5: () => main.posted() });
+  expect(worker.linger(worker.seen(), SANDBOX_LINGER_US, clock.now)).toBe(true);
+  expect(clock.reads()).toBe(6);
+});
+
+test("a message posted just at the window's end is not waited for", () => {
+  const worker = new Mailbox();
+  const main = new Mailbox(worker.buffer);
+  const clock = steppingClock({ [SANDBOX_LINGER_US + 1]: () => main.posted() });
+  expect(worker.linger(worker.seen(), SANDBOX_LINGER_US, clock.now)).toBe(false);
+  expect(clock.reads()).toBe(SANDBOX_LINGER_US + 1);
+});
