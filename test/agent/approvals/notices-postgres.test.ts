@@ -3,25 +3,12 @@
  * answer given through another process's store with no read on a timer (its clock never moves here); twice, the
  * notices closed after the first call and opened again for the second.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect } from "bun:test";
 import { ApprovalBroker, type ApprovalRequest, type BrokerClock } from "../../../src/agent/approvals/index.ts";
-import { pgStorage, type PgStorage } from "../../../src/storage/postgres/index.ts";
-import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../../helpers/servers.ts";
+import { sharedPgStores } from "../../helpers/pg-stores.ts";
 import { waitFor } from "../../helpers/wait.ts";
 
-const schema = uniqueSchema("approval_notice");
-const testWithPostgres = await testNeeding("postgres");
-let stores: PgStorage[] = [];
-
-beforeAll(async () => {
-  if (testWithPostgres !== test) return;
-  for (let i = 0; i < 2; i++) stores.push(await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 }));
-});
-afterAll(async () => {
-  for (const s of stores) await s.close();
-  if (stores.length > 0) await dropSchema(schema);
-  stores = [];
-});
+const { stores, test: testWithPostgres } = await sharedPgStores("approval_notice", 2);
 
 /** Time stands still: a sleep ends only when its signal aborts, so nothing is read on a timer. */
 const stillClock: BrokerClock = {

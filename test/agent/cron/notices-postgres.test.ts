@@ -2,28 +2,15 @@
  * On PostgreSQL the cron jobs' writes are told on the schema's NOTIFY channel: a runner reads the jobs when told, with
  * no timer (its clock never moves here), and a store's watch hears the writes of another process's store.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { pgChannel, PG_CHANNEL_MAX_BYTES } from "../../../src/storage/postgres/notify.ts";
-import { pgStorage, type PgStorage } from "../../../src/storage/postgres/index.ts";
-import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../../helpers/servers.ts";
+import { sharedPgStores } from "../../helpers/pg-stores.ts";
 import { waitFor } from "../../helpers/wait.ts";
 import { FakeClock } from "../../plugins/cron/fake-clock.ts";
 import { cronTool, parsed, telegramRunner, type Delivery } from "./harness.ts";
 
 const T0 = Date.parse("2026-12-05T10:00:00.000Z");
-const schema = uniqueSchema("cron_notice");
-const testWithPostgres = await testNeeding("postgres");
-let stores: PgStorage[] = [];
-
-beforeAll(async () => {
-  if (testWithPostgres !== test) return;
-  for (let i = 0; i < 2; i++) stores.push(await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 }));
-});
-afterAll(async () => {
-  for (const s of stores) await s.close();
-  if (stores.length > 0) await dropSchema(schema);
-  stores = [];
-});
+const { stores, test: testWithPostgres } = await sharedPgStores("cron_notice", 2);
 
 test("the channel's name holds the schema up to PG_CHANNEL_MAX_BYTES, and a hash of it past that", () => {
   const channel = (schema: string) => pgChannel("cron_jobs", schema);

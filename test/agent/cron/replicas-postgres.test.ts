@@ -3,30 +3,17 @@
  * fake Bot API: an `at` reminder reaches the chat once (sent by whichever replica claims its slot), and an `every`
  * job once per slot, whichever replica the job was added through.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { pgStorage, type PgStorage } from "../../../src/storage/postgres/index.ts";
+import { expect } from "bun:test";
 import { ChannelConfigSchema } from "../../../src/config/schema.ts";
 import { TelegramChannel } from "../../../src/channels/telegram/channel.ts";
 import { startFakeTelegram } from "../../fakes/telegram-server.ts";
-import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../../helpers/servers.ts";
+import { sharedPgStores } from "../../helpers/pg-stores.ts";
 import { FakeClock } from "../../plugins/cron/fake-clock.ts";
 import { captureLogger } from "../../plugins/events/log.ts";
 import { advance, cronTool, parsed, telegramRunner, type Delivery } from "./harness.ts";
 
 const T0 = Date.parse("2026-12-05T10:00:00.000Z");
-const schema = uniqueSchema("cron_tool");
-const testWithPostgres = await testNeeding("postgres");
-let replicas: PgStorage[] = [];
-
-beforeAll(async () => {
-  if (testWithPostgres !== test) return;
-  for (let i = 0; i < 3; i++) replicas.push(await pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 }));
-});
-afterAll(async () => {
-  for (const r of replicas) await r.close();
-  if (replicas.length > 0) await dropSchema(schema);
-  replicas = [];
-});
+const { stores: replicas, test: testWithPostgres } = await sharedPgStores("cron_tool", 3);
 
 testWithPostgres("an at reminder and an every job reach the Telegram chat once per slot with three replicas on PostgreSQL", async () => {
   const tg = startFakeTelegram();
