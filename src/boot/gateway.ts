@@ -3,6 +3,7 @@ import { openAgentHost, type AgentHost } from "../agent/host.ts";
 import { lazyChannelDeliverer } from "../channels/deliver-lazy.ts";
 import type { McpGatewayPort } from "../contracts/mcp.ts";
 import { errorMessage } from "../core/errors.ts";
+import { rerunOnRequest } from "../core/rerun.ts";
 import { CRON_TOOL_POLL_MS } from "../tools/builtins/cron-limits.ts";
 import { createLogger } from "../core/logger.ts";
 import { openGatewayFileLog, type GatewayFileLog } from "../gateway/file-log.ts";
@@ -215,8 +216,6 @@ async function startGatewayCron(host: AgentHost): Promise<{ stop(): Promise<void
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
   let watch: StoreWatch | null = null;
-  let counting: Promise<void> | null = null;
-  let again = false;
   const load = async () => {
     const { CronJobRunner } = await import("../agent/cron/index.ts");
     const channelNames = new Set(Object.keys(host.config.channels));
@@ -254,17 +253,9 @@ async function startGatewayCron(host: AgentHost): Promise<{ stop(): Promise<void
     } else if (!watch) later();
   };
   // one count at a time; a notice during a count asks for one more (the count in flight may predate its write)
-  const check = async (): Promise<void> => {
-    if (counting) {
-      again = true;
-      return counting;
-    }
-    do {
-      again = false;
-      if (stopped || runner) return;
-      await (counting = count().finally(() => (counting = null)));
-    } while (again);
-  };
+  const check = rerunOnRequest(async () => {
+    if (!stopped && !runner) await count();
+  });
   if (host.storage.cronJobs.watch) {
     try {
       watch = await host.storage.cronJobs.watch(() => void check());

@@ -11,6 +11,7 @@ import {
 import type { StoredJob } from "../../tools/builtins/cron-plan.ts";
 import { cronStateKey, removeCronJob } from "../../tools/builtins/cron-store.ts";
 import type { CronJobRow, StoreWatch } from "../../storage/types.ts";
+import { rerunOnRequest } from "../../core/rerun.ts";
 import type { CronJobRunnerOptions } from "./types.ts";
 
 /**
@@ -29,8 +30,6 @@ export class CronJobRunner {
   private timer: { cancel(): void } | null = null;
   private stopped = true;
   private syncing: Promise<boolean> | null = null;
-  /** A notice came while a read was in flight: read once more after it. */
-  private again = false;
   private watch: StoreWatch | null = null;
   private readonly manual = new Set<Promise<void>>();
   /** More jobs than the scheduler takes were found (told once until it is over). */
@@ -68,17 +67,15 @@ export class CronJobRunner {
     if (!this.watch) this.arm();
   }
 
-  /** A write told by the store: read the jobs (once more after a read in flight, which may predate it). */
-  private async notice(): Promise<void> {
-    if (this.syncing) {
-      this.again = true;
-      return;
-    }
-    do {
-      this.again = false;
-      if (!(await this.sync()) && !this.stopped) this.retry();
-    } while (this.again && !this.stopped);
-  }
+  /**
+   * A write told by the store: read the jobs. A read in progress (start's, a retry's, a manual run's) may predate the
+   * write, so the read told of starts after it.
+   */
+  private readonly notice = rerunOnRequest(async () => {
+    if (this.stopped) return;
+    await this.syncing;
+    if (!(await this.sync()) && !this.stopped) this.retry();
+  });
 
   /** With notices, a failed read is tried again once after CRON_TOOL_POLL_MS. */
   private retry(): void {
