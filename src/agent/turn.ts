@@ -405,9 +405,10 @@ class Turn {
 
   /** Sender totals are kept while sender budgets are configured (a CLI turn's user id is looked up when read). */
   private spender(): Spender {
-    const { channel, userId } = this.input;
+    const { channel } = this.input;
     const senders = this.deps.config.budget.senders;
-    const spender: Spender = { channel, sender: hasKeys(senders) ? senderOf(channel, userId) : null };
+    // userId is read only here: a CLI turn's getter looks the OS user up (node:os) on first read
+    const spender: Spender = { channel, sender: hasKeys(senders) ? senderOf(channel, this.input.userId) : null };
     if (this.input.agent !== undefined) spender.agent = this.input.agent;
     return spender;
   }

@@ -220,6 +220,25 @@ describe("budgets", () => {
     await h.close();
   });
 
+  test("a turn reads its user id for sender budgets only (the CLI looks the OS user up when it is read)", async () => {
+    for (const [budget, reads] of [[{}, 0], [{ senders: { "cli:ana": { daily_usd: 5 } } }, 1]] as const) {
+      const h = await host(budget);
+      let read = 0;
+      const input = {
+        sessionId: "who",
+        text: "hi",
+        channel: "cli",
+        get userId() {
+          read++;
+          return "ana";
+        },
+      };
+      await h.runTurn(input);
+      expect(read > 0 ? 1 : 0).toBe(reads);
+      await h.close();
+    }
+  });
+
   test("a tool loop that crosses the limit stops before its next model call", async () => {
     const clock = { now: LATE_MARCH_31 };
     const h = await host({ daily_usd: 1 }, clock);
