@@ -17,10 +17,7 @@ export function openSqliteDatabase(path: string): Database {
   try {
     if (path !== ":memory:") ownerOnlyFile(path);
     db = new Database(path, { create: true, strict: true });
-    db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
-    db.exec("PRAGMA foreign_keys = ON");
+    db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON`);
     return db;
   } catch (cause) {
     db?.close();
@@ -35,6 +32,14 @@ export function openSqliteDatabase(path: string): Database {
       hint: "check that the workspace data directory is writable and the file is not corrupt (prx doctor)",
     });
   }
+}
+
+/** Handles readOnlyDatabase opened: nothing is written to them unasked (schema-stamp.ts). */
+const readOnlyHandles = new WeakSet<Database>();
+
+/** Whether `db` was opened read-only because its directory cannot be written (see readOnlyDatabase). */
+export function openedReadOnly(db: Database): boolean {
+  return readOnlyHandles.has(db);
 }
 
 /**
@@ -55,6 +60,7 @@ function readOnlyDatabase(path: string): Database | null {
   try {
     const db = new Database(`file://${encodeURI(path)}?immutable=1`, sqlite.SQLITE_OPEN_READONLY | sqlite.SQLITE_OPEN_URI);
     db.query("SELECT count(*) FROM sqlite_master").get();
+    readOnlyHandles.add(db);
     return db;
   } catch {
     return null;

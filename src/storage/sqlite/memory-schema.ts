@@ -137,7 +137,18 @@ CREATE TRIGGER IF NOT EXISTS memories_vector_ad AFTER DELETE ON memories BEGIN
 END;
 `;
 
+/**
+ * What ensureMemorySchema makes, as text: the schema stamp (schema-stamp.ts) is derived from it, so a change to any of
+ * it (or a new piece added here) tells every stamped database to be checked again.
+ */
+export const MEMORY_SCHEMA_TEXT: readonly string[] = [DDL, "private INTEGER NOT NULL DEFAULT 0", COUNTER_DDL, VECTOR_DDL];
+
 const migrated = new WeakSet<Database>();
+
+/** A handle whose database carries the current schema stamp: its memory tables are in place, nothing to check. */
+export function memorySchemaInPlace(db: Database): void {
+  migrated.add(db);
+}
 
 /** Create or migrate the memory tables (once per database handle). */
 export function ensureMemorySchema(db: Database): void {

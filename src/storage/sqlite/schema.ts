@@ -402,6 +402,16 @@ function pending(db: Database): boolean {
   return SQLITE_MIGRATIONS.some((migration) => !done.has(migration.version));
 }
 
+/** Whether every migration has run on this handle (migrateSqlite, or found stamped: schema-stamp.ts). */
+export function migratedHandle(db: Database): boolean {
+  return migrated.has(db);
+}
+
+/** A handle whose database carries the current schema stamp: every migration is applied, nothing to check. */
+export function migrationsInPlace(db: Database): void {
+  migrated.add(db);
+}
+
 /**
  * Apply every pending migration (once per handle). What is pending is decided again inside one write transaction
  * (BEGIN IMMEDIATE), so two processes opening a workspace at once migrate it once.
