@@ -43,6 +43,14 @@ export const SANDBOX_GC_AFTER_STOP_MS = 100;
  * 36-40 vs 22-82, WAT 15-41 vs 60-77; on one CPU unchanged. The next call came within the window in ~97% of the
  * chain's hand-overs, after ~15-30 us. A 50 us window measured the same for WAT and QuickJS but left the kit-built
  * chain its slow runs (up to 96 us) more often.
+ *
+ * The main thread does not do the same for the answer (watching a shared reply counter for up to 100 us after posting a
+ * call, given up after 20 us when the Worker had not yet taken the call, never on one CPU): with both threads spinning,
+ * another process taking a CPU leaves one of them spinning for a peer that cannot run. Measured on the same VM (runs
+ * alternated with and without it, load 3.4-7.6), runtime cost per call of a chain of 4: WAT 90-107 vs 21-34 us, QuickJS
+ * 29-77 vs 28-46, kit-built 37-85 vs 39-64; a Worker ping-pong (5 us of work per call) 42-44 vs 18-21 us round trip,
+ * 231-235 us without the 20 us give-up. Atomics.wait cannot bound it finer: on the main thread a 10 us timeout sleeps
+ * ~80 us.
  */
 export const SANDBOX_LINGER_US = 100;
 /** Successful calls whose in-sandbox execution time Sandbox.executionP50() looks at. */
