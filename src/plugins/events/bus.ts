@@ -184,11 +184,11 @@ export class EventBus implements EventBusApi {
       if (this.subs.delete(closed.id)) {
         this.closedDropped += closed.dropped;
         this.warner.forget(`sub:${closed.id}`);
-        this.routes.clear();
+        this.subscribersChanged();
       }
     });
     this.subs.set(id, sub);
-    this.routes.clear();
+    this.subscribersChanged();
     return sub;
   }
 
@@ -206,13 +206,13 @@ export class EventBus implements EventBusApi {
       errors: 0,
     };
     this.listeners.set(id, entry);
-    this.routes.clear();
+    this.subscribersChanged();
     return {
       id,
       off: () => {
         if (this.listeners.delete(id)) {
           this.warner.forget(`listener:${id}`);
-          this.routes.clear();
+          this.subscribersChanged();
         }
       },
       stats: () => listenerStats(entry),
@@ -251,6 +251,11 @@ export class EventBus implements EventBusApi {
         { hint: "close unused subscriptions; a plugin generation closes its pumps when released" },
       );
     }
+  }
+
+  private subscribersChanged(): void {
+    this.routes.clear();
+    this.remote?.patternsChanged();
   }
 
   private route(topic: string): Route {

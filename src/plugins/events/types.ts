@@ -6,6 +6,8 @@ export interface RemoteBus {
   wants(topic: string): boolean;
   /** Send to the other replicas; never waits (past its bound it drops, with a warning). */
   forward(topic: string, payloadJson: string, depth: number): void;
+  /** The bus's subscriptions or listeners changed (so may its patterns): the other replicas are to be told. */
+  patternsChanged(): void;
 }
 
 /** One published event as a subscriber sees it. */

@@ -34,6 +34,12 @@ export class EventLink implements RemoteBus {
     await this.fabric.listen(EVENTS_CHANNEL, (message) => this.receive(message));
     this.recompile();
     this.bus.attachRemote(this);
+    // subscriptions made between the fabric's join and this attach
+    this.fabric.patternsChanged();
+  }
+
+  patternsChanged(): void {
+    this.fabric.patternsChanged();
   }
 
   wants(topic: string): boolean {

@@ -4,10 +4,17 @@
 export const FABRIC_MAX_IN_FLIGHT = 4096;
 /** A publish (or registry command) Redis has not acknowledged within this long is dropped and counted. */
 export const FABRIC_PUBLISH_TIMEOUT_MS = 1000;
-/** How often a replica re-announces itself and its subscription patterns, and reads the others'. */
-export const FABRIC_REFRESH_MS = 1000;
-/** A replica not heard from for this long is gone: its patterns and its reload answer are no longer awaited. */
-export const FABRIC_REPLICA_TTL_MS = 5000;
+/**
+ * How often a replica re-writes its registry entry and reads the others'. Joining, leaving and a change of patterns
+ * are told at once by a notice on the peers channel: this refresh only ages out replicas that ended without a word
+ * (killed) and heals a notice missed while Redis was away, so it can be slow and an idle replica stays quiet.
+ */
+export const FABRIC_REFRESH_MS = 15_000;
+/**
+ * A replica whose registry entry is older than this is gone: its patterns and its reload answer are no longer
+ * awaited. Three refreshes, so one late or failed refresh never drops a live replica.
+ */
+export const FABRIC_REPLICA_TTL_MS = 3 * FABRIC_REFRESH_MS;
 /** Longest a reload through one replica waits for the other replicas' answers. */
 export const RELOAD_FANOUT_TIMEOUT_MS = 30_000;
 /** Largest message accepted from the fabric (an event's payload is bounded by EVENT_MAX_PAYLOAD_BYTES before). */

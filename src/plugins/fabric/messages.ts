@@ -4,9 +4,19 @@ import { z } from "zod";
 export const FabricEventSchema = z.object({ o: z.string().min(1), t: z.string().min(1), p: z.string(), d: z.number().int().min(0) });
 export type FabricEvent = z.infer<typeof FabricEventSchema>;
 
-/** What a replica announces every FABRIC_REFRESH_MS: when, and the patterns its bus subscribes to. */
+/** A replica's registry entry, written every FABRIC_REFRESH_MS and on every change: when, and the patterns its bus subscribes to. */
 export const ReplicaAnnouncementSchema = z.object({ at: z.number(), patterns: z.array(z.string()) });
 export type ReplicaAnnouncement = z.infer<typeof ReplicaAnnouncementSchema>;
+
+/**
+ * A notice on the peers channel: a replica joined or changed its patterns (`announce`, its registry entry with its
+ * id), or left (`leave`).
+ */
+export const PeerNoticeSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("announce"), replica: z.string().min(1), at: z.number(), patterns: z.array(z.string()) }),
+  z.object({ kind: z.literal("leave"), replica: z.string().min(1) }),
+]);
+export type PeerNotice = z.infer<typeof PeerNoticeSchema>;
 
 /** A plugin reload asked through one replica, for every other one. */
 export const ReloadRequestSchema = z.object({

@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { errorMessage } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import type { Logger } from "../../core/logger.ts";
+import { rerunOnRequest } from "../../core/rerun.ts";
 import { SupervisedRedis, type RedisLinkStatus } from "../../storage/redis/index.ts";
 import { RateLimitedWarner } from "../events/warn.ts";
 import {
@@ -11,7 +12,21 @@ import {
   FABRIC_REFRESH_MS,
   FABRIC_REPLICA_TTL_MS,
 } from "./limits.ts";
-import { ReplicaAnnouncementSchema } from "./messages.ts";
+import { PeerNoticeSchema, ReplicaAnnouncementSchema, type PeerNotice, type ReplicaAnnouncement } from "./messages.ts";
+import type { FabricClock } from "./types.ts";
+
+/** The channel (under the prefix) where replicas tell each other that they joined, changed patterns or left. */
+export const PEERS_CHANNEL = "peers";
+
+/** Wall clock and an unref'd interval. */
+const systemClock: FabricClock = {
+  now: () => Date.now(),
+  every(fn, ms) {
+    const handle = setInterval(fn, ms);
+    handle.unref?.();
+    return { cancel: () => clearInterval(handle) };
+  },
+};
 
 export interface FabricOptions {
   url: string;
@@ -20,32 +35,54 @@ export interface FabricOptions {
   logger: Logger;
   /** The patterns this replica's bus subscribes to, read at every announcement. */
   patterns: () => string[];
+  /** Default the wall clock and setInterval. */
+  clock?: FabricClock;
 }
 
 /**
  * One replica's connection to the others through Redis: a publishing client, a subscribing client (Redis puts a
- * subscribed connection in a mode of its own), and a registry hash where every replica announces itself and its
- * subscription patterns each FABRIC_REFRESH_MS. Publishes never wait: while Redis is away, or past
- * FABRIC_MAX_IN_FLIGHT unacknowledged ones (each failing after FABRIC_PUBLISH_TIMEOUT_MS), messages are dropped,
- * counted, with a rate-limited warning. Both connections are made again by themselves after an outage.
+ * subscribed connection in a mode of its own), and a registry hash of every replica and its subscription patterns.
+ * A replica learns of the others by notice: it reads the registry once when it joins, and each replica tells the
+ * peers channel when it joins, when its patterns change (patternsChanged) and when it leaves. Every
+ * FABRIC_REFRESH_MS it rewrites its entry and reads the registry again, which ages out a replica that ended without
+ * a word (FABRIC_REPLICA_TTL_MS) and heals a notice missed during an outage. Publishes never wait: while Redis is
+ * away, or past FABRIC_MAX_IN_FLIGHT unacknowledged ones (each failing after FABRIC_PUBLISH_TIMEOUT_MS), messages
+ * are dropped, counted, with a rate-limited warning. Both connections are made again by themselves after an outage,
+ * and then the registry is read again.
  */
 export class RedisFabric {
   readonly replica = `${hostname()}:${process.pid}:${newId("r").slice(2, 10)}`;
   private readonly pub: SupervisedRedis;
   private readonly sub: SupervisedRedis;
-  private timer: ReturnType<typeof setInterval> | null = null;
+  private readonly clock: FabricClock;
+  private timer: { cancel(): void } | null = null;
   private inFlight = 0;
-  private peerTable = new Map<string, string[]>();
+  /** Live peers as last heard (registry or notice). */
+  private heard = new Map<string, ReplicaAnnouncement>();
+  private peerTable: ReadonlyMap<string, string[]> = new Map();
+  /** Replicas that said they left (local time): a registry read answered before their leave does not bring them back. */
+  private readonly gone = new Map<string, number>();
+  /** The patterns last told to the others (sorted, joined); null until told once. */
+  private told: string | null = null;
+  private opened = false;
   private readonly warner: RateLimitedWarner;
   private readonly peerListeners = new Set<() => void>();
+  private readonly announcing = rerunOnRequest(() => this.announce());
   /** Messages dropped: Redis away, too slow (FABRIC_PUBLISH_TIMEOUT_MS) or FABRIC_MAX_IN_FLIGHT behind. */
   dropped = 0;
   private closed = false;
 
   constructor(private readonly options: FabricOptions) {
-    const link = { url: options.url, logger: options.logger, commandTimeoutMs: FABRIC_PUBLISH_TIMEOUT_MS };
+    const link = {
+      url: options.url,
+      logger: options.logger,
+      commandTimeoutMs: FABRIC_PUBLISH_TIMEOUT_MS,
+      // notices sent while a connection was away are lost: the registry tells what they said
+      onRestored: () => void this.refresh(),
+    };
     this.pub = new SupervisedRedis({ ...link, purpose: 'events between replicas ([bus] backend = "redis")' });
     this.sub = new SupervisedRedis({ ...link, purpose: 'subscriptions to the other replicas ([bus] backend = "redis")' });
+    this.clock = options.clock ?? systemClock;
     this.warner = new RateLimitedWarner(options.logger);
   }
 
@@ -53,13 +90,15 @@ export class RedisFabric {
     return `${this.options.prefix}:${name}`;
   }
 
-  /** Connect both clients (or keep trying), announce this replica and start the refresh timer. */
+  /** Connect both clients (or keep trying), listen for notices, join (registry read, notice) and start the refresh. */
   async open(): Promise<void> {
     // The gateway checked Redis at its start; a runtime joining later while Redis is away joins when it returns.
     await Promise.all([this.pub.openOrRetry(), this.sub.openOrRetry()]);
+    // listening before the registry is read: a replica joining meanwhile is in the read or told after it
+    await this.listen(PEERS_CHANNEL, (message) => this.onNotice(message));
+    this.opened = true;
     await this.refresh();
-    this.timer = setInterval(() => void this.refresh(), FABRIC_REFRESH_MS);
-    this.timer.unref?.();
+    this.timer = this.clock.every(() => this.refresh(), FABRIC_REFRESH_MS);
   }
 
   /** Subscribe `handler` to a channel (under the prefix). Oversized messages are dropped with a warning. */
@@ -101,49 +140,60 @@ export class RedisFabric {
     return this.pub.snapshot();
   }
 
-  /** Other live replicas and their subscription patterns (as of the last refresh). */
+  /** Other live replicas and their subscription patterns. */
   get peers(): ReadonlyMap<string, string[]> {
     return this.peerTable;
   }
 
-  /** Called after every refresh that changed the peers or their patterns. */
+  /** Called after every change of the peers or their patterns. */
   onPeers(listener: () => void): () => void {
     this.peerListeners.add(listener);
     return () => this.peerListeners.delete(listener);
   }
 
-  /** Announce this replica and read the others'. Exposed so a new subscription is announced at once. */
-  async refresh(): Promise<void> {
+  /**
+   * This replica's patterns may have changed: the others are told (entry and notice) when they did. Changes in one
+   * synchronous stretch (a plugin subscribing to several topics) are told once.
+   */
+  patternsChanged(): void {
     if (this.closed) return;
-    const now = Date.now();
+    queueMicrotask(() => void this.announcing());
+  }
+
+  /** Rewrite this replica's entry and read the others'; tell the peers channel when its patterns changed. */
+  async refresh(): Promise<void> {
+    if (this.closed || !this.opened) return;
+    const now = this.clock.now();
     const registry = this.key("replicas");
+    const patterns = this.ownPatterns();
+    const told = patterns.join("\n");
     try {
-      const me = JSON.stringify({ at: now, patterns: this.options.patterns() });
-      // both sent at once (one round trip; Redis answers in order, so the read holds this announcement)
-      const [, flat] = (await Promise.all([this.pub.send("HSET", [registry, this.replica, me]), this.pub.send("HGETALL", [registry])])) as [
-        unknown,
-        Record<string, string> | string[],
-      ];
-      const entries = Array.isArray(flat) ? pairs(flat) : Object.entries(flat);
-      const next = new Map<string, string[]>();
+      const entry: ReplicaAnnouncement = { at: now, patterns };
+      // sent at once, answered in order: the read holds this entry, and the notice follows it
+      const sending: Array<Promise<unknown>> = [this.pub.send("HSET", [registry, this.replica, JSON.stringify(entry)]), this.pub.send("HGETALL", [registry])];
+      if (told !== this.told) sending.push(this.pub.send("PUBLISH", [this.key(PEERS_CHANNEL), this.notice(entry)]));
+      const [, flat] = (await Promise.all(sending)) as [unknown, Record<string, string> | string[]];
+      this.told = told;
+      const read = new Map<string, ReplicaAnnouncement>();
       const stale: string[] = [];
-      for (const [id, raw] of entries) {
+      for (const [id, raw] of Array.isArray(flat) ? pairs(flat) : Object.entries(flat)) {
         if (id === this.replica) continue;
         const parsed = ReplicaAnnouncementSchema.safeParse(JSON.parse(raw));
-        if (!parsed.success || now - parsed.data.at > FABRIC_REPLICA_TTL_MS) {
-          if (!parsed.success || now - (parsed.data.at ?? 0) > 10 * FABRIC_REPLICA_TTL_MS) stale.push(id);
-          continue;
-        }
-        next.set(id, parsed.data.patterns);
+        // removed a while after it is ignored (a replica whose clock is a little behind keeps its entry)
+        if (!parsed.success || now - parsed.data.at > 2 * FABRIC_REPLICA_TTL_MS) stale.push(id);
+        else read.set(id, parsed.data);
       }
       if (stale.length > 0) await this.pub.send("HDEL", [registry, ...stale]);
-      const changed = JSON.stringify([...next].sort()) !== JSON.stringify([...this.peerTable].sort());
-      this.peerTable = next;
-      if (changed) {
-        const patterns = [...new Set([...next.values()].flat())].sort();
-        this.options.logger.info("replica peers changed", { replica: this.replica, peers: next.size, patterns });
-        for (const listener of this.peerListeners) listener();
+      for (const [id, at] of this.gone) if (now - at > 2 * FABRIC_REPLICA_TTL_MS) this.gone.delete(id);
+      // a notice heard after the read was answered is newer than the read
+      const next = new Map<string, ReplicaAnnouncement>();
+      for (const id of new Set([...read.keys(), ...this.heard.keys()])) {
+        const a = read.get(id);
+        const b = this.heard.get(id);
+        const latest = a && b ? (b.at > a.at ? b : a) : (a ?? b)!;
+        if (!this.gone.has(id) && now - latest.at <= FABRIC_REPLICA_TTL_MS) next.set(id, latest);
       }
+      this.replace(next);
     } catch (error) {
       this.warner.warn("refresh", "fabric refresh failed; peers are as last read", { error: errorMessage(error) });
     }
@@ -152,15 +202,83 @@ export class RedisFabric {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     try {
-      await this.pub.send("HDEL", [this.key("replicas"), this.replica]);
+      const leave: PeerNotice = { kind: "leave", replica: this.replica };
+      await Promise.all([
+        this.pub.send("HDEL", [this.key("replicas"), this.replica]),
+        this.pub.send("PUBLISH", [this.key(PEERS_CHANNEL), JSON.stringify(leave)]),
+      ]);
     } catch (error) {
       this.options.logger.warn("replica not removed from the fabric registry; it expires by itself", { error: errorMessage(error) });
     }
     this.sub.close();
     this.pub.close();
   }
+
+  private ownPatterns(): string[] {
+    return [...new Set(this.options.patterns())].sort();
+  }
+
+  private notice(entry: ReplicaAnnouncement): string {
+    const notice: PeerNotice = { kind: "announce", replica: this.replica, at: entry.at, patterns: entry.patterns };
+    return JSON.stringify(notice);
+  }
+
+  /** Tell the others this replica's patterns when they differ from what they were last told. */
+  private async announce(): Promise<void> {
+    if (this.closed || !this.opened) return;
+    const patterns = this.ownPatterns();
+    const told = patterns.join("\n");
+    if (told === this.told) return;
+    const entry: ReplicaAnnouncement = { at: this.clock.now(), patterns };
+    try {
+      await Promise.all([
+        this.pub.send("HSET", [this.key("replicas"), this.replica, JSON.stringify(entry)]),
+        this.pub.send("PUBLISH", [this.key(PEERS_CHANNEL), this.notice(entry)]),
+      ]);
+      this.told = told;
+    } catch (error) {
+      this.warner.warn("announce", "fabric announcement failed; the next refresh tells it", { error: errorMessage(error) });
+    }
+  }
+
+  private onNotice(message: string): void {
+    const parsed = PeerNoticeSchema.safeParse(JSON.parse(message));
+    if (!parsed.success) {
+      this.warner.warn("notice", "malformed fabric notice dropped", { error: parsed.error.issues[0]?.message });
+      return;
+    }
+    const notice = parsed.data;
+    if (notice.replica === this.replica || this.closed) return;
+    const next = new Map(this.heard);
+    if (notice.kind === "leave") {
+      this.gone.set(notice.replica, this.clock.now());
+      next.delete(notice.replica);
+    } else {
+      if (this.gone.has(notice.replica)) return;
+      const known = next.get(notice.replica);
+      if (known && known.at > notice.at) return;
+      next.set(notice.replica, { at: notice.at, patterns: notice.patterns });
+    }
+    this.replace(next);
+  }
+
+  /** Take `next` as the live peers; log and tell the listeners when replicas or their patterns changed. */
+  private replace(next: Map<string, ReplicaAnnouncement>): void {
+    const previous = this.heard;
+    this.heard = next;
+    const same = next.size === previous.size && [...next].every(([id, a]) => samePatterns(previous.get(id)?.patterns, a.patterns));
+    if (same) return;
+    this.peerTable = new Map([...next].map(([id, a]) => [id, a.patterns]));
+    const patterns = [...new Set([...next.values()].flatMap((a) => a.patterns))].sort();
+    this.options.logger.info("replica peers changed", { replica: this.replica, peers: next.size, patterns });
+    for (const listener of this.peerListeners) listener();
+  }
+}
+
+function samePatterns(a: string[] | undefined, b: string[]): boolean {
+  return a !== undefined && a.length === b.length && a.every((p, i) => p === b[i]);
 }
 
 function pairs(flat: string[]): Array<[string, string]> {

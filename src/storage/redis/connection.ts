@@ -183,6 +183,7 @@ export class SupervisedRedis {
       this.reconnecting = false; // from here a lost connection starts a new loop
       this.attach(client);
       this.options.logger.info(`Redis connection restored (${this.options.purpose})`, { reconnects: this.status.reconnects });
+      this.options.onRestored?.();
       return;
     }
     this.reconnecting = false;

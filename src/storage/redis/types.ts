@@ -24,6 +24,8 @@ export interface SupervisedRedisOptions {
   backoff?: BackoffOptions;
   commandTimeoutMs?: number;
   connectTimeoutMs?: number;
+  /** Called each time a lost connection is made again (its subscriptions renewed): what was sent meanwhile is lost. */
+  onRestored?: () => void;
 }
 
 /** How a supervised connection is doing, for /health and the status routes. */

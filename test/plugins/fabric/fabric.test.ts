@@ -8,8 +8,10 @@ import { EventBus } from "../../../src/plugins/events/bus.ts";
 import {
   FABRIC_MAX_IN_FLIGHT,
   FABRIC_REFRESH_MS,
+  FABRIC_REPLICA_TTL_MS,
   openReplicaFabric,
   RedisFabric,
+  type FabricClock,
   type ReplicaFabric,
 } from "../../../src/plugins/fabric/index.ts";
 import { captureLogger } from "../events/log.ts";
@@ -22,11 +24,41 @@ const testWithRedis = await testNeeding("redis");
 const up = testWithRedis === test;
 const opened: ReplicaFabric[] = [];
 
-async function replica(reload: (name: string | undefined) => Promise<number> = async () => 1) {
+async function replica(
+  reload: (name: string | undefined) => Promise<number> = async () => 1,
+  options: { prefix?: string; clock?: FabricClock } = {},
+) {
   const bus = new EventBus({ logger: captureLogger() });
-  const fabric = await openReplicaFabric({ url: TEST_REDIS_URL, prefix }, bus, (name) => reload(name), captureLogger());
+  const fabric = await openReplicaFabric({ url: TEST_REDIS_URL, prefix, ...options }, bus, (name) => reload(name), captureLogger());
   opened.push(fabric);
   return { bus, fabric };
+}
+
+/** A clock moved by hand: its timers run only in advance(), each awaited. */
+function handClock(start = Date.now()) {
+  const timers: Array<{ fn: () => unknown; ms: number; next: number; live: boolean }> = [];
+  let now = start;
+  const clock: FabricClock & { timers: typeof timers; advance(ms: number): Promise<void> } = {
+    timers,
+    now: () => now,
+    every(fn, ms) {
+      const timer = { fn, ms, next: now + ms, live: true };
+      timers.push(timer);
+      return { cancel: () => void (timer.live = false) };
+    },
+    async advance(ms) {
+      const end = now + ms;
+      for (;;) {
+        const due = timers.filter((t) => t.live && t.next <= end).sort((a, b) => a.next - b.next)[0];
+        if (!due) break;
+        now = due.next;
+        due.next += due.ms;
+        await due.fn();
+      }
+      now = end;
+    },
+  };
+  return clock;
 }
 
 /** Every replica has read the others' announcements (a refresh of each, in turn). */
@@ -69,20 +101,74 @@ describe("events across replicas", () => {
     onC.close();
   });
 
-  it("a topic no replica subscribes to is not sent to Redis; a new subscription is seen after the next refresh", async () => {
-    const a = await replica();
-    const b = await replica();
-    await settle();
+  it("a topic no replica subscribes to is not sent to Redis; a new subscription is seen at once, without a refresh", async () => {
+    const clock = handClock();
+    const own = { prefix: uniquePrefix("fabric-notice"), clock };
+    const a = await replica(undefined, own);
+    const b = await replica(undefined, own);
+    // b read the registry when it joined; a heard b's notice
+    expect(b.fabric.fabric.peers.has(a.fabric.fabric.replica)).toBe(true);
+    await waitFor(() => a.fabric.fabric.peers.has(b.fabric.fabric.replica), "a to hear b join");
     const before = a.fabric.events.forwarded;
     a.bus.publish("late.topic", 1);
     expect(a.fabric.events.forwarded).toBe(before);
     const sub = b.bus.subscribe("late.*");
-    await settle();
+    await waitFor(() => a.bus.wants("late.topic"), "a to hear b's new subscription");
     a.bus.publish("late.topic", 2);
     expect(a.fabric.events.forwarded).toBe(before + 1);
     expect((await sub.next())?.payload).toBe(2);
     sub.close();
-    expect(FABRIC_REFRESH_MS).toBeGreaterThan(0);
+    await waitFor(() => !a.bus.wants("late.topic"), "a to hear b's subscription closed");
+    await b.fabric.close();
+    await waitFor(() => !a.fabric.fabric.peers.has(b.fabric.fabric.replica), "a to hear b leave");
+    // all of it by notice: the refresh timers never ran
+    expect(clock.timers.length).toBe(2);
+    expect(clock.timers.every((t) => t.next === t.ms + clock.now())).toBe(true);
+  });
+
+  it("several subscriptions made together are told in one notice", async () => {
+    const own = { prefix: uniquePrefix("fabric-burst"), clock: handClock() };
+    const a = await replica(undefined, own);
+    const b = await replica(undefined, own);
+    await waitFor(() => a.fabric.fabric.peers.has(b.fabric.fabric.replica), "a to hear b join");
+    const notices: string[] = [];
+    await a.fabric.fabric.listen("peers", (message) => notices.push(message));
+    const subs = ["one.*", "two.*", "three.*"].map((p) => b.bus.subscribe(p));
+    await waitFor(() => a.bus.wants("three.x"), "a to hear b's subscriptions");
+    await Bun.sleep(50);
+    expect(notices).toHaveLength(1);
+    expect(JSON.parse(notices[0]!)).toMatchObject({ kind: "announce", replica: b.fabric.fabric.replica, patterns: ["one.*", "three.*", "two.*"] });
+    for (const sub of subs) sub.close();
+  });
+});
+
+describe("the registry refresh", () => {
+  it(`runs every FABRIC_REFRESH_MS; a replica whose entry is FABRIC_REPLICA_TTL_MS old is live, one ms older gone`, async () => {
+    expect(FABRIC_REPLICA_TTL_MS % FABRIC_REFRESH_MS).toBe(0);
+    expect(FABRIC_REPLICA_TTL_MS).toBeGreaterThanOrEqual(2 * FABRIC_REFRESH_MS);
+    const clock = handClock();
+    const own = uniquePrefix("fabric-ttl");
+    const a = await replica(undefined, { prefix: own, clock });
+    const fabric = a.fabric.fabric;
+    const start = clock.now();
+    const redis = new RedisClient(TEST_REDIS_URL);
+    // a replica that was killed: its entry, and no notice
+    const ghost = (at: number) => redis.send("HSET", [`${own}:replicas`, "ghost", JSON.stringify({ at, patterns: ["ghost.*"] })]);
+    try {
+      await ghost(start + FABRIC_REFRESH_MS - FABRIC_REPLICA_TTL_MS);
+      await clock.advance(FABRIC_REFRESH_MS - 1);
+      expect(fabric.peers.has("ghost")).toBe(false);
+      await clock.advance(1);
+      expect(fabric.peers.get("ghost")).toEqual(["ghost.*"]);
+      expect(a.bus.wants("ghost.topic")).toBe(true);
+      await ghost(start + 2 * FABRIC_REFRESH_MS - FABRIC_REPLICA_TTL_MS - 1);
+      await clock.advance(FABRIC_REFRESH_MS);
+      expect(fabric.peers.has("ghost")).toBe(false);
+      expect(a.bus.wants("ghost.topic")).toBe(false);
+    } finally {
+      await redis.send("DEL", [`${own}:replicas`]);
+      redis.close();
+    }
   });
 });
 
@@ -123,11 +209,13 @@ afterAll(async () => {
 });
 
 describe("through a Redis outage (a redis-server of the test's own)", () => {
-  testWithOwnRedis("while Redis is away publishes return at once, dropped and counted; after it, events flow again", async () => {
+  testWithOwnRedis("while Redis is away publishes return at once, dropped and counted; after it, events flow again and what was told meanwhile is read", async () => {
     own = await ownRedis();
-    const options = { url: own.url, prefix: uniquePrefix("outage"), logger: captureLogger() };
+    // no refresh runs: what b told during the outage reaches a through the reconnections alone
+    const options = { url: own.url, prefix: uniquePrefix("outage"), logger: captureLogger(), clock: handClock() };
+    let bPatterns = ["x"];
     const a = new RedisFabric({ ...options, patterns: () => [] });
-    const b = new RedisFabric({ ...options, patterns: () => ["x"] });
+    const b = new RedisFabric({ ...options, patterns: () => bPatterns });
     await a.open();
     await b.open();
     const got: string[] = [];
@@ -140,11 +228,14 @@ describe("through a Redis outage (a redis-server of the test's own)", () => {
     expect(a.publish("events", "during")).toBe(false);
     expect(a.publish("events", "during")).toBe(false);
     expect(a.dropped).toBe(2);
+    bPatterns = ["x", "y"];
+    b.patternsChanged();
 
     await own.start();
     await waitFor(() => a.link.state === "up", "the fabric back");
     await waitFor(() => a.publish("events", "after") && got.includes("after"), "an event after the outage");
     expect(got).not.toContain("during");
+    await waitFor(() => a.peers.get(b.replica)?.includes("y"), "a to read b's patterns told during the outage");
     await a.close();
     await b.close();
   });

@@ -70,7 +70,7 @@ const backoff = { baseMs: REDIS_RECONNECT_BASE_MS, maxMs: REDIS_RECONNECT_MAX_MS
 /** Failed attempts before the wait reaches REDIS_RECONNECT_MAX_MS. */
 const ATTEMPTS_TO_CAP = Math.ceil(Math.log2(REDIS_RECONNECT_MAX_MS / REDIS_RECONNECT_BASE_MS));
 
-function supervised(server: FakeRedis, clock: ManualClock, commandTimeoutMs?: number): SupervisedRedis {
+function supervised(server: FakeRedis, clock: ManualClock, commandTimeoutMs?: number, onRestored?: () => void): SupervisedRedis {
   return new SupervisedRedis({
     url: "redis://fake",
     purpose: "the test",
@@ -79,6 +79,7 @@ function supervised(server: FakeRedis, clock: ManualClock, commandTimeoutMs?: nu
     sleep: clock.sleep,
     backoff,
     ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }),
+    ...(onRestored === undefined ? {} : { onRestored }),
   });
 }
 
@@ -138,6 +139,27 @@ describe("reconnection (fake Redis, clock moved by the test)", () => {
     server.up = true;
     await clock.tick();
     expect(server.clients.at(-1)!.subscribed).toEqual(["events"]);
+    redis.close();
+  });
+
+  test("onRestored is called once per connection made again (after its subscriptions), not at the first connection", async () => {
+    const server = new FakeRedis();
+    const clock = new ManualClock();
+    const restored: string[][] = [];
+    const redis = supervised(server, clock, undefined, () => restored.push([...server.clients.at(-1)!.subscribed]));
+    await redis.open();
+    await redis.subscribe("events", () => {});
+    expect(restored).toEqual([]);
+    server.up = false;
+    server.clients[0]!.drop();
+    await clock.tick();
+    expect(restored).toEqual([]);
+    server.up = true;
+    await clock.tick();
+    expect(restored).toEqual([["events"]]);
+    server.clients.at(-1)!.drop();
+    await clock.tick();
+    expect(restored).toEqual([["events"], ["events"]]);
     redis.close();
   });
 
