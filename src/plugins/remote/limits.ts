@@ -58,7 +58,7 @@ export const REMOTE_LOG_SUMMARY_INTERVAL_MS = 1_000;
 export const REMOTE_READ_SLICE_MS = 4;
 
 /**
- * After answering a call with no other call running, a plugin watches for the host's next message this long
+ * After answering a call with no other call running, a plugin Worker watches for the host's next message this long
  * (microseconds) before its thread goes back to sleep (hop/linger.ts): a call that follows at once (a chain of
  * service calls, a turn's providers) then finds the plugin awake instead of paying the wake-up of an idle CPU
  * through the hypervisor. Only after a call, so an idle plugin spends nothing; a call with none after it costs the

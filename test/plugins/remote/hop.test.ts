@@ -1,8 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { HOP_WORKER_DATA_KEY, HopBoxes, Linger } from "../../../src/plugins/remote/hop/index.ts";
-import { REMOTE_LINGER_MAX_SKIPS, REMOTE_LINGER_US } from "../../../src/plugins/remote/limits.ts";
+import { REMOTE_LINGER_MAX_SKIPS } from "../../../src/plugins/remote/limits.ts";
 import { startProcessTransport, startWorkerTransport } from "../../../src/plugins/remote/transport/index.ts";
-import { pollStdin } from "../../../src/plugins/remote/worker-runtime/stdin-reader.ts";
 import { bootstrap, type WorkerChannel } from "../../../src/plugins/remote/worker-runtime/index.ts";
 import { memoryChannel, PROBE } from "./helpers.ts";
 
@@ -67,43 +66,6 @@ describe("Linger: a bounded watch after a hand-over", () => {
       expect(linger.enabled).toBe(false);
       expect(pending()).toBe(0);
     }
-  });
-});
-
-describe("pollStdin: a socket stdin read directly for a bounded window", () => {
-  const eagain = () => Object.assign(new Error("EAGAIN"), { code: "EAGAIN" });
-  /** Reads that find nothing until look `at` (from 0), then `bytes`; a clock read once at the start, once per empty look. */
-  function fake(at: number, clock: number[], bytes = "{}\n") {
-    let looks = 0;
-    return {
-      now: () => clock.shift() ?? Infinity,
-      read: (buffer: Buffer) => (looks++ < at ? (() => { throw eagain(); })() : buffer.write(bytes)),
-      looks: () => looks,
-    };
-  }
-  // the window is REMOTE_LINGER_US from 0: the clock reads 0 at the start, then half the window, then its end
-  const window = () => [0, REMOTE_LINGER_US / 2000, REMOTE_LINGER_US / 1000];
-
-  test("bytes that come within the window are delivered and end the wait", () => {
-    const f = fake(1, window());
-    const got: string[] = [];
-    expect(pollStdin(REMOTE_LINGER_US, (c) => got.push(Buffer.from(c).toString()), f.now, f.read)).toBe(true);
-    expect(got).toEqual(["{}\n"]);
-    expect(f.looks()).toBe(2);
-  });
-
-  test("once the clock reads the window's end there is no further look", () => {
-    const late = fake(2, window());
-    expect(pollStdin(REMOTE_LINGER_US, () => {}, late.now, late.read)).toBe(false);
-    expect(late.looks()).toBe(2);
-  });
-
-  test("the end of stdin and read errors end the wait without data", () => {
-    expect(pollStdin(100, () => {}, () => 0, () => 0)).toBe(false);
-    const fails = () => {
-      throw Object.assign(new Error("EBADF"), { code: "EBADF" });
-    };
-    expect(pollStdin(100, () => {}, () => 0, fails)).toBe(false);
   });
 });
 

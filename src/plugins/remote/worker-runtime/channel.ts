@@ -3,7 +3,7 @@ import { workerData } from "node:worker_threads";
 import { HopBoxes, Linger } from "../hop/index.ts";
 import { BatchedWriter, LineDecoder, decodeText, encodeMessage, preview } from "../protocol/index.ts";
 import { REMOTE_LINGER_US, REMOTE_MAX_MESSAGE_BYTES, REMOTE_MAX_MESSAGE_DEPTH } from "../limits.ts";
-import { pollStdin, readStdin, stdinKind } from "./stdin-reader.ts";
+import { readStdin } from "./stdin-reader.ts";
 
 /** The worker side's view of its transport. Messages are plain objects; the transport does the encoding. */
 export interface WorkerChannel {
@@ -118,8 +118,7 @@ function stdoutWriter(): (chunk: string) => void {
 
 /**
  * Subprocess: newline-delimited JSON, host -> stdin, stdout -> host. Writes of one tick are batched into one.
- * `onEnd` runs when stdin closes (the host went away). After an answer, a socket stdin (non-blocking) is read
- * directly for the host's next line for a bounded window before the process goes back to its event loop.
+ * `onEnd` runs when stdin closes (the host went away).
  */
 export function createStdioChannel(onProblem: ProblemSink = () => {}, onEnd: () => void = () => {}): WorkerChannel {
   const subscribers = new Subscribers();
@@ -133,7 +132,6 @@ export function createStdioChannel(onProblem: ProblemSink = () => {}, onEnd: () 
     },
     (bytes) => onProblem({ kind: "oversize", detail: `input line of ${bytes} bytes` }),
   );
-  const linger = new Linger(stdinKind() === "socket" ? REMOTE_LINGER_US : 0);
   const stop = readStdin({
     data: (chunk) => decoder.push(chunk),
     end: () => {
@@ -148,9 +146,6 @@ export function createStdioChannel(onProblem: ProblemSink = () => {}, onEnd: () 
       if (!closed) writer.write(encodeMessage(message, REMOTE_MAX_MESSAGE_BYTES, REMOTE_MAX_MESSAGE_DEPTH) + "\n");
     },
     onMessage: (handler) => subscribers.add(handler),
-    afterAnswer(idle) {
-      linger.soon((windowUs) => pollStdin(windowUs, (chunk) => decoder.push(chunk)), () => !closed && idle());
-    },
     close() {
       if (closed) return;
       writer.flush();

@@ -1,4 +1,4 @@
-import { fstatSync, readSync } from "node:fs";
+import { fstatSync } from "node:fs";
 
 export interface StdinHandlers {
   data(chunk: Uint8Array): void;
@@ -87,36 +87,4 @@ function readStream(handlers: StdinHandlers): StopReading {
     stopped = true;
     reader.releaseLock();
   };
-}
-
-let pollBuffer: Buffer | null = null;
-
-/**
- * Read a non-blocking stdin (a socket being read by `readStdin`) directly for up to `windowUs` microseconds: the
- * first bytes that come go to `data` (in order with what the event loop delivers: both run on this thread) and end
- * the wait with true. False when nothing came, at its end (or an error: the event loop's reader reports it).
- * Only for a socket stdin: a blocking one would hold the thread until the host writes.
- */
-export function pollStdin(
-  windowUs: number,
-  data: (chunk: Uint8Array) => void,
-  now: () => number = () => performance.now(),
-  read: (buffer: Buffer) => number = (buffer) => readSync(0, buffer, 0, buffer.length, null),
-): boolean {
-  const buffer = (pollBuffer ??= Buffer.allocUnsafe(64 * 1024));
-  const end = now() + windowUs / 1000;
-  for (;;) {
-    let n = -1;
-    try {
-      n = read(buffer);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") return false;
-    }
-    if (n === 0) return false; // the end: the socket reader sees it too
-    if (n > 0) {
-      data(buffer.subarray(0, n));
-      return true;
-    }
-    if (now() >= end) return false;
-  }
 }
