@@ -58,5 +58,6 @@ export function fly(ctx: FlightContext, requestId: number, label: string, text: 
       cleanup: () => signal?.removeEventListener("abort", onAbort),
     });
     transport.send(text);
+    transport.expectAnswer();
   });
 }

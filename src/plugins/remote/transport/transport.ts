@@ -4,6 +4,8 @@ import { becomeSubreaper, ProcessTree } from "../../../core/supervise/index.ts";
 import { REMOTE_CHILD_ARG, REMOTE_WORKER_ENTRYPOINTS } from "../entrypoints.ts";
 import { BatchedWriter, LineDecoder, previewBytes } from "../protocol/index.ts";
 import { pumpStream } from "./pump.ts";
+import { HOP_WORKER_DATA_KEY, HopBoxes, Linger } from "../hop/index.ts";
+import { REMOTE_ANSWER_WAIT_US } from "../limits.ts";
 import { TailLines } from "../host/output/index.ts";
 import { REMOTE_CHANNEL_ENV } from "../worker-runtime/channel.ts";
 import { REMOTE_LAUNCH_ENV, type LaunchConfig } from "../worker-runtime/launcher.ts";
@@ -82,8 +84,11 @@ export function startWorkerTransport(config: LaunchConfig): HostTransport {
   const l = new Listeners();
   let lastError = "";
   let worker: Worker;
+  const hop = new HopBoxes();
+  const answers = new Linger(REMOTE_ANSWER_WAIT_US);
   try {
-    worker = new Worker(workerEntryPath(), { env: pluginEnvironment(config, false) } as WorkerOptions);
+    const workerData = { [HOP_WORKER_DATA_KEY]: hop.buffers };
+    worker = new Worker(workerEntryPath(), { env: pluginEnvironment(config, false), workerData } as WorkerOptions);
   } catch (cause) {
     throw new PrxError(
       "PLUGIN_LOAD",
@@ -109,7 +114,15 @@ export function startWorkerTransport(config: LaunchConfig): HostTransport {
   return {
     kind: "worker",
     pid: null,
-    send: (text) => worker.postMessage(text),
+    hop,
+    send: (text) => {
+      worker.postMessage(text);
+      hop.toPlugin.posted();
+    },
+    expectAnswer: () => {
+      const seen = hop.toHost.seen();
+      answers.soon((windowUs) => hop.toHost.linger(seen, windowUs));
+    },
     onMessage: (h) => void (l.message = h),
     onRefused: (h) => void (l.refused = h),
     onExit: (h) => l.addExit(h),
@@ -170,7 +183,9 @@ export function startProcessTransport(config: LaunchConfig): HostTransport {
   return {
     kind: "process",
     pid: proc.pid,
+    hop: null,
     send: (text) => writer.write(text + "\n"),
+    expectAnswer: () => {},
     onMessage: (h) => void (l.message = h),
     onRefused: (h) => void (l.refused = h),
     onExit: (h) => l.addExit(h),

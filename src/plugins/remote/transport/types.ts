@@ -1,3 +1,4 @@
+import type { HopBoxes } from "../hop/index.ts";
 import type { RefusedDetail, RefusedKind } from "../types.ts";
 
 /** The host side of one running Worker or subprocess. Messages are JSON texts (the supervisor decodes them). */
@@ -5,6 +6,13 @@ export interface HostTransport {
   readonly kind: "worker" | "process";
   readonly pid: number | null;
   send(text: string): void;
+  /**
+   * A call was just sent: watch for an answer for a bounded moment once this turn is done (REMOTE_ANSWER_WAIT_US),
+   * where the transport can (a Worker; a subprocess shares nothing to watch).
+   */
+  expectAnswer(): void;
+  /** The counts of messages each side posted (a Worker), or null (a subprocess). */
+  readonly hop: HopBoxes | null;
   /** Called with each received text. */
   onMessage(handler: (text: string) => void): void;
   /**

@@ -1,6 +1,8 @@
 import { writeSync } from "node:fs";
+import { workerData } from "node:worker_threads";
+import { HopBoxes, Linger } from "../hop/index.ts";
 import { BatchedWriter, LineDecoder, decodeText, encodeMessage, preview } from "../protocol/index.ts";
-import { REMOTE_MAX_MESSAGE_BYTES, REMOTE_MAX_MESSAGE_DEPTH } from "../limits.ts";
+import { REMOTE_LINGER_US, REMOTE_MAX_MESSAGE_BYTES, REMOTE_MAX_MESSAGE_DEPTH } from "../limits.ts";
 import { readStdin } from "./stdin-reader.ts";
 
 /** The worker side's view of its transport. Messages are plain objects; the transport does the encoding. */
@@ -8,6 +10,11 @@ export interface WorkerChannel {
   send(message: object): void;
   /** Subscribe to host -> worker messages. Returns an unsubscribe function. */
   onMessage(handler: (message: unknown) => void): () => void;
+  /**
+   * A call was answered: the transport may watch for the host's next message for REMOTE_LINGER_US once this turn is
+   * done, if `idle` (asked then) says no other call is running.
+   */
+  afterAnswer?(idle: () => boolean): void;
   close(): void;
 }
 
@@ -35,10 +42,17 @@ interface WorkerScope {
   removeEventListener(type: "message", handler: (event: MessageEvent) => void): void;
 }
 
-/** Bun Worker thread: one JSON string per postMessage. */
-export function createWorkerChannel(onProblem: ProblemSink = () => {}): WorkerChannel {
+/**
+ * Bun Worker thread: one JSON string per postMessage. With the host's hop counts (`hop`, from workerData), each
+ * message posted is counted, and after an answer the thread watches the host's count for its next message.
+ */
+export function createWorkerChannel(
+  onProblem: ProblemSink = () => {},
+  hop: HopBoxes | null = HopBoxes.ofWorkerData(workerData),
+): WorkerChannel {
   const scope = globalThis as unknown as WorkerScope;
   const subscribers = new Subscribers();
+  const linger = new Linger(hop ? REMOTE_LINGER_US : 0);
   let closed = false;
   const listener = (event: MessageEvent): void => {
     if (closed) return;
@@ -53,9 +67,17 @@ export function createWorkerChannel(onProblem: ProblemSink = () => {}): WorkerCh
   scope.addEventListener("message", listener);
   return {
     send(message) {
-      if (!closed) scope.postMessage(encodeMessage(message, REMOTE_MAX_MESSAGE_BYTES, REMOTE_MAX_MESSAGE_DEPTH));
+      if (closed) return;
+      scope.postMessage(encodeMessage(message, REMOTE_MAX_MESSAGE_BYTES, REMOTE_MAX_MESSAGE_DEPTH));
+      hop?.toHost.posted();
     },
     onMessage: (handler) => subscribers.add(handler),
+    afterAnswer(idle) {
+      if (!hop) return;
+      const box = hop.toPlugin;
+      const seen = box.seen();
+      linger.soon((windowUs) => box.linger(seen, windowUs), () => !closed && idle());
+    },
     close() {
       if (closed) return;
       closed = true;

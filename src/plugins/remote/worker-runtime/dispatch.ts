@@ -89,6 +89,7 @@ export class Dispatcher {
       if (this.inFlight.delete(msg.requestId)) this.reply(msg.requestId, false, undefined, toWireError(error));
     }
     this.afterCall();
+    this.channel.afterAnswer?.(() => this.inFlight.size === 0);
   }
 
   private async invoke(

@@ -1,0 +1,3 @@
+/** Keeping a remote plugin's hop awake: bounded watches for the other side's next message after a hand-over. */
+export { HOP_WORKER_DATA_KEY, HopBoxes, type HopBuffers } from "./boxes.ts";
+export { Linger, type LingerOptions, type LingerStats, type Watch } from "./linger.ts";

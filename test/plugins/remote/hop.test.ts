@@ -1,0 +1,154 @@
+import { describe, expect, test } from "bun:test";
+import { HOP_WORKER_DATA_KEY, HopBoxes, Linger } from "../../../src/plugins/remote/hop/index.ts";
+import { REMOTE_LINGER_MAX_SKIPS } from "../../../src/plugins/remote/limits.ts";
+import { startProcessTransport, startWorkerTransport } from "../../../src/plugins/remote/transport/index.ts";
+import { bootstrap, type WorkerChannel } from "../../../src/plugins/remote/worker-runtime/index.ts";
+import { memoryChannel, PROBE } from "./helpers.ts";
+
+/** A Linger whose watches run when the test says (`turn()`), on a machine of `cpus` CPUs. */
+function lingerOn(windowUs = 100, cpus = 2, maxSkips?: number) {
+  const due: Array<() => void> = [];
+  const linger = new Linger(windowUs, { schedule: (task) => void due.push(task), cpus, ...(maxSkips === undefined ? {} : { maxSkips }) });
+  return { linger, turn: () => due.splice(0).forEach((task) => task()), pending: () => due.length };
+}
+
+describe("Linger: a bounded watch after a hand-over", () => {
+  test("one watch per turn, given the window, only when still wanted", () => {
+    const { linger, turn, pending } = lingerOn(100);
+    const windows: number[] = [];
+    linger.soon((w) => (windows.push(w), true));
+    linger.soon((w) => (windows.push(w), true));
+    expect(pending()).toBe(1);
+    turn();
+    expect(windows).toEqual([100]);
+    linger.soon(() => true, () => false);
+    turn();
+    expect(linger.stats()).toEqual({ watched: 1, came: 1, skipped: 0 });
+  });
+
+  /** Hand-overs until one schedules a watch (the ones before it are skipped), then its turn: how many were skipped. */
+  function skipsBeforeWatch(l: ReturnType<typeof lingerOn>, came: boolean): number {
+    let skipped = 0;
+    while (l.pending() === 0) {
+      l.linger.soon(() => came);
+      if (l.pending() === 0) skipped++;
+      if (skipped > 10_000) throw new Error("never watches again");
+    }
+    l.turn();
+    return skipped;
+  }
+
+  test("misses in a row skip the next 1, 3, 7, ... hand-overs, up to REMOTE_LINGER_MAX_SKIPS; a watch that saw its message resets", () => {
+    const l = lingerOn(100);
+    expect(skipsBeforeWatch(l, false)).toBe(0);
+    const runs: number[] = [];
+    for (let i = 0; i < 8; i++) runs.push(skipsBeforeWatch(l, false));
+    expect(runs).toEqual([1, 3, 7, 15, 31, 63, 127, 255].map((n) => Math.min(n, REMOTE_LINGER_MAX_SKIPS)));
+    expect(runs.at(-1)).toBe(REMOTE_LINGER_MAX_SKIPS);
+    // this watch (after the longest run of skips) sees its message: the next hand-over watches at once
+    expect(skipsBeforeWatch(l, true)).toBe(REMOTE_LINGER_MAX_SKIPS);
+    expect(skipsBeforeWatch(l, true)).toBe(0);
+  });
+
+  test("a skip limit of 2: two hand-overs skipped at most, the third watches", () => {
+    const l = lingerOn(100, 2, 2);
+    const runs = [0, 1, 2, 3].map(() => skipsBeforeWatch(l, false));
+    expect(runs).toEqual([0, 1, 2, 2]);
+  });
+
+  test("never watches on one CPU, nor with a window of 0", () => {
+    for (const [windowUs, cpus] of [
+      [100, 1],
+      [0, 2],
+    ] as const) {
+      const { linger, pending } = lingerOn(windowUs, cpus);
+      linger.soon(() => true);
+      expect(linger.enabled).toBe(false);
+      expect(pending()).toBe(0);
+    }
+  });
+});
+
+describe("the hop's counts", () => {
+  test("a Worker gets them through workerData; anything else is no hop", () => {
+    const boxes = new HopBoxes();
+    const again = HopBoxes.ofWorkerData({ [HOP_WORKER_DATA_KEY]: boxes.buffers })!;
+    boxes.toPlugin.posted();
+    expect(again.toPlugin.seen()).toBe(1);
+    expect(HopBoxes.ofWorkerData(null)).toBeNull();
+    expect(HopBoxes.ofWorkerData({ [HOP_WORKER_DATA_KEY]: { toPlugin: new ArrayBuffer(4), toHost: new ArrayBuffer(4) } })).toBeNull();
+    expect(HopBoxes.ofWorkerData({ [HOP_WORKER_DATA_KEY]: { toPlugin: new SharedArrayBuffer(2), toHost: new SharedArrayBuffer(4) } })).toBeNull();
+  });
+
+  test("a plugin Worker counts what each side posted; a subprocess has no counts", async () => {
+    const transport = startWorkerTransport({ name: "probe", entry: PROBE, settings: {}, rpcTimeoutMs: 5000 });
+    const received: Array<{ type: string; requestId?: number }> = [];
+    let wake = () => {};
+    transport.onMessage((text) => {
+      const m = JSON.parse(text) as { type: string; requestId?: number };
+      if (m.type === "host-rpc") {
+        transport.send(JSON.stringify({ type: "host-rpc-result", requestId: m.requestId, ok: true, payload: null }));
+      }
+      received.push(m);
+      wake();
+    });
+    const until = async (ok: () => boolean) => {
+      while (!ok()) await new Promise<void>((resolve) => (wake = resolve));
+    };
+    try {
+      await until(() => received.some((m) => m.type === "init-complete"));
+      const sentBefore = transport.hop!.toPlugin.seen();
+      for (let i = 1; i <= 5; i++) {
+        transport.send(JSON.stringify({ type: "worker-rpc", requestId: i, surface: "service", target: "service:ECHO.echo", args: { args: [i] } }));
+        transport.expectAnswer();
+      }
+      expect(transport.hop!.toPlugin.seen()).toBe(sentBefore + 5);
+      await until(() => received.filter((m) => m.type === "worker-rpc-result").length === 5);
+      // the Worker counts a message right after posting it
+      while (transport.hop!.toHost.seen() < received.length) await Bun.sleep(1);
+      expect(transport.hop!.toHost.seen()).toBeGreaterThanOrEqual(received.length);
+    } finally {
+      transport.kill();
+    }
+    const child = startProcessTransport({ name: "probe", entry: PROBE, settings: {}, rpcTimeoutMs: 5000 });
+    expect(child.hop).toBeNull();
+    child.kill();
+  });
+});
+
+describe("the dispatcher hands each answer to the channel's linger", () => {
+  test("after each answer, with whether no other call is running then", async () => {
+    const ch = memoryChannel();
+    const idle: Array<() => boolean> = [];
+    const channel: WorkerChannel = { ...ch.channel, afterAnswer: (isIdle) => void idle.push(isIdle) };
+    let release = () => {};
+    class S {
+      static serviceType = "S";
+      static rpcMethods = ["fast", "slow"];
+      static async start() {
+        return new S();
+      }
+      fast() {
+        return 1;
+      }
+      slow() {
+        return new Promise<number>((resolve) => (release = () => resolve(2)));
+      }
+    }
+    await bootstrap({ name: "hop", services: [S as never] }, { channel });
+    const call = (requestId: number, method: string) => {
+      ch.deliver({ type: "worker-rpc", requestId, surface: "service", target: `service:S.${method}`, args: { args: [] } });
+      return ch.next((m) => m.type === "worker-rpc-result" && m.requestId === requestId);
+    };
+    await call(1, "fast");
+    expect(idle.map((isIdle) => isIdle())).toEqual([true]);
+    const slow = call(2, "slow");
+    await call(3, "fast");
+    expect(idle.length).toBe(2);
+    expect(idle[1]!()).toBe(false);
+    release();
+    await slow;
+    expect(idle.length).toBe(3);
+    expect(idle[2]!()).toBe(true);
+  });
+});
