@@ -42,7 +42,9 @@ export const START_TRICKS: readonly StartTrick[] = [
   {
     name: "bytecode-order",
     where: "boot/start-profile.ts, build.ts (two builds, `bytecodeOrder`)",
-    buys: "idle gateway RSS -1.7 to -3.1 MB in four runs (44.8 -> 43.0 MB in the last); launch time within the noise",
+    buys:
+      "idle gateway RSS -8.4 and -8.5 MB in the last two whole bench runs (on two VMs), at a cost in start-up time: " +
+      "gateway launch +5.2 and +5.8 ms, `prx agent -m` +2.5 and +5.5 ms in the same runs",
     build: "bytecode-order",
   },
   {
