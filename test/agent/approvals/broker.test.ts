@@ -4,7 +4,8 @@
  * before the expiry is a timeout, and a late answer is a conflict.
  */
 import { expect, test } from "bun:test";
-import { ApprovalBroker, type ApprovalRequest, type BrokerClock } from "../../../src/agent/approvals/index.ts";
+import { ApprovalBroker, type BrokerClock } from "../../../src/agent/approvals/index.ts";
+import { shellRequest } from "./shell-request.ts";
 import { openSqliteStorage } from "../../../src/storage/open.ts";
 
 /** Time moves only when the test says; a sleeper wakes when time passes its deadline or its signal aborts. */
@@ -27,16 +28,7 @@ function manualClock(): BrokerClock & { advance(ms: number): void } {
   };
 }
 
-const request: ApprovalRequest = {
-  sessionId: "s1",
-  channel: "gateway",
-  sender: null,
-  tool: "shell",
-  risk: "execute",
-  argsSha256: "ab",
-  preview: '{"command":["ls"]}',
-  timeoutMs: 5_000,
-};
+const request = shellRequest(5_000);
 
 test("an answer in this process wakes the waiting call at once", async () => {
   const storage = openSqliteStorage(":memory:");

@@ -4,7 +4,8 @@
  * notices closed after the first call and opened again for the second.
  */
 import { expect } from "bun:test";
-import { ApprovalBroker, type ApprovalRequest, type BrokerClock } from "../../../src/agent/approvals/index.ts";
+import { ApprovalBroker, type BrokerClock } from "../../../src/agent/approvals/index.ts";
+import { shellRequest } from "./shell-request.ts";
 import { sharedPgStores } from "../../helpers/pg-stores.ts";
 import { waitFor } from "../../helpers/wait.ts";
 
@@ -16,16 +17,7 @@ const stillClock: BrokerClock = {
   sleep: (_ms, signal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true })),
 };
 
-const request: ApprovalRequest = {
-  sessionId: "s1",
-  channel: "gateway",
-  sender: null,
-  tool: "shell",
-  risk: "execute",
-  argsSha256: "ab",
-  preview: '{"command":["ls"]}',
-  timeoutMs: 60_000,
-};
+const request = shellRequest(60_000);
 
 testWithPostgres("an answer through another process's store wakes the waiting call without a timed read", async () => {
   const waiter = new ApprovalBroker(() => stores[0]!.approvals, stillClock);
