@@ -142,6 +142,32 @@ describe("events across replicas", () => {
   });
 });
 
+describe("bad notices", () => {
+  it("a peers notice that is not JSON, or not a notice, is dropped with a warning; the replica keeps hearing the others", async () => {
+    const own = uniquePrefix("fabric-bad");
+    const logger = captureLogger();
+    const options = { url: TEST_REDIS_URL, prefix: own, clock: handClock() };
+    const a = new RedisFabric({ ...options, logger, patterns: () => [] });
+    const b = new RedisFabric({ ...options, logger: captureLogger(), patterns: () => ["b.*"] });
+    const redis = new RedisClient(TEST_REDIS_URL);
+    try {
+      await a.open();
+      await redis.send("PUBLISH", [`${own}:peers`, "not json {"]);
+      await redis.send("PUBLISH", [`${own}:peers`, JSON.stringify({ kind: "announce", replica: "x" })]);
+      await waitFor(() => logger.records.filter((r) => r.level === "warn").length >= 2, "both bad notices warned about");
+      expect(logger.records.map((r) => r.message)).toEqual(expect.arrayContaining(["fabric message not handled", "malformed fabric notice dropped"]));
+      expect(a.peers.size).toBe(0);
+      await b.open();
+      await waitFor(() => a.peers.get(b.replica)?.[0] === "b.*", "a to hear b join");
+    } finally {
+      await b.close();
+      await a.close();
+      await redis.send("DEL", [`${own}:replicas`]);
+      redis.close();
+    }
+  });
+});
+
 describe("the registry refresh", () => {
   it(`runs every FABRIC_REFRESH_MS; a replica whose entry is FABRIC_REPLICA_TTL_MS old is live, one ms older gone`, async () => {
     expect(FABRIC_REPLICA_TTL_MS % FABRIC_REFRESH_MS).toBe(0);
