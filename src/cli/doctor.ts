@@ -1,6 +1,7 @@
 import { accessSync, constants } from "node:fs";
 import { loadConfig } from "../config/loader.ts";
 import type { Config } from "../config/schema.ts";
+import type { RegistryReply } from "../plugins/fabric/index.ts";
 import { errorMessage } from "../core/errors.ts";
 import { colorEnabled, paint, terminalJson, visible } from "../core/terminal.ts";
 import { openWorkspace, type Workspace } from "../core/workspace.ts";
@@ -145,8 +146,14 @@ async function scaleOutChecks(config: Config): Promise<Check[]> {
       });
       try {
         await redis.send("PING", []);
-        const replicas = (await redis.send("HLEN", [`${config.bus.prefix}:replicas`])) as number;
-        checks.push({ status: "ok", name: "bus", detail: `redis answers; ${replicas} replica(s) announced under ${config.bus.prefix}` });
+        const { isAnnouncementLive, readRegistry } = await import("../plugins/fabric/index.ts");
+        const reply = (await redis.send("HGETALL", [`${config.bus.prefix}:replicas`])) as RegistryReply;
+        const now = Date.now();
+        const { entries, stale } = readRegistry(reply, now);
+        const live = [...entries.values()].filter((entry) => isAnnouncementLive(entry.at, now)).length;
+        const gone = entries.size - live + stale.length;
+        const past = gone > 0 ? `; ${gone} stale registry entr${gone === 1 ? "y" : "ies"} (replicas gone quiet; running replicas remove them)` : "";
+        checks.push({ status: "ok", name: "bus", detail: `redis answers; ${live} replica(s) running under ${config.bus.prefix}${past}` });
       } finally {
         redis.close();
       }

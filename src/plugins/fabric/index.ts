@@ -9,6 +9,7 @@ export * from "./limits.ts";
 export { PEERS_CHANNEL, RedisFabric, type FabricOptions } from "./redis-fabric.ts";
 export type { FabricClock } from "./types.ts";
 export { EventLink } from "./event-link.ts";
+export { isAnnouncementLive, readRegistry, type RegistryReply } from "./registry.ts";
 export { ReplicaReloads, type LocalReload, type ReplicaOutcome } from "./reload-fanout.ts";
 
 /** `[bus] backend = "redis"` as the plugin runtime is given it. */
