@@ -50,8 +50,8 @@ export const START_TRICKS: readonly StartTrick[] = [
       "idle gateway RSS -8.4 and -8.5 MB in two whole bench runs (on two VMs), where gateway launch took +5.2 and " +
       "+5.8 ms and `prx agent -m` +2.5 and +5.5 ms; measured again outside the suite, with and without in alternation " +
       "(20 pairs, load 2.5): gateway launch -> first 200 -6.0 and -11.1 ms (x0.88-0.90), its CPU to that answer 74.7 " +
-      "against 87.3 ms, idle RSS -2.1 MB (43.9 against 46.0; x1.72 of a compiled Bun.serve without it, target x1.8), " +
-      "`prx agent -m` wall x0.99, peak -4.1 MB",
+      "against 87.3 ms, `prx agent -m` wall x0.99, peak -4.1 MB; idle RSS -2.1 MB in 5 pairs (43.9 against 46.0; " +
+      "x1.72 of a compiled Bun.serve without it, target x1.8)",
     build: "bytecode-order",
   },
   {
