@@ -12,7 +12,8 @@ import {
   FABRIC_REFRESH_MS,
   FABRIC_REPLICA_TTL_MS,
 } from "./limits.ts";
-import { PeerNoticeSchema, ReplicaAnnouncementSchema, type PeerNotice, type ReplicaAnnouncement } from "./messages.ts";
+import { PeerNoticeSchema, type PeerNotice, type ReplicaAnnouncement } from "./messages.ts";
+import { isAnnouncementLive, readRegistry, type RegistryReply } from "./registry.ts";
 import type { FabricClock } from "./types.ts";
 
 /** The channel (under the prefix) where replicas tell each other that they joined, changed patterns or left. */
@@ -172,18 +173,14 @@ export class RedisFabric {
       // sent at once, answered in order: the read holds this entry, and the notice follows it
       const sending: Array<Promise<unknown>> = [this.pub.send("HSET", [registry, this.replica, JSON.stringify(entry)]), this.pub.send("HGETALL", [registry])];
       if (told !== this.told) sending.push(this.pub.send("PUBLISH", [this.key(PEERS_CHANNEL), this.notice(entry)]));
-      const [, flat] = (await Promise.all(sending)) as [unknown, Record<string, string> | string[]];
+      const [, reply] = (await Promise.all(sending)) as [unknown, RegistryReply];
       this.told = told;
-      const read = new Map<string, ReplicaAnnouncement>();
-      const stale: string[] = [];
-      for (const [id, raw] of Array.isArray(flat) ? pairs(flat) : Object.entries(flat)) {
-        if (id === this.replica) continue;
-        const parsed = ReplicaAnnouncementSchema.safeParse(JSON.parse(raw));
-        // removed a while after it is ignored (a replica whose clock is a little behind keeps its entry)
-        if (!parsed.success || now - parsed.data.at > 2 * FABRIC_REPLICA_TTL_MS) stale.push(id);
-        else read.set(id, parsed.data);
+      const { entries: read, stale } = readRegistry(reply, now);
+      read.delete(this.replica);
+      if (stale.length > 0) {
+        this.options.logger.info("stale replica registry entries removed", { replicas: stale });
+        await this.pub.send("HDEL", [registry, ...stale]);
       }
-      if (stale.length > 0) await this.pub.send("HDEL", [registry, ...stale]);
       for (const [id, at] of this.gone) if (now - at > 2 * FABRIC_REPLICA_TTL_MS) this.gone.delete(id);
       // a notice heard after the read was answered is newer than the read
       const next = new Map<string, ReplicaAnnouncement>();
@@ -191,7 +188,7 @@ export class RedisFabric {
         const a = read.get(id);
         const b = this.heard.get(id);
         const latest = a && b ? (b.at > a.at ? b : a) : (a ?? b)!;
-        if (!this.gone.has(id) && now - latest.at <= FABRIC_REPLICA_TTL_MS) next.set(id, latest);
+        if (!this.gone.has(id) && isAnnouncementLive(latest.at, now)) next.set(id, latest);
       }
       this.replace(next);
     } catch (error) {
@@ -281,8 +278,3 @@ function samePatterns(a: string[] | undefined, b: string[]): boolean {
   return a !== undefined && a.length === b.length && a.every((p, i) => p === b[i]);
 }
 
-function pairs(flat: string[]): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
-  return out;
-}

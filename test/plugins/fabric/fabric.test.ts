@@ -169,6 +169,31 @@ describe("bad notices", () => {
 });
 
 describe("the registry refresh", () => {
+  it("an entry that is not an announcement is removed, and the refresh still reads the others", async () => {
+    const own = uniquePrefix("fabric-bad-entry");
+    const options = { url: TEST_REDIS_URL, prefix: own, clock: handClock() };
+    const logger = captureLogger();
+    const a = new RedisFabric({ ...options, logger, patterns: () => [] });
+    const b = new RedisFabric({ ...options, logger: captureLogger(), patterns: () => ["b.*"] });
+    const redis = new RedisClient(TEST_REDIS_URL);
+    try {
+      await redis.send("HSET", [`${own}:replicas`, "garbage", "{not json", "shapeless", JSON.stringify({ at: "noon" })]);
+      await b.open();
+      await a.open();
+      await a.refresh();
+      expect(a.peers.get(b.replica)).toEqual(["b.*"]);
+      expect(await redis.send("HKEYS", [`${own}:replicas`])).toEqual(expect.arrayContaining([a.replica, b.replica]));
+      expect(await redis.send("HEXISTS", [`${own}:replicas`, "garbage"])).toBe(0);
+      expect(await redis.send("HEXISTS", [`${own}:replicas`, "shapeless"])).toBe(0);
+      expect(logger.records.filter((r) => r.level === "warn")).toEqual([]);
+    } finally {
+      await b.close();
+      await a.close();
+      await redis.send("DEL", [`${own}:replicas`]);
+      redis.close();
+    }
+  });
+
   it(`runs every FABRIC_REFRESH_MS; a replica whose entry is FABRIC_REPLICA_TTL_MS old is live, one ms older gone`, async () => {
     expect(FABRIC_REPLICA_TTL_MS % FABRIC_REFRESH_MS).toBe(0);
     expect(FABRIC_REPLICA_TTL_MS).toBeGreaterThanOrEqual(2 * FABRIC_REFRESH_MS);
