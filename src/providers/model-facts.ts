@@ -48,8 +48,23 @@ export function bareModelName(model: string): string {
   return model.slice(model.lastIndexOf("/") + 1);
 }
 
+/** Model names whose table row is kept (a provider names the model it answered with; past this, looked up each time). */
+export const TABLE_ROWS_KEPT_MAX = 256;
+
+/** The table's row per model name, null for none: a turn asks for its model's facts several times, each a regex scan. */
+const rowOf = new Map<string, ModelTableRow | null>();
+
+/** How many model names' rows are kept (tests check the bound). */
+export function tableRowsKept(): number {
+  return rowOf.size;
+}
+
 function tableRow(model: string): ModelTableRow | undefined {
-  return MODEL_TABLE.find((candidate) => candidate.pattern.test(model));
+  const kept = rowOf.get(model);
+  if (kept !== undefined) return kept ?? undefined;
+  const found = MODEL_TABLE.find((candidate) => candidate.pattern.test(model)) ?? null;
+  if (rowOf.size < TABLE_ROWS_KEPT_MAX) rowOf.set(model, found);
+  return found ?? undefined;
 }
 
 function fromTable(known: ModelTableRow): ModelFacts {

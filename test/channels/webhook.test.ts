@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { SqliteChannelStateStore } from "../../src/storage/sqlite/channels.ts";
 import { CHANNEL_MAX_HTTP_BODY_BYTES } from "../../src/channels/limits.ts";
 import { USER_MESSAGE_MAX_CHARS } from "../../src/agent/limits.ts";
 import type { RunningChannel } from "../../src/channels/process.ts";
@@ -30,6 +33,24 @@ describe("webhook channel", () => {
     const again = await post(running, body);
     expect(JSON.parse(again.body).reply).toBe("echo: status?");
     expect(h.provider.chatRequests()).toHaveLength(1);
+  });
+
+  test("the response carries the reply before the delivery is recorded; it is recorded right after", async () => {
+    h = channelHarness(table());
+    const running = await h.start("hook", ENV);
+    const body = JSON.stringify({ id: "m2", sender_id: "crm", text: "order 7?" });
+    const db = new Database(join(h.dir, "data", "prx.db"), { readonly: true });
+    try {
+      const store = new SqliteChannelStateStore(db);
+      const answer = await post(running, body);
+      expect(JSON.parse(answer.body).reply).toBe("echo: order 7?");
+      // read as the answer is handed back: stored as replied, its delivery not written yet
+      expect(store.entry("hook", "m2")).toMatchObject({ state: "replied", partsSent: 0 });
+      await running.runner.idle();
+      expect(store.entry("hook", "m2")).toMatchObject({ state: "done", partsSent: 1 });
+    } finally {
+      db.close();
+    }
   });
 
   test("a bad or missing signature is 401 and nothing runs", async () => {

@@ -3,6 +3,8 @@ import { ConfigSchema } from "../../src/config/schema.ts";
 import { MODEL_TABLE } from "../../src/providers/model-table.ts";
 import {
   modelFacts,
+  TABLE_ROWS_KEPT_MAX,
+  tableRowsKept,
   UNKNOWN_MODEL_CONTEXT_WINDOW,
   UNKNOWN_MODEL_MAX_OUTPUT_TOKENS,
 } from "../../src/providers/model-facts.ts";
@@ -70,4 +72,24 @@ describe("model facts", () => {
       for (const price of row.prices ?? []) if (price !== null) expect(price).toBeGreaterThanOrEqual(0);
     }
   });
+});
+
+test("a kept answer is the same as a first one: a model with no row stays unknown, a known one keeps its row", () => {
+  const config = withInfo({});
+  expect(modelFacts(config, "p", "no-such-model-again").source).toBe("default");
+  expect(modelFacts(config, "p", "no-such-model-again").source).toBe("default");
+  expect(modelFacts(config, "p", "claude-haiku-4-5").max_output_tokens).toBe(64_000);
+  expect(modelFacts(config, "p", "claude-haiku-4-5").max_output_tokens).toBe(64_000);
+});
+
+test("the table rows of at most TABLE_ROWS_KEPT_MAX model names are kept; past that a name is looked up each time", () => {
+  const config = withInfo({});
+  for (let i = 0; tableRowsKept() < TABLE_ROWS_KEPT_MAX; i++) modelFacts(config, "p", `kept-model-${i}`);
+  expect(tableRowsKept()).toBe(TABLE_ROWS_KEPT_MAX);
+  // one past the bound: still answered from the table, and not kept
+  const past = modelFacts(config, "openai", "gpt-4o-mini-2099-01-01");
+  expect(past).toMatchObject({ context_window: 128_000, source: "built-in" });
+  expect(past.prices?.input_per_mtok).toBe(0.15);
+  expect(modelFacts(config, "p", "kept-model-past-the-bound").source).toBe("default");
+  expect(tableRowsKept()).toBe(TABLE_ROWS_KEPT_MAX);
 });

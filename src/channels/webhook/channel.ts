@@ -95,7 +95,12 @@ export class WebhookChannel extends PlatformChannel {
 
   async send(reply: OutboundReply): Promise<string> {
     const url = this.setup.config.callback_url;
-    if (!url) return `${reply.replyTo ?? "reply"}:inline`;
+    if (!url) {
+      // the reply is already the waiting request's answer: resolved on the next turn of the event loop, so that the
+      // runner records the delivery (a database write) after that answer has gone to the gateway, not before it
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return `${reply.replyTo ?? "reply"}:inline`;
+    }
     const body = JSON.stringify(WebhookCallbackSchema.parse({ reply_to: reply.replyTo, chat_id: reply.chatId, thread_id: reply.threadId, text: reply.text }));
     await this.retrying("callback", async () => {
         const init = { method: "POST", headers: { "content-type": "application/json", ...signPrx(this.signingSecret, body, Date.now()) }, body };
