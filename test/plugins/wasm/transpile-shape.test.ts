@@ -1,12 +1,15 @@
 /**
  * A component that differs from one transpiled before only in what its core modules compute and hold (a rebuild of a
- * kit plugin) is transpiled from that output: the same files jco writes for it, without running jco.
+ * kit plugin) is transpiled from that output: the same files jco writes for it, without running jco; and only its
+ * core modules that changed are instrumented again.
  */
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { prepareComponent } from "../../../src/plugins/wasm/artifact-cache.ts";
 import { readSections, SectionId } from "../../../src/plugins/wasm/instrument/sections.ts";
+import { instrumentCount } from "../../../src/plugins/wasm/instrument-cache.ts";
 import { transpileCached, transpileCount } from "../../../src/plugins/wasm/transpile.ts";
 import { componentShape } from "../../../src/plugins/wasm/transpile-shape.ts";
 
@@ -78,4 +81,14 @@ test("when the output the shape record names is gone, the rebuild is transpiled 
   const again = await transpileCached("ts-tool", rebuilt, shared, "local");
   expect(again.transpiled).toBe(true);
   expect(transpileCount()).toBe(runs + 1);
+});
+
+test("a rebuild instruments only the core module that changed: the others' instrumented bytes are found by content", async () => {
+  const first = new Uint8Array(readFileSync(FIXTURE));
+  const rebuilt = withSectionByteChanged(first, SectionId.data);
+  const shared = cacheDir();
+  (await prepareComponent("ts-tool", first, shared, 64, "interrupt", "local")).done();
+  const before = instrumentCount();
+  (await prepareComponent("ts-tool", rebuilt, shared, 64, "interrupt", "local")).done();
+  expect(instrumentCount()).toBe(before + 1);
 });
