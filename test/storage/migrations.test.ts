@@ -5,6 +5,7 @@ import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { SQL } from "bun";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PrxError } from "../../src/core/errors.ts";
 import { openWorkspace } from "../../src/core/workspace.ts";
 import { SqliteMemory } from "../../src/memory/index.ts";
 import { openSqliteStorage } from "../../src/storage/index.ts";
@@ -76,6 +77,26 @@ testWithPostgres("a migrating connection whose search_path names only public sti
     expect(await migratePg(onPublic, schema)).toEqual([]);
   } finally {
     await onPublic.close();
+  }
+});
+
+testWithPostgres("a schema the migrating connection cannot resolve to fails naming it, and nothing is created in public", async () => {
+  // a quoted mixed-case name is created as such but resolves, unquoted in search_path, to another (missing) schema
+  const schema = `${uniqueSchema("guard")}_Mixed`;
+  schemas.push(schema);
+  const sql = openPg({ url: TEST_DATABASE_URL, schema, max: 1 });
+  try {
+    const error = await migratePg(sql, schema).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(PrxError);
+    expect((error as PrxError).code).toBe("STORAGE");
+    expect((error as PrxError).message).toContain(`"${schema}"`);
+    const ledger = await sql.unsafe("SELECT to_regclass('public.prx_migrations') IS NULL AS absent");
+    expect(ledger[0].absent).toBe(true);
+  } finally {
+    await sql.close();
   }
 });
 
