@@ -2,14 +2,17 @@
  * Migrations under the advisory lock, and `prx storage` moving a SQLite workspace into PostgreSQL.
  */
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
+import type { SQL } from "bun";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PrxError } from "../../src/core/errors.ts";
 import { openWorkspace } from "../../src/core/workspace.ts";
 import { SqliteMemory } from "../../src/memory/index.ts";
 import { openSqliteStorage } from "../../src/storage/index.ts";
 import { openPg } from "../../src/storage/postgres/connect.ts";
 import { PG_MIGRATIONS, pgStorage } from "../../src/storage/postgres/index.ts";
 import { vectorOffered } from "../../src/storage/postgres/migration-vector.ts";
+import { migratePg } from "../../src/storage/postgres/migrations.ts";
 import { ensureBinary, runPrx } from "../helpers/binary.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
@@ -34,6 +37,67 @@ testWithPostgres("replicas starting at once migrate once: every version is appli
   const status = await opened[0]!.status();
   expect(status.pending).toEqual([]);
   await Promise.all(opened.map((s) => s.close()));
+});
+
+/** Tables of `schema` that also exist in public: what an opener migrating into public would have left there. */
+async function tablesAlsoInPublic(sql: SQL, schema: string): Promise<{ own: string[]; inPublic: string[] }> {
+  const own = (await sql.unsafe("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY 1", [schema])).map((r: { tablename: string }) => r.tablename);
+  const inPublic = (
+    await sql.unsafe("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename = ANY($1::text[]) ORDER BY 1", [own])
+  ).map((r: { tablename: string }) => r.tablename);
+  return { own, inPublic };
+}
+
+testWithPostgres("several stores opened at once on a brand-new schema create every table in it and none in public", async () => {
+  const schema = uniqueSchema("fresh");
+  schemas.push(schema);
+  const opened = await Promise.all(Array.from({ length: 6 }, () => pgStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 })));
+  try {
+    const { own, inPublic } = await tablesAlsoInPublic(opened[0]!.sql, schema);
+    expect(own).toContain("prx_migrations");
+    expect(own).toContain("sessions");
+    expect(inPublic).toEqual([]);
+    const ledgers = await opened[0]!.sql.unsafe("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'prx_migrations' AND schemaname IN ($1, 'public')", [schema]);
+    expect(ledgers[0].n).toBe(1);
+  } finally {
+    await Promise.all(opened.map((s) => s.close()));
+  }
+});
+
+testWithPostgres("a migrating connection whose search_path names only public still migrates into the store's schema", async () => {
+  const schema = uniqueSchema("path");
+  schemas.push(schema);
+  const onPublic = openPg({ url: TEST_DATABASE_URL, schema: "public", max: 1 });
+  try {
+    const applied = await migratePg(onPublic, schema);
+    expect(applied).toContain(1);
+    const { own, inPublic } = await tablesAlsoInPublic(onPublic, schema);
+    expect(own).toContain("prx_migrations");
+    expect(inPublic).toEqual([]);
+    expect(await migratePg(onPublic, schema)).toEqual([]);
+  } finally {
+    await onPublic.close();
+  }
+});
+
+testWithPostgres("a schema the migrating connection cannot resolve to fails naming it, and nothing is created in public", async () => {
+  // a quoted mixed-case name is created as such but resolves, unquoted in search_path, to another (missing) schema
+  const schema = `${uniqueSchema("guard")}_Mixed`;
+  schemas.push(schema);
+  const sql = openPg({ url: TEST_DATABASE_URL, schema, max: 1 });
+  try {
+    const error = await migratePg(sql, schema).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(PrxError);
+    expect((error as PrxError).code).toBe("STORAGE");
+    expect((error as PrxError).message).toContain(`"${schema}"`);
+    const ledger = await sql.unsafe("SELECT to_regclass('public.prx_migrations') IS NULL AS absent");
+    expect(ledger[0].absent).toBe(true);
+  } finally {
+    await sql.close();
+  }
 });
 
 testWithPostgres("prx storage copy moves a workspace to PostgreSQL and back; a second copy inserts nothing", async () => {

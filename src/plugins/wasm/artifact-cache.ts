@@ -83,6 +83,16 @@ function instrumentedFile(metering: Metering, maxPages: number): string {
 }
 
 /**
+ * Where a core module's instrumented bytes are kept: under its content hash, whether it is a plugin of its own or one
+ * of a component's modules, so a rebuilt component whose other modules did not change (a kit plugin's engine beside
+ * its snapshot) instruments only the ones that did.
+ */
+function instrumentedPathFor(cacheDir: string, bytes: Uint8Array, metering: Metering, maxPages: number): string {
+  const hash = createHash("sha256").update(bytes).digest("hex");
+  return join(cacheDir, "wasm-modules", hash, `${instrumentedFile(metering, maxPages)}.wasm`);
+}
+
+/**
  * Count one more use of `entry`; the returned function lets go of it. Not inside use(): an async function's closures
  * keep its whole frame, which holds the component's bytes through `make`.
  */
@@ -135,8 +145,9 @@ async function compile(bytes: Uint8Array, options: CompileOptions, where: string
 }
 
 /**
- * Transpile and instrument (disk caches) and compile a component once per content, memory cap, metering and kv
- * placement (where the sandbox's kv is served decides how its imports are lowered).
+ * Transpile and instrument (disk caches; each core module's instrumented bytes under its own content hash, as
+ * prepareModule keeps them) and compile a component once per content, memory cap, metering and kv placement (where
+ * the sandbox's kv is served decides how its imports are lowered).
  */
 export function prepareComponent(
   plugin: string,
@@ -157,7 +168,7 @@ export function prepareComponent(
         .filter((file) => file.endsWith(".wasm"))
         .map(async (file) => {
           const bytes = readFileSync(join(transpiled.dir, file));
-          const instrumentedPath = join(transpiled.dir, instrumentedFile(metering, maxPages), file);
+          const instrumentedPath = instrumentedPathFor(cacheDir, bytes, metering, maxPages);
           modules[file] = await compile(bytes, { maxPages, metering, instrumentedPath }, `plugin ${plugin} (${file})`);
         }),
     );
@@ -178,7 +189,7 @@ export function prepareModule(
 ): Promise<ArtifactUse<PreparedModule>> {
   const maxPages = maxPagesFor(maxMemoryMb);
   const hash = createHash("sha256").update(wasm).digest("hex");
-  const instrumentedPath = join(cacheDir, "wasm-modules", hash, `${instrumentedFile(metering, maxPages)}.wasm`);
+  const instrumentedPath = instrumentedPathFor(cacheDir, wasm, metering, maxPages);
   return use(`module\0${cacheDir}\0${hash}\0${maxPages}\0${metering}`, plugin, async () => ({
     kind: "module",
     module: await compile(wasm, { maxPages, metering, instrumentedPath }, `plugin ${plugin}`),

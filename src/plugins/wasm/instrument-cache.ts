@@ -19,8 +19,8 @@ export function instrumentedName(metering: Metering): string {
 /**
  * The instrumented bytes of a core module (instrument/module.ts), read from `cachePath` when an earlier load wrote
  * them. The pass costs ~10-20 ms per MB (the 12 MB SpiderMonkey core module: ~150 ms), so every process would pay
- * it on its first load of a big plugin; the file is written atomically (temporary file, rename) beside the
- * content-addressed transpile output, so a path names one content, one version, one metering.
+ * it on its first load of a big plugin; the file is written atomically (temporary file, rename) under the module's
+ * content hash (artifact-cache.ts), so a path names one content, one version, one metering, one memory cap.
  */
 export function instrumentCached(bytes: Uint8Array, where: string, metering: Metering, cachePath: string): Uint8Array {
   if (existsSync(cachePath)) return readFileSync(cachePath);

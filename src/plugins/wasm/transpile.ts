@@ -9,6 +9,7 @@ import { REQUIRED_EXPORTS } from "./guest/types.ts";
 import { asyncImportNames } from "./host/index.ts";
 import type { KvPlacement } from "./protocol.ts";
 import { exportsInterfaceNames, PLUGIN_PACKAGE } from "./contract-names.ts";
+import { componentShape, type ComponentShape } from "./transpile-shape.ts";
 import { type ComponentInterfaces, checkInterfaceVersions, interfacesFromWit } from "./wit.ts";
 
 /**
@@ -62,14 +63,99 @@ function transpileOptions(asyncExports: string[], kv: KvPlacement) {
   };
 }
 
+/** What besides the component the output is made from: jco's version, the cache layout and the options. */
+function transpilerKey(kv: KvPlacement): string {
+  return `\0jco-transpile@${jcoPkg.version}\0format=${CACHE_FORMAT}\0${JSON.stringify(transpileOptions(asyncExportNames(), kv))}`;
+}
+
 /** The transpiled component's cache key: its bytes, jco's version and the options (they differ with `kv`). */
 export function cacheKey(wasm: Uint8Array, kv: KvPlacement): string {
-  const hash = createHash("sha256");
-  hash.update(wasm);
-  hash.update(
-    `\0jco-transpile@${jcoPkg.version}\0format=${CACHE_FORMAT}\0${JSON.stringify(transpileOptions(asyncExportNames(), kv))}`,
-  );
-  return hash.digest("hex");
+  return createHash("sha256").update(wasm).update(transpilerKey(kv)).digest("hex");
+}
+
+/**
+ * `<cacheDir>/wasm-shapes/<key>.json`: for a component shape (transpile-shape.ts), the cached output of a component
+ * of that shape, and which of its files are which core module of the component, copied as jco wrote them.
+ */
+const ShapeRecordSchema = z.object({
+  format: z.literal(CACHE_FORMAT),
+  /** The cached output's folder name under `<cacheDir>/wasm/`. */
+  source: z.string().regex(/^[0-9a-f]{64}$/),
+  /** Output file -> index of the core module it is (in componentShape's order). */
+  modules: z.record(z.string(), z.number().int().nonnegative()),
+});
+
+function shapeRecordPath(cacheDir: string, shape: ComponentShape, kv: KvPlacement): string {
+  return join(cacheDir, "wasm-shapes", `${createHash("sha256").update(shape.digest).update(transpilerKey(kv)).digest("hex")}.json`);
+}
+
+/** Files written to a temporary folder, then renamed into place (another process may have cached it first). */
+function writeCacheDir(dir: string, files: Record<string, Uint8Array | string>, meta: TranspileMeta): void {
+  const tmp = `${dir}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  for (const [file, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(tmp, file)), { recursive: true });
+    writeFileSync(join(tmp, file), content);
+  }
+  writeFileSync(join(tmp, "meta.json"), JSON.stringify(meta));
+  try {
+    renameSync(tmp, dir);
+  } catch {
+    // another process cached the same component first: theirs is identical
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The output of a component of the same shape transpiled before, with this component's core modules in place of
+ * that one's; null when there is none (or its files are gone).
+ */
+function fromShape(shape: ComponentShape, cacheDir: string, kv: KvPlacement, dir: string): TranspileMeta | null {
+  const recordPath = shapeRecordPath(cacheDir, shape, kv);
+  if (!existsSync(recordPath)) return null;
+  const record = ShapeRecordSchema.safeParse(JSON.parse(readFileSync(recordPath, "utf8")));
+  if (!record.success) return null;
+  const sourceDir = join(cacheDir, "wasm", record.data.source);
+  const metaPath = join(sourceDir, "meta.json");
+  if (!existsSync(metaPath)) return null;
+  const meta = TranspileMetaSchema.safeParse(JSON.parse(readFileSync(metaPath, "utf8")));
+  if (!meta.success) return null;
+  const files: Record<string, Uint8Array> = {};
+  for (const file of meta.data.files) {
+    const index = record.data.modules[file];
+    if (index !== undefined) {
+      const module = shape.modules[index];
+      if (!module) return null;
+      files[file] = module;
+    } else {
+      const path = join(sourceDir, file);
+      if (!existsSync(path)) return null;
+      files[file] = readFileSync(path);
+    }
+  }
+  writeCacheDir(dir, files, meta.data);
+  return meta.data;
+}
+
+/**
+ * Remember which output files are the component's core modules as jco wrote them. Only when every core module is
+ * one file, byte for byte: a module jco had changed would be copied unchanged from the next component otherwise.
+ */
+function recordShape(shape: ComponentShape, cacheDir: string, kv: KvPlacement, key: string, files: Record<string, Uint8Array | string>): void {
+  const modules: Record<string, number> = {};
+  const matched = new Set<number>();
+  for (const [file, content] of Object.entries(files)) {
+    if (!file.endsWith(".wasm") || typeof content === "string") continue;
+    const index = shape.modules.findIndex((module) => module.length === content.length && Buffer.compare(module, content) === 0);
+    if (index < 0) continue;
+    modules[file] = index;
+    matched.add(index);
+  }
+  if (matched.size !== shape.modules.length) return;
+  const path = shapeRecordPath(cacheDir, shape, kv);
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  writeFileSync(tmp, JSON.stringify(ShapeRecordSchema.parse({ format: CACHE_FORMAT, source: key, modules })));
+  renameSync(tmp, path);
 }
 
 /**
@@ -82,7 +168,8 @@ export async function transpileCached(
   cacheDir: string,
   kv: KvPlacement,
 ): Promise<TranspiledComponent> {
-  const dir = join(cacheDir, "wasm", cacheKey(wasm, kv));
+  const key = cacheKey(wasm, kv);
+  const dir = join(cacheDir, "wasm", key);
   const metaPath = join(dir, "meta.json");
   if (existsSync(metaPath)) {
     const parsed = TranspileMetaSchema.safeParse(JSON.parse(readFileSync(metaPath, "utf8")));
@@ -91,6 +178,13 @@ export async function transpileCached(
       return { dir, meta: parsed.data, transpiled: false };
     }
     rmSync(dir, { recursive: true, force: true });
+  }
+  // a rebuild of a plugin (`prx plugins dev`) changes its core modules' contents alone: no jco run for it
+  const shape = componentShape(wasm);
+  const reshaped = shape ? fromShape(shape, cacheDir, kv, dir) : null;
+  if (reshaped) {
+    checkInterfaceVersions(plugin, reshaped.interfaces);
+    return { dir, meta: reshaped, transpiled: false };
   }
   const { transpileBytes } = await import("@bytecodealliance/jco-transpile");
   const { componentWit } = await import("@bytecodealliance/jco-transpile/wasm-tools");
@@ -130,18 +224,9 @@ export async function transpileCached(
     interfaceFunctions: interfaceFunctionsFromTypings(result.files),
     files,
   };
-  const tmp = `${dir}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  for (const file of files) {
-    mkdirSync(dirname(join(tmp, file)), { recursive: true });
-    writeFileSync(join(tmp, file), result.files[file]!);
-  }
-  writeFileSync(join(tmp, "meta.json"), JSON.stringify(meta));
-  try {
-    renameSync(tmp, dir);
-  } catch {
-    // another process cached the same component first: theirs is identical
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  const written = Object.fromEntries(files.map((file) => [file, result.files[file]!]));
+  writeCacheDir(dir, written, meta);
+  if (shape) recordShape(shape, cacheDir, kv, key, written);
   return { dir, meta, transpiled: true };
 }
 

@@ -16,6 +16,11 @@ export interface PgOptions {
   synchronousCommit?: boolean;
 }
 
+/** The search_path of prx's connections: its schema, then public (where pgvector is installed). */
+export function searchPathFor(schema: string): string {
+  return schema === "public" ? "public" : `${schema},public`;
+}
+
 /** A pool of PostgreSQL connections whose search_path is prx's schema. */
 export function openPg(options: PgOptions): SQL {
   return new SQL(options.url, {
@@ -23,7 +28,7 @@ export function openPg(options: PgOptions): SQL {
     idleTimeout: PG_IDLE_TIMEOUT_S,
     connectionTimeout: PG_CONNECT_TIMEOUT_S,
     connection: {
-      search_path: options.schema === "public" ? "public" : `${options.schema},public`,
+      search_path: searchPathFor(options.schema),
       synchronous_commit: options.synchronousCommit === true ? "on" : "off",
     },
   });

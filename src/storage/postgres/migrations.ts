@@ -1,6 +1,7 @@
-import type { SQL } from "bun";
+import type { ReservedSQL, SQL } from "bun";
 import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { MigrationStatus } from "../types.ts";
+import { searchPathFor } from "./connect.ts";
 import { installVector, VECTOR_MIGRATION_SQL, vectorOffered } from "./migration-vector.ts";
 import { LEASE_START_SQL } from "./migration-lease-start.ts";
 import { TURN_END_SQL } from "./migration-turn-end.ts";
@@ -374,6 +375,33 @@ function failed(what: string, cause: unknown): PrxError {
 }
 
 /**
+ * Sets the migrating connection's search_path again now that its schema exists. The path a connection starts with
+ * names a schema that may not exist yet (a brand-new one, created by whichever opener takes the lock first); then
+ * PostgreSQL creates in the next schema of the path, public, for as long as that session's resolved path stands. Set
+ * here, after CREATE SCHEMA and under the lock, the path resolves to the schema whatever the connection started with;
+ * current_schema() confirms it before anything is created.
+ */
+async function useSchema(conn: ReservedSQL, schema: string): Promise<void> {
+  const rows = await conn.unsafe("SELECT set_config('search_path', $1, false) AS path, current_schema() AS current", [searchPathFor(schema)]);
+  const current = (rows[0] as { current: string | null }).current;
+  if (current !== schema) {
+    throw new PrxError("STORAGE", `cannot migrate PostgreSQL schema "${schema}": the migrating connection resolves to schema "${current ?? "(none)"}"`, {
+      hint: `check that the database user may use schema "${schema}" (GRANT USAGE, CREATE ON SCHEMA "${schema}") and that [storage] schema names it`,
+    });
+  }
+}
+
+/** The ledger must be the schema's own: migrations recorded anywhere else would be applied to the wrong place. */
+async function checkLedgerIn(conn: ReservedSQL, schema: string): Promise<void> {
+  const rows = await conn.unsafe("SELECT to_regclass(format('%I.prx_migrations', $1::text)) = to_regclass('prx_migrations') AS own", [schema]);
+  if ((rows[0] as { own: boolean | null }).own !== true) {
+    throw new PrxError("STORAGE", `cannot migrate PostgreSQL schema "${schema}": its migration ledger ("${schema}".prx_migrations) is not the one the connection sees`, {
+      hint: `nothing was migrated; check the search_path of the database user (ALTER ROLE ... RESET search_path) and that schema "${schema}" exists`,
+    });
+  }
+}
+
+/**
  * Apply every pending migration, each in its own transaction, holding the migration advisory lock on one reserved
  * connection. Returns the versions applied by this call.
  */
@@ -389,7 +417,9 @@ export async function migratePg(sql: SQL, schema: string): Promise<number[]> {
     await conn.unsafe(`SELECT pg_advisory_lock(${LOCK})`);
     try {
       await conn.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      await useSchema(conn, schema);
       await conn.unsafe(LEDGER);
+      await checkLedgerIn(conn, schema);
       const done = new Set((await conn.unsafe("SELECT version FROM prx_migrations")).map((r: { version: number }) => r.version));
       // the server's catalog is asked only while a pgvector migration is still to apply
       let offered: boolean | undefined;
