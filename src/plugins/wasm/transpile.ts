@@ -85,6 +85,19 @@ const ShapeRecordSchema = z.object({
   modules: z.record(z.string(), z.number().int().nonnegative()),
 });
 
+/** A cache file as its schema reads it; null when it is missing, not JSON (a write cut short) or of another shape. */
+function readCacheFile<T>(path: string, schema: z.ZodType<T>): T | null {
+  if (!existsSync(path)) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return null; // not JSON: the cache is rebuilt over it
+  }
+  const parsed = schema.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+}
+
 function shapeRecordPath(cacheDir: string, shape: ComponentShape, kv: KvPlacement): string {
   return join(cacheDir, "wasm-shapes", `${createHash("sha256").update(shape.digest).update(transpilerKey(kv)).digest("hex")}.json`);
 }
@@ -111,17 +124,15 @@ function writeCacheDir(dir: string, files: Record<string, Uint8Array | string>, 
  */
 function fromShape(shape: ComponentShape, cacheDir: string, kv: KvPlacement, dir: string): TranspileMeta | null {
   const recordPath = shapeRecordPath(cacheDir, shape, kv);
-  if (!existsSync(recordPath)) return null;
-  const record = ShapeRecordSchema.safeParse(JSON.parse(readFileSync(recordPath, "utf8")));
-  if (!record.success) return null;
-  const sourceDir = join(cacheDir, "wasm", record.data.source);
+  const record = readCacheFile(recordPath, ShapeRecordSchema);
+  if (!record) return null;
+  const sourceDir = join(cacheDir, "wasm", record.source);
   const metaPath = join(sourceDir, "meta.json");
-  if (!existsSync(metaPath)) return null;
-  const meta = TranspileMetaSchema.safeParse(JSON.parse(readFileSync(metaPath, "utf8")));
-  if (!meta.success) return null;
+  const meta = readCacheFile(metaPath, TranspileMetaSchema);
+  if (!meta) return null;
   const files: Record<string, Uint8Array> = {};
-  for (const file of meta.data.files) {
-    const index = record.data.modules[file];
+  for (const file of meta.files) {
+    const index = record.modules[file];
     if (index !== undefined) {
       const module = shape.modules[index];
       if (!module) return null;
@@ -132,8 +143,8 @@ function fromShape(shape: ComponentShape, cacheDir: string, kv: KvPlacement, dir
       files[file] = readFileSync(path);
     }
   }
-  writeCacheDir(dir, files, meta.data);
-  return meta.data;
+  writeCacheDir(dir, files, meta);
+  return meta;
 }
 
 /**
@@ -172,10 +183,10 @@ export async function transpileCached(
   const dir = join(cacheDir, "wasm", key);
   const metaPath = join(dir, "meta.json");
   if (existsSync(metaPath)) {
-    const parsed = TranspileMetaSchema.safeParse(JSON.parse(readFileSync(metaPath, "utf8")));
-    if (parsed.success) {
-      checkInterfaceVersions(plugin, parsed.data.interfaces);
-      return { dir, meta: parsed.data, transpiled: false };
+    const cached = readCacheFile(metaPath, TranspileMetaSchema);
+    if (cached) {
+      checkInterfaceVersions(plugin, cached.interfaces);
+      return { dir, meta: cached, transpiled: false };
     }
     rmSync(dir, { recursive: true, force: true });
   }

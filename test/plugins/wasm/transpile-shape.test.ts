@@ -4,7 +4,7 @@
  * core modules that changed are instrumented again.
  */
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prepareComponent } from "../../../src/plugins/wasm/artifact-cache.ts";
@@ -80,6 +80,23 @@ test("when the output the shape record names is gone, the rebuild is transpiled 
   const runs = transpileCount();
   const again = await transpileCached("ts-tool", rebuilt, shared, "local");
   expect(again.transpiled).toBe(true);
+  expect(transpileCount()).toBe(runs + 1);
+});
+
+test("a cache file cut short (a shape record, a cached output's meta.json) is a miss: the output is made again", async () => {
+  const first = new Uint8Array(readFileSync(FIXTURE));
+  const shared = cacheDir();
+  const made = await transpileCached("ts-tool", first, shared, "local");
+  const [record] = readdirSync(join(shared, "wasm-shapes"));
+  writeFileSync(join(shared, "wasm-shapes", record!), '{"format":');
+  const runs = transpileCount();
+  const rebuilt = await transpileCached("ts-tool", withSectionByteChanged(first, SectionId.data), shared, "local");
+  expect(rebuilt.transpiled).toBe(true);
+  expect(transpileCount()).toBe(runs + 1);
+  // the rebuild's run recorded the shape again: the first build's output comes back from it
+  writeFileSync(join(made.dir, "meta.json"), "{");
+  const again = await transpileCached("ts-tool", first, shared, "local");
+  expect(again.meta).toEqual(made.meta);
   expect(transpileCount()).toBe(runs + 1);
 });
 
