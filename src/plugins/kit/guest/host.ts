@@ -68,7 +68,10 @@ export const kv = {
   delete: (key: string): boolean => hostKv.delete(key),
   /** Keys starting with `prefix`, sorted. */
   keys: (prefix = ""): string[] => hostKv.listKeys(prefix),
-  /** Adds `by` to a number stored as text (missing: 0) and returns the new value. */
+  /**
+   * Adds `by` to a number stored as text (missing: 0) and returns the new value. A read, then a write: not atomic
+   * against another of the plugin's instances (its other capabilities, other replicas) writing the key meanwhile.
+   */
   increment(key: string, by = 1): number {
     const next = Number(kv.get(key) ?? "0") + by;
     kv.set(key, String(next));
