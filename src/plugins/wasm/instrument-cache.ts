@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { writeCacheFile } from "./cache-file.ts";
 import { INSTRUMENT_VERSION } from "./instrument/abi.ts";
 import { instrumentModule } from "./instrument/module.ts";
 import type { Metering } from "./instrument/plan.ts";
@@ -26,15 +26,6 @@ export function instrumentCached(bytes: Uint8Array, where: string, metering: Met
   if (existsSync(cachePath)) return readFileSync(cachePath);
   const { bytes: out } = instrumentModule(bytes, where, metering);
   instrumentations++;
-  mkdirSync(dirname(cachePath), { recursive: true });
-  const tmp = `${cachePath}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  writeFileSync(tmp, out);
-  try {
-    renameSync(tmp, cachePath);
-  } catch (error) {
-    rmSync(tmp, { force: true });
-    // another process wrote the same file first: it is identical
-    if (!existsSync(cachePath)) throw error;
-  }
+  writeCacheFile(cachePath, out);
   return out;
 }

@@ -9,6 +9,7 @@ import { REQUIRED_EXPORTS } from "./guest/types.ts";
 import { asyncImportNames } from "./host/index.ts";
 import type { KvPlacement } from "./protocol.ts";
 import { exportsInterfaceNames, PLUGIN_PACKAGE } from "./contract-names.ts";
+import { readCacheFile, writeCacheFile } from "./cache-file.ts";
 import { componentShape, type ComponentShape } from "./transpile-shape.ts";
 import { type ComponentInterfaces, checkInterfaceVersions, interfacesFromWit } from "./wit.ts";
 
@@ -85,19 +86,6 @@ const ShapeRecordSchema = z.object({
   modules: z.record(z.string(), z.number().int().nonnegative()),
 });
 
-/** A cache file as its schema reads it; null when it is missing, not JSON (a write cut short) or of another shape. */
-function readCacheFile<T>(path: string, schema: z.ZodType<T>): T | null {
-  if (!existsSync(path)) return null;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    return null; // not JSON: the cache is rebuilt over it
-  }
-  const parsed = schema.safeParse(raw);
-  return parsed.success ? parsed.data : null;
-}
-
 function shapeRecordPath(cacheDir: string, shape: ComponentShape, kv: KvPlacement): string {
   return join(cacheDir, "wasm-shapes", `${createHash("sha256").update(shape.digest).update(transpilerKey(kv)).digest("hex")}.json`);
 }
@@ -162,11 +150,7 @@ function recordShape(shape: ComponentShape, cacheDir: string, kv: KvPlacement, k
     matched.add(index);
   }
   if (matched.size !== shape.modules.length) return;
-  const path = shapeRecordPath(cacheDir, shape, kv);
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  writeFileSync(tmp, JSON.stringify(ShapeRecordSchema.parse({ format: CACHE_FORMAT, source: key, modules })));
-  renameSync(tmp, path);
+  writeCacheFile(shapeRecordPath(cacheDir, shape, kv), JSON.stringify(ShapeRecordSchema.parse({ format: CACHE_FORMAT, source: key, modules })));
 }
 
 /**
