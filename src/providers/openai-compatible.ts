@@ -174,7 +174,7 @@ export class OpenAICompatibleProvider extends HttpProvider {
         return await this.readStream(response.body, call, request);
       }
       const json = await call.readJson(response, url, this.maxBytes());
-      const result = this.parseResponse(json, request.model, url, loadedOpenaiWire() ?? (await openaiWire()));
+      const result = await this.parseResponse(json, request.model, url);
       if (request.onDelta) emitWhole(result, request.onDelta);
       return result;
     } catch (error) {
@@ -184,14 +184,12 @@ export class OpenAICompatibleProvider extends HttpProvider {
     }
   }
 
-  private parseResponse(
-    json: unknown,
-    requestedModel: string,
-    url: string,
-    { OpenAIChatResponseSchema }: Awaited<ReturnType<typeof openaiWire>>,
-  ): ChatResponse {
+  private async parseResponse(json: unknown, requestedModel: string, url: string): Promise<ChatResponse> {
+    // the common answer is checked by hand; the wire schemas load only for the rest
     const fast = acceptTextResponse(json);
-    const parsed = fast ? { success: true as const, data: fast } : OpenAIChatResponseSchema.safeParse(json);
+    const parsed = fast
+      ? { success: true as const, data: fast }
+      : (loadedOpenaiWire() ?? (await openaiWire())).OpenAIChatResponseSchema.safeParse(json);
     if (!parsed.success) {
       throw protocolError(this.name, `unexpected response shape from ${url}: ${excerpt(JSON.stringify(json))}`);
     }
@@ -218,7 +216,6 @@ export class OpenAICompatibleProvider extends HttpProvider {
     request: ChatRequest,
   ): Promise<ChatResponse> {
     const onDelta = request.onDelta!;
-    const { OpenAIChunkSchema } = loadedOpenaiWire() ?? (await openaiWire());
     const tools = new ToolCallAccumulator();
     let text = "";
     let model = request.model;
@@ -231,7 +228,9 @@ export class OpenAICompatibleProvider extends HttpProvider {
     };
     for await (const { json } of readSseJson(body, options)) {
       const fast = acceptTextChunk(json);
-      const parsed = fast ? { success: true as const, data: fast } : OpenAIChunkSchema.safeParse(json);
+      const parsed = fast
+        ? { success: true as const, data: fast }
+        : (loadedOpenaiWire() ?? (await openaiWire())).OpenAIChunkSchema.safeParse(json);
       if (!parsed.success) throw protocolError(this.name, `unexpected stream chunk: ${excerpt(JSON.stringify(json))}`);
       const chunk = parsed.data;
       if (chunk.error) {

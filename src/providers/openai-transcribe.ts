@@ -1,11 +1,8 @@
-import { z } from "zod";
 import { joinUrl, protocolError, ProviderCall } from "./http.ts";
 import type { EmbeddingEndpoint } from "./openai-embeddings.ts";
 import { excerpt } from "./sse.ts";
 import type { TranscribeRequest, TranscribeResponse } from "./types.ts";
-
-/** The answer of POST /audio/transcriptions with the default response_format "json". */
-export const OpenAITranscriptionSchema = z.looseObject({ text: z.string() });
+import { openaiWire } from "./wire.ts";
 
 const EXTENSION: Record<string, string> = {
   "audio/ogg": "ogg",
@@ -32,7 +29,7 @@ export async function transcribeOpenAI(endpoint: EmbeddingEndpoint, request: Tra
     const { "content-type": _json, ...headers } = endpoint.headers();
     const response = await call.fetch(endpoint.fetch, url, { method: "POST", headers, body: form });
     const json = await call.readJson(response, url, endpoint.maxBytes);
-    const parsed = OpenAITranscriptionSchema.safeParse(json);
+    const parsed = (await openaiWire()).OpenAITranscriptionSchema.safeParse(json);
     if (!parsed.success) {
       throw protocolError(provider, `unexpected transcription answer from ${url}: ${excerpt(JSON.stringify(json))}`);
     }

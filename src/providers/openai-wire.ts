@@ -143,3 +143,6 @@ export const OpenAIEmbeddingResponseSchema = z.object({
   model: z.string().optional(),
   usage: z.object({ prompt_tokens: z.number(), total_tokens: z.number() }).optional(),
 });
+
+/** POST /audio/transcriptions answer with the default response_format "json". */
+export const OpenAITranscriptionSchema = z.looseObject({ text: z.string() });
