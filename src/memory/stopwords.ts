@@ -31,9 +31,8 @@ again anyway actually basically maybe probably just today tonight tomorrow yeste
 happen happens happening happened going kind sort thing things stuff lot lots
 `;
 
-const STOP_WORDS: ReadonlySet<string> = new Set(
-  `${FUNCTION_WORDS} ${CONTRACTION_PARTS} ${CONVERSATIONAL}`.split(/\s+/).filter((word) => word.length > 0),
-);
+// trimmed, the split leaves no empty word (a filter over the ~300 words cost more than the split at start-up)
+const STOP_WORDS: ReadonlySet<string> = new Set(`${FUNCTION_WORDS} ${CONTRACTION_PARTS} ${CONVERSATIONAL}`.trim().split(/\s+/));
 
 /** A query term that carries meaning: not a stop word and longer than one character (single digits included). */
 export function isContentTerm(term: string): boolean {
