@@ -2,7 +2,7 @@
  * The providers' zod wire schemas load on the first provider call that parses an answer, not at start-up:
  * building them costs a few milliseconds of module evaluation that `prx gateway` would spend before listening.
  * An OpenAI answer the hand check accepts (openai-response-accept.ts) needs none: they load with the first it does not,
- * so a one-shot `prx agent -m` text turn loads neither them nor zod (zod and the schemas were ~40% of its CPU).
+ * so a one-shot `prx agent -m` text turn loads neither them nor zod (with them, ~40% of its CPU).
  */
 type OpenAIWire = typeof import("./openai-wire.ts");
 type AnthropicWire = typeof import("./anthropic-wire.ts");
