@@ -5,7 +5,8 @@ import { joinUrl, missingKeyError, protocolError, ProviderCall } from "./http.ts
 import { readSseJson, excerpt } from "./sse.ts";
 import { ANTHROPIC_STREAM_EVENT_TYPES, ANTHROPIC_VERSION } from "./anthropic-constants.ts";
 import type { AnthropicUsage } from "./anthropic-wire.ts";
-import { anthropicWire } from "./wire.ts";
+import { anthropicWire, loadedAnthropicWire } from "./wire.ts";
+import { acceptTextEvent, acceptTextMessage } from "./anthropic-response-accept.ts";
 import { mapStopReason, mapUsage, statusForErrorType, toAnthropicMessages, toAnthropicTools } from "./anthropic-map.ts";
 import { HttpProvider } from "./http-provider.ts";
 import { emitWhole } from "./openai-compatible.ts";
@@ -14,7 +15,8 @@ import type { ChatRequest, ChatResponse, ToolCall } from "./types.ts";
 /** max_tokens is mandatory in the Messages API; this is used when neither the request nor the config sets it. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
-type Wire = Awaited<ReturnType<typeof anthropicWire>>;
+/** The wire schemas, loaded with the first answer the hand check does not accept. */
+const schemas = async () => loadedAnthropicWire() ?? (await anthropicWire());
 
 type Block = { kind: "text" } | { kind: "tool"; ordinal: number; id: string; name: string; json: string };
 
@@ -52,16 +54,15 @@ export class AnthropicProvider extends HttpProvider {
     // Anthropic accepts 0..1 where prx (OpenAI-style) allows up to 2.
     if (request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
     if (streaming) body.stream = true;
-    const wire = await anthropicWire();
     const call = new ProviderCall(this.target, this.timeoutMs(), request.signal);
     try {
       const init = { method: "POST", headers: this.headers(), body: standIns.fill(JSON.stringify(body)) };
       const response = await call.fetch(this.fetchImpl, url, init);
       const type = response.headers.get("content-type") ?? "";
       if (streaming && response.body && type.includes("text/event-stream")) {
-        return await this.readStream(response.body, call, request, wire);
+        return await this.readStream(response.body, call, request);
       }
-      const result = this.parseResponse(await call.readJson(response, url, this.maxBytes()), url, wire);
+      const result = await this.parseResponse(await call.readJson(response, url, this.maxBytes()), url);
       if (request.onDelta) emitWhole(result, request.onDelta);
       return result;
     } catch (error) {
@@ -71,9 +72,10 @@ export class AnthropicProvider extends HttpProvider {
     }
   }
 
-  private parseResponse(json: unknown, url: string, wire: Wire): ChatResponse {
-    const { AnthropicResponseSchema, AnthropicToolUseBlockSchema } = wire;
-    const parsed = AnthropicResponseSchema.safeParse(json);
+  private async parseResponse(json: unknown, url: string): Promise<ChatResponse> {
+    // the common answer (text blocks only) is checked by hand; the wire schemas load only for the rest
+    const fast = acceptTextMessage(json);
+    const parsed = fast ? { success: true as const, data: fast } : (await schemas()).AnthropicResponseSchema.safeParse(json);
     if (!parsed.success) {
       throw protocolError(this.name, `unexpected response shape from ${url}: ${excerpt(JSON.stringify(json))}`);
     }
@@ -81,8 +83,8 @@ export class AnthropicProvider extends HttpProvider {
     let text = "";
     const toolCalls: ToolCall[] = [];
     for (const block of message.content) {
-      const tool = AnthropicToolUseBlockSchema.safeParse(block);
-      if (tool.success) {
+      const tool = block.type === "tool_use" ? (await schemas()).AnthropicToolUseBlockSchema.safeParse(block) : undefined;
+      if (tool?.success) {
         toolCalls.push({ id: tool.data.id, name: tool.data.name, arguments: JSON.stringify(tool.data.input) });
       } else if (block.type === "text" && typeof block.text === "string") text += block.text;
     }
@@ -97,7 +99,6 @@ export class AnthropicProvider extends HttpProvider {
     body: ReadableStream<Uint8Array>,
     call: ProviderCall,
     request: ChatRequest,
-    { AnthropicStreamEventSchema, AnthropicToolUseBlockSchema }: Wire,
   ): Promise<ChatResponse> {
     const onDelta = request.onDelta!;
     const blocks = new Map<number, Block>();
@@ -114,7 +115,9 @@ export class AnthropicProvider extends HttpProvider {
     for await (const { json } of readSseJson(body, options)) {
       const type = (json as { type?: unknown } | null)?.type;
       if (!ANTHROPIC_STREAM_EVENT_TYPES.includes(type as never)) continue; // new event types are ignorable
-      const parsed = AnthropicStreamEventSchema.safeParse(json);
+      // a text answer's events are checked by hand; the wire schemas load only for the rest
+      const fast = acceptTextEvent(json);
+      const parsed = fast ? { success: true as const, data: fast } : (await schemas()).AnthropicStreamEventSchema.safeParse(json);
       if (!parsed.success) throw protocolError(this.name, `unexpected stream event: ${excerpt(JSON.stringify(json))}`);
       const event = parsed.data;
       switch (event.type) {
@@ -124,8 +127,8 @@ export class AnthropicProvider extends HttpProvider {
           break;
         case "content_block_start": {
           const block = event.content_block;
-          const use = AnthropicToolUseBlockSchema.safeParse(block);
-          if (use.success) {
+          const use = block.type === "tool_use" ? (await schemas()).AnthropicToolUseBlockSchema.safeParse(block) : undefined;
+          if (use?.success) {
             const { id, name } = use.data;
             const tool = { kind: "tool" as const, ordinal: tools.length, id, name, json: "" };
             tools.push(tool);

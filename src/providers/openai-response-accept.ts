@@ -1,4 +1,5 @@
 import type { OpenAIChatResponse, OpenAIChunk } from "./openai-wire.ts";
+import { isCount, isNumber, isPlainObject, isString, isStringOrNull, optional } from "./wire-checks.ts";
 
 /**
  * The common chat completion (choices whose messages carry text and no tool calls) checked by hand in front of
@@ -129,13 +130,3 @@ function acceptChoice(choice: unknown): Choice | null {
   if (finish_reason !== undefined) out.finish_reason = finish_reason as string | null;
   return out;
 }
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-const isString = (v: unknown): v is string => typeof v === "string";
-const isStringOrNull = (v: unknown): v is string | null => v === null || typeof v === "string";
-const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
-const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
-const optional = (v: unknown, check: (v: unknown) => boolean): boolean => v === undefined || check(v);

@@ -1,0 +1,14 @@
+/** The value tests the hand checks of provider answers share (openai-response-accept.ts, anthropic-response-accept.ts). */
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export const isString = (v: unknown): v is string => typeof v === "string";
+export const isStringOrNull = (v: unknown): v is string | null => v === null || typeof v === "string";
+export const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+/** zod's `z.number().int()`: a safe integer. */
+export const isInteger = (v: unknown): v is number => Number.isSafeInteger(v);
+/** zod's `z.number().int().nonnegative()`. */
+export const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+export const optional = (v: unknown, check: (v: unknown) => boolean): boolean => v === undefined || check(v);
