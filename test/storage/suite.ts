@@ -13,6 +13,7 @@ import {
   SESSION_TITLE_MAX_CHARS,
 } from "../../src/storage/limits.ts";
 import { usageDeltas } from "../../src/storage/usage-rules.ts";
+import { USAGE_PENDING_MAX_ROWS } from "../../src/agent/usage-recorder.ts";
 
 export interface SuiteBackend {
   name: string;
@@ -367,6 +368,24 @@ export function storeSuite(backend: SuiteBackend): void {
       expect(await s.usage.totals("day", "2031-05-01")).toEqual([
         { key: "2031-05-01", input_tokens: 20, output_tokens: 20, cached_input_tokens: 0, cost_usd: 2.5, calls: 20 },
       ]);
+    });
+
+    it("one add of as many rows as a flush starts with adds each row, whatever its key's characters", async (s) => {
+      const day = "2031-06-01";
+      const keys = Array.from({ length: USAGE_PENDING_MAX_ROWS }, (_, i) => `s-${i} "quoted" \\ é \n`);
+      const deltas = keys.map((key, i) => ({ kind: "session", key, day, input_tokens: i, output_tokens: 1, cached_input_tokens: 0, cost_usd: 0.125, calls: 1 }));
+      await s.usage.add(deltas);
+      await s.usage.add(deltas.slice(0, 1));
+      const rows = await s.usage.totals("session", day);
+      expect(rows.length).toBe(USAGE_PENDING_MAX_ROWS);
+      expect(await s.usage.session(keys[0]!)).toEqual({ input_tokens: 0, output_tokens: 2, cached_input_tokens: 0, cost_usd: 0.25, calls: 2 });
+      expect(await s.usage.session(keys.at(-1)!)).toEqual({
+        input_tokens: USAGE_PENDING_MAX_ROWS - 1,
+        output_tokens: 1,
+        cached_input_tokens: 0,
+        cost_usd: 0.125,
+        calls: 1,
+      });
     });
   });
 

@@ -6,20 +6,20 @@ import { pg } from "./connect.ts";
 const SUMS = `sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
   sum(cached_input_tokens) AS cached_input_tokens, sum(cost_usd) AS cost_usd, sum(calls) AS calls`;
 
-/** INSERT ... ON CONFLICT adding `deltas` (one row per kind and key) to the kept totals; values appended to `params`. */
-export function usageUpsert(deltas: readonly UsageDelta[], params: unknown[]): string {
-  const rows = deltas.map((d) => {
-    const b = params.length;
-    params.push(d.kind, d.key, d.day, d.input_tokens, d.output_tokens, d.cached_input_tokens, d.cost_usd, d.calls);
-    return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}::bigint, $${b + 5}::bigint, $${b + 6}::bigint, $${b + 7}::float8, $${b + 8}::bigint)`;
-  });
-  return `INSERT INTO usage_totals (kind, key, day, input_tokens, output_tokens, cached_input_tokens, cost_usd, calls)
-    VALUES ${rows.join(", ")} ON CONFLICT (kind, key, day) DO UPDATE SET
+/**
+ * INSERT ... ON CONFLICT adding the deltas (one row per kind and key) to the kept totals; $1 is a json parameter (the
+ * driver encodes the array). One text whatever the number of rows, so each connection prepares it once: a VALUES list
+ * would be a new statement, parsed and planned again, for each row count a flush happens to have.
+ */
+export const USAGE_UPSERT = `INSERT INTO usage_totals (kind, key, day, input_tokens, output_tokens, cached_input_tokens, cost_usd, calls)
+    SELECT kind, key, day, input_tokens, output_tokens, cached_input_tokens, cost_usd, calls
+    FROM json_to_recordset($1::json) AS d(kind text, key text, day text, input_tokens bigint, output_tokens bigint,
+      cached_input_tokens bigint, cost_usd float8, calls bigint)
+    ON CONFLICT (kind, key, day) DO UPDATE SET
     input_tokens = usage_totals.input_tokens + excluded.input_tokens,
     output_tokens = usage_totals.output_tokens + excluded.output_tokens,
     cached_input_tokens = usage_totals.cached_input_tokens + excluded.cached_input_tokens,
     cost_usd = usage_totals.cost_usd + excluded.cost_usd, calls = usage_totals.calls + excluded.calls`;
-}
 
 /** Kept usage totals in PostgreSQL, shared by every replica (written by the session store's append). */
 export class PgUsageStore implements UsageStore {
@@ -54,9 +54,7 @@ export class PgUsageStore implements UsageStore {
   /** One statement: replicas add to the same rows, atomically. */
   async add(deltas: readonly UsageDelta[]): Promise<void> {
     if (deltas.length === 0) return;
-    const params: unknown[] = [];
-    const text = usageUpsert(deltas, params);
-    await pg("usage record", () => this.sql.unsafe(text, params));
+    await pg("usage record", () => this.sql.unsafe(USAGE_UPSERT, [deltas]));
   }
 
   spent(scopes: readonly UsageScope[], fromDay: string, toDay: string): Promise<Array<UsageScope & { day: string; cost_usd: number }>> {
