@@ -46,16 +46,17 @@ export async function gatewayChannels(host: AgentHost): Promise<GatewayChannels>
       return supervisor;
     }));
   if (Object.keys(host.config.channels).length > 0) await load(host.config.channels);
-  const pairings = host.storage.pairings;
+  // the pairing store is made with the first pairing request, not at start
+  const pairings = () => host.storage.pairings;
   const api = {
     list: () => supervisor?.list() ?? [],
     restart: async (name: string) => (await load()).restart(name),
     forward: async (name: string, request: { method: string; query?: string; headers: Record<string, string>; body: string }) => (await load()).forward(name, request),
     health: () => supervisor?.health() ?? NO_CHANNELS,
     pairings: {
-      list: () => pairings.list(),
-      approve: (code: string, owner?: boolean) => pairings.approve(code, owner),
-      revoke: (sender: string, channel?: string) => pairings.revoke(sender, channel),
+      list: () => pairings().list(),
+      approve: (code: string, owner?: boolean) => pairings().approve(code, owner),
+      revoke: (sender: string, channel?: string) => pairings().revoke(sender, channel),
     },
   };
   let unfollow: (() => void) | null = null;
