@@ -1,6 +1,7 @@
 import type { AgentHost } from "../agent/index.ts";
+import type { ChannelSupervisor } from "../channels/supervisor.ts";
 import type { ConfigChanges } from "../config/changes.ts";
-import type { Config } from "../config/schema.ts";
+import type { ChannelConfig, Config } from "../config/schema.ts";
 import { errorMessage } from "../core/errors.ts";
 import { channelWebhookFront } from "../gateway/channel-webhook.ts";
 import type { FrontRoute } from "../gateway/server.ts";
@@ -24,23 +25,38 @@ export interface GatewayChannels {
   stop(): Promise<void>;
 }
 
+/** /health's channels check while no channel is configured (the supervisor says the same once loaded with none). */
+const NO_CHANNELS: HealthCheck = { ok: true, detail: "no channels enabled" };
+
 /**
  * The channel supervisor of `prx gateway`: the enabled `[channels.<name>]` run as child processes; /api/channels,
- * the pairing API and /channels/<name>/webhook are mounted; /health reports each channel.
+ * the pairing API and /channels/<name>/webhook are mounted; /health reports each channel. The supervisor and its
+ * modules (process supervision, the children's wire) load at start when config.toml has a `[channels]` table, else
+ * with the first request or reload that needs them (a reload that adds a channel, a channel's webhook or restart).
  */
 export async function gatewayChannels(host: AgentHost): Promise<GatewayChannels> {
-  const { ChannelSupervisor } = await import("../channels/supervisor.ts");
-  const supervisor = new ChannelSupervisor({ workspace: host.workspace.root, channels: host.config.channels });
-  const pairings = host.storage.pairings;
+  let supervisor: ChannelSupervisor | null = null;
+  let loading: Promise<ChannelSupervisor> | undefined;
+  let started = false;
+  // `channels`: those in effect when it loads; loaded later than the start, none were (a reload's go to reconfigure)
+  const load = (channels: Record<string, ChannelConfig> = {}): Promise<ChannelSupervisor> =>
+    (loading ??= import("../channels/supervisor.ts").then(({ ChannelSupervisor }) => {
+      supervisor = new ChannelSupervisor({ workspace: host.workspace.root, channels });
+      if (started) supervisor.start();
+      return supervisor;
+    }));
+  if (Object.keys(host.config.channels).length > 0) await load(host.config.channels);
+  // the pairing store is made with the first pairing request, not at start
+  const pairings = () => host.storage.pairings;
   const api = {
-    list: () => supervisor.list(),
-    restart: (name: string) => supervisor.restart(name),
-    forward: (name: string, request: { method: string; query?: string; headers: Record<string, string>; body: string }) => supervisor.forward(name, request),
-    health: () => supervisor.health(),
+    list: () => supervisor?.list() ?? [],
+    restart: async (name: string) => (await load()).restart(name),
+    forward: async (name: string, request: { method: string; query?: string; headers: Record<string, string>; body: string }) => (await load()).forward(name, request),
+    health: () => supervisor?.health() ?? NO_CHANNELS,
     pairings: {
-      list: () => pairings.list(),
-      approve: (code: string, owner?: boolean) => pairings.approve(code, owner),
-      revoke: (sender: string, channel?: string) => pairings.revoke(sender, channel),
+      list: () => pairings().list(),
+      approve: (code: string, owner?: boolean) => pairings().approve(code, owner),
+      revoke: (sender: string, channel?: string) => pairings().revoke(sender, channel),
     },
   };
   let unfollow: (() => void) | null = null;
@@ -48,19 +64,24 @@ export async function gatewayChannels(host: AgentHost): Promise<GatewayChannels>
     mounts: async () => [(await import("../gateway/routes/channels.ts")).channelRoutes(api, () => host.config.gateway.max_body_bytes)],
     front: [channelWebhookFront(api, () => host.config.gateway.max_body_bytes)],
     checks: { channels: () => api.health() },
-    start: () => supervisor.start(),
+    start: () => {
+      started = true;
+      supervisor?.start();
+    },
     async reconfigure(next, changes) {
-      const done = changes.changed.some((key) => key.startsWith("channels.")) ? await supervisor.reconfigure(next.channels) : [];
-      if (changes.changed.some((key) => !key.startsWith("channels."))) supervisor.forwardConfigReload();
+      const channelsChanged = changes.changed.some((key) => key.startsWith("channels."));
+      const done = channelsChanged ? await (await load()).reconfigure(next.channels) : [];
+      if (changes.changed.some((key) => !key.startsWith("channels."))) supervisor?.forwardConfigReload();
       return done;
     },
     followReloads() {
       const runtime = host.plugins?.runtime;
-      if (!runtime || supervisor.names.length === 0) return;
+      const following = supervisor;
+      if (!runtime || !following || following.names.length === 0) return;
       unfollow = runtime.onGeneration((next) => {
         const rebuilt = next.plugins.filter((p) => p.outcome === "rebuilt").map((p) => p.name);
         try {
-          supervisor.forwardReload(rebuilt.length === 1 ? rebuilt[0]! : null, next.number);
+          following.forwardReload(rebuilt.length === 1 ? rebuilt[0]! : null, next.number);
         } catch (error) {
           process.stderr.write(`prx gateway: could not forward the plugin reload to the channels: ${errorMessage(error)}\n`);
         }
@@ -68,7 +89,7 @@ export async function gatewayChannels(host: AgentHost): Promise<GatewayChannels>
     },
     async stop() {
       unfollow?.();
-      await supervisor.stop();
+      await supervisor?.stop();
     },
   };
 }

@@ -110,7 +110,11 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   // pairing follows a config reload: the host's configuration is read at each request
   const auth = new AuthService<TokenStore>({
     tokens: host.storage.tokens,
-    pairingCodes: host.storage.gatewayPairing,
+    // the store is made (its module loaded) with the first pairing code, not at start
+    pairingCodes: {
+      open: (codeSha256, expiresAt) => host.storage.gatewayPairing.open(codeSha256, expiresAt),
+      guess: (codeSha256, maxWrong) => host.storage.gatewayPairing.guess(codeSha256, maxWrong),
+    },
     ...(options.shared?.pairingLockout ? { pairingLockout: options.shared.pairingLockout } : {}),
     required: () => gatewayHost.config.gateway.require_pairing,
     pairingCodeTtlMs: () => gatewayHost.config.gateway.pairing_code_ttl_s * 1000,
