@@ -60,6 +60,8 @@ export class SkillBook {
   private last: SkillScan = { skills: [], invalid: [] };
   private readonly uses = new Map<string, number>();
   private tick = 0;
+  /** The roots of the current `[skills]`, and the home directory they were made with (they are looked at each turn). */
+  private rootsMade: { home: string | undefined; roots: SkillRoot[] } | null = null;
 
   constructor(private options: SkillBookOptions) {
     const env = options.env;
@@ -76,14 +78,19 @@ export class SkillBook {
   configure(skills: SkillsConfig, config: unknown): void {
     this.options = { ...this.options, skills, config };
     this.context = { ...this.context, config };
+    this.rootsMade = null;
   }
 
   get enabled(): boolean {
     return this.options.skills.enabled;
   }
 
-  roots(): SkillRoot[] {
-    return skillRoots(this.options.workspace, this.options.skills, this.options.env);
+  roots(): readonly SkillRoot[] {
+    const home = this.options.env.HOME;
+    if (this.rootsMade === null || this.rootsMade.home !== home) {
+      this.rootsMade = { home, roots: skillRoots(this.options.workspace, this.options.skills, this.options.env) };
+    }
+    return this.rootsMade.roots;
   }
 
   /** Look at every skill folder again (re-reading only changed files); with `[skills] enabled = false`, none. */
