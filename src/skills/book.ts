@@ -49,6 +49,10 @@ export function renderBody(skill: Skill): string {
   return skill.body.replaceAll("{baseDir}", skill.dir);
 }
 
+/** The scan while no place has a skill folder: one shared, frozen answer. */
+const NO_SKILLS: SkillScan = Object.freeze({ skills: Object.freeze([]) as unknown as SkillStatus[], invalid: Object.freeze([]) as unknown as SkillScan["invalid"] });
+const NONE_OFFERED: readonly Skill[] = Object.freeze([]);
+
 /**
  * The skills of one host: found in their places at each turn's start (a changed SKILL.md is read again), checked for
  * eligibility, and offered by name and description; the host's one record of which skills were used last.
@@ -97,6 +101,7 @@ export class SkillBook {
   async scan(): Promise<SkillScan> {
     if (!this.enabled) return (this.last = { skills: [], invalid: [] });
     const found = await this.loader.find(this.roots());
+    if (found.skills.length === 0 && found.invalid.length === 0) return (this.last = NO_SKILLS);
     // one PATH lookup per program per scan, however many skills ask for it
     const looked = new Map<string, boolean>();
     const onPath = (program: string) => {
@@ -117,7 +122,8 @@ export class SkillBook {
   }
 
   /** Eligible skills of the last scan that `filter` allows. */
-  offered(filter?: SkillFilter): Skill[] {
+  offered(filter?: SkillFilter): readonly Skill[] {
+    if (this.last.skills.length === 0) return NONE_OFFERED;
     return this.last.skills.filter((s) => s.eligible && allows(filter, s.skill.name)).map((s) => s.skill);
   }
 
