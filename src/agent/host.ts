@@ -206,6 +206,10 @@ interface AgentView {
   agent: ResolvedAgent;
   gate: ToolGate;
   memory: MemoryBackend;
+  /** The turn's model choice as this agent's (made once per view, not per turn). */
+  resolveModelChoice: (opts: { provider?: string; model?: string }) => ModelChoice;
+  /** `memory` for the turn's dependencies. */
+  memoryOf: () => MemoryBackend;
 }
 
 /** CONFLICT when the session exists and is another agent's conversation. */
@@ -362,7 +366,14 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             ? gate
             : new ToolGate({ autonomy: agent.config.autonomy, tools: toolsForAgent(agent, tools), broker: approvals, audit: () => storage.audit });
           const scoped = owners.size > 0 ? new ScopedMemory(() => memory, agent.id, agent.memoryScope === "own", owners) : memory;
-          view = { agent, gate: agentGate, memory: scoped };
+          const agentId = agent.id;
+          view = {
+            agent,
+            gate: agentGate,
+            memory: scoped,
+            resolveModelChoice: (opts) => choose({ ...opts, agent: agentId }),
+            memoryOf: () => scoped,
+          };
           views.set(agent.id, view);
         }
         return view;
@@ -430,6 +441,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     const contextRatios = new ContextRatios();
     const recorder = new UsageRecorder(storage.usage);
     const usage = () => recorder;
+    const skillsText = async (filter: readonly string[] | undefined) => (skills.enabled ? (await skills.section(filter)).text : "");
 
     // A helper's session is new and its own: no other process writes to it, so it takes no lease (a parent holding its
     // lease while its helper waited for another from the same pool could wait for ever once the pool is full).
@@ -461,7 +473,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             workspace: workspace.root,
             sessions,
             providers: g.providers,
-            resolveModelChoice: (opts) => g.choose({ ...opts, agent: view.agent.id }),
+            resolveModelChoice: view.resolveModelChoice,
             tools: turnTools(
               scopeToSkills(
                 view.gate.forTurn(
@@ -474,7 +486,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
               input,
               helpers,
             ),
-            memory: () => view.memory,
+            memory: view.memoryOf,
             middleware: extensions.middleware ?? identityMiddleware,
             events,
             extensions,
@@ -482,7 +494,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
             transcribe: g.transcribe,
             contextRatios,
             usage,
-            skills: async (filter) => (skills.enabled ? (await skills.section(filter)).text : ""),
+            skills: skillsText,
             ...(options.now ? { now: options.now } : {}),
             tracer,
           },
@@ -542,8 +554,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
           const g = current!;
           const owner = g.agents.size > 1 ? (await sessions.get(id))?.agent : undefined;
           const view = g.viewOf(owner !== undefined && g.agents.has(owner) ? owner : undefined);
-          const resolveAs = (opts: { provider?: string; model?: string }) => g.choose({ ...opts, agent: view.agent.id });
-          const deps = { config: view.agent.config, sessions, tools: g.tools, workspace: workspace.root, providers: g.providers, resolveModelChoice: resolveAs, memory: () => view.memory };
+          const deps = { config: view.agent.config, sessions, tools: g.tools, workspace: workspace.root, providers: g.providers, resolveModelChoice: view.resolveModelChoice, memory: view.memoryOf };
           return compactSessionNow(deps, id, choice);
         };
         return queue.run(id, storage.leases ? () => storage.leases!.hold(id, compact) : compact);

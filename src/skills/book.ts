@@ -49,6 +49,10 @@ export function renderBody(skill: Skill): string {
   return skill.body.replaceAll("{baseDir}", skill.dir);
 }
 
+/** The scan while no place has a skill folder: one shared, frozen answer. */
+const NO_SKILLS: SkillScan = Object.freeze({ skills: Object.freeze([]) as unknown as SkillStatus[], invalid: Object.freeze([]) as unknown as SkillScan["invalid"] });
+const NONE_OFFERED: readonly Skill[] = Object.freeze([]);
+
 /**
  * The skills of one host: found in their places at each turn's start (a changed SKILL.md is read again), checked for
  * eligibility, and offered by name and description; the host's one record of which skills were used last.
@@ -60,6 +64,8 @@ export class SkillBook {
   private last: SkillScan = { skills: [], invalid: [] };
   private readonly uses = new Map<string, number>();
   private tick = 0;
+  /** The roots of the current `[skills]`, and the home directory they were made with (they are looked at each turn). */
+  private rootsMade: { home: string | undefined; roots: SkillRoot[] } | null = null;
 
   constructor(private options: SkillBookOptions) {
     const env = options.env;
@@ -76,20 +82,26 @@ export class SkillBook {
   configure(skills: SkillsConfig, config: unknown): void {
     this.options = { ...this.options, skills, config };
     this.context = { ...this.context, config };
+    this.rootsMade = null;
   }
 
   get enabled(): boolean {
     return this.options.skills.enabled;
   }
 
-  roots(): SkillRoot[] {
-    return skillRoots(this.options.workspace, this.options.skills, this.options.env);
+  roots(): readonly SkillRoot[] {
+    const home = this.options.env.HOME;
+    if (this.rootsMade === null || this.rootsMade.home !== home) {
+      this.rootsMade = { home, roots: skillRoots(this.options.workspace, this.options.skills, this.options.env) };
+    }
+    return this.rootsMade.roots;
   }
 
   /** Look at every skill folder again (re-reading only changed files); with `[skills] enabled = false`, none. */
   async scan(): Promise<SkillScan> {
     if (!this.enabled) return (this.last = { skills: [], invalid: [] });
     const found = await this.loader.find(this.roots());
+    if (found.skills.length === 0 && found.invalid.length === 0) return (this.last = NO_SKILLS);
     // one PATH lookup per program per scan, however many skills ask for it
     const looked = new Map<string, boolean>();
     const onPath = (program: string) => {
@@ -110,7 +122,8 @@ export class SkillBook {
   }
 
   /** Eligible skills of the last scan that `filter` allows. */
-  offered(filter?: SkillFilter): Skill[] {
+  offered(filter?: SkillFilter): readonly Skill[] {
+    if (this.last.skills.length === 0) return NONE_OFFERED;
     return this.last.skills.filter((s) => s.eligible && allows(filter, s.skill.name)).map((s) => s.skill);
   }
 

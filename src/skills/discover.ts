@@ -21,6 +21,13 @@ export interface Found {
   invalid: SkillProblem[];
 }
 
+/** What find answers while no place has a skill folder (most workspaces, at every turn): one shared, frozen answer. */
+const NOTHING_FOUND: Found = Object.freeze({
+  skills: Object.freeze([]) as unknown as Skill[],
+  shadowed: new Map<string, ShadowedSkill[]>(),
+  invalid: Object.freeze([]) as unknown as SkillProblem[],
+});
+
 /** A missing path is null without an error thrown (each turn looks at every root, most of them absent). */
 function statOrNull(path: string): Stats | null {
   try {
@@ -44,6 +51,14 @@ export function skillFolders(root: string): string[] {
   return folders;
 }
 
+function foldersOrError(root: SkillRoot): string[] | { error: unknown } {
+  try {
+    return skillFolders(root.dir);
+  } catch (error) {
+    return { error };
+  }
+}
+
 /**
  * Reads skill folders, re-parsing a SKILL.md only when its size or modification time changed. The YAML parser and
  * the frontmatter schema load with the first SKILL.md there is (a workspace without skills never loads them).
@@ -53,18 +68,19 @@ export class SkillLoader {
   private parser: Parser | null = null;
 
   async find(roots: readonly SkillRoot[]): Promise<Found> {
+    const listed = roots.map(foldersOrError);
+    if (this.cache.size === 0 && listed.every((folders) => Array.isArray(folders) && folders.length === 0)) return NOTHING_FOUND;
     const skills: Skill[] = [];
     const byName = new Map<string, Skill>();
     const shadowed = new Map<string, ShadowedSkill[]>();
     const invalid: SkillProblem[] = [];
     const seen = new Set<string>();
-    for (const root of roots) {
-      let folders: string[];
-      try {
-        folders = skillFolders(root.dir);
-      } catch (error) {
+    for (let i = 0; i < roots.length; i++) {
+      const root = roots[i]!;
+      const folders = listed[i]!;
+      if (!Array.isArray(folders)) {
         // an unreadable directory of skills is reported with them; the other places still count
-        invalid.push({ dir: root.dir, source: root.source, error: errorMessage(error) });
+        invalid.push({ dir: root.dir, source: root.source, error: errorMessage(folders.error) });
         continue;
       }
       for (const folder of folders) {

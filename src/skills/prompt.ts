@@ -26,13 +26,16 @@ export interface SkillsSection {
   left: string[];
 }
 
+/** The section while no skill is offered (at every turn of most workspaces): one shared, frozen answer. */
+const NO_SECTION: SkillsSection = Object.freeze({ text: "", listed: Object.freeze([]) as unknown as string[], left: Object.freeze([]) as unknown as string[] });
+
 /**
  * The names and descriptions of the offered skills, never their bodies. Most recently used first until
  * `maxSkills` lines or `maxChars` characters of lines; the rest are left out with a note. Listed by name.
  * `lastUsed`: a rising number per skill read (higher is more recent; absent: never).
  */
 export function skillsSection(offered: readonly Skill[], lastUsed: ReadonlyMap<string, number>, bounds: PromptBounds = PROMPT_BOUNDS): SkillsSection {
-  if (offered.length === 0) return { text: "", listed: [], left: [] };
+  if (offered.length === 0) return NO_SECTION;
   const byRecency = [...offered].sort(
     (a, b) => (lastUsed.get(b.name) ?? 0) - (lastUsed.get(a.name) ?? 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
   );

@@ -171,3 +171,25 @@ test("[skills] enabled = false: nothing is found or offered", async () => {
   expect((await book.scan()).skills).toEqual([]);
   expect((await book.section()).text).toBe("");
 });
+
+test("the places are looked at again each scan: a skills folder made after one is found by the next, a reload's extra_dirs and a new HOME too", async () => {
+  const s = setup();
+  // the environment as the host holds it (process.env): read at each scan, not copied
+  const env: Record<string, string> = { HOME: s.home, PATH: "/nonexistent" };
+  const skills = SkillsConfigSchema.parse({});
+  const book = new SkillBook({ workspace: s.workspace, skills, config: { ...defaultConfig(), skills }, env, platform: "linux" });
+  expect((await book.scan()).skills).toEqual([]);
+  writeSkill(join(s.workspace, "skills"), "added-later");
+  expect((await book.scan()).skills.map((x) => x.skill.name)).toEqual(["added-later"]);
+
+  const elsewhere = join(s.extra, "..", "elsewhere");
+  writeSkill(elsewhere, "from-reload");
+  const reloaded = SkillsConfigSchema.parse({ extra_dirs: [elsewhere] });
+  book.configure(reloaded, { ...defaultConfig(), skills: reloaded });
+  expect((await book.scan()).skills.map((x) => x.skill.name)).toEqual(["added-later", "from-reload"]);
+
+  const otherHome = join(s.home, "..", "other-home");
+  writeSkill(join(otherHome, ".agents", "skills"), "of-other-home");
+  env.HOME = otherHome;
+  expect((await book.scan()).skills.map((x) => x.skill.name)).toEqual(["added-later", "of-other-home", "from-reload"]);
+});
