@@ -50,7 +50,7 @@ export function renderBody(skill: Skill): string {
 }
 
 /** The scan while no place has a skill folder: one shared, frozen answer. */
-const NO_SKILLS: SkillScan = Object.freeze({ skills: Object.freeze([]) as unknown as SkillStatus[], invalid: Object.freeze([]) as unknown as SkillScan["invalid"] });
+const NO_SKILLS: SkillScan = Object.freeze({ skills: Object.freeze([]), invalid: Object.freeze([]) });
 const NONE_OFFERED: readonly Skill[] = Object.freeze([]);
 
 /**

@@ -16,16 +16,16 @@ interface Cached {
 }
 
 export interface Found {
-  skills: Skill[];
-  shadowed: Map<string, ShadowedSkill[]>;
-  invalid: SkillProblem[];
+  readonly skills: readonly Skill[];
+  readonly shadowed: ReadonlyMap<string, ShadowedSkill[]>;
+  readonly invalid: readonly SkillProblem[];
 }
 
 /** What find answers while no place has a skill folder (most workspaces, at every turn): one shared, frozen answer. */
 const NOTHING_FOUND: Found = Object.freeze({
-  skills: Object.freeze([]) as unknown as Skill[],
+  skills: Object.freeze([]),
   shadowed: new Map<string, ShadowedSkill[]>(),
-  invalid: Object.freeze([]) as unknown as SkillProblem[],
+  invalid: Object.freeze([]),
 });
 
 /** A missing path is null without an error thrown (each turn looks at every root, most of them absent). */

@@ -21,13 +21,13 @@ export function skillLine(skill: Pick<Skill, "name" | "description">): string {
 export interface SkillsSection {
   /** The system prompt's skills section ("" when no skill is offered). */
   text: string;
-  listed: string[];
+  readonly listed: readonly string[];
   /** Offered but left out for room (the least recently used). */
-  left: string[];
+  readonly left: readonly string[];
 }
 
 /** The section while no skill is offered (at every turn of most workspaces): one shared, frozen answer. */
-const NO_SECTION: SkillsSection = Object.freeze({ text: "", listed: Object.freeze([]) as unknown as string[], left: Object.freeze([]) as unknown as string[] });
+const NO_SECTION: SkillsSection = Object.freeze({ text: "", listed: Object.freeze([]), left: Object.freeze([]) });
 
 /**
  * The names and descriptions of the offered skills, never their bodies. Most recently used first until

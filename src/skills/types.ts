@@ -49,8 +49,8 @@ export interface SkillStatus {
 
 export interface SkillScan {
   /** Winners only, by name. */
-  skills: SkillStatus[];
-  invalid: SkillProblem[];
+  readonly skills: readonly SkillStatus[];
+  readonly invalid: readonly SkillProblem[];
 }
 
 /** What a turn may use: `undefined` means every eligible skill; a list names the only ones an agent may use. */
