@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import type { ZodType } from "zod";
 import { acceptTextEvent, acceptTextMessage } from "../../src/providers/anthropic-response-accept.ts";
 import { AnthropicResponseSchema, AnthropicStreamEventSchema } from "../../src/providers/anthropic-wire.ts";
 
@@ -108,20 +109,10 @@ const isTextBlock = (block: unknown) => (block as Json | null)?.type === "text" 
 test("the hand check of a message accepts only what AnthropicResponseSchema accepts, and returns what it returns", () => {
   const extra = [["stop_reason"], ["stop_sequence"], ["usage", "cache_read_input_tokens"], ["content", "1"]];
   const bases = [MESSAGE, { ...MESSAGE, content: [] }, { ...MESSAGE, usage: {} }, ...NOT_TEXT_MESSAGES];
-  let fast = 0;
-  for (const value of corpus(bases, extra)) {
-    const accepted = acceptTextMessage(value);
-    const parsed = AnthropicResponseSchema.safeParse(value);
-    if (accepted === null) {
-      // what the schema accepts with text blocks only is the common answer: the hand check takes all of it
-      const common = parsed.success && (value as { content: unknown[] }).content.every(isTextBlock);
-      expect({ value, common }).toEqual({ value, common: false });
-      continue;
-    }
-    fast++;
-    expect({ value, accepted: parsed.success }).toEqual({ value, accepted: true });
-    expect(accepted).toStrictEqual(parsed.data!);
-  }
+  // what the schema accepts with text blocks only is the common answer: the hand check takes all of it
+  const fast = agreeing(corpus(bases, extra), acceptTextMessage, AnthropicResponseSchema, (value) =>
+    (value as { content: unknown[] }).content.every(isTextBlock),
+  );
   expect(fast).toBeGreaterThan(100);
   expect(acceptTextMessage(MESSAGE)).toStrictEqual({
     id: MESSAGE.id,
@@ -155,19 +146,9 @@ function isTextEvent(event: Json): boolean {
 
 test("the hand check of a stream event accepts only what AnthropicStreamEventSchema accepts, and returns what it returns", () => {
   const extra = [["index"], ["usage"], ["usage", "input_tokens"], ["delta", "stop_sequence"], ["message", "content", "0"]];
-  let fast = 0;
-  for (const value of corpus([...TEXT_EVENTS, ...NOT_TEXT_EVENTS], extra)) {
-    const accepted = acceptTextEvent(value);
-    const parsed = AnthropicStreamEventSchema.safeParse(value);
-    if (accepted === null) {
-      const common = parsed.success && isTextEvent(value as Json);
-      expect({ value, common }).toEqual({ value, common: false });
-      continue;
-    }
-    fast++;
-    expect({ value, accepted: parsed.success }).toEqual({ value, accepted: true });
-    expect(accepted).toStrictEqual(parsed.data!);
-  }
+  const fast = agreeing(corpus([...TEXT_EVENTS, ...NOT_TEXT_EVENTS], extra), acceptTextEvent, AnthropicStreamEventSchema, (value) =>
+    isTextEvent(value as Json),
+  );
   expect(fast).toBeGreaterThan(100);
   for (const event of TEXT_EVENTS) expect(acceptTextEvent(event)).toStrictEqual(AnthropicStreamEventSchema.parse(event));
   for (const event of NOT_TEXT_EVENTS) {
@@ -175,3 +156,23 @@ test("the hand check of a stream event accepts only what AnthropicStreamEventSch
     expect(AnthropicStreamEventSchema.safeParse(event).success).toBe(true);
   }
 });
+
+/**
+ * Runs the hand check and the schema on every value: what the hand check takes, the schema takes and returns alike;
+ * what it declines, the schema refuses or it is not the common answer. Returns how many the hand check took.
+ */
+function agreeing(values: Iterable<unknown>, hand: (value: unknown) => unknown, schema: ZodType, common: (value: unknown) => boolean): number {
+  let taken = 0;
+  for (const value of values) {
+    const accepted = hand(value);
+    const parsed = schema.safeParse(value);
+    if (accepted === null) {
+      expect({ value, common: parsed.success && common(value) }).toEqual({ value, common: false });
+      continue;
+    }
+    taken++;
+    expect({ value, accepted: parsed.success }).toEqual({ value, accepted: true });
+    expect(accepted).toStrictEqual(parsed.data as object);
+  }
+  return taken;
+}

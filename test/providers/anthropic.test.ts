@@ -4,6 +4,7 @@ import { AnthropicProvider, ANTHROPIC_DEFAULT_MAX_TOKENS } from "../../src/provi
 import { toAnthropicMessages } from "../../src/providers/anthropic-map.ts";
 import type { ChatMessage, StreamDelta, ToolSpec } from "../../src/providers/types.ts";
 import { startFakeAnthropic, type FakeServer } from "../fakes/index.ts";
+import { schemasLoadReport, SCHEMAS_LOADED_WITH_THE_TOOL_CALL } from "./schemas-unloaded.ts";
 
 let fake: FakeServer;
 beforeAll(() => {
@@ -140,33 +141,10 @@ describe("AnthropicProvider", () => {
   });
 
   test("a text answer, whole or streamed, is read without the wire schemas; a tool_use answer loads them", async () => {
-    // a fresh process: the module that keeps the loaded schemas is shared by every test of this file
-    const script = `
-      const { AnthropicProvider } = await import(${JSON.stringify(import.meta.resolve("../../src/providers/anthropic.ts"))});
-      const { loadedAnthropicWire } = await import(${JSON.stringify(import.meta.resolve("../../src/providers/wire.ts"))});
-      const { startFakeAnthropic } = await import(${JSON.stringify(import.meta.resolve("../fakes/index.ts"))});
-      const fake = startFakeAnthropic();
-      const provider = new AnthropicProvider({ name: "anthropic", baseUrl: fake.url });
-      const user = (content) => [{ role: "user", content }];
-      const whole = await provider.chat({ model: "m", messages: user("hi") });
-      const streamed = await provider.chat({ model: "m", messages: user("hi again"), onDelta: () => {} });
-      const afterText = loadedAnthropicWire() !== undefined;
-      const tool = { name: "memory_store", description: "store", parameters: { type: "object", properties: {} } };
-      const called = await provider.chat({ model: "m", messages: user("use tool memory_store {}"), tools: [tool] });
-      console.log(JSON.stringify({ whole: whole.text, streamed: streamed.text, afterText, tool: called.toolCalls[0]?.name, afterTool: loadedAnthropicWire() !== undefined }));
-      fake.stop();
-    `;
-    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-    expect(err).toBe("");
+    const { report, stderr, code } = await schemasLoadReport({ provider: { path: "../../src/providers/anthropic.ts", className: "AnthropicProvider", loaded: "loadedAnthropicWire" }, fake: "startFakeAnthropic", streamTool: false });
+    expect(stderr).toBe("");
     expect(code).toBe(0);
-    expect(JSON.parse(out)).toEqual({
-      whole: "echo: hi",
-      streamed: "echo: hi again",
-      afterText: false,
-      tool: "memory_store",
-      afterTool: true,
-    });
+    expect(report).toEqual(SCHEMAS_LOADED_WITH_THE_TOOL_CALL);
   });
 
   test("error event inside the stream becomes PROVIDER_HTTP with an equivalent status", async () => {

@@ -4,6 +4,7 @@ import { OpenAICompatibleProvider, toOpenAITools, toolsJson } from "../../src/pr
 import { withReliability } from "../../src/providers/reliability.ts";
 import type { ChatMessage, StreamDelta, ToolSpec } from "../../src/providers/types.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/index.ts";
+import { schemasLoadReport, SCHEMAS_LOADED_WITH_THE_TOOL_CALL } from "./schemas-unloaded.ts";
 
 let fake: FakeServer;
 beforeAll(() => {
@@ -193,33 +194,10 @@ describe("OpenAICompatibleProvider", () => {
   });
 
   test("a text answer, whole or streamed, is read without the wire schemas; a tool call loads them", async () => {
-    // a fresh process: the module that keeps the loaded schemas is shared by every test of this file
-    const script = `
-      const { OpenAICompatibleProvider } = await import(${JSON.stringify(import.meta.resolve("../../src/providers/openai-compatible.ts"))});
-      const { loadedOpenaiWire } = await import(${JSON.stringify(import.meta.resolve("../../src/providers/wire.ts"))});
-      const { startFakeOpenAI } = await import(${JSON.stringify(import.meta.resolve("../fakes/index.ts"))});
-      const fake = startFakeOpenAI();
-      const provider = new OpenAICompatibleProvider({ name: "openai", baseUrl: fake.url });
-      const user = (content) => [{ role: "user", content }];
-      const whole = await provider.chat({ model: "m", messages: user("hi") });
-      const streamed = await provider.chat({ model: "m", messages: user("hi again"), onDelta: () => {} });
-      const afterText = loadedOpenaiWire() !== undefined;
-      const tool = { name: "memory_store", description: "store", parameters: { type: "object", properties: {} } };
-      const called = await provider.chat({ model: "m", messages: user("use tool memory_store {}"), tools: [tool], onDelta: () => {} });
-      console.log(JSON.stringify({ whole: whole.text, streamed: streamed.text, afterText, tool: called.toolCalls[0]?.name, afterTool: loadedOpenaiWire() !== undefined }));
-      fake.stop();
-    `;
-    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-    expect(err).toBe("");
+    const { report, stderr, code } = await schemasLoadReport({ provider: { path: "../../src/providers/openai-compatible.ts", className: "OpenAICompatibleProvider", loaded: "loadedOpenaiWire" }, fake: "startFakeOpenAI", streamTool: true });
+    expect(stderr).toBe("");
     expect(code).toBe(0);
-    expect(JSON.parse(out)).toEqual({
-      whole: "echo: hi",
-      streamed: "echo: hi again",
-      afterText: false,
-      tool: "memory_store",
-      afterTool: true,
-    });
+    expect(report).toEqual(SCHEMAS_LOADED_WITH_THE_TOOL_CALL);
   });
 
   test("malformed stream chunk and malformed JSON body are protocol errors", async () => {
