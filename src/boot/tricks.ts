@@ -53,7 +53,9 @@ export const START_TRICKS: readonly StartTrick[] = [
       "+5.8 ms and `prx agent -m` +2.5 and +5.5 ms; measured again outside the suite, with and without in alternation " +
       "(20 pairs, load 2.5): gateway launch -> first 200 -6.0 and -11.1 ms (x0.88-0.90), its CPU to that answer 74.7 " +
       "against 87.3 ms, `prx agent -m` wall x0.99, peak -4.1 MB; idle RSS -2.1 MB in 5 pairs (43.9 against 46.0; " +
-      "x1.72 of a compiled Bun.serve without it, target x1.8)",
+      "x1.72 of a compiled Bun.serve without it, target x1.8); on a VM kind where a compiled hello starts in 5-8 ms, " +
+      "outside the suite: `prx agent -m` wall x0.98-1.01 (4 rounds of 20 pairs), gateway launch -> first 200 31.3 " +
+      "against 32.0 ms (medians of 40 alternated), idle RSS -3.5 MB (43.7 against 47.3, 5 pairs)",
     build: "bytecode-order",
   },
   {
