@@ -21,7 +21,8 @@ import type { StoreWatch } from "../storage/types.ts";
 
 /**
  * `prx gateway`'s start, in this order: the agent host (workspace, config, storage), its log file, the state shared
- * with other replicas, the channel supervisor, the gateway (it listens, answers /health, then loads and builds its
+ * with other replicas, the channel supervisor (when config.toml has `[channels]`; else with its first use:
+ * gateway-channels.ts), the gateway (it listens, answers /health, then loads and builds its
  * app: health-before-app.ts), then the optional parts that may arrive after it serves: the plugin runtime and the
  * channel processes. Each phase's time is logged at debug level.
  */

@@ -18,6 +18,9 @@ import { embedOpenAI, type EmbeddingEndpoint } from "./openai-embeddings.ts";
 import { transcribeOpenAI } from "./openai-transcribe.ts";
 import { imageUrlOf } from "../media/prepare.ts";
 
+/** The wire schemas, loaded with the first answer the hand check does not accept. */
+const schemas = async () => loadedOpenaiWire() ?? (await openaiWire());
+
 export { DEFAULT_PROVIDER_TIMEOUT_MS, type HttpProviderOptions } from "./http-provider.ts";
 
 /** `standIns`: image data goes in as stand-ins, to be filled in after the body is serialized (see JsonStandIns). */
@@ -189,7 +192,7 @@ export class OpenAICompatibleProvider extends HttpProvider {
     const fast = acceptTextResponse(json);
     const parsed = fast
       ? { success: true as const, data: fast }
-      : (loadedOpenaiWire() ?? (await openaiWire())).OpenAIChatResponseSchema.safeParse(json);
+      : (await schemas()).OpenAIChatResponseSchema.safeParse(json);
     if (!parsed.success) {
       throw protocolError(this.name, `unexpected response shape from ${url}: ${excerpt(JSON.stringify(json))}`);
     }
@@ -230,7 +233,7 @@ export class OpenAICompatibleProvider extends HttpProvider {
       const fast = acceptTextChunk(json);
       const parsed = fast
         ? { success: true as const, data: fast }
-        : (loadedOpenaiWire() ?? (await openaiWire())).OpenAIChunkSchema.safeParse(json);
+        : (await schemas()).OpenAIChunkSchema.safeParse(json);
       if (!parsed.success) throw protocolError(this.name, `unexpected stream chunk: ${excerpt(JSON.stringify(json))}`);
       const chunk = parsed.data;
       if (chunk.error) {
