@@ -57,6 +57,8 @@ const build = (bytecodeOrder: string[] | null) =>
     define: {
       PRX_CONFIG_SCHEMA_FINGERPRINT: JSON.stringify(schemaFingerprint()),
       ...(without.has("tools-at-rest") ? {} : { PRX_BUILTIN_TOOL_SPECS: JSON.stringify(JSON.stringify(specsFromSchemas())) }),
+      // the startup bench's binary without the trick "answer-first" (src/boot/answer-first.ts)
+      ...(without.has("answer-first") ? { PRX_BUILT_WITHOUT_ANSWER_FIRST: "true" } : {}),
     },
     plugins: [wasmBuildPlugin(), console_.plugin, kitBuildPlugin(root)],
     throw: false,

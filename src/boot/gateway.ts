@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { ConfigReloader, type ConfigApplier } from "../agent/config-reload.ts";
 import { openAgentHost, type AgentHost } from "../agent/host.ts";
 import { lazyChannelDeliverer } from "../channels/deliver-lazy.ts";
@@ -14,6 +15,7 @@ import type { RedisGatewayShared } from "../gateway/shared/index.ts";
 import type { GatewayMount, HealthCheck } from "../gateway/types.ts";
 import { mcpClientExtension, type McpClientExtension } from "../mcp/extension.ts";
 import { watchConfigFile, type ConfigWatch } from "../config/watch.ts";
+import { firstAnswer } from "./answer-first.ts";
 import { gatewayChannels, type GatewayChannels } from "./gateway-channels.ts";
 import { healthBeforeApp } from "./health-before-app.ts";
 import { pluginsPresent } from "./plugins-present.ts";
@@ -23,8 +25,9 @@ import type { StoreWatch } from "../storage/types.ts";
  * `prx gateway`'s start, in this order: the agent host (workspace, config, storage), its log file, the state shared
  * with other replicas, the channel supervisor (when config.toml has `[channels]`; else with its first use:
  * gateway-channels.ts), the gateway (it listens, answers /health, then loads and builds its
- * app: health-before-app.ts), then the optional parts that may arrive after it serves: the plugin runtime and the
- * channel processes. Each phase's time is logged at debug level.
+ * app: health-before-app.ts), then the optional parts that may arrive after it serves: the plugin runtime, then,
+ * once the gateway has answered its first request or a little later (answer-first.ts), the channel processes, the
+ * cron runner and the config watch. Each phase's time is logged at debug level.
  */
 export const GATEWAY_PHASES = ["agent host", "log file", "shared state", "channels", "gateway", "plugins", "channel processes"] as const;
 export type GatewayPhase = (typeof GATEWAY_PHASES)[number];
@@ -68,11 +71,14 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
       deliver: lazyChannelDeliverer,
     }),
   );
+  // what config.toml was when the host read it: the config watch, which begins after the first answer, compares
+  const configRead = fileStamp(host.workspace.configPath);
   let fileLog: GatewayFileLog | undefined;
   let shared: SharedState | null = null;
   let channels: GatewayChannels;
   let server: GatewayServer;
   let reloader!: ConfigReloader;
+  let first!: ReturnType<typeof firstAnswer>;
   const atRest = pluginsAtRest(host);
   try {
     fileLog = await phase("log file", () => openGatewayFileLog(host.workspace.logsDir));
@@ -105,7 +111,8 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
         mcpRoutes(mcpGatewayPort(host, mcp, options.version), () => host.config.gateway.max_body_bytes),
       ];
     };
-    const accessLog = fileLog.accessLog;
+    first = firstAnswer(fileLog.accessLog);
+    const accessLog = first.accessLog;
     const replicas = shared;
     const controlToken = newControlToken();
     server = await phase("gateway", () =>
@@ -139,6 +146,7 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
       );
     });
   }
+  await first.answered();
   const cron = await phase("channel processes", async () => {
     channels.start();
     void host.extensionsLoaded.then(() => channels.followReloads());
@@ -154,9 +162,11 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
       return [];
     },
   });
-  // an edit of config.toml is applied (or refused and reported) without a restart
+  // an edit of config.toml is applied (or refused and reported) without a restart; one made since the host read it,
+  // before the watch began, is applied now
   const watch: ConfigWatch | null = watchConfigFile(host.workspace.configPath, () => void reloader.reload());
   if (!watch) log.warn(`cannot watch ${host.workspace.configPath}; apply edits with POST /api/config/reload or prx config set`);
+  if (fileStamp(host.workspace.configPath) !== configRead) void reloader.reload();
   const openedLog = fileLog;
   const replicas = shared;
   return {
@@ -171,6 +181,12 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
       await openedLog.close();
     },
   };
+}
+
+/** A file's modification time and size ("" when it is not there): whether it was written since. */
+function fileStamp(path: string): string {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return stat ? `${stat.mtimeMs}:${stat.size}` : "";
 }
 
 /** What a reload applies beyond the agent host: MCP servers, plugin grants and config, channels. */

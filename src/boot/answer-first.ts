@@ -1,0 +1,59 @@
+import type { AccessLog } from "../gateway/access-log.ts";
+
+/**
+ * How long after listening the gateway's optional parts wait for its first answer before they start anyway: longer
+ * than a health check polling a starting gateway takes to come back (every millisecond or so), short beside anything
+ * a cron job or an edit of config.toml could notice.
+ */
+export const FIRST_ANSWER_WAIT_MS = 50;
+
+export interface AnswerTimers {
+  set(run: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+  /** Runs `run` on a later event-loop turn: after the response that `accessLog` was told of has been written. */
+  later(run: () => void): void;
+}
+
+declare const PRX_BUILT_WITHOUT_ANSWER_FIRST: boolean | undefined;
+/** Off only in a binary built without the trick (`PRX_BUILD_WITHOUT=answer-first`), which the startup bench measures against. */
+const ANSWER_FIRST = typeof PRX_BUILT_WITHOUT_ANSWER_FIRST === "undefined";
+
+const realTimers: AnswerTimers = {
+  set: (run, ms) => setTimeout(run, ms),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  later: (run) => void setImmediate(run),
+};
+
+export interface FirstAnswer {
+  /** The access log to give the gateway: `log`, noting the first request it is told of. */
+  accessLog: AccessLog;
+  /**
+   * Settles on the event-loop turn after the gateway's first answer, or FIRST_ANSWER_WAIT_MS after it is called
+   * (call it once the gateway listens), whichever comes first.
+   */
+  answered(): Promise<void>;
+}
+
+/**
+ * The gateway's optional parts (the channel processes, the cron runner, the config watch) start after its first
+ * answer: a health check waiting on a starting gateway is answered by a process that has nothing else to do, while
+ * the collection that Bun.serve asks for at listening runs. A kept start-up trick: tricks.ts, "answer-first".
+ */
+export function firstAnswer(log: AccessLog, timers: AnswerTimers = realTimers): FirstAnswer {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  let seen = false;
+  return {
+    accessLog: (entry) => {
+      if (!seen) {
+        seen = true;
+        timers.later(resolve);
+      }
+      log(entry);
+    },
+    answered: () => {
+      if (!ANSWER_FIRST) return Promise.resolve();
+      const timer = timers.set(resolve, FIRST_ANSWER_WAIT_MS);
+      return promise.finally(() => timers.clear(timer));
+    },
+  };
+}
