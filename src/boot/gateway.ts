@@ -71,7 +71,8 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
       deliver: lazyChannelDeliverer,
     }),
   );
-  // what config.toml was when the host read it: the config watch, which begins after the first answer, compares
+  // config.toml as the host has just read it: the config watch begins after the first answer and applies an edit
+  // made in between
   const configRead = fileStamp(host.workspace.configPath);
   let fileLog: GatewayFileLog | undefined;
   let shared: SharedState | null = null;

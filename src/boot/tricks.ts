@@ -49,12 +49,16 @@ export const START_TRICKS: readonly StartTrick[] = [
     name: "answer-first",
     where: "boot/answer-first.ts, boot/gateway.ts (`first.answered()`), build.ts (`PRX_BUILD_WITHOUT=answer-first`)",
     buys:
-      "the channel processes, the cron runner's job count and the config watch (fs.watch, its thread) start after the " +
-      "gateway's first answer, or FIRST_ANSWER_WAIT_MS after listening: a waiting health check is answered by a main " +
-      "thread with nothing else to do while the collection Bun.serve asks for at listening runs. Outside the suite on " +
-      "the 2-core VM (load 4.8-7.2), 30 and 20 alternated pairs: gateway launch -> first 200 89.2 against 96.8 and " +
-      "71.5 against 79.3 ms (pairwise x0.93-0.95), listening -> first 200 9.2 against 14.8 and 7.5 against 10.2 ms, " +
-      "main-thread CPU to that answer 59.5 against 61.9 and 56.9 against 60.6 ms",
+      "the channel processes, the cron runner's job count and the config watch (fs.watch and its thread) start after " +
+      "the gateway's first answer, or FIRST_ANSWER_WAIT_MS after listening: a waiting health check is answered by a " +
+      "main thread with nothing else to do. Outside the suite on the 2-core VM, a workspace with a token (as the " +
+      "gateway suite's), alternated pairs against a binary without it or main's: launch -> first 200 78.2 against " +
+      "82.4 ms (30 pairs, load 3.6), 89.2 against 96.8 (30, load 5), 71.5 against 79.3 (20, load 6), 118.8 against " +
+      "128.2 (30, load 10-12), pairwise x0.93-0.95; listening -> first 200 7.5-12.6 against 10.2-16.0 ms; main-thread " +
+      "CPU to that answer -1.4 to -3.7 ms. A workspace with no token (the startup suite's: the pairing code it writes " +
+      "after listening still comes first) x1.00 (30 pairs, load 8.5). In one `bun run bench startup` at load 8-13 " +
+      "(a compiled hello took 93 ms against ~24 quiet) its row read 161 against 119 ms over 6 pairs: within that " +
+      "run's noise",
     build: "answer-first",
   },
   {
