@@ -42,7 +42,10 @@ export const SANDBOX_GC_AFTER_STOP_MS = 100;
  * without it, load 1.5-2.4): runtime cost per call of a chain of 4, kit-built QuickJS 44-48 vs 74-80 us, QuickJS
  * 36-40 vs 22-82, WAT 15-41 vs 60-77; on one CPU unchanged. The next call came within the window in ~97% of the
  * chain's hand-overs, after ~15-30 us. A 50 us window measured the same for WAT and QuickJS but left the kit-built
- * chain its slow runs (up to 96 us) more often.
+ * chain its slow runs (up to 96 us) more often. A process that may run on one CPU does not watch (sandbox/mailbox.ts,
+ * lingerWindowUs): pinned with `taskset -c 0` (kit-built chain, load 4.5-5.3), 8-11% of the watches ran their whole
+ * window, the main thread not having preempted the Worker at its answer, which cost 9-16 us of the only CPU per call
+ * on average (the runs' p50 within the noise).
  *
  * The main thread does not do the same for the answer (watching a shared reply counter for up to 100 us after posting a
  * call, given up after 20 us when the Worker had not yet taken the call, never on one CPU): with both threads spinning,

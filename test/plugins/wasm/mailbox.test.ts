@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { SANDBOX_LINGER_US } from "../../../src/plugins/wasm/limits.ts";
-import { Mailbox } from "../../../src/plugins/wasm/sandbox/mailbox.ts";
+import { lingerWindowUs, Mailbox } from "../../../src/plugins/wasm/sandbox/mailbox.ts";
 
 /** A clock (ms) that moves 1 us per reading and runs `at[k]` on its k-th reading (0 is the first). */
 function steppingClock(at: Record<number, () => void> = {}) {
@@ -53,4 +53,10 @@ test("a message posted just at the window's end is not waited for", () => {
   const clock = steppingClock({ [SANDBOX_LINGER_US + 1]: () => main.posted() });
   expect(worker.linger(worker.seen(), SANDBOX_LINGER_US, clock.now)).toBe(false);
   expect(clock.reads()).toBe(SANDBOX_LINGER_US + 1);
+});
+
+test("a Worker of a process that may run on one CPU does not watch; with two it watches SANDBOX_LINGER_US", () => {
+  expect(lingerWindowUs(1)).toBe(0);
+  expect(lingerWindowUs(2)).toBe(SANDBOX_LINGER_US);
+  expect(lingerWindowUs(64)).toBe(SANDBOX_LINGER_US);
 });

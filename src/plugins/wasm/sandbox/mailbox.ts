@@ -1,3 +1,17 @@
+import { SANDBOX_LINGER_US } from "../limits.ts";
+
+/**
+ * How long a sandbox Worker watches its mailbox after answering a call, given how many CPUs the process may run on
+ * (its affinity, as `os.availableParallelism()` reports it): SANDBOX_LINGER_US, or 0 (no watch) with one CPU. There
+ * the main thread can post the next call only once the Worker has left the CPU, so a watch cannot see a call come
+ * that a return to the event loop would not find queued; a watch the main thread did not preempt at once holds the
+ * only CPU for the whole window while the main thread waits for it (remote plugins' hops follow the same rule,
+ * remote/hop/linger.ts).
+ */
+export function lingerWindowUs(cpus: number): number {
+  return cpus > 1 ? SANDBOX_LINGER_US : 0;
+}
+
 /**
  * How many messages the main thread has posted to one sandbox Worker, counted in shared memory: the Worker reads it
  * without its event loop, so it can watch for the next call for a moment after answering one (`linger`) instead of

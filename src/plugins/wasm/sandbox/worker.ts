@@ -5,6 +5,7 @@
  * forwards logs, events and RPCs tagged with their tenant. A component's transpiled JS is evaluated once per Worker
  * and artifact, whichever tenants use it.
  */
+import { availableParallelism } from "node:os";
 import { decodeCall, encodeResult } from "./call-codec.ts";
 import type { FromWorker, RpcMethod, SandboxStart, ToWorker } from "../protocol.ts";
 import type { HostContext } from "../host/context.ts";
@@ -17,8 +18,8 @@ import { Meter, newInterruptFlag } from "../guest/meter.ts";
 import { type Guest, GuestFailure } from "../guest/types.ts";
 import type { GuestKv } from "../host/types.ts";
 import { WebSocketTable } from "../host/socket-table.ts";
-import { SANDBOX_GC_AFTER_STOP_MS, SANDBOX_LINGER_US } from "../limits.ts";
-import { Mailbox } from "./mailbox.ts";
+import { SANDBOX_GC_AFTER_STOP_MS } from "../limits.ts";
+import { lingerWindowUs, Mailbox } from "./mailbox.ts";
 
 declare const self: Worker;
 
@@ -194,18 +195,20 @@ function drop(id: number): void {
 let mailbox: Mailbox | null = null;
 /** Calls started and not yet answered (a guest may be waiting for an rpc or an HTTP response). */
 let running = 0;
+/** The watch after an answer (mailbox.ts): none when the process may run on one CPU only. */
+const LINGER_US = lingerWindowUs(availableParallelism());
 
 /**
  * After a call's answer: once the answer has left (a message posted by a task is delivered after it ends), watch
- * the mailbox for SANDBOX_LINGER_US unless another call is running, then return to the event loop (and sleep if
- * nothing came). `seen`: the mailbox count when the answer was posted (a call that came since ends it at once).
+ * the mailbox for LINGER_US unless another call is running, then return to the event loop (and sleep if nothing
+ * came). `seen`: the mailbox count when the answer was posted (a call that came since ends it at once).
  */
 function lingerAfterAnswer(): void {
-  if (!mailbox) return;
+  if (!mailbox || LINGER_US === 0) return;
   const box = mailbox;
   const seen = box.seen();
   setImmediate(() => {
-    if (running === 0) box.linger(seen, SANDBOX_LINGER_US);
+    if (running === 0) box.linger(seen, LINGER_US);
   });
 }
 
