@@ -76,6 +76,9 @@ export class SkillBook {
   private looked: { at: number; options: SkillBookOptions; home: string | undefined } | null = null;
   /** The look under way (of the current options): the turns that start meanwhile wait for it rather than look again. */
   private looking: Promise<SkillScan> | null = null;
+  /** What the turns between two looks share: the unfiltered offer, and the last section with what it was made of. */
+  private offeredAll: { scan: SkillScan; skills: readonly Skill[] } | null = null;
+  private lastSection: { scan: SkillScan; filter: SkillFilter; tick: number; section: SkillsSection } | null = null;
 
   constructor(private options: SkillBookOptions) {
     const env = options.env;
@@ -159,14 +162,24 @@ export class SkillBook {
 
   /** Eligible skills of the last scan that `filter` allows. */
   offered(filter?: SkillFilter): readonly Skill[] {
-    if (this.last.skills.length === 0) return NONE_OFFERED;
-    return this.last.skills.filter((s) => s.eligible && allows(filter, s.skill.name)).map((s) => s.skill);
+    const scan = this.last;
+    if (scan.skills.length === 0) return NONE_OFFERED;
+    if (filter === undefined && this.offeredAll?.scan === scan) return this.offeredAll.skills;
+    const skills = scan.skills.filter((s) => s.eligible && allows(filter, s.skill.name)).map((s) => s.skill);
+    if (filter === undefined) this.offeredAll = { scan, skills };
+    return skills;
   }
 
   /** The system prompt's skills section for a turn restricted to `filter`, of a scan at most SKILLS_RESCAN_AFTER_MS old. */
   async section(filter?: SkillFilter): Promise<SkillsSection> {
     await this.recent();
-    return skillsSection(this.offered(filter), this.uses, this.bounds);
+    const scan = this.last;
+    // the same look, allowlist (the same list: an agent's) and uses as the last turn: the same section
+    const last = this.lastSection;
+    if (last && last.scan === scan && last.filter === filter && last.tick === this.tick) return last.section;
+    const section = skillsSection(this.offered(filter), this.uses, this.bounds);
+    this.lastSection = { scan, filter, tick: this.tick, section };
+    return section;
   }
 
   /** An offered skill by name (looked for again once if the last scan did not have it); records it as used. */

@@ -301,3 +301,28 @@ test("a reload while a look is under way: the turns after it look with the new c
     expect(book.offered().map((skill) => skill.name)).toEqual(["one", "from-reload"]);
   }
 });
+
+test("between two looks a turn's section follows the skill read last and the turn's allowlist", async () => {
+  const s = setup();
+  writeSkill(join(s.workspace, "skills"), "first");
+  writeSkill(join(s.workspace, "skills"), "second");
+  const skills = SkillsConfigSchema.parse({});
+  const book = new SkillBook({
+    workspace: s.workspace,
+    skills,
+    config: { ...defaultConfig(), skills },
+    env: { HOME: s.home },
+    platform: "linux",
+    bounds: { maxSkills: 1, maxChars: 10_000 },
+    now: () => 0,
+  });
+  expect((await book.section()).listed).toEqual(["first"]);
+  expect((await book.section()).listed).toEqual(["first"]);
+  await book.use("second");
+  expect((await book.section()).listed).toEqual(["second"]);
+  expect((await book.section(["first"])).listed).toEqual(["first"]);
+  expect((await book.section([])).listed).toEqual([]);
+  expect((await book.section()).listed).toEqual(["second"]);
+  expect(book.offered().map((skill) => skill.name)).toEqual(["first", "second"]);
+  expect(book.offered(["second"]).map((skill) => skill.name)).toEqual(["second"]);
+});
