@@ -69,7 +69,7 @@ export class SkillBook {
   private last: SkillScan = { skills: [], invalid: [] };
   private readonly uses = new Map<string, number>();
   private tick = 0;
-  /** The roots of the current `[skills]`, and the home directory they were made with (they are looked at each turn). */
+  /** The roots of the current `[skills]`, and the home directory they were made with (made again when either changes). */
   private rootsMade: { home: string | undefined; roots: SkillRoot[] } | null = null;
   private readonly now: () => number;
   /** When the look that gave `last` started, with the options and HOME it was made with; null: none yet. */
