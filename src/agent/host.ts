@@ -169,7 +169,7 @@ export interface OpenAgentHostOptions {
   extendWhen?: (now: { workspace: Workspace; config: Config }) => boolean;
   /** How one configuration's providers are made: createProviderResolver by default (tests count what it resolves). */
   providerResolver?: typeof createProviderResolver;
-  /** Clock of budgets and usage days (tests move it); Date.now by default. */
+  /** Clock of budgets, usage days and the skills' rescan window (tests move it); Date.now by default. */
   now?: () => number;
   /**
    * How a turn that gives no route of its own asks for approvals: the gateway's wait for an answer through the API
@@ -306,7 +306,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       markLoaded();
     }
 
-    const skills = new SkillBook({ workspace: workspace.root, skills: config.skills, config, env });
+    const skills = new SkillBook({ workspace: workspace.root, skills: config.skills, config, env, now: options.now });
     const approvals = new ApprovalBroker(() => storage.approvals);
     const defaultRoute: ApprovalRoute = options.approvals ?? { kind: "refuse" };
     // a built-in that asks another tool (web_search through an MCP server) calls through the current registry

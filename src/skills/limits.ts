@@ -14,3 +14,11 @@ export const SKILLS_DIR_MAX_ENTRIES = 1000;
 /** Most files, and bytes in all, of one skill being installed (folder or archive, unpacked). */
 export const SKILL_INSTALL_MAX_FILES = 2000;
 export const SKILL_INSTALL_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * How old the last look at the skill places may be when a turn starts (ms). Each look stats every place and every
+ * skill folder's SKILL.md, and a busy gateway starts many turns a second; once a look is this old the next turn looks
+ * again, so a skill folder made or edited is offered from the first turn starting 2 s later at most (less than it
+ * takes to save a SKILL.md and then write the message that wants it). A reload, `prx skills`, GET /api/skills and
+ * the skill tool asked for a skill it does not know look at once.
+ */
+export const SKILLS_RESCAN_AFTER_MS = 2_000;

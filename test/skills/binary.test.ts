@@ -166,6 +166,10 @@ test("prx skills new, install and remove through the binary", async () => {
   expect((await runPrx(["skills", "new", "fresh-skill", "-w", ws.dir], { env })).code).toBe(0);
   const info = await runPrx(["skills", "-w", ws.dir, "info", "fresh-skill"], { env });
   expect(info.stdout).toContain("offered: yes");
+  // the running gateway's list and skill tool look at once (a turn's prompt may answer from a look SKILLS_RESCAN_AFTER_MS old)
+  const listed = (await (await fetch(`${gateway.url}/api/skills`, { headers })).json()) as Listed;
+  expect(listed.skills.find((s) => s.name === "fresh-skill")?.eligible).toBe(true);
+  expect((await say("skills-fresh", 'use tool skill {"name":"fresh-skill"}')).reply).toContain('Skill "fresh-skill"');
   const again = await runPrx(["skills", "install", join(PUBLISHED, "internal-comms"), "-w", ws.dir], { env });
   expect(again.code).toBe(1);
   expect(again.stderr).toContain("already installed");

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { defaultConfig, type Config } from "../../src/config/schema.ts";
 import { SkillsConfigSchema } from "../../src/config/skills.ts";
 import { SkillBook, skillToolSource } from "../../src/skills/index.ts";
-import { SKILL_FILE_MAX_BYTES } from "../../src/skills/limits.ts";
+import { SKILL_FILE_MAX_BYTES, SKILLS_RESCAN_AFTER_MS } from "../../src/skills/limits.ts";
 import { PUBLISHED, skillText, tempDirs, writeSkill } from "./helpers.ts";
 
 const temp = tempDirs("prx-skills-book-");
@@ -172,7 +172,7 @@ test("[skills] enabled = false: nothing is found or offered", async () => {
   expect((await book.section()).text).toBe("");
 });
 
-test("the places are looked at again each scan: a skills folder made after one is found by the next, a reload's extra_dirs and a new HOME too", async () => {
+test("scan looks at the places at once: a skills folder made after one is found by the next, a reload's extra_dirs and a new HOME too", async () => {
   const s = setup();
   // the environment as the host holds it (process.env): read at each scan, not copied
   const env: Record<string, string> = { HOME: s.home, PATH: "/nonexistent" };
@@ -192,4 +192,137 @@ test("the places are looked at again each scan: a skills folder made after one i
   writeSkill(join(otherHome, ".agents", "skills"), "of-other-home");
   env.HOME = otherHome;
   expect((await book.scan()).skills.map((x) => x.skill.name)).toEqual(["added-later", "of-other-home", "from-reload"]);
+});
+
+/** A book over `s` whose clock the test moves; `env` is held as the host holds process.env (read, not copied). */
+function clocked(s: Setup, env: Record<string, string>) {
+  const clock = { now: 1_000_000 };
+  const skills = SkillsConfigSchema.parse({});
+  const book = new SkillBook({ workspace: s.workspace, skills, config: { ...defaultConfig(), skills }, env, platform: "linux", now: () => clock.now });
+  const offered = async () => {
+    await book.section();
+    return book.offered().map((skill) => skill.name);
+  };
+  return { clock, book, offered };
+}
+
+test("a turn's section answers from the last look while it is SKILLS_RESCAN_AFTER_MS old; one past, a new skill folder is found", async () => {
+  const s = setup();
+  const { clock, offered } = clocked(s, { HOME: s.home, PATH: "/nonexistent" });
+  expect(await offered()).toEqual([]);
+  writeSkill(join(s.workspace, "skills"), "made-later");
+  clock.now += SKILLS_RESCAN_AFTER_MS;
+  expect(await offered()).toEqual([]);
+  clock.now += 1;
+  expect(await offered()).toEqual(["made-later"]);
+});
+
+test("an edited SKILL.md is read by the first section past the window, not before", async () => {
+  const s = setup();
+  writeSkill(join(s.workspace, "skills"), "edited", skillText("edited", "Before."));
+  const { clock, book } = clocked(s, { HOME: s.home, PATH: "/nonexistent" });
+  expect((await book.section()).text).toContain("Before.");
+  writeFileSync(join(s.workspace, "skills", "edited", "SKILL.md"), skillText("edited", "After, a longer description."));
+  clock.now += SKILLS_RESCAN_AFTER_MS;
+  expect((await book.section()).text).toContain("Before.");
+  clock.now += 1;
+  expect((await book.section()).text).toContain("After, a longer description.");
+});
+
+test("within the window a reload's extra_dirs, a new HOME, scan (prx skills, GET /api/skills) and the skill tool look at once", async () => {
+  const s = setup();
+  const env: Record<string, string> = { HOME: s.home, PATH: "/nonexistent" };
+  const { book, offered } = clocked(s, env);
+  expect(await offered()).toEqual([]);
+
+  const elsewhere = join(s.extra, "..", "elsewhere");
+  writeSkill(elsewhere, "from-reload");
+  const reloaded = SkillsConfigSchema.parse({ extra_dirs: [elsewhere] });
+  book.configure(reloaded, { ...defaultConfig(), skills: reloaded });
+  expect(await offered()).toEqual(["from-reload"]);
+
+  const otherHome = join(s.home, "..", "other-home");
+  writeSkill(join(otherHome, ".agents", "skills"), "of-other-home");
+  env.HOME = otherHome;
+  expect(await offered()).toEqual(["of-other-home", "from-reload"]);
+
+  // what `prx skills new` writes: scan finds it, and the turns after it answer from that look
+  const { scaffoldSkill } = await import("../../src/skills/scaffold.ts");
+  scaffoldSkill(join(s.workspace, "skills"), "scaffolded");
+  expect(await offered()).toEqual(["of-other-home", "from-reload"]);
+  expect((await book.scan()).skills.map((x) => x.skill.name)).toEqual(["scaffolded", "of-other-home", "from-reload"]);
+  expect(await offered()).toEqual(["scaffolded", "of-other-home", "from-reload"]);
+
+  // a skill the tool is asked for by name and the last look lacks is looked for at once
+  writeSkill(join(s.workspace, "skills"), "asked-for");
+  expect(await offered()).not.toContain("asked-for");
+  expect(await book.use("asked-for")).toMatchObject({ name: "asked-for" });
+  expect(await offered()).toContain("asked-for");
+});
+
+test("turns that start while a look is under way wait for it rather than look again", async () => {
+  const s = setup();
+  writeSkill(join(s.workspace, "skills"), "needs-git", skillText("needs-git", "Git.", "# g\n", "metadata:\n  openclaw:\n    requires:\n      bins: [git]\n"));
+  const clock = { now: 0 };
+  const looks: string[] = [];
+  const skills = SkillsConfigSchema.parse({});
+  const book = new SkillBook({
+    workspace: s.workspace,
+    skills,
+    config: { ...defaultConfig(), skills },
+    env: { HOME: s.home },
+    platform: "linux",
+    // asked once per program per look: it counts the looks
+    onPath: (program) => (looks.push(program), true),
+    now: () => clock.now,
+  });
+  await Promise.all([book.section(), book.section(), book.section()]);
+  expect(looks).toEqual(["git"]);
+  clock.now += SKILLS_RESCAN_AFTER_MS + 1;
+  await Promise.all([book.section(), book.section()]);
+  expect(looks).toEqual(["git", "git"]);
+  expect(book.offered().map((skill) => skill.name)).toEqual(["needs-git"]);
+});
+
+test("a reload while a look is under way: the turns after it look with the new configuration, not the old look's answer", async () => {
+  const s = setup();
+  writeSkill(join(s.workspace, "skills"), "one");
+  const elsewhere = join(s.extra, "..", "elsewhere");
+  writeSkill(elsewhere, "from-reload");
+  const reloaded = SkillsConfigSchema.parse({ extra_dirs: [elsewhere] });
+  // a turn that starts before the old look ends, and one that starts after it
+  for (const startsBeforeTheOldLookEnds of [true, false]) {
+    const { book } = clocked(s, { HOME: s.home, PATH: "/nonexistent" });
+    const old = book.section();
+    book.configure(reloaded, { ...defaultConfig(), skills: reloaded });
+    const next = startsBeforeTheOldLookEnds ? book.section() : old.then(() => book.section());
+    await old;
+    await next;
+    expect(book.offered().map((skill) => skill.name)).toEqual(["one", "from-reload"]);
+  }
+});
+
+test("between two looks a turn's section follows the skill read last and the turn's allowlist", async () => {
+  const s = setup();
+  writeSkill(join(s.workspace, "skills"), "first");
+  writeSkill(join(s.workspace, "skills"), "second");
+  const skills = SkillsConfigSchema.parse({});
+  const book = new SkillBook({
+    workspace: s.workspace,
+    skills,
+    config: { ...defaultConfig(), skills },
+    env: { HOME: s.home },
+    platform: "linux",
+    bounds: { maxSkills: 1, maxChars: 10_000 },
+    now: () => 0,
+  });
+  expect((await book.section()).listed).toEqual(["first"]);
+  expect((await book.section()).listed).toEqual(["first"]);
+  await book.use("second");
+  expect((await book.section()).listed).toEqual(["second"]);
+  expect((await book.section(["first"])).listed).toEqual(["first"]);
+  expect((await book.section([])).listed).toEqual([]);
+  expect((await book.section()).listed).toEqual(["second"]);
+  expect(book.offered().map((skill) => skill.name)).toEqual(["first", "second"]);
+  expect(book.offered(["second"]).map((skill) => skill.name)).toEqual(["second"]);
 });

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
+import { SKILLS_RESCAN_AFTER_MS } from "../../src/skills/limits.ts";
 import { skillText, writeSkill } from "./helpers.ts";
 
 let fake: FakeServer;
@@ -58,4 +59,38 @@ test("a turn restricted to some skills lists and reads only those; restricted to
   await host.runTurn({ sessionId: "none", channel: "test", text: "hi", skills: [] });
   expect(lastRequest().system).not.toContain("## Skills");
   expect(lastRequest().tools).not.toContain("skill");
+});
+
+test("a skill folder made while the host runs: in the prompt of the first turn past SKILLS_RESCAN_AFTER_MS, read by the skill tool at once", async () => {
+  const clock = { now: Date.UTC(2026, 0, 1) };
+  const own = realpathSync(mkdtempSync(join(tmpdir(), "prx-skills-host-clock-")));
+  const config = ConfigSchema.parse({
+    default_provider: "fake",
+    default_model: "fake-model",
+    providers: { fake: { base_url: fake.url } },
+    reliability: { retries: 0 },
+    autonomy: { level: "full" },
+  });
+  const clocked = await openAgentHost({ workspace: own, config, env: { HOME: own, PATH: process.env.PATH }, now: () => clock.now });
+  try {
+    await clocked.runTurn({ sessionId: "late", channel: "test", text: "hi" });
+    expect(lastRequest().system).not.toContain("## Skills");
+    writeSkill(join(own, "skills"), "gamma", skillText("gamma", "Gamma things.", "GAMMA BODY\n"));
+    clock.now += SKILLS_RESCAN_AFTER_MS;
+    await clocked.runTurn({ sessionId: "late", channel: "test", text: "hi" });
+    expect(lastRequest().system).not.toContain("## Skills");
+    clock.now += 1;
+    await clocked.runTurn({ sessionId: "late", channel: "test", text: "hi" });
+    expect(lastRequest().system).toContain("- gamma: Gamma things.");
+
+    // the skill tool (offered while gamma is) reads a skill the last look lacks at once
+    writeSkill(join(own, "skills"), "delta", skillText("delta", "Delta things.", "DELTA BODY\n"));
+    const read = await clocked.runTurn({ sessionId: "late", channel: "test", text: 'use tool skill {"name":"delta"}' });
+    expect(read.text).toContain("DELTA BODY");
+    await clocked.runTurn({ sessionId: "late", channel: "test", text: "hi" });
+    expect(lastRequest().system).toContain("- delta: Delta things.");
+  } finally {
+    await clocked.close();
+    rmSync(own, { recursive: true, force: true });
+  }
 });
