@@ -3,7 +3,7 @@ import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defaultConfig, type Config } from "../../src/config/schema.ts";
 import { SkillsConfigSchema } from "../../src/config/skills.ts";
-import { SkillBook, skillToolSource } from "../../src/skills/index.ts";
+import { SkillBook, skillToolSource, type SkillBookOptions } from "../../src/skills/index.ts";
 import { SKILL_FILE_MAX_BYTES, SKILLS_RESCAN_AFTER_MS } from "../../src/skills/limits.ts";
 import { PUBLISHED, skillText, tempDirs, writeSkill } from "./helpers.ts";
 
@@ -195,10 +195,10 @@ test("scan looks at the places at once: a skills folder made after one is found 
 });
 
 /** A book over `s` whose clock the test moves; `env` is held as the host holds process.env (read, not copied). */
-function clocked(s: Setup, env: Record<string, string>) {
+function clocked(s: Setup, env: Record<string, string>, more: Partial<SkillBookOptions> = {}) {
   const clock = { now: 1_000_000 };
   const skills = SkillsConfigSchema.parse({});
-  const book = new SkillBook({ workspace: s.workspace, skills, config: { ...defaultConfig(), skills }, env, platform: "linux", now: () => clock.now });
+  const book = new SkillBook({ workspace: s.workspace, skills, config: { ...defaultConfig(), skills }, env, platform: "linux", now: () => clock.now, ...more });
   const offered = async () => {
     await book.section();
     return book.offered().map((skill) => skill.name);
@@ -263,19 +263,9 @@ test("within the window a reload's extra_dirs, a new HOME, scan (prx skills, GET
 test("turns that start while a look is under way wait for it rather than look again", async () => {
   const s = setup();
   writeSkill(join(s.workspace, "skills"), "needs-git", skillText("needs-git", "Git.", "# g\n", "metadata:\n  openclaw:\n    requires:\n      bins: [git]\n"));
-  const clock = { now: 0 };
   const looks: string[] = [];
-  const skills = SkillsConfigSchema.parse({});
-  const book = new SkillBook({
-    workspace: s.workspace,
-    skills,
-    config: { ...defaultConfig(), skills },
-    env: { HOME: s.home },
-    platform: "linux",
-    // asked once per program per look: it counts the looks
-    onPath: (program) => (looks.push(program), true),
-    now: () => clock.now,
-  });
+  // asked once per program per look: it counts the looks
+  const { clock, book } = clocked(s, { HOME: s.home }, { onPath: (program) => (looks.push(program), true) });
   await Promise.all([book.section(), book.section(), book.section()]);
   expect(looks).toEqual(["git"]);
   clock.now += SKILLS_RESCAN_AFTER_MS + 1;
@@ -306,16 +296,7 @@ test("between two looks a turn's section follows the skill read last and the tur
   const s = setup();
   writeSkill(join(s.workspace, "skills"), "first");
   writeSkill(join(s.workspace, "skills"), "second");
-  const skills = SkillsConfigSchema.parse({});
-  const book = new SkillBook({
-    workspace: s.workspace,
-    skills,
-    config: { ...defaultConfig(), skills },
-    env: { HOME: s.home },
-    platform: "linux",
-    bounds: { maxSkills: 1, maxChars: 10_000 },
-    now: () => 0,
-  });
+  const { book } = clocked(s, { HOME: s.home }, { bounds: { maxSkills: 1, maxChars: 10_000 } });
   expect((await book.section()).listed).toEqual(["first"]);
   expect((await book.section()).listed).toEqual(["first"]);
   await book.use("second");

@@ -13,18 +13,23 @@ let fake: FakeServer;
 let host: AgentHost;
 let dir: string;
 
-beforeAll(async () => {
-  fake = startFakeOpenAI();
-  dir = realpathSync(mkdtempSync(join(tmpdir(), "prx-skills-host-")));
-  writeSkill(join(dir, "skills"), "alpha", skillText("alpha", "Alpha things.", "ALPHA BODY at {baseDir}\n"));
-  writeSkill(join(dir, ".agents", "skills"), "beta", skillText("beta", "Beta things.", "BETA BODY\n"));
-  const config = ConfigSchema.parse({
+/** A host's config answering through the fake provider. */
+function fakeConfig() {
+  return ConfigSchema.parse({
     default_provider: "fake",
     default_model: "fake-model",
     providers: { fake: { base_url: fake.url } },
     reliability: { retries: 0 },
     autonomy: { level: "full" },
   });
+}
+
+beforeAll(async () => {
+  fake = startFakeOpenAI();
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "prx-skills-host-")));
+  writeSkill(join(dir, "skills"), "alpha", skillText("alpha", "Alpha things.", "ALPHA BODY at {baseDir}\n"));
+  writeSkill(join(dir, ".agents", "skills"), "beta", skillText("beta", "Beta things.", "BETA BODY\n"));
+  const config = fakeConfig();
   host = await openAgentHost({ workspace: dir, config, env: { HOME: dir, PATH: process.env.PATH } });
 });
 afterAll(async () => {
@@ -64,13 +69,7 @@ test("a turn restricted to some skills lists and reads only those; restricted to
 test("a skill folder made while the host runs: in the prompt of the first turn past SKILLS_RESCAN_AFTER_MS, read by the skill tool at once", async () => {
   const clock = { now: Date.UTC(2026, 0, 1) };
   const own = realpathSync(mkdtempSync(join(tmpdir(), "prx-skills-host-clock-")));
-  const config = ConfigSchema.parse({
-    default_provider: "fake",
-    default_model: "fake-model",
-    providers: { fake: { base_url: fake.url } },
-    reliability: { retries: 0 },
-    autonomy: { level: "full" },
-  });
+  const config = fakeConfig();
   const clocked = await openAgentHost({ workspace: own, config, env: { HOME: own, PATH: process.env.PATH }, now: () => clock.now });
   try {
     await clocked.runTurn({ sessionId: "late", channel: "test", text: "hi" });
