@@ -3,15 +3,15 @@
  * POST /v1/chat/completions and POST /v1/responses (store: false, and stored), in short blocks of rotating order
  * so the series see the same machine state. Each turn's latency minus the fake's own time for it (matched by the
  * unique text, as in turn-overhead.ts); the row is the difference of the p50s (the network floor cancels). Beside
- * it, the gateway's CPU time per turn of each series (every thread's run time, cpuBetween below): on a loaded
+ * it, the gateway's CPU time per turn of each series (every thread's run time: proc-cpu.ts): on a loaded
  * machine latencies are noise, the CPU a turn costs much less so. The CPU row is the median, over the rounds, of each
  * round's difference between its Responses block and its chat completions block (run next to each other): a
  * collection or a compilation burst of the whole process lands in one block of one round and moves that round alone,
  * where a difference of the series' totals took it whole (the same code read -0.150 and +0.258 ms in two runs that
  * way). The totals' difference is in the note.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import type { StandaloneFake } from "./announce.ts";
+import { cpuBetween, readCpu } from "./proc-cpu.ts";
 import { describeWarmup, warmUp } from "./jit-settle.ts";
 import { percentile, stats, type BenchRow } from "./types.ts";
 
@@ -23,54 +23,6 @@ const WARMUP_PER_WORKER = 20;
 const ROUNDS = 12;
 /** The Responses wire may cost at most this much more per turn than chat completions (p50, concurrency 1). */
 const TARGET_DELTA_P50_MS = 0.2;
-
-/** Clock ticks per second of /proc's utime and stime (USER_HZ: 100 on Linux). */
-const USER_HZ = 100;
-
-/** utime + stime in ticks, from a /proc stat line (fields 14 and 15 of proc(5), after the command's parenthesis). */
-function ticksOf(stat: string): number {
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]);
-}
-
-interface CpuReading {
-  /** The process's ticks, every thread, ended ones included. */
-  ticks: number;
-  /** Each live thread's run time in nanoseconds (schedstat) and ticks. */
-  threads: Map<string, { ns: number; ticks: number }>;
-}
-
-function readCpu(pid: number): CpuReading {
-  const threads = new Map<string, { ns: number; ticks: number }>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
-      threads.set(tid, { ns, ticks: ticksOf(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")) });
-    } catch (error) {
-      // the thread ended after the listing: its time is in the process's ticks
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ESRCH") throw error;
-    }
-  }
-  return { ticks: ticksOf(readFileSync(`/proc/${pid}/stat`, "utf8")), threads };
-}
-
-/**
- * Nanoseconds of CPU the process used between two readings: the threads alive at the end to the nanosecond
- * (schedstat; one started meanwhile from zero), and the threads that ended meanwhile to the tick (the process's
- * ticks minus the live threads' ticks).
- */
-function cpuBetween(before: CpuReading, after: CpuReading): number {
-  let ns = 0;
-  let liveTicks = 0;
-  for (const [tid, end] of after.threads) {
-    const start = before.threads.get(tid);
-    ns += end.ns - (start?.ns ?? 0);
-    liveTicks += end.ticks - (start?.ticks ?? 0);
-  }
-  const endedTicks = Math.max(0, after.ticks - before.ticks - liveTicks);
-  return ns + (endedTicks * 1e9) / USER_HZ;
-}
 
 export interface ResponsesTargets {
   gatewayUrl: string;

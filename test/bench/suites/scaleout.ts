@@ -20,6 +20,7 @@ import { replicaWorkspace, removeWorkspace, sharedConfig, sharedToken, startRepl
 import { startStandaloneFake, type StandaloneFake } from "../announce.ts";
 import { describeWarmup, jitCpuUs, warmUntilJitSettles, type Warmup } from "../jit-settle.ts";
 import { PG_BENCH_SCHEMA_PREFIX, pgMemoryStore } from "../pg-memory-fill.ts";
+import { cpuBetween, readCpu } from "../proc-cpu.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 import { prng, sentence, wordSource } from "../zipf-text.ts";
 
@@ -76,20 +77,6 @@ const LOAD_SESSIONS = 64;
 function cpuSeconds(pid: number, thread = false): number {
   const fields = readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** CPU nanoseconds of every live thread of `pid` (schedstat: finer than the 10 ms ticks of stat for the little an idle process spends). */
-function threadsCpuNs(pid: number): number {
-  let total = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
-    } catch {
-      // the thread exited between the listing and the read: its time is not counted
-      continue;
-    }
-  }
-  return total;
 }
 
 /** CPU seconds of every process named `name` (the database servers), from /proc; other users' load counts too. */
@@ -349,12 +336,12 @@ async function load(replicas: Replica[], token: string, quick: boolean): Promise
   };
   const warmup = quick ? { turns: await block(), jitUsPerTurn: null, settled: false } : await warmUntilJitSettles(replicas[0]!.proc.pid, block, allJitUs);
   next = 0;
-  const settleBefore = replicas.map((r) => threadsCpuNs(r.proc.pid));
+  const settleBefore = replicas.map((r) => readCpu(r.proc.pid));
   await Bun.sleep(IDLE_SETTLE_MS);
-  const idleBefore = replicas.map((r) => threadsCpuNs(r.proc.pid));
-  const settleNs = idleBefore.reduce((sum, ns, i) => sum + ns - settleBefore[i]!, 0);
+  const idleBefore = replicas.map((r) => readCpu(r.proc.pid));
+  const settleNs = idleBefore.reduce((sum, reading, i) => sum + cpuBetween(settleBefore[i]!, reading), 0);
   await Bun.sleep(IDLE_MS);
-  const idleNs = replicas.reduce((sum, r, i) => sum + threadsCpuNs(r.proc.pid) - idleBefore[i]!, 0);
+  const idleNs = replicas.reduce((sum, r, i) => sum + cpuBetween(idleBefore[i]!, readCpu(r.proc.pid)), 0);
   const idleMsPerS = idleNs / 1e6 / (IDLE_MS / 1000) / replicas.length;
   const turns = LOAD_TURNS * replicas.length;
   const cpuBefore = replicas.map((r) => cpuSeconds(r.proc.pid));
