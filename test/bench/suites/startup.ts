@@ -14,7 +14,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { START_TRICKS, type StartTrick } from "../../../src/boot/tricks.ts";
 import { startFakeTelegram } from "../../fakes/telegram-server.ts";
-import { alternate, buildFloors } from "../floors.ts";
+import { alternate, buildFloors, freshCopy } from "../floors.ts";
 import type { BenchRow, BenchSuite } from "../types.ts";
 
 let CLI_PAIRS = 20;
@@ -108,10 +108,11 @@ async function serveStart(
   }
 }
 
-const suite: BenchSuite = async ({ root, binary, tmp, quick }) => {
+const suite: BenchSuite = async ({ root, binary: built, tmp, quick }) => {
   if (quick) ({ CLI_PAIRS, GATEWAY_PAIRS, RSS_PAIRS, IDLE_MS, AGENT_PAIRS, CHANNEL_PAIRS, TRICK_PAIRS, TRICK_RSS_PAIRS } = QUICK);
   const rows: BenchRow[] = [];
   const floors = await buildFloors(tmp);
+  const binary = freshCopy(built, tmp, "prx");
   const hello = () => run([floors.hello], tmp);
   const ratioRow = (name: string, floorName: string, paired: { a: number; b: number; ratio: number }, target: number, unit: "ms" | "MB" = "ms") =>
     rows.push({
@@ -240,21 +241,23 @@ async function trickRows(trick: StartTrick, ctx: { binary: string; tmp: string; 
       stderr: "pipe",
     });
     if ((await build.exited) !== 0) throw new Error(`building without ${trick.build} failed: ${await new Response(build.stderr).text()}`);
+    const withIt = freshCopy(ctx.binary, dir, "prx-with");
+    const withoutIt = freshCopy(without, dir, "prx-without");
     const rss = await alternate(
       TRICK_RSS_PAIRS,
-      async () => (await serveStart(gateway(ctx.binary, dir), dir, IDLE_MS)).rss,
-      async () => (await serveStart(gateway(without, dir), dir, IDLE_MS)).rss,
+      async () => (await serveStart(gateway(withIt, dir), dir, IDLE_MS)).rss,
+      async () => (await serveStart(gateway(withoutIt, dir), dir, IDLE_MS)).rss,
       0,
     );
     const start = await alternate(
       TRICK_PAIRS,
-      async () => (await serveStart(gateway(ctx.binary, dir), dir)).ms,
-      async () => (await serveStart(gateway(without, dir), dir)).ms,
+      async () => (await serveStart(gateway(withIt, dir), dir)).ms,
+      async () => (await serveStart(gateway(withoutIt, dir), dir)).ms,
     );
     const turn = await alternate(
       TRICK_PAIRS,
-      () => run([ctx.binary, "agent", "-w", dir, "-m", "hello"], dir),
-      () => run([without, "agent", "-w", dir, "-m", "hello"], dir),
+      () => run([withIt, "agent", "-w", dir, "-m", "hello"], dir),
+      () => run([withoutIt, "agent", "-w", dir, "-m", "hello"], dir),
     );
     return [
       gainRow(trick, "gateway idle RSS", rss, "MB"),
