@@ -1,4 +1,3 @@
-import { statSync } from "node:fs";
 import { ConfigReloader, type ConfigApplier } from "../agent/config-reload.ts";
 import { openAgentHost, type AgentHost } from "../agent/host.ts";
 import { lazyChannelDeliverer } from "../channels/deliver-lazy.ts";
@@ -15,6 +14,7 @@ import type { RedisGatewayShared } from "../gateway/shared/index.ts";
 import type { GatewayMount, HealthCheck } from "../gateway/types.ts";
 import { mcpClientExtension, type McpClientExtension } from "../mcp/extension.ts";
 import { watchConfigFile, type ConfigWatch } from "../config/watch.ts";
+import { fileStamp } from "../core/file-stamp.ts";
 import { firstAnswer } from "./answer-first.ts";
 import { gatewayChannels, type GatewayChannels } from "./gateway-channels.ts";
 import { healthBeforeApp } from "./health-before-app.ts";
@@ -182,12 +182,6 @@ export async function bootGateway(options: GatewayBootOptions): Promise<BootedGa
       await openedLog.close();
     },
   };
-}
-
-/** A file's modification time and size ("" when it is not there): whether it was written since. */
-function fileStamp(path: string): string {
-  const stat = statSync(path, { throwIfNoEntry: false });
-  return stat ? `${stat.mtimeMs}:${stat.size}` : "";
 }
 
 /** What a reload applies beyond the agent host: MCP servers, plugin grants and config, channels. */

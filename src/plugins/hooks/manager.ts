@@ -11,7 +11,8 @@ import { HOOK_PAYLOAD_MAX_BYTES, HOOK_TIMEOUT_DEFAULT_MS, HOOKS_FILE_MAX_BYTES }
 import { runHookAction } from "./runner.ts";
 import { describeIssues, HookActionSchema, HooksFileSchema, normalizeEventName } from "./schema.ts";
 import type { HookAction, HooksFile } from "./schema.ts";
-import { fileStamp, readHooksFile, writeHooksFileAtomic } from "./store.ts";
+import { fileStamp } from "../../core/file-stamp.ts";
+import { readHooksFile, writeHooksFileAtomic } from "./store.ts";
 import type { HookDispatchResult, HookRunResult, HooksReloadResult, HooksSnapshot, HooksStatus } from "./types.ts";
 
 interface Loaded {

@@ -6,13 +6,14 @@ import {
   readSync,
   realpathSync,
   renameSync,
-  statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { PrxError } from "../../core/errors.ts";
+import { statStamp } from "../../core/file-stamp.ts";
 import { sha256Hex } from "../../core/ids.ts";
+
 import { HOOKS_FILE_MAX_BYTES } from "./limits.ts";
 
 export type RawHooksFile =
@@ -20,17 +21,6 @@ export type RawHooksFile =
   /** text is null when the bytes are not valid UTF-8. */
   | { exists: true; stamp: string; hash: string; text: string | null; bytes: number }
   | { exists: true; stamp: string; hash: null; tooLarge: number };
-
-/** Cheap change detector (inode, size, mtime, ctime); the sha256 of the content decides whether anything changed. */
-export function fileStamp(path: string): string {
-  try {
-    // Checked on every dispatched event: no exception for the common "no hooks.json" case.
-    const s = statSync(path, { throwIfNoEntry: false });
-    return s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : "absent";
-  } catch (error) {
-    throw new PrxError("WORKSPACE", `cannot stat ${path}: ${(error as Error).message}`, { cause: error });
-  }
-}
 
 /** Read hooks.json, never more than HOOKS_FILE_MAX_BYTES + 1 bytes. */
 export function readHooksFile(path: string): RawHooksFile {
@@ -43,7 +33,7 @@ export function readHooksFile(path: string): RawHooksFile {
   }
   try {
     const s = fstatSync(fd);
-    const stamp = `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+    const stamp = statStamp(s);
     if (s.size > HOOKS_FILE_MAX_BYTES) return { exists: true, stamp, hash: null, tooLarge: s.size };
     const buffer = Buffer.alloc(HOOKS_FILE_MAX_BYTES + 1);
     let length = 0;
