@@ -32,6 +32,9 @@ interface JobRun {
   detail: string;
 }
 
+/** The runs of a job, or why they could not be fetched. */
+type RunsOutcome = { runs: JobRun[] } | { error: unknown };
+
 function what(job: ScheduledJob): string {
   return job.payload.kind === "systemEvent" ? `remind: ${job.payload.text}` : `ask: ${job.payload.message}`;
 }
@@ -86,16 +89,15 @@ export function cronJobsView(): { el: HTMLElement; dispose(): void } {
   const outcome = outcomeLine("cron-outcome", () => refresh());
   const open = new Set<string>();
 
-  const showRuns = async (job: ScheduledJob, into: HTMLElement) => {
-    try {
-      const { runs } = await api<{ runs: JobRun[] }>(`/api/cron/jobs/${encodeURIComponent(job.id)}/runs`);
-      into.replaceChildren(h("h4", {}, "Recent runs"), runsList(runs));
-    } catch (error) {
-      into.replaceChildren(errorBox(error));
-    }
-  };
+  const fetchRuns = (jobId: string): Promise<RunsOutcome> =>
+    api<{ runs: JobRun[] }>(`/api/cron/jobs/${encodeURIComponent(jobId)}/runs`).then(
+      ({ runs }) => ({ runs }),
+      (error: unknown) => ({ error }),
+    );
+  const runsPanel = (outcome: RunsOutcome): Node[] => ("runs" in outcome ? [h("h4", {}, "Recent runs"), runsList(outcome.runs)] : [errorBox(outcome.error)]);
 
-  const card = (job: ScheduledJob): HTMLElement => {
+  /** A card; the runs of an open job come with it, fetched by the same refresh, so the card shows one moment. */
+  const card = (job: ScheduledJob, openRuns: RunsOutcome | undefined): HTMLElement => {
     const id = encodeURIComponent(job.id);
     const label = job.name ?? job.id;
     const runs = h("div", { "data-testid": "cron-runs-panel" });
@@ -110,10 +112,10 @@ export function cronJobsView(): { el: HTMLElement; dispose(): void } {
         open.add(job.id);
         toggle.textContent = "Hide runs";
         toggle.setAttribute("aria-expanded", "true");
-        void showRuns(job, runs);
+        void fetchRuns(job.id).then((fetched) => runs.replaceChildren(...runsPanel(fetched)));
       }
     });
-    if (open.has(job.id)) void showRuns(job, runs);
+    if (openRuns) runs.replaceChildren(...runsPanel(openRuns));
     const runNow = () =>
       outcome.run(`Asking for a run of ${label}…`, async () => {
         await api(`/api/cron/jobs/${id}/run`, json("POST"));
@@ -148,13 +150,22 @@ export function cronJobsView(): { el: HTMLElement; dispose(): void } {
     );
   };
 
+  // Refreshes may overlap (a slow gateway, a quick hand): one that ends after a newer one has shown stays unseen.
+  let asked = 0;
+  let shown = 0;
   const refresh = async () => {
+    const seq = ++asked;
+    let content: Node[];
     try {
       const { jobs } = await api<{ jobs: ScheduledJob[] }>("/api/cron/jobs");
-      list.replaceChildren(...(jobs.length === 0 ? [h("p", { class: "muted wide" }, "No scheduled job: the assistant adds them with its cron tool.")] : jobs.map(card)));
+      const runs = await Promise.all(jobs.map((job) => (open.has(job.id) ? fetchRuns(job.id) : undefined)));
+      content = jobs.length === 0 ? [h("p", { class: "muted wide" }, "No scheduled job: the assistant adds them with its cron tool.")] : jobs.map((job, i) => card(job, runs[i]));
     } catch (error) {
-      list.replaceChildren(errorBox(error));
+      content = [errorBox(error)];
     }
+    if (seq < shown) return;
+    shown = seq;
+    list.replaceChildren(...content);
   };
   void refresh();
   const el = h(
