@@ -16,7 +16,7 @@ import type { EmbedRequest, EmbedResponse, TranscribeRequest, TranscribeResponse
 import { HttpProvider, type HttpProviderOptions } from "./http-provider.ts";
 import { embedOpenAI, type EmbeddingEndpoint } from "./openai-embeddings.ts";
 import { transcribeOpenAI } from "./openai-transcribe.ts";
-import { imageUrlOf } from "../media/prepare.ts";
+import { imageUrlOf, imageUrlPieces } from "../media/prepare.ts";
 
 /** The wire schemas, loaded with the first answer the hand check does not accept. */
 const schemas = async () => loadedOpenaiWire() ?? (await openaiWire());
@@ -45,7 +45,7 @@ export function toOpenAIMessages(messages: ChatMessage[], standIns?: JsonStandIn
       const parts: Array<Record<string, unknown>> = message.content === "" ? [] : [{ type: "text", text: message.content }];
       for (const ref of message.media) {
         if (ref.kind !== "image") continue;
-        const url = standIns && ref.data !== undefined ? standIns.stand(imageUrlOf(ref)) : imageUrlOf(ref);
+        const url = standIns && ref.data !== undefined ? standIns.stand(...imageUrlPieces(ref)) : imageUrlOf(ref);
         parts.push({ type: "image_url", image_url: ref.detail ? { url, detail: ref.detail } : { url } });
       }
       return { role: message.role, content: parts as OpenAIRequestMessage["content"] };
@@ -88,10 +88,13 @@ export function toolsJson(tools: ToolSpec[]): string {
   return out;
 }
 
-/** The JSON of `body` with `"tools": <toolsJson>` added (when there are tools) and its image data filled in. */
+/**
+ * The JSON of `body` with `"tools": <toolsJson>` added (when there are tools) and its image data filled in: the
+ * tools go in before the data, so the long document is made once.
+ */
 function withTools(body: Record<string, unknown>, tools: ToolSpec[] | undefined, standIns: JsonStandIns): string {
-  const json = standIns.fill(JSON.stringify(body));
-  return tools && tools.length > 0 ? `${json.slice(0, -1)},"tools":${toolsJson(tools)}}` : json;
+  const json = JSON.stringify(body);
+  return standIns.fill(tools && tools.length > 0 ? `${json.slice(0, -1)},"tools":${toolsJson(tools)}}` : json);
 }
 
 /** Accumulates streamed tool-call fragments by their index. */

@@ -7,7 +7,10 @@ describe("JSON stand-ins", () => {
     const first = `data:image/png;base64,${Buffer.from("first image").toString("base64")}`;
     const second = Buffer.from("second").toString("base64");
     const standIns = new JsonStandIns();
-    const withStandIns = { text: "look", parts: [{ url: standIns.stand(first) }, { data: standIns.stand(second), after: "x" }] };
+    const withStandIns = {
+      text: "look",
+      parts: [{ url: standIns.stand("data:image/png;base64,", first.slice(22)) }, { data: standIns.stand(second), after: "x" }],
+    };
     const plain = { text: "look", parts: [{ url: first }, { data: second, after: "x" }] };
     expect(standIns.fill(JSON.stringify(withStandIns))).toBe(JSON.stringify(plain));
   });
