@@ -14,6 +14,7 @@ import { loadedOpenaiWire, openaiWire } from "./wire.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, ResponseFormat, ToolCall, ToolSpec, Usage } from "./types.ts";
 import type { EmbedRequest, EmbedResponse, TranscribeRequest, TranscribeResponse } from "./types.ts";
 import { HttpProvider, type HttpProviderOptions } from "./http-provider.ts";
+import { BodyBuffer } from "./body-buffer.ts";
 import { embedOpenAI, type EmbeddingEndpoint } from "./openai-embeddings.ts";
 import { transcribeOpenAI } from "./openai-transcribe.ts";
 import { imageUrlOf, imageUrlPieces } from "../media/prepare.ts";
@@ -88,13 +89,10 @@ export function toolsJson(tools: ToolSpec[]): string {
   return out;
 }
 
-/**
- * The JSON of `body` with `"tools": <toolsJson>` added (when there are tools) and its image data filled in: the
- * tools go in before the data, so the long document is made once.
- */
-function withTools(body: Record<string, unknown>, tools: ToolSpec[] | undefined, standIns: JsonStandIns): string {
+/** The JSON of `body` with `"tools": <toolsJson>` added (when there are tools), its image data still stood in. */
+function withTools(body: Record<string, unknown>, tools: ToolSpec[] | undefined): string {
   const json = JSON.stringify(body);
-  return standIns.fill(tools && tools.length > 0 ? `${json.slice(0, -1)},"tools":${toolsJson(tools)}}` : json);
+  return tools && tools.length > 0 ? `${json.slice(0, -1)},"tools":${toolsJson(tools)}}` : json;
 }
 
 /** Accumulates streamed tool-call fragments by their index. */
@@ -122,6 +120,8 @@ export class ToolCallAccumulator {
 }
 
 export class OpenAICompatibleProvider extends HttpProvider {
+  /** Bodies of requests with image data are written here (see BodyBuffer). */
+  private readonly bodyBuffer = new BodyBuffer();
   /** Present when `embedding_model` is configured (see Provider.embed). */
   readonly embed?: (request: EmbedRequest) => Promise<EmbedResponse>;
   /** Present when `transcription_model` is configured (see Provider.transcribe). */
@@ -173,8 +173,17 @@ export class OpenAICompatibleProvider extends HttpProvider {
     }
     const call = new ProviderCall(this.target, this.timeoutMs(), request.signal);
     try {
-      const init = { method: "POST", headers: this.headers(), body: withTools(body, request.tools, standIns) };
-      const response = await call.fetch(this.fetchImpl, url, init);
+      const document = withTools(body, request.tools);
+      let response: Response;
+      if (standIns.empty) response = await call.fetch(this.fetchImpl, url, { method: "POST", headers: this.headers(), body: document });
+      else {
+        const written = this.bodyBuffer.write(standIns.parts(document));
+        try {
+          response = await call.fetch(this.fetchImpl, url, { method: "POST", headers: this.headers(), body: written.bytes });
+        } finally {
+          written.release();
+        }
+      }
       const type = response.headers.get("content-type") ?? "";
       if (streaming && response.body && type.includes("text/event-stream")) {
         return await this.readStream(response.body, call, request);

@@ -36,6 +36,14 @@ describe("JSON stand-ins", () => {
     expect(isPrxError(error, "INTERNAL")).toBe(true);
   });
 
+  test("the parts of the filled document: the text between stand-ins and each value's pieces", () => {
+    const standIns = new JsonStandIns();
+    expect(standIns.empty).toBe(true);
+    const document = JSON.stringify({ a: "é", url: standIns.stand("data:image/png;base64,", "QUJD"), b: 1 });
+    expect(standIns.empty).toBe(false);
+    expect(standIns.parts(document)).toEqual(['{"a":"é","url":"', "data:image/png;base64,", "QUJD", '","b":1}']);
+  });
+
   test("no stand-ins: the document is returned as it is", () => {
     expect(new JsonStandIns().fill('{"a":1}')).toBe('{"a":1}');
   });

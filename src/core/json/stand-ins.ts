@@ -21,13 +21,21 @@ export class JsonStandIns {
     return `${this.tag}${this.values.length - 1}\u0000`;
   }
 
-  /**
-   * `json` (JSON.stringify of a document holding the stand-ins) with each stand-in's quoted form replaced by its value.
-   * The document is joined from its parts in one copy: concatenated, a string of hundreds of kilobytes is a rope
-   * that every later slice or encoding flattens again.
-   */
+  /** Whether any value stands in a document. */
+  get empty(): boolean {
+    return this.values.length === 0;
+  }
+
+  /** `json` (JSON.stringify of a document holding the stand-ins) with each stand-in's quoted form replaced by its value. */
   fill(json: string): string {
-    if (this.values.length === 0) return json;
+    return this.values.length === 0 ? json : this.parts(json).join("");
+  }
+
+  /**
+   * `fill(json)` as the parts it is joined from: the document's text between stand-ins and each value's pieces, for a
+   * caller that writes them out without making the document one long string.
+   */
+  parts(json: string): string[] {
     const escapedTag = JSON.stringify(this.tag).slice(1, -1);
     const parts: string[] = [];
     let from = 0;
@@ -39,6 +47,6 @@ export class JsonStandIns {
       from = at + standIn.length;
     }
     parts.push(json.slice(from));
-    return parts.join("");
+    return parts;
   }
 }
