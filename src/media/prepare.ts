@@ -61,3 +61,8 @@ export async function prepareMedia(messages: ChatMessage[], options: PrepareOpti
 export function imageUrlOf(ref: MediaRef): string {
   return ref.data !== undefined ? `data:${ref.mime};base64,${ref.data}` : ref.url!;
 }
+
+/** imageUrlOf as its pieces: a data: URL's head and its data apart (the data is not copied into a new string). */
+export function imageUrlPieces(ref: MediaRef): [string] | [string, string] {
+  return ref.data !== undefined ? [`data:${ref.mime};base64,`, ref.data] : [ref.url!];
+}

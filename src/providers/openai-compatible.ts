@@ -14,9 +14,10 @@ import { loadedOpenaiWire, openaiWire } from "./wire.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, ResponseFormat, ToolCall, ToolSpec, Usage } from "./types.ts";
 import type { EmbedRequest, EmbedResponse, TranscribeRequest, TranscribeResponse } from "./types.ts";
 import { HttpProvider, type HttpProviderOptions } from "./http-provider.ts";
+import { BodyBuffer } from "./body-buffer.ts";
 import { embedOpenAI, type EmbeddingEndpoint } from "./openai-embeddings.ts";
 import { transcribeOpenAI } from "./openai-transcribe.ts";
-import { imageUrlOf } from "../media/prepare.ts";
+import { imageUrlOf, imageUrlPieces } from "../media/prepare.ts";
 
 /** The wire schemas, loaded with the first answer the hand check does not accept. */
 const schemas = async () => loadedOpenaiWire() ?? (await openaiWire());
@@ -45,7 +46,7 @@ export function toOpenAIMessages(messages: ChatMessage[], standIns?: JsonStandIn
       const parts: Array<Record<string, unknown>> = message.content === "" ? [] : [{ type: "text", text: message.content }];
       for (const ref of message.media) {
         if (ref.kind !== "image") continue;
-        const url = standIns && ref.data !== undefined ? standIns.stand(imageUrlOf(ref)) : imageUrlOf(ref);
+        const url = standIns && ref.data !== undefined ? standIns.stand(...imageUrlPieces(ref)) : imageUrlOf(ref);
         parts.push({ type: "image_url", image_url: ref.detail ? { url, detail: ref.detail } : { url } });
       }
       return { role: message.role, content: parts as OpenAIRequestMessage["content"] };
@@ -88,9 +89,9 @@ export function toolsJson(tools: ToolSpec[]): string {
   return out;
 }
 
-/** The JSON of `body` with `"tools": <toolsJson>` added (when there are tools) and its image data filled in. */
-function withTools(body: Record<string, unknown>, tools: ToolSpec[] | undefined, standIns: JsonStandIns): string {
-  const json = standIns.fill(JSON.stringify(body));
+/** The JSON of `body` with `"tools": <toolsJson>` added (when there are tools), its image data still stood in. */
+function withTools(body: Record<string, unknown>, tools: ToolSpec[] | undefined): string {
+  const json = JSON.stringify(body);
   return tools && tools.length > 0 ? `${json.slice(0, -1)},"tools":${toolsJson(tools)}}` : json;
 }
 
@@ -119,6 +120,8 @@ export class ToolCallAccumulator {
 }
 
 export class OpenAICompatibleProvider extends HttpProvider {
+  /** Bodies of requests with image data are written here (see BodyBuffer). */
+  private readonly bodyBuffer = new BodyBuffer();
   /** Present when `embedding_model` is configured (see Provider.embed). */
   readonly embed?: (request: EmbedRequest) => Promise<EmbedResponse>;
   /** Present when `transcription_model` is configured (see Provider.transcribe). */
@@ -170,8 +173,17 @@ export class OpenAICompatibleProvider extends HttpProvider {
     }
     const call = new ProviderCall(this.target, this.timeoutMs(), request.signal);
     try {
-      const init = { method: "POST", headers: this.headers(), body: withTools(body, request.tools, standIns) };
-      const response = await call.fetch(this.fetchImpl, url, init);
+      const document = withTools(body, request.tools);
+      let response: Response;
+      if (standIns.empty) response = await call.fetch(this.fetchImpl, url, { method: "POST", headers: this.headers(), body: document });
+      else {
+        const written = this.bodyBuffer.write(standIns.parts(document));
+        try {
+          response = await call.fetch(this.fetchImpl, url, { method: "POST", headers: this.headers(), body: written.bytes });
+        } finally {
+          written.release();
+        }
+      }
       const type = response.headers.get("content-type") ?? "";
       if (streaming && response.body && type.includes("text/event-stream")) {
         return await this.readStream(response.body, call, request);

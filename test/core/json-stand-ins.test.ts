@@ -7,7 +7,10 @@ describe("JSON stand-ins", () => {
     const first = `data:image/png;base64,${Buffer.from("first image").toString("base64")}`;
     const second = Buffer.from("second").toString("base64");
     const standIns = new JsonStandIns();
-    const withStandIns = { text: "look", parts: [{ url: standIns.stand(first) }, { data: standIns.stand(second), after: "x" }] };
+    const withStandIns = {
+      text: "look",
+      parts: [{ url: standIns.stand("data:image/png;base64,", first.slice(22)) }, { data: standIns.stand(second), after: "x" }],
+    };
     const plain = { text: "look", parts: [{ url: first }, { data: second, after: "x" }] };
     expect(standIns.fill(JSON.stringify(withStandIns))).toBe(JSON.stringify(plain));
   });
@@ -31,6 +34,14 @@ describe("JSON stand-ins", () => {
       }
     })();
     expect(isPrxError(error, "INTERNAL")).toBe(true);
+  });
+
+  test("the parts of the filled document: the text between stand-ins and each value's pieces", () => {
+    const standIns = new JsonStandIns();
+    expect(standIns.empty).toBe(true);
+    const document = JSON.stringify({ a: "é", url: standIns.stand("data:image/png;base64,", "QUJD"), b: 1 });
+    expect(standIns.empty).toBe(false);
+    expect(standIns.parts(document)).toEqual(['{"a":"é","url":"', "data:image/png;base64,", "QUJD", '","b":1}']);
   });
 
   test("no stand-ins: the document is returned as it is", () => {

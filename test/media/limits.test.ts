@@ -6,6 +6,7 @@ import {
   audioFromBytes,
   checkImageCount,
   IMAGE_MAX_BYTES,
+  imageFromBase64,
   imageFromBytes,
   imageFromDataUrl,
   imageFromHttpsUrl,
@@ -13,7 +14,8 @@ import {
   IMAGE_URL_MAX_CHARS,
   MESSAGE_MAX_IMAGES,
 } from "../../src/media/index.ts";
-import { mp3, png, wav } from "./samples.ts";
+import { toTurnMessages as anthropicTurnMessages } from "../../src/gateway/anthropic/convert.ts";
+import { jpeg, mp3, png, wav } from "./samples.ts";
 
 // the boundary cases encode, decode and hash tens of megabytes: seconds on a loaded 2-core machine
 setDefaultTimeout(60_000);
@@ -81,6 +83,52 @@ describe("media limits, at the boundary", () => {
     for (const data of broken) {
       expect([data.slice(0, 12), code(() => imageFromDataUrl(`data:image/png;base64,${data}`))]).toEqual([data.slice(0, 12), "BAD_REQUEST"]);
     }
+  });
+
+  test("data far into a long encoding is held to the same clean base64", () => {
+    // 200 KB: the encoding is read in pieces of 64 Ki characters; each fault sits in a later piece
+    const clean = Buffer.from(png(640, 480, 200 * 1024)).toString("base64");
+    expect(imageFromBase64(clean)).toMatchObject({ kind: "image", mime: "image/png", bytes: 200 * 1024, width: 640, height: 480, data: clean });
+    const at = 150_000;
+    const broken = [
+      `${clean.slice(0, at)}"${clean.slice(at + 1)}`, // a quote in place of a character
+      `${clean.slice(0, at)} ${clean.slice(at + 1)}`, // a space in place of a character
+      `${clean.slice(0, at)}QQ==${clean.slice(at + 4)}`, // padding before the end
+    ];
+    for (const data of broken) {
+      expect(data.length).toBe(clean.length);
+      expect(code(() => imageFromDataUrl(`data:image/png;base64,${data}`))).toBe("BAD_REQUEST");
+    }
+  });
+
+  test("a JPEG whose frame size comes after a long segment still has its size", () => {
+    const app1 = [0xff, 0xe1, 0xea, 0x62, ...new Array<number>(60_000).fill(0)]; // 60,002 bytes of segment
+    const sof0 = [0xff, 0xc0, 0x00, 0x11, 8, 0x01, 0xe0, 0x02, 0x80, 3];
+    const bytes = Uint8Array.from([0xff, 0xd8, ...app1, ...sof0, ...new Array<number>(64).fill(0)]);
+    const ref = imageFromDataUrl(`data:image/jpeg;base64,${Buffer.from(bytes).toString("base64")}`);
+    expect(ref).toMatchObject({ mime: "image/jpeg", width: 640, height: 480, bytes: bytes.length });
+    expect(imageFromDataUrl(`data:image/jpeg;base64,${Buffer.from(jpeg(3, 2)).toString("base64")}`)).toMatchObject({ width: 3, height: 2 });
+  });
+
+  test("a data URL in base64url's alphabet is read as Buffer reads it", () => {
+    // bytes whose standard encoding has + and /, so the url-safe one has - and _
+    const bytes = png(2, 3, 66);
+    bytes.set([0xfb, 0xff, 0xbf], 60);
+    const url = Buffer.from(bytes).toString("base64url");
+    expect(url).toMatch(/[-_]/);
+    const padded = url + "=".repeat((4 - (url.length % 4)) % 4);
+    expect(imageFromDataUrl(`data:image/png;base64,${padded}`)).toMatchObject({ mime: "image/png", bytes: 66 });
+  });
+
+  test("an Anthropic base64 image source is held to the same clean base64 as a data URL", () => {
+    const clean = Buffer.from(png(2, 3)).toString("base64");
+    const request = (data: string) => ({
+      messages: [{ role: "user" as const, content: [{ type: "image" as const, source: { type: "base64" as const, media_type: "image/png" as const, data } }] }],
+    });
+    expect(anthropicTurnMessages(request(clean)).media).toMatchObject([{ kind: "image", mime: "image/png", data: clean }]);
+    // a quote would end the JSON string the data is written into in the provider's request
+    expect(code(() => anthropicTurnMessages(request(`${clean.slice(0, 8)}"${clean.slice(9)}`)))).toBe("BAD_REQUEST");
+    expect(code(() => anthropicTurnMessages(request(`${clean.slice(0, 8)} ${clean.slice(8)}`)))).toBe("BAD_REQUEST");
   });
 
   test("image URLs are https or data", () => {

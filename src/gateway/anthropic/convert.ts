@@ -1,5 +1,5 @@
 import { PrxError } from "../../core/errors.ts";
-import { checkImageCount, imageFromBytes, imageFromUrl } from "../../media/ingest.ts";
+import { checkImageCount, imageFromBase64, imageFromUrl } from "../../media/ingest.ts";
 import type { ChatMessage, MediaRef, ToolSpec } from "../../providers/types.ts";
 import type { TurnMessages } from "../openai/convert.ts";
 import type { ContentBlock, MessageParam, MessagesRequest, Tool } from "./schemas.ts";
@@ -10,7 +10,7 @@ type ToolResultBlock = Extract<ContentBlock, { type: "tool_result" }>;
 function imageOf(block: ImageBlock, where: string): MediaRef {
   const source = block.source;
   if (source.type === "url") return imageFromUrl(source.url, { where });
-  return imageFromBytes(Buffer.from(source.data, "base64"), { base64: source.data, where });
+  return imageFromBase64(source.data, { where });
 }
 
 function resultPart(part: { type: string; text?: unknown }): string {
