@@ -15,7 +15,7 @@ import { type ComponentInterfaces, checkInterfaceVersions, interfacesFromWit } f
 
 /**
  * jco's names of every function of every prx:plugin export interface (`prx:plugin/tool-exports@0.1.0#execute`, and
- * unversioned): all are JSPI-promising, so any of them may call an async host import.
+ * unversioned): all are JSPI-promising in a component importing an async host function, so any of them may call it.
  */
 export function asyncExportNames(): string[] {
   return CapabilityTypes.flatMap((type) =>
@@ -24,8 +24,8 @@ export function asyncExportNames(): string[] {
 }
 
 export const TRANSPILED_MODULE_NAME = "component";
-/** Bump when the cached layout or the options below change. */
-const CACHE_FORMAT = 2;
+/** Bump when the cached layout or the options below (or how they are chosen per component) change. */
+const CACHE_FORMAT = 3;
 
 export const TranspileMetaSchema = z.object({
   format: z.literal(CACHE_FORMAT),
@@ -197,7 +197,9 @@ export async function transpileCached(
     );
   }
   checkInterfaceVersions(plugin, interfaces);
-  const exportsPresent = asyncExportNames().filter((name) => interfaces.exports.includes(name.split("#")[0]!));
+  const exportsPresent = needsAsyncExports(interfaces, kv)
+    ? asyncExportNames().filter((name) => interfaces.exports.includes(name.split("#")[0]!))
+    : [];
   let result: Awaited<ReturnType<typeof transpileBytes>>;
   try {
     result = await transpileBytes(wasm, transpileOptions(exportsPresent, kv));
@@ -223,6 +225,17 @@ export async function transpileCached(
   writeCacheDir(dir, written, meta);
   if (shape) recordShape(shape, cacheDir, kv, key, written);
   return { dir, meta, transpiled: true };
+}
+
+/**
+ * Whether the component imports a host function lowered async (JSPI-suspending, asyncImportNames): only then must
+ * its exports be promising. Without one, jco's sync export runs the call in one go: a promising export costs each
+ * call an async task (its entry, suspension bookkeeping and the promise chain around the guest) for nothing. The
+ * choice follows from the component's bytes and `kv`, which its cache key already covers.
+ */
+export function needsAsyncExports(interfaces: ComponentInterfaces, kv: KvPlacement): boolean {
+  const imported = new Set(interfaces.imports);
+  return asyncImportNames(kv).some((name) => imported.has(name.split("#")[0]!));
 }
 
 /**
