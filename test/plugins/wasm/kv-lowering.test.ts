@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { asyncImportNames } from "../../../src/plugins/wasm/host/index.ts";
-import { cacheKey } from "../../../src/plugins/wasm/transpile.ts";
+import { cacheKey, needsAsyncExports } from "../../../src/plugins/wasm/transpile.ts";
 import { PRX_WIT_VERSION } from "../../../src/plugins/wasm/wit.ts";
 
 const KV_FUNCTIONS = ["get", "set", "delete", "list-keys"];
@@ -26,5 +26,17 @@ describe("kv import lowering", () => {
     const wasm = new Uint8Array([0, 97, 115, 109, 13, 0, 1, 0]);
     expect(cacheKey(wasm, "local")).not.toBe(cacheKey(wasm, "host"));
     expect(cacheKey(wasm, "local")).toBe(cacheKey(wasm, "local"));
+  });
+
+  test("exports are promising only in a component importing a host function lowered async", () => {
+    const exports = [`prx:plugin/tool-exports@${PRX_WIT_VERSION}`];
+    const log = { imports: [`prx:host/log@${PRX_WIT_VERSION}`], exports };
+    expect(needsAsyncExports(log, "host")).toBe(false);
+    const http = { imports: [`prx:host/log@${PRX_WIT_VERSION}`, `prx:host/http-outbound@${PRX_WIT_VERSION}`], exports };
+    expect(needsAsyncExports(http, "local")).toBe(true);
+    // kv is async only when the main thread serves it
+    const kv = { imports: [`prx:host/kv@${PRX_WIT_VERSION}`], exports };
+    expect(needsAsyncExports(kv, "host")).toBe(true);
+    expect(needsAsyncExports(kv, "local")).toBe(false);
   });
 });
