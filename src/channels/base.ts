@@ -156,7 +156,17 @@ export abstract class PlatformChannel implements Channel {
     } catch (error) {
       return jsonAnswer(503, { error: isPrxError(error) ? error.message : "not stored; retry" });
     }
-    return jsonAnswer(200, {});
+    return this.storedAnswer(jsonAnswer(200, {}));
+  }
+
+  /**
+   * The answer to a forwarded request whose messages are stored, given once the work they started has run as far as
+   * it goes without waiting (a turn's request to the provider is on its way): answered at once, the gateway relaying
+   * it and the platform taking it came between each message and its turn.
+   */
+  protected async storedAnswer(answer: ForwardedResponse): Promise<ForwardedResponse> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return answer;
   }
 
   /** A send (or other write) retried with the platform backoff, each retry logged with what failed. */

@@ -168,7 +168,7 @@ export class LineChannel extends PlatformChannel {
       // stored before the 200: an event LINE redelivers is answered once by its webhookEventId
       await this.onMessage!(message);
     }
-    return jsonAnswer(200, {});
+    return this.storedAnswer(jsonAnswer(200, {}));
   }
 
   /** A user's LINE name (#get-profile: users who added the bot as a friend), looked up once; the id when it fails. */

@@ -155,7 +155,7 @@ export class SlackChannel extends PlatformChannel {
     const verification = SlackUrlVerificationSchema.safeParse(raw);
     if (verification.success) return reply(200, { challenge: verification.data.challenge });
     await this.handleCallback(raw);
-    return reply(200, {});
+    return this.storedAnswer(reply(200, {}));
   }
 
   /**

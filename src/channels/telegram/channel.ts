@@ -187,7 +187,7 @@ export class TelegramChannel extends PlatformChannel {
       return { status: 400, headers: {}, body: JSON.stringify({ error: isPrxError(error) ? error.message : "body is not JSON" }) };
     }
     await this.handleUpdate(raw);
-    return { status: 200, headers: {}, body: "{}" };
+    return this.storedAnswer({ status: 200, headers: {}, body: "{}" });
   }
 
   /** chat_id, message_thread_id and reply_parameters of a message to `target`. */

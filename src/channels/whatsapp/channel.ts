@@ -197,7 +197,7 @@ export class WhatsAppChannel extends PlatformChannel {
         }
       }
     }
-    return answer(200, {});
+    return this.storedAnswer(answer(200, {}));
   }
 
   /** The subscription handshake: hub.mode=subscribe and our verify token -> hub.challenge as the body, else 403. */
