@@ -174,15 +174,12 @@ export class OpenAICompatibleProvider extends HttpProvider {
     const call = new ProviderCall(this.target, this.timeoutMs(), request.signal);
     try {
       const document = withTools(body, request.tools);
+      const written = standIns.empty ? null : this.bodyBuffer.write(standIns.parts(document));
       let response: Response;
-      if (standIns.empty) response = await call.fetch(this.fetchImpl, url, { method: "POST", headers: this.headers(), body: document });
-      else {
-        const written = this.bodyBuffer.write(standIns.parts(document));
-        try {
-          response = await call.fetch(this.fetchImpl, url, { method: "POST", headers: this.headers(), body: written.bytes });
-        } finally {
-          written.release();
-        }
+      try {
+        response = await call.fetch(this.fetchImpl, url, { method: "POST", headers: this.headers(), body: written?.bytes ?? document });
+      } finally {
+        written?.release();
       }
       const type = response.headers.get("content-type") ?? "";
       if (streaming && response.body && type.includes("text/event-stream")) {
