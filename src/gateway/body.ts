@@ -1,6 +1,6 @@
 import { readBoundedBytes } from "../core/bounded-body.ts";
-import { PrxError, toPrxError } from "../core/errors.ts";
-import { assertJsonDepth } from "../core/json/index.ts";
+import { isPrxError, PrxError, toPrxError } from "../core/errors.ts";
+import { parseJsonBoundedSlicing } from "../core/json/index.ts";
 import { factsOf, withinBodyDeadline } from "./front/index.ts";
 
 /**
@@ -14,7 +14,7 @@ export function jsonParser(maxBytes: number | (() => number)): (context: { reque
   const limit = typeof maxBytes === "number" ? () => maxBytes : maxBytes;
   return async ({ request }) => {
     requireJson(request);
-    return parseJson(await readLimited(request, limit()));
+    return parseJsonBody(await readBounded(request, limit(), () => request.blob()));
   };
 }
 
@@ -35,17 +35,39 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** A JSON value from request bytes: 400 when empty, nested too deeply, not UTF-8 or not JSON. */
 export function parseJson(bytes: Uint8Array): unknown {
-  if (bytes.length === 0) throw new PrxError("BAD_REQUEST", "the request body is empty; expected a JSON object");
+  if (bytes.length === 0) throw emptyBody();
   let text: string;
   try {
     text = UTF8.decode(bytes);
   } catch {
     throw new PrxError("BAD_REQUEST", "the request body is not valid UTF-8");
   }
-  assertJsonDepth(text, "the request body");
+  return parseJsonText(text);
+}
+
+/**
+ * parseJson of a body held as a Blob (the bytes the server received, not copied): its text is made from those
+ * bytes without a copy when they are ASCII (Bun), where decoding them makes a fresh string of the body's size.
+ * Blob.text() decodes as the strict decoder does (a byte order mark dropped) except that it puts U+FFFD where the
+ * bytes are not UTF-8: text holding one is decoded again from the bytes, strictly.
+ */
+export async function parseJsonBody(body: Blob | Uint8Array): Promise<unknown> {
+  if (body instanceof Uint8Array) return parseJson(body);
+  if (body.size === 0) throw emptyBody();
+  const text = await body.text();
+  return text.includes("\uFFFD") ? parseJson(await body.bytes()) : parseJsonText(text);
+}
+
+function emptyBody(): PrxError {
+  return new PrxError("BAD_REQUEST", "the request body is empty; expected a JSON object");
+}
+
+/** A JSON value from the body's text: 400 when nested too deeply or not JSON; long base64 strings are its slices. */
+function parseJsonText(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJsonBoundedSlicing(text, "the request body");
   } catch (cause) {
+    if (isPrxError(cause)) throw cause;
     throw new PrxError("BAD_REQUEST", `malformed JSON in the request body: ${(cause as Error).message}`, { cause });
   }
 }
@@ -72,20 +94,30 @@ export function tooLarge(size: number | string, maxBytes: number): PrxError {
  * server never hands over more than Content-Length); chunked bodies are counted as they stream. A body that has not
  * arrived by its deadline (front/body-deadline.ts) is 408.
  */
-export async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
+export function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
+  return readBounded(request, maxBytes, async () => new Uint8Array(await request.arrayBuffer()));
+}
+
+/** readLimited, a body of declared length read by `whole` (a Blob for JSON bodies). */
+async function readBounded<T>(request: Request, maxBytes: number, whole: () => Promise<T>): Promise<T | Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(declared, maxBytes);
   const facts = factsOf(request);
-  if (!facts) return readBody(request, declared, maxBytes);
-  const bytes = await withinBodyDeadline(readBody(request, declared, maxBytes), facts);
+  if (!facts) return readBody(request, declared, maxBytes, whole);
+  const body = await withinBodyDeadline(readBody(request, declared, maxBytes, whole), facts);
   facts.bodyRead = true;
-  return bytes;
+  return body;
 }
 
-async function readBody(request: Request, declared: string | null, maxBytes: number): Promise<Uint8Array> {
+function readBody<T>(
+  request: Request,
+  declared: string | null,
+  maxBytes: number,
+  whole: () => Promise<T>,
+): Promise<T | Uint8Array> {
   // Touching `request.body` makes Bun build a ReadableStream for it (~5 us per request at concurrency 16), so a
   // declared length is read without it.
-  if (declared !== null && /^\d+$/.test(declared)) return new Uint8Array(await request.arrayBuffer());
+  if (declared !== null && /^\d+$/.test(declared)) return whole();
   return readBoundedBytes(request, {
     maxBytes,
     errors: { tooLarge: (max) => tooLarge(`more than ${max}`, max), aborted: (reason) => toPrxError(reason), failed: (cause) => toPrxError(cause) },

@@ -10,7 +10,7 @@ import { MemoryPairingLockout, PairingGate } from "../../src/gateway/auth/index.
 import { UNAMBIGUOUS_ALPHABET } from "../../src/core/random-code.ts";
 import { SqliteGatewayPairingStore } from "../../src/storage/sqlite/gateway-pairing.ts";
 import { TOKEN_CACHE_MAX_ENTRIES, SqliteTokenStore as TokenStore, TOKEN_PREFIX } from "../../src/storage/index.ts";
-import { readLimited } from "../../src/gateway/body.ts";
+import { jsonParser, readLimited } from "../../src/gateway/body.ts";
 import { SqliteIdempotencyStore as IdempotencyStore } from "../../src/storage/index.ts";
 import {
   IDEMPOTENCY_KEY_MAX_BYTES,
@@ -278,6 +278,57 @@ describe("readLimited", () => {
       code: "PAYLOAD_TOO_LARGE",
       message: expect.stringContaining("gateway.max_body_bytes = 100"),
     });
+  });
+});
+
+describe("JSON bodies", () => {
+  /** What the parse hook makes of `body` sent to a real server: the value, or the error's code and message. */
+  async function parsed(body: Uint8Array | string, headers: Record<string, string> = {}): Promise<unknown> {
+    const parse = jsonParser(1024 * 1024);
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(request) {
+        try {
+          return Response.json({ value: await parse({ request }) });
+        } catch (error) {
+          return Response.json({ error: { code: (error as { code?: string }).code, message: (error as Error).message } });
+        }
+      },
+    });
+    try {
+      const response = await fetch(server.url, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+      return await response.json();
+    } finally {
+      server.stop(true);
+    }
+  }
+  const utf8 = (text: string) => new TextEncoder().encode(text);
+
+  test("UTF-8 text is read as the strict decoder reads it: a byte order mark dropped, U+FFFD kept, bad bytes refused", async () => {
+    expect(await parsed('{"a":"plain"}')).toEqual({ value: { a: "plain" } });
+    expect(await parsed(new Uint8Array([0xef, 0xbb, 0xbf, ...utf8('{"a":1}')]))).toEqual({ value: { a: 1 } });
+    expect(await parsed(utf8('{"a":"é 😀 \uFFFD �"}'))).toEqual({ value: { a: "é 😀 � �" } });
+    const refused = { error: { code: "BAD_REQUEST", message: "the request body is not valid UTF-8" } };
+    expect(await parsed(new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]))).toEqual(refused);
+    // a broken sequence beside a real U+FFFD is still refused
+    expect(await parsed(new Uint8Array([...utf8('{"a":"�'), 0xe2, 0x82, ...utf8('"}')]))).toEqual(refused);
+    expect(await parsed("")).toEqual({ error: { code: "BAD_REQUEST", message: "the request body is empty; expected a JSON object" } });
+  });
+
+  test("a long data URL comes out whole; malformed JSON is 400 with JSON.parse's message", async () => {
+    const url = `data:image/png;base64,${Buffer.alloc(200_000, 7).toString("base64")}`;
+    const document = { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url } }] }] };
+    expect(await parsed(JSON.stringify(document))).toEqual({ value: document });
+    const malformed = `{"url": "${url}", }`;
+    const message = (() => {
+      try {
+        JSON.parse(malformed);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(await parsed(malformed)).toEqual({ error: { code: "BAD_REQUEST", message: `malformed JSON in the request body: ${message}` } });
   });
 });
 

@@ -14,12 +14,25 @@ const CLOSE_OBJECT = 0x7d;
  * It does not check the syntax: malformed text within the depth is left for JSON.parse to refuse.
  */
 export function jsonDepthViolation(text: string, max: number = MAX_JSON_DEPTH): number {
+  return scanJson(text, max, null);
+}
+
+/** Strings a scan collects: those of at least `minChars` characters, each as [start, end) of its characters. */
+export interface LongStrings {
+  minChars: number;
+  spans: Array<[number, number]>;
+}
+
+/** jsonDepthViolation's scan, collecting into `long` the long strings it passes (up to the violation, if any). */
+export function scanJson(text: string, max: number, long: LongStrings | null): number {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      i = closingQuote(text, i + 1);
-      if (i < 0) return -1;
+      const close = closingQuote(text, i + 1);
+      if (close < 0) return -1;
+      if (long && close - i - 1 >= long.minChars) long.spans.push([i + 1, close]);
+      i = close;
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (++depth > max) return i;
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;
@@ -47,7 +60,11 @@ function closingQuote(text: string, from: number): number {
  */
 export function jsonDepthError(text: string, what: string, max: number = MAX_JSON_DEPTH): PrxError | null {
   const offset = jsonDepthViolation(text, max);
-  if (offset < 0) return null;
+  return offset < 0 ? null : depthErrorAt(offset, what, max);
+}
+
+/** The error for a document passing `max` levels at `offset`. */
+export function depthErrorAt(offset: number, what: string, max: number): PrxError {
   return new PrxError("LIMIT_EXCEEDED", `${what}: JSON nesting deeper than ${max} levels at character ${offset}`, {
     hint: `flatten the document to at most ${max} nested arrays and objects`,
     details: { limit: max },
