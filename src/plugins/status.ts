@@ -37,7 +37,9 @@ export class AdapterStatus {
   private invocations = 0;
   private errors = 0;
   private lastDurationMs: number | null = null;
-  private lastEvent: { name: string; at: number } | null = null;
+  /** The last event's name and time (two fields: every call records one, few are read). */
+  private lastEventName: string | null = null;
+  private lastEventAt = 0;
   private lastError: { message: string; at: number } | null = null;
   private blocks = 0;
   private lastBlock: { stage: string; reason: string; at: number } | null = null;
@@ -58,7 +60,8 @@ export class AdapterStatus {
   }
 
   event(name: string): void {
-    this.lastEvent = { name: clip(name, STATUS_EVENT_NAME_MAX_CHARS), at: Date.now() };
+    this.lastEventName = clip(name, STATUS_EVENT_NAME_MAX_CHARS);
+    this.lastEventAt = Date.now();
   }
 
   error(message: string): void {
@@ -77,12 +80,12 @@ export class AdapterStatus {
   }
 
   snapshot(): AdapterCounters {
-    const { lastEvent, lastError, lastBlock } = this;
+    const { lastEventName, lastError, lastBlock } = this;
     return {
       invocations: this.invocations,
       errors: this.errors,
       lastDurationMs: this.lastDurationMs,
-      lastEvent: lastEvent && { name: lastEvent.name, at: iso(lastEvent.at) },
+      lastEvent: lastEventName === null ? null : { name: lastEventName, at: iso(this.lastEventAt) },
       lastError: lastError && { message: lastError.message, at: iso(lastError.at) },
       blocks: this.blocks,
       lastBlock: lastBlock && { stage: lastBlock.stage, reason: lastBlock.reason, at: iso(lastBlock.at) },

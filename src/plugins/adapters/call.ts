@@ -1,5 +1,5 @@
 import { errorMessage } from "../../core/errors.ts";
-import { inChildSpan, Prx } from "../../telemetry/index.ts";
+import { activeSpan, inChildSpan, Prx } from "../../telemetry/index.ts";
 import type { CapabilityRef } from "../types.ts";
 import type { AdapterContext } from "./types.ts";
 
@@ -42,6 +42,8 @@ export function describeCapability(context: AdapterContext): string {
  * <plugin>/<capability>`: plugin, capability, function and generation).
  */
 export function invokeGuest(context: AdapterContext, ref: CapabilityRef, fn: string, args: unknown[]): Promise<unknown> {
+  // every adapter's guest call (each middleware call of a chain) passes here: with telemetry off, build no span name or attributes
+  if (!activeSpan()) return context.instance.invoke(ref, fn, args);
   const { plugin, generation } = context;
   return inChildSpan(
     `prx.plugin ${plugin.name}/${ref.name}`,

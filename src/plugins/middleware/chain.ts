@@ -143,13 +143,19 @@ export class MiddlewareChain implements MiddlewareRunner {
         error: outcome.error,
       });
     }
-    for (const observer of [entry.report?.bind(entry), this.sink?.onResult.bind(this.sink)]) {
-      if (!observer) continue;
-      try {
-        observer(entry, outcome);
-      } catch (error) {
-        this.logger.error("middleware status sink failed", { error: errorMessage(error) });
-      }
+    try {
+      entry.report?.(entry, outcome);
+    } catch (error) {
+      this.sinkFailed(error);
     }
+    try {
+      this.sink?.onResult(entry, outcome);
+    } catch (error) {
+      this.sinkFailed(error);
+    }
+  }
+
+  private sinkFailed(error: unknown): void {
+    this.logger.error("middleware status sink failed", { error: errorMessage(error) });
   }
 }

@@ -53,7 +53,10 @@ export const SANDBOX_GC_AFTER_STOP_MS = 100;
  * alternated with and without it, load 3.4-7.6), runtime cost per call of a chain of 4: WAT 90-107 vs 21-34 us, QuickJS
  * 29-77 vs 28-46, kit-built 37-85 vs 39-64; a Worker ping-pong (5 us of work per call) 42-44 vs 18-21 us round trip,
  * 231-235 us without the 20 us give-up. Atomics.wait cannot bound it finer: on the main thread a 10 us timeout sleeps
- * ~80 us.
+ * ~80 us. A wait bounded at 30 us right after posting each call (a shared count of answers, watched by the main thread)
+ * saw the answer in 0.1% of the kit-built chain's calls, whose guest ran 78-108 us, and raised their runtime cost to
+ * 72-92 us from 37-52; bounded at 200 us it saw 7-28% and cost 345-358 us (load 5.4-8.4, the other CPU taken by other
+ * processes: the waiting main thread held the CPU its Worker needed).
  */
 export const SANDBOX_LINGER_US = 100;
 /** Successful calls whose in-sandbox execution time Sandbox.executionP50() looks at. */

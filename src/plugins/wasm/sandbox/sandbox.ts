@@ -303,15 +303,17 @@ export class Sandbox implements TenantHandler {
   }
 
   onResult(id: number, ok: boolean, value: unknown, error: SerializedError | undefined, execUs?: number): void {
-    const lane = this.lanes.find((l) => l.inFlight?.id === id);
-    if (!lane || !lane.inFlight) return;
-    const call = lane.inFlight;
+    let cap = 0;
+    while (cap < this.lanes.length && this.lanes[cap]!.inFlight?.id !== id) cap++;
+    const lane = this.lanes[cap];
+    const call = lane?.inFlight;
+    if (!lane || !call) return;
     lane.inFlight = null;
     clearTimeout(call.timer);
     if (ok && execUs !== undefined) this.execTimes.add(execUs);
     if (ok) call.resolve(value);
     else call.reject(toError(error!, `plugin ${this.plugin.name}`));
-    this.pump(this.lanes.indexOf(lane));
+    this.pump(cap);
     if (this.onIdle && this.idle()) this.onIdle();
   }
 
