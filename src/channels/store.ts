@@ -64,6 +64,11 @@ export class ChannelStore {
     await this.state.partSent(this.channel, messageId, partsSent);
   }
 
+  /** The last part is sent: the message is done (one write for both). */
+  async delivered(messageId: string, partsSent: number): Promise<void> {
+    await this.state.delivered(this.channel, messageId, partsSent);
+  }
+
   async done(messageId: string): Promise<void> {
     await this.state.done(this.channel, messageId);
   }

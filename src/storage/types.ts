@@ -438,6 +438,8 @@ export interface ChannelStateStore {
   entry(channel: string, messageId: string): Awaitable<InboxRow | null>;
   replied(channel: string, messageId: string, parts: string[]): Awaitable<void>;
   partSent(channel: string, messageId: string, partsSent: number): Awaitable<void>;
+  /** The last part is sent: its count and the done state in one write. */
+  delivered(channel: string, messageId: string, partsSent: number): Awaitable<void>;
   done(channel: string, messageId: string): Awaitable<void>;
   /** Forget answered messages received before `before`; returns how many. */
   prune(channel: string, before: number): Awaitable<number>;

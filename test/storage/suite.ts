@@ -627,7 +627,12 @@ export function storeSuite(backend: SuiteBackend): void {
       expect((await s.channels.open("tg")).map((r) => r.payload)).toEqual(['{"n":1}', '{"n":2}']);
       await s.channels.done("tg", "m1");
       expect((await s.channels.open("tg")).length).toBe(1);
-      expect(await s.channels.prune("tg", Date.now() + 1000)).toBe(2);
+      // the last part sent: its count and the done state in one write
+      await s.channels.replied("tg", "m2", ["c"]);
+      await s.channels.delivered("tg", "m2", 1);
+      expect(await s.channels.entry("tg", "m2")).toEqual({ payload: '{"n":2}', state: "done", reply: ["c"], partsSent: 1 });
+      expect(await s.channels.open("tg")).toEqual([]);
+      expect(await s.channels.prune("tg", Date.now() + 1000)).toBe(3);
       expect(await s.channels.entry("tg", "m1")).toBeNull();
     });
 

@@ -64,6 +64,16 @@ export class PgChannelStateStore implements ChannelStateStore {
     );
   }
 
+  async delivered(channel: string, messageId: string, partsSent: number): Promise<void> {
+    await pg("channel delivery", () =>
+      this.sql.unsafe("UPDATE channel_inbox SET parts_sent = $1, state = 'done' WHERE channel = $2 AND message_id = $3", [
+        partsSent,
+        channel,
+        messageId,
+      ]),
+    );
+  }
+
   async done(channel: string, messageId: string): Promise<void> {
     await pg("channel done", () => this.sql.unsafe("UPDATE channel_inbox SET state = 'done' WHERE channel = $1 AND message_id = $2", [channel, messageId]));
   }

@@ -89,6 +89,12 @@ export class SqliteChannelStateStore implements ChannelStateStore {
     this.db.query("UPDATE channel_inbox SET parts_sent = ? WHERE channel = ? AND message_id = ?").run(partsSent, channel, messageId);
   }
 
+  delivered(channel: string, messageId: string, partsSent: number): void {
+    this.db
+      .query("UPDATE channel_inbox SET parts_sent = ?, state = 'done' WHERE channel = ? AND message_id = ?")
+      .run(partsSent, channel, messageId);
+  }
+
   done(channel: string, messageId: string): void {
     this.db.query("UPDATE channel_inbox SET state = 'done' WHERE channel = ? AND message_id = ?").run(channel, messageId);
   }
