@@ -292,7 +292,8 @@ export class ChannelRunner {
       this.o.onAnswered?.(message.id, parts);
       told = true;
       await this.deliver(message, parts, entry.partsSent);
-      await this.o.store.done(message.id);
+      // a delivery that sent a part recorded the message done with its last one
+      if (entry.partsSent >= parts.length) await this.o.store.done(message.id);
       this.stats.answered += 1;
       this.answered(message, parts, told);
     } catch (error) {
@@ -368,7 +369,9 @@ export class ChannelRunner {
   private async sendParts(message: InboundMessage, parts: string[], from: number): Promise<void> {
     for (let i = from; i < parts.length; i++) {
       await this.o.channel.send({ chatId: message.chatId, threadId: message.threadId, replyTo: message.id, text: parts[i]! });
-      await this.o.store.partSent(message.id, i + 1);
+      // the last part ends the message: its count and the done state are one write (a restart sends no file again either way)
+      if (i + 1 === parts.length) await this.o.store.delivered(message.id, i + 1);
+      else await this.o.store.partSent(message.id, i + 1);
       this.stats.lastOutbound = Date.now();
     }
     // the files go once, with the delivery that sent the last part

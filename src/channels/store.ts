@@ -25,8 +25,18 @@ function toEntry(row: InboxRow): InboxEntry {
  * platform id (a message delivered twice is stored once; one killed mid-turn is resumed on restart), and a liveness
  * row `prx channel status` reads. In the workspace SQLite database, or in PostgreSQL with `[storage] backend =
  * "postgres"` (a channel's process can then run on any host).
+ *
+ * The cursor is kept with the next write of the channel (the next message stored, the next liveness row, the one
+ * written at stop), not in a write of its own: a message is stored before the cursor moves past it, and a process
+ * that dies before that write reads the platform from the previous cursor again, where the inbox answers each
+ * message once.
  */
 export class ChannelStore {
+  /** The cursor last set by this process (the one process of the channel: the stored one once written). */
+  private cursor: string | null = null;
+  /** `cursor` is not written yet. */
+  private unwritten = false;
+
   constructor(
     private readonly state: ChannelStateStore,
     readonly channel: string,
@@ -34,16 +44,30 @@ export class ChannelStore {
   ) {}
 
   async getCursor(): Promise<string | null> {
-    return this.state.getCursor(this.channel);
+    return this.cursor ?? this.state.getCursor(this.channel);
   }
 
+  /** Kept with the channel's next write (see above). */
   async setCursor(value: string): Promise<void> {
-    await this.state.setCursor(this.channel, value);
+    this.cursor = value;
+    this.unwritten = true;
   }
 
   /** Store a message once: false when its platform id was seen before (a redelivery). */
   async admit(message: InboundMessage, state: InboxState = "received"): Promise<boolean> {
-    return this.state.admit(this.channel, message.id, chatKeyOf(message), JSON.stringify(message), state);
+    return this.withCursor((cursor) => this.state.admit(this.channel, message.id, chatKeyOf(message), JSON.stringify(message), state, cursor));
+  }
+
+  /** `write` with the cursor not written yet; when it fails, the cursor waits for the next write. */
+  private async withCursor<T>(write: (cursor: string | undefined) => T | Promise<T>): Promise<T> {
+    const cursor = this.unwritten && this.cursor !== null ? this.cursor : undefined;
+    this.unwritten = false;
+    try {
+      return await write(cursor);
+    } catch (error) {
+      if (cursor !== undefined) this.unwritten = true;
+      throw error;
+    }
   }
 
   /** Messages not fully answered yet (a process killed mid-turn or mid-delivery), oldest first. */
@@ -64,6 +88,11 @@ export class ChannelStore {
     await this.state.partSent(this.channel, messageId, partsSent);
   }
 
+  /** The last part is sent: the message is done (one write for both). */
+  async delivered(messageId: string, partsSent: number): Promise<void> {
+    await this.state.delivered(this.channel, messageId, partsSent);
+  }
+
   async done(messageId: string): Promise<void> {
     await this.state.done(this.channel, messageId);
   }
@@ -74,7 +103,7 @@ export class ChannelStore {
   }
 
   async writeStatus(row: Omit<ChannelStatusRow, "channel" | "updated_at">): Promise<void> {
-    await this.state.writeStatus({ ...row, channel: this.channel, updated_at: this.now() });
+    await this.withCursor((cursor) => this.state.writeStatus({ ...row, channel: this.channel, updated_at: this.now() }, cursor));
   }
 }
 

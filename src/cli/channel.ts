@@ -148,7 +148,7 @@ async function runChannel(name: string, workspace: string | undefined, supervise
         send,
         signal: connecting.signal,
         extend: channelHostExtensions(),
-        extendWhen: channelExtensionsNeeded,
+        extendWhen: channelExtensionsNeeded(),
         onInFlight: (count) => {
           jit.inFlight(count);
           idle.inFlight(count);

@@ -431,17 +431,23 @@ export interface ChannelStatusRow {
 export interface ChannelStateStore {
   getCursor(channel: string): Awaitable<string | null>;
   setCursor(channel: string, value: string): Awaitable<void>;
-  /** Store a message once by its platform id: false for a redelivery. */
-  admit(channel: string, messageId: string, chatKey: string, payload: string, state: InboxState): Awaitable<boolean>;
+  /**
+   * Store a message once by its platform id: false for a redelivery. With `cursor`, the channel's cursor is set to
+   * it in the same write (whether or not the message was new).
+   */
+  admit(channel: string, messageId: string, chatKey: string, payload: string, state: InboxState, cursor?: string): Awaitable<boolean>;
   /** Messages not fully answered yet, oldest first. */
   open(channel: string): Awaitable<InboxRow[]>;
   entry(channel: string, messageId: string): Awaitable<InboxRow | null>;
   replied(channel: string, messageId: string, parts: string[]): Awaitable<void>;
   partSent(channel: string, messageId: string, partsSent: number): Awaitable<void>;
+  /** The last part is sent: its count and the done state in one write. */
+  delivered(channel: string, messageId: string, partsSent: number): Awaitable<void>;
   done(channel: string, messageId: string): Awaitable<void>;
   /** Forget answered messages received before `before`; returns how many. */
   prune(channel: string, before: number): Awaitable<number>;
-  writeStatus(row: ChannelStatusRow): Awaitable<void>;
+  /** With `cursor`, the channel's cursor is set to it in the same write. */
+  writeStatus(row: ChannelStatusRow, cursor?: string): Awaitable<void>;
   statuses(): Awaitable<ChannelStatusRow[]>;
 }
 

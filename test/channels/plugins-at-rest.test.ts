@@ -28,7 +28,7 @@ test("no plugin: turns run without the plugin runtime; one installed meanwhile b
     workspace: h.dir,
     env: { ...process.env, TG: tg.token },
     extend: channelHostExtensions(),
-    extendWhen: channelExtensionsNeeded,
+    extendWhen: channelExtensionsNeeded(),
   });
   h.running.push(running);
   tg.message({ chatId: 1, text: "something forbidden" });
@@ -49,8 +49,9 @@ test("an MCP server or a shared event bus needs the extensions from the first tu
   h = channelHarness(`[channels.telegram]\ntoken_env = "TG"\napi_base_url = "${tg.url}"\n`);
   const workspace = openWorkspace(h.dir);
   const config = loadConfig(workspace.configPath).config;
-  expect(channelExtensionsNeeded({ workspace, config })).toBe(false);
+  const needed = channelExtensionsNeeded();
+  expect(needed({ workspace, config })).toBe(false);
   const server = { command: process.execPath } as (typeof config.mcp.servers)[string];
-  expect(channelExtensionsNeeded({ workspace, config: { ...config, mcp: { ...config.mcp, servers: { fs: server } } } })).toBe(true);
-  expect(channelExtensionsNeeded({ workspace, config: { ...config, bus: { ...config.bus, backend: "redis" } } })).toBe(true);
+  expect(needed({ workspace, config: { ...config, mcp: { ...config.mcp, servers: { fs: server } } } })).toBe(true);
+  expect(needed({ workspace, config: { ...config, bus: { ...config.bus, backend: "redis" } } })).toBe(true);
 });

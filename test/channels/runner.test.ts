@@ -193,4 +193,45 @@ describe("a reply answered in the platform's request", () => {
     expect((await store.entry("m1"))?.state).toBe("done");
     expect(runner.stats).toMatchObject({ answered: 1, duplicates: 1 });
   });
+
+  test("a reply in parts: each part is recorded as it is sent, the last one with the done state; a restart sends only the rest", async () => {
+    const db = new Database(":memory:");
+    const store = new ChannelStore(new SqliteChannelStateStore(db), "t");
+    const sent: string[] = [];
+    let hang = true;
+    const channel: Channel = {
+      name: "t",
+      kind: "webhook",
+      capabilities: { edit: false, threads: false, maxMessageLength: 16, typing: false },
+      start: async () => {},
+      // the second part's send never returns while `hang`: the process is stopped mid-delivery
+      send: (reply) => (sent.length === 1 && hang ? new Promise<string>(() => {}) : (sent.push(reply.text), Promise.resolve("id"))),
+      typing: async () => {},
+      health: () => ({ ok: true, detail: "" }),
+      stop: async () => {},
+    };
+    let turns = 0;
+    const runnerOn = () =>
+      new ChannelRunner({
+        channel,
+        host: { runTurn: async () => (turns++, { text: "first part\n\nsecond part" }) as never },
+        store,
+        pairings: new PairingStore(db),
+        config: ChannelConfigSchema.parse({ dm_policy: "open" }),
+        logger: createLogger("test"),
+      });
+    const first = runnerOn();
+    await first.onMessage(message(1));
+    await waitFor(async () => (await store.entry("m1"))?.partsSent === 1, "the first part recorded");
+    expect(await store.entry("m1")).toMatchObject({ state: "replied", partsSent: 1 });
+    await first.close(0);
+    hang = false;
+    const second = runnerOn();
+    expect(await second.resume()).toBe(1);
+    await second.idle();
+    expect(sent).toEqual(["first part", "second part"]);
+    expect(turns).toBe(1);
+    expect(await store.entry("m1")).toMatchObject({ state: "done", partsSent: 2 });
+    expect(await store.open()).toEqual([]);
+  });
 });

@@ -627,7 +627,21 @@ export function storeSuite(backend: SuiteBackend): void {
       expect((await s.channels.open("tg")).map((r) => r.payload)).toEqual(['{"n":1}', '{"n":2}']);
       await s.channels.done("tg", "m1");
       expect((await s.channels.open("tg")).length).toBe(1);
-      expect(await s.channels.prune("tg", Date.now() + 1000)).toBe(2);
+      // the last part sent: its count and the done state in one write
+      await s.channels.replied("tg", "m2", ["c"]);
+      await s.channels.delivered("tg", "m2", 1);
+      expect(await s.channels.entry("tg", "m2")).toEqual({ payload: '{"n":2}', state: "done", reply: ["c"], partsSent: 1 });
+      expect(await s.channels.open("tg")).toEqual([]);
+      expect(await s.channels.prune("tg", Date.now() + 1000)).toBe(3);
+      // the cursor moved in the write of a message, new or not, and in the write of a liveness row
+      expect(await s.channels.admit("tg", "m5", "tg:1", '{"n":5}', "received", "43")).toBe(true);
+      expect(await s.channels.getCursor("tg")).toBe("43");
+      expect(await s.channels.admit("tg", "m5", "tg:1", '{"n":5}', "received", "44")).toBe(false);
+      expect(await s.channels.getCursor("tg")).toBe("44");
+      const status = { channel: "tg", pid: 1, state: "running", last_inbound: 5, last_outbound: null, last_error: null, last_error_at: null, updated_at: 7 };
+      await s.channels.writeStatus(status, "45");
+      expect(await s.channels.getCursor("tg")).toBe("45");
+      expect((await s.channels.statuses()).find((r) => r.channel === "tg")).toEqual(status);
       expect(await s.channels.entry("tg", "m1")).toBeNull();
     });
 

@@ -31,6 +31,7 @@ export function createPluginServices(runtime: ServicesHost, options: PluginServi
     store: runtime.host.storage.cron,
     bus: runtime.host.events,
     logger: logger.child("cron"),
+    ...(options.cronClock ? { clock: options.cronClock } : {}),
   });
   const hooks = new HooksManager({
     path: runtime.workspace.hooksPath,

@@ -42,13 +42,15 @@ export class SqliteChannelStateStore implements ChannelStateStore {
       .run(channel, value, this.now());
   }
 
-  admit(channel: string, messageId: string, chatKey: string, payload: string, state: InboxState): boolean {
+  admit(channel: string, messageId: string, chatKey: string, payload: string, state: InboxState, cursor?: string): boolean {
     const seq = this.nextSeq(channel);
-    const result = this.db
-      .query(
-        "INSERT OR IGNORE INTO channel_inbox (channel, message_id, chat_key, payload, state, received_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(channel, messageId, chatKey, payload, state, this.now(), seq);
+    const insert = () =>
+      this.db
+        .query(
+          "INSERT OR IGNORE INTO channel_inbox (channel, message_id, chat_key, payload, state, received_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .run(channel, messageId, chatKey, payload, state, this.now(), seq);
+    const result = cursor === undefined ? insert() : this.withCursor(channel, cursor, insert);
     if (result.changes === 0) return false;
     this.seqs.set(channel, seq);
     return true;
@@ -89,6 +91,12 @@ export class SqliteChannelStateStore implements ChannelStateStore {
     this.db.query("UPDATE channel_inbox SET parts_sent = ? WHERE channel = ? AND message_id = ?").run(partsSent, channel, messageId);
   }
 
+  delivered(channel: string, messageId: string, partsSent: number): void {
+    this.db
+      .query("UPDATE channel_inbox SET parts_sent = ?, state = 'done' WHERE channel = ? AND message_id = ?")
+      .run(partsSent, channel, messageId);
+  }
+
   done(channel: string, messageId: string): void {
     this.db.query("UPDATE channel_inbox SET state = 'done' WHERE channel = ? AND message_id = ?").run(channel, messageId);
   }
@@ -99,7 +107,17 @@ export class SqliteChannelStateStore implements ChannelStateStore {
       .run(channel, before).changes;
   }
 
-  writeStatus(row: ChannelStatusRow): void {
+  /** `write`, then the cursor, in one transaction. */
+  private withCursor<T>(channel: string, cursor: string, write: () => T): T {
+    return this.db.transaction(() => {
+      const result = write();
+      this.setCursor(channel, cursor);
+      return result;
+    })();
+  }
+
+  writeStatus(row: ChannelStatusRow, cursor?: string): void {
+    if (cursor !== undefined) return this.withCursor(row.channel, cursor, () => this.writeStatus(row));
     this.db
       .query(
         "INSERT INTO channel_status (channel, pid, state, last_inbound, last_outbound, last_error, last_error_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) " +
