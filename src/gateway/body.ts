@@ -51,7 +51,7 @@ export function parseJson(bytes: Uint8Array): unknown {
  * Blob.text() decodes as the strict decoder does (a byte order mark dropped) except that it puts U+FFFD where the
  * bytes are not UTF-8: text holding one is decoded again from the bytes, strictly.
  */
-export async function parseJsonBody(body: Blob | Uint8Array): Promise<unknown> {
+async function parseJsonBody(body: Blob | Uint8Array): Promise<unknown> {
   if (body instanceof Uint8Array) return parseJson(body);
   if (body.size === 0) throw emptyBody();
   const text = await body.text();

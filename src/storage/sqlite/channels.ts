@@ -27,6 +27,11 @@ export class SqliteChannelStateStore implements ChannelStateStore {
     private readonly now: () => number = Date.now,
   ) {
     migrateSqlite(db);
+    this.cursorTransaction = db.transaction((channel: string, cursor: string, write: () => unknown) => {
+      const result = write();
+      this.setCursor(channel, cursor);
+      return result;
+    });
   }
 
   getCursor(channel: string): string | null {
@@ -107,13 +112,11 @@ export class SqliteChannelStateStore implements ChannelStateStore {
       .run(channel, before).changes;
   }
 
-  /** `write`, then the cursor, in one transaction. */
+  /** `write`, then the cursor, in one transaction (the wrapper made once: a channel write runs it per message). */
+  private readonly cursorTransaction: (channel: string, cursor: string, write: () => unknown) => unknown;
+
   private withCursor<T>(channel: string, cursor: string, write: () => T): T {
-    return this.db.transaction(() => {
-      const result = write();
-      this.setCursor(channel, cursor);
-      return result;
-    })();
+    return this.cursorTransaction(channel, cursor, write) as T;
   }
 
   writeStatus(row: ChannelStatusRow, cursor?: string): void {
