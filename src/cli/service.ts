@@ -26,6 +26,15 @@ export function launchCommand(): string[] {
   return compiled ? [process.execPath] : [process.execPath, resolve(entry)];
 }
 
+/**
+ * The environment a gateway service starts with. Bun's allocator reads its settings at launch only, so the gateway
+ * cannot set them for itself. By default it hands the free blocks inside pages still in use back to the kernel each
+ * time the event loop goes idle, which a gateway serving turns does between answers: a madvise at every idle and a
+ * busier allocator thread, more of both the more replicas share the cores. With holes kept, whole free pages are
+ * still handed back (src/gateway/README.md, "The allocator under load"). secrets.env, read after it, can override it.
+ */
+export const GATEWAY_SERVICE_ENV: Readonly<Record<string, string>> = { MIMALLOC_PURGE_HOLES: "0" };
+
 /** An ExecStart argument: quoted when it holds spaces or quotes (paths in other settings are taken as they are). */
 function systemdWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `"${word.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
@@ -48,6 +57,9 @@ Wants=network-online.target
 Type=simple
 ExecStart=${exec}
 WorkingDirectory=${workspace.root}
+${Object.entries(GATEWAY_SERVICE_ENV)
+  .map(([name, value]) => `Environment=${name}=${value}`)
+  .join("\n")}
 EnvironmentFile=-${join(workspace.root, "secrets.env")}
 Restart=on-failure
 RestartSec=5
@@ -75,6 +87,12 @@ ${args}
   </array>
   <key>WorkingDirectory</key>
   <string>${xml(workspace.root)}</string>
+  <key>EnvironmentVariables</key>
+  <dict>
+${Object.entries(GATEWAY_SERVICE_ENV)
+  .map(([name, value]) => `    <key>${xml(name)}</key>\n    <string>${xml(value)}</string>`)
+  .join("\n")}
+  </dict>
   <key>RunAtLoad</key>
   <true/>
   <key>KeepAlive</key>

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchdPlist, serviceName, systemdUnit } from "../../src/cli/service.ts";
+import { GATEWAY_SERVICE_ENV, launchdPlist, serviceName, systemdUnit } from "../../src/cli/service.ts";
 import { plainWorkspacePaths } from "../../src/core/workspace-paths.ts";
 import { BINARY, ensureBinary, runPrx } from "../helpers/binary.ts";
 
@@ -64,4 +64,20 @@ test("the launchd agent runs the gateway of the workspace at login and again whe
   expect(plist).toContain("<string>/usr/local/bin/prx</string>\n    <string>gateway</string>\n    <string>-w</string>\n    <string>/Users/ada/prx &amp; co</string>");
   expect(plist).toContain("<key>RunAtLoad</key>\n  <true/>");
   expect(plist).toContain("<key>SuccessfulExit</key>\n    <false/>");
+});
+
+test("the service starts the gateway with the allocator keeping its holes, a setting this binary's allocator reads", () => {
+  const workspace = plainWorkspacePaths("/srv/prx");
+  expect(GATEWAY_SERVICE_ENV).toEqual({ MIMALLOC_PURGE_HOLES: "0" });
+  const unit = systemdUnit(workspace, ["/usr/local/bin/prx"]);
+  // before EnvironmentFile: systemd lets the file's assignment win, so secrets.env can override it
+  expect(unit).toContain("Environment=MIMALLOC_PURGE_HOLES=0\nEnvironmentFile=-/srv/prx/secrets.env");
+  const plist = launchdPlist(workspace, ["/usr/local/bin/prx"], `dev.prx.${serviceName(workspace)}`);
+  expect(plist).toContain("<key>EnvironmentVariables</key>\n  <dict>\n    <key>MIMALLOC_PURGE_HOLES</key>\n    <string>0</string>\n  </dict>");
+  const options = (env: Record<string, string>) =>
+    Bun.spawnSync([BINARY, "--version"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", MIMALLOC_VERBOSE: "1", ...env }, stdout: "pipe", stderr: "pipe" });
+  const given = options({ ...GATEWAY_SERVICE_ENV });
+  expect(given.exitCode).toBe(0);
+  expect(`${given.stdout}${given.stderr}`).toContain("option 'purge_holes': 0");
+  expect(`${options({}).stderr}${options({}).stdout}`).toContain("option 'purge_holes': 1");
 });
