@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { replicaWorkspace, removeWorkspace, sharedConfig, sharedToken, startReplica, type Replica } from "../helpers/replicas.ts";
 import { dropSchema, uniquePrefix, uniqueSchema } from "../helpers/servers.ts";
 import { startStandaloneFake } from "./announce.ts";
+import { driveTurns } from "./scaleout-drive.ts";
 import { describeWarmup, jitCpuUs, warmUntilJitSettles } from "./jit-settle.ts";
 
 const { values, positionals } = parseArgs({
@@ -31,8 +32,6 @@ const counts = values.replicas!.split(",").map(Number);
 const ROUNDS = Number(values.rounds);
 const TURNS = Number(values.turns);
 const WARMUP = Number(values.warmup);
-const CONCURRENCY = 16;
-const SESSIONS = 64;
 
 /** CPU seconds by thread name, summed over the processes. */
 function threads(pids: number[]): Map<string, number> {
@@ -72,24 +71,6 @@ function start(binary: string, dir: string, prof?: string): Promise<Proc> {
   return startReplica(dir, env, binary);
 }
 
-async function drive(replicas: Proc[], token: string, count: number): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    for (;;) {
-      const n = next++;
-      if (n >= count) return;
-      const replica = replicas[n % replicas.length]!;
-      const response = await fetch(`${replica.url}/api/sessions/load-${n % SESSIONS}/message`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify({ message: `turn ${n}` }),
-      });
-      const text = await response.text();
-      if (response.status !== 200) throw new Error(`turn ${n} on ${replica.url} (${replica.proc.pid}): ${response.status} ${text}`);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-}
 
 const fake = await startStandaloneFake(0);
 const results: Record<string, number[][]> = {};
@@ -117,7 +98,7 @@ async function paired(count: number): Promise<void> {
       }
     }
     const pids = sides.flatMap((side) => side.replicas.map((r) => r.proc.pid));
-    const both = async (turns: number) => void (await Promise.all(sides.map((side) => drive(side.replicas, side.token, turns))));
+    const both = async (turns: number) => void (await Promise.all(sides.map((side) => driveTurns(side.replicas, side.token, turns))));
     if (values.settle) {
       const warmup = await warmUntilJitSettles(pids[0]!, async () => (await both(WARMUP * count), WARMUP * count * sides.length), () =>
         pids.reduce((sum, pid) => sum + (jitCpuUs(pid) ?? 0), 0),
@@ -175,11 +156,11 @@ try {
             replicas.push(await start(binary, dir, prof));
           }
           const warmup = values.settle
-            ? await warmUntilJitSettles(replicas[0]!.proc.pid, async () => (await drive(replicas, token, WARMUP * count), WARMUP * count), () =>
+            ? await warmUntilJitSettles(replicas[0]!.proc.pid, async () => (await driveTurns(replicas, token, WARMUP * count), WARMUP * count), () =>
                 replicas.reduce((sum, r) => sum + (jitCpuUs(r.proc.pid) ?? 0), 0),
               )
             : null;
-          if (!warmup) await drive(replicas, token, WARMUP * count);
+          if (!warmup) await driveTurns(replicas, token, WARMUP * count);
           await Bun.sleep(500);
           const load0 = readFileSync("/proc/loadavg", "utf8").split(" ")[0];
           const all0 = replicas.map((r) => ticks(`/proc/${r.proc.pid}/stat`));
@@ -189,7 +170,7 @@ try {
             : [];
           const threads0 = threads(replicas.map((r) => r.proc.pid));
           const t0 = performance.now();
-          await drive(replicas, token, TURNS * count);
+          await driveTurns(replicas, token, TURNS * count);
           for (const p of perf) (p.kill("SIGINT"), await p.exited);
           const secs = (performance.now() - t0) / 1000;
           const all = replicas.reduce((s, r, i) => s + ticks(`/proc/${r.proc.pid}/stat`) - all0[i]!, 0);

@@ -88,7 +88,7 @@ export async function testNeeding(...needs: TestNeed[]): Promise<typeof test> {
 
 /** A fresh schema name for one test file's run (dropped by dropSchema). */
 export function uniqueSchema(tag: string): string {
-  return `prx_t_${tag}_${process.pid}_${Math.floor(Math.random() * 1e9).toString(36)}`.toLowerCase().replace(/[^a-z0-9_]/g, "_");
+  return `${process.env.PRX_TEST_SCHEMA_PREFIX ?? "prx_t_"}${tag}_${process.pid}_${Math.floor(Math.random() * 1e9).toString(36)}`.toLowerCase().replace(/[^a-z0-9_]/g, "_");
 }
 
 export async function dropSchema(schema: string): Promise<void> {
@@ -102,5 +102,5 @@ export async function dropSchema(schema: string): Promise<void> {
 
 /** A fresh Redis key prefix for one test file's run. */
 export function uniquePrefix(tag: string): string {
-  return `prxt:${tag}:${process.pid}:${Math.floor(Math.random() * 1e9).toString(36)}`;
+  return `${process.env.PRX_TEST_KEY_PREFIX ?? "prxt:"}${tag}:${process.pid}:${Math.floor(Math.random() * 1e9).toString(36)}`;
 }
