@@ -8,6 +8,12 @@ import type { TurnWrites } from "./turn-writes.ts";
 const log = createLogger("storage.leases");
 
 const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext('prx.session'), hashtext($1)) AS got";
+/**
+ * The wait for a lock another connection holds, with its bound (lock_timeout, set for the connection as SET would) in
+ * the same statement: one round trip. The set_config is read from first, so it applies before the wait starts.
+ */
+const LOCK_WAIT =
+  "WITH bound AS MATERIALIZED (SELECT set_config('lock_timeout', $2, false)) SELECT pg_advisory_lock(hashtext('prx.session'), hashtext($1)) FROM bound";
 /** The lock and the turn's history in one statement (migration-lease-start.ts). */
 const LEASE_START = "SELECT * FROM prx_lease_start($1, $2)";
 
@@ -58,10 +64,7 @@ export class PgSessionLeases implements SessionLeases {
         got = rows.length === 0 || rows[0]!.got;
         if (got) read = rows;
       }
-      if (!got) {
-        await conn.unsafe(`SET lock_timeout = ${Math.max(1, Math.floor(this.waitMs))}`);
-        await conn.unsafe("SELECT pg_advisory_lock(hashtext('prx.session'), hashtext($1))", [sessionId]);
-      }
+      if (!got) await conn.unsafe(LOCK_WAIT, [sessionId, String(Math.max(1, Math.floor(this.waitMs)))]);
     } catch (cause) {
       // prx_lease_start may have failed after taking the lock: closing the connection drops it with it
       if (!starting) conn.release();
