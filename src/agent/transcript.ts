@@ -14,10 +14,16 @@ export interface TranscriptUsage {
  * with its first write, so a turn that fails before writing leaves no session behind. A stateless turn (its history
  * comes from the client) writes no messages, but its usage is counted. An assistant message carries the usage of the
  * model calls that wrote it, counted in the kept totals once the message is written.
+ *
+ * A turn that may run again after its process died in it (`atEnd`) writes every message with its last flush: a turn
+ * cut off leaves nothing, and its rerun stores the user's message once. Its usage is counted at each flush all the same
+ * (budgets checked between tool rounds see it).
  */
 export class TurnTranscript {
   private readonly pending: AppendedMessage[] = [];
   private created = false;
+  /** Pending messages whose usage is counted already (held for the last flush). */
+  private counted = 0;
 
   constructor(
     private readonly sessions: SessionStore,
@@ -27,6 +33,7 @@ export class TurnTranscript {
     private readonly usage?: TranscriptUsage,
     /** The agent a session this turn creates belongs to (default "main"). */
     private readonly agent?: string,
+    private readonly atEnd = false,
   ) {}
 
   add(...messages: ChatMessage[]): void {
@@ -49,14 +56,26 @@ export class TurnTranscript {
    * turn's last write (its answer), which a store may make with the end of the session's lease (SessionStore.append).
    */
   flush(endsTurn = false): Promise<void> | undefined {
-    return this.pending.length === 0 ? undefined : this.write(endsTurn);
+    if (this.pending.length === 0) return undefined;
+    if (this.atEnd && !endsTurn) {
+      this.count(this.pending.slice(this.counted));
+      this.counted = this.pending.length;
+      return undefined;
+    }
+    return this.write(endsTurn);
   }
 
   /** The first write creates the session when it is missing, in the same statement as the messages. */
   private async write(endsTurn: boolean): Promise<void> {
     const messages = this.pending.splice(0);
+    const uncounted = messages.slice(this.counted);
+    this.counted = 0;
     await this.sessions.append(this.sessionId, messages, this.created ? undefined : this.channel, this.agent, endsTurn);
     this.created = true;
+    this.count(uncounted);
+  }
+
+  private count(messages: AppendedMessage[]): void {
     if (!this.usage) return;
     const usages: MessageUsage[] = [];
     for (const message of messages) if (message.usage) usages.push(message.usage);

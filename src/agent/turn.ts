@@ -79,7 +79,7 @@ class Turn {
     this.emit = lifecycleEmitter(deps.events, input);
     const stored = !input.historyOverride;
     const usage = deps.usage ? { recorder: deps.usage(), charge: () => ({ ...this.spender(), day: dayIn(deps.config.budget.time_zone, this.now()) }) } : undefined;
-    this.transcript = new TurnTranscript(deps.sessions, input.sessionId, input.channel, stored, usage, input.agent);
+    this.transcript = new TurnTranscript(deps.sessions, input.sessionId, input.channel, stored, usage, input.agent, input.rerunnable);
     // Streaming raw deltas would bypass llm_response/outbound transformations, so buffer when they are active.
     const { middleware } = deps;
     // An answer with a format is checked (and maybe corrected) before anyone sees it.

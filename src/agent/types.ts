@@ -27,6 +27,12 @@ export interface TurnInput {
   channel: string;
   userId?: string | null;
   metadata?: Record<string, unknown>;
+  /**
+   * The turn runs again if its process dies in it (a channel answers its stored message at the next start): its
+   * messages are written together when it ends, so a turn cut off leaves none and its rerun stores the user's message
+   * once.
+   */
+  rerunnable?: boolean;
   /** The agent that answers ([agents.<id>]); default "main". `model = "agent:<id>"` names it too. */
   agent?: string;
   /** Provider name override ("openai", "wasm:x"); default from config. */

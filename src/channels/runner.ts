@@ -329,6 +329,8 @@ export class ChannelRunner {
         userId: message.senderId,
         fromOwner: () => this.fromOwner(message),
         metadata: { chat_id: message.chatId, chat_kind: message.chatKind, thread_id: message.threadId, message_id: message.id },
+        // a process killed mid-turn answers the stored message again at its next start
+        rerunnable: true,
         ...(this.o.approvals
           ? { approvals: { kind: "ask" as const, chatKey: chatKeyOf(message), notify: (pending: PendingApproval) => this.askOwner(message, pending) } }
           : {}),

@@ -28,6 +28,8 @@ export interface ChannelInfo {
   stats: (Omit<ChannelStatsWire, "lastInbound" | "lastOutbound" | "lastError" | "lastErrorAt"> & { rejected: number }) | null;
 }
 
+type ReloadPlugins = Extract<ParentMessage, { type: "reload_plugins" }>;
+
 interface Slot {
   name: string;
   kind: string;
@@ -41,6 +43,8 @@ interface Slot {
   lastErrorAt: number | null;
   detail: string;
   generation: number | null;
+  /** A plugin reload that came while the current process was starting: it is told once it says "ready". */
+  missedReload: ReloadPlugins | null;
   stats: ChannelStatsWire | null;
   policy: RestartPolicy;
   timer: ReturnType<typeof setTimeout> | null;
@@ -68,7 +72,7 @@ export interface SupervisorLimits {
 }
 
 function newSlot(name: string, config: ChannelConfig): Slot {
-  return { name, kind: channelKind(name, config), proc: null, ready: false, state: "starting", startedAt: 0, restarts: 0, lastError: null, lastErrorAt: null, detail: "starting", generation: null, stats: null, policy: new RestartPolicy(CHANNEL_RESTART_LIMITS), timer: null, pending: new Map() };
+  return { name, kind: channelKind(name, config), proc: null, ready: false, state: "starting", startedAt: 0, restarts: 0, lastError: null, lastErrorAt: null, detail: "starting", generation: null, missedReload: null, stats: null, policy: new RestartPolicy(CHANNEL_RESTART_LIMITS), timer: null, pending: new Map() };
 }
 
 /** How to run this same program again: the compiled binary itself, or bun with the entry script. */
@@ -170,6 +174,8 @@ export class ChannelSupervisor {
     slot.state = slot.restarts === 0 ? "starting" : slot.state === "crash_loop" ? "crash_loop" : "restarting";
     slot.startedAt = Date.now();
     slot.ready = false;
+    // a process started from here on reads the plugins as they are now
+    slot.missedReload = null;
     // the channel process stays in prx's process group (a terminal's Ctrl-C reaches it); its cgroup and owner mark
     // find what it starts, which ends with it
     void becomeSubreaper();
@@ -219,10 +225,14 @@ export class ChannelSupervisor {
     if (!parsed.success) return this.log.warn(`channel ${slot.name} sent a malformed message`, { issue: parsed.error.issues[0]?.message });
     const message: ChildMessage = parsed.data;
     switch (message.type) {
-      case "ready":
+      case "ready": {
         slot.ready = true;
         slot.state = "running";
+        const missed = slot.missedReload;
+        slot.missedReload = null;
+        if (missed) this.send(slot, missed);
         return;
+      }
       case "opened":
         slot.generation = message.generation;
         return;
@@ -288,7 +298,13 @@ export class ChannelSupervisor {
 
   /** Every channel process reloads its plugins too, so all of them serve the same generation of plugin code. */
   forwardReload(name: string | null, generation: number): void {
-    for (const slot of this.slots.values()) this.send(slot, { type: "reload_plugins", name, generation });
+    for (const slot of this.slots.values()) {
+      if (slot.proc && !slot.ready) {
+        // started before this reload: it may have read the plugins as they were; two plugins missed make a full reload
+        const missed = slot.missedReload;
+        slot.missedReload = { type: "reload_plugins", name: missed && missed.name !== name ? null : name, generation };
+      } else this.send(slot, { type: "reload_plugins", name, generation });
+    }
   }
 
   /** The gateway applied a new config.toml: every channel process applies it too (its own settings restart it instead). */

@@ -429,8 +429,8 @@ export interface ChannelStatusRow {
 }
 
 export interface ChannelStateStore {
+  /** The cursor last written with a message or a liveness row (`cursor` of admit and writeStatus). */
   getCursor(channel: string): Awaitable<string | null>;
-  setCursor(channel: string, value: string): Awaitable<void>;
   /**
    * Store a message once by its platform id: false for a redelivery. With `cursor`, the channel's cursor is set to
    * it in the same write (whether or not the message was new).

@@ -121,6 +121,17 @@ describe("usage of turns", () => {
     await h.close();
   });
 
+  test("a turn written when it ends (rerunnable) counts each model call once, its tool round's included", async () => {
+    const h = await host();
+    const from = openai.chatRequests().length;
+    await h.runTurn({ sessionId: "r1", text: 'use tool memory_store {"key":"k2","content":"the sea is red"}', channel: "test", rerunnable: true });
+    const reported = reportedSince(openai, from);
+    expect(reported.calls).toBe(2);
+    expect((await h.sessions.messages("r1")).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(await h.usage.session("r1")).toMatchObject({ input_tokens: reported.input, output_tokens: reported.output, cached_input_tokens: reported.cached, calls: 2 });
+    await h.close();
+  });
+
   test("a turn that fails after a model call answered still counts that call", async () => {
     const middleware: MiddlewareRunner = {
       run<S extends Stage>(stage: S, envelope: Envelopes[S]): Envelopes[S] {

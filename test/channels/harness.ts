@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChannelProcess, type ChannelProcessLimits, type RunningChannel } from "../../src/channels/process.ts";
+import type { Channel } from "../../src/channels/types.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/openai-server.ts";
 
 export interface ChannelHarness {
@@ -62,4 +63,18 @@ export function webhookBridge(running: RunningChannel, servers: Array<{ stop(for
   });
   servers.push(server);
   return `http://127.0.0.1:${server.port}/channels/${running.channel.name}/webhook`;
+}
+
+/** A Telegram-like channel "tg" with no platform behind it: the text of each reply it sends goes to `sent` (runner tests). */
+export function recordingChannel(sent: string[]): Channel {
+  return {
+    name: "tg",
+    kind: "telegram",
+    capabilities: { edit: false, threads: false, maxMessageLength: 4096, typing: false },
+    start: async () => {},
+    send: async (reply) => (sent.push(reply.text), "id"),
+    typing: async () => {},
+    health: () => ({ ok: true, detail: "" }),
+    stop: async () => {},
+  };
 }

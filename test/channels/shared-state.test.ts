@@ -6,11 +6,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { ChannelRunner } from "../../src/channels/runner.ts";
 import { ChannelStore } from "../../src/channels/store.ts";
-import type { Channel, InboundMessage } from "../../src/channels/types.ts";
+import type { InboundMessage } from "../../src/channels/types.ts";
 import { ChannelConfigSchema } from "../../src/config/schema.ts";
 import { createLogger } from "../../src/core/logger.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
+import { recordingChannel } from "./harness.ts";
 
 const schema = uniqueSchema("channels");
 const hosts: PgStorage[] = [];
@@ -31,16 +32,7 @@ function message(id: string, sender = "alice", text = `hello ${id}`): InboundMes
 
 function runnerOn(storage: PgStorage, policy: "open" | "pairing", turns: string[] = [], gate: Promise<void> = Promise.resolve()) {
   const sent: string[] = [];
-  const channel: Channel = {
-    name: "tg",
-    kind: "telegram",
-    capabilities: { edit: false, threads: false, maxMessageLength: 4096, typing: false },
-    start: async () => {},
-    send: async (reply) => (sent.push(reply.text), "id"),
-    typing: async () => {},
-    health: () => ({ ok: true, detail: "" }),
-    stop: async () => {},
-  };
+  const channel = recordingChannel(sent);
   const runner = new ChannelRunner({
     channel,
     host: { runTurn: async (input) => (turns.push(input.text), await gate, { text: `re: ${input.text}` }) as never },

@@ -3,7 +3,7 @@ import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { CronStateStore } from "../../storage/types.ts";
 import { withTimeout } from "./clock.ts";
-import { RunLease } from "./lease.ts";
+import { RunLease, staleFence } from "./lease.ts";
 import { cronResultPayload } from "./result.ts";
 import type { SlotPlan } from "../../core/cron/index.ts";
 import type { CronClock, CronJob, CronJobStatus, CronRunRecord } from "./types.ts";
@@ -69,7 +69,7 @@ export class CronRuns {
     state.skipped++;
     this.o.logger.warn("cron slot skipped", { job: state.job.id, slot: new Date(slot).toISOString(), reason: error });
     this.publish(state, { job: state.job.id, slot: new Date(slot).toISOString(), ok: false, error, coalesced, durationMs: 0 });
-    void this.record(state.job.id, fence, this.o.clock.now(), false, error);
+    void this.record(state.job.id, slot, fence, this.o.clock.now(), false, error);
   }
 
   /** Run now: a claimed slot (with its fence) or, with slot and fence null, outside the schedule (the cron_run probe). */
@@ -77,7 +77,7 @@ export class CronRuns {
     const job = state.job;
     const timeoutMs = job.timeoutMs ?? this.o.runTimeoutMs ?? CRON_RUN_TIMEOUT_MS;
     const slotIso = slot === null ? null : new Date(slot).toISOString();
-    const lease = fence === null ? null : new RunLease(this.o.store, this.o.clock, this.o.logger, job.id, fence, this.o.leaseMs);
+    const lease = fence === null || slot === null ? null : new RunLease(this.o.store, this.o.clock, this.o.logger, job.id, fence, slot, this.o.leaseMs);
     const result = (async (): Promise<CronRunRecord> => {
       const started = performance.now();
       let record: CronRunRecord;
@@ -88,7 +88,7 @@ export class CronRuns {
         record = { job: job.id, slot: slotIso, ok: false, error: errorMessage(error), coalesced, durationMs: performance.now() - started };
       }
       lease?.stop();
-      await this.finish(state, record, fence);
+      await this.finish(state, record, slot, fence);
       return record;
     })();
     const done = result.then(() => undefined);
@@ -101,7 +101,7 @@ export class CronRuns {
     return result;
   }
 
-  private async finish(state: JobState, record: CronRunRecord, fence: number | null): Promise<void> {
+  private async finish(state: JobState, record: CronRunRecord, slot: number | null, fence: number | null): Promise<void> {
     const at = this.o.clock.now();
     state.fired++;
     state.lastRun = { slot: record.slot, ok: record.ok, at: new Date(at).toISOString() };
@@ -113,7 +113,7 @@ export class CronRuns {
       state.lastError = { message: record.error!, at: new Date(at).toISOString() };
       this.o.logger.warn("cron job failed", { job: record.job, slot: record.slot, error: record.error });
     }
-    if (fence !== null) await this.record(record.job, fence, at, record.ok, record.error ?? null);
+    if (fence !== null && slot !== null) await this.record(record.job, slot, fence, at, record.ok, record.error ?? null);
     this.publish(state, record);
     if (fence === null || !state.job.done) return;
     try {
@@ -124,10 +124,10 @@ export class CronRuns {
   }
 
   /** The outcome in the store, under the claim's fence. */
-  private async record(job: string, fence: number, at: number, ok: boolean, error: string | null): Promise<void> {
+  private async record(job: string, slot: number, fence: number, at: number, ok: boolean, error: string | null): Promise<void> {
     try {
       if (!(await this.o.store.finish(job, fence, at, ok, error))) {
-        this.o.logger.warn("cron run outcome not recorded: another process took the run over", { job });
+        this.o.logger.warn(`cron run outcome not recorded: ${await staleFence(this.o.store, job, slot, this.o.leaseMs)}`, { job });
       }
     } catch (failure) {
       this.o.logger.error("cron state update failed", { job, error: errorMessage(failure) });

@@ -17,12 +17,6 @@ export class PgChannelStateStore implements ChannelStateStore {
     return pg("channel cursor", async () => (await this.sql.unsafe("SELECT value FROM channel_cursor WHERE channel = $1", [channel]))[0]?.value ?? null);
   }
 
-  async setCursor(channel: string, value: string): Promise<void> {
-    await pg("channel cursor", () =>
-      this.sql.unsafe(cursorUpsert("$2", "$3"), [channel, value, Date.now()]),
-    );
-  }
-
   admit(channel: string, messageId: string, chatKey: string, payload: string, state: InboxState, cursor?: string): Promise<boolean> {
     const now = Date.now();
     const insert =

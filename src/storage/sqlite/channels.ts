@@ -29,7 +29,7 @@ export class SqliteChannelStateStore implements ChannelStateStore {
     migrateSqlite(db);
     this.cursorTransaction = db.transaction((channel: string, cursor: string, write: () => unknown) => {
       const result = write();
-      this.setCursor(channel, cursor);
+      this.writeCursor(channel, cursor);
       return result;
     });
   }
@@ -38,7 +38,7 @@ export class SqliteChannelStateStore implements ChannelStateStore {
     return this.db.query<{ value: string }, [string]>("SELECT value FROM channel_cursor WHERE channel = ?").get(channel)?.value ?? null;
   }
 
-  setCursor(channel: string, value: string): void {
+  private writeCursor(channel: string, value: string): void {
     this.db
       .query(
         "INSERT INTO channel_cursor (channel, value, updated_at) VALUES (?, ?, ?) " +

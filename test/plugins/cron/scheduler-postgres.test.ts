@@ -86,7 +86,7 @@ it("a run whose replica stopped renewing its lease is taken over after it expire
   // A comes back to life: its outcome is refused by the fence.
   release();
   await Bun.sleep(50);
-  expect(a.logger.records.some((r) => r.message.includes("another process took the run over"))).toBe(true);
+  expect(a.logger.records.some((r) => r.message.includes("its lease was not renewed within 3000 ms and another process took the run over"))).toBe(true);
   expect((await s.cron.get("p/takeover"))!.fence).toBe(taken.fence);
   await b.scheduler.stop();
   await a.scheduler.stop();

@@ -231,6 +231,25 @@ describe("CronScheduler", () => {
     await scheduler.stop();
   });
 
+  test("a run that outlasts its job's interval, in a process alone, is told its later slot was claimed, not that another process took it over", async () => {
+    const { db } = openDb();
+    const clock = new FakeClock(T0);
+    const { scheduler, logger } = newScheduler(db, clock);
+    let release!: () => void;
+    scheduler.setJobs([{ id: "p/slow", schedule: "* * * * *", run: () => new Promise<string>((r) => (release = () => r("late"))) }]);
+    scheduler.start();
+    await clock.advanceTo(T0 + 2 * MIN);
+    release();
+    await scheduler.idle();
+    const warnings = logger.records.filter((r) => r.message.startsWith("cron run lease lost") || r.message.startsWith("cron run outcome not recorded"));
+    expect(warnings.map((r) => r.message.split(":")[0])).toEqual(["cron run lease lost", "cron run outcome not recorded"]);
+    for (const { message } of warnings) {
+      expect(message).toContain("the job's slot 2026-01-01T00:02:00.000Z was claimed while this run of 2026-01-01T00:01:00.000Z still went");
+      expect(message).not.toContain("another process");
+    }
+    await scheduler.stop();
+  });
+
   test("a run past its timeout is recorded as failed", async () => {
     const { db } = openDb();
     const clock = new FakeClock(T0);
