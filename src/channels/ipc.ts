@@ -1,6 +1,7 @@
 /**
  * The messages between `prx gateway` and its channel processes over Bun's IPC (`Bun.spawn({ ipc })`, JSON
- * serialization): one zod schema per message, parsed on receipt by both sides.
+ * serialization): one zod schema per message, parsed on receipt by both sides (the channel process checks the forwarded
+ * request by hand in front of its schema: fast-accept.ts).
  */
 import { z } from "zod";
 

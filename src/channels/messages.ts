@@ -2,7 +2,8 @@ import type { AgentHost } from "../agent/index.ts";
 import { ConfigReloader } from "../agent/config-reload.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
-import { ParentMessageSchema, type ChildMessage, type ParentMessage } from "./ipc.ts";
+import { ParentMessageParser } from "./fast-accept.ts";
+import type { ChildMessage, ParentMessage } from "./ipc.ts";
 import type { Channel } from "./types.ts";
 
 export interface ParentMessagesContext {
@@ -75,7 +76,7 @@ export function parentMessages(context: ParentMessagesContext): (raw: unknown) =
     }
   };
   return (raw: unknown) => {
-    const parsed = ParentMessageSchema.safeParse(raw);
+    const parsed = ParentMessageParser.safeParse(raw);
     if (!parsed.success) return logger.warn("ignored a malformed message from the gateway", { issue: parsed.error.issues[0]?.message });
     void handle(parsed.data);
   };

@@ -16,7 +16,8 @@ import type { PairingStore } from "../storage/types.ts";
 import { inChildSpan, inSpan, Prx, SpanKind } from "../telemetry/index.ts";
 import { splitMessage } from "./split.ts";
 import { chatKeyOf, type ChannelStore, type InboxEntry } from "./store.ts";
-import { InboundMessageSchema, type Channel, type InboundMessage } from "./types.ts";
+import { InboundMessageParser } from "./fast-accept.ts";
+import type { Channel, InboundMessage } from "./types.ts";
 
 /**
  * The session of a chat with an agent: (channel, chat, thread), after `<agent>@` for an agent other than main (a chat
@@ -119,7 +120,7 @@ export class ChannelRunner {
 
   /** The adapter's callback: resolves once the message is stored (or refused), not when it is answered. */
   readonly onMessage = async (raw: InboundMessage): Promise<void> => {
-    const parsed = InboundMessageSchema.safeParse(raw);
+    const parsed = InboundMessageParser.safeParse(raw);
     if (!parsed.success) {
       this.o.logger.warn("dropped a malformed inbound message", { issue: parsed.error.issues[0]?.message });
       return;
@@ -352,14 +353,30 @@ export class ChannelRunner {
     return bindAgent(bindings, { channel: this.o.channel.name, peer: message.senderId, group: message.chatKind === "dm" ? null : message.chatId });
   }
 
+  /**
+   * Typing while the turn runs. The first goes out once the turn has run as far as it goes without waiting (its request
+   * to the provider is on its way), so building the platform call and the platform answering it do not come between
+   * the message and that request; a turn that ends before then still sends it, before its reply.
+   */
   private keepTyping(message: InboundMessage): { stop(): void } {
     const send = () =>
-      this.o.channel.typing(message.chatId, message.threadId).catch((error: unknown) => {
+      void this.o.channel.typing(message.chatId, message.threadId).catch((error: unknown) => {
         this.o.logger.debug(`typing indicator failed: ${errorMessage(error)}`);
       });
-    void send();
+    let first: ReturnType<typeof setImmediate> | null = setImmediate(() => {
+      first = null;
+      send();
+    });
     const timer = setInterval(send, this.o.typingIntervalMs ?? TYPING_INTERVAL_MS);
-    return { stop: () => clearInterval(timer) };
+    return {
+      stop: () => {
+        clearInterval(timer);
+        if (first === null) return;
+        clearImmediate(first);
+        first = null;
+        send();
+      },
+    };
   }
 
   private deliver(message: InboundMessage, parts: string[], from: number): Promise<void> {

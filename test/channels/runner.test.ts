@@ -122,6 +122,50 @@ describe("channel runner bounds", () => {
     expect(held.typing.length).toBe(shown);
     expect(held.sent).toEqual(["re: hi 2"]);
   });
+
+  test("the first typing goes out after the turn's request to the provider, and before the reply of a turn that does not wait", async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let waits = true;
+    const channel: Channel = {
+      name: "t",
+      kind: "webhook",
+      capabilities: { edit: false, threads: false, maxMessageLength: 100, typing: true },
+      start: async () => {},
+      send: async (reply) => (order.push(`send ${reply.text}`), "id"),
+      typing: async () => void order.push("typing"),
+      health: () => ({ ok: true, detail: "" }),
+      stop: async () => {},
+    };
+    const db = new Database(":memory:");
+    const runner = new ChannelRunner({
+      channel,
+      host: {
+        runTurn: async (input) => {
+          // reading the session and building the prompt: promise steps, none waiting
+          for (let i = 0; i < 50; i++) await null;
+          order.push(`request ${input.text}`);
+          if (waits) await gate; // the provider's answer: I/O
+          return { text: `re: ${input.text}` } as never;
+        },
+      },
+      store: new ChannelStore(new SqliteChannelStateStore(db), "t"),
+      pairings: new PairingStore(db),
+      config: ChannelConfigSchema.parse({ dm_policy: "open" }),
+      logger: createLogger("test"),
+    });
+    await runner.onMessage(message(1));
+    await waitFor(() => order.includes("typing"), "typing shown while the turn waits");
+    expect(order).toEqual(["request hi 1", "typing"]);
+    release();
+    await runner.idle();
+    waits = false;
+    order.length = 0;
+    await runner.onMessage(message(2, 1));
+    await runner.idle();
+    expect(order).toEqual(["request hi 2", "typing", "send re: hi 2"]);
+  });
 });
 
 describe("who a turn is for", () => {

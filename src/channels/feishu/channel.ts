@@ -30,6 +30,11 @@ import {
   UrlVerificationSchema,
 } from "./wire.ts";
 
+/** `key` of a JSON object (undefined for anything else), as an object schema reads it. */
+function fieldOf(body: unknown, key: string): unknown {
+  return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[key] : undefined;
+}
+
 /**
  * Feishu / Lark (Open Platform event subscription v2.0): events are POSTed to the gateway's
  * `/channels/<name>/webhook` (the request URL). With an Encrypt Key every event is signed (X-Lark-Signature, checked
@@ -117,8 +122,10 @@ export class FeishuChannel extends PlatformChannel {
     const admitted = this.admitSigned(request, check);
     if ("refused" in admitted) return admitted.refused;
     let body = admitted.json;
-    const encrypted = EncryptedSchema.safeParse(body);
-    if (encrypted.success) {
+    // a schema that refuses builds its error (~0.2 ms with a channel process's reluctant JIT): the two checks every
+    // event would fail are made only for a body with their key
+    const encrypted = fieldOf(body, "encrypt") !== undefined ? EncryptedSchema.safeParse(body) : null;
+    if (encrypted?.success) {
       if (this.encryptKey === undefined) return jsonAnswer(400, { error: "an encrypted event, but no Encrypt Key is configured (encrypt_key_env)" });
       const plain = decryptLarkEvent(this.encryptKey, encrypted.data.encrypt);
       if (plain === undefined) return this.refused(401, "the event does not decrypt with the Encrypt Key");
@@ -131,8 +138,8 @@ export class FeishuChannel extends PlatformChannel {
       return this.refused(401, "a plain event, but an Encrypt Key is configured: the platform encrypts every event");
     }
     // the request URL check is the one request the platform does not sign: its verification token stands for it
-    const verification = UrlVerificationSchema.safeParse(body);
-    if (verification.success) {
+    const verification = fieldOf(body, "type") === "url_verification" ? UrlVerificationSchema.safeParse(body) : null;
+    if (verification?.success) {
       if (!constantTimeEqual(verification.data.token ?? "", this.verificationToken)) return this.refused(403, "URL verification with a wrong verification token");
       this.setup.logger.info("Feishu: request URL verified");
       return jsonAnswer(200, { challenge: verification.data.challenge });

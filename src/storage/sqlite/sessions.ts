@@ -1,6 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { ChatMessage } from "../../contracts/chat.ts";
-import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toHistoryEntry, toStored, toSummary, validateSessionId, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
+import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toHistoryEntry, toStored, toSummary, validateSessionId, type HistoryRow, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
 import { SESSION_SEARCH_INDEX_MAX_HITS } from "../limits.ts";
 import type { AppendedMessage, ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { ftsPhrase, TRIGRAM_CHARS } from "./fts.ts";
@@ -8,6 +8,7 @@ import { migrateSqlite } from "./schema.ts";
 
 const COLUMNS = "s.id, s.title, s.channel, s.agent, s.created_at, s.updated_at, s.message_count";
 const SUMMARY = `SELECT ${COLUMNS} FROM sessions s`;
+const HISTORY_COLUMNS = "role, content, tool_calls, tool_call_id, name, media";
 const MATCHES = "(lower(s.title) LIKE ?1 ESCAPE '\\' OR lower(s.id) LIKE ?1 ESCAPE '\\')";
 
 /** SQL of every statement, prepared on first use (bun:sqlite's query() caches them): a turn prepares only its own. */
@@ -33,8 +34,11 @@ export const SQL = {
   dropUnreferenced: `DELETE FROM media_blobs WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM session_media WHERE sha256 = ?1)`,
   touch: `UPDATE sessions SET updated_at = ?2, title = CASE WHEN title = '' AND ?3 != '' THEN ?3 ELSE title END WHERE id = ?1`,
   recent: `SELECT * FROM (SELECT * FROM session_messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC`,
-  /** The last messages after the newest summary (a session never compacted: after 0). */
-  history: `SELECT * FROM (SELECT * FROM session_messages WHERE session_id = ?1
+  /**
+   * The last messages after the newest summary (a session never compacted: after 0), with the columns a turn's history
+   * reads (HistoryRow): the session id, times and usage are not made into strings.
+   */
+  history: `SELECT ${HISTORY_COLUMNS} FROM (SELECT seq, ${HISTORY_COLUMNS} FROM session_messages WHERE session_id = ?1
        AND seq > COALESCE((SELECT MAX(through_seq) FROM session_summaries WHERE session_id = ?1), 0)
        ORDER BY seq DESC LIMIT ?2) ORDER BY seq ASC`,
   summary: "SELECT * FROM session_summaries WHERE session_id = ? ORDER BY through_seq DESC LIMIT 1",
@@ -154,7 +158,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   history(id: string, limit: number): ChatMessage[] {
-    return historyFrom(this.db.query<MessageRow, [string, number]>(SQL.history).all(id, limit).map(toHistoryEntry));
+    return historyFrom(this.db.query<HistoryRow, [string, number]>(SQL.history).all(id, limit).map(toHistoryEntry));
   }
 
   summary(id: string): ConversationSummary | null {
