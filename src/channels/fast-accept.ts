@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { isPlainObject, withFastAccept } from "../core/fast-accept/index.ts";
 import { ParentMessageSchema, type ParentMessage } from "./ipc.ts";
 import { InboundMessageSchema, type InboundMessage } from "./types.ts";
 
@@ -10,24 +10,6 @@ import { InboundMessageSchema, type InboundMessage } from "./types.ts";
  * only what its schema accepts and returns it as the schema would (test/channels/fast-accept.test.ts runs both on one
  * corpus); anything else, an attachment or an unknown key, goes to the schema.
  */
-export interface Parser<T> {
-  safeParse(value: unknown): z.ZodSafeParseResult<T>;
-}
-
-function withFastAccept<S extends z.ZodType>(schema: S, accepts: (value: unknown) => z.output<S> | null): Parser<z.output<S>> {
-  return {
-    safeParse: (value) => {
-      const data = accepts(value);
-      return data !== null ? { success: true, data } : schema.safeParse(value);
-    },
-  };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 /** Only keys of `allowed` (a strict object's), every one of `required` among them. */
 function hasKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>, required: number): boolean {

@@ -1,5 +1,5 @@
 import type { AnthropicResponse, AnthropicStreamEvent, AnthropicUsage } from "./anthropic-wire.ts";
-import { isCount, isInteger, isPlainObject, isString, isStringOrNull, optional } from "./wire-checks.ts";
+import { isCount, isInteger, isPlainObject, isString, isStringOrNull, optional } from "../core/fast-accept/index.ts";
 
 /**
  * The common Messages API answer (a message whose content is text blocks only) checked by hand in front of

@@ -1,5 +1,5 @@
 import type { OpenAIChatResponse, OpenAIChunk } from "./openai-wire.ts";
-import { isCount, isNumber, isPlainObject, isString, isStringOrNull, optional } from "./wire-checks.ts";
+import { isCount, isNumber, isPlainObject, isString, isStringOrNull, optional } from "../core/fast-accept/index.ts";
 
 /**
  * The common chat completion (choices whose messages carry text and no tool calls) checked by hand in front of

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { isPlainObject, withFastAccept } from "../../../core/fast-accept/index.ts";
 import {
   SurfaceKinds,
   WorkerRpcMessageSchema,
@@ -17,17 +17,6 @@ import {
  * loaded machine). Each check accepts only what its schema accepts and returns it as the schema would
  * (test/plugins/remote/fast-accept.test.ts runs both on one corpus).
  */
-export interface Parser<T> {
-  safeParse(value: unknown): z.ZodSafeParseResult<T>;
-}
-
-function withFastAccept<S extends z.ZodType>(schema: S, accepts: (value: unknown) => value is z.output<S>): Parser<z.output<S>> {
-  return { safeParse: (value) => (accepts(value) ? { success: true, data: value } : schema.safeParse(value)) };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 const isRequestId = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 const surfaces: ReadonlySet<unknown> = new Set(SurfaceKinds);
@@ -50,8 +39,5 @@ export function isPlainWorkerRpcResult(v: unknown): v is WorkerRpcResultMessage 
   return typeof v.ok === "boolean" && v.error === undefined;
 }
 
-export const WorkerRpcParser = withFastAccept(WorkerRpcMessageSchema, isPlainWorkerRpc);
-export const WorkerToHostParser = withFastAccept(
-  WorkerToHostMessageSchema,
-  (v): v is WorkerToHostMessage => isPlainWorkerRpcResult(v),
-);
+export const WorkerRpcParser = withFastAccept(WorkerRpcMessageSchema, (v) => (isPlainWorkerRpc(v) ? v : null));
+export const WorkerToHostParser = withFastAccept(WorkerToHostMessageSchema, (v): WorkerToHostMessage | null => (isPlainWorkerRpcResult(v) ? v : null));

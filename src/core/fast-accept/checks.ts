@@ -1,5 +1,6 @@
-/** The value tests the hand checks of provider answers share (openai-response-accept.ts, anthropic-response-accept.ts). */
+/** The value tests hand checks share, each the same test as the zod schema it stands in front of. */
 
+/** zod's object test: any object that is not null or an array. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
