@@ -584,13 +584,16 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
 /**
  * A copy with its getters kept as getters (the CLI's user id is looked up only when a middleware reads it); data
  * properties are assigned, which keeps the copy a plain object (a whole descriptor map per turn cost ~1.5 us more).
+ * `__lookupGetter__` stops at an own data property and allocates nothing: only a getter's descriptor is made.
  */
 function copyKeepingGetters(source: TurnInput): TurnInput {
   const copy: Record<string, unknown> = {};
+  const from = source as unknown as Record<string, unknown>;
   for (const key of Object.keys(source)) {
-    const descriptor = Object.getOwnPropertyDescriptor(source, key)!;
-    if (descriptor.get) Object.defineProperty(copy, key, descriptor);
-    else copy[key] = descriptor.value;
+    if (lookupGetter.call(source, key)) Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(source, key)!);
+    else copy[key] = from[key];
   }
   return copy as unknown as TurnInput;
 }
+
+const lookupGetter = (Object.prototype as unknown as { __lookupGetter__(key: string): (() => unknown) | undefined }).__lookupGetter__;

@@ -1,4 +1,4 @@
-import { lifecycleTopic } from "../contracts/lifecycle.ts";
+import { lifecycleTopic, type LifecycleName } from "../contracts/lifecycle.ts";
 import type { EventPublisher } from "../core/events.ts";
 import type { LifecycleEmit, TurnInput, TurnResult } from "./types.ts";
 
@@ -10,8 +10,14 @@ export function lifecycleEmitter(events: EventPublisher, input: TurnInput): Life
   };
 }
 
+/** Whether anyone listens to lifecycle event `name`: a turn builds the payloads of its own events only then. */
+export function lifecycleWanted(events: EventPublisher, name: LifecycleName): boolean {
+  return events.wants?.(lifecycleTopic(name)) !== false;
+}
+
 /** A completed turn's events: a block's middleware_block first, then turn_complete and agent_end. */
-export function emitCompletion(emit: LifecycleEmit, result: TurnResult): void {
+export function emitCompletion(emit: LifecycleEmit, result: TurnResult, events: EventPublisher): void {
+  if (!lifecycleWanted(events, "turn_complete") && !lifecycleWanted(events, "agent_end") && !lifecycleWanted(events, "middleware_block")) return;
   const { iterations, toolCalls, usage, blocked, clientToolCalls } = result;
   if (blocked) {
     emit("middleware_block", { ...blocked });

@@ -1,8 +1,8 @@
 import { USER_MESSAGE_MAX_CHARS } from "./limits.ts";
-import { MiddlewareBlock, type Envelopes } from "../contracts/envelopes.ts";
+import { MiddlewareBlock, type Envelopes, type Stage } from "../contracts/envelopes.ts";
 import { PrxError, errorMessage, toPrxError } from "../core/errors.ts";
 import type { ChatMessage, ChatRequest, ToolCall } from "../providers/types.ts";
-import { emitCompletion, lifecycleEmitter } from "./lifecycle.ts";
+import { emitCompletion, lifecycleEmitter, lifecycleWanted } from "./lifecycle.ts";
 import { safely } from "./observer.ts";
 import { offeredTools, planTurn, type TurnPlan } from "./plan.ts";
 import { prepareMedia } from "../media/prepare.ts";
@@ -16,6 +16,7 @@ import { ReplyStream } from "./reply-stream.ts";
 import { validateSessionId } from "./sessions.ts";
 import { runToolRound } from "./tool-round.ts";
 import { TurnTranscript } from "./transcript.ts";
+import type { LifecycleName } from "../contracts/lifecycle.ts";
 import type { LifecycleEmit, TurnBlock, TurnDeps, TurnInput, TurnObserver, TurnResult } from "./types.ts";
 import type { ToolContext } from "../tools/types.ts";
 import { addUsage, ZERO_USAGE } from "./usage.ts";
@@ -89,7 +90,7 @@ class Turn {
 
   async run(given: TurnPlan | undefined): Promise<TurnResult> {
     const { deps, input } = this;
-    this.emit("agent_start", { text_length: input.text.length });
+    if (this.emits("agent_start")) this.emit("agent_start", { text_length: input.text.length });
     try {
       const plan = this.start(given);
       // Inbound middleware, once per admitted turn: a follow-up's user message passed it in the request before.
@@ -97,16 +98,18 @@ class Turn {
       const heard = input.media?.some((ref) => ref.kind === "audio")
         ? await withTranscripts(input.text, input.media, deps.transcribe, this.signal)
         : input.text;
-      const inbound = continuing ? undefined : await deps.middleware.run("inbound", inboundEnvelope(input, heard));
+      // a stage no middleware sees is skipped: its envelope would come back as it went
+      const inbound = continuing || !this.sees("inbound") ? undefined : await deps.middleware.run("inbound", inboundEnvelope(input, heard));
       // Blocked: the user's message lands as the blocking middleware received it (earlier ones may have rewritten it).
       if (inbound instanceof MiddlewareBlock) return await this.stop(inbound, inbound.envelope.text);
       this.outcome.provider = plan.provider.name;
       // a turn over budget is refused before anything of it is stored
       const check = this.budget();
       if (check) await check;
-      const messages = await this.prompt(plan, inbound?.text);
+      const messages = await this.prompt(plan, continuing ? undefined : (inbound?.text ?? heard));
       const answer = await this.converse(plan, messages);
       if (answer instanceof MiddlewareBlock) return await this.stop(answer);
+      if (!this.sees("outbound")) return await this.deliver(answer.text, answer.clientCalls, answer.formatProblem);
       const { channel, sessionId: session_id } = input;
       const outbound = await deps.middleware.run("outbound", { text: answer.text, channel, session_id });
       if (outbound instanceof MiddlewareBlock) return await this.stop(outbound);
@@ -261,7 +264,7 @@ class Turn {
     const check = outcome.iterations > 0 ? this.budget() : undefined;
     if (check) await check;
     outcome.iterations++;
-    this.emit("llm_request", { model: request.model, messages: request.messages.length, iteration: outcome.iterations });
+    if (this.emits("llm_request")) this.emit("llm_request", { model: request.model, messages: request.messages.length, iteration: outcome.iterations });
     // the correction is learned per stored session: a stateless turn's session id names no conversation
     const ratios = this.input.historyOverride ? undefined : deps.contextRatios;
     const ratio = ratios?.get(this.input.sessionId) ?? 1;
@@ -290,7 +293,7 @@ class Turn {
     const blocked = response instanceof MiddlewareBlock;
     outcome.model = blocked ? raw.model : response.model;
     outcome.usage = addUsage(outcome.usage, blocked ? raw.usage : response.usage);
-    if (blocked) return response;
+    if (blocked || !this.emits("llm_response")) return response;
     this.emit("llm_response", {
       model: outcome.model,
       provider: raw.provider,
@@ -395,12 +398,22 @@ class Turn {
     const result: TurnResult = { sessionId: this.input.sessionId, text, model, provider, usage, toolCalls, iterations, messages };
     if (clientCalls) result.clientToolCalls = clientCalls;
     if (blocked) result.blocked = blocked;
-    emitCompletion(this.emit, result);
+    emitCompletion(this.emit, result, this.deps.events);
     return result;
   }
 
   private now(): number {
     return (this.deps.now ?? Date.now)();
+  }
+
+  /** Whether anyone listens to lifecycle event `name` (its payload is built only then). */
+  private emits(name: LifecycleName): boolean {
+    return lifecycleWanted(this.deps.events, name);
+  }
+
+  /** Whether some middleware sees `stage` (a runner that cannot tell is asked every time). */
+  private sees(stage: Stage): boolean {
+    return this.deps.middleware.active?.(stage) !== false;
   }
 
   /** Sender totals are kept while sender budgets are configured (a CLI turn's user id is looked up when read). */

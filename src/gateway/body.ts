@@ -74,6 +74,7 @@ function parseJsonText(text: string): unknown {
 
 export function isJsonContentType(value: string | null): boolean {
   if (!value) return false;
+  if (value === "application/json") return true; // what clients send, without making the strings below
   const mime = value.split(";", 1)[0]!.trim().toLowerCase();
   return mime === "application/json" || (mime.startsWith("application/") && mime.endsWith("+json"));
 }

@@ -5,6 +5,9 @@
 export function jsonResponse(body: unknown, status = 200, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+    headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
   });
 }
+
+/** Read by each Response into its own Headers, never changed: one object serves every answer. */
+const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json; charset=utf-8" };

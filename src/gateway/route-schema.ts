@@ -41,12 +41,17 @@ function withJsonSchemaFace<T extends object>(target: T, schema: z.ZodType): T {
   return target;
 }
 
-/** `schema` as a route schema. */
-export function routeSchema<S extends z.ZodType>(schema: S): RouteSchema<z.output<S>> {
+/**
+ * `schema` as a route schema. `accept`, when given, is a hand check of the route's common request in front of the
+ * schema: it returns the value as the schema would, or null to let the schema decide (and write the errors).
+ */
+export function routeSchema<S extends z.ZodType>(schema: S, accept?: (value: unknown) => z.output<S> | null): RouteSchema<z.output<S>> {
   const standard: RouteSchema<z.output<S>>["~standard"] = {
     version: 1,
     vendor: "zod",
     validate(value) {
+      const accepted = accept?.(value);
+      if (accepted) return { value: accepted };
       const result = schema.safeParse(value);
       return result.success ? { value: result.data } : { issues: result.error.issues };
     },

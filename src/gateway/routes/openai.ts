@@ -4,6 +4,7 @@ import { jsonParser } from "../body.ts";
 import { doc } from "../openapi/doc.ts";
 import { ChatCompletionRequestSchema, ChatCompletionSchema, ModelListSchema } from "../openai/schemas.ts";
 import { routeSchema } from "../route-schema.ts";
+import { acceptPlainChatRequest } from "../openai/request-accept.ts";
 import { inCallerTrace } from "../trace-context.ts";
 
 type Handlers = typeof import("../openai/handlers.ts");
@@ -11,7 +12,7 @@ let handlers: Promise<Handlers> | undefined;
 /** The OpenAI route internals load on first use, keeping gateway start-up lean. */
 const load = () => (handlers ??= import("../openai/handlers.ts"));
 
-export const ChatCompletionBody = routeSchema(ChatCompletionRequestSchema);
+export const ChatCompletionBody = routeSchema(ChatCompletionRequestSchema, acceptPlainChatRequest);
 
 export function openaiRoutes(app: GatewayElysia, gw: GatewayContext): void {
   app.post("/v1/chat/completions", ({ body, request }) => inCallerTrace(gw, request, async () => (await load()).chatCompletions(gw, body, request.signal)), {
