@@ -1,4 +1,4 @@
-import { isInteger, isNumber, isPlainObject, isString } from "../../providers/wire-checks.ts";
+import { isInteger, isNumber, isPlainObject, isString } from "../../core/fast-accept/index.ts";
 import { USER_MESSAGE_MAX_CHARS, OPENAI_MAX_MESSAGES } from "../limits.ts";
 import type { ChatCompletionRequest } from "./schemas.ts";
 
