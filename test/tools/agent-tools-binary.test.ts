@@ -86,7 +86,8 @@ describe("agent tools in the binary", () => {
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: JSON.stringify({ message: 'use tool message_send {"target":"me","text":"deployed from the gateway"}' }),
     });
-    expect(answer.status).toBe(200);
+    // a failure shows the gateway's answer
+    expect({ status: answer.status, error: answer.ok ? null : await answer.text() }).toEqual({ status: 200, error: null });
     expect(JSON.stringify(await answer.json())).toContain("tool said: sent to me (telegram)");
     expect(tg.sent.map((m) => [m.chat_id, m.visible])).toContainEqual(["888", "deployed from the gateway"]);
   });
