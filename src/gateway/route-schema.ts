@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withFastAccept } from "../core/fast-accept/index.ts";
 import { jsonSchema } from "./json-schema.ts";
 
 /** One problem a schema found, as Standard Schema v1 reports it (zod issues have this shape). */
@@ -46,14 +47,13 @@ function withJsonSchemaFace<T extends object>(target: T, schema: z.ZodType): T {
  * schema: it returns the value as the schema would, or null to let the schema decide (and write the errors).
  */
 export function routeSchema<S extends z.ZodType>(schema: S, accept?: (value: unknown) => z.output<S> | null): RouteSchema<z.output<S>> {
+  const parser = accept ? withFastAccept(schema, accept) : schema;
   const standard: RouteSchema<z.output<S>>["~standard"] = {
     version: 1,
     vendor: "zod",
     validate(value) {
-      const accepted = accept?.(value);
-      if (accepted) return { value: accepted };
-      const result = schema.safeParse(value);
-      return result.success ? { value: result.data } : { issues: result.error.issues };
+      const result = parser.safeParse(value);
+      return result.success ? { value: result.data as z.output<S> } : { issues: result.error.issues };
     },
   };
   // not enumerable: what the API reference copies of a route schema is its JSON Schema alone
