@@ -1,5 +1,6 @@
 import { isPlainObject, withFastAccept } from "../core/fast-accept/index.ts";
 import { ParentMessageSchema, type ParentMessage } from "./ipc.ts";
+import { FORWARDED_QUERY_MAX_CHARS, INBOUND_ID_MAX_CHARS } from "./limits.ts";
 import { InboundMessageSchema, type InboundMessage } from "./types.ts";
 
 /**
@@ -31,8 +32,6 @@ function isStringRecord(value: unknown): value is Record<string, string> {
 
 const HTTP_KEYS = new Set(["type", "id", "request"]);
 const REQUEST_KEYS = new Set(["method", "query", "headers", "body"]);
-/** ipc.ts: ForwardedRequestSchema's bound of the query. */
-const QUERY_MAX_CHARS = 8192;
 
 /** The gateway's forwarded request (`http`); the other messages of the gateway are rare and go to the schema. */
 export function plainForwardedRequest(v: unknown): ParentMessage | null {
@@ -40,26 +39,24 @@ export function plainForwardedRequest(v: unknown): ParentMessage | null {
   const r = v.request;
   if (!isPlainObject(r) || typeof r.method !== "string" || typeof r.body !== "string" || !isStringRecord(r.headers)) return null;
   const withQuery = r.query !== undefined;
-  if (withQuery && !text(r.query, 0, QUERY_MAX_CHARS)) return null;
+  if (withQuery && !text(r.query, 0, FORWARDED_QUERY_MAX_CHARS)) return null;
   return hasKeys(r, REQUEST_KEYS, withQuery ? 4 : 3) ? (v as ParentMessage) : null;
 }
 
 const INBOUND_KEYS = new Set(["id", "channel", "chatId", "chatKind", "threadId", "senderId", "senderDisplay", "senderIsBot", "text", "replyTo", "mentioned", "timestamp"]);
 const CHAT_KINDS: ReadonlySet<unknown> = new Set(["dm", "group", "thread"]);
-/** types.ts: InboundMessageSchema's bound of the ids. */
-const ID_MAX_CHARS = 256;
 
 /** An adapter's message without attachments, copied (as the schema's parse copies it). */
 export function plainInboundMessage(v: unknown): InboundMessage | null {
   if (!isPlainObject(v) || !hasKeys(v, INBOUND_KEYS, INBOUND_KEYS.size)) return null;
   const ok =
-    text(v.id, 1, ID_MAX_CHARS) &&
+    text(v.id, 1, INBOUND_ID_MAX_CHARS) &&
     text(v.channel, 1, Number.POSITIVE_INFINITY) &&
-    text(v.chatId, 1, ID_MAX_CHARS) &&
+    text(v.chatId, 1, INBOUND_ID_MAX_CHARS) &&
     CHAT_KINDS.has(v.chatKind) &&
-    (v.threadId === null || text(v.threadId, 1, ID_MAX_CHARS)) &&
-    text(v.senderId, 1, ID_MAX_CHARS) &&
-    text(v.senderDisplay, 0, ID_MAX_CHARS) &&
+    (v.threadId === null || text(v.threadId, 1, INBOUND_ID_MAX_CHARS)) &&
+    text(v.senderId, 1, INBOUND_ID_MAX_CHARS) &&
+    text(v.senderDisplay, 0, INBOUND_ID_MAX_CHARS) &&
     typeof v.senderIsBot === "boolean" &&
     typeof v.text === "string" &&
     (v.replyTo === null || typeof v.replyTo === "string") &&

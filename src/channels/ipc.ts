@@ -4,10 +4,11 @@
  * request by hand in front of its schema: fast-accept.ts).
  */
 import { z } from "zod";
+import { FORWARDED_QUERY_MAX_CHARS } from "./limits.ts";
 
 const ForwardedRequestSchema = z.strictObject({
   method: z.string(),
-  query: z.string().max(8192).optional(),
+  query: z.string().max(FORWARDED_QUERY_MAX_CHARS).optional(),
   headers: z.record(z.string(), z.string()),
   body: z.string(),
 });

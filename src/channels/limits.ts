@@ -254,3 +254,9 @@ export const LINE_MAX_MESSAGE_CHARS = 5000;
 export const LINE_REPLY_TOKEN_TTL_MS = 50_000;
 /** The loading animation of a one-to-one chat is asked for this long (5-60 s, in steps of 5); typing repeats it. */
 export const LINE_LOADING_SECONDS = 10;
+
+/** An inbound message's ids (message, chat, thread, sender) and its sender's display name, in characters. */
+export const INBOUND_ID_MAX_CHARS = 256;
+
+/** The query string of a webhook request the gateway forwards to a channel process, in characters. */
+export const FORWARDED_QUERY_MAX_CHARS = 8192;

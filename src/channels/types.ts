@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ChannelConfig, ChannelKind } from "../config/schema.ts";
 import type { Logger } from "../core/logger.ts";
-import { CHANNEL_MAX_ATTACHMENTS, type PlatformLimits } from "./limits.ts";
+import { CHANNEL_MAX_ATTACHMENTS, INBOUND_ID_MAX_CHARS, type PlatformLimits } from "./limits.ts";
 
 /**
  * An image or audio clip of an inbound message, as the platform names it (a file id or URL the adapter fetches when
@@ -20,13 +20,13 @@ export type InboundAttachment = z.infer<typeof InboundAttachmentSchema>;
  * platform's own message id: processing is idempotent on (channel, id).
  */
 export const InboundMessageSchema = z.strictObject({
-  id: z.string().min(1).max(256),
+  id: z.string().min(1).max(INBOUND_ID_MAX_CHARS),
   channel: z.string().min(1),
-  chatId: z.string().min(1).max(256),
+  chatId: z.string().min(1).max(INBOUND_ID_MAX_CHARS),
   chatKind: z.enum(["dm", "group", "thread"]),
-  threadId: z.string().min(1).max(256).nullable(),
-  senderId: z.string().min(1).max(256),
-  senderDisplay: z.string().max(256),
+  threadId: z.string().min(1).max(INBOUND_ID_MAX_CHARS).nullable(),
+  senderId: z.string().min(1).max(INBOUND_ID_MAX_CHARS),
+  senderDisplay: z.string().max(INBOUND_ID_MAX_CHARS),
   senderIsBot: z.boolean(),
   text: z.string(),
   replyTo: z.string().nullable(),

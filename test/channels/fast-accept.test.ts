@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { InboundMessageParser, ParentMessageParser, plainForwardedRequest, plainInboundMessage } from "../../src/channels/fast-accept.ts";
 import { ParentMessageSchema } from "../../src/channels/ipc.ts";
+import { FORWARDED_QUERY_MAX_CHARS, INBOUND_ID_MAX_CHARS } from "../../src/channels/limits.ts";
 import { InboundMessageSchema } from "../../src/channels/types.ts";
 import { fastAcceptAgrees as agree, fieldVariants } from "../helpers/fast-accept.ts";
 
@@ -40,5 +41,17 @@ describe("a channel's fast checks agree with their zod schemas (every forwarded 
     expect(plainInboundMessage(withImage)).toBeNull();
     expect(InboundMessageParser.safeParse(withImage)).toEqual(InboundMessageSchema.safeParse(withImage));
     expect(InboundMessageParser.safeParse({ ...base, chatKind: "room" }).error?.issues[0]?.path).toEqual(["chatKind"]);
+  });
+
+  test("the bounds: INBOUND_ID_MAX_CHARS and FORWARDED_QUERY_MAX_CHARS pass at the limit and fail one past it", () => {
+    const message = { id: "m1", channel: "wa", chatId: "c1", chatKind: "dm", threadId: null, senderId: "u1", senderDisplay: "U", senderIsBot: false, text: "hi", replyTo: null, mentioned: false, timestamp: 1 };
+    for (const key of ["id", "chatId", "threadId", "senderId", "senderDisplay"]) {
+      expect(InboundMessageParser.safeParse({ ...message, [key]: "i".repeat(INBOUND_ID_MAX_CHARS) }).success).toBe(true);
+      const past = InboundMessageParser.safeParse({ ...message, [key]: "i".repeat(INBOUND_ID_MAX_CHARS + 1) });
+      expect(past.error?.issues[0]?.path).toEqual([key]);
+    }
+    const request = (query: string) => ({ type: "http", id: 1, request: { method: "POST", query, headers: {}, body: "" } });
+    expect(ParentMessageParser.safeParse(request("q".repeat(FORWARDED_QUERY_MAX_CHARS))).success).toBe(true);
+    expect(ParentMessageParser.safeParse(request("q".repeat(FORWARDED_QUERY_MAX_CHARS + 1))).error?.issues[0]?.path).toEqual(["request", "query"]);
   });
 });
