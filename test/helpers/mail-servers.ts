@@ -7,7 +7,7 @@
  * Dovecot's submission relays over SMTP and its LMTP greets only LHLO: a small relay between them turns the EHLO into
  * LHLO and passes everything else through (one recipient per message, where LMTP's answers match SMTP's).
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ImapFlow } from "imapflow";
@@ -139,9 +139,21 @@ export async function startMailServers(users: MailUser[], options: { rawlog?: bo
   if (options.rawlog) for (const u of users) mkdirSync(join(mail, u.address, "dovecot.rawlog"), { recursive: true, mode: 0o777 });
   if (options.rawlog) for (const u of users) chmodSync(join(mail, u.address), 0o777), chmodSync(join(mail, u.address, "dovecot.rawlog"), 0o777);
   let dovecot: ReturnType<typeof Bun.spawn> | null = null;
+  const logTail = () => (existsSync(join(dir, "dovecot.log")) ? readFileSync(join(dir, "dovecot.log"), "utf8").split("\n").slice(-20).join("\n") : "(no log)");
   const spawn = async () => {
-    dovecot = Bun.spawn([DOVECOT!, "-F", "-c", join(dir, "dovecot.conf")], { stdout: "ignore", stderr: "ignore" });
-    await Promise.all([listeningOn(imapPort, "IMAP", 15_000), listeningOn(lmtpPort, "LMTP", 15_000), listeningOn(smtpPort, "submission", 15_000), listeningOn(smtpsPort, "submissions", 15_000)]);
+    const proc = Bun.spawn([DOVECOT!, "-F", "-c", join(dir, "dovecot.conf")], { stdout: "ignore", stderr: "pipe" });
+    dovecot = proc;
+    const stderr = new Response(proc.stderr).text();
+    const listening = Promise.all([listeningOn(imapPort, "IMAP", 15_000), listeningOn(lmtpPort, "LMTP", 15_000), listeningOn(smtpPort, "submission", 15_000), listeningOn(smtpsPort, "submissions", 15_000)]);
+    const exited = proc.exited.then(async (code) => {
+      throw new Error(`Dovecot exited (${code}) before it listened: ${(await stderr).trim()}`);
+    });
+    try {
+      await Promise.race([listening, exited]);
+    } catch (error) {
+      proc.kill("SIGKILL");
+      throw new Error(`${(error as Error).message}\nDovecot's log (${dir}/dovecot.log):\n${logTail()}`);
+    }
   };
   const halt = async () => {
     dovecot?.kill("SIGTERM");

@@ -25,10 +25,24 @@ export function testNeedingBinary(binary: string, what: string): typeof test {
   return test.skip;
 }
 
-/** A port in 20000-59999 that nothing listens on right now. */
+/**
+ * The first port the kernel hands out to outgoing connections: a server of a test's own takes a port below it, where
+ * no client of another test can be holding it when the server binds (a bind to a port a live connection uses fails).
+ */
+function ephemeralPortsStart(): number {
+  const range = "/proc/sys/net/ipv4/ip_local_port_range";
+  // elsewhere: Linux's default start; the range IANA gives (from 49152) starts above it
+  if (!existsSync(range)) return 32_768;
+  const low = Number(readFileSync(range, "utf8").trim().split(/\s+/)[0]);
+  return Number.isInteger(low) && low > 21_000 ? low : 32_768;
+}
+
+const OWN_PORTS = { from: 20_000, to: ephemeralPortsStart() };
+
+/** A port below the ephemeral range (20000 up to it) that nothing listens on right now. */
 export async function freePort(): Promise<number> {
   for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 40_000);
+    const port = OWN_PORTS.from + Math.floor(Math.random() * (OWN_PORTS.to - OWN_PORTS.from));
     const free = await new Promise<boolean>((resolve) => {
       const probe = createServer();
       probe.once("error", () => resolve(false));
