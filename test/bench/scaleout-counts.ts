@@ -3,7 +3,8 @@
  * PostgreSQL storage and memory, Redis bus, the standalone fake) on N replicas of one binary, then per measured turn:
  * the replicas' CPU (all threads, main thread), PostgreSQL's row and index operations by table of the run's schema
  * (pg_stat_user_tables), the server's Redis commands (INFO commandstats: every client of the server counts) and, with
- * --strace, each replica's system calls (`strace -c -f`, written beside --out).
+ * --strace, each replica's system calls (`strace -c -f`, written beside --out). Replicas start with the environment of
+ * `prx service install` (GATEWAY_SERVICE_ENV), as the suite's do.
  *   bun test/bench/scaleout-counts.ts <binary> [--replicas 1] [--turns 1000] [--warmup 2000] [--strace] [--out DIR]
  * PRX_TEST_SCHEMA_PREFIX / PRX_TEST_KEY_PREFIX name the schema and Redis keys it creates (servers.ts).
  */
@@ -12,6 +13,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { removeWorkspace, replicaWorkspace, sharedConfig, sharedToken, startReplica, type Replica } from "../helpers/replicas.ts";
 import { dropSchema, TEST_DATABASE_URL, TEST_REDIS_URL, uniquePrefix, uniqueSchema } from "../helpers/servers.ts";
+import { GATEWAY_SERVICE_ENV } from "../../src/cli/service.ts";
 import { startStandaloneFake } from "./announce.ts";
 import { driveTurns } from "./scaleout-drive.ts";
 
@@ -67,7 +69,7 @@ const replicas: Replica[] = [];
 try {
   const token = await sharedToken(schema);
   const config = sharedConfig(fake.url, schema, prefix);
-  for (let i = 0; i < COUNT; i++) replicas.push(await startReplica(replicaWorkspace(config), { PRX_LOG: "silent" }, binary));
+  for (let i = 0; i < COUNT; i++) replicas.push(await startReplica(replicaWorkspace(config), { ...GATEWAY_SERVICE_ENV, PRX_LOG: "silent" }, binary));
   await driveTurns(replicas, token, WARMUP);
   await Bun.sleep(STATS_SETTLE_MS);
   const tables0 = await tableCounts(sql, schema);

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { RedisClient } from "bun";
+import { GATEWAY_SERVICE_ENV } from "../../../src/cli/service.ts";
 import { PgMemory } from "../../../src/memory/postgres.ts";
 import { EventBus } from "../../../src/plugins/events/bus.ts";
 import { openReplicaFabric } from "../../../src/plugins/fabric/index.ts";
@@ -72,6 +73,8 @@ const LOAD_CONCURRENCY = 16;
 /** The gateway's CPU per turn the scale-out asks for, at every replica count. */
 const GATEWAY_CPU_PER_TURN_MS = 0.6;
 const LOAD_SESSIONS = 64;
+/** A replica's environment: the one `prx service install` starts a gateway with (its allocator settings), quiet. */
+const REPLICA_ENV = { ...GATEWAY_SERVICE_ENV, PRX_LOG: "silent" };
 
 /** CPU seconds (user + system) a process has used (`thread`: its main thread alone), from /proc. */
 function cpuSeconds(pid: number, thread = false): number {
@@ -163,7 +166,7 @@ async function turnOverhead(fake: StandaloneFake, schema: string, seed: number):
   } finally {
     await storage.close();
   }
-  const replica = await startReplica(replicaWorkspace(sharedConfig(fake.url, schema, uniquePrefix("recall"))), { PRX_LOG: "silent" });
+  const replica = await startReplica(replicaWorkspace(sharedConfig(fake.url, schema, uniquePrefix("recall"))), REPLICA_ENV);
   try {
     const word = wordSource(7 + seed);
     const random = prng(99 + seed);
@@ -435,9 +438,9 @@ const suite: BenchSuite = async (ctx) => {
       const config = sharedConfig(fake.url, loadSchema, uniquePrefix(`load${count}`));
       const replicas: Replica[] = [];
       try {
-        for (let i = 0; i < count; i++) replicas.push(await startReplica(replicaWorkspace(config), { PRX_LOG: "silent" }));
+        for (let i = 0; i < count; i++) replicas.push(await startReplica(replicaWorkspace(config), REPLICA_ENV));
         const result = await load(replicas, token, Boolean(ctx.quick));
-        const note = `${LOAD_TURNS * count} turns (${LOAD_TURNS} a replica, after a ${describeWarmup(result.warmup)} over them all) over ${LOAD_SESSIONS} sessions, concurrency ${LOAD_CONCURRENCY}, p50 ${result.p50.toFixed(1)} ms; 2 cores shared by replicas, PostgreSQL, Redis, fake and client`;
+        const note = `${LOAD_TURNS * count} turns (${LOAD_TURNS} a replica, after a ${describeWarmup(result.warmup)} over them all) over ${LOAD_SESSIONS} sessions, concurrency ${LOAD_CONCURRENCY}, p50 ${result.p50.toFixed(1)} ms; 2 cores shared by replicas, PostgreSQL, Redis, fake and client; replicas started with the environment of \`prx service install\` (${Object.entries(GATEWAY_SERVICE_ENV).map(([k, v]) => `${k}=${v}`).join(" ")})`;
         rows.push({ suite: SUITE, name: `turns/s with ${count} replica${count > 1 ? "s" : ""}`, value: result.turnsPerS, unit: "ops/s", note });
         const label = `with ${count} replica${count > 1 ? "s" : ""}`;
         rows.push({
