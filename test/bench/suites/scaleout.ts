@@ -97,13 +97,15 @@ function serverCpuSeconds(name: string): number {
   return total;
 }
 
-/** One turn's store calls as executeTurn makes them: history, ensure, user message, reply (under the lease). */
+/**
+ * One turn's store calls as a turn makes them (src/agent/turn.ts, transcript.ts), under the session's lease: history
+ * and summary read together, the user's message (creating the session on its channel), the reply ending the turn.
+ */
 async function storageTurn(storage: Storage, session: string, n: number): Promise<void> {
   const body = async () => {
-    await storage.sessions.history(session, 50);
-    await storage.sessions.ensure(session, "bench");
-    await storage.sessions.append(session, [{ role: "user", content: `question ${n} about the storage path` }]);
-    await storage.sessions.append(session, [{ role: "assistant", content: `answer ${n}: the storage path is fine` }]);
+    await Promise.all([storage.sessions.history(session, 50), storage.sessions.summary(session)]);
+    await storage.sessions.append(session, [{ role: "user", content: `question ${n} about the storage path` }], "bench");
+    await storage.sessions.append(session, [{ role: "assistant", content: `answer ${n}: the storage path is fine` }], undefined, undefined, true);
   };
   await (storage.leases ? storage.leases.hold(session, body) : body());
 }
@@ -391,7 +393,7 @@ const suite: BenchSuite = async (ctx) => {
   try {
     const lite = await storageCost(sqliteStorage(db));
     const remote = await storageCost(pg);
-    const note = "history + ensure + 2 appends (+ the session lease on PostgreSQL), one session of 20 at a time; synchronous_commit false (the durability of SQLite's WAL + synchronous=NORMAL)";
+    const note = "history and summary, the user's message, the reply ending the turn (+ the session lease on PostgreSQL, the reply written with its end), one session of 20 at a time; synchronous_commit false (the durability of SQLite's WAL + synchronous=NORMAL)";
     rows.push({ suite: SUITE, name: "storage per turn p50, SQLite", value: lite.p50, unit: "ms", note });
     rows.push({ suite: SUITE, name: "storage per turn p50, PostgreSQL", value: remote.p50, unit: "ms", note: `p99 ${remote.p99.toFixed(2)} ms` });
     rows.push({ suite: SUITE, name: "storage per turn, PostgreSQL extra p50", value: remote.p50 - lite.p50, unit: "ms", target: { op: "<=", value: 1 } });
@@ -404,7 +406,7 @@ const suite: BenchSuite = async (ctx) => {
         name: "storage per turn p50, PostgreSQL synchronous_commit = true",
         value: flushed.p50,
         unit: "ms",
-        note: "each of the 3 commits of a turn waits for the WAL flush: this VM's shared disk decides",
+        note: "each commit of a turn waits for the WAL flush: this VM's shared disk decides",
       });
     } finally {
       await durable.close();
