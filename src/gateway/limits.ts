@@ -79,6 +79,8 @@ export const ANTHROPIC_MAX_TOOLS = 128;
 export const ANTHROPIC_MAX_STOP_SEQUENCES = 16;
 /** Longest stop sequence (characters). */
 export const ANTHROPIC_STOP_SEQUENCE_MAX_CHARS = 256;
+/** Longest `metadata.user_id` of an Anthropic Messages request (characters). */
+export const ANTHROPIC_USER_ID_MAX_CHARS = 256;
 /** Most texts in one POST /v1/embeddings request (the OpenAI API's own limit). */
 export { EMBED_MAX_INPUTS as EMBEDDINGS_MAX_INPUTS } from "../providers/openai-constants.ts";
 /** Longest text of one embeddings input (characters; OpenAI's models take at most 8192 tokens an input). */

@@ -5,6 +5,7 @@ import {
   ANTHROPIC_MAX_STOP_SEQUENCES,
   ANTHROPIC_MAX_TOOLS,
   ANTHROPIC_STOP_SEQUENCE_MAX_CHARS,
+  ANTHROPIC_USER_ID_MAX_CHARS,
   USER_MESSAGE_MAX_CHARS,
 } from "../limits.ts";
 
@@ -131,7 +132,7 @@ export const MessagesRequestSchema = z
     temperature: z.number().min(0).max(1).optional(),
     top_p: z.number().min(0).max(1).optional(),
     top_k: z.number().int().nonnegative().optional(),
-    metadata: z.looseObject({ user_id: z.string().max(256).nullable().optional() }).optional(),
+    metadata: z.looseObject({ user_id: z.string().max(ANTHROPIC_USER_ID_MAX_CHARS).nullable().optional() }).optional(),
   })
   .describe("Anthropic Messages request; the last message is the user's (text, images, or tool_result blocks)");
 export type MessagesRequest = z.infer<typeof MessagesRequestSchema>;

@@ -9,6 +9,7 @@ import {
   MessageSchema,
   MessagesRequestSchema,
 } from "../anthropic/schemas.ts";
+import { acceptPlainMessagesRequest } from "../anthropic/request-accept.ts";
 import { routeSchema } from "../route-schema.ts";
 import { inCallerTrace } from "../trace-context.ts";
 
@@ -17,7 +18,7 @@ let handlers: Promise<Handlers> | undefined;
 /** The Messages route internals load on first use, keeping gateway start-up lean. */
 const load = () => (handlers ??= import("../anthropic/handlers.ts"));
 
-export const MessagesBody = routeSchema(MessagesRequestSchema);
+export const MessagesBody = routeSchema(MessagesRequestSchema, acceptPlainMessagesRequest);
 export const CountTokensBody = routeSchema(CountTokensRequestSchema);
 
 const ERRORS = [400, 401, 404, 405, 413, 415, 429, 500, 529];
