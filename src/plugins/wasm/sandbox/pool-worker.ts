@@ -18,6 +18,11 @@ export interface TenantHandler {
   busyUntil(): number;
   /** The plugin serves middleware: the pool keeps the members of a chain in one Worker (pool.ts). */
   readonly servesMiddleware?: boolean;
+  /**
+   * The same plugin across its generations (its name and entry file): the pool places a reloaded plugin's sandbox in
+   * the Worker of the one it replaces (pool.ts).
+   */
+  readonly lineage?: string;
 }
 
 /** setTimeout's longest delay (a longer one fires at once). */
@@ -79,6 +84,12 @@ export class PoolWorker {
   /** Whether it hosts a live sandbox of a plugin serving middleware. */
   hostsMiddleware(): boolean {
     for (const handler of this.handlers.values()) if (handler.servesMiddleware) return true;
+    return false;
+  }
+
+  /** Whether it hosts a live sandbox of this lineage (TenantHandler.lineage). */
+  hostsLineage(lineage: string): boolean {
+    for (const handler of this.handlers.values()) if (handler.lineage === lineage) return true;
     return false;
   }
 
