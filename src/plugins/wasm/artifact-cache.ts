@@ -25,10 +25,12 @@ import { cacheKey, TRANSPILED_MODULE_NAME, type TranspileMeta, transpileCached }
  */
 export interface PreparedComponent {
   kind: "component";
-  /** Names this entry (content, memory cap, metering): a sandbox Worker evaluates the JS once per key. */
+  /** Names this entry (content, memory cap, metering): a sandbox Worker holds its JS text and modules under it. */
   key: string;
   meta: TranspileMeta;
   js: string;
+  /** The JS text's SHA-256 (a sandbox Worker evaluates each script once). */
+  script: string;
   modules: Record<string, WebAssembly.Module>;
   /** Lets go of the core modules' entries this one uses (called once, when this entry is dropped). */
   release(): void;
@@ -250,7 +252,8 @@ export function prepareComponent(
     const js = readFileSync(join(transpiled.dir, `${TRANSPILED_MODULE_NAME}.js`), "utf8");
     const files = transpiled.meta.files.filter((file) => file.endsWith(".wasm"));
     const { modules, release } = await componentModules(plugin, transpiled.dir, files, cacheDir, maxPages, metering);
-    return { kind: "component", key: createHash("sha256").update(key).digest("hex"), meta: transpiled.meta, js, modules, release };
+    const script = createHash("sha256").update(js).digest("hex");
+    return { kind: "component", key: createHash("sha256").update(key).digest("hex"), meta: transpiled.meta, js, script, modules, release };
   });
 }
 

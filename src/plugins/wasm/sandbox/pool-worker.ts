@@ -53,7 +53,7 @@ export class PoolWorker {
   private nextCall = 1;
   private nextSlot = 0;
   private stuckTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Component artifacts whose JS the Worker has evaluated (it keeps them for its life). */
+  /** Components' scripts (their JS text's hash) the Worker has evaluated (it keeps them for its life). */
   private readonly artifacts = new Set<string>();
   private markBooted: (ok: boolean) => void = () => {};
   /** Counts every message posted to the Worker: it watches it for a moment after a call (mailbox.ts). */
@@ -114,7 +114,7 @@ export class PoolWorker {
 
   post(message: ToWorker | string): void {
     if (this.gone) return;
-    if (typeof message !== "string" && message.type === "init" && message.component) this.artifacts.add(message.component.key);
+    if (typeof message !== "string" && message.type === "init" && message.component) this.artifacts.add(message.component.script);
     this.worker.postMessage(message);
     this.mailbox.posted();
   }
