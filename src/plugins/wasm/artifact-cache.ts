@@ -15,18 +15,25 @@ import { cacheKey, TRANSPILED_MODULE_NAME, type TranspileMeta, transpileCached }
  * then instrumented (instrument/: interrupt checks and fuel, FUEL.md; the rewritten bytes are cached on disk).
  * WebAssembly.Module objects are structured-cloneable, so every sandbox Worker gets the compiled code by
  * postMessage instead of reading and compiling files. Entries are keyed by content hash, memory cap and metering:
- * plugins of the same content share one while any of them is running. An entry lives only while a sandbox uses it
+ * plugins of the same content share one while any of them is running. A component's core modules are entries of their
+ * own (keyed as prepareModule keys a plugin's module), each used by the component's entry: a rebuilt component whose
+ * other modules did not change (a kit plugin's engine beside its snapshot, `prx plugins dev`) compiles only the
+ * ones that did while the previous build still runs. An entry lives only while a sandbox uses it
  * (each preparation is a use, let go with the sandbox): a plugin whose guest was stopped for being idle keeps no
  * compiled code or JS text here; its next start prepares again from the disk caches (transpiled and instrumented
  * files), which compiles but transpiles and instruments nothing.
  */
 export interface PreparedComponent {
   kind: "component";
-  /** Names this entry (content, memory cap, metering): a sandbox Worker evaluates the JS once per key. */
+  /** Names this entry (content, memory cap, metering): a sandbox Worker holds its JS text and modules under it. */
   key: string;
   meta: TranspileMeta;
   js: string;
+  /** The JS text's SHA-256 (a sandbox Worker evaluates each script once). */
+  script: string;
   modules: Record<string, WebAssembly.Module>;
+  /** Lets go of the core modules' entries this one uses (called once, when this entry is dropped). */
+  release(): void;
 }
 
 export interface PreparedModule {
@@ -45,7 +52,23 @@ export interface ArtifactUse<T extends Prepared> {
 interface Entry {
   plugin: string;
   made: Promise<Prepared>;
+  /** What `made` resolved to, once it did. */
+  ready?: Prepared;
   users: number;
+}
+
+/** A dropped entry lets go of the entries it uses (a component's of its core modules), now or once it is made. */
+function releaseDropped(entry: Entry): void {
+  if (entry.ready) {
+    if (entry.ready.kind === "component") entry.ready.release();
+    return;
+  }
+  entry.made.then(
+    (prepared) => {
+      if (prepared.kind === "component") prepared.release();
+    },
+    () => {}, // a failed preparation holds nothing: it let go of what it had taken
+  );
 }
 
 const entries = new Map<string, Entry>();
@@ -87,8 +110,7 @@ function instrumentedFile(metering: Metering, maxPages: number): string {
  * of a component's modules, so a rebuilt component whose other modules did not change (a kit plugin's engine beside
  * its snapshot) instruments only the ones that did.
  */
-function instrumentedPathFor(cacheDir: string, bytes: Uint8Array, metering: Metering, maxPages: number): string {
-  const hash = createHash("sha256").update(bytes).digest("hex");
+function instrumentedPath(cacheDir: string, hash: string, metering: Metering, maxPages: number): string {
   return join(cacheDir, "wasm-modules", hash, `${instrumentedFile(metering, maxPages)}.wasm`);
 }
 
@@ -102,7 +124,10 @@ function lettingGo(key: string, entry: Entry): () => void {
   return () => {
     if (!used) return;
     used = false;
-    if (--entry.users === 0 && entries.get(key) === entry) entries.delete(key);
+    if (--entry.users === 0 && entries.get(key) === entry) {
+      entries.delete(key);
+      releaseDropped(entry);
+    }
   };
 }
 
@@ -113,23 +138,53 @@ function lettingGo(key: string, entry: Entry): () => void {
 async function use<T extends Prepared>(key: string, plugin: string, make: () => Promise<T>): Promise<ArtifactUse<T>> {
   let entry = entries.get(key);
   let made: Promise<T>;
+  // made again by this use alone (the shared preparation failed): what it holds goes with this use
+  let own: Entry | undefined;
   if (entry) {
-    made = (entry.plugin === plugin ? entry.made : entry.made.catch(make)) as Promise<T>;
+    made = (
+      entry.plugin === plugin
+        ? entry.made
+        : entry.made.catch(async () => {
+            const prepared = await make();
+            own = { plugin, made: Promise.resolve(prepared), ready: prepared, users: 0 };
+            return prepared;
+          })
+    ) as Promise<T>;
   } else {
     made = make();
-    const created = { plugin, made: made as Promise<Prepared>, users: 0 };
+    const created: Entry = { plugin, made: made as Promise<Prepared>, users: 0 };
     entries.set(key, (entry = created));
-    made.catch(() => {
-      if (entries.get(key) === created) entries.delete(key);
-    });
+    made.then(
+      (prepared) => {
+        created.ready = prepared;
+      },
+      () => {
+        if (entries.get(key) === created) entries.delete(key);
+      },
+    );
   }
-  const done = lettingGo(key, entry);
+  const shared = lettingGo(key, entry);
   try {
-    return { prepared: await made, done };
+    const prepared = await made;
+    const mine = own;
+    if (!mine) return { prepared, done: shared };
+    let held = true;
+    const done = () => {
+      shared();
+      if (!held) return;
+      held = false;
+      releaseDropped(mine);
+    };
+    return { prepared, done };
   } catch (error) {
-    done();
+    shared();
     throw error;
   }
+}
+
+/** The key of a core module's entry: its content hash, memory cap and metering, per cache folder. */
+function moduleKey(cacheDir: string, hash: string, maxPages: number, metering: Metering): string {
+  return `module\0${cacheDir}\0${hash}\0${maxPages}\0${metering}`;
 }
 
 async function compile(bytes: Uint8Array, options: CompileOptions, where: string): Promise<WebAssembly.Module> {
@@ -142,6 +197,39 @@ async function compile(bytes: Uint8Array, options: CompileOptions, where: string
   } catch (error) {
     throw new PrxError("PLUGIN_LOAD", `${where} does not compile: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/**
+ * A use of each of a component's core modules (the transpiled output's `files` in `dir`) and the function that lets
+ * go of them all; none is held when one fails. Not inside prepareComponent: its closures would keep the component's
+ * bytes for as long as the entry lives.
+ */
+async function componentModules(
+  plugin: string,
+  dir: string,
+  files: string[],
+  cacheDir: string,
+  maxPages: number,
+  metering: Metering,
+): Promise<{ modules: Record<string, WebAssembly.Module>; release: () => void }> {
+  const modules: Record<string, WebAssembly.Module> = {};
+  const uses: ArtifactUse<PreparedModule>[] = [];
+  const release = () => {
+    for (const taken of uses.splice(0)) taken.done();
+  };
+  const settled = await Promise.allSettled(
+    files.map(async (file) => {
+      const taken = await moduleUse(plugin, readFileSync(join(dir, file)), cacheDir, maxPages, metering, `plugin ${plugin} (${file})`);
+      uses.push(taken);
+      modules[file] = taken.prepared.module;
+    }),
+  );
+  const failed = settled.find((outcome) => outcome.status === "rejected");
+  if (failed) {
+    release();
+    throw failed.reason;
+  }
+  return { modules, release };
 }
 
 /**
@@ -162,17 +250,10 @@ export function prepareComponent(
   return use(key, plugin, async () => {
     const transpiled = await transpileCached(plugin, wasm, cacheDir, kv);
     const js = readFileSync(join(transpiled.dir, `${TRANSPILED_MODULE_NAME}.js`), "utf8");
-    const modules: Record<string, WebAssembly.Module> = {};
-    await Promise.all(
-      transpiled.meta.files
-        .filter((file) => file.endsWith(".wasm"))
-        .map(async (file) => {
-          const bytes = readFileSync(join(transpiled.dir, file));
-          const instrumentedPath = instrumentedPathFor(cacheDir, bytes, metering, maxPages);
-          modules[file] = await compile(bytes, { maxPages, metering, instrumentedPath }, `plugin ${plugin} (${file})`);
-        }),
-    );
-    return { kind: "component", key: createHash("sha256").update(key).digest("hex"), meta: transpiled.meta, js, modules };
+    const files = transpiled.meta.files.filter((file) => file.endsWith(".wasm"));
+    const { modules, release } = await componentModules(plugin, transpiled.dir, files, cacheDir, maxPages, metering);
+    const script = createHash("sha256").update(js).digest("hex");
+    return { kind: "component", key: createHash("sha256").update(key).digest("hex"), meta: transpiled.meta, js, script, modules, release };
   });
 }
 
@@ -187,11 +268,21 @@ export function prepareModule(
   maxMemoryMb: number,
   metering: Metering,
 ): Promise<ArtifactUse<PreparedModule>> {
-  const maxPages = maxPagesFor(maxMemoryMb);
+  return moduleUse(plugin, wasm, cacheDir, maxPagesFor(maxMemoryMb), metering, `plugin ${plugin}`);
+}
+
+/** One use of a core module's entry (a plugin's module, or one of a component's), compiled when no use holds it. */
+function moduleUse(
+  plugin: string,
+  wasm: Uint8Array,
+  cacheDir: string,
+  maxPages: number,
+  metering: Metering,
+  where: string,
+): Promise<ArtifactUse<PreparedModule>> {
   const hash = createHash("sha256").update(wasm).digest("hex");
-  const instrumentedPath = instrumentedPathFor(cacheDir, wasm, metering, maxPages);
-  return use(`module\0${cacheDir}\0${hash}\0${maxPages}\0${metering}`, plugin, async () => ({
+  return use(moduleKey(cacheDir, hash, maxPages, metering), plugin, async () => ({
     kind: "module",
-    module: await compile(wasm, { maxPages, metering, instrumentedPath }, `plugin ${plugin}`),
+    module: await compile(wasm, { maxPages, metering, instrumentedPath: instrumentedPath(cacheDir, hash, metering, maxPages) }, where),
   }));
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { AdmittedPlugin, PluginHostServices } from "../types.ts";
 import { meteringFor, prepareComponent, prepareModule } from "./artifact-cache.ts";
-import { ComponentArtifact, ComponentGuest } from "./guest/component.ts";
+import { ComponentArtifact, ComponentGuest, EvaluatedScripts } from "./guest/component.ts";
 import { CoreModuleGuest } from "./guest/core-module.ts";
 import { Meter, newInterruptFlag } from "./guest/meter.ts";
 import type { Guest } from "./guest/types.ts";
@@ -45,7 +45,7 @@ export async function loadInThread(
     const use = await prepareComponent(plugin.name, bytes, cacheDir, maxMemoryMb, meteringFor(maxFuel), "local");
     done = use.done;
     const p = use.prepared;
-    const artifact = new ComponentArtifact(p.js, p.modules, plugin.name);
+    const artifact = new ComponentArtifact(p.js, p.modules, plugin.name, p.script, new EvaluatedScripts());
     guest = await ComponentGuest.create(artifact, ctx, await componentImports(ctx, p.meta.interfaces.imports), meter);
   } else {
     const use = await prepareModule(plugin.name, bytes, cacheDir, maxMemoryMb, meteringFor(maxFuel));

@@ -114,7 +114,7 @@ function initFor(
     plugin: pluginInfo(plugin, maxMemoryMb),
     component:
       prepared.kind === "component"
-        ? { key: prepared.key, js: prepared.js, imports: prepared.meta.interfaces.imports, modules: prepared.modules }
+        ? { key: prepared.key, js: prepared.js, script: prepared.script, imports: prepared.meta.interfaces.imports, modules: prepared.modules }
         : null,
     module: prepared.kind === "module" ? prepared.module : null,
     logLevel: getLogLevel(),

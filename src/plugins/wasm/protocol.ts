@@ -30,9 +30,14 @@ export const SandboxInitSchema = z.object({
   /** A component: jco's transpiled JS, the interfaces it imports, and its core modules compiled by the main thread. */
   component: z
     .object({
-      /** Names the prepared artifact (content, memory cap, metering): a Worker evaluates its JS once per key. */
+      /** Names the prepared artifact (content, memory cap, metering). */
       key: z.string(),
       js: z.string(),
+      /**
+       * The JS text's SHA-256: a Worker evaluates each script once, whatever artifacts share it (a rebuilt plugin whose
+       * core modules alone changed has the previous build's JS).
+       */
+      script: z.string(),
       imports: z.array(z.string()),
       modules: z.record(z.string(), z.instanceof(WebAssembly.Module)),
     })

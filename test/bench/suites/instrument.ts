@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openSqliteStorage } from "../../../src/storage/index.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
-import { ComponentArtifact, ComponentGuest } from "../../../src/plugins/wasm/guest/component.ts";
+import { ComponentArtifact, ComponentGuest, EvaluatedScripts } from "../../../src/plugins/wasm/guest/component.ts";
 import { Meter, newInterruptFlag } from "../../../src/plugins/wasm/guest/meter.ts";
 import { pluginInfo, type HostContext } from "../../../src/plugins/wasm/host/context.ts";
 import { componentImports } from "../../../src/plugins/wasm/host/index.ts";
@@ -104,7 +104,7 @@ const suite: BenchSuite = async (ctx) => {
         rpc: () => Promise.reject(new Error("no rpc in this bench")),
       };
       const meter = new Meter(newInterruptFlag(), variant === "full" ? Number.MAX_SAFE_INTEGER : null);
-      const artifact = new ComponentArtifact(js, modules, plugin);
+      const artifact = new ComponentArtifact(js, modules, plugin, `${variant}`, new EvaluatedScripts());
       const imports = await componentImports(ctxFor, transpiled.meta.interfaces.imports);
       guests[variant] = await ComponentGuest.create(artifact, ctxFor, imports, meter);
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isPrxError } from "../../../src/core/errors.ts";
 import {
@@ -161,6 +161,25 @@ describe("sandbox Worker pool", () => {
     for (const inst of [first, second]) expect(await inst.invoke(passCap, "process", ["inbound", '{"text":"hi"}'])).toBe('{"text":"hi"}');
     expect(await tool.invoke(echoCap, "execute", ["x"])).toMatchObject({ output: "X" });
     await Promise.all([first.release(), second.release(), tool.release()]);
+  });
+
+  test("a reloaded plugin's sandbox goes to the Worker of the one it replaces; another plugin still spreads", async () => {
+    expect(sandboxWorkerPool.stats().tenants).toBe(0);
+    const old = await wasmLoader.load(admitted("echo-tool", { name: "reloaded" }), t.host);
+    const spawned = sandboxWorkerPool.stats().spawned;
+    // without the rule the new generation would start a second Worker (the only one hosts a sandbox)
+    const next = await wasmLoader.load(admitted("echo-tool", { name: "reloaded" }), t.host);
+    expect(sandboxWorkerPool.stats()).toMatchObject({ workers: 1, tenants: 2, spawned });
+    await old.release();
+    expect(await next.invoke(echoCap, "execute", ["next"])).toMatchObject({ output: "NEXT" });
+    // the same name from another entry file is another plugin: it spreads to a Worker of its own
+    mkdirSync(join(t.root, "elsewhere"), { recursive: true });
+    const entryPath = join(t.root, "elsewhere", "plugin.wasm");
+    copyFileSync(admitted("echo-tool").entryPath, entryPath);
+    const other = await wasmLoader.load(admitted("echo-tool", { name: "reloaded", entryPath }), t.host);
+    expect(sandboxWorkerPool.stats()).toMatchObject({ workers: 2, tenants: 2, spawned: spawned + 1 });
+    expect(await other.invoke(echoCap, "execute", ["other"])).toMatchObject({ output: "OTHER" });
+    await Promise.all([next.release(), other.release()]);
   });
 
   test("a sandbox that fails to start lets go of the pool", async () => {

@@ -7,7 +7,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { prepareComponent } from "../../../src/plugins/wasm/artifact-cache.ts";
+import { cachedArtifactCount, compileCount, prepareComponent } from "../../../src/plugins/wasm/artifact-cache.ts";
 import { readSections, SectionId } from "../../../src/plugins/wasm/instrument/sections.ts";
 import { instrumentCount } from "../../../src/plugins/wasm/instrument-cache.ts";
 import { transpileCached, transpileCount } from "../../../src/plugins/wasm/transpile.ts";
@@ -108,4 +108,44 @@ test("a rebuild instruments only the core module that changed: the others' instr
   const before = instrumentCount();
   (await prepareComponent("ts-tool", rebuilt, shared, 64, "interrupt", "local")).done();
   expect(instrumentCount()).toBe(before + 1);
+});
+
+test("a rebuild prepared while the first build runs compiles only the core module that changed; the last use lets go of every module", async () => {
+  const first = new Uint8Array(readFileSync(FIXTURE));
+  const rebuilt = withSectionByteChanged(first, SectionId.data);
+  const shared = cacheDir();
+  const held = cachedArtifactCount();
+  const running = await prepareComponent("ts-tool", first, shared, 64, "interrupt", "local");
+  const files = Object.keys(running.prepared.modules);
+  expect(files.length).toBeGreaterThan(1);
+  expect(cachedArtifactCount()).toBe(held + 1 + files.length); // the component and each of its core modules
+  const compiled = compileCount();
+  const next = await prepareComponent("ts-tool", rebuilt, shared, 64, "interrupt", "local");
+  expect(compileCount()).toBe(compiled + 1);
+  const same = files.filter((file) => next.prepared.modules[file] === running.prepared.modules[file]);
+  expect(same.length).toBe(files.length - 1);
+  expect(cachedArtifactCount()).toBe(held + 2 + files.length + 1);
+  running.done();
+  expect(cachedArtifactCount()).toBe(held + 1 + files.length);
+  next.done();
+  expect(cachedArtifactCount()).toBe(held);
+  // nothing holds them any more: the next preparation compiles every module again
+  const again = await prepareComponent("ts-tool", first, shared, 64, "interrupt", "local");
+  expect(compileCount()).toBe(compiled + 1 + files.length);
+  again.done();
+  expect(cachedArtifactCount()).toBe(held);
+});
+
+test("a component one of whose core modules is refused holds none of the others", async () => {
+  const first = new Uint8Array(readFileSync(FIXTURE));
+  const broken = withSectionByteChanged(first, SectionId.code);
+  const shared = cacheDir();
+  (await prepareComponent("ts-tool", first, shared, 64, "interrupt", "local")).done(); // the broken one takes its shape, not jco
+  const held = cachedArtifactCount();
+  await expect(prepareComponent("ts-tool", broken, shared, 64, "interrupt", "local")).rejects.toThrow(/^plugin ts-tool \(component\.core\d*\.wasm\): /);
+  expect(cachedArtifactCount()).toBe(held);
+  const fine = await prepareComponent("ts-tool", first, shared, 64, "interrupt", "local");
+  expect(cachedArtifactCount()).toBe(held + 1 + Object.keys(fine.prepared.modules).length);
+  fine.done();
+  expect(cachedArtifactCount()).toBe(held);
 });

@@ -14,16 +14,49 @@ type Instantiate = (
 ) => Promise<Record<string, unknown>>;
 
 /**
- * A transpiled component inside one sandbox: jco's JS (imported once, reused on re-instantiation) and its core
- * modules, already instrumented, compiled and memory-capped by the main thread (artifact-cache.ts).
+ * The components' JS a sandbox Worker has evaluated, by the SHA-256 of its text, for the Worker's life (an evaluated
+ * module cannot be unloaded; the pool retires a Worker after MAX_ARTIFACTS_PER_WORKER scripts). jco's JS takes the
+ * core modules as arguments, so artifacts whose text is the same (a rebuild whose core modules alone changed) share
+ * one evaluation.
+ */
+export class EvaluatedScripts {
+  private readonly byHash = new Map<string, Promise<Instantiate>>();
+
+  /** Scripts evaluated (or being evaluated). */
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  instantiateFunction(hash: string, js: string): Promise<Instantiate> {
+    let evaluated = this.byHash.get(hash);
+    if (!evaluated) {
+      evaluated = (async () => {
+        const url = URL.createObjectURL(new Blob([js], { type: "text/javascript" }));
+        try {
+          const mod = (await import(url)) as { instantiate: Instantiate };
+          return mod.instantiate;
+        } finally {
+          URL.revokeObjectURL(url);
+        }
+      })();
+      this.byHash.set(hash, evaluated);
+    }
+    return evaluated;
+  }
+}
+
+/**
+ * A transpiled component inside one sandbox: jco's JS (evaluated once per script, reused on re-instantiation) and
+ * its core modules, already instrumented, compiled and memory-capped by the main thread (artifact-cache.ts).
  */
 export class ComponentArtifact {
-  private instantiateFn: Promise<Instantiate> | null = null;
-
   constructor(
     private js: string,
     private modules: Readonly<Record<string, WebAssembly.Module>>,
     private readonly plugin: string,
+    /** The JS text's SHA-256. */
+    private readonly script: string,
+    private readonly scripts: EvaluatedScripts,
   ) {}
 
   /** The JS text and compiled modules again, from a new tenant's init (the same content under the same key). */
@@ -32,23 +65,8 @@ export class ComponentArtifact {
     this.modules = modules;
   }
 
-  /** No tenant uses it any more: let go of the JS text and compiled modules (the evaluated JS stays). */
-  forgetCode(): void {
-    this.js = "";
-    this.modules = {};
-  }
-
   instantiateFunction(): Promise<Instantiate> {
-    this.instantiateFn ??= (async () => {
-      const url = URL.createObjectURL(new Blob([this.js], { type: "text/javascript" }));
-      try {
-        const mod = (await import(url)) as { instantiate: Instantiate };
-        return mod.instantiate;
-      } finally {
-        URL.revokeObjectURL(url);
-      }
-    })();
-    return this.instantiateFn;
+    return this.scripts.instantiateFunction(this.script, this.js);
   }
 
   coreModule(name: string): Promise<WebAssembly.Module> {

@@ -18,6 +18,11 @@ export interface TenantHandler {
   busyUntil(): number;
   /** The plugin serves middleware: the pool keeps the members of a chain in one Worker (pool.ts). */
   readonly servesMiddleware?: boolean;
+  /**
+   * The same plugin across its generations (its name and entry file): the pool places a reloaded plugin's sandbox in
+   * the Worker of the one it replaces (pool.ts).
+   */
+  readonly lineage?: string;
 }
 
 /** setTimeout's longest delay (a longer one fires at once). */
@@ -48,7 +53,7 @@ export class PoolWorker {
   private nextCall = 1;
   private nextSlot = 0;
   private stuckTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Component artifacts whose JS the Worker has evaluated (it keeps them for its life). */
+  /** Components' scripts (their JS text's hash) the Worker has evaluated (it keeps them for its life). */
   private readonly artifacts = new Set<string>();
   private markBooted: (ok: boolean) => void = () => {};
   /** Counts every message posted to the Worker: it watches it for a moment after a call (mailbox.ts). */
@@ -82,6 +87,12 @@ export class PoolWorker {
     return false;
   }
 
+  /** Whether it hosts a live sandbox of this lineage (TenantHandler.lineage). */
+  hostsLineage(lineage: string): boolean {
+    for (const handler of this.handlers.values()) if (handler.lineage === lineage) return true;
+    return false;
+  }
+
   /**
    * True once the Worker has evaluated MAX_ARTIFACTS_PER_WORKER components' JS (a module cannot be unloaded): the
    * pool places no new sandbox in it. Every Worker ends when its last tenant has gone.
@@ -103,7 +114,7 @@ export class PoolWorker {
 
   post(message: ToWorker | string): void {
     if (this.gone) return;
-    if (typeof message !== "string" && message.type === "init" && message.component) this.artifacts.add(message.component.key);
+    if (typeof message !== "string" && message.type === "init" && message.component) this.artifacts.add(message.component.script);
     this.worker.postMessage(message);
     this.mailbox.posted();
   }

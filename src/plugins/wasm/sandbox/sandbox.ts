@@ -80,6 +80,8 @@ export class Sandbox implements TenantHandler {
   private readonly letGoOfPool = sandboxWorkerPool.hold();
   /** The pool keeps a middleware chain's members in one Worker (pool.ts). */
   readonly servesMiddleware: boolean;
+  /** The pool places a reloaded plugin's sandbox beside the one it replaces (pool.ts). */
+  readonly lineage: string;
 
   constructor(
     readonly plugin: AdmittedPlugin,
@@ -92,6 +94,7 @@ export class Sandbox implements TenantHandler {
     const host = services;
     this.lanes = plugin.capabilities.map(() => ({ queue: [], inFlight: null }));
     this.servesMiddleware = plugin.capabilities.some((capability) => capability.type === "middleware");
+    this.lineage = `${plugin.name}\0${plugin.entryPath}`;
     this.log = host.logger.child(`plugin.${plugin.name}`);
     const kvQuotaBytes = Math.floor(plugin.resources.maxKvStorageMb * 1024 * 1024);
     this.hostRpc = new SandboxHostRpc(plugin.name, host, this.log, (cap, fn, args) => this.call(cap, fn, args), kvQuotaBytes);
@@ -141,7 +144,7 @@ export class Sandbox implements TenantHandler {
 
   private spawn(mayRetry: boolean): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const host = sandboxWorkerPool.place(this.servesMiddleware);
+      const host = sandboxWorkerPool.place(this.servesMiddleware, this.lineage);
       const { tenant, slots } = host.attach(this, null, this.lanes.length);
       const limit = this.options.initTimeoutMs ?? SANDBOX_INIT_TIMEOUT_MS;
       const timer = setTimeout(() => {

@@ -3,7 +3,7 @@
  * per capability, with its own interrupt flag, kv and sockets. It runs the calls the main thread sends (one at a
  * time per instance; the main thread queues), re-instantiates poisoned instances, drops a tenant on "stop", and
  * forwards logs, events and RPCs tagged with their tenant. A component's transpiled JS is evaluated once per Worker
- * and artifact, whichever tenants use it.
+ * and script (its text's hash), whichever tenants and artifacts use it.
  */
 import { availableParallelism } from "node:os";
 import { decodeCall, encodeResult } from "./call-codec.ts";
@@ -12,7 +12,7 @@ import type { HostContext } from "../host/context.ts";
 import { KvStore } from "../host/kv.ts";
 import { RemoteKv } from "../host/kv-remote.ts";
 import { componentImports } from "../host/index.ts";
-import { ComponentArtifact, ComponentGuest } from "../guest/component.ts";
+import { ComponentArtifact, ComponentGuest, EvaluatedScripts } from "../guest/component.ts";
 import { CoreModuleGuest } from "../guest/core-module.ts";
 import { Meter, newInterruptFlag } from "../guest/meter.ts";
 import { type Guest, GuestFailure } from "../guest/types.ts";
@@ -42,12 +42,16 @@ const tenants = new Map<number, Tenant>();
 /** Worker-wide instance number -> its tenant and capability index. */
 const slots = new Map<number, { tenant: Tenant; cap: number }>();
 /**
- * Evaluated component JS by artifact key, for the Worker's life: an evaluated module cannot be unloaded, so a key is
- * evaluated once however often its plugins restart; the pool retires a Worker that has seen
- * MAX_ARTIFACTS_PER_WORKER keys (pool-worker.ts). The JS text and compiled core modules are held only while a
- * tenant of the key is hosted (each init brings them again).
+ * The artifacts of the tenants hosted now, by artifact key: the JS text and compiled core modules are held only while
+ * a tenant of the key is hosted (each init brings them again).
  */
 const artifacts = new Map<string, ComponentArtifact>();
+/**
+ * What the artifacts' JS evaluated to, by script, for the Worker's life: an evaluated module cannot be unloaded, so a
+ * script is evaluated once however often its plugins restart or are rebuilt with the same JS; the pool retires a
+ * Worker that has evaluated MAX_ARTIFACTS_PER_WORKER scripts (pool-worker.ts).
+ */
+const scripts = new EvaluatedScripts();
 let nextRpc = 1;
 const pendingRpc = new Map<number, { tenant: number; resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 
@@ -142,9 +146,9 @@ async function start(message: SandboxStart): Promise<void> {
   send({ type: "flag", tenant: tenant.id, interrupt: tenant.interrupt });
   message.slots.forEach((slot, cap) => slots.set(slot, { tenant, cap }));
   if (message.component) {
-    const { key, js, modules } = message.component;
+    const { key, js, script, modules } = message.component;
     let artifact = artifacts.get(key);
-    if (!artifact) artifacts.set(key, (artifact = new ComponentArtifact(js, modules, plugin.name)));
+    if (!artifact) artifacts.set(key, (artifact = new ComponentArtifact(js, modules, plugin.name, script, scripts)));
     else artifact.provide(js, modules);
     tenant.artifact = artifact;
   } else if (message.module) {
@@ -180,7 +184,7 @@ function drop(id: number): void {
   tenant.init.slots.forEach((slot) => slots.delete(slot));
   tenant.guests.length = 0;
   const key = tenant.init.component?.key;
-  if (key !== undefined && ![...tenants.values()].some((t) => t.init.component?.key === key)) artifacts.get(key)?.forgetCode();
+  if (key !== undefined && ![...tenants.values()].some((t) => t.init.component?.key === key)) artifacts.delete(key);
   collectSoon();
   tenant.sockets.closeAll();
   tenant.kv.close();
