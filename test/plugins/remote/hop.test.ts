@@ -1,7 +1,16 @@
 import { describe, expect, test } from "bun:test";
-import { HOP_WORKER_DATA_KEY, HopBoxes, Linger } from "../../../src/plugins/remote/hop/index.ts";
+import { existsSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import {
+  childProcessHop,
+  HOP_WORKER_DATA_KEY,
+  HopBoxes,
+  Linger,
+  openProcessHop,
+  REMOTE_HOP_FD_ENV,
+} from "../../../src/plugins/remote/hop/index.ts";
 import { REMOTE_LINGER_MAX_SKIPS } from "../../../src/plugins/remote/limits.ts";
-import { startProcessTransport, startWorkerTransport } from "../../../src/plugins/remote/transport/index.ts";
+import { startProcessTransport, startWorkerTransport, type HostTransport } from "../../../src/plugins/remote/transport/index.ts";
 import { bootstrap, type WorkerChannel } from "../../../src/plugins/remote/worker-runtime/index.ts";
 import { memoryChannel, PROBE } from "./helpers.ts";
 
@@ -80,8 +89,8 @@ describe("the hop's counts", () => {
     expect(HopBoxes.ofWorkerData({ [HOP_WORKER_DATA_KEY]: { toPlugin: new SharedArrayBuffer(2), toHost: new SharedArrayBuffer(4) } })).toBeNull();
   });
 
-  test("a plugin Worker counts what each side posted; a subprocess has no counts", async () => {
-    const transport = startWorkerTransport({ name: "probe", entry: PROBE, settings: {}, rpcTimeoutMs: 5000 });
+  /** Start `transport`, send 5 echo calls in one turn (watching for answers), wait for their 5 answers. */
+  async function callFive(transport: HostTransport): Promise<{ received: Array<{ type: string; requestId?: number }>; sentBefore: number }> {
     const received: Array<{ type: string; requestId?: number }> = [];
     let wake = () => {};
     transport.onMessage((text) => {
@@ -95,24 +104,76 @@ describe("the hop's counts", () => {
     const until = async (ok: () => boolean) => {
       while (!ok()) await new Promise<void>((resolve) => (wake = resolve));
     };
+    await until(() => received.some((m) => m.type === "init-complete"));
+    const sentBefore = transport.hop!.toPlugin.seen();
+    for (let i = 1; i <= 5; i++) {
+      transport.send(JSON.stringify({ type: "worker-rpc", requestId: i, surface: "service", target: "service:ECHO.echo", args: { args: [i] } }));
+      transport.expectAnswer();
+    }
+    await until(() => received.filter((m) => m.type === "worker-rpc-result").length === 5);
+    return { received, sentBefore };
+  }
+
+  test("a plugin Worker counts each message each side posted", async () => {
+    const transport = startWorkerTransport({ name: "probe", entry: PROBE, settings: {}, rpcTimeoutMs: 5000 });
     try {
-      await until(() => received.some((m) => m.type === "init-complete"));
-      const sentBefore = transport.hop!.toPlugin.seen();
-      for (let i = 1; i <= 5; i++) {
-        transport.send(JSON.stringify({ type: "worker-rpc", requestId: i, surface: "service", target: "service:ECHO.echo", args: { args: [i] } }));
-        transport.expectAnswer();
-      }
-      expect(transport.hop!.toPlugin.seen()).toBe(sentBefore + 5);
-      await until(() => received.filter((m) => m.type === "worker-rpc-result").length === 5);
+      const { received, sentBefore } = await callFive(transport);
+      expect(transport.hop!.toPlugin.seen()).toBeGreaterThanOrEqual(sentBefore + 5);
       // the Worker counts a message right after posting it
       while (transport.hop!.toHost.seen() < received.length) await Bun.sleep(1);
       expect(transport.hop!.toHost.seen()).toBeGreaterThanOrEqual(received.length);
     } finally {
       transport.kill();
     }
-    const child = startProcessTransport({ name: "probe", entry: PROBE, settings: {}, rpcTimeoutMs: 5000 });
-    expect(child.hop).toBeNull();
-    child.kill();
+  });
+
+  test("a plugin subprocess counts in a page both processes map: each batch of lines written, on both sides", async () => {
+    const transport = startProcessTransport({ name: "probe", entry: PROBE, settings: {}, rpcTimeoutMs: 5000 });
+    try {
+      const hop = transport.hop!;
+      expect(hop).not.toBeNull();
+      const { received, sentBefore } = await callFive(transport);
+      // the five calls of one turn left in one write (and the answers to the child's host calls in others)
+      expect(hop.toPlugin.seen()).toBeGreaterThanOrEqual(sentBefore + 1);
+      expect(hop.toPlugin.seen() - sentBefore).toBeLessThan(5);
+      while (hop.toHost.seen() < 2) await Bun.sleep(1);
+      expect(hop.toHost.seen()).toBeGreaterThanOrEqual(2);
+      expect(hop.toHost.seen()).toBeLessThanOrEqual(received.length);
+    } finally {
+      transport.kill();
+    }
+  });
+});
+
+describe("a subprocess's hop counts (process-hop.ts)", () => {
+  test("host and child see each other's counts; the file is gone from disk and the child's descriptor closed", async () => {
+    const shared = openProcessHop()!;
+    expect(shared).not.toBeNull();
+    const child = Bun.spawn(
+      [
+        process.execPath,
+        "-e",
+        `const { childProcessHop } = await import(${JSON.stringify(new URL("../../../src/plugins/remote/hop/index.ts", import.meta.url).pathname)});
+         const hop = childProcessHop();
+         hop.toHost.posted(); hop.toHost.posted();
+         const { existsSync } = await import("node:fs");
+         console.log(JSON.stringify({ sawHost: hop.toPlugin.seen(), fdOpen: existsSync("/proc/self/fd/3") }));`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit", shared.fd], env: { PATH: process.env.PATH ?? "", [REMOTE_HOP_FD_ENV]: "3" } },
+    );
+    shared.closeFd();
+    shared.boxes.toPlugin.posted();
+    const out = JSON.parse(await new Response(child.stdout).text()) as { sawHost: number; fdOpen: boolean };
+    expect(await child.exited).toBe(0);
+    expect(out.fdOpen).toBe(false);
+    expect(out.sawHost).toBeLessThanOrEqual(1);
+    expect(shared.boxes.toHost.seen()).toBe(2);
+    expect(readdirSync(existsSync("/dev/shm") ? "/dev/shm" : tmpdir()).some((name) => name.startsWith(`prx-hop-${process.pid}-`))).toBe(false);
+  });
+
+  test("no variable, or one that is not a descriptor number: no hop", () => {
+    expect(childProcessHop({})).toBeNull();
+    expect(childProcessHop({ [REMOTE_HOP_FD_ENV]: "three" })).toBeNull();
   });
 });
 

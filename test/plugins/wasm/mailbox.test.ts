@@ -60,3 +60,14 @@ test("a Worker of a process that may run on one CPU does not watch; with two it 
   expect(lingerWindowUs(2)).toBe(SANDBOX_LINGER_US);
   expect(lingerWindowUs(64)).toBe(SANDBOX_LINGER_US);
 });
+
+test("a mailbox over a view of memory another process maps counts in that element; it has no SharedArrayBuffer to post", () => {
+  const memory = new Int32Array(new ArrayBuffer(8));
+  const box = new Mailbox(memory.subarray(1, 2));
+  box.posted();
+  box.posted();
+  expect(Array.from(memory)).toEqual([0, 2]);
+  expect(box.seen()).toBe(2);
+  expect(() => box.buffer).toThrow(/mapped from a file/);
+  expect(new Mailbox().buffer).toBeInstanceOf(SharedArrayBuffer);
+});

@@ -1,6 +1,6 @@
 import { Mailbox } from "../../wasm/sandbox/mailbox.ts";
 
-/** The shared memory of a Worker's hop: one count of messages per direction (a Worker has shared memory; a subprocess does not). */
+/** The shared memory of a Worker's hop: one count of messages per direction (a subprocess maps a file instead, process-hop.ts). */
 export interface HopBuffers {
   toPlugin: SharedArrayBuffer;
   toHost: SharedArrayBuffer;
@@ -14,11 +14,17 @@ export class HopBoxes {
   readonly toPlugin: Mailbox;
   readonly toHost: Mailbox;
 
-  constructor(buffers?: HopBuffers) {
+  constructor(buffers?: HopBuffers | { toPlugin: Int32Array; toHost: Int32Array }) {
     this.toPlugin = new Mailbox(buffers?.toPlugin);
     this.toHost = new Mailbox(buffers?.toHost);
   }
 
+  /** Counts in memory a subprocess maps too (process-hop.ts). */
+  static over(toPlugin: Int32Array, toHost: Int32Array): HopBoxes {
+    return new HopBoxes({ toPlugin, toHost });
+  }
+
+  /** A Worker's hop only: its SharedArrayBuffers, to pass in workerData. */
   get buffers(): HopBuffers {
     return { toPlugin: this.toPlugin.buffer, toHost: this.toHost.buffer };
   }

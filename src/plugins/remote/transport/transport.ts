@@ -4,7 +4,7 @@ import { becomeSubreaper, ProcessTree } from "../../../core/supervise/index.ts";
 import { REMOTE_CHILD_ARG, REMOTE_WORKER_ENTRYPOINTS } from "../entrypoints.ts";
 import { BatchedWriter, LineDecoder, previewBytes } from "../protocol/index.ts";
 import { pumpStream } from "./pump.ts";
-import { HOP_WORKER_DATA_KEY, HopBoxes, Linger } from "../hop/index.ts";
+import { HOP_WORKER_DATA_KEY, HopBoxes, Linger, openProcessHop, REMOTE_HOP_FD_ENV } from "../hop/index.ts";
 import { REMOTE_ANSWER_WAIT_US } from "../limits.ts";
 import { TailLines } from "../host/output/index.ts";
 import { REMOTE_CHANNEL_ENV } from "../worker-runtime/channel.ts";
@@ -139,26 +139,33 @@ export function startProcessTransport(config: LaunchConfig): HostTransport {
   // to start than the prctl takes to apply, so prx is the subreaper before any grandchild can be orphaned)
   void becomeSubreaper();
   const tree = new ProcessTree(`plugin-${config.name}`);
+  // the hop's counts in a page both processes map, passed as descriptor 3 (the child closes it before plugin code runs)
+  const shared = openProcessHop();
+  const env = pluginEnvironment(config, true);
+  if (shared) env[REMOTE_HOP_FD_ENV] = "3";
   try {
     proc = Bun.spawn(cmd, {
       cwd: config.entry.slice(0, config.entry.lastIndexOf("/")) || "/",
-      env: tree.env(pluginEnvironment(config, true)),
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
+      env: tree.env(env),
+      stdio: shared ? ["pipe", "pipe", "pipe", shared.fd] : ["pipe", "pipe", "pipe"],
       detached: true,
-    });
+    }) as Bun.Subprocess<"pipe", "pipe", "pipe">;
     tree.adopt(proc.pid);
   } catch (cause) {
     void tree.reap();
     throw new PrxError("PLUGIN_LOAD", `cannot spawn remote plugin ${config.name}: ${(cause as Error).message}`, {
       cause,
     });
+  } finally {
+    shared?.closeFd();
   }
+  const hop = shared?.boxes ?? null;
+  const answers = new Linger(hop ? REMOTE_ANSWER_WAIT_US : 0);
   const writer = new BatchedWriter((chunk) => {
     try {
       proc.stdin.write(chunk);
       proc.stdin.flush();
+      hop?.toPlugin.posted();
     } catch {
       // the child is gone; its exit is reported through proc.exited
     }
@@ -183,9 +190,14 @@ export function startProcessTransport(config: LaunchConfig): HostTransport {
   return {
     kind: "process",
     pid: proc.pid,
-    hop: null,
+    hop,
     send: (text) => writer.write(text + "\n"),
-    expectAnswer: () => {},
+    expectAnswer: () => {
+      // only a child that counts its lines (prx's own launcher, which counts from its first) is watched
+      if (!hop) return;
+      const seen = hop.toHost.seen();
+      if (seen > 0) answers.soon((windowUs) => hop.toHost.linger(seen, windowUs));
+    },
     onMessage: (h) => void (l.message = h),
     onRefused: (h) => void (l.refused = h),
     onExit: (h) => l.addExit(h),

@@ -8,10 +8,10 @@ export interface HostTransport {
   send(text: string): void;
   /**
    * A call was just sent: watch for an answer for a bounded moment once this turn is done (REMOTE_ANSWER_WAIT_US),
-   * where the transport can (a Worker; a subprocess shares nothing to watch).
+   * where the transport can (a Worker; a subprocess whose launcher counts its lines in the mapped hop).
    */
   expectAnswer(): void;
-  /** The counts of messages each side posted (a Worker), or null (a subprocess). */
+  /** The counts of messages each side posted (shared memory, or a page both processes map), or null. */
   readonly hop: HopBoxes | null;
   /** Called with each received text. */
   onMessage(handler: (text: string) => void): void;

@@ -1,6 +1,6 @@
 import { writeSync } from "node:fs";
 import { workerData } from "node:worker_threads";
-import { HopBoxes, Linger } from "../hop/index.ts";
+import { childProcessHop, HopBoxes, Linger } from "../hop/index.ts";
 import { BatchedWriter, LineDecoder, decodeText, encodeMessage, preview } from "../protocol/index.ts";
 import { REMOTE_LINGER_US, REMOTE_MAX_MESSAGE_BYTES, REMOTE_MAX_MESSAGE_DEPTH } from "../limits.ts";
 import { readStdin } from "./stdin-reader.ts";
@@ -118,11 +118,26 @@ function stdoutWriter(): (chunk: string) => void {
 
 /**
  * Subprocess: newline-delimited JSON, host -> stdin, stdout -> host. Writes of one tick are batched into one.
- * `onEnd` runs when stdin closes (the host went away).
+ * `onEnd` runs when stdin closes (the host went away). With the hop's counts the host mapped for it (`hop`,
+ * process-hop.ts), each write is counted once it is out, and after an answer the process watches the host's count
+ * for its next line, as a plugin Worker does.
  */
-export function createStdioChannel(onProblem: ProblemSink = () => {}, onEnd: () => void = () => {}): WorkerChannel {
+export function createStdioChannel(
+  onProblem: ProblemSink = () => {},
+  onEnd: () => void = () => {},
+  hop: HopBoxes | null = childProcessHop(),
+): WorkerChannel {
   const subscribers = new Subscribers();
-  const writer = new BatchedWriter(stdoutWriter());
+  const write = stdoutWriter();
+  const writer = new BatchedWriter(
+    hop
+      ? (chunk) => {
+          write(chunk);
+          hop.toHost.posted();
+        }
+      : write,
+  );
+  const linger = new Linger(hop ? REMOTE_LINGER_US : 0);
   let closed = false;
   const decoder = new LineDecoder(
     (line) => {
@@ -146,6 +161,12 @@ export function createStdioChannel(onProblem: ProblemSink = () => {}, onEnd: () 
       if (!closed) writer.write(encodeMessage(message, REMOTE_MAX_MESSAGE_BYTES, REMOTE_MAX_MESSAGE_DEPTH) + "\n");
     },
     onMessage: (handler) => subscribers.add(handler),
+    afterAnswer(idle) {
+      if (!hop) return;
+      const box = hop.toPlugin;
+      const seen = box.seen();
+      linger.soon((windowUs) => box.linger(seen, windowUs), () => !closed && idle());
+    },
     close() {
       if (closed) return;
       writer.flush();

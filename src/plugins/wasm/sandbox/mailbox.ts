@@ -1,3 +1,4 @@
+import { PrxError } from "../../../core/errors.ts";
 import { SANDBOX_LINGER_US } from "../limits.ts";
 
 /**
@@ -21,8 +22,21 @@ export function lingerWindowUs(cpus: number): number {
 export class Mailbox {
   private readonly count: Int32Array;
 
-  constructor(readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(4)) {
-    this.count = new Int32Array(buffer, 0, 1);
+  /**
+   * `memory`: a SharedArrayBuffer (threads of one process), or a one-element view of memory another process maps
+   * too (remote/hop/process-hop.ts).
+   */
+  constructor(memory: SharedArrayBuffer | Int32Array = new SharedArrayBuffer(4)) {
+    this.count = memory instanceof Int32Array ? memory.subarray(0, 1) : new Int32Array(memory, 0, 1);
+  }
+
+  /** The SharedArrayBuffer to post to a Worker (the count must live in one). */
+  get buffer(): SharedArrayBuffer {
+    const buffer = this.count.buffer;
+    if (buffer instanceof SharedArrayBuffer) return buffer;
+    throw new PrxError("INTERNAL", "this mailbox lives in memory mapped from a file, not in a SharedArrayBuffer", {
+      hint: "post a Worker a Mailbox made with a SharedArrayBuffer",
+    });
   }
 
   /** Main thread: one more message was posted. */
