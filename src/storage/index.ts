@@ -13,7 +13,6 @@ export { validateSessionId, historyFrom } from "./session-history.ts";
 export { checkIdempotencyKey } from "./idempotency-rules.ts";
 export { TOKEN_PREFIX } from "./token-util.ts";
 export { openSqliteDatabase, SQLITE_BUSY_TIMEOUT_MS } from "./sqlite/database.ts";
-export { DATA_VERSION_REUSE_MS } from "./sqlite/data-version.ts";
 export { migrateSqlite, sqliteStatus, SQLITE_MIGRATIONS } from "./sqlite/schema.ts";
 export { SqliteSessionStore } from "./sqlite/sessions.ts";
 export { SqliteTokenStore } from "./sqlite/tokens.ts";

@@ -35,7 +35,7 @@ export const BEARER_MAX_CHARS = 512;
 export const TOKEN_CACHE_MAX_ENTRIES = 1024;
 /**
  * PostgreSQL: how long a verified token is trusted without asking the database again. A revocation through
- * another replica is honoured within this time (the SQLite path notices one within DATA_VERSION_REUSE_MS).
+ * another replica is honoured within this time (the SQLite path notices one at the next request).
  */
 export const TOKEN_CACHE_TTL_MS = 1000;
 

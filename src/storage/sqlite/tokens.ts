@@ -12,8 +12,8 @@ const TOKENS_TABLE = "gateway_tokens";
 /**
  * Gateway bearer tokens in the workspace database: only their SHA-256 is kept. Verified tokens are cached by
  * digest and the cache is dropped when another connection (`prx gateway token revoke` in another process)
- * committed, or when a store on this connection revoked one (data-version.ts): a revocation takes effect
- * within DATA_VERSION_REUSE_MS, and a request costs no table lookup.
+ * committed, or when a store on this connection revoked one (data-version.ts): a revocation takes effect at the
+ * next request, and a request costs one `PRAGMA data_version`, no table lookup.
  */
 export class SqliteTokenStore implements TokenStore {
   private readonly touched = new Map<string, number>();
