@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   childProcessHop,
   HOP_WORKER_DATA_KEY,
@@ -12,6 +13,7 @@ import {
 import { REMOTE_LINGER_MAX_SKIPS } from "../../../src/plugins/remote/limits.ts";
 import { startProcessTransport, startWorkerTransport, type HostTransport } from "../../../src/plugins/remote/transport/index.ts";
 import { bootstrap, type WorkerChannel } from "../../../src/plugins/remote/worker-runtime/index.ts";
+import { captureLogger } from "../events/log.ts";
 import { memoryChannel, PROBE } from "./helpers.ts";
 
 /** A Linger whose watches run when the test says (`turn()`), on a machine of `cpus` CPUs. */
@@ -174,6 +176,49 @@ describe("a subprocess's hop counts (process-hop.ts)", () => {
   test("no variable, or one that is not a descriptor number: no hop", () => {
     expect(childProcessHop({})).toBeNull();
     expect(childProcessHop({ [REMOTE_HOP_FD_ENV]: "three" })).toBeNull();
+  });
+
+  test("no directory to make the page in: no hop, said once at debug", () => {
+    const log = captureLogger();
+    const dir = join(tmpdir(), `prx-hop-test-missing-${crypto.randomUUID()}`);
+    expect(openProcessHop({ dir, log })).toBeNull();
+    expect(openProcessHop({ dir, log })).toBeNull();
+    expect(log.records.map((r) => r.level)).toEqual(["debug"]);
+    expect(log.records[0]!.fields).toEqual({ reason: `ENOENT for a page in ${dir}` });
+  });
+
+  test("a child given a descriptor that is not open: no hop, said once at debug, nothing closed", () => {
+    const log = captureLogger();
+    expect(childProcessHop({ [REMOTE_HOP_FD_ENV]: "987" }, log)).toBeNull();
+    expect(childProcessHop({ [REMOTE_HOP_FD_ENV]: "987" }, log)).toBeNull();
+    expect(log.records.map((r) => [r.level, r.fields?.reason])).toEqual([["debug", "ENOENT mapping descriptor 987"]]);
+  });
+
+  test("a subprocess without the page: nothing watches, and its lines still go through the pipes", async () => {
+    const transport = startProcessTransport({ name: "probe", entry: PROBE, settings: {}, rpcTimeoutMs: 5000 }, () => null);
+    try {
+      expect(transport.hop).toBeNull();
+      const received: Array<{ type: string; requestId?: number; ok?: boolean; payload?: unknown }> = [];
+      let wake = () => {};
+      transport.onMessage((text) => {
+        const m = JSON.parse(text) as (typeof received)[number];
+        if (m.type === "host-rpc") transport.send(JSON.stringify({ type: "host-rpc-result", requestId: m.requestId, ok: true, payload: null }));
+        received.push(m);
+        wake();
+      });
+      const until = async (ok: () => boolean) => {
+        while (!ok()) await new Promise<void>((resolve) => (wake = resolve));
+      };
+      await until(() => received.some((m) => m.type === "init-complete"));
+      transport.send(JSON.stringify({ type: "worker-rpc", requestId: 1, surface: "service", target: "service:ECHO.echo", args: { args: ["plain"] } }));
+      transport.expectAnswer();
+      await until(() => received.some((m) => m.type === "worker-rpc-result"));
+      const answer = received.find((m) => m.type === "worker-rpc-result")!;
+      expect(answer.requestId).toBe(1);
+      expect(answer.ok).toBe(true);
+    } finally {
+      transport.kill();
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import { becomeSubreaper, ProcessTree } from "../../../core/supervise/index.ts";
 import { REMOTE_CHILD_ARG, REMOTE_WORKER_ENTRYPOINTS } from "../entrypoints.ts";
 import { BatchedWriter, LineDecoder, previewBytes } from "../protocol/index.ts";
 import { pumpStream } from "./pump.ts";
-import { HOP_WORKER_DATA_KEY, HopBoxes, Linger, openProcessHop, REMOTE_HOP_FD_ENV } from "../hop/index.ts";
+import { HOP_WORKER_DATA_KEY, HopBoxes, Linger, openProcessHop, REMOTE_HOP_FD_ENV, type ProcessHop } from "../hop/index.ts";
 import { REMOTE_ANSWER_WAIT_US } from "../limits.ts";
 import { TailLines } from "../host/output/index.ts";
 import { REMOTE_CHANNEL_ENV } from "../worker-runtime/channel.ts";
@@ -131,7 +131,8 @@ export function startWorkerTransport(config: LaunchConfig): HostTransport {
   };
 }
 
-export function startProcessTransport(config: LaunchConfig): HostTransport {
+/** `openHop` makes the page of the hop's counts (null: the hop runs without counts, lines only). */
+export function startProcessTransport(config: LaunchConfig, openHop: () => ProcessHop | null = openProcessHop): HostTransport {
   const l = new Listeners();
   const cmd = isCompiledBinary() ? [process.execPath, REMOTE_CHILD_ARG] : [process.execPath, CHILD_MAIN];
   let proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
@@ -140,7 +141,7 @@ export function startProcessTransport(config: LaunchConfig): HostTransport {
   void becomeSubreaper();
   const tree = new ProcessTree(`plugin-${config.name}`);
   // the hop's counts in a page both processes map, passed as descriptor 3 (the child closes it before plugin code runs)
-  const shared = openProcessHop();
+  const shared = openHop();
   const env = pluginEnvironment(config, true);
   if (shared) env[REMOTE_HOP_FD_ENV] = "3";
   try {
@@ -161,13 +162,17 @@ export function startProcessTransport(config: LaunchConfig): HostTransport {
   }
   const hop = shared?.boxes ?? null;
   const answers = new Linger(hop ? REMOTE_ANSWER_WAIT_US : 0);
+  const tail = new TailLines();
   const writer = new BatchedWriter((chunk) => {
     try {
       proc.stdin.write(chunk);
       proc.stdin.flush();
       hop?.toPlugin.posted();
-    } catch {
-      // the child is gone; its exit is reported through proc.exited
+    } catch (error) {
+      // the child is gone: its exit is reported through proc.exited
+      if (proc.killed || proc.exitCode !== null || proc.signalCode !== null) return;
+      // alive but not taking input: said in its stderr's tail, which is reported when it ends
+      tail.push(Buffer.from(`\n<prx: writing to the plugin's stdin failed: ${(error as Error).message}>\n`));
     }
   });
   const decoder = new LineDecoder(
@@ -177,7 +182,6 @@ export function startProcessTransport(config: LaunchConfig): HostTransport {
     (chunk, start, end, count) =>
       l.refused("malformed", () => `not a JSON object: ${previewBytes(chunk, start, end)}`, count),
   );
-  const tail = new TailLines();
   const readFailed = (what: string) => (error: unknown) =>
     tail.push(Buffer.from(`\n<prx: reading the plugin's ${what} failed: ${(error as Error).message}>\n`));
   void pumpStream(proc.stdout, (chunk, from, until) => decoder.push(chunk, from, until)).catch(readFailed("stdout"));
