@@ -57,16 +57,16 @@ interface Entry {
   users: number;
 }
 
-/** A dropped entry lets go of the entries it uses (a component's of its core modules), now or once it is made. */
+/** Let go of the entries a prepared artifact uses (a component's of its core modules). */
+function releaseUses(prepared: Prepared): void {
+  if (prepared.kind === "component") prepared.release();
+}
+
+/** A dropped entry lets go of the entries it uses, now or once it is made. */
 function releaseDropped(entry: Entry): void {
-  if (entry.ready) {
-    if (entry.ready.kind === "component") entry.ready.release();
-    return;
-  }
+  if (entry.ready) return releaseUses(entry.ready);
   entry.made.then(
-    (prepared) => {
-      if (prepared.kind === "component") prepared.release();
-    },
+    releaseUses,
     () => {}, // a failed preparation holds nothing: it let go of what it had taken
   );
 }
@@ -132,24 +132,31 @@ function lettingGo(key: string, entry: Entry): () => void {
 }
 
 /**
+ * `shared`, and (once) letting go of what `own` uses: an artifact made again by one use alone. Not inside use(), for
+ * the reason lettingGo is not.
+ */
+function lettingGoOwn(shared: () => void, own: Prepared): () => void {
+  let held = true;
+  return () => {
+    shared();
+    if (!held) return;
+    held = false;
+    releaseUses(own);
+  };
+}
+
+/**
  * One use of the entry under `key`, made by `make` when no use holds it. A failed preparation is forgotten so the next
  * load retries it; another plugin sharing the failed in-flight entry prepares again so its error names it.
  */
 async function use<T extends Prepared>(key: string, plugin: string, make: () => Promise<T>): Promise<ArtifactUse<T>> {
   let entry = entries.get(key);
   let made: Promise<T>;
-  // made again by this use alone (the shared preparation failed): what it holds goes with this use
-  let own: Entry | undefined;
+  // made again by this use alone (the shared preparation failed): what it uses goes with this use
+  let own: T | undefined;
   if (entry) {
-    made = (
-      entry.plugin === plugin
-        ? entry.made
-        : entry.made.catch(async () => {
-            const prepared = await make();
-            own = { plugin, made: Promise.resolve(prepared), ready: prepared, users: 0 };
-            return prepared;
-          })
-    ) as Promise<T>;
+    const inFlight = entry.made as Promise<T>;
+    made = entry.plugin === plugin ? inFlight : inFlight.catch(async () => (own = await make()));
   } else {
     made = make();
     const created: Entry = { plugin, made: made as Promise<Prepared>, users: 0 };
@@ -166,16 +173,7 @@ async function use<T extends Prepared>(key: string, plugin: string, make: () => 
   const shared = lettingGo(key, entry);
   try {
     const prepared = await made;
-    const mine = own;
-    if (!mine) return { prepared, done: shared };
-    let held = true;
-    const done = () => {
-      shared();
-      if (!held) return;
-      held = false;
-      releaseDropped(mine);
-    };
-    return { prepared, done };
+    return { prepared, done: own ? lettingGoOwn(shared, own) : shared };
   } catch (error) {
     shared();
     throw error;
