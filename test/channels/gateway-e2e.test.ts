@@ -23,7 +23,6 @@ let tg: FakeTelegram;
 let gateway: RunningGateway;
 let headers: Record<string, string>;
 let cleanup = () => {};
-const stderr: string[] = [];
 
 interface Info {
   name: string;
@@ -49,7 +48,7 @@ async function waitForAnswer<T>(get: () => Promise<T>, ok: (value: T) => boolean
   let last: T | undefined;
   const held = await waitFor(
     async () => ((last = await get()), ok(last) ? { value: last } : null),
-    () => `${what}: ${JSON.stringify(last)}\n${stderr.join("")}`,
+    () => `${what}: ${JSON.stringify(last)}\n${gateway.stderr.text()}`,
     timeoutMs,
   );
   return held.value;
@@ -71,10 +70,6 @@ beforeAll(async () => {
   mkdirSync(join(ws.dir, "plugins"), { recursive: true });
   cpSync(resolve(import.meta.dir, "../fixtures/test-wasm/echo-tool"), join(ws.dir, "plugins", "echo-tool"), { recursive: true });
   gateway = await startGatewayBinary(ws.dir, { TG_TOKEN: tg.token, PRX_LOG: "info" });
-  void (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of gateway.proc.stderr as ReadableStream<Uint8Array>) stderr.push(decoder.decode(chunk));
-  })();
   const paired = await fetch(`${gateway.url}/pair`, { method: "POST", headers: { "x-pairing-code": gateway.code! } });
   headers = { authorization: `Bearer ${((await paired.json()) as { token: string }).token}`, "content-type": "application/json" };
   await waitForAnswer(telegramInfo, (i) => i.state === "running", "the channel process to run");
@@ -133,21 +128,19 @@ test("a channel process killed mid-turn is restarted; the update is answered onc
   expect(sent.length).toBe(before + 2);
 });
 
-/** The generations a channel process reported reloading to at the gateway's request, from its log lines. */
-function forwardedReloads(): number[] {
-  return [...stderr.join("").matchAll(/\[channel\.tg\] plugins reloaded with the gateway: generation (\d+)/g)].map((m) => Number(m[1]));
-}
+/** The line a channel process logs when it reloaded its plugins at the gateway's request, with its generation. */
+const FORWARDED_RELOAD = /\[channel\.tg\] plugins reloaded with the gateway: generation (\d+)/;
 
 test("a plugin reload through the gateway reaches the channel process", async () => {
   const before = (await telegramInfo()).plugin_generation;
   expect(before).toBeGreaterThanOrEqual(1);
-  const seen = forwardedReloads().length;
+  const seen = gateway.stderr.mark();
   const reloaded = await fetch(`${gateway.url}/api/plugins/echo-tool/reload`, { method: "POST", headers });
   expect(reloaded.status).toBe(200);
   expect(((await reloaded.json()) as { generation: number }).generation).toBeGreaterThanOrEqual(2);
   // The channel process numbers its own generations (a plugin that joined one process's first build late counts
   // there only): it has reloaded once it logs the reload and reports that generation.
-  const generation = (await waitFor(() => forwardedReloads()[seen], () => `the channel's reload\n${stderr.join("")}`))!;
+  const generation = Number(FORWARDED_RELOAD.exec(await gateway.stderr.line(FORWARDED_RELOAD, { after: seen }))![1]);
   const info = await waitForAnswer(telegramInfo, (i) => i.plugin_generation === generation, "the channel's plugin generation");
   expect(info.plugin_generation).toBeGreaterThan(before!);
   // the channel's turns use the plugin's tool

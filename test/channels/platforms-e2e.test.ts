@@ -21,7 +21,6 @@ let slack: FakeSlack;
 let mx: FakeMatrix;
 let gateway: RunningGateway;
 let cleanup = () => {};
-const stderr: string[] = [];
 
 interface Info {
   name: string;
@@ -38,7 +37,7 @@ async function channelsRunning(token: string): Promise<void> {
     if (last.length === 3 && last.every((c) => c.state === "running")) return;
     await Bun.sleep(50);
   }
-  throw new Error(`channels did not start: ${JSON.stringify(last)}\n${stderr.join("")}`);
+  throw new Error(`channels did not start: ${JSON.stringify(last)}\n${gateway.stderr.text()}`);
 }
 
 beforeAll(async () => {
@@ -64,10 +63,6 @@ beforeAll(async () => {
     MX_TOKEN: mx.token,
     PRX_LOG: "info",
   });
-  void (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of gateway.proc.stderr as ReadableStream<Uint8Array>) stderr.push(decoder.decode(chunk));
-  })();
   const paired = await fetch(`${gateway.url}/pair`, { method: "POST", headers: { "x-pairing-code": gateway.code! } });
   await channelsRunning(((await paired.json()) as { token: string }).token);
 }, 120_000);

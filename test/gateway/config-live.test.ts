@@ -13,7 +13,6 @@ const configPath = join(dir, "config.toml");
 let fake: FakeOpenAIServer;
 let gateway: RunningGateway;
 let token: string;
-const stderr: string[] = [];
 
 interface Outcome {
   ok: boolean;
@@ -57,16 +56,13 @@ beforeAll(async () => {
   mkdirSync(join(dir, "plugins"));
   cpSync(join(import.meta.dir, "../fixtures/test-wasm/http-tool"), join(dir, "plugins", "http-tool"), { recursive: true });
   gateway = await startGatewayBinary(dir, { HOOK_SECRET: "live-secret", PRX_LOG: "info" }, "listening");
-  void (async () => {
-    for await (const chunk of gateway.proc.stderr as ReadableStream<Uint8Array>) stderr.push(new TextDecoder().decode(chunk));
-  })();
   const presence = join(dir, "data", "gateway.json");
   while (!existsSync(presence)) await Bun.sleep(10);
   token = (JSON.parse(readFileSync(presence, "utf8")) as { control_token: string }).control_token;
 });
 
 afterAll(async () => {
-  if (process.env.LIVE_CONFIG_DEBUG) console.error(stderr.join(""));
+  if (process.env.LIVE_CONFIG_DEBUG) console.error(gateway?.stderr.text());
   gateway?.proc.kill();
   await gateway?.proc.exited;
   await fake?.stop();
@@ -108,7 +104,8 @@ describe("config.toml of a running gateway", () => {
     const detail = ((await health.json()) as { checks: Record<string, { detail?: string }> }).checks.config!.detail!;
     expect(detail).toContain("refused");
     expect(detail).toContain(`${configPath}:14`);
-    expect(stderr.join("")).toContain(`config.toml not applied; the running configuration stays (generation ${before}): ${configPath}:14`);
+    const refused = `config.toml not applied; the running configuration stays (generation ${before}): ${configPath}:14`;
+    expect(await gateway.stderr.line(refused, { timeoutMs: 10_000 })).toContain(refused);
     expect(await turn("live-3", "still here")).toBe("echo: still here");
     const doctor = await runPrx(["doctor", "-w", dir], { env: { HOME: dir } });
     expect(doctor.stdout).toContain(`FAIL config: ${configPath}:14`);
@@ -132,7 +129,8 @@ describe("config.toml of a running gateway", () => {
     expect(outcome.applied).not.toContain("gateway.port");
     const effective = (await (await api("/api/config")).json()) as { config: { gateway: { port: number } } };
     expect(effective.config.gateway.port).not.toBe(1);
-    expect(stderr.join("")).toContain("gateway.port changed; restart the process to apply it");
+    const restart = "gateway.port changed; restart the process to apply it";
+    expect(await gateway.stderr.line(restart, { timeoutMs: 10_000 })).toContain(restart);
     const doctor = await runPrx(["doctor", "-w", dir], { env: { HOME: dir } });
     expect(doctor.stdout).toContain("restart it to apply: gateway.port");
   }, 20_000);
@@ -187,10 +185,10 @@ describe("config.toml of a running gateway", () => {
     expect(started.applied).toContain("channels.hook");
     const channels = async () => ((await (await api("/api/channels")).json()) as { channels: Array<{ name: string; state: string }> }).channels;
     while (!(await channels()).some((c) => c.name === "hook" && c.state === "running")) await Bun.sleep(20);
-    const seen = stderr.join("").length;
+    const seen = gateway.stderr.mark();
     writeFileSync(configPath, `${withFake()}${hook}\n[compaction]\nkeep_recent = 0.25\n`);
     await until((o) => o.applied.includes("compaction"));
-    while (!/channel\.hook.*config\.toml applied: compaction/.test(stderr.join("").slice(seen))) await Bun.sleep(20);
+    await gateway.stderr.line(/channel\.hook.*config\.toml applied: compaction/, { after: seen });
     writeFileSync(configPath, withFake() + hook.replace("enabled = true", "enabled = false"));
     await until((o) => o.notes.includes("channel hook stopped"));
     expect(await channels()).toEqual([]);

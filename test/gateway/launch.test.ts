@@ -21,21 +21,14 @@ describe("prx gateway (binary)", () => {
     }
     const ok = tempWorkspace(OFFLINE);
     try {
-      const { proc, url } = await startGatewayBinary(ok.dir, {}, "listening");
+      const { proc, url, stderr } = await startGatewayBinary(ok.dir, {}, "listening");
       const health = await fetch(`${url}/health`, { headers: { "x-request-id": "first-check" } });
       expect(health.status).toBe(200);
-      // read stderr until the access log's line for that request
-      const errors = (proc.stderr as ReadableStream<Uint8Array>).getReader();
-      let stderr = "";
-      const deadline = Date.now() + 20_000;
-      while (!stderr.includes('"first-check"') && Date.now() < deadline) {
-        const chunk = await errors.read();
-        if (chunk.done) break;
-        stderr += new TextDecoder().decode(chunk.value);
-      }
+      // the access log's line for that request
+      const logged = await stderr.line('"first-check"', { timeoutMs: 20_000 });
       proc.kill("SIGTERM");
       await proc.exited;
-      expect(stderr).toMatch(/GET \/health 200 .*"id":"first-check"/);
+      expect(logged).toMatch(/GET \/health 200 .*"id":"first-check"/);
     } finally {
       ok.cleanup();
     }

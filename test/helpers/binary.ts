@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { OutputTail } from "./output-tail.ts";
 
 export { tempWorkspace } from "./workspace.ts";
 
@@ -52,8 +53,18 @@ export interface RunningGateway {
   proc: ReturnType<typeof Bun.spawn>;
   url: string;
   code: string | null;
+  /** Stdout's lines up to the one the start waited for (and any that came with it). */
   lines: string[];
+  /**
+   * The gateway's stdout and stderr, read as they come until it exits (so it never blocks on a full pipe): their
+   * last characters, and a wait for a line. Its `proc.stdout` and `proc.stderr` are theirs: read these instead.
+   */
+  stdout: OutputTail;
+  stderr: OutputTail;
 }
+
+/** How long a gateway gets to print its listening line (and pairing code) before its start is reported failed. */
+const GATEWAY_START_TIMEOUT_MS = 20_000;
 
 /**
  * Start `prx gateway --port 0` (with extra environment variables) and wait for its listening line and pairing code,
@@ -70,26 +81,21 @@ export async function startGatewayBinary(
     stdout: "pipe",
     stderr: "pipe",
   });
-  const lines: string[] = [];
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const deadline = Date.now() + 20_000;
+  const stdout = new OutputTail(proc.stdout as ReadableStream<Uint8Array>);
+  const stderr = new OutputTail(proc.stderr as ReadableStream<Uint8Array>);
   const awaited = until === "pairing" ? "prx gateway pairing code" : "prx gateway listening on ";
-  while (!lines.some((l) => l.startsWith(awaited)) && Date.now() < deadline) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    const parts = buffer.split("\n");
-    buffer = parts.pop()!;
-    lines.push(...parts);
-  }
-  reader.releaseLock();
+  const started = await stdout.line((line) => line.startsWith(awaited), { timeoutMs: GATEWAY_START_TIMEOUT_MS }).then(
+    () => true,
+    () => false, // the stream ended or the time passed: reported below with both streams
+  );
+  const lines = stdout.lines();
   const listening = lines.find((l) => l.startsWith("prx gateway listening on "));
-  if (!listening)
-    throw new Error(
-      `gateway did not start: ${lines.join("\n")}\n${await new Response(proc.stderr as ReadableStream).text()}`,
-    );
+  if (!started || !listening) {
+    proc.kill("SIGKILL");
+    await proc.exited;
+    await Promise.all([stdout.ended, stderr.ended]);
+    throw new Error(`gateway did not start: ${stdout.text()}\n${stderr.text()}`);
+  }
   const code = /pairing code: ([A-Z2-9]{8})/.exec(lines.join("\n"))?.[1] ?? null;
-  return { proc, url: listening.slice("prx gateway listening on ".length), code, lines };
+  return { proc, url: listening.slice("prx gateway listening on ".length), code, lines, stdout, stderr };
 }

@@ -43,7 +43,6 @@ beforeAll(async () => {
   expect(created.code).toBe(0);
   token = created.stdout.trim();
   gw = await startGatewayBinary(ws.dir, env, "listening");
-  void new Response(gw.proc.stderr as ReadableStream).arrayBuffer();
 });
 
 afterAll(async () => {

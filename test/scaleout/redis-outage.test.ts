@@ -26,7 +26,6 @@ let fake: FakeOpenAIServer;
 let ws: TempWorkspace;
 let gw: RunningGateway;
 let token = "";
-const stderr: string[] = [];
 
 const { request, turn } = gatewayClient(() => gw.url, () => token, ANSWER_WITHIN_MS);
 
@@ -48,9 +47,6 @@ beforeAll(async () => {
   expect(created.code).toBe(0);
   token = created.stdout.trim();
   gw = await startGatewayBinary(ws.dir, env, "listening");
-  void (async () => {
-    for await (const chunk of gw.proc.stderr as ReadableStream<Uint8Array>) stderr.push(new TextDecoder().decode(chunk));
-  })();
 });
 
 afterAll(async () => {
@@ -81,7 +77,7 @@ describe("gateway through a Redis outage (built binary)", () => {
     const back = await waitFor(async () => {
       const answer = await health();
       return answer?.status === 200 ? answer : null;
-    }, () => `/health 200 after Redis returned; gateway stderr:\n${stderr.join("").slice(-2000)}`);
+    }, () => `/health 200 after Redis returned; gateway stderr:\n${gw.stderr.text().slice(-2000)}`);
     expect(back.bus).toMatch(/redis up, [1-9]\d* reconnection/);
     const sessions = await request("/api/sessions");
     expect(sessions?.status).toBe(200);

@@ -19,7 +19,7 @@ export interface NpmBinaryWorkspace {
   request(path: string, init?: RequestInit): Promise<Response>;
   /** POST /v1/chat/completions of one user message to `model`. */
   chat(model: string, content: string): Promise<Response>;
-  /** Stop the gateway; its stderr and logs/prx.log. */
+  /** Stop the gateway; its stderr (the last OUTPUT_TAIL_MAX_CHARS characters, test/helpers/output-tail.ts) and logs/prx.log. */
   stop(): Promise<{ stderr: string; log: string }>;
 }
 
@@ -38,8 +38,7 @@ export async function npmBinaryWorkspace(config: string, prefix: string, log?: s
   const env: Record<string, string> = log ? { PRX_LOG: log } : {};
   const created = await runPrx(["gateway", "token", "create", "-w", ws.dir], { env: { PRX_LOG: "error" } });
   const token = created.stdout.trim();
-  const { proc, url } = await startGatewayBinary(ws.dir, env, "listening");
-  const stderr = new Response(proc.stderr as ReadableStream).text();
+  const { proc, url, stderr } = await startGatewayBinary(ws.dir, env, "listening");
   const request = (path: string, init: RequestInit = {}) =>
     fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } });
   const prx = (args: string[]) => runPrx([...args, "-w", ws.dir, "--url", url], { env: { PRX_LOG: "error" }, timeoutMs: 170_000 });
@@ -67,9 +66,9 @@ export async function npmBinaryWorkspace(config: string, prefix: string, log?: s
       await proc.exited;
       const file = join(ws.dir, "logs", "prx.log");
       const log = existsSync(file) ? readFileSync(file, "utf8") : "";
-      const text = await stderr;
+      await stderr.ended;
       ws.cleanup();
-      return { stderr: text, log };
+      return { stderr: stderr.text(), log };
     },
   };
 }
