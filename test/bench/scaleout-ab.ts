@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { replicaWorkspace, removeWorkspace, sharedConfig, sharedToken, startReplica, type Replica } from "../helpers/replicas.ts";
-import { dropSchema, uniquePrefix, uniqueSchema } from "../helpers/servers.ts";
+import { dropKeys, dropSchema, uniquePrefix, uniqueSchema } from "../helpers/servers.ts";
 import { startStandaloneFake } from "./announce.ts";
 import { driveTurns } from "./scaleout-drive.ts";
 import { describeWarmup, jitCpuUs, warmUntilJitSettles } from "./jit-settle.ts";
@@ -78,6 +78,8 @@ const results: Record<string, number[][]> = {};
 interface Side {
   binary: string;
   schema: string;
+  /** Its replicas' Redis key prefix (rate limits, the bus): its keys are deleted at the end. */
+  prefix: string;
   token: string;
   replicas: Proc[];
   dirs: string[];
@@ -88,9 +90,9 @@ async function paired(count: number): Promise<void> {
   try {
     for (const binary of binaries) {
       const schema = uniqueSchema(`ab${count}`);
-      const side: Side = { binary, schema, token: await sharedToken(schema), replicas: [], dirs: [] };
+      const side: Side = { binary, schema, prefix: uniquePrefix(`ab${count}`), token: await sharedToken(schema), replicas: [], dirs: [] };
       sides.push(side);
-      const config = sharedConfig(fake.url, schema, uniquePrefix(`ab${count}`));
+      const config = sharedConfig(fake.url, schema, side.prefix);
       for (let i = 0; i < count; i++) {
         const dir = replicaWorkspace(config);
         side.dirs.push(dir);
@@ -133,6 +135,7 @@ async function paired(count: number): Promise<void> {
       for (const r of side.replicas) await r.kill();
       for (const d of side.dirs) removeWorkspace(d);
       await dropSchema(side.schema);
+      await dropKeys(side.prefix);
     }
   }
 }
@@ -146,7 +149,8 @@ try {
         const prof = values.prof && round === ROUNDS - 1 && binary === binaries.at(-1) ? `${values.prof}/${count}` : undefined;
         const schema = uniqueSchema(`ab${count}`);
         const token = await sharedToken(schema);
-        const config = sharedConfig(fake.url, schema, uniquePrefix(`ab${count}`));
+        const prefix = uniquePrefix(`ab${count}`);
+        const config = sharedConfig(fake.url, schema, prefix);
         const replicas: Proc[] = [];
         const dirs: string[] = [];
         try {
@@ -191,6 +195,7 @@ try {
           for (const r of replicas) await r.kill();
           for (const d of dirs) removeWorkspace(d);
           await dropSchema(schema);
+          await dropKeys(prefix);
         }
       }
     }

@@ -100,7 +100,27 @@ export async function dropSchema(schema: string): Promise<void> {
   }
 }
 
-/** A fresh Redis key prefix for one test file's run. */
+/** A fresh Redis key prefix for one test file's run (its keys deleted by dropKeys). */
 export function uniquePrefix(tag: string): string {
   return `${process.env.PRX_TEST_KEY_PREFIX ?? "prxt:"}${tag}:${process.pid}:${Math.floor(Math.random() * 1e9).toString(36)}`;
+}
+
+/**
+ * Delete every Redis key under `prefix` (`<prefix>:*`, as the gateway names its keys: rate limits, pairing lockouts,
+ * the bus), walking the keys with SCAN so a Redis other tests share is never held by one long KEYS.
+ */
+export async function dropKeys(prefix: string): Promise<number> {
+  const redis = new RedisClient(TEST_REDIS_URL);
+  let dropped = 0;
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = (await redis.send("SCAN", [cursor, "MATCH", `${prefix}:*`, "COUNT", "1000"])) as [string, string[]];
+      if (keys.length > 0) dropped += (await redis.send("UNLINK", keys)) as number;
+      cursor = next;
+    } while (cursor !== "0");
+  } finally {
+    redis.close();
+  }
+  return dropped;
 }
