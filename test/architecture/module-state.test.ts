@@ -14,7 +14,6 @@ const ALLOWED: Record<string, string> = {
   "src/plugins/wasm/transpile.ts transpiles": "a count of transpilations, read by tests and benchmarks",
   "src/plugins/wasm/instrument-cache.ts instrumentations": "a count of instrumentations, read by tests and benchmarks",
   "src/plugins/remote/transport/transport.ts workerEntry": "where the embedded worker entry file is: a process constant",
-  "src/plugins/remote/hop/process-hop.ts told": "the loggers told that a subprocess's hop runs without counts here (a fact of the machine): each is told once",
   "src/plugins/remote/host/memory/process-rss.ts pageBytes": "the kernel's page size, read once: a process constant",
   "src/plugins/fingerprint.ts manifestJsons": "each parsed manifest's JSON, keyed by that immutable object: gone with it",
   "src/plugins/dir-watch.ts libc": "libc's inotify functions through bun:ffi, opened once per process (each runtime has its own watch)",

@@ -21,13 +21,9 @@ const HOP_BYTES = 8;
 const CANNOT_SHARE = new Set(["ENOENT", "EACCES", "EPERM", "EROFS", "ENOSPC", "EDQUOT", "EINVAL", "ENODEV", "ENOTSUP", "EOPNOTSUPP"]);
 
 const hopLog = createLogger("remote.hop");
-/** Loggers already told that this process runs its hops without counts: each is told once. */
-const told = new WeakSet<Logger>();
 
-/** The hop runs without counts: say why, at debug, the first time `log` hears of it. */
+/** The hop runs without counts: say why, at debug. */
 function withoutCounts(log: Logger, reason: string): null {
-  if (told.has(log)) return null;
-  told.add(log);
   log.debug("a subprocess's hop runs without counts: nothing watches for its lines", { reason });
   return null;
 }
