@@ -9,7 +9,8 @@
  *   overhead = gateway latency - the fake's own time for that turn - the direct path's median network floor
  *
  * where the floor is the median of (latency - fake's own time) when the same upstream body is sent to the fake
- * directly. Beside it, the older measure (gateway p50/p99 minus the median of a separately timed "fake alone"
+ * directly. The same difference is also taken within each round (its gateway block against its own direct block) and
+ * their median reported with each round's value, to show how far the row moves between rounds of one run. Beside it, the older measure (gateway p50/p99 minus the median of a separately timed "fake alone"
  * series), which at concurrency 16 also charges the fake's own timer jitter to the gateway, and a bare Bun.serve
  * proxy forwarding the same body (the cost of one extra HTTP hop through another process on this machine).
  *
@@ -136,12 +137,17 @@ export async function turnOverheadRows({
     // Short blocks in rotating order, pooled: the three see the same machine state (no drift between them).
     const kinds = [direct, bare, viaGateway, viaMessages];
     const samples: Sample[][] = [[], [], [], []];
+    /** Each round's own samples of the direct path and the gateway (chat completions). */
+    const rounds: Array<{ direct: Sample[]; gateway: Sample[] }> = [];
     const handled = new Map<string, number>();
     for (let round = 0; round < (quick ? 1 : ROUNDS); round++) {
+      const got: Sample[][] = [[], [], [], []];
       for (let k = 0; k < kinds.length; k++) {
         const kind = (round + k) % kinds.length;
-        samples[kind]!.push(...(await timed(workers, Math.ceil(count / ROUNDS), kinds[kind]!)));
+        got[kind] = await timed(workers, Math.ceil(count / ROUNDS), kinds[kind]!);
+        samples[kind]!.push(...got[kind]!);
       }
+      rounds.push({ direct: got[0]!, gateway: got[2]! });
       for (const [text, ms] of await fake.handled()) handled.set(text, ms);
     }
     const own = (s: Sample) => {
@@ -166,6 +172,13 @@ export async function turnOverheadRows({
     row(`turn overhead p99 ${at} (per turn, minus the fake's own time)`, perTurn.p99, {
       ...(workers === CONCURRENCY ? { target: { op: "<=" as const, value: TARGET_P99_AT_16_MS } } : {}),
       note,
+    });
+    // the same difference within each round (its gateway block against its own direct block), then their median
+    const roundDiffs = rounds
+      .map((r) => stats(r.gateway.map(own)).p50 - stats(r.direct.map(own)).p50)
+      .sort((a, b) => a - b);
+    row(`  turn overhead p50 ${at}, median of the ${roundDiffs.length} rounds' own differences`, roundDiffs[roundDiffs.length >> 1]!, {
+      note: `each round: gateway p50 minus the same round's direct-path p50, both minus the fake's own time per turn: ${roundDiffs.map((d) => d.toFixed(2)).join(", ")} ms`,
     });
     row(`  same turns: gateway p50 minus fake-alone p50 ${at}`, gateway!.p50 - fakeOnly!.p50, { note });
     row(`  same turns: gateway p99 minus fake-alone p50 ${at}`, gateway!.p99 - fakeOnly!.p50, {

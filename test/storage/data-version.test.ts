@@ -47,6 +47,17 @@ describe("changeStamp", () => {
     close();
   });
 
+  test("another connection's commit still moves it after more statements than db.query caches ran in between", () => {
+    const { db, other, close } = pair();
+    const stamp = changeStamp(db, "t");
+    const cached = (Database as unknown as { MAX_QUERY_CACHE_SIZE: number }).MAX_QUERY_CACHE_SIZE;
+    for (let i = 0; i <= cached; i++) db.query(`SELECT x FROM t WHERE x = ${i}`).all();
+    expect(changeStamp(db, "t")).toBe(stamp);
+    other.exec("INSERT INTO t VALUES (2)");
+    expect(changeStamp(db, "t")).not.toBe(stamp);
+    close();
+  });
+
   test("a commit by another process moves it at the next call", async () => {
     const { db, close } = pair();
     const stamp = changeStamp(db, "t");
