@@ -149,14 +149,42 @@ export function logStreamEnd(logger: Logger, what: string, error: PrxError, fiel
   else logger.warn(`${what} failed: ${error.message}`, { ...fields, code: error.code });
 }
 
+/** How many errors of a failure's cause chain its logged stack follows (a cycle of causes ends there too). */
+export const FAILURE_STACK_MAX_CAUSES = 8;
+
 /**
- * A failure answered to a request: 5xx logged (500 as an error), and the headers its kind carries (the request id,
- * Retry-After, WWW-Authenticate on a 401, Allow on a 405).
+ * The stacks of `failure` and of the errors it was made from (its `cause` chain, innermost last): where an
+ * unexpected error (a SQLite error, a TypeError) was thrown, which the wrapping PrxError's own stack does not say.
+ * A cause's own code (SQLite's extended code: SQLITE_BUSY_SNAPSHOT, not only "database is locked") is named with it.
  */
-export function failureResponse(path: string, failure: PrxError, id: string, logger: Pick<Logger, "error" | "warn">): Response {
+export function failureStack(failure: Error): string {
+  const stacks: string[] = [];
+  let error: unknown = failure;
+  for (let i = 0; i <= FAILURE_STACK_MAX_CAUSES && error instanceof Error; i++) {
+    const stack = error.stack ?? error.message;
+    const code = (error as { code?: unknown }).code;
+    if (i === 0) stacks.push(stack);
+    else stacks.push(typeof code === "string" ? `caused by (${code}): ${stack}` : `caused by: ${stack}`);
+    error = error.cause;
+  }
+  return stacks.join("\n");
+}
+
+/**
+ * A failure answered to a request: 5xx logged (500 as an error, with its stack at debug level), and the headers its
+ * kind carries (the request id, Retry-After, WWW-Authenticate on a 401, Allow on a 405).
+ */
+export function failureResponse(
+  path: string,
+  failure: PrxError,
+  id: string,
+  logger: Pick<Logger, "error" | "warn" | "debug">,
+): Response {
   const status = statusOf(failure);
-  if (status === 500) logger.error(failure.message, { id, code: failure.code });
-  else if (status > 500) logger.warn(failure.message, { id, code: failure.code });
+  if (status === 500) {
+    logger.error(failure.message, { id, code: failure.code });
+    logger.debug(failure.message, { id, code: failure.code, stack: failureStack(failure) });
+  } else if (status > 500) logger.warn(failure.message, { id, code: failure.code });
   const headers: Record<string, string> = { "x-request-id": id };
   const retry = failure.details?.retryAfterS;
   if (typeof retry === "number") headers["retry-after"] = String(retry);

@@ -2,6 +2,7 @@
  * message_send, sessions_history and delegate through the built binary: `prx agent -m` turns against a fake OpenAI
  * server ("use tool <name> <json>" makes the model call a tool) and a fake Telegram on 127.0.0.1.
  */
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -90,6 +91,35 @@ describe("agent tools in the binary", () => {
     expect({ status: answer.status, error: answer.ok ? null : await answer.text() }).toEqual({ status: 200, error: null });
     expect(JSON.stringify(await answer.json())).toContain("tool said: sent to me (telegram)");
     expect(tg.sent.map((m) => [m.chat_id, m.visible])).toContainEqual(["888", "deployed from the gateway"]);
+  });
+
+  test("through the gateway, a first session waits for another process's write to the workspace database", async () => {
+    const dir = workspace("");
+    const gateway = await startGatewayBinary(dir);
+    gateways.push(gateway);
+    const paired = await fetch(`${gateway.url}/pair`, { method: "POST", headers: { "x-pairing-code": gateway.code! } });
+    const { token } = (await paired.json()) as { token: string };
+    const auth = { authorization: `Bearer ${token}` };
+    // the memory tables are made first: the turn's first write is then its session's
+    expect((await fetch(`${gateway.url}/api/memory`, { headers: auth })).status).toBe(200);
+    // another process (a channel's, starting) holds the write lock while the turn begins, and commits on its own
+    const other = new Database(openWorkspace(dir).dbPath);
+    other.exec("BEGIN IMMEDIATE");
+    other.exec("CREATE TABLE elsewhere (n INTEGER)");
+    const committed = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        other.exec("COMMIT");
+        other.close();
+        resolve();
+      }, 500),
+    );
+    const answer = await fetch(`${gateway.url}/api/sessions/first/message`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ message: "hello" }),
+    });
+    await committed;
+    expect({ status: answer.status, error: answer.ok ? null : await answer.text() }).toEqual({ status: 200, error: null });
   });
 
   test("message_send is a message-class tool: supervised asks, and with no one to ask it is refused", async () => {

@@ -10,7 +10,7 @@ export interface ErrorResponseOptions {
   /** Methods answering `path` (a 405 names them in its Allow header). */
   methodsOf(path: string): string[];
   clientAddress(request: Request): string;
-  logger: Pick<Logger, "error" | "warn">;
+  logger: Pick<Logger, "error" | "warn" | "debug">;
   record: RecordRequest;
 }
 

@@ -32,7 +32,7 @@ export interface MiddlewareDeps {
   config: { max_body_bytes: number };
   metrics: Pick<GatewayMetrics, "request">;
   accessLog: AccessLog;
-  logger: Pick<Logger, "error" | "warn">;
+  logger: Pick<Logger, "error" | "warn" | "debug">;
   clientLimiter: RateLimiterApi;
   tokenLimiter: RateLimiterApi;
   clientAddress(request: Request, server: Bun.Server<unknown> | null): string;

@@ -31,7 +31,7 @@ export class SqliteChannelStateStore implements ChannelStateStore {
       const result = write();
       this.writeCursor(channel, cursor);
       return result;
-    });
+    }).immediate;
   }
 
   getCursor(channel: string): string | null {

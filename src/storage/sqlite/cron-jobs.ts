@@ -61,7 +61,7 @@ export class SqliteCronJobStore implements CronJobStore {
           "DELETE FROM cron_job_runs WHERE job_id = ? AND seq NOT IN (SELECT seq FROM cron_job_runs WHERE job_id = ? ORDER BY seq DESC LIMIT ?)",
         )
         .run(run.job_id, run.job_id, keep);
-    })();
+    }).immediate();
   }
 
   runs(jobId: string, limit: number): CronJobRunRow[] {

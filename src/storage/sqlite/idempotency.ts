@@ -40,7 +40,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
         )
         .run(scope, key, bodySha256, now, now + settingNow(this.ttl));
       return { kind: "new" };
-    })();
+    }).immediate();
   }
 
   complete(scope: string, key: string, status: number, body: string): void {

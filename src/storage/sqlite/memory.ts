@@ -203,6 +203,7 @@ export class SqliteMemoryStore implements MemoryStore {
     return this.db.query<MemoryRecordRow, { after: number; limit: number }>(SQL.page).all({ after: afterSeq, limit });
   }
 
+  /** One write transaction from its start (IMMEDIATE: see SqlitePairingStore.request): it looks each key up before writing it. */
   importRecords(records: Array<Omit<MemoryRecordRow, "seq">>): { created: number; replaced: number } {
     const exists = this.db.query<{ one: number }, { key: string }>(SQL.exists);
     const upsert = this.db.query(SQL.importUpsert);
@@ -223,7 +224,7 @@ export class SqliteMemoryStore implements MemoryStore {
           private: record.private,
         });
       }
-    })();
+    }).immediate();
     return outcome;
   }
 

@@ -24,6 +24,12 @@ export class SqlitePairingStore implements PairingStore {
     );
   }
 
+  /**
+   * The sender's pending code, or a new one. The reads and the writes are one write transaction from its start
+   * (IMMEDIATE): a deferred one fails at its first write with SQLITE_BUSY at once, without the busy timeout, when
+   * another process writes or has committed since its reads (SQLite cannot turn that read into a write); an immediate
+   * one waits for the lock instead.
+   */
   request(channel: string, senderId: string, display: string): string {
     return this.db.transaction((): string => {
       const now = this.now();
@@ -50,7 +56,7 @@ export class SqlitePairingStore implements PairingStore {
         )
         .run(channel, senderId, display, code, now);
       return code;
-    })();
+    }).immediate();
   }
 
   isOwner(channel: string, senderId: string): boolean {

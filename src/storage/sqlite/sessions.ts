@@ -120,6 +120,7 @@ export class SqliteSessionStore implements SessionStore {
     return this.db.query<{ id: string }, []>(SQL.allIds).all().map((row) => row.id);
   }
 
+  /** One write transaction from its start (IMMEDIATE: see SqlitePairingStore.request): it reads the media before it deletes. */
   delete(id: string): { messages: number; media: number } | null {
     return this.db.transaction(() => {
       const hashes = this.db.query<{ sha256: string }, [string]>(SQL.sessionMedia).all(id);
@@ -129,9 +130,14 @@ export class SqliteSessionStore implements SessionStore {
       this.db.query(SQL.deleteSummaries).run(id);
       const messages = this.db.query(SQL.deleteMessages).run(id).changes;
       return this.db.query(SQL.deleteSession).run(id).changes > 0 ? { messages, media: hashes.length } : null;
-    })();
+    }).immediate();
   }
 
+  /**
+   * One write transaction from its start (IMMEDIATE), though it begins with a write: the first insert into `sessions`
+   * on a connection prepares its search trigger, and FTS5 connecting `sessions_search` reads the index's settings,
+   * inside the transaction, before the insert writes (see SqlitePairingStore.request for what a read first costs).
+   */
   append(id: string, messages: AppendedMessage[], channel?: string, agent = "main"): void {
     if (messages.length === 0) return;
     if (channel !== undefined) validateSessionId(id);
@@ -154,7 +160,7 @@ export class SqliteSessionStore implements SessionStore {
       }
       for (const sha256 of mediaHashes(messages)) this.db.query(SQL.linkMedia).run(id, sha256);
       this.db.query(SQL.touch).run(id, now, titleFrom(messages));
-    })();
+    }).immediate();
   }
 
   history(id: string, limit: number): ChatMessage[] {

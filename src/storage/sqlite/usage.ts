@@ -50,7 +50,7 @@ export class SqliteUsageStore implements UsageStore {
     const upsert = this.db.query(USAGE_SQL.add);
     this.db.transaction(() => {
       for (const d of deltas) upsert.run(d.kind, d.key, d.day, d.input_tokens, d.output_tokens, d.cached_input_tokens, d.cost_usd, d.calls);
-    })();
+    }).immediate();
   }
 
   spent(scopes: readonly UsageScope[], fromDay: string, toDay: string): Array<UsageScope & { day: string; cost_usd: number }> {

@@ -16,7 +16,7 @@ describe("accessLog", () => {
       .use(requestState({ clientAddress: () => "10.0.0.9" }))
       .use(requestId())
       .use(accessLog(record))
-      .use(errorResponse({ methodsOf: (path) => (path === "/items/1" ? ["GET"] : []), clientAddress: () => "10.0.0.9", logger: { error() {}, warn() {} }, record }))
+      .use(errorResponse({ methodsOf: (path) => (path === "/items/1" ? ["GET"] : []), clientAddress: () => "10.0.0.9", logger: { error() {}, warn() {}, debug() {} }, record }))
       .get("/items/:id", ({ set }) => ((set.status = 201), { ok: true }))
       .get("/fail", () => {
         throw new PrxError("CONFLICT", "taken");

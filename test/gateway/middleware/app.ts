@@ -23,7 +23,7 @@ export function middlewareApp() {
   };
   const app = new Elysia()
     .use(requestState({ clientAddress: (request) => request.headers.get("x-test-client") ?? "127.0.0.1" }))
-    .use(errorResponse({ methodsOf: () => [], clientAddress: () => "127.0.0.1", logger: { error() {}, warn() {} }, record }));
+    .use(errorResponse({ methodsOf: () => [], clientAddress: () => "127.0.0.1", logger: { error() {}, warn() {}, debug() {} }, record }));
   return { app, recorded, record };
 }
 
