@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqliteDatabase, sqliteStorage } from "../../src/storage/index.ts";
-import { SQLITE_SCHEMA_STAMP } from "../../src/storage/sqlite/schema-stamp.ts";
+import { SQLITE_SCHEMA_STAMP, stampLater } from "../../src/storage/sqlite/schema-stamp.ts";
 import { tracedDatabase } from "../helpers/traced-db.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "prx-schema-stamp-"));
@@ -77,4 +77,11 @@ test("while another connection holds the write lock, the open does not fail: a l
   expect(userVersion(path)).toBe(0);
   openStores(path);
   expect(userVersion(path)).toBe(SQLITE_SCHEMA_STAMP);
+});
+
+test("a stamp waits for a later open on SQLite's busy, full and read-only codes, extended ones included, and on no other", () => {
+  for (const code of ["SQLITE_BUSY", "SQLITE_BUSY_RECOVERY", "SQLITE_BUSY_SNAPSHOT", "SQLITE_FULL", "SQLITE_READONLY_DBMOVED"])
+    expect([code, stampLater(code)]).toEqual([code, true]);
+  for (const code of ["SQLITE_BUSYX", "SQLITE_CORRUPT", "SQLITE_IOERR_WRITE", undefined])
+    expect([code, stampLater(code)]).toEqual([code, false]);
 });

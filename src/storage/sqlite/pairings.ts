@@ -67,17 +67,22 @@ export class SqlitePairingStore implements PairingStore {
     );
   }
 
+  /** Read and update in one IMMEDIATE transaction: two processes approving one code cannot both see it pending. */
   approve(code: string, owner = false): PairingRecord {
     const normalized = code.trim().toUpperCase();
-    const row = this.db
-      .query<PairingRecord, [string]>("SELECT * FROM channel_pairings WHERE code = ? AND state = 'pending'")
-      .get(normalized);
-    if (!row || this.now() - row.created_at >= CHANNEL_PAIRING_TTL_MS) throw noPendingCode(normalized);
-    const at = this.now();
-    this.db
-      .query("UPDATE channel_pairings SET state = 'approved', code = NULL, approved_at = ?, owner = ? WHERE channel = ? AND sender_id = ?")
-      .run(at, owner ? 1 : 0, row.channel, row.sender_id);
-    return { ...withOwner(row), state: "approved", code: null, approved_at: at, owner };
+    return this.db
+      .transaction(() => {
+        const row = this.db
+          .query<PairingRecord, [string]>("SELECT * FROM channel_pairings WHERE code = ? AND state = 'pending'")
+          .get(normalized);
+        if (!row || this.now() - row.created_at >= CHANNEL_PAIRING_TTL_MS) throw noPendingCode(normalized);
+        const at = this.now();
+        this.db
+          .query("UPDATE channel_pairings SET state = 'approved', code = NULL, approved_at = ?, owner = ? WHERE channel = ? AND sender_id = ?")
+          .run(at, owner ? 1 : 0, row.channel, row.sender_id);
+        return { ...withOwner(row), state: "approved" as const, code: null, approved_at: at, owner };
+      })
+      .immediate();
   }
 
   revoke(senderId: string, channel?: string): number {

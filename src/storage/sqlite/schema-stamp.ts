@@ -26,8 +26,15 @@ export function schemaStamped(db: Database): boolean {
   return true;
 }
 
-/** Why a stamp is not written now, SQLite's codes: another process writes, the disk is full, the file is read-only. */
-const STAMP_LATER = new Set(["SQLITE_BUSY", "SQLITE_FULL", "SQLITE_READONLY"]);
+/**
+ * Why a stamp is not written now, SQLite's primary codes: another process writes, the disk is full, the file is
+ * read-only. Bun reports the extended code (SQLITE_BUSY_RECOVERY, SQLITE_READONLY_DBMOVED...), matched by its prefix.
+ */
+const STAMP_LATER = ["SQLITE_BUSY", "SQLITE_FULL", "SQLITE_READONLY"];
+
+export function stampLater(code: string | undefined): boolean {
+  return code !== undefined && STAMP_LATER.some((primary) => code === primary || code.startsWith(`${primary}_`));
+}
 
 /**
  * Stamp `db` once this handle has run every migration and made the memory tables (callers stamp right after the
@@ -41,7 +48,7 @@ export function stampSchema(db: Database): boolean {
     db.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_STAMP}`);
     return true;
   } catch (error) {
-    if (STAMP_LATER.has((error as { code?: string }).code ?? "")) return false;
+    if (stampLater((error as { code?: string }).code)) return false;
     throw error;
   } finally {
     db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
