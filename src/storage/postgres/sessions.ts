@@ -1,10 +1,10 @@
 import type { SQL } from "bun";
 import type { ChatMessage } from "../../contracts/chat.ts";
-import { historyFrom, toConversationSummary, renamedTitle, searchPattern, toHistoryEntry, toStored, toSummary, validateSessionId, type HistoryRow, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
+import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toHistoryEntry, toStored, toSummary, validateSessionId, type HistoryRow, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
 import type { AppendedMessage, ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
-import { pg } from "./connect.ts";
+import { pg, pgFailure } from "./connect.ts";
 import { HISTORY_MESSAGES, NEWEST_SUMMARY, RECENT_MESSAGES, type HistoryPrefetch } from "./history-prefetch.ts";
-import { keepAppend, writeAppends, type TurnWrites } from "./turn-writes.ts";
+import { APPEND_RACE_RETRIES, isUniqueViolation, type TurnWrites } from "./turn-writes.ts";
 
 const COLUMNS = "id, title, channel, agent, created_at, updated_at, message_count";
 const SUMMARY = `SELECT ${COLUMNS} FROM sessions s`;
@@ -140,10 +140,11 @@ export class PgSessionStore implements SessionStore {
   }
 
   /**
-   * One statement (one round trip, atomic; `CALL prx_turn_end` without the lease's end, turn-writes.ts): the session
-   * row is touched (with `channel`, created when missing) and counted, and the messages numbered after the last one
-   * stored. The last messages of a turn holding the session's lease here (`endsTurn`) are kept instead and written by
-   * the statement that ends the lease.
+   * One statement (one round trip, atomic): the session row is touched (with `channel`, created when missing) and the
+   * messages numbered after the last one stored. Two appends to one session racing (turns are ordered by the session
+   * lease, so only a caller bypassing it) collide on the primary key; the loser runs again with a fresh snapshot.
+   * The last messages of a turn holding the session's lease here (`endsTurn`) are kept instead and written by the
+   * statement that ends the lease (turn-writes.ts).
    */
   async append(id: string, messages: AppendedMessage[], channel?: string, agent = "main", endsTurn = false): Promise<void> {
     if (messages.length === 0) return;
@@ -151,7 +152,43 @@ export class PgSessionStore implements SessionStore {
     const now = new Date().toISOString();
     if (endsTurn && this.writes && this.prefetch?.connection(id)) return this.writes.add(id, messages, channel, agent, now);
     await this.settled(id);
-    await writeAppends(this.prefetch?.connection(id) ?? this.sql, id, keepAppend(undefined, id, messages, channel, agent, now), false);
+    if (channel !== undefined) validateSessionId(id);
+    const params: unknown[] = [id, now, titleFrom(messages)];
+    if (channel !== undefined) params.push(channel, agent);
+    const values = messages.map((m, i) => {
+      const b = params.length;
+      const usage = m.usage ? JSON.stringify(m.usage) : null;
+      params.push(i + 1, m.role, m.content, m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null, m.tool_call_id ?? null, m.name ?? null, mediaColumn(m), usage);
+      return `($${b + 1}::int, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8})`;
+    });
+    const touch =
+      channel === undefined
+        ? "UPDATE sessions SET updated_at = $2, title = CASE WHEN title = '' AND $3 <> '' THEN $3 ELSE title END WHERE id = $1"
+        : `INSERT INTO sessions (id, title, channel, agent, created_at, updated_at) VALUES ($1, $3, $4, $5, $2, $2)
+           ON CONFLICT (id) DO UPDATE SET updated_at = $2,
+             title = CASE WHEN sessions.title = '' AND $3 <> '' THEN $3 ELSE sessions.title END`;
+    const hashes = mediaHashes(messages);
+    let linked = "";
+    if (hashes.length > 0) {
+      params.push(`{${hashes.join(",")}}`);
+      linked = `, linked AS (INSERT INTO session_media (session_id, sha256) SELECT $1, unnest($${params.length}::text[])
+        ON CONFLICT DO NOTHING)`;
+    }
+    const text = `WITH touched AS (${touch} RETURNING id),
+      base AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM session_messages WHERE session_id = $1)${linked}
+      INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, media, usage, created_at)
+      SELECT $1, base.seq + v.n, v.role, v.content, v.tool_calls, v.tool_call_id, v.name, v.media, v.usage, $2
+      FROM base, (VALUES ${values.join(", ")}) AS v(n, role, content, tool_calls, tool_call_id, name, media, usage)
+      ORDER BY v.n`;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await (this.prefetch?.connection(id) ?? this.sql).unsafe(text, params);
+        return;
+      } catch (cause) {
+        if (attempt < APPEND_RACE_RETRIES && isUniqueViolation(cause)) continue;
+        throw pgFailure("session append", cause);
+      }
+    }
   }
 
   async history(id: string, limit: number): Promise<ChatMessage[]> {

@@ -1,4 +1,4 @@
-import type { ReservedSQL, SQL } from "bun";
+import type { ReservedSQL } from "bun";
 import { mediaColumn, mediaHashes, titleFrom, validateSessionId } from "../session-history.ts";
 import type { AppendedMessage } from "../types.ts";
 import { pgFailure } from "./connect.ts";
@@ -26,8 +26,8 @@ interface MessageColumns {
   created_at: string;
 }
 
-/** The appends of one session not yet written, merged in order. */
-export interface Pending {
+/** The appends of one leased session not yet written, merged in order. */
+interface Pending {
   /** The first append's time: the session's creation time when this write creates it. */
   created: string;
   /** The last append's time: the session's updated_at. */
@@ -58,7 +58,32 @@ export class TurnWrites {
 
   /** Keep `messages` for the session's lease end (validated as an append would be). */
   add(id: string, messages: AppendedMessage[], channel: string | undefined, agent: string, now: string): void {
-    this.pending.set(id, keepAppend(this.pending.get(id), id, messages, channel, agent, now));
+    if (channel !== undefined) validateSessionId(id);
+    let kept = this.pending.get(id);
+    if (!kept) {
+      kept = { created: now, at: now, title: "", agent, rows: [], hashes: new Set() };
+      this.pending.set(id, kept);
+    }
+    kept.at = now;
+    if (kept.title === "") kept.title = titleFrom(messages);
+    if (kept.channel === undefined && channel !== undefined) {
+      kept.channel = channel;
+      kept.agent = agent;
+      kept.created = now;
+    }
+    for (const m of messages) {
+      kept.rows.push({
+        role: m.role,
+        content: m.content,
+        tool_calls: m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null,
+        tool_call_id: m.tool_call_id ?? null,
+        name: m.name ?? null,
+        media: mediaColumn(m),
+        usage: m.usage ? JSON.stringify(m.usage) : null,
+        created_at: now,
+      });
+    }
+    for (const hash of mediaHashes(messages)) kept.hashes.add(hash);
   }
 
   /** Whether appends to `id` wait for a write (cheap: most reads find none). */
@@ -112,76 +137,29 @@ export class TurnWrites {
     return this.writing.size > 0 ? this.writing.get(id) : undefined;
   }
 
-  private run(id: string, kept: Pending | undefined, conn: ReservedSQL, release: boolean): Promise<boolean> {
-    if (!kept && !release) return Promise.resolve(false);
-    return writeAppends(conn, id, kept, release);
-  }
-}
-
-/**
- * `messages` appended to `kept` (a new Pending when undefined), in order: the appends of one session merged into one
- * write. A session created by the write (a channel given) has its id validated first.
- */
-export function keepAppend(
-  kept: Pending | undefined,
-  id: string,
-  messages: AppendedMessage[],
-  channel: string | undefined,
-  agent: string,
-  now: string,
-): Pending {
-  if (channel !== undefined) validateSessionId(id);
-  if (!kept) kept = { created: now, at: now, title: "", agent, rows: [], hashes: new Set() };
-  kept.at = now;
-  if (kept.title === "") kept.title = titleFrom(messages);
-  if (kept.channel === undefined && channel !== undefined) {
-    kept.channel = channel;
-    kept.agent = agent;
-    kept.created = now;
-  }
-  for (const m of messages) {
-    kept.rows.push({
-      role: m.role,
-      content: m.content,
-      tool_calls: m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null,
-      tool_call_id: m.tool_call_id ?? null,
-      name: m.name ?? null,
-      media: mediaColumn(m),
-      usage: m.usage ? JSON.stringify(m.usage) : null,
-      created_at: now,
-    });
-  }
-  for (const hash of mediaHashes(messages)) kept.hashes.add(hash);
-  return kept;
-}
-
-/**
- * `kept` written to session `id` in one statement (`CALL prx_turn_end`): the session row touched (created with the
- * appends' channel when one was given) and counted, the messages numbered after the last one stored; with `release`,
- * committed and the session's lease lock released. Resolves whether the lock was released. Two writes to one session
- * racing (only a writer bypassing the lease) collide on the primary key; the loser runs again with a fresh snapshot.
- */
-export async function writeAppends(conn: Pick<SQL, "unsafe">, id: string, kept: Pending | undefined, release: boolean): Promise<boolean> {
-  const params = kept
-    ? [
-        id,
-        kept.created,
-        kept.at,
-        kept.title,
-        kept.channel ?? null,
-        kept.agent,
-        JSON.stringify(kept.rows),
-        kept.hashes.size > 0 ? JSON.stringify([...kept.hashes]) : null,
-        release,
-      ]
-    : [id, null, null, null, null, null, null, null, release];
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const rows = (await conn.unsafe(TURN_END, params)) as Array<{ released: boolean | null }>;
-      return rows[0]?.released === true;
-    } catch (cause) {
-      if (attempt < APPEND_RACE_RETRIES && isUniqueViolation(cause)) continue;
-      throw pgFailure("session append", cause);
+  private async run(id: string, kept: Pending | undefined, conn: ReservedSQL, release: boolean): Promise<boolean> {
+    if (!kept && !release) return false;
+    const params = kept
+      ? [
+          id,
+          kept.created,
+          kept.at,
+          kept.title,
+          kept.channel ?? null,
+          kept.agent,
+          JSON.stringify(kept.rows),
+          kept.hashes.size > 0 ? JSON.stringify([...kept.hashes]) : null,
+          release,
+        ]
+      : [id, null, null, null, null, null, null, null, release];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const rows = (await conn.unsafe(TURN_END, params)) as Array<{ released: boolean | null }>;
+        return rows[0]?.released === true;
+      } catch (cause) {
+        if (attempt < APPEND_RACE_RETRIES && isUniqueViolation(cause)) continue;
+        throw pgFailure("session append", cause);
+      }
     }
   }
 }
