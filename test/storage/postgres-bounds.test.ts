@@ -262,6 +262,8 @@ it("a read of the session before its lease's end sees the turn's answer (this pr
     [3, "again"],
     [4, "written at once, after the kept one"],
   ]);
+  // the turn's own writes count their messages, and the plain append after them on the lease's connection is counted too
+  expect((await a.sessions.get(id))?.messageCount).toBe(4);
 });
 
 it("a turn failing after its last append loses nothing it appended, and leaves the lease free", async (a, b) => {
