@@ -1,14 +1,14 @@
 /**
- * PostgreSQL memory stores for the growth suite, one schema per size on the test server (`prx_bench_recall_<size>`),
- * filled with COPY with the entries the SQLite series stores (same words, same seeds), then ANALYZE as prx's bulk
- * writes do. PRX_BENCH_PG_KEEP=1 keeps the schemas after a run and reuses a complete one on the next (a million
- * entries take minutes to copy); without it each schema is dropped once measured.
+ * PostgreSQL memory stores for the growth suite, one schema per size on the test server, filled with COPY with the entries the SQLite series stores (same words, same seeds), then ANALYZE as prx's bulk
+ * writes do. PRX_BENCH_PG_KEEP=1 keeps the schemas (`prx_bench_recall_<size>`) after a run and reuses a complete one on
+ * the next (a million entries take minutes to copy); without it each run fills a schema of its own
+ * (`prx_bench_recall_<size>_<pid>`), so a run never drops a schema another run is measuring, and drops it once measured.
  */
 import { SQL } from "bun";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { prng, sentence, wordSource } from "./zipf-text.ts";
 
-export const PG_BENCH_SCHEMA_PREFIX = "prx_bench_recall_";
+const PG_BENCH_SCHEMA_PREFIX = "prx_bench_recall_";
 const COPY_BATCH = 50_000;
 const AT = "2026-01-01T00:00:00.000Z";
 
@@ -25,9 +25,12 @@ const copyText = (value: string) => value.replace(/[\\\t\n\r]/g, (c) => ({ "\\":
  * A store of exactly `size` bench entries (reused when kept and complete, else made afresh); `done` closes it and,
  * unless kept, drops its schema.
  */
-export async function pgMemoryStore(url: string, size: number): Promise<{ storage: PgStorage; done(): Promise<void> }> {
+export async function pgMemoryStore(
+  url: string,
+  size: number,
+): Promise<{ storage: PgStorage; schema: string; done(): Promise<void> }> {
   const keep = process.env.PRX_BENCH_PG_KEEP === "1";
-  const schema = `${PG_BENCH_SCHEMA_PREFIX}${size}`;
+  const schema = keep ? `${PG_BENCH_SCHEMA_PREFIX}${size}` : `${PG_BENCH_SCHEMA_PREFIX}${size}_${process.pid}`;
   let storage = await pgStorage({ url, schema, poolMax: 2 });
   const held = Number((await storage.sql.unsafe("SELECT count(*)::int AS n FROM memories"))[0].n);
   if (!keep || held !== size) {
@@ -38,6 +41,7 @@ export async function pgMemoryStore(url: string, size: number): Promise<{ storag
   }
   return {
     storage,
+    schema,
     async done() {
       await storage.close();
       if (!keep) await dropSchema(url, schema);

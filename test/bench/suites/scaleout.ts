@@ -20,7 +20,7 @@ import { dropSchema, TEST_DATABASE_URL, TEST_REDIS_URL, uniquePrefix, uniqueSche
 import { replicaWorkspace, removeWorkspace, sharedConfig, sharedToken, startReplica, type Replica } from "../../helpers/replicas.ts";
 import { startStandaloneFake, type StandaloneFake } from "../announce.ts";
 import { describeWarmup, jitCpuUs, warmUntilJitSettles, type Warmup } from "../jit-settle.ts";
-import { PG_BENCH_SCHEMA_PREFIX, pgMemoryStore } from "../pg-memory-fill.ts";
+import { pgMemoryStore } from "../pg-memory-fill.ts";
 import { cpuBetween, readCpu } from "../proc-cpu.ts";
 import { stats, type BenchRow, type BenchSuite } from "../types.ts";
 import { prng, sentence, wordSource } from "../zipf-text.ts";
@@ -48,7 +48,7 @@ let LOAD_WARMUP = 500;
 let IDLE_MS = 3000;
 let IDLE_SETTLE_MS = 2000;
 /**
- * A turn with auto-recall on a store of this many memories (pg-memory-fill.ts's kept fixture schema, the entries of
+ * A turn with auto-recall on a store of this many memories (pg-memory-fill.ts's fixture schema, the entries of
  * the growth suite; PRX_BENCH_PG_KEEP=1 keeps it for the next run): turns at concurrency 1, before and measured.
  */
 let RECALL_TURN_ENTRIES = 1_000_000;
@@ -212,7 +212,7 @@ export async function recallTurnRows(fake: StandaloneFake): Promise<BenchRow[]> 
     await dropSchema(emptySchema);
   }
   const store = await pgMemoryStore(TEST_DATABASE_URL, RECALL_TURN_ENTRIES);
-  const schema = `${PG_BENCH_SCHEMA_PREFIX}${RECALL_TURN_ENTRIES}`;
+  const schema = store.schema;
   let full: Awaited<ReturnType<typeof turnOverhead>>;
   try {
     full = await turnOverhead(fake, schema, RECALL_TURN_ENTRIES);
