@@ -2,13 +2,12 @@
  * Gateway replicas of the built binary sharing one PostgreSQL schema and one Redis prefix: each in its own workspace
  * directory (its own data/prx.db for what stays local), the same config.toml. Their output is drained and kept.
  */
-import { RedisClient } from "bun";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { pgStorage } from "../../src/storage/postgres/index.ts";
 import { BINARY, ROOT } from "./binary.ts";
 import { eachLine } from "./lines.ts";
-import { dropSchema, TEST_DATABASE_URL, TEST_REDIS_URL } from "./servers.ts";
+import { dropKeys, dropSchema, TEST_DATABASE_URL, TEST_REDIS_URL } from "./servers.ts";
 import { tempWorkspace } from "./workspace.ts";
 
 export interface Replica {
@@ -123,8 +122,5 @@ export async function removeReplicas(replicas: Replica[], shared: { up: boolean;
   for (const r of replicas) removeWorkspace(r.dir);
   if (!shared.up) return;
   await dropSchema(shared.schema);
-  const redis = new RedisClient(TEST_REDIS_URL);
-  const keys = (await redis.send("KEYS", [`${shared.prefix}:*`])) as string[];
-  if (keys.length > 0) await redis.send("DEL", keys);
-  redis.close();
+  await dropKeys(shared.prefix);
 }

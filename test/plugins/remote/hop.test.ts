@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, fstatSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -178,18 +178,39 @@ describe("a subprocess's hop counts (process-hop.ts)", () => {
     expect(childProcessHop({ [REMOTE_HOP_FD_ENV]: "three" })).toBeNull();
   });
 
-  test("no directory to make the page in: no hop, said at debug", () => {
+  test("no directory to make the page in: no hop, the reason and errno said at debug", () => {
     const log = captureLogger();
     const dir = join(tmpdir(), `prx-hop-test-missing-${crypto.randomUUID()}`);
     expect(openProcessHop({ dir, log })).toBeNull();
-    expect(log.records.map((r) => r.level)).toEqual(["debug"]);
-    expect(log.records[0]!.fields).toEqual({ reason: `ENOENT for a page in ${dir}` });
+    expect(log.records.map((r) => [r.level, r.fields?.code])).toEqual([["debug", "ENOENT"]]);
+    expect(String(log.records[0]!.fields?.reason)).toStartWith(`cannot map the hop's counts in ${dir}: `);
   });
 
-  test("a child given a descriptor that is not open: no hop, said at debug, nothing closed", () => {
+  test("a child given a descriptor that is not open: no hop; the failed mapping and the failed close said at debug", () => {
     const log = captureLogger();
     expect(childProcessHop({ [REMOTE_HOP_FD_ENV]: "987" }, log)).toBeNull();
-    expect(log.records.map((r) => [r.level, r.fields?.reason])).toEqual([["debug", "ENOENT mapping descriptor 987"]]);
+    expect(log.records.map((r) => [r.level, r.fields?.code])).toEqual([
+      ["debug", "ENOENT"],
+      ["debug", "EBADF"],
+    ]);
+    expect(String(log.records[0]!.fields?.reason)).toStartWith("cannot map the hop's counts from descriptor 987: ");
+    expect(log.records[1]!.fields?.fd).toBe(987);
+  });
+
+  test("a child given a file too short for the counts: no hop, said at debug, and the descriptor closed", () => {
+    const log = captureLogger();
+    const dir = mkdtempSync(join(tmpdir(), "prx-hop-test-"));
+    try {
+      const path = join(dir, "short");
+      writeFileSync(path, new Uint8Array(4));
+      const fd = openSync(path, "r+");
+      expect(childProcessHop({ [REMOTE_HOP_FD_ENV]: String(fd) }, log)).toBeNull();
+      expect(log.records.map((r) => [r.level, r.fields?.code])).toEqual([["debug", "PLUGIN_LOAD"]]);
+      expect(String(log.records[0]!.fields?.reason)).toContain("4 bytes");
+      expect(() => fstatSync(fd)).toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("a subprocess without the page: nothing watches, and its lines still go through the pipes", async () => {

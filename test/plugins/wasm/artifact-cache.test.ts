@@ -2,18 +2,11 @@
  * The artifact cache shares one preparation between the plugins that load the same content at once; when it fails,
  * each other plugin prepares again by itself, so the error it gets names it (artifact-cache.ts use()).
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { cachedArtifactCount, compileCount, prepareModule } from "../../../src/plugins/wasm/artifact-cache.ts";
-import { type TestHost, makeHost, removeDir } from "./helpers.ts";
+import { hostPerFile } from "./helpers.ts";
 
-let t: TestHost;
-beforeAll(() => {
-  t = makeHost();
-});
-afterAll(() => {
-  t.close();
-  removeDir(t.root);
-});
+const t = hostPerFile();
 
 /** Well formed (it instruments) but ill typed: a function declared to return i32 returns nothing. */
 const illTyped = new Uint8Array([

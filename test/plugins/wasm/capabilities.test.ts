@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { isPrxError } from "../../../src/core/errors.ts";
 import { MAX_EVENT_SUBSCRIPTIONS_PER_PLUGIN, wasmLoader } from "../../../src/plugins/wasm/index.ts";
-import { type TestHost, admitted, failure, makeHost, removeDir } from "./helpers.ts";
+import { admitted, failure, hostPerFile } from "./helpers.ts";
 
 /** The non-tool test plugins (middleware, hooks, cron, providers, storage). */
-let t: TestHost;
-beforeAll(() => {
-  t = makeHost();
-});
-afterAll(() => {
-  t.close();
-  removeDir(t.root);
-});
+const t = hostPerFile();
 
 describe("capability worlds", () => {
   test("middleware process returns the envelope unchanged", async () => {

@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { isPrxError } from "../../../src/core/errors.ts";
 import { setLogLevel } from "../../../src/core/logger.ts";
 import { wasmLoader } from "../../../src/plugins/wasm/index.ts";
-import { type TestHost, admitted, makeHost, removeDir, failure } from "./helpers.ts";
+import { admitted, failure, hostPerFile } from "./helpers.ts";
 
-let t: TestHost;
-beforeAll(() => {
-  setLogLevel("info");
-  t = makeHost();
-});
-afterAll(() => {
-  t.close();
-  removeDir(t.root);
-});
+const t = hostPerFile();
+beforeAll(() => setLogLevel("info"));
 
 describe("core module (JSON ABI)", () => {
   const cap = { type: "tool" as const, name: "core_echo" };

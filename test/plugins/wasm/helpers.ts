@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,6 +51,20 @@ export function makeHost(options: { root?: string; memory?: MemoryBackend | null
       void storage.close();
     },
   };
+}
+
+/**
+ * One real host for the whole test file: made before its first test, closed and its workspace removed after its
+ * last. The object returned is filled in by that first hook, so read it inside tests and hooks only.
+ */
+export function hostPerFile(): TestHost {
+  const t = {} as TestHost;
+  beforeAll(() => void Object.assign(t, makeHost()));
+  afterAll(() => {
+    t.close();
+    removeDir(t.root);
+  });
+  return t;
 }
 
 export function removeDir(dir: string): void {

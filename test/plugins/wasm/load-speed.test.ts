@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isPrxError } from "../../../src/core/errors.ts";
@@ -13,16 +13,9 @@ import type { WasmPluginInstance } from "../../../src/plugins/wasm/instance.ts";
 import { sandboxWorkerPool } from "../../../src/plugins/wasm/sandbox/index.ts";
 import { waitFor } from "../../helpers/wait.ts";
 import { wat } from "../runtime/helpers.ts";
-import { type TestHost, admitted, failure, makeHost, removeDir } from "./helpers.ts";
+import { admitted, failure, hostPerFile } from "./helpers.ts";
 
-let t: TestHost;
-beforeAll(() => {
-  t = makeHost();
-});
-afterAll(() => {
-  t.close();
-  removeDir(t.root);
-});
+const t = hostPerFile();
 
 const echoCap = { type: "tool" as const, name: "echo_upper" };
 const coreCap = { type: "tool" as const, name: "core_echo" };

@@ -8,16 +8,9 @@ import { EXECUTION_TIME_SAMPLES, SANDBOX_INIT_TIMEOUT_MS } from "../../../src/pl
 import { loadWasmPlugin } from "../../../src/plugins/wasm/loader.ts";
 import type { PluginInstance } from "../../../src/plugins/types.ts";
 import type { WasmPluginInstance } from "../../../src/plugins/wasm/instance.ts";
-import { type TestHost, admitted, makeHost, removeDir, failure } from "./helpers.ts";
+import { admitted, failure, hostPerFile } from "./helpers.ts";
 
-let t: TestHost;
-beforeAll(() => {
-  t = makeHost();
-});
-afterAll(() => {
-  t.close();
-  removeDir(t.root);
-});
+const t = hostPerFile();
 
 describe("max_execution_time_ms", () => {
   const spin = { type: "tool" as const, name: "spin" };

@@ -13,30 +13,16 @@ export const REMOTE_HOP_FD_ENV = "PRX_REMOTE_PLUGIN_HOP_FD";
 /** The two counts: messages to the plugin, then messages to the host. */
 const HOP_BYTES = 8;
 
-/**
- * Why a page cannot be shared here, as the system says it: no such directory (or descriptor), no right to create
- * the file, a read-only or full file system, or one (or a descriptor: a pipe, a terminal) that cannot be mapped.
- * The hop then runs without counts: nothing watches, and the lines still go through the pipes.
- */
-const CANNOT_SHARE = new Set(["ENOENT", "EACCES", "EPERM", "EROFS", "ENOSPC", "EDQUOT", "EINVAL", "ENODEV", "ENOTSUP", "EOPNOTSUPP"]);
-
 const hopLog = createLogger("remote.hop");
 
-/** The hop runs without counts: say why, at debug. */
-function withoutCounts(log: Logger, reason: string): null {
-  log.debug("a subprocess's hop runs without counts: nothing watches for its lines", { reason });
+/**
+ * The hop runs without counts (nothing watches; the lines still go through the pipes): say why at debug, with the
+ * failure's code (the system's errno name, as ENOENT or EROFS, or a PrxError's) when a call failed.
+ */
+function withoutCounts(log: Logger, reason: string, cause?: unknown): null {
+  const { message, code } = (cause ?? {}) as Partial<NodeJS.ErrnoException>;
+  log.debug("a subprocess's hop runs without counts: nothing watches for its lines", { reason: message ? `${reason}: ${message}` : reason, code });
   return null;
-}
-
-/** A failure `CANNOT_SHARE` does not name: the hop still runs without counts, and the failure is logged as such. */
-function unexpected(log: Logger, what: string, cause: unknown): null {
-  const error = new PrxError("PLUGIN_LOAD", `${what}: ${(cause as Error).message}`, { cause });
-  log.warn(error.message, { code: error.code, errno: (cause as NodeJS.ErrnoException).code });
-  return null;
-}
-
-function errnoOf(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | null)?.code;
 }
 
 /** The hop's counts in a page two processes map, and (host side, until the spawn) the descriptor to pass on. */
@@ -53,11 +39,13 @@ export interface ProcessHopOptions {
   log?: Logger;
 }
 
-/** The counts mapped from descriptor `fd`, or null when the mapping is too short or misaligned for them. */
-function mapCounts(fd: number): HopBoxes | null {
+/** The counts mapped from descriptor `fd`; throws when the mapping is too short or misaligned for them. */
+function mapCounts(fd: number): HopBoxes {
   const path = existsSync("/proc/self/fd") ? `/proc/self/fd/${fd}` : `/dev/fd/${fd}`;
   const bytes = Bun.mmap(path, { shared: true });
-  if (bytes.byteLength < HOP_BYTES || bytes.byteOffset % 4 !== 0) return null;
+  if (bytes.byteLength < HOP_BYTES || bytes.byteOffset % 4 !== 0) {
+    throw new PrxError("PLUGIN_LOAD", `the mapping holds ${bytes.byteLength} bytes at offset ${bytes.byteOffset}, not ${HOP_BYTES} aligned ones`);
+  }
   const counts = new Int32Array(bytes.buffer, bytes.byteOffset, 2);
   return HopBoxes.over(counts.subarray(0, 1), counts.subarray(1, 2));
 }
@@ -73,31 +61,24 @@ export function openProcessHop(options: ProcessHopOptions = {}): ProcessHop | nu
   const dir = options.dir ?? (existsSync("/dev/shm") ? "/dev/shm" : tmpdir());
   const path = join(dir, `prx-hop-${process.pid}-${crypto.randomUUID()}`);
   let fd = -1;
-  let boxes: HopBoxes | null;
   try {
     fd = openSync(path, "wx+", 0o600);
     unlinkSync(path);
     ftruncateSync(fd, HOP_BYTES);
-    boxes = mapCounts(fd);
+    const boxes = mapCounts(fd);
+    let open = true;
+    return {
+      boxes,
+      fd,
+      closeFd: () => {
+        if (open) closeSync(fd);
+        open = false;
+      },
+    };
   } catch (error) {
     if (fd >= 0) closeSync(fd);
-    const code = errnoOf(error);
-    if (code !== undefined && CANNOT_SHARE.has(code)) return withoutCounts(log, `${code} for a page in ${dir}`);
-    return unexpected(log, `cannot map the hop's counts in ${dir}`, error);
+    return withoutCounts(log, `cannot map the hop's counts in ${dir}`, error);
   }
-  if (!boxes) {
-    closeSync(fd);
-    return withoutCounts(log, `${dir} mapped fewer bytes than the hop's counts`);
-  }
-  let open = true;
-  return {
-    boxes,
-    fd,
-    closeFd: () => {
-      if (open) closeSync(fd);
-      open = false;
-    },
-  };
 }
 
 /**
@@ -109,23 +90,20 @@ export function childProcessHop(env: Record<string, string | undefined> = proces
   if (value === undefined || !/^\d+$/.test(value)) return null;
   const fd = Number(value);
   try {
-    // too short or misaligned: the host's page is not what this launcher expects; run without counts
-    return mapCounts(fd) ?? withoutCounts(log, `descriptor ${fd} maps fewer bytes than the hop's counts`);
+    return mapCounts(fd);
   } catch (error) {
-    // not open, or not a mappable file (the variable set by hand): without counts, as with an older host
-    const code = errnoOf(error);
-    if (code !== undefined && CANNOT_SHARE.has(code)) return withoutCounts(log, `${code} mapping descriptor ${fd}`);
-    return unexpected(log, `cannot map the hop's counts from descriptor ${fd}`, error);
+    // not open, or not the host's page (the variable set by hand): without counts, as with an older host
+    return withoutCounts(log, `cannot map the hop's counts from descriptor ${fd}`, error);
   } finally {
-    closeQuietly(fd, log);
+    closeDescriptor(fd, log);
   }
 }
 
-/** Close the host's descriptor; EBADF (it was not open: started by hand with the variable set) is nothing to close. */
-function closeQuietly(fd: number, log: Logger): void {
+/** Close the host's descriptor; one that was not open (EBADF: the variable set by hand) is said at debug. */
+function closeDescriptor(fd: number, log: Logger): void {
   try {
     closeSync(fd);
   } catch (error) {
-    if (errnoOf(error) !== "EBADF") unexpected(log, `cannot close the hop's descriptor ${fd}`, error);
+    log.debug("no hop descriptor to close", { fd, reason: (error as Error).message, code: (error as NodeJS.ErrnoException).code });
   }
 }
