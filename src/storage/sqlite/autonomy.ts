@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { ApprovalRow, ApprovalState, ApprovalStore, AuditEntry, AuditQuery, AuditStore } from "../types.ts";
 import { migrateSqlite } from "./schema.ts";
+import { statement } from "./statements.ts";
 
 /** Tool calls waiting for the owner, in the workspace file: every process of the workspace sees them. */
 export class SqliteApprovalStore implements ApprovalStore {
@@ -50,13 +51,13 @@ export class SqliteApprovalStore implements ApprovalStore {
   }
 
   allowedForSession(sessionId: string, tool: string): boolean {
-    return (
-      this.db
-        .query("SELECT 1 FROM tool_approvals WHERE session_id = ? AND tool = ? AND state = 'allow_session' LIMIT 1")
-        .get(sessionId, tool) !== null
-    );
+    return statement(this.db, "SELECT 1 FROM tool_approvals WHERE session_id = ? AND tool = ? AND state = 'allow_session' LIMIT 1").get(sessionId, tool) !== null;
   }
 }
+
+const AUDIT_INSERT =
+  "INSERT INTO tool_audit (at, session_id, channel, sender, tool, risk, args_sha256, args_preview, decision, decided_by, " +
+  "outcome, error, duration_ms, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 /** The audit log of tool calls in the workspace file. */
 export class SqliteAuditStore implements AuditStore {
@@ -65,15 +66,10 @@ export class SqliteAuditStore implements AuditStore {
   }
 
   append(e: AuditEntry): void {
-    this.db
-      .query(
-        "INSERT INTO tool_audit (at, session_id, channel, sender, tool, risk, args_sha256, args_preview, decision, decided_by, " +
-          "outcome, error, duration_ms, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(
-        e.at, e.session_id, e.channel, e.sender, e.tool, e.risk, e.args_sha256, e.args_preview, e.decision, e.decided_by,
-        e.outcome, e.error, Math.round(e.duration_ms), e.agent ?? "main",
-      );
+    statement(this.db, AUDIT_INSERT).run(
+      e.at, e.session_id, e.channel, e.sender, e.tool, e.risk, e.args_sha256, e.args_preview, e.decision, e.decided_by,
+      e.outcome, e.error, Math.round(e.duration_ms), e.agent ?? "main",
+    );
   }
 
   list(query: AuditQuery): Array<AuditEntry & { id: number }> {

@@ -1,4 +1,5 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
+import { statement } from "./statements.ts";
 
 const localWrites = new WeakMap<Database, Map<string, number>>();
 
@@ -22,22 +23,10 @@ export function localWriteCount(db: Database, table: string): number {
  * The statement is read at every call: reading the WAL-index header from a mapping of the `-shm` file instead would
  * open and close that file in this process, which drops SQLite's POSIX locks on it (a close drops every lock the
  * process holds on the file), so the next process to open the database could truncate the file under the mapping.
+ * A gateway reads the stamp twice a turn: the statement is kept per database (statements.ts), since `db.query`'s own
+ * cache cost more than running it (0.4 against 0.1 us back to back, ~6 against ~10 us once per millisecond).
  */
 export function changeStamp(db: Database, table: string): string {
-  return `${versionStatement(db).get()!.data_version}:${localWriteCount(db, table)}`;
-}
-
-type VersionStatement = Statement<{ data_version: number }, []>;
-const versionStatements = new WeakMap<Database, VersionStatement>();
-
-/**
- * The statement `db.query` returns for `PRAGMA data_version` (owned by `db`, finalized when it closes), kept per
- * database: a gateway reads the stamp twice a turn, and `db.query` finds its statement again by text in a cache of the
- * 20 last used (moving it to the front, re-preparing it once other statements pushed it out), which cost more than
- * running it (0.4 against 0.1 us back to back, ~6 against ~10 us once per millisecond).
- */
-function versionStatement(db: Database): VersionStatement {
-  let statement = versionStatements.get(db);
-  if (!statement) versionStatements.set(db, (statement = db.query<{ data_version: number }, []>("PRAGMA data_version")));
-  return statement;
+  const version = statement<{ data_version: number }, []>(db, "PRAGMA data_version").get()!.data_version;
+  return `${version}:${localWriteCount(db, table)}`;
 }

@@ -12,6 +12,7 @@ import { changeStamp, noteLocalWrite } from "./data-version.ts";
 import { ftsPhrase, orOfTerms } from "./fts.ts";
 import { ensureMemorySchema } from "./memory-schema.ts";
 import { keyConditions } from "./memory-keys.ts";
+import { statement } from "./statements.ts";
 
 /** Columns every entry-returning statement selects, with `m` the memories table. */
 const MEMORY_COLUMNS = "m.id, m.key, m.content, m.category, m.session_id, m.updated_at, m.private";
@@ -21,7 +22,7 @@ const NOT_PRIVATE = "m.private = 0";
 const recent = (where: string) =>
   `SELECT ${MEMORY_COLUMNS} FROM memories m ${where} ORDER BY m.updated_at DESC, m.seq DESC LIMIT $limit`;
 
-/** SQL of every statement, prepared on first use (bun:sqlite's query() caches them): opening a store stays cheap. */
+/** SQL of every statement, prepared on first use (a turn's kept per database, statements.ts): opening a store stays cheap. */
 const SQL = {
   upsert: `INSERT INTO memories (id, key, content, category, session_id, created_at, updated_at, private)
        VALUES ($id, $key, $content, $category, $session, $now, $now, $private)
@@ -98,7 +99,7 @@ export class SqliteMemoryStore implements MemoryStore {
 
   upsert(entry: MemoryUpsert): void {
     noteLocalWrite(this.db, MEMORY_TABLE);
-    this.db.query(SQL.upsert).run({
+    statement(this.db, SQL.upsert).run({
       id: newId("mem"),
       key: entry.key,
       content: entry.content,
@@ -115,7 +116,7 @@ export class SqliteMemoryStore implements MemoryStore {
       const where = [...(scope.sessionId ? [IN_SESSION] : []), ...(scope.includePrivate ? [] : [NOT_PRIVATE]), ...keys.where];
       const params: Record<string, string | number> = { limit, ...keys.params };
       if (scope.sessionId) params.session = scope.sessionId;
-      return this.db.query<MemoryRow, Record<string, string | number>>(recent(`WHERE ${where.join(" AND ")}`)).all(params);
+      return statement<MemoryRow, Record<string, string | number>>(this.db, recent(`WHERE ${where.join(" AND ")}`)).all(params);
     }
     const sql = scope.sessionId
       ? scope.includePrivate
@@ -126,24 +127,24 @@ export class SqliteMemoryStore implements MemoryStore {
         : SQL.recent.public;
     const params: Record<string, string | number> = { limit };
     if (scope.sessionId) params.session = scope.sessionId;
-    return this.db.query<MemoryRow, Record<string, string | number>>(sql).all(params);
+    return statement<MemoryRow, Record<string, string | number>>(this.db, sql).all(params);
   }
 
   byKey(key: string): MemoryRow | null {
-    return this.db.query<MemoryRow, { key: string }>(SQL.byKey).get({ key });
+    return statement<MemoryRow, { key: string }>(this.db, SQL.byKey).get({ key });
   }
 
   deleteKey(key: string): boolean {
     noteLocalWrite(this.db, MEMORY_TABLE);
-    return this.db.query(SQL.deleteKey).run({ key }).changes > 0;
+    return statement(this.db, SQL.deleteKey).run({ key }).changes > 0;
   }
 
   count(): number {
     // inside a transaction the count may include writes a rollback takes back: read, do not keep
-    if (this.db.inTransaction) return this.db.query<{ n: number }, []>(SQL.countAll).get()?.n ?? 0;
+    if (this.db.inTransaction) return statement<{ n: number }, []>(this.db, SQL.countAll).get()?.n ?? 0;
     const stamp = changeStamp(this.db, MEMORY_TABLE);
     if (this.counted?.stamp === stamp) return this.counted.entries;
-    const entries = this.db.query<{ n: number }, []>(SQL.countAll).get()?.n ?? 0;
+    const entries = statement<{ n: number }, []>(this.db, SQL.countAll).get()?.n ?? 0;
     this.counted = { stamp, entries };
     return entries;
   }
@@ -153,7 +154,7 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   termEntries(term: string, cap: number): number[] {
-    const rows = this.db.query<[number], { match: string; cap: number }>(SQL.termEntries).values({ match: ftsPhrase(term), cap });
+    const rows = statement<[number], { match: string; cap: number }>(this.db, SQL.termEntries).values({ match: ftsPhrase(term), cap });
     return rows.map((row) => row[0] as number);
   }
 
@@ -162,11 +163,11 @@ export class SqliteMemoryStore implements MemoryStore {
     // every entry is visible without a session, private or key filter: the index's best `limit` are the answer
     const keys = keyConditions(scope.keys);
     const filtered = Boolean(scope.sessionId) || !scope.includePrivate || keys.where.length > 0;
-    const ranked = this.db
-      .query<{ seq: number }, Record<string, string | number>>(rankSql(!filtered))
+    const ranked = statement<{ seq: number }, Record<string, string | number>>(this.db, rankSql(!filtered))
       .all(filtered ? { match: orOfTerms(terms), seqs: JSON.stringify(seqs) } : { match: orOfTerms(terms), seqs: JSON.stringify(seqs), limit: scope.limit })
       .map((row) => row.seq);
-    const visible = this.db.query<MemoryRow & { seq: number }, Record<string, string>>(visibleSql(Boolean(scope.sessionId), scope.includePrivate, keys.where));
+    const visibleText = visibleSql(Boolean(scope.sessionId), scope.includePrivate, keys.where);
+    const visible = statement<MemoryRow & { seq: number }, Record<string, string>>(this.db, visibleText);
     const found: MemoryRow[] = [];
     const chunk = Math.max(scope.limit, VISIBLE_CHUNK);
     for (let from = 0; from < ranked.length && found.length < scope.limit; from += chunk) {

@@ -3,6 +3,7 @@ import { CHANNEL_PAIRING_MAX_PENDING, CHANNEL_PAIRING_TTL_MS } from "../limits.t
 import { newPairingCode, noPendingCode } from "../pairing-rules.ts";
 import type { PairingRecord, PairingStore } from "../types.ts";
 import { migrateSqlite } from "./schema.ts";
+import { statement } from "./statements.ts";
 
 /**
  * Who may talk to the assistant on each channel (every process sees an approval at once): an unknown sender gets a
@@ -17,11 +18,7 @@ export class SqlitePairingStore implements PairingStore {
   }
 
   isApproved(channel: string, senderId: string): boolean {
-    return (
-      this.db
-        .query("SELECT 1 FROM channel_pairings WHERE channel = ? AND sender_id = ? AND state = 'approved'")
-        .get(channel, senderId) !== null
-    );
+    return statement(this.db, "SELECT 1 FROM channel_pairings WHERE channel = ? AND sender_id = ? AND state = 'approved'").get(channel, senderId) !== null;
   }
 
   /**

@@ -4,6 +4,13 @@ import { oldestKeptSecond, purgeDue } from "../response-rules.ts";
 import type { ResponseStore, StoredResponse } from "../types.ts";
 import { migrateSqlite } from "./schema.ts";
 import { settingNow, type Setting } from "../../core/setting.ts";
+import { statement } from "./statements.ts";
+
+const SQL = {
+  put: "INSERT INTO gateway_responses (id, scope, created_at, response, input_items, context) VALUES (?, ?, ?, ?, ?, ?)",
+  get: "SELECT * FROM gateway_responses WHERE id = ? AND scope = ? AND created_at >= ?",
+  purge: "DELETE FROM gateway_responses WHERE rowid IN (SELECT rowid FROM gateway_responses WHERE created_at < ? LIMIT ?)",
+} as const;
 
 interface Row {
   id: string;
@@ -39,16 +46,12 @@ export class SqliteResponseStore implements ResponseStore {
   }
 
   put(record: StoredResponse): void {
-    this.db
-      .query("INSERT INTO gateway_responses (id, scope, created_at, response, input_items, context) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(record.id, record.scope, record.createdAt, record.response, record.inputItems, record.context);
+    statement(this.db, SQL.put).run(record.id, record.scope, record.createdAt, record.response, record.inputItems, record.context);
     this.purgeExpired();
   }
 
   get(scope: string, id: string): StoredResponse | null {
-    const row = this.db
-      .query<Row, [string, string, number]>("SELECT * FROM gateway_responses WHERE id = ? AND scope = ? AND created_at >= ?")
-      .get(id, scope, oldestKeptSecond(this.now(), settingNow(this.ttl)));
+    const row = statement<Row, [string, string, number]>(this.db, SQL.get).get(id, scope, oldestKeptSecond(this.now(), settingNow(this.ttl)));
     return row ? fromRow(row) : null;
   }
 
@@ -61,10 +64,6 @@ export class SqliteResponseStore implements ResponseStore {
     const now = this.now();
     if (!purgeDue(this.lastPurge, now)) return 0;
     this.lastPurge = now;
-    return this.db
-      .query(
-        "DELETE FROM gateway_responses WHERE rowid IN (SELECT rowid FROM gateway_responses WHERE created_at < ? LIMIT ?)",
-      )
-      .run(oldestKeptSecond(now, settingNow(this.ttl)), RESPONSES_PURGE_BATCH).changes;
+    return statement(this.db, SQL.purge).run(oldestKeptSecond(now, settingNow(this.ttl)), RESPONSES_PURGE_BATCH).changes;
   }
 }

@@ -5,13 +5,17 @@ import { SESSION_SEARCH_INDEX_MAX_HITS } from "../limits.ts";
 import type { AppendedMessage, ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { ftsPhrase, TRIGRAM_CHARS } from "./fts.ts";
 import { migrateSqlite } from "./schema.ts";
+import { statement } from "./statements.ts";
 
 const COLUMNS = "s.id, s.title, s.channel, s.agent, s.created_at, s.updated_at, s.message_count";
 const SUMMARY = `SELECT ${COLUMNS} FROM sessions s`;
 const HISTORY_COLUMNS = "role, content, tool_calls, tool_call_id, name, media";
 const MATCHES = "(lower(s.title) LIKE ?1 ESCAPE '\\' OR lower(s.id) LIKE ?1 ESCAPE '\\')";
 
-/** SQL of every statement, prepared on first use (bun:sqlite's query() caches them): a turn prepares only its own. */
+/**
+ * SQL of every statement, prepared on first use: a turn prepares only its own, and keeps them for the database
+ * (statements.ts); listing, searching and deleting go through bun:sqlite's query() cache.
+ */
 export const SQL = {
   selectOne: `${SUMMARY} WHERE s.id = ?`,
   selectMany: `${SUMMARY} ORDER BY s.updated_at DESC LIMIT ?`,
@@ -59,11 +63,11 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   private get selectOne(): Statement<SessionRow, [string]> {
-    return this.db.query(SQL.selectOne);
+    return statement(this.db, SQL.selectOne);
   }
 
   private get recent(): Statement<MessageRow, [string, number]> {
-    return this.db.query(SQL.recent);
+    return statement(this.db, SQL.recent);
   }
 
   list(limit = 100, agent?: string): SessionSummary[] {
@@ -100,7 +104,7 @@ export class SqliteSessionStore implements SessionStore {
   ensure(id: string, channel: string): SessionSummary {
     validateSessionId(id);
     const now = new Date().toISOString();
-    this.db.query(SQL.insertSession).run(id, channel, now, now, "main");
+    statement(this.db, SQL.insertSession).run(id, channel, now, now, "main");
     return this.get(id)!;
   }
 
@@ -142,9 +146,9 @@ export class SqliteSessionStore implements SessionStore {
     if (messages.length === 0) return;
     if (channel !== undefined) validateSessionId(id);
     const now = new Date().toISOString();
-    const insert = this.db.query(SQL.insertMessage);
+    const insert = statement(this.db, SQL.insertMessage);
     this.db.transaction(() => {
-      if (channel !== undefined) this.db.query(SQL.insertSession).run(id, channel, now, now, agent);
+      if (channel !== undefined) statement(this.db, SQL.insertSession).run(id, channel, now, now, agent);
       for (const m of messages) {
         insert.run(
           id,
@@ -158,17 +162,17 @@ export class SqliteSessionStore implements SessionStore {
           m.usage ? JSON.stringify(m.usage) : null,
         );
       }
-      for (const sha256 of mediaHashes(messages)) this.db.query(SQL.linkMedia).run(id, sha256);
-      this.db.query(SQL.touch).run(id, now, titleFrom(messages));
+      for (const sha256 of mediaHashes(messages)) statement(this.db, SQL.linkMedia).run(id, sha256);
+      statement(this.db, SQL.touch).run(id, now, titleFrom(messages));
     }).immediate();
   }
 
   history(id: string, limit: number): ChatMessage[] {
-    return historyFrom(this.db.query<HistoryRow, [string, number]>(SQL.history).all(id, limit).map(toHistoryEntry));
+    return historyFrom(statement<HistoryRow, [string, number]>(this.db, SQL.history).all(id, limit).map(toHistoryEntry));
   }
 
   summary(id: string): ConversationSummary | null {
-    const row = this.db.query<SummaryRow, [string]>(SQL.summary).get(id);
+    const row = statement<SummaryRow, [string]>(this.db, SQL.summary).get(id);
     return row ? toConversationSummary(row) : null;
   }
 
@@ -177,6 +181,6 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   addSummary(id: string, s: NewConversationSummary): void {
-    this.db.query(SQL.addSummary).run(id, s.throughSeq, s.fromSeq, s.content, s.model, new Date().toISOString());
+    statement(this.db, SQL.addSummary).run(id, s.throughSeq, s.fromSeq, s.content, s.model, new Date().toISOString());
   }
 }

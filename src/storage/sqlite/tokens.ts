@@ -6,6 +6,7 @@ import { BEARER_MAX_CHARS, TOKEN_CACHE_MAX_ENTRIES, TOKEN_TOUCH_INTERVAL_MS } fr
 import { mintToken, toTokenRecord, unknownToken, type TokenRow } from "../token-util.ts";
 import type { TokenRecord, TokenStore } from "../types.ts";
 import { migrateSqlite } from "./schema.ts";
+import { statement } from "./statements.ts";
 
 const TOKENS_TABLE = "gateway_tokens";
 
@@ -67,7 +68,7 @@ export class SqliteTokenStore implements TokenStore {
     }
     let row = this.verified.get(digest) ?? null;
     if (!row) {
-      row = this.db.query<TokenRow, [string]>("SELECT * FROM gateway_tokens WHERE token_sha256 = ?").get(digest);
+      row = statement<TokenRow, [string]>(this.db, "SELECT * FROM gateway_tokens WHERE token_sha256 = ?").get(digest);
       if (!row || !constantTimeEqual(row.token_sha256, digest) || row.revoked) return null;
       if (this.verified.size >= TOKEN_CACHE_MAX_ENTRIES) this.verified.clear();
       this.verified.set(digest, row);
@@ -81,6 +82,6 @@ export class SqliteTokenStore implements TokenStore {
     const last = this.touched.get(id);
     if (last !== undefined && now - last < TOKEN_TOUCH_INTERVAL_MS) return;
     this.touched.set(id, now);
-    this.db.query("UPDATE gateway_tokens SET last_used_at = ? WHERE id = ?").run(new Date(now).toISOString(), id);
+    statement(this.db, "UPDATE gateway_tokens SET last_used_at = ? WHERE id = ?").run(new Date(now).toISOString(), id);
   }
 }

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { UsageDelta, UsageGroup, UsageRow, UsageScope, UsageStore, UsageTotals } from "../types.ts";
 import { groupKind, toUsageRow, ZERO_TOTALS } from "../usage-rules.ts";
 import { migrateSqlite } from "./schema.ts";
+import { statement } from "./statements.ts";
 
 const SUMS = `sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
   sum(cached_input_tokens) AS cached_input_tokens, sum(cost_usd) AS cost_usd, sum(calls) AS calls`;
@@ -47,7 +48,7 @@ export class SqliteUsageStore implements UsageStore {
 
   add(deltas: readonly UsageDelta[]): void {
     if (deltas.length === 0) return;
-    const upsert = this.db.query(USAGE_SQL.add);
+    const upsert = statement(this.db, USAGE_SQL.add);
     this.db.transaction(() => {
       for (const d of deltas) upsert.run(d.kind, d.key, d.day, d.input_tokens, d.output_tokens, d.cached_input_tokens, d.cost_usd, d.calls);
     }).immediate();
@@ -56,8 +57,7 @@ export class SqliteUsageStore implements UsageStore {
   spent(scopes: readonly UsageScope[], fromDay: string, toDay: string): Array<UsageScope & { day: string; cost_usd: number }> {
     if (scopes.length === 0) return [];
     const params = scopes.flatMap((scope) => [scope.kind, scope.key]);
-    return this.db
-      .query<{ kind: UsageScope["kind"]; key: string; day: string; cost_usd: number }, string[]>(spentSql(scopes.length))
-      .all(...params, fromDay, toDay);
+    const spent = statement<{ kind: UsageScope["kind"]; key: string; day: string; cost_usd: number }, string[]>(this.db, spentSql(scopes.length));
+    return spent.all(...params, fromDay, toDay);
   }
 }
