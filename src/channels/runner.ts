@@ -42,8 +42,11 @@ export interface RunnerStats {
 
 export interface RunnerOptions {
   channel: Channel;
-  /** With a tracer that is on, each message is a trace: its turn and its delivery are spans of it. */
-  host: Pick<AgentHost, "runTurn"> & Partial<Pick<AgentHost, "tracer">>;
+  /**
+   * With a tracer that is on, each message is a trace: its turn and its delivery are spans of it. Its sessions answer
+   * a message whose turn had started before a restart (a host without them runs that turn on from the session).
+   */
+  host: Pick<AgentHost, "runTurn"> & Partial<Pick<AgentHost, "tracer" | "sessions">>;
   store: ChannelStore;
   pairings: PairingStore;
   config: ChannelConfig;
@@ -285,7 +288,9 @@ export class ChannelRunner {
     let told = false;
     try {
       if (entry.state === "received" || parts === null) {
-        parts = await this.runTurn(message);
+        // started by a process that died: its answer may be stored already, else its turn goes on from the session
+        const started = entry.state === "started";
+        parts = (started ? await this.storedAnswer(message) : null) ?? (await this.runTurn(message, started));
         await this.o.store.replied(message.id, parts);
       }
       // stored: a caller waiting in the platform's request (the webhook's synchronous mode) has its answer now, while
@@ -313,12 +318,35 @@ export class ChannelRunner {
     this.changed();
   }
 
-  /** One turn with typing shown meanwhile; a failed turn answers with a short notice naming the problem. */
-  private async runTurn(message: InboundMessage): Promise<string[]> {
+  /**
+   * The answer a previous process stored before it died, for a message whose turn had started (its user message is in
+   * the session): the session's last message when that is an answer, else null (the turn was cut off before it).
+   * Nothing else writes the chat's session while its message waits (one turn at a time per chat), so the last
+   * message is this turn's.
+   */
+  private async storedAnswer(message: InboundMessage): Promise<string[] | null> {
+    const sessions = this.o.host.sessions;
+    if (!sessions) return null;
+    const last = (await sessions.messages(sessionIdOf(message, this.agentFor(message)), 1))[0];
+    if (!last || last.role !== "assistant" || last.toolCalls?.length) return null;
+    this.o.logger.info(`message ${message.id}: its answer was stored before the restart, delivering it`);
+    return this.partsOf(last.content);
+  }
+
+  private partsOf(text: string): string[] {
+    return splitMessage(text.trim() === "" ? "(no answer)" : text, this.o.channel.capabilities.maxMessageLength);
+  }
+
+  /**
+   * One turn with typing shown meanwhile; a failed turn answers with a short notice naming the problem. `resumed`: the
+   * session holds the message already (a turn cut off after writing it), the turn continues from there.
+   */
+  private async runTurn(message: InboundMessage, resumed: boolean): Promise<string[]> {
     const { channel } = this.o;
     const typing = channel.capabilities.typing ? this.keepTyping(message) : null;
     try {
-      const attached = message.attachments?.length ? await inboundMedia(channel, message, AbortSignal.timeout(ATTACHMENT_FETCH_TIMEOUT_MS)) : null;
+      const attached =
+        !resumed && message.attachments?.length ? await inboundMedia(channel, message, AbortSignal.timeout(ATTACHMENT_FETCH_TIMEOUT_MS)) : null;
       const said = attached?.notes.length ? [message.text, ...attached.notes].filter((t) => t !== "").join("\n") : message.text;
       const agent = this.agentFor(message);
       const result = await this.o.host.runTurn({
@@ -330,14 +358,13 @@ export class ChannelRunner {
         userId: message.senderId,
         fromOwner: () => this.fromOwner(message),
         metadata: { chat_id: message.chatId, chat_kind: message.chatKind, thread_id: message.threadId, message_id: message.id },
-        // a process killed mid-turn answers the stored message again at its next start
-        rerunnable: true,
+        // a process killed mid-turn answers the stored message at its next start: the mark says the session holds it
+        rerunnable: resumed ? { resumed } : { answering: { channel: this.o.store.channel, messageId: message.id } },
         ...(this.o.approvals
           ? { approvals: { kind: "ask" as const, chatKey: chatKeyOf(message), notify: (pending: PendingApproval) => this.askOwner(message, pending) } }
           : {}),
       });
-      const text = result.text.trim() === "" ? "(no answer)" : result.text;
-      return splitMessage(text, channel.capabilities.maxMessageLength);
+      return this.partsOf(result.text);
     } catch (error) {
       this.o.logger.error(`turn failed for ${message.id}: ${errorMessage(error)}`);
       return [`Sorry, I could not answer that (${errorMessage(error).split("\n")[0]!.slice(0, 200)}).`];

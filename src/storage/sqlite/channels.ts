@@ -73,7 +73,7 @@ export class SqliteChannelStateStore implements ChannelStateStore {
   open(channel: string): InboxRow[] {
     return this.db
       .query<RawInbox, [string]>(
-        "SELECT payload, state, reply, parts_sent FROM channel_inbox WHERE channel = ? AND state IN ('received', 'replied') ORDER BY seq",
+        "SELECT payload, state, reply, parts_sent FROM channel_inbox WHERE channel = ? AND state IN ('received', 'started', 'replied') ORDER BY seq",
       )
       .all(channel)
       .map(toInboxRow);
