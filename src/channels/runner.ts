@@ -8,7 +8,7 @@ import { errorMessage } from "../core/errors.ts";
 import { sha256Hex } from "../core/ids.ts";
 import type { Logger } from "../core/logger.ts";
 import { decideAccess } from "./access.ts";
-import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_PENDING, TYPING_INTERVAL_MS } from "./limits.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_PENDING, STARTED_TURN_TAIL_MESSAGES, TYPING_INTERVAL_MS } from "./limits.ts";
 import { USER_MESSAGE_MAX_CHARS } from "../agent/limits.ts";
 import { inboundMedia } from "./media.ts";
 import { sendLinkedFiles } from "./reply-files.ts";
@@ -319,18 +319,17 @@ export class ChannelRunner {
   }
 
   /**
-   * The answer a previous process stored before it died, for a message whose turn had started (its user message is in
-   * the session): the session's last message when that is an answer, else null (the turn was cut off before it).
-   * Nothing else writes the chat's session while its message waits (one turn at a time per chat), so the last
-   * message is this turn's.
+   * The answer of a message whose turn had started (its user message is in the session): the first answer after the
+   * session's last user message (one turn at a time per chat: that message is this one), else null (the turn was cut
+   * off before its answer).
    */
   private async storedAnswer(message: InboundMessage): Promise<string[] | null> {
     const sessions = this.o.host.sessions;
     if (!sessions) return null;
-    const last = (await sessions.messages(sessionIdOf(message, this.agentFor(message)), 1))[0];
-    if (!last || last.role !== "assistant" || last.toolCalls?.length) return null;
-    this.o.logger.info(`message ${message.id}: its answer was stored before the restart, delivering it`);
-    return this.partsOf(last.content);
+    const tail = await sessions.messages(sessionIdOf(message, this.agentFor(message)), STARTED_TURN_TAIL_MESSAGES);
+    const asked = tail.findLastIndex((m) => m.role === "user");
+    const answer = tail.slice(asked + 1).find((m) => m.role === "assistant" && !m.toolCalls?.length);
+    return answer ? this.partsOf(answer.content) : null;
   }
 
   private partsOf(text: string): string[] {

@@ -41,16 +41,16 @@ function runnerOn(host: AgentHost, state: ChannelStateStore = host.storage.chann
   return { runner, sent };
 }
 
-/** The workspace's inbox store, but its process dies in the write that records a turn's answer (it never returns). */
-function diesRecordingAnswer(real: ChannelStateStore): { state: ChannelStateStore; reached: Promise<void> } {
+/** A process that dies in `step` of its work: that step never returns. */
+function diesIn<T extends object>(real: T, step: keyof T): { dying: T; reached: Promise<void> } {
   const { promise: reached, resolve } = Promise.withResolvers<void>();
-  const state: ChannelStateStore = Object.assign(Object.create(real) as ChannelStateStore, {
-    replied: () => {
+  const dying = Object.assign(Object.create(real) as T, {
+    [step]: () => {
       resolve();
-      return new Promise<void>(() => {});
+      return new Promise<never>(() => {});
     },
   });
-  return { state, reached };
+  return { dying, reached };
 }
 
 async function openPair(storage: Record<string, unknown>, env: Record<string, string | undefined>) {
@@ -65,16 +65,16 @@ async function openPair(storage: Record<string, unknown>, env: Record<string, st
 
 const conversation = (stored: Array<{ role: string; content: string }>) => stored.map((m) => [m.role, m.content]);
 
-/** The next process resumes the message: it sends `answer` once, and the session holds the user's message once, then it. */
-async function answeredOnceBy(host: AgentHost, answer: string): Promise<void> {
+/** The next process resumes the message: the session holds the user's message once, then `answer`; what it sent. */
+async function answeredOnceBy(host: AgentHost, answer: string): Promise<string[]> {
   const next = runnerOn(host);
   expect(await next.runner.resume()).toBe(1);
   await next.runner.idle();
-  expect(next.sent).toEqual([answer]);
   expect(conversation(await host.sessions.messages(sessionIdOf(message)))).toEqual([
     ["user", "are you there"],
     ["assistant", answer],
   ]);
+  return next.sent;
 }
 
 /** Two processes of the channel on one workspace's storage: the first is killed mid-turn, the second resumes. */
@@ -89,7 +89,7 @@ async function killedMidTurn(storage: Record<string, unknown>, env: Record<strin
     expect(conversation(await second.sessions.messages(sessionIdOf(message)))).toEqual([["user", "are you there"]]);
     expect((await first.storage.channels.entry("tg", message.id))?.state).toBe("started");
     await kill();
-    await answeredOnceBy(second, "echo: are you there");
+    expect(await answeredOnceBy(second, "echo: are you there")).toEqual(["echo: are you there"]);
     // the rerun continued the stored message: one request of its own, no second user message
     expect(fake.chatRequests().length).toBe(2);
   } finally {
@@ -121,17 +121,21 @@ testWithPostgres("PostgreSQL: a message whose turn was cut off and answered agai
   });
 }, 30_000);
 
-/** A process dies after its turn stored the answer, before the inbox recorded it: the next one delivers that answer. */
-async function killedAfterAnswer(storage: Record<string, unknown>, env: Record<string, string | undefined>) {
+/**
+ * A process dies after its turn stored the answer in the session: before the inbox recorded it, the next process
+ * delivers that answer once; in the write recording it delivered (after the platform accepted it), the next one sends
+ * the same answer again. Never a second turn.
+ */
+async function killedAfterAnswer(storage: Record<string, unknown>, env: Record<string, string | undefined>, dies: "replied" | "delivered") {
   const { fake, first, second } = await openPair(storage, env);
-  const dying = diesRecordingAnswer(first.storage.channels);
-  const killed = runnerOn(first, dying.state);
+  const recording = diesIn(first.storage.channels, dies);
+  const killed = runnerOn(first, recording.dying);
   try {
     fake.enqueue({ type: "text", text: "the only answer" });
     await killed.runner.onMessage(message);
-    await dying.reached;
-    expect(killed.sent).toEqual([]);
-    await answeredOnceBy(second, "the only answer");
+    await recording.reached;
+    expect(killed.sent).toEqual(dies === "delivered" ? ["the only answer"] : []);
+    expect(await answeredOnceBy(second, "the only answer")).toEqual(["the only answer"]);
     expect(fake.chatRequests().length).toBe(1);
     expect(await second.storage.channels.entry("tg", message.id)).toMatchObject({ state: "done", reply: ["the only answer"], partsSent: 1 });
     // a third start finds nothing left to answer
@@ -144,11 +148,37 @@ async function killedAfterAnswer(storage: Record<string, unknown>, env: Record<s
 }
 
 test("SQLite: a process that died after its turn stored the answer has it delivered once by the next, with no second turn", async () => {
-  await killedAfterAnswer({}, {});
+  await killedAfterAnswer({}, {}, "replied");
+}, 30_000);
+
+test("SQLite: a process that died recording a delivered answer has the same answer sent again by the next, with no second turn", async () => {
+  await killedAfterAnswer({}, {}, "delivered");
 }, 30_000);
 
 testWithPostgres("PostgreSQL: a process that died after its turn stored the answer has it delivered once by the next, with no second turn", async () => {
-  await killedAfterAnswer({ backend: "postgres", schema: answeredSchema }, { DATABASE_URL: TEST_DATABASE_URL });
+  await killedAfterAnswer({ backend: "postgres", schema: answeredSchema }, { DATABASE_URL: TEST_DATABASE_URL }, "replied");
+}, 30_000);
+
+test("the stored answer is the one after the message's user message, whatever the session got after it", async () => {
+  const { fake, first, second } = await openPair({}, {});
+  const recording = diesIn(first.storage.channels, "replied");
+  const killed = runnerOn(first, recording.dying);
+  try {
+    fake.enqueue({ type: "text", text: "the only answer" });
+    await killed.runner.onMessage(message);
+    await recording.reached;
+    // a reminder delivered to the chat meanwhile (the cron tool's jobs write to the chat's session)
+    await second.sessions.append(sessionIdOf(message), [{ role: "assistant", content: "a reminder" }]);
+    const next = runnerOn(second);
+    expect(await next.runner.resume()).toBe(1);
+    await next.runner.idle();
+    expect(next.sent).toEqual(["the only answer"]);
+    expect(fake.chatRequests().length).toBe(1);
+  } finally {
+    await fake.stop();
+    await second.close();
+    await first.close();
+  }
 }, 30_000);
 
 test("a turn that fails leaves the user's message in the session once, with the notice sent and the message done", async () => {
