@@ -1,5 +1,5 @@
 import type { ChatMessage } from "../providers/types.ts";
-import type { AppendedMessage, MessageUsage, SessionStore, UsageCharge } from "../storage/types.ts";
+import type { AppendedMessage, InboxRef, MessageUsage, SessionStore, UsageCharge } from "../storage/types.ts";
 import type { UsageRecorder } from "./usage-recorder.ts";
 
 /** Where a turn's usage is counted, when the host keeps usage. */
@@ -15,9 +15,10 @@ export interface TranscriptUsage {
  * comes from the client) writes no messages, but its usage is counted. An assistant message carries the usage of the
  * model calls that wrote it, counted in the kept totals once the message is written.
  *
- * A turn that may run again after its process died in it (`atEnd`) writes every message with its last flush: a turn
- * cut off leaves nothing, and its rerun stores the user's message once. Its usage is counted at each flush all the same
- * (budgets checked between tool rounds see it).
+ * A turn that may run again after its process died in it (`rerun`) writes the user's message at once, with the mark of
+ * the stored inbound message it answers, and every later message with its last flush: the session shows
+ * the user's message while the turn runs, and a rerun knows from the mark that the session holds it (and maybe the
+ * answer). Its usage is counted at each flush all the same (budgets checked between tool rounds see it).
  */
 export class TurnTranscript {
   private readonly pending: AppendedMessage[] = [];
@@ -33,7 +34,7 @@ export class TurnTranscript {
     private readonly usage?: TranscriptUsage,
     /** The agent a session this turn creates belongs to (default "main"). */
     private readonly agent?: string,
-    private readonly atEnd = false,
+    private readonly rerun?: { answering?: InboxRef },
   ) {}
 
   add(...messages: ChatMessage[]): void {
@@ -57,7 +58,7 @@ export class TurnTranscript {
    */
   flush(endsTurn = false): Promise<void> | undefined {
     if (this.pending.length === 0) return undefined;
-    if (this.atEnd && !endsTurn) {
+    if (this.rerun && !endsTurn && this.pending[0]!.role !== "user") {
       this.count(this.pending.slice(this.counted));
       this.counted = this.pending.length;
       return undefined;
@@ -70,7 +71,8 @@ export class TurnTranscript {
     const messages = this.pending.splice(0);
     const uncounted = messages.slice(this.counted);
     this.counted = 0;
-    await this.sessions.append(this.sessionId, messages, this.created ? undefined : this.channel, this.agent, endsTurn);
+    const answering = messages[0]!.role === "user" ? this.rerun?.answering : undefined;
+    await this.sessions.append(this.sessionId, messages, this.created ? undefined : this.channel, this.agent, endsTurn, answering);
     this.created = true;
     this.count(uncounted);
   }

@@ -94,7 +94,7 @@ class Turn {
     try {
       const plan = this.start(given);
       // Inbound middleware, once per admitted turn: a follow-up's user message passed it in the request before.
-      const continuing = input.continueFromHistory === true;
+      const continuing = input.continueFromHistory === true || input.rerunnable?.resumed === true;
       const heard = input.media?.some((ref) => ref.kind === "audio")
         ? await withTranscripts(input.text, input.media, deps.transcribe, this.signal)
         : input.text;

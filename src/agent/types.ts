@@ -5,7 +5,7 @@ import type { EventPublisher } from "../core/events.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import type { ModelChoice } from "../providers/routes.ts";
 import type { ChatMessage, MediaRef, ProviderResolver, ResponseFormat, ToolCall, ToolSpec, Usage } from "../providers/types.ts";
-import type { MediaStore, SessionStore } from "../storage/types.ts";
+import type { InboxRef, MediaStore, SessionStore } from "../storage/types.ts";
 import type { UsageRecorder } from "./usage-recorder.ts";
 import type { Transcriber } from "./media.ts";
 import type { ContextRatios } from "./context-window.ts";
@@ -28,11 +28,13 @@ export interface TurnInput {
   userId?: string | null;
   metadata?: Record<string, unknown>;
   /**
-   * The turn runs again if its process dies in it (a channel answers its stored message at the next start): its
-   * messages are written together when it ends, so a turn cut off leaves none and its rerun stores the user's message
-   * once.
+   * The turn runs again if its process dies in it (a channel answers its stored message at the next start): the
+   * user's message is written at once, with the mark of `answering` (the stored inbound message) in the same write, and
+   * the rest together when the turn ends. `resumed`: the session holds the user's message already (a rerun of a turn
+   * cut off after writing it): the turn continues from the history with no new user message and no inbound middleware
+   * (the message passed it before); memory recall uses the last user message.
    */
-  rerunnable?: boolean;
+  rerunnable?: { answering?: InboxRef; resumed?: boolean };
   /** The agent that answers ([agents.<id>]); default "main". `model = "agent:<id>"` names it too. */
   agent?: string;
   /** Provider name override ("openai", "wasm:x"); default from config. */

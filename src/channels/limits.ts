@@ -38,6 +38,14 @@ export const SIGNATURE_WINDOW_S = 300;
 
 /** Messages stored but not yet answered, over all chats of a process; past it the platform is not read (backpressure). */
 export const CHANNEL_MAX_PENDING = 2000;
+
+/**
+ * The newest session messages a restart reads for the answer of a message whose turn had started (the first answer
+ * after the last user message among them). The turn's messages are the newest ones; only when more than this came
+ * after the user's message (a turn of 100 rounds of 5 calls, or reminders written to the chat since) is the message
+ * not among them, and its turn is then run on from the session.
+ */
+export const STARTED_TURN_TAIL_MESSAGES = 500;
 /** Typing is re-sent this often while a turn runs (Telegram's action lasts 5 s, Discord's 10 s). */
 export const TYPING_INTERVAL_MS = 4000;
 /** Processed message ids are kept this long (redeliveries come within minutes; a day is plenty). */

@@ -8,7 +8,7 @@ import { errorMessage } from "../core/errors.ts";
 import { sha256Hex } from "../core/ids.ts";
 import type { Logger } from "../core/logger.ts";
 import { decideAccess } from "./access.ts";
-import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_PENDING, TYPING_INTERVAL_MS } from "./limits.ts";
+import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_PENDING, STARTED_TURN_TAIL_MESSAGES, TYPING_INTERVAL_MS } from "./limits.ts";
 import { USER_MESSAGE_MAX_CHARS } from "../agent/limits.ts";
 import { inboundMedia } from "./media.ts";
 import { sendLinkedFiles } from "./reply-files.ts";
@@ -42,8 +42,11 @@ export interface RunnerStats {
 
 export interface RunnerOptions {
   channel: Channel;
-  /** With a tracer that is on, each message is a trace: its turn and its delivery are spans of it. */
-  host: Pick<AgentHost, "runTurn"> & Partial<Pick<AgentHost, "tracer">>;
+  /**
+   * With a tracer that is on, each message is a trace: its turn and its delivery are spans of it. Its sessions answer
+   * a message whose turn had started before a restart (a host without them runs that turn on from the session).
+   */
+  host: Pick<AgentHost, "runTurn"> & Partial<Pick<AgentHost, "tracer" | "sessions">>;
   store: ChannelStore;
   pairings: PairingStore;
   config: ChannelConfig;
@@ -285,7 +288,9 @@ export class ChannelRunner {
     let told = false;
     try {
       if (entry.state === "received" || parts === null) {
-        parts = await this.runTurn(message);
+        // started by a process that died: its answer may be stored already, else its turn goes on from the session
+        const started = entry.state === "started";
+        parts = (started ? await this.storedAnswer(message) : null) ?? (await this.runTurn(message, started));
         await this.o.store.replied(message.id, parts);
       }
       // stored: a caller waiting in the platform's request (the webhook's synchronous mode) has its answer now, while
@@ -313,12 +318,35 @@ export class ChannelRunner {
     this.changed();
   }
 
-  /** One turn with typing shown meanwhile; a failed turn answers with a short notice naming the problem. */
-  private async runTurn(message: InboundMessage): Promise<string[]> {
+  /**
+   * The answer of a message whose turn had started (its user message is in the session): the first answer after the
+   * session's last user message (one turn at a time per chat: that message is this one), else null (the turn was cut
+   * off before its answer, or more than STARTED_TURN_TAIL_MESSAGES came after the message: the turn runs on).
+   */
+  private async storedAnswer(message: InboundMessage): Promise<string[] | null> {
+    const sessions = this.o.host.sessions;
+    if (!sessions) return null;
+    const tail = await sessions.messages(sessionIdOf(message, this.agentFor(message)), STARTED_TURN_TAIL_MESSAGES);
+    const asked = tail.findLastIndex((m) => m.role === "user");
+    if (asked < 0) return null;
+    const answer = tail.slice(asked + 1).find((m) => m.role === "assistant" && !m.toolCalls?.length);
+    return answer ? this.partsOf(answer.content) : null;
+  }
+
+  private partsOf(text: string): string[] {
+    return splitMessage(text.trim() === "" ? "(no answer)" : text, this.o.channel.capabilities.maxMessageLength);
+  }
+
+  /**
+   * One turn with typing shown meanwhile; a failed turn answers with a short notice naming the problem. `resumed`: the
+   * session holds the message already (a turn cut off after writing it), the turn continues from there.
+   */
+  private async runTurn(message: InboundMessage, resumed: boolean): Promise<string[]> {
     const { channel } = this.o;
     const typing = channel.capabilities.typing ? this.keepTyping(message) : null;
     try {
-      const attached = message.attachments?.length ? await inboundMedia(channel, message, AbortSignal.timeout(ATTACHMENT_FETCH_TIMEOUT_MS)) : null;
+      const attached =
+        !resumed && message.attachments?.length ? await inboundMedia(channel, message, AbortSignal.timeout(ATTACHMENT_FETCH_TIMEOUT_MS)) : null;
       const said = attached?.notes.length ? [message.text, ...attached.notes].filter((t) => t !== "").join("\n") : message.text;
       const agent = this.agentFor(message);
       const result = await this.o.host.runTurn({
@@ -330,14 +358,13 @@ export class ChannelRunner {
         userId: message.senderId,
         fromOwner: () => this.fromOwner(message),
         metadata: { chat_id: message.chatId, chat_kind: message.chatKind, thread_id: message.threadId, message_id: message.id },
-        // a process killed mid-turn answers the stored message again at its next start
-        rerunnable: true,
+        // a process killed mid-turn answers the stored message at its next start: the mark says the session holds it
+        rerunnable: resumed ? { resumed } : { answering: { channel: this.o.store.channel, messageId: message.id } },
         ...(this.o.approvals
           ? { approvals: { kind: "ask" as const, chatKey: chatKeyOf(message), notify: (pending: PendingApproval) => this.askOwner(message, pending) } }
           : {}),
       });
-      const text = result.text.trim() === "" ? "(no answer)" : result.text;
-      return splitMessage(text, channel.capabilities.maxMessageLength);
+      return this.partsOf(result.text);
     } catch (error) {
       this.o.logger.error(`turn failed for ${message.id}: ${errorMessage(error)}`);
       return [`Sorry, I could not answer that (${errorMessage(error).split("\n")[0]!.slice(0, 200)}).`];

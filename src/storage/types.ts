@@ -94,9 +94,11 @@ export interface SessionStore {
    * exist yet is first created on that channel (as `ensure` would), in the same transaction: a turn's first write
    * is then one statement instead of two. `endsTurn`: these are the last messages of a turn holding the session's
    * lease; a store may write them with the statement that ends the lease (PostgreSQL does), before the lease's
-   * `hold` resolves, and reads of the session through the store still see them.
+   * `hold` resolves, and reads of the session through the store still see them. `answering`: the stored inbound
+   * message these messages answer (its user message among them), marked "started" in the same transaction (a rerun
+   * after a crash then knows the session holds it).
    */
-  append(id: string, messages: AppendedMessage[], channel?: string, agent?: string, endsTurn?: boolean): Awaitable<void>;
+  append(id: string, messages: AppendedMessage[], channel?: string, agent?: string, endsTurn?: boolean, answering?: InboxRef): Awaitable<void>;
   /** History ready for a provider (see session-history.ts): the last `limit` messages after the newest summary. */
   history(id: string, limit: number): Awaitable<ChatMessage[]>;
   /** The newest summary of the session, or null (never compacted). */
@@ -406,7 +408,17 @@ export interface StoreWatch {
 
 // ---------------------------------------------------------------- channel offsets, inbox and pairings
 
-export type InboxState = "received" | "replied" | "done" | "ignored";
+/**
+ * "started": the session holds the message's user message (written with it, SessionStore.append `answering`), and
+ * maybe its answer; "replied": the answer's parts are stored with the row.
+ */
+export type InboxState = "received" | "started" | "replied" | "done" | "ignored";
+
+/** A channel's stored inbound message (channel_inbox's key). */
+export interface InboxRef {
+  channel: string;
+  messageId: string;
+}
 
 /** A stored inbound message: its JSON as the channel wrote it, and how far its answer got. */
 export interface InboxRow {

@@ -121,10 +121,10 @@ describe("usage of turns", () => {
     await h.close();
   });
 
-  test("a turn written when it ends (rerunnable) counts each model call once, its tool round's included", async () => {
+  test("a turn whose answer is written when it ends (rerunnable) counts each model call once, its tool round's included", async () => {
     const h = await host();
     const from = openai.chatRequests().length;
-    await h.runTurn({ sessionId: "r1", text: 'use tool memory_store {"key":"k2","content":"the sea is red"}', channel: "test", rerunnable: true });
+    await h.runTurn({ sessionId: "r1", text: 'use tool memory_store {"key":"k2","content":"the sea is red"}', channel: "test", rerunnable: {} });
     const reported = reportedSince(openai, from);
     expect(reported.calls).toBe(2);
     expect((await h.sessions.messages("r1")).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);

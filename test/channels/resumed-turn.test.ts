@@ -1,7 +1,9 @@
 /**
- * A channel process killed mid-turn, its message answered again by the next process (the runner's resume), with real
- * agent hosts on SQLite and on PostgreSQL: the session holds the user's message once, then the answer. The turn that
- * is cut off waits forever for its provider; on PostgreSQL its death is its lease connection ending.
+ * A channel process killed mid-turn, its message answered by the next process (the runner's resume), with real agent
+ * hosts on SQLite and on PostgreSQL: the session shows the user's message while the turn runs and holds it once, then
+ * the answer. The turn that is cut off waits forever for its provider; on PostgreSQL its death is its lease connection
+ * ending. A process that dies after its turn stored the answer and before the inbox recorded it (its inbox store never
+ * returns from that write) has the answer delivered by the next one, with no second turn.
  */
 import { SQL } from "bun";
 import { afterAll, expect, test } from "bun:test";
@@ -9,8 +11,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAgentHost, type AgentHost } from "../../src/agent/index.ts";
+import { STARTED_TURN_TAIL_MESSAGES } from "../../src/channels/limits.ts";
 import { ChannelRunner, sessionIdOf } from "../../src/channels/runner.ts";
 import { ChannelStore } from "../../src/channels/store.ts";
+import type { ChannelStateStore } from "../../src/storage/types.ts";
 import type { InboundMessage } from "../../src/channels/types.ts";
 import { ChannelConfigSchema, ConfigSchema } from "../../src/config/schema.ts";
 import { createLogger } from "../../src/core/logger.ts";
@@ -21,45 +25,74 @@ import { recordingChannel } from "./harness.ts";
 
 const dirs: string[] = [];
 const schema = uniqueSchema("resumed_turn");
+const answeredSchema = uniqueSchema("answered_turn");
 const testWithPostgres = await testNeeding("postgres");
 afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  if (testWithPostgres === test) await dropSchema(schema);
+  if (testWithPostgres === test) for (const name of [schema, answeredSchema]) await dropSchema(name);
 });
 
 const message: InboundMessage = { id: "m1", channel: "tg", chatId: "carol", chatKind: "dm", threadId: null, senderId: "carol", senderDisplay: "carol", senderIsBot: false, text: "are you there", replyTo: null, mentioned: false, timestamp: 0 };
 
-function runnerOn(host: AgentHost) {
+function runnerOn(host: AgentHost, state: ChannelStateStore = host.storage.channels) {
   const sent: string[] = [];
   const channel = recordingChannel(sent);
   const config = ChannelConfigSchema.parse({ dm_policy: "open" });
-  const runner = new ChannelRunner({ channel, host, store: new ChannelStore(host.storage.channels, "tg"), pairings: host.storage.pairings, config, logger: createLogger("test") });
+  const runner = new ChannelRunner({ channel, host, store: new ChannelStore(state, "tg"), pairings: host.storage.pairings, config, logger: createLogger("test") });
   return { runner, sent };
 }
 
-/** Two processes of the channel on one workspace's storage: the first is killed mid-turn, the second resumes. */
-async function killedMidTurn(storage: Record<string, unknown>, env: Record<string, string | undefined>, kill: () => Promise<void>) {
+/** A process that dies in `step` of its work: that step never returns. */
+function diesIn<T extends object>(real: T, step: keyof T): { dying: T; reached: Promise<void> } {
+  const { promise: reached, resolve } = Promise.withResolvers<void>();
+  const dying = Object.assign(Object.create(real) as T, {
+    [step]: () => {
+      resolve();
+      return new Promise<never>(() => {});
+    },
+  });
+  return { dying, reached };
+}
+
+async function openPair(storage: Record<string, unknown>, env: Record<string, string | undefined>) {
   const dir = mkdtempSync(join(tmpdir(), "prx-resumed-turn-"));
   dirs.push(dir);
   const fake = startFakeOpenAI();
   const config = ConfigSchema.parse({ default_provider: "fake", default_model: "fake-model", providers: { fake: { base_url: fake.url } }, reliability: { retries: 0 }, storage });
   const first = await openAgentHost({ workspace: dir, config, env });
   const second = await openAgentHost({ workspace: dir, config, env });
+  return { fake, first, second };
+}
+
+const conversation = (stored: Array<{ role: string; content: string }>) => stored.map((m) => [m.role, m.content]);
+
+/** The next process resumes the message: the session holds the user's message once, then `answer`; what it sent. */
+async function answeredOnceBy(host: AgentHost, answer: string): Promise<string[]> {
+  const next = runnerOn(host);
+  expect(await next.runner.resume()).toBe(1);
+  await next.runner.idle();
+  expect(conversation(await host.sessions.messages(sessionIdOf(message)))).toEqual([
+    ["user", "are you there"],
+    ["assistant", answer],
+  ]);
+  return next.sent;
+}
+
+/** Two processes of the channel on one workspace's storage: the first is killed mid-turn, the second resumes. */
+async function killedMidTurn(storage: Record<string, unknown>, env: Record<string, string | undefined>, kill: () => Promise<void>) {
+  const { fake, first, second } = await openPair(storage, env);
   const killed = runnerOn(first);
   try {
     fake.enqueue({ type: "hang" });
     await killed.runner.onMessage(message);
     await waitFor(() => fake.chatRequests().length === 1, "the turn's request to the provider", 10_000);
+    // while the turn runs, the session shows the user's message, and the inbox knows it is there
+    expect(conversation(await second.sessions.messages(sessionIdOf(message)))).toEqual([["user", "are you there"]]);
+    expect((await first.storage.channels.entry("tg", message.id))?.state).toBe("started");
     await kill();
-    const next = runnerOn(second);
-    expect(await next.runner.resume()).toBe(1);
-    await next.runner.idle();
-    expect(next.sent).toEqual(["echo: are you there"]);
-    const stored = await second.sessions.messages(sessionIdOf(message));
-    expect(stored.map((m) => [m.role, m.content])).toEqual([
-      ["user", "are you there"],
-      ["assistant", "echo: are you there"],
-    ]);
+    expect(await answeredOnceBy(second, "echo: are you there")).toEqual(["echo: are you there"]);
+    // the rerun continued the stored message: one request of its own, no second user message
+    expect(fake.chatRequests().length).toBe(2);
   } finally {
     await fake.stop();
     await killed.runner.idle();
@@ -87,4 +120,117 @@ testWithPostgres("PostgreSQL: a message whose turn was cut off and answered agai
       await sql.close();
     }
   });
+}, 30_000);
+
+/**
+ * A process dies after its turn stored the answer in the session: before the inbox recorded it, the next process
+ * delivers that answer once; in the write recording it delivered (after the platform accepted it), the next one sends
+ * the same answer again. Never a second turn.
+ */
+async function killedAfterAnswer(storage: Record<string, unknown>, env: Record<string, string | undefined>, dies: "replied" | "delivered") {
+  const { fake, first, second } = await openPair(storage, env);
+  const recording = diesIn(first.storage.channels, dies);
+  const killed = runnerOn(first, recording.dying);
+  try {
+    fake.enqueue({ type: "text", text: "the only answer" });
+    await killed.runner.onMessage(message);
+    await recording.reached;
+    expect(killed.sent).toEqual(dies === "delivered" ? ["the only answer"] : []);
+    expect(await answeredOnceBy(second, "the only answer")).toEqual(["the only answer"]);
+    expect(fake.chatRequests().length).toBe(1);
+    expect(await second.storage.channels.entry("tg", message.id)).toMatchObject({ state: "done", reply: ["the only answer"], partsSent: 1 });
+    // a third start finds nothing left to answer
+    expect(await runnerOn(second).runner.resume()).toBe(0);
+  } finally {
+    await fake.stop();
+    await second.close();
+    await first.close();
+  }
+}
+
+test("SQLite: a process that died after its turn stored the answer has it delivered once by the next, with no second turn", async () => {
+  await killedAfterAnswer({}, {}, "replied");
+}, 30_000);
+
+test("SQLite: a process that died recording a delivered answer has the same answer sent again by the next, with no second turn", async () => {
+  await killedAfterAnswer({}, {}, "delivered");
+}, 30_000);
+
+testWithPostgres("PostgreSQL: a process that died after its turn stored the answer has it delivered once by the next, with no second turn", async () => {
+  await killedAfterAnswer({ backend: "postgres", schema: answeredSchema }, { DATABASE_URL: TEST_DATABASE_URL }, "replied");
+}, 30_000);
+
+test("the stored answer is the one after the message's user message, whatever the session got after it", async () => {
+  const { fake, first, second } = await openPair({}, {});
+  const recording = diesIn(first.storage.channels, "replied");
+  const killed = runnerOn(first, recording.dying);
+  try {
+    fake.enqueue({ type: "text", text: "the only answer" });
+    await killed.runner.onMessage(message);
+    await recording.reached;
+    // a reminder delivered to the chat meanwhile (the cron tool's jobs write to the chat's session)
+    await second.sessions.append(sessionIdOf(message), [{ role: "assistant", content: "a reminder" }]);
+    const next = runnerOn(second);
+    expect(await next.runner.resume()).toBe(1);
+    await next.runner.idle();
+    expect(next.sent).toEqual(["the only answer"]);
+    expect(fake.chatRequests().length).toBe(1);
+  } finally {
+    await fake.stop();
+    await second.close();
+    await first.close();
+  }
+}, 30_000);
+
+/** A turn that stored its answer, then `after` reminders written to the chat before the next process starts. */
+async function resumedWithRemindersAfter(after: number): Promise<{ sent: string[]; requests: number }> {
+  const { fake, first, second } = await openPair({}, {});
+  const recording = diesIn(first.storage.channels, "replied");
+  const killed = runnerOn(first, recording.dying);
+  try {
+    fake.enqueue({ type: "text", text: "the only answer" });
+    await killed.runner.onMessage(message);
+    await recording.reached;
+    const reminders = Array.from({ length: after }, (_, i) => ({ role: "assistant" as const, content: `reminder ${i}` }));
+    await second.sessions.append(sessionIdOf(message), reminders);
+    const next = runnerOn(second);
+    expect(await next.runner.resume()).toBe(1);
+    await next.runner.idle();
+    return { sent: next.sent, requests: fake.chatRequests().length };
+  } finally {
+    await fake.stop();
+    await second.close();
+    await first.close();
+  }
+}
+
+test("the user's message as the STARTED_TURN_TAIL_MESSAGES-th newest: its stored answer is delivered", async () => {
+  // the user's message, its answer, then reminders: the message is the limit-th newest
+  expect(await resumedWithRemindersAfter(STARTED_TURN_TAIL_MESSAGES - 2)).toEqual({ sent: ["the only answer"], requests: 1 });
+}, 30_000);
+
+test("the user's message one past STARTED_TURN_TAIL_MESSAGES: not found among them, its turn runs on from the session", async () => {
+  const { sent, requests } = await resumedWithRemindersAfter(STARTED_TURN_TAIL_MESSAGES - 1);
+  expect(requests).toBe(2);
+  expect(sent).toHaveLength(1);
+  expect(sent[0]).not.toBe("the only answer");
+}, 30_000);
+
+test("a turn that fails leaves the user's message in the session once, with the notice sent and the message done", async () => {
+  const { fake, first, second } = await openPair({}, {});
+  const runner = runnerOn(first);
+  try {
+    fake.enqueue({ type: "error", status: 400, message: "bad request" });
+    await runner.runner.onMessage(message);
+    await runner.runner.idle();
+    expect(runner.sent).toHaveLength(1);
+    expect(runner.sent[0]).toStartWith("Sorry, I could not answer that");
+    expect(conversation(await first.sessions.messages(sessionIdOf(message)))).toEqual([["user", "are you there"]]);
+    expect((await first.storage.channels.entry("tg", message.id))?.state).toBe("done");
+    expect(await runnerOn(second).runner.resume()).toBe(0);
+  } finally {
+    await fake.stop();
+    await second.close();
+    await first.close();
+  }
 }, 30_000);

@@ -642,6 +642,24 @@ export function storeSuite(backend: SuiteBackend): void {
       expect(await s.channels.entry("tg", "m1")).toBeNull();
     });
 
+    it("a session write answering a stored message marks it started in the same write; a later state is kept", async (s) => {
+      const answering = { channel: "mk", messageId: "u1" };
+      expect(await s.channels.admit("mk", "u1", "mk:1", '{"n":1}', "received")).toBe(true);
+      await s.sessions.append("mk:1", [{ role: "user", content: "hello" }], "mk", "main", false, answering);
+      expect(await s.channels.entry("mk", "u1")).toMatchObject({ state: "started", reply: null });
+      expect((await s.channels.open("mk")).map((r) => r.state)).toEqual(["started"]);
+      // the last write of a turn carries it too (a blocked turn writes its user message with its answer)
+      await s.sessions.append("mk:1", [{ role: "user", content: "again" }, { role: "assistant", content: "no" }], undefined, "main", true, answering);
+      await s.channels.replied("mk", "u1", ["hi"]);
+      await s.sessions.append("mk:1", [{ role: "user", content: "late" }], undefined, "main", false, answering);
+      expect(await s.channels.entry("mk", "u1")).toMatchObject({ state: "replied", reply: ["hi"] });
+      expect((await s.sessions.messages("mk:1")).map((m) => m.content)).toEqual(["hello", "again", "no", "late"]);
+      // a message of another channel with the same id is not touched
+      expect(await s.channels.admit("other", "u1", "other:1", '{"n":1}', "received")).toBe(true);
+      await s.sessions.append("mk:1", [{ role: "user", content: "x" }], undefined, "main", false, answering);
+      expect((await s.channels.entry("other", "u1"))?.state).toBe("received");
+    });
+
     it("liveness rows are replaced per channel and listed by name", async (s) => {
       const row = { channel: "zz", pid: 1, state: "running", last_inbound: 5, last_outbound: null, last_error: null, last_error_at: null, updated_at: 7 };
       await s.channels.writeStatus(row);

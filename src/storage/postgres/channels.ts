@@ -33,7 +33,7 @@ export class PgChannelStateStore implements ChannelStateStore {
 
   open(channel: string): Promise<InboxRow[]> {
     return pg("channel inbox", async () =>
-      (await this.sql.unsafe(`${INBOX} WHERE channel = $1 AND state IN ('received', 'replied') ORDER BY seq`, [channel])).map(toInboxRow),
+      (await this.sql.unsafe(`${INBOX} WHERE channel = $1 AND state IN ('received', 'started', 'replied') ORDER BY seq`, [channel])).map(toInboxRow),
     );
   }
 

@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toHistoryEntry, toStored, toSummary, validateSessionId, type HistoryRow, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
-import type { AppendedMessage, ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
+import type { AppendedMessage, ConversationSummary, InboxRef, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { pg, pgFailure } from "./connect.ts";
 import { HISTORY_MESSAGES, NEWEST_SUMMARY, RECENT_MESSAGES, type HistoryPrefetch } from "./history-prefetch.ts";
 import { APPEND_RACE_RETRIES, isUniqueViolation, type TurnWrites } from "./turn-writes.ts";
@@ -146,11 +146,12 @@ export class PgSessionStore implements SessionStore {
    * The last messages of a turn holding the session's lease here (`endsTurn`) are kept instead and written by the
    * statement that ends the lease (turn-writes.ts).
    */
-  async append(id: string, messages: AppendedMessage[], channel?: string, agent = "main", endsTurn = false): Promise<void> {
+  async append(id: string, messages: AppendedMessage[], channel?: string, agent = "main", endsTurn = false, answering?: InboxRef): Promise<void> {
     if (messages.length === 0) return;
     this.prefetch?.drop(id);
     const now = new Date().toISOString();
-    if (endsTurn && this.writes && this.prefetch?.connection(id)) return this.writes.add(id, messages, channel, agent, now);
+    // the statement ending the lease writes messages only: an inbox mark goes with an append of its own
+    if (endsTurn && !answering && this.writes && this.prefetch?.connection(id)) return this.writes.add(id, messages, channel, agent, now);
     await this.settled(id);
     if (channel !== undefined) validateSessionId(id);
     const params: unknown[] = [id, now, titleFrom(messages)];
@@ -168,14 +169,20 @@ export class PgSessionStore implements SessionStore {
            ON CONFLICT (id) DO UPDATE SET updated_at = $2,
              title = CASE WHEN sessions.title = '' AND $3 <> '' THEN $3 ELSE sessions.title END`;
     const hashes = mediaHashes(messages);
-    let linked = "";
+    /** The statements beside the insert: the media links, the inbox mark. */
+    let beside = "";
     if (hashes.length > 0) {
       params.push(`{${hashes.join(",")}}`);
-      linked = `, linked AS (INSERT INTO session_media (session_id, sha256) SELECT $1, unnest($${params.length}::text[])
+      beside = `, linked AS (INSERT INTO session_media (session_id, sha256) SELECT $1, unnest($${params.length}::text[])
         ON CONFLICT DO NOTHING)`;
     }
+    if (answering) {
+      params.push(answering.channel, answering.messageId);
+      beside += `, started AS (UPDATE channel_inbox SET state = 'started'
+        WHERE channel = $${params.length - 1} AND message_id = $${params.length} AND state = 'received')`;
+    }
     const text = `WITH touched AS (${touch} RETURNING id),
-      base AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM session_messages WHERE session_id = $1)${linked}
+      base AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM session_messages WHERE session_id = $1)${beside}
       INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, media, usage, created_at)
       SELECT $1, base.seq + v.n, v.role, v.content, v.tool_calls, v.tool_call_id, v.name, v.media, v.usage, $2
       FROM base, (VALUES ${values.join(", ")}) AS v(n, role, content, tool_calls, tool_call_id, name, media, usage)

@@ -27,7 +27,7 @@ const SQL = {
     "ON CONFLICT(channel) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
   admit: "INSERT OR IGNORE INTO channel_inbox (channel, message_id, chat_key, payload, state, received_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
   lastSeq: "SELECT MAX(seq) AS seq FROM channel_inbox WHERE channel = ?",
-  open: "SELECT payload, state, reply, parts_sent FROM channel_inbox WHERE channel = ? AND state IN ('received', 'replied') ORDER BY seq",
+  open: "SELECT payload, state, reply, parts_sent FROM channel_inbox WHERE channel = ? AND state IN ('received', 'started', 'replied') ORDER BY seq",
   entry: "SELECT payload, state, reply, parts_sent FROM channel_inbox WHERE channel = ? AND message_id = ?",
   replied: "UPDATE channel_inbox SET state = 'replied', reply = ? WHERE channel = ? AND message_id = ?",
   partSent: "UPDATE channel_inbox SET parts_sent = ? WHERE channel = ? AND message_id = ?",

@@ -2,7 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toHistoryEntry, toStored, toSummary, validateSessionId, type HistoryRow, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
 import { SESSION_SEARCH_INDEX_MAX_HITS } from "../limits.ts";
-import type { AppendedMessage, ConversationSummary, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
+import type { AppendedMessage, ConversationSummary, InboxRef, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { ftsPhrase, TRIGRAM_CHARS } from "./fts.ts";
 import { migrateSqlite } from "./schema.ts";
 import { statement } from "./statements.ts";
@@ -36,6 +36,8 @@ export const SQL = {
   sessionMedia: "SELECT sha256 FROM session_media WHERE session_id = ?",
   unlinkMedia: "DELETE FROM session_media WHERE session_id = ?",
   dropUnreferenced: `DELETE FROM media_blobs WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM session_media WHERE sha256 = ?1)`,
+  /** The inbound message a turn answers holds its user message in the session now (SessionStore.append `answering`). */
+  inboxStarted: "UPDATE channel_inbox SET state = 'started' WHERE channel = ? AND message_id = ? AND state = 'received'",
   touch: `UPDATE sessions SET updated_at = ?2, title = CASE WHEN title = '' AND ?3 != '' THEN ?3 ELSE title END WHERE id = ?1`,
   recent: `SELECT * FROM (SELECT * FROM session_messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC`,
   /**
@@ -142,7 +144,7 @@ export class SqliteSessionStore implements SessionStore {
    * on a connection prepares its search trigger, and FTS5 connecting `sessions_search` reads the index's settings,
    * inside the transaction, before the insert writes (see SqlitePairingStore.request for what a read first costs).
    */
-  append(id: string, messages: AppendedMessage[], channel?: string, agent = "main"): void {
+  append(id: string, messages: AppendedMessage[], channel?: string, agent = "main", _endsTurn = false, answering?: InboxRef): void {
     if (messages.length === 0) return;
     if (channel !== undefined) validateSessionId(id);
     const now = new Date().toISOString();
@@ -164,6 +166,7 @@ export class SqliteSessionStore implements SessionStore {
       }
       for (const sha256 of mediaHashes(messages)) statement(this.db, SQL.linkMedia).run(id, sha256);
       statement(this.db, SQL.touch).run(id, now, titleFrom(messages));
+      if (answering) statement(this.db, SQL.inboxStarted).run(answering.channel, answering.messageId);
     }).immediate();
   }
 

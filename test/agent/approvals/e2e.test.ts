@@ -140,6 +140,12 @@ test("in Telegram the assistant asks in the chat; a non-owner's answer is ignore
     return rows.some((a) => a.code === code && a.channel === "tg") ? rows : null;
   }, () => "the approval to stay pending");
   expect(stillPending.length).toBeGreaterThan(0);
+  // while the turn waits for the owner, its session shows the message it answers (and nothing of the turn yet)
+  const session = stillPending.find((a) => a.code === code)!.session_id;
+  const shown = await fetch(`${gateway.url}/api/sessions/${encodeURIComponent(session)}/messages`, { headers });
+  expect(shown.status).toBe(200);
+  const waiting = ((await shown.json()) as { messages: Array<{ role: string; content: string }> }).messages;
+  expect(waiting.map((m) => [m.role, m.content])).toEqual([["user", 'use tool shell {"command":["echo","denied-run"]}']]);
   tg.message({ chatId: -500, chatType: "group", fromId: OWNER, text: `no ${code}` });
   const replies = (await tg.waitForSent(before + 3)).slice(before + 1).map((m) => m.visible);
   expect(replies).toContain("Denied: shell.");
@@ -147,6 +153,13 @@ test("in Telegram the assistant asks in the chat; a non-owner's answer is ignore
   expect(replies.some((r) => r.includes("denied-run\n"))).toBe(false);
   const entry = (await audit(gateway, headers, "?tool=shell")).find((e) => e.channel === "tg")!;
   expect(entry).toMatchObject({ sender: String(STRANGER), decision: "deny", decided_by: `owner:${OWNER}`, outcome: "not_run" });
+  // the user's message is in the session once, before the turn's tool round and answer
+  const ended = await waitFor(async () => {
+    const response = await fetch(`${gateway.url}/api/sessions/${encodeURIComponent(session)}/messages`, { headers });
+    const messages = ((await response.json()) as { messages: Array<{ role: string }> }).messages;
+    return messages.length > 1 ? messages : null;
+  }, () => "the turn's answer in the session");
+  expect(ended.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
   // the stranger's "yes" was not taken as a message for the assistant either
   expect(tg.sent.slice(before).some((m) => m.visible.includes(`echo: yes ${code}`))).toBe(false);
 });
