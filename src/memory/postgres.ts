@@ -2,6 +2,7 @@ import type { SQL } from "bun";
 import { PrxError } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import { pgFailure } from "../storage/postgres/connect.ts";
+import { memoryPresenceOf, type MemoryPresence } from "../storage/postgres/memory-presence.ts";
 import { queryTerms } from "./fts-query.ts";
 import { PgMemoryCatalog } from "./postgres-catalog.ts";
 import { PgEmbeddings, type EmbedTexts } from "./postgres-embeddings.ts";
@@ -27,6 +28,8 @@ export class PgMemory implements MemoryBackend {
   readonly catalog: PgMemoryCatalog;
   /** Present when the default provider embeds; idle on servers without the embeddings table. */
   readonly embeddings: PgEmbeddings | null;
+  /** Whether memory held entries at a session lease's start, read by the storage on this pool (memory-presence.ts). */
+  private readonly presence: MemoryPresence | undefined;
 
   constructor(
     private readonly sql: SQL,
@@ -34,7 +37,9 @@ export class PgMemory implements MemoryBackend {
     /** `[memory] vector_min_similarity`. */
     private readonly minSimilarity = MEMORY_VECTOR_MIN_SIMILARITY,
   ) {
-    this.catalog = new PgMemoryCatalog(sql);
+    this.presence = memoryPresenceOf(sql);
+    this.presence?.watch();
+    this.catalog = new PgMemoryCatalog(sql, this.presence);
     this.embeddings = embed ? new PgEmbeddings(sql, embed) : null;
   }
 
@@ -51,6 +56,7 @@ export class PgMemory implements MemoryBackend {
         [newId("mem"), key, content, category, sessionId ?? null, now, isPrivate],
       ),
     );
+    this.presence?.written();
     // after the entry is written: a failure here is logged and leaves the entry to full-text recall
     await this.embeddings?.afterStore(key);
   }
@@ -61,6 +67,8 @@ export class PgMemory implements MemoryBackend {
     const rows = await this.run("recall", async (): Promise<MemoryRow[]> => {
       // No word at all (empty, punctuation): the most recent entries, as a listing. Only stop words: nothing.
       const keys = options.keys;
+      // auto-recall at a turn's start on a store its session's lease start found empty: nothing, without a query
+      if (options.relevantOnly && sessionId && this.presence?.takeEmpty(sessionId)) return [];
       if (!options.relevantOnly && queryTerms(query).length === 0) return this.recent(limit, { sessionId, includePrivate, keys });
       const terms = contentTerms(query);
       if (terms.length === 0) return [];

@@ -10,6 +10,7 @@ import { PgGatewayPairingStore } from "./gateway-pairing.ts";
 import { HistoryPrefetch } from "./history-prefetch.ts";
 import { PgIdempotencyStore } from "./idempotency.ts";
 import { PgMediaStore } from "./media.ts";
+import { registerMemoryPresence } from "./memory-presence.ts";
 import { migratePg, pgStatus } from "./migrations.ts";
 import { PgPairingStore } from "./pairings.ts";
 import { PgPluginKvStore } from "./plugin-kv.ts";
@@ -54,6 +55,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
   }
   const leasePool = openPg({ ...pool, max: Math.min(options.poolMax, SESSION_LEASE_MAX_CONNECTIONS) });
   const prefetch = new HistoryPrefetch();
+  registerMemoryPresence(sql, prefetch.memories);
   const writes = new TurnWrites();
   const leases = new PgSessionLeases(leasePool, options.leaseWaitMs ?? SESSION_LEASE_WAIT_MS, prefetch, writes);
   const now = options.now ?? Date.now;
