@@ -65,8 +65,7 @@ export class PgMemoryCatalog implements MemoryCatalog {
           else outcome.replaced++;
         }
         return outcome;
-      });
-      this.presence?.written();
+      }).finally(() => this.presence?.written());
       // fresh statistics for the term counts' plans and the store's size estimate (postgres-recall.ts)
       if (records.length > 0) await this.sql.unsafe("ANALYZE memories");
       return outcome;

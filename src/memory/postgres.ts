@@ -47,6 +47,7 @@ export class PgMemory implements MemoryBackend {
     validateStore(key, content, category, sessionId);
     const isPrivate = options?.private === true || category === PRIVATE_CATEGORY;
     const now = new Date().toISOString();
+    // told even of a failure: one after the commit (a connection lost while answering) leaves the entry there
     await this.run("store", () =>
       this.sql.unsafe(
         `INSERT INTO memories (id, key, content, category, session_id, created_at, updated_at, private)
@@ -55,8 +56,7 @@ export class PgMemory implements MemoryBackend {
            session_id = excluded.session_id, updated_at = excluded.updated_at, private = excluded.private`,
         [newId("mem"), key, content, category, sessionId ?? null, now, isPrivate],
       ),
-    );
-    this.presence?.written();
+    ).finally(() => this.presence?.written());
     // after the entry is written: a failure here is logged and leaves the entry to full-text recall
     await this.embeddings?.afterStore(key);
   }

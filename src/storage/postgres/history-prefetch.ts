@@ -25,7 +25,7 @@ export type HistoryAndSummaryRow = { [K in keyof HistoryRow]: HistoryRow[K] | nu
   [K in keyof SummaryRow as `summary_${K}`]: SummaryRow[K] | null;
 } & { memories_present: boolean | null };
 
-/** A session's history and its newest summary (null: none), from prx_turn_start's rows (the summary's first). */
+/** A session's history and its newest summary (null: none), from prx_turn_start's rows (the first one's is the summary). */
 function splitHistoryAndSummary(rows: HistoryAndSummaryRow[]): { rows: HistoryRow[]; summary: SummaryRow | null } {
   const first = rows[0];
   const summary =
@@ -52,8 +52,8 @@ interface Held {
 /**
  * A turn's history and summary read in the same statement as its session lease's lock (prx_turn_start,
  * migration-turn-start.ts: the read in its own snapshot after the lock, so it sees everything committed before the
- * lock was taken), and whether memory held entries then (`memories`, memory-presence.ts). The turn's first `history` call takes the rows, and its first
- * `summary` call the summary, instead of querying. They are kept only while the lease is held, the rows only for the
+ * lock was taken), and whether memory held entries then (`memories`, memory-presence.ts). The turn's first `history`
+ * call takes the rows, and its first `summary` call the summary, instead of querying. They are kept only while the lease is held, the rows only for the
  * limit asked, and are dropped by any write to the session, so a read is never older than the session's last write.
  * While the lease is held, the session's own writes go on the lease's connection too (`connection`): the turn's
  * statements skip the pool's checkout and never wait for a free pooled connection.
