@@ -331,7 +331,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
       let memory: MemoryBackend;
       if (keepMemory) memory = previous.memory;
       else {
-        const pgMemory = next.memory.backend === "postgres" && storage.sql ? await openPgMemoryFor(storage.sql, next, resolver) : null;
+        const pgMemory = next.memory.backend === "postgres" && storage.sql ? await openPgMemoryFor({ sql: storage.sql, memoryPresence: storage.memoryPresence }, next, resolver) : null;
         // hybrid recall on SQLite loads sqlite-vec only when the default provider embeds
         const sqliteHybrid = next.memory.backend === "sqlite" ? (await sqliteRecallMode(storage, workspace.cacheDir, next, resolver)).hybrid : null;
         memory = createMemoryBackend(next.memory.backend, storage, (name) => extensions.storage?.(name), pgMemory, sqliteHybrid);

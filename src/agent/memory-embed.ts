@@ -1,6 +1,5 @@
-import type { SQL } from "bun";
 import type { Config } from "../config/schema.ts";
-import { openPgMemory } from "../memory/create.ts";
+import { openPgMemory, type PgMemoryPool } from "../memory/create.ts";
 import type { MemoryBackend } from "../memory/types.ts";
 import type { EmbedTexts } from "../memory/embeddings.ts";
 import type { SqliteHybrid } from "../memory/sqlite.ts";
@@ -26,8 +25,12 @@ export function memoryEmbedder(config: Config, providers: ProviderResolver): Emb
 }
 
 /** `[memory] backend = "postgres"` on the storage's pool, hybrid when the default provider embeds. */
-export function openPgMemoryFor(sql: SQL, config: Config, providers: ProviderResolver): Promise<MemoryBackend> {
-  return openPgMemory(sql, memoryEmbedder(config, providers), config.memory.vector_min_similarity);
+export function openPgMemoryFor(
+  storage: PgMemoryPool,
+  config: Config,
+  providers: ProviderResolver,
+): Promise<MemoryBackend> {
+  return openPgMemory(storage, memoryEmbedder(config, providers), config.memory.vector_min_similarity);
 }
 
 /** What memory recall on SQLite ranks by, and why (`prx storage status`, `prx doctor`). */

@@ -41,7 +41,7 @@ export async function openMemory(workspaceFlag: string | undefined, options: { e
       config.memory.backend,
       storage,
       undefined,
-      config.memory.backend === "postgres" && storage.sql ? await openPgMemoryFor(storage.sql, config, providers()) : null,
+      config.memory.backend === "postgres" && storage.sql ? await openPgMemoryFor({ sql: storage.sql, memoryPresence: storage.memoryPresence }, config, providers()) : null,
       mode?.hybrid,
     );
     return { workspace, memory, sessions: storage.sessions, sessionLinks: storage.sessionLinks, close: () => storage.close(), ...(mode ? { recallDetail: mode.detail } : {}) };

@@ -1,4 +1,5 @@
 import { PrxError } from "../core/errors.ts";
+import type { MemoryPresence } from "../storage/postgres/memory-presence.ts";
 import type { Storage } from "../storage/types.ts";
 import { NoneMemory } from "./none.ts";
 import type { EmbedTexts } from "./embeddings.ts";
@@ -50,10 +51,20 @@ export function createMemoryBackend(
   });
 }
 
+/** The PostgreSQL storage's pool memory's backend shares, with what the turn's start read of memory. */
+export interface PgMemoryPool {
+  sql: import("bun").SQL;
+  memoryPresence: MemoryPresence | null;
+}
+
 /**
  * memory.backend = "postgres" on the storage's pool; its modules load only here. `embed` is the default provider's
  * embeddings when it has them: with pgvector on the server, recall is then hybrid.
  */
-export async function openPgMemory(sql: import("bun").SQL, embed?: EmbedTexts, minSimilarity?: number): Promise<MemoryBackend> {
-  return new (await import("./postgres.ts")).PgMemory(sql, embed, minSimilarity);
+export async function openPgMemory(
+  storage: PgMemoryPool,
+  embed?: EmbedTexts,
+  minSimilarity?: number,
+): Promise<MemoryBackend> {
+  return new (await import("./postgres.ts")).PgMemory(storage.sql, embed, minSimilarity, storage.memoryPresence);
 }

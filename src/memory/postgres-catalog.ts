@@ -1,6 +1,7 @@
 import type { SQL } from "bun";
 import { newId } from "../core/ids.ts";
 import { pg } from "../storage/postgres/connect.ts";
+import type { MemoryPresence } from "../storage/postgres/memory-presence.ts";
 import { PG_MEMORY_COLUMNS } from "./postgres-recall.ts";
 import { MEMORY_EXPORT_PAGE } from "./sqlite-catalog.ts";
 import type { MemoryRecordRow, MemoryRow } from "../storage/types.ts";
@@ -11,7 +12,11 @@ const RECORD_COLUMNS = "seq::float8 AS seq, key, content, category, session_id, 
 
 /** Listing, export and import of the PostgreSQL memory store. */
 export class PgMemoryCatalog implements MemoryCatalog {
-  constructor(private readonly sql: SQL) {}
+  constructor(
+    private readonly sql: SQL,
+    /** Told of every import (memory-presence.ts). */
+    private readonly presence: MemoryPresence | null = null,
+  ) {}
 
   list(options: { limit: number; offset: number; category?: string }): Promise<MemoryPage> {
     const { limit, offset, category } = options;
@@ -60,7 +65,7 @@ export class PgMemoryCatalog implements MemoryCatalog {
           else outcome.replaced++;
         }
         return outcome;
-      });
+      }).finally(() => this.presence?.written());
       // fresh statistics for the term counts' plans and the store's size estimate (postgres-recall.ts)
       if (records.length > 0) await this.sql.unsafe("ANALYZE memories");
       return outcome;

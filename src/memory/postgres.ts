@@ -2,6 +2,7 @@ import type { SQL } from "bun";
 import { PrxError } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import { pgFailure } from "../storage/postgres/connect.ts";
+import type { MemoryPresence } from "../storage/postgres/memory-presence.ts";
 import { queryTerms } from "./fts-query.ts";
 import { PgMemoryCatalog } from "./postgres-catalog.ts";
 import { PgEmbeddings, type EmbedTexts } from "./postgres-embeddings.ts";
@@ -33,8 +34,11 @@ export class PgMemory implements MemoryBackend {
     embed?: EmbedTexts,
     /** `[memory] vector_min_similarity`. */
     private readonly minSimilarity = MEMORY_VECTOR_MIN_SIMILARITY,
+    /** Whether memory held entries at a session lease's start, as the storage on this pool read it (memory-presence.ts). */
+    private readonly presence: MemoryPresence | null = null,
   ) {
-    this.catalog = new PgMemoryCatalog(sql);
+    this.presence?.watch();
+    this.catalog = new PgMemoryCatalog(sql, this.presence);
     this.embeddings = embed ? new PgEmbeddings(sql, embed) : null;
   }
 
@@ -42,6 +46,7 @@ export class PgMemory implements MemoryBackend {
     validateStore(key, content, category, sessionId);
     const isPrivate = options?.private === true || category === PRIVATE_CATEGORY;
     const now = new Date().toISOString();
+    // told even of a failure: one after the commit (a connection lost while answering) leaves the entry there
     await this.run("store", () =>
       this.sql.unsafe(
         `INSERT INTO memories (id, key, content, category, session_id, created_at, updated_at, private)
@@ -50,7 +55,7 @@ export class PgMemory implements MemoryBackend {
            session_id = excluded.session_id, updated_at = excluded.updated_at, private = excluded.private`,
         [newId("mem"), key, content, category, sessionId ?? null, now, isPrivate],
       ),
-    );
+    ).finally(() => this.presence?.written());
     // after the entry is written: a failure here is logged and leaves the entry to full-text recall
     await this.embeddings?.afterStore(key);
   }
@@ -61,6 +66,8 @@ export class PgMemory implements MemoryBackend {
     const rows = await this.run("recall", async (): Promise<MemoryRow[]> => {
       // No word at all (empty, punctuation): the most recent entries, as a listing. Only stop words: nothing.
       const keys = options.keys;
+      // auto-recall at a turn's start on a store its session's lease start found empty: nothing, without a query
+      if (options.relevantOnly && sessionId && this.presence?.takeEmpty(sessionId)) return [];
       if (!options.relevantOnly && queryTerms(query).length === 0) return this.recent(limit, { sessionId, includePrivate, keys });
       const terms = contentTerms(query);
       if (terms.length === 0) return [];

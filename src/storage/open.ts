@@ -150,6 +150,7 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
     backend: "sqlite" as const,
     db,
     sql: null,
+    memoryPresence: null,
     get sessions() {
       return (sessions ??= new SqliteSessionStore(db));
     },

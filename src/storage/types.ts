@@ -2,6 +2,7 @@ import type { SQL } from "bun";
 import type { ChatMessage, MediaRef, ToolCall } from "../contracts/chat.ts";
 import type { Awaitable } from "../core/awaitable.ts";
 import type { Setting } from "../core/setting.ts";
+import type { MemoryPresence } from "./postgres/memory-presence.ts";
 
 /**
  * One interface per concern, each with a SQLite implementation (the embedded default, synchronous underneath) and a
@@ -781,6 +782,8 @@ export interface BackendStorage {
   readonly backend: StorageBackendName;
   /** The PostgreSQL pool of the stores (memory's PostgreSQL backend shares it); null on SQLite. */
   readonly sql: SQL | null;
+  /** What a PostgreSQL turn's start read of memory, for memory's backend on the same pool (memory-presence.ts); null on SQLite. */
+  readonly memoryPresence: MemoryPresence | null;
   readonly sessions: SessionStore;
   /**
    * Cross-process session ordering; null on SQLite, the single-host default, where each process's session queue

@@ -1,5 +1,6 @@
 import type { ReservedSQL } from "bun";
 import type { HistoryRow, SummaryRow } from "../session-history.ts";
+import { MemoryPresence } from "./memory-presence.ts";
 
 /** The last `limit` messages of a session ($1), oldest first. */
 export const RECENT_MESSAGES =
@@ -16,12 +17,15 @@ export const HISTORY_MESSAGES = `SELECT ${HISTORY_COLUMNS} FROM (SELECT ${HISTOR
 /** The newest summary of a session ($1). */
 export const NEWEST_SUMMARY = "SELECT * FROM session_summaries WHERE session_id = $1 ORDER BY through_seq DESC LIMIT 1";
 
-/** A row of prx_lease_start (migration-lease-start.ts) once the lock was taken: a message, or the newest summary. */
+/**
+ * A row of prx_turn_start (migration-turn-start.ts) once the lock was taken: the first carries the newest summary and
+ * whether memory holds entries, the others a message each.
+ */
 export type HistoryAndSummaryRow = { [K in keyof HistoryRow]: HistoryRow[K] | null } & { seq: number | null } & {
   [K in keyof SummaryRow as `summary_${K}`]: SummaryRow[K] | null;
-};
+} & { memories_present: boolean | null };
 
-/** A session's history and its newest summary (null: none), from prx_lease_start's rows (the summary's first). */
+/** A session's history and its newest summary (null: none), from prx_turn_start's rows (the first one's is the summary). */
 function splitHistoryAndSummary(rows: HistoryAndSummaryRow[]): { rows: HistoryRow[]; summary: SummaryRow | null } {
   const first = rows[0];
   const summary =
@@ -34,7 +38,7 @@ function splitHistoryAndSummary(rows: HistoryAndSummaryRow[]): { rows: HistoryRo
           created_at: first.summary_created_at!,
         }
       : null;
-  return { rows: (summary ? rows.slice(1) : rows) as HistoryRow[], summary };
+  return { rows: rows.slice(1) as HistoryRow[], summary };
 }
 
 interface Held {
@@ -46,10 +50,10 @@ interface Held {
 }
 
 /**
- * A turn's history and summary read in the same statement as its session lease's lock (prx_lease_start,
- * migration-lease-start.ts: the read in its own snapshot after the lock, so it sees everything committed before the
- * lock was taken). The turn's first `history` call takes the rows, and its first
- * `summary` call the summary, instead of querying. They are kept only while the lease is held, the rows only for the
+ * A turn's history and summary read in the same statement as its session lease's lock (prx_turn_start,
+ * migration-turn-start.ts: the read in its own snapshot after the lock, so it sees everything committed before the
+ * lock was taken), and whether memory held entries then (`memories`, memory-presence.ts). The turn's first `history`
+ * call takes the rows, and its first `summary` call the summary, instead of querying. They are kept only while the lease is held, the rows only for the
  * limit asked, and are dropped by any write to the session, so a read is never older than the session's last write.
  * While the lease is held, the session's own writes go on the lease's connection too (`connection`): the turn's
  * statements skip the pool's checkout and never wait for a free pooled connection.
@@ -59,16 +63,21 @@ export class HistoryPrefetch {
   private limit: number | null = null;
   private readonly held = new Map<string, Held>();
   private readonly leased = new Map<string, ReservedSQL>();
+  readonly memories = new MemoryPresence();
 
   /** The limit to read a lease's history with (null: no history read seen in this process yet, nothing to read). */
   get readLimit(): number | null {
     return this.limit;
   }
 
-  /** Rows read under the lease of `sessionId`, for its first history and summary calls. */
-  keep(sessionId: string, limit: number, read: HistoryAndSummaryRow[]): void {
+  /**
+   * Rows read under the lease of `sessionId`, for its first history and summary calls; `generation` is the memory
+   * presence's when the read was sent.
+   */
+  keep(sessionId: string, limit: number, read: HistoryAndSummaryRow[], generation: number): void {
     const { rows, summary } = splitHistoryAndSummary(read);
     this.held.set(sessionId, { limit, rows, summary });
+    this.memories.seen(sessionId, read[0]?.memories_present ?? null, generation);
   }
 
   /** The kept rows for this read (once), or null: the caller queries. Records the limit for the next leases. */
@@ -95,6 +104,7 @@ export class HistoryPrefetch {
   /** The session was written (or its lease ended): kept rows are stale. */
   drop(sessionId: string): void {
     if (this.held.size > 0) this.held.delete(sessionId);
+    this.memories.drop(sessionId);
   }
 
   /** The lease of `sessionId` is held on `conn` (until `end`). */

@@ -4,6 +4,7 @@ import type { MigrationStatus } from "../types.ts";
 import { searchPathFor } from "./connect.ts";
 import { installVector, VECTOR_MIGRATION_SQL, vectorOffered } from "./migration-vector.ts";
 import { LEASE_START_SQL } from "./migration-lease-start.ts";
+import { TURN_START_SQL } from "./migration-turn-start.ts";
 import { TURN_END_SQL } from "./migration-turn-end.ts";
 import { TURN_COUNT_SQL } from "./migration-turn-count.ts";
 import { MEMORY_TERMS_SQL } from "./migration-memory-terms.ts";
@@ -361,6 +362,7 @@ CREATE INDEX cron_job_runs_job ON cron_job_runs (job_id, seq);`,
   { version: 19, name: "session lease start in one statement", sql: LEASE_START_SQL },
   { version: 20, name: "a leased turn's writes and its lease's end in one statement", sql: TURN_END_SQL },
   { version: 21, name: "a leased turn's messages counted in its own write of the session", sql: TURN_COUNT_SQL },
+  { version: 22, name: "session lease start that says whether memory holds entries", sql: TURN_START_SQL },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

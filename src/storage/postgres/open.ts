@@ -60,6 +60,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
   return {
     backend: "postgres",
     sql,
+    memoryPresence: prefetch.memories,
     applied,
     sessions: new PgSessionStore(sql, prefetch, writes),
     leases,

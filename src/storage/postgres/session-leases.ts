@@ -14,8 +14,8 @@ const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext('prx.session'), hashtext(
  */
 const LOCK_WAIT =
   "WITH bound AS MATERIALIZED (SELECT set_config('lock_timeout', $2, false)) SELECT pg_advisory_lock(hashtext('prx.session'), hashtext($1)) FROM bound";
-/** The lock and the turn's history in one statement (migration-lease-start.ts). */
-const LEASE_START = "SELECT * FROM prx_lease_start($1, $2)";
+/** The lock, the turn's history and whether memory holds entries in one statement (migration-turn-start.ts). */
+const LEASE_START = "SELECT * FROM prx_turn_start($1, $2, $3)";
 
 type LeaseStartRow = HistoryAndSummaryRow & { got: boolean };
 
@@ -49,8 +49,10 @@ export class PgSessionLeases implements SessionLeases {
     }
     // the history is read with the lock once this process has seen a turn's history read (and its limit)
     const limit = this.prefetch?.readLimit ?? null;
+    const memories = this.prefetch?.memories;
+    const generation = memories?.generation ?? 0;
     let read: HistoryAndSummaryRow[] | null = null;
-    /** While prx_lease_start runs: a failure may come after it took the lock. */
+    /** While prx_turn_start runs: a failure may come after it took the lock. */
     let starting = false;
     try {
       // Usually free: one statement, the lock and the history read. Otherwise wait for it server-side (no polling),
@@ -59,14 +61,14 @@ export class PgSessionLeases implements SessionLeases {
       if (limit === null) got = (await conn.unsafe(TRY_LOCK, [sessionId]))[0].got;
       else {
         starting = true;
-        const rows = (await conn.unsafe(LEASE_START, [sessionId, limit])) as LeaseStartRow[];
+        const rows = (await conn.unsafe(LEASE_START, [sessionId, limit, memories!.asked])) as LeaseStartRow[];
         starting = false;
-        got = rows.length === 0 || rows[0]!.got;
+        got = rows[0]!.got;
         if (got) read = rows;
       }
       if (!got) await conn.unsafe(LOCK_WAIT, [sessionId, String(Math.max(1, Math.floor(this.waitMs)))]);
     } catch (cause) {
-      // prx_lease_start may have failed after taking the lock: closing the connection drops it with it
+      // prx_turn_start may have failed after taking the lock: closing the connection drops it with it
       if (!starting) conn.release();
       else conn.close().catch((closing: unknown) => log.warn("lease connection close failed", { error: errorMessage(closing) }));
       const timedOut = /lock timeout|canceling statement/i.test(errorMessage(cause));
@@ -79,7 +81,7 @@ export class PgSessionLeases implements SessionLeases {
       );
     }
     this.prefetch?.lease(sessionId, conn);
-    if (read) this.prefetch!.keep(sessionId, limit!, read);
+    if (read) this.prefetch!.keep(sessionId, limit!, read, generation);
     let result: T;
     try {
       result = await task();
