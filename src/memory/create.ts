@@ -1,6 +1,5 @@
 import { PrxError } from "../core/errors.ts";
-import type { MemoryPresence } from "../storage/postgres/memory-presence.ts";
-import type { Storage } from "../storage/types.ts";
+import type { MemoryPresence, Storage } from "../storage/types.ts";
 import { NoneMemory } from "./none.ts";
 import type { EmbedTexts } from "./embeddings.ts";
 import { SqliteMemory, type SqliteHybrid } from "./sqlite.ts";

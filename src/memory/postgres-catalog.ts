@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
 import { newId } from "../core/ids.ts";
 import { pg } from "../storage/postgres/connect.ts";
-import type { MemoryPresence } from "../storage/postgres/memory-presence.ts";
+import type { MemoryPresence } from "../storage/types.ts";
 import { PG_MEMORY_COLUMNS } from "./postgres-recall.ts";
 import { MEMORY_EXPORT_PAGE } from "./sqlite-catalog.ts";
 import type { MemoryRecordRow, MemoryRow } from "../storage/types.ts";

@@ -2,7 +2,7 @@ import type { SQL } from "bun";
 import { PrxError } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import { pgFailure } from "../storage/postgres/connect.ts";
-import type { MemoryPresence } from "../storage/postgres/memory-presence.ts";
+import type { MemoryPresence } from "../storage/types.ts";
 import { queryTerms } from "./fts-query.ts";
 import { PgMemoryCatalog } from "./postgres-catalog.ts";
 import { PgEmbeddings, type EmbedTexts } from "./postgres-embeddings.ts";

@@ -2,7 +2,6 @@ import type { SQL } from "bun";
 import type { ChatMessage, MediaRef, ToolCall } from "../contracts/chat.ts";
 import type { Awaitable } from "../core/awaitable.ts";
 import type { Setting } from "../core/setting.ts";
-import type { MemoryPresence } from "./postgres/memory-presence.ts";
 
 /**
  * One interface per concern, each with a SQLite implementation (the embedded default, synchronous underneath) and a
@@ -775,6 +774,19 @@ export interface SessionLinkStore {
   children(parentId: string, limit: number): Awaitable<SessionLink[]>;
   /** Forget the link that made this session (it was deleted); its own helpers keep theirs. */
   unlink(childId: string): Awaitable<void>;
+}
+
+/**
+ * Whether memory held any entry when a session's turn started, as the storage read it with the turn's lease
+ * (PostgreSQL: postgres/memory-presence.ts), for memory's backend on the same pool.
+ */
+export interface MemoryPresence {
+  /** A memory backend reads the answers: turns start asking. */
+  watch(): void;
+  /** True when memory was empty at the turn start of `sessionId` and nothing since made that stale (answered once). */
+  takeEmpty(sessionId: string): boolean;
+  /** This process wrote memory. */
+  written(): void;
 }
 
 /** The stores of the `[storage]` backend: the workspace SQLite file, or PostgreSQL shared by replicas. */

@@ -9,7 +9,7 @@ import { PgMemory } from "../../src/memory/postgres.ts";
 import type { MemoryEntry, RecallOptions } from "../../src/memory/types.ts";
 import { openPg } from "../../src/storage/postgres/connect.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
-import { MemoryPresence } from "../../src/storage/postgres/memory-presence.ts";
+import { PgMemoryPresence } from "../../src/storage/postgres/memory-presence.ts";
 import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 
 const schema = uniqueSchema("turnstart");
@@ -148,7 +148,7 @@ testWithPostgres("what the lease start read serves only auto-recall before the s
 });
 
 test("a lease start sent before a memory write of this process does not record the store as empty", () => {
-  const presence = new MemoryPresence();
+  const presence = new PgMemoryPresence();
   const sent = presence.generation;
   presence.written();
   presence.seen("s", false, sent);

@@ -1,6 +1,6 @@
 import type { ReservedSQL } from "bun";
 import type { HistoryRow, SummaryRow } from "../session-history.ts";
-import { MemoryPresence } from "./memory-presence.ts";
+import { PgMemoryPresence } from "./memory-presence.ts";
 
 /** The last `limit` messages of a session ($1), oldest first. */
 export const RECENT_MESSAGES =
@@ -63,7 +63,7 @@ export class HistoryPrefetch {
   private limit: number | null = null;
   private readonly held = new Map<string, Held>();
   private readonly leased = new Map<string, ReservedSQL>();
-  readonly memories = new MemoryPresence();
+  readonly memories = new PgMemoryPresence();
 
   /** The limit to read a lease's history with (null: no history read seen in this process yet, nothing to read). */
   get readLimit(): number | null {

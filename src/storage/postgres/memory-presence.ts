@@ -1,3 +1,5 @@
+import type { MemoryPresence } from "../types.ts";
+
 /**
  * Whether memory held any entry when a session's lease started, as prx_turn_start read it (migration-turn-start.ts),
  * for the recall that starts the turn: on a store found empty it recalls nothing without a round trip of its own.
@@ -5,7 +7,7 @@
  * sees it. What a lease start read holds once, for that lease, until the session is first written; a memory write
  * of this process forgets it all (and a lease start sent before that write does not record "empty").
  */
-export class MemoryPresence {
+export class PgMemoryPresence implements MemoryPresence {
   private watched = false;
   private writes = 0;
   private readonly empty = new Set<string>();
