@@ -16,15 +16,14 @@ export interface TranscriptUsage {
  * model calls that wrote it, counted in the kept totals once the message is written.
  *
  * A turn that may run again after its process died in it (`rerun`) writes the user's message at once, with the mark of
- * the stored inbound message it answers, and every later message with its last flush: the session shows
- * the user's message while the turn runs, and a rerun knows from the mark that the session holds it (and maybe the
- * answer). Its usage is counted at each flush all the same (budgets checked between tool rounds see it).
+ * the stored inbound message it answers: the session shows the user's message while the turn runs, and a rerun knows
+ * from the mark that the session holds it (and maybe the answer). Every flush writes, so each tool round (the calls
+ * and their results) is in the session once it completes and a rerun goes on after the last one stored, running none
+ * of its calls again; only the calls of a round cut off before it was written may run again.
  */
 export class TurnTranscript {
   private readonly pending: AppendedMessage[] = [];
   private created = false;
-  /** Pending messages whose usage is counted already (held for the last flush). */
-  private counted = 0;
 
   constructor(
     private readonly sessions: SessionStore,
@@ -58,23 +57,16 @@ export class TurnTranscript {
    */
   flush(endsTurn = false): Promise<void> | undefined {
     if (this.pending.length === 0) return undefined;
-    if (this.rerun && !endsTurn && this.pending[0]!.role !== "user") {
-      this.count(this.pending.slice(this.counted));
-      this.counted = this.pending.length;
-      return undefined;
-    }
     return this.write(endsTurn);
   }
 
   /** The first write creates the session when it is missing, in the same statement as the messages. */
   private async write(endsTurn: boolean): Promise<void> {
     const messages = this.pending.splice(0);
-    const uncounted = messages.slice(this.counted);
-    this.counted = 0;
     const answering = messages[0]!.role === "user" ? this.rerun?.answering : undefined;
     await this.sessions.append(this.sessionId, messages, this.created ? undefined : this.channel, this.agent, endsTurn, answering);
     this.created = true;
-    this.count(uncounted);
+    this.count(messages);
   }
 
   private count(messages: AppendedMessage[]): void {

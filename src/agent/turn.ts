@@ -158,6 +158,8 @@ class Turn {
       const summary = await summarised;
       const query = userText ?? lastUserText(history);
       this.userText = query;
+      // a turn cut off and run again goes on after its stored tool rounds: they count toward its iterations
+      if (input.rerunnable?.resumed) this.outcome.iterations = roundsSinceUser(history);
       const recall = config.memory.auto_recall && query !== "";
       const memories = recall ? await autoRecall(deps, query, input.sessionId, this.emit) : [];
       return { history, memories, summary };
@@ -354,7 +356,8 @@ class Turn {
         ...(this.trace ? { trace: this.trace } : {}),
       });
     } finally {
-      // The call and its results land together, so history never holds unanswered tool calls.
+      // The call and its results land together, so history never holds unanswered tool calls; written as the round
+      // completes, so a turn run again after its process died goes on after it and runs none of its calls again.
       this.transcript.addAnswer(assistant, this.takeUsage(), ...results);
       await this.transcript.flush();
     }
@@ -454,6 +457,13 @@ class Turn {
     this.emit("agent_end", { ok: false, code: failure.code });
     return failure;
   }
+}
+
+/** Model calls that asked for tools after the last user message (the stored rounds of a turn cut off). */
+function roundsSinceUser(history: readonly ChatMessage[]): number {
+  let rounds = 0;
+  for (let i = history.length - 1; i >= 0 && history[i]!.role !== "user"; i--) if (history[i]!.tool_calls?.length) rounds++;
+  return rounds;
 }
 
 function hasKeys(record: object): boolean {
