@@ -235,6 +235,7 @@ async function startGatewayCron(host: AgentHost): Promise<{ stop(): Promise<void
       jobs: host.storage.cronJobs,
       state: host.storage.cron,
       sessions: host.sessions,
+      inbox: host.storage.channels,
       runTurn: (input) => host.runTurn(input),
       accepts: (row) => !channelNames.has(row.channel),
     });

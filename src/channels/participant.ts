@@ -127,6 +127,7 @@ export async function openParticipant(options: ParticipantOptions): Promise<Chan
       jobs: host.storage.cronJobs,
       state: host.storage.cron,
       sessions: host.sessions,
+      inbox: host.storage.channels,
       runTurn: (input) => host.runTurn(input),
       accepts: (row) => row.channel === name && row.chat_id !== null,
       deliver: async (row, text) => {

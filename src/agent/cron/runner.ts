@@ -13,6 +13,8 @@ import { cronStateKey, removeCronJob } from "../../tools/builtins/cron-store.ts"
 import type { CronJobRow, StoreWatch } from "../../storage/types.ts";
 import { rerunOnRequest } from "../../core/rerun.ts";
 import type { CronJobRunnerOptions } from "./types.ts";
+import type { TurnInput } from "../types.ts";
+import { CRON_RUN_INBOX, CRON_RUN_KEPT_MS, CRON_RUN_TAIL_MESSAGES, CronRunInbox, storedAnswer } from "./run-inbox.ts";
 
 /**
  * Runs the cron tool's jobs this process delivers, on the plugin cron scheduler: each slot is claimed in the cron
@@ -55,6 +57,11 @@ export class CronJobRunner {
   /** Read the jobs, fire what is due (missed slots within the grace once) and keep reading them. */
   async start(): Promise<void> {
     this.stopped = false;
+    try {
+      await this.o.inbox.prune(CRON_RUN_INBOX, this.clock.now() - CRON_RUN_KEPT_MS);
+    } catch (error) {
+      this.logger.warn("cron runs delivered long ago not forgotten; tried again at the next start", { error: errorMessage(error) });
+    }
     if (this.o.jobs.watch) {
       try {
         this.watch = await this.o.jobs.watch(() => void this.notice());
@@ -161,7 +168,7 @@ export class CronJobRunner {
       schedule: job.plan.source,
       plan: job.plan,
       graceMs: CRON_TOOL_MISSED_GRACE_MS,
-      run: () => this.run(job, job.plan.prevAtOrBefore(this.clock.now())?.getTime() ?? null),
+      run: (slot) => (slot === undefined ? this.run(job, job.plan.prevAtOrBefore(this.clock.now())?.getTime() ?? null, false) : this.run(job, slot, true)),
       ...(job.schedule.kind === "at" ? { done: (record: CronRunRecord) => this.once(job, record) } : {}),
     };
   }
@@ -173,35 +180,80 @@ export class CronJobRunner {
     this.logger.info("cron job done and removed (it runs once)", { job: job.row.id });
   }
 
-  /** Deliver one run of a job and keep its outcome. */
-  private async run(job: StoredJob, slot: number | null): Promise<string> {
+  /** Deliver one run of a job and keep its outcome. `claimed`: the run of a slot claimed in the cron state store. */
+  private async run(job: StoredJob, slot: number | null, claimed = false): Promise<string> {
     const { row, payload } = job;
     let delivered: string;
+    let inboxed: CronRunInbox | undefined;
     try {
       if (payload.kind === "systemEvent") {
         delivered = payload.text;
         const agent = (await this.o.sessions.get(row.session_id))?.agent;
         await this.o.sessions.append(row.session_id, [{ role: "assistant", content: delivered }], row.channel, agent);
+      } else if (!claimed || slot === null) {
+        delivered = await this.turn(row, payload.message);
       } else {
-        // the session's own agent answers (a session is one agent's conversation)
-        const agent = (await this.o.sessions.get(row.session_id))?.agent;
-        const result = await this.o.runTurn({
-          sessionId: row.session_id,
-          ...(agent ? { agent } : {}),
-          text: payload.message,
-          channel: row.channel,
-          userId: row.owner,
-          metadata: { chat_id: row.chat_id, thread_id: row.thread_id, cron_job: row.id },
-        });
-        delivered = result.text.trim() === "" ? "(no answer)" : result.text;
+        inboxed = new CronRunInbox(this.o.inbox, row.id, slot, row.session_id);
+        const answer = await this.agentTurn(row, payload.message, inboxed);
+        if (answer.sent) {
+          await this.keep(row, slot, true, answer.text);
+          return answer.text;
+        }
+        delivered = answer.text;
       }
       if (this.o.deliver) await this.o.deliver(row, delivered);
+      if (inboxed) await inboxed.delivered();
     } catch (error) {
       await this.keep(row, slot, false, errorMessage(error));
       throw error;
     }
     await this.keep(row, slot, true, delivered);
     return delivered;
+  }
+
+  /**
+   * A scheduled run of an agentTurn job, kept in the run inbox like a channel's message: a run that another process
+   * takes over delivers the answer its first runner stored (`sent`: it was delivered already), or goes on from the
+   * stored prompt; only a run with nothing stored runs its turn from the start.
+   */
+  private async agentTurn(row: CronJobRow, prompt: string, run: CronRunInbox): Promise<{ text: string; sent: boolean }> {
+    const stage = await run.begin(prompt);
+    if (stage.kind === "done") {
+      this.logger.info("cron run taken over after its answer was delivered: nothing left to do", { job: row.id, run: run.ref.messageId });
+      return { text: stage.text, sent: true };
+    }
+    if (stage.kind === "answered") {
+      this.logger.info("cron run taken over after its answer was stored: delivering it", { job: row.id, run: run.ref.messageId });
+      return { text: stage.text, sent: false };
+    }
+    let text: string | null = null;
+    if (stage.kind === "started") {
+      const tail = await this.o.sessions.messages(row.session_id, CRON_RUN_TAIL_MESSAGES);
+      text = storedAnswer(tail, prompt);
+      this.logger.info(`cron run taken over after its prompt was stored: ${text === null ? "its turn goes on from the session" : "delivering its stored answer"}`, {
+        job: row.id,
+        run: run.ref.messageId,
+      });
+    }
+    text ??= await this.turn(row, prompt, stage.kind === "started" ? { resumed: true } : { answering: run.ref });
+    const answer = text.trim() === "" ? "(no answer)" : text;
+    await run.answered(answer);
+    return { text: answer, sent: false };
+  }
+
+  /** The job's message as a turn of its session, answered by the session's own agent (a session is one agent's conversation). */
+  private async turn(row: CronJobRow, message: string, rerunnable?: TurnInput["rerunnable"]): Promise<string> {
+    const agent = (await this.o.sessions.get(row.session_id))?.agent;
+    const result = await this.o.runTurn({
+      sessionId: row.session_id,
+      ...(agent ? { agent } : {}),
+      text: message,
+      channel: row.channel,
+      userId: row.owner,
+      metadata: { chat_id: row.chat_id, thread_id: row.thread_id, cron_job: row.id },
+      ...(rerunnable ? { rerunnable } : {}),
+    });
+    return result.text.trim() === "" ? "(no answer)" : result.text;
   }
 
   private async keep(row: CronJobRow, slot: number | null, ok: boolean, detail: string): Promise<void> {

@@ -1,12 +1,17 @@
 import type { CronClock } from "../../plugins/cron/index.ts";
 import type { Logger } from "../../core/logger.ts";
-import type { CronJobRow, CronJobStore, CronStateStore, SessionStore } from "../../storage/types.ts";
+import type { ChannelStateStore, CronJobRow, CronJobStore, CronStateStore, SessionStore } from "../../storage/types.ts";
 import type { TurnInput, TurnResult } from "../types.ts";
 
 export interface CronJobRunnerOptions {
   jobs: CronJobStore;
   state: CronStateStore;
-  sessions: Pick<SessionStore, "append" | "get">;
+  sessions: Pick<SessionStore, "append" | "get" | "messages">;
+  /**
+   * Where each scheduled run of an agentTurn job is kept as an inbound message (the workspace's channel inbox), so a
+   * run another process takes over delivers the answer already stored, or goes on from the stored prompt.
+   */
+  inbox: ChannelStateStore;
   /** Runs an agentTurn job's message as a turn of its session (the host's runTurn). */
   runTurn(input: TurnInput): Promise<TurnResult>;
   /** The jobs this process delivers: a channel process those of its channel, the gateway those of no running channel. */

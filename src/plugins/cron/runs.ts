@@ -82,7 +82,7 @@ export class CronRuns {
       const started = performance.now();
       let record: CronRunRecord;
       try {
-        const output = await withTimeout(job.run(), timeoutMs, job.id);
+        const output = await withTimeout(slot === null ? job.run() : job.run(slot), timeoutMs, job.id);
         record = { job: job.id, slot: slotIso, ok: true, output, coalesced, durationMs: performance.now() - started };
       } catch (error) {
         record = { job: job.id, slot: slotIso, ok: false, error: errorMessage(error), coalesced, durationMs: performance.now() - started };

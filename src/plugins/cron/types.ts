@@ -13,8 +13,11 @@ export interface CronJob {
    * Without it the latest missed slot always runs once.
    */
   graceMs?: number;
-  /** Calls the guest's `run` export; resolves with its output. */
-  run(): Promise<string>;
+  /**
+   * Calls the guest's `run` export; resolves with its output. `slot`: the time of the claimed slot this run is for
+   * (the same when another process takes the run over); absent for a run outside the schedule.
+   */
+  run(slot?: number): Promise<string>;
   /** Called once a scheduled run's outcome is recorded (a one-shot job removes itself here). */
   done?(record: CronRunRecord): void | Promise<void>;
   /** Overrides the scheduler's run timeout (CRON_RUN_TIMEOUT_MS). */

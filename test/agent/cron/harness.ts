@@ -33,7 +33,7 @@ export function cronTool(storage: Pick<BackendStorage, "cronJobs" | "cron">, clo
  * handing it to `send` too (a real Telegram channel's send, when given).
  */
 export function telegramRunner(
-  storage: Pick<BackendStorage, "cronJobs" | "cron" | "sessions">,
+  storage: Pick<BackendStorage, "cronJobs" | "cron" | "sessions" | "channels">,
   clock: FakeClock,
   owner: string,
   deliveries: Delivery[],
@@ -45,6 +45,7 @@ export function telegramRunner(
     jobs: storage.cronJobs,
     state: storage.cron,
     sessions: storage.sessions,
+    inbox: storage.channels,
     runTurn: async (input) => {
       turns.push(input);
       return { text: `answer to: ${input.text}` } as TurnResult;
