@@ -1,3 +1,5 @@
+import { errorMessage } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
 import type { ChannelStateStore, InboxRef, InboxRow, StoredMessage } from "../../storage/types.ts";
 
 /**
@@ -52,6 +54,15 @@ export class CronRunInbox {
 
   delivered(): Promise<void> | void {
     return this.inbox.delivered(this.ref.channel, this.ref.messageId, 1);
+  }
+
+  /** The run failed (its turn or its delivery): it is not taken over, nothing more is done for it. */
+  async failed(reason: string, logger: Logger): Promise<void> {
+    try {
+      await this.inbox.done(this.ref.channel, this.ref.messageId);
+    } catch (error) {
+      logger.error("failed cron run not marked done in its inbox", { run: this.ref.messageId, reason, error: errorMessage(error) });
+    }
   }
 }
 

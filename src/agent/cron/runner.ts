@@ -204,6 +204,8 @@ export class CronJobRunner {
       if (this.o.deliver) await this.o.deliver(row, delivered);
       if (inboxed) await inboxed.delivered();
     } catch (error) {
+      // a failed run is not taken over (its outcome is recorded): its inbox row is done, so it is forgotten in time
+      if (inboxed) await inboxed.failed(errorMessage(error), this.logger);
       await this.keep(row, slot, false, errorMessage(error));
       throw error;
     }

@@ -245,3 +245,23 @@ test("a run whose turn was cut off after storing the prompt goes on from the ses
     ["assistant", `echo: ${PROMPT}`],
   ]);
 });
+
+test("a run whose turn fails is done in its inbox: recorded as failed, never taken over, forgotten with the answered ones", async () => {
+  const { fake, first, second } = await hosts(false);
+  const a = processOn(first, "a");
+  try {
+    parsed(await cronTool(first.storage, new FakeClock(T0))({ action: "add", schedule: { kind: "every", every_ms: 60_000 }, payload: { kind: "agentTurn", message: PROMPT } }));
+    fake.enqueue({ type: "error", status: 400, message: "bad request" });
+    await a.runner.start();
+    await advance(a.clock, SLOT + 1000, [a.runner]);
+    expect(a.delivered).toEqual([]);
+    expect(await first.storage.channels.open(CRON_RUN_INBOX)).toEqual([]);
+    const runs = await first.storage.cronJobs.runs((await first.storage.cronJobs.list())[0]!.id, 5);
+    expect(runs.map((r) => r.ok)).toEqual([false]);
+  } finally {
+    await a.runner.stop();
+    await fake.stop();
+    await second.close();
+    await first.close();
+  }
+});
