@@ -121,7 +121,7 @@ describe("usage of turns", () => {
     await h.close();
   });
 
-  test("a turn whose answer is written when it ends (rerunnable) counts each model call once, its tool round's included", async () => {
+  test("a rerunnable turn (its user message and each tool round written as they complete) counts each model call once", async () => {
     const h = await host();
     const from = openai.chatRequests().length;
     await h.runTurn({ sessionId: "r1", text: 'use tool memory_store {"key":"k2","content":"the sea is red"}', channel: "test", rerunnable: {} });
