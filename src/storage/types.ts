@@ -96,7 +96,8 @@ export interface SessionStore {
    * lease; a store may write them with the statement that ends the lease (PostgreSQL does), before the lease's
    * `hold` resolves, and reads of the session through the store still see them. `answering`: the stored inbound
    * message these messages answer (its user message among them), marked "started" in the same transaction (a rerun
-   * after a crash then knows the session holds it).
+   * after a crash then knows the session holds it); such a write (not `endsTurn`) gives the session its title when it
+   * has none but leaves its updated_at to the turn's last write.
    */
   append(id: string, messages: AppendedMessage[], channel?: string, agent?: string, endsTurn?: boolean, answering?: InboxRef): Awaitable<void>;
   /** History ready for a provider (see session-history.ts): the last `limit` messages after the newest summary. */

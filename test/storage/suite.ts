@@ -660,6 +660,24 @@ export function storeSuite(backend: SuiteBackend): void {
       expect((await s.channels.entry("other", "u1"))?.state).toBe("received");
     });
 
+    it("a turn's first write titles a session without a title and leaves its updated_at to the turn's last write", async (s) => {
+      expect(await s.channels.admit("ut", "u1", "ut:1", '{"n":1}', "received")).toBe(true);
+      await s.sessions.append("ut:1", [{ role: "user", content: "first question" }], "ut", "main", false, { channel: "ut", messageId: "u1" });
+      expect(await s.sessions.get("ut:1")).toMatchObject({ title: "first question", messageCount: 1 });
+      await s.sessions.append("ut:1", [{ role: "assistant", content: "first answer" }], undefined, "main", true);
+      const answered = (await s.sessions.get("ut:1"))!;
+      // the store's clock (ISO milliseconds) moves on before each later write
+      await Bun.sleep(5);
+      expect(await s.channels.admit("ut", "u2", "ut:1", '{"n":2}', "received")).toBe(true);
+      await s.sessions.append("ut:1", [{ role: "user", content: "second question" }], "ut", "main", false, { channel: "ut", messageId: "u2" });
+      const started = (await s.sessions.get("ut:1"))!;
+      expect(started).toMatchObject({ title: "first question", messageCount: 3, updatedAt: answered.updatedAt });
+      expect((await s.channels.entry("ut", "u2"))?.state).toBe("started");
+      await Bun.sleep(5);
+      await s.sessions.append("ut:1", [{ role: "assistant", content: "second answer" }], undefined, "main", true);
+      expect((await s.sessions.get("ut:1"))!.updatedAt > answered.updatedAt).toBe(true);
+    });
+
     it("liveness rows are replaced per channel and listed by name", async (s) => {
       const row = { channel: "zz", pid: 1, state: "running", last_inbound: 5, last_outbound: null, last_error: null, last_error_at: null, updated_at: 7 };
       await s.channels.writeStatus(row);

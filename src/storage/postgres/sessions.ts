@@ -144,7 +144,7 @@ export class PgSessionStore implements SessionStore {
    * messages numbered after the last one stored. Two appends to one session racing (turns are ordered by the session
    * lease, so only a caller bypassing it) collide on the primary key; the loser runs again with a fresh snapshot.
    * The last messages of a turn holding the session's lease here (`endsTurn`) are kept instead and written by the
-   * statement that ends the lease (turn-writes.ts).
+   * statement that ends the lease (turn-writes.ts). A turn's first write (`answering`) leaves updated_at as it was.
    */
   async append(id: string, messages: AppendedMessage[], channel?: string, agent = "main", endsTurn = false, answering?: InboxRef): Promise<void> {
     if (messages.length === 0) return;
@@ -162,11 +162,13 @@ export class PgSessionStore implements SessionStore {
       params.push(i + 1, m.role, m.content, m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null, m.tool_call_id ?? null, m.name ?? null, mediaColumn(m), usage);
       return `($${b + 1}::int, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8})`;
     });
+    // a turn's first write (its user message) leaves updated_at to the turn's last write
+    const touched = answering && !endsTurn ? "" : "updated_at = $2, ";
     const touch =
       channel === undefined
-        ? "UPDATE sessions SET updated_at = $2, title = CASE WHEN title = '' AND $3 <> '' THEN $3 ELSE title END WHERE id = $1"
+        ? `UPDATE sessions SET ${touched}title = CASE WHEN title = '' AND $3 <> '' THEN $3 ELSE title END WHERE id = $1`
         : `INSERT INTO sessions (id, title, channel, agent, created_at, updated_at) VALUES ($1, $3, $4, $5, $2, $2)
-           ON CONFLICT (id) DO UPDATE SET updated_at = $2,
+           ON CONFLICT (id) DO UPDATE SET ${touched}
              title = CASE WHEN sessions.title = '' AND $3 <> '' THEN $3 ELSE sessions.title END`;
     const hashes = mediaHashes(messages);
     /** The statements beside the insert: the media links, the inbox mark. */
