@@ -152,7 +152,10 @@ class Turn {
     const pendingContext = deps.extensions?.context?.(input) ?? NO_CONTEXT;
     const pendingSkills = deps.skills?.(input.skills);
     const local = async () => {
-      const reading = input.historyOverride ?? deps.sessions.history(input.sessionId, config.agent.max_history_messages);
+      const at = input.rerunnable?.resumed ? input.rerunnable.at : undefined;
+      const reading =
+        input.historyOverride ??
+        (at === undefined ? deps.sessions.history(input.sessionId, config.agent.max_history_messages) : deps.sessions.history(input.sessionId, config.agent.max_history_messages, at));
       const summarised = stored ? deps.sessions.summary(input.sessionId) : null;
       const history = await reading;
       const summary = await summarised;
@@ -179,7 +182,10 @@ class Turn {
     };
     let messages = build(history, summary);
     this.window = windowBudget(config, plan.choice.provider, plan.choice.model);
-    if (stored && config.compaction.enabled && history.length > 0) messages = await this.compactIfFull(plan, messages, build);
+    // a turn run again from its own message on does not compact: compaction summarises the session up to its end,
+    // which may hold other turns' messages after this one's (its prompt is fitted by leaving the oldest out instead)
+    const anchored = input.rerunnable?.at !== undefined;
+    if (stored && !anchored && config.compaction.enabled && history.length > 0) messages = await this.compactIfFull(plan, messages, build);
     this.hasMedia = (media?.length ?? 0) > 0 || messages.some((message) => message.media !== undefined);
     if (userText !== undefined) this.transcript.add(media?.length ? { role: "user", content: userText, media } : { role: "user", content: userText });
     await this.transcript.flush();

@@ -32,9 +32,11 @@ export interface TurnInput {
    * user's message is written at once, with the mark of `answering` (the stored inbound message) in the same write, and
    * the rest together when the turn ends. `resumed`: the session holds the user's message already (a rerun of a turn
    * cut off after writing it): the turn continues from the history with no new user message and no inbound middleware
-   * (the message passed it before); memory recall uses the last user message.
+   * (the message passed it before); memory recall uses the last user message. `at`: the seq of that user message
+   * (InboxRow.startedSeq): the history ends with the turn's own messages, so a turn whose message is no longer the
+   * session's last (another turn wrote to the session since) answers its own message, with the history up to it.
    */
-  rerunnable?: { answering?: InboxRef; resumed?: boolean };
+  rerunnable?: { answering?: InboxRef; resumed?: boolean; at?: number };
   /** The agent that answers ([agents.<id>]); default "main". `model = "agent:<id>"` names it too. */
   agent?: string;
   /** Provider name override ("openai", "wasm:x"); default from config. */

@@ -10,6 +10,7 @@ import type { Logger } from "../core/logger.ts";
 import { decideAccess } from "./access.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_PENDING, STARTED_TURN_TAIL_MESSAGES, TYPING_INTERVAL_MS } from "./limits.ts";
 import { USER_MESSAGE_MAX_CHARS } from "../agent/limits.ts";
+import { startedTurn, type StartedTurn } from "../agent/started-turn.ts";
 import { inboundMedia } from "./media.ts";
 import { sendLinkedFiles } from "./reply-files.ts";
 import type { PairingStore } from "../storage/types.ts";
@@ -289,8 +290,8 @@ export class ChannelRunner {
     try {
       if (entry.state === "received" || parts === null) {
         // started by a process that died: its answer may be stored already, else its turn goes on from the session
-        const started = entry.state === "started";
-        parts = (started ? await this.storedAnswer(message) : null) ?? (await this.runTurn(message, started));
+        const started = entry.state === "started" ? await this.startedTurn(entry) : null;
+        parts = (started?.answer != null ? this.partsOf(started.answer) : null) ?? (await this.runTurn(message, started));
         await this.o.store.replied(message.id, parts);
       }
       // stored: a caller waiting in the platform's request (the webhook's synchronous mode) has its answer now, while
@@ -319,18 +320,18 @@ export class ChannelRunner {
   }
 
   /**
-   * The answer of a message whose turn had started (its user message is in the session): the first answer after the
-   * session's last user message (one turn at a time per chat: that message is this one), else null (the turn was cut
-   * off before its answer, or more than STARTED_TURN_TAIL_MESSAGES came after the message: the turn runs on).
+   * What the session holds of a message whose turn had started (its user message is in the session, at the seq the
+   * inbox row recorded): its answer, or where its turn runs on from. With more than STARTED_TURN_TAIL_MESSAGES after
+   * the message, its answer is not looked for: the turn runs on from its message.
    */
-  private async storedAnswer(message: InboundMessage): Promise<string[] | null> {
+  private async startedTurn(entry: InboxEntry): Promise<StartedTurn> {
     const sessions = this.o.host.sessions;
-    if (!sessions) return null;
+    const { message } = entry;
+    const startedSeq = entry.startedSeq ?? null;
+    if (!sessions) return startedSeq === null ? { answer: null } : { answer: null, at: startedSeq };
     const tail = await sessions.messages(sessionIdOf(message, this.agentFor(message)), STARTED_TURN_TAIL_MESSAGES);
-    const asked = tail.findLastIndex((m) => m.role === "user");
-    if (asked < 0) return null;
-    const answer = tail.slice(asked + 1).find((m) => m.role === "assistant" && !m.toolCalls?.length);
-    return answer ? this.partsOf(answer.content) : null;
+    // a row started by an earlier version: the session's last user message is this one (one turn at a time per chat)
+    return startedTurn(tail, startedSeq, (m) => m.role === "user");
   }
 
   private partsOf(text: string): string[] {
@@ -338,10 +339,11 @@ export class ChannelRunner {
   }
 
   /**
-   * One turn with typing shown meanwhile; a failed turn answers with a short notice naming the problem. `resumed`: the
+   * One turn with typing shown meanwhile; a failed turn answers with a short notice naming the problem. `started`: the
    * session holds the message already (a turn cut off after writing it), the turn continues from there.
    */
-  private async runTurn(message: InboundMessage, resumed: boolean): Promise<string[]> {
+  private async runTurn(message: InboundMessage, started: StartedTurn | null): Promise<string[]> {
+    const resumed = started !== null;
     const { channel } = this.o;
     const typing = channel.capabilities.typing ? this.keepTyping(message) : null;
     try {
@@ -359,7 +361,9 @@ export class ChannelRunner {
         fromOwner: () => this.fromOwner(message),
         metadata: { chat_id: message.chatId, chat_kind: message.chatKind, thread_id: message.threadId, message_id: message.id },
         // a process killed mid-turn answers the stored message at its next start: the mark says the session holds it
-        rerunnable: resumed ? { resumed } : { answering: { channel: this.o.store.channel, messageId: message.id } },
+        rerunnable: started
+          ? { resumed, ...(started.at === undefined ? {} : { at: started.at }) }
+          : { answering: { channel: this.o.store.channel, messageId: message.id } },
         ...(this.o.approvals
           ? { approvals: { kind: "ask" as const, chatKey: chatKeyOf(message), notify: (pending: PendingApproval) => this.askOwner(message, pending) } }
           : {}),

@@ -9,6 +9,8 @@ export interface InboxEntry {
   state: InboxState;
   reply: string[] | null;
   partsSent: number;
+  /** The seq of the message's user message in its session, once its turn started (InboxRow.startedSeq). */
+  startedSeq?: number | null;
 }
 
 /** The chat a message belongs to for ordering and sessions: (channel, chat, thread). */
@@ -17,7 +19,8 @@ export function chatKeyOf(message: InboundMessage): string {
 }
 
 function toEntry(row: InboxRow): InboxEntry {
-  return { message: InboundMessageSchema.parse(JSON.parse(row.payload)), state: row.state, reply: row.reply, partsSent: row.partsSent };
+  const { state, reply, partsSent, startedSeq } = row;
+  return { message: InboundMessageSchema.parse(JSON.parse(row.payload)), state, reply, partsSent, startedSeq };
 }
 
 /**

@@ -95,13 +95,19 @@ export interface SessionStore {
    * is then one statement instead of two. `endsTurn`: these are the last messages of a turn holding the session's
    * lease; a store may write them with the statement that ends the lease (PostgreSQL does), before the lease's
    * `hold` resolves, and reads of the session through the store still see them. `answering`: the stored inbound
-   * message these messages answer (its user message among them), marked "started" in the same transaction (a rerun
-   * after a crash then knows the session holds it); such a write (not `endsTurn`) gives the session its title when it
+   * message these messages answer (its user message among them, first), marked "started" in the same transaction
+   * with the seq of the first of these messages (InboxRow.startedSeq: a rerun after a crash then knows the session
+   * holds it, and where); such a write (not `endsTurn`) gives the session its title when it
    * has none but leaves its updated_at to the turn's last write.
    */
   append(id: string, messages: AppendedMessage[], channel?: string, agent?: string, endsTurn?: boolean, answering?: InboxRef): Awaitable<void>;
-  /** History ready for a provider (see session-history.ts): the last `limit` messages after the newest summary. */
-  history(id: string, limit: number): Awaitable<ChatMessage[]>;
+  /**
+   * History ready for a provider (see session-history.ts): the last `limit` messages after the newest summary. With
+   * `turnAt` (the seq of the user message of a turn run again after its process died, InboxRow.startedSeq), the
+   * history ends with that turn's messages: before the first user message written after it (another turn's), and
+   * after the newest summary made before it.
+   */
+  history(id: string, limit: number, turnAt?: number): Awaitable<ChatMessage[]>;
   /** The newest summary of the session, or null (never compacted). */
   summary(id: string): Awaitable<ConversationSummary | null>;
   /** Every summary of the session, oldest first. */
@@ -427,6 +433,11 @@ export interface InboxRow {
   state: InboxState;
   reply: string[] | null;
   partsSent: number;
+  /**
+   * The seq of the session message the "started" mark was written with (its user message, or a reminder's text);
+   * null before it is started, and for rows started by a version of prx that did not record it.
+   */
+  startedSeq: number | null;
 }
 
 export interface ChannelStatusRow {

@@ -26,10 +26,12 @@ import { recordingChannel } from "./harness.ts";
 const dirs: string[] = [];
 const schema = uniqueSchema("resumed_turn");
 const answeredSchema = uniqueSchema("answered_turn");
+const displacedSchema = uniqueSchema("displaced_turn");
+const displacedAnswerSchema = uniqueSchema("displaced_answer");
 const testWithPostgres = await testNeeding("postgres");
 afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  if (testWithPostgres === test) for (const name of [schema, answeredSchema]) await dropSchema(name);
+  if (testWithPostgres === test) for (const name of [schema, answeredSchema, displacedSchema, displacedAnswerSchema]) await dropSchema(name);
 });
 
 const message: InboundMessage = { id: "m1", channel: "tg", chatId: "carol", chatKind: "dm", threadId: null, senderId: "carol", senderDisplay: "carol", senderIsBot: false, text: "are you there", replyTo: null, mentioned: false, timestamp: 0 };
@@ -66,20 +68,33 @@ async function openPair(storage: Record<string, unknown>, env: Record<string, st
 
 const conversation = (stored: Array<{ role: string; content: string }>) => stored.map((m) => [m.role, m.content]);
 
-/** The next process resumes the message: the session holds the user's message once, then `answer`; what it sent. */
-async function answeredOnceBy(host: AgentHost, answer: string): Promise<string[]> {
+/** Another turn's question and answer, written to the chat's session after the message's (an API turn on the session). */
+const anotherTurn: Array<{ role: "user" | "assistant"; content: string }> = [
+  { role: "user", content: "another question" },
+  { role: "assistant", content: "another answer" },
+];
+
+/**
+ * The next process resumes the message: the session holds the user's message once, then `answer` (after another
+ * turn's messages when `displaced`); what it sent.
+ */
+async function answeredOnceBy(host: AgentHost, answer: string, displaced = false): Promise<string[]> {
   const next = runnerOn(host);
   expect(await next.runner.resume()).toBe(1);
   await next.runner.idle();
   expect(conversation(await host.sessions.messages(sessionIdOf(message)))).toEqual([
     ["user", "are you there"],
+    ...(displaced ? conversation(anotherTurn) : []),
     ["assistant", answer],
   ]);
   return next.sent;
 }
 
-/** Two processes of the channel on one workspace's storage: the first is killed mid-turn, the second resumes. */
-async function killedMidTurn(storage: Record<string, unknown>, env: Record<string, string | undefined>, kill: () => Promise<void>) {
+/**
+ * Two processes of the channel on one workspace's storage: the first is killed mid-turn, the second resumes.
+ * `displaced`: another turn wrote to the session between the two (the message is no longer the session's last).
+ */
+async function killedMidTurn(storage: Record<string, unknown>, env: Record<string, string | undefined>, kill: () => Promise<void>, displaced = false) {
   const { fake, first, second } = await openPair(storage, env);
   const killed = runnerOn(first);
   try {
@@ -90,9 +105,14 @@ async function killedMidTurn(storage: Record<string, unknown>, env: Record<strin
     expect(conversation(await second.sessions.messages(sessionIdOf(message)))).toEqual([["user", "are you there"]]);
     expect((await first.storage.channels.entry("tg", message.id))?.state).toBe("started");
     await kill();
-    expect(await answeredOnceBy(second, "echo: are you there")).toEqual(["echo: are you there"]);
+    if (displaced) await second.sessions.append(sessionIdOf(message), anotherTurn);
+    expect(await answeredOnceBy(second, "echo: are you there", displaced)).toEqual(["echo: are you there"]);
     // the rerun continued the stored message: one request of its own, no second user message
     expect(fake.chatRequests().length).toBe(2);
+    // with the history up to its own message: another turn's messages after it are not in its prompt
+    const asked = fake.chatRequests()[1]!.body.messages.map((m: { content: string }) => m.content);
+    expect(asked.at(-1)).toBe("are you there");
+    expect(asked).not.toContain("another question");
   } finally {
     await fake.stop();
     await killed.runner.idle();
@@ -105,21 +125,31 @@ test("SQLite: a message whose turn was cut off and answered again by the next pr
   await killedMidTurn({}, {}, async () => {});
 }, 30_000);
 
+test("SQLite: a message whose turn was cut off, then another turn on its session: it is answered, not the other turn's", async () => {
+  await killedMidTurn({}, {}, async () => {}, true);
+}, 30_000);
+
+/** The dead process's connection ends, and with it its lease of the session. */
+async function endLease(): Promise<void> {
+  const sql = new SQL(TEST_DATABASE_URL, { max: 1 });
+  try {
+    const ended = await sql.unsafe(
+      "SELECT pg_terminate_backend(pid) AS ended FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 " +
+        "AND classid = hashtext('prx.session')::oid AND objid = hashtext($1)::oid",
+      [sessionIdOf(message)],
+    );
+    expect(ended.map((row: { ended: boolean }) => row.ended)).toEqual([true]);
+  } finally {
+    await sql.close();
+  }
+}
+
 testWithPostgres("PostgreSQL: a message whose turn was cut off and answered again by the next process is in its session once", async () => {
-  await killedMidTurn({ backend: "postgres", schema }, { DATABASE_URL: TEST_DATABASE_URL }, async () => {
-    // the dead process's connection ends, and with it its lease of the session
-    const sql = new SQL(TEST_DATABASE_URL, { max: 1 });
-    try {
-      const ended = await sql.unsafe(
-        "SELECT pg_terminate_backend(pid) AS ended FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 " +
-          "AND classid = hashtext('prx.session')::oid AND objid = hashtext($1)::oid",
-        [sessionIdOf(message)],
-      );
-      expect(ended.map((row: { ended: boolean }) => row.ended)).toEqual([true]);
-    } finally {
-      await sql.close();
-    }
-  });
+  await killedMidTurn({ backend: "postgres", schema }, { DATABASE_URL: TEST_DATABASE_URL }, endLease);
+}, 30_000);
+
+testWithPostgres("PostgreSQL: a message whose turn was cut off, then another turn on its session: it is answered, not the other turn's", async () => {
+  await killedMidTurn({ backend: "postgres", schema: displacedSchema }, { DATABASE_URL: TEST_DATABASE_URL }, endLease, true);
 }, 30_000);
 
 /**
@@ -127,7 +157,7 @@ testWithPostgres("PostgreSQL: a message whose turn was cut off and answered agai
  * delivers that answer once; in the write recording it delivered (after the platform accepted it), the next one sends
  * the same answer again. Never a second turn.
  */
-async function killedAfterAnswer(storage: Record<string, unknown>, env: Record<string, string | undefined>, dies: "replied" | "delivered") {
+async function killedAfterAnswer(storage: Record<string, unknown>, env: Record<string, string | undefined>, dies: "replied" | "delivered", displaced = false) {
   const { fake, first, second } = await openPair(storage, env);
   const recording = diesIn(first.storage.channels, dies);
   const killed = runnerOn(first, recording.dying);
@@ -136,7 +166,17 @@ async function killedAfterAnswer(storage: Record<string, unknown>, env: Record<s
     await killed.runner.onMessage(message);
     await recording.reached;
     expect(killed.sent).toEqual(dies === "delivered" ? ["the only answer"] : []);
-    expect(await answeredOnceBy(second, "the only answer")).toEqual(["the only answer"]);
+    // another turn's messages after the answer: its answer is not taken for this message's
+    if (displaced) await second.sessions.append(sessionIdOf(message), anotherTurn);
+    const next = runnerOn(second);
+    expect(await next.runner.resume()).toBe(1);
+    await next.runner.idle();
+    expect(conversation(await second.sessions.messages(sessionIdOf(message)))).toEqual([
+      ["user", "are you there"],
+      ["assistant", "the only answer"],
+      ...(displaced ? conversation(anotherTurn) : []),
+    ]);
+    expect(next.sent).toEqual(["the only answer"]);
     expect(fake.chatRequests().length).toBe(1);
     expect(await second.storage.channels.entry("tg", message.id)).toMatchObject({ state: "done", reply: ["the only answer"], partsSent: 1 });
     // a third start finds nothing left to answer
@@ -158,6 +198,14 @@ test("SQLite: a process that died recording a delivered answer has the same answ
 
 testWithPostgres("PostgreSQL: a process that died after its turn stored the answer has it delivered once by the next, with no second turn", async () => {
   await killedAfterAnswer({ backend: "postgres", schema: answeredSchema }, { DATABASE_URL: TEST_DATABASE_URL }, "replied");
+}, 30_000);
+
+test("SQLite: a stored answer followed by another turn on the session: the message's own answer is delivered", async () => {
+  await killedAfterAnswer({}, {}, "replied", true);
+}, 30_000);
+
+testWithPostgres("PostgreSQL: a stored answer followed by another turn on the session: the message's own answer is delivered", async () => {
+  await killedAfterAnswer({ backend: "postgres", schema: displacedAnswerSchema }, { DATABASE_URL: TEST_DATABASE_URL }, "replied", true);
 }, 30_000);
 
 /** A turn that stored its answer, then `after` reminders written to the chat before the next process starts. */

@@ -620,14 +620,14 @@ export function storeSuite(backend: SuiteBackend): void {
       expect(await s.channels.admit("tg", "m3", "tg:2", '{"n":3}', "ignored")).toBe(true);
       await s.channels.replied("tg", "m1", ["a", "b"]);
       await s.channels.partSent("tg", "m1", 1);
-      expect(await s.channels.entry("tg", "m1")).toEqual({ payload: '{"n":1}', state: "replied", reply: ["a", "b"], partsSent: 1 });
+      expect(await s.channels.entry("tg", "m1")).toEqual({ payload: '{"n":1}', state: "replied", reply: ["a", "b"], partsSent: 1, startedSeq: null });
       expect((await s.channels.open("tg")).map((r) => r.payload)).toEqual(['{"n":1}', '{"n":2}']);
       await s.channels.done("tg", "m1");
       expect((await s.channels.open("tg")).length).toBe(1);
       // the last part sent: its count and the done state in one write
       await s.channels.replied("tg", "m2", ["c"]);
       await s.channels.delivered("tg", "m2", 1);
-      expect(await s.channels.entry("tg", "m2")).toEqual({ payload: '{"n":2}', state: "done", reply: ["c"], partsSent: 1 });
+      expect(await s.channels.entry("tg", "m2")).toEqual({ payload: '{"n":2}', state: "done", reply: ["c"], partsSent: 1, startedSeq: null });
       expect(await s.channels.open("tg")).toEqual([]);
       expect(await s.channels.prune("tg", Date.now() + 1000)).toBe(3);
       // the cursor moved in the write of a message, new or not, and in the write of a liveness row
@@ -672,10 +672,36 @@ export function storeSuite(backend: SuiteBackend): void {
       await s.sessions.append("ut:1", [{ role: "user", content: "second question" }], "ut", "main", false, { channel: "ut", messageId: "u2" });
       const started = (await s.sessions.get("ut:1"))!;
       expect(started).toMatchObject({ title: "first question", messageCount: 3, updatedAt: answered.updatedAt });
-      expect((await s.channels.entry("ut", "u2"))?.state).toBe("started");
+      expect(await s.channels.entry("ut", "u2")).toMatchObject({ state: "started", startedSeq: 3 });
       await Bun.sleep(5);
       await s.sessions.append("ut:1", [{ role: "assistant", content: "second answer" }], undefined, "main", true);
       expect((await s.sessions.get("ut:1"))!.updatedAt > answered.updatedAt).toBe(true);
+    });
+
+    it("the started mark records its message's seq; a turn run again reads the history that ends with its own messages", async (s) => {
+      const session = "an:1";
+      await s.sessions.append(session, [{ role: "user", content: "earlier" }, { role: "assistant", content: "earlier answer" }], "an");
+      expect(await s.channels.admit("an", "a1", "an:1", '{"n":1}', "received")).toBe(true);
+      // the user message and a first round in one write: the mark is the user message's
+      const call = { id: "c1", name: "shell", arguments: "{}" };
+      await s.sessions.append(session, [{ role: "user", content: "cut off" }], "an", "main", false, { channel: "an", messageId: "a1" });
+      await s.sessions.append(session, [{ role: "assistant", content: "", tool_calls: [call] }, { role: "tool", content: "ran", tool_call_id: "c1" }]);
+      expect(await s.channels.entry("an", "a1")).toMatchObject({ state: "started", startedSeq: 3 });
+      // another turn on the session since
+      expect(await s.channels.admit("an", "a2", "an:1", '{"n":2}', "received")).toBe(true);
+      await s.sessions.append(session, [{ role: "user", content: "next" }, { role: "assistant", content: "next answer" }], "an", "main", true, { channel: "an", messageId: "a2" });
+      expect((await s.channels.entry("an", "a2"))?.startedSeq).toBe(6);
+      const contents = (messages: { content: string }[]) => messages.map((m) => m.content);
+      expect(contents(await s.sessions.history(session, 50, 3))).toEqual(["earlier", "earlier answer", "cut off", "", "ran"]);
+      expect(contents(await s.sessions.history(session, 2, 3))).toEqual(["", "ran"]);
+      expect(contents(await s.sessions.history(session, 50, 6))).toEqual(["earlier", "earlier answer", "cut off", "", "ran", "next", "next answer"]);
+      expect(contents(await s.sessions.history(session, 50))).toEqual(["earlier", "earlier answer", "cut off", "", "ran", "next", "next answer"]);
+      // a summary made before the turn's message is its history's start; one made after it is not
+      await s.sessions.addSummary(session, { fromSeq: 1, throughSeq: 2, content: "sum", model: "m" });
+      expect(contents(await s.sessions.history(session, 50, 3))).toEqual(["cut off", "", "ran"]);
+      await s.sessions.addSummary(session, { fromSeq: 1, throughSeq: 6, content: "sum", model: "m" });
+      expect(contents(await s.sessions.history(session, 50, 3))).toEqual(["cut off", "", "ran"]);
+      expect(contents(await s.sessions.history(session, 50))).toEqual(["next answer"]);
     });
 
     it("liveness rows are replaced per channel and listed by name", async (s) => {

@@ -1,16 +1,18 @@
 import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { ChannelStateStore, InboxRef, InboxRow, StoredMessage } from "../../storage/types.ts";
+import { startedTurn, type StartedTurn } from "../started-turn.ts";
 
 /**
- * The inbox the runs of agentTurn jobs are kept in, beside the channels' (no channel is named so: a channel's name
- * starts with a letter or digit), so a run has the shape of a channel's message: its prompt is the inbound message.
+ * The inbox the scheduled runs of jobs are kept in, beside the channels' (no channel is named so: a channel's name
+ * starts with a letter or digit), so a run has the shape of a channel's message: an agentTurn's prompt is the inbound
+ * message, a systemEvent's text the answer it writes to the session.
  */
 export const CRON_RUN_INBOX = "@cron";
 
 /**
- * Messages of the session read back when a run is taken over, to find its prompt and its answer (a turn of 100 rounds
- * of 4 calls, or the chat's own messages since, put the prompt out of them: the turn then goes on from the session).
+ * Messages of the session read back when a run is taken over, to find its answer (a turn of 100 rounds of 4 calls, or
+ * the chat's own messages since, put the prompt out of them: the turn then goes on from its prompt).
  */
 export const CRON_RUN_TAIL_MESSAGES = 500;
 
@@ -21,8 +23,12 @@ export const CRON_RUN_KEPT_MS = 24 * 60 * 60 * 1000;
 export type CronRunStage =
   /** Nothing of it is stored yet: the turn runs, writing the prompt with the run's mark. */
   | { kind: "fresh" }
-  /** The session holds the prompt (and maybe the answer): the answer is delivered, or the turn goes on from the session. */
-  | { kind: "started" }
+  /**
+   * The session holds the prompt (and maybe the answer), the message of seq `startedSeq` (null: a run started by a
+   * version that did not record it): the answer is delivered, or the turn goes on from the prompt. A systemEvent's
+   * text is in the session: it is delivered, not written again.
+   */
+  | { kind: "started"; startedSeq: number | null }
   /** The answer is stored: it is delivered, with no turn. */
   | { kind: "answered"; text: string }
   /** The run was delivered: nothing is left to do. */
@@ -41,10 +47,13 @@ export class CronRunInbox {
     this.ref = { channel: CRON_RUN_INBOX, messageId: `${jobId}@${slot}` };
   }
 
-  /** Store the run once (its prompt as the message); a run stored before, by a process that died, says how far it got. */
-  async begin(prompt: string): Promise<CronRunStage> {
+  /**
+   * Store the run once (its payload as the message: an agentTurn's `{prompt}`, a systemEvent's `{text}`); a run stored
+   * before, by a process that died, says how far it got.
+   */
+  async begin(payload: { prompt: string } | { text: string }): Promise<CronRunStage> {
     const { channel, messageId } = this.ref;
-    if (await this.inbox.admit(channel, messageId, this.sessionId, JSON.stringify({ prompt }), "received")) return { kind: "fresh" };
+    if (await this.inbox.admit(channel, messageId, this.sessionId, JSON.stringify(payload), "received")) return { kind: "fresh" };
     return stageOf(await this.inbox.entry(channel, messageId));
   }
 
@@ -72,20 +81,14 @@ function stageOf(row: InboxRow | null): CronRunStage {
   const text = row.reply?.join("\n") ?? null;
   if (row.state === "done" || row.state === "ignored") return { kind: "done", text: text ?? "" };
   if (text !== null) return { kind: "answered", text };
-  return row.state === "started" ? { kind: "started" } : { kind: "fresh" };
+  return row.state === "started" ? { kind: "started", startedSeq: row.startedSeq } : { kind: "fresh" };
 }
 
 /**
- * The answer a run's turn stored before its process died: the first assistant message without tool calls after the
- * newest user message that is the run's prompt; null when the turn was cut off before it (or the prompt is not among
- * the messages read).
+ * What the session holds of a run whose turn started before its process died: its answer (the first assistant message
+ * without tool calls after its prompt, before the next user message), or where its turn goes on from. A run started by
+ * a version that did not record its prompt's seq takes the newest user message that is its prompt.
  */
-export function storedAnswer(tail: readonly StoredMessage[], prompt: string): string | null {
-  const asked = tail.findLastIndex((m) => m.role === "user" && m.content === prompt);
-  if (asked < 0) return null;
-  for (let i = asked + 1; i < tail.length; i++) {
-    const message = tail[i]!;
-    if (message.role === "assistant" && !message.toolCalls?.length) return message.content;
-  }
-  return null;
+export function startedRun(tail: readonly StoredMessage[], startedSeq: number | null, prompt: string): StartedTurn {
+  return startedTurn(tail, startedSeq, (m) => m.role === "user" && m.content === prompt);
 }

@@ -14,7 +14,7 @@ import type { CronJobRow, StoreWatch } from "../../storage/types.ts";
 import { rerunOnRequest } from "../../core/rerun.ts";
 import type { CronJobRunnerOptions } from "./types.ts";
 import type { TurnInput } from "../types.ts";
-import { CRON_RUN_INBOX, CRON_RUN_KEPT_MS, CRON_RUN_TAIL_MESSAGES, CronRunInbox, storedAnswer } from "./run-inbox.ts";
+import { CRON_RUN_INBOX, CRON_RUN_KEPT_MS, CRON_RUN_TAIL_MESSAGES, CronRunInbox, startedRun } from "./run-inbox.ts";
 
 /**
  * Runs the cron tool's jobs this process delivers, on the plugin cron scheduler: each slot is claimed in the cron
@@ -188,8 +188,13 @@ export class CronJobRunner {
     try {
       if (payload.kind === "systemEvent") {
         delivered = payload.text;
-        const agent = (await this.o.sessions.get(row.session_id))?.agent;
-        await this.o.sessions.append(row.session_id, [{ role: "assistant", content: delivered }], row.channel, agent);
+        if (claimed && slot !== null) {
+          inboxed = new CronRunInbox(this.o.inbox, row.id, slot, row.session_id);
+          if (!(await this.systemEvent(row, payload.text, inboxed))) {
+            await this.keep(row, slot, true, delivered);
+            return delivered;
+          }
+        } else await this.remind(row, payload.text);
       } else if (!claimed || slot === null) {
         delivered = await this.turn(row, payload.message);
       } else {
@@ -213,13 +218,36 @@ export class CronJobRunner {
     return delivered;
   }
 
+  /** A systemEvent's text added to the session (with the mark of its run in the inbox, when it has one). */
+  private async remind(row: CronJobRow, text: string, run?: CronRunInbox): Promise<void> {
+    const agent = (await this.o.sessions.get(row.session_id))?.agent;
+    // the text is the whole of the run's write: the session is touched as by a turn's end
+    await this.o.sessions.append(row.session_id, [{ role: "assistant", content: text }], row.channel, agent, run !== undefined, run?.ref);
+  }
+
+  /**
+   * A scheduled run of a systemEvent job, kept in the run inbox: its text is written to the session with the run's
+   * started mark, so a run another process takes over after that delivers the text without writing it again, and one
+   * taken over after its delivery does nothing. False: nothing is left to deliver.
+   */
+  private async systemEvent(row: CronJobRow, text: string, run: CronRunInbox): Promise<boolean> {
+    const stage = await run.begin({ text });
+    if (stage.kind === "done") {
+      this.logger.info("cron reminder taken over after it was delivered: nothing left to do", { job: row.id, run: run.ref.messageId });
+      return false;
+    }
+    if (stage.kind === "fresh") await this.remind(row, text, run);
+    else this.logger.info("cron reminder taken over after its text was added to the session: delivering it", { job: row.id, run: run.ref.messageId });
+    return true;
+  }
+
   /**
    * A scheduled run of an agentTurn job, kept in the run inbox like a channel's message: a run that another process
    * takes over delivers the answer its first runner stored (`sent`: it was delivered already), or goes on from the
    * stored prompt; only a run with nothing stored runs its turn from the start.
    */
   private async agentTurn(row: CronJobRow, prompt: string, run: CronRunInbox): Promise<{ text: string; sent: boolean }> {
-    const stage = await run.begin(prompt);
+    const stage = await run.begin({ prompt });
     if (stage.kind === "done") {
       this.logger.info("cron run taken over after its answer was delivered: nothing left to do", { job: row.id, run: run.ref.messageId });
       return { text: stage.text, sent: true };
@@ -229,15 +257,18 @@ export class CronJobRunner {
       return { text: stage.text, sent: false };
     }
     let text: string | null = null;
+    let rerunnable: TurnInput["rerunnable"] = { answering: run.ref };
     if (stage.kind === "started") {
       const tail = await this.o.sessions.messages(row.session_id, CRON_RUN_TAIL_MESSAGES);
-      text = storedAnswer(tail, prompt);
+      const started = startedRun(tail, stage.startedSeq, prompt);
+      text = started.answer;
+      rerunnable = started.at === undefined ? { resumed: true } : { resumed: true, at: started.at };
       this.logger.info(`cron run taken over after its prompt was stored: ${text === null ? "its turn goes on from the session" : "delivering its stored answer"}`, {
         job: row.id,
         run: run.ref.messageId,
       });
     }
-    text ??= await this.turn(row, prompt, stage.kind === "started" ? { resumed: true } : { answering: run.ref });
+    text ??= await this.turn(row, prompt, rerunnable);
     const answer = text.trim() === "" ? "(no answer)" : text;
     await run.answered(answer);
     return { text: answer, sent: false };

@@ -3,7 +3,7 @@ import { toInboxRow } from "../sqlite/channels.ts";
 import type { ChannelStateStore, ChannelStatusRow, InboxRow, InboxState } from "../types.ts";
 import { pg } from "./connect.ts";
 
-const INBOX = "SELECT payload, state, reply, parts_sent FROM channel_inbox";
+const INBOX = "SELECT payload, state, reply, parts_sent, started_seq FROM channel_inbox";
 /** The cursor of channel $1 set to the value and time given by their parameter numbers. */
 const cursorUpsert = (value: string, at: string) =>
   `INSERT INTO channel_cursor (channel, value, updated_at) VALUES ($1, ${value}, ${at}) ` +

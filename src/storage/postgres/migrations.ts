@@ -363,6 +363,11 @@ CREATE INDEX cron_job_runs_job ON cron_job_runs (job_id, seq);`,
   { version: 20, name: "a leased turn's writes and its lease's end in one statement", sql: TURN_END_SQL },
   { version: 21, name: "a leased turn's messages counted in its own write of the session", sql: TURN_COUNT_SQL },
   { version: 22, name: "session lease start that says whether memory holds entries", sql: TURN_START_SQL },
+  {
+    version: 23,
+    name: "the session message an inbox row's started mark was written with",
+    sql: "ALTER TABLE channel_inbox ADD COLUMN started_seq BIGINT;",
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS prx_migrations (

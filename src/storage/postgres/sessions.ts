@@ -16,6 +16,16 @@ const SUMMARY = `SELECT ${COLUMNS} FROM sessions s`;
 export const SEARCH = `${SUMMARY} WHERE s.id IN (SELECT t.id FROM sessions_search t
     WHERE lower(t.title) LIKE $1 ESCAPE '\\' OR lower(t.id) LIKE $1 ESCAPE '\\') ORDER BY s.updated_at DESC LIMIT $2`;
 
+/**
+ * The history of a turn run again ($3: the seq of its user message): its last `limit` messages ($2) end before the
+ * first user message written after it (another turn's), after the newest summary made before it.
+ */
+const HISTORY_AT = `SELECT seq, role, content, tool_calls, tool_call_id, name, media FROM (
+    SELECT seq, role, content, tool_calls, tool_call_id, name, media FROM session_messages WHERE session_id = $1
+    AND seq > COALESCE((SELECT MAX(through_seq) FROM session_summaries WHERE session_id = $1 AND through_seq < $3), 0)
+    AND seq < COALESCE((SELECT MIN(seq) FROM session_messages WHERE session_id = $1 AND seq > $3 AND role = 'user'), 9223372036854775807)
+    ORDER BY seq DESC LIMIT $2) t ORDER BY seq ASC`;
+
 /** Sessions and their history in PostgreSQL, shared by every replica. */
 export class PgSessionStore implements SessionStore {
   constructor(
@@ -180,7 +190,8 @@ export class PgSessionStore implements SessionStore {
     }
     if (answering) {
       params.push(answering.channel, answering.messageId);
-      beside += `, started AS (UPDATE channel_inbox SET state = 'started'
+      // the mark's message is the write's first (its user message): numbered base.seq + 1
+      beside += `, started AS (UPDATE channel_inbox SET state = 'started', started_seq = (SELECT seq + 1 FROM base)
         WHERE channel = $${params.length - 1} AND message_id = $${params.length} AND state = 'received')`;
     }
     const text = `WITH touched AS (${touch} RETURNING id),
@@ -200,8 +211,16 @@ export class PgSessionStore implements SessionStore {
     }
   }
 
-  async history(id: string, limit: number): Promise<ChatMessage[]> {
+  async history(id: string, limit: number, turnAt?: number): Promise<ChatMessage[]> {
     const kept = this.prefetch?.take(id, limit);
+    if (turnAt !== undefined) {
+      // a turn run again reads the history that ends with its own messages, not the lease's (the session's last ones)
+      const rows = (await pg("session history", async () => {
+        await this.settled(id);
+        return this.sql.unsafe(HISTORY_AT, [id, limit, turnAt]);
+      })) as HistoryRow[];
+      return historyFrom(rows.map(toHistoryEntry));
+    }
     const rows =
       kept ??
       ((await pg("session history", async () => {

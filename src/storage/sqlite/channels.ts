@@ -8,6 +8,7 @@ interface RawInbox {
   state: InboxState;
   reply: string | null;
   parts_sent: number;
+  started_seq: number | string | null;
 }
 
 export function toInboxRow(row: RawInbox): InboxRow {
@@ -16,6 +17,7 @@ export function toInboxRow(row: RawInbox): InboxRow {
     state: row.state,
     reply: row.reply === null ? null : (JSON.parse(row.reply) as string[]),
     partsSent: Number(row.parts_sent),
+    startedSeq: row.started_seq === null ? null : Number(row.started_seq),
   };
 }
 
@@ -27,8 +29,8 @@ const SQL = {
     "ON CONFLICT(channel) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
   admit: "INSERT OR IGNORE INTO channel_inbox (channel, message_id, chat_key, payload, state, received_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
   lastSeq: "SELECT MAX(seq) AS seq FROM channel_inbox WHERE channel = ?",
-  open: "SELECT payload, state, reply, parts_sent FROM channel_inbox WHERE channel = ? AND state IN ('received', 'started', 'replied') ORDER BY seq",
-  entry: "SELECT payload, state, reply, parts_sent FROM channel_inbox WHERE channel = ? AND message_id = ?",
+  open: "SELECT payload, state, reply, parts_sent, started_seq FROM channel_inbox WHERE channel = ? AND state IN ('received', 'started', 'replied') ORDER BY seq",
+  entry: "SELECT payload, state, reply, parts_sent, started_seq FROM channel_inbox WHERE channel = ? AND message_id = ?",
   replied: "UPDATE channel_inbox SET state = 'replied', reply = ? WHERE channel = ? AND message_id = ?",
   partSent: "UPDATE channel_inbox SET parts_sent = ? WHERE channel = ? AND message_id = ?",
   delivered: "UPDATE channel_inbox SET parts_sent = ?, state = 'done' WHERE channel = ? AND message_id = ?",

@@ -353,6 +353,13 @@ CREATE INDEX IF NOT EXISTS session_links_parent ON session_links (parent_id, cre
     },
   },
   { version: 15, name: "cron tool jobs and their runs", apply: (db) => db.exec(CRON_JOBS) },
+  {
+    version: 16,
+    name: "the session message an inbox row's started mark was written with",
+    apply: (db) => {
+      if (!hasColumn(db, "channel_inbox", "started_seq")) db.exec("ALTER TABLE channel_inbox ADD COLUMN started_seq INTEGER");
+    },
+  },
 ];
 
 const CRON_JOBS = `CREATE TABLE IF NOT EXISTS cron_jobs (

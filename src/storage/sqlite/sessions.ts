@@ -36,8 +36,13 @@ export const SQL = {
   sessionMedia: "SELECT sha256 FROM session_media WHERE session_id = ?",
   unlinkMedia: "DELETE FROM session_media WHERE session_id = ?",
   dropUnreferenced: `DELETE FROM media_blobs WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM session_media WHERE sha256 = ?1)`,
-  /** The inbound message a turn answers holds its user message in the session now (SessionStore.append `answering`). */
-  inboxStarted: "UPDATE channel_inbox SET state = 'started' WHERE channel = ? AND message_id = ? AND state = 'received'",
+  /**
+   * The inbound message a turn answers holds its user message in the session now (SessionStore.append `answering`):
+   * ?4 is the number of messages of the write after the user message, so started_seq is the user message's seq.
+   */
+  inboxStarted: `UPDATE channel_inbox SET state = 'started',
+       started_seq = (SELECT MAX(seq) FROM session_messages WHERE session_id = ?3) - ?4
+       WHERE channel = ?1 AND message_id = ?2 AND state = 'received'`,
   touch: `UPDATE sessions SET updated_at = ?2, title = CASE WHEN title = '' AND ?3 != '' THEN ?3 ELSE title END WHERE id = ?1`,
   /**
    * A turn's first write (its user message, `answering`): the title when the session has none, and updated_at left to
@@ -51,6 +56,14 @@ export const SQL = {
    */
   history: `SELECT ${HISTORY_COLUMNS} FROM (SELECT seq, ${HISTORY_COLUMNS} FROM session_messages WHERE session_id = ?1
        AND seq > COALESCE((SELECT MAX(through_seq) FROM session_summaries WHERE session_id = ?1), 0)
+       ORDER BY seq DESC LIMIT ?2) ORDER BY seq ASC`,
+  /**
+   * The history of a turn run again (?3: the seq of its user message): its last messages end before the first user
+   * message written after it (another turn's), after the newest summary made before it.
+   */
+  historyAt: `SELECT ${HISTORY_COLUMNS} FROM (SELECT seq, ${HISTORY_COLUMNS} FROM session_messages WHERE session_id = ?1
+       AND seq > COALESCE((SELECT MAX(through_seq) FROM session_summaries WHERE session_id = ?1 AND through_seq < ?3), 0)
+       AND seq < COALESCE((SELECT MIN(seq) FROM session_messages WHERE session_id = ?1 AND seq > ?3 AND role = 'user'), 9007199254740991)
        ORDER BY seq DESC LIMIT ?2) ORDER BY seq ASC`,
   summary: "SELECT * FROM session_summaries WHERE session_id = ? ORDER BY through_seq DESC LIMIT 1",
   summaries: "SELECT * FROM session_summaries WHERE session_id = ? ORDER BY through_seq",
@@ -181,11 +194,15 @@ export class SqliteSessionStore implements SessionStore {
     for (const sha256 of mediaHashes(messages)) statement(this.db, SQL.linkMedia).run(id, sha256);
     if (turnStart) statement(this.db, SQL.titleIfNone).run(id, titleFrom(messages));
     else statement(this.db, SQL.touch).run(id, now, titleFrom(messages));
-    if (answering) statement(this.db, SQL.inboxStarted).run(answering.channel, answering.messageId);
+    if (answering) statement(this.db, SQL.inboxStarted).run(answering.channel, answering.messageId, id, messages.length - 1);
   }
 
-  history(id: string, limit: number): ChatMessage[] {
-    return historyFrom(statement<HistoryRow, [string, number]>(this.db, SQL.history).all(id, limit).map(toHistoryEntry));
+  history(id: string, limit: number, turnAt?: number): ChatMessage[] {
+    const rows =
+      turnAt === undefined
+        ? statement<HistoryRow, [string, number]>(this.db, SQL.history).all(id, limit)
+        : statement<HistoryRow, [string, number, number]>(this.db, SQL.historyAt).all(id, limit, turnAt);
+    return historyFrom(rows.map(toHistoryEntry));
   }
 
   summary(id: string): ConversationSummary | null {

@@ -26,6 +26,7 @@ const SLOT = T0 + 60_000;
 const LEASE_MS = 3000;
 const SESSION = "telegram:42";
 const PROMPT = "summarize the news";
+const REMINDER = "stand-up in 5 minutes";
 const dirs: string[] = [];
 const schemas: string[] = [];
 const testWithPostgres = await testNeeding("postgres");
@@ -116,11 +117,14 @@ async function takenOver(
   kill: (first: AgentHost, fake: FakeOpenAIServer) => { parts: Parameters<typeof processOn>[2]; reached: () => Promise<unknown> },
   extra = 0,
   postgres = false,
+  /** The job's payload (default: an agentTurn of PROMPT); `meanwhile`: messages another turn writes to the session after A died. */
+  options: { payload?: Record<string, unknown>; meanwhile?: Array<{ role: "user" | "assistant"; content: string }> } = {},
 ): Promise<{ delivered: string[]; requests: number; session: string[][]; open: number; first: Process }> {
   const { fake, first, second } = await hosts(postgres);
   const b = processOn(second, "alive");
   try {
-    parsed(await cronTool(first.storage, new FakeClock(T0))({ action: "add", schedule: { kind: "every", every_ms: 60_000 }, payload: { kind: "agentTurn", message: PROMPT } }));
+    const payload = options.payload ?? { kind: "agentTurn", message: PROMPT };
+    parsed(await cronTool(first.storage, new FakeClock(T0))({ action: "add", schedule: { kind: "every", every_ms: 60_000 }, payload }));
     const dying = kill(first, fake);
     const a = processOn(first, "dead", dying.parts);
     await a.runner.start();
@@ -135,6 +139,7 @@ async function takenOver(
     if (extra > 0) {
       await first.sessions.append(SESSION, Array.from({ length: extra }, (_, i) => ({ role: "assistant" as const, content: `reminder ${i}` })));
     }
+    if (options.meanwhile) await second.sessions.append(SESSION, options.meanwhile);
     // B finds the slot claimed, waits for the lease to expire, then takes the run over
     await advance(b.clock, SLOT + LEASE_MS - 1000, [b.runner]);
     expect(b.delivered).toEqual([]);
@@ -245,6 +250,61 @@ test("a run whose turn was cut off after storing the prompt goes on from the ses
     ["assistant", `echo: ${PROMPT}`],
   ]);
 });
+
+/** Another run of the same job (asked for by hand) on the session after the cut-off run's prompt: the same prompt. */
+const anotherRun = [
+  { role: "user" as const, content: PROMPT },
+  { role: "assistant" as const, content: "another run's answer" },
+];
+
+for (const postgres of [false, true]) {
+  const backend = postgres ? "PostgreSQL" : "SQLite";
+  const on = postgres ? testWithPostgres : test;
+
+  on(`${backend}: a run whose stored answer is followed by another run of the same prompt has its own answer delivered`, async () => {
+    const result = await takenOver(diesRecordingTheAnswer, 0, postgres, { meanwhile: anotherRun });
+    expect(result).toMatchObject({ delivered: ["the only answer"], requests: 1, open: 0 });
+  }, 30_000);
+
+  on(`${backend}: a run cut off before another turn on its session answers its own prompt, with the history up to it`, async () => {
+    const meanwhile = [
+      { role: "user" as const, content: "another question" },
+      { role: "assistant" as const, content: "another answer" },
+    ];
+    const result = await takenOver(diesInTheTurn, 0, postgres, { meanwhile });
+    expect(result).toMatchObject({ delivered: [`echo: ${PROMPT}`], requests: 2, open: 0 });
+    expect(result.session).toEqual([["user", PROMPT], ...meanwhile.map((m) => [m.role, m.content]), ["assistant", `echo: ${PROMPT}`]]);
+  }, 30_000);
+
+  on(`${backend}: a reminder taken over after its text was added to the session is delivered without adding it again`, async () => {
+    const result = await takenOver(
+      () => {
+        const { promise: reached, resolve } = Promise.withResolvers<void>();
+        return { parts: { deliver: () => (resolve(), new Promise<never>(() => {})) }, reached: () => reached };
+      },
+      0,
+      postgres,
+      { payload: { kind: "systemEvent", text: REMINDER } },
+    );
+    expect(result).toMatchObject({ delivered: [REMINDER], requests: 0, open: 0 });
+    expect(result.session).toEqual([["assistant", REMINDER]]);
+  }, 30_000);
+
+  on(`${backend}: a reminder taken over after its delivery adds and sends nothing more`, async () => {
+    const result = await takenOver(
+      (first) => {
+        const recording = diesIn(first.storage.cronJobs, "recordRun");
+        return { parts: { jobs: recording.dying }, reached: () => recording.reached };
+      },
+      0,
+      postgres,
+      { payload: { kind: "systemEvent", text: REMINDER } },
+    );
+    expect(result).toMatchObject({ delivered: [], requests: 0, open: 0 });
+    expect(result.first.delivered).toEqual([REMINDER]);
+    expect(result.session).toEqual([["assistant", REMINDER]]);
+  }, 30_000);
+}
 
 test("a run whose turn fails is done in its inbox: recorded as failed, never taken over, forgotten with the answered ones", async () => {
   const { fake, first, second } = await hosts(false);
