@@ -41,9 +41,10 @@ export const CHANNEL_MAX_PENDING = 2000;
 
 /**
  * The newest session messages a restart reads for the answer of a message whose turn had started (the first answer
- * after the last user message among them). The turn's messages are the newest ones; only when more than this came
- * after the user's message (a turn of 100 rounds of 5 calls, or reminders written to the chat since) is the message
- * not among them, and its turn is then run on from the session.
+ * after its user message, found by the seq its inbox row recorded, and before the next user message). The turn's
+ * messages are the newest ones; only when more than this came after the user's message (a turn of 100 rounds of 5
+ * calls, or reminders and other turns written to the chat since) is the message not among them, and its turn is then
+ * run on from its message.
  */
 export const STARTED_TURN_TAIL_MESSAGES = 500;
 /** Typing is re-sent this often while a turn runs (Telegram's action lasts 5 s, Discord's 10 s). */
