@@ -32,17 +32,18 @@ export const SQL = {
   insertSession: `INSERT OR IGNORE INTO sessions (id, title, channel, created_at, updated_at, agent) VALUES (?, '', ?, ?, ?, ?)`,
   insertMessage: `INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at, media, usage)
        VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
+  /** insertMessage saying the seq it gave (the user message an inbox mark goes with). */
+  insertMessageSeq: `INSERT INTO session_messages (session_id, seq, role, content, tool_calls, tool_call_id, name, created_at, media, usage)
+       VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING seq`,
   linkMedia: "INSERT OR IGNORE INTO session_media (session_id, sha256) VALUES (?, ?)",
   sessionMedia: "SELECT sha256 FROM session_media WHERE session_id = ?",
   unlinkMedia: "DELETE FROM session_media WHERE session_id = ?",
   dropUnreferenced: `DELETE FROM media_blobs WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM session_media WHERE sha256 = ?1)`,
   /**
-   * The inbound message a turn answers holds its user message in the session now (SessionStore.append `answering`):
-   * ?4 is the number of messages of the write after the user message, so started_seq is the user message's seq.
+   * The inbound message a turn answers holds its user message in the session now (SessionStore.append `answering`),
+   * of seq ?3 (insertMessageSeq's; a subquery of this statement for it costs 6 µs, RETURNING 2).
    */
-  inboxStarted: `UPDATE channel_inbox SET state = 'started',
-       started_seq = (SELECT MAX(seq) FROM session_messages WHERE session_id = ?3) - ?4
-       WHERE channel = ?1 AND message_id = ?2 AND state = 'received'`,
+  inboxStarted: "UPDATE channel_inbox SET state = 'started', started_seq = ?3 WHERE channel = ?1 AND message_id = ?2 AND state = 'received'",
   touch: `UPDATE sessions SET updated_at = ?2, title = CASE WHEN title = '' AND ?3 != '' THEN ?3 ELSE title END WHERE id = ?1`,
   /**
    * A turn's first write (its user message, `answering`): the title when the session has none, and updated_at left to
@@ -178,23 +179,22 @@ export class SqliteSessionStore implements SessionStore {
     const now = new Date().toISOString();
     if (channel !== undefined) statement(this.db, SQL.insertSession).run(id, channel, now, now, agent);
     const insert = statement(this.db, SQL.insertMessage);
-    for (const m of messages) {
-      insert.run(
-        id,
-        m.role,
-        m.content,
-        m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null,
-        m.tool_call_id ?? null,
-        m.name ?? null,
-        now,
-        m.media ? mediaColumn(m) : null,
-        m.usage ? JSON.stringify(m.usage) : null,
-      );
+    // the first message of a write with an inbox mark (its user message) says its seq, which the mark records
+    let startedSeq = 0;
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i]!;
+      const toolCalls = m.tool_calls?.length ? JSON.stringify(m.tool_calls) : null;
+      const media = m.media ? mediaColumn(m) : null;
+      const usage = m.usage ? JSON.stringify(m.usage) : null;
+      if (answering && i === 0) {
+        const seqOf = statement<{ seq: number }, [string, string, string, string | null, string | null, string | null, string, string | null, string | null]>(this.db, SQL.insertMessageSeq);
+        startedSeq = seqOf.get(id, m.role, m.content, toolCalls, m.tool_call_id ?? null, m.name ?? null, now, media, usage)!.seq;
+      } else insert.run(id, m.role, m.content, toolCalls, m.tool_call_id ?? null, m.name ?? null, now, media, usage);
     }
     for (const sha256 of mediaHashes(messages)) statement(this.db, SQL.linkMedia).run(id, sha256);
     if (turnStart) statement(this.db, SQL.titleIfNone).run(id, titleFrom(messages));
     else statement(this.db, SQL.touch).run(id, now, titleFrom(messages));
-    if (answering) statement(this.db, SQL.inboxStarted).run(answering.channel, answering.messageId, id, messages.length - 1);
+    if (answering) statement(this.db, SQL.inboxStarted).run(answering.channel, answering.messageId, startedSeq);
   }
 
   history(id: string, limit: number, turnAt?: number): ChatMessage[] {
