@@ -152,10 +152,9 @@ class Turn {
     const pendingContext = deps.extensions?.context?.(input) ?? NO_CONTEXT;
     const pendingSkills = deps.skills?.(input.skills);
     const local = async () => {
+      // a turn run again after another turn wrote to its session: the history that ends with its own messages
       const at = input.rerunnable?.resumed ? input.rerunnable.at : undefined;
-      const reading =
-        input.historyOverride ??
-        (at === undefined ? deps.sessions.history(input.sessionId, config.agent.max_history_messages) : deps.sessions.history(input.sessionId, config.agent.max_history_messages, at));
+      const reading = input.historyOverride ?? deps.sessions.history(input.sessionId, config.agent.max_history_messages, at);
       const summarised = stored ? deps.sessions.summary(input.sessionId) : null;
       const history = await reading;
       const summary = await summarised;

@@ -291,7 +291,7 @@ export class ChannelRunner {
       if (entry.state === "received" || parts === null) {
         // started by a process that died: its answer may be stored already, else its turn goes on from the session
         const started = entry.state === "started" ? await this.startedTurn(entry) : null;
-        parts = (started?.answer != null ? this.partsOf(started.answer) : null) ?? (await this.runTurn(message, started));
+        parts = started && started.answer !== null ? this.partsOf(started.answer) : await this.runTurn(message, started);
         await this.o.store.replied(message.id, parts);
       }
       // stored: a caller waiting in the platform's request (the webhook's synchronous mode) has its answer now, while
