@@ -24,6 +24,8 @@ export interface SseOptions {
   headersWaitMs?: number;
 }
 
+const KEEPALIVE_COMMENT = ": keep-alive\n\n";
+
 const EVENT_STREAM_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",
   "cache-control": "no-cache",
@@ -37,9 +39,10 @@ const EVENT_STREAM_HEADERS = {
  *
  * What the producer writes within one turn of the event loop leaves in one write (flushed by setImmediate), and the
  * response resolves with the first such write: its headers and first events share a packet, and a producer that
- * finishes within that turn sends its whole answer in one, as a JSON answer does. Headers go out alone when the
- * producer is silent for `headersWaitMs`. The body is a direct stream (Bun's `type: "direct"`): text is written
- * straight into the response, with no encoding, queued chunk or promise per event.
+ * finishes within that turn sends its whole answer in one, as a JSON answer does. When the producer is silent for
+ * `headersWaitMs`, the headers go out with a keep-alive comment. The body is a direct stream (Bun's
+ * `type: "direct"`): text is written straight into the response, with no encoding, queued chunk or promise per
+ * event; it sends its headers with its first bytes.
  */
 export function sseResponse(
   run: (writer: SseWriter, signal: AbortSignal) => Promise<void>,
@@ -127,8 +130,9 @@ export function sseResponse(
     },
   };
 
-  const headersTimer = setTimeout(release, options.headersWaitMs ?? SSE_HEADERS_WAIT_MS);
-  const keepalive = setInterval(() => write(": keep-alive\n\n"), options.keepaliveMs ?? SSE_KEEPALIVE_MS);
+  const keepAlive = () => write(KEEPALIVE_COMMENT);
+  const headersTimer = setTimeout(keepAlive, options.headersWaitMs ?? SSE_HEADERS_WAIT_MS);
+  const keepalive = setInterval(keepAlive, options.keepaliveMs ?? SSE_KEEPALIVE_MS);
   options.signal?.addEventListener("abort", gone, { once: true });
   run(writer, abort.signal)
     .catch((error) => log.error(`SSE producer failed: ${errorMessage(error)}`))

@@ -54,7 +54,7 @@ describe("SSE response start", () => {
     expect(ended).toBe(true);
   });
 
-  test("a producer silent past the headers' wait gets its response started without an event", async () => {
+  test("a producer silent past the headers' wait gets its response started with a keep-alive comment", async () => {
     let finish!: () => void;
     const gate = new Promise<void>((resolve) => (finish = resolve));
     let wrote = false;
@@ -69,7 +69,7 @@ describe("SSE response start", () => {
     expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     expect(wrote).toBe(false);
     finish();
-    expect(await response.text()).toBe("data: late\n\n");
+    expect(await response.text()).toBe(": keep-alive\n\ndata: late\n\n");
   });
 
   test("a client gone before the response started aborts the producer", async () => {
@@ -123,6 +123,36 @@ describe("SSE over HTTP", () => {
       expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: first\n\n");
       client.abort();
       await producerAborted;
+    } finally {
+      server.stop(true);
+    }
+  });
+});
+
+describe("SSE over HTTP, a silent producer", () => {
+  test("gets its headers with a keep-alive comment after the headers' wait, before its first event", async () => {
+    let finish!: () => void;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () =>
+        sseResponse(
+          async (writer) => {
+            await gate;
+            writer.raw("late");
+          },
+          { headersWaitMs: 20 },
+        ),
+    });
+    try {
+      const response = await fetch(`http://127.0.0.1:${server.port}/`);
+      const reader = response.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe(": keep-alive\n\n");
+      finish();
+      let rest = "";
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+      expect(rest).toBe("data: late\n\n");
     } finally {
       server.stop(true);
     }
