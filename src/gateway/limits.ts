@@ -44,6 +44,8 @@ export const OPENAI_MAX_TOOLS = 128;
 
 /** SSE comment sent this often while a turn is silent, so proxies keep the connection open. */
 export const SSE_KEEPALIVE_MS = 15_000;
+/** A streamed answer's headers wait this long for its first event, to leave in the same packet; then with a keep-alive comment. */
+export const SSE_HEADERS_WAIT_MS = 1000;
 
 /** Longest accepted `X-Request-Id` from a client (echoed back); longer ones are replaced. */
 export const REQUEST_ID_MAX_CHARS = 128;

@@ -43,7 +43,7 @@ export function preflight(gw: GatewayContext, request: TurnRequest): TurnPlan {
  * A turn streamed as SSE: delta, tool_call, tool_result, message, then done or error. A provider failure
  * mid-stream ends the stream with `error`; the session keeps what was said (the agent persists it).
  */
-export function streamTurn(gw: GatewayContext, input: Omit<TurnInput, "observer" | "signal">): Response {
+export function streamTurn(gw: GatewayContext, input: Omit<TurnInput, "observer" | "signal">, clientSignal?: AbortSignal): Promise<Response> {
   const plan = preflight(gw, input);
   return sseResponse(async (writer, signal) => {
     const sse = typed(writer);
@@ -82,7 +82,7 @@ export function streamTurn(gw: GatewayContext, input: Omit<TurnInput, "observer"
       logStreamEnd(gw.logger, "streamed turn", error, { session: input.sessionId });
       sse.send("error", { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) });
     }
-  });
+  }, { signal: clientSignal });
 }
 
 function typed(writer: SseWriter): { send<K extends keyof SessionEvents>(event: K, data: SessionEvents[K]): void } {

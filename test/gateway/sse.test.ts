@@ -8,13 +8,12 @@ import { sseResponse } from "../../src/gateway/sse.ts";
 describe("SSE keep-alive", () => {
   test("a producer silent for several intervals gets a comment per interval, before its data", async () => {
     const interval = 40;
-    const response = sseResponse(
+    const response = await sseResponse(
       async (writer) => {
         await Bun.sleep(interval * 3.5);
         writer.raw("late");
       },
-      {},
-      interval,
+      { keepaliveMs: interval },
     );
     const text = await response.text();
     const comments = text.split(": keep-alive\n\n").length - 1;
@@ -24,13 +23,138 @@ describe("SSE keep-alive", () => {
   });
 
   test("a producer that answers within the interval sends no comment, and none follow the end of the stream", async () => {
-    const response = sseResponse(
+    const response = await sseResponse(
       async (writer) => {
         writer.send("delta", { text: "hi" });
       },
-      {},
-      100,
+      { keepaliveMs: 100 },
     );
     expect(await response.text()).toBe('event: delta\ndata: {"text":"hi"}\n\n');
+  });
+});
+
+describe("SSE response start", () => {
+  test("the response starts with the producer's first event, while the producer still runs", async () => {
+    let finish!: () => void;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
+    let ended = false;
+    const response = await sseResponse(async (writer) => {
+      writer.raw("first");
+      await gate;
+      writer.raw("second");
+      ended = true;
+    });
+    expect(ended).toBe(false);
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: first\n\n");
+    finish();
+    let rest = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    expect(rest).toBe("data: second\n\n");
+    expect(ended).toBe(true);
+  });
+
+  test("a producer silent past the headers' wait gets its response started with a keep-alive comment", async () => {
+    let finish!: () => void;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
+    let wrote = false;
+    const response = await sseResponse(
+      async (writer) => {
+        await gate;
+        wrote = true;
+        writer.raw("late");
+      },
+      { headersWaitMs: 20 },
+    );
+    expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(wrote).toBe(false);
+    finish();
+    expect(await response.text()).toBe(": keep-alive\n\ndata: late\n\n");
+  });
+
+  test("a client gone before the response started aborts the producer", async () => {
+    const client = new AbortController();
+    let aborted!: () => void;
+    const producerAborted = new Promise<void>((resolve) => (aborted = resolve));
+    const response = sseResponse(
+      async (_writer, signal) => {
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        aborted();
+      },
+      { signal: client.signal },
+    );
+    client.abort();
+    await producerAborted;
+    expect(await (await response).text()).toBe("");
+  });
+
+  test("events written in one turn of the event loop leave together; a producer that ends in it answers whole", async () => {
+    const response = await sseResponse(async (writer) => {
+      writer.send(null, { a: 1 });
+      await null;
+      writer.sendJson("named", '{"b":2}');
+      writer.raw("[DONE]");
+    });
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe('data: {"a":1}\n\nevent: named\ndata: {"b":2}\n\ndata: [DONE]\n\n');
+    expect((await reader.read()).done).toBe(true);
+  });
+});
+
+describe("SSE over HTTP", () => {
+  test("a client that goes away mid-stream aborts the producer", async () => {
+    let aborted!: () => void;
+    const producerAborted = new Promise<void>((resolve) => (aborted = resolve));
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () =>
+        sseResponse(async (writer, signal) => {
+          writer.raw("first");
+          await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+          aborted();
+        }),
+    });
+    try {
+      const client = new AbortController();
+      const response = await fetch(`http://127.0.0.1:${server.port}/`, { signal: client.signal });
+      const reader = response.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: first\n\n");
+      client.abort();
+      await producerAborted;
+    } finally {
+      server.stop(true);
+    }
+  });
+});
+
+describe("SSE over HTTP, a silent producer", () => {
+  test("gets its headers with a keep-alive comment after the headers' wait, before its first event", async () => {
+    let finish!: () => void;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () =>
+        sseResponse(
+          async (writer) => {
+            await gate;
+            writer.raw("late");
+          },
+          { headersWaitMs: 20 },
+        ),
+    });
+    try {
+      const response = await fetch(`http://127.0.0.1:${server.port}/`);
+      const reader = response.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe(": keep-alive\n\n");
+      finish();
+      let rest = "";
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+      expect(rest).toBe("data: late\n\n");
+    } finally {
+      server.stop(true);
+    }
   });
 });

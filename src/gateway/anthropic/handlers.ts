@@ -71,7 +71,7 @@ export async function createMessage(gw: GatewayContext, body: MessagesRequest, s
   const requested = requestedModel(gw.models, body.model);
   const input = turnInput(gw, body, requested.turn);
   const meta = { id: messageId(), model: requested.reported, stops: body.stop_sequences ?? [] };
-  if (body.stream) return streamMessage(gw, input, meta);
+  if (body.stream) return streamMessage(gw, input, meta, signal);
   const result = await runGatewayTurn(gw, { ...input, signal });
   const { text, stopped } = applyStops(result.text, meta.stops);
   const calls = stopped === null ? (result.clientToolCalls ?? []) : [];

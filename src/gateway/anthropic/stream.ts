@@ -21,7 +21,12 @@ export interface MessageStreamMeta {
  * tool call's whole input), content_block_stop; then message_delta (stop_reason, usage) and message_stop. A failure
  * after the stream started is an `error` event in Anthropic's error shape.
  */
-export function streamMessage(gw: GatewayContext, input: Omit<TurnInput, "signal" | "observer">, meta: MessageStreamMeta): Response {
+export function streamMessage(
+  gw: GatewayContext,
+  input: Omit<TurnInput, "signal" | "observer">,
+  meta: MessageStreamMeta,
+  clientSignal?: AbortSignal,
+): Promise<Response> {
   const plan = preflight(gw, input);
   return sseResponse(async (writer, signal) => {
     const send = (type: string, data: Record<string, unknown>) => writer.send(type, { type, ...data });
@@ -76,7 +81,7 @@ export function streamMessage(gw: GatewayContext, input: Omit<TurnInput, "signal
     } catch (thrown) {
       failed(gw, writer, thrown);
     }
-  });
+  }, { signal: clientSignal });
 }
 
 function failed(gw: GatewayContext, writer: SseWriter, thrown: unknown): void {

@@ -71,7 +71,7 @@ export async function chatCompletions(gw: GatewayContext, body: ChatCompletionRe
 
   if (body.stream) {
     const includeUsage = body.stream_options?.include_usage === true;
-    return streamCompletion(gw, input, { id, created, model, includeUsage });
+    return streamCompletion(gw, input, { id, created, model, includeUsage }, signal);
   }
   const result = await runGatewayTurn(gw, { ...input, signal });
   const completion: ChatCompletion = {

@@ -29,23 +29,21 @@ export function streamCompletion(
   gw: GatewayContext,
   input: Omit<TurnInput, "signal" | "observer">,
   meta: StreamMeta,
-): Response {
+  clientSignal?: AbortSignal,
+): Promise<Response> {
   const plan = preflight(gw, input);
   const { id, created, model, includeUsage } = meta;
-  const chunk = (delta: Delta, finish: Finish = null): ChatCompletionChunk => ({
-    id,
-    object: "chat.completion.chunk",
-    created,
-    model,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-    ...(includeUsage ? { usage: null } : {}),
-  });
+  // every chunk is this template around its delta (the keys in the order JSON.stringify of the chunk object gives)
+  const head = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(model)},"choices":[{"index":0,"delta":`;
+  const usageTail = includeUsage ? ',"usage":null}' : "}";
+  const chunk = (delta: Delta, finish: Finish = null): string =>
+    `${head}${JSON.stringify(delta)},"logprobs":null,"finish_reason":${finish === null ? "null" : JSON.stringify(finish)}}]${usageTail}`;
   return sseResponse(async (sse, signal) => {
     let started = false;
     const start = () => {
       if (started) return;
       started = true;
-      sse.send(null, chunk({ role: "assistant", content: "", refusal: null }));
+      sse.sendJson(null, chunk({ role: "assistant", content: "", refusal: null }));
     };
     try {
       const result = await runGatewayTurn(gw, {
@@ -54,7 +52,7 @@ export function streamCompletion(
         observer: {
           onDelta: (text) => {
             start();
-            sse.send(null, chunk({ content: text }));
+            sse.sendJson(null, chunk({ content: text }));
           },
         },
       }, { plan });
@@ -62,13 +60,13 @@ export function streamCompletion(
       const calls = result.clientToolCalls ?? [];
       calls.forEach((call, index) => {
         const named = { index, id: call.id, type: "function" as const, function: { name: call.name, arguments: "" } };
-        if (started) sse.send(null, chunk({ tool_calls: [named] }));
-        else sse.send(null, chunk({ role: "assistant", content: null, tool_calls: [named], refusal: null }));
+        if (started) sse.sendJson(null, chunk({ tool_calls: [named] }));
+        else sse.sendJson(null, chunk({ role: "assistant", content: null, tool_calls: [named], refusal: null }));
         started = true;
-        if (call.arguments) sse.send(null, chunk({ tool_calls: [{ index, function: { arguments: call.arguments } }] }));
+        if (call.arguments) sse.sendJson(null, chunk({ tool_calls: [{ index, function: { arguments: call.arguments } }] }));
       });
       start();
-      sse.send(null, chunk({}, calls.length > 0 ? "tool_calls" : "stop"));
+      sse.sendJson(null, chunk({}, calls.length > 0 ? "tool_calls" : "stop"));
       if (includeUsage)
         sse.send(null, { id, object: "chat.completion.chunk", created, model, choices: [], usage: result.usage });
     } catch (thrown) {
@@ -77,5 +75,5 @@ export function streamCompletion(
       sse.send(null, openaiErrorBody(error));
     }
     sse.raw("[DONE]");
-  });
+  }, { signal: clientSignal });
 }

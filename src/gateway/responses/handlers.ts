@@ -15,7 +15,7 @@ type InputItemsQuery = ReturnType<typeof InputItemsQuerySchema.parse>;
  */
 export async function createResponse(gw: GatewayContext, body: CreateResponseRequest, scope: string, signal: AbortSignal): Promise<Response> {
   const prepared = await prepareResponse(gw, body, scope);
-  if (body.stream) return streamResponse(gw, prepared);
+  if (body.stream) return streamResponse(gw, prepared, signal);
   const result = await runGatewayTurn(gw, { ...prepared.turn, signal });
   const response = completedResponse(prepared, result);
   await keepResponse(gw, prepared, response);

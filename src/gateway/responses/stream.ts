@@ -18,7 +18,7 @@ const textPart = (text: string) => ({ type: "output_text" as const, text, annota
  * output_item.done) opened by the first piece of text; each client tool call as a function_call item with its
  * arguments; then response.completed. A failure after the stream started is `error`, then response.failed.
  */
-export function streamResponse(gw: GatewayContext, prepared: PreparedResponse): Response {
+export function streamResponse(gw: GatewayContext, prepared: PreparedResponse, clientSignal?: AbortSignal): Promise<Response> {
   const plan = preflight(gw, prepared.turn);
   const { base } = prepared;
   return sseResponse(async (sse, signal) => {
@@ -79,5 +79,5 @@ export function streamResponse(gw: GatewayContext, prepared: PreparedResponse): 
       const failed: ResponseObject = { ...base, status: "failed", output, error: { code: wire.code, message: wire.message } };
       send({ type: "response.failed", response: failed });
     }
-  });
+  }, { signal: clientSignal });
 }

@@ -144,7 +144,7 @@ export function sessionRoutes(app: GatewayElysia, gw: GatewayContext): void {
         ...model,
         ...(body.agent ? { agent: body.agent } : {}),
       };
-      if (wantsEventStream(request)) return streamTurn(gw, input);
+      if (wantsEventStream(request)) return streamTurn(gw, input, request.signal);
       const result = await runGatewayTurn(gw, { ...input, signal: request.signal }, { cancellable: true });
       return jsonResponse(toTurnReply(result));
     },
