@@ -74,7 +74,8 @@ export function sseResponse(
       try {
         controller.flush();
       } catch {
-        closed = true;
+        // the client went away mid-write: stop the producer too
+        gone();
         return;
       }
       return new Promise<void>((resolve) => (endBody = resolve));
@@ -95,7 +96,7 @@ export function sseResponse(
     try {
       sink!.write(pending);
     } catch {
-      closed = true;
+      gone();
       return false;
     }
     pending = "";
@@ -109,7 +110,7 @@ export function sseResponse(
       try {
         sink.flush();
       } catch {
-        closed = true;
+        gone();
       }
     }
   };
