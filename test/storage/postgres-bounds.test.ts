@@ -3,6 +3,7 @@
  * most the lease wait) and the verified-token cache (a revocation by another replica counts within
  * TOKEN_CACHE_TTL_MS, and requests arriving together share one lookup).
  */
+import type { ReservedSQL } from "bun";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
 import { TOKEN_CACHE_TTL_MS } from "../../src/storage/index.ts";
@@ -167,26 +168,28 @@ it("a session's writes under its lease go on the lease's connection: they never 
   expect((await a.sessions.history(id, 10)).map((m) => m.content)).toEqual(["while the pool is busy", "still written", "after"]);
 });
 
-/** The lease's connection's statements of `storage`, recorded on their way (the lease pool's reserve is wrapped). */
+/** The internals of a store's leases the tests below reach: its connections, the session's lease connection. */
+type LeaseInternals = {
+  connections: { acquire(): Promise<{ conn: ReservedSQL; fresh: boolean }> };
+  prefetch: { connection(id: string): ReservedSQL | undefined };
+};
+
+/** The lease's connection's statements of `storage`, recorded on their way (the leases' connections are wrapped). */
 function recordLeaseStatements(storage: PgStorage): { texts: string[]; restore(): void } {
-  const leases = storage.leases as unknown as { sql: PgStorage["sql"] };
-  const pool = leases.sql;
+  const connections = (storage.leases as unknown as LeaseInternals).connections;
+  const acquire = connections.acquire;
   const texts: string[] = [];
-  leases.sql = new Proxy(pool, {
-    get(target, prop) {
-      if (prop !== "reserve") return Reflect.get(target, prop);
-      return async () => {
-        const conn = await target.reserve();
-        return new Proxy(conn, {
-          get(c, name) {
-            if (name !== "unsafe") return Reflect.get(c, name);
-            return (text: string, params?: unknown[]) => (texts.push(text), c.unsafe(text, params));
-          },
-        });
-      };
-    },
-  });
-  return { texts, restore: () => (leases.sql = pool) };
+  connections.acquire = async () => {
+    const taken = await acquire.call(connections);
+    const conn = new Proxy(taken.conn, {
+      get(c, name) {
+        if (name !== "unsafe") return Reflect.get(c, name);
+        return (text: string, params?: unknown[]) => (texts.push(text), c.unsafe(text, params));
+      },
+    });
+    return { ...taken, conn };
+  };
+  return { texts, restore: () => (connections.acquire = acquire) };
 }
 
 it("a turn's last append is written with the unlock in one statement: every row, in order, the lease free", async (a, b) => {
@@ -297,6 +300,47 @@ it("a turn whose last write fails at the lease's end fails with STORAGE, writes 
   expect(isPrxError(caught) && caught.code).toBe("STORAGE");
   expect(await b.sessions.allMessages(id)).toEqual([]);
   expect(await b.leases!.hold(id, async () => "free")).toBe("free");
+});
+
+it("a lease's connection is kept for the next turn; one the server closed meanwhile is replaced, the turn unaffected", async (a, b) => {
+  const id = `kept-conn-${schema}`;
+  const leases = a.leases as unknown as LeaseInternals;
+  const backendOf = async () => ((await leases.prefetch.connection(id)!.unsafe("SELECT pg_backend_pid() AS pid")) as Array<{ pid: number }>)[0]!.pid;
+  const first = await a.leases!.hold(id, async () => {
+    await a.sessions.append(id, [{ role: "user", content: "one" }], "cli", undefined, true);
+    return backendOf();
+  });
+  expect(await a.leases!.hold(id, backendOf)).toBe(first);
+  // the kept connection's backend ends (a restart, an idle timeout of the server's): the next turn takes another
+  await b.sql.unsafe("SELECT pg_terminate_backend($1)", [first]);
+  const second = await a.leases!.hold(id, async () => {
+    await a.sessions.append(id, [{ role: "user", content: "two" }], undefined, undefined, true);
+    return backendOf();
+  });
+  expect(second).not.toBe(first);
+  expect((await b.sessions.allMessages(id)).map((m) => m.content)).toEqual(["one", "two"]);
+  expect(await b.leases!.hold(id, async () => "free")).toBe("free");
+});
+
+it("more leases at once than the lease pool holds wait for a connection a lease gives back, and all run", async (a) => {
+  // a's lease pool holds 2 connections (poolMax 2): 6 sessions' turns at once share them
+  const leases = a.leases as unknown as LeaseInternals;
+  const backends = new Set<number>();
+  let running = 0;
+  let most = 0;
+  const turns = Array.from({ length: 6 }, (_, i) =>
+    a.leases!.hold(`many-${i}-${schema}`, async () => {
+      most = Math.max(most, ++running);
+      const conn = leases.prefetch.connection(`many-${i}-${schema}`)!;
+      backends.add(((await conn.unsafe("SELECT pg_backend_pid() AS pid")) as Array<{ pid: number }>)[0]!.pid);
+      await Bun.sleep(5);
+      running--;
+      return i;
+    }),
+  );
+  expect(await Promise.all(turns)).toEqual([0, 1, 2, 3, 4, 5]);
+  expect(most).toBe(2);
+  expect(backends.size).toBeLessThanOrEqual(2);
 });
 
 it(`a token revoked through another replica stops verifying once TOKEN_CACHE_TTL_MS (${TOKEN_CACHE_TTL_MS} ms) has passed`, async (a, b) => {

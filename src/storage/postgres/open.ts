@@ -52,10 +52,11 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     await sql.close();
     throw error;
   }
-  const leasePool = openPg({ ...pool, max: Math.min(options.poolMax, SESSION_LEASE_MAX_CONNECTIONS) });
+  const leaseMax = Math.min(options.poolMax, SESSION_LEASE_MAX_CONNECTIONS);
+  const leasePool = openPg({ ...pool, max: leaseMax });
   const prefetch = new HistoryPrefetch();
   const writes = new TurnWrites();
-  const leases = new PgSessionLeases(leasePool, options.leaseWaitMs ?? SESSION_LEASE_WAIT_MS, prefetch, writes);
+  const leases = new PgSessionLeases(leasePool, leaseMax, options.leaseWaitMs ?? SESSION_LEASE_WAIT_MS, prefetch, writes);
   const now = options.now ?? Date.now;
   return {
     backend: "postgres",
