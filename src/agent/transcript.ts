@@ -64,7 +64,7 @@ export class TurnTranscript {
   private async write(endsTurn: boolean): Promise<void> {
     const messages = this.pending.splice(0);
     const answering = messages[0]!.role === "user" ? this.rerun?.answering : undefined;
-    await this.sessions.append(this.sessionId, messages, this.created ? undefined : this.channel, this.agent, endsTurn, answering);
+    await this.sessions.append(this.sessionId, messages, { channel: this.created ? undefined : this.channel, agent: this.agent, endsTurn, answering });
     this.created = true;
     this.count(messages);
   }

@@ -66,6 +66,30 @@ export interface ConversationSummary {
 /** A summary to keep: the range it covers and who wrote it. */
 export type NewConversationSummary = Omit<ConversationSummary, "createdAt">;
 
+/** How SessionStore.append writes its messages. */
+export interface AppendOptions {
+  /**
+   * A session that does not exist yet is first created on this channel (as `ensure` would), in the same
+   * transaction: a turn's first write is then one statement instead of two.
+   */
+  channel?: string;
+  /** The agent a session created by this append belongs to (default "main"). */
+  agent?: string;
+  /**
+   * These are the last messages of a turn holding the session's lease; a store may write them with the statement
+   * that ends the lease (PostgreSQL does), before the lease's `hold` resolves, and reads of the session through the
+   * store still see them.
+   */
+  endsTurn?: boolean;
+  /**
+   * The stored inbound message these messages answer (its user message among them, first), marked "started" in the
+   * same transaction with the seq of the first of these messages (InboxRow.startedSeq: a rerun after a crash then
+   * knows the session holds it, and where); such a write (not `endsTurn`) gives the session its title when it has
+   * none but leaves its updated_at to the turn's last write.
+   */
+  answering?: InboxRef;
+}
+
 export interface SessionStore {
   /** Most recently updated first; with `agent`, only that agent's sessions. */
   list(limit?: number, agent?: string): Awaitable<SessionSummary[]>;
@@ -89,18 +113,8 @@ export interface SessionStore {
    * and audio its messages referred to (their bytes go too unless another session refers to them).
    */
   delete(id: string): Awaitable<{ messages: number; media: number } | null>;
-  /**
-   * Append messages in one transaction, numbered after the last one stored. With `channel`, a session that does not
-   * exist yet is first created on that channel (as `ensure` would), in the same transaction: a turn's first write
-   * is then one statement instead of two. `endsTurn`: these are the last messages of a turn holding the session's
-   * lease; a store may write them with the statement that ends the lease (PostgreSQL does), before the lease's
-   * `hold` resolves, and reads of the session through the store still see them. `answering`: the stored inbound
-   * message these messages answer (its user message among them, first), marked "started" in the same transaction
-   * with the seq of the first of these messages (InboxRow.startedSeq: a rerun after a crash then knows the session
-   * holds it, and where); such a write (not `endsTurn`) gives the session its title when it
-   * has none but leaves its updated_at to the turn's last write.
-   */
-  append(id: string, messages: AppendedMessage[], channel?: string, agent?: string, endsTurn?: boolean, answering?: InboxRef): Awaitable<void>;
+  /** Append messages in one transaction, numbered after the last one stored (AppendOptions says how). */
+  append(id: string, messages: AppendedMessage[], options?: AppendOptions): Awaitable<void>;
   /**
    * History ready for a provider (see session-history.ts): the last `limit` messages after the newest summary. With
    * `turnAt` (the seq of the user message of a turn run again after its process died, InboxRow.startedSeq), the

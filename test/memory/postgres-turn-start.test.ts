@@ -71,8 +71,8 @@ async function turn(
     const before = on.statements.length;
     const found: MemoryEntry[] = await on.memory.recall(QUERY, 5, session, options);
     const statements = on.statements.length - before;
-    await on.storage.sessions.append(session, [{ role: "user", content: QUERY }], "test");
-    await on.storage.sessions.append(session, [{ role: "assistant", content: "noted" }], undefined, undefined, true);
+    await on.storage.sessions.append(session, [{ role: "user", content: QUERY }], { channel: "test" });
+    await on.storage.sessions.append(session, [{ role: "assistant", content: "noted" }], { endsTurn: true });
     return { recalled: found.map((entry) => entry.key), statements };
   });
 }
@@ -134,7 +134,7 @@ testWithPostgres("what the lease start read serves only auto-recall before the s
   // once the turn wrote its session, the start's answer is stale
   const written = await turn(b, "s5", async () => {
     await storeElsewhere();
-    await b.storage.sessions.append("s5", [{ role: "user", content: QUERY }], "test");
+    await b.storage.sessions.append("s5", [{ role: "user", content: QUERY }], { channel: "test" });
   });
   expect(written.recalled).toEqual(["orchid"]);
   await command.forget("orchid");

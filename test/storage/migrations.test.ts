@@ -114,7 +114,7 @@ testWithPostgres("prx storage copy moves a workspace to PostgreSQL and back; a s
       { role: "assistant", content: "hi" },
     ]);
     lite.sessionLinks.link({ childId: "delegate_c1", parentId: "s1", depth: 1, createdAt: 1_700_000_000_000 });
-    lite.sessions.append("s-work", [{ role: "user", content: "for the work agent" }], "telegram", "work");
+    lite.sessions.append("s-work", [{ role: "user", content: "for the work agent" }], { channel: "telegram", agent: "work" });
     const { token } = lite.tokens.create("laptop");
     lite.pluginKv.set("p", "k", new Uint8Array([7]), 1024);
     const kept = { id: "resp_copy", scope: "tok_x", createdAt: Math.floor(Date.now() / 1000), response: "{}", inputItems: "[]", context: "[]" };

@@ -72,7 +72,7 @@ it(`a turn waiting longer than the lease wait (${LEASE_WAIT_MS} ms here) fails w
 it("a lease reads the session's history with its lock: after the other process's last write, and never after a write here", async (a, b) => {
   const contents = (messages: { content: string }[]) => messages.map((m) => m.content);
   const id = `prefetch-${schema}`; // advisory locks are per database: an id no other test's sessions use
-  await a.sessions.append(id, [{ role: "user", content: "one" }], "cli");
+  await a.sessions.append(id, [{ role: "user", content: "one" }], { channel: "cli" });
   await b.sessions.history(id, 10); // the limit b's leases read with
   await a.leases!.hold(id, async () => {
     expect(contents(await a.sessions.history(id, 10))).toEqual(["one"]);
@@ -101,7 +101,7 @@ it("a lease reads the session's newest summary with its history: the one before 
     const HELD = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid = hashtext($1)::oid";
     for (let i = 0; i < 200 && (await b.sql.unsafe(HELD, [id]))[0].n > 0; i++) await Bun.sleep(10);
   };
-  await a.sessions.append(id, [{ role: "user", content: "one" }, { role: "assistant", content: "two" }], "cli");
+  await a.sessions.append(id, [{ role: "user", content: "one" }, { role: "assistant", content: "two" }], { channel: "cli" });
   await b.sessions.history(id, 10); // the limit b's leases read with
   // no summary yet: the read with the lock says so, and the history is every message
   await b.leases!.hold(id, async () => {
@@ -133,7 +133,7 @@ it("a lease reads the session's newest summary with its history: the one before 
 
 it("a lease whose history read fails after its lock was taken fails with STORAGE and leaves no lock behind", async (a, b) => {
   const id = `failed-start-${schema}`;
-  await a.sessions.append(id, [{ role: "user", content: "one" }], "cli");
+  await a.sessions.append(id, [{ role: "user", content: "one" }], { channel: "cli" });
   await b.sessions.history(id, 10); // b's leases read the history with the lock
   await b.sql.unsafe("ALTER TABLE session_summaries RENAME TO session_summaries_away");
   let failure: unknown;
@@ -157,7 +157,7 @@ it("a session's writes under its lease go on the lease's connection: they never 
   const taken = [await a.sql.reserve(), await a.sql.reserve()];
   try {
     await a.leases!.hold(id, async () => {
-      await a.sessions.append(id, [{ role: "user", content: "while the pool is busy" }], "cli");
+      await a.sessions.append(id, [{ role: "user", content: "while the pool is busy" }], { channel: "cli" });
       await a.sessions.append(id, [{ role: "assistant", content: "still written" }]);
     });
   } finally {
@@ -198,14 +198,14 @@ it("a turn's last append is written with the unlock in one statement: every row,
   const recorded = recordLeaseStatements(a);
   try {
     await a.leases!.hold(id, async () => {
-      await a.sessions.append(id, [{ role: "user", content: "first question" }], "cli", "helper");
+      await a.sessions.append(id, [{ role: "user", content: "first question" }], { channel: "cli", agent: "helper" });
       await a.sessions.append(id, [
         { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "memory_recall", arguments: "{}" }], usage: { input_tokens: 3, output_tokens: 2 } as never },
         { role: "tool", content: "nothing", tool_call_id: "c1", name: "memory_recall" },
       ]);
       // the question and the tool round are stored at once (they survive a crash of this process mid-turn)
       expect((await b.sessions.allMessages(id)).map((m) => m.content)).toEqual(["first question", "", "nothing"]);
-      await a.sessions.append(id, [{ role: "assistant", content: "the answer" }], undefined, undefined, true);
+      await a.sessions.append(id, [{ role: "assistant", content: "the answer" }], { endsTurn: true });
       // the answer waits for the lease's end
       expect((await b.sessions.allMessages(id)).map((m) => m.content)).toEqual(["first question", "", "nothing"]);
     });
@@ -228,7 +228,7 @@ it("a turn's last append is written with the unlock in one statement: every row,
   expect(await b.sessions.get(id)).toMatchObject({ title: "first question", channel: "cli", agent: "helper", messageCount: 4 });
   // the lease is free at once: another replica takes it, and its appends number on
   const took = await b.leases!.hold(id, async () => {
-    await b.sessions.append(id, [{ role: "user", content: "second question" }], undefined, undefined, true);
+    await b.sessions.append(id, [{ role: "user", content: "second question" }], { endsTurn: true });
     return "taken";
   });
   expect(took).toBe("taken");
@@ -239,7 +239,7 @@ it("a turn's last append is written with the unlock in one statement: every row,
 it("a turn's whole write at the lease's end creates the session with its channel, agent and title", async (a, b) => {
   const id = `turn-one-write-${schema}`;
   await a.leases!.hold(id, async () => {
-    await a.sessions.append(id, [{ role: "user", content: "  only   write " }, { role: "assistant", content: "answer", usage: { input_tokens: 1, output_tokens: 1 } as never }], "telegram", "helper", true);
+    await a.sessions.append(id, [{ role: "user", content: "  only   write " }, { role: "assistant", content: "answer", usage: { input_tokens: 1, output_tokens: 1 } as never }], { channel: "telegram", agent: "helper", endsTurn: true });
   });
   expect(await b.sessions.get(id)).toMatchObject({ title: "only write", channel: "telegram", agent: "helper", messageCount: 2 });
   expect((await b.sessions.allMessages(id)).map((m) => [m.seq, m.content, m.usage ?? null])).toEqual([
@@ -251,12 +251,12 @@ it("a turn's whole write at the lease's end creates the session with its channel
 it("a read of the session before its lease's end sees the turn's answer (this process reads its own writes)", async (a) => {
   const id = `turn-read-${schema}`;
   await a.leases!.hold(id, async () => {
-    await a.sessions.append(id, [{ role: "user", content: "asked" }], "cli", undefined, true);
+    await a.sessions.append(id, [{ role: "user", content: "asked" }], { channel: "cli", endsTurn: true });
     expect((await a.sessions.messages(id)).map((m) => m.content)).toEqual(["asked"]);
     expect((await a.sessions.get(id))?.messageCount).toBe(1);
-    await a.sessions.append(id, [{ role: "assistant", content: "answered" }], undefined, undefined, true);
+    await a.sessions.append(id, [{ role: "assistant", content: "answered" }], { endsTurn: true });
     expect((await a.sessions.list(1000)).find((s) => s.id === id)?.messageCount).toBe(2);
-    await a.sessions.append(id, [{ role: "user", content: "again" }], undefined, undefined, true);
+    await a.sessions.append(id, [{ role: "user", content: "again" }], { endsTurn: true });
     await a.sessions.append(id, [{ role: "assistant", content: "written at once, after the kept one" }]);
   });
   expect((await a.sessions.allMessages(id)).map((m) => [m.seq, m.content])).toEqual([
@@ -274,7 +274,7 @@ it("a turn failing after its last append loses nothing it appended, and leaves t
   let caught: unknown = null;
   try {
     await a.leases!.hold(id, async () => {
-      await a.sessions.append(id, [{ role: "user", content: "asked before the failure" }], "cli", undefined, true);
+      await a.sessions.append(id, [{ role: "user", content: "asked before the failure" }], { channel: "cli", endsTurn: true });
       throw new Error("the delivery failed");
     });
   } catch (error) {
@@ -291,7 +291,7 @@ it("a turn whose last write fails at the lease's end fails with STORAGE, writes 
   try {
     // no channel: the session is not created, so its messages have no session to belong to
     await a.leases!.hold(id, async () => {
-      await a.sessions.append(id, [{ role: "user", content: "to a session that does not exist" }], undefined, undefined, true);
+      await a.sessions.append(id, [{ role: "user", content: "to a session that does not exist" }], { endsTurn: true });
       return "answered";
     });
   } catch (error) {
@@ -307,14 +307,14 @@ it("a lease's connection is kept for the next turn; one the server closed meanwh
   const leases = a.leases as unknown as LeaseInternals;
   const backendOf = async () => ((await leases.prefetch.connection(id)!.unsafe("SELECT pg_backend_pid() AS pid")) as Array<{ pid: number }>)[0]!.pid;
   const first = await a.leases!.hold(id, async () => {
-    await a.sessions.append(id, [{ role: "user", content: "one" }], "cli", undefined, true);
+    await a.sessions.append(id, [{ role: "user", content: "one" }], { channel: "cli", endsTurn: true });
     return backendOf();
   });
   expect(await a.leases!.hold(id, backendOf)).toBe(first);
   // the kept connection's backend ends (a restart, an idle timeout of the server's): the next turn takes another
   await b.sql.unsafe("SELECT pg_terminate_backend($1)", [first]);
   const second = await a.leases!.hold(id, async () => {
-    await a.sessions.append(id, [{ role: "user", content: "two" }], undefined, undefined, true);
+    await a.sessions.append(id, [{ role: "user", content: "two" }], { endsTurn: true });
     return backendOf();
   });
   expect(second).not.toBe(first);

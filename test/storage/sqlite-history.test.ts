@@ -11,7 +11,7 @@ test("a turn's history reads only the columns it decodes, by the messages' key, 
   const db = new Database(":memory:", { strict: true });
   const sessions = new SqliteSessionStore(db);
   const call = { id: "c1", name: "shell", arguments: "{}" };
-  sessions.append("chat:1", [{ role: "user", content: "hi" }], "chat");
+  sessions.append("chat:1", [{ role: "user", content: "hi" }], { channel: "chat" });
   sessions.append("chat:1", [
     { role: "assistant", content: "", tool_calls: [call], usage: { input_tokens: 3, output_tokens: 4 } as never },
     { role: "tool", content: "ok", tool_call_id: "c1", name: "shell" },

@@ -50,7 +50,7 @@ describe("statement", () => {
   test("a session's history read and append keep their statements through a turn of other statements", () => {
     const { db } = fileDatabase();
     const sessions = new SqliteSessionStore(db);
-    sessions.append("s1", [{ role: "user", content: "hello" }], "cli");
+    sessions.append("s1", [{ role: "user", content: "hello" }], { channel: "cli" });
     expect(sessions.history("s1", 50)).toEqual([{ role: "user", content: "hello" }]);
     const history = statement(db, SQL.history);
     const insert = statement(db, SQL.insertMessage);

@@ -132,7 +132,7 @@ test("a process's first session waits for another process's write (FTS5 reads be
   const writer = await writerHolding(path);
   try {
     // the first insert into sessions on this connection: its search trigger connects sessions_search (a read)
-    sessions.append("first", [{ role: "user", content: "hello" }], "api");
+    sessions.append("first", [{ role: "user", content: "hello" }], { channel: "api" });
     await writer.committed;
     expect(sessions.messages("first").map((m) => m.content)).toEqual(["hello"]);
     expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM elsewhere").get()?.n).toBe(1);
@@ -146,7 +146,7 @@ test("deleting a session (its media read first) waits for another process's writ
   const path = join(dir, "delete.db");
   const db = freshConnection(path);
   const sessions = new SqliteSessionStore(db);
-  sessions.append("gone", [{ role: "user", content: "bye" }], "api");
+  sessions.append("gone", [{ role: "user", content: "bye" }], { channel: "api" });
   const writer = await writerHolding(path);
   try {
     expect(sessions.delete("gone")).toEqual({ messages: 1, media: 0 });

@@ -71,19 +71,19 @@ export function storeSuite(backend: SuiteBackend): void {
     });
 
     it("an append with a channel creates a missing session with its messages, and leaves an existing one's channel", async (s) => {
-      await s.sessions.append("first-write", [{ role: "user", content: "a first write about tides" }, { role: "assistant", content: "ok" }], "gateway");
+      await s.sessions.append("first-write", [{ role: "user", content: "a first write about tides" }, { role: "assistant", content: "ok" }], { channel: "gateway" });
       const created = (await s.sessions.get("first-write"))!;
       expect(created.channel).toBe("gateway");
       expect(created.title).toBe("a first write about tides");
       expect(created.messageCount).toBe(2);
       expect((await s.sessions.history("first-write", 10)).map((m) => m.content)).toEqual(["a first write about tides", "ok"]);
       expect((await s.sessions.search("tides")).map((x) => x.id)).toContain("first-write");
-      await s.sessions.append("first-write", [{ role: "user", content: "and the moon?" }], "cli");
+      await s.sessions.append("first-write", [{ role: "user", content: "and the moon?" }], { channel: "cli" });
       const after = (await s.sessions.get("first-write"))!;
       expect(after.channel).toBe("gateway");
       expect(after.title).toBe("a first write about tides");
       expect(after.messageCount).toBe(3);
-      await rejects(() => s.sessions.append("bad id!", [{ role: "user", content: "x" }], "cli"), "BAD_REQUEST");
+      await rejects(() => s.sessions.append("bad id!", [{ role: "user", content: "x" }], { channel: "cli" }), "BAD_REQUEST");
       expect(await s.sessions.get("bad id!")).toBeNull();
     });
     it("messages are numbered in order across appends, with tool calls kept", async (s) => {
@@ -106,7 +106,7 @@ export function storeSuite(backend: SuiteBackend): void {
 
     it("session summaries: history starts after the newest one, every message stays, deleted with the session", async (s) => {
       const turns = Array.from({ length: 6 }, (_, i) => ({ role: (i % 2 ? "assistant" : "user") as "user" | "assistant", content: `m${i + 1}` }));
-      await s.sessions.append("sum-1", turns, "cli");
+      await s.sessions.append("sum-1", turns, { channel: "cli" });
       expect(await s.sessions.summary("sum-1")).toBeNull();
       expect(await s.sessions.summaries("sum-1")).toEqual([]);
       await s.sessions.addSummary("sum-1", { fromSeq: 1, throughSeq: 2, content: "first two", model: "m-a" });
@@ -129,12 +129,12 @@ export function storeSuite(backend: SuiteBackend): void {
       expect((await s.sessions.allMessages("sum-1")).length).toBe(6);
       expect((await s.sessions.messages("sum-1", 100)).length).toBe(6);
       // another session's summary does not move this one's history
-      await s.sessions.append("sum-2", turns, "cli");
+      await s.sessions.append("sum-2", turns, { channel: "cli" });
       expect((await s.sessions.history("sum-2", 10)).length).toBe(6);
       await s.sessions.delete("sum-1");
       expect(await s.sessions.summaries("sum-1")).toEqual([]);
       // a session of the same id made again starts without a summary
-      await s.sessions.append("sum-1", turns.slice(0, 2), "cli");
+      await s.sessions.append("sum-1", turns.slice(0, 2), { channel: "cli" });
       expect((await s.sessions.history("sum-1", 10)).map((m) => m.content)).toEqual(["m1", "m2"]);
     });
 
@@ -169,9 +169,9 @@ export function storeSuite(backend: SuiteBackend): void {
     });
 
     it("a session keeps the agent it was created for (main by default) and lists by agent; audit entries keep theirs", async (s) => {
-      await s.sessions.append("ag-work", [{ role: "user", content: "for work" }], "telegram", "work");
-      await s.sessions.append("ag-work", [{ role: "assistant", content: "noted" }], "telegram", "home");
-      await s.sessions.append("ag-main", [{ role: "user", content: "for main" }], "cli");
+      await s.sessions.append("ag-work", [{ role: "user", content: "for work" }], { channel: "telegram", agent: "work" });
+      await s.sessions.append("ag-work", [{ role: "assistant", content: "noted" }], { channel: "telegram", agent: "home" });
+      await s.sessions.append("ag-main", [{ role: "user", content: "for main" }], { channel: "cli" });
       expect((await s.sessions.get("ag-work"))!.agent).toBe("work");
       expect((await s.sessions.get("ag-main"))!.agent).toBe("main");
       expect((await s.sessions.ensure("ag-ensured", "cli")).agent).toBe("main");
@@ -333,7 +333,7 @@ export function storeSuite(backend: SuiteBackend): void {
       ({ provider: "p", model, input_tokens: input, output_tokens: output, cached_input_tokens: cached, cost_usd: cost });
 
     it("an assistant message keeps its usage; kept totals add up per day, channel, sender, model and session", async (s) => {
-      await s.sessions.append("u-1", [{ role: "user", content: "hi" }, { role: "assistant", content: "one", usage: usage(0.5) }], "telegram");
+      await s.sessions.append("u-1", [{ role: "user", content: "hi" }, { role: "assistant", content: "one", usage: usage(0.5) }], { channel: "telegram" });
       const kept = await s.sessions.messages("u-1");
       expect(kept.map((m) => m.usage ?? null)).toEqual([null, usage(0.5)]);
       expect((await s.sessions.history("u-1", 10)).some((m) => "usage" in m)).toBe(false);
@@ -645,51 +645,51 @@ export function storeSuite(backend: SuiteBackend): void {
     it("a session write answering a stored message marks it started in the same write; a later state is kept", async (s) => {
       const answering = { channel: "mk", messageId: "u1" };
       expect(await s.channels.admit("mk", "u1", "mk:1", '{"n":1}', "received")).toBe(true);
-      await s.sessions.append("mk:1", [{ role: "user", content: "hello" }], "mk", "main", false, answering);
+      await s.sessions.append("mk:1", [{ role: "user", content: "hello" }], { channel: "mk", agent: "main", endsTurn: false, answering });
       expect(await s.channels.entry("mk", "u1")).toMatchObject({ state: "started", reply: null });
       expect((await s.channels.open("mk")).map((r) => r.state)).toEqual(["started"]);
       // the last write of a turn carries it too (a blocked turn writes its user message with its answer)
-      await s.sessions.append("mk:1", [{ role: "user", content: "again" }, { role: "assistant", content: "no" }], undefined, "main", true, answering);
+      await s.sessions.append("mk:1", [{ role: "user", content: "again" }, { role: "assistant", content: "no" }], { agent: "main", endsTurn: true, answering });
       await s.channels.replied("mk", "u1", ["hi"]);
-      await s.sessions.append("mk:1", [{ role: "user", content: "late" }], undefined, "main", false, answering);
+      await s.sessions.append("mk:1", [{ role: "user", content: "late" }], { agent: "main", endsTurn: false, answering });
       expect(await s.channels.entry("mk", "u1")).toMatchObject({ state: "replied", reply: ["hi"] });
       expect((await s.sessions.messages("mk:1")).map((m) => m.content)).toEqual(["hello", "again", "no", "late"]);
       // a message of another channel with the same id is not touched
       expect(await s.channels.admit("other", "u1", "other:1", '{"n":1}', "received")).toBe(true);
-      await s.sessions.append("mk:1", [{ role: "user", content: "x" }], undefined, "main", false, answering);
+      await s.sessions.append("mk:1", [{ role: "user", content: "x" }], { agent: "main", endsTurn: false, answering });
       expect((await s.channels.entry("other", "u1"))?.state).toBe("received");
     });
 
     it("a turn's first write titles a session without a title and leaves its updated_at to the turn's last write", async (s) => {
       expect(await s.channels.admit("ut", "u1", "ut:1", '{"n":1}', "received")).toBe(true);
-      await s.sessions.append("ut:1", [{ role: "user", content: "first question" }], "ut", "main", false, { channel: "ut", messageId: "u1" });
+      await s.sessions.append("ut:1", [{ role: "user", content: "first question" }], { channel: "ut", agent: "main", endsTurn: false, answering: { channel: "ut", messageId: "u1" } });
       expect(await s.sessions.get("ut:1")).toMatchObject({ title: "first question", messageCount: 1 });
-      await s.sessions.append("ut:1", [{ role: "assistant", content: "first answer" }], undefined, "main", true);
+      await s.sessions.append("ut:1", [{ role: "assistant", content: "first answer" }], { agent: "main", endsTurn: true });
       const answered = (await s.sessions.get("ut:1"))!;
       // the store's clock (ISO milliseconds) moves on before each later write
       await Bun.sleep(5);
       expect(await s.channels.admit("ut", "u2", "ut:1", '{"n":2}', "received")).toBe(true);
-      await s.sessions.append("ut:1", [{ role: "user", content: "second question" }], "ut", "main", false, { channel: "ut", messageId: "u2" });
+      await s.sessions.append("ut:1", [{ role: "user", content: "second question" }], { channel: "ut", agent: "main", endsTurn: false, answering: { channel: "ut", messageId: "u2" } });
       const started = (await s.sessions.get("ut:1"))!;
       expect(started).toMatchObject({ title: "first question", messageCount: 3, updatedAt: answered.updatedAt });
       expect(await s.channels.entry("ut", "u2")).toMatchObject({ state: "started", startedSeq: 3 });
       await Bun.sleep(5);
-      await s.sessions.append("ut:1", [{ role: "assistant", content: "second answer" }], undefined, "main", true);
+      await s.sessions.append("ut:1", [{ role: "assistant", content: "second answer" }], { agent: "main", endsTurn: true });
       expect((await s.sessions.get("ut:1"))!.updatedAt > answered.updatedAt).toBe(true);
     });
 
     it("the started mark records its message's seq; a turn run again reads the history that ends with its own messages", async (s) => {
       const session = "an:1";
-      await s.sessions.append(session, [{ role: "user", content: "earlier" }, { role: "assistant", content: "earlier answer" }], "an");
+      await s.sessions.append(session, [{ role: "user", content: "earlier" }, { role: "assistant", content: "earlier answer" }], { channel: "an" });
       expect(await s.channels.admit("an", "a1", "an:1", '{"n":1}', "received")).toBe(true);
       // the user message and a first round in one write: the mark is the user message's
       const call = { id: "c1", name: "shell", arguments: "{}" };
-      await s.sessions.append(session, [{ role: "user", content: "cut off" }], "an", "main", false, { channel: "an", messageId: "a1" });
+      await s.sessions.append(session, [{ role: "user", content: "cut off" }], { channel: "an", agent: "main", endsTurn: false, answering: { channel: "an", messageId: "a1" } });
       await s.sessions.append(session, [{ role: "assistant", content: "", tool_calls: [call] }, { role: "tool", content: "ran", tool_call_id: "c1" }]);
       expect(await s.channels.entry("an", "a1")).toMatchObject({ state: "started", startedSeq: 3 });
       // another turn on the session since
       expect(await s.channels.admit("an", "a2", "an:1", '{"n":2}', "received")).toBe(true);
-      await s.sessions.append(session, [{ role: "user", content: "next" }, { role: "assistant", content: "next answer" }], "an", "main", true, { channel: "an", messageId: "a2" });
+      await s.sessions.append(session, [{ role: "user", content: "next" }, { role: "assistant", content: "next answer" }], { channel: "an", agent: "main", endsTurn: true, answering: { channel: "an", messageId: "a2" } });
       expect((await s.channels.entry("an", "a2"))?.startedSeq).toBe(6);
       const contents = (messages: { content: string }[]) => messages.map((m) => m.content);
       expect(contents(await s.sessions.history(session, 50, 3))).toEqual(["earlier", "earlier answer", "cut off", "", "ran"]);

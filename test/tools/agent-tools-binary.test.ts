@@ -158,7 +158,7 @@ describe("agent tools in the binary", () => {
   test(`prx sessions show names ${SESSION_HELPERS_SHOWN} helpers of a session, not one more`, async () => {
     const dir = workspace("");
     const storage = openSqliteStorage(openWorkspace(dir).dbPath);
-    storage.sessions.append("busy", [{ role: "user", content: "hi" }], "cli");
+    storage.sessions.append("busy", [{ role: "user", content: "hi" }], { channel: "cli" });
     for (let i = 0; i <= SESSION_HELPERS_SHOWN; i++) {
       storage.sessionLinks.link({ childId: `delegate_${String(i).padStart(4, "0")}`, parentId: "busy", depth: 1, createdAt: i });
     }

@@ -37,8 +37,8 @@ const json = async (name: string, args: Record<string, unknown>) => {
   return JSON.parse(result.output);
 };
 
-for (let i = 0; i < SESSIONS_LIST_MAX_LIMIT + 2; i++) storage.sessions.append(`s-${i}`, [{ role: "user", content: `hello ${i}` }], "cli");
-storage.sessions.append("s-current", [{ role: "user", content: "now" }], "cli");
+for (let i = 0; i < SESSIONS_LIST_MAX_LIMIT + 2; i++) storage.sessions.append(`s-${i}`, [{ role: "user", content: `hello ${i}` }], { channel: "cli" });
+storage.sessions.append("s-current", [{ role: "user", content: "now" }], { channel: "cli" });
 storage.sessions.append(
   "s-other",
   [
@@ -53,9 +53,7 @@ storage.sessions.append(
     { role: "tool", content: "1. pin [general, private] 4711", tool_call_id: "c2", name: "memory_recall" },
     { role: "tool", content: "not a memory tool", tool_call_id: "c3", name: "web_fetch" },
     { role: "assistant", content: "Noted." },
-  ],
-  "telegram",
-);
+  ], { channel: "telegram" });
 
 describe("sessions_list", () => {
   test(`limit ${SESSIONS_LIST_MAX_LIMIT} passes, one more fails at the schema`, async () => {
@@ -150,8 +148,8 @@ describe("without a limit", () => {
 
   test(`sessions_history gives SESSIONS_HISTORY_DEFAULT_LIMIT (${SESSIONS_HISTORY_DEFAULT_LIMIT}) messages whole; with one more, the oldest is not shown`, async () => {
     const said = (n: number) => Array.from({ length: n }, (_, i) => ({ role: "user" as const, content: `m${i + 1}` }));
-    storage.sessions.append("s-exact", said(SESSIONS_HISTORY_DEFAULT_LIMIT), "cli");
-    storage.sessions.append("s-one-more", said(SESSIONS_HISTORY_DEFAULT_LIMIT + 1), "cli");
+    storage.sessions.append("s-exact", said(SESSIONS_HISTORY_DEFAULT_LIMIT), { channel: "cli" });
+    storage.sessions.append("s-one-more", said(SESSIONS_HISTORY_DEFAULT_LIMIT + 1), { channel: "cli" });
     const exact = await json("sessions_history", { session_id: "s-exact" });
     expect(exact.messages.map((m: { content: string }) => m.content)).toEqual(said(SESSIONS_HISTORY_DEFAULT_LIMIT).map((m) => m.content));
     expect(exact.left_out).toBeUndefined();

@@ -222,7 +222,7 @@ export class CronJobRunner {
   private async remind(row: CronJobRow, text: string, run?: CronRunInbox): Promise<void> {
     const agent = (await this.o.sessions.get(row.session_id))?.agent;
     // the text is the whole of the run's write: the session is touched as by a turn's end
-    await this.o.sessions.append(row.session_id, [{ role: "assistant", content: text }], row.channel, agent, run !== undefined, run?.ref);
+    await this.o.sessions.append(row.session_id, [{ role: "assistant", content: text }], { channel: row.channel, agent, endsTurn: run !== undefined, answering: run?.ref });
   }
 
   /**

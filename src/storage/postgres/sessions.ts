@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toHistoryEntry, toStored, toSummary, validateSessionId, type HistoryRow, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
-import type { AppendedMessage, ConversationSummary, InboxRef, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
+import type { AppendedMessage, AppendOptions, ConversationSummary, InboxRef, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { pg, pgFailure } from "./connect.ts";
 import { HISTORY_MESSAGES, NEWEST_SUMMARY, RECENT_MESSAGES, type HistoryPrefetch } from "./history-prefetch.ts";
 import { APPEND_RACE_RETRIES, isUniqueViolation, type TurnWrites } from "./turn-writes.ts";
@@ -156,7 +156,7 @@ export class PgSessionStore implements SessionStore {
    * The last messages of a turn holding the session's lease here (`endsTurn`) are kept instead and written by the
    * statement that ends the lease (turn-writes.ts). A turn's first write (`answering`) leaves updated_at as it was.
    */
-  async append(id: string, messages: AppendedMessage[], channel?: string, agent = "main", endsTurn = false, answering?: InboxRef): Promise<void> {
+  async append(id: string, messages: AppendedMessage[], { channel, agent = "main", endsTurn = false, answering }: AppendOptions = {}): Promise<void> {
     if (messages.length === 0) return;
     this.prefetch?.drop(id);
     const now = new Date().toISOString();

@@ -2,7 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { ChatMessage } from "../../contracts/chat.ts";
 import { historyFrom, toConversationSummary, mediaColumn, mediaHashes, renamedTitle, searchPattern, titleFrom, toHistoryEntry, toStored, toSummary, validateSessionId, type HistoryRow, type MessageRow, type SessionRow, type SummaryRow } from "../session-history.ts";
 import { SESSION_SEARCH_INDEX_MAX_HITS } from "../limits.ts";
-import type { AppendedMessage, ConversationSummary, InboxRef, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
+import type { AppendedMessage, AppendOptions, ConversationSummary, InboxRef, NewConversationSummary, SessionStore, SessionSummary, StoredMessage } from "../types.ts";
 import { ftsPhrase, TRIGRAM_CHARS } from "./fts.ts";
 import { migrateSqlite } from "./schema.ts";
 import { statement } from "./statements.ts";
@@ -169,7 +169,7 @@ export class SqliteSessionStore implements SessionStore {
    * A turn's first write (`answering`, not `endsTurn`) leaves updated_at as it was: the session is touched by the
    * turn's last write, as when a turn wrote everything at its end.
    */
-  append(id: string, messages: AppendedMessage[], channel?: string, agent = "main", endsTurn = false, answering?: InboxRef): void {
+  append(id: string, messages: AppendedMessage[], { channel, agent = "main", endsTurn = false, answering }: AppendOptions = {}): void {
     if (messages.length === 0) return;
     if (channel !== undefined) validateSessionId(id);
     this.appendTransaction(id, messages, channel, agent, answering, answering !== undefined && !endsTurn);

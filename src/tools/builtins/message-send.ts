@@ -29,7 +29,7 @@ export function createMessageSendTool(options: BuiltinToolsOptions): Tool {
       }
       if ("session" in target) {
         if (!options.sessions) return fail("message_send cannot write to sessions here (no session store)");
-        await options.sessions().append(target.session, [{ role: "assistant", content: args.text }], MESSAGE_SEND_SESSION_CHANNEL);
+        await options.sessions().append(target.session, [{ role: "assistant", content: args.text }], { channel: MESSAGE_SEND_SESSION_CHANNEL });
         return ok(`sent to ${args.target} (session ${target.session})`);
       }
       if (!options.deliver) {

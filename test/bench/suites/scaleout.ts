@@ -104,8 +104,8 @@ function serverCpuSeconds(name: string): number {
 async function storageTurn(storage: Storage, session: string, n: number): Promise<void> {
   const body = async () => {
     await Promise.all([storage.sessions.history(session, 50), storage.sessions.summary(session)]);
-    await storage.sessions.append(session, [{ role: "user", content: `question ${n} about the storage path` }], "bench");
-    await storage.sessions.append(session, [{ role: "assistant", content: `answer ${n}: the storage path is fine` }], undefined, undefined, true);
+    await storage.sessions.append(session, [{ role: "user", content: `question ${n} about the storage path` }], { channel: "bench" });
+    await storage.sessions.append(session, [{ role: "assistant", content: `answer ${n}: the storage path is fine` }], { endsTurn: true });
   };
   await (storage.leases ? storage.leases.hold(session, body) : body());
 }
