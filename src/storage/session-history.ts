@@ -33,7 +33,18 @@ export function validateSessionId(id: string): string {
 /** The title a session gets from the first user message appended to it ("" when there is none). */
 export function titleFrom(messages: ChatMessage[]): string {
   const firstUser = messages.find((m) => m.role === "user")?.content ?? "";
-  return firstUser.replace(/\s+/g, " ").trim().slice(0, SESSION_TITLE_CHARS);
+  // a long message (up to USER_MESSAGE_MAX_CHARS) is collapsed from its head only, unless its head is mostly space
+  const text = firstUser.trimStart();
+  const head = text.length > TITLE_HEAD_CHARS ? text.slice(0, TITLE_HEAD_CHARS) : text;
+  const title = collapsed(head);
+  return title.length < SESSION_TITLE_CHARS && head !== text ? collapsed(text) : title;
+}
+
+/** How much of a first message a title is made from, at first: the title's length many times over. */
+const TITLE_HEAD_CHARS = SESSION_TITLE_CHARS * 8;
+
+function collapsed(text: string): string {
+  return text.replace(/\s+/g, " ").trim().slice(0, SESSION_TITLE_CHARS);
 }
 
 /**
