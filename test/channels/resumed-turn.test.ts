@@ -22,6 +22,7 @@ import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { recordingChannel } from "./harness.ts";
+import { diesIn } from "../helpers/dies-in.ts";
 
 const dirs: string[] = [];
 const schema = uniqueSchema("resumed_turn");
@@ -42,18 +43,6 @@ function runnerOn(host: AgentHost, state: ChannelStateStore = host.storage.chann
   const config = ChannelConfigSchema.parse({ dm_policy: "open" });
   const runner = new ChannelRunner({ channel, host, store: new ChannelStore(state, "tg"), pairings: host.storage.pairings, config, logger: createLogger("test") });
   return { runner, sent };
-}
-
-/** A process that dies in `step` of its work: that step never returns. */
-function diesIn<T extends object>(real: T, step: keyof T): { dying: T; reached: Promise<void> } {
-  const { promise: reached, resolve } = Promise.withResolvers<void>();
-  const dying = Object.assign(Object.create(real) as T, {
-    [step]: () => {
-      resolve();
-      return new Promise<never>(() => {});
-    },
-  });
-  return { dying, reached };
 }
 
 async function openPair(storage: Record<string, unknown>, env: Record<string, string | undefined>) {

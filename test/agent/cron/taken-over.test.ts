@@ -20,6 +20,7 @@ import { waitFor } from "../../helpers/wait.ts";
 import { FakeClock } from "../../plugins/cron/fake-clock.ts";
 import { captureLogger } from "../../plugins/events/log.ts";
 import { advance, cronTool, parsed } from "./harness.ts";
+import { diesIn } from "../../helpers/dies-in.ts";
 
 const T0 = Date.parse("2026-12-05T10:00:00.000Z");
 const SLOT = T0 + 60_000;
@@ -34,18 +35,6 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   for (const schema of schemas) await dropSchema(schema);
 });
-
-/** A step of a process that dies in it: the step never returns. */
-function diesIn<T extends object>(real: T, step: keyof T): { dying: T; reached: Promise<void> } {
-  const { promise: reached, resolve } = Promise.withResolvers<void>();
-  const dying = Object.assign(Object.create(real) as T, {
-    [step]: () => {
-      resolve();
-      return new Promise<never>(() => {});
-    },
-  });
-  return { dying, reached };
-}
 
 interface Process {
   host: AgentHost;
