@@ -80,6 +80,29 @@ describe("readSseEvents", () => {
     expect(error.message).toContain("a streamed event exceeded 10 bytes");
   });
 
+  test("any split of the bytes into chunks gives the same events as the whole", async () => {
+    const text = ': hi\r\nevent: a\r\ndata: {"x":"é🌍"}\r\n\r\ndata: one\rdata:two\r\rdata\nevent\ndata: last\n\n';
+    const bytes = new TextEncoder().encode(text);
+    const whole = await collect([bytes]);
+    expect(whole).toEqual([
+      { event: "a", data: '{"x":"é🌍"}' },
+      { data: "one\ntwo" },
+      { event: "", data: "\nlast" },
+    ]);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      expect(await collect([bytes.subarray(0, cut), bytes.subarray(cut)])).toEqual(whole);
+    }
+    expect(await collect(Array.from(bytes, (byte) => Uint8Array.of(byte)))).toEqual(whole);
+  });
+
+  test("multibyte data over several lines: the event cap counts exact UTF-8 bytes at the boundary", async () => {
+    const threeLines = "data:éé\ndata:éé\ndata:éé\n\n"; // lines of 9 bytes; data "éé\néé\néé": 14 bytes
+    expect(await collect([threeLines], 14)).toEqual([{ data: "éé\néé\néé" }]);
+    expect((await caught(() => collect([threeLines], 13))).message).toContain("a streamed event exceeded 13 bytes");
+    expect(await collect(["data:éé\ndata:éé\n\n"], 9)).toEqual([{ data: "éé\néé" }]);
+    expect((await caught(() => collect(["data:éé\ndata:éé\n\n"], 8))).message).toContain("a streamed line exceeded 8 bytes");
+  });
+
   test("the total is not capped: many events, each within the cap, all arrive", async () => {
     const events = Array.from({ length: 200 }, (_, i) => `data: ${String(i).padStart(8, "0")}\n\n`);
     expect((await collect(events, 16)).length).toBe(200);
@@ -105,6 +128,32 @@ describe("readSseJson", () => {
     expect(seen).toEqual([{ n: 1 }]);
   });
 
+  test("[DONE] before the body ends cancels the rest of the upstream body", async () => {
+    let cancelled = false;
+    const chunks = ['data: {"n":1}\n\ndata: [DONE]\n\n', 'data: {"n":2}\n\n'];
+    let i = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (i >= chunks.length) return controller.close();
+        controller.enqueue(new TextEncoder().encode(chunks[i++]!));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const seen: unknown[] = [];
+    for await (const item of readSseJson(body, { provider: "p" })) seen.push(item.json);
+    expect(seen).toEqual([{ n: 1 }]);
+    expect(cancelled).toBe(true);
+  });
+
+  test("event names, blank payloads and whitespace around the JSON", async () => {
+    const seen: unknown[] = [];
+    const stream = streamOf(['event: delta\ndata:  {"n":1} \n\n', "data: \n\n", 'data: {"n":2}']);
+    for await (const item of readSseJson(stream, { provider: "p" })) seen.push(item);
+    expect(seen).toEqual([{ event: "delta", json: { n: 1 } }, { json: { n: 2 } }]);
+  });
+
   test("malformed JSON names the provider and quotes the line, truncated", async () => {
     const long = `{"broken": "${"z".repeat(500)}`;
     const error = await caught(async () => {
@@ -126,5 +175,23 @@ describe("readSseJson", () => {
     });
     expect(isPrxError(error, "PROVIDER_PROTOCOL")).toBe(true);
     expect(error.message).toBe(`acme: stream event: JSON nesting deeper than ${MAX_JSON_DEPTH} levels at character ${MAX_JSON_DEPTH + 4}`);
+  });
+
+  test("brackets inside strings, however many, do not count as nesting", async () => {
+    const event = `data: {"code":"${"{[".repeat(MAX_JSON_DEPTH)}","d":[[1]]}\n\n`;
+    const seen: unknown[] = [];
+    for await (const item of readSseJson(streamOf([event]), { provider: "p" })) seen.push(item.json);
+    expect(seen).toEqual([{ code: "{[".repeat(MAX_JSON_DEPTH), d: [[1]] }]);
+  });
+
+  test(`a deep event is refused even when it is the last of many in one chunk, after the ones before it`, async () => {
+    const deep = `data: ${"[".repeat(MAX_JSON_DEPTH + 1)}${"]".repeat(MAX_JSON_DEPTH + 1)}\n\n`;
+    const seen: unknown[] = [];
+    const error = await caught(async () => {
+      for await (const item of readSseJson(streamOf([`data: {"n":1}\n\n${deep}`]), { provider: "acme" })) seen.push(item.json);
+    });
+    expect(seen).toEqual([{ n: 1 }]);
+    expect(error.code).toBe("PROVIDER_PROTOCOL");
+    expect(error.message).toBe(`acme: stream event: JSON nesting deeper than ${MAX_JSON_DEPTH} levels at character ${MAX_JSON_DEPTH}`);
   });
 });
