@@ -1,7 +1,8 @@
 import { readBoundedText } from "../core/bounded-body.ts";
 import { PrxError } from "../core/errors.ts";
 import { jsonDepthError, parseJsonBounded } from "../core/json/index.ts";
-import { excerpt, PROVIDER_MAX_RESPONSE_BYTES, tooLarge } from "./sse.ts";
+import { excerpt, tooLarge } from "./response-errors.ts";
+import { PROVIDER_MAX_RESPONSE_BYTES } from "./sse.ts";
 
 export { missingKeyError } from "./key-error.ts";
 

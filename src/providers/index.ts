@@ -25,7 +25,8 @@ export {
   PROVIDER_RETRY_AFTER_MAX_MS,
   type ReliabilityOptions,
 } from "./reliability.ts";
-export { readSseEvents, readSseJson, PROVIDER_MAX_RESPONSE_BYTES, type SseEvent } from "./sse.ts";
+export { readSseEvents, readSseJson, PROVIDER_MAX_RESPONSE_BYTES } from "./sse.ts";
+export type { SseEvent } from "./sse-parser.ts";
 export { parseRetryAfter, PROVIDER_PROBE_TIMEOUT_MS } from "./http.ts";
 export { PROVIDER_PRESETS } from "./presets.ts";
 // The wire schemas (zod) load on first use: import them from ./openai-wire.ts / ./anthropic-wire.ts, or await these.

@@ -7,7 +7,8 @@ import {
   protocolError,
   ProviderCall,
 } from "./http.ts";
-import { readSseJson, excerpt } from "./sse.ts";
+import { excerpt } from "./response-errors.ts";
+import { readSseJson } from "./sse.ts";
 import type { OpenAIChatResponse, OpenAIRequestMessage } from "./openai-wire.ts";
 import { acceptTextChunk, acceptTextResponse } from "./openai-response-accept.ts";
 import { loadedOpenaiWire, openaiWire } from "./wire.ts";

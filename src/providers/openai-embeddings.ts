@@ -1,7 +1,7 @@
 import { PrxError } from "../core/errors.ts";
 import { joinUrl, protocolError, ProviderCall, type FetchLike, type HttpTarget } from "./http.ts";
 import { EMBED_MAX_INPUTS } from "./openai-constants.ts";
-import { excerpt } from "./sse.ts";
+import { excerpt } from "./response-errors.ts";
 import type { EmbedRequest, EmbedResponse } from "./types.ts";
 import { openaiWire } from "./wire.ts";
 

@@ -9,7 +9,8 @@ import {
   type UpstreamReasoningItem,
   type UpstreamResponse,
 } from "./openai-responses-wire.ts";
-import { excerpt, readSseJson } from "./sse.ts";
+import { excerpt } from "./response-errors.ts";
+import { readSseJson } from "./sse.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, StreamDelta, ToolCall, ToolSpec, Usage } from "./types.ts";
 
 /** Tool calls whose reasoning items this provider keeps for the next request of the turn (oldest dropped first). */

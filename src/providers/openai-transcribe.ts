@@ -1,6 +1,6 @@
 import { joinUrl, protocolError, ProviderCall } from "./http.ts";
 import type { EmbeddingEndpoint } from "./openai-embeddings.ts";
-import { excerpt } from "./sse.ts";
+import { excerpt } from "./response-errors.ts";
 import type { TranscribeRequest, TranscribeResponse } from "./types.ts";
 import { openaiWire } from "./wire.ts";
 

@@ -8,7 +8,8 @@ import {
   ProviderCall,
 } from "../../src/providers/http.ts";
 import { OpenAICompatibleProvider } from "../../src/providers/openai-compatible.ts";
-import { excerpt, PROVIDER_MAX_RESPONSE_BYTES, SSE_LINE_EXCERPT_CHARS } from "../../src/providers/sse.ts";
+import { excerpt, SSE_LINE_EXCERPT_CHARS } from "../../src/providers/response-errors.ts";
+import { PROVIDER_MAX_RESPONSE_BYTES } from "../../src/providers/sse.ts";
 import { startFakeOpenAI, type FakeServer } from "../fakes/index.ts";
 
 let fake: FakeServer;

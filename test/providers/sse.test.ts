@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { isPrxError, PrxError } from "../../src/core/errors.ts";
 import { MAX_JSON_DEPTH } from "../../src/core/json/index.ts";
-import { PROVIDER_MAX_RESPONSE_BYTES, readSseEvents, SSE_MAX_EVENT_BYTES, readSseJson, type SseEvent } from "../../src/providers/sse.ts";
+import { PROVIDER_MAX_RESPONSE_BYTES, readSseEvents, SSE_MAX_EVENT_BYTES, readSseJson } from "../../src/providers/sse.ts";
+import type { SseEvent } from "../../src/providers/sse-parser.ts";
 
 function streamOf(chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
