@@ -115,6 +115,9 @@ testWithPostgres("prx storage copy moves a workspace to PostgreSQL and back; a s
     ]);
     lite.sessionLinks.link({ childId: "delegate_c1", parentId: "s1", depth: 1, createdAt: 1_700_000_000_000 });
     lite.sessions.append("s-work", [{ role: "user", content: "for the work agent" }], { channel: "telegram", agent: "work" });
+    // a message whose turn had started: its mark keeps the seq of its user message across the copy
+    lite.channels.admit("telegram", "m1", "chat1", "{}", "received");
+    lite.sessions.append("s-work", [{ role: "user", content: "in flight" }], { answering: { channel: "telegram", messageId: "m1" } });
     const { token } = lite.tokens.create("laptop");
     lite.pluginKv.set("p", "k", new Uint8Array([7]), 1024);
     const kept = { id: "resp_copy", scope: "tok_x", createdAt: Math.floor(Date.now() / 1000), response: "{}", inputItems: "[]", context: "[]" };
@@ -129,7 +132,8 @@ testWithPostgres("prx storage copy moves a workspace to PostgreSQL and back; a s
     const tables = JSON.parse(first.stdout).tables as Array<{ table: string; read: number; inserted: number }>;
     const row = (name: string) => tables.find((t) => t.table === name)!;
     expect(row("sessions")).toEqual({ table: "sessions", read: 2, inserted: 2 });
-    expect(row("session_messages").inserted).toBe(3);
+    expect(row("session_messages").inserted).toBe(4);
+    expect(row("channel_inbox").inserted).toBe(1);
     expect(row("memories").inserted).toBe(1);
     expect(row("session_links").inserted).toBe(1);
     const again = await runPrx(["storage", "copy", "--from", "sqlite", "--to", "postgres", "--json", "-w", ws.dir], { env });
@@ -139,6 +143,7 @@ testWithPostgres("prx storage copy moves a workspace to PostgreSQL and back; a s
     expect((await pg.sessions.history("s1", 10)).map((m) => m.content)).toEqual(["hello there", "hi"]);
     expect((await pg.sessions.get("s1"))?.messageCount).toBe(2);
     expect((await pg.sessions.get("s-work"))?.agent).toBe("work");
+    expect(await pg.channels.entry("telegram", "m1")).toMatchObject({ state: "started", startedSeq: 2 });
     expect((await pg.tokens.verify(token))?.name).toBe("laptop");
     expect(await pg.pluginKv.get("p", "k")).toEqual(new Uint8Array([7]));
     expect(await pg.responses.get("tok_x", "resp_copy")).toEqual(kept);
@@ -160,13 +165,14 @@ testWithPostgres("prx storage copy moves a workspace to PostgreSQL and back; a s
       const copied = await runPrx(["storage", "copy", "--from", "postgres", "--to", "sqlite", "--json", "-w", back.dir], { env });
       expect(copied.stderr).toBe("");
       const backTables = JSON.parse(copied.stdout).tables as Array<{ table: string; read: number; inserted: number }>;
-      expect(backTables.find((t) => t.table === "session_messages")).toEqual({ table: "session_messages", read: 3, inserted: 3 });
+      expect(backTables.find((t) => t.table === "session_messages")).toEqual({ table: "session_messages", read: 4, inserted: 4 });
       const again = await runPrx(["storage", "copy", "--from", "postgres", "--to", "sqlite", "--json", "-w", back.dir], { env });
       expect((JSON.parse(again.stdout).tables as Array<{ inserted: number }>).every((t) => t.inserted === 0)).toBe(true);
       const restored = openSqliteStorage(openWorkspace(back.dir).dbPath);
       try {
         expect(restored.sessions.history("s1", 10).map((m) => m.content)).toEqual(["hello there", "hi"]);
         expect(restored.sessions.get("s1")?.messageCount).toBe(2);
+        expect(restored.channels.entry("telegram", "m1")).toMatchObject({ state: "started", startedSeq: 2 });
         expect(restored.tokens.verify(token)?.name).toBe("laptop");
         expect(restored.pluginKv.get("p", "k")).toEqual(new Uint8Array([7]));
         expect(restored.responses.get("tok_x", "resp_copy")).toEqual(kept);

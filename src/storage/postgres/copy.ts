@@ -13,6 +13,11 @@ interface TableCopy {
   /** SQLite 0/1 columns that are booleans in PostgreSQL. */
   booleans?: readonly string[];
   order: string;
+  /**
+   * A serial key PostgreSQL numbers by itself but SQLite's table needs given (NOT NULL): the column and the SQL that
+   * numbers a row copied into SQLite, after the rows copied before it (`?1` is the row's first column).
+   */
+  sqliteSerial?: { column: string; next: string };
 }
 
 /**
@@ -75,8 +80,9 @@ const TABLES: readonly TableCopy[] = [
   { name: "channel_cursor", columns: ["channel", "value", "updated_at"], order: "channel" },
   {
     name: "channel_inbox",
-    columns: ["channel", "message_id", "chat_key", "payload", "state", "reply", "parts_sent", "received_at"],
+    columns: ["channel", "message_id", "chat_key", "payload", "state", "reply", "parts_sent", "received_at", "started_seq"],
     order: "seq",
+    sqliteSerial: { column: "seq", next: "(SELECT COALESCE(MAX(seq), 0) + 1 FROM channel_inbox WHERE channel = ?1)" },
   },
   {
     name: "channel_status",
@@ -224,9 +230,11 @@ export async function copyPgToSqlite(sql: SQL, db: Database, onTable?: (copied: 
     const copied: CopiedTable = { table: table.name, read: 0, inserted: 0 };
     const present = await pg(`copy of ${table.name}`, () => sql.unsafe("SELECT to_regclass($1) IS NOT NULL AS present", [table.name]));
     if (present[0].present === true && sqliteHas(db, table.name)) {
-      const insert = db.query(
-        `INSERT OR IGNORE INTO ${table.name} (${table.columns.join(", ")}) VALUES (${table.columns.map(() => "?").join(", ")})`,
-      );
+      const serial = table.sqliteSerial;
+      const columns = serial ? [...table.columns, serial.column] : table.columns;
+      const values = table.columns.map((_, i) => `?${i + 1}`);
+      if (serial) values.push(serial.next);
+      const insert = db.query(`INSERT OR IGNORE INTO ${table.name} (${columns.join(", ")}) VALUES (${values.join(", ")})`);
       const select = `SELECT ${table.columns.join(", ")} FROM ${table.name} ORDER BY ${table.order} LIMIT $1 OFFSET $2`;
       const read = async (offset: number, limit: number) =>
         (await pg(`copy of ${table.name}`, () => sql.unsafe(select, [limit, offset]))) as Array<Record<string, unknown>>;
