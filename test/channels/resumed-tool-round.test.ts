@@ -4,7 +4,6 @@
  * context and does not run its call again. The tool appends to a workspace file: it holds one line after the restart.
  * On PostgreSQL the first process's death is its lease connection ending.
  */
-import { SQL } from "bun";
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +18,7 @@ import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 import { waitFor } from "../helpers/wait.ts";
 import { recordingChannel } from "./harness.ts";
+import { endSessionLease } from "../helpers/session-lease.ts";
 
 const dirs: string[] = [];
 const schema = uniqueSchema("durable_rounds_channel");
@@ -105,17 +105,7 @@ test("SQLite: a turn cut off after a tool round goes on from the stored round; t
 
 testWithPostgres("PostgreSQL: a turn cut off after a tool round goes on from the stored round; the tool ran once, one reply", async () => {
   await cutOffAfterARound({ backend: "postgres", schema }, { DATABASE_URL: TEST_DATABASE_URL }, async () => {
-    const sql = new SQL(TEST_DATABASE_URL, { max: 1 });
-    try {
-      const ended = await sql.unsafe(
-        "SELECT pg_terminate_backend(pid) AS ended FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 " +
-          "AND classid = hashtext('prx.session')::oid AND objid = hashtext($1)::oid",
-        [sessionIdOf(message)],
-      );
-      expect(ended.map((row: { ended: boolean }) => row.ended)).toEqual([true]);
-    } finally {
-      await sql.close();
-    }
+    expect(await endSessionLease(sessionIdOf(message))).toBe(1);
   });
 }, 30_000);
 

@@ -5,7 +5,6 @@
  * ending. A process that dies after its turn stored the answer and before the inbox recorded it (its inbox store never
  * returns from that write) has the answer delivered by the next one, with no second turn.
  */
-import { SQL } from "bun";
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +22,7 @@ import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../hel
 import { waitFor } from "../helpers/wait.ts";
 import { recordingChannel } from "./harness.ts";
 import { diesIn } from "../helpers/dies-in.ts";
+import { endSessionLease } from "../helpers/session-lease.ts";
 
 const dirs: string[] = [];
 const schema = uniqueSchema("resumed_turn");
@@ -120,17 +120,7 @@ test("SQLite: a message whose turn was cut off, then another turn on its session
 
 /** The dead process's connection ends, and with it its lease of the session. */
 async function endLease(): Promise<void> {
-  const sql = new SQL(TEST_DATABASE_URL, { max: 1 });
-  try {
-    const ended = await sql.unsafe(
-      "SELECT pg_terminate_backend(pid) AS ended FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 " +
-        "AND classid = hashtext('prx.session')::oid AND objid = hashtext($1)::oid",
-      [sessionIdOf(message)],
-    );
-    expect(ended.map((row: { ended: boolean }) => row.ended)).toEqual([true]);
-  } finally {
-    await sql.close();
-  }
+  expect(await endSessionLease(sessionIdOf(message))).toBe(1);
 }
 
 testWithPostgres("PostgreSQL: a message whose turn was cut off and answered again by the next process is in its session once", async () => {

@@ -4,7 +4,6 @@
  * the second process delivers the answer the first one stored, or goes on from the stored prompt, and never runs the
  * job's prompt as a second turn.
  */
-import { SQL } from "bun";
 import { afterAll, expect, test } from "bun:test";
 import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../../helpers/servers.ts";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -21,6 +20,7 @@ import { FakeClock } from "../../plugins/cron/fake-clock.ts";
 import { captureLogger } from "../../plugins/events/log.ts";
 import { advance, cronTool, parsed } from "./harness.ts";
 import { diesIn } from "../../helpers/dies-in.ts";
+import { endSessionLease } from "../../helpers/session-lease.ts";
 
 const T0 = Date.parse("2026-12-05T10:00:00.000Z");
 const SLOT = T0 + 60_000;
@@ -82,20 +82,6 @@ async function hosts(postgres: boolean): Promise<{ fake: FakeOpenAIServer; first
   return { fake, first, second };
 }
 
-/** Ends the connection holding the session's lease (the PostgreSQL backend of a process killed mid-turn), if any. */
-async function endSessionLease(): Promise<void> {
-  const sql = new SQL(TEST_DATABASE_URL, { max: 1 });
-  try {
-    await sql.unsafe(
-      "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 " +
-        "AND classid = hashtext('prx.session')::oid AND objid = hashtext($1)::oid",
-      [SESSION],
-    );
-  } finally {
-    await sql.close();
-  }
-}
-
 const conversation = async (host: AgentHost) => (await host.sessions.messages(SESSION)).map((m) => [m.role, m.content]);
 
 /**
@@ -124,7 +110,7 @@ async function takenOver(
     await a.clock.advanceTo(SLOT);
     await dying.reached();
     // on PostgreSQL a dead process's connections end, and with them its lease of the session
-    if (postgres) await endSessionLease();
+    if (postgres) await endSessionLease(SESSION);
     if (extra > 0) {
       await first.sessions.append(SESSION, Array.from({ length: extra }, (_, i) => ({ role: "assistant" as const, content: `reminder ${i}` })));
     }
