@@ -1,10 +1,9 @@
 import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { Workspace } from "../core/workspace-paths.ts";
 import type { GatewayPresence } from "./presence.ts";
+import { presencePath } from "./presence-path.ts";
 
 /** Writing and removing data/gateway.json (presence.ts reads it): at gateway start, without loading its schema. */
-
-export const presencePath = (workspace: Pick<Workspace, "dataDir">) => `${workspace.dataDir}/gateway.json`;
 
 /** A token for this run's control requests: `prx_ctl_` and 32 random hex digits. */
 export function newControlToken(): string {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { errorMessage, PrxError } from "../core/errors.ts";
 import type { Workspace } from "../core/workspace-paths.ts";
-import { presencePath } from "./presence-write.ts";
+import { presencePath } from "./presence-path.ts";
 
 /**
  * `data/gateway.json`: the running gateway of a workspace, as it tells the commands run beside it (`prx status`,

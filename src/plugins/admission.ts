@@ -2,7 +2,7 @@ import type { Config, PluginGrant } from "../config/schema.ts";
 import { secretFromEnv } from "../config/secrets.ts";
 import type { JsonValue } from "../core/json/index.ts";
 import { PrxError, toPrxError } from "../core/errors.ts";
-import type { DiscoveredPlugin } from "./discovery.ts";
+import type { DiscoveredPlugin } from "./discovered.ts";
 import type { PluginRecord } from "./generation.ts";
 import { decidePermissions, missingGrantsError } from "./permissions.ts";
 

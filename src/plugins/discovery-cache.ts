@@ -1,6 +1,6 @@
 import type { BigIntStats } from "node:fs";
 import { PluginDirWatch } from "./dir-watch.ts";
-import type { DiscoveredOk, DiscoveredPlugin } from "./discovery.ts";
+import type { DiscoveredOk, DiscoveredPlugin } from "./discovered.ts";
 import type { ParsedManifest } from "./manifest.ts";
 
 /** What identifies one version of a file: a write changes its size, mtime or ctime; a replacement its inode. */

@@ -4,6 +4,7 @@ import { PrxError, toPrxError } from "../core/errors.ts";
 import { parseManifest, type ParsedManifest, type PluginManifest } from "./manifest.ts";
 import { fileStamp, type DiscoveryCache, type KnownPlugin, type ListedDir } from "./discovery-cache.ts";
 import type { PluginDirWatch } from "./dir-watch.ts";
+import type { DiscoveredError, DiscoveredOk, DiscoveredPlugin } from "./discovered.ts";
 import type { PluginKind } from "./types.ts";
 
 /** Admission limits: checked before anything is parsed or loaded. */
@@ -13,35 +14,6 @@ export const MANIFEST_MAX_BYTES = 256 * 1024;
 export const WASM_MAX_BYTES = 128 * 1024 * 1024;
 export const MANIFEST_FILE = "plugin.toml";
 const WASM_HEADER_BYTES = 8;
-
-interface DiscoveredBase {
-  /** Directory name under plugins/ (or the basename given to validate). */
-  dirName: string;
-  /** Canonical plugin directory. */
-  dir: string;
-  manifestPath: string;
-  /** Manifest name when the manifest parsed, else the directory name. */
-  name: string;
-  warnings: string[];
-}
-
-export interface DiscoveredOk extends DiscoveredBase {
-  ok: true;
-  manifest: PluginManifest;
-  kind: PluginKind;
-  /** Canonical path of the wasm file or remote entry. */
-  entryPath: string;
-  /** The entry file's stamp (discovery-cache.ts) when discovery had a cache: what its content hash is kept by. */
-  entryStamp?: string;
-}
-
-export interface DiscoveredError extends DiscoveredBase {
-  ok: false;
-  error: PrxError;
-  manifest?: PluginManifest;
-}
-
-export type DiscoveredPlugin = DiscoveredOk | DiscoveredError;
 
 function admissionError(message: string, hint?: string): PrxError {
   return new PrxError("PLUGIN_ADMISSION", message, hint ? { hint } : {});

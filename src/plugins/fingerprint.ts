@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import type { Config } from "../config/schema.ts";
 import { sha256Hex } from "../core/ids.ts";
-import type { DiscoveredPlugin } from "./discovery.ts";
+import type { DiscoveredPlugin } from "./discovered.ts";
 import type { PluginRecord } from "./generation.ts";
 
 interface Known {

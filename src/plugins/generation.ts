@@ -11,7 +11,7 @@ import type { PermissionDecision } from "./permissions.ts";
 import { CapabilityTypes, type AdmittedPlugin, type PluginInstance, type PluginKind } from "./types.ts";
 import { VersionedMap } from "./versioned-map.ts";
 import type { Config } from "../config/schema.ts";
-import type { DiscoveredPlugin } from "./discovery.ts";
+import type { DiscoveredPlugin } from "./discovered.ts";
 import type { ProviderAdapter, RemoteAdapter, StorageAdapter, ToolAdapter } from "./adapters/types.ts";
 
 /** How long release() waits for in-flight calls before releasing instances anyway (sandbox timeouts end calls first). */

@@ -1,7 +1,5 @@
 import { estimateTokens } from "../../agent/prompt.ts";
 import type { TurnInput } from "../../agent/types.ts";
-import { PrxError } from "../../core/errors.ts";
-import type { ToolCall, Usage } from "../../providers/types.ts";
 import type { GatewayContext } from "../context.ts";
 import { jsonResponse } from "../errors.ts";
 import { requestedModel } from "../openai/models.ts";
@@ -9,41 +7,14 @@ import { runGatewayTurn } from "../turns.ts";
 import { toClientTools, toTurnMessages } from "./convert.ts";
 import { statelessTurnInput } from "../stateless-turn.ts";
 import { sampling } from "../sampling.ts";
-import type { CountTokensRequest, Message, MessageUsage, MessagesRequest } from "./schemas.ts";
+import type { CountTokensRequest, Message, MessagesRequest } from "./schemas.ts";
 import { applyStops } from "./stop-sequences.ts";
 import { streamMessage } from "./stream.ts";
+import { toolUseBlock, wireUsage } from "./wire-parts.ts";
 
 /** `msg_` and 32 hex digits. */
 export function messageId(): string {
   return `msg_${crypto.randomUUID().replaceAll("-", "")}`;
-}
-
-export function wireUsage(usage: Usage): MessageUsage {
-  return {
-    input_tokens: usage.prompt_tokens,
-    output_tokens: usage.completion_tokens,
-    cache_creation_input_tokens: null,
-    cache_read_input_tokens: null,
-  };
-}
-
-/** A client tool call as a tool_use block; its arguments must be a JSON object (Anthropic's `input`). */
-export function toolUseBlock(call: ToolCall) {
-  let input: unknown;
-  try {
-    input = call.arguments === "" ? {} : JSON.parse(call.arguments);
-  } catch (error) {
-    throw new PrxError("PROVIDER_PROTOCOL", `the model called ${call.name} with arguments that are not JSON: ${call.arguments.slice(0, 200)}`, {
-      cause: error,
-      hint: "ask again; a model that keeps doing this needs a provider with structured tool calls",
-    });
-  }
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    throw new PrxError("PROVIDER_PROTOCOL", `the model called ${call.name} with arguments that are not a JSON object`, {
-      hint: "ask again; tool_use input is always an object",
-    });
-  }
-  return { type: "tool_use" as const, id: call.id, name: call.name, input: input as Record<string, unknown> };
 }
 
 /** The request as the one internal turn's input (everything but the signal and observer). */

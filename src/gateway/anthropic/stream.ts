@@ -6,7 +6,7 @@ import { preflight } from "../reply.ts";
 import { sseResponse, type SseWriter } from "../sse.ts";
 import { runGatewayTurn } from "../turns.ts";
 import { anthropicErrorBody, anthropicStatus } from "./errors.ts";
-import { toolUseBlock, wireUsage } from "./handlers.ts";
+import { toolUseBlock, wireUsage } from "./wire-parts.ts";
 import { StopScanner } from "./stop-sequences.ts";
 
 export interface MessageStreamMeta {

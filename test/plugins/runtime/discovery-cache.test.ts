@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DiscoveryCache } from "../../../src/plugins/discovery-cache.ts";
-import { discoverPlugins, WASM_MAX_BYTES, type DiscoveredOk, type DiscoveredPlugin } from "../../../src/plugins/discovery.ts";
+import type { DiscoveredOk, DiscoveredPlugin } from "../../../src/plugins/discovered.ts";
+import { discoverPlugins, WASM_MAX_BYTES } from "../../../src/plugins/discovery.ts";
 import { makeWorkspace, manifest, writePlugin, type TestWorkspace } from "./helpers.ts";
 
 const CORE_HEADER = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);

@@ -9,9 +9,8 @@ import {
   PLUGINS_DIR_MAX_ENTRIES,
   PLUGINS_DIR_MAX_REFUSED_LISTED,
   WASM_MAX_BYTES,
-  type DiscoveredError,
-  type DiscoveredPlugin,
 } from "../../../src/plugins/discovery.ts";
+import type { DiscoveredError, DiscoveredPlugin } from "../../../src/plugins/discovered.ts";
 import { makeWorkspace, manifest, writePlugin, type TestWorkspace } from "./helpers.ts";
 
 const CORE_HEADER = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
