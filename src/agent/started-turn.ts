@@ -1,4 +1,5 @@
 import type { StoredMessage } from "../storage/types.ts";
+import type { TurnInput } from "./types.ts";
 
 /** What a session holds of a turn whose process died after writing its user message (an inbox row marked started). */
 export interface StartedTurn {
@@ -30,4 +31,9 @@ export function startedTurn(tail: readonly StoredMessage[], startedSeq: number |
     if (answer === null && message.role === "assistant" && !message.toolCalls?.length) answer = message.content;
   }
   return { answer };
+}
+
+/** How the turn of a started message runs again: from the session, up to its own message when `at` says where. */
+export function resumeOf(started: StartedTurn): NonNullable<TurnInput["rerunnable"]> {
+  return started.at === undefined ? { resumed: true } : { resumed: true, at: started.at };
 }

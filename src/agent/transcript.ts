@@ -17,9 +17,10 @@ export interface TranscriptUsage {
  *
  * A turn that may run again after its process died in it (`rerun`) writes the user's message at once, with the mark of
  * the stored inbound message it answers (which records the user message's seq): the session shows the user's message
- * while the turn runs, and a rerun knows from the mark that the session holds it (and maybe the answer), and where. Every flush writes, so each tool round (the calls
- * and their results) is in the session once it completes and a rerun goes on after the last one stored, running none
- * of its calls again; only the calls of a round cut off before it was written may run again.
+ * while the turn runs, and a rerun knows from the mark that the session holds it (and maybe the answer), and where.
+ * Every flush writes, so each tool round (the calls and their results) is in the session once it completes and a rerun
+ * goes on after the last one stored, running none of its calls again; only the calls of a round cut off before it was
+ * written may run again.
  */
 export class TurnTranscript {
   private readonly pending: AppendedMessage[] = [];

@@ -29,8 +29,8 @@ export interface TurnInput {
   metadata?: Record<string, unknown>;
   /**
    * The turn runs again if its process dies in it (a channel answers its stored message at the next start): the
-   * user's message is written at once, with the mark of `answering` (the stored inbound message) in the same write, and
-   * the rest together when the turn ends. `resumed`: the session holds the user's message already (a rerun of a turn
+   * user's message is written at once, with the mark of `answering` (the stored inbound message) in the same write, each
+   * tool round as it completes, and the answer when the turn ends. `resumed`: the session holds the user's message already (a rerun of a turn
    * cut off after writing it): the turn continues from the history with no new user message and no inbound middleware
    * (the message passed it before); memory recall uses the last user message. `at`: the seq of that user message
    * (InboxRow.startedSeq): the history ends with the turn's own messages, so a turn whose message is no longer the

@@ -10,7 +10,7 @@ import type { Logger } from "../core/logger.ts";
 import { decideAccess } from "./access.ts";
 import { ATTACHMENT_FETCH_TIMEOUT_MS, CHANNEL_MAX_PENDING, STARTED_TURN_TAIL_MESSAGES, TYPING_INTERVAL_MS } from "./limits.ts";
 import { USER_MESSAGE_MAX_CHARS } from "../agent/limits.ts";
-import { startedTurn, type StartedTurn } from "../agent/started-turn.ts";
+import { resumeOf, startedTurn, type StartedTurn } from "../agent/started-turn.ts";
 import { inboundMedia } from "./media.ts";
 import { sendLinkedFiles } from "./reply-files.ts";
 import type { PairingStore } from "../storage/types.ts";
@@ -362,7 +362,7 @@ export class ChannelRunner {
         metadata: { chat_id: message.chatId, chat_kind: message.chatKind, thread_id: message.threadId, message_id: message.id },
         // a process killed mid-turn answers the stored message at its next start: the mark says the session holds it
         rerunnable: started
-          ? { resumed, ...(started.at === undefined ? {} : { at: started.at }) }
+          ? resumeOf(started)
           : { answering: { channel: this.o.store.channel, messageId: message.id } },
         ...(this.o.approvals
           ? { approvals: { kind: "ask" as const, chatKey: chatKeyOf(message), notify: (pending: PendingApproval) => this.askOwner(message, pending) } }

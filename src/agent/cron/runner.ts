@@ -15,6 +15,7 @@ import { rerunOnRequest } from "../../core/rerun.ts";
 import type { CronJobRunnerOptions } from "./types.ts";
 import type { TurnInput } from "../types.ts";
 import { CRON_RUN_INBOX, CRON_RUN_KEPT_MS, CRON_RUN_TAIL_MESSAGES, CronRunInbox, startedRun } from "./run-inbox.ts";
+import { resumeOf } from "../started-turn.ts";
 
 /**
  * Runs the cron tool's jobs this process delivers, on the plugin cron scheduler: each slot is claimed in the cron
@@ -262,7 +263,7 @@ export class CronJobRunner {
       const tail = await this.o.sessions.messages(row.session_id, CRON_RUN_TAIL_MESSAGES);
       const started = startedRun(tail, stage.startedSeq, prompt);
       text = started.answer;
-      rerunnable = started.at === undefined ? { resumed: true } : { resumed: true, at: started.at };
+      rerunnable = resumeOf(started);
       this.logger.info(`cron run taken over after its prompt was stored: ${text === null ? "its turn goes on from the session" : "delivering its stored answer"}`, {
         job: row.id,
         run: run.ref.messageId,
