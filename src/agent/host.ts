@@ -439,7 +439,7 @@ export async function openAgentHost(options: OpenAgentHostOptions = {}): Promise
     const choose = (opts: { provider?: string; model?: string; agent?: string }) => current!.choose(opts);
     const media = () => storage.media;
     const contextRatios = new ContextRatios();
-    const recorder = new UsageRecorder(storage.usage);
+    const recorder = new UsageRecorder(() => storage.usage);
     const usage = () => recorder;
     const skillsText = async (filter: readonly string[] | undefined) => (skills.enabled ? (await skills.section(filter)).text : "");
 

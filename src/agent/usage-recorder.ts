@@ -21,10 +21,16 @@ export class UsageRecorder {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private flushing: Promise<void> | undefined;
 
+  private made: UsageStore | undefined;
+  /** `storeOf` makes the usage store, on the first use of this recorder (a host opens without loading it). */
   constructor(
-    readonly store: UsageStore,
+    private readonly storeOf: () => UsageStore,
     private readonly flushMs = USAGE_FLUSH_MS,
   ) {}
+
+  private get store(): UsageStore {
+    return (this.made ??= this.storeOf());
+  }
 
   /** Count model calls of a turn (session null: a turn that stores no messages). */
   count(sessionId: string | null, usages: readonly MessageUsage[], charge: UsageCharge): void {

@@ -25,7 +25,7 @@ export function createMemoryBackend(
   /** Vectors and embeddings for hybrid recall on "sqlite" (see agent/memory-embed.ts sqliteRecallMode). */
   sqliteHybrid?: SqliteHybrid | null,
 ): MemoryBackend {
-  if (name === "sqlite") return new SqliteMemory(storage.memory, sqliteHybrid ?? null);
+  if (name === "sqlite") return new SqliteMemory(() => storage.memory, sqliteHybrid ?? null);
   if (name === "postgres") {
     if (postgres) return postgres;
     throw new PrxError("CONFIG_INVALID", 'memory.backend = "postgres" needs [storage] backend = "postgres"', {

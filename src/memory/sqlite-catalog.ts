@@ -7,7 +7,11 @@ export const MEMORY_EXPORT_PAGE = 500;
 
 /** Listing, export and import of the SQLite memory store (the rows behind `prx memory` and `/api/memory`). */
 export class SqliteMemoryCatalog implements MemoryCatalog {
-  constructor(private readonly tables: MemoryStore) {}
+  constructor(private readonly storeOf: () => MemoryStore) {}
+
+  private get tables(): MemoryStore {
+    return this.storeOf();
+  }
 
   list(options: { limit: number; offset: number; category?: string }): MemoryPage {
     const { rows, total } = this.tables.list(options);

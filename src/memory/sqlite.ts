@@ -28,11 +28,17 @@ export class SqliteMemory implements MemoryBackend {
   readonly name = "sqlite";
   readonly scopedRecall = true;
   readonly catalog: SqliteMemoryCatalog;
+  private made: MemoryStore | undefined;
+  /** `storeOf` makes the memory store, on the first use of this memory (a host opens without loading it). */
   constructor(
-    private readonly tables: MemoryStore,
+    private readonly storeOf: () => MemoryStore,
     readonly hybrid: SqliteHybrid | null = null,
   ) {
-    this.catalog = new SqliteMemoryCatalog(tables);
+    this.catalog = new SqliteMemoryCatalog(() => this.tables);
+  }
+
+  private get tables(): MemoryStore {
+    return (this.made ??= this.storeOf());
   }
 
   get embeddings(): SqliteEmbeddings | null {

@@ -17,8 +17,8 @@ import type { SqlitePluginKvStore } from "./sqlite/plugin-kv.ts";
 import type { SqliteRemotePluginStore } from "./sqlite/remote-plugins.ts";
 import type { SqliteResponseStore } from "./sqlite/responses.ts";
 import type { SqliteSessionLinkStore } from "./sqlite/session-links.ts";
-import { migrateSqlite, sqliteStatus } from "./sqlite/schema.ts";
-import { schemaStamped, stampSchema } from "./sqlite/schema-stamp.ts";
+import { sqliteStatus } from "./sqlite/schema.ts";
+import { migrateAndStamp, schemaStamped } from "./sqlite/schema-stamp.ts";
 import { SqliteSessionStore } from "./sqlite/sessions.ts";
 import type { SqliteTokenStore } from "./sqlite/tokens.ts";
 import type { FileStores, MemoryVectorStore, Storage, StorageBackendName, StorageOptions, StoragePing } from "./types.ts";
@@ -96,22 +96,14 @@ export async function openMemoryVectors(db: Database, cacheDir: string): Promise
   return new SqliteMemoryVectorStore(db, { mmapBytes: SQLITE_VECTOR_MMAP_BYTES });
 }
 
-/**
- * `stores` with the stores of the workspace SQLite file on `db` added, each made on first use; `memoryMade` is called
- * once the memory store (and so its tables) is made.
- */
+/** `stores` with the stores of the workspace SQLite file on `db` added, each made on first use. */
 function withFileStores<T extends object>(
   stores: T,
   db: Database,
-  memoryMade?: () => void,
 ): T & FileStores & { memory: SqliteMemoryStore; remotePlugins: SqliteRemotePluginStore } {
   let memory: SqliteMemoryStore | undefined;
   let remotePlugins: SqliteRemotePluginStore | undefined;
-  const makeMemory = (): SqliteMemoryStore => {
-    const made = new (storeModule.memory().SqliteMemoryStore)(db);
-    memoryMade?.();
-    return made;
-  };
+  const makeMemory = (): SqliteMemoryStore => new (storeModule.memory().SqliteMemoryStore)(db);
   return Object.defineProperties(stores, {
     path: { value: db.filename, enumerable: true },
     memory: { get: () => (memory ??= makeMemory()), enumerable: true },
@@ -126,9 +118,9 @@ function withFileStores<T extends object>(
 
 /** Every store on the SQLite database `db`; close() closes `db` (closing twice is harmless). */
 export function sqliteStorage(db: Database, options: StorageOptions = {}): SqliteStorage {
-  // a database this prx has migrated and made the memory tables of says so in its header (schema-stamp.ts)
-  let stamped = schemaStamped(db);
-  if (!stamped) migrateSqlite(db);
+  // a database this prx has migrated and made the memory tables of says so in its header (schema-stamp.ts); one that
+  // does not is brought to this prx's schema now, so that the next open reads one PRAGMA
+  if (!schemaStamped(db)) migrateAndStamp(db);
   const now = options.now ?? Date.now;
   // each store is made (and prepares its statements) on first use: most processes touch few of them
   let sessions: SqliteSessionStore | undefined;
@@ -200,9 +192,7 @@ export function sqliteStorage(db: Database, options: StorageOptions = {}): Sqlit
     status: async () => sqliteStatus(db),
     close: async () => db.close(),
   };
-  return withFileStores(stores, db, () => {
-    if (!stamped) stamped = stampSchema(db);
-  });
+  return withFileStores(stores, db);
 }
 
 /** Every store on a new connection to the SQLite file at `path` (":memory:": a throw-away database). */

@@ -14,7 +14,7 @@ function rowsWritten(db: Database): number {
 test("turns' usage is written in one batch of aggregated rows; budgets see what is pending", async () => {
   const db = new Database(":memory:");
   const storage = sqliteStorage(db);
-  const recorder = new UsageRecorder(storage.usage, 60_000);
+  const recorder = new UsageRecorder(() => storage.usage, 60_000);
   for (let i = 0; i < 40; i++) recorder.count("s1", [call], charge);
   expect(storage.usage.totals("day", "2030-01-01")).toEqual([]);
   const spent = await recorder.spent([{ kind: "all", key: "" }], "2030-06-01", "2030-06-01");
@@ -32,7 +32,7 @@ test("turns' usage is written in one batch of aggregated rows; budgets see what 
 test("a flush starts at once when USAGE_PENDING_MAX_ROWS rows are pending, not one row before", async () => {
   const db = new Database(":memory:");
   const storage = sqliteStorage(db);
-  const recorder = new UsageRecorder(storage.usage, 60_000);
+  const recorder = new UsageRecorder(() => storage.usage, 60_000);
   // the first session's call pends four rows (all, channel, model, session), every other session one more
   const sessions = (n: number) => Array.from({ length: n }, (_, i) => `s${i}`);
   for (const id of sessions(USAGE_PENDING_MAX_ROWS - 4)) recorder.count(id, [call], charge);

@@ -52,7 +52,7 @@ describe("sqlite", () => {
   });
 
   test("recall is scoped in the query: the shared entry is found under 30 stronger entries of another agent", async () => {
-    const inner = new SqliteMemory(storage.memory);
+    const inner = new SqliteMemory(() => storage.memory);
     await crowd(inner);
     await expectScoped(inner);
   });
@@ -114,7 +114,7 @@ describe("a backend that cannot scope by key", () => {
   });
 
   test("is asked for more and filtered: another agent's entries never come back", async () => {
-    const plain = new UnscopedMemory(new SqliteMemory(storage.memory));
+    const plain = new UnscopedMemory(new SqliteMemory(() => storage.memory));
     const work = new ScopedMemory(() => plain, "work", true, owners);
     const main = new ScopedMemory(() => plain, "main", false, owners);
     await work.store("plan", "the secret launch plan", "core");

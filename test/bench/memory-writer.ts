@@ -9,7 +9,7 @@ import { prng, sentence, wordSource } from "./zipf-text.ts";
 
 const [path, interval = "10"] = process.argv.slice(2);
 if (!path) throw new Error("usage: memory-writer.ts <db path> <interval ms>");
-const memory = new SqliteMemory(openSqliteStorage(path).memory);
+const memory = new SqliteMemory(() => openSqliteStorage(path).memory);
 const word = wordSource(4242);
 const random = prng(4242);
 let written = 0;

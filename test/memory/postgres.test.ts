@@ -125,7 +125,7 @@ describe("PgMemory", () => {
 describe("recall corpus on PostgreSQL", () => {
   it(`ranks the 200 notes like the SQLite path: the same top ${CUTOFF} for at least 95 % of the queries, scores within 2 points`, async () => {
     const db = new Database(":memory:");
-    const lite = new SqliteMemory(new SqliteMemoryStore(db));
+    const lite = new SqliteMemory(() => new SqliteMemoryStore(db));
     await storeCorpus(lite);
     await storeCorpus(memory);
     const recall = (m: SqliteMemory | PgMemory) => async (q: string) =>

@@ -11,7 +11,7 @@ const dir = mkdtempSync(join(tmpdir(), "prx-private-"));
 const path = join(dir, "prx.db");
 const storage = openSqliteStorage(path);
 const db = storage.db;
-const memory = new SqliteMemory(storage.memory);
+const memory = new SqliteMemory(() => storage.memory);
 
 afterAll(() => {
   void storage.close();
@@ -64,13 +64,13 @@ describe("memory schema migration", () => {
     old.close();
     const db2 = openSqliteDatabase(oldPath);
     try {
-      const migrated = new SqliteMemory(new SqliteMemoryStore(db2));
+      const migrated = new SqliteMemory(() => new SqliteMemoryStore(db2));
       expect((await migrated.get("tz"))?.private).toBe(false);
       expect((await migrated.recall("Lisbon", 5)).map((e) => e.key)).toEqual(["tz"]);
       await migrated.store("pin", "alarm code 4821", "home", null, { private: true });
       expect((await migrated.get("pin"))?.private).toBe(true);
       // opening it again (another process, a restart) finds it migrated
-      expect(() => new SqliteMemory(new SqliteMemoryStore(new Database(oldPath, { strict: true })))).not.toThrow();
+      expect(() => new SqliteMemory(() => new SqliteMemoryStore(new Database(oldPath, { strict: true })))).not.toThrow();
     } finally {
       db2.close();
     }

@@ -19,7 +19,7 @@ const dir = mkdtempSync(join(tmpdir(), "prx-relevance-"));
 const path = join(dir, "prx.db");
 const storage = openSqliteStorage(path);
 const db = storage.db;
-const memory = new SqliteMemory(storage.memory);
+const memory = new SqliteMemory(() => storage.memory);
 const keys = async (query: string, limit = 10) => (await memory.recall(query, limit)).map((e) => e.key);
 
 afterAll(() => {

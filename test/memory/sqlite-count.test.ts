@@ -27,7 +27,7 @@ describe("sqlite memory entry count", () => {
   test("is right after store, replace, forget, import and forgetSession", async () => {
     const storage = openSqliteStorage(freshPath());
     try {
-      const memory = new SqliteMemory(storage.memory);
+      const memory = new SqliteMemory(() => storage.memory);
       expect(await memory.count()).toBe(0);
       await memory.store("a", "alpha fact", "core");
       await memory.store("b", "beta fact", "core", "s1");
@@ -58,8 +58,8 @@ describe("sqlite memory entry count", () => {
     const reader = openSqliteStorage(path);
     const writer = openSqliteStorage(path);
     try {
-      const seen = new SqliteMemory(reader.memory);
-      const other = new SqliteMemory(writer.memory);
+      const seen = new SqliteMemory(() => reader.memory);
+      const other = new SqliteMemory(() => writer.memory);
       expect(await seen.count()).toBe(0);
       expect(await seen.recall("orchid", 5)).toEqual([]);
       await other.store("flower", "the orchid blooms in winter", "core");
@@ -98,7 +98,7 @@ describe("sqlite memory entry count", () => {
     try {
       // every statement the store runs, with the values it was run with
       const { db: traced, executed } = tracedDatabase(db);
-      const memory = new SqliteMemory(new SqliteMemoryStore(traced));
+      const memory = new SqliteMemory(() => new SqliteMemoryStore(traced));
       await memory.store("orchid", "the orchid blooms in winter", "core");
       await memory.store("fern", "the fern likes shade", "core");
       executed.length = 0;

@@ -34,7 +34,7 @@ test("vectors of current entries are copied, their entries leave the queue, and 
   const lite = openSqliteStorage(join(dir, "prx.db"));
   const vectors = await lite.memoryVectors(join(dir, "cache"));
   if ("unavailable" in vectors) throw new Error(vectors.unavailable);
-  const sqlite = new SqliteMemory(lite.memory, { vectors, embeddings: new SqliteEmbeddings(vectors, fakeMemoryEmbedder(fake.url)) });
+  const sqlite = new SqliteMemory(() => lite.memory, { vectors, embeddings: new SqliteEmbeddings(vectors, fakeMemoryEmbedder(fake.url)) });
   await sqlite.store("our_gp", "Our physician is Dr Patel", "health");
   await sqlite.store("dentist", "Dentist appointment on Tuesday", "health");
   // a vector of an older text is not carried: the entry waits for one on PostgreSQL
@@ -88,7 +88,7 @@ test("the other way: PostgreSQL's tables and current vectors into a new workspac
     if ("unavailable" in vectors) throw new Error(vectors.unavailable);
     expect(vectors.counts()).toEqual({ vectors: 2, pending: 0 });
     fake.reset();
-    const sqlite = new SqliteMemory(lite.memory, { vectors, embeddings: new SqliteEmbeddings(vectors, fakeMemoryEmbedder(fake.url)) });
+    const sqlite = new SqliteMemory(() => lite.memory, { vectors, embeddings: new SqliteEmbeddings(vectors, fakeMemoryEmbedder(fake.url)) });
     expect((await sqlite.recall("who is my doctor", 5, null, { relevantOnly: true })).map((e) => e.key)).toEqual(["our_gp"]);
     expect(fake.requests.filter((r) => r.path === "/v1/embeddings")).toHaveLength(1);
     // copied again: nothing new

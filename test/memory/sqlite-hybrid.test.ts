@@ -42,12 +42,12 @@ afterAll(async () => {
 hybridSuite("SQLite", {
   fake: () => fake,
   hybrid: (options = {}) =>
-    new SqliteMemory(storage.memory, {
+    new SqliteMemory(() => storage.memory, {
       vectors,
       embeddings: new SqliteEmbeddings(vectors, options.embed ?? fakeMemoryEmbedder(fake.url)),
       ...(options.minSimilarity === undefined ? {} : { minSimilarity: options.minSimilarity }),
     }),
-  plain: () => new SqliteMemory(storage.memory),
+  plain: () => new SqliteMemory(() => storage.memory),
   embedded: async () =>
     storage.db
       .query<{ key: string }, []>("SELECT m.key FROM memory_vectors v JOIN memories m ON m.seq = v.seq AND m.updated_at = v.revision ORDER BY m.key")
@@ -67,7 +67,7 @@ describe("vectors on SQLite", () => {
 
   test("each vector records its model and dimension; a forgotten entry leaves no vector or sign bits behind", async () => {
     storage.db.exec("DELETE FROM memories");
-    const memory = new SqliteMemory(storage.memory, { vectors, embeddings: new SqliteEmbeddings(vectors, fakeMemoryEmbedder(fake.url)) });
+    const memory = new SqliteMemory(() => storage.memory, { vectors, embeddings: new SqliteEmbeddings(vectors, fakeMemoryEmbedder(fake.url)) });
     await memory.store("our_gp", "Our physician is Dr Patel", "health");
     expect(storage.db.query("SELECT s.model, s.dims, length(v.embedding) AS bytes, length(b.bits) AS bits FROM memory_vectors v JOIN memory_vector_spaces s ON s.space = v.space JOIN memory_vector_bits b ON b.seq = v.seq").all()).toEqual([
       { model: "fake-embed", dims: FAKE_EMBEDDING_DIMENSIONS, bytes: FAKE_EMBEDDING_DIMENSIONS, bits: FAKE_EMBEDDING_DIMENSIONS / 8 },
@@ -103,7 +103,7 @@ describe("vectors on SQLite", () => {
 
   test(`past ${MEMORY_VECTOR_CANDIDATES} vectors the codes still pick the right candidates: the corpus among 2,000 other notes`, async () => {
     storage.db.exec("DELETE FROM memories");
-    const plain = new SqliteMemory(storage.memory);
+    const plain = new SqliteMemory(() => storage.memory);
     await storeCorpus(plain);
     const word = wordSource(11);
     const random = prng(2024);
@@ -115,7 +115,7 @@ describe("vectors on SQLite", () => {
     })();
     const embeddings = new SqliteEmbeddings(vectors, fakeMemoryEmbedder(fake.url));
     expect(await embeddings.reindex({ batch: 256 })).toBe(corpusNotes().length + 2000);
-    const hybrid = new SqliteMemory(storage.memory, { vectors, embeddings });
+    const hybrid = new SqliteMemory(() => storage.memory, { vectors, embeddings });
     const recall = (m: SqliteMemory) => async (q: string) => (await m.recall(q, CUTOFF, null, { relevantOnly: true })).map((e) => e.key);
     const scores = await compareHybrid(recall(plain), recall(hybrid));
     expect(scores.meaning.hybrid.recall).toBeGreaterThan(0.8);

@@ -19,7 +19,7 @@ test("BM25 runs only over the best score group, through one read of each term's 
   const db = openSqliteDatabase(join(dir, "groups.db"));
   try {
     const { db: tracedDb, executed } = tracedDatabase(db);
-    const memory = new SqliteMemory(new SqliteMemoryStore(tracedDb));
+    const memory = new SqliteMemory(() => new SqliteMemoryStore(tracedDb));
     db.exec("BEGIN");
     // "garden" in 300 entries, "orchid" in 2: only the entries holding both reach the answer
     for (let i = 0; i < 300; i++) await memory.store(`g${i}`, `garden note ${i}`, "core");
@@ -49,7 +49,7 @@ test("private and other sessions' entries of the best group are skipped, the nex
   const db = openSqliteDatabase(join(dir, "visible.db"));
   try {
     const { db: tracedDb, executed } = tracedDatabase(db);
-    const memory = new SqliteMemory(new SqliteMemoryStore(tracedDb));
+    const memory = new SqliteMemory(() => new SqliteMemoryStore(tracedDb));
     db.exec("BEGIN");
     for (let i = 0; i < 60; i++) await memory.store(`hidden${i}`, "kayak trip", "core", null, { private: true });
     for (let i = 0; i < 40; i++) await memory.store(`theirs${i}`, "kayak trip", "core", "session-b");

@@ -17,7 +17,7 @@ const dir = mkdtempSync(join(tmpdir(), "prx-memory-"));
 const path = join(dir, "prx.db");
 const storage = openSqliteStorage(path);
 const db = storage.db;
-const memory = new SqliteMemory(storage.memory);
+const memory = new SqliteMemory(() => storage.memory);
 
 afterAll(() => {
   void storage.close();

@@ -73,18 +73,18 @@ describe("changeStamp", () => {
 describe("SqliteMemory's empty-store shortcut", () => {
   test("sees a store through another backend on the same connection at once", async () => {
     const { db, close } = pair();
-    const reader = new SqliteMemory(new SqliteMemoryStore(db));
+    const reader = new SqliteMemory(() => new SqliteMemoryStore(db));
     expect(await reader.recall("apples", 5)).toEqual([]);
-    await new SqliteMemory(new SqliteMemoryStore(db)).store("fruit", "apples are red", "fact");
+    await new SqliteMemory(() => new SqliteMemoryStore(db)).store("fruit", "apples are red", "fact");
     expect((await reader.recall("apples", 5)).map((e) => e.key)).toEqual(["fruit"]);
     close();
   });
 
   test("sees a store by another connection (another process) at the next recall", async () => {
     const { db, other, close } = pair();
-    const reader = new SqliteMemory(new SqliteMemoryStore(db));
+    const reader = new SqliteMemory(() => new SqliteMemoryStore(db));
     expect(await reader.recall("apples", 5)).toEqual([]);
-    await new SqliteMemory(new SqliteMemoryStore(other)).store("fruit", "apples are red", "fact");
+    await new SqliteMemory(() => new SqliteMemoryStore(other)).store("fruit", "apples are red", "fact");
     expect((await reader.recall("apples", 5)).map((e) => e.key)).toEqual(["fruit"]);
     close();
   });

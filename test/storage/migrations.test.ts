@@ -122,7 +122,7 @@ testWithPostgres("prx storage copy moves a workspace to PostgreSQL and back; a s
     lite.pluginKv.set("p", "k", new Uint8Array([7]), 1024);
     const kept = { id: "resp_copy", scope: "tok_x", createdAt: Math.floor(Date.now() / 1000), response: "{}", inputItems: "[]", context: "[]" };
     lite.responses.put(kept);
-    const memory = new SqliteMemory(lite.memory);
+    const memory = new SqliteMemory(() => lite.memory);
     await memory.store("fav", "my favourite colour is teal", "prefs", null, { private: true });
     await lite.close();
 
@@ -176,7 +176,7 @@ testWithPostgres("prx storage copy moves a workspace to PostgreSQL and back; a s
         expect(restored.tokens.verify(token)?.name).toBe("laptop");
         expect(restored.pluginKv.get("p", "k")).toEqual(new Uint8Array([7]));
         expect(restored.responses.get("tok_x", "resp_copy")).toEqual(kept);
-        expect(await new SqliteMemory(restored.memory).get("fav")).toMatchObject({ key: "fav", private: true });
+        expect(await new SqliteMemory(() => restored.memory).get("fav")).toMatchObject({ key: "fav", private: true });
       } finally {
         await restored.close();
       }

@@ -44,6 +44,20 @@ test("a database is stamped once migrated with its memory tables; an open of a s
   expect(openTraced(path)).toEqual(["PRAGMA user_version"]);
 });
 
+test("an open that never touches memory still makes the memory tables and stamps: a host makes its memory store on first use", () => {
+  const path = freshPath();
+  const db = openSqliteDatabase(path);
+  sqliteStorage(db);
+  db.close();
+  expect(userVersion(path)).toBe(SQLITE_SCHEMA_STAMP);
+  const check = openSqliteDatabase(path);
+  try {
+    expect(check.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE name = 'memories'").get()!.n).toBe(1);
+  } finally {
+    check.close();
+  }
+});
+
 test("a database with another stamp (another prx's) is checked again: what it lacks is made, then it is stamped", () => {
   const path = freshPath();
   openStores(path);

@@ -20,7 +20,7 @@ function context(workspace = "/nonexistent", signal: AbortSignal = new AbortCont
 const dir = mkdtempSync(join(tmpdir(), "prx-memtools-"));
 const path = join(dir, "prx.db");
 const storage = openSqliteStorage(path);
-const sqlite = new SqliteMemory(storage.memory);
+const sqlite = new SqliteMemory(() => storage.memory);
 let backend: MemoryBackend = sqlite;
 
 afterAll(() => {

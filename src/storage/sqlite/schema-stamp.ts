@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { openedReadOnly, SQLITE_BUSY_TIMEOUT_MS } from "./database.ts";
-import { MEMORY_SCHEMA_TEXT, memorySchemaInPlace } from "./memory-schema.ts";
-import { migratedHandle, migrationsInPlace, SQLITE_MIGRATIONS } from "./schema.ts";
+import { ensureMemorySchema, MEMORY_SCHEMA_TEXT, memorySchemaInPlace } from "./memory-schema.ts";
+import { migratedHandle, migrateSqlite, migrationsInPlace, SQLITE_MIGRATIONS } from "./schema.ts";
 
 /**
  * The workspace database's schema as this prx makes it (every migration of schema.ts and the memory tables of
@@ -37,9 +37,9 @@ export function stampLater(code: string | undefined): boolean {
 }
 
 /**
- * Stamp `db` once this handle has run every migration and made the memory tables (callers stamp right after the
- * memory store opened); false when the migrations have not run on it, or when the write cannot be made at once
- * (STAMP_LATER): opening a migrated database waits for no other process's writes, and a later open stamps it.
+ * Stamp `db` once this handle has run every migration and made the memory tables (migrateAndStamp); false when the
+ * migrations have not run on it, or when the write cannot be made at once (STAMP_LATER): opening a migrated database
+ * waits for no other process's writes, and a later open stamps it.
  */
 export function stampSchema(db: Database): boolean {
   if (!migratedHandle(db) || openedReadOnly(db)) return false;
@@ -53,4 +53,15 @@ export function stampSchema(db: Database): boolean {
   } finally {
     db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   }
+}
+
+/**
+ * Bring `db` to this prx's schema (every migration, the memory tables) and stamp it. A read-only handle is only
+ * migrated (which fails if a migration is due): its memory tables are checked by the memory store's first use.
+ */
+export function migrateAndStamp(db: Database): void {
+  migrateSqlite(db);
+  if (openedReadOnly(db)) return;
+  ensureMemorySchema(db);
+  stampSchema(db);
 }

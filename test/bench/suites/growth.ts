@@ -159,7 +159,7 @@ async function recallRows(ctx: { tmp: string; quick?: boolean }): Promise<BenchR
   const mode = ctx.quick ? "quick" : "full";
   const storage = openSqliteStorage(join(ctx.tmp, "recall.db"));
   try {
-    const memory = new SqliteMemory(storage.memory);
+    const memory = new SqliteMemory(() => storage.memory);
     const word = wordSource(42);
     const random = prng(1234);
     let stored = 0;

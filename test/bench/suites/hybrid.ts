@@ -80,8 +80,8 @@ const suite: BenchSuite = async (ctx) => {
     if ("unavailable" in opened) throw new Error(opened.unavailable);
     const vectors = opened;
     const embeddings = new SqliteEmbeddings(vectors, fakeMemoryEmbedder(fake.url));
-    const hybrid = new SqliteMemory(storage.memory, { vectors, embeddings });
-    const fullText = new SqliteMemory(storage.memory);
+    const hybrid = new SqliteMemory(() => storage.memory, { vectors, embeddings });
+    const fullText = new SqliteMemory(() => storage.memory);
     const base = corpusQueries().map((q) => q.query);
     const queries = Array.from({ length: QUERIES + WARMUP }, (_, i) => base[i % base.length]!);
     const note = `${QUERIES} corpus questions, limit 5, in a session; ${FAKE_EMBEDDING_DIMENSIONS}-dimension vectors`;

@@ -31,7 +31,7 @@ const suite: BenchSuite = async (ctx) => {
   const db = storage.db;
   const rows: BenchRow[] = [];
   try {
-    const memory = new SqliteMemory(storage.memory);
+    const memory = new SqliteMemory(() => storage.memory);
     const word = wordSource(42);
     const random = prng(1234);
     let stored = 0;

@@ -18,7 +18,7 @@ const WARMUP_ROUNDS = 1;
 async function quality(tmp: string): Promise<BenchRow[]> {
   const path = join(tmp, "recall-quality.db");
   const storage = openSqliteStorage(path);
-  const memory = new SqliteMemory(storage.memory);
+  const memory = new SqliteMemory(() => storage.memory);
   try {
     await storeCorpus(memory);
     const s = await scoreCorpus(async (q) => (await memory.recall(q, CUTOFF)).map((e) => e.key));
@@ -52,7 +52,7 @@ async function latency(tmp: string): Promise<BenchRow[]> {
   const path = join(tmp, "recall-latency.db");
   const storage = openSqliteStorage(path);
   const db = storage.db;
-  const memory = new SqliteMemory(storage.memory);
+  const memory = new SqliteMemory(() => storage.memory);
   try {
     await storeCorpus(memory);
     const word = wordSource(11);

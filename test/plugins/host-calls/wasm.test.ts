@@ -20,7 +20,7 @@ const cap = { type: "tool" as const, name: "note" };
 const AT = Date.parse("2026-01-02T03:04:05.000Z");
 
 async function notes(burst: number) {
-  const host = makeHost({ root: t.root, memory: new SqliteMemory(t.storage.memory) });
+  const host = makeHost({ root: t.root, memory: new SqliteMemory(() => t.storage.memory) });
   const plugin = admitted("notes-tool", { resources: { hostCalls: { perSecond: 1, burst, inFlight: 8 } } });
   // a clock that never moves: exactly `burst` host calls pass
   const inst = await loadWasmPlugin(plugin, host.host, { hostCallClock: () => AT });

@@ -27,7 +27,7 @@ function host(withMemory = true, published: Array<[string, unknown]> = []) {
   const storage = openSqliteStorage(":memory:");
   open.push(storage);
   const sessions = storage.sessions;
-  const memory = new SqliteMemory(storage.memory);
+  const memory = new SqliteMemory(() => storage.memory);
   const bindings = createRemoteHostBindings({
     store: storage.remotePlugins,
     pluginKv: storage.pluginKv,

@@ -33,7 +33,7 @@ export class EchoProvider implements Provider {
 export function hostFixture() {
   const storage = openSqliteStorage(":memory:");
   const db = storage.db;
-  const memory = new SqliteMemory(storage.memory);
+  const memory = new SqliteMemory(() => storage.memory);
   const events: Array<{ topic: string; payload: unknown }> = [];
   const publisher: EventPublisher = { publish: (topic, payload) => void events.push({ topic, payload }) };
   const provider = new EchoProvider();

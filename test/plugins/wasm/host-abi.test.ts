@@ -157,7 +157,7 @@ describe("memory and events", () => {
   const cap = { type: "tool" as const, name: "note" };
 
   test("memory.store reaches the live backend and events.publish reaches the bus", async () => {
-    const memory = new SqliteMemory(t.storage.memory);
+    const memory = new SqliteMemory(() => t.storage.memory);
     const host = makeHost({ root: t.root, memory });
     const inst = await wasmLoader.load(admitted("notes-tool"), host.host);
     const result = (await inst.invoke(cap, "execute", ["buy oat milk"])) as { success: boolean; output: string };
