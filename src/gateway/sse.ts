@@ -22,7 +22,23 @@ export interface SseOptions {
   keepaliveMs?: number;
   /** How long the response's headers wait for the producer's first event (they then go out alone). */
   headersWaitMs?: number;
+  /** Where the headers' wait and the keep-alive interval are scheduled (tests fire them on demand). */
+  timers?: SseTimers;
 }
+
+/** The response's two timers: the headers' wait, once, and the keep-alive comments, every interval. */
+export interface SseTimers {
+  set(run: () => void, ms: number): unknown;
+  every(run: () => void, ms: number): unknown;
+  /** Cancels either kind (one list of timers holds both). */
+  clear(handle: unknown): void;
+}
+
+const realTimers: SseTimers = {
+  set: (run, ms) => setTimeout(run, ms),
+  every: (run, ms) => setInterval(run, ms),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 const KEEPALIVE_COMMENT = ": keep-alive\n\n";
 
@@ -49,6 +65,7 @@ export function sseResponse(
   options: SseOptions = {},
 ): Promise<Response> {
   const abort = new AbortController();
+  const timers = options.timers ?? realTimers;
   const headers = options.headers ? { ...EVENT_STREAM_HEADERS, ...options.headers } : EVENT_STREAM_HEADERS;
   let pending = "";
   let sink: ReadableStreamDirectController | undefined;
@@ -87,7 +104,7 @@ export function sseResponse(
   const release = () => {
     if (released) return;
     released = true;
-    clearTimeout(headersTimer);
+    timers.clear(headersTimer);
     resolveResponse(new Response(body, { headers }));
   };
   /** Writes what is pending into the response; false when the client is gone. */
@@ -132,13 +149,13 @@ export function sseResponse(
   };
 
   const keepAlive = () => write(KEEPALIVE_COMMENT);
-  const headersTimer = setTimeout(keepAlive, options.headersWaitMs ?? SSE_HEADERS_WAIT_MS);
-  const keepalive = setInterval(keepAlive, options.keepaliveMs ?? SSE_KEEPALIVE_MS);
+  const headersTimer = timers.set(keepAlive, options.headersWaitMs ?? SSE_HEADERS_WAIT_MS);
+  const keepalive = timers.every(keepAlive, options.keepaliveMs ?? SSE_KEEPALIVE_MS);
   options.signal?.addEventListener("abort", gone, { once: true });
   run(writer, abort.signal)
     .catch((error) => log.error(`SSE producer failed: ${errorMessage(error)}`))
     .finally(() => {
-      clearInterval(keepalive);
+      timers.clear(keepalive);
       options.signal?.removeEventListener("abort", gone);
       finished = true;
       if (!released) return release();

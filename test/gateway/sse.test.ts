@@ -1,5 +1,34 @@
 import { describe, expect, test } from "bun:test";
-import { sseResponse } from "../../src/gateway/sse.ts";
+import { SSE_HEADERS_WAIT_MS } from "../../src/gateway/limits.ts";
+import { sseResponse, type SseTimers } from "../../src/gateway/sse.ts";
+
+/** Timers that fire only when the test moves their time; an interval fires once per period passed. */
+function fakeTimers() {
+  let now = 0;
+  let next = 0;
+  const due = new Map<number, { at: number; every: number | null; run: () => void }>();
+  const timers: SseTimers = {
+    set: (run, ms) => (due.set(++next, { at: now + ms, every: null, run }), next),
+    every: (run, ms) => (due.set(++next, { at: now + ms, every: ms, run }), next),
+    clear: (handle) => void due.delete(handle as number),
+  };
+  const advance = (ms: number) => {
+    now += ms;
+    for (const [id, timer] of [...due]) {
+      while (due.has(id) && timer.at <= now) {
+        if (timer.every === null) due.delete(id);
+        else timer.at += timer.every;
+        timer.run();
+      }
+    }
+  };
+  return { timers, advance };
+}
+
+/** Lets the writes queued so far (flushed on setImmediate) and what they resolve run. */
+async function turns(): Promise<void> {
+  for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
 
 /**
  * Keep-alive comments keep proxies from closing a stream whose turn is silent (a slow tool, a slow model); the
@@ -70,6 +99,29 @@ describe("SSE response start", () => {
     expect(wrote).toBe(false);
     finish();
     expect(await response.text()).toBe(": keep-alive\n\ndata: late\n\n");
+  });
+
+  test(`a silent producer's response starts with a keep-alive comment once SSE_HEADERS_WAIT_MS (${SSE_HEADERS_WAIT_MS} ms) passed, not a ms before`, async () => {
+    const clock = fakeTimers();
+    let finish!: () => void;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
+    let started = false;
+    const response = sseResponse(
+      async (writer) => {
+        await gate;
+        writer.raw("late");
+      },
+      { timers: clock.timers },
+    );
+    void response.then(() => (started = true));
+    clock.advance(SSE_HEADERS_WAIT_MS - 1);
+    await turns();
+    expect(started).toBe(false);
+    clock.advance(1);
+    await turns();
+    expect(started).toBe(true);
+    finish();
+    expect(await (await response).text()).toBe(": keep-alive\n\ndata: late\n\n");
   });
 
   test("a client gone before the response started aborts the producer", async () => {

@@ -1,7 +1,8 @@
 /**
  * PostgreSQL-only behaviour at its bounds: the session lease (one turn per session across processes, waiting at
- * most the lease wait) and the verified-token cache (a revocation by another replica counts within
- * TOKEN_CACHE_TTL_MS, and requests arriving together share one lookup).
+ * most the lease wait; its connections kept between turns until unused for LEASE_CONNECTION_KEEP_MS) and the
+ * verified-token cache (a revocation by another replica counts within TOKEN_CACHE_TTL_MS, and requests arriving
+ * together share one lookup).
  */
 import type { ReservedSQL } from "bun";
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -9,6 +10,8 @@ import { isPrxError } from "../../src/core/errors.ts";
 import { TOKEN_CACHE_TTL_MS } from "../../src/storage/index.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { PgTokenStore } from "../../src/storage/postgres/tokens.ts";
+import { openPg } from "../../src/storage/postgres/connect.ts";
+import { LEASE_CONNECTION_KEEP_MS, LeaseConnections, type KeepClock, type LeaseConnection } from "../../src/storage/postgres/lease-connections.ts";
 import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 
 const schema = uniqueSchema("bounds");
@@ -341,6 +344,62 @@ it("more leases at once than the lease pool holds wait for a connection a lease 
   expect(await Promise.all(turns)).toEqual([0, 1, 2, 3, 4, 5]);
   expect(most).toBe(2);
   expect(backends.size).toBeLessThanOrEqual(2);
+});
+
+/** A clock whose time moves only when the test says, firing the timers due by then. */
+function keepClock() {
+  let time = 0;
+  let next = 0;
+  const due = new Map<number, { at: number; run: () => void }>();
+  const clock: KeepClock = {
+    now: () => time,
+    set: (run, ms) => (due.set(++next, { at: time + ms, run }), next),
+    clear: (handle) => void due.delete(handle as number),
+  };
+  const advance = (ms: number) => {
+    time += ms;
+    for (const [id, timer] of [...due]) if (timer.at <= time) (due.delete(id), timer.run());
+  };
+  return { clock, advance };
+}
+
+it(`a lease connection unused for LEASE_CONNECTION_KEEP_MS (${LEASE_CONNECTION_KEEP_MS} ms) goes back to the pool; one unused a ms less is kept`, async () => {
+  const { clock, advance } = keepClock();
+  // a lease pool of its own, as full as the leases make it: a connection not given back leaves none to reserve
+  const pool = openPg({ url: TEST_DATABASE_URL, schema, max: 2 });
+  const connections = new LeaseConnections(pool, 2, clock);
+  const backendOf = async (c: LeaseConnection) => ((await c.conn.unsafe("SELECT pg_backend_pid() AS pid")) as Array<{ pid: number }>)[0]!.pid;
+  // every connection leased here is given back, also when an expectation fails (the pool closes once none is out)
+  const leased = new Set<LeaseConnection>();
+  const acquire = async () => {
+    const c = await connections.acquire();
+    leased.add(c);
+    return c;
+  };
+  const giveBack = (c: LeaseConnection) => (leased.delete(c), connections.giveBack(c.conn));
+  try {
+    const older = await acquire();
+    const newer = await acquire();
+    expect([older.fresh, newer.fresh]).toEqual([true, true]);
+    const olderBackend = await backendOf(older);
+    const newerBackend = await backendOf(newer);
+    giveBack(older);
+    advance(1);
+    giveBack(newer);
+    // the sweep, LEASE_CONNECTION_KEEP_MS after the first was kept: the older unused that long, the newer a ms less
+    advance(LEASE_CONNECTION_KEEP_MS - 1);
+    const kept = await acquire();
+    expect(kept.fresh).toBe(false);
+    expect(await backendOf(kept)).toBe(newerBackend);
+    // the older one is in the pool again, idle: the next lease reserves it there
+    const reserved = await acquire();
+    expect(reserved.fresh).toBe(true);
+    expect(await backendOf(reserved)).toBe(olderBackend);
+  } finally {
+    for (const c of leased) giveBack(c);
+    connections.close();
+    await pool.close();
+  }
 });
 
 it(`a token revoked through another replica stops verifying once TOKEN_CACHE_TTL_MS (${TOKEN_CACHE_TTL_MS} ms) has passed`, async (a, b) => {

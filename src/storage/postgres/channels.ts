@@ -11,14 +11,17 @@ const cursorUpsert = (value: string, at: string) =>
 
 /** Channel cursors, inboxes and liveness rows in PostgreSQL, shared by channel processes on every host. */
 export class PgChannelStateStore implements ChannelStateStore {
-  constructor(private readonly sql: SQL) {}
+  constructor(
+    private readonly sql: SQL,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   getCursor(channel: string): Promise<string | null> {
     return pg("channel cursor", async () => (await this.sql.unsafe("SELECT value FROM channel_cursor WHERE channel = $1", [channel]))[0]?.value ?? null);
   }
 
   admit(channel: string, messageId: string, chatKey: string, payload: string, state: InboxState, cursor?: string): Promise<boolean> {
-    const now = Date.now();
+    const now = this.now();
     const insert =
       "INSERT INTO channel_inbox (channel, message_id, chat_key, payload, state, received_at) VALUES ($1, $2, $3, $4, $5, $6) " +
       "ON CONFLICT (channel, message_id) DO NOTHING";

@@ -11,6 +11,21 @@ export interface LeaseConnection {
   fresh: boolean;
 }
 
+/** The clock kept connections age on and the timer of their sweep (tests move both). */
+export interface KeepClock {
+  /** Milliseconds, monotonic. */
+  now(): number;
+  set(run: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const realClock: KeepClock = {
+  now: () => performance.now(),
+  // the sweep does not keep the process alive
+  set: (run, ms) => setTimeout(run, ms).unref(),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
 interface Waiter {
   resolve(connection: LeaseConnection): void;
   reject(error: unknown): void;
@@ -29,12 +44,13 @@ export class LeaseConnections {
   private readonly waiting: Waiter[] = [];
   /** Connections reserved from the pool and not given back: in a lease, being reserved, or kept. */
   private open = 0;
-  private sweep: ReturnType<typeof setTimeout> | null = null;
+  private sweep: unknown = null;
   private closed = false;
 
   constructor(
     private readonly sql: SQL,
     private readonly max: number,
+    private readonly clock: KeepClock = realClock,
   ) {}
 
   /** A connection for a lease: a kept one, a new one while fewer than `max` are open, else the next one given back. */
@@ -54,7 +70,7 @@ export class LeaseConnections {
       this.open--;
       return void conn.release();
     }
-    this.kept.push({ conn, since: performance.now() });
+    this.kept.push({ conn, since: this.clock.now() });
     if (this.sweep === null) this.scheduleSweep();
   }
 
@@ -68,7 +84,7 @@ export class LeaseConnections {
   /** Every kept connection given back to the pool; waiting leases fail. */
   close(): void {
     this.closed = true;
-    if (this.sweep !== null) clearTimeout(this.sweep);
+    if (this.sweep !== null) this.clock.clear(this.sweep);
     this.sweep = null;
     for (const { conn } of this.kept.splice(0)) (this.open--, conn.release());
     for (const waiter of this.waiting.splice(0)) waiter.reject(this.closedError());
@@ -93,14 +109,13 @@ export class LeaseConnections {
   }
 
   private scheduleSweep(): void {
-    this.sweep = setTimeout(() => this.sweepKept(), LEASE_CONNECTION_KEEP_MS);
-    this.sweep.unref();
+    this.sweep = this.clock.set(() => this.sweepKept(), LEASE_CONNECTION_KEEP_MS);
   }
 
   /** Connections kept unused for LEASE_CONNECTION_KEEP_MS go back to the pool (the oldest are first in the list). */
   private sweepKept(): void {
     this.sweep = null;
-    const before = performance.now() - LEASE_CONNECTION_KEEP_MS;
+    const before = this.clock.now() - LEASE_CONNECTION_KEEP_MS;
     let stale = 0;
     while (stale < this.kept.length && this.kept[stale]!.since <= before) stale++;
     for (const { conn } of this.kept.splice(0, stale)) (this.open--, conn.release());

@@ -72,7 +72,7 @@ export async function pgStorage(options: PgStorageOptions): Promise<PgStorage> {
     pluginKv: new PgPluginKvStore(sql),
     cron: new PgCronStateStore(sql),
     cronJobs: new PgCronJobStore(sql, options.schema),
-    channels: new PgChannelStateStore(sql),
+    channels: new PgChannelStateStore(sql, now),
     pairings: new PgPairingStore(sql, now),
     media: new PgMediaStore(sql),
     usage: new PgUsageStore(sql),
