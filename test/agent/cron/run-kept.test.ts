@@ -20,7 +20,10 @@ afterAll(async () => {
   for (const schema of schemas) await dropSchema(schema);
 });
 
-/** An `at` reminder delivered at RUN_AT; whether its run is in the inbox after a start of the runner at RUN_AT + CRON_RUN_KEPT_MS, then one a ms later. */
+/**
+ * An `at` reminder delivered at RUN_AT; whether its run is in the inbox after a start of the runner at
+ * RUN_AT + CRON_RUN_KEPT_MS, then one a ms later.
+ */
 async function keptAfter(storage: BackendStorage, clock: FakeClock): Promise<{ at: boolean; past: boolean }> {
   const deliveries: Delivery[] = [];
   const job = parsed(
