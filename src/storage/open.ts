@@ -103,10 +103,9 @@ function withFileStores<T extends object>(
 ): T & FileStores & { memory: SqliteMemoryStore; remotePlugins: SqliteRemotePluginStore } {
   let memory: SqliteMemoryStore | undefined;
   let remotePlugins: SqliteRemotePluginStore | undefined;
-  const makeMemory = (): SqliteMemoryStore => new (storeModule.memory().SqliteMemoryStore)(db);
   return Object.defineProperties(stores, {
     path: { value: db.filename, enumerable: true },
-    memory: { get: () => (memory ??= makeMemory()), enumerable: true },
+    memory: { get: () => (memory ??= new (storeModule.memory().SqliteMemoryStore)(db)), enumerable: true },
     remotePlugins: {
       get: () => (remotePlugins ??= new (storeModule.remotePlugins().SqliteRemotePluginStore)(db)),
       enumerable: true,

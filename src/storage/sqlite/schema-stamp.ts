@@ -41,7 +41,7 @@ export function stampLater(code: string | undefined): boolean {
  * migrations have not run on it, or when the write cannot be made at once (STAMP_LATER): opening a migrated database
  * waits for no other process's writes, and a later open stamps it.
  */
-export function stampSchema(db: Database): boolean {
+function stampSchema(db: Database): boolean {
   if (!migratedHandle(db) || openedReadOnly(db)) return false;
   db.exec("PRAGMA busy_timeout = 0");
   try {
