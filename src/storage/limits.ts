@@ -31,11 +31,11 @@ export const TOKEN_TOUCH_INTERVAL_MS = 60_000;
 export const TOKEN_NAME_MAX_CHARS = 64;
 /** Longest bearer token accepted in an Authorization header (ours are ~47 chars). */
 export const BEARER_MAX_CHARS = 512;
-/** Verified tokens remembered per process (by SHA-256). */
+/** PostgreSQL: verified tokens remembered per process (by SHA-256). */
 export const TOKEN_CACHE_MAX_ENTRIES = 1024;
 /**
  * PostgreSQL: how long a verified token is trusted without asking the database again. A revocation through
- * another replica is honoured within this time (the SQLite path notices one at the next request).
+ * another replica is honoured within this time (SQLite looks the token up at every request).
  */
 export const TOKEN_CACHE_TTL_MS = 1000;
 

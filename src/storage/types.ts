@@ -247,8 +247,6 @@ export interface TokenStore {
   activeCount(): Awaitable<number>;
   /** The live token matching `presented`, or null. */
   verify(presented: string): Awaitable<TokenRecord | null>;
-  /** Verified tokens held in this process's cache. */
-  readonly cachedCount: number;
 }
 
 // ---------------------------------------------------------------- the gateway's pairing code

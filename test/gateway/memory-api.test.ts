@@ -2,14 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { MEMORY_LIST_MAX } from "../../src/memory/limits.ts";
 import { MEMORY_IMPORT_MAX_BYTES, MEMORY_IMPORT_MAX_ENTRIES, MemoryRecordSchema } from "../../src/memory/transfer.ts";
 import { harness, json, type Harness } from "./harness.ts";
-import { hostDb, writeTable } from "../helpers/host-db.ts";
+import { hostDb } from "../helpers/host-db.ts";
 
 let h: Harness;
 beforeAll(async () => {
   h = await harness();
 });
 afterAll(() => h.close());
-beforeEach(() => writeTable(h.host, "memories", "DELETE FROM memories"));
+beforeEach(() => hostDb(h.host).exec("DELETE FROM memories"));
 
 const JSONL = { "content-type": "application/x-ndjson" };
 const store = (body: Record<string, unknown>) => h.call("/api/memory", { json: body });
@@ -97,7 +97,7 @@ describe("memory export and import", () => {
       ["pin", true, null],
       ["mood", false, "s1"],
     ]);
-    writeTable(h.host, "memories", "DELETE FROM memories");
+    hostDb(h.host).exec("DELETE FROM memories");
     const imported = await json(h.call("/api/import/memory", { method: "POST", headers: JSONL, body: text }));
     expect(imported).toEqual({ entries: 2, created: 2, replaced: 0 });
     expect(await (await h.call("/api/export/memory")).text()).toBe(text);
@@ -130,7 +130,7 @@ describe("memory export and import", () => {
     const lines = Array.from({ length: MEMORY_IMPORT_MAX_ENTRIES }, (_, i) => `{"key":"k${i}","content":"${i}"}`);
     const atMax = await h.call("/api/import/memory", { method: "POST", headers: JSONL, body: lines.join("\n") });
     expect((await json(atMax)).created).toBe(MEMORY_IMPORT_MAX_ENTRIES);
-    writeTable(h.host, "memories", "DELETE FROM memories");
+    hostDb(h.host).exec("DELETE FROM memories");
     lines.push('{"key":"one-more","content":"x"}');
     const past = await h.call("/api/import/memory", { method: "POST", headers: JSONL, body: lines.join("\n") });
     expect(past.status).toBe(413);

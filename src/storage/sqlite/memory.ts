@@ -8,7 +8,6 @@ import type {
   MemoryStore,
   MemoryUpsert,
 } from "../types.ts";
-import { changeStamp, noteLocalWrite } from "./data-version.ts";
 import { ftsPhrase, orOfTerms } from "./fts.ts";
 import { ensureMemorySchema } from "./memory-schema.ts";
 import { keyConditions } from "./memory-keys.ts";
@@ -79,26 +78,20 @@ function visibleSql(session: boolean, includePrivate: boolean, keys: readonly st
     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}`;
 }
 
-/** The name local writes are noted under (data-version.ts). */
-const MEMORY_TABLE = "memories";
-
 /** Ranked entries are read this many at a time (at least `limit`) until enough are visible to the scope. */
 const VISIBLE_CHUNK = 32;
 
 /**
  * The memory tables (`memories`, its FTS5 index and its entry counter, see memory-schema.ts) on one connection.
- * The count is a row the triggers keep: every connection reads what every other committed, with no recount; this
- * store reads that row again only after a commit (data-version.ts), so a turn's recall usually reads nothing for it.
+ * The count is a row the triggers keep: every connection reads what every other committed, with no recount, and
+ * reading it costs one indexed row.
  */
 export class SqliteMemoryStore implements MemoryStore {
-  private counted: { stamp: string; entries: number } | undefined;
-
   constructor(private readonly db: Database) {
     ensureMemorySchema(db);
   }
 
   upsert(entry: MemoryUpsert): void {
-    noteLocalWrite(this.db, MEMORY_TABLE);
     statement(this.db, SQL.upsert).run({
       id: newId("mem"),
       key: entry.key,
@@ -135,18 +128,11 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   deleteKey(key: string): boolean {
-    noteLocalWrite(this.db, MEMORY_TABLE);
     return statement(this.db, SQL.deleteKey).run({ key }).changes > 0;
   }
 
   count(): number {
-    // inside a transaction the count may include writes a rollback takes back: read, do not keep
-    if (this.db.inTransaction) return statement<{ n: number }, []>(this.db, SQL.countAll).get()?.n ?? 0;
-    const stamp = changeStamp(this.db, MEMORY_TABLE);
-    if (this.counted?.stamp === stamp) return this.counted.entries;
-    const entries = statement<{ n: number }, []>(this.db, SQL.countAll).get()?.n ?? 0;
-    this.counted = { stamp, entries };
-    return entries;
+    return statement<{ n: number }, []>(this.db, SQL.countAll).get()?.n ?? 0;
   }
 
   ping(): void {
@@ -209,7 +195,6 @@ export class SqliteMemoryStore implements MemoryStore {
     const exists = this.db.query<{ one: number }, { key: string }>(SQL.exists);
     const upsert = this.db.query(SQL.importUpsert);
     const outcome = { created: 0, replaced: 0 };
-    noteLocalWrite(this.db, MEMORY_TABLE);
     this.db.transaction(() => {
       for (const record of records) {
         if (exists.get({ key: record.key })) outcome.replaced++;
@@ -230,7 +215,6 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   forgetSession(sessionId: string): number {
-    noteLocalWrite(this.db, MEMORY_TABLE);
     return this.db.query(SQL.forgetSession).run({ session: sessionId }).changes;
   }
 }

@@ -1,25 +1,19 @@
 import { constantTimeEqual } from "../../core/constant-time.ts";
 import type { Database } from "bun:sqlite";
-import { changeStamp, noteLocalWrite } from "./data-version.ts";
 import { sha256Hex } from "../../core/ids.ts";
-import { BEARER_MAX_CHARS, TOKEN_CACHE_MAX_ENTRIES, TOKEN_TOUCH_INTERVAL_MS } from "../limits.ts";
+import { BEARER_MAX_CHARS, TOKEN_TOUCH_INTERVAL_MS } from "../limits.ts";
 import { mintToken, toTokenRecord, unknownToken, type TokenRow } from "../token-util.ts";
 import type { TokenRecord, TokenStore } from "../types.ts";
 import { migrateSqlite } from "./schema.ts";
 import { statement } from "./statements.ts";
 
-const TOKENS_TABLE = "gateway_tokens";
-
 /**
- * Gateway bearer tokens in the workspace database: only their SHA-256 is kept. Verified tokens are cached by
- * digest and the cache is dropped when another connection (`prx gateway token revoke` in another process)
- * committed, or when a store on this connection revoked one (data-version.ts): a revocation takes effect at the
- * next request, and a request costs one `PRAGMA data_version`, no table lookup.
+ * Gateway bearer tokens in the workspace database: only their SHA-256 is kept. Each request looks its token up by
+ * digest (one indexed row, as cheap as asking SQLite whether anything changed), so a revocation by any process
+ * takes effect at the next request.
  */
 export class SqliteTokenStore implements TokenStore {
   private readonly touched = new Map<string, number>();
-  private readonly verified = new Map<string, TokenRow>();
-  private stamp = "";
 
   constructor(
     private readonly db: Database,
@@ -46,12 +40,7 @@ export class SqliteTokenStore implements TokenStore {
     if (!row) throw unknownToken(id);
     if (row.revoked) return false;
     this.db.query("UPDATE gateway_tokens SET revoked = 1 WHERE id = ?").run(id);
-    noteLocalWrite(this.db, TOKENS_TABLE);
     return true;
-  }
-
-  get cachedCount(): number {
-    return this.verified.size;
   }
 
   activeCount(): number {
@@ -61,18 +50,8 @@ export class SqliteTokenStore implements TokenStore {
   verify(presented: string): TokenRecord | null {
     if (presented.length === 0 || presented.length > BEARER_MAX_CHARS) return null;
     const digest = Bun.SHA256.hash(presented, "hex");
-    const stamp = changeStamp(this.db, TOKENS_TABLE);
-    if (stamp !== this.stamp) {
-      this.verified.clear();
-      this.stamp = stamp;
-    }
-    let row = this.verified.get(digest) ?? null;
-    if (!row) {
-      row = statement<TokenRow, [string]>(this.db, "SELECT * FROM gateway_tokens WHERE token_sha256 = ?").get(digest);
-      if (!row || !constantTimeEqual(row.token_sha256, digest) || row.revoked) return null;
-      if (this.verified.size >= TOKEN_CACHE_MAX_ENTRIES) this.verified.clear();
-      this.verified.set(digest, row);
-    }
+    const row = statement<TokenRow, [string]>(this.db, "SELECT * FROM gateway_tokens WHERE token_sha256 = ?").get(digest);
+    if (!row || !constantTimeEqual(row.token_sha256, digest) || row.revoked) return null;
     this.touch(row.id);
     return toTokenRecord(row);
   }
