@@ -1,3 +1,4 @@
+import { REAL_TIMERS, type Timers } from "../core/timers.ts";
 import type { AccessLog } from "../gateway/access-log.ts";
 
 /**
@@ -7,22 +8,9 @@ import type { AccessLog } from "../gateway/access-log.ts";
  */
 export const FIRST_ANSWER_WAIT_MS = 50;
 
-export interface AnswerTimers {
-  set(run: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-  /** Runs `run` on a later event-loop turn: after the response that `accessLog` was told of has been written. */
-  later(run: () => void): void;
-}
-
 declare const PRX_BUILT_WITHOUT_ANSWER_FIRST: boolean | undefined;
 /** Off only in a binary built without the trick (`PRX_BUILD_WITHOUT=answer-first`), which the startup bench measures against. */
 const ANSWER_FIRST = typeof PRX_BUILT_WITHOUT_ANSWER_FIRST === "undefined";
-
-const realTimers: AnswerTimers = {
-  set: (run, ms) => setTimeout(run, ms),
-  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-  later: (run) => void setImmediate(run),
-};
 
 export interface FirstAnswer {
   /** The access log to give the gateway: `log`, noting the first request it is told of. */
@@ -39,21 +27,22 @@ export interface FirstAnswer {
  * answer: a health check waiting on a starting gateway is answered by a process that has nothing else to do, while
  * the collection that Bun.serve asks for at listening runs. A kept start-up trick: tricks.ts, "answer-first".
  */
-export function firstAnswer(log: AccessLog, timers: AnswerTimers = realTimers): FirstAnswer {
+export function firstAnswer(log: AccessLog, timers: Pick<Timers, "after" | "soon"> = REAL_TIMERS): FirstAnswer {
   const { promise, resolve } = Promise.withResolvers<void>();
   let seen = false;
   return {
     accessLog: (entry) => {
       if (!seen) {
         seen = true;
-        timers.later(resolve);
+        // a later turn: after the response that the log is told of has been written
+        timers.soon(resolve);
       }
       log(entry);
     },
     answered: () => {
       if (!ANSWER_FIRST) return Promise.resolve();
-      const timer = timers.set(resolve, FIRST_ANSWER_WAIT_MS);
-      return promise.finally(() => timers.clear(timer));
+      const cancelWait = timers.after(resolve, FIRST_ANSWER_WAIT_MS);
+      return promise.finally(cancelWait);
     },
   };
 }

@@ -1,3 +1,5 @@
+import { BACKGROUND_TIMERS, type Cancel, type Timers } from "../core/timers.ts";
+
 /**
  * A channel process collects its garbage once each time it goes quiet (a kept trick, src/boot/tricks.ts): a full
  * collection CHANNEL_IDLE_COLLECT_MS after the last message in flight was answered, so a process that waits hours for
@@ -6,34 +8,29 @@
  */
 export const CHANNEL_IDLE_COLLECT_MS = 500;
 
-export interface IdleTimers {
-  set(run: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
-
-const realTimers: IdleTimers = {
-  // the timer does not keep the process alive
-  set: (run, ms) => setTimeout(run, ms).unref(),
-  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
 export interface IdleCollector {
   /** The runner's count of messages in flight, at every change. */
   inFlight(count: number): void;
 }
 
-/** `collect` is a full synchronous collection (Bun.gc(true)) outside tests. */
-export function idleCollector(collect: () => void = () => Bun.gc(true), timers: IdleTimers = realTimers): IdleCollector {
-  let pending: unknown = null;
+/**
+ * `collect` is a full synchronous collection (Bun.gc(true)) outside tests; its timer does not keep the process alive
+ * (BACKGROUND_TIMERS).
+ */
+export function idleCollector(
+  collect: () => void = () => Bun.gc(true),
+  timers: Pick<Timers, "after"> = BACKGROUND_TIMERS,
+): IdleCollector {
+  let cancelPending: Cancel | null = null;
   return {
     inFlight(count) {
-      if (pending !== null) {
-        timers.clear(pending);
-        pending = null;
+      if (cancelPending !== null) {
+        cancelPending();
+        cancelPending = null;
       }
       if (count > 0) return;
-      pending = timers.set(() => {
-        pending = null;
+      cancelPending = timers.after(() => {
+        cancelPending = null;
         collect();
       }, CHANNEL_IDLE_COLLECT_MS);
     },

@@ -1,5 +1,6 @@
 import { errorMessage } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
+import { REAL_TIMERS, type Timers } from "../core/timers.ts";
 import { SSE_HEADERS_WAIT_MS, SSE_KEEPALIVE_MS } from "./limits.ts";
 
 const log = createLogger("gateway.sse");
@@ -22,23 +23,12 @@ export interface SseOptions {
   keepaliveMs?: number;
   /** How long the response's headers wait for the producer's first event (they then go out alone). */
   headersWaitMs?: number;
-  /** Where the headers' wait and the keep-alive interval are scheduled (tests fire them on demand). */
-  timers?: SseTimers;
+  /**
+   * Where the response's two timers are scheduled, the headers' wait (once) and the keep-alive comments (every
+   * interval); default REAL_TIMERS (tests fire them on demand).
+   */
+  timers?: Pick<Timers, "after" | "every">;
 }
-
-/** The response's two timers: the headers' wait, once, and the keep-alive comments, every interval. */
-export interface SseTimers {
-  set(run: () => void, ms: number): unknown;
-  every(run: () => void, ms: number): unknown;
-  /** Cancels either kind (one list of timers holds both). */
-  clear(handle: unknown): void;
-}
-
-const realTimers: SseTimers = {
-  set: (run, ms) => setTimeout(run, ms),
-  every: (run, ms) => setInterval(run, ms),
-  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 const KEEPALIVE_COMMENT = ": keep-alive\n\n";
 
@@ -65,7 +55,7 @@ export function sseResponse(
   options: SseOptions = {},
 ): Promise<Response> {
   const abort = new AbortController();
-  const timers = options.timers ?? realTimers;
+  const timers = options.timers ?? REAL_TIMERS;
   const headers = options.headers ? { ...EVENT_STREAM_HEADERS, ...options.headers } : EVENT_STREAM_HEADERS;
   let pending = "";
   let sink: ReadableStreamDirectController | undefined;
@@ -104,7 +94,7 @@ export function sseResponse(
   const release = () => {
     if (released) return;
     released = true;
-    timers.clear(headersTimer);
+    cancelHeadersWait();
     resolveResponse(new Response(body, { headers }));
   };
   /** Writes what is pending into the response; false when the client is gone. */
@@ -149,13 +139,13 @@ export function sseResponse(
   };
 
   const keepAlive = () => write(KEEPALIVE_COMMENT);
-  const headersTimer = timers.set(keepAlive, options.headersWaitMs ?? SSE_HEADERS_WAIT_MS);
-  const keepalive = timers.every(keepAlive, options.keepaliveMs ?? SSE_KEEPALIVE_MS);
+  const cancelHeadersWait = timers.after(keepAlive, options.headersWaitMs ?? SSE_HEADERS_WAIT_MS);
+  const cancelKeepalive = timers.every(keepAlive, options.keepaliveMs ?? SSE_KEEPALIVE_MS);
   options.signal?.addEventListener("abort", gone, { once: true });
   run(writer, abort.signal)
     .catch((error) => log.error(`SSE producer failed: ${errorMessage(error)}`))
     .finally(() => {
-      timers.clear(keepalive);
+      cancelKeepalive();
       options.signal?.removeEventListener("abort", gone);
       finished = true;
       if (!released) return release();

@@ -12,7 +12,8 @@ import type { AdmittedPlugin, PluginInstance } from "../../src/plugins/types.ts"
 import { openWasmPlugin } from "../../src/plugins/wasm/loader.ts";
 import { SANDBOX_GC_AFTER_STOP_MS, WASM_IDLE_STOP_MS } from "../../src/plugins/wasm/limits.ts";
 import { ensureExamplesBuilt } from "../plugins/kit/examples-build.ts";
-import { makeHost, manualTimers } from "../plugins/wasm/helpers.ts";
+import { fakeTimers } from "../helpers/fake-timers.ts";
+import { makeHost } from "../plugins/wasm/helpers.ts";
 
 const n = Number(process.argv[2] ?? 30);
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", PRX_LOG: "error" };
@@ -44,7 +45,7 @@ function distinct(i: number): AdmittedPlugin {
   };
 }
 
-const clock = manualTimers();
+const clock = fakeTimers();
 
 async function rssMb(): Promise<number> {
   // the Workers collect their heaps SANDBOX_GC_AFTER_STOP_MS after a stop

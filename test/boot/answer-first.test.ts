@@ -4,24 +4,12 @@
  */
 import { expect, test } from "bun:test";
 import type { AccessEntry } from "../../src/gateway/access-log.ts";
-import { FIRST_ANSWER_WAIT_MS, firstAnswer, type AnswerTimers } from "../../src/boot/answer-first.ts";
+import { FIRST_ANSWER_WAIT_MS, firstAnswer } from "../../src/boot/answer-first.ts";
+import { fakeTimers as sharedFakeTimers } from "../helpers/fake-timers.ts";
 
 function fakeTimers() {
-  let now = 0;
-  let next = 0;
-  const due = new Map<number, { at: number; run: () => void }>();
-  const turns: Array<() => void> = [];
-  const timers: AnswerTimers = {
-    set: (run, ms) => (due.set(++next, { at: now + ms, run }), next),
-    clear: (handle) => void due.delete(handle as number),
-    later: (run) => void turns.push(run),
-  };
-  const advance = (ms: number) => {
-    now += ms;
-    for (const [id, timer] of [...due]) if (timer.at <= now) (due.delete(id), timer.run());
-  };
-  const nextTurn = () => turns.splice(0).forEach((run) => run());
-  return { timers, advance, nextTurn, scheduled: () => due.size };
+  const clock = sharedFakeTimers();
+  return { timers: clock.timers, advance: clock.advance, nextTurn: clock.flushSoon, scheduled: clock.pending };
 }
 
 const entry: AccessEntry = { method: "GET", path: "/health", status: 200, id: "r1", ms: 0.4, client: "127.0.0.1" };

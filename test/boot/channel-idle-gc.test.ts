@@ -3,21 +3,12 @@
  * flight falls to 0, cancelled by the next message, made once per quiet period.
  */
 import { expect, test } from "bun:test";
-import { CHANNEL_IDLE_COLLECT_MS, idleCollector, type IdleTimers } from "../../src/boot/channel-idle-gc.ts";
+import { CHANNEL_IDLE_COLLECT_MS, idleCollector } from "../../src/boot/channel-idle-gc.ts";
+import { fakeTimers as sharedFakeTimers } from "../helpers/fake-timers.ts";
 
 function fakeTimers() {
-  let now = 0;
-  let next = 0;
-  const due = new Map<number, { at: number; run: () => void }>();
-  const timers: IdleTimers = {
-    set: (run, ms) => (due.set(++next, { at: now + ms, run }), next),
-    clear: (handle) => void due.delete(handle as number),
-  };
-  const advance = (ms: number) => {
-    now += ms;
-    for (const [id, timer] of [...due]) if (timer.at <= now) (due.delete(id), timer.run());
-  };
-  return { timers, advance, scheduled: () => due.size };
+  const clock = sharedFakeTimers();
+  return { timers: clock.timers, advance: clock.advance, scheduled: clock.pending };
 }
 
 test(`a quiet period of ${CHANNEL_IDLE_COLLECT_MS} ms collects once; one ms short of it does not`, () => {

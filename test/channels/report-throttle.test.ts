@@ -5,29 +5,14 @@
  */
 import { expect, test } from "bun:test";
 import { CHANNEL_REPORT_INTERVAL_MS } from "../../src/channels/limits.ts";
-import { throttled, type ThrottleTimers } from "../../src/channels/report-throttle.ts";
+import { throttled } from "../../src/channels/report-throttle.ts";
+import { fakeTimers as sharedFakeTimers } from "../helpers/fake-timers.ts";
 
 function fakeTimers() {
-  let now = 0;
-  const due: Array<{ at: number; run: () => void }> = [];
-  const timers: ThrottleTimers = {
-    now: () => now,
-    soon: (run) => void due.push({ at: now, run }),
-    after: (run, ms) => void due.push({ at: now + ms, run }),
-  };
-  /** Moves the clock to `to`, running what falls due on the way, in order. */
-  const advance = (to: number) => {
-    for (;;) {
-      due.sort((a, b) => a.at - b.at);
-      const next = due[0];
-      if (!next || next.at > to) break;
-      due.shift();
-      now = Math.max(now, next.at);
-      next.run();
-    }
-    now = to;
-  };
-  return { timers, advance, pending: () => due.length };
+  const clock = sharedFakeTimers();
+  /** Moves the clock to `to`, running what falls due on the way, in order (what `soon` queued is due at once). */
+  const advance = (to: number) => clock.advance(to - clock.timers.now());
+  return { timers: clock.timers, advance, pending: clock.pending };
 }
 
 test(`changes are reported at most once per CHANNEL_REPORT_INTERVAL_MS (${CHANNEL_REPORT_INTERVAL_MS} ms); the first at once, the rest at the interval's end`, () => {

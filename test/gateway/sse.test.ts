@@ -1,29 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { SSE_HEADERS_WAIT_MS } from "../../src/gateway/limits.ts";
-import { sseResponse, type SseTimers } from "../../src/gateway/sse.ts";
-
-/** Timers that fire only when the test moves their time; an interval fires once per period passed. */
-function fakeTimers() {
-  let now = 0;
-  let next = 0;
-  const due = new Map<number, { at: number; every: number | null; run: () => void }>();
-  const timers: SseTimers = {
-    set: (run, ms) => (due.set(++next, { at: now + ms, every: null, run }), next),
-    every: (run, ms) => (due.set(++next, { at: now + ms, every: ms, run }), next),
-    clear: (handle) => void due.delete(handle as number),
-  };
-  const advance = (ms: number) => {
-    now += ms;
-    for (const [id, timer] of [...due]) {
-      while (due.has(id) && timer.at <= now) {
-        if (timer.every === null) due.delete(id);
-        else timer.at += timer.every;
-        timer.run();
-      }
-    }
-  };
-  return { timers, advance };
-}
+import { sseResponse } from "../../src/gateway/sse.ts";
+import { fakeTimers } from "../helpers/fake-timers.ts";
 
 /** Lets the writes queued so far (flushed on setImmediate) and what they resolve run. */
 async function turns(): Promise<void> {

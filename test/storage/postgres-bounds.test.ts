@@ -11,7 +11,8 @@ import { TOKEN_CACHE_TTL_MS } from "../../src/storage/index.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { PgTokenStore } from "../../src/storage/postgres/tokens.ts";
 import { openPg } from "../../src/storage/postgres/connect.ts";
-import { LEASE_CONNECTION_KEEP_MS, LeaseConnections, type KeepClock, type LeaseConnection } from "../../src/storage/postgres/lease-connections.ts";
+import { LEASE_CONNECTION_KEEP_MS, LeaseConnections, type LeaseConnection } from "../../src/storage/postgres/lease-connections.ts";
+import { fakeTimers } from "../helpers/fake-timers.ts";
 import { dropSchema, TEST_DATABASE_URL, testNeeding, uniqueSchema } from "../helpers/servers.ts";
 
 const schema = uniqueSchema("bounds");
@@ -346,25 +347,8 @@ it("more leases at once than the lease pool holds wait for a connection a lease 
   expect(backends.size).toBeLessThanOrEqual(2);
 });
 
-/** A clock whose time moves only when the test says, firing the timers due by then. */
-function keepClock() {
-  let time = 0;
-  let next = 0;
-  const due = new Map<number, { at: number; run: () => void }>();
-  const clock: KeepClock = {
-    now: () => time,
-    set: (run, ms) => (due.set(++next, { at: time + ms, run }), next),
-    clear: (handle) => void due.delete(handle as number),
-  };
-  const advance = (ms: number) => {
-    time += ms;
-    for (const [id, timer] of [...due]) if (timer.at <= time) (due.delete(id), timer.run());
-  };
-  return { clock, advance };
-}
-
 it(`a lease connection unused for LEASE_CONNECTION_KEEP_MS (${LEASE_CONNECTION_KEEP_MS} ms) goes back to the pool; one unused a ms less is kept`, async () => {
-  const { clock, advance } = keepClock();
+  const { timers: clock, advance } = fakeTimers();
   // a lease pool of its own, as full as the leases make it: a connection not given back leaves none to reserve
   const pool = openPg({ url: TEST_DATABASE_URL, schema, max: 2 });
   const connections = new LeaseConnections(pool, 2, clock);

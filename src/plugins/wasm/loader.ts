@@ -22,7 +22,7 @@ import {
   declarationKey,
   LazyWasmInstance,
   type Declarations,
-  type IdleTimers,
+  type LazyWasmOptions,
 } from "./on-demand/index.ts";
 import { Sandbox, type SandboxOptions } from "./sandbox/index.ts";
 
@@ -135,7 +135,7 @@ export async function loadWasmPlugin(
 export interface OpenWasmOptions extends SandboxOptions {
   /** Default WASM_IDLE_STOP_MS; 0 keeps the guest running once started. */
   idleStopMs?: number;
-  timers?: IdleTimers;
+  timers?: LazyWasmOptions["timers"];
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ReservedSQL, SQL } from "bun";
 import { errorMessage, PrxError } from "../../core/errors.ts";
+import { BACKGROUND_TIMERS, type Cancel, type Timers } from "../../core/timers.ts";
 import { PG_IDLE_TIMEOUT_S } from "./connect.ts";
 
 /** A connection kept unused this long is given back to the pool (which closes it once idle, as any other). */
@@ -10,21 +11,6 @@ export interface LeaseConnection {
   conn: ReservedSQL;
   fresh: boolean;
 }
-
-/** The clock kept connections age on and the timer of their sweep (tests move both). */
-export interface KeepClock {
-  /** Milliseconds, monotonic. */
-  now(): number;
-  set(run: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
-
-const realClock: KeepClock = {
-  now: () => performance.now(),
-  // the sweep does not keep the process alive
-  set: (run, ms) => setTimeout(run, ms).unref(),
-  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 interface Waiter {
   resolve(connection: LeaseConnection): void;
@@ -44,13 +30,17 @@ export class LeaseConnections {
   private readonly waiting: Waiter[] = [];
   /** Connections reserved from the pool and not given back: in a lease, being reserved, or kept. */
   private open = 0;
-  private sweep: unknown = null;
+  private cancelSweep: Cancel | null = null;
   private closed = false;
 
   constructor(
     private readonly sql: SQL,
     private readonly max: number,
-    private readonly clock: KeepClock = realClock,
+    /**
+     * The monotonic clock kept connections age on and the timer of their sweep, which does not keep the process
+     * alive (tests move both).
+     */
+    private readonly timers: Pick<Timers, "now" | "after"> = BACKGROUND_TIMERS,
   ) {}
 
   /** A connection for a lease: a kept one, a new one while fewer than `max` are open, else the next one given back. */
@@ -70,8 +60,8 @@ export class LeaseConnections {
       this.open--;
       return void conn.release();
     }
-    this.kept.push({ conn, since: this.clock.now() });
-    if (this.sweep === null) this.scheduleSweep();
+    this.kept.push({ conn, since: this.timers.now() });
+    if (this.cancelSweep === null) this.scheduleSweep();
   }
 
   /** A lease's connection was given back to the pool or closed by its holder: its place is free. */
@@ -84,8 +74,8 @@ export class LeaseConnections {
   /** Every kept connection given back to the pool; waiting leases fail. */
   close(): void {
     this.closed = true;
-    if (this.sweep !== null) this.clock.clear(this.sweep);
-    this.sweep = null;
+    this.cancelSweep?.();
+    this.cancelSweep = null;
     for (const { conn } of this.kept.splice(0)) (this.open--, conn.release());
     for (const waiter of this.waiting.splice(0)) waiter.reject(this.closedError());
   }
@@ -109,13 +99,13 @@ export class LeaseConnections {
   }
 
   private scheduleSweep(): void {
-    this.sweep = this.clock.set(() => this.sweepKept(), LEASE_CONNECTION_KEEP_MS);
+    this.cancelSweep = this.timers.after(() => this.sweepKept(), LEASE_CONNECTION_KEEP_MS);
   }
 
   /** Connections kept unused for LEASE_CONNECTION_KEEP_MS go back to the pool (the oldest are first in the list). */
   private sweepKept(): void {
-    this.sweep = null;
-    const before = this.clock.now() - LEASE_CONNECTION_KEEP_MS;
+    this.cancelSweep = null;
+    const before = this.timers.now() - LEASE_CONNECTION_KEEP_MS;
     let stale = 0;
     while (stale < this.kept.length && this.kept[stale]!.since <= before) stale++;
     for (const { conn } of this.kept.splice(0, stale)) (this.open--, conn.release());

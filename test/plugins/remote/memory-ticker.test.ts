@@ -4,24 +4,21 @@ import {
   processMemoryGuard,
   workerMemoryGuard,
   type MemoryGuard,
-  type TickerTimers,
 } from "../../../src/plugins/remote/host/memory/index.ts";
 import { startMemoryReports } from "../../../src/plugins/remote/worker-runtime/memory-report.ts";
+import { fakeTimers } from "../../helpers/fake-timers.ts";
 
-/** Timers that only count what is armed; ticks are driven by hand. */
+const TICK_MS = 250;
+
+/** Timers that count what is armed (`live.size`); a tick is one period of TICK_MS passed. */
 function countingTimers() {
-  const live = new Map<number, () => void>();
-  let next = 0;
-  const timers: TickerTimers = {
-    setInterval(fn) {
-      live.set(++next, fn);
-      return next;
-    },
-    clearInterval(handle) {
-      live.delete(handle as number);
+  const clock = fakeTimers();
+  const live = {
+    get size() {
+      return clock.pending();
     },
   };
-  return { timers, live, tick: () => [...live.values()].forEach((fn) => fn()) };
+  return { timers: clock.timers, live, tick: () => clock.advance(TICK_MS) };
 }
 
 /** `n` Worker and `n` subprocess plugins' guards on one ticker, each counting its measurements. */
@@ -42,7 +39,7 @@ function guards(ticker: MemoryTicker, n: number) {
 test("the memory checks of 1 and of 20 remote plugins share one timer, armed only while a plugin runs", () => {
   for (const plugins of [1, 20]) {
     const { timers, live, tick } = countingTimers();
-    const ticker = new MemoryTicker(250, timers);
+    const ticker = new MemoryTicker(TICK_MS, timers);
     expect(live.size).toBe(0);
     const { all, checks } = guards(ticker, plugins);
     expect(live.size).toBe(1);
@@ -60,7 +57,7 @@ test("the memory checks of 1 and of 20 remote plugins share one timer, armed onl
 
 test("a silent Worker counts as busy in synchronous code after staleMs while a call is in flight, after idleStaleMs while none is", () => {
   const { timers, tick } = countingTimers();
-  const ticker = new MemoryTicker(250, timers);
+  const ticker = new MemoryTicker(TICK_MS, timers);
   let busy = false;
   let over: string | null = null;
   const rss = { bytes: 0 };

@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isPrxError } from "../../../src/core/errors.ts";
-import { MemoryTicker, type TickerTimers } from "../../../src/plugins/remote/host/memory/index.ts";
+import { MemoryTicker } from "../../../src/plugins/remote/host/memory/index.ts";
+import { fakeTimers } from "../../helpers/fake-timers.ts";
 import {
   openRemotePlugin,
   REMOTE_DEFAULT_IDLE_STOP_MS,
@@ -40,20 +41,16 @@ export default {
 };
 `;
 
-/** Timers that only count what is armed; ticks are driven by hand. */
+/** A ticker on timers that count what is armed (`live.size`); a tick is one period of the ticker passed. */
 function manualTicker() {
-  const live = new Map<number, () => void>();
-  let next = 0;
-  const timers: TickerTimers = {
-    setInterval(fn) {
-      live.set(++next, fn);
-      return next;
-    },
-    clearInterval(handle) {
-      live.delete(handle as number);
+  const clock = fakeTimers();
+  const ticker = new MemoryTicker(1000, clock.timers);
+  const live = {
+    get size() {
+      return clock.pending();
     },
   };
-  return { ticker: new MemoryTicker(1000, timers), tick: () => [...live.values()].forEach((fn) => fn()), live };
+  return { ticker, tick: () => clock.advance(ticker.everyMs), live };
 }
 
 let root: string;

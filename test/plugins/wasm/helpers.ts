@@ -8,7 +8,6 @@ import { createLogger, setLogSink } from "../../../src/core/logger.ts";
 import { openWorkspace } from "../../../src/core/workspace.ts";
 import type { MemoryBackend } from "../../../src/memory/types.ts";
 import type { AdmittedPlugin, PluginHostServices } from "../../../src/plugins/types.ts";
-import type { IdleTimers } from "../../../src/plugins/wasm/on-demand/index.ts";
 import { openSqliteStorage, type SqliteStorage } from "../../../src/storage/index.ts";
 import { PLUGINS } from "../../fixtures/test-wasm/plugins.ts";
 
@@ -120,30 +119,4 @@ export async function failure(promise: Promise<unknown>): Promise<PrxError> {
     throw error;
   }
   throw new Error("expected the call to fail");
-}
-
-/** Timers that fire only when the test says so, on a clock it moves. */
-export function manualTimers() {
-  let clock = 0;
-  const pending = new Set<{ at: number; fn: () => void }>();
-  const timers: IdleTimers = {
-    now: () => clock,
-    after(ms, fn) {
-      const entry = { at: clock + ms, fn };
-      pending.add(entry);
-      return () => pending.delete(entry);
-    },
-  };
-  return {
-    timers,
-    advance(ms: number) {
-      clock += ms;
-      for (const entry of [...pending]) {
-        if (entry.at > clock) continue;
-        pending.delete(entry);
-        entry.fn();
-      }
-    },
-    pending: () => pending.size,
-  };
 }

@@ -11,7 +11,8 @@ import { REMOTE_DEFAULT_IDLE_STOP_MS } from "../../../src/plugins/remote/limits.
 import { cachedArtifactCount, compileCount } from "../../../src/plugins/wasm/artifact-cache.ts";
 import { sandboxWorkerPool, WASM_IDLE_STOP_MS } from "../../../src/plugins/wasm/index.ts";
 import { toolModule } from "../runtime/helpers.ts";
-import { failure, makeHost, manualTimers, removeDir } from "./helpers.ts";
+import { fakeTimers } from "../../helpers/fake-timers.ts";
+import { failure, makeHost, removeDir } from "./helpers.ts";
 
 const th = makeHost();
 const roots: string[] = [];
@@ -56,7 +57,7 @@ describe("a WASM plugin started on its first call", () => {
 
   test("a cold load runs the guest and caches its declarations; a warm one starts nothing until a call", async () => {
     const plugin = await toolPlugin("cold");
-    const clock = manualTimers();
+    const clock = fakeTimers();
     const first = (await openWasmPlugin(plugin, th.host, { timers: clock.timers })) as PluginInstance;
     expect(first.runState?.()).toBe("running");
     const spec = await first.invoke(ref(plugin), "get-spec", []);
@@ -84,7 +85,7 @@ describe("a WASM plugin started on its first call", () => {
 
   test("concurrent first calls share one start, and a call after the idle stop starts it again", async () => {
     const plugin = await toolPlugin("racing");
-    const clock = manualTimers();
+    const clock = fakeTimers();
     await warm(plugin);
     const instance = await openWasmPlugin(plugin, th.host, { timers: clock.timers });
     const before = tenants();
@@ -102,7 +103,7 @@ describe("a WASM plugin started on its first call", () => {
 
   test("a guest stopped for being idle keeps no compiled code in the host; its next call prepares it again and answers", async () => {
     const plugin = await toolPlugin("dropped");
-    const clock = manualTimers();
+    const clock = fakeTimers();
     await warm(plugin);
     const instance = await openWasmPlugin(plugin, th.host, { timers: clock.timers });
     const held = cachedArtifactCount();
@@ -123,7 +124,7 @@ describe("a WASM plugin started on its first call", () => {
 
   test("a call keeps the guest running: the idle time counts from the last call", async () => {
     const plugin = await toolPlugin("busy");
-    const clock = manualTimers();
+    const clock = fakeTimers();
     const instance = await openWasmPlugin(plugin, th.host, { timers: clock.timers });
     clock.advance(WASM_IDLE_STOP_MS / 2);
     await instance.invoke(ref(plugin), "execute", ["{}"]);

@@ -8,4 +8,4 @@ export {
   type DeclarationCache,
   type Declarations,
 } from "./declarations.ts";
-export { LazyWasmInstance, realTimers, type IdleTimers, type LazyWasmOptions } from "./lazy-instance.ts";
+export { LazyWasmInstance, type LazyWasmOptions } from "./lazy-instance.ts";

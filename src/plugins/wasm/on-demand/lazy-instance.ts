@@ -1,30 +1,19 @@
 import { errorMessage, PrxError } from "../../../core/errors.ts";
 import type { Logger } from "../../../core/logger.ts";
+import { BACKGROUND_TIMERS, type Cancel, type Timers } from "../../../core/timers.ts";
 import type { HostCallBudgetStatus } from "../../host-calls/index.ts";
 import type { AdmittedPlugin, CapabilityRef, GuestEventSink, PluginInstance, PluginRunState } from "../../types.ts";
 import type { Sandbox } from "../sandbox/index.ts";
 import { declarationName, type Declarations } from "./declarations.ts";
 
-/** The clock and timer the idle stop runs on (tests inject their own). */
-export interface IdleTimers {
-  now(): number;
-  /** Run `fn` once after `ms`; the returned function cancels it. */
-  after(ms: number, fn: () => void): () => void;
-}
-
-export const realTimers: IdleTimers = {
-  now: () => Date.now(),
-  after(ms, fn) {
-    const timer = setTimeout(fn, ms);
-    timer.unref?.();
-    return () => clearTimeout(timer);
-  },
-};
-
 export interface LazyWasmOptions {
   /** Stop the guest after this long without a call (0: keep it running once started). */
   idleStopMs: number;
-  timers?: IdleTimers;
+  /**
+   * The clock (Date.now's) and timer the idle stop runs on; default BACKGROUND_TIMERS: the wait does not keep the
+   * process alive (tests inject their own).
+   */
+  timers?: Pick<Timers, "dateNow" | "after">;
   logger: Logger;
   /** Answers of the declaring exports known already (from the cache); the guest is not started for them. */
   declarations: Declarations | null;
@@ -46,12 +35,12 @@ export class LazyWasmInstance implements PluginInstance {
   private starting: Promise<Sandbox> | null = null;
   private inFlight = 0;
   private lastActivity: number;
-  private cancelIdle: (() => void) | null = null;
+  private cancelIdle: Cancel | null = null;
   private released: Promise<void> | null = null;
   private drained: (() => void) | null = null;
   private readonly sinks = new Map<number, GuestEventSink>();
   private readonly answers: Declarations;
-  private readonly timers: IdleTimers;
+  private readonly timers: Pick<Timers, "dateNow" | "after">;
   /** Host-call refusals of the sandboxes released before the current one. */
   private earlierRefused = 0;
   private lastRefusedAt: number | null = null;
@@ -64,9 +53,9 @@ export class LazyWasmInstance implements PluginInstance {
     private readonly options: LazyWasmOptions,
     running: Sandbox | null = null,
   ) {
-    this.timers = options.timers ?? realTimers;
+    this.timers = options.timers ?? BACKGROUND_TIMERS;
     this.answers = { ...(options.declarations ?? {}) };
-    this.lastActivity = this.timers.now();
+    this.lastActivity = this.timers.dateNow();
     if (running) this.adopt(running);
   }
 
@@ -90,7 +79,7 @@ export class LazyWasmInstance implements PluginInstance {
       return value;
     } finally {
       this.inFlight--;
-      this.lastActivity = this.timers.now();
+      this.lastActivity = this.timers.dateNow();
       if (this.inFlight === 0) this.drained?.();
       this.armIdle();
     }
@@ -147,7 +136,7 @@ export class LazyWasmInstance implements PluginInstance {
   private adopt(sandbox: Sandbox): Sandbox {
     for (const [index, sink] of this.sinks) sandbox.setEventSink(index, sink);
     this.sandbox = sandbox;
-    this.lastActivity = this.timers.now();
+    this.lastActivity = this.timers.dateNow();
     this.armIdle();
     return sandbox;
   }
@@ -160,7 +149,7 @@ export class LazyWasmInstance implements PluginInstance {
 
   private armIdle(): void {
     if (this.options.idleStopMs === 0 || this.cancelIdle || !this.sandbox || this.released) return;
-    this.cancelIdle = this.timers.after(this.options.idleStopMs, () => this.idleCheck());
+    this.cancelIdle = this.timers.after(() => this.idleCheck(), this.options.idleStopMs);
   }
 
   private idleCheck(): void {
@@ -169,9 +158,9 @@ export class LazyWasmInstance implements PluginInstance {
     if (!sandbox || this.released || this.inFlight > 0) return;
     // a guest subscribed to events of its own is reached by them, not by calls: it keeps running
     if (sandbox.subscribed()) return;
-    const quiet = this.timers.now() - this.lastActivity;
+    const quiet = this.timers.dateNow() - this.lastActivity;
     if (quiet < this.options.idleStopMs) {
-      this.cancelIdle = this.timers.after(this.options.idleStopMs - quiet, () => this.idleCheck());
+      this.cancelIdle = this.timers.after(() => this.idleCheck(), this.options.idleStopMs - quiet);
       return;
     }
     this.sandbox = null;

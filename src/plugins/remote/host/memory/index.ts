@@ -2,4 +2,4 @@
 export { memoryCapOf, memoryKill } from "./cap.ts";
 export { processMemoryGuard, workerMemoryGuard, type MemoryGuard } from "./guard.ts";
 export { vmRssBytes } from "./process-rss.ts";
-export { MemoryTicker, type TickerTimers } from "./ticker.ts";
+export { MemoryTicker } from "./ticker.ts";

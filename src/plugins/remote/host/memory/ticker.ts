@@ -1,17 +1,4 @@
-/** The timer functions a ticker uses (tests pass their own to count and drive ticks). */
-export interface TickerTimers {
-  setInterval(fn: () => void, ms: number): unknown;
-  clearInterval(handle: unknown): void;
-}
-
-const realTimers: TickerTimers = {
-  setInterval(fn, ms) {
-    const handle = setInterval(fn, ms);
-    handle.unref();
-    return handle;
-  },
-  clearInterval: (handle) => clearInterval(handle as ReturnType<typeof setInterval>),
-};
+import { BACKGROUND_TIMERS, type Cancel, type Timers } from "../../../../core/timers.ts";
 
 /**
  * One timer for the memory checks of every remote plugin a runtime runs (its remote host state holds it): however
@@ -19,23 +6,24 @@ const realTimers: TickerTimers = {
  */
 export class MemoryTicker {
   private readonly checks = new Set<() => void>();
-  private handle: unknown = null;
+  private cancelTimer: Cancel | null = null;
 
+  /** `timers`: where its one interval runs; BACKGROUND_TIMERS, which never keep the process alive, outside tests. */
   constructor(
     readonly everyMs: number,
-    private readonly timers: TickerTimers = realTimers,
+    private readonly timers: Pick<Timers, "every"> = BACKGROUND_TIMERS,
   ) {}
 
   /** Run `check` every period until the returned function is called. */
   add(check: () => void): () => void {
     const entry = () => check();
     this.checks.add(entry);
-    this.handle ??= this.timers.setInterval(() => this.tick(), this.everyMs);
+    this.cancelTimer ??= this.timers.every(() => this.tick(), this.everyMs);
     return () => {
       this.checks.delete(entry);
-      if (this.checks.size > 0 || this.handle === null) return;
-      this.timers.clearInterval(this.handle);
-      this.handle = null;
+      if (this.checks.size > 0 || this.cancelTimer === null) return;
+      this.cancelTimer();
+      this.cancelTimer = null;
     };
   }
 
@@ -46,7 +34,7 @@ export class MemoryTicker {
 
   /** Whether its one timer is armed. */
   get armed(): boolean {
-    return this.handle !== null;
+    return this.cancelTimer !== null;
   }
 
   private tick(): void {
