@@ -386,6 +386,36 @@ it(`a lease connection unused for LEASE_CONNECTION_KEEP_MS (${LEASE_CONNECTION_K
   }
 });
 
+it("a kept lease connection goes back to the pool once unused for LEASE_CONNECTION_KEEP_MS, also when an older one was swept before it", async () => {
+  const { timers: clock, advance } = fakeTimers();
+  const pool = openPg({ url: TEST_DATABASE_URL, schema, max: 2 });
+  const connections = new LeaseConnections(pool, 2, clock);
+  const leased = new Set<LeaseConnection>();
+  const acquire = async () => {
+    const c = await connections.acquire();
+    leased.add(c);
+    return c;
+  };
+  const giveBack = (c: LeaseConnection) => (leased.delete(c), connections.giveBack(c.conn));
+  const half = Math.floor(LEASE_CONNECTION_KEEP_MS / 2);
+  try {
+    const older = await acquire();
+    const newer = await acquire();
+    giveBack(older);
+    advance(half);
+    giveBack(newer);
+    // the older one is swept LEASE_CONNECTION_KEEP_MS after it was kept, the newer one exactly its own limit later
+    advance(LEASE_CONNECTION_KEEP_MS - half);
+    advance(half);
+    const next = await acquire();
+    expect(next.fresh).toBe(true);
+  } finally {
+    for (const c of leased) giveBack(c);
+    connections.close();
+    await pool.close();
+  }
+});
+
 it(`a token revoked through another replica stops verifying once TOKEN_CACHE_TTL_MS (${TOKEN_CACHE_TTL_MS} ms) has passed`, async (a, b) => {
   const { token, record } = await a.tokens.create("shared");
   expect((await b.tokens.verify(token))?.id).toBe(record.id);

@@ -61,7 +61,7 @@ export class LeaseConnections {
       return void conn.release();
     }
     this.kept.push({ conn, since: this.timers.now() });
-    if (this.cancelSweep === null) this.scheduleSweep();
+    if (this.cancelSweep === null) this.scheduleSweep(LEASE_CONNECTION_KEEP_MS);
   }
 
   /** A lease's connection was given back to the pool or closed by its holder: its place is free. */
@@ -98,17 +98,21 @@ export class LeaseConnections {
     return new PrxError("STORAGE", "the session leases' connections are closed", { status: 503, hint: "the storage was closed: open it again" });
   }
 
-  private scheduleSweep(): void {
-    this.cancelSweep = this.timers.after(() => this.sweepKept(), LEASE_CONNECTION_KEEP_MS);
+  private scheduleSweep(inMs: number): void {
+    this.cancelSweep = this.timers.after(() => this.sweepKept(), inMs);
   }
 
-  /** Connections kept unused for LEASE_CONNECTION_KEEP_MS go back to the pool (the oldest are first in the list). */
+  /**
+   * Connections kept unused for LEASE_CONNECTION_KEEP_MS go back to the pool (the oldest are first in the list); the
+   * next sweep comes when the oldest of the others has been unused that long.
+   */
   private sweepKept(): void {
     this.cancelSweep = null;
-    const before = this.timers.now() - LEASE_CONNECTION_KEEP_MS;
+    const now = this.timers.now();
     let stale = 0;
-    while (stale < this.kept.length && this.kept[stale]!.since <= before) stale++;
+    while (stale < this.kept.length && this.kept[stale]!.since <= now - LEASE_CONNECTION_KEEP_MS) stale++;
     for (const { conn } of this.kept.splice(0, stale)) (this.open--, conn.release());
-    if (this.kept.length > 0) this.scheduleSweep();
+    const oldest = this.kept[0];
+    if (oldest) this.scheduleSweep(oldest.since + LEASE_CONNECTION_KEEP_MS - now);
   }
 }
