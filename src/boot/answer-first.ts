@@ -24,8 +24,10 @@ export interface FirstAnswer {
 
 /**
  * The gateway's optional parts (the channel processes, the cron runner, the config watch) start after its first
- * answer: a health check waiting on a starting gateway is answered by a process that has nothing else to do, while
- * the collection that Bun.serve asks for at listening runs. A kept start-up trick: tricks.ts, "answer-first".
+ * answer: a health check waiting on a starting gateway is answered by a process that has nothing else to do but
+ * the collection Bun's GC timer asks for at the first turn of the event loop, which comes after listening (its first
+ * look at the heap always collects; with BUN_GC_TIMER_DISABLE=1 none runs before the first answer). A kept start-up
+ * trick: tricks.ts, "answer-first".
  */
 export function firstAnswer(log: AccessLog, timers: Pick<Timers, "after" | "soon"> = REAL_TIMERS): FirstAnswer {
   const { promise, resolve } = Promise.withResolvers<void>();
