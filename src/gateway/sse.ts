@@ -13,6 +13,8 @@ export interface SseWriter {
   /** Raw data line, e.g. `[DONE]`. */
   raw(data: string): void;
   readonly closed: boolean;
+  /** Resolves after `ms` on the response's timers, or at once when the stream is aborted (leaving no listener behind). */
+  pause(ms: number): Promise<void>;
 }
 
 export interface SseOptions {
@@ -24,8 +26,8 @@ export interface SseOptions {
   /** How long the response's headers wait for the producer's first event (they then go out alone). */
   headersWaitMs?: number;
   /**
-   * Where the response's two timers are scheduled, the headers' wait (once) and the keep-alive comments (every
-   * interval); default REAL_TIMERS (tests fire them on demand).
+   * Where the response's timers are scheduled, the headers' wait (once), the keep-alive comments (every interval)
+   * and the producer's pauses (writer.pause); default REAL_TIMERS (tests fire them on demand).
    */
   timers?: Pick<Timers, "after" | "every">;
 }
@@ -136,6 +138,16 @@ export function sseResponse(
     get closed() {
       return closed;
     },
+    pause: (ms) =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          cancel();
+          abort.signal.removeEventListener("abort", done);
+          resolve();
+        };
+        const cancel = timers.after(done, ms);
+        abort.signal.addEventListener("abort", done);
+      }),
   };
 
   const keepAlive = () => write(KEEPALIVE_COMMENT);
@@ -156,19 +168,6 @@ export function sseResponse(
       endBody?.();
     });
   return response;
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts (leaving no listener behind). */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done);
-  });
 }
 
 export function wantsEventStream(request: Request): boolean {

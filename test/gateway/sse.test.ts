@@ -138,6 +138,52 @@ describe("SSE response start", () => {
   });
 });
 
+describe("SSE producer pauses", () => {
+  test("a pause ends once its time passed on the response's timers, not a ms before", async () => {
+    const clock = fakeTimers();
+    const response = sseResponse(
+      async (writer) => {
+        writer.raw("before");
+        await writer.pause(500);
+        writer.raw("after");
+      },
+      { timers: clock.timers },
+    );
+    const reader = (await response).body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: before\n\n");
+    let next = "";
+    const reading = reader.read().then((chunk) => (next = new TextDecoder().decode(chunk.value)));
+    clock.advance(499);
+    await turns();
+    expect(next).toBe("");
+    clock.advance(1);
+    await reading;
+    expect(next).toBe("data: after\n\n");
+  });
+
+  test("a pause ends at once when the client goes away, and leaves no timer behind", async () => {
+    const clock = fakeTimers();
+    const client = new AbortController();
+    let resumed!: () => void;
+    const pauseEnded = new Promise<void>((resolve) => (resumed = resolve));
+    const response = sseResponse(
+      async (writer) => {
+        await writer.pause(60_000);
+        resumed();
+      },
+      { signal: client.signal, timers: clock.timers, keepaliveMs: 120_000 },
+    );
+    await turns();
+    // the headers' wait, the keep-alive interval and the pause
+    expect(clock.pending()).toBe(3);
+    client.abort();
+    await pauseEnded;
+    expect(clock.pending()).toBe(2);
+    expect(await (await response).text()).toBe("");
+    expect(clock.pending()).toBe(0);
+  });
+});
+
 describe("SSE over HTTP", () => {
   test("a client that goes away mid-stream aborts the producer", async () => {
     let aborted!: () => void;

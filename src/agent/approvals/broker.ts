@@ -1,30 +1,9 @@
 import { PrxError } from "../../core/errors.ts";
 import { createLogger, type Logger } from "../../core/logger.ts";
+import { REAL_TIMERS, type Timers } from "../../core/timers.ts";
 import type { ApprovalRow, ApprovalStore, StoreWatch } from "../../storage/types.ts";
 import { APPROVAL_POLL_MS } from "./limits.ts";
 import type { ApprovalAnswer, ApprovalDecision, ApprovalRoute, PendingApproval, ToolRisk } from "./types.ts";
-
-/** Time as the broker reads it: tests give a clock they move themselves. */
-export interface BrokerClock {
-  now(): number;
-  /** Resolves after `ms`, or at once when `signal` aborts. */
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
-}
-
-export const systemClock: BrokerClock = {
-  now: Date.now,
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve) => {
-      if (signal.aborted) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener("abort", done, { once: true });
-    }),
-};
 
 /** One call that needs the owner's approval. */
 export interface ApprovalRequest {
@@ -55,14 +34,18 @@ export class ApprovalBroker {
 
   constructor(
     private readonly store: () => ApprovalStore,
-    private readonly clock: BrokerClock = systemClock,
+    /**
+     * The clock (Date.now's: stored times are epoch milliseconds) and the timer a waiting call sleeps on; default
+     * REAL_TIMERS: the sleep keeps the process alive (tests inject their own).
+     */
+    private readonly timers: Pick<Timers, "dateNow" | "after"> = REAL_TIMERS,
     private readonly logger: Logger = createLogger("approvals"),
     private readonly pollMs: number = APPROVAL_POLL_MS,
   ) {}
 
   /** Store the approval, tell the owner through the route, and wait for the answer (or the timeout, or the turn's end). */
   async ask(request: ApprovalRequest, route: AskRoute, signal: AbortSignal): Promise<ApprovalAnswer> {
-    const created = this.clock.now();
+    const created = this.timers.dateNow();
     const row: ApprovalRow = {
       id: `apr_${randomHex(12)}`,
       code: String(1000 + (crypto.getRandomValues(new Uint16Array(1))[0]! % 9000)),
@@ -107,7 +90,7 @@ export class ApprovalBroker {
   /** Answer a pending approval once. NOT_FOUND for an unknown id, CONFLICT for one decided or run out already. */
   async decide(id: string, decision: ApprovalDecision, by: string, reason: string | null): Promise<ApprovalRow> {
     const store = this.store();
-    const now = this.clock.now();
+    const now = this.timers.dateNow();
     const existing = await store.get(id);
     if (!existing) throw new PrxError("NOT_FOUND", `no approval ${id}`, { status: 404, hint: "list pending approvals: GET /api/approvals" });
     if (existing.state === "pending" && existing.expires_at <= now) {
@@ -124,12 +107,12 @@ export class ApprovalBroker {
 
   /** Pending approvals of every process sharing the store, oldest first. */
   async pending(limit: number): Promise<PendingApproval[]> {
-    return (await this.store().pending(this.clock.now(), limit)).map(pendingOf);
+    return (await this.store().pending(this.timers.dateNow(), limit)).map(pendingOf);
   }
 
   /** The pending approval asked in this chat with this code. */
   async byCode(channel: string, chatKey: string, code: string): Promise<PendingApproval | null> {
-    const row = await this.store().byCode(channel, chatKey, code, this.clock.now());
+    const row = await this.store().byCode(channel, chatKey, code, this.timers.dateNow());
     return row ? pendingOf(row) : null;
   }
 
@@ -181,10 +164,10 @@ export class ApprovalBroker {
         stop.abort();
       });
       while (true) {
-        const remaining = row.expires_at - this.clock.now();
+        const remaining = row.expires_at - this.timers.dateNow();
         if (got.row || signal.aborted || remaining <= 0) break;
         // told by the store: asleep until the call runs out unless woken; else a read every pollMs
-        await this.clock.sleep(told ? remaining : Math.min(this.pollMs, remaining), stop.signal);
+        await this.sleep(told ? remaining : Math.min(this.pollMs, remaining), stop.signal);
         if (got.row || signal.aborted) break;
         const current = await store.get(row.id);
         if (current && current.state !== "pending") return answerOf(current);
@@ -192,7 +175,7 @@ export class ApprovalBroker {
       if (got.row) return answerOf(got.row);
       const state = signal.aborted ? "deny" : "timeout";
       const by = signal.aborted ? "cancelled" : "timeout";
-      const closed = await store.decide(row.id, state, by, null, this.clock.now());
+      const closed = await store.decide(row.id, state, by, null, this.timers.dateNow());
       if (closed) return answerOf(closed);
       // answered elsewhere in the same moment: that answer stands
       const current = await store.get(row.id);
@@ -201,6 +184,20 @@ export class ApprovalBroker {
       signal.removeEventListener("abort", onAbort);
       stop.abort();
     }
+  }
+
+  /** Resolves after `ms` on the timers, or at once when `signal` aborts. */
+  private sleep(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (signal.aborted) return resolve();
+      const done = () => {
+        cancel();
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const cancel = this.timers.after(done, ms);
+      signal.addEventListener("abort", done, { once: true });
+    });
   }
 }
 

@@ -1,4 +1,4 @@
-export { ApprovalBroker, pendingOf, systemClock, type ApprovalRequest, type BrokerClock } from "./broker.ts";
+export { ApprovalBroker, pendingOf, type ApprovalRequest } from "./broker.ts";
 export { ToolGate, type TurnParty, type TurnToolsView } from "./gate.ts";
 export * from "./limits.ts";
 export { globMatches, permissionFor } from "./policy.ts";

@@ -1,6 +1,7 @@
 import { createLogger, type Logger } from "../../core/logger.ts";
 import { errorMessage } from "../../core/errors.ts";
-import { CRON_MAX_JOBS, CronScheduler, systemClock, type CronClock, type CronJob, type CronRunRecord } from "../../plugins/cron/index.ts";
+import { BACKGROUND_TIMERS, type Cancel } from "../../core/timers.ts";
+import { CRON_MAX_JOBS, CronScheduler, timerDelay, type CronJob, type CronRunRecord, type CronTimers } from "../../plugins/cron/index.ts";
 import {
   CRON_TOOL_MISSED_GRACE_MS,
   CRON_TOOL_POLL_MS,
@@ -28,9 +29,9 @@ import { resumeOf } from "../started-turn.ts";
  */
 export class CronJobRunner {
   private readonly scheduler: CronScheduler;
-  private readonly clock: CronClock;
+  private readonly clock: CronTimers;
   private readonly logger: Logger;
-  private timer: { cancel(): void } | null = null;
+  private cancelRead: Cancel | null = null;
   private stopped = true;
   private syncing: Promise<boolean> | null = null;
   private watch: StoreWatch | null = null;
@@ -43,7 +44,7 @@ export class CronJobRunner {
   private known = new Map<string, StoredJob>();
 
   constructor(private readonly o: CronJobRunnerOptions) {
-    this.clock = o.clock ?? systemClock;
+    this.clock = o.clock ?? BACKGROUND_TIMERS;
     this.logger = o.logger ?? createLogger("agent.cron");
     this.scheduler = new CronScheduler({
       store: o.state,
@@ -59,7 +60,7 @@ export class CronJobRunner {
   async start(): Promise<void> {
     this.stopped = false;
     try {
-      await this.o.inbox.prune(CRON_RUN_INBOX, this.clock.now() - CRON_RUN_KEPT_MS);
+      await this.o.inbox.prune(CRON_RUN_INBOX, this.clock.dateNow() - CRON_RUN_KEPT_MS);
     } catch (error) {
       this.logger.warn("cron runs delivered long ago not forgotten; tried again at the next start", { error: errorMessage(error) });
     }
@@ -87,17 +88,17 @@ export class CronJobRunner {
 
   /** With notices, a failed read is tried again once after CRON_TOOL_POLL_MS. */
   private retry(): void {
-    if (this.timer || this.stopped) return;
-    this.timer = this.clock.setTimer(() => {
-      this.timer = null;
+    if (this.cancelRead || this.stopped) return;
+    this.cancelRead = this.clock.after(() => {
+      this.cancelRead = null;
       void this.notice();
-    }, this.o.pollMs ?? CRON_TOOL_POLL_MS);
+    }, timerDelay(this.o.pollMs ?? CRON_TOOL_POLL_MS));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.timer?.cancel();
-    this.timer = null;
+    this.cancelRead?.();
+    this.cancelRead = null;
     await this.watch?.close().catch((error: unknown) => this.logger.warn("cron jobs: unlisten failed", { error: errorMessage(error) }));
     this.watch = null;
     await this.syncing;
@@ -114,9 +115,9 @@ export class CronJobRunner {
 
   private arm(): void {
     if (this.stopped) return;
-    this.timer = this.clock.setTimer(() => {
+    this.cancelRead = this.clock.after(() => {
       void this.sync().finally(() => this.arm());
-    }, this.o.pollMs ?? CRON_TOOL_POLL_MS);
+    }, timerDelay(this.o.pollMs ?? CRON_TOOL_POLL_MS));
   }
 
   /** Hand the scheduler the jobs as stored now, and take the manual runs asked for; false when they were not read. */
@@ -169,7 +170,7 @@ export class CronJobRunner {
       schedule: job.plan.source,
       plan: job.plan,
       graceMs: CRON_TOOL_MISSED_GRACE_MS,
-      run: (slot) => (slot === undefined ? this.run(job, job.plan.prevAtOrBefore(this.clock.now())?.getTime() ?? null, false) : this.run(job, slot, true)),
+      run: (slot) => (slot === undefined ? this.run(job, job.plan.prevAtOrBefore(this.clock.dateNow())?.getTime() ?? null, false) : this.run(job, slot, true)),
       ...(job.schedule.kind === "at" ? { done: (record: CronRunRecord) => this.once(job, record) } : {}),
     };
   }
@@ -293,7 +294,7 @@ export class CronJobRunner {
   private async keep(row: CronJobRow, slot: number | null, ok: boolean, detail: string): Promise<void> {
     try {
       await this.o.jobs.recordRun(
-        { job_id: row.id, at: this.clock.now(), slot, ok, detail: detail.slice(0, CRON_TOOL_RUN_DETAIL_CHARS) },
+        { job_id: row.id, at: this.clock.dateNow(), slot, ok, detail: detail.slice(0, CRON_TOOL_RUN_DETAIL_CHARS) },
         CRON_TOOL_RUNS_KEPT,
       );
     } catch (error) {

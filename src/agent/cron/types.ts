@@ -1,4 +1,4 @@
-import type { CronClock } from "../../plugins/cron/index.ts";
+import type { CronTimers } from "../../plugins/cron/index.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { ChannelStateStore, CronJobRow, CronJobStore, CronStateStore, SessionStore } from "../../storage/types.ts";
 import type { TurnInput, TurnResult } from "../types.ts";
@@ -18,7 +18,8 @@ export interface CronJobRunnerOptions {
   accepts(row: CronJobRow): boolean;
   /** Sends text to the job's chat on its channel; absent where the session is the only destination. */
   deliver?(row: CronJobRow, text: string): Promise<void>;
-  clock?: CronClock;
+  /** Default BACKGROUND_TIMERS (tests move their own by hand). */
+  clock?: CronTimers;
   logger?: Logger;
   /** Who this process is in run leases (default: host, pid and a random part). */
   owner?: string;

@@ -6,7 +6,7 @@ import { jsonResponse } from "../errors.ts";
 import { LOG_TAIL_MAX_BYTES, LOG_TAIL_MAX_LINES, LogFollower, readLogTail } from "../log-tail.ts";
 import { doc } from "../openapi/doc.ts";
 import { routeSchema } from "../route-schema.ts";
-import { pause, sseResponse } from "../sse.ts";
+import { sseResponse } from "../sse.ts";
 import type { GatewayMount } from "../types.ts";
 
 /** How often a log stream looks for new lines. */
@@ -66,7 +66,7 @@ export function logRoutes(path: string): GatewayMount {
               writer.send("lines", { path, lines: tail.lines });
               const follower = new LogFollower(path, tail.end);
               while (!signal.aborted && !writer.closed) {
-                await pause(LOG_STREAM_INTERVAL_MS, signal);
+                await writer.pause(LOG_STREAM_INTERVAL_MS);
                 const lines = follower.next(query.level);
                 if (lines.length > 0) writer.send("lines", { path, lines });
               }

@@ -2,7 +2,7 @@ import { errorMessage, PrxError } from "../../core/errors.ts";
 import type { GatewayContext } from "../context.ts";
 import type { GatewayElysia } from "../elysia.ts";
 import { doc } from "../openapi/doc.ts";
-import { pause, sseResponse } from "../sse.ts";
+import { sseResponse } from "../sse.ts";
 import { readiness } from "../readiness.ts";
 import { gatewayStatus } from "./status.ts";
 
@@ -41,7 +41,7 @@ export function statusStreamRoutes(app: GatewayElysia, gw: GatewayContext): void
         try {
           while (!signal.aborted && !writer.closed && !gw.turns.draining) {
             writer.send("status", await statusSnapshot(gw));
-            await pause(STATUS_STREAM_INTERVAL_MS, signal);
+            await writer.pause(STATUS_STREAM_INTERVAL_MS);
           }
         } finally {
           open--;

@@ -1,7 +1,9 @@
 import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { CronStateRow, CronStateStore } from "../../storage/types.ts";
-import type { CronClock } from "./types.ts";
+import type { Cancel } from "../../core/timers.ts";
+import { timerDelay } from "./clock.ts";
+import type { CronTimers } from "./types.ts";
 
 /** How long a claimed run is leased to its runner; another process takes the run over once it expires unrenewed. */
 export const CRON_RUN_LEASE_MS = 15_000;
@@ -14,12 +16,12 @@ export const CRON_LEASE_RENEW_MS = 5_000;
  * with which of them happened; the late finish writes nothing.
  */
 export class RunLease {
-  private timer: { cancel(): void } | null = null;
+  private cancelRenew: Cancel | null = null;
   private stopped = false;
 
   constructor(
     private readonly store: CronStateStore,
-    private readonly clock: CronClock,
+    private readonly clock: CronTimers,
     private readonly logger: Logger,
     readonly jobId: string,
     readonly fence: number,
@@ -31,13 +33,13 @@ export class RunLease {
 
   private arm(): void {
     if (this.stopped) return;
-    this.timer = this.clock.setTimer(() => void this.renew(), Math.max(1, Math.floor(this.leaseMs / 3)));
+    this.cancelRenew = this.clock.after(() => void this.renew(), timerDelay(Math.max(1, Math.floor(this.leaseMs / 3))));
   }
 
   private async renew(): Promise<void> {
     if (this.stopped) return;
     try {
-      const kept = await this.store.renew(this.jobId, this.fence, this.clock.now() + this.leaseMs);
+      const kept = await this.store.renew(this.jobId, this.fence, this.clock.dateNow() + this.leaseMs);
       if (!kept) {
         const why = await staleFence(this.store, this.jobId, this.slot, this.leaseMs);
         this.logger.warn(`cron run lease lost: ${why}`, { job: this.jobId, fence: this.fence });
@@ -51,8 +53,8 @@ export class RunLease {
 
   stop(): void {
     this.stopped = true;
-    this.timer?.cancel();
-    this.timer = null;
+    this.cancelRenew?.();
+    this.cancelRenew = null;
   }
 }
 

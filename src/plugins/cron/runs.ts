@@ -6,7 +6,7 @@ import { withTimeout } from "./clock.ts";
 import { RunLease, staleFence } from "./lease.ts";
 import { cronResultPayload } from "./result.ts";
 import type { SlotPlan } from "../../core/cron/index.ts";
-import type { CronClock, CronJob, CronJobStatus, CronRunRecord } from "./types.ts";
+import type { CronTimers, CronJob, CronJobStatus, CronRunRecord } from "./types.ts";
 
 /** Default time a job's run may take before it is recorded as failed (the sandbox enforces its own limit too). */
 export const CRON_RUN_TIMEOUT_MS = 60_000;
@@ -30,7 +30,7 @@ export interface JobState {
 
 export interface CronRunsOptions {
   store: CronStateStore;
-  clock: CronClock;
+  clock: CronTimers;
   logger: Logger;
   bus?: EventPublisher;
   leaseMs: number;
@@ -69,7 +69,7 @@ export class CronRuns {
     state.skipped++;
     this.o.logger.warn("cron slot skipped", { job: state.job.id, slot: new Date(slot).toISOString(), reason: error });
     this.publish(state, { job: state.job.id, slot: new Date(slot).toISOString(), ok: false, error, coalesced, durationMs: 0 });
-    void this.record(state.job.id, slot, fence, this.o.clock.now(), false, error);
+    void this.record(state.job.id, slot, fence, this.o.clock.dateNow(), false, error);
   }
 
   /** Run now: a claimed slot (with its fence) or, with slot and fence null, outside the schedule (the cron_run probe). */
@@ -102,7 +102,7 @@ export class CronRuns {
   }
 
   private async finish(state: JobState, record: CronRunRecord, slot: number | null, fence: number | null): Promise<void> {
-    const at = this.o.clock.now();
+    const at = this.o.clock.dateNow();
     state.fired++;
     state.lastRun = { slot: record.slot, ok: record.ok, at: new Date(at).toISOString() };
     if (record.ok) {

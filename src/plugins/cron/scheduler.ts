@@ -6,11 +6,12 @@ import type { Logger } from "../../core/logger.ts";
 import { newId } from "../../core/ids.ts";
 import { attempt, eachInOrder, then, type Awaitable } from "../../core/awaitable.ts";
 import type { CronStateStore } from "../../storage/types.ts";
-import { CRON_MAX_TIMER_MS, systemClock } from "./clock.ts";
+import { BACKGROUND_TIMERS, type Cancel } from "../../core/timers.ts";
+import { timerDelay } from "./clock.ts";
 import { CRON_RUN_LEASE_MS } from "./lease.ts";
 import { CronRuns, type JobState } from "./runs.ts";
 import { CronSchedule, type SlotPlan } from "../../core/cron/index.ts";
-import type { CronClock, CronJob, CronJobStatus, CronRunRecord } from "./types.ts";
+import type { CronTimers, CronJob, CronJobStatus, CronRunRecord } from "./types.ts";
 
 export { CRON_RUN_TIMEOUT_MS } from "./runs.ts";
 /** Jobs one scheduler accepts. */
@@ -26,7 +27,7 @@ export interface CronSchedulerOptions {
   /** Run lease length (CRON_RUN_LEASE_MS). */
   leaseMs?: number;
   bus?: EventPublisher;
-  clock?: CronClock;
+  clock?: CronTimers;
   /** Evaluate schedules in UTC (default: local time, like cron). */
   utc?: boolean;
   runTimeoutMs?: number;
@@ -50,11 +51,11 @@ export interface CronSchedulerOptions {
  */
 export class CronScheduler {
   private readonly store: CronStateStore;
-  private readonly clock: CronClock;
+  private readonly clock: CronTimers;
   private readonly logger: Logger;
   private readonly states = new Map<string, JobState>();
   private readonly runs: CronRuns;
-  private timer: { cancel(): void } | null = null;
+  private cancelTick: Cancel | null = null;
   private started = false;
   private chain: Promise<void> = Promise.resolve();
   /** Store operations still to finish on the chain (0: the next one may run at once). */
@@ -64,7 +65,7 @@ export class CronScheduler {
 
   constructor(private readonly options: CronSchedulerOptions) {
     this.store = options.store;
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? BACKGROUND_TIMERS;
     this.logger = options.logger ?? createLogger("plugins.cron");
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${newId("cron").slice(5, 13)}`;
     this.leaseMs = options.leaseMs ?? CRON_RUN_LEASE_MS;
@@ -101,7 +102,7 @@ export class CronScheduler {
   /** Replace the job set (a reload passes the new generation's jobs). Validates everything before changing anything. */
   setJobs(jobs: readonly CronJob[]): void {
     const parsed = this.validate(jobs);
-    const now = this.clock.now();
+    const now = this.clock.dateNow();
     const wanted = new Set(jobs.map((j) => j.id));
     for (const id of [...this.states.keys()]) {
       if (wanted.has(id)) continue;
@@ -156,8 +157,8 @@ export class CronScheduler {
   /** Disarm the timer and wait for runs in progress. */
   async stop(): Promise<void> {
     this.started = false;
-    this.timer?.cancel();
-    this.timer = null;
+    this.cancelTick?.();
+    this.cancelTick = null;
     await this.idle();
   }
 
@@ -222,10 +223,10 @@ export class CronScheduler {
 
   /** Claim and fire every due job (and take over runs whose lease expired), then arm one timer for the earliest. */
   private tick(): Awaitable<void> {
-    this.timer?.cancel();
-    this.timer = null;
+    this.cancelTick?.();
+    this.cancelTick = null;
     if (!this.started) return;
-    const now = this.clock.now();
+    const now = this.clock.dateNow();
     const fired = eachInOrder([...this.states.values()], (state) =>
       then(state.nextDue !== null && state.nextDue <= now ? this.fireDue(state, now) : undefined, () =>
         state.watch !== null && state.watch.at <= now ? this.takeOver(state, state.watch.slot, now) : undefined,
@@ -244,8 +245,7 @@ export class CronScheduler {
       }
     }
     if (earliest === null) return;
-    const delay = Math.min(Math.max(0, earliest - this.clock.now()), CRON_MAX_TIMER_MS);
-    this.timer = this.clock.setTimer(() => this.enqueue("tick", () => this.tick()), delay);
+    this.cancelTick = this.clock.after(() => this.enqueue("tick", () => this.tick()), timerDelay(earliest - this.clock.dateNow()));
   }
 
   private fireDue(state: JobState, now: number): Awaitable<void> {

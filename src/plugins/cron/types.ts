@@ -1,4 +1,5 @@
 import type { SlotPlan } from "../../core/cron/index.ts";
+import type { Timers } from "../../core/timers.ts";
 
 /** A cron capability of one plugin as the current generation provides it, or a job of the cron tool. */
 export interface CronJob {
@@ -24,11 +25,11 @@ export interface CronJob {
   timeoutMs?: number;
 }
 
-/** Time source and one-shot timers; injected by tests. */
-export interface CronClock {
-  now(): number;
-  setTimer(fn: () => void, delayMs: number): { cancel(): void };
-}
+/**
+ * The clock (Date.now's: slots are wall-clock times) and the one-shot timers cron runs on; BACKGROUND_TIMERS unless
+ * given, so an idle scheduler neither spins nor keeps a one-shot CLI alive (tests inject their own).
+ */
+export type CronTimers = Pick<Timers, "dateNow" | "after">;
 
 /** One run of a job, as logged, published on `prx.cron.<plugin>` (without durationMs) and returned by runNow. */
 export interface CronRunRecord {

@@ -1,13 +1,11 @@
 import type { Logger } from "../../core/logger.ts";
 import type { EventBus } from "../events/bus.ts";
 import { EventLink } from "./event-link.ts";
-import { RedisFabric } from "./redis-fabric.ts";
+import { RedisFabric, type FabricOptions } from "./redis-fabric.ts";
 import { ReplicaReloads, type LocalReload } from "./reload-fanout.ts";
-import type { FabricClock } from "./types.ts";
 
 export * from "./limits.ts";
 export { PEERS_CHANNEL, RedisFabric, type FabricOptions } from "./redis-fabric.ts";
-export type { FabricClock } from "./types.ts";
 export { EventLink } from "./event-link.ts";
 export { isAnnouncementLive, readRegistry, type RegistryReply } from "./registry.ts";
 export { ReplicaReloads, type LocalReload, type ReplicaOutcome } from "./reload-fanout.ts";
@@ -16,8 +14,8 @@ export { ReplicaReloads, type LocalReload, type ReplicaOutcome } from "./reload-
 export interface ReplicaFabricOptions {
   url: string;
   prefix: string;
-  /** Default the wall clock (tests move one by hand). */
-  clock?: FabricClock;
+  /** Default BACKGROUND_TIMERS (tests move their own by hand). */
+  clock?: FabricOptions["clock"];
 }
 
 /** What one runtime shares with the other replicas: its bus (events both ways) and plugin reloads. */

@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { errorMessage } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import type { Logger } from "../../core/logger.ts";
+import { BACKGROUND_TIMERS, type Cancel, type Timers } from "../../core/timers.ts";
 import { rerunOnRequest } from "../../core/rerun.ts";
 import { SupervisedRedis, type RedisLinkStatus } from "../../storage/redis/index.ts";
 import { RateLimitedWarner } from "../events/warn.ts";
@@ -14,20 +15,9 @@ import {
 } from "./limits.ts";
 import { PeerNoticeSchema, type PeerNotice, type ReplicaAnnouncement } from "./messages.ts";
 import { isAnnouncementLive, readRegistry, type RegistryReply } from "./registry.ts";
-import type { FabricClock } from "./types.ts";
 
 /** The channel (under the prefix) where replicas tell each other that they joined, changed patterns or left. */
 export const PEERS_CHANNEL = "peers";
-
-/** Wall clock and an unref'd interval. */
-const systemClock: FabricClock = {
-  now: () => Date.now(),
-  every(fn, ms) {
-    const handle = setInterval(fn, ms);
-    handle.unref?.();
-    return { cancel: () => clearInterval(handle) };
-  },
-};
 
 export interface FabricOptions {
   url: string;
@@ -36,8 +26,11 @@ export interface FabricOptions {
   logger: Logger;
   /** The patterns this replica's bus subscribes to, read at every announcement. */
   patterns: () => string[];
-  /** Default the wall clock and setInterval. */
-  clock?: FabricClock;
+  /**
+   * The clock (Date.now's: announcements are compared across machines) and the refresh interval; default
+   * BACKGROUND_TIMERS: the interval does not keep the process alive (tests move their own by hand).
+   */
+  clock?: Pick<Timers, "dateNow" | "every">;
 }
 
 /**
@@ -55,8 +48,8 @@ export class RedisFabric {
   readonly replica = `${hostname()}:${process.pid}:${newId("r").slice(2, 10)}`;
   private readonly pub: SupervisedRedis;
   private readonly sub: SupervisedRedis;
-  private readonly clock: FabricClock;
-  private timer: { cancel(): void } | null = null;
+  private readonly clock: Pick<Timers, "dateNow" | "every">;
+  private cancelRefresh: Cancel | null = null;
   private inFlight = 0;
   /** Live peers as last heard (registry or notice). */
   private heard = new Map<string, ReplicaAnnouncement>();
@@ -83,7 +76,7 @@ export class RedisFabric {
     };
     this.pub = new SupervisedRedis({ ...link, purpose: 'events between replicas ([bus] backend = "redis")' });
     this.sub = new SupervisedRedis({ ...link, purpose: 'subscriptions to the other replicas ([bus] backend = "redis")' });
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? BACKGROUND_TIMERS;
     this.warner = new RateLimitedWarner(options.logger);
   }
 
@@ -99,7 +92,7 @@ export class RedisFabric {
     await this.listen(PEERS_CHANNEL, (message) => this.onNotice(message));
     this.opened = true;
     await this.refresh();
-    this.timer = this.clock.every(() => this.refresh(), FABRIC_REFRESH_MS);
+    this.cancelRefresh = this.clock.every(() => this.refresh(), FABRIC_REFRESH_MS);
   }
 
   /** Subscribe `handler` to a channel (under the prefix). Oversized messages are dropped with a warning. */
@@ -164,7 +157,7 @@ export class RedisFabric {
   /** Rewrite this replica's entry and read the others'; tell the peers channel when its patterns changed. */
   async refresh(): Promise<void> {
     if (this.closed || !this.opened) return;
-    const now = this.clock.now();
+    const now = this.clock.dateNow();
     const registry = this.key("replicas");
     const patterns = this.ownPatterns();
     const told = patterns.join("\n");
@@ -199,7 +192,7 @@ export class RedisFabric {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.timer?.cancel();
+    this.cancelRefresh?.();
     try {
       const leave: PeerNotice = { kind: "leave", replica: this.replica };
       await Promise.all([
@@ -228,7 +221,7 @@ export class RedisFabric {
     const patterns = this.ownPatterns();
     const told = patterns.join("\n");
     if (told === this.told) return;
-    const entry: ReplicaAnnouncement = { at: this.clock.now(), patterns };
+    const entry: ReplicaAnnouncement = { at: this.clock.dateNow(), patterns };
     try {
       await Promise.all([
         this.pub.send("HSET", [this.key("replicas"), this.replica, JSON.stringify(entry)]),
@@ -250,7 +243,7 @@ export class RedisFabric {
     if (notice.replica === this.replica || this.closed) return;
     const next = new Map(this.heard);
     if (notice.kind === "leave") {
-      this.gone.set(notice.replica, this.clock.now());
+      this.gone.set(notice.replica, this.clock.dateNow());
       next.delete(notice.replica);
     } else {
       if (this.gone.has(notice.replica)) return;

@@ -7,7 +7,7 @@ import type { StableProviders } from "../adapters/stable-providers.ts";
 import type { StorageProxies } from "../adapters/proxies.ts";
 import type { AdapterFactories } from "../adapters/types.ts";
 import type { CronScheduler } from "../cron/scheduler.ts";
-import type { CronClock } from "../cron/types.ts";
+import type { CronTimers } from "../cron/types.ts";
 import type { EventBusApi } from "../events/types.ts";
 import type { ReplicaFabricOptions } from "../fabric/index.ts";
 import type { Generation } from "../generation.ts";
@@ -22,8 +22,8 @@ export interface PluginServicesOptions {
   cron?: boolean;
   /** Feed bus events to hooks.json command hooks (default true). */
   hooks?: boolean;
-  /** The cron scheduler's time and timers (default: the wall clock). */
-  cronClock?: CronClock;
+  /** The cron scheduler's clock and timers (default BACKGROUND_TIMERS). */
+  cronClock?: CronTimers;
 }
 
 export interface PluginRuntimeOptions {

@@ -4,35 +4,16 @@
  * before the expiry is a timeout, and a late answer is a conflict.
  */
 import { expect, test } from "bun:test";
-import { ApprovalBroker, type BrokerClock } from "../../../src/agent/approvals/index.ts";
+import { ApprovalBroker } from "../../../src/agent/approvals/index.ts";
+import { fakeTimers } from "../../helpers/fake-timers.ts";
 import { shellRequest } from "./shell-request.ts";
 import { openSqliteStorage } from "../../../src/storage/open.ts";
-
-/** Time moves only when the test says; a sleeper wakes when time passes its deadline or its signal aborts. */
-function manualClock(): BrokerClock & { advance(ms: number): void } {
-  let now = 1_000_000;
-  const sleepers: Array<{ until: number; wake: () => void }> = [];
-  return {
-    now: () => now,
-    sleep: (ms, signal) =>
-      new Promise<void>((resolve) => {
-        const entry = { until: now + ms, wake: resolve };
-        sleepers.push(entry);
-        signal.addEventListener("abort", () => resolve(), { once: true });
-      }),
-    advance(ms) {
-      now += ms;
-      for (const s of sleepers.splice(0)) if (s.until <= now) s.wake();
-      else sleepers.push(s);
-    },
-  };
-}
 
 const request = shellRequest(5_000);
 
 test("an answer in this process wakes the waiting call at once", async () => {
   const storage = openSqliteStorage(":memory:");
-  const broker = new ApprovalBroker(() => storage.approvals, manualClock());
+  const broker = new ApprovalBroker(() => storage.approvals, fakeTimers().timers);
   const asked: string[] = [];
   const waiting = broker.ask(request, { kind: "ask", notify: (p) => void asked.push(p.id) }, new AbortController().signal);
   await Bun.sleep(0);
@@ -47,9 +28,9 @@ test("an answer in this process wakes the waiting call at once", async () => {
 
 test("an answer through another broker on the same store reaches the waiting call on its next read", async () => {
   const storage = openSqliteStorage(":memory:");
-  const clock = manualClock();
-  const waiter = new ApprovalBroker(() => storage.approvals, clock);
-  const other = new ApprovalBroker(() => storage.approvals, clock);
+  const clock = fakeTimers();
+  const waiter = new ApprovalBroker(() => storage.approvals, clock.timers);
+  const other = new ApprovalBroker(() => storage.approvals, clock.timers);
   const waiting = waiter.ask(request, { kind: "ask" }, new AbortController().signal);
   await Bun.sleep(0);
   const [pending] = await other.pending(10);
@@ -61,8 +42,8 @@ test("an answer through another broker on the same store reaches the waiting cal
 
 test("no answer before the expiry is a timeout; a late answer is a conflict; an unknown id is not found", async () => {
   const storage = openSqliteStorage(":memory:");
-  const clock = manualClock();
-  const broker = new ApprovalBroker(() => storage.approvals, clock);
+  const clock = fakeTimers();
+  const broker = new ApprovalBroker(() => storage.approvals, clock.timers);
   const waiting = broker.ask(request, { kind: "ask" }, new AbortController().signal);
   await Bun.sleep(0);
   const [pending] = await broker.pending(10);
@@ -79,7 +60,7 @@ test("no answer before the expiry is a timeout; a late answer is a conflict; an 
 
 test("a cancelled turn stops waiting and the approval is closed as denied", async () => {
   const storage = openSqliteStorage(":memory:");
-  const broker = new ApprovalBroker(() => storage.approvals, manualClock());
+  const broker = new ApprovalBroker(() => storage.approvals, fakeTimers().timers);
   const turn = new AbortController();
   const waiting = broker.ask(request, { kind: "ask" }, turn.signal);
   await Bun.sleep(0);

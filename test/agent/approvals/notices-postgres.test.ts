@@ -4,18 +4,16 @@
  * notices closed after the first call and opened again for the second.
  */
 import { expect } from "bun:test";
-import { ApprovalBroker, type BrokerClock } from "../../../src/agent/approvals/index.ts";
+import { ApprovalBroker } from "../../../src/agent/approvals/index.ts";
+import { fakeTimers } from "../../helpers/fake-timers.ts";
 import { shellRequest } from "./shell-request.ts";
 import { sharedPgStores } from "../../helpers/pg-stores.ts";
 import { waitFor } from "../../helpers/wait.ts";
 
 const { stores, test: testWithPostgres } = await sharedPgStores("approval_notice", 2);
 
-/** Time stands still: a sleep ends only when its signal aborts, so nothing is read on a timer. */
-const stillClock: BrokerClock = {
-  now: () => 1_000_000,
-  sleep: (_ms, signal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true })),
-};
+/** Time stands still (never advanced): a sleep ends only when its signal aborts, so nothing is read on a timer. */
+const stillClock = fakeTimers().timers;
 
 const request = shellRequest(60_000);
 

@@ -1,7 +1,8 @@
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { Logger } from "../../../src/core/logger.ts";
-import { CronScheduler, systemClock, type CronClock } from "../../../src/plugins/cron/index.ts";
+import { BACKGROUND_TIMERS } from "../../../src/core/timers.ts";
+import { CronScheduler, type CronTimers } from "../../../src/plugins/cron/index.ts";
 import { SqliteCronStateStore } from "../../../src/storage/index.ts";
 import { EVENT_QUEUE_CAPACITY, EventBus, startPump } from "../../../src/plugins/events/index.ts";
 import type { BenchRow, BenchSuite } from "../types.ts";
@@ -93,11 +94,11 @@ async function cronIdle(tmp: string): Promise<BenchRow[]> {
   const db = new Database(join(tmp, "cron.db"), { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
   const timers = { armed: 0, fired: 0 };
-  const clock: CronClock = {
-    now: systemClock.now,
-    setTimer(fn, delayMs) {
+  const clock: CronTimers = {
+    dateNow: BACKGROUND_TIMERS.dateNow,
+    after(fn, delayMs) {
       timers.armed++;
-      return systemClock.setTimer(() => {
+      return BACKGROUND_TIMERS.after(() => {
         timers.fired++;
         fn();
       }, delayMs);

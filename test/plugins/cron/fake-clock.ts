@@ -1,4 +1,5 @@
-import type { CronClock } from "../../../src/plugins/cron/index.ts";
+import type { Cancel } from "../../../src/core/timers.ts";
+import type { CronTimers } from "../../../src/plugins/cron/index.ts";
 
 interface FakeTimer {
   due: number;
@@ -6,8 +7,12 @@ interface FakeTimer {
   cancelled: boolean;
 }
 
-/** A manual clock: time moves only through advanceTo, which fires due timers in order. */
-export class FakeClock implements CronClock {
+/**
+ * A manual clock: time moves only through advanceTo, which fires due timers in order. Kept rather than the shared
+ * fake timers: it starts at a given wall-clock time (cron slots are dates) and lets promise callbacks run after each
+ * timer it fires, so the scheduler's store calls settle between them.
+ */
+export class FakeClock implements CronTimers {
   private timers: FakeTimer[] = [];
 
   constructor(public t: number) {}
@@ -16,10 +21,14 @@ export class FakeClock implements CronClock {
     return this.t;
   }
 
-  setTimer(fn: () => void, delayMs: number): { cancel(): void } {
+  dateNow(): number {
+    return this.t;
+  }
+
+  after(fn: () => void, delayMs: number): Cancel {
     const timer: FakeTimer = { due: this.t + delayMs, fn, cancelled: false };
     this.timers.push(timer);
-    return { cancel: () => (timer.cancelled = true) };
+    return () => void (timer.cancelled = true);
   }
 
   /** Live (not cancelled, not yet fired) timers. */

@@ -4,6 +4,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
+import type { Timers } from "../../../src/core/timers.ts";
 import { EventBus } from "../../../src/plugins/events/bus.ts";
 import {
   FABRIC_MAX_IN_FLIGHT,
@@ -11,7 +12,7 @@ import {
   FABRIC_REPLICA_TTL_MS,
   openReplicaFabric,
   RedisFabric,
-  type FabricClock,
+  type ReplicaFabricOptions,
   type ReplicaFabric,
 } from "../../../src/plugins/fabric/index.ts";
 import { captureLogger } from "../events/log.ts";
@@ -26,7 +27,7 @@ const opened: ReplicaFabric[] = [];
 
 async function replica(
   reload: (name: string | undefined) => Promise<number> = async () => 1,
-  options: { prefix?: string; clock?: FabricClock } = {},
+  options: { prefix?: string; clock?: ReplicaFabricOptions["clock"] } = {},
 ) {
   const bus = new EventBus({ logger: captureLogger() });
   const fabric = await openReplicaFabric({ url: TEST_REDIS_URL, prefix, ...options }, bus, (name) => reload(name), captureLogger());
@@ -34,17 +35,22 @@ async function replica(
   return { bus, fabric };
 }
 
-/** A clock moved by hand: its timers run only in advance(), each awaited. */
+/**
+ * A clock moved by hand: its timers run only in advance(), each awaited (the fabric's refresh returns its promise,
+ * so an advance ends after the refreshes it ran). Kept rather than the shared fake timers: it starts at the wall
+ * clock (the registry's entries are aged against it), awaits each run, and lets a test read the armed timers.
+ */
 function handClock(start = Date.now()) {
   const timers: Array<{ fn: () => unknown; ms: number; next: number; live: boolean }> = [];
   let now = start;
-  const clock: FabricClock & { timers: typeof timers; advance(ms: number): Promise<void> } = {
+  const clock: Pick<Timers, "dateNow" | "every"> & { timers: typeof timers; now(): number; advance(ms: number): Promise<void> } = {
     timers,
     now: () => now,
+    dateNow: () => now,
     every(fn, ms) {
       const timer = { fn, ms, next: now + ms, live: true };
       timers.push(timer);
-      return { cancel: () => void (timer.live = false) };
+      return () => void (timer.live = false);
     },
     async advance(ms) {
       const end = now + ms;
