@@ -347,21 +347,41 @@ it("more leases at once than the lease pool holds wait for a connection a lease 
   expect(backends.size).toBeLessThanOrEqual(2);
 });
 
-it(`a lease connection unused for LEASE_CONNECTION_KEEP_MS (${LEASE_CONNECTION_KEEP_MS} ms) goes back to the pool; one unused a ms less is kept`, async () => {
-  const { timers: clock, advance } = fakeTimers();
-  // a lease pool of its own, as full as the leases make it: a connection not given back leaves none to reserve
+interface LeaseBench {
+  acquire(): Promise<LeaseConnection>;
+  giveBack(c: LeaseConnection): void;
+  advance(ms: number): void;
+}
+
+/**
+ * Lease connections on a pool of their own (2, as full as the leases make it: a connection not given back leaves none
+ * to reserve) and fake timers; every connection leased is given back at the end, also when an expectation fails (the
+ * pool closes once none is out).
+ */
+async function withLeaseConnections(body: (bench: LeaseBench) => Promise<void>): Promise<void> {
+  const { timers, advance } = fakeTimers();
   const pool = openPg({ url: TEST_DATABASE_URL, schema, max: 2 });
-  const connections = new LeaseConnections(pool, 2, clock);
-  const backendOf = async (c: LeaseConnection) => ((await c.conn.unsafe("SELECT pg_backend_pid() AS pid")) as Array<{ pid: number }>)[0]!.pid;
-  // every connection leased here is given back, also when an expectation fails (the pool closes once none is out)
+  const connections = new LeaseConnections(pool, 2, timers);
   const leased = new Set<LeaseConnection>();
+  const giveBack = (c: LeaseConnection) => (leased.delete(c), connections.giveBack(c.conn));
   const acquire = async () => {
     const c = await connections.acquire();
     leased.add(c);
     return c;
   };
-  const giveBack = (c: LeaseConnection) => (leased.delete(c), connections.giveBack(c.conn));
   try {
+    await body({ acquire, giveBack, advance });
+  } finally {
+    for (const c of leased) giveBack(c);
+    connections.close();
+    await pool.close();
+  }
+}
+
+const backendOf = async (c: LeaseConnection) => ((await c.conn.unsafe("SELECT pg_backend_pid() AS pid")) as Array<{ pid: number }>)[0]!.pid;
+
+it(`a lease connection unused for LEASE_CONNECTION_KEEP_MS (${LEASE_CONNECTION_KEEP_MS} ms) goes back to the pool; one unused a ms less is kept`, () =>
+  withLeaseConnections(async ({ acquire, giveBack, advance }) => {
     const older = await acquire();
     const newer = await acquire();
     expect([older.fresh, newer.fresh]).toEqual([true, true]);
@@ -379,26 +399,11 @@ it(`a lease connection unused for LEASE_CONNECTION_KEEP_MS (${LEASE_CONNECTION_K
     const reserved = await acquire();
     expect(reserved.fresh).toBe(true);
     expect(await backendOf(reserved)).toBe(olderBackend);
-  } finally {
-    for (const c of leased) giveBack(c);
-    connections.close();
-    await pool.close();
-  }
-});
+  }));
 
-it("a kept lease connection goes back to the pool once unused for LEASE_CONNECTION_KEEP_MS, also when an older one was swept before it", async () => {
-  const { timers: clock, advance } = fakeTimers();
-  const pool = openPg({ url: TEST_DATABASE_URL, schema, max: 2 });
-  const connections = new LeaseConnections(pool, 2, clock);
-  const leased = new Set<LeaseConnection>();
-  const acquire = async () => {
-    const c = await connections.acquire();
-    leased.add(c);
-    return c;
-  };
-  const giveBack = (c: LeaseConnection) => (leased.delete(c), connections.giveBack(c.conn));
-  const half = Math.floor(LEASE_CONNECTION_KEEP_MS / 2);
-  try {
+it("a kept lease connection goes back to the pool once unused for LEASE_CONNECTION_KEEP_MS, also when an older one was swept before it", () =>
+  withLeaseConnections(async ({ acquire, giveBack, advance }) => {
+    const half = Math.floor(LEASE_CONNECTION_KEEP_MS / 2);
     const older = await acquire();
     const newer = await acquire();
     giveBack(older);
@@ -407,14 +412,8 @@ it("a kept lease connection goes back to the pool once unused for LEASE_CONNECTI
     // the older one is swept LEASE_CONNECTION_KEEP_MS after it was kept, the newer one exactly its own limit later
     advance(LEASE_CONNECTION_KEEP_MS - half);
     advance(half);
-    const next = await acquire();
-    expect(next.fresh).toBe(true);
-  } finally {
-    for (const c of leased) giveBack(c);
-    connections.close();
-    await pool.close();
-  }
-});
+    expect((await acquire()).fresh).toBe(true);
+  }));
 
 it(`a token revoked through another replica stops verifying once TOKEN_CACHE_TTL_MS (${TOKEN_CACHE_TTL_MS} ms) has passed`, async (a, b) => {
   const { token, record } = await a.tokens.create("shared");
