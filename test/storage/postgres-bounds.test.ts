@@ -1,13 +1,13 @@
 /**
  * PostgreSQL-only behaviour at its bounds: the session lease (one turn per session across processes, waiting at
  * most the lease wait; its connections kept between turns until unused for LEASE_CONNECTION_KEEP_MS) and the
- * verified-token cache (a revocation by another replica counts within TOKEN_CACHE_TTL_MS, and requests arriving
- * together share one lookup).
+ * verified-token cache (a revocation by another replica counts within TOKEN_CACHE_TTL_MS, requests arriving
+ * together share one lookup, and it holds at most TOKEN_CACHE_MAX_ENTRIES tokens).
  */
 import type { ReservedSQL } from "bun";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { isPrxError } from "../../src/core/errors.ts";
-import { TOKEN_CACHE_TTL_MS } from "../../src/storage/index.ts";
+import { TOKEN_CACHE_MAX_ENTRIES, TOKEN_CACHE_TTL_MS } from "../../src/storage/index.ts";
 import { pgStorage, type PgStorage } from "../../src/storage/postgres/index.ts";
 import { PgTokenStore } from "../../src/storage/postgres/tokens.ts";
 import { openPg } from "../../src/storage/postgres/connect.ts";
@@ -453,4 +453,16 @@ it("requests with one token that find its cache entry expired together share one
   expect(await tokens.verify(token)).toBeNull();
   await before;
   expect(await tokens.verify(token)).toBeNull();
+});
+
+it(`the token cache holds ${TOKEN_CACHE_MAX_ENTRIES} verified tokens; one more starts it afresh, all still verify`, async (a) => {
+  const tokens = new PgTokenStore(a.sql, () => now);
+  const minted: string[] = [];
+  for (let i = 0; i <= TOKEN_CACHE_MAX_ENTRIES; i++) minted.push((await tokens.create(`t${i}`)).token);
+  for (const token of minted.slice(0, -1)) expect(await tokens.verify(token)).not.toBeNull();
+  expect(tokens.cachedCount).toBe(TOKEN_CACHE_MAX_ENTRIES);
+  expect(await tokens.verify(minted.at(-1)!)).not.toBeNull();
+  expect(tokens.cachedCount).toBe(1);
+  expect(await tokens.verify(minted[0]!)).not.toBeNull();
+  expect(tokens.cachedCount).toBe(2);
 });
