@@ -10,12 +10,23 @@ export interface Timers {
   now(): number;
   /** Milliseconds since the Unix epoch (Date.now): follows the system time, jumps included. */
   dateNow(): number;
-  /** Runs `run` once after `ms`. */
+  /** Runs `run` once after `ms` (at most TIMER_MAX_MS: see timerWait). */
   after(run: () => void, ms: number): Cancel;
-  /** Runs `run` every `ms` until cancelled. */
+  /** Runs `run` every `ms` (at most TIMER_MAX_MS) until cancelled. */
   every(run: () => void, ms: number): Cancel;
   /** Runs `run` on a later turn of the event loop (setImmediate). */
   soon(run: () => void): void;
+}
+
+/** setTimeout's longest wait: past it, a timer would fire at once. */
+export const TIMER_MAX_MS = 2 ** 31 - 1;
+
+/**
+ * The wait a real timer is armed with: not below 0, and at most TIMER_MAX_MS; whoever waits longer finds, when it
+ * ends, that its time has not come and arms again (the cron scheduler does).
+ */
+export function timerWait(ms: number): number {
+  return Math.min(Math.max(ms, 0), TIMER_MAX_MS);
 }
 
 const now = () => performance.now();
@@ -27,11 +38,11 @@ export const REAL_TIMERS: Timers = {
   now,
   dateNow,
   after(run, ms) {
-    const timer = setTimeout(run, ms);
+    const timer = setTimeout(run, timerWait(ms));
     return () => clearTimeout(timer);
   },
   every(run, ms) {
-    const timer = setInterval(run, ms);
+    const timer = setInterval(run, timerWait(ms));
     return () => clearInterval(timer);
   },
   soon,
@@ -45,11 +56,11 @@ export const BACKGROUND_TIMERS: Timers = {
   now,
   dateNow,
   after(run, ms) {
-    const timer = setTimeout(run, ms).unref();
+    const timer = setTimeout(run, timerWait(ms)).unref();
     return () => clearTimeout(timer);
   },
   every(run, ms) {
-    const timer = setInterval(run, ms).unref();
+    const timer = setInterval(run, timerWait(ms)).unref();
     return () => clearInterval(timer);
   },
   soon,

@@ -4,7 +4,7 @@
  * never keeps a process alive while REAL_TIMERS does; and the manual fake the tests drive them with.
  */
 import { describe, expect, test } from "bun:test";
-import { BACKGROUND_TIMERS, REAL_TIMERS, type Timers } from "../../src/core/timers.ts";
+import { BACKGROUND_TIMERS, REAL_TIMERS, TIMER_MAX_MS, timerWait, type Timers } from "../../src/core/timers.ts";
 import { fakeTimers } from "../helpers/fake-timers.ts";
 
 const TIMERS_MODULE = new URL("../../src/core/timers.ts", import.meta.url).href;
@@ -70,6 +70,15 @@ function runInProcess(set: "REAL_TIMERS" | "BACKGROUND_TIMERS", script: string):
   const child = Bun.spawnSync([process.execPath, "-e", code], { stdout: "pipe", stderr: "pipe" });
   return { stdout: child.stdout.toString(), exitCode: child.exitCode };
 }
+
+describe("timerWait", () => {
+  test(`a wait up to TIMER_MAX_MS (${TIMER_MAX_MS} ms) is kept; one more ends at TIMER_MAX_MS; below 0 is 0`, () => {
+    expect(timerWait(TIMER_MAX_MS)).toBe(TIMER_MAX_MS);
+    expect(timerWait(TIMER_MAX_MS + 1)).toBe(TIMER_MAX_MS);
+    expect(timerWait(0)).toBe(0);
+    expect(timerWait(-1)).toBe(0);
+  });
+});
 
 describe("keeping the process alive", () => {
   test("REAL_TIMERS' after and every keep it running until they have run", () => {

@@ -1,7 +1,7 @@
 import { createLogger, type Logger } from "../../core/logger.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { BACKGROUND_TIMERS, type Cancel } from "../../core/timers.ts";
-import { CRON_MAX_JOBS, CronScheduler, timerDelay, type CronJob, type CronRunRecord, type CronTimers } from "../../plugins/cron/index.ts";
+import { CRON_MAX_JOBS, CronScheduler, type CronJob, type CronRunRecord, type CronTimers } from "../../plugins/cron/index.ts";
 import {
   CRON_TOOL_MISSED_GRACE_MS,
   CRON_TOOL_POLL_MS,
@@ -92,7 +92,7 @@ export class CronJobRunner {
     this.cancelRead = this.clock.after(() => {
       this.cancelRead = null;
       void this.notice();
-    }, timerDelay(this.o.pollMs ?? CRON_TOOL_POLL_MS));
+    }, this.o.pollMs ?? CRON_TOOL_POLL_MS);
   }
 
   async stop(): Promise<void> {
@@ -117,7 +117,7 @@ export class CronJobRunner {
     if (this.stopped) return;
     this.cancelRead = this.clock.after(() => {
       void this.sync().finally(() => this.arm());
-    }, timerDelay(this.o.pollMs ?? CRON_TOOL_POLL_MS));
+    }, this.o.pollMs ?? CRON_TOOL_POLL_MS);
   }
 
   /** Hand the scheduler the jobs as stored now, and take the manual runs asked for; false when they were not read. */

@@ -4,5 +4,4 @@ export { AtPlan, EveryPlan } from "../../core/cron/index.ts";
 export { CRON_MAX_JOBS, CRON_RUN_TIMEOUT_MS, CronScheduler } from "./scheduler.ts";
 export { CRON_PUBLISH_OUTPUT_MAX_CHARS, cronResultPayload } from "./result.ts";
 export type { CronSchedulerOptions } from "./scheduler.ts";
-export { CRON_MAX_TIMER_MS, timerDelay } from "./clock.ts";
 export type { CronTimers, CronJob, CronJobStatus, CronRunRecord } from "./types.ts";

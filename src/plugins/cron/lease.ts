@@ -2,7 +2,6 @@ import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { CronStateRow, CronStateStore } from "../../storage/types.ts";
 import type { Cancel } from "../../core/timers.ts";
-import { timerDelay } from "./clock.ts";
 import type { CronTimers } from "./types.ts";
 
 /** How long a claimed run is leased to its runner; another process takes the run over once it expires unrenewed. */
@@ -33,7 +32,7 @@ export class RunLease {
 
   private arm(): void {
     if (this.stopped) return;
-    this.cancelRenew = this.clock.after(() => void this.renew(), timerDelay(Math.max(1, Math.floor(this.leaseMs / 3))));
+    this.cancelRenew = this.clock.after(() => void this.renew(), Math.max(1, Math.floor(this.leaseMs / 3)));
   }
 
   private async renew(): Promise<void> {

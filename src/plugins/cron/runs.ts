@@ -2,7 +2,7 @@ import type { EventPublisher } from "../../core/events.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { CronStateStore } from "../../storage/types.ts";
-import { withTimeout } from "./clock.ts";
+import { withTimeout } from "./run-timeout.ts";
 import { RunLease, staleFence } from "./lease.ts";
 import { cronResultPayload } from "./result.ts";
 import type { SlotPlan } from "../../core/cron/index.ts";

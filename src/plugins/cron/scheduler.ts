@@ -7,7 +7,6 @@ import { newId } from "../../core/ids.ts";
 import { attempt, eachInOrder, then, type Awaitable } from "../../core/awaitable.ts";
 import type { CronStateStore } from "../../storage/types.ts";
 import { BACKGROUND_TIMERS, type Cancel } from "../../core/timers.ts";
-import { timerDelay } from "./clock.ts";
 import { CRON_RUN_LEASE_MS } from "./lease.ts";
 import { CronRuns, type JobState } from "./runs.ts";
 import { CronSchedule, type SlotPlan } from "../../core/cron/index.ts";
@@ -245,7 +244,7 @@ export class CronScheduler {
       }
     }
     if (earliest === null) return;
-    this.cancelTick = this.clock.after(() => this.enqueue("tick", () => this.tick()), timerDelay(earliest - this.clock.dateNow()));
+    this.cancelTick = this.clock.after(() => this.enqueue("tick", () => this.tick()), earliest - this.clock.dateNow());
   }
 
   private fireDue(state: JobState, now: number): Awaitable<void> {
