@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openSqliteDatabase, openSqliteStorage } from "../../src/storage/index.ts";
+import { openSqliteDatabase, openSqliteStorage, type SqliteStorage } from "../../src/storage/index.ts";
 import { SqliteMemoryStore } from "../../src/storage/sqlite/memory.ts";
 import { tracedDatabase } from "../helpers/traced-db.ts";
 import { SqliteMemory } from "../../src/memory/index.ts";
@@ -75,6 +75,38 @@ describe("sqlite memory entry count", () => {
       await writer.close();
     }
   });
+
+  // the empty-store shortcut in recall reads the count: a write it missed would hide the entry
+  const writers = [
+    { by: "another backend on the same connection", writer: (_path: string, reader: SqliteStorage) => ({ storage: reader, close: async () => {} }) },
+    {
+      by: "another connection (another process)",
+      writer: (path: string, _reader: SqliteStorage) => {
+        const storage = openSqliteStorage(path);
+        return { storage, close: () => storage.close() };
+      },
+    },
+  ];
+  for (const { by, writer } of writers) {
+    test(`recall sees a store and a forget by ${by} at once`, async () => {
+      const path = freshPath();
+      const reader = openSqliteStorage(path);
+      const other = writer(path, reader);
+      try {
+        const seen = new SqliteMemory(() => reader.memory);
+        const writes = new SqliteMemory(() => other.storage.memory);
+        expect(await seen.recall("apples", 5)).toEqual([]);
+        await writes.store("fruit", "apples are red", "fact");
+        expect((await seen.recall("apples", 5)).map((e) => e.key)).toEqual(["fruit"]);
+        expect(await writes.forget("fruit")).toBe(true);
+        expect(await seen.recall("apples", 5)).toEqual([]);
+        expect(await seen.count()).toBe(0);
+      } finally {
+        await other.close();
+        await reader.close();
+      }
+    });
+  }
 
   test("a database made before the counter gets it, counted once from its rows, on open", () => {
     const path = freshPath();
