@@ -78,12 +78,15 @@ describe("sqlite memory entry count", () => {
 
   // the empty-store shortcut in recall reads the count: a write it missed would hide the entry
   const writers = [
-    { by: "another backend on the same connection", writer: (_path: string, reader: SqliteStorage) => ({ storage: reader, close: async () => {} }) },
+    {
+      by: "another store on the same connection",
+      writer: (_path: string, reader: SqliteStorage) => ({ memory: new SqliteMemoryStore(reader.db), close: async () => {} }),
+    },
     {
       by: "another connection (another process)",
       writer: (path: string, _reader: SqliteStorage) => {
         const storage = openSqliteStorage(path);
-        return { storage, close: () => storage.close() };
+        return { memory: storage.memory, close: () => storage.close() };
       },
     },
   ];
@@ -94,7 +97,7 @@ describe("sqlite memory entry count", () => {
       const other = writer(path, reader);
       try {
         const seen = new SqliteMemory(() => reader.memory);
-        const writes = new SqliteMemory(() => other.storage.memory);
+        const writes = new SqliteMemory(() => other.memory);
         expect(await seen.recall("apples", 5)).toEqual([]);
         await writes.store("fruit", "apples are red", "fact");
         expect((await seen.recall("apples", 5)).map((e) => e.key)).toEqual(["fruit"]);
