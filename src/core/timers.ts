@@ -29,39 +29,43 @@ export function timerWait(ms: number): number {
   return Math.min(Math.max(ms, 0), TIMER_MAX_MS);
 }
 
-const now = () => performance.now();
-const dateNow = () => Date.now();
-const soon = (run: () => void) => void setImmediate(run);
+/** Real timers: `keepAlive` false unrefs them, so they never keep the process alive. */
+function realTimers(keepAlive: boolean): Timers {
+  const held = <T extends { unref(): T }>(timer: T) => (keepAlive ? timer : timer.unref());
+  return {
+    now: () => performance.now(),
+    dateNow: () => Date.now(),
+    after(run, ms) {
+      const timer = held(setTimeout(run, timerWait(ms)));
+      return () => clearTimeout(timer);
+    },
+    every(run, ms) {
+      const timer = held(setInterval(run, timerWait(ms)));
+      return () => clearInterval(timer);
+    },
+    soon: (run) => void setImmediate(run),
+  };
+}
 
 /** Timers that keep the process alive while they are pending (plain setTimeout and setInterval). */
-export const REAL_TIMERS: Timers = {
-  now,
-  dateNow,
-  after(run, ms) {
-    const timer = setTimeout(run, timerWait(ms));
-    return () => clearTimeout(timer);
-  },
-  every(run, ms) {
-    const timer = setInterval(run, timerWait(ms));
-    return () => clearInterval(timer);
-  },
-  soon,
-};
+export const REAL_TIMERS: Timers = realTimers(true);
 
 /**
  * Timers that never keep the process alive (unref'd): for sweeps, checks and reports that only matter while
  * something else keeps it running. `soon` is the same as REAL_TIMERS' (a plain setImmediate): it waits one turn only.
  */
-export const BACKGROUND_TIMERS: Timers = {
-  now,
-  dateNow,
-  after(run, ms) {
-    const timer = setTimeout(run, timerWait(ms)).unref();
-    return () => clearTimeout(timer);
-  },
-  every(run, ms) {
-    const timer = setInterval(run, timerWait(ms)).unref();
-    return () => clearInterval(timer);
-  },
-  soon,
-};
+export const BACKGROUND_TIMERS: Timers = realTimers(false);
+
+/** Resolves after `ms` on `timers`, or at once when `signal` aborts (or has), leaving no listener behind. */
+export function sleepOn(timers: Pick<Timers, "after">, ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      cancel();
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const cancel = timers.after(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

@@ -1,6 +1,6 @@
 import { errorMessage } from "../core/errors.ts";
 import { createLogger } from "../core/logger.ts";
-import { REAL_TIMERS, type Timers } from "../core/timers.ts";
+import { REAL_TIMERS, sleepOn, type Timers } from "../core/timers.ts";
 import { SSE_HEADERS_WAIT_MS, SSE_KEEPALIVE_MS } from "./limits.ts";
 
 const log = createLogger("gateway.sse");
@@ -138,16 +138,7 @@ export function sseResponse(
     get closed() {
       return closed;
     },
-    pause: (ms) =>
-      new Promise<void>((resolve) => {
-        const done = () => {
-          cancel();
-          abort.signal.removeEventListener("abort", done);
-          resolve();
-        };
-        const cancel = timers.after(done, ms);
-        abort.signal.addEventListener("abort", done);
-      }),
+    pause: (ms) => sleepOn(timers, ms, abort.signal),
   };
 
   const keepAlive = () => write(KEEPALIVE_COMMENT);

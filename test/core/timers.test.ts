@@ -4,7 +4,7 @@
  * never keeps a process alive while REAL_TIMERS does; and the manual fake the tests drive them with.
  */
 import { describe, expect, test } from "bun:test";
-import { BACKGROUND_TIMERS, REAL_TIMERS, TIMER_MAX_MS, timerWait, type Timers } from "../../src/core/timers.ts";
+import { BACKGROUND_TIMERS, REAL_TIMERS, TIMER_MAX_MS, sleepOn, timerWait, type Timers } from "../../src/core/timers.ts";
 import { fakeTimers } from "../helpers/fake-timers.ts";
 
 const TIMERS_MODULE = new URL("../../src/core/timers.ts", import.meta.url).href;
@@ -199,5 +199,31 @@ describe("fakeTimers", () => {
     clock.timers.after(() => runs.push("after 1"), 1);
     clock.advance(1);
     expect(runs).toEqual(["after 0", "soon", "after 1"]);
+  });
+});
+
+describe("sleepOn", () => {
+  test("resolves once its time has passed on the timers given, not before", async () => {
+    const fake = fakeTimers();
+    let woke = false;
+    const slept = sleepOn(fake.timers, 100).then(() => (woke = true));
+    fake.advance(99);
+    await Promise.resolve();
+    expect(woke).toBe(false);
+    fake.advance(1);
+    await slept;
+    expect(woke).toBe(true);
+  });
+
+  test("an abort wakes it at once and cancels its timer; a signal aborted already does not sleep", async () => {
+    const fake = fakeTimers();
+    const abort = new AbortController();
+    const slept = sleepOn(fake.timers, 100, abort.signal);
+    expect(fake.pending()).toBe(1);
+    abort.abort();
+    await slept;
+    expect(fake.pending()).toBe(0);
+    await sleepOn(fake.timers, 100, abort.signal);
+    expect(fake.pending()).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import { PrxError } from "../../core/errors.ts";
 import { createLogger, type Logger } from "../../core/logger.ts";
-import { REAL_TIMERS, type Timers } from "../../core/timers.ts";
+import { REAL_TIMERS, sleepOn, type Timers } from "../../core/timers.ts";
 import type { ApprovalRow, ApprovalStore, StoreWatch } from "../../storage/types.ts";
 import { APPROVAL_POLL_MS } from "./limits.ts";
 import type { ApprovalAnswer, ApprovalDecision, ApprovalRoute, PendingApproval, ToolRisk } from "./types.ts";
@@ -167,7 +167,7 @@ export class ApprovalBroker {
         const remaining = row.expires_at - this.timers.dateNow();
         if (got.row || signal.aborted || remaining <= 0) break;
         // told by the store: asleep until the call runs out unless woken; else a read every pollMs
-        await this.sleep(told ? remaining : Math.min(this.pollMs, remaining), stop.signal);
+        await sleepOn(this.timers, told ? remaining : Math.min(this.pollMs, remaining), stop.signal);
         if (got.row || signal.aborted) break;
         const current = await store.get(row.id);
         if (current && current.state !== "pending") return answerOf(current);
@@ -184,20 +184,6 @@ export class ApprovalBroker {
       signal.removeEventListener("abort", onAbort);
       stop.abort();
     }
-  }
-
-  /** Resolves after `ms` on the timers, or at once when `signal` aborts. */
-  private sleep(ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve) => {
-      if (signal.aborted) return resolve();
-      const done = () => {
-        cancel();
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const cancel = this.timers.after(done, ms);
-      signal.addEventListener("abort", done, { once: true });
-    });
   }
 }
 
