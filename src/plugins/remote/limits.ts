@@ -59,7 +59,7 @@ export const REMOTE_READ_SLICE_MS = 4;
 
 /**
  * After answering a call with no other call running, a plugin Worker watches for the host's next message this long
- * (microseconds) before its thread goes back to sleep (hop/linger.ts): a call that follows at once (a chain of
+ * (microseconds) before its thread goes back to sleep (plugins/hop/linger.ts): a call that follows at once (a chain of
  * service calls, a turn's providers) then finds the plugin awake instead of paying the wake-up of an idle CPU
  * through the hypervisor. Only after a call, so an idle plugin spends nothing; a call with none after it costs the
  * plugin this much CPU more. The same window as a WASM sandbox Worker's (SANDBOX_LINGER_US).
@@ -72,12 +72,6 @@ export const REMOTE_LINGER_US = 100;
  * (hop/process-hop.ts).
  */
 export const REMOTE_ANSWER_WAIT_US = 50;
-/**
- * A watch that saw nothing come skips the next 1, 3, 7, ... watches of its side (a slow plugin, or a busy machine
- * where watching would hold the CPU the other side needs), at most this many in a row; one that saw its message
- * come resets it.
- */
-export const REMOTE_LINGER_MAX_SKIPS = 63;
 
 /** `[resources] max_memory_mb` of a remote plugin that does not set it. */
 export const REMOTE_DEFAULT_MAX_MEMORY_MB = 512;

@@ -35,30 +35,38 @@ export const MAX_ARTIFACTS_PER_WORKER = 64;
 export const SANDBOX_GC_AFTER_STOP_MS = 100;
 /**
  * After answering a call, a sandbox Worker with no other call running watches its mailbox this long (microseconds)
- * before it returns to sleep (sandbox/mailbox.ts): a call that comes in quick succession (the next member of a
+ * before it returns to sleep (plugins/hop/mailbox.ts): a call that comes in quick succession (the next member of a
  * middleware chain, a busy turn) then finds its thread awake instead of paying a wake-up of an idle CPU through the
  * hypervisor. It runs only after a call, so an idle Worker spends nothing; a call with none after it costs the Worker
  * this much CPU more. Measured on the 2-vCPU reference VM (`bun run bench middleware`, runs alternated with and
  * without it, load 1.5-2.4): runtime cost per call of a chain of 4, kit-built QuickJS 44-48 vs 74-80 us, QuickJS
  * 36-40 vs 22-82, WAT 15-41 vs 60-77; on one CPU unchanged. The next call came within the window in ~97% of the
  * chain's hand-overs, after ~15-30 us. A 50 us window measured the same for WAT and QuickJS but left the kit-built
- * chain its slow runs (up to 96 us) more often. A process that may run on one CPU does not watch (sandbox/mailbox.ts,
+ * chain its slow runs (up to 96 us) more often. A process that may run on one CPU does not watch (plugins/hop/linger.ts,
  * lingerWindowUs): pinned with `taskset -c 0` (kit-built chain, load 4.5-5.3), 8-11% of the watches ran their whole
  * window, the main thread not having preempted the Worker at its answer, which cost 9-16 us of the only CPU per call
  * on average (the runs' p50 within the noise).
  *
- * The main thread does not do the same for the answer (watching a shared reply counter for up to 100 us after posting a
- * call, given up after 20 us when the Worker had not yet taken the call, never on one CPU): with both threads spinning,
- * another process taking a CPU leaves one of them spinning for a peer that cannot run. Measured on the same VM (runs
- * alternated with and without it, load 3.4-7.6), runtime cost per call of a chain of 4: WAT 90-107 vs 21-34 us, QuickJS
- * 29-77 vs 28-46, kit-built 37-85 vs 39-64; a Worker ping-pong (5 us of work per call) 42-44 vs 18-21 us round trip,
- * 231-235 us without the 20 us give-up. Atomics.wait cannot bound it finer: on the main thread a 10 us timeout sleeps
- * ~80 us. A wait bounded at 30 us right after posting each call (a shared count of answers, watched by the main thread)
- * saw the answer in 0.1% of the kit-built chain's calls, whose guest ran 78-108 us, and raised their runtime cost to
- * 72-92 us from 37-52; bounded at 200 us it saw 7-28% and cost 345-358 us (load 5.4-8.4, the other CPU taken by other
- * processes: the waiting main thread held the CPU its Worker needed).
+ * The main thread watches for the answer in turn (SANDBOX_ANSWER_WAIT_US).
  */
 export const SANDBOX_LINGER_US = 100;
+/**
+ * After posting a call, the main thread watches the Worker's count of answers this long (microseconds) once its
+ * turn's work is done, at most once per event-loop turn, before its event loop goes back to sleep: an answer that
+ * comes within it is read without the wake-up of the main thread's idle CPU. A watch that sees nothing come makes
+ * the next 1, 3, 7, ... calls go without one (plugins/hop/linger.ts: a guest that runs longer than the window, a
+ * machine so busy that the Worker cannot run), and a process that may run on one CPU never watches. Measured on a
+ * 2-vCPU VM whose wake-ups are slow (a bare Worker postMessage echo 97 us, against 14-17 us for a remote plugin's
+ * hop that watches both ways), `bun run bench middleware` runs alternated with a window of 0, 50, 100 and 150 us
+ * (load 1-2), runtime cost per call of a chain of 4: WAT 60-70 -> 14 / 26 / 24 us, QuickJS 90-103 -> 111 / 33 / 34,
+ * kit-built (its guest runs ~190 us) 112-121 -> 116 / 111 / 125; `bun run bench wasm`, a component's tool call
+ * minus the same call in-thread, 54 -> 37 us at 50. Tried before without the backing off (a watch after every call,
+ * given up after 20 us when the Worker had not yet taken the call), on a VM whose wake-ups are fast, it cost more
+ * than it saved (WAT 90-107 against 21-34 us at load 3.4-7.6): with both threads spinning, another process taking a
+ * CPU leaves one of them spinning for a peer that cannot run, which the backing off now bounds. Atomics.wait cannot
+ * bound a watch finer: on the main thread a 10 us timeout sleeps ~80 us.
+ */
+export const SANDBOX_ANSWER_WAIT_US = 100;
 /** Successful calls whose in-sandbox execution time Sandbox.executionP50() looks at. */
 export const EXECUTION_TIME_SAMPLES = 256;
 /** Timeout of one outbound HTTP request made by a plugin. */

@@ -83,8 +83,11 @@ export const ToWorkerSchema = z.discriminatedUnion("type", [
   }),
   /** Drop the tenant (its instances, kv connection, sockets, pending rpcs); answered with "stopped". */
   z.object({ type: z.literal("stop"), tenant: z.number().int() }),
-  /** The Worker's mailbox counter (sandbox/mailbox.ts), the first message it gets. */
-  z.object({ type: z.literal("mailbox"), buffer: z.instanceof(SharedArrayBuffer) }),
+  /**
+   * The first message a Worker gets: the count of messages posted to it (`buffer`) and the count of answers it posts
+   * (`answers`), each a Mailbox (plugins/hop/mailbox.ts).
+   */
+  z.object({ type: z.literal("mailbox"), buffer: z.instanceof(SharedArrayBuffer), answers: z.instanceof(SharedArrayBuffer) }),
   z.object({
     type: z.literal("rpc-result"),
     id: z.number(),

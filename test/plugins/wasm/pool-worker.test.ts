@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { createLogger } from "../../../src/core/logger.ts";
 import { newInterruptFlag } from "../../../src/plugins/wasm/guest/meter.ts";
+import { Linger } from "../../../src/plugins/hop/index.ts";
 import { SANDBOX_STOP_GRACE_MS } from "../../../src/plugins/wasm/limits.ts";
 import { PoolWorker, type TenantHandler } from "../../../src/plugins/wasm/sandbox/pool-worker.ts";
 import { waitFor } from "../../helpers/wait.ts";
@@ -51,5 +52,38 @@ test("a tenant stopped before its Worker sent the flag it created has that flag 
   await waitFor(() => lines.length === 2, "the stopped tenant's flag checked");
   // the stopped tenant's flag was raised by the time its Worker looked; its neighbour's was not
   expect(lines).toEqual(["raised 0", "raised 1"]);
+  worker.terminate("test over");
+});
+
+test("after posting a call the main thread watches the Worker's count of answers, once per turn, while the call waits", async () => {
+  const due: Array<() => void> = [];
+  // a window of 10 s: the watch ends when the stand-in has counted its answer, however slow the machine
+  const watch = new Linger(10_000_000, { schedule: (task) => void due.push(task), cpus: 2 });
+  let tenants = 0;
+  const worker = new PoolWorker(new URL("./answering-worker.ts", import.meta.url), createLogger("test"), () => {}, () => ++tenants, watch);
+  expect(await worker.booted).toBe(true);
+  const results: unknown[] = [];
+  const handler: TenantHandler = { ...tenant("caller", []), onResult: (_id, ok, value) => void results.push({ ok, value }) };
+  const { tenant: id, slots } = worker.attach(handler, newInterruptFlag(), 1);
+  // a message that is not a call schedules no watch
+  worker.post({ type: "stop-nothing", tenant: id } as never);
+  expect(due.length).toBe(0);
+
+  // two calls in one turn: one watch; it sees the answer counted (the stand-in's thread answers while it watches)
+  for (let n = 0; n < 2; n++) worker.post({ type: "call", id: worker.callId(handler), cap: slots[0]!, fn: "f", args: [] });
+  expect(due.length).toBe(1);
+  due.splice(0).forEach((task) => task());
+  expect(watch.stats()).toEqual({ watched: 1, came: 1, skipped: 0 });
+  await waitFor(() => results.length === 2, "both answers read");
+  expect(results).toEqual([
+    { ok: true, value: "answered" },
+    { ok: true, value: "answered" },
+  ]);
+
+  // a watch due once its call has been answered does not run
+  worker.post({ type: "call", id: worker.callId(handler), cap: slots[0]!, fn: "f", args: [] });
+  await waitFor(() => results.length === 3, "the third answer read");
+  due.splice(0).forEach((task) => task());
+  expect(watch.stats()).toEqual({ watched: 1, came: 1, skipped: 0 });
   worker.terminate("test over");
 });

@@ -1,4 +1,4 @@
-import { Mailbox } from "../../wasm/sandbox/mailbox.ts";
+import { Mailbox } from "../../hop/index.ts";
 
 /** The shared memory of a Worker's hop: one count of messages per direction (a subprocess maps a file instead, process-hop.ts). */
 export interface HopBuffers {
@@ -9,7 +9,7 @@ export interface HopBuffers {
 /** Key of the hop's buffers in a plugin Worker's workerData. */
 export const HOP_WORKER_DATA_KEY = "prxRemoteHop";
 
-/** Counts of the messages each side posted, which the other side watches (see the WASM sandbox's Mailbox). */
+/** Counts of the messages each side posted, which the other side watches (plugins/hop/mailbox.ts). */
 export class HopBoxes {
   readonly toPlugin: Mailbox;
   readonly toHost: Mailbox;

@@ -1,4 +1,3 @@
-/** Keeping a remote plugin's hop awake: bounded watches for the other side's next message after a hand-over. */
+/** A remote plugin's hop: the two counts of a Worker's (workerData) or a subprocess's (a mapped page) messages. */
 export { HOP_WORKER_DATA_KEY, HopBoxes, type HopBuffers } from "./boxes.ts";
-export { Linger, type LingerOptions, type LingerStats, type Watch } from "./linger.ts";
 export { childProcessHop, openProcessHop, REMOTE_HOP_FD_ENV, type ProcessHop } from "./process-hop.ts";

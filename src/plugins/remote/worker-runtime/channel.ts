@@ -1,6 +1,7 @@
 import { writeSync } from "node:fs";
 import { workerData } from "node:worker_threads";
-import { childProcessHop, HopBoxes, Linger } from "../hop/index.ts";
+import { Linger } from "../../hop/index.ts";
+import { childProcessHop, HopBoxes } from "../hop/index.ts";
 import { BatchedWriter, LineDecoder, decodeText, encodeMessage, preview } from "../protocol/index.ts";
 import { REMOTE_LINGER_US, REMOTE_MAX_MESSAGE_BYTES, REMOTE_MAX_MESSAGE_DEPTH } from "../limits.ts";
 import { readStdin } from "./stdin-reader.ts";

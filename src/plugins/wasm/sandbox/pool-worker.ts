@@ -1,8 +1,8 @@
 import type { Logger } from "../../../core/logger.ts";
 import { raiseInterrupt } from "../guest/meter.ts";
-import { MAX_ARTIFACTS_PER_WORKER, SANDBOX_STOP_GRACE_MS } from "../limits.ts";
+import { MAX_ARTIFACTS_PER_WORKER, SANDBOX_ANSWER_WAIT_US, SANDBOX_STOP_GRACE_MS } from "../limits.ts";
 import type { FromWorker, SerializedError, ToWorker } from "../protocol.ts";
-import { Mailbox } from "./mailbox.ts";
+import { Linger, Mailbox } from "../../hop/index.ts";
 import { readWorkerMessage } from "./messages.ts";
 
 /** A FromWorker message addressed to one tenant. */
@@ -56,8 +56,10 @@ export class PoolWorker {
   /** Components' scripts (their JS text's hash) the Worker has evaluated (it keeps them for its life). */
   private readonly artifacts = new Set<string>();
   private markBooted: (ok: boolean) => void = () => {};
-  /** Counts every message posted to the Worker: it watches it for a moment after a call (mailbox.ts). */
+  /** Counts every message posted to the Worker: it watches it for a moment after a call (plugins/hop/mailbox.ts). */
   private readonly mailbox = new Mailbox();
+  /** Counts every answer the Worker posts: the main thread watches it for a moment after posting a call. */
+  private readonly answers = new Mailbox();
   gone: string | null = null;
 
   constructor(
@@ -66,6 +68,8 @@ export class PoolWorker {
     private readonly onGone: (worker: PoolWorker) => void,
     /** Numbers unique across the pool's Workers: a sandbox that moves to another Worker never meets its old number. */
     private readonly tenantNumber: () => number,
+    /** The watch for a call's answer, on the Worker's count of answers (SANDBOX_ANSWER_WAIT_US). */
+    private readonly answerWatch: Linger = new Linger(SANDBOX_ANSWER_WAIT_US),
   ) {
     this.booted = new Promise((resolve) => (this.markBooted = resolve));
     this.worker = new Worker(url);
@@ -73,7 +77,7 @@ export class PoolWorker {
     this.worker.onmessage = (event: MessageEvent) => this.receive(event.data);
     this.worker.onerror = (event) => this.lose(`sandbox worker error: ${(event as ErrorEvent).message ?? "unknown error"}`);
     this.worker.addEventListener("close", () => this.lose("sandbox worker exited unexpectedly"));
-    this.post({ type: "mailbox", buffer: this.mailbox.buffer });
+    this.post({ type: "mailbox", buffer: this.mailbox.buffer, answers: this.answers.buffer });
   }
 
   /** Tenants hosted now (live ones; stopping ones are on their way out). */
@@ -117,6 +121,11 @@ export class PoolWorker {
     if (typeof message !== "string" && message.type === "init" && message.component) this.artifacts.add(message.component.script);
     this.worker.postMessage(message);
     this.mailbox.posted();
+    // a call (encoded as a string, or a message of type "call"): watch for its answer once this turn is done
+    if (typeof message === "string" || message.type === "call") {
+      const seen = this.answers.seen();
+      this.answerWatch.soon((windowUs) => this.answers.linger(seen, windowUs), () => this.calls.size > 0);
+    }
   }
 
   /** A call id for `handler`'s next call (its result is routed back by it). */

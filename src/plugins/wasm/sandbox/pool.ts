@@ -30,7 +30,8 @@ const WORKER_URL = sandboxWorkerUrl();
  *   every generation released) its Workers are terminated.
  * - Every sandbox Worker is unref'd: a plugin never keeps the process alive (a call in flight does, by its timer).
  * - Nothing runs while plugins are idle: no timer, no polling (a stop's grace timer lives only while a stop is pending;
- *   a Worker watches its mailbox for SANDBOX_LINGER_US after a call only, mailbox.ts).
+ *   a Worker watches its mailbox for SANDBOX_LINGER_US after a call only, and the main thread the Worker's answers
+ *   for SANDBOX_ANSWER_WAIT_US after posting one: plugins/hop).
  */
 class SandboxWorkerPool {
   private readonly workers: PoolWorker[] = [];

@@ -18,8 +18,8 @@ import { Meter, newInterruptFlag } from "../guest/meter.ts";
 import { type Guest, GuestFailure } from "../guest/types.ts";
 import type { GuestKv } from "../host/types.ts";
 import { WebSocketTable } from "../host/socket-table.ts";
-import { SANDBOX_GC_AFTER_STOP_MS } from "../limits.ts";
-import { lingerWindowUs, Mailbox } from "./mailbox.ts";
+import { SANDBOX_GC_AFTER_STOP_MS, SANDBOX_LINGER_US } from "../limits.ts";
+import { lingerWindowUs, Mailbox } from "../../hop/index.ts";
 
 declare const self: Worker;
 
@@ -195,12 +195,13 @@ function drop(id: number): void {
   }
 }
 
-/** Set by the main thread's first message. */
+/** Set by the main thread's first message: the count of its messages, and the count of this Worker's answers. */
 let mailbox: Mailbox | null = null;
+let answers: Mailbox | null = null;
 /** Calls started and not yet answered (a guest may be waiting for an rpc or an HTTP response). */
 let running = 0;
-/** The watch after an answer (mailbox.ts): none when the process may run on one CPU only. */
-const LINGER_US = lingerWindowUs(availableParallelism());
+/** The watch after an answer (plugins/hop): none when the process may run on one CPU only. */
+const LINGER_US = lingerWindowUs(availableParallelism(), SANDBOX_LINGER_US);
 
 /**
  * After a call's answer: once the answer has left (a message posted by a task is delivered after it ends), watch
@@ -223,6 +224,8 @@ async function runCall(id: number, slot: number, fn: string, args: unknown[]): P
   } finally {
     running--;
   }
+  // runGuest has posted the answer: counted after it, so the main thread, watching, finds it queued
+  answers?.posted();
   lingerAfterAnswer();
 }
 
@@ -260,6 +263,7 @@ self.onmessage = (event: MessageEvent) => {
   switch (msg.type) {
     case "mailbox":
       mailbox = new Mailbox(msg.buffer);
+      answers = new Mailbox(msg.answers);
       break;
     case "init":
       start(msg).then(

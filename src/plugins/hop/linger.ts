@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { REMOTE_LINGER_MAX_SKIPS } from "../limits.ts";
+import { LINGER_MAX_SKIPS } from "./limits.ts";
 
 /** Watches for at most `windowUs` microseconds; true as soon as what it waits for has come. */
 export type Watch = (windowUs: number) => boolean;
@@ -21,7 +21,18 @@ export interface LingerStats {
 }
 
 /**
- * One side of a remote plugin's hop watching, after a hand-over, for the other side's next message for a bounded
+ * The window a side watches for on a process that may run on `cpus` CPUs (its affinity, as
+ * `os.availableParallelism()` reports it): `windowUs`, or 0 (no watch) with one CPU. There the other side can post
+ * only once the watcher has left the CPU, so a watch cannot see a message come that a return to the event loop would
+ * not find queued; a watch the other side did not preempt at once holds the only CPU for the whole window while the
+ * other side waits for it.
+ */
+export function lingerWindowUs(cpus: number, windowUs: number): number {
+  return cpus > 1 ? windowUs : 0;
+}
+
+/**
+ * One side of a hop (a remote plugin's, a WASM sandbox Worker's) watching, after a hand-over, for the other side's next message for a bounded
  * window instead of going to sleep at once (on a VM, waking an idle CPU costs more than the hop itself). At most one
  * watch per event-loop turn. A watch that saw nothing come makes the next 1, 3, 7, ... hand-overs go without one (up
  * to `maxSkips`): a slow other side, or a machine so busy that both sides share one CPU, costs a window only now and
@@ -41,8 +52,8 @@ export class Linger {
     options: LingerOptions = {},
   ) {
     this.schedule = options.schedule ?? ((task) => void setImmediate(task));
-    this.maxSkips = options.maxSkips ?? REMOTE_LINGER_MAX_SKIPS;
-    this.enabled = windowUs > 0 && (options.cpus ?? availableParallelism()) > 1;
+    this.maxSkips = options.maxSkips ?? LINGER_MAX_SKIPS;
+    this.enabled = lingerWindowUs(options.cpus ?? availableParallelism(), windowUs) > 0;
   }
 
   /**

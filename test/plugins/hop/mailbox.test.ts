@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { SANDBOX_LINGER_US } from "../../../src/plugins/wasm/limits.ts";
-import { lingerWindowUs, Mailbox } from "../../../src/plugins/wasm/sandbox/mailbox.ts";
+import { lingerWindowUs, Mailbox } from "../../../src/plugins/hop/index.ts";
 
 /** A clock (ms) that moves 1 us per reading and runs `at[k]` on its k-th reading (0 is the first). */
 function steppingClock(at: Record<number, () => void> = {}) {
@@ -55,10 +55,10 @@ test("a message posted just at the window's end is not waited for", () => {
   expect(clock.reads()).toBe(SANDBOX_LINGER_US + 1);
 });
 
-test("a Worker of a process that may run on one CPU does not watch; with two it watches SANDBOX_LINGER_US", () => {
-  expect(lingerWindowUs(1)).toBe(0);
-  expect(lingerWindowUs(2)).toBe(SANDBOX_LINGER_US);
-  expect(lingerWindowUs(64)).toBe(SANDBOX_LINGER_US);
+test("a side of a process that may run on one CPU does not watch; with two or more it watches the whole window", () => {
+  expect(lingerWindowUs(1, SANDBOX_LINGER_US)).toBe(0);
+  expect(lingerWindowUs(2, SANDBOX_LINGER_US)).toBe(SANDBOX_LINGER_US);
+  expect(lingerWindowUs(64, SANDBOX_LINGER_US)).toBe(SANDBOX_LINGER_US);
 });
 
 test("a mailbox over a view of memory another process maps counts in that element; it has no SharedArrayBuffer to post", () => {
