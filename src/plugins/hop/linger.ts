@@ -32,11 +32,11 @@ export function lingerWindowUs(cpus: number, windowUs: number): number {
 }
 
 /**
- * One side of a hop (a remote plugin's, a WASM sandbox Worker's) watching, after a hand-over, for the other side's next message for a bounded
- * window instead of going to sleep at once (on a VM, waking an idle CPU costs more than the hop itself). At most one
- * watch per event-loop turn. A watch that saw nothing come makes the next 1, 3, 7, ... hand-overs go without one (up
- * to `maxSkips`): a slow other side, or a machine so busy that both sides share one CPU, costs a window only now and
- * then. With a single CPU it never watches.
+ * One side of a hop (a remote plugin's, a WASM sandbox's) watching, after a hand-over, for the other side's next
+ * message for a bounded window instead of going to sleep at once (on a VM, waking an idle CPU costs more than the hop
+ * itself). At most one watch per event-loop turn. A watch that saw nothing come makes the next 1, 3, 7, ... hand-overs
+ * go without one (up to `maxSkips`): a slow other side, or a machine so busy that both sides share one CPU, costs a
+ * window only now and then. With a single CPU it never watches.
  */
 export class Linger {
   readonly enabled: boolean;

@@ -37,8 +37,9 @@ export class Mailbox {
   }
 
   /**
-   * The watching side: watch the count for up to `windowUs` (clock `now` in ms, performance.now's). True as soon as a message
-   * was posted after `seen` was read; false once the window has passed without one (the last look is at its end).
+   * The watching side: watch the count for up to `windowUs` (clock `now` in ms, performance.now's). True as soon as a
+   * message was posted after `seen` was read; false once the window has passed without one (the last look is at its
+   * end).
    */
   linger(seen: number, windowUs: number, now: () => number = () => performance.now()): boolean {
     const end = now() + windowUs / 1000;
