@@ -69,7 +69,7 @@ export const REMOTE_LINGER_US = 100;
  * After sending a call, the host watches a Worker's answers for this long (microseconds, once per event-loop turn)
  * before its event loop goes back to sleep: an answer that comes within it is read without the wake-up. This bounds
  * how long a call can hold the host's event loop. A subprocess's counts live in a page both processes map
- * (hop/process-hop.ts).
+ * (hop/process-hop.ts). A WASM sandbox's main thread watches the same way (SANDBOX_ANSWER_WAIT_US).
  */
 export const REMOTE_ANSWER_WAIT_US = 50;
 
