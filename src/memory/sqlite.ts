@@ -68,19 +68,21 @@ export class SqliteMemory implements MemoryBackend {
     options: RecallOptions = {},
   ): Promise<MemoryEntry[]> {
     validateLimit(limit);
-    const includePrivate = options.includePrivate === true;
-    const entries = this.run("recall", () => this.tables.count());
-    if (entries === 0) return [];
-    const keys = options.keys;
-    // No word at all (empty, punctuation): the most recent entries, as a listing. Only stop words: nothing.
-    if (!options.relevantOnly && queryTerms(query).length === 0) {
-      return this.run("recall", () => this.tables.recent(limit, { sessionId, includePrivate, keys })).map(toEntry);
-    }
-    const terms = contentTerms(query);
-    if (terms.length === 0) return [];
-    const scope = { limit, sessionId, includePrivate, keys };
-    const vector = this.hybrid?.embeddings.queryVector(query);
-    const fullText = this.run("recall", () => rankedRecall(this.tables, planFor(this.tables, terms, entries), scope));
+    const scope = { limit, sessionId, includePrivate: options.includePrivate === true, keys: options.keys };
+    // one snapshot for the count, the terms' counts and the rows: one read transaction, not one per statement
+    const { fullText, vector } = this.run("recall", () =>
+      this.tables.snapshot(() => {
+        const entries = this.tables.count();
+        if (entries === 0) return { fullText: [] };
+        // No word at all (empty, punctuation): the most recent entries, as a listing. Only stop words: nothing.
+        if (!options.relevantOnly && queryTerms(query).length === 0) return { fullText: this.tables.recent(limit, scope) };
+        const terms = contentTerms(query);
+        if (terms.length === 0) return { fullText: [] };
+        // the query's vector is asked for first, so the embedding call runs while the full-text search does
+        const vector = this.hybrid?.embeddings.queryVector(query);
+        return { fullText: rankedRecall(this.tables, planFor(this.tables, terms, entries), scope), vector };
+      }),
+    );
     const queried = vector ? await vector : null;
     if (!queried || !this.hybrid) return fullText.map(toEntry);
     const minSimilarity = this.hybrid.minSimilarity ?? MEMORY_VECTOR_MIN_SIMILARITY;

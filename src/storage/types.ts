@@ -655,6 +655,11 @@ export interface MemoryKeyScope {
  * validation and the entry shape belong to the memory backend in src/memory.
  */
 export interface MemoryStore {
+  /**
+   * `read` with every statement in it seeing one snapshot, in one read transaction: one lock of the database's shared
+   * memory for all of them, where each statement alone takes and drops its own.
+   */
+  snapshot<T>(read: () => T): T;
   upsert(entry: MemoryUpsert): void;
   /** The most recent entries, newest first. */
   recent(limit: number, scope: MemoryScope): MemoryRow[];

@@ -87,8 +87,16 @@ const VISIBLE_CHUNK = 32;
  * reading it costs one indexed row.
  */
 export class SqliteMemoryStore implements MemoryStore {
+  /** Made once: BEGIN (deferred, so reading takes no write lock), COMMIT, ROLLBACK on a throw; a savepoint when nested. */
+  private readonly inOneTransaction: (read: () => unknown) => unknown;
+
   constructor(private readonly db: Database) {
     ensureMemorySchema(db);
+    this.inOneTransaction = db.transaction((read: () => unknown) => read());
+  }
+
+  snapshot<T>(read: () => T): T {
+    return this.inOneTransaction(read) as T;
   }
 
   upsert(entry: MemoryUpsert): void {

@@ -1,0 +1,112 @@
+/**
+ * A SQLite recall reads the entry count, each term's entries and the ranked rows in one read transaction: one snapshot
+ * of the file, however many statements the query needs. Another connection (another process) commits between two of
+ * them here, at a point the store hands out.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SqliteMemory } from "../../src/memory/index.ts";
+import { openSqliteStorage } from "../../src/storage/index.ts";
+import type { MemoryStore } from "../../src/storage/types.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "prx-memory-snapshot-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let files = 0;
+const freshPath = () => join(dir, `prx-${++files}.db`);
+
+const entry = (key: string, content: string) => ({
+  key,
+  content,
+  category: "core",
+  sessionId: null,
+  at: "2026-01-01T00:00:00.000Z",
+  private: false,
+});
+
+describe("sqlite memory store snapshot", () => {
+  test("every read in it sees the file as at its first read; another connection's commit shows after it", async () => {
+    const path = freshPath();
+    const reader = openSqliteStorage(path);
+    const writer = openSqliteStorage(path);
+    try {
+      reader.memory.upsert(entry("a", "alpha"));
+      const inside = reader.memory.snapshot(() => {
+        const before = reader.memory.count();
+        writer.memory.upsert(entry("b", "beta"));
+        return [before, reader.memory.count(), reader.memory.byKey("b")];
+      });
+      expect(inside).toEqual([1, 1, null]);
+      expect(reader.db.inTransaction).toBe(false);
+      expect(reader.memory.count()).toBe(2);
+      // without a snapshot each statement reads the file anew
+      const apart = [reader.memory.count(), (writer.memory.upsert(entry("c", "gamma")), reader.memory.count())];
+      expect(apart).toEqual([2, 3]);
+    } finally {
+      await reader.close();
+      await writer.close();
+    }
+  });
+
+  test("a body that throws: its error comes out and the connection is left outside any transaction", async () => {
+    const storage = openSqliteStorage(freshPath());
+    try {
+      const failure = new Error("the body failed");
+      expect(() =>
+        storage.memory.snapshot(() => {
+          storage.memory.count();
+          throw failure;
+        }),
+      ).toThrow(failure);
+      expect(storage.db.inTransaction).toBe(false);
+      storage.memory.upsert(entry("a", "alpha"));
+      expect(storage.memory.count()).toBe(1);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  test("inside a transaction already open it reads within that transaction, and leaves it open", async () => {
+    const storage = openSqliteStorage(freshPath());
+    try {
+      storage.db.exec("BEGIN IMMEDIATE");
+      storage.memory.upsert(entry("a", "alpha"));
+      expect(storage.memory.snapshot(() => storage.memory.count())).toBe(1);
+      expect(storage.db.inTransaction).toBe(true);
+      storage.db.exec("COMMIT");
+      expect(storage.memory.count()).toBe(1);
+    } finally {
+      await storage.close();
+    }
+  });
+});
+
+describe("sqlite memory recall", () => {
+  test("reads one snapshot: an entry committed by another connection mid-recall is found by the next recall, not half-seen", async () => {
+    const path = freshPath();
+    const reader = openSqliteStorage(path);
+    const writer = openSqliteStorage(path);
+    try {
+      reader.memory.upsert(entry("first", "the orchid blooms in winter"));
+      let commitsLeft = 1;
+      // the reader's own store; the other connection commits after the recall has read the count
+      const store: MemoryStore = Object.create(reader.memory, {
+        termEntries: {
+          value: (term: string, cap: number) => {
+            if (commitsLeft-- > 0) writer.memory.upsert(entry("second", "an orchid that blooms in spring"));
+            return reader.memory.termEntries(term, cap);
+          },
+        },
+      });
+      const memory = new SqliteMemory(() => store);
+      expect((await memory.recall("orchid", 5)).map((e) => e.key)).toEqual(["first"]);
+      expect((await memory.recall("orchid", 5)).map((e) => e.key).sort()).toEqual(["first", "second"]);
+      expect(reader.db.inTransaction).toBe(false);
+    } finally {
+      await reader.close();
+      await writer.close();
+    }
+  });
+});
