@@ -1,7 +1,7 @@
 /**
  * A SQLite recall reads the entry count, each term's entries and the ranked rows in one read transaction: one snapshot
- * of the file, however many statements the query needs. Another connection (another process) commits between two of
- * them here, at a point the store hands out.
+ * of the file, however many statements the query needs; so does a listing, its page and its total. Another connection
+ * (another process) commits between two of them here, at a point the store hands out.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -104,6 +104,32 @@ describe("sqlite memory recall", () => {
       expect((await memory.recall("orchid", 5)).map((e) => e.key)).toEqual(["first"]);
       expect((await memory.recall("orchid", 5)).map((e) => e.key).sort()).toEqual(["first", "second"]);
       expect(reader.db.inTransaction).toBe(false);
+    } finally {
+      await reader.close();
+      await writer.close();
+    }
+  });
+});
+
+describe("sqlite memory listing", () => {
+  test("its page and its total come from one snapshot: an entry committed between the two reads counts in neither", async () => {
+    const path = freshPath();
+    const reader = openSqliteStorage(path);
+    const writer = openSqliteStorage(path);
+    try {
+      reader.memory.upsert(entry("first", "alpha"));
+      // the reader's own store; the other connection commits after the page was read, before the total is
+      const store: MemoryStore = Object.create(reader.memory, {
+        count: {
+          value() {
+            writer.memory.upsert(entry("second", "beta"));
+            return reader.memory.count();
+          },
+        },
+      });
+      const listed = store.list({ limit: 10, offset: 0 });
+      expect({ keys: listed.rows.map((row) => row.key), total: listed.total }).toEqual({ keys: ["first"], total: 1 });
+      expect(reader.memory.list({ limit: 10, offset: 0 }).total).toBe(2);
     } finally {
       await reader.close();
       await writer.close();

@@ -178,20 +178,23 @@ export class SqliteMemoryStore implements MemoryStore {
     return found;
   }
 
+  /** The page and its total from one snapshot: a write by another process between the two cannot make them disagree. */
   list(options: { limit: number; offset: number; category?: string }): { rows: MemoryRow[]; total: number } {
     const { limit, offset, category } = options;
-    if (category === undefined) {
+    return this.snapshot(() => {
+      if (category === undefined) {
+        return {
+          rows: this.db.query<MemoryRow, { limit: number; offset: number }>(SQL.list).all({ limit, offset }),
+          total: this.count(),
+        };
+      }
       return {
-        rows: this.db.query<MemoryRow, { limit: number; offset: number }>(SQL.list).all({ limit, offset }),
-        total: this.count(),
+        rows: this.db
+          .query<MemoryRow, { limit: number; offset: number; category: string }>(SQL.listCategory)
+          .all({ limit, offset, category }),
+        total: this.db.query<{ n: number }, { category: string }>(SQL.countCategory).get({ category })?.n ?? 0,
       };
-    }
-    return {
-      rows: this.db
-        .query<MemoryRow, { limit: number; offset: number; category: string }>(SQL.listCategory)
-        .all({ limit, offset, category }),
-      total: this.db.query<{ n: number }, { category: string }>(SQL.countCategory).get({ category })?.n ?? 0,
-    };
+    });
   }
 
   page(afterSeq: number, limit: number): MemoryRecordRow[] {
