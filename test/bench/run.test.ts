@@ -99,7 +99,8 @@ describe("bun run bench (the harness's arguments and exit status)", () => {
     expect(text.startsWith("# Performance record\n\nbefore\n<!-- bench-record:start -->\n")).toBe(true);
     expect(text.endsWith("<!-- bench-record:end -->\nafter\n")).toBe(true);
     expect(text).not.toContain("old table");
-    expect(text).toMatch(/binary `.*` built .* from commit \w+/);
+    // built before the run (PRX_BENCH_NO_BUILD): the record does not claim the repository's commit as the binary's
+    expect(text).toMatch(/binary `.*` built [\d-]+ [\d:]+ UTC before this run \(the repository at commit \w+/);
     expect(text).toMatch(/\| alpha \| [\d.]+ \/ [\d.]+ \| alpha row \| 1\.00 ms \|  \| <= 0\.5 \| \*\*no\*\* \|/);
     expect(text).toMatch(/\| omega \| [\d.]+ \/ [\d.]+ \| omega row \| 2\.00 ms \|/);
     const results = JSON.parse(readFileSync(run.results, "utf8"));

@@ -7,7 +7,8 @@
  * target and leaves results.json alone: CI runs it so that a broken bench cannot land.
  *
  * A whole run (no suite named, none failed) also rewrites the performance record in test/bench/README.md
- * (record.ts): the table of that one run, with the binary, the date and each suite's load average.
+ * (record.ts): the table of that one run, with the binary, the date and each suite's load average. It builds dist/prx
+ * first, so the binary it records is the source's as it stands.
  *
  * PRX_BENCH_SUITES (a directory of suites), PRX_BENCH_RESULTS (the results file), PRX_BENCH_RECORD (the file holding
  * the record) and PRX_BENCH_NO_BUILD (never build dist/prx) let the harness's own tests run it on fixture suites;
@@ -39,7 +40,10 @@ if (unknown.length > 0) {
 }
 const names = available.filter((n) => wanted.length === 0 || wanted.includes(n));
 
-if (!process.env.PRX_BENCH_NO_BUILD && !process.env.PRX_BINARY && (!existsSync(binary) || process.env.PRX_BENCH_REBUILD)) {
+// A whole run writes the record, which names the binary's commit: it measures dist/prx built from the source as it is.
+const writesRecord = wanted.length === 0 && !quick;
+const builds = !process.env.PRX_BENCH_NO_BUILD && !process.env.PRX_BINARY && (writesRecord || !existsSync(binary) || process.env.PRX_BENCH_REBUILD);
+if (builds) {
   console.log("building dist/prx ...");
   const build = Bun.spawnSync([process.execPath, join(root, "build.ts")], { stdout: "inherit", stderr: "inherit" });
   if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
@@ -108,7 +112,7 @@ if (quick) {
     ),
   );
   console.log(`${total}; wrote ${out}`);
-  if (wanted.length === 0 && failed.length === 0) {
+  if (writesRecord && failed.length === 0) {
     const recordFile = resolve(process.env.PRX_BENCH_RECORD || join(import.meta.dir, "README.md"));
     const record = renderRecord({
       started: startedAt,
@@ -129,11 +133,17 @@ if (failed.length > 0) {
   process.exit(1);
 }
 
-/** Which binary the record describes: its path and build time, and the commit the repository stood at. */
+/**
+ * Which binary the record describes: its path and build time, and its commit when this run built it; a binary built
+ * before the run (PRX_BINARY, PRX_BENCH_NO_BUILD) may come from another commit than the one the repository stands at.
+ */
 function describeBinary(): string {
   const built = existsSync(binary) ? statSync(binary).mtime.toISOString().slice(0, 16).replace("T", " ") : "missing";
   const git = (...a: string[]) => Bun.spawnSync(["git", "-C", root, ...a]).stdout.toString().trim();
   const commit = git("rev-parse", "--short", "HEAD") || "unknown";
   const dirty = git("status", "--porcelain", "--untracked-files=no") ? " with uncommitted changes" : "";
-  return `\`${relative(root, binary) || binary}\` built ${built} UTC from commit ${commit}${dirty}`;
+  const path = `\`${relative(root, binary) || binary}\``;
+  return builds
+    ? `${path} built ${built} UTC by this run, from commit ${commit}${dirty}`
+    : `${path} built ${built} UTC before this run (the repository at commit ${commit}${dirty})`;
 }
