@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteMemory } from "../../src/memory/index.ts";
-import { openSqliteStorage } from "../../src/storage/index.ts";
+import { openSqliteStorage, type SqliteStorage } from "../../src/storage/index.ts";
 import type { MemoryStore } from "../../src/storage/types.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "prx-memory-snapshot-"));
@@ -26,12 +26,28 @@ const entry = (key: string, content: string) => ({
   private: false,
 });
 
+/** Two connections to one new file: `reader` is read, `writer` commits as another process would. */
+async function withTwoConnections(body: (reader: SqliteStorage, writer: SqliteStorage) => Promise<void> | void): Promise<void> {
+  const path = freshPath();
+  const reader = openSqliteStorage(path);
+  const writer = openSqliteStorage(path);
+  try {
+    await body(reader, writer);
+  } finally {
+    await reader.close();
+    await writer.close();
+  }
+}
+
+/** The reader's own store, with `method` running `before` (the other connection's commit) first. */
+function committingBefore(store: MemoryStore, method: "termEntries" | "count", before: () => void): MemoryStore {
+  const own = (store[method] as (...args: unknown[]) => unknown).bind(store);
+  return Object.create(store, { [method]: { value: (...args: unknown[]) => (before(), own(...args)) } });
+}
+
 describe("sqlite memory store snapshot", () => {
   test("every read in it sees the file as at its first read; another connection's commit shows after it", async () => {
-    const path = freshPath();
-    const reader = openSqliteStorage(path);
-    const writer = openSqliteStorage(path);
-    try {
+    await withTwoConnections(async (reader, writer) => {
       reader.memory.upsert(entry("a", "alpha"));
       const inside = reader.memory.snapshot(() => {
         const before = reader.memory.count();
@@ -44,10 +60,7 @@ describe("sqlite memory store snapshot", () => {
       // without a snapshot each statement reads the file anew
       const apart = [reader.memory.count(), (writer.memory.upsert(entry("c", "gamma")), reader.memory.count())];
       expect(apart).toEqual([2, 3]);
-    } finally {
-      await reader.close();
-      await writer.close();
-    }
+    });
   });
 
   test("a body that throws: its error comes out and the connection is left outside any transaction", async () => {
@@ -85,54 +98,30 @@ describe("sqlite memory store snapshot", () => {
 
 describe("sqlite memory recall", () => {
   test("reads one snapshot: an entry committed by another connection mid-recall is found by the next recall, not half-seen", async () => {
-    const path = freshPath();
-    const reader = openSqliteStorage(path);
-    const writer = openSqliteStorage(path);
-    try {
+    await withTwoConnections(async (reader, writer) => {
       reader.memory.upsert(entry("first", "the orchid blooms in winter"));
       let commitsLeft = 1;
-      // the reader's own store; the other connection commits after the recall has read the count
-      const store: MemoryStore = Object.create(reader.memory, {
-        termEntries: {
-          value: (term: string, cap: number) => {
-            if (commitsLeft-- > 0) writer.memory.upsert(entry("second", "an orchid that blooms in spring"));
-            return reader.memory.termEntries(term, cap);
-          },
-        },
+      // the other connection commits after the recall has read the count
+      const store = committingBefore(reader.memory, "termEntries", () => {
+        if (commitsLeft-- > 0) writer.memory.upsert(entry("second", "an orchid that blooms in spring"));
       });
       const memory = new SqliteMemory(() => store);
       expect((await memory.recall("orchid", 5)).map((e) => e.key)).toEqual(["first"]);
       expect((await memory.recall("orchid", 5)).map((e) => e.key).sort()).toEqual(["first", "second"]);
       expect(reader.db.inTransaction).toBe(false);
-    } finally {
-      await reader.close();
-      await writer.close();
-    }
+    });
   });
 });
 
 describe("sqlite memory listing", () => {
   test("its page and its total come from one snapshot: an entry committed between the two reads counts in neither", async () => {
-    const path = freshPath();
-    const reader = openSqliteStorage(path);
-    const writer = openSqliteStorage(path);
-    try {
+    await withTwoConnections(async (reader, writer) => {
       reader.memory.upsert(entry("first", "alpha"));
-      // the reader's own store; the other connection commits after the page was read, before the total is
-      const store: MemoryStore = Object.create(reader.memory, {
-        count: {
-          value() {
-            writer.memory.upsert(entry("second", "beta"));
-            return reader.memory.count();
-          },
-        },
-      });
+      // the other connection commits after the page was read, before the total is
+      const store = committingBefore(reader.memory, "count", () => writer.memory.upsert(entry("second", "beta")));
       const listed = store.list({ limit: 10, offset: 0 });
       expect({ keys: listed.rows.map((row) => row.key), total: listed.total }).toEqual({ keys: ["first"], total: 1 });
       expect(reader.memory.list({ limit: 10, offset: 0 }).total).toBe(2);
-    } finally {
-      await reader.close();
-      await writer.close();
-    }
+    });
   });
 });
