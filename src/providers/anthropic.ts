@@ -3,7 +3,8 @@ import { JsonStandIns } from "../core/json/index.ts";
 import { secretFromEnv } from "../config/secrets.ts";
 import { joinUrl, missingKeyError, protocolError, ProviderCall } from "./http.ts";
 import { excerpt } from "./response-errors.ts";
-import { readSseJson } from "./sse.ts";
+import { DeltaJoiner } from "./delta-joiner.ts";
+import { readSseJsonReads } from "./sse.ts";
 import { ANTHROPIC_STREAM_EVENT_TYPES, ANTHROPIC_VERSION } from "./anthropic-constants.ts";
 import type { AnthropicUsage } from "./anthropic-wire.ts";
 import { anthropicWire, loadedAnthropicWire } from "./wire.ts";
@@ -101,7 +102,7 @@ export class AnthropicProvider extends HttpProvider {
     call: ProviderCall,
     request: ChatRequest,
   ): Promise<ChatResponse> {
-    const onDelta = request.onDelta!;
+    const deltas = new DeltaJoiner(request.onDelta!);
     const blocks = new Map<number, Block>();
     const tools: Extract<Block, { kind: "tool" }>[] = [];
     let text = "";
@@ -113,65 +114,71 @@ export class AnthropicProvider extends HttpProvider {
       maxEventBytes: this.maxEventBytes(),
       onChunk: () => call.touch(),
     };
-    for await (const { json } of readSseJson(body, options)) {
-      const type = (json as { type?: unknown } | null)?.type;
-      if (!ANTHROPIC_STREAM_EVENT_TYPES.includes(type as never)) continue; // new event types are ignorable
-      // a text answer's events are checked by hand; the wire schemas load only for the rest
-      const fast = acceptTextEvent(json);
-      const parsed = fast ? { success: true as const, data: fast } : (await schemas()).AnthropicStreamEventSchema.safeParse(json);
-      if (!parsed.success) throw protocolError(this.name, `unexpected stream event: ${excerpt(JSON.stringify(json))}`);
-      const event = parsed.data;
-      switch (event.type) {
-        case "message_start":
-          model = event.message.model;
-          usage = { ...usage, ...stripNulls(event.message.usage) };
-          break;
-        case "content_block_start": {
-          const block = event.content_block;
-          const use = block.type === "tool_use" ? (await schemas()).AnthropicToolUseBlockSchema.safeParse(block) : undefined;
-          if (use?.success) {
-            const { id, name } = use.data;
-            const tool = { kind: "tool" as const, ordinal: tools.length, id, name, json: "" };
-            tools.push(tool);
-            blocks.set(event.index, tool);
-            onDelta({ type: "tool_call", index: tool.ordinal, id: tool.id, name: tool.name });
-          } else if (block.type === "text") {
-            blocks.set(event.index, { kind: "text" });
-            const initial = typeof block.text === "string" ? block.text : "";
-            if (initial) {
-              text += initial;
-              onDelta({ type: "text", text: initial });
+    for await (const read of readSseJsonReads(body, options)) {
+      try {
+        for (const { json } of read) {
+          const type = (json as { type?: unknown } | null)?.type;
+          if (!ANTHROPIC_STREAM_EVENT_TYPES.includes(type as never)) continue; // new event types are ignorable
+          // a text answer's events are checked by hand; the wire schemas load only for the rest
+          const fast = acceptTextEvent(json);
+          const parsed = fast ? { success: true as const, data: fast } : (await schemas()).AnthropicStreamEventSchema.safeParse(json);
+          if (!parsed.success) throw protocolError(this.name, `unexpected stream event: ${excerpt(JSON.stringify(json))}`);
+          const event = parsed.data;
+          switch (event.type) {
+            case "message_start":
+              model = event.message.model;
+              usage = { ...usage, ...stripNulls(event.message.usage) };
+              break;
+            case "content_block_start": {
+              const block = event.content_block;
+              const use = block.type === "tool_use" ? (await schemas()).AnthropicToolUseBlockSchema.safeParse(block) : undefined;
+              if (use?.success) {
+                const { id, name } = use.data;
+                const tool = { kind: "tool" as const, ordinal: tools.length, id, name, json: "" };
+                tools.push(tool);
+                blocks.set(event.index, tool);
+                deltas.other({ type: "tool_call", index: tool.ordinal, id: tool.id, name: tool.name });
+              } else if (block.type === "text") {
+                blocks.set(event.index, { kind: "text" });
+                const initial = typeof block.text === "string" ? block.text : "";
+                if (initial) {
+                  text += initial;
+                  deltas.text(initial);
+                }
+              }
+              break;
             }
+            case "content_block_delta": {
+              const delta = event.delta;
+              const block = blocks.get(event.index);
+              if (delta.type === "text_delta" && "text" in delta && typeof delta.text === "string") {
+                text += delta.text;
+                deltas.text(delta.text);
+              } else if (delta.type === "input_json_delta" && "partial_json" in delta && block?.kind === "tool") {
+                const piece = String(delta.partial_json);
+                block.json += piece;
+                if (piece) deltas.other({ type: "tool_call", index: block.ordinal, argumentsDelta: piece });
+              }
+              break;
+            }
+            case "message_delta":
+              if (event.delta.stop_reason !== undefined) stopReason = event.delta.stop_reason;
+              if (event.usage) usage = { ...usage, ...stripNulls(event.usage) };
+              break;
+            case "error": {
+              const said = excerpt(event.error.message);
+              throw new PrxError("PROVIDER_HTTP", `${this.name}: ${event.error.type} in stream: ${said}`, {
+                hint: "the provider failed mid-answer: retry, or add [reliability] fallback_providers",
+                status: 502,
+                details: { status: statusForErrorType(event.error.type), provider: this.name },
+              });
+            }
+            default:
+              break; // content_block_stop, message_stop, ping
           }
-          break;
         }
-        case "content_block_delta": {
-          const delta = event.delta;
-          const block = blocks.get(event.index);
-          if (delta.type === "text_delta" && "text" in delta && typeof delta.text === "string") {
-            text += delta.text;
-            onDelta({ type: "text", text: delta.text });
-          } else if (delta.type === "input_json_delta" && "partial_json" in delta && block?.kind === "tool") {
-            const piece = String(delta.partial_json);
-            block.json += piece;
-            if (piece) onDelta({ type: "tool_call", index: block.ordinal, argumentsDelta: piece });
-          }
-          break;
-        }
-        case "message_delta":
-          if (event.delta.stop_reason !== undefined) stopReason = event.delta.stop_reason;
-          if (event.usage) usage = { ...usage, ...stripNulls(event.usage) };
-          break;
-        case "error": {
-          const said = excerpt(event.error.message);
-          throw new PrxError("PROVIDER_HTTP", `${this.name}: ${event.error.type} in stream: ${said}`, {
-            hint: "the provider failed mid-answer: retry, or add [reliability] fallback_providers",
-            status: 502,
-            details: { status: statusForErrorType(event.error.type), provider: this.name },
-          });
-        }
-        default:
-          break; // content_block_stop, message_stop, ping
+      } finally {
+        deltas.flush();
       }
     }
     const toolCalls = tools.map((tool) => ({

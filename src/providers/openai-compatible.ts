@@ -8,7 +8,8 @@ import {
   ProviderCall,
 } from "./http.ts";
 import { excerpt } from "./response-errors.ts";
-import { readSseJson } from "./sse.ts";
+import { DeltaJoiner } from "./delta-joiner.ts";
+import { readSseJsonReads } from "./sse.ts";
 import type { OpenAIChatResponse, OpenAIRequestMessage } from "./openai-wire.ts";
 import { acceptTextChunk, acceptTextResponse } from "./openai-response-accept.ts";
 import { loadedOpenaiWire, openaiWire } from "./wire.ts";
@@ -228,7 +229,7 @@ export class OpenAICompatibleProvider extends HttpProvider {
     call: ProviderCall,
     request: ChatRequest,
   ): Promise<ChatResponse> {
-    const onDelta = request.onDelta!;
+    const deltas = new DeltaJoiner(request.onDelta!);
     const tools = new ToolCallAccumulator();
     let text = "";
     let model = request.model;
@@ -239,41 +240,47 @@ export class OpenAICompatibleProvider extends HttpProvider {
       maxEventBytes: this.maxEventBytes(),
       onChunk: () => call.touch(),
     };
-    for await (const { json } of readSseJson(body, options)) {
-      const fast = acceptTextChunk(json);
-      const parsed = fast
-        ? { success: true as const, data: fast }
-        : (await schemas()).OpenAIChunkSchema.safeParse(json);
-      if (!parsed.success) throw protocolError(this.name, `unexpected stream chunk: ${excerpt(JSON.stringify(json))}`);
-      const chunk = parsed.data;
-      if (chunk.error) {
-        const status = typeof chunk.error.code === "number" ? chunk.error.code : 502;
-        throw new PrxError("PROVIDER_HTTP", `${this.name}: error in stream: ${excerpt(chunk.error.message ?? "")}`, {
-          hint: "the provider failed mid-answer: retry, or add [reliability] fallback_providers",
-          status: 502,
-          details: { status, provider: this.name },
-        });
-      }
-      if (chunk.model) model = chunk.model;
-      if (chunk.usage) usage = fromOpenAIUsage(chunk.usage);
-      const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
-      if (!choice) continue;
-      if (choice.finish_reason) finishReason = choice.finish_reason;
-      const delta = choice.delta;
-      if (delta?.content) {
-        text += delta.content;
-        onDelta({ type: "text", text: delta.content });
-      }
-      for (const piece of delta?.tool_calls ?? []) {
-        tools.add(piece.index, piece.id, piece.function?.name, piece.function?.arguments);
-        const out: { type: "tool_call"; index: number; id?: string; name?: string; argumentsDelta?: string } = {
-          type: "tool_call",
-          index: piece.index,
-        };
-        if (piece.id) out.id = piece.id;
-        if (piece.function?.name) out.name = piece.function.name;
-        if (piece.function?.arguments) out.argumentsDelta = piece.function.arguments;
-        onDelta(out);
+    for await (const read of readSseJsonReads(body, options)) {
+      try {
+        for (const { json } of read) {
+          const fast = acceptTextChunk(json);
+          const parsed = fast
+            ? { success: true as const, data: fast }
+            : (await schemas()).OpenAIChunkSchema.safeParse(json);
+          if (!parsed.success) throw protocolError(this.name, `unexpected stream chunk: ${excerpt(JSON.stringify(json))}`);
+          const chunk = parsed.data;
+          if (chunk.error) {
+            const status = typeof chunk.error.code === "number" ? chunk.error.code : 502;
+            throw new PrxError("PROVIDER_HTTP", `${this.name}: error in stream: ${excerpt(chunk.error.message ?? "")}`, {
+              hint: "the provider failed mid-answer: retry, or add [reliability] fallback_providers",
+              status: 502,
+              details: { status, provider: this.name },
+            });
+          }
+          if (chunk.model) model = chunk.model;
+          if (chunk.usage) usage = fromOpenAIUsage(chunk.usage);
+          const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+          if (!choice) continue;
+          if (choice.finish_reason) finishReason = choice.finish_reason;
+          const delta = choice.delta;
+          if (delta?.content) {
+            text += delta.content;
+            deltas.text(delta.content);
+          }
+          for (const piece of delta?.tool_calls ?? []) {
+            tools.add(piece.index, piece.id, piece.function?.name, piece.function?.arguments);
+            const out: { type: "tool_call"; index: number; id?: string; name?: string; argumentsDelta?: string } = {
+              type: "tool_call",
+              index: piece.index,
+            };
+            if (piece.id) out.id = piece.id;
+            if (piece.function?.name) out.name = piece.function.name;
+            if (piece.function?.arguments) out.argumentsDelta = piece.function.arguments;
+            deltas.other(out);
+          }
+        }
+      } finally {
+        deltas.flush();
       }
     }
     const response: ChatResponse = { text, toolCalls: tools.result(), model, provider: this.name };

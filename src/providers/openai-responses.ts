@@ -10,7 +10,8 @@ import {
   type UpstreamResponse,
 } from "./openai-responses-wire.ts";
 import { excerpt } from "./response-errors.ts";
-import { readSseJson } from "./sse.ts";
+import { DeltaJoiner } from "./delta-joiner.ts";
+import { readSseJsonReads } from "./sse.ts";
 import type { ChatMessage, ChatRequest, ChatResponse, StreamDelta, ToolCall, ToolSpec, Usage } from "./types.ts";
 
 /** Tool calls whose reasoning items this provider keeps for the next request of the turn (oldest dropped first). */
@@ -136,39 +137,46 @@ export class OpenAIResponsesProvider extends OpenAICompatibleProvider {
   private async readEvents(body: ReadableStream<Uint8Array>, call: ProviderCall, onDelta: (delta: StreamDelta) => void): Promise<UpstreamResponse> {
     const options = { provider: this.name, maxEventBytes: this.maxEventBytes(), onChunk: () => call.touch() };
     const calls = new Map<number, number>();
-    for await (const { json } of readSseJson(body, options)) {
-      const parsed = UpstreamEventSchema.safeParse(json);
-      if (!parsed.success) throw protocolError(this.name, `unexpected stream event: ${excerpt(JSON.stringify(json))}`);
-      const event = parsed.data;
-      switch (event.type) {
-        case "response.output_text.delta":
-          if (event.delta) onDelta({ type: "text", text: event.delta });
-          break;
-        case "response.output_item.added":
-          if (event.item && isType(event.item, "function_call") && event.output_index !== undefined) {
-            const index = calls.size;
-            calls.set(event.output_index, index);
-            onDelta({ type: "tool_call", index, id: event.item.call_id, name: event.item.name });
+    const deltas = new DeltaJoiner(onDelta);
+    for await (const read of readSseJsonReads(body, options)) {
+      try {
+        for (const { json } of read) {
+          const parsed = UpstreamEventSchema.safeParse(json);
+          if (!parsed.success) throw protocolError(this.name, `unexpected stream event: ${excerpt(JSON.stringify(json))}`);
+          const event = parsed.data;
+          switch (event.type) {
+            case "response.output_text.delta":
+              if (event.delta) deltas.text(event.delta);
+              break;
+            case "response.output_item.added":
+              if (event.item && isType(event.item, "function_call") && event.output_index !== undefined) {
+                const index = calls.size;
+                calls.set(event.output_index, index);
+                deltas.other({ type: "tool_call", index, id: event.item.call_id, name: event.item.name });
+              }
+              break;
+            case "response.function_call_arguments.delta": {
+              const index = event.output_index === undefined ? undefined : calls.get(event.output_index);
+              if (index !== undefined && event.delta) deltas.other({ type: "tool_call", index, argumentsDelta: event.delta });
+              break;
+            }
+            case "response.completed":
+            case "response.incomplete":
+            case "response.failed": {
+              const done = UpstreamResponseSchema.safeParse(event.response);
+              if (!done.success) throw protocolError(this.name, `unexpected ${event.type} event: ${excerpt(JSON.stringify(json))}`);
+              return done.data;
+            }
+            case "error":
+              throw new PrxError("PROVIDER_HTTP", `${this.name}: error in stream: ${excerpt(event.message ?? event.code ?? "")}`, {
+                hint: "the provider failed mid-answer: retry, or add [reliability] fallback_providers",
+                status: 502,
+                details: { provider: this.name },
+              });
           }
-          break;
-        case "response.function_call_arguments.delta": {
-          const index = event.output_index === undefined ? undefined : calls.get(event.output_index);
-          if (index !== undefined && event.delta) onDelta({ type: "tool_call", index, argumentsDelta: event.delta });
-          break;
         }
-        case "response.completed":
-        case "response.incomplete":
-        case "response.failed": {
-          const done = UpstreamResponseSchema.safeParse(event.response);
-          if (!done.success) throw protocolError(this.name, `unexpected ${event.type} event: ${excerpt(JSON.stringify(json))}`);
-          return done.data;
-        }
-        case "error":
-          throw new PrxError("PROVIDER_HTTP", `${this.name}: error in stream: ${excerpt(event.message ?? event.code ?? "")}`, {
-            hint: "the provider failed mid-answer: retry, or add [reliability] fallback_providers",
-            status: 502,
-            details: { provider: this.name },
-          });
+      } finally {
+        deltas.flush();
       }
     }
     throw protocolError(this.name, "the stream ended before response.completed");

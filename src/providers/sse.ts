@@ -24,7 +24,7 @@ export interface SseReadOptions {
  * characters that straddle chunk boundaries intact.
  */
 export function readSseEvents(body: ReadableStream<Uint8Array>, options: SseReadOptions): AsyncGenerator<SseEvent> {
-  return readSse(body, options, (event) => event);
+  return oneByOne(readSse(body, options, (event) => event));
 }
 
 /** A data payload parsed as JSON, or the end marker. */
@@ -32,7 +32,19 @@ export type SseJson = { event?: string; json: unknown };
 
 /** Like readSseEvents, but parses each data payload as JSON and stops at `[DONE]`. */
 export function readSseJson(body: ReadableStream<Uint8Array>, options: SseReadOptions): AsyncGenerator<SseJson> {
+  return oneByOne(readSseJsonReads(body, options));
+}
+
+/**
+ * Like readSseJson, but the events of each read of the stream come together, in order (never an empty list): what
+ * arrived at once can be handed on at once.
+ */
+export function readSseJsonReads(body: ReadableStream<Uint8Array>, options: SseReadOptions): AsyncGenerator<SseJson[]> {
   return readSse(body, options, (event) => eventJson(event, options.provider));
+}
+
+async function* oneByOne<T>(reads: AsyncGenerator<T[]>): AsyncGenerator<T> {
+  for await (const items of reads) yield* items;
 }
 
 /** What `take` makes of an event: the item to hand on, SKIP to drop it, or STOP to end the stream there. */
@@ -41,12 +53,12 @@ const STOP = Symbol("stop");
 
 const STREAM = { stream: true };
 
-/** The one loop both readers share: bytes to text to events, each passed through `take` in the same generator. */
+/** The one loop every reader shares: bytes to text to events, each passed through `take`, the items of each read together. */
 async function* readSse<T>(
   body: ReadableStream<Uint8Array>,
   options: SseReadOptions,
   take: (event: SseEvent) => T | typeof SKIP | typeof STOP,
-): AsyncGenerator<T> {
+): AsyncGenerator<T[]> {
   const parser = new SseParser(options.provider, options.maxEventBytes ?? SSE_MAX_EVENT_BYTES);
   const decoder = new TextDecoder("utf-8");
   const reader = body.getReader();
@@ -61,18 +73,31 @@ async function* readSse<T>(
         options.onChunk?.();
         parser.push(decoder.decode(chunk.value, STREAM));
       }
-      for (let event = parser.next(done); event; event = parser.next(done)) {
-        const item = take(event);
-        if (item === STOP) return;
-        if (item !== SKIP) yield item;
+      // errors come in stream order: a bad event fails the stream after the events before it were handed on
+      const items: T[] = [];
+      let stopped = false;
+      let failure: { error: unknown } | undefined;
+      try {
+        for (let event = parser.next(done); event; event = parser.next(done)) {
+          const item = take(event);
+          if (item === STOP) {
+            stopped = true;
+            break;
+          }
+          if (item !== SKIP) items.push(item);
+        }
+      } catch (error) {
+        failure = { error };
       }
+      if (items.length > 0) yield items;
+      if (failure) throw failure.error;
+      if (stopped) return;
       parser.checkTail();
     }
     const last = parser.finish();
     if (last) {
       const item = take(last);
-      if (item === STOP) return;
-      if (item !== SKIP) yield item;
+      if (item !== STOP && item !== SKIP) yield [item];
     }
   } finally {
     if (!done) await reader.cancel().catch(() => undefined);

@@ -76,7 +76,8 @@ describe("OpenAICompatibleProvider", () => {
       onDelta: (delta) => deltas.push(delta),
     });
     expect(result.text).toBe("echo: stream me please");
-    expect(deltas.length).toBeGreaterThan(1);
+    // the pieces of one read of the stream come as one delta (delta-joining.test.ts): how many depends on the reads
+    expect(deltas.every((d) => d.type === "text")).toBe(true);
     expect(deltas.map((d) => (d.type === "text" ? d.text : "")).join("")).toBe(result.text);
     expect(result.usage!.completion_tokens).toBeGreaterThan(0);
     expect(fake.chatRequests()[0]!.body.stream_options).toEqual({ include_usage: true });

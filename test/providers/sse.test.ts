@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { isPrxError, PrxError } from "../../src/core/errors.ts";
 import { MAX_JSON_DEPTH } from "../../src/core/json/index.ts";
-import { PROVIDER_MAX_RESPONSE_BYTES, readSseEvents, SSE_MAX_EVENT_BYTES, readSseJson } from "../../src/providers/sse.ts";
+import { PROVIDER_MAX_RESPONSE_BYTES, readSseEvents, SSE_MAX_EVENT_BYTES, readSseJson, readSseJsonReads } from "../../src/providers/sse.ts";
 import type { SseEvent } from "../../src/providers/sse-parser.ts";
 
 function streamOf(chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
@@ -194,5 +194,25 @@ describe("readSseJson", () => {
     expect(seen).toEqual([{ n: 1 }]);
     expect(error.code).toBe("PROVIDER_PROTOCOL");
     expect(error.message).toBe(`acme: stream event: JSON nesting deeper than ${MAX_JSON_DEPTH} levels at character ${MAX_JSON_DEPTH}`);
+  });
+});
+
+describe("readSseJsonReads", () => {
+  test("the events of each read come together, in order; a read with none yields nothing", async () => {
+    const reads: unknown[][] = [];
+    const stream = streamOf(['data: {"n":1}\n\ndata: {"n":2}\n\ndata: {"n', '":3}\n\n', ": a comment only\n\n", 'data: {"n":4}\n\ndata: [DONE]\n\ndata: {"n":5}\n\n']);
+    for await (const read of readSseJsonReads(stream, { provider: "p" })) reads.push(read.map((item) => item.json));
+    expect(reads).toEqual([[{ n: 1 }, { n: 2 }], [{ n: 3 }], [{ n: 4 }]]);
+  });
+
+  test("a bad event fails the stream after the events of its read before it are handed on", async () => {
+    const reads: unknown[][] = [];
+    const error = await caught(async () => {
+      for await (const read of readSseJsonReads(streamOf(['data: {"n":1}\n\ndata: {broken\n\ndata: {"n":2}\n\n']), { provider: "acme" })) {
+        reads.push(read.map((item) => item.json));
+      }
+    });
+    expect(reads).toEqual([[{ n: 1 }]]);
+    expect(isPrxError(error, "PROVIDER_PROTOCOL")).toBe(true);
   });
 });
