@@ -38,25 +38,37 @@ const openaiChunk = (delta: object, finish: string | null = null) =>
 
 const options = (stream: ReturnType<typeof scriptedStream>) => ({ name: "p", baseUrl: "http://127.0.0.1:9/v1", fetch: stream.fetch });
 
+type Streaming = (stream: ReturnType<typeof scriptedStream>) => Promise<{ text: string }>;
+
+/** "Hello world" in two reads of the stream, "Hel" + "lo" in the first: two deltas, one a read. */
+async function expectOneDeltaARead(chat: Streaming, first: string[], second: string[]): Promise<void> {
+  const stream = scriptedStream();
+  const answer = chat(stream);
+  stream.send(...first);
+  await stream.handedOn(1);
+  stream.send(...second);
+  stream.end();
+  expect((await answer).text).toBe("Hello world");
+  expect(stream.deltas).toEqual([
+    { type: "text", text: "Hello" },
+    { type: "text", text: " world" },
+  ]);
+}
+
+const hi = [{ role: "user" as const, content: "hi" }];
+
 describe("a streamed answer's deltas, one per read of the provider's stream", () => {
   test("OpenAI-compatible: the text pieces of one read are one delta; the next read's, another", async () => {
-    const stream = scriptedStream();
-    const answer = new OpenAICompatibleProvider(options(stream)).chat({ model: "m", messages: [{ role: "user", content: "hi" }], onDelta: stream.onDelta });
-    stream.send(openaiChunk({ role: "assistant", content: "" }), openaiChunk({ content: "Hel" }), openaiChunk({ content: "lo" }));
-    await stream.handedOn(1);
-    stream.send(openaiChunk({ content: " world" }), openaiChunk({}, "stop"), "data: [DONE]\n\n");
-    stream.end();
-    const result = await answer;
-    expect(result.text).toBe("Hello world");
-    expect(stream.deltas).toEqual([
-      { type: "text", text: "Hello" },
-      { type: "text", text: " world" },
-    ]);
+    await expectOneDeltaARead(
+      (stream) => new OpenAICompatibleProvider(options(stream)).chat({ model: "m", messages: hi, onDelta: stream.onDelta }),
+      [openaiChunk({ role: "assistant", content: "" }), openaiChunk({ content: "Hel" }), openaiChunk({ content: "lo" })],
+      [openaiChunk({ content: " world" }), openaiChunk({}, "stop"), "data: [DONE]\n\n"],
+    );
   });
 
   test("OpenAI-compatible: a tool call piece between text pieces of one read keeps its place", async () => {
     const stream = scriptedStream();
-    const answer = new OpenAICompatibleProvider(options(stream)).chat({ model: "m", messages: [{ role: "user", content: "hi" }], onDelta: stream.onDelta });
+    const answer = new OpenAICompatibleProvider(options(stream)).chat({ model: "m", messages: hi, onDelta: stream.onDelta });
     const call = { index: 0, id: "call_1", type: "function", function: { name: "memory_store", arguments: "{}" } };
     stream.send(openaiChunk({ content: "a" }), openaiChunk({ content: "b" }), openaiChunk({ tool_calls: [call] }), openaiChunk({ content: "c" }), openaiChunk({}, "tool_calls"));
     stream.end();
@@ -70,7 +82,7 @@ describe("a streamed answer's deltas, one per read of the provider's stream", ()
 
   test("OpenAI-compatible: text read with an error event is handed on before the error", async () => {
     const stream = scriptedStream();
-    const answer = new OpenAICompatibleProvider(options(stream)).chat({ model: "m", messages: [{ role: "user", content: "hi" }], onDelta: stream.onDelta });
+    const answer = new OpenAICompatibleProvider(options(stream)).chat({ model: "m", messages: hi, onDelta: stream.onDelta });
     stream.send(openaiChunk({ content: "par" }), openaiChunk({ content: "tial" }), data({ error: { message: "overloaded", code: 529 } }));
     stream.end();
     const failure = await answer.then(
@@ -83,48 +95,34 @@ describe("a streamed answer's deltas, one per read of the provider's stream", ()
   });
 
   test("Anthropic: the text deltas of one read are one delta", async () => {
-    const stream = scriptedStream();
-    const answer = new AnthropicProvider(options(stream)).chat({ model: "claude", messages: [{ role: "user", content: "hi" }], onDelta: stream.onDelta });
     const message = { id: "msg_1", type: "message", role: "assistant", model: "claude", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } };
-    stream.send(
-      named("message_start", { message }),
-      named("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
-      named("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Hel" } }),
-      named("content_block_delta", { index: 0, delta: { type: "text_delta", text: "lo" } }),
+    await expectOneDeltaARead(
+      (stream) => new AnthropicProvider(options(stream)).chat({ model: "claude", messages: hi, onDelta: stream.onDelta }),
+      [
+        named("message_start", { message }),
+        named("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+        named("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Hel" } }),
+        named("content_block_delta", { index: 0, delta: { type: "text_delta", text: "lo" } }),
+      ],
+      [
+        named("content_block_delta", { index: 0, delta: { type: "text_delta", text: " world" } }),
+        named("content_block_stop", { index: 0 }),
+        named("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 2 } }),
+        named("message_stop", {}),
+      ],
     );
-    await stream.handedOn(1);
-    stream.send(
-      named("content_block_delta", { index: 0, delta: { type: "text_delta", text: " world" } }),
-      named("content_block_stop", { index: 0 }),
-      named("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 2 } }),
-      named("message_stop", {}),
-    );
-    stream.end();
-    const result = await answer;
-    expect(result.text).toBe("Hello world");
-    expect(stream.deltas).toEqual([
-      { type: "text", text: "Hello" },
-      { type: "text", text: " world" },
-    ]);
   });
 
   test("OpenAI Responses: the text deltas of one read are one delta, handed on before the response completes", async () => {
-    const stream = scriptedStream();
-    const answer = new OpenAIResponsesProvider(options(stream)).chat({ model: "m", messages: [{ role: "user", content: "hi" }], onDelta: stream.onDelta });
     const where = { item_id: "msg_1", output_index: 0, content_index: 0 };
     const item = { type: "message", id: "msg_1", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Hello world", annotations: [] }] };
-    stream.send(named("response.output_text.delta", { ...where, delta: "Hel" }), named("response.output_text.delta", { ...where, delta: "lo" }));
-    await stream.handedOn(1);
-    stream.send(
-      named("response.output_text.delta", { ...where, delta: " world" }),
-      named("response.completed", { response: { id: "resp_1", object: "response", status: "completed", model: "m", output: [item], usage: null } }),
+    await expectOneDeltaARead(
+      (stream) => new OpenAIResponsesProvider(options(stream)).chat({ model: "m", messages: hi, onDelta: stream.onDelta }),
+      [named("response.output_text.delta", { ...where, delta: "Hel" }), named("response.output_text.delta", { ...where, delta: "lo" })],
+      [
+        named("response.output_text.delta", { ...where, delta: " world" }),
+        named("response.completed", { response: { id: "resp_1", object: "response", status: "completed", model: "m", output: [item], usage: null } }),
+      ],
     );
-    stream.end();
-    const result = await answer;
-    expect(result.text).toBe("Hello world");
-    expect(stream.deltas).toEqual([
-      { type: "text", text: "Hello" },
-      { type: "text", text: " world" },
-    ]);
   });
 });
