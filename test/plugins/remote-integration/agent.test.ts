@@ -5,9 +5,11 @@ import { listPlugins, pluginInfo } from "../../../src/plugins/api.ts";
 import { EVENT_MAX_PUBLISH_DEPTH } from "../../../src/plugins/events/index.ts";
 import type { PluginServices } from "../../../src/plugins/runtime/index.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
-import { ASSIST_DIR, EXAMPLE_DIR, fakeConfig, openHost, setting, TRANSPORTS, workspaceWith, type TestWorkspace } from "./helpers.ts";
+import { ASSIST_DIR, EXAMPLE_DIR, fakeConfig, openHost, setting, TRANSPORTS, workspaceWith, type TestWorkspace, quietLogs } from "./helpers.ts";
 import { waitFor } from "../../helpers/wait.ts";
 import { hostDb } from "../../helpers/host-db.ts";
+
+quietLogs();
 
 let fake: FakeServer;
 beforeAll(() => {

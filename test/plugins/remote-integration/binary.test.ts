@@ -2,7 +2,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
 import { ensureBinary, runPrx } from "../../helpers/binary.ts";
-import { EXAMPLE_DIR, fakeConfig, TRANSPORTS, workspaceWith, type TestWorkspace } from "./helpers.ts";
+import { EXAMPLE_DIR, fakeConfig, TRANSPORTS, workspaceWith, type TestWorkspace, quietLogs } from "./helpers.ts";
+
+quietLogs();
 
 // each test runs the built binary several times; a loaded machine needs more than the default 5 s
 setDefaultTimeout(60_000);

@@ -5,7 +5,9 @@ import type { AgentHost } from "../../../src/agent/index.ts";
 import { REMOTE_MAX_MESSAGE_BYTES } from "../../../src/plugins/remote/index.ts";
 import { startFakeOpenAI, type FakeServer } from "../../fakes/index.ts";
 import { readSse } from "../../gateway/harness.ts";
-import { EXAMPLE_DIR, gatewayOver, type TestWorkspace } from "./helpers.ts";
+import { EXAMPLE_DIR, gatewayOver, type TestWorkspace, quietLogs } from "./helpers.ts";
+
+quietLogs();
 
 let fake: FakeServer;
 let ws: TestWorkspace;

@@ -1,6 +1,17 @@
-import { setLogLevel } from "../../../src/core/logger.ts";
+import { afterAll, beforeAll } from "bun:test";
+import { getLogLevel, setLogLevel } from "../../../src/core/logger.ts";
 
-// expected failures are asserted through statuses and errors; keep the output readable
-if (!process.env.PRX_TEST_LOGS) setLogLevel("silent");
+/**
+ * Logs off for the calling test file, and back to their level after it: expected failures are asserted through
+ * statuses and errors, and the output stays readable (PRX_TEST_LOGS keeps them on).
+ */
+export function quietLogs(): void {
+  let level: ReturnType<typeof getLogLevel>;
+  beforeAll(() => {
+    level = getLogLevel();
+    if (!process.env.PRX_TEST_LOGS) setLogLevel("silent");
+  });
+  afterAll(() => setLogLevel(level));
+}
 
 export * from "./workspace.ts";

@@ -11,8 +11,10 @@ import { EventBus } from "../../../src/plugins/events/index.ts";
 import { getPluginRuntime, type PluginRuntime } from "../../../src/plugins/runtime/index.ts";
 import type { ChatRequest, ChatResponse, Provider, ProviderResolver } from "../../../src/providers/types.ts";
 import type { ToolContext } from "../../../src/tools/types.ts";
-import { ASSIST_DIR, editManifest, TRANSPORTS, workspaceWith, type TestWorkspace } from "./helpers.ts";
+import { ASSIST_DIR, editManifest, TRANSPORTS, workspaceWith, type TestWorkspace, quietLogs } from "./helpers.ts";
 import { waitFor } from "../../helpers/wait.ts";
+
+quietLogs();
 
 /** A stand-in for the configured LLM whose answers the test releases one by one (not the unit under test). */
 class GateProvider implements Provider {

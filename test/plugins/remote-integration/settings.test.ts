@@ -8,7 +8,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isPrxError } from "../../../src/core/errors.ts";
 import { tempWorkspace } from "../../helpers/workspace.ts";
-import { openHost } from "./helpers.ts";
+import { openHost, quietLogs } from "./helpers.ts";
+
+quietLogs();
 
 setDefaultTimeout(30_000);
 
